@@ -1,0 +1,110 @@
+// toolhost runtime glue: helpers shared by the ctx areas, and ctx.respond.
+// Paired with sandbox/src/ops/bootstrap.rs and sandbox/src/response.rs.
+//
+// Everything here runs before any handler code, and takes what it needs from
+// `primordials` (copies of the builtins made at startup), so a handler that
+// patches Object.prototype or JSON cannot change how the glue behaves.
+
+"use strict";
+
+((globalThis) => {
+  const { primordials } = globalThis.__bootstrap;
+  const {
+    ArrayIsArray,
+    ArrayPrototypePush,
+    JSONStringify,
+    NumberIsInteger,
+    ObjectFreeze,
+    ObjectKeys,
+    RangeError,
+    SafeWeakSet,
+    String,
+    TypeError,
+    WeakSetPrototypeAdd,
+    WeakSetPrototypeHas,
+  } = primordials;
+
+  const responses = new SafeWeakSet();
+
+  // The message of a thrown value, without a stack (stacks can carry paths).
+  function errorMessage(err) {
+    try {
+      if (err !== null && typeof err === "object") {
+        const message = err.message;
+        if (typeof message === "string") {
+          return message;
+        }
+      }
+      return String(err);
+    } catch {
+      return "the handler threw a value that cannot be printed";
+    }
+  }
+
+  // The string `code` property of a thrown value, or "".
+  function errorCode(err) {
+    try {
+      if (err !== null && typeof err === "object") {
+        const code = err.code;
+        if (typeof code === "string") {
+          return code;
+        }
+      }
+    } catch {
+      // A throwing getter: no code.
+    }
+    return "";
+  }
+
+  // JSON text of `value`; `undefined` becomes "null". Throws a TypeError naming
+  // `what` when the value cannot be serialized (cycles, BigInt).
+  function toJsonText(value, what) {
+    let text;
+    try {
+      text = JSONStringify(value);
+    } catch (err) {
+      throw new TypeError(`${what} is not JSON-serializable: ${errorMessage(err)}`);
+    }
+    return text === undefined ? "null" : text;
+  }
+
+  // ctx.respond(status, body, headers?): a response with a chosen status and
+  // headers. The header allow-list is enforced in Rust (src/response.rs).
+  function respond(status, body, headers) {
+    if (!NumberIsInteger(status) || status < 100 || status > 599) {
+      throw new RangeError("ctx.respond: status must be an integer in 100..599");
+    }
+    const list = [];
+    if (headers !== undefined && headers !== null) {
+      if (typeof headers !== "object" || ArrayIsArray(headers)) {
+        throw new TypeError("ctx.respond: headers must be an object of strings");
+      }
+      const names = ObjectKeys(headers);
+      for (let i = 0; i < names.length; i++) {
+        const value = headers[names[i]];
+        if (typeof value !== "string") {
+          throw new TypeError(`ctx.respond: header ${names[i]} must be a string`);
+        }
+        ArrayPrototypePush(list, ObjectFreeze([names[i], value]));
+      }
+    }
+    const response = ObjectFreeze({ status, body, headers: ObjectFreeze(list) });
+    WeakSetPrototypeAdd(responses, response);
+    return response;
+  }
+
+  // Whether `value` was made by ctx.respond (a look-alike object is a plain body).
+  function isResponse(value) {
+    return value !== null && typeof value === "object" &&
+      WeakSetPrototypeHas(responses, value);
+  }
+
+  // Shared with the later glue files through __bootstrap (removed by 90_bootstrap.js).
+  globalThis.__bootstrap.toolhost = {
+    errorCode,
+    errorMessage,
+    isResponse,
+    respond,
+    toJsonText,
+  };
+})(globalThis);

@@ -1,0 +1,82 @@
+// toolhost runtime glue: ctx.log and console. Paired with
+// sandbox/src/ops/log.rs, which checks the `logs` capability and caps lines and
+// bytes per invocation.
+
+"use strict";
+
+((globalThis) => {
+  const { core, primordials, toolhost } = globalThis.__bootstrap;
+  const { op_log_write } = core.ops;
+  const {
+    ArrayPrototypeJoin,
+    ArrayPrototypePush,
+    JSONStringify,
+    ObjectFreeze,
+    String,
+  } = primordials;
+
+  const INFO = 0;
+  const WARN = 1;
+  const ERROR = 2;
+
+  function formatArg(arg) {
+    if (typeof arg === "string") {
+      return arg;
+    }
+    try {
+      if (arg !== null && typeof arg === "object" && typeof arg.message === "string" &&
+        typeof arg.name === "string") {
+        return `${arg.name}: ${arg.message}`;
+      }
+      const json = JSONStringify(arg);
+      return json === undefined ? String(arg) : json;
+    } catch {
+      try {
+        return String(arg);
+      } catch {
+        return "[unprintable]";
+      }
+    }
+  }
+
+  function format(args) {
+    const parts = [];
+    for (let i = 0; i < args.length; i++) {
+      ArrayPrototypePush(parts, formatArg(args[i]));
+    }
+    return ArrayPrototypeJoin(parts, " ");
+  }
+
+  function writer(level) {
+    return function (...args) {
+      op_log_write(level, format(args));
+    };
+  }
+
+  // ctx.log(...) logs at info; ctx.log.info / .warn / .error pick the level.
+  // Without the `logs` capability each call throws `capability_denied`.
+  function createLog() {
+    const log = writer(INFO);
+    log.info = writer(INFO);
+    log.warn = writer(WARN);
+    log.error = writer(ERROR);
+    return ObjectFreeze(log);
+  }
+
+  // A console that writes to the invocation's logs when `logs` is granted and
+  // does nothing otherwise (so library code calling console.log keeps working).
+  function createConsole(enabled) {
+    const sink = (level) =>
+      enabled ? writer(level) : function () {};
+    return ObjectFreeze({
+      log: sink(INFO),
+      info: sink(INFO),
+      debug: sink(INFO),
+      warn: sink(WARN),
+      error: sink(ERROR),
+    });
+  }
+
+  toolhost.createConsole = createConsole;
+  toolhost.createLog = createLog;
+})(globalThis);

@@ -1,0 +1,111 @@
+//! Pool configuration: per-endpoint capabilities and limits, and the pool-wide defaults.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// What an endpoint's handler may reach through `ctx`. Everything is off by default.
+///
+/// The check is made in Rust inside each op, so a handler that somehow reached a raw op
+/// would still be refused.
+#[derive(Clone, Copy, Default, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `ctx.kv`: the endpoint's key-value store.
+    pub kv: bool,
+    /// `ctx.files`: the endpoint's file area (assets uploaded with the endpoint, files it writes).
+    pub files: bool,
+    /// `ctx.httpGetJson`: outbound GET requests through the server's SSRF-guarded client.
+    pub http_get_json: bool,
+    /// `ctx.log`: log lines returned in [`crate::InvocationReport::logs`].
+    pub logs: bool,
+}
+
+/// Per-endpoint resource limits; [`PoolConfig::default_limits`] applies when an endpoint sets none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Heap of the endpoint's isolate. Exceeding it ends the invocation with `ResourceLimit`
+    /// and recycles the isolate.
+    pub heap_bytes: usize,
+    /// Wall-clock budget of one invocation, including the time spent awaiting host calls.
+    pub timeout: Duration,
+}
+
+/// Sizes the sandbox validates before it calls the [`crate::Host`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageLimits {
+    /// Longest KV key, in UTF-8 bytes.
+    pub max_key_bytes: usize,
+    /// Largest KV value, measured as its JSON text.
+    pub max_value_bytes: usize,
+    /// Largest file a handler may write.
+    pub max_file_bytes: usize,
+    /// Longest file path after normalization.
+    pub max_path_bytes: usize,
+    /// Upper bound of `ctx.kv.list({ limit })`; larger requests are clamped.
+    pub max_list_limit: usize,
+}
+
+impl Default for StorageLimits {
+    fn default() -> Self {
+        StorageLimits {
+            max_key_bytes: 512,
+            max_value_bytes: 64 * 1024,
+            max_file_bytes: 1024 * 1024,
+            max_path_bytes: 256,
+            max_list_limit: 1000,
+        }
+    }
+}
+
+/// Configuration of a [`crate::Pool`].
+#[derive(Clone, Debug)]
+pub struct PoolConfig {
+    /// Live isolates across all endpoints; beyond it the least recently used idle one is evicted.
+    pub max_isolates: usize,
+    /// Limits of endpoints whose [`crate::EndpointCode::limits`] is `None`.
+    pub default_limits: Limits,
+    /// Largest handler result, measured as the JSON text of the response body.
+    pub max_result_bytes: usize,
+    /// Log bytes kept per invocation; the rest is dropped behind one `[log truncated]` line.
+    pub max_log_bytes_per_invocation: usize,
+    /// Log lines kept per invocation (the truncation marker is not counted).
+    pub max_log_lines: usize,
+    /// Invocations of one endpoint admitted at once (running plus queued); beyond it
+    /// `invoke` answers `Overloaded` at once instead of queueing.
+    pub max_concurrent_per_endpoint: usize,
+    /// Isolates one endpoint may use in parallel. Each instance is its own isolate on its own
+    /// thread, owned by that endpoint alone; a second one starts only when the first is busy.
+    pub instances_per_endpoint: usize,
+    /// An isolate is replaced by a fresh one after this many invocations, which bounds what
+    /// a handler can accumulate in its globals and what a slow leak can grow to.
+    pub recycle_after_invocations: u64,
+    /// `Retry-After` suggested with `Overloaded`.
+    pub overload_retry_after_secs: u64,
+    /// Upper bound of `ctx.httpGetJson(url, { timeoutMs })`; it is also cut to the time left
+    /// in the invocation.
+    pub max_http_timeout: Duration,
+    /// Key, value, file and path sizes.
+    pub storage: StorageLimits,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            max_isolates: 256,
+            default_limits: Limits {
+                heap_bytes: 64 * 1024 * 1024,
+                timeout: Duration::from_secs(2),
+            },
+            max_result_bytes: 1024 * 1024,
+            max_log_bytes_per_invocation: 64 * 1024,
+            max_log_lines: 100,
+            max_concurrent_per_endpoint: 64,
+            instances_per_endpoint: 1,
+            recycle_after_invocations: 10_000,
+            overload_retry_after_secs: 1,
+            max_http_timeout: Duration::from_secs(10),
+            storage: StorageLimits::default(),
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The errors of an invocation ([`SandboxError`]) and of the server's storage ([`HostError`]).
+
+/// An error from the [`crate::Host`]. Its `code` and `message` reach the handler as the `code`
+/// and `message` of the rejected promise, so they must not carry server internals.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct HostError {
+    /// Stable machine-readable code, e.g. `quota_exceeded`, `ssrf_refused`, `not_found`.
+    pub code: String,
+    /// Human-readable text for the builder.
+    pub message: String,
+}
+
+impl HostError {
+    /// Builds a host error from a code and a message.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        HostError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Why an invocation produced no response.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+pub enum SandboxError {
+    /// The invocation ran past its wall-clock budget, or its promise can never settle.
+    #[error("the handler did not finish in time")]
+    Timeout,
+    /// The handler exceeded its heap or produced a result that is too large.
+    #[error("resource limit exceeded: {0}")]
+    ResourceLimit(String),
+    /// The handler threw (or returned a response the sandbox refuses); the message is the
+    /// thrown error's message only.
+    #[error("handler error: {0}")]
+    HandlerError(String),
+    /// The handler let a `capability_denied` error escape.
+    #[error("capability denied: {0}")]
+    CapabilityDenied(String),
+    /// Too many invocations of this endpoint are in flight, or no isolate could be freed.
+    #[error("overloaded, retry after {retry_after_secs} s")]
+    Overloaded {
+        /// Suggested `Retry-After`.
+        retry_after_secs: u64,
+    },
+    /// The module failed to parse, to evaluate, or has no default-exported function.
+    #[error("compile error: {0}")]
+    CompileError(String),
+    /// A fault of the sandbox itself (an isolate thread died, the pool is shut down).
+    #[error("sandbox internal error: {0}")]
+    Internal(String),
+}
+
+impl SandboxError {
+    /// Stable machine-readable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SandboxError::Timeout => "timeout",
+            SandboxError::ResourceLimit(_) => "resource_limit",
+            SandboxError::HandlerError(_) => "handler_error",
+            SandboxError::CapabilityDenied(_) => "capability_denied",
+            SandboxError::Overloaded { .. } => "overloaded",
+            SandboxError::CompileError(_) => "compile_error",
+            SandboxError::Internal(_) => "sandbox_internal",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable() {
+        assert_eq!(SandboxError::Timeout.code(), "timeout");
+        assert_eq!(
+            SandboxError::Overloaded { retry_after_secs: 1 }.code(),
+            "overloaded"
+        );
+        assert_eq!(SandboxError::Internal("x".into()).code(), "sandbox_internal");
+        assert_eq!(HostError::new("not_found", "nope").to_string(), "not_found: nope");
+    }
+}

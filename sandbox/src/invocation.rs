@@ -1,0 +1,82 @@
+//! What goes into an invocation ([`EndpointCode`], [`Invocation`]) and what comes out
+//! ([`InvocationReport`]).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::{Capabilities, Limits, SandboxError};
+
+/// The deployable unit of an endpoint.
+#[derive(Clone, Debug)]
+pub struct EndpointCode {
+    /// Endpoint identifier; one slug never shares an isolate with another.
+    pub slug: String,
+    /// Changes whenever source, capabilities, env or limits change; a new version replaces
+    /// the endpoint's isolates.
+    pub version: String,
+    /// The ES module; its default export is the handler.
+    pub source: String,
+    /// What `ctx` may reach.
+    pub capabilities: Capabilities,
+    /// `ctx.env` (the server merges decrypted secrets in).
+    pub env: BTreeMap<String, String>,
+    /// Overrides of [`crate::PoolConfig::default_limits`].
+    pub limits: Option<Limits>,
+}
+
+/// One call of a handler.
+#[derive(Clone, Debug)]
+pub struct Invocation {
+    /// The `req` object, built by the server.
+    pub request: serde_json::Value,
+    /// Correlates logs and reports.
+    pub request_id: String,
+}
+
+/// A successful result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandlerResponse {
+    /// 200 for a plain return value, or the status given to `ctx.respond`.
+    pub status: u16,
+    /// The returned value (or `ctx.respond`'s body) as JSON.
+    pub body: serde_json::Value,
+    /// Headers given to `ctx.respond`, lower-cased and validated against the allow-list of
+    /// [`crate::response`].
+    pub headers: Vec<(String, String)>,
+}
+
+/// Severity of a [`LogLine`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// `ctx.log(...)`, `ctx.log.info(...)`, `console.log(...)`.
+    Info,
+    /// `ctx.log.warn(...)`, `console.warn(...)`.
+    Warn,
+    /// `ctx.log.error(...)`, `console.error(...)`.
+    Error,
+}
+
+/// One line logged by a handler.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LogLine {
+    /// Severity.
+    pub level: LogLevel,
+    /// The arguments, formatted and joined by spaces.
+    pub message: String,
+    /// Milliseconds since the invocation started.
+    pub at_ms: u64,
+}
+
+/// Everything an invocation produced.
+#[derive(Debug)]
+pub struct InvocationReport {
+    /// The response, or why there is none.
+    pub result: Result<HandlerResponse, SandboxError>,
+    /// Log lines, returned even when the invocation failed.
+    pub logs: Vec<LogLine>,
+    /// Wall-clock time inside `Pool::invoke`, queueing and isolate start included.
+    pub duration: Duration,
+}

@@ -1,0 +1,267 @@
+//! One handler isolate: a `JsRuntime` with the toolhost extensions, scrubbed globals, the
+//! endpoint's module loaded, and the glue's `dispatch` function. Lives on one worker thread.
+
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use deno_core::error::{CoreError, CoreErrorKind};
+use deno_core::{serde_v8, v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
+use serde::de::DeserializeOwned;
+
+use crate::limits::{heap, timeout::Watchdog};
+use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
+use crate::ops::bootstrap::SetupFn;
+use crate::ops::log::LogBuffer;
+use crate::ops::{self, EndpointState, InvocationClock};
+use crate::response::Outcome;
+use crate::{EndpointCode, Host, HandlerResponse, Limits, LogLine, PoolConfig, SandboxError};
+
+/// What the isolate needs from the pool to build itself and to run invocations.
+pub(crate) struct IsolateEnv<'a> {
+    pub(crate) config: &'a PoolConfig,
+    pub(crate) host: &'a Arc<dyn Host>,
+    pub(crate) watchdog: &'a Watchdog,
+}
+
+pub(crate) struct Isolate {
+    runtime: JsRuntime,
+    /// `dispatch(handler, requestJson)` from `runtime-js/90_bootstrap.js`.
+    dispatch: v8::Global<v8::Function>,
+    /// The module's default export.
+    handler: v8::Global<v8::Value>,
+    heap_exceeded: Arc<AtomicBool>,
+    limits: Limits,
+    invocations: u64,
+}
+
+/// The end of one invocation.
+pub(crate) struct Finished {
+    pub(crate) result: Result<HandlerResponse, SandboxError>,
+    pub(crate) logs: Vec<LogLine>,
+    /// `false` when the isolate hit a limit or is in an unknown state and must be dropped.
+    pub(crate) reusable: bool,
+}
+
+impl Isolate {
+    /// Builds the isolate and evaluates the endpoint's module (under the endpoint's time limit).
+    pub(crate) async fn create(code: &EndpointCode, env: &IsolateEnv<'_>) -> Result<Isolate, SandboxError> {
+        let limits = code.limits.unwrap_or(env.config.default_limits);
+        let specifier = ModuleSpecifier::parse(HANDLER_SPECIFIER)
+            .map_err(|err| SandboxError::Internal(err.to_string()))?;
+        let mut runtime = JsRuntime::try_new(RuntimeOptions {
+            extensions: ops::extensions(),
+            module_loader: Some(Rc::new(HandlerOnlyLoader::new(specifier.clone()))),
+            create_params: Some(heap::create_params(limits.heap_bytes)),
+            ..Default::default()
+        })
+        .map_err(|err| SandboxError::Internal(format!("cannot create isolate: {err}")))?;
+        let heap_exceeded = heap::install(&mut runtime);
+        let setup = {
+            let state = runtime.op_state();
+            let mut state = state.borrow_mut();
+            state.put(EndpointState {
+                slug: code.slug.clone(),
+                capabilities: code.capabilities,
+                host: env.host.clone(),
+                storage: env.config.storage,
+                max_http_timeout: env.config.max_http_timeout,
+            });
+            state
+                .try_take::<SetupFn>()
+                .ok_or_else(|| SandboxError::Internal("runtime glue did not register".to_owned()))?
+        };
+        let setup_config = serde_json::json!({
+            "env": code.env,
+            "logs": code.capabilities.logs,
+            "maxResultBytes": env.config.max_result_bytes,
+        })
+        .to_string();
+        let arg = string_value(&mut runtime, &setup_config)?;
+        let dispatch = runtime.call_with_args(&setup.0, &[arg]);
+        let dispatch = runtime
+            .with_event_loop_promise(dispatch, PollEventLoopOptions::default())
+            .await
+            .map_err(|err| SandboxError::Internal(format!("runtime glue setup failed: {err}")))?;
+        let dispatch = function(&mut runtime, dispatch)
+            .ok_or_else(|| SandboxError::Internal("runtime glue returned no dispatcher".to_owned()))?;
+
+        let deadline = Instant::now() + limits.timeout;
+        let alarm = env
+            .watchdog
+            .arm(deadline, runtime.v8_isolate().thread_safe_handle());
+        let loaded = tokio::time::timeout_at(
+            deadline.into(),
+            load_module(&mut runtime, &specifier, code.source.clone()),
+        )
+        .await;
+        let fired = alarm.fired();
+        drop(alarm);
+        if heap_exceeded.load(Ordering::Acquire) {
+            return Err(heap_limit());
+        }
+        let handler = match loaded {
+            _ if fired => return Err(SandboxError::Timeout),
+            Err(_elapsed) => return Err(SandboxError::Timeout),
+            Ok(Err(err)) => return Err(SandboxError::CompileError(describe(&err))),
+            Ok(Ok(handler)) => handler,
+        };
+        Ok(Isolate {
+            runtime,
+            dispatch,
+            handler,
+            heap_exceeded,
+            limits,
+            invocations: 0,
+        })
+    }
+
+    pub(crate) fn invocations(&self) -> u64 {
+        self.invocations
+    }
+
+    /// Runs one invocation under the time limit; logs are collected even when it fails.
+    pub(crate) async fn invoke(
+        &mut self,
+        request: &serde_json::Value,
+        env: &IsolateEnv<'_>,
+    ) -> Finished {
+        self.invocations += 1;
+        let started = Instant::now();
+        let deadline = started + self.limits.timeout;
+        {
+            let state = self.runtime.op_state();
+            let mut state = state.borrow_mut();
+            state.put(InvocationClock { started, deadline });
+            state.put(LogBuffer::new(
+                env.config.max_log_lines,
+                env.config.max_log_bytes_per_invocation,
+            ));
+        }
+        let (result, reusable) = self.run(request, deadline, env).await;
+        let logs = self
+            .runtime
+            .op_state()
+            .borrow_mut()
+            .try_take::<LogBuffer>()
+            .map(LogBuffer::into_lines)
+            .unwrap_or_default();
+        Finished {
+            result,
+            logs,
+            reusable,
+        }
+    }
+
+    async fn run(
+        &mut self,
+        request: &serde_json::Value,
+        deadline: Instant,
+        env: &IsolateEnv<'_>,
+    ) -> (Result<HandlerResponse, SandboxError>, bool) {
+        let request = match string_value(&mut self.runtime, &request.to_string()) {
+            Ok(request) => request,
+            Err(err) => return (Err(err), true),
+        };
+        let alarm = env
+            .watchdog
+            .arm(deadline, self.runtime.v8_isolate().thread_safe_handle());
+        let call = self
+            .runtime
+            .call_with_args(&self.dispatch, &[self.handler.clone(), request]);
+        let settled = tokio::time::timeout_at(
+            deadline.into(),
+            self.runtime
+                .with_event_loop_promise(call, PollEventLoopOptions::default()),
+        )
+        .await;
+        let fired = alarm.fired();
+        drop(alarm);
+        if self.heap_exceeded.load(Ordering::Acquire) {
+            return (Err(heap_limit()), false);
+        }
+        match settled {
+            _ if fired => (Err(SandboxError::Timeout), false),
+            Err(_elapsed) => (Err(SandboxError::Timeout), false),
+            Ok(Err(err)) => (Err(classify(&err)), false),
+            Ok(Ok(value)) => match decode::<Outcome>(&mut self.runtime, value) {
+                Ok(outcome) => (outcome.into_response(env.config.max_result_bytes), true),
+                Err(err) => (Err(err), false),
+            },
+        }
+    }
+}
+
+/// Loads and evaluates the handler module and returns its default export.
+async fn load_module(
+    runtime: &mut JsRuntime,
+    specifier: &ModuleSpecifier,
+    source: String,
+) -> Result<v8::Global<v8::Value>, CoreError> {
+    let id = runtime.load_main_es_module_from_code(specifier, source).await?;
+    let evaluated = runtime.mod_evaluate(id);
+    runtime
+        .run_event_loop(PollEventLoopOptions::default())
+        .await?;
+    evaluated.await?;
+    let namespace = runtime.get_module_namespace(id)?;
+    deno_core::scope!(scope, runtime);
+    let namespace = v8::Local::new(scope, namespace);
+    let key = v8::String::new(scope, "default").expect("short string");
+    match namespace.get(scope, key.into()) {
+        Some(handler) if handler.is_function() => Ok(v8::Global::new(scope, handler)),
+        _ => Err(CoreErrorKind::JsBox(deno_error::JsErrorBox::type_error(
+            "the module must `export default` a function",
+        ))
+        .into_box()),
+    }
+}
+
+fn heap_limit() -> SandboxError {
+    SandboxError::ResourceLimit("heap limit exceeded".to_owned())
+}
+
+/// An error that escaped `dispatch` (which catches everything a handler throws).
+fn classify(err: &CoreError) -> SandboxError {
+    match &*err.0 {
+        CoreErrorKind::PendingPromiseResolution => SandboxError::Timeout,
+        CoreErrorKind::Js(_) => SandboxError::HandlerError(describe(err)),
+        _ => SandboxError::Internal(err.to_string()),
+    }
+}
+
+/// A one-line message for the builder, without stack frames.
+fn describe(err: &CoreError) -> String {
+    match &*err.0 {
+        CoreErrorKind::Js(js) => js
+            .exception_message
+            .strip_prefix("Uncaught ")
+            .unwrap_or(&js.exception_message)
+            .to_owned(),
+        CoreErrorKind::JsBox(err) => err.to_string(),
+        _ => err.to_string(),
+    }
+}
+
+fn string_value(runtime: &mut JsRuntime, text: &str) -> Result<v8::Global<v8::Value>, SandboxError> {
+    deno_core::scope!(scope, runtime);
+    let value = v8::String::new(scope, text)
+        .ok_or_else(|| SandboxError::ResourceLimit("request too large".to_owned()))?;
+    let value: v8::Local<v8::Value> = value.into();
+    Ok(v8::Global::new(scope, value))
+}
+
+fn function(runtime: &mut JsRuntime, value: v8::Global<v8::Value>) -> Option<v8::Global<v8::Function>> {
+    deno_core::scope!(scope, runtime);
+    let value = v8::Local::new(scope, value);
+    let function = v8::Local::<v8::Function>::try_from(value).ok()?;
+    Some(v8::Global::new(scope, function))
+}
+
+fn decode<T: DeserializeOwned>(runtime: &mut JsRuntime, value: v8::Global<v8::Value>) -> Result<T, SandboxError> {
+    deno_core::scope!(scope, runtime);
+    let value = v8::Local::new(scope, value);
+    serde_v8::from_v8(scope, value)
+        .map_err(|err| SandboxError::Internal(format!("unexpected dispatch outcome: {err}")))
+}

@@ -1,0 +1,7 @@
+//! Limit policies, one per file: wall-clock time ([`timeout`]), heap ([`heap`]) and
+//! per-endpoint concurrency ([`admission`]). Output caps live where the output is made
+//! (`response.rs` for results, `ops/log.rs` for logs).
+
+pub(crate) mod admission;
+pub(crate) mod heap;
+pub(crate) mod timeout;

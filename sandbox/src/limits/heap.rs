@@ -1,0 +1,26 @@
+//! Heap limit: the isolate is created with a heap cap; when the engine reports that the cap is
+//! near, the callback marks the isolate, terminates the running script and grants headroom so
+//! the script can unwind. A marked isolate answers `ResourceLimit` and is discarded.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use deno_core::{v8, JsRuntime};
+
+pub(crate) fn create_params(heap_bytes: usize) -> v8::CreateParams {
+    v8::Isolate::create_params().heap_limits(0, heap_bytes)
+}
+
+/// Installs the near-limit callback; the returned flag is set once the limit was reached.
+pub(crate) fn install(runtime: &mut JsRuntime) -> Arc<AtomicBool> {
+    let exceeded = Arc::new(AtomicBool::new(false));
+    let flag = exceeded.clone();
+    let isolate = runtime.v8_isolate().thread_safe_handle();
+    runtime.add_near_heap_limit_callback(move |current, _initial| {
+        flag.store(true, Ordering::Release);
+        isolate.terminate_execution();
+        // Room to unwind the terminated script; the isolate is dropped right after.
+        current.saturating_mul(2)
+    });
+    exceeded
+}

@@ -1,0 +1,131 @@
+//! Wall-clock limit: one watchdog thread for the whole pool keeps the deadlines of running
+//! invocations and calls `terminate_execution` on the isolate whose deadline passes. This
+//! stops JS that never yields (a `while (true)`, a microtask loop); the worker also races the
+//! event loop against the same deadline, for handlers stuck awaiting the host.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use deno_core::v8;
+
+/// Handle to the watchdog thread; the thread ends when this is dropped.
+pub(crate) struct Watchdog {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    next_id: u64,
+    alarms: BTreeMap<(Instant, u64), Alarm>,
+    closed: bool,
+}
+
+struct Alarm {
+    isolate: v8::IsolateHandle,
+    fired: Arc<AtomicBool>,
+}
+
+/// An armed deadline; disarmed when dropped.
+pub(crate) struct Armed {
+    shared: Arc<Shared>,
+    key: (Instant, u64),
+    fired: Arc<AtomicBool>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Watchdog {
+    pub(crate) fn start() -> std::io::Result<Watchdog> {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            wake: Condvar::new(),
+        });
+        let thread_shared = shared.clone();
+        std::thread::Builder::new()
+            .name("sandbox-watchdog".to_owned())
+            .spawn(move || run(&thread_shared))?;
+        Ok(Watchdog { shared })
+    }
+
+    /// Terminates `isolate`'s JS if the returned guard is still alive at `deadline`.
+    pub(crate) fn arm(&self, deadline: Instant, isolate: v8::IsolateHandle) -> Armed {
+        let fired = Arc::new(AtomicBool::new(false));
+        let mut state = self.shared.lock();
+        let key = (deadline, state.next_id);
+        state.next_id += 1;
+        let earliest = state.alarms.keys().next().is_none_or(|first| key < *first);
+        state.alarms.insert(
+            key,
+            Alarm {
+                isolate,
+                fired: fired.clone(),
+            },
+        );
+        drop(state);
+        if earliest {
+            self.shared.wake.notify_one();
+        }
+        Armed {
+            shared: self.shared.clone(),
+            key,
+            fired,
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_one();
+    }
+}
+
+impl Armed {
+    /// Whether the deadline passed and the isolate was told to terminate.
+    pub(crate) fn fired(&self) -> bool {
+        self.fired.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        self.shared.lock().alarms.remove(&self.key);
+    }
+}
+
+fn run(shared: &Shared) {
+    let mut state = shared.lock();
+    while !state.closed {
+        let now = Instant::now();
+        while let Some(entry) = state.alarms.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let alarm = entry.remove();
+            alarm.fired.store(true, Ordering::Release);
+            alarm.isolate.terminate_execution();
+        }
+        state = match state.alarms.keys().next() {
+            Some((deadline, _)) => {
+                let wait = deadline.saturating_duration_since(now);
+                shared
+                    .wake
+                    .wait_timeout(state, wait)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0
+            }
+            None => shared.wake.wait(state).unwrap_or_else(PoisonError::into_inner),
+        };
+    }
+}

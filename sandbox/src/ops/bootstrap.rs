@@ -1,0 +1,67 @@
+//! The isolate's bootstrap: the `ctx` glue (`runtime-js/00_ctx.js`) and the entry point
+//! (`runtime-js/90_bootstrap.js`) that hands Rust its `setup` function, plus a middleware that
+//! turns off deno_core built-in ops no handler needs.
+
+use std::borrow::Cow;
+
+use deno_core::{op2, v8, ExtensionFileSource, OpDecl, OpState};
+
+use super::{runtime_js, OpError};
+
+/// All glue, entry point first: QuickJS links a module graph once, so the whole graph is loaded
+/// from the entry point before the other files are visited one by one.
+const JS: &[ExtensionFileSource] = &[
+    runtime_js!("90_bootstrap.js"),
+    runtime_js!("00_ctx.js"),
+    runtime_js!("10_kv.js"),
+    runtime_js!("20_files.js"),
+    runtime_js!("30_http.js"),
+    runtime_js!("40_log.js"),
+];
+
+/// Built-in ops that would let code print to the host's stdout, abort the process, or compile
+/// and import code outside the module loader. They are unreachable anyway (the glue removes
+/// `Deno` before any handler runs); disabling them is the second wall.
+const DISABLED_BUILTIN_OPS: &[&str] = &[
+    "op_panic",
+    "op_print",
+    "op_eval_context",
+    "op_import_sync",
+    "op_import_sync_with_source",
+];
+
+fn disable_builtins(op: OpDecl) -> OpDecl {
+    if DISABLED_BUILTIN_OPS.contains(&op.name) {
+        op.disable()
+    } else {
+        op
+    }
+}
+
+deno_core::extension!(
+    toolhost_bootstrap,
+    deps = [toolhost_kv, toolhost_files, toolhost_http, toolhost_log],
+    ops = [op_bootstrap_register],
+    esm_entry_point = "ext:toolhost/90_bootstrap.js",
+    middleware = disable_builtins,
+    customizer = |ext: &mut deno_core::Extension| ext.esm_files = Cow::Borrowed(JS)
+);
+
+/// The glue's `setup(config)` function; Rust takes it once, right after the isolate is built.
+pub(crate) struct SetupFn(pub(crate) v8::Global<v8::Function>);
+
+/// Marks that `setup` was registered, so the op can never be used a second time.
+struct Registered;
+
+#[op2]
+fn op_bootstrap_register(
+    state: &mut OpState,
+    #[scoped] setup: v8::Global<v8::Function>,
+) -> Result<(), OpError> {
+    if state.has::<Registered>() {
+        return Err(OpError::Internal("bootstrap already registered".to_owned()));
+    }
+    state.put(Registered);
+    state.put(SetupFn(setup));
+    Ok(())
+}

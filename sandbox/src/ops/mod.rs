@@ -1,0 +1,192 @@
+//! Ops: the only way from a handler's JS to the host. One `extension!` per area, each paired
+//! with its glue file in `runtime-js/`; every op checks the endpoint's capability first, in Rust.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deno_core::OpState;
+use deno_error::{AdditionalProperties, JsErrorClass, PropertyValue};
+
+use crate::{Capabilities, Host, HostError, StorageLimits};
+
+pub(crate) mod bootstrap;
+pub(crate) mod files;
+pub(crate) mod http;
+pub(crate) mod kv;
+pub(crate) mod log;
+
+/// Embeds a `runtime-js/` glue file as `ext:toolhost/<file>`, so the binary does not read it
+/// from disk at run time.
+macro_rules! runtime_js {
+    ($file:literal) => {
+        deno_core::ExtensionFileSource::new(
+            concat!("ext:toolhost/", $file),
+            deno_core::ascii_str_include!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../runtime-js/",
+                $file
+            )),
+        )
+    };
+}
+pub(crate) use runtime_js;
+
+/// All extensions of a handler isolate, in dependency order.
+pub(crate) fn extensions() -> Vec<deno_core::Extension> {
+    vec![
+        kv::toolhost_kv::init(),
+        files::toolhost_files::init(),
+        http::toolhost_http::init(),
+        log::toolhost_log::init(),
+        bootstrap::toolhost_bootstrap::init(),
+    ]
+}
+
+/// The endpoint an isolate belongs to; put in its `OpState` when the isolate is created and
+/// never changed (a new endpoint version gets a new isolate).
+pub(crate) struct EndpointState {
+    pub(crate) slug: String,
+    pub(crate) capabilities: Capabilities,
+    pub(crate) host: Arc<dyn Host>,
+    pub(crate) storage: StorageLimits,
+    pub(crate) max_http_timeout: Duration,
+}
+
+/// A capability as ops name it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Capability {
+    Kv,
+    Files,
+    HttpGetJson,
+    Logs,
+}
+
+impl Capability {
+    fn name(self) -> &'static str {
+        match self {
+            Capability::Kv => "kv",
+            Capability::Files => "files",
+            Capability::HttpGetJson => "httpGetJson",
+            Capability::Logs => "logs",
+        }
+    }
+
+    fn granted(self, caps: &Capabilities) -> bool {
+        match self {
+            Capability::Kv => caps.kv,
+            Capability::Files => caps.files,
+            Capability::HttpGetJson => caps.http_get_json,
+            Capability::Logs => caps.logs,
+        }
+    }
+}
+
+/// Refuses unless `capability` is granted to the isolate's endpoint.
+pub(crate) fn check_capability(state: &OpState, capability: Capability) -> Result<&EndpointState, OpError> {
+    let endpoint = state
+        .try_borrow::<EndpointState>()
+        .ok_or_else(|| OpError::Internal("isolate has no endpoint".to_owned()))?;
+    if capability.granted(&endpoint.capabilities) {
+        Ok(endpoint)
+    } else {
+        Err(OpError::CapabilityDenied(capability.name()))
+    }
+}
+
+/// What a host-calling op needs once its capability and arguments are checked; cloned out so
+/// the `OpState` borrow ends before the op awaits.
+pub(crate) struct HostCall {
+    pub(crate) host: Arc<dyn Host>,
+    pub(crate) slug: String,
+    pub(crate) storage: StorageLimits,
+}
+
+impl HostCall {
+    pub(crate) fn new(state: &OpState, capability: Capability) -> Result<HostCall, OpError> {
+        let endpoint = check_capability(state, capability)?;
+        Ok(HostCall {
+            host: endpoint.host.clone(),
+            slug: endpoint.slug.clone(),
+            storage: endpoint.storage,
+        })
+    }
+}
+
+/// The current invocation, as ops see it: when it started and when it must end.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InvocationClock {
+    pub(crate) started: Instant,
+    pub(crate) deadline: Instant,
+}
+
+/// An op failure as a JS error: the class is `Error` or `TypeError`, and a string `code`
+/// property lets handlers branch (`capability_denied`, `invalid_argument`, `too_large`, or the
+/// host's own code such as `quota_exceeded`).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum OpError {
+    #[error("the `{0}` capability is not granted to this endpoint")]
+    CapabilityDenied(&'static str),
+    #[error("{0}")]
+    InvalidArgument(String),
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("{}", .0.message)]
+    Host(#[from] HostError),
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl OpError {
+    fn code(&self) -> Cow<'static, str> {
+        match self {
+            OpError::CapabilityDenied(_) => "capability_denied".into(),
+            OpError::InvalidArgument(_) => "invalid_argument".into(),
+            OpError::TooLarge(_) => "too_large".into(),
+            OpError::Host(err) => err.code.clone().into(),
+            OpError::Internal(_) => "sandbox_internal".into(),
+        }
+    }
+}
+
+impl JsErrorClass for OpError {
+    fn get_class(&self) -> Cow<'static, str> {
+        match self {
+            OpError::InvalidArgument(_) => "TypeError".into(),
+            _ => "Error".into(),
+        }
+    }
+
+    fn get_message(&self) -> Cow<'static, str> {
+        self.to_string().into()
+    }
+
+    fn get_additional_properties(&self) -> AdditionalProperties {
+        Box::new(std::iter::once((
+            Cow::Borrowed("code"),
+            PropertyValue::String(self.code()),
+        )))
+    }
+
+    fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_errors_carry_a_code() {
+        let err = OpError::CapabilityDenied("kv");
+        assert_eq!(err.get_class(), "Error");
+        assert!(err.get_message().contains("`kv`"));
+        let props: Vec<_> = err.get_additional_properties().collect();
+        assert_eq!(props[0].0, "code");
+        assert_eq!(props[0].1.to_string(), "capability_denied");
+        let err = OpError::from(HostError::new("quota_exceeded", "full"));
+        assert_eq!(err.code(), "quota_exceeded");
+        assert_eq!(err.get_message(), "full");
+    }
+}

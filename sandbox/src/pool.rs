@@ -1,0 +1,304 @@
+//! The isolate pool: the front of the actor system. It maps endpoints to their worker threads,
+//! admits or refuses invocations, starts instances on demand, evicts the least recently used
+//! idle isolate when `max_isolates` is reached, and retires an endpoint's isolates when its
+//! version changes.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use tokio::sync::{mpsc::error::TrySendError, oneshot};
+
+use crate::limits::admission::{Admission, Permit};
+use crate::limits::timeout::Watchdog;
+use crate::worker::{report, Command, Counters, Shared, WorkerHandle};
+use crate::{EndpointCode, Host, Invocation, InvocationReport, PoolConfig, SandboxError};
+
+/// Runs handlers in isolates. Cheap to clone; all clones share one pool.
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    endpoints: HashMap<String, Endpoint>,
+    /// Logical clock for least-recently-used eviction.
+    tick: u64,
+    /// Worker threads, joined by `shutdown`.
+    threads: Vec<JoinHandle<()>>,
+    closed: bool,
+}
+
+struct Endpoint {
+    code: Arc<EndpointCode>,
+    instances: Vec<WorkerHandle>,
+    admission: Admission,
+    last_used: u64,
+}
+
+/// A snapshot of the pool's state and counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Isolate threads currently held by the pool, across endpoints.
+    pub live_isolates: usize,
+    /// Per endpoint: instances and admitted invocations.
+    pub endpoints: Vec<EndpointStats>,
+    /// Isolates built (first use, after recycling, for a new version).
+    pub isolates_created: u64,
+    /// Invocations that reached an isolate thread.
+    pub invocations: u64,
+    /// Isolates replaced after a limit hit or `recycle_after_invocations`.
+    pub recycled: u64,
+    /// Isolates evicted to stay within `max_isolates`.
+    pub evictions: u64,
+    /// Endpoints whose isolates were dropped by `retire` or a version change.
+    pub retired: u64,
+    /// Invocations refused with `Overloaded`.
+    pub overloaded: u64,
+}
+
+/// One endpoint in [`PoolStats`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Endpoint slug.
+    pub slug: String,
+    /// Version whose isolates are live.
+    pub version: String,
+    /// Isolate threads of this endpoint.
+    pub instances: usize,
+    /// Invocations admitted and not finished.
+    pub in_flight: usize,
+}
+
+impl Pool {
+    /// Creates an empty pool; isolates start on demand.
+    ///
+    /// # Panics
+    /// If the watchdog thread cannot be spawned.
+    pub fn new(config: PoolConfig, host: Arc<dyn Host>) -> Pool {
+        let watchdog = Watchdog::start().expect("cannot spawn the sandbox watchdog thread");
+        Pool {
+            inner: Arc::new(Inner {
+                shared: Arc::new(Shared {
+                    config,
+                    host,
+                    watchdog,
+                    counters: Counters::default(),
+                }),
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    /// Runs `code`'s handler once. Never panics; every failure is in the report.
+    pub async fn invoke(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
+        let received = Instant::now();
+        let (reply, permit) = match self.dispatch(code, invocation, received) {
+            Ok(sent) => sent,
+            Err(err) => {
+                if matches!(err, SandboxError::Overloaded { .. }) {
+                    self.counters().overloaded.fetch_add(1, Ordering::Relaxed);
+                }
+                return report(Err(err), Vec::new(), received);
+            }
+        };
+        let answer = reply.await;
+        drop(permit);
+        answer.unwrap_or_else(|_| {
+            report(
+                Err(SandboxError::Internal(
+                    "the isolate thread ended unexpectedly".to_owned(),
+                )),
+                Vec::new(),
+                received,
+            )
+        })
+    }
+
+    /// Drops the endpoint's isolates (endpoint deleted or changed); queued invocations finish.
+    pub fn retire(&self, slug: &str) {
+        if self.lock().endpoints.remove(slug).is_some() {
+            self.counters().retired.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Current isolates and counters.
+    pub fn stats(&self) -> PoolStats {
+        let state = self.lock();
+        let mut endpoints: Vec<EndpointStats> = state
+            .endpoints
+            .iter()
+            .map(|(slug, endpoint)| EndpointStats {
+                slug: slug.clone(),
+                version: endpoint.code.version.clone(),
+                instances: endpoint.instances.len(),
+                in_flight: endpoint.admission.in_flight(),
+            })
+            .collect();
+        drop(state);
+        endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
+        let counters = self.counters();
+        PoolStats {
+            live_isolates: endpoints.iter().map(|e| e.instances).sum(),
+            endpoints,
+            isolates_created: counters.isolates_created.load(Ordering::Relaxed),
+            invocations: counters.invocations.load(Ordering::Relaxed),
+            recycled: counters.recycled.load(Ordering::Relaxed),
+            evictions: counters.evictions.load(Ordering::Relaxed),
+            retired: counters.retired.load(Ordering::Relaxed),
+            overloaded: counters.overloaded.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Refuses new invocations, lets queued ones finish, and joins every isolate thread.
+    pub async fn shutdown(&self) {
+        let threads = {
+            let mut state = self.lock();
+            state.closed = true;
+            state.endpoints.clear();
+            std::mem::take(&mut state.threads)
+        };
+        let joined = tokio::task::spawn_blocking(move || {
+            for thread in threads {
+                if thread.join().is_err() {
+                    tracing::error!("an isolate thread panicked");
+                }
+            }
+        })
+        .await;
+        if joined.is_err() {
+            tracing::error!("joining isolate threads failed");
+        }
+    }
+
+    fn counters(&self) -> &Counters {
+        &self.inner.shared.counters
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Admits the invocation and queues it on an instance, all under the pool lock (no await).
+    fn dispatch(
+        &self,
+        code: &EndpointCode,
+        invocation: Invocation,
+        received: Instant,
+    ) -> Result<(oneshot::Receiver<InvocationReport>, Permit), SandboxError> {
+        let config = &self.inner.shared.config;
+        let overloaded = SandboxError::Overloaded {
+            retry_after_secs: config.overload_retry_after_secs,
+        };
+        let mut state = self.lock();
+        if state.closed {
+            return Err(SandboxError::Internal("the sandbox pool is shut down".to_owned()));
+        }
+        state.tick += 1;
+        let tick = state.tick;
+        if state
+            .endpoints
+            .get(&code.slug)
+            .is_some_and(|endpoint| endpoint.code.version != code.version)
+        {
+            state.endpoints.remove(&code.slug);
+            self.counters().retired.fetch_add(1, Ordering::Relaxed);
+        }
+        let endpoint = state
+            .endpoints
+            .entry(code.slug.clone())
+            .or_insert_with(|| Endpoint {
+                code: Arc::new(code.clone()),
+                instances: Vec::new(),
+                admission: Admission::new(config.max_concurrent_per_endpoint),
+                last_used: tick,
+            });
+        endpoint.last_used = tick;
+        endpoint.instances.retain(|instance| !instance.is_dead());
+        let permit = endpoint.admission.try_admit().ok_or_else(|| overloaded.clone())?;
+
+        let least_busy = endpoint
+            .instances
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, instance)| instance.queued())
+            .map(|(index, instance)| (index, instance.queued()));
+        let wants_instance = match least_busy {
+            None => true,
+            Some((_, queued)) => queued > 0 && endpoint.instances.len() < config.instances_per_endpoint,
+        };
+        let index = if wants_instance && self.make_room(&mut state, &code.slug) {
+            self.start_instance(&mut state, &code.slug)?
+        } else {
+            least_busy.map(|(index, _)| index).ok_or(overloaded.clone())?
+        };
+
+        let (reply, answer) = oneshot::channel();
+        let command = Command::Invoke {
+            invocation,
+            received,
+            reply,
+        };
+        let endpoint = state.endpoints.get(&code.slug).expect("endpoint inserted above");
+        match endpoint.instances[index].try_send(command) {
+            Ok(()) => Ok((answer, permit)),
+            Err(TrySendError::Full(_)) => Err(overloaded),
+            Err(TrySendError::Closed(_)) => Err(SandboxError::Internal(
+                "the isolate thread ended unexpectedly".to_owned(),
+            )),
+        }
+    }
+
+    /// Ensures one more isolate fits under `max_isolates`, evicting the least recently used
+    /// idle instance of another endpoint if needed. `false` when every isolate is busy.
+    fn make_room(&self, state: &mut State, for_slug: &str) -> bool {
+        let live: usize = state.endpoints.values().map(|e| e.instances.len()).sum();
+        if live < self.inner.shared.config.max_isolates {
+            return true;
+        }
+        let victim = state
+            .endpoints
+            .iter()
+            .filter(|(slug, endpoint)| {
+                slug.as_str() != for_slug && endpoint.instances.iter().any(|i| i.queued() == 0)
+            })
+            .min_by_key(|(_, endpoint)| endpoint.last_used)
+            .map(|(slug, _)| slug.clone());
+        let Some(victim) = victim else {
+            return false;
+        };
+        let endpoint = state.endpoints.get_mut(&victim).expect("victim exists");
+        if let Some(index) = endpoint.instances.iter().position(|i| i.queued() == 0) {
+            endpoint.instances.swap_remove(index);
+            self.counters().evictions.fetch_add(1, Ordering::Relaxed);
+        }
+        if endpoint.instances.is_empty() && endpoint.admission.in_flight() == 0 {
+            state.endpoints.remove(&victim);
+        }
+        true
+    }
+
+    fn start_instance(&self, state: &mut State, slug: &str) -> Result<usize, SandboxError> {
+        state.threads.retain(|thread| !thread.is_finished());
+        let shared = self.inner.shared.clone();
+        let endpoint = state.endpoints.get_mut(slug).expect("endpoint exists");
+        let (handle, thread) = WorkerHandle::spawn(
+            endpoint.code.clone(),
+            shared,
+            self.inner.shared.config.max_concurrent_per_endpoint,
+        )
+        .map_err(|err| SandboxError::Internal(format!("cannot start an isolate thread: {err}")))?;
+        endpoint.instances.push(handle);
+        let index = endpoint.instances.len() - 1;
+        state.threads.push(thread);
+        Ok(index)
+    }
+}

@@ -1,0 +1,229 @@
+//! Turning what the handler returned into a [`HandlerResponse`](crate::HandlerResponse).
+//!
+//! A plain return value is the body of a 200 response. `ctx.respond(status, body, headers?)`
+//! picks the status (an integer in `100..=599`) and headers from this allow-list:
+//!
+//! - `cache-control`, `content-language`, `etag`, `last-modified`, `expires`;
+//! - any `x-` name, except names that touch payment, authentication or session state
+//!   (containing `payment`, `auth`, `cookie`, `token`, `session`, `secret`, `signature`,
+//!   `csrf`, `api-key`, `apikey`), proxy identity (`forwarded`, `real-ip`), or the server's own
+//!   headers (`x-request-id`, `x-toolhost-*`).
+//!
+//! Names are matched case-insensitively and returned lower-cased; a name is at most 64 bytes of
+//! `[a-z0-9-]`, a value at most 1024 bytes of visible ASCII, space or tab; at most 16 headers.
+//! Anything else fails the invocation with a `HandlerError` naming the header, so a builder sees
+//! the mistake instead of a silently missing header.
+
+use serde::Deserialize;
+
+use crate::{HandlerResponse, SandboxError};
+
+const MAX_HEADERS: usize = 16;
+const MAX_NAME_BYTES: usize = 64;
+const MAX_VALUE_BYTES: usize = 1024;
+const ALLOWED_NAMES: &[&str] = &[
+    "cache-control",
+    "content-language",
+    "etag",
+    "last-modified",
+    "expires",
+];
+const FORBIDDEN_FRAGMENTS: &[&str] = &[
+    "payment",
+    "auth",
+    "cookie",
+    "token",
+    "session",
+    "secret",
+    "signature",
+    "csrf",
+    "api-key",
+    "apikey",
+    "forwarded",
+    "real-ip",
+];
+const SERVER_NAMES: &[&str] = &["x-request-id"];
+const SERVER_PREFIX: &str = "x-toolhost-";
+
+/// What the JS dispatcher (`runtime-js/90_bootstrap.js`) reports for one invocation.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub(crate) enum Outcome {
+    /// The handler settled with a value; `body` is its JSON text.
+    Ok {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// The handler threw; `code` is the error's string `code` property, if any.
+    Threw { code: String, message: String },
+    /// The body's JSON text is longer than the result limit (checked before it leaves JS).
+    TooLarge,
+}
+
+/// Longest error message kept from a handler; the rest is cut.
+const MAX_ERROR_MESSAGE_CHARS: usize = 2048;
+
+impl Outcome {
+    pub(crate) fn into_response(self, max_result_bytes: usize) -> Result<HandlerResponse, SandboxError> {
+        match self {
+            Outcome::Ok {
+                status,
+                headers,
+                body,
+            } => {
+                if body.len() > max_result_bytes {
+                    return Err(result_too_large());
+                }
+                if !(100..=599).contains(&status) {
+                    return Err(SandboxError::HandlerError(format!(
+                        "status {status} is outside 100..=599"
+                    )));
+                }
+                let headers = validate_headers(headers).map_err(SandboxError::HandlerError)?;
+                let body = serde_json::from_str(&body).map_err(|err| {
+                    SandboxError::Internal(format!("handler result is not JSON: {err}"))
+                })?;
+                Ok(HandlerResponse {
+                    status,
+                    body,
+                    headers,
+                })
+            }
+            Outcome::Threw { code, message } => {
+                let message = truncate_chars(message, MAX_ERROR_MESSAGE_CHARS);
+                if code == "capability_denied" {
+                    Err(SandboxError::CapabilityDenied(message))
+                } else {
+                    Err(SandboxError::HandlerError(message))
+                }
+            }
+            Outcome::TooLarge => Err(result_too_large()),
+        }
+    }
+}
+
+pub(crate) fn result_too_large() -> SandboxError {
+    SandboxError::ResourceLimit("result too large".to_owned())
+}
+
+fn truncate_chars(mut text: String, max: usize) -> String {
+    if let Some((cut, _)) = text.char_indices().nth(max) {
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+fn validate_headers(headers: Vec<(String, String)>) -> Result<Vec<(String, String)>, String> {
+    if headers.len() > MAX_HEADERS {
+        return Err(format!("at most {MAX_HEADERS} response headers are allowed"));
+    }
+    headers
+        .into_iter()
+        .map(|(name, value)| {
+            let name = name.to_ascii_lowercase();
+            if !is_allowed_name(&name) {
+                return Err(format!("response header `{name}` is not allowed"));
+            }
+            if value.len() > MAX_VALUE_BYTES
+                || !value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+            {
+                return Err(format!("response header `{name}` has an invalid value"));
+            }
+            Ok((name, value))
+        })
+        .collect()
+}
+
+fn is_allowed_name(name: &str) -> bool {
+    let well_formed = !name.is_empty()
+        && name.len() <= MAX_NAME_BYTES
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if !well_formed {
+        return false;
+    }
+    if ALLOWED_NAMES.contains(&name) {
+        return true;
+    }
+    name.starts_with("x-")
+        && !name.starts_with(SERVER_PREFIX)
+        && !SERVER_NAMES.contains(&name)
+        && !FORBIDDEN_FRAGMENTS.iter().any(|f| name.contains(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(status: u16, headers: &[(&str, &str)], body: &str) -> Outcome {
+        Outcome::Ok {
+            status,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: body.to_owned(),
+        }
+    }
+
+    #[test]
+    fn header_allow_list() {
+        for allowed in ["cache-control", "Content-Language", "x-cache", "X-Model-Version"] {
+            assert!(is_allowed_name(&allowed.to_ascii_lowercase()), "{allowed}");
+        }
+        for refused in [
+            "set-cookie",
+            "content-type",
+            "location",
+            "x-payment-response",
+            "x-auth",
+            "x-api-key",
+            "x-session-id",
+            "x-forwarded-for",
+            "x-request-id",
+            "x-toolhost-receipt",
+            "x bad",
+            "",
+        ] {
+            assert!(!is_allowed_name(refused), "{refused}");
+        }
+    }
+
+    #[test]
+    fn response_validation() {
+        let resp = ok(201, &[("X-Cache", "hit")], r#"{"a":1}"#)
+            .into_response(100)
+            .unwrap();
+        assert_eq!(resp.status, 201);
+        assert_eq!(resp.headers, vec![("x-cache".into(), "hit".into())]);
+        assert_eq!(resp.body, serde_json::json!({"a": 1}));
+
+        let err = ok(200, &[("set-cookie", "a=b")], "1").into_response(100);
+        assert!(matches!(err, Err(SandboxError::HandlerError(m)) if m.contains("set-cookie")));
+        let err = ok(200, &[("x-a", "line\r\nbreak")], "1").into_response(100);
+        assert!(matches!(err, Err(SandboxError::HandlerError(_))));
+        let err = ok(99, &[], "1").into_response(100);
+        assert!(matches!(err, Err(SandboxError::HandlerError(_))));
+        let err = ok(200, &[], "\"0123456789\"").into_response(5);
+        assert_eq!(err, Err(result_too_large()));
+    }
+
+    #[test]
+    fn thrown_errors_keep_message_only() {
+        let err = Outcome::Threw {
+            code: "capability_denied".into(),
+            message: "kv is not granted".into(),
+        }
+        .into_response(10);
+        assert_eq!(err, Err(SandboxError::CapabilityDenied("kv is not granted".into())));
+        let err = Outcome::Threw {
+            code: String::new(),
+            message: "x".repeat(5000),
+        }
+        .into_response(10);
+        assert!(matches!(err, Err(SandboxError::HandlerError(m)) if m.chars().count() == MAX_ERROR_MESSAGE_CHARS + 1));
+    }
+}

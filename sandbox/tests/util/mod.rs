@@ -1,0 +1,228 @@
+//! Shared helpers for the sandbox integration tests: an in-memory [`Host`] and shortcuts for
+//! building endpoints and invoking them.
+
+#![allow(dead_code, unreachable_pub)] // each test binary uses a different subset
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sandbox::{
+    Capabilities, EndpointCode, FileEntry, HandlerResponse, Host, HostError, HostFuture, Invocation,
+    InvocationReport, KvEntry, KvPage, Limits, Pool, PoolConfig, SandboxError,
+};
+use serde_json::{json, Value};
+
+/// Storage keyed by (endpoint, key) so tests can check that endpoints never see each other's data.
+#[derive(Default)]
+pub struct MemoryHost {
+    pub kv: Mutex<BTreeMap<(String, String), (Value, Option<u64>)>>,
+    pub files: Mutex<BTreeMap<(String, String), Vec<u8>>>,
+    pub http_calls: Mutex<Vec<(String, String, Vec<(String, String)>, Duration)>>,
+}
+
+fn ready<T: Send + 'static>(value: Result<T, HostError>) -> HostFuture<T> {
+    Box::pin(async move { value })
+}
+
+impl Host for MemoryHost {
+    fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<Value>> {
+        let kv = self.kv.lock().unwrap();
+        ready(Ok(kv.get(&(endpoint.to_owned(), key.to_owned())).map(|(v, _)| v.clone())))
+    }
+
+    fn kv_set(&self, endpoint: &str, key: &str, value: Value, ttl: Option<u64>) -> HostFuture<()> {
+        if key == "quota" {
+            return ready(Err(HostError::new("quota_exceeded", "kv quota exceeded")));
+        }
+        self.kv
+            .lock()
+            .unwrap()
+            .insert((endpoint.to_owned(), key.to_owned()), (value, ttl));
+        ready(Ok(()))
+    }
+
+    fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
+        let removed = self
+            .kv
+            .lock()
+            .unwrap()
+            .remove(&(endpoint.to_owned(), key.to_owned()))
+            .is_some();
+        ready(Ok(removed))
+    }
+
+    fn kv_list(&self, endpoint: &str, prefix: &str, limit: usize, cursor: Option<String>) -> HostFuture<KvPage> {
+        let kv = self.kv.lock().unwrap();
+        let mut entries: Vec<KvEntry> = kv
+            .iter()
+            .filter(|((e, k), _)| e == endpoint && k.starts_with(prefix))
+            .filter(|((_, k), _)| cursor.as_ref().is_none_or(|c| k > c))
+            .map(|((_, k), (v, _))| KvEntry {
+                key: k.clone(),
+                value: v.clone(),
+            })
+            .take(limit + 1)
+            .collect();
+        let cursor = if entries.len() > limit {
+            entries.truncate(limit);
+            entries.last().map(|e| e.key.clone())
+        } else {
+            None
+        };
+        ready(Ok(KvPage { entries, cursor }))
+    }
+
+    fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>> {
+        let files = self.files.lock().unwrap();
+        ready(Ok(files.get(&(endpoint.to_owned(), path.to_owned())).cloned()))
+    }
+
+    fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
+        self.files
+            .lock()
+            .unwrap()
+            .insert((endpoint.to_owned(), path.to_owned()), data);
+        ready(Ok(()))
+    }
+
+    fn files_list(&self, endpoint: &str, prefix: &str) -> HostFuture<Vec<FileEntry>> {
+        let files = self.files.lock().unwrap();
+        let list = files
+            .iter()
+            .filter(|((e, p), _)| e == endpoint && p.starts_with(prefix))
+            .map(|((_, p), data)| FileEntry {
+                path: p.clone(),
+                size: data.len() as u64,
+            })
+            .collect();
+        ready(Ok(list))
+    }
+
+    fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool> {
+        let removed = self
+            .files
+            .lock()
+            .unwrap()
+            .remove(&(endpoint.to_owned(), path.to_owned()))
+            .is_some();
+        ready(Ok(removed))
+    }
+
+    /// `https://api.test/...` answers with an echo; `https://hang.test/...` never answers;
+    /// anything else is refused like the server's SSRF guard would.
+    fn http_get_json(
+        &self,
+        endpoint: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> HostFuture<Value> {
+        self.http_calls
+            .lock()
+            .unwrap()
+            .push((endpoint.to_owned(), url.to_owned(), headers.clone(), timeout));
+        if url.starts_with("https://hang.test/") {
+            return Box::pin(std::future::pending());
+        }
+        if url.starts_with("https://api.test/") {
+            let headers: HashMap<_, _> = headers.into_iter().collect();
+            return ready(Ok(json!({ "url": url, "headers": headers })));
+        }
+        ready(Err(HostError::new("ssrf_refused", "destination not allowed")))
+    }
+}
+
+/// Limits small enough to keep hostile tests quick.
+pub fn test_config() -> PoolConfig {
+    PoolConfig {
+        default_limits: Limits {
+            heap_bytes: 32 * 1024 * 1024,
+            timeout: Duration::from_millis(1500),
+        },
+        ..PoolConfig::default()
+    }
+}
+
+pub fn pool_with(config: PoolConfig) -> (Pool, Arc<MemoryHost>) {
+    let host = Arc::new(MemoryHost::default());
+    (Pool::new(config, host.clone()), host)
+}
+
+pub fn pool() -> (Pool, Arc<MemoryHost>) {
+    pool_with(test_config())
+}
+
+pub fn all_caps() -> Capabilities {
+    Capabilities {
+        kv: true,
+        files: true,
+        http_get_json: true,
+        logs: true,
+    }
+}
+
+pub fn endpoint(slug: &str, source: &str) -> EndpointCode {
+    EndpointCode {
+        slug: slug.to_owned(),
+        version: "v1".to_owned(),
+        source: source.to_owned(),
+        capabilities: Capabilities::default(),
+        env: BTreeMap::new(),
+        limits: None,
+    }
+}
+
+pub fn granted(slug: &str, source: &str) -> EndpointCode {
+    EndpointCode {
+        capabilities: all_caps(),
+        ..endpoint(slug, source)
+    }
+}
+
+pub fn request(input: Value) -> Invocation {
+    Invocation {
+        request: json!({
+            "input": input,
+            "method": "POST",
+            "query": {},
+            "headers": {},
+            "endpoint": { "slug": "test" },
+            "requestId": "req-1",
+            "payment": null,
+        }),
+        request_id: "req-1".to_owned(),
+    }
+}
+
+pub async fn invoke(pool: &Pool, code: &EndpointCode, input: Value) -> InvocationReport {
+    pool.invoke(code, request(input)).await
+}
+
+/// The body of a successful invocation, or a panic showing the error.
+pub async fn body(pool: &Pool, code: &EndpointCode, input: Value) -> Value {
+    ok(invoke(pool, code, input).await).body
+}
+
+pub fn ok(report: InvocationReport) -> HandlerResponse {
+    match report.result {
+        Ok(response) => response,
+        Err(err) => panic!("expected success, got {err:?} (logs: {:?})", report.logs),
+    }
+}
+
+pub fn err(report: InvocationReport) -> SandboxError {
+    match report.result {
+        Ok(response) => panic!("expected an error, got {response:?}"),
+        Err(err) => err,
+    }
+}
+
+pub const ECHO: &str = "export default async function (req, ctx) { return { echo: req.input }; }";
+
+/// A well-behaved endpoint must still answer after whatever a neighbour did.
+pub async fn assert_neighbour_ok(pool: &Pool) {
+    let neighbour = endpoint("neighbour", ECHO);
+    let answer = body(pool, &neighbour, json!({ "n": 42 })).await;
+    assert_eq!(answer, json!({ "echo": { "n": 42 } }));
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what building and testing toolhost needs on a fresh Debian machine, skipping what is
+# already there. Safe to run repeatedly.
+set -euo pipefail
+
+need_apt=()
+for pkg in build-essential cmake libsimde-dev pkg-config; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo is missing; install Rust (rustup) first" >&2
+  exit 1
+fi

@@ -1,0 +1,23 @@
+//! The catalog of hosted endpoints: the stored records, their public views, and the envelope of
+//! `GET /ai/endpoints` (spec 2.1 and 2.3).
+//!
+//! # Layout
+//! - `model`: the stored [`Endpoint`] and its enums.
+//! - `view`: the public record and the catalog envelope, current and legacy forms.
+//! - `registry`: the write-through in-memory index over the store, with compiled schemas.
+//! - `schema`: JSON Schema compilation and violations with JSON pointers.
+//! - `seed`: the catalogued endpoints loaded from `fixtures/` on first start.
+//! - `routes`: the HTTP handlers.
+
+mod model;
+mod registry;
+pub mod routes;
+mod schema;
+mod seed;
+mod view;
+
+pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, Status};
+pub use registry::{CatalogError, CompiledEndpoint, Registry};
+pub use schema::{example_for_schema, input_from_query, Violation};
+pub use seed::{seed_catalog, SeedError};
+pub use view::{CatalogForm, EndpointRecord};

@@ -1,0 +1,163 @@
+//! The stored endpoint record. What callers see is derived from it in `view`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::money::Usd;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HandlerType {
+    ReceiptEcho,
+    StaticJson,
+    X402ReadinessCheck,
+    JsRequestResponse,
+}
+
+impl HandlerType {
+    pub const ALL: [HandlerType; 4] = [
+        HandlerType::ReceiptEcho,
+        HandlerType::StaticJson,
+        HandlerType::X402ReadinessCheck,
+        HandlerType::JsRequestResponse,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandlerType::ReceiptEcho => "receipt_echo",
+            HandlerType::StaticJson => "static_json",
+            HandlerType::X402ReadinessCheck => "x402_readiness_check",
+            HandlerType::JsRequestResponse => "js_request_response",
+        }
+    }
+
+    /// The runtime identifier of spec 2.2.
+    pub fn runtime(self) -> &'static str {
+        match self {
+            HandlerType::JsRequestResponse => "admin_gated_js_request_response_v1",
+            _ => "managed_builtin_handler",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            HandlerType::ReceiptEcho => "Echoes a public-safe request summary and the receipt.",
+            HandlerType::StaticJson => "Returns a static JSON response.",
+            HandlerType::X402ReadinessCheck => {
+                "Inspects a submitted MCP/x402 metadata URL and returns readiness notes, expected discovery URLs and safe next actions."
+            }
+            HandlerType::JsRequestResponse => {
+                "A builder- or admin-supplied async function (req, ctx) run in an isolated sandbox; ctx offers scoped kv, files, env, httpGetJson and log, each enabled per the capabilities an admin granted."
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Active,
+    Paused,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PricingMode {
+    FreePublicUtility,
+    FixedPriceSuccessReceipt,
+}
+
+impl PricingMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PricingMode::FreePublicUtility => "free_public_utility",
+            PricingMode::FixedPriceSuccessReceipt => "fixed_price_success_receipt",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [PricingMode::FreePublicUtility, PricingMode::FixedPriceSuccessReceipt]
+            .into_iter()
+            .find(|m| m.as_str() == text)
+    }
+}
+
+/// The JS capabilities of spec 2.1. Built-in handlers have none (shown as `{}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Capabilities {
+    pub kv: bool,
+    pub files: bool,
+    pub http_get_json: bool,
+    pub logs: bool,
+}
+
+/// Who may change an endpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum Owner {
+    /// Seeded from fixtures.
+    System,
+    Admin,
+    Builder(String),
+}
+
+/// A hosted endpoint as stored. Private fields (source, env, owner) never reach public views.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Endpoint {
+    pub id: String,
+    pub slug: String,
+    pub title: String,
+    pub description: String,
+    pub status: Status,
+    pub price_usd: Usd,
+    pub handler_type: HandlerType,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub input_schema: Value,
+    pub output_schema: Value,
+    /// Capabilities the owner asked for; only `granted` reach the sandbox.
+    #[serde(default)]
+    pub requested_capabilities: Capabilities,
+    #[serde(default)]
+    pub granted_capabilities: Capabilities,
+    /// `None` on catalogued endpoints; the scanner's verdict on builder content.
+    #[serde(default)]
+    pub content_safety: Option<Value>,
+    pub owner: Owner,
+    /// JS source of `js_request_response` handlers.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The fixed response of `static_json` handlers.
+    #[serde(default)]
+    pub response: Option<Value>,
+    /// Non-secret environment for `ctx.env`.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// A request body that passes `input_schema`, shown in the catalog as a copyable example.
+    #[serde(default)]
+    pub example_input: Option<Value>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+impl Endpoint {
+    /// Derived from the price so the two can never disagree (spec 2.1 rules 1 and 2).
+    pub fn pricing_mode(&self) -> PricingMode {
+        if self.price_usd.is_zero() {
+            PricingMode::FreePublicUtility
+        } else {
+            PricingMode::FixedPriceSuccessReceipt
+        }
+    }
+
+    pub fn is_paid(&self) -> bool {
+        !self.price_usd.is_zero()
+    }
+}

@@ -1,0 +1,164 @@
+//! The catalog index: every endpoint in memory, with its schemas compiled, over the store.
+//!
+//! Reads (every `/tools/{slug}` call, every catalog listing) never touch the store or recompile a
+//! schema; writes go to the store first, then replace the in-memory entry. One process owns the
+//! store, so the index cannot go stale.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use axum::http::StatusCode;
+
+use super::model::Endpoint;
+use super::schema::{self, Violation};
+use crate::http::error::ApiError;
+use crate::store::{get_json, Batch, Store, StoreError, Tree};
+
+/// An endpoint with its validators ready.
+pub struct CompiledEndpoint {
+    pub endpoint: Endpoint,
+    pub input_validator: jsonschema::Validator,
+    pub output_validator: jsonschema::Validator,
+}
+
+impl CompiledEndpoint {
+    pub fn compile(endpoint: Endpoint) -> Result<Self, CatalogError> {
+        let input_validator = schema::compile(&endpoint.input_schema).map_err(|m| CatalogError::InvalidSchema {
+            field: "inputSchema",
+            message: m,
+        })?;
+        let output_validator = schema::compile(&endpoint.output_schema).map_err(|m| CatalogError::InvalidSchema {
+            field: "outputSchema",
+            message: m,
+        })?;
+        Ok(Self {
+            endpoint,
+            input_validator,
+            output_validator,
+        })
+    }
+
+    pub fn input_violations(&self, input: &serde_json::Value) -> Vec<Violation> {
+        schema::violations(&self.input_validator, input)
+    }
+
+    pub fn output_violations(&self, output: &serde_json::Value) -> Vec<Violation> {
+        schema::violations(&self.output_validator, output)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("no endpoint named {0:?}")]
+    NotFound(String),
+    #[error("an endpoint named {0:?} already exists")]
+    SlugTaken(String),
+    #[error("{field} is invalid: {message}")]
+    InvalidSchema { field: &'static str, message: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<CatalogError> for ApiError {
+    fn from(e: CatalogError) -> Self {
+        match e {
+            CatalogError::NotFound(_) => ApiError::not_found("endpoint_not_found", e.to_string()),
+            CatalogError::SlugTaken(_) => ApiError::new(StatusCode::CONFLICT, "slug_taken", e.to_string()),
+            CatalogError::InvalidSchema { .. } => ApiError::unprocessable("invalid_schema", e.to_string()),
+            CatalogError::Store(e) => e.into(),
+        }
+    }
+}
+
+pub struct Registry {
+    store: Arc<dyn Store>,
+    by_slug: RwLock<HashMap<String, Arc<CompiledEndpoint>>>,
+}
+
+impl Registry {
+    /// Loads and compiles every stored endpoint.
+    pub fn load(store: Arc<dyn Store>) -> Result<Self, CatalogError> {
+        let mut by_slug = HashMap::new();
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let page = store.scan_prefix(Tree::Endpoints, b"", after.as_deref(), 256)?;
+            let Some((last, _)) = page.last() else { break };
+            after = Some(last.clone());
+            for (key, bytes) in page {
+                let endpoint: Endpoint = serde_json::from_slice(&bytes)
+                    .map_err(|e| StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(&key))))?;
+                let slug = endpoint.slug.clone();
+                by_slug.insert(slug, Arc::new(CompiledEndpoint::compile(endpoint)?));
+            }
+        }
+        Ok(Self {
+            store,
+            by_slug: RwLock::new(by_slug),
+        })
+    }
+
+    pub fn get(&self, slug: &str) -> Option<Arc<CompiledEndpoint>> {
+        self.read().get(slug).cloned()
+    }
+
+    pub fn require(&self, slug: &str) -> Result<Arc<CompiledEndpoint>, CatalogError> {
+        self.get(slug).ok_or_else(|| CatalogError::NotFound(slug.to_string()))
+    }
+
+    /// Every endpoint, oldest first (seed order), then by slug.
+    pub fn all(&self) -> Vec<Arc<CompiledEndpoint>> {
+        let mut all: Vec<_> = self.read().values().cloned().collect();
+        all.sort_by(|a, b| {
+            (a.endpoint.created_at, &a.endpoint.slug).cmp(&(b.endpoint.created_at, &b.endpoint.slug))
+        });
+        all
+    }
+
+    /// Stores a new endpoint; the slug must be free (checked atomically in the store).
+    pub fn insert_new(&self, endpoint: Endpoint) -> Result<Arc<CompiledEndpoint>, CatalogError> {
+        let compiled = CompiledEndpoint::compile(endpoint)?;
+        let key = compiled.endpoint.slug.as_bytes().to_vec();
+        let bytes = serde_json::to_vec(&compiled.endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let batch = Batch::new().require_absent(Tree::Endpoints, key.clone()).put(Tree::Endpoints, key, bytes);
+        match self.store.apply(batch) {
+            Err(StoreError::ConditionFailed(_)) => Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone())),
+            other => other.map_err(CatalogError::from),
+        }?;
+        Ok(self.remember(compiled))
+    }
+
+    /// Replaces an existing endpoint.
+    pub fn update(&self, endpoint: Endpoint) -> Result<Arc<CompiledEndpoint>, CatalogError> {
+        let compiled = CompiledEndpoint::compile(endpoint)?;
+        let key = compiled.endpoint.slug.as_bytes();
+        if get_json::<Endpoint>(self.store.as_ref(), Tree::Endpoints, key)?.is_none() {
+            return Err(CatalogError::NotFound(compiled.endpoint.slug.clone()));
+        }
+        let bytes = serde_json::to_vec(&compiled.endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        self.store.put(Tree::Endpoints, key, &bytes)?;
+        Ok(self.remember(compiled))
+    }
+
+    /// Removes an endpoint and frees its slug.
+    pub fn remove(&self, slug: &str) -> Result<Endpoint, CatalogError> {
+        let existing = self.require(slug)?;
+        self.store.delete(Tree::Endpoints, slug.as_bytes())?;
+        self.write().remove(slug);
+        Ok(existing.endpoint.clone())
+    }
+
+    fn remember(&self, compiled: CompiledEndpoint) -> Arc<CompiledEndpoint> {
+        let compiled = Arc::new(compiled);
+        self.write().insert(compiled.endpoint.slug.clone(), compiled.clone());
+        compiled
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<CompiledEndpoint>>> {
+        // A panic while holding the lock cannot leave the map half-written (single insert/remove).
+        self.by_slug.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<CompiledEndpoint>>> {
+        self.by_slug.write().unwrap_or_else(|p| p.into_inner())
+    }
+}

@@ -1,0 +1,111 @@
+//! `GET /ai/endpoints` and `GET /ai/endpoints/{slug}`.
+
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::model::{Endpoint, PricingMode};
+use super::schema::example_for_schema;
+use super::view::{envelope, CatalogForm, EndpointRecord};
+use crate::app::AppState;
+use crate::http::error::{ApiError, ApiResult, ErrorBody};
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogQuery {
+    /// Only endpoints carrying this tag (case-insensitive).
+    tag: Option<String>,
+    /// Case-insensitive text search over slug, title, description and tags.
+    q: Option<String>,
+    /// `free_public_utility` or `fixed_price_success_receipt`.
+    pricing_mode: Option<String>,
+    /// `legacy` for the older form without content-safety fields.
+    form: Option<String>,
+}
+
+fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
+    CatalogForm::parse(form)
+        .ok_or_else(|| ApiError::bad_request("invalid_query", "form must be `current` or `legacy`"))
+}
+
+fn matches(endpoint: &Endpoint, tag: Option<&str>, q: Option<&str>, mode: Option<PricingMode>) -> bool {
+    let tag_ok = tag.is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
+    let mode_ok = mode.is_none_or(|m| endpoint.pricing_mode() == m);
+    let q_ok = q.is_none_or(|q| {
+        let q = q.to_lowercase();
+        [&endpoint.slug, &endpoint.title, &endpoint.description]
+            .into_iter()
+            .chain(endpoint.tags.iter())
+            .any(|field| field.to_lowercase().contains(&q))
+    });
+    tag_ok && mode_ok && q_ok
+}
+
+/// The catalog envelope (spec 2.3) with every endpoint that passes the filters.
+#[utoipa::path(get, path = "/ai/endpoints", tag = "catalog", params(CatalogQuery),
+    responses((status = 200, description = "Catalog envelope", body = Object), (status = 400, description = "Bad filter", body = ErrorBody)))]
+pub async fn list_endpoints(State(app): State<AppState>, Query(query): Query<CatalogQuery>) -> ApiResult<Json<Value>> {
+    let form = parse_form(query.form.as_deref())?;
+    let mode = query
+        .pricing_mode
+        .as_deref()
+        .map(|m| {
+            PricingMode::parse(m).ok_or_else(|| {
+                ApiError::bad_request(
+                    "invalid_query",
+                    "pricingMode must be `free_public_utility` or `fixed_price_success_receipt`",
+                )
+            })
+        })
+        .transpose()?;
+    let records = app
+        .catalog
+        .all()
+        .iter()
+        .map(|c| &c.endpoint)
+        .filter(|e| matches(e, query.tag.as_deref(), query.q.as_deref(), mode))
+        .map(|e| EndpointRecord::new(e, &app.urls, form))
+        .collect();
+    Ok(Json(envelope(&app.urls, &app.config.catalog_namespace, form, records)))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+pub struct RecordQuery {
+    /// `legacy` for the older form without content-safety fields.
+    form: Option<String>,
+}
+
+/// One endpoint record plus a copyable example request and its price.
+#[utoipa::path(get, path = "/ai/endpoints/{slug}", tag = "catalog",
+    params(("slug" = String, Path, description = "Endpoint slug"), RecordQuery),
+    responses((status = 200, description = "Endpoint record", body = Object), (status = 404, description = "No such endpoint", body = ErrorBody)))]
+pub async fn get_endpoint(
+    State(app): State<AppState>,
+    Path(slug): Path<String>,
+    Query(query): Query<RecordQuery>,
+) -> ApiResult<Json<Value>> {
+    let form = parse_form(query.form.as_deref())?;
+    let compiled = app.catalog.require(&slug)?;
+    let endpoint = &compiled.endpoint;
+    let body = endpoint
+        .example_input
+        .clone()
+        .unwrap_or_else(|| example_for_schema(&endpoint.input_schema));
+    let url = app.urls.tool(&endpoint.slug);
+    let curl = format!(
+        "curl -sS -X POST '{url}' -H 'Content-Type: application/json' -d '{}'",
+        body.to_string().replace('\'', "'\\''")
+    );
+    Ok(Json(json!({
+        "ok": true,
+        "endpoint": EndpointRecord::new(endpoint, &app.urls, form),
+        "example": {
+            "request": {"method": "POST", "url": url, "headers": {"Content-Type": "application/json"}, "body": body},
+            "curl": curl,
+            "priceUsd": endpoint.price_usd,
+            "pricingMode": endpoint.pricing_mode(),
+            "paymentRequired": endpoint.is_paid(),
+        },
+    })))
+}

@@ -1,0 +1,166 @@
+//! The catalogued endpoints of spec 2.4, loaded from `fixtures/catalog/` on start.
+//!
+//! Seeding is idempotent and respects the admin: each fixture is inserted once, marked in the
+//! meta tree, and never re-created after an admin deletes it. Fixtures are compiled into the
+//! binary so the server starts from any directory; `Config::seed_dir` swaps in another set.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use include_dir::{include_dir, Dir};
+use serde::Deserialize;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::model::{Capabilities, Endpoint, HandlerType, Owner, Status};
+use super::registry::{CatalogError, CompiledEndpoint, Registry};
+use crate::money::Usd;
+use crate::store::{Store, StoreError, Tree};
+
+static FIXTURES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures");
+
+/// One fixture file in `fixtures/catalog/`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Fixture {
+    slug: String,
+    title: String,
+    description: String,
+    price_usd: Usd,
+    handler_type: HandlerType,
+    tags: Vec<String>,
+    input_schema: Value,
+    output_schema: Value,
+    #[serde(default)]
+    capabilities: Capabilities,
+    /// Path of the JS source, relative to the fixtures root.
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    response: Option<Value>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    example_input: Value,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SeedError {
+    #[error("fixture {file}: {message}")]
+    Fixture { file: String, message: String },
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Reads fixture files either from the embedded copy or from a directory on disk.
+enum Source<'a> {
+    Embedded,
+    Disk(&'a Path),
+}
+
+impl Source<'_> {
+    fn catalog_files(&self) -> Result<Vec<(String, String)>, SeedError> {
+        let mut files = match self {
+            Source::Embedded => FIXTURES
+                .get_dir("catalog")
+                .map(|d| {
+                    d.files()
+                        .filter(|f| f.path().extension().is_some_and(|e| e == "json"))
+                        .map(|f| (f.path().display().to_string(), f.contents_utf8().unwrap_or_default().to_string()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            Source::Disk(root) => {
+                let dir = root.join("catalog");
+                let entries = std::fs::read_dir(&dir).map_err(|e| fixture_error(&dir, e))?;
+                let mut files = Vec::new();
+                for entry in entries {
+                    let path = entry.map_err(|e| fixture_error(&dir, e))?.path();
+                    if path.extension().is_some_and(|e| e == "json") {
+                        let text = std::fs::read_to_string(&path).map_err(|e| fixture_error(&path, e))?;
+                        files.push((path.display().to_string(), text));
+                    }
+                }
+                files
+            }
+        };
+        files.sort();
+        Ok(files)
+    }
+
+    fn read(&self, relative: &str) -> Result<String, SeedError> {
+        match self {
+            Source::Embedded => FIXTURES
+                .get_file(relative)
+                .and_then(|f| f.contents_utf8())
+                .map(str::to_string)
+                .ok_or_else(|| fixture_error(Path::new(relative), "missing embedded file")),
+            Source::Disk(root) => {
+                let path: PathBuf = root.join(relative);
+                std::fs::read_to_string(&path).map_err(|e| fixture_error(&path, e))
+            }
+        }
+    }
+}
+
+fn fixture_error(path: &Path, e: impl std::fmt::Display) -> SeedError {
+    SeedError::Fixture {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+fn seed_marker(slug: &str) -> Vec<u8> {
+    format!("seeded/{slug}").into_bytes()
+}
+
+/// Inserts every fixture not seeded before. Returns the slugs inserted now.
+pub fn seed_catalog(registry: &Registry, store: &dyn Store, dir: Option<&Path>) -> Result<Vec<String>, SeedError> {
+    let source = dir.map_or(Source::Embedded, Source::Disk);
+    let mut inserted = Vec::new();
+    // Seeded endpoints list in fixture order: give each a distinct creation instant.
+    let start = OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or_else(|_| OffsetDateTime::now_utc());
+    for (index, (file, text)) in source.catalog_files()?.into_iter().enumerate() {
+        let fixture: Fixture = serde_json::from_str(&text).map_err(|e| fixture_error(Path::new(&file), e))?;
+        if store.get(Tree::Meta, &seed_marker(&fixture.slug))?.is_some() {
+            continue;
+        }
+        let source_code = fixture.source.as_deref().map(|p| source.read(p)).transpose()?;
+        let at = start + time::Duration::milliseconds(index as i64);
+        let endpoint = Endpoint {
+            id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
+            slug: fixture.slug.clone(),
+            title: fixture.title,
+            description: fixture.description,
+            status: Status::Active,
+            price_usd: fixture.price_usd,
+            handler_type: fixture.handler_type,
+            tags: fixture.tags,
+            input_schema: fixture.input_schema,
+            output_schema: fixture.output_schema,
+            requested_capabilities: fixture.capabilities,
+            granted_capabilities: fixture.capabilities,
+            content_safety: None,
+            owner: Owner::System,
+            source: source_code,
+            response: fixture.response,
+            env: fixture.env,
+            example_input: Some(fixture.example_input),
+            created_at: at,
+            updated_at: at,
+        };
+        // Fail loudly on a fixture whose example breaks its own schema: the catalog shows it.
+        let compiled = CompiledEndpoint::compile(endpoint.clone())?;
+        if let Some(v) = endpoint.example_input.as_ref().map(|e| compiled.input_violations(e)).filter(|v| !v.is_empty()) {
+            return Err(fixture_error(Path::new(&file), format!("exampleInput breaks inputSchema: {v:?}")));
+        }
+        match registry.insert_new(endpoint) {
+            Ok(_) | Err(CatalogError::SlugTaken(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        store.put(Tree::Meta, &seed_marker(&fixture.slug), b"1")?;
+        inserted.push(fixture.slug);
+    }
+    Ok(inserted)
+}

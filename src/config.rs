@@ -1,0 +1,128 @@
+//! All settings in one struct. The CLI (`main.rs`) and the tests both build a [`Config`]; every
+//! other module reads its settings from here, never from the environment.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::money::Usd;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where the HTTP server listens.
+    pub addr: SocketAddr,
+    /// Directory of the embedded store and generated secrets (admin token, keys).
+    pub data_dir: PathBuf,
+    /// Public base URL used in every absolute URL the service returns. `None`: derived from the
+    /// bound address (`http://127.0.0.1:PORT`), which is right for local use and tests.
+    pub base_url: Option<String>,
+    /// Admin token; generated into the data dir on first start when absent.
+    pub admin_token: Option<String>,
+    /// First segment of the catalog schema id: `<namespace>.x402.hosted-endpoint-catalog.v1`.
+    pub catalog_namespace: String,
+    /// Directory to seed the catalog from instead of the fixtures compiled into the binary.
+    pub seed_dir: Option<PathBuf>,
+    pub limits: HttpLimits,
+    pub outbound: OutboundPolicy,
+    pub payment: PaymentConfig,
+}
+
+#[derive(Clone, Debug)]
+pub struct HttpLimits {
+    /// Largest accepted request body.
+    pub body_bytes: usize,
+    /// Whole-request deadline, answered with 504 `request_timeout`.
+    pub request_timeout: Duration,
+}
+
+/// Rules for every request the service makes on a caller's behalf (readiness checks, handler
+/// `ctx.httpGetJson`, external x402 quotes).
+#[derive(Clone, Debug)]
+pub struct OutboundPolicy {
+    /// Dev only: let outbound requests reach loopback addresses (local test peers). Private,
+    /// link-local and other internal ranges stay refused even then.
+    pub allow_loopback: bool,
+    pub timeout: Duration,
+    pub max_response_bytes: usize,
+    pub max_redirects: usize,
+}
+
+/// What the service accepts as payment. Networks and assets are the x402 `exact` scheme's.
+#[derive(Clone, Debug)]
+pub struct PaymentConfig {
+    /// The address paid by callers. `None` until configured; paid calls then cannot be settled.
+    pub pay_to: Option<String>,
+    pub networks: Vec<NetworkConfig>,
+    /// How long a signed authorization may stay valid when we ask for one.
+    pub max_timeout_seconds: u64,
+    /// Fee to register as a builder.
+    pub builder_registration_fee: Usd,
+}
+
+#[derive(Clone, Debug)]
+pub struct NetworkConfig {
+    /// CAIP-2 id, e.g. `eip155:84532`.
+    pub caip2: String,
+    /// x402 v1 network name, e.g. `base-sepolia`.
+    pub v1_name: String,
+    pub chain_id: u64,
+    /// USDC contract address on this chain.
+    pub asset: String,
+    /// EIP-712 domain name and version of the asset contract.
+    pub eip712_name: String,
+    pub eip712_version: String,
+}
+
+impl NetworkConfig {
+    pub fn base_sepolia() -> Self {
+        Self {
+            caip2: "eip155:84532".into(),
+            v1_name: "base-sepolia".into(),
+            chain_id: 84532,
+            asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+            eip712_name: "USDC".into(),
+            eip712_version: "2".into(),
+        }
+    }
+
+    pub fn base() -> Self {
+        Self {
+            caip2: "eip155:8453".into(),
+            v1_name: "base".into(),
+            chain_id: 8453,
+            asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
+            eip712_name: "USD Coin".into(),
+            eip712_version: "2".into(),
+        }
+    }
+}
+
+impl Config {
+    /// Defaults for a data directory: local address, embedded seed, Base Sepolia payments.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8402)),
+            data_dir: data_dir.into(),
+            base_url: None,
+            admin_token: None,
+            catalog_namespace: "toolhost".into(),
+            seed_dir: None,
+            limits: HttpLimits {
+                body_bytes: 1024 * 1024,
+                request_timeout: Duration::from_secs(30),
+            },
+            outbound: OutboundPolicy {
+                allow_loopback: false,
+                timeout: Duration::from_secs(5),
+                max_response_bytes: 512 * 1024,
+                max_redirects: 3,
+            },
+            payment: PaymentConfig {
+                pay_to: None,
+                networks: vec![NetworkConfig::base_sepolia()],
+                max_timeout_seconds: 300,
+                builder_registration_fee: Usd::from_units(1_000_000),
+            },
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Request extractors whose rejections are [`ApiError`]s, so malformed input gets the one error shape.
+
+use axum::extract::{FromRequest, Request};
+use axum::http::{header, StatusCode};
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+
+/// A JSON request body. An empty body reads as `{}` so that schema validation, not the parser,
+/// reports missing fields. A non-JSON `Content-Type` gets 415; a body over the limit 413;
+/// unparsable JSON 400 `malformed_json`; JSON of the wrong shape 422 `invalid_body`.
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        if let Some(content_type) = req.headers().get(header::CONTENT_TYPE) {
+            if !is_json_content_type(content_type.to_str().unwrap_or_default()) {
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    "request body must be application/json",
+                ));
+            }
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "request body is too large")
+            } else {
+                ApiError::bad_request("unreadable_body", rejection.body_text())
+            }
+        })?;
+        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { &bytes };
+        parse_json(bytes).map(JsonBody)
+    }
+}
+
+/// Parses JSON with the error classification of [`JsonBody`].
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        use serde_json::error::Category;
+        match e.classify() {
+            Category::Data => ApiError::unprocessable("invalid_body", e.to_string()),
+            Category::Syntax | Category::Eof | Category::Io => {
+                ApiError::bad_request("malformed_json", format!("request body is not valid JSON: {e}"))
+            }
+        }
+    })
+}
+
+fn is_json_content_type(value: &str) -> bool {
+    let mime = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_content_types() {
+        assert!(is_json_content_type("application/json"));
+        assert!(is_json_content_type("application/json; charset=utf-8"));
+        assert!(is_json_content_type("application/problem+json"));
+        assert!(!is_json_content_type("text/plain"));
+        assert!(!is_json_content_type("application/x-www-form-urlencoded"));
+    }
+
+    #[test]
+    fn classifies_parse_failures() {
+        let syntax = parse_json::<serde_json::Value>(b"{nope").unwrap_err();
+        assert_eq!(syntax.status, StatusCode::BAD_REQUEST);
+        #[derive(serde::Deserialize, Debug)]
+        struct Needs {
+            #[allow(dead_code)]
+            slug: String,
+        }
+        let shape = parse_json::<Needs>(b"{\"slug\": 5}").unwrap_err();
+        assert_eq!(shape.status, StatusCode::UNPROCESSABLE_ENTITY);
+    }
+}

@@ -1,0 +1,102 @@
+//! Every route and middleware of the service, in one function tests can drive.
+
+use std::time::Duration;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderName, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::ApiError;
+use super::{metrics, openapi};
+use crate::app::AppState;
+use crate::{catalog, manifest, receipts, safety, tools};
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The documented API: every route here lands in `/openapi.json`.
+fn api_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::base_document())
+        .routes(routes!(health))
+        .routes(routes!(metrics::metrics))
+        .routes(routes!(catalog::routes::list_endpoints))
+        .routes(routes!(catalog::routes::get_endpoint))
+        .routes(routes!(manifest::manifest))
+        .routes(routes!(tools::routes::invoke_get, tools::routes::invoke_post))
+        .routes(routes!(receipts::routes::get_receipt))
+        .routes(routes!(safety::routes::policy))
+}
+
+pub fn build_router(app: AppState) -> Router {
+    let (router, document) = api_routes().split_for_parts();
+    let document = std::sync::Arc::new(document);
+    let timeout = app.config.limits.request_timeout;
+    router
+        .route(
+            "/openapi.json",
+            get(move || {
+                let document = document.clone();
+                async move { Json(document.as_ref().clone()) }
+            }),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(app.clone(), metrics::track))
+        .layer(middleware::from_fn_with_state(timeout, deadline))
+        .layer(DefaultBodyLimit::max(app.config.limits.body_bytes))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+            let request_id = request
+                .headers()
+                .get(REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id)
+        }))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        .layer(CatchPanicLayer::custom(|_panic| {
+            ApiError::internal("handler panicked").into_response()
+        }))
+        .with_state(app)
+}
+
+/// `GET /healthz`: the process is up and the store answers.
+#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Healthy"), (status = 503, description = "Store unavailable", body = super::error::ErrorBody)))]
+async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    app.store
+        .get(crate::store::Tree::Meta, b"health")
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable", e.to_string()))?;
+    Ok(Json(serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")})))
+}
+
+async fn not_found(request: Request) -> ApiError {
+    ApiError::not_found("route_not_found", format!("no route for {}", request.uri().path()))
+}
+
+async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+    )
+}
+
+/// Ends any request that outlives the configured deadline with 504 `request_timeout`.
+async fn deadline(State(limit): State<Duration>, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "request_timeout",
+            format!("request took longer than {} ms", limit.as_millis()),
+        )
+        .into_response(),
+    }
+}

@@ -1,0 +1,64 @@
+//! Secrets the service generates for itself on first start (admin token, master key, signing
+//! key) live as files in the data dir, readable by the owner only (mode 0600).
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+/// Whether a key file was read or freshly made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Existing,
+    Generated,
+}
+
+/// Reads the secret at `path`, or creates it with `generate` when absent. Creation uses
+/// `create_new` so two processes never overwrite each other's key.
+pub fn load_or_generate(path: &Path, generate: impl FnOnce() -> String) -> std::io::Result<(String, Origin)> {
+    match fs::read_to_string(path) {
+        Ok(text) => return Ok((text.trim().to_string(), Origin::Existing)),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        Err(_) => {}
+    }
+    let secret = generate();
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(secret.as_bytes())?;
+    file.sync_all()?;
+    Ok((secret, Origin::Generated))
+}
+
+/// `bytes` random bytes as lowercase hex, with a prefix that says what the secret is for.
+pub fn random_token(prefix: &str, bytes: usize) -> String {
+    use rand::RngCore;
+    let mut buf = vec![0u8; bytes];
+    rand::rngs::OsRng.fill_bytes(&mut buf);
+    format!("{prefix}{}", hex::encode(buf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_once_with_owner_only_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        let (first, origin) = load_or_generate(&path, || random_token("t_", 16)).unwrap();
+        assert_eq!(origin, Origin::Generated);
+        assert!(first.starts_with("t_") && first.len() == 34);
+        let (again, origin) = load_or_generate(&path, || unreachable!()).unwrap();
+        assert_eq!((again, origin), (first, Origin::Existing));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+    }
+}

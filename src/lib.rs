@@ -1,0 +1,32 @@
+//! toolhost: a host for paid AI/API tools. Agents discover endpoints in the catalog, pay with
+//! x402, call them over HTTP or MCP and get a verifiable receipt; builders publish JavaScript
+//! handlers that run in the `sandbox` crate's isolates beside native built-in handlers.
+//!
+//! # Layout
+//! - `config`: every setting, in one struct.
+//! - `app`: the shared state handed to handlers; `server`: binding, start-up and shutdown.
+//! - `http`: router, the one error shape, extractors, metrics, OpenAPI.
+//! - `store`: the storage trait and its embedded sled engine.
+//! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
+//! - `tools`: invoking endpoints and the native built-in handlers.
+//! - `readiness`: the `x402_readiness_check` handler.
+//! - `net`: the SSRF-guarded client for every outbound request made for a caller.
+//! - `receipts`, `safety`, `manifest`: their routes and records.
+//! - `money`, `timestamp`, `urls`, `keyfile`: small shared value types and helpers.
+
+pub mod app;
+pub mod catalog;
+pub mod config;
+pub mod http;
+pub mod keyfile;
+pub mod manifest;
+pub mod money;
+pub mod net;
+pub mod readiness;
+pub mod receipts;
+pub mod safety;
+pub mod server;
+pub mod store;
+pub mod timestamp;
+pub mod tools;
+pub mod urls;

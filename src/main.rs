@@ -1,0 +1,143 @@
+//! The `toolhost` command line: `toolhost serve`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use toolhost::config::Config;
+use toolhost::server::Server;
+
+#[derive(Parser)]
+#[command(name = "toolhost", version, about = "Host paid AI/API tools: catalog, x402 payments, receipts, MCP, sandboxed JS handlers")]
+struct Cli {
+    /// Log output format.
+    #[arg(long, global = true, env = "TOOLHOST_LOG_FORMAT", default_value = "text")]
+    log_format: LogFormat,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP server on the embedded store.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "TOOLHOST_ADDR", default_value = "127.0.0.1:8402")]
+    addr: SocketAddr,
+    /// Data directory (store, generated admin token and keys).
+    #[arg(long, env = "TOOLHOST_DATA", default_value = "./data")]
+    data: PathBuf,
+    /// Public base URL for absolute links; defaults to http://ADDR.
+    #[arg(long, env = "TOOLHOST_BASE_URL")]
+    base_url: Option<String>,
+    /// Admin token. When unset, one is generated on first start into DATA/admin_token (mode 0600) and printed once.
+    #[arg(long, env = "TOOLHOST_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// Namespace of the catalog schema id (<namespace>.x402.hosted-endpoint-catalog.v1).
+    #[arg(long, env = "TOOLHOST_CATALOG_NAMESPACE", default_value = "toolhost")]
+    catalog_namespace: String,
+    /// Seed the catalog from this fixtures directory instead of the built-in one.
+    #[arg(long, env = "TOOLHOST_SEED_DIR")]
+    seed_dir: Option<PathBuf>,
+    /// Largest accepted request body, in bytes.
+    #[arg(long, env = "TOOLHOST_BODY_LIMIT", default_value_t = 1024 * 1024)]
+    body_limit: usize,
+    /// Whole-request deadline in seconds.
+    #[arg(long, env = "TOOLHOST_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
+    request_timeout_secs: u64,
+    /// DEV ONLY: let outbound requests (readiness checks, handler HTTP) reach loopback addresses.
+    #[arg(long, env = "TOOLHOST_DEV_ALLOW_LOOPBACK")]
+    dev_allow_loopback: bool,
+    /// Address that receives x402 payments (EVM address).
+    #[arg(long, env = "TOOLHOST_PAY_TO")]
+    pay_to: Option<String>,
+}
+
+impl ServeArgs {
+    fn into_config(self) -> Config {
+        let mut config = Config::new(self.data);
+        config.addr = self.addr;
+        config.base_url = self.base_url;
+        config.admin_token = self.admin_token.filter(|t| !t.is_empty());
+        config.catalog_namespace = self.catalog_namespace;
+        config.seed_dir = self.seed_dir;
+        config.limits.body_bytes = self.body_limit;
+        config.limits.request_timeout = std::time::Duration::from_secs(self.request_timeout_secs);
+        config.outbound.allow_loopback = self.dev_allow_loopback;
+        config.payment.pay_to = self.pay_to;
+        config
+    }
+}
+
+fn init_tracing(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tower_http=info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+    tracing::info!("shutdown signal received; finishing in-flight requests");
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.log_format);
+    let Command::Serve(args) = cli.command;
+    let config = args.into_config();
+    if config.outbound.allow_loopback {
+        tracing::warn!("dev flag: outbound requests may reach loopback addresses");
+    }
+    let server = match Server::bind(config).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("toolhost: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    if let Some(token) = &server.notes.generated_admin_token {
+        // Printed once, on the start that generated it; afterwards it is only in the data dir.
+        println!("Generated admin token (saved to {}/admin_token, shown once): {token}", server.app.config.data_dir.display());
+    }
+    if !server.notes.seeded.is_empty() {
+        tracing::info!(endpoints = ?server.notes.seeded, "seeded catalog");
+    }
+    tracing::info!(addr = %server.local_addr(), base_url = server.app.urls.base(), "toolhost listening");
+    println!("toolhost listening on http://{}", server.local_addr());
+    match server.run(shutdown_signal()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolhost: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

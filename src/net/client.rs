@@ -1,0 +1,295 @@
+//! The guarded HTTP client: resolve once, check every address, connect only to the checked one.
+//!
+//! reqwest would resolve the host again when connecting, and an attacker's DNS can answer
+//! differently the second time (DNS rebinding). So each hop builds a client that pins the host
+//! to the address already checked (`resolve`), with no proxy and no automatic redirects;
+//! redirects are followed here, each hop checked like the first.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http::header::{self, HeaderMap, HeaderValue};
+use url::{Host, Url};
+
+use super::error::NetError;
+use super::guard::{check_ip, host_allowed};
+use crate::config::OutboundPolicy;
+
+/// Methods callers may use; the outbound client is for reading JSON APIs, nothing more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutboundMethod {
+    Get,
+    Post,
+}
+
+/// One outbound request. Build with [`OutboundRequest::get`] or [`OutboundRequest::post_json`],
+/// then adjust the public fields.
+#[derive(Clone, Debug)]
+pub struct OutboundRequest<'a> {
+    pub method: OutboundMethod,
+    pub url: String,
+    /// Caller headers. Dropped when a redirect leaves the original origin, so credentials meant
+    /// for one host never reach another. `Host` and framing headers are ignored.
+    pub headers: HeaderMap,
+    /// Sent as `application/json` (POST only).
+    pub json_body: Option<serde_json::Value>,
+    /// When set, every hop's host must match an entry: exact name or `*.example.com`.
+    pub allow_hosts: Option<&'a [String]>,
+    /// Per-call deadline; it can only shorten the policy's timeout.
+    pub timeout: Option<Duration>,
+}
+
+impl<'a> OutboundRequest<'a> {
+    pub fn get(url: impl Into<String>) -> Self {
+        Self {
+            method: OutboundMethod::Get,
+            url: url.into(),
+            headers: HeaderMap::new(),
+            json_body: None,
+            allow_hosts: None,
+            timeout: None,
+        }
+    }
+
+    pub fn post_json(url: impl Into<String>, body: serde_json::Value) -> Self {
+        Self {
+            method: OutboundMethod::Post,
+            json_body: Some(body),
+            ..Self::get(url)
+        }
+    }
+}
+
+/// A complete response: the body is fully read and within the size limit.
+#[derive(Clone, Debug)]
+pub struct FetchedResponse {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    /// The URL that answered, after redirects.
+    pub final_url: String,
+}
+
+/// The outbound client every caller-driven request goes through. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct OutboundClient {
+    policy: OutboundPolicy,
+}
+
+/// Headers a caller may not set: the client owns routing and framing.
+const RESERVED_HEADERS: [header::HeaderName; 5] = [
+    header::HOST,
+    header::CONTENT_LENGTH,
+    header::TRANSFER_ENCODING,
+    header::CONNECTION,
+    header::UPGRADE,
+];
+
+const USER_AGENT: &str = concat!("toolhost/", env!("CARGO_PKG_VERSION"));
+
+impl OutboundClient {
+    pub fn new(policy: &OutboundPolicy) -> Self {
+        Self {
+            policy: policy.clone(),
+        }
+    }
+
+    /// Sends `req`, following up to `max_redirects` redirects. Any HTTP status is a success here;
+    /// callers decide what a 4xx or 402 means.
+    pub async fn fetch(&self, req: OutboundRequest<'_>) -> Result<FetchedResponse, NetError> {
+        let deadline = req
+            .timeout
+            .map_or(self.policy.timeout, |t| t.min(self.policy.timeout));
+        match tokio::time::timeout(deadline, self.fetch_hops(req)).await {
+            Ok(result) => result,
+            Err(_) => Err(NetError::Timeout(deadline.as_millis())),
+        }
+    }
+
+    /// GETs `url` and parses a 2xx JSON body. A non-2xx status is `upstream_error`.
+    pub async fn get_json(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        timeout: Option<Duration>,
+        allow_hosts: Option<&[String]>,
+    ) -> Result<serde_json::Value, NetError> {
+        let mut req = OutboundRequest::get(url);
+        req.headers = headers;
+        req.headers
+            .entry(header::ACCEPT)
+            .or_insert(HeaderValue::from_static("application/json"));
+        req.timeout = timeout;
+        req.allow_hosts = allow_hosts;
+        let response = self.fetch(req).await?;
+        if !(200..300).contains(&response.status) {
+            return Err(NetError::Upstream(format!(
+                "the upstream answered HTTP {}",
+                response.status
+            )));
+        }
+        serde_json::from_slice(&response.body).map_err(|_| NetError::NotJson)
+    }
+
+    async fn fetch_hops(&self, req: OutboundRequest<'_>) -> Result<FetchedResponse, NetError> {
+        let mut url =
+            Url::parse(req.url.trim()).map_err(|_| NetError::InvalidUrl("not an absolute URL"))?;
+        let mut method = req.method;
+        let mut body = match method {
+            OutboundMethod::Post => req.json_body,
+            OutboundMethod::Get => None,
+        };
+        let mut headers = req.headers;
+        for name in &RESERVED_HEADERS {
+            headers.remove(name);
+        }
+        let mut redirects = 0;
+        loop {
+            let addr = self.check_destination(&url, req.allow_hosts).await?;
+            let response = self
+                .send_once(&url, addr, method, &headers, body.as_ref())
+                .await?;
+            let Some(next) = redirect_target(&url, &response) else {
+                return self.read_body(url, response).await;
+            };
+            if redirects >= self.policy.max_redirects {
+                return Err(NetError::TooManyRedirects(self.policy.max_redirects));
+            }
+            redirects += 1;
+            let status = response.status().as_u16();
+            if status == 303 || (matches!(status, 301 | 302) && method == OutboundMethod::Post) {
+                method = OutboundMethod::Get;
+                body = None;
+            }
+            if next.origin() != url.origin() {
+                headers.clear();
+            }
+            url = next;
+        }
+    }
+
+    /// Validates the URL, applies the host allow-list, resolves the host once and checks every
+    /// address. Returns the address to connect to.
+    async fn check_destination(
+        &self,
+        url: &Url,
+        allow_hosts: Option<&[String]>,
+    ) -> Result<SocketAddr, NetError> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(NetError::InvalidUrl("only http and https URLs are allowed"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(NetError::InvalidUrl(
+                "credentials in the URL are not allowed",
+            ));
+        }
+        let host = url
+            .host()
+            .ok_or(NetError::InvalidUrl("the URL has no host"))?;
+        let port = url
+            .port_or_known_default()
+            .ok_or(NetError::InvalidUrl("the URL has no port"))?;
+        if let Some(list) = allow_hosts {
+            let name = url.host_str().unwrap_or_default();
+            if !host_allowed(name, list) {
+                return Err(NetError::HostNotAllowed(name.to_string()));
+            }
+        }
+        let addrs: Vec<SocketAddr> = match host {
+            Host::Ipv4(ip) => vec![SocketAddr::new(IpAddr::V4(ip), port)],
+            Host::Ipv6(ip) => vec![SocketAddr::new(IpAddr::V6(ip), port)],
+            Host::Domain(name) => tokio::net::lookup_host((name, port))
+                .await
+                .map_err(|_| NetError::Upstream("the host name could not be resolved".into()))?
+                .collect(),
+        };
+        for addr in &addrs {
+            check_ip(addr.ip(), self.policy.allow_loopback).map_err(NetError::SsrfRefused)?;
+        }
+        addrs
+            .first()
+            .copied()
+            .ok_or_else(|| NetError::Upstream("the host name could not be resolved".into()))
+    }
+
+    async fn send_once(
+        &self,
+        url: &Url,
+        addr: SocketAddr,
+        method: OutboundMethod,
+        headers: &HeaderMap,
+        body: Option<&serde_json::Value>,
+    ) -> Result<reqwest::Response, NetError> {
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
+            .user_agent(USER_AGENT);
+        if let Some(Host::Domain(name)) = url.host() {
+            builder = builder.resolve(name, addr);
+        }
+        let client = builder
+            .build()
+            .map_err(|_| NetError::Upstream("the HTTP client could not be built".into()))?;
+        let mut request = match method {
+            OutboundMethod::Get => client.get(url.clone()),
+            OutboundMethod::Post => client.post(url.clone()),
+        };
+        request = request.headers(headers.clone());
+        if let Some(json) = body {
+            request = request.json(json);
+        }
+        request.send().await.map_err(|e| {
+            if e.is_connect() {
+                NetError::Upstream("could not connect to the host".into())
+            } else {
+                NetError::Upstream("the request failed".into())
+            }
+        })
+    }
+
+    /// Streams the body, stopping as soon as it passes the size limit.
+    async fn read_body(
+        &self,
+        url: Url,
+        mut response: reqwest::Response,
+    ) -> Result<FetchedResponse, NetError> {
+        let limit = self.policy.max_response_bytes;
+        if response
+            .content_length()
+            .is_some_and(|len| len > limit as u64)
+        {
+            return Err(NetError::ResponseTooLarge(limit));
+        }
+        let status = response.status().as_u16();
+        let headers = std::mem::take(response.headers_mut());
+        let mut body = BytesMut::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|_| NetError::Upstream("the response body could not be read".into()))?
+        {
+            if body.len() + chunk.len() > limit {
+                return Err(NetError::ResponseTooLarge(limit));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(FetchedResponse {
+            status,
+            headers,
+            body: body.freeze(),
+            final_url: url.to_string(),
+        })
+    }
+}
+
+/// The next URL when `response` is a redirect with a usable `Location`; otherwise `None` and the
+/// response is the final one.
+fn redirect_target(current: &Url, response: &reqwest::Response) -> Option<Url> {
+    if !matches!(response.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let location = response.headers().get(header::LOCATION)?.to_str().ok()?;
+    current.join(location).ok()
+}

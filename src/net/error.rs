@@ -1,0 +1,61 @@
+//! Why an outbound request failed, in words safe to show the caller: messages name the rule that
+//! refused a request, never the address a host resolved to or a lower-level error's text.
+
+use axum::http::StatusCode;
+
+use crate::http::error::ApiError;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetError {
+    #[error("invalid url: {0}")]
+    InvalidUrl(&'static str),
+    /// The destination is an internal address; the reason follows "the host resolves to".
+    #[error("outbound request refused: the host resolves to {0}")]
+    SsrfRefused(&'static str),
+    #[error("outbound request refused: host {0} is not in the allowed hosts")]
+    HostNotAllowed(String),
+    #[error("too many redirects (more than {0})")]
+    TooManyRedirects(usize),
+    #[error("the upstream did not answer within {0} ms")]
+    Timeout(u128),
+    #[error("the upstream response is larger than {0} bytes")]
+    ResponseTooLarge(usize),
+    #[error("the upstream response is not JSON")]
+    NotJson,
+    #[error("upstream request failed: {0}")]
+    Upstream(String),
+}
+
+impl NetError {
+    /// Stable snake_case code, also used as the API error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            NetError::InvalidUrl(_) => "invalid_url",
+            NetError::SsrfRefused(_) => "ssrf_refused",
+            NetError::HostNotAllowed(_) => "host_not_allowed",
+            NetError::TooManyRedirects(_) => "too_many_redirects",
+            NetError::Timeout(_) => "timeout",
+            NetError::ResponseTooLarge(_) => "response_too_large",
+            NetError::NotJson => "not_json",
+            NetError::Upstream(_) => "upstream_error",
+        }
+    }
+
+    fn status(&self) -> StatusCode {
+        match self {
+            NetError::InvalidUrl(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            NetError::SsrfRefused(_) | NetError::HostNotAllowed(_) => StatusCode::FORBIDDEN,
+            NetError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
+            NetError::TooManyRedirects(_)
+            | NetError::ResponseTooLarge(_)
+            | NetError::NotJson
+            | NetError::Upstream(_) => StatusCode::BAD_GATEWAY,
+        }
+    }
+}
+
+impl From<NetError> for ApiError {
+    fn from(e: NetError) -> Self {
+        ApiError::new(e.status(), e.code(), e.to_string())
+    }
+}

@@ -1,0 +1,30 @@
+//! Test helper: serves a router on an ephemeral loopback port.
+
+use std::time::Duration;
+
+use axum::Router;
+
+use crate::config::OutboundPolicy;
+use crate::net::OutboundClient;
+
+/// Serves `router` on `127.0.0.1:0` and returns its base URL, e.g. `http://127.0.0.1:41234`.
+pub(crate) async fn serve(router: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("local addr");
+    tokio::spawn(async move {
+        axum::serve(listener, router).await.expect("test server");
+    });
+    format!("http://{addr}")
+}
+
+/// A client with the default limits; `allow_loopback` as given.
+pub(crate) fn client(allow_loopback: bool) -> OutboundClient {
+    OutboundClient::new(&OutboundPolicy {
+        allow_loopback,
+        timeout: Duration::from_secs(5),
+        max_response_bytes: 64 * 1024,
+        max_redirects: 3,
+    })
+}

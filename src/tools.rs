@@ -1,0 +1,13 @@
+//! Invoking hosted endpoints: `GET`/`POST /tools/{slug}`.
+//!
+//! The route reads the input (JSON body, or the query string for GET), validates it against the
+//! endpoint's `inputSchema`, applies the endpoint's status and price, and dispatches on its
+//! handler type. Built-in handlers run natively here; JS handlers run in the sandbox.
+//!
+//! # Layout
+//! - `routes`: the HTTP handlers and the invocation pipeline.
+//! - `receipt_echo`, `static_json`: the native built-in handlers.
+
+mod receipt_echo;
+pub mod routes;
+mod static_json;

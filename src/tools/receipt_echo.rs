@@ -1,0 +1,71 @@
+//! `receipt_echo`: a public-safe summary of the request, never its values, and a receipt.
+//!
+//! The summary shows what the service received (sizes, key names, value types, a SHA-256) so a
+//! client can check its payload arrived intact, without the response ever repeating caller data.
+
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::catalog::Endpoint;
+
+/// What the route knows about the call that the echo reports.
+pub(super) struct EchoRequest<'a> {
+    pub(super) method: &'a str,
+    pub(super) input: &'a Value,
+    pub(super) request_id: &'a str,
+}
+
+pub(super) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The echo's summary of the request.
+pub(super) fn summarize(endpoint: &Endpoint, request: &EchoRequest<'_>) -> Value {
+    let canonical = serde_json::to_vec(request.input).unwrap_or_default();
+    let types: Map<String, Value> = request
+        .input
+        .as_object()
+        .map(|o| o.iter().map(|(k, v)| (k.clone(), Value::from(type_name(v)))).collect())
+        .unwrap_or_default();
+    json!({
+        "endpoint": endpoint.slug,
+        "method": request.method,
+        "requestId": request.request_id,
+        "input": {
+            "type": type_name(request.input),
+            "bytes": canonical.len(),
+            "sha256": sha256_hex(&canonical),
+            "keys": types.keys().collect::<Vec<_>>(),
+            "types": types,
+        },
+    })
+}
+
+/// The free variant's receipt-shaped record (spec 2.1 rule 3): it states that nothing was
+/// charged and is not stored, so it is never confused with a receipt of a payment.
+pub(super) fn free_receipt(endpoint: &Endpoint, request: &EchoRequest<'_>) -> Value {
+    let canonical = serde_json::to_vec(request.input).unwrap_or_default();
+    json!({
+        "receiptId": format!("free_{}", uuid::Uuid::now_v7().simple()),
+        "endpointSlug": endpoint.slug,
+        "priceUsd": 0,
+        "amount": "0",
+        "charged": false,
+        "paymentMethod": "none",
+        "settlement": {"status": "not_applicable"},
+        "requestSha256": sha256_hex(&canonical),
+        "issuedAt": crate::timestamp::now_rfc3339(),
+        "note": "Free endpoint: receipt-shaped record; nothing was charged and nothing is stored.",
+    })
+}

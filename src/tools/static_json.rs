@@ -1,0 +1,9 @@
+//! `static_json`: returns the endpoint's fixed response.
+
+use serde_json::Value;
+
+use crate::catalog::Endpoint;
+
+pub(super) fn respond(endpoint: &Endpoint) -> Value {
+    endpoint.response.clone().unwrap_or(Value::Null)
+}

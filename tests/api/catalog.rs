@@ -1,0 +1,245 @@
+use serde_json::{json, Value};
+
+use crate::util::{assert_error, TestServer};
+
+const SEEDED: [&str; 8] = [
+    "x402-readiness-check",
+    "receipt-echo",
+    "receipt-echo-paid",
+    "creator-plan",
+    "text-summary",
+    "business-lookup",
+    "developer-utility",
+    "conversion-quote-demo",
+];
+
+fn slugs(envelope: &Value) -> Vec<String> {
+    envelope["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["slug"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn catalog_envelope_matches_spec_current_form() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get("/ai/endpoints").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["ok"], true);
+    assert_eq!(body["schema"], "toolhost.x402.hosted-endpoint-catalog.v1");
+    assert_eq!(body["dashboard"], server.url("/dashboard"));
+    assert_eq!(body["createEndpoint"], server.url("/ai/endpoints/create"));
+    let lifecycle = body["lifecycle"].as_object().unwrap();
+    for key in [
+        "builderRegister", "create", "inspect", "update", "pause", "resume", "delete", "logs", "secrets",
+        "revenue", "events", "payoutSettings", "payoutPackets", "contentSafetyPolicy",
+    ] {
+        assert!(lifecycle[key].as_str().is_some_and(|v| v.contains(&server.base)), "lifecycle.{key}");
+    }
+    for key in ["register", "revenue", "events", "payoutSettings", "payouts", "docs"] {
+        let url = body["builderControls"][key].as_str().unwrap();
+        assert!(url.starts_with(&server.base), "builderControls.{key} = {url}");
+    }
+    for handler in ["receipt_echo", "static_json", "x402_readiness_check", "js_request_response"] {
+        assert!(body["supportedHandlerTypes"][handler].is_string(), "{handler}");
+    }
+    assert_eq!(body["contentSafety"]["policy"], server.url("/ai/content-safety/policy"));
+    assert!(body["contentSafety"]["selfServeRule"].is_string());
+    assert!(body["note"].is_string());
+    assert_eq!(slugs(&body), SEEDED);
+
+    for record in body["endpoints"].as_array().unwrap() {
+        let slug = record["slug"].as_str().unwrap();
+        for field in [
+            "slug", "id", "title", "description", "status", "priceUsd", "handlerType", "runtime", "pricingMode",
+            "url", "method", "tags", "inputSchema", "outputSchema", "capabilities", "contentSafety", "createdAt",
+            "updatedAt",
+        ] {
+            assert!(record.get(field).is_some(), "{slug} lacks {field}");
+        }
+        assert_eq!(record["contentSafety"], Value::Null, "{slug}");
+        assert_eq!(record["method"], "POST");
+        assert_eq!(record["status"], "active");
+        assert_eq!(record["url"], server.url(&format!("/tools/{slug}")));
+        let js = record["handlerType"] == "js_request_response";
+        let expected_runtime = if js { "admin_gated_js_request_response_v1" } else { "managed_builtin_handler" };
+        assert_eq!(record["runtime"], expected_runtime, "{slug}");
+        if !js {
+            assert_eq!(record["capabilities"], json!({}), "{slug}");
+        } else {
+            for cap in ["kv", "files", "httpGetJson", "logs"] {
+                assert!(record["capabilities"][cap].is_boolean(), "{slug}.{cap}");
+            }
+        }
+        let price = record["priceUsd"].as_f64().unwrap();
+        let mode = record["pricingMode"].as_str().unwrap();
+        assert_eq!(mode == "free_public_utility", price == 0.0, "{slug}: {mode} at {price}");
+        assert!(price == 0.0 || price >= 0.001, "{slug}: {price}");
+        for ts in ["createdAt", "updatedAt"] {
+            let text = record[ts].as_str().unwrap();
+            assert!(
+                time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok() && text.ends_with('Z'),
+                "{slug}.{ts} = {text}"
+            );
+        }
+    }
+    let paid = body["endpoints"].as_array().unwrap().iter().find(|e| e["slug"] == "receipt-echo-paid").unwrap();
+    assert_eq!(paid["priceUsd"].to_string(), "0.001");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn legacy_form_omits_content_safety() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get("/ai/endpoints?form=legacy").await;
+    assert_eq!(status, 200);
+    assert!(body.get("contentSafety").is_none());
+    assert!(body["lifecycle"].get("contentSafetyPolicy").is_none());
+    assert!(body["lifecycle"].get("payoutPackets").is_some());
+    for record in body["endpoints"].as_array().unwrap() {
+        assert!(record.get("contentSafety").is_none(), "{}", record["slug"]);
+    }
+    let (status, body) = server.get("/ai/endpoints?form=ancient").await;
+    assert_error(status, &body, 400, "invalid_query");
+}
+
+#[tokio::test]
+async fn catalog_filters() {
+    let server = TestServer::start().await;
+    let (_, body) = server.get("/ai/endpoints?tag=RECEIPTS").await;
+    assert_eq!(slugs(&body), ["receipt-echo", "receipt-echo-paid"]);
+    let (_, body) = server.get("/ai/endpoints?pricingMode=fixed_price_success_receipt").await;
+    let paid = slugs(&body);
+    assert!(paid.contains(&"receipt-echo-paid".to_string()) && !paid.contains(&"receipt-echo".to_string()));
+    let (_, body) = server.get("/ai/endpoints?pricingMode=free_public_utility&tag=x402").await;
+    assert_eq!(slugs(&body), ["x402-readiness-check", "conversion-quote-demo"]);
+    let (_, body) = server.get("/ai/endpoints?q=EXTRACTIVE").await;
+    assert_eq!(slugs(&body), ["text-summary"]);
+    let (_, body) = server.get("/ai/endpoints?q=no-such-thing-anywhere").await;
+    assert_eq!(slugs(&body), Vec::<String>::new());
+    let (status, body) = server.get("/ai/endpoints?pricingMode=cheap").await;
+    assert_error(status, &body, 400, "invalid_query");
+}
+
+#[tokio::test]
+async fn endpoint_record_with_example() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get("/ai/endpoints/receipt-echo-paid").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["endpoint"]["slug"], "receipt-echo-paid");
+    assert_eq!(body["example"]["request"]["url"], server.url("/tools/receipt-echo-paid"));
+    assert_eq!(body["example"]["request"]["method"], "POST");
+    assert_eq!(body["example"]["priceUsd"].to_string(), "0.001");
+    assert_eq!(body["example"]["paymentRequired"], true);
+    assert!(body["example"]["curl"].as_str().unwrap().starts_with("curl "));
+
+    // Every seeded example passes its own schema when sent as is (free ones answer 200).
+    let (_, catalog) = server.get("/ai/endpoints").await;
+    for record in catalog["endpoints"].as_array().unwrap() {
+        let slug = record["slug"].as_str().unwrap();
+        let (_, detail) = server.get(&format!("/ai/endpoints/{slug}")).await;
+        assert!(detail["example"]["request"]["body"].is_object(), "{slug}");
+    }
+
+    let (status, body) = server.get("/ai/endpoints/nope").await;
+    assert_error(status, &body, 404, "endpoint_not_found");
+}
+
+#[tokio::test]
+async fn seeding_is_idempotent_and_survives_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    for _ in 0..2 {
+        let data = data.clone();
+        let server = TestServer::start_with(move |c| c.data_dir = data).await;
+        let (_, body) = server.get("/ai/endpoints").await;
+        assert_eq!(slugs(&body), SEEDED);
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn seed_dir_and_namespace_are_configurable() {
+    let fixtures = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(fixtures.path().join("catalog")).unwrap();
+    std::fs::write(
+        fixtures.path().join("catalog/static.json"),
+        json!({
+            "slug": "static-hello", "title": "Hello", "description": "Static greeting", "priceUsd": 0,
+            "handlerType": "static_json", "tags": ["static"],
+            "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
+            "response": {"greeting": "hello"}, "exampleInput": {}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let path = fixtures.path().to_path_buf();
+    let server = TestServer::start_with(move |c| {
+        c.seed_dir = Some(path);
+        c.catalog_namespace = "acme".into();
+    })
+    .await;
+    let (_, body) = server.get("/ai/endpoints").await;
+    assert_eq!(body["schema"], "acme.x402.hosted-endpoint-catalog.v1");
+    assert_eq!(slugs(&body), ["static-hello"]);
+}
+
+#[tokio::test]
+async fn manifest_lists_everything_an_agent_needs() {
+    let server = TestServer::start_with(|c| c.payment.pay_to = Some("0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into())).await;
+    let (status, m) = server.get("/ai/manifest").await;
+    assert_eq!(status, 200);
+    assert_eq!(m["service"]["name"], "toolhost");
+    assert!(m["service"]["version"].is_string());
+    assert_eq!(m["baseUrl"], server.base);
+    assert_eq!(m["payment"]["x402Versions"], json!([2, 1]));
+    assert_eq!(m["payment"]["schemes"], json!(["exact"]));
+    assert_eq!(m["payment"]["networks"], json!(["eip155:84532"]));
+    assert_eq!(m["payment"]["assets"][0]["asset"], "0x036CbD53842c5426634e7929541eC2318f3dCF7e");
+    assert_eq!(m["payment"]["payTo"], "0x209693Bc6afc0C5328bA36FaF03C514EF312287C");
+    assert_eq!(m["mcp"]["url"], server.url("/ai/mcp"));
+    assert_eq!(m["catalog"]["url"], server.url("/ai/endpoints"));
+    assert_eq!(m["receipts"]["url"], server.url("/ai/receipts/{receiptId}"));
+    assert_eq!(m["quotes"]["hosted"], server.url("/ai/quote"));
+    assert_eq!(m["quotes"]["conversion"], server.url("/ai/conversion/quote"));
+    assert_eq!(m["quotes"]["externalX402"], server.url("/x402/quote"));
+    assert_eq!(m["dashboard"], server.url("/dashboard"));
+    assert_eq!(m["guide"], server.url("/guides/x402-agent-payment-infrastructure"));
+}
+
+#[tokio::test]
+async fn base_url_is_used_for_every_absolute_url() {
+    let server = TestServer::start_with(|c| c.base_url = Some("https://tools.example.org/".into())).await;
+    let (_, body) = server.get("/ai/endpoints").await;
+    assert_eq!(body["dashboard"], "https://tools.example.org/dashboard");
+    assert_eq!(body["endpoints"][0]["url"], "https://tools.example.org/tools/x402-readiness-check");
+    let (_, m) = server.get("/ai/manifest").await;
+    assert_eq!(m["baseUrl"], "https://tools.example.org");
+}
+
+#[tokio::test]
+async fn content_safety_policy() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get("/ai/content-safety/policy").await;
+    assert_eq!(status, 200);
+    let rules = body["rules"].as_array().unwrap();
+    assert!(rules.len() >= 10);
+    let mut ids = std::collections::HashSet::new();
+    for rule in rules {
+        assert!(ids.insert(rule["id"].as_str().unwrap().to_string()), "duplicate {}", rule["id"]);
+        assert!(["block", "review"].contains(&rule["outcome"].as_str().unwrap()));
+        assert!(rule["category"].is_string() && rule["description"].is_string());
+    }
+    for category in ["secrets", "private_data", "illegal_material", "unauthorized_content"] {
+        assert!(rules.iter().any(|r| r["category"] == category), "{category}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_receipt_is_404() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get("/ai/receipts/rcpt_does_not_exist").await;
+    assert_error(status, &body, 404, "receipt_not_found");
+}

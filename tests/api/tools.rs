@@ -1,0 +1,98 @@
+use serde_json::{json, Value};
+
+use crate::util::{assert_error, TestServer};
+
+#[tokio::test]
+async fn free_receipt_echo_post_and_get() {
+    let server = TestServer::start().await;
+    let input = json!({"hello": "world", "n": 3, "nested": {"secret": "do-not-echo"}});
+    let response = server.client.post(server.url("/tools/receipt-echo")).json(&input).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let request_id = response.headers()["x-request-id"].to_str().unwrap().to_string();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["ok"], true);
+    assert_eq!(body["echo"]["endpoint"], "receipt-echo");
+    assert_eq!(body["echo"]["method"], "POST");
+    assert_eq!(body["echo"]["requestId"], request_id);
+    assert_eq!(body["echo"]["input"]["keys"], json!(["hello", "n", "nested"]));
+    assert_eq!(body["echo"]["input"]["types"]["n"], "number");
+    let bytes = serde_json::to_vec(&input).unwrap();
+    use sha2::Digest;
+    assert_eq!(body["echo"]["input"]["sha256"], hex::encode(sha2::Sha256::digest(&bytes)));
+    assert!(!body.to_string().contains("do-not-echo"), "values are never echoed");
+    assert_eq!(body["receipt"]["charged"], false);
+    assert_eq!(body["receipt"]["amount"], "0");
+    assert_eq!(body["receipt"]["endpointSlug"], "receipt-echo");
+
+    let (status, body) = server.get("/tools/receipt-echo?a=1&b=two").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["echo"]["method"], "GET");
+    assert_eq!(body["echo"]["input"]["keys"], json!(["a", "b"]));
+}
+
+#[tokio::test]
+async fn input_is_validated_with_pointers() {
+    let server = TestServer::start().await;
+    let (status, body) = server.post("/tools/x402-readiness-check", &json!({"url": 42, "extra": true})).await;
+    assert_error(status, &body, 422, "input_invalid");
+    let violations = body["error"]["details"]["violations"].as_array().unwrap();
+    let pointers: Vec<&str> = violations.iter().map(|v| v["pointer"].as_str().unwrap()).collect();
+    assert!(pointers.contains(&"/url"), "{violations:?}");
+    assert!(pointers.contains(&""), "additionalProperties reported at the root: {violations:?}");
+    for v in violations {
+        assert!(v["message"].is_string() && v["schemaPath"].is_string());
+    }
+    // An empty body is `{}`: the missing required field is reported, not a parse error.
+    let response = server.client.post(server.url("/tools/x402-readiness-check")).send().await.unwrap();
+    let (status, body) = crate::util::read(response).await;
+    assert_error(status, &body, 422, "input_invalid");
+    // GET takes input from the query string, validated the same way.
+    let (status, body) = server.get("/tools/x402-readiness-check?nope=1").await;
+    assert_error(status, &body, 422, "input_invalid");
+    // Nested pointers.
+    let (status, body) = server
+        .post("/tools/creator-plan", &json!({"role": "dev", "goal": "g", "constraints": ["ok", 7]}))
+        .await;
+    assert_error(status, &body, 422, "input_invalid");
+    assert_eq!(body["error"]["details"]["violations"][0]["pointer"], "/constraints/1");
+}
+
+#[tokio::test]
+async fn paid_endpoint_without_payment_is_402() {
+    let server = TestServer::start().await;
+    let (status, body) = server.post("/tools/receipt-echo-paid", &json!({"a": 1})).await;
+    assert_error(status, &body, 402, "payment_required");
+    let (status, body) = server.get("/tools/receipt-echo-paid").await;
+    assert_error(status, &body, 402, "payment_required");
+}
+
+#[tokio::test]
+async fn unknown_tool_is_404() {
+    let server = TestServer::start().await;
+    let (status, body) = server.post("/tools/nope", &json!({})).await;
+    assert_error(status, &body, 404, "endpoint_not_found");
+}
+
+#[tokio::test]
+async fn static_json_returns_its_response() {
+    let fixtures = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(fixtures.path().join("catalog")).unwrap();
+    std::fs::write(
+        fixtures.path().join("catalog/static.json"),
+        json!({
+            "slug": "static-hello", "title": "Hello", "description": "Static greeting", "priceUsd": 0,
+            "handlerType": "static_json", "tags": [],
+            "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
+            "response": {"greeting": "hello", "list": [1, 2]}, "exampleInput": {}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let path = fixtures.path().to_path_buf();
+    let server = TestServer::start_with(move |c| c.seed_dir = Some(path)).await;
+    let (status, body) = server.post("/tools/static-hello", &json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!({"greeting": "hello", "list": [1, 2]}));
+    let (status, body) = server.get("/tools/static-hello").await;
+    assert_eq!((status.as_u16(), body["greeting"].clone()), (200, json!("hello")));
+}

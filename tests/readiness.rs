@@ -1,0 +1,134 @@
+//! The `x402-readiness-check` endpoint end to end: a real server checking its own discovery
+//! URLs (loopback, so only with the dev flag) and refusing internal addresses by default.
+
+#[path = "util/mod.rs"]
+mod util;
+
+use serde_json::{json, Value};
+
+use util::{assert_error, TestServer};
+
+const CHECK: &str = "/tools/x402-readiness-check";
+const PAY_TO: &str = "0x1111111111111111111111111111111111111111";
+
+async fn dev_server(pay_to: Option<&str>) -> TestServer {
+    let pay_to = pay_to.map(str::to_string);
+    TestServer::start_with(move |config| {
+        config.outbound.allow_loopback = true;
+        config.payment.pay_to = pay_to;
+    })
+    .await
+}
+
+async fn report(server: &TestServer, url: &str) -> Value {
+    let (status, body) = server.post(CHECK, &json!({ "url": url })).await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
+        .unwrap_or_else(|| panic!("no check {id} in {report}"))
+}
+
+#[tokio::test]
+async fn own_manifest_is_recognised_and_ready_when_pay_to_is_set() {
+    let server = dev_server(Some(PAY_TO)).await;
+    let body = report(&server, &server.url("/ai/manifest")).await;
+    assert_eq!(body["ok"], true);
+    assert_eq!(body["kind"], "toolhost_manifest", "{body}");
+    assert_eq!(body["ready"], true, "{body}");
+    assert_eq!(body["finalUrl"], server.url("/ai/manifest"));
+    assert_eq!(
+        body["expectedDiscoveryUrls"],
+        json!([
+            server.url("/.well-known/x402"),
+            server.url("/ai/manifest"),
+            server.url("/ai/endpoints"),
+            server.url("/ai/mcp"),
+            server.url("/.well-known/mcp/server.json"),
+        ])
+    );
+    assert!(body["nextActions"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty()));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn own_manifest_without_pay_to_is_not_ready() {
+    let server = dev_server(None).await;
+    let body = report(&server, &server.url("/ai/manifest")).await;
+    assert_eq!(body["kind"], "toolhost_manifest");
+    assert_eq!(body["ready"], false);
+    assert_eq!(check(&body, "pay_to")["passed"], false);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn own_paid_endpoint_is_recognised_by_its_402() {
+    let server = dev_server(Some(PAY_TO)).await;
+    let body = report(&server, &server.url("/tools/receipt-echo-paid")).await;
+    assert_eq!(body["kind"], "paid_endpoint", "{body}");
+    assert_eq!(check(&body, "http_402")["passed"], true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn get_form_takes_the_url_from_the_query() {
+    let server = dev_server(None).await;
+    let target = server.url("/ai/manifest");
+    let (status, body) = server.get(&format!("{CHECK}?url={target}")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["kind"], "toolhost_manifest");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn internal_addresses_are_refused_by_default() {
+    let server = TestServer::start().await;
+    let port = server
+        .base
+        .rsplit(':')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    for (url, reason) in [
+        (server.url("/ai/manifest"), "a loopback address"),
+        (
+            format!("http://2130706433:{port}/ai/manifest"),
+            "a loopback address",
+        ),
+        (
+            "http://169.254.169.254/latest/meta-data/".to_string(),
+            "a link-local address",
+        ),
+        (
+            "http://10.0.0.1/.well-known/x402".to_string(),
+            "a private address",
+        ),
+    ] {
+        let body = report(&server, &url).await;
+        assert_eq!(body["kind"], "unknown", "{url}");
+        assert_eq!(body["ready"], false);
+        let fetch = check(&body, "fetch");
+        assert_eq!(fetch["passed"], false);
+        assert!(
+            fetch["note"].as_str().is_some_and(|n| n.ends_with(reason)),
+            "{url}: {fetch}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn non_http_url_is_422() {
+    let server = TestServer::start().await;
+    let (status, body) = server
+        .post(CHECK, &json!({ "url": "ftp://example.com/file" }))
+        .await;
+    assert_error(status, &body, 422, "invalid_url");
+    server.stop().await;
+}
