@@ -1,9 +1,12 @@
 // toolhost runtime glue: helpers shared by the ctx areas, and ctx.respond.
 // Paired with sandbox/src/ops/bootstrap.rs and sandbox/src/response.rs.
 //
-// Everything here runs before any handler code, and takes what it needs from
-// `primordials` (copies of the builtins made at startup), so a handler that
-// patches Object.prototype or JSON cannot change how the glue behaves.
+// The glue files are classic scripts run in this order when the isolate is
+// built, before any handler code. Each takes the ops it needs from
+// `__bootstrap.core.ops` and the builtins from `primordials` (copies made at
+// startup), so a handler that patches Object.prototype or JSON cannot change
+// how the glue behaves, and shares its functions with 90_bootstrap.js through
+// `__bootstrap.toolhost`. 90_bootstrap.js deletes `__bootstrap` and `Deno`.
 
 "use strict";
 

@@ -1,4 +1,4 @@
-// toolhost runtime glue: the entry point. Hands Rust a `setup(config)`
+// toolhost runtime glue: the last script. Hands Rust a `setup(config)`
 // function (through op_bootstrap_register, usable once); Rust calls it right
 // after the isolate is built and before the handler module is loaded. `setup`
 // removes every non-standard global (Deno, Deno.core and its ops, deno_core's
@@ -128,6 +128,4 @@
   }
 
   op_bootstrap_register(setup);
-
-
 })(globalThis);

@@ -5,6 +5,7 @@
 //! # Layout
 //! - `config`: every setting, in one struct.
 //! - `app`: the shared state handed to handlers; `server`: binding, start-up and shutdown.
+//! - `auth`: who is calling, as extractors.
 //! - `http`: router, the one error shape, extractors, metrics, OpenAPI.
 //! - `store`: the storage trait and its embedded sled engine.
 //! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
@@ -15,6 +16,7 @@
 //! - `money`, `timestamp`, `urls`, `keyfile`: small shared value types and helpers.
 
 pub mod app;
+pub mod auth;
 pub mod catalog;
 pub mod config;
 pub mod http;

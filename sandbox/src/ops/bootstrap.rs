@@ -1,6 +1,6 @@
-//! The isolate's bootstrap: the `ctx` glue (`runtime-js/00_ctx.js`) and the entry point
-//! (`runtime-js/90_bootstrap.js`) that hands Rust its `setup` function, plus a middleware that
-//! turns off deno_core built-in ops no handler needs.
+//! The isolate's bootstrap: loads the `ctx` glue of `runtime-js/` (`90_bootstrap.js` last,
+//! which hands Rust its `setup` function), plus a middleware that turns off deno_core built-in
+//! ops no handler needs.
 
 use std::borrow::Cow;
 
@@ -8,15 +8,15 @@ use deno_core::{op2, v8, ExtensionFileSource, OpDecl, OpState};
 
 use super::{runtime_js, OpError};
 
-/// All glue, entry point first: QuickJS links a module graph once, so the whole graph is loaded
-/// from the entry point before the other files are visited one by one.
+/// The glue, as classic scripts in load order. (Not ES modules: on the QuickJS backend,
+/// deno_core's debug assertions trip over nested import edges between extension modules.)
 const JS: &[ExtensionFileSource] = &[
-    runtime_js!("90_bootstrap.js"),
     runtime_js!("00_ctx.js"),
     runtime_js!("10_kv.js"),
     runtime_js!("20_files.js"),
     runtime_js!("30_http.js"),
     runtime_js!("40_log.js"),
+    runtime_js!("90_bootstrap.js"),
 ];
 
 /// Built-in ops that would let code print to the host's stdout, abort the process, or compile
@@ -42,9 +42,8 @@ deno_core::extension!(
     toolhost_bootstrap,
     deps = [toolhost_kv, toolhost_files, toolhost_http, toolhost_log],
     ops = [op_bootstrap_register],
-    esm_entry_point = "ext:toolhost/90_bootstrap.js",
     middleware = disable_builtins,
-    customizer = |ext: &mut deno_core::Extension| ext.esm_files = Cow::Borrowed(JS)
+    customizer = |ext: &mut deno_core::Extension| ext.js_files = Cow::Borrowed(JS)
 );
 
 /// The glue's `setup(config)` function; Rust takes it once, right after the isolate is built.

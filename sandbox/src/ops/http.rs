@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use deno_core::url::Url;
 use deno_core::{op2, OpState};
 
-use super::{check_capability, runtime_js, Capability, InvocationClock, OpError};
+use super::{check_capability, Capability, InvocationClock, OpError};
 
 deno_core::extension!(
     toolhost_http,

@@ -4,7 +4,7 @@
 
 use deno_core::{op2, OpState};
 
-use super::{check_capability, runtime_js, Capability, InvocationClock, OpError};
+use super::{check_capability, Capability, InvocationClock, OpError};
 use crate::{LogLevel, LogLine};
 
 deno_core::extension!(
