@@ -19,11 +19,10 @@ pub struct ApiError {
     /// Stable snake_case code clients can branch on.
     pub code: Cow<'static, str>,
     pub message: String,
-    pub details: Option<Value>,
-    /// Seconds for a `Retry-After` header (429/503).
-    pub retry_after: Option<u64>,
-    /// Extra headers such as x402's `PAYMENT-REQUIRED`.
-    pub headers: Vec<(header::HeaderName, HeaderValue)>,
+    /// Boxed, like the headers, to keep `Result<_, ApiError>` small on the happy path.
+    pub details: Option<Box<Value>>,
+    /// Extra headers such as `Retry-After` or x402's `PAYMENT-REQUIRED`.
+    pub headers: Option<Box<Vec<(header::HeaderName, HeaderValue)>>>,
 }
 
 /// The JSON body of an error, also used as the OpenAPI schema of every error response.
@@ -53,23 +52,22 @@ impl ApiError {
             code: code.into(),
             message: message.into(),
             details: None,
-            retry_after: None,
-            headers: Vec::new(),
+            headers: None,
         }
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
-    pub fn with_retry_after(mut self, seconds: u64) -> Self {
-        self.retry_after = Some(seconds);
-        self
+    /// For 429 and 503: when to try again.
+    pub fn with_retry_after(self, seconds: u64) -> Self {
+        self.with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
-        self.headers.push((name, value));
+        self.headers.get_or_insert_with(Box::default).push((name, value));
         self
     }
 
@@ -105,7 +103,7 @@ impl ApiError {
             error: ErrorDetail {
                 code: self.code.to_string(),
                 message: self.message.clone(),
-                details: self.details.clone(),
+                details: self.details.as_deref().cloned(),
             },
         }
     }
@@ -124,10 +122,7 @@ impl IntoResponse for ApiError {
         }
         let mut response = (self.status, axum::Json(self.body())).into_response();
         let headers = response.headers_mut();
-        if let Some(seconds) = self.retry_after {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        for (name, value) in self.headers {
+        for (name, value) in self.headers.into_iter().flat_map(|h| *h) {
             headers.insert(name, value);
         }
         response
