@@ -17,6 +17,9 @@ pub struct Call {
     pub method: Method,
     pub input: Value,
     pub request_id: String,
+    /// The caller's headers: payment proofs and credentials travel here. MCP calls put the
+    /// payment from `_meta` into the same headers, so both transports share one payment path.
+    pub headers: HeaderMap,
 }
 
 fn request_id(headers: &HeaderMap) -> String {
@@ -52,6 +55,7 @@ pub async fn invoke_get(
         method: Method::GET,
         input,
         request_id: request_id(&headers),
+        headers,
     };
     invoke(&app, &compiled, call).await
 }
@@ -81,6 +85,7 @@ pub async fn invoke_post(
         method: Method::POST,
         input,
         request_id: request_id(&headers),
+        headers,
     };
     invoke(&app, &compiled, call).await
 }
