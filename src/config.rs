@@ -25,6 +25,17 @@ pub struct Config {
     pub limits: HttpLimits,
     pub outbound: OutboundPolicy,
     pub payment: PaymentConfig,
+    pub runtime: RuntimeConfig,
+}
+
+/// The JS runtime: the isolate pool's limits and the per-endpoint storage quotas.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    pub pool: sandbox::PoolConfig,
+    pub quotas: crate::runtime::host::Quotas,
+    /// Answer 502 `output_invalid` when a handler's result breaks its outputSchema, instead of
+    /// only logging it.
+    pub reject_invalid_output: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -122,6 +133,11 @@ impl Config {
                 networks: vec![NetworkConfig::base_sepolia()],
                 max_timeout_seconds: 300,
                 builder_registration_fee: Usd::from_units(1_000_000),
+            },
+            runtime: RuntimeConfig {
+                pool: sandbox::PoolConfig::default(),
+                quotas: Default::default(),
+                reject_invalid_output: false,
             },
         }
     }
