@@ -408,7 +408,12 @@ describe("text-summary", () => {
     assert.equal(result.stats.words, 400);
     assert.equal(result.stats.characters, text.length);
     assert.equal(result.stats.readingTimeSeconds, 120);
-    assert.equal(result.stats.compressionRatio, 1);
+    assert.equal(result.stats.summarySentences, 1);
+    assert.ok(result.summary.length <= 1001 && result.summary.endsWith("…"), "long sentences are shortened");
+    assert.equal(result.stats.compressionRatio, Math.round((result.stats.summaryCharacters / text.length) * 1000) / 1000);
+    const blank = (await call("text-summary", { text: "- \n\n- \n\n..." })).result;
+    assert.equal(blank.status, 422);
+    assert.equal(blank.body.error.code, "no_text");
     const emoji = (await call("text-summary", { text: "Café 🎉 party. Fun times." })).result;
     assert.equal(emoji.stats.characters, 24); // code points, not UTF-16 units
     const solar = (await call("text-summary", { text: SOLAR })).result;
@@ -588,7 +593,7 @@ describe("developer-utility", () => {
   const nodeSha = (text) => crypto.createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex");
 
   test("sha256Hex matches node:crypto on several inputs", async () => {
-    const { sha256Hex, utf8Encode, utf8Length } = await handler("developer-utility");
+    const { sha256Hex, utf8Encode, utf8Length, utf8ByteString } = await handler("developer-utility");
     const inputs = [
       "", "abc", "a".repeat(55), "a".repeat(56), "a".repeat(63), "a".repeat(64), "a".repeat(65),
       "The quick brown fox jumps over the lazy dog", "é", "日本語のテキスト", "emoji 🎉🚀 and ZWJ 👩‍💻",
@@ -600,6 +605,10 @@ describe("developer-utility", () => {
       assert.equal(utf8Length(text), Buffer.byteLength(text, "utf8"));
       assert.deepEqual(Buffer.from(bytes), Buffer.from(text, "utf8"));
       assert.equal(sha256Hex(bytes), nodeSha(text), `sha of ${JSON.stringify(text).slice(0, 30)}`);
+      // The byte-string path (used by the handler) gives the same bytes and hash.
+      const byteString = utf8ByteString(text);
+      assert.deepEqual(Buffer.from(byteString, "latin1"), Buffer.from(text, "utf8"));
+      assert.equal(sha256Hex(byteString), nodeSha(text));
     }
     assert.equal(sha256Hex(utf8Encode("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     const random = crypto.createHash("sha512").update("seed").digest();
