@@ -19,7 +19,8 @@ pub struct ApiError {
     /// Stable snake_case code clients can branch on.
     pub code: Cow<'static, str>,
     pub message: String,
-    pub details: Option<Value>,
+    /// Boxed to keep `Result<_, ApiError>` small on the happy path.
+    pub details: Option<Box<Value>>,
     /// Seconds for a `Retry-After` header (429/503).
     pub retry_after: Option<u64>,
     /// Extra headers such as x402's `PAYMENT-REQUIRED`.
@@ -59,7 +60,7 @@ impl ApiError {
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -105,7 +106,7 @@ impl ApiError {
             error: ErrorDetail {
                 code: self.code.to_string(),
                 message: self.message.clone(),
-                details: self.details.clone(),
+                details: self.details.as_deref().cloned(),
             },
         }
     }
