@@ -3,8 +3,13 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod authz;
+mod builders;
 mod catalog;
 mod cli;
 mod errors;
+mod lifecycle;
 mod ops;
+mod safety;
+mod secrets;
 mod tools;
