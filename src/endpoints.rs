@@ -16,5 +16,6 @@ pub mod routes;
 pub use files::{path_problem, MAX_FILES, MAX_FILE_BYTES, MAX_PATH_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
-    can_manage, create, decide, delete, manage_view, owned, review_queue, update, EndpointError,
+    can_manage, create, decide, delete, manage_view, owned, review_queue, secrets_changed, update,
+    EndpointError,
 };

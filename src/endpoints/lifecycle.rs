@@ -415,7 +415,7 @@ pub fn update(
     }
     ep.revision = before.revision + 1;
     ep.updated_at = now;
-    let compiled = app.catalog.update(ep)?;
+    let compiled = app.catalog.update(ep, before.revision)?;
     app.store.apply(file_writes)?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
@@ -434,6 +434,29 @@ pub fn update(
     if is_flagged(after) && !is_flagged(before) {
         emit(app, after, EventKind::SafetyFlagged, flagged_data(after));
     }
+    Ok(compiled)
+}
+
+/// Records that the endpoint's secrets changed: bumps the revision (the sandbox rebuilds
+/// isolates that captured the old `ctx.env`) and tells the owner which names changed.
+pub fn secrets_changed(
+    app: &App,
+    slug: &str,
+    names: Vec<String>,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    let compiled = loop {
+        let current = app.catalog.require(slug)?;
+        let mut ep = current.endpoint.clone();
+        ep.revision += 1;
+        ep.updated_at = OffsetDateTime::now_utc();
+        match app.catalog.update(ep, current.endpoint.revision) {
+            Err(CatalogError::Conflict(_)) => continue,
+            other => break other?,
+        }
+    };
+    let data =
+        json!({ "fields": ["secrets"], "secrets": names, "revision": compiled.endpoint.revision });
+    emit(app, &compiled.endpoint, EventKind::EndpointUpdated, data);
     Ok(compiled)
 }
 
@@ -480,7 +503,7 @@ pub fn decide(
     }
     ep.revision += 1;
     ep.updated_at = now;
-    let compiled = app.catalog.update(ep)?;
+    let compiled = app.catalog.update(ep, current.endpoint.revision)?;
     let kind = if approve {
         EventKind::SafetyApproved
     } else {

@@ -50,7 +50,14 @@ pub async fn change_secrets(
     JsonBody(changes): JsonBody<SecretChanges>,
 ) -> ApiResult<Json<Value>> {
     endpoints::owned(&app, &caller, &slug)?;
+    let names: Vec<String> = changes
+        .set
+        .keys()
+        .chain(changes.delete.iter())
+        .cloned()
+        .collect();
     let secrets = vault::apply_changes(&app, &slug, changes)?;
+    endpoints::secrets_changed(&app, &slug, names)?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "secrets": secrets }),
     ))

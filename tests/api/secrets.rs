@@ -44,6 +44,12 @@ async fn secret_values_never_leave_the_server() {
         body["secrets"][0]["createdAt"].is_string() && body["secrets"][0]["updatedAt"].is_string()
     );
     assert!(body["secrets"][0].get("value").is_none());
+    // The sandbox sees a new revision (isolates holding the old env are retired).
+    let (_, record) = server
+        .call("GET", "/ai/endpoints/vaulted", owner, None)
+        .await;
+    assert_eq!(record["manage"]["revision"], 2);
+    assert_eq!(record["manage"]["secrets"].as_array().unwrap().len(), 2);
 
     // Every read a builder or admin can make, none with the value.
     for (method, path, who) in [
