@@ -18,10 +18,11 @@ use crate::auth::Caller;
 use crate::catalog::{CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status};
 use crate::events::{self, EventKind};
 use crate::http::error::ApiError;
-use crate::logs;
 use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
 use crate::secrets::{self, SecretsError};
 use crate::store::StoreError;
+use crate::store::Tree;
+use crate::{logs, paging};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
@@ -460,13 +461,19 @@ pub fn secrets_changed(
     Ok(compiled)
 }
 
-/// Removes the endpoint from the catalog with its secrets, files and logs; the slug is free
-/// again. Receipts are not touched: they stay retrievable by id.
+/// Removes the endpoint from the catalog with its secrets, files, kv data and logs; the slug
+/// is free again. Receipts are not touched: they stay retrievable by id.
 pub fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, EndpointError> {
     owned(app, caller, slug)?;
     let removed = app.catalog.remove(slug)?;
     secrets::delete_all(app.store.as_ref(), slug)?;
     files::delete_all(app.store.as_ref(), slug)?;
+    // `ctx.kv` data lives under the same `<slug>/` prefix as the files.
+    paging::delete_prefix(
+        app.store.as_ref(),
+        Tree::HandlerKv,
+        format!("{slug}/").as_bytes(),
+    )?;
     logs::delete_all(app.store.as_ref(), slug)?;
     emit(app, &removed, EventKind::EndpointDeleted, json!({}));
     Ok(removed)
