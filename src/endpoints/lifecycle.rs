@@ -544,3 +544,97 @@ pub fn manage_view(app: &App, endpoint: &Endpoint) -> Result<Value, EndpointErro
         "secrets": secrets::list(app.store.as_ref(), &endpoint.slug)?,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builders::{self, PayerInfo, RegisterRequest};
+
+    fn app() -> (tempfile::TempDir, App) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::Config::new(dir.path().join("data"));
+        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+        (dir, app)
+    }
+
+    fn builder(app: &App, name: &str) -> Caller {
+        let request = RegisterRequest {
+            name: name.into(),
+            contact: None,
+        };
+        let (_, key) = builders::register(app.store.as_ref(), request, PayerInfo::Admin).unwrap();
+        Caller::Builder(builders::authenticate(app.store.as_ref(), &key).unwrap())
+    }
+
+    fn request(slug: &str, description: &str) -> CreateRequest {
+        serde_json::from_value(json!({
+            "slug": slug, "title": "T", "description": description, "priceUsd": 0,
+            "handlerType": "static_json", "response": {"ok": true},
+            "safetyAttestation": {"accepted": true},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn ownership() {
+        let (_dir, app) = app();
+        let (owner, other) = (builder(&app, "A"), builder(&app, "B"));
+        let created = create(&app, &owner, request("mine", "")).unwrap();
+        assert!(can_manage(&owner, &created.endpoint));
+        assert!(can_manage(&Caller::Admin, &created.endpoint));
+        assert!(!can_manage(&other, &created.endpoint));
+        assert!(matches!(
+            owned(&app, &other, "mine"),
+            Err(EndpointError::NotOwner)
+        ));
+        assert!(matches!(
+            owned(&app, &other, "none"),
+            Err(EndpointError::Catalog(CatalogError::NotFound(_)))
+        ));
+        let seeded = app.catalog.require("receipt-echo").unwrap();
+        assert!(!can_manage(&owner, &seeded.endpoint));
+    }
+
+    #[test]
+    fn review_flow_and_events() {
+        let (_dir, app) = app();
+        let owner = builder(&app, "A");
+        let held = create(&app, &owner, request("held", "mail jane.doe@gmail.com")).unwrap();
+        assert_eq!(held.endpoint.status, Status::Paused);
+        assert!(!held.endpoint.is_listed());
+        assert_eq!(review_queue(&app).len(), 1);
+        let resume = PatchRequest {
+            status: Some(Status::Active),
+            ..Default::default()
+        };
+        assert!(matches!(
+            update(&app, &owner, "held", resume),
+            Err(EndpointError::UnderReview)
+        ));
+        let approved = decide(&app, "held", true, None).unwrap();
+        assert_eq!(approved.endpoint.status, Status::Active);
+        assert_eq!(approved.endpoint.revision, 2);
+        assert!(matches!(
+            decide(&app, "held", true, None),
+            Err(EndpointError::NotUnderReview)
+        ));
+
+        let Caller::Builder(b) = &owner else {
+            unreachable!()
+        };
+        let since = OffsetDateTime::now_utc() - time::Duration::hours(1);
+        let all = paging::PageRequest::parse(None, None).unwrap();
+        let feed = events::page(app.store.as_ref(), &b.id, since, None, &all).unwrap();
+        let kinds: Vec<EventKind> = feed.items.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                EventKind::SafetyApproved,
+                EventKind::SafetyFlagged,
+                EventKind::EndpointCreated
+            ]
+        );
+        delete(&app, &owner, "held").unwrap();
+        assert!(app.catalog.get("held").is_none());
+    }
+}

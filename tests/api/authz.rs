@@ -277,3 +277,31 @@ async fn builders_cannot_touch_catalogued_endpoints() {
         .await;
     assert_eq!(status, 403);
 }
+
+#[tokio::test]
+async fn only_owner_and_admin_see_the_manage_view() {
+    let server = TestServer::start().await;
+    let (_, owner) = server.builder("Owner").await;
+    let (_, other) = server.builder("Other").await;
+    server
+        .create(
+            As::Builder(&owner),
+            &crate::util::js_endpoint("private-bits"),
+        )
+        .await;
+    for (who, sees) in [
+        (As::Nobody, false),
+        (As::Builder(&other), false),
+        (As::Builder(&owner), true),
+        (As::Admin, true),
+    ] {
+        let (status, text) = server
+            .call_text("GET", "/ai/endpoints/private-bits", who, None)
+            .await;
+        assert_eq!(status, 200);
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body["manage"].is_object(), sees, "{who:?}: {body}");
+        // Source and env are the owner's business.
+        assert_eq!(text.contains("ctx.log('counting')"), sees, "{who:?}");
+    }
+}
