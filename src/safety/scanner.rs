@@ -39,14 +39,20 @@ fn always(_: &str) -> bool {
     true
 }
 
+fn compile(rule_id: &str, pattern: &str, case_insensitive: bool) -> Regex {
+    // The patterns are constants covered by unit tests; a broken one fails every test run
+    // (and the first scan), never depending on input.
+    RegexBuilder::new(pattern)
+        .case_insensitive(case_insensitive)
+        .build()
+        .unwrap_or_else(|e| panic!("pattern of {rule_id}: {e}"))
+}
+
+/// A case-sensitive pattern with a check on each match (issuer prefixes, Luhn, reserved domains).
 fn detector(rule_id: &'static str, pattern: &str, accept: fn(&str) -> bool) -> Detector {
     Detector {
         rule_id,
-        // The patterns are constants covered by unit tests; a broken one fails every test run.
-        pattern: RegexBuilder::new(pattern)
-            .case_insensitive(false)
-            .build()
-            .unwrap_or_else(|e| panic!("pattern of {rule_id}: {e}")),
+        pattern: compile(rule_id, pattern, false),
         accept,
     }
 }
@@ -55,10 +61,7 @@ fn detector(rule_id: &'static str, pattern: &str, accept: fn(&str) -> bool) -> D
 fn phrases(rule_id: &'static str, pattern: &str) -> Detector {
     Detector {
         rule_id,
-        pattern: RegexBuilder::new(pattern)
-            .case_insensitive(true)
-            .build()
-            .unwrap_or_else(|e| panic!("pattern of {rule_id}: {e}")),
+        pattern: compile(rule_id, pattern, true),
         accept: always,
     }
 }
