@@ -360,6 +360,26 @@ mod tests {
         }
     }
 
+    /// The shipped catalog and handlers are ordinary prose and code: nothing may fire on them.
+    #[test]
+    fn fixtures_are_clean() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut scanned = 0;
+        for dir in ["fixtures/catalog", "fixtures/handlers"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+                let text = std::fs::read_to_string(entry.path()).unwrap();
+                let field = entry.path().display().to_string();
+                assert!(
+                    scan_text(&field, &text).is_empty(),
+                    "{field}: {:?}",
+                    scan_text(&field, &text)
+                );
+                scanned += 1;
+            }
+        }
+        assert!(scanned >= 10);
+    }
+
     #[test]
     fn excerpts_never_repeat_the_secret() {
         let key = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
