@@ -3,10 +3,15 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod authz;
+mod builders;
 mod catalog;
 mod cli;
 mod errors;
+mod lifecycle;
 mod ops;
 mod readiness;
 mod sandbox;
+mod safety;
+mod secrets;
 mod tools;
