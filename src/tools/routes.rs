@@ -11,8 +11,7 @@ use crate::app::AppState;
 use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
-use crate::logs::LogLine;
-use crate::runtime::HandlerOutput;
+use crate::runtime::{HandlerOutput, JsOutcome};
 
 /// One call as the pipeline sees it, whatever route it came through.
 pub struct Call {
@@ -125,25 +124,35 @@ pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> 
         ));
     }
     let started = std::time::Instant::now();
-    let (result, lines) = run_handler(app, compiled, &call).await;
-    let status = result.as_ref().map_or_else(|e| e.status, |o| o.status);
-    record::invocation(app, endpoint, &call.request_id, status, started.elapsed(), lines);
-    let output = result?;
+    let outcome = run_handler(app, compiled, &call).await;
+    let status = outcome.result.as_ref().map_or_else(|e| e.status, |o| o.status);
+    let ran = record::Ran {
+        request_id: &call.request_id,
+        status,
+        elapsed: started.elapsed(),
+        secrets: &outcome.secrets,
+    };
+    record::invocation(app, endpoint, ran, outcome.lines);
+    let output = outcome.result?;
     let mut response = (output.status, Json(output.body)).into_response();
     response.headers_mut().extend(output.headers);
     Ok(response)
 }
 
-/// Runs the endpoint's handler; JS handlers also return the lines they logged.
-async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> (ApiResult<HandlerOutput>, Vec<LogLine>) {
+/// Runs the endpoint's handler; JS handlers also report the lines they logged.
+async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> JsOutcome {
     if compiled.endpoint.handler_type == HandlerType::JsRequestResponse {
-        let env = match crate::secrets::decrypted_env(app, &compiled.endpoint.slug) {
-            Ok(env) => env,
-            Err(e) => return (Err(e.into()), Vec::new()),
-        };
-        return app.runtime.run(compiled, call, env).await;
+        let slug = &compiled.endpoint.slug;
+        return app
+            .runtime
+            .run(compiled, call, || crate::secrets::decrypted(app, slug).map_err(ApiError::from))
+            .await;
     }
-    (run_builtin(app, compiled, call).await, Vec::new())
+    JsOutcome {
+        result: run_builtin(app, compiled, call).await,
+        lines: Vec::new(),
+        secrets: Vec::new(),
+    }
 }
 
 async fn run_builtin(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<HandlerOutput> {
