@@ -8,6 +8,8 @@ use crate::config::Config;
 use crate::http::metrics::Metrics;
 use crate::keyfile::{self, Origin};
 use crate::net::OutboundClient;
+use crate::payments::{facilitator, resolve_pay_to, Payments};
+use crate::receipts::ReceiptSigner;
 use crate::store::{SledStore, Store};
 use crate::urls::Urls;
 
@@ -22,6 +24,8 @@ pub struct App {
     pub outbound: OutboundClient,
     /// Compared in constant time by the admin extractor.
     pub admin_token: String,
+    pub payments: Payments,
+    pub receipt_signer: ReceiptSigner,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +38,10 @@ pub enum StartupError {
     Catalog(#[from] crate::catalog::CatalogError),
     #[error("cannot seed the catalog: {0}")]
     Seed(#[from] crate::catalog::SeedError),
+    #[error("payment configuration: {0}")]
+    PayTo(#[from] crate::payments::PayToError),
+    #[error(transparent)]
+    ReceiptKey(#[from] crate::receipts::SigningError),
 }
 
 /// What start-up created that the operator must be told about exactly once.
@@ -71,6 +79,11 @@ impl App {
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Registry::load(store.clone())?;
         notes.seeded = seed_catalog(&catalog, store.as_ref(), config.seed_dir.as_deref())?;
+        let payments = Payments {
+            pay_to: resolve_pay_to(&config.payment, data_dir)?,
+            facilitator: facilitator::from_config(&config.payment.facilitator, &config.payment.networks),
+        };
+        let receipt_signer = ReceiptSigner::load_or_generate(&data_dir.join("receipt_signing_key"))?;
         let base = config.base_url.clone().unwrap_or_else(|| format!("http://{bound}"));
         let app = App {
             urls: Urls::new(&base),
@@ -79,6 +92,8 @@ impl App {
             catalog,
             metrics: Metrics::default(),
             admin_token,
+            payments,
+            receipt_signer,
             config,
         };
         Ok((app, notes))

@@ -50,16 +50,31 @@ pub struct OutboundPolicy {
 /// What the service accepts as payment. Networks and assets are the x402 `exact` scheme's.
 #[derive(Clone, Debug)]
 pub struct PaymentConfig {
-    /// The address paid by callers. `None` until configured; paid calls then cannot be settled.
+    /// The EVM address paid by callers. `None`: on test networks only, the address of a key
+    /// generated into the data dir (`dev_pay_to_key`), so a fresh local server takes payments end
+    /// to end; start-up refuses a mainnet network without an explicit address.
     pub pay_to: Option<String>,
     pub networks: Vec<NetworkConfig>,
     /// How long a signed authorization may stay valid when we ask for one.
     pub max_timeout_seconds: u64,
     /// Fee to register as a builder.
     pub builder_registration_fee: Usd,
+    /// Who verifies and settles x402 payments.
+    pub facilitator: FacilitatorConfig,
 }
 
-#[derive(Clone, Debug)]
+/// Where x402 payments are verified and settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FacilitatorConfig {
+    /// Verified here (EIP-712 signature recovery); settlement recorded in the ledger only, and
+    /// every receipt says it was not settled on-chain.
+    Local,
+    /// A facilitator speaking the standard API (`POST /verify`, `POST /settle`,
+    /// `GET /supported`) under this base URL.
+    Remote { url: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetworkConfig {
     /// CAIP-2 id, e.g. `eip155:84532`.
     pub caip2: String,
@@ -83,6 +98,11 @@ impl NetworkConfig {
             eip712_name: "USDC".into(),
             eip712_version: "2".into(),
         }
+    }
+
+    /// Whether payments here move real money; such networks need a configured `pay_to`.
+    pub fn is_mainnet(&self) -> bool {
+        self.chain_id == 8453
     }
 
     pub fn base() -> Self {
@@ -122,6 +142,7 @@ impl Config {
                 networks: vec![NetworkConfig::base_sepolia()],
                 max_timeout_seconds: 300,
                 builder_registration_fee: Usd::from_units(1_000_000),
+                facilitator: FacilitatorConfig::Local,
             },
         }
     }

@@ -12,6 +12,8 @@
 //! - `tools`: invoking endpoints and the native built-in handlers.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
+//! - `payments`: x402 (v1 and v2) and developer credit, gated around paid work.
+//! - `revenue`: the sale ledger behind builders' revenue and payouts.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
 //! - `money`, `timestamp`, `urls`, `keyfile`: small shared value types and helpers.
 
@@ -24,8 +26,10 @@ pub mod keyfile;
 pub mod manifest;
 pub mod money;
 pub mod net;
+pub mod payments;
 pub mod readiness;
 pub mod receipts;
+pub mod revenue;
 pub mod safety;
 pub mod server;
 pub mod store;

@@ -83,7 +83,7 @@ impl Usd {
 
     /// The JSON number for this amount. Amounts below 2^53 units print exactly.
     pub fn to_json_number(self) -> serde_json::Number {
-        if self.0 % UNITS_PER_USD == 0 {
+        if self.0.is_multiple_of(UNITS_PER_USD) {
             return serde_json::Number::from(self.0 / UNITS_PER_USD);
         }
         let text = self.to_string();

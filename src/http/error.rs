@@ -19,11 +19,14 @@ pub struct ApiError {
     /// Stable snake_case code clients can branch on.
     pub code: Cow<'static, str>,
     pub message: String,
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
     /// Seconds for a `Retry-After` header (429/503).
     pub retry_after: Option<u64>,
     /// Extra headers such as x402's `PAYMENT-REQUIRED`.
     pub headers: Vec<(header::HeaderName, HeaderValue)>,
+    /// A body whose shape a protocol fixes, sent instead of [`ErrorBody`]. Only x402's 402 uses
+    /// it (see `payments::requirements`); it still carries `ok:false`, `code` and `message`.
+    pub body_override: Option<Box<Value>>,
 }
 
 /// The JSON body of an error, also used as the OpenAPI schema of every error response.
@@ -55,11 +58,17 @@ impl ApiError {
             details: None,
             retry_after: None,
             headers: Vec::new(),
+            body_override: None,
         }
     }
 
+    pub fn with_body(mut self, body: Value) -> Self {
+        self.body_override = Some(Box::new(body));
+        self
+    }
+
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -105,7 +114,7 @@ impl ApiError {
             error: ErrorDetail {
                 code: self.code.to_string(),
                 message: self.message.clone(),
-                details: self.details.clone(),
+                details: self.details.as_deref().cloned(),
             },
         }
     }
@@ -122,7 +131,10 @@ impl IntoResponse for ApiError {
         if self.status.is_server_error() {
             tracing::warn!(status = self.status.as_u16(), code = %self.code, message = %self.message, "request failed");
         }
-        let mut response = (self.status, axum::Json(self.body())).into_response();
+        let mut response = match self.body_override {
+            Some(ref body) => (self.status, axum::Json(body.as_ref())).into_response(),
+            None => (self.status, axum::Json(self.body())).into_response(),
+        };
         let headers = response.headers_mut();
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));

@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 use super::error::ApiError;
 use super::{metrics, openapi};
 use crate::app::AppState;
-use crate::{catalog, manifest, receipts, safety, tools};
+use crate::{catalog, manifest, payments, receipts, safety, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -32,6 +32,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(tools::routes::invoke_get, tools::routes::invoke_post))
         .routes(routes!(receipts::routes::get_receipt))
         .routes(routes!(safety::routes::policy))
+        .routes(routes!(payments::routes::issue_credit, payments::routes::list_credits))
+        .routes(routes!(payments::routes::supported))
 }
 
 pub fn build_router(app: AppState) -> Router {
