@@ -7,4 +7,5 @@ mod catalog;
 mod cli;
 mod errors;
 mod ops;
+mod payments;
 mod tools;

@@ -41,6 +41,9 @@ async fn openapi_covers_every_route() {
         ("post", "/tools/{slug}"),
         ("get", "/ai/receipts/{receiptId}"),
         ("get", "/ai/content-safety/policy"),
+        ("post", "/ai/admin/credits"),
+        ("get", "/ai/admin/credits"),
+        ("get", "/x402/supported"),
     ];
     for (method, path) in mounted {
         assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing from OpenAPI");
