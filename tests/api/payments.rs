@@ -23,7 +23,7 @@ fn b64json(text: &str) -> Value {
 }
 
 /// The v2 requirements the server asks for on `path`, from its `PAYMENT-REQUIRED` header.
-pub async fn ask(server: &TestServer, path: &str) -> Value {
+pub(crate) async fn ask(server: &TestServer, path: &str) -> Value {
     ask_with(server, path, &json!({})).await
 }
 
@@ -44,7 +44,7 @@ async fn ask_with(server: &TestServer, path: &str, input: &Value) -> Value {
 }
 
 /// A payment header (name, value) for the first requirement of `required`, in `version`.
-pub fn pay(
+pub(crate) fn pay(
     signer: &PrivateKeySigner,
     required: &Value,
     version: u8,
