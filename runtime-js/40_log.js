@@ -77,6 +77,23 @@
     });
   }
 
+  // deno_core's unhandled-rejection hook: a promise nobody awaited must not fail
+  // this invocation or the next one. It is logged (when `logs` is granted) and
+  // reported as handled.
+  function createRejectionReporter(enabled) {
+    return function (_promise, reason) {
+      if (enabled) {
+        try {
+          op_log_write(ERROR, `Uncaught (in promise) ${formatArg(reason)}`);
+        } catch {
+          // Nothing more to do for a rejection nobody awaited.
+        }
+      }
+      return true;
+    };
+  }
+
   toolhost.createConsole = createConsole;
+  toolhost.createRejectionReporter = createRejectionReporter;
   toolhost.createLog = createLog;
 })(globalThis);

@@ -2,7 +2,8 @@
 // function (through op_bootstrap_register, usable once); Rust calls it right
 // after the isolate is built and before the handler module is loaded. `setup`
 // removes every non-standard global (Deno, Deno.core and its ops, deno_core's
-// bootstrap objects, backend extras), installs a console, builds the frozen
+// bootstrap objects, backend extras), installs a console and an
+// unhandled-rejection reporter, builds the frozen
 // ctx, and returns `dispatch(handler, requestJson)`, the only function Rust
 // calls afterwards. Paired with sandbox/src/ops/bootstrap.rs and
 // sandbox/src/isolate.rs.
@@ -17,6 +18,7 @@
     createFiles,
     createKv,
     createLog,
+    createRejectionReporter,
     errorCode,
     errorMessage,
     httpGetJson,
@@ -109,6 +111,7 @@
   function setup(configJson) {
     const config = JSONParse(configJson);
     scrubGlobals();
+    core.setUnhandledPromiseRejectionHandler(createRejectionReporter(config.logs));
     ObjectDefineProperty(globalThis, "console", {
       __proto__: null,
       value: createConsole(config.logs),

@@ -74,10 +74,19 @@ mod tests {
     fn codes_are_stable() {
         assert_eq!(SandboxError::Timeout.code(), "timeout");
         assert_eq!(
-            SandboxError::Overloaded { retry_after_secs: 1 }.code(),
+            SandboxError::Overloaded {
+                retry_after_secs: 1
+            }
+            .code(),
             "overloaded"
         );
-        assert_eq!(SandboxError::Internal("x".into()).code(), "sandbox_internal");
-        assert_eq!(HostError::new("not_found", "nope").to_string(), "not_found: nope");
+        assert_eq!(
+            SandboxError::Internal("x".into()).code(),
+            "sandbox_internal"
+        );
+        assert_eq!(
+            HostError::new("not_found", "nope").to_string(),
+            "not_found: nope"
+        );
     }
 }

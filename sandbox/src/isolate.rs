@@ -16,7 +16,7 @@ use crate::ops::bootstrap::SetupFn;
 use crate::ops::log::LogBuffer;
 use crate::ops::{self, EndpointState, InvocationClock};
 use crate::response::Outcome;
-use crate::{EndpointCode, Host, HandlerResponse, Limits, LogLine, PoolConfig, SandboxError};
+use crate::{EndpointCode, HandlerResponse, Host, Limits, LogLine, PoolConfig, SandboxError};
 
 /// What the isolate needs from the pool to build itself and to run invocations.
 pub(crate) struct IsolateEnv<'a> {
@@ -46,7 +46,10 @@ pub(crate) struct Finished {
 
 impl Isolate {
     /// Builds the isolate and evaluates the endpoint's module (under the endpoint's time limit).
-    pub(crate) async fn create(code: &EndpointCode, env: &IsolateEnv<'_>) -> Result<Isolate, SandboxError> {
+    pub(crate) async fn create(
+        code: &EndpointCode,
+        env: &IsolateEnv<'_>,
+    ) -> Result<Isolate, SandboxError> {
         let limits = code.limits.unwrap_or(env.config.default_limits);
         let specifier = ModuleSpecifier::parse(HANDLER_SPECIFIER)
             .map_err(|err| SandboxError::Internal(err.to_string()))?;
@@ -84,8 +87,9 @@ impl Isolate {
             .with_event_loop_promise(dispatch, PollEventLoopOptions::default())
             .await
             .map_err(|err| SandboxError::Internal(format!("runtime glue setup failed: {err}")))?;
-        let dispatch = function(&mut runtime, dispatch)
-            .ok_or_else(|| SandboxError::Internal("runtime glue returned no dispatcher".to_owned()))?;
+        let dispatch = function(&mut runtime, dispatch).ok_or_else(|| {
+            SandboxError::Internal("runtime glue returned no dispatcher".to_owned())
+        })?;
 
         let deadline = Instant::now() + limits.timeout;
         let alarm = env
@@ -199,7 +203,9 @@ async fn load_module(
     specifier: &ModuleSpecifier,
     source: String,
 ) -> Result<v8::Global<v8::Value>, CoreError> {
-    let id = runtime.load_main_es_module_from_code(specifier, source).await?;
+    let id = runtime
+        .load_main_es_module_from_code(specifier, source)
+        .await?;
     let evaluated = runtime.mod_evaluate(id);
     runtime
         .run_event_loop(PollEventLoopOptions::default())
@@ -244,7 +250,10 @@ fn describe(err: &CoreError) -> String {
     }
 }
 
-fn string_value(runtime: &mut JsRuntime, text: &str) -> Result<v8::Global<v8::Value>, SandboxError> {
+fn string_value(
+    runtime: &mut JsRuntime,
+    text: &str,
+) -> Result<v8::Global<v8::Value>, SandboxError> {
     deno_core::scope!(scope, runtime);
     let value = v8::String::new(scope, text)
         .ok_or_else(|| SandboxError::ResourceLimit("request too large".to_owned()))?;
@@ -252,14 +261,20 @@ fn string_value(runtime: &mut JsRuntime, text: &str) -> Result<v8::Global<v8::Va
     Ok(v8::Global::new(scope, value))
 }
 
-fn function(runtime: &mut JsRuntime, value: v8::Global<v8::Value>) -> Option<v8::Global<v8::Function>> {
+fn function(
+    runtime: &mut JsRuntime,
+    value: v8::Global<v8::Value>,
+) -> Option<v8::Global<v8::Function>> {
     deno_core::scope!(scope, runtime);
     let value = v8::Local::new(scope, value);
     let function = v8::Local::<v8::Function>::try_from(value).ok()?;
     Some(v8::Global::new(scope, function))
 }
 
-fn decode<T: DeserializeOwned>(runtime: &mut JsRuntime, value: v8::Global<v8::Value>) -> Result<T, SandboxError> {
+fn decode<T: DeserializeOwned>(
+    runtime: &mut JsRuntime,
+    value: v8::Global<v8::Value>,
+) -> Result<T, SandboxError> {
     deno_core::scope!(scope, runtime);
     let value = v8::Local::new(scope, value);
     serde_v8::from_v8(scope, value)

@@ -42,6 +42,8 @@ mod worker;
 pub use config::{Capabilities, Limits, PoolConfig, StorageLimits};
 pub use error::{HostError, SandboxError};
 pub use host::{FileEntry, Host, HostFuture, KvEntry, KvPage};
-pub use invocation::{EndpointCode, HandlerResponse, Invocation, InvocationReport, LogLevel, LogLine};
+pub use invocation::{
+    EndpointCode, HandlerResponse, Invocation, InvocationReport, LogLevel, LogLine,
+};
 pub use paths::{normalize_file_path, PathError, MAX_FILE_PATH_BYTES};
 pub use pool::{EndpointStats, Pool, PoolStats};

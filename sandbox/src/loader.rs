@@ -29,7 +29,12 @@ fn refused(specifier: &str) -> ModuleLoaderError {
 }
 
 impl ModuleLoader for HandlerOnlyLoader {
-    fn resolve(&self, specifier: &str, _referrer: &str, kind: ResolutionKind) -> ModuleResolveResponse {
+    fn resolve(
+        &self,
+        specifier: &str,
+        _referrer: &str,
+        kind: ResolutionKind,
+    ) -> ModuleResolveResponse {
         if matches!(kind, ResolutionKind::MainModule) && specifier == self.handler.as_str() {
             Ok(self.handler.clone())
         } else {

@@ -109,8 +109,14 @@ mod tests {
         assert_eq!(normalize_file_path("a/../../x"), Err(PathError::Traversal));
         assert_eq!(normalize_file_path("/etc/passwd"), Err(PathError::Absolute));
         assert_eq!(normalize_file_path("a\\..\\x"), Err(PathError::Backslash));
-        assert_eq!(normalize_file_path("a\0b"), Err(PathError::ControlCharacter));
-        assert_eq!(normalize_file_path("a/\nb"), Err(PathError::ControlCharacter));
+        assert_eq!(
+            normalize_file_path("a\0b"),
+            Err(PathError::ControlCharacter)
+        );
+        assert_eq!(
+            normalize_file_path("a/\nb"),
+            Err(PathError::ControlCharacter)
+        );
         assert_eq!(normalize_file_path(""), Err(PathError::Empty));
         assert_eq!(normalize_file_path("./"), Err(PathError::Directory));
         assert_eq!(normalize_file_path("."), Err(PathError::Empty));

@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use tokio::sync::{mpsc::error::TrySendError, oneshot};
+use tokio::sync::oneshot;
 
 use crate::limits::admission::{Admission, Permit};
 use crate::limits::timeout::Watchdog;
-use crate::worker::{report, Command, Counters, Shared, WorkerHandle};
+use crate::worker::{report, Command, Counters, QueueError, Shared, WorkerHandle};
 use crate::{EndpointCode, Host, Invocation, InvocationReport, PoolConfig, SandboxError};
 
 /// Runs handlers in isolates. Cheap to clone; all clones share one pool.
@@ -184,7 +184,10 @@ impl Pool {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Admits the invocation and queues it on an instance, all under the pool lock (no await).
@@ -200,7 +203,9 @@ impl Pool {
         };
         let mut state = self.lock();
         if state.closed {
-            return Err(SandboxError::Internal("the sandbox pool is shut down".to_owned()));
+            return Err(SandboxError::Internal(
+                "the sandbox pool is shut down".to_owned(),
+            ));
         }
         state.tick += 1;
         let tick = state.tick;
@@ -223,7 +228,10 @@ impl Pool {
             });
         endpoint.last_used = tick;
         endpoint.instances.retain(|instance| !instance.is_dead());
-        let permit = endpoint.admission.try_admit().ok_or_else(|| overloaded.clone())?;
+        let permit = endpoint
+            .admission
+            .try_admit()
+            .ok_or_else(|| overloaded.clone())?;
 
         let least_busy = endpoint
             .instances
@@ -233,12 +241,16 @@ impl Pool {
             .map(|(index, instance)| (index, instance.queued()));
         let wants_instance = match least_busy {
             None => true,
-            Some((_, queued)) => queued > 0 && endpoint.instances.len() < config.instances_per_endpoint,
+            Some((_, queued)) => {
+                queued > 0 && endpoint.instances.len() < config.instances_per_endpoint
+            }
         };
         let index = if wants_instance && self.make_room(&mut state, &code.slug) {
             self.start_instance(&mut state, &code.slug)?
         } else {
-            least_busy.map(|(index, _)| index).ok_or(overloaded.clone())?
+            least_busy
+                .map(|(index, _)| index)
+                .ok_or(overloaded.clone())?
         };
 
         let (reply, answer) = oneshot::channel();
@@ -247,11 +259,14 @@ impl Pool {
             received,
             reply,
         };
-        let endpoint = state.endpoints.get(&code.slug).expect("endpoint inserted above");
+        let endpoint = state
+            .endpoints
+            .get(&code.slug)
+            .expect("endpoint inserted above");
         match endpoint.instances[index].try_send(command) {
             Ok(()) => Ok((answer, permit)),
-            Err(TrySendError::Full(_)) => Err(overloaded),
-            Err(TrySendError::Closed(_)) => Err(SandboxError::Internal(
+            Err(QueueError::Full) => Err(overloaded),
+            Err(QueueError::Closed) => Err(SandboxError::Internal(
                 "the isolate thread ended unexpectedly".to_owned(),
             )),
         }

@@ -65,7 +65,10 @@ pub(crate) enum Outcome {
 const MAX_ERROR_MESSAGE_CHARS: usize = 2048;
 
 impl Outcome {
-    pub(crate) fn into_response(self, max_result_bytes: usize) -> Result<HandlerResponse, SandboxError> {
+    pub(crate) fn into_response(
+        self,
+        max_result_bytes: usize,
+    ) -> Result<HandlerResponse, SandboxError> {
         match self {
             Outcome::Ok {
                 status,
@@ -117,7 +120,9 @@ fn truncate_chars(mut text: String, max: usize) -> String {
 
 fn validate_headers(headers: Vec<(String, String)>) -> Result<Vec<(String, String)>, String> {
     if headers.len() > MAX_HEADERS {
-        return Err(format!("at most {MAX_HEADERS} response headers are allowed"));
+        return Err(format!(
+            "at most {MAX_HEADERS} response headers are allowed"
+        ));
     }
     headers
         .into_iter()
@@ -127,7 +132,9 @@ fn validate_headers(headers: Vec<(String, String)>) -> Result<Vec<(String, Strin
                 return Err(format!("response header `{name}` is not allowed"));
             }
             if value.len() > MAX_VALUE_BYTES
-                || !value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+                || !value
+                    .bytes()
+                    .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
             {
                 return Err(format!("response header `{name}` has an invalid value"));
             }
@@ -171,7 +178,12 @@ mod tests {
 
     #[test]
     fn header_allow_list() {
-        for allowed in ["cache-control", "Content-Language", "x-cache", "X-Model-Version"] {
+        for allowed in [
+            "cache-control",
+            "Content-Language",
+            "x-cache",
+            "X-Model-Version",
+        ] {
             assert!(is_allowed_name(&allowed.to_ascii_lowercase()), "{allowed}");
         }
         for refused in [
@@ -218,12 +230,17 @@ mod tests {
             message: "kv is not granted".into(),
         }
         .into_response(10);
-        assert_eq!(err, Err(SandboxError::CapabilityDenied("kv is not granted".into())));
+        assert_eq!(
+            err,
+            Err(SandboxError::CapabilityDenied("kv is not granted".into()))
+        );
         let err = Outcome::Threw {
             code: String::new(),
             message: "x".repeat(5000),
         }
         .into_response(10);
-        assert!(matches!(err, Err(SandboxError::HandlerError(m)) if m.chars().count() == MAX_ERROR_MESSAGE_CHARS + 1));
+        assert!(
+            matches!(err, Err(SandboxError::HandlerError(m)) if m.chars().count() == MAX_ERROR_MESSAGE_CHARS + 1)
+        );
     }
 }

@@ -46,6 +46,12 @@ pub(crate) enum Command {
     },
 }
 
+/// Why a command could not be queued.
+pub(crate) enum QueueError {
+    Full,
+    Closed,
+}
+
 /// The pool's side of a worker thread.
 pub(crate) struct WorkerHandle {
     sender: mpsc::Sender<Command>,
@@ -78,11 +84,15 @@ impl WorkerHandle {
         self.sender.is_closed()
     }
 
-    /// Queues a command without waiting; gives it back when the queue is full or closed.
-    pub(crate) fn try_send(&self, command: Command) -> Result<(), mpsc::error::TrySendError<Command>> {
+    /// Queues a command without waiting.
+    pub(crate) fn try_send(&self, command: Command) -> Result<(), QueueError> {
         self.queued.fetch_add(1, Ordering::AcqRel);
-        self.sender.try_send(command).inspect_err(|_| {
+        self.sender.try_send(command).map_err(|err| {
             self.queued.fetch_sub(1, Ordering::AcqRel);
+            match err {
+                mpsc::error::TrySendError::Full(_) => QueueError::Full,
+                mpsc::error::TrySendError::Closed(_) => QueueError::Closed,
+            }
         })
     }
 }
@@ -140,7 +150,12 @@ struct Worker<'a> {
 }
 
 impl Worker<'_> {
-    async fn serve(&mut self, invocation: &Invocation, received: Instant, env: &IsolateEnv<'_>) -> InvocationReport {
+    async fn serve(
+        &mut self,
+        invocation: &Invocation,
+        received: Instant,
+        env: &IsolateEnv<'_>,
+    ) -> InvocationReport {
         let counters = &self.shared.counters;
         counters.invocations.fetch_add(1, Ordering::Relaxed);
         if let Some(err) = &self.compile_error {

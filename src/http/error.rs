@@ -19,11 +19,10 @@ pub struct ApiError {
     /// Stable snake_case code clients can branch on.
     pub code: Cow<'static, str>,
     pub message: String,
+    /// Boxed, like the headers, to keep `Result<_, ApiError>` small on the happy path.
     pub details: Option<Box<Value>>,
-    /// Seconds for a `Retry-After` header (429/503).
-    pub retry_after: Option<u64>,
-    /// Extra headers such as x402's `PAYMENT-REQUIRED`.
-    pub headers: Vec<(header::HeaderName, HeaderValue)>,
+    /// Extra headers such as `Retry-After` or x402's `PAYMENT-REQUIRED`.
+    pub headers: Option<Box<Vec<(header::HeaderName, HeaderValue)>>>,
     /// A body whose shape a protocol fixes, sent instead of [`ErrorBody`]. Only x402's 402 uses
     /// it (see `payments::requirements`); it still carries `ok:false`, `code` and `message`.
     pub body_override: Option<Box<Value>>,
@@ -56,8 +55,7 @@ impl ApiError {
             code: code.into(),
             message: message.into(),
             details: None,
-            retry_after: None,
-            headers: Vec::new(),
+            headers: None,
             body_override: None,
         }
     }
@@ -72,13 +70,13 @@ impl ApiError {
         self
     }
 
-    pub fn with_retry_after(mut self, seconds: u64) -> Self {
-        self.retry_after = Some(seconds);
-        self
+    /// For 429 and 503: when to try again.
+    pub fn with_retry_after(self, seconds: u64) -> Self {
+        self.with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
-        self.headers.push((name, value));
+        self.headers.get_or_insert_with(Box::default).push((name, value));
         self
     }
 
@@ -136,10 +134,7 @@ impl IntoResponse for ApiError {
             None => (self.status, axum::Json(self.body())).into_response(),
         };
         let headers = response.headers_mut();
-        if let Some(seconds) = self.retry_after {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        for (name, value) in self.headers {
+        for (name, value) in self.headers.into_iter().flat_map(|h| *h) {
             headers.insert(name, value);
         }
         response

@@ -224,8 +224,8 @@ mod tests {
         assert_eq!(body["accepts"][0]["maxAmountRequired"], "1000");
         assert_eq!(body["accepts"][0]["network"], "base-sepolia");
         assert_eq!(body["accepts"][0]["extra"]["name"], "USDC");
-        let (_, header) = error
-            .headers
+        let headers = error.headers.clone().unwrap();
+        let (_, header) = headers
             .iter()
             .find(|(n, _)| n == PAYMENT_REQUIRED_HEADER)
             .unwrap();

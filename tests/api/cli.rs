@@ -19,8 +19,6 @@ fn help_documents_every_option() {
 }
 
 /// Starts `toolhost serve` on port 0 and returns the child, its base URL and its stdout lines so far.
-// The child is returned to the caller, which waits on it in `terminate`.
-#[allow(clippy::zombie_processes)]
 fn start(data: &std::path::Path) -> (Child, String, Vec<String>) {
     let mut child = Command::new(BIN)
         .args(["serve", "--addr", "127.0.0.1:0", "--data"])
@@ -30,19 +28,33 @@ fn start(data: &std::path::Path) -> (Child, String, Vec<String>) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
+    match read_listening_line(&mut child) {
+        Ok((url, lines)) => (child, url, lines),
+        Err(lines) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("server did not start: {lines:?}");
+        }
+    }
+}
+
+/// Reads stdout until the "listening" line; `Err` with what was read when it never comes.
+fn read_listening_line(child: &mut Child) -> Result<(String, Vec<String>), Vec<String>> {
+    let Some(stdout) = child.stdout.take() else { return Err(Vec::new()) };
     let mut lines = Vec::new();
     let mut reader = BufReader::new(stdout);
     let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    while Instant::now() < deadline {
         let mut line = String::new();
-        assert!(reader.read_line(&mut line).unwrap() > 0, "server exited early: {lines:?}");
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
         lines.push(line.trim().to_string());
         if let Some(url) = line.trim().strip_prefix("toolhost listening on ") {
-            return (child, url.to_string(), lines);
+            return Ok((url.to_string(), lines));
         }
-        assert!(Instant::now() < deadline, "no listening line: {lines:?}");
     }
+    Err(lines)
 }
 
 fn terminate(mut child: Child) -> std::process::ExitStatus {

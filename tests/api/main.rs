@@ -8,4 +8,5 @@ mod cli;
 mod errors;
 mod ops;
 mod payments;
+mod readiness;
 mod tools;

@@ -125,7 +125,10 @@ fn run(shared: &Shared) {
                     .unwrap_or_else(PoisonError::into_inner)
                     .0
             }
-            None => shared.wake.wait(state).unwrap_or_else(PoisonError::into_inner),
+            None => shared
+                .wake
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner),
         };
     }
 }

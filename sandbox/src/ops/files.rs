@@ -12,7 +12,12 @@ use crate::FileEntry;
 
 deno_core::extension!(
     toolhost_files,
-    ops = [op_files_read, op_files_write, op_files_list, op_files_delete]
+    ops = [
+        op_files_read,
+        op_files_write,
+        op_files_list,
+        op_files_delete
+    ]
 );
 
 fn path_arg(call: &HostCall, path: &str) -> Result<String, OpError> {

@@ -11,10 +11,7 @@ use deno_core::{op2, OpState};
 
 use super::{check_capability, Capability, InvocationClock, OpError};
 
-deno_core::extension!(
-    toolhost_http,
-    ops = [op_http_get_json]
-);
+deno_core::extension!(toolhost_http, ops = [op_http_get_json]);
 
 const MAX_URL_BYTES: usize = 2048;
 const MAX_HEADERS: usize = 32;
@@ -33,11 +30,15 @@ const RESERVED_HEADERS: &[&str] = &[
 
 fn check_url(url: &str) -> Result<(), OpError> {
     if url.len() > MAX_URL_BYTES {
-        return Err(OpError::TooLarge(format!("url is longer than {MAX_URL_BYTES} bytes")));
+        return Err(OpError::TooLarge(format!(
+            "url is longer than {MAX_URL_BYTES} bytes"
+        )));
     }
     let parsed = Url::parse(url).map_err(|_| OpError::InvalidArgument("invalid url".to_owned()))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(OpError::InvalidArgument("url must be http or https".to_owned()));
+        return Err(OpError::InvalidArgument(
+            "url must be http or https".to_owned(),
+        ));
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(OpError::InvalidArgument(
@@ -49,7 +50,9 @@ fn check_url(url: &str) -> Result<(), OpError> {
 
 fn check_headers(headers: &[(String, String)]) -> Result<(), OpError> {
     if headers.len() > MAX_HEADERS {
-        return Err(OpError::InvalidArgument(format!("at most {MAX_HEADERS} headers")));
+        return Err(OpError::InvalidArgument(format!(
+            "at most {MAX_HEADERS} headers"
+        )));
     }
     for (name, value) in headers {
         let token = !name.is_empty()
@@ -57,12 +60,16 @@ fn check_headers(headers: &[(String, String)]) -> Result<(), OpError> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
         if !token || RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
-            return Err(OpError::InvalidArgument(format!("header `{name}` is not allowed")));
+            return Err(OpError::InvalidArgument(format!(
+                "header `{name}` is not allowed"
+            )));
         }
         if value.len() > MAX_HEADER_VALUE_BYTES
             || value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0)
         {
-            return Err(OpError::InvalidArgument(format!("header `{name}` has an invalid value")));
+            return Err(OpError::InvalidArgument(format!(
+                "header `{name}` has an invalid value"
+            )));
         }
     }
     Ok(())

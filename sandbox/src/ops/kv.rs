@@ -15,7 +15,9 @@ deno_core::extension!(
 
 fn check_key(key: &str, storage: &StorageLimits) -> Result<(), OpError> {
     if key.is_empty() {
-        return Err(OpError::InvalidArgument("kv key must not be empty".to_owned()));
+        return Err(OpError::InvalidArgument(
+            "kv key must not be empty".to_owned(),
+        ));
     }
     if key.len() > storage.max_key_bytes {
         return Err(OpError::TooLarge(format!(

@@ -1,16 +1,12 @@
 //! `ctx.log`: per-invocation log lines (`runtime-js/40_log.js`), capped by lines and bytes;
 //! the excess is dropped behind a single `[log truncated]` line.
 
-
 use deno_core::{op2, OpState};
 
 use super::{check_capability, Capability, InvocationClock, OpError};
 use crate::{LogLevel, LogLine};
 
-deno_core::extension!(
-    toolhost_log,
-    ops = [op_log_write]
-);
+deno_core::extension!(toolhost_log, ops = [op_log_write]);
 
 pub(crate) const TRUNCATED_MARKER: &str = "[log truncated]";
 

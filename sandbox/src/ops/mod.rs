@@ -83,7 +83,10 @@ impl Capability {
 }
 
 /// Refuses unless `capability` is granted to the isolate's endpoint.
-pub(crate) fn check_capability(state: &OpState, capability: Capability) -> Result<&EndpointState, OpError> {
+pub(crate) fn check_capability(
+    state: &OpState,
+    capability: Capability,
+) -> Result<&EndpointState, OpError> {
     let endpoint = state
         .try_borrow::<EndpointState>()
         .ok_or_else(|| OpError::Internal("isolate has no endpoint".to_owned()))?;

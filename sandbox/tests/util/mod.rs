@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sandbox::{
-    Capabilities, EndpointCode, FileEntry, HandlerResponse, Host, HostError, HostFuture, Invocation,
-    InvocationReport, KvEntry, KvPage, Limits, Pool, PoolConfig, SandboxError,
+    Capabilities, EndpointCode, FileEntry, HandlerResponse, Host, HostError, HostFuture,
+    Invocation, InvocationReport, KvEntry, KvPage, Limits, Pool, PoolConfig, SandboxError,
 };
 use serde_json::{json, Value};
 
@@ -28,7 +28,9 @@ fn ready<T: Send + 'static>(value: Result<T, HostError>) -> HostFuture<T> {
 impl Host for MemoryHost {
     fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<Value>> {
         let kv = self.kv.lock().unwrap();
-        ready(Ok(kv.get(&(endpoint.to_owned(), key.to_owned())).map(|(v, _)| v.clone())))
+        ready(Ok(kv
+            .get(&(endpoint.to_owned(), key.to_owned()))
+            .map(|(v, _)| v.clone())))
     }
 
     fn kv_set(&self, endpoint: &str, key: &str, value: Value, ttl: Option<u64>) -> HostFuture<()> {
@@ -52,7 +54,13 @@ impl Host for MemoryHost {
         ready(Ok(removed))
     }
 
-    fn kv_list(&self, endpoint: &str, prefix: &str, limit: usize, cursor: Option<String>) -> HostFuture<KvPage> {
+    fn kv_list(
+        &self,
+        endpoint: &str,
+        prefix: &str,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> HostFuture<KvPage> {
         let kv = self.kv.lock().unwrap();
         let mut entries: Vec<KvEntry> = kv
             .iter()
@@ -75,7 +83,9 @@ impl Host for MemoryHost {
 
     fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>> {
         let files = self.files.lock().unwrap();
-        ready(Ok(files.get(&(endpoint.to_owned(), path.to_owned())).cloned()))
+        ready(Ok(files
+            .get(&(endpoint.to_owned(), path.to_owned()))
+            .cloned()))
     }
 
     fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
@@ -109,8 +119,9 @@ impl Host for MemoryHost {
         ready(Ok(removed))
     }
 
-    /// `https://api.test/...` answers with an echo; `https://hang.test/...` never answers;
-    /// anything else is refused like the server's SSRF guard would.
+    /// `https://api.test/...` answers with an echo; `https://slow.test/...` answers after
+    /// 300 ms; `https://hang.test/...` never answers; anything else is refused like the
+    /// server's SSRF guard would.
     fn http_get_json(
         &self,
         endpoint: &str,
@@ -118,18 +129,29 @@ impl Host for MemoryHost {
         headers: Vec<(String, String)>,
         timeout: Duration,
     ) -> HostFuture<Value> {
-        self.http_calls
-            .lock()
-            .unwrap()
-            .push((endpoint.to_owned(), url.to_owned(), headers.clone(), timeout));
+        self.http_calls.lock().unwrap().push((
+            endpoint.to_owned(),
+            url.to_owned(),
+            headers.clone(),
+            timeout,
+        ));
         if url.starts_with("https://hang.test/") {
             return Box::pin(std::future::pending());
+        }
+        if url.starts_with("https://slow.test/") {
+            return Box::pin(async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Ok(json!("slow"))
+            });
         }
         if url.starts_with("https://api.test/") {
             let headers: HashMap<_, _> = headers.into_iter().collect();
             return ready(Ok(json!({ "url": url, "headers": headers })));
         }
-        ready(Err(HostError::new("ssrf_refused", "destination not allowed")))
+        ready(Err(HostError::new(
+            "ssrf_refused",
+            "destination not allowed",
+        )))
     }
 }
 

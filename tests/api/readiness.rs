@@ -1,12 +1,9 @@
 //! The `x402-readiness-check` endpoint end to end: a real server checking its own discovery
 //! URLs (loopback, so only with the dev flag) and refusing internal addresses by default.
 
-#[path = "util/mod.rs"]
-mod util;
-
 use serde_json::{json, Value};
 
-use util::{assert_error, TestServer};
+use crate::util::{assert_error, TestServer};
 
 const CHECK: &str = "/tools/x402-readiness-check";
 const PAY_TO: &str = "0x1111111111111111111111111111111111111111";
