@@ -25,6 +25,65 @@ pub struct Config {
     pub limits: HttpLimits,
     pub outbound: OutboundPolicy,
     pub payment: PaymentConfig,
+    /// `POST /ai/invoke` answers 409 `streaming_required` for endpoints expected to run longer
+    /// than this unless the caller accepts `text/event-stream`.
+    pub long_running_after: Duration,
+    /// How long an `/ai/quote` stays valid.
+    pub quote_ttl: Duration,
+    /// Prices and costs behind `/ai/conversion/quote`.
+    pub conversion: ConversionTable,
+}
+
+/// A static price table for conversion quotes: operator-maintained, dated, never fetched live.
+#[derive(Clone, Debug)]
+pub struct ConversionTable {
+    /// When these prices were taken (RFC 3339); every quote repeats it.
+    pub as_of: String,
+    pub assets: Vec<PricedAsset>,
+    /// Swap fee in basis points of the swapped value.
+    pub swap_fee_bps: u64,
+    /// Flat bridge fee.
+    pub bridge_fee: Usd,
+}
+
+#[derive(Clone, Debug)]
+pub struct PricedAsset {
+    /// CAIP-2 network id.
+    pub network: String,
+    pub symbol: String,
+    pub decimals: u32,
+    /// Price of one whole token, in micro-dollars.
+    pub usd_micros: u64,
+    /// Typical gas cost of one transaction on this network.
+    pub gas: Usd,
+}
+
+impl ConversionTable {
+    /// A conservative built-in table; operators replace it with current prices.
+    pub fn builtin() -> Self {
+        let asset = |network: &str, symbol: &str, decimals, usd_micros, gas_units| PricedAsset {
+            network: network.into(),
+            symbol: symbol.into(),
+            decimals,
+            usd_micros,
+            gas: Usd::from_units(gas_units),
+        };
+        Self {
+            as_of: "2026-11-01T00:00:00Z".into(),
+            assets: vec![
+                asset("eip155:84532", "USDC", 6, 1_000_000, 0),
+                asset("eip155:84532", "ETH", 18, 3_000_000_000, 0),
+                asset("eip155:8453", "USDC", 6, 1_000_000, 2_000),
+                asset("eip155:8453", "ETH", 18, 3_000_000_000, 2_000),
+                asset("eip155:1", "USDC", 6, 1_000_000, 1_500_000),
+                asset("eip155:1", "ETH", 18, 3_000_000_000, 1_500_000),
+                asset("eip155:42161", "USDC", 6, 1_000_000, 10_000),
+                asset("eip155:137", "USDC", 6, 1_000_000, 5_000),
+            ],
+            swap_fee_bps: 30,
+            bridge_fee: Usd::from_units(100_000),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -144,6 +203,9 @@ impl Config {
                 builder_registration_fee: Usd::from_units(1_000_000),
                 facilitator: FacilitatorConfig::Local,
             },
+            long_running_after: Duration::from_secs(10),
+            quote_ttl: Duration::from_secs(300),
+            conversion: ConversionTable::builtin(),
         }
     }
 }

@@ -13,6 +13,7 @@
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
 //! - `payments`: x402 (v1 and v2) and developer credit, gated around paid work.
+//! - `quotes`: hosted, conversion and external x402 quotes.
 //! - `revenue`: the sale ledger behind builders' revenue and payouts.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
 //! - `money`, `timestamp`, `urls`, `keyfile`: small shared value types and helpers.
@@ -27,6 +28,7 @@ pub mod manifest;
 pub mod money;
 pub mod net;
 pub mod payments;
+pub mod quotes;
 pub mod readiness;
 pub mod receipts;
 pub mod revenue;

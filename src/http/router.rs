@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 use super::error::ApiError;
 use super::{metrics, openapi};
 use crate::app::AppState;
-use crate::{catalog, manifest, payments, receipts, safety, tools};
+use crate::{catalog, manifest, payments, quotes, receipts, safety, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -34,6 +34,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(safety::routes::policy))
         .routes(routes!(payments::routes::issue_credit, payments::routes::list_credits))
         .routes(routes!(payments::routes::supported))
+        .routes(routes!(tools::invoke::invoke))
+        .routes(routes!(quotes::routes::quote))
+        .routes(routes!(quotes::routes::conversion_quote))
+        .routes(routes!(quotes::routes::external_quote))
 }
 
 pub fn build_router(app: AppState) -> Router {

@@ -8,5 +8,6 @@ mod cli;
 mod errors;
 mod ops;
 mod payments;
+mod quotes;
 mod readiness;
 mod tools;

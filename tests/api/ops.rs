@@ -44,6 +44,10 @@ async fn openapi_covers_every_route() {
         ("post", "/ai/admin/credits"),
         ("get", "/ai/admin/credits"),
         ("get", "/x402/supported"),
+        ("post", "/ai/invoke"),
+        ("post", "/ai/quote"),
+        ("post", "/ai/conversion/quote"),
+        ("post", "/x402/quote"),
     ];
     for (method, path) in mounted {
         assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing from OpenAPI");
