@@ -6,6 +6,7 @@ mod util;
 mod catalog;
 mod cli;
 mod errors;
+mod js_client;
 mod ops;
 mod payments;
 mod quotes;
