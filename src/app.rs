@@ -10,6 +10,7 @@ use crate::keyfile::{self, Origin};
 use crate::net::OutboundClient;
 use crate::payments::{facilitator, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
+use crate::runtime::JsRuntime;
 use crate::store::{SledStore, Store};
 use crate::urls::Urls;
 
@@ -22,6 +23,7 @@ pub struct App {
     pub catalog: Registry,
     pub metrics: Metrics,
     pub outbound: OutboundClient,
+    pub runtime: JsRuntime,
     /// Compared in constant time by the admin extractor.
     pub admin_token: String,
     pub payments: Payments,
@@ -78,16 +80,18 @@ impl App {
         };
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Registry::load(store.clone())?;
-        notes.seeded = seed_catalog(&catalog, store.as_ref(), config.seed_dir.as_deref())?;
+        notes.seeded = seed_catalog(&catalog, store.as_ref(), &config.runtime.quotas, config.seed_dir.as_deref())?;
         let payments = Payments {
             pay_to: resolve_pay_to(&config.payment, data_dir)?,
             facilitator: facilitator::from_config(&config.payment.facilitator, &config.payment.networks),
         };
         let receipt_signer = ReceiptSigner::load_or_generate(&data_dir.join("receipt_signing_key"))?;
         let base = config.base_url.clone().unwrap_or_else(|| format!("http://{bound}"));
+        let outbound = OutboundClient::new(&config.outbound);
         let app = App {
             urls: Urls::new(&base),
-            outbound: OutboundClient::new(&config.outbound),
+            runtime: JsRuntime::new(&config.runtime, store.clone(), outbound.clone()),
+            outbound,
             store,
             catalog,
             metrics: Metrics::default(),

@@ -32,6 +32,7 @@ pub struct Config {
     pub quote_ttl: Duration,
     /// Prices and costs behind `/ai/conversion/quote`.
     pub conversion: ConversionTable,
+    pub runtime: RuntimeConfig,
 }
 
 /// A static price table for conversion quotes: operator-maintained, dated, never fetched live.
@@ -84,6 +85,16 @@ impl ConversionTable {
             bridge_fee: Usd::from_units(100_000),
         }
     }
+}
+
+/// The JS runtime: the isolate pool's limits and the per-endpoint storage quotas.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    pub pool: sandbox::PoolConfig,
+    pub quotas: crate::runtime::host::Quotas,
+    /// Answer 502 `output_invalid` when a handler's result breaks its outputSchema, instead of
+    /// only logging it.
+    pub reject_invalid_output: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -206,6 +217,11 @@ impl Config {
             long_running_after: Duration::from_secs(10),
             quote_ttl: Duration::from_secs(300),
             conversion: ConversionTable::builtin(),
+            runtime: RuntimeConfig {
+                pool: sandbox::PoolConfig::default(),
+                quotas: Default::default(),
+                reject_invalid_output: false,
+            },
         }
     }
 }

@@ -10,6 +10,7 @@
 //! - `store`: the storage trait and its embedded sled engine.
 //! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
 //! - `tools`: invoking endpoints and the native built-in handlers.
+//! - `runtime`: running JS endpoints in the sandbox's isolate pool.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
 //! - `payments`: x402 (v1 and v2) and developer credit, gated around paid work.
@@ -32,6 +33,7 @@ pub mod quotes;
 pub mod readiness;
 pub mod receipts;
 pub mod revenue;
+pub mod runtime;
 pub mod safety;
 pub mod server;
 pub mod store;

@@ -44,9 +44,12 @@ impl ReceiptSigner {
     pub fn sign(&self, receipt: &mut Receipt) {
         receipt.signature.alg = "ed25519".into();
         receipt.signature.public_key = self.public_key();
-        let signature = self.key.sign(&receipt.signed_bytes());
-        receipt.signature.value =
-            base64::engine::general_purpose::STANDARD.encode(signature.to_bytes());
+        receipt.signature.value = self.sign_bytes(&receipt.signed_bytes());
+    }
+
+    /// Base64 of the signature over `bytes` (other signed records: payout packets).
+    pub fn sign_bytes(&self, bytes: &[u8]) -> String {
+        base64::engine::general_purpose::STANDARD.encode(self.key.sign(bytes).to_bytes())
     }
 }
 

@@ -17,6 +17,7 @@ use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 use crate::payments::{self, Authorized, Charge, Offer, ResourceInfo};
 use crate::receipts::Receipt;
+use crate::runtime::HandlerOutput;
 
 pub const RECEIPT_ID_HEADER: HeaderName = HeaderName::from_static("x-receipt-id");
 
@@ -44,9 +45,10 @@ impl Call {
     }
 }
 
-/// A finished call: the handler's result, the receipt when one was issued, and the headers
-/// reporting settlement.
+/// A finished call: the handler's status and result, the receipt when one was issued, and the
+/// headers (the handler's, and those reporting settlement).
 pub struct Outcome {
+    pub status: StatusCode,
     pub result: Value,
     pub receipt: Option<Receipt>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
@@ -75,17 +77,17 @@ impl Outcome {
                 serde_json::to_value(receipt).unwrap_or(Value::Null),
             );
         }
-        let mut response = Json(result).into_response();
+        let mut response = (self.status, Json(result)).into_response();
         response.headers_mut().extend(headers);
         response
     }
 
-    /// `/ai/invoke`: `{ok, result, receipt}`.
+    /// `/ai/invoke`: `{ok, result, receipt}`, with the handler's status (`ok` is whether it is
+    /// a success).
     pub fn into_invoke_response(self) -> Response {
         let headers = self.headers();
-        let mut response =
-            Json(json!({"ok": true, "result": self.result, "receipt": self.receipt}))
-                .into_response();
+        let body = json!({"ok": self.status.is_success(), "result": self.result, "receipt": self.receipt});
+        let mut response = (self.status, Json(body)).into_response();
         response.headers_mut().extend(headers);
         response
     }
@@ -197,42 +199,52 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
     payments::gate(app, charge_for(app, compiled), &call.headers).await
 }
 
-/// Runs the handler; settles and issues the receipt only when it succeeded. On failure
-/// `authorized` is dropped, which releases the payment unspent.
+/// Runs the handler; settles and issues the receipt only when it succeeded (a 2xx result).
+/// On failure (an error, or a handler's own non-2xx answer) `authorized` is dropped, which
+/// releases the payment unspent.
 pub async fn complete(
     app: &App,
     compiled: &CompiledEndpoint,
     call: &Call,
     authorized: Authorized,
 ) -> ApiResult<Outcome> {
-    let result = run_handler(app, compiled, call).await?;
+    let output = run_handler(app, compiled, call).await?;
     let endpoint = &compiled.endpoint;
-    if !endpoint.is_paid() && endpoint.handler_type != HandlerType::ReceiptEcho {
+    let wants_receipt = endpoint.is_paid() || endpoint.handler_type == HandlerType::ReceiptEcho;
+    if !wants_receipt || !output.status.is_success() {
         return Ok(Outcome {
-            result,
+            status: output.status,
+            result: output.body,
             receipt: None,
-            headers: Vec::new(),
+            headers: output.headers,
         });
     }
-    let settled = authorized.settle(app, &call.input, &result).await?;
+    let settled = authorized.settle(app, &call.input, &output.body).await?;
+    let mut headers = output.headers;
+    headers.extend(settled.headers);
     Ok(Outcome {
-        result,
+        status: output.status,
+        result: output.body,
         receipt: Some(settled.receipt),
-        headers: settled.headers,
+        headers,
     })
 }
 
-async fn run_handler(app: &App, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<Value> {
+async fn run_handler(
+    app: &App,
+    compiled: &CompiledEndpoint,
+    call: &Call,
+) -> ApiResult<HandlerOutput> {
     let endpoint = &compiled.endpoint;
-    match endpoint.handler_type {
-        HandlerType::StaticJson => Ok(static_json::respond(endpoint)),
+    let body = match endpoint.handler_type {
+        HandlerType::StaticJson => static_json::respond(endpoint),
         HandlerType::ReceiptEcho => {
             let echo = receipt_echo::EchoRequest {
                 method: call.method.as_str(),
                 input: &call.input,
                 request_id: &call.request_id,
             };
-            Ok(json!({"ok": true, "echo": receipt_echo::summarize(endpoint, &echo)}))
+            json!({"ok": true, "echo": receipt_echo::summarize(endpoint, &echo)})
         }
         HandlerType::X402ReadinessCheck => {
             let url = call
@@ -241,12 +253,11 @@ async fn run_handler(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             let report = crate::readiness::check(&app.outbound, url).await?;
-            serde_json::to_value(report).map_err(ApiError::internal)
+            serde_json::to_value(report).map_err(ApiError::internal)?
         }
-        HandlerType::JsRequestResponse => Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "runtime_unavailable",
-            "the JavaScript runtime is not available on this server yet",
-        )),
-    }
+        HandlerType::JsRequestResponse => {
+            return app.runtime.run(compiled, call, endpoint.env.clone()).await;
+        }
+    };
+    Ok(HandlerOutput::ok(body))
 }

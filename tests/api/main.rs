@@ -11,4 +11,5 @@ mod ops;
 mod payments;
 mod quotes;
 mod readiness;
+mod sandbox;
 mod tools;

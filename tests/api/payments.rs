@@ -264,22 +264,56 @@ async fn concurrent_requests_with_one_payment_are_served_once() {
     }
 }
 
-/// `creator-plan` is paid and its handler (the JS runtime) fails here: nothing is settled, no
-/// receipt is issued, and the nonce is released so the same authorization can be retried.
+/// A paid JS endpoint whose handler throws, beside the paid receipt echo at the same price.
+fn failing_catalog() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("catalog")).unwrap();
+    std::fs::create_dir_all(dir.path().join("handlers")).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/catalog/30-receipt-echo-paid.json");
+    std::fs::copy(root, dir.path().join("catalog/30-receipt-echo-paid.json")).unwrap();
+    std::fs::write(
+        dir.path().join("handlers/fails.js"),
+        "export default async function (req, ctx) { throw new Error('boom'); }\n",
+    )
+    .unwrap();
+    let fixture = json!({
+        "slug": "paid-fails", "title": "Fails", "description": "Always throws", "priceUsd": 0.001,
+        "handlerType": "js_request_response", "tags": [],
+        "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
+        "capabilities": {"kv": false, "files": false, "httpGetJson": false, "logs": false},
+        "source": "handlers/fails.js", "exampleInput": {}
+    });
+    std::fs::write(
+        dir.path().join("catalog/90-paid-fails.json"),
+        fixture.to_string(),
+    )
+    .unwrap();
+    dir
+}
+
+/// A failing handler settles nothing and issues no receipt, and its nonce claim is released:
+/// the same signed authorization then pays for a successful call.
 #[tokio::test]
 async fn handler_failure_charges_nothing_and_releases_the_nonce() {
-    let server = TestServer::start().await;
+    let fixtures = failing_catalog();
+    let seed = fixtures.path().to_path_buf();
+    let server = TestServer::start_with(move |c| c.seed_dir = Some(seed)).await;
     let signer = PrivateKeySigner::random();
-    let path = "/tools/creator-plan";
-    let input = json!({"role": "dev", "goal": "ship"});
-    let required = ask_with(&server, path, &input).await;
-    assert_eq!(required["accepts"][0]["amount"], "10000");
+    let required = ask(&server, "/tools/paid-fails").await;
     let header = pay(&signer, &required, 2, |_| {});
     for _ in 0..2 {
-        let (status, headers, body) = post_paid(&server, path, &header, input.clone()).await;
-        assert_error(status, &body, 503, "runtime_unavailable");
+        let (status, headers, body) =
+            post_paid(&server, "/tools/paid-fails", &header, json!({})).await;
+        assert!(status.is_server_error(), "{status} {body}");
         assert!(headers.get("payment-response").is_none() && headers.get("x-receipt-id").is_none());
+        assert!(body.get("receipt").is_none());
     }
+    let (status, headers, body) = post_paid(&server, PAID, &header, json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(headers.contains_key("payment-response"));
+    let (status, _, body) = post_paid(&server, PAID, &header, json!({})).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
 }
 
 #[tokio::test]

@@ -1,3 +1,4 @@
+// Not named *.test.mjs so the handler tests' `node --test` in tests/js never picks it up.
 // Pays a toolhost endpoint end to end with the official x402 client: the 402's PAYMENT-REQUIRED
 // header is decoded by @x402/core, @x402/evm signs an EIP-3009 authorization with a viem
 // account, @x402/fetch retries with PAYMENT-SIGNATURE and reads PAYMENT-RESPONSE.
