@@ -11,6 +11,7 @@ use crate::net::OutboundClient;
 use crate::payments::{facilitator, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
 use crate::runtime::JsRuntime;
+use crate::secrets::SecretsCipher;
 use crate::store::{SledStore, Store};
 use crate::urls::Urls;
 
@@ -28,12 +29,16 @@ pub struct App {
     pub admin_token: String,
     pub payments: Payments,
     pub receipt_signer: ReceiptSigner,
+    /// Seals and opens endpoint secrets.
+    pub secrets: SecretsCipher,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("cannot use data dir {path}: {source}")]
     DataDir { path: String, source: std::io::Error },
+    #[error("invalid secrets master key: {0}")]
+    MasterKey(String),
     #[error("cannot open the store: {0}")]
     Store(#[from] crate::store::StoreError),
     #[error("cannot load the catalog: {0}")]
@@ -78,6 +83,15 @@ impl App {
                 token
             }
         };
+        let master_key = match &config.secrets_master_key {
+            Some(key) => key.clone(),
+            None => {
+                keyfile::load_or_generate(&data_dir.join("secrets_master_key"), SecretsCipher::generate_hex)
+                    .map_err(io)?
+                    .0
+            }
+        };
+        let secrets = SecretsCipher::from_hex(&master_key).map_err(StartupError::MasterKey)?;
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Registry::load(store.clone())?;
         notes.seeded = seed_catalog(&catalog, store.as_ref(), &config.runtime.quotas, config.seed_dir.as_deref())?;
@@ -98,6 +112,7 @@ impl App {
             admin_token,
             payments,
             receipt_signer,
+            secrets,
             config,
         };
         Ok((app, notes))

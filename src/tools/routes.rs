@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::{receipt_echo, static_json};
 use crate::app::{App, AppState};
-use crate::catalog::{CompiledEndpoint, HandlerType, Owner, Status};
+use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Owner, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 use crate::payments::{self, Authorized, Charge, Offer, ResourceInfo};
@@ -175,9 +175,13 @@ pub fn charge_for(app: &App, compiled: &CompiledEndpoint) -> Charge {
     }
 }
 
-/// Status, input validation, then payment.
+/// Status, input validation, then payment. Endpoints held for or refused by content-safety
+/// review are not found, as in the catalog.
 pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<Authorized> {
     let endpoint = &compiled.endpoint;
+    if !endpoint.is_listed() {
+        return Err(CatalogError::NotFound(endpoint.slug.clone()).into());
+    }
     if endpoint.status == Status::Paused {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -3,13 +3,18 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod authz;
+mod builders;
 mod catalog;
 mod cli;
 mod errors;
 mod js_client;
+mod lifecycle;
 mod ops;
 mod payments;
 mod quotes;
 mod readiness;
 mod sandbox;
+mod safety;
+mod secrets;
 mod tools;
