@@ -27,7 +27,7 @@ pub(crate) async fn ask(server: &TestServer, path: &str) -> Value {
     ask_with(server, path, &json!({})).await
 }
 
-async fn ask_with(server: &TestServer, path: &str, input: &Value) -> Value {
+pub(crate) async fn ask_with(server: &TestServer, path: &str, input: &Value) -> Value {
     let response = server
         .client
         .post(server.url(path))
