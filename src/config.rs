@@ -35,6 +35,8 @@ pub struct Config {
     pub quote_ttl: Duration,
     /// Prices and costs behind `/ai/conversion/quote`.
     pub conversion: ConversionTable,
+    /// The platform's cut of each builder sale, in basis points (1000 = 10%).
+    pub platform_fee_bps: u64,
     pub runtime: RuntimeConfig,
 }
 
@@ -221,6 +223,7 @@ impl Config {
             long_running_after: Duration::from_secs(10),
             quote_ttl: Duration::from_secs(300),
             conversion: ConversionTable::builtin(),
+            platform_fee_bps: 1000,
             runtime: RuntimeConfig {
                 pool: sandbox::PoolConfig::default(),
                 quotas: Default::default(),

@@ -14,6 +14,7 @@ mod ops;
 mod payments;
 mod quotes;
 mod readiness;
+mod revenue;
 mod sandbox;
 mod safety;
 mod secrets;
