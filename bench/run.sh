@@ -2,6 +2,7 @@
 # Paid (x402, local facilitator) vs free invocation throughput in the same run, plus payment
 # verifications per second. Loopback only; every loop is bounded.
 #   bash bench/run.sh [DURATION_SECONDS] [CONNECTIONS]
+# PROFILE=dev uses the debug build (quick to build; figures then only compare paid with free).
 # Both endpoints are receipt echoes: the free one still signs and stores a receipt, so the
 # difference is the payment itself (decode, EIP-712 recovery, nonce claim, atomic settlement).
 set -euo pipefail
@@ -10,8 +11,10 @@ duration=${1:-10}
 connections=${2:-16}
 threads=2
 command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)" >&2; exit 1; }
-cargo build --release -p toolhost --bin toolhost --example x402_bench
-bin=${CARGO_TARGET_DIR:-target}/release
+profile=${PROFILE:-release}
+cargo build --profile "$profile" -p toolhost --bin toolhost --example x402_bench
+dir=$profile; [ "$profile" = dev ] && dir=debug
+bin=${CARGO_TARGET_DIR:-target}/$dir
 work=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 
