@@ -164,7 +164,7 @@ async fn a_busy_endpoint_answers_429_with_retry_after() {
     let server = TestServer::start_with(|c| {
         c.runtime.pool.max_concurrent_per_endpoint = 1;
         c.runtime.pool.instances_per_endpoint = 1;
-        c.runtime.pool.default_limits.timeout = std::time::Duration::from_millis(1500);
+        c.runtime.pool.default_limits.timeout = std::time::Duration::from_secs(3);
     })
     .await;
     let source = "export default async function () { for (;;) {} }";
