@@ -27,7 +27,10 @@ pub struct App {
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("cannot use data dir {path}: {source}")]
-    DataDir { path: String, source: std::io::Error },
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot open the store: {0}")]
     Store(#[from] crate::store::StoreError),
     #[error("cannot load the catalog: {0}")]
@@ -58,10 +61,11 @@ impl App {
         let admin_token = match &config.admin_token {
             Some(token) => token.clone(),
             None => {
-                let (token, origin) = keyfile::load_or_generate(&data_dir.join("admin_token"), || {
-                    keyfile::random_token("tha_", 24)
-                })
-                .map_err(io)?;
+                let (token, origin) =
+                    keyfile::load_or_generate(&data_dir.join("admin_token"), || {
+                        keyfile::random_token("tha_", 24)
+                    })
+                    .map_err(io)?;
                 if origin == Origin::Generated {
                     notes.generated_admin_token = Some(token.clone());
                 }
@@ -71,7 +75,10 @@ impl App {
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Registry::load(store.clone())?;
         notes.seeded = seed_catalog(&catalog, store.as_ref(), config.seed_dir.as_deref())?;
-        let base = config.base_url.clone().unwrap_or_else(|| format!("http://{bound}"));
+        let base = config
+            .base_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{bound}"));
         let app = App {
             urls: Urls::new(&base),
             outbound: OutboundClient::new(&config.outbound),

@@ -40,7 +40,11 @@ impl Admin {
         match header_value(parts, ADMIN_TOKEN_HEADER) {
             None => Ok(None),
             Some(token) if secrets_equal(token, &app.admin_token) => Ok(Some(Admin)),
-            Some(_) => Err(ApiError::new(StatusCode::FORBIDDEN, "invalid_admin_token", "the admin token is not valid")),
+            Some(_) => Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "invalid_admin_token",
+                "the admin token is not valid",
+            )),
         }
     }
 }
@@ -49,7 +53,8 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        Admin::check(parts, app)?.ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token"))
+        Admin::check(parts, app)?
+            .ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token"))
     }
 }
 

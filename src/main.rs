@@ -8,10 +8,19 @@ use toolhost::config::Config;
 use toolhost::server::Server;
 
 #[derive(Parser)]
-#[command(name = "toolhost", version, about = "Host paid AI/API tools: catalog, x402 payments, receipts, MCP, sandboxed JS handlers")]
+#[command(
+    name = "toolhost",
+    version,
+    about = "Host paid AI/API tools: catalog, x402 payments, receipts, MCP, sandboxed JS handlers"
+)]
 struct Cli {
     /// Log output format.
-    #[arg(long, global = true, env = "TOOLHOST_LOG_FORMAT", default_value = "text")]
+    #[arg(
+        long,
+        global = true,
+        env = "TOOLHOST_LOG_FORMAT",
+        default_value = "text"
+    )]
     log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
@@ -82,7 +91,9 @@ impl ServeArgs {
 fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tower_http=info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().init(),
@@ -126,7 +137,10 @@ async fn main() -> std::process::ExitCode {
     };
     if let Some(token) = &server.notes.generated_admin_token {
         // Printed once, on the start that generated it; afterwards it is only in the data dir.
-        println!("Generated admin token (saved to {}/admin_token, shown once): {token}", server.app.config.data_dir.display());
+        println!(
+            "Generated admin token (saved to {}/admin_token, shown once): {token}",
+            server.app.config.data_dir.display()
+        );
     }
     if !server.notes.seeded.is_empty() {
         tracing::info!(endpoints = ?server.notes.seeded, "seeded catalog");

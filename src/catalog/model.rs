@@ -79,9 +79,12 @@ impl PricingMode {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [PricingMode::FreePublicUtility, PricingMode::FixedPriceSuccessReceipt]
-            .into_iter()
-            .find(|m| m.as_str() == text)
+        [
+            PricingMode::FreePublicUtility,
+            PricingMode::FixedPriceSuccessReceipt,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == text)
     }
 }
 

@@ -23,14 +23,16 @@ pub struct CompiledEndpoint {
 
 impl CompiledEndpoint {
     pub fn compile(endpoint: Endpoint) -> Result<Self, CatalogError> {
-        let input_validator = schema::compile(&endpoint.input_schema).map_err(|m| CatalogError::InvalidSchema {
-            field: "inputSchema",
-            message: m,
-        })?;
-        let output_validator = schema::compile(&endpoint.output_schema).map_err(|m| CatalogError::InvalidSchema {
-            field: "outputSchema",
-            message: m,
-        })?;
+        let input_validator =
+            schema::compile(&endpoint.input_schema).map_err(|m| CatalogError::InvalidSchema {
+                field: "inputSchema",
+                message: m,
+            })?;
+        let output_validator =
+            schema::compile(&endpoint.output_schema).map_err(|m| CatalogError::InvalidSchema {
+                field: "outputSchema",
+                message: m,
+            })?;
         Ok(Self {
             endpoint,
             input_validator,
@@ -54,7 +56,10 @@ pub enum CatalogError {
     #[error("an endpoint named {0:?} already exists")]
     SlugTaken(String),
     #[error("{field} is invalid: {message}")]
-    InvalidSchema { field: &'static str, message: String },
+    InvalidSchema {
+        field: &'static str,
+        message: String,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -63,8 +68,12 @@ impl From<CatalogError> for ApiError {
     fn from(e: CatalogError) -> Self {
         match e {
             CatalogError::NotFound(_) => ApiError::not_found("endpoint_not_found", e.to_string()),
-            CatalogError::SlugTaken(_) => ApiError::new(StatusCode::CONFLICT, "slug_taken", e.to_string()),
-            CatalogError::InvalidSchema { .. } => ApiError::unprocessable("invalid_schema", e.to_string()),
+            CatalogError::SlugTaken(_) => {
+                ApiError::new(StatusCode::CONFLICT, "slug_taken", e.to_string())
+            }
+            CatalogError::InvalidSchema { .. } => {
+                ApiError::unprocessable("invalid_schema", e.to_string())
+            }
             CatalogError::Store(e) => e.into(),
         }
     }
@@ -85,8 +94,9 @@ impl Registry {
             let Some((last, _)) = page.last() else { break };
             after = Some(last.clone());
             for (key, bytes) in page {
-                let endpoint: Endpoint = serde_json::from_slice(&bytes)
-                    .map_err(|e| StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(&key))))?;
+                let endpoint: Endpoint = serde_json::from_slice(&bytes).map_err(|e| {
+                    StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(&key)))
+                })?;
                 let slug = endpoint.slug.clone();
                 by_slug.insert(slug, Arc::new(CompiledEndpoint::compile(endpoint)?));
             }
@@ -102,14 +112,16 @@ impl Registry {
     }
 
     pub fn require(&self, slug: &str) -> Result<Arc<CompiledEndpoint>, CatalogError> {
-        self.get(slug).ok_or_else(|| CatalogError::NotFound(slug.to_string()))
+        self.get(slug)
+            .ok_or_else(|| CatalogError::NotFound(slug.to_string()))
     }
 
     /// Every endpoint, oldest first (seed order), then by slug.
     pub fn all(&self) -> Vec<Arc<CompiledEndpoint>> {
         let mut all: Vec<_> = self.read().values().cloned().collect();
         all.sort_by(|a, b| {
-            (a.endpoint.created_at, &a.endpoint.slug).cmp(&(b.endpoint.created_at, &b.endpoint.slug))
+            (a.endpoint.created_at, &a.endpoint.slug)
+                .cmp(&(b.endpoint.created_at, &b.endpoint.slug))
         });
         all
     }
@@ -118,10 +130,15 @@ impl Registry {
     pub fn insert_new(&self, endpoint: Endpoint) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         let compiled = CompiledEndpoint::compile(endpoint)?;
         let key = compiled.endpoint.slug.as_bytes().to_vec();
-        let bytes = serde_json::to_vec(&compiled.endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let batch = Batch::new().require_absent(Tree::Endpoints, key.clone()).put(Tree::Endpoints, key, bytes);
+        let bytes = serde_json::to_vec(&compiled.endpoint)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let batch = Batch::new()
+            .require_absent(Tree::Endpoints, key.clone())
+            .put(Tree::Endpoints, key, bytes);
         match self.store.apply(batch) {
-            Err(StoreError::ConditionFailed(_)) => Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone())),
+            Err(StoreError::ConditionFailed(_)) => {
+                Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone()))
+            }
             other => other.map_err(CatalogError::from),
         }?;
         Ok(self.remember(compiled))
@@ -134,7 +151,8 @@ impl Registry {
         if get_json::<Endpoint>(self.store.as_ref(), Tree::Endpoints, key)?.is_none() {
             return Err(CatalogError::NotFound(compiled.endpoint.slug.clone()));
         }
-        let bytes = serde_json::to_vec(&compiled.endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let bytes = serde_json::to_vec(&compiled.endpoint)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.store.put(Tree::Endpoints, key, &bytes)?;
         Ok(self.remember(compiled))
     }
@@ -149,7 +167,8 @@ impl Registry {
 
     fn remember(&self, compiled: CompiledEndpoint) -> Arc<CompiledEndpoint> {
         let compiled = Arc::new(compiled);
-        self.write().insert(compiled.endpoint.slug.clone(), compiled.clone());
+        self.write()
+            .insert(compiled.endpoint.slug.clone(), compiled.clone());
         compiled
     }
 

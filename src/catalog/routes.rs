@@ -29,7 +29,12 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
         .ok_or_else(|| ApiError::bad_request("invalid_query", "form must be `current` or `legacy`"))
 }
 
-fn matches(endpoint: &Endpoint, tag: Option<&str>, q: Option<&str>, mode: Option<PricingMode>) -> bool {
+fn matches(
+    endpoint: &Endpoint,
+    tag: Option<&str>,
+    q: Option<&str>,
+    mode: Option<PricingMode>,
+) -> bool {
     let tag_ok = tag.is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
     let mode_ok = mode.is_none_or(|m| endpoint.pricing_mode() == m);
     let q_ok = q.is_none_or(|q| {
@@ -45,7 +50,10 @@ fn matches(endpoint: &Endpoint, tag: Option<&str>, q: Option<&str>, mode: Option
 /// The catalog envelope (spec 2.3) with every endpoint that passes the filters.
 #[utoipa::path(get, path = "/ai/endpoints", tag = "catalog", params(CatalogQuery),
     responses((status = 200, description = "Catalog envelope", body = Object), (status = 400, description = "Bad filter", body = ErrorBody)))]
-pub async fn list_endpoints(State(app): State<AppState>, Query(query): Query<CatalogQuery>) -> ApiResult<Json<Value>> {
+pub async fn list_endpoints(
+    State(app): State<AppState>,
+    Query(query): Query<CatalogQuery>,
+) -> ApiResult<Json<Value>> {
     let form = parse_form(query.form.as_deref())?;
     let mode = query
         .pricing_mode
@@ -67,7 +75,12 @@ pub async fn list_endpoints(State(app): State<AppState>, Query(query): Query<Cat
         .filter(|e| matches(e, query.tag.as_deref(), query.q.as_deref(), mode))
         .map(|e| EndpointRecord::new(e, &app.urls, form))
         .collect();
-    Ok(Json(envelope(&app.urls, &app.config.catalog_namespace, form, records)))
+    Ok(Json(envelope(
+        &app.urls,
+        &app.config.catalog_namespace,
+        form,
+        records,
+    )))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]

@@ -67,7 +67,12 @@ impl Source<'_> {
                 .map(|d| {
                     d.files()
                         .filter(|f| f.path().extension().is_some_and(|e| e == "json"))
-                        .map(|f| (f.path().display().to_string(), f.contents_utf8().unwrap_or_default().to_string()))
+                        .map(|f| {
+                            (
+                                f.path().display().to_string(),
+                                f.contents_utf8().unwrap_or_default().to_string(),
+                            )
+                        })
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -78,7 +83,8 @@ impl Source<'_> {
                 for entry in entries {
                     let path = entry.map_err(|e| fixture_error(&dir, e))?.path();
                     if path.extension().is_some_and(|e| e == "json") {
-                        let text = std::fs::read_to_string(&path).map_err(|e| fixture_error(&path, e))?;
+                        let text =
+                            std::fs::read_to_string(&path).map_err(|e| fixture_error(&path, e))?;
                         files.push((path.display().to_string(), text));
                     }
                 }
@@ -116,17 +122,31 @@ fn seed_marker(slug: &str) -> Vec<u8> {
 }
 
 /// Inserts every fixture not seeded before. Returns the slugs inserted now.
-pub fn seed_catalog(registry: &Registry, store: &dyn Store, dir: Option<&Path>) -> Result<Vec<String>, SeedError> {
+pub fn seed_catalog(
+    registry: &Registry,
+    store: &dyn Store,
+    dir: Option<&Path>,
+) -> Result<Vec<String>, SeedError> {
     let source = dir.map_or(Source::Embedded, Source::Disk);
     let mut inserted = Vec::new();
     // Seeded endpoints list in fixture order: give each a distinct creation instant.
-    let start = OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or_else(|_| OffsetDateTime::now_utc());
+    let start = OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .unwrap_or_else(|_| OffsetDateTime::now_utc());
     for (index, (file, text)) in source.catalog_files()?.into_iter().enumerate() {
-        let fixture: Fixture = serde_json::from_str(&text).map_err(|e| fixture_error(Path::new(&file), e))?;
-        if store.get(Tree::Meta, &seed_marker(&fixture.slug))?.is_some() {
+        let fixture: Fixture =
+            serde_json::from_str(&text).map_err(|e| fixture_error(Path::new(&file), e))?;
+        if store
+            .get(Tree::Meta, &seed_marker(&fixture.slug))?
+            .is_some()
+        {
             continue;
         }
-        let source_code = fixture.source.as_deref().map(|p| source.read(p)).transpose()?;
+        let source_code = fixture
+            .source
+            .as_deref()
+            .map(|p| source.read(p))
+            .transpose()?;
         let at = start + time::Duration::milliseconds(index as i64);
         let endpoint = Endpoint {
             id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
@@ -152,8 +172,16 @@ pub fn seed_catalog(registry: &Registry, store: &dyn Store, dir: Option<&Path>) 
         };
         // Fail loudly on a fixture whose example breaks its own schema: the catalog shows it.
         let compiled = CompiledEndpoint::compile(endpoint.clone())?;
-        if let Some(v) = endpoint.example_input.as_ref().map(|e| compiled.input_violations(e)).filter(|v| !v.is_empty()) {
-            return Err(fixture_error(Path::new(&file), format!("exampleInput breaks inputSchema: {v:?}")));
+        if let Some(v) = endpoint
+            .example_input
+            .as_ref()
+            .map(|e| compiled.input_violations(e))
+            .filter(|v| !v.is_empty())
+        {
+            return Err(fixture_error(
+                Path::new(&file),
+                format!("exampleInput breaks inputSchema: {v:?}"),
+            ));
         }
         match registry.insert_new(endpoint) {
             Ok(_) | Err(CatalogError::SlugTaken(_)) => {}

@@ -29,7 +29,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(catalog::routes::list_endpoints))
         .routes(routes!(catalog::routes::get_endpoint))
         .routes(routes!(manifest::manifest))
-        .routes(routes!(tools::routes::invoke_get, tools::routes::invoke_post))
+        .routes(routes!(
+            tools::routes::invoke_get,
+            tools::routes::invoke_post
+        ))
         .routes(routes!(receipts::routes::get_receipt))
         .routes(routes!(safety::routes::policy))
 }
@@ -72,19 +75,34 @@ pub fn build_router(app: AppState) -> Router {
 async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     app.store
         .get(crate::store::Tree::Meta, b"health")
-        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable", e.to_string()))?;
-    Ok(Json(serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")})))
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                e.to_string(),
+            )
+        })?;
+    Ok(Json(
+        serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")}),
+    ))
 }
 
 async fn not_found(request: Request) -> ApiError {
-    ApiError::not_found("route_not_found", format!("no route for {}", request.uri().path()))
+    ApiError::not_found(
+        "route_not_found",
+        format!("no route for {}", request.uri().path()),
+    )
 }
 
 async fn method_not_allowed(request: Request) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
-        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
     )
 }
 

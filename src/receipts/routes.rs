@@ -12,8 +12,13 @@ use crate::store::{get_json, Tree};
 #[utoipa::path(get, path = "/ai/receipts/{receiptId}", tag = "receipts",
     params(("receiptId" = String, Path, description = "Receipt id")),
     responses((status = 200, description = "Receipt", body = Object), (status = 404, description = "Receipt not found", body = ErrorBody)))]
-pub async fn get_receipt(State(app): State<AppState>, Path(receipt_id): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn get_receipt(
+    State(app): State<AppState>,
+    Path(receipt_id): Path<String>,
+) -> ApiResult<Json<Value>> {
     get_json::<Value>(app.store.as_ref(), Tree::Receipts, receipt_id.as_bytes())?
         .map(Json)
-        .ok_or_else(|| ApiError::not_found("receipt_not_found", format!("no receipt {receipt_id:?}")))
+        .ok_or_else(|| {
+            ApiError::not_found("receipt_not_found", format!("no receipt {receipt_id:?}"))
+        })
 }

@@ -47,9 +47,10 @@ pub async fn invoke_get(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&slug)?;
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect();
+    let pairs: Vec<(String, String)> =
+        url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
     let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema, pairs);
     let call = Call {
         method: Method::GET,
@@ -91,7 +92,11 @@ pub async fn invoke_post(
 }
 
 /// Status, input validation, price, then the handler.
-pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> ApiResult<Response> {
+pub async fn invoke(
+    app: &AppState,
+    compiled: &CompiledEndpoint,
+    call: Call,
+) -> ApiResult<Response> {
     let endpoint = &compiled.endpoint;
     if endpoint.status == Status::Paused {
         return Err(ApiError::new(
@@ -104,7 +109,10 @@ pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> 
     if !violations.is_empty() {
         return Err(ApiError::unprocessable(
             "input_invalid",
-            format!("input does not match the inputSchema of {:?}", endpoint.slug),
+            format!(
+                "input does not match the inputSchema of {:?}",
+                endpoint.slug
+            ),
         )
         .with_details(json!({ "violations": violations })));
     }
@@ -139,7 +147,11 @@ async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -
             }))
         }
         HandlerType::X402ReadinessCheck => {
-            let url = call.input.get("url").and_then(Value::as_str).unwrap_or_default();
+            let url = call
+                .input
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let report = crate::readiness::check(&app.outbound, url).await?;
             serde_json::to_value(report).map_err(ApiError::internal)
         }
