@@ -25,6 +25,7 @@ pub struct Config {
     pub limits: HttpLimits,
     pub outbound: OutboundPolicy,
     pub payment: PaymentConfig,
+    pub mcp: McpConfig,
 }
 
 #[derive(Clone, Debug)]
@@ -45,6 +46,18 @@ pub struct OutboundPolicy {
     pub timeout: Duration,
     pub max_response_bytes: usize,
     pub max_redirects: usize,
+}
+
+/// The MCP endpoint (`POST /ai/mcp`).
+#[derive(Clone, Debug)]
+pub struct McpConfig {
+    /// Browser origins allowed to call the endpoint besides the service's own (the base URL's
+    /// origin). Requests without `Origin` (agents, SDK clients) are always accepted; a foreign
+    /// `Origin` is refused with 403, which stops DNS-rebinding pages from driving a local server.
+    /// `*` allows every origin.
+    pub allowed_origins: Vec<String>,
+    /// Tools per `tools/list` page.
+    pub page_size: usize,
 }
 
 /// What the service accepts as payment. Networks and assets are the x402 `exact` scheme's.
@@ -122,6 +135,10 @@ impl Config {
                 networks: vec![NetworkConfig::base_sepolia()],
                 max_timeout_seconds: 300,
                 builder_registration_fee: Usd::from_units(1_000_000),
+            },
+            mcp: McpConfig {
+                allowed_origins: Vec::new(),
+                page_size: 50,
             },
         }
     }

@@ -12,6 +12,7 @@
 //! - `tools`: invoking endpoints and the native built-in handlers.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
+//! - `mcp`: the MCP endpoint (Streamable HTTP JSON-RPC), the catalog as tools.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
 //! - `money`, `timestamp`, `urls`, `keyfile`: small shared value types and helpers.
 
@@ -22,6 +23,7 @@ pub mod config;
 pub mod http;
 pub mod keyfile;
 pub mod manifest;
+pub mod mcp;
 pub mod money;
 pub mod net;
 pub mod readiness;

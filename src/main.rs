@@ -70,6 +70,9 @@ struct ServeArgs {
     /// Address that receives x402 payments (EVM address).
     #[arg(long, env = "TOOLHOST_PAY_TO")]
     pay_to: Option<String>,
+    /// Browser origins allowed on the MCP endpoint besides the service's own, comma-separated (`*` for any).
+    #[arg(long, env = "TOOLHOST_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    mcp_allowed_origins: Vec<String>,
 }
 
 impl ServeArgs {
@@ -84,6 +87,7 @@ impl ServeArgs {
         config.limits.request_timeout = std::time::Duration::from_secs(self.request_timeout_secs);
         config.outbound.allow_loopback = self.dev_allow_loopback;
         config.payment.pay_to = self.pay_to;
+        config.mcp.allowed_origins = self.mcp_allowed_origins;
         config
     }
 }

@@ -29,7 +29,8 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
         .ok_or_else(|| ApiError::bad_request("invalid_query", "form must be `current` or `legacy`"))
 }
 
-fn matches(
+/// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool.
+pub fn matches(
     endpoint: &Endpoint,
     tag: Option<&str>,
     q: Option<&str>,

@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 use super::error::ApiError;
 use super::{metrics, openapi};
 use crate::app::AppState;
-use crate::{catalog, manifest, receipts, safety, tools};
+use crate::{catalog, manifest, mcp, receipts, safety, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -35,6 +35,12 @@ fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(receipts::routes::get_receipt))
         .routes(routes!(safety::routes::policy))
+        .routes(routes!(mcp::transport::post))
+        // Undocumented on purpose: they exist only to answer 405 the way MCP clients expect.
+        .route(
+            "/ai/mcp",
+            get(mcp::transport::method_not_allowed).delete(mcp::transport::method_not_allowed),
+        )
 }
 
 pub fn build_router(app: AppState) -> Router {

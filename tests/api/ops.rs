@@ -61,6 +61,7 @@ async fn openapi_covers_every_route() {
         ("post", "/tools/{slug}"),
         ("get", "/ai/receipts/{receiptId}"),
         ("get", "/ai/content-safety/policy"),
+        ("post", "/ai/mcp"),
     ];
     for (method, path) in mounted {
         assert!(
