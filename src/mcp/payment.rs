@@ -8,7 +8,12 @@
 //! `structuredContent` is the x402 v2 PaymentRequired (the decoded `PAYMENT-REQUIRED` header,
 //! else the 402 body) with the same JSON as text; success carries the result, and in `_meta` the
 //! decoded `PAYMENT-RESPONSE` and the receipt; any other failure is an error result with the
-//! error body. Settlement happens inside the pipeline, only after the handler succeeded.
+//! error body as text. Settlement happens inside the pipeline, only after the handler succeeded.
+//!
+//! Only the payment error is structured: the TypeScript SDK client validates any
+//! `structuredContent` against the tool's `outputSchema`, error results included, so an error
+//! body there would make a declared output schema fail. For the same reason paid tools declare
+//! no `outputSchema` (see `tools`).
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use base64::Engine;
@@ -123,7 +128,7 @@ pub(super) fn tool_result(outcome: HttpOutcome) -> Value {
     } = outcome;
     if status == StatusCode::PAYMENT_REQUIRED {
         let required = decode_header(&headers, &PAYMENT_REQUIRED).unwrap_or(body);
-        return error_result(required);
+        return json_result(required, true);
     }
     if !status.is_success() {
         return error_result(body);
@@ -146,10 +151,12 @@ pub(super) fn tool_result(outcome: HttpOutcome) -> Value {
     result
 }
 
-/// A tool result that reports failure to the model (`isError: true`) with the JSON as both
-/// structured and text content.
+/// A tool result that reports failure to the model (`isError: true`), the JSON as text.
 pub(super) fn error_result(body: Value) -> Value {
-    json_result(body, true)
+    json!({
+        "content": [{"type": "text", "text": body.to_string()}],
+        "isError": true,
+    })
 }
 
 /// A result carrying `value`: as `structuredContent` (objects only, as MCP requires) and as the
@@ -309,7 +316,13 @@ mod tests {
             body: body.clone(),
         });
         assert_eq!(result["isError"], true);
-        assert_eq!(result["structuredContent"], body);
+        assert!(
+            result.get("structuredContent").is_none(),
+            "would be checked against outputSchema"
+        );
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, body);
         assert!(result.get("_meta").is_none());
     }
 }

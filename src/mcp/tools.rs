@@ -329,8 +329,15 @@ fn endpoint_tool(app: &App, endpoint: &Endpoint) -> Value {
         "annotations": annotations(endpoint),
         "_meta": meta,
     });
+    // A paid tool's unpaid answer puts the PaymentRequired in `structuredContent` (x402 MCP
+    // transport), which SDK clients would check against a declared `outputSchema`; the schema
+    // of its result is published in `_meta` instead.
     if let Some(output) = object_schema(&endpoint.output_schema) {
-        tool["outputSchema"] = output;
+        if endpoint.is_paid() {
+            tool["_meta"]["toolhost/outputSchema"] = output;
+        } else {
+            tool["outputSchema"] = output;
+        }
     }
     tool
 }
