@@ -69,9 +69,12 @@ pub async fn post(
 ) -> Response {
     match accept(&app, &headers, body) {
         Ok((version, accepts, value)) => answer(app, headers, version, accepts, value).await,
-        Err(refusal) => refusal,
+        Err(Refusal(status, code, message)) => refuse(status, code, &message),
     }
 }
+
+/// A refusal of the transport: HTTP status, JSON-RPC code, message.
+struct Refusal(StatusCode, i64, String);
 
 /// `GET` (server-initiated stream) and `DELETE` (session end): neither exists without sessions.
 pub async fn method_not_allowed() -> Response {
@@ -99,22 +102,22 @@ fn accept(
     app: &App,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(&'static str, Accepts, Value), Response> {
+) -> Result<(&'static str, Accepts, Value), Refusal> {
     if let Some(origin) = headers.get(header::ORIGIN) {
         let allowed = origin.to_str().is_ok_and(|o| origin_allowed(app, o));
         if !allowed {
-            return Err(refuse(
+            return Err(Refusal(
                 StatusCode::FORBIDDEN,
                 TRANSPORT_ERROR,
-                "origin not allowed",
+                "origin not allowed".into(),
             ));
         }
     }
     let accepts = accepts(headers).ok_or_else(|| {
-        refuse(
+        Refusal(
             StatusCode::NOT_ACCEPTABLE,
             TRANSPORT_ERROR,
-            "Accept must allow application/json or text/event-stream",
+            "Accept must allow application/json or text/event-stream".into(),
         )
     })?;
     let json_body = headers
@@ -123,10 +126,10 @@ fn accept(
         .and_then(|v| v.split(';').next())
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
     if !json_body {
-        return Err(refuse(
+        return Err(Refusal(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             TRANSPORT_ERROR,
-            "Content-Type must be application/json",
+            "Content-Type must be application/json".into(),
         ));
     }
     let version = match headers.get(PROTOCOL_VERSION_HEADER) {
@@ -136,10 +139,10 @@ fn accept(
             .ok()
             .and_then(protocol::supported)
             .ok_or_else(|| {
-                refuse(
+                Refusal(
                     StatusCode::BAD_REQUEST,
                     TRANSPORT_ERROR,
-                    &format!(
+                    format!(
                         "unsupported MCP-Protocol-Version; supported: {}",
                         protocol::SUPPORTED_VERSIONS.join(", ")
                     ),
@@ -147,12 +150,12 @@ fn accept(
             })?,
     };
     let bytes = body
-        .map_err(|rejection| refuse(rejection.status(), TRANSPORT_ERROR, &rejection.body_text()))?;
+        .map_err(|rejection| Refusal(rejection.status(), TRANSPORT_ERROR, rejection.body_text()))?;
     let value = serde_json::from_slice(&bytes).map_err(|e| {
-        refuse(
+        Refusal(
             StatusCode::BAD_REQUEST,
             PARSE_ERROR,
-            &format!("parse error: {e}"),
+            format!("parse error: {e}"),
         )
     })?;
     Ok((version, accepts, value))

@@ -6,6 +6,7 @@ mod util;
 mod catalog;
 mod cli;
 mod errors;
+mod mcp;
 mod ops;
 mod readiness;
 mod tools;
