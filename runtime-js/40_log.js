@@ -13,6 +13,7 @@
     JSONStringify,
     ObjectFreeze,
     String,
+    StringPrototypeSlice,
   } = primordials;
 
   const INFO = 0;
@@ -47,27 +48,34 @@
     return ArrayPrototypeJoin(parts, " ");
   }
 
-  function writer(level) {
+  // `maxChars` is the per-invocation byte budget: a longer message cannot be
+  // kept, so it is cut (still over budget, so Rust drops it behind the marker)
+  // before being copied out of the isolate.
+  function writer(level, maxChars) {
     return function (...args) {
-      op_log_write(level, format(args));
+      let message = format(args);
+      if (message.length > maxChars) {
+        message = StringPrototypeSlice(message, 0, maxChars + 1);
+      }
+      op_log_write(level, message);
     };
   }
 
   // ctx.log(...) logs at info; ctx.log.info / .warn / .error pick the level.
   // Without the `logs` capability each call throws `capability_denied`.
-  function createLog() {
-    const log = writer(INFO);
-    log.info = writer(INFO);
-    log.warn = writer(WARN);
-    log.error = writer(ERROR);
+  function createLog(maxChars) {
+    const log = writer(INFO, maxChars);
+    log.info = writer(INFO, maxChars);
+    log.warn = writer(WARN, maxChars);
+    log.error = writer(ERROR, maxChars);
     return ObjectFreeze(log);
   }
 
   // A console that writes to the invocation's logs when `logs` is granted and
   // does nothing otherwise (so library code calling console.log keeps working).
-  function createConsole(enabled) {
+  function createConsole(enabled, maxChars) {
     const sink = (level) =>
-      enabled ? writer(level) : function () {};
+      enabled ? writer(level, maxChars) : function () {};
     return ObjectFreeze({
       log: sink(INFO),
       info: sink(INFO),

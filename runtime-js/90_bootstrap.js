@@ -107,14 +107,15 @@
     };
   }
 
-  // config: { env: { [name]: string }, logs: boolean, maxResultBytes: number }
+  // config: { env: { [name]: string }, logs: boolean, maxResultBytes: number,
+  //   maxLogBytes: number }
   function setup(configJson) {
     const config = JSONParse(configJson);
     scrubGlobals();
     core.setUnhandledPromiseRejectionHandler(createRejectionReporter(config.logs));
     ObjectDefineProperty(globalThis, "console", {
       __proto__: null,
-      value: createConsole(config.logs),
+      value: createConsole(config.logs, config.maxLogBytes),
       writable: true,
       enumerable: false,
       configurable: true,
@@ -125,7 +126,7 @@
       files: createFiles(),
       env: ObjectFreeze(config.env),
       httpGetJson,
-      log: createLog(),
+      log: createLog(config.maxLogBytes),
     });
     return createDispatch(ctx, config.maxResultBytes);
   }

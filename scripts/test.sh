@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 started=$(date +%s)
 cargo test --workspace --locked --no-fail-fast
+(cd tests/js && node --test)
 echo "scripts/test.sh: all tests passed in $(( $(date +%s) - started ))s"

@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::http::metrics::Metrics;
 use crate::keyfile::{self, Origin};
 use crate::net::OutboundClient;
+use crate::runtime::JsRuntime;
 use crate::store::{SledStore, Store};
 use crate::urls::Urls;
 
@@ -20,6 +21,7 @@ pub struct App {
     pub catalog: Registry,
     pub metrics: Metrics,
     pub outbound: OutboundClient,
+    pub runtime: JsRuntime,
     /// Compared in constant time by the admin extractor.
     pub admin_token: String,
 }
@@ -74,14 +76,21 @@ impl App {
         };
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Registry::load(store.clone())?;
-        notes.seeded = seed_catalog(&catalog, store.as_ref(), config.seed_dir.as_deref())?;
+        notes.seeded = seed_catalog(
+            &catalog,
+            store.as_ref(),
+            &config.runtime.quotas,
+            config.seed_dir.as_deref(),
+        )?;
         let base = config
             .base_url
             .clone()
             .unwrap_or_else(|| format!("http://{bound}"));
+        let outbound = OutboundClient::new(&config.outbound);
         let app = App {
             urls: Urls::new(&base),
-            outbound: OutboundClient::new(&config.outbound),
+            runtime: JsRuntime::new(&config.runtime, store.clone(), outbound.clone()),
+            outbound,
             store,
             catalog,
             metrics: Metrics::default(),

@@ -26,6 +26,17 @@ pub struct Config {
     pub outbound: OutboundPolicy,
     pub payment: PaymentConfig,
     pub mcp: McpConfig,
+    pub runtime: RuntimeConfig,
+}
+
+/// The JS runtime: the isolate pool's limits and the per-endpoint storage quotas.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    pub pool: sandbox::PoolConfig,
+    pub quotas: crate::runtime::host::Quotas,
+    /// Answer 502 `output_invalid` when a handler's result breaks its outputSchema, instead of
+    /// only logging it.
+    pub reject_invalid_output: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -139,6 +150,11 @@ impl Config {
             mcp: McpConfig {
                 allowed_origins: Vec::new(),
                 page_size: 50,
+            },
+            runtime: RuntimeConfig {
+                pool: sandbox::PoolConfig::default(),
+                quotas: Default::default(),
+                reject_invalid_output: false,
             },
         }
     }

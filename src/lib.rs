@@ -10,6 +10,7 @@
 //! - `store`: the storage trait and its embedded sled engine.
 //! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
 //! - `tools`: invoking endpoints and the native built-in handlers.
+//! - `runtime`: running JS endpoints in the sandbox's isolate pool.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
 //! - `mcp`: the MCP endpoint (Streamable HTTP JSON-RPC), the catalog as tools.
@@ -28,6 +29,7 @@ pub mod money;
 pub mod net;
 pub mod readiness;
 pub mod receipts;
+pub mod runtime;
 pub mod safety;
 pub mod server;
 pub mod store;

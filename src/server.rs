@@ -61,6 +61,9 @@ impl Server {
         axum::serve(self.listener, router)
             .with_graceful_shutdown(shutdown)
             .await?;
+        // Isolate threads hold the store through their host; join them before flushing so
+        // nothing writes after the flush and the store's lock is released with the app.
+        self.app.runtime.pool().shutdown().await;
         if let Err(e) = self.app.store.flush() {
             tracing::error!(error = %e, "store flush on shutdown failed");
         }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// The check is made in Rust inside each op, so a handler that somehow reached a raw op
 /// would still be refused.
 #[derive(Clone, Copy, Default, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Capabilities {
     /// `ctx.kv`: the endpoint's key-value store.
     pub kv: bool,
@@ -77,6 +77,9 @@ pub struct PoolConfig {
     /// Isolates one endpoint may use in parallel. Each instance is its own isolate on its own
     /// thread, owned by that endpoint alone; a second one starts only when the first is busy.
     pub instances_per_endpoint: usize,
+    /// Unbound isolate threads kept ready (runtime built, glue loaded) for cold starts; they
+    /// come on top of `max_isolates`. 0 disables them: cold starts then build the runtime.
+    pub spare_isolates: usize,
     /// An isolate is replaced by a fresh one after this many invocations, which bounds what
     /// a handler can accumulate in its globals and what a slow leak can grow to.
     pub recycle_after_invocations: u64,
@@ -102,6 +105,7 @@ impl Default for PoolConfig {
             max_log_lines: 100,
             max_concurrent_per_endpoint: 64,
             instances_per_endpoint: 1,
+            spare_isolates: 2,
             recycle_after_invocations: 10_000,
             overload_retry_after_secs: 1,
             max_http_timeout: Duration::from_secs(10),

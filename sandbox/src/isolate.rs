@@ -44,45 +44,75 @@ pub(crate) struct Finished {
     pub(crate) reusable: bool,
 }
 
-impl Isolate {
-    /// Builds the isolate and evaluates the endpoint's module (under the endpoint's time limit).
-    pub(crate) async fn create(
-        code: &EndpointCode,
-        env: &IsolateEnv<'_>,
-    ) -> Result<Isolate, SandboxError> {
-        let limits = code.limits.unwrap_or(env.config.default_limits);
-        let specifier = ModuleSpecifier::parse(HANDLER_SPECIFIER)
-            .map_err(|err| SandboxError::Internal(err.to_string()))?;
+/// A runtime with the glue loaded but no endpoint yet: the expensive half of an isolate, made
+/// ahead of time by idle threads (spares, and workers that just recycled) so a cold start only
+/// binds. It never ran any handler code, so binding it to any endpoint is safe.
+pub(crate) struct Blank {
+    runtime: JsRuntime,
+    setup: v8::Global<v8::Function>,
+    heap_exceeded: Arc<AtomicBool>,
+    heap_bytes: usize,
+}
+
+impl Blank {
+    pub(crate) fn new(heap_bytes: usize) -> Result<Blank, SandboxError> {
+        let specifier = handler_specifier()?;
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
             extensions: ops::extensions(),
-            module_loader: Some(Rc::new(HandlerOnlyLoader::new(specifier.clone()))),
-            create_params: Some(heap::create_params(limits.heap_bytes)),
+            module_loader: Some(Rc::new(HandlerOnlyLoader::new(specifier))),
+            create_params: Some(heap::create_params(heap_bytes)),
             ..Default::default()
         })
         .map_err(|err| SandboxError::Internal(format!("cannot create isolate: {err}")))?;
         let heap_exceeded = heap::install(&mut runtime);
-        let setup = {
-            let state = runtime.op_state();
-            let mut state = state.borrow_mut();
-            state.put(EndpointState {
-                slug: code.slug.clone(),
-                capabilities: code.capabilities,
-                host: env.host.clone(),
-                storage: env.config.storage,
-                max_http_timeout: env.config.max_http_timeout,
-            });
-            state
-                .try_take::<SetupFn>()
-                .ok_or_else(|| SandboxError::Internal("runtime glue did not register".to_owned()))?
-        };
+        let setup = runtime
+            .op_state()
+            .borrow_mut()
+            .try_take::<SetupFn>()
+            .ok_or_else(|| SandboxError::Internal("runtime glue did not register".to_owned()))?;
+        Ok(Blank {
+            runtime,
+            setup: setup.0,
+            heap_exceeded,
+            heap_bytes,
+        })
+    }
+
+    /// The heap limit the runtime was created with (it cannot change afterwards).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.heap_bytes
+    }
+
+    /// Gives the runtime to `code`'s endpoint: its capabilities and env, then its module,
+    /// evaluated under the endpoint's time limit.
+    pub(crate) async fn bind(
+        self,
+        code: &EndpointCode,
+        env: &IsolateEnv<'_>,
+    ) -> Result<Isolate, SandboxError> {
+        let Blank {
+            mut runtime,
+            setup,
+            heap_exceeded,
+            heap_bytes: _,
+        } = self;
+        let limits = code.limits.unwrap_or(env.config.default_limits);
+        runtime.op_state().borrow_mut().put(EndpointState {
+            slug: code.slug.clone(),
+            capabilities: code.capabilities,
+            host: env.host.clone(),
+            storage: env.config.storage,
+            max_http_timeout: env.config.max_http_timeout,
+        });
         let setup_config = serde_json::json!({
             "env": code.env,
             "logs": code.capabilities.logs,
             "maxResultBytes": env.config.max_result_bytes,
+            "maxLogBytes": env.config.max_log_bytes_per_invocation,
         })
         .to_string();
         let arg = string_value(&mut runtime, &setup_config)?;
-        let dispatch = runtime.call_with_args(&setup.0, &[arg]);
+        let dispatch = runtime.call_with_args(&setup, &[arg]);
         let dispatch = runtime
             .with_event_loop_promise(dispatch, PollEventLoopOptions::default())
             .await
@@ -97,7 +127,7 @@ impl Isolate {
             .arm(deadline, runtime.v8_isolate().thread_safe_handle());
         let loaded = tokio::time::timeout_at(
             deadline.into(),
-            load_module(&mut runtime, &specifier, code.source.clone()),
+            load_module(&mut runtime, code.source.clone()),
         )
         .await;
         let fired = alarm.fired();
@@ -120,7 +150,9 @@ impl Isolate {
             invocations: 0,
         })
     }
+}
 
+impl Isolate {
     pub(crate) fn invocations(&self) -> u64 {
         self.invocations
     }
@@ -200,11 +232,11 @@ impl Isolate {
 /// Loads and evaluates the handler module and returns its default export.
 async fn load_module(
     runtime: &mut JsRuntime,
-    specifier: &ModuleSpecifier,
     source: String,
 ) -> Result<v8::Global<v8::Value>, CoreError> {
+    let specifier = ModuleSpecifier::parse(HANDLER_SPECIFIER)?;
     let id = runtime
-        .load_main_es_module_from_code(specifier, source)
+        .load_main_es_module_from_code(&specifier, source)
         .await?;
     let evaluated = runtime.mod_evaluate(id);
     runtime
@@ -222,6 +254,10 @@ async fn load_module(
         ))
         .into_box()),
     }
+}
+
+fn handler_specifier() -> Result<ModuleSpecifier, SandboxError> {
+    ModuleSpecifier::parse(HANDLER_SPECIFIER).map_err(|err| SandboxError::Internal(err.to_string()))
 }
 
 fn heap_limit() -> SandboxError {

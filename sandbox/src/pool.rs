@@ -32,6 +32,8 @@ struct State {
     endpoints: HashMap<String, Endpoint>,
     /// Logical clock for least-recently-used eviction.
     tick: u64,
+    /// Unbound threads holding a ready blank runtime, handed to the next cold start.
+    spares: Vec<WorkerHandle>,
     /// Worker threads, joined by `shutdown`.
     threads: Vec<JoinHandle<()>>,
     closed: bool,
@@ -47,8 +49,10 @@ struct Endpoint {
 /// A snapshot of the pool's state and counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PoolStats {
-    /// Isolate threads currently held by the pool, across endpoints.
+    /// Isolate threads currently bound to endpoints.
     pub live_isolates: usize,
+    /// Unbound threads with a runtime ready for the next cold start.
+    pub spare_isolates: usize,
     /// Per endpoint: instances and admitted invocations.
     pub endpoints: Vec<EndpointStats>,
     /// Isolates built (first use, after recycling, for a new version).
@@ -85,7 +89,7 @@ impl Pool {
     /// If the watchdog thread cannot be spawned.
     pub fn new(config: PoolConfig, host: Arc<dyn Host>) -> Pool {
         let watchdog = Watchdog::start().expect("cannot spawn the sandbox watchdog thread");
-        Pool {
+        let pool = Pool {
             inner: Arc::new(Inner {
                 shared: Arc::new(Shared {
                     config,
@@ -95,7 +99,9 @@ impl Pool {
                 }),
                 state: Mutex::new(State::default()),
             }),
-        }
+        };
+        pool.refill_spares(&mut pool.lock());
+        pool
     }
 
     /// Runs `code`'s handler once. Never panics; every failure is in the report.
@@ -143,11 +149,13 @@ impl Pool {
                 in_flight: endpoint.admission.in_flight(),
             })
             .collect();
+        let spare_isolates = state.spares.len();
         drop(state);
         endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
         let counters = self.counters();
         PoolStats {
             live_isolates: endpoints.iter().map(|e| e.instances).sum(),
+            spare_isolates,
             endpoints,
             isolates_created: counters.isolates_created.load(Ordering::Relaxed),
             invocations: counters.invocations.load(Ordering::Relaxed),
@@ -164,6 +172,7 @@ impl Pool {
             let mut state = self.lock();
             state.closed = true;
             state.endpoints.clear();
+            state.spares.clear();
             std::mem::take(&mut state.threads)
         };
         let joined = tokio::task::spawn_blocking(move || {
@@ -301,19 +310,60 @@ impl Pool {
         true
     }
 
+    /// Binds a spare (or a new thread) to the endpoint and returns its instance index.
     fn start_instance(&self, state: &mut State, slug: &str) -> Result<usize, SandboxError> {
-        state.threads.retain(|thread| !thread.is_finished());
-        let shared = self.inner.shared.clone();
+        let config = &self.inner.shared.config;
+        let code = state
+            .endpoints
+            .get(slug)
+            .expect("endpoint exists")
+            .code
+            .clone();
+        // A spare's runtime has the default heap limit, which cannot change afterwards.
+        let default_heap = code
+            .limits
+            .is_none_or(|limits| limits.heap_bytes == config.default_limits.heap_bytes);
+        state.spares.retain(|spare| !spare.is_dead());
+        let spare = if default_heap {
+            state.spares.pop()
+        } else {
+            None
+        };
+        let worker = match spare {
+            Some(spare) => spare,
+            None => self.spawn(state)?,
+        };
+        worker.bind(code).map_err(|_| {
+            SandboxError::Internal("the isolate thread ended unexpectedly".to_owned())
+        })?;
         let endpoint = state.endpoints.get_mut(slug).expect("endpoint exists");
-        let (handle, thread) = WorkerHandle::spawn(
-            endpoint.code.clone(),
-            shared,
+        endpoint.instances.push(worker);
+        let index = endpoint.instances.len() - 1;
+        self.refill_spares(state);
+        Ok(index)
+    }
+
+    /// Tops the spares up to `spare_isolates`; their runtimes are built on their own threads.
+    fn refill_spares(&self, state: &mut State) {
+        while state.spares.len() < self.inner.shared.config.spare_isolates {
+            match self.spawn(state) {
+                Ok(spare) => state.spares.push(spare),
+                Err(err) => {
+                    tracing::error!(%err, "cannot start a spare isolate thread");
+                    break;
+                }
+            }
+        }
+    }
+
+    fn spawn(&self, state: &mut State) -> Result<WorkerHandle, SandboxError> {
+        state.threads.retain(|thread| !thread.is_finished());
+        let (worker, thread) = WorkerHandle::spawn(
+            self.inner.shared.clone(),
             self.inner.shared.config.max_concurrent_per_endpoint,
         )
         .map_err(|err| SandboxError::Internal(format!("cannot start an isolate thread: {err}")))?;
-        endpoint.instances.push(handle);
-        let index = endpoint.instances.len() - 1;
         state.threads.push(thread);
-        Ok(index)
+        Ok(worker)
     }
 }

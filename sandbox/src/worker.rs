@@ -1,19 +1,25 @@
 //! The isolate thread: one per endpoint instance, each with its own current-thread tokio
-//! runtime (a `JsRuntime` is not `Send`). It owns at most one [`Isolate`], creates it on the
-//! first invocation, runs invocations one at a time, and replaces the isolate after a limit
-//! hit or `recycle_after_invocations`. It ends when the pool drops its sender, after serving
-//! what was already queued.
+//! runtime (a `JsRuntime` is not `Send`). A thread starts unbound (a spare) or is bound right
+//! away; once bound to an endpoint it serves that endpoint only, one invocation at a time.
+//! Whenever it is idle without an isolate it prepares a [`Blank`] runtime, so the next cold
+//! start only binds. It replaces its isolate after a limit hit or `recycle_after_invocations`,
+//! and ends when the pool drops its sender, after serving what was already queued.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use deno_core::futures::FutureExt;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::isolate::{Isolate, IsolateEnv};
+use crate::isolate::{Blank, Isolate, IsolateEnv};
 use crate::limits::timeout::Watchdog;
-use crate::{EndpointCode, Host, Invocation, InvocationReport, PoolConfig, SandboxError};
+use crate::{
+    EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, LogLine, PoolConfig,
+    SandboxError,
+};
 
 /// Room for QuickJS's own stack limit (1 MiB) plus the Rust frames of ops and the event loop.
 const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
@@ -38,6 +44,8 @@ pub(crate) struct Counters {
 }
 
 pub(crate) enum Command {
+    /// Makes the thread the instance of an endpoint; sent once, before any invocation.
+    Bind(Arc<EndpointCode>),
     Invoke {
         invocation: Invocation,
         /// When `Pool::invoke` was called, so the report's duration includes queueing.
@@ -60,18 +68,19 @@ pub(crate) struct WorkerHandle {
 }
 
 impl WorkerHandle {
+    /// Starts an unbound thread; it prepares a blank runtime while it waits.
     pub(crate) fn spawn(
-        code: Arc<EndpointCode>,
         shared: Arc<Shared>,
         queue_bound: usize,
     ) -> std::io::Result<(WorkerHandle, JoinHandle<()>)> {
-        let (sender, receiver) = mpsc::channel(queue_bound.max(1));
+        // One extra slot for the `Bind` command.
+        let (sender, receiver) = mpsc::channel(queue_bound.max(1) + 1);
         let queued = Arc::new(AtomicUsize::new(0));
         let worker_queued = queued.clone();
         let thread = std::thread::Builder::new()
-            .name(format!("sandbox-{}", code.slug))
+            .name("sandbox-isolate".to_owned())
             .stack_size(WORKER_STACK_BYTES)
-            .spawn(move || run(&code, &shared, receiver, &worker_queued))?;
+            .spawn(move || run(&shared, receiver, &worker_queued))?;
         Ok((WorkerHandle { sender, queued }, thread))
     }
 
@@ -84,32 +93,37 @@ impl WorkerHandle {
         self.sender.is_closed()
     }
 
-    /// Queues a command without waiting.
+    pub(crate) fn bind(&self, code: Arc<EndpointCode>) -> Result<(), QueueError> {
+        self.sender
+            .try_send(Command::Bind(code))
+            .map_err(queue_error)
+    }
+
+    /// Queues an invocation without waiting.
     pub(crate) fn try_send(&self, command: Command) -> Result<(), QueueError> {
         self.queued.fetch_add(1, Ordering::AcqRel);
         self.sender.try_send(command).map_err(|err| {
             self.queued.fetch_sub(1, Ordering::AcqRel);
-            match err {
-                mpsc::error::TrySendError::Full(_) => QueueError::Full,
-                mpsc::error::TrySendError::Closed(_) => QueueError::Closed,
-            }
+            queue_error(err)
         })
     }
 }
 
-fn run(
-    code: &EndpointCode,
-    shared: &Shared,
-    mut receiver: mpsc::Receiver<Command>,
-    queued: &AtomicUsize,
-) {
+fn queue_error(err: mpsc::error::TrySendError<Command>) -> QueueError {
+    match err {
+        mpsc::error::TrySendError::Full(_) => QueueError::Full,
+        mpsc::error::TrySendError::Closed(_) => QueueError::Closed,
+    }
+}
+
+fn run(shared: &Shared, mut receiver: mpsc::Receiver<Command>, queued: &AtomicUsize) {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(err) => {
-            tracing::error!(slug = %code.slug, %err, "cannot start isolate thread runtime");
+            tracing::error!(%err, "cannot start an isolate thread runtime");
             return;
         }
     };
@@ -120,36 +134,72 @@ fn run(
     };
     runtime.block_on(async {
         let mut worker = Worker {
-            code,
             shared,
+            code: None,
+            blank: None,
             isolate: None,
             compile_error: None,
         };
-        while let Some(Command::Invoke {
-            invocation,
-            received,
-            reply,
-        }) = receiver.recv().await
-        {
-            if !reply.is_closed() {
-                let report = worker.serve(&invocation, received, &env).await;
-                // The caller may have given up meanwhile; nothing to do then.
-                let _ = reply.send(report);
+        loop {
+            if receiver.is_empty() {
+                worker.prepare_blank();
             }
-            queued.fetch_sub(1, Ordering::AcqRel);
+            let Some(command) = receiver.recv().await else {
+                break;
+            };
+            match command {
+                Command::Bind(code) => worker.code = Some(code),
+                Command::Invoke {
+                    invocation,
+                    received,
+                    reply,
+                } => {
+                    if !reply.is_closed() {
+                        let report = worker.serve(&invocation, received, &env).await;
+                        // The caller may have given up meanwhile; nothing to do then.
+                        let _ = reply.send(report);
+                    }
+                    queued.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
         }
     });
 }
 
 struct Worker<'a> {
-    code: &'a EndpointCode,
     shared: &'a Shared,
+    /// The endpoint this thread serves; `None` while it is a spare.
+    code: Option<Arc<EndpointCode>>,
+    /// A runtime made ahead of time, not bound yet.
+    blank: Option<Blank>,
     isolate: Option<Isolate>,
     /// A module that does not compile never will (its version is fixed): answer at once.
     compile_error: Option<SandboxError>,
 }
 
 impl Worker<'_> {
+    fn heap_bytes(&self) -> usize {
+        let config = &self.shared.config;
+        self.code
+            .as_ref()
+            .and_then(|code| code.limits)
+            .unwrap_or(config.default_limits)
+            .heap_bytes
+    }
+
+    /// Makes a blank runtime if this thread will need one.
+    fn prepare_blank(&mut self) {
+        if self.isolate.is_some() || self.blank.is_some() || self.compile_error.is_some() {
+            return;
+        }
+        let heap_bytes = self.heap_bytes();
+        match std::panic::catch_unwind(|| Blank::new(heap_bytes)) {
+            Ok(Ok(blank)) => self.blank = Some(blank),
+            Ok(Err(err)) => tracing::error!(%err, "cannot prepare an isolate"),
+            Err(_) => tracing::error!("preparing an isolate panicked"),
+        }
+    }
+
     async fn serve(
         &mut self,
         invocation: &Invocation,
@@ -158,29 +208,56 @@ impl Worker<'_> {
     ) -> InvocationReport {
         let counters = &self.shared.counters;
         counters.invocations.fetch_add(1, Ordering::Relaxed);
+        let Some(code) = self.code.clone() else {
+            let err = SandboxError::Internal("isolate thread is not bound".to_owned());
+            return report(Err(err), Vec::new(), received);
+        };
         if let Some(err) = &self.compile_error {
             return report(Err(err.clone()), Vec::new(), received);
         }
         let isolate = match &mut self.isolate {
             Some(isolate) => isolate,
-            slot @ None => match Isolate::create(self.code, env).await {
-                Ok(isolate) => {
-                    counters.isolates_created.fetch_add(1, Ordering::Relaxed);
-                    slot.insert(isolate)
-                }
-                Err(err) => {
-                    if matches!(err, SandboxError::CompileError(_)) {
-                        self.compile_error = Some(err.clone());
+            slot @ None => {
+                let heap_bytes = code
+                    .limits
+                    .unwrap_or(self.shared.config.default_limits)
+                    .heap_bytes;
+                let blank = self.blank.take().filter(|b| b.heap_bytes() == heap_bytes);
+                // deno_core panics on some module graphs the QuickJS backend cannot link
+                // (e.g. `import/**/x from "y"`); that is the module's fault, not the thread's.
+                let created = AssertUnwindSafe(async {
+                    let blank = match blank {
+                        Some(blank) => blank,
+                        None => Blank::new(heap_bytes)?,
+                    };
+                    blank.bind(&code, env).await
+                })
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    Err(SandboxError::CompileError(
+                        "the module could not be loaded".to_owned(),
+                    ))
+                });
+                match created {
+                    Ok(isolate) => {
+                        counters.isolates_created.fetch_add(1, Ordering::Relaxed);
+                        slot.insert(isolate)
                     }
-                    return report(Err(err), Vec::new(), received);
+                    Err(err) => {
+                        if matches!(err, SandboxError::CompileError(_)) {
+                            self.compile_error = Some(err.clone());
+                        }
+                        return report(Err(err), Vec::new(), received);
+                    }
                 }
-            },
+            }
         };
         let finished = isolate.invoke(&invocation.request, env).await;
         let worn_out = isolate.invocations() >= self.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
             tracing::debug!(
-                slug = %self.code.slug,
+                slug = %code.slug,
                 request_id = %invocation.request_id,
                 reusable = finished.reusable,
                 "recycling isolate"
@@ -193,8 +270,8 @@ impl Worker<'_> {
 }
 
 pub(crate) fn report(
-    result: Result<crate::HandlerResponse, SandboxError>,
-    logs: Vec<crate::LogLine>,
+    result: Result<HandlerResponse, SandboxError>,
+    logs: Vec<LogLine>,
     received: Instant,
 ) -> InvocationReport {
     InvocationReport {

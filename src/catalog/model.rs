@@ -88,15 +88,9 @@ impl PricingMode {
     }
 }
 
-/// The JS capabilities of spec 2.1. Built-in handlers have none (shown as `{}`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Capabilities {
-    pub kv: bool,
-    pub files: bool,
-    pub http_get_json: bool,
-    pub logs: bool,
-}
+/// The JS capabilities of spec 2.1 (`kv`, `files`, `httpGetJson`, `logs`), the sandbox's own type
+/// so what the catalog shows is exactly what the sandbox enforces. Built-in handlers have none.
+pub use sandbox::Capabilities;
 
 /// Who may change an endpoint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

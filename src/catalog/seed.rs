@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 use super::model::{Capabilities, Endpoint, HandlerType, Owner, Status};
 use super::registry::{CatalogError, CompiledEndpoint, Registry};
 use crate::money::Usd;
+use crate::runtime::host::{write_counted, Quotas, Space};
 use crate::store::{Store, StoreError, Tree};
 
 static FIXTURES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures");
@@ -95,6 +96,48 @@ impl Source<'_> {
         Ok(files)
     }
 
+    /// Every file under `handler-files/<slug>/`, as (path relative to that folder, bytes).
+    fn handler_files(&self, slug: &str) -> Result<Vec<(String, Vec<u8>)>, SeedError> {
+        let root = format!("handler-files/{slug}");
+        let mut out = Vec::new();
+        match self {
+            Source::Embedded => {
+                let Some(dir) = FIXTURES.get_dir(&root) else {
+                    return Ok(out);
+                };
+                let mut stack = vec![dir];
+                while let Some(dir) = stack.pop() {
+                    for file in dir.files() {
+                        let relative = file.path().strip_prefix(&root).unwrap_or(file.path());
+                        out.push((relative.display().to_string(), file.contents().to_vec()));
+                    }
+                    stack.extend(dir.dirs());
+                }
+            }
+            Source::Disk(base) => {
+                let mut stack = vec![base.join(&root)];
+                while let Some(dir) = stack.pop() {
+                    let Ok(entries) = std::fs::read_dir(&dir) else {
+                        continue;
+                    };
+                    for entry in entries {
+                        let path = entry.map_err(|e| fixture_error(&dir, e))?.path();
+                        if path.is_dir() {
+                            stack.push(path);
+                        } else {
+                            let bytes =
+                                std::fs::read(&path).map_err(|e| fixture_error(&path, e))?;
+                            let relative = path.strip_prefix(base.join(&root)).unwrap_or(&path);
+                            out.push((relative.display().to_string(), bytes));
+                        }
+                    }
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     fn read(&self, relative: &str) -> Result<String, SeedError> {
         match self {
             Source::Embedded => FIXTURES
@@ -125,6 +168,7 @@ fn seed_marker(slug: &str) -> Vec<u8> {
 pub fn seed_catalog(
     registry: &Registry,
     store: &dyn Store,
+    quotas: &Quotas,
     dir: Option<&Path>,
 ) -> Result<Vec<String>, SeedError> {
     let source = dir.map_or(Source::Embedded, Source::Disk);
@@ -186,6 +230,19 @@ pub fn seed_catalog(
         match registry.insert_new(endpoint) {
             Ok(_) | Err(CatalogError::SlugTaken(_)) => {}
             Err(e) => return Err(e.into()),
+        }
+        for (path, bytes) in source.handler_files(&fixture.slug)? {
+            let path = sandbox::normalize_file_path(&path)
+                .map_err(|e| fixture_error(Path::new(&path), e))?;
+            write_counted(
+                store,
+                quotas,
+                Space::Files,
+                &fixture.slug,
+                &path,
+                Some(bytes),
+            )
+            .map_err(|e| fixture_error(Path::new(&path), e))?;
         }
         store.put(Tree::Meta, &seed_marker(&fixture.slug), b"1")?;
         inserted.push(fixture.slug);

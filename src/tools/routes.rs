@@ -11,6 +11,7 @@ use crate::app::AppState;
 use crate::catalog::{CompiledEndpoint, HandlerType, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
+use crate::runtime::HandlerOutput;
 
 /// One call as the pipeline sees it, whatever route it came through.
 pub struct Call {
@@ -126,25 +127,31 @@ pub async fn invoke(
             ),
         ));
     }
-    let result = run_handler(app, compiled, &call).await?;
-    Ok(Json(result).into_response())
+    let output = run_handler(app, compiled, &call).await?;
+    let mut response = (output.status, Json(output.body)).into_response();
+    response.headers_mut().extend(output.headers);
+    Ok(response)
 }
 
-async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<Value> {
+async fn run_handler(
+    app: &AppState,
+    compiled: &CompiledEndpoint,
+    call: &Call,
+) -> ApiResult<HandlerOutput> {
     let endpoint = &compiled.endpoint;
-    match endpoint.handler_type {
-        HandlerType::StaticJson => Ok(static_json::respond(endpoint)),
+    let body = match endpoint.handler_type {
+        HandlerType::StaticJson => static_json::respond(endpoint),
         HandlerType::ReceiptEcho => {
             let echo = receipt_echo::EchoRequest {
                 method: call.method.as_str(),
                 input: &call.input,
                 request_id: &call.request_id,
             };
-            Ok(json!({
+            json!({
                 "ok": true,
                 "echo": receipt_echo::summarize(endpoint, &echo),
                 "receipt": receipt_echo::free_receipt(endpoint, &echo),
-            }))
+            })
         }
         HandlerType::X402ReadinessCheck => {
             let url = call
@@ -153,12 +160,11 @@ async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             let report = crate::readiness::check(&app.outbound, url).await?;
-            serde_json::to_value(report).map_err(ApiError::internal)
+            serde_json::to_value(report).map_err(ApiError::internal)?
         }
-        HandlerType::JsRequestResponse => Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "runtime_unavailable",
-            "the JavaScript runtime is not available on this server yet",
-        )),
-    }
+        HandlerType::JsRequestResponse => {
+            return app.runtime.run(compiled, call, endpoint.env.clone()).await;
+        }
+    };
+    Ok(HandlerOutput::ok(body))
 }

@@ -9,4 +9,5 @@ mod errors;
 mod mcp;
 mod ops;
 mod readiness;
+mod sandbox;
 mod tools;

@@ -13,12 +13,18 @@ use sandbox::{
 };
 use serde_json::{json, Value};
 
+/// (endpoint, key or path).
+type Scoped = (String, String);
+
+/// One `http_get_json` call: endpoint, url, headers, timeout.
+pub type HttpCall = (String, String, Vec<(String, String)>, Duration);
+
 /// Storage keyed by (endpoint, key) so tests can check that endpoints never see each other's data.
 #[derive(Default)]
 pub struct MemoryHost {
-    pub kv: Mutex<BTreeMap<(String, String), (Value, Option<u64>)>>,
-    pub files: Mutex<BTreeMap<(String, String), Vec<u8>>>,
-    pub http_calls: Mutex<Vec<(String, String, Vec<(String, String)>, Duration)>>,
+    pub kv: Mutex<BTreeMap<Scoped, (Value, Option<u64>)>>,
+    pub files: Mutex<BTreeMap<Scoped, Vec<u8>>>,
+    pub http_calls: Mutex<Vec<HttpCall>>,
 }
 
 fn ready<T: Send + 'static>(value: Result<T, HostError>) -> HostFuture<T> {

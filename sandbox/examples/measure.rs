@@ -1,0 +1,153 @@
+//! Measures the sandbox through its public API: isolate cold start (first invocation of an
+//! endpoint: thread, isolate, module, call), warm call overhead (`Pool::invoke` of a trivial
+//! handler on a live isolate), and resident memory per idle isolate.
+//!
+//! Run with `cargo run --release -p sandbox --example measure [isolates] [warm-calls]`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sandbox::{
+    Capabilities, EndpointCode, FileEntry, Host, HostError, HostFuture, Invocation, KvPage, Pool,
+    PoolConfig,
+};
+use serde_json::{json, Value};
+
+/// A host with no storage: the measured handlers never call it.
+struct NoHost;
+
+fn unsupported<T: Send + 'static>() -> HostFuture<T> {
+    Box::pin(async { Err(HostError::new("unsupported", "no host in this measurement")) })
+}
+
+impl Host for NoHost {
+    fn kv_get(&self, _: &str, _: &str) -> HostFuture<Option<Value>> {
+        unsupported()
+    }
+    fn kv_set(&self, _: &str, _: &str, _: Value, _: Option<u64>) -> HostFuture<()> {
+        unsupported()
+    }
+    fn kv_delete(&self, _: &str, _: &str) -> HostFuture<bool> {
+        unsupported()
+    }
+    fn kv_list(&self, _: &str, _: &str, _: usize, _: Option<String>) -> HostFuture<KvPage> {
+        unsupported()
+    }
+    fn files_read(&self, _: &str, _: &str) -> HostFuture<Option<Vec<u8>>> {
+        unsupported()
+    }
+    fn files_write(&self, _: &str, _: &str, _: Vec<u8>) -> HostFuture<()> {
+        unsupported()
+    }
+    fn files_list(&self, _: &str, _: &str) -> HostFuture<Vec<FileEntry>> {
+        unsupported()
+    }
+    fn files_delete(&self, _: &str, _: &str) -> HostFuture<bool> {
+        unsupported()
+    }
+    fn http_get_json(
+        &self,
+        _: &str,
+        _: &str,
+        _: Vec<(String, String)>,
+        _: Duration,
+    ) -> HostFuture<Value> {
+        unsupported()
+    }
+}
+
+fn endpoint(slug: String) -> EndpointCode {
+    EndpointCode {
+        slug,
+        version: "v1".to_owned(),
+        source: "export default async (req, ctx) => ({ echo: req.input, n: [1, 2, 3].map((x) => x * 2) });"
+            .to_owned(),
+        capabilities: Capabilities::default(),
+        env: BTreeMap::new(),
+        limits: None,
+    }
+}
+
+fn invocation(i: usize) -> Invocation {
+    Invocation {
+        request: json!({ "input": { "i": i }, "method": "POST", "query": {}, "headers": {} }),
+        request_id: format!("req-{i}"),
+    }
+}
+
+/// Resident set size of this process, from /proc (Linux only).
+fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let isolates: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
+    let warm_calls: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2000);
+    let config = PoolConfig {
+        max_isolates: isolates + 1,
+        ..PoolConfig::default()
+    };
+    let pool = Pool::new(config, Arc::new(NoHost));
+
+    // The first isolate of the process pays one-time engine initialization.
+    let started = Instant::now();
+    let first = pool.invoke(&endpoint("first".into()), invocation(0)).await;
+    assert!(first.result.is_ok(), "{:?}", first.result);
+    println!("process-first isolate + call: {:?}", started.elapsed());
+
+    let rss_before = rss_bytes();
+    let mut cold = Vec::with_capacity(isolates);
+    for i in 0..isolates {
+        let report = pool.invoke(&endpoint(format!("e{i}")), invocation(i)).await;
+        assert!(report.result.is_ok(), "{:?}", report.result);
+        cold.push(report.duration);
+    }
+    let rss_after = rss_bytes();
+    cold.sort();
+    println!(
+        "cold start (thread + isolate + module + first call), {isolates} endpoints: p50 {:?}, p90 {:?}, max {:?}",
+        percentile(&cold, 0.5),
+        percentile(&cold, 0.9),
+        cold[cold.len() - 1]
+    );
+    if let (Some(before), Some(after)) = (rss_before, rss_after) {
+        println!(
+            "idle memory: {:.2} MiB per isolate (RSS {:.1} -> {:.1} MiB for {isolates} isolates)",
+            (after.saturating_sub(before)) as f64 / isolates as f64 / (1024.0 * 1024.0),
+            before as f64 / (1024.0 * 1024.0),
+            after as f64 / (1024.0 * 1024.0)
+        );
+    }
+
+    let warm_endpoint = endpoint("e0".into());
+    let mut warm = Vec::with_capacity(warm_calls);
+    for i in 0..warm_calls {
+        let report = pool.invoke(&warm_endpoint, invocation(i)).await;
+        assert!(report.result.is_ok(), "{:?}", report.result);
+        warm.push(report.duration);
+    }
+    warm.sort();
+    let total: Duration = warm.iter().sum();
+    println!(
+        "warm call through Pool::invoke, {warm_calls} calls: mean {:?}, p50 {:?}, p99 {:?}",
+        total / warm_calls as u32,
+        percentile(&warm, 0.5),
+        percentile(&warm, 0.99)
+    );
+    let stats = pool.stats();
+    println!(
+        "pool: {} live isolates, {} created, {} invocations",
+        stats.live_isolates, stats.isolates_created, stats.invocations
+    );
+    pool.shutdown().await;
+}

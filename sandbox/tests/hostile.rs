@@ -1,0 +1,368 @@
+//! Hostile handlers: escapes, limits and tampering. After each one, a neighbouring endpoint in
+//! the same pool must still answer correctly.
+
+mod util;
+
+use sandbox::SandboxError;
+use serde_json::json;
+use util::*;
+
+#[tokio::test]
+async fn raw_ops_and_deno_internals_are_unreachable() {
+    let (pool, host) = pool();
+    let code = granted(
+        "escape",
+        r#"export default async function (req, ctx) {
+            const found = [];
+            const g = Function("return this")();
+            const seen = new Set();
+            const walk = (obj, path, depth) => {
+                if (obj === null || (typeof obj !== "object" && typeof obj !== "function") || seen.has(obj) || depth > 4) return;
+                seen.add(obj);
+                for (const key of Reflect.ownKeys(obj)) {
+                    const name = String(key);
+                    if (/^op_|^Deno$|^__bootstrap$|^__infra$|^core$/.test(name)) found.push(path + "." + name);
+                    let value;
+                    try { value = obj[key]; } catch { continue; }
+                    walk(value, path + "." + name, depth + 1);
+                }
+            };
+            walk(g, "globalThis", 0);
+            walk(ctx, "ctx", 0);
+            const probes = {
+                deno: typeof Deno,
+                globalDeno: typeof globalThis.Deno,
+                viaFunction: (() => { try { return typeof Function("return Deno")(); } catch (e) { return e.name; } })(),
+                viaConstructor: (() => { try { return typeof ({}).constructor.constructor("return Deno.core.ops.op_kv_get")(); } catch (e) { return e.name; } })(),
+                bootstrap: typeof globalThis.__bootstrap,
+                sameGlobal: g === globalThis,
+                sharedArrayBuffer: typeof SharedArrayBuffer,
+                atomics: typeof Atomics,
+                webAssembly: typeof WebAssembly,
+            };
+            return { found, probes };
+        }"#,
+    );
+    let answer = body(&pool, &code, json!(null)).await;
+    assert_eq!(answer["found"], json!([]));
+    assert_eq!(
+        answer["probes"],
+        json!({
+            "deno": "undefined",
+            "globalDeno": "undefined",
+            "viaFunction": "ReferenceError",
+            "viaConstructor": "ReferenceError",
+            "bootstrap": "undefined",
+            "sameGlobal": true,
+            "sharedArrayBuffer": "undefined",
+            "atomics": "undefined",
+            "webAssembly": "undefined",
+        })
+    );
+    assert!(host.kv.lock().unwrap().is_empty());
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn imports_of_other_modules_are_refused() {
+    let (pool, _) = pool();
+    for (slug, source) in [
+        (
+            "static-relative",
+            "import x from './other.js'; export default () => x;",
+        ),
+        (
+            "static-ext",
+            "import { op_kv_get } from 'ext:core/ops'; export default () => typeof op_kv_get;",
+        ),
+        (
+            "static-url",
+            "import x from 'https://example.com/x.js'; export default () => x;",
+        ),
+        (
+            "static-node",
+            "import fs from 'node:fs'; export default () => fs;",
+        ),
+    ] {
+        let e = err(invoke(&pool, &endpoint(slug, source), json!(null)).await);
+        assert!(matches!(e, SandboxError::CompileError(_)), "{slug}: {e:?}");
+    }
+    let dynamic = endpoint(
+        "dynamic",
+        r#"export default async function () {
+            const out = [];
+            for (const spec of ["./other.js", "ext:core/ops", "ext:core/mod.js", "file:///handler.js", "data:text/javascript,export default 1"]) {
+                try { await import(spec); out.push("imported " + spec); } catch (e) { out.push(e.name); }
+            }
+            return out;
+        }"#,
+    );
+    let answer = body(&pool, &dynamic, json!(null)).await;
+    for outcome in answer.as_array().unwrap() {
+        assert!(
+            !outcome.as_str().unwrap().starts_with("imported"),
+            "{answer}"
+        );
+    }
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn imports_the_engine_cannot_link_are_compile_errors() {
+    // The QuickJS backend finds import edges with a text scan; an import it misses makes
+    // deno_core panic while linking. The worker turns that into a compile error and lives on.
+    let (pool, _) = pool();
+    for (slug, source) in [
+        (
+            "comment-import",
+            "import/**/x from './a.js'; export default () => x;",
+        ),
+        (
+            "newline-import",
+            "const s = 1\nimport\nx from './a.js'; export default () => x;",
+        ),
+    ] {
+        let code = endpoint(slug, source);
+        for _ in 0..2 {
+            let e = err(invoke(&pool, &code, json!(null)).await);
+            assert!(matches!(e, SandboxError::CompileError(_)), "{slug}: {e:?}");
+        }
+    }
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn broken_modules_are_compile_errors() {
+    let (pool, _) = pool();
+    for (slug, source) in [
+        ("syntax", "export default function ( {"),
+        ("no-default", "export const handler = () => 1;"),
+        ("not-a-function", "export default 42;"),
+        (
+            "throws-on-load",
+            "throw new Error('boom at load'); export default () => 1;",
+        ),
+    ] {
+        let e = err(invoke(&pool, &endpoint(slug, source), json!(null)).await);
+        assert!(matches!(e, SandboxError::CompileError(_)), "{slug}: {e:?}");
+        assert_eq!(e.code(), "compile_error");
+    }
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn infinite_loop_times_out_and_the_isolate_is_replaced() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "spin",
+        "let calls = 0; export default (req) => { calls++; if (req.input === 'spin') for (;;) {} return calls; };",
+    );
+    assert_eq!(body(&pool, &code, json!("warm")).await, json!(1));
+    assert_eq!(
+        err(invoke(&pool, &code, json!("spin")).await),
+        SandboxError::Timeout
+    );
+    assert_neighbour_ok(&pool).await;
+    // A fresh isolate: module state starts over.
+    assert_eq!(body(&pool, &code, json!("again")).await, json!(1));
+    assert!(pool.stats().recycled >= 1);
+}
+
+#[tokio::test]
+async fn busy_loop_across_awaits_times_out() {
+    let (pool, _) = pool();
+    let microtasks = endpoint(
+        "microtasks",
+        "export default async () => { for (;;) await null; };",
+    );
+    assert_eq!(
+        err(invoke(&pool, &microtasks, json!(null)).await),
+        SandboxError::Timeout
+    );
+    let ops = granted(
+        "op-loop",
+        "export default async (req, ctx) => { for (;;) await ctx.kv.get('k'); };",
+    );
+    assert_eq!(
+        err(invoke(&pool, &ops, json!(null)).await),
+        SandboxError::Timeout
+    );
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn never_settling_promises_time_out() {
+    let (pool, _) = pool();
+    let idle = endpoint("never", "export default () => new Promise(() => {});");
+    assert_eq!(
+        err(invoke(&pool, &idle, json!(null)).await),
+        SandboxError::Timeout
+    );
+    let hanging_host = granted(
+        "hang",
+        "export default (req, ctx) => ctx.httpGetJson('https://hang.test/', { timeoutMs: 60000 });",
+    );
+    assert_eq!(
+        err(invoke(&pool, &hanging_host, json!(null)).await),
+        SandboxError::Timeout
+    );
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn top_level_infinite_loop_times_out() {
+    let (pool, _) = pool();
+    let code = endpoint("spin-at-load", "for (;;) {} export default () => 1;");
+    assert_eq!(
+        err(invoke(&pool, &code, json!(null)).await),
+        SandboxError::Timeout
+    );
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn memory_bomb_hits_the_heap_limit() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "bomb",
+        r#"export default () => {
+            const chunk = "x".repeat(1 << 20);
+            const hoard = [];
+            for (;;) hoard.push(chunk + hoard.length);
+        };"#,
+    );
+    let e = err(invoke(&pool, &code, json!(null)).await);
+    assert_eq!(
+        e,
+        SandboxError::ResourceLimit("heap limit exceeded".to_owned())
+    );
+    assert_neighbour_ok(&pool).await;
+    // The endpoint gets a fresh isolate and works again when it behaves.
+    let fine = EndpointCodeExt::with_source(&code, "export default () => 'fine';");
+    assert_eq!(body(&pool, &fine, json!(null)).await, json!("fine"));
+}
+
+#[tokio::test]
+async fn huge_results_are_refused() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "huge",
+        "export default (req, ctx) => req.input === 'respond' ? ctx.respond(200, 'x'.repeat(2 << 20)) : 'x'.repeat(2 << 20);",
+    );
+    for input in ["plain", "respond"] {
+        let e = err(invoke(&pool, &code, json!(input)).await);
+        assert_eq!(
+            e,
+            SandboxError::ResourceLimit("result too large".to_owned())
+        );
+    }
+    // Multi-byte characters: under the limit in UTF-16 units, over it in UTF-8 bytes.
+    let wide = endpoint("wide", r"export default () => '\u00e9'.repeat(600 * 1024);");
+    let e = err(invoke(&pool, &wide, json!(null)).await);
+    assert_eq!(
+        e,
+        SandboxError::ResourceLimit("result too large".to_owned())
+    );
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn deep_recursion_is_a_handler_error() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "recursion",
+        r#"export default (req) => {
+            if (req.input === "json") { let v = []; for (let i = 0; i < 1e5; i++) v = [v]; return v; }
+            const f = (n) => f(n + 1) + 1;
+            return f(0);
+        };"#,
+    );
+    let e = err(invoke(&pool, &code, json!("call")).await);
+    assert!(matches!(e, SandboxError::HandlerError(_)), "{e:?}");
+    let e = err(invoke(&pool, &code, json!("json")).await);
+    assert!(matches!(e, SandboxError::HandlerError(_)), "{e:?}");
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn prototype_pollution_stays_inside_its_endpoint() {
+    let (pool, _) = pool();
+    let polluter = endpoint(
+        "polluter",
+        r#"export default () => {
+            Object.prototype.polluted = "yes";
+            Array.prototype.map = () => "hijacked";
+            JSON.stringify = () => '"hijacked"';
+            globalThis.leak = "A's global";
+            return [1].map((x) => x);
+        };"#,
+    );
+    assert_eq!(body(&pool, &polluter, json!(null)).await, json!("hijacked"));
+    let victim = endpoint(
+        "victim",
+        r#"export default () => ({
+            polluted: ({}).polluted ?? null,
+            map: [1, 2].map((x) => x * 2),
+            leak: globalThis.leak ?? null,
+        });"#,
+    );
+    assert_eq!(
+        body(&pool, &victim, json!(null)).await,
+        json!({ "polluted": null, "map": [2, 4], "leak": null })
+    );
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn tampering_with_builtins_does_not_break_the_glue() {
+    let (pool, host) = pool();
+    let code = granted(
+        "tamper",
+        r#"export default async (req, ctx) => {
+            if (req.input === "tamper") {
+                JSON.parse = () => ({ hijacked: true });
+                JSON.stringify = () => "{}";
+                Object.freeze = (o) => o;
+                Promise.prototype.then = function () { throw new Error("then hijacked"); };
+                Object.defineProperty(Object.prototype, "then", { get() { return undefined; }, configurable: true });
+                Array.prototype.push = () => { throw new Error("push hijacked"); };
+                globalThis.console = { log() { throw new Error("console hijacked"); } };
+                return "tampered";
+            }
+            await ctx.kv.set("after", { ok: true });
+            ctx.log("still logging");
+            return { value: await ctx.kv.get("after"), input: req.input };
+        }"#,
+    );
+    assert_eq!(body(&pool, &code, json!("tamper")).await, json!("tampered"));
+    let report = invoke(&pool, &code, json!({ "real": 1 })).await;
+    assert_eq!(report.logs[0].message, "still logging");
+    assert_eq!(
+        ok(report).body,
+        json!({ "value": { "ok": true }, "input": { "real": 1 } })
+    );
+    assert_eq!(
+        host.kv
+            .lock()
+            .unwrap()
+            .get(&("tamper".into(), "after".into()))
+            .map(|(v, _)| v.clone()),
+        Some(json!({ "ok": true }))
+    );
+    assert_neighbour_ok(&pool).await;
+}
+
+/// Builds a variant of an endpoint with new source (and so a new version).
+trait EndpointCodeExt {
+    fn with_source(&self, source: &str) -> Self;
+}
+
+impl EndpointCodeExt for sandbox::EndpointCode {
+    fn with_source(&self, source: &str) -> Self {
+        sandbox::EndpointCode {
+            source: source.to_owned(),
+            version: format!("{}+", self.version),
+            ..self.clone()
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The pool: admission, instances, eviction, recycling, retirement and shutdown.
+
+mod util;
+
+use std::time::Duration;
+
+use sandbox::{EndpointCode, PoolConfig, SandboxError};
+use serde_json::json;
+use util::*;
+
+/// Counts invocations in module state, so a fresh isolate is visible as a reset count.
+const COUNTER: &str = "let calls = 0; export default () => ++calls;";
+
+/// Awaits a host call that takes 300 ms, then reports its isolate's call count.
+const SLOW: &str = "let calls = 0; export default async (req, ctx) => { await ctx.httpGetJson('https://slow.test/'); return ++calls; };";
+
+fn versioned(code: &EndpointCode, version: &str, source: &str) -> EndpointCode {
+    EndpointCode {
+        version: version.to_owned(),
+        source: source.to_owned(),
+        ..code.clone()
+    }
+}
+
+#[tokio::test]
+async fn concurrency_beyond_the_bound_is_overloaded() {
+    let config = PoolConfig {
+        max_concurrent_per_endpoint: 2,
+        overload_retry_after_secs: 3,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let code = granted("busy", SLOW);
+    let (a, b, c) = tokio::join!(
+        invoke(&pool, &code, json!(1)),
+        invoke(&pool, &code, json!(2)),
+        async {
+            // Let the first two be admitted first.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            invoke(&pool, &code, json!(3)).await
+        },
+    );
+    ok(a);
+    ok(b);
+    let e = err(c);
+    assert_eq!(
+        e,
+        SandboxError::Overloaded {
+            retry_after_secs: 3
+        }
+    );
+    assert_eq!(e.code(), "overloaded");
+    assert_eq!(pool.stats().overloaded, 1);
+    // Once drained, the endpoint is admitted again.
+    ok(invoke(&pool, &code, json!(4)).await);
+}
+
+#[tokio::test]
+async fn a_new_version_replaces_the_isolates() {
+    let (pool, _) = pool();
+    let v1 = endpoint("versioned", COUNTER);
+    assert_eq!(body(&pool, &v1, json!(null)).await, json!(1));
+    assert_eq!(body(&pool, &v1, json!(null)).await, json!(2));
+    let v2 = versioned(&v1, "v2", "export default () => 'v2';");
+    assert_eq!(body(&pool, &v2, json!(null)).await, json!("v2"));
+    let stats = pool.stats();
+    assert_eq!(stats.retired, 1);
+    assert_eq!(stats.endpoints.len(), 1);
+    assert_eq!(stats.endpoints[0].version, "v2");
+    assert_eq!(stats.isolates_created, 2);
+}
+
+#[tokio::test]
+async fn retire_drops_the_isolates() {
+    let (pool, _) = pool();
+    let code = endpoint("retired", COUNTER);
+    assert_eq!(body(&pool, &code, json!(null)).await, json!(1));
+    assert_eq!(pool.stats().live_isolates, 1);
+    pool.retire("retired");
+    pool.retire("never-existed");
+    let stats = pool.stats();
+    assert_eq!(stats.live_isolates, 0);
+    assert_eq!(stats.retired, 1);
+    // Invoked again, it starts from scratch.
+    assert_eq!(body(&pool, &code, json!(null)).await, json!(1));
+}
+
+#[tokio::test]
+async fn several_instances_serve_one_endpoint_in_parallel() {
+    let config = PoolConfig {
+        instances_per_endpoint: 2,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let code = granted("parallel", SLOW);
+    let (a, b) = tokio::join!(
+        invoke(&pool, &code, json!(1)),
+        invoke(&pool, &code, json!(2))
+    );
+    // Each instance is its own isolate with its own module state: both saw their first call.
+    assert_eq!(ok(a).body, json!(1));
+    assert_eq!(ok(b).body, json!(1));
+    let stats = pool.stats();
+    assert_eq!(stats.endpoints[0].instances, 2);
+    assert_eq!(stats.isolates_created, 2);
+    // Idle instances are reused rather than multiplied.
+    ok(invoke(&pool, &code, json!(3)).await);
+    assert_eq!(pool.stats().endpoints[0].instances, 2);
+}
+
+#[tokio::test]
+async fn one_instance_queues_invocations_in_order() {
+    let (pool, _) = pool();
+    let code = granted("serial", SLOW);
+    let (a, b) = tokio::join!(
+        invoke(&pool, &code, json!(1)),
+        invoke(&pool, &code, json!(2))
+    );
+    let mut answers = vec![ok(a).body, ok(b).body];
+    answers.sort_by_key(|v| v.as_i64());
+    assert_eq!(answers, vec![json!(1), json!(2)]);
+    assert_eq!(pool.stats().endpoints[0].instances, 1);
+}
+
+#[tokio::test]
+async fn least_recently_used_isolates_are_evicted_at_capacity() {
+    let config = PoolConfig {
+        max_isolates: 2,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let a = endpoint("a", COUNTER);
+    let b = endpoint("b", COUNTER);
+    let c = endpoint("c", COUNTER);
+    assert_eq!(body(&pool, &a, json!(null)).await, json!(1));
+    assert_eq!(body(&pool, &b, json!(null)).await, json!(1));
+    assert_eq!(body(&pool, &a, json!(null)).await, json!(2));
+    // `b` is the least recently used: it makes room for `c`.
+    assert_eq!(body(&pool, &c, json!(null)).await, json!(1));
+    let stats = pool.stats();
+    assert_eq!(stats.live_isolates, 2);
+    assert_eq!(stats.evictions, 1);
+    let slugs: Vec<_> = stats.endpoints.iter().map(|e| e.slug.as_str()).collect();
+    assert_eq!(slugs, vec!["a", "c"]);
+    assert_eq!(body(&pool, &a, json!(null)).await, json!(3));
+}
+
+#[tokio::test]
+async fn isolates_are_recycled_after_n_invocations() {
+    let config = PoolConfig {
+        recycle_after_invocations: 2,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let code = endpoint("recycled", COUNTER);
+    let mut answers = Vec::new();
+    for _ in 0..5 {
+        answers.push(body(&pool, &code, json!(null)).await);
+    }
+    assert_eq!(
+        answers,
+        vec![json!(1), json!(2), json!(1), json!(2), json!(1)]
+    );
+    assert_eq!(pool.stats().recycled, 2);
+}
+
+#[tokio::test]
+async fn per_endpoint_limits_override_the_defaults() {
+    let (pool, _) = pool();
+    // 24 MiB fits the test default (32 MiB) but not a 16 MiB override.
+    let hungry = "export default () => { const a = []; for (let i = 0; i < 24; i++) a.push('x'.repeat(1 << 20) + i); return a.length; };";
+    let roomy = endpoint("roomy", hungry);
+    assert_eq!(body(&pool, &roomy, json!(null)).await, json!(24));
+    let mut tight = endpoint("tight-heap", hungry);
+    tight.limits = Some(sandbox::Limits {
+        heap_bytes: 16 * 1024 * 1024,
+        timeout: test_config().default_limits.timeout,
+    });
+    let e = err(invoke(&pool, &tight, json!(null)).await);
+    assert_eq!(
+        e,
+        SandboxError::ResourceLimit("heap limit exceeded".to_owned())
+    );
+    // The host call takes 300 ms: fine by default, past a 100 ms override.
+    let mut quick = granted("tight-time", SLOW);
+    assert_eq!(body(&pool, &quick, json!(null)).await, json!(1));
+    quick.version = "v2".to_owned();
+    quick.limits = Some(sandbox::Limits {
+        heap_bytes: test_config().default_limits.heap_bytes,
+        timeout: Duration::from_millis(100),
+    });
+    assert_eq!(
+        err(invoke(&pool, &quick, json!(null)).await),
+        SandboxError::Timeout
+    );
+}
+
+#[tokio::test]
+async fn compile_errors_are_remembered_for_the_version() {
+    let (pool, _) = pool();
+    let code = endpoint("broken", "export default (");
+    for _ in 0..3 {
+        let e = err(invoke(&pool, &code, json!(null)).await);
+        assert!(matches!(e, SandboxError::CompileError(_)), "{e:?}");
+    }
+    assert_eq!(pool.stats().isolates_created, 0);
+    let fixed = versioned(&code, "v2", "export default () => 'fixed';");
+    assert_eq!(body(&pool, &fixed, json!(null)).await, json!("fixed"));
+}
+
+#[tokio::test]
+async fn shutdown_finishes_and_refuses_new_work() {
+    let (pool, _) = pool();
+    let code = endpoint("bye", COUNTER);
+    ok(invoke(&pool, &code, json!(null)).await);
+    pool.shutdown().await;
+    let e = err(invoke(&pool, &code, json!(null)).await);
+    assert_eq!(e.code(), "sandbox_internal");
+    assert_eq!(pool.stats().live_isolates, 0);
+}
+
+#[tokio::test]
+async fn many_endpoints_run_side_by_side() {
+    let (pool, _) = pool();
+    let endpoints: Vec<_> = (0..8)
+        .map(|i| {
+            endpoint(
+                &format!("e{i}"),
+                &format!("export default (req) => ({{ me: {i}, input: req.input }});"),
+            )
+        })
+        .collect();
+    let answers = futures_join_all(&pool, &endpoints).await;
+    for (i, answer) in answers.into_iter().enumerate() {
+        assert_eq!(answer, json!({ "me": i, "input": i }));
+    }
+}
+
+async fn futures_join_all(
+    pool: &sandbox::Pool,
+    endpoints: &[EndpointCode],
+) -> Vec<serde_json::Value> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, code) in endpoints.iter().enumerate() {
+        let pool = pool.clone();
+        let code = code.clone();
+        tasks.spawn(async move { (i, body(&pool, &code, json!(i)).await) });
+    }
+    let mut answers = vec![serde_json::Value::Null; endpoints.len()];
+    while let Some(joined) = tasks.join_next().await {
+        let (i, answer) = joined.unwrap();
+        answers[i] = answer;
+    }
+    answers
+}
+
+#[tokio::test]
+async fn spares_take_cold_starts_and_are_refilled() {
+    let config = PoolConfig {
+        spare_isolates: 1,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    assert_eq!(pool.stats().spare_isolates, 1);
+    assert_eq!(body(&pool, &endpoint("first", COUNTER), json!(null)).await, json!(1));
+    assert_eq!(body(&pool, &endpoint("second", COUNTER), json!(null)).await, json!(1));
+    let stats = pool.stats();
+    assert_eq!(stats.spare_isolates, 1);
+    assert_eq!(stats.live_isolates, 2);
+}
+
+#[tokio::test]
+async fn without_spares_cold_starts_build_their_own_runtime() {
+    let config = PoolConfig {
+        spare_isolates: 0,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    assert_eq!(body(&pool, &endpoint("solo", COUNTER), json!(null)).await, json!(1));
+    let stats = pool.stats();
+    assert_eq!(stats.spare_isolates, 0);
+    assert_eq!(stats.live_isolates, 1);
+}

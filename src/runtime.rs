@@ -1,0 +1,15 @@
+//! Running `js_request_response` endpoints in the sandbox's isolate pool.
+//!
+//! The `sandbox` crate knows nothing of the catalog or the store; this module is the glue:
+//! it turns an endpoint and a call into the sandbox's [`sandbox::EndpointCode`] and `req`
+//! object, gives the pool a [`host::StoreHost`] for `ctx.kv`, `ctx.files` and `ctx.httpGetJson`,
+//! and maps the outcome onto HTTP.
+//!
+//! # Layout
+//! - `host`: the store- and network-backed [`sandbox::Host`].
+//! - `invoke`: one invocation, from endpoint and call to HTTP status, body and headers.
+
+pub mod host;
+mod invoke;
+
+pub use invoke::{HandlerOutput, JsRuntime};
