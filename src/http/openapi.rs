@@ -14,6 +14,8 @@ use utoipa::OpenApi;
         (name = "mcp", description = "Model Context Protocol (Streamable HTTP JSON-RPC)"),
         (name = "receipts", description = "Public-safe receipts"),
         (name = "safety", description = "Content safety"),
+        (name = "builders", description = "Builder registration, keys, endpoint lifecycle, secrets, logs and events"),
+        (name = "admin", description = "Admin-only: onboarding builders, content-safety review"),
         (name = "ops", description = "Health and metrics"),
     ),
     components(schemas(super::error::ErrorBody))

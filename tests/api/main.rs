@@ -3,11 +3,16 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod authz;
+mod builders;
 mod catalog;
 mod cli;
 mod errors;
+mod lifecycle;
 mod mcp;
 mod ops;
 mod readiness;
+mod safety;
 mod sandbox;
+mod secrets;
 mod tools;
