@@ -3,7 +3,7 @@
 use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 
-use crate::util::TestServer;
+use crate::util::{As, TestServer};
 
 const MCP: &str = "/ai/mcp";
 
@@ -568,4 +568,44 @@ async fn service_tools() {
     assert_eq!(text_json(&missing)["error"]["code"], "receipt_not_found");
     let (status, _) = server.get("/ai/receipts/rcpt_missing").await;
     assert_eq!(status, 404, "same lookup as the HTTP route");
+}
+
+/// A JS endpoint answers over MCP exactly what it answers over HTTP: one pipeline.
+#[tokio::test]
+async fn js_endpoints_answer_as_over_http() {
+    let server = TestServer::start().await;
+    let input = json!({"b": [1, 2, {"z": null}], "a": "héllo"});
+    let (status, http) = server.post("/tools/developer-utility", &input).await;
+    assert_eq!(status, 200, "{http}");
+    let mcp = call(&server, "developer-utility", input).await;
+    assert_eq!(mcp["isError"], false, "{mcp}");
+    assert_eq!(mcp["structuredContent"]["sha256"], http["sha256"]);
+    assert_eq!(mcp["structuredContent"]["depth"], http["depth"]);
+}
+
+/// Paused endpoints leave the tool list; calling one anyway gets the pipeline's 503 as a
+/// failing result, as HTTP callers get the 503.
+#[tokio::test]
+async fn paused_endpoints_are_not_listed_and_fail_as_results() {
+    let server = TestServer::start().await;
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/receipt-echo",
+            As::Admin,
+            Some(&json!({"status": "paused"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let tools = result(&server, "tools/list", json!({})).await;
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"receipt-echo"), "{names:?}");
+    let paused = call(&server, "receipt-echo", json!({})).await;
+    assert_eq!(paused["isError"], true);
+    assert_eq!(text_json(&paused)["error"]["code"], "endpoint_paused");
 }
