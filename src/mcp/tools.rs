@@ -142,7 +142,7 @@ fn search(app: &App, args: &SearchArgs) -> Value {
         .catalog
         .all()
         .into_iter()
-        .filter(|c| c.endpoint.status == Status::Active)
+        .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
         .filter(|c| {
             matches(
                 &c.endpoint,
@@ -179,7 +179,7 @@ fn listed(app: &App) -> Vec<Value> {
         .catalog
         .all()
         .into_iter()
-        .filter(|c| c.endpoint.status == Status::Active)
+        .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
         .filter(|c| resolve_service(&c.endpoint.slug).is_none())
         .map(|c| endpoint_tool(app, &c.endpoint));
     service.chain(endpoints).collect()
