@@ -80,12 +80,9 @@ impl PricingMode {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [
-            PricingMode::FreePublicUtility,
-            PricingMode::FixedPriceSuccessReceipt,
-        ]
-        .into_iter()
-        .find(|m| m.as_str() == text)
+        [PricingMode::FreePublicUtility, PricingMode::FixedPriceSuccessReceipt]
+            .into_iter()
+            .find(|m| m.as_str() == text)
     }
 }
 
@@ -161,6 +158,9 @@ pub struct Endpoint {
     /// Non-secret environment for `ctx.env`.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Hosts `ctx.httpGetJson` may reach (exact names or `*.example.com`); `None`: any public host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_hosts: Option<Vec<String>>,
     /// A request body that passes `input_schema`, shown in the catalog as a copyable example.
     #[serde(default)]
     pub example_input: Option<Value>,
@@ -186,9 +186,7 @@ impl Endpoint {
 
     /// Whether the public sees it: everything except builder endpoints held for or refused by review.
     pub fn is_listed(&self) -> bool {
-        self.content_safety
-            .as_ref()
-            .is_none_or(ContentSafety::is_listed)
+        self.content_safety.as_ref().is_none_or(ContentSafety::is_listed)
     }
 
     /// The builder that owns it, if any.

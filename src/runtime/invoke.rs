@@ -6,11 +6,13 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
 
 use super::host::StoreHost;
-use crate::catalog::CompiledEndpoint;
+use crate::catalog::{CompiledEndpoint, Registry};
 use crate::config::RuntimeConfig;
 use crate::http::error::ApiError;
+use crate::logs::{LogLevel, LogLine};
 use crate::net::OutboundClient;
 use crate::store::Store;
 use crate::tools::routes::Call;
@@ -34,13 +36,7 @@ impl HandlerOutput {
 }
 
 /// Request headers a handler may see. Credentials, cookies and payment proofs never reach it.
-const VISIBLE_HEADERS: [&str; 5] = [
-    "accept",
-    "accept-language",
-    "content-type",
-    "user-agent",
-    "x-request-id",
-];
+const VISIBLE_HEADERS: [&str; 5] = ["accept", "accept-language", "content-type", "user-agent", "x-request-id"];
 
 pub struct JsRuntime {
     pool: sandbox::Pool,
@@ -48,8 +44,8 @@ pub struct JsRuntime {
 }
 
 impl JsRuntime {
-    pub fn new(config: &RuntimeConfig, store: Arc<dyn Store>, outbound: OutboundClient) -> Self {
-        let host = StoreHost::new(store, outbound, config.quotas.clone(), Arc::new(|_| None));
+    pub fn new(config: &RuntimeConfig, store: Arc<dyn Store>, outbound: OutboundClient, catalog: Arc<Registry>) -> Self {
+        let host = StoreHost::new(store, outbound, config.quotas.clone(), catalog);
         Self {
             pool: sandbox::Pool::new(config.pool.clone(), Arc::new(host)),
             reject_invalid_output: config.reject_invalid_output,
@@ -61,35 +57,55 @@ impl JsRuntime {
     }
 
     /// Runs the endpoint's handler for one call. `env` is the endpoint's env with its decrypted
-    /// secrets merged in.
+    /// secrets merged in. The handler's log lines come back whatever the outcome.
     pub async fn run(
         &self,
         compiled: &CompiledEndpoint,
         call: &Call,
         env: BTreeMap<String, String>,
-    ) -> Result<HandlerOutput, ApiError> {
+    ) -> (Result<HandlerOutput, ApiError>, Vec<LogLine>) {
         let endpoint = &compiled.endpoint;
-        let source = endpoint.source.clone().ok_or_else(|| {
-            ApiError::internal(format!("JS endpoint {} has no source", endpoint.slug))
-        })?;
+        let Some(source) = endpoint.source.clone() else {
+            return (Err(ApiError::internal(format!("JS endpoint {} has no source", endpoint.slug))), Vec::new());
+        };
+        let limits = endpoint.limits.map(|l| sandbox::Limits {
+            heap_bytes: l.memory_mb as usize * 1024 * 1024,
+            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
+        });
         let capabilities = endpoint.granted_capabilities;
         let code = sandbox::EndpointCode {
             slug: endpoint.slug.clone(),
-            version: code_version(&source, &capabilities, &env),
+            version: code_version(&source, &capabilities, &env, limits),
             source,
             capabilities,
             env,
-            limits: None,
+            limits,
         };
         let invocation = sandbox::Invocation {
             request: request_object(compiled, call),
             request_id: call.request_id.clone(),
         };
         let report = self.pool.invoke(&code, invocation).await;
-        for line in &report.logs {
-            tracing::debug!(endpoint = %endpoint.slug, request_id = %call.request_id, level = ?line.level, "{}", line.message);
-        }
-        let response = report.result.map_err(sandbox_error)?;
+        let started = OffsetDateTime::now_utc() - report.duration;
+        let lines = report
+            .logs
+            .into_iter()
+            .map(|line| LogLine {
+                level: match line.level {
+                    sandbox::LogLevel::Info => LogLevel::Info,
+                    sandbox::LogLevel::Warn => LogLevel::Warn,
+                    sandbox::LogLevel::Error => LogLevel::Error,
+                },
+                message: line.message,
+                at: started + std::time::Duration::from_millis(line.at_ms),
+            })
+            .collect();
+        let result = report.result.map_err(sandbox_error).and_then(|r| self.check_output(compiled, r));
+        (result, lines)
+    }
+
+    fn check_output(&self, compiled: &CompiledEndpoint, response: sandbox::HandlerResponse) -> Result<HandlerOutput, ApiError> {
+        let endpoint = &compiled.endpoint;
         let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
         if status.is_success() {
             let violations = compiled.output_violations(&response.body);
@@ -108,12 +124,7 @@ impl JsRuntime {
         let headers = response
             .headers
             .into_iter()
-            .filter_map(|(n, v)| {
-                Some((
-                    HeaderName::try_from(n).ok()?,
-                    HeaderValue::try_from(v).ok()?,
-                ))
-            })
+            .filter_map(|(n, v)| Some((HeaderName::try_from(n).ok()?, HeaderValue::try_from(v).ok()?)))
             .collect();
         Ok(HandlerOutput {
             status,
@@ -128,11 +139,13 @@ fn code_version(
     source: &str,
     capabilities: &sandbox::Capabilities,
     env: &BTreeMap<String, String>,
+    limits: Option<sandbox::Limits>,
 ) -> String {
     let mut hash = Sha256::new();
     hash.update(source.as_bytes());
     hash.update(serde_json::to_vec(capabilities).unwrap_or_default());
     hash.update(serde_json::to_vec(env).unwrap_or_default());
+    hash.update(format!("{limits:?}").as_bytes());
     hex::encode(&hash.finalize()[..12])
 }
 

@@ -6,11 +6,12 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::{receipt_echo, static_json};
+use super::{receipt_echo, record, static_json};
 use crate::app::AppState;
 use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
+use crate::logs::LogLine;
 use crate::runtime::HandlerOutput;
 
 /// One call as the pipeline sees it, whatever route it came through.
@@ -48,10 +49,9 @@ pub async fn invoke_get(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&slug)?;
-    let pairs: Vec<(String, String)> =
-        url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
+    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect();
     let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema, pairs);
     let call = Call {
         method: Method::GET,
@@ -94,11 +94,7 @@ pub async fn invoke_post(
 
 /// Status, input validation, price, then the handler. Endpoints held for or refused by
 /// content-safety review are not found, as in the catalog.
-pub async fn invoke(
-    app: &AppState,
-    compiled: &CompiledEndpoint,
-    call: Call,
-) -> ApiResult<Response> {
+pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> ApiResult<Response> {
     let endpoint = &compiled.endpoint;
     if !endpoint.is_listed() {
         return Err(CatalogError::NotFound(endpoint.slug.clone()).into());
@@ -114,10 +110,7 @@ pub async fn invoke(
     if !violations.is_empty() {
         return Err(ApiError::unprocessable(
             "input_invalid",
-            format!(
-                "input does not match the inputSchema of {:?}",
-                endpoint.slug
-            ),
+            format!("input does not match the inputSchema of {:?}", endpoint.slug),
         )
         .with_details(json!({ "violations": violations })));
     }
@@ -131,17 +124,29 @@ pub async fn invoke(
             ),
         ));
     }
-    let output = run_handler(app, compiled, &call).await?;
+    let started = std::time::Instant::now();
+    let (result, lines) = run_handler(app, compiled, &call).await;
+    let status = result.as_ref().map_or_else(|e| e.status, |o| o.status);
+    record::invocation(app, endpoint, &call.request_id, status, started.elapsed(), lines);
+    let output = result?;
     let mut response = (output.status, Json(output.body)).into_response();
     response.headers_mut().extend(output.headers);
     Ok(response)
 }
 
-async fn run_handler(
-    app: &AppState,
-    compiled: &CompiledEndpoint,
-    call: &Call,
-) -> ApiResult<HandlerOutput> {
+/// Runs the endpoint's handler; JS handlers also return the lines they logged.
+async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> (ApiResult<HandlerOutput>, Vec<LogLine>) {
+    if compiled.endpoint.handler_type == HandlerType::JsRequestResponse {
+        let env = match crate::secrets::decrypted_env(app, &compiled.endpoint.slug) {
+            Ok(env) => env,
+            Err(e) => return (Err(e.into()), Vec::new()),
+        };
+        return app.runtime.run(compiled, call, env).await;
+    }
+    (run_builtin(app, compiled, call).await, Vec::new())
+}
+
+async fn run_builtin(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<HandlerOutput> {
     let endpoint = &compiled.endpoint;
     let body = match endpoint.handler_type {
         HandlerType::StaticJson => static_json::respond(endpoint),
@@ -158,17 +163,11 @@ async fn run_handler(
             })
         }
         HandlerType::X402ReadinessCheck => {
-            let url = call
-                .input
-                .get("url")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let url = call.input.get("url").and_then(Value::as_str).unwrap_or_default();
             let report = crate::readiness::check(&app.outbound, url).await?;
             serde_json::to_value(report).map_err(ApiError::internal)?
         }
-        HandlerType::JsRequestResponse => {
-            return app.runtime.run(compiled, call, endpoint.env.clone()).await;
-        }
+        HandlerType::JsRequestResponse => return Err(ApiError::internal("JS handlers run in the sandbox, not here")),
     };
     Ok(HandlerOutput::ok(body))
 }
