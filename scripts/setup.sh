@@ -24,6 +24,20 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
+# The x402 JS client test (tests/js/x402, run by the Rust test `js_client`) needs node and its
+# pinned packages.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing nodejs and npm"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
+fi
+js_dir="$(dirname "$0")/../tests/js/x402"
+# The stamp is the lock file the installed tree came from: reinstall only when it changed.
+if ! cmp -s "$js_dir/package-lock.json" "$js_dir/node_modules/.installed-lock.json" 2>/dev/null; then
+  echo "setup: installing tests/js/x402 packages"
+  (cd "$js_dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+fi
 # MCP client test dependencies, pinned: the TypeScript SDK and the conformance suite
 # (tests/mcp/package-lock.json), the Python SDK (tests/mcp/requirements.txt). Installed only when
 # missing or when the pins changed.

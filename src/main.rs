@@ -85,6 +85,10 @@ struct ServeArgs {
     /// Browser origins allowed on the MCP endpoint besides the service's own, comma-separated (`*` for any).
     #[arg(long, env = "TOOLHOST_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     mcp_allowed_origins: Vec<String>,
+    /// Base URL of a remote x402 facilitator (POST /verify, POST /settle, GET /supported).
+    /// Unset: payments are verified locally and settlement is recorded off-chain.
+    #[arg(long, env = "TOOLHOST_FACILITATOR_URL")]
+    facilitator_url: Option<String>,
 }
 
 impl ServeArgs {
@@ -107,6 +111,9 @@ impl ServeArgs {
         }
         config.payment.pay_to = self.pay_to;
         config.mcp.allowed_origins = self.mcp_allowed_origins;
+        if let Some(url) = self.facilitator_url.filter(|u| !u.is_empty()) {
+            config.payment.facilitator = toolhost::config::FacilitatorConfig::Remote { url };
+        }
         config
     }
 }

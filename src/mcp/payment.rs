@@ -21,7 +21,8 @@ use serde_json::{json, Map, Value};
 
 use super::protocol::RpcError;
 use crate::app::App;
-use crate::catalog::Endpoint;
+use crate::catalog::CompiledEndpoint;
+use crate::tools::routes::charge_for;
 
 pub(super) const PAYMENT_META: &str = "x402/payment";
 pub(super) const PAYMENT_RESPONSE_META: &str = "x402/payment-response";
@@ -82,33 +83,15 @@ pub(super) fn call_headers(
     Ok(headers)
 }
 
-/// The x402 terms a paid tool advertises in its `_meta["x402"]`, in the shape of a v2
-/// PaymentRequired: one `exact` requirement per accepted network. The binding terms are the
-/// ones a call without payment returns.
-pub(super) fn advertised(app: &App, endpoint: &Endpoint) -> Value {
-    let payment = &app.config.payment;
-    let url = app.urls.tool(&endpoint.slug);
-    let accepts: Vec<Value> = payment
-        .networks
-        .iter()
-        .map(|n| {
-            json!({
-                "scheme": "exact",
-                "network": n.caip2,
-                "amount": endpoint.price_usd.units().to_string(),
-                "asset": n.asset,
-                "payTo": payment.pay_to,
-                "maxTimeoutSeconds": payment.max_timeout_seconds,
-                "extra": {"name": n.eip712_name, "version": n.eip712_version},
-            })
-        })
-        .collect();
-    json!({
-        "x402Version": 2,
-        "resource": {"url": url, "description": endpoint.title, "mimeType": "application/json"},
-        "accepts": accepts,
-        "paymentMeta": PAYMENT_META,
-    })
+/// The x402 terms a paid tool advertises in its `_meta["x402"]`: the v2 PaymentRequired a call
+/// without payment gets (same offer, from the same function), without its `error`.
+pub(super) fn advertised(app: &App, compiled: &CompiledEndpoint) -> Value {
+    let mut offer = charge_for(app, compiled).offer.v2("");
+    if let Some(object) = offer.as_object_mut() {
+        object.remove("error");
+        object.insert("paymentMeta".into(), json!(PAYMENT_META));
+    }
+    offer
 }
 
 /// What the pipeline answered, read off its HTTP response.

@@ -181,7 +181,7 @@ fn listed(app: &App) -> Vec<Value> {
         .into_iter()
         .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
         .filter(|c| resolve_service(&c.endpoint.slug).is_none())
-        .map(|c| endpoint_tool(app, &c.endpoint));
+        .map(|c| endpoint_tool(app, &c));
     service.chain(endpoints).collect()
 }
 
@@ -242,17 +242,7 @@ pub(super) async fn call(
         Tool::Service(service) => return service.call(app, arguments).await,
         Tool::Endpoint(compiled) => compiled,
     };
-    let request_id = headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let call = Call {
-        method: Method::POST,
-        input: arguments,
-        request_id,
-        headers,
-    };
+    let call = Call::new(Method::POST, arguments, headers);
     let response = invoke(app, &compiled, call)
         .await
         .unwrap_or_else(IntoResponse::into_response);
@@ -298,7 +288,8 @@ fn annotations(endpoint: &Endpoint) -> Value {
     })
 }
 
-fn endpoint_tool(app: &App, endpoint: &Endpoint) -> Value {
+fn endpoint_tool(app: &App, compiled: &CompiledEndpoint) -> Value {
+    let endpoint = &compiled.endpoint;
     let price = if endpoint.is_paid() {
         format!(
             "Price: {} USD per successful call, paid with x402 (send the payment in _meta[\"{}\"]; a call without one returns the payment requirements).",
@@ -319,7 +310,7 @@ fn endpoint_tool(app: &App, endpoint: &Endpoint) -> Value {
         }),
     );
     if endpoint.is_paid() {
-        meta.insert("x402".into(), payment::advertised(app, endpoint));
+        meta.insert("x402".into(), payment::advertised(app, compiled));
     }
     let mut tool = json!({
         "name": endpoint.slug,

@@ -609,3 +609,105 @@ async fn paused_endpoints_are_not_listed_and_fail_as_results() {
     assert_eq!(paused["isError"], true);
     assert_eq!(text_json(&paused)["error"]["code"], "endpoint_paused");
 }
+
+/// The x402 MCP transport end to end: the unpaid call returns the v2 PaymentRequired; the same
+/// call with a signed EIP-3009 authorization in `_meta["x402/payment"]` succeeds with the
+/// settlement and the receipt in `_meta`; replaying that payment is refused as a payment error.
+#[tokio::test]
+async fn paid_tool_calls_with_x402_in_meta() {
+    use alloy_signer_local::PrivateKeySigner;
+    use toolhost::config::NetworkConfig;
+    use toolhost::payments::verify::signing::sign;
+    use toolhost::payments::PaymentRequirements;
+
+    let server = TestServer::start().await;
+    let input = json!({"hello": "world"});
+    let unpaid = call(&server, "receipt-echo-paid", input.clone()).await;
+    assert_eq!(unpaid["isError"], true);
+    let required = unpaid["structuredContent"].clone();
+    assert_eq!(required["x402Version"], 2, "{required}");
+    assert_eq!(text_json(&unpaid), required);
+    let tools = result(&server, "tools/list", json!({})).await;
+    let listed = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "receipt-echo-paid")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        listed["_meta"]["x402"]["accepts"], required["accepts"],
+        "advertised = asked"
+    );
+
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let signer = PrivateKeySigner::random();
+    let payload = sign(
+        &signer,
+        &NetworkConfig::base_sepolia(),
+        &requirement,
+        |_| {},
+    )
+    .unwrap();
+    let payment = json!({"x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload});
+    let params = json!({"name": "receipt-echo-paid", "arguments": input, "_meta": {"x402/payment": payment}});
+    let paid = result(&server, "tools/call", params.clone()).await;
+    assert_eq!(paid["isError"], false, "{paid}");
+    assert_eq!(
+        paid["structuredContent"]["echo"]["endpoint"],
+        "receipt-echo-paid"
+    );
+    let settlement = &paid["_meta"]["x402/payment-response"];
+    assert_eq!(settlement["success"], true, "{paid}");
+    let receipt = &paid["_meta"]["toolhost/receipt"];
+    let receipt_id = receipt["receiptId"].as_str().expect("receipt id");
+    assert_eq!(
+        receipt["payer"].as_str().unwrap().to_lowercase(),
+        signer.address().to_string().to_lowercase()
+    );
+
+    let looked_up = call(&server, "receipt_lookup", json!({"receiptId": receipt_id})).await;
+    assert_eq!(looked_up["isError"], false, "{looked_up}");
+    let (status, http) = server.get(&format!("/ai/receipts/{receipt_id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        looked_up["structuredContent"], http,
+        "same record as the HTTP route"
+    );
+
+    let replay = result(&server, "tools/call", params).await;
+    assert_eq!(replay["isError"], true);
+    assert_eq!(replay["structuredContent"]["x402Version"], 2);
+    assert!(
+        replay["structuredContent"]["error"]
+            .as_str()
+            .is_some_and(|e| !e.is_empty()),
+        "{replay}"
+    );
+}
+
+/// A developer credit pays through `_meta["toolhost/developer-credit"]`.
+#[tokio::test]
+async fn paid_tool_calls_with_developer_credit_in_meta() {
+    let server = TestServer::start().await;
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/admin/credits",
+            As::Admin,
+            Some(&json!({"amountUsd": 0.001})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let token = body["credit"]["token"].as_str().unwrap();
+    let params = json!({"name": "receipt-echo-paid", "arguments": {"x": 1}, "_meta": {"toolhost/developer-credit": token}});
+    let paid = result(&server, "tools/call", params.clone()).await;
+    assert_eq!(paid["isError"], false, "{paid}");
+    assert_eq!(
+        paid["_meta"]["toolhost/receipt"]["paymentMethod"],
+        "developer_credit"
+    );
+    let spent = result(&server, "tools/call", params).await;
+    assert_eq!(spent["isError"], true, "the credit is used up: {spent}");
+}

@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { x402Client } from "@x402/core/client";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 const base = process.env.TOOLHOST_URL;
 assert.ok(base, "TOOLHOST_URL must name a running toolhost");
@@ -75,18 +78,45 @@ test("catalog_search finds tools", async () => {
   assert.ok(result.structuredContent.endpoints.some((e) => e.toolName === "receipt-echo-paid"));
 });
 
-test("an unpaid call to a paid tool returns the payment requirements as an error result", async () => {
-  const result = await client.callTool({ name: "receipt-echo-paid", arguments: { hello: "world" } });
-  assert.equal(result.isError, true);
-  const required = result.structuredContent;
-  assert.deepEqual(JSON.parse(result.content[0].text), required);
-  if ("x402Version" in required) {
-    // Once x402 payments are served: the v2 PaymentRequired.
-    assert.equal(required.x402Version, 2);
-    assert.ok(required.accepts.length > 0);
-  } else {
-    assert.equal(required.error.code, "payment_required");
-  }
+test("a paid tool: PaymentRequired, then paid with x402 in _meta, settlement and receipt back", async () => {
+  const tools = await listAll();
+  const unpaid = await client.callTool({ name: "receipt-echo-paid", arguments: { hello: "mcp" } });
+  assert.equal(unpaid.isError, true);
+  const required = unpaid.structuredContent;
+  assert.deepEqual(JSON.parse(unpaid.content[0].text), required);
+  assert.equal(required.x402Version, 2);
+  assert.deepEqual(tools.get("receipt-echo-paid")._meta.x402.accepts, required.accepts);
+
+  // The official x402 client signs the EIP-3009 authorization (viem account).
+  const account = privateKeyToAccount(generatePrivateKey());
+  const payer = new x402Client();
+  registerExactEvmScheme(payer, { signer: account });
+  const payment = await payer.createPaymentPayload(required);
+
+  const paid = await client.callTool({
+    name: "receipt-echo-paid",
+    arguments: { hello: "mcp" },
+    _meta: { "x402/payment": payment },
+  });
+  assert.equal(paid.isError, false, JSON.stringify(paid));
+  const settlement = paid._meta["x402/payment-response"];
+  assert.equal(settlement.success, true);
+  assert.equal(settlement.payer.toLowerCase(), account.address.toLowerCase());
+  const receipt = paid._meta["toolhost/receipt"];
+  assert.equal(receipt.paymentMethod, "x402");
+  assert.equal(receipt.amount, "1000");
+
+  const lookup = await client.callTool({ name: "receipt_lookup", arguments: { receiptId: receipt.receiptId } });
+  assert.equal(lookup.isError, false);
+  assert.equal(lookup.structuredContent.receiptId, receipt.receiptId);
+
+  const replay = await client.callTool({
+    name: "receipt-echo-paid",
+    arguments: { hello: "mcp" },
+    _meta: { "x402/payment": payment },
+  });
+  assert.equal(replay.isError, true, "a payment pays once");
+  assert.equal(replay.structuredContent.x402Version, 2);
 });
 
 test("a failing tool is a result with isError and the error body as text", async () => {

@@ -18,6 +18,8 @@ if [ -z "$bin" ]; then
   bin=$data/toolhost
 fi
 
+TOOLHOST_ADMIN_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+export TOOLHOST_ADMIN_TOKEN  # read by the server and by the tests that issue developer credit
 "$bin" serve --addr 127.0.0.1:0 --data "$data/store" >"$data/server.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT

@@ -1,6 +1,7 @@
 """The official Python MCP client (`mcp` on PyPI) against a running toolhost.
 
-Reads the server's base URL from TOOLHOST_URL; starts nothing itself (tests/mcp/run.sh does).
+Reads the server's base URL from TOOLHOST_URL and its admin token (to issue a developer credit)
+from TOOLHOST_ADMIN_TOKEN; starts nothing itself (tests/mcp/run.sh does).
 Prints one `N passed, N failed` line and exits non-zero on any failure.
 """
 
@@ -9,6 +10,7 @@ import json
 import os
 import sys
 import traceback
+import urllib.request
 
 from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
@@ -64,10 +66,24 @@ async def unpaid_call_returns_payment_requirements(client):
     assert result.is_error, result
     required = result.structured_content
     assert json.loads(result.content[0].text) == required
-    if "x402Version" in required:  # once x402 payments are served: the v2 PaymentRequired
-        assert required["x402Version"] == 2 and required["accepts"], required
-    else:
-        assert required["error"]["code"] == "payment_required", required
+    assert required["x402Version"] == 2 and required["accepts"], required
+
+
+async def developer_credit_in_meta_pays(client):
+    request = urllib.request.Request(
+        os.environ["TOOLHOST_URL"].rstrip("/") + "/ai/admin/credits",
+        data=json.dumps({"amountUsd": 0.001, "note": "python mcp client test"}).encode(),
+        headers={"content-type": "application/json", "x-admin-token": os.environ["TOOLHOST_ADMIN_TOKEN"]},
+    )
+    with urllib.request.urlopen(request) as response:
+        token = json.load(response)["credit"]["token"]
+    meta = {"toolhost/developer-credit": token}
+    result = await client.call_tool("receipt-echo-paid", {"hello": "credit"}, meta=meta)
+    assert not result.is_error, result
+    receipt = result.meta["toolhost/receipt"]
+    assert receipt["paymentMethod"] == "developer_credit", receipt
+    again = await client.call_tool("receipt-echo-paid", {"hello": "credit"}, meta=meta)
+    assert again.is_error, "the credit is used up"
 
 
 async def failing_tool_is_a_result(client):
@@ -103,6 +119,7 @@ TESTS = [
     calls_a_free_tool,
     searches_the_catalog,
     unpaid_call_returns_payment_requirements,
+    developer_credit_in_meta_pays,
     failing_tool_is_a_result,
     unknown_tool_is_an_error,
     streams_progress,
