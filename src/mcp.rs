@@ -18,7 +18,8 @@
 //! - `transport`: the HTTP side: origin, content negotiation, revision header, JSON or SSE.
 //! - `protocol`: JSON-RPC messages, error codes, supported revisions.
 //! - `methods`: `initialize`, `ping`, `tools/list`, `tools/call` dispatch.
-//! - `tools`: tool definitions for catalog endpoints, paging, and the service tools.
+//! - `tools`: tool definitions for catalog endpoints, paging, and the service tools (catalog
+//!   search, receipt lookup, the three quotes).
 //! - `payment`: `_meta` payment into pipeline headers, and the HTTP outcome into a tool result.
 
 mod methods;

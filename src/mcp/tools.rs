@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
+use axum::extract::State;
 use axum::http::{HeaderMap, Method};
 use axum::response::IntoResponse;
+use axum::Json;
 use base64::Engine;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -15,6 +17,11 @@ use super::protocol::RpcError;
 use crate::app::{App, AppState};
 use crate::catalog::routes::matches;
 use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status};
+use crate::http::error::ApiResult;
+use crate::http::extract::JsonBody;
+use crate::quotes::routes::{
+    self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
+};
 use crate::tools::routes::{invoke, Call};
 
 /// Largest pipeline response read back into a tool result.
@@ -26,6 +33,9 @@ const MAX_RESULT_BYTES: usize = 16 * 1024 * 1024;
 pub(super) enum ServiceTool {
     CatalogSearch,
     ReceiptLookup,
+    Quote,
+    ConversionQuote,
+    X402Quote,
 }
 
 pub(super) enum Tool {
@@ -34,12 +44,21 @@ pub(super) enum Tool {
 }
 
 impl ServiceTool {
-    const ALL: [ServiceTool; 2] = [ServiceTool::CatalogSearch, ServiceTool::ReceiptLookup];
+    const ALL: [ServiceTool; 5] = [
+        ServiceTool::CatalogSearch,
+        ServiceTool::ReceiptLookup,
+        ServiceTool::Quote,
+        ServiceTool::ConversionQuote,
+        ServiceTool::X402Quote,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             ServiceTool::CatalogSearch => "catalog_search",
             ServiceTool::ReceiptLookup => "receipt_lookup",
+            ServiceTool::Quote => "quote",
+            ServiceTool::ConversionQuote => "conversion_quote",
+            ServiceTool::X402Quote => "x402_quote",
         }
     }
 
@@ -85,10 +104,31 @@ impl ServiceTool {
                 "annotations": annotations_with_title(read_only, "Look up a receipt"),
                 "_meta": {"toolhost/pricing": {"priceUsd": 0, "pricingMode": PricingMode::FreePublicUtility.as_str()}},
             }),
+            ServiceTool::Quote => route_tool(
+                self.name(),
+                "Quote a hosted tool",
+                "All-in quote for a hosted tool, as POST /ai/quote: price, fees, total, expiry, quoteId, the exact x402 requirements and the handoff. Free.",
+                schema_of::<QuoteRequest>(),
+                read_only,
+            ),
+            ServiceTool::ConversionQuote => route_tool(
+                self.name(),
+                "Quote a conversion to the settlement asset",
+                "Route from your network and asset toward the asset x402 settlement needs, estimated cost and the wallet or exchange handoff, as POST /ai/conversion/quote. Free.",
+                schema_of::<ConversionRequest>(),
+                read_only,
+            ),
+            ServiceTool::X402Quote => route_tool(
+                self.name(),
+                "Quote an external x402 seller",
+                "Calls an external x402 seller's URL (without paying) and normalizes its payment requirement, with its USD value and a conversion handoff, as POST /x402/quote. Free.",
+                schema_of::<ExternalQuoteRequest>(),
+                json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true}),
+            ),
         }
     }
 
-    async fn call(self, app: &App, arguments: Value) -> Value {
+    async fn call(self, app: &AppState, arguments: Value) -> Value {
         match self {
             ServiceTool::CatalogSearch => match parse::<SearchArgs>(arguments) {
                 Ok(args) => payment::json_result(search(app, &args), false),
@@ -101,8 +141,60 @@ impl ServiceTool {
                 },
                 Err(error) => error,
             },
+            // The quote routes' own handlers, called as the HTTP routes call them.
+            ServiceTool::Quote => match parse::<QuoteRequest>(arguments) {
+                Ok(request) => {
+                    route_result(quotes::quote(State(app.clone()), JsonBody(request)).await)
+                }
+                Err(error) => error,
+            },
+            ServiceTool::ConversionQuote => match parse::<ConversionRequest>(arguments) {
+                Ok(request) => route_result(
+                    quotes::conversion_quote(State(app.clone()), JsonBody(request)).await,
+                ),
+                Err(error) => error,
+            },
+            ServiceTool::X402Quote => match parse::<ExternalQuoteRequest>(arguments) {
+                Ok(request) => route_result(
+                    quotes::external_quote(State(app.clone()), JsonBody(request)).await,
+                ),
+                Err(error) => error,
+            },
         }
     }
+}
+
+fn route_result(result: ApiResult<Json<Value>>) -> Value {
+    match result {
+        Ok(Json(value)) => payment::json_result(value, false),
+        Err(e) => payment::error_result(json!(e.body())),
+    }
+}
+
+/// A route's request schema (its `utoipa::ToSchema`), so tool and OpenAPI document agree.
+fn schema_of<T: utoipa::PartialSchema>() -> Value {
+    let mut schema = serde_json::to_value(T::schema()).unwrap_or_else(|_| json!({}));
+    if schema.get("type").is_none() {
+        schema["type"] = json!("object");
+    }
+    schema
+}
+
+fn route_tool(
+    name: &str,
+    title: &str,
+    description: &str,
+    input_schema: Value,
+    annotations: Value,
+) -> Value {
+    json!({
+        "name": name,
+        "title": title,
+        "description": description,
+        "inputSchema": input_schema,
+        "annotations": annotations_with_title(annotations, title),
+        "_meta": {"toolhost/pricing": {"priceUsd": 0, "pricingMode": PricingMode::FreePublicUtility.as_str()}},
+    })
 }
 
 fn annotations_with_title(mut annotations: Value, title: &str) -> Value {

@@ -414,11 +414,20 @@ async fn tools_list_pages_with_a_cursor() {
         .len();
     assert_eq!(
         names.len(),
-        catalog + 2,
+        catalog + 5,
         "every endpoint plus the service tools: {names:?}"
     );
     assert_eq!(pages, names.len().div_ceil(3));
-    assert_eq!(&names[..2], ["catalog_search", "receipt_lookup"]);
+    assert_eq!(
+        &names[..5],
+        [
+            "catalog_search",
+            "receipt_lookup",
+            "quote",
+            "conversion_quote",
+            "x402_quote"
+        ]
+    );
     let mut unique = names.clone();
     unique.sort();
     unique.dedup();
@@ -710,4 +719,60 @@ async fn paid_tool_calls_with_developer_credit_in_meta() {
     );
     let spent = result(&server, "tools/call", params).await;
     assert_eq!(spent["isError"], true, "the credit is used up: {spent}");
+}
+
+/// The quote tools run the quote routes' own handlers.
+#[tokio::test]
+async fn quote_tools() {
+    let server = TestServer::start().await;
+    let tools = result(&server, "tools/list", json!({})).await;
+    let quote_tool = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "quote")
+        .unwrap()
+        .clone();
+    assert_eq!(quote_tool["inputSchema"]["type"], "object");
+    assert!(
+        quote_tool["inputSchema"]["properties"]
+            .get("slug")
+            .is_some(),
+        "{quote_tool}"
+    );
+
+    let quote = call(&server, "quote", json!({"slug": "receipt-echo-paid"})).await;
+    assert_eq!(quote["isError"], false, "{quote}");
+    let (status, http) = server
+        .post("/ai/quote", &json!({"slug": "receipt-echo-paid"}))
+        .await;
+    assert_eq!(status, 200);
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        keys(&quote["structuredContent"]),
+        keys(&http),
+        "same shape as the HTTP route"
+    );
+
+    let conversion = call(
+        &server,
+        "conversion_quote",
+        json!({"serviceId": "receipt-echo-paid", "startNetwork": "eip155:84532", "startAsset": "USDC"}),
+    )
+    .await;
+    assert_eq!(conversion["isError"], false, "{conversion}");
+    assert_eq!(conversion["structuredContent"]["slug"], "receipt-echo-paid");
+
+    let unknown = call(&server, "quote", json!({"slug": "nope"})).await;
+    assert_eq!(unknown["isError"], true);
+    assert_eq!(text_json(&unknown)["error"]["code"], "endpoint_not_found");
+
+    // Outbound requests stay SSRF-guarded: loopback is refused, as over HTTP.
+    let external = call(
+        &server,
+        "x402_quote",
+        json!({"url": format!("{}/tools/receipt-echo-paid", server.base)}),
+    )
+    .await;
+    assert_eq!(external["isError"], true, "{external}");
 }
