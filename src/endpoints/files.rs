@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::paging;
 use crate::store::{Batch, Store, StoreResult, Tree};
 
 pub const MAX_PATH_BYTES: usize = 256;
@@ -108,10 +107,6 @@ pub(super) fn list(store: &dyn Store, slug: &str) -> StoreResult<Vec<FileInfo>> 
         .collect())
 }
 
-pub(super) fn delete_all(store: &dyn Store, slug: &str) -> StoreResult<()> {
-    paging::delete_prefix(store, Tree::HandlerFiles, &prefix(slug))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,7 +152,7 @@ mod tests {
         let huge: BTreeMap<String, Option<String>> =
             [("big".to_string(), Some("x".repeat(MAX_FILE_BYTES + 1)))].into();
         assert!(plan(&store, "t", &huge).is_err());
-        delete_all(&store, "s").unwrap();
+        crate::runtime::host::forget_endpoint(&store, "s").unwrap();
         assert!(list(&store, "s").unwrap().is_empty());
     }
 }

@@ -21,8 +21,7 @@ use crate::http::error::ApiError;
 use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
 use crate::secrets::{self, SecretsError};
 use crate::store::StoreError;
-use crate::store::Tree;
-use crate::{logs, paging};
+use crate::logs;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
@@ -305,6 +304,7 @@ pub fn create(
     }
     let compiled = app.catalog.insert_new(endpoint)?;
     app.store.apply(file_writes)?;
+    crate::runtime::host::recount_files(app.store.as_ref(), &app.config.runtime.quotas, &compiled.endpoint.slug)?;
     let endpoint = &compiled.endpoint;
     emit(
         app,
@@ -427,6 +427,7 @@ pub fn update(
     ep.updated_at = now;
     let compiled = app.catalog.update(ep, before.revision)?;
     app.store.apply(file_writes)?;
+    crate::runtime::host::recount_files(app.store.as_ref(), &app.config.runtime.quotas, &compiled.endpoint.slug)?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
         emit(
@@ -476,13 +477,7 @@ pub fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, Endpoi
     owned(app, caller, slug)?;
     let removed = app.catalog.remove(slug)?;
     secrets::delete_all(app.store.as_ref(), slug)?;
-    files::delete_all(app.store.as_ref(), slug)?;
-    // `ctx.kv` data lives under the same `<slug>/` prefix as the files.
-    paging::delete_prefix(
-        app.store.as_ref(),
-        Tree::HandlerKv,
-        format!("{slug}/").as_bytes(),
-    )?;
+    crate::runtime::host::forget_endpoint(app.store.as_ref(), slug)?;
     logs::delete_all(app.store.as_ref(), slug)?;
     emit(app, &removed, EventKind::EndpointDeleted, json!({}));
     Ok(removed)
@@ -632,7 +627,7 @@ mod tests {
             unreachable!()
         };
         let since = OffsetDateTime::now_utc() - time::Duration::hours(1);
-        let all = paging::PageRequest::parse(None, None).unwrap();
+        let all = crate::paging::PageRequest::parse(None, None).unwrap();
         let feed = events::page(app.store.as_ref(), &b.id, since, None, &all).unwrap();
         let kinds: Vec<EventKind> = feed.items.iter().map(|e| e.kind).collect();
         assert_eq!(

@@ -166,6 +166,36 @@ pub fn write_counted(
 }
 
 
+/// Recomputes an endpoint's file usage from what is stored, after files were written outside
+/// the handler (assets uploaded with a create or update), so `ctx.files` quotas count them.
+pub fn recount_files(store: &dyn Store, quotas: &Quotas, slug: &str) -> Result<(), StoreError> {
+    let files = store.scan_prefix(Tree::HandlerFiles, &scoped_key(slug, ""), None, quotas.files as usize + 1)?;
+    let usage = Usage {
+        count: files.len() as u64,
+        bytes: files.iter().map(|(_, v)| v.len() as u64).sum(),
+    };
+    let bytes = serde_json::to_vec(&usage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    store.put(Tree::Meta, &usage_key(Space::Files.name(), slug), &bytes)
+}
+
+/// Removes an endpoint's kv data, files and their usage totals, so a new endpoint with the same
+/// slug starts empty.
+pub fn forget_endpoint(store: &dyn Store, slug: &str) -> Result<(), StoreError> {
+    for space in [Space::Kv, Space::Files] {
+        let prefix = scoped_key(slug, "");
+        loop {
+            let page = store.scan_prefix(space.tree(), &prefix, None, 512)?;
+            if page.is_empty() {
+                break;
+            }
+            let batch = page.into_iter().fold(Batch::new(), |b, (k, _)| b.delete(space.tree(), k));
+            store.apply(batch)?;
+        }
+        store.delete(Tree::Meta, &usage_key(space.name(), slug))?;
+    }
+    Ok(())
+}
+
 fn ready<T: Send + 'static>(result: Result<T, HostError>) -> HostFuture<T> {
     Box::pin(std::future::ready(result))
 }
@@ -375,5 +405,27 @@ mod tests {
         assert_eq!(h.files_write("a", "x.txt", vec![0; 11]).await.unwrap_err().code, "quota_exceeded");
         let listed = h.files_list("a", "").await.unwrap();
         assert_eq!(listed, vec![FileEntry { path: "x.txt".into(), size: 5 }]);
+    }
+
+    #[tokio::test]
+    async fn forgetting_an_endpoint_frees_its_quota_and_uploads_count() {
+        let h = host(Quotas {
+            kv_keys: 1,
+            kv_bytes: 1000,
+            files: 2,
+            file_bytes: 1000,
+        });
+        h.kv_set("a", "1", Value::from(1), None).await.unwrap();
+        h.files_write("a", "x", b"1".to_vec()).await.unwrap();
+        forget_endpoint(h.store.as_ref(), "a").unwrap();
+        assert_eq!(h.kv_get("a", "1").await.unwrap(), None);
+        assert!(h.files_list("a", "").await.unwrap().is_empty());
+        h.kv_set("a", "2", Value::from(2), None).await.unwrap();
+
+        // Files stored outside the handler (uploads) count once recounted.
+        h.store.put(Tree::HandlerFiles, b"a/up1", b"1").unwrap();
+        h.store.put(Tree::HandlerFiles, b"a/up2", b"2").unwrap();
+        recount_files(h.store.as_ref(), &h.quotas, "a").unwrap();
+        assert_eq!(h.files_write("a", "more", b"3".to_vec()).await.unwrap_err().code, "quota_exceeded");
     }
 }
