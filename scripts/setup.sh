@@ -4,7 +4,9 @@
 set -euo pipefail
 
 need_apt=()
-for pkg in build-essential cmake libsimde-dev pkg-config; do
+# chromium, nodejs and npm: the dashboard and guide tests (tests/browser) drive Debian's Chromium
+# with playwright-core; no browser is downloaded.
+for pkg in build-essential cmake libsimde-dev pkg-config chromium nodejs npm; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -17,4 +19,11 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo is missing; install Rust (rustup) first" >&2
   exit 1
+fi
+
+# tests/browser: playwright-core pinned by package-lock.json; reinstalled only when the lock changes.
+browser_dir="$(dirname "$0")/../tests/browser"
+if [ -f "$browser_dir/package-lock.json" ] && ! cmp -s "$browser_dir/package-lock.json" "$browser_dir/node_modules/.installed-lock.json"; then
+  echo "setup: installing tests/browser packages"
+  (cd "$browser_dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, then the Rust unit and integration tests of the
-# whole workspace (server and sandbox). CI runs exactly this (.ci/run).
+# whole workspace (server and sandbox), then the dashboard and guide in headless Chromium
+# (tests/browser/run.sh). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 started=$(date +%s)
 cargo test --workspace --locked --no-fail-fast
+# The dashboard and the guide in headless Chromium, against the server binary just built.
+cargo build -p toolhost --locked
+TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/browser/run.sh
 echo "scripts/test.sh: all tests passed in $(( $(date +%s) - started ))s"

@@ -15,6 +15,7 @@
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
 //! - `money`, `timestamp`, `urls`, `keyfile`: small shared value types and helpers.
+//! - `web`: the dashboard and the guide, embedded from `web/`.
 
 pub mod app;
 pub mod auth;
@@ -34,3 +35,4 @@ pub mod store;
 pub mod timestamp;
 pub mod tools;
 pub mod urls;
+pub mod web;

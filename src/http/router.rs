@@ -46,6 +46,7 @@ pub fn build_router(app: AppState) -> Router {
                 async move { Json(document.as_ref().clone()) }
             }),
         )
+        .merge(crate::web::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(app.clone(), metrics::track))
