@@ -56,7 +56,7 @@ test("every example in the guide works against this server", async (t) => {
   for (const ex of examples.filter((e) => e.kind === "file")) writeFileSync(join(dir, ex.file), ex.text);
   if (have["x402-client"]) symlinkSync(join(root, "tests/js/x402/node_modules"), join(dir, "node_modules"), "dir");
   const steps = examples.map((ex, i) => ({ ...ex, i })).filter((ex) => ex.kind === "curl" && runnable(ex));
-  let script = "set -uo pipefail\nunset TOOLHOST_URL\n";
+  let script = "set -o pipefail\nunset TOOLHOST_URL\n";
   for (const ex of steps) {
     const assigned = [...ex.text.matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]);
     script += `{\n${ex.text}\n} >"out_${ex.i}" 2>&1\nrc=$?\n`;

@@ -54,6 +54,7 @@ const ARGS = [
 export async function launch() {
   const profile = mkdtempSync(join(process.env.TOOLHOST_WORK || tmpdir(), "chromium-profile-"));
   const context = await chromium.launchPersistentContext(profile, {
+    timeout: 30_000,
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
     args: ARGS,
@@ -61,6 +62,7 @@ export async function launch() {
     // Only loopback: anything else would be a bug (and there is no network anyway).
     proxy: undefined,
   });
+  context.setDefaultTimeout(10_000);
   await context.route(/^(?!http:\/\/127\.0\.0\.1[:/]|http:\/\/localhost[:/]|data:|about:)/, (route) => route.abort());
   return {
     context,

@@ -168,7 +168,7 @@ async function loadCatalog() {
 
 function endpointCard(e) {
   const details = h("details", { class: "more" },
-    h("summary", {}, "Schemas, example call", Number(e.priceUsd) > 0 ? "" : " and try it"));
+    h("summary", {}, "Schemas, example call and try it"));
   details.addEventListener("toggle", () => {
     if (details.open && !details.dataset.loaded) {
       details.dataset.loaded = "1";
@@ -254,7 +254,12 @@ function tryForm(endpoint, example, paid) {
       const ok = r.status >= 200 && r.status < 300;
       const extra = [];
       const receiptId = r.data && (r.data.receiptId || (r.data.receipt && r.data.receipt.receiptId));
-      if (receiptId) extra.push(h("p", {}, "Receipt: ", h("a", { href: `/ai/receipts/${encodeURIComponent(receiptId)}` }, receiptId)));
+      const charged = r.data && r.data.receipt && r.data.receipt.charged;
+      if (receiptId) {
+        extra.push(h("p", {}, "Receipt: ", charged
+          ? h("a", { href: `/ai/receipts/${encodeURIComponent(receiptId)}` }, receiptId)
+          : h("code", {}, receiptId)));
+      }
       out.replaceChildren(
         h("p", { class: ok ? "ok" : "error", "data-status": r.status }, `${r.status} ${r.statusText || ""} · ${r.ms} ms`),
         ...extra,
@@ -667,7 +672,7 @@ function renderReviews(data) {
     };
     return h("li", { class: "card", dataset: { slug: e.slug } },
       h("div", { class: "card-head" }, h("h4", { class: "card-title" }, e.title), badge("review", "review")),
-      h("p", { class: "meta" }, h("code", {}, e.slug), owner ? h("span", { class: "muted" }, ` · owner ${owner}`) : null),
+      h("p", { class: "meta" }, h("code", {}, e.slug), owner ? h("span", { class: "muted" }, ` · owner ${ownerLabel(owner)}`) : null),
       h("p", { class: "desc" }, e.description),
       h("table", { class: "table compact" },
         h("caption", { class: "sr-only" }, `Findings for ${e.slug}`),
@@ -675,11 +680,17 @@ function renderReviews(data) {
         h("tbody", {}, findings.map((f) => h("tr", {},
           h("td", {}, h("code", {}, f.ruleId)), h("td", {}, f.category || ""), h("td", {}, f.field || ""), h("td", {}, h("code", {}, f.excerpt || "")))))),
       h("div", { class: "field" }, h("label", { for: noteId }, "Decision note (optional)"), note),
-      h("div", { class: "bar" },
+      h("div", { class: "row" },
         h("button", { type: "button", class: "primary", "aria-label": `Approve ${e.slug}`, onclick: decide("approve") }, "Approve"),
         h("button", { type: "button", class: "danger", "aria-label": `Reject ${e.slug}`, onclick: decide("reject") }, "Reject")),
     );
   }));
+}
+
+/** `{kind: "builder", id}` (or a plain string) as text. */
+function ownerLabel(owner) {
+  if (typeof owner !== "object") return String(owner);
+  return owner.id ? `${owner.kind || "builder"} ${owner.id}` : String(owner.kind || "");
 }
 
 const CAPABILITIES = [
