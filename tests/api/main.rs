@@ -10,3 +10,4 @@ mod ops;
 mod readiness;
 mod sandbox;
 mod tools;
+mod web;

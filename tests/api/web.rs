@@ -1,0 +1,50 @@
+//! The dashboard and the guide: embedded pages with a strict CSP, revalidation by ETag, and the
+//! guide's `{base_url}` filled in.
+
+use crate::util::TestServer;
+
+#[tokio::test]
+async fn dashboard_and_assets_are_served_with_a_strict_policy() {
+    let server = TestServer::start().await;
+    for (path, content_type) in [
+        ("/dashboard", "text/html"),
+        ("/dashboard/", "text/html"),
+        ("/dashboard/app.js", "text/javascript"),
+        ("/dashboard/chart.js", "text/javascript"),
+        ("/dashboard/style.css", "text/css"),
+        ("/guides/x402-agent-payment-infrastructure", "text/html"),
+        ("/guides/assets/guide.css", "text/css"),
+        ("/guides/assets/guide.js", "text/javascript"),
+    ] {
+        let response = server.client.get(server.url(path)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        let headers = response.headers();
+        assert!(headers["content-type"].to_str().unwrap().starts_with(content_type), "{path}");
+        let csp = headers["content-security-policy"].to_str().unwrap();
+        assert!(csp.contains("default-src 'self'") && !csp.contains("unsafe"), "{path}: {csp}");
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert_eq!(headers["cache-control"], "no-cache");
+        let etag = headers["etag"].to_str().unwrap().to_string();
+        let again = server.client.get(server.url(path)).header("if-none-match", &etag).send().await.unwrap();
+        assert_eq!(again.status(), 304, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_guide_names_this_server() {
+    let server = TestServer::start().await;
+    let html = server.client.get(server.url("/guides/x402-agent-payment-infrastructure")).send().await.unwrap().text().await.unwrap();
+    assert!(!html.contains("{base_url}"));
+    assert!(html.contains(&format!("curl -sS {}/ai/manifest", server.url(""))), "the guide's examples use the base URL");
+    assert!(html.contains("data-example=\"curl\""));
+}
+
+#[tokio::test]
+async fn unknown_assets_are_the_json_404() {
+    let server = TestServer::start().await;
+    for path in ["/dashboard/nope.js", "/dashboard/../Cargo.toml", "/guides/assets/%2e%2e/index.html", "/guides/other"] {
+        let (status, body) = server.get(path).await;
+        assert_eq!(status, 404, "{path}");
+        assert_eq!(body["error"]["code"], "route_not_found", "{path}");
+    }
+}
