@@ -177,6 +177,7 @@ test("a builder signs in, pauses then resumes an endpoint", { skip: !process.env
   // Events show the pause and the resume.
   await page.waitForFunction(() => /endpoint resumed/.test(document.querySelector("#b-events").textContent));
   await shot(page, "dashboard-builder");
+  assert.deepEqual(await accessibilityProblems(page), []);
   assert.deepEqual(real(errors), []);
   await page.close();
 });
@@ -215,6 +216,7 @@ test("the admin approves a flagged endpoint from the review queue", async (t) =>
   await page.waitForSelector('#a-grants form[data-slug="dash-js"]');
   if (have.payments) await page.waitForSelector("#a-credits table");
   await shot(page, "dashboard-admin");
+  assert.deepEqual(await accessibilityProblems(page), []);
   assert.equal((await call("GET", "/ai/endpoints/dash-flagged")).status, 404);
   await card.getByRole("button", { name: "Approve dash-flagged" }).click();
   await page.waitForFunction(() => !document.querySelector('#a-reviews li.card[data-slug="dash-flagged"]'));
