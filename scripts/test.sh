@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 started=$(date +%s)
 cargo test --workspace --locked --no-fail-fast
+(cd tests/js && node --test)
 # The dashboard and the guide in headless Chromium, against the server binary just built.
 cargo build -p toolhost --locked
 TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/browser/run.sh

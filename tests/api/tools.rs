@@ -96,3 +96,31 @@ async fn static_json_returns_its_response() {
     let (status, body) = server.get("/tools/static-hello").await;
     assert_eq!((status.as_u16(), body["greeting"].clone()), (200, json!("hello")));
 }
+
+#[tokio::test]
+async fn catalogued_js_endpoints_compute_real_results() {
+    let server = TestServer::start().await;
+    // The developer utility hashes the canonical form of the input; check it against Rust's SHA-256.
+    let input = json!({"b": [1, 2, {"z": null}], "a": "héllo"});
+    let (status, body) = server.post("/tools/developer-utility", &input).await;
+    assert_eq!(status, 200, "{body}");
+    let canonical = r#"{"a":"héllo","b":[1,2,{"z":null}]}"#;
+    use sha2::Digest;
+    assert_eq!(body["sha256"], hex::encode(sha2::Sha256::digest(canonical.as_bytes())), "{body}");
+    assert_eq!(body["depth"], 3);
+    assert_eq!(body["bytes"], serde_json::to_vec(&input).unwrap().len());
+
+    // The conversion demo routes USDC already on the settlement network with no steps, and
+    // refuses an unknown network with its own 422.
+    let (status, body) = server
+        .post("/tools/conversion-quote-demo", &json!({"serviceId": "creator-plan", "startNetwork": "eip155:84532", "startAsset": "USDC"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["route"], json!([]));
+    assert_eq!(body["totalUsd"], "0.01");
+    let (status, body) = server
+        .post("/tools/conversion-quote-demo", &json!({"serviceId": "creator-plan", "startNetwork": "eip155:999999", "startAsset": "USDC"}))
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["error"]["code"], "unknown_network", "{body}");
+}

@@ -203,6 +203,22 @@ describe("all handlers", () => {
   }
 });
 
+test("every call logs exactly one line, refusals included", async () => {
+  const calls = [
+    ["creator-plan", { role: "x", goal: "y", constraints: ["no email", "no web", "no video", "no social", "no audio", "no community", "no partnerships", "no ads", "no events", "no live"] }],
+    ["text-summary", { url: "https://example.com/missing" }],
+    ["text-summary", { text: "..." }],
+    ["business-lookup", { domain: "co.uk" }],
+    ["business-lookup", { company: "Zzyzx" }],
+    ["developer-utility", {}],
+    ["conversion-quote-demo", { serviceId: "nope", startNetwork: "eip155:1", startAsset: "ETH" }],
+  ];
+  for (const [slug, input] of calls) {
+    const { logs } = await call(slug, input);
+    assert.equal(logs.length, 1, `${slug} ${JSON.stringify(input)}: ${JSON.stringify(logs)}`);
+  }
+});
+
 // ---------- creator-plan ----------
 
 describe("creator-plan", () => {
