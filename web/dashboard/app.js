@@ -425,14 +425,19 @@ async function setStatus(slug, status, button) {
   }
 }
 
-/** Revenue answers as a list of days: accepts the shapes a revenue report may take. */
+/**
+ * The revenue report as days: `byDay` is a map of UTC day to totals ({grossUsd, netUsd, count});
+ * a list of {date|day, amountUsd|grossUsd…} is accepted too.
+ */
 export function revenueDays(data) {
-  const r = data && (data.revenue || data.report || data);
-  const list = r.days || r.byDay || r.daily || r.series || r.buckets || r.points || [];
+  const r = (data && (data.revenue || data.report)) || data || {};
+  const days = r.byDay || r.days || r.daily || [];
+  const list = Array.isArray(days) ? days : Object.entries(days).map(([day, totals]) => ({ day, ...totals }));
   return list.map((d) => ({
-    day: String(d.date || d.day || d.bucket || d.start || d.at || "").slice(0, 10),
-    value: Number(d.amountUsd ?? d.revenueUsd ?? d.totalUsd ?? d.grossUsd ?? d.netUsd ?? d.usd ?? d.amount ?? 0),
-    calls: d.calls ?? d.sales ?? d.count,
+    day: String(d.day || d.date || "").slice(0, 10),
+    value: Number(d.grossUsd ?? d.amountUsd ?? d.revenueUsd ?? d.totalUsd ?? 0),
+    net: Number(d.netUsd ?? d.grossUsd ?? d.amountUsd ?? 0),
+    calls: d.count ?? d.calls,
   })).filter((d) => d.day);
 }
 
@@ -459,9 +464,13 @@ async function loadRevenue() {
     const day = d.toISOString().slice(0, 10);
     points.push({ label: day, short: day.slice(5), value: byDay.get(day) || 0 });
   }
-  const total = Number(data.totalUsd ?? (data.revenue && data.revenue.totalUsd) ?? points.reduce((s, p) => s + p.value, 0));
-  $("#b-revenue-total").textContent = `${usd(total)} in the last ${count} days`;
-  barChart(figure, points, { format: usd, caption: `Revenue per day, last ${count} days` });
+  const r = data.revenue || data;
+  const gross = Number(r.grossUsd ?? points.reduce((s, p) => s + p.value, 0));
+  const net = r.netUsd === undefined ? null : Number(r.netUsd);
+  const calls = r.count === undefined ? "" : ` from ${r.count} paid call${r.count === 1 ? "" : "s"}`;
+  $("#b-revenue-total").textContent = `${usd(gross)} in the last ${count} days${calls}`
+    + (net === null ? "" : ` · ${usd(net)} to you after the ${(Number(r.feeBps || 0) / 100).toFixed(1)}% platform fee`);
+  barChart(figure, points, { format: usd, caption: `Gross revenue per day, last ${count} days` });
 }
 
 async function loadEvents() {
@@ -502,15 +511,16 @@ async function loadLogs() {
   }
 }
 
-// Payout settings: the fields the server returns, edited as text inputs (numbers stay numbers).
+// Payout settings ({payTo, network, asset?, minimumUsd}) and packets.
 async function loadPayouts() {
   const form = $("#b-payout-form");
   const box = $("#b-payouts");
   try {
     const data = await api("/ai/builders/payout-settings", { as: "builder" });
-    renderPayoutSettings(data.settings || data.payoutSettings || {});
+    renderPayoutSettings(data.settings ?? data.payoutSettings ?? null);
   } catch (e) {
-    form.replaceChildren(h("p", { class: missingRoute(e) ? "muted" : "error" },
+    if (e.status === 404 && !missingRoute(e)) renderPayoutSettings(null);
+    else form.replaceChildren(h("p", { class: missingRoute(e) ? "muted" : "error" },
       missingRoute(e) ? "Payout settings are not available on this server yet." : `Could not load payout settings: ${errorText(e)}`));
   }
   try {
@@ -524,29 +534,26 @@ async function loadPayouts() {
 }
 
 const PAYOUT_FIELDS = [
-  ["payoutAddress", "Payout address (EVM, 0x…)", "text"],
-  ["network", "Network (CAIP-2, e.g. eip155:8453)", "text"],
-  ["minimumUsd", "Minimum payout (USD)", "number"],
-  ["email", "Contact email (optional)", "email"],
+  ["payTo", "Payout address (EVM, checksummed 0x…)", "text", true],
+  ["network", "Network (CAIP-2, e.g. eip155:84532)", "text", true],
+  ["asset", "Asset contract (optional: the network's USDC)", "text", false],
+  ["minimumUsd", "Smallest packet (USD)", "number", true],
 ];
 
 function renderPayoutSettings(settings) {
   const form = $("#b-payout-form");
-  const keys = new Set([...PAYOUT_FIELDS.map(([k]) => k)]);
-  const fields = [...PAYOUT_FIELDS];
-  for (const [k, v] of Object.entries(settings)) {
-    if (!keys.has(k) && (typeof v === "string" || typeof v === "number") && !/At$|^ok$|^builder/.test(k)) {
-      fields.push([k, k, typeof v === "number" ? "number" : "text"]);
-    }
-  }
-  const present = fields.filter(([k]) => k in settings || PAYOUT_FIELDS.some(([p]) => p === k));
+  const current = settings || {};
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
   form.replaceChildren(
-    h("div", { class: "grid2" }, present.map(([k, label, type]) => h("div", { class: "field" },
+    settings ? null : h("p", { class: "muted" }, "No payout settings yet: say where your earnings go."),
+    h("div", { class: "grid2" }, PAYOUT_FIELDS.map(([k, label, type, required]) => h("div", { class: "field" },
       h("label", { for: `payout-${k}` }, label),
-      h("input", { id: `payout-${k}`, name: k, type, step: type === "number" ? "any" : undefined, value: settings[k] ?? "", autocomplete: "off" })))),
-    h("div", { class: "bar" }, h("button", { type: "submit", class: "primary" }, "Save payout settings"),
-      settings.updatedAt ? h("span", { class: "muted" }, `Last saved ${when(settings.updatedAt)}`) : null),
+      h("input", {
+        id: `payout-${k}`, name: k, type, required, autocomplete: "off", spellcheck: "false",
+        step: type === "number" ? "any" : undefined, min: type === "number" ? "0" : undefined,
+        value: current[k] ?? (k === "minimumUsd" ? "1" : ""),
+      })))),
+    h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Save payout settings")),
     status,
   );
   form.onsubmit = async (event) => {
@@ -554,11 +561,11 @@ function renderPayoutSettings(settings) {
     const body = {};
     for (const input of form.querySelectorAll("input")) {
       if (input.value === "") continue;
-      body[input.name] = input.type === "number" ? Number(input.value) : input.value;
+      body[input.name] = input.type === "number" ? Number(input.value) : input.value.trim();
     }
     try {
       const data = await api("/ai/builders/payout-settings", { method: "POST", body, as: "builder" });
-      renderPayoutSettings(data.settings || data.payoutSettings || body);
+      renderPayoutSettings(data.settings ?? data.payoutSettings ?? body);
       say($("#b-payout-form .status"), "Payout settings saved.", "ok");
     } catch (e) {
       say(status, `Could not save: ${errorText(e)}`, "error");
@@ -566,17 +573,22 @@ function renderPayoutSettings(settings) {
   };
 }
 
+const units = (value) => (value === undefined || value === null ? null : Number(value) / 1e6);
+
 function renderPackets(packets) {
   const box = $("#b-payouts");
   $("#b-payout-create").disabled = false;
   if (!packets.length) { box.replaceChildren(h("p", { class: "muted" }, "No payout packets yet.")); return; }
-  const columns = ["packetId", "id", "status", "amountUsd", "totalUsd", "sales", "createdAt", "periodEnd"]
-    .filter((c) => packets.some((p) => p[c] !== undefined && typeof p[c] !== "object"));
   box.replaceChildren(h("div", { class: "table-wrap" }, h("table", { class: "table compact" },
     h("caption", { class: "sr-only" }, "Payout packets"),
-    h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, c)), h("th", { scope: "col" }, "Packet"))),
+    h("thead", {}, h("tr", {}, ["Packet", "Status", "Net", "Gross", "Receipts", "Created", "Details"].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, packets.map((p) => h("tr", {},
-      columns.map((c) => h("td", {}, /Usd$/.test(c) ? usd(p[c]) : /At$|End$/.test(c) ? when(p[c]) : String(p[c] ?? ""))),
+      h("td", {}, h("code", {}, p.packetId || p.id || "")),
+      h("td", {}, badge(p.status || "pending", p.status === "paid" ? "ok" : "paused")),
+      h("td", {}, usd(units(p.amount) ?? p.amountUsd ?? 0)),
+      h("td", {}, usd(units(p.gross) ?? p.grossUsd ?? 0)),
+      h("td", {}, String((p.receiptIds || []).length)),
+      h("td", {}, when(p.createdAt)),
       h("td", {}, h("details", {}, h("summary", {}, "JSON"), h("pre", { class: "code small" }, h("code", {}, pretty(p))))),
     ))),
   )));
