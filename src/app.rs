@@ -9,6 +9,7 @@ use crate::http::metrics::Metrics;
 use crate::keyfile::{self, Origin};
 use crate::net::OutboundClient;
 use crate::runtime::JsRuntime;
+use crate::secrets::SecretsCipher;
 use crate::store::{SledStore, Store};
 use crate::urls::Urls;
 
@@ -24,12 +25,16 @@ pub struct App {
     pub runtime: JsRuntime,
     /// Compared in constant time by the admin extractor.
     pub admin_token: String,
+    /// Seals and opens endpoint secrets.
+    pub secrets: SecretsCipher,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("cannot use data dir {path}: {source}")]
     DataDir { path: String, source: std::io::Error },
+    #[error("invalid secrets master key: {0}")]
+    MasterKey(String),
     #[error("cannot open the store: {0}")]
     Store(#[from] crate::store::StoreError),
     #[error("cannot load the catalog: {0}")]
@@ -70,6 +75,15 @@ impl App {
                 token
             }
         };
+        let master_key = match &config.secrets_master_key {
+            Some(key) => key.clone(),
+            None => {
+                keyfile::load_or_generate(&data_dir.join("secrets_master_key"), SecretsCipher::generate_hex)
+                    .map_err(io)?
+                    .0
+            }
+        };
+        let secrets = SecretsCipher::from_hex(&master_key).map_err(StartupError::MasterKey)?;
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Registry::load(store.clone())?;
         notes.seeded = seed_catalog(&catalog, store.as_ref(), &config.runtime.quotas, config.seed_dir.as_deref())?;
@@ -83,6 +97,7 @@ impl App {
             catalog,
             metrics: Metrics::default(),
             admin_token,
+            secrets,
             config,
         };
         Ok((app, notes))

@@ -1,19 +1,29 @@
 //! Who is calling, as types: handlers state the credential they need by taking an extractor.
 //!
-//! - [`Admin`]: a valid `X-Admin-Token` (401 when missing, 403 when wrong).
+//! - [`Admin`]: a valid `X-Admin-Token`.
+//! - [`BuilderAuth`]: a valid `X-Builder-Key`; the builder it belongs to.
+//! - [`Caller`]: either of the two (endpoint lifecycle, logs, secrets). `Option<Caller>` is the
+//!   same check on routes where credentials are optional (a missing one is `None`, a wrong one
+//!   still fails).
+//!
+//! Status codes: 401 when the credential is missing or not recognised (spec 5 rule 1 and
+//! section 7: create without a valid token or key is 401), 403 when the caller is known but may
+//! not do this: a revoked builder key, another builder's endpoint, an admin-only field.
 //!
 //! Secrets are compared in constant time so response timing says nothing about how much of a
 //! guess was right.
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use subtle::ConstantTimeEq;
 
 use crate::app::AppState;
+use crate::builders::{self, Builder};
 use crate::http::error::ApiError;
 
 pub const ADMIN_TOKEN_HEADER: &str = "x-admin-token";
+pub const BUILDER_KEY_HEADER: &str = "x-builder-key";
 
 /// Constant-time equality of two secrets (length is not secret).
 pub fn secrets_equal(a: &str, b: &str) -> bool {
@@ -35,12 +45,12 @@ pub fn header_value<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
 pub struct Admin;
 
 impl Admin {
-    /// `Some(Admin)` when the header holds the admin token, `None` when absent, 403 when wrong.
+    /// `Some(Admin)` when the header holds the admin token, `None` when absent, 401 when wrong.
     pub fn check(parts: &Parts, app: &AppState) -> Result<Option<Admin>, ApiError> {
         match header_value(parts, ADMIN_TOKEN_HEADER) {
             None => Ok(None),
             Some(token) if secrets_equal(token, &app.admin_token) => Ok(Some(Admin)),
-            Some(_) => Err(ApiError::new(StatusCode::FORBIDDEN, "invalid_admin_token", "the admin token is not valid")),
+            Some(_) => Err(ApiError::new(StatusCode::UNAUTHORIZED, "invalid_admin_token", "the admin token is not valid")),
         }
     }
 }
@@ -50,6 +60,68 @@ impl FromRequestParts<AppState> for Admin {
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
         Admin::check(parts, app)?.ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token"))
+    }
+}
+
+/// The builder whose key the request carries.
+#[derive(Debug, Clone)]
+pub struct BuilderAuth(pub Builder);
+
+impl BuilderAuth {
+    /// `Some` for a valid key, `None` when absent, 401 for an unknown key, 403 for a revoked one.
+    pub fn check(parts: &Parts, app: &AppState) -> Result<Option<BuilderAuth>, ApiError> {
+        match header_value(parts, BUILDER_KEY_HEADER) {
+            None => Ok(None),
+            Some(key) => Ok(Some(BuilderAuth(builders::authenticate(app.store.as_ref(), key)?))),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for BuilderAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        BuilderAuth::check(parts, app)?.ok_or_else(|| ApiError::unauthorized("this route requires X-Builder-Key"))
+    }
+}
+
+/// The admin or a builder. When both headers are sent, both must be valid and the admin wins.
+#[derive(Debug, Clone)]
+pub enum Caller {
+    Admin,
+    Builder(Builder),
+}
+
+impl Caller {
+    pub fn is_admin(&self) -> bool {
+        matches!(self, Caller::Admin)
+    }
+
+    fn check(parts: &Parts, app: &AppState) -> Result<Option<Caller>, ApiError> {
+        let admin = Admin::check(parts, app)?;
+        let builder = BuilderAuth::check(parts, app)?;
+        Ok(match (admin, builder) {
+            (Some(Admin), _) => Some(Caller::Admin),
+            (None, Some(BuilderAuth(b))) => Some(Caller::Builder(b)),
+            (None, None) => None,
+        })
+    }
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        Caller::check(parts, app)?
+            .ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token or X-Builder-Key"))
+    }
+}
+
+impl OptionalFromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Option<Self>, ApiError> {
+        Caller::check(parts, app)
     }
 }
 

@@ -16,7 +16,7 @@ mod schema;
 mod seed;
 mod view;
 
-pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, Status};
+pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, RuntimeLimits, Status};
 pub use registry::{CatalogError, CompiledEndpoint, Registry};
 pub use schema::{example_for_schema, input_from_query, Violation};
 pub use seed::{seed_catalog, SeedError};

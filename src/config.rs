@@ -18,6 +18,9 @@ pub struct Config {
     pub base_url: Option<String>,
     /// Admin token; generated into the data dir on first start when absent.
     pub admin_token: Option<String>,
+    /// Master key of endpoint secrets, 64 hex digits; generated into the data dir
+    /// (`secrets_master_key`, mode 0600) on first start when absent.
+    pub secrets_master_key: Option<String>,
     /// First segment of the catalog schema id: `<namespace>.x402.hosted-endpoint-catalog.v1`.
     pub catalog_namespace: String,
     /// Directory to seed the catalog from instead of the fixtures compiled into the binary.
@@ -116,6 +119,7 @@ impl Config {
             data_dir: data_dir.into(),
             base_url: None,
             admin_token: None,
+            secrets_master_key: None,
             catalog_namespace: "toolhost".into(),
             seed_dir: None,
             limits: HttpLimits {

@@ -5,31 +5,40 @@
 //! # Layout
 //! - `config`: every setting, in one struct.
 //! - `app`: the shared state handed to handlers; `server`: binding, start-up and shutdown.
-//! - `auth`: who is calling, as extractors.
+//! - `auth`: who is calling, as extractors (admin, builder, either).
 //! - `http`: router, the one error shape, extractors, metrics, OpenAPI.
 //! - `store`: the storage trait and its embedded sled engine.
 //! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
+//! - `builders`: builder identity, keys and registration.
+//! - `endpoints`: the endpoint lifecycle (create, update, pause, delete, review) and handler files.
+//! - `secrets`, `logs`, `events`: per-endpoint encrypted secrets and logs; the builder event feed.
 //! - `tools`: invoking endpoints and the native built-in handlers.
 //! - `runtime`: running JS endpoints in the sandbox's isolate pool.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
-//! - `money`, `timestamp`, `urls`, `keyfile`: small shared value types and helpers.
+//! - `money`, `timestamp`, `urls`, `keyfile`, `paging`: small shared value types and helpers.
 //! - `web`: the dashboard and the guide, embedded from `web/`.
 
 pub mod app;
 pub mod auth;
+pub mod builders;
 pub mod catalog;
 pub mod config;
+pub mod endpoints;
+pub mod events;
 pub mod http;
 pub mod keyfile;
+pub mod logs;
 pub mod manifest;
 pub mod money;
 pub mod net;
+pub mod paging;
 pub mod readiness;
 pub mod receipts;
 pub mod runtime;
 pub mod safety;
+pub mod secrets;
 pub mod server;
 pub mod store;
 pub mod timestamp;

@@ -43,6 +43,9 @@ struct ServeArgs {
     /// Admin token. When unset, one is generated on first start into DATA/admin_token (mode 0600) and printed once.
     #[arg(long, env = "TOOLHOST_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
+    /// Master key of endpoint secrets (64 hex digits). When unset, one is generated on first start into DATA/secrets_master_key (mode 0600).
+    #[arg(long, env = "TOOLHOST_SECRETS_MASTER_KEY", hide_env_values = true)]
+    secrets_master_key: Option<String>,
     /// Namespace of the catalog schema id (<namespace>.x402.hosted-endpoint-catalog.v1).
     #[arg(long, env = "TOOLHOST_CATALOG_NAMESPACE", default_value = "toolhost")]
     catalog_namespace: String,
@@ -69,6 +72,7 @@ impl ServeArgs {
         config.addr = self.addr;
         config.base_url = self.base_url;
         config.admin_token = self.admin_token.filter(|t| !t.is_empty());
+        config.secrets_master_key = self.secrets_master_key.filter(|k| !k.is_empty());
         config.catalog_namespace = self.catalog_namespace;
         config.seed_dir = self.seed_dir;
         config.limits.body_bytes = self.body_limit;

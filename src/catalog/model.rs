@@ -7,6 +7,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::money::Usd;
+use crate::safety::ContentSafety;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -89,6 +90,25 @@ impl PricingMode {
 /// so what the catalog shows is exactly what the sandbox enforces. Built-in handlers have none.
 pub use sandbox::Capabilities;
 
+/// Per-endpoint sandbox limits, set by the admin only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RuntimeLimits {
+    /// Isolate heap limit in MiB.
+    pub memory_mb: u32,
+    /// Wall-clock limit of one invocation in milliseconds.
+    pub timeout_ms: u32,
+}
+
+impl RuntimeLimits {
+    pub const MEMORY_MB: std::ops::RangeInclusive<u32> = 8..=1024;
+    pub const TIMEOUT_MS: std::ops::RangeInclusive<u32> = 10..=60_000;
+
+    pub fn is_valid(&self) -> bool {
+        Self::MEMORY_MB.contains(&self.memory_mb) && Self::TIMEOUT_MS.contains(&self.timeout_ms)
+    }
+}
+
 /// Who may change an endpoint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
@@ -119,9 +139,15 @@ pub struct Endpoint {
     pub requested_capabilities: Capabilities,
     #[serde(default)]
     pub granted_capabilities: Capabilities,
-    /// `None` on catalogued endpoints; the scanner's verdict on builder content.
+    /// `None` on catalogued and admin-created endpoints; the scanner's verdict on builder content.
     #[serde(default)]
-    pub content_safety: Option<Value>,
+    pub content_safety: Option<ContentSafety>,
+    /// Sandbox limits set by the admin; `None`: the sandbox's defaults.
+    #[serde(default)]
+    pub limits: Option<RuntimeLimits>,
+    /// Bumped by every change, so the sandbox can retire isolates built from an older revision.
+    #[serde(default)]
+    pub revision: u64,
     pub owner: Owner,
     /// JS source of `js_request_response` handlers.
     #[serde(default)]
@@ -153,5 +179,18 @@ impl Endpoint {
 
     pub fn is_paid(&self) -> bool {
         !self.price_usd.is_zero()
+    }
+
+    /// Whether the public sees it: everything except builder endpoints held for or refused by review.
+    pub fn is_listed(&self) -> bool {
+        self.content_safety.as_ref().is_none_or(ContentSafety::is_listed)
+    }
+
+    /// The builder that owns it, if any.
+    pub fn owner_builder(&self) -> Option<&str> {
+        match &self.owner {
+            Owner::Builder(id) => Some(id),
+            Owner::System | Owner::Admin => None,
+        }
     }
 }

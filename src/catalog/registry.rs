@@ -5,14 +5,14 @@
 //! store, so the index cannot go stale.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use axum::http::StatusCode;
 
 use super::model::Endpoint;
 use super::schema::{self, Violation};
 use crate::http::error::ApiError;
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError, Tree};
 
 /// An endpoint with its validators ready.
 pub struct CompiledEndpoint {
@@ -53,6 +53,8 @@ pub enum CatalogError {
     NotFound(String),
     #[error("an endpoint named {0:?} already exists")]
     SlugTaken(String),
+    #[error("endpoint {0:?} was changed by another request; read it again and retry")]
+    Conflict(String),
     #[error("{field} is invalid: {message}")]
     InvalidSchema { field: &'static str, message: String },
     #[error(transparent)]
@@ -64,6 +66,7 @@ impl From<CatalogError> for ApiError {
         match e {
             CatalogError::NotFound(_) => ApiError::not_found("endpoint_not_found", e.to_string()),
             CatalogError::SlugTaken(_) => ApiError::new(StatusCode::CONFLICT, "slug_taken", e.to_string()),
+            CatalogError::Conflict(_) => ApiError::new(StatusCode::CONFLICT, "edit_conflict", e.to_string()),
             CatalogError::InvalidSchema { .. } => ApiError::unprocessable("invalid_schema", e.to_string()),
             CatalogError::Store(e) => e.into(),
         }
@@ -73,6 +76,9 @@ impl From<CatalogError> for ApiError {
 pub struct Registry {
     store: Arc<dyn Store>,
     by_slug: RwLock<HashMap<String, Arc<CompiledEndpoint>>>,
+    /// Held across an update's or removal's check and write, so a PATCH cannot overwrite a
+    /// concurrent PATCH or resurrect an endpoint deleted meanwhile.
+    writes: Mutex<()>,
 }
 
 impl Registry {
@@ -94,6 +100,7 @@ impl Registry {
         Ok(Self {
             store,
             by_slug: RwLock::new(by_slug),
+            writes: Mutex::new(()),
         })
     }
 
@@ -127,13 +134,20 @@ impl Registry {
         Ok(self.remember(compiled))
     }
 
-    /// Replaces an existing endpoint.
-    pub fn update(&self, endpoint: Endpoint) -> Result<Arc<CompiledEndpoint>, CatalogError> {
+    /// Replaces an existing endpoint, only if it is still at `expected_revision` (the revision
+    /// the caller read and changed); otherwise [`CatalogError::Conflict`].
+    pub fn update(&self, endpoint: Endpoint, expected_revision: u64) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         let compiled = CompiledEndpoint::compile(endpoint)?;
-        let key = compiled.endpoint.slug.as_bytes();
-        if get_json::<Endpoint>(self.store.as_ref(), Tree::Endpoints, key)?.is_none() {
-            return Err(CatalogError::NotFound(compiled.endpoint.slug.clone()));
+        let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
+        let slug = &compiled.endpoint.slug;
+        match self.get(slug) {
+            None => return Err(CatalogError::NotFound(slug.clone())),
+            Some(current) if current.endpoint.revision != expected_revision => {
+                return Err(CatalogError::Conflict(slug.clone()))
+            }
+            Some(_) => {}
         }
+        let key = slug.as_bytes();
         let bytes = serde_json::to_vec(&compiled.endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.store.put(Tree::Endpoints, key, &bytes)?;
         Ok(self.remember(compiled))
@@ -141,6 +155,7 @@ impl Registry {
 
     /// Removes an endpoint and frees its slug.
     pub fn remove(&self, slug: &str) -> Result<Endpoint, CatalogError> {
+        let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let existing = self.require(slug)?;
         self.store.delete(Tree::Endpoints, slug.as_bytes())?;
         self.write().remove(slug);
@@ -160,5 +175,36 @@ impl Registry {
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<CompiledEndpoint>>> {
         self.by_slug.write().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SledStore;
+
+    fn endpoint(slug: &str) -> Endpoint {
+        serde_json::from_value(serde_json::json!({
+            "id": "ep_1", "slug": slug, "title": "T", "description": "", "status": "active", "priceUsd": 0,
+            "handlerType": "static_json", "inputSchema": {}, "outputSchema": {}, "owner": {"kind": "admin"},
+            "revision": 1, "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z",
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn updates_are_guarded_by_revision_and_existence() {
+        let registry = Registry::load(Arc::new(SledStore::temporary().unwrap())).unwrap();
+        registry.insert_new(endpoint("one")).unwrap();
+        assert!(matches!(registry.insert_new(endpoint("one")), Err(CatalogError::SlugTaken(_))));
+        let mut next = endpoint("one");
+        next.revision = 2;
+        registry.update(next.clone(), 1).unwrap();
+        // A second writer that read revision 1 loses instead of overwriting.
+        assert!(matches!(registry.update(next.clone(), 1), Err(CatalogError::Conflict(_))));
+        registry.remove("one").unwrap();
+        // An update racing a delete cannot bring the endpoint back.
+        assert!(matches!(registry.update(next, 2), Err(CatalogError::NotFound(_))));
+        assert!(registry.get("one").is_none());
     }
 }

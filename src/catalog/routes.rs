@@ -1,4 +1,5 @@
-//! `GET /ai/endpoints` and `GET /ai/endpoints/{slug}`.
+//! `GET /ai/endpoints` and `GET /ai/endpoints/{slug}`. Endpoints held for or refused by
+//! content-safety review are not listed and are not found except by their owner and the admin.
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
@@ -9,6 +10,8 @@ use super::model::{Endpoint, PricingMode};
 use super::schema::example_for_schema;
 use super::view::{envelope, CatalogForm, EndpointRecord};
 use crate::app::AppState;
+use crate::auth::Caller;
+use crate::endpoints;
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -64,6 +67,7 @@ pub async fn list_endpoints(State(app): State<AppState>, Query(query): Query<Cat
         .all()
         .iter()
         .map(|c| &c.endpoint)
+        .filter(|e| e.is_listed())
         .filter(|e| matches(e, query.tag.as_deref(), query.q.as_deref(), mode))
         .map(|e| EndpointRecord::new(e, &app.urls, form))
         .collect();
@@ -76,18 +80,25 @@ pub struct RecordQuery {
     form: Option<String>,
 }
 
-/// One endpoint record plus a copyable example request and its price.
+/// One endpoint record plus a copyable example request and its price. The owner and the admin
+/// also get `manage` (source, env, files, secret names, capabilities, limits) and see endpoints
+/// held for review, which are not found for everyone else.
 #[utoipa::path(get, path = "/ai/endpoints/{slug}", tag = "catalog",
     params(("slug" = String, Path, description = "Endpoint slug"), RecordQuery),
-    responses((status = 200, description = "Endpoint record", body = Object), (status = 404, description = "No such endpoint", body = ErrorBody)))]
+    responses((status = 200, description = "Endpoint record", body = Object), (status = 401, description = "Credential sent but not valid", body = ErrorBody), (status = 404, description = "No such endpoint", body = ErrorBody)))]
 pub async fn get_endpoint(
     State(app): State<AppState>,
+    caller: Option<Caller>,
     Path(slug): Path<String>,
     Query(query): Query<RecordQuery>,
 ) -> ApiResult<Json<Value>> {
     let form = parse_form(query.form.as_deref())?;
     let compiled = app.catalog.require(&slug)?;
     let endpoint = &compiled.endpoint;
+    let manager = caller.as_ref().is_some_and(|c| endpoints::can_manage(c, endpoint));
+    if !endpoint.is_listed() && !manager {
+        return Err(super::CatalogError::NotFound(slug).into());
+    }
     let body = endpoint
         .example_input
         .clone()
@@ -97,9 +108,11 @@ pub async fn get_endpoint(
         "curl -sS -X POST '{url}' -H 'Content-Type: application/json' -d '{}'",
         body.to_string().replace('\'', "'\\''")
     );
+    let manage = if manager { Some(endpoints::manage_view(&app, endpoint)?) } else { None };
     Ok(Json(json!({
         "ok": true,
         "endpoint": EndpointRecord::new(endpoint, &app.urls, form),
+        "manage": manage,
         "example": {
             "request": {"method": "POST", "url": url, "headers": {"Content-Type": "application/json"}, "body": body},
             "curl": curl,

@@ -185,6 +185,8 @@ pub fn seed_catalog(
             requested_capabilities: fixture.capabilities,
             granted_capabilities: fixture.capabilities,
             content_safety: None,
+            limits: None,
+            revision: 0,
             owner: Owner::System,
             source: source_code,
             response: fixture.response,

@@ -83,7 +83,7 @@ impl EndpointRecord {
             capabilities,
             // `Some(Null)` serializes as `null`; `None` (legacy) omits the key.
             content_safety: match form {
-                CatalogForm::Current => Some(endpoint.content_safety.clone().unwrap_or(Value::Null)),
+                CatalogForm::Current => Some(json!(endpoint.content_safety)),
                 CatalogForm::Legacy => None,
             },
             created_at: rfc3339(endpoint.created_at),

@@ -13,6 +13,8 @@ use utoipa::OpenApi;
         (name = "tools", description = "Invoking endpoints"),
         (name = "receipts", description = "Public-safe receipts"),
         (name = "safety", description = "Content safety"),
+        (name = "builders", description = "Builder registration, keys, endpoint lifecycle, secrets, logs and events"),
+        (name = "admin", description = "Admin-only: onboarding builders, content-safety review"),
         (name = "ops", description = "Health and metrics"),
     ),
     components(schemas(super::error::ErrorBody))

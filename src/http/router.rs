@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 use super::error::ApiError;
 use super::{metrics, openapi};
 use crate::app::AppState;
-use crate::{catalog, manifest, receipts, safety, tools};
+use crate::{builders, catalog, endpoints, events, logs, manifest, receipts, safety, secrets, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -27,7 +27,20 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(health))
         .routes(routes!(metrics::metrics))
         .routes(routes!(catalog::routes::list_endpoints))
-        .routes(routes!(catalog::routes::get_endpoint))
+        .routes(routes!(
+            catalog::routes::get_endpoint,
+            endpoints::routes::patch_endpoint,
+            endpoints::routes::delete_endpoint
+        ))
+        .routes(routes!(endpoints::routes::create_endpoint))
+        .routes(routes!(secrets::routes::list_secrets, secrets::routes::change_secrets))
+        .routes(routes!(logs::routes::endpoint_logs))
+        .routes(routes!(builders::routes::register))
+        .routes(routes!(builders::routes::rotate_key))
+        .routes(routes!(events::routes::builder_events))
+        .routes(routes!(builders::routes::admin_create_builder))
+        .routes(routes!(endpoints::routes::review_endpoint))
+        .routes(routes!(endpoints::routes::review_queue))
         .routes(routes!(manifest::manifest))
         .routes(routes!(tools::routes::invoke_get, tools::routes::invoke_post))
         .routes(routes!(receipts::routes::get_receipt))

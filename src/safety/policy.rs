@@ -1,9 +1,9 @@
 //! The content-safety policy: what builder content is blocked outright and what is held for an
 //! admin's review. Rule ids are stable: findings, events and the review queue refer to them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     Secrets,
@@ -14,7 +14,7 @@ pub enum Category {
 
 /// `block`: the create or update is refused (422 `content_blocked`). `review`: it is stored
 /// paused, with `contentSafety.status = "review"`, until an admin approves or rejects it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Block,

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::{receipt_echo, static_json};
 use crate::app::AppState;
-use crate::catalog::{CompiledEndpoint, HandlerType, Status};
+use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 use crate::runtime::HandlerOutput;
@@ -91,9 +91,13 @@ pub async fn invoke_post(
     invoke(&app, &compiled, call).await
 }
 
-/// Status, input validation, price, then the handler.
+/// Status, input validation, price, then the handler. Endpoints held for or refused by
+/// content-safety review are not found, as in the catalog.
 pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> ApiResult<Response> {
     let endpoint = &compiled.endpoint;
+    if !endpoint.is_listed() {
+        return Err(CatalogError::NotFound(endpoint.slug.clone()).into());
+    }
     if endpoint.status == Status::Paused {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -19,6 +19,8 @@ fn help_documents_every_option() {
 }
 
 /// Starts `toolhost serve` on port 0 and returns the child, its base URL and its stdout lines so far.
+// The child is returned to the caller, which waits on it in `terminate`.
+#[allow(clippy::zombie_processes)]
 fn start(data: &std::path::Path) -> (Child, String, Vec<String>) {
     let mut child = Command::new(BIN)
         .args(["serve", "--addr", "127.0.0.1:0", "--data"])

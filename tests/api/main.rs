@@ -3,11 +3,16 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod authz;
+mod builders;
 mod catalog;
 mod cli;
 mod errors;
+mod lifecycle;
 mod ops;
 mod readiness;
 mod sandbox;
+mod safety;
+mod secrets;
 mod tools;
 mod web;

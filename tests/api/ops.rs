@@ -41,6 +41,18 @@ async fn openapi_covers_every_route() {
         ("post", "/tools/{slug}"),
         ("get", "/ai/receipts/{receiptId}"),
         ("get", "/ai/content-safety/policy"),
+        ("post", "/ai/endpoints/create"),
+        ("patch", "/ai/endpoints/{slug}"),
+        ("delete", "/ai/endpoints/{slug}"),
+        ("get", "/ai/endpoints/{slug}/secrets"),
+        ("post", "/ai/endpoints/{slug}/secrets"),
+        ("get", "/ai/endpoints/{slug}/logs"),
+        ("post", "/ai/builders/register"),
+        ("post", "/ai/builders/keys/rotate"),
+        ("get", "/ai/builders/events"),
+        ("post", "/ai/admin/builders"),
+        ("post", "/ai/admin/endpoints/{slug}/review"),
+        ("get", "/ai/admin/reviews"),
     ];
     for (method, path) in mounted {
         assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing from OpenAPI");

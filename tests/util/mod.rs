@@ -12,6 +12,16 @@ use toolhost::server::Server;
 
 pub const ADMIN_TOKEN: &str = "test-admin-token";
 
+/// A credential to send: none, the admin token, or a builder key.
+#[derive(Clone, Copy, Debug)]
+pub enum As<'a> {
+    Nobody,
+    Admin,
+    Builder(&'a str),
+    /// A header with an arbitrary value (e.g. a wrong admin token).
+    Header(&'a str, &'a str),
+}
+
 pub struct TestServer {
     pub base: String,
     pub client: reqwest::Client,
@@ -82,6 +92,67 @@ impl TestServer {
         .await
     }
 
+    /// Any method, with a credential and an optional JSON body.
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        who: As<'_>,
+        body: Option<&Value>,
+    ) -> (StatusCode, Value) {
+        let (status, text) = self.call_text(method, path, who, body).await;
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    /// Like [`call`] but returns the raw body text, for asserting what never appears in it.
+    pub async fn call_text(
+        &self,
+        method: &str,
+        path: &str,
+        who: As<'_>,
+        body: Option<&Value>,
+    ) -> (StatusCode, String) {
+        let mut request = self.client.request(method.parse().unwrap(), self.url(path));
+        request = match who {
+            As::Nobody => request,
+            As::Admin => request.header("x-admin-token", ADMIN_TOKEN),
+            As::Builder(key) => request.header("x-builder-key", key),
+            As::Header(name, value) => request.header(name, value),
+        };
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status();
+        (status, response.text().await.expect("body"))
+    }
+
+    /// Onboards a builder through the admin route; returns its id and key.
+    pub async fn builder(&self, name: &str) -> (String, String) {
+        let (status, body) = self
+            .call(
+                "POST",
+                "/ai/admin/builders",
+                As::Admin,
+                Some(&serde_json::json!({"name": name})),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        (
+            body["builder"]["id"].as_str().unwrap().to_string(),
+            body["builderKey"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Creates an endpoint as `who` from `body`, asserting 200; returns the response.
+    pub async fn create(&self, who: As<'_>, body: &Value) -> Value {
+        let (status, response) = self
+            .call("POST", "/ai/endpoints/create", who, Some(body))
+            .await;
+        assert_eq!(status, 200, "{response}");
+        response
+    }
+
     /// Stops accepting, waits for in-flight requests and the store flush.
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
@@ -115,4 +186,51 @@ pub fn assert_error(status: StatusCode, body: &Value, expected_status: u16, code
             .is_some_and(|m| !m.is_empty()),
         "message; body: {body}"
     );
+}
+
+/// A valid builder create body for a free `static_json` endpoint.
+pub fn static_endpoint(slug: &str) -> Value {
+    serde_json::json!({
+        "slug": slug,
+        "title": "Greeting",
+        "description": "Returns a fixed greeting.",
+        "priceUsd": 0,
+        "handlerType": "static_json",
+        "response": {"greeting": "hello"},
+        "tags": ["demo"],
+        "safetyAttestation": {"accepted": true},
+    })
+}
+
+/// A valid builder create body for a paid JS endpoint asking for capabilities.
+pub fn js_endpoint(slug: &str) -> Value {
+    serde_json::json!({
+        "slug": slug,
+        "title": "Word count",
+        "description": "Counts words in a text.",
+        "priceUsd": 0.002,
+        "pricingMode": "fixed_price_success_receipt",
+        "handlerType": "js_request_response",
+        "source": "export default async function (req, ctx) { ctx.log('counting'); return { words: String(req.text || '').split(/\\s+/).length }; }",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        "outputSchema": {"type": "object"},
+        "capabilities": {"kv": true, "httpGetJson": true},
+        "env": {"MODE": "fast"},
+        "files": {"data/stopwords.txt": "a\nan\nthe"},
+        "safetyAttestation": {"accepted": true},
+    })
+}
+
+/// Whether any file under `dir` contains `needle` (to prove a secret never reached the disk).
+pub fn dir_contains(dir: &std::path::Path, needle: &[u8]) -> bool {
+    std::fs::read_dir(dir).unwrap().flatten().any(|entry| {
+        let path = entry.path();
+        if path.is_dir() {
+            dir_contains(&path, needle)
+        } else {
+            std::fs::read(&path)
+                .map(|bytes| bytes.windows(needle.len()).any(|w| w == needle))
+                .unwrap_or(false)
+        }
+    })
 }

@@ -1,0 +1,321 @@
+//! The builder record, and the functions that create, authenticate and re-key builders.
+//!
+//! These are plain functions over the store so that the payments module can call [`register`]
+//! after verifying a payment, and the admin route can call it without one.
+
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::keys::{self, KeyEntry};
+use crate::auth::secrets_equal;
+use crate::http::error::ApiError;
+use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::timestamp::rfc3339;
+
+/// How a builder's registration was paid for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum PayerInfo {
+    /// Onboarded by an admin, without payment.
+    Admin,
+    /// Paid with x402: the payer's address and the settlement reference (transaction or receipt).
+    X402 { payer: String, reference: String },
+    /// Paid with a developer credit.
+    DeveloperCredit { credit_id: String },
+}
+
+impl PayerInfo {
+    fn method(&self) -> &'static str {
+        match self {
+            PayerInfo::Admin => "admin",
+            PayerInfo::X402 { .. } => "x402",
+            PayerInfo::DeveloperCredit { .. } => "developer_credit",
+        }
+    }
+}
+
+/// The body of `POST /ai/builders/register` and `POST /ai/admin/builders`.
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RegisterRequest {
+    /// Display name, 1 to 80 characters.
+    pub name: String,
+    /// How to reach the builder (email, URL), up to 200 characters. Never shown publicly.
+    #[serde(default)]
+    pub contact: Option<String>,
+}
+
+/// A builder as stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Builder {
+    pub id: String,
+    pub name: String,
+    pub contact: Option<String>,
+    pub payer: PayerInfo,
+    /// SHA-256 of the current key.
+    pub key_hash: String,
+    pub key_prefix: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub key_created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+/// What the builder (and the admin) see of a builder record. Never carries the key or its hash.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BuilderRecord {
+    pub id: String,
+    pub name: String,
+    pub contact: Option<String>,
+    /// `admin`, `x402` or `developer_credit`.
+    pub registered_via: &'static str,
+    /// The first characters of the current key, to tell keys apart.
+    pub key_prefix: String,
+    pub key_created_at: String,
+    pub created_at: String,
+}
+
+impl From<&Builder> for BuilderRecord {
+    fn from(b: &Builder) -> Self {
+        BuilderRecord {
+            id: b.id.clone(),
+            name: b.name.clone(),
+            contact: b.contact.clone(),
+            registered_via: b.payer.method(),
+            key_prefix: b.key_prefix.clone(),
+            key_created_at: rfc3339(b.key_created_at),
+            created_at: rfc3339(b.created_at),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuilderError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the builder key is not recognised")]
+    UnknownKey,
+    #[error("the builder key was revoked; use the current key")]
+    RevokedKey,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<BuilderError> for ApiError {
+    fn from(e: BuilderError) -> Self {
+        match e {
+            BuilderError::Invalid(_) => ApiError::unprocessable("invalid_builder", e.to_string()),
+            BuilderError::UnknownKey => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid_builder_key",
+                e.to_string(),
+            ),
+            BuilderError::RevokedKey => {
+                ApiError::new(StatusCode::FORBIDDEN, "builder_key_revoked", e.to_string())
+            }
+            BuilderError::Store(e) => e.into(),
+        }
+    }
+}
+
+fn record_key(id: &str) -> Vec<u8> {
+    format!("builder/{id}").into_bytes()
+}
+
+fn to_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+impl RegisterRequest {
+    /// Checks the body without registering, so a paid route can refuse a bad body before payment.
+    pub fn check(&self) -> Result<(), BuilderError> {
+        validate(self.clone()).map(|_| ())
+    }
+}
+
+fn validate(request: RegisterRequest) -> Result<(String, Option<String>), BuilderError> {
+    let name = request.name.trim().to_string();
+    if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
+        return Err(BuilderError::Invalid(
+            "name must be 1 to 80 printable characters".into(),
+        ));
+    }
+    let contact = request
+        .contact
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty());
+    if contact
+        .as_ref()
+        .is_some_and(|c| c.chars().count() > 200 || c.chars().any(char::is_control))
+    {
+        return Err(BuilderError::Invalid(
+            "contact must be at most 200 printable characters".into(),
+        ));
+    }
+    Ok((name, contact))
+}
+
+/// Creates a builder and its first key. Call only after the registration was paid for (or an
+/// admin onboards the builder). Returns the record and the plaintext key, which is not stored.
+pub fn register(
+    store: &dyn Store,
+    request: RegisterRequest,
+    payer: PayerInfo,
+) -> Result<(BuilderRecord, String), BuilderError> {
+    let (name, contact) = validate(request)?;
+    let now = OffsetDateTime::now_utc();
+    let key = keys::generate();
+    let builder = Builder {
+        id: format!("bld_{}", uuid::Uuid::now_v7().simple()),
+        name,
+        contact,
+        payer,
+        key_hash: keys::hash(&key),
+        key_prefix: keys::display_prefix(&key),
+        key_created_at: now,
+        created_at: now,
+    };
+    let entry = KeyEntry {
+        builder_id: builder.id.clone(),
+        created_at: now,
+        revoked_at: None,
+    };
+    let index = keys::index_key(&builder.key_hash);
+    store.apply(
+        Batch::new()
+            .require_absent(Tree::Builders, index.clone())
+            .put(Tree::Builders, index, to_bytes(&entry)?)
+            .put(Tree::Builders, record_key(&builder.id), to_bytes(&builder)?),
+    )?;
+    Ok((BuilderRecord::from(&builder), key))
+}
+
+/// The builder holding `key`. Unknown keys are [`BuilderError::UnknownKey`] (401), keys replaced
+/// by a rotation [`BuilderError::RevokedKey`] (403).
+pub fn authenticate(store: &dyn Store, key: &str) -> Result<Builder, BuilderError> {
+    let hash = keys::hash(key);
+    let entry: KeyEntry = get_json(store, Tree::Builders, &keys::index_key(&hash))?
+        .ok_or(BuilderError::UnknownKey)?;
+    if entry.revoked_at.is_some() {
+        return Err(BuilderError::RevokedKey);
+    }
+    let builder: Builder = get_json(store, Tree::Builders, &record_key(&entry.builder_id))?
+        .ok_or(BuilderError::UnknownKey)?;
+    if !secrets_equal(&builder.key_hash, &hash) {
+        return Err(BuilderError::RevokedKey);
+    }
+    Ok(builder)
+}
+
+/// Replaces the builder's key: the old one is revoked in the same atomic step that stores the
+/// new one. Fails with [`BuilderError::RevokedKey`] if another rotation won the race.
+pub fn rotate_key(
+    store: &dyn Store,
+    builder: &Builder,
+) -> Result<(BuilderRecord, String), BuilderError> {
+    let current_bytes = store.get(Tree::Builders, &record_key(&builder.id))?;
+    let current: Builder = get_json(store, Tree::Builders, &record_key(&builder.id))?
+        .ok_or(BuilderError::UnknownKey)?;
+    if current.key_hash != builder.key_hash {
+        return Err(BuilderError::RevokedKey);
+    }
+    let old_index = keys::index_key(&current.key_hash);
+    let old_entry: KeyEntry =
+        get_json(store, Tree::Builders, &old_index)?.ok_or(BuilderError::UnknownKey)?;
+    let now = OffsetDateTime::now_utc();
+    let key = keys::generate();
+    let updated = Builder {
+        key_hash: keys::hash(&key),
+        key_prefix: keys::display_prefix(&key),
+        key_created_at: now,
+        ..current
+    };
+    let new_entry = KeyEntry {
+        builder_id: updated.id.clone(),
+        created_at: now,
+        revoked_at: None,
+    };
+    let revoked = KeyEntry {
+        revoked_at: Some(now),
+        ..old_entry
+    };
+    let new_index = keys::index_key(&updated.key_hash);
+    let record = record_key(&updated.id);
+    let result = store.apply(
+        Batch::new()
+            .require_equals(Tree::Builders, record.clone(), current_bytes)
+            .require_absent(Tree::Builders, new_index.clone())
+            .put(Tree::Builders, new_index, to_bytes(&new_entry)?)
+            .put(Tree::Builders, old_index, to_bytes(&revoked)?)
+            .put(Tree::Builders, record, to_bytes(&updated)?),
+    );
+    match result {
+        Err(StoreError::ConditionFailed(_)) => Err(BuilderError::RevokedKey),
+        other => other.map_err(BuilderError::from),
+    }?;
+    Ok((BuilderRecord::from(&updated), key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SledStore;
+
+    fn request(name: &str) -> RegisterRequest {
+        RegisterRequest {
+            name: name.into(),
+            contact: Some("ops@acme.test".into()),
+        }
+    }
+
+    #[test]
+    fn register_authenticate_rotate_revoke() {
+        let store = SledStore::temporary().unwrap();
+        let (record, key) = register(&store, request("Acme"), PayerInfo::Admin).unwrap();
+        assert_eq!(record.registered_via, "admin");
+        let builder = authenticate(&store, &key).unwrap();
+        assert_eq!(builder.id, record.id);
+        assert!(matches!(
+            authenticate(&store, "thb_nope"),
+            Err(BuilderError::UnknownKey)
+        ));
+
+        let (rotated, new_key) = rotate_key(&store, &builder).unwrap();
+        assert_ne!(new_key, key);
+        assert_eq!(rotated.id, record.id);
+        assert!(matches!(
+            authenticate(&store, &key),
+            Err(BuilderError::RevokedKey)
+        ));
+        assert_eq!(authenticate(&store, &new_key).unwrap().id, record.id);
+        // Rotating with the stale identity loses.
+        assert!(matches!(
+            rotate_key(&store, &builder),
+            Err(BuilderError::RevokedKey)
+        ));
+
+        // Nothing stored holds the plaintext key.
+        for tree in [Tree::Builders] {
+            for (_, v) in store.scan_prefix(tree, b"", None, 100).unwrap() {
+                let text = String::from_utf8_lossy(&v);
+                assert!(!text.contains(&key[4..]) && !text.contains(&new_key[4..]));
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_validated() {
+        let store = SledStore::temporary().unwrap();
+        assert!(matches!(
+            register(&store, request("  "), PayerInfo::Admin),
+            Err(BuilderError::Invalid(_))
+        ));
+        assert!(matches!(
+            register(&store, request(&"x".repeat(81)), PayerInfo::Admin),
+            Err(BuilderError::Invalid(_))
+        ));
+    }
+}

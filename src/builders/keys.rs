@@ -1,0 +1,62 @@
+//! Builder keys: 32 random bytes behind a `thb_` prefix, stored only as SHA-256 hashes.
+//!
+//! Keys are high-entropy, so a plain (unsalted) hash cannot be reversed by guessing and lets a
+//! presented key be found with one index lookup. Revoked keys stay in the index, marked, so a
+//! caller presenting one is told it was revoked (403) rather than unknown (401).
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use crate::keyfile::random_token;
+
+/// Prefix of every builder key, so a leaked one is recognisable (and scannable).
+pub const KEY_PREFIX: &str = "thb_";
+
+/// A fresh key: the prefix and 32 random bytes as hex.
+pub(super) fn generate() -> String {
+    random_token(KEY_PREFIX, 32)
+}
+
+/// The stored form of a key: lowercase hex SHA-256.
+pub(super) fn hash(key: &str) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+/// The first characters of a key, safe to show so a builder can tell keys apart.
+pub(super) fn display_prefix(key: &str) -> String {
+    key.chars().take(KEY_PREFIX.len() + 6).collect()
+}
+
+/// Index key of a key hash in `Tree::Builders`.
+pub(super) fn index_key(hash: &str) -> Vec<u8> {
+    format!("key/{hash}").into_bytes()
+}
+
+/// One entry of the key index.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct KeyEntry {
+    pub builder_id: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option", default)]
+    pub revoked_at: Option<OffsetDateTime>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_long_random_and_hashed() {
+        let a = generate();
+        let b = generate();
+        assert_ne!(a, b);
+        assert!(a.starts_with(KEY_PREFIX) && a.len() == KEY_PREFIX.len() + 64);
+        assert_eq!(hash(&a).len(), 64);
+        assert_ne!(hash(&a), hash(&b));
+        assert!(!hash(&a).contains(&a[KEY_PREFIX.len()..]));
+        assert_eq!(display_prefix(&a).len(), 10);
+    }
+}

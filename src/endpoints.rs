@@ -1,0 +1,21 @@
+//! The endpoint lifecycle: builders and the admin create, change, pause, resume and delete
+//! hosted endpoints; the admin gates the JS runtime (capabilities, limits) and decides
+//! content-safety reviews.
+//!
+//! # Layout
+//! - `input`: the create and PATCH bodies and per-field checks.
+//! - `files`: per-endpoint handler files (`ctx.files`).
+//! - `lifecycle`: create, update, delete, review as plain functions.
+//! - `routes`: the HTTP handlers.
+
+mod files;
+mod input;
+mod lifecycle;
+pub mod routes;
+
+pub use files::{path_problem, MAX_FILES, MAX_FILE_BYTES, MAX_PATH_BYTES};
+pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
+pub use lifecycle::{
+    can_manage, create, decide, delete, manage_view, owned, review_queue, secrets_changed, update,
+    EndpointError,
+};

@@ -1,0 +1,375 @@
+//! The bodies of create and PATCH, and the checks on each field. Each check returns the field's
+//! name with the message so the 422 can point at it.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::catalog::{Capabilities, HandlerType, PricingMode, RuntimeLimits, Status};
+use crate::money::Usd;
+use crate::secrets::is_env_name;
+
+pub(super) const MAX_SOURCE_BYTES: usize = 256 * 1024;
+pub(super) const MAX_ENV: usize = 50;
+pub(super) const MAX_ENV_VALUE_BYTES: usize = 4096;
+pub(super) const MAX_TAGS: usize = 16;
+/// The smallest non-zero price: a tenth of a cent (spec 2.1 rule 2).
+pub(super) const MIN_PRICE: Usd = Usd::from_units(1_000);
+
+/// A rejected field and why.
+pub(super) type FieldError = (String, String);
+
+fn invalid(field: &str, message: impl Into<String>) -> FieldError {
+    (field.to_string(), message.into())
+}
+
+/// `safetyAttestation`: only `accepted` is read; other fields are kept out of the record.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+pub struct SafetyAttestation {
+    pub accepted: bool,
+}
+
+/// The body of `POST /ai/endpoints/create`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateRequest {
+    /// Lowercase letters, digits and hyphens, 3 to 64 characters; unique.
+    pub slug: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    /// 0, or at least 0.001.
+    #[schema(value_type = f64)]
+    pub price_usd: Usd,
+    /// Optional; must agree with the price when given.
+    #[serde(default)]
+    pub pricing_mode: Option<PricingMode>,
+    pub handler_type: HandlerType,
+    /// JS source of `js_request_response`.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Fixed response of `static_json`.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub response: Option<Value>,
+    /// JSON Schema of the request body; default `{"type":"object"}`.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub input_schema: Option<Value>,
+    /// JSON Schema of the result; default `{}`.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub output_schema: Option<Value>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Requested capabilities; an admin grants them.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub capabilities: Capabilities,
+    /// Non-secret `ctx.env` values (use the secrets route for secrets).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// `ctx.files`: path to UTF-8 content.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// Required with `accepted: true` for builders.
+    #[serde(default)]
+    pub safety_attestation: Option<SafetyAttestation>,
+    /// Admin only.
+    #[serde(default)]
+    pub limits: Option<RuntimeLimits>,
+}
+
+/// The body of `PATCH /ai/endpoints/{slug}`; absent fields stay as they are.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PatchRequest {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    #[schema(value_type = Option<f64>)]
+    pub price_usd: Option<Usd>,
+    pub pricing_mode: Option<PricingMode>,
+    pub source: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub response: Option<Value>,
+    #[schema(value_type = Option<Object>)]
+    pub input_schema: Option<Value>,
+    #[schema(value_type = Option<Object>)]
+    pub output_schema: Option<Value>,
+    /// Replaces the tags.
+    pub tags: Option<Vec<String>>,
+    /// Replaces the env.
+    pub env: Option<BTreeMap<String, String>>,
+    /// Path to new content, or `null` to delete the file.
+    pub files: Option<BTreeMap<String, Option<String>>>,
+    /// `active` or `paused`.
+    pub status: Option<Status>,
+    /// Requested capabilities.
+    #[schema(value_type = Option<Object>)]
+    pub capabilities: Option<Capabilities>,
+    /// Admin only: the capabilities that reach the sandbox (a subset of the requested ones).
+    #[schema(value_type = Option<Object>)]
+    pub granted_capabilities: Option<Capabilities>,
+    /// Admin only.
+    pub limits: Option<RuntimeLimits>,
+}
+
+pub(super) fn slug(slug: &str) -> Result<(), FieldError> {
+    let ok_chars = slug
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let ok_ends = !slug.starts_with('-') && !slug.ends_with('-');
+    if !(3..=64).contains(&slug.len()) || !ok_chars || !ok_ends {
+        return Err(invalid(
+            "slug",
+            "slug must be 3 to 64 lowercase letters, digits or hyphens, not starting or ending with a hyphen",
+        ));
+    }
+    Ok(())
+}
+
+fn printable(field: &str, text: &str, min: usize, max: usize) -> Result<(), FieldError> {
+    let n = text.chars().count();
+    if n < min
+        || n > max
+        || text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return Err(invalid(
+            field,
+            format!("{field} must be {min} to {max} printable characters"),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn title(text: &str) -> Result<(), FieldError> {
+    printable("title", text, 1, 120)
+}
+
+pub(super) fn description(text: &str) -> Result<(), FieldError> {
+    printable("description", text, 0, 2000)
+}
+
+pub(super) fn tags(tags: &[String]) -> Result<(), FieldError> {
+    if tags.len() > MAX_TAGS {
+        return Err(invalid("tags", format!("at most {MAX_TAGS} tags")));
+    }
+    for (i, tag) in tags.iter().enumerate() {
+        printable(&format!("tags[{i}]"), tag, 1, 32)?;
+    }
+    Ok(())
+}
+
+/// 0 or at least [`MIN_PRICE`]; a given `pricingMode` must be the one the price implies.
+pub(super) fn price(price: Usd, mode: Option<PricingMode>) -> Result<(), FieldError> {
+    if !price.is_zero() && price < MIN_PRICE {
+        return Err(invalid("priceUsd", "priceUsd must be 0 or at least 0.001"));
+    }
+    let implied = if price.is_zero() {
+        PricingMode::FreePublicUtility
+    } else {
+        PricingMode::FixedPriceSuccessReceipt
+    };
+    if mode.is_some_and(|m| m != implied) {
+        return Err(invalid(
+            "pricingMode",
+            format!(
+                "pricingMode must be {} for priceUsd {price}",
+                implied.as_str()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn env(env: &BTreeMap<String, String>) -> Result<(), FieldError> {
+    if env.len() > MAX_ENV {
+        return Err(invalid("env", format!("at most {MAX_ENV} env values")));
+    }
+    for (name, value) in env {
+        if !is_env_name(name) {
+            return Err(invalid(
+                &format!("env.{name}"),
+                "env names are letters, digits and underscores, not starting with a digit",
+            ));
+        }
+        if value.len() > MAX_ENV_VALUE_BYTES {
+            return Err(invalid(
+                &format!("env.{name}"),
+                format!("env values hold at most {MAX_ENV_VALUE_BYTES} bytes"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The handler's own field is present (and only that one): `source` for JS, `response` for
+/// `static_json`, neither for the other built-ins.
+pub(super) fn handler_fields(
+    handler: HandlerType,
+    source: Option<&str>,
+    response: Option<&Value>,
+) -> Result<(), FieldError> {
+    match handler {
+        HandlerType::JsRequestResponse => match source {
+            None => return Err(invalid("source", "js_request_response needs source")),
+            Some(s) if s.trim().is_empty() || s.len() > MAX_SOURCE_BYTES => {
+                return Err(invalid(
+                    "source",
+                    format!("source must be 1 to {MAX_SOURCE_BYTES} bytes"),
+                ))
+            }
+            Some(_) => {}
+        },
+        HandlerType::StaticJson if response.is_none() => {
+            return Err(invalid("response", "static_json needs response"))
+        }
+        _ => {}
+    }
+    if source.is_some() && handler != HandlerType::JsRequestResponse {
+        return Err(invalid("source", "source is only for js_request_response"));
+    }
+    if response.is_some() && handler != HandlerType::StaticJson {
+        return Err(invalid("response", "response is only for static_json"));
+    }
+    Ok(())
+}
+
+pub(super) fn limits(limits: &RuntimeLimits) -> Result<(), FieldError> {
+    if !limits.is_valid() {
+        let (m, t) = (RuntimeLimits::MEMORY_MB, RuntimeLimits::TIMEOUT_MS);
+        return Err(invalid(
+            "limits",
+            format!(
+                "memoryMb must be {} to {} and timeoutMs {} to {}",
+                m.start(),
+                m.end(),
+                t.start(),
+                t.end()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Granted capabilities must have been requested.
+pub(super) fn granted_within(
+    granted: &Capabilities,
+    requested: &Capabilities,
+) -> Result<(), FieldError> {
+    let pairs = [
+        ("kv", granted.kv, requested.kv),
+        ("files", granted.files, requested.files),
+        (
+            "httpGetJson",
+            granted.http_get_json,
+            requested.http_get_json,
+        ),
+        ("logs", granted.logs, requested.logs),
+    ];
+    match pairs.iter().find(|(_, g, r)| *g && !*r) {
+        Some((name, _, _)) => Err(invalid(
+            "grantedCapabilities",
+            format!("{name} was not requested by the owner"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What stays granted when the requested set shrinks.
+pub(super) fn intersect(granted: Capabilities, requested: Capabilities) -> Capabilities {
+    Capabilities {
+        kv: granted.kv && requested.kv,
+        files: granted.files && requested.files,
+        http_get_json: granted.http_get_json && requested.http_get_json,
+        logs: granted.logs && requested.logs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn slugs() {
+        for ok in ["abc", "my-tool-2", &"a".repeat(64)] {
+            assert!(slug(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "ab",
+            "ABC",
+            "a_b",
+            "-ab",
+            "ab-",
+            "a b",
+            &"a".repeat(65),
+            "émoji",
+        ] {
+            assert!(slug(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn prices() {
+        assert!(price(Usd::ZERO, None).is_ok());
+        assert!(price(MIN_PRICE, Some(PricingMode::FixedPriceSuccessReceipt)).is_ok());
+        assert!(price(Usd::from_units(999), None).is_err());
+        assert_eq!(
+            price(MIN_PRICE, Some(PricingMode::FreePublicUtility))
+                .unwrap_err()
+                .0,
+            "pricingMode"
+        );
+    }
+
+    #[test]
+    fn handler_field_rules() {
+        assert!(handler_fields(
+            HandlerType::JsRequestResponse,
+            Some("export default () => 1"),
+            None
+        )
+        .is_ok());
+        assert!(handler_fields(HandlerType::JsRequestResponse, None, None).is_err());
+        assert!(handler_fields(HandlerType::StaticJson, None, Some(&json!({}))).is_ok());
+        assert!(handler_fields(HandlerType::StaticJson, Some("x"), Some(&json!({}))).is_err());
+        assert!(handler_fields(HandlerType::ReceiptEcho, None, None).is_ok());
+    }
+
+    #[test]
+    fn capabilities_and_limits() {
+        let requested = Capabilities {
+            kv: true,
+            ..Default::default()
+        };
+        assert!(granted_within(&requested, &requested).is_ok());
+        assert!(granted_within(
+            &Capabilities {
+                logs: true,
+                ..Default::default()
+            },
+            &requested
+        )
+        .is_err());
+        assert_eq!(
+            intersect(requested, Capabilities::default()),
+            Capabilities::default()
+        );
+        assert!(limits(&RuntimeLimits {
+            memory_mb: 64,
+            timeout_ms: 1000
+        })
+        .is_ok());
+        assert!(limits(&RuntimeLimits {
+            memory_mb: 0,
+            timeout_ms: 1000
+        })
+        .is_err());
+        assert!(env(&[("1X".to_string(), "v".to_string())].into()).is_err());
+        assert!(tags(&["".to_string()]).is_err());
+    }
+}

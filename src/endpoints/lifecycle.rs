@@ -1,0 +1,640 @@
+//! Create, update, delete and review, as plain functions of the app, the caller and the request.
+//!
+//! Order of checks: the caller is known (the extractor's 401), the endpoint exists (404), the
+//! caller may change it (403), the body is valid (422), the content passes the scanner (422 or
+//! review), then the slug is claimed (409). Builders' content is scanned; the admin's is not.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use super::files;
+use super::input::{self, CreateRequest, FieldError, PatchRequest};
+use crate::app::App;
+use crate::auth::Caller;
+use crate::catalog::{CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status};
+use crate::events::{self, EventKind};
+use crate::http::error::ApiError;
+use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
+use crate::secrets::{self, SecretsError};
+use crate::store::StoreError;
+use crate::store::Tree;
+use crate::{logs, paging};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointError {
+    #[error("{message}")]
+    Invalid { field: String, message: String },
+    #[error("builder-created endpoints need safetyAttestation.accepted = true")]
+    AttestationRequired,
+    #[error("builders may create js_request_response and static_json endpoints")]
+    HandlerNotAllowed,
+    #[error("only the admin may set {0}")]
+    AdminOnly(&'static str),
+    #[error("this endpoint belongs to someone else")]
+    NotOwner,
+    #[error("the content appears to contain material the content-safety policy blocks")]
+    Blocked(Vec<Finding>),
+    #[error("the endpoint is held for content-safety review; an admin must approve it first")]
+    UnderReview,
+    #[error("the endpoint was rejected by content-safety review; it can only be deleted")]
+    Rejected,
+    #[error("the endpoint is not awaiting content-safety review")]
+    NotUnderReview,
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error(transparent)]
+    Secrets(#[from] SecretsError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<FieldError> for EndpointError {
+    fn from((field, message): FieldError) -> Self {
+        EndpointError::Invalid { field, message }
+    }
+}
+
+impl From<EndpointError> for ApiError {
+    fn from(e: EndpointError) -> Self {
+        let message = e.to_string();
+        match e {
+            EndpointError::Invalid { field, .. } => {
+                ApiError::unprocessable("invalid_field", message)
+                    .with_details(json!({ "field": field }))
+            }
+            EndpointError::AttestationRequired => {
+                ApiError::unprocessable("attestation_required", message)
+            }
+            EndpointError::HandlerNotAllowed => {
+                ApiError::unprocessable("handler_not_allowed", message)
+            }
+            EndpointError::AdminOnly(field) => {
+                ApiError::new(StatusCode::FORBIDDEN, "admin_only_field", message)
+                    .with_details(json!({ "field": field }))
+            }
+            EndpointError::NotOwner => ApiError::new(StatusCode::FORBIDDEN, "not_owner", message),
+            EndpointError::Blocked(findings) => ApiError::unprocessable("content_blocked", message)
+                .with_details(json!({ "findings": findings })),
+            EndpointError::UnderReview => {
+                ApiError::new(StatusCode::CONFLICT, "under_review", message)
+            }
+            EndpointError::Rejected => {
+                ApiError::new(StatusCode::CONFLICT, "content_rejected", message)
+            }
+            EndpointError::NotUnderReview => {
+                ApiError::new(StatusCode::CONFLICT, "not_under_review", message)
+            }
+            EndpointError::Catalog(e) => e.into(),
+            EndpointError::Secrets(e) => e.into(),
+            EndpointError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// Whether the caller may change the endpoint: the admin always, a builder only its own.
+pub fn can_manage(caller: &Caller, endpoint: &Endpoint) -> bool {
+    match caller {
+        Caller::Admin => true,
+        Caller::Builder(b) => endpoint.owner_builder() == Some(b.id.as_str()),
+    }
+}
+
+/// The endpoint, if it exists (404) and the caller may change it (403).
+pub fn owned(
+    app: &App,
+    caller: &Caller,
+    slug: &str,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    let compiled = app.catalog.require(slug)?;
+    if !can_manage(caller, &compiled.endpoint) {
+        return Err(EndpointError::NotOwner);
+    }
+    Ok(compiled)
+}
+
+/// Records an event for the owning builder. The change itself is already stored, so a failure
+/// here is logged rather than turned into an error the caller would take for a failed change.
+fn emit(app: &App, endpoint: &Endpoint, kind: EventKind, data: Value) {
+    if let Some(builder) = endpoint.owner_builder() {
+        if let Err(e) = events::record(
+            app.store.as_ref(),
+            builder,
+            kind,
+            Some(&endpoint.slug),
+            data,
+        ) {
+            tracing::warn!(error = %e, slug = %endpoint.slug, "cannot record event");
+        }
+    }
+}
+
+/// The texts of the given field groups of an endpoint (plus changed files), for the scanner.
+fn scan_targets<'a>(
+    endpoint: &'a Endpoint,
+    groups: &[String],
+    files: &'a BTreeMap<String, Option<String>>,
+    response_text: &'a str,
+) -> Vec<(String, &'a str)> {
+    let wants = |g: &str| groups.iter().any(|x| x == g);
+    let mut out: Vec<(String, &str)> = Vec::new();
+    if wants("title") {
+        out.push(("title".into(), &endpoint.title));
+    }
+    if wants("description") {
+        out.push(("description".into(), &endpoint.description));
+    }
+    if wants("tags") {
+        out.extend(
+            endpoint
+                .tags
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (format!("tags[{i}]"), t.as_str())),
+        );
+    }
+    if wants("source") {
+        out.extend(
+            endpoint
+                .source
+                .as_deref()
+                .map(|s| ("source".to_string(), s)),
+        );
+    }
+    if wants("response") {
+        out.push(("response".into(), response_text));
+    }
+    if wants("env") {
+        out.extend(
+            endpoint
+                .env
+                .iter()
+                .map(|(k, v)| (format!("env.{k}"), v.as_str())),
+        );
+    }
+    out.extend(
+        files
+            .iter()
+            .filter_map(|(p, c)| c.as_deref().map(|c| (format!("files/{p}"), c))),
+    );
+    out
+}
+
+/// Scans the changed groups of a builder's endpoint and sets its verdict; a review holds it paused.
+fn apply_scan(
+    endpoint: &mut Endpoint,
+    groups: &[String],
+    files: &BTreeMap<String, Option<String>>,
+    now: OffsetDateTime,
+) -> Result<(), EndpointError> {
+    let response_text = endpoint
+        .response
+        .as_ref()
+        .map(Value::to_string)
+        .unwrap_or_default();
+    let found = safety::scan(scan_targets(endpoint, groups, files, &response_text));
+    let verdict = ContentSafety::after_scan(endpoint.content_safety.as_ref(), groups, found, now)
+        .map_err(EndpointError::Blocked)?;
+    if verdict.status == SafetyStatus::Review {
+        endpoint.status = Status::Paused;
+    }
+    endpoint.content_safety = Some(verdict);
+    Ok(())
+}
+
+fn is_flagged(endpoint: &Endpoint) -> bool {
+    endpoint
+        .content_safety
+        .as_ref()
+        .is_some_and(|c| c.status == SafetyStatus::Review)
+}
+
+fn flagged_data(endpoint: &Endpoint) -> Value {
+    json!({ "findings": endpoint.content_safety.as_ref().map(|c| &c.findings) })
+}
+
+/// Creates an endpoint owned by the caller.
+pub fn create(
+    app: &App,
+    caller: &Caller,
+    request: CreateRequest,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    let builder = match caller {
+        Caller::Builder(b) => Some(b),
+        Caller::Admin => None,
+    };
+    if builder.is_some() {
+        if !request
+            .safety_attestation
+            .as_ref()
+            .is_some_and(|a| a.accepted)
+        {
+            return Err(EndpointError::AttestationRequired);
+        }
+        if request.limits.is_some() {
+            return Err(EndpointError::AdminOnly("limits"));
+        }
+        if !matches!(
+            request.handler_type,
+            HandlerType::JsRequestResponse | HandlerType::StaticJson
+        ) {
+            return Err(EndpointError::HandlerNotAllowed);
+        }
+    }
+    input::slug(&request.slug)?;
+    input::title(&request.title)?;
+    input::description(&request.description)?;
+    input::price(request.price_usd, request.pricing_mode)?;
+    input::tags(&request.tags)?;
+    input::env(&request.env)?;
+    input::handler_fields(
+        request.handler_type,
+        request.source.as_deref(),
+        request.response.as_ref(),
+    )?;
+    if let Some(limits) = &request.limits {
+        input::limits(limits)?;
+    }
+    let files: BTreeMap<String, Option<String>> = request
+        .files
+        .into_iter()
+        .map(|(p, c)| (p, Some(c)))
+        .collect();
+    let file_writes = files::plan(app.store.as_ref(), &request.slug, &files)?;
+    let now = OffsetDateTime::now_utc();
+    let mut endpoint = Endpoint {
+        id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
+        slug: request.slug,
+        title: request.title,
+        description: request.description,
+        status: Status::Active,
+        price_usd: request.price_usd,
+        handler_type: request.handler_type,
+        tags: request.tags,
+        input_schema: request
+            .input_schema
+            .unwrap_or_else(|| json!({"type": "object"})),
+        output_schema: request.output_schema.unwrap_or_else(|| json!({})),
+        requested_capabilities: request.capabilities,
+        granted_capabilities: if builder.is_some() {
+            Default::default()
+        } else {
+            request.capabilities
+        },
+        content_safety: None,
+        limits: request.limits,
+        revision: 1,
+        owner: builder.map_or(Owner::Admin, |b| Owner::Builder(b.id.clone())),
+        source: request.source,
+        response: request.response,
+        env: request.env,
+        example_input: None,
+        created_at: now,
+        updated_at: now,
+    };
+    if builder.is_some() {
+        let all = ["title", "description", "tags", "source", "response", "env"].map(String::from);
+        apply_scan(&mut endpoint, &all, &files, now)?;
+    }
+    let compiled = app.catalog.insert_new(endpoint)?;
+    app.store.apply(file_writes)?;
+    let endpoint = &compiled.endpoint;
+    emit(
+        app,
+        endpoint,
+        EventKind::EndpointCreated,
+        json!({ "status": endpoint.status, "priceUsd": endpoint.price_usd }),
+    );
+    if is_flagged(endpoint) {
+        emit(
+            app,
+            endpoint,
+            EventKind::SafetyFlagged,
+            flagged_data(endpoint),
+        );
+    }
+    Ok(compiled)
+}
+
+/// Applies a PATCH. Builders may not touch `grantedCapabilities` or `limits` (403).
+pub fn update(
+    app: &App,
+    caller: &Caller,
+    slug: &str,
+    patch: PatchRequest,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    let current = owned(app, caller, slug)?;
+    let is_builder = !caller.is_admin();
+    if is_builder && patch.granted_capabilities.is_some() {
+        return Err(EndpointError::AdminOnly("grantedCapabilities"));
+    }
+    if is_builder && patch.limits.is_some() {
+        return Err(EndpointError::AdminOnly("limits"));
+    }
+    let before = &current.endpoint;
+    let safety_status = before.content_safety.as_ref().map(|c| c.status);
+    if safety_status == Some(SafetyStatus::Rejected) {
+        return Err(EndpointError::Rejected);
+    }
+    if patch.status == Some(Status::Active) && safety_status == Some(SafetyStatus::Review) {
+        return Err(EndpointError::UnderReview);
+    }
+    let mut ep = before.clone();
+    let mut changed: Vec<String> = Vec::new();
+    let mut mark = |name: &str| changed.push(name.to_string());
+    if let Some(title) = patch.title {
+        input::title(&title)?;
+        ep.title = title;
+        mark("title");
+    }
+    if let Some(description) = patch.description {
+        input::description(&description)?;
+        ep.description = description;
+        mark("description");
+    }
+    if patch.price_usd.is_some() || patch.pricing_mode.is_some() {
+        let price = patch.price_usd.unwrap_or(ep.price_usd);
+        input::price(price, patch.pricing_mode)?;
+        ep.price_usd = price;
+        mark("priceUsd");
+    }
+    if let Some(source) = patch.source {
+        ep.source = Some(source);
+        mark("source");
+    }
+    if let Some(response) = patch.response {
+        ep.response = Some(response);
+        mark("response");
+    }
+    input::handler_fields(ep.handler_type, ep.source.as_deref(), ep.response.as_ref())?;
+    if let Some(schema) = patch.input_schema {
+        ep.input_schema = schema;
+        mark("inputSchema");
+    }
+    if let Some(schema) = patch.output_schema {
+        ep.output_schema = schema;
+        mark("outputSchema");
+    }
+    if let Some(tags) = patch.tags {
+        input::tags(&tags)?;
+        ep.tags = tags;
+        mark("tags");
+    }
+    if let Some(env) = patch.env {
+        input::env(&env)?;
+        ep.env = env;
+        mark("env");
+    }
+    if let Some(requested) = patch.capabilities {
+        ep.requested_capabilities = requested;
+        ep.granted_capabilities = input::intersect(ep.granted_capabilities, requested);
+        mark("capabilities");
+    }
+    if let Some(granted) = patch.granted_capabilities {
+        input::granted_within(&granted, &ep.requested_capabilities)?;
+        ep.granted_capabilities = granted;
+        mark("grantedCapabilities");
+    }
+    if let Some(limits) = patch.limits {
+        input::limits(&limits)?;
+        ep.limits = Some(limits);
+        mark("limits");
+    }
+    let files = patch.files.unwrap_or_default();
+    let file_writes = files::plan(app.store.as_ref(), slug, &files)?;
+    changed.extend(files.keys().map(|p| format!("files/{p}")));
+    if let Some(status) = patch.status {
+        ep.status = status;
+    }
+    let now = OffsetDateTime::now_utc();
+    if is_builder && ep.content_safety.is_some() {
+        let groups: Vec<String> = changed.iter().map(|c| field_group(c).to_string()).collect();
+        apply_scan(&mut ep, &groups, &files, now)?;
+    }
+    ep.revision = before.revision + 1;
+    ep.updated_at = now;
+    let compiled = app.catalog.update(ep, before.revision)?;
+    app.store.apply(file_writes)?;
+    let after = &compiled.endpoint;
+    if !changed.is_empty() {
+        emit(
+            app,
+            after,
+            EventKind::EndpointUpdated,
+            json!({ "fields": changed, "revision": after.revision }),
+        );
+    }
+    match (before.status, after.status) {
+        (Status::Active, Status::Paused) => emit(app, after, EventKind::EndpointPaused, json!({})),
+        (Status::Paused, Status::Active) => emit(app, after, EventKind::EndpointResumed, json!({})),
+        _ => {}
+    }
+    if is_flagged(after) && !is_flagged(before) {
+        emit(app, after, EventKind::SafetyFlagged, flagged_data(after));
+    }
+    Ok(compiled)
+}
+
+/// Records that the endpoint's secrets changed: bumps the revision (the sandbox rebuilds
+/// isolates that captured the old `ctx.env`) and tells the owner which names changed.
+pub fn secrets_changed(
+    app: &App,
+    slug: &str,
+    names: Vec<String>,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    let compiled = loop {
+        let current = app.catalog.require(slug)?;
+        let mut ep = current.endpoint.clone();
+        ep.revision += 1;
+        ep.updated_at = OffsetDateTime::now_utc();
+        match app.catalog.update(ep, current.endpoint.revision) {
+            Err(CatalogError::Conflict(_)) => continue,
+            other => break other?,
+        }
+    };
+    let data =
+        json!({ "fields": ["secrets"], "secrets": names, "revision": compiled.endpoint.revision });
+    emit(app, &compiled.endpoint, EventKind::EndpointUpdated, data);
+    Ok(compiled)
+}
+
+/// Removes the endpoint from the catalog with its secrets, files, kv data and logs; the slug
+/// is free again. Receipts are not touched: they stay retrievable by id.
+pub fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, EndpointError> {
+    owned(app, caller, slug)?;
+    let removed = app.catalog.remove(slug)?;
+    secrets::delete_all(app.store.as_ref(), slug)?;
+    files::delete_all(app.store.as_ref(), slug)?;
+    // `ctx.kv` data lives under the same `<slug>/` prefix as the files.
+    paging::delete_prefix(
+        app.store.as_ref(),
+        Tree::HandlerKv,
+        format!("{slug}/").as_bytes(),
+    )?;
+    logs::delete_all(app.store.as_ref(), slug)?;
+    emit(app, &removed, EventKind::EndpointDeleted, json!({}));
+    Ok(removed)
+}
+
+/// The admin's decision on an endpoint under review: approval lists and activates it,
+/// rejection keeps it paused and unlisted.
+pub fn decide(
+    app: &App,
+    slug: &str,
+    approve: bool,
+    note: Option<String>,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    let current = app.catalog.require(slug)?;
+    let Some(verdict) = current
+        .endpoint
+        .content_safety
+        .as_ref()
+        .filter(|c| c.status == SafetyStatus::Review)
+    else {
+        return Err(EndpointError::NotUnderReview);
+    };
+    if note.as_ref().is_some_and(|n| n.chars().count() > 1000) {
+        return Err(EndpointError::Invalid {
+            field: "note".into(),
+            message: "note must be at most 1000 characters".into(),
+        });
+    }
+    let now = OffsetDateTime::now_utc();
+    let mut ep = current.endpoint.clone();
+    ep.content_safety = Some(verdict.decided(approve, note.clone(), now));
+    if approve {
+        ep.status = Status::Active;
+    }
+    ep.revision += 1;
+    ep.updated_at = now;
+    let compiled = app.catalog.update(ep, current.endpoint.revision)?;
+    let kind = if approve {
+        EventKind::SafetyApproved
+    } else {
+        EventKind::SafetyRejected
+    };
+    emit(app, &compiled.endpoint, kind, json!({ "note": note }));
+    Ok(compiled)
+}
+
+/// Endpoints awaiting review, oldest first.
+pub fn review_queue(app: &App) -> Vec<Arc<CompiledEndpoint>> {
+    app.catalog
+        .all()
+        .into_iter()
+        .filter(|c| is_flagged(&c.endpoint))
+        .collect()
+}
+
+/// What the owner and the admin see beyond the public record.
+pub fn manage_view(app: &App, endpoint: &Endpoint) -> Result<Value, EndpointError> {
+    Ok(json!({
+        "owner": endpoint.owner,
+        "revision": endpoint.revision,
+        "requestedCapabilities": endpoint.requested_capabilities,
+        "grantedCapabilities": endpoint.granted_capabilities,
+        "limits": endpoint.limits,
+        "source": endpoint.source,
+        "response": endpoint.response,
+        "env": endpoint.env,
+        "files": files::list(app.store.as_ref(), &endpoint.slug)?,
+        "secrets": secrets::list(app.store.as_ref(), &endpoint.slug)?,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builders::{self, PayerInfo, RegisterRequest};
+
+    fn app() -> (tempfile::TempDir, App) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::Config::new(dir.path().join("data"));
+        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+        (dir, app)
+    }
+
+    fn builder(app: &App, name: &str) -> Caller {
+        let request = RegisterRequest {
+            name: name.into(),
+            contact: None,
+        };
+        let (_, key) = builders::register(app.store.as_ref(), request, PayerInfo::Admin).unwrap();
+        Caller::Builder(builders::authenticate(app.store.as_ref(), &key).unwrap())
+    }
+
+    fn request(slug: &str, description: &str) -> CreateRequest {
+        serde_json::from_value(json!({
+            "slug": slug, "title": "T", "description": description, "priceUsd": 0,
+            "handlerType": "static_json", "response": {"ok": true},
+            "safetyAttestation": {"accepted": true},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn ownership() {
+        let (_dir, app) = app();
+        let (owner, other) = (builder(&app, "A"), builder(&app, "B"));
+        let created = create(&app, &owner, request("mine", "")).unwrap();
+        assert!(can_manage(&owner, &created.endpoint));
+        assert!(can_manage(&Caller::Admin, &created.endpoint));
+        assert!(!can_manage(&other, &created.endpoint));
+        assert!(matches!(
+            owned(&app, &other, "mine"),
+            Err(EndpointError::NotOwner)
+        ));
+        assert!(matches!(
+            owned(&app, &other, "none"),
+            Err(EndpointError::Catalog(CatalogError::NotFound(_)))
+        ));
+        let seeded = app.catalog.require("receipt-echo").unwrap();
+        assert!(!can_manage(&owner, &seeded.endpoint));
+    }
+
+    #[test]
+    fn review_flow_and_events() {
+        let (_dir, app) = app();
+        let owner = builder(&app, "A");
+        let held = create(&app, &owner, request("held", "mail jane.doe@gmail.com")).unwrap();
+        assert_eq!(held.endpoint.status, Status::Paused);
+        assert!(!held.endpoint.is_listed());
+        assert_eq!(review_queue(&app).len(), 1);
+        let resume = PatchRequest {
+            status: Some(Status::Active),
+            ..Default::default()
+        };
+        assert!(matches!(
+            update(&app, &owner, "held", resume),
+            Err(EndpointError::UnderReview)
+        ));
+        let approved = decide(&app, "held", true, None).unwrap();
+        assert_eq!(approved.endpoint.status, Status::Active);
+        assert_eq!(approved.endpoint.revision, 2);
+        assert!(matches!(
+            decide(&app, "held", true, None),
+            Err(EndpointError::NotUnderReview)
+        ));
+
+        let Caller::Builder(b) = &owner else {
+            unreachable!()
+        };
+        let since = OffsetDateTime::now_utc() - time::Duration::hours(1);
+        let all = paging::PageRequest::parse(None, None).unwrap();
+        let feed = events::page(app.store.as_ref(), &b.id, since, None, &all).unwrap();
+        let kinds: Vec<EventKind> = feed.items.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                EventKind::SafetyApproved,
+                EventKind::SafetyFlagged,
+                EventKind::EndpointCreated
+            ]
+        );
+        delete(&app, &owner, "held").unwrap();
+        assert!(app.catalog.get("held").is_none());
+    }
+}

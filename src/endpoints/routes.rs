@@ -1,0 +1,136 @@
+//! `POST /ai/endpoints/create`, `PATCH`/`DELETE /ai/endpoints/{slug}`, and the admin's review
+//! routes. `GET /ai/endpoints/{slug}` lives with the catalog and shows the owner's view too.
+
+use axum::extract::{Path, State};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::input::{CreateRequest, PatchRequest};
+use super::lifecycle;
+use crate::app::AppState;
+use crate::auth::{Admin, Caller};
+use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord};
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::JsonBody;
+
+/// The public record plus the owner's view, as create, PATCH and review answer.
+fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<Value>> {
+    let endpoint = &compiled.endpoint;
+    Ok(Json(json!({
+        "ok": true,
+        "endpoint": EndpointRecord::new(endpoint, &app.urls, CatalogForm::Current),
+        "manage": lifecycle::manage_view(app, endpoint)?,
+    })))
+}
+
+/// Create an endpoint owned by the caller. Builders must attest (`safetyAttestation.accepted`)
+/// and their content is scanned: blocked (422 `content_blocked`) or held paused for review.
+#[utoipa::path(post, path = "/ai/endpoints/create", tag = "builders",
+    request_body = CreateRequest,
+    params(("X-Admin-Token" = Option<String>, Header, description = "Admin token"), ("X-Builder-Key" = Option<String>, Header, description = "Builder key")),
+    responses(
+        (status = 200, description = "Created: public record and owner's view", body = Object),
+        (status = 401, description = "No valid admin token or builder key", body = ErrorBody),
+        (status = 403, description = "Revoked key, or a builder setting an admin-only field", body = ErrorBody),
+        (status = 409, description = "Slug taken", body = ErrorBody),
+        (status = 422, description = "Invalid field, schema, attestation_required or content_blocked", body = ErrorBody),
+    ))]
+pub async fn create_endpoint(
+    State(app): State<AppState>,
+    caller: Caller,
+    JsonBody(request): JsonBody<CreateRequest>,
+) -> ApiResult<Json<Value>> {
+    let compiled = lifecycle::create(&app, &caller, request)?;
+    managed(&app, &compiled)
+}
+
+/// Update an endpoint (owner or admin). `status` pauses or resumes it; `grantedCapabilities`
+/// and `limits` are admin only.
+#[utoipa::path(patch, path = "/ai/endpoints/{slug}", tag = "builders",
+    request_body = PatchRequest,
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    responses(
+        (status = 200, description = "Updated", body = Object),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not the owner, or an admin-only field", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+        (status = 409, description = "Under review or rejected", body = ErrorBody),
+        (status = 422, description = "Invalid field or content_blocked", body = ErrorBody),
+    ))]
+pub async fn patch_endpoint(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+    JsonBody(patch): JsonBody<PatchRequest>,
+) -> ApiResult<Json<Value>> {
+    let compiled = lifecycle::update(&app, &caller, &slug, patch)?;
+    managed(&app, &compiled)
+}
+
+/// Delete an endpoint (owner or admin): it leaves the catalog with its secrets, files and logs,
+/// and its slug is free again. Its receipts stay retrievable.
+#[utoipa::path(delete, path = "/ai/endpoints/{slug}", tag = "builders",
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    responses(
+        (status = 200, description = "Deleted", body = Object),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not the owner", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ))]
+pub async fn delete_endpoint(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let removed = lifecycle::delete(&app, &caller, &slug)?;
+    Ok(Json(json!({ "ok": true, "deleted": removed.slug })))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReviewDecision {
+    /// `approve` or `reject`.
+    pub decision: Decision,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Approve,
+    Reject,
+}
+
+/// Admin: approve (listed and active) or reject (stays paused and unlisted) an endpoint held
+/// for content-safety review.
+#[utoipa::path(post, path = "/ai/admin/endpoints/{slug}/review", tag = "admin",
+    request_body = ReviewDecision,
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    responses(
+        (status = 200, description = "Decided", body = Object),
+        (status = 401, description = "No valid admin token", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+        (status = 409, description = "Not under review", body = ErrorBody),
+    ))]
+pub async fn review_endpoint(
+    State(app): State<AppState>,
+    _admin: Admin,
+    Path(slug): Path<String>,
+    JsonBody(body): JsonBody<ReviewDecision>,
+) -> ApiResult<Json<Value>> {
+    let approve = matches!(body.decision, Decision::Approve);
+    let compiled = lifecycle::decide(&app, &slug, approve, body.note)?;
+    managed(&app, &compiled)
+}
+
+/// Admin: endpoints awaiting content-safety review, oldest first.
+#[utoipa::path(get, path = "/ai/admin/reviews", tag = "admin",
+    responses((status = 200, description = "Review queue", body = Object), (status = 401, description = "No valid admin token", body = ErrorBody)))]
+pub async fn review_queue(State(app): State<AppState>, _admin: Admin) -> Json<Value> {
+    let endpoints: Vec<Value> = lifecycle::review_queue(&app)
+        .iter()
+        .map(|c| json!({ "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current), "owner": c.endpoint.owner }))
+        .collect();
+    Json(json!({ "ok": true, "endpoints": endpoints }))
+}

@@ -1,0 +1,212 @@
+//! Builder events: what happened to a builder's endpoints and money, newest first.
+//!
+//! Any module records an event with [`record`]; the feed `GET /ai/builders/events` reads them
+//! back scoped to the builder, filtered by `since` and `endpointSlug`. Events are keyed
+//! `<builder id>/<uuid v7>`, so one builder's feed is one prefix scan in time order.
+//!
+//! # Layout
+//! - this file: event kinds, recording, reading, the `since` duration syntax.
+//! - `routes`: `GET /ai/builders/events`.
+
+pub mod routes;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::{Duration, OffsetDateTime};
+
+use crate::paging::{self, Page, PageRequest, Visit};
+use crate::store::{put_json, Store, StoreResult, Tree};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    EndpointCreated,
+    EndpointUpdated,
+    EndpointPaused,
+    EndpointResumed,
+    EndpointDeleted,
+    InvocationSucceeded,
+    InvocationFailed,
+    PaymentSettled,
+    SafetyFlagged,
+    SafetyApproved,
+    SafetyRejected,
+    PayoutCreated,
+    PayoutPaid,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub id: String,
+    pub kind: EventKind,
+    pub endpoint_slug: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String)]
+    pub at: OffsetDateTime,
+    /// Kind-specific details (changed fields, amounts, findings, request id).
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+fn prefix(builder_id: &str) -> Vec<u8> {
+    format!("{builder_id}/").into_bytes()
+}
+
+/// Appends an event to the builder's feed.
+pub fn record(
+    store: &dyn Store,
+    owner_builder_id: &str,
+    kind: EventKind,
+    slug: Option<&str>,
+    data: Value,
+) -> StoreResult<Event> {
+    let event = Event {
+        id: paging::new_id(),
+        kind,
+        endpoint_slug: slug.map(str::to_string),
+        at: OffsetDateTime::now_utc(),
+        data,
+    };
+    let key = [prefix(owner_builder_id), event.id.clone().into_bytes()].concat();
+    put_json(store, Tree::Events, &key, &event)?;
+    Ok(event)
+}
+
+/// One page of the builder's events at or after `since`, optionally for one endpoint.
+pub fn page(
+    store: &dyn Store,
+    builder_id: &str,
+    since: OffsetDateTime,
+    slug: Option<&str>,
+    request: &PageRequest,
+) -> StoreResult<Page<Event>> {
+    paging::newest_first(
+        store,
+        Tree::Events,
+        &prefix(builder_id),
+        request,
+        |e: &Event| {
+            if e.at < since {
+                Visit::Stop
+            } else if slug.is_some_and(|s| e.endpoint_slug.as_deref() != Some(s)) {
+                Visit::Skip
+            } else {
+                Visit::Keep
+            }
+        },
+    )
+}
+
+/// Parses `<n><unit>` with unit `s`, `m`, `h`, `d` or `w` (`30s`, `15m`, `7d`, `2w`); `n` ≥ 1,
+/// at most ten years in all.
+pub fn parse_since(text: &str) -> Option<Duration> {
+    let unit = text.chars().last()?;
+    let number = &text[..text.len() - unit.len_utf8()];
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) || number.len() > 9 {
+        return None;
+    }
+    let n: i64 = number.parse().ok().filter(|n| *n >= 1)?;
+    let seconds = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3_600,
+        'd' => 86_400,
+        'w' => 604_800,
+        _ => return None,
+    };
+    let total = n.checked_mul(seconds).filter(|t| *t <= 10 * 366 * 86_400)?;
+    Some(Duration::seconds(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SledStore;
+    use serde_json::json;
+
+    #[test]
+    fn since_syntax() {
+        assert_eq!(parse_since("7d"), Some(Duration::days(7)));
+        assert_eq!(parse_since("30s"), Some(Duration::seconds(30)));
+        assert_eq!(parse_since("15m"), Some(Duration::minutes(15)));
+        assert_eq!(parse_since("2h"), Some(Duration::hours(2)));
+        assert_eq!(parse_since("2w"), Some(Duration::weeks(2)));
+        for bad in [
+            "",
+            "d",
+            "7",
+            "7y",
+            "-1d",
+            "0d",
+            "1.5h",
+            "7 d",
+            "99999999999d",
+            "7dd",
+            "é",
+        ] {
+            assert_eq!(parse_since(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn scoped_filtered_newest_first() {
+        let store = SledStore::temporary().unwrap();
+        record(
+            &store,
+            "b1",
+            EventKind::EndpointCreated,
+            Some("a"),
+            json!({}),
+        )
+        .unwrap();
+        record(
+            &store,
+            "b1",
+            EventKind::EndpointCreated,
+            Some("b"),
+            json!({}),
+        )
+        .unwrap();
+        record(
+            &store,
+            "b1",
+            EventKind::EndpointPaused,
+            Some("a"),
+            json!({}),
+        )
+        .unwrap();
+        record(
+            &store,
+            "b2",
+            EventKind::EndpointCreated,
+            Some("a"),
+            json!({}),
+        )
+        .unwrap();
+        let all = PageRequest::parse(None, None).unwrap();
+        let long_ago = OffsetDateTime::now_utc() - Duration::days(1);
+        let feed = page(&store, "b1", long_ago, None, &all).unwrap();
+        let kinds: Vec<EventKind> = feed.items.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                EventKind::EndpointPaused,
+                EventKind::EndpointCreated,
+                EventKind::EndpointCreated
+            ]
+        );
+        assert_eq!(
+            page(&store, "b1", long_ago, Some("a"), &all)
+                .unwrap()
+                .items
+                .len(),
+            2
+        );
+        let future = OffsetDateTime::now_utc() + Duration::days(1);
+        assert!(page(&store, "b1", future, None, &all)
+            .unwrap()
+            .items
+            .is_empty());
+    }
+}

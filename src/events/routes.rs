@@ -1,0 +1,64 @@
+//! `GET /ai/builders/events` (the builder's own feed).
+
+use axum::extract::{Query, State};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use crate::app::AppState;
+use crate::auth::BuilderAuth;
+use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::paging::PageRequest;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// How far back: `<n>` and a unit `s`, `m`, `h`, `d` or `w` (default `7d`).
+    since: Option<String>,
+    /// Only events of this endpoint.
+    endpoint_slug: Option<String>,
+    /// `nextCursor` of the previous page.
+    cursor: Option<String>,
+    /// Items per page, 1 to 200 (default 50).
+    limit: Option<usize>,
+}
+
+/// The calling builder's events, newest first.
+#[utoipa::path(get, path = "/ai/builders/events", tag = "builders", params(EventsQuery),
+    responses(
+        (status = 200, description = "`events` newest first and `nextCursor`", body = Object),
+        (status = 400, description = "Bad since, cursor or limit", body = ErrorBody),
+        (status = 401, description = "No valid builder key", body = ErrorBody),
+        (status = 403, description = "Revoked builder key", body = ErrorBody),
+    ))]
+pub async fn builder_events(
+    State(app): State<AppState>,
+    BuilderAuth(builder): BuilderAuth,
+    Query(query): Query<EventsQuery>,
+) -> ApiResult<Json<Value>> {
+    let since_text = query.since.as_deref().unwrap_or("7d");
+    let since = super::parse_since(since_text).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_since",
+            "since must be a positive number followed by s, m, h, d or w (e.g. 7d)",
+        )
+    })?;
+    let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
+    let cutoff = OffsetDateTime::now_utc() - since;
+    let page = super::page(
+        app.store.as_ref(),
+        &builder.id,
+        cutoff,
+        query.endpoint_slug.as_deref(),
+        &request,
+    )?;
+    Ok(Json(json!({
+        "ok": true,
+        "builderId": builder.id,
+        "since": since_text,
+        "events": page.items,
+        "nextCursor": page.next_cursor,
+    })))
+}

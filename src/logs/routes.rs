@@ -1,0 +1,35 @@
+//! `GET /ai/endpoints/{slug}/logs` (owner or admin).
+
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use serde_json::{json, Value};
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::endpoints;
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::paging::{PageQuery, PageRequest};
+
+/// Invocation records with their (redacted) log lines, newest first; page with `cursor`.
+#[utoipa::path(get, path = "/ai/endpoints/{slug}/logs", tag = "builders",
+    params(("slug" = String, Path, description = "Endpoint slug"), PageQuery),
+    responses(
+        (status = 200, description = "`entries` newest first and `nextCursor`", body = Object),
+        (status = 400, description = "Bad cursor or limit", body = ErrorBody),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not the owner", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ))]
+pub async fn endpoint_logs(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+    Query(query): Query<PageQuery>,
+) -> ApiResult<Json<Value>> {
+    endpoints::owned(&app, &caller, &slug)?;
+    let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
+    let page = super::page(app.store.as_ref(), &slug, &request)?;
+    Ok(Json(
+        json!({ "ok": true, "slug": slug, "entries": page.items, "nextCursor": page.next_cursor }),
+    ))
+}

@@ -1,0 +1,64 @@
+//! `GET`/`POST /ai/endpoints/{slug}/secrets` (owner or admin). Values go in, never out.
+
+use axum::extract::{Path, State};
+use axum::Json;
+use serde_json::{json, Value};
+
+use super::vault::{self, SecretChanges};
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::endpoints;
+use crate::http::error::{ApiResult, ErrorBody};
+use crate::http::extract::JsonBody;
+
+/// Names and timestamps of the endpoint's secrets; never their values.
+#[utoipa::path(get, path = "/ai/endpoints/{slug}/secrets", tag = "builders",
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    responses(
+        (status = 200, description = "Secret names and timestamps", body = Object),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not the owner", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+    ))]
+pub async fn list_secrets(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+) -> ApiResult<Json<Value>> {
+    endpoints::owned(&app, &caller, &slug)?;
+    let secrets = vault::list(app.store.as_ref(), &slug)?;
+    Ok(Json(
+        json!({ "ok": true, "slug": slug, "secrets": secrets }),
+    ))
+}
+
+/// Sets (`set: {NAME: value}`) and deletes (`delete: [NAME]`) secrets in one atomic step.
+#[utoipa::path(post, path = "/ai/endpoints/{slug}/secrets", tag = "builders",
+    request_body = SecretChanges,
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    responses(
+        (status = 200, description = "The resulting names and timestamps", body = Object),
+        (status = 401, description = "No valid credential", body = ErrorBody),
+        (status = 403, description = "Not the owner", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+        (status = 422, description = "Invalid name or value", body = ErrorBody),
+    ))]
+pub async fn change_secrets(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+    JsonBody(changes): JsonBody<SecretChanges>,
+) -> ApiResult<Json<Value>> {
+    endpoints::owned(&app, &caller, &slug)?;
+    let names: Vec<String> = changes
+        .set
+        .keys()
+        .chain(changes.delete.iter())
+        .cloned()
+        .collect();
+    let secrets = vault::apply_changes(&app, &slug, changes)?;
+    endpoints::secrets_changed(&app, &slug, names)?;
+    Ok(Json(
+        json!({ "ok": true, "slug": slug, "secrets": secrets }),
+    ))
+}

@@ -1,0 +1,301 @@
+//! Stored secrets per endpoint, keyed `<slug>/<NAME>` in `Tree::Secrets`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::cipher::CryptoError;
+use crate::app::App;
+use crate::http::error::ApiError;
+use crate::store::{Batch, Store, StoreError, Tree};
+use crate::timestamp::rfc3339;
+
+pub(super) const MAX_SECRETS: usize = 50;
+pub(super) const MAX_VALUE_BYTES: usize = 8 * 1024;
+
+/// Names as `ctx.env` exposes them: a letter or underscore, then letters, digits, underscores.
+pub fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    (1..=64).contains(&name.len())
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The body of `POST /ai/endpoints/{slug}/secrets`: values to set and names to delete.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SecretChanges {
+    /// Name to new value. Values are write-only.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+    /// Names to delete; deleting an absent name is not an error.
+    #[serde(default)]
+    pub delete: Vec<String>,
+}
+
+/// What anyone ever sees of a secret.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretInfo {
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Sealed {
+    nonce: String,
+    ciphertext: String,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    updated_at: OffsetDateTime,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SecretsError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Crypto(#[from] CryptoError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<SecretsError> for ApiError {
+    fn from(e: SecretsError) -> Self {
+        match e {
+            SecretsError::Invalid(_) => ApiError::unprocessable("invalid_secret", e.to_string()),
+            SecretsError::Crypto(e) => ApiError::internal(e),
+            SecretsError::Store(e) => e.into(),
+        }
+    }
+}
+
+fn key(slug: &str, name: &str) -> Vec<u8> {
+    format!("{slug}/{name}").into_bytes()
+}
+
+fn prefix(slug: &str) -> Vec<u8> {
+    format!("{slug}/").into_bytes()
+}
+
+fn all_sealed(store: &dyn Store, slug: &str) -> Result<Vec<(String, Sealed)>, SecretsError> {
+    let prefix = prefix(slug);
+    let entries = store.scan_prefix(Tree::Secrets, &prefix, None, MAX_SECRETS * 2)?;
+    entries
+        .into_iter()
+        .map(|(k, v)| {
+            let name = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
+            let sealed = serde_json::from_slice(&v)
+                .map_err(|e| StoreError::Corrupt(format!("secret {slug}/{name}: {e}")))?;
+            Ok((name, sealed))
+        })
+        .collect()
+}
+
+/// Names and timestamps of an endpoint's secrets, by name.
+pub fn list(store: &dyn Store, slug: &str) -> Result<Vec<SecretInfo>, SecretsError> {
+    Ok(all_sealed(store, slug)?
+        .into_iter()
+        .map(|(name, s)| SecretInfo {
+            name,
+            created_at: rfc3339(s.created_at),
+            updated_at: rfc3339(s.updated_at),
+        })
+        .collect())
+}
+
+/// Sets and deletes secrets in one atomic batch; returns the resulting list.
+pub fn apply_changes(
+    app: &App,
+    slug: &str,
+    changes: SecretChanges,
+) -> Result<Vec<SecretInfo>, SecretsError> {
+    let store = app.store.as_ref();
+    for name in changes.set.keys().chain(changes.delete.iter()) {
+        if !is_env_name(name) {
+            return Err(SecretsError::Invalid(format!(
+                "secret name {name:?} must be 1 to 64 letters, digits or underscores, not starting with a digit"
+            )));
+        }
+    }
+    if let Some(name) = changes.set.keys().find(|n| changes.delete.contains(n)) {
+        return Err(SecretsError::Invalid(format!(
+            "secret {name:?} is both set and deleted"
+        )));
+    }
+    if let Some((name, _)) = changes
+        .set
+        .iter()
+        .find(|(_, v)| v.is_empty() || v.len() > MAX_VALUE_BYTES)
+    {
+        return Err(SecretsError::Invalid(format!(
+            "the value of {name:?} must be 1 to {MAX_VALUE_BYTES} bytes"
+        )));
+    }
+    let existing: BTreeMap<String, Sealed> = all_sealed(store, slug)?.into_iter().collect();
+    let mut names: BTreeSet<&String> = existing.keys().collect();
+    names.extend(changes.set.keys());
+    for name in &changes.delete {
+        names.remove(name);
+    }
+    if names.len() > MAX_SECRETS {
+        return Err(SecretsError::Invalid(format!(
+            "an endpoint holds at most {MAX_SECRETS} secrets"
+        )));
+    }
+    let now = OffsetDateTime::now_utc();
+    let mut batch = Batch::new();
+    for (name, value) in &changes.set {
+        let k = key(slug, name);
+        let (nonce, ciphertext) = app.secrets.seal(&k, value.as_bytes())?;
+        let sealed = Sealed {
+            nonce: B64.encode(nonce),
+            ciphertext: B64.encode(ciphertext),
+            created_at: existing.get(name).map_or(now, |s| s.created_at),
+            updated_at: now,
+        };
+        let bytes = serde_json::to_vec(&sealed).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        batch = batch.put(Tree::Secrets, k, bytes);
+    }
+    for name in &changes.delete {
+        batch = batch.delete(Tree::Secrets, key(slug, name));
+    }
+    store.apply(batch)?;
+    list(store, slug)
+}
+
+/// The decrypted secrets of an endpoint, by name.
+fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
+    all_sealed(app.store.as_ref(), slug)?
+        .into_iter()
+        .map(|(name, s)| {
+            let corrupt =
+                || SecretsError::Store(StoreError::Corrupt(format!("secret {slug}/{name}")));
+            let nonce = B64.decode(&s.nonce).map_err(|_| corrupt())?;
+            let sealed = B64.decode(&s.ciphertext).map_err(|_| corrupt())?;
+            let plain = app.secrets.open(&key(slug, &name), &nonce, &sealed)?;
+            let value = String::from_utf8(plain).map_err(|_| corrupt())?;
+            Ok((name, value))
+        })
+        .collect()
+}
+
+/// What the sandbox hands to `ctx.env`: the endpoint's plain env with its decrypted secrets on
+/// top (a secret wins over an env value of the same name).
+pub fn decrypted_env(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
+    let mut env = app
+        .catalog
+        .get(slug)
+        .map(|c| c.endpoint.env.clone())
+        .unwrap_or_default();
+    env.extend(decrypted(app, slug)?);
+    Ok(env)
+}
+
+/// The secret values of an endpoint, for redacting them from its stored logs.
+pub fn secret_values(app: &App, slug: &str) -> Result<Vec<String>, SecretsError> {
+    Ok(decrypted(app, slug)?.into_values().collect())
+}
+
+/// Removes every secret of an endpoint (on delete, so a new owner of the slug inherits none).
+pub fn delete_all(store: &dyn Store, slug: &str) -> Result<(), SecretsError> {
+    let batch = all_sealed(store, slug)?
+        .into_iter()
+        .fold(Batch::new(), |b, (name, _)| {
+            b.delete(Tree::Secrets, key(slug, &name))
+        });
+    store.apply(batch)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_names() {
+        for ok in ["API_KEY", "_x", "a1"] {
+            assert!(is_env_name(ok), "{ok}");
+        }
+        for bad in ["", "1A", "A-B", "A B", "é", &"A".repeat(65)] {
+            assert!(!is_env_name(bad), "{bad}");
+        }
+    }
+
+    fn app() -> (tempfile::TempDir, App) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::Config::new(dir.path().join("data"));
+        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+        (dir, app)
+    }
+
+    fn set(pairs: &[(&str, &str)]) -> SecretChanges {
+        SecretChanges {
+            set: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            delete: vec![],
+        }
+    }
+
+    #[test]
+    fn set_list_decrypt_delete() {
+        let (_dir, app) = app();
+        let listed = apply_changes(
+            &app,
+            "receipt-echo",
+            set(&[("API_KEY", "s3cr3t-value-1"), ("OTHER", "v2")]),
+        )
+        .unwrap();
+        assert_eq!(
+            listed.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["API_KEY", "OTHER"]
+        );
+        for (_, bytes) in app.store.scan_prefix(Tree::Secrets, b"", None, 10).unwrap() {
+            assert!(!String::from_utf8_lossy(&bytes).contains("s3cr3t"));
+        }
+        let env = decrypted_env(&app, "receipt-echo").unwrap();
+        assert_eq!(env["API_KEY"], "s3cr3t-value-1");
+        assert!(secret_values(&app, "receipt-echo")
+            .unwrap()
+            .contains(&"v2".to_string()));
+
+        let changes = SecretChanges {
+            set: BTreeMap::new(),
+            delete: vec!["OTHER".into()],
+        };
+        assert_eq!(
+            apply_changes(&app, "receipt-echo", changes).unwrap().len(),
+            1
+        );
+        delete_all(app.store.as_ref(), "receipt-echo").unwrap();
+        assert!(list(app.store.as_ref(), "receipt-echo").unwrap().is_empty());
+    }
+
+    #[test]
+    fn rejects_bad_changes() {
+        let (_dir, app) = app();
+        assert!(apply_changes(&app, "s", set(&[("1BAD", "v")])).is_err());
+        assert!(apply_changes(&app, "s", set(&[("EMPTY", "")])).is_err());
+        let too_many: Vec<(String, String)> = (0..=MAX_SECRETS)
+            .map(|i| (format!("K{i}"), "v".to_string()))
+            .collect();
+        let changes = SecretChanges {
+            set: too_many.into_iter().collect(),
+            delete: vec![],
+        };
+        assert!(matches!(
+            apply_changes(&app, "s", changes),
+            Err(SecretsError::Invalid(_))
+        ));
+    }
+}

@@ -1,0 +1,236 @@
+//! Builder registration, keys and the event feed.
+
+use serde_json::{json, Value};
+
+use crate::util::{assert_error, dir_contains, static_endpoint, As, TestServer};
+
+#[tokio::test]
+async fn register_needs_payment_or_credit() {
+    let server = TestServer::start().await;
+    let (status, body) = server
+        .post("/ai/builders/register", &json!({"name": "Acme"}))
+        .await;
+    assert_error(status, &body, 402, "payment_required");
+    assert_eq!(body["error"]["details"]["feeUsd"], 1);
+    let (status, body) = server
+        .post("/ai/builders/register", &json!({"name": ""}))
+        .await;
+    assert_error(status, &body, 422, "invalid_builder");
+    let (status, body) = server
+        .post(
+            "/ai/builders/register",
+            &json!({"name": "Acme", "extra": 1}),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_body");
+    // A proof is present but cannot be verified yet: never accepted unverified.
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/builders/register",
+            As::Header("x-payment", "proof"),
+            Some(&json!({"name": "Acme"})),
+        )
+        .await;
+    assert_error(status, &body, 503, "payment_verification_unavailable");
+}
+
+#[tokio::test]
+async fn admin_onboarding_returns_a_key_once_and_rotation_revokes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = TestServer::start_with({
+        let data = data.clone();
+        move |c| c.data_dir = data
+    })
+    .await;
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/admin/builders",
+            As::Admin,
+            Some(&json!({"name": "Partner", "contact": "ops@partner.test"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let key = body["builderKey"].as_str().unwrap().to_string();
+    assert!(key.starts_with("thb_") && key.len() == 68);
+    assert_eq!(body["builder"]["registeredVia"], "admin");
+    assert!(key.starts_with(body["builder"]["keyPrefix"].as_str().unwrap()));
+    assert!(body["builder"].get("keyHash").is_none());
+
+    let (status, rotated) = server
+        .call("POST", "/ai/builders/keys/rotate", As::Builder(&key), None)
+        .await;
+    assert_eq!(status, 200, "{rotated}");
+    let new_key = rotated["builderKey"].as_str().unwrap().to_string();
+    assert_ne!(new_key, key);
+    assert_eq!(rotated["builder"]["id"], body["builder"]["id"]);
+
+    // The old key is revoked everywhere: 403, not 401.
+    let (status, response) = server
+        .call("POST", "/ai/builders/keys/rotate", As::Builder(&key), None)
+        .await;
+    assert_error(status, &response, 403, "builder_key_revoked");
+    let (status, response) = server
+        .call(
+            "POST",
+            "/ai/endpoints/create",
+            As::Builder(&key),
+            Some(&static_endpoint("with-old-key")),
+        )
+        .await;
+    assert_error(status, &response, 403, "builder_key_revoked");
+    server
+        .create(As::Builder(&new_key), &static_endpoint("with-new-key"))
+        .await;
+    let (status, _) = server
+        .call("POST", "/ai/builders/keys/rotate", As::Nobody, None)
+        .await;
+    assert_eq!(status, 401);
+
+    // The key survives a restart only as a hash: nothing in the data dir holds it.
+    server.stop().await;
+    assert!(
+        !dir_contains(&data, &new_key.as_bytes()[4..]),
+        "the plaintext key reached the disk"
+    );
+}
+
+fn kinds(feed: &Value) -> Vec<String> {
+    feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn events_are_scoped_filtered_and_paged() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Owner").await;
+    let (_, other) = server.builder("Other").await;
+    server
+        .create(As::Builder(&key), &static_endpoint("ev-one"))
+        .await;
+    server
+        .create(As::Builder(&key), &static_endpoint("ev-two"))
+        .await;
+    server
+        .call(
+            "PATCH",
+            "/ai/endpoints/ev-one",
+            As::Builder(&key),
+            Some(&json!({"status": "paused"})),
+        )
+        .await;
+    server
+        .call(
+            "PATCH",
+            "/ai/endpoints/ev-one",
+            As::Builder(&key),
+            Some(&json!({"status": "active", "title": "New"})),
+        )
+        .await;
+    server
+        .call("DELETE", "/ai/endpoints/ev-two", As::Admin, None)
+        .await;
+
+    let (status, feed) = server
+        .call(
+            "GET",
+            "/ai/builders/events?since=7d",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{feed}");
+    assert_eq!(
+        kinds(&feed),
+        [
+            "endpoint_deleted",
+            "endpoint_resumed",
+            "endpoint_updated",
+            "endpoint_paused",
+            "endpoint_created",
+            "endpoint_created"
+        ]
+    );
+    let (_, feed) = server
+        .call(
+            "GET",
+            "/ai/builders/events?since=1h&endpointSlug=ev-two",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(kinds(&feed), ["endpoint_deleted", "endpoint_created"]);
+    let (_, feed) = server
+        .call("GET", "/ai/builders/events", As::Builder(&other), None)
+        .await;
+    assert!(
+        kinds(&feed).is_empty(),
+        "another builder sees nothing: {feed}"
+    );
+
+    // Paging: limit 4, then the rest from the cursor.
+    let (_, first) = server
+        .call(
+            "GET",
+            "/ai/builders/events?since=2w&limit=4",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(kinds(&first).len(), 4);
+    let cursor = first["nextCursor"].as_str().unwrap();
+    let (_, rest) = server
+        .call(
+            "GET",
+            &format!("/ai/builders/events?since=2w&limit=4&cursor={cursor}"),
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(kinds(&rest), ["endpoint_created", "endpoint_created"]);
+    assert_eq!(rest["nextCursor"], Value::Null);
+
+    for bad in ["7x", "7", "d", "-1d", "0d", "1.5h", "soon"] {
+        let (status, body) = server
+            .call(
+                "GET",
+                &format!("/ai/builders/events?since={bad}"),
+                As::Builder(&key),
+                None,
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_since");
+    }
+    for (s, unit) in [
+        ("30s", "s"),
+        ("5m", "m"),
+        ("2h", "h"),
+        ("1d", "d"),
+        ("1w", "w"),
+    ] {
+        let (status, _) = server
+            .call(
+                "GET",
+                &format!("/ai/builders/events?since={s}"),
+                As::Builder(&key),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "unit {unit}");
+    }
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/builders/events?cursor=xyz",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_error(status, &body, 400, "invalid_cursor");
+}

@@ -1,0 +1,483 @@
+//! Endpoint create, update, pause/resume, delete, capabilities and limits.
+
+use serde_json::{json, Value};
+
+use crate::util::{assert_error, js_endpoint, static_endpoint, As, TestServer};
+
+fn with(mut body: Value, key: &str, value: Value) -> Value {
+    body[key] = value;
+    body
+}
+
+#[tokio::test]
+async fn builder_create_requires_attestation() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Maker").await;
+    for attestation in [Value::Null, json!({"accepted": false})] {
+        let mut body = static_endpoint("unattested");
+        if attestation.is_null() {
+            body.as_object_mut().unwrap().remove("safetyAttestation");
+        } else {
+            body["safetyAttestation"] = attestation;
+        }
+        let (status, response) = server
+            .call(
+                "POST",
+                "/ai/endpoints/create",
+                As::Builder(&key),
+                Some(&body),
+            )
+            .await;
+        assert_error(status, &response, 422, "attestation_required");
+    }
+    // The admin needs none.
+    let mut body = static_endpoint("admin-unattested");
+    body.as_object_mut().unwrap().remove("safetyAttestation");
+    let created = server.create(As::Admin, &body).await;
+    assert_eq!(created["endpoint"]["contentSafety"], Value::Null);
+}
+
+#[tokio::test]
+async fn create_validates_every_field() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Maker").await;
+    let b = As::Builder(&key);
+    let cases = [
+        (
+            with(static_endpoint("x"), "slug", json!("ab")),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(static_endpoint("Upper-Case"), "slug", json!("Upper-Case")),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(static_endpoint("cheap-one"), "priceUsd", json!(0.0005)),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(
+                static_endpoint("mode-one"),
+                "pricingMode",
+                json!("fixed_price_success_receipt"),
+            ),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(
+                static_endpoint("schema-one"),
+                "inputSchema",
+                json!({"type": "no-such-type"}),
+            ),
+            422,
+            "invalid_schema",
+        ),
+        (
+            with(static_endpoint("title-one"), "title", json!("")),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(static_endpoint("env-one"), "env", json!({"1BAD": "x"})),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(
+                static_endpoint("files-one"),
+                "files",
+                json!({"../etc/passwd": "x"}),
+            ),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(static_endpoint("files-two"), "files", json!({"/abs": "x"})),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(
+                static_endpoint("files-three"),
+                "files",
+                json!({"a\\b": "x"}),
+            ),
+            422,
+            "invalid_field",
+        ),
+        (
+            with(
+                static_endpoint("echo-one"),
+                "handlerType",
+                json!("receipt_echo"),
+            ),
+            422,
+            "handler_not_allowed",
+        ),
+        (
+            with(
+                static_endpoint("limits-one"),
+                "limits",
+                json!({"memoryMb": 64, "timeoutMs": 1000}),
+            ),
+            403,
+            "admin_only_field",
+        ),
+        (
+            with(static_endpoint("unknown-one"), "surprise", json!(true)),
+            422,
+            "invalid_body",
+        ),
+    ];
+    for (body, status, code) in cases {
+        let (s, response) = server
+            .call("POST", "/ai/endpoints/create", b, Some(&body))
+            .await;
+        assert_error(s, &response, status, code);
+    }
+    let mut no_source = js_endpoint("js-missing");
+    no_source.as_object_mut().unwrap().remove("source");
+    let (s, response) = server
+        .call("POST", "/ai/endpoints/create", b, Some(&no_source))
+        .await;
+    assert_error(s, &response, 422, "invalid_field");
+    assert_eq!(response["error"]["details"]["field"], "source");
+
+    server.create(b, &static_endpoint("taken-slug")).await;
+    let (_, other) = server.builder("Other").await;
+    let (s, response) = server
+        .call(
+            "POST",
+            "/ai/endpoints/create",
+            As::Builder(&other),
+            Some(&static_endpoint("taken-slug")),
+        )
+        .await;
+    assert_error(s, &response, 409, "slug_taken");
+    let (s, response) = server
+        .call(
+            "POST",
+            "/ai/endpoints/create",
+            b,
+            Some(&static_endpoint("receipt-echo")),
+        )
+        .await;
+    assert_error(s, &response, 409, "slug_taken");
+}
+
+#[tokio::test]
+async fn capabilities_start_requested_and_only_the_admin_grants() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Maker").await;
+    let created = server
+        .create(As::Builder(&key), &js_endpoint("word-count"))
+        .await;
+    let record = &created["endpoint"];
+    assert_eq!(record["runtime"], "admin_gated_js_request_response_v1");
+    assert_eq!(record["pricingMode"], "fixed_price_success_receipt");
+    assert_eq!(
+        record["capabilities"],
+        json!({"kv": false, "files": false, "httpGetJson": false, "logs": false})
+    );
+    assert_eq!(created["manage"]["requestedCapabilities"]["kv"], true);
+    assert_eq!(
+        created["manage"]["files"],
+        json!([{"path": "data/stopwords.txt", "bytes": 8}])
+    );
+    assert_eq!(created["manage"]["revision"], 1);
+
+    let path = "/ai/endpoints/word-count";
+    let (status, body) = server
+        .call(
+            "PATCH",
+            path,
+            As::Builder(&key),
+            Some(&json!({"grantedCapabilities": {"kv": true}})),
+        )
+        .await;
+    assert_error(status, &body, 403, "admin_only_field");
+    let (status, body) = server
+        .call(
+            "PATCH",
+            path,
+            As::Builder(&key),
+            Some(&json!({"limits": {"memoryMb": 64, "timeoutMs": 500}})),
+        )
+        .await;
+    assert_error(status, &body, 403, "admin_only_field");
+    let (status, body) = server
+        .call(
+            "PATCH",
+            path,
+            As::Admin,
+            Some(&json!({"grantedCapabilities": {"logs": true}})),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+
+    let grant = json!({"grantedCapabilities": {"kv": true, "httpGetJson": true}, "limits": {"memoryMb": 64, "timeoutMs": 500}});
+    let (status, body) = server.call("PATCH", path, As::Admin, Some(&grant)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["endpoint"]["capabilities"],
+        json!({"kv": true, "files": false, "httpGetJson": true, "logs": false})
+    );
+    assert_eq!(
+        body["manage"]["limits"],
+        json!({"memoryMb": 64, "timeoutMs": 500})
+    );
+    assert_eq!(body["manage"]["revision"], 2);
+    let (status, body) = server
+        .call(
+            "PATCH",
+            path,
+            As::Admin,
+            Some(&json!({"limits": {"memoryMb": 0, "timeoutMs": 500}})),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+
+    // The owner withdrawing a request revokes the grant.
+    let (_, body) = server
+        .call(
+            "PATCH",
+            path,
+            As::Builder(&key),
+            Some(&json!({"capabilities": {"kv": true}})),
+        )
+        .await;
+    assert_eq!(
+        body["endpoint"]["capabilities"],
+        json!({"kv": true, "files": false, "httpGetJson": false, "logs": false})
+    );
+}
+
+#[tokio::test]
+async fn patch_updates_fields_and_bumps_revision() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Maker").await;
+    let created = server
+        .create(As::Builder(&key), &static_endpoint("greeter"))
+        .await;
+    let before = created["endpoint"]["updatedAt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let patch = json!({
+        "title": "Greeter v2", "description": "Now with more hello.", "priceUsd": 0.001,
+        "response": {"greeting": "hi"}, "tags": ["hello"], "env": {"LANG": "en"},
+        "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+        "outputSchema": {"type": "object"}, "files": {"a.txt": "A", "b.txt": "B"},
+    });
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/greeter",
+            As::Builder(&key),
+            Some(&patch),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let record = &body["endpoint"];
+    assert_eq!(record["title"], "Greeter v2");
+    assert_eq!(record["priceUsd"].to_string(), "0.001");
+    assert_eq!(record["pricingMode"], "fixed_price_success_receipt");
+    assert_eq!(record["tags"], json!(["hello"]));
+    assert_ne!(record["updatedAt"].as_str().unwrap(), before);
+    assert_eq!(body["manage"]["revision"], 2);
+    assert_eq!(body["manage"]["env"], json!({"LANG": "en"}));
+    let (_, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/greeter",
+            As::Builder(&key),
+            Some(&json!({"files": {"a.txt": null}})),
+        )
+        .await;
+    assert_eq!(
+        body["manage"]["files"],
+        json!([{"path": "b.txt", "bytes": 1}])
+    );
+
+    for (patch, status, code) in [
+        (
+            json!({"inputSchema": {"required": "name"}}),
+            422,
+            "invalid_schema",
+        ),
+        (json!({"priceUsd": 0.0001}), 422, "invalid_field"),
+        (json!({"status": "retired"}), 422, "invalid_body"),
+        (json!({"source": "x"}), 422, "invalid_field"),
+        (
+            json!({"handlerType": "js_request_response"}),
+            422,
+            "invalid_body",
+        ),
+    ] {
+        let (s, response) = server
+            .call(
+                "PATCH",
+                "/ai/endpoints/greeter",
+                As::Builder(&key),
+                Some(&patch),
+            )
+            .await;
+        assert_error(s, &response, status, code);
+    }
+}
+
+#[tokio::test]
+async fn paused_endpoints_answer_503_and_resume() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Maker").await;
+    server
+        .create(As::Builder(&key), &static_endpoint("pausable"))
+        .await;
+    let (status, body) = server.post("/tools/pausable", &json!({})).await;
+    assert_eq!(
+        (status.as_u16(), &body),
+        (200, &json!({"greeting": "hello"}))
+    );
+
+    let (_, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/pausable",
+            As::Builder(&key),
+            Some(&json!({"status": "paused"})),
+        )
+        .await;
+    assert_eq!(body["endpoint"]["status"], "paused");
+    let (status, body) = server.post("/tools/pausable", &json!({})).await;
+    assert_error(status, &body, 503, "endpoint_paused");
+    // Paused endpoints stay listed: the pause is temporary and the record says so.
+    let (_, catalog) = server.get("/ai/endpoints").await;
+    assert!(catalog["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["slug"] == "pausable" && e["status"] == "paused"));
+
+    server
+        .call(
+            "PATCH",
+            "/ai/endpoints/pausable",
+            As::Admin,
+            Some(&json!({"status": "active"})),
+        )
+        .await;
+    let (status, _) = server.post("/tools/pausable", &json!({})).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn delete_frees_the_slug_and_drops_secrets_files_and_logs() {
+    let server = TestServer::start().await;
+    let (_, first) = server.builder("First").await;
+    let (_, second) = server.builder("Second").await;
+    server
+        .create(As::Builder(&first), &js_endpoint("reusable"))
+        .await;
+    server
+        .call(
+            "POST",
+            "/ai/endpoints/reusable/secrets",
+            As::Builder(&first),
+            Some(&json!({"set": {"TOKEN": "first-owner-secret"}})),
+        )
+        .await;
+
+    let (status, body) = server
+        .call(
+            "DELETE",
+            "/ai/endpoints/reusable",
+            As::Builder(&first),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (status.as_u16(), &body),
+        (200, &json!({"ok": true, "deleted": "reusable"}))
+    );
+    let (status, body) = server.get("/ai/endpoints/reusable").await;
+    assert_error(status, &body, 404, "endpoint_not_found");
+    let (status, _) = server.post("/tools/reusable", &json!({})).await;
+    assert_eq!(status, 404);
+    let (_, catalog) = server.get("/ai/endpoints").await;
+    assert!(!catalog["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["slug"] == "reusable"));
+
+    let mut body = js_endpoint("reusable");
+    body.as_object_mut().unwrap().remove("files");
+    let created = server.create(As::Builder(&second), &body).await;
+    assert_eq!(
+        created["manage"]["secrets"],
+        json!([]),
+        "a new owner inherits no secrets"
+    );
+    assert_eq!(created["manage"]["files"], json!([]), "nor files");
+    let (_, logs) = server
+        .call(
+            "GET",
+            "/ai/endpoints/reusable/logs",
+            As::Builder(&second),
+            None,
+        )
+        .await;
+    assert_eq!(logs["entries"], json!([]));
+    let (status, _) = server
+        .call(
+            "DELETE",
+            "/ai/endpoints/reusable",
+            As::Builder(&first),
+            None,
+        )
+        .await;
+    assert_eq!(status, 403);
+}
+
+#[tokio::test]
+async fn logs_page_newest_first() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Maker").await;
+    server
+        .create(As::Builder(&key), &static_endpoint("logged"))
+        .await;
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/endpoints/logged/logs?limit=10",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["entries"], json!([]));
+    assert_eq!(body["nextCursor"], Value::Null);
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/endpoints/logged/logs?cursor=../../x",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_error(status, &body, 400, "invalid_cursor");
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/endpoints/logged/logs?limit=1000",
+            As::Admin,
+            None,
+        )
+        .await;
+    assert_error(status, &body, 400, "invalid_query");
+}
