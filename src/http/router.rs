@@ -38,6 +38,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(builders::routes::register))
         .routes(routes!(builders::routes::rotate_key))
         .routes(routes!(events::routes::builder_events))
+        .routes(routes!(endpoints::routes::builder_endpoints))
         .routes(routes!(builders::routes::admin_create_builder))
         .routes(routes!(endpoints::routes::review_endpoint))
         .routes(routes!(endpoints::routes::review_queue))

@@ -48,3 +48,32 @@ async fn unknown_assets_are_the_json_404() {
         assert_eq!(body["error"]["code"], "route_not_found", "{path}");
     }
 }
+
+/// `GET /ai/builders/endpoints`, which the dashboard's builder view lists: the caller's own
+/// endpoints only, those held for review included, each with the owner's view.
+#[tokio::test]
+async fn a_builder_lists_its_own_endpoints() {
+    use crate::util::{static_endpoint, As};
+    let server = TestServer::start().await;
+    let (id, key) = server.builder("Lister").await;
+    let (_, other) = server.builder("Other").await;
+    server.create(As::Builder(&key), &static_endpoint("mine-b")).await;
+    server.create(As::Builder(&key), &static_endpoint("mine-a")).await;
+    server.create(As::Builder(&other), &static_endpoint("theirs")).await;
+    let mut held = static_endpoint("mine-held");
+    held["description"] = serde_json::json!("Questions? Mail jane.doe@gmail.com");
+    server.create(As::Builder(&key), &held).await;
+
+    let (status, body) = server.call("GET", "/ai/builders/endpoints", As::Builder(&key), None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["builderId"], id.as_str());
+    let slugs: Vec<&str> = body["endpoints"].as_array().unwrap().iter().map(|e| e["endpoint"]["slug"].as_str().unwrap()).collect();
+    assert_eq!(slugs, ["mine-a", "mine-b", "mine-held"]);
+    assert_eq!(body["endpoints"][2]["endpoint"]["contentSafety"]["status"], "review");
+    assert!(body["endpoints"][0]["manage"]["revision"].is_number());
+
+    let (status, _) = server.call("GET", "/ai/builders/endpoints", As::Nobody, None).await;
+    assert_eq!(status, 401);
+    let (status, _) = server.call("GET", "/ai/builders/endpoints", As::Admin, None).await;
+    assert_eq!(status, 401);
+}

@@ -328,7 +328,8 @@ async function enterBuilder(fromLogin) {
   if (fromLogin) $("#h-b-endpoints").scrollIntoView({ block: "nearest" });
 }
 
-/** Slugs the builder owns: a listing route when the server has one, else the event feed. */
+/** The builder's endpoints from GET /ai/builders/endpoints; on a server without that route,
+ * the slugs its event feed mentions (created and not deleted since). */
 async function ownSlugs() {
   try {
     const data = await api("/ai/builders/endpoints", { as: "builder" });
@@ -360,8 +361,8 @@ async function loadOwnEndpoints() {
     say("#builder-status", `Could not list your endpoints: ${errorText(e)}`, "error");
     return;
   }
-  const slugs = found.slugs || found.records.map((r) => (r.endpoint || r).slug);
-  const records = (await Promise.all(slugs.map(async (slug) => {
+  // With the listing route the records come whole; from the event feed, one fetch per slug.
+  const records = found.records || (await Promise.all(found.slugs.map(async (slug) => {
     try {
       return await api(`/ai/endpoints/${encodeURIComponent(slug)}`, { as: "builder" });
     } catch {
