@@ -4,9 +4,9 @@
 set -euo pipefail
 
 need_apt=()
-# chromium, nodejs and npm: the dashboard and guide tests (tests/browser) drive Debian's Chromium
-# with playwright-core; no browser is downloaded.
-for pkg in build-essential cmake libsimde-dev pkg-config chromium nodejs npm; do
+# chromium: the dashboard and guide tests (tests/browser) drive Debian's Chromium with
+# playwright-core; no browser is downloaded.
+for pkg in build-essential cmake libsimde-dev pkg-config chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -19,6 +19,15 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo is missing; install Rust (rustup) first" >&2
   exit 1
+fi
+
+# node and npm (tests/js, tests/browser), from Debian when missing; a node installed otherwise
+# (e.g. one that bundles npm) is kept.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing nodejs and npm"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
 fi
 
 # tests/browser: playwright-core pinned by package-lock.json; reinstalled only when the lock changes.
