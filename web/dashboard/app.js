@@ -399,12 +399,22 @@ function endpointRow(record) {
     onclick: () => { $("#b-log-slug").value = e.slug; loadLogs(); $("#h-b-logs").scrollIntoView({ block: "start" }); $("#b-log-slug").focus(); },
   }, "Logs");
   return h("tr", { dataset: { slug: e.slug } },
-    h("th", { scope: "row" }, h("span", { class: "cell-title" }, e.title), h("code", {}, e.slug)),
+    h("th", { scope: "row" }, h("span", { class: "cell-title" }, e.title), h("code", {}, e.slug), capabilityNote(record)),
     h("td", { "data-label": "Status" }, badge(e.status, e.status)),
     h("td", { "data-label": "Price" }, priceLabel(e)),
     h("td", { "data-label": "Content safety" }, badge(safety, safety.replace(/\s+/g, "-"))),
     h("td", { class: "actions" }, toggle, logs),
   );
+}
+
+/** "capabilities: kv, logs (granted: kv)" for JS endpoints that request any. */
+function capabilityNote(record) {
+  const requested = Object.entries(record.manage.requestedCapabilities || {}).filter(([, on]) => on).map(([k]) => k);
+  if (!requested.length) return null;
+  const granted = Object.entries(record.manage.grantedCapabilities || {}).filter(([, on]) => on).map(([k]) => k);
+  const pending = requested.filter((k) => !granted.includes(k));
+  return h("span", { class: "cell-note muted" },
+    `capabilities: ${requested.join(", ")}`, pending.length ? ` (awaiting grant: ${pending.join(", ")})` : " (granted)");
 }
 
 async function setStatus(slug, status, button) {
