@@ -1,6 +1,6 @@
-// toolhost runtime glue: the last script. Hands Rust a `setup(config)`
-// function (through op_bootstrap_register, usable once); Rust calls it right
-// after the isolate is built and before the handler module is loaded. `setup`
+// toolhost runtime glue: the last script. Leaves Rust a `setup(config)`
+// function at `__bootstrap.toolhost.setup`; Rust calls it once, right after
+// the isolate is built and before the handler module is loaded. `setup`
 // removes every non-standard global (Deno, Deno.core and its ops, deno_core's
 // bootstrap objects, backend extras), installs a console and an
 // unhandled-rejection reporter, builds the frozen
@@ -12,7 +12,6 @@
 
 ((globalThis) => {
   const { core, primordials, toolhost } = globalThis.__bootstrap;
-  const { op_bootstrap_register } = core.ops;
   const {
     createConsole,
     createFiles,
@@ -131,5 +130,7 @@
     return createDispatch(ctx, config.maxResultBytes);
   }
 
-  op_bootstrap_register(setup);
+  // Rust takes `setup` from here once the isolate is built (or restored from
+  // the startup snapshot); `setup` itself deletes `__bootstrap`.
+  toolhost.setup = setup;
 })(globalThis);

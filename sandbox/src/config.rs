@@ -113,3 +113,18 @@ impl Default for PoolConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capabilities_use_camel_case() {
+        let caps: Capabilities =
+            serde_json::from_str(r#"{"kv":true,"files":false,"httpGetJson":true,"logs":true}"#)
+                .unwrap();
+        assert!(caps.http_get_json && caps.kv && caps.logs && !caps.files);
+        let json = serde_json::to_value(caps).unwrap();
+        assert_eq!(json["httpGetJson"], serde_json::json!(true));
+    }
+}

@@ -36,14 +36,27 @@ pub struct Invocation {
 }
 
 /// A successful result.
+///
+/// A plain return value is the body of a 200 response. `ctx.respond(status, body, headers?)`
+/// picks the status (an integer in `100..=599`) and headers from this allow-list:
+///
+/// - `cache-control`, `content-language`, `etag`, `last-modified`, `expires`;
+/// - any `x-` name, except names that touch payment, authentication or session state
+///   (containing `payment`, `auth`, `cookie`, `token`, `session`, `secret`, `signature`,
+///   `csrf`, `api-key`, `apikey`), proxy identity (`forwarded`, `real-ip`), or the server's own
+///   headers (`x-request-id`, `x-toolhost-*`).
+///
+/// Names are matched case-insensitively and returned lower-cased; a name is at most 64 bytes of
+/// `[a-z0-9-]`, a value at most 1024 bytes of visible ASCII, space or tab; at most 16 headers.
+/// Anything else fails the invocation with a `HandlerError` naming the header, so a builder sees
+/// the mistake instead of a silently missing header.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandlerResponse {
     /// 200 for a plain return value, or the status given to `ctx.respond`.
     pub status: u16,
     /// The returned value (or `ctx.respond`'s body) as JSON.
     pub body: serde_json::Value,
-    /// Headers given to `ctx.respond`, lower-cased and validated against the allow-list of
-    /// [`crate::response`].
+    /// Headers given to `ctx.respond`, lower-cased, from the allow-list above.
     pub headers: Vec<(String, String)>,
 }
 

@@ -1,5 +1,8 @@
-//! One handler isolate: a `JsRuntime` with the toolhost extensions, scrubbed globals, the
-//! endpoint's module loaded, and the glue's `dispatch` function. Lives on one worker thread.
+//! One handler isolate, in two steps: a [`Blank`] runtime (restored from the startup snapshot:
+//! deno_core plus the toolhost glue, no endpoint yet), then [`Blank::bind`] gives it to one
+//! endpoint for good (op state, `setup` with the endpoint's env, which scrubs the globals, and
+//! the endpoint's module). The bound [`Isolate`] runs invocations through the glue's `dispatch`.
+//! Lives on one worker thread.
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,10 +15,10 @@ use serde::de::DeserializeOwned;
 
 use crate::limits::{heap, timeout::Watchdog};
 use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
-use crate::ops::bootstrap::SetupFn;
 use crate::ops::log::LogBuffer;
 use crate::ops::{self, EndpointState, InvocationClock};
 use crate::response::Outcome;
+use crate::snapshot;
 use crate::{EndpointCode, HandlerResponse, Host, Limits, LogLine, PoolConfig, SandboxError};
 
 /// What the isolate needs from the pool to build itself and to run invocations.
@@ -59,6 +62,7 @@ impl Blank {
         let specifier = handler_specifier()?;
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
             extensions: ops::extensions(),
+            startup_snapshot: snapshot::startup_snapshot(),
             module_loader: Some(Rc::new(HandlerOnlyLoader::new(specifier))),
             create_params: Some(heap::create_params(heap_bytes)),
             ..Default::default()
@@ -66,13 +70,16 @@ impl Blank {
         .map_err(|err| SandboxError::Internal(format!("cannot create isolate: {err}")))?;
         let heap_exceeded = heap::install(&mut runtime);
         let setup = runtime
-            .op_state()
-            .borrow_mut()
-            .try_take::<SetupFn>()
-            .ok_or_else(|| SandboxError::Internal("runtime glue did not register".to_owned()))?;
+            .execute_script(
+                "ext:toolhost/setup",
+                "globalThis.__bootstrap.toolhost.setup",
+            )
+            .map_err(|err| SandboxError::Internal(format!("runtime glue is missing: {err}")))?;
+        let setup = function(&mut runtime, setup)
+            .ok_or_else(|| SandboxError::Internal("runtime glue has no setup".to_owned()))?;
         Ok(Blank {
             runtime,
-            setup: setup.0,
+            setup,
             heap_exceeded,
             heap_bytes,
         })

@@ -1,11 +1,42 @@
 //! The toolhost sandbox: runs builders' JavaScript handlers in deno_core isolates (QuickJS
 //! backend by default), one isolate per endpoint instance, never shared across endpoints.
 //!
-//! A handler is an ES module whose default export is `async function (req, ctx)`. Its `ctx`
-//! is the only way out: `ctx.kv`, `ctx.files`, `ctx.httpGetJson` and `ctx.log`, each gated by
-//! the endpoint's [`Capabilities`] inside the Rust op, plus `ctx.respond` and a frozen
-//! `ctx.env`. Handlers see standard ECMAScript globals only (no `Deno`, no ops), can import
-//! nothing, and run under a heap limit, a wall-clock limit, a result-size limit and log caps.
+//! # Handler contract
+//!
+//! A handler is one ES module whose default export is called with the request and a `ctx`:
+//!
+//! ```js
+//! export default async function (req, ctx) {
+//!   const cached = await ctx.kv.get(req.input.city);            // needs `kv`
+//!   if (cached) return ctx.respond(200, cached, { "cache-control": "max-age=60" });
+//!   const data = await ctx.httpGetJson(`https://api.example.com/w?q=${req.input.city}`,
+//!     { headers: { authorization: ctx.env.API_KEY }, timeoutMs: 1500 }); // `httpGetJson`
+//!   ctx.log("fetched", req.input.city);                          // needs `logs`
+//!   await ctx.kv.set(req.input.city, data, { ttlSeconds: 60 });
+//!   return data;                                                 // 200, JSON body
+//! }
+//! ```
+//!
+//! - `req` is the JSON the server builds (`{ input, method, query, headers, endpoint: { slug },
+//!   requestId, payment }`). The settled value is the body of a 200 response, as JSON
+//!   (`undefined` is `null`); `ctx.respond(status, body, headers?)` picks the status
+//!   (`100..=599`) and headers from the allow-list documented on [`HandlerResponse`].
+//! - A thrown error fails the invocation with [`SandboxError::HandlerError`] carrying its
+//!   message only; an escaping `capability_denied` error is [`SandboxError::CapabilityDenied`].
+//! - `ctx.kv` (`get`, `set(key, value, { ttlSeconds }?)`, `delete`, `list({ prefix, limit,
+//!   cursor })`), `ctx.files` (`read`, `readJson`, `write`, `list`, `delete`, with paths checked
+//!   by [`normalize_file_path`]), `ctx.httpGetJson(url, { headers, timeoutMs })` and `ctx.log`
+//!   (`ctx.log(...)`, `.info`, `.warn`, `.error`; `console.*` writes there too) are gated by the
+//!   endpoint's [`Capabilities`]. The check is in Rust, inside each op: a call without the
+//!   capability rejects with an `Error` whose `code` is `capability_denied`. Other op errors
+//!   carry `code` `invalid_argument`, `too_large`, or the [`HostError`] code.
+//! - `ctx.env` is the endpoint's env, frozen; `ctx` and its members are frozen too.
+//! - Globals are standard ECMAScript only (plus `console` and `queueMicrotask`): no `Deno`, no
+//!   ops, no timers, no `SharedArrayBuffer`/`Atomics`/`WebAssembly`. The module can import
+//!   nothing, statically or with `import()`. Module state persists between invocations of the
+//!   same isolate (until it is recycled); unhandled rejections are logged, not fatal.
+//! - Limits: heap per isolate, wall-clock time per invocation (covering awaits), result size,
+//!   log lines and bytes, concurrent invocations per endpoint ([`PoolConfig`], [`Limits`]).
 //!
 //! The server calls [`Pool::invoke`] with an [`EndpointCode`] and an [`Invocation`], and
 //! implements [`Host`] to provide storage and outbound HTTP.
@@ -16,14 +47,15 @@
 //! - `error`: [`SandboxError`] (what an invocation can end with) and [`HostError`].
 //! - `host`: the [`Host`] trait the server implements.
 //! - `invocation`: [`EndpointCode`], [`Invocation`], [`InvocationReport`] and what it holds.
-//! - `pool`: [`Pool`], the actor front: admission, instances, eviction, retirement.
+//! - `pool`: [`Pool`], the actor front: admission, instances, spares, eviction, retirement.
 //! - `worker`: the isolate thread and its command loop.
-//! - `isolate`: building an isolate, loading the module, running one invocation.
+//! - `isolate`: a blank runtime, binding it to an endpoint, running one invocation.
+//! - `snapshot`: the per-process startup snapshot new runtimes are restored from.
 //! - `loader`: the module loader that refuses every import.
 //! - `limits`: one file per limit policy (`timeout` watchdog, `heap`, `admission`).
 //! - `ops`: one `extension!` per `ctx` area (`kv`, `files`, `http`, `log`) and the `bootstrap`
-//!   that wires the glue in `runtime-js/`.
-//! - [`response`]: the result contract, including the response-header allow-list.
+//!   that loads the glue in `runtime-js/`.
+//! - `response`: the result contract (status range, response-header allow-list).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
 
 mod config;
@@ -36,7 +68,8 @@ mod loader;
 mod ops;
 mod paths;
 mod pool;
-pub mod response;
+mod response;
+mod snapshot;
 mod worker;
 
 pub use config::{Capabilities, Limits, PoolConfig, StorageLimits};

@@ -367,3 +367,14 @@ impl Pool {
         Ok(worker)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_is_shareable_across_tasks() {
+        fn assert_shareable<T: Send + Sync + Clone + 'static>() {}
+        assert_shareable::<Pool>();
+    }
+}

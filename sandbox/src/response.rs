@@ -1,18 +1,5 @@
-//! Turning what the handler returned into a [`HandlerResponse`](crate::HandlerResponse).
-//!
-//! A plain return value is the body of a 200 response. `ctx.respond(status, body, headers?)`
-//! picks the status (an integer in `100..=599`) and headers from this allow-list:
-//!
-//! - `cache-control`, `content-language`, `etag`, `last-modified`, `expires`;
-//! - any `x-` name, except names that touch payment, authentication or session state
-//!   (containing `payment`, `auth`, `cookie`, `token`, `session`, `secret`, `signature`,
-//!   `csrf`, `api-key`, `apikey`), proxy identity (`forwarded`, `real-ip`), or the server's own
-//!   headers (`x-request-id`, `x-toolhost-*`).
-//!
-//! Names are matched case-insensitively and returned lower-cased; a name is at most 64 bytes of
-//! `[a-z0-9-]`, a value at most 1024 bytes of visible ASCII, space or tab; at most 16 headers.
-//! Anything else fails the invocation with a `HandlerError` naming the header, so a builder sees
-//! the mistake instead of a silently missing header.
+//! Turning what the handler returned into a [`HandlerResponse`], enforcing the status range
+//! and the response-header allow-list documented on [`HandlerResponse`].
 
 use serde::Deserialize;
 

@@ -154,12 +154,17 @@ fn run(shared: &Shared, mut receiver: mpsc::Receiver<Command>, queued: &AtomicUs
                     received,
                     reply,
                 } => {
-                    if !reply.is_closed() {
-                        let report = worker.serve(&invocation, received, &env).await;
-                        // The caller may have given up meanwhile; nothing to do then.
+                    // The caller may have given up meanwhile; then there is nothing to do.
+                    let report = if reply.is_closed() {
+                        None
+                    } else {
+                        Some(worker.serve(&invocation, received, &env).await)
+                    };
+                    // Before replying, so a caller that got its answer sees this thread idle.
+                    queued.fetch_sub(1, Ordering::AcqRel);
+                    if let Some(report) = report {
                         let _ = reply.send(report);
                     }
-                    queued.fetch_sub(1, Ordering::AcqRel);
                 }
             }
         }

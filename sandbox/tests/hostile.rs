@@ -21,7 +21,7 @@ async fn raw_ops_and_deno_internals_are_unreachable() {
                 seen.add(obj);
                 for (const key of Reflect.ownKeys(obj)) {
                     const name = String(key);
-                    if (/^op_|^Deno$|^__bootstrap$|^__infra$|^core$/.test(name)) found.push(path + "." + name);
+                    if (/^op_|^Deno$|^__bootstrap$|^__infra$|^core$|^__v8x|^gc$|^ShadowRealm$|^performance$|@@/.test(name)) found.push(path + "." + name);
                     let value;
                     try { value = obj[key]; } catch { continue; }
                     walk(value, path + "." + name, depth + 1);
@@ -185,6 +185,20 @@ async fn busy_loop_across_awaits_times_out() {
     );
     assert_eq!(
         err(invoke(&pool, &ops, json!(null)).await),
+        SandboxError::Timeout
+    );
+    assert_neighbour_ok(&pool).await;
+}
+
+#[tokio::test]
+async fn catastrophic_regex_times_out() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "redos",
+        "export default () => /^(a+)+$/.test('a'.repeat(64) + 'b');",
+    );
+    assert_eq!(
+        err(invoke(&pool, &code, json!(null)).await),
         SandboxError::Timeout
     );
     assert_neighbour_ok(&pool).await;
@@ -365,4 +379,31 @@ impl EndpointCodeExt for sandbox::EndpointCode {
             ..self.clone()
         }
     }
+}
+
+#[tokio::test]
+async fn a_panicking_host_fails_only_the_call() {
+    let (pool, _) = pool();
+    let code = granted(
+        "host-panic",
+        r#"let calls = 0;
+        export default async (req, ctx) => {
+            calls++;
+            const codes = [];
+            try { await ctx.kv.get("panic-now"); } catch (e) { codes.push(e.code); }
+            try { await ctx.httpGetJson("https://panic.test/"); } catch (e) { codes.push(e.code); }
+            return { calls, codes };
+        };"#,
+    );
+    let expected_codes = json!(["sandbox_internal", "sandbox_internal"]);
+    assert_eq!(
+        body(&pool, &code, json!(null)).await,
+        json!({ "calls": 1, "codes": expected_codes })
+    );
+    // Same isolate, still alive.
+    assert_eq!(
+        body(&pool, &code, json!(null)).await,
+        json!({ "calls": 2, "codes": expected_codes })
+    );
+    assert_neighbour_ok(&pool).await;
 }

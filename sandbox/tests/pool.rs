@@ -262,8 +262,14 @@ async fn spares_take_cold_starts_and_are_refilled() {
     };
     let (pool, _) = pool_with(config);
     assert_eq!(pool.stats().spare_isolates, 1);
-    assert_eq!(body(&pool, &endpoint("first", COUNTER), json!(null)).await, json!(1));
-    assert_eq!(body(&pool, &endpoint("second", COUNTER), json!(null)).await, json!(1));
+    assert_eq!(
+        body(&pool, &endpoint("first", COUNTER), json!(null)).await,
+        json!(1)
+    );
+    assert_eq!(
+        body(&pool, &endpoint("second", COUNTER), json!(null)).await,
+        json!(1)
+    );
     let stats = pool.stats();
     assert_eq!(stats.spare_isolates, 1);
     assert_eq!(stats.live_isolates, 2);
@@ -276,7 +282,10 @@ async fn without_spares_cold_starts_build_their_own_runtime() {
         ..test_config()
     };
     let (pool, _) = pool_with(config);
-    assert_eq!(body(&pool, &endpoint("solo", COUNTER), json!(null)).await, json!(1));
+    assert_eq!(
+        body(&pool, &endpoint("solo", COUNTER), json!(null)).await,
+        json!(1)
+    );
     let stats = pool.stats();
     assert_eq!(stats.spare_isolates, 0);
     assert_eq!(stats.live_isolates, 1);

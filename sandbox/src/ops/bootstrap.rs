@@ -1,12 +1,12 @@
 //! The isolate's bootstrap: loads the `ctx` glue of `runtime-js/` (`90_bootstrap.js` last,
-//! which hands Rust its `setup` function), plus a middleware that turns off deno_core built-in
+//! which leaves Rust its `setup` function), plus a middleware that turns off deno_core built-in
 //! ops no handler needs.
 
 use std::borrow::Cow;
 
-use deno_core::{op2, v8, ExtensionFileSource, OpDecl, OpState};
+use deno_core::{ExtensionFileSource, OpDecl};
 
-use super::{runtime_js, OpError};
+use super::runtime_js;
 
 /// The glue, as classic scripts in load order. (Not ES modules: on the QuickJS backend,
 /// deno_core's debug assertions trip over nested import edges between extension modules.)
@@ -41,26 +41,6 @@ fn disable_builtins(op: OpDecl) -> OpDecl {
 deno_core::extension!(
     toolhost_bootstrap,
     deps = [toolhost_kv, toolhost_files, toolhost_http, toolhost_log],
-    ops = [op_bootstrap_register],
     middleware = disable_builtins,
     customizer = |ext: &mut deno_core::Extension| ext.js_files = Cow::Borrowed(JS)
 );
-
-/// The glue's `setup(config)` function; Rust takes it once, right after the isolate is built.
-pub(crate) struct SetupFn(pub(crate) v8::Global<v8::Function>);
-
-/// Marks that `setup` was registered, so the op can never be used a second time.
-struct Registered;
-
-#[op2]
-fn op_bootstrap_register(
-    state: &mut OpState,
-    #[scoped] setup: v8::Global<v8::Function>,
-) -> Result<(), OpError> {
-    if state.has::<Registered>() {
-        return Err(OpError::Internal("bootstrap already registered".to_owned()));
-    }
-    state.put(Registered);
-    state.put(SetupFn(setup));
-    Ok(())
-}

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use deno_core::{op2, OpState};
 
-use super::{Capability, HostCall, OpError};
+use super::{host_result, Capability, HostCall, OpError};
 use crate::paths::{normalize_prefix, normalize_with_limit};
 use crate::FileEntry;
 
@@ -34,7 +34,7 @@ async fn op_files_read(
 ) -> Result<Option<String>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let path = path_arg(&call, &path)?;
-    match call.host.files_read(&call.slug, &path).await? {
+    match host_result(|| call.host.files_read(&call.slug, &path)).await? {
         None => Ok(None),
         Some(bytes) => String::from_utf8(bytes)
             .map(Some)
@@ -56,10 +56,7 @@ async fn op_files_write(
             call.storage.max_file_bytes
         )));
     }
-    Ok(call
-        .host
-        .files_write(&call.slug, &path, data.into_bytes())
-        .await?)
+    host_result(|| call.host.files_write(&call.slug, &path, data.into_bytes())).await
 }
 
 #[op2]
@@ -71,7 +68,7 @@ async fn op_files_list(
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let prefix = normalize_prefix(&prefix, call.storage.max_path_bytes)
         .map_err(|err| OpError::InvalidArgument(format!("invalid file prefix: {err}")))?;
-    Ok(call.host.files_list(&call.slug, &prefix).await?)
+    host_result(|| call.host.files_list(&call.slug, &prefix)).await
 }
 
 #[op2]
@@ -81,5 +78,5 @@ async fn op_files_delete(
 ) -> Result<bool, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let path = path_arg(&call, &path)?;
-    Ok(call.host.files_delete(&call.slug, &path).await?)
+    host_result(|| call.host.files_delete(&call.slug, &path)).await
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use deno_core::url::Url;
 use deno_core::{op2, OpState};
 
-use super::{check_capability, Capability, InvocationClock, OpError};
+use super::{check_capability, host_result, Capability, InvocationClock, OpError};
 
 deno_core::extension!(toolhost_http, ops = [op_http_get_json]);
 
@@ -99,7 +99,7 @@ async fn op_http_get_json(
     };
     check_url(&url)?;
     check_headers(&headers)?;
-    Ok(host.http_get_json(&slug, &url, headers, timeout).await?)
+    host_result(|| host.http_get_json(&slug, &url, headers, timeout)).await
 }
 
 #[cfg(test)]

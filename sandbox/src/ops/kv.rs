@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use deno_core::{op2, OpState};
 
-use super::{Capability, HostCall, OpError};
+use super::{host_result, Capability, HostCall, OpError};
 use crate::{KvPage, StorageLimits};
 
 deno_core::extension!(
@@ -36,7 +36,7 @@ async fn op_kv_get(
 ) -> Result<Option<serde_json::Value>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
-    Ok(call.host.kv_get(&call.slug, &key).await?)
+    host_result(|| call.host.kv_get(&call.slug, &key)).await
 }
 
 /// `value` arrives as the JSON text made by the glue, so its size is measured exactly.
@@ -62,17 +62,14 @@ async fn op_kv_set(
     }
     let value = serde_json::from_str(&value)
         .map_err(|_| OpError::InvalidArgument("kv value must be JSON".to_owned()))?;
-    Ok(call
-        .host
-        .kv_set(&call.slug, &key, value, ttl_seconds)
-        .await?)
+    host_result(|| call.host.kv_set(&call.slug, &key, value, ttl_seconds)).await
 }
 
 #[op2]
 async fn op_kv_delete(state: Rc<RefCell<OpState>>, #[string] key: String) -> Result<bool, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
-    Ok(call.host.kv_delete(&call.slug, &key).await?)
+    host_result(|| call.host.kv_delete(&call.slug, &key)).await
 }
 
 /// `limit` is clamped to `1..=max_list_limit`.
@@ -93,8 +90,5 @@ async fn op_kv_list(
     }
     let max = call.storage.max_list_limit;
     let limit = limit.unwrap_or(max).clamp(1, max);
-    Ok(call
-        .host
-        .kv_list(&call.slug, &prefix, limit, cursor)
-        .await?)
+    host_result(|| call.host.kv_list(&call.slug, &prefix, limit, cursor)).await
 }

@@ -2,13 +2,15 @@
 //! with its glue file in `runtime-js/`; every op checks the endpoint's capability first, in Rust.
 
 use std::borrow::Cow;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use deno_core::futures::FutureExt;
 use deno_core::OpState;
 use deno_error::{AdditionalProperties, JsErrorClass, PropertyValue};
 
-use crate::{Capabilities, Host, HostError, StorageLimits};
+use crate::{Capabilities, Host, HostError, HostFuture, StorageLimits};
 
 pub(crate) mod bootstrap;
 pub(crate) mod files;
@@ -113,6 +115,23 @@ impl HostCall {
             slug: endpoint.slug.clone(),
             storage: endpoint.storage,
         })
+    }
+}
+
+/// Makes and awaits a host call. A panic in the server's code (making the future or polling it)
+/// becomes an `Internal` error for this call instead of taking the isolate thread, and the
+/// invocations queued on it, down.
+pub(crate) async fn host_result<T>(call: impl FnOnce() -> HostFuture<T>) -> Result<T, OpError> {
+    let outcome = match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+        Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+        Err(panic) => Err(panic),
+    };
+    match outcome {
+        Ok(result) => Ok(result?),
+        Err(_) => {
+            tracing::error!("a host call panicked");
+            Err(OpError::Internal("the host failed".to_owned()))
+        }
     }
 }
 

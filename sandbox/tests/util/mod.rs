@@ -32,7 +32,9 @@ fn ready<T: Send + 'static>(value: Result<T, HostError>) -> HostFuture<T> {
 }
 
 impl Host for MemoryHost {
+    /// The key `panic-now` makes this method panic, like a buggy server would.
     fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<Value>> {
+        assert_ne!(key, "panic-now", "test host panics on request");
         let kv = self.kv.lock().unwrap();
         ready(Ok(kv
             .get(&(endpoint.to_owned(), key.to_owned()))
@@ -126,8 +128,8 @@ impl Host for MemoryHost {
     }
 
     /// `https://api.test/...` answers with an echo; `https://slow.test/...` answers after
-    /// 300 ms; `https://hang.test/...` never answers; anything else is refused like the
-    /// server's SSRF guard would.
+    /// 300 ms; `https://hang.test/...` never answers; `https://panic.test/...` panics while
+    /// polled; anything else is refused like the server's SSRF guard would.
     fn http_get_json(
         &self,
         endpoint: &str,
@@ -143,6 +145,9 @@ impl Host for MemoryHost {
         ));
         if url.starts_with("https://hang.test/") {
             return Box::pin(std::future::pending());
+        }
+        if url.starts_with("https://panic.test/") {
+            return Box::pin(async { panic!("test host panics while polled") });
         }
         if url.starts_with("https://slow.test/") {
             return Box::pin(async {
