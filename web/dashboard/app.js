@@ -260,6 +260,11 @@ function tryForm(endpoint, example, paid) {
           ? h("a", { href: `/ai/receipts/${encodeURIComponent(receiptId)}` }, receiptId)
           : h("code", {}, receiptId)));
       }
+      const required = r.status === 402 ? decodeRequirements(r.headers.get("payment-required")) : null;
+      if (required) {
+        extra.push(h("p", {}, "The ", h("code", {}, "PAYMENT-REQUIRED"), " header, decoded (x402 v2):"),
+          h("pre", { class: "code small", tabindex: "0", "aria-label": "Payment requirements" }, h("code", {}, pretty(required))));
+      }
       out.replaceChildren(
         h("p", { class: ok ? "ok" : "error", "data-status": r.status }, `${r.status} ${r.statusText || ""} · ${r.ms} ms`),
         ...extra,
@@ -273,6 +278,17 @@ function tryForm(endpoint, example, paid) {
     }
   });
   return form;
+}
+
+/** The base64 JSON of an x402 v2 PAYMENT-REQUIRED header, or null. */
+function decodeRequirements(header) {
+  if (!header) return null;
+  try {
+    const bytes = Uint8Array.from(atob(header.trim()), (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
 }
 
 // ---------------------------------------------------------------- builder
