@@ -139,7 +139,11 @@ impl Config {
                 builder_registration_fee: Usd::from_units(1_000_000),
             },
             runtime: RuntimeConfig {
-                pool: sandbox::PoolConfig::default(),
+                // One isolate runs on one core: let a hot endpoint scale to every core.
+                pool: sandbox::PoolConfig {
+                    instances_per_endpoint: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    ..sandbox::PoolConfig::default()
+                },
                 quotas: Default::default(),
                 reject_invalid_output: false,
             },

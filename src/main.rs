@@ -61,6 +61,15 @@ struct ServeArgs {
     /// DEV ONLY: let outbound requests (readiness checks, handler HTTP) reach loopback addresses.
     #[arg(long, env = "TOOLHOST_DEV_ALLOW_LOOPBACK")]
     dev_allow_loopback: bool,
+    /// Default wall-clock limit of one JS handler invocation, in milliseconds.
+    #[arg(long, env = "TOOLHOST_JS_TIMEOUT_MS", default_value_t = 2000)]
+    js_timeout_ms: u64,
+    /// Default heap limit of a JS isolate, in MiB.
+    #[arg(long, env = "TOOLHOST_JS_HEAP_MB", default_value_t = 64)]
+    js_heap_mb: usize,
+    /// Isolates one endpoint may scale to under load (default: the number of cores).
+    #[arg(long, env = "TOOLHOST_ISOLATES_PER_ENDPOINT")]
+    isolates_per_endpoint: Option<usize>,
     /// Address that receives x402 payments (EVM address).
     #[arg(long, env = "TOOLHOST_PAY_TO")]
     pay_to: Option<String>,
@@ -78,6 +87,12 @@ impl ServeArgs {
         config.limits.body_bytes = self.body_limit;
         config.limits.request_timeout = std::time::Duration::from_secs(self.request_timeout_secs);
         config.outbound.allow_loopback = self.dev_allow_loopback;
+        let pool = &mut config.runtime.pool;
+        pool.default_limits.timeout = std::time::Duration::from_millis(self.js_timeout_ms);
+        pool.default_limits.heap_bytes = self.js_heap_mb * 1024 * 1024;
+        if let Some(n) = self.isolates_per_endpoint.filter(|n| *n > 0) {
+            pool.instances_per_endpoint = n;
+        }
         config.payment.pay_to = self.pay_to;
         config
     }

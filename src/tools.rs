@@ -7,7 +7,9 @@
 //! # Layout
 //! - `routes`: the HTTP handlers and the invocation pipeline.
 //! - `receipt_echo`, `static_json`: the native built-in handlers.
+//! - `record`: the invocation record (endpoint logs, owner events) every call leaves.
 
 mod receipt_echo;
+mod record;
 pub mod routes;
 mod static_json;

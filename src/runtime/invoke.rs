@@ -6,11 +6,13 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
 
 use super::host::StoreHost;
 use crate::catalog::CompiledEndpoint;
 use crate::config::RuntimeConfig;
 use crate::http::error::ApiError;
+use crate::logs::{LogLevel, LogLine};
 use crate::net::OutboundClient;
 use crate::store::Store;
 use crate::tools::routes::Call;
@@ -55,31 +57,55 @@ impl JsRuntime {
     }
 
     /// Runs the endpoint's handler for one call. `env` is the endpoint's env with its decrypted
-    /// secrets merged in.
-    pub async fn run(&self, compiled: &CompiledEndpoint, call: &Call, env: BTreeMap<String, String>) -> Result<HandlerOutput, ApiError> {
+    /// secrets merged in. The handler's log lines come back whatever the outcome.
+    pub async fn run(
+        &self,
+        compiled: &CompiledEndpoint,
+        call: &Call,
+        env: BTreeMap<String, String>,
+    ) -> (Result<HandlerOutput, ApiError>, Vec<LogLine>) {
         let endpoint = &compiled.endpoint;
-        let source = endpoint
-            .source
-            .clone()
-            .ok_or_else(|| ApiError::internal(format!("JS endpoint {} has no source", endpoint.slug)))?;
+        let Some(source) = endpoint.source.clone() else {
+            return (Err(ApiError::internal(format!("JS endpoint {} has no source", endpoint.slug))), Vec::new());
+        };
+        let limits = endpoint.limits.map(|l| sandbox::Limits {
+            heap_bytes: l.memory_mb as usize * 1024 * 1024,
+            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
+        });
         let capabilities = endpoint.granted_capabilities;
         let code = sandbox::EndpointCode {
             slug: endpoint.slug.clone(),
-            version: code_version(&source, &capabilities, &env),
+            version: code_version(&source, &capabilities, &env, limits),
             source,
             capabilities,
             env,
-            limits: None,
+            limits,
         };
         let invocation = sandbox::Invocation {
             request: request_object(compiled, call),
             request_id: call.request_id.clone(),
         };
         let report = self.pool.invoke(&code, invocation).await;
-        for line in &report.logs {
-            tracing::debug!(endpoint = %endpoint.slug, request_id = %call.request_id, level = ?line.level, "{}", line.message);
-        }
-        let response = report.result.map_err(sandbox_error)?;
+        let started = OffsetDateTime::now_utc() - report.duration;
+        let lines = report
+            .logs
+            .into_iter()
+            .map(|line| LogLine {
+                level: match line.level {
+                    sandbox::LogLevel::Info => LogLevel::Info,
+                    sandbox::LogLevel::Warn => LogLevel::Warn,
+                    sandbox::LogLevel::Error => LogLevel::Error,
+                },
+                message: line.message,
+                at: started + std::time::Duration::from_millis(line.at_ms),
+            })
+            .collect();
+        let result = report.result.map_err(sandbox_error).and_then(|r| self.check_output(compiled, r));
+        (result, lines)
+    }
+
+    fn check_output(&self, compiled: &CompiledEndpoint, response: sandbox::HandlerResponse) -> Result<HandlerOutput, ApiError> {
+        let endpoint = &compiled.endpoint;
         let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
         if status.is_success() {
             let violations = compiled.output_violations(&response.body);
@@ -109,11 +135,17 @@ impl JsRuntime {
 }
 
 /// Identifies everything that shapes an isolate; a change starts fresh isolates.
-fn code_version(source: &str, capabilities: &sandbox::Capabilities, env: &BTreeMap<String, String>) -> String {
+fn code_version(
+    source: &str,
+    capabilities: &sandbox::Capabilities,
+    env: &BTreeMap<String, String>,
+    limits: Option<sandbox::Limits>,
+) -> String {
     let mut hash = Sha256::new();
     hash.update(source.as_bytes());
     hash.update(serde_json::to_vec(capabilities).unwrap_or_default());
     hash.update(serde_json::to_vec(env).unwrap_or_default());
+    hash.update(format!("{limits:?}").as_bytes());
     hex::encode(&hash.finalize()[..12])
 }
 

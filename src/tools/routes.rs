@@ -6,11 +6,12 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::{receipt_echo, static_json};
+use super::{receipt_echo, record, static_json};
 use crate::app::AppState;
 use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
+use crate::logs::LogLine;
 use crate::runtime::HandlerOutput;
 
 /// One call as the pipeline sees it, whatever route it came through.
@@ -123,13 +124,29 @@ pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> 
             ),
         ));
     }
-    let output = run_handler(app, compiled, &call).await?;
+    let started = std::time::Instant::now();
+    let (result, lines) = run_handler(app, compiled, &call).await;
+    let status = result.as_ref().map_or_else(|e| e.status, |o| o.status);
+    record::invocation(app, endpoint, &call.request_id, status, started.elapsed(), lines);
+    let output = result?;
     let mut response = (output.status, Json(output.body)).into_response();
     response.headers_mut().extend(output.headers);
     Ok(response)
 }
 
-async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<HandlerOutput> {
+/// Runs the endpoint's handler; JS handlers also return the lines they logged.
+async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> (ApiResult<HandlerOutput>, Vec<LogLine>) {
+    if compiled.endpoint.handler_type == HandlerType::JsRequestResponse {
+        let env = match crate::secrets::decrypted_env(app, &compiled.endpoint.slug) {
+            Ok(env) => env,
+            Err(e) => return (Err(e.into()), Vec::new()),
+        };
+        return app.runtime.run(compiled, call, env).await;
+    }
+    (run_builtin(app, compiled, call).await, Vec::new())
+}
+
+async fn run_builtin(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<HandlerOutput> {
     let endpoint = &compiled.endpoint;
     let body = match endpoint.handler_type {
         HandlerType::StaticJson => static_json::respond(endpoint),
@@ -150,9 +167,7 @@ async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -
             let report = crate::readiness::check(&app.outbound, url).await?;
             serde_json::to_value(report).map_err(ApiError::internal)?
         }
-        HandlerType::JsRequestResponse => {
-            return app.runtime.run(compiled, call, endpoint.env.clone()).await;
-        }
+        HandlerType::JsRequestResponse => return Err(ApiError::internal("JS handlers run in the sandbox, not here")),
     };
     Ok(HandlerOutput::ok(body))
 }

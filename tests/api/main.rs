@@ -11,6 +11,7 @@ mod errors;
 mod lifecycle;
 mod ops;
 mod readiness;
+mod runtime;
 mod sandbox;
 mod safety;
 mod secrets;

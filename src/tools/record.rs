@@ -1,0 +1,37 @@
+//! What every invocation leaves behind: an entry in the endpoint's logs (status, duration,
+//! request id, the handler's redacted log lines) and, for builder-owned endpoints, an event.
+//!
+//! Recording never fails the call: the caller's answer is already decided, so a storage error
+//! here is logged and dropped.
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use serde_json::json;
+
+use crate::app::App;
+use crate::catalog::Endpoint;
+use crate::events::{self, EventKind};
+use crate::logs::{self, InvocationLog, LogLine};
+
+pub(super) fn invocation(app: &App, endpoint: &Endpoint, request_id: &str, status: StatusCode, elapsed: Duration, lines: Vec<LogLine>) {
+    let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    tracing::info!(endpoint = %endpoint.slug, status = status.as_u16(), duration_ms, "invocation");
+    let secrets = crate::secrets::secret_values(app, &endpoint.slug).unwrap_or_default();
+    let log = InvocationLog {
+        request_id: request_id.to_string(),
+        status: status.as_u16(),
+        duration_ms,
+        lines,
+    };
+    if let Err(e) = logs::append_invocation(app.store.as_ref(), &endpoint.slug, log, &secrets) {
+        tracing::error!(error = %e, endpoint = %endpoint.slug, "storing the invocation log failed");
+    }
+    if let Some(owner) = endpoint.owner_builder() {
+        let kind = if status.is_success() { EventKind::InvocationSucceeded } else { EventKind::InvocationFailed };
+        let data = json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id});
+        if let Err(e) = events::record(app.store.as_ref(), owner, kind, Some(&endpoint.slug), data) {
+            tracing::error!(error = %e, endpoint = %endpoint.slug, "recording the invocation event failed");
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! A builder's JS endpoint from create to invoke: admin-granted capabilities, create-time files,
+//! secrets in `ctx.env` but redacted from logs, invocation logs and events, code updates and
+//! admin-set limits taking effect at once.
+
+use serde_json::{json, Value};
+
+use crate::util::{assert_error, As, TestServer};
+
+const SECRET: &str = "sk-runtime-test-8f1c2e9a7b";
+
+const SOURCE: &str = r#"
+export default async function (req, ctx) {
+  ctx.log.info("using key " + ctx.env.API_KEY + " in mode " + ctx.env.MODE);
+  const words = (await ctx.files.read("data/words.txt")).split("\n").length;
+  const seen = ((await ctx.kv.get("calls")) || 0) + 1;
+  await ctx.kv.set("calls", seen);
+  return { words, seen, keyLength: ctx.env.API_KEY.length };
+}
+"#;
+
+#[tokio::test]
+async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
+    // A default handler time limit longer than the request deadline: a `timeout` answer (not
+    // `request_timeout`) then proves the endpoint's own limit applied.
+    let server = TestServer::start_with(|c| {
+        c.runtime.pool.default_limits.timeout = std::time::Duration::from_secs(120);
+        c.limits.request_timeout = std::time::Duration::from_secs(20);
+    })
+    .await;
+    let (_, key) = server.builder("Runner").await;
+    let owner = As::Builder(&key);
+    server
+        .create(
+            owner,
+            &json!({
+                "slug": "word-runner", "title": "Word runner", "description": "Counts bundled words.",
+                "priceUsd": 0, "handlerType": "js_request_response", "source": SOURCE,
+                "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["words"]},
+                "capabilities": {"kv": true, "files": true, "logs": true},
+                "env": {"MODE": "fast"}, "files": {"data/words.txt": "alpha\nbeta\ngamma"},
+                "safetyAttestation": {"accepted": true},
+            }),
+        )
+        .await;
+    let (status, _) = server
+        .call("POST", "/ai/endpoints/word-runner/secrets", owner, Some(&json!({"set": {"API_KEY": SECRET}})))
+        .await;
+    assert_eq!(status, 200);
+
+    // Requested is not granted: the handler's ctx.files is refused until the admin grants it.
+    let (status, body) = server.post("/tools/word-runner", &json!({})).await;
+    assert_error(status, &body, 500, "capability_denied");
+
+    let grant = json!({"grantedCapabilities": {"kv": true, "files": true, "logs": true}});
+    let (status, body) = server.call("PATCH", "/ai/endpoints/word-runner", As::Admin, Some(&grant)).await;
+    assert_eq!(status, 200, "{body}");
+    for expected_seen in 1..=2 {
+        let (status, body) = server.post("/tools/word-runner", &json!({})).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body, json!({"words": 3, "seen": expected_seen, "keyLength": SECRET.len()}));
+    }
+
+    // Logs: newest first, with status, duration, request id and the redacted line.
+    let (status, text) = server.call_text("GET", "/ai/endpoints/word-runner/logs", owner, None).await;
+    assert_eq!(status, 200);
+    assert!(!text.contains(SECRET), "the secret never appears in logs: {text}");
+    let logs: Value = serde_json::from_str(&text).unwrap();
+    let entries = logs["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 3, "{logs}");
+    assert_eq!(entries[0]["status"], 200);
+    assert_eq!(entries[2]["status"], 500);
+    assert!(entries[0]["requestId"].as_str().is_some_and(|id| !id.is_empty()), "{logs}");
+    let line = entries[0]["lines"][0]["message"].as_str().unwrap();
+    assert_eq!(line, "using key [REDACTED] in mode fast");
+
+    // Events: the owner sees the invocations.
+    let (_, feed) = server.call("GET", "/ai/builders/events?since=1h&endpointSlug=word-runner", owner, None).await;
+    let kinds: Vec<&str> = feed["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "invocation_succeeded").count(), 2, "{feed}");
+    assert_eq!(kinds.iter().filter(|k| **k == "invocation_failed").count(), 1, "{feed}");
+
+    // New source takes effect on the next call (the old isolate is retired).
+    let update = json!({"source": "export default async function () { return { words: 0, version: 2 }; }"});
+    let (status, body) = server.call("PATCH", "/ai/endpoints/word-runner", owner, Some(&update)).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = server.post("/tools/word-runner", &json!({})).await;
+    assert_eq!(body, json!({"words": 0, "version": 2}));
+
+    // An admin-set time limit applies to the endpoint's next invocation.
+    let looping = json!({"source": "export default async function () { for (;;) {} }"});
+    server.call("PATCH", "/ai/endpoints/word-runner", owner, Some(&looping)).await;
+    let limits = json!({"limits": {"memoryMb": 32, "timeoutMs": 100}});
+    let (status, body) = server.call("PATCH", "/ai/endpoints/word-runner", As::Admin, Some(&limits)).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = server.post("/tools/word-runner", &json!({})).await;
+    assert_error(status, &body, 504, "timeout");
+}
