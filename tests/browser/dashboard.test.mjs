@@ -204,6 +204,32 @@ test("the revenue chart renders with data", async (t) => {
   await page.close();
 });
 
+test("a builder saves payout settings and creates a payout packet", async (t) => {
+  if (!have.builders || !have.payments || !have.payouts) return t.skip("this server has no payouts");
+  const manifest = await ok("GET", "/ai/manifest");
+  const { page, errors } = await open("/dashboard#builder");
+  if (await page.isVisible("#builder-login")) {
+    await page.fill("#builder-key", seed.builderKey);
+    await page.click("#builder-login button[type=submit]");
+  }
+  await page.waitForSelector("#payout-payTo");
+  await page.fill("#payout-payTo", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed");
+  await page.fill("#payout-network", manifest.payment.networks[0]);
+  await page.fill("#payout-minimumUsd", "0.001");
+  await page.click("#b-payout-form button[type=submit]");
+  await page.getByText("Payout settings saved.").waitFor();
+  await page.click("#b-payout-create");
+  await page.waitForSelector("#b-payouts tbody tr[data-packet]");
+  const listed = await ok("GET", "/ai/builders/payouts", { headers: { "X-Builder-Key": seed.builderKey } });
+  assert.equal(listed.packets.length, 1);
+  assert.equal(listed.packets[0].receiptIds.length, seed.sales);
+  assert.equal(await page.getAttribute("#b-payouts tbody tr", "data-packet"), listed.packets[0].packetId);
+  await page.locator("#h-b-payouts").scrollIntoViewIfNeeded();
+  await shot(page, "dashboard-payouts", { fullPage: false });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the admin approves a flagged endpoint from the review queue", async (t) => {
   if (!have.builders || !have.reviews) return t.skip("this server has no review queue");
   const { page, errors } = await open("/dashboard#admin");

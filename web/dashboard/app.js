@@ -552,7 +552,7 @@ async function loadPayouts() {
   }
   try {
     const data = await api("/ai/builders/payouts", { as: "builder" });
-    renderPackets(data.packets || data.payouts || []);
+    renderPackets(data.packets || data.payouts || [], data);
   } catch (e) {
     $("#b-payout-create").disabled = true;
     box.replaceChildren(h("p", { class: missingRoute(e) ? "muted" : "error" },
@@ -602,14 +602,17 @@ function renderPayoutSettings(settings) {
 
 const units = (value) => (value === undefined || value === null ? null : Number(value) / 1e6);
 
-function renderPackets(packets) {
+function renderPackets(packets, data = {}) {
   const box = $("#b-payouts");
   $("#b-payout-create").disabled = false;
-  if (!packets.length) { box.replaceChildren(h("p", { class: "muted" }, "No payout packets yet.")); return; }
-  box.replaceChildren(h("div", { class: "table-wrap" }, h("table", { class: "table compact" },
+  const balance = data.unpaidNetUnits === undefined ? null
+    : h("p", { id: "b-unpaid" }, "Not yet in a packet: ", h("strong", {}, usd(units(data.unpaidNetUnits))),
+      ` net from ${data.unpaidReceipts ?? 0} paid call${data.unpaidReceipts === 1 ? "" : "s"}.`);
+  if (!packets.length) { box.replaceChildren(...[balance, h("p", { class: "muted" }, "No payout packets yet.")].filter(Boolean)); return; }
+  box.replaceChildren(...[balance].filter(Boolean), h("div", { class: "table-wrap" }, h("table", { class: "table compact" },
     h("caption", { class: "sr-only" }, "Payout packets"),
     h("thead", {}, h("tr", {}, ["Packet", "Status", "Net", "Gross", "Receipts", "Created", "Details"].map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, packets.map((p) => h("tr", {},
+    h("tbody", {}, packets.map((p) => h("tr", { dataset: { packet: p.packetId || p.id || "" } },
       h("td", {}, h("code", {}, p.packetId || p.id || "")),
       h("td", {}, badge(p.status || "pending", p.status === "paid" ? "ok" : "paused")),
       h("td", {}, usd(units(p.amount) ?? p.amountUsd ?? 0)),
