@@ -19,7 +19,7 @@ pub struct App {
     pub config: Config,
     pub urls: Urls,
     pub store: Arc<dyn Store>,
-    pub catalog: Registry,
+    pub catalog: Arc<Registry>,
     pub metrics: Metrics,
     pub outbound: OutboundClient,
     pub runtime: JsRuntime,
@@ -85,13 +85,13 @@ impl App {
         };
         let secrets = SecretsCipher::from_hex(&master_key).map_err(StartupError::MasterKey)?;
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
-        let catalog = Registry::load(store.clone())?;
+        let catalog = Arc::new(Registry::load(store.clone())?);
         notes.seeded = seed_catalog(&catalog, store.as_ref(), &config.runtime.quotas, config.seed_dir.as_deref())?;
         let base = config.base_url.clone().unwrap_or_else(|| format!("http://{bound}"));
         let outbound = OutboundClient::new(&config.outbound);
         let app = App {
             urls: Urls::new(&base),
-            runtime: JsRuntime::new(&config.runtime, store.clone(), outbound.clone()),
+            runtime: JsRuntime::new(&config.runtime, store.clone(), outbound.clone(), catalog.clone()),
             outbound,
             store,
             catalog,

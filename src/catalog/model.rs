@@ -158,6 +158,9 @@ pub struct Endpoint {
     /// Non-secret environment for `ctx.env`.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Hosts `ctx.httpGetJson` may reach (exact names or `*.example.com`); `None`: any public host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_hosts: Option<Vec<String>>,
     /// A request body that passes `input_schema`, shown in the catalog as a copyable example.
     #[serde(default)]
     pub example_input: Option<Value>,

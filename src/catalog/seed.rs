@@ -191,6 +191,7 @@ pub fn seed_catalog(
             source: source_code,
             response: fixture.response,
             env: fixture.env,
+            allowed_hosts: None,
             example_input: Some(fixture.example_input),
             created_at: at,
             updated_at: at,

@@ -79,6 +79,9 @@ pub struct CreateRequest {
     /// Admin only.
     #[serde(default)]
     pub limits: Option<RuntimeLimits>,
+    /// Hosts `ctx.httpGetJson` may reach (exact names or `*.example.com`).
+    #[serde(default)]
+    pub allowed_hosts: Option<Vec<String>>,
 }
 
 /// The body of `PATCH /ai/endpoints/{slug}`; absent fields stay as they are.
@@ -113,6 +116,30 @@ pub struct PatchRequest {
     pub granted_capabilities: Option<Capabilities>,
     /// Admin only.
     pub limits: Option<RuntimeLimits>,
+    /// Replaces the outbound host allow-list; an empty list removes it.
+    pub allowed_hosts: Option<Vec<String>>,
+}
+
+/// Host patterns: at most 50, each a lowercase host name, optionally behind `*.`.
+pub(super) fn allowed_hosts(hosts: &[String]) -> Result<(), FieldError> {
+    let valid = |h: &str| {
+        let name = h.strip_prefix("*.").unwrap_or(h);
+        !name.is_empty()
+            && name.len() <= 253
+            && name.contains('.')
+            && name.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            })
+    };
+    if hosts.len() > 50 || !hosts.iter().all(|h| valid(h)) {
+        return Err(invalid(
+            "allowedHosts",
+            "at most 50 lowercase host names, each optionally prefixed by `*.`",
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn slug(slug: &str) -> Result<(), FieldError> {

@@ -258,6 +258,9 @@ pub fn create(
     if let Some(limits) = &request.limits {
         input::limits(limits)?;
     }
+    if let Some(hosts) = &request.allowed_hosts {
+        input::allowed_hosts(hosts)?;
+    }
     let files: BTreeMap<String, Option<String>> = request
         .files
         .into_iter()
@@ -286,6 +289,7 @@ pub fn create(
         },
         content_safety: None,
         limits: request.limits,
+        allowed_hosts: request.allowed_hosts,
         revision: 1,
         owner: builder.map_or(Owner::Admin, |b| Owner::Builder(b.id.clone())),
         source: request.source,
@@ -402,6 +406,11 @@ pub fn update(
         input::limits(&limits)?;
         ep.limits = Some(limits);
         mark("limits");
+    }
+    if let Some(hosts) = patch.allowed_hosts {
+        input::allowed_hosts(&hosts)?;
+        ep.allowed_hosts = Some(hosts).filter(|h| !h.is_empty());
+        mark("allowedHosts");
     }
     let files = patch.files.unwrap_or_default();
     let file_writes = files::plan(app.store.as_ref(), slug, &files)?;

@@ -10,6 +10,7 @@ use sandbox::{FileEntry, Host, HostError, HostFuture, KvEntry, KvPage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::catalog::Registry;
 use crate::net::OutboundClient;
 use crate::store::{Batch, Store, StoreError, Tree};
 
@@ -37,8 +38,8 @@ pub struct StoreHost {
     store: Arc<dyn Store>,
     outbound: OutboundClient,
     quotas: Quotas,
-    /// Per-endpoint outbound host allow-lists (`None`: any public host).
-    allow_hosts: Arc<dyn Fn(&str) -> Option<Vec<String>> + Send + Sync>,
+    /// Where each endpoint's outbound host allow-list is read, at call time.
+    catalog: Arc<Registry>,
 }
 
 /// A kv value with its expiry (unix seconds).
@@ -174,13 +175,13 @@ impl StoreHost {
         store: Arc<dyn Store>,
         outbound: OutboundClient,
         quotas: Quotas,
-        allow_hosts: Arc<dyn Fn(&str) -> Option<Vec<String>> + Send + Sync>,
+        catalog: Arc<Registry>,
     ) -> Self {
         Self {
             store,
             outbound,
             quotas,
-            allow_hosts,
+            catalog,
         }
     }
 
@@ -296,7 +297,7 @@ impl Host for StoreHost {
             }
         }
         let outbound = self.outbound.clone();
-        let allow = (self.allow_hosts)(endpoint);
+        let allow = self.catalog.get(endpoint).and_then(|c| c.endpoint.allowed_hosts.clone());
         let url = url.to_string();
         Box::pin(async move {
             outbound
@@ -316,7 +317,8 @@ mod tests {
     fn host(quotas: Quotas) -> StoreHost {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
         let config = Config::new("/nonexistent");
-        StoreHost::new(store, OutboundClient::new(&config.outbound), quotas, Arc::new(|_| None))
+        let catalog = Arc::new(Registry::load(store.clone()).unwrap());
+        StoreHost::new(store, OutboundClient::new(&config.outbound), quotas, catalog)
     }
 
     #[tokio::test]

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use super::host::StoreHost;
-use crate::catalog::CompiledEndpoint;
+use crate::catalog::{CompiledEndpoint, Registry};
 use crate::config::RuntimeConfig;
 use crate::http::error::ApiError;
 use crate::logs::{LogLevel, LogLine};
@@ -44,8 +44,8 @@ pub struct JsRuntime {
 }
 
 impl JsRuntime {
-    pub fn new(config: &RuntimeConfig, store: Arc<dyn Store>, outbound: OutboundClient) -> Self {
-        let host = StoreHost::new(store, outbound, config.quotas.clone(), Arc::new(|_| None));
+    pub fn new(config: &RuntimeConfig, store: Arc<dyn Store>, outbound: OutboundClient, catalog: Arc<Registry>) -> Self {
+        let host = StoreHost::new(store, outbound, config.quotas.clone(), catalog);
         Self {
             pool: sandbox::Pool::new(config.pool.clone(), Arc::new(host)),
             reject_invalid_output: config.reject_invalid_output,

@@ -13,9 +13,20 @@ pub struct SledStore {
 }
 
 impl SledStore {
+    /// Opens (or creates) the store. sled holds an exclusive file lock that a previous owner in
+    /// this process, or a process just restarted by a supervisor, releases a moment after it
+    /// drops the database; wait briefly for it rather than failing the start.
     pub fn open(dir: &Path) -> StoreResult<Self> {
-        let db = sled::Config::new().path(dir).open().map_err(engine)?;
-        Self::from_db(db)
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match sled::Config::new().path(dir).open() {
+                Ok(db) => return Self::from_db(db),
+                Err(sled::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(e) => return Err(engine(e)),
+            }
+        }
     }
 
     /// A throwaway store for unit tests; removed when dropped.

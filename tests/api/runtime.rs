@@ -95,3 +95,34 @@ async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
     let (status, body) = server.post("/tools/word-runner", &json!({})).await;
     assert_error(status, &body, 504, "timeout");
 }
+
+#[tokio::test]
+async fn http_get_json_honours_the_endpoint_host_allow_list() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let peer = listener.local_addr().unwrap();
+    let app = axum::Router::new().route("/data", axum::routing::get(|| async { axum::Json(json!({"n": 7})) }));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let server = TestServer::start_with(|c| c.outbound.allow_loopback = true).await;
+    let source = "export default async function (req, ctx) { try { return { body: await ctx.httpGetJson(req.input.url) }; } catch (e) { return { code: e.code }; } }";
+    server
+        .create(
+            As::Admin,
+            &json!({
+                "slug": "fetcher", "title": "Fetcher", "description": "Fetches JSON.", "priceUsd": 0,
+                "handlerType": "js_request_response", "source": source,
+                "capabilities": {"httpGetJson": true}, "allowedHosts": ["api.example.com", "*.example.org"],
+            }),
+        )
+        .await;
+    let url = json!({"url": format!("http://{peer}/data")});
+    let (_, body) = server.post("/tools/fetcher", &url).await;
+    assert_eq!(body, json!({"code": "host_not_allowed"}));
+    let patch = json!({"allowedHosts": ["127.0.0.1"]});
+    let (status, body) = server.call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&patch)).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = server.post("/tools/fetcher", &url).await;
+    assert_eq!(body, json!({"body": {"n": 7}}));
+    let bad = json!({"allowedHosts": ["Not A Host"]});
+    let (status, body) = server.call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&bad)).await;
+    assert_error(status, &body, 422, "invalid_field");
+}
