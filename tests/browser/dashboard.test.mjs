@@ -3,7 +3,7 @@
 // approves a flagged endpoint; keyboard, labels, contrast and a 360 px phone layout.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { base, adminToken, call, ok, features, launch, watch, shot, accessibilityProblems } from "./lib.mjs";
+import { base, adminToken, artifacts, call, ok, features, launch, watch, shot, accessibilityProblems } from "./lib.mjs";
 
 const ADMIN = { "X-Admin-Token": adminToken };
 let browser;
@@ -189,7 +189,7 @@ test("the revenue chart renders with data", async (t) => {
     await page.fill("#builder-key", seed.builderKey);
     await page.click("#builder-login button[type=submit]");
   }
-  await page.waitForSelector("#b-revenue-chart svg rect.bar");
+  await page.waitForSelector("#b-revenue-chart svg rect.bar", { state: "attached" });
   const values = await page.locator("#b-revenue-chart rect.bar").evaluateAll((bars) => bars.map((b) => Number(b.dataset.value)));
   assert.equal(values.length, 30);
   const total = values.reduce((a, b) => a + b, 0);
@@ -198,6 +198,7 @@ test("the revenue chart renders with data", async (t) => {
   const height = await page.locator("#b-revenue-chart rect.bar").evaluateAll((bars) => Math.max(...bars.map((b) => b.getBBox().height)));
   assert.ok(height > 50, `tallest bar ${height}px`);
   assert.match(await page.textContent("#b-revenue-total"), /\$0\.006/);
+  await page.locator("#b-revenue-chart").screenshot({ path: `${artifacts}/dashboard-revenue-chart.png` });
   await page.locator("#h-b-revenue").scrollIntoViewIfNeeded();
   await shot(page, "dashboard-revenue", { fullPage: false });
   assert.deepEqual(errors, []);

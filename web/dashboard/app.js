@@ -572,7 +572,7 @@ function renderPayoutSettings(settings) {
   const current = settings || {};
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
   form.replaceChildren(
-    settings ? null : h("p", { class: "muted" }, "No payout settings yet: say where your earnings go."),
+    h("p", { class: "muted" }, settings ? "Where your earnings go." : "No payout settings yet: say where your earnings go."),
     h("div", { class: "grid2" }, PAYOUT_FIELDS.map(([k, label, type, required]) => h("div", { class: "field" },
       h("label", { for: `payout-${k}` }, label),
       h("input", {

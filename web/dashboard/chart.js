@@ -38,7 +38,7 @@ export function barChart(figure, points, { format = String, caption = "", width 
     viewBox: `0 0 ${width} ${height}`,
     role: "img",
     "aria-label": summary,
-    preserveAspectRatio: "xMidYMid meet",
+    preserveAspectRatio: "xMinYMid meet",
     class: "chart-svg",
   });
   const plot = el("g", { transform: `translate(${margin.left},${margin.top})` });
@@ -63,7 +63,8 @@ export function barChart(figure, points, { format = String, caption = "", width 
     });
     bar.append(el("title", {}, `${p.label}: ${format(p.value)}`));
     plot.append(bar);
-    if (i % labelEvery === 0 || i === points.length - 1) {
+    // Counted from the last bar, so today is always labelled and labels never collide.
+    if ((points.length - 1 - i) % labelEvery === 0) {
       plot.append(el("text", { x: i * slot + slot / 2, y: innerH + 20, "text-anchor": "middle", class: "tick" }, p.short || p.label));
     }
   });
