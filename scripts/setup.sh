@@ -29,6 +29,12 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
 fi
+js_dir="$(dirname "$0")/../tests/js/x402"
+# The stamp is the lock file the installed tree came from: reinstall only when it changed.
+if ! cmp -s "$js_dir/package-lock.json" "$js_dir/node_modules/.installed-lock.json" 2>/dev/null; then
+  echo "setup: installing tests/js/x402 packages"
+  (cd "$js_dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+fi
 
 # tests/browser: playwright-core pinned by package-lock.json; reinstalled only when the lock changes.
 browser_dir="$(dirname "$0")/../tests/browser"

@@ -8,6 +8,8 @@ use crate::config::Config;
 use crate::http::metrics::Metrics;
 use crate::keyfile::{self, Origin};
 use crate::net::OutboundClient;
+use crate::payments::{facilitator, resolve_pay_to, Payments};
+use crate::receipts::ReceiptSigner;
 use crate::runtime::JsRuntime;
 use crate::secrets::SecretsCipher;
 use crate::store::{SledStore, Store};
@@ -25,6 +27,8 @@ pub struct App {
     pub runtime: JsRuntime,
     /// Compared in constant time by the admin extractor.
     pub admin_token: String,
+    pub payments: Payments,
+    pub receipt_signer: ReceiptSigner,
     /// Seals and opens endpoint secrets.
     pub secrets: SecretsCipher,
 }
@@ -41,6 +45,10 @@ pub enum StartupError {
     Catalog(#[from] crate::catalog::CatalogError),
     #[error("cannot seed the catalog: {0}")]
     Seed(#[from] crate::catalog::SeedError),
+    #[error("payment configuration: {0}")]
+    PayTo(#[from] crate::payments::PayToError),
+    #[error(transparent)]
+    ReceiptKey(#[from] crate::receipts::SigningError),
 }
 
 /// What start-up created that the operator must be told about exactly once.
@@ -87,6 +95,11 @@ impl App {
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Arc::new(Registry::load(store.clone())?);
         notes.seeded = seed_catalog(&catalog, store.as_ref(), &config.runtime.quotas, config.seed_dir.as_deref())?;
+        let payments = Payments {
+            pay_to: resolve_pay_to(&config.payment, data_dir)?,
+            facilitator: facilitator::from_config(&config.payment.facilitator, &config.payment.networks),
+        };
+        let receipt_signer = ReceiptSigner::load_or_generate(&data_dir.join("receipt_signing_key"))?;
         let base = config.base_url.clone().unwrap_or_else(|| format!("http://{bound}"));
         let outbound = OutboundClient::new(&config.outbound);
         let app = App {
@@ -97,6 +110,8 @@ impl App {
             catalog,
             metrics: Metrics::default(),
             admin_token,
+            payments,
+            receipt_signer,
             secrets,
             config,
         };

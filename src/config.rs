@@ -28,7 +28,68 @@ pub struct Config {
     pub limits: HttpLimits,
     pub outbound: OutboundPolicy,
     pub payment: PaymentConfig,
+    /// `POST /ai/invoke` answers 409 `streaming_required` for endpoints expected to run longer
+    /// than this unless the caller accepts `text/event-stream`.
+    pub long_running_after: Duration,
+    /// How long an `/ai/quote` stays valid.
+    pub quote_ttl: Duration,
+    /// Prices and costs behind `/ai/conversion/quote`.
+    pub conversion: ConversionTable,
+    /// The platform's cut of each builder sale, in basis points (1000 = 10%).
+    pub platform_fee_bps: u64,
     pub runtime: RuntimeConfig,
+}
+
+/// A static price table for conversion quotes: operator-maintained, dated, never fetched live.
+#[derive(Clone, Debug)]
+pub struct ConversionTable {
+    /// When these prices were taken (RFC 3339); every quote repeats it.
+    pub as_of: String,
+    pub assets: Vec<PricedAsset>,
+    /// Swap fee in basis points of the swapped value.
+    pub swap_fee_bps: u64,
+    /// Flat bridge fee.
+    pub bridge_fee: Usd,
+}
+
+#[derive(Clone, Debug)]
+pub struct PricedAsset {
+    /// CAIP-2 network id.
+    pub network: String,
+    pub symbol: String,
+    pub decimals: u32,
+    /// Price of one whole token, in micro-dollars.
+    pub usd_micros: u64,
+    /// Typical gas cost of one transaction on this network.
+    pub gas: Usd,
+}
+
+impl ConversionTable {
+    /// A conservative built-in table; operators replace it with current prices.
+    pub fn builtin() -> Self {
+        let asset = |network: &str, symbol: &str, decimals, usd_micros, gas_units| PricedAsset {
+            network: network.into(),
+            symbol: symbol.into(),
+            decimals,
+            usd_micros,
+            gas: Usd::from_units(gas_units),
+        };
+        Self {
+            as_of: "2026-11-01T00:00:00Z".into(),
+            assets: vec![
+                asset("eip155:84532", "USDC", 6, 1_000_000, 0),
+                asset("eip155:84532", "ETH", 18, 3_000_000_000, 0),
+                asset("eip155:8453", "USDC", 6, 1_000_000, 2_000),
+                asset("eip155:8453", "ETH", 18, 3_000_000_000, 2_000),
+                asset("eip155:1", "USDC", 6, 1_000_000, 1_500_000),
+                asset("eip155:1", "ETH", 18, 3_000_000_000, 1_500_000),
+                asset("eip155:42161", "USDC", 6, 1_000_000, 10_000),
+                asset("eip155:137", "USDC", 6, 1_000_000, 5_000),
+            ],
+            swap_fee_bps: 30,
+            bridge_fee: Usd::from_units(100_000),
+        }
+    }
 }
 
 /// The JS runtime: the isolate pool's limits and the per-endpoint storage quotas.
@@ -64,16 +125,31 @@ pub struct OutboundPolicy {
 /// What the service accepts as payment. Networks and assets are the x402 `exact` scheme's.
 #[derive(Clone, Debug)]
 pub struct PaymentConfig {
-    /// The address paid by callers. `None` until configured; paid calls then cannot be settled.
+    /// The EVM address paid by callers. `None`: on test networks only, the address of a key
+    /// generated into the data dir (`dev_pay_to_key`), so a fresh local server takes payments end
+    /// to end; start-up refuses a mainnet network without an explicit address.
     pub pay_to: Option<String>,
     pub networks: Vec<NetworkConfig>,
     /// How long a signed authorization may stay valid when we ask for one.
     pub max_timeout_seconds: u64,
     /// Fee to register as a builder.
     pub builder_registration_fee: Usd,
+    /// Who verifies and settles x402 payments.
+    pub facilitator: FacilitatorConfig,
 }
 
-#[derive(Clone, Debug)]
+/// Where x402 payments are verified and settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FacilitatorConfig {
+    /// Verified here (EIP-712 signature recovery); settlement recorded in the ledger only, and
+    /// every receipt says it was not settled on-chain.
+    Local,
+    /// A facilitator speaking the standard API (`POST /verify`, `POST /settle`,
+    /// `GET /supported`) under this base URL.
+    Remote { url: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetworkConfig {
     /// CAIP-2 id, e.g. `eip155:84532`.
     pub caip2: String,
@@ -97,6 +173,11 @@ impl NetworkConfig {
             eip712_name: "USDC".into(),
             eip712_version: "2".into(),
         }
+    }
+
+    /// Whether payments here move real money; such networks need a configured `pay_to`.
+    pub fn is_mainnet(&self) -> bool {
+        self.chain_id == 8453
     }
 
     pub fn base() -> Self {
@@ -137,7 +218,12 @@ impl Config {
                 networks: vec![NetworkConfig::base_sepolia()],
                 max_timeout_seconds: 300,
                 builder_registration_fee: Usd::from_units(1_000_000),
+                facilitator: FacilitatorConfig::Local,
             },
+            long_running_after: Duration::from_secs(10),
+            quote_ttl: Duration::from_secs(300),
+            conversion: ConversionTable::builtin(),
+            platform_fee_bps: 1000,
             runtime: RuntimeConfig {
                 // One isolate runs on one core: let a hot endpoint scale to every core.
                 pool: sandbox::PoolConfig {

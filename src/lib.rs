@@ -16,6 +16,9 @@
 //! - `runtime`: running JS endpoints in the sandbox's isolate pool.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
+//! - `payments`: x402 (v1 and v2) and developer credit, gated around paid work.
+//! - `quotes`: hosted, conversion and external x402 quotes.
+//! - `revenue`: the sale ledger behind builders' revenue and payouts.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
 //! - `money`, `timestamp`, `urls`, `keyfile`, `paging`: small shared value types and helpers.
 //! - `web`: the dashboard and the guide, embedded from `web/`.
@@ -34,8 +37,11 @@ pub mod manifest;
 pub mod money;
 pub mod net;
 pub mod paging;
+pub mod payments;
+pub mod quotes;
 pub mod readiness;
 pub mod receipts;
+pub mod revenue;
 pub mod runtime;
 pub mod safety;
 pub mod secrets;

@@ -73,6 +73,10 @@ struct ServeArgs {
     /// Address that receives x402 payments (EVM address).
     #[arg(long, env = "TOOLHOST_PAY_TO")]
     pay_to: Option<String>,
+    /// Base URL of a remote x402 facilitator (POST /verify, POST /settle, GET /supported).
+    /// Unset: payments are verified locally and settlement is recorded off-chain.
+    #[arg(long, env = "TOOLHOST_FACILITATOR_URL")]
+    facilitator_url: Option<String>,
 }
 
 impl ServeArgs {
@@ -94,6 +98,9 @@ impl ServeArgs {
             pool.instances_per_endpoint = n;
         }
         config.payment.pay_to = self.pay_to;
+        if let Some(url) = self.facilitator_url.filter(|u| !u.is_empty()) {
+            config.payment.facilitator = toolhost::config::FacilitatorConfig::Remote { url };
+        }
         config
     }
 }

@@ -5,6 +5,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use crate::app::AppState;
+use crate::config::FacilitatorConfig;
 
 /// Service, payment, MCP, catalog, receipt and quote metadata with absolute URLs.
 #[utoipa::path(get, path = "/ai/manifest", tag = "catalog",
@@ -42,7 +43,12 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Value> {
             "schemes": ["exact"],
             "networks": payment.networks.iter().map(|n| n.caip2.clone()).collect::<Vec<_>>(),
             "assets": assets,
-            "payTo": payment.pay_to,
+            "payTo": app.payments.pay_to,
+            "facilitator": match &payment.facilitator {
+                FacilitatorConfig::Local => json!({"kind": "local", "settlesOnChain": false}),
+                FacilitatorConfig::Remote { url } => json!({"kind": "remote", "url": url}),
+            },
+            "supported": u("/x402/supported"),
             "headers": {
                 "v2": {"required": "PAYMENT-REQUIRED", "payment": "PAYMENT-SIGNATURE", "response": "PAYMENT-RESPONSE"},
                 "v1": {"payment": "X-PAYMENT", "response": "X-PAYMENT-RESPONSE"},
@@ -52,7 +58,16 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Value> {
         "mcp": {"url": u("/ai/mcp"), "transport": "streamable-http"},
         "catalog": {"url": u("/ai/endpoints"), "schema": format!("{}.x402.hosted-endpoint-catalog.v1", app.config.catalog_namespace)},
         "endpoints": {"invoke": u("/tools/{slug}"), "inspect": u("/ai/endpoints/{slug}"), "invokeJson": u("/ai/invoke")},
-        "receipts": {"url": u("/ai/receipts/{receiptId}")},
+        "receipts": {
+            "url": u("/ai/receipts/{receiptId}"),
+            "publicKey": app.receipt_signer.public_key(),
+            "signing": {
+                "alg": "ed25519",
+                "publicKey": app.receipt_signer.public_key(),
+                "encoding": "base64",
+                "signedMessage": "canonical JSON (keys sorted, no whitespace) of the receipt without its `signature` field",
+            },
+        },
         "quotes": {
             "hosted": u("/ai/quote"),
             "conversion": u("/ai/conversion/quote"),

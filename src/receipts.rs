@@ -1,6 +1,23 @@
-//! Receipts: the public-safe record of each paid call.
+//! Receipts: the public-safe, signed record of each paid (or free receipt-echo) call.
+//!
+//! A receipt names what was bought, what it cost, who paid and how, how settlement went, and
+//! SHA-256 digests of the request and of the result (never the data itself). The service signs
+//! it with its Ed25519 key, whose public key `/ai/manifest` publishes, so anyone can check a
+//! receipt offline: remove `signature`, serialize the rest as canonical JSON (object keys sorted,
+//! no whitespace; every value is a string, boolean, integer or null), and verify
+//! `signature.value` (base64) over those bytes.
 //!
 //! # Layout
+//! - `record`: the [`Receipt`] type, canonical JSON and the digests.
+//! - `signing`: the service key (generated into the data dir, mode 0600), signing and checking.
 //! - `routes`: `GET /ai/receipts/{receiptId}`.
 
+mod record;
 pub mod routes;
+mod signing;
+
+pub use record::{
+    canonical_json, sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
+    RECEIPT_SCHEMA,
+};
+pub use signing::{verify as verify_receipt, ReceiptSigner, SigningError};

@@ -12,4 +12,4 @@
 pub mod host;
 mod invoke;
 
-pub use invoke::{HandlerOutput, JsRuntime};
+pub use invoke::{HandlerOutput, JsOutcome, JsRuntime};

@@ -16,6 +16,6 @@ mod vault;
 
 pub use cipher::SecretsCipher;
 pub use vault::{
-    apply_changes, decrypted_env, delete_all, is_env_name, list, secret_values, SecretChanges,
+    apply_changes, decrypted, delete_all, is_env_name, list, SecretChanges,
     SecretInfo, SecretsError,
 };

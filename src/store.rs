@@ -45,11 +45,13 @@ pub enum Tree {
     Events,
     /// Encrypted endpoint secrets.
     Secrets,
+    /// Hosted-service quotes by quote id.
+    Quotes,
 }
 
 impl Tree {
     /// Every tree, so engines can open them up front.
-    pub const ALL: [Tree; 12] = [
+    pub const ALL: [Tree; 13] = [
         Tree::Endpoints,
         Tree::Receipts,
         Tree::Meta,
@@ -62,6 +64,7 @@ impl Tree {
         Tree::Logs,
         Tree::Events,
         Tree::Secrets,
+        Tree::Quotes,
     ];
 
     /// The stable on-disk name. Never rename one: stored data is found by it.
@@ -79,6 +82,7 @@ impl Tree {
             Tree::Logs => "logs",
             Tree::Events => "events",
             Tree::Secrets => "secrets",
+            Tree::Quotes => "quotes",
         }
     }
 }

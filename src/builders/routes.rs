@@ -1,7 +1,8 @@
 //! `POST /ai/builders/register`, `POST /ai/builders/keys/rotate`, `POST /ai/admin/builders`.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
@@ -10,9 +11,8 @@ use crate::app::AppState;
 use crate::auth::{Admin, BuilderAuth};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
-
-/// Headers that carry an x402 payment proof (v1, v2) or a developer credit.
-pub const PAYMENT_HEADERS: [&str; 3] = ["x-payment", "payment-signature", "x-developer-credit"];
+use crate::payments::{self, Charge, Offer, ResourceInfo};
+use crate::receipts::PaymentMethod;
 
 fn issued(record: BuilderRecord, key: String) -> Json<Value> {
     Json(json!({
@@ -24,37 +24,55 @@ fn issued(record: BuilderRecord, key: String) -> Json<Value> {
 }
 
 /// Register as a builder: requires an x402 payment of the registration fee or a developer
-/// credit (402 without one). Returns the builder record and a key shown once.
+/// credit (402 without one, with the x402 requirements). Returns the builder record, a key
+/// shown once, and the payment's receipt.
+///
+/// The request is validated before payment, so once the fee is settled the only thing left to
+/// fail is the store; the receipt then still proves the payment.
 #[utoipa::path(post, path = "/ai/builders/register", tag = "builders",
     request_body = RegisterRequest,
     responses(
         (status = 200, description = "Registered; the builder key is shown once", body = Object),
-        (status = 402, description = "Payment or developer credit required", body = ErrorBody),
+        (status = 400, description = "Malformed payment header", body = ErrorBody),
+        (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = Object),
         (status = 422, description = "Invalid name or contact", body = ErrorBody),
-        (status = 503, description = "Payment verification unavailable", body = ErrorBody),
     ))]
 pub async fn register(
     State(app): State<AppState>,
     headers: HeaderMap,
     JsonBody(request): JsonBody<RegisterRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     request.check()?;
-    let fee = app.config.payment.builder_registration_fee;
-    if !PAYMENT_HEADERS.iter().any(|h| headers.contains_key(*h)) {
-        return Err(ApiError::new(
-            StatusCode::PAYMENT_REQUIRED,
-            "payment_required",
-            format!("builder registration costs {fee} USD: pay with x402 (X-PAYMENT or PAYMENT-SIGNATURE) or a developer credit (X-Developer-Credit)"),
-        )
-        .with_details(json!({ "feeUsd": fee, "accepts": PAYMENT_HEADERS })));
-    }
-    // Payment verification lands with the payments module, which then calls
-    // `identity::register` with the verified `PayerInfo`; until then nothing is accepted unverified.
-    Err(ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "payment_verification_unavailable",
-        "payments for builder registration cannot be verified on this server yet",
-    ))
+    let resource = ResourceInfo {
+        url: app.urls.at("/ai/builders/register"),
+        description: "Builder registration".into(),
+        mime_type: "application/json".into(),
+    };
+    let charge = Charge {
+        offer: Offer::new(&app.config.payment, &app.payments.pay_to, resource, app.config.payment.builder_registration_fee),
+        purpose: "builder_registration",
+        endpoint_slug: None,
+        seller: None,
+    };
+    let authorized = payments::gate(&app, charge, &headers).await?;
+    let summary = json!({"name": request.name, "contact": request.contact});
+    let settled = authorized.settle(&app, &summary, &json!({"registered": true})).await?;
+    let receipt = &settled.receipt;
+    let payer = match receipt.payment_method {
+        PaymentMethod::DeveloperCredit => PayerInfo::DeveloperCredit {
+            credit_id: receipt.payer.clone().unwrap_or_default(),
+        },
+        PaymentMethod::X402 | PaymentMethod::Free => PayerInfo::X402 {
+            payer: receipt.payer.clone().unwrap_or_default(),
+            reference: receipt.receipt_id.clone(),
+        },
+    };
+    let (record, key) = identity::register(app.store.as_ref(), request, payer)?;
+    let Json(mut body) = issued(record, key);
+    body["receipt"] = serde_json::to_value(receipt).map_err(ApiError::internal)?;
+    let mut response = Json(body).into_response();
+    response.headers_mut().extend(settled.headers);
+    Ok(response)
 }
 
 /// Replace the caller's builder key. The old key is revoked at once (403 from then on).

@@ -23,6 +23,9 @@ pub struct ApiError {
     pub details: Option<Box<Value>>,
     /// Extra headers such as `Retry-After` or x402's `PAYMENT-REQUIRED`.
     pub headers: Option<Box<Vec<(header::HeaderName, HeaderValue)>>>,
+    /// A body whose shape a protocol fixes, sent instead of [`ErrorBody`]. Only x402's 402 uses
+    /// it (see `payments::requirements`); it still carries `ok:false`, `code` and `message`.
+    pub body_override: Option<Box<Value>>,
 }
 
 /// The JSON body of an error, also used as the OpenAPI schema of every error response.
@@ -53,7 +56,13 @@ impl ApiError {
             message: message.into(),
             details: None,
             headers: None,
+            body_override: None,
         }
+    }
+
+    pub fn with_body(mut self, body: Value) -> Self {
+        self.body_override = Some(Box::new(body));
+        self
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
@@ -120,7 +129,10 @@ impl IntoResponse for ApiError {
         if self.status.is_server_error() {
             tracing::warn!(status = self.status.as_u16(), code = %self.code, message = %self.message, "request failed");
         }
-        let mut response = (self.status, axum::Json(self.body())).into_response();
+        let mut response = match self.body_override {
+            Some(ref body) => (self.status, axum::Json(body.as_ref())).into_response(),
+            None => (self.status, axum::Json(self.body())).into_response(),
+        };
         let headers = response.headers_mut();
         for (name, value) in self.headers.into_iter().flat_map(|h| *h) {
             headers.insert(name, value);

@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 use super::error::ApiError;
 use super::{metrics, openapi};
 use crate::app::AppState;
-use crate::{builders, catalog, endpoints, events, logs, manifest, receipts, safety, secrets, tools};
+use crate::{builders, catalog, endpoints, events, logs, manifest, payments, quotes, receipts, revenue, safety, secrets, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -46,6 +46,16 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(tools::routes::invoke_get, tools::routes::invoke_post))
         .routes(routes!(receipts::routes::get_receipt))
         .routes(routes!(safety::routes::policy))
+        .routes(routes!(payments::routes::issue_credit, payments::routes::list_credits))
+        .routes(routes!(payments::routes::supported))
+        .routes(routes!(tools::invoke::invoke))
+        .routes(routes!(quotes::routes::quote))
+        .routes(routes!(quotes::routes::conversion_quote))
+        .routes(routes!(quotes::routes::external_quote))
+        .routes(routes!(revenue::routes::revenue))
+        .routes(routes!(revenue::routes::get_payout_settings, revenue::routes::set_payout_settings))
+        .routes(routes!(revenue::routes::list_payouts, revenue::routes::create_payout))
+        .routes(routes!(revenue::routes::mark_paid))
 }
 
 pub fn build_router(app: AppState) -> Router {

@@ -1,15 +1,14 @@
 //! One JS invocation: build the code and `req`, run it in the pool, map the outcome.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use super::host::StoreHost;
-use crate::catalog::{CompiledEndpoint, Registry};
+use crate::catalog::{CompiledEndpoint, Endpoint, Registry};
 use crate::config::RuntimeConfig;
 use crate::http::error::ApiError;
 use crate::logs::{LogLevel, LogLine};
@@ -41,6 +40,26 @@ const VISIBLE_HEADERS: [&str; 5] = ["accept", "accept-language", "content-type",
 pub struct JsRuntime {
     pool: sandbox::Pool,
     reject_invalid_output: bool,
+    /// Each endpoint's env per revision: decrypting secrets on every call would put a store
+    /// scan and AES on the hot path. Every change to code, env or secrets bumps the revision.
+    envs: Mutex<HashMap<String, Arc<EndpointEnv>>>,
+}
+
+/// What one endpoint revision runs with.
+struct EndpointEnv {
+    /// Which endpoint revision this is; also the isolate version.
+    version: String,
+    /// `ctx.env`: the plain env with the decrypted secrets on top.
+    env: BTreeMap<String, String>,
+    /// Secret values, redacted from stored logs.
+    secrets: Vec<String>,
+}
+
+/// A JS call's outcome, with what the invocation record needs whatever happened.
+pub struct JsOutcome {
+    pub result: Result<HandlerOutput, ApiError>,
+    pub lines: Vec<LogLine>,
+    pub secrets: Vec<String>,
 }
 
 impl JsRuntime {
@@ -49,24 +68,57 @@ impl JsRuntime {
         Self {
             pool: sandbox::Pool::new(config.pool.clone(), Arc::new(host)),
             reject_invalid_output: config.reject_invalid_output,
+            envs: Mutex::default(),
         }
+    }
+
+    /// The endpoint's env for its current revision, loading secrets only when it changed.
+    fn endpoint_env(
+        &self,
+        endpoint: &Endpoint,
+        load_secrets: impl FnOnce() -> Result<BTreeMap<String, String>, ApiError>,
+    ) -> Result<Arc<EndpointEnv>, ApiError> {
+        let version = format!("{}-r{}", endpoint.id, endpoint.revision);
+        let mut envs = self.envs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(cached) = envs.get(&endpoint.slug).filter(|e| e.version == version) {
+            return Ok(cached.clone());
+        }
+        let secrets = load_secrets()?;
+        let mut env = endpoint.env.clone();
+        env.extend(secrets.clone());
+        let loaded = Arc::new(EndpointEnv {
+            version,
+            env,
+            secrets: secrets.into_values().collect(),
+        });
+        envs.insert(endpoint.slug.clone(), loaded.clone());
+        Ok(loaded)
     }
 
     pub fn pool(&self) -> &sandbox::Pool {
         &self.pool
     }
 
-    /// Runs the endpoint's handler for one call. `env` is the endpoint's env with its decrypted
-    /// secrets merged in. The handler's log lines come back whatever the outcome.
+    /// Runs the endpoint's handler for one call; `load_secrets` decrypts the endpoint's secrets
+    /// when its revision is new. The handler's log lines come back whatever the outcome.
     pub async fn run(
         &self,
         compiled: &CompiledEndpoint,
         call: &Call,
-        env: BTreeMap<String, String>,
-    ) -> (Result<HandlerOutput, ApiError>, Vec<LogLine>) {
+        load_secrets: impl FnOnce() -> Result<BTreeMap<String, String>, ApiError>,
+    ) -> JsOutcome {
+        let failed = |e: ApiError| JsOutcome {
+            result: Err(e),
+            lines: Vec::new(),
+            secrets: Vec::new(),
+        };
         let endpoint = &compiled.endpoint;
         let Some(source) = endpoint.source.clone() else {
-            return (Err(ApiError::internal(format!("JS endpoint {} has no source", endpoint.slug))), Vec::new());
+            return failed(ApiError::internal(format!("JS endpoint {} has no source", endpoint.slug)));
+        };
+        let env = match self.endpoint_env(endpoint, load_secrets) {
+            Ok(env) => env,
+            Err(e) => return failed(e),
         };
         let limits = endpoint.limits.map(|l| sandbox::Limits {
             heap_bytes: l.memory_mb as usize * 1024 * 1024,
@@ -75,10 +127,10 @@ impl JsRuntime {
         let capabilities = endpoint.granted_capabilities;
         let code = sandbox::EndpointCode {
             slug: endpoint.slug.clone(),
-            version: code_version(&source, &capabilities, &env, limits),
+            version: env.version.clone(),
             source,
             capabilities,
-            env,
+            env: env.env.clone(),
             limits,
         };
         let invocation = sandbox::Invocation {
@@ -100,8 +152,11 @@ impl JsRuntime {
                 at: started + std::time::Duration::from_millis(line.at_ms),
             })
             .collect();
-        let result = report.result.map_err(sandbox_error).and_then(|r| self.check_output(compiled, r));
-        (result, lines)
+        JsOutcome {
+            result: report.result.map_err(sandbox_error).and_then(|r| self.check_output(compiled, r)),
+            lines,
+            secrets: env.secrets.clone(),
+        }
     }
 
     fn check_output(&self, compiled: &CompiledEndpoint, response: sandbox::HandlerResponse) -> Result<HandlerOutput, ApiError> {
@@ -132,21 +187,6 @@ impl JsRuntime {
             headers,
         })
     }
-}
-
-/// Identifies everything that shapes an isolate; a change starts fresh isolates.
-fn code_version(
-    source: &str,
-    capabilities: &sandbox::Capabilities,
-    env: &BTreeMap<String, String>,
-    limits: Option<sandbox::Limits>,
-) -> String {
-    let mut hash = Sha256::new();
-    hash.update(source.as_bytes());
-    hash.update(serde_json::to_vec(capabilities).unwrap_or_default());
-    hash.update(serde_json::to_vec(env).unwrap_or_default());
-    hash.update(format!("{limits:?}").as_bytes());
-    hex::encode(&hash.finalize()[..12])
 }
 
 /// The handler's `req`.

@@ -173,7 +173,8 @@ pub fn apply_changes(
 }
 
 /// The decrypted secrets of an endpoint, by name.
-fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
+/// The endpoint's secrets, decrypted: for `ctx.env` and for redacting logs, nothing else.
+pub fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
     all_sealed(app.store.as_ref(), slug)?
         .into_iter()
         .map(|(name, s)| {
@@ -186,23 +187,6 @@ fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsE
             Ok((name, value))
         })
         .collect()
-}
-
-/// What the sandbox hands to `ctx.env`: the endpoint's plain env with its decrypted secrets on
-/// top (a secret wins over an env value of the same name).
-pub fn decrypted_env(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
-    let mut env = app
-        .catalog
-        .get(slug)
-        .map(|c| c.endpoint.env.clone())
-        .unwrap_or_default();
-    env.extend(decrypted(app, slug)?);
-    Ok(env)
-}
-
-/// The secret values of an endpoint, for redacting them from its stored logs.
-pub fn secret_values(app: &App, slug: &str) -> Result<Vec<String>, SecretsError> {
-    Ok(decrypted(app, slug)?.into_values().collect())
 }
 
 /// Removes every secret of an endpoint (on delete, so a new owner of the slug inherits none).
@@ -263,11 +247,9 @@ mod tests {
         for (_, bytes) in app.store.scan_prefix(Tree::Secrets, b"", None, 10).unwrap() {
             assert!(!String::from_utf8_lossy(&bytes).contains("s3cr3t"));
         }
-        let env = decrypted_env(&app, "receipt-echo").unwrap();
-        assert_eq!(env["API_KEY"], "s3cr3t-value-1");
-        assert!(secret_values(&app, "receipt-echo")
-            .unwrap()
-            .contains(&"v2".to_string()));
+        let secrets = decrypted(&app, "receipt-echo").unwrap();
+        assert_eq!(secrets["API_KEY"], "s3cr3t-value-1");
+        assert_eq!(secrets["OTHER"], "v2");
 
         let changes = SecretChanges {
             set: BTreeMap::new(),

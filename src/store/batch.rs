@@ -80,6 +80,14 @@ impl Batch {
         self
     }
 
+    /// Appends another batch's conditions and writes after this one's (condition indexes of
+    /// `self` are unchanged).
+    pub fn extend(mut self, other: Batch) -> Self {
+        self.conditions.extend(other.conditions);
+        self.writes.extend(other.writes);
+        self
+    }
+
     /// Every tree the batch touches, sorted and deduplicated (engines lock or open these).
     pub fn trees(&self) -> Vec<Tree> {
         let mut trees: Vec<Tree> = self

@@ -1,4 +1,6 @@
-//! `receipt_echo`: a public-safe summary of the request, never its values, and a receipt.
+//! `receipt_echo`: a public-safe summary of the request, never its values. The pipeline adds
+//! the receipt: a signed, stored one for both variants (the free one with `paymentMethod:"free"`
+//! and `charged:false`, spec 2.1 rule 3).
 //!
 //! The summary shows what the service received (sizes, key names, value types, a SHA-256) so a
 //! client can check its payload arrived intact, without the response ever repeating caller data.
@@ -49,23 +51,5 @@ pub(super) fn summarize(endpoint: &Endpoint, request: &EchoRequest<'_>) -> Value
             "keys": types.keys().collect::<Vec<_>>(),
             "types": types,
         },
-    })
-}
-
-/// The free variant's receipt-shaped record (spec 2.1 rule 3): it states that nothing was
-/// charged and is not stored, so it is never confused with a receipt of a payment.
-pub(super) fn free_receipt(endpoint: &Endpoint, request: &EchoRequest<'_>) -> Value {
-    let canonical = serde_json::to_vec(request.input).unwrap_or_default();
-    json!({
-        "receiptId": format!("free_{}", uuid::Uuid::now_v7().simple()),
-        "endpointSlug": endpoint.slug,
-        "priceUsd": 0,
-        "amount": "0",
-        "charged": false,
-        "paymentMethod": "none",
-        "settlement": {"status": "not_applicable"},
-        "requestSha256": sha256_hex(&canonical),
-        "issuedAt": crate::timestamp::now_rfc3339(),
-        "note": "Free endpoint: receipt-shaped record; nothing was charged and nothing is stored.",
     })
 }

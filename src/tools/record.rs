@@ -14,17 +14,31 @@ use crate::catalog::Endpoint;
 use crate::events::{self, EventKind};
 use crate::logs::{self, InvocationLog, LogLine};
 
-pub(super) fn invocation(app: &App, endpoint: &Endpoint, request_id: &str, status: StatusCode, elapsed: Duration, lines: Vec<LogLine>) {
+/// The facts of one finished call.
+pub(super) struct Ran<'a> {
+    pub(super) request_id: &'a str,
+    pub(super) status: StatusCode,
+    pub(super) elapsed: Duration,
+    /// Secret values to redact from the stored lines.
+    pub(super) secrets: &'a [String],
+}
+
+pub(super) fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Vec<LogLine>) {
+    let Ran {
+        request_id,
+        status,
+        elapsed,
+        secrets,
+    } = ran;
     let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     tracing::info!(endpoint = %endpoint.slug, status = status.as_u16(), duration_ms, "invocation");
-    let secrets = crate::secrets::secret_values(app, &endpoint.slug).unwrap_or_default();
     let log = InvocationLog {
         request_id: request_id.to_string(),
         status: status.as_u16(),
         duration_ms,
         lines,
     };
-    if let Err(e) = logs::append_invocation(app.store.as_ref(), &endpoint.slug, log, &secrets) {
+    if let Err(e) = logs::append_invocation(app.store.as_ref(), &endpoint.slug, log, secrets) {
         tracing::error!(error = %e, endpoint = %endpoint.slug, "storing the invocation log failed");
     }
     if let Some(owner) = endpoint.owner_builder() {

@@ -1,43 +1,105 @@
-//! The invocation pipeline behind `GET` and `POST /tools/{slug}`.
+//! The invocation pipeline behind `GET`/`POST /tools/{slug}` and `POST /ai/invoke`.
+//!
+//! [`prepare`] checks status and input and gates payment; [`complete`] runs the handler and,
+//! only when it succeeded, settles the payment and issues the receipt. The split lets
+//! `/ai/invoke` answer 402 as plain HTTP before it starts streaming.
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
 use super::{receipt_echo, record, static_json};
-use crate::app::AppState;
-use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
+use crate::app::{App, AppState};
+use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Owner, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
-use crate::logs::LogLine;
-use crate::runtime::HandlerOutput;
+use crate::payments::{self, Authorized, Charge, Offer, ResourceInfo};
+use crate::receipts::Receipt;
+use crate::runtime::{HandlerOutput, JsOutcome};
+
+pub const RECEIPT_ID_HEADER: HeaderName = HeaderName::from_static("x-receipt-id");
 
 /// One call as the pipeline sees it, whatever route it came through.
 pub struct Call {
     pub method: Method,
     pub input: Value,
     pub request_id: String,
-    /// The caller's headers: payment proofs and credentials travel here. MCP calls put the
-    /// payment from `_meta` into the same headers, so both transports share one payment path.
     pub headers: HeaderMap,
 }
 
-fn request_id(headers: &HeaderMap) -> String {
-    headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string()
+impl Call {
+    pub fn new(method: Method, input: Value, headers: HeaderMap) -> Self {
+        let request_id = headers
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        Self {
+            method,
+            input,
+            request_id,
+            headers,
+        }
+    }
+}
+
+/// A finished call: the handler's status and result, the receipt when one was issued, and the
+/// headers (the handler's, and those reporting settlement).
+pub struct Outcome {
+    pub status: StatusCode,
+    pub result: Value,
+    pub receipt: Option<Receipt>,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl Outcome {
+    fn headers(&self) -> Vec<(HeaderName, HeaderValue)> {
+        let mut headers = self.headers.clone();
+        if let Some(id) = self
+            .receipt
+            .as_ref()
+            .and_then(|r| HeaderValue::from_str(&r.receipt_id).ok())
+        {
+            headers.push((RECEIPT_ID_HEADER, id));
+        }
+        headers
+    }
+
+    /// `/tools/{slug}`: the result itself; an object result also carries its `receipt`.
+    fn into_tool_response(self) -> Response {
+        let headers = self.headers();
+        let mut result = self.result;
+        if let (Some(object), Some(receipt)) = (result.as_object_mut(), &self.receipt) {
+            object.insert(
+                "receipt".into(),
+                serde_json::to_value(receipt).unwrap_or(Value::Null),
+            );
+        }
+        let mut response = (self.status, Json(result)).into_response();
+        response.headers_mut().extend(headers);
+        response
+    }
+
+    /// `/ai/invoke`: `{ok, result, receipt}`, with the handler's status (`ok` is whether it is
+    /// a success).
+    pub fn into_invoke_response(self) -> Response {
+        let headers = self.headers();
+        let body = json!({"ok": self.status.is_success(), "result": self.result, "receipt": self.receipt});
+        let mut response = (self.status, Json(body)).into_response();
+        response.headers_mut().extend(headers);
+        response
+    }
 }
 
 /// Invoke with the query string as input (`?url=…`); values are typed by the input schema.
 #[utoipa::path(get, path = "/tools/{slug}", tag = "tools",
     params(("slug" = String, Path, description = "Endpoint slug")),
     responses(
-        (status = 200, description = "The endpoint's result, shaped by its outputSchema", body = Object),
-        (status = 402, description = "Payment required", body = ErrorBody),
+        (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
+        (status = 400, description = "Malformed payment header", body = ErrorBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
         (status = 404, description = "No such endpoint", body = ErrorBody),
         (status = 422, description = "Input violates inputSchema; details list each violation with its JSON pointer", body = ErrorBody),
         (status = 503, description = "Endpoint paused or its runtime unavailable", body = ErrorBody),
@@ -49,17 +111,16 @@ pub async fn invoke_get(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&slug)?;
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect();
+    let pairs: Vec<(String, String)> =
+        url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
     let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema, pairs);
-    let call = Call {
-        method: Method::GET,
-        input,
-        request_id: request_id(&headers),
-        headers,
-    };
-    invoke(&app, &compiled, call).await
+    let call = Call::new(Method::GET, input, headers);
+    let authorized = prepare(&app, &compiled, &call).await?;
+    Ok(complete(&app, &compiled, &call, authorized)
+        .await?
+        .into_tool_response())
 }
 
 /// Invoke with a JSON body matching the endpoint's inputSchema.
@@ -67,9 +128,9 @@ pub async fn invoke_get(
     params(("slug" = String, Path, description = "Endpoint slug")),
     request_body(content = Object, description = "A JSON body matching the endpoint's inputSchema"),
     responses(
-        (status = 200, description = "The endpoint's result, shaped by its outputSchema", body = Object),
-        (status = 400, description = "Malformed JSON", body = ErrorBody),
-        (status = 402, description = "Payment required", body = ErrorBody),
+        (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
+        (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
         (status = 404, description = "No such endpoint", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Body is not JSON", body = ErrorBody),
@@ -83,18 +144,40 @@ pub async fn invoke_post(
     JsonBody(input): JsonBody<Value>,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&slug)?;
-    let call = Call {
-        method: Method::POST,
-        input,
-        request_id: request_id(&headers),
-        headers,
-    };
-    invoke(&app, &compiled, call).await
+    let call = Call::new(Method::POST, input, headers);
+    let authorized = prepare(&app, &compiled, &call).await?;
+    Ok(complete(&app, &compiled, &call, authorized)
+        .await?
+        .into_tool_response())
 }
 
-/// Status, input validation, price, then the handler. Endpoints held for or refused by
-/// content-safety review are not found, as in the catalog.
-pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> ApiResult<Response> {
+/// What calling this endpoint costs, as an x402 offer.
+pub fn charge_for(app: &App, compiled: &CompiledEndpoint) -> Charge {
+    let endpoint = &compiled.endpoint;
+    let resource = ResourceInfo {
+        url: app.urls.tool(&endpoint.slug),
+        description: endpoint.title.clone(),
+        mime_type: "application/json".into(),
+    };
+    Charge {
+        offer: Offer::new(
+            &app.config.payment,
+            &app.payments.pay_to,
+            resource,
+            endpoint.price_usd,
+        ),
+        purpose: "invocation",
+        endpoint_slug: Some(endpoint.slug.clone()),
+        seller: match &endpoint.owner {
+            Owner::Builder(id) => Some(id.clone()),
+            Owner::System | Owner::Admin => None,
+        },
+    }
+}
+
+/// Status, input validation, then payment. Endpoints held for or refused by content-safety
+/// review are not found, as in the catalog.
+pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<Authorized> {
     let endpoint = &compiled.endpoint;
     if !endpoint.is_listed() {
         return Err(CatalogError::NotFound(endpoint.slug.clone()).into());
@@ -110,43 +193,80 @@ pub async fn invoke(app: &AppState, compiled: &CompiledEndpoint, call: Call) -> 
     if !violations.is_empty() {
         return Err(ApiError::unprocessable(
             "input_invalid",
-            format!("input does not match the inputSchema of {:?}", endpoint.slug),
+            format!(
+                "input does not match the inputSchema of {:?}",
+                endpoint.slug
+            ),
         )
         .with_details(json!({ "violations": violations })));
     }
-    if endpoint.is_paid() {
-        return Err(ApiError::new(
-            StatusCode::PAYMENT_REQUIRED,
-            "payment_required",
-            format!(
-                "{:?} costs {} USD per successful call; x402 payment is not yet accepted by this server",
-                endpoint.slug, endpoint.price_usd
-            ),
-        ));
-    }
+    payments::gate(app, charge_for(app, compiled), &call.headers).await
+}
+
+/// Runs the handler; settles and issues the receipt only when it succeeded (a 2xx result).
+/// On failure (an error, or a handler's own non-2xx answer) `authorized` is dropped, which
+/// releases the payment unspent.
+pub async fn complete(
+    app: &App,
+    compiled: &CompiledEndpoint,
+    call: &Call,
+    authorized: Authorized,
+) -> ApiResult<Outcome> {
+    let endpoint = &compiled.endpoint;
     let started = std::time::Instant::now();
-    let (result, lines) = run_handler(app, compiled, &call).await;
-    let status = result.as_ref().map_or_else(|e| e.status, |o| o.status);
-    record::invocation(app, endpoint, &call.request_id, status, started.elapsed(), lines);
-    let output = result?;
-    let mut response = (output.status, Json(output.body)).into_response();
-    response.headers_mut().extend(output.headers);
-    Ok(response)
-}
-
-/// Runs the endpoint's handler; JS handlers also return the lines they logged.
-async fn run_handler(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> (ApiResult<HandlerOutput>, Vec<LogLine>) {
-    if compiled.endpoint.handler_type == HandlerType::JsRequestResponse {
-        let env = match crate::secrets::decrypted_env(app, &compiled.endpoint.slug) {
-            Ok(env) => env,
-            Err(e) => return (Err(e.into()), Vec::new()),
-        };
-        return app.runtime.run(compiled, call, env).await;
+    let outcome = run_handler(app, compiled, call).await;
+    let status = outcome.result.as_ref().map_or_else(|e| e.status, |o| o.status);
+    let ran = record::Ran {
+        request_id: &call.request_id,
+        status,
+        elapsed: started.elapsed(),
+        secrets: &outcome.secrets,
+    };
+    record::invocation(app, endpoint, ran, outcome.lines);
+    let output = outcome.result?;
+    let wants_receipt = endpoint.is_paid() || endpoint.handler_type == HandlerType::ReceiptEcho;
+    if !wants_receipt || !output.status.is_success() {
+        return Ok(Outcome {
+            status: output.status,
+            result: output.body,
+            receipt: None,
+            headers: output.headers,
+        });
     }
-    (run_builtin(app, compiled, call).await, Vec::new())
+    let settled = authorized.settle(app, &call.input, &output.body).await?;
+    let mut headers = output.headers;
+    headers.extend(settled.headers);
+    Ok(Outcome {
+        status: output.status,
+        result: output.body,
+        receipt: Some(settled.receipt),
+        headers,
+    })
 }
 
-async fn run_builtin(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<HandlerOutput> {
+/// Runs the endpoint's handler; JS handlers also report the lines they logged.
+async fn run_handler(app: &App, compiled: &CompiledEndpoint, call: &Call) -> JsOutcome {
+    if compiled.endpoint.handler_type == HandlerType::JsRequestResponse {
+        let slug = &compiled.endpoint.slug;
+        return app
+            .runtime
+            .run(compiled, call, || {
+                crate::secrets::decrypted(app, slug).map_err(ApiError::from)
+            })
+            .await;
+    }
+    JsOutcome {
+        result: run_builtin(app, compiled, call).await,
+        lines: Vec::new(),
+        secrets: Vec::new(),
+    }
+}
+
+async fn run_builtin(
+    app: &App,
+    compiled: &CompiledEndpoint,
+    call: &Call,
+) -> ApiResult<HandlerOutput> {
     let endpoint = &compiled.endpoint;
     let body = match endpoint.handler_type {
         HandlerType::StaticJson => static_json::respond(endpoint),
@@ -156,18 +276,20 @@ async fn run_builtin(app: &AppState, compiled: &CompiledEndpoint, call: &Call) -
                 input: &call.input,
                 request_id: &call.request_id,
             };
-            json!({
-                "ok": true,
-                "echo": receipt_echo::summarize(endpoint, &echo),
-                "receipt": receipt_echo::free_receipt(endpoint, &echo),
-            })
+            json!({"ok": true, "echo": receipt_echo::summarize(endpoint, &echo)})
         }
         HandlerType::X402ReadinessCheck => {
-            let url = call.input.get("url").and_then(Value::as_str).unwrap_or_default();
+            let url = call
+                .input
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let report = crate::readiness::check(&app.outbound, url).await?;
             serde_json::to_value(report).map_err(ApiError::internal)?
         }
-        HandlerType::JsRequestResponse => return Err(ApiError::internal("JS handlers run in the sandbox, not here")),
+        HandlerType::JsRequestResponse => {
+            return Err(ApiError::internal("JS handlers run in the sandbox, not here"));
+        }
     };
     Ok(HandlerOutput::ok(body))
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, dir_contains, static_endpoint, As, TestServer};
+use crate::util::{assert_error, assert_payment_required, dir_contains, static_endpoint, As, TestServer};
 
 #[tokio::test]
 async fn register_needs_payment_or_credit() {
@@ -10,8 +10,8 @@ async fn register_needs_payment_or_credit() {
     let (status, body) = server
         .post("/ai/builders/register", &json!({"name": "Acme"}))
         .await;
-    assert_error(status, &body, 402, "payment_required");
-    assert_eq!(body["error"]["details"]["feeUsd"], 1);
+    assert_payment_required(status, &body, "payment_required");
+    assert_eq!(body["accepts"][0]["maxAmountRequired"], "1000000");
     let (status, body) = server
         .post("/ai/builders/register", &json!({"name": ""}))
         .await;
@@ -23,7 +23,7 @@ async fn register_needs_payment_or_credit() {
         )
         .await;
     assert_error(status, &body, 422, "invalid_body");
-    // A proof is present but cannot be verified yet: never accepted unverified.
+    // A proof that is not an x402 payment payload is malformed.
     let (status, body) = server
         .call(
             "POST",
@@ -32,7 +32,44 @@ async fn register_needs_payment_or_credit() {
             Some(&json!({"name": "Acme"})),
         )
         .await;
-    assert_error(status, &body, 503, "payment_verification_unavailable");
+    assert_error(status, &body, 400, "invalid_payload");
+}
+
+#[tokio::test]
+async fn register_with_x402_or_developer_credit() {
+    let server = TestServer::start().await;
+    let signer = alloy_signer_local::PrivateKeySigner::random();
+    let required = crate::payments::ask_with(&server, "/ai/builders/register", &json!({"name": "Acme"})).await;
+    assert_eq!(required["accepts"][0]["amount"], "1000000");
+    let (name, value) = crate::payments::pay(&signer, &required, 2, |_| {});
+    let response = server
+        .client
+        .post(server.url("/ai/builders/register"))
+        .header(name, &value)
+        .json(&json!({"name": "Acme"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.headers().contains_key("payment-response"));
+    let (status, body) = crate::util::read(response).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["builderKey"].as_str().unwrap().len() > 20);
+    assert_eq!(body["builder"]["registeredVia"], "x402");
+    assert_eq!(body["receipt"]["purpose"], "builder_registration");
+    assert_eq!(body["receipt"]["amount"], "1000000");
+    // The same payment cannot register twice.
+    let response = server.client.post(server.url("/ai/builders/register")).header(name, &value).json(&json!({"name": "Acme 2"})).send().await.unwrap();
+    let (status, body) = crate::util::read(response).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    // Developer credit pays too.
+    let response = server.client.post(server.url("/ai/admin/credits")).header("x-admin-token", crate::util::ADMIN_TOKEN).json(&json!({"amountUsd": 1})).send().await.unwrap();
+    let (_, credit) = crate::util::read(response).await;
+    let token = credit["credit"]["token"].as_str().unwrap();
+    let response = server.client.post(server.url("/ai/builders/register")).header("x-developer-credit", token).json(&json!({"name": "Beta"})).send().await.unwrap();
+    let (status, body) = crate::util::read(response).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["builder"]["registeredVia"], "developer_credit");
+    assert_eq!(body["receipt"]["paymentMethod"], "developer_credit");
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, TestServer};
+use crate::util::{assert_error, assert_payment_required, TestServer};
 
 #[tokio::test]
 async fn free_receipt_echo_post_and_get() {
@@ -22,7 +22,13 @@ async fn free_receipt_echo_post_and_get() {
     assert!(!body.to_string().contains("do-not-echo"), "values are never echoed");
     assert_eq!(body["receipt"]["charged"], false);
     assert_eq!(body["receipt"]["amount"], "0");
+    assert_eq!(body["receipt"]["paymentMethod"], "free");
     assert_eq!(body["receipt"]["endpointSlug"], "receipt-echo");
+    // The free receipt is a real, stored, signed receipt.
+    let receipt_id = body["receipt"]["receiptId"].as_str().unwrap();
+    let (status, stored) = server.get(&format!("/ai/receipts/{receipt_id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(stored, body["receipt"]);
 
     let (status, body) = server.get("/tools/receipt-echo?a=1&b=two").await;
     assert_eq!(status, 200);
@@ -61,9 +67,9 @@ async fn input_is_validated_with_pointers() {
 async fn paid_endpoint_without_payment_is_402() {
     let server = TestServer::start().await;
     let (status, body) = server.post("/tools/receipt-echo-paid", &json!({"a": 1})).await;
-    assert_error(status, &body, 402, "payment_required");
+    assert_payment_required(status, &body, "payment_required");
     let (status, body) = server.get("/tools/receipt-echo-paid").await;
-    assert_error(status, &body, 402, "payment_required");
+    assert_payment_required(status, &body, "payment_required");
 }
 
 #[tokio::test]

@@ -188,6 +188,26 @@ pub fn assert_error(status: StatusCode, body: &Value, expected_status: u16, code
     );
 }
 
+/// Asserts an x402 402 answer: the v1 body (`x402Version:1`, `error` as the reason string,
+/// `accepts`), our `ok:false`/`code`/`message`, and the v2 object as `paymentRequired`.
+#[track_caller]
+pub fn assert_payment_required(status: StatusCode, body: &Value, code: &str) {
+    assert_eq!(status.as_u16(), 402, "status; body: {body}");
+    assert_eq!(body["ok"], Value::Bool(false), "ok flag; body: {body}");
+    assert_eq!(body["x402Version"], 1, "body: {body}");
+    assert_eq!(body["error"], code, "reason; body: {body}");
+    assert_eq!(body["code"], code, "code; body: {body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "message; body: {body}"
+    );
+    assert!(
+        body["accepts"].as_array().is_some_and(|a| !a.is_empty()),
+        "accepts; body: {body}"
+    );
+    assert_eq!(body["paymentRequired"]["x402Version"], 2, "body: {body}");
+}
+
 /// A valid builder create body for a free `static_json` endpoint.
 pub fn static_endpoint(slug: &str) -> Value {
     serde_json::json!({

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Paid (x402, local facilitator) vs free invocation throughput in the same run, plus payment
+# verifications per second. Loopback only; every loop is bounded.
+#   bash bench/payments.sh [DURATION_SECONDS] [CONNECTIONS]
+# PROFILE=dev uses the debug build (quick to build; figures then only compare paid with free).
+# Both endpoints are receipt echoes: the free one still signs and stores a receipt, so the
+# difference is the payment itself (decode, EIP-712 recovery, nonce claim, atomic settlement).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=${1:-10}
+connections=${2:-16}
+threads=2
+command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+profile=${PROFILE:-release}
+cargo build --profile "$profile" -p toolhost --bin toolhost --example x402_bench
+dir=$profile; [ "$profile" = dev ] && dir=debug
+bin=${CARGO_TARGET_DIR:-target}/$dir
+work=$(mktemp -d)
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+"$bin/examples/x402_bench" verify 5000
+
+port=$((20000 + RANDOM % 20000))
+"$bin/toolhost" serve --addr "127.0.0.1:$port" --data "$work/data" >"$work/server.log" 2>&1 &
+server=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+base="http://127.0.0.1:$port"
+
+# Enough fresh payments for a generous upper bound on paid throughput.
+payments=$((duration * 6000))
+"$bin/examples/x402_bench" headers "$base/tools/receipt-echo-paid" "$payments" "$work/payments.txt"
+
+echo "== free: POST /tools/receipt-echo (${duration}s, $connections connections)"
+RUST_LOG=warn wrk -t "$threads" -c "$connections" -d "${duration}s" -s bench/free.lua "$base/tools/receipt-echo"
+echo "== paid: POST /tools/receipt-echo-paid with x402 v2 (${duration}s, $connections connections, $payments fresh payments)"
+wrk -t "$threads" -c "$connections" -d "${duration}s" -s bench/paid.lua "$base/tools/receipt-echo-paid" -- "$work/payments.txt" "$threads"

@@ -1,0 +1,160 @@
+//! x402 payments: asking for payment, verifying and settling it, and developer credit.
+//!
+//! A paid call goes through [`gate`] before its handler runs and through
+//! [`Authorized::settle`] after the handler succeeded, so the payer is charged only for a
+//! successful result (`fixed_price_success_receipt`). Between the two the payment's EIP-3009
+//! nonce is *claimed* in the store, so concurrent requests carrying the same authorization are
+//! served at most once; when the handler fails, the claim is released (nothing was transferred,
+//! and the still-valid authorization may be retried), and settling makes it permanent.
+//!
+//! Both protocol versions the reference SDKs speak are served: v2 (`PAYMENT-REQUIRED`,
+//! `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE` headers) and v1 (the 402 JSON body, `X-PAYMENT`,
+//! `X-PAYMENT-RESPONSE`).
+//!
+//! # Layout
+//! - `requirements`: what we ask for ([`Offer`]) and the 402 answer in both versions.
+//! - `header`: parsing the payment headers and writing the response header.
+//! - `verify`: the `exact` EVM scheme check (EIP-712 typed data, signer recovery with alloy).
+//! - `facilitator`: the verify/settle seam, `local` and `remote` implementations.
+//! - `nonces`: atomic nonce claims.
+//! - `credits`: developer credit grants, their admin routes and atomic debits.
+//! - `gate`: the seam the invocation pipeline calls.
+//! - `dev_key`: the generated receiving address of a local/dev server.
+
+pub mod credits;
+mod dev_key;
+pub mod facilitator;
+mod gate;
+pub mod header;
+mod nonces;
+pub mod requirements;
+pub mod routes;
+pub mod verify;
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+
+pub use dev_key::{resolve_pay_to, PayToError};
+pub use facilitator::Facilitator;
+pub use gate::{gate, Authorized, Charge, Settled};
+pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
+
+use crate::http::error::ApiError;
+use crate::store::StoreError;
+
+/// The payment side of the shared state.
+pub struct Payments {
+    /// The resolved receiving address (configured, or the dev key's).
+    pub pay_to: String,
+    pub facilitator: Arc<dyn Facilitator>,
+}
+
+/// Why a payment was not accepted. Reason names are x402's, so clients of any SDK can branch on
+/// them; they appear as the `error` string of the 402 answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    InvalidPayload,
+    InvalidScheme,
+    InvalidNetwork,
+    InvalidX402Version,
+    AssetMismatch,
+    Signature,
+    RecipientMismatch,
+    ValueMismatch,
+    ValidBefore,
+    ValidAfter,
+    NonceAlreadyUsed,
+    InsufficientCredit,
+    InvalidCredit,
+    /// A remote facilitator refused for a reason we have no name for (its text is in the message).
+    Rejected,
+    SettlementFailed,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::InvalidPayload => "invalid_payload",
+            Reason::InvalidScheme => "invalid_scheme",
+            Reason::InvalidNetwork => "invalid_network",
+            Reason::InvalidX402Version => "invalid_x402_version",
+            Reason::AssetMismatch => "invalid_exact_evm_payload_asset_mismatch",
+            Reason::Signature => "invalid_exact_evm_payload_signature",
+            Reason::RecipientMismatch => "invalid_exact_evm_payload_recipient_mismatch",
+            Reason::ValueMismatch => "invalid_exact_evm_payload_authorization_value_mismatch",
+            Reason::ValidBefore => "invalid_exact_evm_payload_authorization_valid_before",
+            Reason::ValidAfter => "invalid_exact_evm_payload_authorization_valid_after",
+            Reason::NonceAlreadyUsed => "invalid_exact_evm_nonce_already_used",
+            Reason::InsufficientCredit => "insufficient_developer_credit",
+            Reason::InvalidCredit => "invalid_developer_credit",
+            Reason::Rejected => "payment_rejected",
+            Reason::SettlementFailed => "settlement_failed",
+        }
+    }
+
+    /// Reasons a facilitator may report, matched by name (unknown ones become `SettlementFailed`
+    /// or `InvalidPayload` at the call site).
+    pub fn parse(text: &str) -> Option<Reason> {
+        const ALL: [Reason; 15] = [
+            Reason::InvalidPayload,
+            Reason::InvalidScheme,
+            Reason::InvalidNetwork,
+            Reason::InvalidX402Version,
+            Reason::AssetMismatch,
+            Reason::Signature,
+            Reason::RecipientMismatch,
+            Reason::ValueMismatch,
+            Reason::ValidBefore,
+            Reason::ValidAfter,
+            Reason::NonceAlreadyUsed,
+            Reason::InsufficientCredit,
+            Reason::InvalidCredit,
+            Reason::Rejected,
+            Reason::SettlementFailed,
+        ];
+        ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentError {
+    /// The payment header is not base64 JSON of a payment payload: 400.
+    #[error("malformed payment header: {0}")]
+    Malformed(String),
+    /// A well-formed payment that we refuse: 402 with the reason and fresh requirements.
+    #[error("{message}")]
+    Refused { reason: Reason, message: String },
+    /// The remote facilitator could not be reached or answered nonsense: 502.
+    #[error("facilitator unavailable: {0}")]
+    Facilitator(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl PaymentError {
+    pub fn refused(reason: Reason, message: impl Into<String>) -> Self {
+        PaymentError::Refused {
+            reason,
+            message: message.into(),
+        }
+    }
+}
+
+/// The errors that need no offer; refusals are turned into a 402 by [`Offer::refuse`].
+impl From<PaymentError> for ApiError {
+    fn from(e: PaymentError) -> Self {
+        match e {
+            PaymentError::Malformed(_) => ApiError::bad_request("invalid_payload", e.to_string()),
+            PaymentError::Refused { reason, message } => {
+                ApiError::new(StatusCode::PAYMENT_REQUIRED, reason.as_str(), message)
+            }
+            PaymentError::Facilitator(_) => ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "facilitator_unavailable",
+                e.to_string(),
+            ),
+            PaymentError::Store(e) => e.into(),
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The receiving address of a server started without one.
+//!
+//! A fresh local server should take x402 payments end to end without setup, so on test
+//! networks only a secp256k1 key is generated into `DATA/dev_pay_to_key` (hex, mode 0600) and
+//! its address becomes `payTo`; whoever holds the data dir holds the key to the (testnet) funds.
+//! A configuration that accepts a mainnet network must name its address explicitly.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use alloy_primitives::Address;
+use alloy_signer_local::PrivateKeySigner;
+
+use crate::config::PaymentConfig;
+use crate::keyfile;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PayToError {
+    #[error("payTo {0:?} is not an EVM address")]
+    NotAnAddress(String),
+    #[error("a mainnet network is accepted, so payTo must be configured (TOOLHOST_PAY_TO)")]
+    MainnetNeedsPayTo,
+    #[error("cannot read or create the dev payTo key: {0}")]
+    Key(String),
+}
+
+/// The configured `payTo` (checksummed), or the dev key's address on test networks.
+pub fn resolve_pay_to(config: &PaymentConfig, data_dir: &Path) -> Result<String, PayToError> {
+    if let Some(configured) = &config.pay_to {
+        let address = Address::from_str(configured.trim())
+            .map_err(|_| PayToError::NotAnAddress(configured.clone()))?;
+        return Ok(address.to_checksum(None));
+    }
+    if config.networks.iter().any(|n| n.is_mainnet()) {
+        return Err(PayToError::MainnetNeedsPayTo);
+    }
+    let (text, _) = keyfile::load_or_generate(&data_dir.join("dev_pay_to_key"), || {
+        hex::encode(PrivateKeySigner::random().to_bytes())
+    })
+    .map_err(|e| PayToError::Key(e.to_string()))?;
+    let signer =
+        PrivateKeySigner::from_str(text.trim()).map_err(|e| PayToError::Key(e.to_string()))?;
+    Ok(signer.address().to_checksum(None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, NetworkConfig};
+
+    #[test]
+    fn dev_default_is_stable_and_mainnet_needs_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::new(dir.path()).payment;
+        let first = resolve_pay_to(&config, dir.path()).unwrap();
+        assert_eq!(resolve_pay_to(&config, dir.path()).unwrap(), first);
+        let mut mainnet = config.clone();
+        mainnet.networks.push(NetworkConfig::base());
+        assert!(matches!(
+            resolve_pay_to(&mainnet, dir.path()),
+            Err(PayToError::MainnetNeedsPayTo)
+        ));
+        mainnet.pay_to = Some("0x000000000000000000000000000000000000dead".into());
+        assert_eq!(
+            resolve_pay_to(&mainnet, dir.path()).unwrap(),
+            "0x000000000000000000000000000000000000dEaD"
+        );
+        mainnet.pay_to = Some("nope".into());
+        assert!(matches!(
+            resolve_pay_to(&mainnet, dir.path()),
+            Err(PayToError::NotAnAddress(_))
+        ));
+    }
+}

@@ -1,0 +1,288 @@
+//! The seam between payment and paid work.
+//!
+//! ```text
+//! let authorized = gate(app, charge, &headers).await?;   // 402 / 400, or a claim on the payment
+//! let result = handler().await?;                          // on error `authorized` drops: nothing charged
+//! let settled = authorized.settle(app, &request, &result).await?;  // charge, receipt, ledger
+//! ```
+//!
+//! Dropping an [`Authorized`] without settling (handler error, cancelled request, timeout)
+//! releases the nonce claim, so the unspent authorization can be retried; settling makes the
+//! claim permanent in the same atomic batch as the receipt and the ledger entry.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::credits::{self, Grant, CREDIT_HEADER};
+use super::facilitator::Settlement;
+use super::header::{self, PaymentPayload, SettlementResponse};
+use super::nonces::{self, NonceClaim};
+use super::requirements::Offer;
+use super::verify::Verified;
+use super::PaymentError;
+use crate::app::App;
+use crate::http::error::ApiError;
+use crate::receipts::{sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature};
+use crate::revenue::{self, Sale};
+use crate::store::{Batch, Store, StoreError, Tree};
+
+/// What is being bought.
+#[derive(Clone, Debug)]
+pub struct Charge {
+    pub offer: Offer,
+    /// `invocation` or `builder_registration`.
+    pub purpose: &'static str,
+    pub endpoint_slug: Option<String>,
+    /// The builder credited with the sale, if any.
+    pub seller: Option<String>,
+}
+
+/// A payment accepted but not yet settled.
+pub struct Authorized {
+    charge: Charge,
+    method: Method,
+}
+
+enum Method {
+    Free,
+    Credit(Grant),
+    X402(Box<X402Payment>),
+}
+
+struct X402Payment {
+    payment: PaymentPayload,
+    verified: Verified,
+    claim: ClaimGuard,
+}
+
+/// Releases the nonce claim when dropped unless it was committed.
+struct ClaimGuard {
+    claim: NonceClaim,
+    store: Arc<dyn Store>,
+    committed: bool,
+}
+
+impl Drop for ClaimGuard {
+    fn drop(&mut self) {
+        if !self.committed {
+            self.claim.release(self.store.as_ref());
+        }
+    }
+}
+
+/// A settled call: its signed receipt and the headers that report the settlement.
+pub struct Settled {
+    pub receipt: Receipt,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+/// Checks what pays for `charge`: nothing for a free charge, `X-Developer-Credit`, or an x402
+/// payment header. Unpaid → 402 with requirements; malformed header → 400; refused → 402 with
+/// the x402 reason.
+pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Authorized, ApiError> {
+    if charge.offer.price.is_zero() {
+        return Ok(Authorized {
+            charge,
+            method: Method::Free,
+        });
+    }
+    let store = app.store.as_ref();
+    if let Some(token) = headers
+        .get(CREDIT_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        let grant = credits::authorize(store, token, charge.offer.price)
+            .map_err(|e| charge.offer.refuse(e))?;
+        return Ok(Authorized {
+            charge,
+            method: Method::Credit(grant),
+        });
+    }
+    let Some(payment) = header::from_headers(headers)? else {
+        return Err(charge.offer.ask());
+    };
+    let refuse = |e: PaymentError| charge.offer.refuse(e);
+    let verified = app
+        .payments
+        .facilitator
+        .verify(&payment, &charge.offer)
+        .await
+        .map_err(refuse)?;
+    let key = nonces::key(
+        verified.network.chain_id,
+        &verified.requirement.asset,
+        verified.payer,
+        verified.nonce,
+    );
+    let claim = nonces::claim(store, key).map_err(refuse)?;
+    Ok(Authorized {
+        method: Method::X402(Box::new(X402Payment {
+            payment,
+            verified,
+            claim: ClaimGuard {
+                claim,
+                store: app.store.clone(),
+                committed: false,
+            },
+        })),
+        charge,
+    })
+}
+
+impl Authorized {
+    /// Charges for a successful result and issues its receipt. `request` and `result` are only
+    /// digested.
+    pub async fn settle(
+        self,
+        app: &App,
+        request: &Value,
+        result: &Value,
+    ) -> Result<Settled, ApiError> {
+        let Authorized { charge, method } = self;
+        let price = charge.offer.price;
+        let mut receipt = blank_receipt(app, &charge, request, result);
+        let sale = |receipt: &Receipt, method| Sale {
+            receipt_id: receipt.receipt_id.clone(),
+            endpoint_slug: charge.endpoint_slug.clone(),
+            seller: charge.seller.clone(),
+            amount: price,
+            method,
+            at: OffsetDateTime::now_utc(),
+        };
+        match method {
+            Method::Free => {
+                app.receipt_signer.sign(&mut receipt);
+                app.store.apply(store_receipt(Batch::new(), &receipt)?)?;
+                Ok(Settled {
+                    receipt,
+                    headers: Vec::new(),
+                })
+            }
+            Method::Credit(grant) => {
+                receipt.payment_method = PaymentMethod::DeveloperCredit;
+                receipt.payer = Some(grant.masked_id());
+                receipt.charged = true;
+                receipt.settlement.status = "debited".into();
+                app.receipt_signer.sign(&mut receipt);
+                let writes = revenue::record(
+                    store_receipt(Batch::new(), &receipt)?,
+                    &sale(&receipt, PaymentMethod::DeveloperCredit),
+                )?;
+                credits::debit(app.store.as_ref(), &grant, price, |batch| {
+                    batch.extend(writes.clone())
+                })
+                .map_err(|e| charge.offer.refuse(e))?;
+                Ok(Settled {
+                    receipt,
+                    headers: Vec::new(),
+                })
+            }
+            Method::X402(x402) => {
+                let X402Payment {
+                    payment,
+                    verified,
+                    mut claim,
+                } = *x402;
+                let settlement: Settlement = app
+                    .payments
+                    .facilitator
+                    .settle(&payment, &charge.offer, &verified)
+                    .await
+                    .map_err(|e| charge.offer.refuse(e))?;
+                let payer = verified.payer.to_checksum(None);
+                receipt.payment_method = PaymentMethod::X402;
+                receipt.payer = Some(payer.clone());
+                receipt.x402_version = Some(payment.version.number());
+                receipt.asset = Some(verified.requirement.asset.clone());
+                receipt.network = Some(verified.network.caip2.clone());
+                receipt.charged = true;
+                receipt.settlement = ReceiptSettlement {
+                    status: if settlement.on_chain {
+                        "settled"
+                    } else {
+                        "recorded"
+                    }
+                    .into(),
+                    on_chain: settlement.on_chain,
+                    transaction: settlement.transaction.clone(),
+                    facilitator: Some(settlement.facilitator.into()),
+                };
+                app.receipt_signer.sign(&mut receipt);
+                let batch = revenue::record(
+                    store_receipt(Batch::new(), &receipt)?,
+                    &sale(&receipt, PaymentMethod::X402),
+                )?;
+                let batch = claim.claim.commit(batch, &receipt.receipt_id);
+                app.store.apply(batch).map_err(|e| match e {
+                    StoreError::ConditionFailed(_) => {
+                        ApiError::internal("nonce claim lost before settlement")
+                    }
+                    other => other.into(),
+                })?;
+                claim.committed = true;
+                let response = SettlementResponse {
+                    success: true,
+                    transaction: settlement.transaction.unwrap_or_default(),
+                    network: match payment.version {
+                        header::X402Version::V2 => verified.network.caip2.clone(),
+                        header::X402Version::V1 => verified.network.v1_name.clone(),
+                    },
+                    payer,
+                };
+                Ok(Settled {
+                    receipt,
+                    headers: header::response_header(payment.version, &response)
+                        .into_iter()
+                        .collect(),
+                })
+            }
+        }
+    }
+}
+
+fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
+    let bytes = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let key = receipt.receipt_id.as_bytes().to_vec();
+    Ok(batch
+        .require_absent(Tree::Receipts, key.clone())
+        .put(Tree::Receipts, key, bytes))
+}
+
+/// The receipt of a free call; `settle` fills in how it was paid.
+fn blank_receipt(app: &App, charge: &Charge, request: &Value, result: &Value) -> Receipt {
+    let receipt_id = format!("rcpt_{}", uuid::Uuid::now_v7().simple());
+    Receipt {
+        url: app.urls.receipt(&receipt_id),
+        receipt_id,
+        schema: crate::receipts::RECEIPT_SCHEMA.into(),
+        purpose: charge.purpose.into(),
+        endpoint_slug: charge.endpoint_slug.clone(),
+        price_usd: charge.offer.price.to_string(),
+        amount: charge.offer.price.units().to_string(),
+        asset: None,
+        network: None,
+        payer: None,
+        payment_method: PaymentMethod::Free,
+        x402_version: None,
+        charged: false,
+        settlement: ReceiptSettlement {
+            status: "not_applicable".into(),
+            on_chain: false,
+            transaction: None,
+            facilitator: None,
+        },
+        request_sha256: sha256_hex(request),
+        result_sha256: sha256_hex(result),
+        issued_at: crate::timestamp::now_rfc3339(),
+        signature: ReceiptSignature {
+            alg: "ed25519".into(),
+            public_key: String::new(),
+            value: String::new(),
+        },
+    }
+}

@@ -1,0 +1,213 @@
+//! The payment headers: `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1) in, `PAYMENT-RESPONSE` or
+//! `X-PAYMENT-RESPONSE` out. Each is base64 of JSON.
+//!
+//! v2 payload: `{x402Version:2, resource?, accepted:{…requirements…}, payload}`;
+//! v1 payload: `{x402Version:1, scheme, network, payload}`; for the `exact` EVM scheme `payload`
+//! is `{signature, authorization:{from, to, value, validAfter, validBefore, nonce}}`.
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::requirements::PaymentRequirements;
+use super::PaymentError;
+
+pub const PAYMENT_SIGNATURE_HEADER: HeaderName = HeaderName::from_static("payment-signature");
+pub const X_PAYMENT_HEADER: HeaderName = HeaderName::from_static("x-payment");
+pub const PAYMENT_RESPONSE_HEADER: HeaderName = HeaderName::from_static("payment-response");
+pub const X_PAYMENT_RESPONSE_HEADER: HeaderName = HeaderName::from_static("x-payment-response");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum X402Version {
+    V1,
+    V2,
+}
+
+impl X402Version {
+    pub fn number(self) -> u8 {
+        match self {
+            X402Version::V1 => 1,
+            X402Version::V2 => 2,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Authorization {
+    pub from: String,
+    pub to: String,
+    pub value: String,
+    pub valid_after: String,
+    pub valid_before: String,
+    pub nonce: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExactEvmPayload {
+    pub signature: String,
+    pub authorization: Authorization,
+}
+
+/// A decoded payment, whichever version carried it.
+#[derive(Clone, Debug)]
+pub struct PaymentPayload {
+    pub version: X402Version,
+    pub scheme: String,
+    /// As the client named it: CAIP-2 (v2) or a v1 name.
+    pub network: String,
+    /// v2 only: the requirement the client chose to pay.
+    pub accepted: Option<PaymentRequirements>,
+    pub payload: ExactEvmPayload,
+    /// The decoded JSON as received, forwarded unchanged to a remote facilitator.
+    pub raw: Value,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct V2Wire {
+    accepted: PaymentRequirements,
+    payload: ExactEvmPayload,
+}
+
+#[derive(Deserialize)]
+struct V1Wire {
+    scheme: String,
+    network: String,
+    payload: ExactEvmPayload,
+}
+
+/// The payment of a request, if it carries one. Either header may hold either version; the
+/// version inside decides.
+pub fn from_headers(headers: &HeaderMap) -> Result<Option<PaymentPayload>, PaymentError> {
+    let Some(value) = headers
+        .get(PAYMENT_SIGNATURE_HEADER)
+        .or_else(|| headers.get(X_PAYMENT_HEADER))
+    else {
+        return Ok(None);
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| PaymentError::Malformed("the header is not ASCII".into()))?;
+    decode(text).map(Some)
+}
+
+/// Decodes base64 (standard or URL-safe, padding optional) JSON into a payment.
+pub fn decode(text: &str) -> Result<PaymentPayload, PaymentError> {
+    let text = text.trim();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .or_else(|_| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(text.trim_end_matches('='))
+        })
+        .map_err(|_| PaymentError::Malformed("the header is not base64".into()))?;
+    let raw: Value = serde_json::from_slice(&bytes)
+        .map_err(|_| PaymentError::Malformed("the header is not base64 of JSON".into()))?;
+    let shape = |e: serde_json::Error| {
+        PaymentError::Malformed(format!("the payment payload has the wrong shape: {e}"))
+    };
+    match raw.get("x402Version").and_then(Value::as_u64) {
+        Some(2) => {
+            let wire: V2Wire = serde_json::from_value(raw.clone()).map_err(shape)?;
+            Ok(PaymentPayload {
+                version: X402Version::V2,
+                scheme: wire.accepted.scheme.clone(),
+                network: wire.accepted.network.clone(),
+                accepted: Some(wire.accepted),
+                payload: wire.payload,
+                raw,
+            })
+        }
+        Some(1) => {
+            let wire: V1Wire = serde_json::from_value(raw.clone()).map_err(shape)?;
+            Ok(PaymentPayload {
+                version: X402Version::V1,
+                scheme: wire.scheme,
+                network: wire.network,
+                accepted: None,
+                payload: wire.payload,
+                raw,
+            })
+        }
+        _ => Err(PaymentError::Malformed("x402Version must be 1 or 2".into())),
+    }
+}
+
+/// What the response header reports about a settled payment.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SettlementResponse {
+    pub success: bool,
+    /// The on-chain transaction hash; empty when settlement was recorded off-chain.
+    pub transaction: String,
+    pub network: String,
+    pub payer: String,
+}
+
+/// The response header for the payment's version.
+pub fn response_header(
+    version: X402Version,
+    response: &SettlementResponse,
+) -> Option<(HeaderName, HeaderValue)> {
+    let name = match version {
+        X402Version::V2 => PAYMENT_RESPONSE_HEADER,
+        X402Version::V1 => X_PAYMENT_RESPONSE_HEADER,
+    };
+    let json = serde_json::to_vec(response).ok()?;
+    let value =
+        HeaderValue::from_str(&base64::engine::general_purpose::STANDARD.encode(json)).ok()?;
+    Some((name, value))
+}
+
+/// Base64 of a payment payload, as clients send it (used by tests and the benchmark).
+pub fn encode(payload: &Value) -> String {
+    base64::engine::general_purpose::STANDARD.encode(payload.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn authorization() -> Value {
+        json!({"from": "0x1", "to": "0x2", "value": "1000", "validAfter": "0", "validBefore": "99", "nonce": "0x00"})
+    }
+
+    #[test]
+    fn decodes_both_versions() {
+        let v1 = json!({"x402Version": 1, "scheme": "exact", "network": "base-sepolia",
+            "payload": {"signature": "0xab", "authorization": authorization()}});
+        let p = decode(&encode(&v1)).unwrap();
+        assert_eq!(
+            (p.version, p.network.as_str()),
+            (X402Version::V1, "base-sepolia")
+        );
+        let v2 = json!({"x402Version": 2, "resource": {"url": "u", "description": "", "mimeType": ""},
+            "accepted": {"scheme": "exact", "network": "eip155:84532", "amount": "1000", "asset": "0xa",
+                "payTo": "0x2", "maxTimeoutSeconds": 60, "extra": {"name": "USDC", "version": "2"}},
+            "payload": {"signature": "0xab", "authorization": authorization()}});
+        let p = decode(&encode(&v2)).unwrap();
+        assert_eq!(
+            (p.version, p.network.as_str()),
+            (X402Version::V2, "eip155:84532")
+        );
+        assert_eq!(p.payload.authorization.value, "1000");
+    }
+
+    #[test]
+    fn refuses_malformed() {
+        for bad in [
+            "%%%",
+            "bm90IGpzb24",
+            &encode(&json!({"x402Version": 3})),
+            &encode(&json!({"x402Version": 1})),
+        ] {
+            assert!(
+                matches!(decode(bad), Err(PaymentError::Malformed(_))),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! What we ask a caller to pay, and the 402 answer that asks for it.
+//!
+//! # The 402 answer
+//! - Header `PAYMENT-REQUIRED`: base64 of the v2 object
+//!   `{x402Version:2, error, resource:{url,description,mimeType}, accepts:[{scheme:"exact",
+//!   network (CAIP-2), amount (atomic units, string), asset, payTo, maxTimeoutSeconds,
+//!   extra:{name,version}}]}`. v2 clients (`@x402/fetch`) read only this header.
+//! - Body: the x402 v1 answer `{x402Version:1, error, accepts:[{scheme, network (v1 name),
+//!   maxAmountRequired, resource, description, mimeType, payTo, maxTimeoutSeconds, asset,
+//!   extra}]}`, which v1 clients read, plus `ok:false`, `code`, `message` and the v2 object again
+//!   as `paymentRequired`.
+//!
+//! This is the one place the service departs from its error shape
+//! (`{ok:false, error:{code,message}}`): x402 v1 fixes `error` to be a string, and strict v1
+//! clients (e.g. typed models with `error: str`) reject an object there. So on a 402 `error` is
+//! the stable reason code (`payment_required`, or an x402 refusal reason such as
+//! `invalid_exact_evm_payload_signature`), repeated as top-level `code` beside `message`.
+
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::PaymentError;
+use crate::config::{NetworkConfig, PaymentConfig};
+use crate::http::error::ApiError;
+use crate::money::Usd;
+
+pub const PAYMENT_REQUIRED_HEADER: HeaderName = HeaderName::from_static("payment-required");
+
+/// The resource being paid for, as x402 describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceInfo {
+    pub url: String,
+    pub description: String,
+    pub mime_type: String,
+}
+
+/// The EIP-712 domain name and version of the asset contract, needed to sign for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssetExtra {
+    pub name: String,
+    pub version: String,
+}
+
+/// One accepted way to pay, in the v2 shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentRequirements {
+    pub scheme: String,
+    /// CAIP-2, e.g. `eip155:84532`.
+    pub network: String,
+    /// Atomic units of the asset, as a decimal string.
+    pub amount: String,
+    pub asset: String,
+    pub pay_to: String,
+    pub max_timeout_seconds: u64,
+    pub extra: AssetExtra,
+}
+
+/// The same requirement in the v1 shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequirementsV1 {
+    pub scheme: String,
+    /// v1 network name, e.g. `base-sepolia`.
+    pub network: String,
+    pub max_amount_required: String,
+    pub resource: String,
+    pub description: String,
+    pub mime_type: String,
+    pub pay_to: String,
+    pub max_timeout_seconds: u64,
+    pub asset: String,
+    pub extra: AssetExtra,
+}
+
+/// Everything we accept for one charge: one `exact` requirement per configured network.
+#[derive(Clone, Debug)]
+pub struct Offer {
+    pub resource: ResourceInfo,
+    pub price: Usd,
+    pub accepts: Vec<(NetworkConfig, PaymentRequirements)>,
+}
+
+impl Offer {
+    pub fn new(config: &PaymentConfig, pay_to: &str, resource: ResourceInfo, price: Usd) -> Self {
+        let accepts = config
+            .networks
+            .iter()
+            .map(|n| {
+                let requirement = PaymentRequirements {
+                    scheme: "exact".into(),
+                    network: n.caip2.clone(),
+                    amount: price.units().to_string(),
+                    asset: n.asset.clone(),
+                    pay_to: pay_to.to_string(),
+                    max_timeout_seconds: config.max_timeout_seconds,
+                    extra: AssetExtra {
+                        name: n.eip712_name.clone(),
+                        version: n.eip712_version.clone(),
+                    },
+                };
+                (n.clone(), requirement)
+            })
+            .collect();
+        Self {
+            resource,
+            price,
+            accepts,
+        }
+    }
+
+    /// The requirement for a network named either way (CAIP-2 or v1 name).
+    pub fn find(&self, network: &str) -> Option<&(NetworkConfig, PaymentRequirements)> {
+        self.accepts
+            .iter()
+            .find(|(n, _)| n.caip2 == network || n.v1_name == network)
+    }
+
+    /// The v2 `PaymentRequired` object.
+    pub fn v2(&self, error: &str) -> Value {
+        json!({
+            "x402Version": 2,
+            "error": error,
+            "resource": self.resource,
+            "accepts": self.accepts.iter().map(|(_, r)| r).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn v1_accepts(&self) -> Vec<RequirementsV1> {
+        self.accepts
+            .iter()
+            .map(|(n, r)| RequirementsV1 {
+                scheme: r.scheme.clone(),
+                network: n.v1_name.clone(),
+                max_amount_required: r.amount.clone(),
+                resource: self.resource.url.clone(),
+                description: self.resource.description.clone(),
+                mime_type: self.resource.mime_type.clone(),
+                pay_to: r.pay_to.clone(),
+                max_timeout_seconds: r.max_timeout_seconds,
+                asset: r.asset.clone(),
+                extra: r.extra.clone(),
+            })
+            .collect()
+    }
+
+    /// The 402 answer (see the module docs) with `code` as its reason.
+    pub fn payment_required(&self, code: &str, message: String) -> ApiError {
+        let v2 = self.v2(code);
+        let header = base64::engine::general_purpose::STANDARD.encode(v2.to_string());
+        let body = json!({
+            "ok": false,
+            "x402Version": 1,
+            "error": code,
+            "code": code,
+            "message": message,
+            "accepts": self.v1_accepts(),
+            "paymentRequired": v2,
+        });
+        let mut error =
+            ApiError::new(StatusCode::PAYMENT_REQUIRED, code.to_string(), message).with_body(body);
+        if let Ok(value) = HeaderValue::from_str(&header) {
+            error = error.with_header(PAYMENT_REQUIRED_HEADER, value);
+        }
+        error
+    }
+
+    /// A refusal becomes a 402 carrying fresh requirements; other payment errors keep their
+    /// own status.
+    pub fn refuse(&self, error: PaymentError) -> ApiError {
+        match error {
+            PaymentError::Refused { reason, message } => {
+                self.payment_required(reason.as_str(), message)
+            }
+            other => other.into(),
+        }
+    }
+
+    /// The first answer to an unpaid request.
+    pub fn ask(&self) -> ApiError {
+        self.payment_required(
+            "payment_required",
+            format!(
+                "{} costs {} USD ({} atomic units of USDC); pay with x402 (PAYMENT-SIGNATURE or X-PAYMENT) or developer credit (X-Developer-Credit)",
+                self.resource.url,
+                self.price,
+                self.price.units()
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn offer() -> Offer {
+        let config = Config::new("/tmp/unused").payment;
+        let resource = ResourceInfo {
+            url: "http://x/tools/a".into(),
+            description: "A".into(),
+            mime_type: "application/json".into(),
+        };
+        Offer::new(
+            &config,
+            "0x0000000000000000000000000000000000000001",
+            resource,
+            Usd::from_units(1000),
+        )
+    }
+
+    #[test]
+    fn asks_in_both_versions() {
+        let offer = offer();
+        let error = offer.ask();
+        assert_eq!(error.status, StatusCode::PAYMENT_REQUIRED);
+        let body = *error.body_override.clone().unwrap();
+        assert_eq!(body["x402Version"], 1);
+        assert_eq!(body["error"], "payment_required");
+        assert_eq!(body["accepts"][0]["maxAmountRequired"], "1000");
+        assert_eq!(body["accepts"][0]["network"], "base-sepolia");
+        assert_eq!(body["accepts"][0]["extra"]["name"], "USDC");
+        let headers = error.headers.clone().unwrap();
+        let (_, header) = headers
+            .iter()
+            .find(|(n, _)| n == PAYMENT_REQUIRED_HEADER)
+            .unwrap();
+        let decoded: Value = serde_json::from_slice(
+            &base64::engine::general_purpose::STANDARD
+                .decode(header.as_bytes())
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(decoded["x402Version"], 2);
+        assert_eq!(decoded["accepts"][0]["network"], "eip155:84532");
+        assert_eq!(decoded["accepts"][0]["amount"], "1000");
+        assert_eq!(decoded["resource"]["url"], "http://x/tools/a");
+        assert_eq!(decoded, body["paymentRequired"]);
+    }
+
+    #[test]
+    fn finds_networks_by_either_name() {
+        let offer = offer();
+        assert!(offer.find("eip155:84532").is_some());
+        assert!(offer.find("base-sepolia").is_some());
+        assert!(offer.find("base").is_none());
+    }
+}

@@ -1,0 +1,125 @@
+//! `POST /x402/quote`: call an external seller, read its 402 and normalize it.
+//!
+//! The seller's URL is caller input, so it is fetched through the SSRF-guarded
+//! [`OutboundClient`](crate::net::OutboundClient). A v2 seller answers with the
+//! `PAYMENT-REQUIRED` header, a v1 seller with the JSON body; both become one
+//! requirement shape with CAIP-2 network, atomic amount and (for USDC) its USD value.
+
+use axum::http::StatusCode;
+use base64::Engine;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::conversion::{caip2, is_usdc, v1_name};
+use crate::http::error::ApiError;
+use crate::money::Usd;
+use crate::net::FetchedResponse;
+
+/// One way to pay the seller, whichever version it spoke.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NormalizedRequirement {
+    pub x402_version: u64,
+    pub scheme: String,
+    /// CAIP-2 when known, else as the seller named it.
+    pub network: String,
+    pub network_name: Option<String>,
+    /// Atomic units of `asset`.
+    pub amount: String,
+    pub asset: String,
+    /// `USDC` when the asset is that network's USDC.
+    pub asset_symbol: Option<String>,
+    /// The amount in USD when the asset is USDC (6 decimals, so units are micro-dollars).
+    pub usd: Option<Usd>,
+    pub pay_to: String,
+    pub max_timeout_seconds: Option<u64>,
+    pub resource: Option<String>,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+    pub extra: Value,
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn normalize(version: u64, accept: &Value, resource: &Value) -> Option<NormalizedRequirement> {
+    let raw_network = text(accept, "network")?;
+    let network = caip2(&raw_network).map_or(raw_network.clone(), str::to_string);
+    let amount = text(accept, "amount").or_else(|| text(accept, "maxAmountRequired"))?;
+    let asset = text(accept, "asset")?;
+    let usdc = is_usdc(&network, &asset);
+    let usd = if usdc {
+        amount.parse::<u64>().ok().map(Usd::from_units)
+    } else {
+        None
+    };
+    Some(NormalizedRequirement {
+        x402_version: version,
+        scheme: text(accept, "scheme")?,
+        network_name: v1_name(&network).map(str::to_string),
+        network,
+        amount,
+        asset,
+        asset_symbol: usdc.then(|| "USDC".to_string()),
+        usd,
+        pay_to: text(accept, "payTo")?,
+        max_timeout_seconds: accept.get("maxTimeoutSeconds").and_then(Value::as_u64),
+        resource: text(accept, "resource").or_else(|| text(resource, "url")),
+        description: text(accept, "description").or_else(|| text(resource, "description")),
+        mime_type: text(accept, "mimeType").or_else(|| text(resource, "mimeType")),
+        extra: accept.get("extra").cloned().unwrap_or(Value::Null),
+    })
+}
+
+fn not_x402(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_GATEWAY, "invalid_x402_answer", message)
+}
+
+/// The seller's requirements from its 402 answer.
+pub fn parse(response: &FetchedResponse) -> Result<Vec<NormalizedRequirement>, ApiError> {
+    if response.status != 402 {
+        return Err(ApiError::unprocessable(
+            "not_payment_required",
+            format!(
+                "the seller answered HTTP {}, not 402 Payment Required",
+                response.status
+            ),
+        ));
+    }
+    let document: Value = match response
+        .headers
+        .get("payment-required")
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(header) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(header.trim())
+                .map_err(|_| not_x402("the PAYMENT-REQUIRED header is not base64"))?;
+            serde_json::from_slice(&bytes)
+                .map_err(|_| not_x402("the PAYMENT-REQUIRED header is not base64 of JSON"))?
+        }
+        None => serde_json::from_slice(&response.body)
+            .map_err(|_| not_x402("the 402 body is not JSON"))?,
+    };
+    let version = document
+        .get("x402Version")
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    let resource = document.get("resource").cloned().unwrap_or(Value::Null);
+    let accepts: Vec<NormalizedRequirement> = document
+        .get("accepts")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|a| normalize(version, a, &resource))
+                .collect()
+        })
+        .unwrap_or_default();
+    if accepts.is_empty() {
+        return Err(not_x402(
+            "the 402 answer lists no payment requirement we can read",
+        ));
+    }
+    Ok(accepts)
+}

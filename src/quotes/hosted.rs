@@ -1,0 +1,108 @@
+//! `POST /ai/quote`: an all-in quote for a hosted endpoint.
+//!
+//! The caller pays exactly the endpoint's price: the platform fee comes out of the builder's
+//! revenue, and EIP-3009 settlement costs the payer no gas, so both fees are listed at zero and
+//! `total` equals the price. The quote repeats the exact x402 requirements a paid call will be
+//! asked for, and `/ai/invoke` with its `quoteId` refuses to charge anything else.
+
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use crate::app::App;
+use crate::catalog::{CompiledEndpoint, Endpoint};
+use crate::http::error::{ApiError, ApiResult};
+use crate::money::Usd;
+use crate::store::{get_json, put_json, Tree};
+use crate::tools::routes::charge_for;
+
+/// A stored quote.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Quote {
+    pub quote_id: String,
+    pub slug: String,
+    pub price_usd: Usd,
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+}
+
+/// Issues and stores a quote for `compiled`; `input` only shapes the handoff example.
+pub fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> ApiResult<Value> {
+    let endpoint = &compiled.endpoint;
+    let ttl = time::Duration::try_from(app.config.quote_ttl).unwrap_or(time::Duration::minutes(5));
+    let quote = Quote {
+        quote_id: format!("qt_{}", uuid::Uuid::now_v7().simple()),
+        slug: endpoint.slug.clone(),
+        price_usd: endpoint.price_usd,
+        expires_at: OffsetDateTime::now_utc() + ttl,
+    };
+    put_json(
+        app.store.as_ref(),
+        Tree::Quotes,
+        quote.quote_id.as_bytes(),
+        &quote,
+    )?;
+    let offer = charge_for(app, compiled).offer;
+    let paid = endpoint.is_paid();
+    let mut headers = json!({"Content-Type": "application/json"});
+    if paid {
+        headers["PAYMENT-SIGNATURE"] =
+            json!("<base64 of the x402 v2 payment payload for paymentRequirements.accepts[i]>");
+    }
+    Ok(json!({
+        "ok": true,
+        "quoteId": quote.quote_id,
+        "slug": endpoint.slug,
+        "pricingMode": endpoint.pricing_mode().as_str(),
+        "priceUsd": endpoint.price_usd,
+        "fees": [
+            {"name": "platform", "usd": 0, "note": "included in the price; deducted from the builder's revenue"},
+            {"name": "network_gas", "usd": 0, "note": "EIP-3009 transferWithAuthorization is submitted by the facilitator"},
+        ],
+        "totalUsd": endpoint.price_usd,
+        "totalUnits": endpoint.price_usd.units().to_string(),
+        "currency": "USD",
+        "expiresAt": crate::timestamp::rfc3339(quote.expires_at),
+        "paymentRequirements": if paid { offer.v2("") } else { Value::Null },
+        "x402V1Accepts": if paid { json!(offer.v1_accepts()) } else { json!([]) },
+        "handoff": {
+            "url": app.urls.tool(&endpoint.slug),
+            "method": "POST",
+            "headers": headers,
+            "alternativeHeaders": if paid {
+                json!({"X-PAYMENT": "<base64 of the x402 v1 payment payload>", "X-Developer-Credit": "<developer credit token>"})
+            } else {
+                json!({})
+            },
+            "body": input,
+            "invoke": {
+                "url": app.urls.at("/ai/invoke"),
+                "method": "POST",
+                "body": {"slug": endpoint.slug, "input": input, "quoteId": quote.quote_id},
+            },
+        },
+    }))
+}
+
+/// Checks that `quote_id` still holds for a call to `endpoint`.
+pub fn honor(app: &App, quote_id: &str, endpoint: &Endpoint) -> ApiResult<()> {
+    let quote: Quote = get_json(app.store.as_ref(), Tree::Quotes, quote_id.as_bytes())?
+        .ok_or_else(|| ApiError::not_found("quote_not_found", format!("no quote {quote_id:?}")))?;
+    if quote.expires_at <= OffsetDateTime::now_utc() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "quote_expired",
+            "the quote has expired; ask for a new one",
+        ));
+    }
+    if quote.slug != endpoint.slug || quote.price_usd != endpoint.price_usd {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "quote_mismatch",
+            "the quote is for another endpoint or price; ask for a new one",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! `POST /ai/quote`, `POST /ai/conversion/quote`, `POST /x402/quote`.
+
+use axum::extract::State;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{conversion, external, hosted};
+use crate::app::AppState;
+use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::http::extract::JsonBody;
+use crate::money::Usd;
+use crate::net::OutboundRequest;
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuoteRequest {
+    slug: String,
+    /// The input the call will carry; echoed in the handoff.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    input: Option<Value>,
+}
+
+/// All-in quote for a hosted endpoint: price, fees, total, expiry, `quoteId`, the exact x402
+/// requirements and the handoff (URL, method, headers).
+#[utoipa::path(post, path = "/ai/quote", tag = "quotes", request_body = QuoteRequest,
+    responses((status = 200, description = "Quote", body = Object), (status = 404, description = "No such endpoint", body = ErrorBody)))]
+pub async fn quote(
+    State(app): State<AppState>,
+    JsonBody(request): JsonBody<QuoteRequest>,
+) -> ApiResult<Json<Value>> {
+    let compiled = app.catalog.require(&request.slug)?;
+    let input = request.input.unwrap_or_else(|| {
+        compiled
+            .endpoint
+            .example_input
+            .clone()
+            .unwrap_or_else(|| json!({}))
+    });
+    Ok(Json(hosted::create(&app, &compiled, input)?))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConversionRequest {
+    /// Endpoint slug or id.
+    service_id: String,
+    /// CAIP-2 id (`eip155:1`) or x402 v1 name (`ethereum`).
+    start_network: String,
+    /// Asset symbol, e.g. `ETH` or `USDC`.
+    start_asset: String,
+    /// USD to arrive with; defaults to the service's price.
+    #[serde(default)]
+    #[schema(value_type = Option<f64>)]
+    amount: Option<Usd>,
+}
+
+/// Route steps from the caller's asset toward the settlement asset, estimated cost and the
+/// wallet or exchange handoff, priced from the configured table (with its as-of time).
+#[utoipa::path(post, path = "/ai/conversion/quote", tag = "quotes", request_body = ConversionRequest,
+    responses(
+        (status = 200, description = "Conversion route", body = Object),
+        (status = 404, description = "No such service", body = ErrorBody),
+        (status = 422, description = "`unknown_network` or `unknown_asset`", body = ErrorBody),
+    ))]
+pub async fn conversion_quote(
+    State(app): State<AppState>,
+    JsonBody(request): JsonBody<ConversionRequest>,
+) -> ApiResult<Json<Value>> {
+    let compiled = app
+        .catalog
+        .get(&request.service_id)
+        .or_else(|| {
+            app.catalog
+                .all()
+                .into_iter()
+                .find(|c| c.endpoint.id == request.service_id)
+        })
+        .ok_or_else(|| {
+            ApiError::not_found(
+                "service_not_found",
+                format!("no service {:?}", request.service_id),
+            )
+        })?;
+    let settlement = app
+        .config
+        .payment
+        .networks
+        .first()
+        .ok_or_else(|| ApiError::internal("no payment network is configured"))?;
+    let amount = request.amount.unwrap_or(compiled.endpoint.price_usd);
+    let plan = conversion::plan(
+        &app.config.conversion,
+        &request.start_network,
+        &request.start_asset,
+        &settlement.caip2,
+        amount,
+    )?;
+    Ok(Json(json!({
+        "ok": true,
+        "serviceId": compiled.endpoint.id,
+        "slug": compiled.endpoint.slug,
+        "settlementAsset": {"network": settlement.caip2, "asset": settlement.asset, "symbol": "USDC"},
+        "route": plan,
+    })))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExternalQuoteRequest {
+    /// The seller's paid URL.
+    url: String,
+    /// `GET` (default) or `POST`.
+    #[serde(default)]
+    method: Option<String>,
+    /// JSON body for a POST.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    body: Option<Value>,
+    /// With `startAsset`: also plan the conversion toward the seller's asset.
+    #[serde(default)]
+    start_network: Option<String>,
+    #[serde(default)]
+    start_asset: Option<String>,
+}
+
+/// Calls an external x402 seller (SSRF-guarded), normalizes its 402 (v1 body or v2 header) to
+/// one requirement shape with its USD value, plus the conversion handoff.
+#[utoipa::path(post, path = "/x402/quote", tag = "quotes", request_body = ExternalQuoteRequest,
+    responses(
+        (status = 200, description = "Normalized requirements", body = Object),
+        (status = 403, description = "`ssrf_refused`: the URL resolves to an internal address", body = ErrorBody),
+        (status = 422, description = "Invalid URL or method, `not_payment_required`, unknown network or asset", body = ErrorBody),
+        (status = 502, description = "The seller could not be reached or its 402 is unreadable", body = ErrorBody),
+    ))]
+pub async fn external_quote(
+    State(app): State<AppState>,
+    JsonBody(request): JsonBody<ExternalQuoteRequest>,
+) -> ApiResult<Json<Value>> {
+    let outbound = match request
+        .method
+        .as_deref()
+        .map(str::to_ascii_uppercase)
+        .as_deref()
+    {
+        None | Some("GET") => OutboundRequest::get(request.url.clone()),
+        Some("POST") => OutboundRequest::post_json(
+            request.url.clone(),
+            request.body.unwrap_or_else(|| json!({})),
+        ),
+        Some(other) => {
+            return Err(ApiError::unprocessable(
+                "invalid_method",
+                format!("method {other:?} is not supported; use GET or POST"),
+            ))
+        }
+    };
+    let response = app.outbound.fetch(outbound).await?;
+    let accepts = external::parse(&response)?;
+    let selected = accepts
+        .iter()
+        .find(|a| a.usd.is_some())
+        .unwrap_or(&accepts[0])
+        .clone();
+    let conversion = match (&request.start_network, &request.start_asset, selected.usd) {
+        (Some(network), Some(asset), Some(usd)) => {
+            json!({"plan": conversion::plan(&app.config.conversion, network, asset, &selected.network, usd)?})
+        }
+        _ => json!({
+            "note": "send startNetwork and startAsset to plan the route from your asset to the seller's",
+            "url": app.urls.at("/x402/quote"),
+            "method": "POST",
+        }),
+    };
+    Ok(Json(json!({
+        "ok": true,
+        "url": request.url,
+        "finalUrl": response.final_url,
+        "requirement": selected,
+        "accepts": accepts,
+        "conversion": conversion,
+    })))
+}

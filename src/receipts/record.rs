@@ -1,0 +1,123 @@
+//! The receipt record and the canonical bytes its signature covers.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// How a call was paid for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentMethod {
+    X402,
+    DeveloperCredit,
+    /// A free call that still gets a receipt (the free receipt echo); nothing is charged.
+    Free,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiptSettlement {
+    /// `recorded` (ledger only, not on-chain), `settled` (on-chain), `debited` (developer
+    /// credit) or `not_applicable` (free).
+    pub status: String,
+    pub on_chain: bool,
+    pub transaction: Option<String>,
+    /// `local` or `remote` for x402 payments.
+    pub facilitator: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiptSignature {
+    /// Always `ed25519`.
+    pub alg: String,
+    /// Base64 of the service's 32-byte public key, as `/ai/manifest` publishes it.
+    pub public_key: String,
+    /// Base64 of the 64-byte signature over the canonical JSON of the receipt without `signature`.
+    pub value: String,
+}
+
+/// A receipt as stored and served. Money is in strings: `priceUsd` in decimal dollars, `amount`
+/// in atomic units of the asset (USDC has 6 decimals, so they are the same integer).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Receipt {
+    pub receipt_id: String,
+    pub schema: String,
+    /// What was bought: `invocation` or `builder_registration`.
+    pub purpose: String,
+    pub endpoint_slug: Option<String>,
+    pub price_usd: String,
+    pub amount: String,
+    pub asset: Option<String>,
+    pub network: Option<String>,
+    /// The paying address, or the developer credit id masked.
+    pub payer: Option<String>,
+    pub payment_method: PaymentMethod,
+    pub x402_version: Option<u8>,
+    pub charged: bool,
+    pub settlement: ReceiptSettlement,
+    pub request_sha256: String,
+    pub result_sha256: String,
+    pub issued_at: String,
+    pub url: String,
+    pub signature: ReceiptSignature,
+}
+
+pub const RECEIPT_SCHEMA: &str = "toolhost.receipt.v1";
+
+impl Receipt {
+    /// The bytes the signature covers: canonical JSON of everything but `signature`.
+    pub fn signed_bytes(&self) -> Vec<u8> {
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(object) = value.as_object_mut() {
+            object.remove("signature");
+        }
+        canonical_json(&value).into_bytes()
+    }
+}
+
+/// JSON with object keys sorted at every level and no whitespace.
+pub fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&map[k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(canonical_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// SHA-256 of the canonical JSON of a value, as lowercase hex.
+pub fn sha256_hex(value: &Value) -> String {
+    hex::encode(Sha256::digest(canonical_json(value).as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        let value = json!({"b": 1, "a": {"d": [true, null, "x"], "c": "y"}});
+        assert_eq!(
+            canonical_json(&value),
+            r#"{"a":{"c":"y","d":[true,null,"x"]},"b":1}"#
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! Builders' money: the sale ledger, revenue reports, payout settings and payout packets.
+//!
+//! Every charged receipt writes one [`Sale`] in the same atomic batch as the receipt, so revenue
+//! reports and payout packets reconcile exactly with receipts. The platform fee is computed per
+//! sale (rounded down, in atomic units) and net = amount − fee per sale, so every total is a sum
+//! of integers and `gross = fee + net` holds at every level.
+//!
+//! Keys in the ledger tree: `sale/{receiptId}` (receipt ids are UUIDv7, so key order is time
+//! order), `settings/{builderId}`, `packet/{builderId}/{packetId}`, `paid/{receiptId}` → packet
+//! id (a receipt is paid out at most once: packets claim their receipts with `require_absent`).
+//!
+//! # Layout
+//! - `report`: revenue by endpoint and by day.
+//! - `payouts`: payout settings and packets.
+//! - `routes`: `/ai/builders/revenue`, `/ai/builders/payout-settings`, `/ai/builders/payouts`,
+//!   `/ai/admin/payouts/{packetId}/paid`.
+
+pub mod payouts;
+pub mod report;
+pub mod routes;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::money::Usd;
+use crate::receipts::PaymentMethod;
+use crate::store::{Batch, Store, StoreError, Tree};
+
+/// One charged call.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Sale {
+    pub receipt_id: String,
+    pub endpoint_slug: Option<String>,
+    /// The builder who owns the endpoint; `None` for the platform's own endpoints and fees.
+    pub seller: Option<String>,
+    pub amount: Usd,
+    pub method: PaymentMethod,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+pub const SALE_PREFIX: &[u8] = b"sale/";
+
+fn sale_key(receipt_id: &str) -> Vec<u8> {
+    [SALE_PREFIX, receipt_id.as_bytes()].concat()
+}
+
+/// Adds the sale to a settling batch.
+pub fn record(batch: Batch, sale: &Sale) -> Result<Batch, StoreError> {
+    let bytes = serde_json::to_vec(sale).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(batch
+        .require_absent(Tree::Ledger, sale_key(&sale.receipt_id))
+        .put(Tree::Ledger, sale_key(&sale.receipt_id), bytes))
+}
+
+/// The first key of sales at or after `since`: receipt ids start with their UUIDv7, whose first
+/// 48 bits are the unix time in milliseconds.
+fn first_key_since(since: OffsetDateTime) -> Vec<u8> {
+    let millis = (since.unix_timestamp_nanos() / 1_000_000).max(0) as u64;
+    format!("sale/rcpt_{millis:012x}").into_bytes()
+}
+
+/// Every sale of `seller` since `since`, oldest first.
+pub fn sales_of(
+    store: &dyn Store,
+    seller: &str,
+    since: OffsetDateTime,
+) -> Result<Vec<Sale>, StoreError> {
+    let mut out = Vec::new();
+    let start = first_key_since(since);
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let page = match &after {
+            Some(key) => store.scan_prefix(Tree::Ledger, SALE_PREFIX, Some(key), 512)?,
+            // `scan_prefix` pages strictly after a key; start one byte before the first key.
+            None => {
+                let mut before = start.clone();
+                before.pop();
+                store.scan_prefix(Tree::Ledger, SALE_PREFIX, Some(&before), 512)?
+            }
+        };
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        for (_, bytes) in page {
+            let sale: Sale =
+                serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            if sale.seller.as_deref() == Some(seller) && sale.at >= since {
+                out.push(sale);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The platform's cut of one sale, rounded down, and the builder's net.
+pub fn split(amount: Usd, fee_bps: u64) -> (Usd, Usd) {
+    let fee = Usd::from_units((u128::from(amount.units()) * u128::from(fee_bps) / 10_000) as u64);
+    (fee, amount.checked_sub(fee).unwrap_or(Usd::ZERO))
+}
+
+/// Parses a duration like `30d`, `12h` or `2w`.
+pub fn parse_since(text: &str) -> Option<time::Duration> {
+    let text = text.trim();
+    let (number, unit) = text.split_at(text.len().checked_sub(1)?);
+    let n: i64 = number.parse().ok().filter(|n| *n > 0 && *n <= 3650)?;
+    match unit {
+        "h" => Some(time::Duration::hours(n)),
+        "d" => Some(time::Duration::days(n)),
+        "w" => Some(time::Duration::weeks(n)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SledStore;
+
+    #[test]
+    fn splits_reconcile_and_since_parses() {
+        let (fee, net) = split(Usd::from_units(1001), 1000);
+        assert_eq!((fee.units(), net.units()), (100, 901));
+        assert_eq!(parse_since("30d"), Some(time::Duration::days(30)));
+        assert_eq!(parse_since("12h"), Some(time::Duration::hours(12)));
+        assert_eq!(parse_since("0d"), None);
+        assert_eq!(parse_since("d"), None);
+        assert_eq!(parse_since("5y"), None);
+    }
+
+    #[test]
+    fn sales_are_found_by_seller_and_time() {
+        let store = SledStore::temporary().unwrap();
+        let now = OffsetDateTime::now_utc();
+        for (seller, age_days) in [("b1", 40), ("b1", 1), ("b2", 1), ("b1", 0)] {
+            let at = now - time::Duration::days(age_days);
+            let ts = uuid::Timestamp::from_unix(uuid::NoContext, at.unix_timestamp() as u64, 0);
+            let sale = Sale {
+                receipt_id: format!("rcpt_{}", uuid::Uuid::new_v7(ts).simple()),
+                endpoint_slug: Some("e".into()),
+                seller: Some(seller.into()),
+                amount: Usd::from_units(10),
+                method: PaymentMethod::X402,
+                at,
+            };
+            store.apply(record(Batch::new(), &sale).unwrap()).unwrap();
+        }
+        assert_eq!(
+            sales_of(&store, "b1", now - time::Duration::days(30))
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(
+            sales_of(&store, "b1", now - time::Duration::days(60))
+                .unwrap()
+                .len(),
+            3
+        );
+        assert_eq!(
+            sales_of(&store, "b2", now - time::Duration::days(30))
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+}

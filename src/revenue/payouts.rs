@@ -1,0 +1,382 @@
+//! Payout settings and payout packets.
+//!
+//! A packet gathers every charged receipt of a builder not yet in a packet, for the net amount
+//! (gross − platform fee, per sale). It is created only when that amount reaches the builder's
+//! minimum, claims each receipt with `paid/{receiptId}` under `require_absent` in the same batch
+//! (so a receipt is paid out at most once, even under concurrent requests), and is signed by the
+//! service key like receipts. An admin later marks it paid with the transaction hash.
+
+use std::str::FromStr;
+
+use alloy_primitives::{Address, B256};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::{sales_of, split, Sale};
+use crate::config::PaymentConfig;
+use crate::money::Usd;
+use crate::receipts::{canonical_json, ReceiptSigner};
+use crate::store::{get_json, Batch, Store, StoreError, Tree};
+
+#[derive(Debug, thiserror::Error)]
+pub enum PayoutError {
+    #[error("payTo must be an EVM address with a valid EIP-55 checksum")]
+    BadAddress,
+    #[error("network {0:?} is not a payout network here")]
+    BadNetwork(String),
+    #[error("asset {0:?} is not the settlement asset of that network")]
+    BadAsset(String),
+    #[error("set payout settings first (POST /ai/builders/payout-settings)")]
+    NoSettings,
+    #[error("the unpaid net balance is {balance} USD, below the minimum of {minimum} USD")]
+    BelowMinimum { balance: Usd, minimum: Usd },
+    #[error("no payout packet {0:?}")]
+    NotFound(String),
+    #[error("payout packet {0:?} is already paid")]
+    AlreadyPaid(String),
+    #[error("transaction must be a 32-byte hex hash")]
+    BadTransaction,
+    #[error("another payout claimed some of these receipts first; try again")]
+    Conflict,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<PayoutError> for crate::http::error::ApiError {
+    fn from(e: PayoutError) -> Self {
+        use crate::http::error::ApiError;
+        use axum::http::StatusCode;
+        match e {
+            PayoutError::BadAddress => ApiError::unprocessable("invalid_pay_to", e.to_string()),
+            PayoutError::BadNetwork(_) => ApiError::unprocessable("invalid_network", e.to_string()),
+            PayoutError::BadAsset(_) => ApiError::unprocessable("invalid_asset", e.to_string()),
+            PayoutError::BadTransaction => {
+                ApiError::unprocessable("invalid_transaction", e.to_string())
+            }
+            PayoutError::NoSettings => ApiError::new(
+                StatusCode::CONFLICT,
+                "payout_settings_missing",
+                e.to_string(),
+            ),
+            PayoutError::BelowMinimum { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "below_minimum", e.to_string())
+            }
+            PayoutError::AlreadyPaid(_) => {
+                ApiError::new(StatusCode::CONFLICT, "already_paid", e.to_string())
+            }
+            PayoutError::Conflict => {
+                ApiError::new(StatusCode::CONFLICT, "payout_conflict", e.to_string())
+            }
+            PayoutError::NotFound(_) => ApiError::not_found("payout_not_found", e.to_string()),
+            PayoutError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// Where and when a builder is paid.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PayoutSettings {
+    /// EVM address with a valid EIP-55 checksum.
+    pub pay_to: String,
+    /// CAIP-2 id of a configured payment network.
+    pub network: String,
+    /// The settlement asset of that network (USDC contract); defaults to it.
+    #[serde(default)]
+    pub asset: Option<String>,
+    /// Smallest packet to create, in USD.
+    #[schema(value_type = f64)]
+    pub minimum_usd: Usd,
+}
+
+fn settings_key(builder: &str) -> Vec<u8> {
+    format!("settings/{builder}").into_bytes()
+}
+
+fn packet_key(builder: &str, packet_id: &str) -> Vec<u8> {
+    format!("packet/{builder}/{packet_id}").into_bytes()
+}
+
+fn paid_key(receipt_id: &str) -> Vec<u8> {
+    format!("paid/{receipt_id}").into_bytes()
+}
+
+fn bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// Validates and stores a builder's settings; the asset defaults to the network's USDC.
+pub fn save_settings(
+    store: &dyn Store,
+    payment: &PaymentConfig,
+    builder: &str,
+    mut settings: PayoutSettings,
+) -> Result<PayoutSettings, PayoutError> {
+    let address = Address::parse_checksummed(settings.pay_to.trim(), None)
+        .map_err(|_| PayoutError::BadAddress)?;
+    let network = payment
+        .networks
+        .iter()
+        .find(|n| n.caip2 == settings.network)
+        .ok_or_else(|| PayoutError::BadNetwork(settings.network.clone()))?;
+    match &settings.asset {
+        Some(asset) if !asset.eq_ignore_ascii_case(&network.asset) => {
+            return Err(PayoutError::BadAsset(asset.clone()))
+        }
+        _ => settings.asset = Some(network.asset.clone()),
+    }
+    settings.pay_to = address.to_checksum(None);
+    store.put(Tree::Ledger, &settings_key(builder), &bytes(&settings)?)?;
+    Ok(settings)
+}
+
+pub fn settings(store: &dyn Store, builder: &str) -> Result<Option<PayoutSettings>, StoreError> {
+    get_json(store, Tree::Ledger, &settings_key(builder))
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Signature {
+    pub alg: String,
+    pub public_key: String,
+    pub value: String,
+}
+
+/// A payout packet. Its signature covers the canonical JSON of everything but `signature`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Packet {
+    pub packet_id: String,
+    pub builder_id: String,
+    pub receipt_ids: Vec<String>,
+    /// Net atomic units owed (sum over receipts of amount − fee).
+    pub amount: String,
+    pub gross: String,
+    pub fee: String,
+    pub fee_bps: u64,
+    pub pay_to: String,
+    pub network: String,
+    pub asset: String,
+    /// `pending` or `paid`.
+    pub status: String,
+    pub transaction: Option<String>,
+    pub created_at: String,
+    pub paid_at: Option<String>,
+    pub signature: Signature,
+}
+
+impl Packet {
+    fn sign(&mut self, signer: &ReceiptSigner) {
+        let mut value = serde_json::to_value(&*self).unwrap_or(Value::Null);
+        if let Some(object) = value.as_object_mut() {
+            object.remove("signature");
+        }
+        self.signature = Signature {
+            alg: "ed25519".into(),
+            public_key: signer.public_key(),
+            value: signer.sign_bytes(canonical_json(&value).as_bytes()),
+        };
+    }
+}
+
+/// The builder's sales not yet in any packet.
+pub fn unpaid(store: &dyn Store, builder: &str) -> Result<Vec<Sale>, StoreError> {
+    let mut out = Vec::new();
+    for sale in sales_of(store, builder, OffsetDateTime::UNIX_EPOCH)? {
+        if store
+            .get(Tree::Ledger, &paid_key(&sale.receipt_id))?
+            .is_none()
+        {
+            out.push(sale);
+        }
+    }
+    Ok(out)
+}
+
+/// Creates a pending packet for the whole unpaid net balance, if it reaches the minimum.
+pub fn create_packet(
+    store: &dyn Store,
+    signer: &ReceiptSigner,
+    builder: &str,
+    fee_bps: u64,
+) -> Result<Packet, PayoutError> {
+    let settings = settings(store, builder)?.ok_or(PayoutError::NoSettings)?;
+    let sales = unpaid(store, builder)?;
+    let (mut gross, mut fee, mut net) = (0u64, 0u64, 0u64);
+    for sale in &sales {
+        let (f, n) = split(sale.amount, fee_bps);
+        gross += sale.amount.units();
+        fee += f.units();
+        net += n.units();
+    }
+    if sales.is_empty() || net < settings.minimum_usd.units() {
+        return Err(PayoutError::BelowMinimum {
+            balance: Usd::from_units(net),
+            minimum: settings.minimum_usd,
+        });
+    }
+    let mut packet = Packet {
+        packet_id: format!("pay_{}", uuid::Uuid::now_v7().simple()),
+        builder_id: builder.to_string(),
+        receipt_ids: sales.iter().map(|s| s.receipt_id.clone()).collect(),
+        amount: net.to_string(),
+        gross: gross.to_string(),
+        fee: fee.to_string(),
+        fee_bps,
+        pay_to: settings.pay_to,
+        network: settings.network,
+        asset: settings.asset.unwrap_or_default(),
+        status: "pending".into(),
+        transaction: None,
+        created_at: crate::timestamp::now_rfc3339(),
+        paid_at: None,
+        signature: Signature {
+            alg: String::new(),
+            public_key: String::new(),
+            value: String::new(),
+        },
+    };
+    packet.sign(signer);
+    let mut batch = Batch::new();
+    for id in &packet.receipt_ids {
+        batch = batch.require_absent(Tree::Ledger, paid_key(id)).put(
+            Tree::Ledger,
+            paid_key(id),
+            packet.packet_id.as_bytes().to_vec(),
+        );
+    }
+    batch = batch.put(
+        Tree::Ledger,
+        packet_key(builder, &packet.packet_id),
+        bytes(&packet)?,
+    );
+    match store.apply(batch) {
+        Ok(()) => Ok(packet),
+        Err(StoreError::ConditionFailed(_)) => Err(PayoutError::Conflict),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A builder's packets, oldest first.
+pub fn packets(store: &dyn Store, builder: &str) -> Result<Vec<Packet>, StoreError> {
+    let prefix = format!("packet/{builder}/").into_bytes();
+    store
+        .scan_prefix(Tree::Ledger, &prefix, None, 10_000)?
+        .into_iter()
+        .map(|(_, v)| serde_json::from_slice(&v).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .collect()
+}
+
+/// Marks a pending packet paid with its transaction hash (admin).
+pub fn mark_paid(
+    store: &dyn Store,
+    signer: &ReceiptSigner,
+    packet_id: &str,
+    transaction: &str,
+) -> Result<Packet, PayoutError> {
+    let transaction =
+        B256::from_str(transaction.trim()).map_err(|_| PayoutError::BadTransaction)?;
+    // The packet id alone names it; find its builder by scanning packet keys.
+    let found = store
+        .scan_prefix(Tree::Ledger, b"packet/", None, 100_000)?
+        .into_iter()
+        .find(|(k, _)| k.ends_with(format!("/{packet_id}").as_bytes()))
+        .ok_or_else(|| PayoutError::NotFound(packet_id.to_string()))?;
+    let (key, old) = found;
+    let mut packet: Packet =
+        serde_json::from_slice(&old).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    if packet.status == "paid" {
+        return Err(PayoutError::AlreadyPaid(packet_id.to_string()));
+    }
+    packet.status = "paid".into();
+    packet.transaction = Some(transaction.to_string());
+    packet.paid_at = Some(crate::timestamp::now_rfc3339());
+    packet.sign(signer);
+    let batch = Batch::new()
+        .require_equals(Tree::Ledger, key.clone(), Some(old))
+        .put(Tree::Ledger, key, bytes(&packet)?);
+    match store.apply(batch) {
+        Ok(()) => Ok(packet),
+        Err(StoreError::ConditionFailed(_)) => Err(PayoutError::AlreadyPaid(packet_id.to_string())),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::receipts::PaymentMethod;
+    use crate::revenue::record;
+    use crate::store::SledStore;
+
+    #[test]
+    fn packets_pay_each_receipt_once_and_reconcile() {
+        let dir = tempfile::tempdir().unwrap();
+        let signer = ReceiptSigner::load_or_generate(&dir.path().join("k")).unwrap();
+        let store = SledStore::temporary().unwrap();
+        let payment = Config::new(dir.path()).payment;
+        let bad = PayoutSettings {
+            pay_to: "0x000000000000000000000000000000000000dead".into(),
+            network: "eip155:84532".into(),
+            asset: None,
+            minimum_usd: Usd::from_units(2000),
+        };
+        assert!(matches!(
+            save_settings(&store, &payment, "b", bad.clone()),
+            Err(PayoutError::BadAddress)
+        ));
+        let good = PayoutSettings {
+            pay_to: "0x000000000000000000000000000000000000dEaD".into(),
+            ..bad
+        };
+        let saved = save_settings(&store, &payment, "b", good).unwrap();
+        assert_eq!(
+            saved.asset.as_deref(),
+            Some(payment.networks[0].asset.as_str())
+        );
+        let sell = |n: u64| {
+            let sale = Sale {
+                receipt_id: format!("rcpt_{}", uuid::Uuid::now_v7().simple()),
+                endpoint_slug: Some("e".into()),
+                seller: Some("b".into()),
+                amount: Usd::from_units(n),
+                method: PaymentMethod::X402,
+                at: OffsetDateTime::now_utc(),
+            };
+            store.apply(record(Batch::new(), &sale).unwrap()).unwrap();
+        };
+        sell(1000);
+        assert!(matches!(
+            create_packet(&store, &signer, "b", 1000),
+            Err(PayoutError::BelowMinimum { .. })
+        ));
+        sell(1500);
+        let packet = create_packet(&store, &signer, "b", 1000).unwrap();
+        assert_eq!(
+            (
+                packet.gross.as_str(),
+                packet.fee.as_str(),
+                packet.amount.as_str()
+            ),
+            ("2500", "250", "2250")
+        );
+        assert_eq!(packet.receipt_ids.len(), 2);
+        assert!(matches!(
+            create_packet(&store, &signer, "b", 1000),
+            Err(PayoutError::BelowMinimum { .. })
+        ));
+        let tx = format!("0x{}", "ab".repeat(32));
+        let paid = mark_paid(&store, &signer, &packet.packet_id, &tx).unwrap();
+        assert_eq!(
+            (paid.status.as_str(), paid.transaction.as_deref()),
+            ("paid", Some(tx.as_str()))
+        );
+        assert!(matches!(
+            mark_paid(&store, &signer, &packet.packet_id, &tx),
+            Err(PayoutError::AlreadyPaid(_))
+        ));
+        assert_eq!(packets(&store, "b").unwrap(), vec![paid]);
+    }
+}

@@ -1,0 +1,137 @@
+//! `POST /ai/invoke` `{slug, input, quoteId?}`: the same pipeline as `/tools/{slug}` with one
+//! envelope, `{ok, result, receipt}`, and streaming.
+//!
+//! An endpoint expected to run longer than `Config::long_running_after` needs
+//! `Accept: text/event-stream`; otherwise the answer is 409 `streaming_required`. A streamed call
+//! still gets 400/402/404/422 as plain HTTP (payment is gated before the stream starts), then
+//! SSE events: `progress` (`{stage:"accepted"}`, `{stage:"running"}`), and finally `result`
+//! (`{ok, result, receipt, paymentResponse}`, the latter the base64 settlement header value) or
+//! `error` (the error body).
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::routes::{complete, prepare, Call, Outcome};
+use crate::app::{App, AppState};
+use crate::catalog::{Endpoint, HandlerType};
+use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::http::extract::JsonBody;
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InvokeRequest {
+    slug: String,
+    /// The endpoint's input (its inputSchema); `{}` when absent.
+    #[serde(default = "empty_object")]
+    #[schema(value_type = Object)]
+    input: Value,
+    /// A quote from `POST /ai/quote` to hold this call to.
+    #[serde(default)]
+    quote_id: Option<String>,
+}
+
+fn empty_object() -> Value {
+    json!({})
+}
+
+/// How long a handler type is expected to run: the readiness check waits on up to two outbound
+/// requests; JS handlers on the sandbox; the rest answer at once.
+pub fn expected_duration(app: &App, endpoint: &Endpoint) -> Duration {
+    match endpoint.handler_type {
+        HandlerType::X402ReadinessCheck => app.config.outbound.timeout * 2,
+        HandlerType::JsRequestResponse => Duration::from_secs(5),
+        HandlerType::ReceiptEcho | HandlerType::StaticJson => Duration::ZERO,
+    }
+}
+
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| {
+            accept
+                .split(',')
+                .any(|part| part.trim().starts_with("text/event-stream"))
+        })
+}
+
+/// Invoke an endpoint by slug; `{ok, result, receipt}`, or SSE with `Accept: text/event-stream`.
+#[utoipa::path(post, path = "/ai/invoke", tag = "tools",
+    request_body = InvokeRequest,
+    responses(
+        (status = 200, description = "`{ok, result, receipt}`; or a text/event-stream of `progress` events and a final `result` (or `error`) event", body = Object),
+        (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
+        (status = 404, description = "No such endpoint or quote", body = ErrorBody),
+        (status = 409, description = "`streaming_required`: long-running endpoint without Accept: text/event-stream; or `quote_expired` / `quote_mismatch`", body = ErrorBody),
+        (status = 422, description = "Input violates inputSchema", body = ErrorBody),
+    ))]
+pub async fn invoke(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(request): JsonBody<InvokeRequest>,
+) -> ApiResult<Response> {
+    let compiled = app.catalog.require(&request.slug)?;
+    let streaming = accepts_event_stream(&headers);
+    let expected = expected_duration(&app, &compiled.endpoint);
+    if !streaming && expected > app.config.long_running_after {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "streaming_required",
+            format!(
+                "{:?} is long-running (expected {} s, over {} s); ask for Accept: text/event-stream",
+                compiled.endpoint.slug,
+                expected.as_secs(),
+                app.config.long_running_after.as_secs()
+            ),
+        ));
+    }
+    if let Some(quote_id) = &request.quote_id {
+        crate::quotes::hosted::honor(&app, quote_id, &compiled.endpoint)?;
+    }
+    let call = Call::new(Method::POST, request.input, headers);
+    let authorized = prepare(&app, &compiled, &call).await?;
+    if !streaming {
+        return Ok(complete(&app, &compiled, &call, authorized)
+            .await?
+            .into_invoke_response());
+    }
+    let (tx, rx) = futures::channel::mpsc::unbounded::<Event>();
+    let event = |name: &str, data: Value| Event::default().event(name).data(data.to_string());
+    let _ = tx.unbounded_send(event(
+        "progress",
+        json!({"stage": "accepted", "slug": compiled.endpoint.slug}),
+    ));
+    tokio::spawn(async move {
+        let _ = tx.unbounded_send(event("progress", json!({"stage": "running"})));
+        let last = match complete(&app, &compiled, &call, authorized).await {
+            Ok(outcome) => event("result", result_event(outcome)),
+            Err(error) => event(
+                "error",
+                serde_json::to_value(error.body()).unwrap_or(Value::Null),
+            ),
+        };
+        let _ = tx.unbounded_send(last);
+    });
+    Ok(Sse::new(rx.map(Ok::<_, Infallible>))
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+fn result_event(outcome: Outcome) -> Value {
+    let payment_response = outcome
+        .headers
+        .iter()
+        .find(|(name, _)| name.as_str().ends_with("payment-response"))
+        .and_then(|(_, value)| value.to_str().ok())
+        .map(str::to_string);
+    json!({"ok": true, "result": outcome.result, "receipt": outcome.receipt, "paymentResponse": payment_response})
+}

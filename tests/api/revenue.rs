@@ -1,0 +1,155 @@
+//! Builders' money end to end: paid calls to a builder's endpoint show up in revenue, a payout
+//! packet pays each receipt once, and every figure reconciles with the receipts.
+
+use alloy_signer_local::PrivateKeySigner;
+use serde_json::json;
+
+use crate::payments::{ask, pay};
+use crate::util::{assert_error, static_endpoint, As, TestServer};
+
+#[tokio::test]
+async fn revenue_and_payouts_reconcile_with_receipts() {
+    let server = TestServer::start().await;
+    let (_, body) = server
+        .call(
+            "POST",
+            "/ai/admin/builders",
+            As::Admin,
+            Some(&json!({"name": "Seller"})),
+        )
+        .await;
+    let key = body["builderKey"].as_str().unwrap().to_string();
+    let mut endpoint = static_endpoint("paid-greeting");
+    endpoint["priceUsd"] = json!(0.0015);
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/endpoints/create",
+            As::Builder(&key),
+            Some(&endpoint),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let signer = PrivateKeySigner::random();
+    let required = ask(&server, "/tools/paid-greeting").await;
+    let mut receipts = Vec::new();
+    for _ in 0..3 {
+        let (name, value) = pay(&signer, &required, 2, |_| {});
+        let response = server
+            .client
+            .post(server.url("/tools/paid-greeting"))
+            .header(name, value)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        let (status, body) = crate::util::read(response).await;
+        assert_eq!(status, 200, "{body}");
+        receipts.push(body["receipt"]["receiptId"].as_str().unwrap().to_string());
+    }
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/builders/revenue?since=30d",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let revenue = &body["revenue"];
+    assert_eq!(
+        (
+            revenue["grossUnits"].clone(),
+            revenue["feeUnits"].clone(),
+            revenue["netUnits"].clone()
+        ),
+        (json!("4500"), json!("450"), json!("4050"))
+    );
+    assert_eq!(revenue["count"], 3);
+    assert_eq!(revenue["byEndpoint"]["paid-greeting"]["count"], 3);
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/builders/revenue?since=forever",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_since");
+    let (status, body) = server
+        .call("GET", "/ai/builders/revenue", As::Nobody, None)
+        .await;
+    assert_error(status, &body, 401, "unauthorized");
+
+    let (status, body) = server
+        .call("POST", "/ai/builders/payouts", As::Builder(&key), None)
+        .await;
+    assert_error(status, &body, 409, "payout_settings_missing");
+    let bad = json!({"payTo": "0x000000000000000000000000000000000000dead", "network": "eip155:84532", "minimumUsd": 0.004});
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/builders/payout-settings",
+            As::Builder(&key),
+            Some(&bad),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_pay_to");
+    let good = json!({"payTo": "0x000000000000000000000000000000000000dEaD", "network": "eip155:84532", "minimumUsd": 0.004});
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/builders/payout-settings",
+            As::Builder(&key),
+            Some(&good),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = server
+        .call("POST", "/ai/builders/payouts", As::Builder(&key), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let packet = &body["packet"];
+    assert_eq!(
+        (packet["amount"].clone(), packet["status"].clone()),
+        (json!("4050"), json!("pending"))
+    );
+    let mut ids: Vec<String> = packet["receiptIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    receipts.sort();
+    assert_eq!(ids, receipts);
+    assert!(packet["signature"]["value"].is_string());
+    // Each receipt is paid out once: nothing is left for a second packet.
+    let (status, body) = server
+        .call("POST", "/ai/builders/payouts", As::Builder(&key), None)
+        .await;
+    assert_error(status, &body, 409, "below_minimum");
+    let packet_id = packet["packetId"].as_str().unwrap();
+    let tx = json!({"transaction": format!("0x{}", "cd".repeat(32))});
+    let path = format!("/ai/admin/payouts/{packet_id}/paid");
+    let (status, body) = server
+        .call("POST", &path, As::Builder(&key), Some(&tx))
+        .await;
+    assert_error(status, &body, 401, "unauthorized");
+    let (status, body) = server.call("POST", &path, As::Admin, Some(&tx)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["packet"]["status"], "paid");
+    let (status, body) = server.call("POST", &path, As::Admin, Some(&tx)).await;
+    assert_error(status, &body, 409, "already_paid");
+    let (_, body) = server
+        .call("GET", "/ai/builders/payouts", As::Builder(&key), None)
+        .await;
+    assert_eq!(
+        (
+            body["unpaidNetUnits"].clone(),
+            body["packets"][0]["status"].clone()
+        ),
+        (json!("0"), json!("paid"))
+    );
+}
