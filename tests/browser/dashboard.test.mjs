@@ -256,10 +256,20 @@ test("the admin approves a flagged endpoint from the review queue", async () => 
   await grants.locator('input[name="kv"]').check();
   await grants.locator('input[name="logs"]').check();
   await grants.getByRole("button", { name: "Save grants" }).click();
-  await grants.getByText("Grants saved.").waitFor();
+  await page.locator('#a-grants form[data-slug="dash-js"]').getByText("Grants saved.").waitFor();
+  assert.match(await page.locator('#a-grants form[data-slug="dash-js"]').textContent(), /up to date/);
   const js = await ok("GET", "/ai/endpoints/dash-js");
   assert.equal(js.endpoint.capabilities.kv, true);
   assert.equal(js.endpoint.capabilities.logs, true);
+  // Issue a developer credit: its token is shown once, the list shows its balance.
+  await page.fill("#a-credit-amount", "2");
+  await page.fill("#a-credit-note", "from the dashboard");
+  await page.click("#a-credit-form button[type=submit]");
+  const token = await page.locator("#a-credit-issued pre code").textContent();
+  assert.ok(token.length > 20, token);
+  await page.waitForFunction(() => /from the dashboard/.test(document.querySelector("#a-credits")?.textContent || ""));
+  const paid = await call("POST", "/tools/receipt-echo-paid", { headers: { "X-Developer-Credit": token.trim() }, body: { from: "dashboard credit" } });
+  assert.equal(paid.status, 200, JSON.stringify(paid.body));
   await shot(page, "dashboard-admin-approved");
   assert.deepEqual(errors, []);
   await page.close();

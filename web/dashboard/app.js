@@ -792,8 +792,11 @@ function grantCard(record) {
     const body = { grantedCapabilities: {} };
     for (const [k] of CAPABILITIES) body.grantedCapabilities[k] = !!form.elements[k].checked;
     try {
-      await api(`/ai/endpoints/${encodeURIComponent(e.slug)}`, { method: "PATCH", body, as: "admin" });
-      say(status, "Grants saved.", "ok");
+      const saved = await api(`/ai/endpoints/${encodeURIComponent(e.slug)}`, { method: "PATCH", body, as: "admin" });
+      const fresh = grantCard(saved);
+      form.closest("li").replaceWith(fresh);
+      say(fresh.querySelector(".status"), "Grants saved.", "ok");
+      fresh.querySelector("button[type=submit]").focus();
     } catch (err) {
       say(status, `Could not save: ${errorText(err)}`, "error");
     }
