@@ -67,7 +67,8 @@ async fn guide_asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
 /// replaces `{base_url}` in the (HTML) file, escaped for HTML.
 fn serve(path: &str, request: &HeaderMap, base_url: Option<&str>) -> Response {
     let Some(bytes) = load(path) else {
-        return ApiError::not_found("route_not_found", format!("no route for /{path}")).into_response();
+        return ApiError::not_found("route_not_found", format!("no route for /{path}"))
+            .into_response();
     };
     let body: Cow<'static, [u8]> = match base_url {
         Some(base) => {
@@ -85,9 +86,10 @@ fn serve(path: &str, request: &HeaderMap, base_url: Option<&str>) -> Response {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut response = body.into_owned().into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(path)));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(content_type(path)),
+        );
         response
     };
     let headers = response.headers_mut();
@@ -101,16 +103,27 @@ fn serve(path: &str, request: &HeaderMap, base_url: Option<&str>) -> Response {
 
 /// The headers every page and asset carries.
 pub fn security_headers(headers: &mut HeaderMap) {
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
 }
 
 fn load(path: &str) -> Option<Cow<'static, [u8]>> {
     if let Some(dir) = std::env::var_os("TOOLHOST_DEV_WEB_DIR") {
         let relative = safe_relative(path)?;
-        return std::fs::read(PathBuf::from(dir).join(relative)).ok().map(Cow::Owned);
+        return std::fs::read(PathBuf::from(dir).join(relative))
+            .ok()
+            .map(Cow::Owned);
     }
     WEB.get_file(path).map(|f| Cow::Borrowed(f.contents()))
 }
@@ -195,14 +208,30 @@ mod tests {
             let html = WEB.get_file(file).unwrap().contents_utf8().unwrap();
             for tag in html.split("<script").skip(1) {
                 let open = &tag[..tag.find('>').unwrap()];
-                assert!(open.contains("src=\"/"), "{file}: inline or remote script: <script{open}>");
+                assert!(
+                    open.contains("src=\"/"),
+                    "{file}: inline or remote script: <script{open}>"
+                );
             }
             assert!(!html.contains("style=\""), "{file}: inline style attribute");
-            for handler in ["onclick=", "onload=", "onerror=", "oninput=", "onchange=", "onsubmit="] {
-                assert!(!html.contains(handler), "{file}: inline event handler {handler}");
+            for handler in [
+                "onclick=",
+                "onload=",
+                "onerror=",
+                "oninput=",
+                "onchange=",
+                "onsubmit=",
+            ] {
+                assert!(
+                    !html.contains(handler),
+                    "{file}: inline event handler {handler}"
+                );
             }
             assert!(!html.contains("src=\"http"), "{file}: remote asset");
-            assert!(!html.contains("rel=\"stylesheet\" href=\"http"), "{file}: remote stylesheet");
+            assert!(
+                !html.contains("rel=\"stylesheet\" href=\"http"),
+                "{file}: remote stylesheet"
+            );
         }
     }
 

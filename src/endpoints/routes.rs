@@ -165,5 +165,7 @@ pub async fn builder_endpoints(
             }))
         })
         .collect::<ApiResult<Vec<Value>>>()?;
-    Ok(Json(json!({ "ok": true, "builderId": builder.id, "endpoints": endpoints })))
+    Ok(Json(
+        json!({ "ok": true, "builderId": builder.id, "endpoints": endpoints }),
+    ))
 }
