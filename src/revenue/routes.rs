@@ -9,7 +9,8 @@ use time::OffsetDateTime;
 
 use super::payouts::{self, PayoutSettings};
 use super::{parse_since, report, sales_of};
-use crate::app::AppState;
+use crate::app::{App, AppState};
+use crate::events::{self, EventKind};
 use crate::auth::{Admin, BuilderAuth};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
@@ -116,6 +117,7 @@ pub async fn create_payout(
         &builder.id,
         app.config.platform_fee_bps,
     )?;
+    payout_event(&app, EventKind::PayoutCreated, &packet);
     Ok(Json(json!({"ok": true, "packet": packet})))
 }
 
@@ -147,5 +149,15 @@ pub async fn mark_paid(
         &packet_id,
         &request.transaction,
     )?;
+    payout_event(&app, EventKind::PayoutPaid, &packet);
     Ok(Json(json!({"ok": true, "packet": packet})))
+}
+
+/// Tells the builder about its packet; the packet itself is already stored, so a failure to
+/// record the event is logged, not returned.
+fn payout_event(app: &App, kind: EventKind, packet: &payouts::Packet) {
+    let data = json!({"packetId": packet.packet_id, "amount": packet.amount, "status": packet.status, "transaction": packet.transaction});
+    if let Err(e) = events::record(app.store.as_ref(), &packet.builder_id, kind, None, data) {
+        tracing::error!(error = %e, packet = %packet.packet_id, "recording the payout event failed");
+    }
 }

@@ -13,6 +13,7 @@ use crate::app::App;
 use crate::catalog::Endpoint;
 use crate::events::{self, EventKind};
 use crate::logs::{self, InvocationLog, LogLine};
+use crate::receipts::Receipt;
 
 /// The facts of one finished call.
 pub(super) struct Ran<'a> {
@@ -47,5 +48,19 @@ pub(super) fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Ve
         if let Err(e) = events::record(app.store.as_ref(), owner, kind, Some(&endpoint.slug), data) {
             tracing::error!(error = %e, endpoint = %endpoint.slug, "recording the invocation event failed");
         }
+    }
+}
+
+/// A paid call settled: the owner sees the sale in its event feed.
+pub(super) fn payment_settled(app: &App, endpoint: &Endpoint, receipt: &Receipt) {
+    let Some(owner) = endpoint.owner_builder().filter(|_| receipt.charged) else { return };
+    let data = json!({
+        "receiptId": receipt.receipt_id,
+        "amount": receipt.amount,
+        "priceUsd": receipt.price_usd,
+        "paymentMethod": receipt.payment_method,
+    });
+    if let Err(e) = events::record(app.store.as_ref(), owner, EventKind::PaymentSettled, Some(&endpoint.slug), data) {
+        tracing::error!(error = %e, endpoint = %endpoint.slug, "recording the payment event failed");
     }
 }

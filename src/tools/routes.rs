@@ -234,6 +234,7 @@ pub async fn complete(
         });
     }
     let settled = authorized.settle(app, &call.input, &output.body).await?;
+    record::payment_settled(app, endpoint, &settled.receipt);
     let mut headers = output.headers;
     headers.extend(settled.headers);
     Ok(Outcome {
