@@ -633,7 +633,7 @@ async function createPayout() {
   } catch (e) {
     say("#builder-status", `Could not create a payout packet: ${errorText(e)}`, "error");
   }
-  await loadPayouts();
+  await Promise.all([loadPayouts(), loadEvents()]);
 }
 
 // ---------------------------------------------------------------- admin
