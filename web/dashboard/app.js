@@ -497,7 +497,16 @@ async function loadRevenue() {
   const calls = r.count === undefined ? "" : ` from ${r.count} paid call${r.count === 1 ? "" : "s"}`;
   $("#b-revenue-total").textContent = `${usd(gross)} in the last ${count} days${calls}`
     + (net === null ? "" : ` · ${usd(net)} to you after the ${(Number(r.feeBps || 0) / 100).toFixed(1)}% platform fee`);
-  barChart(figure, points, { format: usd, caption: `Gross revenue per day, last ${count} days` });
+  builder.chart = { points, caption: `Gross revenue per day, last ${count} days` };
+  drawRevenue();
+}
+
+/** Draws the revenue chart at the figure's current width (again when the window resizes). */
+function drawRevenue() {
+  const figure = $("#b-revenue-chart");
+  if (!builder.chart || !figure.isConnected) return;
+  const width = Math.max(300, Math.min(1100, Math.round(figure.getBoundingClientRect().width) || 720));
+  barChart(figure, builder.chart.points, { format: usd, caption: builder.chart.caption, width, height: width < 500 ? 220 : 280 });
 }
 
 async function loadEvents() {
@@ -843,6 +852,8 @@ async function issueCredit(event) {
 }
 
 // ---------------------------------------------------------------- start
+
+window.addEventListener("resize", debounce(() => { if (!$("#builder-view").hidden) drawRevenue(); }, 150));
 
 const views = { catalog: showCatalog, builder: showBuilder, admin: showAdmin };
 const initial = tabs.find((t) => `#${t.id.replace("tab-", "")}` === location.hash) || tabs[0];

@@ -1,6 +1,7 @@
 // toolhost dashboard: a small hand-written SVG bar chart (no library).
 //
-// barChart(figure, points, options) draws one bar per point into `figure` (a <figure>), with a
+// barChart(figure, points, options) draws one bar per point into `figure` (a <figure>), drawn at
+// the figure's own width (so text keeps its real size; redraw on resize), with a
 // y axis of round ticks, sparse x labels, a <title> per bar for pointer users, and a
 // visually-hidden data table for screen readers. points: [{label, value}].
 
@@ -25,7 +26,7 @@ export function niceStep(max, count = 4) {
 
 export function barChart(figure, points, { format = String, caption = "", width = 720, height = 260 } = {}) {
   figure.replaceChildren();
-  const margin = { top: 12, right: 12, bottom: 34, left: 64 };
+  const margin = { top: 12, right: 24, bottom: 34, left: 64 };
   const innerW = width - margin.left - margin.right;
   const innerH = height - margin.top - margin.bottom;
   const max = Math.max(0, ...points.map((p) => p.value));
@@ -53,7 +54,8 @@ export function barChart(figure, points, { format = String, caption = "", width 
 
   const slot = points.length ? innerW / points.length : innerW;
   const barW = Math.max(1, Math.min(40, slot * 0.7));
-  const labelEvery = Math.max(1, Math.ceil(points.length / 8));
+  // About one x label per 56 px, so they stay readable on a phone.
+  const labelEvery = Math.max(1, Math.ceil(points.length / Math.max(2, Math.floor(innerW / 56))));
   points.forEach((p, i) => {
     const h = top > 0 ? (p.value / top) * innerH : 0;
     const x = i * slot + (slot - barW) / 2;
