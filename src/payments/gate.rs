@@ -135,6 +135,29 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
 }
 
 impl Authorized {
+    /// What a handler sees of the payment as `req.payment`: who paid how much and how, never the
+    /// proof itself. `null` for free calls.
+    pub fn summary(&self) -> Value {
+        let price = self.charge.offer.price;
+        let (method, payer, network) = match &self.method {
+            Method::Free => return Value::Null,
+            Method::Credit(grant) => ("developer_credit", grant.masked_id(), None),
+            Method::X402(x402) => (
+                "x402",
+                x402.verified.payer.to_checksum(None),
+                Some(x402.verified.network.caip2.clone()),
+            ),
+        };
+        serde_json::json!({
+            "method": method,
+            "payer": payer,
+            "priceUsd": price.to_string(),
+            "amount": price.units().to_string(),
+            "network": network,
+            "settled": false,
+        })
+    }
+
     /// Charges for a successful result and issues its receipt. `request` and `result` are only
     /// digested.
     pub async fn settle(

@@ -99,12 +99,14 @@ impl JsRuntime {
         &self.pool
     }
 
-    /// Runs the endpoint's handler for one call; `load_secrets` decrypts the endpoint's secrets
-    /// when its revision is new. The handler's log lines come back whatever the outcome.
+    /// Runs the endpoint's handler for one call; `payment` becomes `req.payment`; `load_secrets`
+    /// decrypts the endpoint's secrets when its revision is new. The handler's log lines come
+    /// back whatever the outcome.
     pub async fn run(
         &self,
         compiled: &CompiledEndpoint,
         call: &Call,
+        payment: Value,
         load_secrets: impl FnOnce() -> Result<BTreeMap<String, String>, ApiError>,
     ) -> JsOutcome {
         let failed = |e: ApiError| JsOutcome {
@@ -134,7 +136,7 @@ impl JsRuntime {
             limits,
         };
         let invocation = sandbox::Invocation {
-            request: request_object(compiled, call),
+            request: request_object(compiled, call, payment),
             request_id: call.request_id.clone(),
         };
         let report = self.pool.invoke(&code, invocation).await;
@@ -190,7 +192,7 @@ impl JsRuntime {
 }
 
 /// The handler's `req`.
-fn request_object(compiled: &CompiledEndpoint, call: &Call) -> Value {
+fn request_object(compiled: &CompiledEndpoint, call: &Call, payment: Value) -> Value {
     json!({
         "input": call.input,
         "method": call.method.as_str(),
@@ -198,7 +200,7 @@ fn request_object(compiled: &CompiledEndpoint, call: &Call) -> Value {
         "headers": visible_headers(&call.headers),
         "endpoint": { "slug": compiled.endpoint.slug },
         "requestId": call.request_id,
-        "payment": Value::Null,
+        "payment": payment,
     })
 }
 

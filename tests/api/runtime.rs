@@ -126,3 +126,68 @@ async fn http_get_json_honours_the_endpoint_host_allow_list() {
     let (status, body) = server.call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&bad)).await;
     assert_error(status, &body, 422, "invalid_field");
 }
+
+#[tokio::test]
+async fn paid_js_handlers_see_who_paid_and_unpaid_calls_never_run() {
+    let server = TestServer::start().await;
+    let source = "export default async function (req, ctx) { return { payment: req.payment, headers: req.headers }; }";
+    server
+        .create(
+            As::Admin,
+            &json!({
+                "slug": "paid-js", "title": "Paid JS", "description": "Shows its payment.", "priceUsd": 0.01,
+                "handlerType": "js_request_response", "source": source,
+            }),
+        )
+        .await;
+    let (status, body) = server.post("/tools/paid-js", &json!({})).await;
+    assert_eq!(status, 402, "{body}");
+    let (status, logs) = server.call("GET", "/ai/endpoints/paid-js/logs", As::Admin, None).await;
+    assert_eq!((status.as_u16(), logs["entries"].clone()), (200, json!([])), "an unpaid call never reaches the handler");
+
+    let (_, grant) = server.call("POST", "/ai/admin/credits", As::Admin, Some(&json!({"amountUsd": 1}))).await;
+    let token = grant["credit"]["token"].as_str().unwrap().to_string();
+    let (status, body) = server
+        .call("POST", "/tools/paid-js", As::Header("x-developer-credit", &token), Some(&json!({})))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["payment"]["method"], "developer_credit");
+    assert_eq!(body["payment"]["priceUsd"], "0.01");
+    assert_eq!(body["payment"]["amount"], "10000");
+    assert!(!body["payment"]["payer"].as_str().unwrap().contains(&token), "the credit token is masked");
+    assert!(body["headers"].get("x-developer-credit").is_none(), "payment proofs never reach handlers: {body}");
+    assert!(body["receipt"]["receiptId"].is_string(), "{body}");
+}
+
+#[tokio::test]
+async fn a_busy_endpoint_answers_429_with_retry_after() {
+    let server = TestServer::start_with(|c| {
+        c.runtime.pool.max_concurrent_per_endpoint = 1;
+        c.runtime.pool.instances_per_endpoint = 1;
+        c.runtime.pool.default_limits.timeout = std::time::Duration::from_secs(3);
+    })
+    .await;
+    let source = "export default async function () { for (;;) {} }";
+    server
+        .create(
+            As::Admin,
+            &json!({"slug": "hog", "title": "Hog", "description": "Spins.", "priceUsd": 0, "handlerType": "js_request_response", "source": source}),
+        )
+        .await;
+    let calls = (0..4).map(|_| server.client.post(server.url("/tools/hog")).json(&json!({})).send());
+    let responses = futures::future::join_all(calls).await;
+    let mut statuses = Vec::new();
+    for response in responses {
+        let response = response.unwrap();
+        if response.status() == 429 {
+            assert_eq!(response.headers()["retry-after"], "1");
+            let (status, body) = crate::util::read(response).await;
+            assert_error(status, &body, 429, "overloaded");
+            statuses.push(429);
+        } else {
+            statuses.push(response.status().as_u16());
+        }
+    }
+    statuses.sort();
+    assert_eq!(statuses, [429, 429, 429, 504], "one call runs (and times out), the rest are turned away");
+}
