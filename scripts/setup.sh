@@ -9,6 +9,11 @@ need_apt=()
 for pkg in build-essential cmake libsimde-dev pkg-config chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
+# The MCP client tests (tests/mcp) need Node with npm and a Python that can make a venv.
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -34,6 +39,21 @@ js_dir="$(dirname "$0")/../tests/js/x402"
 if ! cmp -s "$js_dir/package-lock.json" "$js_dir/node_modules/.installed-lock.json" 2>/dev/null; then
   echo "setup: installing tests/js/x402 packages"
   (cd "$js_dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+fi
+# MCP client test dependencies, pinned: the TypeScript SDK and the conformance suite
+# (tests/mcp/package-lock.json), the Python SDK (tests/mcp/requirements.txt). Installed only when
+# missing or when the pins changed.
+mcp_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"
+if ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.package-lock.json.installed" 2>/dev/null; then
+  echo "setup: npm ci in tests/mcp"
+  (cd "$mcp_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.package-lock.json.installed"
+fi
+if ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed" 2>/dev/null; then
+  echo "setup: Python venv for tests/mcp"
+  python3 -m venv "$mcp_dir/.venv"
+  "$mcp_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/requirements.txt"
+  cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed"
 fi
 
 # tests/browser: playwright-core pinned by package-lock.json; reinstalled only when the lock changes.

@@ -28,6 +28,7 @@ pub struct Config {
     pub limits: HttpLimits,
     pub outbound: OutboundPolicy,
     pub payment: PaymentConfig,
+    pub mcp: McpConfig,
     /// `POST /ai/invoke` answers 409 `streaming_required` for endpoints expected to run longer
     /// than this unless the caller accepts `text/event-stream`.
     pub long_running_after: Duration,
@@ -120,6 +121,18 @@ pub struct OutboundPolicy {
     pub timeout: Duration,
     pub max_response_bytes: usize,
     pub max_redirects: usize,
+}
+
+/// The MCP endpoint (`POST /ai/mcp`).
+#[derive(Clone, Debug)]
+pub struct McpConfig {
+    /// Browser origins allowed to call the endpoint besides the service's own (the base URL's
+    /// origin). Requests without `Origin` (agents, SDK clients) are always accepted; a foreign
+    /// `Origin` is refused with 403, which stops DNS-rebinding pages from driving a local server.
+    /// `*` allows every origin.
+    pub allowed_origins: Vec<String>,
+    /// Tools per `tools/list` page.
+    pub page_size: usize,
 }
 
 /// What the service accepts as payment. Networks and assets are the x402 `exact` scheme's.
@@ -220,6 +233,10 @@ impl Config {
                 builder_registration_fee: Usd::from_units(1_000_000),
                 facilitator: FacilitatorConfig::Local,
             },
+            mcp: McpConfig {
+                allowed_origins: Vec::new(),
+                page_size: 50,
+            },
             long_running_after: Duration::from_secs(10),
             quote_ttl: Duration::from_secs(300),
             conversion: ConversionTable::builtin(),
@@ -227,7 +244,8 @@ impl Config {
             runtime: RuntimeConfig {
                 // One isolate runs on one core: let a hot endpoint scale to every core.
                 pool: sandbox::PoolConfig {
-                    instances_per_endpoint: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    instances_per_endpoint: std::thread::available_parallelism()
+                        .map_or(1, |n| n.get()),
                     ..sandbox::PoolConfig::default()
                 },
                 quotas: Default::default(),

@@ -16,6 +16,7 @@
 //! - `runtime`: running JS endpoints in the sandbox's isolate pool.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
+//! - `mcp`: the MCP endpoint (Streamable HTTP JSON-RPC), the catalog as tools.
 //! - `payments`: x402 (v1 and v2) and developer credit, gated around paid work.
 //! - `quotes`: hosted, conversion and external x402 quotes.
 //! - `revenue`: the sale ledger behind builders' revenue and payouts.
@@ -34,6 +35,7 @@ pub mod http;
 pub mod keyfile;
 pub mod logs;
 pub mod manifest;
+pub mod mcp;
 pub mod money;
 pub mod net;
 pub mod paging;

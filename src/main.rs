@@ -8,10 +8,19 @@ use toolhost::config::Config;
 use toolhost::server::Server;
 
 #[derive(Parser)]
-#[command(name = "toolhost", version, about = "Host paid AI/API tools: catalog, x402 payments, receipts, MCP, sandboxed JS handlers")]
+#[command(
+    name = "toolhost",
+    version,
+    about = "Host paid AI/API tools: catalog, x402 payments, receipts, MCP, sandboxed JS handlers"
+)]
 struct Cli {
     /// Log output format.
-    #[arg(long, global = true, env = "TOOLHOST_LOG_FORMAT", default_value = "text")]
+    #[arg(
+        long,
+        global = true,
+        env = "TOOLHOST_LOG_FORMAT",
+        default_value = "text"
+    )]
     log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
@@ -73,6 +82,9 @@ struct ServeArgs {
     /// Address that receives x402 payments (EVM address).
     #[arg(long, env = "TOOLHOST_PAY_TO")]
     pay_to: Option<String>,
+    /// Browser origins allowed on the MCP endpoint besides the service's own, comma-separated (`*` for any).
+    #[arg(long, env = "TOOLHOST_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    mcp_allowed_origins: Vec<String>,
     /// Base URL of a remote x402 facilitator (POST /verify, POST /settle, GET /supported).
     /// Unset: payments are verified locally and settlement is recorded off-chain.
     #[arg(long, env = "TOOLHOST_FACILITATOR_URL")]
@@ -98,6 +110,7 @@ impl ServeArgs {
             pool.instances_per_endpoint = n;
         }
         config.payment.pay_to = self.pay_to;
+        config.mcp.allowed_origins = self.mcp_allowed_origins;
         if let Some(url) = self.facilitator_url.filter(|u| !u.is_empty()) {
             config.payment.facilitator = toolhost::config::FacilitatorConfig::Remote { url };
         }
@@ -108,7 +121,9 @@ impl ServeArgs {
 fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tower_http=info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().init(),
@@ -152,7 +167,10 @@ async fn main() -> std::process::ExitCode {
     };
     if let Some(token) = &server.notes.generated_admin_token {
         // Printed once, on the start that generated it; afterwards it is only in the data dir.
-        println!("Generated admin token (saved to {}/admin_token, shown once): {token}", server.app.config.data_dir.display());
+        println!(
+            "Generated admin token (saved to {}/admin_token, shown once): {token}",
+            server.app.config.data_dir.display()
+        );
     }
     if !server.notes.seeded.is_empty() {
         tracing::info!(endpoints = ?server.notes.seeded, "seeded catalog");

@@ -32,7 +32,13 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
         .ok_or_else(|| ApiError::bad_request("invalid_query", "form must be `current` or `legacy`"))
 }
 
-fn matches(endpoint: &Endpoint, tag: Option<&str>, q: Option<&str>, mode: Option<PricingMode>) -> bool {
+/// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool.
+pub fn matches(
+    endpoint: &Endpoint,
+    tag: Option<&str>,
+    q: Option<&str>,
+    mode: Option<PricingMode>,
+) -> bool {
     let tag_ok = tag.is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
     let mode_ok = mode.is_none_or(|m| endpoint.pricing_mode() == m);
     let q_ok = q.is_none_or(|q| {
@@ -48,7 +54,10 @@ fn matches(endpoint: &Endpoint, tag: Option<&str>, q: Option<&str>, mode: Option
 /// The catalog envelope (spec 2.3) with every endpoint that passes the filters.
 #[utoipa::path(get, path = "/ai/endpoints", tag = "catalog", params(CatalogQuery),
     responses((status = 200, description = "Catalog envelope", body = Object), (status = 400, description = "Bad filter", body = ErrorBody)))]
-pub async fn list_endpoints(State(app): State<AppState>, Query(query): Query<CatalogQuery>) -> ApiResult<Json<Value>> {
+pub async fn list_endpoints(
+    State(app): State<AppState>,
+    Query(query): Query<CatalogQuery>,
+) -> ApiResult<Json<Value>> {
     let form = parse_form(query.form.as_deref())?;
     let mode = query
         .pricing_mode
@@ -71,7 +80,12 @@ pub async fn list_endpoints(State(app): State<AppState>, Query(query): Query<Cat
         .filter(|e| matches(e, query.tag.as_deref(), query.q.as_deref(), mode))
         .map(|e| EndpointRecord::new(e, &app.urls, form))
         .collect();
-    Ok(Json(envelope(&app.urls, &app.config.catalog_namespace, form, records)))
+    Ok(Json(envelope(
+        &app.urls,
+        &app.config.catalog_namespace,
+        form,
+        records,
+    )))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -95,7 +109,9 @@ pub async fn get_endpoint(
     let form = parse_form(query.form.as_deref())?;
     let compiled = app.catalog.require(&slug)?;
     let endpoint = &compiled.endpoint;
-    let manager = caller.as_ref().is_some_and(|c| endpoints::can_manage(c, endpoint));
+    let manager = caller
+        .as_ref()
+        .is_some_and(|c| endpoints::can_manage(c, endpoint));
     if !endpoint.is_listed() && !manager {
         return Err(super::CatalogError::NotFound(slug).into());
     }
@@ -108,7 +124,11 @@ pub async fn get_endpoint(
         "curl -sS -X POST '{url}' -H 'Content-Type: application/json' -d '{}'",
         body.to_string().replace('\'', "'\\''")
     );
-    let manage = if manager { Some(endpoints::manage_view(&app, endpoint)?) } else { None };
+    let manage = if manager {
+        Some(endpoints::manage_view(&app, endpoint)?)
+    } else {
+        None
+    };
     Ok(Json(json!({
         "ok": true,
         "endpoint": EndpointRecord::new(endpoint, &app.urls, form),

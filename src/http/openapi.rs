@@ -11,6 +11,7 @@ use utoipa::OpenApi;
     tags(
         (name = "catalog", description = "Hosted endpoints"),
         (name = "tools", description = "Invoking endpoints"),
+        (name = "mcp", description = "Model Context Protocol (Streamable HTTP JSON-RPC)"),
         (name = "receipts", description = "Public-safe receipts"),
         (name = "safety", description = "Content safety"),
         (name = "builders", description = "Builder registration, keys, endpoint lifecycle, secrets, logs and events"),

@@ -17,7 +17,10 @@ use utoipa_axum::routes;
 use super::error::ApiError;
 use super::{metrics, openapi};
 use crate::app::AppState;
-use crate::{builders, catalog, endpoints, events, logs, manifest, payments, quotes, receipts, revenue, safety, secrets, tools};
+use crate::{
+    builders, catalog, endpoints, events, logs, manifest, mcp, payments, quotes, receipts, revenue,
+    safety, secrets, tools,
+};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -33,7 +36,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
             endpoints::routes::delete_endpoint
         ))
         .routes(routes!(endpoints::routes::create_endpoint))
-        .routes(routes!(secrets::routes::list_secrets, secrets::routes::change_secrets))
+        .routes(routes!(
+            secrets::routes::list_secrets,
+            secrets::routes::change_secrets
+        ))
         .routes(routes!(logs::routes::endpoint_logs))
         .routes(routes!(builders::routes::register))
         .routes(routes!(builders::routes::rotate_key))
@@ -43,18 +49,36 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(endpoints::routes::review_endpoint))
         .routes(routes!(endpoints::routes::review_queue))
         .routes(routes!(manifest::manifest))
-        .routes(routes!(tools::routes::invoke_get, tools::routes::invoke_post))
+        .routes(routes!(
+            tools::routes::invoke_get,
+            tools::routes::invoke_post
+        ))
         .routes(routes!(receipts::routes::get_receipt))
         .routes(routes!(safety::routes::policy))
-        .routes(routes!(payments::routes::issue_credit, payments::routes::list_credits))
+        .routes(routes!(mcp::transport::post))
+        // Undocumented on purpose: they exist only to answer 405 the way MCP clients expect.
+        .route(
+            "/ai/mcp",
+            get(mcp::transport::method_not_allowed).delete(mcp::transport::method_not_allowed),
+        )
+        .routes(routes!(
+            payments::routes::issue_credit,
+            payments::routes::list_credits
+        ))
         .routes(routes!(payments::routes::supported))
         .routes(routes!(tools::invoke::invoke))
         .routes(routes!(quotes::routes::quote))
         .routes(routes!(quotes::routes::conversion_quote))
         .routes(routes!(quotes::routes::external_quote))
         .routes(routes!(revenue::routes::revenue))
-        .routes(routes!(revenue::routes::get_payout_settings, revenue::routes::set_payout_settings))
-        .routes(routes!(revenue::routes::list_payouts, revenue::routes::create_payout))
+        .routes(routes!(
+            revenue::routes::get_payout_settings,
+            revenue::routes::set_payout_settings
+        ))
+        .routes(routes!(
+            revenue::routes::list_payouts,
+            revenue::routes::create_payout
+        ))
         .routes(routes!(revenue::routes::mark_paid))
 }
 
@@ -97,19 +121,34 @@ pub fn build_router(app: AppState) -> Router {
 async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     app.store
         .get(crate::store::Tree::Meta, b"health")
-        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable", e.to_string()))?;
-    Ok(Json(serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")})))
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                e.to_string(),
+            )
+        })?;
+    Ok(Json(
+        serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")}),
+    ))
 }
 
 async fn not_found(request: Request) -> ApiError {
-    ApiError::not_found("route_not_found", format!("no route for {}", request.uri().path()))
+    ApiError::not_found(
+        "route_not_found",
+        format!("no route for {}", request.uri().path()),
+    )
 }
 
 async fn method_not_allowed(request: Request) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
-        format!("{} is not allowed on {}", request.method(), request.uri().path()),
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
     )
 }
 

@@ -4,7 +4,7 @@ use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::Value;
 
-use crate::app::AppState;
+use crate::app::{App, AppState};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::store::{get_json, Tree};
 
@@ -12,8 +12,16 @@ use crate::store::{get_json, Tree};
 #[utoipa::path(get, path = "/ai/receipts/{receiptId}", tag = "receipts",
     params(("receiptId" = String, Path, description = "Receipt id")),
     responses((status = 200, description = "Receipt", body = Object), (status = 404, description = "Receipt not found", body = ErrorBody)))]
-pub async fn get_receipt(State(app): State<AppState>, Path(receipt_id): Path<String>) -> ApiResult<Json<Value>> {
-    get_json::<Value>(app.store.as_ref(), Tree::Receipts, receipt_id.as_bytes())?
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("receipt_not_found", format!("no receipt {receipt_id:?}")))
+pub async fn get_receipt(
+    State(app): State<AppState>,
+    Path(receipt_id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    lookup(&app, &receipt_id).map(Json)
+}
+
+/// The public-safe receipt record by id; shared with the MCP `receipt_lookup` tool.
+pub fn lookup(app: &App, receipt_id: &str) -> ApiResult<Value> {
+    get_json::<Value>(app.store.as_ref(), Tree::Receipts, receipt_id.as_bytes())?.ok_or_else(|| {
+        ApiError::not_found("receipt_not_found", format!("no receipt {receipt_id:?}"))
+    })
 }

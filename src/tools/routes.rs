@@ -86,7 +86,8 @@ impl Outcome {
     /// a success).
     pub fn into_invoke_response(self) -> Response {
         let headers = self.headers();
-        let body = json!({"ok": self.status.is_success(), "result": self.result, "receipt": self.receipt});
+        let body =
+            json!({"ok": self.status.is_success(), "result": self.result, "receipt": self.receipt});
         let mut response = (self.status, Json(body)).into_response();
         response.headers_mut().extend(headers);
         response
@@ -116,11 +117,7 @@ pub async fn invoke_get(
             .into_owned()
             .collect();
     let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema, pairs);
-    let call = Call::new(Method::GET, input, headers);
-    let authorized = prepare(&app, &compiled, &call).await?;
-    Ok(complete(&app, &compiled, &call, authorized)
-        .await?
-        .into_tool_response())
+    invoke(&app, &compiled, Call::new(Method::GET, input, headers)).await
 }
 
 /// Invoke with a JSON body matching the endpoint's inputSchema.
@@ -144,9 +141,14 @@ pub async fn invoke_post(
     JsonBody(input): JsonBody<Value>,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&slug)?;
-    let call = Call::new(Method::POST, input, headers);
-    let authorized = prepare(&app, &compiled, &call).await?;
-    Ok(complete(&app, &compiled, &call, authorized)
+    invoke(&app, &compiled, Call::new(Method::POST, input, headers)).await
+}
+
+/// The answer of `/tools/{slug}` to one call: [`prepare`], then [`complete`]. MCP `tools/call`
+/// runs this too, so both transports answer alike.
+pub async fn invoke(app: &App, compiled: &CompiledEndpoint, call: Call) -> ApiResult<Response> {
+    let authorized = prepare(app, compiled, &call).await?;
+    Ok(complete(app, compiled, &call, authorized)
         .await?
         .into_tool_response())
 }
@@ -289,7 +291,9 @@ async fn run_builtin(
             serde_json::to_value(report).map_err(ApiError::internal)?
         }
         HandlerType::JsRequestResponse => {
-            return Err(ApiError::internal("JS handlers run in the sandbox, not here"));
+            return Err(ApiError::internal(
+                "JS handlers run in the sandbox, not here",
+            ));
         }
     };
     Ok(HandlerOutput::ok(body))

@@ -16,10 +16,30 @@ async fn metrics_count_requests_by_route_and_status() {
     server.get("/ai/endpoints").await;
     server.get("/ai/endpoints/nope").await;
     server.get("/tools/receipt-echo").await;
-    let text = server.client.get(server.url("/metrics")).send().await.unwrap().text().await.unwrap();
-    assert!(text.contains(r#"toolhost_http_requests_total{method="GET",route="/ai/endpoints",status="200"} 1"#), "{text}");
-    assert!(text.contains(r#"route="/ai/endpoints/{slug}",status="404""#), "{text}");
-    assert!(text.contains(r#"toolhost_http_request_duration_seconds_bucket{le="#) || text.contains("toolhost_http_request_duration_seconds_bucket{"), "{text}");
+    let text = server
+        .client
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains(
+            r#"toolhost_http_requests_total{method="GET",route="/ai/endpoints",status="200"} 1"#
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"route="/ai/endpoints/{slug}",status="404""#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"toolhost_http_request_duration_seconds_bucket{le="#)
+            || text.contains("toolhost_http_request_duration_seconds_bucket{"),
+        "{text}"
+    );
     assert!(text.contains(r#"route="/tools/{slug}""#), "{text}");
 }
 
@@ -41,6 +61,7 @@ async fn openapi_covers_every_route() {
         ("post", "/tools/{slug}"),
         ("get", "/ai/receipts/{receiptId}"),
         ("get", "/ai/content-safety/policy"),
+        ("post", "/ai/mcp"),
         ("post", "/ai/admin/credits"),
         ("get", "/ai/admin/credits"),
         ("get", "/x402/supported"),
@@ -68,13 +89,26 @@ async fn openapi_covers_every_route() {
         ("get", "/ai/admin/reviews"),
     ];
     for (method, path) in mounted {
-        assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing from OpenAPI");
+        assert!(
+            paths.get(path).and_then(|p| p.get(method)).is_some(),
+            "{method} {path} missing from OpenAPI"
+        );
     }
     for (path, item) in paths {
         for method in item.as_object().unwrap().keys() {
-            let concrete = path.replace("{slug}", "receipt-echo").replace("{receiptId}", "x");
-            let request = server.client.request(method.to_uppercase().parse().unwrap(), server.url(&concrete));
-            let response = request.header("content-type", "application/json").body("{}").send().await.unwrap();
+            let concrete = path
+                .replace("{slug}", "receipt-echo")
+                .replace("{receiptId}", "x");
+            let request = server.client.request(
+                method.to_uppercase().parse().unwrap(),
+                server.url(&concrete),
+            );
+            let response = request
+                .header("content-type", "application/json")
+                .body("{}")
+                .send()
+                .await
+                .unwrap();
             let status = response.status().as_u16();
             let body: Value = response.json().await.unwrap_or(Value::Null);
             assert!(

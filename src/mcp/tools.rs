@@ -1,0 +1,458 @@
+//! The tools: every active catalog endpoint, named by its slug, and the service tools beside
+//! them. Definitions are built from the catalog on each `tools/list`, so endpoints created,
+//! paused or deleted show up at once on every instance; nothing is cached per client.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, Method};
+use axum::response::IntoResponse;
+use axum::Json;
+use base64::Engine;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::payment::{self, HttpOutcome};
+use super::protocol::RpcError;
+use crate::app::{App, AppState};
+use crate::catalog::routes::matches;
+use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status};
+use crate::http::error::ApiResult;
+use crate::http::extract::JsonBody;
+use crate::quotes::routes::{
+    self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
+};
+use crate::tools::routes::{invoke, Call};
+
+/// Largest pipeline response read back into a tool result.
+const MAX_RESULT_BYTES: usize = 16 * 1024 * 1024;
+
+/// Tools the service offers besides its catalog. They are resolved first and a catalog endpoint
+/// of the same name is left out of the list, so an endpoint can never shadow one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ServiceTool {
+    CatalogSearch,
+    ReceiptLookup,
+    Quote,
+    ConversionQuote,
+    X402Quote,
+}
+
+pub(super) enum Tool {
+    Service(ServiceTool),
+    Endpoint(Arc<CompiledEndpoint>),
+}
+
+impl ServiceTool {
+    const ALL: [ServiceTool; 5] = [
+        ServiceTool::CatalogSearch,
+        ServiceTool::ReceiptLookup,
+        ServiceTool::Quote,
+        ServiceTool::ConversionQuote,
+        ServiceTool::X402Quote,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            ServiceTool::CatalogSearch => "catalog_search",
+            ServiceTool::ReceiptLookup => "receipt_lookup",
+            ServiceTool::Quote => "quote",
+            ServiceTool::ConversionQuote => "conversion_quote",
+            ServiceTool::X402Quote => "x402_quote",
+        }
+    }
+
+    fn definition(self) -> Value {
+        let read_only = json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
+        match self {
+            ServiceTool::CatalogSearch => json!({
+                "name": self.name(),
+                "title": "Search the tool catalog",
+                "description": "Finds hosted tools by text, tag or pricing mode and returns each one's tool name, price and URL. Free.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "Case-insensitive text matched against slug, title, description and tags"},
+                        "tag": {"type": "string", "description": "Only tools carrying this tag"},
+                        "pricingMode": {"type": "string", "enum": [PricingMode::FreePublicUtility.as_str(), PricingMode::FixedPriceSuccessReceipt.as_str()]},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+                    },
+                    "additionalProperties": false,
+                },
+                "outputSchema": {
+                    "type": "object",
+                    "required": ["ok", "total", "endpoints"],
+                    "properties": {
+                        "ok": {"type": "boolean"},
+                        "total": {"type": "integer", "description": "Matches before the limit"},
+                        "endpoints": {"type": "array", "items": {"type": "object", "required": ["toolName", "slug", "priceUsd", "url"]}},
+                    },
+                },
+                "annotations": annotations_with_title(read_only, "Search the tool catalog"),
+                "_meta": {"toolhost/pricing": {"priceUsd": 0, "pricingMode": PricingMode::FreePublicUtility.as_str()}},
+            }),
+            ServiceTool::ReceiptLookup => json!({
+                "name": self.name(),
+                "title": "Look up a receipt",
+                "description": "Returns the public-safe receipt of a paid call by its receiptId, as GET /ai/receipts/{receiptId} does. Free.",
+                "inputSchema": {
+                    "type": "object",
+                    "required": ["receiptId"],
+                    "properties": {"receiptId": {"type": "string", "minLength": 1, "maxLength": 200}},
+                    "additionalProperties": false,
+                },
+                "annotations": annotations_with_title(read_only, "Look up a receipt"),
+                "_meta": {"toolhost/pricing": {"priceUsd": 0, "pricingMode": PricingMode::FreePublicUtility.as_str()}},
+            }),
+            ServiceTool::Quote => route_tool(
+                self.name(),
+                "Quote a hosted tool",
+                "All-in quote for a hosted tool, as POST /ai/quote: price, fees, total, expiry, quoteId, the exact x402 requirements and the handoff. Free.",
+                schema_of::<QuoteRequest>(),
+                read_only,
+            ),
+            ServiceTool::ConversionQuote => route_tool(
+                self.name(),
+                "Quote a conversion to the settlement asset",
+                "Route from your network and asset toward the asset x402 settlement needs, estimated cost and the wallet or exchange handoff, as POST /ai/conversion/quote. Free.",
+                schema_of::<ConversionRequest>(),
+                read_only,
+            ),
+            ServiceTool::X402Quote => route_tool(
+                self.name(),
+                "Quote an external x402 seller",
+                "Calls an external x402 seller's URL (without paying) and normalizes its payment requirement, with its USD value and a conversion handoff, as POST /x402/quote. Free.",
+                schema_of::<ExternalQuoteRequest>(),
+                json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true}),
+            ),
+        }
+    }
+
+    async fn call(self, app: &AppState, arguments: Value) -> Value {
+        match self {
+            ServiceTool::CatalogSearch => match parse::<SearchArgs>(arguments) {
+                Ok(args) => payment::json_result(search(app, &args), false),
+                Err(error) => error,
+            },
+            ServiceTool::ReceiptLookup => match parse::<ReceiptArgs>(arguments) {
+                Ok(args) => match crate::receipts::routes::lookup(app, &args.receipt_id) {
+                    Ok(receipt) => payment::json_result(receipt, false),
+                    Err(e) => payment::error_result(json!(e.body())),
+                },
+                Err(error) => error,
+            },
+            // The quote routes' own handlers, called as the HTTP routes call them.
+            ServiceTool::Quote => match parse::<QuoteRequest>(arguments) {
+                Ok(request) => {
+                    route_result(quotes::quote(State(app.clone()), JsonBody(request)).await)
+                }
+                Err(error) => error,
+            },
+            ServiceTool::ConversionQuote => match parse::<ConversionRequest>(arguments) {
+                Ok(request) => route_result(
+                    quotes::conversion_quote(State(app.clone()), JsonBody(request)).await,
+                ),
+                Err(error) => error,
+            },
+            ServiceTool::X402Quote => match parse::<ExternalQuoteRequest>(arguments) {
+                Ok(request) => route_result(
+                    quotes::external_quote(State(app.clone()), JsonBody(request)).await,
+                ),
+                Err(error) => error,
+            },
+        }
+    }
+}
+
+fn route_result(result: ApiResult<Json<Value>>) -> Value {
+    match result {
+        Ok(Json(value)) => payment::json_result(value, false),
+        Err(e) => payment::error_result(json!(e.body())),
+    }
+}
+
+/// A route's request schema (its `utoipa::ToSchema`), so tool and OpenAPI document agree.
+fn schema_of<T: utoipa::PartialSchema>() -> Value {
+    let mut schema = serde_json::to_value(T::schema()).unwrap_or_else(|_| json!({}));
+    if schema.get("type").is_none() {
+        schema["type"] = json!("object");
+    }
+    schema
+}
+
+fn route_tool(
+    name: &str,
+    title: &str,
+    description: &str,
+    input_schema: Value,
+    annotations: Value,
+) -> Value {
+    json!({
+        "name": name,
+        "title": title,
+        "description": description,
+        "inputSchema": input_schema,
+        "annotations": annotations_with_title(annotations, title),
+        "_meta": {"toolhost/pricing": {"priceUsd": 0, "pricingMode": PricingMode::FreePublicUtility.as_str()}},
+    })
+}
+
+fn annotations_with_title(mut annotations: Value, title: &str) -> Value {
+    annotations["title"] = json!(title);
+    annotations
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SearchArgs {
+    query: Option<String>,
+    tag: Option<String>,
+    pricing_mode: Option<PricingMode>,
+    limit: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ReceiptArgs {
+    receipt_id: String,
+}
+
+/// Arguments of a service tool; a mismatch is a tool error the model can correct, shaped like
+/// the HTTP API's `input_invalid`.
+fn parse<T: serde::de::DeserializeOwned>(arguments: Value) -> Result<T, Value> {
+    serde_json::from_value(arguments).map_err(|e| {
+        payment::error_result(
+            json!({"ok": false, "error": {"code": "input_invalid", "message": e.to_string()}}),
+        )
+    })
+}
+
+fn search(app: &App, args: &SearchArgs) -> Value {
+    let mode = args.pricing_mode;
+    let limit = args.limit.unwrap_or(20).clamp(1, 100) as usize;
+    let found: Vec<Arc<CompiledEndpoint>> = app
+        .catalog
+        .all()
+        .into_iter()
+        .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
+        .filter(|c| {
+            matches(
+                &c.endpoint,
+                args.tag.as_deref(),
+                args.query.as_deref(),
+                mode,
+            )
+        })
+        .collect();
+    let endpoints: Vec<Value> = found
+        .iter()
+        .take(limit)
+        .map(|c| {
+            let e = &c.endpoint;
+            json!({
+                "toolName": e.slug,
+                "slug": e.slug,
+                "title": e.title,
+                "description": e.description,
+                "priceUsd": e.price_usd,
+                "pricingMode": e.pricing_mode().as_str(),
+                "tags": e.tags,
+                "url": app.urls.tool(&e.slug),
+            })
+        })
+        .collect();
+    json!({"ok": true, "total": found.len(), "endpoints": endpoints})
+}
+
+/// Service tools first, then every active endpoint in catalog order.
+fn listed(app: &App) -> Vec<Value> {
+    let service = ServiceTool::ALL.iter().map(|t| t.definition());
+    let endpoints = app
+        .catalog
+        .all()
+        .into_iter()
+        .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
+        .filter(|c| resolve_service(&c.endpoint.slug).is_none())
+        .map(|c| endpoint_tool(app, &c));
+    service.chain(endpoints).collect()
+}
+
+/// One page of `tools/list`. The cursor is the opaque offset of the page's first tool.
+pub(super) fn list(app: &App, cursor: Option<&str>) -> Result<Value, RpcError> {
+    let all = listed(app);
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => decode_cursor(cursor)
+            .filter(|offset| *offset <= all.len())
+            .ok_or_else(|| RpcError::invalid_params("invalid cursor"))?,
+    };
+    let page_size = app.config.mcp.page_size.max(1);
+    let end = start.saturating_add(page_size).min(all.len());
+    let mut result = json!({ "tools": all[start..end] });
+    if end < all.len() {
+        result["nextCursor"] = json!(encode_cursor(end));
+    }
+    Ok(result)
+}
+
+fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("tools:{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    String::from_utf8(bytes)
+        .ok()?
+        .strip_prefix("tools:")?
+        .parse()
+        .ok()
+}
+
+fn resolve_service(name: &str) -> Option<ServiceTool> {
+    ServiceTool::ALL.into_iter().find(|t| t.name() == name)
+}
+
+/// The tool named `name`. A paused endpoint still resolves: the pipeline answers for it, as it
+/// does over HTTP.
+pub(super) fn resolve(app: &App, name: &str) -> Option<Tool> {
+    resolve_service(name)
+        .map(Tool::Service)
+        .or_else(|| app.catalog.get(name).map(Tool::Endpoint))
+}
+
+/// Runs a tool and returns its `CallToolResult`. Catalog endpoints run through the invocation
+/// pipeline of `POST /tools/{slug}`, their HTTP answer mapped by [`payment::tool_result`].
+pub(super) async fn call(
+    app: &AppState,
+    tool: Tool,
+    arguments: Value,
+    headers: HeaderMap,
+) -> Value {
+    let compiled = match tool {
+        Tool::Service(service) => return service.call(app, arguments).await,
+        Tool::Endpoint(compiled) => compiled,
+    };
+    let call = Call::new(Method::POST, arguments, headers);
+    let response = invoke(app, &compiled, call)
+        .await
+        .unwrap_or_else(IntoResponse::into_response);
+    let (parts, body) = response.into_parts();
+    match axum::body::to_bytes(body, MAX_RESULT_BYTES).await {
+        Ok(bytes) => payment::tool_result(HttpOutcome {
+            status: parts.status,
+            headers: parts.headers,
+            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        }),
+        Err(e) => payment::error_result(json!(crate::http::error::ApiError::internal(e).body())),
+    }
+}
+
+/// MCP requires an object schema at the root; catalog schemas describe JSON objects but may
+/// leave `type` implicit.
+fn object_schema(schema: &Value) -> Option<Value> {
+    let mut schema = schema.as_object()?.clone();
+    match schema.get("type") {
+        None => {
+            schema.insert("type".into(), json!("object"));
+        }
+        Some(t) if t == "object" => {}
+        Some(_) => return None,
+    }
+    Some(Value::Object(schema))
+}
+
+fn annotations(endpoint: &Endpoint) -> Value {
+    let granted = endpoint.granted_capabilities;
+    let (read_only, open_world) = match endpoint.handler_type {
+        HandlerType::ReceiptEcho | HandlerType::StaticJson => (true, false),
+        HandlerType::X402ReadinessCheck => (true, true),
+        HandlerType::JsRequestResponse => (!granted.kv && !granted.files, granted.http_get_json),
+    };
+    json!({
+        "title": endpoint.title,
+        "readOnlyHint": read_only,
+        "destructiveHint": false,
+        // A paid call charges each time, so repeating it is never free of effect.
+        "idempotentHint": read_only && !endpoint.is_paid(),
+        "openWorldHint": open_world,
+    })
+}
+
+fn endpoint_tool(app: &App, compiled: &CompiledEndpoint) -> Value {
+    let endpoint = &compiled.endpoint;
+    let price = if endpoint.is_paid() {
+        format!(
+            "Price: {} USD per successful call, paid with x402 (send the payment in _meta[\"{}\"]; a call without one returns the payment requirements).",
+            endpoint.price_usd,
+            payment::PAYMENT_META
+        )
+    } else {
+        "Free: no payment needed.".to_string()
+    };
+    let mut meta = Map::new();
+    meta.insert(
+        "toolhost/pricing".into(),
+        json!({
+            "priceUsd": endpoint.price_usd,
+            "pricingMode": endpoint.pricing_mode().as_str(),
+            "handlerType": endpoint.handler_type.as_str(),
+            "url": app.urls.tool(&endpoint.slug),
+        }),
+    );
+    if endpoint.is_paid() {
+        meta.insert("x402".into(), payment::advertised(app, compiled));
+    }
+    let mut tool = json!({
+        "name": endpoint.slug,
+        "title": endpoint.title,
+        "description": format!("{} {price}", endpoint.description.trim_end()),
+        "inputSchema": object_schema(&endpoint.input_schema).unwrap_or_else(|| json!({"type": "object"})),
+        "annotations": annotations(endpoint),
+        "_meta": meta,
+    });
+    // A paid tool's unpaid answer puts the PaymentRequired in `structuredContent` (x402 MCP
+    // transport), which SDK clients would check against a declared `outputSchema`; the schema
+    // of its result is published in `_meta` instead.
+    if let Some(output) = object_schema(&endpoint.output_schema) {
+        if endpoint.is_paid() {
+            tool["_meta"]["toolhost/outputSchema"] = output;
+        } else {
+            tool["outputSchema"] = output;
+        }
+    }
+    tool
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_refuse_garbage() {
+        assert_eq!(decode_cursor(&encode_cursor(50)), Some(50));
+        assert_eq!(decode_cursor("not-a-cursor"), None);
+        assert_eq!(
+            decode_cursor(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("tools:x")),
+            None
+        );
+    }
+
+    #[test]
+    fn schemas_become_object_schemas() {
+        assert_eq!(
+            object_schema(&json!({"description": "any"})),
+            Some(json!({"type": "object", "description": "any"}))
+        );
+        assert_eq!(object_schema(&json!({"type": "array"})), None);
+        assert_eq!(object_schema(&json!(true)), None);
+    }
+
+    #[test]
+    fn service_tools_resolve_by_name() {
+        for tool in ServiceTool::ALL {
+            assert_eq!(resolve_service(tool.name()), Some(tool));
+        }
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs the MCP client suites against a real toolhost: starts the server binary on a free
+# loopback port with a throw-away data dir, runs the TypeScript SDK tests (node --test), the
+# Python SDK tests and the MCP conformance suite (with its expected-failures baseline), then
+# stops the server. Needs `bash scripts/setup.sh` first (node_modules, .venv).
+#   TOOLHOST_BIN   server binary to use (default: build and use target/debug/toolhost)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+bin=${TOOLHOST_BIN:-}
+if [ -z "$bin" ]; then
+  (cd "$root" && cargo build --locked -q -p toolhost --bin toolhost)
+  # A private copy: a shared CARGO_TARGET_DIR may be rebuilt by another checkout meanwhile.
+  cp "${CARGO_TARGET_DIR:-$root/target}/debug/toolhost" "$data/toolhost"
+  bin=$data/toolhost
+fi
+
+TOOLHOST_ADMIN_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+export TOOLHOST_ADMIN_TOKEN  # read by the server and by the tests that issue developer credit
+"$bin" serve --addr 127.0.0.1:0 --data "$data/store" >"$data/server.log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
+
+url=""
+for _ in $(seq 1 100); do
+  url=$(sed -n 's/^toolhost listening on \(http:[^ ]*\)$/\1/p' "$data/server.log" | head -n 1)
+  [ -n "$url" ] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$data/server.log" >&2; echo "mcp tests: server did not start" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$data/server.log" >&2; echo "mcp tests: server did not report its address" >&2; exit 1; }
+export TOOLHOST_URL=$url
+echo "mcp tests: server at $TOOLHOST_URL"
+
+status=0
+timed() {
+  local name=$1; shift
+  local started=$SECONDS
+  if "$@"; then echo "mcp tests: $name ok in $((SECONDS - started))s"; else echo "mcp tests: $name FAILED" >&2; status=1; fi
+}
+cd "$here"
+timed "typescript sdk" node --test --test-reporter=spec client.test.mjs
+timed "python sdk" "$here/.venv/bin/python" test_python_client.py
+timed "conformance" node --import ./node20-compat.mjs node_modules/@modelcontextprotocol/conformance/dist/index.js \
+  server --url "$TOOLHOST_URL/ai/mcp" --expected-failures conformance-baseline.yml -o "$data/conformance"
+exit $status
