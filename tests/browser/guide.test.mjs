@@ -52,8 +52,8 @@ test("every example in the guide works against this server", async (t) => {
   const dir = mkdtempSync(join(process.env.TOOLHOST_WORK || tmpdir(), "guide-"));
   const runnable = (ex) => ex.needs.every((n) => have[n]);
   const skipped = examples.filter((ex) => ex.kind === "curl" && !runnable(ex));
-  // Only the MCP endpoint may still be missing (it lands with its own branch).
-  const unexpected = skipped.filter((ex) => ex.needs.some((n) => !have[n] && n !== "mcp"));
+  // Every part the guide shows is on main: nothing may be skipped.
+  const unexpected = skipped;
   assert.deepEqual(unexpected.map((ex) => `${ex.title} (needs ${ex.needs.join(", ")})`), [], "examples this server cannot run");
   // Files the reader saves; the npm install step is replaced by the repo's pinned x402 client.
   for (const ex of examples.filter((e) => e.kind === "file")) writeFileSync(join(dir, ex.file), ex.text);
