@@ -4,7 +4,9 @@
 set -euo pipefail
 
 need_apt=()
-for pkg in build-essential cmake libsimde-dev pkg-config; do
+# chromium: the dashboard and guide tests (tests/browser) drive Debian's Chromium with
+# playwright-core; no browser is downloaded.
+for pkg in build-essential cmake libsimde-dev pkg-config chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 # The MCP client tests (tests/mcp) need Node with npm and a Python that can make a venv.
@@ -24,8 +26,8 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
-# The x402 JS client test (tests/js/x402, run by the Rust test `js_client`) needs node and its
-# pinned packages.
+# node and npm (tests/js, tests/browser), from Debian when missing; a node installed otherwise
+# (e.g. one that bundles npm) is kept.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "setup: installing nodejs and npm"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -52,4 +54,11 @@ if ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed" 
   python3 -m venv "$mcp_dir/.venv"
   "$mcp_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/requirements.txt"
   cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed"
+fi
+
+# tests/browser: playwright-core pinned by package-lock.json; reinstalled only when the lock changes.
+browser_dir="$(dirname "$0")/../tests/browser"
+if [ -f "$browser_dir/package-lock.json" ] && ! cmp -s "$browser_dir/package-lock.json" "$browser_dir/node_modules/.installed-lock.json"; then
+  echo "setup: installing tests/browser packages"
+  (cd "$browser_dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, then the Rust unit and integration tests of the
-# whole workspace (server and sandbox), the JS handler tests, and the MCP client suites
-# (tests/mcp/run.sh). CI runs exactly this (.ci/run).
+# whole workspace (server and sandbox), the JS handler tests, the MCP client suites
+# (tests/mcp/run.sh), and the dashboard and guide in headless Chromium (tests/browser/run.sh).
+# CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,4 +11,7 @@ cargo test --workspace --locked --no-fail-fast
 (cd tests/js && node --test)
 # MCP: the TypeScript and Python SDK clients and the conformance suite against a real server.
 bash tests/mcp/run.sh
+# The dashboard and the guide in headless Chromium, against the server binary just built.
+cargo build -p toolhost --locked
+TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/browser/run.sh
 echo "scripts/test.sh: all tests passed in $(( $(date +%s) - started ))s"

@@ -22,6 +22,7 @@
 //! - `revenue`: the sale ledger behind builders' revenue and payouts.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
 //! - `money`, `timestamp`, `urls`, `keyfile`, `paging`: small shared value types and helpers.
+//! - `web`: the dashboard and the guide, embedded from `web/`.
 
 pub mod app;
 pub mod auth;
@@ -51,3 +52,4 @@ pub mod store;
 pub mod timestamp;
 pub mod tools;
 pub mod urls;
+pub mod web;

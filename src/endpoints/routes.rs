@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use super::input::{CreateRequest, PatchRequest};
 use super::lifecycle;
 use crate::app::AppState;
-use crate::auth::{Admin, Caller};
-use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord};
+use crate::auth::{Admin, BuilderAuth, Caller};
+use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord, Owner};
 use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 
@@ -133,4 +133,39 @@ pub async fn review_queue(State(app): State<AppState>, _admin: Admin) -> Json<Va
         .map(|c| json!({ "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current), "owner": c.endpoint.owner }))
         .collect();
     Json(json!({ "ok": true, "endpoints": endpoints }))
+}
+
+/// The calling builder's endpoints, each with the owner's view, sorted by slug. Endpoints held
+/// for or refused by content-safety review are included (the owner sees them everywhere).
+#[utoipa::path(get, path = "/ai/builders/endpoints", tag = "builders",
+    responses(
+        (status = 200, description = "`endpoints`: `[{endpoint, manage}]`", body = Object),
+        (status = 401, description = "No valid builder key", body = ErrorBody),
+        (status = 403, description = "Revoked builder key", body = ErrorBody),
+    ))]
+pub async fn builder_endpoints(
+    State(app): State<AppState>,
+    BuilderAuth(builder): BuilderAuth,
+) -> ApiResult<Json<Value>> {
+    let owner = Owner::Builder(builder.id.clone());
+    let mut owned: Vec<_> = app
+        .catalog
+        .all()
+        .iter()
+        .filter(|c| c.endpoint.owner == owner)
+        .cloned()
+        .collect();
+    owned.sort_by(|a, b| a.endpoint.slug.cmp(&b.endpoint.slug));
+    let endpoints = owned
+        .iter()
+        .map(|c| {
+            Ok(json!({
+                "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
+                "manage": lifecycle::manage_view(&app, &c.endpoint)?,
+            }))
+        })
+        .collect::<ApiResult<Vec<Value>>>()?;
+    Ok(Json(
+        json!({ "ok": true, "builderId": builder.id, "endpoints": endpoints }),
+    ))
 }

@@ -44,6 +44,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(builders::routes::register))
         .routes(routes!(builders::routes::rotate_key))
         .routes(routes!(events::routes::builder_events))
+        .routes(routes!(endpoints::routes::builder_endpoints))
         .routes(routes!(builders::routes::admin_create_builder))
         .routes(routes!(endpoints::routes::review_endpoint))
         .routes(routes!(endpoints::routes::review_queue))
@@ -93,6 +94,7 @@ pub fn build_router(app: AppState) -> Router {
                 async move { Json(document.as_ref().clone()) }
             }),
         )
+        .merge(crate::web::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(app.clone(), metrics::track))

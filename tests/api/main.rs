@@ -21,3 +21,4 @@ mod safety;
 mod sandbox;
 mod secrets;
 mod tools;
+mod web;
