@@ -36,7 +36,10 @@ pub struct App {
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("cannot use data dir {path}: {source}")]
-    DataDir { path: String, source: std::io::Error },
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("invalid secrets master key: {0}")]
     MasterKey(String),
     #[error("cannot open the store: {0}")]
@@ -73,10 +76,11 @@ impl App {
         let admin_token = match &config.admin_token {
             Some(token) => token.clone(),
             None => {
-                let (token, origin) = keyfile::load_or_generate(&data_dir.join("admin_token"), || {
-                    keyfile::random_token("tha_", 24)
-                })
-                .map_err(io)?;
+                let (token, origin) =
+                    keyfile::load_or_generate(&data_dir.join("admin_token"), || {
+                        keyfile::random_token("tha_", 24)
+                    })
+                    .map_err(io)?;
                 if origin == Origin::Generated {
                     notes.generated_admin_token = Some(token.clone());
                 }
@@ -86,25 +90,45 @@ impl App {
         let master_key = match &config.secrets_master_key {
             Some(key) => key.clone(),
             None => {
-                keyfile::load_or_generate(&data_dir.join("secrets_master_key"), SecretsCipher::generate_hex)
-                    .map_err(io)?
-                    .0
+                keyfile::load_or_generate(
+                    &data_dir.join("secrets_master_key"),
+                    SecretsCipher::generate_hex,
+                )
+                .map_err(io)?
+                .0
             }
         };
         let secrets = SecretsCipher::from_hex(&master_key).map_err(StartupError::MasterKey)?;
         let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
         let catalog = Arc::new(Registry::load(store.clone())?);
-        notes.seeded = seed_catalog(&catalog, store.as_ref(), &config.runtime.quotas, config.seed_dir.as_deref())?;
+        notes.seeded = seed_catalog(
+            &catalog,
+            store.as_ref(),
+            &config.runtime.quotas,
+            config.seed_dir.as_deref(),
+        )?;
         let payments = Payments {
             pay_to: resolve_pay_to(&config.payment, data_dir)?,
-            facilitator: facilitator::from_config(&config.payment.facilitator, &config.payment.networks),
+            facilitator: facilitator::from_config(
+                &config.payment.facilitator,
+                &config.payment.networks,
+            ),
         };
-        let receipt_signer = ReceiptSigner::load_or_generate(&data_dir.join("receipt_signing_key"))?;
-        let base = config.base_url.clone().unwrap_or_else(|| format!("http://{bound}"));
+        let receipt_signer =
+            ReceiptSigner::load_or_generate(&data_dir.join("receipt_signing_key"))?;
+        let base = config
+            .base_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{bound}"));
         let outbound = OutboundClient::new(&config.outbound);
         let app = App {
             urls: Urls::new(&base),
-            runtime: JsRuntime::new(&config.runtime, store.clone(), outbound.clone(), catalog.clone()),
+            runtime: JsRuntime::new(
+                &config.runtime,
+                store.clone(),
+                outbound.clone(),
+                catalog.clone(),
+            ),
             outbound,
             store,
             catalog,

@@ -50,7 +50,11 @@ impl Admin {
         match header_value(parts, ADMIN_TOKEN_HEADER) {
             None => Ok(None),
             Some(token) if secrets_equal(token, &app.admin_token) => Ok(Some(Admin)),
-            Some(_) => Err(ApiError::new(StatusCode::UNAUTHORIZED, "invalid_admin_token", "the admin token is not valid")),
+            Some(_) => Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid_admin_token",
+                "the admin token is not valid",
+            )),
         }
     }
 }
@@ -59,7 +63,8 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        Admin::check(parts, app)?.ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token"))
+        Admin::check(parts, app)?
+            .ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token"))
     }
 }
 
@@ -72,7 +77,10 @@ impl BuilderAuth {
     pub fn check(parts: &Parts, app: &AppState) -> Result<Option<BuilderAuth>, ApiError> {
         match header_value(parts, BUILDER_KEY_HEADER) {
             None => Ok(None),
-            Some(key) => Ok(Some(BuilderAuth(builders::authenticate(app.store.as_ref(), key)?))),
+            Some(key) => Ok(Some(BuilderAuth(builders::authenticate(
+                app.store.as_ref(),
+                key,
+            )?))),
         }
     }
 }
@@ -81,7 +89,8 @@ impl FromRequestParts<AppState> for BuilderAuth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        BuilderAuth::check(parts, app)?.ok_or_else(|| ApiError::unauthorized("this route requires X-Builder-Key"))
+        BuilderAuth::check(parts, app)?
+            .ok_or_else(|| ApiError::unauthorized("this route requires X-Builder-Key"))
     }
 }
 
@@ -112,15 +121,19 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        Caller::check(parts, app)?
-            .ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token or X-Builder-Key"))
+        Caller::check(parts, app)?.ok_or_else(|| {
+            ApiError::unauthorized("this route requires X-Admin-Token or X-Builder-Key")
+        })
     }
 }
 
 impl OptionalFromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Option<Self>, ApiError> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        app: &AppState,
+    ) -> Result<Option<Self>, ApiError> {
         Caller::check(parts, app)
     }
 }

@@ -14,7 +14,10 @@ pub enum Origin {
 
 /// Reads the secret at `path`, or creates it with `generate` when absent. Creation uses
 /// `create_new` so two processes never overwrite each other's key.
-pub fn load_or_generate(path: &Path, generate: impl FnOnce() -> String) -> std::io::Result<(String, Origin)> {
+pub fn load_or_generate(
+    path: &Path,
+    generate: impl FnOnce() -> String,
+) -> std::io::Result<(String, Origin)> {
     match fs::read_to_string(path) {
         Ok(text) => return Ok((text.trim().to_string(), Origin::Existing)),
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
@@ -58,7 +61,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+            assert_eq!(
+                fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
         }
     }
 }

@@ -56,8 +56,14 @@ impl Usd {
         if frac.len() > 6 {
             return Err(MoneyError::TooPrecise);
         }
-        let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| MoneyError::TooLarge)? };
-        let frac_units: u64 = format!("{frac:0<6}").parse().map_err(|_| MoneyError::NotDecimal)?;
+        let whole: u64 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().map_err(|_| MoneyError::TooLarge)?
+        };
+        let frac_units: u64 = format!("{frac:0<6}")
+            .parse()
+            .map_err(|_| MoneyError::NotDecimal)?;
         whole
             .checked_mul(UNITS_PER_USD)
             .and_then(|w| w.checked_add(frac_units))
@@ -68,7 +74,10 @@ impl Usd {
     /// Parses a JSON number through its shortest decimal representation.
     pub fn from_json_number(n: &serde_json::Number) -> Result<Self, MoneyError> {
         if let Some(u) = n.as_u64() {
-            return u.checked_mul(UNITS_PER_USD).map(Usd).ok_or(MoneyError::TooLarge);
+            return u
+                .checked_mul(UNITS_PER_USD)
+                .map(Usd)
+                .ok_or(MoneyError::TooLarge);
         }
         if n.as_i64().is_some() {
             return Err(MoneyError::Negative);
@@ -145,13 +154,25 @@ mod tests {
 
     #[test]
     fn json_round_trip_is_exact() {
-        for text in ["0.001", "0.1", "0.3", "19.99", "0.000001", "5", "1234567.123456"] {
+        for text in [
+            "0.001",
+            "0.1",
+            "0.3",
+            "19.99",
+            "0.000001",
+            "5",
+            "1234567.123456",
+        ] {
             let n: serde_json::Number = serde_json::from_str(text).unwrap();
             let usd = Usd::from_json_number(&n).unwrap();
             assert_eq!(usd.to_string(), text);
             // serde_json may write small numbers in exponent form (1e-6); the value is the same.
             let written = serde_json::to_string(&usd).unwrap();
-            assert_eq!(serde_json::from_str::<Usd>(&written).unwrap(), usd, "{written}");
+            assert_eq!(
+                serde_json::from_str::<Usd>(&written).unwrap(),
+                usd,
+                "{written}"
+            );
         }
         let n: serde_json::Number = serde_json::from_str("0.0000001").unwrap();
         assert!(Usd::from_json_number(&n).is_err());

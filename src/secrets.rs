@@ -16,6 +16,6 @@ mod vault;
 
 pub use cipher::SecretsCipher;
 pub use vault::{
-    apply_changes, decrypted, delete_all, is_env_name, list, SecretChanges,
-    SecretInfo, SecretsError,
+    apply_changes, decrypted, delete_all, is_env_name, list, SecretChanges, SecretInfo,
+    SecretsError,
 };

@@ -19,7 +19,10 @@ pub struct Server {
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     #[error("cannot listen on {addr}: {source}")]
-    Bind { addr: SocketAddr, source: std::io::Error },
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Startup(#[from] StartupError),
     #[error("server failed: {0}")]
@@ -44,11 +47,16 @@ impl Server {
 
     pub fn local_addr(&self) -> SocketAddr {
         // A bound listener always has an address.
-        self.listener.local_addr().unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)))
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)))
     }
 
     /// Serves until `shutdown` resolves, lets in-flight requests finish, then flushes the store.
-    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
         let router = build_router(self.app.clone());
         axum::serve(self.listener, router)
             .with_graceful_shutdown(shutdown)

@@ -49,14 +49,21 @@ pub async fn register(
         mime_type: "application/json".into(),
     };
     let charge = Charge {
-        offer: Offer::new(&app.config.payment, &app.payments.pay_to, resource, app.config.payment.builder_registration_fee),
+        offer: Offer::new(
+            &app.config.payment,
+            &app.payments.pay_to,
+            resource,
+            app.config.payment.builder_registration_fee,
+        ),
         purpose: "builder_registration",
         endpoint_slug: None,
         seller: None,
     };
     let authorized = payments::gate(&app, charge, &headers).await?;
     let summary = json!({"name": request.name, "contact": request.contact});
-    let settled = authorized.settle(&app, &summary, &json!({"registered": true})).await?;
+    let settled = authorized
+        .settle(&app, &summary, &json!({"registered": true}))
+        .await?;
     let receipt = &settled.receipt;
     let payer = match receipt.payment_method {
         PaymentMethod::DeveloperCredit => PayerInfo::DeveloperCredit {

@@ -80,9 +80,12 @@ impl PricingMode {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [PricingMode::FreePublicUtility, PricingMode::FixedPriceSuccessReceipt]
-            .into_iter()
-            .find(|m| m.as_str() == text)
+        [
+            PricingMode::FreePublicUtility,
+            PricingMode::FixedPriceSuccessReceipt,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == text)
     }
 }
 
@@ -186,7 +189,9 @@ impl Endpoint {
 
     /// Whether the public sees it: everything except builder endpoints held for or refused by review.
     pub fn is_listed(&self) -> bool {
-        self.content_safety.as_ref().is_none_or(ContentSafety::is_listed)
+        self.content_safety
+            .as_ref()
+            .is_none_or(ContentSafety::is_listed)
     }
 
     /// The builder that owns it, if any.

@@ -23,14 +23,16 @@ pub struct CompiledEndpoint {
 
 impl CompiledEndpoint {
     pub fn compile(endpoint: Endpoint) -> Result<Self, CatalogError> {
-        let input_validator = schema::compile(&endpoint.input_schema).map_err(|m| CatalogError::InvalidSchema {
-            field: "inputSchema",
-            message: m,
-        })?;
-        let output_validator = schema::compile(&endpoint.output_schema).map_err(|m| CatalogError::InvalidSchema {
-            field: "outputSchema",
-            message: m,
-        })?;
+        let input_validator =
+            schema::compile(&endpoint.input_schema).map_err(|m| CatalogError::InvalidSchema {
+                field: "inputSchema",
+                message: m,
+            })?;
+        let output_validator =
+            schema::compile(&endpoint.output_schema).map_err(|m| CatalogError::InvalidSchema {
+                field: "outputSchema",
+                message: m,
+            })?;
         Ok(Self {
             endpoint,
             input_validator,
@@ -56,7 +58,10 @@ pub enum CatalogError {
     #[error("endpoint {0:?} was changed by another request; read it again and retry")]
     Conflict(String),
     #[error("{field} is invalid: {message}")]
-    InvalidSchema { field: &'static str, message: String },
+    InvalidSchema {
+        field: &'static str,
+        message: String,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -65,9 +70,15 @@ impl From<CatalogError> for ApiError {
     fn from(e: CatalogError) -> Self {
         match e {
             CatalogError::NotFound(_) => ApiError::not_found("endpoint_not_found", e.to_string()),
-            CatalogError::SlugTaken(_) => ApiError::new(StatusCode::CONFLICT, "slug_taken", e.to_string()),
-            CatalogError::Conflict(_) => ApiError::new(StatusCode::CONFLICT, "edit_conflict", e.to_string()),
-            CatalogError::InvalidSchema { .. } => ApiError::unprocessable("invalid_schema", e.to_string()),
+            CatalogError::SlugTaken(_) => {
+                ApiError::new(StatusCode::CONFLICT, "slug_taken", e.to_string())
+            }
+            CatalogError::Conflict(_) => {
+                ApiError::new(StatusCode::CONFLICT, "edit_conflict", e.to_string())
+            }
+            CatalogError::InvalidSchema { .. } => {
+                ApiError::unprocessable("invalid_schema", e.to_string())
+            }
             CatalogError::Store(e) => e.into(),
         }
     }
@@ -91,8 +102,9 @@ impl Registry {
             let Some((last, _)) = page.last() else { break };
             after = Some(last.clone());
             for (key, bytes) in page {
-                let endpoint: Endpoint = serde_json::from_slice(&bytes)
-                    .map_err(|e| StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(&key))))?;
+                let endpoint: Endpoint = serde_json::from_slice(&bytes).map_err(|e| {
+                    StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(&key)))
+                })?;
                 let slug = endpoint.slug.clone();
                 by_slug.insert(slug, Arc::new(CompiledEndpoint::compile(endpoint)?));
             }
@@ -109,14 +121,16 @@ impl Registry {
     }
 
     pub fn require(&self, slug: &str) -> Result<Arc<CompiledEndpoint>, CatalogError> {
-        self.get(slug).ok_or_else(|| CatalogError::NotFound(slug.to_string()))
+        self.get(slug)
+            .ok_or_else(|| CatalogError::NotFound(slug.to_string()))
     }
 
     /// Every endpoint, oldest first (seed order), then by slug.
     pub fn all(&self) -> Vec<Arc<CompiledEndpoint>> {
         let mut all: Vec<_> = self.read().values().cloned().collect();
         all.sort_by(|a, b| {
-            (a.endpoint.created_at, &a.endpoint.slug).cmp(&(b.endpoint.created_at, &b.endpoint.slug))
+            (a.endpoint.created_at, &a.endpoint.slug)
+                .cmp(&(b.endpoint.created_at, &b.endpoint.slug))
         });
         all
     }
@@ -125,10 +139,15 @@ impl Registry {
     pub fn insert_new(&self, endpoint: Endpoint) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         let compiled = CompiledEndpoint::compile(endpoint)?;
         let key = compiled.endpoint.slug.as_bytes().to_vec();
-        let bytes = serde_json::to_vec(&compiled.endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let batch = Batch::new().require_absent(Tree::Endpoints, key.clone()).put(Tree::Endpoints, key, bytes);
+        let bytes = serde_json::to_vec(&compiled.endpoint)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let batch = Batch::new()
+            .require_absent(Tree::Endpoints, key.clone())
+            .put(Tree::Endpoints, key, bytes);
         match self.store.apply(batch) {
-            Err(StoreError::ConditionFailed(_)) => Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone())),
+            Err(StoreError::ConditionFailed(_)) => {
+                Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone()))
+            }
             other => other.map_err(CatalogError::from),
         }?;
         Ok(self.remember(compiled))
@@ -136,7 +155,11 @@ impl Registry {
 
     /// Replaces an existing endpoint, only if it is still at `expected_revision` (the revision
     /// the caller read and changed); otherwise [`CatalogError::Conflict`].
-    pub fn update(&self, endpoint: Endpoint, expected_revision: u64) -> Result<Arc<CompiledEndpoint>, CatalogError> {
+    pub fn update(
+        &self,
+        endpoint: Endpoint,
+        expected_revision: u64,
+    ) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         let compiled = CompiledEndpoint::compile(endpoint)?;
         let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let slug = &compiled.endpoint.slug;
@@ -148,7 +171,8 @@ impl Registry {
             Some(_) => {}
         }
         let key = slug.as_bytes();
-        let bytes = serde_json::to_vec(&compiled.endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let bytes = serde_json::to_vec(&compiled.endpoint)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.store.put(Tree::Endpoints, key, &bytes)?;
         Ok(self.remember(compiled))
     }
@@ -164,7 +188,8 @@ impl Registry {
 
     fn remember(&self, compiled: CompiledEndpoint) -> Arc<CompiledEndpoint> {
         let compiled = Arc::new(compiled);
-        self.write().insert(compiled.endpoint.slug.clone(), compiled.clone());
+        self.write()
+            .insert(compiled.endpoint.slug.clone(), compiled.clone());
         compiled
     }
 
@@ -196,15 +221,24 @@ mod tests {
     fn updates_are_guarded_by_revision_and_existence() {
         let registry = Registry::load(Arc::new(SledStore::temporary().unwrap())).unwrap();
         registry.insert_new(endpoint("one")).unwrap();
-        assert!(matches!(registry.insert_new(endpoint("one")), Err(CatalogError::SlugTaken(_))));
+        assert!(matches!(
+            registry.insert_new(endpoint("one")),
+            Err(CatalogError::SlugTaken(_))
+        ));
         let mut next = endpoint("one");
         next.revision = 2;
         registry.update(next.clone(), 1).unwrap();
         // A second writer that read revision 1 loses instead of overwriting.
-        assert!(matches!(registry.update(next.clone(), 1), Err(CatalogError::Conflict(_))));
+        assert!(matches!(
+            registry.update(next.clone(), 1),
+            Err(CatalogError::Conflict(_))
+        ));
         registry.remove("one").unwrap();
         // An update racing a delete cannot bring the endpoint back.
-        assert!(matches!(registry.update(next, 2), Err(CatalogError::NotFound(_))));
+        assert!(matches!(
+            registry.update(next, 2),
+            Err(CatalogError::NotFound(_))
+        ));
         assert!(registry.get("one").is_none());
     }
 }

@@ -17,7 +17,10 @@ pub struct Violation {
 /// Compiles a schema, refusing documents that are not themselves valid JSON Schema.
 pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     if let Err(e) = jsonschema::meta::validate(schema) {
-        return Err(format!("not a valid JSON Schema: {e} (at {})", e.instance_path));
+        return Err(format!(
+            "not a valid JSON Schema: {e} (at {})",
+            e.instance_path
+        ));
     }
     jsonschema::validator_for(schema).map_err(|e| format!("not a valid JSON Schema: {e}"))
 }
@@ -37,7 +40,11 @@ pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) ->
 /// A plausible request body for a schema: its `examples`/`default` where given, otherwise
 /// placeholders for the required properties.
 pub fn example_for_schema(schema: &Value) -> Value {
-    if let Some(first) = schema.get("examples").and_then(Value::as_array).and_then(|a| a.first()) {
+    if let Some(first) = schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
         return first.clone();
     }
     if let Some(default) = schema.get("default") {
@@ -61,7 +68,9 @@ pub fn example_for_schema(schema: &Value) -> Value {
             Value::Object(out)
         }
         Some("object") | None => json!({}),
-        Some("array") => json!([example_for_schema(schema.get("items").unwrap_or(&json!({})))]),
+        Some("array") => json!([example_for_schema(
+            schema.get("items").unwrap_or(&json!({}))
+        )]),
         Some("integer") | Some("number") => json!(1),
         Some("boolean") => json!(true),
         Some(_) => match schema.get("format").and_then(Value::as_str) {
@@ -107,7 +116,11 @@ pub fn input_from_query(schema: &Value, pairs: Vec<(String, String)>) -> Value {
 fn scalar(kind: &str, raw: String) -> Value {
     let parsed = match kind {
         "integer" => raw.parse::<i64>().ok().map(Value::from),
-        "number" => raw.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number),
+        "number" => raw
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number),
         "boolean" => match raw.as_str() {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
@@ -153,7 +166,10 @@ mod tests {
                 ("other".into(), "x".into()),
             ],
         );
-        assert_eq!(input, json!({"n": 3, "ok": true, "tags": ["a", "b"], "other": "x"}));
+        assert_eq!(
+            input,
+            json!({"n": 3, "ok": true, "tags": ["a", "b"], "other": "x"})
+        );
     }
 
     #[test]

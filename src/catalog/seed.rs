@@ -68,7 +68,12 @@ impl Source<'_> {
                 .map(|d| {
                     d.files()
                         .filter(|f| f.path().extension().is_some_and(|e| e == "json"))
-                        .map(|f| (f.path().display().to_string(), f.contents_utf8().unwrap_or_default().to_string()))
+                        .map(|f| {
+                            (
+                                f.path().display().to_string(),
+                                f.contents_utf8().unwrap_or_default().to_string(),
+                            )
+                        })
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -79,7 +84,8 @@ impl Source<'_> {
                 for entry in entries {
                     let path = entry.map_err(|e| fixture_error(&dir, e))?.path();
                     if path.extension().is_some_and(|e| e == "json") {
-                        let text = std::fs::read_to_string(&path).map_err(|e| fixture_error(&path, e))?;
+                        let text =
+                            std::fs::read_to_string(&path).map_err(|e| fixture_error(&path, e))?;
                         files.push((path.display().to_string(), text));
                     }
                 }
@@ -96,7 +102,9 @@ impl Source<'_> {
         let mut out = Vec::new();
         match self {
             Source::Embedded => {
-                let Some(dir) = FIXTURES.get_dir(&root) else { return Ok(out) };
+                let Some(dir) = FIXTURES.get_dir(&root) else {
+                    return Ok(out);
+                };
                 let mut stack = vec![dir];
                 while let Some(dir) = stack.pop() {
                     for file in dir.files() {
@@ -109,13 +117,16 @@ impl Source<'_> {
             Source::Disk(base) => {
                 let mut stack = vec![base.join(&root)];
                 while let Some(dir) = stack.pop() {
-                    let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+                    let Ok(entries) = std::fs::read_dir(&dir) else {
+                        continue;
+                    };
                     for entry in entries {
                         let path = entry.map_err(|e| fixture_error(&dir, e))?.path();
                         if path.is_dir() {
                             stack.push(path);
                         } else {
-                            let bytes = std::fs::read(&path).map_err(|e| fixture_error(&path, e))?;
+                            let bytes =
+                                std::fs::read(&path).map_err(|e| fixture_error(&path, e))?;
                             let relative = path.strip_prefix(base.join(&root)).unwrap_or(&path);
                             out.push((relative.display().to_string(), bytes));
                         }
@@ -163,13 +174,23 @@ pub fn seed_catalog(
     let source = dir.map_or(Source::Embedded, Source::Disk);
     let mut inserted = Vec::new();
     // Seeded endpoints list in fixture order: give each a distinct creation instant.
-    let start = OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or_else(|_| OffsetDateTime::now_utc());
+    let start = OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .unwrap_or_else(|_| OffsetDateTime::now_utc());
     for (index, (file, text)) in source.catalog_files()?.into_iter().enumerate() {
-        let fixture: Fixture = serde_json::from_str(&text).map_err(|e| fixture_error(Path::new(&file), e))?;
-        if store.get(Tree::Meta, &seed_marker(&fixture.slug))?.is_some() {
+        let fixture: Fixture =
+            serde_json::from_str(&text).map_err(|e| fixture_error(Path::new(&file), e))?;
+        if store
+            .get(Tree::Meta, &seed_marker(&fixture.slug))?
+            .is_some()
+        {
             continue;
         }
-        let source_code = fixture.source.as_deref().map(|p| source.read(p)).transpose()?;
+        let source_code = fixture
+            .source
+            .as_deref()
+            .map(|p| source.read(p))
+            .transpose()?;
         let at = start + time::Duration::milliseconds(index as i64);
         let endpoint = Endpoint {
             id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
@@ -198,17 +219,33 @@ pub fn seed_catalog(
         };
         // Fail loudly on a fixture whose example breaks its own schema: the catalog shows it.
         let compiled = CompiledEndpoint::compile(endpoint.clone())?;
-        if let Some(v) = endpoint.example_input.as_ref().map(|e| compiled.input_violations(e)).filter(|v| !v.is_empty()) {
-            return Err(fixture_error(Path::new(&file), format!("exampleInput breaks inputSchema: {v:?}")));
+        if let Some(v) = endpoint
+            .example_input
+            .as_ref()
+            .map(|e| compiled.input_violations(e))
+            .filter(|v| !v.is_empty())
+        {
+            return Err(fixture_error(
+                Path::new(&file),
+                format!("exampleInput breaks inputSchema: {v:?}"),
+            ));
         }
         match registry.insert_new(endpoint) {
             Ok(_) | Err(CatalogError::SlugTaken(_)) => {}
             Err(e) => return Err(e.into()),
         }
         for (path, bytes) in source.handler_files(&fixture.slug)? {
-            let path = sandbox::normalize_file_path(&path).map_err(|e| fixture_error(Path::new(&path), e))?;
-            write_counted(store, quotas, Space::Files, &fixture.slug, &path, Some(bytes))
+            let path = sandbox::normalize_file_path(&path)
                 .map_err(|e| fixture_error(Path::new(&path), e))?;
+            write_counted(
+                store,
+                quotas,
+                Space::Files,
+                &fixture.slug,
+                &path,
+                Some(bytes),
+            )
+            .map_err(|e| fixture_error(Path::new(&path), e))?;
         }
         store.put(Tree::Meta, &seed_marker(&fixture.slug), b"1")?;
         inserted.push(fixture.slug);

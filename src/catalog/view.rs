@@ -98,31 +98,89 @@ Every builder create and update is scanned; content that appears to contain ille
 private data or unauthorized content is blocked (422 content_blocked) or held paused for admin review.";
 
 /// The catalog envelope of `GET /ai/endpoints` around already-filtered records.
-pub(super) fn envelope(urls: &Urls, namespace: &str, form: CatalogForm, endpoints: Vec<EndpointRecord>) -> Value {
+pub(super) fn envelope(
+    urls: &Urls,
+    namespace: &str,
+    form: CatalogForm,
+    endpoints: Vec<EndpointRecord>,
+) -> Value {
     let u = |path: &str| urls.at(path);
     let mut lifecycle = Map::new();
     let mut add = |key: &str, value: String| {
         lifecycle.insert(key.to_string(), Value::String(value));
     };
-    add("builderRegister", format!("POST {}", u("/ai/builders/register")));
-    add("create", format!("POST {} (X-Admin-Token or X-Builder-Key)", u("/ai/endpoints/create")));
+    add(
+        "builderRegister",
+        format!("POST {}", u("/ai/builders/register")),
+    );
+    add(
+        "create",
+        format!(
+            "POST {} (X-Admin-Token or X-Builder-Key)",
+            u("/ai/endpoints/create")
+        ),
+    );
     add("inspect", format!("GET {}", u("/ai/endpoints/{slug}")));
-    add("update", format!("PATCH {} (owner or admin)", u("/ai/endpoints/{slug}")));
-    add("pause", format!("PATCH {} {{\"status\":\"paused\"}}", u("/ai/endpoints/{slug}")));
-    add("resume", format!("PATCH {} {{\"status\":\"active\"}}", u("/ai/endpoints/{slug}")));
-    add("delete", format!("DELETE {} (owner or admin)", u("/ai/endpoints/{slug}")));
+    add(
+        "update",
+        format!("PATCH {} (owner or admin)", u("/ai/endpoints/{slug}")),
+    );
+    add(
+        "pause",
+        format!(
+            "PATCH {} {{\"status\":\"paused\"}}",
+            u("/ai/endpoints/{slug}")
+        ),
+    );
+    add(
+        "resume",
+        format!(
+            "PATCH {} {{\"status\":\"active\"}}",
+            u("/ai/endpoints/{slug}")
+        ),
+    );
+    add(
+        "delete",
+        format!("DELETE {} (owner or admin)", u("/ai/endpoints/{slug}")),
+    );
     add("logs", format!("GET {}", u("/ai/endpoints/{slug}/logs")));
-    add("secrets", format!("GET|POST {}", u("/ai/endpoints/{slug}/secrets")));
-    add("revenue", format!("GET {}?since=30d", u("/ai/builders/revenue")));
-    add("events", format!("GET {}?since=7d&endpointSlug={{slug}}", u("/ai/builders/events")));
-    add("payoutSettings", format!("GET|POST {}", u("/ai/builders/payout-settings")));
-    add("payoutPackets", format!("GET|POST {}", u("/ai/builders/payouts")));
+    add(
+        "secrets",
+        format!("GET|POST {}", u("/ai/endpoints/{slug}/secrets")),
+    );
+    add(
+        "revenue",
+        format!("GET {}?since=30d", u("/ai/builders/revenue")),
+    );
+    add(
+        "events",
+        format!(
+            "GET {}?since=7d&endpointSlug={{slug}}",
+            u("/ai/builders/events")
+        ),
+    );
+    add(
+        "payoutSettings",
+        format!("GET|POST {}", u("/ai/builders/payout-settings")),
+    );
+    add(
+        "payoutPackets",
+        format!("GET|POST {}", u("/ai/builders/payouts")),
+    );
     if form == CatalogForm::Current {
-        add("contentSafetyPolicy", format!("GET {}", u("/ai/content-safety/policy")));
+        add(
+            "contentSafetyPolicy",
+            format!("GET {}", u("/ai/content-safety/policy")),
+        );
     }
     let handler_types: Map<String, Value> = HandlerType::ALL
         .iter()
-        .map(|h| (h.as_str().to_string(), Value::String(h.description().to_string())))
+        .map(|h| {
+            (
+                h.as_str().to_string(),
+                Value::String(h.description().to_string()),
+            )
+        })
         .collect();
     let mut out = json!({
         "ok": true,
@@ -141,7 +199,7 @@ pub(super) fn envelope(urls: &Urls, namespace: &str, form: CatalogForm, endpoint
         "supportedHandlerTypes": handler_types,
         "note": format!(
             "Invoke any endpoint with POST {{url}} and a JSON body matching its inputSchema. Paid endpoints ({}) \
-answer 402 with x402 payment requirements; retry with a signed payment to receive the result and a receipt.",
+    answer 402 with x402 payment requirements; retry with a signed payment to receive the result and a receipt.",
             PricingMode::FixedPriceSuccessReceipt.as_str()
         ),
         "endpoints": endpoints,

@@ -130,7 +130,9 @@ pub(super) fn allowed_hosts(hosts: &[String]) -> Result<(), FieldError> {
             && name.split('.').all(|label| {
                 !label.is_empty()
                     && label.len() <= 63
-                    && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             })
     };
     if hosts.len() > 50 || !hosts.iter().all(|h| valid(h)) {

@@ -18,10 +18,10 @@ use crate::auth::Caller;
 use crate::catalog::{CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status};
 use crate::events::{self, EventKind};
 use crate::http::error::ApiError;
+use crate::logs;
 use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
 use crate::secrets::{self, SecretsError};
 use crate::store::StoreError;
-use crate::logs;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
@@ -304,7 +304,11 @@ pub fn create(
     }
     let compiled = app.catalog.insert_new(endpoint)?;
     app.store.apply(file_writes)?;
-    crate::runtime::host::recount_files(app.store.as_ref(), &app.config.runtime.quotas, &compiled.endpoint.slug)?;
+    crate::runtime::host::recount_files(
+        app.store.as_ref(),
+        &app.config.runtime.quotas,
+        &compiled.endpoint.slug,
+    )?;
     let endpoint = &compiled.endpoint;
     emit(
         app,
@@ -427,7 +431,11 @@ pub fn update(
     ep.updated_at = now;
     let compiled = app.catalog.update(ep, before.revision)?;
     app.store.apply(file_writes)?;
-    crate::runtime::host::recount_files(app.store.as_ref(), &app.config.runtime.quotas, &compiled.endpoint.slug)?;
+    crate::runtime::host::recount_files(
+        app.store.as_ref(),
+        &app.config.runtime.quotas,
+        &compiled.endpoint.slug,
+    )?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
         emit(

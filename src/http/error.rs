@@ -49,7 +49,11 @@ pub struct ErrorDetail {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+    pub fn new(
+        status: StatusCode,
+        code: impl Into<Cow<'static, str>>,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             status,
             code: code.into(),
@@ -76,7 +80,9 @@ impl ApiError {
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
-        self.headers.get_or_insert_with(Box::default).push((name, value));
+        self.headers
+            .get_or_insert_with(Box::default)
+            .push((name, value));
         self
     }
 
@@ -103,7 +109,11 @@ impl ApiError {
     /// A failure the client cannot fix. The cause is logged; the client sees a generic message.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "internal error");
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "internal server error")
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "internal server error",
+        )
     }
 
     pub fn body(&self) -> ErrorBody {
@@ -120,7 +130,13 @@ impl ApiError {
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.code,
+            self.message
+        )
     }
 }
 

@@ -27,12 +27,20 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "request body is too large")
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body_too_large",
+                    "request body is too large",
+                )
             } else {
                 ApiError::bad_request("unreadable_body", rejection.body_text())
             }
         })?;
-        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { &bytes };
+        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+            b"{}"
+        } else {
+            &bytes
+        };
         parse_json(bytes).map(JsonBody)
     }
 }
@@ -43,15 +51,21 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         use serde_json::error::Category;
         match e.classify() {
             Category::Data => ApiError::unprocessable("invalid_body", e.to_string()),
-            Category::Syntax | Category::Eof | Category::Io => {
-                ApiError::bad_request("malformed_json", format!("request body is not valid JSON: {e}"))
-            }
+            Category::Syntax | Category::Eof | Category::Io => ApiError::bad_request(
+                "malformed_json",
+                format!("request body is not valid JSON: {e}"),
+            ),
         }
     })
 }
 
 fn is_json_content_type(value: &str) -> bool {
-    let mime = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let mime = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 

@@ -47,8 +47,13 @@ impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::with_prefix("toolhost");
         let requests = Family::<RequestLabels, Counter>::default();
-        let latency: HistogramFamily<LatencyLabels> = Family::new_with_constructor(latency_histogram);
-        registry.register("http_requests", "HTTP requests by route and status", requests.clone());
+        let latency: HistogramFamily<LatencyLabels> =
+            Family::new_with_constructor(latency_histogram);
+        registry.register(
+            "http_requests",
+            "HTTP requests by route and status",
+            requests.clone(),
+        );
         registry.register(
             "http_request_duration_seconds",
             "HTTP request latency by route",
@@ -64,8 +69,16 @@ impl Default for Metrics {
 
 impl Metrics {
     /// Lets another domain add its own metric to the same exposition.
-    pub fn register(&self, name: &str, help: &str, metric: impl prometheus_client::registry::Metric) {
-        self.registry.lock().unwrap_or_else(|p| p.into_inner()).register(name, help, metric);
+    pub fn register(
+        &self,
+        name: &str,
+        help: &str,
+        metric: impl prometheus_client::registry::Metric,
+    ) {
+        self.registry
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .register(name, help, metric);
     }
 
     pub fn render(&self) -> String {
@@ -103,8 +116,12 @@ pub async fn track(State(app): State<AppState>, request: Request, next: Next) ->
     let method = request.method().as_str().to_string();
     let started = Instant::now();
     let response = next.run(request).await;
-    app.metrics
-        .observe(&method, &route, response.status().as_u16(), started.elapsed().as_secs_f64());
+    app.metrics.observe(
+        &method,
+        &route,
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
     response
 }
 
@@ -112,7 +129,10 @@ pub async fn track(State(app): State<AppState>, request: Request, next: Next) ->
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
 pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         app.metrics.render(),
     )
 }

@@ -10,8 +10,8 @@ use time::OffsetDateTime;
 use super::payouts::{self, PayoutSettings};
 use super::{parse_since, report, sales_of};
 use crate::app::{App, AppState};
-use crate::events::{self, EventKind};
 use crate::auth::{Admin, BuilderAuth};
+use crate::events::{self, EventKind};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 

@@ -139,12 +139,16 @@ pub fn write_counted(
         let old = store.get(tree, key).map_err(storage_error)?;
         let old_len = old.as_ref().map_or(0, |o| o.len() as u64);
         let new_len = value.as_ref().map_or(0, |v| v.len() as u64);
-        let count = (usage.count + u64::from(value.is_some())).saturating_sub(u64::from(old.is_some()));
+        let count =
+            (usage.count + u64::from(value.is_some())).saturating_sub(u64::from(old.is_some()));
         let bytes = (usage.bytes + new_len).saturating_sub(old_len);
         if value.is_some() && (count > limits.0 || bytes > limits.1) {
             return Err(host_error(
                 "quota_exceeded",
-                format!("{kind} quota exceeded ({} entries, {} bytes allowed)", limits.0, limits.1),
+                format!(
+                    "{kind} quota exceeded ({} entries, {} bytes allowed)",
+                    limits.0, limits.1
+                ),
             ));
         }
         let new_usage = serde_json::to_vec(&Usage { count, bytes }).unwrap_or_default();
@@ -162,14 +166,21 @@ pub fn write_counted(
             Err(e) => return Err(storage_error(e)),
         }
     }
-    Err(host_error("storage_busy", "too many concurrent writes; try again"))
+    Err(host_error(
+        "storage_busy",
+        "too many concurrent writes; try again",
+    ))
 }
-
 
 /// Recomputes an endpoint's file usage from what is stored, after files were written outside
 /// the handler (assets uploaded with a create or update), so `ctx.files` quotas count them.
 pub fn recount_files(store: &dyn Store, quotas: &Quotas, slug: &str) -> Result<(), StoreError> {
-    let files = store.scan_prefix(Tree::HandlerFiles, &scoped_key(slug, ""), None, quotas.files as usize + 1)?;
+    let files = store.scan_prefix(
+        Tree::HandlerFiles,
+        &scoped_key(slug, ""),
+        None,
+        quotas.files as usize + 1,
+    )?;
     let usage = Usage {
         count: files.len() as u64,
         bytes: files.iter().map(|(_, v)| v.len() as u64).sum(),
@@ -188,7 +199,9 @@ pub fn forget_endpoint(store: &dyn Store, slug: &str) -> Result<(), StoreError> 
             if page.is_empty() {
                 break;
             }
-            let batch = page.into_iter().fold(Batch::new(), |b, (k, _)| b.delete(space.tree(), k));
+            let batch = page
+                .into_iter()
+                .fold(Batch::new(), |b, (k, _)| b.delete(space.tree(), k));
             store.apply(batch)?;
         }
         store.delete(Tree::Meta, &usage_key(space.name(), slug))?;
@@ -217,18 +230,36 @@ impl StoreHost {
 
     fn kv_get_now(&self, slug: &str, key: &str) -> Result<Option<Value>, HostError> {
         let scoped = scoped_key(slug, key);
-        let Some(bytes) = self.store.get(Tree::HandlerKv, &scoped).map_err(storage_error)? else {
+        let Some(bytes) = self
+            .store
+            .get(Tree::HandlerKv, &scoped)
+            .map_err(storage_error)?
+        else {
             return Ok(None);
         };
-        let stored: Stored = serde_json::from_slice(&bytes).map_err(|e| storage_error(StoreError::Corrupt(e.to_string())))?;
+        let stored: Stored = serde_json::from_slice(&bytes)
+            .map_err(|e| storage_error(StoreError::Corrupt(e.to_string())))?;
         if stored.exp.is_some_and(|exp| exp <= now_secs()) {
-            write_counted(self.store.as_ref(), &self.quotas, Space::Kv, slug, key, None)?;
+            write_counted(
+                self.store.as_ref(),
+                &self.quotas,
+                Space::Kv,
+                slug,
+                key,
+                None,
+            )?;
             return Ok(None);
         }
         Ok(Some(stored.v))
     }
 
-    fn kv_list_now(&self, slug: &str, prefix: &str, limit: usize, cursor: Option<String>) -> Result<KvPage, HostError> {
+    fn kv_list_now(
+        &self,
+        slug: &str,
+        prefix: &str,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> Result<KvPage, HostError> {
         let scan_prefix = scoped_key(slug, prefix);
         let mut after = cursor.map(|c| scoped_key(slug, &c));
         let now = now_secs();
@@ -241,7 +272,9 @@ impl StoreHost {
             let exhausted = page.len() <= limit;
             for (key, bytes) in page {
                 after = Some(key.clone());
-                let Ok(stored) = serde_json::from_slice::<Stored>(&bytes) else { continue };
+                let Ok(stored) = serde_json::from_slice::<Stored>(&bytes) else {
+                    continue;
+                };
                 if stored.exp.is_some_and(|exp| exp <= now) {
                     continue;
                 }
@@ -254,10 +287,16 @@ impl StoreHost {
                         entries,
                     });
                 }
-                entries.push(KvEntry { key, value: stored.v });
+                entries.push(KvEntry {
+                    key,
+                    value: stored.v,
+                });
             }
             if exhausted {
-                return Ok(KvPage { entries, cursor: None });
+                return Ok(KvPage {
+                    entries,
+                    cursor: None,
+                });
             }
         }
     }
@@ -268,37 +307,79 @@ impl Host for StoreHost {
         ready(self.kv_get_now(endpoint, key))
     }
 
-    fn kv_set(&self, endpoint: &str, key: &str, value: Value, ttl_seconds: Option<u64>) -> HostFuture<()> {
+    fn kv_set(
+        &self,
+        endpoint: &str,
+        key: &str,
+        value: Value,
+        ttl_seconds: Option<u64>,
+    ) -> HostFuture<()> {
         let stored = Stored {
             v: value,
             exp: ttl_seconds.map(|t| now_secs().saturating_add(t)),
         };
         let bytes = serde_json::to_vec(&stored).unwrap_or_default();
-        let result = write_counted(self.store.as_ref(), &self.quotas, Space::Kv, endpoint, key, Some(bytes));
+        let result = write_counted(
+            self.store.as_ref(),
+            &self.quotas,
+            Space::Kv,
+            endpoint,
+            key,
+            Some(bytes),
+        );
         ready(result.map(|_| ()))
     }
 
     fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
-        ready(write_counted(self.store.as_ref(), &self.quotas, Space::Kv, endpoint, key, None))
+        ready(write_counted(
+            self.store.as_ref(),
+            &self.quotas,
+            Space::Kv,
+            endpoint,
+            key,
+            None,
+        ))
     }
 
-    fn kv_list(&self, endpoint: &str, prefix: &str, limit: usize, cursor: Option<String>) -> HostFuture<KvPage> {
+    fn kv_list(
+        &self,
+        endpoint: &str,
+        prefix: &str,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> HostFuture<KvPage> {
         ready(self.kv_list_now(endpoint, prefix, limit.max(1), cursor))
     }
 
     fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>> {
-        ready(self.store.get(Tree::HandlerFiles, &scoped_key(endpoint, path)).map_err(storage_error))
+        ready(
+            self.store
+                .get(Tree::HandlerFiles, &scoped_key(endpoint, path))
+                .map_err(storage_error),
+        )
     }
 
     fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
-        let result = write_counted(self.store.as_ref(), &self.quotas, Space::Files, endpoint, path, Some(data));
+        let result = write_counted(
+            self.store.as_ref(),
+            &self.quotas,
+            Space::Files,
+            endpoint,
+            path,
+            Some(data),
+        );
         ready(result.map(|_| ()))
     }
 
     fn files_list(&self, endpoint: &str, prefix: &str) -> HostFuture<Vec<FileEntry>> {
         let result = self
             .store
-            .scan_prefix(Tree::HandlerFiles, &scoped_key(endpoint, prefix), None, self.quotas.files as usize)
+            .scan_prefix(
+                Tree::HandlerFiles,
+                &scoped_key(endpoint, prefix),
+                None,
+                self.quotas.files as usize,
+            )
             .map_err(storage_error)
             .map(|entries| {
                 entries
@@ -313,21 +394,45 @@ impl Host for StoreHost {
     }
 
     fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool> {
-        ready(write_counted(self.store.as_ref(), &self.quotas, Space::Files, endpoint, path, None))
+        ready(write_counted(
+            self.store.as_ref(),
+            &self.quotas,
+            Space::Files,
+            endpoint,
+            path,
+            None,
+        ))
     }
 
-    fn http_get_json(&self, endpoint: &str, url: &str, headers: Vec<(String, String)>, timeout: Duration) -> HostFuture<Value> {
+    fn http_get_json(
+        &self,
+        endpoint: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> HostFuture<Value> {
         let mut header_map = HeaderMap::new();
         for (name, value) in headers {
-            match (HeaderName::try_from(name.as_str()), HeaderValue::try_from(value.as_str())) {
+            match (
+                HeaderName::try_from(name.as_str()),
+                HeaderValue::try_from(value.as_str()),
+            ) {
                 (Ok(n), Ok(v)) => {
                     header_map.insert(n, v);
                 }
-                _ => return ready(Err(host_error("invalid_header", format!("invalid header {name:?}")))),
+                _ => {
+                    return ready(Err(host_error(
+                        "invalid_header",
+                        format!("invalid header {name:?}"),
+                    )))
+                }
             }
         }
         let outbound = self.outbound.clone();
-        let allow = self.catalog.get(endpoint).and_then(|c| c.endpoint.allowed_hosts.clone());
+        let allow = self
+            .catalog
+            .get(endpoint)
+            .and_then(|c| c.endpoint.allowed_hosts.clone());
         let url = url.to_string();
         Box::pin(async move {
             outbound
@@ -348,24 +453,51 @@ mod tests {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
         let config = Config::new("/nonexistent");
         let catalog = Arc::new(Registry::load(store.clone()).unwrap());
-        StoreHost::new(store, OutboundClient::new(&config.outbound), quotas, catalog)
+        StoreHost::new(
+            store,
+            OutboundClient::new(&config.outbound),
+            quotas,
+            catalog,
+        )
     }
 
     #[tokio::test]
     async fn kv_is_scoped_per_endpoint_and_pages() {
         let h = host(Quotas::default());
         for i in 0..5 {
-            h.kv_set("a", &format!("k{i}"), Value::from(i), None).await.unwrap();
+            h.kv_set("a", &format!("k{i}"), Value::from(i), None)
+                .await
+                .unwrap();
         }
-        h.kv_set("ab", "k0", Value::from("other endpoint"), None).await.unwrap();
+        h.kv_set("ab", "k0", Value::from("other endpoint"), None)
+            .await
+            .unwrap();
         assert_eq!(h.kv_get("a", "k0").await.unwrap(), Some(Value::from(0)));
         assert_eq!(h.kv_get("b", "k0").await.unwrap(), None);
         let page = h.kv_list("a", "k", 2, None).await.unwrap();
-        assert_eq!(page.entries.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["k0", "k1"]);
+        assert_eq!(
+            page.entries
+                .iter()
+                .map(|e| e.key.as_str())
+                .collect::<Vec<_>>(),
+            ["k0", "k1"]
+        );
         let page = h.kv_list("a", "k", 2, page.cursor).await.unwrap();
-        assert_eq!(page.entries.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["k2", "k3"]);
+        assert_eq!(
+            page.entries
+                .iter()
+                .map(|e| e.key.as_str())
+                .collect::<Vec<_>>(),
+            ["k2", "k3"]
+        );
         let page = h.kv_list("a", "k", 2, page.cursor).await.unwrap();
-        assert_eq!(page.entries.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["k4"]);
+        assert_eq!(
+            page.entries
+                .iter()
+                .map(|e| e.key.as_str())
+                .collect::<Vec<_>>(),
+            ["k4"]
+        );
         assert!(page.cursor.is_none());
         assert!(h.kv_delete("a", "k4").await.unwrap());
         assert!(!h.kv_delete("a", "k4").await.unwrap());
@@ -374,8 +506,12 @@ mod tests {
     #[tokio::test]
     async fn kv_ttl_expires() {
         let h = host(Quotas::default());
-        h.kv_set("a", "gone", Value::from(1), Some(0)).await.unwrap();
-        h.kv_set("a", "kept", Value::from(2), Some(3600)).await.unwrap();
+        h.kv_set("a", "gone", Value::from(1), Some(0))
+            .await
+            .unwrap();
+        h.kv_set("a", "kept", Value::from(2), Some(3600))
+            .await
+            .unwrap();
         assert_eq!(h.kv_get("a", "gone").await.unwrap(), None);
         assert_eq!(h.kv_get("a", "kept").await.unwrap(), Some(Value::from(2)));
         let page = h.kv_list("a", "", 10, None).await.unwrap();
@@ -400,11 +536,31 @@ mod tests {
         h.kv_delete("a", "1").await.unwrap();
         h.kv_set("a", "3", Value::from(3), None).await.unwrap();
 
-        h.files_write("a", "x.txt", b"12345".to_vec()).await.unwrap();
-        assert_eq!(h.files_write("a", "y.txt", b"1".to_vec()).await.unwrap_err().code, "quota_exceeded");
-        assert_eq!(h.files_write("a", "x.txt", vec![0; 11]).await.unwrap_err().code, "quota_exceeded");
+        h.files_write("a", "x.txt", b"12345".to_vec())
+            .await
+            .unwrap();
+        assert_eq!(
+            h.files_write("a", "y.txt", b"1".to_vec())
+                .await
+                .unwrap_err()
+                .code,
+            "quota_exceeded"
+        );
+        assert_eq!(
+            h.files_write("a", "x.txt", vec![0; 11])
+                .await
+                .unwrap_err()
+                .code,
+            "quota_exceeded"
+        );
         let listed = h.files_list("a", "").await.unwrap();
-        assert_eq!(listed, vec![FileEntry { path: "x.txt".into(), size: 5 }]);
+        assert_eq!(
+            listed,
+            vec![FileEntry {
+                path: "x.txt".into(),
+                size: 5
+            }]
+        );
     }
 
     #[tokio::test]
@@ -426,6 +582,12 @@ mod tests {
         h.store.put(Tree::HandlerFiles, b"a/up1", b"1").unwrap();
         h.store.put(Tree::HandlerFiles, b"a/up2", b"2").unwrap();
         recount_files(h.store.as_ref(), &h.quotas, "a").unwrap();
-        assert_eq!(h.files_write("a", "more", b"3".to_vec()).await.unwrap_err().code, "quota_exceeded");
+        assert_eq!(
+            h.files_write("a", "more", b"3".to_vec())
+                .await
+                .unwrap_err()
+                .code,
+            "quota_exceeded"
+        );
     }
 }

@@ -35,7 +35,13 @@ impl HandlerOutput {
 }
 
 /// Request headers a handler may see. Credentials, cookies and payment proofs never reach it.
-const VISIBLE_HEADERS: [&str; 5] = ["accept", "accept-language", "content-type", "user-agent", "x-request-id"];
+const VISIBLE_HEADERS: [&str; 5] = [
+    "accept",
+    "accept-language",
+    "content-type",
+    "user-agent",
+    "x-request-id",
+];
 
 pub struct JsRuntime {
     pool: sandbox::Pool,
@@ -63,7 +69,12 @@ pub struct JsOutcome {
 }
 
 impl JsRuntime {
-    pub fn new(config: &RuntimeConfig, store: Arc<dyn Store>, outbound: OutboundClient, catalog: Arc<Registry>) -> Self {
+    pub fn new(
+        config: &RuntimeConfig,
+        store: Arc<dyn Store>,
+        outbound: OutboundClient,
+        catalog: Arc<Registry>,
+    ) -> Self {
         let host = StoreHost::new(store, outbound, config.quotas.clone(), catalog);
         Self {
             pool: sandbox::Pool::new(config.pool.clone(), Arc::new(host)),
@@ -116,7 +127,10 @@ impl JsRuntime {
         };
         let endpoint = &compiled.endpoint;
         let Some(source) = endpoint.source.clone() else {
-            return failed(ApiError::internal(format!("JS endpoint {} has no source", endpoint.slug)));
+            return failed(ApiError::internal(format!(
+                "JS endpoint {} has no source",
+                endpoint.slug
+            )));
         };
         let env = match self.endpoint_env(endpoint, load_secrets) {
             Ok(env) => env,
@@ -155,13 +169,20 @@ impl JsRuntime {
             })
             .collect();
         JsOutcome {
-            result: report.result.map_err(sandbox_error).and_then(|r| self.check_output(compiled, r)),
+            result: report
+                .result
+                .map_err(sandbox_error)
+                .and_then(|r| self.check_output(compiled, r)),
             lines,
             secrets: env.secrets.clone(),
         }
     }
 
-    fn check_output(&self, compiled: &CompiledEndpoint, response: sandbox::HandlerResponse) -> Result<HandlerOutput, ApiError> {
+    fn check_output(
+        &self,
+        compiled: &CompiledEndpoint,
+        response: sandbox::HandlerResponse,
+    ) -> Result<HandlerOutput, ApiError> {
         let endpoint = &compiled.endpoint;
         let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
         if status.is_success() {
@@ -181,7 +202,12 @@ impl JsRuntime {
         let headers = response
             .headers
             .into_iter()
-            .filter_map(|(n, v)| Some((HeaderName::try_from(n).ok()?, HeaderValue::try_from(v).ok()?)))
+            .filter_map(|(n, v)| {
+                Some((
+                    HeaderName::try_from(n).ok()?,
+                    HeaderValue::try_from(v).ok()?,
+                ))
+            })
             .collect();
         Ok(HandlerOutput {
             status,

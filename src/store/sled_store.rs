@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional, TransactionalTree};
+use sled::transaction::{
+    ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
+};
 
 use super::{Batch, Condition, Entry, Store, StoreError, StoreResult, Tree, Write};
 
@@ -21,7 +23,10 @@ impl SledStore {
         loop {
             match sled::Config::new().path(dir).open() {
                 Ok(db) => return Self::from_db(db),
-                Err(sled::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock && std::time::Instant::now() < deadline => {
+                Err(sled::Error::Io(e))
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        && std::time::Instant::now() < deadline =>
+                {
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
                 Err(e) => return Err(engine(e)),
@@ -55,7 +60,11 @@ fn engine(e: impl std::fmt::Display) -> StoreError {
 
 impl Store for SledStore {
     fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
-        Ok(self.tree(tree).get(key).map_err(engine)?.map(|v| v.to_vec()))
+        Ok(self
+            .tree(tree)
+            .get(key)
+            .map_err(engine)?
+            .map(|v| v.to_vec()))
     }
 
     fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
@@ -67,7 +76,13 @@ impl Store for SledStore {
         Ok(self.tree(tree).remove(key).map_err(engine)?.is_some())
     }
 
-    fn scan_prefix(&self, tree: Tree, prefix: &[u8], after: Option<&[u8]>, limit: usize) -> StoreResult<Vec<Entry>> {
+    fn scan_prefix(
+        &self,
+        tree: Tree,
+        prefix: &[u8],
+        after: Option<&[u8]>,
+        limit: usize,
+    ) -> StoreResult<Vec<Entry>> {
         let t = self.tree(tree);
         let iter = match after {
             Some(after) => {
@@ -88,7 +103,13 @@ impl Store for SledStore {
         Ok(out)
     }
 
-    fn scan_prefix_rev(&self, tree: Tree, prefix: &[u8], before: Option<&[u8]>, limit: usize) -> StoreResult<Vec<Entry>> {
+    fn scan_prefix_rev(
+        &self,
+        tree: Tree,
+        prefix: &[u8],
+        before: Option<&[u8]>,
+        limit: usize,
+    ) -> StoreResult<Vec<Entry>> {
         let t = self.tree(tree);
         let iter = match before {
             Some(before) => t.range(prefix.to_vec()..before.to_vec()),
@@ -115,30 +136,32 @@ impl Store for SledStore {
         }
         let index: HashMap<Tree, usize> = trees.iter().enumerate().map(|(i, t)| (*t, i)).collect();
         let handles: Vec<sled::Tree> = trees.iter().map(|t| self.tree(*t).clone()).collect();
-        let result = handles.as_slice().transaction(|txs: &Vec<TransactionalTree>| {
-            for (i, cond) in batch.conditions.iter().enumerate() {
-                let holds = match cond {
-                    Condition::Absent { tree, key } => txs[index[tree]].get(key)?.is_none(),
-                    Condition::Equals { tree, key, value } => {
-                        txs[index[tree]].get(key)?.as_deref() == value.as_deref()
-                    }
-                };
-                if !holds {
-                    return Err(ConflictableTransactionError::Abort(i));
-                }
-            }
-            for write in &batch.writes {
-                match write {
-                    Write::Put { tree, key, value } => {
-                        txs[index[tree]].insert(key.as_slice(), value.as_slice())?;
-                    }
-                    Write::Delete { tree, key } => {
-                        txs[index[tree]].remove(key.as_slice())?;
+        let result = handles
+            .as_slice()
+            .transaction(|txs: &Vec<TransactionalTree>| {
+                for (i, cond) in batch.conditions.iter().enumerate() {
+                    let holds = match cond {
+                        Condition::Absent { tree, key } => txs[index[tree]].get(key)?.is_none(),
+                        Condition::Equals { tree, key, value } => {
+                            txs[index[tree]].get(key)?.as_deref() == value.as_deref()
+                        }
+                    };
+                    if !holds {
+                        return Err(ConflictableTransactionError::Abort(i));
                     }
                 }
-            }
-            Ok(())
-        });
+                for write in &batch.writes {
+                    match write {
+                        Write::Put { tree, key, value } => {
+                            txs[index[tree]].insert(key.as_slice(), value.as_slice())?;
+                        }
+                        Write::Delete { tree, key } => {
+                            txs[index[tree]].remove(key.as_slice())?;
+                        }
+                    }
+                }
+                Ok(())
+            });
         match result {
             Ok(()) => Ok(()),
             Err(TransactionError::Abort(i)) => Err(StoreError::ConditionFailed(i)),
@@ -177,7 +200,10 @@ mod tests {
                 .put(Tree::Receipts, b"r2".to_vec(), b"y".to_vec()),
         )
         .unwrap();
-        assert_eq!(s.get(Tree::Receipts, b"r2").unwrap().as_deref(), Some(&b"y"[..]));
+        assert_eq!(
+            s.get(Tree::Receipts, b"r2").unwrap().as_deref(),
+            Some(&b"y"[..])
+        );
     }
 
     #[test]
@@ -192,7 +218,10 @@ mod tests {
             .require_equals(Tree::Credits, b"c".to_vec(), Some(b"100".to_vec()))
             .put(Tree::Credits, b"c".to_vec(), b"80".to_vec());
         s.apply(fresh).unwrap();
-        assert_eq!(s.get(Tree::Credits, b"c").unwrap().as_deref(), Some(&b"80"[..]));
+        assert_eq!(
+            s.get(Tree::Credits, b"c").unwrap().as_deref(),
+            Some(&b"80"[..])
+        );
     }
 
     #[test]
@@ -201,10 +230,29 @@ mod tests {
         for k in ["a/1", "a/2", "a/3", "b/1"] {
             s.put(Tree::Logs, k.as_bytes(), b"v").unwrap();
         }
-        let keys = |v: Vec<Entry>| v.into_iter().map(|(k, _)| String::from_utf8(k).unwrap()).collect::<Vec<_>>();
-        assert_eq!(keys(s.scan_prefix(Tree::Logs, b"a/", None, 2).unwrap()), ["a/1", "a/2"]);
-        assert_eq!(keys(s.scan_prefix(Tree::Logs, b"a/", Some(b"a/2"), 10).unwrap()), ["a/3"]);
-        assert_eq!(keys(s.scan_prefix_rev(Tree::Logs, b"a/", None, 2).unwrap()), ["a/3", "a/2"]);
-        assert_eq!(keys(s.scan_prefix_rev(Tree::Logs, b"a/", Some(b"a/2"), 10).unwrap()), ["a/1"]);
+        let keys = |v: Vec<Entry>| {
+            v.into_iter()
+                .map(|(k, _)| String::from_utf8(k).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            keys(s.scan_prefix(Tree::Logs, b"a/", None, 2).unwrap()),
+            ["a/1", "a/2"]
+        );
+        assert_eq!(
+            keys(s.scan_prefix(Tree::Logs, b"a/", Some(b"a/2"), 10).unwrap()),
+            ["a/3"]
+        );
+        assert_eq!(
+            keys(s.scan_prefix_rev(Tree::Logs, b"a/", None, 2).unwrap()),
+            ["a/3", "a/2"]
+        );
+        assert_eq!(
+            keys(
+                s.scan_prefix_rev(Tree::Logs, b"a/", Some(b"a/2"), 10)
+                    .unwrap()
+            ),
+            ["a/1"]
+        );
     }
 }

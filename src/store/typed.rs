@@ -11,13 +11,22 @@ pub fn get_json<T: DeserializeOwned>(
 ) -> StoreResult<Option<T>> {
     match store.get(tree, key)? {
         None => Ok(None),
-        Some(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt(format!("{}/{}: {e}", tree.name(), String::from_utf8_lossy(key)))),
+        Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            StoreError::Corrupt(format!(
+                "{}/{}: {e}",
+                tree.name(),
+                String::from_utf8_lossy(key)
+            ))
+        }),
     }
 }
 
-pub fn put_json<T: Serialize>(store: &dyn Store, tree: Tree, key: &[u8], value: &T) -> StoreResult<()> {
+pub fn put_json<T: Serialize>(
+    store: &dyn Store,
+    tree: Tree,
+    key: &[u8],
+    value: &T,
+) -> StoreResult<()> {
     let bytes = serde_json::to_vec(value).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     store.put(tree, key, &bytes)
 }

@@ -38,7 +38,11 @@ pub(super) fn summarize(endpoint: &Endpoint, request: &EchoRequest<'_>) -> Value
     let types: Map<String, Value> = request
         .input
         .as_object()
-        .map(|o| o.iter().map(|(k, v)| (k.clone(), Value::from(type_name(v)))).collect())
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), Value::from(type_name(v))))
+                .collect()
+        })
         .unwrap_or_default();
     json!({
         "endpoint": endpoint.slug,

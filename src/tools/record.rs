@@ -43,9 +43,15 @@ pub(super) fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Ve
         tracing::error!(error = %e, endpoint = %endpoint.slug, "storing the invocation log failed");
     }
     if let Some(owner) = endpoint.owner_builder() {
-        let kind = if status.is_success() { EventKind::InvocationSucceeded } else { EventKind::InvocationFailed };
-        let data = json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id});
-        if let Err(e) = events::record(app.store.as_ref(), owner, kind, Some(&endpoint.slug), data) {
+        let kind = if status.is_success() {
+            EventKind::InvocationSucceeded
+        } else {
+            EventKind::InvocationFailed
+        };
+        let data =
+            json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id});
+        if let Err(e) = events::record(app.store.as_ref(), owner, kind, Some(&endpoint.slug), data)
+        {
             tracing::error!(error = %e, endpoint = %endpoint.slug, "recording the invocation event failed");
         }
     }
@@ -53,14 +59,22 @@ pub(super) fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Ve
 
 /// A paid call settled: the owner sees the sale in its event feed.
 pub(super) fn payment_settled(app: &App, endpoint: &Endpoint, receipt: &Receipt) {
-    let Some(owner) = endpoint.owner_builder().filter(|_| receipt.charged) else { return };
+    let Some(owner) = endpoint.owner_builder().filter(|_| receipt.charged) else {
+        return;
+    };
     let data = json!({
         "receiptId": receipt.receipt_id,
         "amount": receipt.amount,
         "priceUsd": receipt.price_usd,
         "paymentMethod": receipt.payment_method,
     });
-    if let Err(e) = events::record(app.store.as_ref(), owner, EventKind::PaymentSettled, Some(&endpoint.slug), data) {
+    if let Err(e) = events::record(
+        app.store.as_ref(),
+        owner,
+        EventKind::PaymentSettled,
+        Some(&endpoint.slug),
+        data,
+    ) {
         tracing::error!(error = %e, endpoint = %endpoint.slug, "recording the payment event failed");
     }
 }

@@ -217,7 +217,10 @@ pub async fn complete(
     let endpoint = &compiled.endpoint;
     let started = std::time::Instant::now();
     let outcome = run_handler(app, compiled, call, authorized.summary()).await;
-    let status = outcome.result.as_ref().map_or_else(|e| e.status, |o| o.status);
+    let status = outcome
+        .result
+        .as_ref()
+        .map_or_else(|e| e.status, |o| o.status);
     let ran = record::Ran {
         request_id: &call.request_id,
         status,
@@ -248,7 +251,12 @@ pub async fn complete(
 }
 
 /// Runs the endpoint's handler; JS handlers also report the lines they logged.
-async fn run_handler(app: &App, compiled: &CompiledEndpoint, call: &Call, payment: Value) -> JsOutcome {
+async fn run_handler(
+    app: &App,
+    compiled: &CompiledEndpoint,
+    call: &Call,
+    payment: Value,
+) -> JsOutcome {
     if compiled.endpoint.handler_type == HandlerType::JsRequestResponse {
         let slug = &compiled.endpoint.slug;
         return app

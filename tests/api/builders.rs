@@ -2,7 +2,9 @@
 
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, assert_payment_required, dir_contains, static_endpoint, As, TestServer};
+use crate::util::{
+    assert_error, assert_payment_required, dir_contains, static_endpoint, As, TestServer,
+};
 
 #[tokio::test]
 async fn register_needs_payment_or_credit() {
@@ -39,7 +41,8 @@ async fn register_needs_payment_or_credit() {
 async fn register_with_x402_or_developer_credit() {
     let server = TestServer::start().await;
     let signer = alloy_signer_local::PrivateKeySigner::random();
-    let required = crate::payments::ask_with(&server, "/ai/builders/register", &json!({"name": "Acme"})).await;
+    let required =
+        crate::payments::ask_with(&server, "/ai/builders/register", &json!({"name": "Acme"})).await;
     assert_eq!(required["accepts"][0]["amount"], "1000000");
     let (name, value) = crate::payments::pay(&signer, &required, 2, |_| {});
     let response = server
@@ -58,14 +61,35 @@ async fn register_with_x402_or_developer_credit() {
     assert_eq!(body["receipt"]["purpose"], "builder_registration");
     assert_eq!(body["receipt"]["amount"], "1000000");
     // The same payment cannot register twice.
-    let response = server.client.post(server.url("/ai/builders/register")).header(name, &value).json(&json!({"name": "Acme 2"})).send().await.unwrap();
+    let response = server
+        .client
+        .post(server.url("/ai/builders/register"))
+        .header(name, &value)
+        .json(&json!({"name": "Acme 2"}))
+        .send()
+        .await
+        .unwrap();
     let (status, body) = crate::util::read(response).await;
     assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
     // Developer credit pays too.
-    let response = server.client.post(server.url("/ai/admin/credits")).header("x-admin-token", crate::util::ADMIN_TOKEN).json(&json!({"amountUsd": 1})).send().await.unwrap();
+    let response = server
+        .client
+        .post(server.url("/ai/admin/credits"))
+        .header("x-admin-token", crate::util::ADMIN_TOKEN)
+        .json(&json!({"amountUsd": 1}))
+        .send()
+        .await
+        .unwrap();
     let (_, credit) = crate::util::read(response).await;
     let token = credit["credit"]["token"].as_str().unwrap();
-    let response = server.client.post(server.url("/ai/builders/register")).header("x-developer-credit", token).json(&json!({"name": "Beta"})).send().await.unwrap();
+    let response = server
+        .client
+        .post(server.url("/ai/builders/register"))
+        .header("x-developer-credit", token)
+        .json(&json!({"name": "Beta"}))
+        .send()
+        .await
+        .unwrap();
     let (status, body) = crate::util::read(response).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["builder"]["registeredVia"], "developer_credit");

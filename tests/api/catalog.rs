@@ -33,19 +33,57 @@ async fn catalog_envelope_matches_spec_current_form() {
     assert_eq!(body["createEndpoint"], server.url("/ai/endpoints/create"));
     let lifecycle = body["lifecycle"].as_object().unwrap();
     for key in [
-        "builderRegister", "create", "inspect", "update", "pause", "resume", "delete", "logs", "secrets",
-        "revenue", "events", "payoutSettings", "payoutPackets", "contentSafetyPolicy",
+        "builderRegister",
+        "create",
+        "inspect",
+        "update",
+        "pause",
+        "resume",
+        "delete",
+        "logs",
+        "secrets",
+        "revenue",
+        "events",
+        "payoutSettings",
+        "payoutPackets",
+        "contentSafetyPolicy",
     ] {
-        assert!(lifecycle[key].as_str().is_some_and(|v| v.contains(&server.base)), "lifecycle.{key}");
+        assert!(
+            lifecycle[key]
+                .as_str()
+                .is_some_and(|v| v.contains(&server.base)),
+            "lifecycle.{key}"
+        );
     }
-    for key in ["register", "revenue", "events", "payoutSettings", "payouts", "docs"] {
+    for key in [
+        "register",
+        "revenue",
+        "events",
+        "payoutSettings",
+        "payouts",
+        "docs",
+    ] {
         let url = body["builderControls"][key].as_str().unwrap();
-        assert!(url.starts_with(&server.base), "builderControls.{key} = {url}");
+        assert!(
+            url.starts_with(&server.base),
+            "builderControls.{key} = {url}"
+        );
     }
-    for handler in ["receipt_echo", "static_json", "x402_readiness_check", "js_request_response"] {
-        assert!(body["supportedHandlerTypes"][handler].is_string(), "{handler}");
+    for handler in [
+        "receipt_echo",
+        "static_json",
+        "x402_readiness_check",
+        "js_request_response",
+    ] {
+        assert!(
+            body["supportedHandlerTypes"][handler].is_string(),
+            "{handler}"
+        );
     }
-    assert_eq!(body["contentSafety"]["policy"], server.url("/ai/content-safety/policy"));
+    assert_eq!(
+        body["contentSafety"]["policy"],
+        server.url("/ai/content-safety/policy")
+    );
     assert!(body["contentSafety"]["selfServeRule"].is_string());
     assert!(body["note"].is_string());
     assert_eq!(slugs(&body), SEEDED);
@@ -53,8 +91,23 @@ async fn catalog_envelope_matches_spec_current_form() {
     for record in body["endpoints"].as_array().unwrap() {
         let slug = record["slug"].as_str().unwrap();
         for field in [
-            "slug", "id", "title", "description", "status", "priceUsd", "handlerType", "runtime", "pricingMode",
-            "url", "method", "tags", "inputSchema", "outputSchema", "capabilities", "contentSafety", "createdAt",
+            "slug",
+            "id",
+            "title",
+            "description",
+            "status",
+            "priceUsd",
+            "handlerType",
+            "runtime",
+            "pricingMode",
+            "url",
+            "method",
+            "tags",
+            "inputSchema",
+            "outputSchema",
+            "capabilities",
+            "contentSafety",
+            "createdAt",
             "updatedAt",
         ] {
             assert!(record.get(field).is_some(), "{slug} lacks {field}");
@@ -64,7 +117,11 @@ async fn catalog_envelope_matches_spec_current_form() {
         assert_eq!(record["status"], "active");
         assert_eq!(record["url"], server.url(&format!("/tools/{slug}")));
         let js = record["handlerType"] == "js_request_response";
-        let expected_runtime = if js { "admin_gated_js_request_response_v1" } else { "managed_builtin_handler" };
+        let expected_runtime = if js {
+            "admin_gated_js_request_response_v1"
+        } else {
+            "managed_builtin_handler"
+        };
         assert_eq!(record["runtime"], expected_runtime, "{slug}");
         if !js {
             assert_eq!(record["capabilities"], json!({}), "{slug}");
@@ -75,17 +132,28 @@ async fn catalog_envelope_matches_spec_current_form() {
         }
         let price = record["priceUsd"].as_f64().unwrap();
         let mode = record["pricingMode"].as_str().unwrap();
-        assert_eq!(mode == "free_public_utility", price == 0.0, "{slug}: {mode} at {price}");
+        assert_eq!(
+            mode == "free_public_utility",
+            price == 0.0,
+            "{slug}: {mode} at {price}"
+        );
         assert!(price == 0.0 || price >= 0.001, "{slug}: {price}");
         for ts in ["createdAt", "updatedAt"] {
             let text = record[ts].as_str().unwrap();
             assert!(
-                time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok() && text.ends_with('Z'),
+                time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+                    .is_ok()
+                    && text.ends_with('Z'),
                 "{slug}.{ts} = {text}"
             );
         }
     }
-    let paid = body["endpoints"].as_array().unwrap().iter().find(|e| e["slug"] == "receipt-echo-paid").unwrap();
+    let paid = body["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["slug"] == "receipt-echo-paid")
+        .unwrap();
     assert_eq!(paid["priceUsd"].to_string(), "0.001");
     server.stop().await;
 }
@@ -110,11 +178,21 @@ async fn catalog_filters() {
     let server = TestServer::start().await;
     let (_, body) = server.get("/ai/endpoints?tag=RECEIPTS").await;
     assert_eq!(slugs(&body), ["receipt-echo", "receipt-echo-paid"]);
-    let (_, body) = server.get("/ai/endpoints?pricingMode=fixed_price_success_receipt").await;
+    let (_, body) = server
+        .get("/ai/endpoints?pricingMode=fixed_price_success_receipt")
+        .await;
     let paid = slugs(&body);
-    assert!(paid.contains(&"receipt-echo-paid".to_string()) && !paid.contains(&"receipt-echo".to_string()));
-    let (_, body) = server.get("/ai/endpoints?pricingMode=free_public_utility&tag=x402").await;
-    assert_eq!(slugs(&body), ["x402-readiness-check", "conversion-quote-demo"]);
+    assert!(
+        paid.contains(&"receipt-echo-paid".to_string())
+            && !paid.contains(&"receipt-echo".to_string())
+    );
+    let (_, body) = server
+        .get("/ai/endpoints?pricingMode=free_public_utility&tag=x402")
+        .await;
+    assert_eq!(
+        slugs(&body),
+        ["x402-readiness-check", "conversion-quote-demo"]
+    );
     let (_, body) = server.get("/ai/endpoints?q=EXTRACTIVE").await;
     assert_eq!(slugs(&body), ["text-summary"]);
     let (_, body) = server.get("/ai/endpoints?q=no-such-thing-anywhere").await;
@@ -129,11 +207,17 @@ async fn endpoint_record_with_example() {
     let (status, body) = server.get("/ai/endpoints/receipt-echo-paid").await;
     assert_eq!(status, 200);
     assert_eq!(body["endpoint"]["slug"], "receipt-echo-paid");
-    assert_eq!(body["example"]["request"]["url"], server.url("/tools/receipt-echo-paid"));
+    assert_eq!(
+        body["example"]["request"]["url"],
+        server.url("/tools/receipt-echo-paid")
+    );
     assert_eq!(body["example"]["request"]["method"], "POST");
     assert_eq!(body["example"]["priceUsd"].to_string(), "0.001");
     assert_eq!(body["example"]["paymentRequired"], true);
-    assert!(body["example"]["curl"].as_str().unwrap().starts_with("curl "));
+    assert!(body["example"]["curl"]
+        .as_str()
+        .unwrap()
+        .starts_with("curl "));
 
     // Every seeded example passes its own schema when sent as is (free ones answer 200).
     let (_, catalog) = server.get("/ai/endpoints").await;
@@ -188,7 +272,10 @@ async fn seed_dir_and_namespace_are_configurable() {
 
 #[tokio::test]
 async fn manifest_lists_everything_an_agent_needs() {
-    let server = TestServer::start_with(|c| c.payment.pay_to = Some("0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into())).await;
+    let server = TestServer::start_with(|c| {
+        c.payment.pay_to = Some("0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into())
+    })
+    .await;
     let (status, m) = server.get("/ai/manifest").await;
     assert_eq!(status, 200);
     assert_eq!(m["service"]["name"], "toolhost");
@@ -197,24 +284,40 @@ async fn manifest_lists_everything_an_agent_needs() {
     assert_eq!(m["payment"]["x402Versions"], json!([2, 1]));
     assert_eq!(m["payment"]["schemes"], json!(["exact"]));
     assert_eq!(m["payment"]["networks"], json!(["eip155:84532"]));
-    assert_eq!(m["payment"]["assets"][0]["asset"], "0x036CbD53842c5426634e7929541eC2318f3dCF7e");
-    assert_eq!(m["payment"]["payTo"], "0x209693Bc6afc0C5328bA36FaF03C514EF312287C");
+    assert_eq!(
+        m["payment"]["assets"][0]["asset"],
+        "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+    );
+    assert_eq!(
+        m["payment"]["payTo"],
+        "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+    );
     assert_eq!(m["mcp"]["url"], server.url("/ai/mcp"));
     assert_eq!(m["catalog"]["url"], server.url("/ai/endpoints"));
     assert_eq!(m["receipts"]["url"], server.url("/ai/receipts/{receiptId}"));
     assert_eq!(m["quotes"]["hosted"], server.url("/ai/quote"));
-    assert_eq!(m["quotes"]["conversion"], server.url("/ai/conversion/quote"));
+    assert_eq!(
+        m["quotes"]["conversion"],
+        server.url("/ai/conversion/quote")
+    );
     assert_eq!(m["quotes"]["externalX402"], server.url("/x402/quote"));
     assert_eq!(m["dashboard"], server.url("/dashboard"));
-    assert_eq!(m["guide"], server.url("/guides/x402-agent-payment-infrastructure"));
+    assert_eq!(
+        m["guide"],
+        server.url("/guides/x402-agent-payment-infrastructure")
+    );
 }
 
 #[tokio::test]
 async fn base_url_is_used_for_every_absolute_url() {
-    let server = TestServer::start_with(|c| c.base_url = Some("https://tools.example.org/".into())).await;
+    let server =
+        TestServer::start_with(|c| c.base_url = Some("https://tools.example.org/".into())).await;
     let (_, body) = server.get("/ai/endpoints").await;
     assert_eq!(body["dashboard"], "https://tools.example.org/dashboard");
-    assert_eq!(body["endpoints"][0]["url"], "https://tools.example.org/tools/x402-readiness-check");
+    assert_eq!(
+        body["endpoints"][0]["url"],
+        "https://tools.example.org/tools/x402-readiness-check"
+    );
     let (_, m) = server.get("/ai/manifest").await;
     assert_eq!(m["baseUrl"], "https://tools.example.org");
 }
@@ -228,12 +331,24 @@ async fn content_safety_policy() {
     assert!(rules.len() >= 10);
     let mut ids = std::collections::HashSet::new();
     for rule in rules {
-        assert!(ids.insert(rule["id"].as_str().unwrap().to_string()), "duplicate {}", rule["id"]);
+        assert!(
+            ids.insert(rule["id"].as_str().unwrap().to_string()),
+            "duplicate {}",
+            rule["id"]
+        );
         assert!(["block", "review"].contains(&rule["outcome"].as_str().unwrap()));
         assert!(rule["category"].is_string() && rule["description"].is_string());
     }
-    for category in ["secrets", "private_data", "illegal_material", "unauthorized_content"] {
-        assert!(rules.iter().any(|r| r["category"] == category), "{category}");
+    for category in [
+        "secrets",
+        "private_data",
+        "illegal_material",
+        "unauthorized_content",
+    ] {
+        assert!(
+            rules.iter().any(|r| r["category"] == category),
+            "{category}"
+        );
     }
 }
 

@@ -8,11 +8,27 @@ const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
 
 #[test]
 fn help_documents_every_option() {
-    let out = Command::new(BIN).args(["serve", "--help"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
-    for option in ["--addr", "--data", "--base-url", "--admin-token", "TOOLHOST_ADDR", "TOOLHOST_DATA", "TOOLHOST_BASE_URL", "TOOLHOST_ADMIN_TOKEN", "--dev-allow-loopback"] {
-        assert!(help.contains(option), "serve --help lacks {option}:\n{help}");
+    for option in [
+        "--addr",
+        "--data",
+        "--base-url",
+        "--admin-token",
+        "TOOLHOST_ADDR",
+        "TOOLHOST_DATA",
+        "TOOLHOST_BASE_URL",
+        "TOOLHOST_ADMIN_TOKEN",
+        "--dev-allow-loopback",
+    ] {
+        assert!(
+            help.contains(option),
+            "serve --help lacks {option}:\n{help}"
+        );
     }
     let out = Command::new(BIN).arg("--help").output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().contains("serve"));
@@ -42,7 +58,9 @@ fn start(data: &std::path::Path) -> (Child, String, Vec<String>) {
 
 /// Reads stdout until the "listening" line; `Err` with what was read when it never comes.
 fn read_listening_line(child: &mut Child) -> Result<(String, Vec<String>), Vec<String>> {
-    let Some(stdout) = child.stdout.take() else { return Err(Vec::new()) };
+    let Some(stdout) = child.stdout.take() else {
+        return Err(Vec::new());
+    };
     let mut lines = Vec::new();
     let mut reader = BufReader::new(stdout);
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -60,7 +78,10 @@ fn read_listening_line(child: &mut Child) -> Result<(String, Vec<String>), Vec<S
 }
 
 fn terminate(mut child: Child) -> std::process::ExitStatus {
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
     child.wait().unwrap()
 }
@@ -71,25 +92,43 @@ fn first_start_generates_admin_token_once_and_sigterm_shuts_down_cleanly() {
     let data = dir.path().join("data");
 
     let (child, base, lines) = start(&data);
-    let printed: Vec<&String> = lines.iter().filter(|l| l.starts_with("Generated admin token")).collect();
+    let printed: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("Generated admin token"))
+        .collect();
     assert_eq!(printed.len(), 1, "{lines:?}");
     let token_path = data.join("admin_token");
     let token = std::fs::read_to_string(&token_path).unwrap();
-    assert!(printed[0].ends_with(token.trim()), "the printed token is the stored one");
+    assert!(
+        printed[0].ends_with(token.trim()),
+        "the printed token is the stored one"
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&token_path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&token_path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
-    let body = reqwest::blocking::get(format!("{base}/healthz")).unwrap().text().unwrap();
+    let body = reqwest::blocking::get(format!("{base}/healthz"))
+        .unwrap()
+        .text()
+        .unwrap();
     assert!(body.contains("\"ok\":true"), "{body}");
     assert!(terminate(child).success(), "SIGTERM ends with exit code 0");
 
     // Second start: the token is kept and not printed again; the store reopened cleanly.
     let (child, base, lines) = start(&data);
-    assert!(!lines.iter().any(|l| l.contains("admin token")), "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("admin token")),
+        "{lines:?}"
+    );
     assert_eq!(std::fs::read_to_string(&token_path).unwrap(), token);
-    let catalog = reqwest::blocking::get(format!("{base}/ai/endpoints")).unwrap().text().unwrap();
+    let catalog = reqwest::blocking::get(format!("{base}/ai/endpoints"))
+        .unwrap()
+        .text()
+        .unwrap();
     assert!(catalog.contains("receipt-echo-paid"));
     assert!(terminate(child).success());
 }

@@ -41,7 +41,9 @@ async fn oversized_body_is_413() {
     let (status, body) = server.post("/tools/receipt-echo", &big).await;
     assert_error(status, &body, 413, "body_too_large");
     // Just under the limit still works.
-    let (status, _) = server.post("/tools/receipt-echo", &json!({"blob": "x".repeat(900)})).await;
+    let (status, _) = server
+        .post("/tools/receipt-echo", &json!({"blob": "x".repeat(900)}))
+        .await;
     assert_eq!(status, 200);
 }
 
@@ -50,10 +52,20 @@ async fn unknown_route_and_wrong_method() {
     let server = TestServer::start().await;
     let (status, body) = server.get("/no/such/route").await;
     assert_error(status, &body, 404, "route_not_found");
-    let response = server.client.delete(server.url("/ai/manifest")).send().await.unwrap();
+    let response = server
+        .client
+        .delete(server.url("/ai/manifest"))
+        .send()
+        .await
+        .unwrap();
     let (status, body) = read(response).await;
     assert_error(status, &body, 405, "method_not_allowed");
-    let response = server.client.put(server.url("/tools/receipt-echo")).send().await.unwrap();
+    let response = server
+        .client
+        .put(server.url("/tools/receipt-echo"))
+        .send()
+        .await
+        .unwrap();
     let (status, body) = read(response).await;
     assert_error(status, &body, 405, "method_not_allowed");
 }
@@ -77,7 +89,10 @@ async fn slow_request_hits_the_deadline_with_504() {
     })
     .await;
     let (status, body) = server
-        .post("/tools/x402-readiness-check", &json!({"url": format!("http://{peer}/")}))
+        .post(
+            "/tools/x402-readiness-check",
+            &json!({"url": format!("http://{peer}/")}),
+        )
         .await;
     assert_error(status, &body, 504, "request_timeout");
 }

@@ -155,7 +155,12 @@ async fn revenue_and_payouts_reconcile_with_receipts() {
 
     // The owner's feed tells the money story: three sales, a packet created, then paid.
     let (_, feed) = server
-        .call("GET", "/ai/builders/events?since=1h&limit=200", As::Builder(&key), None)
+        .call(
+            "GET",
+            "/ai/builders/events?since=1h&limit=200",
+            As::Builder(&key),
+            None,
+        )
         .await;
     let kinds: Vec<&str> = feed["events"]
         .as_array()
@@ -165,5 +170,9 @@ async fn revenue_and_payouts_reconcile_with_receipts() {
         .collect();
     let count = |k: &str| kinds.iter().filter(|x| **x == k).count();
     assert_eq!(count("payment_settled"), 3, "{kinds:?}");
-    assert_eq!((count("payout_created"), count("payout_paid")), (1, 1), "{kinds:?}");
+    assert_eq!(
+        (count("payout_created"), count("payout_paid")),
+        (1, 1),
+        "{kinds:?}"
+    );
 }

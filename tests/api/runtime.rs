@@ -43,7 +43,12 @@ async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
         )
         .await;
     let (status, _) = server
-        .call("POST", "/ai/endpoints/word-runner/secrets", owner, Some(&json!({"set": {"API_KEY": SECRET}})))
+        .call(
+            "POST",
+            "/ai/endpoints/word-runner/secrets",
+            owner,
+            Some(&json!({"set": {"API_KEY": SECRET}})),
+        )
         .await;
     assert_eq!(status, 200);
 
@@ -52,45 +57,100 @@ async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
     assert_error(status, &body, 500, "capability_denied");
 
     let grant = json!({"grantedCapabilities": {"kv": true, "files": true, "logs": true}});
-    let (status, body) = server.call("PATCH", "/ai/endpoints/word-runner", As::Admin, Some(&grant)).await;
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/word-runner",
+            As::Admin,
+            Some(&grant),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     for expected_seen in 1..=2 {
         let (status, body) = server.post("/tools/word-runner", &json!({})).await;
         assert_eq!(status, 200, "{body}");
-        assert_eq!(body, json!({"words": 3, "seen": expected_seen, "keyLength": SECRET.len()}));
+        assert_eq!(
+            body,
+            json!({"words": 3, "seen": expected_seen, "keyLength": SECRET.len()})
+        );
     }
 
     // Logs: newest first, with status, duration, request id and the redacted line.
-    let (status, text) = server.call_text("GET", "/ai/endpoints/word-runner/logs", owner, None).await;
+    let (status, text) = server
+        .call_text("GET", "/ai/endpoints/word-runner/logs", owner, None)
+        .await;
     assert_eq!(status, 200);
-    assert!(!text.contains(SECRET), "the secret never appears in logs: {text}");
+    assert!(
+        !text.contains(SECRET),
+        "the secret never appears in logs: {text}"
+    );
     let logs: Value = serde_json::from_str(&text).unwrap();
     let entries = logs["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 3, "{logs}");
     assert_eq!(entries[0]["status"], 200);
     assert_eq!(entries[2]["status"], 500);
-    assert!(entries[0]["requestId"].as_str().is_some_and(|id| !id.is_empty()), "{logs}");
+    assert!(
+        entries[0]["requestId"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty()),
+        "{logs}"
+    );
     let line = entries[0]["lines"][0]["message"].as_str().unwrap();
     assert_eq!(line, "using key [REDACTED] in mode fast");
 
     // Events: the owner sees the invocations.
-    let (_, feed) = server.call("GET", "/ai/builders/events?since=1h&endpointSlug=word-runner", owner, None).await;
-    let kinds: Vec<&str> = feed["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds.iter().filter(|k| **k == "invocation_succeeded").count(), 2, "{feed}");
-    assert_eq!(kinds.iter().filter(|k| **k == "invocation_failed").count(), 1, "{feed}");
+    let (_, feed) = server
+        .call(
+            "GET",
+            "/ai/builders/events?since=1h&endpointSlug=word-runner",
+            owner,
+            None,
+        )
+        .await;
+    let kinds: Vec<&str> = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == "invocation_succeeded")
+            .count(),
+        2,
+        "{feed}"
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "invocation_failed").count(),
+        1,
+        "{feed}"
+    );
 
     // New source takes effect on the next call (the old isolate is retired).
-    let update = json!({"source": "export default async function () { return { words: 0, version: 2 }; }"});
-    let (status, body) = server.call("PATCH", "/ai/endpoints/word-runner", owner, Some(&update)).await;
+    let update =
+        json!({"source": "export default async function () { return { words: 0, version: 2 }; }"});
+    let (status, body) = server
+        .call("PATCH", "/ai/endpoints/word-runner", owner, Some(&update))
+        .await;
     assert_eq!(status, 200, "{body}");
     let (_, body) = server.post("/tools/word-runner", &json!({})).await;
     assert_eq!(body, json!({"words": 0, "version": 2}));
 
     // An admin-set time limit applies to the endpoint's next invocation.
     let looping = json!({"source": "export default async function () { for (;;) {} }"});
-    server.call("PATCH", "/ai/endpoints/word-runner", owner, Some(&looping)).await;
+    server
+        .call("PATCH", "/ai/endpoints/word-runner", owner, Some(&looping))
+        .await;
     let limits = json!({"limits": {"memoryMb": 32, "timeoutMs": 100}});
-    let (status, body) = server.call("PATCH", "/ai/endpoints/word-runner", As::Admin, Some(&limits)).await;
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/word-runner",
+            As::Admin,
+            Some(&limits),
+        )
+        .await;
     assert_eq!(status, 200, "{body}");
     let (status, body) = server.post("/tools/word-runner", &json!({})).await;
     assert_error(status, &body, 504, "timeout");
@@ -100,7 +160,10 @@ async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
 async fn http_get_json_honours_the_endpoint_host_allow_list() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let peer = listener.local_addr().unwrap();
-    let app = axum::Router::new().route("/data", axum::routing::get(|| async { axum::Json(json!({"n": 7})) }));
+    let app = axum::Router::new().route(
+        "/data",
+        axum::routing::get(|| async { axum::Json(json!({"n": 7})) }),
+    );
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let server = TestServer::start_with(|c| c.outbound.allow_loopback = true).await;
     let source = "export default async function (req, ctx) { try { return { body: await ctx.httpGetJson(req.input.url) }; } catch (e) { return { code: e.code }; } }";
@@ -118,12 +181,16 @@ async fn http_get_json_honours_the_endpoint_host_allow_list() {
     let (_, body) = server.post("/tools/fetcher", &url).await;
     assert_eq!(body, json!({"code": "host_not_allowed"}));
     let patch = json!({"allowedHosts": ["127.0.0.1"]});
-    let (status, body) = server.call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&patch)).await;
+    let (status, body) = server
+        .call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&patch))
+        .await;
     assert_eq!(status, 200, "{body}");
     let (_, body) = server.post("/tools/fetcher", &url).await;
     assert_eq!(body, json!({"body": {"n": 7}}));
     let bad = json!({"allowedHosts": ["Not A Host"]});
-    let (status, body) = server.call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&bad)).await;
+    let (status, body) = server
+        .call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&bad))
+        .await;
     assert_error(status, &body, 422, "invalid_field");
 }
 
@@ -142,20 +209,44 @@ async fn paid_js_handlers_see_who_paid_and_unpaid_calls_never_run() {
         .await;
     let (status, body) = server.post("/tools/paid-js", &json!({})).await;
     assert_eq!(status, 402, "{body}");
-    let (status, logs) = server.call("GET", "/ai/endpoints/paid-js/logs", As::Admin, None).await;
-    assert_eq!((status.as_u16(), logs["entries"].clone()), (200, json!([])), "an unpaid call never reaches the handler");
+    let (status, logs) = server
+        .call("GET", "/ai/endpoints/paid-js/logs", As::Admin, None)
+        .await;
+    assert_eq!(
+        (status.as_u16(), logs["entries"].clone()),
+        (200, json!([])),
+        "an unpaid call never reaches the handler"
+    );
 
-    let (_, grant) = server.call("POST", "/ai/admin/credits", As::Admin, Some(&json!({"amountUsd": 1}))).await;
+    let (_, grant) = server
+        .call(
+            "POST",
+            "/ai/admin/credits",
+            As::Admin,
+            Some(&json!({"amountUsd": 1})),
+        )
+        .await;
     let token = grant["credit"]["token"].as_str().unwrap().to_string();
     let (status, body) = server
-        .call("POST", "/tools/paid-js", As::Header("x-developer-credit", &token), Some(&json!({})))
+        .call(
+            "POST",
+            "/tools/paid-js",
+            As::Header("x-developer-credit", &token),
+            Some(&json!({})),
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["payment"]["method"], "developer_credit");
     assert_eq!(body["payment"]["priceUsd"], "0.01");
     assert_eq!(body["payment"]["amount"], "10000");
-    assert!(!body["payment"]["payer"].as_str().unwrap().contains(&token), "the credit token is masked");
-    assert!(body["headers"].get("x-developer-credit").is_none(), "payment proofs never reach handlers: {body}");
+    assert!(
+        !body["payment"]["payer"].as_str().unwrap().contains(&token),
+        "the credit token is masked"
+    );
+    assert!(
+        body["headers"].get("x-developer-credit").is_none(),
+        "payment proofs never reach handlers: {body}"
+    );
     assert!(body["receipt"]["receiptId"].is_string(), "{body}");
 }
 
@@ -174,7 +265,13 @@ async fn a_busy_endpoint_answers_429_with_retry_after() {
             &json!({"slug": "hog", "title": "Hog", "description": "Spins.", "priceUsd": 0, "handlerType": "js_request_response", "source": source}),
         )
         .await;
-    let calls = (0..4).map(|_| server.client.post(server.url("/tools/hog")).json(&json!({})).send());
+    let calls = (0..4).map(|_| {
+        server
+            .client
+            .post(server.url("/tools/hog"))
+            .json(&json!({}))
+            .send()
+    });
     let responses = futures::future::join_all(calls).await;
     let mut statuses = Vec::new();
     for response in responses {
@@ -189,5 +286,9 @@ async fn a_busy_endpoint_answers_429_with_retry_after() {
         }
     }
     statuses.sort();
-    assert_eq!(statuses, [429, 429, 429, 504], "one call runs (and times out), the rest are turned away");
+    assert_eq!(
+        statuses,
+        [429, 429, 429, 504],
+        "one call runs (and times out), the rest are turned away"
+    );
 }

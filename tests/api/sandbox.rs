@@ -21,7 +21,11 @@ fn seed_dir(dir: &Path, endpoints: &[(&str, &str, Value)]) {
             "inputSchema": {"type": "object"}, "outputSchema": {},
             "capabilities": capabilities, "source": format!("handlers/{file}"), "exampleInput": {}
         });
-        std::fs::write(dir.join("catalog").join(format!("{slug}.json")), fixture.to_string()).unwrap();
+        std::fs::write(
+            dir.join("catalog").join(format!("{slug}.json")),
+            fixture.to_string(),
+        )
+        .unwrap();
     }
 }
 
@@ -33,7 +37,10 @@ fn all() -> Value {
     json!({"kv": true, "files": true, "httpGetJson": true, "logs": true})
 }
 
-async fn hostile_server(endpoints: &[(&str, &str, Value)], allow_loopback: bool) -> (TestServer, tempfile::TempDir) {
+async fn hostile_server(
+    endpoints: &[(&str, &str, Value)],
+    allow_loopback: bool,
+) -> (TestServer, tempfile::TempDir) {
     let fixtures = tempfile::tempdir().unwrap();
     let mut all_endpoints = vec![("neighbour", "neighbour.js", none())];
     all_endpoints.extend(endpoints.iter().cloned());
@@ -53,7 +60,10 @@ async fn hostile_server(endpoints: &[(&str, &str, Value)], allow_loopback: bool)
 async fn neighbour_is_fine(server: &TestServer) {
     let (status, body) = server.post("/tools/neighbour", &json!({"n": 1})).await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body, json!({"ok": true, "echo": {"n": 1}, "protoClean": true, "sawGlobal": "undefined"}));
+    assert_eq!(
+        body,
+        json!({"ok": true, "echo": {"n": 1}, "protoClean": true, "sawGlobal": "undefined"})
+    );
 }
 
 #[tokio::test]
@@ -81,7 +91,10 @@ async fn runaway_handlers_are_stopped_and_the_host_lives_on() {
 #[tokio::test]
 async fn resource_bombs_end_with_resource_limit() {
     let (server, _f) = hostile_server(
-        &[("memory-bomb", "memory-bomb.js", none()), ("huge-result", "huge-result.js", none())],
+        &[
+            ("memory-bomb", "memory-bomb.js", none()),
+            ("huge-result", "huge-result.js", none()),
+        ],
         false,
     )
     .await;
@@ -95,10 +108,14 @@ async fn resource_bombs_end_with_resource_limit() {
 
 #[tokio::test]
 async fn deep_recursion_is_a_handler_error() {
-    let (server, _f) = hostile_server(&[("deep-recursion", "deep-recursion.js", none())], false).await;
+    let (server, _f) =
+        hostile_server(&[("deep-recursion", "deep-recursion.js", none())], false).await;
     let (status, body) = server.post("/tools/deep-recursion", &json!({})).await;
     assert_eq!(status, 500, "{body}");
-    assert!(["handler_error", "resource_limit"].contains(&body["error"]["code"].as_str().unwrap()), "{body}");
+    assert!(
+        ["handler_error", "resource_limit"].contains(&body["error"]["code"].as_str().unwrap()),
+        "{body}"
+    );
     neighbour_is_fine(&server).await;
 }
 
@@ -119,17 +136,26 @@ async fn pollution_and_tampering_stay_inside_their_endpoint() {
     let (status, body) = server.post("/tools/tamper-globals", &json!({})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["before"], "object");
-    assert_eq!(body["after"], "object", "ctx members cannot be replaced: {body}");
+    assert_eq!(
+        body["after"], "object",
+        "ctx members cannot be replaced: {body}"
+    );
     assert_eq!(body["logType"], "function", "{body}");
     let (status, body) = server.post("/tools/tamper-globals", &json!({})).await;
-    assert_eq!(status, 200, "the tampering endpoint itself still works: {body}");
+    assert_eq!(
+        status, 200,
+        "the tampering endpoint itself still works: {body}"
+    );
     neighbour_is_fine(&server).await;
 }
 
 #[tokio::test]
 async fn raw_ops_and_other_modules_are_unreachable() {
     let (server, _f) = hostile_server(
-        &[("reach-ops", "reach-ops.js", all()), ("dynamic-import", "dynamic-import.js", all())],
+        &[
+            ("reach-ops", "reach-ops.js", all()),
+            ("dynamic-import", "dynamic-import.js", all()),
+        ],
         false,
     )
     .await;
@@ -153,7 +179,10 @@ async fn raw_ops_and_other_modules_are_unreachable() {
 #[tokio::test]
 async fn capabilities_not_granted_are_denied() {
     let (server, _f) = hostile_server(
-        &[("probe-none", "capability-probe.js", none()), ("probe-all", "capability-probe.js", all())],
+        &[
+            ("probe-none", "capability-probe.js", none()),
+            ("probe-all", "capability-probe.js", all()),
+        ],
         false,
     )
     .await;
@@ -197,16 +226,35 @@ async fn http_get_json_rechecks_redirects() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let peer = listener.local_addr().unwrap();
     let app = axum::Router::new()
-        .route("/data", axum::routing::get(|| async { axum::Json(json!({"hello": "world"})) }))
+        .route(
+            "/data",
+            axum::routing::get(|| async { axum::Json(json!({"hello": "world"})) }),
+        )
         .route(
             "/to-metadata",
-            axum::routing::get(|| async { axum::response::Redirect::temporary("http://169.254.169.254/latest/meta-data/") }),
+            axum::routing::get(|| async {
+                axum::response::Redirect::temporary("http://169.254.169.254/latest/meta-data/")
+            }),
         );
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let (server, _f) = hostile_server(&[("http-probe", "http-probe.js", all())], true).await;
-    let (_, body) = server.post("/tools/http-probe", &json!({"url": format!("http://{peer}/data")})).await;
-    assert_eq!(body, json!({"fetched": true, "body": {"hello": "world"}}), "loopback works under the dev flag");
-    let (_, body) = server.post("/tools/http-probe", &json!({"url": format!("http://{peer}/to-metadata")})).await;
+    let (_, body) = server
+        .post(
+            "/tools/http-probe",
+            &json!({"url": format!("http://{peer}/data")}),
+        )
+        .await;
+    assert_eq!(
+        body,
+        json!({"fetched": true, "body": {"hello": "world"}}),
+        "loopback works under the dev flag"
+    );
+    let (_, body) = server
+        .post(
+            "/tools/http-probe",
+            &json!({"url": format!("http://{peer}/to-metadata")}),
+        )
+        .await;
     assert_eq!(body["fetched"], false, "{body}");
     assert_eq!(body["code"], "ssrf_refused", "{body}");
 }
@@ -215,7 +263,9 @@ async fn http_get_json_rechecks_redirects() {
 async fn thrown_errors_show_only_the_message() {
     let (server, _f) = hostile_server(&[("http-probe", "http-probe.js", none())], false).await;
     // Without the capability the probe's own catch sees capability_denied…
-    let (_, body) = server.post("/tools/http-probe", &json!({"url": "https://example.com"})).await;
+    let (_, body) = server
+        .post("/tools/http-probe", &json!({"url": "https://example.com"}))
+        .await;
     assert_eq!(body["code"], "capability_denied", "{body}");
     // …and a malformed call through the catalog endpoint (JS not found) is an input error.
     let (status, body) = server.post("/tools/no-such", &json!({})).await;

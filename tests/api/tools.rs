@@ -6,20 +6,38 @@ use crate::util::{assert_error, assert_payment_required, TestServer};
 async fn free_receipt_echo_post_and_get() {
     let server = TestServer::start().await;
     let input = json!({"hello": "world", "n": 3, "nested": {"secret": "do-not-echo"}});
-    let response = server.client.post(server.url("/tools/receipt-echo")).json(&input).send().await.unwrap();
+    let response = server
+        .client
+        .post(server.url("/tools/receipt-echo"))
+        .json(&input)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
-    let request_id = response.headers()["x-request-id"].to_str().unwrap().to_string();
+    let request_id = response.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["ok"], true);
     assert_eq!(body["echo"]["endpoint"], "receipt-echo");
     assert_eq!(body["echo"]["method"], "POST");
     assert_eq!(body["echo"]["requestId"], request_id);
-    assert_eq!(body["echo"]["input"]["keys"], json!(["hello", "n", "nested"]));
+    assert_eq!(
+        body["echo"]["input"]["keys"],
+        json!(["hello", "n", "nested"])
+    );
     assert_eq!(body["echo"]["input"]["types"]["n"], "number");
     let bytes = serde_json::to_vec(&input).unwrap();
     use sha2::Digest;
-    assert_eq!(body["echo"]["input"]["sha256"], hex::encode(sha2::Sha256::digest(&bytes)));
-    assert!(!body.to_string().contains("do-not-echo"), "values are never echoed");
+    assert_eq!(
+        body["echo"]["input"]["sha256"],
+        hex::encode(sha2::Sha256::digest(&bytes))
+    );
+    assert!(
+        !body.to_string().contains("do-not-echo"),
+        "values are never echoed"
+    );
     assert_eq!(body["receipt"]["charged"], false);
     assert_eq!(body["receipt"]["amount"], "0");
     assert_eq!(body["receipt"]["paymentMethod"], "free");
@@ -39,17 +57,33 @@ async fn free_receipt_echo_post_and_get() {
 #[tokio::test]
 async fn input_is_validated_with_pointers() {
     let server = TestServer::start().await;
-    let (status, body) = server.post("/tools/x402-readiness-check", &json!({"url": 42, "extra": true})).await;
+    let (status, body) = server
+        .post(
+            "/tools/x402-readiness-check",
+            &json!({"url": 42, "extra": true}),
+        )
+        .await;
     assert_error(status, &body, 422, "input_invalid");
     let violations = body["error"]["details"]["violations"].as_array().unwrap();
-    let pointers: Vec<&str> = violations.iter().map(|v| v["pointer"].as_str().unwrap()).collect();
+    let pointers: Vec<&str> = violations
+        .iter()
+        .map(|v| v["pointer"].as_str().unwrap())
+        .collect();
     assert!(pointers.contains(&"/url"), "{violations:?}");
-    assert!(pointers.contains(&""), "additionalProperties reported at the root: {violations:?}");
+    assert!(
+        pointers.contains(&""),
+        "additionalProperties reported at the root: {violations:?}"
+    );
     for v in violations {
         assert!(v["message"].is_string() && v["schemaPath"].is_string());
     }
     // An empty body is `{}`: the missing required field is reported, not a parse error.
-    let response = server.client.post(server.url("/tools/x402-readiness-check")).send().await.unwrap();
+    let response = server
+        .client
+        .post(server.url("/tools/x402-readiness-check"))
+        .send()
+        .await
+        .unwrap();
     let (status, body) = crate::util::read(response).await;
     assert_error(status, &body, 422, "input_invalid");
     // GET takes input from the query string, validated the same way.
@@ -57,16 +91,24 @@ async fn input_is_validated_with_pointers() {
     assert_error(status, &body, 422, "input_invalid");
     // Nested pointers.
     let (status, body) = server
-        .post("/tools/creator-plan", &json!({"role": "dev", "goal": "g", "constraints": ["ok", 7]}))
+        .post(
+            "/tools/creator-plan",
+            &json!({"role": "dev", "goal": "g", "constraints": ["ok", 7]}),
+        )
         .await;
     assert_error(status, &body, 422, "input_invalid");
-    assert_eq!(body["error"]["details"]["violations"][0]["pointer"], "/constraints/1");
+    assert_eq!(
+        body["error"]["details"]["violations"][0]["pointer"],
+        "/constraints/1"
+    );
 }
 
 #[tokio::test]
 async fn paid_endpoint_without_payment_is_402() {
     let server = TestServer::start().await;
-    let (status, body) = server.post("/tools/receipt-echo-paid", &json!({"a": 1})).await;
+    let (status, body) = server
+        .post("/tools/receipt-echo-paid", &json!({"a": 1}))
+        .await;
     assert_payment_required(status, &body, "payment_required");
     let (status, body) = server.get("/tools/receipt-echo-paid").await;
     assert_payment_required(status, &body, "payment_required");
@@ -100,7 +142,10 @@ async fn static_json_returns_its_response() {
     assert_eq!(status, 200);
     assert_eq!(body, json!({"greeting": "hello", "list": [1, 2]}));
     let (status, body) = server.get("/tools/static-hello").await;
-    assert_eq!((status.as_u16(), body["greeting"].clone()), (200, json!("hello")));
+    assert_eq!(
+        (status.as_u16(), body["greeting"].clone()),
+        (200, json!("hello"))
+    );
 }
 
 #[tokio::test]
@@ -112,7 +157,11 @@ async fn catalogued_js_endpoints_compute_real_results() {
     assert_eq!(status, 200, "{body}");
     let canonical = r#"{"a":"héllo","b":[1,2,{"z":null}]}"#;
     use sha2::Digest;
-    assert_eq!(body["sha256"], hex::encode(sha2::Sha256::digest(canonical.as_bytes())), "{body}");
+    assert_eq!(
+        body["sha256"],
+        hex::encode(sha2::Sha256::digest(canonical.as_bytes())),
+        "{body}"
+    );
     assert_eq!(body["depth"], 3);
     assert_eq!(body["bytes"], serde_json::to_vec(&input).unwrap().len());
 
