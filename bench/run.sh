@@ -16,6 +16,8 @@
 #   SKIP_BUILD=1                     use the existing target/release/toolhost without cargo build
 #   TOOLHOST_BIN=path                use this toolhost binary (no build)
 #   TOOLHOST_REV=HEAD                build that commit from a `git archive` snapshot, not the work tree
+#   TOOLHOST_BASE_BIN=path           also run this toolhost binary's JS endpoint as peer
+#                                    `toolhost-base-js` (its own process): before/after in one run
 #   PEERS_DIR=~/.cache/toolhost-bench/peers   where workerd and deno are installed
 #   KEEP_WORK=1                      keep the temp dir (server logs, raw wrk output)
 # Everything listens on and loads 127.0.0.1 only; every wait is bounded; servers are stopped on exit.
@@ -37,7 +39,9 @@ THREADS=${THREADS:-2}
 COLD_REPS=${COLD_REPS:-5}
 COLD_N=${COLD_N:-20}
 COLD_GAP_MS=${COLD_GAP_MS:-0 100}
-PEERS=${PEERS:-"toolhost-js toolhost-native workerd deno node node-vm"}
+DEFAULT_PEERS="toolhost-js toolhost-native workerd deno node node-vm"
+[ -n "${TOOLHOST_BASE_BIN:-}" ] && DEFAULT_PEERS="toolhost-js toolhost-base-js toolhost-native workerd deno node node-vm"
+PEERS=${PEERS:-$DEFAULT_PEERS}
 OUT=${OUT:-$BENCH_DIR/RESULTS.md}
 WRK=${WRK:-wrk}
 for v in DURATION REPS WARMUP CONNECTIONS THREADS COLD_REPS COLD_N; do
@@ -73,6 +77,7 @@ ACTIVE=()
 for p in $PEERS; do
   case $p in
     toolhost-js | toolhost-native) ACTIVE+=("$p") ;;
+    toolhost-base-js) [ -x "${TOOLHOST_BASE_BIN:-}" ] || die "toolhost-base-js needs TOOLHOST_BASE_BIN"; ACTIVE+=("$p") ;;
     workerd) [ -n "$WORKERD_BIN" ] && ACTIVE+=("$p") ;;
     deno) [ -n "$DENO_BIN" ] && ACTIVE+=("$p") ;;
     node | node-vm) [ -n "$NODE_BIN" ] && ACTIVE+=("$p") ;;
@@ -91,8 +96,10 @@ peer_cmd() {
       CMD=("$TOOLHOST_BIN" serve --addr "127.0.0.1:$port" --data "$data" --seed-dir "$SEED" --admin-token bench-admin-token)
       if [ "$peer" = toolhost-js ]; then URL="http://127.0.0.1:$port/tools/bench-words"; KIND=words
       else URL="http://127.0.0.1:$port/tools/receipt-echo"; KIND=echo; fi ;;
-    workerd)
-      CMD=("$WORKERD_BIN" serve "$BENCH_DIR/peers/workerd.capnp" --socket-addr "http=127.0.0.1:$port")
+    toolhost-base-js)
+      CMD=("$TOOLHOST_BASE_BIN" serve --addr "127.0.0.1:$port" --data "$data" --seed-dir "$SEED" --admin-token bench-admin-token)
+      URL="http://127.0.0.1:$port/tools/bench-words"; KIND=words ;;
+    workerd) "$BENCH_DIR/peers/workerd.capnp" --socket-addr "http=127.0.0.1:$port")
       URL="http://127.0.0.1:$port/"; KIND=words ;;
     deno)
       CMD=("$DENO_BIN" run --allow-net=127.0.0.1 --no-prompt "$BENCH_DIR/peers/deno-server.js" "$port")

@@ -10,6 +10,7 @@ use crate::keyfile::{self, Origin};
 use crate::net::OutboundClient;
 use crate::payments::{facilitator, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
+use crate::recorder::Recorder;
 use crate::runtime::JsRuntime;
 use crate::secrets::SecretsCipher;
 use crate::store::{SledStore, Store};
@@ -31,6 +32,8 @@ pub struct App {
     pub receipt_signer: ReceiptSigner,
     /// Seals and opens endpoint secrets.
     pub secrets: SecretsCipher,
+    /// Stores invocation logs and events off the request path.
+    pub recorder: Recorder,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +55,8 @@ pub enum StartupError {
     PayTo(#[from] crate::payments::PayToError),
     #[error(transparent)]
     ReceiptKey(#[from] crate::receipts::SigningError),
+    #[error("cannot start the activity recorder: {0}")]
+    Recorder(std::io::Error),
 }
 
 /// What start-up created that the operator must be told about exactly once.
@@ -121,6 +126,7 @@ impl App {
             .clone()
             .unwrap_or_else(|| format!("http://{bound}"));
         let outbound = OutboundClient::new(&config.outbound);
+        let recorder = Recorder::start(store.clone()).map_err(StartupError::Recorder)?;
         let app = App {
             urls: Urls::new(&base),
             runtime: JsRuntime::new(
@@ -137,6 +143,7 @@ impl App {
             payments,
             receipt_signer,
             secrets,
+            recorder,
             config,
         };
         Ok((app, notes))

@@ -15,7 +15,7 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
 use crate::paging::{self, Page, PageRequest, Visit};
-use crate::store::{put_json, Store, StoreResult, Tree};
+use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -53,7 +53,27 @@ fn prefix(builder_id: &str) -> Vec<u8> {
     format!("{builder_id}/").into_bytes()
 }
 
-/// Appends an event to the builder's feed.
+impl Event {
+    /// A new event, stamped now; its id orders it in the feed.
+    pub fn new(kind: EventKind, slug: Option<&str>, data: Value) -> Self {
+        Self {
+            id: paging::new_id(),
+            kind,
+            endpoint_slug: slug.map(str::to_string),
+            at: OffsetDateTime::now_utc(),
+            data,
+        }
+    }
+}
+
+/// Adds the event to `batch`, in the builder's feed.
+pub fn put(batch: Batch, owner_builder_id: &str, event: &Event) -> StoreResult<Batch> {
+    let key = [prefix(owner_builder_id), event.id.clone().into_bytes()].concat();
+    let bytes = serde_json::to_vec(event).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(batch.put(Tree::Events, key, bytes))
+}
+
+/// Appends an event to the builder's feed now.
 pub fn record(
     store: &dyn Store,
     owner_builder_id: &str,
@@ -61,15 +81,8 @@ pub fn record(
     slug: Option<&str>,
     data: Value,
 ) -> StoreResult<Event> {
-    let event = Event {
-        id: paging::new_id(),
-        kind,
-        endpoint_slug: slug.map(str::to_string),
-        at: OffsetDateTime::now_utc(),
-        data,
-    };
-    let key = [prefix(owner_builder_id), event.id.clone().into_bytes()].concat();
-    put_json(store, Tree::Events, &key, &event)?;
+    let event = Event::new(kind, slug, data);
+    store.apply(put(Batch::new(), owner_builder_id, &event)?)?;
     Ok(event)
 }
 

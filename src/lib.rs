@@ -43,6 +43,7 @@ pub mod payments;
 pub mod quotes;
 pub mod readiness;
 pub mod receipts;
+pub mod recorder;
 pub mod revenue;
 pub mod runtime;
 pub mod safety;

@@ -104,16 +104,11 @@ fn read_count(store: &dyn Store, key: &[u8]) -> StoreResult<(Option<Vec<u8>>, u6
     Ok((raw, n))
 }
 
-/// Stores one invocation's entry, redacted, and prunes the endpoint's oldest entries beyond
-/// [`KEEP_PER_ENDPOINT`]. Called by the invocation pipeline after every call.
-pub fn append_invocation(
-    store: &dyn Store,
-    slug: &str,
-    log: InvocationLog,
-    secrets_to_redact: &[String],
-) -> StoreResult<LogEntry> {
+/// The stored form of one invocation: a new id and time, every line redacted, lines capped at
+/// [`MAX_LINES`]. Made when the call ends, so ids keep call order even when writes are batched.
+pub fn entry(log: InvocationLog, secrets_to_redact: &[String]) -> LogEntry {
     let dropped_lines = log.lines.len().saturating_sub(MAX_LINES);
-    let entry = LogEntry {
+    LogEntry {
         id: paging::new_id(),
         at: OffsetDateTime::now_utc(),
         request_id: redact(&log.request_id, secrets_to_redact),
@@ -129,52 +124,45 @@ pub fn append_invocation(
             })
             .collect(),
         dropped_lines,
-    };
-    let bytes = serde_json::to_vec(&entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let key = [prefix(slug), entry.id.clone().into_bytes()].concat();
-    let counter = count_key(slug);
-    // Entry and count move together; retry when a concurrent append changed the count.
-    let count = loop {
-        let (raw, n) = read_count(store, &counter)?;
-        let batch = Batch::new()
-            .require_equals(Tree::Meta, counter.clone(), raw)
-            .put(Tree::Logs, key.clone(), bytes.clone())
-            .put(
-                Tree::Meta,
-                counter.clone(),
-                (n + 1).to_string().into_bytes(),
-            );
-        match store.apply(batch) {
-            Ok(()) => break n + 1,
-            Err(StoreError::ConditionFailed(_)) => continue,
-            Err(e) => return Err(e),
-        }
-    };
-    if count > KEEP_PER_ENDPOINT {
-        prune(store, slug, count - KEEP_PER_ENDPOINT)?;
     }
-    Ok(entry)
 }
 
-/// Deletes the `excess` oldest entries and lowers the count to match.
-fn prune(store: &dyn Store, slug: &str, excess: u64) -> StoreResult<()> {
+/// Stores an endpoint's new entries (oldest first) and prunes its oldest beyond
+/// [`KEEP_PER_ENDPOINT`], with the count, in one atomic batch.
+pub fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> StoreResult<()> {
+    let keep = usize::try_from(KEEP_PER_ENDPOINT).unwrap_or(usize::MAX);
+    let entries = &entries[entries.len().saturating_sub(keep)..];
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let mut rows = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let bytes = serde_json::to_vec(entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        rows.push((
+            [prefix(slug), entry.id.clone().into_bytes()].concat(),
+            bytes,
+        ));
+    }
     let counter = count_key(slug);
-    let oldest = store.scan_prefix(Tree::Logs, &prefix(slug), None, excess as usize)?;
+    // Entries, pruning and count move together; retry when a concurrent writer changed the count.
     loop {
-        let (raw, n) = read_count(store, &counter)?;
-        let batch = oldest
-            .iter()
-            .fold(
-                Batch::new().require_equals(Tree::Meta, counter.clone(), raw),
-                |b, (k, _)| b.delete(Tree::Logs, k.clone()),
-            )
-            .put(
-                Tree::Meta,
-                counter.clone(),
-                n.saturating_sub(oldest.len() as u64)
-                    .to_string()
-                    .into_bytes(),
-            );
+        let (raw, stored) = read_count(store, &counter)?;
+        let total = stored + rows.len() as u64;
+        let excess = total.saturating_sub(KEEP_PER_ENDPOINT);
+        let oldest = if excess > 0 {
+            store.scan_prefix(Tree::Logs, &prefix(slug), None, excess as usize)?
+        } else {
+            Vec::new()
+        };
+        let mut batch = Batch::new().require_equals(Tree::Meta, counter.clone(), raw);
+        for (key, _) in &oldest {
+            batch = batch.delete(Tree::Logs, key.clone());
+        }
+        for (key, bytes) in &rows {
+            batch = batch.put(Tree::Logs, key.clone(), bytes.clone());
+        }
+        let count = total.saturating_sub(oldest.len() as u64);
+        batch = batch.put(Tree::Meta, counter.clone(), count.to_string().into_bytes());
         match store.apply(batch) {
             Ok(()) => return Ok(()),
             Err(StoreError::ConditionFailed(_)) => continue,
@@ -219,13 +207,8 @@ mod tests {
     fn secrets_are_redacted_before_storage() {
         let store = SledStore::temporary().unwrap();
         let secrets = vec!["tok-abc".to_string(), "tok-abc-123".to_string()];
-        let entry = append_invocation(
-            &store,
-            "s",
-            invocation("key=tok-abc-123 and tok-abc"),
-            &secrets,
-        )
-        .unwrap();
+        let entry = entry(invocation("key=tok-abc-123 and tok-abc"), &secrets);
+        append(&store, "s", std::slice::from_ref(&entry)).unwrap();
         assert_eq!(entry.lines[0].message, "key=[REDACTED] and [REDACTED]");
         for (_, bytes) in store.scan_prefix(Tree::Logs, b"", None, 10).unwrap() {
             assert!(!String::from_utf8_lossy(&bytes).contains("tok-abc"));
@@ -237,10 +220,15 @@ mod tests {
     #[test]
     fn newest_first_and_capped() {
         let store = SledStore::temporary().unwrap();
-        for i in 0..(KEEP_PER_ENDPOINT + 5) {
-            append_invocation(&store, "s", invocation(&format!("call {i}")), &[]).unwrap();
+        // One by one, then in batches larger than what is kept.
+        for i in 0..(KEEP_PER_ENDPOINT - 10) {
+            append(&store, "s", &[entry(invocation(&format!("call {i}")), &[])]).unwrap();
         }
-        append_invocation(&store, "other", invocation("x"), &[]).unwrap();
+        let batch: Vec<LogEntry> = (KEEP_PER_ENDPOINT - 10..KEEP_PER_ENDPOINT + 5)
+            .map(|i| entry(invocation(&format!("call {i}")), &[]))
+            .collect();
+        append(&store, "s", &batch).unwrap();
+        append(&store, "other", &[entry(invocation("x"), &[])]).unwrap();
         let all = store.scan_prefix(Tree::Logs, b"s/", None, 5000).unwrap();
         assert_eq!(all.len() as u64, KEEP_PER_ENDPOINT);
         let first = page(&store, "s", &PageRequest::parse(None, Some(2)).unwrap()).unwrap();

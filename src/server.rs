@@ -61,9 +61,10 @@ impl Server {
         axum::serve(self.listener, router)
             .with_graceful_shutdown(shutdown)
             .await?;
-        // Isolate threads hold the store through their host; join them before flushing so
-        // nothing writes after the flush and the store's lock is released with the app.
+        // Isolate threads hold the store through their host; join them, and store what the
+        // recorder holds, before flushing so nothing writes after the flush.
         self.app.runtime.pool().shutdown().await;
+        self.app.recorder.flush().await;
         if let Err(e) = self.app.store.flush() {
             tracing::error!(error = %e, "store flush on shutdown failed");
         }

@@ -484,6 +484,7 @@ pub fn secrets_changed(
 pub fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, EndpointError> {
     owned(app, caller, slug)?;
     let removed = app.catalog.remove(slug)?;
+    app.runtime.forget(slug);
     secrets::delete_all(app.store.as_ref(), slug)?;
     crate::runtime::host::forget_endpoint(app.store.as_ref(), slug)?;
     logs::delete_all(app.store.as_ref(), slug)?;

@@ -47,6 +47,7 @@ pub async fn builder_events(
     })?;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
     let cutoff = OffsetDateTime::now_utc() - since;
+    app.recorder.flush().await;
     let page = super::page(
         app.store.as_ref(),
         &builder.id,

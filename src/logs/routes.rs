@@ -27,6 +27,7 @@ pub async fn endpoint_logs(
     Query(query): Query<PageQuery>,
 ) -> ApiResult<Json<Value>> {
     endpoints::owned(&app, &caller, &slug)?;
+    app.recorder.flush().await;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
     let page = super::page(app.store.as_ref(), &slug, &request)?;
     Ok(Json(

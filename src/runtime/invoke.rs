@@ -46,17 +46,17 @@ const VISIBLE_HEADERS: [&str; 5] = [
 pub struct JsRuntime {
     pool: sandbox::Pool,
     reject_invalid_output: bool,
-    /// Each endpoint's env per revision: decrypting secrets on every call would put a store
-    /// scan and AES on the hot path. Every change to code, env or secrets bumps the revision.
-    envs: Mutex<HashMap<String, Arc<EndpointEnv>>>,
+    /// Each endpoint's code per revision: decrypting secrets (and copying source and env) on
+    /// every call would put a store scan and AES on the hot path. Every change to code, env,
+    /// secrets, capabilities or limits bumps the revision.
+    revisions: Mutex<HashMap<String, Arc<Revision>>>,
 }
 
 /// What one endpoint revision runs with.
-struct EndpointEnv {
-    /// Which endpoint revision this is; also the isolate version.
-    version: String,
-    /// `ctx.env`: the plain env with the decrypted secrets on top.
-    env: BTreeMap<String, String>,
+struct Revision {
+    /// Source, capabilities, limits and `ctx.env` (the plain env with the decrypted secrets on
+    /// top); its version names the endpoint revision.
+    code: sandbox::EndpointCode,
     /// Secret values, redacted from stored logs.
     secrets: Vec<String>,
 }
@@ -79,31 +79,60 @@ impl JsRuntime {
         Self {
             pool: sandbox::Pool::new(config.pool.clone(), Arc::new(host)),
             reject_invalid_output: config.reject_invalid_output,
-            envs: Mutex::default(),
+            revisions: Mutex::default(),
         }
     }
 
-    /// The endpoint's env for its current revision, loading secrets only when it changed.
-    fn endpoint_env(
+    /// The endpoint's code for its current revision, loading secrets only when it changed.
+    fn revision(
         &self,
         endpoint: &Endpoint,
         load_secrets: impl FnOnce() -> Result<BTreeMap<String, String>, ApiError>,
-    ) -> Result<Arc<EndpointEnv>, ApiError> {
+    ) -> Result<Arc<Revision>, ApiError> {
         let version = format!("{}-r{}", endpoint.id, endpoint.revision);
-        let mut envs = self.envs.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(cached) = envs.get(&endpoint.slug).filter(|e| e.version == version) {
+        let mut revisions = self.revisions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(cached) = revisions
+            .get(&endpoint.slug)
+            .filter(|r| r.code.version == version)
+        {
             return Ok(cached.clone());
         }
+        let Some(source) = endpoint.source.clone() else {
+            return Err(ApiError::internal(format!(
+                "JS endpoint {} has no source",
+                endpoint.slug
+            )));
+        };
         let secrets = load_secrets()?;
         let mut env = endpoint.env.clone();
         env.extend(secrets.clone());
-        let loaded = Arc::new(EndpointEnv {
-            version,
-            env,
+        let limits = endpoint.limits.map(|l| sandbox::Limits {
+            heap_bytes: l.memory_mb as usize * 1024 * 1024,
+            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
+        });
+        let loaded = Arc::new(Revision {
+            code: sandbox::EndpointCode {
+                slug: endpoint.slug.clone(),
+                version,
+                source,
+                capabilities: endpoint.granted_capabilities,
+                env,
+                limits,
+            },
             secrets: secrets.into_values().collect(),
         });
-        envs.insert(endpoint.slug.clone(), loaded.clone());
+        revisions.insert(endpoint.slug.clone(), loaded.clone());
         Ok(loaded)
+    }
+
+    /// Drops what the runtime holds for a deleted endpoint: its isolates and its cached
+    /// revision (with the decrypted secrets).
+    pub fn forget(&self, slug: &str) {
+        self.revisions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(slug);
+        self.pool.retire(slug);
     }
 
     pub fn pool(&self) -> &sandbox::Pool {
@@ -125,35 +154,15 @@ impl JsRuntime {
             lines: Vec::new(),
             secrets: Vec::new(),
         };
-        let endpoint = &compiled.endpoint;
-        let Some(source) = endpoint.source.clone() else {
-            return failed(ApiError::internal(format!(
-                "JS endpoint {} has no source",
-                endpoint.slug
-            )));
-        };
-        let env = match self.endpoint_env(endpoint, load_secrets) {
-            Ok(env) => env,
+        let revision = match self.revision(&compiled.endpoint, load_secrets) {
+            Ok(revision) => revision,
             Err(e) => return failed(e),
-        };
-        let limits = endpoint.limits.map(|l| sandbox::Limits {
-            heap_bytes: l.memory_mb as usize * 1024 * 1024,
-            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
-        });
-        let capabilities = endpoint.granted_capabilities;
-        let code = sandbox::EndpointCode {
-            slug: endpoint.slug.clone(),
-            version: env.version.clone(),
-            source,
-            capabilities,
-            env: env.env.clone(),
-            limits,
         };
         let invocation = sandbox::Invocation {
             request: request_object(compiled, call, payment),
             request_id: call.request_id.clone(),
         };
-        let report = self.pool.invoke(&code, invocation).await;
+        let report = self.pool.invoke(&revision.code, invocation).await;
         let started = OffsetDateTime::now_utc() - report.duration;
         let lines = report
             .logs
@@ -174,7 +183,7 @@ impl JsRuntime {
                 .map_err(sandbox_error)
                 .and_then(|r| self.check_output(compiled, r)),
             lines,
-            secrets: env.secrets.clone(),
+            secrets: revision.secrets.clone(),
         }
     }
 

@@ -1,8 +1,8 @@
 //! What every invocation leaves behind: an entry in the endpoint's logs (status, duration,
 //! request id, the handler's redacted log lines) and, for builder-owned endpoints, an event.
 //!
-//! Recording never fails the call: the caller's answer is already decided, so a storage error
-//! here is logged and dropped.
+//! Both go to the [`Recorder`](crate::recorder::Recorder), which stores them off the request
+//! path; recording never fails the call, whose answer is already decided.
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::catalog::Endpoint;
-use crate::events::{self, EventKind};
+use crate::events::{Event, EventKind};
 use crate::logs::{self, InvocationLog, LogLine};
 use crate::receipts::Receipt;
 
@@ -24,7 +24,7 @@ pub(super) struct Ran<'a> {
     pub(super) secrets: &'a [String],
 }
 
-pub(super) fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Vec<LogLine>) {
+pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Vec<LogLine>) {
     let Ran {
         request_id,
         status,
@@ -39,9 +39,9 @@ pub(super) fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Ve
         duration_ms,
         lines,
     };
-    if let Err(e) = logs::append_invocation(app.store.as_ref(), &endpoint.slug, log, secrets) {
-        tracing::error!(error = %e, endpoint = %endpoint.slug, "storing the invocation log failed");
-    }
+    app.recorder
+        .log(&endpoint.slug, logs::entry(log, secrets))
+        .await;
     if let Some(owner) = endpoint.owner_builder() {
         let kind = if status.is_success() {
             EventKind::InvocationSucceeded
@@ -50,15 +50,14 @@ pub(super) fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Ve
         };
         let data =
             json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id});
-        if let Err(e) = events::record(app.store.as_ref(), owner, kind, Some(&endpoint.slug), data)
-        {
-            tracing::error!(error = %e, endpoint = %endpoint.slug, "recording the invocation event failed");
-        }
+        app.recorder
+            .event(owner, Event::new(kind, Some(&endpoint.slug), data))
+            .await;
     }
 }
 
 /// A paid call settled: the owner sees the sale in its event feed.
-pub(super) fn payment_settled(app: &App, endpoint: &Endpoint, receipt: &Receipt) {
+pub(super) async fn payment_settled(app: &App, endpoint: &Endpoint, receipt: &Receipt) {
     let Some(owner) = endpoint.owner_builder().filter(|_| receipt.charged) else {
         return;
     };
@@ -68,13 +67,10 @@ pub(super) fn payment_settled(app: &App, endpoint: &Endpoint, receipt: &Receipt)
         "priceUsd": receipt.price_usd,
         "paymentMethod": receipt.payment_method,
     });
-    if let Err(e) = events::record(
-        app.store.as_ref(),
-        owner,
-        EventKind::PaymentSettled,
-        Some(&endpoint.slug),
-        data,
-    ) {
-        tracing::error!(error = %e, endpoint = %endpoint.slug, "recording the payment event failed");
-    }
+    app.recorder
+        .event(
+            owner,
+            Event::new(EventKind::PaymentSettled, Some(&endpoint.slug), data),
+        )
+        .await;
 }

@@ -227,7 +227,7 @@ pub async fn complete(
         elapsed: started.elapsed(),
         secrets: &outcome.secrets,
     };
-    record::invocation(app, endpoint, ran, outcome.lines);
+    record::invocation(app, endpoint, ran, outcome.lines).await;
     let output = outcome.result?;
     let wants_receipt = endpoint.is_paid() || endpoint.handler_type == HandlerType::ReceiptEcho;
     if !wants_receipt || !output.status.is_success() {
@@ -239,7 +239,7 @@ pub async fn complete(
         });
     }
     let settled = authorized.settle(app, &call.input, &output.body).await?;
-    record::payment_settled(app, endpoint, &settled.receipt);
+    record::payment_settled(app, endpoint, &settled.receipt).await;
     let mut headers = output.headers;
     headers.extend(settled.headers);
     Ok(Outcome {

@@ -6,9 +6,12 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use deno_core::v8;
+
+/// How often an idle watchdog looks at its alarms; shorter than any usual time limit.
+const IDLE_TICK: Duration = Duration::from_millis(250);
 
 /// Handle to the watchdog thread; the thread ends when this is dropped.
 pub(crate) struct Watchdog {
@@ -24,6 +27,9 @@ struct Shared {
 struct State {
     next_id: u64,
     alarms: BTreeMap<(Instant, u64), Alarm>,
+    /// When the watchdog thread wakes up next by itself (`None`: only when notified). An alarm
+    /// due after that needs no wake-up call, which keeps arming free of thread switches.
+    wakes_at: Option<Instant>,
     closed: bool,
 }
 
@@ -64,7 +70,7 @@ impl Watchdog {
         let mut state = self.shared.lock();
         let key = (deadline, state.next_id);
         state.next_id += 1;
-        let earliest = state.alarms.keys().next().is_none_or(|first| key < *first);
+        let sooner_than_planned = state.wakes_at.is_none_or(|wakes_at| deadline < wakes_at);
         state.alarms.insert(
             key,
             Alarm {
@@ -73,7 +79,7 @@ impl Watchdog {
             },
         );
         drop(state);
-        if earliest {
+        if sooner_than_planned {
             self.shared.wake.notify_one();
         }
         Armed {
@@ -116,19 +122,18 @@ fn run(shared: &Shared) {
             alarm.fired.store(true, Ordering::Release);
             alarm.isolate.terminate_execution();
         }
-        state = match state.alarms.keys().next() {
-            Some((deadline, _)) => {
-                let wait = deadline.saturating_duration_since(now);
-                shared
-                    .wake
-                    .wait_timeout(state, wait)
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .0
-            }
-            None => shared
-                .wake
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner),
+        // With no alarm, still look again after IDLE_TICK: an alarm armed meanwhile for later
+        // than that then needs no notification.
+        let wakes_at = match state.alarms.keys().next() {
+            Some((deadline, _)) => *deadline,
+            None => now + IDLE_TICK,
         };
+        state.wakes_at = Some(wakes_at);
+        state = shared
+            .wake
+            .wait_timeout(state, wakes_at.saturating_duration_since(now))
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+        state.wakes_at = None;
     }
 }

@@ -1,0 +1,213 @@
+//! The activity recorder: invocation log entries and builder events, written off the request
+//! path by one thread, in batches.
+//!
+//! Every call leaves a log entry and, on a builder's endpoint, an event. Written inline they
+//! cost two store transactions per call (and a retry loop on the log count when calls finish
+//! together), and the store's write amplification made them the largest cost of a small
+//! handler (about 16 KB written to disk per call). Instead the call hands them here: the thread
+//! gathers what arrives within [`LINGER`] (a round) and stores each endpoint's entries in one
+//! batch and all events in another. Ids and times are given when the call ends, so the order is
+//! the calls' order.
+//!
+//! Nothing is dropped while the process runs: the queue is bounded and a full queue makes
+//! callers wait. [`Recorder::flush`] ends the current round at once and returns when everything
+//! queued before it is stored; readers of logs and events, and shutdown, call it. A crash can
+//! lose the last round (at most [`LINGER`] of records); money and receipts never go this way.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::events::{self, Event};
+use crate::logs::{self, LogEntry};
+use crate::store::{Batch, Store};
+
+/// Records queued before callers wait.
+const QUEUE: usize = 8192;
+/// Records stored per round at most, so a flood still gets written in bounded transactions.
+const MAX_ROUND: usize = 1024;
+/// How long a round gathers records after its first one.
+pub const LINGER: Duration = Duration::from_millis(50);
+
+/// The handle callers use; cheap to share behind the app.
+pub struct Recorder {
+    sender: mpsc::Sender<Message>,
+}
+
+enum Message {
+    Log { slug: String, entry: LogEntry },
+    Event { owner: String, event: Event },
+    Flush(oneshot::Sender<()>),
+}
+
+impl Recorder {
+    /// Starts the writer thread; it ends when the recorder is dropped, after storing the queue.
+    pub fn start(store: Arc<dyn Store>) -> std::io::Result<Recorder> {
+        let (sender, receiver) = mpsc::channel(QUEUE);
+        std::thread::Builder::new()
+            .name("recorder".to_owned())
+            .spawn(move || run(store.as_ref(), receiver))?;
+        Ok(Recorder { sender })
+    }
+
+    /// Queues an invocation's log entry for the endpoint `slug`.
+    pub async fn log(&self, slug: &str, entry: LogEntry) {
+        self.send(Message::Log {
+            slug: slug.to_owned(),
+            entry,
+        })
+        .await;
+    }
+
+    /// Queues an event for the builder `owner`'s feed.
+    pub async fn event(&self, owner: &str, event: Event) {
+        self.send(Message::Event {
+            owner: owner.to_owned(),
+            event,
+        })
+        .await;
+    }
+
+    /// Waits until everything queued before this call is stored.
+    pub async fn flush(&self) {
+        let (done, stored) = oneshot::channel();
+        if self.sender.send(Message::Flush(done)).await.is_ok() {
+            let _ = stored.await;
+        }
+    }
+
+    async fn send(&self, message: Message) {
+        if self.sender.send(message).await.is_err() {
+            tracing::error!("the activity recorder has stopped; a log entry or event was lost");
+        }
+    }
+}
+
+fn run(store: &dyn Store, mut receiver: mpsc::Receiver<Message>) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            tracing::error!(%err, "cannot start the activity recorder's runtime");
+            return;
+        }
+    };
+    let mut round = Vec::with_capacity(MAX_ROUND);
+    runtime.block_on(async {
+        while let Some(first) = receiver.recv().await {
+            let mut flushing = matches!(first, Message::Flush(_));
+            round.push(first);
+            let ends = tokio::time::Instant::now() + LINGER;
+            while !flushing && round.len() < MAX_ROUND {
+                match tokio::time::timeout_at(ends, receiver.recv()).await {
+                    Ok(Some(message)) => {
+                        flushing = matches!(message, Message::Flush(_));
+                        round.push(message);
+                    }
+                    Ok(None) | Err(_) => break,
+                }
+            }
+            store_round(store, round.drain(..));
+        }
+    });
+}
+
+/// Stores one round: each endpoint's entries in order, then the events; then answers flushes.
+fn store_round(store: &dyn Store, round: impl Iterator<Item = Message>) {
+    let mut entries: BTreeMap<String, Vec<LogEntry>> = BTreeMap::new();
+    let mut feed: Vec<(String, Event)> = Vec::new();
+    let mut flushes = Vec::new();
+    for message in round {
+        match message {
+            Message::Log { slug, entry } => entries.entry(slug).or_default().push(entry),
+            Message::Event { owner, event } => feed.push((owner, event)),
+            Message::Flush(done) => flushes.push(done),
+        }
+    }
+    for (slug, entries) in &entries {
+        if let Err(e) = logs::append(store, slug, entries) {
+            tracing::error!(error = %e, endpoint = %slug, lost = entries.len(), "storing invocation logs failed");
+        }
+    }
+    if !feed.is_empty() {
+        let stored = feed
+            .iter()
+            .try_fold(Batch::new(), |batch, (owner, event)| {
+                events::put(batch, owner, event)
+            })
+            .and_then(|batch| store.apply(batch));
+        if let Err(e) = stored {
+            tracing::error!(error = %e, lost = feed.len(), "storing builder events failed");
+        }
+    }
+    for done in flushes {
+        let _ = done.send(());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::EventKind;
+    use crate::logs::InvocationLog;
+    use crate::paging::PageRequest;
+    use crate::store::SledStore;
+
+    fn entry(request_id: &str) -> LogEntry {
+        logs::entry(
+            InvocationLog {
+                request_id: request_id.to_owned(),
+                status: 200,
+                duration_ms: 1,
+                lines: Vec::new(),
+            },
+            &[],
+        )
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn flush_waits_for_everything_queued_before_it() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let recorder = Arc::new(Recorder::start(store.clone()).unwrap());
+        let callers: Vec<_> = (0..4)
+            .map(|caller| {
+                let recorder = recorder.clone();
+                tokio::spawn(async move {
+                    for i in 0..250 {
+                        recorder.log("s", entry(&format!("{caller}-{i}"))).await;
+                        let event = Event::new(EventKind::InvocationSucceeded, Some("s"), json());
+                        recorder.event("b1", event).await;
+                    }
+                })
+            })
+            .collect();
+        for caller in callers {
+            caller.await.unwrap();
+        }
+        recorder.flush().await;
+        let all = PageRequest::parse(None, Some(100)).unwrap();
+        let mut stored = 0;
+        let mut page = logs::page(store.as_ref(), "s", &all).unwrap();
+        loop {
+            stored += page.items.len();
+            let Some(cursor) = page.next_cursor.clone() else {
+                break;
+            };
+            let next = PageRequest::parse(Some(&cursor), Some(100)).unwrap();
+            page = logs::page(store.as_ref(), "s", &next).unwrap();
+        }
+        assert_eq!(stored, 1000);
+        let events = store
+            .scan_prefix(crate::store::Tree::Events, b"b1/", None, 2000)
+            .unwrap();
+        assert_eq!(events.len(), 1000);
+    }
+
+    fn json() -> serde_json::Value {
+        serde_json::json!({"status": 200})
+    }
+}
