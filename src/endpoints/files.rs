@@ -1,7 +1,7 @@
 //! Per-endpoint handler files (`ctx.files`), stored in `Tree::HandlerFiles` as `<slug>/<path>`.
 //!
-//! Paths are validated here, before anything is written, because the sandbox resolves
-//! `ctx.files` reads against the same keys: no traversal, no absolute paths, no backslashes.
+//! Paths follow the sandbox's one rule ([`sandbox::normalize_file_path`]), checked here before
+//! anything is written, because the sandbox resolves `ctx.files` reads against the same keys.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use crate::store::{Batch, Store, StoreResult, Tree};
 
-pub const MAX_PATH_BYTES: usize = 256;
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 pub const MAX_FILES: usize = 100;
 
@@ -27,27 +26,17 @@ fn key(slug: &str, path: &str) -> Vec<u8> {
     format!("{slug}/{path}").into_bytes()
 }
 
-/// Why a path is refused, or `None` when it is acceptable.
-pub fn path_problem(path: &str) -> Option<&'static str> {
-    if path.is_empty() || path.len() > MAX_PATH_BYTES {
-        return Some("must be 1 to 256 bytes");
+/// Why an uploaded path is refused, or `None` when it is acceptable: the sandbox's rule, and
+/// the path must already be in the normal form it gives (`a/b`, not `./a//b`), so that the key
+/// uploaded is the key `ctx.files` reads.
+fn path_problem(path: &str) -> Option<String> {
+    match sandbox::normalize_file_path(path) {
+        Err(e) => Some(e.to_string()),
+        Ok(normal) if normal != path => Some(format!(
+            "path must be in normal form (no empty or `.` segments): {normal:?}"
+        )),
+        Ok(_) => None,
     }
-    if path.contains('\0') || path.contains('\\') {
-        return Some("must not contain NUL or backslashes");
-    }
-    if path.starts_with('/') {
-        return Some("must be relative");
-    }
-    if path
-        .split('/')
-        .any(|segment| segment.is_empty() || segment == "." || segment == "..")
-    {
-        return Some("must not contain empty, `.` or `..` segments");
-    }
-    if path.chars().any(char::is_control) {
-        return Some("must not contain control characters");
-    }
-    None
 }
 
 /// Checks a set of changes (`None` deletes a path) against the files already stored, and
@@ -59,7 +48,7 @@ pub(super) fn plan(
 ) -> Result<Batch, (String, String)> {
     for (path, content) in changes {
         if let Some(problem) = path_problem(path) {
-            return Err((format!("files/{path}"), format!("file path {problem}")));
+            return Err((format!("files/{path}"), format!("file {problem}")));
         }
         if content.as_ref().is_some_and(|c| c.len() > MAX_FILE_BYTES) {
             return Err((
@@ -127,10 +116,16 @@ mod tests {
             "a\0b",
             "a//b",
             "./a",
+            "a/",
+            ".",
             long.as_str(),
         ] {
             assert!(path_problem(bad).is_some(), "{bad:?}");
         }
+        assert_eq!(
+            path_problem("./a//b").unwrap(),
+            r#"path must be in normal form (no empty or `.` segments): "a/b""#
+        );
     }
 
     #[test]

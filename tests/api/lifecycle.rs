@@ -146,6 +146,24 @@ async fn create_validates_every_field() {
         .await;
     assert_error(s, &response, 422, "invalid_field");
     assert_eq!(response["error"]["details"]["field"], "source");
+    // A path the sandbox would read under another name is refused with the name to use.
+    let odd_path = with(
+        static_endpoint("files-four"),
+        "files",
+        json!({"./data//x.txt": "x"}),
+    );
+    let (s, response) = server
+        .call("POST", "/ai/endpoints/create", b, Some(&odd_path))
+        .await;
+    assert_error(s, &response, 422, "invalid_field");
+    assert_eq!(response["error"]["details"]["field"], "files/./data//x.txt");
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(r#""data/x.txt""#),
+        "{response}"
+    );
 
     server.create(b, &static_endpoint("taken-slug")).await;
     let (_, other) = server.builder("Other").await;
