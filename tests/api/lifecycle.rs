@@ -499,3 +499,63 @@ async fn logs_page_newest_first() {
         .await;
     assert_error(status, &body, 400, "invalid_query");
 }
+
+#[tokio::test]
+async fn uploaded_files_count_toward_the_files_quota() {
+    // Room for the seeded endpoints' own files (under 20 kB each), not for two 12 kB uploads.
+    let server = TestServer::start_with(|c| c.runtime.quotas.file_bytes = 20_000).await;
+    let (_, key) = server.builder("Maker").await;
+    let b = As::Builder(&key);
+    let big = "x".repeat(12_000);
+    let over = with(
+        static_endpoint("too-big"),
+        "files",
+        json!({"a.txt": big, "b.txt": big}),
+    );
+    let (status, body) = server
+        .call("POST", "/ai/endpoints/create", b, Some(&over))
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+    assert_eq!(body["error"]["details"]["field"], "files");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("quota exceeded"),
+        "{body}"
+    );
+    let (status, _) = server.call("GET", "/ai/endpoints/too-big", b, None).await;
+    assert_eq!(status, 404, "nothing was stored");
+
+    let fits = with(static_endpoint("fits"), "files", json!({"a.txt": big}));
+    server.create(b, &fits).await;
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/fits",
+            b,
+            Some(&json!({"title": "Renamed", "files": {"b.txt": big}})),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+    let (_, record) = server.call("GET", "/ai/endpoints/fits", b, None).await;
+    assert_eq!(
+        record["endpoint"]["title"], "Greeting",
+        "the PATCH changed nothing"
+    );
+    assert_eq!(
+        record["manage"]["files"],
+        json!([{"path": "a.txt", "bytes": 12_000}])
+    );
+    // Replacing a file frees its old bytes.
+    let bigger = "y".repeat(19_000);
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/fits",
+            b,
+            Some(&json!({"files": {"a.txt": bigger}})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
