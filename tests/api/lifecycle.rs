@@ -190,9 +190,8 @@ async fn create_validates_every_field() {
 #[tokio::test]
 async fn capabilities_start_requested_and_only_the_admin_grants() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    let created = server
-        .create(As::Builder(&key), &js_endpoint("word-count"))
+    let (key, created) = server
+        .builder_with("Maker", &js_endpoint("word-count"))
         .await;
     let record = &created["endpoint"];
     assert_eq!(record["runtime"], "admin_gated_js_request_response_v1");
@@ -238,8 +237,7 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     assert_error(status, &body, 422, "invalid_field");
 
     let grant = json!({"grantedCapabilities": {"kv": true, "httpGetJson": true}, "limits": {"memoryMb": 64, "timeoutMs": 500}});
-    let (status, body) = server.call("PATCH", path, As::Admin, Some(&grant)).await;
-    assert_eq!(status, 200, "{body}");
+    let body = server.patch(As::Admin, "word-count", &grant).await;
     assert_eq!(
         body["endpoint"]["capabilities"],
         json!({"kv": true, "files": false, "httpGetJson": true, "logs": false})
@@ -260,13 +258,9 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     assert_error(status, &body, 422, "invalid_field");
 
     // The owner withdrawing a request revokes the grant.
-    let (_, body) = server
-        .call(
-            "PATCH",
-            path,
-            As::Builder(&key),
-            Some(&json!({"capabilities": {"kv": true}})),
-        )
+    let withdraw = json!({"capabilities": {"kv": true}});
+    let body = server
+        .patch(As::Builder(&key), "word-count", &withdraw)
         .await;
     assert_eq!(
         body["endpoint"]["capabilities"],
@@ -277,9 +271,8 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
 #[tokio::test]
 async fn patch_updates_fields_and_bumps_revision() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    let created = server
-        .create(As::Builder(&key), &static_endpoint("greeter"))
+    let (key, created) = server
+        .builder_with("Maker", &static_endpoint("greeter"))
         .await;
     let before = created["endpoint"]["updatedAt"]
         .as_str()
@@ -292,15 +285,7 @@ async fn patch_updates_fields_and_bumps_revision() {
         "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
         "outputSchema": {"type": "object"}, "files": {"a.txt": "A", "b.txt": "B"},
     });
-    let (status, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/greeter",
-            As::Builder(&key),
-            Some(&patch),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    let body = server.patch(As::Builder(&key), "greeter", &patch).await;
     let record = &body["endpoint"];
     assert_eq!(record["title"], "Greeter v2");
     assert_eq!(record["priceUsd"].to_string(), "0.001");
@@ -309,12 +294,11 @@ async fn patch_updates_fields_and_bumps_revision() {
     assert_ne!(record["updatedAt"].as_str().unwrap(), before);
     assert_eq!(body["manage"]["revision"], 2);
     assert_eq!(body["manage"]["env"], json!({"LANG": "en"}));
-    let (_, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/greeter",
+    let body = server
+        .patch(
             As::Builder(&key),
-            Some(&json!({"files": {"a.txt": null}})),
+            "greeter",
+            &json!({"files": {"a.txt": null}}),
         )
         .await;
     assert_eq!(
@@ -352,9 +336,8 @@ async fn patch_updates_fields_and_bumps_revision() {
 #[tokio::test]
 async fn paused_endpoints_answer_503_and_resume() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    server
-        .create(As::Builder(&key), &static_endpoint("pausable"))
+    let (key, _) = server
+        .builder_with("Maker", &static_endpoint("pausable"))
         .await;
     let (status, body) = server.post("/tools/pausable", &json!({})).await;
     assert_eq!(
@@ -362,13 +345,8 @@ async fn paused_endpoints_answer_503_and_resume() {
         (200, &json!({"greeting": "hello"}))
     );
 
-    let (_, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/pausable",
-            As::Builder(&key),
-            Some(&json!({"status": "paused"})),
-        )
+    let body = server
+        .patch(As::Builder(&key), "pausable", &json!({"status": "paused"}))
         .await;
     assert_eq!(body["endpoint"]["status"], "paused");
     let (status, body) = server.post("/tools/pausable", &json!({})).await;
@@ -382,12 +360,7 @@ async fn paused_endpoints_answer_503_and_resume() {
         .any(|e| e["slug"] == "pausable" && e["status"] == "paused"));
 
     server
-        .call(
-            "PATCH",
-            "/ai/endpoints/pausable",
-            As::Admin,
-            Some(&json!({"status": "active"})),
-        )
+        .patch(As::Admin, "pausable", &json!({"status": "active"}))
         .await;
     let (status, _) = server.post("/tools/pausable", &json!({})).await;
     assert_eq!(status, 200);
@@ -465,9 +438,8 @@ async fn delete_frees_the_slug_and_drops_secrets_files_and_logs() {
 #[tokio::test]
 async fn logs_page_newest_first() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    server
-        .create(As::Builder(&key), &static_endpoint("logged"))
+    let (key, _) = server
+        .builder_with("Maker", &static_endpoint("logged"))
         .await;
     let (status, body) = server
         .call(
