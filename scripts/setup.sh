@@ -9,7 +9,9 @@ need_apt=()
 for pkg in build-essential cmake libsimde-dev pkg-config chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
-# The MCP client tests (tests/mcp) need Node with npm and a Python that can make a venv.
+# Node with npm (tests/js, tests/mcp, tests/browser), from Debian when missing; a node installed
+# otherwise (e.g. one that bundles npm) is kept. The MCP client tests also need a Python that can
+# make a venv.
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
@@ -26,14 +28,6 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
-# node and npm (tests/js, tests/browser), from Debian when missing; a node installed otherwise
-# (e.g. one that bundles npm) is kept.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "setup: installing nodejs and npm"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
-fi
 js_dir="$(dirname "$0")/../tests/js/x402"
 # The stamp is the lock file the installed tree came from: reinstall only when it changed.
 if ! cmp -s "$js_dir/package-lock.json" "$js_dir/node_modules/.installed-lock.json" 2>/dev/null; then

@@ -13,7 +13,7 @@ mod input;
 mod lifecycle;
 pub mod routes;
 
-pub use files::{path_problem, MAX_FILES, MAX_FILE_BYTES, MAX_PATH_BYTES};
+pub use files::{MAX_FILES, MAX_FILE_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
     can_manage, create, decide, delete, manage_view, owned, review_queue, secrets_changed, update,

@@ -1,15 +1,19 @@
 //! Per-endpoint handler files (`ctx.files`), stored in `Tree::HandlerFiles` as `<slug>/<path>`.
 //!
-//! Paths are validated here, before anything is written, because the sandbox resolves
-//! `ctx.files` reads against the same keys: no traversal, no absolute paths, no backslashes.
+//! Paths follow the sandbox's one rule ([`sandbox::normalize_file_path`]), checked here before
+//! anything is written, because the sandbox resolves `ctx.files` reads against the same keys.
+//! Uploads are written like the handler's own writes ([`host::write_counted_all`]), so the
+//! files quota counts them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use sandbox::HostError;
 use serde::Serialize;
 
-use crate::store::{Batch, Store, StoreResult, Tree};
+use super::lifecycle::EndpointError;
+use crate::runtime::host::{self, Change, Quotas, Space};
+use crate::store::{Store, StoreError, StoreResult, Tree};
 
-pub const MAX_PATH_BYTES: usize = 256;
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 pub const MAX_FILES: usize = 100;
 
@@ -23,57 +27,70 @@ fn prefix(slug: &str) -> Vec<u8> {
     format!("{slug}/").into_bytes()
 }
 
-fn key(slug: &str, path: &str) -> Vec<u8> {
-    format!("{slug}/{path}").into_bytes()
+/// Why an uploaded path is refused, or `None` when it is acceptable: the sandbox's rule, and
+/// the path must already be in the normal form it gives (`a/b`, not `./a//b`), so that the key
+/// uploaded is the key `ctx.files` reads.
+fn path_problem(path: &str) -> Option<String> {
+    match sandbox::normalize_file_path(path) {
+        Err(e) => Some(e.to_string()),
+        Ok(normal) if normal != path => Some(format!(
+            "path must be in normal form (no empty or `.` segments): {normal:?}"
+        )),
+        Ok(_) => None,
+    }
 }
 
-/// Why a path is refused, or `None` when it is acceptable.
-pub fn path_problem(path: &str) -> Option<&'static str> {
-    if path.is_empty() || path.len() > MAX_PATH_BYTES {
-        return Some("must be 1 to 256 bytes");
-    }
-    if path.contains('\0') || path.contains('\\') {
-        return Some("must not contain NUL or backslashes");
-    }
-    if path.starts_with('/') {
-        return Some("must be relative");
-    }
-    if path
-        .split('/')
-        .any(|segment| segment.is_empty() || segment == "." || segment == "..")
-    {
-        return Some("must not contain empty, `.` or `..` segments");
-    }
-    if path.chars().any(char::is_control) {
-        return Some("must not contain control characters");
-    }
-    None
+/// The changes as the counted write takes them.
+fn counted(changes: &BTreeMap<String, Option<String>>) -> Vec<Change<'_>> {
+    changes
+        .iter()
+        .map(|(path, content)| (path.as_str(), content.as_deref().map(str::as_bytes)))
+        .collect()
 }
 
-/// Checks a set of changes (`None` deletes a path) against the files already stored, and
-/// returns the writes that apply them. Errors name the offending field.
-pub(super) fn plan(
+/// A refused counted write: over quota is the builder's to fix (422 on `files`); anything
+/// else is the store's (already logged by the host).
+fn write_error(e: HostError) -> EndpointError {
+    if e.code == "quota_exceeded" {
+        EndpointError::Invalid {
+            field: "files".into(),
+            message: e.message,
+        }
+    } else {
+        EndpointError::Store(StoreError::Engine(e.message))
+    }
+}
+
+/// Checks a set of changes (`None` deletes a path) against the path and size rules, the files
+/// already stored and the endpoint's files quota. Writes nothing; errors name the offending
+/// field.
+pub(super) fn check(
     store: &dyn Store,
+    quotas: &Quotas,
     slug: &str,
     changes: &BTreeMap<String, Option<String>>,
-) -> Result<Batch, (String, String)> {
+) -> Result<(), EndpointError> {
+    let invalid = |field: String, message: String| EndpointError::Invalid { field, message };
     for (path, content) in changes {
         if let Some(problem) = path_problem(path) {
-            return Err((format!("files/{path}"), format!("file path {problem}")));
+            return Err(invalid(format!("files/{path}"), format!("file {problem}")));
         }
         if content.as_ref().is_some_and(|c| c.len() > MAX_FILE_BYTES) {
-            return Err((
+            return Err(invalid(
                 format!("files/{path}"),
                 format!("a file holds at most {MAX_FILE_BYTES} bytes"),
             ));
         }
     }
+    if changes.is_empty() {
+        return Ok(());
+    }
     let existing: Vec<String> = list(store, slug)
-        .map_err(|e| ("files".to_string(), e.to_string()))?
+        .map_err(|e| invalid("files".into(), e.to_string()))?
         .into_iter()
         .map(|f| f.path)
         .collect();
-    let mut after: std::collections::BTreeSet<&str> = existing.iter().map(String::as_str).collect();
+    let mut after: BTreeSet<&str> = existing.iter().map(String::as_str).collect();
     for (path, content) in changes {
         match content {
             Some(_) => after.insert(path),
@@ -81,17 +98,29 @@ pub(super) fn plan(
         };
     }
     if after.len() > MAX_FILES {
-        return Err((
+        return Err(invalid(
             "files".into(),
             format!("an endpoint holds at most {MAX_FILES} files"),
         ));
     }
-    Ok(changes
-        .iter()
-        .fold(Batch::new(), |batch, (path, content)| match content {
-            Some(c) => batch.put(Tree::HandlerFiles, key(slug, path), c.as_bytes().to_vec()),
-            None => batch.delete(Tree::HandlerFiles, key(slug, path)),
-        }))
+    host::check_counted(store, quotas, Space::Files, slug, &counted(changes)).map_err(write_error)
+}
+
+/// Applies changes that passed [`check`]: all of them with the endpoint's usage totals, or none.
+/// Only the endpoint's own handler writing in between can make it fail the quota [`check`]
+/// passed; the endpoint change already stored then stands without these files.
+pub(super) fn write(
+    store: &dyn Store,
+    quotas: &Quotas,
+    slug: &str,
+    changes: &BTreeMap<String, Option<String>>,
+) -> Result<(), EndpointError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    host::write_counted_all(store, quotas, Space::Files, slug, &counted(changes))
+        .map(drop)
+        .map_err(write_error)
 }
 
 /// Paths and sizes of an endpoint's files, by path.
@@ -127,32 +156,79 @@ mod tests {
             "a\0b",
             "a//b",
             "./a",
+            "a/",
+            ".",
             long.as_str(),
         ] {
             assert!(path_problem(bad).is_some(), "{bad:?}");
         }
+        assert_eq!(
+            path_problem("./a//b").unwrap(),
+            r#"path must be in normal form (no empty or `.` segments): "a/b""#
+        );
+    }
+
+    fn apply(
+        store: &dyn Store,
+        quotas: &Quotas,
+        slug: &str,
+        changes: &BTreeMap<String, Option<String>>,
+    ) -> Result<(), EndpointError> {
+        check(store, quotas, slug, changes)?;
+        write(store, quotas, slug, changes)
     }
 
     #[test]
     fn plans_within_limits() {
         let store = SledStore::temporary().unwrap();
+        let quotas = Quotas::default();
         let mut changes: BTreeMap<String, Option<String>> = (0..MAX_FILES)
             .map(|i| (format!("f{i}"), Some("x".into())))
             .collect();
-        store.apply(plan(&store, "s", &changes).unwrap()).unwrap();
+        apply(&store, &quotas, "s", &changes).unwrap();
         assert_eq!(list(&store, "s").unwrap().len(), MAX_FILES);
         let one_more: BTreeMap<String, Option<String>> =
             [("new".to_string(), Some("y".into()))].into();
-        assert!(plan(&store, "s", &one_more).is_err());
+        assert!(check(&store, &quotas, "s", &one_more).is_err());
         changes.clear();
         changes.insert("f0".into(), None);
         changes.insert("new".into(), Some("y".into()));
-        store.apply(plan(&store, "s", &changes).unwrap()).unwrap();
+        apply(&store, &quotas, "s", &changes).unwrap();
         assert!(list(&store, "s").unwrap().iter().any(|f| f.path == "new"));
         let huge: BTreeMap<String, Option<String>> =
             [("big".to_string(), Some("x".repeat(MAX_FILE_BYTES + 1)))].into();
-        assert!(plan(&store, "t", &huge).is_err());
+        assert!(check(&store, &quotas, "t", &huge).is_err());
         crate::runtime::host::forget_endpoint(&store, "s").unwrap();
         assert!(list(&store, "s").unwrap().is_empty());
+    }
+
+    #[test]
+    fn uploads_count_toward_the_quota_all_or_nothing() {
+        let store = SledStore::temporary().unwrap();
+        let quotas = Quotas {
+            file_bytes: 10,
+            ..Quotas::default()
+        };
+        let fits: BTreeMap<String, Option<String>> =
+            [("a".to_string(), Some("12345".into()))].into();
+        apply(&store, &quotas, "s", &fits).unwrap();
+        let over: BTreeMap<String, Option<String>> = [
+            ("b".to_string(), Some("123".into())),
+            ("c".to_string(), Some("123".into())),
+        ]
+        .into();
+        let err = check(&store, &quotas, "s", &over).unwrap_err();
+        assert!(
+            matches!(&err, EndpointError::Invalid { field, message }
+                if field == "files" && message.contains("quota exceeded")),
+            "{err:?}"
+        );
+        assert!(write(&store, &quotas, "s", &over).is_err());
+        let paths: Vec<String> = list(&store, "s")
+            .unwrap()
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(paths, ["a"], "nothing of the refused set was written");
     }
 }

@@ -265,7 +265,8 @@ pub fn create(
         .into_iter()
         .map(|(p, c)| (p, Some(c)))
         .collect();
-    let file_writes = files::plan(app.store.as_ref(), &request.slug, &files)?;
+    let quotas = &app.config.runtime.quotas;
+    files::check(app.store.as_ref(), quotas, &request.slug, &files)?;
     let now = OffsetDateTime::now_utc();
     let mut endpoint = Endpoint {
         id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
@@ -303,12 +304,7 @@ pub fn create(
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
     let compiled = app.catalog.insert_new(endpoint)?;
-    app.store.apply(file_writes)?;
-    crate::runtime::host::recount_files(
-        app.store.as_ref(),
-        &app.config.runtime.quotas,
-        &compiled.endpoint.slug,
-    )?;
+    files::write(app.store.as_ref(), quotas, &compiled.endpoint.slug, &files)?;
     let endpoint = &compiled.endpoint;
     emit(
         app,
@@ -417,7 +413,8 @@ pub fn update(
         mark("allowedHosts");
     }
     let files = patch.files.unwrap_or_default();
-    let file_writes = files::plan(app.store.as_ref(), slug, &files)?;
+    let quotas = &app.config.runtime.quotas;
+    files::check(app.store.as_ref(), quotas, slug, &files)?;
     changed.extend(files.keys().map(|p| format!("files/{p}")));
     if let Some(status) = patch.status {
         ep.status = status;
@@ -430,12 +427,7 @@ pub fn update(
     ep.revision = before.revision + 1;
     ep.updated_at = now;
     let compiled = app.catalog.update(ep, before.revision)?;
-    app.store.apply(file_writes)?;
-    crate::runtime::host::recount_files(
-        app.store.as_ref(),
-        &app.config.runtime.quotas,
-        &compiled.endpoint.slug,
-    )?;
+    files::write(app.store.as_ref(), quotas, slug, &files)?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
         emit(

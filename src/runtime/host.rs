@@ -115,10 +115,12 @@ impl Space {
     }
 }
 
+/// One change to an endpoint's space: the key and its new value, `None` to remove it.
+pub type Change<'a> = (&'a str, Option<&'a [u8]>);
+
 /// Writes or removes (`value: None`) one entry of an endpoint and adjusts its usage totals in the
 /// same atomic batch, retrying when a concurrent writer changed the totals first. Returns
-/// whether the entry existed before. Endpoint assets uploaded at create time go through here too,
-/// so quotas count them.
+/// whether the entry existed before.
 pub fn write_counted(
     store: &dyn Store,
     quotas: &Quotas,
@@ -127,41 +129,25 @@ pub fn write_counted(
     key: &str,
     value: Option<Vec<u8>>,
 ) -> Result<bool, HostError> {
-    let (tree, kind, limits) = (space.tree(), space.name(), space.limits(quotas));
-    let key = &scoped_key(slug, key)[..];
-    let usage_key = usage_key(kind, slug);
+    let existed = write_counted_all(store, quotas, space, slug, &[(key, value.as_deref())])?;
+    Ok(existed == 1)
+}
+
+/// Like [`write_counted`] for several entries (distinct keys) at once: all of them land with the
+/// adjusted totals, or nothing changes (`quota_exceeded` when the totals after the whole set
+/// would pass the quota). Endpoint assets uploaded with a create or update go through here, so
+/// quotas count them. Returns how many of the entries existed before.
+pub fn write_counted_all(
+    store: &dyn Store,
+    quotas: &Quotas,
+    space: Space,
+    slug: &str,
+    changes: &[Change<'_>],
+) -> Result<usize, HostError> {
     for _ in 0..16 {
-        let old_usage_bytes = store.get(Tree::Meta, &usage_key).map_err(storage_error)?;
-        let usage: Usage = old_usage_bytes
-            .as_deref()
-            .and_then(|b| serde_json::from_slice(b).ok())
-            .unwrap_or_default();
-        let old = store.get(tree, key).map_err(storage_error)?;
-        let old_len = old.as_ref().map_or(0, |o| o.len() as u64);
-        let new_len = value.as_ref().map_or(0, |v| v.len() as u64);
-        let count =
-            (usage.count + u64::from(value.is_some())).saturating_sub(u64::from(old.is_some()));
-        let bytes = (usage.bytes + new_len).saturating_sub(old_len);
-        if value.is_some() && (count > limits.0 || bytes > limits.1) {
-            return Err(host_error(
-                "quota_exceeded",
-                format!(
-                    "{kind} quota exceeded ({} entries, {} bytes allowed)",
-                    limits.0, limits.1
-                ),
-            ));
-        }
-        let new_usage = serde_json::to_vec(&Usage { count, bytes }).unwrap_or_default();
-        let mut batch = Batch::new()
-            .require_equals(Tree::Meta, usage_key.clone(), old_usage_bytes)
-            .require_equals(tree, key.to_vec(), old.clone())
-            .put(Tree::Meta, usage_key.clone(), new_usage);
-        batch = match &value {
-            Some(v) => batch.put(tree, key.to_vec(), v.clone()),
-            None => batch.delete(tree, key.to_vec()),
-        };
+        let (batch, existed) = counted_batch(store, quotas, space, slug, changes)?;
         match store.apply(batch) {
-            Ok(()) => return Ok(old.is_some()),
+            Ok(()) => return Ok(existed),
             Err(StoreError::ConditionFailed(_)) => continue,
             Err(e) => return Err(storage_error(e)),
         }
@@ -172,21 +158,66 @@ pub fn write_counted(
     ))
 }
 
-/// Recomputes an endpoint's file usage from what is stored, after files were written outside
-/// the handler (assets uploaded with a create or update), so `ctx.files` quotas count them.
-pub fn recount_files(store: &dyn Store, quotas: &Quotas, slug: &str) -> Result<(), StoreError> {
-    let files = store.scan_prefix(
-        Tree::HandlerFiles,
-        &scoped_key(slug, ""),
-        None,
-        quotas.files as usize + 1,
-    )?;
-    let usage = Usage {
-        count: files.len() as u64,
-        bytes: files.iter().map(|(_, v)| v.len() as u64).sum(),
-    };
-    let bytes = serde_json::to_vec(&usage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    store.put(Tree::Meta, &usage_key(Space::Files.name(), slug), &bytes)
+/// Whether [`write_counted_all`] would accept `changes` now; writes nothing.
+pub fn check_counted(
+    store: &dyn Store,
+    quotas: &Quotas,
+    space: Space,
+    slug: &str,
+    changes: &[Change<'_>],
+) -> Result<(), HostError> {
+    counted_batch(store, quotas, space, slug, changes).map(drop)
+}
+
+/// The batch that applies `changes` and the new usage totals, guarded by the totals and entries
+/// as read (a concurrent writer makes it fail, and the caller reads again), with how many of the
+/// entries existed.
+fn counted_batch(
+    store: &dyn Store,
+    quotas: &Quotas,
+    space: Space,
+    slug: &str,
+    changes: &[Change<'_>],
+) -> Result<(Batch, usize), HostError> {
+    let (tree, kind, limits) = (space.tree(), space.name(), space.limits(quotas));
+    let usage_key = usage_key(kind, slug);
+    let old_usage_bytes = store.get(Tree::Meta, &usage_key).map_err(storage_error)?;
+    let usage: Usage = old_usage_bytes
+        .as_deref()
+        .and_then(|b| serde_json::from_slice(b).ok())
+        .unwrap_or_default();
+    let Usage {
+        mut count,
+        mut bytes,
+    } = usage;
+    let mut existed = 0;
+    let mut batch = Batch::new().require_equals(Tree::Meta, usage_key.clone(), old_usage_bytes);
+    for &(key, value) in changes {
+        let key = scoped_key(slug, key);
+        let old = store.get(tree, &key).map_err(storage_error)?;
+        let old_len = old.as_ref().map_or(0, |o| o.len() as u64);
+        let new_len = value.map_or(0, |v| v.len() as u64);
+        count = (count + u64::from(value.is_some())).saturating_sub(u64::from(old.is_some()));
+        bytes = (bytes + new_len).saturating_sub(old_len);
+        existed += usize::from(old.is_some());
+        batch = batch.require_equals(tree, key.clone(), old);
+        batch = match value {
+            Some(v) => batch.put(tree, key, v.to_vec()),
+            None => batch.delete(tree, key),
+        };
+    }
+    let grows = changes.iter().any(|(_, value)| value.is_some());
+    if grows && (count > limits.0 || bytes > limits.1) {
+        return Err(host_error(
+            "quota_exceeded",
+            format!(
+                "{kind} quota exceeded ({} entries, {} bytes allowed)",
+                limits.0, limits.1
+            ),
+        ));
+    }
+    let new_usage = serde_json::to_vec(&Usage { count, bytes }).unwrap_or_default();
+    Ok((batch.put(Tree::Meta, usage_key, new_usage), existed))
 }
 
 /// Removes an endpoint's kv data, files and their usage totals, so a new endpoint with the same
@@ -578,10 +609,13 @@ mod tests {
         assert!(h.files_list("a", "").await.unwrap().is_empty());
         h.kv_set("a", "2", Value::from(2), None).await.unwrap();
 
-        // Files stored outside the handler (uploads) count once recounted.
-        h.store.put(Tree::HandlerFiles, b"a/up1", b"1").unwrap();
-        h.store.put(Tree::HandlerFiles, b"a/up2", b"2").unwrap();
-        recount_files(h.store.as_ref(), &h.quotas, "a").unwrap();
+        // Files uploaded with the endpoint count like the handler's own.
+        let uploads: [Change<'_>; 2] = [
+            ("up1", Some(b"1".as_slice())),
+            ("up2", Some(b"2".as_slice())),
+        ];
+        let store = h.store.as_ref();
+        write_counted_all(store, &h.quotas, Space::Files, "a", &uploads).unwrap();
         assert_eq!(
             h.files_write("a", "more", b"3".to_vec())
                 .await
@@ -589,5 +623,45 @@ mod tests {
                 .code,
             "quota_exceeded"
         );
+    }
+
+    #[tokio::test]
+    async fn a_batch_over_quota_writes_nothing() {
+        let h = host(Quotas {
+            kv_keys: 10,
+            kv_bytes: 1000,
+            files: 2,
+            file_bytes: 1000,
+        });
+        let (store, quotas) = (h.store.as_ref(), &h.quotas);
+        h.files_write("a", "kept", b"1".to_vec()).await.unwrap();
+        let too_many: [Change<'_>; 2] =
+            [("x", Some(b"2".as_slice())), ("y", Some(b"3".as_slice()))];
+        let err = check_counted(store, quotas, Space::Files, "a", &too_many).unwrap_err();
+        assert_eq!(err.code, "quota_exceeded");
+        let err = write_counted_all(store, quotas, Space::Files, "a", &too_many).unwrap_err();
+        assert_eq!(err.code, "quota_exceeded");
+        assert_eq!(h.files_list("a", "").await.unwrap().len(), 1);
+        // Removing one in the same batch makes room: the totals after the whole set count.
+        let swap: [Change<'_>; 3] = [
+            ("kept", None),
+            ("x", Some(b"2".as_slice())),
+            ("y", Some(b"3".as_slice())),
+        ];
+        assert_eq!(
+            write_counted_all(store, quotas, Space::Files, "a", &swap).unwrap(),
+            1
+        );
+        let paths: Vec<String> = h
+            .files_list("a", "")
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(paths, ["x", "y"]);
+        assert!(!h.files_delete("a", "kept").await.unwrap());
+        assert!(h.files_delete("a", "x").await.unwrap());
+        h.files_write("a", "z", b"4".to_vec()).await.unwrap();
     }
 }

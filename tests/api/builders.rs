@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use crate::util::{
-    assert_error, assert_payment_required, dir_contains, static_endpoint, As, TestServer,
+    assert_error, assert_payment_required, dir_contains, kinds, static_endpoint, As, TestServer,
 };
 
 #[tokio::test]
@@ -100,11 +100,7 @@ async fn register_with_x402_or_developer_credit() {
 async fn admin_onboarding_returns_a_key_once_and_rotation_revokes_it() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = TestServer::start_with({
-        let data = data.clone();
-        move |c| c.data_dir = data
-    })
-    .await;
+    let server = TestServer::start_in(&data).await;
     let (status, body) = server
         .call(
             "POST",
@@ -158,15 +154,6 @@ async fn admin_onboarding_returns_a_key_once_and_rotation_revokes_it() {
     );
 }
 
-fn kinds(feed: &Value) -> Vec<String> {
-    feed["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[tokio::test]
 async fn events_are_scoped_filtered_and_paged() {
     let server = TestServer::start().await;
@@ -178,37 +165,17 @@ async fn events_are_scoped_filtered_and_paged() {
     server
         .create(As::Builder(&key), &static_endpoint("ev-two"))
         .await;
+    let resume = json!({"status": "active", "title": "New"});
     server
-        .call(
-            "PATCH",
-            "/ai/endpoints/ev-one",
-            As::Builder(&key),
-            Some(&json!({"status": "paused"})),
-        )
+        .patch(As::Builder(&key), "ev-one", &json!({"status": "paused"}))
         .await;
-    server
-        .call(
-            "PATCH",
-            "/ai/endpoints/ev-one",
-            As::Builder(&key),
-            Some(&json!({"status": "active", "title": "New"})),
-        )
-        .await;
+    server.patch(As::Builder(&key), "ev-one", &resume).await;
     server
         .call("DELETE", "/ai/endpoints/ev-two", As::Admin, None)
         .await;
 
-    let (status, feed) = server
-        .call(
-            "GET",
-            "/ai/builders/events?since=7d",
-            As::Builder(&key),
-            None,
-        )
-        .await;
-    assert_eq!(status, 200, "{feed}");
     assert_eq!(
-        kinds(&feed),
+        server.event_kinds(As::Builder(&key), "since=7d").await,
         [
             "endpoint_deleted",
             "endpoint_resumed",
@@ -218,21 +185,15 @@ async fn events_are_scoped_filtered_and_paged() {
             "endpoint_created"
         ]
     );
-    let (_, feed) = server
-        .call(
-            "GET",
-            "/ai/builders/events?since=1h&endpointSlug=ev-two",
-            As::Builder(&key),
-            None,
-        )
-        .await;
-    assert_eq!(kinds(&feed), ["endpoint_deleted", "endpoint_created"]);
-    let (_, feed) = server
-        .call("GET", "/ai/builders/events", As::Builder(&other), None)
-        .await;
+    assert_eq!(
+        server
+            .event_kinds(As::Builder(&key), "since=1h&endpointSlug=ev-two")
+            .await,
+        ["endpoint_deleted", "endpoint_created"]
+    );
     assert!(
-        kinds(&feed).is_empty(),
-        "another builder sees nothing: {feed}"
+        server.event_kinds(As::Builder(&other), "").await.is_empty(),
+        "another builder sees nothing"
     );
 
     // Paging: limit 4, then the rest from the cursor.

@@ -1,6 +1,6 @@
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, TestServer};
+use crate::util::{assert_error, seed_fixture, TestServer};
 
 const SEEDED: [&str; 8] = [
     "x402-readiness-check",
@@ -236,8 +236,7 @@ async fn seeding_is_idempotent_and_survives_restart() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     for _ in 0..2 {
-        let data = data.clone();
-        let server = TestServer::start_with(move |c| c.data_dir = data).await;
+        let server = TestServer::start_in(&data).await;
         let (_, body) = server.get("/ai/endpoints").await;
         assert_eq!(slugs(&body), SEEDED);
         server.stop().await;
@@ -247,18 +246,15 @@ async fn seeding_is_idempotent_and_survives_restart() {
 #[tokio::test]
 async fn seed_dir_and_namespace_are_configurable() {
     let fixtures = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(fixtures.path().join("catalog")).unwrap();
-    std::fs::write(
-        fixtures.path().join("catalog/static.json"),
-        json!({
+    seed_fixture(
+        fixtures.path(),
+        &json!({
             "slug": "static-hello", "title": "Hello", "description": "Static greeting", "priceUsd": 0,
             "handlerType": "static_json", "tags": ["static"],
             "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
             "response": {"greeting": "hello"}, "exampleInput": {}
-        })
-        .to_string(),
-    )
-    .unwrap();
+        }),
+    );
     let path = fixtures.path().to_path_buf();
     let server = TestServer::start_with(move |c| {
         c.seed_dir = Some(path);

@@ -146,6 +146,24 @@ async fn create_validates_every_field() {
         .await;
     assert_error(s, &response, 422, "invalid_field");
     assert_eq!(response["error"]["details"]["field"], "source");
+    // A path the sandbox would read under another name is refused with the name to use.
+    let odd_path = with(
+        static_endpoint("files-four"),
+        "files",
+        json!({"./data//x.txt": "x"}),
+    );
+    let (s, response) = server
+        .call("POST", "/ai/endpoints/create", b, Some(&odd_path))
+        .await;
+    assert_error(s, &response, 422, "invalid_field");
+    assert_eq!(response["error"]["details"]["field"], "files/./data//x.txt");
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(r#""data/x.txt""#),
+        "{response}"
+    );
 
     server.create(b, &static_endpoint("taken-slug")).await;
     let (_, other) = server.builder("Other").await;
@@ -172,9 +190,8 @@ async fn create_validates_every_field() {
 #[tokio::test]
 async fn capabilities_start_requested_and_only_the_admin_grants() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    let created = server
-        .create(As::Builder(&key), &js_endpoint("word-count"))
+    let (key, created) = server
+        .builder_with("Maker", &js_endpoint("word-count"))
         .await;
     let record = &created["endpoint"];
     assert_eq!(record["runtime"], "admin_gated_js_request_response_v1");
@@ -220,8 +237,7 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     assert_error(status, &body, 422, "invalid_field");
 
     let grant = json!({"grantedCapabilities": {"kv": true, "httpGetJson": true}, "limits": {"memoryMb": 64, "timeoutMs": 500}});
-    let (status, body) = server.call("PATCH", path, As::Admin, Some(&grant)).await;
-    assert_eq!(status, 200, "{body}");
+    let body = server.patch(As::Admin, "word-count", &grant).await;
     assert_eq!(
         body["endpoint"]["capabilities"],
         json!({"kv": true, "files": false, "httpGetJson": true, "logs": false})
@@ -242,13 +258,9 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     assert_error(status, &body, 422, "invalid_field");
 
     // The owner withdrawing a request revokes the grant.
-    let (_, body) = server
-        .call(
-            "PATCH",
-            path,
-            As::Builder(&key),
-            Some(&json!({"capabilities": {"kv": true}})),
-        )
+    let withdraw = json!({"capabilities": {"kv": true}});
+    let body = server
+        .patch(As::Builder(&key), "word-count", &withdraw)
         .await;
     assert_eq!(
         body["endpoint"]["capabilities"],
@@ -259,9 +271,8 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
 #[tokio::test]
 async fn patch_updates_fields_and_bumps_revision() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    let created = server
-        .create(As::Builder(&key), &static_endpoint("greeter"))
+    let (key, created) = server
+        .builder_with("Maker", &static_endpoint("greeter"))
         .await;
     let before = created["endpoint"]["updatedAt"]
         .as_str()
@@ -274,15 +285,7 @@ async fn patch_updates_fields_and_bumps_revision() {
         "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
         "outputSchema": {"type": "object"}, "files": {"a.txt": "A", "b.txt": "B"},
     });
-    let (status, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/greeter",
-            As::Builder(&key),
-            Some(&patch),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    let body = server.patch(As::Builder(&key), "greeter", &patch).await;
     let record = &body["endpoint"];
     assert_eq!(record["title"], "Greeter v2");
     assert_eq!(record["priceUsd"].to_string(), "0.001");
@@ -291,12 +294,11 @@ async fn patch_updates_fields_and_bumps_revision() {
     assert_ne!(record["updatedAt"].as_str().unwrap(), before);
     assert_eq!(body["manage"]["revision"], 2);
     assert_eq!(body["manage"]["env"], json!({"LANG": "en"}));
-    let (_, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/greeter",
+    let body = server
+        .patch(
             As::Builder(&key),
-            Some(&json!({"files": {"a.txt": null}})),
+            "greeter",
+            &json!({"files": {"a.txt": null}}),
         )
         .await;
     assert_eq!(
@@ -334,9 +336,8 @@ async fn patch_updates_fields_and_bumps_revision() {
 #[tokio::test]
 async fn paused_endpoints_answer_503_and_resume() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    server
-        .create(As::Builder(&key), &static_endpoint("pausable"))
+    let (key, _) = server
+        .builder_with("Maker", &static_endpoint("pausable"))
         .await;
     let (status, body) = server.post("/tools/pausable", &json!({})).await;
     assert_eq!(
@@ -344,13 +345,8 @@ async fn paused_endpoints_answer_503_and_resume() {
         (200, &json!({"greeting": "hello"}))
     );
 
-    let (_, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/pausable",
-            As::Builder(&key),
-            Some(&json!({"status": "paused"})),
-        )
+    let body = server
+        .patch(As::Builder(&key), "pausable", &json!({"status": "paused"}))
         .await;
     assert_eq!(body["endpoint"]["status"], "paused");
     let (status, body) = server.post("/tools/pausable", &json!({})).await;
@@ -364,12 +360,7 @@ async fn paused_endpoints_answer_503_and_resume() {
         .any(|e| e["slug"] == "pausable" && e["status"] == "paused"));
 
     server
-        .call(
-            "PATCH",
-            "/ai/endpoints/pausable",
-            As::Admin,
-            Some(&json!({"status": "active"})),
-        )
+        .patch(As::Admin, "pausable", &json!({"status": "active"}))
         .await;
     let (status, _) = server.post("/tools/pausable", &json!({})).await;
     assert_eq!(status, 200);
@@ -447,9 +438,8 @@ async fn delete_frees_the_slug_and_drops_secrets_files_and_logs() {
 #[tokio::test]
 async fn logs_page_newest_first() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    server
-        .create(As::Builder(&key), &static_endpoint("logged"))
+    let (key, _) = server
+        .builder_with("Maker", &static_endpoint("logged"))
         .await;
     let (status, body) = server
         .call(
@@ -480,4 +470,64 @@ async fn logs_page_newest_first() {
         )
         .await;
     assert_error(status, &body, 400, "invalid_query");
+}
+
+#[tokio::test]
+async fn uploaded_files_count_toward_the_files_quota() {
+    // Room for the seeded endpoints' own files (under 20 kB each), not for two 12 kB uploads.
+    let server = TestServer::start_with(|c| c.runtime.quotas.file_bytes = 20_000).await;
+    let (_, key) = server.builder("Maker").await;
+    let b = As::Builder(&key);
+    let big = "x".repeat(12_000);
+    let over = with(
+        static_endpoint("too-big"),
+        "files",
+        json!({"a.txt": big, "b.txt": big}),
+    );
+    let (status, body) = server
+        .call("POST", "/ai/endpoints/create", b, Some(&over))
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+    assert_eq!(body["error"]["details"]["field"], "files");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("quota exceeded"),
+        "{body}"
+    );
+    let (status, _) = server.call("GET", "/ai/endpoints/too-big", b, None).await;
+    assert_eq!(status, 404, "nothing was stored");
+
+    let fits = with(static_endpoint("fits"), "files", json!({"a.txt": big}));
+    server.create(b, &fits).await;
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/fits",
+            b,
+            Some(&json!({"title": "Renamed", "files": {"b.txt": big}})),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+    let (_, record) = server.call("GET", "/ai/endpoints/fits", b, None).await;
+    assert_eq!(
+        record["endpoint"]["title"], "Greeting",
+        "the PATCH changed nothing"
+    );
+    assert_eq!(
+        record["manage"]["files"],
+        json!([{"path": "a.txt", "bytes": 12_000}])
+    );
+    // Replacing a file frees its old bytes.
+    let bigger = "y".repeat(19_000);
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/fits",
+            b,
+            Some(&json!({"files": {"a.txt": bigger}})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
 }

@@ -16,15 +16,7 @@ async fn metrics_count_requests_by_route_and_status() {
     server.get("/ai/endpoints").await;
     server.get("/ai/endpoints/nope").await;
     server.get("/tools/receipt-echo").await;
-    let text = server
-        .client
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = server.text("/metrics").await;
     assert!(
         text.contains(
             r#"toolhost_http_requests_total{method="GET",route="/ai/endpoints",status="200"} 1"#

@@ -11,7 +11,9 @@ use toolhost::payments::header::Authorization;
 use toolhost::payments::verify::signing::sign;
 use toolhost::payments::PaymentRequirements;
 
-use crate::util::{assert_error, assert_payment_required, read, TestServer, ADMIN_TOKEN};
+use crate::util::{
+    assert_error, assert_payment_required, read, seed_fixture, TestServer, ADMIN_TOKEN,
+};
 
 const PAID: &str = "/tools/receipt-echo-paid";
 
@@ -284,11 +286,7 @@ fn failing_catalog() -> tempfile::TempDir {
         "capabilities": {"kv": false, "files": false, "httpGetJson": false, "logs": false},
         "source": "handlers/fails.js", "exampleInput": {}
     });
-    std::fs::write(
-        dir.path().join("catalog/90-paid-fails.json"),
-        fixture.to_string(),
-    )
-    .unwrap();
+    seed_fixture(dir.path(), &fixture);
     dir
 }
 

@@ -10,26 +10,9 @@ use crate::util::{assert_error, static_endpoint, As, TestServer};
 #[tokio::test]
 async fn revenue_and_payouts_reconcile_with_receipts() {
     let server = TestServer::start().await;
-    let (_, body) = server
-        .call(
-            "POST",
-            "/ai/admin/builders",
-            As::Admin,
-            Some(&json!({"name": "Seller"})),
-        )
-        .await;
-    let key = body["builderKey"].as_str().unwrap().to_string();
     let mut endpoint = static_endpoint("paid-greeting");
     endpoint["priceUsd"] = json!(0.0015);
-    let (status, body) = server
-        .call(
-            "POST",
-            "/ai/endpoints/create",
-            As::Builder(&key),
-            Some(&endpoint),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    let (key, _) = server.builder_with("Seller", &endpoint).await;
 
     let signer = PrivateKeySigner::random();
     let required = ask(&server, "/tools/paid-greeting").await;
@@ -154,21 +137,10 @@ async fn revenue_and_payouts_reconcile_with_receipts() {
     );
 
     // The owner's feed tells the money story: three sales, a packet created, then paid.
-    let (_, feed) = server
-        .call(
-            "GET",
-            "/ai/builders/events?since=1h&limit=200",
-            As::Builder(&key),
-            None,
-        )
+    let kinds = server
+        .event_kinds(As::Builder(&key), "since=1h&limit=200")
         .await;
-    let kinds: Vec<&str> = feed["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap())
-        .collect();
-    let count = |k: &str| kinds.iter().filter(|x| **x == k).count();
+    let count = |k: &str| kinds.iter().filter(|x| *x == k).count();
     assert_eq!(count("payment_settled"), 3, "{kinds:?}");
     assert_eq!(
         (count("payout_created"), count("payout_paid")),

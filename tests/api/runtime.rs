@@ -27,21 +27,16 @@ async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
         c.limits.request_timeout = std::time::Duration::from_secs(20);
     })
     .await;
-    let (_, key) = server.builder("Runner").await;
+    let endpoint = json!({
+        "slug": "word-runner", "title": "Word runner", "description": "Counts bundled words.",
+        "priceUsd": 0, "handlerType": "js_request_response", "source": SOURCE,
+        "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["words"]},
+        "capabilities": {"kv": true, "files": true, "logs": true},
+        "env": {"MODE": "fast"}, "files": {"data/words.txt": "alpha\nbeta\ngamma"},
+        "safetyAttestation": {"accepted": true},
+    });
+    let (key, _) = server.builder_with("Runner", &endpoint).await;
     let owner = As::Builder(&key);
-    server
-        .create(
-            owner,
-            &json!({
-                "slug": "word-runner", "title": "Word runner", "description": "Counts bundled words.",
-                "priceUsd": 0, "handlerType": "js_request_response", "source": SOURCE,
-                "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["words"]},
-                "capabilities": {"kv": true, "files": true, "logs": true},
-                "env": {"MODE": "fast"}, "files": {"data/words.txt": "alpha\nbeta\ngamma"},
-                "safetyAttestation": {"accepted": true},
-            }),
-        )
-        .await;
     let (status, _) = server
         .call(
             "POST",
@@ -56,16 +51,12 @@ async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
     let (status, body) = server.post("/tools/word-runner", &json!({})).await;
     assert_error(status, &body, 500, "capability_denied");
 
-    let grant = json!({"grantedCapabilities": {"kv": true, "files": true, "logs": true}});
-    let (status, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/word-runner",
-            As::Admin,
-            Some(&grant),
+    server
+        .grant(
+            "word-runner",
+            json!({"kv": true, "files": true, "logs": true}),
         )
         .await;
-    assert_eq!(status, 200, "{body}");
     for expected_seen in 1..=2 {
         let (status, body) = server.post("/tools/word-runner", &json!({})).await;
         assert_eq!(status, 200, "{body}");
@@ -99,59 +90,28 @@ async fn builder_js_endpoint_runs_with_granted_capabilities_secrets_and_logs() {
     assert_eq!(line, "using key [REDACTED] in mode fast");
 
     // Events: the owner sees the invocations.
-    let (_, feed) = server
-        .call(
-            "GET",
-            "/ai/builders/events?since=1h&endpointSlug=word-runner",
-            owner,
-            None,
-        )
+    let kinds = server
+        .event_kinds(owner, "since=1h&endpointSlug=word-runner")
         .await;
-    let kinds: Vec<&str> = feed["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap())
-        .collect();
+    let count = |k: &str| kinds.iter().filter(|x| *x == k).count();
     assert_eq!(
-        kinds
-            .iter()
-            .filter(|k| **k == "invocation_succeeded")
-            .count(),
-        2,
-        "{feed}"
-    );
-    assert_eq!(
-        kinds.iter().filter(|k| **k == "invocation_failed").count(),
-        1,
-        "{feed}"
+        (count("invocation_succeeded"), count("invocation_failed")),
+        (2, 1),
+        "{kinds:?}"
     );
 
     // New source takes effect on the next call (the old isolate is retired).
     let update =
         json!({"source": "export default async function () { return { words: 0, version: 2 }; }"});
-    let (status, body) = server
-        .call("PATCH", "/ai/endpoints/word-runner", owner, Some(&update))
-        .await;
-    assert_eq!(status, 200, "{body}");
+    server.patch(owner, "word-runner", &update).await;
     let (_, body) = server.post("/tools/word-runner", &json!({})).await;
     assert_eq!(body, json!({"words": 0, "version": 2}));
 
     // An admin-set time limit applies to the endpoint's next invocation.
     let looping = json!({"source": "export default async function () { for (;;) {} }"});
-    server
-        .call("PATCH", "/ai/endpoints/word-runner", owner, Some(&looping))
-        .await;
+    server.patch(owner, "word-runner", &looping).await;
     let limits = json!({"limits": {"memoryMb": 32, "timeoutMs": 100}});
-    let (status, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/word-runner",
-            As::Admin,
-            Some(&limits),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    server.patch(As::Admin, "word-runner", &limits).await;
     let (status, body) = server.post("/tools/word-runner", &json!({})).await;
     assert_error(status, &body, 504, "timeout");
 }
@@ -181,10 +141,7 @@ async fn http_get_json_honours_the_endpoint_host_allow_list() {
     let (_, body) = server.post("/tools/fetcher", &url).await;
     assert_eq!(body, json!({"code": "host_not_allowed"}));
     let patch = json!({"allowedHosts": ["127.0.0.1"]});
-    let (status, body) = server
-        .call("PATCH", "/ai/endpoints/fetcher", As::Admin, Some(&patch))
-        .await;
-    assert_eq!(status, 200, "{body}");
+    server.patch(As::Admin, "fetcher", &patch).await;
     let (_, body) = server.post("/tools/fetcher", &url).await;
     assert_eq!(body, json!({"body": {"n": 7}}));
     let bad = json!({"allowedHosts": ["Not A Host"]});

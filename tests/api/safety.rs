@@ -144,13 +144,8 @@ async fn review_holds_the_endpoint_until_an_admin_decides() {
         )
         .await;
     assert_error(status, &body, 409, "under_review");
-    let (_, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/held-one",
-            owner,
-            Some(&json!({"title": "Renamed"})),
-        )
+    let body = server
+        .patch(owner, "held-one", &json!({"title": "Renamed"}))
         .await;
     assert_eq!(body["endpoint"]["contentSafety"]["status"], "review");
 
@@ -206,33 +201,19 @@ async fn review_holds_the_endpoint_until_an_admin_decides() {
 
     // Fixing the flagged field clears the review (the endpoint stays paused until resumed).
     server.create(owner, &flagged("held-three")).await;
-    let (_, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/held-three",
+    let body = server
+        .patch(
             owner,
-            Some(&json!({"description": "No contact here."})),
+            "held-three",
+            &json!({"description": "No contact here."}),
         )
         .await;
     assert_eq!(body["endpoint"]["contentSafety"]["status"], "passed");
     assert_eq!(body["endpoint"]["status"], "paused");
 
-    let (_, feed) = server
-        .call(
-            "GET",
-            "/ai/builders/events?endpointSlug=held-one",
-            owner,
-            None,
-        )
-        .await;
-    let kinds: Vec<&str> = feed["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["kind"].as_str().unwrap())
-        .collect();
+    let kinds = server.event_kinds(owner, "endpointSlug=held-one").await;
     assert!(
-        kinds.contains(&"safety_flagged") && kinds.contains(&"safety_approved"),
+        kinds.iter().any(|k| k == "safety_flagged") && kinds.iter().any(|k| k == "safety_approved"),
         "{kinds:?}"
     );
 }
@@ -240,10 +221,7 @@ async fn review_holds_the_endpoint_until_an_admin_decides() {
 #[tokio::test]
 async fn clean_builder_content_passes_and_admin_content_is_not_scanned() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Maker").await;
-    let created = server
-        .create(As::Builder(&key), &js_endpoint("clean-js"))
-        .await;
+    let (_, created) = server.builder_with("Maker", &js_endpoint("clean-js")).await;
     assert_eq!(created["endpoint"]["status"], "active");
     assert_eq!(created["endpoint"]["contentSafety"]["status"], "passed");
     assert_eq!(created["endpoint"]["contentSafety"]["findings"], json!([]));

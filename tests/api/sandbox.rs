@@ -6,12 +6,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, TestServer};
+use crate::util::{assert_error, seed_fixture, TestServer};
 
 /// Writes a seed dir with one JS endpoint per (slug, fixture file, capabilities).
 fn seed_dir(dir: &Path, endpoints: &[(&str, &str, Value)]) {
     let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile");
-    std::fs::create_dir_all(dir.join("catalog")).unwrap();
     std::fs::create_dir_all(dir.join("handlers")).unwrap();
     for (slug, file, capabilities) in endpoints {
         std::fs::copy(hostile.join(file), dir.join("handlers").join(file)).unwrap();
@@ -21,11 +20,7 @@ fn seed_dir(dir: &Path, endpoints: &[(&str, &str, Value)]) {
             "inputSchema": {"type": "object"}, "outputSchema": {},
             "capabilities": capabilities, "source": format!("handlers/{file}"), "exampleInput": {}
         });
-        std::fs::write(
-            dir.join("catalog").join(format!("{slug}.json")),
-            fixture.to_string(),
-        )
-        .unwrap();
+        seed_fixture(dir, &fixture);
     }
 }
 

@@ -10,15 +10,8 @@ const VALUE: &str = "sv-9f8e7d6c5b4a-secret-value";
 async fn secret_values_never_leave_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = TestServer::start_with({
-        let data = data.clone();
-        move |c| c.data_dir = data
-    })
-    .await;
-    let (_, key) = server.builder("Maker").await;
-    server
-        .create(As::Builder(&key), &js_endpoint("vaulted"))
-        .await;
+    let server = TestServer::start_in(&data).await;
+    let (key, _) = server.builder_with("Maker", &js_endpoint("vaulted")).await;
     let owner = As::Builder(&key);
     let path = "/ai/endpoints/vaulted/secrets";
 

@@ -1,6 +1,6 @@
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, assert_payment_required, TestServer};
+use crate::util::{assert_error, assert_payment_required, seed_fixture, TestServer};
 
 #[tokio::test]
 async fn free_receipt_echo_post_and_get() {
@@ -124,18 +124,15 @@ async fn unknown_tool_is_404() {
 #[tokio::test]
 async fn static_json_returns_its_response() {
     let fixtures = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(fixtures.path().join("catalog")).unwrap();
-    std::fs::write(
-        fixtures.path().join("catalog/static.json"),
-        json!({
+    seed_fixture(
+        fixtures.path(),
+        &json!({
             "slug": "static-hello", "title": "Hello", "description": "Static greeting", "priceUsd": 0,
             "handlerType": "static_json", "tags": [],
             "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
             "response": {"greeting": "hello", "list": [1, 2]}, "exampleInput": {}
-        })
-        .to_string(),
-    )
-    .unwrap();
+        }),
+    );
     let path = fixtures.path().to_path_buf();
     let server = TestServer::start_with(move |c| c.seed_dir = Some(path)).await;
     let (status, body) = server.post("/tools/static-hello", &json!({})).await;

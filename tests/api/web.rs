@@ -49,14 +49,8 @@ async fn dashboard_and_assets_are_served_with_a_strict_policy() {
 async fn the_guide_names_this_server() {
     let server = TestServer::start().await;
     let html = server
-        .client
-        .get(server.url("/guides/x402-agent-payment-infrastructure"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .text("/guides/x402-agent-payment-infrastructure")
+        .await;
     assert!(!html.contains("{base_url}"));
     assert!(
         html.contains(&format!("curl -sS {}/ai/manifest", server.url(""))),
@@ -87,15 +81,14 @@ async fn a_builder_lists_its_own_endpoints() {
     use crate::util::{static_endpoint, As};
     let server = TestServer::start().await;
     let (id, key) = server.builder("Lister").await;
-    let (_, other) = server.builder("Other").await;
+    server
+        .builder_with("Other", &static_endpoint("theirs"))
+        .await;
     server
         .create(As::Builder(&key), &static_endpoint("mine-b"))
         .await;
     server
         .create(As::Builder(&key), &static_endpoint("mine-a"))
-        .await;
-    server
-        .create(As::Builder(&other), &static_endpoint("theirs"))
         .await;
     let mut held = static_endpoint("mine-held");
     held["description"] = serde_json::json!("Questions? Mail jane.doe@gmail.com");

@@ -2,10 +2,10 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use reqwest::StatusCode;
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use toolhost::config::Config;
 use toolhost::server::Server;
@@ -34,6 +34,13 @@ pub struct TestServer {
 impl TestServer {
     pub async fn start() -> Self {
         Self::start_with(|_| {}).await
+    }
+
+    /// Starts a server on the data dir `data`, which outlives it: tests read the disk after
+    /// [`stop`](Self::stop).
+    pub async fn start_in(data: &Path) -> Self {
+        let data = data.to_path_buf();
+        Self::start_with(move |c| c.data_dir = data).await
     }
 
     /// Starts a server whose config `adjust` may change (limits, seed dir, dev flags).
@@ -153,6 +160,53 @@ impl TestServer {
         response
     }
 
+    /// Onboards a builder and creates an endpoint from `body` as it; returns the builder's key
+    /// and the create response.
+    pub async fn builder_with(&self, name: &str, body: &Value) -> (String, Value) {
+        let (_, key) = self.builder(name).await;
+        let created = self.create(As::Builder(&key), body).await;
+        (key, created)
+    }
+
+    /// PATCHes `/ai/endpoints/{slug}` as `who`, asserting 200; returns the response.
+    pub async fn patch(&self, who: As<'_>, slug: &str, body: &Value) -> Value {
+        let (status, response) = self
+            .call("PATCH", &format!("/ai/endpoints/{slug}"), who, Some(body))
+            .await;
+        assert_eq!(status, 200, "PATCH {slug}: {response}");
+        response
+    }
+
+    /// The admin grants `capabilities` (already requested) to an endpoint.
+    pub async fn grant(&self, slug: &str, capabilities: Value) -> Value {
+        self.patch(
+            As::Admin,
+            slug,
+            &json!({ "grantedCapabilities": capabilities }),
+        )
+        .await
+    }
+
+    /// The kinds of the events `who` reads at `/ai/builders/events?{query}`, newest first.
+    pub async fn event_kinds(&self, who: As<'_>, query: &str) -> Vec<String> {
+        let (status, feed) = self
+            .call("GET", &format!("/ai/builders/events?{query}"), who, None)
+            .await;
+        assert_eq!(status, 200, "{feed}");
+        kinds(&feed)
+    }
+
+    /// `GET path`'s body as text (pages, metrics).
+    pub async fn text(&self, path: &str) -> String {
+        let response = self
+            .client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request");
+        response.text().await.expect("body")
+    }
+
     /// Stops accepting, waits for in-flight requests and the store flush.
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
@@ -162,6 +216,24 @@ impl TestServer {
             handle.await.expect("server task");
         }
     }
+}
+
+/// The kinds of an events feed's events, in feed order.
+pub fn kinds(feed: &Value) -> Vec<String> {
+    feed["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["kind"].as_str().expect("kind").to_string())
+        .collect()
+}
+
+/// Writes `fixture` as `catalog/<slug>.json` of the seed dir `dir`.
+pub fn seed_fixture(dir: &Path, fixture: &Value) {
+    let catalog = dir.join("catalog");
+    std::fs::create_dir_all(&catalog).expect("seed dir");
+    let slug = fixture["slug"].as_str().expect("fixture slug");
+    std::fs::write(catalog.join(format!("{slug}.json")), fixture.to_string()).expect("fixture");
 }
 
 /// Status and JSON body (`Value::Null` for an empty or non-JSON body).
