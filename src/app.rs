@@ -51,7 +51,7 @@ pub enum StartupError {
     Seed(#[from] crate::catalog::SeedError),
     #[error("payment configuration: {0}")]
     PayTo(#[from] crate::payments::PayToError),
-    #[error("on-chain settlement: {0}")]
+    #[error("payment configuration: {0}")]
     Chain(#[from] crate::payments::facilitator::ChainError),
     #[error(transparent)]
     ReceiptKey(#[from] crate::receipts::SigningError),

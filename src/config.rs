@@ -334,3 +334,45 @@ impl Config {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    #[test]
+    fn networks_parse_by_name_or_in_full() {
+        assert_eq!(NetworkConfig::from_str("base-sepolia"), Ok(NetworkConfig::base_sepolia()));
+        assert_eq!(NetworkConfig::from_str("base"), Ok(NetworkConfig::base()));
+        let local = NetworkConfig::from_str(
+            "local, eip155:31337, 0x5fbdb2315678afecb367f032d93f642f64180aa3, USD Coin, 2",
+        )
+        .unwrap();
+        assert_eq!(local.caip2, "eip155:31337");
+        assert_eq!(local.chain_id, 31337);
+        assert_eq!(local.v1_name, "local");
+        assert_eq!(local.asset, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
+        assert_eq!(local.eip712_name, "USD Coin");
+        assert!(!local.is_mainnet());
+        for bad in [
+            "sepolia",
+            "local,31337,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2",
+            "local,eip155:0,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2",
+            "local,eip155:31337,0x5fbd,USDC,2",
+            "local,eip155:31337,0x5fbdb2315678afecb367f032d93f642f64180aa3,,2",
+        ] {
+            assert!(NetworkConfig::from_str(bad).is_err(), "{bad}");
+        }
+        // A chain not known as a test chain is treated as real money.
+        let custom =
+            NetworkConfig::from_str("x,eip155:1,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2")
+                .unwrap();
+        assert!(custom.is_mainnet());
+    }
+
+    #[test]
+    fn settler_keys_never_show_in_debug() {
+        let key = SettlerKey::Value("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80".into());
+        assert!(!format!("{key:?}").contains("ac0974"));
+    }
+}

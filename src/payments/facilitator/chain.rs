@@ -69,8 +69,10 @@ sol! {
     }
 }
 
-/// How often a broadcast transaction's receipt is asked for.
-const POLL: Duration = Duration::from_millis(200);
+/// The first pause between receipt polls, doubled after each miss up to [`POLL_MAX`]: a dev chain
+/// mines within milliseconds, a public one within seconds.
+const POLL_FIRST: Duration = Duration::from_millis(20);
+const POLL_MAX: Duration = Duration::from_secs(1);
 
 /// Why a settlement, or setting up to settle, failed.
 #[derive(Debug, thiserror::Error)]
@@ -312,20 +314,23 @@ impl Settler {
         call: &IEip3009::transferWithAuthorizationCall,
     ) -> Result<Submitted, ChainError> {
         let deadline = Instant::now() + self.confirmation_timeout;
+        let mut pause = POLL_FIRST;
         loop {
             match self.rpc.receipt(transaction).await {
                 Ok(Some(receipt)) => return check_receipt(&receipt, transaction, asset, call),
                 Ok(None) => {}
                 Err(e) => tracing::warn!(transaction = %transaction, error = %e, "receipt poll failed"),
             }
-            if Instant::now() + POLL > deadline {
+            let now = Instant::now();
+            if now >= deadline {
                 tracing::warn!(transaction = %transaction, "not mined within the confirmation timeout; recorded as pending");
                 return Ok(Submitted {
                     transaction,
                     confirmed: false,
                 });
             }
-            tokio::time::sleep(POLL).await;
+            tokio::time::sleep(pause.min(deadline - now)).await;
+            pause = (pause * 2).min(POLL_MAX);
         }
     }
 }
