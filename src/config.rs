@@ -342,7 +342,10 @@ mod tests {
 
     #[test]
     fn networks_parse_by_name_or_in_full() {
-        assert_eq!(NetworkConfig::from_str("base-sepolia"), Ok(NetworkConfig::base_sepolia()));
+        assert_eq!(
+            NetworkConfig::from_str("base-sepolia"),
+            Ok(NetworkConfig::base_sepolia())
+        );
         assert_eq!(NetworkConfig::from_str("base"), Ok(NetworkConfig::base()));
         let local = NetworkConfig::from_str(
             "local, eip155:31337, 0x5fbdb2315678afecb367f032d93f642f64180aa3, USD Coin, 2",
@@ -372,7 +375,9 @@ mod tests {
 
     #[test]
     fn settler_keys_never_show_in_debug() {
-        let key = SettlerKey::Value("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80".into());
+        let key = SettlerKey::Value(
+            "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80".into(),
+        );
         assert!(!format!("{key:?}").contains("ac0974"));
     }
 }

@@ -102,10 +102,19 @@ struct ServeArgs {
     evm_rpc_url: Option<String>,
     /// File holding the settler's hex private key (the account that submits transfers and pays
     /// their gas); must not be readable by group or others.
-    #[arg(long, env = "TOOLHOST_SETTLER_KEY_FILE", conflicts_with = "settler_key")]
+    #[arg(
+        long,
+        env = "TOOLHOST_SETTLER_KEY_FILE",
+        conflicts_with = "settler_key"
+    )]
     settler_key_file: Option<PathBuf>,
     /// The settler's hex private key itself (prefer --settler-key-file).
-    #[arg(long, env = "TOOLHOST_SETTLER_KEY", hide_env_values = true, hide = true)]
+    #[arg(
+        long,
+        env = "TOOLHOST_SETTLER_KEY",
+        hide_env_values = true,
+        hide = true
+    )]
     settler_key: Option<String>,
     /// How long to wait for a settlement transaction to be mined before recording it as pending.
     #[arg(long, env = "TOOLHOST_SETTLEMENT_TIMEOUT_SECS", default_value_t = 15)]
@@ -148,9 +157,10 @@ impl ServeArgs {
                     confirmation_timeout: Duration::from_secs(self.settlement_timeout_secs),
                 });
             }
-            (Some(_), None) => {
-                return Err("--evm-rpc-url needs a settler key (--settler-key-file or TOOLHOST_SETTLER_KEY)".into())
-            }
+            (Some(_), None) => return Err(
+                "--evm-rpc-url needs a settler key (--settler-key-file or TOOLHOST_SETTLER_KEY)"
+                    .into(),
+            ),
             (None, Some(_)) => return Err("a settler key needs --evm-rpc-url".into()),
             (None, None) => {}
         }

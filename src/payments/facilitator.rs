@@ -109,7 +109,10 @@ pub fn from_config(
                 }
             };
             let settler = chain::Settler::new(onchain, chain_id)?;
-            Arc::new(local::LocalFacilitator::new(networks.to_vec(), Some(settler)))
+            Arc::new(local::LocalFacilitator::new(
+                networks.to_vec(),
+                Some(settler),
+            ))
         }
         FacilitatorConfig::Remote { url } => Arc::new(remote::RemoteFacilitator::new(url)),
     })

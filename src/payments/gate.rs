@@ -281,7 +281,9 @@ impl X402Settlement {
         let batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;
         let batch = claim.claim.commit(batch, &receipt.receipt_id);
         store.apply(batch).map_err(|e| match e {
-            StoreError::ConditionFailed(_) => ApiError::internal("nonce claim lost before settlement"),
+            StoreError::ConditionFailed(_) => {
+                ApiError::internal("nonce claim lost before settlement")
+            }
             other => other.into(),
         })?;
         claim.committed = true;

@@ -54,15 +54,16 @@ fn anvil_binary() -> Option<PathBuf> {
 /// Whether the chain tests can run here; under CI they must.
 fn available() -> bool {
     let node = std::process::Command::new("node").arg("--version").output();
-    let ready = node.is_ok()
-        && anvil_binary().is_some()
-        && chain_dir().join("node_modules/solc").exists();
+    let ready =
+        node.is_ok() && anvil_binary().is_some() && chain_dir().join("node_modules/solc").exists();
     if !ready {
         assert!(
             std::env::var_os("CI").is_none(),
             "node or tests/chain/node_modules is missing: run scripts/setup.sh"
         );
-        eprintln!("skipped: node or tests/chain/node_modules is missing (scripts/setup.sh installs them)");
+        eprintln!(
+            "skipped: node or tests/chain/node_modules is missing (scripts/setup.sh installs them)"
+        );
     }
     ready
 }
@@ -191,7 +192,10 @@ impl Chain {
     }
 
     async fn balance(&self, who: Address) -> u64 {
-        let data = format!("0x{}", hex::encode(balanceOfCall { account: who }.abi_encode()));
+        let data = format!(
+            "0x{}",
+            hex::encode(balanceOfCall { account: who }.abi_encode())
+        );
         let result = self
             .rpc(
                 "eth_call",
@@ -207,7 +211,10 @@ impl Chain {
 
     async fn nonce(&self, who: Address) -> u64 {
         let count = self
-            .rpc("eth_getTransactionCount", json!([who.to_string(), "latest"]))
+            .rpc(
+                "eth_getTransactionCount",
+                json!([who.to_string(), "latest"]),
+            )
             .await;
         u64::from_str_radix(count.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
     }
@@ -327,7 +334,14 @@ async fn settles_on_chain_and_charges_nothing_when_the_chain_refuses() {
     chain.mint(payer.address(), 1_000_000).await;
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start_with(|c| {
-        settle_on(c, &chain, &settler, pay_to, dir.path(), Duration::from_secs(10))
+        settle_on(
+            c,
+            &chain,
+            &settler,
+            pay_to,
+            dir.path(),
+            Duration::from_secs(10),
+        )
     })
     .await;
     let network = chain.network();
@@ -373,10 +387,16 @@ async fn settles_on_chain_and_charges_nothing_when_the_chain_refuses() {
             mined["from"].as_str().unwrap(),
             settler.address().to_string().to_lowercase()
         );
-        assert_eq!(chain.balance(payer.address()).await, 1_000_000 - round * PRICE);
+        assert_eq!(
+            chain.balance(payer.address()).await,
+            1_000_000 - round * PRICE
+        );
         assert_eq!(chain.balance(pay_to).await, round * PRICE);
         let (status, stored) = server
-            .get(&format!("/ai/receipts/{}", receipt["receiptId"].as_str().unwrap()))
+            .get(&format!(
+                "/ai/receipts/{}",
+                receipt["receiptId"].as_str().unwrap()
+            ))
             .await;
         assert_eq!(status, 200);
         assert_eq!(&stored, receipt);
@@ -399,7 +419,10 @@ async fn settles_on_chain_and_charges_nothing_when_the_chain_refuses() {
     let (status, headers, body) = post_paid(&server, &header).await;
     assert_payment_required(status, &body, "invalid_exact_evm_insufficient_balance");
     assert!(headers.contains_key("payment-required"));
-    assert!(body["message"].as_str().unwrap().contains("holds 0"), "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("holds 0"),
+        "{body}"
+    );
     assert_eq!(chain.nonce(settler.address()).await, settler_nonce);
     assert_eq!(chain.balance(pay_to).await, 2 * PRICE);
     chain.mint(broke.address(), PRICE).await;
@@ -422,7 +445,9 @@ async fn settles_on_chain_and_charges_nothing_when_the_chain_refuses() {
     let mut free = Vec::new();
     for _ in 0..10 {
         let started = Instant::now();
-        let (status, _) = server.post("/tools/receipt-echo", &json!({"hello": "chain"})).await;
+        let (status, _) = server
+            .post("/tools/receipt-echo", &json!({"hello": "chain"}))
+            .await;
         free.push(started.elapsed());
         assert_eq!(status, 200);
     }
@@ -445,7 +470,14 @@ async fn concurrent_settlements_take_consecutive_settler_nonces() {
     let pay_to = PrivateKeySigner::random().address();
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start_with(|c| {
-        settle_on(c, &chain, &settler, pay_to, dir.path(), Duration::from_secs(10))
+        settle_on(
+            c,
+            &chain,
+            &settler,
+            pay_to,
+            dir.path(),
+            Duration::from_secs(10),
+        )
     })
     .await;
     let network = chain.network();
@@ -487,7 +519,14 @@ async fn unmined_transfers_are_served_as_pending_with_their_transaction() {
     chain.mint(payer.address(), PRICE).await;
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start_with(|c| {
-        settle_on(c, &chain, &settler, pay_to, dir.path(), Duration::from_secs(1))
+        settle_on(
+            c,
+            &chain,
+            &settler,
+            pay_to,
+            dir.path(),
+            Duration::from_secs(1),
+        )
     })
     .await;
     chain.rpc("evm_setAutomine", json!([false])).await;
@@ -547,7 +586,10 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
         }))
         .await,
     );
-    assert!(error.contains("chain id 31337") && error.contains("84532"), "{error}");
+    assert!(
+        error.contains("chain id 31337") && error.contains("84532"),
+        "{error}"
+    );
 
     // A key file that others can read is refused, and the key is not in the message.
     let open_key = dir.path().join("open_key");
@@ -573,13 +615,23 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
         .await,
     );
     assert!(error.contains("could not be reached"), "{error}");
-    assert!(!error.contains("127.0.0.1:9"), "the URL stays out of errors: {error}");
+    assert!(
+        !error.contains("127.0.0.1:9"),
+        "the URL stays out of errors: {error}"
+    );
 
     // Started fine, then the chain goes away: 502, nothing charged, the authorization reusable.
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), PRICE).await;
     let server = TestServer::start_with(|c| {
-        settle_on(c, &chain, &settler, pay_to, dir.path(), Duration::from_secs(5))
+        settle_on(
+            c,
+            &chain,
+            &settler,
+            pay_to,
+            dir.path(),
+            Duration::from_secs(5),
+        )
     })
     .await;
     let header = pay(&server, &chain.network(), &payer, 2).await;

@@ -151,7 +151,10 @@ fn settlement_flags_are_checked_at_start() {
         "TOOLHOST_SETTLER_KEY_FILE",
         "--settlement-timeout-secs",
     ] {
-        assert!(help.contains(option), "serve --help lacks {option}:\n{help}");
+        assert!(
+            help.contains(option),
+            "serve --help lacks {option}:\n{help}"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let key = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";

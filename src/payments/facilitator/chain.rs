@@ -177,8 +177,9 @@ impl Settler {
         };
         let authorization = message(&payment.payload.authorization).map_err(refused)?;
         let signature = parse_signature(&payment.payload.signature).map_err(refused)?;
-        let asset = Address::from_str(&verified.requirement.asset)
-            .map_err(|_| ChainError::Unavailable("the configured asset is not an address".into()))?;
+        let asset = Address::from_str(&verified.requirement.asset).map_err(|_| {
+            ChainError::Unavailable("the configured asset is not an address".into())
+        })?;
         let call = IEip3009::transferWithAuthorizationCall {
             from: authorization.from,
             to: authorization.to,
@@ -237,7 +238,11 @@ impl Settler {
             }
         }
         let balance = IEip3009::balanceOfCall { account: call.from };
-        if let Ok(bytes) = self.rpc.call(&self.request(asset, balance.abi_encode())).await {
+        if let Ok(bytes) = self
+            .rpc
+            .call(&self.request(asset, balance.abi_encode()))
+            .await
+        {
             if let Ok(balance) = IEip3009::balanceOfCall::abi_decode_returns(&bytes) {
                 if balance < call.value {
                     return ChainError::Refused {
@@ -282,8 +287,8 @@ impl Settler {
             request,
             &self.wallet,
         )
-            .await
-            .map_err(|e| ChainError::Unavailable(format!("cannot sign the transaction: {e}")))?;
+        .await
+        .map_err(|e| ChainError::Unavailable(format!("cannot sign the transaction: {e}")))?;
         let hash = *envelope.tx_hash();
         match self.rpc.send_raw(envelope.encoded_2718().into()).await {
             Ok(_) => {
@@ -319,7 +324,9 @@ impl Settler {
             match self.rpc.receipt(transaction).await {
                 Ok(Some(receipt)) => return check_receipt(&receipt, transaction, asset, call),
                 Ok(None) => {}
-                Err(e) => tracing::warn!(transaction = %transaction, error = %e, "receipt poll failed"),
+                Err(e) => {
+                    tracing::warn!(transaction = %transaction, error = %e, "receipt poll failed")
+                }
             }
             let now = Instant::now();
             if now >= deadline {

@@ -95,7 +95,9 @@ impl Rpc {
             .await
             .map_err(|e| no_answer(e.without_url().to_string()))?;
         let answer: Response<R> = serde_json::from_slice(&body).map_err(|_| {
-            no_answer(format!("HTTP {status} with a body that is not its JSON-RPC answer"))
+            no_answer(format!(
+                "HTTP {status} with a body that is not its JSON-RPC answer"
+            ))
         })?;
         match answer.payload {
             ResponsePayload::Success(result) => Ok(result),
