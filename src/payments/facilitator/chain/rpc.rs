@@ -3,8 +3,9 @@
 //! (`alloy-rpc-types-eth`).
 //!
 //! Why not `alloy-provider`: its HTTP transport brings a second reqwest (0.13) and, for https
-//! RPC URLs, aws-lc-rs (a C build): 24 more crates for the seven calls below, which this client
-//! makes with crates the build already has (see the README's payments section for the figures).
+//! RPC URLs, aws-lc-rs (a C build): 24 more crates and minutes of build on a 2-core machine for
+//! the seven calls below, which this client makes with crates the build already has (the
+//! README's payments section has the figures).
 //!
 //! Errors say whether the request may have reached the node, because after
 //! `eth_sendRawTransaction` that decides between "nothing happened" and "outcome unknown". The
