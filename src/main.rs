@@ -101,25 +101,18 @@ struct ServeArgs {
     #[arg(long, env = "TOOLHOST_EVM_RPC_URL", hide_env_values = true)]
     evm_rpc_url: Option<String>,
     /// File holding the settler's hex private key (the account that submits transfers and pays
-    /// their gas); must not be readable by group or others.
-    #[arg(
-        long,
-        env = "TOOLHOST_SETTLER_KEY_FILE",
-        conflicts_with = "settler_key"
-    )]
+    /// their gas); must not be readable by group or others. Alternatively, the key itself in the
+    /// environment variable TOOLHOST_SETTLER_KEY (there is no flag for it: argv is visible to
+    /// every local user).
+    #[arg(long, env = "TOOLHOST_SETTLER_KEY_FILE")]
     settler_key_file: Option<PathBuf>,
-    /// The settler's hex private key itself (prefer --settler-key-file).
-    #[arg(
-        long,
-        env = "TOOLHOST_SETTLER_KEY",
-        hide_env_values = true,
-        hide = true
-    )]
-    settler_key: Option<String>,
     /// How long to wait for a settlement transaction to be mined before recording it as pending.
     #[arg(long, env = "TOOLHOST_SETTLEMENT_TIMEOUT_SECS", default_value_t = 15)]
     settlement_timeout_secs: u64,
 }
+
+/// The settler's key itself, read from the environment only.
+const SETTLER_KEY_ENV: &str = "TOOLHOST_SETTLER_KEY";
 
 impl ServeArgs {
     fn into_config(self) -> Result<Config, String> {
@@ -144,10 +137,18 @@ impl ServeArgs {
             config.payment.networks = self.networks;
         }
         config.mcp.allowed_origins = self.mcp_allowed_origins;
-        let settler_key = match (self.settler_key_file, self.settler_key) {
-            (Some(path), _) => Some(SettlerKey::File(path)),
-            (None, Some(key)) if !key.is_empty() => Some(SettlerKey::Value(key)),
-            (None, _) => None,
+        let key_value = std::env::var(SETTLER_KEY_ENV)
+            .ok()
+            .filter(|k| !k.trim().is_empty());
+        let settler_key = match (self.settler_key_file, key_value) {
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "give the settler key once: --settler-key-file or {SETTLER_KEY_ENV}"
+                ))
+            }
+            (Some(path), None) => Some(SettlerKey::File(path)),
+            (None, Some(key)) => Some(SettlerKey::Value(key)),
+            (None, None) => None,
         };
         match (self.evm_rpc_url.filter(|u| !u.is_empty()), settler_key) {
             (Some(rpc_url), Some(settler_key)) => {
@@ -157,10 +158,11 @@ impl ServeArgs {
                     confirmation_timeout: Duration::from_secs(self.settlement_timeout_secs),
                 });
             }
-            (Some(_), None) => return Err(
-                "--evm-rpc-url needs a settler key (--settler-key-file or TOOLHOST_SETTLER_KEY)"
-                    .into(),
-            ),
+            (Some(_), None) => {
+                return Err(format!(
+                    "--evm-rpc-url needs a settler key (--settler-key-file or {SETTLER_KEY_ENV})"
+                ))
+            }
             (None, Some(_)) => return Err("a settler key needs --evm-rpc-url".into()),
             (None, None) => {}
         }

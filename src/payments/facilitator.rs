@@ -117,3 +117,28 @@ pub fn from_config(
         FacilitatorConfig::Remote { url } => Arc::new(remote::RemoteFacilitator::new(url)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{OnChainConfig, SettlerKey};
+
+    #[test]
+    fn on_chain_settlement_needs_exactly_one_network() {
+        let onchain = FacilitatorConfig::OnChain(OnChainConfig {
+            rpc_url: "http://127.0.0.1:9".into(),
+            settler_key: SettlerKey::Value(
+                "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d".into(),
+            ),
+            confirmation_timeout: std::time::Duration::from_secs(1),
+        });
+        let two = [NetworkConfig::base_sepolia(), NetworkConfig::base()];
+        match from_config(&onchain, &two) {
+            Err(ChainError::Networks(message)) => {
+                assert!(message.contains("eip155:84532, eip155:8453"), "{message}")
+            }
+            other => panic!("expected a refusal, got {:?}", other.err()),
+        }
+        assert!(from_config(&onchain, &two[..1]).is_ok());
+    }
+}

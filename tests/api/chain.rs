@@ -219,6 +219,17 @@ impl Chain {
         u64::from_str_radix(count.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
     }
 
+    /// The account's next nonce counting transactions not yet mined.
+    async fn pending_nonce(&self, who: Address) -> u64 {
+        let count = self
+            .rpc(
+                "eth_getTransactionCount",
+                json!([who.to_string(), "pending"]),
+            )
+            .await;
+        u64::from_str_radix(count.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+    }
+
     /// A fresh settler account with gas money.
     async fn settler(&self) -> PrivateKeySigner {
         let settler = PrivateKeySigner::random();
@@ -546,6 +557,60 @@ async fn unmined_transfers_are_served_as_pending_with_their_transaction() {
     let mined = chain.mined(&json!(transaction)).await;
     assert_eq!(mined["status"], "0x1");
     assert_eq!(chain.balance(pay_to).await, PRICE);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_transfer_that_reverts_when_mined_charges_nothing() {
+    if !available() {
+        return;
+    }
+    let chain = Chain::start().await;
+    let settler = chain.settler().await;
+    let pay_to = PrivateKeySigner::random().address();
+    // Funds for one call, two authorizations: both simulate fine against the same state, both
+    // are broadcast, and whichever is mined second reverts.
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), PRICE).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(|c| {
+        settle_on(
+            c,
+            &chain,
+            &settler,
+            pay_to,
+            dir.path(),
+            Duration::from_secs(20),
+        )
+    })
+    .await;
+    let network = chain.network();
+    let first = pay(&server, &network, &payer, 2).await;
+    let second = pay(&server, &network, &payer, 1).await;
+    chain.rpc("evm_setAutomine", json!([false])).await;
+    let calls = futures::future::join(post_paid(&server, &first), post_paid(&server, &second));
+    let mine = async {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while chain.pending_nonce(settler.address()).await < 2 {
+            assert!(Instant::now() < deadline, "both transfers broadcast");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        chain.rpc("evm_mine", json!([])).await;
+    };
+    let ((a, b), ()) = futures::future::join(calls, mine).await;
+    let (served, refused) = if a.0 == 200 { (a, b) } else { (b, a) };
+    assert_eq!(served.0, 200, "{}", served.2);
+    assert_eq!(served.2["receipt"]["settlement"]["status"], "settled");
+    assert_payment_required(
+        refused.0,
+        &refused.2,
+        "invalid_exact_evm_transaction_failed",
+    );
+    assert!(refused.2["message"].as_str().unwrap().contains("reverted"));
+    // Both were mined (the settler paid gas twice); only one moved money.
+    assert_eq!(chain.nonce(settler.address()).await, 2);
+    assert_eq!(chain.balance(pay_to).await, PRICE);
+    assert_eq!(chain.balance(payer.address()).await, 0);
     server.stop().await;
 }
 

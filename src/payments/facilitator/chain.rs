@@ -380,3 +380,32 @@ fn check_receipt(
 fn unavailable(e: RpcError) -> ChainError {
     ChainError::Unavailable(e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(key: SettlerKey) -> OnChainConfig {
+        OnChainConfig {
+            rpc_url: "http://127.0.0.1:9".into(),
+            settler_key: key,
+            confirmation_timeout: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn loads_the_key_and_refuses_a_bad_one_without_quoting_it() {
+        let signer = PrivateKeySigner::random();
+        let hex_key = hex::encode(signer.to_bytes());
+        let settler =
+            Settler::new(&config(SettlerKey::Value(format!("0x{hex_key}\n"))), 31337).unwrap();
+        assert_eq!(settler.address(), signer.address());
+        let bad = format!("{}zz", &hex_key[..62]);
+        let error = Settler::new(&config(SettlerKey::Value(bad.clone())), 31337)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains("not a 32-byte hex private key"), "{error}");
+        assert!(!error.contains(&bad[..20]), "{error}");
+    }
+}
