@@ -2,7 +2,6 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
