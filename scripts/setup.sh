@@ -34,6 +34,14 @@ if ! cmp -s "$js_dir/package-lock.json" "$js_dir/node_modules/.installed-lock.js
   echo "setup: installing tests/js/x402 packages"
   (cd "$js_dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi
+# The on-chain settlement tests (tests/api/chain.rs): anvil, a local EVM node, as the binary
+# shipped in its npm platform package (optional: skipped, not failed, on another platform), and
+# solcjs, the Solidity compiler bundled in npm `solc`. Nothing needs an install script.
+chain_dir="$(dirname "$0")/../tests/chain"
+if ! cmp -s "$chain_dir/package-lock.json" "$chain_dir/node_modules/.installed-lock.json" 2>/dev/null; then
+  echo "setup: installing tests/chain packages"
+  (cd "$chain_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+fi
 # MCP client test dependencies, pinned: the TypeScript SDK and the conformance suite
 # (tests/mcp/package-lock.json), the Python SDK (tests/mcp/requirements.txt). Installed only when
 # missing or when the pins changed.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, then the Rust unit and integration tests of the
-# whole workspace (server and sandbox), the JS handler tests, the MCP client suites
+# whole workspace (server and sandbox; they include on-chain settlement against a local anvil
+# node, tests/api/chain.rs), the JS handler tests, the MCP client suites
 # (tests/mcp/run.sh), and the dashboard and guide in headless Chromium (tests/browser/run.sh).
 # CI runs exactly this (.ci/run).
 set -euo pipefail

@@ -29,7 +29,8 @@ pub struct App {
     /// Compared in constant time by the admin extractor.
     pub admin_token: String,
     pub payments: Payments,
-    pub receipt_signer: ReceiptSigner,
+    /// Shared with settlement tasks, which outlive a cancelled request.
+    pub receipt_signer: Arc<ReceiptSigner>,
     /// Seals and opens endpoint secrets.
     pub secrets: SecretsCipher,
     /// Stores invocation logs and events off the request path.
@@ -53,6 +54,8 @@ pub enum StartupError {
     Seed(#[from] crate::catalog::SeedError),
     #[error("payment configuration: {0}")]
     PayTo(#[from] crate::payments::PayToError),
+    #[error("payment configuration: {0}")]
+    Chain(#[from] crate::payments::facilitator::ChainError),
     #[error(transparent)]
     ReceiptKey(#[from] crate::receipts::SigningError),
     #[error("cannot start the activity recorder: {0}")]
@@ -117,10 +120,11 @@ impl App {
             facilitator: facilitator::from_config(
                 &config.payment.facilitator,
                 &config.payment.networks,
-            ),
+            )?,
         };
-        let receipt_signer =
-            ReceiptSigner::load_or_generate(&data_dir.join("receipt_signing_key"))?;
+        let receipt_signer = Arc::new(ReceiptSigner::load_or_generate(
+            &data_dir.join("receipt_signing_key"),
+        )?);
         let base = config
             .base_url
             .clone()

@@ -37,6 +37,38 @@ pub fn load_or_generate(
     Ok((secret, Origin::Generated))
 }
 
+/// Why an operator-provided secret file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum SecretFileError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    /// A secret others can read is a leaked secret: refuse it rather than use it.
+    #[error("{path} is readable by group or others (mode {mode:o}); chmod 600 it")]
+    TooOpen { path: String, mode: u32 },
+}
+
+/// Reads a secret the operator put in a file (e.g. the settler key), refusing a file whose mode
+/// lets group or others read it. The secret's text never appears in an error.
+pub fn read_owner_only(path: &Path) -> Result<String, SecretFileError> {
+    let shown = path.display().to_string();
+    let io = |source| SecretFileError::Io {
+        path: shown.clone(),
+        source,
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(path).map_err(io)?.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(SecretFileError::TooOpen { path: shown, mode });
+        }
+    }
+    Ok(fs::read_to_string(path).map_err(io)?.trim().to_string())
+}
+
 /// `bytes` random bytes as lowercase hex, with a prefix that says what the secret is for.
 pub fn random_token(prefix: &str, bytes: usize) -> String {
     use rand::RngCore;
@@ -66,5 +98,26 @@ mod tests {
                 0o600
             );
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn owner_only_files_are_read_and_open_ones_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        fs::write(&path, "  s3cret\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(read_owner_only(&path).unwrap(), "s3cret");
+        for mode in [0o640, 0o604] {
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+            let error = read_owner_only(&path).unwrap_err();
+            assert!(matches!(error, SecretFileError::TooOpen { .. }));
+            assert!(!error.to_string().contains("s3cret"));
+        }
+        assert!(matches!(
+            read_owner_only(&dir.path().join("absent")),
+            Err(SecretFileError::Io { .. })
+        ));
     }
 }

@@ -2,9 +2,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use toolhost::config::Config;
+use toolhost::config::{Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
 use toolhost::server::Server;
 
 #[derive(Parser)]
@@ -86,13 +87,34 @@ struct ServeArgs {
     #[arg(long, env = "TOOLHOST_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     mcp_allowed_origins: Vec<String>,
     /// Base URL of a remote x402 facilitator (POST /verify, POST /settle, GET /supported).
-    /// Unset: payments are verified locally and settlement is recorded off-chain.
-    #[arg(long, env = "TOOLHOST_FACILITATOR_URL")]
+    /// Unset: payments are verified locally and settlement is recorded off-chain, or submitted
+    /// on-chain with --evm-rpc-url and a settler key.
+    #[arg(long, env = "TOOLHOST_FACILITATOR_URL", conflicts_with = "evm_rpc_url")]
     facilitator_url: Option<String>,
+    /// Accepted payment network (repeat for several; env: `;`-separated): `base-sepolia`, `base`,
+    /// or a custom `v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>`. Default: base-sepolia.
+    #[arg(long = "network", env = "TOOLHOST_NETWORKS", value_delimiter = ';')]
+    networks: Vec<NetworkConfig>,
+    /// EVM JSON-RPC URL of the accepted network's chain: the local facilitator then submits each
+    /// payment's transferWithAuthorization on-chain (needs a settler key).
+    #[arg(long, env = "TOOLHOST_EVM_RPC_URL", hide_env_values = true)]
+    evm_rpc_url: Option<String>,
+    /// File holding the settler's hex private key (the account that submits transfers and pays
+    /// their gas); must not be readable by group or others. Alternatively, the key itself in the
+    /// environment variable TOOLHOST_SETTLER_KEY (there is no flag for it: argv is visible to
+    /// every local user).
+    #[arg(long, env = "TOOLHOST_SETTLER_KEY_FILE")]
+    settler_key_file: Option<PathBuf>,
+    /// How long to wait for a settlement transaction to be mined before recording it as pending.
+    #[arg(long, env = "TOOLHOST_SETTLEMENT_TIMEOUT_SECS", default_value_t = 15)]
+    settlement_timeout_secs: u64,
 }
 
+/// The settler's key itself, read from the environment only.
+const SETTLER_KEY_ENV: &str = "TOOLHOST_SETTLER_KEY";
+
 impl ServeArgs {
-    fn into_config(self) -> Config {
+    fn into_config(self) -> Result<Config, String> {
         let mut config = Config::new(self.data);
         config.addr = self.addr;
         config.base_url = self.base_url;
@@ -101,20 +123,52 @@ impl ServeArgs {
         config.catalog_namespace = self.catalog_namespace;
         config.seed_dir = self.seed_dir;
         config.limits.body_bytes = self.body_limit;
-        config.limits.request_timeout = std::time::Duration::from_secs(self.request_timeout_secs);
+        config.limits.request_timeout = Duration::from_secs(self.request_timeout_secs);
         config.outbound.allow_loopback = self.dev_allow_loopback;
         let pool = &mut config.runtime.pool;
-        pool.default_limits.timeout = std::time::Duration::from_millis(self.js_timeout_ms);
+        pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
         pool.default_limits.heap_bytes = self.js_heap_mb * 1024 * 1024;
         if let Some(n) = self.isolates_per_endpoint.filter(|n| *n > 0) {
             pool.instances_per_endpoint = n;
         }
         config.payment.pay_to = self.pay_to;
-        config.mcp.allowed_origins = self.mcp_allowed_origins;
-        if let Some(url) = self.facilitator_url.filter(|u| !u.is_empty()) {
-            config.payment.facilitator = toolhost::config::FacilitatorConfig::Remote { url };
+        if !self.networks.is_empty() {
+            config.payment.networks = self.networks;
         }
-        config
+        config.mcp.allowed_origins = self.mcp_allowed_origins;
+        let key_value = std::env::var(SETTLER_KEY_ENV)
+            .ok()
+            .filter(|k| !k.trim().is_empty());
+        let settler_key = match (self.settler_key_file, key_value) {
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "give the settler key once: --settler-key-file or {SETTLER_KEY_ENV}"
+                ))
+            }
+            (Some(path), None) => Some(SettlerKey::File(path)),
+            (None, Some(key)) => Some(SettlerKey::Value(key)),
+            (None, None) => None,
+        };
+        match (self.evm_rpc_url.filter(|u| !u.is_empty()), settler_key) {
+            (Some(rpc_url), Some(settler_key)) => {
+                config.payment.facilitator = FacilitatorConfig::OnChain(OnChainConfig {
+                    rpc_url,
+                    settler_key,
+                    confirmation_timeout: Duration::from_secs(self.settlement_timeout_secs),
+                });
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "--evm-rpc-url needs a settler key (--settler-key-file or {SETTLER_KEY_ENV})"
+                ))
+            }
+            (None, Some(_)) => return Err("a settler key needs --evm-rpc-url".into()),
+            (None, None) => {}
+        }
+        if let Some(url) = self.facilitator_url.filter(|u| !u.is_empty()) {
+            config.payment.facilitator = FacilitatorConfig::Remote { url };
+        }
+        Ok(config)
     }
 }
 
@@ -157,7 +211,13 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.log_format);
     let Command::Serve(args) = cli.command;
-    let config = args.into_config();
+    let config = match args.into_config() {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("toolhost: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     if config.outbound.allow_loopback {
         tracing::warn!("dev flag: outbound requests may reach loopback addresses");
     }

@@ -46,6 +46,7 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Value> {
             "payTo": app.payments.pay_to,
             "facilitator": match &payment.facilitator {
                 FacilitatorConfig::Local => json!({"kind": "local", "settlesOnChain": false}),
+                FacilitatorConfig::OnChain(_) => json!({"kind": "local", "settlesOnChain": true}),
                 FacilitatorConfig::Remote { url } => json!({"kind": "remote", "url": url}),
             },
             "supported": u("/x402/supported"),

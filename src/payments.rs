@@ -15,7 +15,8 @@
 //! - `requirements`: what we ask for ([`Offer`]) and the 402 answer in both versions.
 //! - `header`: parsing the payment headers and writing the response header.
 //! - `verify`: the `exact` EVM scheme check (EIP-712 typed data, signer recovery with alloy).
-//! - `facilitator`: the verify/settle seam, `local` and `remote` implementations.
+//! - `facilitator`: the verify/settle seam, `local` (ledger or on-chain settlement, `chain`) and
+//!   `remote` implementations.
 //! - `nonces`: atomic nonce claims.
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
 //! - `gate`: the seam the invocation pipeline calls.
@@ -70,6 +71,14 @@ pub enum Reason {
     /// A remote facilitator refused for a reason we have no name for (its text is in the message).
     Rejected,
     SettlementFailed,
+    /// On-chain settlement: the payer's balance is below the authorized value.
+    InsufficientBalance,
+    /// On-chain settlement: the transfer would revert for another reason.
+    SimulationFailed,
+    /// On-chain settlement: the transaction was mined and reverted.
+    TransactionFailed,
+    /// On-chain settlement: the transaction succeeded without the authorized `Transfer`.
+    TransferEventMismatch,
 }
 
 impl Reason {
@@ -90,13 +99,17 @@ impl Reason {
             Reason::InvalidCredit => "invalid_developer_credit",
             Reason::Rejected => "payment_rejected",
             Reason::SettlementFailed => "settlement_failed",
+            Reason::InsufficientBalance => "invalid_exact_evm_insufficient_balance",
+            Reason::SimulationFailed => "invalid_exact_evm_transaction_simulation_failed",
+            Reason::TransactionFailed => "invalid_exact_evm_transaction_failed",
+            Reason::TransferEventMismatch => "invalid_exact_evm_transfer_event_mismatch",
         }
     }
 
     /// Reasons a facilitator may report, matched by name (unknown ones become `SettlementFailed`
     /// or `InvalidPayload` at the call site).
     pub fn parse(text: &str) -> Option<Reason> {
-        const ALL: [Reason; 15] = [
+        const ALL: [Reason; 19] = [
             Reason::InvalidPayload,
             Reason::InvalidScheme,
             Reason::InvalidNetwork,
@@ -112,6 +125,10 @@ impl Reason {
             Reason::InvalidCredit,
             Reason::Rejected,
             Reason::SettlementFailed,
+            Reason::InsufficientBalance,
+            Reason::SimulationFailed,
+            Reason::TransactionFailed,
+            Reason::TransferEventMismatch,
         ];
         ALL.into_iter().find(|r| r.as_str() == text)
     }
@@ -125,7 +142,8 @@ pub enum PaymentError {
     /// A well-formed payment that we refuse: 402 with the reason and fresh requirements.
     #[error("{message}")]
     Refused { reason: Reason, message: String },
-    /// The remote facilitator could not be reached or answered nonsense: 502.
+    /// The remote facilitator, or the chain's RPC, could not be reached or answered nonsense:
+    /// 502.
     #[error("facilitator unavailable: {0}")]
     Facilitator(String),
     #[error(transparent)]

@@ -38,6 +38,11 @@ impl Server {
             .map_err(|source| ServeError::Bind { addr, source })?;
         let bound = listener.local_addr()?;
         let (app, notes) = App::open(config, bound)?;
+        app.payments
+            .facilitator
+            .check()
+            .await
+            .map_err(StartupError::Chain)?;
         Ok(Self {
             listener,
             app: Arc::new(app),

@@ -1,35 +1,63 @@
 //! The facilitator seam: who verifies a payment and who settles it.
 //!
-//! [`local::LocalFacilitator`] verifies here and records settlement in our ledger only (receipts
-//! say `onChain:false`); [`remote::RemoteFacilitator`] speaks the standard facilitator API
+//! [`local::LocalFacilitator`] verifies here and either records settlement in our ledger only
+//! (receipts say `onChain:false`) or, with an RPC URL and a settler key, submits the transfer
+//! on-chain ([`chain`]); [`remote::RemoteFacilitator`] speaks the standard facilitator API
 //! (`POST /verify`, `POST /settle`, `GET /supported`). Nonce claims and receipts stay ours
 //! whichever is used, so replay protection never depends on the facilitator.
 
+pub mod chain;
 pub mod local;
 pub mod remote;
 
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use serde::Serialize;
+use futures::FutureExt;
 use serde_json::Value;
+
+pub use self::chain::ChainError;
 
 use super::header::PaymentPayload;
 use super::requirements::Offer;
 use super::verify::Verified;
 use super::PaymentError;
-use crate::config::FacilitatorConfig;
+use crate::config::{FacilitatorConfig, NetworkConfig};
 
 /// How a payment was settled.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settlement {
-    /// Whether the transfer was submitted on-chain.
-    pub on_chain: bool,
-    /// The transaction hash when on-chain.
+    pub status: SettlementStatus,
+    /// The transaction hash, once one was broadcast.
     pub transaction: Option<String>,
     /// Who settled it: `local` or `remote`.
     pub facilitator: &'static str,
+}
+
+/// Where the money is, as the receipt's `settlement.status` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettlementStatus {
+    /// Recorded in our ledger only; nothing was submitted on-chain.
+    Recorded,
+    /// Transferred on-chain: mined, and successful.
+    Settled,
+    /// Broadcast, but not seen mined before the confirmation timeout.
+    Pending,
+}
+
+impl SettlementStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SettlementStatus::Recorded => "recorded",
+            SettlementStatus::Settled => "settled",
+            SettlementStatus::Pending => "pending",
+        }
+    }
+
+    /// Whether the receipt may say `onChain:true`: only a transfer seen mined.
+    pub fn on_chain(self) -> bool {
+        self == SettlementStatus::Settled
+    }
 }
 
 pub trait Facilitator: Send + Sync {
@@ -50,15 +78,67 @@ pub trait Facilitator: Send + Sync {
 
     /// The `{kinds:[{x402Version, scheme, network}]}` this facilitator handles.
     fn supported(&self) -> BoxFuture<'_, Result<Value, PaymentError>>;
+
+    /// Checks, once at start-up, what can be checked before the first payment (the chain an
+    /// on-chain settler reaches). Nothing to check by default.
+    fn check(&self) -> BoxFuture<'_, Result<(), ChainError>> {
+        futures::future::ready(Ok(())).boxed()
+    }
 }
 
-/// The facilitator the configuration names.
+/// The facilitator the configuration names. On-chain settlement goes through one RPC, so every
+/// accepted network must be its chain.
 pub fn from_config(
     config: &FacilitatorConfig,
-    networks: &[crate::config::NetworkConfig],
-) -> Arc<dyn Facilitator> {
-    match config {
-        FacilitatorConfig::Local => Arc::new(local::LocalFacilitator::new(networks.to_vec())),
+    networks: &[NetworkConfig],
+) -> Result<Arc<dyn Facilitator>, ChainError> {
+    Ok(match config {
+        FacilitatorConfig::Local => Arc::new(local::LocalFacilitator::new(networks.to_vec(), None)),
+        FacilitatorConfig::OnChain(onchain) => {
+            let chain_id = match networks {
+                [network] => network.chain_id,
+                _ => {
+                    return Err(ChainError::Networks(format!(
+                        "on-chain settlement uses one RPC, so accept exactly one network (configured: {})",
+                        networks
+                            .iter()
+                            .map(|n| n.caip2.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )))
+                }
+            };
+            let settler = chain::Settler::new(onchain, chain_id)?;
+            Arc::new(local::LocalFacilitator::new(
+                networks.to_vec(),
+                Some(settler),
+            ))
+        }
         FacilitatorConfig::Remote { url } => Arc::new(remote::RemoteFacilitator::new(url)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{OnChainConfig, SettlerKey};
+
+    #[test]
+    fn on_chain_settlement_needs_exactly_one_network() {
+        let onchain = FacilitatorConfig::OnChain(OnChainConfig {
+            rpc_url: "http://127.0.0.1:9".into(),
+            settler_key: SettlerKey::Value(
+                "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d".into(),
+            ),
+            confirmation_timeout: std::time::Duration::from_secs(1),
+        });
+        let two = [NetworkConfig::base_sepolia(), NetworkConfig::base()];
+        match from_config(&onchain, &two) {
+            Err(ChainError::Networks(message)) => {
+                assert!(message.contains("eip155:84532, eip155:8453"), "{message}")
+            }
+            other => panic!("expected a refusal, got {:?}", other.err()),
+        }
+        assert!(from_config(&onchain, &two[..1]).is_ok());
     }
 }

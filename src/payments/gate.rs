@@ -8,7 +8,9 @@
 //!
 //! Dropping an [`Authorized`] without settling (handler error, cancelled request, timeout)
 //! releases the nonce claim, so the unspent authorization can be retried; settling makes the
-//! claim permanent in the same atomic batch as the receipt and the ledger entry.
+//! claim permanent in the same atomic batch as the receipt and the ledger entry. Once begun, an
+//! x402 settlement runs to its end in a task of its own, because it may move money on-chain:
+//! a request cancelled meanwhile must not leave a transfer without its receipt.
 
 use std::sync::Arc;
 
@@ -17,7 +19,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::credits::{self, Grant, CREDIT_HEADER};
-use super::facilitator::Settlement;
+use super::facilitator::{Facilitator, Settlement};
 use super::header::{self, PaymentPayload, SettlementResponse};
 use super::nonces::{self, NonceClaim};
 use super::requirements::Offer;
@@ -25,7 +27,9 @@ use super::verify::Verified;
 use super::PaymentError;
 use crate::app::App;
 use crate::http::error::ApiError;
-use crate::receipts::{sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature};
+use crate::receipts::{
+    sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
+};
 use crate::revenue::{self, Sale};
 use crate::store::{Batch, Store, StoreError, Tree};
 
@@ -206,65 +210,98 @@ impl Authorized {
                 })
             }
             Method::X402(x402) => {
-                let X402Payment {
-                    payment,
-                    verified,
-                    mut claim,
-                } = *x402;
-                let settlement: Settlement = app
-                    .payments
-                    .facilitator
-                    .settle(&payment, &charge.offer, &verified)
-                    .await
-                    .map_err(|e| charge.offer.refuse(e))?;
-                let payer = verified.payer.to_checksum(None);
                 receipt.payment_method = PaymentMethod::X402;
-                receipt.payer = Some(payer.clone());
-                receipt.x402_version = Some(payment.version.number());
-                receipt.asset = Some(verified.requirement.asset.clone());
-                receipt.network = Some(verified.network.caip2.clone());
                 receipt.charged = true;
-                receipt.settlement = ReceiptSettlement {
-                    status: if settlement.on_chain {
-                        "settled"
-                    } else {
-                        "recorded"
-                    }
-                    .into(),
-                    on_chain: settlement.on_chain,
-                    transaction: settlement.transaction.clone(),
-                    facilitator: Some(settlement.facilitator.into()),
-                };
-                app.receipt_signer.sign(&mut receipt);
-                let batch = revenue::record(
-                    store_receipt(Batch::new(), &receipt)?,
-                    &sale(&receipt, PaymentMethod::X402),
-                )?;
-                let batch = claim.claim.commit(batch, &receipt.receipt_id);
-                app.store.apply(batch).map_err(|e| match e {
-                    StoreError::ConditionFailed(_) => {
-                        ApiError::internal("nonce claim lost before settlement")
-                    }
-                    other => other.into(),
-                })?;
-                claim.committed = true;
-                let response = SettlementResponse {
-                    success: true,
-                    transaction: settlement.transaction.unwrap_or_default(),
-                    network: match payment.version {
-                        header::X402Version::V2 => verified.network.caip2.clone(),
-                        header::X402Version::V1 => verified.network.v1_name.clone(),
-                    },
-                    payer,
-                };
-                Ok(Settled {
+                let sale = sale(&receipt, PaymentMethod::X402);
+                let job = X402Settlement {
+                    facilitator: app.payments.facilitator.clone(),
+                    store: app.store.clone(),
+                    signer: app.receipt_signer.clone(),
+                    offer: charge.offer,
                     receipt,
-                    headers: header::response_header(payment.version, &response)
-                        .into_iter()
-                        .collect(),
-                })
+                    sale,
+                    x402: *x402,
+                };
+                // A task of its own, so a cancelled request (client gone, request deadline) cannot
+                // stop it between moving the money and recording it.
+                tokio::spawn(job.run())
+                    .await
+                    .map_err(|_| ApiError::internal("the settlement task failed"))?
             }
         }
+    }
+}
+
+/// Settling an x402 payment and recording it: everything it needs, owned.
+struct X402Settlement {
+    facilitator: Arc<dyn Facilitator>,
+    store: Arc<dyn Store>,
+    signer: Arc<ReceiptSigner>,
+    offer: Offer,
+    /// The receipt so far; the settlement fills in the rest.
+    receipt: Receipt,
+    sale: Sale,
+    x402: X402Payment,
+}
+
+impl X402Settlement {
+    /// Settles through the facilitator, then writes receipt, sale and spent nonce in one batch.
+    /// On any error the claim guard drops and releases the nonce; nothing is written.
+    async fn run(self) -> Result<Settled, ApiError> {
+        let X402Settlement {
+            facilitator,
+            store,
+            signer,
+            offer,
+            mut receipt,
+            sale,
+            x402,
+        } = self;
+        let X402Payment {
+            payment,
+            verified,
+            mut claim,
+        } = x402;
+        let settlement: Settlement = facilitator
+            .settle(&payment, &offer, &verified)
+            .await
+            .map_err(|e| offer.refuse(e))?;
+        let payer = verified.payer.to_checksum(None);
+        receipt.payer = Some(payer.clone());
+        receipt.x402_version = Some(payment.version.number());
+        receipt.asset = Some(verified.requirement.asset.clone());
+        receipt.network = Some(verified.network.caip2.clone());
+        receipt.settlement = ReceiptSettlement {
+            status: settlement.status.as_str().into(),
+            on_chain: settlement.status.on_chain(),
+            transaction: settlement.transaction.clone(),
+            facilitator: Some(settlement.facilitator.into()),
+        };
+        signer.sign(&mut receipt);
+        let batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;
+        let batch = claim.claim.commit(batch, &receipt.receipt_id);
+        store.apply(batch).map_err(|e| match e {
+            StoreError::ConditionFailed(_) => {
+                ApiError::internal("nonce claim lost before settlement")
+            }
+            other => other.into(),
+        })?;
+        claim.committed = true;
+        let response = SettlementResponse {
+            success: true,
+            transaction: settlement.transaction.unwrap_or_default(),
+            network: match payment.version {
+                header::X402Version::V2 => verified.network.caip2.clone(),
+                header::X402Version::V1 => verified.network.v1_name.clone(),
+            },
+            payer,
+        };
+        Ok(Settled {
+            receipt,
+            headers: header::response_header(payment.version, &response)
+                .into_iter()
+                .collect(),
+        })
     }
 }
 

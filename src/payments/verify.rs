@@ -169,7 +169,8 @@ pub fn verify_exact(
     })
 }
 
-fn parse_signature(text: &str) -> Result<Signature, PaymentError> {
+/// The 65-byte `r‖s‖v` signature of an authorization.
+pub(crate) fn parse_signature(text: &str) -> Result<Signature, PaymentError> {
     let hex_text = text.trim().trim_start_matches("0x");
     let bytes = hex::decode(hex_text)
         .map_err(|_| refused(Reason::Signature, "the signature is not hex"))?;

@@ -17,8 +17,8 @@ pub enum PaymentMethod {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReceiptSettlement {
-    /// `recorded` (ledger only, not on-chain), `settled` (on-chain), `debited` (developer
-    /// credit) or `not_applicable` (free).
+    /// `recorded` (ledger only, not on-chain), `settled` (on-chain, mined), `pending` (broadcast
+    /// on-chain, not yet seen mined), `debited` (developer credit) or `not_applicable` (free).
     pub status: String,
     pub on_chain: bool,
     pub transaction: Option<String>,

@@ -132,3 +132,61 @@ fn first_start_generates_admin_token_once_and_sigterm_shuts_down_cleanly() {
     assert!(catalog.contains("receipt-echo-paid"));
     assert!(terminate(child).success());
 }
+
+/// On-chain settlement flags: documented, checked before anything starts, and the key never
+/// echoed.
+#[test]
+fn settlement_flags_are_checked_at_start() {
+    let out = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for option in [
+        "--network",
+        "TOOLHOST_NETWORKS",
+        "--evm-rpc-url",
+        "TOOLHOST_EVM_RPC_URL",
+        "--settler-key-file",
+        "TOOLHOST_SETTLER_KEY_FILE",
+        "--settlement-timeout-secs",
+    ] {
+        assert!(
+            help.contains(option),
+            "serve --help lacks {option}:\n{help}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let key = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+    let refused = |args: &[&str], env: &[(&str, &str)]| {
+        let out = Command::new(BIN)
+            .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+            .arg(dir.path())
+            .args(args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} should be refused");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!stderr.contains(key), "the key was echoed: {stderr}");
+        stderr
+    };
+    let stderr = refused(&["--evm-rpc-url", "http://127.0.0.1:9"], &[]);
+    assert!(stderr.contains("needs a settler key"), "{stderr}");
+    let stderr = refused(&[], &[("TOOLHOST_SETTLER_KEY", key)]);
+    assert!(stderr.contains("needs --evm-rpc-url"), "{stderr}");
+    let stderr = refused(&["--network", "local,eip155:x,0x1,USDC,2"], &[]);
+    assert!(stderr.contains("eip155:<chainId>"), "{stderr}");
+    // Nothing listens on port 9: start-up says so, without the URL or the key.
+    let stderr = refused(
+        &[
+            "--network",
+            "local,eip155:31337,0x5FbDB2315678afecb367f032d93F642f64180aa3,USDC,2",
+            "--evm-rpc-url",
+            "http://127.0.0.1:9/secret-api-key",
+        ],
+        &[("TOOLHOST_SETTLER_KEY", key)],
+    );
+    assert!(stderr.contains("could not be reached"), "{stderr}");
+    assert!(!stderr.contains("secret-api-key"), "{stderr}");
+}

@@ -6,6 +6,7 @@ mod util;
 mod authz;
 mod builders;
 mod catalog;
+mod chain;
 mod cli;
 mod errors;
 mod js_client;

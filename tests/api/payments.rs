@@ -396,11 +396,11 @@ async fn fake_facilitator(settled: std::sync::Arc<std::sync::atomic::AtomicUsize
             "/verify",
             post(|axum::Json(body): axum::Json<Value>| async move {
                 assert!(body["paymentRequirements"]["payTo"].is_string() && body["paymentPayload"]["payload"].is_object());
-                let ok = body["paymentPayload"]["payload"]["authorization"]["validAfter"] != "1";
-                axum::Json(if ok {
-                    json!({"isValid": true, "payer": body["paymentPayload"]["payload"]["authorization"]["from"]})
-                } else {
-                    json!({"isValid": false, "invalidReason": "invalid_exact_evm_insufficient_balance"})
+                let authorization = &body["paymentPayload"]["payload"]["authorization"];
+                axum::Json(match authorization["validAfter"].as_str() {
+                    Some("1") => json!({"isValid": false, "invalidReason": "invalid_exact_evm_insufficient_balance"}),
+                    Some("2") => json!({"isValid": false, "invalidReason": "a_reason_x402_does_not_name"}),
+                    _ => json!({"isValid": true, "payer": authorization["from"]}),
                 })
             }),
         )
@@ -448,13 +448,17 @@ async fn remote_facilitator_verifies_and_settles() {
     // Replay protection stays ours.
     let (status, _, body) = post_paid(&server, PAID, &header, json!({})).await;
     assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
-    // The facilitator's refusal reaches the caller with its reason in the message.
+    // The facilitator's refusal reaches the caller: a reason x402 names as itself, any other as
+    // `payment_rejected` with the facilitator's reason in the message.
     let refused = pay(&signer, &required, 2, |a| a.valid_after = "1".into());
+    let (status, _, body) = post_paid(&server, PAID, &refused, json!({})).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_insufficient_balance");
+    let refused = pay(&signer, &required, 2, |a| a.valid_after = "2".into());
     let (status, _, body) = post_paid(&server, PAID, &refused, json!({})).await;
     assert_payment_required(status, &body, "payment_rejected");
     assert!(body["message"]
         .as_str()
         .unwrap()
-        .contains("invalid_exact_evm_insufficient_balance"));
+        .contains("a_reason_x402_does_not_name"));
     assert_eq!(settled.load(std::sync::atomic::Ordering::SeqCst), 1);
 }

@@ -1,14 +1,17 @@
-//! Verification in-process; settlement recorded in the ledger, not on-chain.
+//! Verification in-process; settlement recorded in the ledger, or submitted on-chain.
 //!
-//! Recording is honest about what it is: every receipt of a locally settled payment says
-//! `onChain:false` and carries no transaction, and the signed authorization stays valid for
-//! `transferWithAuthorization` by whoever holds it until `validBefore`.
+//! Without a settler, recording is honest about what it is: every receipt of a locally settled
+//! payment says `onChain:false` and carries no transaction, and the signed authorization stays
+//! valid for `transferWithAuthorization` by whoever holds it until `validBefore`. With a settler
+//! (an RPC URL and a key configured), the transfer is submitted on-chain; see [`super::chain`]
+//! for what each outcome means.
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
 
-use super::{Facilitator, Settlement};
+use super::chain::{ChainError, Settler};
+use super::{Facilitator, Settlement, SettlementStatus};
 use crate::config::NetworkConfig;
 use crate::payments::header::PaymentPayload;
 use crate::payments::requirements::Offer;
@@ -17,11 +20,12 @@ use crate::payments::PaymentError;
 
 pub struct LocalFacilitator {
     networks: Vec<NetworkConfig>,
+    settler: Option<Settler>,
 }
 
 impl LocalFacilitator {
-    pub fn new(networks: Vec<NetworkConfig>) -> Self {
-        Self { networks }
+    pub fn new(networks: Vec<NetworkConfig>, settler: Option<Settler>) -> Self {
+        Self { networks, settler }
     }
 }
 
@@ -36,14 +40,26 @@ impl Facilitator for LocalFacilitator {
 
     fn settle<'a>(
         &'a self,
-        _: &'a PaymentPayload,
+        payment: &'a PaymentPayload,
         _: &'a Offer,
-        _: &'a Verified,
+        verified: &'a Verified,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>> {
         async move {
+            let Some(settler) = &self.settler else {
+                return Ok(Settlement {
+                    status: SettlementStatus::Recorded,
+                    transaction: None,
+                    facilitator: "local",
+                });
+            };
+            let submitted = settler.settle(payment, verified).await?;
             Ok(Settlement {
-                on_chain: false,
-                transaction: None,
+                status: if submitted.confirmed {
+                    SettlementStatus::Settled
+                } else {
+                    SettlementStatus::Pending
+                },
+                transaction: Some(submitted.transaction.to_string()),
                 facilitator: "local",
             })
         }
@@ -61,6 +77,21 @@ impl Facilitator for LocalFacilitator {
                 ]
             })
             .collect();
-        async move { Ok(json!({ "kinds": kinds })) }.boxed()
+        let signers: Vec<String> = self
+            .settler
+            .iter()
+            .map(|s| s.address().to_checksum(None))
+            .collect();
+        async move { Ok(json!({ "kinds": kinds, "signers": {"eip155:*": signers} })) }.boxed()
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), ChainError>> {
+        async move {
+            match &self.settler {
+                Some(settler) => settler.check_chain().await,
+                None => Ok(()),
+            }
+        }
+        .boxed()
     }
 }

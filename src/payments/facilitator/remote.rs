@@ -13,7 +13,7 @@ use futures::FutureExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{Facilitator, Settlement};
+use super::{Facilitator, Settlement, SettlementStatus};
 use crate::payments::header::{PaymentPayload, X402Version};
 use crate::payments::requirements::Offer;
 use crate::payments::verify::{message, Verified};
@@ -149,7 +149,12 @@ impl Facilitator for RemoteFacilitator {
             }
             let transaction = answer.transaction.filter(|t| !t.is_empty());
             Ok(Settlement {
-                on_chain: transaction.is_some(),
+                // The standard `/settle` answers success once the transfer is mined.
+                status: if transaction.is_some() {
+                    SettlementStatus::Settled
+                } else {
+                    SettlementStatus::Recorded
+                },
                 transaction,
                 facilitator: "remote",
             })

@@ -1,0 +1,411 @@
+//! On-chain settlement: the local facilitator submits the payer's EIP-3009
+//! `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s)` to the
+//! asset contract, signed by the settler's key, and waits for it to be mined.
+//!
+//! # Failure semantics
+//! Settlement runs after the paid handler succeeded; whatever happens here, the store never holds
+//! half a payment (receipt, ledger entry and spent nonce are one batch, written only on success
+//! or pending, see `gate`).
+//!
+//! | what happens | answer | payer charged | store |
+//! |---|---|---|---|
+//! | simulation (`eth_estimateGas`) reverts | 402 with the x402 reason: `invalid_exact_evm_insufficient_balance`, `invalid_exact_evm_nonce_already_used`, or `invalid_exact_evm_transaction_simulation_failed` | no: nothing was broadcast | nothing; nonce claim released |
+//! | the RPC is unreachable or refuses the transaction (before or at broadcast) | 502 `facilitator_unavailable` | no | nothing; nonce claim released |
+//! | mined with status 0 (reverted) | 402 `invalid_exact_evm_transaction_failed`, tx hash in the message | no: a revert moves nothing (the settler paid the gas) | nothing; nonce claim released |
+//! | mined with status 1 and the expected `Transfer` log | 200, receipt `settled`, `onChain:true`, tx hash | yes | receipt, sale, nonce spent |
+//! | broadcast, not mined within the timeout (or the node stopped answering) | 200, receipt `pending`, `onChain:false`, tx hash | once it is mined | receipt, sale, nonce spent |
+//!
+//! Why serve a `pending` payment rather than refuse it: the handler already produced the result
+//! and the transfer is out of our hands once broadcast; simulation just passed, and EIP-3009 pays
+//! `to` whoever submits the authorization. Refusing would risk charging the payer for nothing
+//! (the pricing mode promises the opposite); serving risks at most the price of one call for the
+//! seller, and the receipt says honestly that the transaction was not yet seen mined.
+//!
+//! A 402 tells the payer the authorization itself will not settle (fix the balance, sign a new
+//! one); a 502 tells them the chain is out of reach and the same authorization may be retried.
+//!
+//! # Nonces
+//! Submissions from the settler account are serialized: the account nonce is held under a lock
+//! while a transaction is signed and sent, so concurrent settlements take consecutive nonces and
+//! never replace each other. Waiting for receipts happens outside the lock.
+
+mod rpc;
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use alloy_network::eip2718::Encodable2718;
+use alloy_network::{Ethereum, EthereumWallet, NetworkTransactionBuilder};
+use alloy_primitives::{Address, Bytes, B256};
+use alloy_rpc_types_eth::{TransactionInput, TransactionReceipt, TransactionRequest};
+use alloy_signer_local::PrivateKeySigner;
+use alloy_sol_types::{sol, SolCall, SolEvent};
+use tokio::sync::Mutex;
+
+use self::rpc::{Rpc, RpcError};
+use crate::config::{OnChainConfig, SettlerKey};
+use crate::keyfile;
+use crate::payments::header::PaymentPayload;
+use crate::payments::verify::{message, parse_signature, Verified};
+use crate::payments::{PaymentError, Reason};
+
+sol! {
+    /// What settlement calls on the asset contract (USDC's EIP-3009 surface).
+    interface IEip3009 {
+        function transferWithAuthorization(
+            address from,
+            address to,
+            uint256 value,
+            uint256 validAfter,
+            uint256 validBefore,
+            bytes32 nonce,
+            uint8 v,
+            bytes32 r,
+            bytes32 s
+        ) external;
+        function authorizationState(address authorizer, bytes32 nonce) external view returns (bool);
+        function balanceOf(address account) external view returns (uint256);
+        event Transfer(address indexed from, address indexed to, uint256 value);
+    }
+}
+
+/// The first pause between receipt polls, doubled after each miss up to [`POLL_MAX`]: a dev chain
+/// mines within milliseconds, a public one within seconds.
+const POLL_FIRST: Duration = Duration::from_millis(20);
+const POLL_MAX: Duration = Duration::from_secs(1);
+
+/// Why a settlement, or setting up to settle, failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ChainError {
+    #[error("settler key: {0}")]
+    Key(String),
+    #[error("the EVM RPC reports chain id {rpc}, but the accepted network is chain {configured}")]
+    WrongChain { rpc: u64, configured: u64 },
+    #[error("{0}")]
+    Networks(String),
+    /// The chain would not, or did not, move the payment: the payer's side (402).
+    #[error("{message}")]
+    Refused { reason: Reason, message: String },
+    /// Nothing was settled and the chain could not be asked, or refused our transaction: our
+    /// side (502).
+    #[error("on-chain settlement unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl From<ChainError> for PaymentError {
+    fn from(e: ChainError) -> Self {
+        match e {
+            ChainError::Refused { reason, message } => PaymentError::refused(reason, message),
+            other => PaymentError::Facilitator(other.to_string()),
+        }
+    }
+}
+
+/// A transfer that left our hands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Submitted {
+    pub transaction: B256,
+    /// Mined with status 1 and the expected `Transfer` log; `false`: not seen mined in time.
+    pub confirmed: bool,
+}
+
+/// Submits `transferWithAuthorization` for verified payments on one chain.
+pub struct Settler {
+    rpc: Rpc,
+    wallet: EthereumWallet,
+    address: Address,
+    chain_id: u64,
+    confirmation_timeout: Duration,
+    /// The settler account's next nonce, held while a transaction is signed and sent. `None`:
+    /// ask the node (at first use, and after a send whose fate is unclear).
+    next_nonce: Mutex<Option<u64>>,
+}
+
+impl Settler {
+    /// A settler for `chain_id`, with its key loaded (from an owner-only file, or the value).
+    pub fn new(config: &OnChainConfig, chain_id: u64) -> Result<Self, ChainError> {
+        let text = match &config.settler_key {
+            SettlerKey::File(path) => {
+                keyfile::read_owner_only(path).map_err(|e| ChainError::Key(e.to_string()))?
+            }
+            SettlerKey::Value(text) => text.trim().to_string(),
+        };
+        // The parse error is not shown: it could quote part of the key.
+        let signer = PrivateKeySigner::from_str(&text)
+            .map_err(|_| ChainError::Key("not a 32-byte hex private key".into()))?;
+        let address = signer.address();
+        Ok(Self {
+            rpc: Rpc::new(&config.rpc_url, Duration::from_secs(10)),
+            wallet: EthereumWallet::from(signer),
+            address,
+            chain_id,
+            confirmation_timeout: config.confirmation_timeout,
+            next_nonce: Mutex::new(None),
+        })
+    }
+
+    pub fn address(&self) -> Address {
+        self.address
+    }
+
+    /// Start-up check: the RPC serves the configured chain.
+    pub async fn check_chain(&self) -> Result<(), ChainError> {
+        let rpc = self
+            .rpc
+            .chain_id()
+            .await
+            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        if rpc != self.chain_id {
+            return Err(ChainError::WrongChain {
+                rpc,
+                configured: self.chain_id,
+            });
+        }
+        tracing::info!(settler = %self.address, chain_id = rpc, "on-chain settlement ready");
+        Ok(())
+    }
+
+    /// Settles a verified payment on-chain (see the module docs for every outcome).
+    pub async fn settle(
+        &self,
+        payment: &PaymentPayload,
+        verified: &Verified,
+    ) -> Result<Submitted, ChainError> {
+        let refused = |e: PaymentError| match e {
+            PaymentError::Refused { reason, message } => ChainError::Refused { reason, message },
+            other => ChainError::Unavailable(other.to_string()),
+        };
+        let authorization = message(&payment.payload.authorization).map_err(refused)?;
+        let signature = parse_signature(&payment.payload.signature).map_err(refused)?;
+        let asset = Address::from_str(&verified.requirement.asset).map_err(|_| {
+            ChainError::Unavailable("the configured asset is not an address".into())
+        })?;
+        let call = IEip3009::transferWithAuthorizationCall {
+            from: authorization.from,
+            to: authorization.to,
+            value: authorization.value,
+            validAfter: authorization.validAfter,
+            validBefore: authorization.validBefore,
+            nonce: authorization.nonce,
+            v: 27 + u8::from(signature.v()),
+            r: B256::from(signature.r()),
+            s: B256::from(signature.s()),
+        };
+        let started = Instant::now();
+        let request = self.request(asset, call.abi_encode());
+        let gas = match self.rpc.estimate_gas(&request).await {
+            Ok(gas) => gas,
+            Err(e) if e.is_revert() => return Err(self.diagnose(asset, &call, e).await),
+            Err(e) => return Err(unavailable(e)),
+        };
+        let transaction = self.send(request, gas).await?;
+        let submitted = self.wait(transaction, asset, &call).await?;
+        tracing::info!(
+            transaction = %transaction,
+            confirmed = submitted.confirmed,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "on-chain settlement submitted"
+        );
+        Ok(submitted)
+    }
+
+    /// A call from the settler to the asset contract.
+    fn request(&self, asset: Address, input: Vec<u8>) -> TransactionRequest {
+        TransactionRequest::default()
+            .from(self.address)
+            .to(asset)
+            .input(TransactionInput::both(Bytes::from(input)))
+    }
+
+    /// Names why the transfer would revert, asking the contract what x402's reference
+    /// facilitator asks: is the nonce used, is the balance short.
+    async fn diagnose(
+        &self,
+        asset: Address,
+        call: &IEip3009::transferWithAuthorizationCall,
+        revert: RpcError,
+    ) -> ChainError {
+        let used = IEip3009::authorizationStateCall {
+            authorizer: call.from,
+            nonce: call.nonce,
+        };
+        if let Ok(bytes) = self.rpc.call(&self.request(asset, used.abi_encode())).await {
+            if IEip3009::authorizationStateCall::abi_decode_returns(&bytes) == Ok(true) {
+                return ChainError::Refused {
+                    reason: Reason::NonceAlreadyUsed,
+                    message: "the asset contract says this authorization was already used".into(),
+                };
+            }
+        }
+        let balance = IEip3009::balanceOfCall { account: call.from };
+        if let Ok(bytes) = self
+            .rpc
+            .call(&self.request(asset, balance.abi_encode()))
+            .await
+        {
+            if let Ok(balance) = IEip3009::balanceOfCall::abi_decode_returns(&bytes) {
+                if balance < call.value {
+                    return ChainError::Refused {
+                        reason: Reason::InsufficientBalance,
+                        message: format!(
+                            "the payer holds {balance} atomic units of the asset, less than the {} authorized",
+                            call.value
+                        ),
+                    };
+                }
+            }
+        }
+        ChainError::Refused {
+            reason: Reason::SimulationFailed,
+            message: format!("the transfer would revert: {revert}"),
+        }
+    }
+
+    /// Signs and broadcasts under the nonce lock; returns the transaction hash once the node has
+    /// it, or could have it.
+    async fn send(&self, request: TransactionRequest, gas: u64) -> Result<B256, ChainError> {
+        let gas_price = self.rpc.gas_price().await.map_err(unavailable)?;
+        let tip = self.rpc.max_priority_fee().await.map_err(unavailable)?;
+        let mut next_nonce = self.next_nonce.lock().await;
+        let nonce = match *next_nonce {
+            Some(nonce) => nonce,
+            None => self
+                .rpc
+                .pending_nonce(self.address)
+                .await
+                .map_err(unavailable)?,
+        };
+        let mut request = request
+            .nonce(nonce)
+            // A fifth over the estimate: state may move between estimate and inclusion.
+            .gas_limit(gas.saturating_add(gas / 5))
+            .max_priority_fee_per_gas(tip)
+            // Room for the base fee to double before inclusion; only base fee + tip is paid.
+            .max_fee_per_gas(gas_price.saturating_mul(2).saturating_add(tip));
+        request.chain_id = Some(self.chain_id);
+        let envelope = <TransactionRequest as NetworkTransactionBuilder<Ethereum>>::build(
+            request,
+            &self.wallet,
+        )
+        .await
+        .map_err(|e| ChainError::Unavailable(format!("cannot sign the transaction: {e}")))?;
+        let hash = *envelope.tx_hash();
+        match self.rpc.send_raw(envelope.encoded_2718().into()).await {
+            Ok(_) => {
+                *next_nonce = Some(nonce + 1);
+                Ok(hash)
+            }
+            // Not sent: the nonce is still free.
+            Err(e @ RpcError::Unreachable { .. }) => Err(unavailable(e)),
+            Err(e @ RpcError::Rejected { .. }) => {
+                // Refused (e.g. nonce too low after another sender used the account): ask the
+                // node for the nonce next time.
+                *next_nonce = None;
+                Err(unavailable(e))
+            }
+            Err(RpcError::NoAnswer { detail, .. }) => {
+                tracing::warn!(transaction = %hash, %detail, "broadcast unanswered; waiting for the transaction anyway");
+                *next_nonce = None;
+                Ok(hash)
+            }
+        }
+    }
+
+    /// Waits for the receipt until the confirmation timeout.
+    async fn wait(
+        &self,
+        transaction: B256,
+        asset: Address,
+        call: &IEip3009::transferWithAuthorizationCall,
+    ) -> Result<Submitted, ChainError> {
+        let deadline = Instant::now() + self.confirmation_timeout;
+        let mut pause = POLL_FIRST;
+        loop {
+            match self.rpc.receipt(transaction).await {
+                Ok(Some(receipt)) => return check_receipt(&receipt, transaction, asset, call),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(transaction = %transaction, error = %e, "receipt poll failed")
+                }
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                tracing::warn!(transaction = %transaction, "not mined within the confirmation timeout; recorded as pending");
+                return Ok(Submitted {
+                    transaction,
+                    confirmed: false,
+                });
+            }
+            tokio::time::sleep(pause.min(deadline - now)).await;
+            pause = (pause * 2).min(POLL_MAX);
+        }
+    }
+}
+
+/// A mined transaction settled the payment only if it succeeded and the asset logged the
+/// authorized transfer.
+fn check_receipt(
+    receipt: &TransactionReceipt,
+    transaction: B256,
+    asset: Address,
+    call: &IEip3009::transferWithAuthorizationCall,
+) -> Result<Submitted, ChainError> {
+    if !receipt.status() {
+        return Err(ChainError::Refused {
+            reason: Reason::TransactionFailed,
+            message: format!("transaction {transaction} reverted; nothing was transferred"),
+        });
+    }
+    let transferred = receipt.logs().iter().any(|log| {
+        log.address() == asset
+            && IEip3009::Transfer::decode_log(&log.inner).is_ok_and(|event| {
+                event.from == call.from && event.to == call.to && event.value == call.value
+            })
+    });
+    if !transferred {
+        return Err(ChainError::Refused {
+            reason: Reason::TransferEventMismatch,
+            message: format!(
+                "transaction {transaction} succeeded but the asset logged no transfer of {} to {}",
+                call.value, call.to
+            ),
+        });
+    }
+    Ok(Submitted {
+        transaction,
+        confirmed: true,
+    })
+}
+
+fn unavailable(e: RpcError) -> ChainError {
+    ChainError::Unavailable(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(key: SettlerKey) -> OnChainConfig {
+        OnChainConfig {
+            rpc_url: "http://127.0.0.1:9".into(),
+            settler_key: key,
+            confirmation_timeout: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn loads_the_key_and_refuses_a_bad_one_without_quoting_it() {
+        let signer = PrivateKeySigner::random();
+        let hex_key = hex::encode(signer.to_bytes());
+        let settler =
+            Settler::new(&config(SettlerKey::Value(format!("0x{hex_key}\n"))), 31337).unwrap();
+        assert_eq!(settler.address(), signer.address());
+        let bad = format!("{}zz", &hex_key[..62]);
+        let error = Settler::new(&config(SettlerKey::Value(bad.clone())), 31337)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains("not a 32-byte hex private key"), "{error}");
+        assert!(!error.contains(&bad[..20]), "{error}");
+    }
+}
