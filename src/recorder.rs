@@ -37,9 +37,17 @@ pub struct Recorder {
 }
 
 enum Message {
-    Log { slug: String, entry: LogEntry },
-    Event { owner: String, event: Event },
+    Log {
+        slug: String,
+        entry: LogEntry,
+    },
+    Event {
+        owner: String,
+        event: Event,
+    },
     Flush(oneshot::Sender<()>),
+    /// Store what is queued, stop, and answer once the store is released.
+    Close(oneshot::Sender<()>),
 }
 
 impl Recorder {
@@ -48,7 +56,13 @@ impl Recorder {
         let (sender, receiver) = mpsc::channel(QUEUE);
         std::thread::Builder::new()
             .name("recorder".to_owned())
-            .spawn(move || run(store.as_ref(), receiver))?;
+            .spawn(move || {
+                let closed = run(store.as_ref(), receiver);
+                drop(store);
+                if let Some(closed) = closed {
+                    let _ = closed.send(());
+                }
+            })?;
         Ok(Recorder { sender })
     }
 
@@ -78,6 +92,15 @@ impl Recorder {
         }
     }
 
+    /// Stores everything queued and stops the writer, releasing its hold on the store (at
+    /// shutdown, before the store is flushed and its lock let go). Later records are lost.
+    pub async fn close(&self) {
+        let (done, closed) = oneshot::channel();
+        if self.sender.send(Message::Close(done)).await.is_ok() {
+            let _ = closed.await;
+        }
+    }
+
     async fn send(&self, message: Message) {
         if self.sender.send(message).await.is_err() {
             tracing::error!("the activity recorder has stopped; a log entry or event was lost");
@@ -85,7 +108,9 @@ impl Recorder {
     }
 }
 
-fn run(store: &dyn Store, mut receiver: mpsc::Receiver<Message>) {
+/// Stores rounds until the channel closes or a `Close` arrives (returned, to be answered once
+/// the store is dropped).
+fn run(store: &dyn Store, mut receiver: mpsc::Receiver<Message>) -> Option<oneshot::Sender<()>> {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -93,39 +118,52 @@ fn run(store: &dyn Store, mut receiver: mpsc::Receiver<Message>) {
         Ok(runtime) => runtime,
         Err(err) => {
             tracing::error!(%err, "cannot start the activity recorder's runtime");
-            return;
+            return None;
         }
     };
     let mut round = Vec::with_capacity(MAX_ROUND);
     runtime.block_on(async {
         while let Some(first) = receiver.recv().await {
-            let mut flushing = matches!(first, Message::Flush(_));
+            let mut round_over = ends_round(&first);
             round.push(first);
             let ends = tokio::time::Instant::now() + LINGER;
-            while !flushing && round.len() < MAX_ROUND {
+            while !round_over && round.len() < MAX_ROUND {
                 match tokio::time::timeout_at(ends, receiver.recv()).await {
                     Ok(Some(message)) => {
-                        flushing = matches!(message, Message::Flush(_));
+                        round_over = ends_round(&message);
                         round.push(message);
                     }
                     Ok(None) | Err(_) => break,
                 }
             }
-            store_round(store, round.drain(..));
+            if let Some(closed) = store_round(store, round.drain(..)) {
+                return Some(closed);
+            }
         }
-    });
+        None
+    })
+}
+
+fn ends_round(message: &Message) -> bool {
+    matches!(message, Message::Flush(_) | Message::Close(_))
 }
 
 /// Stores one round: each endpoint's entries in order, then the events; then answers flushes.
-fn store_round(store: &dyn Store, round: impl Iterator<Item = Message>) {
+/// Returns the `Close` request if the round ended with one.
+fn store_round(
+    store: &dyn Store,
+    round: impl Iterator<Item = Message>,
+) -> Option<oneshot::Sender<()>> {
     let mut entries: BTreeMap<String, Vec<LogEntry>> = BTreeMap::new();
     let mut feed: Vec<(String, Event)> = Vec::new();
     let mut flushes = Vec::new();
+    let mut close = None;
     for message in round {
         match message {
             Message::Log { slug, entry } => entries.entry(slug).or_default().push(entry),
             Message::Event { owner, event } => feed.push((owner, event)),
             Message::Flush(done) => flushes.push(done),
+            Message::Close(done) => close = Some(done),
         }
     }
     for (slug, entries) in &entries {
@@ -147,6 +185,7 @@ fn store_round(store: &dyn Store, round: impl Iterator<Item = Message>) {
     for done in flushes {
         let _ = done.send(());
     }
+    close
 }
 
 #[cfg(test)]

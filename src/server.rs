@@ -69,7 +69,7 @@ impl Server {
         // Isolate threads hold the store through their host; join them, and store what the
         // recorder holds, before flushing so nothing writes after the flush.
         self.app.runtime.pool().shutdown().await;
-        self.app.recorder.flush().await;
+        self.app.recorder.close().await;
         if let Err(e) = self.app.store.flush() {
             tracing::error!(error = %e, "store flush on shutdown failed");
         }
