@@ -21,6 +21,7 @@
     errorCode,
     errorMessage,
     httpGetJson,
+    installFastRegExpSplit,
     isResponse,
     respond,
     toJsonText,
@@ -111,6 +112,7 @@
   function setup(configJson) {
     const config = JSONParse(configJson);
     scrubGlobals();
+    installFastRegExpSplit(globalThis);
     core.setUnhandledPromiseRejectionHandler(createRejectionReporter(config.logs));
     ObjectDefineProperty(globalThis, "console", {
       __proto__: null,

@@ -1,4 +1,4 @@
-//! `runtime-js/05_regexp_split.js` replaces QuickJS's `RegExp.prototype[Symbol.split]` with a
+//! `runtime-js/50_regexp_split.js` replaces QuickJS's `RegExp.prototype[Symbol.split]` with a
 //! fast path for unmodified RegExps. These tests hold it to the original: the same split runs
 //! once on a plain RegExp (fast path) and once on a copy with an extra own property, which the
 //! fast path hands to the built-in, and both results must be equal, over patterns with
@@ -88,11 +88,14 @@ async fn patched_regexp_behaviour_is_honoured() {
             const symbol = (() => { try { "a".split({ [Symbol.split]: RegExp.prototype[Symbol.split] }); return "no error"; } catch (e) { return e.constructor.name; } })();
             const descriptor = Object.getOwnPropertyDescriptor(RegExp.prototype, Symbol.split);
             return { plain, patched, calls, sub, symbol, name: descriptor.value.name,
+                     installed: !String(descriptor.value).includes("[native code]"),
                      length: descriptor.value.length, writable: descriptor.writable,
                      enumerable: descriptor.enumerable, configurable: descriptor.configurable };
         }"#,
     );
     let result = body(&pool, &code, json!(null)).await;
+    // The fast path is what handlers get (so the differential test compares two paths).
+    assert_eq!(result["installed"], json!(true));
     assert_eq!(result["plain"], json!(["a", "b", "c"]));
     assert_eq!(result["patched"], json!(["a", "b", "c"]));
     // The built-in sticky scan calls the patched exec once per position tried.

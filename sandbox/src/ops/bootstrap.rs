@@ -12,11 +12,11 @@ use super::runtime_js;
 /// deno_core's debug assertions trip over nested import edges between extension modules.)
 const JS: &[ExtensionFileSource] = &[
     runtime_js!("00_ctx.js"),
-    runtime_js!("05_regexp_split.js"),
     runtime_js!("10_kv.js"),
     runtime_js!("20_files.js"),
     runtime_js!("30_http.js"),
     runtime_js!("40_log.js"),
+    runtime_js!("50_regexp_split.js"),
     runtime_js!("90_bootstrap.js"),
 ];
 
