@@ -21,7 +21,6 @@
     errorCode,
     errorMessage,
     httpGetJson,
-    installFastRegExpSplit,
     isResponse,
     respond,
     toJsonText,
@@ -112,7 +111,6 @@
   function setup(configJson) {
     const config = JSONParse(configJson);
     scrubGlobals();
-    installFastRegExpSplit(globalThis);
     core.setUnhandledPromiseRejectionHandler(createRejectionReporter(config.logs));
     ObjectDefineProperty(globalThis, "console", {
       __proto__: null,

@@ -16,7 +16,6 @@ const JS: &[ExtensionFileSource] = &[
     runtime_js!("20_files.js"),
     runtime_js!("30_http.js"),
     runtime_js!("40_log.js"),
-    runtime_js!("50_regexp_split.js"),
     runtime_js!("90_bootstrap.js"),
 ];
 
