@@ -142,7 +142,8 @@ fn warm_call(c: &mut Criterion) {
     let code = endpoint("warm", TRIVIAL);
     let invocation = request(json!({ "q": "hello" }));
     rt.block_on(call(&pool, &code, invocation.clone()));
-    c.bench_function("warm_call/trivial_handler", |b| {
+    let mut group = c.benchmark_group("warm_call");
+    group.bench_function("trivial_handler", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
                 let started = Instant::now();
@@ -153,6 +154,7 @@ fn warm_call(c: &mut Criterion) {
             })
         });
     });
+    group.finish();
     assert_eq!(pool.stats().isolates_created, 1, "every call was warm");
     rt.block_on(pool.shutdown());
 }
