@@ -26,8 +26,12 @@ DESCRIPTIONS = [
      "the same with `spare_isolates: 0`: also spawns the isolate thread and restores a fresh runtime "
      "from the startup snapshot"),
     ("warm_call/trivial_handler",
-     "`Pool::invoke` of a trivial handler on its live isolate: dispatch to the isolate thread, "
-     "request JSON in, call, result JSON out, reply"),
+     "`Pool::invoke` of a trivial handler on its live isolate, one call at a time: dispatch to the "
+     "isolate thread, request JSON in, call, result JSON out, reply; each call wakes the parked "
+     "isolate thread and then the caller, which on this VM costs more when the machine is idle"),
+    ("warm_call/trivial_handler_64_in_flight",
+     "the same with 64 calls in flight at once (the per-endpoint admission bound), per call: the "
+     "isolate thread goes from one queued call to the next without parking, as on a loaded server"),
     ("ctx_op/kv_get",
      "one `await ctx.kv.get(key)` against an in-memory host, per op (a handler loops over 1,000 "
      "gets per invocation; the invocation's own cost adds ~1/1000 of a warm call)"),
@@ -104,39 +108,53 @@ def collect(criterion_dir, since):
     return found
 
 
+def typical(est):
+    """Criterion's headline figure: the slope for linear sampling, else the mean."""
+    return est["slope"] if est.get("slope") else est["mean"]
+
+
 def table(found):
-    lines = ["| benchmark | median | mean [95% CI] | std dev | MAD | samples × iterations |",
-             "|---|---:|---:|---:|---:|---|"]
+    lines = ["| benchmark | estimate [95% CI] | mean | median | std dev | MAD | sampling |",
+             "|---|---:|---:|---:|---:|---:|---|"]
     for bench_id, est, sample in found:
-        mean = est["mean"]
-        ci = mean["confidence_interval"]
+        head = typical(est)
+        ci = head["confidence_interval"]
         iters = sample["iters"]
-        per = (f"{len(iters)} × {int(iters[0])}" if len(set(iters)) == 1
-               else f"{len(iters)} × {int(min(iters))}–{int(max(iters))}")
-        lines.append("| `{}` | {} | {} [{} – {}] | {} | {} | {} |".format(
-            bench_id, fmt_ns(est["median"]["point_estimate"]), fmt_ns(mean["point_estimate"]),
-            fmt_ns(ci["lower_bound"]), fmt_ns(ci["upper_bound"]),
-            fmt_ns(est["std_dev"]["point_estimate"]), fmt_ns(est["median_abs_dev"]["point_estimate"]), per))
+        if sample.get("sampling_mode") == "Flat" or len(set(iters)) == 1:
+            how = f"flat: {len(iters)} samples × {int(iters[0])}"
+        else:
+            how = f"linear: {len(iters)} samples, {int(min(iters))}–{int(max(iters))} iterations"
+        lines.append("| `{}` | **{}** [{} – {}] | {} | {} | {} | {} | {} |".format(
+            bench_id, fmt_ns(head["point_estimate"]), fmt_ns(ci["lower_bound"]), fmt_ns(ci["upper_bound"]),
+            fmt_ns(est["mean"]["point_estimate"]), fmt_ns(est["median"]["point_estimate"]),
+            fmt_ns(est["std_dev"]["point_estimate"]), fmt_ns(est["median_abs_dev"]["point_estimate"]), how))
     return lines
+
+
+TABLE_NOTE = ("Estimate: criterion's headline figure (the one it prints as `time:`): with linear sampling "
+              "(sample k runs k·d iterations) the slope of sample time over iterations, with flat sampling "
+              "(each iteration is a new endpoint: the cold starts) the mean. Mean, median, std dev and MAD are "
+              "over the per-sample averages (sample time / its iterations); when the mean sits well above "
+              "the slope, short samples were slower (e.g. threads waking from idle).")
 
 
 def derived(found):
     """Figures computed from two benchmarks of the same run."""
-    medians = {b: e["median"]["point_estimate"] for b, e, _ in found}
+    head = {b: typical(e)["point_estimate"] for b, e, _ in found}
     out = []
-    if "ctx_op/kv_get" in medians and "ctx_op/await_baseline" in medians:
-        out.append("- `ctx.kv.get` op alone (median `ctx_op/kv_get` − median `ctx_op/await_baseline`): "
-                   + fmt_ns(medians["ctx_op/kv_get"] - medians["ctx_op/await_baseline"]))
-    spare, no_spare = (medians.get("isolate_creation/cold_start_spare_ready"),
-                       medians.get("isolate_creation/cold_start_no_spare"))
+    if "ctx_op/kv_get" in head and "ctx_op/await_baseline" in head:
+        out.append("- `ctx.kv.get` op alone (`ctx_op/kv_get` − `ctx_op/await_baseline`): "
+                   + fmt_ns(head["ctx_op/kv_get"] - head["ctx_op/await_baseline"]))
+    spare, no_spare = (head.get("isolate_creation/cold_start_spare_ready"),
+                       head.get("isolate_creation/cold_start_no_spare"))
     if spare and no_spare:
-        out.append("- what a ready spare saves a cold start (thread spawn + runtime restored from the "
-                   f"startup snapshot; medians): {fmt_ns(no_spare - spare)}")
-    for size in sorted({b.rsplit("/", 1)[1] for b in medians if b.startswith("catalog_listing/all/")},
+        out.append("- what a ready spare saves a cold start (thread spawn + a runtime restored from the "
+                   f"startup snapshot): {fmt_ns(no_spare - spare)}")
+    for size in sorted({b.rsplit("/", 1)[1] for b in head if b.startswith("catalog_listing/all/")},
                        key=lambda s: int(s) if s.isdigit() else 0):
         if size.isdigit() and int(size) > 0:
-            out.append(f"- catalog listing per endpoint at {size} endpoints (median / {size}): "
-                       + fmt_ns(medians[f"catalog_listing/all/{size}"] / int(size)))
+            out.append(f"- catalog listing per endpoint at {size} endpoints (`catalog_listing/all/{size}` / {size}): "
+                       + fmt_ns(head[f"catalog_listing/all/{size}"] / int(size)))
     return out
 
 
@@ -169,7 +187,7 @@ def section(found, meta):
             "shared and noisy: read the medians, the spread and the load average together, and compare "
             "figures only within one run.", ""]
     out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts] + [""]
-    out += table(found) + [""]
+    out += table(found) + ["", TABLE_NOTE, ""]
     extra = derived(found)
     if extra:
         out += ["Derived (same run):", ""] + extra + [""]

@@ -4,7 +4,9 @@
 //!   spare runtime is ready (bind, module load, first call).
 //! - `isolate_creation/cold_start_no_spare`: the same with `spare_isolates: 0`, so the cold start
 //!   also spawns the isolate thread and restores a fresh runtime from the startup snapshot.
-//! - `warm_call/trivial_handler`: `Pool::invoke` of a trivial handler on a live isolate.
+//! - `warm_call/trivial_handler`: `Pool::invoke` of a trivial handler on a live isolate, one call
+//!   at a time (each call wakes the parked isolate thread, then the caller).
+//!   `warm_call/trivial_handler_64_in_flight`: the same with 64 calls in flight, per call.
 //! - `ctx_op/kv_get`: one `await ctx.kv.get(key)` against an in-memory host, per op (the handler
 //!   loops; one invocation covers up to [`OPS_PER_CALL`] ops). `ctx_op/await_baseline` is the
 //!   same loop awaiting a resolved promise instead, to tell the op apart from the JS loop.
@@ -20,6 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use deno_core::futures::future::join_all;
 use sandbox::{Capabilities, EndpointCode, Invocation, Pool, PoolConfig};
 use serde_json::json;
 use tokio::runtime::Runtime;
@@ -45,6 +48,9 @@ const AWAIT_LOOP: &str = r#"export default async (req, ctx) => {
 
 /// Ops per invocation in `ctx_op`: large enough that the invocation's own cost is noise per op.
 const OPS_PER_CALL: u64 = 1000;
+
+/// Concurrent calls in the loaded variant of `warm_call` (the default per-endpoint admission bound).
+const IN_FLIGHT: u64 = 64;
 
 /// Retired isolates per batch in the cold start benchmarks (see [`settle`]).
 const RETIRE_BATCH: usize = 32;
@@ -149,6 +155,22 @@ fn warm_call(c: &mut Criterion) {
                 let started = Instant::now();
                 for _ in 0..iters {
                     call(&pool, &code, invocation.clone()).await;
+                }
+                started.elapsed()
+            })
+        });
+    });
+    // Many calls in flight, as on a loaded server: the isolate thread goes from one queued call
+    // to the next without parking, so this is the per-call cost without idle wake-ups.
+    group.bench_function(format!("trivial_handler_{IN_FLIGHT}_in_flight"), |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let started = Instant::now();
+                let mut left = iters;
+                while left > 0 {
+                    let n = left.min(IN_FLIGHT);
+                    join_all((0..n).map(|_| call(&pool, &code, invocation.clone()))).await;
+                    left -= n;
                 }
                 started.elapsed()
             })
