@@ -50,7 +50,12 @@ SINCE=$(date +%s)
 STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 CPU_BEFORE=$("$PY" "$HELPER" cpu)
-COMMAND="${CARGO[*]} -- ${CRITERION_ARGS[*]}"
+COMMAND="${CARGO[*]}"
+[ ${#CRITERION_ARGS[@]} -gt 0 ] && COMMAND="$COMMAND -- ${CRITERION_ARGS[*]}"
+INVOCATION="bash bench/micro.sh${*:+ $*}"
+for v in MEASURE WARM_UP QUICK RECORD; do
+  [ -n "${!v:-}" ] && INVOCATION="$v=${!v} $INVOCATION"
+done
 log "load average before: $LOAD_BEFORE"
 log "running: $COMMAND"
 "${CARGO[@]}" -- "${CRITERION_ARGS[@]}"
@@ -72,7 +77,7 @@ MODE="full (criterion defaults)"
 REPORT=""
 [ -f "$CRITERION_DIR/report/index.html" ] && REPORT="$CRITERION_DIR/report/index.html"
 RUSTC_VERSION=$(rustc --version)
-export STARTED LOAD_BEFORE LOAD_AFTER CPU_BEFORE CPU_AFTER MACHINE COMMIT MODE COMMAND QUICK REPORT RUSTC_VERSION
+export STARTED LOAD_BEFORE LOAD_AFTER CPU_BEFORE CPU_AFTER MACHINE COMMIT MODE COMMAND INVOCATION QUICK REPORT RUSTC_VERSION
 "$PY" - "$WORK/meta.json" <<'EOF'
 import json, os, sys, time
 e = os.environ
@@ -81,7 +86,7 @@ meta = {
     "load_before": e["LOAD_BEFORE"], "load_after": e["LOAD_AFTER"],
     "cpu_before": json.loads(e["CPU_BEFORE"]), "cpu_after": json.loads(e["CPU_AFTER"]),
     "machine": e["MACHINE"], "rustc": e["RUSTC_VERSION"], "commit": e["COMMIT"], "mode": e["MODE"],
-    "command": e["COMMAND"], "quick": e["QUICK"] == "1", "report": e["REPORT"],
+    "command": e["COMMAND"], "invocation": e["INVOCATION"], "quick": e["QUICK"] == "1", "report": e["REPORT"],
 }
 with open(sys.argv[1], "w") as f:
     json.dump(meta, f)

@@ -133,7 +133,8 @@ def table(found):
 
 TABLE_NOTE = ("Estimate: criterion's headline figure (the one it prints as `time:`): with linear sampling "
               "(sample k runs k·d iterations) the slope of sample time over iterations, with flat sampling "
-              "(each iteration is a new endpoint: the cold starts) the mean. Mean, median, std dev and MAD are "
+              "(every sample runs the same iterations: the cold starts, where each iteration is a new endpoint, "
+              "and benchmarks too slow for linear sampling) the mean. Mean, median, std dev and MAD are "
               "over the per-sample averages (sample time / its iterations); when the mean sits well above "
               "the slope, short samples were slower (e.g. threads waking from idle).")
 
@@ -184,7 +185,7 @@ def section(found, meta):
         out += ["> **QUICK RUN** (short warm-up and measurement): checks the benchmarks; the figures are rough.", ""]
     out += ["In-process criterion benchmarks of single steps (no HTTP, no load generator): "
             "`sandbox/benches/sandbox.rs` and `benches/server.rs`. Times are per iteration. The machine is "
-            "shared and noisy: read the medians, the spread and the load average together, and compare "
+            "shared and noisy: read the estimates, the spread and the load average together, and compare "
             "figures only within one run.", ""]
     out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts] + [""]
     out += table(found) + ["", TABLE_NOTE, ""]
@@ -192,7 +193,8 @@ def section(found, meta):
     if extra:
         out += ["Derived (same run):", ""] + extra + [""]
     out += ["What each benchmark measures:", ""] + describe(found) + [""]
-    out += ["Command:", "", "```", meta["command"], "```", "",
+    out += ["Command (`bench/micro.sh` builds the benchmarks with `--no-run` first, then runs this):", "",
+            "```", f"{meta['invocation']}", f"# runs: {meta['command']}", "```", "",
             "Raw results: `$CARGO_TARGET_DIR/criterion/<group>/<benchmark>/new/estimates.json` "
             "(and `sample.json`); criterion's HTML report `criterion/report/index.html` beside them "
             "when gnuplot is installed.", "", END]
