@@ -25,6 +25,11 @@ die() { log "ERROR: $*"; exit 1; }
 command -v cargo >/dev/null || die "cargo not found"
 command -v "$PY" >/dev/null || die "python3 not found"
 
+# How this script was called, for the record (before the defaults below fill the knobs in).
+INVOCATION="bash bench/micro.sh${*:+ $*}"
+for v in RECORD QUICK WARM_UP MEASURE; do
+  if [ -n "${!v:-}" ]; then INVOCATION="$v=${!v} $INVOCATION"; fi
+done
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then
   : "${WARM_UP:=1}" "${MEASURE:=2}"
@@ -52,10 +57,6 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 CPU_BEFORE=$("$PY" "$HELPER" cpu)
 COMMAND="${CARGO[*]}"
 [ ${#CRITERION_ARGS[@]} -gt 0 ] && COMMAND="$COMMAND -- ${CRITERION_ARGS[*]}"
-INVOCATION="bash bench/micro.sh${*:+ $*}"
-for v in MEASURE WARM_UP QUICK RECORD; do
-  [ -n "${!v:-}" ] && INVOCATION="$v=${!v} $INVOCATION"
-done
 log "load average before: $LOAD_BEFORE"
 log "running: $COMMAND"
 "${CARGO[@]}" -- "${CRITERION_ARGS[@]}"
