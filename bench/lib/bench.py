@@ -19,6 +19,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -466,8 +467,22 @@ def cmd_report(a):
     out += ["", "Cold starts (ms): " + "; ".join(
         f"{p}: {', '.join(str(r['cold_ms']) for r in colds if r['peer'] == p)}" for p in peers
         if any(r["peer"] == p for r in colds)), "", "</details>", ""]
+    micro = kept_micro_section(a.out)
+    if micro:
+        out += [micro]
     with open(a.out, "w") as f:
         f.write("\n".join(out))
+
+
+def kept_micro_section(path):
+    """The "Micro-benchmarks (criterion)" section bench/micro.sh wrote into RESULTS.md, if any."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    found = re.search(r"<!-- micro-benchmarks:.*?<!-- /micro-benchmarks -->\n?", text, re.S)
+    return found.group(0) if found else None
 
 
 def main():

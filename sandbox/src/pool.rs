@@ -51,8 +51,10 @@ struct Endpoint {
 pub struct PoolStats {
     /// Isolate threads currently bound to endpoints.
     pub live_isolates: usize,
-    /// Unbound threads with a runtime ready for the next cold start.
+    /// Unbound threads kept for the next cold starts (their runtime may still be in the making).
     pub spare_isolates: usize,
+    /// Spares whose runtime is built: that many cold starts only bind and load the module.
+    pub ready_spares: usize,
     /// Per endpoint: instances and admitted invocations.
     pub endpoints: Vec<EndpointStats>,
     /// Isolates built (first use, after recycling, for a new version).
@@ -150,12 +152,14 @@ impl Pool {
             })
             .collect();
         let spare_isolates = state.spares.len();
+        let ready_spares = state.spares.iter().filter(|s| s.is_ready()).count();
         drop(state);
         endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
         let counters = self.counters();
         PoolStats {
             live_isolates: endpoints.iter().map(|e| e.instances).sum(),
             spare_isolates,
+            ready_spares,
             endpoints,
             isolates_created: counters.isolates_created.load(Ordering::Relaxed),
             invocations: counters.invocations.load(Ordering::Relaxed),

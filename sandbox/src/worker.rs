@@ -6,7 +6,7 @@
 //! and ends when the pool drops its sender, after serving what was already queued.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -65,6 +65,8 @@ pub(crate) struct WorkerHandle {
     sender: mpsc::Sender<Command>,
     /// Invocations sent and not yet finished, to spread load across instances.
     queued: Arc<AtomicUsize>,
+    /// The thread holds a blank runtime built ahead of time (a spare ready for a cold start).
+    ready: Arc<AtomicBool>,
 }
 
 impl WorkerHandle {
@@ -76,16 +78,29 @@ impl WorkerHandle {
         // One extra slot for the `Bind` command.
         let (sender, receiver) = mpsc::channel(queue_bound.max(1) + 1);
         let queued = Arc::new(AtomicUsize::new(0));
-        let worker_queued = queued.clone();
+        let ready = Arc::new(AtomicBool::new(false));
+        let (worker_queued, worker_ready) = (queued.clone(), ready.clone());
         let thread = std::thread::Builder::new()
             .name("sandbox-isolate".to_owned())
             .stack_size(WORKER_STACK_BYTES)
-            .spawn(move || run(&shared, receiver, &worker_queued))?;
-        Ok((WorkerHandle { sender, queued }, thread))
+            .spawn(move || run(&shared, receiver, &worker_queued, &worker_ready))?;
+        Ok((
+            WorkerHandle {
+                sender,
+                queued,
+                ready,
+            },
+            thread,
+        ))
     }
 
     pub(crate) fn queued(&self) -> usize {
         self.queued.load(Ordering::Acquire)
+    }
+
+    /// A blank runtime is built and waiting for the next cold start.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
     }
 
     /// The thread ended (it panicked, or could not start its runtime).
@@ -116,7 +131,12 @@ fn queue_error(err: mpsc::error::TrySendError<Command>) -> QueueError {
     }
 }
 
-fn run(shared: &Shared, mut receiver: mpsc::Receiver<Command>, queued: &AtomicUsize) {
+fn run(
+    shared: &Shared,
+    mut receiver: mpsc::Receiver<Command>,
+    queued: &AtomicUsize,
+    ready: &AtomicBool,
+) {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -144,6 +164,7 @@ fn run(shared: &Shared, mut receiver: mpsc::Receiver<Command>, queued: &AtomicUs
             if receiver.is_empty() {
                 worker.prepare_blank();
             }
+            ready.store(worker.blank.is_some(), Ordering::Release);
             let Some(command) = receiver.recv().await else {
                 break;
             };

@@ -273,6 +273,21 @@ async fn spares_take_cold_starts_and_are_refilled() {
     let stats = pool.stats();
     assert_eq!(stats.spare_isolates, 1);
     assert_eq!(stats.live_isolates, 2);
+    // The refilled spare builds its runtime on its own thread, then reports itself ready.
+    wait_for_ready_spares(&pool, 1).await;
+}
+
+/// Polls until `n` spares have their runtime built (bounded, so a broken flag fails the test).
+async fn wait_for_ready_spares(pool: &sandbox::Pool, n: usize) {
+    for _ in 0..3000 {
+        let stats = pool.stats();
+        assert!(stats.ready_spares <= stats.spare_isolates, "{stats:?}");
+        if stats.ready_spares == n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("spares never became ready: {:?}", pool.stats());
 }
 
 #[tokio::test]
@@ -288,5 +303,6 @@ async fn without_spares_cold_starts_build_their_own_runtime() {
     );
     let stats = pool.stats();
     assert_eq!(stats.spare_isolates, 0);
+    assert_eq!(stats.ready_spares, 0);
     assert_eq!(stats.live_isolates, 1);
 }

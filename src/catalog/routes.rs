@@ -7,12 +7,14 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::model::{Endpoint, PricingMode};
+use super::registry::Registry;
 use super::schema::example_for_schema;
 use super::view::{envelope, CatalogForm, EndpointRecord};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::endpoints;
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::urls::Urls;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -71,21 +73,37 @@ pub async fn list_endpoints(
             })
         })
         .transpose()?;
-    let records = app
-        .catalog
+    Ok(Json(listing(
+        &app.catalog,
+        &app.urls,
+        &app.config.catalog_namespace,
+        form,
+        query.tag.as_deref(),
+        query.q.as_deref(),
+        mode,
+    )))
+}
+
+/// The body of `GET /ai/endpoints`: the catalog envelope around the public record of every
+/// listed endpoint that passes the filters of [`matches`], in catalog order.
+pub fn listing(
+    catalog: &Registry,
+    urls: &Urls,
+    namespace: &str,
+    form: CatalogForm,
+    tag: Option<&str>,
+    q: Option<&str>,
+    mode: Option<PricingMode>,
+) -> Value {
+    let records = catalog
         .all()
         .iter()
         .map(|c| &c.endpoint)
         .filter(|e| e.is_listed())
-        .filter(|e| matches(e, query.tag.as_deref(), query.q.as_deref(), mode))
-        .map(|e| EndpointRecord::new(e, &app.urls, form))
+        .filter(|e| matches(e, tag, q, mode))
+        .map(|e| EndpointRecord::new(e, urls, form))
         .collect();
-    Ok(Json(envelope(
-        &app.urls,
-        &app.config.catalog_namespace,
-        form,
-        records,
-    )))
+    envelope(urls, namespace, form, records)
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]

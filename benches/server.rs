@@ -1,0 +1,195 @@
+//! Criterion micro-benchmarks of the server's per-request work outside the sandbox:
+//!
+//! - `eip712_verify/verify_exact`: checking a real EIP-3009 authorization, signed with
+//!   alloy-signer-local in the setup (EIP-712 hash, secp256k1 signer recovery, field checks).
+//!   `eip712_verify/decode_and_verify` adds decoding the `PAYMENT-SIGNATURE` header (base64 and
+//!   JSON), as a paid request does.
+//! - `receipt/sign` and `receipt/verify`: Ed25519 over the canonical JSON of a paid receipt.
+//! - `catalog_listing/*`: the body of `GET /ai/endpoints` ([`listing`]) over the seeded catalog
+//!   and over 1,000 endpoints, unfiltered and with a text search, and unfiltered with the JSON
+//!   serialization of the response.
+//!
+//! Run with `bench/micro.sh` (or `cargo bench -p toolhost --bench server`).
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use alloy_signer_local::PrivateKeySigner;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use serde_json::json;
+use toolhost::catalog::routes::listing;
+use toolhost::catalog::{seed_catalog, CatalogForm, Registry};
+use toolhost::config::Config;
+use toolhost::money::Usd;
+use toolhost::payments::verify::{signing::sign, unix_now, verify_exact};
+use toolhost::payments::{header, Offer, ResourceInfo};
+use toolhost::receipts::{
+    sha256_hex, verify_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
+    ReceiptSigner, RECEIPT_SCHEMA,
+};
+use toolhost::runtime::host::Quotas;
+use toolhost::store::SledStore;
+use toolhost::urls::Urls;
+
+const BASE_URL: &str = "http://127.0.0.1:8080";
+
+fn eip712_verify(c: &mut Criterion) {
+    let config = Config::new("/unused");
+    let payer = PrivateKeySigner::random();
+    let pay_to = PrivateKeySigner::random().address().to_string();
+    let resource = ResourceInfo {
+        url: format!("{BASE_URL}/tools/receipt-echo-paid"),
+        description: "Receipt echo (paid)".into(),
+        mime_type: "application/json".into(),
+    };
+    let offer = Offer::new(&config.payment, &pay_to, resource, Usd::from_units(1000));
+    let (network, requirement) = &offer.accepts[0];
+    let signed = sign(&payer, network, requirement, |_| {}).expect("sign");
+    let wire = header::encode(&json!({
+        "x402Version": 2,
+        "accepted": requirement,
+        "payload": signed,
+    }));
+    let payment = header::decode(&wire).expect("decode");
+    let now = unix_now();
+    let verified = verify_exact(&payment, &offer, now).expect("a valid payment");
+    assert_eq!(verified.payer, payer.address());
+
+    let mut group = c.benchmark_group("eip712_verify");
+    group.bench_function("verify_exact", |b| {
+        b.iter(|| verify_exact(black_box(&payment), &offer, now).expect("valid"));
+    });
+    group.bench_function("decode_and_verify", |b| {
+        b.iter(|| {
+            let payment = header::decode(black_box(&wire)).expect("decode");
+            verify_exact(&payment, &offer, now).expect("valid")
+        });
+    });
+    group.finish();
+}
+
+/// A receipt of a paid x402 call, as the server issues it.
+fn paid_receipt() -> Receipt {
+    Receipt {
+        receipt_id: "rcpt_0196f3a0c2d87b3e9a1f5c4d2e6b8a90".into(),
+        schema: RECEIPT_SCHEMA.into(),
+        purpose: "invocation".into(),
+        endpoint_slug: Some("receipt-echo-paid".into()),
+        price_usd: "0.001".into(),
+        amount: "1000".into(),
+        asset: Some("0x036CbD53842c5426634e7929541eC2318f3dCF7e".into()),
+        network: Some("eip155:84532".into()),
+        payer: Some(PrivateKeySigner::random().address().to_string()),
+        payment_method: PaymentMethod::X402,
+        x402_version: Some(2),
+        charged: true,
+        settlement: ReceiptSettlement {
+            status: "recorded".into(),
+            on_chain: false,
+            transaction: None,
+            facilitator: Some("local".into()),
+        },
+        request_sha256: sha256_hex(&json!({ "message": "hello" })),
+        result_sha256: sha256_hex(&json!({ "echo": { "message": "hello" } })),
+        issued_at: "2026-01-01T00:00:00Z".into(),
+        url: format!("{BASE_URL}/ai/receipts/rcpt_0196f3a0c2d87b3e9a1f5c4d2e6b8a90"),
+        signature: ReceiptSignature {
+            alg: String::new(),
+            public_key: String::new(),
+            value: String::new(),
+        },
+    }
+}
+
+fn receipt(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let signer = ReceiptSigner::load_or_generate(&dir.path().join("key")).expect("key");
+    let public_key = signer.public_key();
+    let unsigned = paid_receipt();
+    let mut signed = unsigned.clone();
+    signer.sign(&mut signed);
+    assert!(verify_receipt(&signed, &public_key));
+
+    let mut group = c.benchmark_group("receipt");
+    group.bench_function("sign", |b| {
+        b.iter_batched_ref(
+            || unsigned.clone(),
+            |receipt| signer.sign(receipt),
+            criterion::BatchSize::SmallInput,
+        );
+    });
+    group.bench_function("verify", |b| {
+        b.iter(|| assert!(verify_receipt(black_box(&signed), &public_key)));
+    });
+    group.finish();
+}
+
+/// A registry over a temporary store, seeded from `fixtures/`, then grown with copies of the
+/// seeded endpoints (new slug, title and tag) up to `total` endpoints.
+fn catalog(total: usize) -> Registry {
+    let store = Arc::new(SledStore::temporary().expect("store"));
+    let registry = Registry::load(store.clone()).expect("registry");
+    seed_catalog(&registry, &*store, &Quotas::default(), None).expect("seed");
+    let seeded: Vec<_> = registry.all().iter().map(|c| c.endpoint.clone()).collect();
+    for i in seeded.len()..total {
+        let mut endpoint = seeded[i % seeded.len()].clone();
+        endpoint.slug = format!("{}-{i}", endpoint.slug);
+        endpoint.id = format!("ep_bench_{i}");
+        endpoint.title = format!("{} #{i}", endpoint.title);
+        endpoint.tags.push(format!("group-{}", i % 10));
+        endpoint.created_at += time::Duration::seconds(i as i64);
+        endpoint.updated_at = endpoint.created_at;
+        registry.insert_new(endpoint).expect("insert");
+    }
+    registry
+}
+
+fn catalog_listing(c: &mut Criterion) {
+    let config = Config::new("/unused");
+    let namespace = config.catalog_namespace.as_str();
+    let urls = Urls::new(BASE_URL);
+    let seeded = catalog(0);
+    let large = catalog(1000);
+    let list = |registry: &Registry, q: Option<&str>| {
+        listing(
+            registry,
+            &urls,
+            namespace,
+            CatalogForm::Current,
+            None,
+            q,
+            None,
+        )
+    };
+    let count = |registry: &Registry, q: Option<&str>| {
+        list(registry, q)["endpoints"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    let seeded_len = count(&seeded, None);
+    assert!(seeded_len >= 8, "the seeded catalog lists {seeded_len}");
+    assert_eq!(count(&large, None), 1000);
+    // "receipt" matches 2 of the 8 fixtures: a quarter of the large catalog.
+    assert!(count(&large, Some("receipt")) >= 200);
+
+    let mut group = c.benchmark_group("catalog_listing");
+    for (registry, size) in [(&seeded, seeded_len), (&large, 1000)] {
+        group.bench_with_input(BenchmarkId::new("all", size), registry, |b, r| {
+            b.iter(|| list(r, None));
+        });
+        group.bench_with_input(BenchmarkId::new("search", size), registry, |b, r| {
+            b.iter(|| list(r, Some(black_box("receipt"))));
+        });
+        group.bench_with_input(
+            BenchmarkId::new("all_serialized", size),
+            registry,
+            |b, r| {
+                b.iter(|| serde_json::to_vec(&list(r, None)).expect("json"));
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, eip712_verify, receipt, catalog_listing);
+criterion_main!(benches);
