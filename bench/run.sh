@@ -227,8 +227,8 @@ peers = a[9 + ncmd].split()
 rest = a[10 + ncmd:]
 facts = [[rest[i], rest[i + 1]] for i in range(0, len(rest), 2)]
 notes = [] if not any(p.startswith("toolhost") for p in peers) else [
-    "toolhost-js and toolhost-native are two endpoints of one toolhost process: the RSS column shows that process after both were loaded.",
-    "toolhost runs one isolate per endpoint (PoolConfig::instances_per_endpoint, 1 by default) and admits a bounded number of invocations per endpoint at once (max_concurrent_per_endpoint, running plus queued, 64 by default); calls beyond it are answered 503 and counted under non-2xx, so CONNECTIONS above that limit measure refusals too.",
+    "toolhost-js and toolhost-native are two endpoints of one toolhost process: the RSS column shows that process after both were loaded. toolhost-base-js (when present) is the JS endpoint of another toolhost build (TOOLHOST_BASE_BIN) in its own process: the before of an optimization, measured in the same run.",
+    "toolhost scales an endpoint to up to one isolate per core (PoolConfig::instances_per_endpoint, the core count by default; each isolate still serves that endpoint alone) and admits a bounded number of invocations per endpoint at once (max_concurrent_per_endpoint, running plus queued, 64 by default); calls beyond it are answered 503 and counted under non-2xx, so CONNECTIONS above that limit measure refusals too.",
 ]
 notes.append("wrk runs on the same 2 CPUs as the server under test, so every figure includes the load generator's share of the CPU.")
 json.dump({"started": started, "smoke": smoke == "1", "duration": duration, "reps": reps, "connections": conns,
