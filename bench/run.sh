@@ -99,7 +99,8 @@ peer_cmd() {
     toolhost-base-js)
       CMD=("$TOOLHOST_BASE_BIN" serve --addr "127.0.0.1:$port" --data "$data" --seed-dir "$SEED" --admin-token bench-admin-token)
       URL="http://127.0.0.1:$port/tools/bench-words"; KIND=words ;;
-    workerd) "$BENCH_DIR/peers/workerd.capnp" --socket-addr "http=127.0.0.1:$port")
+    workerd)
+      CMD=("$WORKERD_BIN" serve "$BENCH_DIR/peers/workerd.capnp" --socket-addr "http=127.0.0.1:$port")
       URL="http://127.0.0.1:$port/"; KIND=words ;;
     deno)
       CMD=("$DENO_BIN" run --allow-net=127.0.0.1 --no-prompt "$BENCH_DIR/peers/deno-server.js" "$port")

@@ -467,22 +467,29 @@ def cmd_report(a):
     out += ["", "Cold starts (ms): " + "; ".join(
         f"{p}: {', '.join(str(r['cold_ms']) for r in colds if r['peer'] == p)}" for p in peers
         if any(r["peer"] == p for r in colds)), "", "</details>", ""]
-    micro = kept_micro_section(a.out)
-    if micro:
-        out += [micro]
+    out += kept_sections(a.out)
     with open(a.out, "w") as f:
         f.write("\n".join(out))
 
 
-def kept_micro_section(path):
-    """The "Micro-benchmarks (criterion)" section bench/micro.sh wrote into RESULTS.md, if any."""
+KEPT_SECTIONS = ("optimizations", "micro-benchmarks")
+
+
+def kept_sections(path):
+    """The sections of RESULTS.md a new run keeps, in this order: the optimization log (written
+    by hand) and the "Micro-benchmarks (criterion)" section bench/micro.sh wrote. Each sits
+    between `<!-- NAME: ... -->` and `<!-- /NAME -->`."""
     try:
         with open(path) as f:
             text = f.read()
     except FileNotFoundError:
-        return None
-    found = re.search(r"<!-- micro-benchmarks:.*?<!-- /micro-benchmarks -->\n?", text, re.S)
-    return found.group(0) if found else None
+        return []
+    kept = []
+    for name in KEPT_SECTIONS:
+        found = re.search(r"<!-- " + name + r":.*?<!-- /" + name + r" -->\n?", text, re.S)
+        if found:
+            kept.append(found.group(0))
+    return kept
 
 
 def main():
