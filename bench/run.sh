@@ -132,7 +132,7 @@ declare -A PID_OF URL_OF
 TH_PID=
 start_peer() {
   local p=$1 port
-  if [[ $p == toolhost-* ]] && [ -n "$TH_PID" ]; then
+  if [[ $p == toolhost-js || $p == toolhost-native ]] && [ -n "$TH_PID" ]; then
     PID_OF[$p]=$TH_PID; URL_OF[$p]=${TH_BASE}/tools/$([ "$p" = toolhost-js ] && echo bench-words || echo receipt-echo)
     return
   fi
@@ -141,7 +141,7 @@ start_peer() {
   start_bg "$p" "${CMD[@]}"
   COMMANDS+=("# load server ($p)" "${CMD[*]}")
   PID_OF[$p]=$BG_PID; URL_OF[$p]=$URL
-  if [[ $p == toolhost-* ]]; then TH_PID=$BG_PID; TH_BASE="http://127.0.0.1:$port"; fi
+  if [[ $p == toolhost-js || $p == toolhost-native ]]; then TH_PID=$BG_PID; TH_BASE="http://127.0.0.1:$port"; fi
 }
 for p in "${ACTIVE[@]}"; do start_peer "$p"; done
 for p in "${ACTIVE[@]}"; do
