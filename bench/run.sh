@@ -137,7 +137,7 @@ start_peer() {
     return
   fi
   port=$("$PY" "$HELPER" ports 1)
-  peer_cmd "$p" "$port" "$WORK/load-data"
+  peer_cmd "$p" "$port" "$WORK/load-data-$p"
   start_bg "$p" "${CMD[@]}"
   COMMANDS+=("# load server ($p)" "${CMD[*]}")
   PID_OF[$p]=$BG_PID; URL_OF[$p]=$URL
