@@ -203,9 +203,6 @@ async fn shutdown_signal() {
     tracing::info!("shutdown signal received; finishing in-flight requests");
 }
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
