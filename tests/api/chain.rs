@@ -267,6 +267,44 @@ fn settle_on(
     });
 }
 
+/// What every settlement test starts from: a chain with the token deployed, a funded settler,
+/// a payee nobody holds the key of, and a dir for the settler's key file.
+struct Settling {
+    chain: Chain,
+    settler: PrivateKeySigner,
+    pay_to: Address,
+    dir: tempfile::TempDir,
+}
+
+impl Settling {
+    async fn start() -> Self {
+        let chain = Chain::start().await;
+        let settler = chain.settler().await;
+        Self {
+            chain,
+            settler,
+            pay_to: PrivateKeySigner::random().address(),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn configure(&self, config: &mut Config, timeout: Duration) {
+        settle_on(
+            config,
+            &self.chain,
+            &self.settler,
+            self.pay_to,
+            self.dir.path(),
+            timeout,
+        );
+    }
+
+    /// A server settling through this chain, waiting up to `timeout` for each receipt.
+    async fn server(&self, timeout: Duration) -> TestServer {
+        TestServer::start_with(|c| self.configure(c, timeout)).await
+    }
+}
+
 fn write_key(path: &Path, key: &PrivateKeySigner, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, hex::encode(key.to_bytes())).unwrap();
@@ -338,23 +376,11 @@ async fn settles_on_chain_and_charges_nothing_when_the_chain_refuses() {
     if !available() {
         return;
     }
-    let chain = Chain::start().await;
-    let settler = chain.settler().await;
-    let pay_to = PrivateKeySigner::random().address();
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), 1_000_000).await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestServer::start_with(|c| {
-        settle_on(
-            c,
-            &chain,
-            &settler,
-            pay_to,
-            dir.path(),
-            Duration::from_secs(10),
-        )
-    })
-    .await;
+    let server = setup.server(Duration::from_secs(10)).await;
     let network = chain.network();
     let (_, manifest) = server.get("/ai/manifest").await;
     assert_eq!(manifest["payment"]["facilitator"]["settlesOnChain"], true);
@@ -476,21 +502,9 @@ async fn concurrent_settlements_take_consecutive_settler_nonces() {
     if !available() {
         return;
     }
-    let chain = Chain::start().await;
-    let settler = chain.settler().await;
-    let pay_to = PrivateKeySigner::random().address();
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestServer::start_with(|c| {
-        settle_on(
-            c,
-            &chain,
-            &settler,
-            pay_to,
-            dir.path(),
-            Duration::from_secs(10),
-        )
-    })
-    .await;
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
+    let server = setup.server(Duration::from_secs(10)).await;
     let network = chain.network();
     const PAYERS: usize = 8;
     let mut headers = Vec::new();
@@ -523,23 +537,11 @@ async fn unmined_transfers_are_served_as_pending_with_their_transaction() {
     if !available() {
         return;
     }
-    let chain = Chain::start().await;
-    let settler = chain.settler().await;
-    let pay_to = PrivateKeySigner::random().address();
+    let setup = Settling::start().await;
+    let (chain, pay_to) = (&setup.chain, setup.pay_to);
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), PRICE).await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestServer::start_with(|c| {
-        settle_on(
-            c,
-            &chain,
-            &settler,
-            pay_to,
-            dir.path(),
-            Duration::from_secs(1),
-        )
-    })
-    .await;
+    let server = setup.server(Duration::from_secs(1)).await;
     chain.rpc("evm_setAutomine", json!([false])).await;
     let header = pay(&server, &chain.network(), &payer, 2).await;
     let (status, _, body) = post_paid(&server, &header).await;
@@ -565,25 +567,13 @@ async fn a_transfer_that_reverts_when_mined_charges_nothing() {
     if !available() {
         return;
     }
-    let chain = Chain::start().await;
-    let settler = chain.settler().await;
-    let pay_to = PrivateKeySigner::random().address();
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
     // Funds for one call, two authorizations: both simulate fine against the same state, both
     // are broadcast, and whichever is mined second reverts.
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), PRICE).await;
-    let dir = tempfile::tempdir().unwrap();
-    let server = TestServer::start_with(|c| {
-        settle_on(
-            c,
-            &chain,
-            &settler,
-            pay_to,
-            dir.path(),
-            Duration::from_secs(20),
-        )
-    })
-    .await;
+    let server = setup.server(Duration::from_secs(20)).await;
     let network = chain.network();
     let first = pay(&server, &network, &payer, 2).await;
     let second = pay(&server, &network, &payer, 1).await;
@@ -619,23 +609,15 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
     if !available() {
         return;
     }
-    let chain = Chain::start().await;
-    let settler = chain.settler().await;
-    let pay_to = PrivateKeySigner::random().address();
-    let dir = tempfile::tempdir().unwrap();
+    let setup = Settling::start().await;
+    let (chain, settler) = (&setup.chain, &setup.settler);
+    let dir = &setup.dir;
     let attempts = std::sync::atomic::AtomicUsize::new(0);
     let config = |adjust: &dyn Fn(&mut Config)| {
         let attempt = attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut config = Config::new(dir.path().join(format!("data{attempt}")));
         config.addr = "127.0.0.1:0".parse().unwrap();
-        settle_on(
-            &mut config,
-            &chain,
-            &settler,
-            pay_to,
-            dir.path(),
-            Duration::from_secs(5),
-        );
+        setup.configure(&mut config, Duration::from_secs(5));
         adjust(&mut config);
         config
     };
@@ -688,19 +670,9 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
     // Started fine, then the chain goes away: 502, nothing charged, the authorization reusable.
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), PRICE).await;
-    let server = TestServer::start_with(|c| {
-        settle_on(
-            c,
-            &chain,
-            &settler,
-            pay_to,
-            dir.path(),
-            Duration::from_secs(5),
-        )
-    })
-    .await;
+    let server = setup.server(Duration::from_secs(5)).await;
     let header = pay(&server, &chain.network(), &payer, 2).await;
-    drop(chain);
+    drop(setup.chain);
     tokio::time::sleep(Duration::from_millis(200)).await;
     let (status, _, body) = post_paid(&server, &header).await;
     assert_error(status, &body, 502, "facilitator_unavailable");
