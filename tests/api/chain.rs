@@ -640,7 +640,7 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
 
     // A key file that others can read is refused, and the key is not in the message.
     let open_key = dir.path().join("open_key");
-    write_key(&open_key, &settler, 0o644);
+    write_key(&open_key, settler, 0o644);
     let error = refusal(
         Server::bind(config(&|c| {
             if let FacilitatorConfig::OnChain(onchain) = &mut c.payment.facilitator {
