@@ -130,7 +130,16 @@ impl App {
             .clone()
             .unwrap_or_else(|| format!("http://{bound}"));
         let outbound = OutboundClient::new(&config.outbound);
-        let recorder = Recorder::start(store.clone()).map_err(StartupError::Recorder)?;
+        let is_current = {
+            let catalog = catalog.clone();
+            Box::new(move |slug: &str, id: &str| {
+                catalog
+                    .get(slug)
+                    .is_some_and(|current| current.endpoint.id == id)
+            })
+        };
+        let recorder =
+            Recorder::start(store.clone(), is_current).map_err(StartupError::Recorder)?;
         let app = App {
             urls: Urls::new(&base),
             runtime: JsRuntime::new(

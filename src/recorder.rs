@@ -9,7 +9,11 @@
 //! batch and all events in another. Ids and times are given when the call ends, so the order is
 //! the calls' order.
 //!
-//! Nothing is dropped while the process runs: the queue is bounded and a full queue makes
+//! A log entry is stored only while its endpoint is still the one that ran the call: entries of
+//! an endpoint deleted (or deleted and created again under the same slug) while they were queued
+//! are dropped, so a deleted endpoint's logs stay deleted.
+//!
+//! Nothing else is dropped while the process runs: the queue is bounded and a full queue makes
 //! callers wait. [`Recorder::flush`] ends the current round at once and returns when everything
 //! queued before it is stored; readers of logs and events, and shutdown, call it. A crash can
 //! lose the last round (at most [`LINGER`] of records); money and receipts never go this way.
@@ -36,9 +40,13 @@ pub struct Recorder {
     sender: mpsc::Sender<Message>,
 }
 
+/// Whether `(slug, endpoint id)` names an endpoint that exists now.
+pub type IsCurrent = Box<dyn Fn(&str, &str) -> bool + Send>;
+
 enum Message {
     Log {
         slug: String,
+        endpoint_id: String,
         entry: LogEntry,
     },
     Event {
@@ -52,12 +60,13 @@ enum Message {
 
 impl Recorder {
     /// Starts the writer thread; it ends when the recorder is dropped, after storing the queue.
-    pub fn start(store: Arc<dyn Store>) -> std::io::Result<Recorder> {
+    /// `is_current` tells which endpoints still exist when their entries are stored.
+    pub fn start(store: Arc<dyn Store>, is_current: IsCurrent) -> std::io::Result<Recorder> {
         let (sender, receiver) = mpsc::channel(QUEUE);
         std::thread::Builder::new()
             .name("recorder".to_owned())
             .spawn(move || {
-                let closed = run(store.as_ref(), receiver);
+                let closed = run(store.as_ref(), &is_current, receiver);
                 drop(store);
                 if let Some(closed) = closed {
                     let _ = closed.send(());
@@ -66,10 +75,11 @@ impl Recorder {
         Ok(Recorder { sender })
     }
 
-    /// Queues an invocation's log entry for the endpoint `slug`.
-    pub async fn log(&self, slug: &str, entry: LogEntry) {
+    /// Queues an invocation's log entry for the endpoint `slug` whose id is `endpoint_id`.
+    pub async fn log(&self, slug: &str, endpoint_id: &str, entry: LogEntry) {
         self.send(Message::Log {
             slug: slug.to_owned(),
+            endpoint_id: endpoint_id.to_owned(),
             entry,
         })
         .await;
@@ -110,7 +120,11 @@ impl Recorder {
 
 /// Stores rounds until the channel closes or a `Close` arrives (returned, to be answered once
 /// the store is dropped).
-fn run(store: &dyn Store, mut receiver: mpsc::Receiver<Message>) -> Option<oneshot::Sender<()>> {
+fn run(
+    store: &dyn Store,
+    is_current: &IsCurrent,
+    mut receiver: mpsc::Receiver<Message>,
+) -> Option<oneshot::Sender<()>> {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -136,7 +150,7 @@ fn run(store: &dyn Store, mut receiver: mpsc::Receiver<Message>) -> Option<onesh
                     Ok(None) | Err(_) => break,
                 }
             }
-            if let Some(closed) = store_round(store, round.drain(..)) {
+            if let Some(closed) = store_round(store, is_current, round.drain(..)) {
                 return Some(closed);
             }
         }
@@ -152,21 +166,30 @@ fn ends_round(message: &Message) -> bool {
 /// Returns the `Close` request if the round ended with one.
 fn store_round(
     store: &dyn Store,
+    is_current: &IsCurrent,
     round: impl Iterator<Item = Message>,
 ) -> Option<oneshot::Sender<()>> {
-    let mut entries: BTreeMap<String, Vec<LogEntry>> = BTreeMap::new();
+    let mut entries: BTreeMap<(String, String), Vec<LogEntry>> = BTreeMap::new();
     let mut feed: Vec<(String, Event)> = Vec::new();
     let mut flushes = Vec::new();
     let mut close = None;
     for message in round {
         match message {
-            Message::Log { slug, entry } => entries.entry(slug).or_default().push(entry),
+            Message::Log {
+                slug,
+                endpoint_id,
+                entry,
+            } => entries.entry((slug, endpoint_id)).or_default().push(entry),
             Message::Event { owner, event } => feed.push((owner, event)),
             Message::Flush(done) => flushes.push(done),
             Message::Close(done) => close = Some(done),
         }
     }
-    for (slug, entries) in &entries {
+    for ((slug, endpoint_id), entries) in &entries {
+        if !is_current(slug, endpoint_id) {
+            tracing::debug!(endpoint = %slug, dropped = entries.len(), "log entries of a deleted endpoint dropped");
+            continue;
+        }
         if let Err(e) = logs::append(store, slug, entries) {
             tracing::error!(error = %e, endpoint = %slug, lost = entries.len(), "storing invocation logs failed");
         }
@@ -211,13 +234,15 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn flush_waits_for_everything_queued_before_it() {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let recorder = Arc::new(Recorder::start(store.clone()).unwrap());
+        let recorder = Arc::new(Recorder::start(store.clone(), Box::new(|_, _| true)).unwrap());
         let callers: Vec<_> = (0..4)
             .map(|caller| {
                 let recorder = recorder.clone();
                 tokio::spawn(async move {
                     for i in 0..250 {
-                        recorder.log("s", entry(&format!("{caller}-{i}"))).await;
+                        recorder
+                            .log("s", "ep1", entry(&format!("{caller}-{i}")))
+                            .await;
                         let event = Event::new(EventKind::InvocationSucceeded, Some("s"), json());
                         recorder.event("b1", event).await;
                     }
@@ -244,6 +269,30 @@ mod tests {
             .scan_prefix(crate::store::Tree::Events, b"b1/", None, 2000)
             .unwrap();
         assert_eq!(events.len(), 1000);
+    }
+
+    #[tokio::test]
+    async fn entries_of_endpoints_gone_meanwhile_are_dropped() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        // "s" exists now with id "ep2": "ep1" was an earlier endpoint under the same slug.
+        let is_current: IsCurrent = Box::new(|slug, id| slug == "s" && id == "ep2");
+        let recorder = Recorder::start(store.clone(), is_current).unwrap();
+        recorder.log("s", "ep1", entry("old")).await;
+        recorder.log("s", "ep2", entry("new")).await;
+        recorder.log("gone", "ep3", entry("deleted")).await;
+        recorder.close().await;
+        let all = PageRequest::parse(None, Some(10)).unwrap();
+        let kept: Vec<String> = logs::page(store.as_ref(), "s", &all)
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|e| e.request_id)
+            .collect();
+        assert_eq!(kept, ["new"]);
+        assert!(logs::page(store.as_ref(), "gone", &all)
+            .unwrap()
+            .items
+            .is_empty());
     }
 
     fn json() -> serde_json::Value {

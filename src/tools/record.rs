@@ -42,7 +42,7 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
         lines,
     };
     app.recorder
-        .log(&endpoint.slug, logs::entry(log, secrets))
+        .log(&endpoint.slug, &endpoint.id, logs::entry(log, secrets))
         .await;
     if let Some(owner) = endpoint.owner_builder() {
         let kind = if status.is_success() {
