@@ -330,12 +330,7 @@ fn blank_receipt(app: &App, charge: &Charge, request: &Value, result: &Value) ->
         payment_method: PaymentMethod::Free,
         x402_version: None,
         charged: false,
-        settlement: ReceiptSettlement {
-            status: "not_applicable".into(),
-            on_chain: false,
-            transaction: None,
-            facilitator: None,
-        },
+        settlement: ReceiptSettlement::not_applicable(),
         request_sha256: sha256_hex(request),
         result_sha256: sha256_hex(result),
         issued_at: crate::timestamp::now_rfc3339(),

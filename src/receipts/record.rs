@@ -26,6 +26,18 @@ pub struct ReceiptSettlement {
     pub facilitator: Option<String>,
 }
 
+impl ReceiptSettlement {
+    /// A free call's: nothing to settle.
+    pub fn not_applicable() -> Self {
+        Self {
+            status: "not_applicable".into(),
+            on_chain: false,
+            transaction: None,
+            facilitator: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReceiptSignature {

@@ -97,12 +97,7 @@ mod tests {
             payment_method: PaymentMethod::Free,
             x402_version: None,
             charged: false,
-            settlement: ReceiptSettlement {
-                status: "not_applicable".into(),
-                on_chain: false,
-                transaction: None,
-                facilitator: None,
-            },
+            settlement: ReceiptSettlement::not_applicable(),
             request_sha256: "00".into(),
             result_sha256: "11".into(),
             issued_at: "2026-01-01T00:00:00Z".into(),

@@ -54,6 +54,9 @@ pub struct JsRuntime {
 
 /// What one endpoint revision runs with.
 struct Revision {
+    /// The endpoint and revision it was built from (`code.version` names the same pair).
+    endpoint_id: String,
+    revision: u64,
     /// Source, capabilities, limits and `ctx.env` (the plain env with the decrypted secrets on
     /// top); its version names the endpoint revision.
     code: sandbox::EndpointCode,
@@ -89,11 +92,10 @@ impl JsRuntime {
         endpoint: &Endpoint,
         load_secrets: impl FnOnce() -> Result<BTreeMap<String, String>, ApiError>,
     ) -> Result<Arc<Revision>, ApiError> {
-        let version = format!("{}-r{}", endpoint.id, endpoint.revision);
         let mut revisions = self.revisions.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(cached) = revisions
             .get(&endpoint.slug)
-            .filter(|r| r.code.version == version)
+            .filter(|r| r.revision == endpoint.revision && r.endpoint_id == endpoint.id)
         {
             return Ok(cached.clone());
         }
@@ -111,9 +113,11 @@ impl JsRuntime {
             timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
         });
         let loaded = Arc::new(Revision {
+            endpoint_id: endpoint.id.clone(),
+            revision: endpoint.revision,
             code: sandbox::EndpointCode {
                 slug: endpoint.slug.clone(),
-                version,
+                version: format!("{}-r{}", endpoint.id, endpoint.revision),
                 source,
                 capabilities: endpoint.granted_capabilities,
                 env,

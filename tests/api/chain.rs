@@ -25,7 +25,7 @@ use toolhost::payments::verify::signing::sign;
 use toolhost::payments::PaymentRequirements;
 use toolhost::server::Server;
 
-use crate::util::{assert_error, assert_payment_required, read, TestServer};
+use crate::util::{self, assert_error, assert_payment_required, TestServer};
 
 const PAID: &str = "/tools/receipt-echo-paid";
 /// The paid echo's price in atomic units.
@@ -354,21 +354,12 @@ async fn pay(
     (name, toolhost::payments::header::encode(&wire))
 }
 
+/// The paid endpoint, paid with `header`.
 async fn post_paid(
     server: &TestServer,
     header: &(&str, String),
 ) -> (reqwest::StatusCode, reqwest::header::HeaderMap, Value) {
-    let response = server
-        .client
-        .post(server.url(PAID))
-        .header(header.0, &header.1)
-        .json(&json!({"hello": "chain"}))
-        .send()
-        .await
-        .unwrap();
-    let headers = response.headers().clone();
-    let (status, body) = read(response).await;
-    (status, headers, body)
+    util::post_paid(server, PAID, header, json!({"hello": "chain"})).await
 }
 
 #[tokio::test]

@@ -4,7 +4,6 @@
 
 use alloy_signer_local::PrivateKeySigner;
 use base64::Engine;
-use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 use toolhost::config::{FacilitatorConfig, NetworkConfig};
 use toolhost::payments::header::Authorization;
@@ -12,7 +11,7 @@ use toolhost::payments::verify::signing::sign;
 use toolhost::payments::PaymentRequirements;
 
 use crate::util::{
-    assert_error, assert_payment_required, read, seed_fixture, TestServer, ADMIN_TOKEN,
+    assert_error, assert_payment_required, post_paid, read, seed_fixture, TestServer, ADMIN_TOKEN,
 };
 
 const PAID: &str = "/tools/receipt-echo-paid";
@@ -70,25 +69,6 @@ pub(crate) fn pay(
         "X-PAYMENT"
     };
     (name, toolhost::payments::header::encode(&wire))
-}
-
-async fn post_paid(
-    server: &TestServer,
-    path: &str,
-    header: &(&str, String),
-    body: Value,
-) -> (reqwest::StatusCode, HeaderMap, Value) {
-    let response = server
-        .client
-        .post(server.url(path))
-        .header(header.0, &header.1)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let headers = response.headers().clone();
-    let (status, body) = read(response).await;
-    (status, headers, body)
 }
 
 #[tokio::test]

@@ -237,6 +237,26 @@ pub fn seed_fixture(dir: &Path, fixture: &Value) {
 }
 
 /// Status and JSON body (`Value::Null` for an empty or non-JSON body).
+/// POSTs `body` to `path` with one payment header (`(name, value)`): status, headers, JSON body.
+pub async fn post_paid(
+    server: &TestServer,
+    path: &str,
+    header: &(&str, String),
+    body: Value,
+) -> (StatusCode, reqwest::header::HeaderMap, Value) {
+    let response = server
+        .client
+        .post(server.url(path))
+        .header(header.0, &header.1)
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    let headers = response.headers().clone();
+    let (status, body) = read(response).await;
+    (status, headers, body)
+}
+
 pub async fn read(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     let bytes = response.bytes().await.expect("body");
