@@ -1,12 +1,18 @@
 //! The storage seam: a small ordered key-value interface with atomic multi-key batches.
 //!
-//! Every domain (catalog, receipts, payments, sandbox kv) talks to `Arc<dyn Store>`, never to sled
-//! directly, so another engine can be added behind the same trait. Money and receipts rely on
-//! [`Batch`]: all of its preconditions hold and all of its writes land, or nothing changes.
+//! Every domain (catalog, receipts, payments, sandbox kv) talks to `Arc<dyn Store>`, never to an
+//! engine directly: sled embedded in one process (the default), or PostgreSQL shared by many
+//! nodes. Money and receipts rely on [`Batch`]: all of its preconditions hold and all of its
+//! writes land, or nothing changes.
+//!
+//! # Durability
+//! Every write (`put`, `delete`, `apply`) returns only once it is durable: a 200 that reports a
+//! receipt, a sale or a spent nonce is never answered before that record would survive a crash.
+//! Engines keep that cheap by group commit: concurrent writers share one flush.
 //!
 //! # Layout
 //! - `batch`: the atomic write batch with preconditions.
-//! - `sled_store`: the embedded default engine.
+//! - `sled_store`: the embedded default engine and its group commit.
 //! - `typed`: JSON helpers over raw bytes.
 
 mod batch;
@@ -67,6 +73,11 @@ impl Tree {
         Tree::Quotes,
     ];
 
+    /// Whether nodes cache this tree in memory, so its writes are published as [`Change`]s.
+    pub fn is_watched(self) -> bool {
+        matches!(self, Tree::Endpoints)
+    }
+
     /// The stable on-disk name. Never rename one: stored data is found by it.
     pub fn name(self) -> &'static str {
         match self {
@@ -90,6 +101,14 @@ impl Tree {
 /// A key and its value, as returned by scans.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
+/// A committed write to a [watched](Tree::is_watched) tree, by this node or another: nodes drop
+/// what they cache of `key` and read it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub tree: Tree,
+    pub key: Vec<u8>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// A batch precondition did not hold; nothing was written. Carries the index of the
@@ -100,20 +119,25 @@ pub enum StoreError {
     Corrupt(String),
     #[error("storage engine error: {0}")]
     Engine(String),
+    /// The engine cannot be reached (database down, connections exhausted). Nothing was written;
+    /// the caller may retry. Answered 503 `store_unavailable`.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// An ordered key-value store with atomic batches. Implementations must be safe to share
-/// across threads; calls are short and synchronous (the embedded engine never blocks long).
+/// An ordered key-value store with atomic batches, shared across tasks and threads. Every write
+/// is durable when it returns (see the module docs).
+#[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
-    fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
-    fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()>;
+    async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
+    async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()>;
     /// Removes a key; returns whether it existed.
-    fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool>;
+    async fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool>;
     /// Entries whose key starts with `prefix`, in key order, strictly after `after` when given,
     /// at most `limit` of them.
-    fn scan_prefix(
+    async fn scan_prefix(
         &self,
         tree: Tree,
         prefix: &[u8],
@@ -121,7 +145,7 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
     ) -> StoreResult<Vec<Entry>>;
     /// Like `scan_prefix` but newest-first (descending key order), strictly before `before`.
-    fn scan_prefix_rev(
+    async fn scan_prefix_rev(
         &self,
         tree: Tree,
         prefix: &[u8],
@@ -129,7 +153,11 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
     ) -> StoreResult<Vec<Entry>>;
     /// Applies every write of the batch atomically, only if every condition holds.
-    fn apply(&self, batch: Batch) -> StoreResult<()>;
-    /// Makes everything written so far durable.
-    fn flush(&self) -> StoreResult<()>;
+    async fn apply(&self, batch: Batch) -> StoreResult<()>;
+    /// Committed writes to watched trees, from every node sharing the store (a single-node engine
+    /// reports its own). A receiver that lags behind gets `Lagged` and must reload what it caches.
+    fn changes(&self) -> tokio::sync::broadcast::Receiver<Change>;
+    /// Lets go of the engine at shutdown (flushes, closes connections). Writes were durable
+    /// already; this only releases resources and locks.
+    async fn close(&self) -> StoreResult<()>;
 }

@@ -4,12 +4,12 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use super::{Store, StoreError, StoreResult, Tree};
 
-pub fn get_json<T: DeserializeOwned>(
+pub async fn get_json<T: DeserializeOwned>(
     store: &dyn Store,
     tree: Tree,
     key: &[u8],
 ) -> StoreResult<Option<T>> {
-    match store.get(tree, key)? {
+    match store.get(tree, key).await? {
         None => Ok(None),
         Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
             StoreError::Corrupt(format!(
@@ -21,12 +21,12 @@ pub fn get_json<T: DeserializeOwned>(
     }
 }
 
-pub fn put_json<T: Serialize>(
+pub async fn put_json<T: Serialize>(
     store: &dyn Store,
     tree: Tree,
     key: &[u8],
     value: &T,
 ) -> StoreResult<()> {
     let bytes = serde_json::to_vec(value).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    store.put(tree, key, &bytes)
+    store.put(tree, key, &bytes).await
 }
