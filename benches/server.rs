@@ -102,8 +102,7 @@ fn paid_receipt() -> Receipt {
 }
 
 fn receipt(c: &mut Criterion) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let signer = ReceiptSigner::load_or_generate(&dir.path().join("key")).expect("key");
+    let signer = ReceiptSigner::from_hex(&ReceiptSigner::generate_hex()).expect("key");
     let public_key = signer.public_key();
     let unsigned = paid_receipt();
     let mut signed = unsigned.clone();
@@ -126,10 +125,12 @@ fn receipt(c: &mut Criterion) {
 
 /// A registry over a temporary store, seeded from `fixtures/`, then grown with copies of the
 /// seeded endpoints (new slug, title and tag) up to `total` endpoints.
-fn catalog(total: usize) -> Registry {
+async fn catalog(total: usize) -> Registry {
     let store = Arc::new(SledStore::temporary().expect("store"));
-    let registry = Registry::load(store.clone()).expect("registry");
-    seed_catalog(&registry, &*store, &Quotas::default(), None).expect("seed");
+    let registry = Registry::load(store.clone()).await.expect("registry");
+    seed_catalog(&registry, &*store, &Quotas::default(), None)
+        .await
+        .expect("seed");
     let seeded: Vec<_> = registry.all().iter().map(|c| c.endpoint.clone()).collect();
     for i in seeded.len()..total {
         let mut endpoint = seeded[i % seeded.len()].clone();
@@ -139,7 +140,7 @@ fn catalog(total: usize) -> Registry {
         endpoint.tags.push(format!("group-{}", i % 10));
         endpoint.created_at += time::Duration::seconds(i as i64);
         endpoint.updated_at = endpoint.created_at;
-        registry.insert_new(endpoint).expect("insert");
+        registry.insert_new(endpoint).await.expect("insert");
     }
     registry
 }
@@ -148,8 +149,8 @@ fn catalog_listing(c: &mut Criterion) {
     let config = Config::new("/unused");
     let namespace = config.catalog_namespace.as_str();
     let urls = Urls::new(BASE_URL);
-    let seeded = catalog(0);
-    let large = catalog(1000);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (seeded, large) = runtime.block_on(async { (catalog(0).await, catalog(1000).await) });
     let list = |registry: &Registry, q: Option<&str>| {
         listing(
             registry,

@@ -4,17 +4,19 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use crate::catalog::{seed_catalog, Registry};
-use crate::config::Config;
+use crate::config::{Config, StoreLocation};
 use crate::http::metrics::Metrics;
 use crate::keyfile::{self, Origin};
+use crate::keyring::Keyring;
 use crate::net::OutboundClient;
 use crate::payments::{facilitator, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
 use crate::recorder::Recorder;
 use crate::runtime::JsRuntime;
 use crate::secrets::SecretsCipher;
-use crate::store::{SledStore, Store};
+use crate::store::{SledStore, Store, Tree};
 use crate::urls::Urls;
+use tokio::sync::broadcast::error::RecvError;
 
 pub type AppState = Arc<App>;
 
@@ -46,6 +48,8 @@ pub enum StartupError {
     },
     #[error("invalid secrets master key: {0}")]
     MasterKey(String),
+    #[error(transparent)]
+    Key(#[from] crate::keyring::KeyringError),
     #[error("cannot open the store: {0}")]
     Store(#[from] crate::store::StoreError),
     #[error("cannot load the catalog: {0}")]
@@ -58,8 +62,6 @@ pub enum StartupError {
     Chain(#[from] crate::payments::facilitator::ChainError),
     #[error(transparent)]
     ReceiptKey(#[from] crate::receipts::SigningError),
-    #[error("cannot start the activity recorder: {0}")]
-    Recorder(std::io::Error),
 }
 
 /// What start-up created that the operator must be told about exactly once.
@@ -73,58 +75,66 @@ pub struct StartupNotes {
 impl App {
     /// Opens the data dir and the store, seeds the catalog, and resolves the base URL against the
     /// address actually bound (so port 0 works).
-    pub fn open(config: Config, bound: SocketAddr) -> Result<(Self, StartupNotes), StartupError> {
+    pub async fn open(
+        config: Config,
+        bound: SocketAddr,
+    ) -> Result<(Self, StartupNotes), StartupError> {
         let data_dir = &config.data_dir;
         let io = |source| StartupError::DataDir {
             path: data_dir.display().to_string(),
             source,
         };
-        std::fs::create_dir_all(data_dir).map_err(io)?;
         let mut notes = StartupNotes::default();
-        let admin_token = match &config.admin_token {
-            Some(token) => token.clone(),
-            None => {
-                let (token, origin) =
-                    keyfile::load_or_generate(&data_dir.join("admin_token"), || {
-                        keyfile::random_token("tha_", 24)
-                    })
-                    .map_err(io)?;
-                if origin == Origin::Generated {
-                    notes.generated_admin_token = Some(token.clone());
-                }
-                token
-            }
-        };
-        let master_key = match &config.secrets_master_key {
-            Some(key) => key.clone(),
-            None => {
-                keyfile::load_or_generate(
-                    &data_dir.join("secrets_master_key"),
-                    SecretsCipher::generate_hex,
+        let (store, keys): (Arc<dyn Store>, Keyring) = match &config.store {
+            StoreLocation::Embedded => {
+                std::fs::create_dir_all(data_dir).map_err(io)?;
+                (
+                    Arc::new(SledStore::open(&data_dir.join("store"))?),
+                    Keyring::Files(data_dir.clone()),
                 )
-                .map_err(io)?
-                .0
+            }
+            StoreLocation::Postgres(_url) => {
+                // PENDING MERGE of branch `pg`: PgStore::connect(url).
+                return Err(StartupError::Store(crate::store::StoreError::Engine(
+                    "PostgreSQL support is not built in yet".into(),
+                )));
             }
         };
+        let (admin_token, origin) = keys
+            .key("admin_token", config.admin_token.as_deref(), || {
+                keyfile::random_token("tha_", 24)
+            })
+            .await?;
+        if origin == Origin::Generated {
+            notes.generated_admin_token = Some(admin_token.clone());
+        }
+        let (master_key, _) = keys
+            .key(
+                "secrets_master_key",
+                config.secrets_master_key.as_deref(),
+                SecretsCipher::generate_hex,
+            )
+            .await?;
         let secrets = SecretsCipher::from_hex(&master_key).map_err(StartupError::MasterKey)?;
-        let store: Arc<dyn Store> = Arc::new(SledStore::open(&data_dir.join("store"))?);
-        let catalog = Arc::new(Registry::load(store.clone())?);
+        let catalog = Arc::new(Registry::load(store.clone()).await?);
         notes.seeded = seed_catalog(
             &catalog,
             store.as_ref(),
             &config.runtime.quotas,
             config.seed_dir.as_deref(),
-        )?;
+        )
+        .await?;
         let payments = Payments {
-            pay_to: resolve_pay_to(&config.payment, data_dir)?,
+            pay_to: resolve_pay_to(&config.payment, &keys).await?,
             facilitator: facilitator::from_config(
                 &config.payment.facilitator,
                 &config.payment.networks,
             )?,
         };
-        let receipt_signer = Arc::new(ReceiptSigner::load_or_generate(
-            &data_dir.join("receipt_signing_key"),
-        )?);
+        let (receipt_key, _) = keys
+            .key("receipt_signing_key", None, ReceiptSigner::generate_hex)
+            .await?;
+        let receipt_signer = Arc::new(ReceiptSigner::from_hex(&receipt_key)?);
         let base = config
             .base_url
             .clone()
@@ -138,8 +148,7 @@ impl App {
                     .is_some_and(|current| current.endpoint.id == id)
             })
         };
-        let recorder =
-            Recorder::start(store.clone(), is_current).map_err(StartupError::Recorder)?;
+        let recorder = Recorder::start(store.clone(), is_current);
         let app = App {
             urls: Urls::new(&base),
             runtime: JsRuntime::new(
@@ -160,5 +169,45 @@ impl App {
             config,
         };
         Ok((app, notes))
+    }
+
+    /// Follows the store's change feed, so endpoints created, changed or deleted on another node
+    /// sharing the store are served (or retired) here too. Runs until the store closes.
+    pub fn follow_changes(self: &Arc<Self>) {
+        let mut changes = self.store.changes();
+        let app = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                let slugs = match changes.recv().await {
+                    Ok(change) if change.tree == Tree::Endpoints => {
+                        vec![String::from_utf8_lossy(&change.key).into_owned()]
+                    }
+                    Ok(_) => continue,
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "change feed lagged; reloading the catalog");
+                        let Some(app) = app.upgrade() else { return };
+                        match app.catalog.reload_all().await {
+                            Ok(gone) => gone,
+                            Err(e) => {
+                                tracing::error!(error = %e, "reloading the catalog failed");
+                                continue;
+                            }
+                        }
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(app) = app.upgrade() else { return };
+                for slug in slugs {
+                    match app.catalog.reload(&slug).await {
+                        // Isolates built from the old revision go; the next call builds anew.
+                        Ok(true) => app.runtime.forget(&slug),
+                        Ok(false) => {}
+                        Err(e) => {
+                            tracing::error!(error = %e, endpoint = %slug, "reloading an endpoint failed")
+                        }
+                    }
+                }
+            }
+        });
     }
 }

@@ -74,13 +74,12 @@ pub struct BuilderAuth(pub Builder);
 
 impl BuilderAuth {
     /// `Some` for a valid key, `None` when absent, 401 for an unknown key, 403 for a revoked one.
-    pub fn check(parts: &Parts, app: &AppState) -> Result<Option<BuilderAuth>, ApiError> {
+    pub async fn check(parts: &Parts, app: &AppState) -> Result<Option<BuilderAuth>, ApiError> {
         match header_value(parts, BUILDER_KEY_HEADER) {
             None => Ok(None),
-            Some(key) => Ok(Some(BuilderAuth(builders::authenticate(
-                app.store.as_ref(),
-                key,
-            )?))),
+            Some(key) => Ok(Some(BuilderAuth(
+                builders::authenticate(app.store.as_ref(), key).await?,
+            ))),
         }
     }
 }
@@ -89,7 +88,8 @@ impl FromRequestParts<AppState> for BuilderAuth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        BuilderAuth::check(parts, app)?
+        BuilderAuth::check(parts, app)
+            .await?
             .ok_or_else(|| ApiError::unauthorized("this route requires X-Builder-Key"))
     }
 }
@@ -106,9 +106,9 @@ impl Caller {
         matches!(self, Caller::Admin)
     }
 
-    fn check(parts: &Parts, app: &AppState) -> Result<Option<Caller>, ApiError> {
+    async fn check(parts: &Parts, app: &AppState) -> Result<Option<Caller>, ApiError> {
         let admin = Admin::check(parts, app)?;
-        let builder = BuilderAuth::check(parts, app)?;
+        let builder = BuilderAuth::check(parts, app).await?;
         Ok(match (admin, builder) {
             (Some(Admin), _) => Some(Caller::Admin),
             (None, Some(BuilderAuth(b))) => Some(Caller::Builder(b)),
@@ -121,7 +121,7 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        Caller::check(parts, app)?.ok_or_else(|| {
+        Caller::check(parts, app).await?.ok_or_else(|| {
             ApiError::unauthorized("this route requires X-Admin-Token or X-Builder-Key")
         })
     }
@@ -134,7 +134,7 @@ impl OptionalFromRequestParts<AppState> for Caller {
         parts: &mut Parts,
         app: &AppState,
     ) -> Result<Option<Self>, ApiError> {
-        Caller::check(parts, app)
+        Caller::check(parts, app).await
     }
 }
 

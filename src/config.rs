@@ -13,6 +13,9 @@ pub struct Config {
     pub addr: SocketAddr,
     /// Directory of the embedded store and generated secrets (admin token, keys).
     pub data_dir: PathBuf,
+    /// Where state lives: the embedded store in `data_dir`, or a PostgreSQL database shared by
+    /// every node.
+    pub store: StoreLocation,
     /// Public base URL used in every absolute URL the service returns. `None`: derived from the
     /// bound address (`http://127.0.0.1:PORT`), which is right for local use and tests.
     pub base_url: Option<String>,
@@ -39,6 +42,30 @@ pub struct Config {
     /// The platform's cut of each builder sale, in basis points (1000 = 10%).
     pub platform_fee_bps: u64,
     pub runtime: RuntimeConfig,
+}
+
+/// Where a node keeps its state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// sled in `DATA/store`: one process, nothing to install.
+    Embedded,
+    /// A PostgreSQL URL (`postgres://user@host/db`); nodes sharing it form a cluster.
+    Postgres(String),
+}
+
+impl std::str::FromStr for StoreLocation {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text.is_empty() || text == "embedded" || text == "sled" {
+            Ok(StoreLocation::Embedded)
+        } else if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Ok(StoreLocation::Postgres(text.to_owned()))
+        } else {
+            Err("expected `embedded` or a postgres:// URL".into())
+        }
+    }
 }
 
 /// A static price table for conversion quotes: operator-maintained, dated, never fetched live.
@@ -291,6 +318,7 @@ impl Config {
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 8402)),
             data_dir: data_dir.into(),
+            store: StoreLocation::Embedded,
             base_url: None,
             admin_token: None,
             secrets_master_key: None,

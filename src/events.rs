@@ -74,7 +74,7 @@ pub fn put(batch: Batch, owner_builder_id: &str, event: &Event) -> StoreResult<B
 }
 
 /// Appends an event to the builder's feed now.
-pub fn record(
+pub async fn record(
     store: &dyn Store,
     owner_builder_id: &str,
     kind: EventKind,
@@ -82,12 +82,14 @@ pub fn record(
     data: Value,
 ) -> StoreResult<Event> {
     let event = Event::new(kind, slug, data);
-    store.apply(put(Batch::new(), owner_builder_id, &event)?)?;
+    store
+        .apply(put(Batch::new(), owner_builder_id, &event)?)
+        .await?;
     Ok(event)
 }
 
 /// One page of the builder's events at or after `since`, optionally for one endpoint.
-pub fn page(
+pub async fn page(
     store: &dyn Store,
     builder_id: &str,
     since: OffsetDateTime,
@@ -109,6 +111,7 @@ pub fn page(
             }
         },
     )
+    .await
 }
 
 /// Parses `<n><unit>` with unit `s`, `m`, `h`, `d` or `w` (`30s`, `15m`, `7d`, `2w`); `n` ≥ 1,
@@ -138,8 +141,8 @@ mod tests {
     use crate::store::SledStore;
     use serde_json::json;
 
-    #[test]
-    fn since_syntax() {
+    #[tokio::test]
+    async fn since_syntax() {
         assert_eq!(parse_since("7d"), Some(Duration::days(7)));
         assert_eq!(parse_since("30s"), Some(Duration::seconds(30)));
         assert_eq!(parse_since("15m"), Some(Duration::minutes(15)));
@@ -162,8 +165,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn scoped_filtered_newest_first() {
+    #[tokio::test]
+    async fn scoped_filtered_newest_first() {
         let store = SledStore::temporary().unwrap();
         record(
             &store,
@@ -172,6 +175,7 @@ mod tests {
             Some("a"),
             json!({}),
         )
+        .await
         .unwrap();
         record(
             &store,
@@ -180,6 +184,7 @@ mod tests {
             Some("b"),
             json!({}),
         )
+        .await
         .unwrap();
         record(
             &store,
@@ -188,6 +193,7 @@ mod tests {
             Some("a"),
             json!({}),
         )
+        .await
         .unwrap();
         record(
             &store,
@@ -196,10 +202,11 @@ mod tests {
             Some("a"),
             json!({}),
         )
+        .await
         .unwrap();
         let all = PageRequest::parse(None, None).unwrap();
         let long_ago = OffsetDateTime::now_utc() - Duration::days(1);
-        let feed = page(&store, "b1", long_ago, None, &all).unwrap();
+        let feed = page(&store, "b1", long_ago, None, &all).await.unwrap();
         let kinds: Vec<EventKind> = feed.items.iter().map(|e| e.kind).collect();
         assert_eq!(
             kinds,
@@ -211,6 +218,7 @@ mod tests {
         );
         assert_eq!(
             page(&store, "b1", long_ago, Some("a"), &all)
+                .await
                 .unwrap()
                 .items
                 .len(),
@@ -218,6 +226,7 @@ mod tests {
         );
         let future = OffsetDateTime::now_utc() + Duration::days(1);
         assert!(page(&store, "b1", future, None, &all)
+            .await
             .unwrap()
             .items
             .is_empty());

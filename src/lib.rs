@@ -7,7 +7,7 @@
 //! - `app`: the shared state handed to handlers; `server`: binding, start-up and shutdown.
 //! - `auth`: who is calling, as extractors (admin, builder, either).
 //! - `http`: router, the one error shape, extractors, metrics, OpenAPI.
-//! - `store`: the storage trait and its embedded sled engine.
+//! - `store`: the storage trait, its embedded sled engine and the shared PostgreSQL engine.
 //! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
 //! - `builders`: builder identity, keys and registration.
 //! - `endpoints`: the endpoint lifecycle (create, update, pause, delete, review) and handler files.
@@ -21,7 +21,8 @@
 //! - `quotes`: hosted, conversion and external x402 quotes.
 //! - `revenue`: the sale ledger behind builders' revenue and payouts.
 //! - `receipts`, `safety`, `manifest`: their routes and records.
-//! - `money`, `timestamp`, `urls`, `keyfile`, `paging`: small shared value types and helpers.
+//! - `keyring`: the service's own keys, per data dir or shared by a cluster (`keyfile`: the files).
+//! - `money`, `timestamp`, `urls`, `paging`: small shared value types and helpers.
 //! - `web`: the dashboard and the guide, embedded from `web/`.
 
 pub mod app;
@@ -33,6 +34,7 @@ pub mod endpoints;
 pub mod events;
 pub mod http;
 pub mod keyfile;
+pub mod keyring;
 pub mod logs;
 pub mod manifest;
 pub mod mcp;

@@ -94,8 +94,8 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
     }
 }
 
-fn read_count(store: &dyn Store, key: &[u8]) -> StoreResult<(Option<Vec<u8>>, u64)> {
-    let raw = store.get(Tree::Meta, key)?;
+async fn read_count(store: &dyn Store, key: &[u8]) -> StoreResult<(Option<Vec<u8>>, u64)> {
+    let raw = store.get(Tree::Meta, key).await?;
     let n = raw
         .as_deref()
         .and_then(|b| std::str::from_utf8(b).ok())
@@ -129,7 +129,7 @@ pub fn entry(log: InvocationLog, secrets_to_redact: &[String]) -> LogEntry {
 
 /// Stores an endpoint's new entries (oldest first) and prunes its oldest beyond
 /// [`KEEP_PER_ENDPOINT`], with the count, in one atomic batch.
-pub fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> StoreResult<()> {
+pub async fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> StoreResult<()> {
     let keep = usize::try_from(KEEP_PER_ENDPOINT).unwrap_or(usize::MAX);
     let entries = &entries[entries.len().saturating_sub(keep)..];
     if entries.is_empty() {
@@ -146,11 +146,13 @@ pub fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> StoreResul
     let counter = count_key(slug);
     // Entries, pruning and count move together; retry when a concurrent writer changed the count.
     loop {
-        let (raw, stored) = read_count(store, &counter)?;
+        let (raw, stored) = read_count(store, &counter).await?;
         let total = stored + rows.len() as u64;
         let excess = total.saturating_sub(KEEP_PER_ENDPOINT);
         let oldest = if excess > 0 {
-            store.scan_prefix(Tree::Logs, &prefix(slug), None, excess as usize)?
+            store
+                .scan_prefix(Tree::Logs, &prefix(slug), None, excess as usize)
+                .await?
         } else {
             Vec::new()
         };
@@ -163,7 +165,7 @@ pub fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> StoreResul
         }
         let count = total.saturating_sub(oldest.len() as u64);
         batch = batch.put(Tree::Meta, counter.clone(), count.to_string().into_bytes());
-        match store.apply(batch) {
+        match store.apply(batch).await {
             Ok(()) => return Ok(()),
             Err(StoreError::ConditionFailed(_)) => continue,
             Err(e) => return Err(e),
@@ -172,16 +174,21 @@ pub fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> StoreResul
 }
 
 /// One page of an endpoint's entries, newest first.
-pub fn page(store: &dyn Store, slug: &str, request: &PageRequest) -> StoreResult<Page<LogEntry>> {
+pub async fn page(
+    store: &dyn Store,
+    slug: &str,
+    request: &PageRequest,
+) -> StoreResult<Page<LogEntry>> {
     paging::newest_first(store, Tree::Logs, &prefix(slug), request, |_: &LogEntry| {
         Visit::Keep
     })
+    .await
 }
 
 /// Removes every entry of an endpoint (on delete, so a new owner of the slug sees none).
-pub fn delete_all(store: &dyn Store, slug: &str) -> StoreResult<()> {
-    paging::delete_prefix(store, Tree::Logs, &prefix(slug))?;
-    store.delete(Tree::Meta, &count_key(slug))?;
+pub async fn delete_all(store: &dyn Store, slug: &str) -> StoreResult<()> {
+    paging::delete_prefix(store, Tree::Logs, &prefix(slug)).await?;
+    store.delete(Tree::Meta, &count_key(slug)).await?;
     Ok(())
 }
 
@@ -203,35 +210,46 @@ mod tests {
         }
     }
 
-    #[test]
-    fn secrets_are_redacted_before_storage() {
+    #[tokio::test]
+    async fn secrets_are_redacted_before_storage() {
         let store = SledStore::temporary().unwrap();
         let secrets = vec!["tok-abc".to_string(), "tok-abc-123".to_string()];
         let entry = entry(invocation("key=tok-abc-123 and tok-abc"), &secrets);
-        append(&store, "s", std::slice::from_ref(&entry)).unwrap();
+        append(&store, "s", std::slice::from_ref(&entry))
+            .await
+            .unwrap();
         assert_eq!(entry.lines[0].message, "key=[REDACTED] and [REDACTED]");
-        for (_, bytes) in store.scan_prefix(Tree::Logs, b"", None, 10).unwrap() {
+        for (_, bytes) in store.scan_prefix(Tree::Logs, b"", None, 10).await.unwrap() {
             assert!(!String::from_utf8_lossy(&bytes).contains("tok-abc"));
         }
         let long = format!("{}tok-abc", "x".repeat(MAX_LINE_CHARS - 3));
         assert!(!redact(&long, &secrets).contains("tok"));
     }
 
-    #[test]
-    fn newest_first_and_capped() {
+    #[tokio::test]
+    async fn newest_first_and_capped() {
         let store = SledStore::temporary().unwrap();
         // One by one, then in batches larger than what is kept.
         for i in 0..(KEEP_PER_ENDPOINT - 10) {
-            append(&store, "s", &[entry(invocation(&format!("call {i}")), &[])]).unwrap();
+            append(&store, "s", &[entry(invocation(&format!("call {i}")), &[])])
+                .await
+                .unwrap();
         }
         let batch: Vec<LogEntry> = (KEEP_PER_ENDPOINT - 10..KEEP_PER_ENDPOINT + 5)
             .map(|i| entry(invocation(&format!("call {i}")), &[]))
             .collect();
-        append(&store, "s", &batch).unwrap();
-        append(&store, "other", &[entry(invocation("x"), &[])]).unwrap();
-        let all = store.scan_prefix(Tree::Logs, b"s/", None, 5000).unwrap();
+        append(&store, "s", &batch).await.unwrap();
+        append(&store, "other", &[entry(invocation("x"), &[])])
+            .await
+            .unwrap();
+        let all = store
+            .scan_prefix(Tree::Logs, b"s/", None, 5000)
+            .await
+            .unwrap();
         assert_eq!(all.len() as u64, KEEP_PER_ENDPOINT);
-        let first = page(&store, "s", &PageRequest::parse(None, Some(2)).unwrap()).unwrap();
+        let first = page(&store, "s", &PageRequest::parse(None, Some(2)).unwrap())
+            .await
+            .unwrap();
         let messages: Vec<&str> = first
             .items
             .iter()
@@ -245,13 +263,15 @@ mod tests {
             ]
         );
         assert!(first.next_cursor.is_some());
-        delete_all(&store, "s").unwrap();
+        delete_all(&store, "s").await.unwrap();
         assert!(page(&store, "s", &PageRequest::parse(None, None).unwrap())
+            .await
             .unwrap()
             .items
             .is_empty());
         assert_eq!(
             page(&store, "other", &PageRequest::parse(None, None).unwrap())
+                .await
                 .unwrap()
                 .items
                 .len(),

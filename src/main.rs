@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use toolhost::config::{Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
+use toolhost::config::{
+    Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey, StoreLocation,
+};
 use toolhost::server::Server;
 
 #[derive(Parser)]
@@ -47,6 +49,15 @@ struct ServeArgs {
     /// Data directory (store, generated admin token and keys).
     #[arg(long, env = "TOOLHOST_DATA", default_value = "./data")]
     data: PathBuf,
+    /// Where state lives: `embedded` (sled in DATA/store, the default) or a PostgreSQL URL
+    /// (`postgres://user@host/db`) shared by every node of a cluster.
+    #[arg(
+        long,
+        env = "TOOLHOST_STORE",
+        default_value = "embedded",
+        hide_env_values = true
+    )]
+    store: StoreLocation,
     /// Public base URL for absolute links; defaults to http://ADDR.
     #[arg(long, env = "TOOLHOST_BASE_URL")]
     base_url: Option<String>,
@@ -117,6 +128,7 @@ impl ServeArgs {
     fn into_config(self) -> Result<Config, String> {
         let mut config = Config::new(self.data);
         config.addr = self.addr;
+        config.store = self.store;
         config.base_url = self.base_url;
         config.admin_token = self.admin_token.filter(|t| !t.is_empty());
         config.secrets_master_key = self.secrets_master_key.filter(|k| !k.is_empty());

@@ -77,7 +77,7 @@ pub struct Page<T> {
 }
 
 /// Items under `prefix`, newest first, after the request's cursor.
-pub fn newest_first<T: DeserializeOwned>(
+pub async fn newest_first<T: DeserializeOwned>(
     store: &dyn Store,
     tree: Tree,
     prefix: &[u8],
@@ -91,7 +91,9 @@ pub fn newest_first<T: DeserializeOwned>(
     let mut items = Vec::new();
     let mut scanned = 0;
     loop {
-        let chunk = store.scan_prefix_rev(tree, prefix, before.as_deref(), 256)?;
+        let chunk = store
+            .scan_prefix_rev(tree, prefix, before.as_deref(), 256)
+            .await?;
         let Some((last, _)) = chunk.last() else {
             return Ok(Page {
                 items,
@@ -131,16 +133,16 @@ pub fn newest_first<T: DeserializeOwned>(
 }
 
 /// Deletes every entry under `prefix`.
-pub fn delete_prefix(store: &dyn Store, tree: Tree, prefix: &[u8]) -> StoreResult<()> {
+pub async fn delete_prefix(store: &dyn Store, tree: Tree, prefix: &[u8]) -> StoreResult<()> {
     loop {
-        let chunk = store.scan_prefix(tree, prefix, None, 256)?;
+        let chunk = store.scan_prefix(tree, prefix, None, 256).await?;
         if chunk.is_empty() {
             return Ok(());
         }
         let batch = chunk
             .into_iter()
             .fold(crate::store::Batch::new(), |b, (k, _)| b.delete(tree, k));
-        store.apply(batch)?;
+        store.apply(batch).await?;
     }
 }
 
@@ -149,8 +151,8 @@ mod tests {
     use super::*;
     use crate::store::SledStore;
 
-    #[test]
-    fn pages_newest_first_with_filters() {
+    #[tokio::test]
+    async fn pages_newest_first_with_filters() {
         let store = SledStore::temporary().unwrap();
         let ids: Vec<String> = (0..7).map(|_| new_id()).collect();
         for (i, id) in ids.iter().enumerate() {
@@ -160,14 +162,17 @@ mod tests {
                     format!("b1/{id}").as_bytes(),
                     i.to_string().as_bytes(),
                 )
+                .await
                 .unwrap();
         }
         store
             .put(Tree::Events, format!("b2/{}", new_id()).as_bytes(), b"99")
+            .await
             .unwrap();
         let request = PageRequest::parse(None, Some(3)).unwrap();
-        let first =
-            newest_first::<u32>(&store, Tree::Events, b"b1/", &request, |_| Visit::Keep).unwrap();
+        let first = newest_first::<u32>(&store, Tree::Events, b"b1/", &request, |_| Visit::Keep)
+            .await
+            .unwrap();
         assert_eq!(first.items, [6, 5, 4]);
         let request = PageRequest::parse(first.next_cursor.as_deref(), Some(3)).unwrap();
         let second = newest_first::<u32>(&store, Tree::Events, b"b1/", &request, |n| {
@@ -177,6 +182,7 @@ mod tests {
                 Visit::Skip
             }
         })
+        .await
         .unwrap();
         assert_eq!(second.items, [2, 0]);
         assert!(second.next_cursor.is_none());
@@ -187,18 +193,21 @@ mod tests {
             &PageRequest::parse(None, None).unwrap(),
             |n| if *n < 5 { Visit::Stop } else { Visit::Keep },
         )
+        .await
         .unwrap();
         assert_eq!(stopped.items, [6, 5]);
         assert!(PageRequest::parse(Some("zz"), None).is_err());
         assert!(PageRequest::parse(None, Some(0)).is_err());
-        delete_prefix(&store, Tree::Events, b"b1/").unwrap();
+        delete_prefix(&store, Tree::Events, b"b1/").await.unwrap();
         assert!(store
             .scan_prefix(Tree::Events, b"b1/", None, 10)
+            .await
             .unwrap()
             .is_empty());
         assert_eq!(
             store
                 .scan_prefix(Tree::Events, b"b2/", None, 10)
+                .await
                 .unwrap()
                 .len(),
             1

@@ -1,5 +1,5 @@
 //! The activity recorder: invocation log entries and builder events, written off the request
-//! path by one thread, in batches.
+//! path by one task, in batches.
 //!
 //! Every call leaves a log entry and, on a builder's endpoint, an event. Written inline they
 //! cost two store transactions per call (and a retry loop on the log count when calls finish
@@ -41,7 +41,7 @@ pub struct Recorder {
 }
 
 /// Whether `(slug, endpoint id)` names an endpoint that exists now.
-pub type IsCurrent = Box<dyn Fn(&str, &str) -> bool + Send>;
+pub type IsCurrent = Box<dyn Fn(&str, &str) -> bool + Send + Sync>;
 
 enum Message {
     Log {
@@ -59,20 +59,19 @@ enum Message {
 }
 
 impl Recorder {
-    /// Starts the writer thread; it ends when the recorder is dropped, after storing the queue.
-    /// `is_current` tells which endpoints still exist when their entries are stored.
-    pub fn start(store: Arc<dyn Store>, is_current: IsCurrent) -> std::io::Result<Recorder> {
+    /// Starts the writer task on the current runtime; it ends when the recorder is dropped,
+    /// after storing the queue. `is_current` tells which endpoints still exist when their
+    /// entries are stored.
+    pub fn start(store: Arc<dyn Store>, is_current: IsCurrent) -> Recorder {
         let (sender, receiver) = mpsc::channel(QUEUE);
-        std::thread::Builder::new()
-            .name("recorder".to_owned())
-            .spawn(move || {
-                let closed = run(store.as_ref(), &is_current, receiver);
-                drop(store);
-                if let Some(closed) = closed {
-                    let _ = closed.send(());
-                }
-            })?;
-        Ok(Recorder { sender })
+        tokio::spawn(async move {
+            let closed = run(store.as_ref(), &is_current, receiver).await;
+            drop(store);
+            if let Some(closed) = closed {
+                let _ = closed.send(());
+            }
+        });
+        Recorder { sender }
     }
 
     /// Queues an invocation's log entry for the endpoint `slug` whose id is `endpoint_id`.
@@ -120,42 +119,30 @@ impl Recorder {
 
 /// Stores rounds until the channel closes or a `Close` arrives (returned, to be answered once
 /// the store is dropped).
-fn run(
+async fn run(
     store: &dyn Store,
     is_current: &IsCurrent,
     mut receiver: mpsc::Receiver<Message>,
 ) -> Option<oneshot::Sender<()>> {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            tracing::error!(%err, "cannot start the activity recorder's runtime");
-            return None;
-        }
-    };
     let mut round = Vec::with_capacity(MAX_ROUND);
-    runtime.block_on(async {
-        while let Some(first) = receiver.recv().await {
-            let mut round_over = ends_round(&first);
-            round.push(first);
-            let ends = tokio::time::Instant::now() + LINGER;
-            while !round_over && round.len() < MAX_ROUND {
-                match tokio::time::timeout_at(ends, receiver.recv()).await {
-                    Ok(Some(message)) => {
-                        round_over = ends_round(&message);
-                        round.push(message);
-                    }
-                    Ok(None) | Err(_) => break,
+    while let Some(first) = receiver.recv().await {
+        let mut round_over = ends_round(&first);
+        round.push(first);
+        let ends = tokio::time::Instant::now() + LINGER;
+        while !round_over && round.len() < MAX_ROUND {
+            match tokio::time::timeout_at(ends, receiver.recv()).await {
+                Ok(Some(message)) => {
+                    round_over = ends_round(&message);
+                    round.push(message);
                 }
-            }
-            if let Some(closed) = store_round(store, is_current, round.drain(..)) {
-                return Some(closed);
+                Ok(None) | Err(_) => break,
             }
         }
-        None
-    })
+        if let Some(closed) = store_round(store, is_current, round.drain(..)).await {
+            return Some(closed);
+        }
+    }
+    None
 }
 
 fn ends_round(message: &Message) -> bool {
@@ -164,7 +151,7 @@ fn ends_round(message: &Message) -> bool {
 
 /// Stores one round: each endpoint's entries in order, then the events; then answers flushes.
 /// Returns the `Close` request if the round ended with one.
-fn store_round(
+async fn store_round(
     store: &dyn Store,
     is_current: &IsCurrent,
     round: impl Iterator<Item = Message>,
@@ -190,17 +177,18 @@ fn store_round(
             tracing::debug!(endpoint = %slug, dropped = entries.len(), "log entries of a deleted endpoint dropped");
             continue;
         }
-        if let Err(e) = logs::append(store, slug, entries) {
+        if let Err(e) = logs::append(store, slug, entries).await {
             tracing::error!(error = %e, endpoint = %slug, lost = entries.len(), "storing invocation logs failed");
         }
     }
     if !feed.is_empty() {
-        let stored = feed
-            .iter()
-            .try_fold(Batch::new(), |batch, (owner, event)| {
-                events::put(batch, owner, event)
-            })
-            .and_then(|batch| store.apply(batch));
+        let batch = feed.iter().try_fold(Batch::new(), |batch, (owner, event)| {
+            events::put(batch, owner, event)
+        });
+        let stored = match batch {
+            Ok(batch) => store.apply(batch).await,
+            Err(e) => Err(e),
+        };
         if let Err(e) = stored {
             tracing::error!(error = %e, lost = feed.len(), "storing builder events failed");
         }
@@ -234,7 +222,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn flush_waits_for_everything_queued_before_it() {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let recorder = Arc::new(Recorder::start(store.clone(), Box::new(|_, _| true)).unwrap());
+        let recorder = Arc::new(Recorder::start(store.clone(), Box::new(|_, _| true)));
         let callers: Vec<_> = (0..4)
             .map(|caller| {
                 let recorder = recorder.clone();
@@ -255,18 +243,19 @@ mod tests {
         recorder.flush().await;
         let all = PageRequest::parse(None, Some(100)).unwrap();
         let mut stored = 0;
-        let mut page = logs::page(store.as_ref(), "s", &all).unwrap();
+        let mut page = logs::page(store.as_ref(), "s", &all).await.unwrap();
         loop {
             stored += page.items.len();
             let Some(cursor) = page.next_cursor.clone() else {
                 break;
             };
             let next = PageRequest::parse(Some(&cursor), Some(100)).unwrap();
-            page = logs::page(store.as_ref(), "s", &next).unwrap();
+            page = logs::page(store.as_ref(), "s", &next).await.unwrap();
         }
         assert_eq!(stored, 1000);
         let events = store
             .scan_prefix(crate::store::Tree::Events, b"b1/", None, 2000)
+            .await
             .unwrap();
         assert_eq!(events.len(), 1000);
     }
@@ -276,13 +265,14 @@ mod tests {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
         // "s" exists now with id "ep2": "ep1" was an earlier endpoint under the same slug.
         let is_current: IsCurrent = Box::new(|slug, id| slug == "s" && id == "ep2");
-        let recorder = Recorder::start(store.clone(), is_current).unwrap();
+        let recorder = Recorder::start(store.clone(), is_current);
         recorder.log("s", "ep1", entry("old")).await;
         recorder.log("s", "ep2", entry("new")).await;
         recorder.log("gone", "ep3", entry("deleted")).await;
         recorder.close().await;
         let all = PageRequest::parse(None, Some(10)).unwrap();
         let kept: Vec<String> = logs::page(store.as_ref(), "s", &all)
+            .await
             .unwrap()
             .items
             .into_iter()
@@ -290,6 +280,7 @@ mod tests {
             .collect();
         assert_eq!(kept, ["new"]);
         assert!(logs::page(store.as_ref(), "gone", &all)
+            .await
             .unwrap()
             .items
             .is_empty());

@@ -62,7 +62,7 @@ fn first_key_since(since: OffsetDateTime) -> Vec<u8> {
 }
 
 /// Every sale of `seller` since `since`, oldest first.
-pub fn sales_of(
+pub async fn sales_of(
     store: &dyn Store,
     seller: &str,
     since: OffsetDateTime,
@@ -72,12 +72,18 @@ pub fn sales_of(
     let mut after: Option<Vec<u8>> = None;
     loop {
         let page = match &after {
-            Some(key) => store.scan_prefix(Tree::Ledger, SALE_PREFIX, Some(key), 512)?,
+            Some(key) => {
+                store
+                    .scan_prefix(Tree::Ledger, SALE_PREFIX, Some(key), 512)
+                    .await?
+            }
             // `scan_prefix` pages strictly after a key; start one byte before the first key.
             None => {
                 let mut before = start.clone();
                 before.pop();
-                store.scan_prefix(Tree::Ledger, SALE_PREFIX, Some(&before), 512)?
+                store
+                    .scan_prefix(Tree::Ledger, SALE_PREFIX, Some(&before), 512)
+                    .await?
             }
         };
         let Some((last, _)) = page.last() else { break };
@@ -117,8 +123,8 @@ mod tests {
     use super::*;
     use crate::store::SledStore;
 
-    #[test]
-    fn splits_reconcile_and_since_parses() {
+    #[tokio::test]
+    async fn splits_reconcile_and_since_parses() {
         let (fee, net) = split(Usd::from_units(1001), 1000);
         assert_eq!((fee.units(), net.units()), (100, 901));
         assert_eq!(parse_since("30d"), Some(time::Duration::days(30)));
@@ -128,8 +134,8 @@ mod tests {
         assert_eq!(parse_since("5y"), None);
     }
 
-    #[test]
-    fn sales_are_found_by_seller_and_time() {
+    #[tokio::test]
+    async fn sales_are_found_by_seller_and_time() {
         let store = SledStore::temporary().unwrap();
         let now = OffsetDateTime::now_utc();
         for (seller, age_days) in [("b1", 40), ("b1", 1), ("b2", 1), ("b1", 0)] {
@@ -143,22 +149,28 @@ mod tests {
                 method: PaymentMethod::X402,
                 at,
             };
-            store.apply(record(Batch::new(), &sale).unwrap()).unwrap();
+            store
+                .apply(record(Batch::new(), &sale).unwrap())
+                .await
+                .unwrap();
         }
         assert_eq!(
             sales_of(&store, "b1", now - time::Duration::days(30))
+                .await
                 .unwrap()
                 .len(),
             2
         );
         assert_eq!(
             sales_of(&store, "b1", now - time::Duration::days(60))
+                .await
                 .unwrap()
                 .len(),
             3
         );
         assert_eq!(
             sales_of(&store, "b2", now - time::Duration::days(30))
+                .await
                 .unwrap()
                 .len(),
             1

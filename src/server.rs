@@ -37,15 +37,17 @@ impl Server {
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
         let bound = listener.local_addr()?;
-        let (app, notes) = App::open(config, bound)?;
+        let (app, notes) = App::open(config, bound).await?;
         app.payments
             .facilitator
             .check()
             .await
             .map_err(StartupError::Chain)?;
+        let app = Arc::new(app);
+        app.follow_changes();
         Ok(Self {
             listener,
-            app: Arc::new(app),
+            app,
             notes,
         })
     }
@@ -70,10 +72,10 @@ impl Server {
         // recorder holds, before flushing so nothing writes after the flush.
         self.app.runtime.pool().shutdown().await;
         self.app.recorder.close().await;
-        if let Err(e) = self.app.store.flush() {
-            tracing::error!(error = %e, "store flush on shutdown failed");
+        if let Err(e) = self.app.store.close().await {
+            tracing::error!(error = %e, "closing the store on shutdown failed");
         }
-        tracing::info!("store flushed; bye");
+        tracing::info!("store closed; bye");
         Ok(())
     }
 }

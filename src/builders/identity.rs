@@ -160,7 +160,7 @@ fn validate(request: RegisterRequest) -> Result<(String, Option<String>), Builde
 
 /// Creates a builder and its first key. Call only after the registration was paid for (or an
 /// admin onboards the builder). Returns the record and the plaintext key, which is not stored.
-pub fn register(
+pub async fn register(
     store: &dyn Store,
     request: RegisterRequest,
     payer: PayerInfo,
@@ -184,25 +184,29 @@ pub fn register(
         revoked_at: None,
     };
     let index = keys::index_key(&builder.key_hash);
-    store.apply(
-        Batch::new()
-            .require_absent(Tree::Builders, index.clone())
-            .put(Tree::Builders, index, to_bytes(&entry)?)
-            .put(Tree::Builders, record_key(&builder.id), to_bytes(&builder)?),
-    )?;
+    store
+        .apply(
+            Batch::new()
+                .require_absent(Tree::Builders, index.clone())
+                .put(Tree::Builders, index, to_bytes(&entry)?)
+                .put(Tree::Builders, record_key(&builder.id), to_bytes(&builder)?),
+        )
+        .await?;
     Ok((BuilderRecord::from(&builder), key))
 }
 
 /// The builder holding `key`. Unknown keys are [`BuilderError::UnknownKey`] (401), keys replaced
 /// by a rotation [`BuilderError::RevokedKey`] (403).
-pub fn authenticate(store: &dyn Store, key: &str) -> Result<Builder, BuilderError> {
+pub async fn authenticate(store: &dyn Store, key: &str) -> Result<Builder, BuilderError> {
     let hash = keys::hash(key);
-    let entry: KeyEntry = get_json(store, Tree::Builders, &keys::index_key(&hash))?
+    let entry: KeyEntry = get_json(store, Tree::Builders, &keys::index_key(&hash))
+        .await?
         .ok_or(BuilderError::UnknownKey)?;
     if entry.revoked_at.is_some() {
         return Err(BuilderError::RevokedKey);
     }
-    let builder: Builder = get_json(store, Tree::Builders, &record_key(&entry.builder_id))?
+    let builder: Builder = get_json(store, Tree::Builders, &record_key(&entry.builder_id))
+        .await?
         .ok_or(BuilderError::UnknownKey)?;
     if !secrets_equal(&builder.key_hash, &hash) {
         return Err(BuilderError::RevokedKey);
@@ -212,19 +216,21 @@ pub fn authenticate(store: &dyn Store, key: &str) -> Result<Builder, BuilderErro
 
 /// Replaces the builder's key: the old one is revoked in the same atomic step that stores the
 /// new one. Fails with [`BuilderError::RevokedKey`] if another rotation won the race.
-pub fn rotate_key(
+pub async fn rotate_key(
     store: &dyn Store,
     builder: &Builder,
 ) -> Result<(BuilderRecord, String), BuilderError> {
-    let current_bytes = store.get(Tree::Builders, &record_key(&builder.id))?;
-    let current: Builder = get_json(store, Tree::Builders, &record_key(&builder.id))?
+    let current_bytes = store.get(Tree::Builders, &record_key(&builder.id)).await?;
+    let current: Builder = get_json(store, Tree::Builders, &record_key(&builder.id))
+        .await?
         .ok_or(BuilderError::UnknownKey)?;
     if current.key_hash != builder.key_hash {
         return Err(BuilderError::RevokedKey);
     }
     let old_index = keys::index_key(&current.key_hash);
-    let old_entry: KeyEntry =
-        get_json(store, Tree::Builders, &old_index)?.ok_or(BuilderError::UnknownKey)?;
+    let old_entry: KeyEntry = get_json(store, Tree::Builders, &old_index)
+        .await?
+        .ok_or(BuilderError::UnknownKey)?;
     let now = OffsetDateTime::now_utc();
     let key = keys::generate();
     let updated = Builder {
@@ -244,14 +250,16 @@ pub fn rotate_key(
     };
     let new_index = keys::index_key(&updated.key_hash);
     let record = record_key(&updated.id);
-    let result = store.apply(
-        Batch::new()
-            .require_equals(Tree::Builders, record.clone(), current_bytes)
-            .require_absent(Tree::Builders, new_index.clone())
-            .put(Tree::Builders, new_index, to_bytes(&new_entry)?)
-            .put(Tree::Builders, old_index, to_bytes(&revoked)?)
-            .put(Tree::Builders, record, to_bytes(&updated)?),
-    );
+    let result = store
+        .apply(
+            Batch::new()
+                .require_equals(Tree::Builders, record.clone(), current_bytes)
+                .require_absent(Tree::Builders, new_index.clone())
+                .put(Tree::Builders, new_index, to_bytes(&new_entry)?)
+                .put(Tree::Builders, old_index, to_bytes(&revoked)?)
+                .put(Tree::Builders, record, to_bytes(&updated)?),
+        )
+        .await;
     match result {
         Err(StoreError::ConditionFailed(_)) => Err(BuilderError::RevokedKey),
         other => other.map_err(BuilderError::from),
@@ -271,50 +279,52 @@ mod tests {
         }
     }
 
-    #[test]
-    fn register_authenticate_rotate_revoke() {
+    #[tokio::test]
+    async fn register_authenticate_rotate_revoke() {
         let store = SledStore::temporary().unwrap();
-        let (record, key) = register(&store, request("Acme"), PayerInfo::Admin).unwrap();
+        let (record, key) = register(&store, request("Acme"), PayerInfo::Admin)
+            .await
+            .unwrap();
         assert_eq!(record.registered_via, "admin");
-        let builder = authenticate(&store, &key).unwrap();
+        let builder = authenticate(&store, &key).await.unwrap();
         assert_eq!(builder.id, record.id);
         assert!(matches!(
-            authenticate(&store, "thb_nope"),
+            authenticate(&store, "thb_nope").await,
             Err(BuilderError::UnknownKey)
         ));
 
-        let (rotated, new_key) = rotate_key(&store, &builder).unwrap();
+        let (rotated, new_key) = rotate_key(&store, &builder).await.unwrap();
         assert_ne!(new_key, key);
         assert_eq!(rotated.id, record.id);
         assert!(matches!(
-            authenticate(&store, &key),
+            authenticate(&store, &key).await,
             Err(BuilderError::RevokedKey)
         ));
-        assert_eq!(authenticate(&store, &new_key).unwrap().id, record.id);
+        assert_eq!(authenticate(&store, &new_key).await.unwrap().id, record.id);
         // Rotating with the stale identity loses.
         assert!(matches!(
-            rotate_key(&store, &builder),
+            rotate_key(&store, &builder).await,
             Err(BuilderError::RevokedKey)
         ));
 
         // Nothing stored holds the plaintext key.
         for tree in [Tree::Builders] {
-            for (_, v) in store.scan_prefix(tree, b"", None, 100).unwrap() {
+            for (_, v) in store.scan_prefix(tree, b"", None, 100).await.unwrap() {
                 let text = String::from_utf8_lossy(&v);
                 assert!(!text.contains(&key[4..]) && !text.contains(&new_key[4..]));
             }
         }
     }
 
-    #[test]
-    fn names_are_validated() {
+    #[tokio::test]
+    async fn names_are_validated() {
         let store = SledStore::temporary().unwrap();
         assert!(matches!(
-            register(&store, request("  "), PayerInfo::Admin),
+            register(&store, request("  "), PayerInfo::Admin).await,
             Err(BuilderError::Invalid(_))
         ));
         assert!(matches!(
-            register(&store, request(&"x".repeat(81)), PayerInfo::Admin),
+            register(&store, request(&"x".repeat(81)), PayerInfo::Admin).await,
             Err(BuilderError::Invalid(_))
         ));
     }

@@ -74,7 +74,7 @@ pub async fn register(
             reference: receipt.receipt_id.clone(),
         },
     };
-    let (record, key) = identity::register(app.store.as_ref(), request, payer)?;
+    let (record, key) = identity::register(app.store.as_ref(), request, payer).await?;
     let Json(mut body) = issued(record, key);
     body["receipt"] = serde_json::to_value(receipt).map_err(ApiError::internal)?;
     let mut response = Json(body).into_response();
@@ -93,7 +93,7 @@ pub async fn rotate_key(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
 ) -> ApiResult<Json<Value>> {
-    let (record, key) = identity::rotate_key(app.store.as_ref(), &builder)?;
+    let (record, key) = identity::rotate_key(app.store.as_ref(), &builder).await?;
     Ok(issued(record, key))
 }
 
@@ -110,6 +110,6 @@ pub async fn admin_create_builder(
     _admin: Admin,
     JsonBody(request): JsonBody<RegisterRequest>,
 ) -> ApiResult<Json<Value>> {
-    let (record, key) = identity::register(app.store.as_ref(), request, PayerInfo::Admin)?;
+    let (record, key) = identity::register(app.store.as_ref(), request, PayerInfo::Admin).await?;
     Ok(issued(record, key))
 }

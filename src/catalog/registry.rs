@@ -1,11 +1,13 @@
 //! The catalog index: every endpoint in memory, with its schemas compiled, over the store.
 //!
 //! Reads (every `/tools/{slug}` call, every catalog listing) never touch the store or recompile a
-//! schema; writes go to the store first, then replace the in-memory entry. One process owns the
-//! store, so the index cannot go stale.
+//! schema; writes go to the store first (checked against the stored record, so concurrent
+//! writers on any node cannot overwrite each other), then replace the in-memory entry. When
+//! nodes share a store, each follows the store's change feed and [`Registry::reload`]s what
+//! another node changed.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 use axum::http::StatusCode;
 
@@ -87,33 +89,64 @@ impl From<CatalogError> for ApiError {
 pub struct Registry {
     store: Arc<dyn Store>,
     by_slug: RwLock<HashMap<String, Arc<CompiledEndpoint>>>,
-    /// Held across an update's or removal's check and write, so a PATCH cannot overwrite a
-    /// concurrent PATCH or resurrect an endpoint deleted meanwhile.
-    writes: Mutex<()>,
 }
 
 impl Registry {
     /// Loads and compiles every stored endpoint.
-    pub fn load(store: Arc<dyn Store>) -> Result<Self, CatalogError> {
+    pub async fn load(store: Arc<dyn Store>) -> Result<Self, CatalogError> {
+        let registry = Self {
+            store,
+            by_slug: RwLock::new(HashMap::new()),
+        };
+        registry.reload_all().await?;
+        Ok(registry)
+    }
+
+    /// Reads every endpoint from the store again, replacing what is in memory (at start-up, and
+    /// when a node missed changes). Returns the slugs that are gone.
+    pub async fn reload_all(&self) -> Result<Vec<String>, CatalogError> {
         let mut by_slug = HashMap::new();
         let mut after: Option<Vec<u8>> = None;
         loop {
-            let page = store.scan_prefix(Tree::Endpoints, b"", after.as_deref(), 256)?;
+            let page = self
+                .store
+                .scan_prefix(Tree::Endpoints, b"", after.as_deref(), 256)
+                .await?;
             let Some((last, _)) = page.last() else { break };
             after = Some(last.clone());
             for (key, bytes) in page {
-                let endpoint: Endpoint = serde_json::from_slice(&bytes).map_err(|e| {
-                    StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(&key)))
-                })?;
+                let endpoint = decode(&key, &bytes)?;
                 let slug = endpoint.slug.clone();
                 by_slug.insert(slug, Arc::new(CompiledEndpoint::compile(endpoint)?));
             }
         }
-        Ok(Self {
-            store,
-            by_slug: RwLock::new(by_slug),
-            writes: Mutex::new(()),
-        })
+        let mut map = self.write();
+        let gone = map
+            .keys()
+            .filter(|slug| !by_slug.contains_key(*slug))
+            .cloned()
+            .collect();
+        *map = by_slug;
+        Ok(gone)
+    }
+
+    /// Reads one endpoint from the store again after another node changed it. Returns whether
+    /// what this node held changed (a new revision, or deleted).
+    pub async fn reload(&self, slug: &str) -> Result<bool, CatalogError> {
+        match self.store.get(Tree::Endpoints, slug.as_bytes()).await? {
+            Some(bytes) => {
+                let endpoint = decode(slug.as_bytes(), &bytes)?;
+                let unchanged = self.get(slug).is_some_and(|current| {
+                    current.endpoint.id == endpoint.id
+                        && current.endpoint.revision == endpoint.revision
+                });
+                if !unchanged {
+                    self.remember(CompiledEndpoint::compile(endpoint)?);
+                }
+                Ok(!unchanged)
+            }
+            None => Ok(self.write().remove(slug).is_some()),
+        }
     }
 
     pub fn get(&self, slug: &str) -> Option<Arc<CompiledEndpoint>> {
@@ -136,15 +169,16 @@ impl Registry {
     }
 
     /// Stores a new endpoint; the slug must be free (checked atomically in the store).
-    pub fn insert_new(&self, endpoint: Endpoint) -> Result<Arc<CompiledEndpoint>, CatalogError> {
+    pub async fn insert_new(
+        &self,
+        endpoint: Endpoint,
+    ) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         let compiled = CompiledEndpoint::compile(endpoint)?;
         let key = compiled.endpoint.slug.as_bytes().to_vec();
-        let bytes = serde_json::to_vec(&compiled.endpoint)
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let batch = Batch::new()
             .require_absent(Tree::Endpoints, key.clone())
-            .put(Tree::Endpoints, key, bytes);
-        match self.store.apply(batch) {
+            .put(Tree::Endpoints, key, encode(&compiled.endpoint)?);
+        match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => {
                 Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone()))
             }
@@ -154,36 +188,58 @@ impl Registry {
     }
 
     /// Replaces an existing endpoint, only if it is still at `expected_revision` (the revision
-    /// the caller read and changed); otherwise [`CatalogError::Conflict`].
-    pub fn update(
+    /// the caller read and changed); otherwise [`CatalogError::Conflict`]. Checked against the
+    /// stored record in the same atomic step as the write, so of two concurrent updates (on any
+    /// nodes) one wins and the other conflicts.
+    pub async fn update(
         &self,
         endpoint: Endpoint,
         expected_revision: u64,
     ) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         let compiled = CompiledEndpoint::compile(endpoint)?;
-        let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
-        let slug = &compiled.endpoint.slug;
-        match self.get(slug) {
-            None => return Err(CatalogError::NotFound(slug.clone())),
-            Some(current) if current.endpoint.revision != expected_revision => {
-                return Err(CatalogError::Conflict(slug.clone()))
-            }
-            Some(_) => {}
+        let slug = compiled.endpoint.slug.clone();
+        let stored = self.stored(&slug).await?;
+        if decode(slug.as_bytes(), &stored)?.revision != expected_revision {
+            return Err(CatalogError::Conflict(slug));
         }
-        let key = slug.as_bytes();
-        let bytes = serde_json::to_vec(&compiled.endpoint)
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        self.store.put(Tree::Endpoints, key, &bytes)?;
+        let batch = Batch::new()
+            .require_equals(Tree::Endpoints, slug.as_bytes(), Some(stored))
+            .put(
+                Tree::Endpoints,
+                slug.as_bytes(),
+                encode(&compiled.endpoint)?,
+            );
+        match self.store.apply(batch).await {
+            Err(StoreError::ConditionFailed(_)) => Err(CatalogError::Conflict(slug)),
+            other => other.map_err(CatalogError::from),
+        }?;
         Ok(self.remember(compiled))
     }
 
     /// Removes an endpoint and frees its slug.
-    pub fn remove(&self, slug: &str) -> Result<Endpoint, CatalogError> {
-        let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
-        let existing = self.require(slug)?;
-        self.store.delete(Tree::Endpoints, slug.as_bytes())?;
+    pub async fn remove(&self, slug: &str) -> Result<Endpoint, CatalogError> {
+        let stored = self.stored(slug).await?;
+        let existing = decode(slug.as_bytes(), &stored)?;
+        let batch = Batch::new()
+            .require_equals(Tree::Endpoints, slug.as_bytes(), Some(stored))
+            .delete(Tree::Endpoints, slug.as_bytes());
+        match self.store.apply(batch).await {
+            Err(StoreError::ConditionFailed(_)) => Err(CatalogError::Conflict(slug.to_string())),
+            other => other.map_err(CatalogError::from),
+        }?;
         self.write().remove(slug);
-        Ok(existing.endpoint.clone())
+        Ok(existing)
+    }
+
+    /// The endpoint's stored bytes, or `NotFound`.
+    async fn stored(&self, slug: &str) -> Result<Vec<u8>, CatalogError> {
+        match self.store.get(Tree::Endpoints, slug.as_bytes()).await? {
+            Some(bytes) => Ok(bytes),
+            None => {
+                self.write().remove(slug);
+                Err(CatalogError::NotFound(slug.to_string()))
+            }
+        }
     }
 
     fn remember(&self, compiled: CompiledEndpoint) -> Arc<CompiledEndpoint> {
@@ -203,6 +259,15 @@ impl Registry {
     }
 }
 
+fn encode(endpoint: &Endpoint) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn decode(key: &[u8], bytes: &[u8]) -> Result<Endpoint, StoreError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(key))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,26 +282,28 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn updates_are_guarded_by_revision_and_existence() {
-        let registry = Registry::load(Arc::new(SledStore::temporary().unwrap())).unwrap();
-        registry.insert_new(endpoint("one")).unwrap();
+    #[tokio::test]
+    async fn updates_are_guarded_by_revision_and_existence() {
+        let registry = Registry::load(Arc::new(SledStore::temporary().unwrap()))
+            .await
+            .unwrap();
+        registry.insert_new(endpoint("one")).await.unwrap();
         assert!(matches!(
-            registry.insert_new(endpoint("one")),
+            registry.insert_new(endpoint("one")).await,
             Err(CatalogError::SlugTaken(_))
         ));
         let mut next = endpoint("one");
         next.revision = 2;
-        registry.update(next.clone(), 1).unwrap();
+        registry.update(next.clone(), 1).await.unwrap();
         // A second writer that read revision 1 loses instead of overwriting.
         assert!(matches!(
-            registry.update(next.clone(), 1),
+            registry.update(next.clone(), 1).await,
             Err(CatalogError::Conflict(_))
         ));
-        registry.remove("one").unwrap();
+        registry.remove("one").await.unwrap();
         // An update racing a delete cannot bring the endpoint back.
         assert!(matches!(
-            registry.update(next, 2),
+            registry.update(next, 2).await,
             Err(CatalogError::NotFound(_))
         ));
         assert!(registry.get("one").is_none());

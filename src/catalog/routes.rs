@@ -143,7 +143,7 @@ pub async fn get_endpoint(
         body.to_string().replace('\'', "'\\''")
     );
     let manage = if manager {
-        Some(endpoints::manage_view(&app, endpoint)?)
+        Some(endpoints::manage_view(&app, endpoint).await?)
     } else {
         None
     };

@@ -165,7 +165,7 @@ fn seed_marker(slug: &str) -> Vec<u8> {
 }
 
 /// Inserts every fixture not seeded before. Returns the slugs inserted now.
-pub fn seed_catalog(
+pub async fn seed_catalog(
     registry: &Registry,
     store: &dyn Store,
     quotas: &Quotas,
@@ -181,7 +181,8 @@ pub fn seed_catalog(
         let fixture: Fixture =
             serde_json::from_str(&text).map_err(|e| fixture_error(Path::new(&file), e))?;
         if store
-            .get(Tree::Meta, &seed_marker(&fixture.slug))?
+            .get(Tree::Meta, &seed_marker(&fixture.slug))
+            .await?
             .is_some()
         {
             continue;
@@ -230,7 +231,7 @@ pub fn seed_catalog(
                 format!("exampleInput breaks inputSchema: {v:?}"),
             ));
         }
-        match registry.insert_new(endpoint) {
+        match registry.insert_new(endpoint).await {
             Ok(_) | Err(CatalogError::SlugTaken(_)) => {}
             Err(e) => return Err(e.into()),
         }
@@ -245,9 +246,12 @@ pub fn seed_catalog(
                 &path,
                 Some(bytes),
             )
+            .await
             .map_err(|e| fixture_error(Path::new(&path), e))?;
         }
-        store.put(Tree::Meta, &seed_marker(&fixture.slug), b"1")?;
+        store
+            .put(Tree::Meta, &seed_marker(&fixture.slug), b"1")
+            .await?;
         inserted.push(fixture.slug);
     }
     Ok(inserted)

@@ -64,7 +64,7 @@ fn write_error(e: HostError) -> EndpointError {
 /// Checks a set of changes (`None` deletes a path) against the path and size rules, the files
 /// already stored and the endpoint's files quota. Writes nothing; errors name the offending
 /// field.
-pub(super) fn check(
+pub(super) async fn check(
     store: &dyn Store,
     quotas: &Quotas,
     slug: &str,
@@ -86,6 +86,7 @@ pub(super) fn check(
         return Ok(());
     }
     let existing: Vec<String> = list(store, slug)
+        .await
         .map_err(|e| invalid("files".into(), e.to_string()))?
         .into_iter()
         .map(|f| f.path)
@@ -103,13 +104,15 @@ pub(super) fn check(
             format!("an endpoint holds at most {MAX_FILES} files"),
         ));
     }
-    host::check_counted(store, quotas, Space::Files, slug, &counted(changes)).map_err(write_error)
+    host::check_counted(store, quotas, Space::Files, slug, &counted(changes))
+        .await
+        .map_err(write_error)
 }
 
 /// Applies changes that passed [`check`]: all of them with the endpoint's usage totals, or none.
 /// Only the endpoint's own handler writing in between can make it fail the quota [`check`]
 /// passed; the endpoint change already stored then stands without these files.
-pub(super) fn write(
+pub(super) async fn write(
     store: &dyn Store,
     quotas: &Quotas,
     slug: &str,
@@ -119,15 +122,17 @@ pub(super) fn write(
         return Ok(());
     }
     host::write_counted_all(store, quotas, Space::Files, slug, &counted(changes))
+        .await
         .map(drop)
         .map_err(write_error)
 }
 
 /// Paths and sizes of an endpoint's files, by path.
-pub(super) fn list(store: &dyn Store, slug: &str) -> StoreResult<Vec<FileInfo>> {
+pub(super) async fn list(store: &dyn Store, slug: &str) -> StoreResult<Vec<FileInfo>> {
     let prefix = prefix(slug);
     Ok(store
-        .scan_prefix(Tree::HandlerFiles, &prefix, None, MAX_FILES + 1)?
+        .scan_prefix(Tree::HandlerFiles, &prefix, None, MAX_FILES + 1)
+        .await?
         .into_iter()
         .map(|(k, v)| FileInfo {
             path: String::from_utf8_lossy(&k[prefix.len()..]).into_owned(),
@@ -141,8 +146,8 @@ mod tests {
     use super::*;
     use crate::store::SledStore;
 
-    #[test]
-    fn paths() {
+    #[tokio::test]
+    async fn paths() {
         for ok in ["a.txt", "data/prompts/en.md", "x..y"] {
             assert_eq!(path_problem(ok), None, "{ok}");
         }
@@ -168,42 +173,48 @@ mod tests {
         );
     }
 
-    fn apply(
+    async fn apply(
         store: &dyn Store,
         quotas: &Quotas,
         slug: &str,
         changes: &BTreeMap<String, Option<String>>,
     ) -> Result<(), EndpointError> {
-        check(store, quotas, slug, changes)?;
-        write(store, quotas, slug, changes)
+        check(store, quotas, slug, changes).await?;
+        write(store, quotas, slug, changes).await
     }
 
-    #[test]
-    fn plans_within_limits() {
+    #[tokio::test]
+    async fn plans_within_limits() {
         let store = SledStore::temporary().unwrap();
         let quotas = Quotas::default();
         let mut changes: BTreeMap<String, Option<String>> = (0..MAX_FILES)
             .map(|i| (format!("f{i}"), Some("x".into())))
             .collect();
-        apply(&store, &quotas, "s", &changes).unwrap();
-        assert_eq!(list(&store, "s").unwrap().len(), MAX_FILES);
+        apply(&store, &quotas, "s", &changes).await.unwrap();
+        assert_eq!(list(&store, "s").await.unwrap().len(), MAX_FILES);
         let one_more: BTreeMap<String, Option<String>> =
             [("new".to_string(), Some("y".into()))].into();
-        assert!(check(&store, &quotas, "s", &one_more).is_err());
+        assert!(check(&store, &quotas, "s", &one_more).await.is_err());
         changes.clear();
         changes.insert("f0".into(), None);
         changes.insert("new".into(), Some("y".into()));
-        apply(&store, &quotas, "s", &changes).unwrap();
-        assert!(list(&store, "s").unwrap().iter().any(|f| f.path == "new"));
+        apply(&store, &quotas, "s", &changes).await.unwrap();
+        assert!(list(&store, "s")
+            .await
+            .unwrap()
+            .iter()
+            .any(|f| f.path == "new"));
         let huge: BTreeMap<String, Option<String>> =
             [("big".to_string(), Some("x".repeat(MAX_FILE_BYTES + 1)))].into();
-        assert!(check(&store, &quotas, "t", &huge).is_err());
-        crate::runtime::host::forget_endpoint(&store, "s").unwrap();
-        assert!(list(&store, "s").unwrap().is_empty());
+        assert!(check(&store, &quotas, "t", &huge).await.is_err());
+        crate::runtime::host::forget_endpoint(&store, "s")
+            .await
+            .unwrap();
+        assert!(list(&store, "s").await.unwrap().is_empty());
     }
 
-    #[test]
-    fn uploads_count_toward_the_quota_all_or_nothing() {
+    #[tokio::test]
+    async fn uploads_count_toward_the_quota_all_or_nothing() {
         let store = SledStore::temporary().unwrap();
         let quotas = Quotas {
             file_bytes: 10,
@@ -211,20 +222,21 @@ mod tests {
         };
         let fits: BTreeMap<String, Option<String>> =
             [("a".to_string(), Some("12345".into()))].into();
-        apply(&store, &quotas, "s", &fits).unwrap();
+        apply(&store, &quotas, "s", &fits).await.unwrap();
         let over: BTreeMap<String, Option<String>> = [
             ("b".to_string(), Some("123".into())),
             ("c".to_string(), Some("123".into())),
         ]
         .into();
-        let err = check(&store, &quotas, "s", &over).unwrap_err();
+        let err = check(&store, &quotas, "s", &over).await.unwrap_err();
         assert!(
             matches!(&err, EndpointError::Invalid { field, message }
                 if field == "files" && message.contains("quota exceeded")),
             "{err:?}"
         );
-        assert!(write(&store, &quotas, "s", &over).is_err());
+        assert!(write(&store, &quotas, "s", &over).await.is_err());
         let paths: Vec<String> = list(&store, "s")
+            .await
             .unwrap()
             .into_iter()
             .map(|f| f.path)

@@ -117,7 +117,7 @@ pub fn owned(
 
 /// Records an event for the owning builder. The change itself is already stored, so a failure
 /// here is logged rather than turned into an error the caller would take for a failed change.
-fn emit(app: &App, endpoint: &Endpoint, kind: EventKind, data: Value) {
+async fn emit(app: &App, endpoint: &Endpoint, kind: EventKind, data: Value) {
     if let Some(builder) = endpoint.owner_builder() {
         if let Err(e) = events::record(
             app.store.as_ref(),
@@ -125,7 +125,9 @@ fn emit(app: &App, endpoint: &Endpoint, kind: EventKind, data: Value) {
             kind,
             Some(&endpoint.slug),
             data,
-        ) {
+        )
+        .await
+        {
             tracing::warn!(error = %e, slug = %endpoint.slug, "cannot record event");
         }
     }
@@ -216,7 +218,7 @@ fn flagged_data(endpoint: &Endpoint) -> Value {
 }
 
 /// Creates an endpoint owned by the caller.
-pub fn create(
+pub async fn create(
     app: &App,
     caller: &Caller,
     request: CreateRequest,
@@ -266,7 +268,7 @@ pub fn create(
         .map(|(p, c)| (p, Some(c)))
         .collect();
     let quotas = &app.config.runtime.quotas;
-    files::check(app.store.as_ref(), quotas, &request.slug, &files)?;
+    files::check(app.store.as_ref(), quotas, &request.slug, &files).await?;
     let now = OffsetDateTime::now_utc();
     let mut endpoint = Endpoint {
         id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
@@ -303,28 +305,30 @@ pub fn create(
         let all = ["title", "description", "tags", "source", "response", "env"].map(String::from);
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
-    let compiled = app.catalog.insert_new(endpoint)?;
-    files::write(app.store.as_ref(), quotas, &compiled.endpoint.slug, &files)?;
+    let compiled = app.catalog.insert_new(endpoint).await?;
+    files::write(app.store.as_ref(), quotas, &compiled.endpoint.slug, &files).await?;
     let endpoint = &compiled.endpoint;
     emit(
         app,
         endpoint,
         EventKind::EndpointCreated,
         json!({ "status": endpoint.status, "priceUsd": endpoint.price_usd }),
-    );
+    )
+    .await;
     if is_flagged(endpoint) {
         emit(
             app,
             endpoint,
             EventKind::SafetyFlagged,
             flagged_data(endpoint),
-        );
+        )
+        .await;
     }
     Ok(compiled)
 }
 
 /// Applies a PATCH. Builders may not touch `grantedCapabilities` or `limits` (403).
-pub fn update(
+pub async fn update(
     app: &App,
     caller: &Caller,
     slug: &str,
@@ -414,7 +418,7 @@ pub fn update(
     }
     let files = patch.files.unwrap_or_default();
     let quotas = &app.config.runtime.quotas;
-    files::check(app.store.as_ref(), quotas, slug, &files)?;
+    files::check(app.store.as_ref(), quotas, slug, &files).await?;
     changed.extend(files.keys().map(|p| format!("files/{p}")));
     if let Some(status) = patch.status {
         ep.status = status;
@@ -426,8 +430,8 @@ pub fn update(
     }
     ep.revision = before.revision + 1;
     ep.updated_at = now;
-    let compiled = app.catalog.update(ep, before.revision)?;
-    files::write(app.store.as_ref(), quotas, slug, &files)?;
+    let compiled = app.catalog.update(ep, before.revision).await?;
+    files::write(app.store.as_ref(), quotas, slug, &files).await?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
         emit(
@@ -435,22 +439,27 @@ pub fn update(
             after,
             EventKind::EndpointUpdated,
             json!({ "fields": changed, "revision": after.revision }),
-        );
+        )
+        .await;
     }
     match (before.status, after.status) {
-        (Status::Active, Status::Paused) => emit(app, after, EventKind::EndpointPaused, json!({})),
-        (Status::Paused, Status::Active) => emit(app, after, EventKind::EndpointResumed, json!({})),
+        (Status::Active, Status::Paused) => {
+            emit(app, after, EventKind::EndpointPaused, json!({})).await
+        }
+        (Status::Paused, Status::Active) => {
+            emit(app, after, EventKind::EndpointResumed, json!({})).await
+        }
         _ => {}
     }
     if is_flagged(after) && !is_flagged(before) {
-        emit(app, after, EventKind::SafetyFlagged, flagged_data(after));
+        emit(app, after, EventKind::SafetyFlagged, flagged_data(after)).await;
     }
     Ok(compiled)
 }
 
 /// Records that the endpoint's secrets changed: bumps the revision (the sandbox rebuilds
 /// isolates that captured the old `ctx.env`) and tells the owner which names changed.
-pub fn secrets_changed(
+pub async fn secrets_changed(
     app: &App,
     slug: &str,
     names: Vec<String>,
@@ -460,33 +469,33 @@ pub fn secrets_changed(
         let mut ep = current.endpoint.clone();
         ep.revision += 1;
         ep.updated_at = OffsetDateTime::now_utc();
-        match app.catalog.update(ep, current.endpoint.revision) {
+        match app.catalog.update(ep, current.endpoint.revision).await {
             Err(CatalogError::Conflict(_)) => continue,
             other => break other?,
         }
     };
     let data =
         json!({ "fields": ["secrets"], "secrets": names, "revision": compiled.endpoint.revision });
-    emit(app, &compiled.endpoint, EventKind::EndpointUpdated, data);
+    emit(app, &compiled.endpoint, EventKind::EndpointUpdated, data).await;
     Ok(compiled)
 }
 
 /// Removes the endpoint from the catalog with its secrets, files, kv data and logs; the slug
 /// is free again. Receipts are not touched: they stay retrievable by id.
-pub fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, EndpointError> {
+pub async fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, EndpointError> {
     owned(app, caller, slug)?;
-    let removed = app.catalog.remove(slug)?;
+    let removed = app.catalog.remove(slug).await?;
     app.runtime.forget(slug);
-    secrets::delete_all(app.store.as_ref(), slug)?;
-    crate::runtime::host::forget_endpoint(app.store.as_ref(), slug)?;
-    logs::delete_all(app.store.as_ref(), slug)?;
-    emit(app, &removed, EventKind::EndpointDeleted, json!({}));
+    secrets::delete_all(app.store.as_ref(), slug).await?;
+    crate::runtime::host::forget_endpoint(app.store.as_ref(), slug).await?;
+    logs::delete_all(app.store.as_ref(), slug).await?;
+    emit(app, &removed, EventKind::EndpointDeleted, json!({})).await;
     Ok(removed)
 }
 
 /// The admin's decision on an endpoint under review: approval lists and activates it,
 /// rejection keeps it paused and unlisted.
-pub fn decide(
+pub async fn decide(
     app: &App,
     slug: &str,
     approve: bool,
@@ -515,13 +524,13 @@ pub fn decide(
     }
     ep.revision += 1;
     ep.updated_at = now;
-    let compiled = app.catalog.update(ep, current.endpoint.revision)?;
+    let compiled = app.catalog.update(ep, current.endpoint.revision).await?;
     let kind = if approve {
         EventKind::SafetyApproved
     } else {
         EventKind::SafetyRejected
     };
-    emit(app, &compiled.endpoint, kind, json!({ "note": note }));
+    emit(app, &compiled.endpoint, kind, json!({ "note": note })).await;
     Ok(compiled)
 }
 
@@ -535,7 +544,7 @@ pub fn review_queue(app: &App) -> Vec<Arc<CompiledEndpoint>> {
 }
 
 /// What the owner and the admin see beyond the public record.
-pub fn manage_view(app: &App, endpoint: &Endpoint) -> Result<Value, EndpointError> {
+pub async fn manage_view(app: &App, endpoint: &Endpoint) -> Result<Value, EndpointError> {
     Ok(json!({
         "owner": endpoint.owner,
         "revision": endpoint.revision,
@@ -545,8 +554,8 @@ pub fn manage_view(app: &App, endpoint: &Endpoint) -> Result<Value, EndpointErro
         "source": endpoint.source,
         "response": endpoint.response,
         "env": endpoint.env,
-        "files": files::list(app.store.as_ref(), &endpoint.slug)?,
-        "secrets": secrets::list(app.store.as_ref(), &endpoint.slug)?,
+        "files": files::list(app.store.as_ref(), &endpoint.slug).await?,
+        "secrets": secrets::list(app.store.as_ref(), &endpoint.slug).await?,
     }))
 }
 
@@ -555,20 +564,28 @@ mod tests {
     use super::*;
     use crate::builders::{self, PayerInfo, RegisterRequest};
 
-    fn app() -> (tempfile::TempDir, App) {
+    async fn app() -> (tempfile::TempDir, App) {
         let dir = tempfile::tempdir().unwrap();
         let config = crate::config::Config::new(dir.path().join("data"));
-        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
         (dir, app)
     }
 
-    fn builder(app: &App, name: &str) -> Caller {
+    async fn builder(app: &App, name: &str) -> Caller {
         let request = RegisterRequest {
             name: name.into(),
             contact: None,
         };
-        let (_, key) = builders::register(app.store.as_ref(), request, PayerInfo::Admin).unwrap();
-        Caller::Builder(builders::authenticate(app.store.as_ref(), &key).unwrap())
+        let (_, key) = builders::register(app.store.as_ref(), request, PayerInfo::Admin)
+            .await
+            .unwrap();
+        Caller::Builder(
+            builders::authenticate(app.store.as_ref(), &key)
+                .await
+                .unwrap(),
+        )
     }
 
     fn request(slug: &str, description: &str) -> CreateRequest {
@@ -580,11 +597,11 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn ownership() {
-        let (_dir, app) = app();
-        let (owner, other) = (builder(&app, "A"), builder(&app, "B"));
-        let created = create(&app, &owner, request("mine", "")).unwrap();
+    #[tokio::test]
+    async fn ownership() {
+        let (_dir, app) = app().await;
+        let (owner, other) = (builder(&app, "A").await, builder(&app, "B").await);
+        let created = create(&app, &owner, request("mine", "")).await.unwrap();
         assert!(can_manage(&owner, &created.endpoint));
         assert!(can_manage(&Caller::Admin, &created.endpoint));
         assert!(!can_manage(&other, &created.endpoint));
@@ -600,11 +617,13 @@ mod tests {
         assert!(!can_manage(&owner, &seeded.endpoint));
     }
 
-    #[test]
-    fn review_flow_and_events() {
-        let (_dir, app) = app();
-        let owner = builder(&app, "A");
-        let held = create(&app, &owner, request("held", "mail jane.doe@gmail.com")).unwrap();
+    #[tokio::test]
+    async fn review_flow_and_events() {
+        let (_dir, app) = app().await;
+        let owner = builder(&app, "A").await;
+        let held = create(&app, &owner, request("held", "mail jane.doe@gmail.com"))
+            .await
+            .unwrap();
         assert_eq!(held.endpoint.status, Status::Paused);
         assert!(!held.endpoint.is_listed());
         assert_eq!(review_queue(&app).len(), 1);
@@ -613,14 +632,14 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            update(&app, &owner, "held", resume),
+            update(&app, &owner, "held", resume).await,
             Err(EndpointError::UnderReview)
         ));
-        let approved = decide(&app, "held", true, None).unwrap();
+        let approved = decide(&app, "held", true, None).await.unwrap();
         assert_eq!(approved.endpoint.status, Status::Active);
         assert_eq!(approved.endpoint.revision, 2);
         assert!(matches!(
-            decide(&app, "held", true, None),
+            decide(&app, "held", true, None).await,
             Err(EndpointError::NotUnderReview)
         ));
 
@@ -629,7 +648,9 @@ mod tests {
         };
         let since = OffsetDateTime::now_utc() - time::Duration::hours(1);
         let all = crate::paging::PageRequest::parse(None, None).unwrap();
-        let feed = events::page(app.store.as_ref(), &b.id, since, None, &all).unwrap();
+        let feed = events::page(app.store.as_ref(), &b.id, since, None, &all)
+            .await
+            .unwrap();
         let kinds: Vec<EventKind> = feed.items.iter().map(|e| e.kind).collect();
         assert_eq!(
             kinds,
@@ -639,7 +660,7 @@ mod tests {
                 EventKind::EndpointCreated
             ]
         );
-        delete(&app, &owner, "held").unwrap();
+        delete(&app, &owner, "held").await.unwrap();
         assert!(app.catalog.get("held").is_none());
     }
 }

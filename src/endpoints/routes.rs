@@ -15,12 +15,12 @@ use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 
 /// The public record plus the owner's view, as create, PATCH and review answer.
-fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<Value>> {
+async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<Value>> {
     let endpoint = &compiled.endpoint;
     Ok(Json(json!({
         "ok": true,
         "endpoint": EndpointRecord::new(endpoint, &app.urls, CatalogForm::Current),
-        "manage": lifecycle::manage_view(app, endpoint)?,
+        "manage": lifecycle::manage_view(app, endpoint).await?,
     })))
 }
 
@@ -41,8 +41,8 @@ pub async fn create_endpoint(
     caller: Caller,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> ApiResult<Json<Value>> {
-    let compiled = lifecycle::create(&app, &caller, request)?;
-    managed(&app, &compiled)
+    let compiled = lifecycle::create(&app, &caller, request).await?;
+    managed(&app, &compiled).await
 }
 
 /// Update an endpoint (owner or admin). `status` pauses or resumes it; `grantedCapabilities`
@@ -64,8 +64,8 @@ pub async fn patch_endpoint(
     Path(slug): Path<String>,
     JsonBody(patch): JsonBody<PatchRequest>,
 ) -> ApiResult<Json<Value>> {
-    let compiled = lifecycle::update(&app, &caller, &slug, patch)?;
-    managed(&app, &compiled)
+    let compiled = lifecycle::update(&app, &caller, &slug, patch).await?;
+    managed(&app, &compiled).await
 }
 
 /// Delete an endpoint (owner or admin): it leaves the catalog with its secrets, files and logs,
@@ -83,7 +83,7 @@ pub async fn delete_endpoint(
     caller: Caller,
     Path(slug): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let removed = lifecycle::delete(&app, &caller, &slug)?;
+    let removed = lifecycle::delete(&app, &caller, &slug).await?;
     Ok(Json(json!({ "ok": true, "deleted": removed.slug })))
 }
 
@@ -120,8 +120,8 @@ pub async fn review_endpoint(
     JsonBody(body): JsonBody<ReviewDecision>,
 ) -> ApiResult<Json<Value>> {
     let approve = matches!(body.decision, Decision::Approve);
-    let compiled = lifecycle::decide(&app, &slug, approve, body.note)?;
-    managed(&app, &compiled)
+    let compiled = lifecycle::decide(&app, &slug, approve, body.note).await?;
+    managed(&app, &compiled).await
 }
 
 /// Admin: endpoints awaiting content-safety review, oldest first.
@@ -156,15 +156,13 @@ pub async fn builder_endpoints(
         .cloned()
         .collect();
     owned.sort_by(|a, b| a.endpoint.slug.cmp(&b.endpoint.slug));
-    let endpoints = owned
-        .iter()
-        .map(|c| {
-            Ok(json!({
-                "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
-                "manage": lifecycle::manage_view(&app, &c.endpoint)?,
-            }))
-        })
-        .collect::<ApiResult<Vec<Value>>>()?;
+    let mut endpoints = Vec::with_capacity(owned.len());
+    for c in &owned {
+        endpoints.push(json!({
+            "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
+            "manage": lifecycle::manage_view(&app, &c.endpoint).await?,
+        }));
+    }
     Ok(Json(
         json!({ "ok": true, "builderId": builder.id, "endpoints": endpoints }),
     ))

@@ -54,7 +54,8 @@ pub async fn builder_events(
         cutoff,
         query.endpoint_slug.as_deref(),
         &request,
-    )?;
+    )
+    .await?;
     Ok(Json(json!({
         "ok": true,
         "builderId": builder.id,

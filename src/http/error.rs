@@ -159,7 +159,19 @@ impl IntoResponse for ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        ApiError::internal(e)
+        match e {
+            // Retryable: nothing was written, and the node reconnects by itself.
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "store unavailable");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "store_unavailable",
+                    "storage is unavailable; nothing was changed, try again shortly",
+                )
+                .with_retry_after(2)
+            }
+            other => ApiError::internal(other),
+        }
     }
 }
 

@@ -121,6 +121,7 @@ pub fn build_router(app: AppState) -> Router {
 async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     app.store
         .get(crate::store::Tree::Meta, b"health")
+        .await
         .map_err(|e| {
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -29,7 +29,7 @@ pub async fn endpoint_logs(
     endpoints::owned(&app, &caller, &slug)?;
     app.recorder.flush().await;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
-    let page = super::page(app.store.as_ref(), &slug, &request)?;
+    let page = super::page(app.store.as_ref(), &slug, &request).await?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "entries": page.items, "nextCursor": page.next_cursor }),
     ))

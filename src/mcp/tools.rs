@@ -135,7 +135,7 @@ impl ServiceTool {
                 Err(error) => error,
             },
             ServiceTool::ReceiptLookup => match parse::<ReceiptArgs>(arguments) {
-                Ok(args) => match crate::receipts::routes::lookup(app, &args.receipt_id) {
+                Ok(args) => match crate::receipts::routes::lookup(app, &args.receipt_id).await {
                     Ok(receipt) => payment::json_result(receipt, false),
                     Err(e) => payment::error_result(json!(e.body())),
                 },

@@ -54,7 +54,7 @@ fn balance_key(id: &str) -> Vec<u8> {
 }
 
 /// Creates a grant; returns it with its token, which is shown to the admin once.
-pub fn issue(
+pub async fn issue(
     store: &dyn Store,
     amount: Usd,
     expires_at: Option<OffsetDateTime>,
@@ -69,31 +69,36 @@ pub fn issue(
     };
     let token = crate::keyfile::random_token("thdc_", 32);
     let bytes = serde_json::to_vec(&grant).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    store.apply(
-        Batch::new()
-            .require_absent(Tree::Credits, grant_key(&grant.credit_id))
-            .put(Tree::Credits, grant_key(&grant.credit_id), bytes)
-            .put(
-                Tree::Credits,
-                token_key(&token),
-                grant.credit_id.as_bytes().to_vec(),
-            )
-            .put(
-                Tree::Credits,
-                balance_key(&grant.credit_id),
-                amount.units().to_string().into_bytes(),
-            ),
-    )?;
+    store
+        .apply(
+            Batch::new()
+                .require_absent(Tree::Credits, grant_key(&grant.credit_id))
+                .put(Tree::Credits, grant_key(&grant.credit_id), bytes)
+                .put(
+                    Tree::Credits,
+                    token_key(&token),
+                    grant.credit_id.as_bytes().to_vec(),
+                )
+                .put(
+                    Tree::Credits,
+                    balance_key(&grant.credit_id),
+                    amount.units().to_string().into_bytes(),
+                ),
+        )
+        .await?;
     Ok((grant, token))
 }
 
 /// The remaining balance of a grant.
-pub fn balance(store: &dyn Store, credit_id: &str) -> Result<Usd, StoreError> {
-    Ok(read_balance(store, credit_id)?.1)
+pub async fn balance(store: &dyn Store, credit_id: &str) -> Result<Usd, StoreError> {
+    Ok(read_balance(store, credit_id).await?.1)
 }
 
-fn read_balance(store: &dyn Store, credit_id: &str) -> Result<(Option<Vec<u8>>, Usd), StoreError> {
-    let raw = store.get(Tree::Credits, &balance_key(credit_id))?;
+async fn read_balance(
+    store: &dyn Store,
+    credit_id: &str,
+) -> Result<(Option<Vec<u8>>, Usd), StoreError> {
+    let raw = store.get(Tree::Credits, &balance_key(credit_id)).await?;
     let units = match &raw {
         None => 0,
         Some(bytes) => std::str::from_utf8(bytes)
@@ -105,7 +110,7 @@ fn read_balance(store: &dyn Store, credit_id: &str) -> Result<(Option<Vec<u8>>, 
 }
 
 /// The grant a token names, if it exists and has not expired, with enough balance for `price`.
-pub fn authorize(store: &dyn Store, token: &str, price: Usd) -> Result<Grant, PaymentError> {
+pub async fn authorize(store: &dyn Store, token: &str, price: Usd) -> Result<Grant, PaymentError> {
     let invalid = || {
         PaymentError::refused(
             Reason::InvalidCredit,
@@ -113,17 +118,20 @@ pub fn authorize(store: &dyn Store, token: &str, price: Usd) -> Result<Grant, Pa
         )
     };
     let id = store
-        .get(Tree::Credits, &token_key(token))?
+        .get(Tree::Credits, &token_key(token))
+        .await?
         .ok_or_else(invalid)?;
     let id = String::from_utf8(id).map_err(|_| StoreError::Corrupt("credit token index".into()))?;
-    let grant: Grant = get_json(store, Tree::Credits, &grant_key(&id))?.ok_or_else(invalid)?;
+    let grant: Grant = get_json(store, Tree::Credits, &grant_key(&id))
+        .await?
+        .ok_or_else(invalid)?;
     if grant
         .expires_at
         .is_some_and(|at| at <= OffsetDateTime::now_utc())
     {
         return Err(invalid());
     }
-    let available = balance(store, &id)?;
+    let available = balance(store, &id).await?;
     if available < price {
         return Err(insufficient(available, price));
     }
@@ -139,7 +147,7 @@ fn insufficient(available: Usd, price: Usd) -> PaymentError {
 
 /// Debits `price` and applies `with` (the receipt and ledger writes) in the same atomic batch.
 /// Retries when a concurrent spend changed the balance in between.
-pub fn debit(
+pub async fn debit(
     store: &dyn Store,
     grant: &Grant,
     price: Usd,
@@ -147,7 +155,7 @@ pub fn debit(
 ) -> Result<Usd, PaymentError> {
     const ATTEMPTS: usize = 64;
     for _ in 0..ATTEMPTS {
-        let (raw, available) = read_balance(store, &grant.credit_id)?;
+        let (raw, available) = read_balance(store, &grant.credit_id).await?;
         let remaining = available
             .checked_sub(price)
             .ok_or_else(|| insufficient(available, price))?;
@@ -161,7 +169,7 @@ pub fn debit(
                     remaining.units().to_string().into_bytes(),
                 ),
         );
-        match store.apply(batch) {
+        match store.apply(batch).await {
             Ok(()) => return Ok(remaining),
             Err(StoreError::ConditionFailed(0)) => continue,
             Err(e) => return Err(e.into()),
@@ -173,17 +181,19 @@ pub fn debit(
 }
 
 /// Every grant, newest last, with its balance.
-pub fn list(store: &dyn Store) -> Result<Vec<(Grant, Usd)>, StoreError> {
+pub async fn list(store: &dyn Store) -> Result<Vec<(Grant, Usd)>, StoreError> {
     let mut out = Vec::new();
     let mut after: Option<Vec<u8>> = None;
     loop {
-        let page = store.scan_prefix(Tree::Credits, b"grant/", after.as_deref(), 256)?;
+        let page = store
+            .scan_prefix(Tree::Credits, b"grant/", after.as_deref(), 256)
+            .await?;
         let Some((last, _)) = page.last() else { break };
         after = Some(last.clone());
         for (_, bytes) in page {
             let grant: Grant =
                 serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            let left = balance(store, &grant.credit_id)?;
+            let left = balance(store, &grant.credit_id).await?;
             out.push((grant, left));
         }
     }
@@ -196,38 +206,46 @@ mod tests {
     use super::*;
     use crate::store::SledStore;
 
-    #[test]
-    fn spends_exactly_and_never_overdraws() {
+    #[tokio::test]
+    async fn spends_exactly_and_never_overdraws() {
         let store = SledStore::temporary().unwrap();
-        let (grant, token) = issue(&store, Usd::from_units(2500), None, None).unwrap();
+        let (grant, token) = issue(&store, Usd::from_units(2500), None, None)
+            .await
+            .unwrap();
         assert!(grant.masked_id().contains('…'));
         assert!(!grant.masked_id().contains(&grant.credit_id));
         let price = Usd::from_units(1000);
-        let authorized = authorize(&store, &token, price).unwrap();
+        let authorized = authorize(&store, &token, price).await.unwrap();
         assert_eq!(
-            debit(&store, &authorized, price, |b| b).unwrap().units(),
+            debit(&store, &authorized, price, |b| b)
+                .await
+                .unwrap()
+                .units(),
             1500
         );
         assert_eq!(
-            debit(&store, &authorized, price, |b| b).unwrap().units(),
+            debit(&store, &authorized, price, |b| b)
+                .await
+                .unwrap()
+                .units(),
             500
         );
         assert!(matches!(
-            authorize(&store, &token, price),
+            authorize(&store, &token, price).await,
             Err(PaymentError::Refused {
                 reason: Reason::InsufficientCredit,
                 ..
             })
         ));
         assert!(matches!(
-            debit(&store, &authorized, price, |b| b),
+            debit(&store, &authorized, price, |b| b).await,
             Err(PaymentError::Refused {
                 reason: Reason::InsufficientCredit,
                 ..
             })
         ));
         assert!(matches!(
-            authorize(&store, "thdc_nope", price),
+            authorize(&store, "thdc_nope", price).await,
             Err(PaymentError::Refused {
                 reason: Reason::InvalidCredit,
                 ..
@@ -235,13 +253,15 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn expired_grants_are_refused() {
+    #[tokio::test]
+    async fn expired_grants_are_refused() {
         let store = SledStore::temporary().unwrap();
         let past = OffsetDateTime::now_utc() - time::Duration::hours(1);
-        let (_, token) = issue(&store, Usd::from_units(2500), Some(past), None).unwrap();
+        let (_, token) = issue(&store, Usd::from_units(2500), Some(past), None)
+            .await
+            .unwrap();
         assert!(matches!(
-            authorize(&store, &token, Usd::from_units(1)),
+            authorize(&store, &token, Usd::from_units(1)).await,
             Err(PaymentError::Refused {
                 reason: Reason::InvalidCredit,
                 ..
@@ -249,27 +269,30 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn concurrent_spends_reconcile() {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_spends_reconcile() {
         let store = std::sync::Arc::new(SledStore::temporary().unwrap());
-        let (grant, _) = issue(store.as_ref(), Usd::from_units(10_000), None, None).unwrap();
+        let (grant, _) = issue(store.as_ref(), Usd::from_units(10_000), None, None)
+            .await
+            .unwrap();
         let handles: Vec<_> = (0..16)
             .map(|_| {
                 let store = store.clone();
                 let grant = grant.clone();
-                std::thread::spawn(move || {
-                    debit(store.as_ref(), &grant, Usd::from_units(1000), |b| b).is_ok()
+                tokio::spawn(async move {
+                    debit(store.as_ref(), &grant, Usd::from_units(1000), |b| b)
+                        .await
+                        .is_ok()
                 })
             })
             .collect();
-        let served = handles
-            .into_iter()
-            .map(|h| h.join().unwrap())
-            .filter(|ok| *ok)
-            .count();
+        let mut served = 0;
+        for handle in handles {
+            served += usize::from(handle.await.unwrap());
+        }
         assert_eq!(served, 10);
         assert_eq!(
-            balance(store.as_ref(), &grant.credit_id).unwrap(),
+            balance(store.as_ref(), &grant.credit_id).await.unwrap(),
             Usd::ZERO
         );
     }

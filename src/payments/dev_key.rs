@@ -1,18 +1,18 @@
 //! The receiving address of a server started without one.
 //!
 //! A fresh local server should take x402 payments end to end without setup, so on test
-//! networks only a secp256k1 key is generated into `DATA/dev_pay_to_key` (hex, mode 0600) and
-//! its address becomes `payTo`; whoever holds the data dir holds the key to the (testnet) funds.
+//! networks only a secp256k1 key is generated (by the [`Keyring`]: `DATA/dev_pay_to_key`, hex,
+//! mode 0600, or the shared store of a cluster) and its address becomes `payTo`; whoever holds
+//! the data dir or the store holds the key to the (testnet) funds.
 //! A configuration that accepts a mainnet network must name its address explicitly.
 
-use std::path::Path;
 use std::str::FromStr;
 
 use alloy_primitives::Address;
 use alloy_signer_local::PrivateKeySigner;
 
 use crate::config::PaymentConfig;
-use crate::keyfile;
+use crate::keyring::Keyring;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PayToError {
@@ -25,7 +25,7 @@ pub enum PayToError {
 }
 
 /// The configured `payTo` (checksummed), or the dev key's address on test networks.
-pub fn resolve_pay_to(config: &PaymentConfig, data_dir: &Path) -> Result<String, PayToError> {
+pub async fn resolve_pay_to(config: &PaymentConfig, keys: &Keyring) -> Result<String, PayToError> {
     if let Some(configured) = &config.pay_to {
         let address = Address::from_str(configured.trim())
             .map_err(|_| PayToError::NotAnAddress(configured.clone()))?;
@@ -34,10 +34,12 @@ pub fn resolve_pay_to(config: &PaymentConfig, data_dir: &Path) -> Result<String,
     if config.networks.iter().any(|n| n.is_mainnet()) {
         return Err(PayToError::MainnetNeedsPayTo);
     }
-    let (text, _) = keyfile::load_or_generate(&data_dir.join("dev_pay_to_key"), || {
-        hex::encode(PrivateKeySigner::random().to_bytes())
-    })
-    .map_err(|e| PayToError::Key(e.to_string()))?;
+    let (text, _) = keys
+        .key("dev_pay_to_key", None, || {
+            hex::encode(PrivateKeySigner::random().to_bytes())
+        })
+        .await
+        .map_err(|e| PayToError::Key(e.to_string()))?;
     let signer =
         PrivateKeySigner::from_str(text.trim()).map_err(|e| PayToError::Key(e.to_string()))?;
     Ok(signer.address().to_checksum(None))
@@ -48,26 +50,27 @@ mod tests {
     use super::*;
     use crate::config::{Config, NetworkConfig};
 
-    #[test]
-    fn dev_default_is_stable_and_mainnet_needs_config() {
+    #[tokio::test]
+    async fn dev_default_is_stable_and_mainnet_needs_config() {
         let dir = tempfile::tempdir().unwrap();
+        let keys = Keyring::Files(dir.path().to_path_buf());
         let config = Config::new(dir.path()).payment;
-        let first = resolve_pay_to(&config, dir.path()).unwrap();
-        assert_eq!(resolve_pay_to(&config, dir.path()).unwrap(), first);
+        let first = resolve_pay_to(&config, &keys).await.unwrap();
+        assert_eq!(resolve_pay_to(&config, &keys).await.unwrap(), first);
         let mut mainnet = config.clone();
         mainnet.networks.push(NetworkConfig::base());
         assert!(matches!(
-            resolve_pay_to(&mainnet, dir.path()),
+            resolve_pay_to(&mainnet, &keys).await,
             Err(PayToError::MainnetNeedsPayTo)
         ));
         mainnet.pay_to = Some("0x000000000000000000000000000000000000dead".into());
         assert_eq!(
-            resolve_pay_to(&mainnet, dir.path()).unwrap(),
+            resolve_pay_to(&mainnet, &keys).await.unwrap(),
             "0x000000000000000000000000000000000000dEaD"
         );
         mainnet.pay_to = Some("nope".into());
         assert!(matches!(
-            resolve_pay_to(&mainnet, dir.path()),
+            resolve_pay_to(&mainnet, &keys).await,
             Err(PayToError::NotAnAddress(_))
         ));
     }

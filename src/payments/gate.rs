@@ -71,8 +71,19 @@ struct ClaimGuard {
 
 impl Drop for ClaimGuard {
     fn drop(&mut self) {
-        if !self.committed {
-            self.claim.release(self.store.as_ref());
+        if self.committed {
+            return;
+        }
+        // Drop cannot wait: the release runs as a task of its own. Were the process to end
+        // first, the claim would be left pending; start-up recovery releases such claims.
+        let (claim, store) = (self.claim.clone(), self.store.clone());
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move { claim.release(store.as_ref()).await });
+            }
+            Err(_) => {
+                tracing::error!("a nonce claim was dropped outside the runtime; left pending")
+            }
         }
     }
 }
@@ -101,6 +112,7 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
         .filter(|t| !t.is_empty())
     {
         let grant = credits::authorize(store, token, charge.offer.price)
+            .await
             .map_err(|e| charge.offer.refuse(e))?;
         return Ok(Authorized {
             charge,
@@ -123,7 +135,7 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
         verified.payer,
         verified.nonce,
     );
-    let claim = nonces::claim(store, key).map_err(refuse)?;
+    let claim = nonces::claim(store, key).await.map_err(refuse)?;
     Ok(Authorized {
         method: Method::X402(Box::new(X402Payment {
             payment,
@@ -184,7 +196,9 @@ impl Authorized {
         match method {
             Method::Free => {
                 app.receipt_signer.sign(&mut receipt);
-                app.store.apply(store_receipt(Batch::new(), &receipt)?)?;
+                app.store
+                    .apply(store_receipt(Batch::new(), &receipt)?)
+                    .await?;
                 Ok(Settled {
                     receipt,
                     headers: Vec::new(),
@@ -203,6 +217,7 @@ impl Authorized {
                 credits::debit(app.store.as_ref(), &grant, price, |batch| {
                     batch.extend(writes.clone())
                 })
+                .await
                 .map_err(|e| charge.offer.refuse(e))?;
                 Ok(Settled {
                     receipt,
@@ -280,7 +295,7 @@ impl X402Settlement {
         signer.sign(&mut receipt);
         let batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;
         let batch = claim.claim.commit(batch, &receipt.receipt_id);
-        store.apply(batch).map_err(|e| match e {
+        store.apply(batch).await.map_err(|e| match e {
             StoreError::ConditionFailed(_) => {
                 ApiError::internal("nonce claim lost before settlement")
             }

@@ -29,14 +29,14 @@ pub(crate) fn key(chain_id: u64, asset: &str, from: Address, nonce: B256) -> Vec
 }
 
 /// Claims the nonce, or refuses with `invalid_exact_evm_nonce_already_used`.
-pub(crate) fn claim(store: &dyn Store, key: Vec<u8>) -> Result<NonceClaim, PaymentError> {
+pub(crate) async fn claim(store: &dyn Store, key: Vec<u8>) -> Result<NonceClaim, PaymentError> {
     let pending = format!("pending/{}", uuid::Uuid::new_v4().simple()).into_bytes();
     let batch = Batch::new().require_absent(Tree::Nonces, key.clone()).put(
         Tree::Nonces,
         key.clone(),
         pending.clone(),
     );
-    match store.apply(batch) {
+    match store.apply(batch).await {
         Ok(()) => Ok(NonceClaim { key, pending }),
         Err(StoreError::ConditionFailed(_)) => Err(PaymentError::refused(
             Reason::NonceAlreadyUsed,
@@ -59,11 +59,11 @@ impl NonceClaim {
     }
 
     /// Gives the nonce back after a failed call. A claim already committed is left alone.
-    pub(crate) fn release(&self, store: &dyn Store) {
+    pub(crate) async fn release(&self, store: &dyn Store) {
         let batch = Batch::new()
             .require_equals(Tree::Nonces, self.key.clone(), Some(self.pending.clone()))
             .delete(Tree::Nonces, self.key.clone());
-        match store.apply(batch) {
+        match store.apply(batch).await {
             Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
             Err(e) => tracing::error!(error = %e, "could not release a nonce claim"),
         }
@@ -75,26 +75,29 @@ mod tests {
     use super::*;
     use crate::store::SledStore;
 
-    #[test]
-    fn claims_once_and_releases_only_pending() {
+    #[tokio::test]
+    async fn claims_once_and_releases_only_pending() {
         let store = SledStore::temporary().unwrap();
         let k = key(84532, "0xAB", Address::ZERO, B256::ZERO);
-        let first = claim(&store, k.clone()).unwrap();
+        let first = claim(&store, k.clone()).await.unwrap();
         assert!(matches!(
-            claim(&store, k.clone()),
+            claim(&store, k.clone()).await,
             Err(PaymentError::Refused {
                 reason: Reason::NonceAlreadyUsed,
                 ..
             })
         ));
-        first.release(&store);
-        let second = claim(&store, k.clone()).unwrap();
-        store.apply(second.commit(Batch::new(), "rcpt_1")).unwrap();
-        second.release(&store);
+        first.release(&store).await;
+        let second = claim(&store, k.clone()).await.unwrap();
+        store
+            .apply(second.commit(Batch::new(), "rcpt_1"))
+            .await
+            .unwrap();
+        second.release(&store).await;
         assert_eq!(
-            store.get(Tree::Nonces, &k).unwrap().as_deref(),
+            store.get(Tree::Nonces, &k).await.unwrap().as_deref(),
             Some(&b"rcpt_1"[..])
         );
-        assert!(claim(&store, k).is_err());
+        assert!(claim(&store, k).await.is_err());
     }
 }

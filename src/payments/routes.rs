@@ -73,7 +73,8 @@ pub async fn issue_credit(
         request.amount_usd,
         request.expires_at,
         request.note,
-    )?;
+    )
+    .await?;
     let mut view = grant_view(&grant, grant.granted_usd);
     view["token"] = Value::String(token);
     view["header"] = Value::String("X-Developer-Credit".into());
@@ -84,7 +85,8 @@ pub async fn issue_credit(
 #[utoipa::path(get, path = "/ai/admin/credits", tag = "payments",
     responses((status = 200, description = "Grants", body = Object), (status = 401, description = "X-Admin-Token missing", body = ErrorBody)))]
 pub async fn list_credits(State(app): State<AppState>, _admin: Admin) -> ApiResult<Json<Value>> {
-    let grants: Vec<Value> = credits::list(app.store.as_ref())?
+    let grants: Vec<Value> = credits::list(app.store.as_ref())
+        .await?
         .iter()
         .map(|(grant, balance)| grant_view(grant, *balance))
         .collect();

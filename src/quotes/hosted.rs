@@ -29,7 +29,7 @@ pub struct Quote {
 }
 
 /// Issues and stores a quote for `compiled`; `input` only shapes the handoff example.
-pub fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> ApiResult<Value> {
+pub async fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> ApiResult<Value> {
     let endpoint = &compiled.endpoint;
     let ttl = time::Duration::try_from(app.config.quote_ttl).unwrap_or(time::Duration::minutes(5));
     let quote = Quote {
@@ -43,7 +43,8 @@ pub fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> ApiResult
         Tree::Quotes,
         quote.quote_id.as_bytes(),
         &quote,
-    )?;
+    )
+    .await?;
     let offer = charge_for(app, compiled).offer;
     let paid = endpoint.is_paid();
     let mut headers = json!({"Content-Type": "application/json"});
@@ -87,8 +88,9 @@ pub fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> ApiResult
 }
 
 /// Checks that `quote_id` still holds for a call to `endpoint`.
-pub fn honor(app: &App, quote_id: &str, endpoint: &Endpoint) -> ApiResult<()> {
-    let quote: Quote = get_json(app.store.as_ref(), Tree::Quotes, quote_id.as_bytes())?
+pub async fn honor(app: &App, quote_id: &str, endpoint: &Endpoint) -> ApiResult<()> {
+    let quote: Quote = get_json(app.store.as_ref(), Tree::Quotes, quote_id.as_bytes())
+        .await?
         .ok_or_else(|| ApiError::not_found("quote_not_found", format!("no quote {quote_id:?}")))?;
     if quote.expires_at <= OffsetDateTime::now_utc() {
         return Err(ApiError::new(

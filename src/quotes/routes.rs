@@ -38,7 +38,7 @@ pub async fn quote(
             .clone()
             .unwrap_or_else(|| json!({}))
     });
-    Ok(Json(hosted::create(&app, &compiled, input)?))
+    Ok(Json(hosted::create(&app, &compiled, input).await?))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

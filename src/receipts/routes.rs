@@ -16,12 +16,14 @@ pub async fn get_receipt(
     State(app): State<AppState>,
     Path(receipt_id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    lookup(&app, &receipt_id).map(Json)
+    lookup(&app, &receipt_id).await.map(Json)
 }
 
 /// The public-safe receipt record by id; shared with the MCP `receipt_lookup` tool.
-pub fn lookup(app: &App, receipt_id: &str) -> ApiResult<Value> {
-    get_json::<Value>(app.store.as_ref(), Tree::Receipts, receipt_id.as_bytes())?.ok_or_else(|| {
-        ApiError::not_found("receipt_not_found", format!("no receipt {receipt_id:?}"))
-    })
+pub async fn lookup(app: &App, receipt_id: &str) -> ApiResult<Value> {
+    get_json::<Value>(app.store.as_ref(), Tree::Receipts, receipt_id.as_bytes())
+        .await?
+        .ok_or_else(|| {
+            ApiError::not_found("receipt_not_found", format!("no receipt {receipt_id:?}"))
+        })
 }

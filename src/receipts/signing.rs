@@ -1,19 +1,15 @@
-//! The service's Ed25519 receipt key: generated on first start into `DATA/receipt_signing_key`
-//! (hex of the 32-byte secret, mode 0600), read on every later start.
-
-use std::path::Path;
+//! The service's Ed25519 receipt key: hex of the 32-byte secret, kept by the
+//! [`Keyring`](crate::keyring::Keyring) (`DATA/receipt_signing_key`, mode 0600, on the embedded
+//! store; the shared store for a cluster, so every node signs with the same key).
 
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
 use super::record::Receipt;
-use crate::keyfile;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SigningError {
-    #[error("cannot read or create the receipt signing key: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("the receipt signing key file is not 32 bytes of hex")]
+    #[error("the receipt signing key is not 32 bytes of hex")]
     Corrupt,
 }
 
@@ -22,10 +18,12 @@ pub struct ReceiptSigner {
 }
 
 impl ReceiptSigner {
-    pub fn load_or_generate(path: &Path) -> Result<Self, SigningError> {
-        let (text, _) = keyfile::load_or_generate(path, || {
-            hex::encode(SigningKey::generate(&mut rand::rngs::OsRng).to_bytes())
-        })?;
+    /// A new random key, as the hex text [`ReceiptSigner::from_hex`] reads.
+    pub fn generate_hex() -> String {
+        hex::encode(SigningKey::generate(&mut rand::rngs::OsRng).to_bytes())
+    }
+
+    pub fn from_hex(text: &str) -> Result<Self, SigningError> {
         let bytes: [u8; 32] = hex::decode(text.trim())
             .ok()
             .and_then(|b| b.try_into().ok())
@@ -81,9 +79,8 @@ mod tests {
 
     #[test]
     fn signs_verifiably_and_keeps_its_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("key");
-        let signer = ReceiptSigner::load_or_generate(&path).unwrap();
+        let key = ReceiptSigner::generate_hex();
+        let signer = ReceiptSigner::from_hex(&key).unwrap();
         let mut receipt = Receipt {
             receipt_id: "rcpt_1".into(),
             schema: RECEIPT_SCHEMA.into(),
@@ -111,9 +108,10 @@ mod tests {
         signer.sign(&mut receipt);
         assert!(verify(&receipt, &signer.public_key()));
         assert_eq!(
-            ReceiptSigner::load_or_generate(&path).unwrap().public_key(),
+            ReceiptSigner::from_hex(&key).unwrap().public_key(),
             signer.public_key()
         );
+        assert!(ReceiptSigner::from_hex("00").is_err());
         receipt.amount = "1".into();
         assert!(!verify(&receipt, &signer.public_key()));
     }

@@ -107,7 +107,7 @@ fn bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
 }
 
 /// Validates and stores a builder's settings; the asset defaults to the network's USDC.
-pub fn save_settings(
+pub async fn save_settings(
     store: &dyn Store,
     payment: &PaymentConfig,
     builder: &str,
@@ -127,12 +127,17 @@ pub fn save_settings(
         _ => settings.asset = Some(network.asset.clone()),
     }
     settings.pay_to = address.to_checksum(None);
-    store.put(Tree::Ledger, &settings_key(builder), &bytes(&settings)?)?;
+    store
+        .put(Tree::Ledger, &settings_key(builder), &bytes(&settings)?)
+        .await?;
     Ok(settings)
 }
 
-pub fn settings(store: &dyn Store, builder: &str) -> Result<Option<PayoutSettings>, StoreError> {
-    get_json(store, Tree::Ledger, &settings_key(builder))
+pub async fn settings(
+    store: &dyn Store,
+    builder: &str,
+) -> Result<Option<PayoutSettings>, StoreError> {
+    get_json(store, Tree::Ledger, &settings_key(builder)).await
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -181,11 +186,12 @@ impl Packet {
 }
 
 /// The builder's sales not yet in any packet.
-pub fn unpaid(store: &dyn Store, builder: &str) -> Result<Vec<Sale>, StoreError> {
+pub async fn unpaid(store: &dyn Store, builder: &str) -> Result<Vec<Sale>, StoreError> {
     let mut out = Vec::new();
-    for sale in sales_of(store, builder, OffsetDateTime::UNIX_EPOCH)? {
+    for sale in sales_of(store, builder, OffsetDateTime::UNIX_EPOCH).await? {
         if store
-            .get(Tree::Ledger, &paid_key(&sale.receipt_id))?
+            .get(Tree::Ledger, &paid_key(&sale.receipt_id))
+            .await?
             .is_none()
         {
             out.push(sale);
@@ -195,14 +201,16 @@ pub fn unpaid(store: &dyn Store, builder: &str) -> Result<Vec<Sale>, StoreError>
 }
 
 /// Creates a pending packet for the whole unpaid net balance, if it reaches the minimum.
-pub fn create_packet(
+pub async fn create_packet(
     store: &dyn Store,
     signer: &ReceiptSigner,
     builder: &str,
     fee_bps: u64,
 ) -> Result<Packet, PayoutError> {
-    let settings = settings(store, builder)?.ok_or(PayoutError::NoSettings)?;
-    let sales = unpaid(store, builder)?;
+    let settings = settings(store, builder)
+        .await?
+        .ok_or(PayoutError::NoSettings)?;
+    let sales = unpaid(store, builder).await?;
     let (mut gross, mut fee, mut net) = (0u64, 0u64, 0u64);
     for sale in &sales {
         let (f, n) = split(sale.amount, fee_bps);
@@ -251,7 +259,7 @@ pub fn create_packet(
         packet_key(builder, &packet.packet_id),
         bytes(&packet)?,
     );
-    match store.apply(batch) {
+    match store.apply(batch).await {
         Ok(()) => Ok(packet),
         Err(StoreError::ConditionFailed(_)) => Err(PayoutError::Conflict),
         Err(e) => Err(e.into()),
@@ -259,17 +267,18 @@ pub fn create_packet(
 }
 
 /// A builder's packets, oldest first.
-pub fn packets(store: &dyn Store, builder: &str) -> Result<Vec<Packet>, StoreError> {
+pub async fn packets(store: &dyn Store, builder: &str) -> Result<Vec<Packet>, StoreError> {
     let prefix = format!("packet/{builder}/").into_bytes();
     store
-        .scan_prefix(Tree::Ledger, &prefix, None, 10_000)?
+        .scan_prefix(Tree::Ledger, &prefix, None, 10_000)
+        .await?
         .into_iter()
         .map(|(_, v)| serde_json::from_slice(&v).map_err(|e| StoreError::Corrupt(e.to_string())))
         .collect()
 }
 
 /// Marks a pending packet paid with its transaction hash (admin).
-pub fn mark_paid(
+pub async fn mark_paid(
     store: &dyn Store,
     signer: &ReceiptSigner,
     packet_id: &str,
@@ -279,7 +288,8 @@ pub fn mark_paid(
         B256::from_str(transaction.trim()).map_err(|_| PayoutError::BadTransaction)?;
     // The packet id alone names it; find its builder by scanning packet keys.
     let found = store
-        .scan_prefix(Tree::Ledger, b"packet/", None, 100_000)?
+        .scan_prefix(Tree::Ledger, b"packet/", None, 100_000)
+        .await?
         .into_iter()
         .find(|(k, _)| k.ends_with(format!("/{packet_id}").as_bytes()))
         .ok_or_else(|| PayoutError::NotFound(packet_id.to_string()))?;
@@ -296,7 +306,7 @@ pub fn mark_paid(
     let batch = Batch::new()
         .require_equals(Tree::Ledger, key.clone(), Some(old))
         .put(Tree::Ledger, key, bytes(&packet)?);
-    match store.apply(batch) {
+    match store.apply(batch).await {
         Ok(()) => Ok(packet),
         Err(StoreError::ConditionFailed(_)) => Err(PayoutError::AlreadyPaid(packet_id.to_string())),
         Err(e) => Err(e.into()),
@@ -311,10 +321,10 @@ mod tests {
     use crate::revenue::record;
     use crate::store::SledStore;
 
-    #[test]
-    fn packets_pay_each_receipt_once_and_reconcile() {
+    #[tokio::test]
+    async fn packets_pay_each_receipt_once_and_reconcile() {
         let dir = tempfile::tempdir().unwrap();
-        let signer = ReceiptSigner::load_or_generate(&dir.path().join("k")).unwrap();
+        let signer = ReceiptSigner::from_hex(&ReceiptSigner::generate_hex()).unwrap();
         let store = SledStore::temporary().unwrap();
         let payment = Config::new(dir.path()).payment;
         let bad = PayoutSettings {
@@ -324,19 +334,20 @@ mod tests {
             minimum_usd: Usd::from_units(2000),
         };
         assert!(matches!(
-            save_settings(&store, &payment, "b", bad.clone()),
+            save_settings(&store, &payment, "b", bad.clone()).await,
             Err(PayoutError::BadAddress)
         ));
         let good = PayoutSettings {
             pay_to: "0x000000000000000000000000000000000000dEaD".into(),
             ..bad
         };
-        let saved = save_settings(&store, &payment, "b", good).unwrap();
+        let saved = save_settings(&store, &payment, "b", good).await.unwrap();
         assert_eq!(
             saved.asset.as_deref(),
             Some(payment.networks[0].asset.as_str())
         );
-        let sell = |n: u64| {
+        let store = &store;
+        let sell = |n: u64| async move {
             let sale = Sale {
                 receipt_id: format!("rcpt_{}", uuid::Uuid::now_v7().simple()),
                 endpoint_slug: Some("e".into()),
@@ -345,15 +356,18 @@ mod tests {
                 method: PaymentMethod::X402,
                 at: OffsetDateTime::now_utc(),
             };
-            store.apply(record(Batch::new(), &sale).unwrap()).unwrap();
+            store
+                .apply(record(Batch::new(), &sale).unwrap())
+                .await
+                .unwrap();
         };
-        sell(1000);
+        sell(1000).await;
         assert!(matches!(
-            create_packet(&store, &signer, "b", 1000),
+            create_packet(store, &signer, "b", 1000).await,
             Err(PayoutError::BelowMinimum { .. })
         ));
-        sell(1500);
-        let packet = create_packet(&store, &signer, "b", 1000).unwrap();
+        sell(1500).await;
+        let packet = create_packet(store, &signer, "b", 1000).await.unwrap();
         assert_eq!(
             (
                 packet.gross.as_str(),
@@ -364,19 +378,21 @@ mod tests {
         );
         assert_eq!(packet.receipt_ids.len(), 2);
         assert!(matches!(
-            create_packet(&store, &signer, "b", 1000),
+            create_packet(store, &signer, "b", 1000).await,
             Err(PayoutError::BelowMinimum { .. })
         ));
         let tx = format!("0x{}", "ab".repeat(32));
-        let paid = mark_paid(&store, &signer, &packet.packet_id, &tx).unwrap();
+        let paid = mark_paid(store, &signer, &packet.packet_id, &tx)
+            .await
+            .unwrap();
         assert_eq!(
             (paid.status.as_str(), paid.transaction.as_deref()),
             ("paid", Some(tx.as_str()))
         );
         assert!(matches!(
-            mark_paid(&store, &signer, &packet.packet_id, &tx),
+            mark_paid(store, &signer, &packet.packet_id, &tx).await,
             Err(PayoutError::AlreadyPaid(_))
         ));
-        assert_eq!(packets(&store, "b").unwrap(), vec![paid]);
+        assert_eq!(packets(store, "b").await.unwrap(), vec![paid]);
     }
 }

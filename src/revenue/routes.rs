@@ -38,7 +38,7 @@ pub async fn revenue(
         ApiError::unprocessable("invalid_since", "since must look like 30d, 12h or 2w")
     })?;
     let since = OffsetDateTime::now_utc() - window;
-    let sales = sales_of(app.store.as_ref(), &builder.id, since)?;
+    let sales = sales_of(app.store.as_ref(), &builder.id, since).await?;
     let revenue = report::report(&sales, app.config.platform_fee_bps);
     Ok(Json(json!({
         "ok": true,
@@ -56,7 +56,7 @@ pub async fn get_payout_settings(
     BuilderAuth(builder): BuilderAuth,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(
-        json!({"ok": true, "payoutSettings": payouts::settings(app.store.as_ref(), &builder.id)?}),
+        json!({"ok": true, "payoutSettings": payouts::settings(app.store.as_ref(), &builder.id).await?}),
     ))
 }
 
@@ -77,7 +77,8 @@ pub async fn set_payout_settings(
         &app.config.payment,
         &builder.id,
         settings,
-    )?;
+    )
+    .await?;
     Ok(Json(json!({"ok": true, "payoutSettings": saved})))
 }
 
@@ -89,13 +90,13 @@ pub async fn list_payouts(
     BuilderAuth(builder): BuilderAuth,
 ) -> ApiResult<Json<Value>> {
     let store = app.store.as_ref();
-    let unpaid = payouts::unpaid(store, &builder.id)?;
+    let unpaid = payouts::unpaid(store, &builder.id).await?;
     let balance = report::report(&unpaid, app.config.platform_fee_bps);
     Ok(Json(json!({
         "ok": true,
         "unpaidNetUnits": balance.net_units,
         "unpaidReceipts": balance.totals.count,
-        "packets": payouts::packets(store, &builder.id)?,
+        "packets": payouts::packets(store, &builder.id).await?,
     })))
 }
 
@@ -116,8 +117,9 @@ pub async fn create_payout(
         &app.receipt_signer,
         &builder.id,
         app.config.platform_fee_bps,
-    )?;
-    payout_event(&app, EventKind::PayoutCreated, &packet);
+    )
+    .await?;
+    payout_event(&app, EventKind::PayoutCreated, &packet).await;
     Ok(Json(json!({"ok": true, "packet": packet})))
 }
 
@@ -148,16 +150,17 @@ pub async fn mark_paid(
         &app.receipt_signer,
         &packet_id,
         &request.transaction,
-    )?;
-    payout_event(&app, EventKind::PayoutPaid, &packet);
+    )
+    .await?;
+    payout_event(&app, EventKind::PayoutPaid, &packet).await;
     Ok(Json(json!({"ok": true, "packet": packet})))
 }
 
 /// Tells the builder about its packet; the packet itself is already stored, so a failure to
 /// record the event is logged, not returned.
-fn payout_event(app: &App, kind: EventKind, packet: &payouts::Packet) {
+async fn payout_event(app: &App, kind: EventKind, packet: &payouts::Packet) {
     let data = json!({"packetId": packet.packet_id, "amount": packet.amount, "status": packet.status, "transaction": packet.transaction});
-    if let Err(e) = events::record(app.store.as_ref(), &packet.builder_id, kind, None, data) {
+    if let Err(e) = events::record(app.store.as_ref(), &packet.builder_id, kind, None, data).await {
         tracing::error!(error = %e, packet = %packet.packet_id, "recording the payout event failed");
     }
 }

@@ -34,12 +34,15 @@ impl Default for Quotas {
     }
 }
 
+#[derive(Clone)]
 pub struct StoreHost {
     store: Arc<dyn Store>,
     outbound: OutboundClient,
     quotas: Quotas,
     /// Where each endpoint's outbound host allow-list is read, at call time.
     catalog: Arc<Registry>,
+    /// The server's runtime, where store work runs (see [`StoreHost::on_server`]).
+    server: tokio::runtime::Handle,
 }
 
 /// A kv value with its expiry (unix seconds).
@@ -121,7 +124,7 @@ pub type Change<'a> = (&'a str, Option<&'a [u8]>);
 /// Writes or removes (`value: None`) one entry of an endpoint and adjusts its usage totals in the
 /// same atomic batch, retrying when a concurrent writer changed the totals first. Returns
 /// whether the entry existed before.
-pub fn write_counted(
+pub async fn write_counted(
     store: &dyn Store,
     quotas: &Quotas,
     space: Space,
@@ -129,7 +132,7 @@ pub fn write_counted(
     key: &str,
     value: Option<Vec<u8>>,
 ) -> Result<bool, HostError> {
-    let existed = write_counted_all(store, quotas, space, slug, &[(key, value.as_deref())])?;
+    let existed = write_counted_all(store, quotas, space, slug, &[(key, value.as_deref())]).await?;
     Ok(existed == 1)
 }
 
@@ -137,7 +140,7 @@ pub fn write_counted(
 /// adjusted totals, or nothing changes (`quota_exceeded` when the totals after the whole set
 /// would pass the quota). Endpoint assets uploaded with a create or update go through here, so
 /// quotas count them. Returns how many of the entries existed before.
-pub fn write_counted_all(
+pub async fn write_counted_all(
     store: &dyn Store,
     quotas: &Quotas,
     space: Space,
@@ -145,8 +148,8 @@ pub fn write_counted_all(
     changes: &[Change<'_>],
 ) -> Result<usize, HostError> {
     for _ in 0..16 {
-        let (batch, existed) = counted_batch(store, quotas, space, slug, changes)?;
-        match store.apply(batch) {
+        let (batch, existed) = counted_batch(store, quotas, space, slug, changes).await?;
+        match store.apply(batch).await {
             Ok(()) => return Ok(existed),
             Err(StoreError::ConditionFailed(_)) => continue,
             Err(e) => return Err(storage_error(e)),
@@ -159,20 +162,22 @@ pub fn write_counted_all(
 }
 
 /// Whether [`write_counted_all`] would accept `changes` now; writes nothing.
-pub fn check_counted(
+pub async fn check_counted(
     store: &dyn Store,
     quotas: &Quotas,
     space: Space,
     slug: &str,
     changes: &[Change<'_>],
 ) -> Result<(), HostError> {
-    counted_batch(store, quotas, space, slug, changes).map(drop)
+    counted_batch(store, quotas, space, slug, changes)
+        .await
+        .map(drop)
 }
 
 /// The batch that applies `changes` and the new usage totals, guarded by the totals and entries
 /// as read (a concurrent writer makes it fail, and the caller reads again), with how many of the
 /// entries existed.
-fn counted_batch(
+async fn counted_batch(
     store: &dyn Store,
     quotas: &Quotas,
     space: Space,
@@ -181,7 +186,10 @@ fn counted_batch(
 ) -> Result<(Batch, usize), HostError> {
     let (tree, kind, limits) = (space.tree(), space.name(), space.limits(quotas));
     let usage_key = usage_key(kind, slug);
-    let old_usage_bytes = store.get(Tree::Meta, &usage_key).map_err(storage_error)?;
+    let old_usage_bytes = store
+        .get(Tree::Meta, &usage_key)
+        .await
+        .map_err(storage_error)?;
     let usage: Usage = old_usage_bytes
         .as_deref()
         .and_then(|b| serde_json::from_slice(b).ok())
@@ -194,7 +202,7 @@ fn counted_batch(
     let mut batch = Batch::new().require_equals(Tree::Meta, usage_key.clone(), old_usage_bytes);
     for &(key, value) in changes {
         let key = scoped_key(slug, key);
-        let old = store.get(tree, &key).map_err(storage_error)?;
+        let old = store.get(tree, &key).await.map_err(storage_error)?;
         let old_len = old.as_ref().map_or(0, |o| o.len() as u64);
         let new_len = value.map_or(0, |v| v.len() as u64);
         count = (count + u64::from(value.is_some())).saturating_sub(u64::from(old.is_some()));
@@ -222,26 +230,24 @@ fn counted_batch(
 
 /// Removes an endpoint's kv data, files and their usage totals, so a new endpoint with the same
 /// slug starts empty.
-pub fn forget_endpoint(store: &dyn Store, slug: &str) -> Result<(), StoreError> {
+pub async fn forget_endpoint(store: &dyn Store, slug: &str) -> Result<(), StoreError> {
     for space in [Space::Kv, Space::Files] {
         let prefix = scoped_key(slug, "");
         loop {
-            let page = store.scan_prefix(space.tree(), &prefix, None, 512)?;
+            let page = store.scan_prefix(space.tree(), &prefix, None, 512).await?;
             if page.is_empty() {
                 break;
             }
             let batch = page
                 .into_iter()
                 .fold(Batch::new(), |b, (k, _)| b.delete(space.tree(), k));
-            store.apply(batch)?;
+            store.apply(batch).await?;
         }
-        store.delete(Tree::Meta, &usage_key(space.name(), slug))?;
+        store
+            .delete(Tree::Meta, &usage_key(space.name(), slug))
+            .await?;
     }
     Ok(())
-}
-
-fn ready<T: Send + 'static>(result: Result<T, HostError>) -> HostFuture<T> {
-    Box::pin(std::future::ready(result))
 }
 
 impl StoreHost {
@@ -256,14 +262,31 @@ impl StoreHost {
             outbound,
             quotas,
             catalog,
+            server: tokio::runtime::Handle::current(),
         }
     }
 
-    fn kv_get_now(&self, slug: &str, key: &str) -> Result<Option<Value>, HostError> {
+    /// Runs `work` on the server's runtime. Ops are polled by an isolate thread's own small
+    /// runtime, but store engines with connections (PostgreSQL) keep them on the server's.
+    fn on_server<T, F, Fut>(&self, work: F) -> HostFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(StoreHost) -> Fut,
+        Fut: std::future::Future<Output = Result<T, HostError>> + Send + 'static,
+    {
+        let task = self.server.spawn(work(self.clone()));
+        Box::pin(async move {
+            task.await
+                .unwrap_or_else(|_| Err(host_error("internal", "host task failed")))
+        })
+    }
+
+    async fn kv_get_now(&self, slug: &str, key: &str) -> Result<Option<Value>, HostError> {
         let scoped = scoped_key(slug, key);
         let Some(bytes) = self
             .store
             .get(Tree::HandlerKv, &scoped)
+            .await
             .map_err(storage_error)?
         else {
             return Ok(None);
@@ -278,13 +301,14 @@ impl StoreHost {
                 slug,
                 key,
                 None,
-            )?;
+            )
+            .await?;
             return Ok(None);
         }
         Ok(Some(stored.v))
     }
 
-    fn kv_list_now(
+    async fn kv_list_now(
         &self,
         slug: &str,
         prefix: &str,
@@ -299,6 +323,7 @@ impl StoreHost {
             let page = self
                 .store
                 .scan_prefix(Tree::HandlerKv, &scan_prefix, after.as_deref(), limit + 1)
+                .await
                 .map_err(storage_error)?;
             let exhausted = page.len() <= limit;
             for (key, bytes) in page {
@@ -331,11 +356,43 @@ impl StoreHost {
             }
         }
     }
+
+    /// Writes (`Some`) or removes (`None`) one entry of `space`, counted against the quotas.
+    async fn write(
+        &self,
+        space: Space,
+        slug: &str,
+        key: &str,
+        value: Option<Vec<u8>>,
+    ) -> Result<bool, HostError> {
+        write_counted(self.store.as_ref(), &self.quotas, space, slug, key, value).await
+    }
+
+    async fn files_list_now(&self, slug: &str, prefix: &str) -> Result<Vec<FileEntry>, HostError> {
+        let entries = self
+            .store
+            .scan_prefix(
+                Tree::HandlerFiles,
+                &scoped_key(slug, prefix),
+                None,
+                self.quotas.files as usize,
+            )
+            .await
+            .map_err(storage_error)?;
+        Ok(entries
+            .into_iter()
+            .map(|(key, bytes)| FileEntry {
+                path: String::from_utf8_lossy(&key[slug.len() + 1..]).into_owned(),
+                size: bytes.len() as u64,
+            })
+            .collect())
+    }
 }
 
 impl Host for StoreHost {
     fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<Value>> {
-        ready(self.kv_get_now(endpoint, key))
+        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
+        self.on_server(|host| async move { host.kv_get_now(&endpoint, &key).await })
     }
 
     fn kv_set(
@@ -350,26 +407,17 @@ impl Host for StoreHost {
             exp: ttl_seconds.map(|t| now_secs().saturating_add(t)),
         };
         let bytes = serde_json::to_vec(&stored).unwrap_or_default();
-        let result = write_counted(
-            self.store.as_ref(),
-            &self.quotas,
-            Space::Kv,
-            endpoint,
-            key,
-            Some(bytes),
-        );
-        ready(result.map(|_| ()))
+        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
+        self.on_server(|host| async move {
+            host.write(Space::Kv, &endpoint, &key, Some(bytes))
+                .await
+                .map(drop)
+        })
     }
 
     fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
-        ready(write_counted(
-            self.store.as_ref(),
-            &self.quotas,
-            Space::Kv,
-            endpoint,
-            key,
-            None,
-        ))
+        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
+        self.on_server(|host| async move { host.write(Space::Kv, &endpoint, &key, None).await })
     }
 
     fn kv_list(
@@ -379,60 +427,40 @@ impl Host for StoreHost {
         limit: usize,
         cursor: Option<String>,
     ) -> HostFuture<KvPage> {
-        ready(self.kv_list_now(endpoint, prefix, limit.max(1), cursor))
+        let (endpoint, prefix) = (endpoint.to_owned(), prefix.to_owned());
+        self.on_server(|host| async move {
+            host.kv_list_now(&endpoint, &prefix, limit.max(1), cursor)
+                .await
+        })
     }
 
     fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>> {
-        ready(
-            self.store
-                .get(Tree::HandlerFiles, &scoped_key(endpoint, path))
-                .map_err(storage_error),
-        )
+        let key = scoped_key(endpoint, path);
+        self.on_server(|host| async move {
+            host.store
+                .get(Tree::HandlerFiles, &key)
+                .await
+                .map_err(storage_error)
+        })
     }
 
     fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
-        let result = write_counted(
-            self.store.as_ref(),
-            &self.quotas,
-            Space::Files,
-            endpoint,
-            path,
-            Some(data),
-        );
-        ready(result.map(|_| ()))
+        let (endpoint, path) = (endpoint.to_owned(), path.to_owned());
+        self.on_server(|host| async move {
+            host.write(Space::Files, &endpoint, &path, Some(data))
+                .await
+                .map(drop)
+        })
     }
 
     fn files_list(&self, endpoint: &str, prefix: &str) -> HostFuture<Vec<FileEntry>> {
-        let result = self
-            .store
-            .scan_prefix(
-                Tree::HandlerFiles,
-                &scoped_key(endpoint, prefix),
-                None,
-                self.quotas.files as usize,
-            )
-            .map_err(storage_error)
-            .map(|entries| {
-                entries
-                    .into_iter()
-                    .map(|(key, bytes)| FileEntry {
-                        path: String::from_utf8_lossy(&key[endpoint.len() + 1..]).into_owned(),
-                        size: bytes.len() as u64,
-                    })
-                    .collect()
-            });
-        ready(result)
+        let (endpoint, prefix) = (endpoint.to_owned(), prefix.to_owned());
+        self.on_server(|host| async move { host.files_list_now(&endpoint, &prefix).await })
     }
 
     fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool> {
-        ready(write_counted(
-            self.store.as_ref(),
-            &self.quotas,
-            Space::Files,
-            endpoint,
-            path,
-            None,
-        ))
+        let (endpoint, path) = (endpoint.to_owned(), path.to_owned());
+        self.on_server(|host| async move { host.write(Space::Files, &endpoint, &path, None).await })
     }
 
     fn http_get_json(
@@ -452,10 +480,10 @@ impl Host for StoreHost {
                     header_map.insert(n, v);
                 }
                 _ => {
-                    return ready(Err(host_error(
+                    return Box::pin(std::future::ready(Err(host_error(
                         "invalid_header",
                         format!("invalid header {name:?}"),
-                    )))
+                    ))))
                 }
             }
         }
@@ -480,10 +508,10 @@ mod tests {
     use crate::config::Config;
     use crate::store::SledStore;
 
-    fn host(quotas: Quotas) -> StoreHost {
+    async fn host(quotas: Quotas) -> StoreHost {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
         let config = Config::new("/nonexistent");
-        let catalog = Arc::new(Registry::load(store.clone()).unwrap());
+        let catalog = Arc::new(Registry::load(store.clone()).await.unwrap());
         StoreHost::new(
             store,
             OutboundClient::new(&config.outbound),
@@ -494,7 +522,7 @@ mod tests {
 
     #[tokio::test]
     async fn kv_is_scoped_per_endpoint_and_pages() {
-        let h = host(Quotas::default());
+        let h = host(Quotas::default()).await;
         for i in 0..5 {
             h.kv_set("a", &format!("k{i}"), Value::from(i), None)
                 .await
@@ -536,7 +564,7 @@ mod tests {
 
     #[tokio::test]
     async fn kv_ttl_expires() {
-        let h = host(Quotas::default());
+        let h = host(Quotas::default()).await;
         h.kv_set("a", "gone", Value::from(1), Some(0))
             .await
             .unwrap();
@@ -556,7 +584,8 @@ mod tests {
             kv_bytes: 1000,
             files: 1,
             file_bytes: 10,
-        });
+        })
+        .await;
         h.kv_set("a", "1", Value::from(1), None).await.unwrap();
         h.kv_set("a", "2", Value::from(2), None).await.unwrap();
         // Overwriting an existing key does not need a new slot.
@@ -601,10 +630,11 @@ mod tests {
             kv_bytes: 1000,
             files: 2,
             file_bytes: 1000,
-        });
+        })
+        .await;
         h.kv_set("a", "1", Value::from(1), None).await.unwrap();
         h.files_write("a", "x", b"1".to_vec()).await.unwrap();
-        forget_endpoint(h.store.as_ref(), "a").unwrap();
+        forget_endpoint(h.store.as_ref(), "a").await.unwrap();
         assert_eq!(h.kv_get("a", "1").await.unwrap(), None);
         assert!(h.files_list("a", "").await.unwrap().is_empty());
         h.kv_set("a", "2", Value::from(2), None).await.unwrap();
@@ -615,7 +645,9 @@ mod tests {
             ("up2", Some(b"2".as_slice())),
         ];
         let store = h.store.as_ref();
-        write_counted_all(store, &h.quotas, Space::Files, "a", &uploads).unwrap();
+        write_counted_all(store, &h.quotas, Space::Files, "a", &uploads)
+            .await
+            .unwrap();
         assert_eq!(
             h.files_write("a", "more", b"3".to_vec())
                 .await
@@ -632,14 +664,19 @@ mod tests {
             kv_bytes: 1000,
             files: 2,
             file_bytes: 1000,
-        });
+        })
+        .await;
         let (store, quotas) = (h.store.as_ref(), &h.quotas);
         h.files_write("a", "kept", b"1".to_vec()).await.unwrap();
         let too_many: [Change<'_>; 2] =
             [("x", Some(b"2".as_slice())), ("y", Some(b"3".as_slice()))];
-        let err = check_counted(store, quotas, Space::Files, "a", &too_many).unwrap_err();
+        let err = check_counted(store, quotas, Space::Files, "a", &too_many)
+            .await
+            .unwrap_err();
         assert_eq!(err.code, "quota_exceeded");
-        let err = write_counted_all(store, quotas, Space::Files, "a", &too_many).unwrap_err();
+        let err = write_counted_all(store, quotas, Space::Files, "a", &too_many)
+            .await
+            .unwrap_err();
         assert_eq!(err.code, "quota_exceeded");
         assert_eq!(h.files_list("a", "").await.unwrap().len(), 1);
         // Removing one in the same batch makes room: the totals after the whole set count.
@@ -649,7 +686,9 @@ mod tests {
             ("y", Some(b"3".as_slice())),
         ];
         assert_eq!(
-            write_counted_all(store, quotas, Space::Files, "a", &swap).unwrap(),
+            write_counted_all(store, quotas, Space::Files, "a", &swap)
+                .await
+                .unwrap(),
             1
         );
         let paths: Vec<String> = h

@@ -87,13 +87,16 @@ impl JsRuntime {
     }
 
     /// The endpoint's code for its current revision, loading secrets only when it changed.
-    fn revision(
+    async fn revision<F>(
         &self,
         endpoint: &Endpoint,
-        load_secrets: impl FnOnce() -> Result<BTreeMap<String, String>, ApiError>,
-    ) -> Result<Arc<Revision>, ApiError> {
-        let mut revisions = self.revisions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(cached) = revisions
+        load_secrets: impl FnOnce() -> F,
+    ) -> Result<Arc<Revision>, ApiError>
+    where
+        F: std::future::Future<Output = Result<BTreeMap<String, String>, ApiError>>,
+    {
+        if let Some(cached) = self
+            .revisions()
             .get(&endpoint.slug)
             .filter(|r| r.revision == endpoint.revision && r.endpoint_id == endpoint.id)
         {
@@ -105,7 +108,7 @@ impl JsRuntime {
                 endpoint.slug
             )));
         };
-        let secrets = load_secrets()?;
+        let secrets = load_secrets().await?;
         let mut env = endpoint.env.clone();
         env.extend(secrets.clone());
         let limits = endpoint.limits.map(|l| sandbox::Limits {
@@ -125,17 +128,20 @@ impl JsRuntime {
             },
             secrets: secrets.into_values().collect(),
         });
-        revisions.insert(endpoint.slug.clone(), loaded.clone());
+        // Two calls that both missed build the same revision; either may stay.
+        self.revisions()
+            .insert(endpoint.slug.clone(), loaded.clone());
         Ok(loaded)
+    }
+
+    fn revisions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Revision>>> {
+        self.revisions.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Drops what the runtime holds for a deleted endpoint: its isolates and its cached
     /// revision (with the decrypted secrets).
     pub fn forget(&self, slug: &str) {
-        self.revisions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(slug);
+        self.revisions().remove(slug);
         self.pool.retire(slug);
     }
 
@@ -146,19 +152,22 @@ impl JsRuntime {
     /// Runs the endpoint's handler for one call; `payment` becomes `req.payment`; `load_secrets`
     /// decrypts the endpoint's secrets when its revision is new. The handler's log lines come
     /// back whatever the outcome.
-    pub async fn run(
+    pub async fn run<F>(
         &self,
         compiled: &CompiledEndpoint,
         call: &Call,
         payment: Value,
-        load_secrets: impl FnOnce() -> Result<BTreeMap<String, String>, ApiError>,
-    ) -> JsOutcome {
+        load_secrets: impl FnOnce() -> F,
+    ) -> JsOutcome
+    where
+        F: std::future::Future<Output = Result<BTreeMap<String, String>, ApiError>>,
+    {
         let failed = |e: ApiError| JsOutcome {
             result: Err(e),
             lines: Vec::new(),
             secrets: Vec::new(),
         };
-        let revision = match self.revision(&compiled.endpoint, load_secrets) {
+        let revision = match self.revision(&compiled.endpoint, load_secrets).await {
             Ok(revision) => revision,
             Err(e) => return failed(e),
         };

@@ -26,7 +26,7 @@ pub async fn list_secrets(
     Path(slug): Path<String>,
 ) -> ApiResult<Json<Value>> {
     endpoints::owned(&app, &caller, &slug)?;
-    let secrets = vault::list(app.store.as_ref(), &slug)?;
+    let secrets = vault::list(app.store.as_ref(), &slug).await?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "secrets": secrets }),
     ))
@@ -56,8 +56,8 @@ pub async fn change_secrets(
         .chain(changes.delete.iter())
         .cloned()
         .collect();
-    let secrets = vault::apply_changes(&app, &slug, changes)?;
-    endpoints::secrets_changed(&app, &slug, names)?;
+    let secrets = vault::apply_changes(&app, &slug, changes).await?;
+    endpoints::secrets_changed(&app, &slug, names).await?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "secrets": secrets }),
     ))

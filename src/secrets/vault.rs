@@ -86,9 +86,11 @@ fn prefix(slug: &str) -> Vec<u8> {
     format!("{slug}/").into_bytes()
 }
 
-fn all_sealed(store: &dyn Store, slug: &str) -> Result<Vec<(String, Sealed)>, SecretsError> {
+async fn all_sealed(store: &dyn Store, slug: &str) -> Result<Vec<(String, Sealed)>, SecretsError> {
     let prefix = prefix(slug);
-    let entries = store.scan_prefix(Tree::Secrets, &prefix, None, MAX_SECRETS * 2)?;
+    let entries = store
+        .scan_prefix(Tree::Secrets, &prefix, None, MAX_SECRETS * 2)
+        .await?;
     entries
         .into_iter()
         .map(|(k, v)| {
@@ -101,8 +103,9 @@ fn all_sealed(store: &dyn Store, slug: &str) -> Result<Vec<(String, Sealed)>, Se
 }
 
 /// Names and timestamps of an endpoint's secrets, by name.
-pub fn list(store: &dyn Store, slug: &str) -> Result<Vec<SecretInfo>, SecretsError> {
-    Ok(all_sealed(store, slug)?
+pub async fn list(store: &dyn Store, slug: &str) -> Result<Vec<SecretInfo>, SecretsError> {
+    Ok(all_sealed(store, slug)
+        .await?
         .into_iter()
         .map(|(name, s)| SecretInfo {
             name,
@@ -113,7 +116,7 @@ pub fn list(store: &dyn Store, slug: &str) -> Result<Vec<SecretInfo>, SecretsErr
 }
 
 /// Sets and deletes secrets in one atomic batch; returns the resulting list.
-pub fn apply_changes(
+pub async fn apply_changes(
     app: &App,
     slug: &str,
     changes: SecretChanges,
@@ -140,7 +143,7 @@ pub fn apply_changes(
             "the value of {name:?} must be 1 to {MAX_VALUE_BYTES} bytes"
         )));
     }
-    let existing: BTreeMap<String, Sealed> = all_sealed(store, slug)?.into_iter().collect();
+    let existing: BTreeMap<String, Sealed> = all_sealed(store, slug).await?.into_iter().collect();
     let mut names: BTreeSet<&String> = existing.keys().collect();
     names.extend(changes.set.keys());
     for name in &changes.delete {
@@ -168,14 +171,15 @@ pub fn apply_changes(
     for name in &changes.delete {
         batch = batch.delete(Tree::Secrets, key(slug, name));
     }
-    store.apply(batch)?;
-    list(store, slug)
+    store.apply(batch).await?;
+    list(store, slug).await
 }
 
 /// The decrypted secrets of an endpoint, by name.
 /// The endpoint's secrets, decrypted: for `ctx.env` and for redacting logs, nothing else.
-pub fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
-    all_sealed(app.store.as_ref(), slug)?
+pub async fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
+    all_sealed(app.store.as_ref(), slug)
+        .await?
         .into_iter()
         .map(|(name, s)| {
             let corrupt =
@@ -190,13 +194,14 @@ pub fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, Secr
 }
 
 /// Removes every secret of an endpoint (on delete, so a new owner of the slug inherits none).
-pub fn delete_all(store: &dyn Store, slug: &str) -> Result<(), SecretsError> {
-    let batch = all_sealed(store, slug)?
+pub async fn delete_all(store: &dyn Store, slug: &str) -> Result<(), SecretsError> {
+    let batch = all_sealed(store, slug)
+        .await?
         .into_iter()
         .fold(Batch::new(), |b, (name, _)| {
             b.delete(Tree::Secrets, key(slug, &name))
         });
-    store.apply(batch)?;
+    store.apply(batch).await?;
     Ok(())
 }
 
@@ -204,8 +209,8 @@ pub fn delete_all(store: &dyn Store, slug: &str) -> Result<(), SecretsError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn env_names() {
+    #[tokio::test]
+    async fn env_names() {
         for ok in ["API_KEY", "_x", "a1"] {
             assert!(is_env_name(ok), "{ok}");
         }
@@ -214,10 +219,12 @@ mod tests {
         }
     }
 
-    fn app() -> (tempfile::TempDir, App) {
+    async fn app() -> (tempfile::TempDir, App) {
         let dir = tempfile::tempdir().unwrap();
         let config = crate::config::Config::new(dir.path().join("data"));
-        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
         (dir, app)
     }
 
@@ -231,23 +238,29 @@ mod tests {
         }
     }
 
-    #[test]
-    fn set_list_decrypt_delete() {
-        let (_dir, app) = app();
+    #[tokio::test]
+    async fn set_list_decrypt_delete() {
+        let (_dir, app) = app().await;
         let listed = apply_changes(
             &app,
             "receipt-echo",
             set(&[("API_KEY", "s3cr3t-value-1"), ("OTHER", "v2")]),
         )
+        .await
         .unwrap();
         assert_eq!(
             listed.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
             ["API_KEY", "OTHER"]
         );
-        for (_, bytes) in app.store.scan_prefix(Tree::Secrets, b"", None, 10).unwrap() {
+        for (_, bytes) in app
+            .store
+            .scan_prefix(Tree::Secrets, b"", None, 10)
+            .await
+            .unwrap()
+        {
             assert!(!String::from_utf8_lossy(&bytes).contains("s3cr3t"));
         }
-        let secrets = decrypted(&app, "receipt-echo").unwrap();
+        let secrets = decrypted(&app, "receipt-echo").await.unwrap();
         assert_eq!(secrets["API_KEY"], "s3cr3t-value-1");
         assert_eq!(secrets["OTHER"], "v2");
 
@@ -256,18 +269,30 @@ mod tests {
             delete: vec!["OTHER".into()],
         };
         assert_eq!(
-            apply_changes(&app, "receipt-echo", changes).unwrap().len(),
+            apply_changes(&app, "receipt-echo", changes)
+                .await
+                .unwrap()
+                .len(),
             1
         );
-        delete_all(app.store.as_ref(), "receipt-echo").unwrap();
-        assert!(list(app.store.as_ref(), "receipt-echo").unwrap().is_empty());
+        delete_all(app.store.as_ref(), "receipt-echo")
+            .await
+            .unwrap();
+        assert!(list(app.store.as_ref(), "receipt-echo")
+            .await
+            .unwrap()
+            .is_empty());
     }
 
-    #[test]
-    fn rejects_bad_changes() {
-        let (_dir, app) = app();
-        assert!(apply_changes(&app, "s", set(&[("1BAD", "v")])).is_err());
-        assert!(apply_changes(&app, "s", set(&[("EMPTY", "")])).is_err());
+    #[tokio::test]
+    async fn rejects_bad_changes() {
+        let (_dir, app) = app().await;
+        assert!(apply_changes(&app, "s", set(&[("1BAD", "v")]))
+            .await
+            .is_err());
+        assert!(apply_changes(&app, "s", set(&[("EMPTY", "")]))
+            .await
+            .is_err());
         let too_many: Vec<(String, String)> = (0..=MAX_SECRETS)
             .map(|i| (format!("K{i}"), "v".to_string()))
             .collect();
@@ -276,7 +301,7 @@ mod tests {
             delete: vec![],
         };
         assert!(matches!(
-            apply_changes(&app, "s", changes),
+            apply_changes(&app, "s", changes).await,
             Err(SecretsError::Invalid(_))
         ));
     }

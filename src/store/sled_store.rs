@@ -12,6 +12,7 @@ use super::{Batch, Condition, Entry, Store, StoreError, StoreResult, Tree, Write
 pub struct SledStore {
     db: sled::Db,
     trees: HashMap<Tree, sled::Tree>,
+    changes: tokio::sync::broadcast::Sender<super::Change>,
 }
 
 impl SledStore {
@@ -45,7 +46,11 @@ impl SledStore {
         for tree in Tree::ALL {
             trees.insert(tree, db.open_tree(tree.name()).map_err(engine)?);
         }
-        Ok(Self { db, trees })
+        Ok(Self {
+            db,
+            trees,
+            changes: tokio::sync::broadcast::channel(1024).0,
+        })
     }
 
     fn tree(&self, tree: Tree) -> &sled::Tree {
@@ -58,8 +63,53 @@ fn engine(e: impl std::fmt::Display) -> StoreError {
     StoreError::Engine(e.to_string())
 }
 
+// TEMPORARY shim (replaced by the group-commit engine on branch `pg`): each write flushes.
+#[async_trait::async_trait]
 impl Store for SledStore {
-    fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+    async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+        self.get_sync(tree, key)
+    }
+    async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
+        self.put_sync(tree, key, value)?;
+        self.flush_sync()
+    }
+    async fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool> {
+        let existed = self.delete_sync(tree, key)?;
+        self.flush_sync()?;
+        Ok(existed)
+    }
+    async fn scan_prefix(
+        &self,
+        tree: Tree,
+        prefix: &[u8],
+        after: Option<&[u8]>,
+        limit: usize,
+    ) -> StoreResult<Vec<Entry>> {
+        self.scan_prefix_sync(tree, prefix, after, limit)
+    }
+    async fn scan_prefix_rev(
+        &self,
+        tree: Tree,
+        prefix: &[u8],
+        before: Option<&[u8]>,
+        limit: usize,
+    ) -> StoreResult<Vec<Entry>> {
+        self.scan_prefix_rev_sync(tree, prefix, before, limit)
+    }
+    async fn apply(&self, batch: Batch) -> StoreResult<()> {
+        self.apply_sync(batch)?;
+        self.flush_sync()
+    }
+    fn changes(&self) -> tokio::sync::broadcast::Receiver<super::Change> {
+        self.changes.subscribe()
+    }
+    async fn close(&self) -> StoreResult<()> {
+        self.flush_sync()
+    }
+}
+
+impl SledStore {
+    fn get_sync(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
         Ok(self
             .tree(tree)
             .get(key)
@@ -67,16 +117,16 @@ impl Store for SledStore {
             .map(|v| v.to_vec()))
     }
 
-    fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
+    fn put_sync(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
         self.tree(tree).insert(key, value).map_err(engine)?;
         Ok(())
     }
 
-    fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool> {
+    fn delete_sync(&self, tree: Tree, key: &[u8]) -> StoreResult<bool> {
         Ok(self.tree(tree).remove(key).map_err(engine)?.is_some())
     }
 
-    fn scan_prefix(
+    fn scan_prefix_sync(
         &self,
         tree: Tree,
         prefix: &[u8],
@@ -103,7 +153,7 @@ impl Store for SledStore {
         Ok(out)
     }
 
-    fn scan_prefix_rev(
+    fn scan_prefix_rev_sync(
         &self,
         tree: Tree,
         prefix: &[u8],
@@ -129,7 +179,7 @@ impl Store for SledStore {
         Ok(out)
     }
 
-    fn apply(&self, batch: Batch) -> StoreResult<()> {
+    fn apply_sync(&self, batch: Batch) -> StoreResult<()> {
         let trees = batch.trees();
         if trees.is_empty() {
             return Ok(());
@@ -169,7 +219,7 @@ impl Store for SledStore {
         }
     }
 
-    fn flush(&self) -> StoreResult<()> {
+    fn flush_sync(&self) -> StoreResult<()> {
         self.db.flush().map_err(engine)?;
         Ok(())
     }
@@ -179,19 +229,20 @@ impl Store for SledStore {
 mod tests {
     use super::*;
 
-    #[test]
-    fn batch_is_all_or_nothing() {
+    #[tokio::test]
+    async fn batch_is_all_or_nothing() {
         let s = SledStore::temporary().unwrap();
-        s.put(Tree::Nonces, b"n1", b"used").unwrap();
+        s.put(Tree::Nonces, b"n1", b"used").await.unwrap();
         let err = s
             .apply(
                 Batch::new()
                     .put(Tree::Receipts, b"r1".to_vec(), b"x".to_vec())
                     .require_absent(Tree::Nonces, b"n1".to_vec()),
             )
+            .await
             .unwrap_err();
         assert!(matches!(err, StoreError::ConditionFailed(0)));
-        assert_eq!(s.get(Tree::Receipts, b"r1").unwrap(), None);
+        assert_eq!(s.get(Tree::Receipts, b"r1").await.unwrap(), None);
 
         s.apply(
             Batch::new()
@@ -199,36 +250,37 @@ mod tests {
                 .put(Tree::Nonces, b"n2".to_vec(), b"used".to_vec())
                 .put(Tree::Receipts, b"r2".to_vec(), b"y".to_vec()),
         )
+        .await
         .unwrap();
         assert_eq!(
-            s.get(Tree::Receipts, b"r2").unwrap().as_deref(),
+            s.get(Tree::Receipts, b"r2").await.unwrap().as_deref(),
             Some(&b"y"[..])
         );
     }
 
-    #[test]
-    fn compare_and_swap_detects_change() {
+    #[tokio::test]
+    async fn compare_and_swap_detects_change() {
         let s = SledStore::temporary().unwrap();
-        s.put(Tree::Credits, b"c", b"100").unwrap();
+        s.put(Tree::Credits, b"c", b"100").await.unwrap();
         let stale = Batch::new()
             .require_equals(Tree::Credits, b"c".to_vec(), Some(b"90".to_vec()))
             .put(Tree::Credits, b"c".to_vec(), b"80".to_vec());
-        assert!(s.apply(stale).is_err());
+        assert!(s.apply(stale).await.is_err());
         let fresh = Batch::new()
             .require_equals(Tree::Credits, b"c".to_vec(), Some(b"100".to_vec()))
             .put(Tree::Credits, b"c".to_vec(), b"80".to_vec());
-        s.apply(fresh).unwrap();
+        s.apply(fresh).await.unwrap();
         assert_eq!(
-            s.get(Tree::Credits, b"c").unwrap().as_deref(),
+            s.get(Tree::Credits, b"c").await.unwrap().as_deref(),
             Some(&b"80"[..])
         );
     }
 
-    #[test]
-    fn scans_page_in_both_directions() {
+    #[tokio::test]
+    async fn scans_page_in_both_directions() {
         let s = SledStore::temporary().unwrap();
         for k in ["a/1", "a/2", "a/3", "b/1"] {
-            s.put(Tree::Logs, k.as_bytes(), b"v").unwrap();
+            s.put(Tree::Logs, k.as_bytes(), b"v").await.unwrap();
         }
         let keys = |v: Vec<Entry>| {
             v.into_iter()
@@ -236,20 +288,25 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(
-            keys(s.scan_prefix(Tree::Logs, b"a/", None, 2).unwrap()),
+            keys(s.scan_prefix(Tree::Logs, b"a/", None, 2).await.unwrap()),
             ["a/1", "a/2"]
         );
         assert_eq!(
-            keys(s.scan_prefix(Tree::Logs, b"a/", Some(b"a/2"), 10).unwrap()),
+            keys(
+                s.scan_prefix(Tree::Logs, b"a/", Some(b"a/2"), 10)
+                    .await
+                    .unwrap()
+            ),
             ["a/3"]
         );
         assert_eq!(
-            keys(s.scan_prefix_rev(Tree::Logs, b"a/", None, 2).unwrap()),
+            keys(s.scan_prefix_rev(Tree::Logs, b"a/", None, 2).await.unwrap()),
             ["a/3", "a/2"]
         );
         assert_eq!(
             keys(
                 s.scan_prefix_rev(Tree::Logs, b"a/", Some(b"a/2"), 10)
+                    .await
                     .unwrap()
             ),
             ["a/1"]

@@ -95,7 +95,7 @@ pub async fn invoke(
         ));
     }
     if let Some(quote_id) = &request.quote_id {
-        crate::quotes::hosted::honor(&app, quote_id, &compiled.endpoint)?;
+        crate::quotes::hosted::honor(&app, quote_id, &compiled.endpoint).await?;
     }
     let call = Call::new(Method::POST, request.input, headers);
     let authorized = prepare(&app, &compiled, &call).await?;

@@ -261,8 +261,10 @@ async fn run_handler(
         let slug = &compiled.endpoint.slug;
         return app
             .runtime
-            .run(compiled, call, payment, || {
-                crate::secrets::decrypted(app, slug).map_err(ApiError::from)
+            .run(compiled, call, payment, || async {
+                crate::secrets::decrypted(app, slug)
+                    .await
+                    .map_err(ApiError::from)
             })
             .await;
     }
