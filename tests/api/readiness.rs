@@ -62,7 +62,11 @@ async fn own_manifest_without_configured_pay_to_names_the_dev_address() {
     let body = report(&server, &server.url("/ai/manifest")).await;
     assert_eq!(body["kind"], "toolhost_manifest");
     assert_eq!(check(&body, "pay_to")["passed"], true, "{body}");
-    assert!(server.data_dir.join("dev_pay_to_key").exists());
+    // Kept in the data dir on the embedded store; in the shared store on PostgreSQL.
+    assert_eq!(
+        server.data_dir.join("dev_pay_to_key").exists(),
+        !crate::util::on_postgres()
+    );
     server.stop().await;
 }
 

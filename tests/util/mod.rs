@@ -2,15 +2,37 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod node;
+
 use std::path::{Path, PathBuf};
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
-use toolhost::config::Config;
+use toolhost::config::{Config, StoreLocation};
 use toolhost::server::Server;
 
 pub const ADMIN_TOKEN: &str = "test-admin-token";
+
+/// Whether this run keeps the servers' state in PostgreSQL (`TOOLHOST_TEST_STORE=postgres`):
+/// `scripts/test.sh` runs the API suite once on each engine.
+pub fn on_postgres() -> bool {
+    std::env::var("TOOLHOST_TEST_STORE").is_ok_and(|v| v == "postgres")
+}
+
+/// The database of the server whose data dir is `data_dir`: a schema of its own in the test
+/// process's shared cluster, remembered in the data dir so a restarted server finds its state.
+async fn postgres_url_for(data_dir: &Path) -> String {
+    let remembered = data_dir.join("test-store-url");
+    if let Ok(url) = std::fs::read_to_string(&remembered) {
+        return url;
+    }
+    let cluster = toolhost::store::PgCluster::shared().expect("a PostgreSQL cluster for tests");
+    let url = cluster.fresh_url().await.expect("a fresh schema");
+    std::fs::create_dir_all(data_dir).expect("data dir");
+    std::fs::write(&remembered, &url).expect("remember the store URL");
+    url
+}
 
 /// A credential to send: none, the admin token, or a builder key.
 #[derive(Clone, Copy, Debug)]
@@ -50,6 +72,9 @@ impl TestServer {
         config.addr = "127.0.0.1:0".parse().unwrap();
         config.admin_token = Some(ADMIN_TOKEN.to_string());
         adjust(&mut config);
+        if on_postgres() {
+            config.store = StoreLocation::Postgres(postgres_url_for(&config.data_dir).await);
+        }
         let data_dir = config.data_dir.clone();
         let server = Server::bind(config).await.expect("server starts");
         let base = format!("http://{}", server.local_addr());

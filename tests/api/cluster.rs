@@ -1,0 +1,262 @@
+//! Several toolhost nodes on one PostgreSQL database, as separate processes: a payment is spent
+//! once across all of them, a change on one is served by the others within a second, a node
+//! killed under paid load loses nothing it answered, and a database outage is a retryable 503
+//! that heals without restarting anyone.
+
+use std::time::{Duration, Instant};
+
+use alloy_signer_local::PrivateKeySigner;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use toolhost::store::PgCluster;
+
+use crate::payments::pay;
+use crate::util::node::Node;
+use crate::util::{assert_error, assert_payment_required, read, static_endpoint};
+
+const PAID: &str = "/tools/receipt-echo-paid";
+
+/// Nodes started one after another with only the store and the admin token.
+async fn nodes(url: &str, count: usize) -> Vec<Node> {
+    (0..count).map(|_| Node::start(&["--store", url])).collect()
+}
+
+/// The v2 requirements `node` asks for on `path`.
+async fn ask(node: &Node, path: &str) -> Value {
+    let response = node
+        .client
+        .post(node.url(path))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 402);
+    let header = response.headers()["payment-required"].to_str().unwrap();
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, header).unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+async fn post_paid(node: &Node, header: &(&str, String), body: Value) -> (StatusCode, Value) {
+    let response = node
+        .client
+        .post(node.url(PAID))
+        .header(header.0, &header.1)
+        .json(&body)
+        .send()
+        .await;
+    match response {
+        Ok(response) => read(response).await,
+        // A node killed mid-request: no answer at all.
+        Err(_) => (StatusCode::BAD_GATEWAY, Value::Null),
+    }
+}
+
+/// Polls `probe` until it returns true; how long that took, or `None` after `limit`.
+async fn within(limit: Duration, mut probe: impl AsyncFnMut() -> bool) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if probe().await {
+            return Some(started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    None
+}
+
+/// How long a change may take to reach another node. The requirement is 1 s; the feed polls
+/// every 200 ms. A little slack for a loaded 2-core CI machine, and the measured figure is
+/// printed.
+const PROPAGATION: Duration = Duration::from_millis(1500);
+
+#[tokio::test]
+async fn one_payment_sent_to_three_nodes_is_served_once() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let nodes = nodes(&url, 3).await;
+    let signer = PrivateKeySigner::random();
+    for round in 0..3 {
+        let required = ask(&nodes[round], PAID).await;
+        let header = pay(&signer, &required, 2, |_| {});
+        let answers = futures::future::join_all(
+            nodes
+                .iter()
+                .map(|node| post_paid(node, &header, json!({"round": round}))),
+        )
+        .await;
+        let served: Vec<&Value> = answers
+            .iter()
+            .filter(|(status, _)| *status == 200)
+            .map(|(_, body)| body)
+            .collect();
+        assert_eq!(served.len(), 1, "{answers:?}");
+        for (status, body) in answers.iter().filter(|(status, _)| *status != 200) {
+            assert_payment_required(*status, body, "invalid_exact_evm_nonce_already_used");
+        }
+        // The receipt is shared: every node serves it.
+        let receipt_id = served[0]["receipt"]["receiptId"].as_str().unwrap();
+        for node in &nodes {
+            let (status, receipt) = node.get(&format!("/ai/receipts/{receipt_id}")).await;
+            assert_eq!(status, 200, "{receipt}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn changes_on_one_node_are_served_by_the_others_within_a_second() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let nodes = nodes(&url, 3).await;
+    let (a, b, c) = (&nodes[0], &nodes[1], &nodes[2]);
+
+    let (status, created) = a
+        .admin("POST", "/ai/endpoints/create", Some(&static_endpoint("hello-cluster")))
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let seen = within(PROPAGATION, async || {
+        b.post("/tools/hello-cluster", &json!({})).await.0 == 200
+    })
+    .await;
+    println!("create on A answered on B after {seen:?}");
+    assert!(seen.is_some(), "B never served the endpoint created on A");
+
+    let (status, paused) = b
+        .admin("PATCH", "/ai/endpoints/hello-cluster", Some(&json!({"status": "paused"})))
+        .await;
+    assert_eq!(status, 200, "{paused}");
+    let seen = within(PROPAGATION, async || {
+        a.post("/tools/hello-cluster", &json!({})).await.0 == 503
+    })
+    .await;
+    println!("pause on B seen by A after {seen:?}");
+    assert!(seen.is_some(), "A still served the endpoint paused on B");
+    let (status, body) = a.post("/tools/hello-cluster", &json!({})).await;
+    assert_error(status, &body, 503, "endpoint_paused");
+
+    let (status, _) = c.admin("DELETE", "/ai/endpoints/hello-cluster", None).await;
+    assert_eq!(status, 200);
+    for node in [a, b] {
+        let gone = within(PROPAGATION, async || {
+            node.post("/tools/hello-cluster", &json!({})).await.0 == 404
+        })
+        .await;
+        assert!(gone.is_some(), "a deleted endpoint was still served");
+    }
+
+    // Every node signs receipts with the cluster's one key.
+    let keys: Vec<Value> = futures::future::join_all(nodes.iter().map(|n| n.get("/ai/manifest")))
+        .await
+        .into_iter()
+        .map(|(_, manifest)| manifest["receipts"]["publicKey"].clone())
+        .collect();
+    assert!(keys[0].is_string());
+    assert!(keys.iter().all(|k| *k == keys[0]), "{keys:?}");
+}
+
+#[tokio::test]
+async fn a_node_with_a_key_that_disagrees_with_the_cluster_refuses_to_start() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let first = Node::start(&["--store", &url, "--secrets-master-key", &"ab".repeat(32)]);
+    let refused = Node::try_start(&["--store", &url, "--secrets-master-key", &"cd".repeat(32)]);
+    let output = refused.err().expect("a node with another master key started");
+    assert!(output.contains("secrets_master_key"), "{output}");
+    // Without the key, a node cannot open the cluster's secrets either: it must be given.
+    let output = Node::try_start(&["--store", &url]).err().expect("started without the key");
+    assert!(output.contains("given to its nodes by configuration"), "{output}");
+    let same = Node::start(&["--store", &url, "--secrets-master-key", &"ab".repeat(32)]);
+    assert_eq!(same.get("/healthz").await.0, 200);
+    drop(first);
+}
+
+#[tokio::test]
+async fn killing_one_node_under_paid_load_loses_no_answered_receipt() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let mut nodes = nodes(&url, 3).await;
+    let required = ask(&nodes[0], PAID).await;
+    let victim = nodes.pop().unwrap();
+    let victim_base = victim.base.clone();
+    let victim = std::sync::Arc::new(std::sync::Mutex::new(Some(victim)));
+
+    // 12 callers, round-robin over the three nodes, 8 paid calls each; the third node is
+    // killed once 30 calls have been answered.
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let survivors: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
+    let callers = (0..12).map(|caller| {
+        let bases = [survivors[0].clone(), survivors[1].clone(), victim_base.clone()];
+        let required = required.clone();
+        let answered = answered.clone();
+        let victim = victim.clone();
+        async move {
+            let client = reqwest::Client::new();
+            let mut served = Vec::new();
+            for i in 0..8 {
+                let signer = PrivateKeySigner::random();
+                let header = pay(&signer, &required, 2, |_| {});
+                let base = &bases[(caller + i) % 3];
+                let response = client
+                    .post(format!("{base}{PAID}"))
+                    .header(header.0, &header.1)
+                    .json(&json!({"caller": caller, "i": i}))
+                    .send()
+                    .await;
+                if let Ok(response) = response {
+                    let (status, body) = read(response).await;
+                    if status == 200 {
+                        served.push(body["receipt"]["receiptId"].as_str().unwrap().to_string());
+                    }
+                }
+                if answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 30 {
+                    if let Some(node) = victim.lock().unwrap().take() {
+                        node.kill();
+                    }
+                }
+            }
+            served
+        }
+    });
+    let served: Vec<String> = futures::future::join_all(callers)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(victim.lock().unwrap().is_none(), "the node was never killed");
+    assert!(served.len() >= 40, "only {} calls were served", served.len());
+    for receipt_id in &served {
+        let (status, body) = nodes[0].get(&format!("/ai/receipts/{receipt_id}")).await;
+        assert_eq!(status, 200, "answered receipt {receipt_id} is lost: {body}");
+    }
+    // The survivors keep serving.
+    for node in &nodes {
+        let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+        assert_eq!(post_paid(node, &header, json!({})).await.0, 200);
+    }
+}
+
+#[tokio::test]
+async fn a_database_outage_answers_503_and_heals_without_a_restart() {
+    let cluster = PgCluster::create().unwrap();
+    let node = Node::start(&["--store", &cluster.url()]);
+    let (status, created) = node
+        .admin("POST", "/ai/endpoints/create", Some(&static_endpoint("outage")))
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let required = ask(&node, PAID).await;
+
+    // Blocking here is fine: the node under test is another process.
+    cluster.stop().unwrap();
+    // Reads served from memory still work; anything that needs the store is a retryable 503.
+    let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+    let (status, body) = post_paid(&node, &header, json!({})).await;
+    assert_error(status, &body, 503, "store_unavailable");
+    let (status, body) = node.get("/ai/receipts/rcpt_none").await;
+    assert_error(status, &body, 503, "store_unavailable");
+
+    cluster.start().unwrap();
+    let healed = within(Duration::from_secs(15), async || {
+        let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+        post_paid(&node, &header, json!({})).await.0 == 200
+    })
+    .await;
+    assert!(healed.is_some(), "the node did not recover after the database came back");
+    // The payment refused during the outage was not spent: it is served now.
+    let (status, body) = post_paid(&node, &header, json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(node.post("/tools/outage", &json!({})).await.0, 200);
+}
