@@ -677,8 +677,9 @@ async fn large_values_round_trip(s: Shared) {
     assert_eq!(scanned, [(b"big".to_vec(), other), (b"big2".to_vec(), big)]);
 }
 
-/// Every committed write to a watched tree reaches the writer's own `changes()` exactly once;
-/// writes elsewhere and failed batches publish nothing.
+/// Every committed write to a watched tree reaches the writer's own `changes()` exactly once
+/// (once per key for a batch that writes a key twice); writes elsewhere and failed batches
+/// publish nothing.
 async fn watched_writes_are_published_once(s: Shared) {
     let mut changes = s.changes();
     s.put(Tree::Endpoints, b"e1", b"v").await.unwrap();
@@ -696,7 +697,8 @@ async fn watched_writes_are_published_once(s: Shared) {
         Batch::new()
             .put(Tree::Endpoints, b"e3".to_vec(), b"v".to_vec())
             .put(Tree::Receipts, b"not watched".to_vec(), b"v".to_vec())
-            .delete(Tree::Endpoints, b"e4".to_vec()),
+            .delete(Tree::Endpoints, b"e4".to_vec())
+            .put(Tree::Endpoints, b"e3".to_vec(), b"v2".to_vec()),
     )
     .await
     .unwrap();

@@ -200,30 +200,38 @@ impl PgStore {
         self.pool.get().await.map_err(pool_error)
     }
 
-    /// Applies a plan in a serializable transaction, re-running it on conflicts.
-    async fn transact(&self, plan: &Plan<'_>) -> StoreResult<Applied> {
-        let mut attempt = 0;
+    /// Runs `attempt` on a pooled connection until it neither commits nor fails for good:
+    /// conflicts are retried (a bounded number of times, with jittered backoff, on a fresh
+    /// connection from the pool each time).
+    async fn retrying<T, F, Fut>(&self, mut attempt: F) -> StoreResult<T>
+    where
+        F: FnMut(deadpool_postgres::Client) -> Fut,
+        Fut: std::future::Future<Output = Result<T, TxError>>,
+    {
+        let mut attempts = 0;
         loop {
-            attempt += 1;
-            let mut client = self.client().await?;
-            match try_apply(&mut client, plan).await {
-                Ok(applied) => {
-                    self.published(plan, &applied);
-                    return Ok(applied);
-                }
+            attempts += 1;
+            match attempt(self.client().await?).await {
+                Ok(done) => return Ok(done),
                 Err(TxError::Condition(i)) => return Err(StoreError::ConditionFailed(i)),
                 Err(TxError::Store(e)) => return Err(e),
-                Err(TxError::Conflict(why)) if attempt >= MAX_ATTEMPTS => {
+                Err(TxError::Conflict(why)) if attempts >= MAX_ATTEMPTS => {
                     return Err(StoreError::Unavailable(format!(
-                        "gave up after {attempt} conflicting attempts: {why}"
+                        "gave up after {attempts} conflicting attempts: {why}"
                     )))
                 }
-                Err(TxError::Conflict(_)) => {
-                    drop(client);
-                    tokio::time::sleep(backoff(attempt)).await;
-                }
+                Err(TxError::Conflict(_)) => tokio::time::sleep(backoff(attempts)).await,
             }
         }
+    }
+
+    /// Applies a plan in a serializable transaction, re-running it on conflicts.
+    async fn transact(&self, plan: &Plan<'_>) -> StoreResult<Applied> {
+        let applied = self
+            .retrying(|mut client| async move { try_apply(&mut client, plan).await })
+            .await?;
+        self.published(plan, &applied);
+        Ok(applied)
     }
 
     /// Publishes a committed plan's watched keys here and now, and remembers their
@@ -245,43 +253,24 @@ impl PgStore {
         }
     }
 
-    /// A single-statement write to an unwatched tree: one round trip, retried on conflicts.
-    /// Returns the rows affected.
+    /// A single-statement write to an unwatched tree: one round trip, autocommitted, retried
+    /// on conflicts. Returns the rows affected.
     async fn write_one(
         &self,
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> StoreResult<u64> {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let client = self.client().await?;
-            let result = async {
-                let statement = client
-                    .prepare_cached(sql)
-                    .await
-                    .map_err(|e| classify(&e, Phase::Before))?;
-                client
-                    .execute(&statement, params)
-                    .await
-                    .map_err(|e| classify(&e, Phase::Commit))
-            }
-            .await;
-            match result {
-                Ok(n) => return Ok(n),
-                Err(TxError::Conflict(why)) if attempt >= MAX_ATTEMPTS => {
-                    return Err(StoreError::Unavailable(format!(
-                        "gave up after {attempt} conflicting attempts: {why}"
-                    )))
-                }
-                Err(TxError::Conflict(_)) => {
-                    drop(client);
-                    tokio::time::sleep(backoff(attempt)).await;
-                }
-                Err(TxError::Condition(i)) => return Err(StoreError::ConditionFailed(i)),
-                Err(TxError::Store(e)) => return Err(e),
-            }
-        }
+        self.retrying(|client| async move {
+            let statement = client
+                .prepare_cached(sql)
+                .await
+                .map_err(|e| classify(&e, Phase::Before))?;
+            client
+                .execute(&statement, params)
+                .await
+                .map_err(|e| classify(&e, Phase::Commit))
+        })
+        .await
     }
 
     async fn scan(
@@ -582,11 +571,16 @@ async fn try_apply(
 /// Sorts a driver error into retry, unavailable or final.
 fn classify(e: &tokio_postgres::Error, phase: Phase) -> TxError {
     if let Some(code) = e.code() {
-        if matches!(code.code(), "40001" | "40P01" | "23505") {
-            return TxError::Conflict(describe(e));
-        }
+        // The server answered, so nothing it refused was committed.
+        return match code.code() {
+            "40001" | "40P01" | "23505" => TxError::Conflict(describe(e)),
+            code if is_unavailable_code(code) => {
+                TxError::Store(StoreError::Unavailable(describe(e)))
+            }
+            _ => TxError::Store(StoreError::Engine(describe(e))),
+        };
     }
-    if is_unreachable(e) {
+    if is_connection_lost(e) {
         return TxError::Store(match phase {
             Phase::Before => StoreError::Unavailable(describe(e)),
             Phase::Commit => StoreError::Engine(format!(
@@ -601,22 +595,25 @@ fn classify(e: &tokio_postgres::Error, phase: Phase) -> TxError {
 
 /// A read's error: a read changes nothing, so a lost connection is simply unavailability.
 fn read_error(e: tokio_postgres::Error) -> StoreError {
-    if is_unreachable(&e) {
+    let unreachable = match e.code() {
+        Some(code) => is_unavailable_code(code.code()),
+        None => is_connection_lost(&e),
+    };
+    if unreachable {
         StoreError::Unavailable(describe(&e))
     } else {
         StoreError::Engine(describe(&e))
     }
 }
 
-/// Whether the error means the database could not be reached or went away (rather than that it
-/// refused this statement).
-fn is_unreachable(e: &tokio_postgres::Error) -> bool {
-    if let Some(code) = e.code() {
-        let code = code.code();
-        // Class 08: connection exceptions; 57P01-57P03: shutting down or starting up;
-        // 53300: too many connections.
-        return code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300");
-    }
+/// SQLSTATEs saying the server cannot serve us right now: class 08 (connection exceptions),
+/// 57P01-57P03 (shutting down, crashed, starting up), 53300 (too many connections).
+fn is_unavailable_code(code: &str) -> bool {
+    code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
+}
+
+/// Whether the connection failed or went away (no answer from the server).
+fn is_connection_lost(e: &tokio_postgres::Error) -> bool {
     e.is_closed()
         || std::error::Error::source(e)
             .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some())

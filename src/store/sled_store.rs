@@ -209,14 +209,20 @@ impl SledStore {
         Ok(())
     }
 
-    /// Waits for durability of the write just applied, then publishes its watched keys.
+    /// Waits for durability of the write just applied, then publishes its watched keys (each
+    /// key once, however often the batch wrote it).
     async fn commit_write<'k>(
         &self,
         changed: impl Iterator<Item = (Tree, &'k [u8])>,
     ) -> StoreResult<()> {
         let seq = self.commit.written();
         self.wait_durable(seq).await?;
+        let mut published: Vec<(Tree, &[u8])> = Vec::new();
         for (tree, key) in changed.filter(|(tree, _)| tree.is_watched()) {
+            if published.contains(&(tree, key)) {
+                continue;
+            }
+            published.push((tree, key));
             // No subscriber is not an error.
             let _ = self.changes.send(Change {
                 tree,
