@@ -5,8 +5,9 @@ set -euo pipefail
 
 need_apt=()
 # chromium: the dashboard and guide tests (tests/browser) drive Debian's Chromium with
-# playwright-core; no browser is downloaded.
-for pkg in build-essential cmake libsimde-dev pkg-config chromium; do
+# playwright-core; no browser is downloaded. postgresql: the PostgreSQL store tests start
+# throwaway clusters with its server binaries (src/store/pg_cluster.rs).
+for pkg in build-essential cmake libsimde-dev pkg-config chromium postgresql; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 # Node with npm (tests/js, tests/mcp, tests/browser), from Debian when missing; a node installed

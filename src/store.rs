@@ -13,13 +13,23 @@
 //! # Layout
 //! - `batch`: the atomic write batch with preconditions.
 //! - `sled_store`: the embedded default engine and its group commit.
+//! - `postgres`: the shared engine for several nodes, with its polled change feed.
+//! - `pg_cluster`: throwaway PostgreSQL clusters for tests (unit, API and multi-node).
+//! - `keys`: prefix-range arithmetic both engines scan with.
 //! - `typed`: JSON helpers over raw bytes.
+//! - `conformance` (tests only): one suite both engines must pass.
 
 mod batch;
+#[cfg(test)]
+mod conformance;
+mod keys;
+pub mod pg_cluster;
+mod postgres;
 mod sled_store;
 mod typed;
 
 pub use batch::{Batch, Condition, Write};
+pub use postgres::{PgOptions, PgStore};
 pub use sled_store::SledStore;
 pub use typed::{get_json, put_json};
 

@@ -1,0 +1,928 @@
+//! The shared engine: PostgreSQL (or a wire-compatible database), so several nodes serve one
+//! store. Client: `tokio-postgres` pooled by `deadpool-postgres`, a small async stack on the tokio
+//! runtime we already run, with no compile-time query checking, macros or database-at-build-time
+//! to pay for; sqlx would bring its own runtime layer, more crates and more compile time for
+//! features (migrate macros, many backends) this one table does not need.
+//!
+//! # Portable SQL
+//! Meant to run unchanged on PostgreSQL, CockroachDB and YugabyteDB, so it uses only:
+//! - plain tables with composite primary keys, `bytea` keys (compared bytewise like `memcmp`,
+//!   which is sled's order too), `text`, `bigint`, `timestamptz DEFAULT now()`;
+//! - `BEGIN ISOLATION LEVEL SERIALIZABLE` (CockroachDB's only level) with the client retrying
+//!   the whole transaction on SQLSTATE 40001/40P01/23505, the retry protocol all three document;
+//! - `INSERT ... ON CONFLICT (tree, key) DO UPDATE` and `ON CONFLICT DO NOTHING`, `UPDATE ...
+//!   RETURNING`, `INSERT ... SELECT`, range predicates with `ORDER BY ... LIMIT`;
+//! - no advisory locks, no `LISTEN/NOTIFY`, no `LOCK TABLE`, no stored procedures: the change
+//!   feed is an ordinary table polled by every node.
+//!
+//! # Change feed
+//! A write to a [watched](Tree::is_watched) tree also bumps that tree's row in
+//! `toolhost_generations` by the number of keys written and inserts one `toolhost_changes` row
+//! per key, numbered by those generations, in the same transaction. The generation row's lock
+//! orders such commits, so generations become visible in order, and each node's poller reads
+//! `gen > last` every [`PgOptions::poll_interval`]. A node publishes its own writes on commit
+//! (and skips them when its poller reads them back). Rows older than
+//! [`PgOptions::change_retention`] are pruned by whichever node's poller gets there.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
+use rand::Rng;
+use tokio::sync::{broadcast, watch};
+use tokio::task::JoinHandle;
+use tokio_postgres::{IsolationLevel, NoTls};
+
+use super::{keys, Batch, Change, Condition, Entry, Store, StoreError, StoreResult, Tree, Write};
+
+/// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
+const CHANGE_CAPACITY: usize = 1024;
+/// Attempts at a transaction that keeps meeting serialization conflicts before giving up.
+const MAX_ATTEMPTS: u32 = 30;
+/// How often a poller prunes old change rows.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+
+/// Tuning for [`PgStore::connect_with`]; [`Default`] suits production.
+#[derive(Clone, Debug)]
+pub struct PgOptions {
+    /// Connections in the pool.
+    pub pool_size: usize,
+    /// How long an operation waits for a free (or new) connection before failing with
+    /// [`StoreError::Unavailable`]: short, so callers get a prompt 503 rather than a hang.
+    pub wait_timeout: Duration,
+    /// How often the change feed polls for other nodes' writes.
+    pub poll_interval: Duration,
+    /// How long change rows are kept for nodes that are behind.
+    pub change_retention: Duration,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        Self {
+            pool_size: 16,
+            wait_timeout: Duration::from_secs(3),
+            poll_interval: Duration::from_millis(200),
+            change_retention: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Schema versions, applied in order at start-up; each runs once, in its own transaction.
+/// Never edit a released one: add another.
+const MIGRATIONS: &[(i32, &str)] = &[(
+    1,
+    "CREATE TABLE toolhost_kv (
+         tree TEXT NOT NULL,
+         key BYTEA NOT NULL,
+         value BYTEA NOT NULL,
+         PRIMARY KEY (tree, key)
+     );
+     CREATE TABLE toolhost_generations (
+         tree TEXT PRIMARY KEY,
+         gen BIGINT NOT NULL
+     );
+     CREATE TABLE toolhost_changes (
+         tree TEXT NOT NULL,
+         gen BIGINT NOT NULL,
+         key BYTEA NOT NULL,
+         at TIMESTAMPTZ NOT NULL DEFAULT now(),
+         PRIMARY KEY (tree, gen)
+     );",
+)];
+
+const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (
+     version INT PRIMARY KEY,
+     applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+ )";
+
+const SQL_GET: &str = "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $2";
+const SQL_PUT: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2, $3) \
+     ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
+const SQL_DELETE: &str = "DELETE FROM toolhost_kv WHERE tree = $1 AND key = $2";
+const SQL_SCAN_TO: &str = "SELECT key, value FROM toolhost_kv \
+     WHERE tree = $1 AND key >= $2 AND key < $3 ORDER BY key LIMIT $4";
+const SQL_SCAN_TO_END: &str = "SELECT key, value FROM toolhost_kv \
+     WHERE tree = $1 AND key >= $2 ORDER BY key LIMIT $3";
+const SQL_SCAN_REV_TO: &str = "SELECT key, value FROM toolhost_kv \
+     WHERE tree = $1 AND key >= $2 AND key < $3 ORDER BY key DESC LIMIT $4";
+const SQL_SCAN_REV_TO_END: &str = "SELECT key, value FROM toolhost_kv \
+     WHERE tree = $1 AND key >= $2 ORDER BY key DESC LIMIT $3";
+/// Takes `$2` generations for a watched tree; the row lock is held to commit.
+const SQL_BUMP_GENERATION: &str =
+    "UPDATE toolhost_generations SET gen = gen + $2 WHERE tree = $1 RETURNING gen";
+/// One change row, numbered `$2` below the tree's (just bumped) generation.
+const SQL_RECORD_CHANGE: &str = "INSERT INTO toolhost_changes (tree, gen, key) \
+     SELECT tree, gen - $2, $3 FROM toolhost_generations WHERE tree = $1";
+const SQL_ENSURE_GENERATION: &str =
+    "INSERT INTO toolhost_generations (tree, gen) VALUES ($1, 0) ON CONFLICT (tree) DO NOTHING";
+const SQL_CURRENT_GENERATION: &str = "SELECT gen FROM toolhost_generations WHERE tree = $1";
+const SQL_CHANGES_SINCE: &str =
+    "SELECT gen, key FROM toolhost_changes WHERE tree = $1 AND gen > $2 ORDER BY gen";
+const SQL_PRUNE_CHANGES: &str =
+    "DELETE FROM toolhost_changes WHERE at < now() - $1::FLOAT8 * INTERVAL '1 second'";
+
+/// The PostgreSQL engine; see the module docs.
+pub struct PgStore {
+    pool: Pool,
+    changes: broadcast::Sender<Change>,
+    /// Generations this node wrote and already published, for its poller to skip.
+    own_generations: Arc<Mutex<HashSet<(Tree, i64)>>>,
+    stop_poller: watch::Sender<bool>,
+    poller: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl PgStore {
+    /// Connects with the default [`PgOptions`]. `url` is a libpq-style URL
+    /// (`postgres://user:pass@host:port/db`) or key-value string.
+    pub async fn connect(url: &str) -> StoreResult<PgStore> {
+        Self::connect_with(url, PgOptions::default()).await
+    }
+
+    /// Connects, applies pending migrations and starts the change-feed poller.
+    pub async fn connect_with(url: &str, options: PgOptions) -> StoreResult<PgStore> {
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::Engine(format!("invalid PostgreSQL URL: {e}")))?;
+        if config.get_application_name().is_none() {
+            config.application_name("toolhost");
+        }
+        config.connect_timeout(options.wait_timeout);
+        // Notice a peer that vanished without closing the connection within about half a
+        // minute, not TCP's default two hours.
+        config
+            .keepalives_idle(Duration::from_secs(15))
+            .keepalives_interval(Duration::from_secs(5))
+            .keepalives_retries(3)
+            .tcp_user_timeout(Duration::from_secs(30));
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size.max(1))
+            .wait_timeout(Some(options.wait_timeout))
+            .create_timeout(Some(options.wait_timeout))
+            .recycle_timeout(Some(options.wait_timeout))
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Engine(format!("connection pool: {e}")))?;
+
+        migrate(&pool).await?;
+        let start = start_generations(&pool).await?;
+
+        let (changes, _) = broadcast::channel(CHANGE_CAPACITY);
+        let own_generations = Arc::new(Mutex::new(HashSet::new()));
+        let (stop_poller, stop) = watch::channel(false);
+        let poller = ChangePoller {
+            pool: pool.clone(),
+            changes: changes.clone(),
+            own_generations: Arc::clone(&own_generations),
+            interval: options.poll_interval,
+            retention: options.change_retention,
+            last: start,
+        };
+        let poller = tokio::spawn(poller.run(stop));
+        Ok(PgStore {
+            pool,
+            changes,
+            own_generations,
+            stop_poller,
+            poller: Mutex::new(Some(poller)),
+        })
+    }
+
+    async fn client(&self) -> StoreResult<deadpool_postgres::Client> {
+        self.pool.get().await.map_err(pool_error)
+    }
+
+    /// Runs `attempt` on a pooled connection until it neither commits nor fails for good:
+    /// conflicts are retried (a bounded number of times, with jittered backoff, on a fresh
+    /// connection from the pool each time).
+    async fn retrying<T, F, Fut>(&self, mut attempt: F) -> StoreResult<T>
+    where
+        F: FnMut(deadpool_postgres::Client) -> Fut,
+        Fut: std::future::Future<Output = Result<T, TxError>>,
+    {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match attempt(self.client().await?).await {
+                Ok(done) => return Ok(done),
+                Err(TxError::Condition(i)) => return Err(StoreError::ConditionFailed(i)),
+                Err(TxError::Store(e)) => return Err(e),
+                Err(TxError::Conflict(why)) if attempts >= MAX_ATTEMPTS => {
+                    return Err(StoreError::Unavailable(format!(
+                        "gave up after {attempts} conflicting attempts: {why}"
+                    )))
+                }
+                Err(TxError::Conflict(_)) => tokio::time::sleep(backoff(attempts)).await,
+            }
+        }
+    }
+
+    /// Applies a plan in a serializable transaction, re-running it on conflicts.
+    async fn transact(&self, plan: &Plan<'_>) -> StoreResult<Applied> {
+        let applied = self
+            .retrying(|mut client| async move { try_apply(&mut client, plan).await })
+            .await?;
+        self.published(plan, &applied);
+        Ok(applied)
+    }
+
+    /// Publishes a committed plan's watched keys here and now, and remembers their
+    /// generations so the poller does not publish them again.
+    fn published(&self, plan: &Plan<'_>, applied: &Applied) {
+        if plan.watched.is_empty() {
+            return;
+        }
+        let mut own = lock(&self.own_generations);
+        for ((tree, keys), last) in plan.watched.iter().zip(&applied.generations) {
+            let first = last - keys.len() as i64 + 1;
+            for (gen, key) in (first..).zip(keys) {
+                own.insert((*tree, gen));
+                let _ = self.changes.send(Change {
+                    tree: *tree,
+                    key: key.to_vec(),
+                });
+            }
+        }
+    }
+
+    /// A single-statement write to an unwatched tree: one round trip, autocommitted, retried
+    /// on conflicts. Returns the rows affected.
+    async fn write_one(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> StoreResult<u64> {
+        self.retrying(|client| async move {
+            let statement = client
+                .prepare_cached(sql)
+                .await
+                .map_err(|e| classify(&e, Phase::Before))?;
+            client
+                .execute(&statement, params)
+                .await
+                .map_err(|e| classify(&e, Phase::Commit))
+        })
+        .await
+    }
+
+    async fn scan(
+        &self,
+        tree: Tree,
+        from: &[u8],
+        to: Option<&[u8]>,
+        limit: usize,
+        descending: bool,
+    ) -> StoreResult<Vec<Entry>> {
+        if limit == 0 || to.is_some_and(|to| to <= from) {
+            return Ok(Vec::new());
+        }
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let client = self.client().await?;
+        let name = tree.name();
+        let rows = match (to, descending) {
+            (Some(to), false) => query(&client, SQL_SCAN_TO, &[&name, &from, &to, &limit]).await,
+            (None, false) => query(&client, SQL_SCAN_TO_END, &[&name, &from, &limit]).await,
+            (Some(to), true) => query(&client, SQL_SCAN_REV_TO, &[&name, &from, &to, &limit]).await,
+            (None, true) => query(&client, SQL_SCAN_REV_TO_END, &[&name, &from, &limit]).await,
+        }?;
+        rows.iter()
+            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
+            .collect()
+    }
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+        let client = self.client().await?;
+        let statement = client.prepare_cached(SQL_GET).await.map_err(read_error)?;
+        let row = client
+            .query_opt(&statement, &[&tree.name(), &key])
+            .await
+            .map_err(read_error)?;
+        row.map(|row| column(&row, 0)).transpose()
+    }
+
+    async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
+        if tree.is_watched() {
+            let batch = Batch::new().put(tree, key, value);
+            self.transact(&Plan::new(&batch)).await?;
+        } else {
+            self.write_one(SQL_PUT, &[&tree.name(), &key, &value])
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool> {
+        let deleted = if tree.is_watched() {
+            let batch = Batch::new().delete(tree, key);
+            let applied = self.transact(&Plan::new(&batch)).await?;
+            applied.affected.first().copied().unwrap_or(0)
+        } else {
+            self.write_one(SQL_DELETE, &[&tree.name(), &key]).await?
+        };
+        Ok(deleted > 0)
+    }
+
+    async fn scan_prefix(
+        &self,
+        tree: Tree,
+        prefix: &[u8],
+        after: Option<&[u8]>,
+        limit: usize,
+    ) -> StoreResult<Vec<Entry>> {
+        let from = match after {
+            Some(after) if after >= prefix => keys::successor(after),
+            _ => prefix.to_vec(),
+        };
+        let to = keys::prefix_end(prefix);
+        self.scan(tree, &from, to.as_deref(), limit, false).await
+    }
+
+    async fn scan_prefix_rev(
+        &self,
+        tree: Tree,
+        prefix: &[u8],
+        before: Option<&[u8]>,
+        limit: usize,
+    ) -> StoreResult<Vec<Entry>> {
+        let to = match (keys::prefix_end(prefix), before) {
+            (Some(end), Some(before)) => Some(end.min(before.to_vec())),
+            (end, None) => end,
+            (None, Some(before)) => Some(before.to_vec()),
+        };
+        self.scan(tree, prefix, to.as_deref(), limit, true).await
+    }
+
+    async fn apply(&self, batch: Batch) -> StoreResult<()> {
+        if batch.conditions.is_empty() && batch.writes.is_empty() {
+            return Ok(());
+        }
+        self.transact(&Plan::new(&batch)).await?;
+        Ok(())
+    }
+
+    fn changes(&self) -> broadcast::Receiver<Change> {
+        self.changes.subscribe()
+    }
+
+    async fn close(&self) -> StoreResult<()> {
+        let _ = self.stop_poller.send(true);
+        let poller = lock(&self.poller).take();
+        if let Some(poller) = poller {
+            // The poller only ends by being told to; a join error means it panicked, which
+            // has been reported already and leaves nothing to release here.
+            let _ = poller.await;
+        }
+        self.pool.close();
+        Ok(())
+    }
+}
+
+/// A batch as the transaction runs it: its conditions, and its writes reduced to the final
+/// effect on each key (a later write to a key replaces an earlier one, as in sled), so
+/// the writes can be sent together in any order.
+struct Plan<'b> {
+    conditions: &'b [Condition],
+    /// In first-write order.
+    writes: Vec<KeyWrite<'b>>,
+    /// The keys written to each watched tree.
+    watched: Vec<(Tree, Vec<&'b [u8]>)>,
+}
+
+impl<'b> Plan<'b> {
+    fn new(batch: &'b Batch) -> Self {
+        let mut writes: Vec<KeyWrite<'b>> = Vec::new();
+        let mut index: HashMap<(Tree, &[u8]), usize> = HashMap::new();
+        for write in &batch.writes {
+            let (tree, key, value) = match write {
+                Write::Put { tree, key, value } => (*tree, key.as_slice(), Some(value.as_slice())),
+                Write::Delete { tree, key } => (*tree, key.as_slice(), None),
+            };
+            match index.get(&(tree, key)) {
+                Some(&i) => writes[i].value = value,
+                None => {
+                    index.insert((tree, key), writes.len());
+                    writes.push(KeyWrite { tree, key, value });
+                }
+            }
+        }
+        let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
+        for write in writes.iter().filter(|w| w.tree.is_watched()) {
+            match watched.iter_mut().find(|(t, _)| *t == write.tree) {
+                Some((_, keys)) => keys.push(write.key),
+                None => watched.push((write.tree, vec![write.key])),
+            }
+        }
+        Plan {
+            conditions: &batch.conditions,
+            writes,
+            watched,
+        }
+    }
+}
+
+/// The final write to one key.
+struct KeyWrite<'b> {
+    tree: Tree,
+    key: &'b [u8],
+    /// `Some(value)` to put, `None` to delete.
+    value: Option<&'b [u8]>,
+}
+
+/// What a committed transaction did.
+struct Applied {
+    /// Rows affected by each of the plan's writes.
+    affected: Vec<u64>,
+    /// For each of the plan's watched trees, the last generation it took.
+    generations: Vec<i64>,
+}
+
+/// Why one attempt at a transaction did not commit.
+enum TxError {
+    /// Condition `i` does not hold: final.
+    Condition(usize),
+    /// Serialization failure, deadlock or a unique violation from a concurrent insert: run the
+    /// whole transaction again.
+    Conflict(String),
+    /// Anything else: final.
+    Store(StoreError),
+}
+
+/// Where an error struck, which decides what a lost connection means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before anything could have been committed: a lost connection rolled it all back.
+    Before,
+    /// While a commit (or an autocommitted write) was in flight: a lost connection leaves the
+    /// outcome unknown, so it must not be reported as "nothing was written".
+    Commit,
+}
+
+async fn try_apply(
+    client: &mut deadpool_postgres::Client,
+    plan: &Plan<'_>,
+) -> Result<Applied, TxError> {
+    let before = |e: tokio_postgres::Error| classify(&e, Phase::Before);
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::Serializable)
+        .start()
+        .await
+        .map_err(before)?;
+
+    if !plan.conditions.is_empty() {
+        let get = tx.prepare_cached(SQL_GET).await.map_err(before)?;
+        // Sent together: tokio-postgres pipelines queries that are awaited concurrently.
+        let current = futures::future::try_join_all(plan.conditions.iter().map(|condition| {
+            let (Condition::Absent { tree, key } | Condition::Equals { tree, key, .. }) = condition;
+            let name = tree.name();
+            let get = &get;
+            let tx = &tx;
+            async move { tx.query_opt(get, &[&name, key]).await }
+        }))
+        .await
+        .map_err(before)?;
+        for (i, (condition, row)) in plan.conditions.iter().zip(current).enumerate() {
+            let value: Option<Vec<u8>> = row
+                .map(|row| column(&row, 0))
+                .transpose()
+                .map_err(TxError::Store)?;
+            let holds = match condition {
+                Condition::Absent { .. } => value.is_none(),
+                Condition::Equals { value: want, .. } => value.as_deref() == want.as_deref(),
+            };
+            if !holds {
+                // Nothing was written, but commit anyway: a serializable transaction's reads
+                // are only known consistent once it commits (else it is re-run).
+                tx.commit().await.map_err(before)?;
+                return Err(TxError::Condition(i));
+            }
+        }
+    }
+
+    let mut generations = Vec::new();
+    let mut affected = Vec::new();
+    if !plan.writes.is_empty() {
+        let put = tx.prepare_cached(SQL_PUT).await.map_err(before)?;
+        let delete = tx.prepare_cached(SQL_DELETE).await.map_err(before)?;
+        let writes = futures::future::try_join_all(plan.writes.iter().map(|write| {
+            let KeyWrite { tree, key, value } = write;
+            let name = tree.name();
+            let (tx, put, delete) = (&tx, &put, &delete);
+            async move {
+                match value {
+                    Some(value) => tx.execute(put, &[&name, key, value]).await,
+                    None => tx.execute(delete, &[&name, key]).await,
+                }
+            }
+        }));
+        // Watched trees: take one generation per key, then record each key under its own.
+        let bump = tx
+            .prepare_cached(SQL_BUMP_GENERATION)
+            .await
+            .map_err(before)?;
+        let record = tx.prepare_cached(SQL_RECORD_CHANGE).await.map_err(before)?;
+        let feed = futures::future::try_join_all(plan.watched.iter().map(|(tree, keys)| {
+            let name = tree.name();
+            let (tx, bump, record) = (&tx, &bump, &record);
+            async move {
+                let count = keys.len() as i64;
+                let row = tx.query_opt(bump, &[&name, &count]).await?;
+                let records = keys.iter().enumerate().map(|(i, key)| {
+                    let below = count - 1 - i as i64;
+                    async move { tx.execute(record, &[&name, &below, key]).await }
+                });
+                futures::future::try_join_all(records).await?;
+                Ok::<_, tokio_postgres::Error>((*tree, row))
+            }
+        }));
+        let (written, bumped) = futures::future::try_join(writes, feed)
+            .await
+            .map_err(before)?;
+        affected = written;
+        for (tree, row) in bumped {
+            let row = row.ok_or_else(|| {
+                TxError::Store(StoreError::Engine(format!(
+                    "no generation row for watched tree {}",
+                    tree.name()
+                )))
+            })?;
+            generations.push(column::<i64>(&row, 0).map_err(TxError::Store)?);
+        }
+    }
+
+    tx.commit().await.map_err(|e| classify(&e, Phase::Commit))?;
+    Ok(Applied {
+        affected,
+        generations,
+    })
+}
+
+/// Sorts a driver error into retry, unavailable or final.
+fn classify(e: &tokio_postgres::Error, phase: Phase) -> TxError {
+    if let Some(code) = e.code() {
+        // The server answered, so nothing it refused was committed.
+        return match code.code() {
+            "40001" | "40P01" | "23505" => TxError::Conflict(describe(e)),
+            code if is_unavailable_code(code) => {
+                TxError::Store(StoreError::Unavailable(describe(e)))
+            }
+            _ => TxError::Store(StoreError::Engine(describe(e))),
+        };
+    }
+    if is_connection_lost(e) {
+        return TxError::Store(match phase {
+            Phase::Before => StoreError::Unavailable(describe(e)),
+            Phase::Commit => StoreError::Engine(format!(
+                "the database connection was lost while committing, so the write may or may \
+                 not have been applied: {}",
+                describe(e)
+            )),
+        });
+    }
+    TxError::Store(StoreError::Engine(describe(e)))
+}
+
+/// A read's error: a read changes nothing, so a lost connection is simply unavailability.
+fn read_error(e: tokio_postgres::Error) -> StoreError {
+    let unreachable = match e.code() {
+        Some(code) => is_unavailable_code(code.code()),
+        None => is_connection_lost(&e),
+    };
+    if unreachable {
+        StoreError::Unavailable(describe(&e))
+    } else {
+        StoreError::Engine(describe(&e))
+    }
+}
+
+/// SQLSTATEs saying the server cannot serve us right now: class 08 (connection exceptions),
+/// 57P01-57P03 (shutting down, crashed, starting up), 53300 (too many connections).
+fn is_unavailable_code(code: &str) -> bool {
+    code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
+}
+
+/// Whether the connection failed or went away (no answer from the server).
+fn is_connection_lost(e: &tokio_postgres::Error) -> bool {
+    e.is_closed()
+        || std::error::Error::source(e)
+            .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some())
+}
+
+fn describe(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} {}: {}", db.severity(), db.code().code(), db.message()),
+        None => match std::error::Error::source(e) {
+            Some(source) => format!("{e}: {source}"),
+            None => e.to_string(),
+        },
+    }
+}
+
+fn pool_error(e: PoolError) -> StoreError {
+    match e {
+        PoolError::Timeout(kind) => StoreError::Unavailable(format!(
+            "no database connection available in time ({kind:?})"
+        )),
+        PoolError::Backend(e) => read_error(e),
+        PoolError::Closed => StoreError::Unavailable("the store is closed".into()),
+        other => StoreError::Engine(format!("connection pool: {other}")),
+    }
+}
+
+async fn query(
+    client: &deadpool_postgres::Client,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> StoreResult<Vec<tokio_postgres::Row>> {
+    let statement = client.prepare_cached(sql).await.map_err(read_error)?;
+    client.query(&statement, params).await.map_err(read_error)
+}
+
+fn column<T>(row: &tokio_postgres::Row, index: usize) -> StoreResult<T>
+where
+    T: for<'a> tokio_postgres::types::FromSql<'a>,
+{
+    row.try_get(index)
+        .map_err(|e| StoreError::Corrupt(format!("unexpected column {index}: {e}")))
+}
+
+/// Jittered exponential backoff before attempt `attempt + 1`: 1, 2, 4 ... capped at 100 ms,
+/// each scaled by a random factor in [0.5, 1) so conflicting writers spread out.
+fn backoff(attempt: u32) -> Duration {
+    let cap_ms = (1u64 << attempt.min(7)).min(100);
+    let jitter = rand::thread_rng().gen_range(0.5..1.0);
+    Duration::from_secs_f64(cap_ms as f64 * jitter / 1000.0)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Creates the migrations table and applies every migration not yet recorded there. Nodes
+/// starting together race harmlessly: each migration's DDL and its record commit together, and
+/// a node that loses (duplicate table, duplicate record or serialization failure) rolls back,
+/// looks again and finds it applied.
+async fn migrate(pool: &Pool) -> StoreResult<()> {
+    let mut client = pool.get().await.map_err(pool_error)?;
+    retry_ddl(|| client.batch_execute(CREATE_MIGRATIONS_TABLE)).await?;
+    for &(version, sql) in MIGRATIONS {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match apply_migration(&mut client, version, sql).await {
+                Ok(()) => break,
+                Err(e) if is_ddl_race(&e) && attempt < MAX_ATTEMPTS => {
+                    tokio::time::sleep(backoff(attempt)).await;
+                }
+                Err(e) => {
+                    return Err(match read_error(e) {
+                        StoreError::Engine(why) => {
+                            StoreError::Engine(format!("migration {version}: {why}"))
+                        }
+                        other => other,
+                    })
+                }
+            }
+        }
+    }
+    let newest: Option<i32> = client
+        .query_one("SELECT max(version) FROM toolhost_migrations", &[])
+        .await
+        .map_err(read_error)
+        .and_then(|row| column(&row, 0))?;
+    let known = MIGRATIONS.last().map(|m| m.0).unwrap_or(0);
+    if newest.is_some_and(|v| v > known) {
+        tracing::warn!(
+            schema = newest,
+            known,
+            "the database schema is newer than this build knows; an older node is running \
+             against a migrated database"
+        );
+    }
+    Ok(())
+}
+
+async fn apply_migration(
+    client: &mut deadpool_postgres::Client,
+    version: i32,
+    sql: &str,
+) -> Result<(), tokio_postgres::Error> {
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::Serializable)
+        .start()
+        .await?;
+    let applied = tx
+        .query_opt(
+            "SELECT 1 FROM toolhost_migrations WHERE version = $1",
+            &[&version],
+        )
+        .await?
+        .is_some();
+    if applied {
+        return tx.commit().await;
+    }
+    tx.batch_execute(sql).await?;
+    tx.execute(
+        "INSERT INTO toolhost_migrations (version) VALUES ($1)",
+        &[&version],
+    )
+    .await?;
+    tx.commit().await?;
+    tracing::info!(version, "applied store migration");
+    Ok(())
+}
+
+/// Concurrent DDL by another node: duplicate table/object/key or a serialization failure.
+fn is_ddl_race(e: &tokio_postgres::Error) -> bool {
+    e.code()
+        .is_some_and(|c| matches!(c.code(), "23505" | "42P07" | "42710" | "40001" | "40P01"))
+}
+
+async fn retry_ddl<F, Fut>(mut run: F) -> StoreResult<()>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(), tokio_postgres::Error>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match run().await {
+            Ok(()) => return Ok(()),
+            Err(e) if is_ddl_race(&e) && attempt < MAX_ATTEMPTS => {
+                tokio::time::sleep(backoff(attempt)).await;
+            }
+            Err(e) => return Err(read_error(e)),
+        }
+    }
+}
+
+/// Makes sure every watched tree has its generation row, and returns where each stands now:
+/// the change feed starts there.
+async fn start_generations(pool: &Pool) -> StoreResult<Vec<(Tree, i64)>> {
+    let client = pool.get().await.map_err(pool_error)?;
+    let mut start = Vec::new();
+    for tree in Tree::ALL.into_iter().filter(|t| t.is_watched()) {
+        client
+            .execute(SQL_ENSURE_GENERATION, &[&tree.name()])
+            .await
+            .map_err(read_error)?;
+        let row = client
+            .query_one(SQL_CURRENT_GENERATION, &[&tree.name()])
+            .await
+            .map_err(read_error)?;
+        start.push((tree, column(&row, 0)?));
+    }
+    Ok(start)
+}
+
+/// The background task that turns other nodes' change rows into [`Change`]s.
+struct ChangePoller {
+    pool: Pool,
+    changes: broadcast::Sender<Change>,
+    own_generations: Arc<Mutex<HashSet<(Tree, i64)>>>,
+    interval: Duration,
+    retention: Duration,
+    /// The last generation read, per watched tree.
+    last: Vec<(Tree, i64)>,
+}
+
+impl ChangePoller {
+    async fn run(mut self, mut stop: watch::Receiver<bool>) {
+        let mut ticks = tokio::time::interval(self.interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut next_prune = Instant::now();
+        // One warning per outage, not one per poll.
+        let mut failing = false;
+        loop {
+            let result = tokio::select! {
+                _ = stop.wait_for(|stop| *stop) => return,
+                result = async {
+                    ticks.tick().await;
+                    self.poll().await?;
+                    if Instant::now() >= next_prune {
+                        next_prune = Instant::now() + PRUNE_EVERY;
+                        self.prune().await?;
+                    }
+                    Ok::<_, StoreError>(())
+                } => result,
+            };
+            match result {
+                Ok(()) if failing => {
+                    failing = false;
+                    tracing::info!("store change feed is polling again");
+                }
+                Ok(()) => {}
+                Err(e) if !failing => {
+                    failing = true;
+                    tracing::warn!(error = %e, "store change feed cannot poll; retrying quietly");
+                }
+                Err(_) => {}
+            }
+        }
+    }
+
+    async fn poll(&mut self) -> StoreResult<()> {
+        let client = self.pool.get().await.map_err(pool_error)?;
+        let statement = client
+            .prepare_cached(SQL_CHANGES_SINCE)
+            .await
+            .map_err(read_error)?;
+        for (tree, last) in &mut self.last {
+            let rows = client
+                .query(&statement, &[&tree.name(), &*last])
+                .await
+                .map_err(read_error)?;
+            let mut own = lock(&self.own_generations);
+            for row in rows {
+                let gen: i64 = column(&row, 0)?;
+                let key: Vec<u8> = column(&row, 1)?;
+                if gen != *last + 1 {
+                    tracing::warn!(
+                        tree = tree.name(),
+                        missed = gen - *last - 1,
+                        "store change feed fell behind the retention window; entries cached \
+                         from this tree may be stale until they change again"
+                    );
+                }
+                *last = gen;
+                if own.remove(&(*tree, gen)) {
+                    continue;
+                }
+                let _ = self.changes.send(Change { tree: *tree, key });
+            }
+            // Own generations read back before they were remembered are not read again.
+            let tree = *tree;
+            let last = *last;
+            own.retain(|(t, gen)| *t != tree || *gen > last);
+        }
+        Ok(())
+    }
+
+    async fn prune(&self) -> StoreResult<()> {
+        let client = self.pool.get().await.map_err(pool_error)?;
+        client
+            .execute(SQL_PRUNE_CHANGES, &[&self.retention.as_secs_f64()])
+            .await
+            .map_err(read_error)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys_of(plan: &Plan<'_>) -> Vec<(Tree, Vec<u8>, Option<Vec<u8>>)> {
+        plan.writes
+            .iter()
+            .map(|w| (w.tree, w.key.to_vec(), w.value.map(<[u8]>::to_vec)))
+            .collect()
+    }
+
+    #[test]
+    fn plan_keeps_the_last_write_to_each_key() {
+        let batch = Batch::new()
+            .put(Tree::Endpoints, b"a".to_vec(), b"1".to_vec())
+            .put(Tree::Logs, b"a".to_vec(), b"x".to_vec())
+            .delete(Tree::Endpoints, b"a".to_vec())
+            .put(Tree::Endpoints, b"b".to_vec(), b"2".to_vec())
+            .put(Tree::Endpoints, b"a".to_vec(), b"3".to_vec());
+        let plan = Plan::new(&batch);
+        assert_eq!(
+            keys_of(&plan),
+            [
+                (Tree::Endpoints, b"a".to_vec(), Some(b"3".to_vec())),
+                (Tree::Logs, b"a".to_vec(), Some(b"x".to_vec())),
+                (Tree::Endpoints, b"b".to_vec(), Some(b"2".to_vec())),
+            ]
+        );
+        assert_eq!(
+            plan.watched,
+            [(Tree::Endpoints, vec![&b"a"[..], &b"b"[..]])]
+        );
+    }
+
+    #[test]
+    fn backoff_grows_and_stays_short() {
+        for attempt in 1..=MAX_ATTEMPTS {
+            let wait = backoff(attempt);
+            assert!(wait <= Duration::from_millis(100), "{wait:?}");
+            assert!(wait >= Duration::from_micros(1000 / 2), "{wait:?}");
+        }
+        assert!(backoff(MAX_ATTEMPTS) > backoff(1));
+    }
+}
