@@ -14,7 +14,7 @@ use crate::receipts::ReceiptSigner;
 use crate::recorder::Recorder;
 use crate::runtime::JsRuntime;
 use crate::secrets::SecretsCipher;
-use crate::store::{SledStore, Store, Tree};
+use crate::store::{PgStore, SledStore, Store, Tree};
 use crate::urls::Urls;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -93,11 +93,9 @@ impl App {
                     Keyring::Files(data_dir.clone()),
                 )
             }
-            StoreLocation::Postgres(_url) => {
-                // PENDING MERGE of branch `pg`: PgStore::connect(url).
-                return Err(StartupError::Store(crate::store::StoreError::Engine(
-                    "PostgreSQL support is not built in yet".into(),
-                )));
+            StoreLocation::Postgres(url) => {
+                let store: Arc<dyn Store> = Arc::new(PgStore::connect(url).await?);
+                (store.clone(), Keyring::Store(store))
             }
         };
         let (admin_token, origin) = keys

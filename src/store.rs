@@ -29,6 +29,7 @@ mod sled_store;
 mod typed;
 
 pub use batch::{Batch, Condition, Write};
+pub use pg_cluster::PgCluster;
 pub use postgres::{PgOptions, PgStore};
 pub use sled_store::SledStore;
 pub use typed::{get_json, put_json};

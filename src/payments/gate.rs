@@ -62,16 +62,24 @@ struct X402Payment {
     claim: ClaimGuard,
 }
 
-/// Releases the nonce claim when dropped unless it was committed.
+/// Releases the nonce claim when dropped unless it was committed or released already.
 struct ClaimGuard {
     claim: NonceClaim,
     store: Arc<dyn Store>,
-    committed: bool,
+    /// Committed with a receipt, or released: nothing left to do on drop.
+    done: bool,
+}
+
+impl ClaimGuard {
+    async fn release(&mut self) {
+        self.claim.release(self.store.as_ref()).await;
+        self.done = true;
+    }
 }
 
 impl Drop for ClaimGuard {
     fn drop(&mut self) {
-        if self.committed {
+        if self.done {
             return;
         }
         // Drop cannot wait: the release runs as a task of its own. Were the process to end
@@ -143,7 +151,7 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
             claim: ClaimGuard {
                 claim,
                 store: app.store.clone(),
-                committed: false,
+                done: false,
             },
         })),
         charge,
@@ -172,6 +180,15 @@ impl Authorized {
             "network": network,
             "settled": false,
         })
+    }
+
+    /// Gives an unspent payment back after a failed call, before the caller gets the answer, so
+    /// the same authorization can pay for a retry at once. (Dropping does the same, later, for
+    /// calls that end without reaching here.)
+    pub async fn release(self) {
+        if let Method::X402(mut x402) = self.method {
+            x402.claim.release().await;
+        }
     }
 
     /// Charges for a successful result and issues its receipt. `request` and `result` are only
@@ -301,7 +318,7 @@ impl X402Settlement {
             }
             other => other.into(),
         })?;
-        claim.committed = true;
+        claim.done = true;
         let response = SettlementResponse {
             success: true,
             transaction: settlement.transaction.unwrap_or_default(),

@@ -136,6 +136,11 @@ impl PgCluster {
         format!("postgres://postgres@127.0.0.1:{}/{DATABASE}", self.port)
     }
 
+    /// The server's data directory (tests look at what is at rest there).
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
     pub fn port(&self) -> u16 {
         self.port
     }

@@ -206,8 +206,8 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
 }
 
 /// Runs the handler; settles and issues the receipt only when it succeeded (a 2xx result).
-/// On failure (an error, or a handler's own non-2xx answer) `authorized` is dropped, which
-/// releases the payment unspent.
+/// On failure (an error, or a handler's own non-2xx answer) the payment is released unspent
+/// before the answer leaves.
 pub async fn complete(
     app: &App,
     compiled: &CompiledEndpoint,
@@ -228,9 +228,16 @@ pub async fn complete(
         secrets: &outcome.secrets,
     };
     record::invocation(app, endpoint, ran, outcome.lines).await;
-    let output = outcome.result?;
+    let output = match outcome.result {
+        Ok(output) => output,
+        Err(e) => {
+            authorized.release().await;
+            return Err(e);
+        }
+    };
     let wants_receipt = endpoint.is_paid() || endpoint.handler_type == HandlerType::ReceiptEcho;
     if !wants_receipt || !output.status.is_success() {
+        authorized.release().await;
         return Ok(Outcome {
             status: output.status,
             result: output.body,

@@ -34,6 +34,7 @@ const PRICE: u64 = 1000;
 sol! {
     function mint(address to, uint256 value) external;
     function balanceOf(address account) external view returns (uint256);
+    function transfer(address to, uint256 value) external returns (bool);
 }
 
 fn chain_dir() -> PathBuf {
@@ -560,38 +561,55 @@ async fn a_transfer_that_reverts_when_mined_charges_nothing() {
     }
     let setup = Settling::start().await;
     let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
-    // Funds for one call, two authorizations: both simulate fine against the same state, both
-    // are broadcast, and whichever is mined second reverts.
+    // The payer has the funds when the settlement is simulated, and spends them elsewhere in
+    // the same block, ahead of the settlement (a higher tip): the transfer is broadcast, then
+    // reverts when mined.
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), PRICE).await;
     let server = setup.server(Duration::from_secs(20)).await;
     let network = chain.network();
-    let first = pay(&server, &network, &payer, 2).await;
-    let second = pay(&server, &network, &payer, 1).await;
+    let header = pay(&server, &network, &payer, 2).await;
     chain.rpc("evm_setAutomine", json!([false])).await;
-    let calls = futures::future::join(post_paid(&server, &first), post_paid(&server, &second));
-    let mine = async {
+    let call = post_paid(&server, &header);
+    let front_run = async {
         let deadline = Instant::now() + Duration::from_secs(10);
-        while chain.pending_nonce(settler.address()).await < 2 {
-            assert!(Instant::now() < deadline, "both transfers broadcast");
+        while chain.pending_nonce(settler.address()).await < 1 {
+            assert!(
+                Instant::now() < deadline,
+                "the transfer was never broadcast"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let from = payer.address().to_string();
+        chain.rpc("anvil_impersonateAccount", json!([from])).await;
+        chain
+            .rpc("anvil_setBalance", json!([from, "0x8ac7230489e80000"]))
+            .await;
+        let drain = transferCall {
+            to: Address::repeat_byte(0xdd),
+            value: U256::from(PRICE),
+        };
+        let tx = json!({
+            "from": from, "to": chain.token.to_string(),
+            "data": format!("0x{}", hex::encode(drain.abi_encode())),
+            "gas": "0x30d40", "maxPriorityFeePerGas": "0x174876e800", "maxFeePerGas": "0x2540be4000",
+        });
+        chain.rpc("eth_sendTransaction", json!([tx])).await;
         chain.rpc("evm_mine", json!([])).await;
     };
-    let ((a, b), ()) = futures::future::join(calls, mine).await;
-    let (served, refused) = if a.0 == 200 { (a, b) } else { (b, a) };
-    assert_eq!(served.0, 200, "{}", served.2);
-    assert_eq!(served.2["receipt"]["settlement"]["status"], "settled");
+    let (refused, ()) = futures::future::join(call, front_run).await;
+
     assert_payment_required(
         refused.0,
         &refused.2,
         "invalid_exact_evm_transaction_failed",
     );
     assert!(refused.2["message"].as_str().unwrap().contains("reverted"));
-    // Both were mined (the settler paid gas twice); only one moved money.
-    assert_eq!(chain.nonce(settler.address()).await, 2);
-    assert_eq!(chain.balance(pay_to).await, PRICE);
-    assert_eq!(chain.balance(payer.address()).await, 0);
+    assert!(refused.2.get("receipt").is_none());
+    // Mined and reverted: the settler paid gas, no money moved to payTo.
+    assert_eq!(chain.nonce(settler.address()).await, 1);
+    assert_eq!(chain.balance(pay_to).await, 0);
+    assert_eq!(chain.balance(Address::repeat_byte(0xdd)).await, PRICE);
     server.stop().await;
 }
 

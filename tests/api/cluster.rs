@@ -107,7 +107,11 @@ async fn changes_on_one_node_are_served_by_the_others_within_a_second() {
     let (a, b, c) = (&nodes[0], &nodes[1], &nodes[2]);
 
     let (status, created) = a
-        .admin("POST", "/ai/endpoints/create", Some(&static_endpoint("hello-cluster")))
+        .admin(
+            "POST",
+            "/ai/endpoints/create",
+            Some(&static_endpoint("hello-cluster")),
+        )
         .await;
     assert_eq!(status, 200, "{created}");
     let seen = within(PROPAGATION, async || {
@@ -118,7 +122,11 @@ async fn changes_on_one_node_are_served_by_the_others_within_a_second() {
     assert!(seen.is_some(), "B never served the endpoint created on A");
 
     let (status, paused) = b
-        .admin("PATCH", "/ai/endpoints/hello-cluster", Some(&json!({"status": "paused"})))
+        .admin(
+            "PATCH",
+            "/ai/endpoints/hello-cluster",
+            Some(&json!({"status": "paused"})),
+        )
         .await;
     assert_eq!(status, 200, "{paused}");
     let seen = within(PROPAGATION, async || {
@@ -155,11 +163,18 @@ async fn a_node_with_a_key_that_disagrees_with_the_cluster_refuses_to_start() {
     let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
     let first = Node::start(&["--store", &url, "--secrets-master-key", &"ab".repeat(32)]);
     let refused = Node::try_start(&["--store", &url, "--secrets-master-key", &"cd".repeat(32)]);
-    let output = refused.err().expect("a node with another master key started");
+    let output = refused
+        .err()
+        .expect("a node with another master key started");
     assert!(output.contains("secrets_master_key"), "{output}");
     // Without the key, a node cannot open the cluster's secrets either: it must be given.
-    let output = Node::try_start(&["--store", &url]).err().expect("started without the key");
-    assert!(output.contains("given to its nodes by configuration"), "{output}");
+    let output = Node::try_start(&["--store", &url])
+        .err()
+        .expect("started without the key");
+    assert!(
+        output.contains("given to its nodes by configuration"),
+        "{output}"
+    );
     let same = Node::start(&["--store", &url, "--secrets-master-key", &"ab".repeat(32)]);
     assert_eq!(same.get("/healthz").await.0, 200);
     drop(first);
@@ -179,7 +194,11 @@ async fn killing_one_node_under_paid_load_loses_no_answered_receipt() {
     let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let survivors: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
     let callers = (0..12).map(|caller| {
-        let bases = [survivors[0].clone(), survivors[1].clone(), victim_base.clone()];
+        let bases = [
+            survivors[0].clone(),
+            survivors[1].clone(),
+            victim_base.clone(),
+        ];
         let required = required.clone();
         let answered = answered.clone();
         let victim = victim.clone();
@@ -216,8 +235,15 @@ async fn killing_one_node_under_paid_load_loses_no_answered_receipt() {
         .into_iter()
         .flatten()
         .collect();
-    assert!(victim.lock().unwrap().is_none(), "the node was never killed");
-    assert!(served.len() >= 40, "only {} calls were served", served.len());
+    assert!(
+        victim.lock().unwrap().is_none(),
+        "the node was never killed"
+    );
+    assert!(
+        served.len() >= 40,
+        "only {} calls were served",
+        served.len()
+    );
     for receipt_id in &served {
         let (status, body) = nodes[0].get(&format!("/ai/receipts/{receipt_id}")).await;
         assert_eq!(status, 200, "answered receipt {receipt_id} is lost: {body}");
@@ -234,7 +260,11 @@ async fn a_database_outage_answers_503_and_heals_without_a_restart() {
     let cluster = PgCluster::create().unwrap();
     let node = Node::start(&["--store", &cluster.url()]);
     let (status, created) = node
-        .admin("POST", "/ai/endpoints/create", Some(&static_endpoint("outage")))
+        .admin(
+            "POST",
+            "/ai/endpoints/create",
+            Some(&static_endpoint("outage")),
+        )
         .await;
     assert_eq!(status, 200, "{created}");
     let required = ask(&node, PAID).await;
@@ -254,7 +284,10 @@ async fn a_database_outage_answers_503_and_heals_without_a_restart() {
         post_paid(&node, &header, json!({})).await.0 == 200
     })
     .await;
-    assert!(healed.is_some(), "the node did not recover after the database came back");
+    assert!(
+        healed.is_some(),
+        "the node did not recover after the database came back"
+    );
     // The payment refused during the outage was not spent: it is served now.
     let (status, body) = post_paid(&node, &header, json!({})).await;
     assert_eq!(status, 200, "{body}");

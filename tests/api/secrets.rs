@@ -101,6 +101,14 @@ async fn secret_values_never_leave_the_server() {
 
     // At rest: encrypted, and the generated master key is owner-only.
     server.stop().await;
+    if crate::util::on_postgres() {
+        let cluster = toolhost::store::PgCluster::shared().unwrap();
+        assert!(
+            !dir_contains(&cluster.data_dir(), VALUE.as_bytes()),
+            "plaintext secret in the database's files"
+        );
+        return;
+    }
     let master = data.join("secrets_master_key");
     assert_eq!(std::fs::read_to_string(&master).unwrap().trim().len(), 64);
     #[cfg(unix)]

@@ -32,7 +32,13 @@ impl Node {
     /// Like [`Node::start`], but a node that exits or never listens gives what it printed.
     pub fn try_start(args: &[&str]) -> Result<Node, String> {
         let mut child = Command::new(BIN)
-            .args(["serve", "--addr", "127.0.0.1:0", "--admin-token", ADMIN_TOKEN])
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--admin-token",
+                ADMIN_TOKEN,
+            ])
             .args(args)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
@@ -70,7 +76,12 @@ impl Node {
     }
 
     /// Sends `method path` with the admin token and an optional JSON body.
-    pub async fn admin(&self, method: &str, path: &str, body: Option<&Value>) -> (StatusCode, Value) {
+    pub async fn admin(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> (StatusCode, Value) {
         let mut request = self
             .client
             .request(method.parse().expect("method"), self.url(path))
@@ -82,7 +93,14 @@ impl Node {
     }
 
     pub async fn get(&self, path: &str) -> (StatusCode, Value) {
-        read(self.client.get(self.url(path)).send().await.expect("request")).await
+        read(
+            self.client
+                .get(self.url(path))
+                .send()
+                .await
+                .expect("request"),
+        )
+        .await
     }
 
     pub async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
