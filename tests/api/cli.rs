@@ -175,6 +175,18 @@ fn settlement_flags_are_checked_at_start() {
     assert!(stderr.contains("needs a settler key"), "{stderr}");
     let stderr = refused(&[], &[("TOOLHOST_SETTLER_KEY", key)]);
     assert!(stderr.contains("needs --evm-rpc-url"), "{stderr}");
+    // A mainnet with nothing to settle through: payments would only be recorded.
+    let stderr = refused(
+        &[
+            "--network",
+            "base",
+            "--pay-to",
+            "0x000000000000000000000000000000000000dEaD",
+        ],
+        &[],
+    );
+    assert!(stderr.contains("moves real money"), "{stderr}");
+    assert!(stderr.contains("--evm-rpc-url"), "{stderr}");
     let stderr = refused(&["--network", "local,eip155:x,0x1,USDC,2"], &[]);
     assert!(stderr.contains("eip155:<chainId>"), "{stderr}");
     // Nothing listens on port 9: start-up says so, without the URL or the key.
