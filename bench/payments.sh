@@ -9,6 +9,7 @@ set -euo pipefail
 
 # Test/bench load from one loopback address: the per-client limit on anonymous writes would throttle it.
 export TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE=0
+
 cd "$(dirname "$0")/.."
 duration=${1:-10}
 connections=${2:-16}

@@ -12,6 +12,7 @@ set -euo pipefail
 
 # Test/bench load from one loopback address: the per-client limit on anonymous writes would throttle it.
 export TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE=0
+
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
