@@ -131,6 +131,18 @@ pub(super) async fn limit(
     }
 }
 
+/// `future` with the current request's client, for work a handler spawns into its own task
+/// (streamed answers), which would otherwise escape the limit.
+pub fn carry<F: std::future::Future>(future: F) -> impl std::future::Future<Output = F::Output> {
+    let client = CLIENT.try_with(Client::clone).ok();
+    async move {
+        match client {
+            Some(client) => CLIENT.scope(client, future).await,
+            None => future.await,
+        }
+    }
+}
+
 /// Spends one of the client's tokens for a write made for an anonymous caller; 429
 /// `rate_limited` with `Retry-After` when the bucket is empty. Outside a limited request
 /// (limit disabled) it always allows.

@@ -452,6 +452,22 @@ async fn anonymous_writes_are_rate_limited_per_client() {
         .post("/ai/builders/register", &json!({"name": "Spammer"}))
         .await;
     assert_error(status, &body, 429, "rate_limited");
+    // Over MCP too, streamed answers included.
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "receipt-echo", "arguments": {}}});
+    for accept in ["application/json", "text/event-stream"] {
+        let response = server
+            .client
+            .post(server.url("/ai/mcp"))
+            .header("accept", accept)
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&call)
+            .send()
+            .await
+            .unwrap();
+        let text = response.text().await.unwrap();
+        assert!(text.contains("rate_limited"), "{accept}: {text}");
+    }
     // Reads, paid calls and admin work are not limited.
     let (status, _) = server.get("/ai/endpoints").await;
     assert_eq!(status, 200);
