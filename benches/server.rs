@@ -88,6 +88,7 @@ fn paid_receipt() -> Receipt {
             on_chain: false,
             transaction: None,
             facilitator: Some("local".into()),
+            collected: Some(false),
         },
         request_sha256: sha256_hex(&json!({ "message": "hello" })),
         result_sha256: sha256_hex(&json!({ "echo": { "message": "hello" } })),

@@ -74,8 +74,10 @@
   // ctx.respond(status, body, headers?): a response with a chosen status and
   // headers. The header allow-list is enforced in Rust (src/response.rs).
   function respond(status, body, headers) {
-    if (!NumberIsInteger(status) || status < 100 || status > 599) {
-      throw new RangeError("ctx.respond: status must be an integer in 100..599");
+    if (!NumberIsInteger(status) || status < 200 || status > 599) {
+      const err = new RangeError("ctx.respond: status must be an integer in 200..599");
+      err.code = "invalid_handler_response";
+      throw err;
     }
     const list = [];
     if (headers !== undefined && headers !== null) {

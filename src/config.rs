@@ -136,6 +136,22 @@ pub struct HttpLimits {
     pub body_bytes: usize,
     /// Whole-request deadline, answered with 504 `request_timeout`.
     pub request_timeout: Duration,
+    /// A connection that does not send a whole request head within this time (from its start,
+    /// or from the end of its previous request) is closed.
+    pub header_read_timeout: Duration,
+    /// Open connections served at once; more are answered 503 `overloaded` and closed. `None`:
+    /// derived from the open-file limit (80% of it, less a reserve).
+    pub max_connections: Option<usize>,
+    /// Anonymous writes (quotes, free tool calls, builder registration attempts) allowed per
+    /// client address; `None` disables the limit (benchmarks, tests).
+    pub anonymous_writes: Option<RateLimit>,
+}
+
+/// A token bucket: `burst` at once, refilled at `per_minute`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimit {
+    pub per_minute: u32,
+    pub burst: u32,
 }
 
 /// Rules for every request the service makes on a caller's behalf (readiness checks, handler
@@ -172,6 +188,10 @@ pub struct PaymentConfig {
     pub networks: Vec<NetworkConfig>,
     /// How long a signed authorization may stay valid when we ask for one.
     pub max_timeout_seconds: u64,
+    /// How long an authorization must remain valid beyond now to be accepted: the handler runs
+    /// and the transfer is submitted after verification, and one that expires meanwhile can
+    /// never be collected.
+    pub settle_margin: Duration,
     /// Fee to register as a builder.
     pub builder_registration_fee: Usd,
     /// Who verifies and settles x402 payments.
@@ -327,6 +347,12 @@ impl Config {
             limits: HttpLimits {
                 body_bytes: 1024 * 1024,
                 request_timeout: Duration::from_secs(30),
+                header_read_timeout: Duration::from_secs(10),
+                max_connections: None,
+                anonymous_writes: Some(RateLimit {
+                    per_minute: 600,
+                    burst: 120,
+                }),
             },
             outbound: OutboundPolicy {
                 allow_loopback: false,
@@ -338,6 +364,7 @@ impl Config {
                 pay_to: None,
                 networks: vec![NetworkConfig::base_sepolia()],
                 max_timeout_seconds: 300,
+                settle_margin: Duration::from_secs(30),
                 builder_registration_fee: Usd::from_units(1_000_000),
                 facilitator: FacilitatorConfig::Local,
             },

@@ -79,6 +79,25 @@ struct ServeArgs {
     /// Whole-request deadline in seconds.
     #[arg(long, env = "TOOLHOST_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
     request_timeout_secs: u64,
+    /// Seconds a connection may take to send a whole request head (also the idle time allowed
+    /// between keep-alive requests) before it is closed.
+    #[arg(long, env = "TOOLHOST_HEADER_READ_TIMEOUT_SECS", default_value_t = 10)]
+    header_read_timeout_secs: u64,
+    /// Open connections served at once; more are answered 503 `overloaded`. Default: 80% of
+    /// the open-file limit (raised to the hard limit at start), less a reserve.
+    #[arg(long, env = "TOOLHOST_MAX_CONNECTIONS")]
+    max_connections: Option<usize>,
+    /// Anonymous writes (quotes, free tool calls, builder registration attempts) allowed per
+    /// client address and minute; 0 disables the limit (benchmarks).
+    #[arg(
+        long,
+        env = "TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE",
+        default_value_t = 600
+    )]
+    anonymous_writes_per_minute: u32,
+    /// How many of those one client may make at once before the per-minute rate applies.
+    #[arg(long, env = "TOOLHOST_ANONYMOUS_WRITES_BURST", default_value_t = 120)]
+    anonymous_writes_burst: u32,
     /// DEV ONLY: let outbound requests (readiness checks, handler HTTP) reach loopback addresses.
     #[arg(long, env = "TOOLHOST_DEV_ALLOW_LOOPBACK")]
     dev_allow_loopback: bool,
@@ -116,6 +135,10 @@ struct ServeArgs {
     /// every local user).
     #[arg(long, env = "TOOLHOST_SETTLER_KEY_FILE")]
     settler_key_file: Option<PathBuf>,
+    /// Seconds an x402 authorization must remain valid beyond now to be accepted (it is settled
+    /// after the handler runs; one that expires meanwhile can never be collected).
+    #[arg(long, env = "TOOLHOST_SETTLE_MARGIN_SECS", default_value_t = 30)]
+    settle_margin_secs: u64,
     /// How long to wait for a settlement transaction to be mined before recording it as pending.
     #[arg(long, env = "TOOLHOST_SETTLEMENT_TIMEOUT_SECS", default_value_t = 15)]
     settlement_timeout_secs: u64,
@@ -136,6 +159,19 @@ impl ServeArgs {
         config.seed_dir = self.seed_dir;
         config.limits.body_bytes = self.body_limit;
         config.limits.request_timeout = Duration::from_secs(self.request_timeout_secs);
+        if self.header_read_timeout_secs == 0 {
+            return Err("--header-read-timeout-secs must be at least 1".into());
+        }
+        config.limits.header_read_timeout = Duration::from_secs(self.header_read_timeout_secs);
+        if self.max_connections == Some(0) {
+            return Err("--max-connections must be at least 1".into());
+        }
+        config.limits.max_connections = self.max_connections;
+        config.limits.anonymous_writes =
+            (self.anonymous_writes_per_minute > 0).then_some(toolhost::config::RateLimit {
+                per_minute: self.anonymous_writes_per_minute,
+                burst: self.anonymous_writes_burst.max(1),
+            });
         config.outbound.allow_loopback = self.dev_allow_loopback;
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
@@ -144,6 +180,13 @@ impl ServeArgs {
             pool.instances_per_endpoint = n;
         }
         config.payment.pay_to = self.pay_to;
+        if self.settle_margin_secs >= config.payment.max_timeout_seconds {
+            return Err(format!(
+                "--settle-margin-secs must be below the {} s an authorization is asked to last",
+                config.payment.max_timeout_seconds
+            ));
+        }
+        config.payment.settle_margin = Duration::from_secs(self.settle_margin_secs);
         if !self.networks.is_empty() {
             config.payment.networks = self.networks;
         }
@@ -227,6 +270,10 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    match toolhost::server::raise_file_limit() {
+        Ok(limit) => tracing::info!(open_files = limit, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),
+    }
     if config.outbound.allow_loopback {
         tracing::warn!("dev flag: outbound requests may reach loopback addresses");
     }

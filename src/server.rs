@@ -4,11 +4,21 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use tokio::net::TcpListener;
+use axum::extract::ConnectInfo;
+use axum::http::StatusCode;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tower::ServiceExt;
 
 use crate::app::{App, AppState, StartupError, StartupNotes};
 use crate::config::Config;
 use crate::http::build_router;
+use crate::http::error::ApiError;
 
 pub struct Server {
     listener: TcpListener,
@@ -65,9 +75,19 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let router = build_router(self.app.clone());
-        axum::serve(self.listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        let limits = &self.app.config.limits;
+        let connections = ConnectionLimits {
+            max: limits
+                .max_connections
+                .unwrap_or_else(default_max_connections),
+            header_read_timeout: limits.header_read_timeout,
+        };
+        tracing::info!(
+            max_connections = connections.max,
+            header_read_timeout_ms = connections.header_read_timeout.as_millis() as u64,
+            "accepting connections"
+        );
+        serve(self.listener, router, connections, shutdown).await;
         // Isolate threads hold the store through their host; join them, and store what the
         // recorder holds, before flushing so nothing writes after the flush.
         self.app.runtime.pool().shutdown().await;
@@ -78,4 +98,144 @@ impl Server {
         tracing::info!("store closed; bye");
         Ok(())
     }
+}
+
+/// Raises the soft open-file limit to the hard one, so the connection cap derived from it is
+/// as high as the operator allows; returns the soft limit now in force.
+pub fn raise_file_limit() -> std::io::Result<u64> {
+    rlimit::increase_nofile_limit(u64::MAX)
+}
+
+/// File descriptors kept out of the connection cap: the store, isolate threads, outbound
+/// requests, the log, and the sockets refused with an overload answer.
+const RESERVED_FILES: u64 = 256;
+
+/// The default cap on open connections: 80% of the soft open-file limit less a reserve, so a
+/// flood of connections meets our overload answer before `accept` fails with EMFILE, which
+/// would refuse everyone without a word.
+fn default_max_connections() -> usize {
+    let soft = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(soft, _)| soft);
+    let cap = (soft / 10 * 8).saturating_sub(RESERVED_FILES).max(16);
+    usize::try_from(cap).unwrap_or(usize::MAX)
+}
+
+struct ConnectionLimits {
+    max: usize,
+    header_read_timeout: std::time::Duration,
+}
+
+/// Over-cap connections answered at once; more are closed without an answer, so refusing
+/// cannot itself pile up open sockets.
+const OVERLOAD_ANSWERS: usize = 64;
+/// How long an over-cap connection may take to receive its answer.
+const OVERLOAD_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The accept loop. Each connection is HTTP/1 with a header-read timeout (a client that does
+/// not send a whole request head in time, including between keep-alive requests, is
+/// disconnected) and takes one of `limits.max` permits; a connection beyond the cap gets a 503
+/// `overloaded` and is closed. On `shutdown`, stops accepting and waits for in-flight requests.
+async fn serve(
+    listener: TcpListener,
+    router: axum::Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let permits = Arc::new(Semaphore::new(limits.max));
+    let answers = Arc::new(Semaphore::new(OVERLOAD_ANSWERS));
+    let overloaded: Arc<[u8]> = overload_answer().into();
+    let graceful = GracefulShutdown::new();
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, remote) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before accept: pause briefly
+                    // instead of spinning on the same error.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            if let Ok(answering) = answers.clone().try_acquire_owned() {
+                tokio::spawn(refuse(stream, overloaded.clone(), answering));
+            }
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service =
+            router
+                .clone()
+                .map_request(move |mut request: axum::http::Request<Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(remote));
+                    request
+                });
+        let connection =
+            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let connection = graceful.watch(connection);
+        tokio::spawn(serve_connection(connection, permit));
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+async fn serve_connection(
+    connection: impl Future<Output = Result<(), hyper::Error>>,
+    permit: OwnedSemaphorePermit,
+) {
+    if let Err(e) = connection.await {
+        // Timeouts, resets and malformed requests are the client's business.
+        tracing::debug!(error = %e, "connection ended with an error");
+    }
+    drop(permit);
+}
+
+/// The raw HTTP/1.1 answer to a connection over the cap: the one error shape, code
+/// `overloaded`, with `Retry-After`.
+fn overload_answer() -> Vec<u8> {
+    let error = ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "overloaded",
+        "too many open connections; retry later",
+    );
+    let body = serde_json::to_string(&error.body()).unwrap_or_default();
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Answers an over-cap connection and closes it. The request head is read first (briefly): an
+/// HTTP client takes an answer that arrives before it has sent its request for a protocol
+/// error, not for the 503. What follows is drained after the answer, so closing with unread
+/// data does not reset the connection before the client has read it.
+async fn refuse(mut stream: TcpStream, answer: Arc<[u8]>, _answering: OwnedSemaphorePermit) {
+    let mut head = Vec::new();
+    let _ = tokio::time::timeout(OVERLOAD_ANSWER_TIME / 2, async {
+        let mut buf = [0u8; 2048];
+        while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let _ = tokio::time::timeout(OVERLOAD_ANSWER_TIME, async {
+        stream.write_all(&answer).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<_, std::io::Error>(())
+    })
+    .await;
 }

@@ -1,6 +1,9 @@
 # Shared by bench/run.sh and bench/idle-isolates.sh; source it, don't run it.
 # Needs: BENCH_DIR (bench/), REPO (repo root).
 
+# Load from one loopback address: the per-client limit on anonymous writes would throttle it.
+export TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE=0
+
 PY=${PYTHON:-python3}
 HELPER="$BENCH_DIR/lib/bench.py"
 BENCH_CACHE=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolhost-bench}

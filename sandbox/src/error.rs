@@ -34,6 +34,10 @@ pub enum SandboxError {
     /// thrown error's message only.
     #[error("handler error: {0}")]
     HandlerError(String),
+    /// The handler answered with a status or header the host refuses to send (see
+    /// [`HandlerResponse`](crate::HandlerResponse)); the message names it.
+    #[error("invalid handler response: {0}")]
+    InvalidResponse(String),
     /// The handler let a `capability_denied` error escape.
     #[error("capability denied: {0}")]
     CapabilityDenied(String),
@@ -58,6 +62,7 @@ impl SandboxError {
             SandboxError::Timeout => "timeout",
             SandboxError::ResourceLimit(_) => "resource_limit",
             SandboxError::HandlerError(_) => "handler_error",
+            SandboxError::InvalidResponse(_) => "invalid_handler_response",
             SandboxError::CapabilityDenied(_) => "capability_denied",
             SandboxError::Overloaded { .. } => "overloaded",
             SandboxError::CompileError(_) => "compile_error",

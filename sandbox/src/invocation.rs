@@ -38,17 +38,24 @@ pub struct Invocation {
 /// A successful result.
 ///
 /// A plain return value is the body of a 200 response. `ctx.respond(status, body, headers?)`
-/// picks the status (an integer in `100..=599`) and headers from this allow-list:
+/// picks the status (an integer in `200..=599`: no 1xx, which would claim an upgrade or stall
+/// the client) and headers from this allow-list:
 ///
 /// - `cache-control`, `content-language`, `etag`, `last-modified`, `expires`;
 /// - any `x-` name, except names that touch payment, authentication or session state
 ///   (containing `payment`, `auth`, `cookie`, `token`, `session`, `secret`, `signature`,
-///   `csrf`, `api-key`, `apikey`), proxy identity (`forwarded`, `real-ip`), or the server's own
-///   headers (`x-request-id`, `x-toolhost-*`).
+///   `csrf`, `api-key`, `apikey`), proxy identity (`forwarded`, `real-ip`), the server's own
+///   headers (`x-request-id`, `x-receipt*`, `x-developer-credit`, `x-toolhost-*`), and those a
+///   proxy or browser acts on (`x-accel-*`, `x-sendfile`, `x-lighttpd-*`, `x-litespeed-*`,
+///   `x-original-url`, `x-rewrite-url`, `x-frame-options`, `x-content-type-options`, …).
+///
+/// Hop-by-hop and framing headers (`connection`, `transfer-encoding`, `upgrade`,
+/// `content-length`), `host`, `server`, `set-cookie`, `location` and the rest are simply not on
+/// the list.
 ///
 /// Names are matched case-insensitively and returned lower-cased; a name is at most 64 bytes of
 /// `[a-z0-9-]`, a value at most 1024 bytes of visible ASCII, space or tab; at most 16 headers.
-/// Anything else fails the invocation with a `HandlerError` naming the header, so a builder sees
+/// Anything else fails the invocation with an `InvalidResponse` naming the header, so a builder sees
 /// the mistake instead of a silently missing header.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandlerResponse {

@@ -20,7 +20,8 @@
 //! - `req` is the JSON the server builds (`{ input, method, query, headers, endpoint: { slug },
 //!   requestId, payment }`). The settled value is the body of a 200 response, as JSON
 //!   (`undefined` is `null`); `ctx.respond(status, body, headers?)` picks the status
-//!   (`100..=599`) and headers from the allow-list documented on [`HandlerResponse`].
+//!   (`200..=599`) and headers from the allow-list documented on [`HandlerResponse`]; anything
+//!   else is [`SandboxError::InvalidResponse`].
 //! - A thrown error fails the invocation with [`SandboxError::HandlerError`] carrying its
 //!   message only; an escaping `capability_denied` error is [`SandboxError::CapabilityDenied`].
 //! - `ctx.kv` (`get`, `set(key, value, { ttlSeconds }?)`, `delete`, `list({ prefix, limit,

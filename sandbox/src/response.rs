@@ -29,8 +29,33 @@ const FORBIDDEN_FRAGMENTS: &[&str] = &[
     "forwarded",
     "real-ip",
 ];
-const SERVER_NAMES: &[&str] = &["x-request-id"];
-const SERVER_PREFIX: &str = "x-toolhost-";
+/// `x-` names a handler may not set although they look like plain extension headers: the
+/// server's own (a forged `x-receipt-id` would sit beside the real one and mislead clients,
+/// MCP included), and those a reverse proxy or a browser acts on (nginx's `X-Accel-Redirect`
+/// serves any file the proxy can read, Apache's and lighttpd's `X-Sendfile` too; IIS rewrites
+/// on `X-Original-URL`; the browser security switches could be turned off). Matched as
+/// prefixes.
+const RESERVED_PREFIXES: &[&str] = &[
+    "x-request-id",
+    "x-receipt",
+    "x-toolhost-",
+    "x-developer-credit",
+    "x-accel-",
+    "x-sendfile",
+    "x-lighttpd-",
+    "x-litespeed-",
+    "x-original-url",
+    "x-rewrite-url",
+    "x-content-type-options",
+    "x-frame-options",
+    "x-xss-protection",
+    "x-permitted-cross-domain-policies",
+    "x-dns-prefetch-control",
+    "x-download-options",
+];
+/// Statuses a handler may answer with: 1xx would switch or stall the connection (101 claims an
+/// upgrade that never happens), and they are not final answers a client can act on.
+const STATUSES: std::ops::RangeInclusive<u16> = 200..=599;
 
 /// What the JS dispatcher (`runtime-js/90_bootstrap.js`) reports for one invocation.
 #[derive(Debug, Deserialize)]
@@ -65,12 +90,12 @@ impl Outcome {
                 if body.len() > max_result_bytes {
                     return Err(result_too_large());
                 }
-                if !(100..=599).contains(&status) {
-                    return Err(SandboxError::HandlerError(format!(
-                        "status {status} is outside 100..=599"
+                if !STATUSES.contains(&status) {
+                    return Err(SandboxError::InvalidResponse(format!(
+                        "status {status} is outside 200..=599"
                     )));
                 }
-                let headers = validate_headers(headers).map_err(SandboxError::HandlerError)?;
+                let headers = validate_headers(headers).map_err(SandboxError::InvalidResponse)?;
                 let body = serde_json::from_str(&body).map_err(|err| {
                     SandboxError::Internal(format!("handler result is not JSON: {err}"))
                 })?;
@@ -82,10 +107,11 @@ impl Outcome {
             }
             Outcome::Threw { code, message } => {
                 let message = truncate_chars(message, MAX_ERROR_MESSAGE_CHARS);
-                if code == "capability_denied" {
-                    Err(SandboxError::CapabilityDenied(message))
-                } else {
-                    Err(SandboxError::HandlerError(message))
+                match code.as_str() {
+                    "capability_denied" => Err(SandboxError::CapabilityDenied(message)),
+                    // ctx.respond's own refusal (runtime-js/00_ctx.js).
+                    "invalid_handler_response" => Err(SandboxError::InvalidResponse(message)),
+                    _ => Err(SandboxError::HandlerError(message)),
                 }
             }
             Outcome::TooLarge => Err(result_too_large()),
@@ -143,8 +169,7 @@ fn is_allowed_name(name: &str) -> bool {
         return true;
     }
     name.starts_with("x-")
-        && !name.starts_with(SERVER_PREFIX)
-        && !SERVER_NAMES.contains(&name)
+        && !RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
         && !FORBIDDEN_FRAGMENTS.iter().any(|f| name.contains(f))
 }
 
@@ -184,6 +209,14 @@ mod tests {
             "x-forwarded-for",
             "x-request-id",
             "x-toolhost-receipt",
+            "x-receipt-id",
+            "x-accel-redirect",
+            "x-accel-buffering",
+            "x-sendfile",
+            "x-lighttpd-send-file",
+            "x-original-url",
+            "x-frame-options",
+            "x-developer-credit",
             "x bad",
             "",
         ] {
@@ -201,11 +234,16 @@ mod tests {
         assert_eq!(resp.body, serde_json::json!({"a": 1}));
 
         let err = ok(200, &[("set-cookie", "a=b")], "1").into_response(100);
-        assert!(matches!(err, Err(SandboxError::HandlerError(m)) if m.contains("set-cookie")));
+        assert!(matches!(err, Err(SandboxError::InvalidResponse(m)) if m.contains("set-cookie")));
         let err = ok(200, &[("x-a", "line\r\nbreak")], "1").into_response(100);
-        assert!(matches!(err, Err(SandboxError::HandlerError(_))));
-        let err = ok(99, &[], "1").into_response(100);
-        assert!(matches!(err, Err(SandboxError::HandlerError(_))));
+        assert!(matches!(err, Err(SandboxError::InvalidResponse(_))));
+        for status in [99, 101, 199, 600] {
+            let err = ok(status, &[], "1").into_response(100);
+            assert!(
+                matches!(err, Err(SandboxError::InvalidResponse(_))),
+                "{status}"
+            );
+        }
         let err = ok(200, &[], "\"0123456789\"").into_response(5);
         assert_eq!(err, Err(result_too_large()));
     }

@@ -63,10 +63,16 @@ async fn respond_refuses_bad_status_and_forbidden_headers() {
         "bad-status",
         "export default (req, ctx) => ctx.respond(req.input, null);",
     );
-    for bad in [json!(99), json!(600), json!(200.5), json!("200")] {
+    for bad in [
+        json!(99),
+        json!(101),
+        json!(600),
+        json!(200.5),
+        json!("200"),
+    ] {
         let err = err(invoke(&pool, &status, bad).await);
         assert!(
-            matches!(err, SandboxError::HandlerError(ref m) if m.contains("100..599")),
+            matches!(err, SandboxError::InvalidResponse(ref m) if m.contains("200..599")),
             "{err:?}"
         );
     }
@@ -79,10 +85,13 @@ async fn respond_refuses_bad_status_and_forbidden_headers() {
         "x-payment-response",
         "content-type",
         "x-toolhost-receipt",
+        "x-receipt-id",
+        "x-accel-redirect",
+        "x-sendfile",
     ] {
         let err = err(invoke(&pool, &header, json!(name)).await);
         assert!(
-            matches!(err, SandboxError::HandlerError(ref m) if m.contains(name)),
+            matches!(err, SandboxError::InvalidResponse(ref m) if m.contains(name)),
             "{err:?}"
         );
     }

@@ -42,6 +42,7 @@ pub async fn register(
     headers: HeaderMap,
     JsonBody(request): JsonBody<RegisterRequest>,
 ) -> ApiResult<Response> {
+    crate::http::rate_limit::anonymous_write()?;
     request.check()?;
     let resource = ResourceInfo {
         url: app.urls.at("/ai/builders/register"),

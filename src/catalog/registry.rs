@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use axum::http::StatusCode;
+use serde_json::json;
 
 use super::model::Endpoint;
 use super::schema::{self, Violation};
@@ -19,22 +20,38 @@ use crate::store::{Batch, Store, StoreError, Tree};
 /// An endpoint with its validators ready.
 pub struct CompiledEndpoint {
     pub endpoint: Endpoint,
-    pub input_validator: jsonschema::Validator,
-    pub output_validator: jsonschema::Validator,
+    /// Shared so a large input can be validated on the blocking pool.
+    pub input_validator: Arc<jsonschema::Validator>,
+    pub output_validator: Arc<jsonschema::Validator>,
 }
 
 impl CompiledEndpoint {
+    /// Compiles a new or changed endpoint: its schemas must be valid, with linear-time patterns.
     pub fn compile(endpoint: Endpoint) -> Result<Self, CatalogError> {
+        Self::compile_with(endpoint, schema::compile)
+    }
+
+    /// Compiles a stored endpoint, accepting patterns from before they had to be linear-time
+    /// (run with a bounded backtracking engine), so an upgrade never stops the server starting.
+    fn load(endpoint: Endpoint) -> Result<Self, CatalogError> {
+        Self::compile_with(endpoint, schema::compile_stored)
+    }
+
+    fn compile_with(
+        endpoint: Endpoint,
+        compile: fn(&serde_json::Value) -> Result<jsonschema::Validator, schema::SchemaError>,
+    ) -> Result<Self, CatalogError> {
+        let invalid = |field| {
+            move |e: schema::SchemaError| CatalogError::InvalidSchema {
+                field,
+                message: e.message,
+                pointer: e.pointer,
+            }
+        };
         let input_validator =
-            schema::compile(&endpoint.input_schema).map_err(|m| CatalogError::InvalidSchema {
-                field: "inputSchema",
-                message: m,
-            })?;
+            Arc::new(compile(&endpoint.input_schema).map_err(invalid("inputSchema"))?);
         let output_validator =
-            schema::compile(&endpoint.output_schema).map_err(|m| CatalogError::InvalidSchema {
-                field: "outputSchema",
-                message: m,
-            })?;
+            Arc::new(compile(&endpoint.output_schema).map_err(invalid("outputSchema"))?);
         Ok(Self {
             endpoint,
             input_validator,
@@ -48,6 +65,17 @@ impl CompiledEndpoint {
 
     pub fn output_violations(&self, output: &serde_json::Value) -> Vec<Violation> {
         schema::violations(&self.output_validator, output)
+    }
+
+    /// [`input_violations`](Self::input_violations) for request handlers (see
+    /// [`schema::violations_off_worker`]).
+    pub async fn input_violations_async(&self, input: &serde_json::Value) -> Vec<Violation> {
+        schema::violations_off_worker(&self.input_validator, input).await
+    }
+
+    /// [`output_violations`](Self::output_violations) for request handlers.
+    pub async fn output_violations_async(&self, output: &serde_json::Value) -> Vec<Violation> {
+        schema::violations_off_worker(&self.output_validator, output).await
     }
 }
 
@@ -63,6 +91,8 @@ pub enum CatalogError {
     InvalidSchema {
         field: &'static str,
         message: String,
+        /// JSON pointer into the schema, when the fault is in one place.
+        pointer: Option<String>,
     },
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -78,8 +108,11 @@ impl From<CatalogError> for ApiError {
             CatalogError::Conflict(_) => {
                 ApiError::new(StatusCode::CONFLICT, "edit_conflict", e.to_string())
             }
-            CatalogError::InvalidSchema { .. } => {
-                ApiError::unprocessable("invalid_schema", e.to_string())
+            CatalogError::InvalidSchema {
+                field, ref pointer, ..
+            } => {
+                let details = json!({ "field": field, "pointer": pointer });
+                ApiError::unprocessable("invalid_schema", e.to_string()).with_details(details)
             }
             CatalogError::Store(e) => e.into(),
         }
@@ -117,7 +150,7 @@ impl Registry {
             for (key, bytes) in page {
                 let endpoint = decode(&key, &bytes)?;
                 let slug = endpoint.slug.clone();
-                by_slug.insert(slug, Arc::new(CompiledEndpoint::compile(endpoint)?));
+                by_slug.insert(slug, Arc::new(CompiledEndpoint::load(endpoint)?));
             }
         }
         let mut map = self.write();

@@ -1,5 +1,7 @@
 //! JSON Schema checks for endpoint inputs and outputs.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -14,16 +16,96 @@ pub struct Violation {
     pub schema_path: String,
 }
 
-/// Compiles a schema, refusing documents that are not themselves valid JSON Schema.
-pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    if let Err(e) = jsonschema::meta::validate(schema) {
-        return Err(format!(
-            "not a valid JSON Schema: {e} (at {})",
-            e.instance_path
-        ));
-    }
-    jsonschema::validator_for(schema).map_err(|e| format!("not a valid JSON Schema: {e}"))
+/// A schema that cannot be compiled, with the JSON pointer (into the schema) of the offending
+/// part when it is known.
+#[derive(Debug)]
+pub(super) struct SchemaError {
+    pub message: String,
+    pub pointer: Option<String>,
 }
+
+/// Largest compiled size of one schema pattern. The `regex` crate matches in time linear in
+/// the input for a given pattern; this bounds the pattern's side of that product.
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// Compiles a schema, refusing documents that are not themselves valid JSON Schema.
+///
+/// `pattern` and `patternProperties` use the `regex` crate, which never backtracks: a
+/// builder's pattern cannot make validation take more than linear time in the input. Patterns
+/// it cannot express (lookaround, backreferences) are refused here, at publish time, with the
+/// pointer of the pattern.
+pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        return Err(SchemaError {
+            message: format!("not a valid JSON Schema: {e} (at {})", e.instance_path),
+            pointer: Some(e.instance_path.to_string()),
+        });
+    }
+    jsonschema::options()
+        .with_pattern_options(jsonschema::PatternOptions::regex().size_limit(PATTERN_SIZE_LIMIT))
+        .build(schema)
+        .map_err(|e| match &e.kind {
+            jsonschema::error::ValidationErrorKind::Format { format } if format == "regex" => {
+                let pointer = pattern_pointer(schema, e.instance_path.as_str(), &e.instance);
+                SchemaError {
+                    message: format!(
+                        "the pattern at {pointer} is not supported: patterns use a linear-time \
+                         regular expression engine, without lookaround, backreferences or \
+                         oversized repetitions"
+                    ),
+                    pointer: Some(pointer),
+                }
+            }
+            _ => SchemaError {
+                message: format!("not a valid JSON Schema: {e}"),
+                pointer: None,
+            },
+        })
+}
+
+/// The pointer of the refused pattern. jsonschema reports the schema holding a `pattern` (with
+/// the pattern), or a `patternProperties` object (with one of its subschemas); in the latter,
+/// the first key the `regex` crate refuses is named (ECMA-262 classes such as `\d` mean the same
+/// there).
+fn pattern_pointer(schema: &Value, at: &str, instance: &Value) -> String {
+    if instance.is_string() {
+        return format!("{at}/pattern");
+    }
+    schema
+        .pointer(at)
+        .and_then(Value::as_object)
+        .and_then(|patterns| {
+            patterns.keys().find(|key| {
+                regex::RegexBuilder::new(key)
+                    .size_limit(PATTERN_SIZE_LIMIT)
+                    .build()
+                    .is_err()
+            })
+        })
+        .map_or_else(
+            || at.to_string(),
+            |key| format!("{at}/{}", key.replace('~', "~0").replace('/', "~1")),
+        )
+}
+
+/// Compiles a schema stored before patterns had to be linear-time: with the backtracking
+/// engine, capped so that one match gives up (and fails validation) after a bounded number of
+/// steps. New and changed schemas go through [`compile`].
+pub(super) fn compile_stored(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+    compile(schema).or_else(|refused| {
+        jsonschema::options()
+            .with_pattern_options(
+                jsonschema::PatternOptions::fancy_regex()
+                    .backtrack_limit(STORED_BACKTRACK_LIMIT)
+                    .size_limit(PATTERN_SIZE_LIMIT),
+            )
+            .build(schema)
+            .map_err(|_| refused)
+    })
+}
+
+/// Backtracking steps one match of a legacy stored pattern may take.
+const STORED_BACKTRACK_LIMIT: usize = 100_000;
 
 /// Every violation of `instance`, in document order.
 pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
@@ -35,6 +117,54 @@ pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) ->
             schema_path: e.schema_path.to_string(),
         })
         .collect()
+}
+
+/// [`violations`] for request handlers: a large document is validated on the blocking pool, so
+/// validating it (linear in its size with linear-time patterns, but up to the body or result
+/// limit) never holds an async worker that `/healthz` and other requests need. Small ones,
+/// nearly every call, stay inline: a hop to the blocking pool costs more than they do.
+pub(crate) async fn violations_off_worker(
+    validator: &Arc<jsonschema::Validator>,
+    instance: &Value,
+) -> Vec<Violation> {
+    if !is_large(instance) {
+        return violations(validator, instance);
+    }
+    let (validator, instance) = (validator.clone(), instance.clone());
+    tokio::task::spawn_blocking(move || violations(&validator, &instance))
+        .await
+        .unwrap_or_else(|e| {
+            vec![Violation {
+                pointer: String::new(),
+                message: format!("validation did not complete: {e}"),
+                schema_path: String::new(),
+            }]
+        })
+}
+
+/// Documents above this many bytes (strings and keys counted) are validated off the async workers.
+const LARGE_INPUT_BYTES: usize = 16 * 1024;
+
+/// Whether `value` holds more than [`LARGE_INPUT_BYTES`]; stops counting once it does.
+fn is_large(value: &Value) -> bool {
+    fn spend(budget: &mut usize, n: usize) -> bool {
+        *budget = budget.saturating_sub(n.max(1));
+        *budget == 0
+    }
+    fn count(value: &Value, budget: &mut usize) -> bool {
+        match value {
+            Value::String(s) => spend(budget, s.len()),
+            Value::Array(items) => {
+                spend(budget, items.len()) || items.iter().any(|v| count(v, budget))
+            }
+            Value::Object(map) => map
+                .iter()
+                .any(|(k, v)| spend(budget, k.len()) || count(v, budget)),
+            _ => spend(budget, 8),
+        }
+    }
+    let mut budget = LARGE_INPUT_BYTES;
+    count(value, &mut budget)
 }
 
 /// A plausible request body for a schema: its `examples`/`default` where given, otherwise
@@ -151,6 +281,33 @@ mod tests {
         assert!(compile(&json!({"type": "no-such-type"})).is_err());
         assert!(compile(&json!({"required": "url"})).is_err());
         assert!(compile(&json!({"type": "object"})).is_ok());
+    }
+
+    #[test]
+    fn refuses_patterns_the_linear_engine_cannot_run() {
+        let lookbehind =
+            json!({"properties": {"name": {"type": "string", "pattern": "^(\\w+\\s?)*(?<!x)$"}}});
+        let e = compile(&lookbehind).unwrap_err();
+        assert_eq!(
+            e.pointer.as_deref(),
+            Some("/properties/name/pattern"),
+            "{e:?}"
+        );
+        let keyed = json!({"patternProperties": {"^a$": {}, "(a)\\1": {}}});
+        let e = compile(&keyed).unwrap_err();
+        assert_eq!(
+            e.pointer.as_deref(),
+            Some("/patternProperties/(a)\\1"),
+            "{e:?}"
+        );
+        let closed = json!({"additionalProperties": false, "patternProperties": {"^(?=a)": {}}});
+        assert!(compile(&closed).is_err());
+        // ECMA-262 classes keep working.
+        let digits = compile(&json!({"pattern": "^\\d+$"})).unwrap();
+        assert!(violations(&digits, &json!("123")).is_empty());
+        assert!(!violations(&digits, &json!("12a")).is_empty());
+        // Stored schemas from before load with a bounded backtracking engine.
+        assert!(compile_stored(&lookbehind).is_ok());
     }
 
     #[test]

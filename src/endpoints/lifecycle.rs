@@ -15,7 +15,9 @@ use super::files;
 use super::input::{self, CreateRequest, FieldError, PatchRequest};
 use crate::app::App;
 use crate::auth::Caller;
-use crate::catalog::{CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status};
+use crate::catalog::{
+    Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status,
+};
 use crate::events::{self, EventKind};
 use crate::http::error::ApiError;
 use crate::logs;
@@ -139,9 +141,16 @@ fn scan_targets<'a>(
     groups: &[String],
     files: &'a BTreeMap<String, Option<String>>,
     response_text: &'a str,
+    schema_texts: &'a [(&'static str, String)],
 ) -> Vec<(String, &'a str)> {
     let wants = |g: &str| groups.iter().any(|x| x == g);
     let mut out: Vec<(String, &str)> = Vec::new();
+    out.extend(
+        schema_texts
+            .iter()
+            .filter(|(field, _)| wants(field))
+            .map(|(field, text)| (field.to_string(), text.as_str())),
+    );
     if wants("title") {
         out.push(("title".into(), &endpoint.title));
     }
@@ -196,7 +205,17 @@ fn apply_scan(
         .as_ref()
         .map(Value::to_string)
         .unwrap_or_default();
-    let found = safety::scan(scan_targets(endpoint, groups, files, &response_text));
+    let schema_texts = [
+        ("inputSchema", schema_text(&endpoint.input_schema)),
+        ("outputSchema", schema_text(&endpoint.output_schema)),
+    ];
+    let found = safety::scan(scan_targets(
+        endpoint,
+        groups,
+        files,
+        &response_text,
+        &schema_texts,
+    ));
     let verdict = ContentSafety::after_scan(endpoint.content_safety.as_ref(), groups, found, now)
         .map_err(EndpointError::Blocked)?;
     if verdict.status == SafetyStatus::Review {
@@ -204,6 +223,36 @@ fn apply_scan(
     }
     endpoint.content_safety = Some(verdict);
     Ok(())
+}
+
+/// The text a schema shows to whoever reads the catalog: every key, string and number (titles,
+/// descriptions, examples, defaults, enum and const values), one per line, unescaped, so the
+/// detectors see a key or a card number as they would in a description.
+fn schema_text(schema: &Value) -> String {
+    fn collect(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Number(n) => {
+                out.push_str(&n.to_string());
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
+            Value::Object(map) => {
+                for (key, v) in map {
+                    out.push_str(key);
+                    out.push('\n');
+                    collect(v, out);
+                }
+            }
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut out = String::new();
+    collect(schema, &mut out);
+    out
 }
 
 fn is_flagged(endpoint: &Endpoint) -> bool {
@@ -302,7 +351,17 @@ pub async fn create(
         updated_at: now,
     };
     if builder.is_some() {
-        let all = ["title", "description", "tags", "source", "response", "env"].map(String::from);
+        let all = [
+            "title",
+            "description",
+            "tags",
+            "source",
+            "response",
+            "env",
+            "inputSchema",
+            "outputSchema",
+        ]
+        .map(String::from);
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
     let compiled = app.catalog.insert_new(endpoint).await?;
@@ -370,6 +429,13 @@ pub async fn update(
         mark("priceUsd");
     }
     if let Some(source) = patch.source {
+        // A grant covers the code the admin reviewed: when its owner changes the code, what
+        // was granted is withdrawn (the requests stay) until the admin grants it again.
+        let new_code = ep.source.as_deref() != Some(source.as_str());
+        if new_code && is_builder && ep.granted_capabilities != Capabilities::default() {
+            ep.granted_capabilities = Capabilities::default();
+            mark("grantedCapabilities");
+        }
         ep.source = Some(source);
         mark("source");
     }

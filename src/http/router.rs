@@ -15,7 +15,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ApiError;
-use super::{metrics, openapi};
+use super::{metrics, openapi, rate_limit};
 use crate::app::AppState;
 use crate::{
     builders, catalog, endpoints, events, logs, manifest, mcp, payments, quotes, receipts, revenue,
@@ -86,6 +86,11 @@ pub fn build_router(app: AppState) -> Router {
     let (router, document) = api_routes().split_for_parts();
     let document = std::sync::Arc::new(document);
     let timeout = app.config.limits.request_timeout;
+    let limiter = app
+        .config
+        .limits
+        .anonymous_writes
+        .map(|limit| std::sync::Arc::new(rate_limit::RateLimiter::new(limit)));
     router
         .route(
             "/openapi.json",
@@ -97,6 +102,7 @@ pub fn build_router(app: AppState) -> Router {
         .merge(crate::web::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(limiter, rate_limit::limit))
         .layer(middleware::from_fn_with_state(app.clone(), metrics::track))
         .layer(middleware::from_fn_with_state(timeout, deadline))
         .layer(DefaultBodyLimit::max(app.config.limits.body_bytes))

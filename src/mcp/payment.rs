@@ -120,10 +120,13 @@ pub(super) fn tool_result(outcome: HttpOutcome) -> Value {
     if let Some(settlement) = decode_header(&headers, &PAYMENT_RESPONSE) {
         meta.insert(PAYMENT_RESPONSE_META.into(), settlement);
     }
-    let receipt = match body.get("receipt") {
-        Some(receipt @ Value::Object(_)) => Some(receipt.clone()),
-        _ => header_text(&headers, &RECEIPT_ID).map(|id| json!({ "receiptId": id })),
-    };
+    // The receipt is the one the server issued, named by its `x-receipt-id` header (a handler
+    // cannot set that header): a body's `receipt` counts only when it is that receipt, so a
+    // handler returning `{receipt: …}` cannot plant a forged one in `_meta`.
+    let receipt = header_text(&headers, &RECEIPT_ID).map(|id| match body.get("receipt") {
+        Some(receipt @ Value::Object(_)) if receipt["receiptId"] == id => receipt.clone(),
+        _ => json!({ "receiptId": id }),
+    });
     if let Some(receipt) = receipt {
         meta.insert(RECEIPT_META.into(), receipt);
     }
@@ -254,9 +257,10 @@ mod tests {
     #[test]
     fn success_carries_settlement_and_receipt() {
         let settlement = json!({"success": true, "transaction": "0x1", "network": "eip155:84532"});
-        let receipt = json!({"receiptId": "rcpt_1"});
+        let receipt = json!({"receiptId": "rcpt_1", "payer": "0xabc"});
         let mut headers = HeaderMap::new();
         headers.insert(PAYMENT_RESPONSE, b64(&settlement));
+        headers.insert(RECEIPT_ID, HeaderValue::from_static("rcpt_1"));
         let body = json!({"ok": true, "receipt": receipt});
         let result = tool_result(HttpOutcome {
             status: StatusCode::OK,
@@ -267,6 +271,29 @@ mod tests {
         assert_eq!(result["structuredContent"], body);
         assert_eq!(result["_meta"][PAYMENT_RESPONSE_META], settlement);
         assert_eq!(result["_meta"][RECEIPT_META], receipt);
+    }
+
+    #[test]
+    fn a_receipt_in_the_body_alone_is_not_taken() {
+        // A free handler returning its own `receipt`, with no receipt issued by the server.
+        let result = tool_result(HttpOutcome {
+            status: StatusCode::OK,
+            headers: HeaderMap::new(),
+            body: json!({"receipt": {"receiptId": "rcpt_forged"}}),
+        });
+        assert!(result.get("_meta").is_none(), "{result}");
+        // Beside a real one, the body's must name it.
+        let mut headers = HeaderMap::new();
+        headers.insert(RECEIPT_ID, HeaderValue::from_static("rcpt_real"));
+        let result = tool_result(HttpOutcome {
+            status: StatusCode::OK,
+            headers,
+            body: json!({"receipt": {"receiptId": "rcpt_forged"}}),
+        });
+        assert_eq!(
+            result["_meta"][RECEIPT_META],
+            json!({"receiptId": "rcpt_real"})
+        );
     }
 
     #[test]

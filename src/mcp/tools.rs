@@ -144,13 +144,13 @@ impl ServiceTool {
             // The quote routes' own handlers, called as the HTTP routes call them.
             ServiceTool::Quote => match parse::<QuoteRequest>(arguments) {
                 Ok(request) => {
-                    route_result(quotes::quote(State(app.clone()), JsonBody(request)).await)
+                    route_result(quotes::quote(State(app.clone()), None, JsonBody(request)).await)
                 }
                 Err(error) => error,
             },
             ServiceTool::ConversionQuote => match parse::<ConversionRequest>(arguments) {
                 Ok(request) => route_result(
-                    quotes::conversion_quote(State(app.clone()), JsonBody(request)).await,
+                    quotes::conversion_quote(State(app.clone()), None, JsonBody(request)).await,
                 ),
                 Err(error) => error,
             },

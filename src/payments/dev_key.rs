@@ -4,14 +4,15 @@
 //! networks only a secp256k1 key is generated (by the [`Keyring`]: `DATA/dev_pay_to_key`, hex,
 //! mode 0600, or the shared store of a cluster) and its address becomes `payTo`; whoever holds
 //! the data dir or the store holds the key to the (testnet) funds.
-//! A configuration that accepts a mainnet network must name its address explicitly.
+//! A configuration that accepts a mainnet network must name its address explicitly, and have a
+//! way to settle (a chain RPC or a remote facilitator).
 
 use std::str::FromStr;
 
 use alloy_primitives::Address;
 use alloy_signer_local::PrivateKeySigner;
 
-use crate::config::PaymentConfig;
+use crate::config::{FacilitatorConfig, PaymentConfig};
 use crate::keyring::Keyring;
 
 #[derive(Debug, thiserror::Error)]
@@ -20,12 +21,25 @@ pub enum PayToError {
     NotAnAddress(String),
     #[error("a mainnet network is accepted, so payTo must be configured (TOOLHOST_PAY_TO)")]
     MainnetNeedsPayTo,
+    #[error("network {0} moves real money, but nothing would collect it: without --evm-rpc-url (and a settler key) or --facilitator-url, payments are only recorded, so only test networks are accepted")]
+    MainnetNeedsSettlement(String),
     #[error("cannot read or create the dev payTo key: {0}")]
     Key(String),
 }
 
 /// The configured `payTo` (checksummed), or the dev key's address on test networks.
+///
+/// Also refuses a mainnet network without a settlement path: such a server would accept
+/// authorizations it can never redeem, and count them as sales.
 pub async fn resolve_pay_to(config: &PaymentConfig, keys: &Keyring) -> Result<String, PayToError> {
+    if config.facilitator == FacilitatorConfig::Local {
+        if let Some(network) = config.networks.iter().find(|n| n.is_mainnet()) {
+            return Err(PayToError::MainnetNeedsSettlement(format!(
+                "{} ({})",
+                network.v1_name, network.caip2
+            )));
+        }
+    }
     if let Some(configured) = &config.pay_to {
         let address = Address::from_str(configured.trim())
             .map_err(|_| PayToError::NotAnAddress(configured.clone()))?;
@@ -59,6 +73,17 @@ mod tests {
         assert_eq!(resolve_pay_to(&config, &keys).await.unwrap(), first);
         let mut mainnet = config.clone();
         mainnet.networks.push(NetworkConfig::base());
+        // Recording only, a mainnet is refused even with an address.
+        mainnet.pay_to = Some("0x000000000000000000000000000000000000dead".into());
+        let refused = resolve_pay_to(&mainnet, &keys).await.unwrap_err();
+        assert!(
+            matches!(refused, PayToError::MainnetNeedsSettlement(ref n) if n == "base (eip155:8453)"),
+            "{refused}"
+        );
+        mainnet.facilitator = FacilitatorConfig::Remote {
+            url: "https://facilitator.example".into(),
+        };
+        mainnet.pay_to = None;
         assert!(matches!(
             resolve_pay_to(&mainnet, &keys).await,
             Err(PayToError::MainnetNeedsPayTo)

@@ -308,6 +308,7 @@ impl X402Settlement {
             on_chain: settlement.status.on_chain(),
             transaction: settlement.transaction.clone(),
             facilitator: Some(settlement.facilitator.into()),
+            collected: Some(settlement.status.on_chain()),
         };
         signer.sign(&mut receipt);
         let batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;

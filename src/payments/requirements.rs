@@ -82,6 +82,9 @@ pub struct Offer {
     pub resource: ResourceInfo,
     pub price: Usd,
     pub accepts: Vec<(NetworkConfig, PaymentRequirements)>,
+    /// Seconds an authorization must stay valid beyond now to be accepted, so it can still be
+    /// settled after the handler has run.
+    pub settle_margin_secs: u64,
 }
 
 impl Offer {
@@ -109,6 +112,7 @@ impl Offer {
             resource,
             price,
             accepts,
+            settle_margin_secs: config.settle_margin.as_secs(),
         }
     }
 

@@ -123,6 +123,14 @@ pub fn verify_exact(
         .map_err(|_| PaymentError::Facilitator("configured payTo is not an address".into()))?;
     let msg = message(&payment.payload.authorization)?;
     let signature = parse_signature(&payment.payload.signature)?;
+    if signature.normalize_s().is_some() {
+        // The USDC contract (OpenZeppelin's ECDSA) refuses an `s` in the upper half of the
+        // curve order; such a signature recovers here but could never be settled.
+        return Err(refused(
+            Reason::Signature,
+            "the signature's s is in the upper half of the curve order (not canonical)",
+        ));
+    }
     let hash = msg.eip712_signing_hash(&domain(network, asset));
     let signer = signature.recover_address_from_prehash(&hash).map_err(|_| {
         refused(
@@ -148,25 +156,43 @@ pub fn verify_exact(
             format!("authorization.value must be exactly {}", requirement.amount),
         ));
     }
-    let now = U256::from(now);
-    if msg.validAfter > now {
-        return Err(refused(
-            Reason::ValidAfter,
-            "the authorization is not valid yet (validAfter is in the future)",
-        ));
-    }
-    if msg.validBefore <= now {
-        return Err(refused(
-            Reason::ValidBefore,
-            "the authorization has expired (validBefore has passed)",
-        ));
-    }
+    check_window(&msg, now, offer.settle_margin_secs)?;
     Ok(Verified {
         payer: msg.from,
         nonce: msg.nonce,
         network: network.clone(),
         requirement: requirement.clone(),
     })
+}
+
+/// The authorization's validity window at unix time `now`: valid already, and still valid for
+/// `margin` seconds, the time settling it may take after verification.
+pub(crate) fn check_window(
+    msg: &TransferWithAuthorization,
+    now: u64,
+    margin: u64,
+) -> Result<(), PaymentError> {
+    if msg.validAfter > U256::from(now) {
+        return Err(refused(
+            Reason::ValidAfter,
+            "the authorization is not valid yet (validAfter is in the future)",
+        ));
+    }
+    if msg.validBefore <= U256::from(now) {
+        return Err(refused(
+            Reason::ValidBefore,
+            "the authorization has expired (validBefore has passed)",
+        ));
+    }
+    if msg.validBefore <= U256::from(now.saturating_add(margin)) {
+        return Err(refused(
+            Reason::ValidBefore,
+            format!(
+                "the authorization expires too soon: validBefore must be at least {margin} s from now, so it can be settled"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The 65-byte `r‖s‖v` signature of an authorization.
@@ -274,6 +300,17 @@ mod tests {
         header::decode(&header::encode(&wire)).unwrap()
     }
 
+    /// The malleable twin of a low-s signature: (r, n - s, !v).
+    fn high_s(signature: &str) -> String {
+        let low = parse_signature(signature).unwrap();
+        let n =
+            U256::from_str("0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
+                .unwrap();
+        let high = Signature::new(low.r(), n - low.s(), !low.v());
+        assert_eq!(high.normalize_s(), Some(low));
+        high.to_string()
+    }
+
     fn reason(result: Result<Verified, PaymentError>) -> &'static str {
         match result {
             Err(PaymentError::Refused { reason, .. }) => reason.as_str(),
@@ -364,6 +401,26 @@ mod tests {
         );
         let mut payment = pay(&offer, &signer, true, |_| {});
         payment.payload.signature = "0x1234".into();
+        assert_eq!(
+            reason(verify_exact(&payment, &offer, now)),
+            "invalid_exact_evm_payload_signature"
+        );
+        // Expiring within the settle margin (30 s by default).
+        let payment = pay(&offer, &signer, true, move |a| {
+            a.valid_before = (now + 29).to_string()
+        });
+        assert_eq!(
+            reason(verify_exact(&payment, &offer, now)),
+            "invalid_exact_evm_payload_authorization_valid_before"
+        );
+        let payment = pay(&offer, &signer, true, move |a| {
+            a.valid_before = (now + 31).to_string()
+        });
+        assert!(verify_exact(&payment, &offer, now).is_ok());
+        // The same signature with s flipped to the upper half (and v with it) still recovers
+        // the signer, but the token contract would refuse it.
+        let mut payment = pay(&offer, &signer, true, |_| {});
+        payment.payload.signature = high_s(&payment.payload.signature);
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
             "invalid_exact_evm_payload_signature"

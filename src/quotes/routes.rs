@@ -7,10 +7,20 @@ use serde_json::{json, Value};
 
 use super::{conversion, external, hosted};
 use crate::app::AppState;
+use crate::auth::Caller;
+use crate::catalog::{CatalogError, Endpoint};
+use crate::endpoints;
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
+use crate::http::rate_limit;
 use crate::money::Usd;
 use crate::net::OutboundRequest;
+
+/// Whether `caller` may see `endpoint`: one held for or refused by content-safety review is
+/// not found for anyone but its owner and the admin, here as in the catalog.
+fn visible(endpoint: &Endpoint, caller: Option<&Caller>) -> bool {
+    endpoint.is_listed() || caller.is_some_and(|c| endpoints::can_manage(c, endpoint))
+}
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -28,9 +38,14 @@ pub struct QuoteRequest {
     responses((status = 200, description = "Quote", body = Object), (status = 404, description = "No such endpoint", body = ErrorBody)))]
 pub async fn quote(
     State(app): State<AppState>,
+    caller: Option<Caller>,
     JsonBody(request): JsonBody<QuoteRequest>,
 ) -> ApiResult<Json<Value>> {
+    rate_limit::anonymous_write()?;
     let compiled = app.catalog.require(&request.slug)?;
+    if !visible(&compiled.endpoint, caller.as_ref()) {
+        return Err(CatalogError::NotFound(request.slug).into());
+    }
     let input = request.input.unwrap_or_else(|| {
         compiled
             .endpoint
@@ -66,8 +81,10 @@ pub struct ConversionRequest {
     ))]
 pub async fn conversion_quote(
     State(app): State<AppState>,
+    caller: Option<Caller>,
     JsonBody(request): JsonBody<ConversionRequest>,
 ) -> ApiResult<Json<Value>> {
+    rate_limit::anonymous_write()?;
     let compiled = app
         .catalog
         .get(&request.service_id)
@@ -77,6 +94,7 @@ pub async fn conversion_quote(
                 .into_iter()
                 .find(|c| c.endpoint.id == request.service_id)
         })
+        .filter(|c| visible(&c.endpoint, caller.as_ref()))
         .ok_or_else(|| {
             ApiError::not_found(
                 "service_not_found",
@@ -138,6 +156,8 @@ pub async fn external_quote(
     State(app): State<AppState>,
     JsonBody(request): JsonBody<ExternalQuoteRequest>,
 ) -> ApiResult<Json<Value>> {
+    // Each one makes an outbound request for an anonymous caller.
+    rate_limit::anonymous_write()?;
     let outbound = match request
         .method
         .as_deref()

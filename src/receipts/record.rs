@@ -24,6 +24,13 @@ pub struct ReceiptSettlement {
     pub transaction: Option<String>,
     /// `local` or `remote` for x402 payments.
     pub facilitator: Option<String>,
+    /// x402 payments only: whether the money reached `payTo`, which only a transfer seen mined
+    /// shows. `false` for a payment merely recorded (a test deployment without a chain RPC or a
+    /// remote facilitator: nothing was collected, and the authorization is redeemable by
+    /// whoever holds it) or still pending. Absent on receipts issued before it existed, so
+    /// their signatures still verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collected: Option<bool>,
 }
 
 impl ReceiptSettlement {
@@ -34,6 +41,7 @@ impl ReceiptSettlement {
             on_chain: false,
             transaction: None,
             facilitator: None,
+            collected: None,
         }
     }
 }

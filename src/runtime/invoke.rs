@@ -190,17 +190,18 @@ impl JsRuntime {
                 at: started + std::time::Duration::from_millis(line.at_ms),
             })
             .collect();
+        let result = match report.result {
+            Ok(response) => self.check_output(compiled, response).await,
+            Err(e) => Err(sandbox_error(e)),
+        };
         JsOutcome {
-            result: report
-                .result
-                .map_err(sandbox_error)
-                .and_then(|r| self.check_output(compiled, r)),
+            result,
             lines,
             secrets: revision.secrets.clone(),
         }
     }
 
-    fn check_output(
+    async fn check_output(
         &self,
         compiled: &CompiledEndpoint,
         response: sandbox::HandlerResponse,
@@ -208,7 +209,7 @@ impl JsRuntime {
         let endpoint = &compiled.endpoint;
         let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
         if status.is_success() {
-            let violations = compiled.output_violations(&response.body);
+            let violations = compiled.output_violations_async(&response.body).await;
             if !violations.is_empty() {
                 tracing::warn!(endpoint = %endpoint.slug, ?violations, "handler result breaks its outputSchema");
                 if self.reject_invalid_output {
@@ -271,9 +272,11 @@ fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
         E::Timeout => StatusCode::GATEWAY_TIMEOUT,
         E::Overloaded { .. } => StatusCode::TOO_MANY_REQUESTS,
         E::Internal(_) => return ApiError::internal(e),
-        E::ResourceLimit(_) | E::HandlerError(_) | E::CapabilityDenied(_) | E::CompileError(_) => {
-            StatusCode::INTERNAL_SERVER_ERROR
-        }
+        E::ResourceLimit(_)
+        | E::HandlerError(_)
+        | E::InvalidResponse(_)
+        | E::CapabilityDenied(_)
+        | E::CompileError(_) => StatusCode::INTERNAL_SERVER_ERROR,
     };
     let retry_after = match &e {
         E::Overloaded { retry_after_secs } => Some(*retry_after_secs),

@@ -15,6 +15,7 @@ use crate::app::{App, AppState};
 use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Owner, Status};
 use crate::http::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
+use crate::http::rate_limit;
 use crate::payments::{self, Authorized, Charge, Offer, ResourceInfo};
 use crate::receipts::Receipt;
 use crate::runtime::{HandlerOutput, JsOutcome};
@@ -191,7 +192,12 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
             format!("endpoint {:?} is paused by its owner", endpoint.slug),
         ));
     }
-    let violations = compiled.input_violations(&call.input);
+    if !endpoint.is_paid() {
+        // A free call stores a log entry (and, for receipt-echo, a receipt) for nobody in
+        // particular: limited per client. A paid one is limited by its payment.
+        rate_limit::anonymous_write()?;
+    }
+    let violations = compiled.input_violations_async(&call.input).await;
     if !violations.is_empty() {
         return Err(ApiError::unprocessable(
             "input_invalid",

@@ -3,6 +3,7 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod abuse;
 mod authz;
 mod builders;
 mod catalog;

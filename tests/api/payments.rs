@@ -164,6 +164,11 @@ async fn refusals_carry_x402_reasons() {
             "invalid_exact_evm_payload_authorization_valid_before",
             Box::new(move |a| a.valid_before = (now - 1).to_string()),
         ),
+        // Still valid, but not for the 30 s settling may take.
+        (
+            "invalid_exact_evm_payload_authorization_valid_before",
+            Box::new(move |a| a.valid_before = (now + 5).to_string()),
+        ),
     ];
     for (reason, adjust) in cases {
         let header = pay(&signer, &required, 2, adjust);
@@ -181,6 +186,25 @@ async fn refusals_carry_x402_reasons() {
         json!(PrivateKeySigner::random().address().to_string());
     let forged = (name, toolhost::payments::header::encode(&wire));
     let (status, _, body) = post_paid(&server, PAID, &forged, json!({})).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_payload_signature");
+    // The same signature made malleable (s in the upper half, v flipped): it recovers the
+    // payer, but the token contract would refuse it.
+    let (name, value) = pay(&signer, &required, 1, |_| {});
+    let mut wire = b64json(&value);
+    let low: alloy_primitives::Signature = wire["payload"]["signature"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let order = alloy_primitives::U256::from_str_radix(
+        "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
+        16,
+    )
+    .unwrap();
+    let high = alloy_primitives::Signature::new(low.r(), order - low.s(), !low.v());
+    wire["payload"]["signature"] = json!(high.to_string());
+    let malleable = (name, toolhost::payments::header::encode(&wire));
+    let (status, _, body) = post_paid(&server, PAID, &malleable, json!({})).await;
     assert_payment_required(status, &body, "invalid_exact_evm_payload_signature");
     // Unknown network and scheme.
     let mut wire = b64json(&pay(&signer, &required, 1, |_| {}).1);

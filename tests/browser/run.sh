@@ -9,6 +9,10 @@
 #   TOOLHOST_BIN   the server binary (default: builds it with cargo and uses target/debug/toolhost)
 #   CHROMIUM       the browser (default /usr/bin/chromium)
 set -euo pipefail
+
+# Test/bench load from one loopback address: the per-client limit on anonymous writes would throttle it.
+export TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE=0
+
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 

@@ -5,6 +5,10 @@
 # stops the server. Needs `bash scripts/setup.sh` first (node_modules, .venv).
 #   TOOLHOST_BIN   server binary to use (default: build and use target/debug/toolhost)
 set -euo pipefail
+
+# Test/bench load from one loopback address: the per-client limit on anonymous writes would throttle it.
+export TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE=0
+
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 

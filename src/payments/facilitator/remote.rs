@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::{Facilitator, Settlement, SettlementStatus};
 use crate::payments::header::{PaymentPayload, X402Version};
 use crate::payments::requirements::Offer;
-use crate::payments::verify::{message, Verified};
+use crate::payments::verify::{check_window, message, unix_now, Verified};
 use crate::payments::{PaymentError, Reason};
 
 pub struct RemoteFacilitator {
@@ -114,6 +114,9 @@ impl Facilitator for RemoteFacilitator {
                 )
             })?;
             let msg = message(&payment.payload.authorization)?;
+            // The settle margin is ours: a remote facilitator accepts an authorization valid
+            // for one more second.
+            check_window(&msg, unix_now(), offer.settle_margin_secs)?;
             let answer: VerifyAnswer = self.post("/verify", &Self::body(payment, offer)?).await?;
             if !answer.is_valid {
                 let reason = answer.invalid_reason.unwrap_or_default();
