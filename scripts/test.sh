@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, then the Rust unit and integration tests of the
 # whole workspace (server and sandbox; they include on-chain settlement against a local anvil
-# node, tests/api/chain.rs), the JS handler tests, the MCP client suites
+# node, tests/api/chain.rs, the store conformance suite on sled and a throwaway PostgreSQL, and
+# three toolhost nodes on one PostgreSQL, tests/api/cluster.rs), the API suite once more on
+# PostgreSQL, the JS handler tests, the MCP client suites
 # (tests/mcp/run.sh), and the dashboard and guide in headless Chromium (tests/browser/run.sh).
 # CI runs exactly this (.ci/run).
 set -euo pipefail
@@ -9,6 +11,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 started=$(date +%s)
 cargo test --workspace --locked --no-fail-fast
+# The API suite again with every server's state in PostgreSQL (a throwaway cluster on loopback,
+# a schema per server): the shared store must keep every promise the embedded one does.
+TOOLHOST_TEST_STORE=postgres cargo test -p toolhost --test api --locked --no-fail-fast -- --skip cluster::
 (cd tests/js && node --test)
 # MCP: the TypeScript and Python SDK clients and the conformance suite against a real server.
 bash tests/mcp/run.sh

@@ -176,34 +176,32 @@ impl App {
         let app = Arc::downgrade(self);
         tokio::spawn(async move {
             loop {
-                let slugs = match changes.recv().await {
-                    Ok(change) if change.tree == Tree::Endpoints => {
-                        vec![String::from_utf8_lossy(&change.key).into_owned()]
-                    }
-                    Ok(_) => continue,
-                    Err(RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "change feed lagged; reloading the catalog");
+                match changes.recv().await {
+                    Ok(change) if change.tree != Tree::Endpoints => continue,
+                    Ok(change) if !change.key.is_empty() => {
                         let Some(app) = app.upgrade() else { return };
-                        match app.catalog.reload_all().await {
-                            Ok(gone) => gone,
+                        let slug = String::from_utf8_lossy(&change.key);
+                        match app.catalog.reload(&slug).await {
+                            // Isolates built from the old revision go; the next call builds anew.
+                            Ok(true) => app.runtime.forget(&slug),
+                            Ok(false) => {}
                             Err(e) => {
-                                tracing::error!(error = %e, "reloading the catalog failed");
-                                continue;
+                                tracing::error!(error = %e, endpoint = %slug, "reloading an endpoint failed")
                             }
                         }
+                        continue;
+                    }
+                    // Changes were missed: by the store's feed (empty key) or by this receiver.
+                    Ok(_) => {}
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "change feed lagged; reloading the catalog");
                     }
                     Err(RecvError::Closed) => return,
-                };
+                }
                 let Some(app) = app.upgrade() else { return };
-                for slug in slugs {
-                    match app.catalog.reload(&slug).await {
-                        // Isolates built from the old revision go; the next call builds anew.
-                        Ok(true) => app.runtime.forget(&slug),
-                        Ok(false) => {}
-                        Err(e) => {
-                            tracing::error!(error = %e, endpoint = %slug, "reloading an endpoint failed")
-                        }
-                    }
+                match app.catalog.reload_all().await {
+                    Ok(gone) => gone.iter().for_each(|slug| app.runtime.forget(slug)),
+                    Err(e) => tracing::error!(error = %e, "reloading the catalog failed"),
                 }
             }
         });

@@ -113,7 +113,8 @@ impl Tree {
 pub type Entry = (Vec<u8>, Vec<u8>);
 
 /// A committed write to a [watched](Tree::is_watched) tree, by this node or another: nodes drop
-/// what they cache of `key` and read it again.
+/// what they cache of `key` and read it again. An empty `key` means changes to the tree were
+/// missed (a node fell behind the feed's retention): reload everything cached from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Change {
     pub tree: Tree,

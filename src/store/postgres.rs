@@ -854,9 +854,12 @@ impl ChangePoller {
                     tracing::warn!(
                         tree = tree.name(),
                         missed = gen - *last - 1,
-                        "store change feed fell behind the retention window; entries cached \
-                         from this tree may be stale until they change again"
+                        "store change feed fell behind the retention window; reloading the tree"
                     );
+                    let _ = self.changes.send(Change {
+                        tree: *tree,
+                        key: Vec::new(),
+                    });
                 }
                 *last = gen;
                 if own.remove(&(*tree, gen)) {
