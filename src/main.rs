@@ -37,7 +37,7 @@ enum LogFormat {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the HTTP server on the embedded store.
+    /// Run the HTTP server (on the embedded store, or a shared PostgreSQL with --store).
     Serve(ServeArgs),
 }
 
@@ -46,7 +46,8 @@ struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "TOOLHOST_ADDR", default_value = "127.0.0.1:8402")]
     addr: SocketAddr,
-    /// Data directory (store, generated admin token and keys).
+    /// Data directory of the embedded store (store, generated admin token and keys); unused with
+    /// a PostgreSQL --store.
     #[arg(long, env = "TOOLHOST_DATA", default_value = "./data")]
     data: PathBuf,
     /// Where state lives: `embedded` (sled in DATA/store, the default) or a PostgreSQL URL
@@ -285,11 +286,14 @@ async fn main() -> std::process::ExitCode {
         }
     };
     if let Some(token) = &server.notes.generated_admin_token {
-        // Printed once, on the start that generated it; afterwards it is only in the data dir.
-        println!(
-            "Generated admin token (saved to {}/admin_token, shown once): {token}",
-            server.app.config.data_dir.display()
-        );
+        // Printed once, on the start that generated it; afterwards it is only where it is kept.
+        let kept = match &server.app.config.store {
+            StoreLocation::Embedded => {
+                format!("{}/admin_token", server.app.config.data_dir.display())
+            }
+            StoreLocation::Postgres(_) => "the shared store; every node loads it".to_owned(),
+        };
+        println!("Generated admin token (saved to {kept}, shown once): {token}");
     }
     if !server.notes.seeded.is_empty() {
         tracing::info!(endpoints = ?server.notes.seeded, "seeded catalog");
