@@ -269,6 +269,32 @@ async fn a_database_outage_answers_503_and_heals_without_a_restart() {
     assert_eq!(status, 200, "{created}");
     let required = ask(&node, PAID).await;
 
+    // Free calls (each stores its receipt) keep coming while the database stops and starts:
+    // every answer is a 200 or a retryable 503, never a 500, and no 200 loses its receipt.
+    let stop_load = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load = {
+        let (client, url, stop) = (
+            node.client.clone(),
+            node.url("/tools/receipt-echo"),
+            stop_load.clone(),
+        );
+        tokio::spawn(async move {
+            let mut answers = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) && answers.len() < 5000 {
+                let response = client
+                    .post(&url)
+                    .json(&json!({"n": answers.len()}))
+                    .send()
+                    .await;
+                let (status, body) = read(response.expect("the node stays up")).await;
+                answers.push((status, body));
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            answers
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
     // Blocking here is fine: the node under test is another process.
     cluster.stop().unwrap();
     // Reads served from memory still work; anything that needs the store is a retryable 503.
@@ -277,6 +303,7 @@ async fn a_database_outage_answers_503_and_heals_without_a_restart() {
     assert_error(status, &body, 503, "store_unavailable");
     let (status, body) = node.get("/ai/receipts/rcpt_none").await;
     assert_error(status, &body, 503, "store_unavailable");
+    tokio::time::sleep(Duration::from_millis(300)).await;
 
     cluster.start().unwrap();
     let healed = within(Duration::from_secs(15), async || {
@@ -288,6 +315,26 @@ async fn a_database_outage_answers_503_and_heals_without_a_restart() {
         healed.is_some(),
         "the node did not recover after the database came back"
     );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stop_load.store(true, std::sync::atomic::Ordering::SeqCst);
+    let answers = load.await.unwrap();
+    let unavailable = answers.iter().filter(|(s, _)| *s == 503).count();
+    assert!(unavailable > 0, "the load never met the outage");
+    for (status, body) in &answers {
+        match status.as_u16() {
+            200 => {
+                let id = body["receipt"]["receiptId"].as_str().unwrap();
+                let (status, _) = node.get(&format!("/ai/receipts/{id}")).await;
+                assert_eq!(
+                    status, 200,
+                    "receipt {id} answered during the outage is lost"
+                );
+            }
+            _ => assert_error(*status, body, 503, "store_unavailable"),
+        }
+    }
+    assert_eq!(answers.last().unwrap().0, 200, "the load did not recover");
+
     // The payment refused during the outage was not spent: it is served now.
     let (status, body) = post_paid(&node, &header, json!({})).await;
     assert_eq!(status, 200, "{body}");

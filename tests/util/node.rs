@@ -41,6 +41,8 @@ impl Node {
             ])
             .args(args)
             .env("RUST_LOG", "warn")
+            // Test load comes from one loopback address; the per-client limit is tested elsewhere.
+            .env("TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE", "0")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
