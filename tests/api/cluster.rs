@@ -138,8 +138,14 @@ async fn changes_on_one_node_are_served_by_the_others_within_a_second() {
     let (status, body) = a.post("/tools/hello-cluster", &json!({})).await;
     assert_error(status, &body, 503, "endpoint_paused");
 
-    let (status, _) = c.admin("DELETE", "/ai/endpoints/hello-cluster", None).await;
-    assert_eq!(status, 200);
+    // C deletes it, once C has seen it too.
+    let seen = within(PROPAGATION, async || {
+        c.post("/tools/hello-cluster", &json!({})).await.0 == 503
+    })
+    .await;
+    assert!(seen.is_some(), "C never saw the endpoint");
+    let (status, body) = c.admin("DELETE", "/ai/endpoints/hello-cluster", None).await;
+    assert_eq!(status, 200, "{body}");
     for node in [a, b] {
         let gone = within(PROPAGATION, async || {
             node.post("/tools/hello-cluster", &json!({})).await.0 == 404
