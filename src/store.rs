@@ -135,6 +135,11 @@ pub enum StoreError {
     /// the caller may retry. Answered 503 `store_unavailable`.
     #[error("store unavailable: {0}")]
     Unavailable(String),
+    /// The engine went away while committing: the write may or may not have been applied.
+    /// Also answered 503 `store_unavailable`, saying so; conditions (nonce claims, receipt ids)
+    /// keep a retry from applying a change twice.
+    #[error("store unavailable while committing; the write may or may not be applied: {0}")]
+    InDoubt(String),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

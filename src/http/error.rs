@@ -170,6 +170,16 @@ impl From<StoreError> for ApiError {
                 )
                 .with_retry_after(2)
             }
+            StoreError::InDoubt(cause) => {
+                tracing::warn!(error = %cause, "store went away while committing");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "store_unavailable",
+                    "storage went away while saving; the change may or may not have been made, \
+                     try again shortly (payments are never taken twice)",
+                )
+                .with_retry_after(2)
+            }
             other => ApiError::internal(other),
         }
     }

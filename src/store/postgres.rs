@@ -583,11 +583,7 @@ fn classify(e: &tokio_postgres::Error, phase: Phase) -> TxError {
     if is_connection_lost(e) {
         return TxError::Store(match phase {
             Phase::Before => StoreError::Unavailable(describe(e)),
-            Phase::Commit => StoreError::Engine(format!(
-                "the database connection was lost while committing, so the write may or may \
-                 not have been applied: {}",
-                describe(e)
-            )),
+            Phase::Commit => StoreError::InDoubt(describe(e)),
         });
     }
     TxError::Store(StoreError::Engine(describe(e)))

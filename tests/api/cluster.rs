@@ -336,7 +336,12 @@ async fn a_database_outage_answers_503_and_heals_without_a_restart() {
                     "receipt {id} answered during the outage is lost"
                 );
             }
-            _ => assert_error(*status, body, 503, "store_unavailable"),
+            _ => assert_eq!(
+                (status.as_u16(), body["error"]["code"].as_str()),
+                (503, Some("store_unavailable")),
+                "{body}\nnode log:\n{}",
+                node.log()
+            ),
         }
     }
     assert_eq!(answers.last().unwrap().0, 200, "the load did not recover");

@@ -15,6 +15,8 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
 /// A running `toolhost serve` child process, killed (SIGKILL) when dropped.
 pub struct Node {
     child: Child,
+    /// Where the node's stderr (its log) goes, for failure messages.
+    log: tempfile::NamedTempFile,
     pub base: String,
     pub client: reqwest::Client,
 }
@@ -31,6 +33,7 @@ impl Node {
 
     /// Like [`Node::start`], but a node that exits or never listens gives what it printed.
     pub fn try_start(args: &[&str]) -> Result<Node, String> {
+        let log = tempfile::NamedTempFile::new().expect("log file");
         let mut child = Command::new(BIN)
             .args([
                 "serve",
@@ -44,7 +47,7 @@ impl Node {
             // Test load comes from one loopback address; the per-client limit is tested elsewhere.
             .env("TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE", "0")
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(log.reopen().expect("log file"))
             .spawn()
             .expect("spawn toolhost");
         let stdout = child.stdout.take().expect("stdout");
@@ -62,15 +65,21 @@ impl Node {
                 std::thread::spawn(move || for _ in reader.lines() {});
                 return Ok(Node {
                     child,
+                    log,
                     base: url.to_string(),
                     client: reqwest::Client::new(),
                 });
             }
         }
         let _ = child.kill();
-        let output = child.wait_with_output().expect("wait");
-        printed.push_str(&String::from_utf8_lossy(&output.stderr));
+        let _ = child.wait();
+        printed.push_str(&std::fs::read_to_string(log.path()).unwrap_or_default());
         Err(printed)
+    }
+
+    /// What the node has logged so far (warnings and errors: `RUST_LOG=warn`).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 
     pub fn url(&self, path: &str) -> String {
