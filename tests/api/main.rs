@@ -8,6 +8,7 @@ mod builders;
 mod catalog;
 mod chain;
 mod cli;
+mod crash;
 mod errors;
 mod js_client;
 mod lifecycle;
