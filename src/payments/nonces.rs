@@ -95,7 +95,7 @@ pub struct SettlingNote {
 /// What a nonce key holds, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stored {
-    Claim(ClaimRecord),
+    Claim(Box<ClaimRecord>),
     /// `pending/{claimId}`: no time, no sale.
     Legacy,
     /// Spent by this receipt.
@@ -107,7 +107,7 @@ impl Stored {
     pub fn parse(bytes: &[u8]) -> Result<Stored, StoreError> {
         if bytes.first() == Some(&b'{') {
             return serde_json::from_slice(bytes)
-                .map(Stored::Claim)
+                .map(|record| Stored::Claim(Box::new(record)))
                 .map_err(|e| StoreError::Corrupt(format!("nonce claim: {e}")));
         }
         if bytes.starts_with(LEGACY_PREFIX) {
@@ -326,7 +326,7 @@ mod tests {
         let r = record(5);
         assert_eq!(
             Stored::parse(&r.to_bytes().unwrap()).unwrap(),
-            Stored::Claim(r)
+            Stored::Claim(Box::new(r))
         );
         assert_eq!(Stored::parse(b"pending/abc").unwrap(), Stored::Legacy);
         assert_eq!(
