@@ -9,7 +9,8 @@ use crate::http::metrics::Metrics;
 use crate::keyfile::{self, Origin};
 use crate::keyring::Keyring;
 use crate::net::OutboundClient;
-use crate::payments::{facilitator, resolve_pay_to, Payments};
+use crate::payments::recovery::{self, Cutoffs, Recovery};
+use crate::payments::{facilitator, nonces, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
 use crate::recorder::Recorder;
 use crate::runtime::JsRuntime;
@@ -37,6 +38,10 @@ pub struct App {
     pub secrets: SecretsCipher,
     /// Stores invocation logs and events off the request path.
     pub recorder: Recorder,
+    /// This process's id among the nodes sharing the store (in nonce claims and logs).
+    pub node_id: String,
+    /// Resolves orphaned nonce claims and pending on-chain settlements.
+    pub recovery: Recovery,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -147,8 +152,19 @@ impl App {
             })
         };
         let recorder = Recorder::start(store.clone(), is_current);
+        let urls = Urls::new(&base);
+        let recovery = Recovery::new(
+            store.clone(),
+            payments.facilitator.clone(),
+            receipt_signer.clone(),
+            urls.clone(),
+            recovery::stale_bound(&config),
+            config.payment.recovery_interval,
+        );
         let app = App {
-            urls: Urls::new(&base),
+            urls,
+            node_id: format!("node_{}", uuid::Uuid::new_v4().simple()),
+            recovery,
             runtime: JsRuntime::new(
                 &config.runtime,
                 store.clone(),
@@ -167,6 +183,30 @@ impl App {
             config,
         };
         Ok((app, notes))
+    }
+
+    /// Runs the recovery pass once (before anything is served) and then every
+    /// `recovery_interval` in the background, until the app is gone. On the embedded store no
+    /// other process can hold a claim, so the start-up pass resolves every claim whatever its
+    /// age (see `payments::recovery`).
+    pub async fn start_recovery(self: &Arc<Self>) {
+        let recovery = &self.recovery;
+        let now = nonces::now_ms();
+        let cutoffs = match self.config.store {
+            StoreLocation::Embedded => Cutoffs::exclusive_start(now, recovery.bound),
+            StoreLocation::Postgres(_) => Cutoffs::periodic(now, recovery.bound),
+        };
+        recovery.run_pass(cutoffs).await;
+        let app = Arc::downgrade(self);
+        let interval = recovery.interval;
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(interval).await;
+                let Some(app) = app.upgrade() else { return };
+                let cutoffs = Cutoffs::periodic(nonces::now_ms(), app.recovery.bound);
+                app.recovery.run_pass(cutoffs).await;
+            }
+        });
     }
 
     /// Follows the store's change feed, so endpoints created, changed or deleted on another node

@@ -196,6 +196,11 @@ pub struct PaymentConfig {
     pub builder_registration_fee: Usd,
     /// Who verifies and settles x402 payments.
     pub facilitator: FacilitatorConfig,
+    /// Age after which a nonce claim belongs to no live call and recovery resolves it. `None`:
+    /// request timeout + settlement timeout + 60 s (see `payments::recovery`).
+    pub claim_stale_after: Option<Duration>,
+    /// How often orphaned claims and pending on-chain settlements are checked.
+    pub recovery_interval: Duration,
 }
 
 /// Where x402 payments are verified and settled.
@@ -367,6 +372,8 @@ impl Config {
                 settle_margin: Duration::from_secs(30),
                 builder_registration_fee: Usd::from_units(1_000_000),
                 facilitator: FacilitatorConfig::Local,
+                claim_stale_after: None,
+                recovery_interval: crate::payments::recovery::DEFAULT_INTERVAL,
             },
             mcp: McpConfig {
                 allowed_origins: Vec::new(),

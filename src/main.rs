@@ -143,6 +143,16 @@ struct ServeArgs {
     /// How long to wait for a settlement transaction to be mined before recording it as pending.
     #[arg(long, env = "TOOLHOST_SETTLEMENT_TIMEOUT_SECS", default_value_t = 15)]
     settlement_timeout_secs: u64,
+    /// Age in seconds after which a payment's nonce claim belongs to no live call, so recovery
+    /// releases it (or records the sale when the chain says the transfer happened). Default:
+    /// request timeout + settlement timeout + 60. On the embedded store every claim found at
+    /// start-up is resolved whatever its age (no other process can hold one).
+    #[arg(long, env = "TOOLHOST_CLAIM_STALE_AFTER_SECS")]
+    claim_stale_after_secs: Option<u64>,
+    /// How often, in seconds, orphaned nonce claims and pending on-chain settlements are checked.
+    #[arg(long, env = "TOOLHOST_RECOVERY_INTERVAL_SECS", default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..))]
+    recovery_interval_secs: u64,
 }
 
 /// The settler's key itself, read from the environment only.
@@ -192,6 +202,8 @@ impl ServeArgs {
             config.payment.networks = self.networks;
         }
         config.mcp.allowed_origins = self.mcp_allowed_origins;
+        config.payment.claim_stale_after = self.claim_stale_after_secs.map(Duration::from_secs);
+        config.payment.recovery_interval = Duration::from_secs(self.recovery_interval_secs);
         let key_value = std::env::var(SETTLER_KEY_ENV)
             .ok()
             .filter(|k| !k.trim().is_empty());

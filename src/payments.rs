@@ -17,7 +17,9 @@
 //! - `verify`: the `exact` EVM scheme check (EIP-712 typed data, signer recovery with alloy).
 //! - `facilitator`: the verify/settle seam, `local` (ledger or on-chain settlement, `chain`) and
 //!   `remote` implementations.
-//! - `nonces`: atomic nonce claims.
+//! - `nonces`: atomic nonce claims, and the claim record recovery reads.
+//! - `recovery`: orphaned claims and pending on-chain settlements, resolved at start-up and in
+//!   the background.
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
 //! - `gate`: the seam the invocation pipeline calls.
 //! - `dev_key`: the generated receiving address of a local/dev server.
@@ -27,7 +29,8 @@ mod dev_key;
 pub mod facilitator;
 mod gate;
 pub mod header;
-mod nonces;
+pub mod nonces;
+pub mod recovery;
 pub mod requirements;
 pub mod routes;
 pub mod verify;

@@ -7,7 +7,18 @@
 //!
 //! Keys in the ledger tree: `sale/{receiptId}` (receipt ids are UUIDv7, so key order is time
 //! order), `settings/{builderId}`, `packet/{builderId}/{packetId}`, `paid/{receiptId}` → packet
-//! id (a receipt is paid out at most once: packets claim their receipts with `require_absent`).
+//! id (a receipt is paid out at most once: packets claim their receipts with `require_absent`),
+//! `pending/{receiptId}` → a settlement broadcast on-chain but not yet seen mined (written with
+//! the sale, removed by the reconciler in `payments::recovery`).
+//!
+//! # Pending settlements and exactness
+//! A sale whose transfer is still pending counts in revenue (the call was served and the
+//! transfer is on its way) but is not paid out: packets take only sales without a pending
+//! entry. When the reconciler finds the transfer mined, it removes the entry and the sale
+//! becomes payable; when it finds it reverted or dropped, it removes the sale and the entry in
+//! one batch (conditioned on the sale not being in a packet, which it cannot be). So no signed
+//! packet ever includes money that did not arrive, no packet needs a clawback, and every report
+//! stays a sum over the sales that exist.
 //!
 //! # Layout
 //! - `report`: revenue by endpoint and by day.
@@ -41,9 +52,15 @@ pub struct Sale {
 }
 
 pub const SALE_PREFIX: &[u8] = b"sale/";
+pub const PENDING_PREFIX: &[u8] = b"pending/";
 
-fn sale_key(receipt_id: &str) -> Vec<u8> {
+pub fn sale_key(receipt_id: &str) -> Vec<u8> {
     [SALE_PREFIX, receipt_id.as_bytes()].concat()
+}
+
+/// The index entry of a sale whose on-chain transfer is not yet seen mined.
+pub fn pending_key(receipt_id: &str) -> Vec<u8> {
+    [PENDING_PREFIX, receipt_id.as_bytes()].concat()
 }
 
 /// Adds the sale to a settling batch.
@@ -67,6 +84,19 @@ pub async fn sales_of(
     seller: &str,
     since: OffsetDateTime,
 ) -> Result<Vec<Sale>, StoreError> {
+    Ok(sale_entries_of(store, seller, since)
+        .await?
+        .into_iter()
+        .map(|(sale, _)| sale)
+        .collect())
+}
+
+/// Like [`sales_of`], with each sale's stored bytes (for batches conditioned on them).
+pub(crate) async fn sale_entries_of(
+    store: &dyn Store,
+    seller: &str,
+    since: OffsetDateTime,
+) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
     let mut out = Vec::new();
     let start = first_key_since(since);
     let mut after: Option<Vec<u8>> = None;
@@ -92,7 +122,7 @@ pub async fn sales_of(
             let sale: Sale =
                 serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             if sale.seller.as_deref() == Some(seller) && sale.at >= since {
-                out.push(sale);
+                out.push((sale, bytes));
             }
         }
     }

@@ -55,6 +55,7 @@ impl Server {
             .map_err(StartupError::Chain)?;
         let app = Arc::new(app);
         app.follow_changes();
+        app.start_recovery().await;
         Ok(Self {
             listener,
             app,

@@ -5,6 +5,19 @@
 //! on-chain ([`chain`]); [`remote::RemoteFacilitator`] speaks the standard facilitator API
 //! (`POST /verify`, `POST /settle`, `GET /supported`). Nonce claims and receipts stay ours
 //! whichever is used, so replay protection never depends on the facilitator.
+//!
+//! # Recovery
+//! A process can die between moving the money and recording it. Two seams let
+//! [`recovery`](super::recovery) put that right:
+//! - [`SettleJournal`]: a facilitator that hands the payment to someone else (a transaction to
+//!   the chain, a `/settle` to a remote facilitator) first tells the journal, which records it
+//!   durably in the nonce claim; if that fails, nothing is submitted.
+//! - [`Facilitator::chain`]: whether it can tell afterwards what became of a payment
+//!   (EIP-3009 `authorizationState`, the transaction's receipt). The local facilitator with
+//!   on-chain settlement can; recording only has nothing to ask (nothing left our hands);
+//!   a remote facilitator cannot, because the standard API (`/verify`, `/settle`,
+//!   `/supported`) has no status call, so a claim that was handed to it and never recorded is
+//!   kept, not released (see `recovery`).
 
 pub mod chain;
 pub mod local;
@@ -12,6 +25,7 @@ pub mod remote;
 
 use std::sync::Arc;
 
+use alloy_primitives::{Address, B256, U256};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
@@ -68,12 +82,15 @@ pub trait Facilitator: Send + Sync {
         offer: &'a Offer,
     ) -> BoxFuture<'a, Result<Verified, PaymentError>>;
 
-    /// Settles a verified payment. Called only after the paid work succeeded.
+    /// Settles a verified payment. Called only after the paid work succeeded. Before anything
+    /// leaves our hands (a transaction broadcast, a remote `/settle`), `journal` is told; when
+    /// it fails, nothing is submitted and that error is returned.
     fn settle<'a>(
         &'a self,
         payment: &'a PaymentPayload,
         offer: &'a Offer,
         verified: &'a Verified,
+        journal: &'a dyn SettleJournal,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>>;
 
     /// The `{kinds:[{x402Version, scheme, network}]}` this facilitator handles.
@@ -84,6 +101,72 @@ pub trait Facilitator: Send + Sync {
     fn check(&self) -> BoxFuture<'_, Result<(), ChainError>> {
         futures::future::ready(Ok(())).boxed()
     }
+
+    /// What can be asked of the chain about past settlements, if this facilitator can ask it.
+    /// `None` by default (record-only, remote).
+    fn chain(&self) -> Option<&dyn ChainStatus> {
+        None
+    }
+}
+
+/// Where a settlement notes, just before the payment leaves our hands, what recovery needs if
+/// the process dies before the outcome is recorded.
+pub trait SettleJournal: Send + Sync {
+    /// `transaction`: the hash about to be broadcast (`None`: a remote facilitator submits).
+    /// An error means the claim is no longer ours: submit nothing.
+    fn before_submit(&self, transaction: Option<B256>) -> BoxFuture<'_, Result<(), PaymentError>>;
+}
+
+/// A journal that records nothing (callers with no claim to protect, tests).
+pub struct NoJournal;
+
+impl SettleJournal for NoJournal {
+    fn before_submit(&self, _: Option<B256>) -> BoxFuture<'_, Result<(), PaymentError>> {
+        futures::future::ready(Ok(())).boxed()
+    }
+}
+
+/// The transfer a settlement was to make, as its `Transfer` log must show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExpectedTransfer {
+    pub asset: Address,
+    pub from: Address,
+    pub to: Address,
+    pub value: U256,
+}
+
+/// What the chain says of a settlement transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransferStatus {
+    /// The node does not know the transaction (never arrived, or dropped from its pool).
+    Unknown,
+    /// Known, not yet mined.
+    InPool,
+    /// Mined with status 0: nothing moved.
+    Reverted,
+    /// Mined with status 1 and the expected `Transfer` log.
+    Transferred,
+    /// Mined with status 1 but without the expected `Transfer` log.
+    MinedWithoutTransfer,
+}
+
+/// Questions about past settlements, answered by the chain.
+pub trait ChainStatus: Send + Sync {
+    /// EIP-3009 `authorizationState(authorizer, nonce)` of the asset: whether the authorization
+    /// was used (by anyone).
+    fn authorization_used(
+        &self,
+        asset: Address,
+        authorizer: Address,
+        nonce: B256,
+    ) -> BoxFuture<'_, Result<bool, ChainError>>;
+
+    /// What became of `transaction`, checked against the transfer it was to make.
+    fn transfer_status(
+        &self,
+        transaction: B256,
+        expected: ExpectedTransfer,
+    ) -> BoxFuture<'_, Result<TransferStatus, ChainError>>;
 }
 
 /// The facilitator the configuration names. On-chain settlement goes through one RPC, so every

@@ -11,17 +11,29 @@
 //! claim permanent in the same atomic batch as the receipt and the ledger entry. Once begun, an
 //! x402 settlement runs to its end in a task of its own, because it may move money on-chain:
 //! a request cancelled meanwhile must not leave a transfer without its receipt.
+//!
+//! The claim is a [`ClaimRecord`] (when, which node, and the sale it would settle); just
+//! before the payment leaves our hands the settlement turns it `settling` with the receipt id
+//! and the transaction hash, so that if this process dies, [`recovery`](super::recovery) can
+//! release the claim or record the sale. A settlement broadcast but not mined in time commits
+//! a `pending` receipt and an index entry (`Tree::Ledger` `pending/{receiptId}`) that the
+//! reconciler follows until the transfer is mined or dropped.
 
 use std::sync::Arc;
 
+use alloy_primitives::B256;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use futures::future::BoxFuture;
+use futures::FutureExt;
+
 use super::credits::{self, Grant, CREDIT_HEADER};
-use super::facilitator::{Facilitator, Settlement};
+use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use super::header::{self, PaymentPayload, SettlementResponse};
-use super::nonces::{self, NonceClaim};
+use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
+use super::recovery::PendingSettlement;
 use super::requirements::Offer;
 use super::verify::Verified;
 use super::PaymentError;
@@ -143,7 +155,26 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
         verified.payer,
         verified.nonce,
     );
-    let claim = nonces::claim(store, key).await.map_err(refuse)?;
+    let record = ClaimRecord {
+        claim_id: uuid::Uuid::new_v4().simple().to_string(),
+        claimed_at_ms: nonces::now_ms(),
+        node: app.node_id.clone(),
+        state: ClaimState::Claimed,
+        sale: SaleDraft {
+            purpose: charge.purpose.to_string(),
+            endpoint_slug: charge.endpoint_slug.clone(),
+            seller: charge.seller.clone(),
+            amount_units: charge.offer.price.units(),
+            payer: verified.payer.to_checksum(None),
+            network: verified.network.caip2.clone(),
+            chain_id: verified.network.chain_id,
+            asset: verified.requirement.asset.clone(),
+            pay_to: verified.requirement.pay_to.clone(),
+            nonce: verified.nonce.to_string(),
+        },
+        settling: None,
+    };
+    let claim = nonces::claim(store, key, record).await.map_err(refuse)?;
     Ok(Authorized {
         method: Method::X402(Box::new(X402Payment {
             payment,
@@ -294,8 +325,16 @@ impl X402Settlement {
             verified,
             mut claim,
         } = x402;
+        let journal = ClaimJournal {
+            store: store.as_ref(),
+            claim: &claim.claim,
+            receipt_id: receipt.receipt_id.clone(),
+            request_sha256: receipt.request_sha256.clone(),
+            result_sha256: receipt.result_sha256.clone(),
+            x402_version: payment.version.number(),
+        };
         let settlement: Settlement = facilitator
-            .settle(&payment, &offer, &verified)
+            .settle(&payment, &offer, &verified, &journal)
             .await
             .map_err(|e| offer.refuse(e))?;
         let payer = verified.payer.to_checksum(None);
@@ -311,14 +350,38 @@ impl X402Settlement {
             collected: Some(settlement.status.on_chain()),
         };
         signer.sign(&mut receipt);
-        let batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;
+        let mut batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;
+        if settlement.status == SettlementStatus::Pending {
+            let pending = PendingSettlement {
+                receipt_id: receipt.receipt_id.clone(),
+                transaction: settlement.transaction.clone().unwrap_or_default(),
+                asset: verified.requirement.asset.clone(),
+                payer: payer.clone(),
+                pay_to: verified.requirement.pay_to.clone(),
+                amount_units: offer.price.units(),
+                nonce: verified.nonce.to_string(),
+                since_ms: nonces::now_ms(),
+            };
+            batch = pending.index(batch)?;
+        }
         let batch = claim.claim.commit(batch, &receipt.receipt_id);
-        store.apply(batch).await.map_err(|e| match e {
-            StoreError::ConditionFailed(_) => {
-                ApiError::internal("nonce claim lost before settlement")
+        match store.apply(batch).await {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed(_)) => {
+                // Recovery on another node may have found the transfer on-chain and recorded
+                // this very receipt (it carries the id from the `settling` note): serve that.
+                match claim.claim.current(store.as_ref()).await? {
+                    Some(Stored::Spent(id)) if id == receipt.receipt_id => {
+                        receipt =
+                            crate::store::get_json(store.as_ref(), Tree::Receipts, id.as_bytes())
+                                .await?
+                                .ok_or_else(|| ApiError::internal("recovered receipt missing"))?;
+                    }
+                    _ => return Err(ApiError::internal("nonce claim lost before settlement")),
+                }
             }
-            other => other.into(),
-        })?;
+            Err(other) => return Err(other.into()),
+        }
         claim.done = true;
         let response = SettlementResponse {
             success: true,
@@ -338,7 +401,34 @@ impl X402Settlement {
     }
 }
 
-fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
+/// Turns the claim `settling` with what recovery needs, just before the payment leaves.
+struct ClaimJournal<'a> {
+    store: &'a dyn Store,
+    claim: &'a NonceClaim,
+    receipt_id: String,
+    request_sha256: String,
+    result_sha256: String,
+    x402_version: u8,
+}
+
+impl SettleJournal for ClaimJournal<'_> {
+    fn before_submit(&self, transaction: Option<B256>) -> BoxFuture<'_, Result<(), PaymentError>> {
+        async move {
+            let note = SettlingNote {
+                transaction: transaction.map(|t| t.to_string()),
+                receipt_id: self.receipt_id.clone(),
+                request_sha256: self.request_sha256.clone(),
+                result_sha256: self.result_sha256.clone(),
+                x402_version: self.x402_version,
+                marked_at_ms: nonces::now_ms(),
+            };
+            self.claim.mark_settling(self.store, note).await
+        }
+        .boxed()
+    }
+}
+
+pub(crate) fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
     let bytes = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let key = receipt.receipt_id.as_bytes().to_vec();
     Ok(batch

@@ -1,25 +1,137 @@
-//! EIP-3009 nonce claims: the replay guard.
+//! EIP-3009 nonce claims: the replay guard, and what recovery needs when a call dies mid-way.
 //!
 //! A nonce is unique per token contract and authorizer, so the key is
 //! `{chainId}/{asset}/{from}/{nonce}`. A claim is written with `require_absent` in one atomic
 //! step, so of any number of concurrent requests carrying the same authorization exactly one
-//! gets it. The claim holds `pending/{claimId}` while the handler runs; settling replaces it
-//! with the receipt id in the same batch that writes the receipt, and a failed call deletes it
-//! (only if it is still ours) so the caller may retry the unspent authorization.
+//! gets it. What the key holds says where the payment is:
+//!
+//! | value | meaning |
+//! |---|---|
+//! | a [`ClaimRecord`] (JSON, `state:"claimed"`) | a call is running with this payment |
+//! | a [`ClaimRecord`] with `state:"settling"` | the settlement is about to leave our hands (transaction hash, when there is one, recorded just before it is broadcast) |
+//! | `rcpt_…` | spent by that receipt |
+//! | `pending/{claimId}` | a claim written before claim records existed (legacy) |
+//!
+//! Settling replaces the claim with the receipt id in the same batch that writes the receipt;
+//! a failed call deletes it (only if it is still ours) so the caller may retry the unspent
+//! authorization. Every transition is a compare-and-swap on the exact bytes the claim holder
+//! last wrote, so a claim released or resolved by [`recovery`](super::recovery) meanwhile is
+//! never overwritten: the slower side sees its condition fail and stops.
+//!
+//! The record carries the claim time (recovery only touches claims older than a bound), the
+//! node that claimed it (for the operator's logs), and the sale it would settle, so recovery
+//! can record the sale when the chain says the transfer happened although the process died.
+
+use std::sync::{Arc, Mutex};
 
 use alloy_primitives::{Address, B256};
+use serde::{Deserialize, Serialize};
 
 use super::{PaymentError, Reason};
 use crate::store::{Batch, Store, StoreError, Tree};
 
-/// A pending claim on one nonce.
+/// The legacy claim value's prefix (`pending/{claimId}`), written before claim records.
+pub const LEGACY_PREFIX: &[u8] = b"pending/";
+
+/// What a claimed nonce holds while its call runs. Stored as JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimRecord {
+    pub claim_id: String,
+    pub claimed_at_ms: u64,
+    /// The node (process) that claimed it.
+    pub node: String,
+    pub state: ClaimState,
+    pub sale: SaleDraft,
+    /// Set with `state: settling`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settling: Option<SettlingNote>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimState {
+    /// The call runs; nothing has left our hands.
+    Claimed,
+    /// Settlement was submitted, or is about to be: the money may move.
+    Settling,
+}
+
+/// The sale a claim would settle: what recovery records if the transfer happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaleDraft {
+    /// `invocation` or `builder_registration`.
+    pub purpose: String,
+    pub endpoint_slug: Option<String>,
+    pub seller: Option<String>,
+    /// Atomic units of the asset (USDC: micro-dollars).
+    pub amount_units: u64,
+    /// The authorizer, EIP-55.
+    pub payer: String,
+    /// CAIP-2.
+    pub network: String,
+    pub chain_id: u64,
+    pub asset: String,
+    pub pay_to: String,
+    /// The EIP-3009 nonce, 0x-hex.
+    pub nonce: String,
+}
+
+/// Written just before the payment leaves our hands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettlingNote {
+    /// The transaction about to be broadcast; `None` when a remote facilitator submits it.
+    pub transaction: Option<String>,
+    /// The receipt the call will be given, so recovery issues the same one.
+    pub receipt_id: String,
+    pub request_sha256: String,
+    pub result_sha256: String,
+    pub x402_version: u8,
+    pub marked_at_ms: u64,
+}
+
+/// What a nonce key holds, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stored {
+    Claim(Box<ClaimRecord>),
+    /// `pending/{claimId}`: no time, no sale.
+    Legacy,
+    /// Spent by this receipt.
+    Spent(String),
+}
+
+impl Stored {
+    /// Parses a stored value; a JSON value that is not a claim record is corrupt.
+    pub fn parse(bytes: &[u8]) -> Result<Stored, StoreError> {
+        if bytes.first() == Some(&b'{') {
+            return serde_json::from_slice(bytes)
+                .map(|record| Stored::Claim(Box::new(record)))
+                .map_err(|e| StoreError::Corrupt(format!("nonce claim: {e}")));
+        }
+        if bytes.starts_with(LEGACY_PREFIX) {
+            return Ok(Stored::Legacy);
+        }
+        Ok(Stored::Spent(String::from_utf8_lossy(bytes).into_owned()))
+    }
+}
+
+impl ClaimRecord {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, StoreError> {
+        serde_json::to_vec(self).map_err(|e| StoreError::Corrupt(e.to_string()))
+    }
+}
+
+/// A claim on one nonce held by a running call. Clones share the bytes last written, so the
+/// claim guard releases the claim as it stands (claimed or settling).
 #[derive(Debug, Clone)]
 pub(crate) struct NonceClaim {
     pub(crate) key: Vec<u8>,
-    pub(crate) pending: Vec<u8>,
+    record: Arc<Mutex<(ClaimRecord, Vec<u8>)>>,
 }
 
-pub(crate) fn key(chain_id: u64, asset: &str, from: Address, nonce: B256) -> Vec<u8> {
+pub fn key(chain_id: u64, asset: &str, from: Address, nonce: B256) -> Vec<u8> {
     format!(
         "{chain_id}/{}/{}/{nonce}",
         asset.to_ascii_lowercase(),
@@ -28,16 +140,30 @@ pub(crate) fn key(chain_id: u64, asset: &str, from: Address, nonce: B256) -> Vec
     .into_bytes()
 }
 
-/// Claims the nonce, or refuses with `invalid_exact_evm_nonce_already_used`.
-pub(crate) async fn claim(store: &dyn Store, key: Vec<u8>) -> Result<NonceClaim, PaymentError> {
-    let pending = format!("pending/{}", uuid::Uuid::new_v4().simple()).into_bytes();
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Claims the nonce for `record`, or refuses with `invalid_exact_evm_nonce_already_used`.
+pub(crate) async fn claim(
+    store: &dyn Store,
+    key: Vec<u8>,
+    record: ClaimRecord,
+) -> Result<NonceClaim, PaymentError> {
+    let bytes = record.to_bytes()?;
     let batch = Batch::new().require_absent(Tree::Nonces, key.clone()).put(
         Tree::Nonces,
         key.clone(),
-        pending.clone(),
+        bytes.clone(),
     );
     match store.apply(batch).await {
-        Ok(()) => Ok(NonceClaim { key, pending }),
+        Ok(()) => Ok(NonceClaim {
+            key,
+            record: Arc::new(Mutex::new((record, bytes))),
+        }),
         Err(StoreError::ConditionFailed(_)) => Err(PaymentError::refused(
             Reason::NonceAlreadyUsed,
             "this authorization's nonce was already used (or is being used by a request in flight)",
@@ -47,10 +173,15 @@ pub(crate) async fn claim(store: &dyn Store, key: Vec<u8>) -> Result<NonceClaim,
 }
 
 impl NonceClaim {
+    /// The bytes this claim last wrote.
+    fn bytes(&self) -> Vec<u8> {
+        self.record.lock().map(|r| r.1.clone()).unwrap_or_default()
+    }
+
     /// Adds "the claim is still ours" and "now it is spent by `receipt_id`" to a settling batch.
     pub(crate) fn commit(&self, batch: Batch, receipt_id: &str) -> Batch {
         batch
-            .require_equals(Tree::Nonces, self.key.clone(), Some(self.pending.clone()))
+            .require_equals(Tree::Nonces, self.key.clone(), Some(self.bytes()))
             .put(
                 Tree::Nonces,
                 self.key.clone(),
@@ -58,10 +189,55 @@ impl NonceClaim {
             )
     }
 
+    /// Turns the claim to `settling` with `note`, durably, before the payment leaves our hands.
+    /// Fails, and nothing may be submitted, when the claim is no longer ours (recovery released
+    /// or resolved it).
+    pub(crate) async fn mark_settling(
+        &self,
+        store: &dyn Store,
+        note: SettlingNote,
+    ) -> Result<(), PaymentError> {
+        let (old, mut record) = {
+            let guard = self
+                .record
+                .lock()
+                .map_err(|_| PaymentError::Facilitator("nonce claim lock poisoned".into()))?;
+            (guard.1.clone(), guard.0.clone())
+        };
+        record.state = ClaimState::Settling;
+        record.settling = Some(note);
+        let new = record.to_bytes()?;
+        let batch = Batch::new()
+            .require_equals(Tree::Nonces, self.key.clone(), Some(old))
+            .put(Tree::Nonces, self.key.clone(), new.clone());
+        match store.apply(batch).await {
+            Ok(()) => {
+                if let Ok(mut guard) = self.record.lock() {
+                    *guard = (record, new);
+                }
+                Ok(())
+            }
+            Err(StoreError::ConditionFailed(_)) => Err(PaymentError::Store(StoreError::Engine(
+                "the nonce claim was released before settlement; nothing was submitted".into(),
+            ))),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// What the key holds now, when it no longer holds this claim's bytes (another writer, e.g.
+    /// recovery, resolved it).
+    pub(crate) async fn current(&self, store: &dyn Store) -> Result<Option<Stored>, StoreError> {
+        store
+            .get(Tree::Nonces, &self.key)
+            .await?
+            .map(|b| Stored::parse(&b))
+            .transpose()
+    }
+
     /// Gives the nonce back after a failed call. A claim already committed is left alone.
     pub(crate) async fn release(&self, store: &dyn Store) {
         let batch = Batch::new()
-            .require_equals(Tree::Nonces, self.key.clone(), Some(self.pending.clone()))
+            .require_equals(Tree::Nonces, self.key.clone(), Some(self.bytes()))
             .delete(Tree::Nonces, self.key.clone());
         match store.apply(batch).await {
             Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
@@ -75,20 +251,59 @@ mod tests {
     use super::*;
     use crate::store::SledStore;
 
+    fn record(claimed_at_ms: u64) -> ClaimRecord {
+        ClaimRecord {
+            claim_id: uuid::Uuid::new_v4().simple().to_string(),
+            claimed_at_ms,
+            node: "node_test".into(),
+            state: ClaimState::Claimed,
+            sale: SaleDraft {
+                purpose: "invocation".into(),
+                endpoint_slug: Some("e".into()),
+                seller: Some("b".into()),
+                amount_units: 1000,
+                payer: Address::ZERO.to_checksum(None),
+                network: "eip155:84532".into(),
+                chain_id: 84532,
+                asset: "0xAB".into(),
+                pay_to: Address::ZERO.to_checksum(None),
+                nonce: B256::ZERO.to_string(),
+            },
+            settling: None,
+        }
+    }
+
     #[tokio::test]
-    async fn claims_once_and_releases_only_pending() {
+    async fn claims_once_and_releases_only_what_it_holds() {
         let store = SledStore::temporary().unwrap();
         let k = key(84532, "0xAB", Address::ZERO, B256::ZERO);
-        let first = claim(&store, k.clone()).await.unwrap();
+        let first = claim(&store, k.clone(), record(now_ms())).await.unwrap();
         assert!(matches!(
-            claim(&store, k.clone()).await,
+            claim(&store, k.clone(), record(now_ms())).await,
             Err(PaymentError::Refused {
                 reason: Reason::NonceAlreadyUsed,
                 ..
             })
         ));
         first.release(&store).await;
-        let second = claim(&store, k.clone()).await.unwrap();
+        let second = claim(&store, k.clone(), record(now_ms())).await.unwrap();
+        // Marked settling, the claim still commits (and releases) as what it now holds.
+        let note = SettlingNote {
+            transaction: Some(B256::repeat_byte(7).to_string()),
+            receipt_id: "rcpt_1".into(),
+            request_sha256: "00".into(),
+            result_sha256: "11".into(),
+            x402_version: 2,
+            marked_at_ms: now_ms(),
+        };
+        second.mark_settling(&store, note.clone()).await.unwrap();
+        match second.current(&store).await.unwrap() {
+            Some(Stored::Claim(r)) => {
+                assert_eq!(r.state, ClaimState::Settling);
+                assert_eq!(r.settling, Some(note.clone()));
+            }
+            other => panic!("expected a settling claim, got {other:?}"),
+        }
         store
             .apply(second.commit(Batch::new(), "rcpt_1"))
             .await
@@ -98,6 +313,26 @@ mod tests {
             store.get(Tree::Nonces, &k).await.unwrap().as_deref(),
             Some(&b"rcpt_1"[..])
         );
-        assert!(claim(&store, k).await.is_err());
+        assert!(claim(&store, k.clone(), record(now_ms())).await.is_err());
+        // A claim resolved by someone else cannot be marked: nothing may be submitted.
+        store.delete(Tree::Nonces, &k).await.unwrap();
+        let third = claim(&store, k.clone(), record(now_ms())).await.unwrap();
+        store.delete(Tree::Nonces, &k).await.unwrap();
+        assert!(third.mark_settling(&store, note).await.is_err());
+    }
+
+    #[test]
+    fn parses_every_stored_form() {
+        let r = record(5);
+        assert_eq!(
+            Stored::parse(&r.to_bytes().unwrap()).unwrap(),
+            Stored::Claim(Box::new(r))
+        );
+        assert_eq!(Stored::parse(b"pending/abc").unwrap(), Stored::Legacy);
+        assert_eq!(
+            Stored::parse(b"rcpt_9").unwrap(),
+            Stored::Spent("rcpt_9".into())
+        );
+        assert!(Stored::parse(b"{not json").is_err());
     }
 }

@@ -18,7 +18,10 @@ pub enum PaymentMethod {
 #[serde(rename_all = "camelCase")]
 pub struct ReceiptSettlement {
     /// `recorded` (ledger only, not on-chain), `settled` (on-chain, mined), `pending` (broadcast
-    /// on-chain, not yet seen mined), `debited` (developer credit) or `not_applicable` (free).
+    /// on-chain, not yet seen mined), `failed` (mined but reverted, or without the transfer) or
+    /// `dropped` (never mined) after being pending (both `charged:false`), `debited` (developer
+    /// credit) or `not_applicable` (free). A receipt recovered after a crash may have empty
+    /// request and result digests: the call died before they existed.
     pub status: String,
     pub on_chain: bool,
     pub transaction: Option<String>,

@@ -5,6 +5,11 @@
 //! minimum, claims each receipt with `paid/{receiptId}` under `require_absent` in the same batch
 //! (so a receipt is paid out at most once, even under concurrent requests), and is signed by the
 //! service key like receipts. An admin later marks it paid with the transaction hash.
+//!
+//! A sale whose on-chain transfer is still pending (`pending/{receiptId}` in the ledger) is not
+//! paid out until the reconciler sees it mined; the packet's batch also requires each sale to
+//! be still stored as read and still not pending, so a sale the reconciler removes (transfer
+//! reverted or dropped) meanwhile can never end up in a signed packet.
 
 use std::str::FromStr;
 
@@ -13,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{sales_of, split, Sale};
+use super::{pending_key, sale_entries_of, sale_key, split, Sale};
 use crate::config::PaymentConfig;
 use crate::money::Usd;
 use crate::receipts::{canonical_json, ReceiptSigner};
@@ -185,16 +190,26 @@ impl Packet {
     }
 }
 
-/// The builder's sales not yet in any packet.
+/// The builder's sales not yet in any packet and not pending on-chain: what a packet would pay.
 pub async fn unpaid(store: &dyn Store, builder: &str) -> Result<Vec<Sale>, StoreError> {
+    Ok(unpaid_entries(store, builder)
+        .await?
+        .into_iter()
+        .map(|(sale, _)| sale)
+        .collect())
+}
+
+async fn unpaid_entries(
+    store: &dyn Store,
+    builder: &str,
+) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
     let mut out = Vec::new();
-    for sale in sales_of(store, builder, OffsetDateTime::UNIX_EPOCH).await? {
-        if store
-            .get(Tree::Ledger, &paid_key(&sale.receipt_id))
-            .await?
-            .is_none()
+    for (sale, bytes) in sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH).await? {
+        let id = &sale.receipt_id;
+        if store.get(Tree::Ledger, &paid_key(id)).await?.is_none()
+            && store.get(Tree::Ledger, &pending_key(id)).await?.is_none()
         {
-            out.push(sale);
+            out.push((sale, bytes));
         }
     }
     Ok(out)
@@ -210,7 +225,8 @@ pub async fn create_packet(
     let settings = settings(store, builder)
         .await?
         .ok_or(PayoutError::NoSettings)?;
-    let sales = unpaid(store, builder).await?;
+    let entries = unpaid_entries(store, builder).await?;
+    let sales: Vec<&Sale> = entries.iter().map(|(sale, _)| sale).collect();
     let (mut gross, mut fee, mut net) = (0u64, 0u64, 0u64);
     for sale in &sales {
         let (f, n) = split(sale.amount, fee_bps);
@@ -247,12 +263,17 @@ pub async fn create_packet(
     };
     packet.sign(signer);
     let mut batch = Batch::new();
-    for id in &packet.receipt_ids {
-        batch = batch.require_absent(Tree::Ledger, paid_key(id)).put(
-            Tree::Ledger,
-            paid_key(id),
-            packet.packet_id.as_bytes().to_vec(),
-        );
+    for (sale, bytes) in &entries {
+        let id = &sale.receipt_id;
+        batch = batch
+            .require_equals(Tree::Ledger, sale_key(id), Some(bytes.clone()))
+            .require_absent(Tree::Ledger, pending_key(id))
+            .require_absent(Tree::Ledger, paid_key(id))
+            .put(
+                Tree::Ledger,
+                paid_key(id),
+                packet.packet_id.as_bytes().to_vec(),
+            );
     }
     batch = batch.put(
         Tree::Ledger,

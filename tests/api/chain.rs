@@ -688,3 +688,214 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
     assert!(!body.to_string().contains("http://"), "{body}");
     server.stop().await;
 }
+
+/// A node killed (SIGKILL) after broadcasting a settlement but before recording it leaves the
+/// claim `settling` with the transaction hash; once the transfer is mined, the restarted node's
+/// start-up recovery asks the chain and records the receipt (the id the call would have
+/// returned), the sale and the spent nonce.
+#[tokio::test]
+async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
+    use toolhost::payments::nonces::{self, ClaimState, Stored};
+    use toolhost::store::{SledStore, Store, Tree};
+
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), PRICE).await;
+    let key_file = setup.dir.path().join("settler_key");
+    write_key(&key_file, settler, 0o600);
+    let data = setup.dir.path().join("data");
+    let args: Vec<String> = [
+        "--pay-to".to_string(),
+        pay_to.to_string(),
+        "--network".into(),
+        format!("local,eip155:31337,{},USDC,2", chain.token),
+        "--evm-rpc-url".into(),
+        chain.url.clone(),
+        "--settler-key-file".into(),
+        key_file.display().to_string(),
+        "--settlement-timeout-secs".into(),
+        "60".into(),
+    ]
+    .into();
+    let mut node = crate::crash::Node::start_with(&data, &args).await;
+    let client = reqwest::Client::new();
+    let response = client
+        .post(node.url(PAID))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let required = b64json(response.headers()["payment-required"].to_str().unwrap());
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payload = sign(&payer, &chain.network(), &requirement, |_| {}).unwrap();
+    let nonce = payload["authorization"]["nonce"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let header = toolhost::payments::header::encode(&json!({
+        "x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload
+    }));
+
+    // The call settles; the node broadcasts and waits for a block that does not come.
+    chain.rpc("evm_setAutomine", json!([false])).await;
+    let call = {
+        let (client, url) = (client.clone(), node.url(PAID));
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .header("PAYMENT-SIGNATURE", header)
+                .json(&json!({"hello": "crash"}))
+                .send()
+                .await
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while chain.pending_nonce(settler.address()).await < 1 {
+        assert!(Instant::now() < deadline, "the transfer is broadcast");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    node.child.start_kill().unwrap();
+    node.child.wait().await.unwrap();
+    assert!(call.await.unwrap().is_err(), "the call died unanswered");
+
+    // On disk: the claim, settling, with the transaction it broadcast.
+    let key = nonces::key(
+        31337,
+        &chain.token.to_string(),
+        payer.address(),
+        nonce.parse().unwrap(),
+    );
+    let note = {
+        let store = SledStore::open(&data.join("store")).unwrap();
+        let stored = store.get(Tree::Nonces, &key).await.unwrap().unwrap();
+        store.close().await.unwrap();
+        match Stored::parse(&stored).unwrap() {
+            Stored::Claim(record) if record.state == ClaimState::Settling => {
+                record.settling.expect("settling note")
+            }
+            other => panic!("expected a settling claim, got {other:?}"),
+        }
+    };
+    let transaction = note.transaction.clone().expect("the transaction hash");
+    chain.rpc("evm_mine", json!([])).await;
+    assert_eq!(chain.mined(&json!(transaction)).await["status"], "0x1");
+    assert_eq!(chain.balance(pay_to).await, PRICE);
+
+    // Restarted: start-up recovery finds the transfer and records it.
+    let mut node = crate::crash::Node::start_with(&data, &args).await;
+    let receipt: Value = client
+        .get(node.url(&format!("/ai/receipts/{}", note.receipt_id)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(receipt["receiptId"], note.receipt_id.as_str(), "{receipt}");
+    assert_eq!(receipt["settlement"]["status"], "settled");
+    assert_eq!(receipt["settlement"]["onChain"], true);
+    assert_eq!(receipt["settlement"]["transaction"], transaction.as_str());
+    assert_eq!(receipt["requestSha256"], note.request_sha256.as_str());
+    assert_eq!(receipt["payer"], payer.address().to_checksum(None));
+    // The authorization is spent: the same payment is refused, and nothing moves again.
+    let replay = pay_with_payload(&required, &requirement, &payload);
+    let response = client
+        .post(node.url(PAID))
+        .header("PAYMENT-SIGNATURE", replay)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = util::read(response).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    assert_eq!(chain.balance(pay_to).await, PRICE);
+    node.child.start_kill().unwrap();
+    node.child.wait().await.unwrap();
+}
+
+fn pay_with_payload(
+    required: &Value,
+    requirement: &PaymentRequirements,
+    payload: &Value,
+) -> String {
+    toolhost::payments::header::encode(&json!({
+        "x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload
+    }))
+}
+
+/// A settlement not mined within the confirmation timeout is served `pending`; once mined, the
+/// background check (every 200 ms here) turns the receipt `settled`, re-signed, and the sale
+/// becomes payable (its pending entry gone).
+#[tokio::test]
+async fn a_pending_receipt_turns_settled_in_the_background_once_mined() {
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, pay_to) = (&setup.chain, setup.pay_to);
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), PRICE).await;
+    let server = TestServer::start_with(|c| {
+        setup.configure(c, Duration::from_secs(1));
+        c.payment.recovery_interval = Duration::from_millis(200);
+    })
+    .await;
+    chain.rpc("evm_setAutomine", json!([false])).await;
+    let header = pay(&server, &chain.network(), &payer, 2).await;
+    let (status, _, body) = post_paid(&server, &header).await;
+    assert_eq!(status, 200, "{body}");
+    let receipt_id = body["receipt"]["receiptId"].as_str().unwrap().to_string();
+    let transaction = body["receipt"]["settlement"]["transaction"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(body["receipt"]["settlement"]["status"], "pending");
+    let pending_key = toolhost::revenue::pending_key(&receipt_id);
+    let ledger = |key: Vec<u8>| {
+        let store = server.app.store.clone();
+        async move {
+            store
+                .get(toolhost::store::Tree::Ledger, &key)
+                .await
+                .unwrap()
+        }
+    };
+    assert!(ledger(pending_key.clone()).await.is_some());
+    // Still in the pool: the background check leaves it pending.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let (_, stored) = server.get(&format!("/ai/receipts/{receipt_id}")).await;
+    assert_eq!(stored["settlement"]["status"], "pending");
+
+    chain.rpc("evm_mine", json!([])).await;
+    assert_eq!(chain.mined(&json!(transaction)).await["status"], "0x1");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let stored = loop {
+        let (_, stored) = server.get(&format!("/ai/receipts/{receipt_id}")).await;
+        if stored["settlement"]["status"] != "pending" {
+            break stored;
+        }
+        assert!(Instant::now() < deadline, "settled within 10 s: {stored}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(stored["settlement"]["status"], "settled", "{stored}");
+    assert_eq!(stored["settlement"]["onChain"], true);
+    assert_eq!(stored["settlement"]["transaction"], transaction.as_str());
+    assert_eq!(stored["charged"], true);
+    let (_, manifest) = server.get("/ai/manifest").await;
+    let parsed: toolhost::receipts::Receipt = serde_json::from_value(stored).unwrap();
+    assert!(toolhost::receipts::verify_receipt(
+        &parsed,
+        manifest["receipts"]["publicKey"].as_str().unwrap()
+    ));
+    assert!(ledger(pending_key).await.is_none());
+    assert!(ledger(toolhost::revenue::sale_key(&receipt_id))
+        .await
+        .is_some());
+    assert_eq!(chain.balance(pay_to).await, PRICE);
+    server.stop().await;
+}

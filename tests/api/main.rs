@@ -10,6 +10,7 @@ mod catalog;
 mod chain;
 mod cli;
 mod cluster;
+mod crash;
 mod errors;
 mod js_client;
 mod lifecycle;

@@ -15,6 +15,13 @@
 //! | mined with status 1 and the expected `Transfer` log | 200, receipt `settled`, `onChain:true`, tx hash | yes | receipt, sale, nonce spent |
 //! | broadcast, not mined within the timeout (or the node stopped answering) | 200, receipt `pending`, `onChain:false`, tx hash | once it is mined | receipt, sale, nonce spent |
 //!
+//! Just before a transaction is broadcast, its hash is written into the payment's nonce claim
+//! (`settling`, through the [`SettleJournal`]); if that write fails nothing is sent. So a
+//! process that dies after broadcasting leaves the hash for recovery, which asks the chain
+//! ([`ChainStatus`]: `authorizationState`, the transaction's receipt) and records the sale if
+//! the transfer happened. A `pending` receipt is re-checked the same way until it is mined or
+//! dropped.
+//!
 //! Why serve a `pending` payment rather than refuse it: the handler already produced the result
 //! and the transfer is out of our hands once broadcast; simulation just passed, and EIP-3009 pays
 //! `to` whoever submits the authorization. Refusing would risk charging the payer for nothing
@@ -40,9 +47,12 @@ use alloy_primitives::{Address, Bytes, B256};
 use alloy_rpc_types_eth::{TransactionInput, TransactionReceipt, TransactionRequest};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{sol, SolCall, SolEvent};
+use futures::future::BoxFuture;
+use futures::FutureExt;
 use tokio::sync::Mutex;
 
 use self::rpc::{Rpc, RpcError};
+use super::{ChainStatus, ExpectedTransfer, SettleJournal, TransferStatus};
 use crate::config::{OnChainConfig, SettlerKey};
 use crate::keyfile;
 use crate::payments::header::PaymentPayload;
@@ -90,12 +100,16 @@ pub enum ChainError {
     /// side (502).
     #[error("on-chain settlement unavailable: {0}")]
     Unavailable(String),
+    /// The journal could not record the transaction before broadcast; nothing was sent.
+    #[error("{0}")]
+    Journal(PaymentError),
 }
 
 impl From<ChainError> for PaymentError {
     fn from(e: ChainError) -> Self {
         match e {
             ChainError::Refused { reason, message } => PaymentError::refused(reason, message),
+            ChainError::Journal(e) => e,
             other => PaymentError::Facilitator(other.to_string()),
         }
     }
@@ -170,6 +184,7 @@ impl Settler {
         &self,
         payment: &PaymentPayload,
         verified: &Verified,
+        journal: &dyn SettleJournal,
     ) -> Result<Submitted, ChainError> {
         let refused = |e: PaymentError| match e {
             PaymentError::Refused { reason, message } => ChainError::Refused { reason, message },
@@ -198,7 +213,7 @@ impl Settler {
             Err(e) if e.is_revert() => return Err(self.diagnose(asset, &call, e).await),
             Err(e) => return Err(unavailable(e)),
         };
-        let transaction = self.send(request, gas).await?;
+        let transaction = self.send(request, gas, journal).await?;
         let submitted = self.wait(transaction, asset, &call).await?;
         tracing::info!(
             transaction = %transaction,
@@ -262,8 +277,13 @@ impl Settler {
     }
 
     /// Signs and broadcasts under the nonce lock; returns the transaction hash once the node has
-    /// it, or could have it.
-    async fn send(&self, request: TransactionRequest, gas: u64) -> Result<B256, ChainError> {
+    /// it, or could have it. The journal records the hash first; if it cannot, nothing is sent.
+    async fn send(
+        &self,
+        request: TransactionRequest,
+        gas: u64,
+        journal: &dyn SettleJournal,
+    ) -> Result<B256, ChainError> {
         let gas_price = self.rpc.gas_price().await.map_err(unavailable)?;
         let tip = self.rpc.max_priority_fee().await.map_err(unavailable)?;
         let mut next_nonce = self.next_nonce.lock().await;
@@ -290,6 +310,11 @@ impl Settler {
         .await
         .map_err(|e| ChainError::Unavailable(format!("cannot sign the transaction: {e}")))?;
         let hash = *envelope.tx_hash();
+        // The settler nonce stays free when the journal refuses: nothing was sent.
+        journal
+            .before_submit(Some(hash))
+            .await
+            .map_err(ChainError::Journal)?;
         match self.rpc.send_raw(envelope.encoded_2718().into()).await {
             Ok(_) => {
                 *next_nonce = Some(nonce + 1);
@@ -322,7 +347,27 @@ impl Settler {
         let mut pause = POLL_FIRST;
         loop {
             match self.rpc.receipt(transaction).await {
-                Ok(Some(receipt)) => return check_receipt(&receipt, transaction, asset, call),
+                Ok(Some(receipt)) => {
+                    return match transfer_outcome(&receipt, expected(asset, call)) {
+                        TransferStatus::Transferred => Ok(Submitted {
+                            transaction,
+                            confirmed: true,
+                        }),
+                        TransferStatus::Reverted => Err(ChainError::Refused {
+                            reason: Reason::TransactionFailed,
+                            message: format!(
+                                "transaction {transaction} reverted; nothing was transferred"
+                            ),
+                        }),
+                        _ => Err(ChainError::Refused {
+                            reason: Reason::TransferEventMismatch,
+                            message: format!(
+                                "transaction {transaction} succeeded but the asset logged no transfer of {} to {}",
+                                call.value, call.to
+                            ),
+                        }),
+                    }
+                }
                 Ok(None) => {}
                 Err(e) => {
                     tracing::warn!(transaction = %transaction, error = %e, "receipt poll failed")
@@ -342,39 +387,74 @@ impl Settler {
     }
 }
 
+fn expected(asset: Address, call: &IEip3009::transferWithAuthorizationCall) -> ExpectedTransfer {
+    ExpectedTransfer {
+        asset,
+        from: call.from,
+        to: call.to,
+        value: call.value,
+    }
+}
+
 /// A mined transaction settled the payment only if it succeeded and the asset logged the
 /// authorized transfer.
-fn check_receipt(
-    receipt: &TransactionReceipt,
-    transaction: B256,
-    asset: Address,
-    call: &IEip3009::transferWithAuthorizationCall,
-) -> Result<Submitted, ChainError> {
+fn transfer_outcome(receipt: &TransactionReceipt, expected: ExpectedTransfer) -> TransferStatus {
     if !receipt.status() {
-        return Err(ChainError::Refused {
-            reason: Reason::TransactionFailed,
-            message: format!("transaction {transaction} reverted; nothing was transferred"),
-        });
+        return TransferStatus::Reverted;
     }
     let transferred = receipt.logs().iter().any(|log| {
-        log.address() == asset
+        log.address() == expected.asset
             && IEip3009::Transfer::decode_log(&log.inner).is_ok_and(|event| {
-                event.from == call.from && event.to == call.to && event.value == call.value
+                event.from == expected.from
+                    && event.to == expected.to
+                    && event.value == expected.value
             })
     });
-    if !transferred {
-        return Err(ChainError::Refused {
-            reason: Reason::TransferEventMismatch,
-            message: format!(
-                "transaction {transaction} succeeded but the asset logged no transfer of {} to {}",
-                call.value, call.to
-            ),
-        });
+    if transferred {
+        TransferStatus::Transferred
+    } else {
+        TransferStatus::MinedWithoutTransfer
     }
-    Ok(Submitted {
-        transaction,
-        confirmed: true,
-    })
+}
+
+impl ChainStatus for Settler {
+    fn authorization_used(
+        &self,
+        asset: Address,
+        authorizer: Address,
+        nonce: B256,
+    ) -> BoxFuture<'_, Result<bool, ChainError>> {
+        async move {
+            let call = IEip3009::authorizationStateCall { authorizer, nonce };
+            let bytes = self
+                .rpc
+                .call(&self.request(asset, call.abi_encode()))
+                .await
+                .map_err(unavailable)?;
+            IEip3009::authorizationStateCall::abi_decode_returns(&bytes).map_err(|_| {
+                ChainError::Unavailable("authorizationState answered something not a bool".into())
+            })
+        }
+        .boxed()
+    }
+
+    fn transfer_status(
+        &self,
+        transaction: B256,
+        expected: ExpectedTransfer,
+    ) -> BoxFuture<'_, Result<TransferStatus, ChainError>> {
+        async move {
+            if let Some(receipt) = self.rpc.receipt(transaction).await.map_err(unavailable)? {
+                return Ok(transfer_outcome(&receipt, expected));
+            }
+            Ok(if self.rpc.knows(transaction).await.map_err(unavailable)? {
+                TransferStatus::InPool
+            } else {
+                TransferStatus::Unknown
+            })
+        }
+        .boxed()
+    }
 }
 
 fn unavailable(e: RpcError) -> ChainError {

@@ -11,7 +11,7 @@ use futures::FutureExt;
 use serde_json::{json, Value};
 
 use super::chain::{ChainError, Settler};
-use super::{Facilitator, Settlement, SettlementStatus};
+use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::config::NetworkConfig;
 use crate::payments::header::PaymentPayload;
 use crate::payments::requirements::Offer;
@@ -43,8 +43,10 @@ impl Facilitator for LocalFacilitator {
         payment: &'a PaymentPayload,
         _: &'a Offer,
         verified: &'a Verified,
+        journal: &'a dyn SettleJournal,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>> {
         async move {
+            // Recording only: nothing leaves our hands, so there is nothing to journal.
             let Some(settler) = &self.settler else {
                 return Ok(Settlement {
                     status: SettlementStatus::Recorded,
@@ -52,7 +54,7 @@ impl Facilitator for LocalFacilitator {
                     facilitator: "local",
                 });
             };
-            let submitted = settler.settle(payment, verified).await?;
+            let submitted = settler.settle(payment, verified, journal).await?;
             Ok(Settlement {
                 status: if submitted.confirmed {
                     SettlementStatus::Settled
@@ -93,5 +95,9 @@ impl Facilitator for LocalFacilitator {
             }
         }
         .boxed()
+    }
+
+    fn chain(&self) -> Option<&dyn ChainStatus> {
+        self.settler.as_ref().map(|s| s as &dyn ChainStatus)
     }
 }

@@ -13,7 +13,7 @@ use futures::FutureExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{Facilitator, Settlement, SettlementStatus};
+use super::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::payments::header::{PaymentPayload, X402Version};
 use crate::payments::requirements::Offer;
 use crate::payments::verify::{check_window, message, unix_now, Verified};
@@ -140,9 +140,14 @@ impl Facilitator for RemoteFacilitator {
         payment: &'a PaymentPayload,
         offer: &'a Offer,
         _: &'a Verified,
+        journal: &'a dyn SettleJournal,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>> {
         async move {
-            let answer: SettleAnswer = self.post("/settle", &Self::body(payment, offer)?).await?;
+            let body = Self::body(payment, offer)?;
+            // The remote facilitator may move the money from here on; the standard API cannot
+            // be asked afterwards whether it did, so recovery keeps such a claim.
+            journal.before_submit(None).await?;
+            let answer: SettleAnswer = self.post("/settle", &body).await?;
             if !answer.success {
                 let reason = answer.error_reason.unwrap_or_default();
                 return Err(PaymentError::refused(

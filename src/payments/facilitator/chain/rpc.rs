@@ -4,7 +4,7 @@
 //!
 //! Why not `alloy-provider`: its HTTP transport brings a second reqwest (0.13) and, for https
 //! RPC URLs, aws-lc-rs (a C build): 24 more crates and minutes of build on a 2-core machine for
-//! the seven calls below, which this client makes with crates the build already has (the
+//! the calls below, which this client makes with crates the build already has (the
 //! README's payments section has the figures).
 //!
 //! Errors say whether the request may have reached the node, because after
@@ -143,6 +143,13 @@ impl Rpc {
 
     pub(crate) async fn send_raw(&self, raw: Bytes) -> Result<B256, RpcError> {
         self.request("eth_sendRawTransaction", (raw,)).await
+    }
+
+    /// Whether the node knows the transaction (in its pool or mined).
+    pub(crate) async fn knows(&self, hash: B256) -> Result<bool, RpcError> {
+        let found: Option<serde_json::Value> =
+            self.request("eth_getTransactionByHash", (hash,)).await?;
+        Ok(found.is_some_and(|t| !t.is_null()))
     }
 
     /// The receipt, once the transaction is mined.

@@ -1,0 +1,346 @@
+//! `kill -9` under paid load, then a restart on the same data dir: nothing answered is lost,
+//! nothing is served twice, and payments cut off by the crash become usable again.
+//!
+//! The real `toolhost` binary serves on loopback (port 0; the test reads the bound address from
+//! its "listening" line) with a temp data dir. Sixteen tasks send concurrent x402 v2 calls to
+//! the seeded paid echo, each with a fresh authorization whose nonce the test chose, and two
+//! more call a paid JS endpoint that takes 1.2 s (so some call is surely inside its handler,
+//! holding its claim, at the kill); once at least 40 are answered (or 5 s passed) the process
+//! gets SIGKILL with calls still in flight.
+//! Before the restart the test opens the store itself and notes what each unanswered payment's
+//! nonce holds: a claim record (the call died mid-way), a receipt id (committed, the answer
+//! lost), or nothing. Then, on the restarted server:
+//! - every receipt answered 200 is served by `GET /ai/receipts/{id}` (and its nonce was already
+//!   spent on disk): an answered call whose writes were not yet durable would fail here;
+//! - every answered payment, replayed, is refused with `invalid_exact_evm_nonce_already_used`;
+//! - every unanswered payment, sent twice, is served at most once: refused both times if it had
+//!   committed (and its receipt is served), otherwise served once and refused the second time.
+//!   Those that died holding a claim prove start-up recovery released it (the embedded store is
+//!   exclusive, so every claim found at start-up is an orphan).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use alloy_primitives::B256;
+use alloy_signer_local::PrivateKeySigner;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use toolhost::payments::nonces::{self, Stored};
+use toolhost::store::{SledStore, Store, Tree};
+
+use crate::payments::pay;
+use crate::util::{assert_payment_required, read, ADMIN_TOKEN};
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
+const PAID: &str = "/tools/receipt-echo-paid";
+const SLOW: &str = "/tools/slow-paid";
+const TASKS: usize = 16;
+const SLOW_TASKS: usize = 2;
+const ANSWERS_BEFORE_KILL: usize = 40;
+
+/// A running `toolhost serve` (killed when dropped).
+pub(crate) struct Node {
+    pub(crate) child: Child,
+    pub(crate) base: String,
+}
+
+impl Node {
+    pub(crate) async fn start(data: &Path) -> Self {
+        Self::start_with(data, &[]).await
+    }
+
+    /// Starts `toolhost serve` on loopback with `data` and the extra arguments `args`.
+    pub(crate) async fn start_with(data: &Path, args: &[String]) -> Self {
+        let mut child = Command::new(BIN)
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--admin-token",
+                ADMIN_TOKEN,
+            ])
+            .arg("--data")
+            .arg(data)
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("toolhost starts");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let base = tokio::time::timeout(Duration::from_secs(20), async {
+            while let Some(line) = lines.next_line().await.expect("toolhost output") {
+                if let Some(url) = line.trim().strip_prefix("toolhost listening on ") {
+                    return url.to_string();
+                }
+            }
+            panic!("toolhost exited before listening");
+        })
+        .await
+        .expect("toolhost listens within 20 s");
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let node = Self { child, base };
+        let health = reqwest::get(format!("{}/healthz", node.base))
+            .await
+            .expect("healthz");
+        assert_eq!(health.status(), 200);
+        node
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+/// One authorization, its nonce, and what became of it.
+#[derive(Clone)]
+struct Payment {
+    header: (&'static str, String),
+    nonce: B256,
+}
+
+async fn post(client: &reqwest::Client, url: &str, payment: &Payment) -> Option<(u16, Value)> {
+    let response = client
+        .post(url)
+        .header(payment.header.0, &payment.header.1)
+        .json(&json!({"crash": "test"}))
+        .send()
+        .await
+        .ok()?;
+    let status = response.status().as_u16();
+    let body = response.bytes().await.ok()?;
+    Some((status, serde_json::from_slice(&body).unwrap_or(Value::Null)))
+}
+
+/// A paid JS endpoint (same price as the echo) whose handler runs for 1.2 s.
+async fn create_slow_endpoint(client: &reqwest::Client, node: &Node) {
+    let (status, body) = read(
+        client
+            .post(node.url("/ai/admin/builders"))
+            .header("x-admin-token", ADMIN_TOKEN)
+            .json(&json!({"name": "slow"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let key = body["builderKey"].as_str().unwrap().to_string();
+    let (status, body) = read(
+        client
+            .post(node.url("/ai/endpoints/create"))
+            .header("x-builder-key", key)
+            .json(&json!({
+                "slug": "slow-paid",
+                "title": "Slow echo",
+                "description": "Answers after a while.",
+                "priceUsd": 0.001,
+                "pricingMode": "fixed_price_success_receipt",
+                "handlerType": "js_request_response",
+                "source": "export default async function (req) { const until = Date.now() + 1200; while (Date.now() < until) {} return { ok: true }; }",
+                "inputSchema": {"type": "object"},
+                "safetyAttestation": {"accepted": true},
+            }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most_once() {
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut node = Node::start(&data).await;
+    let client = reqwest::Client::new();
+    let required = {
+        let response = client
+            .post(node.url(PAID))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 402);
+        let header = response.headers()["payment-required"].to_str().unwrap();
+        let bytes =
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, header).unwrap();
+        serde_json::from_slice::<Value>(&bytes).unwrap()
+    };
+    let asset = required["accepts"][0]["asset"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    create_slow_endpoint(&client, &node).await;
+    let signer = Arc::new(PrivateKeySigner::random());
+    let new_payment = {
+        let (signer, required) = (signer.clone(), required.clone());
+        move || {
+            let nonce = B256::from(rand::random::<[u8; 32]>());
+            let header = pay(&signer, &required, 2, |a| a.nonce = nonce.to_string());
+            Payment { header, nonce }
+        }
+    };
+
+    // Load: each task sends one payment at a time until told to stop.
+    let stop = Arc::new(AtomicBool::new(false));
+    let answered_count = Arc::new(AtomicUsize::new(0));
+    let answered: Arc<Mutex<Vec<(Payment, String)>>> = Arc::default();
+    let in_flight: Arc<Mutex<HashMap<B256, (Payment, &'static str)>>> = Arc::default();
+    let tasks: Vec<_> = (0..TASKS + SLOW_TASKS)
+        .map(|i| {
+            let path = if i < TASKS { PAID } else { SLOW };
+            let url = node.url(path);
+            let (stop, answered_count, answered, in_flight) = (
+                stop.clone(),
+                answered_count.clone(),
+                answered.clone(),
+                in_flight.clone(),
+            );
+            let (client, new_payment) = (client.clone(), new_payment.clone());
+            tokio::spawn(async move {
+                while !stop.load(Ordering::SeqCst) {
+                    let payment = new_payment();
+                    in_flight
+                        .lock()
+                        .unwrap()
+                        .insert(payment.nonce, (payment.clone(), path));
+                    let Some((status, body)) = post(&client, &url, &payment).await else {
+                        // No answer: the server died with this call in flight.
+                        return;
+                    };
+                    assert_eq!(status, 200, "a paid call under load: {body}");
+                    let receipt_id = body["receipt"]["receiptId"].as_str().unwrap().to_string();
+                    in_flight.lock().unwrap().remove(&payment.nonce);
+                    answered.lock().unwrap().push((payment, receipt_id));
+                    answered_count.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+        })
+        .collect();
+    let load_deadline = Instant::now() + Duration::from_secs(5);
+    while answered_count.load(Ordering::SeqCst) < ANSWERS_BEFORE_KILL
+        && Instant::now() < load_deadline
+    {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    stop.store(true, Ordering::SeqCst);
+    node.child.start_kill().expect("SIGKILL");
+    let killed_at = answered_count.load(Ordering::SeqCst);
+    node.child.wait().await.unwrap();
+    for task in tasks {
+        tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .expect("load task ends once the server is gone")
+            .expect("load task");
+    }
+    let answered = std::mem::take(&mut *answered.lock().unwrap());
+    let in_flight: Vec<(Payment, &str)> = in_flight.lock().unwrap().values().cloned().collect();
+    assert!(
+        killed_at >= ANSWERS_BEFORE_KILL,
+        "only {killed_at} answers in 5 s"
+    );
+    assert!(!in_flight.is_empty(), "calls were in flight at the kill");
+
+    // What the disk holds for each payment, read with the store the server uses.
+    let key = |p: &Payment| nonces::key(84532, &asset, signer.address(), p.nonce);
+    let (answered_spent, in_flight_stored) = {
+        let store = SledStore::open(&data.join("store")).expect("store opens after the kill");
+        let mut answered_spent = 0;
+        for (payment, receipt_id) in &answered {
+            let stored = store.get(Tree::Nonces, &key(payment)).await.unwrap();
+            if stored.as_deref() == Some(receipt_id.as_bytes()) {
+                answered_spent += 1;
+            }
+        }
+        let mut in_flight_stored = Vec::new();
+        for (payment, _) in &in_flight {
+            let stored = store.get(Tree::Nonces, &key(payment)).await.unwrap();
+            in_flight_stored.push(stored.map(|b| Stored::parse(&b).unwrap()));
+        }
+        store.close().await.unwrap();
+        (answered_spent, in_flight_stored)
+    };
+    assert_eq!(
+        answered_spent,
+        answered.len(),
+        "every answered payment's nonce is spent by its receipt on disk"
+    );
+    let orphaned = in_flight_stored
+        .iter()
+        .filter(|s| matches!(s, Some(Stored::Claim(_))))
+        .count();
+    let committed = in_flight_stored
+        .iter()
+        .filter(|s| matches!(s, Some(Stored::Spent(_))))
+        .count();
+    eprintln!(
+        "killed after {killed_at} answers; {} unanswered: {orphaned} holding a claim, {committed} committed, {} never claimed",
+        in_flight.len(),
+        in_flight.len() - orphaned - committed
+    );
+    assert!(
+        orphaned > 0,
+        "some call died holding its nonce claim (16 concurrent calls, each claim durable)"
+    );
+
+    // Restart on the same data dir: start-up recovery runs before the first request is served.
+    let node = Node::start(&data).await;
+    for (payment, receipt_id) in &answered {
+        let (status, receipt) = read(
+            client
+                .get(node.url(&format!("/ai/receipts/{receipt_id}")))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200, "receipt {receipt_id} answered before the kill");
+        assert_eq!(receipt["receiptId"], receipt_id.as_str());
+        let (status, body) = post(&client, &node.url(PAID), payment).await.unwrap();
+        assert_payment_required(
+            status.try_into().unwrap(),
+            &body,
+            "invalid_exact_evm_nonce_already_used",
+        );
+    }
+    for ((payment, path), stored) in in_flight.iter().zip(&in_flight_stored) {
+        let first = post(&client, &node.url(path), payment).await.unwrap();
+        let second = post(&client, &node.url(path), payment).await.unwrap();
+        assert_payment_required(
+            second.0.try_into().unwrap(),
+            &second.1,
+            "invalid_exact_evm_nonce_already_used",
+        );
+        match stored {
+            Some(Stored::Spent(receipt_id)) => {
+                assert_payment_required(
+                    first.0.try_into().unwrap(),
+                    &first.1,
+                    "invalid_exact_evm_nonce_already_used",
+                );
+                let response = client
+                    .get(node.url(&format!("/ai/receipts/{receipt_id}")))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(response.status(), 200, "committed receipt {receipt_id}");
+            }
+            // A claim released by recovery, or never made: usable again, exactly once.
+            _ => assert_eq!(first.0, 200, "{stored:?}: {}", first.1),
+        }
+    }
+    let mut node = node;
+    node.child.start_kill().unwrap();
+    node.child.wait().await.unwrap();
+    eprintln!("kill -9 test took {:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
