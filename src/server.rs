@@ -55,6 +55,7 @@ impl Server {
             .map_err(StartupError::Chain)?;
         let app = Arc::new(app);
         app.follow_changes();
+        crate::maintenance::start(&app);
         Ok(Self {
             listener,
             app,

@@ -48,6 +48,8 @@ pub struct TestServer {
     pub base: String,
     pub client: reqwest::Client,
     pub data_dir: PathBuf,
+    /// The server's state, for tests that run its background passes by hand.
+    pub app: toolhost::app::AppState,
     shutdown: Option<oneshot::Sender<()>>,
     handle: Option<tokio::task::JoinHandle<()>>,
     _dir: tempfile::TempDir,
@@ -81,6 +83,7 @@ impl TestServer {
         let data_dir = config.data_dir.clone();
         let server = Server::bind(config).await.expect("server starts");
         let base = format!("http://{}", server.local_addr());
+        let app = server.app.clone();
         let (tx, rx) = oneshot::channel::<()>();
         let handle = tokio::spawn(async move {
             server
@@ -94,6 +97,7 @@ impl TestServer {
             base,
             client: reqwest::Client::new(),
             data_dir,
+            app,
             shutdown: Some(tx),
             handle: Some(handle),
             _dir: dir,
