@@ -37,12 +37,30 @@ pub struct Config {
     pub long_running_after: Duration,
     /// How long an `/ai/quote` stays valid.
     pub quote_ttl: Duration,
+    /// How long what nobody paid for is kept (see `maintenance`).
+    pub retention: Retention,
     /// Prices and costs behind `/ai/conversion/quote`.
     pub conversion: ConversionTable,
     /// The platform's cut of each builder sale, in basis points (1000 = 10%).
     pub platform_fee_bps: u64,
     pub runtime: RuntimeConfig,
 }
+
+/// Retention of records anonymous callers can create, swept in the background.
+#[derive(Clone, Debug)]
+pub struct Retention {
+    /// Receipts of free calls (no money moved) are deleted this long after they were issued.
+    pub free_receipts: Duration,
+    /// Builder events are deleted this long after they happened.
+    pub events: Duration,
+    /// Expired quotes are deleted this long after their expiry; until then they answer
+    /// `quote_expired` rather than `quote_not_found`.
+    pub quote_grace: Duration,
+    /// Time between two sweeps.
+    pub sweep_every: Duration,
+}
+
+const DAY: Duration = Duration::from_secs(86_400);
 
 /// Where a node keeps its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -381,6 +399,12 @@ impl Config {
             },
             long_running_after: Duration::from_secs(10),
             quote_ttl: Duration::from_secs(300),
+            retention: Retention {
+                free_receipts: DAY * 30,
+                events: DAY * 90,
+                quote_grace: Duration::from_secs(600),
+                sweep_every: Duration::from_secs(60),
+            },
             conversion: ConversionTable::builtin(),
             platform_fee_bps: 1000,
             runtime: RuntimeConfig {

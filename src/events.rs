@@ -88,6 +88,47 @@ pub async fn record(
     Ok(event)
 }
 
+/// Deletes events older than `cutoff`, every builder's; returns how many. A builder's events
+/// are one prefix in time order, so the sweep deletes from the front of each prefix and jumps
+/// to the next builder at the first event young enough to keep. At most 40 pages per call.
+pub async fn sweep(store: &dyn Store, cutoff: OffsetDateTime) -> StoreResult<usize> {
+    let mut deleted = 0;
+    let mut after: Option<Vec<u8>> = None;
+    for _ in 0..40 {
+        let page = store
+            .scan_prefix(Tree::Events, b"", after.as_deref(), 256)
+            .await?;
+        let full = page.len() == 256;
+        let mut batch = Batch::new();
+        let mut jumped = false;
+        for (key, bytes) in page {
+            let young = serde_json::from_slice::<Event>(&bytes).is_ok_and(|e| e.at >= cutoff);
+            let builder = key.iter().position(|b| *b == b'/').map(|i| &key[..=i]);
+            after = match (young, builder) {
+                // Past every key of this builder: ids are ASCII, below 0xff.
+                (true, Some(builder)) => Some([builder, &[0xff]].concat()),
+                (true, None) => Some(key),
+                (false, _) => {
+                    batch = batch.delete(Tree::Events, key.clone());
+                    Some(key)
+                }
+            };
+            if young {
+                jumped = true;
+                break;
+            }
+        }
+        deleted += batch.writes.len();
+        if !batch.writes.is_empty() {
+            store.apply(batch).await?;
+        }
+        if !jumped && !full {
+            break;
+        }
+    }
+    Ok(deleted)
+}
+
 /// One page of the builder's events at or after `since`, optionally for one endpoint.
 pub async fn page(
     store: &dyn Store,

@@ -24,6 +24,8 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster (`keyfile`: the files).
 //! - `money`, `timestamp`, `urls`, `paging`: small shared value types and helpers.
 //! - `web`: the dashboard and the guide, embedded from `web/`.
+//! - `maintenance`: background sweeps (stale credit holds, expired quotes, old free receipts
+//!   and events).
 
 pub mod app;
 pub mod auth;
@@ -36,6 +38,7 @@ pub mod http;
 pub mod keyfile;
 pub mod keyring;
 pub mod logs;
+pub mod maintenance;
 pub mod manifest;
 pub mod mcp;
 pub mod money;

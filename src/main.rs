@@ -99,6 +99,17 @@ struct ServeArgs {
     /// How many of those one client may make at once before the per-minute rate applies.
     #[arg(long, env = "TOOLHOST_ANONYMOUS_WRITES_BURST", default_value_t = 120)]
     anonymous_writes_burst: u32,
+    /// Days receipts of free calls (no money moved) are kept; older ones are deleted in the
+    /// background (paid receipts are kept for good).
+    #[arg(
+        long,
+        env = "TOOLHOST_FREE_RECEIPT_RETENTION_DAYS",
+        default_value_t = 30
+    )]
+    free_receipt_retention_days: u64,
+    /// Days builder events are kept.
+    #[arg(long, env = "TOOLHOST_EVENT_RETENTION_DAYS", default_value_t = 90)]
+    event_retention_days: u64,
     /// DEV ONLY: let outbound requests (readiness checks, handler HTTP) reach loopback addresses.
     #[arg(long, env = "TOOLHOST_DEV_ALLOW_LOOPBACK")]
     dev_allow_loopback: bool,
@@ -183,6 +194,11 @@ impl ServeArgs {
                 per_minute: self.anonymous_writes_per_minute,
                 burst: self.anonymous_writes_burst.max(1),
             });
+        const DAY_SECS: u64 = 86_400;
+        config.retention.free_receipts =
+            Duration::from_secs(self.free_receipt_retention_days.saturating_mul(DAY_SECS));
+        config.retention.events =
+            Duration::from_secs(self.event_retention_days.saturating_mul(DAY_SECS));
         config.outbound.allow_loopback = self.dev_allow_loopback;
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);

@@ -11,3 +11,5 @@ pub mod conversion;
 pub mod external;
 pub mod hosted;
 pub mod routes;
+
+pub use hosted::sweep_expired;

@@ -56,6 +56,7 @@ impl Server {
         let app = Arc::new(app);
         app.follow_changes();
         app.start_recovery().await;
+        crate::maintenance::start(&app);
         Ok(Self {
             listener,
             app,

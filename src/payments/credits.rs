@@ -2,12 +2,21 @@
 //!
 //! The admin issues a grant (amount, optional expiry) and receives its token once; callers send
 //! the token in `X-Developer-Credit`. Only the SHA-256 of a token is stored, so a copy of the
-//! store cannot spend anyone's credit. Each spend is one atomic batch that compares-and-swaps the
-//! balance and writes the receipt and ledger entry with it, so concurrent spends never overdraw
-//! and money never moves without its receipt.
+//! store cannot spend anyone's credit.
+//!
+//! A call's price is [reserved](reserve) before its handler runs: one atomic batch moves it from
+//! the balance into a [`Hold`] of that call, so concurrent calls on a nearly spent credit cannot
+//! all run. When the handler succeeds the hold becomes the charge, deleted in the same atomic
+//! batch that writes the receipt and ledger entry; when it fails (or the request is cancelled)
+//! the hold goes back to the balance. Holds carry their time: a process that dies between
+//! reserve and settle leaves one behind, and [`release_stale`] returns it once no call can still
+//! be running on it.
 //!
 //! Keys in the credits tree: `grant/{creditId}` → [`Grant`], `token/{sha256(token)}` →
-//! creditId, `balance/{creditId}` → remaining atomic units as decimal text.
+//! creditId, `balance/{creditId}` → remaining atomic units as decimal text, `hold/{holdId}` →
+//! a held amount (JSON: credit id, units, time).
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -15,7 +24,7 @@ use time::OffsetDateTime;
 
 use super::{PaymentError, Reason};
 use crate::money::Usd;
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{get_json, Batch, Store, StoreError, StoreResult, Tree};
 
 pub const CREDIT_HEADER: &str = "x-developer-credit";
 
@@ -51,6 +60,22 @@ fn grant_key(id: &str) -> Vec<u8> {
 
 fn balance_key(id: &str) -> Vec<u8> {
     format!("balance/{id}").into_bytes()
+}
+
+const HOLD_PREFIX: &[u8] = b"hold/";
+
+fn hold_key(hold_id: &str) -> Vec<u8> {
+    [HOLD_PREFIX, hold_id.as_bytes()].concat()
+}
+
+/// An amount taken from a balance for one call that has not ended yet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HoldRecord {
+    credit_id: String,
+    units: u64,
+    #[serde(with = "time::serde::rfc3339")]
+    held_at: OffsetDateTime,
 }
 
 /// Creates a grant; returns it with its token, which is shown to the admin once.
@@ -110,7 +135,7 @@ async fn read_balance(
 }
 
 /// The grant a token names, if it exists and has not expired, with enough balance for `price`.
-pub async fn authorize(store: &dyn Store, token: &str, price: Usd) -> Result<Grant, PaymentError> {
+async fn authorize(store: &dyn Store, token: &str, price: Usd) -> Result<Grant, PaymentError> {
     let invalid = || {
         PaymentError::refused(
             Reason::InvalidCredit,
@@ -153,13 +178,28 @@ pub async fn debit(
     price: Usd,
     with: impl Fn(Batch) -> Batch,
 ) -> Result<Usd, PaymentError> {
+    let sub = |available: Usd| {
+        available
+            .checked_sub(price)
+            .ok_or_else(|| insufficient(available, price))
+    };
+    change_balance(store, &grant.credit_id, sub, with).await
+}
+
+/// Sets the balance to `change(balance)` and applies `with` in the same atomic batch, after the
+/// balance's own condition (index 0). Retries when a concurrent spend changed the balance in
+/// between; any other failed condition is the caller's to interpret.
+async fn change_balance(
+    store: &dyn Store,
+    credit_id: &str,
+    change: impl Fn(Usd) -> Result<Usd, PaymentError>,
+    with: impl Fn(Batch) -> Batch,
+) -> Result<Usd, PaymentError> {
     const ATTEMPTS: usize = 64;
     for _ in 0..ATTEMPTS {
-        let (raw, available) = read_balance(store, &grant.credit_id).await?;
-        let remaining = available
-            .checked_sub(price)
-            .ok_or_else(|| insufficient(available, price))?;
-        let key = balance_key(&grant.credit_id);
+        let (raw, available) = read_balance(store, credit_id).await?;
+        let remaining = change(available)?;
+        let key = balance_key(credit_id);
         let batch = with(
             Batch::new()
                 .require_equals(Tree::Credits, key.clone(), raw)
@@ -178,6 +218,180 @@ pub async fn debit(
     Err(PaymentError::Store(StoreError::Engine(
         "the credit balance kept changing; try again".into(),
     )))
+}
+
+/// Checks the token and takes `price` from its balance into a hold for one call, atomically:
+/// of concurrent calls only as many as the balance pays for get a hold; the others are refused
+/// with `insufficient_developer_credit` before their handler runs.
+pub async fn reserve(store: Arc<dyn Store>, token: &str, price: Usd) -> Result<Hold, PaymentError> {
+    let grant = authorize(store.as_ref(), token, price).await?;
+    let hold_id = format!("hold_{}", uuid::Uuid::now_v7().simple());
+    let record = HoldRecord {
+        credit_id: grant.credit_id.clone(),
+        units: price.units(),
+        held_at: OffsetDateTime::now_utc(),
+    };
+    let record = serde_json::to_vec(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let key = hold_key(&hold_id);
+    let sub = |available: Usd| {
+        available
+            .checked_sub(price)
+            .ok_or_else(|| insufficient(available, price))
+    };
+    change_balance(store.as_ref(), &grant.credit_id, sub, |batch| {
+        batch.require_absent(Tree::Credits, key.clone()).put(
+            Tree::Credits,
+            key.clone(),
+            record.clone(),
+        )
+    })
+    .await?;
+    Ok(Hold {
+        grant,
+        price,
+        key,
+        record,
+        store,
+        done: false,
+    })
+}
+
+/// Gives a held amount back to its balance and deletes the hold, atomically. A hold already
+/// gone (settled, or released by another path) is left alone: `Ok(false)`.
+async fn release_hold(store: &dyn Store, key: &[u8], record: &[u8]) -> StoreResult<bool> {
+    let held: HoldRecord =
+        serde_json::from_slice(record).map_err(|e| StoreError::Corrupt(format!("hold: {e}")))?;
+    let amount = Usd::from_units(held.units);
+    let add = |available: Usd| {
+        available.checked_add(amount).ok_or_else(|| {
+            PaymentError::Store(StoreError::Corrupt(format!(
+                "balance of {} overflows",
+                held.credit_id
+            )))
+        })
+    };
+    let released = change_balance(store, &held.credit_id, add, |batch| {
+        batch
+            .require_equals(Tree::Credits, key.to_vec(), Some(record.to_vec()))
+            .delete(Tree::Credits, key.to_vec())
+    })
+    .await;
+    match released {
+        Ok(_) => Ok(true),
+        Err(PaymentError::Store(StoreError::ConditionFailed(1))) => Ok(false),
+        Err(PaymentError::Store(e)) => Err(e),
+        Err(e) => Err(StoreError::Engine(e.to_string())),
+    }
+}
+
+/// Returns every hold older than `older_than` to its balance: holds left by calls that never
+/// ended (the process died between reserve and settle). `older_than` must exceed the longest a
+/// call can run, so no live call loses its hold (and if one did, its settle would debit the
+/// balance directly). Returns how many were released.
+pub async fn release_stale(
+    store: &dyn Store,
+    older_than: std::time::Duration,
+) -> StoreResult<usize> {
+    let Some(cutoff) = time::Duration::try_from(older_than)
+        .ok()
+        .and_then(|age| OffsetDateTime::now_utc().checked_sub(age))
+    else {
+        return Ok(0);
+    };
+    let mut released = 0;
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let page = store
+            .scan_prefix(Tree::Credits, HOLD_PREFIX, after.as_deref(), 256)
+            .await?;
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        for (key, record) in page {
+            let held: HoldRecord = serde_json::from_slice(&record)
+                .map_err(|e| StoreError::Corrupt(format!("hold: {e}")))?;
+            if held.held_at < cutoff && release_hold(store, &key, &record).await? {
+                tracing::warn!(credit = %held.credit_id, units = held.units, "released a stale credit hold");
+                released += 1;
+            }
+        }
+    }
+    Ok(released)
+}
+
+/// A call's reserved credit. Settle it with the receipt, or release it; dropped otherwise
+/// (handler error, cancelled request), it goes back to the balance in a task of its own.
+pub struct Hold {
+    grant: Grant,
+    price: Usd,
+    key: Vec<u8>,
+    /// The stored record exactly, so settling and releasing act only on this very hold.
+    record: Vec<u8>,
+    store: Arc<dyn Store>,
+    /// Settled or released: nothing left to do on drop.
+    done: bool,
+}
+
+impl Hold {
+    pub fn grant(&self) -> &Grant {
+        &self.grant
+    }
+
+    /// Turns the hold into the charge: deletes it in the same atomic batch as `writes` (the
+    /// receipt and ledger entry). Should the hold be gone (released as stale by a call that
+    /// outlived every deadline), the price is debited from the balance instead, if it still
+    /// covers it.
+    pub async fn settle(mut self, writes: Batch) -> Result<(), PaymentError> {
+        let batch = Batch::new()
+            .require_equals(Tree::Credits, self.key.clone(), Some(self.record.clone()))
+            .delete(Tree::Credits, self.key.clone())
+            .extend(writes.clone());
+        match self.store.apply(batch).await {
+            Ok(()) => {
+                self.done = true;
+                Ok(())
+            }
+            Err(StoreError::ConditionFailed(0)) => {
+                self.done = true;
+                debit(self.store.as_ref(), &self.grant, self.price, |batch| {
+                    batch.extend(writes.clone())
+                })
+                .await
+                .map(|_| ())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Gives the held amount back before the caller gets its answer, so the credit can pay for
+    /// a retry at once.
+    pub async fn release(mut self) {
+        if let Err(e) = release_hold(self.store.as_ref(), &self.key, &self.record).await {
+            // Left for `release_stale`, which returns it once it is old enough.
+            tracing::error!(error = %e, "releasing a credit hold failed");
+        }
+        self.done = true;
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        // Drop cannot wait: the release runs as a task of its own. Were the process to end
+        // first, `release_stale` returns the hold later.
+        let (store, key, record) = (self.store.clone(), self.key.clone(), self.record.clone());
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    if let Err(e) = release_hold(store.as_ref(), &key, &record).await {
+                        tracing::error!(error = %e, "releasing a dropped credit hold failed");
+                    }
+                });
+            }
+            Err(_) => tracing::error!("a credit hold was dropped outside the runtime; left held"),
+        }
+    }
 }
 
 /// Every grant, newest last, with its balance.
@@ -267,6 +481,82 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_reservations_never_overdraw_and_released_holds_return() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let (grant, token) = issue(store.as_ref(), Usd::from_units(3000), None, None)
+            .await
+            .unwrap();
+        let price = Usd::from_units(1000);
+        let attempts: Vec<_> = (0..8)
+            .map(|_| {
+                let (store, token) = (store.clone(), token.clone());
+                tokio::spawn(async move { reserve(store, &token, price).await })
+            })
+            .collect();
+        let mut holds = Vec::new();
+        for attempt in attempts {
+            match attempt.await.unwrap() {
+                Ok(hold) => holds.push(hold),
+                Err(e) => assert!(
+                    matches!(
+                        e,
+                        PaymentError::Refused {
+                            reason: Reason::InsufficientCredit,
+                            ..
+                        }
+                    ),
+                    "{e}"
+                ),
+            }
+        }
+        assert_eq!(holds.len(), 3);
+        let balance_now = || balance(store.as_ref(), &grant.credit_id);
+        assert_eq!(balance_now().await.unwrap(), Usd::ZERO);
+        // One settles, one is released, one is dropped (its release runs as a task).
+        let mut holds = holds.into_iter();
+        holds.next().unwrap().settle(Batch::new()).await.unwrap();
+        holds.next().unwrap().release().await;
+        assert_eq!(balance_now().await.unwrap(), price);
+        drop(holds.next());
+        for _ in 0..100 {
+            if balance_now().await.unwrap() == Usd::from_units(2000) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(balance_now().await.unwrap(), Usd::from_units(2000));
+        assert!(store
+            .scan_prefix(Tree::Credits, HOLD_PREFIX, None, 10)
+            .await
+            .unwrap()
+            .is_empty());
+    }
+
+    #[tokio::test]
+    async fn stale_holds_return_to_the_balance_and_their_settle_debits_directly() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let (grant, token) = issue(store.as_ref(), Usd::from_units(2000), None, None)
+            .await
+            .unwrap();
+        let price = Usd::from_units(1000);
+        let hold = reserve(store.clone(), &token, price).await.unwrap();
+        let young = std::time::Duration::from_secs(3600);
+        assert_eq!(release_stale(store.as_ref(), young).await.unwrap(), 0);
+        let balance_now = || balance(store.as_ref(), &grant.credit_id);
+        assert_eq!(balance_now().await.unwrap(), price);
+        // As after a crash: the hold is older than any call can run.
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let stale = std::time::Duration::from_millis(10);
+        assert_eq!(release_stale(store.as_ref(), stale).await.unwrap(), 1);
+        assert_eq!(balance_now().await.unwrap(), Usd::from_units(2000));
+        // A call that outlived its hold is still charged exactly once.
+        hold.settle(Batch::new()).await.unwrap();
+        assert_eq!(balance_now().await.unwrap(), price);
+        assert_eq!(release_stale(store.as_ref(), stale).await.unwrap(), 0);
+        assert_eq!(balance_now().await.unwrap(), price);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -29,7 +29,7 @@ use time::OffsetDateTime;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
-use super::credits::{self, Grant, CREDIT_HEADER};
+use super::credits::{self, Hold, CREDIT_HEADER};
 use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use super::header::{self, PaymentPayload, SettlementResponse};
 use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
@@ -64,7 +64,7 @@ pub struct Authorized {
 
 enum Method {
     Free,
-    Credit(Grant),
+    Credit(Hold),
     X402(Box<X402Payment>),
 }
 
@@ -131,12 +131,13 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
         .map(str::trim)
         .filter(|t| !t.is_empty())
     {
-        let grant = credits::authorize(store, token, charge.offer.price)
+        // Reserved, not just checked: concurrent calls cannot all run on one call's credit.
+        let hold = credits::reserve(app.store.clone(), token, charge.offer.price)
             .await
             .map_err(|e| charge.offer.refuse(e))?;
         return Ok(Authorized {
             charge,
-            method: Method::Credit(grant),
+            method: Method::Credit(hold),
         });
     }
     let Some(payment) = header::from_headers(headers)? else {
@@ -196,7 +197,7 @@ impl Authorized {
         let price = self.charge.offer.price;
         let (method, payer, network) = match &self.method {
             Method::Free => return Value::Null,
-            Method::Credit(grant) => ("developer_credit", grant.masked_id(), None),
+            Method::Credit(hold) => ("developer_credit", hold.grant().masked_id(), None),
             Method::X402(x402) => (
                 "x402",
                 x402.verified.payer.to_checksum(None),
@@ -217,8 +218,10 @@ impl Authorized {
     /// the same authorization can pay for a retry at once. (Dropping does the same, later, for
     /// calls that end without reaching here.)
     pub async fn release(self) {
-        if let Method::X402(mut x402) = self.method {
-            x402.claim.release().await;
+        match self.method {
+            Method::X402(mut x402) => x402.claim.release().await,
+            Method::Credit(hold) => hold.release().await,
+            Method::Free => {}
         }
     }
 
@@ -252,9 +255,9 @@ impl Authorized {
                     headers: Vec::new(),
                 })
             }
-            Method::Credit(grant) => {
+            Method::Credit(hold) => {
                 receipt.payment_method = PaymentMethod::DeveloperCredit;
-                receipt.payer = Some(grant.masked_id());
+                receipt.payer = Some(hold.grant().masked_id());
                 receipt.charged = true;
                 receipt.settlement.status = "debited".into();
                 app.receipt_signer.sign(&mut receipt);
@@ -262,11 +265,9 @@ impl Authorized {
                     store_receipt(Batch::new(), &receipt)?,
                     &sale(&receipt, PaymentMethod::DeveloperCredit),
                 )?;
-                credits::debit(app.store.as_ref(), &grant, price, |batch| {
-                    batch.extend(writes.clone())
-                })
-                .await
-                .map_err(|e| charge.offer.refuse(e))?;
+                hold.settle(writes)
+                    .await
+                    .map_err(|e| charge.offer.refuse(e))?;
                 Ok(Settled {
                     receipt,
                     headers: Vec::new(),

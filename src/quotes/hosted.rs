@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::catalog::{CompiledEndpoint, Endpoint};
 use crate::http::error::{ApiError, ApiResult};
 use crate::money::Usd;
-use crate::store::{get_json, put_json, Tree};
+use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
 use crate::tools::routes::charge_for;
 
 /// A stored quote.
@@ -107,4 +107,36 @@ pub async fn honor(app: &App, quote_id: &str, endpoint: &Endpoint) -> ApiResult<
         ));
     }
     Ok(())
+}
+
+/// Deletes quotes that expired before `cutoff`; returns how many. Quote ids are UUIDv7, so key
+/// order is issue order and, the TTL being one setting, nearly expiry order: the sweep ends at
+/// the first quote still valid then. (After the TTL is shortened, older long-lived quotes can
+/// hold back younger short-lived ones until they expire too.) At most 40 pages per call.
+pub async fn sweep_expired(store: &dyn Store, cutoff: OffsetDateTime) -> StoreResult<usize> {
+    let mut deleted = 0;
+    for _ in 0..40 {
+        let page = store.scan_prefix(Tree::Quotes, b"", None, 256).await?;
+        let full = page.len() == 256;
+        let mut batch = Batch::new();
+        let mut valid = false;
+        for (key, bytes) in page {
+            // An unreadable quote can never be honoured: it goes too.
+            match serde_json::from_slice::<Quote>(&bytes) {
+                Ok(quote) if quote.expires_at >= cutoff => {
+                    valid = true;
+                    break;
+                }
+                _ => batch = batch.delete(Tree::Quotes, key),
+            }
+        }
+        deleted += batch.writes.len();
+        if !batch.writes.is_empty() {
+            store.apply(batch).await?;
+        }
+        if valid || !full {
+            break;
+        }
+    }
+    Ok(deleted)
 }

@@ -132,16 +132,118 @@ fn js(slug: &str, price: f64, source: &str) -> Value {
 }
 
 async fn credit(server: &TestServer) -> String {
+    credit_of(server, 1.0).await.0
+}
+
+/// A developer credit of `usd`: its token and id.
+async fn credit_of(server: &TestServer, usd: f64) -> (String, String) {
     let (status, body) = server
         .call(
             "POST",
             "/ai/admin/credits",
             As::Admin,
-            Some(&json!({"amountUsd": 1})),
+            Some(&json!({"amountUsd": usd})),
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    body["credit"]["token"].as_str().unwrap().to_string()
+    (
+        body["credit"]["token"].as_str().unwrap().to_string(),
+        body["credit"]["creditId"].as_str().unwrap().to_string(),
+    )
+}
+
+/// The balance of credit `id`, in atomic units, as the admin lists it.
+async fn credit_balance(server: &TestServer, id: &str) -> String {
+    let (status, body) = server
+        .call("GET", "/ai/admin/credits", As::Admin, None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let credits = body["credits"].as_array().unwrap();
+    let credit = credits.iter().find(|c| c["creditId"] == id).unwrap();
+    credit["balanceUnits"].as_str().unwrap().to_string()
+}
+
+/// How many times `slug`'s handler ran: its invocation records (stored off the request path,
+/// so wait until they stop changing).
+async fn handler_runs(server: &TestServer, slug: &str) -> usize {
+    let mut last = usize::MAX;
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (status, body) = server
+            .call(
+                "GET",
+                &format!("/ai/endpoints/{slug}/logs"),
+                As::Admin,
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let runs = body["entries"].as_array().unwrap().len();
+        if runs == last && runs > 0 {
+            return runs;
+        }
+        last = runs;
+    }
+    last
+}
+
+/// A credit is reserved before the handler runs: six concurrent calls on a credit worth one
+/// call run the handler once and the others are refused; a failing call gives the credit back.
+#[tokio::test]
+async fn a_credit_worth_one_call_runs_the_handler_once() {
+    let server = TestServer::start().await;
+    // Busy for 300 ms, so every call arrives while the first is still running.
+    let slow = "export default (req) => { const end = Date.now() + 300; \
+        while (Date.now() < end) {} \
+        if (req.input.fail) throw new Error('failed on purpose'); return { done: true }; };";
+    server.create(As::Admin, &js("one-call", 0.01, slow)).await;
+    let (token, id) = credit_of(&server, 0.01).await;
+    let call = |input: Value| {
+        server
+            .client
+            .post(server.url("/tools/one-call"))
+            .header("x-developer-credit", &token)
+            .json(&input)
+            .send()
+    };
+    let answers = tokio::time::timeout(
+        HANG_GUARD,
+        futures::future::join_all((0..6).map(|_| call(json!({})))),
+    )
+    .await
+    .expect("the calls end");
+    let mut served = 0;
+    for answer in answers {
+        let (status, body) = crate::util::read(answer.unwrap()).await;
+        if status == 200 {
+            served += 1;
+            assert_eq!(body["receipt"]["paymentMethod"], "developer_credit");
+        } else {
+            assert_eq!(status, 402, "{body}");
+            assert_eq!(body["code"], "insufficient_developer_credit", "{body}");
+        }
+    }
+    assert_eq!(served, 1);
+    assert_eq!(handler_runs(&server, "one-call").await, 1);
+    assert_eq!(credit_balance(&server, &id).await, "0");
+
+    // A failing call holds the credit while it runs and gives it back before answering.
+    let (token, id) = credit_of(&server, 0.01).await;
+    let call = |input: Value| {
+        server
+            .client
+            .post(server.url("/tools/one-call"))
+            .header("x-developer-credit", &token)
+            .json(&input)
+            .send()
+    };
+    let (status, body) = crate::util::read(call(json!({"fail": true})).await.unwrap()).await;
+    assert_error(status, &body, 500, "handler_error");
+    assert_eq!(credit_balance(&server, &id).await, "10000");
+    let (status, body) = crate::util::read(call(json!({})).await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(credit_balance(&server, &id).await, "0");
+    assert_eq!(handler_runs(&server, "one-call").await, 3);
 }
 
 async fn mcp_call(server: &TestServer, name: &str, meta: Value) -> Value {
@@ -683,4 +785,74 @@ async fn receipts_of_recorded_only_payments_say_nothing_was_collected() {
         free["receipt"]["settlement"].get("collected").is_none(),
         "{free}"
     );
+}
+
+/// Quotes expire and are deleted; receipts of free calls and events are kept for their
+/// retention only; paid receipts stay. The sweep runs by hand, as of a time far ahead.
+#[tokio::test]
+async fn sweeps_delete_expired_quotes_and_old_free_records_and_keep_paid_receipts() {
+    let server = TestServer::start().await;
+    let (status, free) = server.post("/tools/receipt-echo", &json!({"a": 1})).await;
+    assert_eq!(status, 200, "{free}");
+    let free = free["receipt"]["receiptId"].as_str().unwrap().to_string();
+    let token = credit(&server).await;
+    let response = server
+        .client
+        .post(server.url("/tools/receipt-echo-paid"))
+        .header("x-developer-credit", &token)
+        .json(&json!({"a": 1}))
+        .send()
+        .await
+        .unwrap();
+    let (status, paid) = crate::util::read(response).await;
+    assert_eq!(status, 200, "{paid}");
+    let paid = paid["receipt"]["receiptId"].as_str().unwrap().to_string();
+    let (status, quote) = server
+        .post("/ai/quote", &json!({"slug": "receipt-echo", "input": {}}))
+        .await;
+    assert_eq!(status, 200, "{quote}");
+    let quote = quote["quoteId"].as_str().unwrap().to_string();
+    let (_, key) = server.builder("sweeper").await;
+    server
+        .create(As::Builder(&key), &static_endpoint("swept-events"))
+        .await;
+    let events = || server.call("GET", "/ai/builders/events", As::Builder(&key), None);
+    let (status, feed) = events().await;
+    assert_eq!(status, 200, "{feed}");
+    assert!(!feed["events"].as_array().unwrap().is_empty(), "{feed}");
+
+    // As of now nothing is old enough.
+    let now = time::OffsetDateTime::now_utc();
+    let swept = toolhost::maintenance::sweep(&server.app, now)
+        .await
+        .unwrap();
+    assert_eq!(swept, toolhost::maintenance::Swept::default());
+    let invoke = json!({"slug": "receipt-echo", "input": {}, "quoteId": quote});
+    let (status, body) = server.post("/ai/invoke", &invoke).await;
+    assert_eq!(status, 200, "{body}");
+
+    // 91 days later: past the quote's expiry, the free receipt's 30 days and the events' 90.
+    let later = now + time::Duration::days(91);
+    let swept = toolhost::maintenance::sweep(&server.app, later)
+        .await
+        .unwrap();
+    assert_eq!(swept.quotes, 1, "{swept:?}");
+    // The free receipt above, and the one the quoted invoke issued.
+    assert_eq!(swept.free_receipts, 2, "{swept:?}");
+    assert!(swept.events >= 1, "{swept:?}");
+    let (status, body) = server.get(&format!("/ai/receipts/{free}")).await;
+    assert_error(status, &body, 404, "receipt_not_found");
+    let (status, body) = server.get(&format!("/ai/receipts/{paid}")).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = server.post("/ai/invoke", &invoke).await;
+    assert_error(status, &body, 404, "quote_not_found");
+    let (_, feed) = events().await;
+    assert_eq!(feed["events"], json!([]), "{feed}");
+    // Nothing left to sweep, and the paid receipt is never a candidate.
+    let swept = toolhost::maintenance::sweep(&server.app, later)
+        .await
+        .unwrap();
+    assert_eq!(swept, toolhost::maintenance::Swept::default());
+    let (status, _) = server.get(&format!("/ai/receipts/{paid}")).await;
+    assert_eq!(status, 200);
 }

@@ -1,0 +1,141 @@
+//! Background upkeep: what anonymous callers and crashes leave in the store is deleted or given
+//! back, so neither can grow it (or strand money) without end.
+//!
+//! Each pass, every [`Retention::sweep_every`] on every node:
+//! - developer-credit holds older than any call can run go back to their balance (a process that
+//!   died between reserve and settle left them);
+//! - quotes past their expiry (plus a grace in which they still answer `quote_expired`) go;
+//! - receipts of free calls (no money moved) older than their retention go, and so, after theirs,
+//!   do builder events. Paid receipts, sales, credits and payout packets are never touched.
+//!
+//! Each sweep works in pages and stops after [`MAX_PAGES`] of them, so one pass stays short
+//! however much has piled up; the next pass goes on. Nodes sharing a store sweep the same data:
+//! deletes are idempotent, and credit holds are released by a conditional batch only one wins.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::app::App;
+use crate::receipts::{PaymentMethod, Receipt};
+use crate::store::{Batch, Store, StoreResult, Tree};
+
+/// Pages of [`PAGE`] entries one sweep looks at per pass.
+const MAX_PAGES: usize = 40;
+const PAGE: usize = 256;
+
+/// How long a credit hold outlives the request deadline before it counts as stale: a streamed
+/// call (MCP, `/ai/invoke` with SSE) may run its handler past the response head, which is all
+/// the deadline covers.
+const HOLD_MARGIN: Duration = Duration::from_secs(300);
+
+/// Where the free-receipt sweep got to (the last receipt id it looked at), so paid receipts,
+/// which are kept, are not read again on every pass.
+const RECEIPT_CURSOR: &[u8] = b"sweep/receipts";
+
+/// What one pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub credit_holds: usize,
+    pub quotes: usize,
+    pub free_receipts: usize,
+    pub events: usize,
+}
+
+/// One pass of every sweep, as of `now`.
+pub async fn sweep(app: &App, now: OffsetDateTime) -> StoreResult<Swept> {
+    let store = app.store.as_ref();
+    let retention = &app.config.retention;
+    let hold_age = app.config.limits.request_timeout + HOLD_MARGIN;
+    Ok(Swept {
+        credit_holds: crate::payments::credits::release_stale(store, hold_age).await?,
+        quotes: crate::quotes::sweep_expired(store, before(now, retention.quote_grace)).await?,
+        free_receipts: sweep_free_receipts(store, before(now, retention.free_receipts)).await?,
+        events: crate::events::sweep(store, before(now, retention.events)).await?,
+    })
+}
+
+/// Starts the background passes; they end when the app is dropped.
+pub fn start(app: &Arc<App>) {
+    let every = app.config.retention.sweep_every;
+    let app = Arc::downgrade(app);
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            let Some(app) = app.upgrade() else { return };
+            match sweep(&app, OffsetDateTime::now_utc()).await {
+                Ok(swept) if swept != Swept::default() => tracing::info!(?swept, "swept"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "a sweep failed; the next pass retries"),
+            }
+        }
+    });
+}
+
+/// `now - age`, or the beginning of time when that is out of range (nothing is that old).
+fn before(now: OffsetDateTime, age: Duration) -> OffsetDateTime {
+    time::Duration::try_from(age)
+        .ok()
+        .and_then(|age| now.checked_sub(age))
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
+/// Deletes receipts of free calls issued before `cutoff`; returns how many. Receipt ids are
+/// UUIDv7, so key order is issue order: the sweep walks from where it stopped last time and
+/// ends at the first receipt young enough to keep.
+async fn sweep_free_receipts(store: &dyn Store, cutoff: OffsetDateTime) -> StoreResult<usize> {
+    let mut cursor = store.get(Tree::Meta, RECEIPT_CURSOR).await?;
+    let mut deleted = 0;
+    for _ in 0..MAX_PAGES {
+        let page = store
+            .scan_prefix(Tree::Receipts, b"rcpt_", cursor.as_deref(), PAGE)
+            .await?;
+        let full = page.len() == PAGE;
+        let mut batch = Batch::new();
+        let mut young = false;
+        let mut last_old = None;
+        for (key, bytes) in page {
+            // A receipt we cannot read is kept: only a free one may go.
+            let receipt = serde_json::from_slice::<Receipt>(&bytes).ok();
+            let issued = receipt
+                .as_ref()
+                .and_then(|r| OffsetDateTime::parse(&r.issued_at, &Rfc3339).ok());
+            if issued.is_some_and(|at| at >= cutoff) {
+                young = true;
+                break;
+            }
+            if receipt.is_some_and(|r| !r.charged && r.payment_method == PaymentMethod::Free) {
+                batch = batch.delete(Tree::Receipts, key.clone());
+                deleted += 1;
+            }
+            last_old = Some(key);
+        }
+        if let Some(key) = last_old {
+            batch = batch.put(Tree::Meta, RECEIPT_CURSOR, key.clone());
+            cursor = Some(key);
+        }
+        if !batch.writes.is_empty() {
+            store.apply(batch).await?;
+        }
+        if young || !full {
+            break;
+        }
+    }
+    Ok(deleted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutoffs_never_overflow() {
+        let now = OffsetDateTime::now_utc();
+        assert_eq!(before(now, Duration::MAX), OffsetDateTime::UNIX_EPOCH);
+        assert_eq!(before(now, Duration::ZERO), now);
+    }
+}
