@@ -87,7 +87,7 @@ impl GroupCommit {
 
     /// The flusher thread's loop: returns after a stop request, once everything written before
     /// it is flushed.
-    fn run_flusher(&self, db: &sled::Db) {
+    fn run_flusher(&self, db: &sled::Db, log: Option<&std::fs::File>) {
         loop {
             let stop = {
                 let mut stop = self.wake.lock().unwrap_or_else(|p| p.into_inner());
@@ -101,7 +101,13 @@ impl GroupCommit {
             };
             let target = self.written.load(Ordering::SeqCst);
             if target > self.state.borrow().durable {
-                let result = db.flush();
+                // sled 0.34 ends a flush with `sync_file_range`, which survives a killed process
+                // but not a power cut (the drive's cache, the file's size): `fdatasync` its log
+                // file too, once for the whole group.
+                let result = db.flush().map_err(|e| e.to_string()).and_then(|_| match log {
+                    Some(file) => file.sync_data().map_err(|e| e.to_string()),
+                    None => Ok(()),
+                });
                 self.flushes.fetch_add(1, Ordering::SeqCst);
                 match result {
                     Ok(_) => self.state.send_modify(|s| s.durable = target),
@@ -130,7 +136,10 @@ impl SledStore {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
             match sled::Config::new().path(dir).open() {
-                Ok(db) => return Self::from_db(db),
+                Ok(db) => {
+                    let log = std::fs::File::open(dir.join("db")).map_err(engine)?;
+                    return Self::from_db(db, Some(log));
+                }
                 Err(sled::Error::Io(e))
                     if e.kind() == std::io::ErrorKind::WouldBlock
                         && std::time::Instant::now() < deadline =>
@@ -145,10 +154,12 @@ impl SledStore {
     /// A throwaway store for unit tests; removed when dropped.
     pub fn temporary() -> StoreResult<Self> {
         let db = sled::Config::new().temporary(true).open().map_err(engine)?;
-        Self::from_db(db)
+        Self::from_db(db, None)
     }
 
-    fn from_db(db: sled::Db) -> StoreResult<Self> {
+    /// `log`: sled's log file (`DIR/db`), synced after each group flush; `None` for temporary
+    /// stores, which need not survive anything.
+    fn from_db(db: sled::Db, log: Option<std::fs::File>) -> StoreResult<Self> {
         let mut trees = HashMap::new();
         for tree in Tree::ALL {
             trees.insert(tree, db.open_tree(tree.name()).map_err(engine)?);
@@ -159,7 +170,7 @@ impl SledStore {
             let db = db.clone();
             std::thread::Builder::new()
                 .name("sled-flusher".into())
-                .spawn(move || commit.run_flusher(&db))
+                .spawn(move || commit.run_flusher(&db, log.as_ref()))
                 .map_err(engine)?
         };
         let (changes, _) = broadcast::channel(CHANGE_CAPACITY);
