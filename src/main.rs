@@ -119,6 +119,16 @@ struct ServeArgs {
     /// Default heap limit of a JS isolate, in MiB.
     #[arg(long, env = "TOOLHOST_JS_HEAP_MB", default_value_t = 64)]
     js_heap_mb: usize,
+    /// Memory all JS isolates together may claim, in MiB, each counted at its heap limit;
+    /// beyond it idle isolates are evicted, and calls that would exceed it get 429 `overloaded`.
+    #[arg(long, env = "TOOLHOST_JS_MEMORY_BUDGET_MB", default_value_t = 1024)]
+    js_memory_budget_mb: usize,
+    /// Live JS isolates one builder's endpoints may hold at once.
+    #[arg(long, env = "TOOLHOST_JS_ISOLATES_PER_BUILDER", default_value_t = 8)]
+    js_isolates_per_builder: usize,
+    /// Heap limits of one builder's live isolates, summed, in MiB.
+    #[arg(long, env = "TOOLHOST_JS_HEAP_PER_BUILDER_MB", default_value_t = 256)]
+    js_heap_per_builder_mb: usize,
     /// Isolates one endpoint may scale to under load (default: the number of cores).
     #[arg(long, env = "TOOLHOST_ISOLATES_PER_ENDPOINT")]
     isolates_per_endpoint: Option<usize>,
@@ -202,7 +212,19 @@ impl ServeArgs {
         config.outbound.allow_loopback = self.dev_allow_loopback;
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
-        pool.default_limits.heap_bytes = self.js_heap_mb * 1024 * 1024;
+        const MIB: usize = 1024 * 1024;
+        pool.default_limits.heap_bytes = self.js_heap_mb.saturating_mul(MIB);
+        pool.memory_budget_bytes = self.js_memory_budget_mb.saturating_mul(MIB);
+        pool.max_isolates_per_owner = self.js_isolates_per_builder;
+        pool.max_heap_per_owner_bytes = self.js_heap_per_builder_mb.saturating_mul(MIB);
+        if pool.default_limits.heap_bytes
+            > pool.max_heap_per_owner_bytes.min(pool.memory_budget_bytes)
+        {
+            return Err(
+                "--js-heap-mb must fit in --js-heap-per-builder-mb and --js-memory-budget-mb"
+                    .into(),
+            );
+        }
         if let Some(n) = self.isolates_per_endpoint.filter(|n| *n > 0) {
             pool.instances_per_endpoint = n;
         }

@@ -66,6 +66,7 @@ fn endpoint(slug: String) -> EndpointCode {
         capabilities: Capabilities::default(),
         env: BTreeMap::new(),
         limits: None,
+        owner: None,
     }
 }
 

@@ -63,6 +63,16 @@ impl Default for StorageLimits {
 pub struct PoolConfig {
     /// Live isolates across all endpoints; beyond it the least recently used idle one is evicted.
     pub max_isolates: usize,
+    /// Memory all live isolates together may claim, each counted at its heap limit (what it may
+    /// grow to, not what it uses now: an isolate cannot be stopped from growing to its limit
+    /// once it runs, so only the limit bounds the worst case). Beyond it idle isolates are
+    /// evicted; when none is idle the call is refused with `Overloaded`. Spares (blank runtimes
+    /// of a few MiB, bounded by `spare_isolates`) are not counted.
+    pub memory_budget_bytes: usize,
+    /// Live isolates of one owner's endpoints ([`crate::EndpointCode::owner`]) at once.
+    pub max_isolates_per_owner: usize,
+    /// Heap limits of one owner's live isolates, summed, as for `memory_budget_bytes`.
+    pub max_heap_per_owner_bytes: usize,
     /// Limits of endpoints whose [`crate::EndpointCode::limits`] is `None`.
     pub default_limits: Limits,
     /// Largest handler result, measured as the JSON text of the response body.
@@ -96,6 +106,9 @@ impl Default for PoolConfig {
     fn default() -> Self {
         PoolConfig {
             max_isolates: 256,
+            memory_budget_bytes: 1024 * 1024 * 1024,
+            max_isolates_per_owner: 8,
+            max_heap_per_owner_bytes: 256 * 1024 * 1024,
             default_limits: Limits {
                 heap_bytes: 64 * 1024 * 1024,
                 timeout: Duration::from_secs(2),

@@ -24,6 +24,10 @@ pub struct EndpointCode {
     pub env: BTreeMap<String, String>,
     /// Overrides of [`crate::PoolConfig::default_limits`].
     pub limits: Option<Limits>,
+    /// Who the endpoint belongs to (a builder id): its isolates count against that owner's
+    /// quotas ([`crate::PoolConfig::max_isolates_per_owner`], `max_heap_per_owner_bytes`).
+    /// `None` (the operator's own endpoints) is bound by the pool-wide limits only.
+    pub owner: Option<String>,
 }
 
 /// One call of a handler.

@@ -1,7 +1,13 @@
 //! The isolate pool: the front of the actor system. It maps endpoints to their worker threads,
 //! admits or refuses invocations, starts instances on demand, evicts the least recently used
-//! idle isolate when `max_isolates` is reached, and retires an endpoint's isolates when its
-//! version changes.
+//! idle isolate when a new one would break a limit (`max_isolates`, the memory budget, the
+//! owner's quotas), and retires an endpoint's isolates when its version changes.
+//!
+//! Memory is counted at each isolate's heap limit. A new isolate that would break its owner's
+//! quota evicts that owner's least recently used idle isolate; one that would break a pool-wide
+//! limit evicts the owner's first, then anyone's. With nothing idle to evict, the call goes to
+//! a busy instance of its endpoint if there is one, and is refused `Overloaded` otherwise: the
+//! limits are never exceeded to serve it.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -51,6 +57,8 @@ struct Endpoint {
 pub struct PoolStats {
     /// Isolate threads currently bound to endpoints.
     pub live_isolates: usize,
+    /// Their heap limits, summed: what counts against the memory budget.
+    pub live_heap_bytes: usize,
     /// Unbound threads kept for the next cold starts (their runtime may still be in the making).
     pub spare_isolates: usize,
     /// Spares whose runtime is built: that many cold starts only bind and load the module.
@@ -80,6 +88,8 @@ pub struct EndpointStats {
     pub version: String,
     /// Isolate threads of this endpoint.
     pub instances: usize,
+    /// Whose endpoint it is ([`crate::EndpointCode::owner`]).
+    pub owner: Option<String>,
     /// Invocations admitted and not finished.
     pub in_flight: usize,
 }
@@ -148,9 +158,11 @@ impl Pool {
                 slug: slug.clone(),
                 version: endpoint.code.version.clone(),
                 instances: endpoint.instances.len(),
+                owner: endpoint.code.owner.clone(),
                 in_flight: endpoint.admission.in_flight(),
             })
             .collect();
+        let live_heap_bytes = self.usage(&state, None).heap;
         let spare_isolates = state.spares.len();
         let ready_spares = state.spares.iter().filter(|s| s.is_ready()).count();
         drop(state);
@@ -158,6 +170,7 @@ impl Pool {
         let counters = self.counters();
         PoolStats {
             live_isolates: endpoints.iter().map(|e| e.instances).sum(),
+            live_heap_bytes,
             spare_isolates,
             ready_spares,
             endpoints,
@@ -285,33 +298,85 @@ impl Pool {
         }
     }
 
-    /// Ensures one more isolate fits under `max_isolates`, evicting the least recently used
-    /// idle instance of another endpoint if needed. `false` when every isolate is busy.
+    /// Ensures one more isolate of `for_slug` fits every limit (see the module docs), evicting
+    /// least recently used idle instances of other endpoints as needed. `false` when it cannot
+    /// fit without exceeding one.
     fn make_room(&self, state: &mut State, for_slug: &str) -> bool {
-        let live: usize = state.endpoints.values().map(|e| e.instances.len()).sum();
-        if live < self.inner.shared.config.max_isolates {
-            return true;
-        }
-        let victim = state
-            .endpoints
-            .iter()
-            .filter(|(slug, endpoint)| {
-                slug.as_str() != for_slug && endpoint.instances.iter().any(|i| i.queued() == 0)
-            })
-            .min_by_key(|(_, endpoint)| endpoint.last_used)
-            .map(|(slug, _)| slug.clone());
-        let Some(victim) = victim else {
+        let config = &self.inner.shared.config;
+        let Some(code) = state.endpoints.get(for_slug).map(|e| e.code.clone()) else {
             return false;
         };
-        let endpoint = state.endpoints.get_mut(&victim).expect("victim exists");
-        if let Some(index) = endpoint.instances.iter().position(|i| i.queued() == 0) {
-            endpoint.instances.swap_remove(index);
-            self.counters().evictions.fetch_add(1, Ordering::Relaxed);
+        let heap = self.heap_of(&code);
+        let owner = code.owner.as_deref();
+        loop {
+            let all = self.usage(state, None);
+            let owners = owner.map(|o| self.usage(state, Some(o)));
+            let owner_full = owners.is_some_and(|used| {
+                used.isolates >= config.max_isolates_per_owner
+                    || used.heap.saturating_add(heap) > config.max_heap_per_owner_bytes
+            });
+            let pool_full = all.isolates >= config.max_isolates
+                || all.heap.saturating_add(heap) > config.memory_budget_bytes;
+            if !owner_full && !pool_full {
+                return true;
+            }
+            // Over the owner's quota only the owner's own isolates can make room; over a
+            // pool-wide limit the owner's go first, then anyone's.
+            let victim = match owner {
+                Some(owner) => idle_victim(state, for_slug, Some(owner)).or_else(|| {
+                    if owner_full {
+                        None
+                    } else {
+                        idle_victim(state, for_slug, None)
+                    }
+                }),
+                None => idle_victim(state, for_slug, None),
+            };
+            let Some(victim) = victim else {
+                return false;
+            };
+            if !self.evict_one(state, &victim) {
+                return false;
+            }
         }
+    }
+
+    /// Drops one idle instance of `slug`; `false` if it had none.
+    fn evict_one(&self, state: &mut State, slug: &str) -> bool {
+        let Some(endpoint) = state.endpoints.get_mut(slug) else {
+            return false;
+        };
+        let Some(index) = endpoint.instances.iter().position(|i| i.queued() == 0) else {
+            return false;
+        };
+        endpoint.instances.swap_remove(index);
+        self.counters().evictions.fetch_add(1, Ordering::Relaxed);
         if endpoint.instances.is_empty() && endpoint.admission.in_flight() == 0 {
-            state.endpoints.remove(&victim);
+            state.endpoints.remove(slug);
         }
         true
+    }
+
+    /// The heap limit an isolate of `code` runs with.
+    fn heap_of(&self, code: &EndpointCode) -> usize {
+        code.limits
+            .map_or(self.inner.shared.config.default_limits.heap_bytes, |l| {
+                l.heap_bytes
+            })
+    }
+
+    /// Live isolates and their heap limits: all of them, or one owner's.
+    fn usage(&self, state: &State, owner: Option<&str>) -> Usage {
+        state
+            .endpoints
+            .values()
+            .filter(|e| owner.is_none_or(|o| e.code.owner.as_deref() == Some(o)))
+            .fold(Usage::default(), |used, e| Usage {
+                isolates: used.isolates + e.instances.len(),
+                heap: used
+                    .heap
+                    .saturating_add(self.heap_of(&e.code).saturating_mul(e.instances.len())),
+            })
     }
 
     /// Binds a spare (or a new thread) to the endpoint and returns its instance index.
@@ -370,6 +435,28 @@ impl Pool {
         state.threads.push(thread);
         Ok(worker)
     }
+}
+
+/// What live isolates claim.
+#[derive(Clone, Copy, Default)]
+struct Usage {
+    isolates: usize,
+    heap: usize,
+}
+
+/// The least recently used endpoint other than `for_slug` with an idle instance, among
+/// `owner`'s endpoints when given.
+fn idle_victim(state: &State, for_slug: &str, owner: Option<&str>) -> Option<String> {
+    state
+        .endpoints
+        .iter()
+        .filter(|(slug, endpoint)| {
+            slug.as_str() != for_slug
+                && owner.is_none_or(|o| endpoint.code.owner.as_deref() == Some(o))
+                && endpoint.instances.iter().any(|i| i.queued() == 0)
+        })
+        .min_by_key(|(_, endpoint)| endpoint.last_used)
+        .map(|(slug, _)| slug.clone())
 }
 
 #[cfg(test)]

@@ -306,3 +306,100 @@ async fn without_spares_cold_starts_build_their_own_runtime() {
     assert_eq!(stats.ready_spares, 0);
     assert_eq!(stats.live_isolates, 1);
 }
+
+/// Isolates count at their heap limit (32 MiB in `test_config`) against the pool's memory
+/// budget and their owner's quotas. Making room evicts the owner's least recently used idle
+/// isolate first; when nothing idle can make room the call is refused `Overloaded` and no
+/// limit is exceeded.
+#[tokio::test]
+async fn the_memory_budget_and_owner_quotas_hold() {
+    const HEAP: usize = 32 * 1024 * 1024;
+    let budget = 3 * HEAP;
+    let config = PoolConfig {
+        memory_budget_bytes: budget,
+        max_isolates_per_owner: 2,
+        max_heap_per_owner_bytes: usize::MAX,
+        instances_per_endpoint: 1,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let owned = |slug: &str, owner: Option<&str>, source: &str| EndpointCode {
+        owner: owner.map(str::to_owned),
+        ..granted(slug, source)
+    };
+    let live = |pool: &sandbox::Pool| -> Vec<String> {
+        let stats = pool.stats();
+        assert!(stats.live_heap_bytes <= budget, "{stats:?}");
+        stats
+            .endpoints
+            .into_iter()
+            .filter(|e| e.instances > 0)
+            .map(|e| e.slug)
+            .collect()
+    };
+
+    // Alice's third endpoint takes the place of her least recently used one.
+    for slug in ["a1", "a2", "a3"] {
+        ok(invoke(&pool, &owned(slug, Some("alice"), COUNTER), json!(1)).await);
+    }
+    assert_eq!(live(&pool), ["a2", "a3"]);
+    // Bob fills the budget, and his second endpoint then evicts his own idle isolate, not Alice's.
+    ok(invoke(&pool, &owned("b1", Some("bob"), COUNTER), json!(1)).await);
+    assert_eq!(live(&pool), ["a2", "a3", "b1"]);
+    ok(invoke(&pool, &owned("b2", Some("bob"), COUNTER), json!(1)).await);
+    assert_eq!(live(&pool), ["a2", "a3", "b2"]);
+    assert_eq!(pool.stats().evictions, 2);
+
+    // Carol's two isolates busy: her third endpoint finds nothing of hers idle to evict.
+    let [c1, c2, c3] = ["c1", "c2", "c3"].map(|slug| owned(slug, Some("carol"), SLOW));
+    let (x, y, z) = tokio::join!(
+        invoke(&pool, &c1, json!(1)),
+        invoke(&pool, &c2, json!(2)),
+        async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            invoke(&pool, &c3, json!(3)).await
+        },
+    );
+    ok(x);
+    ok(y);
+    assert!(matches!(err(z), SandboxError::Overloaded { .. }));
+
+    // The operator's endpoints have no owner quota, but the budget holds: three busy isolates
+    // fill it and a fourth endpoint is refused.
+    let [o1, o2, o3, o4] = ["o1", "o2", "o3", "o4"].map(|slug| owned(slug, None, SLOW));
+    let (p, q, r, s) = tokio::join!(
+        invoke(&pool, &o1, json!(1)),
+        invoke(&pool, &o2, json!(2)),
+        invoke(&pool, &o3, json!(3)),
+        async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            invoke(&pool, &o4, json!(4)).await
+        },
+    );
+    ok(p);
+    ok(q);
+    ok(r);
+    assert!(matches!(err(s), SandboxError::Overloaded { .. }));
+    assert_eq!(live(&pool), ["o1", "o2", "o3"]);
+    // Idle again, they make room as usual.
+    ok(invoke(&pool, &owned("a1", Some("alice"), COUNTER), json!(1)).await);
+}
+
+/// An endpoint whose heap limit alone breaks its owner's heap quota never gets an isolate.
+#[tokio::test]
+async fn a_heap_limit_above_the_owner_quota_is_refused() {
+    let config = PoolConfig {
+        max_heap_per_owner_bytes: 16 * 1024 * 1024,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let code = EndpointCode {
+        owner: Some("dave".to_owned()),
+        ..endpoint("big", COUNTER)
+    };
+    assert!(matches!(
+        err(invoke(&pool, &code, json!(1)).await),
+        SandboxError::Overloaded { .. }
+    ));
+    assert_eq!(pool.stats().live_isolates, 0);
+}

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use super::host::StoreHost;
-use crate::catalog::{CompiledEndpoint, Endpoint, Registry};
+use crate::catalog::{CompiledEndpoint, Endpoint, Owner, Registry};
 use crate::config::RuntimeConfig;
 use crate::http::error::ApiError;
 use crate::logs::{LogLevel, LogLine};
@@ -125,6 +125,11 @@ impl JsRuntime {
                 capabilities: endpoint.granted_capabilities,
                 env,
                 limits,
+                // Builders' isolates count against their quotas; the operator's do not.
+                owner: match &endpoint.owner {
+                    Owner::Builder(id) => Some(id.clone()),
+                    Owner::System | Owner::Admin => None,
+                },
             },
             secrets: secrets.into_values().collect(),
         });

@@ -856,3 +856,50 @@ async fn sweeps_delete_expired_quotes_and_old_free_records_and_keep_paid_receipt
     let (status, _) = server.get(&format!("/ai/receipts/{paid}")).await;
     assert_eq!(status, 200);
 }
+
+/// A builder's isolates are bounded by its quota: with one isolate per builder, a second
+/// endpoint of the same builder is refused 429 `overloaded` with `Retry-After` while the first
+/// is busy, and takes its isolate once it is idle.
+#[tokio::test]
+async fn a_builders_isolates_stay_within_its_quota() {
+    let server = TestServer::start_with(|c| {
+        c.runtime.pool.max_isolates_per_owner = 1;
+        c.runtime.pool.instances_per_endpoint = 1;
+    })
+    .await;
+    let (_, key) = server.builder("greedy").await;
+    let busy = "export default () => { const end = Date.now() + 600; \
+        while (Date.now() < end) {} return { done: true }; };";
+    for slug in ["greedy-a", "greedy-b"] {
+        let mut body = js(slug, 0.0, busy);
+        body["safetyAttestation"] = json!({"accepted": true});
+        server.create(As::Builder(&key), &body).await;
+    }
+    let call = |slug: &str| {
+        server
+            .client
+            .post(server.url(&format!("/tools/{slug}")))
+            .json(&json!({}))
+            .send()
+    };
+    let (a, b) = tokio::time::timeout(
+        HANG_GUARD,
+        futures::future::join(call("greedy-a"), async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            call("greedy-b").await
+        }),
+    )
+    .await
+    .expect("the calls end");
+    let (status, body) = crate::util::read(a.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    let b = b.unwrap();
+    assert!(b.headers().contains_key("retry-after"));
+    let (status, body) = crate::util::read(b).await;
+    assert_error(status, &body, 429, "overloaded");
+    let (status, body) = crate::util::read(call("greedy-b").await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    let stats = server.app.runtime.pool().stats();
+    assert_eq!(stats.live_isolates, 1, "{stats:?}");
+    assert!(stats.evictions >= 1, "{stats:?}");
+}

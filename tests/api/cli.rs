@@ -158,6 +158,13 @@ fn settlement_flags_are_checked_at_start() {
         "TOOLHOST_MAX_CONNECTIONS",
         "--anonymous-writes-per-minute",
         "TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE",
+        "--free-receipt-retention-days",
+        "TOOLHOST_FREE_RECEIPT_RETENTION_DAYS",
+        "--event-retention-days",
+        "TOOLHOST_EVENT_RETENTION_DAYS",
+        "--js-memory-budget-mb",
+        "--js-isolates-per-builder",
+        "--js-heap-per-builder-mb",
     ] {
         assert!(
             help.contains(option),

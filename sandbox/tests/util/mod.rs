@@ -203,6 +203,7 @@ pub fn endpoint(slug: &str, source: &str) -> EndpointCode {
         capabilities: Capabilities::default(),
         env: BTreeMap::new(),
         limits: None,
+        owner: None,
     }
 }
 
