@@ -302,7 +302,7 @@ def parse_wrk(text):
             out["non2xx"] = int(parts[-1])
         elif s.startswith("Socket errors:"):
             # Socket errors: connect 0, read 0, write 0, timeout 0
-            out["socket_errors"] = sum(int(p.strip(",")) for p in parts[2::2])
+            out["socket_errors"] = sum(int(p.strip(",")) for p in parts[3::2])
     return out
 
 
@@ -472,12 +472,13 @@ def cmd_report(a):
         f.write("\n".join(out))
 
 
-KEPT_SECTIONS = ("optimizations", "micro-benchmarks")
+KEPT_SECTIONS = ("optimizations", "store", "store-analysis", "micro-benchmarks")
 
 
 def kept_sections(path):
     """The sections of RESULTS.md a new run keeps, in this order: the optimization log (written
-    by hand) and the "Micro-benchmarks (criterion)" section bench/micro.sh wrote. Each sits
+    by hand), the store benchmarks bench/store.sh wrote (RECORD=1) with their hand-written
+    analysis, and the "Micro-benchmarks (criterion)" section bench/micro.sh wrote. Each sits
     between `<!-- NAME: ... -->` and `<!-- /NAME -->`."""
     try:
         with open(path) as f:
