@@ -24,6 +24,7 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster (`keyfile`: the files).
 //! - `money`, `timestamp`, `urls`, `paging`: small shared value types and helpers.
 //! - `web`: the dashboard and the guide, embedded from `web/`.
+//! - `well_known`: toolhost's own `/.well-known/x402` and `/.well-known/mcp/server.json`.
 
 pub mod app;
 pub mod auth;
@@ -56,3 +57,4 @@ pub mod timestamp;
 pub mod tools;
 pub mod urls;
 pub mod web;
+pub mod well_known;
