@@ -118,8 +118,8 @@ pub async fn page(
 mod tests {
     use super::*;
     use crate::store::SledStore;
-    use time::Duration;
     use serde_json::json;
+    use time::Duration;
 
     #[tokio::test]
     async fn scoped_filtered_newest_first() {

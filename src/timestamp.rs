@@ -76,11 +76,13 @@ mod tests {
         }
     }
 
-
     #[test]
     fn since_param_defaults_and_refuses_with_400() {
         assert_eq!(since_param(None, "30d").unwrap(), Duration::days(30));
         let err = since_param(Some("forever"), "30d").unwrap_err();
-        assert_eq!((err.status.as_u16(), err.code.as_ref()), (400, "invalid_since"));
+        assert_eq!(
+            (err.status.as_u16(), err.code.as_ref()),
+            (400, "invalid_since")
+        );
     }
 }

@@ -37,7 +37,8 @@ pub async fn builder_events(
     BuilderAuth(builder): BuilderAuth,
     Query(query): Query<EventsQuery>,
 ) -> ApiResult<Json<Value>> {
-    let since = crate::timestamp::since_param(query.since.as_deref(), "7d")?;
+    let since_text = query.since.as_deref().unwrap_or("7d");
+    let since = crate::timestamp::since_param(Some(since_text), "7d")?;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
     let cutoff = OffsetDateTime::now_utc() - since;
     app.recorder.flush().await;

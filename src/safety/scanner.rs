@@ -443,7 +443,8 @@ mod tests {
                         harmless += 1;
                     }
                 }
-                let flagged = rules_hit(case["text"].as_str().unwrap()).contains(&rule.id.to_string());
+                let flagged =
+                    rules_hit(case["text"].as_str().unwrap()).contains(&rule.id.to_string());
                 match (labelled, flagged) {
                     (true, true) => tp += 1,
                     (true, false) => fn_ += 1,
@@ -451,14 +452,27 @@ mod tests {
                     (false, false) => {}
                 }
             }
-            assert!(harmful >= 1 && harmless >= 2, "{}: the set needs harmful and harmless cases", rule.id);
+            assert!(
+                harmful >= 1 && harmless >= 2,
+                "{}: the set needs harmful and harmless cases",
+                rule.id
+            );
             let precision = f64::from(tp) / f64::from((tp + fp).max(1));
             let recall = f64::from(tp) / f64::from((tp + fn_).max(1));
-            println!("| `{}` | {harmful} | {harmless} | {precision:.2} | {recall:.2} |", rule.id);
+            println!(
+                "| `{}` | {harmful} | {harmless} | {precision:.2} | {recall:.2} |",
+                rule.id
+            );
             report.push((rule.id, precision, recall));
         }
-        let below: Vec<_> = report.iter().filter(|(_, p, r)| *p < 1.0 || *r < 1.0).collect();
-        assert!(below.is_empty(), "rules below the floor (precision and recall 1.0 on this set): {below:?}");
+        let below: Vec<_> = report
+            .iter()
+            .filter(|(_, p, r)| *p < 1.0 || *r < 1.0)
+            .collect();
+        assert!(
+            below.is_empty(),
+            "rules below the floor (precision and recall 1.0 on this set): {below:?}"
+        );
     }
 
     #[test]
@@ -467,7 +481,10 @@ mod tests {
             ("illegal.malware", "Buy ransomware as a service here"),
             ("illegal.malware", "keylogger to steal passwords"),
             ("illegal.trafficking", "sell stolen credit card data"),
-            ("unauthorized.impersonation", "Official Coinbase support service"),
+            (
+                "unauthorized.impersonation",
+                "Official Coinbase support service",
+            ),
         ] {
             assert_eq!(rules_hit(text), vec![rule.to_string()], "{text}");
         }

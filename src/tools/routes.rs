@@ -316,7 +316,12 @@ async fn run_builtin(
         HandlerType::ConversionQuote => {
             // The demo endpoint and `POST /ai/conversion/quote` share one planner and table, so
             // the same input is quoted the same cost on both.
-            let field = |name: &str| call.input.get(name).and_then(Value::as_str).unwrap_or_default();
+            let field = |name: &str| {
+                call.input
+                    .get(name)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            };
             let request = crate::quotes::routes::ConversionInput {
                 service_id: field("serviceId"),
                 start_network: field("startNetwork"),

@@ -237,7 +237,11 @@ async fn create_requires_a_valid_credential() {
         .await
         .unwrap();
     let (s, b) = crate::util::read(response).await;
-    assert_eq!((s.as_u16(), b["error"]["code"].as_str()), (401, Some("invalid_builder_key")), "{b}");
+    assert_eq!(
+        (s.as_u16(), b["error"]["code"].as_str()),
+        (401, Some("invalid_builder_key")),
+        "{b}"
+    );
     let created = server.create(As::Builder(&key), &body).await;
     assert_eq!(created["endpoint"]["slug"], "made-here");
     assert_eq!(created["manage"]["owner"]["kind"], "builder");

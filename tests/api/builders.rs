@@ -268,7 +268,10 @@ async fn a_creator_skill_endpoint_from_the_template_answers() {
     assert_eq!(status, 200, "{template}");
     let schema = &template["create"]["inputSchema"];
     assert_eq!(schema["properties"]["constraints"]["type"], "array");
-    assert_eq!(schema["properties"]["constraints"]["items"]["type"], "string");
+    assert_eq!(
+        schema["properties"]["constraints"]["items"]["type"],
+        "string"
+    );
     assert_eq!(schema["additionalProperties"], true);
     for field in ["situation", "goal", "audience"] {
         assert_eq!(schema["properties"][field]["type"], "string", "{field}");
@@ -278,7 +281,10 @@ async fn a_creator_skill_endpoint_from_the_template_answers() {
     body["safetyAttestation"] = json!({"accepted": true});
     let created = server.create(As::Builder(&key), &body).await;
     assert_eq!(created["endpoint"]["status"], "active", "{created}");
-    assert_eq!(created["endpoint"]["contentSafety"]["status"], "passed", "{created}");
+    assert_eq!(
+        created["endpoint"]["contentSafety"]["status"], "passed",
+        "{created}"
+    );
 
     let (status, answer) = server
         .post("/tools/launch-coach", &template["exampleInput"])
@@ -290,10 +296,16 @@ async fn a_creator_skill_endpoint_from_the_template_answers() {
     assert_eq!(answer["skipped"], json!(["video"]), "{answer}");
     assert!(steps.iter().all(|s| s["id"] != "video"), "{answer}");
     assert_eq!(answer["extraFieldsSeen"], json!(["timezone"]), "{answer}");
-    assert!(answer["summary"].as_str().unwrap().contains("sell my first online course"));
+    assert!(answer["summary"]
+        .as_str()
+        .unwrap()
+        .contains("sell my first online course"));
     // constraints must be an array of strings.
     let (status, refused) = server
-        .post("/tools/launch-coach", &json!({"situation": "s", "goal": "g", "constraints": "no video"}))
+        .post(
+            "/tools/launch-coach",
+            &json!({"situation": "s", "goal": "g", "constraints": "no video"}),
+        )
         .await;
     assert_error(status, &refused, 422, "input_invalid");
 }

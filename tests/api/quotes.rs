@@ -136,7 +136,11 @@ async fn an_endpoint_whose_time_limit_exceeds_the_threshold_is_long_running() {
     for limits in [None, Some(10_000)] {
         if let Some(timeout_ms) = limits {
             server
-                .patch(As::Admin, "slow-words", &json!({"limits": {"memoryMb": 64, "timeoutMs": timeout_ms}}))
+                .patch(
+                    As::Admin,
+                    "slow-words",
+                    &json!({"limits": {"memoryMb": 64, "timeoutMs": timeout_ms}}),
+                )
                 .await;
         }
         let (status, body) = server.post("/ai/invoke", &request).await;
@@ -144,12 +148,18 @@ async fn an_endpoint_whose_time_limit_exceeds_the_threshold_is_long_running() {
         assert_eq!(body["result"]["words"], 3, "{body}");
     }
     server
-        .patch(As::Admin, "slow-words", &json!({"limits": {"memoryMb": 64, "timeoutMs": 10_001}}))
+        .patch(
+            As::Admin,
+            "slow-words",
+            &json!({"limits": {"memoryMb": 64, "timeoutMs": 10_001}}),
+        )
         .await;
     let (status, body) = server.post("/ai/invoke", &request).await;
     assert_error(status, &body, 409, "streaming_required");
     // Built-ins keep their own bounds: echo answers at once.
-    let (status, body) = server.post("/ai/invoke", &json!({"slug": "receipt-echo"})).await;
+    let (status, body) = server
+        .post("/ai/invoke", &json!({"slug": "receipt-echo"}))
+        .await;
     assert_eq!(status, 200, "{body}");
 
     let response = server
@@ -166,9 +176,18 @@ async fn an_endpoint_whose_time_limit_exceeds_the_threshold_is_long_running() {
         .split("\n\n")
         .find(|e| e.contains("event: result"))
         .unwrap_or_else(|| panic!("no result event: {text}"));
-    let data: Value =
-        serde_json::from_str(result.lines().find_map(|l| l.strip_prefix("data: ")).unwrap()).unwrap();
-    assert_eq!((data["ok"].clone(), data["result"]["words"].clone()), (json!(true), json!(3)), "{data}");
+    let data: Value = serde_json::from_str(
+        result
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (data["ok"].clone(), data["result"]["words"].clone()),
+        (json!(true), json!(3)),
+        "{data}"
+    );
 }
 
 #[tokio::test]

@@ -68,9 +68,18 @@ async fn toolhost_passes_its_own_readiness_check() {
         .map(|r| r["resource"].as_str().unwrap())
         .collect();
     // Paid endpoints and registration, each with the requirements its 402 carries; no free ones.
-    assert!(listed.contains(&server.url("/tools/receipt-echo-paid").as_str()), "{x402}");
-    assert!(listed.contains(&server.url("/ai/builders/register").as_str()), "{x402}");
-    assert!(!listed.contains(&server.url("/tools/receipt-echo").as_str()), "{x402}");
+    assert!(
+        listed.contains(&server.url("/tools/receipt-echo-paid").as_str()),
+        "{x402}"
+    );
+    assert!(
+        listed.contains(&server.url("/ai/builders/register").as_str()),
+        "{x402}"
+    );
+    assert!(
+        !listed.contains(&server.url("/tools/receipt-echo").as_str()),
+        "{x402}"
+    );
     let (_, unpaid) = server.post("/tools/receipt-echo-paid", &json!({})).await;
     let paid = x402["resources"]
         .as_array()
@@ -78,12 +87,16 @@ async fn toolhost_passes_its_own_readiness_check() {
         .iter()
         .find(|r| r["resource"] == server.url("/tools/receipt-echo-paid"))
         .unwrap();
-    assert_eq!(paid["accepts"], unpaid["paymentRequired"]["accepts"], "{unpaid}");
+    assert_eq!(
+        paid["accepts"], unpaid["paymentRequired"]["accepts"],
+        "{unpaid}"
+    );
     let (status, server_json) = server.get("/.well-known/mcp/server.json").await;
     assert_eq!(status, 200, "{server_json}");
     assert_eq!(server_json["remotes"][0]["url"], server.url("/ai/mcp"));
 
-    let expected = report(&server, &server.url("/ai/manifest")).await["expectedDiscoveryUrls"].clone();
+    let expected =
+        report(&server, &server.url("/ai/manifest")).await["expectedDiscoveryUrls"].clone();
     let mut urls: Vec<String> = expected
         .as_array()
         .unwrap()
@@ -103,8 +116,14 @@ async fn toolhost_passes_its_own_readiness_check() {
             .iter()
             .filter(|c| c["passed"] != true)
             .collect();
-        assert!(failed.is_empty(), "{url}: failed checks {failed:?} in {body}");
-        assert!(!body["checks"].as_array().unwrap().is_empty(), "{url}: {body}");
+        assert!(
+            failed.is_empty(),
+            "{url}: failed checks {failed:?} in {body}"
+        );
+        assert!(
+            !body["checks"].as_array().unwrap().is_empty(),
+            "{url}: {body}"
+        );
         assert_eq!(body["ready"], true, "{url}: {body}");
     }
     server.stop().await;

@@ -164,8 +164,13 @@ async fn catalogued_js_endpoints_compute_real_results() {
 
     // The conversion demo and `POST /ai/conversion/quote` are one planner: the same input is
     // quoted the same route and cost by both, for a plain and a multi-step route.
-    for (network, asset) in [("eip155:84532", "USDC"), ("eip155:1", "ETH"), ("arbitrum", "USDC")] {
-        let input = json!({"serviceId": "creator-plan", "startNetwork": network, "startAsset": asset});
+    for (network, asset) in [
+        ("eip155:84532", "USDC"),
+        ("eip155:1", "ETH"),
+        ("arbitrum", "USDC"),
+    ] {
+        let input =
+            json!({"serviceId": "creator-plan", "startNetwork": network, "startAsset": asset});
         let (status, demo) = server.post("/tools/conversion-quote-demo", &input).await;
         assert_eq!(status, 200, "{demo}");
         let (status, route) = server.post("/ai/conversion/quote", &input).await;
@@ -178,10 +183,16 @@ async fn catalogued_js_endpoints_compute_real_results() {
     assert_eq!(body["route"]["steps"], json!([]), "{body}");
     assert_eq!(body["route"]["totalUsd"], json!(0.01), "{body}");
     let (_, body) = server
-        .post("/tools/conversion-quote-demo", &json!({"serviceId": "creator-plan", "startNetwork": "eip155:1", "startAsset": "ETH"}))
+        .post(
+            "/tools/conversion-quote-demo",
+            &json!({"serviceId": "creator-plan", "startNetwork": "eip155:1", "startAsset": "ETH"}),
+        )
         .await;
     let cost = body["route"]["estimatedCostUsd"].as_f64();
-    assert!(cost.is_some_and(|c| c > 0.0), "a swap and a bridge cost something: {body}");
+    assert!(
+        cost.is_some_and(|c| c > 0.0),
+        "a swap and a bridge cost something: {body}"
+    );
     for path in ["/tools/conversion-quote-demo", "/ai/conversion/quote"] {
         let (status, body) = server
             .post(path, &json!({"serviceId": "creator-plan", "startNetwork": "eip155:999999", "startAsset": "USDC"}))
