@@ -432,7 +432,10 @@ mod tests {
             .iter()
             .filter(|c| !sources.contains(&format!("\"{c}\"")))
             .collect();
-        assert!(unused.is_empty(), "listed but not in the sources: {unused:?}");
+        assert!(
+            unused.is_empty(),
+            "listed but not in the sources: {unused:?}"
+        );
     }
 
     #[test]
