@@ -6,9 +6,9 @@
 //!   same check on routes where credentials are optional (a missing one is `None`, a wrong one
 //!   still fails).
 //!
-//! Status codes: 401 when the credential is missing or not recognised (spec 5 rule 1 and
-//! section 7: create without a valid token or key is 401), 403 when the caller is known but may
-//! not do this: a revoked builder key, another builder's endpoint, an admin-only field.
+//! Status codes: 401 when the credential is missing, not recognised or revoked (spec 5 rule 1
+//! and section 7: create without a valid token or key is 401), 403 when the caller is known but
+//! may not do this: another builder's endpoint, an admin-only field.
 //!
 //! Secrets are compared in constant time so response timing says nothing about how much of a
 //! guess was right.
@@ -73,7 +73,7 @@ impl FromRequestParts<AppState> for Admin {
 pub struct BuilderAuth(pub Builder);
 
 impl BuilderAuth {
-    /// `Some` for a valid key, `None` when absent, 401 for an unknown key, 403 for a revoked one.
+    /// `Some` for a valid key, `None` when absent, 401 for an unknown or revoked key.
     pub async fn check(parts: &Parts, app: &AppState) -> Result<Option<BuilderAuth>, ApiError> {
         match header_value(parts, BUILDER_KEY_HEADER) {
             None => Ok(None),

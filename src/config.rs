@@ -32,8 +32,8 @@ pub struct Config {
     pub outbound: OutboundPolicy,
     pub payment: PaymentConfig,
     pub mcp: McpConfig,
-    /// `POST /ai/invoke` answers 409 `streaming_required` for endpoints expected to run longer
-    /// than this unless the caller accepts `text/event-stream`.
+    /// An endpoint whose time limit exceeds this is long-running: `POST /ai/invoke` answers it
+    /// 409 `streaming_required` unless the caller accepts `text/event-stream`.
     pub long_running_after: Duration,
     /// How long an `/ai/quote` stays valid.
     pub quote_ttl: Duration,

@@ -12,7 +12,7 @@ pub mod routes;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use time::{Duration, OffsetDateTime};
+use time::OffsetDateTime;
 
 use crate::paging::{self, Page, PageRequest, Visit};
 use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
@@ -155,56 +155,12 @@ pub async fn page(
     .await
 }
 
-/// Parses `<n><unit>` with unit `s`, `m`, `h`, `d` or `w` (`30s`, `15m`, `7d`, `2w`); `n` ≥ 1,
-/// at most ten years in all.
-pub fn parse_since(text: &str) -> Option<Duration> {
-    let unit = text.chars().last()?;
-    let number = &text[..text.len() - unit.len_utf8()];
-    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) || number.len() > 9 {
-        return None;
-    }
-    let n: i64 = number.parse().ok().filter(|n| *n >= 1)?;
-    let seconds = match unit {
-        's' => 1,
-        'm' => 60,
-        'h' => 3_600,
-        'd' => 86_400,
-        'w' => 604_800,
-        _ => return None,
-    };
-    let total = n.checked_mul(seconds).filter(|t| *t <= 10 * 366 * 86_400)?;
-    Some(Duration::seconds(total))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::SledStore;
     use serde_json::json;
-
-    #[tokio::test]
-    async fn since_syntax() {
-        assert_eq!(parse_since("7d"), Some(Duration::days(7)));
-        assert_eq!(parse_since("30s"), Some(Duration::seconds(30)));
-        assert_eq!(parse_since("15m"), Some(Duration::minutes(15)));
-        assert_eq!(parse_since("2h"), Some(Duration::hours(2)));
-        assert_eq!(parse_since("2w"), Some(Duration::weeks(2)));
-        for bad in [
-            "",
-            "d",
-            "7",
-            "7y",
-            "-1d",
-            "0d",
-            "1.5h",
-            "7 d",
-            "99999999999d",
-            "7dd",
-            "é",
-        ] {
-            assert_eq!(parse_since(bad), None, "{bad}");
-        }
-    }
+    use time::Duration;
 
     #[tokio::test]
     async fn scoped_filtered_newest_first() {

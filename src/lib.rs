@@ -26,6 +26,7 @@
 //! - `web`: the dashboard and the guide, embedded from `web/`.
 //! - `maintenance`: background sweeps (stale credit holds, expired quotes, old free receipts
 //!   and events).
+//! - `well_known`: toolhost's own `/.well-known/x402` and `/.well-known/mcp/server.json`.
 
 pub mod app;
 pub mod auth;
@@ -59,3 +60,4 @@ pub mod timestamp;
 pub mod tools;
 pub mod urls;
 pub mod web;
+pub mod well_known;

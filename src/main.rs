@@ -113,6 +113,10 @@ struct ServeArgs {
     /// DEV ONLY: let outbound requests (readiness checks, handler HTTP) reach loopback addresses.
     #[arg(long, env = "TOOLHOST_DEV_ALLOW_LOOPBACK")]
     dev_allow_loopback: bool,
+    /// An endpoint whose time limit is over this many seconds is long-running: `POST /ai/invoke`
+    /// answers it 409 `streaming_required` unless the caller accepts `text/event-stream`.
+    #[arg(long, env = "TOOLHOST_LONG_RUNNING_AFTER_SECS", default_value_t = 10)]
+    long_running_after_secs: u64,
     /// Default wall-clock limit of one JS handler invocation, in milliseconds.
     #[arg(long, env = "TOOLHOST_JS_TIMEOUT_MS", default_value_t = 2000)]
     js_timeout_ms: u64,
@@ -210,6 +214,7 @@ impl ServeArgs {
         config.retention.events =
             Duration::from_secs(self.event_retention_days.saturating_mul(DAY_SECS));
         config.outbound.allow_loopback = self.dev_allow_loopback;
+        config.long_running_after = Duration::from_secs(self.long_running_after_secs);
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
         const MIB: usize = 1024 * 1024;

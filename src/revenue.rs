@@ -135,19 +135,6 @@ pub fn split(amount: Usd, fee_bps: u64) -> (Usd, Usd) {
     (fee, amount.checked_sub(fee).unwrap_or(Usd::ZERO))
 }
 
-/// Parses a duration like `30d`, `12h` or `2w`.
-pub fn parse_since(text: &str) -> Option<time::Duration> {
-    let text = text.trim();
-    let (number, unit) = text.split_at(text.len().checked_sub(1)?);
-    let n: i64 = number.parse().ok().filter(|n| *n > 0 && *n <= 3650)?;
-    match unit {
-        "h" => Some(time::Duration::hours(n)),
-        "d" => Some(time::Duration::days(n)),
-        "w" => Some(time::Duration::weeks(n)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,11 +144,6 @@ mod tests {
     async fn splits_reconcile_and_since_parses() {
         let (fee, net) = split(Usd::from_units(1001), 1000);
         assert_eq!((fee.units(), net.units()), (100, 901));
-        assert_eq!(parse_since("30d"), Some(time::Duration::days(30)));
-        assert_eq!(parse_since("12h"), Some(time::Duration::hours(12)));
-        assert_eq!(parse_since("0d"), None);
-        assert_eq!(parse_since("d"), None);
-        assert_eq!(parse_since("5y"), None);
     }
 
     #[tokio::test]

@@ -1,7 +1,10 @@
-//! Timestamps as the API writes them: ISO 8601 / RFC 3339 in UTC.
+//! Timestamps as the API writes them (ISO 8601 / RFC 3339 in UTC) and the `since` windows it
+//! reads.
 
 use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
+use time::{Duration, OffsetDateTime};
+
+use crate::http::error::{ApiError, ApiResult};
 
 pub fn rfc3339(at: OffsetDateTime) -> String {
     // Formatting a UTC OffsetDateTime as RFC 3339 only fails for years outside 0..=9999.
@@ -10,4 +13,76 @@ pub fn rfc3339(at: OffsetDateTime) -> String {
 
 pub fn now_rfc3339() -> String {
     rfc3339(OffsetDateTime::now_utc())
+}
+
+/// The `since` query parameter of the builder feeds (events, revenue): one parser and one error
+/// for both, so a window that works on one works on the other. `None` takes `default`.
+pub fn since_param(text: Option<&str>, default: &str) -> ApiResult<Duration> {
+    let text = text.unwrap_or(default);
+    parse_since(text).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_since",
+            "since must be a positive whole number followed by s, m, h, d or w (e.g. 7d), at most ten years",
+        )
+    })
+}
+
+/// Parses `<n><unit>` with unit `s`, `m`, `h`, `d` or `w` (`30s`, `15m`, `7d`, `2w`); `n` ≥ 1,
+/// at most ten years in all.
+fn parse_since(text: &str) -> Option<Duration> {
+    let unit = text.chars().last()?;
+    let number = &text[..text.len() - unit.len_utf8()];
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) || number.len() > 9 {
+        return None;
+    }
+    let n: i64 = number.parse().ok().filter(|n| *n >= 1)?;
+    let seconds = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3_600,
+        'd' => 86_400,
+        'w' => 604_800,
+        _ => return None,
+    };
+    let total = n.checked_mul(seconds).filter(|t| *t <= 10 * 366 * 86_400)?;
+    Some(Duration::seconds(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_syntax() {
+        assert_eq!(parse_since("7d"), Some(Duration::days(7)));
+        assert_eq!(parse_since("30s"), Some(Duration::seconds(30)));
+        assert_eq!(parse_since("15m"), Some(Duration::minutes(15)));
+        assert_eq!(parse_since("2h"), Some(Duration::hours(2)));
+        assert_eq!(parse_since("2w"), Some(Duration::weeks(2)));
+        for bad in [
+            "",
+            "d",
+            "7",
+            "7y",
+            "-1d",
+            "0d",
+            "1.5h",
+            "7 d",
+            "99999999999d",
+            "7dd",
+            "é",
+        ] {
+            assert_eq!(parse_since(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn since_param_defaults_and_refuses_with_400() {
+        assert_eq!(since_param(None, "30d").unwrap(), Duration::days(30));
+        let err = since_param(Some("forever"), "30d").unwrap_err();
+        assert_eq!(
+            (err.status.as_u16(), err.code.as_ref()),
+            (400, "invalid_since")
+        );
+    }
 }

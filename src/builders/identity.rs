@@ -113,9 +113,14 @@ impl From<BuilderError> for ApiError {
                 "invalid_builder_key",
                 e.to_string(),
             ),
-            BuilderError::RevokedKey => {
-                ApiError::new(StatusCode::FORBIDDEN, "builder_key_revoked", e.to_string())
-            }
+            // A rotated key is no longer a credential: 401 like any key that is not valid (spec 5
+            // rule 1 and section 7 for create, and the same on every route), with its own code so
+            // the builder knows to use the new key rather than re-register.
+            BuilderError::RevokedKey => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "builder_key_revoked",
+                e.to_string(),
+            ),
             BuilderError::Store(e) => e.into(),
         }
     }

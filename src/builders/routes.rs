@@ -83,12 +83,12 @@ pub async fn register(
     Ok(response)
 }
 
-/// Replace the caller's builder key. The old key is revoked at once (403 from then on).
+/// Replace the caller's builder key. The old key is revoked at once (401 `builder_key_revoked`
+/// from then on).
 #[utoipa::path(post, path = "/ai/builders/keys/rotate", tag = "builders",
     responses(
         (status = 200, description = "The new key, shown once", body = Object),
-        (status = 401, description = "No valid builder key", body = ErrorBody),
-        (status = 403, description = "Revoked builder key", body = ErrorBody),
+        (status = 401, description = "No valid builder key (unknown, or revoked: `builder_key_revoked`)", body = ErrorBody),
     ))]
 pub async fn rotate_key(
     State(app): State<AppState>,

@@ -15,14 +15,16 @@ pub enum HandlerType {
     ReceiptEcho,
     StaticJson,
     X402ReadinessCheck,
+    ConversionQuote,
     JsRequestResponse,
 }
 
 impl HandlerType {
-    pub const ALL: [HandlerType; 4] = [
+    pub const ALL: [HandlerType; 5] = [
         HandlerType::ReceiptEcho,
         HandlerType::StaticJson,
         HandlerType::X402ReadinessCheck,
+        HandlerType::ConversionQuote,
         HandlerType::JsRequestResponse,
     ];
 
@@ -31,6 +33,7 @@ impl HandlerType {
             HandlerType::ReceiptEcho => "receipt_echo",
             HandlerType::StaticJson => "static_json",
             HandlerType::X402ReadinessCheck => "x402_readiness_check",
+            HandlerType::ConversionQuote => "conversion_quote",
             HandlerType::JsRequestResponse => "js_request_response",
         }
     }
@@ -49,6 +52,9 @@ impl HandlerType {
             HandlerType::StaticJson => "Returns a static JSON response.",
             HandlerType::X402ReadinessCheck => {
                 "Inspects a submitted MCP/x402 metadata URL and returns readiness notes, expected discovery URLs and safe next actions."
+            }
+            HandlerType::ConversionQuote => {
+                "Plans the route from a caller's asset to the x402 settlement asset; the same planner and price table as POST /ai/conversion/quote."
             }
             HandlerType::JsRequestResponse => {
                 "A builder- or admin-supplied async function (req, ctx) run in an isolated sandbox; ctx offers scoped kv, files, env, httpGetJson and log, each enabled per the capabilities an admin granted."

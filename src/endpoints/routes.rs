@@ -31,8 +31,8 @@ async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<
     params(("X-Admin-Token" = Option<String>, Header, description = "Admin token"), ("X-Builder-Key" = Option<String>, Header, description = "Builder key")),
     responses(
         (status = 200, description = "Created: public record and owner's view", body = Object),
-        (status = 401, description = "No valid admin token or builder key", body = ErrorBody),
-        (status = 403, description = "Revoked key, or a builder setting an admin-only field", body = ErrorBody),
+        (status = 401, description = "No valid admin token or builder key (`unauthorized`, `invalid_admin_token`, `invalid_builder_key`, `builder_key_revoked`)", body = ErrorBody),
+        (status = 403, description = "A builder setting an admin-only field", body = ErrorBody),
         (status = 409, description = "Slug taken", body = ErrorBody),
         (status = 422, description = "Invalid field, schema, attestation_required or content_blocked", body = ErrorBody),
     ))]
@@ -140,8 +140,7 @@ pub async fn review_queue(State(app): State<AppState>, _admin: Admin) -> Json<Va
 #[utoipa::path(get, path = "/ai/builders/endpoints", tag = "builders",
     responses(
         (status = 200, description = "`endpoints`: `[{endpoint, manage}]`", body = Object),
-        (status = 401, description = "No valid builder key", body = ErrorBody),
-        (status = 403, description = "Revoked builder key", body = ErrorBody),
+        (status = 401, description = "No valid builder key (unknown, or revoked: `builder_key_revoked`)", body = ErrorBody),
     ))]
 pub async fn builder_endpoints(
     State(app): State<AppState>,

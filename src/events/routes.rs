@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 
 use crate::app::AppState;
 use crate::auth::BuilderAuth;
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::http::error::{ApiResult, ErrorBody};
 use crate::paging::PageRequest;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -30,8 +30,7 @@ pub struct EventsQuery {
     responses(
         (status = 200, description = "`events` newest first and `nextCursor`", body = Object),
         (status = 400, description = "Bad since, cursor or limit", body = ErrorBody),
-        (status = 401, description = "No valid builder key", body = ErrorBody),
-        (status = 403, description = "Revoked builder key", body = ErrorBody),
+        (status = 401, description = "No valid builder key (unknown, or revoked: `builder_key_revoked`)", body = ErrorBody),
     ))]
 pub async fn builder_events(
     State(app): State<AppState>,
@@ -39,12 +38,7 @@ pub async fn builder_events(
     Query(query): Query<EventsQuery>,
 ) -> ApiResult<Json<Value>> {
     let since_text = query.since.as_deref().unwrap_or("7d");
-    let since = super::parse_since(since_text).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_since",
-            "since must be a positive number followed by s, m, h, d or w (e.g. 7d)",
-        )
-    })?;
+    let since = crate::timestamp::since_param(Some(since_text), "7d")?;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
     let cutoff = OffsetDateTime::now_utc() - since;
     app.recorder.flush().await;

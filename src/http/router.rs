@@ -45,10 +45,13 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(builders::routes::rotate_key))
         .routes(routes!(events::routes::builder_events))
         .routes(routes!(endpoints::routes::builder_endpoints))
+        .routes(routes!(endpoints::templates::creator_skill))
         .routes(routes!(builders::routes::admin_create_builder))
         .routes(routes!(endpoints::routes::review_endpoint))
         .routes(routes!(endpoints::routes::review_queue))
         .routes(routes!(manifest::manifest))
+        .routes(routes!(crate::well_known::x402_discovery))
+        .routes(routes!(crate::well_known::mcp_server_json))
         .routes(routes!(
             tools::routes::invoke_get,
             tools::routes::invoke_post

@@ -366,7 +366,9 @@ fn object_schema(schema: &Value) -> Option<Value> {
 fn annotations(endpoint: &Endpoint) -> Value {
     let granted = endpoint.granted_capabilities;
     let (read_only, open_world) = match endpoint.handler_type {
-        HandlerType::ReceiptEcho | HandlerType::StaticJson => (true, false),
+        HandlerType::ReceiptEcho | HandlerType::StaticJson | HandlerType::ConversionQuote => {
+            (true, false)
+        }
         HandlerType::X402ReadinessCheck => (true, true),
         HandlerType::JsRequestResponse => (!granted.kv && !granted.files, granted.http_get_json),
     };

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{conversion, external, hosted};
-use crate::app::AppState;
+use crate::app::{App, AppState};
 use crate::auth::Caller;
 use crate::catalog::{CatalogError, Endpoint};
 use crate::endpoints;
@@ -85,16 +85,41 @@ pub async fn conversion_quote(
     JsonBody(request): JsonBody<ConversionRequest>,
 ) -> ApiResult<Json<Value>> {
     rate_limit::anonymous_write()?;
+    let input = ConversionInput {
+        service_id: &request.service_id,
+        start_network: &request.start_network,
+        start_asset: &request.start_asset,
+        amount: request.amount,
+    };
+    Ok(Json(quote_conversion(&app, caller.as_ref(), &input)?))
+}
+
+/// What a conversion quote is asked for, by the route or by the `conversion_quote` built-in.
+pub struct ConversionInput<'a> {
+    pub service_id: &'a str,
+    pub start_network: &'a str,
+    pub start_asset: &'a str,
+    /// USD to arrive with; `None` takes the service's price.
+    pub amount: Option<Usd>,
+}
+
+/// The one conversion quote behind `POST /ai/conversion/quote` and the `conversion_quote`
+/// handler type (the `conversion-quote-demo` endpoint).
+pub fn quote_conversion(
+    app: &App,
+    caller: Option<&Caller>,
+    request: &ConversionInput<'_>,
+) -> ApiResult<Value> {
     let compiled = app
         .catalog
-        .get(&request.service_id)
+        .get(request.service_id)
         .or_else(|| {
             app.catalog
                 .all()
                 .into_iter()
                 .find(|c| c.endpoint.id == request.service_id)
         })
-        .filter(|c| visible(&c.endpoint, caller.as_ref()))
+        .filter(|c| visible(&c.endpoint, caller))
         .ok_or_else(|| {
             ApiError::not_found(
                 "service_not_found",
@@ -110,18 +135,18 @@ pub async fn conversion_quote(
     let amount = request.amount.unwrap_or(compiled.endpoint.price_usd);
     let plan = conversion::plan(
         &app.config.conversion,
-        &request.start_network,
-        &request.start_asset,
+        request.start_network,
+        request.start_asset,
         &settlement.caip2,
         amount,
     )?;
-    Ok(Json(json!({
+    Ok(json!({
         "ok": true,
         "serviceId": compiled.endpoint.id,
         "slug": compiled.endpoint.slug,
         "settlementAsset": {"network": settlement.caip2, "asset": settlement.asset, "symbol": "USDC"},
         "route": plan,
-    })))
+    }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -92,9 +92,9 @@ pub(super) fn analyze(doc: &Value, f: &mut Findings) {
                 None => problems.push(format!("remotes[{i}].type is missing")),
             }
             match str_field(remote, "url") {
-                Some(u) if u.starts_with("https://") && is_http_url(u) => {}
+                Some(u) if is_http_url(u) && (u.starts_with("https://") || is_loopback_url(u)) => {}
                 Some(u) => problems.push(format!(
-                    "remotes[{i}].url {} is not an absolute https URL",
+                    "remotes[{i}].url {} is not an absolute https URL (http only on a loopback host)",
                     quote(u)
                 )),
                 None => problems.push(format!("remotes[{i}].url is missing")),
@@ -149,6 +149,18 @@ pub(super) fn analyze(doc: &Value, f: &mut Findings) {
     }
 }
 
+/// A URL on this machine (`localhost`, 127.0.0.0/8, `::1`): plain http is normal there during
+/// development, and such a server is not reachable by anyone else anyway. The readiness check
+/// only reaches loopback with `--dev-allow-loopback`.
+fn is_loopback_url(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| match u.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    })
+}
+
 /// `<namespace>/<name>` with a dotted namespace, as the MCP registry requires.
 fn is_reverse_dns_name(name: &str) -> bool {
     match name.split_once('/') {
@@ -162,6 +174,15 @@ fn is_reverse_dns_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_urls_may_be_plain_http() {
+        assert!(is_loopback_url("http://127.0.0.1:8402/ai/mcp"));
+        assert!(is_loopback_url("http://localhost/mcp"));
+        assert!(is_loopback_url("http://[::1]:9/mcp"));
+        assert!(!is_loopback_url("http://tools.example.com/mcp"));
+        assert!(!is_loopback_url("http://10.0.0.1/mcp"));
+    }
 
     #[test]
     fn reverse_dns_names() {

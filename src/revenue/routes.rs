@@ -8,16 +8,16 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use super::payouts::{self, PayoutSettings};
-use super::{parse_since, report, sales_of};
+use super::{report, sales_of};
 use crate::app::{App, AppState};
 use crate::auth::{Admin, BuilderAuth};
 use crate::events::{self, EventKind};
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::http::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 pub struct RevenueQuery {
-    /// Window such as `30d`, `12h` or `2w` (default `30d`).
+    /// How far back: `<n>` and a unit `s`, `m`, `h`, `d` or `w` (default `30d`).
     since: Option<String>,
 }
 
@@ -25,18 +25,15 @@ pub struct RevenueQuery {
 #[utoipa::path(get, path = "/ai/builders/revenue", tag = "builders", params(RevenueQuery),
     responses(
         (status = 200, description = "Revenue report", body = Object),
+        (status = 400, description = "Invalid `since`", body = ErrorBody),
         (status = 401, description = "No valid builder key", body = ErrorBody),
-        (status = 422, description = "Invalid `since`", body = ErrorBody),
     ))]
 pub async fn revenue(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
     Query(query): Query<RevenueQuery>,
 ) -> ApiResult<Json<Value>> {
-    let since_text = query.since.unwrap_or_else(|| "30d".into());
-    let window = parse_since(&since_text).ok_or_else(|| {
-        ApiError::unprocessable("invalid_since", "since must look like 30d, 12h or 2w")
-    })?;
+    let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
     let since = OffsetDateTime::now_utc() - window;
     let sales = sales_of(app.store.as_ref(), &builder.id, since).await?;
     let revenue = report::report(&sales, app.config.platform_fee_bps);

@@ -134,11 +134,11 @@ static DETECTORS: LazyLock<Vec<Detector>> = LazyLock::new(|| {
         ),
         phrases(
             "illegal.malware",
-            r"\b(?:build|create|deploy|sell|spread|generate|write)\w* (?:a |an |custom |undetectable )?(?:ransomware|keylogger|botnet|rootkit|trojan|worm|info-?stealer|password stealer|credential stealer)s?\b|\b(?:credential|password|cookie|info|crypto) ?stealers?\b|\bddos[- ](?:for[- ]hire|service|booter)\b|\bbooter (?:service|panel)\b|\bbypass (?:2fa|mfa|two[- ]factor) (?:on|for) (?:any|someone|other)\b",
+            r"\b(?:build|create|deploy|sell|spread|generate|write|buy|rent|order|hire)\w* (?:a |an |our |custom |undetectable )?(?:ransomware|keylogger|botnet|rootkit|trojan|worm|spyware|info-?stealer|password stealer|credential stealer)s?\b|\b(?:ransomware|malware|botnet|ddos|phishing)[- ]as[- ]an?[- ]service\b|\b(?:keyloggers?|trojans?|malware|spyware|stealers?|botnets?|rootkits?)\b[^.\n]{0,30}\bsteal(?:s|ing)?\b|\b(?:credential|password|cookie|info|crypto) ?stealers?\b|\bddos[- ](?:for[- ]hire|service|booter)\b|\bbooter (?:service|panel)\b|\bbypass (?:2fa|mfa|two[- ]factor) (?:on|for) (?:any|someone|other)\b",
         ),
         phrases(
             "illegal.trafficking",
-            r"\b(?:buy|sell|selling|order|ship)\w* (?:cocaine|heroin|meth|methamphetamine|fentanyl|mdma|lsd)\b|\b(?:sell|selling|buy|buying)\w* (?:stolen|hacked|leaked) (?:credit cards|cards|accounts|identities|data|passports)\b|\bfullz\b|\bcvv (?:dumps|shop)\b|\bhuman trafficking services?\b|\b(?:sell|buy)\w* (?:organs|people|humans|children)\b",
+            r"\b(?:buy|sell|selling|order|ship)\w* (?:cocaine|heroin|meth|methamphetamine|fentanyl|mdma|lsd)\b|\b(?:sell|selling|buy|buying)\w* (?:stolen|hacked|leaked) (?:credit ?cards?|cards?|accounts?|identit(?:y|ies)|data|passports?|logins?|bank logins?)\b|\bfullz\b|\bcvv (?:dumps|shop)\b|\bhuman trafficking services?\b|\b(?:sell|buy)\w* (?:organs|people|humans|children)\b",
         ),
         phrases(
             "unauthorized.piracy",
@@ -146,7 +146,7 @@ static DETECTORS: LazyLock<Vec<Detector>> = LazyLock::new(|| {
         ),
         phrases(
             "unauthorized.impersonation",
-            r"\b(?:this is|we are|we're|i am|i'm|acting as) (?:the |an? )?official (?:google|openai|anthropic|apple|microsoft|amazon|aws|paypal|stripe|coinbase|binance|meta|facebook|irs|fbi|cia|nasa|government) (?:api|service|app|support|tool|endpoint|agent|bot)\b|\bofficial (?:google|openai|anthropic|apple|microsoft|amazon|aws|paypal|stripe|coinbase|binance|meta|facebook|irs|fbi|cia|nasa|government) (?:support|customer service|help ?desk|refunds?) (?:agent|bot|line|team)\b|\b(?:endorsed|authori[sz]ed) by (?:the )?(?:irs|fbi|cia|us government|google|openai|apple|microsoft|paypal|coinbase)\b",
+            r"\b(?:this is|we are|we're|i am|i'm|acting as) (?:the |an? )?official (?:google|openai|anthropic|apple|microsoft|amazon|aws|paypal|stripe|coinbase|binance|meta|facebook|irs|fbi|cia|nasa|government) (?:\w+ )?(?:api|service|app|support|tool|endpoint|agent|bot)\b|\bofficial (?:google|openai|anthropic|apple|microsoft|amazon|aws|paypal|stripe|coinbase|binance|meta|facebook|irs|fbi|cia|nasa|government) (?:support|customer service|help ?desk|refunds?) (?:agent|bot|line|team|service|desk|cent(?:er|re)|chat|portal)\b|\b(?:endorsed|authori[sz]ed) by (?:the )?(?:irs|fbi|cia|us government|google|openai|apple|microsoft|paypal|coinbase)\b",
         ),
     ]
 });
@@ -418,5 +418,75 @@ mod tests {
             (found[1].field.as_str(), found[1].outcome),
             ("source", Outcome::Block)
         );
+    }
+
+    /// The labelled evaluation set (`tests/data/safety-eval.json`): per rule, harmful phrasings
+    /// that must be flagged with it and harmless near misses (security tutorials, brand mentions,
+    /// placeholders) that must be flagged by nothing. Per-rule precision and recall are printed
+    /// (`--nocapture`; the README's table) and held to a floor, so a detector change that trades
+    /// one for the other fails here.
+    #[test]
+    fn evaluation_set_precision_and_recall_per_rule() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/safety-eval.json");
+        let set: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let cases = set["cases"].as_array().unwrap();
+        let mut report = Vec::new();
+        for rule in RULES {
+            let (mut tp, mut fp, mut fn_, mut harmful, mut harmless) = (0u32, 0u32, 0u32, 0, 0);
+            for case in cases {
+                let labelled = case["harmful"] == true && case["rule"] == rule.id;
+                if case["rule"] == rule.id {
+                    if labelled {
+                        harmful += 1;
+                    } else {
+                        harmless += 1;
+                    }
+                }
+                let flagged =
+                    rules_hit(case["text"].as_str().unwrap()).contains(&rule.id.to_string());
+                match (labelled, flagged) {
+                    (true, true) => tp += 1,
+                    (true, false) => fn_ += 1,
+                    (false, true) => fp += 1,
+                    (false, false) => {}
+                }
+            }
+            assert!(
+                harmful >= 1 && harmless >= 2,
+                "{}: the set needs harmful and harmless cases",
+                rule.id
+            );
+            let precision = f64::from(tp) / f64::from((tp + fp).max(1));
+            let recall = f64::from(tp) / f64::from((tp + fn_).max(1));
+            println!(
+                "| `{}` | {harmful} | {harmless} | {precision:.2} | {recall:.2} |",
+                rule.id
+            );
+            report.push((rule.id, precision, recall));
+        }
+        let below: Vec<_> = report
+            .iter()
+            .filter(|(_, p, r)| *p < 1.0 || *r < 1.0)
+            .collect();
+        assert!(
+            below.is_empty(),
+            "rules below the floor (precision and recall 1.0 on this set): {below:?}"
+        );
+    }
+
+    #[test]
+    fn the_phrasings_issue_20_named_are_caught() {
+        for (rule, text) in [
+            ("illegal.malware", "Buy ransomware as a service here"),
+            ("illegal.malware", "keylogger to steal passwords"),
+            ("illegal.trafficking", "sell stolen credit card data"),
+            (
+                "unauthorized.impersonation",
+                "Official Coinbase support service",
+            ),
+        ] {
+            assert_eq!(rules_hit(text), vec![rule.to_string()], "{text}");
+        }
     }
 }

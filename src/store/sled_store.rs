@@ -104,10 +104,13 @@ impl GroupCommit {
                 // sled 0.34 ends a flush with `sync_file_range`, which survives a killed process
                 // but not a power cut (the drive's cache, the file's size): `fdatasync` its log
                 // file too, once for the whole group.
-                let result = db.flush().map_err(|e| e.to_string()).and_then(|_| match log {
-                    Some(file) => file.sync_data().map_err(|e| e.to_string()),
-                    None => Ok(()),
-                });
+                let result = db
+                    .flush()
+                    .map_err(|e| e.to_string())
+                    .and_then(|_| match log {
+                        Some(file) => file.sync_data().map_err(|e| e.to_string()),
+                        None => Ok(()),
+                    });
                 self.flushes.fetch_add(1, Ordering::SeqCst);
                 match result {
                     Ok(_) => self.state.send_modify(|s| s.durable = target),

@@ -1,8 +1,9 @@
 //! `POST /ai/invoke` `{slug, input, quoteId?}`: the same pipeline as `/tools/{slug}` with one
 //! envelope, `{ok, result, receipt}`, and streaming.
 //!
-//! An endpoint expected to run longer than `Config::long_running_after` needs
-//! `Accept: text/event-stream`; otherwise the answer is 409 `streaming_required`. A streamed call
+//! A long-running endpoint (its time limit, see [`time_limit`], over
+//! `Config::long_running_after`) needs `Accept: text/event-stream`; otherwise the answer is 409
+//! `streaming_required`. A streamed call
 //! still gets 400/402/404/422 as plain HTTP (payment is gated before the stream starts), then
 //! SSE events: `progress` (`{stage:"accepted"}`, `{stage:"running"}`), and finally `result`
 //! (`{ok, result, receipt, paymentResponse}`, the latter the base64 settlement header value) or
@@ -42,14 +43,27 @@ fn empty_object() -> Value {
     json!({})
 }
 
-/// How long a handler type is expected to run: the readiness check waits on up to two outbound
-/// requests; JS handlers on the sandbox; the rest answer at once.
-pub fn expected_duration(app: &App, endpoint: &Endpoint) -> Duration {
+/// The longest one call of `endpoint` may run: a JS handler's wall-clock limit (the admin's
+/// `limits.timeoutMs`, else the sandbox default `--js-timeout-ms`); the readiness check's two
+/// outbound requests (GET, then a POST probe), each capped by the outbound timeout; the other
+/// built-ins answer without waiting on anything.
+pub fn time_limit(app: &App, endpoint: &Endpoint) -> Duration {
     match endpoint.handler_type {
         HandlerType::X402ReadinessCheck => app.config.outbound.timeout * 2,
-        HandlerType::JsRequestResponse => Duration::from_secs(5),
-        HandlerType::ReceiptEcho | HandlerType::StaticJson => Duration::ZERO,
+        HandlerType::JsRequestResponse => endpoint
+            .limits
+            .map(|l| Duration::from_millis(u64::from(l.timeout_ms)))
+            .unwrap_or(app.config.runtime.pool.default_limits.timeout),
+        HandlerType::ReceiptEcho | HandlerType::StaticJson | HandlerType::ConversionQuote => {
+            Duration::ZERO
+        }
     }
+}
+
+/// Long-running: the time limit is over `Config::long_running_after` (`--long-running-after-secs`),
+/// so `/ai/invoke` streams the call instead of holding a plain response open that long.
+pub fn is_long_running(app: &App, endpoint: &Endpoint) -> bool {
+    time_limit(app, endpoint) > app.config.long_running_after
 }
 
 fn accepts_event_stream(headers: &HeaderMap) -> bool {
@@ -81,16 +95,15 @@ pub async fn invoke(
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&request.slug)?;
     let streaming = accepts_event_stream(&headers);
-    let expected = expected_duration(&app, &compiled.endpoint);
-    if !streaming && expected > app.config.long_running_after {
+    if !streaming && is_long_running(&app, &compiled.endpoint) {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "streaming_required",
             format!(
-                "{:?} is long-running (expected {} s, over {} s); ask for Accept: text/event-stream",
+                "{:?} is long-running (time limit {} ms, over {} ms); ask for Accept: text/event-stream",
                 compiled.endpoint.slug,
-                expected.as_secs(),
-                app.config.long_running_after.as_secs()
+                time_limit(&app, &compiled.endpoint).as_millis(),
+                app.config.long_running_after.as_millis()
             ),
         ));
     }

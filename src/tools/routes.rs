@@ -313,6 +313,23 @@ async fn run_builtin(
             let report = crate::readiness::check(&app.outbound, url).await?;
             serde_json::to_value(report).map_err(ApiError::internal)?
         }
+        HandlerType::ConversionQuote => {
+            // The demo endpoint and `POST /ai/conversion/quote` share one planner and table, so
+            // the same input is quoted the same cost on both.
+            let field = |name: &str| {
+                call.input
+                    .get(name)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            };
+            let request = crate::quotes::routes::ConversionInput {
+                service_id: field("serviceId"),
+                start_network: field("startNetwork"),
+                start_asset: field("startAsset"),
+                amount: None,
+            };
+            crate::quotes::routes::quote_conversion(app, None, &request)?
+        }
         HandlerType::JsRequestResponse => {
             return Err(ApiError::internal(
                 "JS handlers run in the sandbox, not here",

@@ -225,6 +225,23 @@ async fn create_requires_a_valid_credential() {
             "{who:?}: {b}"
         );
     }
+    // A valid admin token does not excuse a bad builder key sent beside it: a client sending a
+    // wrong credential has a bug, and answering as admin would hide it.
+    let response = server
+        .client
+        .post(server.url("/ai/endpoints/create"))
+        .header("x-admin-token", crate::util::ADMIN_TOKEN)
+        .header("x-builder-key", "thb_unknown")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let (s, b) = crate::util::read(response).await;
+    assert_eq!(
+        (s.as_u16(), b["error"]["code"].as_str()),
+        (401, Some("invalid_builder_key")),
+        "{b}"
+    );
     let created = server.create(As::Builder(&key), &body).await;
     assert_eq!(created["endpoint"]["slug"], "made-here");
     assert_eq!(created["manage"]["owner"]["kind"], "builder");

@@ -124,11 +124,12 @@ async fn admin_onboarding_returns_a_key_once_and_rotation_revokes_it() {
     assert_ne!(new_key, key);
     assert_eq!(rotated["builder"]["id"], body["builder"]["id"]);
 
-    // The old key is revoked everywhere: 403, not 401.
+    // The old key is revoked everywhere: 401 (no longer a valid credential, spec 5 rule 1),
+    // with a code of its own so the builder knows to switch keys.
     let (status, response) = server
         .call("POST", "/ai/builders/keys/rotate", As::Builder(&key), None)
         .await;
-    assert_error(status, &response, 403, "builder_key_revoked");
+    assert_error(status, &response, 401, "builder_key_revoked");
     let (status, response) = server
         .call(
             "POST",
@@ -137,7 +138,7 @@ async fn admin_onboarding_returns_a_key_once_and_rotation_revokes_it() {
             Some(&static_endpoint("with-old-key")),
         )
         .await;
-    assert_error(status, &response, 403, "builder_key_revoked");
+    assert_error(status, &response, 401, "builder_key_revoked");
     server
         .create(As::Builder(&new_key), &static_endpoint("with-new-key"))
         .await;
@@ -255,4 +256,56 @@ async fn events_are_scoped_filtered_and_paged() {
         )
         .await;
     assert_error(status, &body, 400, "invalid_cursor");
+}
+
+/// A builder starts from the creator-skill template (spec 2.4), creates it and agents call it with
+/// situation, goal, audience, constraints and extra fields.
+#[tokio::test]
+async fn a_creator_skill_endpoint_from_the_template_answers() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Coach").await;
+    let (status, template) = server.get("/ai/templates/creator-skill").await;
+    assert_eq!(status, 200, "{template}");
+    let schema = &template["create"]["inputSchema"];
+    assert_eq!(schema["properties"]["constraints"]["type"], "array");
+    assert_eq!(
+        schema["properties"]["constraints"]["items"]["type"],
+        "string"
+    );
+    assert_eq!(schema["additionalProperties"], true);
+    for field in ["situation", "goal", "audience"] {
+        assert_eq!(schema["properties"][field]["type"], "string", "{field}");
+    }
+    let mut body = template["create"].clone();
+    body["slug"] = json!("launch-coach");
+    body["safetyAttestation"] = json!({"accepted": true});
+    let created = server.create(As::Builder(&key), &body).await;
+    assert_eq!(created["endpoint"]["status"], "active", "{created}");
+    assert_eq!(
+        created["endpoint"]["contentSafety"]["status"], "passed",
+        "{created}"
+    );
+
+    let (status, answer) = server
+        .post("/tools/launch-coach", &template["exampleInput"])
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let steps = answer["steps"].as_array().unwrap();
+    assert!(steps.len() >= 3, "{answer}");
+    // "no video" leaves the video step out; the extra field is accepted and seen.
+    assert_eq!(answer["skipped"], json!(["video"]), "{answer}");
+    assert!(steps.iter().all(|s| s["id"] != "video"), "{answer}");
+    assert_eq!(answer["extraFieldsSeen"], json!(["timezone"]), "{answer}");
+    assert!(answer["summary"]
+        .as_str()
+        .unwrap()
+        .contains("sell my first online course"));
+    // constraints must be an array of strings.
+    let (status, refused) = server
+        .post(
+            "/tools/launch-coach",
+            &json!({"situation": "s", "goal": "g", "constraints": "no video"}),
+        )
+        .await;
+    assert_error(status, &refused, 422, "input_invalid");
 }

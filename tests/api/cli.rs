@@ -24,6 +24,8 @@ fn help_documents_every_option() {
         "TOOLHOST_BASE_URL",
         "TOOLHOST_ADMIN_TOKEN",
         "--dev-allow-loopback",
+        "--long-running-after-secs",
+        "TOOLHOST_LONG_RUNNING_AFTER_SECS",
     ] {
         assert!(
             help.contains(option),

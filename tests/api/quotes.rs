@@ -5,7 +5,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::payments::{ask, pay};
-use crate::util::{assert_error, assert_payment_required, read, TestServer};
+use crate::util::{assert_error, assert_payment_required, read, As, TestServer};
 
 #[tokio::test]
 async fn invoke_pays_with_a_quote_and_wraps_the_result() {
@@ -118,6 +118,76 @@ async fn long_running_endpoints_require_streaming_and_stream_sse() {
         .unwrap();
     let (status, body) = read(response).await;
     assert_payment_required(status, &body, "payment_required");
+}
+
+/// Long-running is the endpoint's time limit against `--long-running-after-secs` (default 10 s):
+/// the admin's `limits.timeoutMs` decides, on the default threshold.
+#[tokio::test]
+async fn an_endpoint_whose_time_limit_exceeds_the_threshold_is_long_running() {
+    let server = TestServer::start().await;
+    let mut body = crate::util::js_endpoint("slow-words");
+    body["priceUsd"] = json!(0);
+    body["pricingMode"] = json!("free_public_utility");
+    body["source"] =
+        json!("export default async function (req) { return { words: req.input.text.split(' ').length }; }");
+    server.create(As::Admin, &body).await;
+    let request = json!({"slug": "slow-words", "input": {"text": "a b c"}});
+    // The sandbox default (2 s) and an admin limit of exactly 10 s are not over the threshold.
+    for limits in [None, Some(10_000)] {
+        if let Some(timeout_ms) = limits {
+            server
+                .patch(
+                    As::Admin,
+                    "slow-words",
+                    &json!({"limits": {"memoryMb": 64, "timeoutMs": timeout_ms}}),
+                )
+                .await;
+        }
+        let (status, body) = server.post("/ai/invoke", &request).await;
+        assert_eq!(status, 200, "{limits:?}: {body}");
+        assert_eq!(body["result"]["words"], 3, "{body}");
+    }
+    server
+        .patch(
+            As::Admin,
+            "slow-words",
+            &json!({"limits": {"memoryMb": 64, "timeoutMs": 10_001}}),
+        )
+        .await;
+    let (status, body) = server.post("/ai/invoke", &request).await;
+    assert_error(status, &body, 409, "streaming_required");
+    // Built-ins keep their own bounds: echo answers at once.
+    let (status, body) = server
+        .post("/ai/invoke", &json!({"slug": "receipt-echo"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let response = server
+        .client
+        .post(server.url("/ai/invoke"))
+        .header("accept", "text/event-stream")
+        .json(&request)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    let result = text
+        .split("\n\n")
+        .find(|e| e.contains("event: result"))
+        .unwrap_or_else(|| panic!("no result event: {text}"));
+    let data: Value = serde_json::from_str(
+        result
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (data["ok"].clone(), data["result"]["words"].clone()),
+        (json!(true), json!(3)),
+        "{data}"
+    );
 }
 
 #[tokio::test]

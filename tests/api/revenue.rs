@@ -59,7 +59,27 @@ async fn revenue_and_payouts_reconcile_with_receipts() {
             None,
         )
         .await;
-    assert_error(status, &body, 422, "invalid_since");
+    assert_error(status, &body, 400, "invalid_since");
+    // One parser behind both feeds: every window is accepted or refused alike on each.
+    for (since, expected) in [
+        ("90s", 200),
+        ("15m", 200),
+        ("2w", 200),
+        ("0d", 400),
+        ("7y", 400),
+    ] {
+        for route in ["/ai/builders/revenue", "/ai/builders/events"] {
+            let (status, body) = server
+                .call(
+                    "GET",
+                    &format!("{route}?since={since}"),
+                    As::Builder(&key),
+                    None,
+                )
+                .await;
+            assert_eq!(status, expected, "{route}?since={since}: {body}");
+        }
+    }
     let (status, body) = server
         .call("GET", "/ai/builders/revenue", As::Nobody, None)
         .await;

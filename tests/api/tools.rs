@@ -162,17 +162,42 @@ async fn catalogued_js_endpoints_compute_real_results() {
     assert_eq!(body["depth"], 3);
     assert_eq!(body["bytes"], serde_json::to_vec(&input).unwrap().len());
 
-    // The conversion demo routes USDC already on the settlement network with no steps, and
-    // refuses an unknown network with its own 422.
-    let (status, body) = server
+    // The conversion demo and `POST /ai/conversion/quote` are one planner: the same input is
+    // quoted the same route and cost by both, for a plain and a multi-step route.
+    for (network, asset) in [
+        ("eip155:84532", "USDC"),
+        ("eip155:1", "ETH"),
+        ("arbitrum", "USDC"),
+    ] {
+        let input =
+            json!({"serviceId": "creator-plan", "startNetwork": network, "startAsset": asset});
+        let (status, demo) = server.post("/tools/conversion-quote-demo", &input).await;
+        assert_eq!(status, 200, "{demo}");
+        let (status, route) = server.post("/ai/conversion/quote", &input).await;
+        assert_eq!(status, 200, "{route}");
+        assert_eq!(demo, route, "{network} {asset}");
+    }
+    let (_, body) = server
         .post("/tools/conversion-quote-demo", &json!({"serviceId": "creator-plan", "startNetwork": "eip155:84532", "startAsset": "USDC"}))
         .await;
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["route"], json!([]));
-    assert_eq!(body["totalUsd"], "0.01");
-    let (status, body) = server
-        .post("/tools/conversion-quote-demo", &json!({"serviceId": "creator-plan", "startNetwork": "eip155:999999", "startAsset": "USDC"}))
+    assert_eq!(body["route"]["steps"], json!([]), "{body}");
+    assert_eq!(body["route"]["totalUsd"], json!(0.01), "{body}");
+    let (_, body) = server
+        .post(
+            "/tools/conversion-quote-demo",
+            &json!({"serviceId": "creator-plan", "startNetwork": "eip155:1", "startAsset": "ETH"}),
+        )
         .await;
-    assert_eq!(status, 422, "{body}");
-    assert_eq!(body["error"]["code"], "unknown_network", "{body}");
+    let cost = body["route"]["estimatedCostUsd"].as_f64();
+    assert!(
+        cost.is_some_and(|c| c > 0.0),
+        "a swap and a bridge cost something: {body}"
+    );
+    for path in ["/tools/conversion-quote-demo", "/ai/conversion/quote"] {
+        let (status, body) = server
+            .post(path, &json!({"serviceId": "creator-plan", "startNetwork": "eip155:999999", "startAsset": "USDC"}))
+            .await;
+        assert_eq!(status, 422, "{path}: {body}");
+        assert_eq!(body["error"]["code"], "unknown_network", "{path}: {body}");
+    }
 }

@@ -170,7 +170,7 @@ function assertOneInfoLog(logs) {
   assert.ok(infos[0].message.length < 300, "log line is concise");
 }
 
-const SLUGS = ["creator-plan", "text-summary", "business-lookup", "developer-utility", "conversion-quote-demo"];
+const SLUGS = ["creator-plan", "text-summary", "business-lookup", "developer-utility"];
 
 // ---------- all handlers ----------
 
@@ -211,7 +211,6 @@ test("every call logs exactly one line, refusals included", async () => {
     ["business-lookup", { domain: "co.uk" }],
     ["business-lookup", { company: "Zzyzx" }],
     ["developer-utility", {}],
-    ["conversion-quote-demo", { serviceId: "nope", startNetwork: "eip155:1", startAsset: "ETH" }],
   ];
   for (const [slug, input] of calls) {
     const { logs } = await call(slug, input);
@@ -702,115 +701,5 @@ describe("developer-utility", () => {
     const { canonicalJson } = await handler("developer-utility");
     assert.equal(result.sha256, nodeSha(canonicalJson(input)));
     assert.equal(result.bytes, Buffer.byteLength(JSON.stringify(input)));
-  });
-});
-
-// ---------- conversion-quote-demo ----------
-
-describe("conversion-quote-demo", () => {
-  const quote = async (input) => (await call("conversion-quote-demo", input)).result;
-
-  test("rates.json holds the target, prices and networks as strings", () => {
-    const rates = JSON.parse(fs.readFileSync(path.join(fixtures, "handler-files", "conversion-quote-demo", "rates.json"), "utf8"));
-    assert.deepEqual([rates.settlement.network, rates.settlement.asset], ["eip155:84532", "USDC"]);
-    for (const a of Object.values(rates.assets)) assert.equal(typeof a.priceUsd, "string");
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(rates.services).map(([k, v]) => [k, v.priceUsd])),
-      { "receipt-echo-paid": "0.001", "creator-plan": "0.01", "text-summary": "0.002", "business-lookup": "0.005" },
-    );
-    for (const id of ["eip155:1", "eip155:8453", "eip155:84532", "eip155:10", "eip155:42161", "eip155:137"]) assert.ok(id in rates.networks);
-  });
-
-  test("ETH on Ethereum: swap then bridge, exact decimal strings", async () => {
-    const r = await quote({ serviceId: "receipt-echo-paid", startNetwork: "eip155:1", startAsset: "ETH" });
-    assert.equal(r.priceUsd, "0.001");
-    assert.deepEqual(r.settlement, { network: "eip155:84532", asset: "USDC" });
-    assert.deepEqual(r.route.map((s) => [s.step, s.action, s.from, s.to, s.network, s.estimatedCostUsd]), [
-      [1, "swap", "ETH@eip155:1", "USDC@eip155:1", "eip155:1", "3.000003"], // $3 gas + ceil(0.001 * 30 bps) = 3 micro-USD
-      [2, "bridge", "USDC@eip155:1", "USDC@eip155:84532", "eip155:1", "2.00"],
-    ]);
-    assert.equal(r.estimatedCostUsd, "5.000003");
-    assert.equal(r.totalUsd, "5.001003");
-    // 5.001003 / 3000 = 0.001667001 exactly
-    assert.equal(r.amountInStartAsset, "0.001667001");
-    assert.equal(r.amountInStartAssetBaseUnits, "1667001000000000");
-    assert.equal(r.route[0].sellAmount, "0.000000334333333334"); // 0.001003 / 3000, rounded up at 18 decimals
-    assert.equal(r.ratesAsOf, "2026-11-01T00:00:00Z");
-    assert.equal(r.handoff.exchange.pair, "ETH/USDC");
-    assert.deepEqual(r.handoff.wallet.actions.map((a) => a.type), ["swap", "bridge", "x402-payment"]);
-    assert.equal(r.handoff.wallet.actions[2].amountAtomic, "1000");
-  });
-
-  test("USDC already on the settlement network: no steps", async () => {
-    const r = await quote({ serviceId: "creator-plan", startNetwork: "eip155:84532", startAsset: "USDC" });
-    assert.deepEqual(r.route, []);
-    assert.equal(r.estimatedCostUsd, "0.00");
-    assert.equal(r.totalUsd, "0.01");
-    assert.equal(r.amountInStartAsset, "0.01");
-    assert.equal(r.handoff.exchange, null);
-    assert.deepEqual(r.handoff.wallet.actions.map((a) => a.type), ["x402-payment"]);
-    assert.equal(r.handoff.wallet.actions[0].amountAtomic, "10000");
-  });
-
-  test("USDC elsewhere: one bridge step; aliases and case are accepted", async () => {
-    const r = await quote({ serviceId: "text-summary", startNetwork: "Base", startAsset: "usdc" });
-    assert.deepEqual(r.route.map((s) => s.action), ["bridge"]);
-    assert.equal(r.route[0].via, "cctp");
-    assert.equal(r.route[0].estimatedCostUsd, "0.02"); // 0.02 send on Base + 0.00 receive on Base Sepolia
-    assert.equal(r.totalUsd, "0.022");
-    assert.equal(r.amountInStartAsset, "0.022");
-  });
-
-  test("ERC-20 token: approve gas and the stablecoin fee tier", async () => {
-    const r = await quote({ serviceId: "business-lookup", startNetwork: "eip155:42161", startAsset: "DAI" });
-    // swap: 0.05 gas + 0.02 approve + ceil(0.005 * 5 bps) = 0.070003; bridge: 0.03 + 0.00
-    assert.deepEqual(r.route.map((s) => s.estimatedCostUsd), ["0.070003", "0.03"]);
-    assert.equal(r.totalUsd, "0.105003");
-    assert.equal(r.amountInStartAsset, "0.105003");
-    assert.deepEqual(r.handoff.wallet.actions.map((a) => a.type), ["approve", "swap", "bridge", "x402-payment"]);
-  });
-
-  test("cbBTC rounds up at 8 decimals; SOL on Solana", async () => {
-    const btc = await quote({ serviceId: "receipt-echo-paid", startNetwork: "eip155:8453", startAsset: "cbBTC" });
-    // swap 0.03 + 0.01 approve + 3 micro fee; bridge 0.02 -> total 0.061003 USD; / 60000 = 0.00000101671... -> 0.00000102
-    assert.equal(btc.totalUsd, "0.061003");
-    assert.equal(btc.amountInStartAsset, "0.00000102");
-    const sol = await quote({ serviceId: "creator-plan", startNetwork: "solana", startAsset: "SOL" });
-    assert.equal(sol.start.network, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
-    assert.deepEqual(sol.route.map((s) => s.estimatedCostUsd), ["0.005025", "0.01"]); // 0.005 gas + ceil(0.01 * 25 bps)
-    assert.equal(sol.totalUsd, "0.025025");
-    assert.equal(sol.amountInStartAsset, "0.000166834"); // 0.025025 / 150 = 0.000166833.. rounded up at 9 decimals
-  });
-
-  test("unknown service, network or asset: 422 with a code", async () => {
-    const cases = [
-      [{ serviceId: "nope", startNetwork: "eip155:1", startAsset: "ETH" }, "unknown_service"],
-      [{ serviceId: "creator-plan", startNetwork: "eip155:999", startAsset: "ETH" }, "unknown_network"],
-      [{ serviceId: "creator-plan", startNetwork: "eip155:1", startAsset: "DOGE" }, "unknown_asset"],
-      [{ serviceId: "creator-plan", startNetwork: "eip155:8453", startAsset: "SOL" }, "unknown_asset"],
-      [{ serviceId: "toString", startNetwork: "eip155:1", startAsset: "ETH" }, "unknown_service"],
-      [{ serviceId: "creator-plan", startNetwork: "__proto__", startAsset: "ETH" }, "unknown_network"],
-    ];
-    for (const [input, code] of cases) {
-      const r = await quote(input);
-      assert.equal(r.__respond, true, JSON.stringify(input));
-      assert.equal(r.status, 422);
-      assert.deepEqual(Object.keys(r.body), ["ok", "error"]);
-      assert.equal(r.body.ok, false);
-      assert.equal(r.body.error.code, code, JSON.stringify(input));
-      assert.equal(typeof r.body.error.message, "string");
-    }
-  });
-
-  test("decimal helpers round-trip", async () => {
-    const { parseUnits, formatUnits } = await handler("conversion-quote-demo");
-    assert.equal(parseUnits("3000.00", 6), 3000000000n);
-    assert.equal(parseUnits("0.001", 6), 1000n);
-    assert.throws(() => parseUnits("0.0000001", 6));
-    assert.throws(() => parseUnits("1e3", 6));
-    assert.equal(formatUnits(1500n, 6), "0.0015");
-    assert.equal(formatUnits(1000000n, 6, 2), "1.00");
-    assert.equal(formatUnits(0n, 18), "0");
-    assert.equal(formatUnits(123456789n, 8), "1.23456789");
   });
 });

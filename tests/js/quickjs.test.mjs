@@ -39,7 +39,7 @@ function buildCases() {
   const bigText = (solar + "\n\n").repeat(Math.ceil(200000 / (solar.length + 2))).slice(0, 200000);
   const bigJson = { items: Array.from({ length: 20000 }, (_, i) => ({ id: i, name: `item-${i}`, ok: i % 3 === 0, t: "é🎉" })) };
   const cases = [];
-  for (const slug of ["creator-plan", "text-summary", "business-lookup", "developer-utility", "conversion-quote-demo"]) {
+  for (const slug of ["creator-plan", "text-summary", "business-lookup", "developer-utility"]) {
     cases.push(c(`${slug}: example`, slug, cat[slug].example));
   }
   cases.push(
@@ -58,10 +58,6 @@ function buildCases() {
     c("lookup: invalid", "business-lookup", { domain: "co.uk" }),
     c("inspect: unicode", "developer-utility", { z: 1, "é": "日本🎉", a: { y: [3, { b: true, a: null }], "a/b~c": -0.5 } }),
     c("inspect: 20000 items", "developer-utility", bigJson),
-    c("quote: ETH mainnet", "conversion-quote-demo", { serviceId: "receipt-echo-paid", startNetwork: "eip155:1", startAsset: "ETH" }),
-    c("quote: DAI arbitrum", "conversion-quote-demo", { serviceId: "business-lookup", startNetwork: "arbitrum", startAsset: "dai" }),
-    c("quote: SOL", "conversion-quote-demo", { serviceId: "creator-plan", startNetwork: "solana", startAsset: "SOL" }),
-    c("quote: unknown network", "conversion-quote-demo", { serviceId: "creator-plan", startNetwork: "eip155:999", startAsset: "ETH" }),
   );
   return cases;
 }
