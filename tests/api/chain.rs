@@ -328,15 +328,8 @@ async fn pay(
     payer: &PrivateKeySigner,
     version: u8,
 ) -> (&'static str, String) {
-    let response = server
-        .client
-        .post(server.url(PAID))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 402);
-    let required = b64json(response.headers()["payment-required"].to_str().unwrap());
+    let required =
+        crate::util::payment_required(&server.client, &server.url(PAID), &json!({})).await;
     let requirement: PaymentRequirements =
         serde_json::from_value(required["accepts"][0].clone()).unwrap();
     assert_eq!(requirement.network, "eip155:31337");
@@ -721,15 +714,9 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
         "60".into(),
     ]
     .into();
-    let mut node = crate::crash::Node::start_with(&data, &args).await;
+    let node = crate::util::node::Node::start_in(&data, &args);
     let client = reqwest::Client::new();
-    let response = client
-        .post(node.url(PAID))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    let required = b64json(response.headers()["payment-required"].to_str().unwrap());
+    let required = crate::util::payment_required(&client, &node.url(PAID), &json!({})).await;
     let requirement: PaymentRequirements =
         serde_json::from_value(required["accepts"][0].clone()).unwrap();
     let payload = sign(&payer, &chain.network(), &requirement, |_| {}).unwrap();
@@ -759,8 +746,7 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
         assert!(Instant::now() < deadline, "the transfer is broadcast");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    node.child.start_kill().unwrap();
-    node.child.wait().await.unwrap();
+    node.kill();
     assert!(call.await.unwrap().is_err(), "the call died unanswered");
 
     // On disk: the claim, settling, with the transaction it broadcast.
@@ -787,7 +773,7 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     assert_eq!(chain.balance(pay_to).await, PRICE);
 
     // Restarted: start-up recovery finds the transfer and records it.
-    let mut node = crate::crash::Node::start_with(&data, &args).await;
+    let node = crate::util::node::Node::start_in(&data, &args);
     let receipt: Value = client
         .get(node.url(&format!("/ai/receipts/{}", note.receipt_id)))
         .send()
@@ -814,8 +800,7 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     let (status, body) = util::read(response).await;
     assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
     assert_eq!(chain.balance(pay_to).await, PRICE);
-    node.child.start_kill().unwrap();
-    node.child.wait().await.unwrap();
+    node.kill();
 }
 
 fn pay_with_payload(

@@ -23,17 +23,7 @@ async fn nodes(url: &str, count: usize) -> Vec<Node> {
 
 /// The v2 requirements `node` asks for on `path`.
 async fn ask(node: &Node, path: &str) -> Value {
-    let response = node
-        .client
-        .post(node.url(path))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 402);
-    let header = response.headers()["payment-required"].to_str().unwrap();
-    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, header).unwrap();
-    serde_json::from_slice(&bytes).unwrap()
+    crate::util::payment_required(&node.client, &node.url(path), &json!({})).await
 }
 
 async fn post_paid(node: &Node, header: &(&str, String), body: Value) -> (StatusCode, Value) {

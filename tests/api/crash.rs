@@ -19,8 +19,6 @@
 //!   exclusive, so every claim found at start-up is an orphan).
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,75 +26,18 @@ use std::time::{Duration, Instant};
 use alloy_primitives::B256;
 use alloy_signer_local::PrivateKeySigner;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 use toolhost::payments::nonces::{self, Stored};
 use toolhost::store::{SledStore, Store, Tree};
 
 use crate::payments::pay;
+use crate::util::node::Node;
 use crate::util::{assert_payment_required, read, ADMIN_TOKEN};
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
 const PAID: &str = "/tools/receipt-echo-paid";
 const SLOW: &str = "/tools/slow-paid";
 const TASKS: usize = 16;
 const SLOW_TASKS: usize = 2;
 const ANSWERS_BEFORE_KILL: usize = 40;
-
-/// A running `toolhost serve` (killed when dropped).
-pub(crate) struct Node {
-    pub(crate) child: Child,
-    pub(crate) base: String,
-}
-
-impl Node {
-    pub(crate) async fn start(data: &Path) -> Self {
-        Self::start_with(data, &[]).await
-    }
-
-    /// Starts `toolhost serve` on loopback with `data` and the extra arguments `args`.
-    pub(crate) async fn start_with(data: &Path, args: &[String]) -> Self {
-        let mut child = Command::new(BIN)
-            .args([
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-                "--admin-token",
-                ADMIN_TOKEN,
-            ])
-            .arg("--data")
-            .arg(data)
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("toolhost starts");
-        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let base = tokio::time::timeout(Duration::from_secs(20), async {
-            while let Some(line) = lines.next_line().await.expect("toolhost output") {
-                if let Some(url) = line.trim().strip_prefix("toolhost listening on ") {
-                    return url.to_string();
-                }
-            }
-            panic!("toolhost exited before listening");
-        })
-        .await
-        .expect("toolhost listens within 20 s");
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        let node = Self { child, base };
-        let health = reqwest::get(format!("{}/healthz", node.base))
-            .await
-            .expect("healthz");
-        assert_eq!(health.status(), 200);
-        node
-    }
-
-    pub(crate) fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-}
 
 /// One authorization, its nonce, and what became of it.
 #[derive(Clone)]
@@ -160,21 +101,9 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
     let started = Instant::now();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let mut node = Node::start(&data).await;
+    let node = Node::start_in(&data, &[]);
     let client = reqwest::Client::new();
-    let required = {
-        let response = client
-            .post(node.url(PAID))
-            .json(&json!({}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 402);
-        let header = response.headers()["payment-required"].to_str().unwrap();
-        let bytes =
-            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, header).unwrap();
-        serde_json::from_slice::<Value>(&bytes).unwrap()
-    };
+    let required = crate::util::payment_required(&client, &node.url(PAID), &json!({})).await;
     let asset = required["accepts"][0]["asset"]
         .as_str()
         .unwrap()
@@ -233,9 +162,8 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     stop.store(true, Ordering::SeqCst);
-    node.child.start_kill().expect("SIGKILL");
+    node.kill();
     let killed_at = answered_count.load(Ordering::SeqCst);
-    node.child.wait().await.unwrap();
     for task in tasks {
         tokio::time::timeout(Duration::from_secs(10), task)
             .await
@@ -293,7 +221,7 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
     );
 
     // Restart on the same data dir: start-up recovery runs before the first request is served.
-    let node = Node::start(&data).await;
+    let node = Node::start_in(&data, &[]);
     for (payment, receipt_id) in &answered {
         let (status, receipt) = read(
             client
@@ -338,9 +266,7 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
             _ => assert_eq!(first.0, 200, "{stored:?}: {}", first.1),
         }
     }
-    let mut node = node;
-    node.child.start_kill().unwrap();
-    node.child.wait().await.unwrap();
+    node.kill();
     eprintln!("kill -9 test took {:?}", started.elapsed());
     assert!(started.elapsed() < Duration::from_secs(60));
 }

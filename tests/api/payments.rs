@@ -29,19 +29,7 @@ pub(crate) async fn ask(server: &TestServer, path: &str) -> Value {
 }
 
 pub(crate) async fn ask_with(server: &TestServer, path: &str, input: &Value) -> Value {
-    let response = server
-        .client
-        .post(server.url(path))
-        .json(input)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 402);
-    let header = response.headers()["payment-required"]
-        .to_str()
-        .unwrap()
-        .to_string();
-    b64json(&header)
+    crate::util::payment_required(&server.client, &server.url(path), input).await
 }
 
 /// A payment header (name, value) for the first requirement of `required`, in `version`.

@@ -289,6 +289,19 @@ pub async fn post_paid(
     (status, headers, body)
 }
 
+/// POSTs `input` to `url`, expects 402, and returns the v2 payment requirements from its
+/// `PAYMENT-REQUIRED` header.
+pub async fn payment_required(client: &reqwest::Client, url: &str, input: &Value) -> Value {
+    let response = client.post(url).json(input).send().await.expect("request");
+    assert_eq!(response.status(), 402);
+    let header = response.headers()["payment-required"]
+        .to_str()
+        .expect("ascii header");
+    let bytes =
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, header).expect("base64");
+    serde_json::from_slice(&bytes).expect("json")
+}
+
 pub async fn read(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     let bytes = response.bytes().await.expect("body");

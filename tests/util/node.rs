@@ -31,6 +31,14 @@ impl Node {
         }
     }
 
+    /// A node on the embedded store in `data`, with the extra arguments `args`.
+    pub fn start_in(data: &std::path::Path, args: &[String]) -> Node {
+        let data = data.display().to_string();
+        let mut all = vec!["--data", data.as_str()];
+        all.extend(args.iter().map(String::as_str));
+        Self::start(&all)
+    }
+
     /// Like [`Node::start`], but a node that exits or never listens gives what it printed.
     pub fn try_start(args: &[&str]) -> Result<Node, String> {
         let log = tempfile::NamedTempFile::new().expect("log file");
