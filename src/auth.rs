@@ -20,7 +20,7 @@ use subtle::ConstantTimeEq;
 
 use crate::app::AppState;
 use crate::builders::{self, Builder};
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 
 pub const ADMIN_TOKEN_HEADER: &str = "x-admin-token";
 pub const BUILDER_KEY_HEADER: &str = "x-builder-key";

@@ -34,6 +34,7 @@ pub mod builders;
 pub mod catalog;
 pub mod config;
 pub mod endpoints;
+pub mod error;
 pub mod events;
 pub mod http;
 pub mod keyfile;

@@ -8,7 +8,7 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::store::{Store, StoreError, StoreResult, Tree};
 
 pub const DEFAULT_LIMIT: usize = 50;

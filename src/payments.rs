@@ -44,7 +44,7 @@ pub use facilitator::Facilitator;
 pub use gate::{gate, Authorized, Charge, Settled};
 pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
 
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::store::StoreError;
 
 /// The payment side of the shared state.

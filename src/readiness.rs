@@ -29,7 +29,7 @@ use url::Url;
 
 pub use report::{Check, Kind, ReadinessReport};
 
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::net::{FetchedResponse, NetError, OutboundClient, OutboundRequest};
 use report::{expected_discovery_urls, on_origin, Findings};
 

@@ -18,7 +18,7 @@ use tower::ServiceExt;
 use crate::app::{App, AppState, StartupError, StartupNotes};
 use crate::config::Config;
 use crate::http::build_router;
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 
 pub struct Server {
     listener: TcpListener,

@@ -4,7 +4,7 @@
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
-use crate::http::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult};
 
 pub fn rfc3339(at: OffsetDateTime) -> String {
     // Formatting a UTC OffsetDateTime as RFC 3339 only fails for years outside 0..=9999.

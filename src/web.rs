@@ -28,7 +28,7 @@ use include_dir::{include_dir, Dir};
 use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 
 static WEB: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/web");
 

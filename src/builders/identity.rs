@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use super::keys::{self, KeyEntry};
 use crate::auth::secrets_equal;
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 use crate::timestamp::rfc3339;
 

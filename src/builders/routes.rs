@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::identity::{self, BuilderRecord, PayerInfo, RegisterRequest};
 use crate::app::AppState;
 use crate::auth::{Admin, BuilderAuth};
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 use crate::payments::{self, Charge, Offer, ResourceInfo};
 use crate::receipts::PaymentMethod;

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::model::Endpoint;
 use super::schema::{self, Violation};
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::store::{Batch, Store, StoreError, Tree};
 
 /// An endpoint with its validators ready.

@@ -13,7 +13,7 @@ use super::view::{envelope, CatalogForm, EndpointRecord};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::endpoints;
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::urls::Urls;
 
 #[derive(Deserialize, utoipa::IntoParams)]

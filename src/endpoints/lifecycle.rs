@@ -19,7 +19,7 @@ use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status,
 };
 use crate::events::{self, EventKind};
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::logs;
 use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
 use crate::secrets::{self, SecretsError};

@@ -11,7 +11,7 @@ use super::lifecycle;
 use crate::app::AppState;
 use crate::auth::{Admin, BuilderAuth, Caller};
 use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord, Owner};
-use crate::http::error::{ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 
 /// The public record plus the owner's view, as create, PATCH and review answer.

@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 
 use crate::app::AppState;
 use crate::auth::BuilderAuth;
-use crate::http::error::{ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::paging::PageRequest;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -5,7 +5,7 @@ use axum::http::{header, StatusCode};
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
+use crate::error::ApiError;
 
 /// A JSON request body. An empty body reads as `{}` so that schema validation, not the parser,
 /// reports missing fields. A non-JSON `Content-Type` gets 415; a body over the limit 413;

@@ -18,7 +18,7 @@ use utoipa::OpenApi;
         (name = "admin", description = "Admin-only: onboarding builders, content-safety review"),
         (name = "ops", description = "Health and metrics"),
     ),
-    components(schemas(super::error::ErrorBody))
+    components(schemas(crate::error::ErrorBody))
 )]
 struct BaseDocument;
 

@@ -17,7 +17,7 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use super::error::ApiError;
+use crate::error::ApiError;
 use crate::config::RateLimit;
 
 /// Clients tracked at once. When the map is full, clients whose buckets have refilled are

@@ -14,7 +14,7 @@ use tower_http::trace::TraceLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::error::ApiError;
+use crate::error::ApiError;
 use super::{metrics, openapi, rate_limit};
 use crate::app::AppState;
 use crate::{
@@ -126,7 +126,7 @@ pub fn build_router(app: AppState) -> Router {
 }
 
 /// `GET /healthz`: the process is up and the store answers.
-#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Healthy"), (status = 503, description = "Store unavailable", body = super::error::ErrorBody)))]
+#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Healthy"), (status = 503, description = "Store unavailable", body = crate::error::ErrorBody)))]
 async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     app.store
         .get(crate::store::Tree::Meta, b"health")

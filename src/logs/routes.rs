@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::endpoints;
-use crate::http::error::{ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::paging::{PageQuery, PageRequest};
 
 /// Invocation records with their (redacted) log lines, newest first; page with `cursor`.

@@ -17,7 +17,7 @@ use super::protocol::RpcError;
 use crate::app::{App, AppState};
 use crate::catalog::routes::matches;
 use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status};
-use crate::http::error::ApiResult;
+use crate::error::ApiResult;
 use crate::http::extract::JsonBody;
 use crate::quotes::routes::{
     self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
@@ -345,7 +345,7 @@ pub(super) async fn call(
             headers: parts.headers,
             body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
         }),
-        Err(e) => payment::error_result(json!(crate::http::error::ApiError::internal(e).body())),
+        Err(e) => payment::error_result(json!(crate::error::ApiError::internal(e).body())),
     }
 }
 

@@ -333,7 +333,7 @@ fn stream(app: AppState, headers: HeaderMap, items: Vec<Item>) -> Response {
         .header(header::CONTENT_TYPE, "text/event-stream")
         .header(header::CACHE_CONTROL, "no-cache")
         .body(Body::from_stream(events))
-        .unwrap_or_else(|e| crate::http::error::ApiError::internal(e).into_response())
+        .unwrap_or_else(|e| crate::error::ApiError::internal(e).into_response())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use axum::http::StatusCode;
 
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NetError {

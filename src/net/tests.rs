@@ -399,13 +399,13 @@ async fn get_json_parses_json_and_rejects_the_rest() {
 
 #[test]
 fn errors_map_to_api_errors() {
-    let api: crate::http::error::ApiError = NetError::SsrfRefused("a private address").into();
+    let api: crate::error::ApiError = NetError::SsrfRefused("a private address").into();
     assert_eq!(api.status, StatusCode::FORBIDDEN);
     assert_eq!(api.code, "ssrf_refused");
     assert_eq!(
         api.message,
         "outbound request refused: the host resolves to a private address"
     );
-    let api: crate::http::error::ApiError = NetError::Timeout(5000).into();
+    let api: crate::error::ApiError = NetError::Timeout(5000).into();
     assert_eq!(api.status, StatusCode::GATEWAY_TIMEOUT);
 }

@@ -38,7 +38,7 @@ use super::requirements::Offer;
 use super::verify::Verified;
 use super::PaymentError;
 use crate::app::App;
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::receipts::{
     sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
 };

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use super::PaymentError;
 use crate::config::{NetworkConfig, PaymentConfig};
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::money::Usd;
 
 pub const PAYMENT_REQUIRED_HEADER: HeaderName = HeaderName::from_static("payment-required");

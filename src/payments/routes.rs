@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use super::credits;
 use crate::app::AppState;
 use crate::auth::Admin;
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 use crate::money::Usd;
 

@@ -72,14 +72,14 @@ pub enum ConversionError {
     TooLarge,
 }
 
-impl From<ConversionError> for crate::http::error::ApiError {
+impl From<ConversionError> for crate::error::ApiError {
     fn from(e: ConversionError) -> Self {
         let code = match e {
             ConversionError::UnknownNetwork(_) => "unknown_network",
             ConversionError::UnknownAsset { .. } => "unknown_asset",
             ConversionError::TooLarge => "amount_too_large",
         };
-        crate::http::error::ApiError::unprocessable(code, e.to_string())
+        crate::error::ApiError::unprocessable(code, e.to_string())
     }
 }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::conversion::{caip2, is_usdc, v1_name};
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::money::Usd;
 use crate::net::FetchedResponse;
 

@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 
 use crate::app::App;
 use crate::catalog::{CompiledEndpoint, Endpoint};
-use crate::http::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult};
 use crate::money::Usd;
 use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
 use crate::tools::routes::charge_for;

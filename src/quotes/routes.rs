@@ -10,7 +10,7 @@ use crate::app::{App, AppState};
 use crate::auth::Caller;
 use crate::catalog::{CatalogError, Endpoint};
 use crate::endpoints;
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 use crate::http::rate_limit;
 use crate::money::Usd;

@@ -335,7 +335,7 @@ async fn invalid_input_is_an_error() {
             "{url}"
         );
     }
-    let api: crate::http::error::ApiError = ReadinessError::InvalidUrl.into();
+    let api: crate::error::ApiError = ReadinessError::InvalidUrl.into();
     assert_eq!(api.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(api.code, "invalid_url");
 }

@@ -5,7 +5,7 @@ use axum::Json;
 use serde_json::Value;
 
 use crate::app::{App, AppState};
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::store::{get_json, Tree};
 
 /// The public-safe receipt record, or 404.

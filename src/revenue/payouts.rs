@@ -48,9 +48,9 @@ pub enum PayoutError {
     Store(#[from] StoreError),
 }
 
-impl From<PayoutError> for crate::http::error::ApiError {
+impl From<PayoutError> for crate::error::ApiError {
     fn from(e: PayoutError) -> Self {
-        use crate::http::error::ApiError;
+        use crate::error::ApiError;
         use axum::http::StatusCode;
         match e {
             PayoutError::BadAddress => ApiError::unprocessable("invalid_pay_to", e.to_string()),

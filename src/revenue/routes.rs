@@ -12,7 +12,7 @@ use super::{report, sales_of};
 use crate::app::{App, AppState};
 use crate::auth::{Admin, BuilderAuth};
 use crate::events::{self, EventKind};
-use crate::http::error::{ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 
 #[derive(Deserialize, utoipa::IntoParams)]

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use super::host::StoreHost;
 use crate::catalog::{CompiledEndpoint, Endpoint, Owner, Registry};
 use crate::config::RuntimeConfig;
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::logs::{LogLevel, LogLine};
 use crate::net::OutboundClient;
 use crate::store::Store;

@@ -8,7 +8,7 @@ use super::vault::{self, SecretChanges};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::endpoints;
-use crate::http::error::{ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 
 /// Names and timestamps of the endpoint's secrets; never their values.

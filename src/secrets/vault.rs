@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use super::cipher::CryptoError;
 use crate::app::App;
-use crate::http::error::ApiError;
+use crate::error::ApiError;
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::timestamp::rfc3339;
 

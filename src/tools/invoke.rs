@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use super::routes::{complete, prepare, Call, Outcome};
 use crate::app::{App, AppState};
 use crate::catalog::{Endpoint, HandlerType};
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::{receipt_echo, record, static_json};
 use crate::app::{App, AppState};
 use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Owner, Status};
-use crate::http::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
 use crate::http::rate_limit;
 use crate::payments::{self, Authorized, Charge, Offer, ResourceInfo};
