@@ -20,7 +20,7 @@ use subtle::ConstantTimeEq;
 
 use crate::app::AppState;
 use crate::builders::{self, Builder};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 pub const ADMIN_TOKEN_HEADER: &str = "x-admin-token";
 pub const BUILDER_KEY_HEADER: &str = "x-builder-key";
@@ -52,7 +52,7 @@ impl Admin {
             Some(token) if secrets_equal(token, &app.admin_token) => Ok(Some(Admin)),
             Some(_) => Err(ApiError::new(
                 StatusCode::UNAUTHORIZED,
-                "invalid_admin_token",
+                ErrorCode::InvalidAdminToken,
                 "the admin token is not valid",
             )),
         }

@@ -8,7 +8,7 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::store::{Store, StoreError, StoreResult, Tree};
 
 pub const DEFAULT_LIMIT: usize = 50;
@@ -38,14 +38,14 @@ impl PageRequest {
         let limit = limit.unwrap_or(DEFAULT_LIMIT);
         if !(1..=MAX_LIMIT).contains(&limit) {
             return Err(ApiError::bad_request(
-                "invalid_query",
+                ErrorCode::InvalidQuery,
                 format!("limit must be 1 to {MAX_LIMIT}"),
             ));
         }
         if let Some(c) = cursor {
             if c.len() != 32 || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(ApiError::bad_request(
-                    "invalid_cursor",
+                    ErrorCode::InvalidCursor,
                     "cursor must be a nextCursor from a previous page",
                 ));
             }

@@ -44,7 +44,7 @@ pub use facilitator::Facilitator;
 pub use gate::{gate, Authorized, Charge, Settled};
 pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::store::StoreError;
 
 /// The payment side of the shared state.
@@ -85,27 +85,32 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The x402 reason string (`invalidReason`), which is also our error code.
     pub fn as_str(self) -> &'static str {
+        self.code().as_str()
+    }
+
+    pub fn code(self) -> ErrorCode {
         match self {
-            Reason::InvalidPayload => "invalid_payload",
-            Reason::InvalidScheme => "invalid_scheme",
-            Reason::InvalidNetwork => "invalid_network",
-            Reason::InvalidX402Version => "invalid_x402_version",
-            Reason::AssetMismatch => "invalid_exact_evm_payload_asset_mismatch",
-            Reason::Signature => "invalid_exact_evm_payload_signature",
-            Reason::RecipientMismatch => "invalid_exact_evm_payload_recipient_mismatch",
-            Reason::ValueMismatch => "invalid_exact_evm_payload_authorization_value_mismatch",
-            Reason::ValidBefore => "invalid_exact_evm_payload_authorization_valid_before",
-            Reason::ValidAfter => "invalid_exact_evm_payload_authorization_valid_after",
-            Reason::NonceAlreadyUsed => "invalid_exact_evm_nonce_already_used",
-            Reason::InsufficientCredit => "insufficient_developer_credit",
-            Reason::InvalidCredit => "invalid_developer_credit",
-            Reason::Rejected => "payment_rejected",
-            Reason::SettlementFailed => "settlement_failed",
-            Reason::InsufficientBalance => "invalid_exact_evm_insufficient_balance",
-            Reason::SimulationFailed => "invalid_exact_evm_transaction_simulation_failed",
-            Reason::TransactionFailed => "invalid_exact_evm_transaction_failed",
-            Reason::TransferEventMismatch => "invalid_exact_evm_transfer_event_mismatch",
+            Reason::InvalidPayload => ErrorCode::InvalidPayload,
+            Reason::InvalidScheme => ErrorCode::InvalidScheme,
+            Reason::InvalidNetwork => ErrorCode::InvalidNetwork,
+            Reason::InvalidX402Version => ErrorCode::InvalidX402Version,
+            Reason::AssetMismatch => ErrorCode::InvalidExactEvmPayloadAssetMismatch,
+            Reason::Signature => ErrorCode::InvalidExactEvmPayloadSignature,
+            Reason::RecipientMismatch => ErrorCode::InvalidExactEvmPayloadRecipientMismatch,
+            Reason::ValueMismatch => ErrorCode::InvalidExactEvmPayloadAuthorizationValueMismatch,
+            Reason::ValidBefore => ErrorCode::InvalidExactEvmPayloadAuthorizationValidBefore,
+            Reason::ValidAfter => ErrorCode::InvalidExactEvmPayloadAuthorizationValidAfter,
+            Reason::NonceAlreadyUsed => ErrorCode::InvalidExactEvmNonceAlreadyUsed,
+            Reason::InsufficientCredit => ErrorCode::InsufficientDeveloperCredit,
+            Reason::InvalidCredit => ErrorCode::InvalidDeveloperCredit,
+            Reason::Rejected => ErrorCode::PaymentRejected,
+            Reason::SettlementFailed => ErrorCode::SettlementFailed,
+            Reason::InsufficientBalance => ErrorCode::InvalidExactEvmInsufficientBalance,
+            Reason::SimulationFailed => ErrorCode::InvalidExactEvmTransactionSimulationFailed,
+            Reason::TransactionFailed => ErrorCode::InvalidExactEvmTransactionFailed,
+            Reason::TransferEventMismatch => ErrorCode::InvalidExactEvmTransferEventMismatch,
         }
     }
 
@@ -166,13 +171,15 @@ impl PaymentError {
 impl From<PaymentError> for ApiError {
     fn from(e: PaymentError) -> Self {
         match e {
-            PaymentError::Malformed(_) => ApiError::bad_request("invalid_payload", e.to_string()),
+            PaymentError::Malformed(_) => {
+                ApiError::bad_request(ErrorCode::InvalidPayload, e.to_string())
+            }
             PaymentError::Refused { reason, message } => {
-                ApiError::new(StatusCode::PAYMENT_REQUIRED, reason.as_str(), message)
+                ApiError::new(StatusCode::PAYMENT_REQUIRED, reason.code(), message)
             }
             PaymentError::Facilitator(_) => ApiError::new(
                 StatusCode::BAD_GATEWAY,
-                "facilitator_unavailable",
+                ErrorCode::FacilitatorUnavailable,
                 e.to_string(),
             ),
             PaymentError::Store(e) => e.into(),

@@ -29,7 +29,7 @@ use url::Url;
 
 pub use report::{Check, Kind, ReadinessReport};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::net::{FetchedResponse, NetError, OutboundClient, OutboundRequest};
 use report::{expected_discovery_urls, on_origin, Findings};
 
@@ -44,7 +44,7 @@ impl From<ReadinessError> for ApiError {
         match e {
             ReadinessError::InvalidUrl => ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_url",
+                ErrorCode::InvalidUrl,
                 e.to_string(),
             ),
         }

@@ -17,8 +17,8 @@ use tower::ServiceExt;
 
 use crate::app::{App, AppState, StartupError, StartupNotes};
 use crate::config::Config;
+use crate::error::{ApiError, ErrorCode};
 use crate::http::build_router;
-use crate::error::ApiError;
 
 pub struct Server {
     listener: TcpListener,
@@ -204,10 +204,10 @@ async fn serve_connection(
 fn overload_answer() -> Vec<u8> {
     let error = ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
-        "overloaded",
+        ErrorCode::Overloaded,
         "too many open connections; retry later",
     );
-    let body = serde_json::to_string(&error.body()).unwrap_or_default();
+    let body = serde_json::to_string(&error.answer()).unwrap_or_default();
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
          retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",

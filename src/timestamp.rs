@@ -4,7 +4,7 @@
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 
 pub fn rfc3339(at: OffsetDateTime) -> String {
     // Formatting a UTC OffsetDateTime as RFC 3339 only fails for years outside 0..=9999.
@@ -21,7 +21,7 @@ pub fn since_param(text: Option<&str>, default: &str) -> ApiResult<Duration> {
     let text = text.unwrap_or(default);
     parse_since(text).ok_or_else(|| {
         ApiError::bad_request(
-            "invalid_since",
+            ErrorCode::InvalidSince,
             "since must be a positive whole number followed by s, m, h, d or w (e.g. 7d), at most ten years",
         )
     })
@@ -81,8 +81,8 @@ mod tests {
         assert_eq!(since_param(None, "30d").unwrap(), Duration::days(30));
         let err = since_param(Some("forever"), "30d").unwrap_err();
         assert_eq!(
-            (err.status.as_u16(), err.code.as_ref()),
-            (400, "invalid_since")
+            (err.status.as_u16(), err.code),
+            (400, ErrorCode::InvalidSince)
         );
     }
 }

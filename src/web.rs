@@ -28,7 +28,7 @@ use include_dir::{include_dir, Dir};
 use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 static WEB: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/web");
 
@@ -67,7 +67,7 @@ async fn guide_asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
 /// replaces `{base_url}` in the (HTML) file, escaped for HTML.
 fn serve(path: &str, request: &HeaderMap, base_url: Option<&str>) -> Response {
     let Some(bytes) = load(path) else {
-        return ApiError::not_found("route_not_found", format!("no route for /{path}"))
+        return ApiError::not_found(ErrorCode::RouteNotFound, format!("no route for /{path}"))
             .into_response();
     };
     let body: Cow<'static, [u8]> = match base_url {

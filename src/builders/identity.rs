@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use super::keys::{self, KeyEntry};
 use crate::auth::secrets_equal;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 use crate::timestamp::rfc3339;
 
@@ -107,10 +107,12 @@ pub enum BuilderError {
 impl From<BuilderError> for ApiError {
     fn from(e: BuilderError) -> Self {
         match e {
-            BuilderError::Invalid(_) => ApiError::unprocessable("invalid_builder", e.to_string()),
+            BuilderError::Invalid(_) => {
+                ApiError::unprocessable(ErrorCode::InvalidBuilder, e.to_string())
+            }
             BuilderError::UnknownKey => ApiError::new(
                 StatusCode::UNAUTHORIZED,
-                "invalid_builder_key",
+                ErrorCode::InvalidBuilderKey,
                 e.to_string(),
             ),
             // A rotated key is no longer a credential: 401 like any key that is not valid (spec 5
@@ -118,7 +120,7 @@ impl From<BuilderError> for ApiError {
             // the builder knows to use the new key rather than re-register.
             BuilderError::RevokedKey => ApiError::new(
                 StatusCode::UNAUTHORIZED,
-                "builder_key_revoked",
+                ErrorCode::BuilderKeyRevoked,
                 e.to_string(),
             ),
             BuilderError::Store(e) => e.into(),

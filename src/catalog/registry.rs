@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::model::Endpoint;
 use super::schema::{self, Violation};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::store::{Batch, Store, StoreError, Tree};
 
 /// An endpoint with its validators ready.
@@ -101,18 +101,21 @@ pub enum CatalogError {
 impl From<CatalogError> for ApiError {
     fn from(e: CatalogError) -> Self {
         match e {
-            CatalogError::NotFound(_) => ApiError::not_found("endpoint_not_found", e.to_string()),
+            CatalogError::NotFound(_) => {
+                ApiError::not_found(ErrorCode::EndpointNotFound, e.to_string())
+            }
             CatalogError::SlugTaken(_) => {
-                ApiError::new(StatusCode::CONFLICT, "slug_taken", e.to_string())
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::SlugTaken, e.to_string())
             }
             CatalogError::Conflict(_) => {
-                ApiError::new(StatusCode::CONFLICT, "edit_conflict", e.to_string())
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::EditConflict, e.to_string())
             }
             CatalogError::InvalidSchema {
                 field, ref pointer, ..
             } => {
                 let details = json!({ "field": field, "pointer": pointer });
-                ApiError::unprocessable("invalid_schema", e.to_string()).with_details(details)
+                ApiError::unprocessable(ErrorCode::InvalidSchema, e.to_string())
+                    .with_details(details)
             }
             CatalogError::Store(e) => e.into(),
         }

@@ -13,7 +13,7 @@ use super::view::{envelope, CatalogForm, EndpointRecord};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::endpoints;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::urls::Urls;
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -30,8 +30,12 @@ pub struct CatalogQuery {
 }
 
 fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
-    CatalogForm::parse(form)
-        .ok_or_else(|| ApiError::bad_request("invalid_query", "form must be `current` or `legacy`"))
+    CatalogForm::parse(form).ok_or_else(|| {
+        ApiError::bad_request(
+            ErrorCode::InvalidQuery,
+            "form must be `current` or `legacy`",
+        )
+    })
 }
 
 /// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool.
@@ -67,7 +71,7 @@ pub async fn list_endpoints(
         .map(|m| {
             PricingMode::parse(m).ok_or_else(|| {
                 ApiError::bad_request(
-                    "invalid_query",
+                    ErrorCode::InvalidQuery,
                     "pricingMode must be `free_public_utility` or `fixed_price_success_receipt`",
                 )
             })

@@ -18,8 +18,8 @@ use crate::auth::Caller;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status,
 };
+use crate::error::{ApiError, ErrorCode};
 use crate::events::{self, EventKind};
-use crate::error::ApiError;
 use crate::logs;
 use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
 use crate::secrets::{self, SecretsError};
@@ -64,30 +64,34 @@ impl From<EndpointError> for ApiError {
         let message = e.to_string();
         match e {
             EndpointError::Invalid { field, .. } => {
-                ApiError::unprocessable("invalid_field", message)
+                ApiError::unprocessable(ErrorCode::InvalidField, message)
                     .with_details(json!({ "field": field }))
             }
             EndpointError::AttestationRequired => {
-                ApiError::unprocessable("attestation_required", message)
+                ApiError::unprocessable(ErrorCode::AttestationRequired, message)
             }
             EndpointError::HandlerNotAllowed => {
-                ApiError::unprocessable("handler_not_allowed", message)
+                ApiError::unprocessable(ErrorCode::HandlerNotAllowed, message)
             }
             EndpointError::AdminOnly(field) => {
-                ApiError::new(StatusCode::FORBIDDEN, "admin_only_field", message)
+                ApiError::new(StatusCode::FORBIDDEN, ErrorCode::AdminOnlyField, message)
                     .with_details(json!({ "field": field }))
             }
-            EndpointError::NotOwner => ApiError::new(StatusCode::FORBIDDEN, "not_owner", message),
-            EndpointError::Blocked(findings) => ApiError::unprocessable("content_blocked", message)
-                .with_details(json!({ "findings": findings })),
+            EndpointError::NotOwner => {
+                ApiError::new(StatusCode::FORBIDDEN, ErrorCode::NotOwner, message)
+            }
+            EndpointError::Blocked(findings) => {
+                ApiError::unprocessable(ErrorCode::ContentBlocked, message)
+                    .with_details(json!({ "findings": findings }))
+            }
             EndpointError::UnderReview => {
-                ApiError::new(StatusCode::CONFLICT, "under_review", message)
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::UnderReview, message)
             }
             EndpointError::Rejected => {
-                ApiError::new(StatusCode::CONFLICT, "content_rejected", message)
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::ContentRejected, message)
             }
             EndpointError::NotUnderReview => {
-                ApiError::new(StatusCode::CONFLICT, "not_under_review", message)
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::NotUnderReview, message)
             }
             EndpointError::Catalog(e) => e.into(),
             EndpointError::Secrets(e) => e.into(),

@@ -5,7 +5,7 @@ use axum::http::{header, StatusCode};
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// A JSON request body. An empty body reads as `{}` so that schema validation, not the parser,
 /// reports missing fields. A non-JSON `Content-Type` gets 415; a body over the limit 413;
@@ -20,7 +20,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             if !is_json_content_type(content_type.to_str().unwrap_or_default()) {
                 return Err(ApiError::new(
                     StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    "unsupported_media_type",
+                    ErrorCode::UnsupportedMediaType,
                     "request body must be application/json",
                 ));
             }
@@ -29,11 +29,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
-                    "body_too_large",
+                    ErrorCode::BodyTooLarge,
                     "request body is too large",
                 )
             } else {
-                ApiError::bad_request("unreadable_body", rejection.body_text())
+                ApiError::bad_request(ErrorCode::UnreadableBody, rejection.body_text())
             }
         })?;
         let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -50,9 +50,9 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     serde_json::from_slice(bytes).map_err(|e| {
         use serde_json::error::Category;
         match e.classify() {
-            Category::Data => ApiError::unprocessable("invalid_body", e.to_string()),
+            Category::Data => ApiError::unprocessable(ErrorCode::InvalidBody, e.to_string()),
             Category::Syntax | Category::Eof | Category::Io => ApiError::bad_request(
-                "malformed_json",
+                ErrorCode::MalformedJson,
                 format!("request body is not valid JSON: {e}"),
             ),
         }

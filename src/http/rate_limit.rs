@@ -17,8 +17,8 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::error::ApiError;
 use crate::config::RateLimit;
+use crate::error::{ApiError, ErrorCode};
 
 /// Clients tracked at once. When the map is full, clients whose buckets have refilled are
 /// forgotten (they would start full anyway); if none has, the least recently seen one is.
@@ -153,7 +153,7 @@ pub fn anonymous_write() -> Result<(), ApiError> {
             let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
             Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
+                ErrorCode::RateLimited,
                 format!(
                     "too many anonymous writes from this client; retry in {seconds} s (free calls, quotes and registrations are limited per client)"
                 ),

@@ -14,9 +14,9 @@ use tower_http::trace::TraceLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::error::ApiError;
 use super::{metrics, openapi, rate_limit};
 use crate::app::AppState;
+use crate::error::{ApiError, ErrorCode};
 use crate::{
     builders, catalog, endpoints, events, logs, manifest, mcp, payments, quotes, receipts, revenue,
     safety, secrets, tools,
@@ -134,7 +134,7 @@ async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, 
         .map_err(|e| {
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "store_unavailable",
+                ErrorCode::StoreUnavailable,
                 e.to_string(),
             )
         })?;
@@ -145,7 +145,7 @@ async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, 
 
 async fn not_found(request: Request) -> ApiError {
     ApiError::not_found(
-        "route_not_found",
+        ErrorCode::RouteNotFound,
         format!("no route for {}", request.uri().path()),
     )
 }
@@ -153,7 +153,7 @@ async fn not_found(request: Request) -> ApiError {
 async fn method_not_allowed(request: Request) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        ErrorCode::MethodNotAllowed,
         format!(
             "{} is not allowed on {}",
             request.method(),
@@ -168,7 +168,7 @@ async fn deadline(State(limit): State<Duration>, request: Request, next: Next) -
         Ok(response) => response,
         Err(_) => ApiError::new(
             StatusCode::GATEWAY_TIMEOUT,
-            "request_timeout",
+            ErrorCode::RequestTimeout,
             format!("request took longer than {} ms", limit.as_millis()),
         )
         .into_response(),

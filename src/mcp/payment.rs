@@ -174,6 +174,7 @@ fn decode_header(headers: &HeaderMap, name: &HeaderName) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     fn b64(value: &Value) -> HeaderValue {
         HeaderValue::from_str(&base64::engine::general_purpose::STANDARD.encode(value.to_string()))
@@ -239,7 +240,7 @@ mod tests {
 
     #[test]
     fn payment_required_without_header_uses_the_body() {
-        let body = json!({"ok": false, "error": {"code": "payment_required", "message": "pay"}});
+        let body = json!({"ok": false, "error": {"code": ErrorCode::PaymentRequired.as_str(), "message": "pay"}});
         let result = tool_result(HttpOutcome {
             status: StatusCode::PAYMENT_REQUIRED,
             headers: HeaderMap::new(),

@@ -18,6 +18,7 @@ use crate::app::{App, AppState};
 use crate::catalog::routes::matches;
 use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status};
 use crate::error::ApiResult;
+use crate::error::ErrorCode;
 use crate::http::extract::JsonBody;
 use crate::quotes::routes::{
     self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
@@ -137,7 +138,7 @@ impl ServiceTool {
             ServiceTool::ReceiptLookup => match parse::<ReceiptArgs>(arguments) {
                 Ok(args) => match crate::receipts::routes::lookup(app, &args.receipt_id).await {
                     Ok(receipt) => payment::json_result(receipt, false),
-                    Err(e) => payment::error_result(json!(e.body())),
+                    Err(e) => payment::error_result(json!(e.answer())),
                 },
                 Err(error) => error,
             },
@@ -167,7 +168,7 @@ impl ServiceTool {
 fn route_result(result: ApiResult<Json<Value>>) -> Value {
     match result {
         Ok(Json(value)) => payment::json_result(value, false),
-        Err(e) => payment::error_result(json!(e.body())),
+        Err(e) => payment::error_result(json!(e.answer())),
     }
 }
 
@@ -222,7 +223,7 @@ struct ReceiptArgs {
 fn parse<T: serde::de::DeserializeOwned>(arguments: Value) -> Result<T, Value> {
     serde_json::from_value(arguments).map_err(|e| {
         payment::error_result(
-            json!({"ok": false, "error": {"code": "input_invalid", "message": e.to_string()}}),
+            json!({"ok": false, "error": {"code": ErrorCode::InputInvalid.as_str(), "message": e.to_string()}}),
         )
     })
 }
@@ -345,7 +346,7 @@ pub(super) async fn call(
             headers: parts.headers,
             body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
         }),
-        Err(e) => payment::error_result(json!(crate::error::ApiError::internal(e).body())),
+        Err(e) => payment::error_result(json!(crate::error::ApiError::internal(e).answer())),
     }
 }
 

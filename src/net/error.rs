@@ -3,7 +3,7 @@
 
 use axum::http::StatusCode;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NetError {
@@ -28,16 +28,16 @@ pub enum NetError {
 
 impl NetError {
     /// Stable snake_case code, also used as the API error code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            NetError::InvalidUrl(_) => "invalid_url",
-            NetError::SsrfRefused(_) => "ssrf_refused",
-            NetError::HostNotAllowed(_) => "host_not_allowed",
-            NetError::TooManyRedirects(_) => "too_many_redirects",
-            NetError::Timeout(_) => "timeout",
-            NetError::ResponseTooLarge(_) => "response_too_large",
-            NetError::NotJson => "not_json",
-            NetError::Upstream(_) => "upstream_error",
+            NetError::InvalidUrl(_) => ErrorCode::InvalidUrl,
+            NetError::SsrfRefused(_) => ErrorCode::SsrfRefused,
+            NetError::HostNotAllowed(_) => ErrorCode::HostNotAllowed,
+            NetError::TooManyRedirects(_) => ErrorCode::TooManyRedirects,
+            NetError::Timeout(_) => ErrorCode::Timeout,
+            NetError::ResponseTooLarge(_) => ErrorCode::ResponseTooLarge,
+            NetError::NotJson => ErrorCode::NotJson,
+            NetError::Upstream(_) => ErrorCode::UpstreamError,
         }
     }
 

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use super::test_server::{client, serve};
 use super::{NetError, OutboundClient, OutboundRequest};
 use crate::config::OutboundPolicy;
+use crate::error::ErrorCode;
 
 fn redirect(status: StatusCode, to: String) -> Response {
     (status, [(header::LOCATION, to)]).into_response()
@@ -191,7 +192,7 @@ async fn malformed_and_non_http_urls_are_invalid() {
         "http://user@127.0.0.1/",
     ] {
         let e = refusal(&c, url).await;
-        assert_eq!(e.code(), "invalid_url", "{url}: {e}");
+        assert_eq!(e.code(), ErrorCode::InvalidUrl, "{url}: {e}");
     }
 }
 
@@ -257,7 +258,7 @@ async fn redirects_are_capped() {
     assert_eq!(r.final_url, format!("{base}/chain/0"));
     let e = refusal(&c, &format!("{base}/chain/4")).await;
     assert_eq!(e, NetError::TooManyRedirects(3));
-    assert_eq!(e.code(), "too_many_redirects");
+    assert_eq!(e.code(), ErrorCode::TooManyRedirects);
 }
 
 #[tokio::test]
@@ -312,7 +313,7 @@ async fn response_size_is_capped() {
     for path in ["/big", "/big-stream"] {
         let e = refusal(&c, &format!("{base}{path}")).await;
         assert_eq!(e, NetError::ResponseTooLarge(64 * 1024), "{path}");
-        assert_eq!(e.code(), "response_too_large");
+        assert_eq!(e.code(), ErrorCode::ResponseTooLarge);
     }
 }
 
@@ -323,7 +324,7 @@ async fn slow_upstreams_time_out() {
     req.timeout = Some(Duration::from_millis(200));
     let started = Instant::now();
     let e = client(true).fetch(req).await.expect_err("timeout");
-    assert_eq!(e.code(), "timeout");
+    assert_eq!(e.code(), ErrorCode::Timeout);
     assert!(started.elapsed() < Duration::from_secs(2));
 
     // A per-call timeout cannot extend the policy's.
@@ -357,7 +358,7 @@ async fn host_allow_list_applies_to_every_hop() {
     req.allow_hosts = Some(&allow);
     let e = c.fetch(req).await.expect_err("second hop not allowed");
     assert_eq!(e, NetError::HostNotAllowed("localhost".into()));
-    assert_eq!(e.code(), "host_not_allowed");
+    assert_eq!(e.code(), ErrorCode::HostNotAllowed);
 
     let only_example = vec!["*.example.com".to_string()];
     let e = c
@@ -369,7 +370,7 @@ async fn host_allow_list_applies_to_every_hop() {
         )
         .await
         .expect_err("not allowed");
-    assert_eq!(e.code(), "host_not_allowed");
+    assert_eq!(e.code(), ErrorCode::HostNotAllowed);
 }
 
 #[tokio::test]
@@ -390,7 +391,7 @@ async fn get_json_parses_json_and_rejects_the_rest() {
         .get_json(&format!("{base}/missing"), HeaderMap::new(), None, None)
         .await
         .expect_err("404");
-    assert_eq!(e.code(), "upstream_error");
+    assert_eq!(e.code(), ErrorCode::UpstreamError);
     assert_eq!(
         e.to_string(),
         "upstream request failed: the upstream answered HTTP 404"
@@ -401,7 +402,7 @@ async fn get_json_parses_json_and_rejects_the_rest() {
 fn errors_map_to_api_errors() {
     let api: crate::error::ApiError = NetError::SsrfRefused("a private address").into();
     assert_eq!(api.status, StatusCode::FORBIDDEN);
-    assert_eq!(api.code, "ssrf_refused");
+    assert_eq!(api.code, ErrorCode::SsrfRefused);
     assert_eq!(
         api.message,
         "outbound request refused: the host resolves to a private address"

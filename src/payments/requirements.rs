@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use super::PaymentError;
 use crate::config::{NetworkConfig, PaymentConfig};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::money::Usd;
 
 pub const PAYMENT_REQUIRED_HEADER: HeaderName = HeaderName::from_static("payment-required");
@@ -152,20 +152,19 @@ impl Offer {
     }
 
     /// The 402 answer (see the module docs) with `code` as its reason.
-    pub fn payment_required(&self, code: &str, message: String) -> ApiError {
-        let v2 = self.v2(code);
+    pub fn payment_required(&self, code: ErrorCode, message: String) -> ApiError {
+        let v2 = self.v2(code.as_str());
         let header = base64::engine::general_purpose::STANDARD.encode(v2.to_string());
         let body = json!({
             "ok": false,
             "x402Version": 1,
-            "error": code,
-            "code": code,
+            "error": code.as_str(),
+            "code": code.as_str(),
             "message": message,
             "accepts": self.v1_accepts(),
             "paymentRequired": v2,
         });
-        let mut error =
-            ApiError::new(StatusCode::PAYMENT_REQUIRED, code.to_string(), message).with_body(body);
+        let mut error = ApiError::new(StatusCode::PAYMENT_REQUIRED, code, message).with_body(body);
         if let Ok(value) = HeaderValue::from_str(&header) {
             error = error.with_header(PAYMENT_REQUIRED_HEADER, value);
         }
@@ -177,7 +176,7 @@ impl Offer {
     pub fn refuse(&self, error: PaymentError) -> ApiError {
         match error {
             PaymentError::Refused { reason, message } => {
-                self.payment_required(reason.as_str(), message)
+                self.payment_required(reason.code(), message)
             }
             other => other.into(),
         }
@@ -186,7 +185,7 @@ impl Offer {
     /// The first answer to an unpaid request.
     pub fn ask(&self) -> ApiError {
         self.payment_required(
-            "payment_required",
+            ErrorCode::PaymentRequired,
             format!(
                 "{} costs {} USD ({} atomic units of USDC); pay with x402 (PAYMENT-SIGNATURE or X-PAYMENT) or developer credit (X-Developer-Credit)",
                 self.resource.url,
@@ -224,7 +223,7 @@ mod tests {
         assert_eq!(error.status, StatusCode::PAYMENT_REQUIRED);
         let body = *error.body_override.clone().unwrap();
         assert_eq!(body["x402Version"], 1);
-        assert_eq!(body["error"], "payment_required");
+        assert_eq!(body["error"], ErrorCode::PaymentRequired.as_str());
         assert_eq!(body["accepts"][0]["maxAmountRequired"], "1000");
         assert_eq!(body["accepts"][0]["network"], "base-sepolia");
         assert_eq!(body["accepts"][0]["extra"]["name"], "USDC");

@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use super::credits;
 use crate::app::AppState;
 use crate::auth::Admin;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
 use crate::money::Usd;
 
@@ -55,7 +55,7 @@ pub async fn issue_credit(
 ) -> ApiResult<Json<Value>> {
     if request.amount_usd.is_zero() {
         return Err(ApiError::unprocessable(
-            "invalid_amount",
+            ErrorCode::InvalidAmount,
             "amountUsd must be positive",
         ));
     }
@@ -64,7 +64,7 @@ pub async fn issue_credit(
         .is_some_and(|at| at <= OffsetDateTime::now_utc())
     {
         return Err(ApiError::unprocessable(
-            "invalid_expiry",
+            ErrorCode::InvalidExpiry,
             "expiresAt must be in the future",
         ));
     }

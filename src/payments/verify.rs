@@ -266,6 +266,7 @@ mod tests {
     use super::signing::sign;
     use super::*;
     use crate::config::Config;
+    use crate::error::ErrorCode;
     use crate::money::Usd;
     use crate::payments::header;
     use crate::payments::ResourceInfo;
@@ -311,9 +312,9 @@ mod tests {
         high.to_string()
     }
 
-    fn reason(result: Result<Verified, PaymentError>) -> &'static str {
+    fn reason(result: Result<Verified, PaymentError>) -> ErrorCode {
         match result {
-            Err(PaymentError::Refused { reason, .. }) => reason.as_str(),
+            Err(PaymentError::Refused { reason, .. }) => reason.code(),
             other => panic!("expected a refusal, got {other:?}"),
         }
     }
@@ -337,21 +338,21 @@ mod tests {
         let now = unix_now();
         let stranger = PrivateKeySigner::random().address().to_string();
         type Adjust = Box<dyn FnOnce(&mut Authorization)>;
-        let cases: Vec<(&str, Adjust)> = vec![
+        let cases: Vec<(ErrorCode, Adjust)> = vec![
             (
-                "invalid_exact_evm_payload_recipient_mismatch",
+                ErrorCode::InvalidExactEvmPayloadRecipientMismatch,
                 Box::new(move |a| a.to = stranger),
             ),
             (
-                "invalid_exact_evm_payload_authorization_value_mismatch",
+                ErrorCode::InvalidExactEvmPayloadAuthorizationValueMismatch,
                 Box::new(|a| a.value = "999".into()),
             ),
             (
-                "invalid_exact_evm_payload_authorization_valid_after",
+                ErrorCode::InvalidExactEvmPayloadAuthorizationValidAfter,
                 Box::new(move |a| a.valid_after = (now + 60).to_string()),
             ),
             (
-                "invalid_exact_evm_payload_authorization_valid_before",
+                ErrorCode::InvalidExactEvmPayloadAuthorizationValidBefore,
                 Box::new(move |a| a.valid_before = now.to_string()),
             ),
         ];
@@ -370,26 +371,26 @@ mod tests {
         payment.payload.authorization.value = "1".into();
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_exact_evm_payload_signature"
+            ErrorCode::InvalidExactEvmPayloadSignature
         );
         // Someone else's `from`.
         let mut payment = pay(&offer, &signer, false, |_| {});
         payment.payload.authorization.from = pay_to.to_string();
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_exact_evm_payload_signature"
+            ErrorCode::InvalidExactEvmPayloadSignature
         );
         let mut payment = pay(&offer, &signer, false, |_| {});
         payment.network = "base".into();
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_network"
+            ErrorCode::InvalidNetwork
         );
         let mut payment = pay(&offer, &signer, false, |_| {});
         payment.scheme = "upto".into();
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_scheme"
+            ErrorCode::InvalidScheme
         );
         let mut payment = pay(&offer, &signer, true, |_| {});
         if let Some(a) = payment.accepted.as_mut() {
@@ -397,13 +398,13 @@ mod tests {
         }
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_exact_evm_payload_asset_mismatch"
+            ErrorCode::InvalidExactEvmPayloadAssetMismatch
         );
         let mut payment = pay(&offer, &signer, true, |_| {});
         payment.payload.signature = "0x1234".into();
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_exact_evm_payload_signature"
+            ErrorCode::InvalidExactEvmPayloadSignature
         );
         // Expiring within the settle margin (30 s by default).
         let payment = pay(&offer, &signer, true, move |a| {
@@ -411,7 +412,7 @@ mod tests {
         });
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_exact_evm_payload_authorization_valid_before"
+            ErrorCode::InvalidExactEvmPayloadAuthorizationValidBefore
         );
         let payment = pay(&offer, &signer, true, move |a| {
             a.valid_before = (now + 31).to_string()
@@ -423,13 +424,13 @@ mod tests {
         payment.payload.signature = high_s(&payment.payload.signature);
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_exact_evm_payload_signature"
+            ErrorCode::InvalidExactEvmPayloadSignature
         );
         let mut payment = pay(&offer, &signer, true, |_| {});
         payment.payload.authorization.nonce = "0x12".into();
         assert_eq!(
             reason(verify_exact(&payment, &offer, now)),
-            "invalid_payload"
+            ErrorCode::InvalidPayload
         );
     }
 }

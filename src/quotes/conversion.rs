@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::{ConversionTable, PricedAsset};
+use crate::error::ErrorCode;
 use crate::money::Usd;
 
 /// x402 v1 network names and the CAIP-2 ids they stand for, with each network's USDC contract.
@@ -75,9 +76,9 @@ pub enum ConversionError {
 impl From<ConversionError> for crate::error::ApiError {
     fn from(e: ConversionError) -> Self {
         let code = match e {
-            ConversionError::UnknownNetwork(_) => "unknown_network",
-            ConversionError::UnknownAsset { .. } => "unknown_asset",
-            ConversionError::TooLarge => "amount_too_large",
+            ConversionError::UnknownNetwork(_) => ErrorCode::UnknownNetwork,
+            ConversionError::UnknownAsset { .. } => ErrorCode::UnknownAsset,
+            ConversionError::TooLarge => ErrorCode::AmountTooLarge,
         };
         crate::error::ApiError::unprocessable(code, e.to_string())
     }

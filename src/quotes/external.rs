@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::conversion::{caip2, is_usdc, v1_name};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::money::Usd;
 use crate::net::FetchedResponse;
 
@@ -73,14 +73,18 @@ fn normalize(version: u64, accept: &Value, resource: &Value) -> Option<Normalize
 }
 
 fn not_x402(message: impl Into<String>) -> ApiError {
-    ApiError::new(StatusCode::BAD_GATEWAY, "invalid_x402_answer", message)
+    ApiError::new(
+        StatusCode::BAD_GATEWAY,
+        ErrorCode::InvalidX402Answer,
+        message,
+    )
 }
 
 /// The seller's requirements from its 402 answer.
 pub fn parse(response: &FetchedResponse) -> Result<Vec<NormalizedRequirement>, ApiError> {
     if response.status != 402 {
         return Err(ApiError::unprocessable(
-            "not_payment_required",
+            ErrorCode::NotPaymentRequired,
             format!(
                 "the seller answered HTTP {}, not 402 Payment Required",
                 response.status

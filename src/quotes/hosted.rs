@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 
 use crate::app::App;
 use crate::catalog::{CompiledEndpoint, Endpoint};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
 use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
 use crate::tools::routes::charge_for;
@@ -91,18 +91,20 @@ pub async fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> Api
 pub async fn honor(app: &App, quote_id: &str, endpoint: &Endpoint) -> ApiResult<()> {
     let quote: Quote = get_json(app.store.as_ref(), Tree::Quotes, quote_id.as_bytes())
         .await?
-        .ok_or_else(|| ApiError::not_found("quote_not_found", format!("no quote {quote_id:?}")))?;
+        .ok_or_else(|| {
+            ApiError::not_found(ErrorCode::QuoteNotFound, format!("no quote {quote_id:?}"))
+        })?;
     if quote.expires_at <= OffsetDateTime::now_utc() {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
-            "quote_expired",
+            ErrorCode::QuoteExpired,
             "the quote has expired; ask for a new one",
         ));
     }
     if quote.slug != endpoint.slug || quote.price_usd != endpoint.price_usd {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
-            "quote_mismatch",
+            ErrorCode::QuoteMismatch,
             "the quote is for another endpoint or price; ask for a new one",
         ));
     }

@@ -10,7 +10,7 @@ use crate::app::{App, AppState};
 use crate::auth::Caller;
 use crate::catalog::{CatalogError, Endpoint};
 use crate::endpoints;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
 use crate::http::rate_limit;
 use crate::money::Usd;
@@ -122,7 +122,7 @@ pub fn quote_conversion(
         .filter(|c| visible(&c.endpoint, caller))
         .ok_or_else(|| {
             ApiError::not_found(
-                "service_not_found",
+                ErrorCode::ServiceNotFound,
                 format!("no service {:?}", request.service_id),
             )
         })?;
@@ -196,7 +196,7 @@ pub async fn external_quote(
         ),
         Some(other) => {
             return Err(ApiError::unprocessable(
-                "invalid_method",
+                ErrorCode::InvalidMethod,
                 format!("method {other:?} is not supported; use GET or POST"),
             ))
         }

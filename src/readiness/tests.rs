@@ -9,6 +9,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use super::{check, Kind, ReadinessError, ReadinessReport};
+use crate::error::ErrorCode;
 use crate::net::test_server::{client, serve};
 
 const PAY_TO: &str = "0x1111111111111111111111111111111111111111";
@@ -337,7 +338,7 @@ async fn invalid_input_is_an_error() {
     }
     let api: crate::error::ApiError = ReadinessError::InvalidUrl.into();
     assert_eq!(api.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(api.code, "invalid_url");
+    assert_eq!(api.code, ErrorCode::InvalidUrl);
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ use axum::Json;
 use serde_json::Value;
 
 use crate::app::{App, AppState};
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::store::{get_json, Tree};
 
 /// The public-safe receipt record, or 404.
@@ -24,6 +24,9 @@ pub async fn lookup(app: &App, receipt_id: &str) -> ApiResult<Value> {
     get_json::<Value>(app.store.as_ref(), Tree::Receipts, receipt_id.as_bytes())
         .await?
         .ok_or_else(|| {
-            ApiError::not_found("receipt_not_found", format!("no receipt {receipt_id:?}"))
+            ApiError::not_found(
+                ErrorCode::ReceiptNotFound,
+                format!("no receipt {receipt_id:?}"),
+            )
         })
 }

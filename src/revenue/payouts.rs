@@ -20,6 +20,7 @@ use time::OffsetDateTime;
 
 use super::{pending_key, sale_entries_of, sale_key, split, Sale};
 use crate::config::PaymentConfig;
+use crate::error::ErrorCode;
 use crate::money::Usd;
 use crate::receipts::{canonical_json, ReceiptSigner};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
@@ -53,27 +54,37 @@ impl From<PayoutError> for crate::error::ApiError {
         use crate::error::ApiError;
         use axum::http::StatusCode;
         match e {
-            PayoutError::BadAddress => ApiError::unprocessable("invalid_pay_to", e.to_string()),
-            PayoutError::BadNetwork(_) => ApiError::unprocessable("invalid_network", e.to_string()),
-            PayoutError::BadAsset(_) => ApiError::unprocessable("invalid_asset", e.to_string()),
+            PayoutError::BadAddress => {
+                ApiError::unprocessable(ErrorCode::InvalidPayTo, e.to_string())
+            }
+            PayoutError::BadNetwork(_) => {
+                ApiError::unprocessable(ErrorCode::InvalidNetwork, e.to_string())
+            }
+            PayoutError::BadAsset(_) => {
+                ApiError::unprocessable(ErrorCode::InvalidAsset, e.to_string())
+            }
             PayoutError::BadTransaction => {
-                ApiError::unprocessable("invalid_transaction", e.to_string())
+                ApiError::unprocessable(ErrorCode::InvalidTransaction, e.to_string())
             }
             PayoutError::NoSettings => ApiError::new(
                 StatusCode::CONFLICT,
-                "payout_settings_missing",
+                ErrorCode::PayoutSettingsMissing,
                 e.to_string(),
             ),
             PayoutError::BelowMinimum { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "below_minimum", e.to_string())
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::BelowMinimum, e.to_string())
             }
             PayoutError::AlreadyPaid(_) => {
-                ApiError::new(StatusCode::CONFLICT, "already_paid", e.to_string())
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::AlreadyPaid, e.to_string())
             }
-            PayoutError::Conflict => {
-                ApiError::new(StatusCode::CONFLICT, "payout_conflict", e.to_string())
+            PayoutError::Conflict => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::PayoutConflict,
+                e.to_string(),
+            ),
+            PayoutError::NotFound(_) => {
+                ApiError::not_found(ErrorCode::PayoutNotFound, e.to_string())
             }
-            PayoutError::NotFound(_) => ApiError::not_found("payout_not_found", e.to_string()),
             PayoutError::Store(e) => e.into(),
         }
     }

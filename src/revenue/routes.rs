@@ -11,8 +11,8 @@ use super::payouts::{self, PayoutSettings};
 use super::{report, sales_of};
 use crate::app::{App, AppState};
 use crate::auth::{Admin, BuilderAuth};
-use crate::events::{self, EventKind};
 use crate::error::{ApiResult, ErrorBody};
+use crate::events::{self, EventKind};
 use crate::http::extract::JsonBody;
 
 #[derive(Deserialize, utoipa::IntoParams)]

@@ -497,7 +497,7 @@ impl Host for StoreHost {
             outbound
                 .get_json(&url, header_map, Some(timeout), allow.as_deref())
                 .await
-                .map_err(|e| host_error(e.code(), e.to_string()))
+                .map_err(|e| host_error(e.code().as_str(), e.to_string()))
         })
     }
 }

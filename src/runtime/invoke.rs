@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use super::host::StoreHost;
 use crate::catalog::{CompiledEndpoint, Endpoint, Owner, Registry};
 use crate::config::RuntimeConfig;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::logs::{LogLevel, LogLine};
 use crate::net::OutboundClient;
 use crate::store::Store;
@@ -220,7 +220,7 @@ impl JsRuntime {
                 if self.reject_invalid_output {
                     return Err(ApiError::new(
                         StatusCode::BAD_GATEWAY,
-                        "output_invalid",
+                        ErrorCode::OutputInvalid,
                         "the handler's result does not match its outputSchema",
                     )
                     .with_details(json!({ "violations": violations })));
@@ -273,23 +273,28 @@ fn visible_headers(headers: &HeaderMap) -> Value {
 /// the message only (the sandbox already strips host internals).
 fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
     use sandbox::SandboxError as E;
-    let status = match &e {
-        E::Timeout => StatusCode::GATEWAY_TIMEOUT,
-        E::Overloaded { .. } => StatusCode::TOO_MANY_REQUESTS,
+    let (status, code) = match &e {
+        E::Timeout => (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout),
+        E::Overloaded { retry_after_secs } => {
+            return ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::Overloaded,
+                e.to_string(),
+            )
+            .with_retry_after(*retry_after_secs)
+        }
         E::Internal(_) => return ApiError::internal(e),
-        E::ResourceLimit(_)
-        | E::HandlerError(_)
-        | E::InvalidResponse(_)
-        | E::CapabilityDenied(_)
-        | E::CompileError(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        E::ResourceLimit(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::ResourceLimit),
+        E::HandlerError(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::HandlerError),
+        E::InvalidResponse(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::InvalidHandlerResponse,
+        ),
+        E::CapabilityDenied(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::CapabilityDenied,
+        ),
+        E::CompileError(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::CompileError),
     };
-    let retry_after = match &e {
-        E::Overloaded { retry_after_secs } => Some(*retry_after_secs),
-        _ => None,
-    };
-    let error = ApiError::new(status, e.code(), e.to_string());
-    match retry_after {
-        Some(seconds) => error.with_retry_after(seconds),
-        None => error,
-    }
+    ApiError::new(status, code, e.to_string())
 }

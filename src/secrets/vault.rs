@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use super::cipher::CryptoError;
 use crate::app::App;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::timestamp::rfc3339;
 
@@ -71,7 +71,9 @@ pub enum SecretsError {
 impl From<SecretsError> for ApiError {
     fn from(e: SecretsError) -> Self {
         match e {
-            SecretsError::Invalid(_) => ApiError::unprocessable("invalid_secret", e.to_string()),
+            SecretsError::Invalid(_) => {
+                ApiError::unprocessable(ErrorCode::InvalidSecret, e.to_string())
+            }
             SecretsError::Crypto(e) => ApiError::internal(e),
             SecretsError::Store(e) => e.into(),
         }

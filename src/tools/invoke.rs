@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use super::routes::{complete, prepare, Call, Outcome};
 use crate::app::{App, AppState};
 use crate::catalog::{Endpoint, HandlerType};
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -98,7 +98,7 @@ pub async fn invoke(
     if !streaming && is_long_running(&app, &compiled.endpoint) {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
-            "streaming_required",
+            ErrorCode::StreamingRequired,
             format!(
                 "{:?} is long-running (time limit {} ms, over {} ms); ask for Accept: text/event-stream",
                 compiled.endpoint.slug,
@@ -129,7 +129,7 @@ pub async fn invoke(
             Ok(outcome) => event("result", result_event(outcome)),
             Err(error) => event(
                 "error",
-                serde_json::to_value(error.body()).unwrap_or(Value::Null),
+                serde_json::to_value(error.answer()).unwrap_or(Value::Null),
             ),
         };
         let _ = tx.unbounded_send(last);

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::{receipt_echo, record, static_json};
 use crate::app::{App, AppState};
 use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Owner, Status};
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
 use crate::http::rate_limit;
 use crate::payments::{self, Authorized, Charge, Offer, ResourceInfo};
@@ -188,7 +188,7 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
     if endpoint.status == Status::Paused {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "endpoint_paused",
+            ErrorCode::EndpointPaused,
             format!("endpoint {:?} is paused by its owner", endpoint.slug),
         ));
     }
@@ -200,7 +200,7 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
     let violations = compiled.input_violations_async(&call.input).await;
     if !violations.is_empty() {
         return Err(ApiError::unprocessable(
-            "input_invalid",
+            ErrorCode::InputInvalid,
             format!(
                 "input does not match the inputSchema of {:?}",
                 endpoint.slug
