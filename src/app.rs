@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::catalog::{seed_catalog, Registry};
 use crate::config::{Config, StoreLocation};
-use crate::http::metrics::Metrics;
+use crate::metrics::Metrics;
 use crate::keyfile::{self, Origin};
 use crate::keyring::Keyring;
 use crate::net::OutboundClient;

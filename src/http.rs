@@ -2,7 +2,7 @@
 //!
 //! # Layout
 //! - `extract`: extractors whose rejections are `ApiError`s.
-//! - `metrics`: Prometheus counters and histograms, and `/metrics`.
+//! - `metrics`: the request-metrics middleware and `/metrics`.
 //! - `openapi`: the generated OpenAPI 3.1 document.
 //! - `rate_limit`: per-client token buckets for anonymous writes.
 //! - `router`: `build_router`, every route and middleware in one place.

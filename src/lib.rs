@@ -43,6 +43,7 @@ pub mod logs;
 pub mod maintenance;
 pub mod manifest;
 pub mod mcp;
+pub mod metrics;
 pub mod money;
 pub mod net;
 pub mod paging;
