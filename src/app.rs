@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use crate::catalog::{seed_catalog, Registry};
 use crate::config::{Config, StoreLocation};
-use crate::metrics::Metrics;
 use crate::keyfile::{self, Origin};
 use crate::keyring::Keyring;
+use crate::metrics::Metrics;
 use crate::net::OutboundClient;
 use crate::payments::recovery::{self, Cutoffs, Recovery};
 use crate::payments::{facilitator, nonces, resolve_pay_to, Payments};

@@ -7,14 +7,27 @@
 //! # Layout
 //! - `keys`: key generation, hashing and the hash index.
 //! - `identity`: the builder record, registration, authentication and rotation.
-//! - `routes`: the HTTP handlers.
+//! - [`Caller`]: who acts on an endpoint, the admin or a builder (the HTTP layer's extractors
+//!   produce it from the request's credentials).
 
-mod identity;
+pub mod identity;
 mod keys;
-pub mod routes;
 
 pub use identity::{
     authenticate, register, rotate_key, Builder, BuilderError, BuilderRecord, PayerInfo,
     RegisterRequest,
 };
-pub use keys::KEY_PREFIX;
+pub use keys::{secrets_equal, KEY_PREFIX};
+
+/// Who acts: the admin (the admin token) or a builder (a valid builder key).
+#[derive(Debug, Clone)]
+pub enum Caller {
+    Admin,
+    Builder(Builder),
+}
+
+impl Caller {
+    pub fn is_admin(&self) -> bool {
+        matches!(self, Caller::Admin)
+    }
+}

@@ -7,11 +7,9 @@
 //! - `registry`: the write-through in-memory index over the store, with compiled schemas.
 //! - `schema`: JSON Schema compilation and violations with JSON pointers.
 //! - `seed`: the catalogued endpoints loaded from `fixtures/` on first start.
-//! - `routes`: the HTTP handlers.
 
 mod model;
 mod registry;
-pub mod routes;
 mod schema;
 mod seed;
 mod view;
@@ -20,4 +18,4 @@ pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, Runtime
 pub use registry::{CatalogError, CompiledEndpoint, Registry};
 pub use schema::{example_for_schema, input_from_query, Violation};
 pub use seed::{seed_catalog, SeedError};
-pub use view::{CatalogForm, EndpointRecord};
+pub use view::{envelope, CatalogForm, EndpointRecord};

@@ -6,13 +6,11 @@
 //! - `input`: the create and PATCH bodies and per-field checks.
 //! - `files`: per-endpoint handler files (`ctx.files`).
 //! - `lifecycle`: create, update, delete, review as plain functions.
-//! - `routes`: the HTTP handlers.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
 
 mod files;
 mod input;
-mod lifecycle;
-pub mod routes;
+pub mod lifecycle;
 pub mod templates;
 
 pub use files::{MAX_FILES, MAX_FILE_BYTES};

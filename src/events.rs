@@ -6,9 +6,6 @@
 //!
 //! # Layout
 //! - this file: event kinds, recording, reading, the `since` duration syntax.
-//! - `routes`: `GET /ai/builders/events`.
-
-pub mod routes;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -5,7 +5,6 @@
 //! # Layout
 //! - `config`: every setting, in one struct.
 //! - `app`: the shared state handed to handlers; `server`: binding, start-up and shutdown.
-//! - `auth`: who is calling, as extractors (admin, builder, either).
 //! - `http`: router, the one error shape, extractors, metrics, OpenAPI.
 //! - `store`: the storage trait, its embedded sled engine and the shared PostgreSQL engine.
 //! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
@@ -29,7 +28,6 @@
 //! - `well_known`: toolhost's own `/.well-known/x402` and `/.well-known/mcp/server.json`.
 
 pub mod app;
-pub mod auth;
 pub mod builders;
 pub mod catalog;
 pub mod config;

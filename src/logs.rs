@@ -6,9 +6,6 @@
 //!
 //! # Layout
 //! - this file: appending, redaction, pruning and reading.
-//! - `routes`: `GET /ai/endpoints/{slug}/logs`.
-
-pub mod routes;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

@@ -85,4 +85,3 @@ impl Metrics {
             .observe(seconds);
     }
 }
-

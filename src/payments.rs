@@ -32,7 +32,6 @@ pub mod header;
 pub mod nonces;
 pub mod recovery;
 pub mod requirements;
-pub mod routes;
 pub mod verify;
 
 use std::sync::Arc;

@@ -5,11 +5,9 @@
 //! - `conversion`: `POST /ai/conversion/quote`, the route from a caller's asset to the
 //!   settlement asset, priced from the configured table.
 //! - `external`: `POST /x402/quote`, a third-party seller's 402 normalized to one shape.
-//! - `routes`: the three handlers.
 
 pub mod conversion;
 pub mod external;
 pub mod hosted;
-pub mod routes;
 
 pub use hosted::sweep_expired;

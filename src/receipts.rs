@@ -10,10 +10,8 @@
 //! # Layout
 //! - `record`: the [`Receipt`] type, canonical JSON and the digests.
 //! - `signing`: the service key (generated into the data dir, mode 0600), signing and checking.
-//! - `routes`: `GET /ai/receipts/{receiptId}`.
 
 mod record;
-pub mod routes;
 mod signing;
 
 pub use record::{

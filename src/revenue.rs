@@ -23,12 +23,9 @@
 //! # Layout
 //! - `report`: revenue by endpoint and by day.
 //! - `payouts`: payout settings and packets.
-//! - `routes`: `/ai/builders/revenue`, `/ai/builders/payout-settings`, `/ai/builders/payouts`,
-//!   `/ai/admin/payouts/{packetId}/paid`.
 
 pub mod payouts;
 pub mod report;
-pub mod routes;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

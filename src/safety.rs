@@ -5,10 +5,8 @@
 //! - `policy`: the rules, each with a stable id, a category and an outcome.
 //! - `scanner`: one detector per rule id; findings with masked excerpts.
 //! - `verdict`: the `contentSafety` object of builder endpoints and its transitions.
-//! - `routes`: `GET /ai/content-safety/policy`.
 
 pub mod policy;
-pub mod routes;
 pub mod scanner;
 pub mod verdict;
 

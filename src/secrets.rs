@@ -8,11 +8,9 @@
 //! # Layout
 //! - `cipher`: the master key and sealing.
 //! - `vault`: stored secrets per endpoint: set, delete, list, decrypt.
-//! - `routes`: `GET`/`POST /ai/endpoints/{slug}/secrets`.
 
 mod cipher;
-pub mod routes;
-mod vault;
+pub mod vault;
 
 pub use cipher::SecretsCipher;
 pub use vault::{

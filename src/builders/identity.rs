@@ -7,8 +7,8 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use super::keys::secrets_equal;
 use super::keys::{self, KeyEntry};
-use crate::auth::secrets_equal;
 use crate::error::{ApiError, ErrorCode};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 use crate::timestamp::rfc3339;

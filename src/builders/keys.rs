@@ -6,12 +6,19 @@
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 use time::OffsetDateTime;
 
 use crate::keyfile::random_token;
 
 /// Prefix of every builder key, so a leaked one is recognisable (and scannable).
 pub const KEY_PREFIX: &str = "thb_";
+
+/// Constant-time equality of two secrets (length is not secret), so response timing says
+/// nothing about how much of a guess was right.
+pub fn secrets_equal(a: &str, b: &str) -> bool {
+    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
 
 /// A fresh key: the prefix and 32 random bytes as hex.
 pub(super) fn generate() -> String {
@@ -46,6 +53,13 @@ pub(super) struct KeyEntry {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn secrets_equal_compares_whole_strings() {
+        assert!(super::secrets_equal("abc", "abc"));
+        assert!(!super::secrets_equal("abc", "abd"));
+        assert!(!super::secrets_equal("abc", "abcd"));
+    }
+
     use super::*;
 
     #[test]

@@ -98,7 +98,7 @@ Every builder create and update is scanned; content that appears to contain ille
 private data or unauthorized content is blocked (422 content_blocked) or held paused for admin review.";
 
 /// The catalog envelope of `GET /ai/endpoints` around already-filtered records.
-pub(super) fn envelope(
+pub fn envelope(
     urls: &Urls,
     namespace: &str,
     form: CatalogForm,

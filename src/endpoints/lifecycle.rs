@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use super::files;
 use super::input::{self, CreateRequest, FieldError, PatchRequest};
 use crate::app::App;
-use crate::auth::Caller;
+use crate::builders::Caller;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status,
 };

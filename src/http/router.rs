@@ -14,13 +14,10 @@ use tower_http::trace::TraceLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{metrics, openapi, rate_limit};
+use super::{metrics, openapi, rate_limit, routes};
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorCode};
-use crate::{
-    builders, catalog, endpoints, events, logs, manifest, mcp, payments, quotes, receipts, revenue,
-    safety, secrets, tools,
-};
+use crate::{endpoints, manifest, mcp, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -29,26 +26,26 @@ fn api_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::base_document())
         .routes(routes!(health))
         .routes(routes!(metrics::metrics))
-        .routes(routes!(catalog::routes::list_endpoints))
+        .routes(routes!(routes::catalog::list_endpoints))
         .routes(routes!(
-            catalog::routes::get_endpoint,
-            endpoints::routes::patch_endpoint,
-            endpoints::routes::delete_endpoint
+            routes::catalog::get_endpoint,
+            routes::endpoints::patch_endpoint,
+            routes::endpoints::delete_endpoint
         ))
-        .routes(routes!(endpoints::routes::create_endpoint))
+        .routes(routes!(routes::endpoints::create_endpoint))
         .routes(routes!(
-            secrets::routes::list_secrets,
-            secrets::routes::change_secrets
+            routes::secrets::list_secrets,
+            routes::secrets::change_secrets
         ))
-        .routes(routes!(logs::routes::endpoint_logs))
-        .routes(routes!(builders::routes::register))
-        .routes(routes!(builders::routes::rotate_key))
-        .routes(routes!(events::routes::builder_events))
-        .routes(routes!(endpoints::routes::builder_endpoints))
+        .routes(routes!(routes::logs::endpoint_logs))
+        .routes(routes!(routes::builders::register))
+        .routes(routes!(routes::builders::rotate_key))
+        .routes(routes!(routes::events::builder_events))
+        .routes(routes!(routes::endpoints::builder_endpoints))
         .routes(routes!(endpoints::templates::creator_skill))
-        .routes(routes!(builders::routes::admin_create_builder))
-        .routes(routes!(endpoints::routes::review_endpoint))
-        .routes(routes!(endpoints::routes::review_queue))
+        .routes(routes!(routes::builders::admin_create_builder))
+        .routes(routes!(routes::endpoints::review_endpoint))
+        .routes(routes!(routes::endpoints::review_queue))
         .routes(routes!(manifest::manifest))
         .routes(routes!(crate::well_known::x402_discovery))
         .routes(routes!(crate::well_known::mcp_server_json))
@@ -56,8 +53,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
             tools::routes::invoke_get,
             tools::routes::invoke_post
         ))
-        .routes(routes!(receipts::routes::get_receipt))
-        .routes(routes!(safety::routes::policy))
+        .routes(routes!(routes::receipts::get_receipt))
+        .routes(routes!(routes::safety::policy))
         .routes(routes!(mcp::transport::post))
         // Undocumented on purpose: they exist only to answer 405 the way MCP clients expect.
         .route(
@@ -65,24 +62,24 @@ fn api_routes() -> OpenApiRouter<AppState> {
             get(mcp::transport::method_not_allowed).delete(mcp::transport::method_not_allowed),
         )
         .routes(routes!(
-            payments::routes::issue_credit,
-            payments::routes::list_credits
+            routes::payments::issue_credit,
+            routes::payments::list_credits
         ))
-        .routes(routes!(payments::routes::supported))
+        .routes(routes!(routes::payments::supported))
         .routes(routes!(tools::invoke::invoke))
-        .routes(routes!(quotes::routes::quote))
-        .routes(routes!(quotes::routes::conversion_quote))
-        .routes(routes!(quotes::routes::external_quote))
-        .routes(routes!(revenue::routes::revenue))
+        .routes(routes!(routes::quotes::quote))
+        .routes(routes!(routes::quotes::conversion_quote))
+        .routes(routes!(routes::quotes::external_quote))
+        .routes(routes!(routes::revenue::revenue))
         .routes(routes!(
-            revenue::routes::get_payout_settings,
-            revenue::routes::set_payout_settings
+            routes::revenue::get_payout_settings,
+            routes::revenue::set_payout_settings
         ))
         .routes(routes!(
-            revenue::routes::list_payouts,
-            revenue::routes::create_payout
+            routes::revenue::list_payouts,
+            routes::revenue::create_payout
         ))
-        .routes(routes!(revenue::routes::mark_paid))
+        .routes(routes!(routes::revenue::mark_paid))
 }
 
 pub fn build_router(app: AppState) -> Router {

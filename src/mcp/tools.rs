@@ -15,12 +15,12 @@ use serde_json::{json, Map, Value};
 use super::payment::{self, HttpOutcome};
 use super::protocol::RpcError;
 use crate::app::{App, AppState};
-use crate::catalog::routes::matches;
 use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status};
 use crate::error::ApiResult;
 use crate::error::ErrorCode;
 use crate::http::extract::JsonBody;
-use crate::quotes::routes::{
+use crate::http::routes::catalog::matches;
+use crate::http::routes::quotes::{
     self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
 };
 use crate::tools::routes::{invoke, Call};
@@ -136,10 +136,12 @@ impl ServiceTool {
                 Err(error) => error,
             },
             ServiceTool::ReceiptLookup => match parse::<ReceiptArgs>(arguments) {
-                Ok(args) => match crate::receipts::routes::lookup(app, &args.receipt_id).await {
-                    Ok(receipt) => payment::json_result(receipt, false),
-                    Err(e) => payment::error_result(json!(e.answer())),
-                },
+                Ok(args) => {
+                    match crate::http::routes::receipts::lookup(app, &args.receipt_id).await {
+                        Ok(receipt) => payment::json_result(receipt, false),
+                        Err(e) => payment::error_result(json!(e.answer())),
+                    }
+                }
                 Err(error) => error,
             },
             // The quote routes' own handlers, called as the HTTP routes call them.

@@ -322,13 +322,13 @@ async fn run_builtin(
                     .and_then(Value::as_str)
                     .unwrap_or_default()
             };
-            let request = crate::quotes::routes::ConversionInput {
+            let request = crate::http::routes::quotes::ConversionInput {
                 service_id: field("serviceId"),
                 start_network: field("startNetwork"),
                 start_asset: field("startAsset"),
                 amount: None,
             };
-            crate::quotes::routes::quote_conversion(app, None, &request)?
+            crate::http::routes::quotes::quote_conversion(app, None, &request)?
         }
         HandlerType::JsRequestResponse => {
             return Err(ApiError::internal(

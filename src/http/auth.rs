@@ -2,7 +2,7 @@
 //!
 //! - [`Admin`]: a valid `X-Admin-Token`.
 //! - [`BuilderAuth`]: a valid `X-Builder-Key`; the builder it belongs to.
-//! - [`Caller`]: either of the two (endpoint lifecycle, logs, secrets). `Option<Caller>` is the
+//! - [`Caller`] (a `builders` value): either of the two (endpoint lifecycle, logs, secrets). `Option<Caller>` is the
 //!   same check on routes where credentials are optional (a missing one is `None`, a wrong one
 //!   still fails).
 //!
@@ -16,19 +16,13 @@
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
-use subtle::ConstantTimeEq;
 
 use crate::app::AppState;
-use crate::builders::{self, Builder};
+use crate::builders::{self, secrets_equal, Builder, Caller};
 use crate::error::{ApiError, ErrorCode};
 
 pub const ADMIN_TOKEN_HEADER: &str = "x-admin-token";
 pub const BUILDER_KEY_HEADER: &str = "x-builder-key";
-
-/// Constant-time equality of two secrets (length is not secret).
-pub fn secrets_equal(a: &str, b: &str) -> bool {
-    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
-}
 
 /// The value of a credential header, if present and non-empty.
 pub fn header_value<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
@@ -94,34 +88,23 @@ impl FromRequestParts<AppState> for BuilderAuth {
     }
 }
 
-/// The admin or a builder. When both headers are sent, both must be valid and the admin wins.
-#[derive(Debug, Clone)]
-pub enum Caller {
-    Admin,
-    Builder(Builder),
-}
-
-impl Caller {
-    pub fn is_admin(&self) -> bool {
-        matches!(self, Caller::Admin)
-    }
-
-    async fn check(parts: &Parts, app: &AppState) -> Result<Option<Caller>, ApiError> {
-        let admin = Admin::check(parts, app)?;
-        let builder = BuilderAuth::check(parts, app).await?;
-        Ok(match (admin, builder) {
-            (Some(Admin), _) => Some(Caller::Admin),
-            (None, Some(BuilderAuth(b))) => Some(Caller::Builder(b)),
-            (None, None) => None,
-        })
-    }
+/// The admin or a builder ([`Caller`]). When both headers are sent, both must be valid and the
+/// admin wins.
+async fn caller(parts: &Parts, app: &AppState) -> Result<Option<Caller>, ApiError> {
+    let admin = Admin::check(parts, app)?;
+    let builder = BuilderAuth::check(parts, app).await?;
+    Ok(match (admin, builder) {
+        (Some(Admin), _) => Some(Caller::Admin),
+        (None, Some(BuilderAuth(b))) => Some(Caller::Builder(b)),
+        (None, None) => None,
+    })
 }
 
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        Caller::check(parts, app).await?.ok_or_else(|| {
+        caller(parts, app).await?.ok_or_else(|| {
             ApiError::unauthorized("this route requires X-Admin-Token or X-Builder-Key")
         })
     }
@@ -134,18 +117,6 @@ impl OptionalFromRequestParts<AppState> for Caller {
         parts: &mut Parts,
         app: &AppState,
     ) -> Result<Option<Self>, ApiError> {
-        Caller::check(parts, app).await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::secrets_equal;
-
-    #[test]
-    fn equality() {
-        assert!(secrets_equal("abc", "abc"));
-        assert!(!secrets_equal("abc", "abd"));
-        assert!(!secrets_equal("abc", "abcd"));
+        caller(parts, app).await
     }
 }

@@ -6,12 +6,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use super::credits;
 use crate::app::AppState;
-use crate::auth::Admin;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::http::auth::Admin;
 use crate::http::extract::JsonBody;
 use crate::money::Usd;
+use crate::payments::credits;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

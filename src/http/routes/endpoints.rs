@@ -6,12 +6,13 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::input::{CreateRequest, PatchRequest};
-use super::lifecycle;
 use crate::app::AppState;
-use crate::auth::{Admin, BuilderAuth, Caller};
+use crate::builders::Caller;
 use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord, Owner};
+use crate::endpoints::lifecycle;
+use crate::endpoints::{CreateRequest, PatchRequest};
 use crate::error::{ApiResult, ErrorBody};
+use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::JsonBody;
 
 /// The public record plus the owner's view, as create, PATCH and review answer.

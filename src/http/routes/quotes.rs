@@ -5,9 +5,8 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{conversion, external, hosted};
 use crate::app::{App, AppState};
-use crate::auth::Caller;
+use crate::builders::Caller;
 use crate::catalog::{CatalogError, Endpoint};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
@@ -15,6 +14,7 @@ use crate::http::extract::JsonBody;
 use crate::http::rate_limit;
 use crate::money::Usd;
 use crate::net::OutboundRequest;
+use crate::quotes::{conversion, external, hosted};
 
 /// Whether `caller` may see `endpoint`: one held for or refused by content-safety review is
 /// not found for anyone but its owner and the admin, here as in the catalog.

@@ -5,7 +5,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use crate::app::AppState;
-use crate::auth::Caller;
+use crate::builders::Caller;
 use crate::endpoints;
 use crate::error::{ApiResult, ErrorBody};
 use crate::paging::{PageQuery, PageRequest};
@@ -29,7 +29,7 @@ pub async fn endpoint_logs(
     endpoints::owned(&app, &caller, &slug)?;
     app.recorder.flush().await;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
-    let page = super::page(app.store.as_ref(), &slug, &request).await?;
+    let page = crate::logs::page(app.store.as_ref(), &slug, &request).await?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "entries": page.items, "nextCursor": page.next_cursor }),
     ))

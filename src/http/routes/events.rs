@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use crate::app::AppState;
-use crate::auth::BuilderAuth;
 use crate::error::{ApiResult, ErrorBody};
+use crate::http::auth::BuilderAuth;
 use crate::paging::PageRequest;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -42,7 +42,7 @@ pub async fn builder_events(
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
     let cutoff = OffsetDateTime::now_utc() - since;
     app.recorder.flush().await;
-    let page = super::page(
+    let page = crate::events::page(
         app.store.as_ref(),
         &builder.id,
         cutoff,

@@ -4,12 +4,12 @@ use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::vault::{self, SecretChanges};
 use crate::app::AppState;
-use crate::auth::Caller;
+use crate::builders::Caller;
 use crate::endpoints;
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
+use crate::secrets::vault::{self, SecretChanges};
 
 /// Names and timestamps of the endpoint's secrets; never their values.
 #[utoipa::path(get, path = "/ai/endpoints/{slug}/secrets", tag = "builders",

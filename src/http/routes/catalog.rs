@@ -6,12 +6,11 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::model::{Endpoint, PricingMode};
-use super::registry::Registry;
-use super::schema::example_for_schema;
-use super::view::{envelope, CatalogForm, EndpointRecord};
 use crate::app::AppState;
-use crate::auth::Caller;
+use crate::builders::Caller;
+use crate::catalog::{
+    envelope, example_for_schema, CatalogForm, Endpoint, EndpointRecord, PricingMode, Registry,
+};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::urls::Urls;
@@ -135,7 +134,7 @@ pub async fn get_endpoint(
         .as_ref()
         .is_some_and(|c| endpoints::can_manage(c, endpoint));
     if !endpoint.is_listed() && !manager {
-        return Err(super::CatalogError::NotFound(slug).into());
+        return Err(crate::catalog::CatalogError::NotFound(slug).into());
     }
     let body = endpoint
         .example_input

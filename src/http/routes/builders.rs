@@ -6,10 +6,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::identity::{self, BuilderRecord, PayerInfo, RegisterRequest};
 use crate::app::AppState;
-use crate::auth::{Admin, BuilderAuth};
+use crate::builders::identity::{self, BuilderRecord, PayerInfo, RegisterRequest};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::JsonBody;
 use crate::payments::{self, Charge, Offer, ResourceInfo};
 use crate::receipts::PaymentMethod;

@@ -4,8 +4,8 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::policy::{RULES, SUMMARY};
 use crate::app::AppState;
+use crate::safety::policy::{RULES, SUMMARY};
 
 /// The content-safety policy: rules with ids, categories and outcomes.
 #[utoipa::path(get, path = "/ai/content-safety/policy", tag = "safety",

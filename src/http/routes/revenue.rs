@@ -7,13 +7,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use super::payouts::{self, PayoutSettings};
-use super::{report, sales_of};
 use crate::app::{App, AppState};
-use crate::auth::{Admin, BuilderAuth};
 use crate::error::{ApiResult, ErrorBody};
 use crate::events::{self, EventKind};
+use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::JsonBody;
+use crate::revenue::payouts::{self, PayoutSettings};
+use crate::revenue::{report, sales_of};
 
 #[derive(Deserialize, utoipa::IntoParams)]
 pub struct RevenueQuery {

@@ -1,0 +1,15 @@
+//! The HTTP handlers of each domain, thin: they take the caller's credentials and input as
+//! extractors, call the domain's plain functions and shape the answer. The invocation routes
+//! (`/tools/{slug}`, `/ai/invoke`) hand calls to the pipeline.
+
+pub mod builders;
+pub mod catalog;
+pub mod endpoints;
+pub mod events;
+pub mod logs;
+pub mod payments;
+pub mod quotes;
+pub mod receipts;
+pub mod revenue;
+pub mod safety;
+pub mod secrets;
