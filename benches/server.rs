@@ -17,7 +17,7 @@ use std::sync::Arc;
 use alloy_signer_local::PrivateKeySigner;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use serde_json::json;
-use toolhost::catalog::routes::listing;
+use toolhost::catalog::listing;
 use toolhost::catalog::{seed_catalog, CatalogForm, Registry};
 use toolhost::config::Config;
 use toolhost::money::Usd;

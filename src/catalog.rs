@@ -18,4 +18,4 @@ pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, Runtime
 pub use registry::{CatalogError, CompiledEndpoint, Registry};
 pub use schema::{example_for_schema, input_from_query, Violation};
 pub use seed::{seed_catalog, SeedError};
-pub use view::{envelope, CatalogForm, EndpointRecord};
+pub use view::{envelope, listing, matches, CatalogForm, EndpointRecord};

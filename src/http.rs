@@ -1,4 +1,5 @@
-//! HTTP plumbing: the router, extractors, metrics and the OpenAPI document.
+//! The HTTP transport: route handlers, credential extractors, metrics middleware and the
+//! OpenAPI document. The router that mounts them (and MCP, the web pages) is `crate::router`.
 //!
 //! # Layout
 //! - `auth`: who is calling, as extractors (admin, builder, either).
@@ -7,14 +8,10 @@
 //! - `openapi`: the generated OpenAPI 3.1 document.
 //! - `rate_limit`: per-client token buckets for anonymous writes.
 //! - `routes`: the route handlers of every domain.
-//! - `router`: `build_router`, every route and middleware in one place.
 
 pub mod auth;
 pub mod extract;
 pub mod metrics;
 pub mod openapi;
 pub mod rate_limit;
-mod router;
 pub mod routes;
-
-pub use router::build_router;

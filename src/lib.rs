@@ -51,6 +51,7 @@ pub mod readiness;
 pub mod receipts;
 pub mod recorder;
 pub mod revenue;
+pub mod router;
 pub mod runtime;
 pub mod safety;
 pub mod secrets;

@@ -19,3 +19,20 @@ pub use record::{
     RECEIPT_SCHEMA,
 };
 pub use signing::{verify as verify_receipt, ReceiptSigner, SigningError};
+
+use serde_json::Value;
+
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::store::{get_json, Store, Tree};
+
+/// The public-safe receipt record by id; shared with the MCP `receipt_lookup` tool.
+pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
+    get_json::<Value>(store, Tree::Receipts, receipt_id.as_bytes())
+        .await?
+        .ok_or_else(|| {
+            ApiError::not_found(
+                ErrorCode::ReceiptNotFound,
+                format!("no receipt {receipt_id:?}"),
+            )
+        })
+}

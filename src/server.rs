@@ -18,7 +18,7 @@ use tower::ServiceExt;
 use crate::app::{App, AppState, StartupError, StartupNotes};
 use crate::config::Config;
 use crate::error::{ApiError, ErrorCode};
-use crate::http::build_router;
+use crate::router::build_router;
 
 pub struct Server {
     listener: TcpListener,

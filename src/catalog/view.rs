@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::model::{Endpoint, HandlerType, PricingMode, Status};
+use super::Registry;
 use crate::money::Usd;
 use crate::timestamp::rfc3339;
 use crate::urls::Urls;
@@ -211,4 +212,45 @@ pub fn envelope(
         });
     }
     out
+}
+
+/// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool.
+pub fn matches(
+    endpoint: &Endpoint,
+    tag: Option<&str>,
+    q: Option<&str>,
+    mode: Option<PricingMode>,
+) -> bool {
+    let tag_ok = tag.is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
+    let mode_ok = mode.is_none_or(|m| endpoint.pricing_mode() == m);
+    let q_ok = q.is_none_or(|q| {
+        let q = q.to_lowercase();
+        [&endpoint.slug, &endpoint.title, &endpoint.description]
+            .into_iter()
+            .chain(endpoint.tags.iter())
+            .any(|field| field.to_lowercase().contains(&q))
+    });
+    tag_ok && mode_ok && q_ok
+}
+
+/// The body of `GET /ai/endpoints`: the catalog envelope around the public record of every
+/// listed endpoint that passes the filters of [`matches`], in catalog order.
+pub fn listing(
+    catalog: &Registry,
+    urls: &Urls,
+    namespace: &str,
+    form: CatalogForm,
+    tag: Option<&str>,
+    q: Option<&str>,
+    mode: Option<PricingMode>,
+) -> Value {
+    let records = catalog
+        .all()
+        .iter()
+        .map(|c| &c.endpoint)
+        .filter(|e| e.is_listed())
+        .filter(|e| matches(e, tag, q, mode))
+        .map(|e| EndpointRecord::new(e, urls, form))
+        .collect();
+    envelope(urls, namespace, form, records)
 }

@@ -108,6 +108,12 @@ pub fn can_manage(caller: &Caller, endpoint: &Endpoint) -> bool {
     }
 }
 
+/// Whether `caller` may see `endpoint`: one held for or refused by content-safety review is
+/// not found for anyone but its owner and the admin, here as in the catalog.
+pub fn visible(endpoint: &Endpoint, caller: Option<&Caller>) -> bool {
+    endpoint.is_listed() || caller.is_some_and(|c| can_manage(c, endpoint))
+}
+
 /// The endpoint, if it exists (404) and the caller may change it (403).
 pub fn owned(
     app: &App,

@@ -110,7 +110,7 @@ tokio::task_local! {
 }
 
 /// Middleware: makes the request's client and limiter known to [`anonymous_write`].
-pub(super) async fn limit(
+pub(crate) async fn limit(
     State(limiter): State<Option<Arc<RateLimiter>>>,
     request: Request,
     next: Next,

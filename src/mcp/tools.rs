@@ -19,7 +19,6 @@ use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Statu
 use crate::error::ApiResult;
 use crate::error::ErrorCode;
 use crate::http::extract::JsonBody;
-use crate::http::routes::catalog::matches;
 use crate::http::routes::quotes::{
     self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
 };
@@ -137,7 +136,7 @@ impl ServiceTool {
             },
             ServiceTool::ReceiptLookup => match parse::<ReceiptArgs>(arguments) {
                 Ok(args) => {
-                    match crate::http::routes::receipts::lookup(app, &args.receipt_id).await {
+                    match crate::receipts::lookup(app.store.as_ref(), &args.receipt_id).await {
                         Ok(receipt) => payment::json_result(receipt, false),
                         Err(e) => payment::error_result(json!(e.answer())),
                     }
@@ -239,7 +238,7 @@ fn search(app: &App, args: &SearchArgs) -> Value {
         .into_iter()
         .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
         .filter(|c| {
-            matches(
+            crate::catalog::matches(
                 &c.endpoint,
                 args.tag.as_deref(),
                 args.query.as_deref(),

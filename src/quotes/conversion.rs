@@ -7,8 +7,11 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::config::{ConversionTable, PricedAsset};
-use crate::error::ErrorCode;
+use crate::builders::Caller;
+use crate::catalog::Registry;
+use crate::config::{ConversionTable, PaymentConfig, PricedAsset};
+use crate::endpoints;
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
 
 /// x402 v1 network names and the CAIP-2 ids they stand for, with each network's USDC contract.
@@ -213,6 +216,60 @@ pub fn plan(
         prices_as_of: table.as_of.clone(),
         handoff,
     })
+}
+
+/// What a conversion quote is asked for, by the route or by the `conversion_quote` built-in.
+pub struct ConversionInput<'a> {
+    pub service_id: &'a str,
+    pub start_network: &'a str,
+    pub start_asset: &'a str,
+    /// USD to arrive with; `None` takes the service's price.
+    pub amount: Option<Usd>,
+}
+
+/// The one conversion quote behind `POST /ai/conversion/quote` and the `conversion_quote`
+/// handler type (the `conversion-quote-demo` endpoint).
+pub fn quote(
+    catalog: &Registry,
+    payment: &PaymentConfig,
+    table: &ConversionTable,
+    caller: Option<&Caller>,
+    request: &ConversionInput<'_>,
+) -> ApiResult<Value> {
+    let compiled = catalog
+        .get(request.service_id)
+        .or_else(|| {
+            catalog
+                .all()
+                .into_iter()
+                .find(|c| c.endpoint.id == request.service_id)
+        })
+        .filter(|c| endpoints::visible(&c.endpoint, caller))
+        .ok_or_else(|| {
+            ApiError::not_found(
+                ErrorCode::ServiceNotFound,
+                format!("no service {:?}", request.service_id),
+            )
+        })?;
+    let settlement = payment
+        .networks
+        .first()
+        .ok_or_else(|| ApiError::internal("no payment network is configured"))?;
+    let amount = request.amount.unwrap_or(compiled.endpoint.price_usd);
+    let plan = plan(
+        table,
+        request.start_network,
+        request.start_asset,
+        &settlement.caip2,
+        amount,
+    )?;
+    Ok(json!({
+        "ok": true,
+        "serviceId": compiled.endpoint.id,
+        "slug": compiled.endpoint.slug,
+        "settlementAsset": {"network": settlement.caip2, "asset": settlement.asset, "symbol": "USDC"},
+        "route": plan,
+    }))
 }
 
 #[cfg(test)]

@@ -322,13 +322,19 @@ async fn run_builtin(
                     .and_then(Value::as_str)
                     .unwrap_or_default()
             };
-            let request = crate::http::routes::quotes::ConversionInput {
+            let request = crate::quotes::conversion::ConversionInput {
                 service_id: field("serviceId"),
                 start_network: field("startNetwork"),
                 start_asset: field("startAsset"),
                 amount: None,
             };
-            crate::http::routes::quotes::quote_conversion(app, None, &request)?
+            crate::quotes::conversion::quote(
+                &app.catalog,
+                &app.config.payment,
+                &app.config.conversion,
+                None,
+                &request,
+            )?
         }
         HandlerType::JsRequestResponse => {
             return Err(ApiError::internal(

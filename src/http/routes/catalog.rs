@@ -8,12 +8,9 @@ use serde_json::{json, Value};
 
 use crate::app::AppState;
 use crate::builders::Caller;
-use crate::catalog::{
-    envelope, example_for_schema, CatalogForm, Endpoint, EndpointRecord, PricingMode, Registry,
-};
+use crate::catalog::{example_for_schema, listing, CatalogForm, EndpointRecord, PricingMode};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
-use crate::urls::Urls;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -35,25 +32,6 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
             "form must be `current` or `legacy`",
         )
     })
-}
-
-/// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool.
-pub fn matches(
-    endpoint: &Endpoint,
-    tag: Option<&str>,
-    q: Option<&str>,
-    mode: Option<PricingMode>,
-) -> bool {
-    let tag_ok = tag.is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
-    let mode_ok = mode.is_none_or(|m| endpoint.pricing_mode() == m);
-    let q_ok = q.is_none_or(|q| {
-        let q = q.to_lowercase();
-        [&endpoint.slug, &endpoint.title, &endpoint.description]
-            .into_iter()
-            .chain(endpoint.tags.iter())
-            .any(|field| field.to_lowercase().contains(&q))
-    });
-    tag_ok && mode_ok && q_ok
 }
 
 /// The catalog envelope (spec 2.3) with every endpoint that passes the filters.
@@ -85,28 +63,6 @@ pub async fn list_endpoints(
         query.q.as_deref(),
         mode,
     )))
-}
-
-/// The body of `GET /ai/endpoints`: the catalog envelope around the public record of every
-/// listed endpoint that passes the filters of [`matches`], in catalog order.
-pub fn listing(
-    catalog: &Registry,
-    urls: &Urls,
-    namespace: &str,
-    form: CatalogForm,
-    tag: Option<&str>,
-    q: Option<&str>,
-    mode: Option<PricingMode>,
-) -> Value {
-    let records = catalog
-        .all()
-        .iter()
-        .map(|c| &c.endpoint)
-        .filter(|e| e.is_listed())
-        .filter(|e| matches(e, tag, q, mode))
-        .map(|e| EndpointRecord::new(e, urls, form))
-        .collect();
-    envelope(urls, namespace, form, records)
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]

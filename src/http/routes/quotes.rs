@@ -5,9 +5,9 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::app::{App, AppState};
+use crate::app::AppState;
 use crate::builders::Caller;
-use crate::catalog::{CatalogError, Endpoint};
+use crate::catalog::CatalogError;
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
@@ -15,12 +15,6 @@ use crate::http::rate_limit;
 use crate::money::Usd;
 use crate::net::OutboundRequest;
 use crate::quotes::{conversion, external, hosted};
-
-/// Whether `caller` may see `endpoint`: one held for or refused by content-safety review is
-/// not found for anyone but its owner and the admin, here as in the catalog.
-fn visible(endpoint: &Endpoint, caller: Option<&Caller>) -> bool {
-    endpoint.is_listed() || caller.is_some_and(|c| endpoints::can_manage(c, endpoint))
-}
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -43,7 +37,7 @@ pub async fn quote(
 ) -> ApiResult<Json<Value>> {
     rate_limit::anonymous_write()?;
     let compiled = app.catalog.require(&request.slug)?;
-    if !visible(&compiled.endpoint, caller.as_ref()) {
+    if !endpoints::visible(&compiled.endpoint, caller.as_ref()) {
         return Err(CatalogError::NotFound(request.slug).into());
     }
     let input = request.input.unwrap_or_else(|| {
@@ -85,68 +79,19 @@ pub async fn conversion_quote(
     JsonBody(request): JsonBody<ConversionRequest>,
 ) -> ApiResult<Json<Value>> {
     rate_limit::anonymous_write()?;
-    let input = ConversionInput {
+    let input = conversion::ConversionInput {
         service_id: &request.service_id,
         start_network: &request.start_network,
         start_asset: &request.start_asset,
         amount: request.amount,
     };
-    Ok(Json(quote_conversion(&app, caller.as_ref(), &input)?))
-}
-
-/// What a conversion quote is asked for, by the route or by the `conversion_quote` built-in.
-pub struct ConversionInput<'a> {
-    pub service_id: &'a str,
-    pub start_network: &'a str,
-    pub start_asset: &'a str,
-    /// USD to arrive with; `None` takes the service's price.
-    pub amount: Option<Usd>,
-}
-
-/// The one conversion quote behind `POST /ai/conversion/quote` and the `conversion_quote`
-/// handler type (the `conversion-quote-demo` endpoint).
-pub fn quote_conversion(
-    app: &App,
-    caller: Option<&Caller>,
-    request: &ConversionInput<'_>,
-) -> ApiResult<Value> {
-    let compiled = app
-        .catalog
-        .get(request.service_id)
-        .or_else(|| {
-            app.catalog
-                .all()
-                .into_iter()
-                .find(|c| c.endpoint.id == request.service_id)
-        })
-        .filter(|c| visible(&c.endpoint, caller))
-        .ok_or_else(|| {
-            ApiError::not_found(
-                ErrorCode::ServiceNotFound,
-                format!("no service {:?}", request.service_id),
-            )
-        })?;
-    let settlement = app
-        .config
-        .payment
-        .networks
-        .first()
-        .ok_or_else(|| ApiError::internal("no payment network is configured"))?;
-    let amount = request.amount.unwrap_or(compiled.endpoint.price_usd);
-    let plan = conversion::plan(
+    Ok(Json(conversion::quote(
+        &app.catalog,
+        &app.config.payment,
         &app.config.conversion,
-        request.start_network,
-        request.start_asset,
-        &settlement.caip2,
-        amount,
-    )?;
-    Ok(json!({
-        "ok": true,
-        "serviceId": compiled.endpoint.id,
-        "slug": compiled.endpoint.slug,
-        "settlementAsset": {"network": settlement.caip2, "asset": settlement.asset, "symbol": "USDC"},
-        "route": plan,
-    }))
+        caller.as_ref(),
+        &input,
+    )?))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

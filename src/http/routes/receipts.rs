@@ -4,9 +4,9 @@ use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::Value;
 
-use crate::app::{App, AppState};
-use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
-use crate::store::{get_json, Tree};
+use crate::app::AppState;
+use crate::error::{ApiResult, ErrorBody};
+use crate::receipts;
 
 /// The public-safe receipt record, or 404.
 #[utoipa::path(get, path = "/ai/receipts/{receiptId}", tag = "receipts",
@@ -16,17 +16,7 @@ pub async fn get_receipt(
     State(app): State<AppState>,
     Path(receipt_id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    lookup(&app, &receipt_id).await.map(Json)
-}
-
-/// The public-safe receipt record by id; shared with the MCP `receipt_lookup` tool.
-pub async fn lookup(app: &App, receipt_id: &str) -> ApiResult<Value> {
-    get_json::<Value>(app.store.as_ref(), Tree::Receipts, receipt_id.as_bytes())
-        .await?
-        .ok_or_else(|| {
-            ApiError::not_found(
-                ErrorCode::ReceiptNotFound,
-                format!("no receipt {receipt_id:?}"),
-            )
-        })
+    receipts::lookup(app.store.as_ref(), &receipt_id)
+        .await
+        .map(Json)
 }

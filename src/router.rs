@@ -1,4 +1,5 @@
-//! Every route and middleware of the service, in one function tests can drive.
+//! The top of the crate: every route and middleware of the service (the HTTP routes, MCP, the
+//! web pages, the well-known documents), in one function tests can drive.
 
 use std::time::Duration;
 
@@ -14,9 +15,9 @@ use tower_http::trace::TraceLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{metrics, openapi, rate_limit, routes};
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorCode};
+use crate::http::{metrics, openapi, rate_limit, routes};
 use crate::{endpoints, manifest, mcp, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
