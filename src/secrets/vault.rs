@@ -7,8 +7,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::cipher::CryptoError;
-use crate::app::App;
+use super::cipher::{CryptoError, SecretsCipher};
 use crate::error::{ApiError, ErrorCode};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::timestamp::rfc3339;
@@ -119,11 +118,11 @@ pub async fn list(store: &dyn Store, slug: &str) -> Result<Vec<SecretInfo>, Secr
 
 /// Sets and deletes secrets in one atomic batch; returns the resulting list.
 pub async fn apply_changes(
-    app: &App,
+    store: &dyn Store,
+    cipher: &SecretsCipher,
     slug: &str,
     changes: SecretChanges,
 ) -> Result<Vec<SecretInfo>, SecretsError> {
-    let store = app.store.as_ref();
     for name in changes.set.keys().chain(changes.delete.iter()) {
         if !is_env_name(name) {
             return Err(SecretsError::Invalid(format!(
@@ -160,7 +159,7 @@ pub async fn apply_changes(
     let mut batch = Batch::new();
     for (name, value) in &changes.set {
         let k = key(slug, name);
-        let (nonce, ciphertext) = app.secrets.seal(&k, value.as_bytes())?;
+        let (nonce, ciphertext) = cipher.seal(&k, value.as_bytes())?;
         let sealed = Sealed {
             nonce: B64.encode(nonce),
             ciphertext: B64.encode(ciphertext),
@@ -177,10 +176,14 @@ pub async fn apply_changes(
     list(store, slug).await
 }
 
-/// The decrypted secrets of an endpoint, by name.
-/// The endpoint's secrets, decrypted: for `ctx.env` and for redacting logs, nothing else.
-pub async fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>, SecretsError> {
-    all_sealed(app.store.as_ref(), slug)
+/// The endpoint's secrets, decrypted, by name: for `ctx.env` and for redacting logs, nothing
+/// else.
+pub async fn decrypted(
+    store: &dyn Store,
+    cipher: &SecretsCipher,
+    slug: &str,
+) -> Result<BTreeMap<String, String>, SecretsError> {
+    all_sealed(store, slug)
         .await?
         .into_iter()
         .map(|(name, s)| {
@@ -188,7 +191,7 @@ pub async fn decrypted(app: &App, slug: &str) -> Result<BTreeMap<String, String>
                 || SecretsError::Store(StoreError::Corrupt(format!("secret {slug}/{name}")));
             let nonce = B64.decode(&s.nonce).map_err(|_| corrupt())?;
             let sealed = B64.decode(&s.ciphertext).map_err(|_| corrupt())?;
-            let plain = app.secrets.open(&key(slug, &name), &nonce, &sealed)?;
+            let plain = cipher.open(&key(slug, &name), &nonce, &sealed)?;
             let value = String::from_utf8(plain).map_err(|_| corrupt())?;
             Ok((name, value))
         })
@@ -221,13 +224,11 @@ mod tests {
         }
     }
 
-    async fn app() -> (tempfile::TempDir, App) {
-        let dir = tempfile::tempdir().unwrap();
-        let config = crate::config::Config::new(dir.path().join("data"));
-        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap())
-            .await
-            .unwrap();
-        (dir, app)
+    /// A throwaway store and a fresh cipher: all the vault works on.
+    fn parts() -> (crate::store::SledStore, SecretsCipher) {
+        let store = crate::store::SledStore::temporary().unwrap();
+        let cipher = SecretsCipher::from_hex(&SecretsCipher::generate_hex()).unwrap();
+        (store, cipher)
     }
 
     fn set(pairs: &[(&str, &str)]) -> SecretChanges {
@@ -242,9 +243,10 @@ mod tests {
 
     #[tokio::test]
     async fn set_list_decrypt_delete() {
-        let (_dir, app) = app().await;
+        let (store, cipher) = parts();
         let listed = apply_changes(
-            &app,
+            &store,
+            &cipher,
             "receipt-echo",
             set(&[("API_KEY", "s3cr3t-value-1"), ("OTHER", "v2")]),
         )
@@ -254,15 +256,14 @@ mod tests {
             listed.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
             ["API_KEY", "OTHER"]
         );
-        for (_, bytes) in app
-            .store
+        for (_, bytes) in store
             .scan_prefix(Tree::Secrets, b"", None, 10)
             .await
             .unwrap()
         {
             assert!(!String::from_utf8_lossy(&bytes).contains("s3cr3t"));
         }
-        let secrets = decrypted(&app, "receipt-echo").await.unwrap();
+        let secrets = decrypted(&store, &cipher, "receipt-echo").await.unwrap();
         assert_eq!(secrets["API_KEY"], "s3cr3t-value-1");
         assert_eq!(secrets["OTHER"], "v2");
 
@@ -271,28 +272,23 @@ mod tests {
             delete: vec!["OTHER".into()],
         };
         assert_eq!(
-            apply_changes(&app, "receipt-echo", changes)
+            apply_changes(&store, &cipher, "receipt-echo", changes)
                 .await
                 .unwrap()
                 .len(),
             1
         );
-        delete_all(app.store.as_ref(), "receipt-echo")
-            .await
-            .unwrap();
-        assert!(list(app.store.as_ref(), "receipt-echo")
-            .await
-            .unwrap()
-            .is_empty());
+        delete_all(&store, "receipt-echo").await.unwrap();
+        assert!(list(&store, "receipt-echo").await.unwrap().is_empty());
     }
 
     #[tokio::test]
     async fn rejects_bad_changes() {
-        let (_dir, app) = app().await;
-        assert!(apply_changes(&app, "s", set(&[("1BAD", "v")]))
+        let (store, cipher) = parts();
+        assert!(apply_changes(&store, &cipher, "s", set(&[("1BAD", "v")]))
             .await
             .is_err());
-        assert!(apply_changes(&app, "s", set(&[("EMPTY", "")]))
+        assert!(apply_changes(&store, &cipher, "s", set(&[("EMPTY", "")]))
             .await
             .is_err());
         let too_many: Vec<(String, String)> = (0..=MAX_SECRETS)
@@ -303,7 +299,7 @@ mod tests {
             delete: vec![],
         };
         assert!(matches!(
-            apply_changes(&app, "s", changes).await,
+            apply_changes(&store, &cipher, "s", changes).await,
             Err(SecretsError::Invalid(_))
         ));
     }

@@ -275,7 +275,7 @@ async fn run_handler(
         return app
             .runtime
             .run(compiled, call, payment, || async {
-                crate::secrets::decrypted(app, slug)
+                crate::secrets::decrypted(app.store.as_ref(), &app.secrets, slug)
                     .await
                     .map_err(ApiError::from)
             })

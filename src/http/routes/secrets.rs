@@ -56,7 +56,7 @@ pub async fn change_secrets(
         .chain(changes.delete.iter())
         .cloned()
         .collect();
-    let secrets = vault::apply_changes(&app, &slug, changes).await?;
+    let secrets = vault::apply_changes(app.store.as_ref(), &app.secrets, &slug, changes).await?;
     endpoints::secrets_changed(&app, &slug, names).await?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "secrets": secrets }),
