@@ -46,6 +46,9 @@ pub struct Config {
     pub runtime: RuntimeConfig,
 }
 
+/// How often the payment recovery passes run (orphaned claims, pending settlements).
+pub const DEFAULT_RECOVERY_INTERVAL: Duration = Duration::from_secs(30);
+
 /// Retention of records anonymous callers can create, swept in the background.
 #[derive(Clone, Debug)]
 pub struct Retention {
@@ -391,7 +394,7 @@ impl Config {
                 builder_registration_fee: Usd::from_units(1_000_000),
                 facilitator: FacilitatorConfig::Local,
                 claim_stale_after: None,
-                recovery_interval: crate::payments::recovery::DEFAULT_INTERVAL,
+                recovery_interval: DEFAULT_RECOVERY_INTERVAL,
             },
             mcp: McpConfig {
                 allowed_origins: Vec::new(),

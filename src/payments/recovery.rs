@@ -70,8 +70,6 @@ use crate::revenue::{self, pending_key, sale_key, Sale, PENDING_PREFIX};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::urls::Urls;
 
-/// How often the background passes run.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(30);
 /// Added to the request and settlement timeouts: RPC calls before the broadcast, lock waits,
 /// clock skew between nodes.
 pub const STALE_MARGIN: Duration = Duration::from_secs(60);
@@ -770,7 +768,7 @@ mod tests {
             signer.clone(),
             Urls::new("http://test"),
             BOUND,
-            DEFAULT_INTERVAL,
+            crate::config::DEFAULT_RECOVERY_INTERVAL,
         );
         Setup {
             store,
