@@ -13,7 +13,7 @@ use crate::payments::recovery::{self, Cutoffs, Recovery};
 use crate::payments::{facilitator, nonces, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
 use crate::recorder::Recorder;
-use crate::runtime::JsRuntime;
+use crate::runtime::EndpointRuntime;
 use crate::secrets::SecretsCipher;
 use crate::store::{PgStore, SledStore, Store, Tree};
 use crate::urls::Urls;
@@ -28,7 +28,7 @@ pub struct App {
     pub catalog: Arc<Registry>,
     pub metrics: Metrics,
     pub outbound: OutboundClient,
-    pub runtime: JsRuntime,
+    pub runtime: EndpointRuntime,
     /// Compared in constant time by the admin extractor.
     pub admin_token: String,
     pub payments: Payments,
@@ -165,7 +165,7 @@ impl App {
             urls,
             node_id: format!("node_{}", uuid::Uuid::new_v4().simple()),
             recovery,
-            runtime: JsRuntime::new(
+            runtime: EndpointRuntime::new(
                 &config.runtime,
                 store.clone(),
                 outbound.clone(),

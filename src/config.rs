@@ -1,5 +1,7 @@
-//! All settings in one struct. The CLI (`main.rs`) and the tests both build a [`Config`]; every
-//! other module reads its settings from here, never from the environment.
+//! All settings in one struct. The CLI (`main.rs`, flags and their `TOOLHOST_*` environment
+//! variables) and the tests both build a [`Config`]; the service reads its settings from here.
+//! The exceptions are development and test aids read where they act: `TOOLHOST_DEV_WEB_DIR`
+//! (serve `web/` from disk) and `TOOLHOST_PG_BINDIR` (where the test cluster finds PostgreSQL).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -7,9 +7,10 @@
 //!
 //! # Layout
 //! - `host`: the store- and network-backed [`sandbox::Host`].
-//! - `invoke`: one invocation, from endpoint and call to HTTP status, body and headers.
+//! - `run`: [`EndpointRuntime`], one call of an endpoint in the pool, from endpoint and call to
+//!   HTTP status, body and headers.
 
 pub mod host;
-mod invoke;
+mod run;
 
-pub use invoke::{HandlerOutput, JsOutcome, JsRuntime};
+pub use run::{EndpointRuntime, HandlerOutput, JsOutcome};

@@ -71,10 +71,10 @@ pub struct HandlerResponse {
     pub headers: Vec<(String, String)>,
 }
 
-/// Severity of a [`LogLine`].
+/// Severity of a [`ConsoleLine`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LogLevel {
+pub enum ConsoleLevel {
     /// `ctx.log(...)`, `ctx.log.info(...)`, `console.log(...)`.
     Info,
     /// `ctx.log.warn(...)`, `console.warn(...)`.
@@ -85,9 +85,9 @@ pub enum LogLevel {
 
 /// One line logged by a handler.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct LogLine {
+pub struct ConsoleLine {
     /// Severity.
-    pub level: LogLevel,
+    pub level: ConsoleLevel,
     /// The arguments, formatted and joined by spaces.
     pub message: String,
     /// Milliseconds since the invocation started.
@@ -100,7 +100,7 @@ pub struct InvocationReport {
     /// The response, or why there is none.
     pub result: Result<HandlerResponse, SandboxError>,
     /// Log lines, returned even when the invocation failed.
-    pub logs: Vec<LogLine>,
+    pub logs: Vec<ConsoleLine>,
     /// Wall-clock time inside `Pool::invoke`, queueing and isolate start included.
     pub duration: Duration,
 }

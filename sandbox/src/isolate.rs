@@ -19,7 +19,7 @@ use crate::ops::log::LogBuffer;
 use crate::ops::{self, EndpointState, InvocationClock};
 use crate::response::Outcome;
 use crate::snapshot;
-use crate::{EndpointCode, HandlerResponse, Host, Limits, LogLine, PoolConfig, SandboxError};
+use crate::{ConsoleLine, EndpointCode, HandlerResponse, Host, Limits, PoolConfig, SandboxError};
 
 /// What the isolate needs from the pool to build itself and to run invocations.
 pub(crate) struct IsolateEnv<'a> {
@@ -42,7 +42,7 @@ pub(crate) struct Isolate {
 /// The end of one invocation.
 pub(crate) struct Finished {
     pub(crate) result: Result<HandlerResponse, SandboxError>,
-    pub(crate) logs: Vec<LogLine>,
+    pub(crate) logs: Vec<ConsoleLine>,
     /// `false` when the isolate hit a limit or is in an unknown state and must be dropped.
     pub(crate) reusable: bool,
 }

@@ -77,7 +77,7 @@ pub use config::{Capabilities, Limits, PoolConfig, StorageLimits};
 pub use error::{HostError, SandboxError};
 pub use host::{FileEntry, Host, HostFuture, KvEntry, KvPage};
 pub use invocation::{
-    EndpointCode, HandlerResponse, Invocation, InvocationReport, LogLevel, LogLine,
+    ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,
 };
 pub use paths::{normalize_file_path, PathError, MAX_FILE_PATH_BYTES};
 pub use pool::{EndpointStats, Pool, PoolStats};

@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::isolate::{Blank, Isolate, IsolateEnv};
 use crate::limits::timeout::Watchdog;
 use crate::{
-    EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, LogLine, PoolConfig,
+    ConsoleLine, EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, PoolConfig,
     SandboxError,
 };
 
@@ -297,7 +297,7 @@ impl Worker<'_> {
 
 pub(crate) fn report(
     result: Result<HandlerResponse, SandboxError>,
-    logs: Vec<LogLine>,
+    logs: Vec<ConsoleLine>,
     received: Instant,
 ) -> InvocationReport {
     InvocationReport {

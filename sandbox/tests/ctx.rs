@@ -3,7 +3,7 @@
 
 mod util;
 
-use sandbox::{LogLevel, SandboxError};
+use sandbox::{ConsoleLevel, SandboxError};
 use serde_json::json;
 use util::*;
 
@@ -404,10 +404,10 @@ async fn logs_are_collected_with_levels_and_kept_on_failure() {
     assert_eq!(
         messages,
         vec![
-            (LogLevel::Info, "plain 1 {\"a\":true}"),
-            (LogLevel::Warn, "careful"),
-            (LogLevel::Error, "Error: oops"),
-            (LogLevel::Info, "from console"),
+            (ConsoleLevel::Info, "plain 1 {\"a\":true}"),
+            (ConsoleLevel::Warn, "careful"),
+            (ConsoleLevel::Error, "Error: oops"),
+            (ConsoleLevel::Info, "from console"),
         ]
     );
     assert!(report.result.is_err());

@@ -17,7 +17,7 @@ pub(super) struct EchoRequest<'a> {
     pub(super) request_id: &'a str,
 }
 
-pub(super) fn sha256_hex(bytes: &[u8]) -> String {
+pub(super) fn digest_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
@@ -51,7 +51,7 @@ pub(super) fn summarize(endpoint: &Endpoint, request: &EchoRequest<'_>) -> Value
         "input": {
             "type": type_name(request.input),
             "bytes": canonical.len(),
-            "sha256": sha256_hex(&canonical),
+            "sha256": digest_hex(&canonical),
             "keys": types.keys().collect::<Vec<_>>(),
             "types": types,
         },

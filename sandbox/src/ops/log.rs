@@ -4,7 +4,7 @@
 use deno_core::{op2, OpState};
 
 use super::{check_capability, Capability, InvocationClock, OpError};
-use crate::{LogLevel, LogLine};
+use crate::{ConsoleLevel, ConsoleLine};
 
 deno_core::extension!(toolhost_log, ops = [op_log_write]);
 
@@ -13,7 +13,7 @@ pub(crate) const TRUNCATED_MARKER: &str = "[log truncated]";
 /// The lines of the invocation in progress; the worker swaps in a fresh buffer per invocation.
 #[derive(Debug)]
 pub(crate) struct LogBuffer {
-    lines: Vec<LogLine>,
+    lines: Vec<ConsoleLine>,
     bytes: usize,
     truncated: bool,
     max_lines: usize,
@@ -31,28 +31,28 @@ impl LogBuffer {
         }
     }
 
-    fn push(&mut self, level: LogLevel, message: String, at_ms: u64) {
+    fn push(&mut self, level: ConsoleLevel, message: String, at_ms: u64) {
         if self.truncated {
             return;
         }
         if self.lines.len() >= self.max_lines || self.bytes + message.len() > self.max_bytes {
             self.truncated = true;
-            self.lines.push(LogLine {
-                level: LogLevel::Warn,
+            self.lines.push(ConsoleLine {
+                level: ConsoleLevel::Warn,
                 message: TRUNCATED_MARKER.to_owned(),
                 at_ms,
             });
             return;
         }
         self.bytes += message.len();
-        self.lines.push(LogLine {
+        self.lines.push(ConsoleLine {
             level,
             message,
             at_ms,
         });
     }
 
-    pub(crate) fn into_lines(self) -> Vec<LogLine> {
+    pub(crate) fn into_lines(self) -> Vec<ConsoleLine> {
         self.lines
     }
 }
@@ -65,9 +65,9 @@ fn op_log_write(
 ) -> Result<(), OpError> {
     check_capability(state, Capability::Logs)?;
     let level = match level {
-        0 => LogLevel::Info,
-        1 => LogLevel::Warn,
-        2 => LogLevel::Error,
+        0 => ConsoleLevel::Info,
+        1 => ConsoleLevel::Warn,
+        2 => ConsoleLevel::Error,
         _ => return Err(OpError::InvalidArgument("unknown log level".to_owned())),
     };
     let at_ms = state
@@ -87,16 +87,16 @@ mod tests {
     fn caps_lines_and_bytes_with_one_marker() {
         let mut buffer = LogBuffer::new(2, 1000);
         for i in 0..5 {
-            buffer.push(LogLevel::Info, format!("line {i}"), 0);
+            buffer.push(ConsoleLevel::Info, format!("line {i}"), 0);
         }
         let lines = buffer.into_lines();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[2].message, TRUNCATED_MARKER);
 
         let mut buffer = LogBuffer::new(100, 10);
-        buffer.push(LogLevel::Info, "12345".into(), 0);
-        buffer.push(LogLevel::Info, "123456".into(), 0);
-        buffer.push(LogLevel::Info, "1".into(), 0);
+        buffer.push(ConsoleLevel::Info, "12345".into(), 0);
+        buffer.push(ConsoleLevel::Info, "123456".into(), 0);
+        buffer.push(ConsoleLevel::Info, "1".into(), 0);
         let lines = buffer.into_lines();
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[1].message, TRUNCATED_MARKER);

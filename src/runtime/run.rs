@@ -43,7 +43,7 @@ const VISIBLE_HEADERS: [&str; 5] = [
     "x-request-id",
 ];
 
-pub struct JsRuntime {
+pub struct EndpointRuntime {
     pool: sandbox::Pool,
     reject_invalid_output: bool,
     /// Each endpoint's code per revision: decrypting secrets (and copying source and env) on
@@ -71,7 +71,7 @@ pub struct JsOutcome {
     pub secrets: Vec<String>,
 }
 
-impl JsRuntime {
+impl EndpointRuntime {
     pub fn new(
         config: &RuntimeConfig,
         store: Arc<dyn Store>,
@@ -187,9 +187,9 @@ impl JsRuntime {
             .into_iter()
             .map(|line| LogLine {
                 level: match line.level {
-                    sandbox::LogLevel::Info => LogLevel::Info,
-                    sandbox::LogLevel::Warn => LogLevel::Warn,
-                    sandbox::LogLevel::Error => LogLevel::Error,
+                    sandbox::ConsoleLevel::Info => LogLevel::Info,
+                    sandbox::ConsoleLevel::Warn => LogLevel::Warn,
+                    sandbox::ConsoleLevel::Error => LogLevel::Error,
                 },
                 message: line.message,
                 at: started + std::time::Duration::from_millis(line.at_ms),

@@ -1,3 +1,5 @@
+//! `/healthz`, `/metrics` and the request id: what an operator watches.
+
 use serde_json::Value;
 
 use crate::util::TestServer;
