@@ -11,8 +11,6 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::store::StoreError;
-
 /// Declares [`ErrorCode`]: each variant with the snake_case string clients see.
 macro_rules! error_codes {
     ($($(#[$comment:meta])* $variant:ident = $code:literal,)*) => {
@@ -305,34 +303,6 @@ impl IntoResponse for ApiError {
             headers.insert(name, value);
         }
         response
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            // Retryable: nothing was written, and the node reconnects by itself.
-            StoreError::Unavailable(cause) => {
-                tracing::warn!(error = %cause, "store unavailable");
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    ErrorCode::StoreUnavailable,
-                    "storage is unavailable; nothing was changed, try again shortly",
-                )
-                .with_retry_after(2)
-            }
-            StoreError::InDoubt(cause) => {
-                tracing::warn!(error = %cause, "store went away while committing");
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    ErrorCode::StoreUnavailable,
-                    "storage went away while saving; the change may or may not have been made, \
-                     try again shortly (payments are never taken twice)",
-                )
-                .with_retry_after(2)
-            }
-            other => ApiError::internal(other),
-        }
     }
 }
 

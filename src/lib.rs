@@ -19,7 +19,7 @@
 //! - `payments`: x402 (v1 and v2) and developer credit, gated around paid work.
 //! - `quotes`: hosted, conversion and external x402 quotes.
 //! - `revenue`: the sale ledger behind builders' revenue and payouts.
-//! - `receipts`, `safety`, `manifest`: their routes and records.
+//! - `receipts`, `safety`: signed receipts; the content-safety policy and scanner.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster (`keyfile`: the files).
 //! - `money`, `timestamp`, `urls`, `paging`: small shared value types and helpers.
 //! - `web`: the dashboard and the guide, embedded from `web/`.
@@ -39,7 +39,6 @@ pub mod keyfile;
 pub mod keyring;
 pub mod logs;
 pub mod maintenance;
-pub mod manifest;
 pub mod mcp;
 pub mod metrics;
 pub mod money;

@@ -18,7 +18,7 @@ use utoipa_axum::routes;
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorCode};
 use crate::http::{metrics, openapi, rate_limit, routes};
-use crate::{endpoints, manifest, mcp, tools};
+use crate::{endpoints, mcp, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -47,7 +47,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::builders::admin_create_builder))
         .routes(routes!(routes::endpoints::review_endpoint))
         .routes(routes!(routes::endpoints::review_queue))
-        .routes(routes!(manifest::manifest))
+        .routes(routes!(routes::manifest::manifest))
         .routes(routes!(crate::well_known::x402_discovery))
         .routes(routes!(crate::well_known::mcp_server_json))
         .routes(routes!(

@@ -20,6 +20,7 @@
 //! - `conformance` (tests only): one suite both engines must pass.
 
 mod batch;
+
 #[cfg(test)]
 mod conformance;
 mod keys;
@@ -27,6 +28,10 @@ pub mod pg_cluster;
 mod postgres;
 mod sled_store;
 mod typed;
+
+use axum::http::StatusCode;
+
+use crate::error::{ApiError, ErrorCode};
 
 pub use batch::{Batch, Condition, Write};
 pub use pg_cluster::PgCluster;
@@ -177,4 +182,34 @@ pub trait Store: Send + Sync + 'static {
     /// Lets go of the engine at shutdown (flushes, closes connections). Writes were durable
     /// already; this only releases resources and locks.
     async fn close(&self) -> StoreResult<()>;
+}
+
+/// Store failures as answers: an outage is retryable (503 with `Retry-After`), anything else
+/// is internal.
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            // Retryable: nothing was written, and the node reconnects by itself.
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "store unavailable");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::StoreUnavailable,
+                    "storage is unavailable; nothing was changed, try again shortly",
+                )
+                .with_retry_after(2)
+            }
+            StoreError::InDoubt(cause) => {
+                tracing::warn!(error = %cause, "store went away while committing");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::StoreUnavailable,
+                    "storage went away while saving; the change may or may not have been made, \
+                     try again shortly (payments are never taken twice)",
+                )
+                .with_retry_after(2)
+            }
+            other => ApiError::internal(other),
+        }
+    }
 }

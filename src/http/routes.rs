@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod endpoints;
 pub mod events;
 pub mod logs;
+pub mod manifest;
 pub mod payments;
 pub mod quotes;
 pub mod receipts;

@@ -1,0 +1,221 @@
+//! The shape of `src/`, checked: top-level modules import each other in one direction only.
+//!
+//! Each top-level module of the crate sits in a layer ([`LAYERS`], bottom first). A module may
+//! use modules of its own layer or below, never above, and no set of modules may import each
+//! other in a circle (not even within a layer). The graph is read from the sources: every
+//! `crate::<module>` path outside comments, including `use crate::{a, b}` groups. A new
+//! top-level module must be placed in a layer here, and `docs/architecture.md` says why each
+//! layer is where it is.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Bottom first. Read as: what a module may depend on is to its left (or beside it).
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "values and errors",
+        &[
+            "error",
+            "money",
+            "timestamp",
+            "urls",
+            "keyfile",
+            "metrics",
+            "config",
+        ],
+    ),
+    ("the store", &["store", "paging", "keyring"]),
+    (
+        "domains",
+        &[
+            "net",
+            "safety",
+            "readiness",
+            "storage",
+            "catalog",
+            "builders",
+            "events",
+            "logs",
+            "secrets",
+            "receipts",
+            "revenue",
+            "runtime",
+            "recorder",
+            "endpoints",
+            "payments",
+            "builtins",
+            "quotes",
+        ],
+    ),
+    ("composition", &["app"]),
+    ("the call pipeline", &["pipeline", "maintenance"]),
+    ("transports", &["http", "mcp", "web", "well_known"]),
+    ("the router", &["router"]),
+    ("the server", &["server"]),
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .position(|(_, modules)| modules.contains(&module))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module a file belongs to (`src/catalog/view.rs` and `src/catalog.rs` are
+/// both `catalog`), or `None` for the crate roots.
+fn module_of(src: &Path, file: &Path) -> Option<String> {
+    let relative = file.strip_prefix(src).unwrap();
+    let first = relative.components().next()?.as_os_str().to_str()?;
+    let name = first.strip_suffix(".rs").unwrap_or(first);
+    (name != "lib" && name != "main").then(|| name.to_string())
+}
+
+/// Source text without comments (line comments, doc comments), so a doc link is not a use.
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            // A `//` inside a string literal (a URL) is rare in paths that matter; cut at the
+            // first `//` only when it starts the line's code.
+            Some(at) if line[..at].trim().is_empty() => "",
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Module -> the modules it uses.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(&src, f)).collect();
+    let path = regex::Regex::new(r"crate::([a-z_][a-z0-9_]*)").unwrap();
+    let group = regex::Regex::new(r"crate::\{([^;]*)\}").unwrap();
+    let name = regex::Regex::new(r"(?:^|[{,\s])([a-z_][a-z0-9_]*)").unwrap();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let Some(from) = module_of(&src, file) else {
+            continue;
+        };
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let mut used: Vec<String> = path
+            .captures_iter(&code)
+            .map(|c| c[1].to_string())
+            .collect();
+        for g in group.captures_iter(&code) {
+            used.extend(name.captures_iter(&g[1]).map(|c| c[1].to_string()));
+        }
+        let targets = edges.entry(from.clone()).or_default();
+        targets.extend(
+            used.into_iter()
+                .filter(|m| *m != from && modules.contains(m)),
+        );
+    }
+    for module in modules {
+        edges.entry(module).or_default();
+    }
+    edges
+}
+
+/// Strongly connected components with more than one member: the import cycles.
+fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Two modules are in one cycle when each reaches the other.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(m) = todo.pop() {
+            for next in &edges[&m] {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> =
+        edges.keys().map(|m| (m, reach(m))).collect();
+    let mut done = BTreeSet::new();
+    let mut out = Vec::new();
+    for m in edges.keys() {
+        if done.contains(m) {
+            continue;
+        }
+        let component: Vec<String> = reaches[m]
+            .iter()
+            .filter(|other| *other != m && reaches[*other].contains(m))
+            .cloned()
+            .chain(std::iter::once(m.clone()))
+            .collect();
+        done.extend(component.iter().cloned());
+        if component.len() > 1 {
+            let mut component = component;
+            component.sort();
+            out.push(component);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_top_level_module_has_a_layer() {
+    let unplaced: Vec<_> = graph()
+        .into_keys()
+        .filter(|m| layer_of(m).is_none())
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "place these modules in a layer of tests/architecture.rs: {unplaced:?}"
+    );
+}
+
+#[test]
+fn modules_use_only_their_own_layer_and_below() {
+    let edges = graph();
+    let upward: Vec<String> = edges
+        .iter()
+        .flat_map(|(from, targets)| targets.iter().map(move |to| (from, to)))
+        .filter_map(|(from, to)| {
+            let (a, b) = (layer_of(from)?, layer_of(to)?);
+            (b > a).then(|| format!("{from} ({}) -> {to} ({})", LAYERS[a].0, LAYERS[b].0))
+        })
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "imports against the layers:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn no_import_cycles_between_top_level_modules() {
+    let found = cycles(&graph());
+    assert!(found.is_empty(), "import cycles: {found:?}");
+}
+
+#[test]
+fn the_checker_sees_a_cycle_and_a_group_import() {
+    let edges: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_string(), t.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(cycles(&edges), vec![vec!["a", "b", "c"]]);
+    let code = code_of("use crate::{money::Usd, store};\n// crate::app in a comment\n");
+    let group = regex::Regex::new(r"crate::\{([^;]*)\}").unwrap();
+    assert!(group.is_match(&code));
+    assert!(!code.contains("crate::app"));
+}
