@@ -370,6 +370,16 @@ mod tests {
         "x402_version",
         "runtime_unavailable",
         "creator_skill",
+        // readiness check ids (endpoint catalogs, MCP endpoints) and a catalog key they read
+        "endpoints_listed",
+        "endpoint_urls",
+        "endpoint_prices",
+        "input_schemas",
+        "input_schema",
+        "mcp_initialize",
+        "mcp_protocol_version",
+        "mcp_server_info",
+        "mcp_tools",
         // ctx operation errors inside the isolate
         "storage_busy",
         "storage_error",
