@@ -1167,4 +1167,38 @@ mod tests {
         forget_endpoint(store, "a").await.unwrap();
         assert_eq!(totals(store, Space::Kv, "b2").await, Totals::default());
     }
+
+    /// Concurrent writes to several endpoints of one builder all land, and the totals are exact:
+    /// each batch guards the builder's totals, and a writer that lost the race reads again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_writes_across_a_builders_endpoints_keep_exact_totals() {
+        let h = host(Quotas::default()).await;
+        let mut tasks = Vec::new();
+        for i in 0..48 {
+            let store = h.store.clone();
+            let quotas = h.quotas.clone();
+            tasks.push(tokio::spawn(async move {
+                let slug = format!("e{}", i % 6);
+                let value = vec![b'x'; 10 + i];
+                write_counted(
+                    store.as_ref(),
+                    &quotas,
+                    Space::Kv,
+                    &slug,
+                    Some("b1"),
+                    &format!("k{i}"),
+                    Some(value),
+                )
+                .await
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+        let bytes: u64 = (0..48).map(|i| 10 + i as u64).sum();
+        assert_eq!(
+            totals(h.store.as_ref(), Space::Kv, "b1").await,
+            Totals { count: 48, bytes }
+        );
+    }
 }
