@@ -127,6 +127,15 @@ impl App {
             config.seed_dir.as_deref(),
         )
         .await?;
+        // Storage written before per-builder totals existed joins its owner's totals.
+        let endpoints = catalog.all();
+        crate::runtime::host::count_toward_owners(
+            store.as_ref(),
+            endpoints
+                .iter()
+                .map(|c| (c.endpoint.slug.as_str(), c.endpoint.owner_builder())),
+        )
+        .await?;
         let payments = Payments {
             pay_to: resolve_pay_to(&config.payment, &keys).await?,
             facilitator: facilitator::from_config(

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use toolhost::config::{
     Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey, StoreLocation,
 };
+use toolhost::runtime::host::Quotas;
 use toolhost::server::Server;
 
 #[derive(Parser)]
@@ -133,6 +134,17 @@ struct ServeArgs {
     /// Heap limits of one builder's live isolates, summed, in MiB.
     #[arg(long, env = "TOOLHOST_JS_HEAP_PER_BUILDER_MB", default_value_t = 256)]
     js_heap_per_builder_mb: usize,
+    /// kv keys all of one builder's endpoints may hold together (each endpoint also has its own
+    /// quota of 10,000); a handler write past it is refused with `quota_exceeded`.
+    #[arg(long, env = "TOOLHOST_BUILDER_KV_KEYS", default_value_t = Quotas::DEFAULT_BUILDER_KV_KEYS)]
+    builder_kv_keys: u64,
+    /// kv bytes all of one builder's endpoints may hold together, in MiB.
+    #[arg(long, env = "TOOLHOST_BUILDER_KV_MB", default_value_t = Quotas::DEFAULT_BUILDER_KV_MB)]
+    builder_kv_mb: u64,
+    /// File bytes (uploaded and handler-written) all of one builder's endpoints may hold
+    /// together, in MiB.
+    #[arg(long, env = "TOOLHOST_BUILDER_FILES_MB", default_value_t = Quotas::DEFAULT_BUILDER_FILES_MB)]
+    builder_files_mb: u64,
     /// Isolates one endpoint may scale to under load (default: the number of cores).
     #[arg(long, env = "TOOLHOST_ISOLATES_PER_ENDPOINT")]
     isolates_per_endpoint: Option<usize>,
@@ -233,6 +245,10 @@ impl ServeArgs {
         if let Some(n) = self.isolates_per_endpoint.filter(|n| *n > 0) {
             pool.instances_per_endpoint = n;
         }
+        let quotas = &mut config.runtime.quotas;
+        quotas.builder_kv_keys = self.builder_kv_keys;
+        quotas.builder_kv_bytes = self.builder_kv_mb.saturating_mul(MIB as u64);
+        quotas.builder_file_bytes = self.builder_files_mb.saturating_mul(MIB as u64);
         config.payment.pay_to = self.pay_to;
         if self.settle_margin_secs >= config.payment.max_timeout_seconds {
             return Err(format!(

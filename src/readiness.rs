@@ -3,24 +3,32 @@
 //!
 //! The URL is fetched through the SSRF-guarded [`OutboundClient`] (the submitter chooses it), and
 //! the answer is recognised as an MCP registry `server.json`, an x402 discovery document, this
-//! service's `/ai/manifest`, or a paid endpoint (an HTTP 402 with x402 requirements to GET or to
-//! POST `{}`). Anything that goes wrong upstream is a finding in the report, never an error: only
+//! service's `/ai/manifest`, an endpoint catalog (this service's `/ai/endpoints` and similar), a
+//! paid endpoint (an HTTP 402 with x402 requirements to GET or to POST `{}`), or an MCP endpoint
+//! (a JSON-RPC answer to `POST initialize`, tried when a GET is refused with 405 or 406 or a
+//! JSON-RPC message came back). All requests of one check share a deadline of twice the outbound
+//! timeout. Anything that goes wrong upstream is a finding in the report, never an error: only
 //! input that is not an http(s) URL is refused.
 //!
 //! # Layout
 //! - `report`: the report shape and the check bookkeeping.
 //! - `detect`: which kind of JSON document a response is.
-//! - `server_json`, `discovery`, `manifest`: the checks of each document kind.
+//! - `server_json`, `discovery`, `manifest`, `catalog`: the checks of each document kind.
 //! - `payment`: x402 payment requirements, in 402 responses and discovery documents.
+//! - `mcp`: the MCP client handshake and its checks.
 
+mod catalog;
 mod detect;
 mod discovery;
 mod manifest;
+mod mcp;
 mod payment;
 mod report;
 mod server_json;
 #[cfg(test)]
 mod tests;
+
+use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use http::header::{self, HeaderValue};
@@ -58,7 +66,8 @@ pub async fn check(client: &OutboundClient, url: &str) -> Result<ReadinessReport
         return Err(ReadinessError::InvalidUrl);
     }
     let mut f = Findings::default();
-    let (kind, final_url) = probe(client, &target, &mut f).await;
+    let deadline = Instant::now() + client.timeout() * 2;
+    let (kind, final_url) = probe(client, &target, deadline, &mut f).await;
     let ready = kind != Kind::Unknown && f.all_passed();
     if ready {
         f.action(ready_action(kind, &target));
@@ -75,13 +84,31 @@ pub async fn check(client: &OutboundClient, url: &str) -> Result<ReadinessReport
     })
 }
 
+/// `request` limited to what is left until `deadline` (nothing left: it times out at once).
+fn with_deadline(mut request: OutboundRequest<'_>, deadline: Instant) -> OutboundRequest<'_> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    request.timeout = Some(
+        request
+            .timeout
+            .map_or(left, |t| t.min(left))
+            .max(Duration::from_millis(1)),
+    );
+    request
+}
+
 /// GETs the URL and recognises the answer; when it is neither a known document nor a 402, POSTs
-/// `{}` in case it is a paid endpoint that only answers POST. Returns the kind and final URL.
-async fn probe(client: &OutboundClient, target: &Url, f: &mut Findings) -> (Kind, Option<String>) {
+/// `{}` in case it is a paid endpoint that only answers POST, and then, when the answers so far
+/// suggest MCP, connects as an MCP client. Returns the kind and final URL.
+async fn probe(
+    client: &OutboundClient,
+    target: &Url,
+    deadline: Instant,
+    f: &mut Findings,
+) -> (Kind, Option<String>) {
     let mut get = OutboundRequest::get(target.as_str());
     get.headers
         .insert(header::ACCEPT, HeaderValue::from_static("application/json"));
-    let response = match client.fetch(get).await {
+    let response = match client.fetch(with_deadline(get, deadline)).await {
         Ok(response) => response,
         Err(e) => {
             fetch_failed(&e, f);
@@ -110,18 +137,22 @@ async fn probe(client: &OutboundClient, target: &Url, f: &mut Findings) -> (Kind
 
     // POST where the GET ended up, so a redirect (say http to https) does not turn it into a GET.
     let post = OutboundRequest::post_json(response.final_url.as_str(), json!({}));
-    match client.fetch(post).await {
-        Ok(post) if post.status == 402 => {
-            f.pass("fetch", format!("GET answered HTTP {}", response.status));
-            payment::analyze_402("POST {}", &post, f);
-            (Kind::PaidEndpoint, Some(post.final_url))
-        }
-        post => {
-            unknown_findings(&response, doc.as_ref(), &post, f);
-            unknown_actions(target, f);
-            (Kind::Unknown, Some(response.final_url))
+    let post = client.fetch(with_deadline(post, deadline)).await;
+    if let Some(post) = post.as_ref().ok().filter(|p| p.status == 402) {
+        f.pass("fetch", format!("GET answered HTTP {}", response.status));
+        payment::analyze_402("POST {}", post, f);
+        return (Kind::PaidEndpoint, Some(post.final_url.clone()));
+    }
+    let post_doc = post.as_ref().ok().and_then(json_body);
+    if mcp::worth_probing(&response, doc.as_ref(), post_doc.as_ref()) {
+        let url = &response.final_url;
+        if let Some(final_url) = mcp::probe(client, url, response.status, deadline, f).await {
+            return (Kind::McpEndpoint, Some(final_url));
         }
     }
+    unknown_findings(&response, doc.as_ref(), &post, f);
+    unknown_actions(target, f);
+    (Kind::Unknown, Some(response.final_url))
 }
 
 fn json_body(response: &FetchedResponse) -> Option<Value> {
@@ -168,7 +199,7 @@ fn unknown_findings(
     }
     let post_note = match post {
         Ok(p) if json_body(p).is_some_and(|v| v.get("jsonrpc").is_some()) => {
-            f.action("This looks like an MCP JSON-RPC endpoint: publish a server.json that lists it under remotes and check that instead");
+            f.action("This looks like an MCP JSON-RPC endpoint, but it did not answer initialize with a JSON-RPC message: serve the Streamable HTTP transport (POST, Accept: application/json, text/event-stream)");
             format!(
                 "POST {{}} answered HTTP {} with a JSON-RPC message",
                 p.status
@@ -181,8 +212,10 @@ fn unknown_findings(
         "recognized",
         format!(
             "not an MCP server.json ($schema, name, remotes/packages), an x402 discovery document \
-             (x402Version with resources/accepts) or a toolhost manifest (service, payment); \
-             GET answered HTTP {} and {post_note}, so it is not a paid endpoint either (no HTTP 402)",
+             (x402Version with resources/accepts), a toolhost manifest (service, payment) or an \
+             endpoint catalog (endpoints or tools, each named with a URL or price); GET answered \
+             HTTP {} and {post_note}, so it is not a paid endpoint either (no HTTP 402), nor an MCP \
+             endpoint (no JSON-RPC answer to initialize)",
             get.status
         ),
         "If this is a paid endpoint, answer unpaid requests with HTTP 402 and a base64 PAYMENT-REQUIRED header (x402 v2)",
@@ -207,7 +240,11 @@ fn ready_action(kind: Kind, target: &Url) -> String {
             "Serve this server.json at {} and publish it to the MCP registry",
             on_origin(target, "/.well-known/mcp/server.json")
         ),
-        Kind::X402Discovery | Kind::ToolhostManifest | Kind::Unknown => {
+        Kind::McpEndpoint => format!(
+            "List this endpoint under remotes (type streamable-http) in a server.json at {} so MCP clients and registries find it",
+            on_origin(target, "/.well-known/mcp/server.json")
+        ),
+        Kind::X402Discovery | Kind::ToolhostManifest | Kind::EndpointCatalog | Kind::Unknown => {
             "Re-run this check after every change to the listed endpoints".to_string()
         }
     }

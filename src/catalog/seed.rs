@@ -243,6 +243,7 @@ pub async fn seed_catalog(
                 quotas,
                 Space::Files,
                 &fixture.slug,
+                None,
                 &path,
                 Some(bytes),
             )

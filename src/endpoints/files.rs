@@ -3,7 +3,7 @@
 //! Paths follow the sandbox's one rule ([`sandbox::normalize_file_path`]), checked here before
 //! anything is written, because the sandbox resolves `ctx.files` reads against the same keys.
 //! Uploads are written like the handler's own writes ([`host::write_counted_all`]), so the
-//! files quota counts them.
+//! files quota and the owning builder's total count them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -62,12 +62,13 @@ fn write_error(e: HostError) -> EndpointError {
 }
 
 /// Checks a set of changes (`None` deletes a path) against the path and size rules, the files
-/// already stored and the endpoint's files quota. Writes nothing; errors name the offending
-/// field.
+/// already stored, the endpoint's files quota and the total of its owning `builder` (if any).
+/// Writes nothing; errors name the offending field.
 pub(super) async fn check(
     store: &dyn Store,
     quotas: &Quotas,
     slug: &str,
+    builder: Option<&str>,
     changes: &BTreeMap<String, Option<String>>,
 ) -> Result<(), EndpointError> {
     let invalid = |field: String, message: String| EndpointError::Invalid { field, message };
@@ -104,27 +105,43 @@ pub(super) async fn check(
             format!("an endpoint holds at most {MAX_FILES} files"),
         ));
     }
-    host::check_counted(store, quotas, Space::Files, slug, &counted(changes))
-        .await
-        .map_err(write_error)
+    host::check_counted(
+        store,
+        quotas,
+        Space::Files,
+        slug,
+        builder,
+        &counted(changes),
+    )
+    .await
+    .map_err(write_error)
 }
 
 /// Applies changes that passed [`check`]: all of them with the endpoint's usage totals, or none.
-/// Only the endpoint's own handler writing in between can make it fail the quota [`check`]
-/// passed; the endpoint change already stored then stands without these files.
+/// Only the endpoint's own handler (or, for the builder's total, another of its endpoints)
+/// writing in between can make it fail the quota [`check`] passed; the endpoint change already
+/// stored then stands without these files.
 pub(super) async fn write(
     store: &dyn Store,
     quotas: &Quotas,
     slug: &str,
+    builder: Option<&str>,
     changes: &BTreeMap<String, Option<String>>,
 ) -> Result<(), EndpointError> {
     if changes.is_empty() {
         return Ok(());
     }
-    host::write_counted_all(store, quotas, Space::Files, slug, &counted(changes))
-        .await
-        .map(drop)
-        .map_err(write_error)
+    host::write_counted_all(
+        store,
+        quotas,
+        Space::Files,
+        slug,
+        builder,
+        &counted(changes),
+    )
+    .await
+    .map(drop)
+    .map_err(write_error)
 }
 
 /// Paths and sizes of an endpoint's files, by path.
@@ -179,8 +196,8 @@ mod tests {
         slug: &str,
         changes: &BTreeMap<String, Option<String>>,
     ) -> Result<(), EndpointError> {
-        check(store, quotas, slug, changes).await?;
-        write(store, quotas, slug, changes).await
+        check(store, quotas, slug, None, changes).await?;
+        write(store, quotas, slug, None, changes).await
     }
 
     #[tokio::test]
@@ -194,7 +211,7 @@ mod tests {
         assert_eq!(list(&store, "s").await.unwrap().len(), MAX_FILES);
         let one_more: BTreeMap<String, Option<String>> =
             [("new".to_string(), Some("y".into()))].into();
-        assert!(check(&store, &quotas, "s", &one_more).await.is_err());
+        assert!(check(&store, &quotas, "s", None, &one_more).await.is_err());
         changes.clear();
         changes.insert("f0".into(), None);
         changes.insert("new".into(), Some("y".into()));
@@ -206,7 +223,7 @@ mod tests {
             .any(|f| f.path == "new"));
         let huge: BTreeMap<String, Option<String>> =
             [("big".to_string(), Some("x".repeat(MAX_FILE_BYTES + 1)))].into();
-        assert!(check(&store, &quotas, "t", &huge).await.is_err());
+        assert!(check(&store, &quotas, "t", None, &huge).await.is_err());
         crate::runtime::host::forget_endpoint(&store, "s")
             .await
             .unwrap();
@@ -228,13 +245,13 @@ mod tests {
             ("c".to_string(), Some("123".into())),
         ]
         .into();
-        let err = check(&store, &quotas, "s", &over).await.unwrap_err();
+        let err = check(&store, &quotas, "s", None, &over).await.unwrap_err();
         assert!(
             matches!(&err, EndpointError::Invalid { field, message }
                 if field == "files" && message.contains("quota exceeded")),
             "{err:?}"
         );
-        assert!(write(&store, &quotas, "s", &over).await.is_err());
+        assert!(write(&store, &quotas, "s", None, &over).await.is_err());
         let paths: Vec<String> = list(&store, "s")
             .await
             .unwrap()

@@ -327,7 +327,8 @@ pub async fn create(
         .map(|(p, c)| (p, Some(c)))
         .collect();
     let quotas = &app.config.runtime.quotas;
-    files::check(app.store.as_ref(), quotas, &request.slug, &files).await?;
+    let owner = builder.map(|b| b.id.as_str());
+    files::check(app.store.as_ref(), quotas, &request.slug, owner, &files).await?;
     let now = OffsetDateTime::now_utc();
     let mut endpoint = Endpoint {
         id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
@@ -375,7 +376,8 @@ pub async fn create(
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
     let compiled = app.catalog.insert_new(endpoint).await?;
-    files::write(app.store.as_ref(), quotas, &compiled.endpoint.slug, &files).await?;
+    let slug = &compiled.endpoint.slug;
+    files::write(app.store.as_ref(), quotas, slug, owner, &files).await?;
     let endpoint = &compiled.endpoint;
     emit(
         app,
@@ -494,7 +496,8 @@ pub async fn update(
     }
     let files = patch.files.unwrap_or_default();
     let quotas = &app.config.runtime.quotas;
-    files::check(app.store.as_ref(), quotas, slug, &files).await?;
+    let owner = before.owner_builder();
+    files::check(app.store.as_ref(), quotas, slug, owner, &files).await?;
     changed.extend(files.keys().map(|p| format!("files/{p}")));
     if let Some(status) = patch.status {
         ep.status = status;
@@ -507,7 +510,7 @@ pub async fn update(
     ep.revision = before.revision + 1;
     ep.updated_at = now;
     let compiled = app.catalog.update(ep, before.revision).await?;
-    files::write(app.store.as_ref(), quotas, slug, &files).await?;
+    files::write(app.store.as_ref(), quotas, slug, owner, &files).await?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
         emit(

@@ -95,6 +95,11 @@ impl OutboundClient {
         }
     }
 
+    /// The longest one request may take (a request's own `timeout` can only shorten it).
+    pub fn timeout(&self) -> Duration {
+        self.policy.timeout
+    }
+
     /// Sends `req`, following up to `max_redirects` redirects. Any HTTP status is a success here;
     /// callers decide what a 4xx or 402 means.
     pub async fn fetch(&self, req: OutboundRequest<'_>) -> Result<FetchedResponse, NetError> {

@@ -1,5 +1,6 @@
 //! Which JSON document a URL served: an MCP registry `server.json`, an x402 discovery document,
-//! or this service's own `/ai/manifest`.
+//! this service's own `/ai/manifest`, or an endpoint catalog (this service's `/ai/endpoints` and
+//! similar).
 //!
 //! Recognition is by key presence and deliberately tolerant: the formats are young and vary
 //! between publishers, so a document is classified by its telltale keys and the checks then
@@ -8,7 +9,7 @@
 use serde_json::Value;
 
 use super::report::{Findings, Kind};
-use super::{discovery, manifest, server_json};
+use super::{catalog, discovery, manifest, server_json};
 
 /// The document kind `doc` looks like, if any.
 pub(super) fn classify(doc: &Value) -> Option<Kind> {
@@ -18,6 +19,8 @@ pub(super) fn classify(doc: &Value) -> Option<Kind> {
         Some(Kind::X402Discovery)
     } else if manifest::matches(doc) {
         Some(Kind::ToolhostManifest)
+    } else if catalog::entries(doc).is_some() {
+        Some(Kind::EndpointCatalog)
     } else {
         None
     }
@@ -29,7 +32,8 @@ pub(super) fn analyze(kind: Kind, doc: &Value, f: &mut Findings) {
         Kind::McpServerJson => server_json::analyze(doc, f),
         Kind::X402Discovery => discovery::analyze(doc, f),
         Kind::ToolhostManifest => manifest::analyze(doc, f),
-        Kind::PaidEndpoint | Kind::Unknown => {}
+        Kind::EndpointCatalog => catalog::analyze(doc, f),
+        Kind::McpEndpoint | Kind::PaidEndpoint | Kind::Unknown => {}
     }
 }
 
@@ -68,6 +72,14 @@ mod tests {
         assert_eq!(
             classify(&json!({"service": {}, "payment": {}})),
             Some(Kind::ToolhostManifest)
+        );
+        assert_eq!(
+            classify(
+                &json!({"schema": "toolhost.x402.hosted-endpoint-catalog.v1", "endpoints": [
+                    {"slug": "a", "url": "https://a.example/tools/a", "priceUsd": 0}
+                ]})
+            ),
+            Some(Kind::EndpointCatalog)
         );
         for other in [
             json!({"items": []}),

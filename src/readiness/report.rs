@@ -10,6 +10,10 @@ pub enum Kind {
     McpServerJson,
     X402Discovery,
     ToolhostManifest,
+    /// A list of callable endpoints (toolhost's `/ai/endpoints` and similar catalogs).
+    EndpointCatalog,
+    /// An MCP server's Streamable HTTP endpoint, answering `initialize`.
+    McpEndpoint,
     PaidEndpoint,
     Unknown,
 }

@@ -2,7 +2,7 @@
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -112,10 +112,64 @@ async fn peer() -> String {
             "/page",
             get(|| async { ([(header::CONTENT_TYPE, "text/html")], "<html>hello</html>").into_response() }),
         )
-        .route("/mcp", get(|| async { StatusCode::METHOD_NOT_ALLOWED }).post(|| async {
+        .route("/mcp", get(|| async { StatusCode::METHOD_NOT_ALLOWED }).post(|body: Json<Value>| mcp(body, false)))
+        .route("/mcp-sse", get(|| async { StatusCode::METHOD_NOT_ALLOWED }).post(|body: Json<Value>| mcp(body, true)))
+        .route("/mcp-refusing", get(|| async { StatusCode::METHOD_NOT_ALLOWED }).post(|| async {
             Json(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}}))
-        }));
+        }))
+        .route("/rpc-not-mcp", post(|Json(body): Json<Value>| async move {
+            if body.get("method").is_some() {
+                (StatusCode::INTERNAL_SERVER_ERROR, "oops").into_response()
+            } else {
+                Json(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}})).into_response()
+            }
+        }))
+        .route(
+            "/ai/endpoints",
+            get(|| async {
+                Json(json!({
+                    "ok": true,
+                    "schema": "example.x402.hosted-endpoint-catalog.v1",
+                    "endpoints": [
+                        {"slug": "free", "url": "https://tools.example/tools/free", "priceUsd": 0, "pricingMode": "free_public_utility", "inputSchema": {"type": "object"}},
+                        {"slug": "paid", "url": "https://tools.example/tools/paid", "priceUsd": 0.001, "pricingMode": "fixed_price_success_receipt", "inputSchema": {"type": "object"}}
+                    ]
+                }))
+            }),
+        )
+        .route(
+            "/catalog-empty",
+            get(|| async { Json(json!({"schema": "example.hosted-endpoint-catalog.v1", "endpoints": []})) }),
+        );
     serve(router).await
+}
+
+/// A stateless MCP server over Streamable HTTP: initialize and tools/list, answered as JSON or,
+/// with `sse`, as one SSE event after a progress notification.
+async fn mcp(Json(message): Json<Value>, sse: bool) -> axum::response::Response {
+    let id = message.get("id").cloned();
+    let result = match message.get("method").and_then(Value::as_str) {
+        Some("initialize") => json!({
+            "protocolVersion": message.pointer("/params/protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
+            "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": {"name": "weather", "version": "1.0.2"}
+        }),
+        Some("tools/list") => {
+            json!({"tools": [{"name": "forecast", "inputSchema": {"type": "object"}}]})
+        }
+        Some(_) if id.is_none() => return StatusCode::ACCEPTED.into_response(),
+        _ => json!({}),
+    };
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+    if sse {
+        let body = format!(
+            "event: message\ndata: {}\n\nevent: message\ndata: {answer}\n\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+        );
+        ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+    } else {
+        Json(answer).into_response()
+    }
 }
 
 async fn run(url: &str) -> ReadinessReport {
@@ -287,12 +341,73 @@ async fn non_json_page_is_unknown() {
     assert!(!check_passed(&r, "recognized"));
     assert!(note(&r, "recognized").contains("POST {} answered HTTP 405"));
 
-    let r = run(&format!("{base}/mcp")).await;
+    // JSON-RPC to `{}` but no JSON-RPC answer to initialize: not an MCP endpoint, said so.
+    let r = run(&format!("{base}/rpc-not-mcp")).await;
     assert_eq!(r.kind, Kind::Unknown);
+    assert!(note(&r, "recognized").contains("nor an MCP endpoint"));
     assert!(r
         .next_actions
         .iter()
         .any(|a| a.contains("MCP JSON-RPC endpoint")));
+}
+
+#[tokio::test]
+async fn mcp_endpoint_is_probed_with_initialize_as_json_or_sse() {
+    let base = peer().await;
+    for path in ["/mcp", "/mcp-sse"] {
+        let r = run(&format!("{base}{path}")).await;
+        assert_eq!(r.kind, Kind::McpEndpoint, "{path}");
+        assert!(r.ready, "{path}: {:#?}", r.checks);
+        for id in [
+            "fetch",
+            "mcp_initialize",
+            "mcp_protocol_version",
+            "mcp_server_info",
+            "mcp_tools",
+        ] {
+            assert!(check_passed(&r, id), "{path}: {id}");
+        }
+        assert!(note(&r, "fetch").contains("405"), "{path}");
+        assert!(note(&r, "mcp_tools").contains("1 tool(s)"), "{path}");
+        assert_eq!(r.final_url, Some(format!("{base}{path}")));
+        assert!(r.next_actions.iter().any(|a| a.contains("server.json")));
+    }
+    assert!(note(&run(&format!("{base}/mcp-sse")).await, "mcp_initialize").contains("SSE"));
+
+    let r = run(&format!("{base}/mcp-refusing")).await;
+    assert_eq!(r.kind, Kind::McpEndpoint);
+    assert!(!r.ready);
+    assert!(!check_passed(&r, "mcp_initialize"));
+    assert!(note(&r, "mcp_initialize").contains("Invalid Request"));
+}
+
+#[tokio::test]
+async fn endpoint_catalog_ready_and_empty() {
+    let base = peer().await;
+    let r = run(&format!("{base}/ai/endpoints")).await;
+    assert_eq!(r.kind, Kind::EndpointCatalog);
+    assert!(r.ready, "{:#?}", r.checks);
+    for id in [
+        "fetch",
+        "endpoints_listed",
+        "endpoint_urls",
+        "endpoint_prices",
+        "input_schemas",
+    ] {
+        assert!(check_passed(&r, id), "{id}");
+    }
+    assert!(
+        r.next_actions
+            .iter()
+            .any(|a| a.contains("https://tools.example/tools/paid")),
+        "the paid entry is the one to check next: {:?}",
+        r.next_actions
+    );
+
+    let r = run(&format!("{base}/catalog-empty")).await;
+    assert_eq!(r.kind, Kind::EndpointCatalog);
+    assert!(!r.ready);
+    assert!(!check_passed(&r, "endpoints_listed"));
 }
 
 #[tokio::test]

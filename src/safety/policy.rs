@@ -57,7 +57,7 @@ pub const RULES: &[Rule] = &[
         "secret.hex_private_key",
         Secrets,
         Block,
-        "0x-prefixed 64-hex-digit values that look like EVM private keys.",
+        "0x-prefixed 64-hex-digit values named or described as keys (key, private, secret, signer, wallet, mnemonic, seed, pk… in the field name or next to the value); the same shape without such words is a transaction or block hash and passes.",
     ),
     rule(
         "secret.aws_access_key",

@@ -3,8 +3,10 @@
 //!
 //! Detectors are tuned against false positives on ordinary prose and code: secrets match their
 //! issuers' fixed prefixes and lengths, card numbers must pass Luhn and carry a card-network
-//! prefix, emails on reserved example domains are ignored, and the illegal/unauthorized lists
-//! match phrases of intent rather than single topical words.
+//! prefix, emails on reserved example domains are ignored, a bare 0x+64-hex value counts as a
+//! private key only with key-like words in its field name or next to it (otherwise it is a
+//! transaction hash, block hash or event topic), and the illegal/unauthorized lists match
+//! phrases of intent rather than single topical words.
 
 use std::sync::LazyLock;
 
@@ -32,11 +34,61 @@ pub struct Finding {
 struct Detector {
     rule_id: &'static str,
     pattern: Regex,
-    accept: fn(&str) -> bool,
+    accept: Accept,
+}
+
+/// The check a match must pass.
+enum Accept {
+    /// On the matched text alone.
+    Value(fn(&str) -> bool),
+    /// On the field name and the text around the match (`text[start..end]` matched).
+    Context(fn(field: &str, text: &str, start: usize, end: usize) -> bool),
+}
+
+impl Detector {
+    fn accepts(&self, field: &str, text: &str, m: &regex::Match<'_>) -> bool {
+        match self.accept {
+            Accept::Value(check) => check(m.as_str()),
+            Accept::Context(check) => check(field, text, m.start(), m.end()),
+        }
+    }
 }
 
 fn always(_: &str) -> bool {
     true
+}
+
+/// Words that make a bare 32-byte hex value a key rather than a hash: key, private, secret,
+/// signer, wallet, mnemonic, seed, password, credential, deployer, and `pk`/`sk` as whole words
+/// (`env.PK`, `const pk =`, `PK_HEX`).
+static KEY_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        "secret.hex_private_key",
+        r"key|priv|secret|sign(?:er|ing)|wallet|mnemonic|seed|passw|credential|deployer|(?:^|[^a-z0-9])[ps]k(?:[^a-z0-9]|$)",
+        true,
+    )
+});
+
+/// How far around a 0x+64-hex value its context is read, in bytes: names come before a value
+/// (`PRIVATE_KEY=0x…`, `new Wallet("0x…")`, a schema property), and prose may follow it
+/// ("0x… is the signer's key").
+const KEY_CONTEXT_BEFORE: usize = 48;
+const KEY_CONTEXT_AFTER: usize = 24;
+
+/// A 0x+64-hex value is a private key only with key-like words in its field name or near it: the
+/// same shape is every transaction hash, block hash, event topic and keccak digest.
+fn is_key_in_context(field: &str, text: &str, start: usize, end: usize) -> bool {
+    let mut from = start.saturating_sub(KEY_CONTEXT_BEFORE);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = (end + KEY_CONTEXT_AFTER).min(text.len());
+    while !text.is_char_boundary(to) {
+        to += 1;
+    }
+    KEY_CONTEXT.is_match(field)
+        || KEY_CONTEXT.is_match(&text[from..start])
+        || KEY_CONTEXT.is_match(&text[end..to])
 }
 
 fn compile(rule_id: &str, pattern: &str, case_insensitive: bool) -> Regex {
@@ -53,7 +105,20 @@ fn detector(rule_id: &'static str, pattern: &str, accept: fn(&str) -> bool) -> D
     Detector {
         rule_id,
         pattern: compile(rule_id, pattern, false),
-        accept,
+        accept: Accept::Value(accept),
+    }
+}
+
+/// A case-sensitive pattern whose matches count only in a context the check accepts.
+fn in_context(
+    rule_id: &'static str,
+    pattern: &str,
+    accept: fn(&str, &str, usize, usize) -> bool,
+) -> Detector {
+    Detector {
+        rule_id,
+        pattern: compile(rule_id, pattern, false),
+        accept: Accept::Context(accept),
     }
 }
 
@@ -62,7 +127,7 @@ fn phrases(rule_id: &'static str, pattern: &str) -> Detector {
     Detector {
         rule_id,
         pattern: compile(rule_id, pattern, true),
-        accept: always,
+        accept: Accept::Value(always),
     }
 }
 
@@ -73,7 +138,11 @@ static DETECTORS: LazyLock<Vec<Detector>> = LazyLock::new(|| {
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
             always,
         ),
-        detector("secret.hex_private_key", r"\b0x[0-9a-fA-F]{64}\b", always),
+        in_context(
+            "secret.hex_private_key",
+            r"\b0x[0-9a-fA-F]{64}\b",
+            is_key_in_context,
+        ),
         detector(
             "secret.aws_access_key",
             r#"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|(?i:aws_?secret_?access_?key)\s*[=:]\s*["']?[A-Za-z0-9/+=]{40}\b"#,
@@ -243,7 +312,11 @@ pub fn scan_text(field: &str, text: &str) -> Vec<Finding> {
         let Some(rule) = RULES.iter().find(|r| r.id == d.rule_id) else {
             continue;
         };
-        if let Some(m) = d.pattern.find_iter(text).find(|m| (d.accept)(m.as_str())) {
+        if let Some(m) = d
+            .pattern
+            .find_iter(text)
+            .find(|m| d.accepts(field, text, m))
+        {
             found.push(Finding {
                 rule_id: rule.id.to_string(),
                 category: rule.category,
@@ -350,6 +423,8 @@ mod tests {
             "import { z } from '@scope/pkg'; const email = input.email; if (!email.includes('@')) throw new Error('bad');",
             "Uses the official OpenAI API pricing page as a reference for cost estimates.",
             "uuid 123e4567-e89b-12d3-a456-426614174000, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            "Settled in tx 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 on Base.",
+            "const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';",
         ];
         for text in clean {
             assert!(
@@ -393,6 +468,60 @@ mod tests {
         );
         assert!(found[0].excerpt.starts_with("sk_l"));
         assert_eq!(mask("abc"), "ab*");
+    }
+
+    #[test]
+    fn bare_hex_is_a_key_only_in_key_context() {
+        let hex = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318";
+        let hit = |field: &str, text: &str| {
+            scan_text(field, text)
+                .iter()
+                .any(|f| f.rule_id == "secret.hex_private_key")
+        };
+        for (field, text) in [
+            ("env.PK", hex.to_string()),
+            ("env.DEPLOYER", hex.to_string()),
+            ("files/keys/signer.txt", hex.to_string()),
+            (
+                "source",
+                format!("const account = privateKeyToAccount('{hex}');"),
+            ),
+            ("source", format!("const w = new ethers.Wallet(\"{hex}\");")),
+            ("source", format!("const pk = \"{hex}\";")),
+            (
+                "inputSchema",
+                format!("properties\nsecret\ndefault\n{hex}\n"),
+            ),
+            ("description", format!("{hex} is the signer's key")),
+            ("description", format!("MNEMONIC_SEED {hex}")),
+        ] {
+            assert!(hit(field, &text), "{field}: {text}");
+        }
+        for (field, text) in [
+            ("env.TX", hex.to_string()),
+            (
+                "description",
+                format!("Look up transaction {hex} on Basescan"),
+            ),
+            ("response", format!("{{\"txHash\":\"{hex}\",\"block\":1}}")),
+            (
+                "source",
+                format!("const desk = 'risk'; const topic = '{hex}';"),
+            ),
+            // Key words further away than the context window do not count.
+            (
+                "description",
+                format!("Bring your own API key. {} Block {hex}", "-".repeat(60)),
+            ),
+        ] {
+            assert!(!hit(field, &text), "{field}: {text}");
+        }
+        // Multi-byte text around the value keeps the window on character boundaries.
+        assert!(hit("d", &format!("ключ key ключ {hex} ключ")));
+        assert!(!hit(
+            "d",
+            &format!("{} {hex} {}", "é".repeat(40), "ü".repeat(20))
+        ));
     }
 
     #[test]

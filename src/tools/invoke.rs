@@ -44,9 +44,9 @@ fn empty_object() -> Value {
 }
 
 /// The longest one call of `endpoint` may run: a JS handler's wall-clock limit (the admin's
-/// `limits.timeoutMs`, else the sandbox default `--js-timeout-ms`); the readiness check's two
-/// outbound requests (GET, then a POST probe), each capped by the outbound timeout; the other
-/// built-ins answer without waiting on anything.
+/// `limits.timeoutMs`, else the sandbox default `--js-timeout-ms`); the readiness check's
+/// outbound requests (GET, a POST probe, and for an MCP endpoint its handshake), which share a
+/// deadline of twice the outbound timeout; the other built-ins answer without waiting on anything.
 pub fn time_limit(app: &App, endpoint: &Endpoint) -> Duration {
     match endpoint.handler_type {
         HandlerType::X402ReadinessCheck => app.config.outbound.timeout * 2,

@@ -531,3 +531,77 @@ async fn uploaded_files_count_toward_the_files_quota() {
         .await;
     assert_eq!(status, 200, "{body}");
 }
+
+#[tokio::test]
+async fn file_bytes_of_all_a_builders_endpoints_have_a_total_that_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // 20 kB per endpoint (room for the seeded endpoints' own files), 30 kB per builder.
+    let start = || {
+        let data = data.clone();
+        TestServer::start_with(move |c| {
+            c.data_dir = data;
+            c.runtime.quotas.file_bytes = 20_000;
+            c.runtime.quotas.builder_file_bytes = 30_000;
+        })
+    };
+    let server = start().await;
+    let (_, key) = server.builder("Maker").await;
+    let b = As::Builder(&key);
+    let twelve = "x".repeat(12_000);
+    let endpoint = |slug: &str| with(static_endpoint(slug), "files", json!({"a.txt": twelve}));
+    server.create(b, &endpoint("f-a")).await;
+    server.create(b, &endpoint("f-b")).await;
+    // f-c would be within its own 20 kB, but the builder's 36 kB would pass 30 kB.
+    let refused = |status, body: &Value| {
+        assert_error(status, body, 422, "invalid_field");
+        assert_eq!(body["error"]["details"]["field"], "files");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("builder's total files quota"),
+            "{body}"
+        );
+    };
+    let (status, body) = server
+        .call("POST", "/ai/endpoints/create", b, Some(&endpoint("f-c")))
+        .await;
+    refused(status, &body);
+    let (status, _) = server.call("GET", "/ai/endpoints/f-c", b, None).await;
+    assert_eq!(status, 404, "nothing was stored");
+    // The admin's endpoints count toward no builder.
+    server.create(As::Admin, &endpoint("admin-files")).await;
+
+    // The total survives a restart.
+    server.stop().await;
+    let server = start().await;
+    let (status, body) = server
+        .call("POST", "/ai/endpoints/create", b, Some(&endpoint("f-c")))
+        .await;
+    refused(status, &body);
+    let five = "y".repeat(5_000);
+    server
+        .patch(b, "f-b", &json!({"files": {"b.txt": five}}))
+        .await;
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/f-b",
+            b,
+            Some(&json!({"files": {"c.txt": "z".repeat(2_000)}})),
+        )
+        .await;
+    refused(status, &body);
+
+    // Deleting an endpoint, or a file, frees its bytes (f-b 5 kB and f-c 18 kB in the end).
+    let (status, body) = server.call("DELETE", "/ai/endpoints/f-a", b, None).await;
+    assert_eq!(status, 200, "{body}");
+    server.create(b, &endpoint("f-c")).await;
+    server
+        .patch(b, "f-b", &json!({"files": {"a.txt": null}}))
+        .await;
+    server
+        .patch(b, "f-c", &json!({"files": {"b.txt": "w".repeat(6_000)}}))
+        .await;
+}

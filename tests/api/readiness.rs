@@ -55,7 +55,8 @@ async fn own_manifest_is_recognised_and_ready_when_pay_to_is_set() {
 }
 
 /// toolhost publishes what its readiness check asks of others, and passes its own check on
-/// every discovery URL it names, and on a paid endpoint, with every check green.
+/// every discovery URL it names (the x402 discovery document, manifest, endpoint catalog, MCP
+/// endpoint and its server.json), and on a paid endpoint, with every check green.
 #[tokio::test]
 async fn toolhost_passes_its_own_readiness_check() {
     let server = dev_server(Some(PAY_TO)).await;
@@ -102,16 +103,26 @@ async fn toolhost_passes_its_own_readiness_check() {
         .unwrap()
         .iter()
         .map(|u| u.as_str().unwrap().to_string())
-        // `/ai/mcp` answers only POST (a GET is 405, as MCP clients expect); its server.json is
-        // the discovery document for it.
-        // The catalog envelope (`/ai/endpoints`) is not a document kind the check recognises
-        // yet (issue 20 follow-up); the other three and a paid endpoint must be all green.
-        .filter(|u| !u.ends_with("/ai/mcp") && !u.ends_with("/ai/endpoints"))
         .collect();
     urls.push(server.url("/tools/receipt-echo-paid"));
-    assert_eq!(urls.len(), 4, "{expected}");
+    assert_eq!(urls.len(), 6, "{expected}");
+    let kinds = [
+        ("/.well-known/x402", "x402_discovery"),
+        ("/ai/manifest", "toolhost_manifest"),
+        ("/ai/endpoints", "endpoint_catalog"),
+        // A GET is 405 (no server-initiated stream, as Streamable HTTP allows); the check
+        // connects with POST initialize and tools/list, as MCP clients do.
+        ("/ai/mcp", "mcp_endpoint"),
+        ("/.well-known/mcp/server.json", "mcp_server_json"),
+        ("/tools/receipt-echo-paid", "paid_endpoint"),
+    ];
     for url in urls {
         let body = report(&server, &url).await;
+        let kind = kinds
+            .iter()
+            .find(|(path, _)| url.ends_with(path))
+            .map(|(_, kind)| *kind);
+        assert_eq!(body["kind"].as_str(), kind, "{url}: {body}");
         let failed: Vec<&Value> = body["checks"]
             .as_array()
             .unwrap()

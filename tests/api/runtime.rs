@@ -249,3 +249,95 @@ async fn a_busy_endpoint_answers_429_with_retry_after() {
         "one call runs (and times out), the rest are turned away"
     );
 }
+
+/// Sets or deletes `req.input.key` in `ctx.kv`; reports the operation's error code instead of
+/// failing, so the test sees `quota_exceeded` itself.
+const KV_WRITER: &str = r#"
+export default async function (req, ctx) {
+  const { op, key } = req.input;
+  try {
+    if (op === "set") await ctx.kv.set(key, "v");
+    else await ctx.kv.delete(key);
+    return { done: true };
+  } catch (e) {
+    return { done: false, code: e.code, message: e.message };
+  }
+}
+"#;
+
+#[tokio::test]
+async fn kv_quota_totals_span_a_builders_endpoints_free_up_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // Two keys per endpoint, three for all of a builder's endpoints together.
+    let start = || {
+        let data = data.clone();
+        TestServer::start_with(move |c| {
+            c.data_dir = data;
+            c.runtime.quotas.kv_keys = 2;
+            c.runtime.quotas.builder_kv_keys = 3;
+        })
+    };
+    let server = start().await;
+    let endpoint = |slug: &str| {
+        json!({
+            "slug": slug, "title": "KV writer", "description": "Writes a key.", "priceUsd": 0,
+            "handlerType": "js_request_response", "source": KV_WRITER,
+            "capabilities": {"kv": true}, "safetyAttestation": {"accepted": true},
+        })
+    };
+    let (_, key) = server.builder("Hoarder").await;
+    let (_, other) = server.builder("Neighbour").await;
+    for (slug, owner) in [("kv-a", &key), ("kv-b", &key), ("kv-c", &other)] {
+        server.create(As::Builder(owner), &endpoint(slug)).await;
+        server.grant(slug, json!({"kv": true})).await;
+    }
+    async fn kv(server: &TestServer, slug: &str, op: &str, key: &str) -> Value {
+        let input = json!({"op": op, "key": key});
+        let (status, body) = server.post(&format!("/tools/{slug}"), &input).await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+    let stored = json!({"done": true});
+    for (slug, k) in [("kv-a", "1"), ("kv-a", "2"), ("kv-b", "1")] {
+        assert_eq!(kv(&server, slug, "set", k).await, stored);
+    }
+    // kv-b holds one key of its two, but the builder holds three of its three.
+    let refused = kv(&server, "kv-b", "set", "2").await;
+    assert_eq!(refused["code"], "quota_exceeded", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("builder's total kv quota"),
+        "{refused}"
+    );
+    // Another builder's endpoint is not affected.
+    for k in ["1", "2"] {
+        assert_eq!(kv(&server, "kv-c", "set", k).await, stored);
+    }
+
+    // The count survives a restart.
+    server.stop().await;
+    let server = start().await;
+    assert_eq!(
+        kv(&server, "kv-b", "set", "2").await["code"],
+        "quota_exceeded"
+    );
+    // Deleting a key frees its room for any of the builder's endpoints.
+    assert_eq!(kv(&server, "kv-a", "delete", "1").await, stored);
+    assert_eq!(kv(&server, "kv-b", "set", "2").await, stored);
+    // Deleting an endpoint frees all of its room.
+    let (status, body) = server
+        .call("DELETE", "/ai/endpoints/kv-a", As::Builder(&key), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    server.create(As::Builder(&key), &endpoint("kv-d")).await;
+    server.grant("kv-d", json!({"kv": true})).await;
+    assert_eq!(kv(&server, "kv-d", "set", "1").await, stored);
+    assert_eq!(
+        kv(&server, "kv-d", "set", "2").await["code"],
+        "quota_exceeded",
+        "kv-b 2 and kv-d 1: the builder's three"
+    );
+}
