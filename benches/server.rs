@@ -20,6 +20,7 @@ use serde_json::json;
 use toolhost::catalog::listing;
 use toolhost::catalog::{seed_catalog, CatalogForm, Registry};
 use toolhost::config::Config;
+use toolhost::config::Quotas;
 use toolhost::money::Usd;
 use toolhost::payments::verify::{signing::sign, unix_now, verify_exact};
 use toolhost::payments::{header, Offer, ResourceInfo};
@@ -27,7 +28,6 @@ use toolhost::receipts::{
     sha256_hex, verify_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
     ReceiptSigner, RECEIPT_SCHEMA,
 };
-use toolhost::runtime::host::Quotas;
 use toolhost::store::SledStore;
 use toolhost::urls::Urls;
 

@@ -129,7 +129,7 @@ impl App {
         .await?;
         // Storage written before per-builder totals existed joins its owner's totals.
         let endpoints = catalog.all();
-        crate::runtime::host::count_toward_owners(
+        crate::storage::count_toward_owners(
             store.as_ref(),
             endpoints
                 .iter()

@@ -147,7 +147,7 @@ impl ConversionTable {
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
     pub pool: sandbox::PoolConfig,
-    pub quotas: crate::runtime::host::Quotas,
+    pub quotas: Quotas,
     /// Answer 502 `output_invalid` when a handler's result breaks its outputSchema, instead of
     /// only logging it.
     pub reject_invalid_output: bool,
@@ -422,6 +422,46 @@ impl Config {
                 quotas: Default::default(),
                 reject_invalid_output: false,
             },
+        }
+    }
+}
+
+/// Storage quotas: per endpoint, and totals across all of one builder's endpoints (a builder
+/// could otherwise multiply the per-endpoint quotas by creating endpoints). The operator's and
+/// the admin's endpoints have the per-endpoint quotas only.
+#[derive(Clone, Debug)]
+pub struct Quotas {
+    pub kv_keys: u64,
+    pub kv_bytes: u64,
+    pub files: u64,
+    pub file_bytes: u64,
+    /// kv keys of all of a builder's endpoints together.
+    pub builder_kv_keys: u64,
+    /// kv bytes (keys' stored values) of all of a builder's endpoints together.
+    pub builder_kv_bytes: u64,
+    /// File bytes of all of a builder's endpoints together (uploaded and handler-written).
+    pub builder_file_bytes: u64,
+}
+
+impl Quotas {
+    /// Defaults of the builder totals (`--builder-kv-keys`, `--builder-kv-mb`,
+    /// `--builder-files-mb`): room for a few endpoints at their full quotas.
+    pub const DEFAULT_BUILDER_KV_KEYS: u64 = 50_000;
+    pub const DEFAULT_BUILDER_KV_MB: u64 = 64;
+    pub const DEFAULT_BUILDER_FILES_MB: u64 = 64;
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        const MIB: u64 = 1024 * 1024;
+        Self {
+            kv_keys: 10_000,
+            kv_bytes: 16 * MIB,
+            files: 100,
+            file_bytes: 16 * MIB,
+            builder_kv_keys: Self::DEFAULT_BUILDER_KV_KEYS,
+            builder_kv_bytes: Self::DEFAULT_BUILDER_KV_MB * MIB,
+            builder_file_bytes: Self::DEFAULT_BUILDER_FILES_MB * MIB,
         }
     }
 }

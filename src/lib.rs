@@ -13,6 +13,7 @@
 //! - `secrets`, `logs`, `events`: per-endpoint encrypted secrets and logs; the builder event feed.
 //! - `tools`: invoking endpoints and the native built-in handlers.
 //! - `runtime`: running JS endpoints in the sandbox's isolate pool.
+//! - `storage`: handlers' kv entries and files, with per-endpoint and per-builder quotas.
 //! - `readiness`: the `x402_readiness_check` handler.
 //! - `net`: the SSRF-guarded client for every outbound request made for a caller.
 //! - `mcp`: the MCP endpoint (Streamable HTTP JSON-RPC), the catalog as tools.
@@ -55,6 +56,7 @@ pub mod runtime;
 pub mod safety;
 pub mod secrets;
 pub mod server;
+pub mod storage;
 pub mod store;
 pub mod timestamp;
 pub mod tools;

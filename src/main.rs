@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use toolhost::config::Quotas;
 use toolhost::config::{
     Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey, StoreLocation,
 };
-use toolhost::runtime::host::Quotas;
 use toolhost::server::Server;
 
 #[derive(Parser)]

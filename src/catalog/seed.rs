@@ -14,8 +14,9 @@ use time::OffsetDateTime;
 
 use super::model::{Capabilities, Endpoint, HandlerType, Owner, Status};
 use super::registry::{CatalogError, CompiledEndpoint, Registry};
+use crate::config::Quotas;
 use crate::money::Usd;
-use crate::runtime::host::{write_counted, Quotas, Space};
+use crate::storage::{write_counted, Space};
 use crate::store::{Store, StoreError, Tree};
 
 static FIXTURES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures");

@@ -2,7 +2,7 @@
 //!
 //! Paths follow the sandbox's one rule ([`sandbox::normalize_file_path`]), checked here before
 //! anything is written, because the sandbox resolves `ctx.files` reads against the same keys.
-//! Uploads are written like the handler's own writes ([`host::write_counted_all`]), so the
+//! Uploads are written like the handler's own writes ([`storage::write_counted_all`]), so the
 //! files quota and the owning builder's total count them.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -11,7 +11,8 @@ use sandbox::HostError;
 use serde::Serialize;
 
 use super::lifecycle::EndpointError;
-use crate::runtime::host::{self, Change, Quotas, Space};
+use crate::config::Quotas;
+use crate::storage::{self, Change, Space};
 use crate::store::{Store, StoreError, StoreResult, Tree};
 
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
@@ -105,7 +106,7 @@ pub(super) async fn check(
             format!("an endpoint holds at most {MAX_FILES} files"),
         ));
     }
-    host::check_counted(
+    storage::check_counted(
         store,
         quotas,
         Space::Files,
@@ -131,7 +132,7 @@ pub(super) async fn write(
     if changes.is_empty() {
         return Ok(());
     }
-    host::write_counted_all(
+    storage::write_counted_all(
         store,
         quotas,
         Space::Files,
@@ -224,9 +225,7 @@ mod tests {
         let huge: BTreeMap<String, Option<String>> =
             [("big".to_string(), Some("x".repeat(MAX_FILE_BYTES + 1)))].into();
         assert!(check(&store, &quotas, "t", None, &huge).await.is_err());
-        crate::runtime::host::forget_endpoint(&store, "s")
-            .await
-            .unwrap();
+        crate::storage::forget_endpoint(&store, "s").await.unwrap();
         assert!(list(&store, "s").await.unwrap().is_empty());
     }
 

@@ -566,7 +566,7 @@ pub async fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, 
     let removed = app.catalog.remove(slug).await?;
     app.runtime.forget(slug);
     secrets::delete_all(app.store.as_ref(), slug).await?;
-    crate::runtime::host::forget_endpoint(app.store.as_ref(), slug).await?;
+    crate::storage::forget_endpoint(app.store.as_ref(), slug).await?;
     logs::delete_all(app.store.as_ref(), slug).await?;
     emit(app, &removed, EventKind::EndpointDeleted, json!({})).await;
     Ok(removed)

@@ -1,0 +1,463 @@
+//! Handler storage: each endpoint's kv entries and files in the store, and the usage totals
+//! that enforce quotas without scanning (per endpoint, and per builder across all of its
+//! endpoints, changed in the same atomic batch as the data they count).
+//!
+//! The runtime's host (`runtime::host`) serves `ctx.kv` and `ctx.files` from here; endpoint
+//! uploads (`endpoints::files`) and the seed catalog write through the same counted writes.
+
+use sandbox::HostError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::Quotas;
+use crate::store::{Batch, Store, StoreError, Tree};
+
+/// A kv value with its expiry (unix seconds).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Stored {
+    pub(crate) v: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) exp: Option<u64>,
+}
+
+/// Running totals kept beside the data so quota checks never scan: one per endpoint and space,
+/// naming the builder whose totals include it.
+#[derive(Serialize, Deserialize, Default, Clone, Debug, PartialEq)]
+pub(crate) struct Usage {
+    count: u64,
+    bytes: u64,
+    /// The builder whose [`Totals`] include this endpoint's. Absent: nobody's (an operator's or
+    /// admin's endpoint, or totals recorded before builder totals existed; [`count_toward_owners`]
+    /// moves those into their owner's totals at start-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    builder: Option<String>,
+}
+
+/// A builder's totals in one space: exactly the sum of the [`Usage`] records naming it, because
+/// every batch that changes a record changes the totals it counts toward with it.
+#[derive(Serialize, Deserialize, Default, Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Totals {
+    pub(crate) count: u64,
+    pub(crate) bytes: u64,
+}
+
+/// Key of an endpoint's entry; slugs never contain `/`, so prefixes cannot collide.
+pub fn scoped_key(slug: &str, key: &str) -> Vec<u8> {
+    format!("{slug}/{key}").into_bytes()
+}
+
+pub(crate) fn usage_key(kind: &str, slug: &str) -> Vec<u8> {
+    format!("usage/{kind}/{slug}").into_bytes()
+}
+
+pub(crate) fn builder_usage_key(kind: &str, builder: &str) -> Vec<u8> {
+    format!("builder-usage/{kind}/{builder}").into_bytes()
+}
+
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+pub(crate) fn host_error(code: &str, message: impl Into<String>) -> HostError {
+    HostError {
+        code: code.to_string(),
+        message: message.into(),
+    }
+}
+
+pub(crate) fn storage_error(e: StoreError) -> HostError {
+    tracing::error!(error = %e, "handler storage failed");
+    host_error("storage_error", "storage is unavailable")
+}
+
+/// The two per-endpoint storage spaces, each with its own quota.
+#[derive(Clone, Copy, Debug)]
+pub enum Space {
+    Kv,
+    Files,
+}
+
+impl Space {
+    fn tree(self) -> Tree {
+        match self {
+            Space::Kv => Tree::HandlerKv,
+            Space::Files => Tree::HandlerFiles,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Space::Kv => "kv",
+            Space::Files => "files",
+        }
+    }
+
+    /// (entries, bytes) allowed per endpoint.
+    fn limits(self, quotas: &Quotas) -> (u64, u64) {
+        match self {
+            Space::Kv => (quotas.kv_keys, quotas.kv_bytes),
+            Space::Files => (quotas.files, quotas.file_bytes),
+        }
+    }
+
+    /// (entries, bytes) allowed across all of one builder's endpoints; files are bounded by
+    /// bytes only (their count is bounded per endpoint).
+    fn builder_limits(self, quotas: &Quotas) -> (Option<u64>, u64) {
+        match self {
+            Space::Kv => (Some(quotas.builder_kv_keys), quotas.builder_kv_bytes),
+            Space::Files => (None, quotas.builder_file_bytes),
+        }
+    }
+
+    /// What an entry is called in quota messages.
+    fn entries(self) -> &'static str {
+        match self {
+            Space::Kv => "keys",
+            Space::Files => "files",
+        }
+    }
+}
+
+/// One change to an endpoint's space: the key and its new value, `None` to remove it.
+pub type Change<'a> = (&'a str, Option<&'a [u8]>);
+
+/// Writes or removes (`value: None`) one entry of an endpoint and adjusts its usage totals (and
+/// its builder's, `builder` being the endpoint's owning builder if any) in the same atomic batch,
+/// retrying when a concurrent writer changed the totals first. Returns whether the entry existed
+/// before.
+pub async fn write_counted(
+    store: &dyn Store,
+    quotas: &Quotas,
+    space: Space,
+    slug: &str,
+    builder: Option<&str>,
+    key: &str,
+    value: Option<Vec<u8>>,
+) -> Result<bool, HostError> {
+    let changes = [(key, value.as_deref())];
+    let existed = write_counted_all(store, quotas, space, slug, builder, &changes).await?;
+    Ok(existed == 1)
+}
+
+/// Like [`write_counted`] for several entries (distinct keys) at once: all of them land with the
+/// adjusted totals, or nothing changes (`quota_exceeded` when the totals after the whole set
+/// would pass the endpoint's quota or its builder's). Endpoint assets uploaded with a create or
+/// update go through here, so quotas count them. Returns how many of the entries existed before.
+pub async fn write_counted_all(
+    store: &dyn Store,
+    quotas: &Quotas,
+    space: Space,
+    slug: &str,
+    builder: Option<&str>,
+    changes: &[Change<'_>],
+) -> Result<usize, HostError> {
+    for _ in 0..16 {
+        let Some((batch, existed)) =
+            counted_batch(store, Some(quotas), space, slug, builder, changes).await?
+        else {
+            return Ok(0);
+        };
+        match store.apply(batch).await {
+            Ok(()) => return Ok(existed),
+            Err(StoreError::ConditionFailed(_)) => continue,
+            Err(e) => return Err(storage_error(e)),
+        }
+    }
+    Err(host_error(
+        "storage_busy",
+        "too many concurrent writes; try again",
+    ))
+}
+
+/// Whether [`write_counted_all`] would accept `changes` now; writes nothing.
+pub async fn check_counted(
+    store: &dyn Store,
+    quotas: &Quotas,
+    space: Space,
+    slug: &str,
+    builder: Option<&str>,
+    changes: &[Change<'_>],
+) -> Result<(), HostError> {
+    counted_batch(store, Some(quotas), space, slug, builder, changes)
+        .await
+        .map(drop)
+}
+
+/// A failed read while planning a counted write.
+pub(crate) enum Planning {
+    Refused(HostError),
+    Store(StoreError),
+}
+
+impl From<Planning> for HostError {
+    fn from(e: Planning) -> Self {
+        match e {
+            Planning::Refused(e) => e,
+            Planning::Store(e) => storage_error(e),
+        }
+    }
+}
+
+impl From<StoreError> for Planning {
+    fn from(e: StoreError) -> Self {
+        Planning::Store(e)
+    }
+}
+
+pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Default>(
+    store: &dyn Store,
+    key: &[u8],
+) -> Result<(Option<Vec<u8>>, T), StoreError> {
+    let raw = store.get(Tree::Meta, key).await?;
+    let value = raw
+        .as_deref()
+        .and_then(|b| serde_json::from_slice(b).ok())
+        .unwrap_or_default();
+    Ok((raw, value))
+}
+
+/// Puts `totals` under `key`, or removes the key when they are zero.
+pub(crate) fn put_totals(batch: Batch, key: Vec<u8>, totals: Totals) -> Batch {
+    if totals == Totals::default() {
+        batch.delete(Tree::Meta, key)
+    } else {
+        batch.put(
+            Tree::Meta,
+            key,
+            serde_json::to_vec(&totals).unwrap_or_default(),
+        )
+    }
+}
+
+/// The batch that applies `changes` to an endpoint's space and its new usage record (counted
+/// toward `builder`), guarded by the records, totals and entries as read (a concurrent writer
+/// makes it fail, and the caller reads again), with how many of the entries existed. `None`:
+/// there is nothing to write. `quotas: None` skips the quota checks (removals, start-up
+/// accounting).
+///
+/// The builder totals change by the record's difference: when the record named another builder
+/// (or none), its whole usage moves from that one's totals to `builder`'s in the same batch.
+pub(crate) async fn counted_batch(
+    store: &dyn Store,
+    quotas: Option<&Quotas>,
+    space: Space,
+    slug: &str,
+    builder: Option<&str>,
+    changes: &[Change<'_>],
+) -> Result<Option<(Batch, usize)>, HostError> {
+    plan(store, quotas, space, slug, builder, changes)
+        .await
+        .map_err(HostError::from)
+}
+
+pub(crate) async fn plan(
+    store: &dyn Store,
+    quotas: Option<&Quotas>,
+    space: Space,
+    slug: &str,
+    builder: Option<&str>,
+    changes: &[Change<'_>],
+) -> Result<Option<(Batch, usize)>, Planning> {
+    let (tree, kind) = (space.tree(), space.name());
+    let usage_key = usage_key(kind, slug);
+    let (old_raw, old): (_, Usage) = read_json(store, &usage_key).await?;
+    let builder = builder.map(str::to_owned);
+    if changes.is_empty() && (old_raw.is_none() || old.builder == builder) {
+        return Ok(None);
+    }
+    let Usage {
+        mut count,
+        mut bytes,
+        ..
+    } = old;
+    let mut existed = 0;
+    let mut batch = Batch::new().require_equals(Tree::Meta, usage_key.clone(), old_raw.clone());
+    for &(key, value) in changes {
+        let key = scoped_key(slug, key);
+        let old = store.get(tree, &key).await?;
+        let old_len = old.as_ref().map_or(0, |o| o.len() as u64);
+        let new_len = value.map_or(0, |v| v.len() as u64);
+        count = (count + u64::from(value.is_some())).saturating_sub(u64::from(old.is_some()));
+        bytes = (bytes + new_len).saturating_sub(old_len);
+        existed += usize::from(old.is_some());
+        batch = batch.require_equals(tree, key.clone(), old);
+        batch = match value {
+            Some(v) => batch.put(tree, key, v.to_vec()),
+            None => batch.delete(tree, key),
+        };
+    }
+    let grows = changes.iter().any(|(_, value)| value.is_some());
+    if let Some(quotas) = quotas.filter(|_| grows) {
+        let limits = space.limits(quotas);
+        if count > limits.0 || bytes > limits.1 {
+            return Err(Planning::Refused(host_error(
+                "quota_exceeded",
+                format!(
+                    "{kind} quota exceeded ({} entries, {} bytes allowed)",
+                    limits.0, limits.1
+                ),
+            )));
+        }
+    }
+    let new = Usage {
+        count,
+        bytes,
+        builder,
+    };
+    // The builders whose totals change: the record's holder before and after (once if the same).
+    let mut holders: Vec<&str> = old
+        .builder
+        .iter()
+        .chain(&new.builder)
+        .map(String::as_str)
+        .collect();
+    holders.dedup();
+    for holder in holders {
+        let key = builder_usage_key(kind, holder);
+        let (raw, before): (_, Totals) = read_json(store, &key).await?;
+        let mut after = before;
+        if old.builder.as_deref() == Some(holder) {
+            after.count = after.count.saturating_sub(old.count);
+            after.bytes = after.bytes.saturating_sub(old.bytes);
+        }
+        if new.builder.as_deref() == Some(holder) {
+            after.count += new.count;
+            after.bytes += new.bytes;
+            if let Some(quotas) = quotas.filter(|_| grows) {
+                check_builder_totals(space, quotas, before, after)?;
+            }
+        }
+        batch = put_totals(
+            batch.require_equals(Tree::Meta, key.clone(), raw),
+            key,
+            after,
+        );
+    }
+    let record = serde_json::to_vec(&new).unwrap_or_default();
+    Ok(Some((batch.put(Tree::Meta, usage_key, record), existed)))
+}
+
+/// Refuses a write that raises a builder's total past its limit. A write that raises neither
+/// total passes even over a limit (lowered since), so overwriting a value in place keeps working.
+pub(crate) fn check_builder_totals(
+    space: Space,
+    quotas: &Quotas,
+    before: Totals,
+    after: Totals,
+) -> Result<(), Planning> {
+    let (max_entries, max_bytes) = space.builder_limits(quotas);
+    let over_entries =
+        max_entries.is_some_and(|max| after.count > before.count && after.count > max);
+    let over_bytes = after.bytes > before.bytes && after.bytes > max_bytes;
+    if !over_entries && !over_bytes {
+        return Ok(());
+    }
+    let allowed = match max_entries {
+        Some(max) => format!("{max} {}, {max_bytes} bytes", space.entries()),
+        None => format!("{max_bytes} bytes"),
+    };
+    Err(Planning::Refused(host_error(
+        "quota_exceeded",
+        format!(
+            "the builder's total {} quota across all its endpoints is exceeded ({allowed} allowed; {} {} and {} bytes used after this write)",
+            space.name(),
+            after.count,
+            space.entries(),
+            after.bytes
+        ),
+    )))
+}
+
+/// Removes an endpoint's kv data, files and their usage records, so a new endpoint with the same
+/// slug starts empty; the builder whose totals counted them gets that room back, in the same
+/// batches that remove the data.
+pub async fn forget_endpoint(store: &dyn Store, slug: &str) -> Result<(), StoreError> {
+    for space in [Space::Kv, Space::Files] {
+        let (prefix, usage_key) = (scoped_key(slug, ""), usage_key(space.name(), slug));
+        loop {
+            let (usage_raw, usage): (_, Usage) = read_json(store, &usage_key).await?;
+            let page = store.scan_prefix(space.tree(), &prefix, None, 512).await?;
+            let batch = if page.is_empty() {
+                let Some(raw) = usage_raw else { break };
+                // No entries left: drop the record, and whatever it still counted (nothing
+                // unless the totals and the data had parted) from its builder's totals.
+                let mut batch = Batch::new()
+                    .require_equals(Tree::Meta, usage_key.clone(), Some(raw))
+                    .delete(Tree::Meta, usage_key.clone());
+                if let Some(holder) = &usage.builder {
+                    let key = builder_usage_key(space.name(), holder);
+                    let (raw, mut totals): (_, Totals) = read_json(store, &key).await?;
+                    totals.count = totals.count.saturating_sub(usage.count);
+                    totals.bytes = totals.bytes.saturating_sub(usage.bytes);
+                    batch = put_totals(
+                        batch.require_equals(Tree::Meta, key.clone(), raw),
+                        key,
+                        totals,
+                    );
+                }
+                batch
+            } else {
+                let keys: Vec<String> = page
+                    .iter()
+                    .map(|(k, _)| String::from_utf8_lossy(&k[prefix.len()..]).into_owned())
+                    .collect();
+                let changes: Vec<Change<'_>> = keys.iter().map(|k| (k.as_str(), None)).collect();
+                // Removals keep the record's holder: the endpoint is gone from the catalog.
+                match plan(store, None, space, slug, usage.builder.as_deref(), &changes).await {
+                    Ok(Some((batch, _))) => batch,
+                    Ok(None) => break,
+                    Err(Planning::Store(e)) => return Err(e),
+                    Err(Planning::Refused(e)) => return Err(StoreError::Engine(e.message)),
+                }
+            };
+            match store.apply(batch).await {
+                Ok(()) | Err(StoreError::ConditionFailed(_)) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Makes every endpoint's usage count toward its owning builder's totals: records written
+/// before builder totals existed (or naming someone else) move into the owner's totals, each in
+/// one atomic batch. Run at start-up; does nothing for records already right, so every node of
+/// a cluster may run it. Returns how many records moved.
+pub async fn count_toward_owners<'a>(
+    store: &dyn Store,
+    endpoints: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+) -> Result<usize, StoreError> {
+    let mut moved = 0;
+    for (slug, builder) in endpoints {
+        for space in [Space::Kv, Space::Files] {
+            for attempt in 0.. {
+                let planned = match plan(store, None, space, slug, builder, &[]).await {
+                    Ok(p) => p,
+                    Err(Planning::Store(e)) => return Err(e),
+                    Err(Planning::Refused(e)) => return Err(StoreError::Engine(e.message)),
+                };
+                // Nothing to move, or no record yet (the first write creates it, naming the
+                // owner).
+                let Some((batch, _)) = planned else {
+                    break;
+                };
+                match store.apply(batch).await {
+                    Ok(()) => {
+                        moved += 1;
+                        break;
+                    }
+                    Err(StoreError::ConditionFailed(_)) if attempt < 16 => continue,
+                    Err(StoreError::ConditionFailed(_)) => {
+                        // Writers keep moving it: each of their batches names the owner too.
+                        tracing::warn!(slug, "usage record kept changing; left to its writers");
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    Ok(moved)
+}
