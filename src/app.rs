@@ -78,6 +78,16 @@ pub struct StartupNotes {
 }
 
 impl App {
+    /// What the endpoint lifecycle works on.
+    pub fn endpoint_parts(&self) -> crate::endpoints::Parts<'_> {
+        crate::endpoints::Parts {
+            store: &self.store,
+            catalog: &self.catalog,
+            config: &self.config,
+            runtime: &self.runtime,
+        }
+    }
+
     /// Opens the data dir and the store, seeds the catalog, and resolves the base URL against the
     /// address actually bound (so port 0 works).
     pub async fn open(

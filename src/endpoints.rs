@@ -17,5 +17,5 @@ pub use files::{MAX_FILES, MAX_FILE_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
     can_manage, create, decide, delete, manage_view, owned, review_queue, secrets_changed, update,
-    visible, EndpointError,
+    visible, EndpointError, Parts,
 };

@@ -1,4 +1,4 @@
-//! Create, update, delete and review, as plain functions of the app, the caller and the request.
+//! Create, update, delete and review, as plain functions of the parts, the caller and the request.
 //!
 //! Order of checks: the caller is known (the extractor's 401), the endpoint exists (404), the
 //! caller may change it (403), the body is valid (422), the content passes the scanner (422 or
@@ -13,17 +13,18 @@ use time::OffsetDateTime;
 
 use super::files;
 use super::input::{self, CreateRequest, FieldError, PatchRequest};
-use crate::app::App;
 use crate::builders::Caller;
 use crate::catalog::{
-    Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Status,
+    Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Registry, Status,
 };
+use crate::config::Config;
 use crate::error::{ApiError, ErrorCode};
 use crate::events::{self, EventKind};
 use crate::logs;
+use crate::runtime::EndpointRuntime;
 use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
 use crate::secrets::{self, SecretsError};
-use crate::store::StoreError;
+use crate::store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
@@ -100,6 +101,15 @@ impl From<EndpointError> for ApiError {
     }
 }
 
+/// The parts of the service the lifecycle works on, borrowed for one operation.
+pub struct Parts<'a> {
+    pub store: &'a Arc<dyn Store>,
+    pub catalog: &'a Registry,
+    pub config: &'a Config,
+    /// To forget a deleted endpoint's compiled code and warm isolates.
+    pub runtime: &'a EndpointRuntime,
+}
+
 /// Whether the caller may change the endpoint: the admin always, a builder only its own.
 pub fn can_manage(caller: &Caller, endpoint: &Endpoint) -> bool {
     match caller {
@@ -116,11 +126,11 @@ pub fn visible(endpoint: &Endpoint, caller: Option<&Caller>) -> bool {
 
 /// The endpoint, if it exists (404) and the caller may change it (403).
 pub fn owned(
-    app: &App,
+    parts: &Parts<'_>,
     caller: &Caller,
     slug: &str,
 ) -> Result<Arc<CompiledEndpoint>, EndpointError> {
-    let compiled = app.catalog.require(slug)?;
+    let compiled = parts.catalog.require(slug)?;
     if !can_manage(caller, &compiled.endpoint) {
         return Err(EndpointError::NotOwner);
     }
@@ -129,10 +139,10 @@ pub fn owned(
 
 /// Records an event for the owning builder. The change itself is already stored, so a failure
 /// here is logged rather than turned into an error the caller would take for a failed change.
-async fn emit(app: &App, endpoint: &Endpoint, kind: EventKind, data: Value) {
+async fn emit(parts: &Parts<'_>, endpoint: &Endpoint, kind: EventKind, data: Value) {
     if let Some(builder) = endpoint.owner_builder() {
         if let Err(e) = events::record(
-            app.store.as_ref(),
+            parts.store.as_ref(),
             builder,
             kind,
             Some(&endpoint.slug),
@@ -278,7 +288,7 @@ fn flagged_data(endpoint: &Endpoint) -> Value {
 
 /// Creates an endpoint owned by the caller.
 pub async fn create(
-    app: &App,
+    parts: &Parts<'_>,
     caller: &Caller,
     request: CreateRequest,
 ) -> Result<Arc<CompiledEndpoint>, EndpointError> {
@@ -326,9 +336,9 @@ pub async fn create(
         .into_iter()
         .map(|(p, c)| (p, Some(c)))
         .collect();
-    let quotas = &app.config.runtime.quotas;
+    let quotas = &parts.config.runtime.quotas;
     let owner = builder.map(|b| b.id.as_str());
-    files::check(app.store.as_ref(), quotas, &request.slug, owner, &files).await?;
+    files::check(parts.store.as_ref(), quotas, &request.slug, owner, &files).await?;
     let now = OffsetDateTime::now_utc();
     let mut endpoint = Endpoint {
         id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
@@ -375,12 +385,12 @@ pub async fn create(
         .map(String::from);
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
-    let compiled = app.catalog.insert_new(endpoint).await?;
+    let compiled = parts.catalog.insert_new(endpoint).await?;
     let slug = &compiled.endpoint.slug;
-    files::write(app.store.as_ref(), quotas, slug, owner, &files).await?;
+    files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
     let endpoint = &compiled.endpoint;
     emit(
-        app,
+        parts,
         endpoint,
         EventKind::EndpointCreated,
         json!({ "status": endpoint.status, "priceUsd": endpoint.price_usd }),
@@ -388,7 +398,7 @@ pub async fn create(
     .await;
     if is_flagged(endpoint) {
         emit(
-            app,
+            parts,
             endpoint,
             EventKind::SafetyFlagged,
             flagged_data(endpoint),
@@ -400,12 +410,12 @@ pub async fn create(
 
 /// Applies a PATCH. Builders may not touch `grantedCapabilities` or `limits` (403).
 pub async fn update(
-    app: &App,
+    parts: &Parts<'_>,
     caller: &Caller,
     slug: &str,
     patch: PatchRequest,
 ) -> Result<Arc<CompiledEndpoint>, EndpointError> {
-    let current = owned(app, caller, slug)?;
+    let current = owned(parts, caller, slug)?;
     let is_builder = !caller.is_admin();
     if is_builder && patch.granted_capabilities.is_some() {
         return Err(EndpointError::AdminOnly("grantedCapabilities"));
@@ -495,9 +505,9 @@ pub async fn update(
         mark("allowedHosts");
     }
     let files = patch.files.unwrap_or_default();
-    let quotas = &app.config.runtime.quotas;
+    let quotas = &parts.config.runtime.quotas;
     let owner = before.owner_builder();
-    files::check(app.store.as_ref(), quotas, slug, owner, &files).await?;
+    files::check(parts.store.as_ref(), quotas, slug, owner, &files).await?;
     changed.extend(files.keys().map(|p| format!("files/{p}")));
     if let Some(status) = patch.status {
         ep.status = status;
@@ -509,12 +519,12 @@ pub async fn update(
     }
     ep.revision = before.revision + 1;
     ep.updated_at = now;
-    let compiled = app.catalog.update(ep, before.revision).await?;
-    files::write(app.store.as_ref(), quotas, slug, owner, &files).await?;
+    let compiled = parts.catalog.update(ep, before.revision).await?;
+    files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
         emit(
-            app,
+            parts,
             after,
             EventKind::EndpointUpdated,
             json!({ "fields": changed, "revision": after.revision }),
@@ -523,15 +533,15 @@ pub async fn update(
     }
     match (before.status, after.status) {
         (Status::Active, Status::Paused) => {
-            emit(app, after, EventKind::EndpointPaused, json!({})).await
+            emit(parts, after, EventKind::EndpointPaused, json!({})).await
         }
         (Status::Paused, Status::Active) => {
-            emit(app, after, EventKind::EndpointResumed, json!({})).await
+            emit(parts, after, EventKind::EndpointResumed, json!({})).await
         }
         _ => {}
     }
     if is_flagged(after) && !is_flagged(before) {
-        emit(app, after, EventKind::SafetyFlagged, flagged_data(after)).await;
+        emit(parts, after, EventKind::SafetyFlagged, flagged_data(after)).await;
     }
     Ok(compiled)
 }
@@ -539,48 +549,52 @@ pub async fn update(
 /// Records that the endpoint's secrets changed: bumps the revision (the sandbox rebuilds
 /// isolates that captured the old `ctx.env`) and tells the owner which names changed.
 pub async fn secrets_changed(
-    app: &App,
+    parts: &Parts<'_>,
     slug: &str,
     names: Vec<String>,
 ) -> Result<Arc<CompiledEndpoint>, EndpointError> {
     let compiled = loop {
-        let current = app.catalog.require(slug)?;
+        let current = parts.catalog.require(slug)?;
         let mut ep = current.endpoint.clone();
         ep.revision += 1;
         ep.updated_at = OffsetDateTime::now_utc();
-        match app.catalog.update(ep, current.endpoint.revision).await {
+        match parts.catalog.update(ep, current.endpoint.revision).await {
             Err(CatalogError::Conflict(_)) => continue,
             other => break other?,
         }
     };
     let data =
         json!({ "fields": ["secrets"], "secrets": names, "revision": compiled.endpoint.revision });
-    emit(app, &compiled.endpoint, EventKind::EndpointUpdated, data).await;
+    emit(parts, &compiled.endpoint, EventKind::EndpointUpdated, data).await;
     Ok(compiled)
 }
 
 /// Removes the endpoint from the catalog with its secrets, files, kv data and logs; the slug
 /// is free again. Receipts are not touched: they stay retrievable by id.
-pub async fn delete(app: &App, caller: &Caller, slug: &str) -> Result<Endpoint, EndpointError> {
-    owned(app, caller, slug)?;
-    let removed = app.catalog.remove(slug).await?;
-    app.runtime.forget(slug);
-    secrets::delete_all(app.store.as_ref(), slug).await?;
-    crate::storage::forget_endpoint(app.store.as_ref(), slug).await?;
-    logs::delete_all(app.store.as_ref(), slug).await?;
-    emit(app, &removed, EventKind::EndpointDeleted, json!({})).await;
+pub async fn delete(
+    parts: &Parts<'_>,
+    caller: &Caller,
+    slug: &str,
+) -> Result<Endpoint, EndpointError> {
+    owned(parts, caller, slug)?;
+    let removed = parts.catalog.remove(slug).await?;
+    parts.runtime.forget(slug);
+    secrets::delete_all(parts.store.as_ref(), slug).await?;
+    crate::storage::forget_endpoint(parts.store.as_ref(), slug).await?;
+    logs::delete_all(parts.store.as_ref(), slug).await?;
+    emit(parts, &removed, EventKind::EndpointDeleted, json!({})).await;
     Ok(removed)
 }
 
 /// The admin's decision on an endpoint under review: approval lists and activates it,
 /// rejection keeps it paused and unlisted.
 pub async fn decide(
-    app: &App,
+    parts: &Parts<'_>,
     slug: &str,
     approve: bool,
     note: Option<String>,
 ) -> Result<Arc<CompiledEndpoint>, EndpointError> {
-    let current = app.catalog.require(slug)?;
+    let current = parts.catalog.require(slug)?;
     let Some(verdict) = current
         .endpoint
         .content_safety
@@ -603,19 +617,20 @@ pub async fn decide(
     }
     ep.revision += 1;
     ep.updated_at = now;
-    let compiled = app.catalog.update(ep, current.endpoint.revision).await?;
+    let compiled = parts.catalog.update(ep, current.endpoint.revision).await?;
     let kind = if approve {
         EventKind::SafetyApproved
     } else {
         EventKind::SafetyRejected
     };
-    emit(app, &compiled.endpoint, kind, json!({ "note": note })).await;
+    emit(parts, &compiled.endpoint, kind, json!({ "note": note })).await;
     Ok(compiled)
 }
 
 /// Endpoints awaiting review, oldest first.
-pub fn review_queue(app: &App) -> Vec<Arc<CompiledEndpoint>> {
-    app.catalog
+pub fn review_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
+    parts
+        .catalog
         .all()
         .into_iter()
         .filter(|c| is_flagged(&c.endpoint))
@@ -623,7 +638,7 @@ pub fn review_queue(app: &App) -> Vec<Arc<CompiledEndpoint>> {
 }
 
 /// What the owner and the admin see beyond the public record.
-pub async fn manage_view(app: &App, endpoint: &Endpoint) -> Result<Value, EndpointError> {
+pub async fn manage_view(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Value, EndpointError> {
     Ok(json!({
         "owner": endpoint.owner,
         "revision": endpoint.revision,
@@ -633,14 +648,15 @@ pub async fn manage_view(app: &App, endpoint: &Endpoint) -> Result<Value, Endpoi
         "source": endpoint.source,
         "response": endpoint.response,
         "env": endpoint.env,
-        "files": files::list(app.store.as_ref(), &endpoint.slug).await?,
-        "secrets": secrets::list(app.store.as_ref(), &endpoint.slug).await?,
+        "files": files::list(parts.store.as_ref(), &endpoint.slug).await?,
+        "secrets": secrets::list(parts.store.as_ref(), &endpoint.slug).await?,
     }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::App;
     use crate::builders::{self, PayerInfo, RegisterRequest};
 
     async fn app() -> (tempfile::TempDir, App) {
@@ -680,16 +696,18 @@ mod tests {
     async fn ownership() {
         let (_dir, app) = app().await;
         let (owner, other) = (builder(&app, "A").await, builder(&app, "B").await);
-        let created = create(&app, &owner, request("mine", "")).await.unwrap();
+        let created = create(&app.endpoint_parts(), &owner, request("mine", ""))
+            .await
+            .unwrap();
         assert!(can_manage(&owner, &created.endpoint));
         assert!(can_manage(&Caller::Admin, &created.endpoint));
         assert!(!can_manage(&other, &created.endpoint));
         assert!(matches!(
-            owned(&app, &other, "mine"),
+            owned(&app.endpoint_parts(), &other, "mine"),
             Err(EndpointError::NotOwner)
         ));
         assert!(matches!(
-            owned(&app, &other, "none"),
+            owned(&app.endpoint_parts(), &other, "none"),
             Err(EndpointError::Catalog(CatalogError::NotFound(_)))
         ));
         let seeded = app.catalog.require("receipt-echo").unwrap();
@@ -700,25 +718,31 @@ mod tests {
     async fn review_flow_and_events() {
         let (_dir, app) = app().await;
         let owner = builder(&app, "A").await;
-        let held = create(&app, &owner, request("held", "mail jane.doe@gmail.com"))
-            .await
-            .unwrap();
+        let held = create(
+            &app.endpoint_parts(),
+            &owner,
+            request("held", "mail jane.doe@gmail.com"),
+        )
+        .await
+        .unwrap();
         assert_eq!(held.endpoint.status, Status::Paused);
         assert!(!held.endpoint.is_listed());
-        assert_eq!(review_queue(&app).len(), 1);
+        assert_eq!(review_queue(&app.endpoint_parts()).len(), 1);
         let resume = PatchRequest {
             status: Some(Status::Active),
             ..Default::default()
         };
         assert!(matches!(
-            update(&app, &owner, "held", resume).await,
+            update(&app.endpoint_parts(), &owner, "held", resume).await,
             Err(EndpointError::UnderReview)
         ));
-        let approved = decide(&app, "held", true, None).await.unwrap();
+        let approved = decide(&app.endpoint_parts(), "held", true, None)
+            .await
+            .unwrap();
         assert_eq!(approved.endpoint.status, Status::Active);
         assert_eq!(approved.endpoint.revision, 2);
         assert!(matches!(
-            decide(&app, "held", true, None).await,
+            decide(&app.endpoint_parts(), "held", true, None).await,
             Err(EndpointError::NotUnderReview)
         ));
 
@@ -739,7 +763,7 @@ mod tests {
                 EventKind::EndpointCreated
             ]
         );
-        delete(&app, &owner, "held").await.unwrap();
+        delete(&app.endpoint_parts(), &owner, "held").await.unwrap();
         assert!(app.catalog.get("held").is_none());
     }
 }

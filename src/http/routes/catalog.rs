@@ -102,7 +102,7 @@ pub async fn get_endpoint(
         body.to_string().replace('\'', "'\\''")
     );
     let manage = if manager {
-        Some(endpoints::manage_view(&app, endpoint).await?)
+        Some(endpoints::manage_view(&app.endpoint_parts(), endpoint).await?)
     } else {
         None
     };

@@ -21,7 +21,7 @@ async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<
     Ok(Json(json!({
         "ok": true,
         "endpoint": EndpointRecord::new(endpoint, &app.urls, CatalogForm::Current),
-        "manage": lifecycle::manage_view(app, endpoint).await?,
+        "manage": lifecycle::manage_view(&app.endpoint_parts(), endpoint).await?,
     })))
 }
 
@@ -42,7 +42,7 @@ pub async fn create_endpoint(
     caller: Caller,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> ApiResult<Json<Value>> {
-    let compiled = lifecycle::create(&app, &caller, request).await?;
+    let compiled = lifecycle::create(&app.endpoint_parts(), &caller, request).await?;
     managed(&app, &compiled).await
 }
 
@@ -65,7 +65,7 @@ pub async fn patch_endpoint(
     Path(slug): Path<String>,
     JsonBody(patch): JsonBody<PatchRequest>,
 ) -> ApiResult<Json<Value>> {
-    let compiled = lifecycle::update(&app, &caller, &slug, patch).await?;
+    let compiled = lifecycle::update(&app.endpoint_parts(), &caller, &slug, patch).await?;
     managed(&app, &compiled).await
 }
 
@@ -84,7 +84,7 @@ pub async fn delete_endpoint(
     caller: Caller,
     Path(slug): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let removed = lifecycle::delete(&app, &caller, &slug).await?;
+    let removed = lifecycle::delete(&app.endpoint_parts(), &caller, &slug).await?;
     Ok(Json(json!({ "ok": true, "deleted": removed.slug })))
 }
 
@@ -121,7 +121,7 @@ pub async fn review_endpoint(
     JsonBody(body): JsonBody<ReviewDecision>,
 ) -> ApiResult<Json<Value>> {
     let approve = matches!(body.decision, Decision::Approve);
-    let compiled = lifecycle::decide(&app, &slug, approve, body.note).await?;
+    let compiled = lifecycle::decide(&app.endpoint_parts(), &slug, approve, body.note).await?;
     managed(&app, &compiled).await
 }
 
@@ -129,7 +129,7 @@ pub async fn review_endpoint(
 #[utoipa::path(get, path = "/ai/admin/reviews", tag = "admin",
     responses((status = 200, description = "Review queue", body = Object), (status = 401, description = "No valid admin token", body = ErrorBody)))]
 pub async fn review_queue(State(app): State<AppState>, _admin: Admin) -> Json<Value> {
-    let endpoints: Vec<Value> = lifecycle::review_queue(&app)
+    let endpoints: Vec<Value> = lifecycle::review_queue(&app.endpoint_parts())
         .iter()
         .map(|c| json!({ "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current), "owner": c.endpoint.owner }))
         .collect();
@@ -160,7 +160,7 @@ pub async fn builder_endpoints(
     for c in &owned {
         endpoints.push(json!({
             "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
-            "manage": lifecycle::manage_view(&app, &c.endpoint).await?,
+            "manage": lifecycle::manage_view(&app.endpoint_parts(), &c.endpoint).await?,
         }));
     }
     Ok(Json(

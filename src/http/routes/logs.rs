@@ -26,7 +26,7 @@ pub async fn endpoint_logs(
     Path(slug): Path<String>,
     Query(query): Query<PageQuery>,
 ) -> ApiResult<Json<Value>> {
-    endpoints::owned(&app, &caller, &slug)?;
+    endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     app.recorder.flush().await;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
     let page = crate::logs::page(app.store.as_ref(), &slug, &request).await?;

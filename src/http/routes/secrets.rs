@@ -25,7 +25,7 @@ pub async fn list_secrets(
     caller: Caller,
     Path(slug): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    endpoints::owned(&app, &caller, &slug)?;
+    endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     let secrets = vault::list(app.store.as_ref(), &slug).await?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "secrets": secrets }),
@@ -49,7 +49,7 @@ pub async fn change_secrets(
     Path(slug): Path<String>,
     JsonBody(changes): JsonBody<SecretChanges>,
 ) -> ApiResult<Json<Value>> {
-    endpoints::owned(&app, &caller, &slug)?;
+    endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     let names: Vec<String> = changes
         .set
         .keys()
@@ -57,7 +57,7 @@ pub async fn change_secrets(
         .cloned()
         .collect();
     let secrets = vault::apply_changes(app.store.as_ref(), &app.secrets, &slug, changes).await?;
-    endpoints::secrets_changed(&app, &slug, names).await?;
+    endpoints::secrets_changed(&app.endpoint_parts(), &slug, names).await?;
     Ok(Json(
         json!({ "ok": true, "slug": slug, "secrets": secrets }),
     ))
