@@ -77,6 +77,7 @@ pub const ALL_CODES: &[&str] = &[
     "quote_mismatch",
     "already_paid",
     "below_minimum",
+    "nothing_collectable",
     "payout_conflict",
     "payout_settings_missing",
     // 422

@@ -245,7 +245,7 @@ impl Recovery {
                     detail: e.to_string(),
                 })?;
                 let result = match stored {
-                    Stored::Spent(_) => continue,
+                    Stored::Spent(_) | Stored::Failed(_) => continue,
                     Stored::Legacy => self.legacy(&key, &bytes, cutoffs).await,
                     Stored::Claim(record) => self.claim(&key, &bytes, &record, cutoffs).await,
                 };
@@ -452,6 +452,8 @@ impl Recovery {
                 amount,
                 method: PaymentMethod::X402,
                 at: OffsetDateTime::now_utc(),
+                // Recovery records a sale only when the chain says the transfer happened.
+                collection: Some(revenue::Collection::Collected),
             },
         )?
         .require_equals(Tree::Nonces, key.to_vec(), Some(bytes.to_vec()))
@@ -1099,6 +1101,7 @@ mod tests {
             amount: Usd::from_units(1000),
             method: PaymentMethod::X402,
             at: OffsetDateTime::now_utc(),
+            collection: Some(revenue::Collection::Pending),
         };
         let index = PendingSettlement {
             receipt_id: id.clone(),
@@ -1159,10 +1162,9 @@ mod tests {
                 .len(),
             6
         );
-        assert!(crate::revenue::payouts::unpaid(s, "b")
-            .await
-            .unwrap()
-            .is_empty());
+        let unpaid = crate::revenue::payouts::unpaid(s, "b").await.unwrap();
+        assert!(unpaid.payable.is_empty());
+        assert_eq!(unpaid.uncollected.len(), 6);
 
         let report = recovery
             .reconcile_pending(now - BOUND.as_millis() as u64)
@@ -1224,6 +1226,7 @@ mod tests {
         let mut payable: Vec<String> = crate::revenue::payouts::unpaid(s, "b")
             .await
             .unwrap()
+            .payable
             .into_iter()
             .map(|sale| sale.receipt_id)
             .collect();

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use super::payouts::{self, PayoutSettings};
-use super::{report, sales_of};
+use super::{report, sales_of, with_standing, Collection};
 use crate::app::{App, AppState};
 use crate::auth::{Admin, BuilderAuth};
 use crate::events::{self, EventKind};
@@ -21,10 +21,17 @@ pub struct RevenueQuery {
     since: Option<String>,
 }
 
-/// The caller's revenue: gross, platform fee, net, count, by endpoint and by day.
+/// The caller's revenue: gross, platform fee, net, count, by endpoint and by day. The totals
+/// (`grossUsd`, `grossUnits`, … and `count`) cover every sale, collected or not; `collected`
+/// and `uncollected` split them exactly (`{grossUnits, feeUnits, netUnits, count}`, integer
+/// atomic units as strings), at the top and in each `byEndpoint` and `byDay` entry.
+/// Collected: an x402 transfer seen mined, a remote facilitator's settlement with its
+/// transaction, or a developer-credit debit. Uncollected: recorded in the ledger only (a
+/// deployment that cannot settle: never collected) or still pending on-chain;
+/// `uncollectedByState` tells the two apart. Only collected money is paid out.
 #[utoipa::path(get, path = "/ai/builders/revenue", tag = "builders", params(RevenueQuery),
     responses(
-        (status = 200, description = "Revenue report", body = Object),
+        (status = 200, description = "Revenue report: totals of all sales, with `collected` and `uncollected` parts (`{grossUnits, feeUnits, netUnits, count}`) and `uncollectedByState` (`recorded`, `pending`), also per `byEndpoint` and `byDay` entry", body = Object),
         (status = 400, description = "Invalid `since`", body = ErrorBody),
         (status = 401, description = "No valid builder key", body = ErrorBody),
     ))]
@@ -36,6 +43,7 @@ pub async fn revenue(
     let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
     let since = OffsetDateTime::now_utc() - window;
     let sales = sales_of(app.store.as_ref(), &builder.id, since).await?;
+    let sales = with_standing(app.store.as_ref(), sales).await?;
     let revenue = report::report(&sales, app.config.platform_fee_bps);
     Ok(Json(json!({
         "ok": true,
@@ -79,31 +87,44 @@ pub async fn set_payout_settings(
     Ok(Json(json!({"ok": true, "payoutSettings": saved})))
 }
 
-/// The caller's payout packets and unpaid net balance.
+/// The caller's payout packets and unpaid net balance: `unpaidNetUnits` / `unpaidReceipts` is
+/// what a packet would pay now (collected money only); `uncollectedNetUnits` /
+/// `uncollectedReceipts` is unpaid revenue that is not collected (recorded only, or pending
+/// on-chain) and is left out of packets.
 #[utoipa::path(get, path = "/ai/builders/payouts", tag = "builders",
-    responses((status = 200, description = "Packets", body = Object), (status = 401, description = "No valid builder key", body = ErrorBody)))]
+    responses((status = 200, description = "Packets, the collected unpaid balance (`unpaidNetUnits`, `unpaidReceipts`) and the uncollected one (`uncollectedNetUnits`, `uncollectedReceipts`)", body = Object), (status = 401, description = "No valid builder key", body = ErrorBody)))]
 pub async fn list_payouts(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
 ) -> ApiResult<Json<Value>> {
     let store = app.store.as_ref();
     let unpaid = payouts::unpaid(store, &builder.id).await?;
-    let balance = report::report(&unpaid, app.config.platform_fee_bps);
+    let payable: Vec<_> = unpaid
+        .payable
+        .into_iter()
+        .map(|sale| (sale, Collection::Collected))
+        .collect();
+    let payable = report::report(&payable, app.config.platform_fee_bps);
+    let uncollected = report::report(&unpaid.uncollected, app.config.platform_fee_bps);
     Ok(Json(json!({
         "ok": true,
-        "unpaidNetUnits": balance.net_units,
-        "unpaidReceipts": balance.totals.count,
+        "unpaidNetUnits": payable.net_units,
+        "unpaidReceipts": payable.totals.count,
+        "uncollectedNetUnits": uncollected.net_units,
+        "uncollectedReceipts": uncollected.totals.count,
         "packets": payouts::packets(store, &builder.id).await?,
     })))
 }
 
-/// Create a payout packet for the whole unpaid net balance (409 `below_minimum` under the
-/// configured minimum).
+/// Create a payout packet for the whole collected, unpaid net balance. Uncollected sales
+/// (recorded only, or pending on-chain) are never included: 409 `nothing_collectable` (with
+/// `details.uncollectedNetUnits`) when they are all there is, `below_minimum` when the
+/// collected balance is under the configured minimum.
 #[utoipa::path(post, path = "/ai/builders/payouts", tag = "builders",
     responses(
         (status = 200, description = "The pending, signed packet", body = Object),
         (status = 401, description = "No valid builder key", body = ErrorBody),
-        (status = 409, description = "`payout_settings_missing`, `below_minimum` or `payout_conflict`", body = ErrorBody),
+        (status = 409, description = "`payout_settings_missing`, `nothing_collectable`, `below_minimum` or `payout_conflict`", body = ErrorBody),
     ))]
 pub async fn create_payout(
     State(app): State<AppState>,
