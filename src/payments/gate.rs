@@ -179,15 +179,24 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
         settling: None,
     };
     let claim = nonces::claim(store, key, record).await.map_err(refuse)?;
+    let mut claim = ClaimGuard {
+        claim,
+        store: app.store.clone(),
+        done: false,
+    };
+    // After the claim, so a replay is refused as a used nonce without asking anyone; before
+    // the handler, so a payment that cannot settle buys no work. The claim is released (and
+    // the release awaited) before the refusal leaves: the same authorization may come back
+    // once the payer is funded.
+    if let Err(e) = app.payments.facilitator.precheck(&payment, &verified).await {
+        claim.release().await;
+        return Err(refuse(e));
+    }
     Ok(Authorized {
         method: Method::X402(Box::new(X402Payment {
             payment,
             verified,
-            claim: ClaimGuard {
-                claim,
-                store: app.store.clone(),
-                done: false,
-            },
+            claim,
         })),
         charge,
     })
