@@ -15,4 +15,4 @@ pub mod openapi;
 pub mod rate_limit;
 mod router;
 
-pub use router::build_router;
+pub use router::{build_router, settlement_begins};

@@ -248,6 +248,9 @@ impl Authorized {
         let Authorized { charge, method } = self;
         let price = charge.offer.price;
         let mut receipt = blank_receipt(app, &charge, request, result);
+        // From here the payer is owed this receipt: the request deadline no longer cuts the
+        // answer (the settlement's own timeouts bound it).
+        crate::http::settlement_begins(&receipt.receipt_id, &receipt.url);
         let sale = |receipt: &Receipt, method, collection| Sale {
             receipt_id: receipt.receipt_id.clone(),
             endpoint_slug: charge.endpoint_slug.clone(),

@@ -83,13 +83,20 @@ pub fn stale_bound(config: &Config) -> Duration {
     if let Some(bound) = config.payment.claim_stale_after {
         return bound;
     }
+    config.limits.request_timeout + settlement_bound(config)
+}
+
+/// How long a settlement may run once begun: the confirmation timeout on-chain, the remote
+/// client's timeout, nothing for recording only; plus [`STALE_MARGIN`]. The request deadline
+/// waits this much more for a call that is settling.
+pub fn settlement_bound(config: &Config) -> Duration {
     let settlement = match &config.payment.facilitator {
         FacilitatorConfig::Local => Duration::ZERO,
         FacilitatorConfig::OnChain(onchain) => onchain.confirmation_timeout,
         // The remote client's own timeout.
         FacilitatorConfig::Remote { .. } => Duration::from_secs(20),
     };
-    config.limits.request_timeout + settlement + STALE_MARGIN
+    settlement + STALE_MARGIN
 }
 
 #[derive(Debug, thiserror::Error)]
