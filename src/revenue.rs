@@ -35,7 +35,8 @@
 //! # Layout
 //! - `report`: revenue by endpoint and by day.
 //! - `payouts`: payout settings and packets.
-//! - `routes`: `/ai/builders/revenue`, `/ai/builders/payout-settings`, `/ai/builders/payouts`,
+//! - `routes`: `/ai/builders/revenue`, `/ai/admin/revenue`, `/ai/builders/payout-settings`,
+//!   `/ai/builders/payouts`,
 //!   `/ai/admin/payouts/{packetId}/paid`.
 
 pub mod payouts;

@@ -83,6 +83,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
             revenue::routes::create_payout
         ))
         .routes(routes!(revenue::routes::mark_paid))
+        .routes(routes!(revenue::routes::admin_revenue))
 }
 
 pub fn build_router(app: AppState) -> Router {

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use super::payouts::{self, PayoutSettings};
-use super::{report, sales_of, with_standing, Collection};
+use super::{all_sales, report, sales_of, with_standing, Collection};
 use crate::app::{App, AppState};
 use crate::auth::{Admin, BuilderAuth};
 use crate::events::{self, EventKind};
@@ -50,6 +50,42 @@ pub async fn revenue(
         "builderId": builder.id,
         "since": crate::timestamp::rfc3339(since),
         "revenue": revenue,
+    })))
+}
+
+/// Admin: the platform's revenue since `since`, collected and uncollected apart: builders'
+/// sales (`feeUnits` is the platform's cut, `netUnits` what builders are owed), the platform's
+/// own paid endpoints, and builder registration fees, each with the same `collected`,
+/// `uncollected` and `uncollectedByState` parts as the builder report. A registration fee paid
+/// on a deployment that cannot settle (recorded only) counts as uncollected here, as on its
+/// receipt.
+#[utoipa::path(get, path = "/ai/admin/revenue", tag = "admin", params(RevenueQuery),
+    responses(
+        (status = 200, description = "`builderSales`, `platformEndpoints` and `registrationFees`, each a revenue report with `collected` and `uncollected` parts (integer atomic units as strings)", body = Object),
+        (status = 400, description = "Invalid `since`", body = ErrorBody),
+        (status = 401, description = "X-Admin-Token missing or wrong", body = ErrorBody),
+    ))]
+pub async fn admin_revenue(
+    State(app): State<AppState>,
+    _admin: Admin,
+    Query(query): Query<RevenueQuery>,
+) -> ApiResult<Json<Value>> {
+    let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
+    let since = OffsetDateTime::now_utc() - window;
+    let store = app.store.as_ref();
+    let sales = with_standing(store, all_sales(store, since).await?).await?;
+    let (builders, platform): (Vec<_>, Vec<_>) =
+        sales.into_iter().partition(|(sale, _)| sale.seller.is_some());
+    let (endpoints, registrations): (Vec<_>, Vec<_>) = platform
+        .into_iter()
+        .partition(|(sale, _)| sale.endpoint_slug.is_some());
+    // The platform keeps the whole of its own sales: no fee is taken from them.
+    Ok(Json(json!({
+        "ok": true,
+        "since": crate::timestamp::rfc3339(since),
+        "builderSales": report::report(&builders, app.config.platform_fee_bps),
+        "platformEndpoints": report::report(&endpoints, 0),
+        "registrationFees": report::report(&registrations, 0),
     })))
 }
 

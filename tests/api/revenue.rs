@@ -269,3 +269,106 @@ async fn revenue_and_payouts_reconcile_with_receipts() {
         "{kinds:?}"
     );
 }
+
+/// The admin's revenue view counts a registration fee paid on a deployment that cannot settle
+/// (recorded only) as uncollected, one paid with developer credit as collected, and builders'
+/// sales likewise; every part reconciles with its totals.
+#[tokio::test]
+async fn admin_revenue_counts_registration_fees_and_sales_collected_or_not() {
+    let server = TestServer::start().await;
+    // A registration fee paid with x402 on the default local facilitator: recorded only.
+    let registration = json!({"name": "Paying builder"});
+    let required = crate::payments::ask_with(&server, "/ai/builders/register", &registration).await;
+    let fee: u64 = required["accepts"][0]["amount"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+    let (status, _, body) =
+        crate::util::post_paid(&server, "/ai/builders/register", &header, registration).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["receipt"]["settlement"]["collected"], false);
+    // One paid with developer credit: collected.
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/admin/credits",
+            As::Admin,
+            Some(&json!({"amountUsd": fee as f64 / 1e6 + 0.0015})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let credit = body["credit"]["token"].as_str().unwrap().to_string();
+    let response = server
+        .client
+        .post(server.url("/ai/builders/register"))
+        .header("x-developer-credit", &credit)
+        .json(&json!({"name": "Credit builder"}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = crate::util::read(response).await;
+    assert_eq!(status, 200, "{body}");
+    // A builder's endpoint sold once each way.
+    let mut endpoint = static_endpoint("admin-view");
+    endpoint["priceUsd"] = json!(0.0015);
+    server.builder_with("Seller", &endpoint).await;
+    let required = ask(&server, "/tools/admin-view").await;
+    let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+    let (status, _, body) =
+        crate::util::post_paid(&server, "/tools/admin-view", &header, json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let response = server
+        .client
+        .post(server.url("/tools/admin-view"))
+        .header("x-developer-credit", &credit)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = crate::util::read(response).await;
+    assert_eq!(status, 200, "{body}");
+
+    let (status, body) = server
+        .call("GET", "/ai/admin/revenue", As::Nobody, None)
+        .await;
+    assert_error(status, &body, 401, "unauthorized");
+    let (status, view) = server
+        .call("GET", "/ai/admin/revenue?since=1d", As::Admin, None)
+        .await;
+    assert_eq!(status, 200, "{view}");
+    let fees = &view["registrationFees"];
+    let units = |v: &Value, field: &str| v[field].as_str().unwrap().parse::<u64>().unwrap();
+    assert_eq!(fees["count"], 2, "{fees}");
+    assert_eq!(
+        (units(&fees["collected"], "grossUnits"), fees["collected"]["count"].clone()),
+        (fee, json!(1))
+    );
+    assert_eq!(
+        (units(&fees["uncollected"], "grossUnits"), fees["uncollected"]["count"].clone()),
+        (fee, json!(1))
+    );
+    assert_eq!(fees["uncollectedByState"]["recorded"]["count"], 1);
+    assert_eq!(units(fees, "grossUnits"), 2 * fee);
+    let sales = &view["builderSales"];
+    assert_eq!(
+        (
+            sales["collected"]["grossUnits"].clone(),
+            sales["collected"]["feeUnits"].clone(),
+            sales["uncollected"]["grossUnits"].clone(),
+            sales["uncollected"]["feeUnits"].clone()
+        ),
+        (json!("1500"), json!("150"), json!("1500"), json!("150"))
+    );
+    assert_eq!(view["platformEndpoints"]["count"], 0);
+    for report in [fees, sales] {
+        for field in ["grossUnits", "feeUnits", "netUnits"] {
+            assert_eq!(
+                units(&report["collected"], field) + units(&report["uncollected"], field),
+                units(report, field),
+                "{field}: {report}"
+            );
+        }
+    }
+}
