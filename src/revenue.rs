@@ -134,12 +134,9 @@ pub async fn standing(store: &dyn Store, sale: &Sale) -> Result<Collection, Stor
             PaymentMethod::Free => Ok(Collection::Recorded),
             PaymentMethod::X402 if pending().await? => Ok(Collection::Pending),
             PaymentMethod::X402 => {
-                let receipt: Option<crate::receipts::Receipt> = crate::store::get_json(
-                    store,
-                    Tree::Receipts,
-                    sale.receipt_id.as_bytes(),
-                )
-                .await?;
+                let receipt: Option<crate::receipts::Receipt> =
+                    crate::store::get_json(store, Tree::Receipts, sale.receipt_id.as_bytes())
+                        .await?;
                 Ok(match receipt {
                     Some(r) if r.settlement.status == "settled" => Collection::Collected,
                     _ => Collection::Recorded,
@@ -252,6 +249,80 @@ mod tests {
     async fn splits_reconcile_and_since_parses() {
         let (fee, net) = split(Usd::from_units(1001), 1000);
         assert_eq!((fee.units(), net.units()), (100, 901));
+    }
+
+    #[tokio::test]
+    async fn standing_follows_the_pending_entry_and_classifies_legacy_sales_by_receipt() {
+        let store = SledStore::temporary().unwrap();
+        let sale = |id: &str, method, collection| Sale {
+            receipt_id: id.into(),
+            endpoint_slug: Some("e".into()),
+            seller: Some("b".into()),
+            amount: Usd::from_units(10),
+            method,
+            at: OffsetDateTime::now_utc(),
+            collection,
+        };
+        let s = &store;
+        let standing_of = |sale: Sale| async move { standing(s, &sale).await.unwrap() };
+        // Written with their state.
+        for c in [Collection::Collected, Collection::Recorded] {
+            assert_eq!(
+                standing_of(sale("r1", PaymentMethod::X402, Some(c))).await,
+                c
+            );
+        }
+        // Pending while its entry exists, collected once the reconciler removed it.
+        store
+            .put(Tree::Ledger, &pending_key("r2"), b"{}")
+            .await
+            .unwrap();
+        let pending = sale("r2", PaymentMethod::X402, Some(Collection::Pending));
+        assert_eq!(standing_of(pending.clone()).await, Collection::Pending);
+        store
+            .delete(Tree::Ledger, &pending_key("r2"))
+            .await
+            .unwrap();
+        assert_eq!(standing_of(pending).await, Collection::Collected);
+        // Legacy sales: credit is collected; x402 by the pending entry, then the receipt.
+        assert_eq!(
+            standing_of(sale("r3", PaymentMethod::DeveloperCredit, None)).await,
+            Collection::Collected
+        );
+        let receipt = |status: &str| {
+            serde_json::json!({
+                "receiptId": "x", "schema": "s", "purpose": "invocation", "endpointSlug": "e",
+                "priceUsd": "0.00001", "amount": "10", "asset": null, "network": null,
+                "payer": null, "paymentMethod": "x402", "x402Version": 2, "charged": true,
+                "settlement": {"status": status, "onChain": status == "settled",
+                    "transaction": null, "facilitator": "local"},
+                "requestSha256": "", "resultSha256": "", "issuedAt": "2026-01-01T00:00:00Z",
+                "url": "u", "signature": {"alg": "ed25519", "publicKey": "", "value": ""}
+            })
+            .to_string()
+        };
+        for (id, status, expected) in [
+            ("r4", "settled", Collection::Collected),
+            ("r5", "recorded", Collection::Recorded),
+        ] {
+            store
+                .put(Tree::Receipts, id.as_bytes(), receipt(status).as_bytes())
+                .await
+                .unwrap();
+            assert_eq!(
+                standing_of(sale(id, PaymentMethod::X402, None)).await,
+                expected,
+                "{id}"
+            );
+        }
+        store
+            .put(Tree::Ledger, &pending_key("r4"), b"{}")
+            .await
+            .unwrap();
+        assert_eq!(
+            standing_of(sale("r4", PaymentMethod::X402, None)).await,
+            Collection::Pending
+        );
     }
 
     #[tokio::test]

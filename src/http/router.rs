@@ -233,7 +233,9 @@ async fn deadline(State(deadline): State<Deadline>, request: Request, next: Next
                 deadline.settlement.as_millis()
             );
             error
-                .with_details(serde_json::json!({"receiptId": receipt_id, "receiptUrl": receipt_url}))
+                .with_details(
+                    serde_json::json!({"receiptId": receipt_id, "receiptUrl": receipt_url}),
+                )
                 .into_response()
         }
     }

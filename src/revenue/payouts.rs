@@ -38,7 +38,9 @@ pub enum PayoutError {
     BadAsset(String),
     #[error("set payout settings first (POST /ai/builders/payout-settings)")]
     NoSettings,
-    #[error("the collected, unpaid net balance is {balance} USD, below the minimum of {minimum} USD")]
+    #[error(
+        "the collected, unpaid net balance is {balance} USD, below the minimum of {minimum} USD"
+    )]
     BelowMinimum { balance: Usd, minimum: Usd },
     #[error("nothing unpaid is collected yet: {uncollected_units} atomic units of net revenue ({uncollected} USD) were recorded without being settled, or are still pending on-chain, and are never paid out until collected")]
     NothingCollectable {

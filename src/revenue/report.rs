@@ -176,8 +176,14 @@ mod tests {
         assert_eq!(day_net, r.totals.net_usd.units());
         // Collected and uncollected split every figure exactly.
         let (c, u) = (r.totals.collected, r.totals.uncollected);
-        assert_eq!((c.gross_units, c.fee_units, c.net_units, c.count), (1000, 100, 900, 1));
-        assert_eq!((u.gross_units, u.fee_units, u.net_units, u.count), (1334, 133, 1201, 2));
+        assert_eq!(
+            (c.gross_units, c.fee_units, c.net_units, c.count),
+            (1000, 100, 900, 1)
+        );
+        assert_eq!(
+            (u.gross_units, u.fee_units, u.net_units, u.count),
+            (1334, 133, 1201, 2)
+        );
         assert_eq!(c.net_units + u.net_units, r.totals.net_usd.units());
         let by_state = r.uncollected_by_state;
         assert_eq!(

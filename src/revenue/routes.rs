@@ -74,8 +74,9 @@ pub async fn admin_revenue(
     let since = OffsetDateTime::now_utc() - window;
     let store = app.store.as_ref();
     let sales = with_standing(store, all_sales(store, since).await?).await?;
-    let (builders, platform): (Vec<_>, Vec<_>) =
-        sales.into_iter().partition(|(sale, _)| sale.seller.is_some());
+    let (builders, platform): (Vec<_>, Vec<_>) = sales
+        .into_iter()
+        .partition(|(sale, _)| sale.seller.is_some());
     let (endpoints, registrations): (Vec<_>, Vec<_>) = platform
         .into_iter()
         .partition(|(sale, _)| sale.endpoint_slug.is_some());

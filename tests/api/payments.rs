@@ -584,7 +584,10 @@ async fn a_settlement_outliving_the_request_deadline_still_answers_with_the_rece
     let receipt = &body["receipt"];
     assert_eq!(receipt["settlement"]["status"], "settled", "{receipt}");
     assert_eq!(receipt["settlement"]["collected"], true);
-    assert_eq!(headers["x-receipt-id"], receipt["receiptId"].as_str().unwrap());
+    assert_eq!(
+        headers["x-receipt-id"],
+        receipt["receiptId"].as_str().unwrap()
+    );
     let (status, stored) = server
         .get(&format!(
             "/ai/receipts/{}",

@@ -217,7 +217,10 @@ async fn revenue_and_payouts_reconcile_with_receipts() {
         (packet["amount"].clone(), packet["status"].clone()),
         (json!("2700"), json!("pending"))
     );
-    assert_eq!((packet["gross"].clone(), packet["fee"].clone()), (json!("3000"), json!("300")));
+    assert_eq!(
+        (packet["gross"].clone(), packet["fee"].clone()),
+        (json!("3000"), json!("300"))
+    );
     let mut ids: Vec<String> = packet["receiptIds"]
         .as_array()
         .unwrap()
@@ -342,11 +345,17 @@ async fn admin_revenue_counts_registration_fees_and_sales_collected_or_not() {
     let units = |v: &Value, field: &str| v[field].as_str().unwrap().parse::<u64>().unwrap();
     assert_eq!(fees["count"], 2, "{fees}");
     assert_eq!(
-        (units(&fees["collected"], "grossUnits"), fees["collected"]["count"].clone()),
+        (
+            units(&fees["collected"], "grossUnits"),
+            fees["collected"]["count"].clone()
+        ),
         (fee, json!(1))
     );
     assert_eq!(
-        (units(&fees["uncollected"], "grossUnits"), fees["uncollected"]["count"].clone()),
+        (
+            units(&fees["uncollected"], "grossUnits"),
+            fees["uncollected"]["count"].clone()
+        ),
         (fee, json!(1))
     );
     assert_eq!(fees["uncollectedByState"]["recorded"]["count"], 1);

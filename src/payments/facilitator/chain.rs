@@ -212,10 +212,13 @@ impl Settler {
             self.rpc.call(&balance_request),
         )
         .await;
-        let used = IEip3009::authorizationStateCall::abi_decode_returns(&used.map_err(unavailable)?)
-            .map_err(|_| {
-                ChainError::Unavailable("authorizationState answered something not a bool".into())
-            })?;
+        let used =
+            IEip3009::authorizationStateCall::abi_decode_returns(&used.map_err(unavailable)?)
+                .map_err(|_| {
+                    ChainError::Unavailable(
+                        "authorizationState answered something not a bool".into(),
+                    )
+                })?;
         if used {
             return Err(ChainError::Refused {
                 reason: Reason::NonceAlreadyUsed,
@@ -224,8 +227,8 @@ impl Settler {
         }
         let balance = IEip3009::balanceOfCall::abi_decode_returns(&balance.map_err(unavailable)?)
             .map_err(|_| {
-                ChainError::Unavailable("balanceOf answered something not a uint256".into())
-            })?;
+            ChainError::Unavailable("balanceOf answered something not a uint256".into())
+        })?;
         if balance < value {
             return Err(ChainError::Refused {
                 reason: Reason::InsufficientBalance,
