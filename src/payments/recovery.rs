@@ -17,7 +17,8 @@
 //!   chain still has in its pool, or that it has not seen for less than the bound.
 //!   A `settling` claim handed to a remote facilitator is kept: the standard facilitator API
 //!   cannot be asked whether it moved the money, and keeping a claim only blocks reuse of an
-//!   authorization that the chain would refuse if it was used.
+//!   authorization that the chain would refuse if it was used. A burned nonce
+//!   (`failed/{receiptId}`, settlement failed after the handler ran) is no claim: left alone.
 //! - [`Recovery::reconcile_pending`]: every `pending/{receiptId}` ledger entry is checked
 //!   against the chain: mined with the expected `Transfer` → the receipt becomes `settled`
 //!   (`onChain:true`, re-signed); reverted, mined without the transfer, or unknown to the node
