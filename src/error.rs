@@ -95,6 +95,7 @@ error_codes! {
     QuoteMismatch = "quote_mismatch",
     AlreadyPaid = "already_paid",
     BelowMinimum = "below_minimum",
+    NothingCollectable = "nothing_collectable",
     PayoutConflict = "payout_conflict",
     PayoutSettingsMissing = "payout_settings_missing",
     // 422

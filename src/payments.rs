@@ -5,7 +5,9 @@
 //! successful result (`fixed_price_success_receipt`). Between the two the payment's EIP-3009
 //! nonce is *claimed* in the store, so concurrent requests carrying the same authorization are
 //! served at most once; when the handler fails, the claim is released (nothing was transferred,
-//! and the still-valid authorization may be retried), and settling makes it permanent.
+//! and the still-valid authorization may be retried), settling makes it permanent, and a
+//! settlement that fails after the handler ran burns it (the authorization cannot buy the same
+//! work again for free).
 //!
 //! Both protocol versions the reference SDKs speak are served: v2 (`PAYMENT-REQUIRED`,
 //! `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE` headers) and v1 (the 402 JSON body, `X-PAYMENT`,
@@ -32,6 +34,7 @@ pub mod header;
 pub mod nonces;
 pub mod recovery;
 pub mod requirements;
+pub mod settling;
 pub mod verify;
 
 use std::sync::Arc;

@@ -11,6 +11,18 @@
 //! `pending/{receiptId}` → a settlement broadcast on-chain but not yet seen mined (written with
 //! the sale, removed by the reconciler in `payments::recovery`).
 //!
+//! # Collected and uncollected money
+//! Only collected money is paid out. Each sale records where its money stood when it was
+//! written ([`Collection`]): `collected` (an x402 transfer seen mined, a remote facilitator's
+//! settlement with its transaction, or a developer-credit debit: the platform holds that
+//! credit's value), `recorded` (an x402 payment recorded in our ledger only, on a deployment
+//! that cannot settle: nothing was transferred, nor ever will be by us) or `pending` (broadcast
+//! on-chain, not yet seen mined). A pending sale becomes collected when the reconciler removes
+//! its `pending/` entry (it deletes the sale instead when the transfer failed), so
+//! [`standing`] reads a sale's current state from the sale and that entry. Sales written before
+//! the field existed are classified from their receipt. Reports show collected and uncollected
+//! totals apart; payout packets take collected sales only.
+//!
 //! # Pending settlements and exactness
 //! A sale whose transfer is still pending counts in revenue (the call was served and the
 //! transfer is on its way) but is not paid out: packets take only sales without a pending
@@ -46,6 +58,30 @@ pub struct Sale {
     pub method: PaymentMethod,
     #[serde(with = "time::serde::rfc3339")]
     pub at: OffsetDateTime,
+    /// Where the money stood when the sale was written; absent on sales written before this
+    /// field existed (see [`standing`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection: Option<Collection>,
+}
+
+/// Where a sale's money is.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Collection {
+    /// Reached `payTo` (a transfer seen mined; a remote facilitator that settled with a
+    /// transaction), or debited from a developer credit.
+    Collected,
+    /// Recorded in our ledger only: a deployment that cannot settle took an authorization and
+    /// transferred nothing. Never collectable by us.
+    Recorded,
+    /// Broadcast on-chain and not yet seen mined.
+    Pending,
+}
+
+impl Collection {
+    pub fn is_collected(self) -> bool {
+        self == Collection::Collected
+    }
 }
 
 pub const SALE_PREFIX: &[u8] = b"sale/";
@@ -68,6 +104,57 @@ pub fn record(batch: Batch, sale: &Sale) -> Result<Batch, StoreError> {
         .put(Tree::Ledger, sale_key(&sale.receipt_id), bytes))
 }
 
+/// Where `sale`'s money stands now: a sale written `pending` is collected once its `pending/`
+/// entry is gone (the reconciler saw the transfer mined; a failed transfer deletes the sale
+/// too). A sale from before [`Sale::collection`] existed is classified by the same entry and its
+/// receipt's settlement status.
+pub async fn standing(store: &dyn Store, sale: &Sale) -> Result<Collection, StoreError> {
+    let pending = || async {
+        Ok::<_, StoreError>(
+            store
+                .get(Tree::Ledger, &pending_key(&sale.receipt_id))
+                .await?
+                .is_some(),
+        )
+    };
+    match sale.collection {
+        Some(Collection::Collected) => Ok(Collection::Collected),
+        Some(Collection::Recorded) => Ok(Collection::Recorded),
+        Some(Collection::Pending) => Ok(if pending().await? {
+            Collection::Pending
+        } else {
+            Collection::Collected
+        }),
+        None => match sale.method {
+            PaymentMethod::DeveloperCredit => Ok(Collection::Collected),
+            PaymentMethod::Free => Ok(Collection::Recorded),
+            PaymentMethod::X402 if pending().await? => Ok(Collection::Pending),
+            PaymentMethod::X402 => {
+                let receipt: Option<crate::receipts::Receipt> =
+                    crate::store::get_json(store, Tree::Receipts, sale.receipt_id.as_bytes())
+                        .await?;
+                Ok(match receipt {
+                    Some(r) if r.settlement.status == "settled" => Collection::Collected,
+                    _ => Collection::Recorded,
+                })
+            }
+        },
+    }
+}
+
+/// Each sale with where its money stands now.
+pub async fn with_standing(
+    store: &dyn Store,
+    sales: Vec<Sale>,
+) -> Result<Vec<(Sale, Collection)>, StoreError> {
+    let mut out = Vec::with_capacity(sales.len());
+    for sale in sales {
+        let standing = standing(store, &sale).await?;
+        out.push((sale, standing));
+    }
+    Ok(out)
+}
+
 /// The first key of sales at or after `since`: receipt ids start with their UUIDv7, whose first
 /// 48 bits are the unix time in milliseconds.
 fn first_key_since(since: OffsetDateTime) -> Vec<u8> {
@@ -88,11 +175,28 @@ pub async fn sales_of(
         .collect())
 }
 
+/// Every sale since `since`, whoever sold it (the platform's own included), oldest first.
+pub async fn all_sales(store: &dyn Store, since: OffsetDateTime) -> Result<Vec<Sale>, StoreError> {
+    Ok(scan_sales(store, since, &|_| true)
+        .await?
+        .into_iter()
+        .map(|(sale, _)| sale)
+        .collect())
+}
+
 /// Like [`sales_of`], with each sale's stored bytes (for batches conditioned on them).
 pub(crate) async fn sale_entries_of(
     store: &dyn Store,
     seller: &str,
     since: OffsetDateTime,
+) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
+    scan_sales(store, since, &|sale| sale.seller.as_deref() == Some(seller)).await
+}
+
+async fn scan_sales(
+    store: &dyn Store,
+    since: OffsetDateTime,
+    keep: &(dyn Fn(&Sale) -> bool + Sync),
 ) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
     let mut out = Vec::new();
     let start = first_key_since(since);
@@ -118,7 +222,7 @@ pub(crate) async fn sale_entries_of(
         for (_, bytes) in page {
             let sale: Sale =
                 serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            if sale.seller.as_deref() == Some(seller) && sale.at >= since {
+            if keep(&sale) && sale.at >= since {
                 out.push((sale, bytes));
             }
         }
@@ -144,6 +248,80 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn standing_follows_the_pending_entry_and_classifies_legacy_sales_by_receipt() {
+        let store = SledStore::temporary().unwrap();
+        let sale = |id: &str, method, collection| Sale {
+            receipt_id: id.into(),
+            endpoint_slug: Some("e".into()),
+            seller: Some("b".into()),
+            amount: Usd::from_units(10),
+            method,
+            at: OffsetDateTime::now_utc(),
+            collection,
+        };
+        let s = &store;
+        let standing_of = |sale: Sale| async move { standing(s, &sale).await.unwrap() };
+        // Written with their state.
+        for c in [Collection::Collected, Collection::Recorded] {
+            assert_eq!(
+                standing_of(sale("r1", PaymentMethod::X402, Some(c))).await,
+                c
+            );
+        }
+        // Pending while its entry exists, collected once the reconciler removed it.
+        store
+            .put(Tree::Ledger, &pending_key("r2"), b"{}")
+            .await
+            .unwrap();
+        let pending = sale("r2", PaymentMethod::X402, Some(Collection::Pending));
+        assert_eq!(standing_of(pending.clone()).await, Collection::Pending);
+        store
+            .delete(Tree::Ledger, &pending_key("r2"))
+            .await
+            .unwrap();
+        assert_eq!(standing_of(pending).await, Collection::Collected);
+        // Legacy sales: credit is collected; x402 by the pending entry, then the receipt.
+        assert_eq!(
+            standing_of(sale("r3", PaymentMethod::DeveloperCredit, None)).await,
+            Collection::Collected
+        );
+        let receipt = |status: &str| {
+            serde_json::json!({
+                "receiptId": "x", "schema": "s", "purpose": "invocation", "endpointSlug": "e",
+                "priceUsd": "0.00001", "amount": "10", "asset": null, "network": null,
+                "payer": null, "paymentMethod": "x402", "x402Version": 2, "charged": true,
+                "settlement": {"status": status, "onChain": status == "settled",
+                    "transaction": null, "facilitator": "local"},
+                "requestSha256": "", "resultSha256": "", "issuedAt": "2026-01-01T00:00:00Z",
+                "url": "u", "signature": {"alg": "ed25519", "publicKey": "", "value": ""}
+            })
+            .to_string()
+        };
+        for (id, status, expected) in [
+            ("r4", "settled", Collection::Collected),
+            ("r5", "recorded", Collection::Recorded),
+        ] {
+            store
+                .put(Tree::Receipts, id.as_bytes(), receipt(status).as_bytes())
+                .await
+                .unwrap();
+            assert_eq!(
+                standing_of(sale(id, PaymentMethod::X402, None)).await,
+                expected,
+                "{id}"
+            );
+        }
+        store
+            .put(Tree::Ledger, &pending_key("r4"), b"{}")
+            .await
+            .unwrap();
+        assert_eq!(
+            standing_of(sale("r4", PaymentMethod::X402, None)).await,
+            Collection::Pending
+        );
+    }
+
+    #[tokio::test]
     async fn sales_are_found_by_seller_and_time() {
         let store = SledStore::temporary().unwrap();
         let now = OffsetDateTime::now_utc();
@@ -157,6 +335,7 @@ mod tests {
                 amount: Usd::from_units(10),
                 method: PaymentMethod::X402,
                 at,
+                collection: Some(Collection::Collected),
             };
             store
                 .apply(record(Batch::new(), &sale).unwrap())

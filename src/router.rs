@@ -18,6 +18,7 @@ use utoipa_axum::routes;
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorCode};
 use crate::http::{metrics, openapi, rate_limit, routes};
+use crate::payments::settling::{self, Settling};
 use crate::{endpoints, mcp, tools};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -81,12 +82,16 @@ fn api_routes() -> OpenApiRouter<AppState> {
             routes::revenue::create_payout
         ))
         .routes(routes!(routes::revenue::mark_paid))
+        .routes(routes!(routes::revenue::admin_revenue))
 }
 
 pub fn build_router(app: AppState) -> Router {
     let (router, document) = api_routes().split_for_parts();
     let document = std::sync::Arc::new(document);
-    let timeout = app.config.limits.request_timeout;
+    let timeout = Deadline {
+        limit: app.config.limits.request_timeout,
+        settlement: crate::payments::recovery::settlement_bound(&app.config),
+    };
     let limiter = app
         .config
         .limits
@@ -160,15 +165,122 @@ async fn method_not_allowed(request: Request) -> ApiError {
     )
 }
 
-/// Ends any request that outlives the configured deadline with 504 `request_timeout`.
-async fn deadline(State(limit): State<Duration>, request: Request, next: Next) -> Response {
-    match tokio::time::timeout(limit, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => ApiError::new(
+/// The whole-request deadline, and how long a call that is settling its payment may outlive
+/// it.
+#[derive(Clone, Copy)]
+struct Deadline {
+    limit: Duration,
+    /// The settlement's own bound (its confirmation or facilitator timeout, plus a margin).
+    settlement: Duration,
+}
+
+/// Ends any request that outlives the configured deadline with 504 `request_timeout`, except
+/// one that is settling its payment when the deadline passes: the handler's work is done, the
+/// money may be moving, and a 504 then would leave the payer charged without the result or the
+/// receipt. Such a call is given up to the settlement's own bound more, and answers normally
+/// (200 with the receipt, or the settlement's own error). Should even that pass, the 504 names
+/// the receipt the settlement is writing (`details.receiptId`, `details.receiptUrl`).
+async fn deadline(State(deadline): State<Deadline>, request: Request, next: Next) -> Response {
+    let settling = std::sync::Arc::new(Settling::default());
+    let run = settling::scope(settling.clone(), next.run(request));
+    tokio::pin!(run);
+    if let Ok(response) = tokio::time::timeout(deadline.limit, &mut run).await {
+        return response;
+    }
+    let timed_out = || {
+        ApiError::new(
             StatusCode::GATEWAY_TIMEOUT,
             ErrorCode::RequestTimeout,
-            format!("request took longer than {} ms", limit.as_millis()),
+            format!("request took longer than {} ms", deadline.limit.as_millis()),
         )
-        .into_response(),
+    };
+    let receipt = settling.receipt();
+    let Some((receipt_id, receipt_url)) = receipt else {
+        return timed_out().into_response();
+    };
+    tracing::info!(receipt = %receipt_id, "the request deadline passed while the payment settles; waiting for the settlement");
+    match tokio::time::timeout(deadline.settlement, run).await {
+        Ok(response) => response,
+        Err(_) => {
+            let mut error = timed_out();
+            error.message = format!(
+                "the handler finished and its payment was still settling after {} ms more; \
+                 if the settlement succeeds, its receipt is {receipt_url}",
+                deadline.settlement.as_millis()
+            );
+            error
+                .with_details(
+                    serde_json::json!({"receiptId": receipt_id, "receiptUrl": receipt_url}),
+                )
+                .into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    /// A route that "settles" (or not) and then takes `millis`.
+    fn app(settles: bool, millis: u64) -> Router {
+        let deadline = Deadline {
+            limit: Duration::from_millis(100),
+            settlement: Duration::from_millis(300),
+        };
+        Router::new()
+            .route(
+                "/",
+                get(move || async move {
+                    if settles {
+                        crate::payments::settling::begins(
+                            "rcpt_x",
+                            "http://test/ai/receipts/rcpt_x",
+                        );
+                    }
+                    tokio::time::sleep(Duration::from_millis(millis)).await;
+                    "done"
+                }),
+            )
+            .layer(middleware::from_fn_with_state(deadline, super::deadline))
+    }
+
+    async fn answer(router: Router) -> (StatusCode, serde_json::Value) {
+        let response = router
+            .oneshot(Request::get("/").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        )
+    }
+
+    #[tokio::test]
+    async fn the_deadline_waits_for_a_settling_call_within_the_settlement_bound() {
+        // Not settling: cut at the deadline.
+        let (status, body) = answer(app(false, 200)).await;
+        assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(body["error"]["code"], "request_timeout");
+        assert!(body["error"].get("details").is_none(), "{body}");
+        // Settling past the deadline: answered normally.
+        let (status, _) = answer(app(true, 200)).await;
+        assert_eq!(status, StatusCode::OK);
+        // Settling past the settlement bound too: 504 naming the receipt.
+        let (status, body) = answer(app(true, 1_000)).await;
+        assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(body["error"]["code"], "request_timeout");
+        assert_eq!(body["error"]["details"]["receiptId"], "rcpt_x");
+        assert!(body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("http://test/ai/receipts/rcpt_x"));
     }
 }

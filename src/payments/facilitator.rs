@@ -82,6 +82,17 @@ pub trait Facilitator: Send + Sync {
         offer: &'a Offer,
     ) -> BoxFuture<'a, Result<Verified, PaymentError>>;
 
+    /// Checks, after the nonce is claimed and before the paid handler runs, that the payment
+    /// can settle where that can be asked (the local facilitator with on-chain settlement: the
+    /// authorization unused and the payer's balance sufficient). Nothing to check by default.
+    fn precheck<'a>(
+        &'a self,
+        _payment: &'a PaymentPayload,
+        _verified: &'a Verified,
+    ) -> BoxFuture<'a, Result<(), PaymentError>> {
+        futures::future::ready(Ok(())).boxed()
+    }
+
     /// Settles a verified payment. Called only after the paid work succeeded. Before anything
     /// leaves our hands (a transaction broadcast, a remote `/settle`), `journal` is told; when
     /// it fails, nothing is submitted and that error is returned.

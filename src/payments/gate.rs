@@ -8,7 +8,10 @@
 //!
 //! Dropping an [`Authorized`] without settling (handler error, cancelled request, timeout)
 //! releases the nonce claim, so the unspent authorization can be retried; settling makes the
-//! claim permanent in the same atomic batch as the receipt and the ledger entry. Once begun, an
+//! claim permanent in the same atomic batch as the receipt and the ledger entry. A settlement
+//! that fails after the handler ran burns the nonce instead (the work was done: the same
+//! authorization must not buy it again for free), and the answer says the authorization is
+//! spent. Once begun, an
 //! x402 settlement runs to its end in a task of its own, because it may move money on-chain:
 //! a request cancelled meanwhile must not leave a transfer without its receipt.
 //!
@@ -42,7 +45,7 @@ use crate::error::ApiError;
 use crate::receipts::{
     sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
 };
-use crate::revenue::{self, Sale};
+use crate::revenue::{self, Collection, Sale};
 use crate::store::{Batch, Store, StoreError, Tree};
 
 /// What is being bought.
@@ -176,15 +179,24 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
         settling: None,
     };
     let claim = nonces::claim(store, key, record).await.map_err(refuse)?;
+    let mut claim = ClaimGuard {
+        claim,
+        store: app.store.clone(),
+        done: false,
+    };
+    // After the claim, so a replay is refused as a used nonce without asking anyone; before
+    // the handler, so a payment that cannot settle buys no work. The claim is released (and
+    // the release awaited) before the refusal leaves: the same authorization may come back
+    // once the payer is funded.
+    if let Err(e) = app.payments.facilitator.precheck(&payment, &verified).await {
+        claim.release().await;
+        return Err(refuse(e));
+    }
     Ok(Authorized {
         method: Method::X402(Box::new(X402Payment {
             payment,
             verified,
-            claim: ClaimGuard {
-                claim,
-                store: app.store.clone(),
-                done: false,
-            },
+            claim,
         })),
         charge,
     })
@@ -236,13 +248,17 @@ impl Authorized {
         let Authorized { charge, method } = self;
         let price = charge.offer.price;
         let mut receipt = blank_receipt(app, &charge, request, result);
-        let sale = |receipt: &Receipt, method| Sale {
+        // From here the payer is owed this receipt: the request deadline no longer cuts the
+        // answer (the settlement's own timeouts bound it).
+        super::settling::begins(&receipt.receipt_id, &receipt.url);
+        let sale = |receipt: &Receipt, method, collection| Sale {
             receipt_id: receipt.receipt_id.clone(),
             endpoint_slug: charge.endpoint_slug.clone(),
             seller: charge.seller.clone(),
             amount: price,
             method,
             at: OffsetDateTime::now_utc(),
+            collection: Some(collection),
         };
         match method {
             Method::Free => {
@@ -263,7 +279,12 @@ impl Authorized {
                 app.receipt_signer.sign(&mut receipt);
                 let writes = revenue::record(
                     store_receipt(Batch::new(), &receipt)?,
-                    &sale(&receipt, PaymentMethod::DeveloperCredit),
+                    // The platform holds the credit's value: a debit is collected money.
+                    &sale(
+                        &receipt,
+                        PaymentMethod::DeveloperCredit,
+                        Collection::Collected,
+                    ),
                 )?;
                 hold.settle(writes)
                     .await
@@ -276,7 +297,8 @@ impl Authorized {
             Method::X402(x402) => {
                 receipt.payment_method = PaymentMethod::X402;
                 receipt.charged = true;
-                let sale = sale(&receipt, PaymentMethod::X402);
+                // Where the money stands is known once settled; `run` sets it.
+                let sale = sale(&receipt, PaymentMethod::X402, Collection::Recorded);
                 let job = X402Settlement {
                     facilitator: app.payments.facilitator.clone(),
                     store: app.store.clone(),
@@ -310,7 +332,11 @@ struct X402Settlement {
 
 impl X402Settlement {
     /// Settles through the facilitator, then writes receipt, sale and spent nonce in one batch.
-    /// On any error the claim guard drops and releases the nonce; nothing is written.
+    ///
+    /// The handler already ran, so the claim is never released from here: when settlement
+    /// fails, the nonce is burned (`failed/{receiptId}`) and the answer says the authorization
+    /// is spent, so replaying it cannot run the handler again for free; once settlement
+    /// succeeded, a failure to record it leaves the claim to recovery (the money may have moved).
     async fn run(self) -> Result<Settled, ApiError> {
         let X402Settlement {
             facilitator,
@@ -318,7 +344,7 @@ impl X402Settlement {
             signer,
             offer,
             mut receipt,
-            sale,
+            mut sale,
             x402,
         } = self;
         let X402Payment {
@@ -334,10 +360,30 @@ impl X402Settlement {
             result_sha256: receipt.result_sha256.clone(),
             x402_version: payment.version.number(),
         };
-        let settlement: Settlement = facilitator
+        let settled = facilitator
             .settle(&payment, &offer, &verified, &journal)
-            .await
-            .map_err(|e| offer.refuse(e))?;
+            .await;
+        // Whatever happens next, the guard must not hand the authorization back.
+        claim.done = true;
+        let settlement: Settlement = match settled {
+            Ok(settlement) => settlement,
+            Err(error) => {
+                match claim.claim.burn(store.as_ref(), &receipt.receipt_id).await {
+                    // Not ours any more: recovery resolved it meanwhile.
+                    Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
+                    Err(e) => tracing::error!(
+                        error = %e,
+                        "could not burn the nonce of a failed settlement; the claim is left to recovery"
+                    ),
+                }
+                tracing::warn!(
+                    receipt = %receipt.receipt_id,
+                    error = %error,
+                    "settlement failed after the handler ran; the authorization is burned"
+                );
+                return Err(spent(&offer, error));
+            }
+        };
         let payer = verified.payer.to_checksum(None);
         receipt.payer = Some(payer.clone());
         receipt.x402_version = Some(payment.version.number());
@@ -351,6 +397,11 @@ impl X402Settlement {
             collected: Some(settlement.status.on_chain()),
         };
         signer.sign(&mut receipt);
+        sale.collection = Some(match settlement.status {
+            SettlementStatus::Settled => Collection::Collected,
+            SettlementStatus::Recorded => Collection::Recorded,
+            SettlementStatus::Pending => Collection::Pending,
+        });
         let mut batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;
         if settlement.status == SettlementStatus::Pending {
             let pending = PendingSettlement {
@@ -383,7 +434,6 @@ impl X402Settlement {
             }
             Err(other) => return Err(other.into()),
         }
-        claim.done = true;
         let response = SettlementResponse {
             success: true,
             transaction: settlement.transaction.unwrap_or_default(),
@@ -400,6 +450,23 @@ impl X402Settlement {
                 .collect(),
         })
     }
+}
+
+/// The answer to a settlement that failed after the handler ran: the refusal (402 with the
+/// x402 reason, or 502 `facilitator_unavailable`), saying that the authorization is spent.
+fn spent(offer: &Offer, error: PaymentError) -> ApiError {
+    const SPENT: &str = "; the handler already ran, so this authorization is now spent here \
+        (sending it again is refused as a used nonce): sign a new one to call again";
+    offer.refuse(match error {
+        PaymentError::Refused { reason, message } => PaymentError::Refused {
+            reason,
+            message: format!("{message}{SPENT}"),
+        },
+        PaymentError::Facilitator(message) => {
+            PaymentError::Facilitator(format!("{message}{SPENT}"))
+        }
+        other => other,
+    })
 }
 
 /// Turns the claim `settling` with what recovery needs, just before the payment leaves.

@@ -10,11 +10,14 @@
 //! | a [`ClaimRecord`] (JSON, `state:"claimed"`) | a call is running with this payment |
 //! | a [`ClaimRecord`] with `state:"settling"` | the settlement is about to leave our hands (transaction hash, when there is one, recorded just before it is broadcast) |
 //! | `rcpt_…` | spent by that receipt |
+//! | `failed/{receiptId}` | burned: the handler ran, then settlement failed (no receipt `receiptId` was issued) |
 //! | `pending/{claimId}` | a claim written before claim records existed (legacy) |
 //!
 //! Settling replaces the claim with the receipt id in the same batch that writes the receipt;
-//! a failed call deletes it (only if it is still ours) so the caller may retry the unspent
-//! authorization. Every transition is a compare-and-swap on the exact bytes the claim holder
+//! a call whose handler failed deletes it (only if it is still ours) so the caller may retry
+//! the unspent authorization. A call whose handler succeeded but whose settlement then failed
+//! burns it instead (`failed/…`): the work was done, so the same authorization must not run
+//! the handler again for free; the payer signs a new one. Every transition is a compare-and-swap on the exact bytes the claim holder
 //! last wrote, so a claim released or resolved by [`recovery`](super::recovery) meanwhile is
 //! never overwritten: the slower side sees its condition fail and stops.
 //!
@@ -32,6 +35,8 @@ use crate::store::{Batch, Store, StoreError, Tree};
 
 /// The legacy claim value's prefix (`pending/{claimId}`), written before claim records.
 pub const LEGACY_PREFIX: &[u8] = b"pending/";
+/// A burned nonce's prefix (`failed/{receiptId}`): settlement failed after the handler ran.
+pub const FAILED_PREFIX: &[u8] = b"failed/";
 
 /// What a claimed nonce holds while its call runs. Stored as JSON.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,6 +105,8 @@ pub enum Stored {
     Legacy,
     /// Spent by this receipt.
     Spent(String),
+    /// Burned after the handler ran and settlement failed; the receipt id it would have had.
+    Failed(String),
 }
 
 impl Stored {
@@ -112,6 +119,9 @@ impl Stored {
         }
         if bytes.starts_with(LEGACY_PREFIX) {
             return Ok(Stored::Legacy);
+        }
+        if let Some(id) = bytes.strip_prefix(FAILED_PREFIX) {
+            return Ok(Stored::Failed(String::from_utf8_lossy(id).into_owned()));
         }
         Ok(Stored::Spent(String::from_utf8_lossy(bytes).into_owned()))
     }
@@ -234,6 +244,17 @@ impl NonceClaim {
             .transpose()
     }
 
+    /// Burns the nonce after the handler ran and settlement failed: it stays used, so the same
+    /// authorization cannot run the handler again, and recovery leaves it alone. Only if the
+    /// claim is still ours (`ConditionFailed` otherwise: someone else resolved it).
+    pub(crate) async fn burn(&self, store: &dyn Store, receipt_id: &str) -> Result<(), StoreError> {
+        let value = [FAILED_PREFIX, receipt_id.as_bytes()].concat();
+        let batch = Batch::new()
+            .require_equals(Tree::Nonces, self.key.clone(), Some(self.bytes()))
+            .put(Tree::Nonces, self.key.clone(), value);
+        store.apply(batch).await
+    }
+
     /// Gives the nonce back after a failed call. A claim already committed is left alone.
     pub(crate) async fn release(&self, store: &dyn Store) {
         let batch = Batch::new()
@@ -314,6 +335,22 @@ mod tests {
             Some(&b"rcpt_1"[..])
         );
         assert!(claim(&store, k.clone(), record(now_ms())).await.is_err());
+        // Burned after a failed settlement: used for good, and release leaves it so.
+        let k2 = key(84532, "0xAB", Address::ZERO, B256::repeat_byte(2));
+        let burned = claim(&store, k2.clone(), record(now_ms())).await.unwrap();
+        burned.burn(&store, "rcpt_2").await.unwrap();
+        burned.release(&store).await;
+        assert_eq!(
+            burned.current(&store).await.unwrap(),
+            Some(Stored::Failed("rcpt_2".into()))
+        );
+        assert!(matches!(
+            claim(&store, k2.clone(), record(now_ms())).await,
+            Err(PaymentError::Refused {
+                reason: Reason::NonceAlreadyUsed,
+                ..
+            })
+        ));
         // A claim resolved by someone else cannot be marked: nothing may be submitted.
         store.delete(Tree::Nonces, &k).await.unwrap();
         let third = claim(&store, k.clone(), record(now_ms())).await.unwrap();
@@ -332,6 +369,10 @@ mod tests {
         assert_eq!(
             Stored::parse(b"rcpt_9").unwrap(),
             Stored::Spent("rcpt_9".into())
+        );
+        assert_eq!(
+            Stored::parse(b"failed/rcpt_3").unwrap(),
+            Stored::Failed("rcpt_3".into())
         );
         assert!(Stored::parse(b"{not json").is_err());
     }

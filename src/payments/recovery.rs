@@ -17,7 +17,8 @@
 //!   chain still has in its pool, or that it has not seen for less than the bound.
 //!   A `settling` claim handed to a remote facilitator is kept: the standard facilitator API
 //!   cannot be asked whether it moved the money, and keeping a claim only blocks reuse of an
-//!   authorization that the chain would refuse if it was used.
+//!   authorization that the chain would refuse if it was used. A burned nonce
+//!   (`failed/{receiptId}`, settlement failed after the handler ran) is no claim: left alone.
 //! - [`Recovery::reconcile_pending`]: every `pending/{receiptId}` ledger entry is checked
 //!   against the chain: mined with the expected `Transfer` → the receipt becomes `settled`
 //!   (`onChain:true`, re-signed); reverted, mined without the transfer, or unknown to the node
@@ -81,13 +82,20 @@ pub fn stale_bound(config: &Config) -> Duration {
     if let Some(bound) = config.payment.claim_stale_after {
         return bound;
     }
+    config.limits.request_timeout + settlement_bound(config)
+}
+
+/// How long a settlement may run once begun: the confirmation timeout on-chain, the remote
+/// client's timeout, nothing for recording only; plus [`STALE_MARGIN`]. The request deadline
+/// waits this much more for a call that is settling.
+pub fn settlement_bound(config: &Config) -> Duration {
     let settlement = match &config.payment.facilitator {
         FacilitatorConfig::Local => Duration::ZERO,
         FacilitatorConfig::OnChain(onchain) => onchain.confirmation_timeout,
         // The remote client's own timeout.
         FacilitatorConfig::Remote { .. } => Duration::from_secs(20),
     };
-    config.limits.request_timeout + settlement + STALE_MARGIN
+    settlement + STALE_MARGIN
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -243,7 +251,7 @@ impl Recovery {
                     detail: e.to_string(),
                 })?;
                 let result = match stored {
-                    Stored::Spent(_) => continue,
+                    Stored::Spent(_) | Stored::Failed(_) => continue,
                     Stored::Legacy => self.legacy(&key, &bytes, cutoffs).await,
                     Stored::Claim(record) => self.claim(&key, &bytes, &record, cutoffs).await,
                 };
@@ -450,6 +458,8 @@ impl Recovery {
                 amount,
                 method: PaymentMethod::X402,
                 at: OffsetDateTime::now_utc(),
+                // Recovery records a sale only when the chain says the transfer happened.
+                collection: Some(revenue::Collection::Collected),
             },
         )?
         .require_equals(Tree::Nonces, key.to_vec(), Some(bytes.to_vec()))
@@ -1097,6 +1107,7 @@ mod tests {
             amount: Usd::from_units(1000),
             method: PaymentMethod::X402,
             at: OffsetDateTime::now_utc(),
+            collection: Some(revenue::Collection::Pending),
         };
         let index = PendingSettlement {
             receipt_id: id.clone(),
@@ -1157,10 +1168,9 @@ mod tests {
                 .len(),
             6
         );
-        assert!(crate::revenue::payouts::unpaid(s, "b")
-            .await
-            .unwrap()
-            .is_empty());
+        let unpaid = crate::revenue::payouts::unpaid(s, "b").await.unwrap();
+        assert!(unpaid.payable.is_empty());
+        assert_eq!(unpaid.uncollected.len(), 6);
 
         let report = recovery
             .reconcile_pending(now - BOUND.as_millis() as u64)
@@ -1222,6 +1232,7 @@ mod tests {
         let mut payable: Vec<String> = crate::revenue::payouts::unpaid(s, "b")
             .await
             .unwrap()
+            .payable
             .into_iter()
             .map(|sale| sale.receipt_id)
             .collect();

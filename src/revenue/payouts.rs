@@ -6,6 +6,10 @@
 //! (so a receipt is paid out at most once, even under concurrent requests), and is signed by the
 //! service key like receipts. An admin later marks it paid with the transaction hash.
 //!
+//! Only collected money is paid out (see `revenue`): a sale recorded only (a deployment that
+//! cannot settle) or still pending on-chain is never in a packet. When the unpaid balance is
+//! all uncollected, creating a packet answers 409 `nothing_collectable`.
+//!
 //! A sale whose on-chain transfer is still pending (`pending/{receiptId}` in the ledger) is not
 //! paid out until the reconciler sees it mined; the packet's batch also requires each sale to
 //! be still stored as read and still not pending, so a sale the reconciler removes (transfer
@@ -18,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{pending_key, sale_entries_of, sale_key, split, Sale};
+use super::{pending_key, sale_entries_of, sale_key, split, standing, Collection, Sale};
 use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
 use crate::money::Usd;
@@ -35,8 +39,15 @@ pub enum PayoutError {
     BadAsset(String),
     #[error("set payout settings first (POST /ai/builders/payout-settings)")]
     NoSettings,
-    #[error("the unpaid net balance is {balance} USD, below the minimum of {minimum} USD")]
+    #[error(
+        "the collected, unpaid net balance is {balance} USD, below the minimum of {minimum} USD"
+    )]
     BelowMinimum { balance: Usd, minimum: Usd },
+    #[error("nothing unpaid is collected yet: {uncollected_units} atomic units of net revenue ({uncollected} USD) were recorded without being settled, or are still pending on-chain, and are never paid out until collected")]
+    NothingCollectable {
+        uncollected: Usd,
+        uncollected_units: u64,
+    },
     #[error("no payout packet {0:?}")]
     NotFound(String),
     #[error("payout packet {0:?} is already paid")]
@@ -74,6 +85,16 @@ impl From<PayoutError> for crate::error::ApiError {
             PayoutError::BelowMinimum { .. } => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::BelowMinimum, e.to_string())
             }
+            PayoutError::NothingCollectable {
+                uncollected_units, ..
+            } => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::NothingCollectable,
+                e.to_string(),
+            )
+            .with_details(
+                serde_json::json!({ "uncollectedNetUnits": uncollected_units.to_string() }),
+            ),
             PayoutError::AlreadyPaid(_) => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::AlreadyPaid, e.to_string())
             }
@@ -201,26 +222,40 @@ impl Packet {
     }
 }
 
-/// The builder's sales not yet in any packet and not pending on-chain: what a packet would pay.
-pub async fn unpaid(store: &dyn Store, builder: &str) -> Result<Vec<Sale>, StoreError> {
-    Ok(unpaid_entries(store, builder)
-        .await?
-        .into_iter()
-        .map(|(sale, _)| sale)
-        .collect())
+/// The builder's sales not yet in any packet, by whether their money was collected: what a
+/// packet would pay, and what it leaves out (recorded only, or pending on-chain).
+#[derive(Debug, Default)]
+pub struct Unpaid {
+    pub payable: Vec<Sale>,
+    pub uncollected: Vec<(Sale, Collection)>,
 }
 
+pub async fn unpaid(store: &dyn Store, builder: &str) -> Result<Unpaid, StoreError> {
+    let mut unpaid = Unpaid::default();
+    for (sale, _, standing) in unpaid_entries(store, builder).await? {
+        if standing.is_collected() {
+            unpaid.payable.push(sale);
+        } else {
+            unpaid.uncollected.push((sale, standing));
+        }
+    }
+    Ok(unpaid)
+}
+
+/// Sales not in any packet, with their stored bytes and where their money stands.
 async fn unpaid_entries(
     store: &dyn Store,
     builder: &str,
-) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
+) -> Result<Vec<(Sale, Vec<u8>, Collection)>, StoreError> {
     let mut out = Vec::new();
     for (sale, bytes) in sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH).await? {
-        let id = &sale.receipt_id;
-        if store.get(Tree::Ledger, &paid_key(id)).await?.is_none()
-            && store.get(Tree::Ledger, &pending_key(id)).await?.is_none()
+        if store
+            .get(Tree::Ledger, &paid_key(&sale.receipt_id))
+            .await?
+            .is_none()
         {
-            out.push((sale, bytes));
+            let standing = standing(store, &sale).await?;
+            out.push((sale, bytes, standing));
         }
     }
     Ok(out)
@@ -236,14 +271,27 @@ pub async fn create_packet(
     let settings = settings(store, builder)
         .await?
         .ok_or(PayoutError::NoSettings)?;
-    let entries = unpaid_entries(store, builder).await?;
-    let sales: Vec<&Sale> = entries.iter().map(|(sale, _)| sale).collect();
+    let (entries, uncollected): (Vec<_>, Vec<_>) = unpaid_entries(store, builder)
+        .await?
+        .into_iter()
+        .partition(|(_, _, standing)| standing.is_collected());
+    let sales: Vec<&Sale> = entries.iter().map(|(sale, _, _)| sale).collect();
     let (mut gross, mut fee, mut net) = (0u64, 0u64, 0u64);
     for sale in &sales {
         let (f, n) = split(sale.amount, fee_bps);
         gross += sale.amount.units();
         fee += f.units();
         net += n.units();
+    }
+    if sales.is_empty() && !uncollected.is_empty() {
+        let units: u64 = uncollected
+            .iter()
+            .map(|(sale, _, _)| split(sale.amount, fee_bps).1.units())
+            .sum();
+        return Err(PayoutError::NothingCollectable {
+            uncollected: Usd::from_units(units),
+            uncollected_units: units,
+        });
     }
     if sales.is_empty() || net < settings.minimum_usd.units() {
         return Err(PayoutError::BelowMinimum {
@@ -274,7 +322,7 @@ pub async fn create_packet(
     };
     packet.sign(signer);
     let mut batch = Batch::new();
-    for (sale, bytes) in &entries {
+    for (sale, bytes, _) in &entries {
         let id = &sale.receipt_id;
         batch = batch
             .require_equals(Tree::Ledger, sale_key(id), Some(bytes.clone()))
@@ -379,7 +427,7 @@ mod tests {
             Some(payment.networks[0].asset.as_str())
         );
         let store = &store;
-        let sell = |n: u64| async move {
+        let sell_as = |n: u64, collection: Collection| async move {
             let sale = Sale {
                 receipt_id: format!("rcpt_{}", uuid::Uuid::now_v7().simple()),
                 endpoint_slug: Some("e".into()),
@@ -387,12 +435,23 @@ mod tests {
                 amount: Usd::from_units(n),
                 method: PaymentMethod::X402,
                 at: OffsetDateTime::now_utc(),
+                collection: Some(collection),
             };
             store
                 .apply(record(Batch::new(), &sale).unwrap())
                 .await
                 .unwrap();
+            sale.receipt_id
         };
+        let sell = |n: u64| sell_as(n, Collection::Collected);
+        // Recorded-only money is never paid out: with nothing else unpaid, nothing to collect.
+        let recorded = sell_as(5000, Collection::Recorded).await;
+        match create_packet(store, &signer, "b", 1000).await {
+            Err(PayoutError::NothingCollectable {
+                uncollected_units, ..
+            }) => assert_eq!(uncollected_units, 4500),
+            other => panic!("expected nothing_collectable, got {other:?}"),
+        }
         sell(1000).await;
         assert!(matches!(
             create_packet(store, &signer, "b", 1000).await,
@@ -409,9 +468,14 @@ mod tests {
             ("2500", "250", "2250")
         );
         assert_eq!(packet.receipt_ids.len(), 2);
+        assert!(!packet.receipt_ids.contains(&recorded));
+        let left = unpaid(store, "b").await.unwrap();
+        assert!(left.payable.is_empty());
+        assert_eq!(left.uncollected.len(), 1);
+        assert_eq!(left.uncollected[0].1, Collection::Recorded);
         assert!(matches!(
             create_packet(store, &signer, "b", 1000).await,
-            Err(PayoutError::BelowMinimum { .. })
+            Err(PayoutError::NothingCollectable { .. })
         ));
         let tx = format!("0x{}", "ab".repeat(32));
         let paid = mark_paid(store, &signer, &packet.packet_id, &tx)

@@ -356,6 +356,73 @@ async fn post_paid(
     util::post_paid(server, PAID, header, json!({"hello": "chain"})).await
 }
 
+/// How many times the paid endpoint's handler ran: its invocation log entries (the route
+/// flushes the recorder first, so every finished call is counted).
+async fn handler_runs(server: &TestServer) -> usize {
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/endpoints/receipt-echo-paid/logs?limit=100",
+            util::As::Admin,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["entries"].as_array().expect("entries").len()
+}
+
+/// With a chain RPC, the asset contract is asked before the handler runs: a payer whose balance
+/// does not cover the price (an empty key) and an authorization already used on-chain (here by
+/// another server on the same chain, so this one's store has never seen it) are refused with
+/// 402 and the x402 reason, and the handler never runs.
+#[tokio::test]
+async fn a_payment_that_cannot_settle_is_refused_before_the_handler_runs() {
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
+    let server = setup.server(Duration::from_secs(10)).await;
+    let network = chain.network();
+
+    let empty = PrivateKeySigner::random();
+    let header = pay(&server, &network, &empty, 2).await;
+    let (status, headers, body) = post_paid(&server, &header).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_insufficient_balance");
+    assert!(headers.contains_key("payment-required"));
+    assert!(
+        body["message"].as_str().unwrap().contains("holds 0"),
+        "{body}"
+    );
+    assert_eq!(handler_runs(&server).await, 0, "the handler must not run");
+    assert_eq!(chain.nonce(settler.address()).await, 0, "nothing broadcast");
+    // Funded, the same authorization pays (its claim was released) and the handler runs once.
+    chain.mint(empty.address(), PRICE).await;
+    let (status, _, body) = post_paid(&server, &header).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["receipt"]["settlement"]["collected"], true);
+    assert_eq!(handler_runs(&server).await, 1);
+
+    // Used on-chain by another server: this one refuses it before its handler runs.
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), 2 * PRICE).await;
+    let other = TestServer::start_with(|c| setup.configure(c, Duration::from_secs(10))).await;
+    let header = pay(&other, &network, &payer, 1).await;
+    let (status, _, body) = post_paid(&other, &header).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(chain.balance(pay_to).await, 2 * PRICE);
+    let (status, _, body) = post_paid(&server, &header).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    assert!(
+        body["message"].as_str().unwrap().contains("asset contract"),
+        "{body}"
+    );
+    assert_eq!(handler_runs(&server).await, 1, "the handler must not run");
+    assert_eq!(chain.balance(payer.address()).await, PRICE);
+    other.stop().await;
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn settles_on_chain_and_charges_nothing_when_the_chain_refuses() {
     if !available() {
@@ -434,8 +501,9 @@ async fn settles_on_chain_and_charges_nothing_when_the_chain_refuses() {
     let (status, _, body) = post_paid(&server, first_header.as_ref().unwrap()).await;
     assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
 
-    // A payer without funds: the simulation refuses, nothing is broadcast, charged or recorded,
-    // and the nonce claim is released, so the same authorization settles once funded.
+    // A payer without funds: refused before the handler runs (the balance check), nothing is
+    // broadcast, charged or recorded, and the nonce claim is released, so the same
+    // authorization settles once funded.
     let broke = PrivateKeySigner::random();
     let header = pay(&server, &network, &broke, 2).await;
     let (status, headers, body) = post_paid(&server, &header).await;
@@ -597,12 +665,24 @@ async fn a_transfer_that_reverts_when_mined_charges_nothing() {
         &refused.2,
         "invalid_exact_evm_transaction_failed",
     );
-    assert!(refused.2["message"].as_str().unwrap().contains("reverted"));
+    let message = refused.2["message"].as_str().unwrap();
+    assert!(message.contains("reverted"), "{message}");
+    assert!(message.contains("spent"), "{message}");
     assert!(refused.2.get("receipt").is_none());
     // Mined and reverted: the settler paid gas, no money moved to payTo.
     assert_eq!(chain.nonce(settler.address()).await, 1);
     assert_eq!(chain.balance(pay_to).await, 0);
     assert_eq!(chain.balance(Address::repeat_byte(0xdd)).await, PRICE);
+    assert_eq!(handler_runs(&server).await, 1);
+    // The handler ran, so the authorization is burned: funded again (it would settle now), it
+    // is still refused, before the handler runs a second time.
+    chain.rpc("evm_setAutomine", json!([true])).await;
+    chain.mint(payer.address(), PRICE).await;
+    let (status, _, body) = post_paid(&server, &header).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    assert_eq!(handler_runs(&server).await, 1, "the handler ran again");
+    assert_eq!(chain.nonce(settler.address()).await, 1);
+    assert_eq!(chain.balance(pay_to).await, 0);
     server.stop().await;
 }
 

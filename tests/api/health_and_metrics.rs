@@ -72,6 +72,7 @@ async fn openapi_covers_every_route() {
         ("get", "/ai/builders/payouts"),
         ("post", "/ai/builders/payouts"),
         ("post", "/ai/admin/payouts/{packetId}/paid"),
+        ("get", "/ai/admin/revenue"),
         ("post", "/ai/endpoints/create"),
         ("patch", "/ai/endpoints/{slug}"),
         ("delete", "/ai/endpoints/{slug}"),

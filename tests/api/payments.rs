@@ -454,3 +454,147 @@ async fn remote_facilitator_verifies_and_settles() {
         .contains("a_reason_x402_does_not_name"));
     assert_eq!(settled.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+/// A stand-in facilitator that verifies everything and answers `/settle` with `answer` after
+/// `delay`, counting the `/settle` calls.
+async fn scripted_facilitator(
+    answer: Value,
+    delay: std::time::Duration,
+    settles: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> String {
+    use axum::routing::post;
+    let app = axum::Router::new()
+        .route(
+            "/verify",
+            post(|axum::Json(body): axum::Json<Value>| async move {
+                axum::Json(json!({"isValid": true,
+                    "payer": body["paymentPayload"]["payload"]["authorization"]["from"]}))
+            }),
+        )
+        .route(
+            "/settle",
+            post(move || {
+                let (answer, settles) = (answer.clone(), settles.clone());
+                async move {
+                    settles.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    tokio::time::sleep(delay).await;
+                    axum::Json(answer)
+                }
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// How many times the paid echo's handler ran (its invocation log entries; the route flushes
+/// the recorder first).
+async fn paid_handler_runs(server: &TestServer) -> usize {
+    let response = server
+        .client
+        .get(server.url("/ai/endpoints/receipt-echo-paid/logs?limit=100"))
+        .header("x-admin-token", ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(response).await;
+    assert_eq!(status, 200, "{body}");
+    body["entries"].as_array().unwrap().len()
+}
+
+/// A settlement that fails after the handler ran burns the authorization: the answer says it is
+/// spent, and replaying it is refused as a used nonce, before the handler runs again.
+#[tokio::test]
+async fn a_failed_settlement_burns_the_authorization() {
+    let settles = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let answer = json!({"success": false, "errorReason": "settlement_failed", "transaction": "", "network": "eip155:84532"});
+    let url = scripted_facilitator(answer, std::time::Duration::ZERO, settles.clone()).await;
+    let server =
+        TestServer::start_with(move |c| c.payment.facilitator = FacilitatorConfig::Remote { url })
+            .await;
+    let signer = PrivateKeySigner::random();
+    let required = ask(&server, PAID).await;
+    let header = pay(&signer, &required, 2, |_| {});
+    let (status, headers, body) = post_paid(&server, PAID, &header, json!({})).await;
+    assert_payment_required(status, &body, "settlement_failed");
+    assert!(
+        body["message"].as_str().unwrap().contains("spent"),
+        "{body}"
+    );
+    assert!(headers.get("x-receipt-id").is_none() && body.get("receipt").is_none());
+    assert_eq!(paid_handler_runs(&server).await, 1);
+    for _ in 0..2 {
+        let (status, _, body) = post_paid(&server, PAID, &header, json!({})).await;
+        assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    }
+    assert_eq!(paid_handler_runs(&server).await, 1, "the handler ran again");
+    assert_eq!(settles.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Still burned after a recovery pass (which releases orphaned claims, not burned ones).
+    let recovery = toolhost::payments::recovery::Recovery::new(
+        server.app.store.clone(),
+        server.app.payments.facilitator.clone(),
+        server.app.receipt_signer.clone(),
+        server.app.urls.clone(),
+        std::time::Duration::ZERO,
+        std::time::Duration::from_secs(60),
+    );
+    let report = recovery
+        .recover_claims(toolhost::payments::recovery::Cutoffs::exclusive_start(
+            toolhost::payments::nonces::now_ms(),
+            std::time::Duration::ZERO,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(report, Default::default());
+    let (status, _, body) = post_paid(&server, PAID, &header, json!({})).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    // A new authorization buys the call again.
+    let fresh = pay(&signer, &required, 2, |_| {});
+    let (status, _, body) = post_paid(&server, PAID, &fresh, json!({})).await;
+    assert_payment_required(status, &body, "settlement_failed");
+    assert_eq!(paid_handler_runs(&server).await, 2);
+}
+
+/// The request deadline passing while the payment settles does not cut the answer: the payer,
+/// charged, gets the result and the receipt (200), not a 504.
+#[tokio::test]
+async fn a_settlement_outliving_the_request_deadline_still_answers_with_the_receipt() {
+    let settles = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let answer = json!({"success": true, "transaction": format!("0x{}", "cd".repeat(32)), "network": "eip155:84532"});
+    let url = scripted_facilitator(
+        answer,
+        std::time::Duration::from_millis(1500),
+        settles.clone(),
+    )
+    .await;
+    let server = TestServer::start_with(move |c| {
+        c.payment.facilitator = FacilitatorConfig::Remote { url };
+        c.limits.request_timeout = std::time::Duration::from_millis(500);
+    })
+    .await;
+    let signer = PrivateKeySigner::random();
+    let required = ask(&server, PAID).await;
+    let header = pay(&signer, &required, 2, |_| {});
+    let started = std::time::Instant::now();
+    let (status, headers, body) = post_paid(&server, PAID, &header, json!({"slow": true})).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(1500));
+    assert!(headers.contains_key("payment-response"));
+    let receipt = &body["receipt"];
+    assert_eq!(receipt["settlement"]["status"], "settled", "{receipt}");
+    assert_eq!(receipt["settlement"]["collected"], true);
+    assert_eq!(
+        headers["x-receipt-id"],
+        receipt["receiptId"].as_str().unwrap()
+    );
+    let (status, stored) = server
+        .get(&format!(
+            "/ai/receipts/{}",
+            receipt["receiptId"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(&stored, receipt);
+    assert_eq!(settles.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

@@ -13,7 +13,7 @@ use crate::events::{self, EventKind};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::JsonBody;
 use crate::revenue::payouts::{self, PayoutSettings};
-use crate::revenue::{report, sales_of};
+use crate::revenue::{all_sales, report, sales_of, with_standing, Collection};
 
 #[derive(Deserialize, utoipa::IntoParams)]
 pub struct RevenueQuery {
@@ -21,10 +21,17 @@ pub struct RevenueQuery {
     since: Option<String>,
 }
 
-/// The caller's revenue: gross, platform fee, net, count, by endpoint and by day.
+/// The caller's revenue: gross, platform fee, net, count, by endpoint and by day. The totals
+/// (`grossUsd`, `grossUnits`, … and `count`) cover every sale, collected or not; `collected`
+/// and `uncollected` split them exactly (`{grossUnits, feeUnits, netUnits, count}`, integer
+/// atomic units as strings), at the top and in each `byEndpoint` and `byDay` entry.
+/// Collected: an x402 transfer seen mined, a remote facilitator's settlement with its
+/// transaction, or a developer-credit debit. Uncollected: recorded in the ledger only (a
+/// deployment that cannot settle: never collected) or still pending on-chain;
+/// `uncollectedByState` tells the two apart. Only collected money is paid out.
 #[utoipa::path(get, path = "/ai/builders/revenue", tag = "builders", params(RevenueQuery),
     responses(
-        (status = 200, description = "Revenue report", body = Object),
+        (status = 200, description = "Revenue report: totals of all sales, with `collected` and `uncollected` parts (`{grossUnits, feeUnits, netUnits, count}`) and `uncollectedByState` (`recorded`, `pending`), also per `byEndpoint` and `byDay` entry", body = Object),
         (status = 400, description = "Invalid `since`", body = ErrorBody),
         (status = 401, description = "No valid builder key", body = ErrorBody),
     ))]
@@ -36,12 +43,50 @@ pub async fn revenue(
     let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
     let since = OffsetDateTime::now_utc() - window;
     let sales = sales_of(app.store.as_ref(), &builder.id, since).await?;
+    let sales = with_standing(app.store.as_ref(), sales).await?;
     let revenue = report::report(&sales, app.config.platform_fee_bps);
     Ok(Json(json!({
         "ok": true,
         "builderId": builder.id,
         "since": crate::timestamp::rfc3339(since),
         "revenue": revenue,
+    })))
+}
+
+/// Admin: the platform's revenue since `since`, collected and uncollected apart: builders'
+/// sales (`feeUnits` is the platform's cut, `netUnits` what builders are owed), the platform's
+/// own paid endpoints, and builder registration fees, each with the same `collected`,
+/// `uncollected` and `uncollectedByState` parts as the builder report. A registration fee paid
+/// on a deployment that cannot settle (recorded only) counts as uncollected here, as on its
+/// receipt.
+#[utoipa::path(get, path = "/ai/admin/revenue", tag = "admin", params(RevenueQuery),
+    responses(
+        (status = 200, description = "`builderSales`, `platformEndpoints` and `registrationFees`, each a revenue report with `collected` and `uncollected` parts (integer atomic units as strings)", body = Object),
+        (status = 400, description = "Invalid `since`", body = ErrorBody),
+        (status = 401, description = "X-Admin-Token missing or wrong", body = ErrorBody),
+    ))]
+pub async fn admin_revenue(
+    State(app): State<AppState>,
+    _admin: Admin,
+    Query(query): Query<RevenueQuery>,
+) -> ApiResult<Json<Value>> {
+    let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
+    let since = OffsetDateTime::now_utc() - window;
+    let store = app.store.as_ref();
+    let sales = with_standing(store, all_sales(store, since).await?).await?;
+    let (builders, platform): (Vec<_>, Vec<_>) = sales
+        .into_iter()
+        .partition(|(sale, _)| sale.seller.is_some());
+    let (endpoints, registrations): (Vec<_>, Vec<_>) = platform
+        .into_iter()
+        .partition(|(sale, _)| sale.endpoint_slug.is_some());
+    // The platform keeps the whole of its own sales: no fee is taken from them.
+    Ok(Json(json!({
+        "ok": true,
+        "since": crate::timestamp::rfc3339(since),
+        "builderSales": report::report(&builders, app.config.platform_fee_bps),
+        "platformEndpoints": report::report(&endpoints, 0),
+        "registrationFees": report::report(&registrations, 0),
     })))
 }
 
@@ -79,31 +124,44 @@ pub async fn set_payout_settings(
     Ok(Json(json!({"ok": true, "payoutSettings": saved})))
 }
 
-/// The caller's payout packets and unpaid net balance.
+/// The caller's payout packets and unpaid net balance: `unpaidNetUnits` / `unpaidReceipts` is
+/// what a packet would pay now (collected money only); `uncollectedNetUnits` /
+/// `uncollectedReceipts` is unpaid revenue that is not collected (recorded only, or pending
+/// on-chain) and is left out of packets.
 #[utoipa::path(get, path = "/ai/builders/payouts", tag = "builders",
-    responses((status = 200, description = "Packets", body = Object), (status = 401, description = "No valid builder key", body = ErrorBody)))]
+    responses((status = 200, description = "Packets, the collected unpaid balance (`unpaidNetUnits`, `unpaidReceipts`) and the uncollected one (`uncollectedNetUnits`, `uncollectedReceipts`)", body = Object), (status = 401, description = "No valid builder key", body = ErrorBody)))]
 pub async fn list_payouts(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
 ) -> ApiResult<Json<Value>> {
     let store = app.store.as_ref();
     let unpaid = payouts::unpaid(store, &builder.id).await?;
-    let balance = report::report(&unpaid, app.config.platform_fee_bps);
+    let payable: Vec<_> = unpaid
+        .payable
+        .into_iter()
+        .map(|sale| (sale, Collection::Collected))
+        .collect();
+    let payable = report::report(&payable, app.config.platform_fee_bps);
+    let uncollected = report::report(&unpaid.uncollected, app.config.platform_fee_bps);
     Ok(Json(json!({
         "ok": true,
-        "unpaidNetUnits": balance.net_units,
-        "unpaidReceipts": balance.totals.count,
+        "unpaidNetUnits": payable.net_units,
+        "unpaidReceipts": payable.totals.count,
+        "uncollectedNetUnits": uncollected.net_units,
+        "uncollectedReceipts": uncollected.totals.count,
         "packets": payouts::packets(store, &builder.id).await?,
     })))
 }
 
-/// Create a payout packet for the whole unpaid net balance (409 `below_minimum` under the
-/// configured minimum).
+/// Create a payout packet for the whole collected, unpaid net balance. Uncollected sales
+/// (recorded only, or pending on-chain) are never included: 409 `nothing_collectable` (with
+/// `details.uncollectedNetUnits`) when they are all there is, `below_minimum` when the
+/// collected balance is under the configured minimum.
 #[utoipa::path(post, path = "/ai/builders/payouts", tag = "builders",
     responses(
         (status = 200, description = "The pending, signed packet", body = Object),
         (status = 401, description = "No valid builder key", body = ErrorBody),
-        (status = 409, description = "`payout_settings_missing`, `below_minimum` or `payout_conflict`", body = ErrorBody),
+        (status = 409, description = "`payout_settings_missing`, `nothing_collectable`, `below_minimum` or `payout_conflict`", body = ErrorBody),
     ))]
 pub async fn create_payout(
     State(app): State<AppState>,

@@ -7,11 +7,19 @@
 //! half a payment (receipt, ledger entry and spent nonce are one batch, written only on success
 //! or pending, see `gate`).
 //!
+//! Before the paid handler runs, [`Settler::precheck`] asks the asset contract whether the
+//! authorization is still unused and the payer's balance covers it: a payer who could not pay
+//! is refused with 402 before any work is done (its nonce claim released, so the same
+//! authorization may be sent again once funded). The table is what can still happen after the
+//! handler ran (the balance moved meanwhile, the chain went away); every failure there burns
+//! the authorization's nonce (see `gate`): the work was done, so it cannot be bought again with
+//! the same authorization.
+//!
 //! | what happens | answer | payer charged | store |
 //! |---|---|---|---|
-//! | simulation (`eth_estimateGas`) reverts | 402 with the x402 reason: `invalid_exact_evm_insufficient_balance`, `invalid_exact_evm_nonce_already_used`, or `invalid_exact_evm_transaction_simulation_failed` | no: nothing was broadcast | nothing; nonce claim released |
-//! | the RPC is unreachable or refuses the transaction (before or at broadcast) | 502 `facilitator_unavailable` | no | nothing; nonce claim released |
-//! | mined with status 0 (reverted) | 402 `invalid_exact_evm_transaction_failed`, tx hash in the message | no: a revert moves nothing (the settler paid the gas) | nothing; nonce claim released |
+//! | simulation (`eth_estimateGas`) reverts | 402 with the x402 reason: `invalid_exact_evm_insufficient_balance`, `invalid_exact_evm_nonce_already_used`, or `invalid_exact_evm_transaction_simulation_failed` | no: nothing was broadcast | nothing; nonce burned |
+//! | the RPC is unreachable or refuses the transaction (before or at broadcast) | 502 `facilitator_unavailable` | no | nothing; nonce burned |
+//! | mined with status 0 (reverted) | 402 `invalid_exact_evm_transaction_failed`, tx hash in the message | no: a revert moves nothing (the settler paid the gas) | nothing; nonce burned |
 //! | mined with status 1 and the expected `Transfer` log | 200, receipt `settled`, `onChain:true`, tx hash | yes | receipt, sale, nonce spent |
 //! | broadcast, not mined within the timeout (or the node stopped answering) | 200, receipt `pending`, `onChain:false`, tx hash | once it is mined | receipt, sale, nonce spent |
 //!
@@ -28,8 +36,9 @@
 //! (the pricing mode promises the opposite); serving risks at most the price of one call for the
 //! seller, and the receipt says honestly that the transaction was not yet seen mined.
 //!
-//! A 402 tells the payer the authorization itself will not settle (fix the balance, sign a new
-//! one); a 502 tells them the chain is out of reach and the same authorization may be retried.
+//! Before the handler, a 402 tells the payer the authorization itself will not settle (fix the
+//! balance, or sign a new one) and a 502 that the chain is out of reach (the same authorization
+//! may be retried). After the handler, both also say the authorization is spent here.
 //!
 //! # Nonces
 //! Submissions from the settler account are serialized: the account nonce is held under a lock
@@ -43,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use alloy_network::eip2718::Encodable2718;
 use alloy_network::{Ethereum, EthereumWallet, NetworkTransactionBuilder};
-use alloy_primitives::{Address, Bytes, B256};
+use alloy_primitives::{Address, Bytes, B256, U256};
 use alloy_rpc_types_eth::{TransactionInput, TransactionReceipt, TransactionRequest};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{sol, SolCall, SolEvent};
@@ -176,6 +185,58 @@ impl Settler {
             });
         }
         tracing::info!(settler = %self.address, chain_id = rpc, "on-chain settlement ready");
+        Ok(())
+    }
+
+    /// Asks the asset contract, before the paid handler runs, what settlement would find:
+    /// EIP-3009 `authorizationState(from, nonce)` must be unused and `balanceOf(from)` must
+    /// cover the authorized value. Refused with `invalid_exact_evm_nonce_already_used` or
+    /// `invalid_exact_evm_insufficient_balance` (402); an RPC that cannot answer is
+    /// `Unavailable` (502). Both calls run concurrently. Settlement still simulates the
+    /// transfer: the balance may move between this check and the transfer.
+    pub async fn precheck(&self, verified: &Verified, value: U256) -> Result<(), ChainError> {
+        let asset = Address::from_str(&verified.requirement.asset).map_err(|_| {
+            ChainError::Unavailable("the configured asset is not an address".into())
+        })?;
+        let used = IEip3009::authorizationStateCall {
+            authorizer: verified.payer,
+            nonce: verified.nonce,
+        };
+        let balance = IEip3009::balanceOfCall {
+            account: verified.payer,
+        };
+        let used_request = self.request(asset, used.abi_encode());
+        let balance_request = self.request(asset, balance.abi_encode());
+        let (used, balance) = futures::future::join(
+            self.rpc.call(&used_request),
+            self.rpc.call(&balance_request),
+        )
+        .await;
+        let used =
+            IEip3009::authorizationStateCall::abi_decode_returns(&used.map_err(unavailable)?)
+                .map_err(|_| {
+                    ChainError::Unavailable(
+                        "authorizationState answered something not a bool".into(),
+                    )
+                })?;
+        if used {
+            return Err(ChainError::Refused {
+                reason: Reason::NonceAlreadyUsed,
+                message: "the asset contract says this authorization was already used".into(),
+            });
+        }
+        let balance = IEip3009::balanceOfCall::abi_decode_returns(&balance.map_err(unavailable)?)
+            .map_err(|_| {
+            ChainError::Unavailable("balanceOf answered something not a uint256".into())
+        })?;
+        if balance < value {
+            return Err(ChainError::Refused {
+                reason: Reason::InsufficientBalance,
+                message: format!(
+                    "the payer holds {balance} atomic units of the asset, less than the {value} authorized"
+                ),
+            });
+        }
         Ok(())
     }
 

@@ -3,8 +3,9 @@
 //! Without a settler, recording is honest about what it is: every receipt of a locally settled
 //! payment says `onChain:false` and carries no transaction, and the signed authorization stays
 //! valid for `transferWithAuthorization` by whoever holds it until `validBefore`. With a settler
-//! (an RPC URL and a key configured), the transfer is submitted on-chain; see [`super::chain`]
-//! for what each outcome means.
+//! (an RPC URL and a key configured), verification also asks the chain whether the payment
+//! can settle (nonce unused, balance sufficient) before the handler runs, and the transfer is
+//! submitted on-chain; see [`super::chain`] for what each outcome means.
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
@@ -15,7 +16,7 @@ use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatu
 use crate::config::NetworkConfig;
 use crate::payments::header::PaymentPayload;
 use crate::payments::requirements::Offer;
-use crate::payments::verify::{unix_now, verify_exact, Verified};
+use crate::payments::verify::{message, unix_now, verify_exact, Verified};
 use crate::payments::PaymentError;
 
 pub struct LocalFacilitator {
@@ -36,6 +37,23 @@ impl Facilitator for LocalFacilitator {
         offer: &'a Offer,
     ) -> BoxFuture<'a, Result<Verified, PaymentError>> {
         async move { verify_exact(payment, offer, unix_now()) }.boxed()
+    }
+
+    fn precheck<'a>(
+        &'a self,
+        payment: &'a PaymentPayload,
+        verified: &'a Verified,
+    ) -> BoxFuture<'a, Result<(), PaymentError>> {
+        async move {
+            // With a chain to settle on, a payment that cannot settle is refused before the
+            // paid handler runs.
+            if let Some(settler) = &self.settler {
+                let value = message(&payment.payload.authorization)?.value;
+                settler.precheck(verified, value).await?;
+            }
+            Ok(())
+        }
+        .boxed()
     }
 
     fn settle<'a>(
