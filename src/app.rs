@@ -78,6 +78,27 @@ pub struct StartupNotes {
 }
 
 impl App {
+    /// What the payment gate works with.
+    pub fn payment_parts(&self) -> crate::payments::Parts<'_> {
+        crate::payments::Parts {
+            store: &self.store,
+            facilitator: &self.payments.facilitator,
+            receipt_signer: &self.receipt_signer,
+            urls: &self.urls,
+            node_id: &self.node_id,
+        }
+    }
+
+    /// What calling `endpoint` costs here, as an x402 offer.
+    pub fn charge_for(&self, endpoint: &crate::catalog::Endpoint) -> crate::payments::Charge {
+        crate::payments::charge_for(
+            &self.config.payment,
+            &self.payments.pay_to,
+            &self.urls,
+            endpoint,
+        )
+    }
+
     /// What the endpoint lifecycle works on.
     pub fn endpoint_parts(&self) -> crate::endpoints::Parts<'_> {
         crate::endpoints::Parts {

@@ -6,12 +6,10 @@
 //! - `extract`: extractors whose rejections are `ApiError`s.
 //! - `metrics`: the request-metrics middleware and `/metrics`.
 //! - `openapi`: the generated OpenAPI 3.1 document.
-//! - `rate_limit`: per-client token buckets for anonymous writes.
 //! - `routes`: the route handlers of every domain.
 
 pub mod auth;
 pub mod extract;
 pub mod metrics;
 pub mod openapi;
-pub mod rate_limit;
 pub mod routes;

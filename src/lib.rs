@@ -11,7 +11,8 @@
 //! - `builders`: builder identity, keys and registration.
 //! - `endpoints`: the endpoint lifecycle (create, update, pause, delete, review) and handler files.
 //! - `secrets`, `logs`, `events`: per-endpoint encrypted secrets and logs; the builder event feed.
-//! - `tools`: invoking endpoints and the native built-in handlers.
+//! - `pipeline`: one call of an endpoint: prepare, authorize payment, run, settle, receipt.
+//! - `builtins`: the native built-in handlers (receipt echo, static JSON).
 //! - `runtime`: running JS endpoints in the sandbox's isolate pool.
 //! - `storage`: handlers' kv entries and files, with per-endpoint and per-builder quotas.
 //! - `readiness`: the `x402_readiness_check` handler.
@@ -30,6 +31,7 @@
 
 pub mod app;
 pub mod builders;
+pub mod builtins;
 pub mod catalog;
 pub mod config;
 pub mod endpoints;
@@ -46,7 +48,9 @@ pub mod money;
 pub mod net;
 pub mod paging;
 pub mod payments;
+pub mod pipeline;
 pub mod quotes;
+pub mod rate_limit;
 pub mod readiness;
 pub mod receipts;
 pub mod recorder;
@@ -59,7 +63,6 @@ pub mod server;
 pub mod storage;
 pub mod store;
 pub mod timestamp;
-pub mod tools;
 pub mod urls;
 pub mod web;
 pub mod well_known;

@@ -1,7 +1,7 @@
 //! The MCP endpoint: `POST /ai/mcp`, Streamable HTTP JSON-RPC, with the catalog as tools.
 //!
 //! Every active catalog endpoint is a tool named by its slug; calling it goes through the same
-//! invocation pipeline as `POST /tools/{slug}` ([`crate::tools::routes::invoke`]), so status,
+//! invocation pipeline as `POST /tools/{slug}` ([`crate::pipeline::call`]), so status,
 //! input validation, payment and receipts cannot differ between HTTP and MCP. Paid tools follow
 //! the x402 MCP transport: an unpaid call returns the payment requirements as an error result,
 //! a paid call carries its payment in `_meta["x402/payment"]`.

@@ -43,7 +43,8 @@ use axum::http::StatusCode;
 
 pub use dev_key::{resolve_pay_to, PayToError};
 pub use facilitator::Facilitator;
-pub use gate::{gate, Authorized, Charge, Settled};
+pub use gate::{charge_for, gate, Authorized, Charge, Parts, Settled};
+pub use header::Tender;
 pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
 
 use crate::error::{ApiError, ErrorCode};

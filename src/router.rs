@@ -17,9 +17,10 @@ use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorCode};
-use crate::http::{metrics, openapi, rate_limit, routes};
+use crate::http::{metrics, openapi, routes};
 use crate::payments::settling::{self, Settling};
-use crate::{endpoints, mcp, tools};
+use crate::rate_limit;
+use crate::{endpoints, mcp};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -52,8 +53,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::well_known::x402_discovery))
         .routes(routes!(crate::well_known::mcp_server_json))
         .routes(routes!(
-            tools::routes::invoke_get,
-            tools::routes::invoke_post
+            routes::tools::invoke_get,
+            routes::tools::invoke_post
         ))
         .routes(routes!(routes::receipts::get_receipt))
         .routes(routes!(routes::safety::policy))
@@ -68,7 +69,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
             routes::payments::list_credits
         ))
         .routes(routes!(routes::payments::supported))
-        .routes(routes!(tools::invoke::invoke))
+        .routes(routes!(routes::invoke::invoke))
         .routes(routes!(routes::quotes::quote))
         .routes(routes!(routes::quotes::conversion_quote))
         .routes(routes!(routes::quotes::external_quote))

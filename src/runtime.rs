@@ -13,4 +13,4 @@
 pub mod host;
 mod run;
 
-pub use run::{EndpointRuntime, HandlerOutput, JsOutcome};
+pub use run::{EndpointRuntime, HandlerOutput, HandlerRequest, JsOutcome};

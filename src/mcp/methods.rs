@@ -88,12 +88,12 @@ async fn call_tool(ctx: &Context<'_>, params: Map<String, Value>) -> Result<Valu
     };
     let tool = tools::resolve(ctx.app, name)
         .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {name}")))?;
-    let headers = payment::call_headers(ctx.headers, meta)?;
+    let payment = payment::call_payment(ctx.headers, meta)?;
     let token = meta
         .and_then(|m| m.get("progressToken"))
         .filter(|t| t.is_string() || t.is_number());
     report(ctx, token, 0, &format!("calling {name}")).await;
-    let result = tools::call(ctx.app, tool, arguments, headers).await;
+    let result = tools::call(ctx.app, tool, arguments, payment).await;
     report(ctx, token, 1, "done").await;
     Ok(result)
 }

@@ -1,14 +1,14 @@
-//! x402 over MCP, as the x402 MCP transport defines it, mapped onto the HTTP payment headers.
+//! x402 over MCP, as the x402 MCP transport defines it, mapped onto the call pipeline's types.
 //!
-//! In: `params._meta["x402/payment"]` (a PaymentPayload object) becomes `PAYMENT-SIGNATURE:
-//! base64(json)`, and `_meta["toolhost/developer-credit"]` becomes `X-Developer-Credit`, so
-//! a tool call is paid through exactly the headers `POST /tools/{slug}` reads.
+//! In: `params._meta["x402/payment"]` (a PaymentPayload object) and
+//! `_meta["toolhost/developer-credit"]` (or the connection's `X-Developer-Credit`) become the
+//! call's [`Tender`], as `POST /tools/{slug}` reads them from its headers.
 //!
-//! Out: the pipeline's HTTP answer becomes a tool result. 402 is an error result whose
-//! `structuredContent` is the x402 v2 PaymentRequired (the decoded `PAYMENT-REQUIRED` header,
-//! else the 402 body) with the same JSON as text; success carries the result, and in `_meta` the
-//! decoded `PAYMENT-RESPONSE` and the receipt; any other failure is an error result with the
-//! error body as text. Settlement happens inside the pipeline, only after the handler succeeded.
+//! Out: the pipeline's outcome becomes a tool result. 402 is an error result whose
+//! `structuredContent` is the x402 v2 PaymentRequired, with the same JSON as text; success
+//! carries the result, and in `_meta` the settlement response and the receipt; any other failure
+//! is an error result with the error body as text. Settlement happens inside the pipeline, only
+//! after the handler succeeded.
 //!
 //! Only the payment error is structured: the TypeScript SDK client validates any
 //! `structuredContent` against the tool's `outputSchema`, error results included, so an error
@@ -16,77 +16,83 @@
 //! no `outputSchema` (see `tools`).
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use base64::Engine;
 use serde_json::{json, Map, Value};
 
 use super::protocol::RpcError;
 use crate::app::App;
 use crate::catalog::CompiledEndpoint;
-use crate::tools::routes::charge_for;
+use crate::error::ApiError;
+use crate::payments::{header, Tender};
+use crate::pipeline::Outcome;
 
 pub(super) const PAYMENT_META: &str = "x402/payment";
 pub(super) const PAYMENT_RESPONSE_META: &str = "x402/payment-response";
 pub(super) const CREDIT_META: &str = "toolhost/developer-credit";
 pub(super) const RECEIPT_META: &str = "toolhost/receipt";
 
-const PAYMENT_SIGNATURE: HeaderName = HeaderName::from_static("payment-signature");
-const PAYMENT_REQUIRED: HeaderName = HeaderName::from_static("payment-required");
-const PAYMENT_RESPONSE: HeaderName = HeaderName::from_static("payment-response");
 const DEVELOPER_CREDIT: HeaderName = HeaderName::from_static("x-developer-credit");
-const RECEIPT_ID: HeaderName = HeaderName::from_static("x-receipt-id");
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The headers of one tool call: the request id and a developer credit from the MCP request
-/// (a credit can be configured once per connection), then payment and credit from `_meta`,
-/// which win. Payment proofs are taken from `_meta` only: one payment pays for one call.
-pub(super) fn call_headers(
+/// The headers of one tool call (the request id of the MCP request) and how it pays: a
+/// developer credit from `_meta`, else the connection's, wins over an x402 payment from
+/// `_meta`. Payment proofs are taken from `_meta` only: one payment pays for one call.
+pub(super) fn call_payment(
     transport: &HeaderMap,
     meta: Option<&Map<String, Value>>,
-) -> Result<HeaderMap, RpcError> {
+) -> Result<(HeaderMap, Tender), RpcError> {
     let mut headers = HeaderMap::new();
-    for name in [REQUEST_ID, DEVELOPER_CREDIT] {
-        if let Some(value) = transport.get(&name) {
-            headers.insert(name, value.clone());
-        }
+    if let Some(value) = transport.get(&REQUEST_ID) {
+        headers.insert(REQUEST_ID, value.clone());
     }
-    let Some(meta) = meta else { return Ok(headers) };
-    match meta.get(PAYMENT_META) {
-        None | Some(Value::Null) => {}
-        Some(payload @ Value::Object(_)) => {
-            let encoded = base64::engine::general_purpose::STANDARD.encode(payload.to_string());
-            let value = HeaderValue::from_str(&encoded)
-                .map_err(|_| RpcError::invalid_params("_meta[\"x402/payment\"] cannot be sent"))?;
-            headers.insert(PAYMENT_SIGNATURE, value);
-        }
+    let connection_credit = transport
+        .get(&DEVELOPER_CREDIT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string);
+    let empty = Map::new();
+    let meta = meta.unwrap_or(&empty);
+    let payment = match meta.get(PAYMENT_META) {
+        None | Some(Value::Null) => None,
+        Some(payload @ Value::Object(_)) => Some(match header::from_json(payload.clone()) {
+            Ok(payment) => Tender::X402(Box::new(payment)),
+            Err(e) => Tender::Malformed(e.to_string()),
+        }),
         Some(_) => {
             return Err(RpcError::invalid_params(
                 "_meta[\"x402/payment\"] must be an x402 PaymentPayload object",
             ))
         }
-    }
-    match meta.get(CREDIT_META) {
-        None | Some(Value::Null) => {}
-        Some(Value::String(credit)) => {
-            let value = HeaderValue::from_str(credit).map_err(|_| {
-                RpcError::invalid_params(
-                    "_meta[\"toolhost/developer-credit\"] must be printable ASCII",
-                )
-            })?;
-            headers.insert(DEVELOPER_CREDIT, value);
+    };
+    let credit = match meta.get(CREDIT_META) {
+        None | Some(Value::Null) => connection_credit,
+        // The same characters a header value may hold, as over HTTP.
+        Some(Value::String(credit)) if HeaderValue::from_str(credit).is_ok() => {
+            Some(credit.trim().to_string()).filter(|c| !c.is_empty())
+        }
+        Some(Value::String(_)) => {
+            return Err(RpcError::invalid_params(
+                "_meta[\"toolhost/developer-credit\"] must be printable ASCII",
+            ))
         }
         Some(_) => {
             return Err(RpcError::invalid_params(
                 "_meta[\"toolhost/developer-credit\"] must be a string",
             ))
         }
-    }
-    Ok(headers)
+    };
+    let tender = match (credit, payment) {
+        (Some(credit), _) => Tender::Credit(credit),
+        (None, Some(payment)) => payment,
+        (None, None) => Tender::Nothing,
+    };
+    Ok((headers, tender))
 }
 
 /// The x402 terms a paid tool advertises in its `_meta["x402"]`: the v2 PaymentRequired a call
 /// without payment gets (same offer, from the same function), without its `error`.
 pub(super) fn advertised(app: &App, compiled: &CompiledEndpoint) -> Value {
-    let mut offer = charge_for(app, compiled).offer.v2("");
+    let mut offer = app.charge_for(&compiled.endpoint).offer.v2("");
     if let Some(object) = offer.as_object_mut() {
         object.remove("error");
         object.insert("paymentMeta".into(), json!(PAYMENT_META));
@@ -94,41 +100,32 @@ pub(super) fn advertised(app: &App, compiled: &CompiledEndpoint) -> Value {
     offer
 }
 
-/// What the pipeline answered, read off its HTTP response.
-pub(super) struct HttpOutcome {
-    pub(super) status: StatusCode,
-    pub(super) headers: HeaderMap,
-    /// The JSON body; `Null` when empty or not JSON.
-    pub(super) body: Value,
-}
-
-/// The MCP `CallToolResult` for a pipeline outcome.
-pub(super) fn tool_result(outcome: HttpOutcome) -> Value {
-    let HttpOutcome {
-        status,
-        headers,
-        body,
-    } = outcome;
-    if status == StatusCode::PAYMENT_REQUIRED {
-        let required = decode_header(&headers, &PAYMENT_REQUIRED).unwrap_or(body);
-        return json_result(required, true);
-    }
-    if !status.is_success() {
+/// The MCP `CallToolResult` for what the pipeline answered.
+pub(super) fn tool_result(answer: Result<Outcome, ApiError>) -> Value {
+    let outcome = match answer {
+        Ok(outcome) => outcome,
+        Err(error) if error.status == StatusCode::PAYMENT_REQUIRED => {
+            let required = error
+                .payment_required
+                .as_deref()
+                .or(error.body_override.as_deref())
+                .cloned()
+                .unwrap_or_else(|| json!(error.answer()));
+            return json_result(required, true);
+        }
+        Err(error) => return error_result(json!(error.answer())),
+    };
+    let body = outcome.result_with_receipt();
+    if !outcome.status.is_success() {
         return error_result(body);
     }
     let mut meta = Map::new();
-    if let Some(settlement) = decode_header(&headers, &PAYMENT_RESPONSE) {
-        meta.insert(PAYMENT_RESPONSE_META.into(), settlement);
+    if let Some(settlement) = &outcome.payment_response {
+        meta.insert(PAYMENT_RESPONSE_META.into(), json!(settlement));
     }
-    // The receipt is the one the server issued, named by its `x-receipt-id` header (a handler
-    // cannot set that header): a body's `receipt` counts only when it is that receipt, so a
-    // handler returning `{receipt: …}` cannot plant a forged one in `_meta`.
-    let receipt = header_text(&headers, &RECEIPT_ID).map(|id| match body.get("receipt") {
-        Some(receipt @ Value::Object(_)) if receipt["receiptId"] == id => receipt.clone(),
-        _ => json!({ "receiptId": id }),
-    });
-    if let Some(receipt) = receipt {
-        meta.insert(RECEIPT_META.into(), receipt);
+    // The receipt the server issued: a handler's own `receipt` field never gets here.
+    if let Some(receipt) = &outcome.receipt {
+        meta.insert(RECEIPT_META.into(), json!(receipt));
     }
     let mut result = json_result(body, false);
     if !meta.is_empty() {
@@ -158,55 +155,51 @@ pub(super) fn json_result(value: Value, is_error: bool) -> Value {
     result
 }
 
-fn header_text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// A header holding base64 of JSON, decoded; `None` when absent or malformed.
-fn decode_header(headers: &HeaderMap, name: &HeaderName) -> Option<Value> {
-    let text = header_text(headers, name)?;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text.trim())
-        .ok()?;
-    serde_json::from_slice(&bytes).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
 
-    fn b64(value: &Value) -> HeaderValue {
-        HeaderValue::from_str(&base64::engine::general_purpose::STANDARD.encode(value.to_string()))
-            .unwrap()
-    }
-
     fn meta(value: Value) -> Map<String, Value> {
         value.as_object().unwrap().clone()
     }
 
-    #[test]
-    fn payment_and_credit_from_meta_become_headers() {
-        let payload = json!({"x402Version": 2, "payload": {"signature": "0xabc"}});
-        let mut transport = HeaderMap::new();
-        transport.insert(REQUEST_ID, HeaderValue::from_static("req-1"));
-        transport.insert(
-            DEVELOPER_CREDIT,
-            HeaderValue::from_static("from-connection"),
-        );
-        transport.insert(PAYMENT_SIGNATURE, HeaderValue::from_static("ignored"));
-        let m = meta(json!({PAYMENT_META: payload, CREDIT_META: "dc_123"}));
-        let headers = call_headers(&transport, Some(&m)).unwrap();
-        assert_eq!(headers.get(&REQUEST_ID).unwrap(), "req-1");
-        assert_eq!(headers.get(&DEVELOPER_CREDIT).unwrap(), "dc_123");
-        assert_eq!(decode_header(&headers, &PAYMENT_SIGNATURE), Some(payload));
+    fn transport(credit: Option<&'static str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(REQUEST_ID, HeaderValue::from_static("req-1"));
+        headers.insert("payment-signature", HeaderValue::from_static("ignored"));
+        if let Some(credit) = credit {
+            headers.insert(DEVELOPER_CREDIT, HeaderValue::from_static(credit));
+        }
+        headers
+    }
 
-        let plain = call_headers(&transport, None).unwrap();
-        assert_eq!(plain.get(&DEVELOPER_CREDIT).unwrap(), "from-connection");
-        assert!(
-            plain.get(&PAYMENT_SIGNATURE).is_none(),
+    #[test]
+    fn credit_wins_over_payment_and_meta_over_the_connection() {
+        let payment = json!({"x402Version": 2, "payload": {"signature": "0xabc"}});
+        let (headers, tender) = call_payment(
+            &transport(Some("from-connection")),
+            Some(&meta(json!({PAYMENT_META: payment, CREDIT_META: "dc_123"}))),
+        )
+        .unwrap();
+        assert_eq!(headers.get(&REQUEST_ID).unwrap(), "req-1");
+        assert_eq!(
+            headers.len(),
+            1,
             "payment headers of the MCP request are not forwarded"
         );
+        assert!(matches!(tender, Tender::Credit(c) if c == "dc_123"));
+        let (_, tender) = call_payment(&transport(Some("from-connection")), None).unwrap();
+        assert!(matches!(tender, Tender::Credit(c) if c == "from-connection"));
+        let (_, tender) = call_payment(&transport(None), None).unwrap();
+        assert!(matches!(tender, Tender::Nothing));
+        // A payment object of the wrong shape is the pipeline's 400, as a bad header is.
+        let (_, tender) = call_payment(
+            &transport(None),
+            Some(&meta(json!({PAYMENT_META: {"x402Version": 2}}))),
+        )
+        .unwrap();
+        assert!(matches!(tender, Tender::Malformed(_)), "{tender:?}");
     }
 
     #[test]
@@ -216,21 +209,22 @@ mod tests {
             json!({CREDIT_META: 5}),
             json!({CREDIT_META: "a\nb"}),
         ] {
-            let e = call_headers(&HeaderMap::new(), Some(&meta(bad))).unwrap_err();
+            let e = call_payment(&HeaderMap::new(), Some(&meta(bad))).unwrap_err();
             assert_eq!(e.code, super::super::protocol::INVALID_PARAMS);
         }
     }
 
     #[test]
-    fn payment_required_prefers_the_v2_header() {
-        let required = json!({"x402Version": 2, "accepts": [{"scheme": "exact"}], "error": "payment required"});
-        let mut headers = HeaderMap::new();
-        headers.insert(PAYMENT_REQUIRED, b64(&required));
-        let result = tool_result(HttpOutcome {
-            status: StatusCode::PAYMENT_REQUIRED,
-            headers,
-            body: json!({"x402Version": 1}),
-        });
+    fn payment_required_is_the_v2_requirements() {
+        let required = json!({"x402Version": 2, "accepts": [{"scheme": "exact"}], "error": "payment_required"});
+        let mut error = ApiError::new(
+            StatusCode::PAYMENT_REQUIRED,
+            ErrorCode::PaymentRequired,
+            "pay",
+        )
+        .with_body(json!({"x402Version": 1}));
+        error.payment_required = Some(Box::new(required.clone()));
+        let result = tool_result(Err(error));
         assert_eq!(result["isError"], true);
         assert_eq!(result["structuredContent"], required);
         let text: Value =
@@ -239,93 +233,13 @@ mod tests {
     }
 
     #[test]
-    fn payment_required_without_header_uses_the_body() {
-        let body = json!({"ok": false, "error": {"code": ErrorCode::PaymentRequired.as_str(), "message": "pay"}});
-        let result = tool_result(HttpOutcome {
-            status: StatusCode::PAYMENT_REQUIRED,
-            headers: HeaderMap::new(),
-            body: body.clone(),
-        });
-        assert_eq!(
-            (
-                result["isError"].clone(),
-                result["structuredContent"].clone()
-            ),
-            (json!(true), body)
-        );
-    }
-
-    #[test]
-    fn success_carries_settlement_and_receipt() {
-        let settlement = json!({"success": true, "transaction": "0x1", "network": "eip155:84532"});
-        let receipt = json!({"receiptId": "rcpt_1", "payer": "0xabc"});
-        let mut headers = HeaderMap::new();
-        headers.insert(PAYMENT_RESPONSE, b64(&settlement));
-        headers.insert(RECEIPT_ID, HeaderValue::from_static("rcpt_1"));
-        let body = json!({"ok": true, "receipt": receipt});
-        let result = tool_result(HttpOutcome {
-            status: StatusCode::OK,
-            headers,
-            body: body.clone(),
-        });
-        assert_eq!(result["isError"], false);
-        assert_eq!(result["structuredContent"], body);
-        assert_eq!(result["_meta"][PAYMENT_RESPONSE_META], settlement);
-        assert_eq!(result["_meta"][RECEIPT_META], receipt);
-    }
-
-    #[test]
-    fn a_receipt_in_the_body_alone_is_not_taken() {
-        // A free handler returning its own `receipt`, with no receipt issued by the server.
-        let result = tool_result(HttpOutcome {
-            status: StatusCode::OK,
-            headers: HeaderMap::new(),
-            body: json!({"receipt": {"receiptId": "rcpt_forged"}}),
-        });
-        assert!(result.get("_meta").is_none(), "{result}");
-        // Beside a real one, the body's must name it.
-        let mut headers = HeaderMap::new();
-        headers.insert(RECEIPT_ID, HeaderValue::from_static("rcpt_real"));
-        let result = tool_result(HttpOutcome {
-            status: StatusCode::OK,
-            headers,
-            body: json!({"receipt": {"receiptId": "rcpt_forged"}}),
-        });
-        assert_eq!(
-            result["_meta"][RECEIPT_META],
-            json!({"receiptId": "rcpt_real"})
-        );
-    }
-
-    #[test]
-    fn success_takes_the_receipt_id_header_when_the_body_has_none() {
-        let mut headers = HeaderMap::new();
-        headers.insert(RECEIPT_ID, HeaderValue::from_static("rcpt_2"));
-        let result = tool_result(HttpOutcome {
-            status: StatusCode::OK,
-            headers,
-            body: json!([1, 2]),
-        });
-        assert_eq!(
-            result["_meta"][RECEIPT_META],
-            json!({"receiptId": "rcpt_2"})
-        );
-        assert!(
-            result.get("structuredContent").is_none(),
-            "only objects are structured content"
-        );
-        assert_eq!(result["content"][0]["text"], "[1,2]");
-    }
-
-    #[test]
     fn other_failures_are_error_results_with_the_body() {
-        let body =
-            json!({"ok": false, "error": {"code": "runtime_unavailable", "message": "later"}});
-        let result = tool_result(HttpOutcome {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            headers: HeaderMap::new(),
-            body: body.clone(),
-        });
+        let error = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::EndpointPaused,
+            "later",
+        );
+        let result = tool_result(Err(error));
         assert_eq!(result["isError"], true);
         assert!(
             result.get("structuredContent").is_none(),
@@ -333,7 +247,21 @@ mod tests {
         );
         let text: Value =
             serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(text, body);
+        assert_eq!(text["error"]["code"], "endpoint_paused");
+        assert!(result.get("_meta").is_none());
+    }
+
+    #[test]
+    fn a_handler_failure_is_an_error_result_without_meta() {
+        let outcome = Outcome {
+            status: StatusCode::BAD_REQUEST,
+            result: json!({"message": "no"}),
+            receipt: None,
+            payment_response: None,
+            headers: Vec::new(),
+        };
+        let result = tool_result(Ok(outcome));
+        assert_eq!(result["isError"], true);
         assert!(result.get("_meta").is_none());
     }
 }

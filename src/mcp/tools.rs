@@ -6,13 +6,12 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::{HeaderMap, Method};
-use axum::response::IntoResponse;
 use axum::Json;
 use base64::Engine;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::payment::{self, HttpOutcome};
+use super::payment;
 use super::protocol::RpcError;
 use crate::app::{App, AppState};
 use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status};
@@ -22,10 +21,8 @@ use crate::http::extract::JsonBody;
 use crate::http::routes::quotes::{
     self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
 };
-use crate::tools::routes::{invoke, Call};
-
-/// Largest pipeline response read back into a tool result.
-const MAX_RESULT_BYTES: usize = 16 * 1024 * 1024;
+use crate::payments::Tender;
+use crate::pipeline::{self, Call};
 
 /// Tools the service offers besides its catalog. They are resolved first and a catalog endpoint
 /// of the same name is left out of the list, so an endpoint can never shadow one.
@@ -324,31 +321,22 @@ pub(super) fn resolve(app: &App, name: &str) -> Option<Tool> {
         .or_else(|| app.catalog.get(name).map(Tool::Endpoint))
 }
 
-/// Runs a tool and returns its `CallToolResult`. Catalog endpoints run through the invocation
-/// pipeline of `POST /tools/{slug}`, their HTTP answer mapped by [`payment::tool_result`].
+/// Runs a tool and returns its `CallToolResult`. Catalog endpoints run through the call
+/// pipeline as `POST /tools/{slug}` calls do; its typed answer is mapped by
+/// [`payment::tool_result`].
 pub(super) async fn call(
     app: &AppState,
     tool: Tool,
     arguments: Value,
-    headers: HeaderMap,
+    (headers, tender): (HeaderMap, Tender),
 ) -> Value {
     let compiled = match tool {
         Tool::Service(service) => return service.call(app, arguments).await,
         Tool::Endpoint(compiled) => compiled,
     };
-    let call = Call::new(Method::POST, arguments, headers);
-    let response = invoke(app, &compiled, call)
-        .await
-        .unwrap_or_else(IntoResponse::into_response);
-    let (parts, body) = response.into_parts();
-    match axum::body::to_bytes(body, MAX_RESULT_BYTES).await {
-        Ok(bytes) => payment::tool_result(HttpOutcome {
-            status: parts.status,
-            headers: parts.headers,
-            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-        }),
-        Err(e) => payment::error_result(json!(crate::error::ApiError::internal(e).answer())),
-    }
+    let mut call = Call::new(Method::POST, arguments, headers);
+    call.tender = tender;
+    payment::tool_result(pipeline::call(app, &compiled, &call).await)
 }
 
 /// MCP requires an object schema at the root; catalog schemas describe JSON objects but may

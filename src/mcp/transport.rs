@@ -307,7 +307,7 @@ async fn reply(ctx: &Context<'_>, item: Item) -> Option<Value> {
 /// if the client goes away, as a plain HTTP call would.
 fn stream(app: AppState, headers: HeaderMap, items: Vec<Item>) -> Response {
     let (tx, rx) = mpsc::channel::<Value>(16);
-    tokio::spawn(crate::http::rate_limit::carry(async move {
+    tokio::spawn(crate::rate_limit::carry(async move {
         let ctx = Context {
             app: &app,
             headers: &headers,

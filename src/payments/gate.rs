@@ -1,9 +1,9 @@
 //! The seam between payment and paid work.
 //!
 //! ```text
-//! let authorized = gate(app, charge, &headers).await?;   // 402 / 400, or a claim on the payment
+//! let authorized = gate(parts, charge, &headers).await?;   // 402 / 400, or a claim on the payment
 //! let result = handler().await?;                          // on error `authorized` drops: nothing charged
-//! let settled = authorized.settle(app, &request, &result).await?;  // charge, receipt, ledger
+//! let settled = authorized.settle(parts, &request, &result).await?;  // charge, receipt, ledger
 //! ```
 //!
 //! Dropping an [`Authorized`] without settling (handler error, cancelled request, timeout)
@@ -25,28 +25,40 @@
 use std::sync::Arc;
 
 use alloy_primitives::B256;
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::http::{HeaderName, HeaderValue};
 use serde_json::Value;
 use time::OffsetDateTime;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
-use super::credits::{self, Hold, CREDIT_HEADER};
+use super::credits::{self, Hold};
 use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
-use super::header::{self, PaymentPayload, SettlementResponse};
+use super::header::{self, PaymentPayload, SettlementResponse, Tender};
 use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
 use super::recovery::PendingSettlement;
-use super::requirements::Offer;
+use super::requirements::{Offer, ResourceInfo};
 use super::verify::Verified;
 use super::PaymentError;
-use crate::app::App;
+use crate::catalog::{Endpoint, Owner};
+use crate::config::PaymentConfig;
 use crate::error::ApiError;
 use crate::receipts::{
     sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
 };
 use crate::revenue::{self, Collection, Sale};
 use crate::store::{Batch, Store, StoreError, Tree};
+use crate::urls::Urls;
+
+/// The parts of the service the gate works with, borrowed for one call.
+pub struct Parts<'a> {
+    pub store: &'a Arc<dyn Store>,
+    pub facilitator: &'a Arc<dyn Facilitator>,
+    pub receipt_signer: &'a Arc<ReceiptSigner>,
+    pub urls: &'a Urls,
+    /// This node's id, written into each nonce claim (recovery tells orphans by it).
+    pub node_id: &'a str,
+}
 
 /// What is being bought.
 #[derive(Clone, Debug)]
@@ -114,41 +126,43 @@ impl Drop for ClaimGuard {
 /// A settled call: its signed receipt and the headers that report the settlement.
 pub struct Settled {
     pub receipt: Receipt,
+    /// The x402 settlement response (x402 payments only), also in `headers`.
+    pub settlement: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
-/// Checks what pays for `charge`: nothing for a free charge, `X-Developer-Credit`, or an x402
-/// payment header. Unpaid → 402 with requirements; malformed header → 400; refused → 402 with
-/// the x402 reason.
-pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Authorized, ApiError> {
+/// Checks what pays for `charge`: nothing for a free charge, a developer credit, or an x402
+/// payment. Unpaid → 402 with requirements; malformed payment → 400; refused → 402 with the
+/// x402 reason.
+pub async fn gate(
+    parts: &Parts<'_>,
+    charge: Charge,
+    tender: &Tender,
+) -> Result<Authorized, ApiError> {
     if charge.offer.price.is_zero() {
         return Ok(Authorized {
             charge,
             method: Method::Free,
         });
     }
-    let store = app.store.as_ref();
-    if let Some(token) = headers
-        .get(CREDIT_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-    {
-        // Reserved, not just checked: concurrent calls cannot all run on one call's credit.
-        let hold = credits::reserve(app.store.clone(), token, charge.offer.price)
-            .await
-            .map_err(|e| charge.offer.refuse(e))?;
-        return Ok(Authorized {
-            charge,
-            method: Method::Credit(hold),
-        });
-    }
-    let Some(payment) = header::from_headers(headers)? else {
-        return Err(charge.offer.ask());
+    let store = parts.store.as_ref();
+    let payment = match tender {
+        Tender::Nothing => return Err(charge.offer.ask()),
+        Tender::Malformed(message) => return Err(PaymentError::Malformed(message.clone()).into()),
+        Tender::X402(payment) => payment.as_ref().clone(),
+        Tender::Credit(token) => {
+            // Reserved, not just checked: concurrent calls cannot all run on one call's credit.
+            let hold = credits::reserve(parts.store.clone(), token, charge.offer.price)
+                .await
+                .map_err(|e| charge.offer.refuse(e))?;
+            return Ok(Authorized {
+                charge,
+                method: Method::Credit(hold),
+            });
+        }
     };
     let refuse = |e: PaymentError| charge.offer.refuse(e);
-    let verified = app
-        .payments
+    let verified = parts
         .facilitator
         .verify(&payment, &charge.offer)
         .await
@@ -162,7 +176,7 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
     let record = ClaimRecord {
         claim_id: uuid::Uuid::new_v4().simple().to_string(),
         claimed_at_ms: nonces::now_ms(),
-        node: app.node_id.clone(),
+        node: parts.node_id.to_string(),
         state: ClaimState::Claimed,
         sale: SaleDraft {
             purpose: charge.purpose.to_string(),
@@ -181,14 +195,14 @@ pub async fn gate(app: &App, charge: Charge, headers: &HeaderMap) -> Result<Auth
     let claim = nonces::claim(store, key, record).await.map_err(refuse)?;
     let mut claim = ClaimGuard {
         claim,
-        store: app.store.clone(),
+        store: parts.store.clone(),
         done: false,
     };
     // After the claim, so a replay is refused as a used nonce without asking anyone; before
     // the handler, so a payment that cannot settle buys no work. The claim is released (and
     // the release awaited) before the refusal leaves: the same authorization may come back
     // once the payer is funded.
-    if let Err(e) = app.payments.facilitator.precheck(&payment, &verified).await {
+    if let Err(e) = parts.facilitator.precheck(&payment, &verified).await {
         claim.release().await;
         return Err(refuse(e));
     }
@@ -241,13 +255,13 @@ impl Authorized {
     /// digested.
     pub async fn settle(
         self,
-        app: &App,
+        parts: &Parts<'_>,
         request: &Value,
         result: &Value,
     ) -> Result<Settled, ApiError> {
         let Authorized { charge, method } = self;
         let price = charge.offer.price;
-        let mut receipt = blank_receipt(app, &charge, request, result);
+        let mut receipt = blank_receipt(parts, &charge, request, result);
         // From here the payer is owed this receipt: the request deadline no longer cuts the
         // answer (the settlement's own timeouts bound it).
         super::settling::begins(&receipt.receipt_id, &receipt.url);
@@ -262,12 +276,14 @@ impl Authorized {
         };
         match method {
             Method::Free => {
-                app.receipt_signer.sign(&mut receipt);
-                app.store
+                parts.receipt_signer.sign(&mut receipt);
+                parts
+                    .store
                     .apply(store_receipt(Batch::new(), &receipt)?)
                     .await?;
                 Ok(Settled {
                     receipt,
+                    settlement: None,
                     headers: Vec::new(),
                 })
             }
@@ -276,7 +292,7 @@ impl Authorized {
                 receipt.payer = Some(hold.grant().masked_id());
                 receipt.charged = true;
                 receipt.settlement.status = "debited".into();
-                app.receipt_signer.sign(&mut receipt);
+                parts.receipt_signer.sign(&mut receipt);
                 let writes = revenue::record(
                     store_receipt(Batch::new(), &receipt)?,
                     // The platform holds the credit's value: a debit is collected money.
@@ -291,6 +307,7 @@ impl Authorized {
                     .map_err(|e| charge.offer.refuse(e))?;
                 Ok(Settled {
                     receipt,
+                    settlement: None,
                     headers: Vec::new(),
                 })
             }
@@ -300,9 +317,9 @@ impl Authorized {
                 // Where the money stands is known once settled; `run` sets it.
                 let sale = sale(&receipt, PaymentMethod::X402, Collection::Recorded);
                 let job = X402Settlement {
-                    facilitator: app.payments.facilitator.clone(),
-                    store: app.store.clone(),
-                    signer: app.receipt_signer.clone(),
+                    facilitator: parts.facilitator.clone(),
+                    store: parts.store.clone(),
+                    signer: parts.receipt_signer.clone(),
                     offer: charge.offer,
                     receipt,
                     sale,
@@ -448,6 +465,7 @@ impl X402Settlement {
             headers: header::response_header(payment.version, &response)
                 .into_iter()
                 .collect(),
+            settlement: Some(response),
         })
     }
 }
@@ -505,10 +523,10 @@ pub(crate) fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, St
 }
 
 /// The receipt of a free call; `settle` fills in how it was paid.
-fn blank_receipt(app: &App, charge: &Charge, request: &Value, result: &Value) -> Receipt {
+fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &Value) -> Receipt {
     let receipt_id = format!("rcpt_{}", uuid::Uuid::now_v7().simple());
     Receipt {
-        url: app.urls.receipt(&receipt_id),
+        url: parts.urls.receipt(&receipt_id),
         receipt_id,
         schema: crate::receipts::RECEIPT_SCHEMA.into(),
         purpose: charge.purpose.into(),
@@ -529,6 +547,29 @@ fn blank_receipt(app: &App, charge: &Charge, request: &Value, result: &Value) ->
             alg: "ed25519".into(),
             public_key: String::new(),
             value: String::new(),
+        },
+    }
+}
+
+/// What calling `endpoint` costs, as an x402 offer to `pay_to`, and who the sale is for.
+pub fn charge_for(
+    config: &PaymentConfig,
+    pay_to: &str,
+    urls: &Urls,
+    endpoint: &Endpoint,
+) -> Charge {
+    let resource = ResourceInfo {
+        url: urls.tool(&endpoint.slug),
+        description: endpoint.title.clone(),
+        mime_type: "application/json".into(),
+    };
+    Charge {
+        offer: Offer::new(config, pay_to, resource, endpoint.price_usd),
+        purpose: "invocation",
+        endpoint_slug: Some(endpoint.slug.clone()),
+        seller: match &endpoint.owner {
+            Owner::Builder(id) => Some(id.clone()),
+            Owner::System | Owner::Admin => None,
         },
     }
 }

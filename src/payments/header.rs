@@ -104,6 +104,12 @@ pub fn decode(text: &str) -> Result<PaymentPayload, PaymentError> {
         .map_err(|_| PaymentError::Malformed("the header is not base64".into()))?;
     let raw: Value = serde_json::from_slice(&bytes)
         .map_err(|_| PaymentError::Malformed("the header is not base64 of JSON".into()))?;
+    from_json(raw)
+}
+
+/// A payment payload from its JSON (what the header carries in base64, or MCP's
+/// `_meta["x402/payment"]` as is).
+pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
     let shape = |e: serde_json::Error| {
         PaymentError::Malformed(format!("the payment payload has the wrong shape: {e}"))
     };
@@ -208,6 +214,39 @@ mod tests {
                 matches!(decode(bad), Err(PaymentError::Malformed(_))),
                 "{bad}"
             );
+        }
+    }
+}
+
+/// How a call offers to pay, as its transport read it (HTTP headers, or MCP `_meta`); the gate
+/// decides what it is worth.
+#[derive(Debug)]
+pub enum Tender {
+    /// Nothing offered.
+    Nothing,
+    /// A developer credit token (`X-Developer-Credit`).
+    Credit(String),
+    /// An x402 payment payload.
+    X402(Box<PaymentPayload>),
+    /// Something was offered that is not a payment (answered 400 when payment is due).
+    Malformed(String),
+}
+
+impl Tender {
+    /// From HTTP headers: a developer credit wins over an x402 payment header.
+    pub fn from_headers(headers: &HeaderMap) -> Tender {
+        let credit = headers
+            .get(super::credits::CREDIT_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        if let Some(token) = credit {
+            return Tender::Credit(token.to_string());
+        }
+        match from_headers(headers) {
+            Ok(None) => Tender::Nothing,
+            Ok(Some(payment)) => Tender::X402(Box::new(payment)),
+            Err(e) => Tender::Malformed(e.to_string()),
         }
     }
 }

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use crate::app::App;
 use crate::catalog::{CompiledEndpoint, Endpoint};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
+use crate::payments::Charge;
 use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
-use crate::tools::routes::charge_for;
+use crate::urls::Urls;
 
 /// A stored quote.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -29,23 +29,24 @@ pub struct Quote {
 }
 
 /// Issues and stores a quote for `compiled`; `input` only shapes the handoff example.
-pub async fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> ApiResult<Value> {
+pub async fn create(
+    store: &dyn Store,
+    urls: &Urls,
+    ttl: std::time::Duration,
+    compiled: &CompiledEndpoint,
+    charge: Charge,
+    input: Value,
+) -> ApiResult<Value> {
     let endpoint = &compiled.endpoint;
-    let ttl = time::Duration::try_from(app.config.quote_ttl).unwrap_or(time::Duration::minutes(5));
+    let ttl = time::Duration::try_from(ttl).unwrap_or(time::Duration::minutes(5));
     let quote = Quote {
         quote_id: format!("qt_{}", uuid::Uuid::now_v7().simple()),
         slug: endpoint.slug.clone(),
         price_usd: endpoint.price_usd,
         expires_at: OffsetDateTime::now_utc() + ttl,
     };
-    put_json(
-        app.store.as_ref(),
-        Tree::Quotes,
-        quote.quote_id.as_bytes(),
-        &quote,
-    )
-    .await?;
-    let offer = charge_for(app, compiled).offer;
+    put_json(store, Tree::Quotes, quote.quote_id.as_bytes(), &quote).await?;
+    let offer = charge.offer;
     let paid = endpoint.is_paid();
     let mut headers = json!({"Content-Type": "application/json"});
     if paid {
@@ -69,7 +70,7 @@ pub async fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> Api
         "paymentRequirements": if paid { offer.v2("") } else { Value::Null },
         "x402V1Accepts": if paid { json!(offer.v1_accepts()) } else { json!([]) },
         "handoff": {
-            "url": app.urls.tool(&endpoint.slug),
+            "url": urls.tool(&endpoint.slug),
             "method": "POST",
             "headers": headers,
             "alternativeHeaders": if paid {
@@ -79,7 +80,7 @@ pub async fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> Api
             },
             "body": input,
             "invoke": {
-                "url": app.urls.at("/ai/invoke"),
+                "url": urls.at("/ai/invoke"),
                 "method": "POST",
                 "body": {"slug": endpoint.slug, "input": input, "quoteId": quote.quote_id},
             },
@@ -88,8 +89,8 @@ pub async fn create(app: &App, compiled: &CompiledEndpoint, input: Value) -> Api
 }
 
 /// Checks that `quote_id` still holds for a call to `endpoint`.
-pub async fn honor(app: &App, quote_id: &str, endpoint: &Endpoint) -> ApiResult<()> {
-    let quote: Quote = get_json(app.store.as_ref(), Tree::Quotes, quote_id.as_bytes())
+pub async fn honor(store: &dyn Store, quote_id: &str, endpoint: &Endpoint) -> ApiResult<()> {
+    let quote: Quote = get_json(store, Tree::Quotes, quote_id.as_bytes())
         .await?
         .ok_or_else(|| {
             ApiError::not_found(ErrorCode::QuoteNotFound, format!("no quote {quote_id:?}"))

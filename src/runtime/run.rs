@@ -14,7 +14,6 @@ use crate::error::{ApiError, ErrorCode};
 use crate::logs::{LogLevel, LogLine};
 use crate::net::OutboundClient;
 use crate::store::Store;
-use crate::tools::routes::Call;
 
 /// What a handler produced: status, JSON body and the safe headers it chose.
 #[derive(Debug)]
@@ -62,6 +61,15 @@ struct Revision {
     code: sandbox::EndpointCode,
     /// Secret values, redacted from stored logs.
     secrets: Vec<String>,
+}
+
+/// What a handler is told of the call it serves (its `req`).
+pub struct HandlerRequest<'a> {
+    pub method: &'a axum::http::Method,
+    pub input: &'a Value,
+    /// The caller's headers; only an allow-list reaches the handler.
+    pub headers: &'a HeaderMap,
+    pub request_id: &'a str,
 }
 
 /// A JS call's outcome, with what the invocation record needs whatever happened.
@@ -160,7 +168,7 @@ impl EndpointRuntime {
     pub async fn run<F>(
         &self,
         compiled: &CompiledEndpoint,
-        call: &Call,
+        call: HandlerRequest<'_>,
         payment: Value,
         load_secrets: impl FnOnce() -> F,
     ) -> JsOutcome
@@ -177,8 +185,8 @@ impl EndpointRuntime {
             Err(e) => return failed(e),
         };
         let invocation = sandbox::Invocation {
-            request: request_object(compiled, call, payment),
-            request_id: call.request_id.clone(),
+            request: request_object(compiled, &call, payment),
+            request_id: call.request_id.to_string(),
         };
         let report = self.pool.invoke(&revision.code, invocation).await;
         let started = OffsetDateTime::now_utc() - report.duration;
@@ -246,12 +254,12 @@ impl EndpointRuntime {
 }
 
 /// The handler's `req`.
-fn request_object(compiled: &CompiledEndpoint, call: &Call, payment: Value) -> Value {
+fn request_object(compiled: &CompiledEndpoint, call: &HandlerRequest<'_>, payment: Value) -> Value {
     json!({
         "input": call.input,
         "method": call.method.as_str(),
-        "query": if call.method == axum::http::Method::GET { call.input.clone() } else { json!({}) },
-        "headers": visible_headers(&call.headers),
+        "query": if *call.method == axum::http::Method::GET { call.input.clone() } else { json!({}) },
+        "headers": visible_headers(call.headers),
         "endpoint": { "slug": compiled.endpoint.slug },
         "requestId": call.request_id,
         "payment": payment,

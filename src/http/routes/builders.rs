@@ -42,7 +42,7 @@ pub async fn register(
     headers: HeaderMap,
     JsonBody(request): JsonBody<RegisterRequest>,
 ) -> ApiResult<Response> {
-    crate::http::rate_limit::anonymous_write()?;
+    crate::rate_limit::anonymous_write()?;
     request.check()?;
     let resource = ResourceInfo {
         url: app.urls.at("/ai/builders/register"),
@@ -60,10 +60,15 @@ pub async fn register(
         endpoint_slug: None,
         seller: None,
     };
-    let authorized = payments::gate(&app, charge, &headers).await?;
+    let authorized = payments::gate(
+        &app.payment_parts(),
+        charge,
+        &payments::Tender::from_headers(&headers),
+    )
+    .await?;
     let summary = json!({"name": request.name, "contact": request.contact});
     let settled = authorized
-        .settle(&app, &summary, &json!({"registered": true}))
+        .settle(&app.payment_parts(), &summary, &json!({"registered": true}))
         .await?;
     let receipt = &settled.receipt;
     let payer = match receipt.payment_method {

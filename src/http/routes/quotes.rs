@@ -11,10 +11,10 @@ use crate::catalog::CatalogError;
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
-use crate::http::rate_limit;
 use crate::money::Usd;
 use crate::net::OutboundRequest;
 use crate::quotes::{conversion, external, hosted};
+use crate::rate_limit;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -47,7 +47,17 @@ pub async fn quote(
             .clone()
             .unwrap_or_else(|| json!({}))
     });
-    Ok(Json(hosted::create(&app, &compiled, input).await?))
+    let charge = app.charge_for(&compiled.endpoint);
+    let quote = hosted::create(
+        app.store.as_ref(),
+        &app.urls,
+        app.config.quote_ttl,
+        &compiled,
+        charge,
+        input,
+    )
+    .await?;
+    Ok(Json(quote))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -4,6 +4,6 @@ use serde_json::Value;
 
 use crate::catalog::Endpoint;
 
-pub(super) fn respond(endpoint: &Endpoint) -> Value {
+pub fn respond(endpoint: &Endpoint) -> Value {
     endpoint.response.clone().unwrap_or(Value::Null)
 }

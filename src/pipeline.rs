@@ -1,24 +1,29 @@
-//! The invocation pipeline behind `GET`/`POST /tools/{slug}` and `POST /ai/invoke`.
+//! The call pipeline: one call of an endpoint, whichever transport brought it (`/tools/{slug}`,
+//! `/ai/invoke`, MCP `tools/call`).
 //!
-//! [`prepare`] checks status and input and gates payment; [`complete`] runs the handler and,
-//! only when it succeeded, settles the payment and issues the receipt. The split lets
-//! `/ai/invoke` answer 402 as plain HTTP before it starts streaming.
+//! prepare (status, input schema) -> authorize payment (the gate: credit hold or x402 claim) ->
+//! run the handler (a built-in here, a JS handler in the sandbox) -> settle (only when the
+//! handler succeeded; otherwise the payment is released unspent) -> receipt and records.
+//!
+//! [`prepare`] does the first two, [`complete`] the rest; [`call`] both. Transports shape the
+//! [`Outcome`] (or the error) into their own answer.
+//!
+//! - `record`: the invocation record (endpoint logs, owner events) every call leaves.
 
-use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde_json::{json, Value};
 
-use super::{receipt_echo, record, static_json};
-use crate::app::{App, AppState};
-use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Owner, Status};
-use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
-use crate::http::extract::JsonBody;
-use crate::http::rate_limit;
-use crate::payments::{self, Authorized, Charge, Offer, ResourceInfo};
+mod record;
+
+use crate::app::App;
+use crate::builtins::{receipt_echo, static_json};
+use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::payments::header::SettlementResponse;
+use crate::payments::{self, Authorized, Tender};
+use crate::rate_limit;
 use crate::receipts::Receipt;
-use crate::runtime::{HandlerOutput, JsOutcome};
+use crate::runtime::{HandlerOutput, HandlerRequest, JsOutcome};
 
 pub const RECEIPT_ID_HEADER: HeaderName = HeaderName::from_static("x-receipt-id");
 
@@ -27,10 +32,23 @@ pub struct Call {
     pub method: Method,
     pub input: Value,
     pub request_id: String,
+    /// The caller's headers (an allow-list reaches a JS handler).
     pub headers: HeaderMap,
+    /// How the call offers to pay, as its transport read it.
+    pub tender: Tender,
 }
 
 impl Call {
+    /// The call as its handler sees it.
+    pub fn handler_request(&self) -> HandlerRequest<'_> {
+        HandlerRequest {
+            method: &self.method,
+            input: &self.input,
+            headers: &self.headers,
+            request_id: &self.request_id,
+        }
+    }
+
     pub fn new(method: Method, input: Value, headers: HeaderMap) -> Self {
         let request_id = headers
             .get("x-request-id")
@@ -41,6 +59,7 @@ impl Call {
             method,
             input,
             request_id,
+            tender: Tender::from_headers(&headers),
             headers,
         }
     }
@@ -52,11 +71,27 @@ pub struct Outcome {
     pub status: StatusCode,
     pub result: Value,
     pub receipt: Option<Receipt>,
+    /// The x402 settlement response of a paid call (also among `headers`).
+    pub payment_response: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl Outcome {
-    fn headers(&self) -> Vec<(HeaderName, HeaderValue)> {
+    /// The result as `/tools/{slug}` and MCP return it: an object result also carries its
+    /// `receipt`.
+    pub fn result_with_receipt(&self) -> Value {
+        let mut result = self.result.clone();
+        if let (Some(object), Some(receipt)) = (result.as_object_mut(), &self.receipt) {
+            object.insert(
+                "receipt".into(),
+                serde_json::to_value(receipt).unwrap_or(Value::Null),
+            );
+        }
+        result
+    }
+
+    /// The handler's headers, those reporting settlement, and the receipt id header.
+    pub fn headers(&self) -> Vec<(HeaderName, HeaderValue)> {
         let mut headers = self.headers.clone();
         if let Some(id) = self
             .receipt
@@ -67,115 +102,14 @@ impl Outcome {
         }
         headers
     }
-
-    /// `/tools/{slug}`: the result itself; an object result also carries its `receipt`.
-    fn into_tool_response(self) -> Response {
-        let headers = self.headers();
-        let mut result = self.result;
-        if let (Some(object), Some(receipt)) = (result.as_object_mut(), &self.receipt) {
-            object.insert(
-                "receipt".into(),
-                serde_json::to_value(receipt).unwrap_or(Value::Null),
-            );
-        }
-        let mut response = (self.status, Json(result)).into_response();
-        response.headers_mut().extend(headers);
-        response
-    }
-
-    /// `/ai/invoke`: `{ok, result, receipt}`, with the handler's status (`ok` is whether it is
-    /// a success).
-    pub fn into_invoke_response(self) -> Response {
-        let headers = self.headers();
-        let body =
-            json!({"ok": self.status.is_success(), "result": self.result, "receipt": self.receipt});
-        let mut response = (self.status, Json(body)).into_response();
-        response.headers_mut().extend(headers);
-        response
-    }
 }
 
-/// Invoke with the query string as input (`?url=…`); values are typed by the input schema.
-#[utoipa::path(get, path = "/tools/{slug}", tag = "tools",
-    params(("slug" = String, Path, description = "Endpoint slug")),
-    responses(
-        (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
-        (status = 400, description = "Malformed payment header", body = ErrorBody),
-        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
-        (status = 404, description = "No such endpoint", body = ErrorBody),
-        (status = 422, description = "Input violates inputSchema; details list each violation with its JSON pointer", body = ErrorBody),
-        (status = 503, description = "Endpoint paused or its runtime unavailable", body = ErrorBody),
-    ))]
-pub async fn invoke_get(
-    State(app): State<AppState>,
-    Path(slug): Path<String>,
-    RawQuery(query): RawQuery,
-    headers: HeaderMap,
-) -> ApiResult<Response> {
-    let compiled = app.catalog.require(&slug)?;
-    let pairs: Vec<(String, String)> =
-        url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
-    let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema, pairs);
-    invoke(&app, &compiled, Call::new(Method::GET, input, headers)).await
-}
-
-/// Invoke with a JSON body matching the endpoint's inputSchema.
-#[utoipa::path(post, path = "/tools/{slug}", tag = "tools",
-    params(("slug" = String, Path, description = "Endpoint slug")),
-    request_body(content = Object, description = "A JSON body matching the endpoint's inputSchema"),
-    responses(
-        (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
-        (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
-        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
-        (status = 404, description = "No such endpoint", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "Body is not JSON", body = ErrorBody),
-        (status = 422, description = "Input violates inputSchema; details list each violation with its JSON pointer", body = ErrorBody),
-        (status = 503, description = "Endpoint paused or its runtime unavailable", body = ErrorBody),
-    ))]
-pub async fn invoke_post(
-    State(app): State<AppState>,
-    Path(slug): Path<String>,
-    headers: HeaderMap,
-    JsonBody(input): JsonBody<Value>,
-) -> ApiResult<Response> {
-    let compiled = app.catalog.require(&slug)?;
-    invoke(&app, &compiled, Call::new(Method::POST, input, headers)).await
-}
-
-/// The answer of `/tools/{slug}` to one call: [`prepare`], then [`complete`]. MCP `tools/call`
-/// runs this too, so both transports answer alike.
-pub async fn invoke(app: &App, compiled: &CompiledEndpoint, call: Call) -> ApiResult<Response> {
-    let authorized = prepare(app, compiled, &call).await?;
-    Ok(complete(app, compiled, &call, authorized)
-        .await?
-        .into_tool_response())
-}
-
-/// What calling this endpoint costs, as an x402 offer.
-pub fn charge_for(app: &App, compiled: &CompiledEndpoint) -> Charge {
-    let endpoint = &compiled.endpoint;
-    let resource = ResourceInfo {
-        url: app.urls.tool(&endpoint.slug),
-        description: endpoint.title.clone(),
-        mime_type: "application/json".into(),
-    };
-    Charge {
-        offer: Offer::new(
-            &app.config.payment,
-            &app.payments.pay_to,
-            resource,
-            endpoint.price_usd,
-        ),
-        purpose: "invocation",
-        endpoint_slug: Some(endpoint.slug.clone()),
-        seller: match &endpoint.owner {
-            Owner::Builder(id) => Some(id.clone()),
-            Owner::System | Owner::Admin => None,
-        },
-    }
+/// One whole call: [`prepare`], then [`complete`]. `/tools/{slug}` and MCP `tools/call` run
+/// this, so both transports answer alike; `/ai/invoke` runs the two halves itself to answer a
+/// 402 before it starts streaming.
+pub async fn call(app: &App, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<Outcome> {
+    let authorized = prepare(app, compiled, call).await?;
+    complete(app, compiled, call, authorized).await
 }
 
 /// Status, input validation, then payment. Endpoints held for or refused by content-safety
@@ -208,7 +142,12 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
         )
         .with_details(json!({ "violations": violations })));
     }
-    payments::gate(app, charge_for(app, compiled), &call.headers).await
+    payments::gate(
+        &app.payment_parts(),
+        app.charge_for(&compiled.endpoint),
+        &call.tender,
+    )
+    .await
 }
 
 /// Runs the handler; settles and issues the receipt only when it succeeded (a 2xx result).
@@ -248,10 +187,13 @@ pub async fn complete(
             status: output.status,
             result: output.body,
             receipt: None,
+            payment_response: None,
             headers: output.headers,
         });
     }
-    let settled = authorized.settle(app, &call.input, &output.body).await?;
+    let settled = authorized
+        .settle(&app.payment_parts(), &call.input, &output.body)
+        .await?;
     record::payment_settled(app, endpoint, &settled.receipt).await;
     let mut headers = output.headers;
     headers.extend(settled.headers);
@@ -259,6 +201,7 @@ pub async fn complete(
         status: output.status,
         result: output.body,
         receipt: Some(settled.receipt),
+        payment_response: settled.settlement,
         headers,
     })
 }
@@ -274,7 +217,7 @@ async fn run_handler(
         let slug = &compiled.endpoint.slug;
         return app
             .runtime
-            .run(compiled, call, payment, || async {
+            .run(compiled, call.handler_request(), payment, || async {
                 crate::secrets::decrypted(app.store.as_ref(), &app.secrets, slug)
                     .await
                     .map_err(ApiError::from)

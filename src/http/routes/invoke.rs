@@ -16,15 +16,16 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use axum::Json;
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::routes::{complete, prepare, Call, Outcome};
 use crate::app::{App, AppState};
 use crate::catalog::{Endpoint, HandlerType};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
+use crate::pipeline::{complete, prepare, Call, Outcome};
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -108,14 +109,14 @@ pub async fn invoke(
         ));
     }
     if let Some(quote_id) = &request.quote_id {
-        crate::quotes::hosted::honor(&app, quote_id, &compiled.endpoint).await?;
+        crate::quotes::hosted::honor(app.store.as_ref(), quote_id, &compiled.endpoint).await?;
     }
     let call = Call::new(Method::POST, request.input, headers);
     let authorized = prepare(&app, &compiled, &call).await?;
     if !streaming {
-        return Ok(complete(&app, &compiled, &call, authorized)
-            .await?
-            .into_invoke_response());
+        return Ok(invoke_response(
+            complete(&app, &compiled, &call, authorized).await?,
+        ));
     }
     let (tx, rx) = futures::channel::mpsc::unbounded::<Event>();
     let event = |name: &str, data: Value| Event::default().event(name).data(data.to_string());
@@ -147,4 +148,13 @@ fn result_event(outcome: Outcome) -> Value {
         .and_then(|(_, value)| value.to_str().ok())
         .map(str::to_string);
     json!({"ok": true, "result": outcome.result, "receipt": outcome.receipt, "paymentResponse": payment_response})
+}
+
+/// `{ok, result, receipt}`, with the handler's status (`ok` is whether it is a success).
+fn invoke_response(outcome: Outcome) -> Response {
+    let headers = outcome.headers();
+    let body = json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt});
+    let mut response = (outcome.status, Json(body)).into_response();
+    response.headers_mut().extend(headers);
+    response
 }

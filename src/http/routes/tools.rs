@@ -1,0 +1,73 @@
+//! `GET`/`POST /tools/{slug}`: a call of one endpoint, its input from the query string or the
+//! JSON body, answered with the result itself (see [`tool_response`]).
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, Method};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::error::{ApiResult, ErrorBody};
+use crate::http::extract::JsonBody;
+use crate::pipeline::{self, Call, Outcome};
+
+/// Invoke with the query string as input (`?url=…`); values are typed by the input schema.
+#[utoipa::path(get, path = "/tools/{slug}", tag = "tools",
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    responses(
+        (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
+        (status = 400, description = "Malformed payment header", body = ErrorBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+        (status = 422, description = "Input violates inputSchema; details list each violation with its JSON pointer", body = ErrorBody),
+        (status = 503, description = "Endpoint paused or its runtime unavailable", body = ErrorBody),
+    ))]
+pub async fn invoke_get(
+    State(app): State<AppState>,
+    Path(slug): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let compiled = app.catalog.require(&slug)?;
+    let pairs: Vec<(String, String)> =
+        url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
+    let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema, pairs);
+    let call = Call::new(Method::GET, input, headers);
+    Ok(tool_response(pipeline::call(&app, &compiled, &call).await?))
+}
+
+/// Invoke with a JSON body matching the endpoint's inputSchema.
+#[utoipa::path(post, path = "/tools/{slug}", tag = "tools",
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    request_body(content = Object, description = "A JSON body matching the endpoint's inputSchema"),
+    responses(
+        (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
+        (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Body is not JSON", body = ErrorBody),
+        (status = 422, description = "Input violates inputSchema; details list each violation with its JSON pointer", body = ErrorBody),
+        (status = 503, description = "Endpoint paused or its runtime unavailable", body = ErrorBody),
+    ))]
+pub async fn invoke_post(
+    State(app): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    JsonBody(input): JsonBody<Value>,
+) -> ApiResult<Response> {
+    let compiled = app.catalog.require(&slug)?;
+    let call = Call::new(Method::POST, input, headers);
+    Ok(tool_response(pipeline::call(&app, &compiled, &call).await?))
+}
+
+/// `/tools/{slug}`: the result itself; an object result also carries its `receipt`.
+pub fn tool_response(outcome: Outcome) -> Response {
+    let headers = outcome.headers();
+    let mut response = (outcome.status, Json(outcome.result_with_receipt())).into_response();
+    response.headers_mut().extend(headers);
+    response
+}
