@@ -186,7 +186,10 @@ fn every_top_level_module_has_a_layer_and_every_layer_lists_modules_that_exist()
         .flat_map(|(_, listed)| listed.iter())
         .filter(|m| !modules.contains_key(**m))
         .collect();
-    assert!(gone.is_empty(), "listed in LAYERS but not in src/: {gone:?}");
+    assert!(
+        gone.is_empty(),
+        "listed in LAYERS but not in src/: {gone:?}"
+    );
 }
 
 #[test]

@@ -1,0 +1,173 @@
+//! Fast in-process HTTP tests: the router driven with `tower::ServiceExt::oneshot`, no socket,
+//! no server process. For behaviour that does not depend on the connection (routing, the error
+//! shape, credentials, validation, the documents the service publishes); anything about
+//! sockets, timeouts, concurrency or restarts belongs in the end-to-end suite (`tests/api`).
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use axum::Router;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use toolhost::app::App;
+use toolhost::config::Config;
+use toolhost::router::build_router;
+
+const ADMIN_TOKEN: &str = "in-process-admin-token-0123456789";
+
+/// A service on a throwaway data dir, as its router.
+async fn service() -> (tempfile::TempDir, Router) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path().join("data"));
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    (dir, build_router(Arc::new(app)))
+}
+
+async fn send(router: &Router, request: Request<Body>) -> (StatusCode, Value) {
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 16 << 20)
+        .await
+        .unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+fn get(path: &str) -> Request<Body> {
+    Request::get(path).body(Body::empty()).unwrap()
+}
+
+fn post_json(path: &str, body: &str) -> Request<Body> {
+    Request::post(path)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+fn assert_error(body: &Value, code: &str) {
+    assert_eq!(body["ok"], false, "{body}");
+    assert_eq!(body["error"]["code"], code, "{body}");
+    assert!(body["error"]["message"].is_string(), "{body}");
+}
+
+#[tokio::test]
+async fn health_and_the_published_documents() {
+    let (_dir, router) = service().await;
+    let (status, _) = send(&router, get("/healthz")).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, openapi) = send(&router, get("/openapi.json")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(openapi["paths"]["/tools/{slug}"].is_object());
+    let (status, manifest) = send(&router, get("/ai/manifest")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(manifest.is_object());
+    let (status, catalog) = send(&router, get("/ai/endpoints")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!catalog["endpoints"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn unknown_routes_and_methods_answer_the_error_shape() {
+    let (_dir, router) = service().await;
+    let (status, body) = send(&router, get("/no/such/route")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_error(&body, "route_not_found");
+    let request = Request::builder()
+        .method(Method::DELETE)
+        .uri("/ai/manifest")
+        .body(Body::empty())
+        .unwrap();
+    let (status, body) = send(&router, request).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_error(&body, "method_not_allowed");
+    let (status, body) = send(&router, get("/tools/no-such-tool")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_error(&body, "endpoint_not_found");
+}
+
+#[tokio::test]
+async fn credentials_are_checked_on_every_guarded_route() {
+    let (_dir, router) = service().await;
+    let (status, body) = send(&router, get("/ai/admin/reviews")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_error(&body, "unauthorized");
+    let wrong = Request::get("/ai/admin/reviews")
+        .header("x-admin-token", "not-the-token")
+        .body(Body::empty())
+        .unwrap();
+    let (status, body) = send(&router, wrong).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_error(&body, "invalid_admin_token");
+    let right = Request::get("/ai/admin/reviews")
+        .header("x-admin-token", ADMIN_TOKEN)
+        .body(Body::empty())
+        .unwrap();
+    let (status, _) = send(&router, right).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = send(
+        &router,
+        Request::get("/ai/builders/revenue")
+            .header("x-builder-key", "thb_unknown")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_error(&body, "invalid_builder_key");
+}
+
+#[tokio::test]
+async fn bad_bodies_are_refused_before_anything_runs() {
+    let (_dir, router) = service().await;
+    let (status, body) = send(&router, post_json("/tools/receipt-echo", "{not json")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_error(&body, "malformed_json");
+    let text = Request::post("/tools/receipt-echo")
+        .header(header::CONTENT_TYPE, "text/plain")
+        .body(Body::from("hello"))
+        .unwrap();
+    let (status, body) = send(&router, text).await;
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_error(&body, "unsupported_media_type");
+    let (status, body) = send(
+        &router,
+        post_json(
+            "/ai/invoke",
+            &json!({"slug": "receipt-echo", "extra": 1}).to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+}
+
+#[tokio::test]
+async fn a_free_call_runs_the_pipeline_and_a_paid_one_asks_for_payment() {
+    let (_dir, router) = service().await;
+    let (status, body) = send(&router, post_json("/tools/receipt-echo", r#"{"a":1}"#)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["ok"], true);
+    assert!(body["receipt"]["receiptId"].is_string(), "{body}");
+    // The first paid endpoint of the seed catalog answers 402 with x402 requirements.
+    let (_, catalog) = send(&router, get("/ai/endpoints")).await;
+    let paid = catalog["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["pricingMode"] == "fixed_price_success_receipt")
+        .expect("a paid endpoint in the seed catalog");
+    let slug = paid["slug"].as_str().unwrap();
+    let response = router
+        .clone()
+        .oneshot(post_json(&format!("/tools/{slug}"), "{}"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::PAYMENT_REQUIRED);
+    assert!(response.headers().contains_key("payment-required"));
+}
