@@ -2,32 +2,25 @@
 //! x402, call them over HTTP or MCP and get a verifiable receipt; builders publish JavaScript
 //! handlers that run in the `sandbox` crate's isolates beside native built-in handlers.
 //!
-//! # Layout
-//! - `config`: every setting, in one struct.
-//! - `app`: the shared state handed to handlers; `server`: binding, start-up and shutdown.
-//! - `http`: router, the one error shape, extractors, metrics, OpenAPI.
-//! - `store`: the storage trait, its embedded sled engine and the shared PostgreSQL engine.
-//! - `catalog`: endpoint records, the catalog envelope, seeding from `fixtures/`.
-//! - `builders`: builder identity, keys and registration.
-//! - `endpoints`: the endpoint lifecycle (create, update, pause, delete, review) and handler files.
-//! - `secrets`, `logs`, `events`: per-endpoint encrypted secrets and logs; the builder event feed.
-//! - `pipeline`: one call of an endpoint: prepare, authorize payment, run, settle, receipt.
-//! - `builtins`: the native built-in handlers (receipt echo, static JSON).
-//! - `runtime`: running JS endpoints in the sandbox's isolate pool.
-//! - `storage`: handlers' kv entries and files, with per-endpoint and per-builder quotas.
-//! - `readiness`: the `x402_readiness_check` handler.
-//! - `net`: the SSRF-guarded client for every outbound request made for a caller.
-//! - `mcp`: the MCP endpoint (Streamable HTTP JSON-RPC), the catalog as tools.
-//! - `payments`: x402 (v1 and v2) and developer credit, gated around paid work.
-//! - `quotes`: hosted, conversion and external x402 quotes.
-//! - `revenue`: the sale ledger behind builders' revenue and payouts.
-//! - `receipts`, `safety`: signed receipts; the content-safety policy and scanner.
-//! - `keyring`: the service's own keys, per data dir or shared by a cluster (`keyfile`: the files).
-//! - `money`, `timestamp`, `urls`, `paging`: small shared value types and helpers.
-//! - `web`: the dashboard and the guide, embedded from `web/`.
-//! - `maintenance`: background sweeps (stale credit holds, expired quotes, old free receipts
-//!   and events).
-//! - `well_known`: toolhost's own `/.well-known/x402` and `/.well-known/mcp/server.json`.
+//! # Layout, by layer (bottom first; a module uses its own layer and those below, checked by
+//! `tests/architecture.rs`; `docs/architecture.md` follows one paid call through them)
+//! - Values and errors: `error` (the one error shape, [`error::ErrorCode`]), `money`,
+//!   `timestamp`, `urls`, `keyfile`, `metrics` (the counters), `config` (every setting).
+//! - The store: `store` (the trait, sled and PostgreSQL), `paging`, `keyring` (the service's
+//!   own keys, per data dir or shared by a cluster).
+//! - Domains, each taking the parts it uses: `net` (the SSRF-guarded outbound client),
+//!   `rate_limit`, `safety` (content safety), `readiness` (the x402 readiness check),
+//!   `storage` (handlers' kv and files, with quotas), `catalog`, `builders` (identity, keys,
+//!   [`builders::Caller`]), `events`, `logs`, `secrets`, `receipts`, `revenue` (the sale
+//!   ledger, payouts), `runtime` (JS endpoints in the sandbox's isolate pool), `recorder`,
+//!   `endpoints` (the lifecycle), `payments` (x402, developer credit, the gate, recovery),
+//!   `builtins` (native handlers), `quotes`.
+//! - Composition: `app`, the services built once at start-up.
+//! - The call pipeline: `pipeline` (prepare, authorize payment, run, settle, receipt);
+//!   `maintenance` (background sweeps).
+//! - Transports: `http` (route handlers, extractors, metrics middleware, OpenAPI), `mcp`,
+//!   `web` (dashboard and guide), `well_known`.
+//! - `router` (every route and middleware), then `server` (binding, start-up, shutdown).
 
 pub mod app;
 pub mod builders;
