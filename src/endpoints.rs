@@ -8,14 +8,16 @@
 //! - `lifecycle`: create, update, delete, review as plain functions.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
 
+mod error;
 mod files;
 mod input;
 pub mod lifecycle;
 pub mod templates;
 
+pub use error::EndpointError;
 pub use files::{MAX_FILES, MAX_FILE_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
     can_manage, create, decide, delete, manage_view, owned, review_queue, secrets_changed, update,
-    visible, EndpointError, Parts,
+    visible, Parts,
 };

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sandbox::HostError;
 use serde::Serialize;
 
-use super::lifecycle::EndpointError;
+use super::error::EndpointError;
 use crate::config::Quotas;
 use crate::storage::{self, Change, Space};
 use crate::store::{Store, StoreError, StoreResult, Tree};

@@ -7,99 +7,23 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::http::StatusCode;
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
+use super::error::EndpointError;
 use super::files;
-use super::input::{self, CreateRequest, FieldError, PatchRequest};
+use super::input::{self, CreateRequest, PatchRequest};
 use crate::builders::Caller;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Registry, Status,
 };
 use crate::config::Config;
-use crate::error::{ApiError, ErrorCode};
 use crate::events::{self, EventKind};
 use crate::logs;
 use crate::runtime::EndpointRuntime;
-use crate::safety::{self, field_group, ContentSafety, Finding, SafetyStatus};
-use crate::secrets::{self, SecretsError};
-use crate::store::{Store, StoreError};
-
-#[derive(Debug, thiserror::Error)]
-pub enum EndpointError {
-    #[error("{message}")]
-    Invalid { field: String, message: String },
-    #[error("builder-created endpoints need safetyAttestation.accepted = true")]
-    AttestationRequired,
-    #[error("builders may create js_request_response and static_json endpoints")]
-    HandlerNotAllowed,
-    #[error("only the admin may set {0}")]
-    AdminOnly(&'static str),
-    #[error("this endpoint belongs to someone else")]
-    NotOwner,
-    #[error("the content appears to contain material the content-safety policy blocks")]
-    Blocked(Vec<Finding>),
-    #[error("the endpoint is held for content-safety review; an admin must approve it first")]
-    UnderReview,
-    #[error("the endpoint was rejected by content-safety review; it can only be deleted")]
-    Rejected,
-    #[error("the endpoint is not awaiting content-safety review")]
-    NotUnderReview,
-    #[error(transparent)]
-    Catalog(#[from] CatalogError),
-    #[error(transparent)]
-    Secrets(#[from] SecretsError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl From<FieldError> for EndpointError {
-    fn from((field, message): FieldError) -> Self {
-        EndpointError::Invalid { field, message }
-    }
-}
-
-impl From<EndpointError> for ApiError {
-    fn from(e: EndpointError) -> Self {
-        let message = e.to_string();
-        match e {
-            EndpointError::Invalid { field, .. } => {
-                ApiError::unprocessable(ErrorCode::InvalidField, message)
-                    .with_details(json!({ "field": field }))
-            }
-            EndpointError::AttestationRequired => {
-                ApiError::unprocessable(ErrorCode::AttestationRequired, message)
-            }
-            EndpointError::HandlerNotAllowed => {
-                ApiError::unprocessable(ErrorCode::HandlerNotAllowed, message)
-            }
-            EndpointError::AdminOnly(field) => {
-                ApiError::new(StatusCode::FORBIDDEN, ErrorCode::AdminOnlyField, message)
-                    .with_details(json!({ "field": field }))
-            }
-            EndpointError::NotOwner => {
-                ApiError::new(StatusCode::FORBIDDEN, ErrorCode::NotOwner, message)
-            }
-            EndpointError::Blocked(findings) => {
-                ApiError::unprocessable(ErrorCode::ContentBlocked, message)
-                    .with_details(json!({ "findings": findings }))
-            }
-            EndpointError::UnderReview => {
-                ApiError::new(StatusCode::CONFLICT, ErrorCode::UnderReview, message)
-            }
-            EndpointError::Rejected => {
-                ApiError::new(StatusCode::CONFLICT, ErrorCode::ContentRejected, message)
-            }
-            EndpointError::NotUnderReview => {
-                ApiError::new(StatusCode::CONFLICT, ErrorCode::NotUnderReview, message)
-            }
-            EndpointError::Catalog(e) => e.into(),
-            EndpointError::Secrets(e) => e.into(),
-            EndpointError::Store(e) => e.into(),
-        }
-    }
-}
+use crate::safety::{self, field_group, ContentSafety, SafetyStatus};
+use crate::secrets;
+use crate::store::Store;
 
 /// The parts of the service the lifecycle works on, borrowed for one operation.
 pub struct Parts<'a> {

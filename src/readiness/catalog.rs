@@ -7,9 +7,8 @@
 
 use serde_json::Value;
 
-use super::detect::str_field;
 use super::payment::is_http_url;
-use super::report::{quote, Findings};
+use super::report::{quote, str_field, Findings};
 
 /// Keys an entry's URL may be under.
 const URL_KEYS: [&str; 4] = ["url", "endpoint", "href", "resource"];

@@ -37,14 +37,6 @@ pub(super) fn analyze(kind: Kind, doc: &Value, f: &mut Findings) {
     }
 }
 
-/// A non-blank string field, trimmed.
-pub(super) fn str_field<'a>(doc: &'a Value, key: &str) -> Option<&'a str> {
-    doc.get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -9,8 +9,7 @@ use std::time::Instant;
 use http::header::{self, HeaderName, HeaderValue};
 use serde_json::{json, Value};
 
-use super::detect::str_field;
-use super::report::{quote, Findings};
+use super::report::{quote, str_field, Findings};
 use super::with_deadline;
 use crate::net::{FetchedResponse, OutboundClient, OutboundRequest};
 

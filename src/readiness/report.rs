@@ -1,6 +1,7 @@
 //! The report a readiness check returns, and the bookkeeping that builds it.
 
 use serde::Serialize;
+use serde_json::Value;
 use url::Url;
 
 /// What the submitted URL turned out to be.
@@ -146,4 +147,12 @@ pub(super) fn quote(text: &str) -> String {
     } else {
         format!("\"{}…\"", text.chars().take(MAX).collect::<String>())
     }
+}
+
+/// A non-blank string field, trimmed.
+pub(super) fn str_field<'a>(doc: &'a Value, key: &str) -> Option<&'a str> {
+    doc.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
 }

@@ -3,9 +3,8 @@
 
 use serde_json::Value;
 
-use super::detect::str_field;
 use super::payment::is_http_url;
-use super::report::{quote, Findings};
+use super::report::{quote, str_field, Findings};
 
 const MCP_REMOTE_TRANSPORTS: [&str; 2] = ["streamable-http", "sse"];
 const MCP_PACKAGE_TRANSPORTS: [&str; 3] = ["stdio", "streamable-http", "sse"];

@@ -1,0 +1,86 @@
+//! Why an endpoint operation was refused, and the answer each reason becomes.
+
+use axum::http::StatusCode;
+use serde_json::json;
+
+use super::input::FieldError;
+use crate::catalog::CatalogError;
+use crate::error::{ApiError, ErrorCode};
+use crate::safety::Finding;
+use crate::secrets::SecretsError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointError {
+    #[error("{message}")]
+    Invalid { field: String, message: String },
+    #[error("builder-created endpoints need safetyAttestation.accepted = true")]
+    AttestationRequired,
+    #[error("builders may create js_request_response and static_json endpoints")]
+    HandlerNotAllowed,
+    #[error("only the admin may set {0}")]
+    AdminOnly(&'static str),
+    #[error("this endpoint belongs to someone else")]
+    NotOwner,
+    #[error("the content appears to contain material the content-safety policy blocks")]
+    Blocked(Vec<Finding>),
+    #[error("the endpoint is held for content-safety review; an admin must approve it first")]
+    UnderReview,
+    #[error("the endpoint was rejected by content-safety review; it can only be deleted")]
+    Rejected,
+    #[error("the endpoint is not awaiting content-safety review")]
+    NotUnderReview,
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error(transparent)]
+    Secrets(#[from] SecretsError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<FieldError> for EndpointError {
+    fn from((field, message): FieldError) -> Self {
+        EndpointError::Invalid { field, message }
+    }
+}
+
+impl From<EndpointError> for ApiError {
+    fn from(e: EndpointError) -> Self {
+        let message = e.to_string();
+        match e {
+            EndpointError::Invalid { field, .. } => {
+                ApiError::unprocessable(ErrorCode::InvalidField, message)
+                    .with_details(json!({ "field": field }))
+            }
+            EndpointError::AttestationRequired => {
+                ApiError::unprocessable(ErrorCode::AttestationRequired, message)
+            }
+            EndpointError::HandlerNotAllowed => {
+                ApiError::unprocessable(ErrorCode::HandlerNotAllowed, message)
+            }
+            EndpointError::AdminOnly(field) => {
+                ApiError::new(StatusCode::FORBIDDEN, ErrorCode::AdminOnlyField, message)
+                    .with_details(json!({ "field": field }))
+            }
+            EndpointError::NotOwner => {
+                ApiError::new(StatusCode::FORBIDDEN, ErrorCode::NotOwner, message)
+            }
+            EndpointError::Blocked(findings) => {
+                ApiError::unprocessable(ErrorCode::ContentBlocked, message)
+                    .with_details(json!({ "findings": findings }))
+            }
+            EndpointError::UnderReview => {
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::UnderReview, message)
+            }
+            EndpointError::Rejected => {
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::ContentRejected, message)
+            }
+            EndpointError::NotUnderReview => {
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::NotUnderReview, message)
+            }
+            EndpointError::Catalog(e) => e.into(),
+            EndpointError::Secrets(e) => e.into(),
+            EndpointError::Store(e) => e.into(),
+        }
+    }
+}
