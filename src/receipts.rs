@@ -23,7 +23,7 @@ pub use signing::{verify as verify_receipt, ReceiptSigner, SigningError};
 use serde_json::Value;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::store::{get_json, Store, Tree};
+use crate::store::{get_json, Batch, Store, StoreError, Tree};
 
 /// The public-safe receipt record by id; shared with the MCP `receipt_lookup` tool.
 pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
@@ -35,4 +35,13 @@ pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
                 format!("no receipt {receipt_id:?}"),
             )
         })
+}
+
+/// Adds a new receipt to `batch`; the batch fails if a receipt with its id exists already.
+pub fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
+    let bytes = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let key = receipt.receipt_id.as_bytes().to_vec();
+    Ok(batch
+        .require_absent(Tree::Receipts, key.clone())
+        .put(Tree::Receipts, key, bytes))
 }

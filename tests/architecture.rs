@@ -216,6 +216,83 @@ fn no_import_cycles_between_top_level_modules() {
     assert!(found.is_empty(), "import cycles: {found:?}");
 }
 
+/// Within each top-level module with a directory: its first-level submodules (files) -> the
+/// siblings they use (`super::x`, `crate::<module>::x`), outside unit tests.
+fn submodule_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let name = regex::Regex::new(r"(?:^|[{,\s])([a-z_][a-z0-9_]*)").unwrap();
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(&src).unwrap().flatten() {
+        let dir = entry.path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let top = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        let sub_of = |file: &Path| {
+            let first = file
+                .strip_prefix(&dir)
+                .unwrap()
+                .components()
+                .next()
+                .unwrap();
+            let name = first.as_os_str().to_str().unwrap();
+            name.strip_suffix(".rs").unwrap_or(name).to_string()
+        };
+        let siblings: BTreeSet<String> = files.iter().map(|f| sub_of(f)).collect();
+        let uses = regex::Regex::new(&format!(
+            r"(?:\bsuper|crate::{top})::(?:\{{([^;]*)\}}|([a-z_][a-z0-9_]*))"
+        ))
+        .unwrap();
+        let mut edges: BTreeMap<String, BTreeSet<String>> = siblings
+            .iter()
+            .map(|s| (s.clone(), BTreeSet::new()))
+            .collect();
+        for file in &files {
+            // Only a submodule's own file speaks for it: `super` in a nested file is its parent.
+            if file.parent() != Some(dir.as_path()) {
+                continue;
+            }
+            let from = sub_of(file);
+            let mut text = std::fs::read_to_string(file).unwrap();
+            if let Some(tests) = text.find("#[cfg(test)]\nmod tests") {
+                text.truncate(tests);
+            }
+            for c in uses.captures_iter(&code_of(&text)) {
+                let mut used: Vec<String> = c
+                    .get(2)
+                    .map(|m| m.as_str().to_string())
+                    .into_iter()
+                    .collect();
+                if let Some(group) = c.get(1) {
+                    used.extend(name.captures_iter(group.as_str()).map(|n| n[1].to_string()));
+                }
+                let targets = edges.get_mut(&from).unwrap();
+                targets.extend(
+                    used.into_iter()
+                        .filter(|u| *u != from && siblings.contains(u)),
+                );
+            }
+        }
+        out.insert(top, edges);
+    }
+    out
+}
+
+#[test]
+fn no_import_cycles_between_the_submodules_of_a_module() {
+    let found: Vec<String> = submodule_graphs()
+        .into_iter()
+        .flat_map(|(top, edges)| {
+            cycles(&edges)
+                .into_iter()
+                .map(move |c| format!("{top}: {c:?}"))
+        })
+        .collect();
+    assert!(found.is_empty(), "import cycles inside modules: {found:?}");
+}
+
 #[test]
 fn the_checker_sees_a_cycle_and_a_group_import() {
     let edges: BTreeMap<String, BTreeSet<String>> = [

@@ -44,7 +44,8 @@ use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
 use crate::error::ApiError;
 use crate::receipts::{
-    sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
+    sha256_hex, store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
+    ReceiptSigner,
 };
 use crate::revenue::{self, Collection, Sale};
 use crate::store::{Batch, Store, StoreError, Tree};
@@ -512,14 +513,6 @@ impl SettleJournal for ClaimJournal<'_> {
         }
         .boxed()
     }
-}
-
-pub(crate) fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
-    let bytes = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let key = receipt.receipt_id.as_bytes().to_vec();
-    Ok(batch
-        .require_absent(Tree::Receipts, key.clone())
-        .put(Tree::Receipts, key, bytes))
 }
 
 /// The receipt of a free call; `settle` fills in how it was paid.

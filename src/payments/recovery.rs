@@ -60,12 +60,12 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::facilitator::{ChainError, ChainStatus, ExpectedTransfer, Facilitator, TransferStatus};
-use super::gate::store_receipt;
 use super::nonces::{self, ClaimRecord, ClaimState, Stored};
 use crate::config::{Config, FacilitatorConfig};
 use crate::money::Usd;
 use crate::receipts::{
-    PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner, RECEIPT_SCHEMA,
+    store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
+    RECEIPT_SCHEMA,
 };
 use crate::revenue::{self, pending_key, sale_key, Sale, PENDING_PREFIX};
 use crate::store::{Batch, Store, StoreError, Tree};
