@@ -455,7 +455,7 @@ mod tests {
     #[test]
     fn the_readme_error_table_lists_exactly_the_codes() {
         let readme =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/errors.md"))
                 .unwrap();
         let start = readme
             .find("| status | codes |")
