@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Criterion micro-benchmarks: isolate creation, warm call overhead and the ctx op round trip
-# (sandbox/benches/sandbox.rs); EIP-712 verify, receipt signing and catalog listing
-# (benches/server.rs). Builds them in release (bench profile), runs them, prints a summary and
+# (bench/criterion/sandbox.rs); EIP-712 verify, receipt signing and catalog listing
+# (bench/criterion/server.rs). Builds them in release (bench profile), runs them, prints a summary and
 # where criterion's reports are.
 #
 #   bash bench/micro.sh                  # full: criterion's defaults (3 s warm-up, 5 s measurement)

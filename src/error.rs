@@ -14,8 +14,8 @@ use serde_json::Value;
 /// Declares [`ErrorCode`]: each variant with the snake_case string clients see.
 macro_rules! error_codes {
     ($($(#[$comment:meta])* $variant:ident = $code:literal,)*) => {
-        /// Every code an error answer can carry, in the order of the README's error table (a
-        /// test checks the table against [`ErrorCode::ALL`], both ways). The type is the list:
+        /// Every code an error answer can carry, in the order of the error table of `docs/errors.md`
+        /// (a test checks the table against [`ErrorCode::ALL`], both ways). The type is the list:
         /// a code that is not here cannot be answered.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum ErrorCode {
@@ -367,13 +367,13 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_error_table_lists_exactly_the_codes() {
+    fn the_error_table_in_the_docs_lists_exactly_the_codes() {
         let readme =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/errors.md"))
                 .unwrap();
         let start = readme
             .find("| status | codes |")
-            .expect("README error table");
+            .expect("the error table of docs/errors.md");
         let table: String = readme[start..]
             .lines()
             .take_while(|line| line.starts_with('|'))
@@ -389,11 +389,11 @@ mod tests {
         let extra: Vec<_> = documented.difference(&listed).collect();
         assert!(
             missing.is_empty(),
-            "codes missing from the README table: {missing:?}"
+            "codes missing from the table of docs/errors.md: {missing:?}"
         );
         assert!(
             extra.is_empty(),
-            "README table codes the server never returns: {extra:?}"
+            "codes in docs/errors.md the server never returns: {extra:?}"
         );
     }
 }

@@ -184,7 +184,7 @@ def section(found, meta):
     if meta["quick"]:
         out += ["> **QUICK RUN** (short warm-up and measurement): checks the benchmarks; the figures are rough.", ""]
     out += ["In-process criterion benchmarks of single steps (no HTTP, no load generator): "
-            "`sandbox/benches/sandbox.rs` and `benches/server.rs`. Times are per iteration. The machine is "
+            "`bench/criterion/sandbox.rs` and `bench/criterion/server.rs`. Times are per iteration. The machine is "
             "shared and noisy: read the estimates, the spread and the load average together, and compare "
             "figures only within one run.", ""]
     out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts] + [""]

@@ -3,6 +3,8 @@
 //! Seeding is idempotent and respects the admin: each fixture is inserted once, marked in the
 //! meta tree, and never re-created after an admin deletes it. Fixtures are compiled into the
 //! binary so the server starts from any directory; `Config::seed_dir` swaps in another set.
+//! Only the directories seeding reads are embedded (`catalog/`, `handlers/`, `handler-files/`):
+//! the test fixtures beside them (`fixtures/hostile/`, `fixtures/chain/`) stay out of the binary.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +21,21 @@ use crate::money::Usd;
 use crate::storage::{write_counted, Space};
 use crate::store::{Store, StoreError, Tree};
 
-static FIXTURES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures");
+static CATALOG: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/catalog");
+static HANDLERS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/handlers");
+static HANDLER_FILES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/handler-files");
+
+/// The embedded directory a path relative to the fixtures root lies in, and the path inside it.
+fn embedded(relative: &str) -> Option<(&'static Dir<'static>, &str)> {
+    let (top, rest) = relative.split_once('/')?;
+    let dir = match top {
+        "catalog" => &CATALOG,
+        "handlers" => &HANDLERS,
+        "handler-files" => &HANDLER_FILES,
+        _ => return None,
+    };
+    Some((dir, rest))
+}
 
 /// One fixture file in `fixtures/catalog/`.
 #[derive(Deserialize)]
@@ -64,20 +80,16 @@ enum Source<'a> {
 impl Source<'_> {
     fn catalog_files(&self) -> Result<Vec<(String, String)>, SeedError> {
         let mut files = match self {
-            Source::Embedded => FIXTURES
-                .get_dir("catalog")
-                .map(|d| {
-                    d.files()
-                        .filter(|f| f.path().extension().is_some_and(|e| e == "json"))
-                        .map(|f| {
-                            (
-                                f.path().display().to_string(),
-                                f.contents_utf8().unwrap_or_default().to_string(),
-                            )
-                        })
-                        .collect()
+            Source::Embedded => CATALOG
+                .files()
+                .filter(|f| f.path().extension().is_some_and(|e| e == "json"))
+                .map(|f| {
+                    (
+                        format!("catalog/{}", f.path().display()),
+                        f.contents_utf8().unwrap_or_default().to_string(),
+                    )
                 })
-                .unwrap_or_default(),
+                .collect(),
             Source::Disk(root) => {
                 let dir = root.join("catalog");
                 let entries = std::fs::read_dir(&dir).map_err(|e| fixture_error(&dir, e))?;
@@ -103,13 +115,13 @@ impl Source<'_> {
         let mut out = Vec::new();
         match self {
             Source::Embedded => {
-                let Some(dir) = FIXTURES.get_dir(&root) else {
+                let Some(dir) = HANDLER_FILES.get_dir(slug) else {
                     return Ok(out);
                 };
                 let mut stack = vec![dir];
                 while let Some(dir) = stack.pop() {
                     for file in dir.files() {
-                        let relative = file.path().strip_prefix(&root).unwrap_or(file.path());
+                        let relative = file.path().strip_prefix(slug).unwrap_or(file.path());
                         out.push((relative.display().to_string(), file.contents().to_vec()));
                     }
                     stack.extend(dir.dirs());
@@ -141,8 +153,8 @@ impl Source<'_> {
 
     fn read(&self, relative: &str) -> Result<String, SeedError> {
         match self {
-            Source::Embedded => FIXTURES
-                .get_file(relative)
+            Source::Embedded => embedded(relative)
+                .and_then(|(dir, path)| dir.get_file(path))
                 .and_then(|f| f.contents_utf8())
                 .map(str::to_string)
                 .ok_or_else(|| fixture_error(Path::new(relative), "missing embedded file")),
@@ -257,4 +269,26 @@ pub async fn seed_catalog(
         inserted.push(fixture.slug);
     }
     Ok(inserted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every embedded catalog entry's handler source is embedded too, and nothing from the
+    /// test-only fixture directories is.
+    #[test]
+    fn embedded_sources_resolve() {
+        let source = Source::Embedded;
+        let files = source.catalog_files().unwrap();
+        assert!(!files.is_empty());
+        for (file, text) in files {
+            let fixture: Fixture = serde_json::from_str(&text).unwrap();
+            if let Some(path) = fixture.source {
+                assert!(source.read(&path).is_ok(), "{file}: {path} is not embedded");
+            }
+        }
+        assert!(source.read("hostile/infinite-loop.js").is_err());
+        assert!(source.read("chain/TestUSDC.sol").is_err());
+    }
 }

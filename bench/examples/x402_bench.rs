@@ -1,4 +1,5 @@
-//! Benchmark helper for `bench/run.sh`.
+//! Benchmark helper for `bench/payments.sh` and `bench/store.sh` (built as the `x402_bench`
+//! example of the toolhost crate).
 //!
 //! - `x402_bench verify N`: signs N EIP-3009 authorizations, then verifies them the way the
 //!   local facilitator does (decode header, EIP-712 hash, signer recovery, checks); prints both

@@ -12,9 +12,9 @@
 //!   same loop awaiting a resolved promise instead, to tell the op apart from the JS loop.
 //!
 //! Run with `bench/micro.sh` (or `cargo bench -p sandbox --bench sandbox`). The caller is a
-//! current-thread tokio runtime, like `examples/measure.rs`; isolates run on their own threads.
+//! current-thread tokio runtime, like `bench/examples/measure.rs`; isolates run on their own threads.
 
-#[path = "../tests/util/mod.rs"]
+#[path = "../../sandbox/tests/util/mod.rs"]
 mod util;
 
 use std::hint::black_box;
@@ -28,7 +28,7 @@ use serde_json::json;
 use tokio::runtime::Runtime;
 use util::{endpoint, request, MemoryHost};
 
-/// The handler of the cold start and warm call benchmarks (the one `examples/measure.rs` uses).
+/// The handler of the cold start and warm call benchmarks (the one `bench/examples/measure.rs` uses).
 const TRIVIAL: &str =
     "export default async (req, ctx) => ({ echo: req.input, n: [1, 2, 3].map((x) => x * 2) });";
 

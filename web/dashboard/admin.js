@@ -1,0 +1,209 @@
+// toolhost dashboard, Admin tab: sign-in with the admin token, the content-safety review queue,
+// capability grants for JavaScript endpoints and developer credits.
+
+import { api, session, missingRoute } from "./api.js";
+import { $, h, usd, when, errorText, badge, say, codeBlock } from "./dom.js";
+
+export function showAdmin() {
+  $("#admin-login").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const token = $("#admin-token").value.trim();
+    if (!token) return;
+    session.adminToken = token;
+    $("#admin-token").value = "";
+    await enterAdmin(true);
+  });
+  $("#admin-logout").addEventListener("click", () => {
+    session.adminToken = "";
+    $("#admin-view").hidden = true;
+    $("#admin-login").hidden = false;
+    $("#admin-token").focus();
+  });
+  $("#a-credit-form").addEventListener("submit", issueCredit);
+  if (session.adminToken) enterAdmin(false);
+}
+
+async function enterAdmin(fromLogin) {
+  let reviews = null;
+  try {
+    reviews = await api("/ai/admin/reviews", { as: "admin" });
+  } catch (e) {
+    if (!missingRoute(e)) {
+      session.adminToken = "";
+      let note = $("#admin-login .error");
+      if (!note) { note = h("p", { class: "error", role: "alert" }); $("#admin-login").append(note); }
+      note.textContent = e.status === 401 || e.status === 403 ? "That admin token is not valid." : errorText(e);
+      $("#admin-login").hidden = false;
+      $("#admin-view").hidden = true;
+      if (fromLogin) $("#admin-token").focus();
+      return;
+    }
+  }
+  $("#admin-login .error")?.remove();
+  $("#admin-login").hidden = true;
+  $("#admin-view").hidden = false;
+  renderReviews(reviews);
+  await Promise.all([loadGrants(), loadCredits()]);
+}
+
+async function loadReviews() {
+  try {
+    renderReviews(await api("/ai/admin/reviews", { as: "admin" }));
+  } catch (e) {
+    $("#a-reviews").replaceChildren(h("li", { class: "error" }, `Could not load the review queue: ${errorText(e)}`));
+  }
+}
+
+function renderReviews(data) {
+  const list = $("#a-reviews");
+  if (!data) { list.replaceChildren(h("li", { class: "muted" }, "Content-safety review is not available on this server yet.")); return; }
+  const items = data.endpoints || [];
+  if (!items.length) { list.replaceChildren(h("li", { class: "muted empty" }, "Nothing awaits review.")); return; }
+  list.replaceChildren(...items.map(({ endpoint: e, owner }) => {
+    const findings = (e.contentSafety && e.contentSafety.findings) || [];
+    const noteId = `review-note-${e.slug}`;
+    const note = h("input", { id: noteId, type: "text", maxlength: "500", autocomplete: "off" });
+    const decide = (decision) => async (event) => {
+      const buttons = event.target.closest(".card").querySelectorAll("button");
+      buttons.forEach((b) => { b.disabled = true; });
+      try {
+        await api(`/ai/admin/endpoints/${encodeURIComponent(e.slug)}/review`, {
+          method: "POST", as: "admin", body: note.value ? { decision, note: note.value } : { decision },
+        });
+        say("#admin-status", `${e.slug} ${decision === "approve" ? "approved: it is listed and active" : "rejected"}.`, "ok");
+        await loadReviews();
+        $("#h-a-reviews").focus?.();
+      } catch (err) {
+        buttons.forEach((b) => { b.disabled = false; });
+        say("#admin-status", `Could not ${decision} ${e.slug}: ${errorText(err)}`, "error");
+      }
+    };
+    return h("li", { class: "card", dataset: { slug: e.slug } },
+      h("div", { class: "card-head" }, h("h4", { class: "card-title" }, e.title), badge("review", "review")),
+      h("p", { class: "meta" }, h("code", {}, e.slug), owner ? h("span", { class: "muted" }, ` · owner ${ownerLabel(owner)}`) : null),
+      h("p", { class: "desc" }, e.description),
+      h("table", { class: "table compact" },
+        h("caption", { class: "sr-only" }, `Findings for ${e.slug}`),
+        h("thead", {}, h("tr", {}, ["Rule", "Category", "Field", "Excerpt"].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, findings.map((f) => h("tr", {},
+          h("td", {}, h("code", {}, f.ruleId)), h("td", {}, f.category || ""), h("td", {}, f.field || ""), h("td", {}, h("code", {}, f.excerpt || "")))))),
+      h("div", { class: "field" }, h("label", { for: noteId }, "Decision note (optional)"), note),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "primary", "aria-label": `Approve ${e.slug}`, onclick: decide("approve") }, "Approve"),
+        h("button", { type: "button", class: "danger", "aria-label": `Reject ${e.slug}`, onclick: decide("reject") }, "Reject")),
+    );
+  }));
+}
+
+/** `{kind: "builder", id}` (or a plain string) as text. */
+function ownerLabel(owner) {
+  if (typeof owner !== "object") return String(owner);
+  return owner.id ? `${owner.kind || "builder"} ${owner.id}` : String(owner.kind || "");
+}
+
+const CAPABILITIES = [
+  ["kv", "ctx.kv (key-value store)"],
+  ["files", "ctx.files (file area)"],
+  ["httpGetJson", "ctx.httpGetJson (outbound GET)"],
+  ["logs", "ctx.log (logs)"],
+];
+
+async function loadGrants() {
+  const box = $("#a-grants");
+  let slugs;
+  try {
+    const [cat, queue] = await Promise.all([
+      api("/ai/endpoints"),
+      api("/ai/admin/reviews", { as: "admin" }).catch(() => ({ endpoints: [] })),
+    ]);
+    slugs = [...new Set([
+      ...(cat.endpoints || []).filter((e) => e.handlerType === "js_request_response").map((e) => e.slug),
+      ...(queue.endpoints || []).filter((x) => x.endpoint.handlerType === "js_request_response").map((x) => x.endpoint.slug),
+    ])];
+  } catch (e) {
+    box.replaceChildren(h("p", { class: "error" }, `Could not list endpoints: ${errorText(e)}`));
+    return;
+  }
+  const records = (await Promise.all(slugs.map((slug) =>
+    api(`/ai/endpoints/${encodeURIComponent(slug)}`, { as: "admin" }).catch(() => null))))
+    .filter((r) => r && r.manage && r.manage.requestedCapabilities);
+  if (!records.length) { box.replaceChildren(h("p", { class: "muted" }, "No JavaScript endpoint requests a capability.")); return; }
+  records.sort((a, b) => {
+    const pending = (r) => CAPABILITIES.some(([k]) => r.manage.requestedCapabilities[k] && !(r.manage.grantedCapabilities || {})[k]);
+    return Number(pending(b)) - Number(pending(a)) || a.endpoint.slug.localeCompare(b.endpoint.slug);
+  });
+  box.replaceChildren(h("ul", { class: "cards" }, records.map(grantCard)));
+}
+
+function grantCard(record) {
+  const e = record.endpoint;
+  const requested = record.manage.requestedCapabilities || {};
+  const granted = record.manage.grantedCapabilities || {};
+  const pending = CAPABILITIES.filter(([k]) => requested[k] && !granted[k]).length;
+  const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
+  const form = h("form", { class: "grants", dataset: { slug: e.slug } },
+    h("fieldset", {},
+      h("legend", {}, h("code", {}, e.slug), ` · ${e.title}`),
+      pending ? badge(`${pending} pending`, "review") : badge("up to date", "ok"),
+      h("div", { class: "checks" }, CAPABILITIES.map(([k, label]) => {
+        const id = `grant-${e.slug}-${k}`;
+        return h("div", { class: "check" },
+          h("input", { type: "checkbox", id, name: k, checked: !!granted[k], disabled: !requested[k] }),
+          h("label", { for: id }, label, requested[k] ? "" : " (not requested)"));
+      })),
+      h("button", { type: "submit", class: "small" }, "Save grants"),
+      status));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = { grantedCapabilities: {} };
+    for (const [k] of CAPABILITIES) body.grantedCapabilities[k] = !!form.elements[k].checked;
+    try {
+      const saved = await api(`/ai/endpoints/${encodeURIComponent(e.slug)}`, { method: "PATCH", body, as: "admin" });
+      const fresh = grantCard(saved);
+      form.closest("li").replaceWith(fresh);
+      say(fresh.querySelector(".status"), "Grants saved.", "ok");
+      fresh.querySelector("button[type=submit]").focus();
+    } catch (err) {
+      say(status, `Could not save: ${errorText(err)}`, "error");
+    }
+  });
+  return h("li", { class: "card" }, form);
+}
+
+async function loadCredits() {
+  const box = $("#a-credits");
+  try {
+    const data = await api("/ai/admin/credits", { as: "admin" });
+    const credits = data.credits || [];
+    if (!credits.length) { box.replaceChildren(h("p", { class: "muted" }, "No credits issued yet.")); return; }
+    box.replaceChildren(h("div", { class: "table-wrap" }, h("table", { class: "table compact" },
+      h("caption", { class: "sr-only" }, "Developer credits"),
+      h("thead", {}, h("tr", {}, ["Credit", "Granted", "Balance", "Expires", "Created", "Note"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, credits.map((c) => h("tr", {},
+        h("td", {}, h("code", {}, c.creditId)), h("td", {}, usd(c.grantedUsd)), h("td", {}, usd(c.balanceUsd)),
+        h("td", {}, c.expiresAt ? when(c.expiresAt) : "never"), h("td", {}, when(c.createdAt)), h("td", {}, c.note || "")))))));
+  } catch (e) {
+    box.replaceChildren(h("p", { class: missingRoute(e) ? "muted" : "error" },
+      missingRoute(e) ? "Developer credits are not available on this server yet." : `Could not load credits: ${errorText(e)}`));
+  }
+}
+
+async function issueCredit(event) {
+  event.preventDefault();
+  const form = event.target;
+  const out = $("#a-credit-issued");
+  const body = { amountUsd: Number(form.amountUsd.value) };
+  if (form.expiresAt.value) body.expiresAt = new Date(`${form.expiresAt.value}T23:59:59Z`).toISOString().replace(/\.\d+Z$/, "Z");
+  if (form.note.value.trim()) body.note = form.note.value.trim();
+  try {
+    const data = await api("/ai/admin/credits", { method: "POST", body, as: "admin" });
+    const token = data.credit.token;
+    out.replaceChildren(h("div", { class: "notice" },
+      h("p", {}, `Credit ${data.credit.creditId} for ${usd(data.credit.grantedUsd)} issued. The token is shown once: send it as `, h("code", {}, "X-Developer-Credit"), "."),
+      codeBlock(token, "Credit token")));
+    form.reset();
+    await loadCredits();
+  } catch (e) {
+    out.replaceChildren(h("p", { class: "error" }, `Could not issue the credit: ${errorText(e)}`));
+  }
+}
