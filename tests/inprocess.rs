@@ -148,6 +148,23 @@ async fn bad_bodies_are_refused_before_anything_runs() {
 }
 
 #[tokio::test]
+async fn a_query_string_that_does_not_parse_is_invalid_query_in_the_error_shape() {
+    let (_dir, router) = service().await;
+    for query in ["limit=abc", "limit=-1"] {
+        let request = Request::get(format!("/ai/endpoints/receipt-echo/logs?{query}"))
+            .header("x-admin-token", ADMIN_TOKEN)
+            .body(Body::empty())
+            .unwrap();
+        let (status, body) = send(&router, request).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
+        assert_error(&body, "invalid_query");
+    }
+    let (status, body) = send(&router, get("/ai/endpoints?pricingMode=x&form=nope")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_error(&body, "invalid_query");
+}
+
+#[tokio::test]
 async fn a_free_call_runs_the_pipeline_and_a_paid_one_asks_for_payment() {
     let (_dir, router) = service().await;
     let (status, body) = send(&router, post_json("/tools/receipt-echo", r#"{"a":1}"#)).await;

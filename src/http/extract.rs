@@ -1,6 +1,7 @@
 //! Request extractors whose rejections are [`ApiError`]s, so malformed input gets the one error shape.
 
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Query, Request};
+use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
@@ -42,6 +43,23 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             &bytes
         };
         parse_json(bytes).map(JsonBody)
+    }
+}
+
+/// A query string parsed into `T`. One that does not parse (`limit=abc`, an unknown value of an
+/// enum) is 400 `invalid_query` in the one error shape, not the framework's plain-text answer.
+pub struct QueryParams<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(value)| QueryParams(value))
+            .map_err(|rejection| {
+                ApiError::bad_request(ErrorCode::InvalidQuery, rejection.body_text())
+            })
     }
 }
 

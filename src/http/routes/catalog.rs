@@ -1,7 +1,7 @@
 //! `GET /ai/endpoints` and `GET /ai/endpoints/{slug}`. Endpoints held for or refused by
 //! content-safety review are not listed and are not found except by their owner and the admin.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -11,6 +11,7 @@ use crate::builders::Caller;
 use crate::catalog::{example_for_schema, listing, CatalogForm, EndpointRecord, PricingMode};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::http::extract::QueryParams;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -39,7 +40,7 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
     responses((status = 200, description = "Catalog envelope", body = Object), (status = 400, description = "Bad filter", body = ErrorBody)))]
 pub async fn list_endpoints(
     State(app): State<AppState>,
-    Query(query): Query<CatalogQuery>,
+    QueryParams(query): QueryParams<CatalogQuery>,
 ) -> ApiResult<Json<Value>> {
     let form = parse_form(query.form.as_deref())?;
     let mode = query
@@ -81,7 +82,7 @@ pub async fn get_endpoint(
     State(app): State<AppState>,
     caller: Option<Caller>,
     Path(slug): Path<String>,
-    Query(query): Query<RecordQuery>,
+    QueryParams(query): QueryParams<RecordQuery>,
 ) -> ApiResult<Json<Value>> {
     let form = parse_form(query.form.as_deref())?;
     let compiled = app.catalog.require(&slug)?;

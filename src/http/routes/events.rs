@@ -1,6 +1,6 @@
 //! `GET /ai/builders/events` (the builder's own feed).
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 use crate::app::AppState;
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::BuilderAuth;
+use crate::http::extract::QueryParams;
 use crate::paging::PageRequest;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -35,7 +36,7 @@ pub struct EventsQuery {
 pub async fn builder_events(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
-    Query(query): Query<EventsQuery>,
+    QueryParams(query): QueryParams<EventsQuery>,
 ) -> ApiResult<Json<Value>> {
     let since_text = query.since.as_deref().unwrap_or("7d");
     let since = crate::timestamp::since_param(Some(since_text), "7d")?;

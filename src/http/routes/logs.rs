@@ -1,6 +1,6 @@
 //! `GET /ai/endpoints/{slug}/logs` (owner or admin).
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::{json, Value};
 
@@ -8,6 +8,7 @@ use crate::app::AppState;
 use crate::builders::Caller;
 use crate::endpoints;
 use crate::error::{ApiResult, ErrorBody};
+use crate::http::extract::QueryParams;
 use crate::paging::{PageQuery, PageRequest};
 
 /// Invocation records with their (redacted) log lines, newest first; page with `cursor`.
@@ -24,7 +25,7 @@ pub async fn endpoint_logs(
     State(app): State<AppState>,
     caller: Caller,
     Path(slug): Path<String>,
-    Query(query): Query<PageQuery>,
+    QueryParams(query): QueryParams<PageQuery>,
 ) -> ApiResult<Json<Value>> {
     endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     app.recorder.flush().await;

@@ -1,7 +1,7 @@
 //! Builders' money routes: revenue, payout settings, payout packets; the admin marks packets
 //! paid.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -11,7 +11,7 @@ use crate::app::{App, AppState};
 use crate::error::{ApiResult, ErrorBody};
 use crate::events::{self, EventKind};
 use crate::http::auth::{Admin, BuilderAuth};
-use crate::http::extract::JsonBody;
+use crate::http::extract::{JsonBody, QueryParams};
 use crate::revenue::payouts::{self, PayoutSettings};
 use crate::revenue::{all_sales, report, sales_of, with_standing, Collection};
 
@@ -38,7 +38,7 @@ pub struct RevenueQuery {
 pub async fn revenue(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
-    Query(query): Query<RevenueQuery>,
+    QueryParams(query): QueryParams<RevenueQuery>,
 ) -> ApiResult<Json<Value>> {
     let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
     let since = OffsetDateTime::now_utc() - window;
@@ -68,7 +68,7 @@ pub async fn revenue(
 pub async fn admin_revenue(
     State(app): State<AppState>,
     _admin: Admin,
-    Query(query): Query<RevenueQuery>,
+    QueryParams(query): QueryParams<RevenueQuery>,
 ) -> ApiResult<Json<Value>> {
     let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
     let since = OffsetDateTime::now_utc() - window;
