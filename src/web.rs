@@ -188,17 +188,27 @@ mod tests {
 
     #[test]
     fn every_page_and_module_is_embedded() {
-        for path in [
-            "dashboard/index.html",
-            "dashboard/app.js",
-            "dashboard/api.js",
-            "dashboard/chart.js",
-            "dashboard/style.css",
-            "guide/index.html",
-            "guide/guide.css",
-            "guide/guide.js",
-        ] {
-            assert!(WEB.get_file(path).is_some(), "{path} is not embedded");
+        // Every file of `web/` on disk, so a new view module cannot be left out.
+        fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    files(&path, out);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+        let mut all = Vec::new();
+        files(&root, &mut all);
+        assert!(all.len() >= 10, "{all:?}");
+        for path in all {
+            let relative = path.strip_prefix(&root).unwrap().to_str().unwrap();
+            assert!(
+                WEB.get_file(relative).is_some(),
+                "{relative} is not embedded"
+            );
         }
     }
 
