@@ -123,7 +123,10 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::EndpointPaused,
-            format!("endpoint {:?} is paused by its owner", endpoint.slug),
+            format!(
+                "endpoint {:?} is paused (its owner or the admin can resume it)",
+                endpoint.slug
+            ),
         ));
     }
     if !endpoint.is_paid() {

@@ -147,7 +147,7 @@ fn result_event(outcome: Outcome) -> Value {
         .find(|(name, _)| name.as_str().ends_with("payment-response"))
         .and_then(|(_, value)| value.to_str().ok())
         .map(str::to_string);
-    json!({"ok": true, "result": outcome.result, "receipt": outcome.receipt, "paymentResponse": payment_response})
+    json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt, "paymentResponse": payment_response})
 }
 
 /// `{ok, result, receipt}`, with the handler's status (`ok` is whether it is a success).
