@@ -580,19 +580,52 @@ pub async fn manage_view(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Value
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::App;
     use crate::builders::{self, PayerInfo, RegisterRequest};
+    use crate::net::OutboundClient;
+    use crate::store::SledStore;
 
-    async fn app() -> (tempfile::TempDir, App) {
-        let dir = tempfile::tempdir().unwrap();
-        let config = crate::config::Config::new(dir.path().join("data"));
-        let (app, _) = App::open(config, "127.0.0.1:0".parse().unwrap())
-            .await
-            .unwrap();
-        (dir, app)
+    /// The parts the lifecycle works on, over a throwaway store with the seed catalog: no app,
+    /// no server.
+    struct Service {
+        store: Arc<dyn Store>,
+        catalog: Arc<Registry>,
+        config: Config,
+        runtime: EndpointRuntime,
     }
 
-    async fn builder(app: &App, name: &str) -> Caller {
+    impl Service {
+        fn endpoint_parts(&self) -> Parts<'_> {
+            Parts {
+                store: &self.store,
+                catalog: &self.catalog,
+                config: &self.config,
+                runtime: &self.runtime,
+            }
+        }
+    }
+
+    async fn service() -> Service {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let config = Config::new("/nonexistent");
+        let catalog = Arc::new(Registry::load(store.clone()).await.unwrap());
+        crate::catalog::seed_catalog(&catalog, store.as_ref(), &config.runtime.quotas, None)
+            .await
+            .unwrap();
+        let runtime = EndpointRuntime::new(
+            &config.runtime,
+            store.clone(),
+            OutboundClient::new(&config.outbound),
+            catalog.clone(),
+        );
+        Service {
+            store,
+            catalog,
+            config,
+            runtime,
+        }
+    }
+
+    async fn builder(app: &Service, name: &str) -> Caller {
         let request = RegisterRequest {
             name: name.into(),
             contact: None,
@@ -618,7 +651,7 @@ mod tests {
 
     #[tokio::test]
     async fn ownership() {
-        let (_dir, app) = app().await;
+        let app = service().await;
         let (owner, other) = (builder(&app, "A").await, builder(&app, "B").await);
         let created = create(&app.endpoint_parts(), &owner, request("mine", ""))
             .await
@@ -640,7 +673,7 @@ mod tests {
 
     #[tokio::test]
     async fn review_flow_and_events() {
-        let (_dir, app) = app().await;
+        let app = service().await;
         let owner = builder(&app, "A").await;
         let held = create(
             &app.endpoint_parts(),
