@@ -58,8 +58,11 @@
 //!
 //! A call's time starts when its isolate thread takes it (not while it is queued behind
 //! another call of the same instance); a cold start loads the module under its own time limit
-//! first. A call that stops promptly at its limit costs nothing extra: the caller's hard
-//! deadline is a timer that never fires.
+//! first. The sandbox's own work, which runs no handler code (building a runtime, the glue's
+//! setup, dropping an isolate; milliseconds), gets the limit but at least 5 s before a thread
+//! counts as stuck, so a loaded machine does not fail calls about to succeed. A call that
+//! stops promptly at its limit costs nothing extra: the caller's hard deadline is a timer that
+//! never fires.
 //!
 //! The server calls [`Pool::invoke`] with an [`EndpointCode`] and an [`Invocation`], and
 //! implements [`Host`] to provide storage and outbound HTTP.

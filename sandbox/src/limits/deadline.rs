@@ -28,6 +28,13 @@ use crate::SandboxError;
 /// looks again (the worker thread is between sending the report and the caller's wake-up).
 const ANSWER_IN_FLIGHT: Duration = Duration::from_millis(10);
 
+/// The least time the sandbox's own work gets before a caller counts its thread as stuck.
+/// That work (building a runtime, running the glue's setup, dropping an isolate) runs no
+/// handler code and takes milliseconds, but a loaded machine stretches it, and the process's
+/// first runtime also builds the startup snapshot: abandoning a thread for that would only
+/// fail a call that was about to succeed.
+const OWN_WORK_MIN: Duration = Duration::from_secs(5);
+
 /// What a worker thread is doing, shared with the pool.
 #[derive(Debug)]
 pub(crate) struct Progress {
@@ -76,12 +83,13 @@ impl Progress {
 
     // The worker thread's side.
 
-    /// The thread took the next invocation off its queue; it may spend `budget` (plus the
-    /// grace) on it before its first phase with a deadline of its own.
-    pub(crate) fn start_invocation(&self, budget: Duration) {
+    /// The thread took the next invocation off its queue; until its first phase that runs
+    /// handler code, it does its own work (see [`Progress::busy_for`]).
+    pub(crate) fn start_invocation(&self, limit: Duration) {
+        let answer_by = self.own_work_until(limit);
         let mut current = self.lock();
         current.started += 1;
-        current.answer_by = Some(Instant::now() + budget + self.grace);
+        current.answer_by = Some(answer_by);
         current.heap_exceeded = None;
     }
 
@@ -100,9 +108,15 @@ impl Progress {
     }
 
     /// The thread does its own work (building a runtime, dropping an isolate), which may take
-    /// `budget` plus the grace before a queued call counts it as stuck.
-    pub(crate) fn busy_for(&self, budget: Duration) {
-        self.lock().answer_by = Some(Instant::now() + budget + self.grace);
+    /// the endpoint's time `limit` (at least [`OWN_WORK_MIN`]) plus the grace before a caller
+    /// counts it as stuck.
+    pub(crate) fn busy_for(&self, limit: Duration) {
+        let answer_by = self.own_work_until(limit);
+        self.lock().answer_by = Some(answer_by);
+    }
+
+    fn own_work_until(&self, limit: Duration) -> Instant {
+        Instant::now() + limit.max(OWN_WORK_MIN) + self.grace
     }
 
     /// The thread waits for its next command.
@@ -253,7 +267,7 @@ mod tests {
         let Check::WaitUntil(by) = progress.check(1, Instant::now()) else {
             panic!("not overdue");
         };
-        assert!(by > now + Duration::from_secs(2));
+        assert!(by > now + OWN_WORK_MIN);
         // A finished call's answer is on its way.
         progress.start_invocation(Duration::from_secs(2));
         assert!(matches!(
