@@ -121,6 +121,11 @@ struct ServeArgs {
     /// Default wall-clock limit of one JS handler invocation, in milliseconds.
     #[arg(long, env = "TOOLHOST_JS_TIMEOUT_MS", default_value_t = 2000)]
     js_timeout_ms: u64,
+    /// How long past a JS call's time limit its caller still waits for an engine that has not
+    /// stopped (busy in garbage collection or native code), in milliseconds; then the caller
+    /// is answered and the isolate thread abandoned.
+    #[arg(long, env = "TOOLHOST_JS_TIMEOUT_GRACE_MS", default_value_t = 250)]
+    js_timeout_grace_ms: u64,
     /// Default heap limit of a JS isolate, in MiB.
     #[arg(long, env = "TOOLHOST_JS_HEAP_MB", default_value_t = 64)]
     js_heap_mb: usize,
@@ -229,6 +234,7 @@ impl ServeArgs {
         config.long_running_after = Duration::from_secs(self.long_running_after_secs);
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
+        pool.timeout_grace = Duration::from_millis(self.js_timeout_grace_ms);
         const MIB: usize = 1024 * 1024;
         pool.default_limits.heap_bytes = self.js_heap_mb.saturating_mul(MIB);
         pool.memory_budget_bytes = self.js_memory_budget_mb.saturating_mul(MIB);

@@ -28,6 +28,8 @@ pub struct Limits {
     /// and recycles the isolate.
     pub heap_bytes: usize,
     /// Wall-clock budget of one invocation, including the time spent awaiting host calls.
+    /// The caller gets its answer at the latest [`PoolConfig::timeout_grace`] after it, even
+    /// when the engine does not stop in time.
     pub timeout: Duration,
 }
 
@@ -95,6 +97,16 @@ pub struct PoolConfig {
     pub recycle_after_invocations: u64,
     /// `Retry-After` suggested with `Overloaded`.
     pub overload_retry_after_secs: u64,
+    /// How long past a call's time limit its caller still waits for the isolate thread to
+    /// stop. Past it the caller is answered `Timeout` (`ResourceLimit` if the heap limit was
+    /// reached) and the thread, stuck in the engine or in native code, is abandoned: it never
+    /// serves another call and ends when it comes back (see `max_abandoned_isolates`).
+    pub timeout_grace: Duration,
+    /// Abandoned isolate threads (see `timeout_grace`) that may still be stuck at once. Each
+    /// counts against every limit as a live isolate of its endpoint until it ends. At the cap
+    /// no new isolate starts (cold starts answer `Overloaded`) until one of them ends; isolates
+    /// already live keep serving.
+    pub max_abandoned_isolates: usize,
     /// Upper bound of `ctx.httpGetJson(url, { timeoutMs })`; it is also cut to the time left
     /// in the invocation.
     pub max_http_timeout: Duration,
@@ -121,6 +133,8 @@ impl Default for PoolConfig {
             spare_isolates: 2,
             recycle_after_invocations: 10_000,
             overload_retry_after_secs: 1,
+            timeout_grace: Duration::from_millis(250),
+            max_abandoned_isolates: 16,
             max_http_timeout: Duration::from_secs(10),
             storage: StorageLimits::default(),
         }

@@ -13,6 +13,7 @@ use deno_core::error::{CoreError, CoreErrorKind};
 use deno_core::{serde_v8, v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 use serde::de::DeserializeOwned;
 
+use crate::limits::deadline::Progress;
 use crate::limits::{heap, timeout::Watchdog};
 use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
 use crate::ops::log::LogBuffer;
@@ -26,6 +27,8 @@ pub(crate) struct IsolateEnv<'a> {
     pub(crate) config: &'a PoolConfig,
     pub(crate) host: &'a Arc<dyn Host>,
     pub(crate) watchdog: &'a Watchdog,
+    /// The worker thread's progress, for the caller's hard deadline.
+    pub(crate) progress: &'a Progress,
 }
 
 pub(crate) struct Isolate {
@@ -132,6 +135,7 @@ impl Blank {
         let alarm = env
             .watchdog
             .arm(deadline, runtime.v8_isolate().thread_safe_handle());
+        env.progress.run_until(deadline, &heap_exceeded);
         let loaded = tokio::time::timeout_at(
             deadline.into(),
             load_module(&mut runtime, code.source.clone()),
@@ -210,6 +214,7 @@ impl Isolate {
         let alarm = env
             .watchdog
             .arm(deadline, self.runtime.v8_isolate().thread_safe_handle());
+        env.progress.run_until(deadline, &self.heap_exceeded);
         let call = self
             .runtime
             .call_with_args(&self.dispatch, &[self.handler.clone(), request]);

@@ -39,6 +39,31 @@
 //! - Limits: heap per isolate, wall-clock time per invocation (covering awaits), result size,
 //!   log lines and bytes, concurrent invocations per endpoint ([`PoolConfig`], [`Limits`]).
 //!
+//! # Time limit and grace
+//!
+//! At its time limit a call's JS is terminated (the watchdog's `terminate_execution`), which
+//! the engine honours at its next check: in a loop, a call, an op. An engine busy elsewhere (in
+//! garbage collection near its heap limit, in a long native operation, or a [`Host`] method
+//! that blocks its thread) does not check, so the caller's wait has a hard deadline of its own
+//! on the host side: [`Pool::invoke`] answers at the latest at the time limit plus
+//! [`PoolConfig::timeout_grace`] (250 ms by default) after the call started, with `Timeout`
+//! (`ResourceLimit` if the heap limit was reached), whatever the engine is doing. The thread
+//! still busy is *abandoned*: it never serves another call (calls queued behind it answer
+//! `Timeout` too, at their own time limit plus the grace, without running), its endpoint's next
+//! call starts a fresh isolate at once, and when the thread comes back it drops its isolate
+//! and ends. Until then it counts against every limit as a live isolate of its endpoint (its
+//! memory is still held); at [`PoolConfig::max_abandoned_isolates`] (16) no new isolate starts,
+//! so cold starts answer `Overloaded`, until one ends. [`PoolStats::abandoned_isolates`] and
+//! [`PoolStats::abandoned`] count them, and each is logged at error level.
+//!
+//! A call's time starts when its isolate thread takes it (not while it is queued behind
+//! another call of the same instance); a cold start loads the module under its own time limit
+//! first. The sandbox's own work, which runs no handler code (building a runtime, the glue's
+//! setup, dropping an isolate; milliseconds), gets the limit but at least 5 s before a thread
+//! counts as stuck, so a loaded machine does not fail calls about to succeed. A call that
+//! stops promptly at its limit costs nothing extra: the caller's hard deadline is a timer that
+//! never fires.
+//!
 //! The server calls [`Pool::invoke`] with an [`EndpointCode`] and an [`Invocation`], and
 //! implements [`Host`] to provide storage and outbound HTTP.
 //!
@@ -53,7 +78,8 @@
 //! - `isolate`: a blank runtime, binding it to an endpoint, running one invocation.
 //! - `snapshot`: the per-process startup snapshot new runtimes are restored from.
 //! - `loader`: the module loader that refuses every import.
-//! - `limits`: one file per limit policy (`timeout` watchdog, `heap`, `admission`).
+//! - `limits`: one file per limit policy (`timeout` watchdog, `deadline`, the caller's hard
+//!   deadline, `heap`, `admission`).
 //! - `ops`: one `extension!` per `ctx` area (`kv`, `files`, `http`, `log`) and the `bootstrap`
 //!   that loads the glue in `runtime-js/`.
 //! - `response`: the result contract (status range, response-header allow-list).

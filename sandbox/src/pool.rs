@@ -8,6 +8,12 @@
 //! limit evicts the owner's first, then anyone's. With nothing idle to evict, the call goes to
 //! a busy instance of its endpoint if there is one, and is refused `Overloaded` otherwise: the
 //! limits are never exceeded to serve it.
+//!
+//! A caller waits for its answer until its call's time limit plus `timeout_grace` at most
+//! (`limits::deadline`). A thread still busy then is abandoned: taken out of its endpoint
+//! (whose next call starts a fresh instance) and kept in `abandoned`, where it still counts
+//! against every limit, until it comes back and ends. At `max_abandoned_isolates` no new
+//! isolate starts.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -18,6 +24,7 @@ use std::time::Instant;
 use tokio::sync::oneshot;
 
 use crate::limits::admission::{Admission, Permit};
+use crate::limits::deadline::{Check, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::worker::{report, Command, Counters, QueueError, Shared, WorkerHandle};
 use crate::{EndpointCode, Host, Invocation, InvocationReport, PoolConfig, SandboxError};
@@ -40,9 +47,26 @@ struct State {
     tick: u64,
     /// Unbound threads holding a ready blank runtime, handed to the next cold start.
     spares: Vec<WorkerHandle>,
+    /// Threads a caller gave up on (stuck past their hard deadline) that have not ended yet.
+    abandoned: Vec<Abandoned>,
     /// Worker threads, joined by `shutdown`.
-    threads: Vec<JoinHandle<()>>,
+    threads: Vec<(Arc<Progress>, JoinHandle<()>)>,
     closed: bool,
+}
+
+/// An abandoned thread still holds its isolate's memory: it counts as a live isolate of its
+/// endpoint's owner until it ends.
+struct Abandoned {
+    progress: Arc<Progress>,
+    owner: Option<String>,
+    heap: usize,
+}
+
+/// An invocation queued on a worker thread.
+struct Queued {
+    answer: oneshot::Receiver<InvocationReport>,
+    progress: Arc<Progress>,
+    ticket: u64,
 }
 
 struct Endpoint {
@@ -57,7 +81,8 @@ struct Endpoint {
 pub struct PoolStats {
     /// Isolate threads currently bound to endpoints.
     pub live_isolates: usize,
-    /// Their heap limits, summed: what counts against the memory budget.
+    /// Their heap limits, summed with those of abandoned threads: what counts against the
+    /// memory budget.
     pub live_heap_bytes: usize,
     /// Unbound threads kept for the next cold starts (their runtime may still be in the making).
     pub spare_isolates: usize,
@@ -77,6 +102,11 @@ pub struct PoolStats {
     pub retired: u64,
     /// Invocations refused with `Overloaded`.
     pub overloaded: u64,
+    /// Isolate threads abandoned past their hard deadline (see
+    /// [`PoolConfig::timeout_grace`]) that have not ended yet.
+    pub abandoned_isolates: usize,
+    /// Isolate threads abandoned so far.
+    pub abandoned: u64,
 }
 
 /// One endpoint in [`PoolStats`].
@@ -119,7 +149,7 @@ impl Pool {
     /// Runs `code`'s handler once. Never panics; every failure is in the report.
     pub async fn invoke(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
         let received = Instant::now();
-        let (reply, permit) = match self.dispatch(code, invocation, received) {
+        let (queued, permit) = match self.dispatch(code, invocation, received) {
             Ok(sent) => sent,
             Err(err) => {
                 if matches!(err, SandboxError::Overloaded { .. }) {
@@ -128,17 +158,84 @@ impl Pool {
                 return report(Err(err), Vec::new(), received);
             }
         };
-        let answer = reply.await;
+        let answer = self.answer(code, queued, received).await;
         drop(permit);
-        answer.unwrap_or_else(|_| {
-            report(
-                Err(SandboxError::Internal(
-                    "the isolate thread ended unexpectedly".to_owned(),
-                )),
-                Vec::new(),
-                received,
-            )
-        })
+        answer
+    }
+
+    /// Waits for the worker's report, or gives up on a thread that is past its hard deadline.
+    /// Normally the answer comes first and the timer never fires.
+    async fn answer(
+        &self,
+        code: &EndpointCode,
+        mut queued: Queued,
+        received: Instant,
+    ) -> InvocationReport {
+        let config = &self.inner.shared.config;
+        let timeout = code.limits.unwrap_or(config.default_limits).timeout;
+        // The earliest instant this call can be overdue: it started at once and ran its time.
+        let mut look_at = received + timeout + config.timeout_grace;
+        loop {
+            match tokio::time::timeout_at(look_at.into(), &mut queued.answer).await {
+                Ok(Ok(report)) => return report,
+                // The thread ended without answering: it was abandoned with this call still
+                // queued (so it never ran), or it died.
+                Ok(Err(_)) if queued.progress.is_poisoned() => {
+                    return report(Err(SandboxError::Timeout), Vec::new(), received)
+                }
+                Ok(Err(_)) => {
+                    return report(
+                        Err(SandboxError::Internal(
+                            "the isolate thread ended unexpectedly".to_owned(),
+                        )),
+                        Vec::new(),
+                        received,
+                    )
+                }
+                Err(_late) => match queued.progress.check(queued.ticket, Instant::now()) {
+                    Check::WaitUntil(instant) => look_at = instant,
+                    Check::GiveUp { error, retire } => {
+                        if retire {
+                            self.abandon(code, &queued.progress);
+                        }
+                        return report(Err(error), Vec::new(), received);
+                    }
+                },
+            }
+        }
+    }
+
+    /// Takes a thread that missed its hard deadline out of service. It stays counted (as an
+    /// isolate of `code`'s endpoint) until it ends.
+    fn abandon(&self, code: &EndpointCode, progress: &Arc<Progress>) {
+        let config = &self.inner.shared.config;
+        let mut state = self.lock();
+        if let Some(endpoint) = state.endpoints.get_mut(&code.slug) {
+            endpoint
+                .instances
+                .retain(|instance| !Arc::ptr_eq(instance.progress(), progress));
+        }
+        state.abandoned.retain(|a| !a.progress.has_exited());
+        state.abandoned.push(Abandoned {
+            progress: progress.clone(),
+            owner: code.owner.clone(),
+            heap: self.heap_of(code),
+        });
+        let stuck = state.abandoned.len();
+        drop(state);
+        self.counters().abandoned.fetch_add(1, Ordering::Relaxed);
+        tracing::error!(
+            slug = %code.slug,
+            owner = code.owner.as_deref().unwrap_or(""),
+            stuck,
+            "an isolate thread did not stop at its time limit: abandoned"
+        );
+        if stuck >= config.max_abandoned_isolates {
+            tracing::error!(
+                stuck,
+                "abandoned isolate threads at the cap: no new isolate starts until one ends"
+            );
+        }
     }
 
     /// Drops the endpoint's isolates (endpoint deleted or changed); queued invocations finish.
@@ -163,6 +260,11 @@ impl Pool {
             })
             .collect();
         let live_heap_bytes = self.usage(&state, None).heap;
+        let abandoned_isolates = state
+            .abandoned
+            .iter()
+            .filter(|a| !a.progress.has_exited())
+            .count();
         let spare_isolates = state.spares.len();
         let ready_spares = state.spares.iter().filter(|s| s.is_ready()).count();
         drop(state);
@@ -180,10 +282,13 @@ impl Pool {
             evictions: counters.evictions.load(Ordering::Relaxed),
             retired: counters.retired.load(Ordering::Relaxed),
             overloaded: counters.overloaded.load(Ordering::Relaxed),
+            abandoned_isolates,
+            abandoned: counters.abandoned.load(Ordering::Relaxed),
         }
     }
 
-    /// Refuses new invocations, lets queued ones finish, and joins every isolate thread.
+    /// Refuses new invocations, lets queued ones finish, and joins every isolate thread but
+    /// the abandoned ones still stuck (they may never come back).
     pub async fn shutdown(&self) {
         let threads = {
             let mut state = self.lock();
@@ -192,8 +297,17 @@ impl Pool {
             state.spares.clear();
             std::mem::take(&mut state.threads)
         };
+        let (stuck, threads): (Vec<_>, Vec<_>) = threads
+            .into_iter()
+            .partition(|(progress, _)| progress.is_poisoned() && !progress.has_exited());
+        if !stuck.is_empty() {
+            tracing::warn!(
+                stuck = stuck.len(),
+                "shutting down without waiting for abandoned isolate threads"
+            );
+        }
         let joined = tokio::task::spawn_blocking(move || {
-            for thread in threads {
+            for (_, thread) in threads {
                 if thread.join().is_err() {
                     tracing::error!("an isolate thread panicked");
                 }
@@ -222,7 +336,7 @@ impl Pool {
         code: &EndpointCode,
         invocation: Invocation,
         received: Instant,
-    ) -> Result<(oneshot::Receiver<InvocationReport>, Permit), SandboxError> {
+    ) -> Result<(Queued, Permit), SandboxError> {
         let config = &self.inner.shared.config;
         let overloaded = SandboxError::Overloaded {
             retry_after_secs: config.overload_retry_after_secs,
@@ -254,6 +368,11 @@ impl Pool {
             });
         endpoint.last_used = tick;
         endpoint.instances.retain(|instance| !instance.is_dead());
+        state.abandoned.retain(|a| !a.progress.has_exited());
+        let endpoint = state
+            .endpoints
+            .get_mut(&code.slug)
+            .expect("endpoint inserted above");
         let permit = endpoint
             .admission
             .try_admit()
@@ -285,12 +404,20 @@ impl Pool {
             received,
             reply,
         };
-        let endpoint = state
+        let instance = &mut state
             .endpoints
-            .get(&code.slug)
-            .expect("endpoint inserted above");
-        match endpoint.instances[index].try_send(command) {
-            Ok(()) => Ok((answer, permit)),
+            .get_mut(&code.slug)
+            .expect("endpoint inserted above")
+            .instances[index];
+        match instance.try_send(command) {
+            Ok(ticket) => Ok((
+                Queued {
+                    answer,
+                    progress: instance.progress().clone(),
+                    ticket,
+                },
+                permit,
+            )),
             Err(QueueError::Full) => Err(overloaded),
             Err(QueueError::Closed) => Err(SandboxError::Internal(
                 "the isolate thread ended unexpectedly".to_owned(),
@@ -306,6 +433,9 @@ impl Pool {
         let Some(code) = state.endpoints.get(for_slug).map(|e| e.code.clone()) else {
             return false;
         };
+        if state.abandoned.len() >= config.max_abandoned_isolates {
+            return false;
+        }
         let heap = self.heap_of(&code);
         let owner = code.owner.as_deref();
         loop {
@@ -365,17 +495,27 @@ impl Pool {
             })
     }
 
-    /// Live isolates and their heap limits: all of them, or one owner's.
+    /// Live isolates (abandoned threads included) and their heap limits: all of them, or one
+    /// owner's.
     fn usage(&self, state: &State, owner: Option<&str>) -> Usage {
-        state
+        let owned = |o: Option<&str>| owner.is_none_or(|owner| o == Some(owner));
+        let live = state
             .endpoints
             .values()
-            .filter(|e| owner.is_none_or(|o| e.code.owner.as_deref() == Some(o)))
+            .filter(|e| owned(e.code.owner.as_deref()))
             .fold(Usage::default(), |used, e| Usage {
                 isolates: used.isolates + e.instances.len(),
                 heap: used
                     .heap
                     .saturating_add(self.heap_of(&e.code).saturating_mul(e.instances.len())),
+            });
+        state
+            .abandoned
+            .iter()
+            .filter(|a| owned(a.owner.as_deref()) && !a.progress.has_exited())
+            .fold(live, |used, a| Usage {
+                isolates: used.isolates + 1,
+                heap: used.heap.saturating_add(a.heap),
             })
     }
 
@@ -426,13 +566,13 @@ impl Pool {
     }
 
     fn spawn(&self, state: &mut State) -> Result<WorkerHandle, SandboxError> {
-        state.threads.retain(|thread| !thread.is_finished());
+        state.threads.retain(|(_, thread)| !thread.is_finished());
         let (worker, thread) = WorkerHandle::spawn(
             self.inner.shared.clone(),
             self.inner.shared.config.max_concurrent_per_endpoint,
         )
         .map_err(|err| SandboxError::Internal(format!("cannot start an isolate thread: {err}")))?;
-        state.threads.push(thread);
+        state.threads.push((worker.progress().clone(), thread));
         Ok(worker)
     }
 }

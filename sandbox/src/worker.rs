@@ -3,18 +3,20 @@
 //! away; once bound to an endpoint it serves that endpoint only, one invocation at a time.
 //! Whenever it is idle without an isolate it prepares a [`Blank`] runtime, so the next cold
 //! start only binds. It replaces its isolate after a limit hit or `recycle_after_invocations`,
-//! and ends when the pool drops its sender, after serving what was already queued.
+//! and ends when the pool drops its sender, after serving what was already queued, or right
+//! after the call it was stuck in when a caller gave up on it ([`Progress`], poisoned).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use deno_core::futures::FutureExt;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::isolate::{Blank, Isolate, IsolateEnv};
+use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::{
     ConsoleLine, EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, PoolConfig,
@@ -41,6 +43,7 @@ pub(crate) struct Counters {
     pub(crate) evictions: AtomicU64,
     pub(crate) retired: AtomicU64,
     pub(crate) overloaded: AtomicU64,
+    pub(crate) abandoned: AtomicU64,
 }
 
 pub(crate) enum Command {
@@ -67,6 +70,10 @@ pub(crate) struct WorkerHandle {
     queued: Arc<AtomicUsize>,
     /// The thread holds a blank runtime built ahead of time (a spare ready for a cold start).
     ready: Arc<AtomicBool>,
+    /// How far the thread is, for callers whose answer is late.
+    progress: Arc<Progress>,
+    /// Invocations queued so far: the ticket of the next one (see [`Progress::check`]).
+    sent: u64,
 }
 
 impl WorkerHandle {
@@ -79,19 +86,28 @@ impl WorkerHandle {
         let (sender, receiver) = mpsc::channel(queue_bound.max(1) + 1);
         let queued = Arc::new(AtomicUsize::new(0));
         let ready = Arc::new(AtomicBool::new(false));
-        let (worker_queued, worker_ready) = (queued.clone(), ready.clone());
-        let thread = std::thread::Builder::new()
-            .name("sandbox-isolate".to_owned())
-            .stack_size(WORKER_STACK_BYTES)
-            .spawn(move || run(&shared, receiver, &worker_queued, &worker_ready))?;
+        let progress = Arc::new(Progress::new(shared.config.timeout_grace));
+        let thread = {
+            let (queued, ready, progress) = (queued.clone(), ready.clone(), progress.clone());
+            std::thread::Builder::new()
+                .name("sandbox-isolate".to_owned())
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn(move || run(&shared, receiver, &queued, &ready, &progress))?
+        };
         Ok((
             WorkerHandle {
                 sender,
                 queued,
                 ready,
+                progress,
+                sent: 0,
             },
             thread,
         ))
+    }
+
+    pub(crate) fn progress(&self) -> &Arc<Progress> {
+        &self.progress
     }
 
     pub(crate) fn queued(&self) -> usize {
@@ -114,13 +130,19 @@ impl WorkerHandle {
             .map_err(queue_error)
     }
 
-    /// Queues an invocation without waiting.
-    pub(crate) fn try_send(&self, command: Command) -> Result<(), QueueError> {
+    /// Queues an invocation without waiting; returns its ticket for [`Progress::check`].
+    pub(crate) fn try_send(&mut self, command: Command) -> Result<u64, QueueError> {
         self.queued.fetch_add(1, Ordering::AcqRel);
-        self.sender.try_send(command).map_err(|err| {
-            self.queued.fetch_sub(1, Ordering::AcqRel);
-            queue_error(err)
-        })
+        match self.sender.try_send(command) {
+            Ok(()) => {
+                self.sent += 1;
+                Ok(self.sent - 1)
+            }
+            Err(err) => {
+                self.queued.fetch_sub(1, Ordering::AcqRel);
+                Err(queue_error(err))
+            }
+        }
     }
 }
 
@@ -136,7 +158,10 @@ fn run(
     mut receiver: mpsc::Receiver<Command>,
     queued: &AtomicUsize,
     ready: &AtomicBool,
+    progress: &Progress,
 ) {
+    // Dropped last: the thread counts as ended only once its isolates are gone.
+    let _exit = ExitGuard(progress);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -151,6 +176,7 @@ fn run(
         config: &shared.config,
         host: &shared.host,
         watchdog: &shared.watchdog,
+        progress,
     };
     runtime.block_on(async {
         let mut worker = Worker {
@@ -158,16 +184,24 @@ fn run(
             code: None,
             blank: None,
             isolate: None,
+            retired: None,
             compile_error: None,
         };
-        loop {
-            if receiver.is_empty() {
+        // A poisoned thread (a caller gave up on it) serves nothing more: it ends, and its
+        // isolate and whatever was still queued are dropped.
+        while !progress.is_poisoned() {
+            if receiver.is_empty() && worker.needs_blank() {
+                progress.busy_for(worker.timeout());
                 worker.prepare_blank();
             }
             ready.store(worker.blank.is_some(), Ordering::Release);
+            progress.idle();
             let Some(command) = receiver.recv().await else {
                 break;
             };
+            if progress.is_poisoned() {
+                break;
+            }
             match command {
                 Command::Bind(code) => worker.code = Some(code),
                 Command::Invoke {
@@ -175,6 +209,7 @@ fn run(
                     received,
                     reply,
                 } => {
+                    progress.start_invocation(worker.timeout());
                     // The caller may have given up meanwhile; then there is nothing to do.
                     let report = if reply.is_closed() {
                         None
@@ -185,6 +220,11 @@ fn run(
                     queued.fetch_sub(1, Ordering::AcqRel);
                     if let Some(report) = report {
                         let _ = reply.send(report);
+                    }
+                    // After replying: dropping a large heap is no part of the call's latency.
+                    if worker.retired.is_some() {
+                        progress.busy_for(worker.timeout());
+                        worker.retired = None;
                     }
                 }
             }
@@ -199,23 +239,37 @@ struct Worker<'a> {
     /// A runtime made ahead of time, not bound yet.
     blank: Option<Blank>,
     isolate: Option<Isolate>,
+    /// An isolate recycled by the last call, dropped once the caller has its answer.
+    retired: Option<Isolate>,
     /// A module that does not compile never will (its version is fixed): answer at once.
     compile_error: Option<SandboxError>,
 }
 
 impl Worker<'_> {
-    fn heap_bytes(&self) -> usize {
-        let config = &self.shared.config;
+    fn limits(&self) -> crate::Limits {
         self.code
             .as_ref()
             .and_then(|code| code.limits)
-            .unwrap_or(config.default_limits)
-            .heap_bytes
+            .unwrap_or(self.shared.config.default_limits)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.limits().heap_bytes
+    }
+
+    /// The time limit of this thread's endpoint (the default one while it is a spare).
+    fn timeout(&self) -> Duration {
+        self.limits().timeout
+    }
+
+    /// This thread will need a blank runtime and has none.
+    fn needs_blank(&self) -> bool {
+        self.isolate.is_none() && self.blank.is_none() && self.compile_error.is_none()
     }
 
     /// Makes a blank runtime if this thread will need one.
     fn prepare_blank(&mut self) {
-        if self.isolate.is_some() || self.blank.is_some() || self.compile_error.is_some() {
+        if !self.needs_blank() {
             return;
         }
         let heap_bytes = self.heap_bytes();
@@ -288,7 +342,7 @@ impl Worker<'_> {
                 reusable = finished.reusable,
                 "recycling isolate"
             );
-            self.isolate = None;
+            self.retired = self.isolate.take();
             counters.recycled.fetch_add(1, Ordering::Relaxed);
         }
         report(finished.result, finished.logs, received)

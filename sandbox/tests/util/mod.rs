@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub)] // each test binary uses a different subset
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,6 +26,8 @@ pub struct MemoryHost {
     pub kv: Mutex<BTreeMap<Scoped, (Value, Option<u64>)>>,
     pub files: Mutex<BTreeMap<Scoped, Vec<u8>>>,
     pub http_calls: Mutex<Vec<HttpCall>>,
+    /// `kv_get`s of a `block-ms:<n>` key that have returned (see [`MemoryHost::kv_get`]).
+    pub unblocked: AtomicUsize,
 }
 
 fn ready<T: Send + 'static>(value: Result<T, HostError>) -> HostFuture<T> {
@@ -32,9 +35,16 @@ fn ready<T: Send + 'static>(value: Result<T, HostError>) -> HostFuture<T> {
 }
 
 impl Host for MemoryHost {
-    /// The key `panic-now` makes this method panic, like a buggy server would.
+    /// The key `panic-now` makes this method panic, like a buggy server would. A key
+    /// `block-ms:<n>` blocks the calling isolate thread in native code for `n` ms before it
+    /// answers, like an engine that does not honour `terminate_execution` (busy in garbage
+    /// collection, or in a long native operation): the watchdog cannot stop it.
     fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<Value>> {
         assert_ne!(key, "panic-now", "test host panics on request");
+        if let Some(ms) = key.strip_prefix("block-ms:") {
+            std::thread::sleep(Duration::from_millis(ms.parse().expect("block-ms:<n>")));
+            self.unblocked.fetch_add(1, Ordering::SeqCst);
+        }
         let kv = self.kv.lock().unwrap();
         ready(Ok(kv
             .get(&(endpoint.to_owned(), key.to_owned()))
