@@ -1,4 +1,6 @@
-//! Prometheus metrics: requests and latency by route and status. One registry per [`Metrics`],
+//! Prometheus metrics: requests and latency by route and status, and the isolate pool's state
+//! (live, spare and abandoned isolates; totals of invocations, recycling, evictions, overload and
+//! abandonment), read at each scrape. One registry per [`Metrics`],
 //! no globals, so several servers in one test process keep separate counts. The HTTP layer
 //! feeds it (`http::metrics::track`) and serves it (`GET /metrics`).
 
@@ -7,6 +9,7 @@ use std::sync::Mutex;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
@@ -29,6 +32,38 @@ pub struct Metrics {
     registry: Mutex<Registry>,
     requests: Family<RequestLabels, Counter>,
     latency: HistogramFamily<LatencyLabels>,
+    sandbox: SandboxMetrics,
+}
+
+/// The isolate pool's state as of the last scrape (see [`Metrics::observe_sandbox`]).
+#[derive(Default)]
+struct SandboxMetrics {
+    live_isolates: Gauge,
+    live_heap_bytes: Gauge,
+    spare_isolates: Gauge,
+    abandoned_isolates: Gauge,
+    isolates_created: Counter,
+    invocations: Counter,
+    recycled: Counter,
+    evictions: Counter,
+    overloaded: Counter,
+    abandoned: Counter,
+}
+
+/// What the isolate pool reports, in plain numbers (the HTTP layer reads it from the runtime
+/// when `/metrics` is scraped).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SandboxSnapshot {
+    pub live_isolates: u64,
+    pub live_heap_bytes: u64,
+    pub spare_isolates: u64,
+    pub abandoned_isolates: u64,
+    pub isolates_created: u64,
+    pub invocations: u64,
+    pub recycled: u64,
+    pub evictions: u64,
+    pub overloaded: u64,
+    pub abandoned: u64,
 }
 
 fn latency_histogram() -> Histogram {
@@ -52,10 +87,56 @@ impl Default for Metrics {
             "HTTP request latency by route",
             latency.clone(),
         );
+        let sandbox = SandboxMetrics::default();
+        let gauges: [(&str, &str, &Gauge); 4] = [
+            ("sandbox_live_isolates", "Isolate threads bound to endpoints", &sandbox.live_isolates),
+            ("sandbox_live_heap_bytes", "Heap limits of live and abandoned isolates, summed (what counts against the memory budget)", &sandbox.live_heap_bytes),
+            ("sandbox_spare_isolates", "Unbound isolate threads kept for cold starts", &sandbox.spare_isolates),
+            ("sandbox_abandoned_isolates", "Isolate threads past their hard deadline that have not ended yet", &sandbox.abandoned_isolates),
+        ];
+        for (name, help, gauge) in gauges {
+            registry.register(name, help, gauge.clone());
+        }
+        let counters: [(&str, &str, &Counter); 6] = [
+            (
+                "sandbox_isolates_created",
+                "Isolates built",
+                &sandbox.isolates_created,
+            ),
+            (
+                "sandbox_invocations",
+                "Invocations that reached an isolate thread",
+                &sandbox.invocations,
+            ),
+            (
+                "sandbox_recycled",
+                "Isolates replaced after a limit hit or their recycling count",
+                &sandbox.recycled,
+            ),
+            (
+                "sandbox_evictions",
+                "Isolates evicted to stay within the isolate cap",
+                &sandbox.evictions,
+            ),
+            (
+                "sandbox_overloaded",
+                "Invocations refused as overloaded",
+                &sandbox.overloaded,
+            ),
+            (
+                "sandbox_abandoned",
+                "Isolate threads abandoned past their hard deadline",
+                &sandbox.abandoned,
+            ),
+        ];
+        for (name, help, counter) in counters {
+            registry.register(name, help, counter.clone());
+        }
         Self {
             registry: Mutex::new(registry),
             requests,
             latency,
+            sandbox,
         }
     }
 }
@@ -67,6 +148,30 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
         out
+    }
+
+    /// Takes the isolate pool's numbers for the next exposition.
+    pub fn observe_sandbox(&self, snapshot: SandboxSnapshot) {
+        let set = |gauge: &Gauge, value: u64| {
+            gauge.set(i64::try_from(value).unwrap_or(i64::MAX));
+        };
+        set(&self.sandbox.live_isolates, snapshot.live_isolates);
+        set(&self.sandbox.live_heap_bytes, snapshot.live_heap_bytes);
+        set(&self.sandbox.spare_isolates, snapshot.spare_isolates);
+        set(
+            &self.sandbox.abandoned_isolates,
+            snapshot.abandoned_isolates,
+        );
+        // The pool's totals only grow; a counter follows them by the difference.
+        let follow = |counter: &Counter, total: u64| {
+            counter.inc_by(total.saturating_sub(counter.get()));
+        };
+        follow(&self.sandbox.isolates_created, snapshot.isolates_created);
+        follow(&self.sandbox.invocations, snapshot.invocations);
+        follow(&self.sandbox.recycled, snapshot.recycled);
+        follow(&self.sandbox.evictions, snapshot.evictions);
+        follow(&self.sandbox.overloaded, snapshot.overloaded);
+        follow(&self.sandbox.abandoned, snapshot.abandoned);
     }
 
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {

@@ -188,3 +188,59 @@ async fn a_free_call_runs_the_pipeline_and_a_paid_one_asks_for_payment() {
     assert_eq!(response.status(), StatusCode::PAYMENT_REQUIRED);
     assert!(response.headers().contains_key("payment-required"));
 }
+
+/// The value of a metric line `name value` in a Prometheus text exposition.
+fn metric(exposition: &str, name: &str) -> Option<f64> {
+    exposition.lines().find_map(|line| {
+        line.strip_prefix(name)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse()
+            .ok()
+    })
+}
+
+#[tokio::test]
+async fn metrics_report_the_isolate_pool() {
+    let (_dir, router) = service().await;
+    let scrape = |router: Router| async move {
+        let response = router.oneshot(get("/metrics")).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = axum::body::to_bytes(response.into_body(), 16 << 20)
+            .await
+            .unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    };
+    let before = scrape(router.clone()).await;
+    assert_eq!(
+        metric(&before, "toolhost_sandbox_abandoned_isolates"),
+        Some(0.0)
+    );
+    let invocations_before = metric(&before, "toolhost_sandbox_invocations_total").unwrap();
+    // One JS call, paid with an admin-issued developer credit.
+    let issue = Request::post("/ai/admin/credits")
+        .header("x-admin-token", ADMIN_TOKEN)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(r#"{"amountUsd": 1}"#))
+        .unwrap();
+    let (status, body) = send(&router, issue).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let token = body["credit"]["token"].as_str().unwrap();
+    let call = Request::post("/tools/text-summary")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header("x-developer-credit", token)
+        .body(Body::from(r#"{"text": "One sentence. Another one."}"#))
+        .unwrap();
+    let (status, body) = send(&router, call).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let after = scrape(router.clone()).await;
+    assert!(
+        metric(&after, "toolhost_sandbox_live_isolates").unwrap() >= 1.0,
+        "{after}"
+    );
+    assert!(
+        metric(&after, "toolhost_sandbox_invocations_total").unwrap() > invocations_before,
+        "{after}"
+    );
+    assert!(metric(&after, "toolhost_sandbox_live_heap_bytes").unwrap() > 0.0);
+}

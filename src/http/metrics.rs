@@ -8,6 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::app::AppState;
+use crate::metrics::SandboxSnapshot;
 
 /// Middleware recording every request under its route template (`/tools/{slug}`), so label
 /// cardinality stays bounded whatever paths clients send.
@@ -31,6 +32,20 @@ pub async fn track(State(app): State<AppState>, request: Request, next: Next) ->
 /// `GET /metrics`: Prometheus text exposition.
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
 pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
+    let pool = app.runtime.pool().stats();
+    let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    app.metrics.observe_sandbox(SandboxSnapshot {
+        live_isolates: count(pool.live_isolates),
+        live_heap_bytes: count(pool.live_heap_bytes),
+        spare_isolates: count(pool.spare_isolates),
+        abandoned_isolates: count(pool.abandoned_isolates),
+        isolates_created: pool.isolates_created,
+        invocations: pool.invocations,
+        recycled: pool.recycled,
+        evictions: pool.evictions,
+        overloaded: pool.overloaded,
+        abandoned: pool.abandoned,
+    });
     (
         [(
             header::CONTENT_TYPE,
