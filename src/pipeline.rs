@@ -10,10 +10,10 @@
 //!
 //! - `record`: the invocation record (endpoint logs, owner events) every call leaves.
 
+mod record;
+
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use serde_json::{json, Value};
-
-mod record;
 
 use crate::app::App;
 use crate::builtins::{receipt_echo, static_json};
@@ -39,16 +39,6 @@ pub struct Call {
 }
 
 impl Call {
-    /// The call as its handler sees it.
-    pub fn handler_request(&self) -> HandlerRequest<'_> {
-        HandlerRequest {
-            method: &self.method,
-            input: &self.input,
-            headers: &self.headers,
-            request_id: &self.request_id,
-        }
-    }
-
     pub fn new(method: Method, input: Value, headers: HeaderMap) -> Self {
         let request_id = headers
             .get("x-request-id")
@@ -61,6 +51,16 @@ impl Call {
             request_id,
             tender: Tender::from_headers(&headers),
             headers,
+        }
+    }
+
+    /// The call as its handler sees it.
+    pub fn handler_request(&self) -> HandlerRequest<'_> {
+        HandlerRequest {
+            method: &self.method,
+            input: &self.input,
+            headers: &self.headers,
+            request_id: &self.request_id,
         }
     }
 }
