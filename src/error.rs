@@ -164,9 +164,6 @@ pub struct ApiError {
     /// A body whose shape a protocol fixes, sent instead of [`ErrorBody`]. Only x402's 402 uses
     /// it (see `payments::requirements`); it still carries `ok:false`, `code` and `message`.
     pub body_override: Option<Box<Value>>,
-    /// x402's v2 PaymentRequired of a 402, for transports that carry it as data (MCP); HTTP
-    /// sends it base64 in the `PAYMENT-REQUIRED` header.
-    pub payment_required: Option<Box<Value>>,
     /// What went wrong inside, for the log only (never sent): set by [`ApiError::internal`].
     cause: Option<Box<str>>,
 }
@@ -200,7 +197,6 @@ impl ApiError {
             details: None,
             headers: None,
             body_override: None,
-            payment_required: None,
             cause: None,
         }
     }

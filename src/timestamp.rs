@@ -27,6 +27,11 @@ pub fn since_param(text: Option<&str>, default: &str) -> ApiResult<Duration> {
     })
 }
 
+/// The instant a `since` window reaches back to from now.
+pub fn since_cutoff(text: Option<&str>, default: &str) -> ApiResult<OffsetDateTime> {
+    Ok(OffsetDateTime::now_utc() - since_param(text, default)?)
+}
+
 /// Parses `<n><unit>` with unit `s`, `m`, `h`, `d` or `w` (`30s`, `15m`, `7d`, `2w`); `n` ≥ 1,
 /// at most ten years in all.
 fn parse_since(text: &str) -> Option<Duration> {

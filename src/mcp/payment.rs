@@ -105,11 +105,11 @@ pub(super) fn tool_result(answer: Result<Outcome, ApiError>) -> Value {
     let outcome = match answer {
         Ok(outcome) => outcome,
         Err(error) if error.status == StatusCode::PAYMENT_REQUIRED => {
+            // A 402's body carries the v2 PaymentRequired beside the v1 fields.
             let required = error
-                .payment_required
+                .body_override
                 .as_deref()
-                .or(error.body_override.as_deref())
-                .cloned()
+                .map(|body| body.get("paymentRequired").unwrap_or(body).clone())
                 .unwrap_or_else(|| json!(error.answer()));
             return json_result(required, true);
         }
@@ -217,13 +217,12 @@ mod tests {
     #[test]
     fn payment_required_is_the_v2_requirements() {
         let required = json!({"x402Version": 2, "accepts": [{"scheme": "exact"}], "error": "payment_required"});
-        let mut error = ApiError::new(
+        let error = ApiError::new(
             StatusCode::PAYMENT_REQUIRED,
             ErrorCode::PaymentRequired,
             "pay",
         )
-        .with_body(json!({"x402Version": 1}));
-        error.payment_required = Some(Box::new(required.clone()));
+        .with_body(json!({"x402Version": 1, "paymentRequired": required}));
         let result = tool_result(Err(error));
         assert_eq!(result["isError"], true);
         assert_eq!(result["structuredContent"], required);

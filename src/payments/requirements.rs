@@ -162,10 +162,9 @@ impl Offer {
             "code": code.as_str(),
             "message": message,
             "accepts": self.v1_accepts(),
-            "paymentRequired": v2.clone(),
+            "paymentRequired": v2,
         });
         let mut error = ApiError::new(StatusCode::PAYMENT_REQUIRED, code, message).with_body(body);
-        error.payment_required = Some(Box::new(v2));
         if let Ok(value) = HeaderValue::from_str(&header) {
             error = error.with_header(PAYMENT_REQUIRED_HEADER, value);
         }

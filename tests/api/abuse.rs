@@ -163,30 +163,6 @@ async fn credit_balance(server: &TestServer, id: &str) -> String {
     credit["balanceUnits"].as_str().unwrap().to_string()
 }
 
-/// How many times `slug`'s handler ran: its invocation records (stored off the request path,
-/// so wait until they stop changing).
-async fn handler_runs(server: &TestServer, slug: &str) -> usize {
-    let mut last = usize::MAX;
-    for _ in 0..40 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let (status, body) = server
-            .call(
-                "GET",
-                &format!("/ai/endpoints/{slug}/logs"),
-                As::Admin,
-                None,
-            )
-            .await;
-        assert_eq!(status, 200, "{body}");
-        let runs = body["entries"].as_array().unwrap().len();
-        if runs == last && runs > 0 {
-            return runs;
-        }
-        last = runs;
-    }
-    last
-}
-
 /// A credit is reserved before the handler runs: six concurrent calls on a credit worth one
 /// call run the handler once and the others are refused; a failing call gives the credit back.
 #[tokio::test]
@@ -224,7 +200,7 @@ async fn a_credit_worth_one_call_runs_the_handler_once() {
         }
     }
     assert_eq!(served, 1);
-    assert_eq!(handler_runs(&server, "one-call").await, 1);
+    assert_eq!(server.handler_runs("one-call").await, 1);
     assert_eq!(credit_balance(&server, &id).await, "0");
 
     // A failing call holds the credit while it runs and gives it back before answering.
@@ -243,7 +219,7 @@ async fn a_credit_worth_one_call_runs_the_handler_once() {
     let (status, body) = crate::util::read(call(json!({})).await.unwrap()).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(credit_balance(&server, &id).await, "0");
-    assert_eq!(handler_runs(&server, "one-call").await, 3);
+    assert_eq!(server.handler_runs("one-call").await, 3);
 }
 
 async fn mcp_call(server: &TestServer, name: &str, meta: Value) -> Value {

@@ -356,21 +356,6 @@ async fn post_paid(
     util::post_paid(server, PAID, header, json!({"hello": "chain"})).await
 }
 
-/// How many times the paid endpoint's handler ran: its invocation log entries (the route
-/// flushes the recorder first, so every finished call is counted).
-async fn handler_runs(server: &TestServer) -> usize {
-    let (status, body) = server
-        .call(
-            "GET",
-            "/ai/endpoints/receipt-echo-paid/logs?limit=100",
-            util::As::Admin,
-            None,
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body["entries"].as_array().expect("entries").len()
-}
-
 /// With a chain RPC, the asset contract is asked before the handler runs: a payer whose balance
 /// does not cover the price (an empty key) and an authorization already used on-chain (here by
 /// another server on the same chain, so this one's store has never seen it) are refused with
@@ -394,14 +379,18 @@ async fn a_payment_that_cannot_settle_is_refused_before_the_handler_runs() {
         body["message"].as_str().unwrap().contains("holds 0"),
         "{body}"
     );
-    assert_eq!(handler_runs(&server).await, 0, "the handler must not run");
+    assert_eq!(
+        server.handler_runs("receipt-echo-paid").await,
+        0,
+        "the handler must not run"
+    );
     assert_eq!(chain.nonce(settler.address()).await, 0, "nothing broadcast");
     // Funded, the same authorization pays (its claim was released) and the handler runs once.
     chain.mint(empty.address(), PRICE).await;
     let (status, _, body) = post_paid(&server, &header).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["receipt"]["settlement"]["collected"], true);
-    assert_eq!(handler_runs(&server).await, 1);
+    assert_eq!(server.handler_runs("receipt-echo-paid").await, 1);
 
     // Used on-chain by another server: this one refuses it before its handler runs.
     let payer = PrivateKeySigner::random();
@@ -417,7 +406,11 @@ async fn a_payment_that_cannot_settle_is_refused_before_the_handler_runs() {
         body["message"].as_str().unwrap().contains("asset contract"),
         "{body}"
     );
-    assert_eq!(handler_runs(&server).await, 1, "the handler must not run");
+    assert_eq!(
+        server.handler_runs("receipt-echo-paid").await,
+        1,
+        "the handler must not run"
+    );
     assert_eq!(chain.balance(payer.address()).await, PRICE);
     other.stop().await;
     server.stop().await;
@@ -673,14 +666,18 @@ async fn a_transfer_that_reverts_when_mined_charges_nothing() {
     assert_eq!(chain.nonce(settler.address()).await, 1);
     assert_eq!(chain.balance(pay_to).await, 0);
     assert_eq!(chain.balance(Address::repeat_byte(0xdd)).await, PRICE);
-    assert_eq!(handler_runs(&server).await, 1);
+    assert_eq!(server.handler_runs("receipt-echo-paid").await, 1);
     // The handler ran, so the authorization is burned: funded again (it would settle now), it
     // is still refused, before the handler runs a second time.
     chain.rpc("evm_setAutomine", json!([true])).await;
     chain.mint(payer.address(), PRICE).await;
     let (status, _, body) = post_paid(&server, &header).await;
     assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
-    assert_eq!(handler_runs(&server).await, 1, "the handler ran again");
+    assert_eq!(
+        server.handler_runs("receipt-echo-paid").await,
+        1,
+        "the handler ran again"
+    );
     assert_eq!(chain.nonce(settler.address()).await, 1);
     assert_eq!(chain.balance(pay_to).await, 0);
     server.stop().await;

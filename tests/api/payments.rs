@@ -488,21 +488,6 @@ async fn scripted_facilitator(
     format!("http://{addr}")
 }
 
-/// How many times the paid echo's handler ran (its invocation log entries; the route flushes
-/// the recorder first).
-async fn paid_handler_runs(server: &TestServer) -> usize {
-    let response = server
-        .client
-        .get(server.url("/ai/endpoints/receipt-echo-paid/logs?limit=100"))
-        .header("x-admin-token", ADMIN_TOKEN)
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = read(response).await;
-    assert_eq!(status, 200, "{body}");
-    body["entries"].as_array().unwrap().len()
-}
-
 /// A settlement that fails after the handler ran burns the authorization: the answer says it is
 /// spent, and replaying it is refused as a used nonce, before the handler runs again.
 #[tokio::test]
@@ -523,12 +508,16 @@ async fn a_failed_settlement_burns_the_authorization() {
         "{body}"
     );
     assert!(headers.get("x-receipt-id").is_none() && body.get("receipt").is_none());
-    assert_eq!(paid_handler_runs(&server).await, 1);
+    assert_eq!(server.handler_runs("receipt-echo-paid").await, 1);
     for _ in 0..2 {
         let (status, _, body) = post_paid(&server, PAID, &header, json!({})).await;
         assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
     }
-    assert_eq!(paid_handler_runs(&server).await, 1, "the handler ran again");
+    assert_eq!(
+        server.handler_runs("receipt-echo-paid").await,
+        1,
+        "the handler ran again"
+    );
     assert_eq!(settles.load(std::sync::atomic::Ordering::SeqCst), 1);
     // Still burned after a recovery pass (which releases orphaned claims, not burned ones).
     let recovery = toolhost::payments::recovery::Recovery::new(
@@ -553,7 +542,7 @@ async fn a_failed_settlement_burns_the_authorization() {
     let fresh = pay(&signer, &required, 2, |_| {});
     let (status, _, body) = post_paid(&server, PAID, &fresh, json!({})).await;
     assert_payment_required(status, &body, "settlement_failed");
-    assert_eq!(paid_handler_runs(&server).await, 2);
+    assert_eq!(server.handler_runs("receipt-echo-paid").await, 2);
 }
 
 /// The request deadline passing while the payment settles does not cut the answer: the payer,

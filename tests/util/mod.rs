@@ -240,6 +240,15 @@ impl TestServer {
     }
 
     /// Stops accepting, waits for in-flight requests and the store flush.
+    /// How many times `slug`'s handler ran: its invocation log entries, as the admin reads them
+    /// (the route flushes the recorder first, so every finished call is counted).
+    pub async fn handler_runs(&self, slug: &str) -> usize {
+        let path = format!("/ai/endpoints/{slug}/logs?limit=100");
+        let (status, body) = self.call("GET", &path, As::Admin, None).await;
+        assert_eq!(status, 200, "{body}");
+        body["entries"].as_array().expect("entries").len()
+    }
+
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());

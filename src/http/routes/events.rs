@@ -4,7 +4,6 @@ use axum::extract::State;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use time::OffsetDateTime;
 
 use crate::app::AppState;
 use crate::error::{ApiResult, ErrorBody};
@@ -39,9 +38,8 @@ pub async fn builder_events(
     QueryParams(query): QueryParams<EventsQuery>,
 ) -> ApiResult<Json<Value>> {
     let since_text = query.since.as_deref().unwrap_or("7d");
-    let since = crate::timestamp::since_param(Some(since_text), "7d")?;
+    let cutoff = crate::timestamp::since_cutoff(Some(since_text), "7d")?;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
-    let cutoff = OffsetDateTime::now_utc() - since;
     app.recorder.flush().await;
     let page = crate::events::page(
         app.store.as_ref(),

@@ -5,7 +5,6 @@ use axum::extract::{Path, State};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use time::OffsetDateTime;
 
 use crate::app::{App, AppState};
 use crate::error::{ApiResult, ErrorBody};
@@ -40,8 +39,7 @@ pub async fn revenue(
     BuilderAuth(builder): BuilderAuth,
     QueryParams(query): QueryParams<RevenueQuery>,
 ) -> ApiResult<Json<Value>> {
-    let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
-    let since = OffsetDateTime::now_utc() - window;
+    let since = crate::timestamp::since_cutoff(query.since.as_deref(), "30d")?;
     let sales = sales_of(app.store.as_ref(), &builder.id, since).await?;
     let sales = with_standing(app.store.as_ref(), sales).await?;
     let revenue = report::report(&sales, app.config.platform_fee_bps);
@@ -70,8 +68,7 @@ pub async fn admin_revenue(
     _admin: Admin,
     QueryParams(query): QueryParams<RevenueQuery>,
 ) -> ApiResult<Json<Value>> {
-    let window = crate::timestamp::since_param(query.since.as_deref(), "30d")?;
-    let since = OffsetDateTime::now_utc() - window;
+    let since = crate::timestamp::since_cutoff(query.since.as_deref(), "30d")?;
     let store = app.store.as_ref();
     let sales = with_standing(store, all_sales(store, since).await?).await?;
     let (builders, platform): (Vec<_>, Vec<_>) = sales
