@@ -65,6 +65,8 @@ pub enum StartupError {
     PayTo(#[from] crate::payments::PayToError),
     #[error("payment configuration: {0}")]
     Chain(#[from] crate::payments::facilitator::ChainError),
+    #[error("the sandbox workers cannot start ({0}); for development, --sandbox-in-process runs JavaScript in the server instead")]
+    Sandbox(sandbox::SandboxError),
     #[error(transparent)]
     ReceiptKey(#[from] crate::receipts::SigningError),
 }

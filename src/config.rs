@@ -147,6 +147,9 @@ impl ConversionTable {
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
     pub pool: sandbox::PoolConfig,
+    /// Where isolates run: worker processes (what `toolhost serve` uses unless told
+    /// `--sandbox-in-process`), or this process (the default here, for in-process tests).
+    pub isolation: sandbox::Isolation,
     pub quotas: Quotas,
     /// Answer 502 `output_invalid` when a handler's result breaks its outputSchema, instead of
     /// only logging it.
@@ -419,6 +422,7 @@ impl Config {
                         .map_or(1, |n| n.get()),
                     ..sandbox::PoolConfig::default()
                 },
+                isolation: sandbox::Isolation::InProcess,
                 quotas: Default::default(),
                 reject_invalid_output: false,
             },

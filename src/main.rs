@@ -126,6 +126,15 @@ struct ServeArgs {
     /// is answered and the isolate thread abandoned.
     #[arg(long, env = "TOOLHOST_JS_TIMEOUT_GRACE_MS", default_value_t = 250)]
     js_timeout_grace_ms: u64,
+    /// Worker processes that run builders' JavaScript (each confined: no keys, no files, no
+    /// network; an owner's endpoints share one).
+    #[arg(long, env = "TOOLHOST_SANDBOX_WORKERS", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+    sandbox_workers: u16,
+    /// Development only: run JavaScript on threads of the server process instead of in worker
+    /// processes. Faster to start and to debug, but the isolate is then the only wall between a
+    /// handler and the server's keys, secrets and store.
+    #[arg(long, env = "TOOLHOST_SANDBOX_IN_PROCESS")]
+    sandbox_in_process: bool,
     /// Default heap limit of a JS isolate, in MiB.
     #[arg(long, env = "TOOLHOST_JS_HEAP_MB", default_value_t = 64)]
     js_heap_mb: usize,
@@ -232,6 +241,21 @@ impl ServeArgs {
             Duration::from_secs(self.event_retention_days.saturating_mul(DAY_SECS));
         config.outbound.allow_loopback = self.dev_allow_loopback;
         config.long_running_after = Duration::from_secs(self.long_running_after_secs);
+        config.runtime.isolation = if self.sandbox_in_process {
+            sandbox::Isolation::InProcess
+        } else {
+            let program = std::env::current_exe().map_err(|e| {
+                format!("cannot find the toolhost executable for its sandbox workers: {e}")
+            })?;
+            sandbox::Isolation::Workers {
+                command: sandbox::WorkerCommand {
+                    program,
+                    args: vec![SANDBOX_WORKER.to_owned()],
+                    log_filter: std::env::var("RUST_LOG").unwrap_or_else(|_| "info".to_owned()),
+                },
+                count: usize::from(self.sandbox_workers),
+            }
+        };
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
         pool.timeout_grace = Duration::from_millis(self.js_timeout_grace_ms);
@@ -336,8 +360,30 @@ async fn shutdown_signal() {
     tracing::info!("shutdown signal received; finishing in-flight requests");
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+/// `toolhost sandbox-worker` is how the server starts its sandbox worker processes (see
+/// `sandbox::run_worker`); it is not for people, so it is not in `--help`, and it is chosen
+/// before anything else runs: no tracing set-up, no runtime, nothing read from the environment.
+fn main() -> std::process::ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == SANDBOX_WORKER)
+        && std::env::args_os().len() == 2
+    {
+        return sandbox::run_worker();
+    }
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(serve()),
+        Err(e) => {
+            eprintln!("toolhost: cannot start the async runtime: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The argument that selects worker mode.
+const SANDBOX_WORKER: &str = "sandbox-worker";
+
+async fn serve() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.log_format);
     let Command::Serve(args) = cli.command;

@@ -42,12 +42,14 @@ struct SandboxMetrics {
     live_heap_bytes: Gauge,
     spare_isolates: Gauge,
     abandoned_isolates: Gauge,
+    worker_processes: Gauge,
     isolates_created: Counter,
     invocations: Counter,
     recycled: Counter,
     evictions: Counter,
     overloaded: Counter,
     abandoned: Counter,
+    worker_restarts: Counter,
 }
 
 /// What the isolate pool reports, in plain numbers (the HTTP layer reads it from the runtime
@@ -64,6 +66,8 @@ pub struct SandboxSnapshot {
     pub evictions: u64,
     pub overloaded: u64,
     pub abandoned: u64,
+    pub worker_processes: u64,
+    pub worker_restarts: u64,
 }
 
 fn latency_histogram() -> Histogram {
@@ -88,16 +92,17 @@ impl Default for Metrics {
             latency.clone(),
         );
         let sandbox = SandboxMetrics::default();
-        let gauges: [(&str, &str, &Gauge); 4] = [
+        let gauges: [(&str, &str, &Gauge); 5] = [
             ("sandbox_live_isolates", "Isolate threads bound to endpoints", &sandbox.live_isolates),
             ("sandbox_live_heap_bytes", "Heap limits of live and abandoned isolates, summed (what counts against the memory budget)", &sandbox.live_heap_bytes),
             ("sandbox_spare_isolates", "Unbound isolate threads kept for cold starts", &sandbox.spare_isolates),
             ("sandbox_abandoned_isolates", "Isolate threads past their hard deadline that have not ended yet", &sandbox.abandoned_isolates),
+            ("sandbox_worker_processes", "Live sandbox worker processes (0 with --sandbox-in-process)", &sandbox.worker_processes),
         ];
         for (name, help, gauge) in gauges {
             registry.register(name, help, gauge.clone());
         }
-        let counters: [(&str, &str, &Counter); 6] = [
+        let counters: [(&str, &str, &Counter); 7] = [
             (
                 "sandbox_isolates_created",
                 "Isolates built",
@@ -127,6 +132,11 @@ impl Default for Metrics {
                 "sandbox_abandoned",
                 "Isolate threads abandoned past their hard deadline",
                 &sandbox.abandoned,
+            ),
+            (
+                "sandbox_worker_restarts",
+                "Sandbox worker processes started to replace one that crashed, hung or was recycled",
+                &sandbox.worker_restarts,
             ),
         ];
         for (name, help, counter) in counters {
@@ -172,6 +182,8 @@ impl Metrics {
         follow(&self.sandbox.evictions, snapshot.evictions);
         follow(&self.sandbox.overloaded, snapshot.overloaded);
         follow(&self.sandbox.abandoned, snapshot.abandoned);
+        follow(&self.sandbox.worker_restarts, snapshot.worker_restarts);
+        set(&self.sandbox.worker_processes, snapshot.worker_processes);
     }
 
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {

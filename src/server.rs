@@ -53,6 +53,11 @@ impl Server {
             .check()
             .await
             .map_err(StartupError::Chain)?;
+        app.runtime
+            .pool()
+            .start()
+            .await
+            .map_err(StartupError::Sandbox)?;
         let app = Arc::new(app);
         app.follow_changes();
         app.start_recovery().await;

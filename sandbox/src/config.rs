@@ -22,7 +22,7 @@ pub struct Capabilities {
 }
 
 /// Per-endpoint resource limits; [`PoolConfig::default_limits`] applies when an endpoint sets none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     /// Heap of the endpoint's isolate. Exceeding it ends the invocation with `ResourceLimit`
     /// and recycles the isolate.
@@ -34,7 +34,7 @@ pub struct Limits {
 }
 
 /// Sizes the sandbox validates before it calls the [`crate::Host`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StorageLimits {
     /// Longest KV key, in UTF-8 bytes.
     pub max_key_bytes: usize,
@@ -61,7 +61,7 @@ impl Default for StorageLimits {
 }
 
 /// Configuration of a [`crate::Pool`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PoolConfig {
     /// Live isolates across all endpoints; beyond it the least recently used idle one is evicted.
     pub max_isolates: usize,

@@ -2,7 +2,7 @@
 
 /// An error from the [`crate::Host`]. Its `code` and `message` reach the handler as the `code`
 /// and `message` of the rejected promise, so they must not carry server internals.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error("{code}: {message}")]
 pub struct HostError {
     /// Stable machine-readable code, e.g. `quota_exceeded`, `ssrf_refused`, `not_found`.
@@ -22,7 +22,7 @@ impl HostError {
 }
 
 /// Why an invocation produced no response.
-#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SandboxError {
     /// The invocation ran past its wall-clock budget, or its promise can never settle.
     #[error("the handler did not finish in time")]

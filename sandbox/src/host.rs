@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::HostError;
 
@@ -12,7 +12,7 @@ use crate::HostError;
 pub type HostFuture<T> = Pin<Box<dyn Future<Output = Result<T, HostError>> + Send + 'static>>;
 
 /// One key-value pair of a [`KvPage`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KvEntry {
     /// The key, without any endpoint prefix.
     pub key: String,
@@ -21,7 +21,7 @@ pub struct KvEntry {
 }
 
 /// A page of `kv_list`; `cursor` is `Some` when more entries follow.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KvPage {
     /// Entries in key order.
     pub entries: Vec<KvEntry>,
@@ -30,7 +30,7 @@ pub struct KvPage {
 }
 
 /// One file of `files_list`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
     /// Normalized path relative to the endpoint's file area.
     pub path: String,

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{Capabilities, Limits, SandboxError};
 
 /// The deployable unit of an endpoint.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EndpointCode {
     /// Endpoint identifier; one slug never shares an isolate with another.
     pub slug: String,
@@ -31,7 +31,7 @@ pub struct EndpointCode {
 }
 
 /// One call of a handler.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Invocation {
     /// The `req` object, built by the server.
     pub request: serde_json::Value,
@@ -61,7 +61,7 @@ pub struct Invocation {
 /// `[a-z0-9-]`, a value at most 1024 bytes of visible ASCII, space or tab; at most 16 headers.
 /// Anything else fails the invocation with an `InvalidResponse` naming the header, so a builder sees
 /// the mistake instead of a silently missing header.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HandlerResponse {
     /// 200 for a plain return value, or the status given to `ctx.respond`.
     pub status: u16,
@@ -72,7 +72,7 @@ pub struct HandlerResponse {
 }
 
 /// Severity of a [`ConsoleLine`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ConsoleLevel {
     /// `ctx.log(...)`, `ctx.log.info(...)`, `console.log(...)`.
@@ -84,7 +84,7 @@ pub enum ConsoleLevel {
 }
 
 /// One line logged by a handler.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsoleLine {
     /// Severity.
     pub level: ConsoleLevel,
@@ -95,7 +95,7 @@ pub struct ConsoleLine {
 }
 
 /// Everything an invocation produced.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct InvocationReport {
     /// The response, or why there is none.
     pub result: Result<HandlerResponse, SandboxError>,

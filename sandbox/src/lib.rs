@@ -84,6 +84,8 @@
 //!   that loads the glue in `runtime-js/`.
 //! - `response`: the result contract (status range, response-header allow-list).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
+//! - `mode`: [`Sandbox`], the pool wherever it runs ([`Isolation`]).
+//! - `process`: worker processes ([`WorkerPool`], [`run_worker`]) and their confinement.
 
 mod config;
 mod error;
@@ -92,9 +94,11 @@ mod invocation;
 mod isolate;
 mod limits;
 mod loader;
+mod mode;
 mod ops;
 mod paths;
 mod pool;
+mod process;
 mod response;
 mod snapshot;
 mod worker;
@@ -105,5 +109,9 @@ pub use host::{FileEntry, Host, HostFuture, KvEntry, KvPage};
 pub use invocation::{
     ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,
 };
+pub use mode::{Isolation, Sandbox};
 pub use paths::{normalize_file_path, PathError, MAX_FILE_PATH_BYTES};
 pub use pool::{EndpointStats, Pool, PoolStats};
+#[cfg(feature = "wall-probe")]
+pub use process::Probe;
+pub use process::{run_worker, WorkerCommand, WorkerPool};

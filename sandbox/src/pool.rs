@@ -77,7 +77,7 @@ struct Endpoint {
 }
 
 /// A snapshot of the pool's state and counters.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PoolStats {
     /// Isolate threads currently bound to endpoints.
     pub live_isolates: usize,
@@ -107,10 +107,33 @@ pub struct PoolStats {
     pub abandoned_isolates: usize,
     /// Isolate threads abandoned so far.
     pub abandoned: u64,
+    /// Process ids of the live worker processes (empty when isolates run in the server).
+    pub worker_pids: Vec<u32>,
+    /// Worker processes started to replace one that crashed, was killed or was recycled.
+    pub worker_restarts: u64,
+}
+
+impl PoolStats {
+    /// Adds another pool's figures (one worker process's) to these.
+    pub(crate) fn add(&mut self, other: PoolStats) {
+        self.live_isolates += other.live_isolates;
+        self.live_heap_bytes += other.live_heap_bytes;
+        self.spare_isolates += other.spare_isolates;
+        self.ready_spares += other.ready_spares;
+        self.endpoints.extend(other.endpoints);
+        self.isolates_created += other.isolates_created;
+        self.invocations += other.invocations;
+        self.recycled += other.recycled;
+        self.evictions += other.evictions;
+        self.retired += other.retired;
+        self.overloaded += other.overloaded;
+        self.abandoned_isolates += other.abandoned_isolates;
+        self.abandoned += other.abandoned;
+    }
 }
 
 /// One endpoint in [`PoolStats`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EndpointStats {
     /// Endpoint slug.
     pub slug: String,
@@ -284,6 +307,8 @@ impl Pool {
             overloaded: counters.overloaded.load(Ordering::Relaxed),
             abandoned_isolates,
             abandoned: counters.abandoned.load(Ordering::Relaxed),
+            worker_pids: Vec::new(),
+            worker_restarts: 0,
         }
     }
 

@@ -32,7 +32,7 @@ pub async fn track(State(app): State<AppState>, request: Request, next: Next) ->
 /// `GET /metrics`: Prometheus text exposition.
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
 pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
-    let pool = app.runtime.pool().stats();
+    let pool = app.runtime.pool().stats().await;
     let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
     app.metrics.observe_sandbox(SandboxSnapshot {
         live_isolates: count(pool.live_isolates),
@@ -45,6 +45,8 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         evictions: pool.evictions,
         overloaded: pool.overloaded,
         abandoned: pool.abandoned,
+        worker_processes: count(pool.worker_pids.len()),
+        worker_restarts: pool.worker_restarts,
     });
     (
         [(

@@ -43,7 +43,7 @@ const VISIBLE_HEADERS: [&str; 5] = [
 ];
 
 pub struct EndpointRuntime {
-    pool: sandbox::Pool,
+    pool: sandbox::Sandbox,
     reject_invalid_output: bool,
     /// Each endpoint's code per revision: decrypting secrets (and copying source and env) on
     /// every call would put a store scan and AES on the hot path. Every change to code, env,
@@ -88,7 +88,11 @@ impl EndpointRuntime {
     ) -> Self {
         let host = StoreHost::new(store, outbound, config.quotas.clone(), catalog);
         Self {
-            pool: sandbox::Pool::new(config.pool.clone(), Arc::new(host)),
+            pool: sandbox::Sandbox::new(
+                config.pool.clone(),
+                Arc::new(host),
+                config.isolation.clone(),
+            ),
             reject_invalid_output: config.reject_invalid_output,
             revisions: Mutex::default(),
         }
@@ -158,7 +162,7 @@ impl EndpointRuntime {
         self.pool.retire(slug);
     }
 
-    pub fn pool(&self) -> &sandbox::Pool {
+    pub fn pool(&self) -> &sandbox::Sandbox {
         &self.pool
     }
 

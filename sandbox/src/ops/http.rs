@@ -28,7 +28,7 @@ const RESERVED_HEADERS: &[&str] = &[
     "proxy-authorization",
 ];
 
-fn check_url(url: &str) -> Result<(), OpError> {
+pub(crate) fn check_url(url: &str) -> Result<(), OpError> {
     if url.len() > MAX_URL_BYTES {
         return Err(OpError::TooLarge(format!(
             "url is longer than {MAX_URL_BYTES} bytes"
@@ -48,7 +48,7 @@ fn check_url(url: &str) -> Result<(), OpError> {
     Ok(())
 }
 
-fn check_headers(headers: &[(String, String)]) -> Result<(), OpError> {
+pub(crate) fn check_headers(headers: &[(String, String)]) -> Result<(), OpError> {
     if headers.len() > MAX_HEADERS {
         return Err(OpError::InvalidArgument(format!(
             "at most {MAX_HEADERS} headers"

@@ -13,7 +13,7 @@ deno_core::extension!(
     ops = [op_kv_get, op_kv_set, op_kv_delete, op_kv_list]
 );
 
-fn check_key(key: &str, storage: &StorageLimits) -> Result<(), OpError> {
+pub(crate) fn check_key(key: &str, storage: &StorageLimits) -> Result<(), OpError> {
     if key.is_empty() {
         return Err(OpError::InvalidArgument(
             "kv key must not be empty".to_owned(),

@@ -65,7 +65,7 @@ pub(crate) enum Capability {
 }
 
 impl Capability {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Capability::Kv => "kv",
             Capability::Files => "files",
@@ -74,7 +74,7 @@ impl Capability {
         }
     }
 
-    fn granted(self, caps: &Capabilities) -> bool {
+    pub(crate) fn granted(self, caps: &Capabilities) -> bool {
         match self {
             Capability::Kv => caps.kv,
             Capability::Files => caps.files,
@@ -157,6 +157,14 @@ pub(crate) enum OpError {
     Host(#[from] HostError),
     #[error("{0}")]
     Internal(String),
+}
+
+/// How a refusal the server makes reaches the worker: the same code and message the worker's
+/// own check would have given.
+impl From<OpError> for HostError {
+    fn from(err: OpError) -> HostError {
+        HostError::new(err.code(), err.to_string())
+    }
 }
 
 impl OpError {

@@ -1,0 +1,86 @@
+//! Where handlers run: in worker processes that hold no keys (the default, and what production
+//! runs), or on threads of the server itself (development: faster to start and to debug, but the
+//! isolate is then the only wall between a handler and everything the server holds).
+
+use std::sync::Arc;
+
+use crate::{
+    EndpointCode, Host, Invocation, InvocationReport, Pool, PoolConfig, PoolStats, WorkerCommand,
+    WorkerPool,
+};
+
+/// How [`Sandbox::new`] runs isolates.
+#[derive(Clone, Debug)]
+pub enum Isolation {
+    /// In `count` worker processes started with `command`.
+    Workers {
+        /// How to start one (`toolhost sandbox-worker`).
+        command: WorkerCommand,
+        /// How many; an owner's endpoints always share one.
+        count: usize,
+    },
+    /// On threads of this process.
+    InProcess,
+}
+
+/// The isolate pool, wherever it runs. Cheap to clone.
+#[derive(Clone)]
+pub enum Sandbox {
+    /// Isolates on threads of this process.
+    InProcess(Pool),
+    /// Isolates in worker processes.
+    Workers(WorkerPool),
+}
+
+impl Sandbox {
+    /// A pool for `host`, run as `isolation` says.
+    pub fn new(config: PoolConfig, host: Arc<dyn Host>, isolation: Isolation) -> Sandbox {
+        match isolation {
+            Isolation::InProcess => Sandbox::InProcess(Pool::new(config, host)),
+            Isolation::Workers { command, count } => {
+                Sandbox::Workers(WorkerPool::new(config, host, command, count))
+            }
+        }
+    }
+
+    /// Starts the worker processes now, so the first calls do not wait for them and a worker
+    /// that cannot start stops the server at start-up rather than failing calls.
+    pub async fn start(&self) -> Result<(), crate::SandboxError> {
+        match self {
+            Sandbox::InProcess(_) => Ok(()),
+            Sandbox::Workers(pool) => pool.start().await,
+        }
+    }
+
+    /// Runs `code`'s handler once. Never panics; every failure is in the report.
+    pub async fn invoke(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
+        match self {
+            Sandbox::InProcess(pool) => pool.invoke(code, invocation).await,
+            Sandbox::Workers(pool) => pool.invoke(code, invocation).await,
+        }
+    }
+
+    /// Drops the endpoint's isolates (and, in workers, its code and env).
+    pub fn retire(&self, slug: &str) {
+        match self {
+            Sandbox::InProcess(pool) => pool.retire(slug),
+            Sandbox::Workers(pool) => pool.retire(slug),
+        }
+    }
+
+    /// Isolates and counters (summed over the workers, with their process ids).
+    pub async fn stats(&self) -> PoolStats {
+        match self {
+            Sandbox::InProcess(pool) => pool.stats(),
+            Sandbox::Workers(pool) => pool.stats().await,
+        }
+    }
+
+    /// Refuses new calls and lets those in progress finish.
+    pub async fn shutdown(&self) {
+        match self {
+            Sandbox::InProcess(pool) => pool.shutdown().await,
+            Sandbox::Workers(pool) => pool.shutdown().await,
+        }
+    }
+}

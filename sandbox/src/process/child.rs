@@ -1,0 +1,324 @@
+//! The worker process: an isolate [`Pool`] whose [`Host`] is the server, over the pipes.
+//!
+//! It starts with nothing: no arguments but its mode, an empty environment, no files, no
+//! sockets; its configuration arrives in the first frame. It confines itself before it runs
+//! any handler, then serves calls until its stdin closes.
+
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::net::unix::pipe;
+use tokio::sync::{mpsc, oneshot};
+
+use super::host_ops::{expect, HostAnswer, HostOp};
+use super::wire::{self, FromWorker, ToWorker};
+use crate::{EndpointCode, FileEntry, Host, HostError, HostFuture, KvPage, Pool, PoolConfig};
+
+/// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
+/// code again as calls need it ([`FromWorker::NeedCode`]).
+const MAX_CACHED_CODE: usize = 1024;
+
+/// Runs the worker until the server closes its stdin. The entry point of `toolhost
+/// sandbox-worker` (and of the sandbox crate's `sandbox-worker` binary used by its tests).
+pub fn run_worker() -> std::process::ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("sandbox worker: cannot start its runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sandbox worker: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> io::Result<()> {
+    let mut input = pipe::Receiver::from_owned_fd(io::stdin().as_fd().try_clone_to_owned()?)?;
+    let output = pipe::Sender::from_owned_fd(io::stdout().as_fd().try_clone_to_owned()?)?;
+    let (frames, queue) = mpsc::unbounded_channel();
+    let writer = tokio::spawn(wire::write_all(output, queue));
+
+    let mut buffer = Vec::new();
+    let Some(ToWorker::Hello { config, log_filter }) = wire::read(&mut input, &mut buffer).await?
+    else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the first frame must be Hello",
+        ));
+    };
+    init_logging(&log_filter);
+    let host = Arc::new(RemoteHost {
+        frames: frames.clone(),
+        pending: Mutex::default(),
+        next: AtomicU64::new(1),
+    });
+    let pool = Pool::new(config.clone(), host.clone());
+    let confinement = super::confine::apply();
+    send(&frames, &FromWorker::Ready { confinement });
+
+    let mut codes: HashMap<String, Arc<EndpointCode>> = HashMap::new();
+    while let Some(message) = wire::read::<ToWorker>(&mut input, &mut buffer).await? {
+        match message {
+            ToWorker::Hello { .. } => {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "a second Hello"))
+            }
+            ToWorker::Invoke {
+                id,
+                slug,
+                version,
+                code,
+                invocation,
+            } => {
+                if let Some(code) = code {
+                    if codes.len() >= MAX_CACHED_CODE {
+                        codes.clear();
+                    }
+                    codes.insert(slug.clone(), Arc::new(*code));
+                }
+                let Some(code) = codes.get(&slug).filter(|c| c.version == version).cloned() else {
+                    send(&frames, &FromWorker::NeedCode { id });
+                    continue;
+                };
+                let (pool, frames) = (pool.clone(), frames.clone());
+                tokio::spawn(async move {
+                    let report = pool.invoke(&code, invocation).await;
+                    let abandoned = pool.stats().abandoned_isolates;
+                    send(
+                        &frames,
+                        &FromWorker::Done {
+                            id,
+                            report,
+                            abandoned,
+                        },
+                    );
+                });
+            }
+            ToWorker::HostReply { id, result } => host.answered(id, result),
+            ToWorker::Retire { slug } => {
+                codes.remove(&slug);
+                pool.retire(&slug);
+            }
+            ToWorker::Shutdown => break,
+            ToWorker::Stats { id } => send(
+                &frames,
+                &FromWorker::Stats {
+                    id,
+                    stats: pool.stats(),
+                },
+            ),
+            #[cfg(feature = "wall-probe")]
+            ToWorker::Probe { id, probe } => {
+                let frames = frames.clone();
+                let host = host.clone();
+                tokio::spawn(async move {
+                    let outcome = super::probe::run(probe, host.as_ref()).await;
+                    send(&frames, &FromWorker::Probed { id, outcome });
+                });
+            }
+        }
+    }
+    // The server asked (or closed the pipe): finish what is queued, then leave.
+    drop(codes);
+    tokio::time::timeout(Duration::from_secs(10), pool.shutdown())
+        .await
+        .ok();
+    drop(frames);
+    drop(host);
+    writer.abort();
+    Ok(())
+}
+
+fn send(frames: &mpsc::UnboundedSender<Vec<u8>>, message: &FromWorker) {
+    // A closed queue means the writer failed: the server is gone and the worker is ending.
+    let _ = frames.send(wire::encode(message));
+}
+
+/// Worker logs go to stderr, which the server passes through to its own.
+fn init_logging(filter: &str) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_new(filter)
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+/// The [`Host`] of a worker: every method is a frame to the server and an answer back.
+pub(crate) struct RemoteHost {
+    frames: mpsc::UnboundedSender<Vec<u8>>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Result<HostAnswer, HostError>>>>,
+    next: AtomicU64,
+}
+
+impl RemoteHost {
+    /// Sends `op` for endpoint `slug` and waits for the server's answer.
+    pub(crate) fn call(&self, slug: &str, op: HostOp) -> HostFuture<HostAnswer> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = oneshot::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, reply);
+        let frame = wire::encode(&FromWorker::HostCall {
+            id,
+            slug: slug.to_owned(),
+            op,
+        });
+        let sent = self.frames.send(frame).is_ok();
+        Box::pin(async move {
+            if !sent {
+                return Err(HostError::new("sandbox_internal", "the server is gone"));
+            }
+            answer
+                .await
+                .unwrap_or_else(|_| Err(HostError::new("sandbox_internal", "the server is gone")))
+        })
+    }
+
+    fn answered(&self, id: u64, result: Result<HostAnswer, HostError>) {
+        let reply = self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+        if let Some(reply) = reply {
+            let _ = reply.send(result);
+        }
+    }
+}
+
+impl Host for RemoteHost {
+    fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<serde_json::Value>> {
+        let op = HostOp::KvGet { key: key.into() };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::Value(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    fn kv_set(
+        &self,
+        endpoint: &str,
+        key: &str,
+        value: serde_json::Value,
+        ttl_seconds: Option<u64>,
+    ) -> HostFuture<()> {
+        let op = HostOp::KvSet {
+            key: key.into(),
+            value,
+            ttl_seconds,
+        };
+        expect(self.call(endpoint, op), |a| {
+            matches!(a, HostAnswer::Done).then_some(())
+        })
+    }
+
+    fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
+        let op = HostOp::KvDelete { key: key.into() };
+        expect(self.call(endpoint, op), existed)
+    }
+
+    fn kv_list(
+        &self,
+        endpoint: &str,
+        prefix: &str,
+        limit: usize,
+        cursor: Option<String>,
+    ) -> HostFuture<KvPage> {
+        let op = HostOp::KvList {
+            prefix: prefix.into(),
+            limit,
+            cursor,
+        };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::Page(page) => Some(page),
+            _ => None,
+        })
+    }
+
+    fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>> {
+        let op = HostOp::FilesRead { path: path.into() };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::File(bytes) => Some(bytes),
+            _ => None,
+        })
+    }
+
+    fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
+        let op = HostOp::FilesWrite {
+            path: path.into(),
+            data,
+        };
+        expect(self.call(endpoint, op), |a| {
+            matches!(a, HostAnswer::Done).then_some(())
+        })
+    }
+
+    fn files_list(&self, endpoint: &str, prefix: &str) -> HostFuture<Vec<FileEntry>> {
+        let op = HostOp::FilesList {
+            prefix: prefix.into(),
+        };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::Files(files) => Some(files),
+            _ => None,
+        })
+    }
+
+    fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool> {
+        let op = HostOp::FilesDelete { path: path.into() };
+        expect(self.call(endpoint, op), existed)
+    }
+
+    fn http_get_json(
+        &self,
+        endpoint: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+    ) -> HostFuture<serde_json::Value> {
+        let op = HostOp::HttpGetJson {
+            url: url.into(),
+            headers,
+            timeout,
+        };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::Json(value) => Some(value),
+            _ => None,
+        })
+    }
+}
+
+fn existed(answer: HostAnswer) -> Option<bool> {
+    match answer {
+        HostAnswer::Existed(existed) => Some(existed),
+        _ => None,
+    }
+}
+
+/// The configuration a worker is given: its share of the pool-wide limits (each worker runs
+/// its own pool), the per-call and per-owner limits unchanged (an owner's endpoints all run in
+/// one worker, so its quotas hold exactly).
+pub(crate) fn share_of(config: &PoolConfig, workers: usize) -> PoolConfig {
+    let workers = workers.max(1);
+    PoolConfig {
+        max_isolates: config.max_isolates.div_ceil(workers),
+        memory_budget_bytes: config.memory_budget_bytes.div_ceil(workers),
+        spare_isolates: config.spare_isolates.div_ceil(workers),
+        max_abandoned_isolates: config.max_abandoned_isolates.div_ceil(workers),
+        ..config.clone()
+    }
+}

@@ -1,0 +1,353 @@
+//! `ctx` operations as they cross from a worker process to the server.
+//!
+//! A worker is not trusted: its engine may be compromised. So the server checks every
+//! operation again as if the worker's own checks had never run: the capability against the
+//! endpoint code the server sent (never what the worker claims), keys, values, paths, URLs,
+//! headers and timeouts with the same functions the ops use. A refusal reaches the handler with
+//! the code its own op would have given (`capability_denied`, `invalid_argument`, `too_large`).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ops::{http, kv, Capability, OpError};
+use crate::paths::{normalize_prefix, normalize_with_limit};
+use crate::{EndpointCode, FileEntry, Host, HostError, HostFuture, KvPage, PoolConfig};
+
+/// One `ctx` operation, as the [`Host`] method it becomes.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum HostOp {
+    KvGet {
+        key: String,
+    },
+    KvSet {
+        key: String,
+        value: serde_json::Value,
+        ttl_seconds: Option<u64>,
+    },
+    KvDelete {
+        key: String,
+    },
+    KvList {
+        prefix: String,
+        limit: usize,
+        cursor: Option<String>,
+    },
+    FilesRead {
+        path: String,
+    },
+    FilesWrite {
+        path: String,
+        #[serde(with = "base64_bytes")]
+        data: Vec<u8>,
+    },
+    FilesList {
+        prefix: String,
+    },
+    FilesDelete {
+        path: String,
+    },
+    HttpGetJson {
+        url: String,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+    },
+}
+
+/// What a [`HostOp`] returns, one variant per return type of the [`Host`] methods.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum HostAnswer {
+    Value(Option<serde_json::Value>),
+    Done,
+    Existed(bool),
+    Page(KvPage),
+    File(#[serde(with = "base64_opt_bytes")] Option<Vec<u8>>),
+    Files(Vec<FileEntry>),
+    Json(serde_json::Value),
+}
+
+impl HostOp {
+    fn capability(&self) -> Capability {
+        match self {
+            HostOp::KvGet { .. }
+            | HostOp::KvSet { .. }
+            | HostOp::KvDelete { .. }
+            | HostOp::KvList { .. } => Capability::Kv,
+            HostOp::FilesRead { .. }
+            | HostOp::FilesWrite { .. }
+            | HostOp::FilesList { .. }
+            | HostOp::FilesDelete { .. } => Capability::Files,
+            HostOp::HttpGetJson { .. } => Capability::HttpGetJson,
+        }
+    }
+
+    /// The server's check: the operation as the endpoint `code` may make it (paths
+    /// normalized, list limits and timeouts clamped), or the refusal.
+    pub(crate) fn checked(self, code: &EndpointCode, config: &PoolConfig) -> Result<Self, OpError> {
+        let capability = self.capability();
+        if !capability.granted(&code.capabilities) {
+            return Err(OpError::CapabilityDenied(capability.name()));
+        }
+        let storage = &config.storage;
+        let path = |path: &str| {
+            normalize_with_limit(path, storage.max_path_bytes)
+                .map_err(|err| OpError::InvalidArgument(format!("invalid file path: {err}")))
+        };
+        Ok(match self {
+            HostOp::KvGet { key } => {
+                kv::check_key(&key, storage)?;
+                HostOp::KvGet { key }
+            }
+            HostOp::KvSet {
+                key,
+                value,
+                ttl_seconds,
+            } => {
+                kv::check_key(&key, storage)?;
+                let size = serde_json::to_vec(&value).map_or(usize::MAX, |v| v.len());
+                if size > storage.max_value_bytes {
+                    return Err(OpError::TooLarge(format!(
+                        "kv value is larger than {} bytes",
+                        storage.max_value_bytes
+                    )));
+                }
+                if ttl_seconds == Some(0) {
+                    return Err(OpError::InvalidArgument(
+                        "ttlSeconds must be a positive integer".to_owned(),
+                    ));
+                }
+                HostOp::KvSet {
+                    key,
+                    value,
+                    ttl_seconds,
+                }
+            }
+            HostOp::KvDelete { key } => {
+                kv::check_key(&key, storage)?;
+                HostOp::KvDelete { key }
+            }
+            HostOp::KvList {
+                prefix,
+                limit,
+                cursor,
+            } => {
+                if prefix.len() > storage.max_key_bytes {
+                    return Err(OpError::TooLarge(format!(
+                        "kv prefix is longer than {} bytes",
+                        storage.max_key_bytes
+                    )));
+                }
+                HostOp::KvList {
+                    prefix,
+                    limit: limit.clamp(1, storage.max_list_limit),
+                    cursor,
+                }
+            }
+            HostOp::FilesRead { path: p } => HostOp::FilesRead { path: path(&p)? },
+            HostOp::FilesWrite { path: p, data } => {
+                if data.len() > storage.max_file_bytes {
+                    return Err(OpError::TooLarge(format!(
+                        "file is larger than {} bytes",
+                        storage.max_file_bytes
+                    )));
+                }
+                HostOp::FilesWrite {
+                    path: path(&p)?,
+                    data,
+                }
+            }
+            HostOp::FilesList { prefix } => HostOp::FilesList {
+                prefix: normalize_prefix(&prefix, storage.max_path_bytes).map_err(|err| {
+                    OpError::InvalidArgument(format!("invalid file prefix: {err}"))
+                })?,
+            },
+            HostOp::FilesDelete { path: p } => HostOp::FilesDelete { path: path(&p)? },
+            HostOp::HttpGetJson {
+                url,
+                headers,
+                timeout,
+            } => {
+                http::check_url(&url)?;
+                http::check_headers(&headers)?;
+                let limit = code.limits.unwrap_or(config.default_limits).timeout;
+                HostOp::HttpGetJson {
+                    url,
+                    headers,
+                    timeout: timeout.min(config.max_http_timeout).min(limit),
+                }
+            }
+        })
+    }
+
+    /// Runs the (checked) operation on the real host for endpoint `slug`.
+    pub(crate) async fn run(self, host: &dyn Host, slug: &str) -> Result<HostAnswer, HostError> {
+        Ok(match self {
+            HostOp::KvGet { key } => HostAnswer::Value(host.kv_get(slug, &key).await?),
+            HostOp::KvSet {
+                key,
+                value,
+                ttl_seconds,
+            } => {
+                host.kv_set(slug, &key, value, ttl_seconds).await?;
+                HostAnswer::Done
+            }
+            HostOp::KvDelete { key } => HostAnswer::Existed(host.kv_delete(slug, &key).await?),
+            HostOp::KvList {
+                prefix,
+                limit,
+                cursor,
+            } => HostAnswer::Page(host.kv_list(slug, &prefix, limit, cursor).await?),
+            HostOp::FilesRead { path } => HostAnswer::File(host.files_read(slug, &path).await?),
+            HostOp::FilesWrite { path, data } => {
+                host.files_write(slug, &path, data).await?;
+                HostAnswer::Done
+            }
+            HostOp::FilesList { prefix } => {
+                HostAnswer::Files(host.files_list(slug, &prefix).await?)
+            }
+            HostOp::FilesDelete { path } => {
+                HostAnswer::Existed(host.files_delete(slug, &path).await?)
+            }
+            HostOp::HttpGetJson {
+                url,
+                headers,
+                timeout,
+            } => HostAnswer::Json(host.http_get_json(slug, &url, headers, timeout).await?),
+        })
+    }
+}
+
+/// Turns the server's answer into what the [`Host`] method promised; any other variant is a
+/// protocol fault, reported to the handler as a host error rather than trusted.
+pub(crate) fn expect<T: Send + 'static>(
+    answer: HostFuture<HostAnswer>,
+    pick: fn(HostAnswer) -> Option<T>,
+) -> HostFuture<T> {
+    Box::pin(async move {
+        pick(answer.await?).ok_or_else(|| {
+            HostError::new("sandbox_internal", "the server answered another operation")
+        })
+    })
+}
+
+mod base64_bytes {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
+}
+
+mod base64_opt_bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(
+        bytes: &Option<Vec<u8>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match bytes {
+            Some(bytes) => super::base64_bytes::serialize(bytes, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<u8>>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|text| {
+                use base64::Engine;
+                base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map_err(serde::de::Error::custom)
+            })
+            .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Capabilities;
+
+    fn code(capabilities: Capabilities) -> EndpointCode {
+        EndpointCode {
+            slug: "a".into(),
+            version: "1".into(),
+            source: String::new(),
+            capabilities,
+            env: Default::default(),
+            limits: None,
+            owner: None,
+        }
+    }
+
+    #[test]
+    fn the_server_checks_what_the_worker_asks() {
+        let config = PoolConfig::default();
+        let none = code(Capabilities::default());
+        let kv = code(Capabilities {
+            kv: true,
+            files: true,
+            ..Capabilities::default()
+        });
+        let get = || HostOp::KvGet { key: "k".into() };
+        let err = get().checked(&none, &config).unwrap_err();
+        assert!(matches!(err, OpError::CapabilityDenied("kv")));
+        assert!(get().checked(&kv, &config).is_ok());
+        let long = HostOp::KvGet {
+            key: "k".repeat(10_000),
+        };
+        assert!(matches!(
+            long.checked(&kv, &config),
+            Err(OpError::TooLarge(_))
+        ));
+        let escape = HostOp::FilesRead {
+            path: "../other/secret".into(),
+        };
+        assert!(matches!(
+            escape.checked(&kv, &config),
+            Err(OpError::InvalidArgument(_))
+        ));
+        let list = HostOp::KvList {
+            prefix: String::new(),
+            limit: 1_000_000,
+            cursor: None,
+        };
+        let HostOp::KvList { limit, .. } = list.checked(&kv, &config).unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(limit, config.storage.max_list_limit);
+        let http = HostOp::HttpGetJson {
+            url: "https://example.com".into(),
+            headers: vec![],
+            timeout: Duration::from_secs(1),
+        };
+        assert!(matches!(
+            http.checked(&kv, &config),
+            Err(OpError::CapabilityDenied("httpGetJson"))
+        ));
+    }
+
+    #[test]
+    fn file_bytes_travel_as_base64() {
+        let op = HostOp::FilesWrite {
+            path: "a.txt".into(),
+            data: vec![0, 159, 146, 150],
+        };
+        let json = serde_json::to_string(&op).unwrap();
+        assert!(json.contains("AJ+Slg=="), "{json}");
+        let back: HostOp = serde_json::from_str(&json).unwrap();
+        assert!(matches!(back, HostOp::FilesWrite { data, .. } if data == [0, 159, 146, 150]));
+        let answer: HostAnswer =
+            serde_json::from_str(&serde_json::to_string(&HostAnswer::File(None)).unwrap()).unwrap();
+        assert!(matches!(answer, HostAnswer::File(None)));
+    }
+}

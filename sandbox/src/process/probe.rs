@@ -1,0 +1,117 @@
+//! Test builds only (feature `wall-probe`): native code run inside a worker, standing for an
+//! engine a handler has compromised, to prove what the worker's confinement refuses
+//! (`sandbox/tests/wall.rs`). Never part of the server.
+
+use std::io::{IoSliceMut, Read};
+use std::net::{TcpStream, UdpSocket};
+use std::os::unix::net::UnixStream;
+
+use nix::sys::uio::{process_vm_readv, RemoteIoVec};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+
+use super::child::RemoteHost;
+use super::host_ops::HostOp;
+
+/// What to attempt.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Probe {
+    /// Every escape a compromised engine would try: files (the system's, the server's data
+    /// dir, the server's memory and environment), sockets, new processes, tracing the server.
+    /// Each attempt runs on a thread started after the worker confined itself.
+    Escape {
+        /// Stands for the server's data directory.
+        data_dir: String,
+        /// The server's process id.
+        server_pid: u32,
+    },
+    /// A `kv.get` the worker forges for any endpoint, bypassing its own ops' checks: the server
+    /// must check it as if the worker had not.
+    ForgeKvGet {
+        /// The endpoint named in the forged operation.
+        slug: String,
+        /// The key.
+        key: String,
+    },
+}
+
+/// Runs the probe; one line per attempt: `<name>: allowed` or `<name>: refused (<error>)`.
+pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
+    match probe {
+        Probe::Escape {
+            data_dir,
+            server_pid,
+        } => std::thread::spawn(move || escape(&data_dir, server_pid))
+            .join()
+            .unwrap_or_else(|_| vec!["probe: panicked".to_owned()]),
+        Probe::ForgeKvGet { slug, key } => {
+            let outcome = host.call(&slug, HostOp::KvGet { key }).await;
+            vec![match outcome {
+                Ok(answer) => format!("forge_kv_get: allowed ({answer:?})"),
+                Err(e) => format!("forge_kv_get: refused ({})", e.code),
+            }]
+        }
+    }
+}
+
+fn escape(data_dir: &str, server_pid: u32) -> Vec<String> {
+    let line = |name: &str, outcome: Result<(), String>| match outcome {
+        Ok(()) => format!("{name}: allowed"),
+        Err(e) => format!("{name}: refused ({e})"),
+    };
+    let io = |r: std::io::Result<()>| r.map_err(|e| e.to_string());
+    let read = |path: String| {
+        io(std::fs::File::open(path).and_then(|mut f| {
+            let mut buf = [0u8; 16];
+            f.read(&mut buf).map(drop)
+        }))
+    };
+    let server = Pid::from_raw(i32::try_from(server_pid).unwrap_or(i32::MAX));
+    vec![
+        line("open_etc_passwd", read("/etc/passwd".into())),
+        line("read_server_mem", read(format!("/proc/{server_pid}/mem"))),
+        line(
+            "read_server_environ",
+            read(format!("/proc/{server_pid}/environ")),
+        ),
+        line("list_data_dir", io(std::fs::read_dir(data_dir).map(drop))),
+        line(
+            "read_data_dir_file",
+            read(format!("{data_dir}/admin_token")),
+        ),
+        line(
+            "create_file_in_data_dir",
+            io(std::fs::File::create(format!("{data_dir}/planted")).map(drop)),
+        ),
+        line(
+            "tcp_connect",
+            io(TcpStream::connect("127.0.0.1:9").map(drop)),
+        ),
+        line("udp_socket", io(UdpSocket::bind("127.0.0.1:0").map(drop))),
+        line(
+            "unix_socket_connect",
+            io(UnixStream::connect("/run/anything.sock").map(drop)),
+        ),
+        line(
+            "execve",
+            io(std::process::Command::new("/bin/true").status().map(drop)),
+        ),
+        line(
+            "ptrace_attach_server",
+            nix::sys::ptrace::attach(server).map_err(|e| e.to_string()),
+        ),
+        line("process_vm_readv_server", {
+            let mut buf = [0u8; 8];
+            process_vm_readv(
+                server,
+                &mut [IoSliceMut::new(&mut buf)],
+                &[RemoteIoVec {
+                    base: 0x400000,
+                    len: 8,
+                }],
+            )
+            .map(drop)
+            .map_err(|e| e.to_string())
+        }),
+    ]
+}

@@ -1,0 +1,568 @@
+//! The server's side of the worker processes: spawning, routing calls, serving their `ctx`
+//! operations, and replacing a worker that dies, hangs, breaks the protocol or holds an isolate
+//! that would not stop.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use tokio::process::{Child, ChildStdout, Command};
+use tokio::sync::{mpsc, oneshot, Notify};
+
+use super::child::share_of;
+use super::wire::{self, FromWorker, ToWorker};
+use crate::{
+    EndpointCode, Host, Invocation, InvocationReport, PoolConfig, PoolStats, SandboxError,
+};
+
+/// How long a new worker may take to start (exec, runtime, confinement) before it counts as
+/// failed.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long past a call's time limit plus grace the server waits for its worker's answer
+/// before it asks whether the worker is alive at all. A live worker answers every call by its
+/// limit plus grace itself, so this only catches a worker that is wedged or gone.
+const ANSWER_MARGIN: Duration = Duration::from_secs(2);
+/// A worker that does not answer a ping within this time is killed.
+const PING_TIMEOUT: Duration = Duration::from_secs(2);
+/// A worker being replaced finishes its calls within this time, or is killed with them.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
+/// worker gets no environment, no other arguments and only its three standard streams.
+#[derive(Clone, Debug)]
+pub struct WorkerCommand {
+    /// The executable (the server's own, re-executed in worker mode).
+    pub program: PathBuf,
+    /// Arguments selecting the worker mode.
+    pub args: Vec<String>,
+    /// Sent to the worker as its `tracing` filter (its logs go to the server's stderr).
+    pub log_filter: String,
+}
+
+/// Runs handlers in worker processes. Cheap to clone; all clones share the workers.
+#[derive(Clone)]
+pub struct WorkerPool {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The whole pool's configuration (per-call limits, checks of host operations).
+    config: PoolConfig,
+    /// What each worker's own pool is configured with.
+    share: PoolConfig,
+    host: Arc<dyn Host>,
+    command: WorkerCommand,
+    slots: Vec<Slot>,
+    next_id: AtomicU64,
+    /// Workers started after the first of their slot (after a crash, a kill or a recycle).
+    restarts: AtomicU64,
+    closed: AtomicBool,
+}
+
+/// One worker's place: the process serving it now, started on demand.
+#[derive(Default)]
+struct Slot {
+    current: Mutex<Option<Arc<Worker>>>,
+    /// Held while a worker starts, so concurrent callers wait for the one being started.
+    starting: tokio::sync::Mutex<()>,
+    started: AtomicBool,
+}
+
+impl Slot {
+    /// The worker serving this slot, unless it died or is being replaced.
+    fn usable(&self) -> Option<Arc<Worker>> {
+        let current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        current
+            .as_ref()
+            .filter(|w| w.alive.load(Ordering::Acquire) && !w.retiring.load(Ordering::Acquire))
+            .cloned()
+    }
+
+    fn current(&self) -> Option<Arc<Worker>> {
+        self.current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// A live worker process, as the server sees it.
+struct Worker {
+    pid: u32,
+    frames: mpsc::UnboundedSender<Vec<u8>>,
+    state: Mutex<WorkerState>,
+    alive: AtomicBool,
+    kill: Notify,
+    /// Set once the server decided to replace this worker; new calls go elsewhere.
+    retiring: AtomicBool,
+}
+
+#[derive(Default)]
+struct WorkerState {
+    calls: HashMap<u64, oneshot::Sender<Reply>>,
+    /// Endpoints with calls in progress here, with the code the server sent: host operations
+    /// are checked against it, and refused for any endpoint not in progress.
+    serving: HashMap<String, (Arc<EndpointCode>, usize)>,
+    /// Endpoint versions whose code this worker was sent.
+    sent: HashMap<String, String>,
+    stats: HashMap<u64, oneshot::Sender<PoolStats>>,
+    #[cfg(feature = "wall-probe")]
+    probes: HashMap<u64, oneshot::Sender<Vec<String>>>,
+    ready: Option<oneshot::Sender<String>>,
+}
+
+enum Reply {
+    Done {
+        report: InvocationReport,
+        abandoned: usize,
+    },
+    NeedCode,
+}
+
+impl WorkerPool {
+    /// A pool of `workers` processes, each started on its first call.
+    pub fn new(
+        config: PoolConfig,
+        host: Arc<dyn Host>,
+        command: WorkerCommand,
+        workers: usize,
+    ) -> WorkerPool {
+        let workers = workers.max(1);
+        WorkerPool {
+            inner: Arc::new(Inner {
+                share: share_of(&config, workers),
+                config,
+                host,
+                command,
+                slots: (0..workers).map(|_| Slot::default()).collect(),
+                next_id: AtomicU64::new(1),
+                restarts: AtomicU64::new(0),
+                closed: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Starts every worker now rather than on first use (so the first calls do not wait).
+    pub async fn start(&self) -> Result<(), SandboxError> {
+        for slot in &self.inner.slots {
+            self.worker(slot).await?;
+        }
+        Ok(())
+    }
+
+    /// Runs `code`'s handler once in its worker. Never panics; every failure is in the report.
+    pub async fn invoke(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
+        let received = Instant::now();
+        let mut report = self.run(code, invocation, received).await;
+        report.duration = received.elapsed();
+        report
+    }
+
+    async fn run(
+        &self,
+        code: &EndpointCode,
+        invocation: Invocation,
+        received: Instant,
+    ) -> InvocationReport {
+        let failed = |error| InvocationReport {
+            result: Err(error),
+            logs: Vec::new(),
+            duration: Duration::ZERO,
+        };
+        if self.inner.closed.load(Ordering::Acquire) {
+            return failed(SandboxError::Internal("the pool is shut down".into()));
+        }
+        let worker = match self.worker(self.slot_of(code)).await {
+            Ok(worker) => worker,
+            Err(e) => return failed(e),
+        };
+        let limit = code
+            .limits
+            .unwrap_or(self.inner.config.default_limits)
+            .timeout;
+        let deadline = received + limit + self.inner.config.timeout_grace + ANSWER_MARGIN;
+        let _serving = Serving::begin(&worker, code);
+        let mut with_code = worker.needs_code(code);
+        loop {
+            let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+            let (reply, answer) = oneshot::channel();
+            worker.lock().calls.insert(id, reply);
+            worker.send(&ToWorker::Invoke {
+                id,
+                slug: code.slug.clone(),
+                version: code.version.clone(),
+                code: with_code.then(|| Box::new(code.clone())),
+                invocation: invocation.clone(),
+            });
+            match tokio::time::timeout_at(deadline.into(), answer).await {
+                Ok(Ok(Reply::Done { report, abandoned })) => {
+                    if abandoned > 0 {
+                        self.replace(&worker, "an isolate did not stop at its time limit");
+                    }
+                    return report;
+                }
+                Ok(Ok(Reply::NeedCode)) if !with_code => with_code = true,
+                Ok(Ok(Reply::NeedCode)) => {
+                    self.kill(&worker, "asked again for code it was just sent");
+                    return failed(SandboxError::Internal("the sandbox worker failed".into()));
+                }
+                Ok(Err(_)) => {
+                    return failed(SandboxError::Internal(
+                        "the sandbox worker stopped during the call".into(),
+                    ))
+                }
+                Err(_) => {
+                    worker.lock().calls.remove(&id);
+                    self.check_alive(worker.clone());
+                    return failed(SandboxError::Timeout);
+                }
+            }
+        }
+    }
+
+    /// An owner's endpoints share one worker, so its quotas hold exactly; the operator's
+    /// endpoints spread by slug.
+    fn slot_of(&self, code: &EndpointCode) -> &Slot {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        code.owner
+            .as_deref()
+            .unwrap_or(&code.slug)
+            .hash(&mut hasher);
+        let slots = &self.inner.slots;
+        &slots[(hasher.finish() % slots.len() as u64) as usize]
+    }
+
+    /// The slot's worker, started if there is none (or the last one died or is retiring).
+    async fn worker(&self, slot: &Slot) -> Result<Arc<Worker>, SandboxError> {
+        if let Some(worker) = slot.usable() {
+            return Ok(worker);
+        }
+        let _starting = slot.starting.lock().await;
+        if let Some(worker) = slot.usable() {
+            return Ok(worker);
+        }
+        if slot.started.swap(true, Ordering::AcqRel) {
+            self.inner.restarts.fetch_add(1, Ordering::Relaxed);
+        }
+        let worker = self.spawn().await.map_err(|e| {
+            tracing::error!(error = %e, "cannot start a sandbox worker");
+            SandboxError::Internal("the sandbox worker could not start".into())
+        })?;
+        *slot.current.lock().unwrap_or_else(PoisonError::into_inner) = Some(worker.clone());
+        Ok(worker)
+    }
+
+    async fn spawn(&self) -> std::io::Result<Arc<Worker>> {
+        let command = &self.inner.command;
+        let mut child = Command::new(&command.program)
+            .args(&command.args)
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let pid = child.id().unwrap_or_default();
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (frames, queue) = mpsc::unbounded_channel();
+        let (ready, is_ready) = oneshot::channel();
+        let worker = Arc::new(Worker {
+            pid,
+            frames,
+            state: Mutex::new(WorkerState {
+                ready: Some(ready),
+                ..WorkerState::default()
+            }),
+            alive: AtomicBool::new(true),
+            kill: Notify::new(),
+            retiring: AtomicBool::new(false),
+        });
+        worker.send(&ToWorker::Hello {
+            config: self.inner.share.clone(),
+            log_filter: command.log_filter.clone(),
+        });
+        tokio::spawn(async move {
+            if let Err(e) = wire::write_all(stdin, queue).await {
+                tracing::debug!(error = %e, "a sandbox worker's stdin closed");
+            }
+        });
+        tokio::spawn(self.clone().read(worker.clone(), stdout));
+        tokio::spawn(reap(worker.clone(), child));
+        match tokio::time::timeout(START_TIMEOUT, is_ready).await {
+            Ok(Ok(confinement)) => {
+                tracing::info!(pid, %confinement, "sandbox worker started");
+                Ok(worker)
+            }
+            _ => {
+                worker.kill.notify_one();
+                Err(std::io::Error::other("the worker did not become ready"))
+            }
+        }
+    }
+
+    /// Reads the worker's frames until it ends; anything malformed kills it.
+    async fn read(self, worker: Arc<Worker>, mut stdout: ChildStdout) {
+        let mut buffer = Vec::new();
+        loop {
+            match wire::read::<FromWorker>(&mut stdout, &mut buffer).await {
+                Ok(Some(message)) => {
+                    if let Err(fault) = self.handle(&worker, message) {
+                        self.kill(&worker, fault);
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.kill(&worker, &format!("unreadable frame: {e}"));
+                    break;
+                }
+            }
+        }
+        worker.alive.store(false, Ordering::Release);
+        // Dropping the callers' senders answers each of them "the worker stopped".
+        let state = std::mem::take(&mut *worker.lock());
+        drop(state);
+    }
+
+    fn handle(&self, worker: &Arc<Worker>, message: FromWorker) -> Result<(), &'static str> {
+        match message {
+            FromWorker::Ready { confinement } => {
+                let ready = worker.lock().ready.take().ok_or("a second Ready")?;
+                let _ = ready.send(confinement);
+            }
+            FromWorker::Done {
+                id,
+                report,
+                abandoned,
+            } => {
+                // A call the server gave up on has no waiter any more.
+                if let Some(reply) = worker.lock().calls.remove(&id) {
+                    let _ = reply.send(Reply::Done { report, abandoned });
+                }
+            }
+            FromWorker::NeedCode { id } => {
+                let mut state = worker.lock();
+                if let Some(reply) = state.calls.remove(&id) {
+                    let _ = reply.send(Reply::NeedCode);
+                }
+            }
+            FromWorker::HostCall { id, slug, op } => {
+                let code = worker
+                    .lock()
+                    .serving
+                    .get(&slug)
+                    .map(|(code, _)| code.clone());
+                let pool = self.clone();
+                let worker = worker.clone();
+                tokio::spawn(async move {
+                    let result = match code {
+                        None => Err(crate::HostError::new(
+                            "sandbox_internal",
+                            "no call of this endpoint is in progress",
+                        )),
+                        Some(code) => match op.checked(&code, &pool.inner.config) {
+                            Ok(op) => op.run(pool.inner.host.as_ref(), &code.slug).await,
+                            Err(refused) => Err(refused.into()),
+                        },
+                    };
+                    worker.send(&ToWorker::HostReply { id, result });
+                });
+            }
+            FromWorker::Stats { id, stats } => {
+                if let Some(reply) = worker.lock().stats.remove(&id) {
+                    let _ = reply.send(stats);
+                }
+            }
+            #[cfg(feature = "wall-probe")]
+            FromWorker::Probed { id, outcome } => {
+                if let Some(reply) = worker.lock().probes.remove(&id) {
+                    let _ = reply.send(outcome);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A call's answer is overdue: kill the worker unless it still answers a ping.
+    fn check_alive(&self, worker: Arc<Worker>) {
+        let pool = self.clone();
+        tokio::spawn(async move {
+            if pool.ask_stats(&worker, PING_TIMEOUT).await.is_none() {
+                pool.kill(&worker, "it stopped answering");
+            }
+        });
+    }
+
+    /// Sends new calls to a fresh worker and kills this one once its calls are done.
+    fn replace(&self, worker: &Arc<Worker>, why: &str) {
+        if worker.retiring.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        tracing::error!(pid = worker.pid, why, "replacing a sandbox worker");
+        let worker = worker.clone();
+        tokio::spawn(async move {
+            let drained = Instant::now() + DRAIN_TIMEOUT;
+            while Instant::now() < drained && !worker.lock().calls.is_empty() {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            worker.kill.notify_one();
+        });
+    }
+
+    fn kill(&self, worker: &Worker, why: &str) {
+        if worker.alive.swap(false, Ordering::AcqRel) {
+            tracing::error!(pid = worker.pid, why, "killing a sandbox worker");
+        }
+        worker.kill.notify_one();
+    }
+
+    async fn ask_stats(&self, worker: &Worker, within: Duration) -> Option<PoolStats> {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = oneshot::channel();
+        worker.lock().stats.insert(id, reply);
+        worker.send(&ToWorker::Stats { id });
+        let stats = tokio::time::timeout(within, answer).await.ok()?.ok();
+        worker.lock().stats.remove(&id);
+        stats
+    }
+
+    /// Test builds only: runs `probe` in the worker that serves `code`'s endpoint.
+    #[cfg(feature = "wall-probe")]
+    pub async fn probe(&self, code: &EndpointCode, probe: super::Probe) -> Vec<String> {
+        let worker = self
+            .worker(self.slot_of(code))
+            .await
+            .expect("worker starts");
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = oneshot::channel();
+        worker.lock().probes.insert(id, reply);
+        worker.send(&ToWorker::Probe { id, probe });
+        answer.await.expect("the worker answers the probe")
+    }
+
+    /// Drops the endpoint's isolates and code in every worker.
+    pub fn retire(&self, slug: &str) {
+        for worker in self.inner.slots.iter().filter_map(Slot::current) {
+            worker.lock().sent.remove(slug);
+            worker.send(&ToWorker::Retire { slug: slug.into() });
+        }
+    }
+
+    /// The workers' pools summed, with the worker processes themselves.
+    pub async fn stats(&self) -> PoolStats {
+        let mut total = PoolStats::default();
+        for slot in &self.inner.slots {
+            let Some(worker) = slot.current().filter(|w| w.alive.load(Ordering::Acquire)) else {
+                continue;
+            };
+            total.worker_pids.push(worker.pid);
+            if let Some(stats) = self.ask_stats(&worker, PING_TIMEOUT).await {
+                total.add(stats);
+            }
+        }
+        total.worker_restarts = self.inner.restarts.load(Ordering::Relaxed);
+        total.endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
+        total
+    }
+
+    /// Refuses new calls and stops the workers: each finishes what it holds (10 s at most),
+    /// then is killed.
+    pub async fn shutdown(&self) {
+        self.inner.closed.store(true, Ordering::Release);
+        let workers = self.inner.slots.iter().filter_map(|slot| {
+            slot.current
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+        });
+        for worker in workers.collect::<Vec<_>>() {
+            worker.send(&ToWorker::Shutdown);
+            let ended = Instant::now() + Duration::from_secs(10);
+            while worker.alive.load(Ordering::Acquire) && Instant::now() < ended {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            worker.kill.notify_one();
+        }
+    }
+}
+
+impl Worker {
+    fn lock(&self) -> MutexGuard<'_, WorkerState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn send(&self, message: &ToWorker) {
+        // A closed queue means the worker is gone; its reader answers the waiting callers.
+        let _ = self.frames.send(wire::encode(message));
+    }
+
+    /// Whether the worker must be sent the code with this call.
+    fn needs_code(&self, code: &EndpointCode) -> bool {
+        let mut state = self.lock();
+        if state.sent.get(&code.slug) == Some(&code.version) {
+            return false;
+        }
+        state.sent.insert(code.slug.clone(), code.version.clone());
+        true
+    }
+}
+
+/// Counts a call of an endpoint in progress in a worker, for as long as it lives.
+struct Serving<'a> {
+    worker: &'a Worker,
+    slug: String,
+}
+
+impl<'a> Serving<'a> {
+    fn begin(worker: &'a Worker, code: &EndpointCode) -> Self {
+        let mut state = worker.lock();
+        let entry = state
+            .serving
+            .entry(code.slug.clone())
+            .or_insert_with(|| (Arc::new(code.clone()), 0));
+        if entry.0.version != code.version {
+            entry.0 = Arc::new(code.clone());
+        }
+        entry.1 += 1;
+        Serving {
+            worker,
+            slug: code.slug.clone(),
+        }
+    }
+}
+
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        let mut state = self.worker.lock();
+        if let Some(entry) = state.serving.get_mut(&self.slug) {
+            entry.1 -= 1;
+            if entry.1 == 0 {
+                state.serving.remove(&self.slug);
+            }
+        }
+    }
+}
+
+/// Waits for the worker process to end (or kills it when asked) and logs how it ended.
+async fn reap(worker: Arc<Worker>, mut child: Child) {
+    let status = tokio::select! {
+        status = child.wait() => status,
+        () = worker.kill.notified() => {
+            let _ = child.start_kill();
+            child.wait().await
+        }
+    };
+    let was_alive = worker.alive.swap(false, Ordering::AcqRel);
+    match status {
+        Ok(status) if was_alive && !status.success() => {
+            tracing::error!(pid = worker.pid, %status, "a sandbox worker exited")
+        }
+        Ok(status) => tracing::debug!(pid = worker.pid, %status, "a sandbox worker ended"),
+        Err(e) => tracing::error!(pid = worker.pid, error = %e, "cannot wait for a sandbox worker"),
+    }
+}

@@ -1,0 +1,168 @@
+//! The protocol between the server and a worker process: length-prefixed JSON frames over the
+//! worker's stdin (server to worker) and stdout (worker to server).
+//!
+//! JSON because requests, results and kv values are arbitrary JSON already (`serde_json::Value`
+//! needs a self-describing format); file contents travel as base64 inside it. A frame is a
+//! little-endian `u32` length and that many bytes. The writer batches: whatever frames are
+//! queued when it wakes go out in one `write`, so a busy worker pays one system call for many
+//! messages.
+
+use std::io;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use super::host_ops::{HostAnswer, HostOp};
+use crate::{EndpointCode, HostError, Invocation, InvocationReport, PoolConfig, PoolStats};
+
+/// Largest frame either side accepts; a longer one breaks the protocol. Bodies, results and
+/// files are bounded far below it by their own limits.
+pub(crate) const MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
+
+/// A batch is written once it reaches this size, even if more frames are queued.
+const MAX_BATCH_BYTES: usize = 1024 * 1024;
+
+/// What the server sends.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum ToWorker {
+    /// The first frame: the worker's share of the pool configuration and its log filter.
+    Hello {
+        config: PoolConfig,
+        log_filter: String,
+    },
+    /// Runs one call. `code` is sent the first time the worker sees this endpoint version (and
+    /// again when the worker answers [`FromWorker::NeedCode`]).
+    Invoke {
+        id: u64,
+        slug: String,
+        version: String,
+        code: Option<Box<EndpointCode>>,
+        invocation: Invocation,
+    },
+    /// The answer to a [`FromWorker::HostCall`].
+    HostReply {
+        id: u64,
+        result: Result<HostAnswer, HostError>,
+    },
+    /// Drops an endpoint's isolates and code.
+    Retire { slug: String },
+    /// Asks for the worker's [`PoolStats`] (also the server's liveness ping).
+    Stats { id: u64 },
+    /// Finish the calls in progress and exit.
+    Shutdown,
+    /// Test builds only: run the wall probe (native code standing for a compromised engine).
+    #[cfg(feature = "wall-probe")]
+    Probe { id: u64, probe: super::probe::Probe },
+}
+
+/// What a worker sends.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum FromWorker {
+    /// Sent once, after the worker confined itself; `confinement` says what was applied.
+    Ready { confinement: String },
+    /// A call's report; `abandoned` counts isolate threads stuck in the worker, which makes
+    /// the server replace the whole process.
+    Done {
+        id: u64,
+        report: InvocationReport,
+        abandoned: usize,
+    },
+    /// The worker does not hold the code of this call's endpoint version: send it again.
+    NeedCode { id: u64 },
+    /// A `ctx` operation of a handler of `slug`, for the server to check and run.
+    HostCall { id: u64, slug: String, op: HostOp },
+    /// The answer to [`ToWorker::Stats`].
+    Stats { id: u64, stats: PoolStats },
+    /// Test builds only: the probe's outcome, one line per attempt.
+    #[cfg(feature = "wall-probe")]
+    Probed { id: u64, outcome: Vec<String> },
+}
+
+/// One frame, ready to queue for the writer.
+pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    let mut frame = vec![0; 4];
+    serde_json::to_writer(&mut frame, message).expect("protocol messages serialize");
+    let len = u32::try_from(frame.len() - 4).expect("frames are far below 4 GiB");
+    frame[..4].copy_from_slice(&len.to_le_bytes());
+    frame
+}
+
+/// Reads the next message; `Ok(None)` at a clean end of stream between frames.
+pub(crate) async fn read<T: DeserializeOwned>(
+    reader: &mut (impl AsyncRead + Unpin),
+    buffer: &mut Vec<u8>,
+) -> io::Result<Option<T>> {
+    let mut len = [0u8; 4];
+    match reader.read_exact(&mut len).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_FRAME_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a frame of {len} bytes is over the limit"),
+        ));
+    }
+    buffer.resize(len, 0);
+    reader.read_exact(buffer).await?;
+    serde_json::from_slice(buffer)
+        .map(Some)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// Writes queued frames until the queue closes, many at a time.
+pub(crate) async fn write_all(
+    mut writer: impl AsyncWrite + Unpin,
+    mut frames: mpsc::UnboundedReceiver<Vec<u8>>,
+) -> io::Result<()> {
+    let mut batch = Vec::new();
+    while let Some(frame) = frames.recv().await {
+        batch.extend_from_slice(&frame);
+        while batch.len() < MAX_BATCH_BYTES {
+            match frames.try_recv() {
+                Ok(frame) => batch.extend_from_slice(&frame),
+                Err(_) => break,
+            }
+        }
+        writer.write_all(&batch).await?;
+        writer.flush().await?;
+        batch.clear();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn frames_round_trip_and_oversized_ones_are_refused() {
+        let message = ToWorker::Retire { slug: "a".into() };
+        let mut bytes = encode(&message);
+        bytes.extend(encode(&ToWorker::Stats { id: 7 }));
+        let mut reader = bytes.as_slice();
+        let mut buffer = Vec::new();
+        let first: ToWorker = read(&mut reader, &mut buffer).await.unwrap().unwrap();
+        assert!(matches!(first, ToWorker::Retire { slug } if slug == "a"));
+        let second: ToWorker = read(&mut reader, &mut buffer).await.unwrap().unwrap();
+        assert!(matches!(second, ToWorker::Stats { id: 7 }));
+        assert!(read::<ToWorker>(&mut reader, &mut buffer)
+            .await
+            .unwrap()
+            .is_none());
+
+        let huge = ((MAX_FRAME_BYTES + 1) as u32).to_le_bytes();
+        let err = read::<ToWorker>(&mut huge.as_slice(), &mut buffer)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        let garbage = [&3u32.to_le_bytes()[..], b"{x}"].concat();
+        assert!(read::<ToWorker>(&mut garbage.as_slice(), &mut buffer)
+            .await
+            .is_err());
+    }
+}

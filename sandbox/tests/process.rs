@@ -1,0 +1,247 @@
+//! Worker processes: handlers run in a separate process started from the `sandbox-worker`
+//! binary, their `ctx` operations cross to this (the server's) process and its host, and the
+//! server survives whatever happens to a worker: killed mid-call, wedged, or gone.
+
+mod util;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sandbox::{
+    EndpointCode, InvocationReport, PoolConfig, SandboxError, WorkerCommand, WorkerPool,
+};
+use serde_json::json;
+use util::*;
+
+fn command() -> WorkerCommand {
+    WorkerCommand {
+        program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
+        args: Vec::new(),
+        log_filter: "warn".into(),
+    }
+}
+
+fn workers_with(config: PoolConfig, count: usize) -> (WorkerPool, Arc<MemoryHost>) {
+    let host = Arc::new(MemoryHost::default());
+    (
+        WorkerPool::new(config, host.clone(), command(), count),
+        host,
+    )
+}
+
+fn workers() -> (WorkerPool, Arc<MemoryHost>) {
+    workers_with(test_config(), 2)
+}
+
+async fn call(
+    pool: &WorkerPool,
+    code: &EndpointCode,
+    input: serde_json::Value,
+) -> InvocationReport {
+    pool.invoke(code, request(input)).await
+}
+
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill {signal} {pid}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn handlers_run_in_workers_and_reach_the_servers_host() {
+    let (pool, host) = workers();
+    pool.start().await.unwrap();
+    let stats = pool.stats().await;
+    assert_eq!(stats.worker_pids.len(), 2, "{stats:?}");
+    assert!(!stats.worker_pids.contains(&std::process::id()));
+
+    let echo = endpoint("echo", ECHO);
+    assert_eq!(
+        ok(call(&pool, &echo, json!({ "a": 1 })).await).body,
+        json!({ "echo": { "a": 1 } })
+    );
+
+    let store = granted(
+        "store",
+        r#"export default async (req, ctx) => {
+            await ctx.kv.set("k", { n: req.input.n });
+            await ctx.files.write("notes/a.txt", "héllo");
+            ctx.log("stored", req.input.n);
+            const page = await ctx.kv.list({ prefix: "" });
+            return { kv: await ctx.kv.get("k"), file: await ctx.files.read("notes/a.txt"),
+                     keys: page.entries.map(e => e.key), files: await ctx.files.list("notes") };
+        }"#,
+    );
+    let report = call(&pool, &store, json!({ "n": 7 })).await;
+    assert_eq!(report.logs.len(), 1, "{:?}", report.logs);
+    assert_eq!(
+        ok(report).body,
+        json!({ "kv": { "n": 7 }, "file": "héllo", "keys": ["k"],
+                "files": [{ "path": "notes/a.txt", "size": 6 }] })
+    );
+    // The data is in the server's host, under the endpoint the server knows the call for.
+    let kv = host.kv.lock().unwrap().clone();
+    assert_eq!(
+        kv[&("store".to_owned(), "k".to_owned())].0,
+        json!({ "n": 7 })
+    );
+
+    // A capability not granted is refused (by the worker's op and again by the server).
+    let denied = endpoint(
+        "denied",
+        "export default async (req, ctx) => ctx.kv.get('k')",
+    );
+    assert!(matches!(
+        err(call(&pool, &denied, json!({})).await),
+        SandboxError::CapabilityDenied(_)
+    ));
+    pool.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn workers_start_with_nothing_in_their_environment_or_arguments() {
+    std::env::set_var("TOOLHOST_ADMIN_TOKEN", "must-not-reach-workers");
+    let (pool, _) = workers();
+    pool.start().await.unwrap();
+    for pid in pool.stats().await.worker_pids {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        assert!(
+            environ.is_empty(),
+            "worker {pid} has an environment: {environ:?}"
+        );
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+        let args: Vec<_> = cmdline
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .collect();
+        assert_eq!(args.len(), 1, "worker {pid} has arguments: {args:?}");
+    }
+    pool.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn limits_hold_in_workers() {
+    let (pool, _) = workers();
+    let spin = endpoint("spin", "export default () => { for (;;) {} }");
+    let started = Instant::now();
+    assert_eq!(
+        err(call(&pool, &spin, json!({})).await),
+        SandboxError::Timeout
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let bomb = endpoint(
+        "bomb",
+        "export default () => { const a = []; for (;;) a.push(new Array(1e5).fill(1)); }",
+    );
+    let outcome = err(call(&pool, &bomb, json!({})).await);
+    assert!(
+        matches!(
+            outcome,
+            SandboxError::ResourceLimit(_) | SandboxError::Timeout
+        ),
+        "{outcome:?}"
+    );
+    // New code for a slug replaces the old in the worker.
+    let v1 = endpoint("versioned", "export default () => 1");
+    assert_eq!(ok(call(&pool, &v1, json!({})).await).body, json!(1));
+    let v2 = EndpointCode {
+        version: "v2".into(),
+        source: "export default () => 2".into(),
+        ..v1.clone()
+    };
+    pool.retire("versioned");
+    assert_eq!(ok(call(&pool, &v2, json!({})).await).body, json!(2));
+    pool.shutdown().await;
+}
+
+/// The worker serving one call is killed while the call runs: that call gets a clean error,
+/// the next one a new worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_killed_mid_call_fails_that_call_cleanly_and_is_replaced() {
+    let (pool, _) = workers_with(test_config(), 1);
+    pool.start().await.unwrap();
+    let before = pool.stats().await;
+    let slow = endpoint(
+        "slow",
+        "export default async () => { const t = Date.now(); while (Date.now() - t < 1000) {} return 1; }",
+    );
+    let running = {
+        let pool = pool.clone();
+        let slow = slow.clone();
+        tokio::spawn(async move { call(&pool, &slow, json!({})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    signal(before.worker_pids[0], "-KILL");
+    let report = running.await.unwrap();
+    assert!(
+        matches!(report.result, Err(SandboxError::Internal(ref m)) if m.contains("worker")),
+        "{:?}",
+        report.result
+    );
+    assert_eq!(
+        ok(call(&pool, &endpoint("echo", ECHO), json!(1)).await).body,
+        json!({ "echo": 1 })
+    );
+    let after = pool.stats().await;
+    assert_eq!(after.worker_restarts, 1);
+    assert_ne!(after.worker_pids, before.worker_pids);
+    pool.shutdown().await;
+}
+
+/// A worker that stops answering altogether (stopped, here) costs its caller the time limit
+/// plus grace plus the server's margin, then is killed and replaced.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wedged_worker_is_killed_and_replaced() {
+    let (pool, _) = workers_with(test_config(), 1);
+    pool.start().await.unwrap();
+    let pid = pool.stats().await.worker_pids[0];
+    signal(pid, "-STOP");
+    let started = Instant::now();
+    let report = call(&pool, &endpoint("echo", ECHO), json!(1)).await;
+    assert_eq!(report.result.unwrap_err(), SandboxError::Timeout);
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(8), "{waited:?}");
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stats = pool.stats().await;
+        if !stats.worker_pids.contains(&pid) {
+            break;
+        }
+        assert!(Instant::now() < until, "the wedged worker was not killed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        ok(call(&pool, &endpoint("echo", ECHO), json!(2)).await).body,
+        json!({ "echo": 2 })
+    );
+    pool.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn many_concurrent_calls_across_workers() {
+    let (pool, host) = workers();
+    let counter = granted(
+        "counter",
+        r#"export default async (req, ctx) => { await ctx.kv.set("k" + req.input, req.input); return req.input; }"#,
+    );
+    let calls = (0..200).map(|n| {
+        let pool = pool.clone();
+        let code = EndpointCode {
+            slug: format!("counter-{}", n % 7),
+            owner: Some(format!("owner-{}", n % 3)),
+            ..counter.clone()
+        };
+        tokio::spawn(async move { pool.invoke(&code, request(json!(n))).await })
+    });
+    for (n, call) in calls.enumerate() {
+        assert_eq!(ok(call.await.unwrap()).body, json!(n));
+    }
+    assert_eq!(host.kv.lock().unwrap().len(), 200);
+    pool.shutdown().await;
+}
