@@ -86,6 +86,7 @@
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
 
 mod config;
+pub mod confine;
 mod error;
 mod host;
 mod invocation;
