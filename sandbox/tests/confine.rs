@@ -327,6 +327,22 @@ fn probe_escapes(place: &str, data: &Path, ipc_fd: libc::c_int) {
             ),
         ),
         (
+            "process_vm_writev_parent",
+            Box::new(|| {
+                (unsafe { libc::process_vm_writev(ppid, &local, 1, &remote, 1, 0) }) as libc::c_long
+            }),
+        ),
+        #[cfg(target_arch = "x86_64")]
+        (
+            "raw_fork",
+            Box::new(|| exit_if_child(unsafe { libc::syscall(libc::SYS_fork) })),
+        ),
+        #[cfg(target_arch = "x86_64")]
+        (
+            "raw_vfork",
+            Box::new(|| exit_if_child(unsafe { libc::syscall(libc::SYS_vfork) })),
+        ),
+        (
             "kill_parent",
             Box::new(|| unsafe { libc::kill(ppid, 0) }.into()),
         ),
@@ -435,6 +451,11 @@ const REFUSED_BY_SECCOMP: &[&str] = &[
     "clone_process",
     "ptrace_attach_parent",
     "process_vm_readv_parent",
+    "process_vm_writev_parent",
+    #[cfg(target_arch = "x86_64")]
+    "raw_fork",
+    #[cfg(target_arch = "x86_64")]
+    "raw_vfork",
     "kill_parent",
     "tgkill_parent",
     "unshare_net",

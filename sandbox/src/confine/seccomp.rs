@@ -115,25 +115,21 @@ pub(super) fn allowed_syscalls(pid: u32) -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_close,
     ]);
     // Event loops: each isolate thread's current-thread runtime makes an epoll instance and
-    // an eventfd to wake it (the two new descriptors a worker may still create).
+    // an eventfd to wake it (the two new descriptors a worker may still create). mio waits
+    // with `epoll_wait` where the architecture has it, `epoll_pwait` on aarch64.
     any(&[
         libc::SYS_epoll_create1,
         libc::SYS_epoll_ctl,
-        libc::SYS_epoll_pwait,
-        libc::SYS_epoll_pwait2,
         libc::SYS_eventfd2,
-        libc::SYS_ppoll,
     ]);
     #[cfg(target_arch = "x86_64")]
-    any(&[libc::SYS_epoll_wait, libc::SYS_poll]);
-    // Time: the vDSO answers most clock reads without a system call.
-    any(&[
-        libc::SYS_clock_gettime,
-        libc::SYS_clock_getres,
-        libc::SYS_clock_nanosleep,
-        libc::SYS_nanosleep,
-        libc::SYS_gettimeofday,
-    ]);
+    any(&[libc::SYS_epoll_wait]);
+    #[cfg(target_arch = "aarch64")]
+    any(&[libc::SYS_epoll_pwait]);
+    // Time: the vDSO answers clock reads without a system call unless the clock source has no
+    // vDSO support (some virtual machines), then `clock_gettime` is the fallback; glibc's
+    // `nanosleep` (std's `sleep`) is `clock_nanosleep`.
+    any(&[libc::SYS_clock_gettime, libc::SYS_clock_nanosleep]);
     // Hash map keys and the engine's randomness.
     any(&[libc::SYS_getrandom]);
     // Identity of the process and thread (glibc, tokio, tracing).
