@@ -15,7 +15,8 @@
 //!   `RLIMIT_NOFILE` a little above what is open, Landlock (no file system, no TCP, no signals
 //!   or abstract sockets outside the worker), then a seccomp-BPF allow-list on every thread.
 //!   [`restrict_file_system`] is the Landlock step alone, for the worker's `main` to call first,
-//!   while it has one thread (see below).
+//!   while it has one thread (see below), and [`close_inherited_fds`] drops whatever
+//!   descriptors the worker inherited besides stdio and its socket.
 //!
 //! The seccomp allow-list is the wall that holds everywhere: it applies to all threads at once
 //! (TSYNC) and refuses, with `EPERM`, every system call that names a path, makes a socket,
@@ -25,6 +26,34 @@
 //! later, so [`Confinement::landlock`] says which threads it covers. A worker that wants it on
 //! every thread calls [`restrict_file_system`] first thing in `main`; from ABI 8 on it covers
 //! all threads wherever it is called.
+//!
+//! # Use
+//!
+//! ```no_run
+//! # fn server() -> std::io::Result<()> {
+//! // The server, on a thread that lives as long as it does (see `prepare_command`):
+//! let mut command = std::process::Command::new(std::env::current_exe()?);
+//! command.arg("sandbox-worker").env_clear();
+//! sandbox::confine::prepare_command(&mut command); // after env_clear: it sets two variables
+//! let worker = command.spawn()?;
+//! # Ok(()) }
+//! # fn worker(ipc_fd: std::os::fd::RawFd, config: sandbox::PoolConfig) -> Result<(), Box<dyn std::error::Error>> {
+//! // The worker's `main`, first thing, while it has one thread:
+//! sandbox::confine::close_inherited_fds(&[ipc_fd])?;
+//! sandbox::confine::restrict_file_system()?; // Landlock on every thread that will exist
+//! // ... runtimes, the socket, the pool; then, before the first handler:
+//! let confinement = sandbox::confine::confine_current_process_with(
+//!     &sandbox::confine::ConfineOptions::for_pool(&config),
+//! )?;
+//! tracing::info!(%confinement, "sandbox worker confined");
+//! # Ok(()) }
+//! ```
+//!
+//! After confinement the worker opens no file, not even `/proc`, and starts no process: read
+//! configuration from the socket, and read anything from disk before. What glibc and the
+//! engine look up in `/proc` and `/sys` by themselves (CPU count, overcommit policy, cgroup
+//! quota) is refused with `EPERM` and they fall back to defaults, as `strace` shows. The
+//! QuickJS backend's on-disk bytecode cache is turned off by [`prepare_command`].
 //!
 //! # Layout
 //!
@@ -41,6 +70,7 @@ mod spawn;
 use std::fmt;
 
 pub use fs::{restrict_file_system, LandlockEnforcement, LandlockReport, LandlockThreads};
+pub use process::close_inherited_fds;
 pub use seccomp::SeccompReport;
 pub use spawn::{prepare_command, NamespaceReport, NamespaceState, PARENT_NAMESPACES_ENV};
 

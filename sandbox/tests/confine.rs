@@ -42,6 +42,8 @@ fn report(key: &str, value: impl std::fmt::Display) {
 
 /// This binary, running `test` alone as `role`, spawned the way the server spawns a worker.
 fn spawn_child(test: &str, role: &str, data_dir: Option<&Path>) -> Child {
+    // A descriptor the server inherited without close-on-exec, leaking to its worker.
+    let leak = leaked_fd();
     let mut command = Command::new(std::env::current_exe().expect("test binary"));
     command
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
@@ -55,7 +57,17 @@ fn spawn_child(test: &str, role: &str, data_dir: Option<&Path>) -> Child {
     if let Some(dir) = data_dir {
         command.env(DATA_DIR_ENV, dir);
     }
-    command.spawn().expect("spawn the child")
+    let child = command.spawn().expect("spawn the child");
+    unsafe { libc::close(leak) };
+    child
+}
+
+/// A pipe end without close-on-exec, as a server might have inherited from its own parent.
+fn leaked_fd() -> libc::c_int {
+    let mut fds = [-1; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    unsafe { libc::close(fds[1]) };
+    fds[0]
 }
 
 /// Waits for the child (at most `limit`) and returns its `CONFINE` lines as key -> value.
@@ -502,6 +514,11 @@ fn a_confined_worker_runs_handlers_and_nothing_else() {
     expect(&lines, "invoke.after_heap_bomb", &["ok"]);
     expect(&lines, "ipc.round_trip", &["ok"]);
     expect(&lines, "ipc.from_new_thread", &["ok"]);
+    assert_ne!(
+        lines["fds.inherited_closed"], "0",
+        "the leaked pipe reached the child"
+    );
+    expect(&lines, "fds.left_after_stdio", &["0"]);
 
     // The process's state.
     expect(&lines, "state.no_new_privs", &["1"]);
@@ -509,6 +526,7 @@ fn a_confined_worker_runs_handlers_and_nothing_else() {
     expect(&lines, "state.seccomp_mode", &["2"]);
     expect(&lines, "state.core_limit", &["0"]);
     let report = &lines["confinement"];
+    eprintln!("the child's confinement: {report}");
     assert!(report.contains("seccomp: allow-list of"), "{report}");
     if is_root() {
         assert!(
@@ -535,6 +553,18 @@ fn a_confined_worker_runs_handlers_and_nothing_else() {
 
 fn confined_worker() {
     let data = PathBuf::from(std::env::var(DATA_DIR_ENV).expect("data dir"));
+    // Like the worker's `main`: nothing inherited but stdio (the parent leaves a pipe open).
+    let closed = confine::close_inherited_fds(&[]).expect("close inherited fds");
+    report("fds.inherited_closed", closed);
+    report(
+        "fds.left_after_stdio",
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|&fd| fd > 2)
+            .count()
+            - 1, // read_dir's own
+    );
     // Like the worker: a multi-thread runtime for the IPC, the socket, the pool (no spares,
     // so the first call starts an isolate thread after confinement).
     let runtime = tokio::runtime::Builder::new_multi_thread()

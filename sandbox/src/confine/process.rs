@@ -92,3 +92,27 @@ pub(super) fn limit_open_files(highest: u64, extra: u64) -> Result<u64, ConfineE
         wanted.min(current.rlim_max),
     )
 }
+
+/// Closes every descriptor above stderr but those in `keep`, and returns how many it closed.
+/// For the worker's `main`, before it makes anything of its own: the server opens everything
+/// close-on-exec, but whatever the server itself inherited without that flag (a pipe from its
+/// own parent, a descriptor a library leaked) would reach the worker, and the seccomp filter
+/// allows I/O on every open descriptor.
+#[allow(unsafe_code)]
+pub fn close_inherited_fds(keep: &[std::os::fd::RawFd]) -> std::io::Result<usize> {
+    let open: Vec<std::os::fd::RawFd> = std::fs::read_dir("/proc/self/fd")?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    let mut closed = 0;
+    for fd in open {
+        // The directory's own descriptor, read above, is closed already and fails with EBADF.
+        if fd > 2 && !keep.contains(&fd) {
+            // SAFETY: closing a descriptor number; nothing in this process owns one it did not
+            // inherit, which is the point.
+            if unsafe { libc::close(fd) } == 0 {
+                closed += 1;
+            }
+        }
+    }
+    Ok(closed)
+}
