@@ -528,9 +528,17 @@ fn a_confined_worker_runs_handlers_and_nothing_else() {
     let report = &lines["confinement"];
     eprintln!("the child's confinement: {report}");
     assert!(report.contains("seccomp: allow-list of"), "{report}");
+    // Root gets the namespaces outright; another user inside a user namespace of its own
+    // where the kernel lets unprivileged users make one, and else none.
     if is_root() {
         assert!(
-            report.contains("namespaces: net new, mnt new, ipc new, uts new"),
+            report.contains("namespaces: net new, mnt new, ipc new, uts new, user shared"),
+            "{report}"
+        );
+    } else {
+        assert!(
+            report.contains("namespaces: net new, mnt new, ipc new, uts new, user new")
+                || report.contains("namespaces: net shared, mnt shared, ipc shared, uts shared"),
             "{report}"
         );
     }

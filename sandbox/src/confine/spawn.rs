@@ -6,7 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 /// Set by [`prepare_command`] on the child: the server's namespaces, as `net:[4026531840]
-/// mnt:[…] ipc:[…] uts:[…]`, for the worker to compare with its own.
+/// mnt:[…] ipc:[…] uts:[…] user:[…]`, for the worker to compare with its own.
 pub const PARENT_NAMESPACES_ENV: &str = "TOOLHOST_CONFINE_PARENT_NS";
 
 /// Read by the `v8x` QuickJS backend: no bytecode cache on disk.
@@ -20,6 +20,10 @@ const NAMESPACES: [(&str, libc::c_int); 4] = [
     ("uts", libc::CLONE_NEWUTS),
 ];
 
+/// The namespace links compared: those above, and the user namespace a non-root server's
+/// worker may get.
+const REPORTED: [&str; 5] = ["net", "mnt", "ipc", "uts", "user"];
+
 /// Prepares the command that starts a worker, in the child between `fork` and `exec`:
 ///
 /// - `PR_SET_PDEATHSIG(SIGKILL)`: the worker is killed when the server dies, however it dies.
@@ -30,10 +34,15 @@ const NAMESPACES: [(&str, libc::c_int); 4] = [
 /// - `PR_SET_NO_NEW_PRIVS`: nothing the worker execs can gain privileges.
 /// - New network, mount, IPC and UTS namespaces (`unshare`): no network interface but a down
 ///   loopback, no abstract Unix sockets, System V IPC or host name shared with the server.
-///   This needs `CAP_SYS_ADMIN`: as an unprivileged user `unshare` fails with `EPERM` and the
-///   worker starts in the server's namespaces, which [`crate::confine::Confinement`] reports
-///   (the seccomp filter still refuses every socket and mount). The Unix socket pair the
-///   worker inherits works across namespaces.
+///   Creating them takes `CAP_SYS_ADMIN`. Without it (not root), the hook asks again with a
+///   new user namespace as well, which unprivileged users may create on most kernels: the
+///   worker then runs as the overflow user (`nobody`, no uid map is written) inside it, with
+///   no capability once it execs, which it needs none of. Where that is refused too
+///   (`kernel.unprivileged_userns_clone=0`, `user.max_user_namespaces=0`, some AppArmor
+///   profiles) the worker keeps the server's namespaces, and
+///   [`crate::confine::Confinement::namespaces`] says so; the seccomp filter still refuses
+///   every socket and mount. The Unix socket pair the worker inherits works across
+///   namespaces.
 ///
 /// It also sets two environment variables, so call it after `env_clear()`:
 /// [`PARENT_NAMESPACES_ENV`], and `V82JSC_NO_BC_CACHE`, which turns off the QuickJS backend's
@@ -67,9 +76,12 @@ pub fn prepare_command(command: &mut Command) {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            // Best effort: without privilege (EPERM) or with a kernel lacking one of them
-            // (EINVAL) the worker keeps the server's namespaces, and reports it.
-            libc::unshare(flags);
+            // Best effort: without privilege (EPERM), retried inside a user namespace of its
+            // own; failing that, or on a kernel lacking one of them (EINVAL), the worker keeps
+            // the server's namespaces, and reports it.
+            if libc::unshare(flags) != 0 {
+                libc::unshare(flags | libc::CLONE_NEWUSER);
+            }
             Ok(())
         });
     }
@@ -98,6 +110,8 @@ pub struct NamespaceReport {
     pub ipc: NamespaceState,
     /// Host and domain name namespace.
     pub uts: NamespaceState,
+    /// User namespace: `New` when the others could only be made inside one (not root).
+    pub user: NamespaceState,
 }
 
 impl fmt::Display for NamespaceReport {
@@ -107,6 +121,7 @@ impl fmt::Display for NamespaceReport {
             ("mnt", self.mount),
             ("ipc", self.ipc),
             ("uts", self.uts),
+            ("user", self.user),
         ];
         for (i, (name, state)) in states.iter().enumerate() {
             let state = match state {
@@ -122,9 +137,9 @@ impl fmt::Display for NamespaceReport {
 
 /// `net:[…] mnt:[…] ipc:[…] uts:[…]` of the calling process (empty for links it cannot read).
 fn own_namespaces() -> String {
-    NAMESPACES
+    REPORTED
         .iter()
-        .filter_map(|(name, _)| std::fs::read_link(format!("/proc/self/ns/{name}")).ok())
+        .filter_map(|name| std::fs::read_link(format!("/proc/self/ns/{name}")).ok())
         .filter_map(|link| link.to_str().map(str::to_owned))
         .collect::<Vec<_>>()
         .join(" ")
@@ -152,5 +167,6 @@ pub(super) fn namespace_report() -> NamespaceReport {
         mount: state("mnt"),
         ipc: state("ipc"),
         uts: state("uts"),
+        user: state("user"),
     }
 }
