@@ -426,6 +426,51 @@ fn probe_escapes(place: &str, data: &Path, ipc_fd: libc::c_int) {
             }),
         ),
         (
+            "mmap_exec",
+            Box::new(|| {
+                let mapped = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        4096,
+                        libc::PROT_READ | libc::PROT_EXEC,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                        -1,
+                        0,
+                    )
+                };
+                if mapped == libc::MAP_FAILED {
+                    return -1;
+                }
+                unsafe { libc::munmap(mapped, 4096) };
+                0
+            }),
+        ),
+        (
+            "mprotect_exec",
+            Box::new(|| {
+                let mapped = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        4096,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                        -1,
+                        0,
+                    )
+                };
+                assert_ne!(mapped, libc::MAP_FAILED, "plain memory stays available");
+                let result =
+                    unsafe { libc::mprotect(mapped, 4096, libc::PROT_READ | libc::PROT_EXEC) };
+                let errno = std::io::Error::last_os_error();
+                unsafe { libc::munmap(mapped, 4096) };
+                if result != 0 {
+                    // munmap may have reset errno.
+                    unsafe { *libc::__errno_location() = errno.raw_os_error().unwrap_or(0) };
+                }
+                result.into()
+            }),
+        ),
+        (
             "set_dumpable",
             Box::new(|| unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) }.into()),
         ),
@@ -480,6 +525,11 @@ const REFUSED_BY_SECCOMP: &[&str] = &[
     "memfd_create",
     "raise_nofile",
     "set_dumpable",
+    // W^X, QuickJS builds only (V8's JIT needs executable memory).
+    #[cfg(not(feature = "v8"))]
+    "mmap_exec",
+    #[cfg(not(feature = "v8"))]
+    "mprotect_exec",
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -79,89 +79,139 @@ fn one_of(index: u8, values: &[u64]) -> Vec<SeccompRule> {
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(super) fn allowed_syscalls(pid: u32) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut allowed: Vec<(i64, Vec<SeccompRule>)> = Vec::new();
-    let mut any = |calls: &[libc::c_long]| {
+    let any = |allowed: &mut Vec<_>, calls: &[libc::c_long]| {
         allowed.extend(calls.iter().map(|&call| (call, Vec::new())));
     };
 
     // Memory: the engine's heaps (malloc: brk, mmap, mremap), thread stacks and their guard
     // pages (mprotect), giving memory back (madvise, munmap).
-    any(&[
-        libc::SYS_brk,
-        libc::SYS_mmap,
-        libc::SYS_munmap,
-        libc::SYS_mremap,
-        libc::SYS_mprotect,
-        libc::SYS_madvise,
-    ]);
+    any(
+        &mut allowed,
+        &[
+            libc::SYS_brk,
+            libc::SYS_munmap,
+            libc::SYS_mremap,
+            libc::SYS_madvise,
+        ],
+    );
+    // `mmap` and `mprotect` without PROT_EXEC: QuickJS interprets and nothing maps code after
+    // start-up (strace shows none), so code that took over a thread cannot make a buffer
+    // executable to run injected machine code. V8's JIT writes code at run time: not there.
+    let protection = if cfg!(feature = "v8") {
+        Vec::new()
+    } else {
+        vec![when(vec![arg(
+            2,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::MaskedEq(libc::PROT_EXEC as u64),
+            0,
+        )])]
+    };
+    allowed.push((libc::SYS_mmap, protection.clone()));
+    allowed.push((libc::SYS_mprotect, protection));
     // Locks, condition variables, parking, thread exit (futex), and the CPU.
-    any(&[
-        libc::SYS_futex,
-        libc::SYS_sched_yield,
-        libc::SYS_sched_getaffinity,
-    ]);
+    any(
+        &mut allowed,
+        &[
+            libc::SYS_futex,
+            libc::SYS_sched_yield,
+            libc::SYS_sched_getaffinity,
+        ],
+    );
     // I/O on descriptors that are already open (the IPC socket, stderr for logs, the
     // runtimes' epoll and eventfd), and closing them. None of these can name a file or an
     // address: `sendto`/`sendmsg` on a connected stream socket ignore one.
-    any(&[
-        libc::SYS_read,
-        libc::SYS_write,
-        libc::SYS_readv,
-        libc::SYS_writev,
-        libc::SYS_recvfrom,
-        libc::SYS_sendto,
-        libc::SYS_recvmsg,
-        libc::SYS_sendmsg,
-        libc::SYS_shutdown,
-        libc::SYS_close,
-    ]);
+    any(
+        &mut allowed,
+        &[
+            libc::SYS_read,
+            libc::SYS_write,
+            libc::SYS_readv,
+            libc::SYS_writev,
+            libc::SYS_recvfrom,
+            libc::SYS_sendto,
+            libc::SYS_recvmsg,
+            libc::SYS_sendmsg,
+            libc::SYS_shutdown,
+            libc::SYS_close,
+        ],
+    );
     // Event loops: each isolate thread's current-thread runtime makes an epoll instance and
     // an eventfd to wake it (the two new descriptors a worker may still create). mio waits
     // with `epoll_wait` where the architecture has it, `epoll_pwait` on aarch64.
-    any(&[
-        libc::SYS_epoll_create1,
-        libc::SYS_epoll_ctl,
-        libc::SYS_eventfd2,
-    ]);
+    any(
+        &mut allowed,
+        &[
+            libc::SYS_epoll_create1,
+            libc::SYS_epoll_ctl,
+            libc::SYS_eventfd2,
+        ],
+    );
     #[cfg(target_arch = "x86_64")]
-    any(&[libc::SYS_epoll_wait]);
+    any(&mut allowed, &[libc::SYS_epoll_wait]);
     #[cfg(target_arch = "aarch64")]
-    any(&[libc::SYS_epoll_pwait]);
+    any(&mut allowed, &[libc::SYS_epoll_pwait]);
     // Time: the vDSO answers clock reads without a system call unless the clock source has no
     // vDSO support (some virtual machines), then `clock_gettime` is the fallback; glibc's
     // `nanosleep` (std's `sleep`) is `clock_nanosleep`.
-    any(&[libc::SYS_clock_gettime, libc::SYS_clock_nanosleep]);
+    any(
+        &mut allowed,
+        &[libc::SYS_clock_gettime, libc::SYS_clock_nanosleep],
+    );
     // Hash map keys and the engine's randomness.
-    any(&[libc::SYS_getrandom]);
+    any(&mut allowed, &[libc::SYS_getrandom]);
     // Identity of the process and thread (glibc, tokio, tracing).
-    any(&[libc::SYS_getpid, libc::SYS_gettid]);
+    any(&mut allowed, &[libc::SYS_getpid, libc::SYS_gettid]);
     // Signals: masks and handlers (std's stack-overflow handler on an alternate stack, glibc
     // blocking signals around thread creation), returning from a handler.
-    any(&[
-        libc::SYS_rt_sigaction,
-        libc::SYS_rt_sigprocmask,
-        libc::SYS_rt_sigreturn,
-        libc::SYS_sigaltstack,
-    ]);
+    any(
+        &mut allowed,
+        &[
+            libc::SYS_rt_sigaction,
+            libc::SYS_rt_sigprocmask,
+            libc::SYS_rt_sigreturn,
+            libc::SYS_sigaltstack,
+        ],
+    );
     // A new thread's set-up in glibc, and its end.
-    any(&[
-        libc::SYS_set_robust_list,
-        libc::SYS_rseq,
-        libc::SYS_exit,
-        libc::SYS_exit_group,
-    ]);
+    any(
+        &mut allowed,
+        &[
+            libc::SYS_set_robust_list,
+            libc::SYS_rseq,
+            libc::SYS_exit,
+            libc::SYS_exit_group,
+        ],
+    );
 
     // `clone3`: allowed here, answered `ENOSYS` by the first filter (see the module header).
     allowed.push((libc::SYS_clone3, Vec::new()));
     // `clone` only for a thread: CLONE_THREAD among its flags (argument 0 on x86_64 and
-    // aarch64). A fork, vfork or posix_spawn lacks it.
+    // aarch64), which the kernel accepts only with CLONE_VM: a fork, vfork or posix_spawn
+    // lacks it. And in the worker's namespaces: no CLONE_NEW* flag.
+    let new_namespaces = libc::CLONE_NEWNS
+        | libc::CLONE_NEWCGROUP
+        | libc::CLONE_NEWUTS
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUSER
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNET;
     allowed.push((
         libc::SYS_clone,
-        vec![when(vec![arg(
-            0,
-            SeccompCmpArgLen::Qword,
-            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
-            libc::CLONE_THREAD as u64,
-        )])],
+        vec![when(vec![
+            arg(
+                0,
+                SeccompCmpArgLen::Qword,
+                SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+                libc::CLONE_THREAD as u64,
+            ),
+            arg(
+                0,
+                SeccompCmpArgLen::Qword,
+                SeccompCmpOp::MaskedEq(new_namespaces as u64),
+                0,
+            ),
+        ])],
     ));
     // Signals to the worker's own threads only (`abort`, `raise`): tgkill(pid, ..).
     allowed.push((
