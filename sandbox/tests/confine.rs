@@ -562,6 +562,9 @@ fn a_confined_worker_runs_handlers_and_nothing_else() {
     // A loaded machine may stop the bomb at its time limit before the heap limit.
     expect(&lines, "invoke.heap_bomb", &["heap_limit", "timeout"]);
     expect(&lines, "invoke.after_heap_bomb", &["ok"]);
+    expect(&lines, "invoke.stuck", &["timeout/abandoned:1"]);
+    expect(&lines, "invoke.after_stuck", &["ok"]);
+    expect(&lines, "invoke.stuck_thread_ended", &["true"]);
     expect(&lines, "ipc.round_trip", &["ok"]);
     expect(&lines, "ipc.from_new_thread", &["ok"]);
     assert_ne!(
@@ -717,6 +720,38 @@ fn confined_worker() {
             },
         );
 
+        // A thread stuck in native code past its hard deadline is abandoned; the endpoint's
+        // next call starts a fresh isolate thread (spawned under the filter), and the stuck
+        // one ends when it comes back.
+        let stuck = EndpointCode {
+            limits: Some(Limits {
+                heap_bytes: 32 * 1024 * 1024,
+                timeout: Duration::from_millis(300),
+            }),
+            ..granted(
+                "stuck",
+                r#"let calls = 0;
+                export default async (req, ctx) => {
+                    calls++;
+                    if (req.input && req.input.block) await ctx.kv.get("block-ms:" + req.input.block);
+                    return { echo: calls };
+                };"#,
+            )
+        };
+        let result = invoke(&pool, &stuck, json!({ "block": 1500 })).await.result;
+        let abandoned = pool.stats().abandoned;
+        report(
+            "invoke.stuck",
+            format!("{}/abandoned:{abandoned}", classify(result)),
+        );
+        let result = invoke(&pool, &stuck, json!(null)).await.result;
+        report("invoke.after_stuck", classify(result));
+        let until = Instant::now() + Duration::from_secs(10);
+        while pool.stats().abandoned_isolates > 0 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        report("invoke.stuck_thread_ended", pool.stats().abandoned_isolates == 0);
+
         // IPC over the socket pair, through tokio.
         let ours = tokio::net::UnixStream::from_std({
             ours.set_nonblocking(true).unwrap();
@@ -803,6 +838,14 @@ fn landlock_alone_closes_the_file_system() {
     if abi >= 6 {
         assert_eq!(enforced, "Full");
     }
+    // The report is honest about threads that were already running.
+    match lines["landlock.threads"].as_str() {
+        "CallingThread" => {
+            assert!(abi < 8);
+            expect(&lines, "landlock.older_thread.open_etc_passwd", &["ok"]);
+        }
+        _ => expect(&lines, "landlock.older_thread.open_etc_passwd", &["EACCES"]),
+    }
     for place in ["calling", "new_thread"] {
         for probe in ["open_etc_passwd", "create_data_file", "mkdir_data_dir"] {
             expect(&lines, &format!("landlock.{place}.{probe}"), &["EACCES"]);
@@ -815,7 +858,18 @@ fn landlock_alone_closes_the_file_system() {
 
 fn landlocked() {
     let data = PathBuf::from(std::env::var(DATA_DIR_ENV).expect("data dir"));
+    // A thread running before Landlock is enforced: covered only where the kernel has ABI 8's
+    // `all_threads`.
+    let (go, wait) = std::sync::mpsc::channel::<()>();
+    let older = std::thread::spawn(move || {
+        wait.recv().unwrap();
+        let passwd = c("/etc/passwd");
+        let open = closing(unsafe { libc::open(passwd.as_ptr(), libc::O_RDONLY) }.into());
+        report("landlock.older_thread.open_etc_passwd", errno_of(open));
+    });
     let report_ = confine::restrict_file_system().expect("landlock");
+    go.send(()).unwrap();
+    older.join().unwrap();
     report("landlock.enforcement", format!("{:?}", report_.enforcement));
     report("landlock.threads", format!("{:?}", report_.threads));
     report("landlock.abi", report_.abi.unwrap_or(0));
