@@ -1,8 +1,8 @@
 //! Worker confinement (`sandbox::confine`) with the real engine. Confinement is for good, so
-//! each test re-runs this test binary as a child (`<exe> <test name> --exact --nocapture`, with
-//! `child::ROLE_ENV` saying what to do), spawned through `prepare_command` like the server spawns its
-//! workers. The child reports each outcome as a `CONFINE <key> <value>` line on stdout; the
-//! parent parses and asserts on them, so the harness itself is never confined.
+//! each test re-runs this test binary as a child (`<exe> <test name> --exact --nocapture`,
+//! with `child::ROLE_ENV` saying what to do), spawned through `prepare_command` like the server
+//! spawns its workers. The child reports each outcome as a `CONFINE <key> <value>` line on
+//! stdout; the parent parses and asserts on them, so the harness itself is never confined.
 //!
 //! `confine/child.rs` is the parent's side (spawning, reading the lines back);
 //! `confine/probes.rs` the escapes a compromised engine would try.
