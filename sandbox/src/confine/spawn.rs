@@ -135,7 +135,7 @@ impl fmt::Display for NamespaceReport {
     }
 }
 
-/// `net:[…] mnt:[…] ipc:[…] uts:[…]` of the calling process (empty for links it cannot read).
+/// `net:[…] mnt:[…] ipc:[…] uts:[…] user:[…]` of the calling process (empty for links it cannot read).
 fn own_namespaces() -> String {
     REPORTED
         .iter()
