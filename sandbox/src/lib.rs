@@ -85,9 +85,11 @@
 //! - `response`: the result contract (status range, response-header allow-list).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
 //! - `mode`: [`Sandbox`], the pool wherever it runs ([`Isolation`]).
-//! - `process`: worker processes ([`WorkerPool`], [`run_worker`]) and their confinement.
+//! - `process`: worker processes ([`WorkerPool`], [`run_worker`]).
+//! - [`confine`]: what a worker process takes away from itself (seccomp, Landlock, namespaces).
 
 mod config;
+pub mod confine;
 mod error;
 mod host;
 mod invocation;

@@ -56,6 +56,7 @@ async fn native_code_in_a_worker_cannot_reach_files_sockets_processes_or_the_ser
             },
         )
         .await;
+    eprintln!("the probe's attempts:\n{}", lines.join("\n"));
     let outcomes = outcomes(&lines);
     let expected = [
         "open_etc_passwd",

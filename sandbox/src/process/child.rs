@@ -25,6 +25,10 @@ const MAX_CACHED_CODE: usize = 1024;
 /// Runs the worker until the server closes its stdin. The entry point of `toolhost
 /// sandbox-worker` (and of the sandbox crate's `sandbox-worker` binary used by its tests).
 pub fn run_worker() -> std::process::ExitCode {
+    if let Err(e) = super::confine::before_start() {
+        eprintln!("sandbox worker: cannot confine itself: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -35,7 +39,14 @@ pub fn run_worker() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve()) {
+    // Confinement builds and drops a runtime of its own, which cannot happen inside one: it
+    // runs between the start (pipes, configuration, pool) and the serving.
+    let served = runtime.block_on(start()).and_then(|started| {
+        let confinement = super::confine::before_serving(&started.config)
+            .map_err(|e| io::Error::other(format!("cannot confine itself: {e}")))?;
+        runtime.block_on(started.serve(confinement))
+    });
+    match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sandbox worker: {e}");
@@ -44,7 +55,18 @@ pub fn run_worker() -> std::process::ExitCode {
     }
 }
 
-async fn serve() -> io::Result<()> {
+/// A worker with its pipes, configuration and pool, not yet confined.
+struct Started {
+    input: pipe::Receiver,
+    buffer: Vec<u8>,
+    frames: mpsc::UnboundedSender<Vec<u8>>,
+    writer: tokio::task::JoinHandle<io::Result<()>>,
+    config: PoolConfig,
+    host: Arc<RemoteHost>,
+    pool: Pool,
+}
+
+async fn start() -> io::Result<Started> {
     let mut input = pipe::Receiver::from_owned_fd(io::stdin().as_fd().try_clone_to_owned()?)?;
     let output = pipe::Sender::from_owned_fd(io::stdout().as_fd().try_clone_to_owned()?)?;
     let (frames, queue) = mpsc::unbounded_channel();
@@ -65,79 +87,102 @@ async fn serve() -> io::Result<()> {
         next: AtomicU64::new(1),
     });
     let pool = Pool::new(config.clone(), host.clone());
-    let confinement = super::confine::apply();
-    send(&frames, &FromWorker::Ready { confinement });
+    Ok(Started {
+        input,
+        buffer,
+        frames,
+        writer,
+        config,
+        host,
+        pool,
+    })
+}
 
-    let mut codes: HashMap<String, Arc<EndpointCode>> = HashMap::new();
-    while let Some(message) = wire::read::<ToWorker>(&mut input, &mut buffer).await? {
-        match message {
-            ToWorker::Hello { .. } => {
-                return Err(io::Error::new(io::ErrorKind::InvalidData, "a second Hello"))
-            }
-            ToWorker::Invoke {
-                id,
-                slug,
-                version,
-                code,
-                invocation,
-            } => {
-                if let Some(code) = code {
-                    if codes.len() >= MAX_CACHED_CODE {
-                        codes.clear();
-                    }
-                    codes.insert(slug.clone(), Arc::new(*code));
+impl Started {
+    /// Serves calls until the server says to stop (or closes the pipe).
+    async fn serve(self, confinement: String) -> io::Result<()> {
+        let Started {
+            mut input,
+            mut buffer,
+            frames,
+            writer,
+            host,
+            pool,
+            ..
+        } = self;
+        send(&frames, &FromWorker::Ready { confinement });
+        let mut codes: HashMap<String, Arc<EndpointCode>> = HashMap::new();
+        while let Some(message) = wire::read::<ToWorker>(&mut input, &mut buffer).await? {
+            match message {
+                ToWorker::Hello { .. } => {
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, "a second Hello"))
                 }
-                let Some(code) = codes.get(&slug).filter(|c| c.version == version).cloned() else {
-                    send(&frames, &FromWorker::NeedCode { id });
-                    continue;
-                };
-                let (pool, frames) = (pool.clone(), frames.clone());
-                tokio::spawn(async move {
-                    let report = pool.invoke(&code, invocation).await;
-                    let abandoned = pool.stats().abandoned_isolates;
-                    send(
-                        &frames,
-                        &FromWorker::Done {
-                            id,
-                            report,
-                            abandoned,
-                        },
-                    );
-                });
-            }
-            ToWorker::HostReply { id, result } => host.answered(id, result),
-            ToWorker::Retire { slug } => {
-                codes.remove(&slug);
-                pool.retire(&slug);
-            }
-            ToWorker::Shutdown => break,
-            ToWorker::Stats { id } => send(
-                &frames,
-                &FromWorker::Stats {
+                ToWorker::Invoke {
                     id,
-                    stats: pool.stats(),
-                },
-            ),
-            #[cfg(feature = "wall-probe")]
-            ToWorker::Probe { id, probe } => {
-                let frames = frames.clone();
-                let host = host.clone();
-                tokio::spawn(async move {
-                    let outcome = super::probe::run(probe, host.as_ref()).await;
-                    send(&frames, &FromWorker::Probed { id, outcome });
-                });
+                    slug,
+                    version,
+                    code,
+                    invocation,
+                } => {
+                    if let Some(code) = code {
+                        if codes.len() >= MAX_CACHED_CODE {
+                            codes.clear();
+                        }
+                        codes.insert(slug.clone(), Arc::new(*code));
+                    }
+                    let Some(code) = codes.get(&slug).filter(|c| c.version == version).cloned()
+                    else {
+                        send(&frames, &FromWorker::NeedCode { id });
+                        continue;
+                    };
+                    let (pool, frames) = (pool.clone(), frames.clone());
+                    tokio::spawn(async move {
+                        let report = pool.invoke(&code, invocation).await;
+                        let abandoned = pool.stats().abandoned_isolates;
+                        send(
+                            &frames,
+                            &FromWorker::Done {
+                                id,
+                                report,
+                                abandoned,
+                            },
+                        );
+                    });
+                }
+                ToWorker::HostReply { id, result } => host.answered(id, result),
+                ToWorker::Retire { slug } => {
+                    codes.remove(&slug);
+                    pool.retire(&slug);
+                }
+                ToWorker::Shutdown => break,
+                ToWorker::Stats { id } => send(
+                    &frames,
+                    &FromWorker::Stats {
+                        id,
+                        stats: pool.stats(),
+                    },
+                ),
+                #[cfg(feature = "wall-probe")]
+                ToWorker::Probe { id, probe } => {
+                    let frames = frames.clone();
+                    let host = host.clone();
+                    tokio::spawn(async move {
+                        let outcome = super::probe::run(probe, host.as_ref()).await;
+                        send(&frames, &FromWorker::Probed { id, outcome });
+                    });
+                }
             }
         }
+        // The server asked (or closed the pipe): finish what is queued, then leave.
+        drop(codes);
+        tokio::time::timeout(Duration::from_secs(10), pool.shutdown())
+            .await
+            .ok();
+        drop(frames);
+        drop(host);
+        writer.abort();
+        Ok(())
     }
-    // The server asked (or closed the pipe): finish what is queued, then leave.
-    drop(codes);
-    tokio::time::timeout(Duration::from_secs(10), pool.shutdown())
-        .await
-        .ok();
-    drop(frames);
-    drop(host);
-    writer.abort();
-    Ok(())
 }
 
 fn send(frames: &mpsc::UnboundedSender<Vec<u8>>, message: &FromWorker) {

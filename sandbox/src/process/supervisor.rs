@@ -258,9 +258,11 @@ impl WorkerPool {
 
     async fn spawn(&self) -> std::io::Result<Arc<Worker>> {
         let command = &self.inner.command;
-        let mut child = Command::new(&command.program)
-            .args(&command.args)
-            .env_clear()
+        let mut spawn = std::process::Command::new(&command.program);
+        spawn.args(&command.args).env_clear();
+        // Dies with the server, in namespaces of its own (after env_clear: it sets variables).
+        crate::confine::prepare_command(&mut spawn);
+        let mut child = Command::from(spawn)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
