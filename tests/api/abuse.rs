@@ -875,7 +875,7 @@ async fn a_builders_isolates_stay_within_its_quota() {
     assert_error(status, &body, 429, "overloaded");
     let (status, body) = crate::util::read(call("greedy-b").await.unwrap()).await;
     assert_eq!(status, 200, "{body}");
-    let stats = server.app.runtime.pool().stats();
+    let stats = server.app.runtime.pool().stats().await;
     assert_eq!(stats.live_isolates, 1, "{stats:?}");
     assert!(stats.evictions >= 1, "{stats:?}");
 }

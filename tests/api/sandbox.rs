@@ -273,3 +273,49 @@ async fn thrown_errors_show_only_the_message() {
     let (status, body) = server.post("/tools/no-such", &json!({})).await;
     assert_error(status, &body, 404, "endpoint_not_found");
 }
+
+/// JavaScript runs in worker processes, not in the server: killing them while a call runs
+/// costs that call a clean 500, the server stays up, and the next calls get new workers.
+#[tokio::test]
+async fn a_killed_worker_costs_only_the_calls_it_held() {
+    let (server, _f) =
+        hostile_server(&[("infinite-loop", "infinite-loop.js", none())], false).await;
+    neighbour_is_fine(&server).await;
+    let before = server.app.runtime.pool().stats().await;
+    assert_eq!(before.worker_pids.len(), 2, "{before:?}");
+    assert!(!before.worker_pids.contains(&std::process::id()));
+
+    let held = tokio::spawn({
+        let client = server.client.clone();
+        let url = server.url("/tools/infinite-loop");
+        async move { client.post(url).json(&json!({})).send().await.unwrap() }
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    for pid in &before.worker_pids {
+        let killed = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+    }
+    let (status, body) = crate::util::read(held.await.unwrap()).await;
+    assert_eq!(status, 500, "{body}");
+    assert_error(status, &body, 500, "internal_error");
+
+    neighbour_is_fine(&server).await;
+    let after = server.app.runtime.pool().stats().await;
+    assert!(after.worker_restarts >= 1, "{after:?}");
+    assert!(after
+        .worker_pids
+        .iter()
+        .all(|p| !before.worker_pids.contains(p)));
+    let metrics = server.text("/metrics").await;
+    assert!(
+        metrics.contains("toolhost_sandbox_worker_processes "),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("toolhost_sandbox_worker_restarts_total "),
+        "{metrics}"
+    );
+}

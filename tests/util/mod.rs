@@ -76,6 +76,7 @@ impl TestServer {
         // Suites send many free calls from one loopback address; the limit's own tests
         // (tests/api/abuse.rs) turn it back on.
         config.limits.anonymous_writes = None;
+        config.runtime.isolation = sandbox_isolation();
         adjust(&mut config);
         if on_postgres() {
             config.store = StoreLocation::Postgres(postgres_url_for(&config.data_dir).await);
@@ -399,4 +400,20 @@ pub fn dir_contains(dir: &std::path::Path, needle: &[u8]) -> bool {
                 .unwrap_or(false)
         }
     })
+}
+
+/// Where test servers run JavaScript: in worker processes of the `toolhost` binary, as
+/// `toolhost serve` does, unless `TOOLHOST_TEST_SANDBOX=in-process`.
+pub fn sandbox_isolation() -> sandbox::Isolation {
+    if std::env::var("TOOLHOST_TEST_SANDBOX").as_deref() == Ok("in-process") {
+        return sandbox::Isolation::InProcess;
+    }
+    sandbox::Isolation::Workers {
+        command: sandbox::WorkerCommand {
+            program: env!("CARGO_BIN_EXE_toolhost").into(),
+            args: vec!["sandbox-worker".to_owned()],
+            log_filter: "warn".to_owned(),
+        },
+        count: 2,
+    }
 }
