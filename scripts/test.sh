@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 started=$(date +%s)
 cargo test --workspace --locked --no-fail-fast
+# The wall around sandbox worker processes, probed from inside one (a test-only feature that
+# runs native code in the worker, standing for a compromised engine).
+cargo test -p sandbox --features wall-probe --test wall --locked --no-fail-fast
 # The API suite again with every server's state in PostgreSQL (a throwaway cluster on loopback,
 # a schema per server): the shared store must keep every promise the embedded one does.
 TOOLHOST_TEST_STORE=postgres cargo test -p toolhost --test api --locked --no-fail-fast -- --skip cluster::

@@ -153,3 +153,28 @@ async fn operations_a_worker_forges_are_checked_by_the_server() {
     }
     pool.shutdown().await;
 }
+
+/// A worker that sends what is not a frame of the protocol is killed and replaced; the next
+/// call runs on a new worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_that_breaks_the_protocol_is_replaced() {
+    let (pool, _) = workers();
+    let code = endpoint("echo", ECHO);
+    ok(pool.invoke(&code, request(json!(1))).await);
+    let before = pool.stats().await.worker_pids;
+    pool.probe(&code, Probe::BreakProtocol).await;
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while pool.stats().await.worker_pids == before {
+        assert!(
+            std::time::Instant::now() < until,
+            "the worker was not replaced"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        ok(pool.invoke(&code, request(json!(2))).await).body,
+        json!({ "echo": 2 })
+    );
+    assert_eq!(pool.stats().await.worker_restarts, 1);
+    pool.shutdown().await;
+}

@@ -234,6 +234,12 @@ impl RemoteHost {
         })
     }
 
+    /// Test builds only: a frame as it is, valid or not.
+    #[cfg(feature = "wall-probe")]
+    pub(crate) fn send_raw(&self, frame: Vec<u8>) {
+        let _ = self.frames.send(frame);
+    }
+
     fn answered(&self, id: u64, result: Result<HostAnswer, HostError>) {
         let reply = self
             .pending

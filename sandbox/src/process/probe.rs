@@ -33,10 +33,16 @@ pub enum Probe {
         /// The key.
         key: String,
     },
+    /// A frame that is not JSON: the server must kill and replace the worker.
+    BreakProtocol,
 }
 
 /// Runs the probe; one line per attempt: `<name>: allowed` or `<name>: refused (<error>)`.
 pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
+    if let Probe::BreakProtocol = probe {
+        host.send_raw(b"\x05\x00\x00\x00hello".to_vec());
+        return vec!["break_protocol: sent".to_owned()];
+    }
     match probe {
         Probe::Escape {
             data_dir,
@@ -51,6 +57,7 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
                 Err(e) => format!("forge_kv_get: refused ({})", e.code),
             }]
         }
+        Probe::BreakProtocol => unreachable!("answered above"),
     }
 }
 

@@ -444,7 +444,9 @@ impl WorkerPool {
         let (reply, answer) = oneshot::channel();
         worker.lock().probes.insert(id, reply);
         worker.send(&ToWorker::Probe { id, probe });
-        answer.await.expect("the worker answers the probe")
+        answer
+            .await
+            .unwrap_or_else(|_| vec!["worker: gone".to_owned()])
     }
 
     /// Drops the endpoint's isolates and code in every worker.
