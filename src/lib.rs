@@ -23,6 +23,8 @@
 //! - `router` (every route and middleware), then `server` (binding, start-up, shutdown).
 
 pub mod app;
+#[cfg(test)]
+mod arbitrary;
 pub mod builders;
 pub mod builtins;
 pub mod catalog;
