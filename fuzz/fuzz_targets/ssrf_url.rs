@@ -73,16 +73,14 @@ fn internal_v4(v4: Ipv4Addr, allow_loopback: bool) -> bool {
 
 /// A number as `inet_aton` reads one part: decimal, `0x` hex or `0` octal.
 fn aton_part(text: &str) -> Option<u64> {
-    let (digits, radix) = if let Some(hex) = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-    {
-        (hex, 16)
-    } else if text.len() > 1 && text.starts_with('0') {
-        (&text[1..], 8)
-    } else {
-        (text, 10)
-    };
+    let (digits, radix) =
+        if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+            (hex, 16)
+        } else if text.len() > 1 && text.starts_with('0') {
+            (&text[1..], 8)
+        } else {
+            (text, 10)
+        };
     if digits.is_empty() && radix == 16 {
         return Some(0);
     }
@@ -95,10 +93,7 @@ fn aton_part(text: &str) -> Option<u64> {
 /// What the system resolver makes of a host name that is a number (`inet_aton`'s forms `a`,
 /// `a.b`, `a.b.c`, `a.b.c.d`); `None` for a real name.
 fn aton(name: &str) -> Option<Ipv4Addr> {
-    let parts: Vec<u64> = name
-        .split('.')
-        .map(aton_part)
-        .collect::<Option<Vec<_>>>()?;
+    let parts: Vec<u64> = name.split('.').map(aton_part).collect::<Option<Vec<_>>>()?;
     let (last, leading) = parts.split_last()?;
     if leading.len() > 3 || leading.iter().any(|p| *p > 255) {
         return None;
@@ -119,9 +114,7 @@ fn matches_pattern(host: &str, pattern: &str) -> bool {
     let host = host.trim_end_matches('.');
     let pattern = pattern.trim().trim_end_matches('.').to_ascii_lowercase();
     match pattern.strip_prefix("*.") {
-        Some(suffix) => {
-            host.len() > suffix.len() + 1 && host.ends_with(&format!(".{suffix}"))
-        }
+        Some(suffix) => host.len() > suffix.len() + 1 && host.ends_with(&format!(".{suffix}")),
         None => host == pattern,
     }
 }
@@ -166,7 +159,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     assert!(matches!(url.scheme(), "http" | "https"), "{url}");
-    assert!(url.username().is_empty() && url.password().is_none(), "{url}");
+    assert!(
+        url.username().is_empty() && url.password().is_none(),
+        "{url}"
+    );
     if let Some(pattern) = pattern {
         let host = url.host_str().unwrap_or_default();
         assert!(matches_pattern(host, pattern), "{url} passed {pattern:?}");
@@ -180,7 +176,10 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(Some(addr.port()), url.port_or_known_default(), "{url}");
         }
         Destination::Name(name, _) => {
-            assert!(name.parse::<IpAddr>().is_err(), "{url}: {name} left as a name");
+            assert!(
+                name.parse::<IpAddr>().is_err(),
+                "{url}: {name} left as a name"
+            );
             if let Some(ip) = aton(name) {
                 if internal(IpAddr::V4(ip), allow_loopback) {
                     assert!(
