@@ -46,7 +46,8 @@ pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaErr
             message: format!(
                 "the schema at {pointer} applies itself to the same value (through $ref, allOf, \
                  anyOf, oneOf, not, if/then/else) without descending into it, or through more \
-                 than {MAX_IN_PLACE_DEPTH} such steps: validation would not end"
+                 than {MAX_IN_PLACE_DEPTH} such steps: validation would not end (or its \
+                 references are too many to check)"
             ),
             pointer: Some(pointer),
         });
@@ -101,6 +102,11 @@ fn pattern_pointer(schema: &Value, at: &str, instance: &Value) -> String {
 /// Longest chain of subschemas applied to one value of the input (see [`in_place_loop`]).
 const MAX_IN_PLACE_DEPTH: usize = 32;
 
+/// In-place edges [`in_place_loop`] follows before it gives up and refuses the schema: a bound
+/// on the work a builder's schema can cause at publish time (references resolved generously
+/// can make edges quadratic in the schema's size).
+const MAX_IN_PLACE_EDGES: usize = 100_000;
+
 /// Keywords whose subschemas apply to the same value as their schema.
 const IN_PLACE_LISTS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
 const IN_PLACE_ONE: [&str; 4] = ["not", "if", "then", "else"];
@@ -143,8 +149,9 @@ fn in_place_loop(root: &Value) -> Option<String> {
         .collect();
     // Depth of the longest in-place chain from each node; `None` while it is being explored.
     let mut depth: std::collections::HashMap<String, Option<usize>> = Default::default();
+    let mut budget = MAX_IN_PLACE_EDGES;
     for node in &nodes {
-        if let Err(at) = chain_depth(root, node, &anchors, &mut depth, 0) {
+        if let Err(at) = chain_depth(root, node, &anchors, &mut depth, 0, &mut budget) {
             return Some(at);
         }
     }
@@ -275,14 +282,15 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The longest in-place chain from `at`; `Err` with the node where a loop, or a chain longer
-/// than [`MAX_IN_PLACE_DEPTH`], was found.
+/// The longest in-place chain from `at`; `Err` with the node where a loop, a chain longer
+/// than [`MAX_IN_PLACE_DEPTH`], or the end of `budget` was found.
 fn chain_depth(
     root: &Value,
     at: &str,
     anchors: &[(String, &str)],
     memo: &mut std::collections::HashMap<String, Option<usize>>,
     level: usize,
+    budget: &mut usize,
 ) -> Result<usize, String> {
     if level > MAX_IN_PLACE_DEPTH {
         return Err(at.to_string());
@@ -294,12 +302,16 @@ fn chain_depth(
     }
     memo.insert(at.to_string(), None);
     let mut deepest = 0;
-    for next in in_place_edges(root, at, anchors) {
+    let edges = in_place_edges(root, at, anchors);
+    *budget = budget
+        .checked_sub(edges.len())
+        .ok_or_else(|| at.to_string())?;
+    for next in edges {
         if matches!(memo.get(&next), Some(None)) {
             // `at` leads back to a schema still being explored: the loop closes here.
             return Err(at.to_string());
         }
-        deepest = deepest.max(chain_depth(root, &next, anchors, memo, level + 1)? + 1);
+        deepest = deepest.max(chain_depth(root, &next, anchors, memo, level + 1, budget)? + 1);
         if deepest > MAX_IN_PLACE_DEPTH {
             return Err(at.to_string());
         }
@@ -606,6 +618,18 @@ mod tests {
             chain = json!({"allOf": [chain]});
         }
         assert!(compile(&chain).is_err());
+        // Checking is bounded: references to any of many resources are refused, quickly.
+        let defs: serde_json::Map<String, Value> = (0..400)
+            .map(|i| {
+                (
+                    format!("d{i}"),
+                    json!({"$id": format!("d{i}"), "allOf": [{"$ref": "x"}]}),
+                )
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        assert!(compile(&json!({"$defs": defs})).is_err());
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
