@@ -2,10 +2,10 @@
 # Runs every test: installs what is missing, then the Rust unit and integration tests of the
 # whole workspace (server and sandbox; they include on-chain settlement against a local anvil
 # node, tests/api/chain.rs, the store conformance suite on sled and a throwaway PostgreSQL, and
-# three toolhost nodes on one PostgreSQL, tests/api/cluster.rs), the API suite once more on
-# PostgreSQL, the JS handler tests, the MCP client suites
-# (tests/mcp/run.sh), and the dashboard and guide in headless Chromium (tests/browser/run.sh).
-# CI runs exactly this (.ci/run).
+# three toolhost nodes on one PostgreSQL, tests/api/cluster.rs), the fuzz targets for a bounded
+# time (scripts/fuzz.sh), the API suite once more on PostgreSQL, the JS handler tests, the MCP
+# client suites (tests/mcp/run.sh), and the dashboard and guide in headless Chromium
+# (tests/browser/run.sh). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -14,6 +14,9 @@ cargo test --workspace --locked --no-fail-fast
 # The wall around sandbox worker processes, probed from inside one (a test-only feature that
 # runs native code in the worker, standing for a compromised engine).
 cargo test -p sandbox --features wall-probe --test wall --locked --no-fail-fast
+# The parsers that take untrusted bytes, fuzzed for a bounded time from the checked-in corpus
+# (docs/fuzzing.md); a crash fails the run and prints the input. FUZZ_SECONDS=0 skips it.
+bash scripts/fuzz.sh
 # The API suite again with every server's state in PostgreSQL (a throwaway cluster on loopback,
 # a schema per server): the shared store must keep every promise the embedded one does.
 TOOLHOST_TEST_STORE=postgres cargo test -p toolhost --test api --locked --no-fail-fast -- --skip cluster::

@@ -5,7 +5,8 @@
 //! # Layout, by layer (bottom first; a module uses its own layer and those below, checked by
 //! `tests/architecture.rs`; `docs/architecture.md` follows one paid call through them)
 //! - Values and errors: `error` (the one error shape, [`error::ErrorCode`]), `money`,
-//!   `timestamp`, `urls`, `keyfile`, `metrics` (the counters), `config` (every setting).
+//!   `timestamp`, `urls`, `keyfile`, `metrics` (the counters), `config` (every setting);
+//!   in tests only, `arbitrary` (proptest strategies, `docs/fuzzing.md`).
 //! - The store: `store` (the trait, sled and PostgreSQL), `paging`, `keyring` (the service's
 //!   own keys, per data dir or shared by a cluster).
 //! - Domains, each taking the parts it uses: `net` (the SSRF-guarded outbound client),
@@ -23,6 +24,8 @@
 //! - `router` (every route and middleware), then `server` (binding, start-up, shutdown).
 
 pub mod app;
+#[cfg(test)]
+mod arbitrary;
 pub mod builders;
 pub mod builtins;
 pub mod catalog;

@@ -187,4 +187,42 @@ mod tests {
         }
         assert_eq!(total, Usd::parse_decimal("1").unwrap());
     }
+
+    mod properties {
+        //! Prices from untrusted bodies (docs/fuzzing.md): any JSON number or text is refused
+        //! or read exactly, and what is read writes back as the same amount.
+
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        fn number() -> impl Strategy<Value = serde_json::Number> {
+            prop_oneof![
+                any::<u64>().prop_map(serde_json::Number::from),
+                any::<i64>().prop_map(serde_json::Number::from),
+                any::<f64>().prop_filter_map("finite", serde_json::Number::from_f64),
+                (0u64..1 << 60, 0u32..8).prop_filter_map("finite", |(n, shift)| {
+                    serde_json::Number::from_f64(n as f64 / 10f64.powi(shift as i32))
+                }),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn json_numbers_round_trip(n in number()) {
+                let Ok(usd) = Usd::from_json_number(&n) else { return Ok(()) };
+                prop_assert_eq!(Usd::from_json_number(&usd.to_json_number()), Ok(usd), "{}", n);
+                let written = serde_json::to_string(&usd).unwrap();
+                prop_assert_eq!(serde_json::from_str::<Usd>(&written).unwrap(), usd, "{}", written);
+                prop_assert_eq!(Usd::parse_decimal(&usd.to_string()), Ok(usd));
+            }
+
+            #[test]
+            fn decimal_text_round_trips(text in "[ 0-9.+-]{0,30}|\\PC{0,20}") {
+                if let Ok(usd) = Usd::parse_decimal(&text) {
+                    prop_assert_eq!(Usd::parse_decimal(&usd.to_string()), Ok(usd), "{:?}", text);
+                }
+            }
+        }
+    }
 }

@@ -22,6 +22,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "keyfile",
             "metrics",
             "config",
+            // Test-only proptest strategies (docs/fuzzing.md).
+            "arbitrary",
         ],
     ),
     ("the store", &["store", "paging", "keyring"]),

@@ -41,6 +41,17 @@ pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaErr
             pointer: Some(e.instance_path.to_string()),
         });
     }
+    if let Some(pointer) = in_place_loop(schema) {
+        return Err(SchemaError {
+            message: format!(
+                "the schema at {pointer} applies itself to the same value (through $ref, allOf, \
+                 anyOf, oneOf, not, if/then/else) without descending into it, or through more \
+                 than {MAX_IN_PLACE_DEPTH} such steps: validation would not end (or its \
+                 references are too many to check)"
+            ),
+            pointer: Some(pointer),
+        });
+    }
     jsonschema::options()
         .with_pattern_options(jsonschema::PatternOptions::regex().size_limit(PATTERN_SIZE_LIMIT))
         .build(schema)
@@ -88,10 +99,237 @@ fn pattern_pointer(schema: &Value, at: &str, instance: &Value) -> String {
         )
 }
 
+/// Longest chain of subschemas applied to one value of the input (see [`in_place_loop`]).
+const MAX_IN_PLACE_DEPTH: usize = 32;
+
+/// In-place edges [`in_place_loop`] follows before it gives up and refuses the schema: a bound
+/// on the work a builder's schema can cause at publish time (references resolved generously
+/// can make edges quadratic in the schema's size).
+const MAX_IN_PLACE_EDGES: usize = 100_000;
+
+/// Keywords whose subschemas apply to the same value as their schema.
+const IN_PLACE_LISTS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
+const IN_PLACE_ONE: [&str; 4] = ["not", "if", "then", "else"];
+const IN_PLACE_MAPS: [&str; 2] = ["dependentSchemas", "dependencies"];
+/// Keywords whose subschemas apply to a part of the value (or only hold definitions).
+const NESTED_ONE: [&str; 8] = [
+    "additionalProperties",
+    "items",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
+];
+const NESTED_MAPS: [&str; 4] = ["properties", "patternProperties", "$defs", "definitions"];
+const NESTED_LISTS: [&str; 2] = ["prefixItems", "items"];
+
+/// The pointer of a `$ref` (or an applicator) from which validation would apply schemas to
+/// the same value forever, or through more than [`MAX_IN_PLACE_DEPTH`] steps; `None` when the
+/// schema always descends into the value before it comes back to a schema it is in.
+///
+/// jsonschema 0.33 follows such a loop (`{"anyOf": [{"$ref": "#"}]}`) until the thread's
+/// stack overflows, which aborts the whole server on the first call; the fuzzing work of
+/// issue 14 found it (docs/fuzzing.md). Every subschema of the document is a node; its edges
+/// are its in-place subschemas and the targets of its references (`$ref`, `$dynamicRef`,
+/// `$recursiveRef`), resolved generously: a reference that may lead to several places leads to
+/// all of them, so a loop is never missed, at the cost of refusing a few exotic schemas.
+fn in_place_loop(root: &Value) -> Option<String> {
+    let mut nodes = Vec::new();
+    collect_schemas(root, String::new(), &mut nodes);
+    let anchors: Vec<(String, &str)> = nodes
+        .iter()
+        .filter_map(|p| root.pointer(p).map(|s| (p, s)))
+        .flat_map(|(p, s)| {
+            ["$anchor", "$dynamicAnchor", "$id"]
+                .into_iter()
+                .filter_map(move |k| s.get(k).and_then(Value::as_str).map(|a| (p.clone(), a)))
+        })
+        .collect();
+    // Depth of the longest in-place chain from each node; `None` while it is being explored.
+    let mut depth: std::collections::HashMap<String, Option<usize>> = Default::default();
+    let mut budget = MAX_IN_PLACE_EDGES;
+    for node in &nodes {
+        if let Err(at) = chain_depth(root, node, &anchors, &mut depth, 0, &mut budget) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Every subschema position of the document, as JSON pointers.
+fn collect_schemas(schema: &Value, at: String, out: &mut Vec<String>) {
+    let Value::Object(map) = schema else {
+        out.push(at);
+        return;
+    };
+    out.push(at.clone());
+    let child = |k: &str| format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+    for (key, value) in map {
+        let key = key.as_str();
+        let one = IN_PLACE_ONE.contains(&key) || NESTED_ONE.contains(&key);
+        let lists = IN_PLACE_LISTS.contains(&key) || NESTED_LISTS.contains(&key);
+        let maps = IN_PLACE_MAPS.contains(&key) || NESTED_MAPS.contains(&key);
+        match value {
+            Value::Object(_) if one => collect_schemas(value, child(key), out),
+            Value::Array(items) if lists => {
+                for (i, item) in items.iter().enumerate() {
+                    collect_schemas(item, format!("{}/{i}", child(key)), out);
+                }
+            }
+            Value::Object(entries) if maps => {
+                for (name, sub) in entries {
+                    if sub.is_object() || sub.is_boolean() {
+                        collect_schemas(
+                            sub,
+                            child(key) + "/" + &name.replace('~', "~0").replace('/', "~1"),
+                            out,
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The nodes validation moves to from `at` without descending into the value.
+fn in_place_edges(root: &Value, at: &str, anchors: &[(String, &str)]) -> Vec<String> {
+    let Some(Value::Object(map)) = root.pointer(at) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let child = |k: &str| format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+    for key in IN_PLACE_ONE {
+        if map.get(key).is_some_and(|v| v.is_object()) {
+            out.push(child(key));
+        }
+    }
+    for key in IN_PLACE_LISTS {
+        if let Some(Value::Array(items)) = map.get(key) {
+            out.extend((0..items.len()).map(|i| format!("{}/{i}", child(key))));
+        }
+    }
+    for key in IN_PLACE_MAPS {
+        if let Some(Value::Object(entries)) = map.get(key) {
+            out.extend(
+                entries
+                    .iter()
+                    .filter(|(_, v)| v.is_object())
+                    .map(|(name, _)| {
+                        child(key) + "/" + &name.replace('~', "~0").replace('/', "~1")
+                    }),
+            );
+        }
+    }
+    for key in ["$ref", "$dynamicRef", "$recursiveRef"] {
+        let Some(reference) = map.get(key).and_then(Value::as_str) else {
+            continue;
+        };
+        let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let fragment = percent_decode(fragment);
+        // The resources the reference may name: the document itself, or (for an absolute or
+        // relative URI) any subschema with an `$id`.
+        let mut resources = vec![String::new()];
+        if !base.is_empty() {
+            resources.extend(anchors.iter().map(|(p, _)| p.clone()));
+        }
+        for resource in resources {
+            if fragment.is_empty() || fragment.starts_with('/') {
+                out.push(format!("{resource}{fragment}"));
+            } else {
+                // A plain-name fragment: any subschema with that anchor.
+                out.extend(
+                    anchors
+                        .iter()
+                        .filter(|(_, a)| a.trim_start_matches('#') == fragment)
+                        .map(|(p, _)| p.clone()),
+                );
+            }
+        }
+        if key == "$recursiveRef" || key == "$dynamicRef" {
+            // Dynamic scope may resolve to any anchor of the document, or to its root.
+            out.extend(anchors.iter().map(|(p, _)| p.clone()));
+            out.push(String::new());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The longest in-place chain from `at`; `Err` with the node where a loop, a chain longer
+/// than [`MAX_IN_PLACE_DEPTH`], or the end of `budget` was found.
+fn chain_depth(
+    root: &Value,
+    at: &str,
+    anchors: &[(String, &str)],
+    memo: &mut std::collections::HashMap<String, Option<usize>>,
+    level: usize,
+    budget: &mut usize,
+) -> Result<usize, String> {
+    if level > MAX_IN_PLACE_DEPTH {
+        return Err(at.to_string());
+    }
+    match memo.get(at) {
+        Some(Some(depth)) => return Ok(*depth),
+        Some(None) => return Err(at.to_string()),
+        None => {}
+    }
+    memo.insert(at.to_string(), None);
+    let mut deepest = 0;
+    let edges = in_place_edges(root, at, anchors);
+    *budget = budget
+        .checked_sub(edges.len())
+        .ok_or_else(|| at.to_string())?;
+    for next in edges {
+        if matches!(memo.get(&next), Some(None)) {
+            // `at` leads back to a schema still being explored: the loop closes here.
+            return Err(at.to_string());
+        }
+        deepest = deepest.max(chain_depth(root, &next, anchors, memo, level + 1, budget)? + 1);
+        if deepest > MAX_IN_PLACE_DEPTH {
+            return Err(at.to_string());
+        }
+    }
+    memo.insert(at.to_string(), Some(deepest));
+    Ok(deepest)
+}
+
 /// Compiles a schema stored before patterns had to be linear-time: with the backtracking
 /// engine, capped so that one match gives up (and fails validation) after a bounded number of
 /// steps. New and changed schemas go through [`compile`].
 pub(super) fn compile_stored(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+    if let Some(pointer) = in_place_loop(schema) {
+        // Stored before loops were refused: validating with it would abort the server, and
+        // refusing it would stop the server starting. It refuses every value instead.
+        tracing::warn!(%pointer, "a stored schema applies itself to the same value; it now refuses every value");
+        return compile(&Value::Bool(false));
+    }
     compile(schema).or_else(|refused| {
         jsonschema::options()
             .with_pattern_options(
@@ -308,6 +546,9 @@ mod tests {
         assert!(!violations(&digits, &json!("12a")).is_empty());
         // Stored schemas from before load with a bounded backtracking engine.
         assert!(compile_stored(&lookbehind).is_ok());
+        // A stored schema that loops loads, and refuses everything rather than abort.
+        let looping = compile_stored(&json!({"anyOf": [{"$ref": "#"}]})).unwrap();
+        assert!(!violations(&looping, &json!({})).is_empty());
     }
 
     #[test]
@@ -335,5 +576,251 @@ mod tests {
         let example = example_for_schema(&schema);
         assert_eq!(example, json!({"url": "https://example.com", "count": 1}));
         assert!(violations(&compile(&schema).unwrap(), &example).is_empty());
+    }
+
+    #[test]
+    fn refuses_schemas_that_apply_themselves_to_the_same_value() {
+        // Found by the schema property test (docs/fuzzing.md): each of these overflowed the
+        // validating thread's stack on the first input, aborting the server.
+        for (schema, at) in [
+            (json!({"not": {"$ref": "#"}}), "/not"),
+            (json!({"anyOf": [{"$ref": "#"}]}), "/anyOf/0"),
+            (json!({"$ref": ""}), ""),
+            (
+                json!({"$defs": {"d": {"$ref": "#"}}, "$ref": "#/$defs/d"}),
+                "/$defs/d",
+            ),
+            (
+                json!({"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"not": {"$ref": "#/%24defs/a"}}},
+                "properties": {"x": {"$ref": "#/$defs/a"}}}),
+                "/$defs/b/not",
+            ),
+            (
+                json!({"$defs": {"n": {"$anchor": "n", "if": {"$ref": "#n"}}}}),
+                "/$defs/n/if",
+            ),
+        ] {
+            let e = compile(&schema).unwrap_err();
+            assert!(
+                e.message.contains("validation would not end"),
+                "{schema}: {e:?}"
+            );
+            assert_eq!(e.pointer.as_deref(), Some(at), "{schema}");
+        }
+        // Recursion through a part of the value ends with the value: trees stay allowed.
+        let tree = json!({"type": "object", "properties": {
+            "children": {"type": "array", "items": {"$ref": "#"}}}});
+        let v = compile(&tree).unwrap();
+        assert!(violations(&v, &json!({"children": [{"children": []}]})).is_empty());
+        // A long chain without a loop is refused too: it multiplies the depth of the input.
+        let mut chain = json!({"type": "string"});
+        for _ in 0..=MAX_IN_PLACE_DEPTH {
+            chain = json!({"allOf": [chain]});
+        }
+        assert!(compile(&chain).is_err());
+        // Checking is bounded: references to any of many resources are refused, quickly.
+        let defs: serde_json::Map<String, Value> = (0..400)
+            .map(|i| {
+                (
+                    format!("d{i}"),
+                    json!({"$id": format!("d{i}"), "allOf": [{"$ref": "x"}]}),
+                )
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        assert!(compile(&json!({"$defs": defs})).is_err());
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn the_deepest_schema_allowed_validates_the_deepest_input_on_a_small_stack() {
+        // The longest in-place chain allowed, around a recursion into each array item...
+        let mut schema = json!({"type": "array", "items": {"$ref": "#"}, "minItems": 1});
+        for _ in 1..MAX_IN_PLACE_DEPTH {
+            schema = json!({"allOf": [schema]});
+        }
+        let validator = compile(&schema).unwrap();
+        // ...against an input as deep as serde_json parses (128 levels), on a thread with the
+        // 2 MiB stack of the runtime's workers and blocking threads.
+        let mut input = json!([]);
+        for _ in 0..126 {
+            input = json!([input]);
+        }
+        let text = input.to_string();
+        let input: Value = serde_json::from_str(&text).unwrap();
+        let found = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || violations(&validator, &input).len())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(found, 1, "the innermost array is empty");
+    }
+
+    mod properties {
+        //! A builder's inputSchema and a caller's input (docs/fuzzing.md): compiling any
+        //! document refuses or yields a validator, never panics; validating any input against
+        //! it reports violations whose pointers lead into that input.
+
+        use proptest::prelude::*;
+        use serde_json::{json, Value};
+
+        use super::super::*;
+        use crate::arbitrary;
+
+        const WORDS: &[&str] = &[
+            "type",
+            "properties",
+            "required",
+            "items",
+            "pattern",
+            "patternProperties",
+            "additionalProperties",
+            "enum",
+            "const",
+            "anyOf",
+            "allOf",
+            "oneOf",
+            "not",
+            "minimum",
+            "maximum",
+            "minLength",
+            "maxLength",
+            "format",
+            "$ref",
+            "$defs",
+            "#",
+            "object",
+            "string",
+            "integer",
+            "number",
+            "array",
+            "boolean",
+            "null",
+            "url",
+            "n",
+        ];
+        const TYPES: &[&str] = &[
+            "object", "string", "integer", "number", "array", "boolean", "null",
+        ];
+        const FORMATS: &[&str] = &[
+            "uri",
+            "email",
+            "date-time",
+            "regex",
+            "ipv4",
+            "hostname",
+            "uuid",
+        ];
+
+        /// Regex-like text: the pieces ECMA-262 and the `regex` crate disagree about.
+        fn pattern() -> impl Strategy<Value = String> {
+            let piece = proptest::sample::select(
+                &[
+                    "^", "$", "(", ")", "[", "]", "{", "}", "*", "+", "?", ".", "|", "\\", "\\d",
+                    "\\w", "\\s", "\\b", "\\1", "(?=", "(?!", "(?<=", "(?<!", "(?:", "(?<n>",
+                    "\\k<n>", "\\p{L}", "\\u00e9", "\\cA", "\\x41", "{2,}", "{1000}", "a", "-",
+                    "0", ",", "é",
+                ][..],
+            );
+            proptest::collection::vec(piece, 0..12).prop_map(|p| p.concat())
+        }
+
+        fn name() -> impl Strategy<Value = String> {
+            proptest::sample::select(&["url", "n", "a", "", "~", "a/b", "0"][..])
+                .prop_map(String::from)
+        }
+
+        fn schema() -> BoxedStrategy<Value> {
+            let leaf = prop_oneof![
+                Just(json!({})),
+                any::<bool>().prop_map(Value::Bool),
+                proptest::sample::select(TYPES).prop_map(|t| json!({"type": t})),
+                pattern().prop_map(|p| json!({"type": "string", "pattern": p})),
+                (0u64..5).prop_map(|n| json!({"minLength": n, "maxLength": n + 3})),
+                (-5i64..5).prop_map(|n| json!({"minimum": n})),
+                arbitrary::json(WORDS).prop_map(|v| json!({"enum": [v, 1]})),
+                arbitrary::json(WORDS).prop_map(|v| json!({"const": v})),
+                proptest::sample::select(FORMATS).prop_map(|f| json!({"format": f})),
+                Just(json!({"$ref": "#"})),
+                arbitrary::json(WORDS),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    (
+                        proptest::collection::btree_map(name(), inner.clone(), 0..4),
+                        any::<bool>()
+                    )
+                        .prop_map(|(props, strict)| {
+                            let required: Vec<&String> = props.keys().take(1).collect();
+                            json!({"type": "object", "properties": props, "required": required,
+                                "additionalProperties": !strict})
+                        }),
+                    inner
+                        .clone()
+                        .prop_map(|s| json!({"type": "array", "items": s})),
+                    proptest::collection::vec(inner.clone(), 1..3)
+                        .prop_map(|v| json!({"anyOf": v})),
+                    proptest::collection::vec(inner.clone(), 1..3)
+                        .prop_map(|v| json!({"oneOf": v})),
+                    inner.clone().prop_map(|s| json!({"not": s})),
+                    (pattern(), inner.clone())
+                        .prop_map(|(p, s)| json!({"patternProperties": {p: s}})),
+                    inner
+                        .clone()
+                        .prop_map(|s| json!({"$defs": {"d": s}, "$ref": "#/$defs/d"})),
+                    inner
+                        .clone()
+                        .prop_map(|s| json!({"properties": {"a": {"$ref": "#"}}, "allOf": [s]})),
+                ]
+            })
+            .boxed()
+        }
+
+        fn instance() -> BoxedStrategy<Value> {
+            prop_oneof![
+                arbitrary::json(WORDS),
+                arbitrary::object(&["url", "n", "a", "~", "a/b", "0"], arbitrary::json(WORDS))
+                    .prop_map(Value::Object),
+            ]
+            .boxed()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            #[test]
+            fn any_schema_compiles_or_is_refused_and_validates_any_input(
+                schema in schema(),
+                inputs in proptest::collection::vec(instance(), 1..4),
+            ) {
+                let _ = example_for_schema(&schema);
+                let _ = compile_stored(&schema);
+                let Ok(validator) = compile(&schema) else { return Ok(()) };
+                for input in &inputs {
+                    for violation in violations(&validator, input) {
+                        prop_assert!(
+                            input.pointer(&violation.pointer).is_some(),
+                            "{} in {}", violation.pointer, input
+                        );
+                    }
+                }
+                let example = example_for_schema(&schema);
+                let _ = violations(&validator, &example);
+            }
+
+            #[test]
+            fn query_input_keeps_every_name(
+                schema in schema(),
+                pairs in proptest::collection::vec((name(), any::<String>()), 0..6),
+            ) {
+                let input = input_from_query(&schema, pairs.clone());
+                let object = input.as_object().expect("an object");
+                for (name, _) in &pairs {
+                    prop_assert!(object.contains_key(name));
+                }
+                prop_assert!(object.len() <= pairs.len());
+            }
+        }
     }
 }

@@ -120,6 +120,29 @@ pub struct PatchRequest {
     pub allowed_hosts: Option<Vec<String>>,
 }
 
+/// The field checks of a create body, in the order its 422 reports them (the caller's rights
+/// and the files are checked apart).
+pub(super) fn create_fields(request: &CreateRequest) -> Result<(), FieldError> {
+    slug(&request.slug)?;
+    title(&request.title)?;
+    description(&request.description)?;
+    price(request.price_usd, request.pricing_mode)?;
+    tags(&request.tags)?;
+    env(&request.env)?;
+    handler_fields(
+        request.handler_type,
+        request.source.as_deref(),
+        request.response.as_ref(),
+    )?;
+    if let Some(runtime) = &request.limits {
+        limits(runtime)?;
+    }
+    if let Some(hosts) = &request.allowed_hosts {
+        allowed_hosts(hosts)?;
+    }
+    Ok(())
+}
+
 /// Host patterns: at most 50, each a lowercase host name, optionally behind `*.`.
 pub(super) fn allowed_hosts(hosts: &[String]) -> Result<(), FieldError> {
     let valid = |h: &str| {
@@ -400,5 +423,199 @@ mod tests {
         .is_err());
         assert!(env(&[("1X".to_string(), "v".to_string())].into()).is_err());
         assert!(tags(&["".to_string()]).is_err());
+    }
+
+    mod properties {
+        //! Create and PATCH bodies as the routes read them (docs/fuzzing.md): any bytes are
+        //! refused with the route's error classes or parse; a parsed create body that passes
+        //! the field checks keeps the documented rules, and its price survives the JSON the
+        //! catalog writes.
+
+        use axum::http::StatusCode;
+        use proptest::prelude::*;
+        use serde_json::{json, Map, Value};
+
+        use super::super::*;
+        use crate::arbitrary;
+        use crate::http::extract::parse_json;
+
+        const WORDS: &[&str] = &[
+            "slug",
+            "title",
+            "description",
+            "priceUsd",
+            "pricingMode",
+            "handlerType",
+            "source",
+            "response",
+            "inputSchema",
+            "outputSchema",
+            "tags",
+            "capabilities",
+            "env",
+            "files",
+            "safetyAttestation",
+            "limits",
+            "allowedHosts",
+            "status",
+            "grantedCapabilities",
+            "static_json",
+            "js_request_response",
+            "receipt_echo",
+            "free_public_utility",
+            "fixed_price_success_receipt",
+            "active",
+            "paused",
+            "memoryMb",
+            "timeoutMs",
+            "kv",
+            "httpGetJson",
+            "logs",
+            "accepted",
+            "my-tool",
+            "*.example.com",
+            "API_KEY",
+        ];
+
+        /// A body: each field present or not, usually of a plausible type, sometimes anything.
+        fn body() -> BoxedStrategy<Value> {
+            let any_json = arbitrary::json(WORDS);
+            let price = prop_oneof![
+                Just(json!(0)),
+                Just(json!(0.001)),
+                (0u64..10_000_000).prop_map(|n| json!(n as f64 / 1e6)),
+                any::<f64>().prop_map(|f| json!(f)),
+                any::<u64>().prop_map(|n| json!(n)),
+            ];
+            let plausible = prop_oneof![
+                ("slug", "[a-z0-9-]{0,70}".prop_map(Value::from).boxed()),
+                ("title", any::<String>().prop_map(Value::from).boxed()),
+                ("priceUsd", price.boxed()),
+                (
+                    "handlerType",
+                    proptest::sample::select(
+                        &["static_json", "js_request_response", "receipt_echo"][..]
+                    )
+                    .prop_map(Value::from)
+                    .boxed()
+                ),
+                ("response", any_json.clone()),
+                ("source", any::<String>().prop_map(Value::from).boxed()),
+                (
+                    "tags",
+                    proptest::collection::vec(any::<String>(), 0..20)
+                        .prop_map(|t| json!(t))
+                        .boxed()
+                ),
+                (
+                    "env",
+                    arbitrary::object(WORDS, any::<String>().prop_map(Value::from))
+                        .prop_map(Value::Object)
+                        .boxed()
+                ),
+                (
+                    "files",
+                    arbitrary::object(
+                        &["a.txt", "../x", "./a//b", "dir/"],
+                        any::<String>().prop_map(Value::from)
+                    )
+                    .prop_map(Value::Object)
+                    .boxed()
+                ),
+                (
+                    "limits",
+                    (0u32..2000, 0u32..70_000)
+                        .prop_map(|(m, t)| json!({"memoryMb": m, "timeoutMs": t}))
+                        .boxed()
+                ),
+                (
+                    "allowedHosts",
+                    proptest::collection::vec("[a-z.*-]{0,12}", 0..4)
+                        .prop_map(|h| json!(h))
+                        .boxed()
+                ),
+                (
+                    "safetyAttestation",
+                    any::<bool>().prop_map(|a| json!({"accepted": a})).boxed()
+                ),
+            ];
+            let field = prop_oneof![
+                4 => plausible,
+                1 => (proptest::sample::select(WORDS).prop_map(String::from), any_json.clone()),
+            ];
+            prop_oneof![
+                6 => proptest::collection::vec(field, 0..12).prop_map(|fields| {
+                    let object: Map<String, Value> =
+                        fields.into_iter().collect();
+                    Value::Object(object)
+                }),
+                1 => any_json,
+            ]
+            .boxed()
+        }
+
+        fn check_accepted(request: &CreateRequest) -> Result<(), TestCaseError> {
+            let slug_rule = regex::Regex::new("^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$").unwrap();
+            prop_assert!(slug_rule.is_match(&request.slug), "{}", request.slug);
+            prop_assert!((1..=120).contains(&request.title.chars().count()));
+            prop_assert!(request.tags.len() <= MAX_TAGS);
+            let price = request.price_usd;
+            prop_assert!(price.is_zero() || price >= MIN_PRICE);
+            // The price as the catalog stores and shows it reads back as the same amount.
+            let written = serde_json::to_string(&price).unwrap();
+            prop_assert_eq!(
+                serde_json::from_str::<Usd>(&written).unwrap(),
+                price,
+                "{}",
+                written
+            );
+            match request.handler_type {
+                HandlerType::JsRequestResponse => prop_assert!(request.source.is_some()),
+                HandlerType::StaticJson => prop_assert!(request.response.is_some()),
+                _ => prop_assert!(request.source.is_none() && request.response.is_none()),
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            #[test]
+            fn create_bodies_parse_and_check_without_surprises(body in body()) {
+                let bytes = serde_json::to_vec(&body).unwrap();
+                match parse_json::<CreateRequest>(&bytes) {
+                    Ok(request) => {
+                        if create_fields(&request).is_ok() {
+                            check_accepted(&request)?;
+                        }
+                    }
+                    Err(e) => prop_assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY),
+                }
+                match parse_json::<PatchRequest>(&bytes) {
+                    Ok(patch) => {
+                        if let Some(hosts) = &patch.allowed_hosts {
+                            let _ = allowed_hosts(hosts);
+                        }
+                        if let Some(tags) = &patch.tags {
+                            let _ = super::super::tags(tags);
+                        }
+                    }
+                    Err(e) => prop_assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY),
+                }
+            }
+
+            #[test]
+            fn any_bytes_are_a_body_or_a_client_error(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+                for status in [
+                    parse_json::<CreateRequest>(&bytes).err().map(|e| e.status),
+                    parse_json::<PatchRequest>(&bytes).err().map(|e| e.status),
+                ] {
+                    prop_assert!(matches!(
+                        status,
+                        None | Some(StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY)
+                    ));
+                }
+            }
+        }
     }
 }

@@ -238,23 +238,7 @@ pub async fn create(
             return Err(EndpointError::HandlerNotAllowed);
         }
     }
-    input::slug(&request.slug)?;
-    input::title(&request.title)?;
-    input::description(&request.description)?;
-    input::price(request.price_usd, request.pricing_mode)?;
-    input::tags(&request.tags)?;
-    input::env(&request.env)?;
-    input::handler_fields(
-        request.handler_type,
-        request.source.as_deref(),
-        request.response.as_ref(),
-    )?;
-    if let Some(limits) = &request.limits {
-        input::limits(limits)?;
-    }
-    if let Some(hosts) = &request.allowed_hosts {
-        input::allowed_hosts(hosts)?;
-    }
+    input::create_fields(&request)?;
     let files: BTreeMap<String, Option<String>> = request
         .files
         .into_iter()

@@ -111,3 +111,46 @@ async fn report(ctx: &Context<'_>, token: Option<&Value>, progress: u32, message
     // A closed stream means the client left; the call still completes and settles.
     let _ = sink.send(note).await;
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::arbitrary;
+
+    const WORDS: &[&str] = &[
+        "protocolVersion",
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05",
+        "capabilities",
+        "clientInfo",
+    ];
+
+    proptest! {
+        /// Any `initialize` params (docs/fuzzing.md): a served revision, the client's own when
+        /// it is served; or invalid params when there is no revision string.
+        #[test]
+        fn initialize_negotiates_a_served_revision(
+            params in arbitrary::object(WORDS, arbitrary::json(WORDS)),
+        ) {
+            let requested = params.get("protocolVersion").and_then(Value::as_str);
+            match initialize(&params) {
+                Ok(answer) => {
+                    let version = answer["protocolVersion"].as_str().unwrap();
+                    prop_assert!(SUPPORTED_VERSIONS.contains(&version));
+                    let requested = requested.unwrap();
+                    if SUPPORTED_VERSIONS.contains(&requested) {
+                        prop_assert_eq!(version, requested);
+                    }
+                }
+                Err(e) => {
+                    prop_assert_eq!(e.code, protocol::INVALID_PARAMS);
+                    prop_assert!(requested.is_none());
+                }
+            }
+        }
+    }
+}

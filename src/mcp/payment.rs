@@ -263,4 +263,60 @@ mod tests {
         assert_eq!(result["isError"], true);
         assert!(result.get("_meta").is_none());
     }
+
+    mod properties {
+        //! Any `_meta` (docs/fuzzing.md): invalid params, or a tender that follows the rules.
+
+        use proptest::prelude::*;
+
+        use super::*;
+        use crate::arbitrary;
+
+        const WORDS: &[&str] = &[
+            PAYMENT_META,
+            CREDIT_META,
+            "x402Version",
+            "accepted",
+            "payload",
+            "scheme",
+            "network",
+            "signature",
+            "authorization",
+            "progressToken",
+        ];
+
+        proptest! {
+            #[test]
+            fn any_meta_is_invalid_params_or_a_tender(
+                meta in arbitrary::object(WORDS, arbitrary::json(WORDS)),
+                request_id in proptest::option::of("[a-z0-9-]{1,20}"),
+            ) {
+                let mut transport = HeaderMap::new();
+                if let Some(id) = &request_id {
+                    transport.insert(REQUEST_ID, HeaderValue::from_str(id).unwrap());
+                }
+                let (headers, tender) = match call_payment(&transport, Some(&meta)) {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        prop_assert_eq!(e.code, super::super::super::protocol::INVALID_PARAMS);
+                        return Ok(());
+                    }
+                };
+                // Only the request id is carried over.
+                prop_assert_eq!(headers.len(), usize::from(request_id.is_some()));
+                let credit = meta.get(CREDIT_META).and_then(Value::as_str).map(str::trim);
+                match tender {
+                    Tender::Credit(c) => prop_assert_eq!(Some(c.as_str()), credit),
+                    Tender::X402(_) | Tender::Malformed(_) => {
+                        prop_assert!(credit.is_none_or(str::is_empty));
+                        prop_assert!(meta[PAYMENT_META].is_object());
+                    }
+                    Tender::Nothing => {
+                        prop_assert!(credit.is_none_or(str::is_empty));
+                        prop_assert!(meta.get(PAYMENT_META).is_none_or(Value::is_null));
+                    }
+                }
+            }
+        }
+    }
 }

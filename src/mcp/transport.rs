@@ -218,31 +218,9 @@ async fn answer(
     accepts: Accepts,
     value: Value,
 ) -> Response {
-    let (items, batch) = match value {
-        Value::Array(messages) => {
-            if !allows_batches(version) {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    protocol::INVALID_REQUEST,
-                    &format!("batches are not part of MCP {version}; send one message per request"),
-                );
-            }
-            if messages.is_empty() {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    protocol::INVALID_REQUEST,
-                    "empty batch",
-                );
-            }
-            (
-                messages
-                    .into_iter()
-                    .map(|m| item(m, true))
-                    .collect::<Vec<_>>(),
-                true,
-            )
-        }
-        message => (vec![item(message, false)], false),
+    let (items, batch) = match plan(version, value) {
+        Ok(plan) => plan,
+        Err(refusal) => return (StatusCode::BAD_REQUEST, Json(refusal)).into_response(),
     };
     if items.iter().all(|i| matches!(i, Item::Silent)) {
         return StatusCode::ACCEPTED.into_response();
@@ -274,6 +252,28 @@ async fn answer(
         Json(Value::Array(replies)).into_response()
     } else {
         Json(replies.pop().unwrap_or(Value::Null)).into_response()
+    }
+}
+
+/// The body's messages, classified, and whether they came as a batch; or the refusal of the
+/// whole body (a JSON-RPC error object, answered 400): a batch where the revision has none, or
+/// an empty one.
+fn plan(version: &str, value: Value) -> Result<(Vec<Item>, bool), Value> {
+    let refusal = |message: String| failure(Value::Null, &RpcError::invalid_request(message));
+    match value {
+        Value::Array(messages) => {
+            if !allows_batches(version) {
+                return Err(refusal(format!(
+                    "batches are not part of MCP {version}; send one message per request"
+                )));
+            }
+            if messages.is_empty() {
+                return Err(refusal("empty batch".into()));
+            }
+            let items = messages.into_iter().map(|m| item(m, true)).collect();
+            Ok((items, true))
+        }
+        message => Ok((vec![item(message, false)], false)),
     }
 }
 
@@ -359,5 +359,204 @@ mod tests {
             Some(Accepts::Sse)
         );
         assert_eq!(accepts(&with_accept("text/html")), None);
+    }
+
+    mod properties {
+        //! Any JSON body (docs/fuzzing.md): each message gets exactly one well-formed JSON-RPC
+        //! answer, or none when it is a notification or a client's response.
+
+        use proptest::prelude::*;
+        use serde_json::{json, Map, Value};
+
+        use super::super::*;
+        use crate::arbitrary;
+        use crate::mcp::protocol::SUPPORTED_VERSIONS;
+
+        const METHODS: &[&str] = &[
+            "initialize",
+            "ping",
+            "tools/list",
+            "tools/call",
+            "notifications/initialized",
+            "server/discover",
+        ];
+        const WORDS: &[&str] = &[
+            "jsonrpc",
+            "2.0",
+            "id",
+            "method",
+            "params",
+            "result",
+            "error",
+            "initialize",
+            "ping",
+            "tools/list",
+            "tools/call",
+            "protocolVersion",
+            "2025-03-26",
+            "_meta",
+            "progressToken",
+            "cursor",
+            "name",
+            "arguments",
+            "code",
+            "message",
+        ];
+
+        /// A message: mostly JSON-RPC-shaped objects with each member present or not and of
+        /// any type, sometimes any JSON at all.
+        fn message() -> BoxedStrategy<Value> {
+            let any_json = arbitrary::json(WORDS);
+            let member = |weight: f64, usual: BoxedStrategy<Value>| {
+                proptest::option::weighted(weight, prop_oneof![3 => usual, 1 => any_json.clone()])
+            };
+            let id = prop_oneof![
+                (-2i64..100).prop_map(Value::from),
+                any::<String>().prop_map(Value::from)
+            ]
+            .boxed();
+            let shaped = (
+                member(0.9, Just(json!("2.0")).boxed()),
+                member(0.8, id),
+                member(
+                    0.8,
+                    proptest::sample::select(METHODS)
+                        .prop_map(Value::from)
+                        .boxed(),
+                ),
+                member(
+                    0.5,
+                    arbitrary::object(WORDS, any_json.clone())
+                        .prop_map(Value::Object)
+                        .boxed(),
+                ),
+                proptest::option::weighted(0.1, any_json.clone()),
+                proptest::option::weighted(0.1, any_json.clone()),
+            )
+                .prop_map(|(jsonrpc, id, method, params, result, error)| {
+                    let members = [
+                        ("jsonrpc", jsonrpc),
+                        ("id", id),
+                        ("method", method),
+                        ("params", params),
+                        ("result", result),
+                        ("error", error),
+                    ];
+                    let object: Map<String, Value> = members
+                        .into_iter()
+                        .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+                        .collect();
+                    Value::Object(object)
+                });
+            prop_oneof![4 => shaped, 1 => any_json].boxed()
+        }
+
+        fn body() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                3 => message(),
+                1 => proptest::collection::vec(message(), 0..5).prop_map(Value::Array),
+            ]
+        }
+
+        fn valid_id(id: Option<&Value>) -> bool {
+            matches!(id, Some(Value::String(_) | Value::Number(_)))
+        }
+
+        /// A JSON-RPC error response, exactly: `jsonrpc`, a usable id, an integer code and a
+        /// string message.
+        fn check_error_object(reply: &Value) -> Result<(), TestCaseError> {
+            let object = reply.as_object().expect("an object");
+            let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
+            keys.sort_unstable();
+            prop_assert_eq!(keys, ["error", "id", "jsonrpc"]);
+            prop_assert_eq!(&reply["jsonrpc"], "2.0");
+            prop_assert!(valid_id(Some(&reply["id"])) || reply["id"].is_null());
+            let error = reply["error"].as_object().expect("error object");
+            prop_assert_eq!(error.len(), 2);
+            prop_assert!(error["code"].is_i64() && error["message"].is_string());
+            Ok(())
+        }
+
+        /// One message's answer, checked against what the message is.
+        fn check_item(message: &Value, item: &Item, in_batch: bool) -> Result<(), TestCaseError> {
+            let object = message.as_object();
+            let member = |k: &str| object.and_then(|o| o.get(k));
+            let jsonrpc = member("jsonrpc") == Some(&json!("2.0"));
+            let id = member("id");
+            let method = member("method").and_then(Value::as_str);
+            let notification = jsonrpc && method.is_some() && id.is_none();
+            let response = jsonrpc
+                && member("method").is_none()
+                && valid_id(id)
+                && (member("result").is_some() || member("error").is_some());
+            let request = jsonrpc && method.is_some() && valid_id(id);
+            match item {
+                Item::Silent => prop_assert!(notification || response, "{message}"),
+                Item::Request {
+                    id: got,
+                    method: name,
+                    ..
+                } => {
+                    prop_assert!(request, "{message}");
+                    prop_assert_eq!(Some(got), id);
+                    prop_assert_eq!(Some(name.as_str()), method);
+                    prop_assert!(!(in_batch && name == "initialize"));
+                }
+                Item::Reply(reply) => {
+                    prop_assert!(!notification && !response, "{message}");
+                    prop_assert!(!request || (in_batch && method == Some("initialize")));
+                    check_error_object(reply)?;
+                    // The message's own id when it is usable, else null; never another value.
+                    let expected = if valid_id(id) { id.cloned() } else { None };
+                    let got = Some(&reply["id"]).filter(|i| !i.is_null()).cloned();
+                    prop_assert!(got.is_none() || got == expected, "{message} -> {reply}");
+                }
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            #[test]
+            fn every_message_gets_one_answer_or_none(
+                version in proptest::sample::select(&SUPPORTED_VERSIONS[..]),
+                body in body(),
+            ) {
+                match (plan(version, body.clone()), &body) {
+                    (Ok((items, batch)), Value::Array(messages)) => {
+                        prop_assert!(batch && allows_batches(version) && !messages.is_empty());
+                        prop_assert_eq!(items.len(), messages.len());
+                        for (message, item) in messages.iter().zip(&items) {
+                            check_item(message, item, true)?;
+                        }
+                    }
+                    (Ok((items, batch)), message) => {
+                        prop_assert!(!batch);
+                        prop_assert_eq!(items.len(), 1);
+                        check_item(message, &items[0], false)?;
+                    }
+                    (Err(refusal), Value::Array(messages)) => {
+                        prop_assert!(!allows_batches(version) || messages.is_empty());
+                        check_error_object(&refusal)?;
+                        prop_assert!(refusal["id"].is_null());
+                    }
+                    (Err(refusal), message) => prop_assert!(false, "{message} refused: {refusal}"),
+                }
+            }
+
+            #[test]
+            fn answers_are_well_formed(
+                id in proptest::option::of(any::<i64>().prop_map(Value::from)),
+                result in arbitrary::json(WORDS),
+                code in any::<i64>(),
+                message in any::<String>(),
+            ) {
+                let id = id.unwrap_or(Value::Null);
+                let ok = success(id.clone(), result.clone());
+                prop_assert_eq!(&ok, &json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                check_error_object(&failure(id, &RpcError::new(code, message)))?;
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! to the address already checked (`resolve`), with no proxy and no automatic redirects;
 //! redirects are followed here, each hop checked like the first.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -13,7 +13,7 @@ use http::header::{self, HeaderMap, HeaderValue};
 use url::{Host, Url};
 
 use super::error::NetError;
-use super::guard::{check_ip, host_allowed};
+use super::guard::{check_ip, check_url, parse_url, Destination};
 use crate::config::OutboundPolicy;
 
 /// Methods callers may use; the outbound client is for reading JSON APIs, nothing more.
@@ -138,8 +138,7 @@ impl OutboundClient {
     }
 
     async fn fetch_hops(&self, req: OutboundRequest<'_>) -> Result<FetchedResponse, NetError> {
-        let mut url =
-            Url::parse(req.url.trim()).map_err(|_| NetError::InvalidUrl("not an absolute URL"))?;
+        let mut url = parse_url(&req.url)?;
         let mut method = req.method;
         let mut body = match method {
             OutboundMethod::Post => req.json_body,
@@ -181,34 +180,14 @@ impl OutboundClient {
         url: &Url,
         allow_hosts: Option<&[String]>,
     ) -> Result<SocketAddr, NetError> {
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(NetError::InvalidUrl("only http and https URLs are allowed"));
-        }
-        if !url.username().is_empty() || url.password().is_some() {
-            return Err(NetError::InvalidUrl(
-                "credentials in the URL are not allowed",
-            ));
-        }
-        let host = url
-            .host()
-            .ok_or(NetError::InvalidUrl("the URL has no host"))?;
-        let port = url
-            .port_or_known_default()
-            .ok_or(NetError::InvalidUrl("the URL has no port"))?;
-        if let Some(list) = allow_hosts {
-            let name = url.host_str().unwrap_or_default();
-            if !host_allowed(name, list) {
-                return Err(NetError::HostNotAllowed(name.to_string()));
-            }
-        }
-        let addrs: Vec<SocketAddr> = match host {
-            Host::Ipv4(ip) => vec![SocketAddr::new(IpAddr::V4(ip), port)],
-            Host::Ipv6(ip) => vec![SocketAddr::new(IpAddr::V6(ip), port)],
-            Host::Domain(name) => tokio::net::lookup_host((name, port))
-                .await
-                .map_err(|_| NetError::Upstream("the host name could not be resolved".into()))?
-                .collect(),
+        let (name, port) = match check_url(url, allow_hosts, self.policy.allow_loopback)? {
+            Destination::Address(addr) => return Ok(addr),
+            Destination::Name(name, port) => (name, port),
         };
+        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name, port))
+            .await
+            .map_err(|_| NetError::Upstream("the host name could not be resolved".into()))?
+            .collect();
         for addr in &addrs {
             check_ip(addr.ip(), self.policy.allow_loopback).map_err(NetError::SsrfRefused)?;
         }

@@ -3,6 +3,7 @@
 
 use axum::http::StatusCode;
 
+use super::guard::UrlRefusal;
 use crate::error::{ApiError, ErrorCode};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -50,6 +51,16 @@ impl NetError {
             | NetError::ResponseTooLarge(_)
             | NetError::NotJson
             | NetError::Upstream(_) => StatusCode::BAD_GATEWAY,
+        }
+    }
+}
+
+impl From<UrlRefusal> for NetError {
+    fn from(refusal: UrlRefusal) -> Self {
+        match refusal {
+            UrlRefusal::Invalid(why) => NetError::InvalidUrl(why),
+            UrlRefusal::HostNotAllowed(host) => NetError::HostNotAllowed(host),
+            UrlRefusal::Address(reason) => NetError::SsrfRefused(reason),
         }
     }
 }

@@ -4,8 +4,14 @@
 //! global unicast (`2000::/3`): anything that is not plainly a public host is refused. IPv6
 //! forms that embed an IPv4 address (mapped, compatible, 6to4, Teredo, NAT64) are refused
 //! outright rather than unwrapped, so no translation path can reach an internal IPv4 address.
+//!
+//! [`check_url`] applies the rules a URL must meet before anything is resolved. This file
+//! depends on `std` and `url` only: the fuzz target `fuzz/fuzz_targets/ssrf_url.rs` compiles it
+//! as is (see `docs/fuzzing.md`), so keep it free of `crate::` paths.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+use url::{Host, Url};
 
 /// Checks one destination address. `Err` carries the reason, phrased to follow "resolves to".
 ///
@@ -135,6 +141,69 @@ fn check_v6(ip: Ipv6Addr, allow_loopback: bool) -> Result<(), &'static str> {
     } else {
         Err("a reserved address")
     }
+}
+
+/// Why a URL was refused before any lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum UrlRefusal {
+    /// Not a URL the client fetches: not absolute, not http(s), credentials, no host or port.
+    Invalid(&'static str),
+    /// The host is not on the request's allow-list.
+    HostNotAllowed(String),
+    /// The host is an IP literal that [`check_ip`] refuses (its reason).
+    Address(&'static str),
+}
+
+/// Where a URL that passed [`check_url`] leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Destination<'a> {
+    /// The host is an IP literal, already checked: connect to exactly this.
+    Address(SocketAddr),
+    /// A host name: every address it resolves to must pass [`check_ip`].
+    Name(&'a str, u16),
+}
+
+/// Parses a caller's URL as the client does (surrounding whitespace ignored). Every numeric
+/// host form (`0x7f.1`, `2130706433`, `[::ffff:127.0.0.1]`) becomes an IP literal here, per
+/// the WHATWG URL rules for http(s).
+pub(super) fn parse_url(text: &str) -> Result<Url, UrlRefusal> {
+    Url::parse(text.trim()).map_err(|_| UrlRefusal::Invalid("not an absolute URL"))
+}
+
+/// The checks on a URL before any lookup: http(s) only, no credentials, a host and a port, the
+/// host on `allow_hosts` when that is given, and an IP-literal host passing [`check_ip`].
+pub(super) fn check_url<'a>(
+    url: &'a Url,
+    allow_hosts: Option<&[String]>,
+    allow_loopback: bool,
+) -> Result<Destination<'a>, UrlRefusal> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(UrlRefusal::Invalid("only http and https URLs are allowed"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(UrlRefusal::Invalid(
+            "credentials in the URL are not allowed",
+        ));
+    }
+    let host = url
+        .host()
+        .ok_or(UrlRefusal::Invalid("the URL has no host"))?;
+    let port = url
+        .port_or_known_default()
+        .ok_or(UrlRefusal::Invalid("the URL has no port"))?;
+    if let Some(list) = allow_hosts {
+        let name = url.host_str().unwrap_or_default();
+        if !host_allowed(name, list) {
+            return Err(UrlRefusal::HostNotAllowed(name.to_string()));
+        }
+    }
+    let ip = match host {
+        Host::Ipv4(ip) => IpAddr::V4(ip),
+        Host::Ipv6(ip) => IpAddr::V6(ip),
+        Host::Domain(name) => return Ok(Destination::Name(name, port)),
+    };
+    check_ip(ip, allow_loopback).map_err(UrlRefusal::Address)?;
+    Ok(Destination::Address(SocketAddr::new(ip, port)))
 }
 
 /// Whether `host` (lowercase, as the URL parser leaves it) matches an allow-list entry: an exact

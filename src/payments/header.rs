@@ -216,6 +216,169 @@ mod tests {
             );
         }
     }
+
+    mod properties {
+        //! The header parser on untrusted input (docs/fuzzing.md): whatever a client sends
+        //! decodes or is `Malformed`, never panics, and a decoded payment re-encoded decodes to
+        //! the same payment.
+
+        use proptest::prelude::*;
+        use serde_json::{json, Value};
+
+        use super::super::*;
+        use crate::arbitrary;
+
+        const WORDS: &[&str] = &[
+            "x402Version",
+            "scheme",
+            "network",
+            "payload",
+            "accepted",
+            "resource",
+            "signature",
+            "authorization",
+            "from",
+            "to",
+            "value",
+            "validAfter",
+            "validBefore",
+            "nonce",
+            "amount",
+            "asset",
+            "payTo",
+            "maxTimeoutSeconds",
+            "extra",
+            "name",
+            "version",
+            "url",
+            "description",
+            "mimeType",
+            "exact",
+            "eip155:84532",
+            "base-sepolia",
+        ];
+
+        /// The same payment: every field the gate reads, and the JSON forwarded to a remote
+        /// facilitator.
+        fn assert_same(a: &PaymentPayload, b: &PaymentPayload) {
+            assert_eq!(a.version, b.version);
+            assert_eq!(a.scheme, b.scheme);
+            assert_eq!(a.network, b.network);
+            assert_eq!(a.accepted, b.accepted);
+            assert_eq!(a.payload, b.payload);
+            assert_eq!(a.raw, b.raw);
+        }
+
+        /// What any decoded payment must satisfy.
+        fn check_decoded(payment: &PaymentPayload) {
+            let number = payment.raw.get("x402Version").and_then(Value::as_u64);
+            assert_eq!(number, Some(u64::from(payment.version.number())));
+            match (&payment.accepted, payment.version) {
+                (Some(accepted), X402Version::V2) => {
+                    assert_eq!(
+                        (&accepted.scheme, &accepted.network),
+                        (&payment.scheme, &payment.network)
+                    );
+                }
+                (None, X402Version::V1) => {}
+                (accepted, version) => panic!("{version:?} with accepted {accepted:?}"),
+            }
+            // Re-serialized, in either base64 alphabet, it parses to the same value.
+            let again = decode(&encode(&payment.raw)).expect("a decoded payment re-encodes");
+            assert_same(payment, &again);
+            let url_safe =
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(payment.raw.to_string());
+            assert_same(payment, &decode(&url_safe).expect("URL-safe form"));
+            let typed: ExactEvmPayload =
+                serde_json::from_value(json!(payment.payload)).expect("payload round trip");
+            assert_eq!(typed, payment.payload);
+        }
+
+        fn check(result: Result<PaymentPayload, PaymentError>) -> Result<(), TestCaseError> {
+            match result {
+                Ok(payment) => check_decoded(&payment),
+                Err(e) => prop_assert!(matches!(e, PaymentError::Malformed(_)), "{e}"),
+            }
+            Ok(())
+        }
+
+        /// A well-formed payment of either version, with any text in its fields.
+        fn payment() -> impl Strategy<Value = Value> {
+            let text = || arbitrary::text(WORDS);
+            let authorization = (text(), text(), text(), text(), text(), text()).prop_map(
+                |(from, to, value, after, before, nonce)| {
+                    json!({"from": from, "to": to, "value": value, "validAfter": after,
+                        "validBefore": before, "nonce": nonce})
+                },
+            );
+            let payload = (text(), authorization).prop_map(|(signature, authorization)| {
+                json!({"signature": signature, "authorization": authorization})
+            });
+            let v1 = (text(), text(), payload.clone()).prop_map(|(scheme, network, payload)| {
+                json!({"x402Version": 1, "scheme": scheme, "network": network, "payload": payload})
+            });
+            let accepted = (
+                (text(), text(), text(), text(), text()),
+                any::<u64>(),
+                (text(), text()),
+            )
+                .prop_map(
+                    |((scheme, network, amount, asset, pay_to), timeout, (name, version))| {
+                        json!({"scheme": scheme, "network": network, "amount": amount,
+                        "asset": asset, "payTo": pay_to, "maxTimeoutSeconds": timeout,
+                        "extra": {"name": name, "version": version}})
+                    },
+                );
+            let v2 = (accepted, payload, proptest::option::of(text())).prop_map(
+                |(accepted, payload, url)| {
+                    let mut v2 =
+                        json!({"x402Version": 2, "accepted": accepted, "payload": payload});
+                    if let Some(url) = url {
+                        v2["resource"] = json!({"url": url, "description": "", "mimeType": ""});
+                    }
+                    v2
+                },
+            );
+            prop_oneof![v1, v2]
+        }
+
+        proptest! {
+            #[test]
+            fn any_text_decodes_or_is_malformed(text in any::<String>()) {
+                check(decode(&text))?;
+            }
+
+            #[test]
+            fn base64_of_any_json_decodes_or_is_malformed(raw in arbitrary::json(WORDS)) {
+                check(decode(&encode(&raw)))?;
+                check(from_json(raw))?;
+            }
+
+            #[test]
+            fn well_formed_payments_decode_to_their_fields(raw in payment()) {
+                let payment = decode(&encode(&raw)).expect("well-formed");
+                check_decoded(&payment);
+                let authorization = &raw["payload"]["authorization"];
+                prop_assert_eq!(&json!(payment.payload.authorization), authorization);
+                let scheme = raw.get("scheme").unwrap_or(&raw["accepted"]["scheme"]);
+                prop_assert_eq!(&json!(payment.scheme), scheme);
+            }
+
+            #[test]
+            fn any_header_bytes_make_a_tender(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+                let Ok(value) = HeaderValue::from_bytes(&bytes) else { return Ok(()) };
+                for name in [PAYMENT_SIGNATURE_HEADER, X_PAYMENT_HEADER] {
+                    let mut headers = HeaderMap::new();
+                    headers.insert(name, value.clone());
+                    match Tender::from_headers(&headers) {
+                        Tender::X402(payment) => check_decoded(&payment),
+                        Tender::Malformed(_) => {}
+                        other => prop_assert!(false, "{other:?}"),
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// How a call offers to pay, as its transport read it (HTTP headers, or MCP `_meta`); the gate
