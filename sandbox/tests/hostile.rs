@@ -407,3 +407,99 @@ async fn a_panicking_host_fails_only_the_call() {
     );
     assert_neighbour_ok(&pool).await;
 }
+
+/// Runaways of every kind, each timed, in both places isolates run (threads of this process
+/// and a worker process): the caller is answered by the time limit plus the grace, plus a
+/// margin for a loaded machine, whatever the engine is doing: running bytecode, collecting
+/// garbage near the heap limit, or inside one long built-in. Prints the time each took.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_runaway_is_answered_by_its_time_limit() {
+    use std::time::{Duration, Instant};
+    // What a loaded machine may add, including a cold start or a worker replacing one that
+    // held a stuck isolate.
+    const MARGIN: Duration = Duration::from_secs(3);
+    let cases = [
+        ("loop", "export default () => { for (;;) {} };"),
+        ("await loop", "export default async () => { for (;;) await null; };"),
+        ("regex", "export default () => /^(a+)+$/.test('a'.repeat(64) + 'b');"),
+        ("never settles", "export default () => new Promise(() => {});"),
+        ("loop at load", "for (;;) {} export default () => 1;"),
+        (
+            "heap bomb",
+            "export default () => { const h = []; for (;;) h.push('x'.repeat(1 << 20) + h.length); };",
+        ),
+        (
+            "garbage churn near the heap limit",
+            "export default () => { const keep = []; for (let i = 0; ; i++) { keep.push({ i, s: 'y' + i }); if (keep.length > 300000) keep.length = 150000; } };",
+        ),
+        (
+            "long built-in: sort",
+            "export default () => { for (;;) Array.from({ length: 300000 }, (_, i) => String((i * 7919) % 300007)).sort(); };",
+        ),
+        (
+            "long built-in: JSON",
+            "export default () => { const a = Array.from({ length: 200000 }, (_, i) => ({ i, t: 'z' + i })); for (;;) JSON.parse(JSON.stringify(a)); };",
+        ),
+    ];
+    let config = test_config();
+    let bound = config.default_limits.timeout + config.timeout_grace + MARGIN;
+    let host = std::sync::Arc::new(MemoryHost::default());
+    let worker = sandbox::WorkerCommand {
+        program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
+        args: Vec::new(),
+        log_filter: "error".into(),
+    };
+    let places = [
+        (
+            "in-process",
+            sandbox::Sandbox::new(config.clone(), host.clone(), sandbox::Isolation::InProcess),
+        ),
+        (
+            "worker",
+            sandbox::Sandbox::new(
+                config.clone(),
+                host.clone(),
+                sandbox::Isolation::Workers {
+                    command: worker,
+                    count: 1,
+                },
+            ),
+        ),
+    ];
+    let mut table = Vec::new();
+    for (place, sandbox) in &places {
+        sandbox.start().await.unwrap();
+        for (n, (case, source)) in cases.iter().enumerate() {
+            let code = endpoint(&format!("runaway-{n}"), source);
+            let started = Instant::now();
+            let report = sandbox.invoke(&code, request(json!(null))).await;
+            let took = started.elapsed();
+            let outcome = err(report);
+            table.push(format!(
+                "{place:>10} | {case:<34} | {took:>9.2?} | {}",
+                outcome.code()
+            ));
+            assert!(
+                matches!(
+                    outcome,
+                    SandboxError::Timeout | SandboxError::ResourceLimit(_)
+                ),
+                "{place} {case}: {outcome:?}"
+            );
+            assert!(
+                took <= bound,
+                "{place} {case}: answered after {took:?} (bound {bound:?})"
+            );
+        }
+        let neighbour = endpoint("neighbour", ECHO);
+        let answer = sandbox.invoke(&neighbour, request(json!(1))).await;
+        assert_eq!(ok(answer).body, json!({ "echo": 1 }), "{place}");
+        sandbox.shutdown().await;
+    }
+    eprintln!(
+        "time limit {:?}, grace {:?}:\n{}",
+        config.default_limits.timeout,
+        config.timeout_grace,
+        table.join("\n")
+    );
+}

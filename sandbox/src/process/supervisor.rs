@@ -329,6 +329,26 @@ impl WorkerPool {
         // Dropping the callers' senders answers each of them "the worker stopped".
         let state = std::mem::take(&mut *worker.lock());
         drop(state);
+        self.start_successor(&worker);
+    }
+
+    /// Starts the replacement of a worker that died or is being replaced now, rather than
+    /// on the next call, so no caller waits for it.
+    fn start_successor(&self, worker: &Arc<Worker>) {
+        if self.inner.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(index) = self.inner.slots.iter().position(|slot| {
+            slot.current()
+                .is_some_and(|current| Arc::ptr_eq(&current, worker))
+        }) else {
+            return;
+        };
+        let pool = self.clone();
+        tokio::spawn(async move {
+            // A failure is logged by `worker`; the next call tries again.
+            let _ = pool.worker(&pool.inner.slots[index]).await;
+        });
     }
 
     fn handle(&self, worker: &Arc<Worker>, message: FromWorker) -> Result<(), &'static str> {
@@ -406,6 +426,7 @@ impl WorkerPool {
             return;
         }
         tracing::error!(pid = worker.pid, why, "replacing a sandbox worker");
+        self.start_successor(worker);
         let worker = worker.clone();
         tokio::spawn(async move {
             let drained = Instant::now() + DRAIN_TIMEOUT;
