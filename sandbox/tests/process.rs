@@ -255,3 +255,36 @@ async fn many_concurrent_calls_across_workers() {
     assert_eq!(host.kv.lock().unwrap().len(), 200);
     pool.shutdown().await;
 }
+
+/// A worker keeps an endpoint's code (its env, with the decrypted secrets) only while it has
+/// an isolate of it: once the isolate is evicted, the worker drops the code within a second,
+/// and the next call of that endpoint has the server send it again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_forgets_the_code_of_endpoints_it_no_longer_runs() {
+    let config = PoolConfig {
+        max_isolates: 1,
+        spare_isolates: 0,
+        ..test_config()
+    };
+    let (pool, _) = workers_with(config, 1);
+    let secret = EndpointCode {
+        env: [("API_KEY".to_owned(), "s3cret".to_owned())].into(),
+        ..endpoint("secret", "export default (req, ctx) => ctx.env.API_KEY")
+    };
+    let echo = endpoint("echo", ECHO);
+    assert_eq!(
+        ok(call(&pool, &secret, json!({})).await).body,
+        json!("s3cret")
+    );
+    // The one isolate goes to `echo`: `secret`'s is evicted.
+    ok(call(&pool, &echo, json!(1)).await);
+    assert_eq!(pool.stats().await.evictions, 1);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // This call prunes `secret`'s code; the next call of `secret` needs it sent again.
+    ok(call(&pool, &echo, json!(2)).await);
+    assert_eq!(
+        ok(call(&pool, &secret, json!({})).await).body,
+        json!("s3cret")
+    );
+    pool.shutdown().await;
+}

@@ -4,12 +4,12 @@
 //! sockets; its configuration arrives in the first frame. It confines itself before it runs
 //! any handler, then serves calls until its stdin closes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot};
@@ -21,6 +21,11 @@ use crate::{EndpointCode, FileEntry, Host, HostError, HostFuture, KvPage, Pool, 
 /// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
 /// code again as calls need it ([`FromWorker::NeedCode`]).
 const MAX_CACHED_CODE: usize = 1024;
+
+/// How often the worker drops the code, and with it the env and decrypted secrets, of the
+/// endpoints it holds no isolate of any more (evicted, retired): what a compromised engine
+/// could read is then the env of the endpoints it serves, not of every one it ever served.
+const PRUNE_EVERY: Duration = Duration::from_secs(1);
 
 /// Runs the worker until the server closes its stdin. The entry point of `toolhost
 /// sandbox-worker` (and of the sandbox crate's `sandbox-worker` binary used by its tests).
@@ -112,6 +117,7 @@ impl Started {
         } = self;
         send(&frames, &FromWorker::Ready { confinement });
         let mut codes: HashMap<String, Arc<EndpointCode>> = HashMap::new();
+        let mut pruned = Instant::now();
         while let Some(message) = wire::read::<ToWorker>(&mut input, &mut buffer).await? {
             match message {
                 ToWorker::Hello { .. } => {
@@ -124,6 +130,12 @@ impl Started {
                     code,
                     invocation,
                 } => {
+                    if pruned.elapsed() >= PRUNE_EVERY {
+                        let live: HashSet<String> =
+                            pool.stats().endpoints.into_iter().map(|e| e.slug).collect();
+                        codes.retain(|slug, _| live.contains(slug));
+                        pruned = Instant::now();
+                    }
                     if let Some(code) = code {
                         if codes.len() >= MAX_CACHED_CODE {
                             codes.clear();
