@@ -191,13 +191,13 @@ impl WorkerPool {
             let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
             let (reply, answer) = oneshot::channel();
             worker.lock().calls.insert(id, reply);
-            worker.send(&ToWorker::Invoke {
+            worker.send_frame(wire::encode(&wire::InvokeFrame::Invoke {
                 id,
-                slug: code.slug.clone(),
-                version: code.version.clone(),
-                code: with_code.then(|| Box::new(code.clone())),
-                invocation: invocation.clone(),
-            });
+                slug: &code.slug,
+                version: &code.version,
+                code: with_code.then_some(code),
+                invocation: &invocation,
+            }));
             match tokio::time::timeout_at(deadline.into(), answer).await {
                 Ok(Ok(Reply::Done { report, abandoned })) => {
                     if abandoned > 0 {
@@ -378,6 +378,7 @@ impl WorkerPool {
                     .lock()
                     .serving
                     .get(&slug)
+                    .filter(|(_, calls)| *calls > 0)
                     .map(|(code, _)| code.clone());
                 let pool = self.clone();
                 let worker = worker.clone();
@@ -473,7 +474,12 @@ impl WorkerPool {
     /// Drops the endpoint's isolates and code in every worker.
     pub fn retire(&self, slug: &str) {
         for worker in self.inner.slots.iter().filter_map(Slot::current) {
-            worker.lock().sent.remove(slug);
+            let mut state = worker.lock();
+            state.sent.remove(slug);
+            state
+                .serving
+                .retain(|s, (_, calls)| s != slug || *calls > 0);
+            drop(state);
             worker.send(&ToWorker::Retire { slug: slug.into() });
         }
     }
@@ -522,8 +528,12 @@ impl Worker {
     }
 
     fn send(&self, message: &ToWorker) {
+        self.send_frame(wire::encode(message));
+    }
+
+    fn send_frame(&self, frame: Vec<u8>) {
         // A closed queue means the worker is gone; its reader answers the waiting callers.
-        let _ = self.frames.send(wire::encode(message));
+        let _ = self.frames.send(frame);
     }
 
     /// Whether the worker must be sent the code with this call.
@@ -546,10 +556,15 @@ struct Serving<'a> {
 impl<'a> Serving<'a> {
     fn begin(worker: &'a Worker, code: &EndpointCode) -> Self {
         let mut state = worker.lock();
-        let entry = state
-            .serving
-            .entry(code.slug.clone())
-            .or_insert_with(|| (Arc::new(code.clone()), 0));
+        // Kept at zero calls too (until the endpoint is retired), so a call of an endpoint
+        // served before does not copy its code again.
+        let entry = match state.serving.get_mut(&code.slug) {
+            Some(entry) => entry,
+            None => state
+                .serving
+                .entry(code.slug.clone())
+                .or_insert_with(|| (Arc::new(code.clone()), 0)),
+        };
         if entry.0.version != code.version {
             entry.0 = Arc::new(code.clone());
         }
@@ -565,10 +580,7 @@ impl Drop for Serving<'_> {
     fn drop(&mut self) {
         let mut state = self.worker.lock();
         if let Some(entry) = state.serving.get_mut(&self.slug) {
-            entry.1 -= 1;
-            if entry.1 == 0 {
-                state.serving.remove(&self.slug);
-            }
+            entry.1 = entry.1.saturating_sub(1);
         }
     }
 }

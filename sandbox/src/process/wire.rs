@@ -57,6 +57,19 @@ pub(crate) enum ToWorker {
     Probe { id: u64, probe: super::probe::Probe },
 }
 
+/// [`ToWorker::Invoke`] as the server writes it: borrowed, so a call copies neither its
+/// request nor its endpoint's code before encoding them. Encodes exactly as the owned variant.
+#[derive(Serialize)]
+pub(crate) enum InvokeFrame<'a> {
+    Invoke {
+        id: u64,
+        slug: &'a str,
+        version: &'a str,
+        code: Option<&'a EndpointCode>,
+        invocation: &'a Invocation,
+    },
+}
+
 /// What a worker sends.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum FromWorker {
@@ -138,6 +151,29 @@ pub(crate) async fn write_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_borrowed_invoke_frame_encodes_as_the_owned_one() {
+        let invocation = Invocation {
+            request: serde_json::json!({ "input": 1 }),
+            request_id: "r".into(),
+        };
+        let borrowed = encode(&InvokeFrame::Invoke {
+            id: 3,
+            slug: "s",
+            version: "v",
+            code: None,
+            invocation: &invocation,
+        });
+        let owned = encode(&ToWorker::Invoke {
+            id: 3,
+            slug: "s".into(),
+            version: "v".into(),
+            code: None,
+            invocation,
+        });
+        assert_eq!(borrowed, owned);
+    }
 
     #[tokio::test]
     async fn frames_round_trip_and_oversized_ones_are_refused() {
