@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,9 @@ const ANSWER_MARGIN: Duration = Duration::from_secs(2);
 const PING_TIMEOUT: Duration = Duration::from_secs(2);
 /// A worker being replaced finishes its calls within this time, or is killed with them.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
+/// `ctx` operations one worker may have in progress in the server at once; more are refused
+/// (`overloaded`), so a compromised worker cannot flood the server with tasks.
+const MAX_HOST_OPS_PER_WORKER: usize = 4096;
 
 /// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
 /// worker gets no environment, no other arguments and only its three standard streams.
@@ -97,6 +100,8 @@ struct Worker {
     state: Mutex<WorkerState>,
     alive: AtomicBool,
     kill: Notify,
+    /// `ctx` operations of this worker in progress in the server.
+    host_ops: AtomicUsize,
     /// Set once the server decided to replace this worker; new calls go elsewhere.
     retiring: AtomicBool,
 }
@@ -191,6 +196,14 @@ impl WorkerPool {
             let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
             let (reply, answer) = oneshot::channel();
             worker.lock().calls.insert(id, reply);
+            // The reader marks a worker dead before it drops the waiting calls: a call
+            // registered after that sees it here, instead of waiting for its deadline.
+            if !worker.alive.load(Ordering::Acquire) {
+                worker.lock().calls.remove(&id);
+                return failed(SandboxError::Internal(
+                    "the sandbox worker stopped during the call".into(),
+                ));
+            }
             worker.send_frame(wire::encode(&wire::InvokeFrame::Invoke {
                 id,
                 slug: &code.slug,
@@ -282,6 +295,7 @@ impl WorkerPool {
             }),
             alive: AtomicBool::new(true),
             kill: Notify::new(),
+            host_ops: AtomicUsize::new(0),
             retiring: AtomicBool::new(false),
         });
         worker.send(&ToWorker::Hello {
@@ -380,6 +394,15 @@ impl WorkerPool {
                     .get(&slug)
                     .filter(|(_, calls)| *calls > 0)
                     .map(|(code, _)| code.clone());
+                if worker.host_ops.fetch_add(1, Ordering::AcqRel) >= MAX_HOST_OPS_PER_WORKER {
+                    worker.host_ops.fetch_sub(1, Ordering::AcqRel);
+                    let result = Err(crate::HostError::new(
+                        "overloaded",
+                        "too many operations in progress",
+                    ));
+                    worker.send(&ToWorker::HostReply { id, result });
+                    return Ok(());
+                }
                 let pool = self.clone();
                 let worker = worker.clone();
                 tokio::spawn(async move {
@@ -393,6 +416,7 @@ impl WorkerPool {
                             Err(refused) => Err(refused.into()),
                         },
                     };
+                    worker.host_ops.fetch_sub(1, Ordering::AcqRel);
                     worker.send(&ToWorker::HostReply { id, result });
                 });
             }
