@@ -371,6 +371,11 @@ fn main() -> std::process::ExitCode {
     {
         return sandbox::run_worker();
     }
+    // The QuickJS backend caches compiled modules on disk (under ~/.cache, or /tmp), keyed by
+    // a fast non-cryptographic hash: a module whose hash collides with another's would load the
+    // other's bytecode, and a cache dir others can write would inject bytecode. Off, before any
+    // thread exists (workers get the same switch from `sandbox::confine::prepare_command`).
+    std::env::set_var("V82JSC_NO_BC_CACHE", "1");
     match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime.block_on(serve()),
         Err(e) => {
