@@ -204,8 +204,9 @@ async fn a_worker_killed_mid_call_fails_that_call_cleanly_and_is_replaced() {
     pool.shutdown().await;
 }
 
-/// A worker that stops answering altogether (stopped, here) costs its caller the time limit
-/// plus grace plus the server's margin, then is killed and replaced.
+/// A worker that stops answering altogether (stopped, here) costs its caller what the server
+/// allows a cold start (5 s, twice the limit, the grace, a 2 s margin), then is killed and
+/// replaced.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_wedged_worker_is_killed_and_replaced() {
     let (pool, _) = workers_with(test_config(), 1);
@@ -216,7 +217,7 @@ async fn a_wedged_worker_is_killed_and_replaced() {
     let report = call(&pool, &endpoint("echo", ECHO), json!(1)).await;
     assert_eq!(report.result.unwrap_err(), SandboxError::Timeout);
     let waited = started.elapsed();
-    assert!(waited < Duration::from_secs(8), "{waited:?}");
+    assert!(waited < Duration::from_secs(15), "{waited:?}");
     let until = Instant::now() + Duration::from_secs(10);
     loop {
         let stats = pool.stats().await;

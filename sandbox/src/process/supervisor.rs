@@ -22,10 +22,14 @@ use crate::{
 /// How long a new worker may take to start (exec, runtime, confinement) before it counts as
 /// failed.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long past a call's time limit plus grace the server waits for its worker's answer
-/// before it asks whether the worker is alive at all. A live worker answers every call by its
-/// limit plus grace itself, so this only catches a worker that is wedged or gone.
+/// How long past a call's time limit plus grace (and the time a cold start may take on top,
+/// see [`WorkerPool::answer_deadline`]) the server waits for its worker's answer before it asks
+/// whether the worker is alive at all. A live worker answers every call by then itself, so
+/// this only catches a worker that is wedged or gone.
 const ANSWER_MARGIN: Duration = Duration::from_secs(2);
+/// What the sandbox's own work in a cold start (building a runtime) is allowed at least,
+/// as the worker's pool allows it.
+const COLD_START_WORK: Duration = Duration::from_secs(5);
 /// A worker that does not answer a ping within this time is killed.
 const PING_TIMEOUT: Duration = Duration::from_secs(2);
 /// A worker being replaced finishes its calls within this time, or is killed with them.
@@ -162,17 +166,12 @@ impl WorkerPool {
     /// Runs `code`'s handler once in its worker. Never panics; every failure is in the report.
     pub async fn invoke(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
         let received = Instant::now();
-        let mut report = self.run(code, invocation, received).await;
+        let mut report = self.run(code, invocation).await;
         report.duration = received.elapsed();
         report
     }
 
-    async fn run(
-        &self,
-        code: &EndpointCode,
-        invocation: Invocation,
-        received: Instant,
-    ) -> InvocationReport {
+    async fn run(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
         let failed = |error| InvocationReport {
             result: Err(error),
             logs: Vec::new(),
@@ -189,7 +188,7 @@ impl WorkerPool {
             .limits
             .unwrap_or(self.inner.config.default_limits)
             .timeout;
-        let deadline = received + limit + self.inner.config.timeout_grace + ANSWER_MARGIN;
+        let deadline = self.answer_deadline(limit);
         let _serving = Serving::begin(&worker, code);
         let mut with_code = worker.needs_code(code);
         loop {
@@ -235,6 +234,18 @@ impl WorkerPool {
                 }
             }
         }
+    }
+
+    /// When the server stops waiting for a call's answer, counted from when its worker is
+    /// there (a worker being started is not the call's time): the worker's own pool answers
+    /// by then even for a cold start (building a runtime, at least 5 s allowed; loading the
+    /// module, the limit; the call, the limit and the grace).
+    fn answer_deadline(&self, limit: Duration) -> Instant {
+        Instant::now()
+            + COLD_START_WORK.max(limit)
+            + limit * 2
+            + self.inner.config.timeout_grace
+            + ANSWER_MARGIN
     }
 
     /// An owner's endpoints share one worker, so its quotas hold exactly; the operator's
