@@ -178,3 +178,50 @@ async fn a_worker_that_breaks_the_protocol_is_replaced() {
     assert_eq!(pool.stats().await.worker_restarts, 1);
     pool.shutdown().await;
 }
+
+/// A worker that floods the server with `ctx` operations gets at most 4,096 in progress at
+/// once; the rest are refused `overloaded`, and the server serves the next call as usual.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_of_operations_from_a_worker_is_capped() {
+    let (pool, _) = workers();
+    let slow = EndpointCode {
+        limits: Some(sandbox::Limits {
+            heap_bytes: 32 << 20,
+            timeout: Duration::from_secs(5),
+        }),
+        ..granted(
+            "flooder",
+            "export default async () => { const t = Date.now(); while (Date.now() - t < 2500) {} return 1; }",
+        )
+    };
+    let running = {
+        let pool = pool.clone();
+        let slow = slow.clone();
+        tokio::spawn(async move { pool.invoke(&slow, request(json!(0))).await })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let tally = pool
+        .probe(
+            &slow,
+            Probe::FloodKvGet {
+                slug: "flooder".into(),
+                key: "sleep-ms:1500".into(),
+                count: 6000,
+            },
+        )
+        .await;
+    assert_eq!(
+        tally,
+        ["allowed: 4096", "refused overloaded: 1904"],
+        "{tally:?}"
+    );
+    ok(running.await.unwrap());
+    assert_eq!(
+        ok(pool
+            .invoke(&endpoint("echo", ECHO), request(json!(3)))
+            .await)
+        .body,
+        json!({ "echo": 3 })
+    );
+    pool.shutdown().await;
+}

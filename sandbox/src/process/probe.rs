@@ -35,6 +35,16 @@ pub enum Probe {
     },
     /// A frame that is not JSON: the server must kill and replace the worker.
     BreakProtocol,
+    /// `count` forged `kv.get`s of `key` at once for `slug`, none awaited before the next is
+    /// sent: the server must refuse those beyond its cap of operations in progress.
+    FloodKvGet {
+        /// The endpoint named in the operations.
+        slug: String,
+        /// The key.
+        key: String,
+        /// How many.
+        count: usize,
+    },
 }
 
 /// Runs the probe; one line per attempt: `<name>: allowed` or `<name>: refused (<error>)`.
@@ -58,6 +68,22 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
             }]
         }
         Probe::BreakProtocol => unreachable!("answered above"),
+        Probe::FloodKvGet { slug, key, count } => {
+            let calls = (0..count).map(|_| host.call(&slug, HostOp::KvGet { key: key.clone() }));
+            let outcomes = deno_core::futures::future::join_all(calls).await;
+            let mut tally = std::collections::BTreeMap::<String, usize>::new();
+            for outcome in outcomes {
+                let name = match outcome {
+                    Ok(_) => "allowed".to_owned(),
+                    Err(e) => format!("refused {}", e.code),
+                };
+                *tally.entry(name).or_default() += 1;
+            }
+            tally
+                .into_iter()
+                .map(|(name, n)| format!("{name}: {n}"))
+                .collect()
+        }
     }
 }
 

@@ -45,6 +45,14 @@ impl Host for MemoryHost {
             std::thread::sleep(Duration::from_millis(ms.parse().expect("block-ms:<n>")));
             self.unblocked.fetch_add(1, Ordering::SeqCst);
         }
+        if let Some(ms) = key.strip_prefix("sleep-ms:") {
+            // Answers later without blocking anything: an operation that stays in progress.
+            let ms = ms.parse().expect("sleep-ms:<n>");
+            return Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(None)
+            });
+        }
         let kv = self.kv.lock().unwrap();
         ready(Ok(kv
             .get(&(endpoint.to_owned(), key.to_owned()))
