@@ -402,8 +402,10 @@ pub fn dir_contains(dir: &std::path::Path, needle: &[u8]) -> bool {
     })
 }
 
-/// Where test servers run JavaScript: in worker processes of the `toolhost` binary, as
-/// `toolhost serve` does, unless `TOOLHOST_TEST_SANDBOX=in-process`.
+/// Where test servers run JavaScript: in a worker process of the `toolhost` binary, as
+/// `toolhost serve` does, unless `TOOLHOST_TEST_SANDBOX=in-process`. One worker, not the
+/// server's default two: each starts a runtime of its own, and the suite starts many servers
+/// at once (the sandbox crate's tests cover several workers).
 pub fn sandbox_isolation() -> sandbox::Isolation {
     if std::env::var("TOOLHOST_TEST_SANDBOX").as_deref() == Ok("in-process") {
         return sandbox::Isolation::InProcess;
@@ -414,6 +416,6 @@ pub fn sandbox_isolation() -> sandbox::Isolation {
             args: vec!["sandbox-worker".to_owned()],
             log_filter: "warn".to_owned(),
         },
-        count: 2,
+        count: 1,
     }
 }
