@@ -572,12 +572,13 @@ def cmd_report(a):
         f.write("\n".join(out))
 
 
-KEPT_SECTIONS = ("optimizations", "store", "store-analysis", "micro-benchmarks")
+KEPT_SECTIONS = ("process-boundary", "soak", "optimizations", "store", "store-analysis", "micro-benchmarks")
 
 
 def kept_sections(path):
-    """The sections of RESULTS.md a new run keeps, in this order: the optimization log (written
-    by hand), the store benchmarks bench/store.sh wrote (RECORD=1) with their hand-written
+    """The sections of RESULTS.md a new run keeps, in this order: the analysis of the process
+    boundary (toolhost-js vs toolhost-js-inprocess, by hand), the soak (bench/soak.sh's report
+    pasted by hand), the optimization log (written by hand), the store benchmarks bench/store.sh wrote (RECORD=1) with their hand-written
     analysis, and the "Micro-benchmarks (criterion)" section bench/micro.sh wrote. Each sits
     between `<!-- NAME: ... -->` and `<!-- /NAME -->`."""
     try:
