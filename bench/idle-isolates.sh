@@ -58,7 +58,7 @@ done
 report="## toolhost idle isolates ($(date -u +%Y-%m-%dT%H:%M:%SZ))
 
 $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); $("$TOOLHOST_BIN" --version) built from $TOOLHOST_DESC;
-load average $(cut -d' ' -f1-3 /proc/loadavg). VmRSS of the server process, read ${SETTLE} s after
+load average $(cut -d' ' -f1-3 /proc/loadavg). VmRSS of the server process plus its sandbox worker processes (summed), read ${SETTLE} s after
 it was ready and ${SETTLE} s after the last call. The spare isolates the pool keeps ready are in
 both readings.
 

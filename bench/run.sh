@@ -11,7 +11,10 @@
 #   COLD_N=20  COLD_GAP_MS="0 100"   toolhost endpoint cold start: N never-called endpoints, called
 #                                    back to back (0) and with a pause that lets the pool refill its
 #                                    spare isolates (100); one fresh server per gap
-#   PEERS="toolhost-js toolhost-native workerd deno node node-vm"
+#   PEERS="toolhost-js toolhost-js-inprocess toolhost-native workerd deno node node-vm"
+#                                    toolhost-js: JS in sandbox worker processes (the default of
+#                                    `toolhost serve`); toolhost-js-inprocess: the same binary and
+#                                    endpoint in another server started with --sandbox-in-process
 #   OUT=bench/RESULTS.md             where the table goes
 #   SKIP_BUILD=1                     use the existing target/release/toolhost without cargo build
 #   TOOLHOST_BIN=path                use this toolhost binary (no build)
@@ -39,8 +42,8 @@ THREADS=${THREADS:-2}
 COLD_REPS=${COLD_REPS:-5}
 COLD_N=${COLD_N:-20}
 COLD_GAP_MS=${COLD_GAP_MS:-0 100}
-DEFAULT_PEERS="toolhost-js toolhost-native workerd deno node node-vm"
-[ -n "${TOOLHOST_BASE_BIN:-}" ] && DEFAULT_PEERS="toolhost-js toolhost-base-js toolhost-native workerd deno node node-vm"
+DEFAULT_PEERS="toolhost-js toolhost-js-inprocess toolhost-native workerd deno node node-vm"
+[ -n "${TOOLHOST_BASE_BIN:-}" ] && DEFAULT_PEERS="toolhost-js toolhost-js-inprocess toolhost-base-js toolhost-native workerd deno node node-vm"
 PEERS=${PEERS:-$DEFAULT_PEERS}
 OUT=${OUT:-$BENCH_DIR/RESULTS.md}
 WRK=${WRK:-wrk}
@@ -76,7 +79,7 @@ SEED_COLD="$WORK/seed-cold"
 ACTIVE=()
 for p in $PEERS; do
   case $p in
-    toolhost-js | toolhost-native) ACTIVE+=("$p") ;;
+    toolhost-js | toolhost-js-inprocess | toolhost-native) ACTIVE+=("$p") ;;
     toolhost-base-js) [ -x "${TOOLHOST_BASE_BIN:-}" ] || die "toolhost-base-js needs TOOLHOST_BASE_BIN"; ACTIVE+=("$p") ;;
     workerd) [ -n "$WORKERD_BIN" ] && ACTIVE+=("$p") ;;
     deno) [ -n "$DENO_BIN" ] && ACTIVE+=("$p") ;;
@@ -95,7 +98,10 @@ peer_cmd() {
     toolhost-js | toolhost-native)
       CMD=("$TOOLHOST_BIN" serve --addr "127.0.0.1:$port" --data "$data" --seed-dir "$SEED" --admin-token bench-admin-token)
       if [ "$peer" = toolhost-js ]; then URL="http://127.0.0.1:$port/tools/bench-words"; KIND=words
-      else URL="http://127.0.0.1:$port/tools/receipt-echo"; KIND=echo; fi ;;
+      else URL="http://127.0.0.1:$port/tools/receipt-echo"; KIND="echo"; fi ;;
+    toolhost-js-inprocess) # the same binary and endpoint, JavaScript on threads of the server
+      CMD=("$TOOLHOST_BIN" serve --addr "127.0.0.1:$port" --data "$data" --seed-dir "$SEED" --admin-token bench-admin-token --sandbox-in-process)
+      URL="http://127.0.0.1:$port/tools/bench-words"; KIND=words ;;
     toolhost-base-js)
       CMD=("$TOOLHOST_BASE_BIN" serve --addr "127.0.0.1:$port" --data "$data" --seed-dir "$SEED" --admin-token bench-admin-token)
       URL="http://127.0.0.1:$port/tools/bench-words"; KIND=words ;;
@@ -170,31 +176,38 @@ for rep in $(seq 1 "$REPS"); do
     printf '{"type":"wrk","peer":"%s","rep":%d,%s\n' "$p" "$rep" "${parsed#\{}" >>"$RAW"
   done
 done
-for p in "${ACTIVE[@]}"; do
-  printf '{"type":"rss_after_load","peer":"%s","rss_kib":%s}\n' "$p" "$("$PY" "$HELPER" rss "${PID_OF[$p]}")" >>"$RAW"
+for p in "${ACTIVE[@]}"; do # the server and its child processes (toolhost's sandbox workers)
+  res=$("$PY" "$HELPER" rsstree "${PID_OF[$p]}")
+  printf '{"type":"rss_after_load","peer":"%s",%s\n' "$p" "${res#\{}" >>"$RAW"
 done
 # Stop the load servers before the endpoint phase.
 for p in "${ACTIVE[@]}"; do stop_pid "${PID_OF[$p]}"; done
 
 # ---------- toolhost endpoint cold start ----------
-if [[ " ${ACTIVE[*]} " == *" toolhost-js "* ]] && [ "$COLD_N" -gt 0 ]; then
-  for gap in $COLD_GAP_MS; do # a fresh server and data dir per gap
+EP_MODES=()
+[[ " ${ACTIVE[*]} " == *" toolhost-js "* ]] && EP_MODES+=(workers)
+[[ " ${ACTIVE[*]} " == *" toolhost-js-inprocess "* ]] && EP_MODES+=(in-process)
+if [ "${#EP_MODES[@]}" -gt 0 ] && [ "$COLD_N" -gt 0 ]; then
+  for mode in "${EP_MODES[@]}"; do
+  for gap in $COLD_GAP_MS; do # a fresh server and data dir per sandbox mode and gap
     port=$("$PY" "$HELPER" ports 1)
     rm -rf "$WORK/ep-data"
     CMD=("$TOOLHOST_BIN" serve --addr "127.0.0.1:$port" --data "$WORK/ep-data" --seed-dir "$SEED_COLD" --admin-token bench-admin-token)
-    start_bg "toolhost-endpoints-$gap" "${CMD[@]}"
-    COMMANDS+=("# endpoint cold start, gap $gap ms: server seeded with $COLD_N copies of bench-words (bench-cold-NNNN)" "${CMD[*]}")
+    [ "$mode" = in-process ] && CMD+=(--sandbox-in-process)
+    start_bg "toolhost-endpoints-$mode-$gap" "${CMD[@]}"
+    COMMANDS+=("# endpoint cold start ($mode), gap $gap ms: server seeded with $COLD_N copies of bench-words (bench-cold-NNNN)" "${CMD[*]}")
     ok=0
     for _ in $(seq 1 600); do # up to ~60 s
       curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && { ok=1; break; }
       sleep 0.1
     done
-    [ "$ok" = 1 ] || die "toolhost (endpoint phase) not ready (log: $WORK/toolhost-endpoints-$gap.log)"
-    log "endpoint cold start: $COLD_N endpoints, gap $gap ms"
+    [ "$ok" = 1 ] || die "toolhost (endpoint phase) not ready (log: $WORK/toolhost-endpoints-$mode-$gap.log)"
+    log "endpoint cold start ($mode): $COLD_N endpoints, gap $gap ms"
     res=$("$PY" "$HELPER" endpoints --pid "$BG_PID" --base "http://127.0.0.1:$port" --body "$BODY" \
-      --n "$COLD_N" --gap-ms "$gap")
+      --n "$COLD_N" --gap-ms "$gap" --mode "$mode")
     printf '{"type":"endpoints",%s\n' "${res#\{}" >>"$RAW"
     stop_pid "$BG_PID"
+  done
   done
 fi
 
@@ -228,7 +241,7 @@ peers = a[9 + ncmd].split()
 rest = a[10 + ncmd:]
 facts = [[rest[i], rest[i + 1]] for i in range(0, len(rest), 2)]
 notes = [] if not any(p.startswith("toolhost") for p in peers) else [
-    "toolhost-js and toolhost-native are two endpoints of one toolhost process: the RSS column shows that process after both were loaded. toolhost-base-js (when present) is the JS endpoint of another toolhost build (TOOLHOST_BASE_BIN) in its own process: the before of an optimization, measured in the same run.",
+    "toolhost-js and toolhost-native are two endpoints of one toolhost process started as `toolhost serve` starts by default: JavaScript runs in sandbox worker processes (`--sandbox-workers 2`; every call crosses to a worker and back, every `ctx` op back to the server); the RSS column shows that process (and its workers) after both were loaded. toolhost-js-inprocess is the same binary and the same JS endpoint in a second toolhost process started with `--sandbox-in-process` (isolates on threads of the server, the mode before worker processes): toolhost-js / toolhost-js-inprocess is the cost of the process boundary. toolhost-base-js (when present) is the JS endpoint of another toolhost build (TOOLHOST_BASE_BIN) in its own process: the before of an optimization, measured in the same run.",
     "toolhost scales an endpoint to up to one isolate per core (PoolConfig::instances_per_endpoint, the core count by default; each isolate still serves that endpoint alone) and admits a bounded number of invocations per endpoint at once (max_concurrent_per_endpoint, running plus queued, 64 by default); calls beyond it are answered 503 and counted under non-2xx, so CONNECTIONS above that limit measure refusals too.",
 ]
 notes.append("wrk runs on the same 2 CPUs as the server under test, so every figure includes the load generator's share of the CPU.")

@@ -10,6 +10,7 @@ Subcommands:
   coldstart ...                 spawn a server, time spawn -> first 200 of POST URL, stop it
   endpoints ...                 first call of each never-called endpoint; RSS before/after
   rss PID                       VmRSS of PID in KiB
+  rsstree PID                   VmRSS of PID and of its descendants (sandbox workers), as JSON
   cpu                           /proc/stat aggregate cpu counters as JSON
   wrk FILE                      parse wrk --latency output into JSON
   report ...                    write RESULTS.md from the raw JSON lines
@@ -51,6 +52,34 @@ def rss_kib(pid):
     except OSError:
         return None
     return None
+
+
+def descendants(pid):
+    """Live descendants of PID (children of every thread, recursively): toolhost's sandbox
+    worker processes."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def rss_tree(pid):
+    """(VmRSS of PID, VmRSS of its descendants summed, number of descendants), in KiB. The sum
+    counts pages the processes share (the executable) once per process."""
+    kids = descendants(pid)
+    return rss_kib(pid), sum(rss_kib(k) or 0 for k in kids), len(kids)
 
 
 def post(host, port, path, body, timeout=10.0):
@@ -230,7 +259,8 @@ def cmd_endpoints(a):
     host, port, _ = split_url(a.base + "/")
     slugs = [f"{a.prefix}{i:04d}" for i in range(a.n)]
     time.sleep(a.settle)
-    rss_before = rss_kib(a.pid)
+    own_before, kids_before, _ = rss_tree(a.pid)
+    rss_before = own_before + kids_before
     first, second = [], []
     for slug in slugs:
         t0 = time.perf_counter()
@@ -246,10 +276,15 @@ def cmd_endpoints(a):
         if a.gap_ms:
             time.sleep(a.gap_ms / 1000)
     time.sleep(a.settle)
-    rss_after = rss_kib(a.pid)
+    own_after, kids_after, nkids = rss_tree(a.pid)
+    rss_after = own_after + kids_after
     print(json.dumps({
         "n": a.n,
         "gap_ms": a.gap_ms,
+        "mode": a.mode,
+        "workers": nkids,
+        "rss_server_before_kib": own_before,
+        "rss_server_after_kib": own_after,
         "first_ms": [round(x, 2) for x in first],
         "second_ms": [round(x, 2) for x in second],
         "rss_before_kib": rss_before,
@@ -260,6 +295,11 @@ def cmd_endpoints(a):
 
 def cmd_rss(a):
     print(rss_kib(a.pid) or 0)
+
+
+def cmd_rsstree(a):
+    own, kids, n = rss_tree(a.pid)
+    print(json.dumps({"rss_kib": own or 0, "children_rss_kib": kids, "children": n}))
 
 
 def cmd_cpu(a):
@@ -306,14 +346,27 @@ def parse_wrk(text):
     return out
 
 
+def own_cpu_ticks(pid):
+    """utime + stime + cutime + cstime of a process (all its threads, and its children it has
+    waited for), in clock ticks."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15])
+
+
 def proc_cpu_s(pid):
-    """utime + stime of a process (all its threads), in seconds."""
+    """CPU seconds of a process and of all its live descendants (toolhost's sandbox workers run
+    the JavaScript; a worker that ended was waited for, so its time is in the parent's cutime)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        ticks = own_cpu_ticks(pid)
     except (OSError, IndexError, ValueError):
         return None
+    for kid in descendants(pid):
+        try:
+            ticks += own_cpu_ticks(kid)
+        except (OSError, IndexError, ValueError):
+            pass  # ended between the listing and the read
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def read_cpu():
@@ -344,6 +397,8 @@ def cmd_loadrun(a):
     res.update({
         "wrk_exit": code, "loadavg": load, "cpu_before": cpu0, "cpu_after": cpu1, "wall_s": round(wall, 3),
         "server_cores": round(srv_s / wall, 2) if srv_s is not None else None,
+        "server_cpu_s": round(srv_s, 3) if srv_s is not None else None,
+        "server_procs": 1 + len(descendants(a.pid)),
         "wrk_cores": round(wrk_s / wall, 2),
         "other_cores": round((busy_s - wrk_s - (srv_s or 0)) / wall, 2),
     })
@@ -382,6 +437,42 @@ def mmm(values, fmt="{:.0f}"):
     return f"{fmt.format(med)} ({fmt.format(min(values))}–{fmt.format(max(values))})"
 
 
+def rss_cell(r):
+    if not r or not r.get("rss_kib"):
+        return "n/a"
+    cell = f"{r['rss_kib'] / 1024:.1f}"
+    if r.get("children"):
+        cell += f" + {r['children_rss_kib'] / 1024:.1f} ({r['children']} workers)"
+    return cell
+
+
+def cpu_us_per_request(r):
+    if r.get("server_cpu_s") is None or not r.get("requests"):
+        return None
+    return r["server_cpu_s"] / r["requests"] * 1e6
+
+
+def boundary_ratios(runs, a, b):
+    """The cost of the process boundary: medians of A over medians of B (one run)."""
+    ra, rb = [r for r in runs if r["peer"] == a], [r for r in runs if r["peer"] == b]
+    if not ra or not rb:
+        return []
+
+    def med(rs, f):
+        v = [x for x in map(f, rs) if x is not None]
+        return statistics.median(v) if v else None
+
+    cells = []
+    for name, f, fmt in (("req/s", lambda r: r["rps"], "{:.0f}"), ("p50 ms", lambda r: r["p50_ms"], "{:.2f}"),
+                         ("p99 ms", lambda r: r["p99_ms"], "{:.2f}"),
+                         ("server CPU µs per request", cpu_us_per_request, "{:.0f}")):
+        x, y = med(ra, f), med(rb, f)
+        if x is None or not y:
+            continue
+        cells.append(f"{name} {fmt.format(x)} / {fmt.format(y)} = **{x / y:.2f}×**")
+    return [f"**Process boundary** ({a} / {b}, medians of this run): " + "; ".join(cells) + ".", ""]
+
+
 def cmd_report(a):
     rows = []
     with open(a.raw) as f:
@@ -396,7 +487,7 @@ def cmd_report(a):
     peers = meta["peers"]
     runs = [r for r in rows if r["type"] == "wrk"]
     colds = [r for r in rows if r["type"] == "cold"]
-    rss = {r["peer"]: r["rss_kib"] for r in rows if r["type"] == "rss_after_load"}
+    rss = {r["peer"]: r for r in rows if r["type"] == "rss_after_load"}
     eps = [r for r in rows if r["type"] == "endpoints"]
     out = [header, "", f"## Run of {meta['started']}", ""]
     if meta.get("smoke"):
@@ -412,29 +503,33 @@ def cmd_report(a):
             "CPU columns: cores used during the runs (CPU seconds / wall seconds, of 2) by the server process, by wrk, "
             "and by everything else on the machine (other work, kernel; from /proc/stat minus the two); steal is the "
             "share of all CPU time the hypervisor took. "
-            "RSS is VmRSS of the server process after its last run. Cold start: process spawn until "
+            "The server's CPU includes its child processes (toolhost's sandbox workers); CPU µs per request is "
+            "that CPU time over the requests wrk completed. "
+            "RSS is VmRSS of the server process after its last run, plus (after \"+\") the VmRSS of its child "
+            "processes summed, when it has any (shared pages are counted in each). Cold start: process spawn until "
             f"the first 200 of the POST, median (min–max) of {meta['cold_reps']} fresh start(s).", "",
-            "| peer | req/s | p50 ms | p99 ms | non-2xx / socket errors | RSS after load MiB | cold start ms | server CPU cores | wrk CPU cores | other CPU cores | steal % |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| peer | req/s | p50 ms | p99 ms | non-2xx / socket errors | RSS after load MiB | cold start ms | server CPU cores | server CPU µs per request | wrk CPU cores | other CPU cores | steal % |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in peers:
         pr = [r for r in runs if r["peer"] == p]
         pc = [r["cold_ms"] for r in colds if r["peer"] == p]
         errs = sum(r["non2xx"] + r["socket_errors"] for r in pr)
-        r_kib = rss.get(p)
-        out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+        out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
             p,
             mmm([r["rps"] for r in pr]),
             mmm([r["p50_ms"] for r in pr], "{:.2f}"),
             mmm([r["p99_ms"] for r in pr], "{:.2f}"),
             errs if pr else "n/a",
-            f"{r_kib / 1024:.1f}" if r_kib else "n/a",
+            rss_cell(rss.get(p)),
             mmm(pc, "{:.0f}"),
             mmm([r.get("server_cores") for r in pr], "{:.2f}"),
+            mmm([cpu_us_per_request(r) for r in pr], "{:.0f}"),
             mmm([r.get("wrk_cores") for r in pr], "{:.2f}"),
             mmm([r.get("other_cores") for r in pr], "{:.2f}"),
             mmm([steal_pct(r["cpu_before"], r["cpu_after"]) for r in pr], "{:.1f}"),
         ))
     out.append("")
+    out += boundary_ratios(runs, "toolhost-js", "toolhost-js-inprocess")
     if meta.get("notes"):
         out += [f"- {n}" for n in meta["notes"]]
         out.append("")
@@ -446,11 +541,16 @@ def cmd_report(a):
                 "The pool keeps a few spare runtimes ready (PoolConfig::spare_isolates): with no gap they run out and "
                 "later first calls build a runtime inline; a gap lets them refill. RSS growth is "
                 "(VmRSS after all N − VmRSS before) / N, i.e. the cost of one idle isolate.", "",
-                "| N | gap ms | first call ms | second call ms | RSS before MiB | RSS after MiB | RSS growth per endpoint KiB |",
-                "|---:|---:|---:|---:|---:|---:|---:|"]
+                "RSS is the server's VmRSS plus its worker processes' (summed): with worker processes the isolates live "
+                "in the workers. `workers` is how many child processes the server had at the end.", "",
+                "| sandbox | N | gap ms | first call ms | second call ms | RSS before MiB | RSS after MiB | RSS growth per endpoint KiB |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|"]
         for e in eps:
-            out.append("| {} | {:g} | {} | {} | {:.1f} | {:.1f} | {} |".format(
-                e["n"], e["gap_ms"], mmm(e["first_ms"], "{:.2f}"), mmm(e["second_ms"], "{:.2f}"),
+            mode = e.get("mode", "?")
+            if "workers" in e and mode == "workers":
+                mode = f"workers ({e['workers']})"
+            out.append("| {} | {} | {:g} | {} | {} | {:.1f} | {:.1f} | {} |".format(
+                mode, e["n"], e["gap_ms"], mmm(e["first_ms"], "{:.2f}"), mmm(e["second_ms"], "{:.2f}"),
                 e["rss_before_kib"] / 1024, e["rss_after_kib"] / 1024, e["rss_growth_per_endpoint_kib"]))
         out.append("")
     commands = [c.replace(meta["work"], "$WORK") for c in meta["commands"]] if meta.get("work") else meta["commands"]
@@ -472,12 +572,13 @@ def cmd_report(a):
         f.write("\n".join(out))
 
 
-KEPT_SECTIONS = ("optimizations", "store", "store-analysis", "micro-benchmarks")
+KEPT_SECTIONS = ("process-boundary", "soak", "optimizations", "store", "store-analysis", "micro-benchmarks")
 
 
 def kept_sections(path):
-    """The sections of RESULTS.md a new run keeps, in this order: the optimization log (written
-    by hand), the store benchmarks bench/store.sh wrote (RECORD=1) with their hand-written
+    """The sections of RESULTS.md a new run keeps, in this order: the analysis of the process
+    boundary (toolhost-js vs toolhost-js-inprocess, by hand), the soak (bench/soak.sh's report
+    pasted by hand), the optimization log (written by hand), the store benchmarks bench/store.sh wrote (RECORD=1) with their hand-written
     analysis, and the "Micro-benchmarks (criterion)" section bench/micro.sh wrote. Each sits
     between `<!-- NAME: ... -->` and `<!-- /NAME -->`."""
     try:
@@ -513,8 +614,10 @@ def main():
     p.add_argument("--pid", type=int, required=True); p.add_argument("--base", required=True)
     p.add_argument("--body", required=True); p.add_argument("--n", type=int, required=True)
     p.add_argument("--prefix", default="bench-cold-"); p.add_argument("--gap-ms", type=float, default=100)
-    p.add_argument("--settle", type=float, default=1.0); p.set_defaults(fn=cmd_endpoints)
+    p.add_argument("--settle", type=float, default=1.0); p.add_argument("--mode", default="workers")
+    p.set_defaults(fn=cmd_endpoints)
     p = sub.add_parser("rss"); p.add_argument("pid", type=int); p.set_defaults(fn=cmd_rss)
+    p = sub.add_parser("rsstree"); p.add_argument("pid", type=int); p.set_defaults(fn=cmd_rsstree)
     p = sub.add_parser("cpu"); p.set_defaults(fn=cmd_cpu)
     p = sub.add_parser("cpudiff"); p.add_argument("before"); p.add_argument("after"); p.set_defaults(fn=cmd_cpudiff)
     p = sub.add_parser("loadrun"); p.add_argument("--pid", type=int, required=True); p.add_argument("--out", required=True)

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by bench/run.sh and bench/idle-isolates.sh; source it, don't run it.
 # Needs: BENCH_DIR (bench/), REPO (repo root).
 
@@ -22,10 +23,10 @@ PIDS_FILE="$WORK/pids"
 mkdir -p "$WORK/pidfiles"
 
 stop_pid() {
-  local pid=$1 i
+  local pid=$1
   kill -0 "$pid" 2>/dev/null || return 0
   kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 100); do # up to 10 s
+  for _ in $(seq 1 100); do # up to 10 s
     kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.1
   done
