@@ -266,7 +266,9 @@ impl ApiError {
         }
     }
 
-    fn body(&self) -> ErrorBody {
+    /// The JSON shape alone, not logged: for an answer made ahead of time (the server's
+    /// ready-made 503), whose every use is logged where it happens.
+    pub fn body(&self) -> ErrorBody {
         ErrorBody {
             ok: false,
             error: ErrorDetail {

@@ -212,7 +212,8 @@ fn overload_answer() -> Vec<u8> {
         ErrorCode::Overloaded,
         "too many open connections; retry later",
     );
-    let body = serde_json::to_string(&error.answer()).unwrap_or_default();
+    // Made once at start-up; each refusal is logged when it is sent (`refuse`).
+    let body = serde_json::to_string(&error.body()).unwrap_or_default();
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
          retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
@@ -226,6 +227,12 @@ fn overload_answer() -> Vec<u8> {
 /// error, not for the 503. What follows is drained after the answer, so closing with unread
 /// data does not reset the connection before the client has read it.
 async fn refuse(mut stream: TcpStream, answer: Arc<[u8]>, _answering: OwnedSemaphorePermit) {
+    tracing::warn!(
+        peer = ?stream.peer_addr().ok(),
+        status = 503,
+        code = "overloaded",
+        "connection refused: too many open connections"
+    );
     let mut head = Vec::new();
     let _ = tokio::time::timeout(OVERLOAD_ANSWER_TIME / 2, async {
         let mut buf = [0u8; 2048];

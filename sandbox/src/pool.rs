@@ -268,6 +268,17 @@ impl Pool {
         }
     }
 
+    /// Abandoned isolate threads that have not ended yet (what [`PoolStats::abandoned_isolates`]
+    /// says, without building the rest of the stats).
+    pub fn abandoned_isolates(&self) -> usize {
+        let state = self.lock();
+        state
+            .abandoned
+            .iter()
+            .filter(|a| !a.progress.has_exited())
+            .count()
+    }
+
     /// Current isolates and counters.
     pub fn stats(&self) -> PoolStats {
         let state = self.lock();
@@ -283,14 +294,10 @@ impl Pool {
             })
             .collect();
         let live_heap_bytes = self.usage(&state, None).heap;
-        let abandoned_isolates = state
-            .abandoned
-            .iter()
-            .filter(|a| !a.progress.has_exited())
-            .count();
         let spare_isolates = state.spares.len();
         let ready_spares = state.spares.iter().filter(|s| s.is_ready()).count();
         drop(state);
+        let abandoned_isolates = self.abandoned_isolates();
         endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
         let counters = self.counters();
         PoolStats {

@@ -150,7 +150,7 @@ impl Started {
                     let (pool, frames) = (pool.clone(), frames.clone());
                     tokio::spawn(async move {
                         let report = pool.invoke(&code, invocation).await;
-                        let abandoned = pool.stats().abandoned_isolates;
+                        let abandoned = pool.abandoned_isolates();
                         send(
                             &frames,
                             &FromWorker::Done {
