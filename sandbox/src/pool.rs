@@ -451,9 +451,9 @@ impl Pool {
                 permit,
             )),
             Err(QueueError::Full) => Err(overloaded),
-            Err(QueueError::Closed) => Err(SandboxError::Internal(
-                "the isolate thread ended unexpectedly".to_owned(),
-            )),
+            // The thread closed its queue since the dead instances were dropped above (it
+            // ends after `ISOLATES_PER_THREAD` isolates): the next call gets a fresh one.
+            Err(QueueError::Closed) => Err(overloaded),
         }
     }
 

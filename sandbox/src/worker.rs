@@ -23,6 +23,12 @@ use crate::{
     SandboxError,
 };
 
+/// Isolates one thread builds before it ends and its endpoint gets a fresh thread. The engine
+/// keeps per-thread state that every runtime adds to and none gives back: on one thread, the
+/// ~136th isolate of a 32 MiB heap limit could no longer evaluate its module (tests/pool.rs,
+/// `a_thread_is_replaced_before_its_engine_state_wears_out`), while a new thread could.
+const ISOLATES_PER_THREAD: u32 = 32;
+
 /// Room for QuickJS's own stack limit (1 MiB) plus the Rust frames of ops and the event loop.
 const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 
@@ -186,6 +192,7 @@ fn run(
             isolate: None,
             retired: None,
             compile_error: None,
+            isolates_built: 0,
         };
         // A poisoned thread (a caller gave up on it) serves nothing more: it ends, and its
         // isolate and whatever was still queued are dropped.
@@ -225,6 +232,11 @@ fn run(
                     if worker.retired.is_some() {
                         progress.busy_for(worker.timeout());
                         worker.retired = None;
+                        if worker.isolates_built >= ISOLATES_PER_THREAD {
+                            // New calls go to a fresh thread (the pool drops an instance whose
+                            // queue is closed); what is queued here is still served.
+                            receiver.close();
+                        }
                     }
                 }
             }
@@ -243,6 +255,8 @@ struct Worker<'a> {
     retired: Option<Isolate>,
     /// A module that does not compile never will (its version is fixed): answer at once.
     compile_error: Option<SandboxError>,
+    /// Isolates this thread has built (see [`ISOLATES_PER_THREAD`]).
+    isolates_built: u32,
 }
 
 impl Worker<'_> {
@@ -322,6 +336,7 @@ impl Worker<'_> {
                 match created {
                     Ok(isolate) => {
                         counters.isolates_created.fetch_add(1, Ordering::Relaxed);
+                        self.isolates_built += 1;
                         slot.insert(isolate)
                     }
                     Err(err) => {

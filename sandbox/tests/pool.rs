@@ -403,3 +403,22 @@ async fn a_heap_limit_above_the_owner_quota_is_refused() {
     ));
     assert_eq!(pool.stats().live_isolates, 0);
 }
+
+/// An isolate thread ends after a bounded number of isolates and its endpoint gets a fresh
+/// thread: on one thread, the engine's per-thread state wore out around the 136th isolate
+/// (a 32 MiB heap limit), after which no module could be evaluated there.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thread_is_replaced_before_its_engine_state_wears_out() {
+    let config = PoolConfig {
+        recycle_after_invocations: 1,
+        spare_isolates: 0,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let code = endpoint("recycled", ECHO);
+    for n in 0..300 {
+        let report = invoke(&pool, &code, json!(n)).await;
+        assert_eq!(ok(report).body, json!({ "echo": n }), "call {n}");
+    }
+    assert!(pool.stats().recycled >= 300);
+}
