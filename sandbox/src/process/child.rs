@@ -371,17 +371,3 @@ fn existed(answer: HostAnswer) -> Option<bool> {
         _ => None,
     }
 }
-
-/// The configuration a worker is given: its share of the pool-wide limits (each worker runs
-/// its own pool), the per-call and per-owner limits unchanged (an owner's endpoints all run in
-/// one worker, so its quotas hold exactly).
-pub(crate) fn share_of(config: &PoolConfig, workers: usize) -> PoolConfig {
-    let workers = workers.max(1);
-    PoolConfig {
-        max_isolates: config.max_isolates.div_ceil(workers),
-        memory_budget_bytes: config.memory_budget_bytes.div_ceil(workers),
-        spare_isolates: config.spare_isolates.div_ceil(workers),
-        max_abandoned_isolates: config.max_abandoned_isolates.div_ceil(workers),
-        ..config.clone()
-    }
-}

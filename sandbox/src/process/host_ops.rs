@@ -240,7 +240,10 @@ mod base64_bytes {
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let text = String::deserialize(d)?;
+        decode::<D>(&String::deserialize(d)?)
+    }
+
+    pub(crate) fn decode<'de, D: Deserializer<'de>>(text: &str) -> Result<Vec<u8>, D::Error> {
         STANDARD.decode(text).map_err(serde::de::Error::custom)
     }
 }
@@ -262,12 +265,7 @@ mod base64_opt_bytes {
         d: D,
     ) -> Result<Option<Vec<u8>>, D::Error> {
         Option::<String>::deserialize(d)?
-            .map(|text| {
-                use base64::Engine;
-                base64::engine::general_purpose::STANDARD
-                    .decode(text)
-                    .map_err(serde::de::Error::custom)
-            })
+            .map(|text| super::base64_bytes::decode::<D>(&text))
             .transpose()
     }
 }

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use super::child::share_of;
 use super::wire::{self, FromWorker, ToWorker};
 use crate::{
     EndpointCode, Host, Invocation, InvocationReport, PoolConfig, PoolStats, SandboxError,
@@ -636,5 +635,19 @@ async fn reap(worker: Arc<Worker>, mut child: Child) {
         }
         Ok(status) => tracing::debug!(pid = worker.pid, %status, "a sandbox worker ended"),
         Err(e) => tracing::error!(pid = worker.pid, error = %e, "cannot wait for a sandbox worker"),
+    }
+}
+
+/// The configuration a worker is given: its share of the pool-wide limits (each worker runs
+/// its own pool), the per-call and per-owner limits unchanged (an owner's endpoints all run in
+/// one worker, so its quotas hold exactly).
+pub(crate) fn share_of(config: &PoolConfig, workers: usize) -> PoolConfig {
+    let workers = workers.max(1);
+    PoolConfig {
+        max_isolates: config.max_isolates.div_ceil(workers),
+        memory_budget_bytes: config.memory_budget_bytes.div_ceil(workers),
+        spare_isolates: config.spare_isolates.div_ceil(workers),
+        max_abandoned_isolates: config.max_abandoned_isolates.div_ceil(workers),
+        ..config.clone()
     }
 }
