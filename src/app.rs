@@ -127,7 +127,10 @@ impl App {
             StoreLocation::Embedded => {
                 std::fs::create_dir_all(data_dir).map_err(io)?;
                 (
-                    Arc::new(SledStore::open(&data_dir.join("store"))?),
+                    Arc::new(SledStore::open_with_cache(
+                        &data_dir.join("store"),
+                        config.embedded_cache_bytes,
+                    )?),
                     Keyring::Files(data_dir.clone()),
                 )
             }

@@ -18,6 +18,10 @@ pub struct Config {
     /// Where state lives: the embedded store in `data_dir`, or a PostgreSQL database shared by
     /// every node.
     pub store: StoreLocation,
+    /// Memory the embedded store may use to cache its pages. sled's own default (1 GiB) lets
+    /// the server grow with everything it writes for a long while; reads past the cache come
+    /// from the OS page cache.
+    pub embedded_cache_bytes: u64,
     /// Public base URL used in every absolute URL the service returns. `None`: derived from the
     /// bound address (`http://127.0.0.1:PORT`), which is right for local use and tests.
     pub base_url: Option<String>,
@@ -370,6 +374,7 @@ impl Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8402)),
             data_dir: data_dir.into(),
             store: StoreLocation::Embedded,
+            embedded_cache_bytes: crate::store::SledStore::DEFAULT_CACHE_BYTES,
             base_url: None,
             admin_token: None,
             secrets_master_key: None,

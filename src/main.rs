@@ -60,6 +60,9 @@ struct ServeArgs {
         hide_env_values = true
     )]
     store: StoreLocation,
+    /// Page cache of the embedded store, in MiB (more keeps more of the store in memory).
+    #[arg(long, env = "TOOLHOST_STORE_CACHE_MB", default_value_t = toolhost::store::SledStore::DEFAULT_CACHE_BYTES / (1024 * 1024), value_parser = clap::value_parser!(u64).range(1..=65536))]
+    store_cache_mb: u64,
     /// Public base URL for absolute links; defaults to http://ADDR.
     #[arg(long, env = "TOOLHOST_BASE_URL")]
     base_url: Option<String>,
@@ -130,6 +133,11 @@ struct ServeArgs {
     /// network; an owner's endpoints share one).
     #[arg(long, env = "TOOLHOST_SANDBOX_WORKERS", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
     sandbox_workers: u16,
+    /// A sandbox worker is replaced by a fresh one (its calls finish first) once it has
+    /// dropped this many isolates (recycled, evicted, retired): the JavaScript engine keeps
+    /// part of each dropped isolate's memory (under 1 MiB) until its process ends.
+    #[arg(long, env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER", default_value_t = sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED, value_parser = clap::value_parser!(u64).range(1..))]
+    sandbox_worker_recycle_after: u64,
     /// Development only: run JavaScript on threads of the server process instead of in worker
     /// processes. Faster to start and to debug, but the isolate is then the only wall between a
     /// handler and the server's keys, secrets and store.
@@ -214,6 +222,7 @@ impl ServeArgs {
         let mut config = Config::new(self.data);
         config.addr = self.addr;
         config.store = self.store;
+        config.embedded_cache_bytes = self.store_cache_mb * 1024 * 1024;
         config.base_url = self.base_url;
         config.admin_token = self.admin_token.filter(|t| !t.is_empty());
         config.secrets_master_key = self.secrets_master_key.filter(|k| !k.is_empty());
@@ -247,14 +256,15 @@ impl ServeArgs {
             let program = std::env::current_exe().map_err(|e| {
                 format!("cannot find the toolhost executable for its sandbox workers: {e}")
             })?;
-            sandbox::Isolation::Workers {
+            sandbox::Isolation::Workers(sandbox::WorkerOptions {
                 command: sandbox::WorkerCommand {
                     program,
                     args: vec![SANDBOX_WORKER.to_owned()],
                     log_filter: std::env::var("RUST_LOG").unwrap_or_else(|_| "info".to_owned()),
                 },
                 count: usize::from(self.sandbox_workers),
-            }
+                recycle_after_dropped: self.sandbox_worker_recycle_after,
+            })
         };
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);

@@ -50,6 +50,7 @@ struct SandboxMetrics {
     overloaded: Counter,
     abandoned: Counter,
     worker_restarts: Counter,
+    worker_recycles: Counter,
 }
 
 /// What the isolate pool reports, in plain numbers (the HTTP layer reads it from the runtime
@@ -68,6 +69,7 @@ pub struct SandboxSnapshot {
     pub abandoned: u64,
     pub worker_processes: u64,
     pub worker_restarts: u64,
+    pub worker_recycles: u64,
 }
 
 fn latency_histogram() -> Histogram {
@@ -102,7 +104,7 @@ impl Default for Metrics {
         for (name, help, gauge) in gauges {
             registry.register(name, help, gauge.clone());
         }
-        let counters: [(&str, &str, &Counter); 7] = [
+        let counters: [(&str, &str, &Counter); 8] = [
             (
                 "sandbox_isolates_created",
                 "Isolates built",
@@ -135,8 +137,13 @@ impl Default for Metrics {
             ),
             (
                 "sandbox_worker_restarts",
-                "Sandbox worker processes started to replace one that crashed, hung or was recycled",
+                "Sandbox worker processes started to replace one that crashed, hung, broke the protocol or held an isolate that would not stop",
                 &sandbox.worker_restarts,
+            ),
+            (
+                "sandbox_worker_recycles",
+                "Sandbox worker processes replaced as planned after building their share of isolates",
+                &sandbox.worker_recycles,
             ),
         ];
         for (name, help, counter) in counters {
@@ -183,6 +190,7 @@ impl Metrics {
         follow(&self.sandbox.overloaded, snapshot.overloaded);
         follow(&self.sandbox.abandoned, snapshot.abandoned);
         follow(&self.sandbox.worker_restarts, snapshot.worker_restarts);
+        follow(&self.sandbox.worker_recycles, snapshot.worker_recycles);
         set(&self.sandbox.worker_processes, snapshot.worker_processes);
     }
 

@@ -116,4 +116,4 @@ pub use paths::{normalize_file_path, PathError, MAX_FILE_PATH_BYTES};
 pub use pool::{EndpointStats, Pool, PoolStats};
 #[cfg(feature = "wall-probe")]
 pub use process::Probe;
-pub use process::{run_worker, WorkerCommand, WorkerPool};
+pub use process::{run_worker, WorkerCommand, WorkerOptions, WorkerPool};

@@ -5,20 +5,15 @@
 use std::sync::Arc;
 
 use crate::{
-    EndpointCode, Host, Invocation, InvocationReport, Pool, PoolConfig, PoolStats, WorkerCommand,
+    EndpointCode, Host, Invocation, InvocationReport, Pool, PoolConfig, PoolStats, WorkerOptions,
     WorkerPool,
 };
 
 /// How [`Sandbox::new`] runs isolates.
 #[derive(Clone, Debug)]
 pub enum Isolation {
-    /// In `count` worker processes started with `command`.
-    Workers {
-        /// How to start one (`toolhost sandbox-worker`).
-        command: WorkerCommand,
-        /// How many; an owner's endpoints always share one.
-        count: usize,
-    },
+    /// In worker processes.
+    Workers(WorkerOptions),
     /// On threads of this process.
     InProcess,
 }
@@ -37,9 +32,7 @@ impl Sandbox {
     pub fn new(config: PoolConfig, host: Arc<dyn Host>, isolation: Isolation) -> Sandbox {
         match isolation {
             Isolation::InProcess => Sandbox::InProcess(Pool::new(config, host)),
-            Isolation::Workers { command, count } => {
-                Sandbox::Workers(WorkerPool::new(config, host, command, count))
-            }
+            Isolation::Workers(options) => Sandbox::Workers(WorkerPool::new(config, host, options)),
         }
     }
 

@@ -109,11 +109,30 @@ pub struct PoolStats {
     pub abandoned: u64,
     /// Process ids of the live worker processes (empty when isolates run in the server).
     pub worker_pids: Vec<u32>,
-    /// Worker processes started to replace one that crashed, was killed or was recycled.
+    /// Worker processes started to replace one that crashed, hung, broke the protocol or held
+    /// an isolate that would not stop.
     pub worker_restarts: u64,
+    /// Worker processes replaced as planned, after building their share of isolates (see
+    /// [`crate::WorkerOptions::recycle_after_dropped`]).
+    pub worker_recycles: u64,
 }
 
 impl PoolStats {
+    /// Only the running totals of these figures (what was built, run, recycled...), with
+    /// the gauges of what is live now at zero: what a worker that ended still counts for.
+    pub(crate) fn counters_only(self) -> PoolStats {
+        PoolStats {
+            isolates_created: self.isolates_created,
+            invocations: self.invocations,
+            recycled: self.recycled,
+            evictions: self.evictions,
+            retired: self.retired,
+            overloaded: self.overloaded,
+            abandoned: self.abandoned,
+            ..PoolStats::default()
+        }
+    }
+
     /// Adds another pool's figures (one worker process's) to these.
     pub(crate) fn add(&mut self, other: PoolStats) {
         self.live_isolates += other.live_isolates;
@@ -316,6 +335,7 @@ impl Pool {
             abandoned: counters.abandoned.load(Ordering::Relaxed),
             worker_pids: Vec::new(),
             worker_restarts: 0,
+            worker_recycles: 0,
         }
     }
 
@@ -349,6 +369,19 @@ impl Pool {
         if joined.is_err() {
             tracing::error!("joining isolate threads failed");
         }
+    }
+
+    /// Isolates this pool has built and dropped since (recycled, evicted, retired): what the
+    /// engine keeps part of until the process ends. Cheaper than [`Pool::stats`].
+    pub fn isolates_dropped(&self) -> u64 {
+        let live: usize = self
+            .lock()
+            .endpoints
+            .values()
+            .map(|endpoint| endpoint.instances.len())
+            .sum();
+        let created = self.counters().isolates_created.load(Ordering::Relaxed);
+        created.saturating_sub(u64::try_from(live).unwrap_or(u64::MAX))
     }
 
     fn counters(&self) -> &Counters {

@@ -27,4 +27,4 @@ mod wire;
 pub use child::run_worker;
 #[cfg(feature = "wall-probe")]
 pub use probe::Probe;
-pub use supervisor::{WorkerCommand, WorkerPool};
+pub use supervisor::{WorkerCommand, WorkerOptions, WorkerPool};

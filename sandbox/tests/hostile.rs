@@ -459,10 +459,11 @@ async fn every_runaway_is_answered_by_its_time_limit() {
             sandbox::Sandbox::new(
                 config.clone(),
                 host.clone(),
-                sandbox::Isolation::Workers {
+                sandbox::Isolation::Workers(sandbox::WorkerOptions {
                     command: worker,
                     count: 1,
-                },
+                    recycle_after_dropped: sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
+                }),
             ),
         ),
     ];

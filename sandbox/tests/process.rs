@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    EndpointCode, InvocationReport, PoolConfig, SandboxError, WorkerCommand, WorkerPool,
+    EndpointCode, InvocationReport, PoolConfig, SandboxError, WorkerCommand, WorkerOptions,
+    WorkerPool,
 };
 use serde_json::json;
 use util::*;
@@ -22,11 +23,21 @@ fn command() -> WorkerCommand {
 }
 
 fn workers_with(config: PoolConfig, count: usize) -> (WorkerPool, Arc<MemoryHost>) {
+    recycling_workers(config, count, WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED)
+}
+
+fn recycling_workers(
+    config: PoolConfig,
+    count: usize,
+    recycle_after_dropped: u64,
+) -> (WorkerPool, Arc<MemoryHost>) {
     let host = Arc::new(MemoryHost::default());
-    (
-        WorkerPool::new(config, host.clone(), command(), count),
-        host,
-    )
+    let options = WorkerOptions {
+        command: command(),
+        count,
+        recycle_after_dropped,
+    };
+    (WorkerPool::new(config, host.clone(), options), host)
 }
 
 fn workers() -> (WorkerPool, Arc<MemoryHost>) {
@@ -287,5 +298,40 @@ async fn a_worker_forgets_the_code_of_endpoints_it_no_longer_runs() {
         ok(call(&pool, &secret, json!({})).await).body,
         json!("s3cret")
     );
+    pool.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_is_recycled_after_dropping_its_share_of_isolates() {
+    // Every call gets a fresh isolate; a worker is replaced once it has dropped three.
+    let config = PoolConfig {
+        recycle_after_invocations: 1,
+        spare_isolates: 0,
+        ..test_config()
+    };
+    let (pool, _) = recycling_workers(config, 1, 3);
+    pool.start().await.unwrap();
+    let first = pool.stats().await.worker_pids;
+    let code = endpoint("fresh", "let calls = 0; export default () => ++calls;");
+    for _ in 0..10 {
+        // No call is lost or failed by a recycle: each one answers from a fresh isolate.
+        assert_eq!(ok(call(&pool, &code, json!(null)).await).body, json!(1));
+    }
+    // The replaced workers' counters stay in the totals once they have ended.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let stats = loop {
+        let stats = pool.stats().await;
+        if stats.invocations == 10 || Instant::now() > deadline {
+            break stats;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(stats.invocations, 10, "{stats:?}");
+    assert_eq!(stats.isolates_created, 10, "{stats:?}");
+    // Four calls per worker: its fourth isolate is built after it dropped three.
+    assert_eq!(stats.worker_recycles, 2, "{stats:?}");
+    assert_eq!(stats.worker_restarts, 0, "{stats:?}");
+    assert_eq!(stats.worker_pids.len(), 1, "{stats:?}");
+    assert_ne!(stats.worker_pids, first);
     pool.shutdown().await;
 }

@@ -10,7 +10,7 @@ mod util;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sandbox::{EndpointCode, Probe, WorkerCommand, WorkerPool};
+use sandbox::{EndpointCode, Probe, WorkerCommand, WorkerOptions, WorkerPool};
 use serde_json::json;
 use util::*;
 
@@ -22,7 +22,15 @@ fn workers() -> (WorkerPool, Arc<MemoryHost>) {
         log_filter: "warn".into(),
     };
     (
-        WorkerPool::new(test_config(), host.clone(), command, 1),
+        WorkerPool::new(
+            test_config(),
+            host.clone(),
+            WorkerOptions {
+                command,
+                count: 1,
+                recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
+            },
+        ),
         host,
     )
 }

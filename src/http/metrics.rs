@@ -47,6 +47,7 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         abandoned: pool.abandoned,
         worker_processes: count(pool.worker_pids.len()),
         worker_restarts: pool.worker_restarts,
+        worker_recycles: pool.worker_recycles,
     });
     (
         [(

@@ -321,4 +321,8 @@ async fn a_killed_worker_costs_only_the_calls_it_held() {
         metrics.contains("toolhost_sandbox_worker_restarts_total "),
         "{metrics}"
     );
+    assert!(
+        metrics.contains("toolhost_sandbox_worker_recycles_total 0"),
+        "{metrics}"
+    );
 }

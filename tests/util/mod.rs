@@ -410,12 +410,13 @@ pub fn sandbox_isolation() -> sandbox::Isolation {
     if std::env::var("TOOLHOST_TEST_SANDBOX").as_deref() == Ok("in-process") {
         return sandbox::Isolation::InProcess;
     }
-    sandbox::Isolation::Workers {
+    sandbox::Isolation::Workers(sandbox::WorkerOptions {
         command: sandbox::WorkerCommand {
             program: env!("CARGO_BIN_EXE_toolhost").into(),
             args: vec!["sandbox-worker".to_owned()],
             log_filter: "warn".to_owned(),
         },
         count: 1,
-    }
+        recycle_after_dropped: sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
+    })
 }

@@ -150,13 +150,13 @@ impl Started {
                     let (pool, frames) = (pool.clone(), frames.clone());
                     tokio::spawn(async move {
                         let report = pool.invoke(&code, invocation).await;
-                        let abandoned = pool.abandoned_isolates();
                         send(
                             &frames,
                             &FromWorker::Done {
                                 id,
                                 report,
-                                abandoned,
+                                abandoned: pool.abandoned_isolates(),
+                                isolates_dropped: pool.isolates_dropped(),
                             },
                         );
                     });

@@ -49,6 +49,26 @@ pub struct WorkerCommand {
     pub log_filter: String,
 }
 
+/// How many worker processes to run, how to start them, and when to recycle one.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// How to start one (`toolhost sandbox-worker`).
+    pub command: WorkerCommand,
+    /// How many; an owner's endpoints always share one.
+    pub count: usize,
+    /// A worker is replaced (its calls finish first) once it has dropped this many isolates
+    /// (recycled, evicted or retired). The engine binding does not give back all of an
+    /// isolate's memory when the isolate is dropped (0.6 to 0.9 MiB each, measured: see
+    /// bench/RESULTS.md), so a process that drops isolates forever grows forever; ending the
+    /// process is what returns it all.
+    pub recycle_after_dropped: u64,
+}
+
+impl WorkerOptions {
+    /// The default: a worker keeps at most about 15 MiB it cannot give back.
+    pub const DEFAULT_RECYCLE_AFTER_DROPPED: u64 = 16;
+}
+
 /// Runs handlers in worker processes. Cheap to clone; all clones share the workers.
 #[derive(Clone)]
 pub struct WorkerPool {
@@ -62,10 +82,16 @@ struct Inner {
     share: PoolConfig,
     host: Arc<dyn Host>,
     command: WorkerCommand,
+    recycle_after_dropped: u64,
     slots: Vec<Slot>,
     next_id: AtomicU64,
-    /// Workers started after the first of their slot (after a crash, a kill or a recycle).
+    /// Workers started after the first of their slot to replace one that failed.
     restarts: AtomicU64,
+    /// Workers started after the first of their slot to replace one recycled as planned.
+    recycles: AtomicU64,
+    /// The counters of workers replaced so far (as they reported them before they ended), so
+    /// the pool's totals do not go back when a worker does.
+    departed: Mutex<PoolStats>,
     closed: AtomicBool,
 }
 
@@ -107,6 +133,8 @@ struct Worker {
     host_ops: AtomicUsize,
     /// Set once the server decided to replace this worker; new calls go elsewhere.
     retiring: AtomicBool,
+    /// Set when it is replaced as planned (it dropped its share of isolates), not for a fault.
+    recycled: AtomicBool,
 }
 
 #[derive(Default)]
@@ -127,28 +155,27 @@ enum Reply {
     Done {
         report: InvocationReport,
         abandoned: usize,
+        isolates_dropped: u64,
     },
     NeedCode,
 }
 
 impl WorkerPool {
-    /// A pool of `workers` processes, each started on its first call.
-    pub fn new(
-        config: PoolConfig,
-        host: Arc<dyn Host>,
-        command: WorkerCommand,
-        workers: usize,
-    ) -> WorkerPool {
-        let workers = workers.max(1);
+    /// A pool of `options.count` processes, each started on its first call.
+    pub fn new(config: PoolConfig, host: Arc<dyn Host>, options: WorkerOptions) -> WorkerPool {
+        let workers = options.count.max(1);
         WorkerPool {
             inner: Arc::new(Inner {
                 share: share_of(&config, workers),
                 config,
                 host,
-                command,
+                command: options.command,
+                recycle_after_dropped: options.recycle_after_dropped.max(1),
                 slots: (0..workers).map(|_| Slot::default()).collect(),
                 next_id: AtomicU64::new(1),
                 restarts: AtomicU64::new(0),
+                recycles: AtomicU64::new(0),
+                departed: Mutex::new(PoolStats::default()),
                 closed: AtomicBool::new(false),
             }),
         }
@@ -210,9 +237,15 @@ impl WorkerPool {
                 invocation: &invocation,
             }));
             match tokio::time::timeout_at(deadline.into(), answer).await {
-                Ok(Ok(Reply::Done { report, abandoned })) => {
+                Ok(Ok(Reply::Done {
+                    report,
+                    abandoned,
+                    isolates_dropped,
+                })) => {
                     if abandoned > 0 {
                         self.replace(&worker, "an isolate did not stop at its time limit");
+                    } else if isolates_dropped >= self.inner.recycle_after_dropped {
+                        self.recycle(&worker, isolates_dropped);
                     }
                     return report;
                 }
@@ -269,7 +302,15 @@ impl WorkerPool {
             return Ok(worker);
         }
         if slot.started.swap(true, Ordering::AcqRel) {
-            self.inner.restarts.fetch_add(1, Ordering::Relaxed);
+            let recycled = slot
+                .current()
+                .is_some_and(|previous| previous.recycled.load(Ordering::Acquire));
+            let counter = if recycled {
+                &self.inner.recycles
+            } else {
+                &self.inner.restarts
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
         }
         let worker = self.spawn().await.map_err(|e| {
             tracing::error!(error = %e, "cannot start a sandbox worker");
@@ -307,6 +348,7 @@ impl WorkerPool {
             kill: Notify::new(),
             host_ops: AtomicUsize::new(0),
             retiring: AtomicBool::new(false),
+            recycled: AtomicBool::new(false),
         });
         worker.send(&ToWorker::Hello {
             config: self.inner.share.clone(),
@@ -385,10 +427,15 @@ impl WorkerPool {
                 id,
                 report,
                 abandoned,
+                isolates_dropped,
             } => {
                 // A call the server gave up on has no waiter any more.
                 if let Some(reply) = worker.lock().calls.remove(&id) {
-                    let _ = reply.send(Reply::Done { report, abandoned });
+                    let _ = reply.send(Reply::Done {
+                        report,
+                        abandoned,
+                        isolates_dropped,
+                    });
                 }
             }
             FromWorker::NeedCode { id } => {
@@ -455,21 +502,48 @@ impl WorkerPool {
         });
     }
 
-    /// Sends new calls to a fresh worker and kills this one once its calls are done.
+    /// Replaces a worker that went wrong (see [`WorkerPool::retire_worker`]).
     fn replace(&self, worker: &Arc<Worker>, why: &str) {
-        if worker.retiring.swap(true, Ordering::AcqRel) {
-            return;
+        if self.retire_worker(worker) {
+            tracing::error!(pid = worker.pid, why, "replacing a sandbox worker");
         }
-        tracing::error!(pid = worker.pid, why, "replacing a sandbox worker");
+    }
+
+    /// Replaces a worker that dropped its share of isolates: a planned, quiet replacement.
+    fn recycle(&self, worker: &Arc<Worker>, isolates_dropped: u64) {
+        worker.recycled.store(true, Ordering::Release);
+        if self.retire_worker(worker) {
+            tracing::info!(
+                pid = worker.pid,
+                isolates_dropped,
+                "recycling a sandbox worker that dropped its share of isolates"
+            );
+        }
+    }
+
+    /// Sends new calls to a fresh worker and kills this one once its calls are done, keeping
+    /// its counters. False when the worker was already being replaced.
+    fn retire_worker(&self, worker: &Arc<Worker>) -> bool {
+        if worker.retiring.swap(true, Ordering::AcqRel) {
+            return false;
+        }
         self.start_successor(worker);
-        let worker = worker.clone();
+        let (pool, worker) = (self.clone(), worker.clone());
         tokio::spawn(async move {
             let drained = Instant::now() + DRAIN_TIMEOUT;
             while Instant::now() < drained && !worker.lock().calls.is_empty() {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
+            if let Some(last) = pool.ask_stats(&worker, PING_TIMEOUT).await {
+                pool.inner
+                    .departed
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .add(last.counters_only());
+            }
             worker.kill.notify_one();
         });
+        true
     }
 
     fn kill(&self, worker: &Worker, why: &str) {
@@ -530,7 +604,15 @@ impl WorkerPool {
                 total.add(stats);
             }
         }
+        total.add(
+            self.inner
+                .departed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
+        );
         total.worker_restarts = self.inner.restarts.load(Ordering::Relaxed);
+        total.worker_recycles = self.inner.recycles.load(Ordering::Relaxed);
         total.endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
         total
     }

@@ -76,11 +76,13 @@ pub(crate) enum FromWorker {
     /// Sent once, after the worker confined itself; `confinement` says what was applied.
     Ready { confinement: String },
     /// A call's report; `abandoned` counts isolate threads stuck in the worker, which makes
-    /// the server replace the whole process.
+    /// the server replace the whole process; `isolates_dropped` counts isolates the worker
+    /// built and dropped since, which makes the server recycle it past its share.
     Done {
         id: u64,
         report: InvocationReport,
         abandoned: usize,
+        isolates_dropped: u64,
     },
     /// The worker does not hold the code of this call's endpoint version: send it again.
     NeedCode { id: u64 },
