@@ -20,8 +20,11 @@
 # connection is open). "Warm" is the sample after the round that ends at or after WARM_PCT (20)
 # % of the load: what grew before it is start-up (isolates built, caches, allocator arenas). The
 # script compares the end with warm and exits 1 when open fds (server or workers) grow, worker
-# processes, worker restarts, live or abandoned isolates grow, the worker pids change, RSS of the
-# server or of the workers (summed) grows more than RSS_LIMIT_PCT (10) %, or more than
+# processes, worker restarts, live or abandoned isolates grow, the worker pids change without a
+# planned recycle (toolhost_sandbox_worker_recycles_total), the RSS peaks of the server or of the
+# workers (summed) in the second half of the samples after warm exceed those of the first half
+# by more than RSS_LIMIT_PCT (10) % (peaks, because workers are recycled: their RSS is a
+# sawtooth, and a leak shows as rising peaks), or more than
 # MAX_ERRORS (0) answers are 5xx. Server log lines at WARN or ERROR are listed in the report.
 #
 # Environment: DURATION (300) ROUND (30) seconds of load and per round; CONNECTIONS (8) THREADS

@@ -71,6 +71,11 @@ pub struct Retention {
 
 const DAY: Duration = Duration::from_secs(86_400);
 
+/// The page cache the embedded store gets unless told otherwise. sled's own default is 1 GiB,
+/// which it fills with everything written: measured, the server's RSS then grew by the size of
+/// what it wrote for as long as a soak ran.
+pub const DEFAULT_EMBEDDED_CACHE_BYTES: u64 = 32 * 1024 * 1024;
+
 /// Where a node keeps its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreLocation {
@@ -374,7 +379,7 @@ impl Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8402)),
             data_dir: data_dir.into(),
             store: StoreLocation::Embedded,
-            embedded_cache_bytes: crate::store::SledStore::DEFAULT_CACHE_BYTES,
+            embedded_cache_bytes: DEFAULT_EMBEDDED_CACHE_BYTES,
             base_url: None,
             admin_token: None,
             secrets_master_key: None,

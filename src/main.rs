@@ -61,7 +61,7 @@ struct ServeArgs {
     )]
     store: StoreLocation,
     /// Page cache of the embedded store, in MiB (more keeps more of the store in memory).
-    #[arg(long, env = "TOOLHOST_STORE_CACHE_MB", default_value_t = toolhost::store::SledStore::DEFAULT_CACHE_BYTES / (1024 * 1024), value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, env = "TOOLHOST_STORE_CACHE_MB", default_value_t = toolhost::config::DEFAULT_EMBEDDED_CACHE_BYTES / (1024 * 1024), value_parser = clap::value_parser!(u64).range(1..=65536))]
     store_cache_mb: u64,
     /// Public base URL for absolute links; defaults to http://ADDR.
     #[arg(long, env = "TOOLHOST_BASE_URL")]

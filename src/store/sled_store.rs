@@ -136,13 +136,8 @@ impl SledStore {
     /// this process, or a process just restarted by a supervisor, releases a moment after it
     /// drops the database; wait briefly for it rather than failing the start.
     pub fn open(dir: &Path) -> StoreResult<Self> {
-        Self::open_with_cache(dir, Self::DEFAULT_CACHE_BYTES)
+        Self::open_with_cache(dir, crate::config::DEFAULT_EMBEDDED_CACHE_BYTES)
     }
-
-    /// The page cache toolhost gives sled unless told otherwise (sled's own is 1 GiB, which it
-    /// fills with everything written: measured, the server's RSS then grew by the size of what
-    /// it wrote for as long as a soak ran).
-    pub const DEFAULT_CACHE_BYTES: u64 = 32 * 1024 * 1024;
 
     /// [`SledStore::open`] with a page cache of `cache_bytes`.
     pub fn open_with_cache(dir: &Path, cache_bytes: u64) -> StoreResult<Self> {
