@@ -373,3 +373,425 @@ impl KvWriters {
         self.queues.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+/// The kv rules on both engines: sled in process, and PostgreSQL on a throwaway cluster (two
+/// stores on one database standing for two nodes).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{read_json, usage_key, Usage};
+    use crate::store::{PgCluster, PgStore, SledStore};
+    use sandbox::KvCheck;
+    use serde_json::json;
+
+    type Shared = Arc<dyn Store>;
+
+    async fn sled() -> Vec<Shared> {
+        vec![Arc::new(SledStore::temporary().unwrap())]
+    }
+
+    /// Two stores on one fresh database: two nodes.
+    async fn postgres() -> Vec<Shared> {
+        let cluster = tokio::task::spawn_blocking(PgCluster::shared)
+            .await
+            .unwrap()
+            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
+        let url = cluster.fresh_url().await.unwrap();
+        let mut nodes: Vec<Shared> = Vec::new();
+        for _ in 0..2 {
+            nodes.push(Arc::new(PgStore::connect(&url).await.unwrap()));
+        }
+        nodes
+    }
+
+    macro_rules! on_both_engines {
+        ($($case:ident),+ $(,)?) => {
+            mod sled {$(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() { super::$case(super::sled().await).await; }
+            )+}
+            mod postgres {$(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() { super::$case(super::postgres().await).await; }
+            )+}
+        };
+    }
+
+    on_both_engines!(
+        a_failed_check_writes_nothing,
+        mixed_mutations_land_together_in_order,
+        a_plain_write_moves_the_versionstamp,
+        sums_are_exact_integers_or_refused,
+        expired_entries_are_absent_to_checks_and_sums,
+        an_atomic_over_quota_writes_nothing,
+        concurrent_sums_lose_no_update_across_nodes,
+    );
+
+    const SLUG: &str = "ep";
+
+    fn check(key: &str, versionstamp: Option<&str>) -> KvCheck {
+        KvCheck {
+            key: key.into(),
+            versionstamp: versionstamp.map(str::to_owned),
+        }
+    }
+
+    fn set(key: &str, value: Value) -> KvMutation {
+        KvMutation::Set {
+            key: key.into(),
+            value,
+            ttl_seconds: None,
+        }
+    }
+
+    fn sum(key: &str, n: i64) -> KvMutation {
+        KvMutation::Sum { key: key.into(), n }
+    }
+
+    fn del(key: &str) -> KvMutation {
+        KvMutation::Delete { key: key.into() }
+    }
+
+    async fn run(
+        s: &Shared,
+        quotas: &Quotas,
+        checks: Vec<KvCheck>,
+        mutations: Vec<KvMutation>,
+    ) -> Result<Committed, HostError> {
+        let atomic = KvAtomic { checks, mutations };
+        commit(s.as_ref(), quotas, SLUG, Some("b1"), &atomic).await
+    }
+
+    /// Commits without checks; its versionstamp.
+    async fn write(s: &Shared, mutations: Vec<KvMutation>) -> String {
+        match run(s, &Quotas::default(), vec![], mutations).await.unwrap() {
+            Committed::Done { versionstamp, .. } => versionstamp,
+            Committed::CheckFailed => panic!("no checks to fail"),
+        }
+    }
+
+    async fn entry(s: &Shared, key: &str) -> Option<KvVersioned> {
+        get_entry(s.as_ref(), &Quotas::default(), SLUG, Some("b1"), key)
+            .await
+            .unwrap()
+    }
+
+    async fn value(s: &Shared, key: &str) -> Option<Value> {
+        entry(s, key).await.map(|e| e.value)
+    }
+
+    /// Everything stored for the endpoint: its entries and its usage record, raw.
+    async fn snapshot(s: &Shared) -> (Vec<(Vec<u8>, Vec<u8>)>, Option<Vec<u8>>) {
+        let entries = s
+            .scan_prefix(Tree::HandlerKv, &scoped_key(SLUG, ""), None, 1000)
+            .await
+            .unwrap();
+        let usage = s.get(Tree::Meta, &usage_key("kv", SLUG)).await.unwrap();
+        (entries, usage)
+    }
+
+    async fn a_failed_check_writes_nothing(nodes: Vec<Shared>) {
+        let s = &nodes[0];
+        let first = write(s, vec![set("a", json!(1))]).await;
+        let before = snapshot(s).await;
+        let stale = "00000000000000000001";
+        for checks in [
+            vec![check("a", Some(stale))],
+            vec![check("a", None)],
+            vec![check("missing", Some(&first))],
+            // The first holds, the second does not: still nothing.
+            vec![check("a", Some(&first)), check("missing", Some(&first))],
+        ] {
+            let mutations = vec![set("b", json!(2)), sum("c", 5), del("a")];
+            let outcome = run(s, &Quotas::default(), checks, mutations).await.unwrap();
+            assert_eq!(outcome, Committed::CheckFailed);
+            assert_eq!(snapshot(s).await, before, "a failed check wrote something");
+        }
+        assert_eq!(entry(s, "a").await.unwrap().versionstamp, first);
+    }
+
+    async fn mixed_mutations_land_together_in_order(nodes: Vec<Shared>) {
+        let (s, other) = (&nodes[0], nodes.last().unwrap());
+        let a = write(s, vec![set("a", json!({"n": 1}))]).await;
+        let checks = vec![check("a", Some(&a)), check("fresh", None)];
+        let mutations = vec![
+            set("b", json!("x")),
+            sum("c", 5),
+            sum("c", -7),
+            del("a"),
+            set("d", json!(1)),
+            del("d"),
+        ];
+        let Committed::Done {
+            versionstamp,
+            existed,
+        } = run(other, &Quotas::default(), checks, mutations)
+            .await
+            .unwrap()
+        else {
+            panic!("the checks held")
+        };
+        assert!(versionstamp > a, "{versionstamp} after {a}");
+        assert_eq!(existed, [false, false, false, true, false, false]);
+        assert_eq!(value(s, "a").await, None);
+        assert_eq!(value(s, "d").await, None);
+        assert_eq!(value(s, "c").await, Some(json!(-2)));
+        let b = entry(s, "b").await.unwrap();
+        assert_eq!(
+            (b.value, b.versionstamp.clone()),
+            (json!("x"), versionstamp.clone())
+        );
+        assert_eq!(entry(s, "c").await.unwrap().versionstamp, versionstamp);
+        // The usage counts what is left: b and c.
+        let (_, usage): (_, Usage) = read_json(s.as_ref(), &usage_key("kv", SLUG)).await.unwrap();
+        assert_eq!(usage.count, 2);
+        // Checks only: nothing written, the current versionstamp answered.
+        let outcome = run(
+            s,
+            &Quotas::default(),
+            vec![check("b", Some(&versionstamp))],
+            vec![],
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            outcome,
+            Committed::Done {
+                versionstamp: versionstamp.clone(),
+                existed: vec![]
+            }
+        );
+        // Versionstamps are 20 hex digits and increase with every commit, from either node.
+        let mut last = versionstamp;
+        for i in 0..10 {
+            let next = write(&nodes[i % nodes.len()], vec![sum("c", 1)]).await;
+            assert!(
+                sandbox::is_versionstamp(&next) && next > last,
+                "{next} after {last}"
+            );
+            last = next;
+        }
+    }
+
+    async fn a_plain_write_moves_the_versionstamp(nodes: Vec<Shared>) {
+        let s = &nodes[0];
+        write(s, vec![set("k", json!(1))]).await;
+        let seen = entry(s, "k").await.unwrap();
+        // Rewritten with the same value by someone else: the check fails all the same.
+        write(s, vec![set("k", json!(1))]).await;
+        let outcome = run(
+            s,
+            &Quotas::default(),
+            vec![check("k", Some(&seen.versionstamp))],
+            vec![set("k", json!(2))],
+        )
+        .await
+        .unwrap();
+        assert_eq!(outcome, Committed::CheckFailed);
+        assert_eq!(value(s, "k").await, Some(json!(1)));
+        // Deleted: a check for absence holds.
+        write(s, vec![del("k")]).await;
+        assert!(entry(s, "k").await.is_none());
+        let outcome = run(
+            s,
+            &Quotas::default(),
+            vec![check("k", None)],
+            vec![set("k", json!(3))],
+        )
+        .await
+        .unwrap();
+        assert!(matches!(outcome, Committed::Done { .. }));
+        // An entry from before versionstamps reads as all zeros and can be checked.
+        let legacy = serde_json::to_vec(&json!({"v": 7})).unwrap();
+        s.put(Tree::HandlerKv, &scoped_key(SLUG, "old"), &legacy)
+            .await
+            .unwrap();
+        let old = entry(s, "old").await.unwrap();
+        assert_eq!(old.versionstamp, "00000000000000000000");
+        let outcome = run(
+            s,
+            &Quotas::default(),
+            vec![check("old", Some(&old.versionstamp))],
+            vec![sum("old", 1)],
+        )
+        .await
+        .unwrap();
+        assert!(matches!(outcome, Committed::Done { .. }));
+        assert_eq!(value(s, "old").await, Some(json!(8)));
+    }
+
+    async fn sums_are_exact_integers_or_refused(nodes: Vec<Shared>) {
+        let s = &nodes[0];
+        let quotas = Quotas::default();
+        write(s, vec![sum("n", MAX_SAFE_INTEGER - 1)]).await;
+        write(s, vec![sum("n", 1)]).await;
+        assert_eq!(value(s, "n").await, Some(json!(MAX_SAFE_INTEGER)));
+        write(
+            s,
+            vec![
+                set("text", json!("12")),
+                set("half", json!(1.5)),
+                set("big", json!(1u64 << 60)),
+            ],
+        )
+        .await;
+        write(
+            s,
+            vec![
+                set("float", json!(3.0)),
+                set("low", json!(-MAX_SAFE_INTEGER)),
+            ],
+        )
+        .await;
+        let before = snapshot(s).await;
+        for (key, n) in [("n", 1), ("text", 1), ("half", 1), ("big", 1), ("low", -1)] {
+            // In a commit with another mutation first: that one is not written either.
+            let err = run(s, &quotas, vec![], vec![set("z", json!(0)), sum(key, n)])
+                .await
+                .unwrap_err();
+            assert_eq!(err.code, "invalid_sum", "{key}: {}", err.message);
+            assert!(err.message.contains(key), "{}", err.message);
+            assert_eq!(snapshot(s).await, before);
+        }
+        // A float that is an integer sums; the result is stored as an integer.
+        write(s, vec![sum("float", 2)]).await;
+        assert_eq!(value(s, "float").await, Some(json!(5)));
+        write(s, vec![sum("neg", -MAX_SAFE_INTEGER)]).await;
+        assert_eq!(value(s, "neg").await, Some(json!(-MAX_SAFE_INTEGER)));
+    }
+
+    async fn expired_entries_are_absent_to_checks_and_sums(nodes: Vec<Shared>) {
+        let s = &nodes[0];
+        let quotas = Quotas::default();
+        // Stored as a commit would have, with an expiry already past.
+        let expired = Stored {
+            v: json!(41),
+            exp: Some(now_secs() - 1),
+            seq: 5,
+        };
+        let bytes = serde_json::to_vec(&expired).unwrap();
+        for key in ["gone", "counter"] {
+            s.put(Tree::HandlerKv, &scoped_key(SLUG, key), &bytes)
+                .await
+                .unwrap();
+        }
+        // Absent to a check, and a sum starts from 0 without the old expiry.
+        let outcome = run(
+            s,
+            &quotas,
+            vec![check("counter", None)],
+            vec![sum("counter", 2)],
+        )
+        .await
+        .unwrap();
+        assert!(matches!(outcome, Committed::Done { .. }));
+        let raw = s
+            .get(Tree::HandlerKv, &scoped_key(SLUG, "counter"))
+            .await
+            .unwrap()
+            .unwrap();
+        let stored: Stored = serde_json::from_slice(&raw).unwrap();
+        assert_eq!((stored.v, stored.exp), (json!(2), None));
+        // Reading an expired entry removes it.
+        assert!(entry(s, "gone").await.is_none());
+        assert!(s
+            .get(Tree::HandlerKv, &scoped_key(SLUG, "gone"))
+            .await
+            .unwrap()
+            .is_none());
+        // A set with a TTL expires; a sum keeps a live entry's expiry.
+        let atomic = vec![KvMutation::Set {
+            key: "window".into(),
+            value: json!(1),
+            ttl_seconds: Some(60),
+        }];
+        write(s, atomic).await;
+        write(s, vec![sum("window", 1)]).await;
+        let raw = s
+            .get(Tree::HandlerKv, &scoped_key(SLUG, "window"))
+            .await
+            .unwrap()
+            .unwrap();
+        let stored: Stored = serde_json::from_slice(&raw).unwrap();
+        assert_eq!(stored.v, json!(2));
+        let exp = stored.exp.expect("the expiry is kept");
+        assert!(exp > now_secs() + 50 && exp <= now_secs() + 60, "{exp}");
+    }
+
+    async fn an_atomic_over_quota_writes_nothing(nodes: Vec<Shared>) {
+        let s = &nodes[0];
+        let quotas = Quotas {
+            kv_keys: 2,
+            kv_bytes: 100,
+            ..Quotas::default()
+        };
+        run(s, &quotas, vec![], vec![set("a", json!(1))])
+            .await
+            .unwrap();
+        let before = snapshot(s).await;
+        // Three keys, or too many bytes: refused whole.
+        for mutations in [
+            vec![set("b", json!(2)), set("c", json!(3))],
+            vec![set("b", json!("x".repeat(100)))],
+        ] {
+            let err = run(s, &quotas, vec![], mutations).await.unwrap_err();
+            assert_eq!(err.code, "quota_exceeded", "{}", err.message);
+            assert_eq!(snapshot(s).await, before);
+        }
+        // The totals after the whole commit count: removing one makes room for another.
+        run(
+            s,
+            &quotas,
+            vec![],
+            vec![del("a"), set("b", json!(2)), set("c", json!(3))],
+        )
+        .await
+        .unwrap();
+        assert_eq!(value(s, "b").await, Some(json!(2)));
+        // The builder's total across its endpoints holds too.
+        let tight = Quotas {
+            builder_kv_keys: 2,
+            ..Quotas::default()
+        };
+        let err = run(s, &tight, vec![], vec![set("d", json!(4))])
+            .await
+            .unwrap_err();
+        assert!(
+            err.message.contains("builder's total kv quota"),
+            "{}",
+            err.message
+        );
+    }
+
+    /// Many commits summing into one key at once, from both nodes, without this node's queue:
+    /// the guarded batches and their retries alone keep the total exact.
+    async fn concurrent_sums_lose_no_update_across_nodes(nodes: Vec<Shared>) {
+        let tasks: Vec<_> = (0..40)
+            .map(|i| {
+                let s = nodes[i % nodes.len()].clone();
+                tokio::spawn(async move {
+                    let atomic = KvAtomic {
+                        checks: vec![],
+                        mutations: vec![sum("total", i as i64 + 1), sum(&format!("k{}", i % 4), 1)],
+                    };
+                    commit(s.as_ref(), &Quotas::default(), SLUG, Some("b1"), &atomic).await
+                })
+            })
+            .collect();
+        let mut stamps = Vec::new();
+        for task in tasks {
+            match task.await.unwrap().unwrap() {
+                Committed::Done { versionstamp, .. } => stamps.push(versionstamp),
+                Committed::CheckFailed => panic!("no checks"),
+            }
+        }
+        let s = &nodes[0];
+        assert_eq!(value(s, "total").await, Some(json!((1..=40).sum::<i64>())));
+        for k in 0..4 {
+            assert_eq!(value(s, &format!("k{k}")).await, Some(json!(10)));
+        }
+        stamps.sort();
+        stamps.dedup();
+        assert_eq!(stamps.len(), 40, "every commit has its own versionstamp");
+    }
+}
