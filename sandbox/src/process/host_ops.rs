@@ -348,6 +348,54 @@ mod tests {
         ));
     }
 
+    /// A forged commit is checked like the op checks it: its size, keys, versionstamps and
+    /// amounts, and the capability.
+    #[test]
+    fn the_server_checks_a_workers_atomic() {
+        use crate::{KvAtomic, KvCheck, KvMutation};
+        let config = PoolConfig::default();
+        let kv = code(Capabilities {
+            kv: true,
+            ..Capabilities::default()
+        });
+        let commit = |checks: Vec<KvCheck>, mutations: Vec<KvMutation>| HostOp::KvCommit {
+            atomic: KvAtomic { checks, mutations },
+        };
+        let sum = |n| KvMutation::Sum { key: "n".into(), n };
+        assert!(commit(vec![], vec![sum(1)]).checked(&kv, &config).is_ok());
+        let denied = commit(vec![], vec![sum(1)]).checked(&code(Capabilities::default()), &config);
+        assert!(matches!(denied, Err(OpError::CapabilityDenied("kv"))));
+        let many = (0..=config.storage.max_atomic_ops as i64)
+            .map(sum)
+            .collect();
+        assert!(matches!(
+            commit(vec![], many).checked(&kv, &config),
+            Err(OpError::TooLarge(_))
+        ));
+        let unsafe_sum = commit(vec![], vec![sum(crate::MAX_SAFE_INTEGER + 1)]);
+        assert!(matches!(
+            unsafe_sum.checked(&kv, &config),
+            Err(OpError::InvalidArgument(_))
+        ));
+        let forged = KvCheck {
+            key: "n".into(),
+            versionstamp: Some("' OR 1=1 --".into()),
+        };
+        assert!(matches!(
+            commit(vec![forged], vec![]).checked(&kv, &config),
+            Err(OpError::InvalidArgument(_))
+        ));
+        let big = KvMutation::Set {
+            key: "v".into(),
+            value: serde_json::Value::from("x".repeat(config.storage.max_value_bytes)),
+            ttl_seconds: None,
+        };
+        assert!(matches!(
+            commit(vec![], vec![big]).checked(&kv, &config),
+            Err(OpError::TooLarge(_))
+        ));
+    }
+
     #[test]
     fn file_bytes_travel_as_base64() {
         let op = HostOp::FilesWrite {

@@ -127,7 +127,7 @@ impl Host for MemoryHost {
                 KvMutation::Sum { n, .. } => {
                     let old = next.get(&key).map_or(Some(0), |(v, _)| v.as_i64());
                     let Some(old) = old else {
-                        return ready(Err(HostError::new("kv_not_a_number", "not an integer")));
+                        return ready(Err(HostError::new("invalid_sum", "not an integer")));
                     };
                     next.insert(key, (Value::from(old + n), None));
                 }
