@@ -76,12 +76,20 @@ impl StoreHost {
         kv::get_entry(store, &self.quotas, slug, builder.as_deref(), key).await
     }
 
-    /// Commits on this node's queue for the endpoint (see [`KvWriters`]).
+    /// Commits in the endpoint's turn among this node's commits (see [`KvWriters`]).
     async fn kv_commit_now(&self, slug: &str, atomic: KvAtomic) -> Result<Committed, HostError> {
         let builder = self.builder_of(slug);
         let store = self.store.as_ref();
-        let commit = kv::commit(store, &self.quotas, slug, builder.as_deref(), &atomic);
-        self.kv_writers.queued(slug, commit).await
+        let writers = self.kv_writers.as_ref();
+        kv::commit(
+            store,
+            &self.quotas,
+            slug,
+            builder.as_deref(),
+            &atomic,
+            writers,
+        )
+        .await
     }
 
     /// One plain `set` or `delete`: an atomic of one mutation. Whether its key was live.

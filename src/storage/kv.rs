@@ -91,28 +91,36 @@ pub enum Committed {
 }
 
 /// How many times a commit is planned again after losing a race before it gives up
-/// (`storage_busy`). On one node commits of an endpoint queue ([`KvWriters`]), so only other
-/// nodes' commits (or uploads moving the usage record) can make it lose.
+/// (`storage_busy`). On one node commits of an endpoint take turns ([`KvWriters`]), so only
+/// other nodes' commits (or uploads moving the usage record) can make it lose.
 const MAX_ATTEMPTS: u32 = 64;
 
-/// Commits `atomic` to endpoint `slug`'s kv (counted toward `builder`'s totals). The sandbox
-/// has checked its shape and sizes; here live the rules that need the stored state: checks,
-/// `sum` on what is stored, expiry and quotas.
+/// Commits `atomic` to endpoint `slug`'s kv (counted toward `builder`'s totals), in its turn
+/// among this node's commits of the endpoint. The sandbox has checked its shape and sizes; here
+/// live the rules that need the stored state: checks, `sum` on what is stored, expiry and quotas.
 pub async fn commit(
     store: &dyn Store,
     quotas: &Quotas,
     slug: &str,
     builder: Option<&str>,
     atomic: &KvAtomic,
+    writers: &KvWriters,
 ) -> Result<Committed, HostError> {
     for attempt in 0..MAX_ATTEMPTS {
+        let turn = writers.turn(slug).await;
         let (batch, outcome) = match plan_commit(store, quotas, slug, builder, atomic).await {
             Ok(Planned::Write(batch, outcome)) => (batch, outcome),
             Ok(Planned::CheckFailed) => return Ok(Committed::CheckFailed),
             Err(e) => return Err(e.into()),
         };
-        match store.apply(batch).await {
-            Ok(()) => return Ok(outcome),
+        let staged = store.apply_staged(batch).await;
+        // Applied (or refused): the next commit may plan on it while this one flushes.
+        drop(turn);
+        match staged {
+            Ok(durable) => {
+                durable.await.map_err(storage_error)?;
+                return Ok(outcome);
+            }
             Err(StoreError::ConditionFailed(_)) => {
                 // Another node got there first: wait a little (growing, jittered) so two
                 // nodes stop colliding, then read again.
@@ -344,33 +352,51 @@ async fn remove_expired(
     }
 }
 
-/// One node's kv commits, queued per endpoint. Commits of one endpoint all rewrite its usage
-/// record, so run together they would collide and retry; queued, each lands on its first try and
-/// only other nodes' commits can make one retry.
+/// One node's kv commits, taking turns per endpoint. Commits of one endpoint all rewrite its
+/// usage record, so run together they would collide and retry; in turns, each plans on what the
+/// one before applied and lands on its first try, and only other nodes' commits can make one
+/// retry. A turn ends once its batch is applied, before it is durable
+/// ([`Store::apply_staged`]), so commits in a row still share the engine's flushes.
 #[derive(Default)]
 pub struct KvWriters {
     queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl KvWriters {
-    /// Runs `work` when the endpoint's earlier commits on this node are done.
-    pub async fn queued<T>(&self, slug: &str, work: impl std::future::Future<Output = T>) -> T {
+    /// Waits for the endpoint's turn.
+    async fn turn(&self, slug: &str) -> Turn<'_> {
         let queue = self.lock().entry(slug.to_owned()).or_default().clone();
-        let result = {
-            let _turn = queue.lock().await;
-            work.await
-        };
-        let mut queues = self.lock();
-        // Ours and the map's: nobody else waits, so the queue goes (a map entry per endpoint
-        // ever written would only grow).
-        if Arc::strong_count(&queue) == 2 {
-            queues.remove(slug);
+        Turn {
+            writers: self,
+            slug: slug.to_owned(),
+            guard: Some(queue.lock_owned().await),
         }
-        result
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<tokio::sync::Mutex<()>>>> {
         self.queues.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// An endpoint's turn; the next waiting commit goes when it drops.
+struct Turn<'a> {
+    writers: &'a KvWriters,
+    slug: String,
+    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut queues = self.writers.lock();
+        if let Some(guard) = self.guard.take() {
+            // Held by the map and this guard only: nobody waits, so the queue goes (an entry
+            // per endpoint ever written would only grow).
+            let idle = Arc::strong_count(tokio::sync::OwnedMutexGuard::mutex(&guard)) == 2;
+            drop(guard);
+            if idle {
+                queues.remove(&self.slug);
+            }
+        }
     }
 }
 
@@ -459,7 +485,15 @@ mod tests {
         mutations: Vec<KvMutation>,
     ) -> Result<Committed, HostError> {
         let atomic = KvAtomic { checks, mutations };
-        commit(s.as_ref(), quotas, SLUG, Some("b1"), &atomic).await
+        commit(
+            s.as_ref(),
+            quotas,
+            SLUG,
+            Some("b1"),
+            &atomic,
+            &KvWriters::default(),
+        )
+        .await
     }
 
     /// Commits without checks; its versionstamp.
@@ -774,7 +808,17 @@ mod tests {
                         checks: vec![],
                         mutations: vec![sum("total", i as i64 + 1), sum(&format!("k{}", i % 4), 1)],
                     };
-                    commit(s.as_ref(), &Quotas::default(), SLUG, Some("b1"), &atomic).await
+                    // A queue of its own: this node's turns do not order them.
+                    let writers = KvWriters::default();
+                    commit(
+                        s.as_ref(),
+                        &Quotas::default(),
+                        SLUG,
+                        Some("b1"),
+                        &atomic,
+                        &writers,
+                    )
+                    .await
                 })
             })
             .collect();
