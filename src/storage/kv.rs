@@ -62,7 +62,7 @@ impl Stored {
     pub(crate) fn live(bytes: &[u8], now: u64) -> Result<Option<Stored>, StoreError> {
         let stored: Stored =
             serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        Ok((!stored.exp.is_some_and(|exp| exp <= now)).then_some(stored))
+        Ok(stored.exp.is_none_or(|exp| exp > now).then_some(stored))
     }
 }
 
