@@ -6,21 +6,22 @@ mod util;
 
 use std::sync::Arc;
 
-use sandbox::{EndpointCode, Isolation, Sandbox, WorkerCommand};
+use sandbox::{EndpointCode, Isolation, Sandbox, WorkerCommand, WorkerOptions};
 use serde_json::{json, Value};
 use util::*;
 
 /// The two ways handlers run, each with its own in-memory host.
 async fn modes() -> Vec<(&'static str, Sandbox, Arc<MemoryHost>)> {
     let mut modes = Vec::new();
-    let workers = Isolation::Workers {
+    let workers = Isolation::Workers(WorkerOptions {
         command: WorkerCommand {
             program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
             args: Vec::new(),
             log_filter: "warn".into(),
         },
         count: 1,
-    };
+        recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
+    });
     for (name, isolation) in [("in-process", Isolation::InProcess), ("worker", workers)] {
         let host = Arc::new(MemoryHost::default());
         let sandbox = Sandbox::new(test_config(), host.clone(), isolation);
