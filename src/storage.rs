@@ -4,21 +4,19 @@
 //!
 //! The runtime's host (`runtime::host`) serves `ctx.kv` and `ctx.files` from here; endpoint
 //! uploads (`endpoints::files`) and the seed catalog write through the same counted writes.
+//!
+//! # Layout
+//! - this file: the counted writes and usage totals both spaces share.
+//! - `kv`: `ctx.kv`'s entries with their versionstamps, and atomic commits (checks, set,
+//!   delete, sum) as one counted batch.
+
+pub mod kv;
 
 use sandbox::HostError;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::config::Quotas;
 use crate::store::{Batch, Store, StoreError, Tree};
-
-/// A kv value with its expiry (unix seconds).
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Stored {
-    pub(crate) v: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) exp: Option<u64>,
-}
 
 /// Running totals kept beside the data so quota checks never scan: one per endpoint and space,
 /// naming the builder whose totals include it.
@@ -31,6 +29,14 @@ pub(crate) struct Usage {
     /// moves those into their owner's totals at start-up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     builder: Option<String>,
+    /// kv only: the number of the endpoint's last commit, whose versionstamp the entries it
+    /// wrote carry ([`kv`]). Guarded with the record, so two commits never share one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    seq: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A builder's totals in one space: exactly the sum of the [`Usage`] records naming it, because
@@ -260,35 +266,100 @@ pub(crate) async fn plan(
     builder: Option<&str>,
     changes: &[Change<'_>],
 ) -> Result<Option<(Batch, usize)>, Planning> {
-    let (tree, kind) = (space.tree(), space.name());
-    let usage_key = usage_key(kind, slug);
-    let (old_raw, old): (_, Usage) = read_json(store, &usage_key).await?;
-    let builder = builder.map(str::to_owned);
-    if changes.is_empty() && (old_raw.is_none() || old.builder == builder) {
+    let usage = UsageRead::read(store, space, slug).await?;
+    if changes.is_empty() && (usage.raw.is_none() || usage.usage.builder.as_deref() == builder) {
         return Ok(None);
     }
+    let mut read = Vec::with_capacity(changes.len());
+    for &(key, value) in changes {
+        let key = scoped_key(slug, key);
+        let old = store.get(space.tree(), &key).await?;
+        read.push(EntryChange {
+            key,
+            old,
+            new: value,
+        });
+    }
+    let existed = read.iter().filter(|c| c.old.is_some()).count();
+    let seq = usage.usage.seq;
+    let batch = plan_read(store, quotas, space, builder, usage, &read, seq).await?;
+    Ok(Some((batch, existed)))
+}
+
+/// An endpoint's usage record as read, to plan a batch on.
+pub(crate) struct UsageRead {
+    key: Vec<u8>,
+    raw: Option<Vec<u8>>,
+    usage: Usage,
+}
+
+impl UsageRead {
+    pub(crate) async fn read(
+        store: &dyn Store,
+        space: Space,
+        slug: &str,
+    ) -> Result<Self, StoreError> {
+        let key = usage_key(space.name(), slug);
+        let (raw, usage) = read_json(store, &key).await?;
+        Ok(UsageRead { key, raw, usage })
+    }
+
+    /// The number of the endpoint's last kv commit.
+    pub(crate) fn seq(&self) -> u64 {
+        self.usage.seq
+    }
+
+    /// Guards `batch` with the record as read, writing nothing.
+    pub(crate) fn guard(&self, batch: Batch) -> Batch {
+        batch.require_equals(Tree::Meta, self.key.clone(), self.raw.clone())
+    }
+}
+
+/// One entry a planned batch changes: its scoped key, its bytes as read (the batch is guarded
+/// with them) and its new bytes (`None`: removed).
+pub(crate) struct EntryChange<'a> {
+    pub(crate) key: Vec<u8>,
+    pub(crate) old: Option<Vec<u8>>,
+    pub(crate) new: Option<&'a [u8]>,
+}
+
+/// The batch that applies `changes` (read with `usage`) and the new usage record, numbered
+/// `seq`, as [`counted_batch`] describes.
+pub(crate) async fn plan_read(
+    store: &dyn Store,
+    quotas: Option<&Quotas>,
+    space: Space,
+    builder: Option<&str>,
+    usage: UsageRead,
+    changes: &[EntryChange<'_>],
+    seq: u64,
+) -> Result<Batch, Planning> {
+    let (tree, kind) = (space.tree(), space.name());
+    let builder = builder.map(str::to_owned);
+    let mut batch = usage.guard(Batch::new());
+    let UsageRead {
+        key: usage_key,
+        usage: old,
+        ..
+    } = usage;
     let Usage {
         mut count,
         mut bytes,
         ..
     } = old;
-    let mut existed = 0;
-    let mut batch = Batch::new().require_equals(Tree::Meta, usage_key.clone(), old_raw.clone());
-    for &(key, value) in changes {
-        let key = scoped_key(slug, key);
-        let old = store.get(tree, &key).await?;
-        let old_len = old.as_ref().map_or(0, |o| o.len() as u64);
-        let new_len = value.map_or(0, |v| v.len() as u64);
-        count = (count + u64::from(value.is_some())).saturating_sub(u64::from(old.is_some()));
+    for change in changes {
+        let old_len = change.old.as_ref().map_or(0, |o| o.len() as u64);
+        let new_len = change.new.map_or(0, |v| v.len() as u64);
+        count = (count + u64::from(change.new.is_some()))
+            .saturating_sub(u64::from(change.old.is_some()));
         bytes = (bytes + new_len).saturating_sub(old_len);
-        existed += usize::from(old.is_some());
-        batch = batch.require_equals(tree, key.clone(), old);
-        batch = match value {
-            Some(v) => batch.put(tree, key, v.to_vec()),
-            None => batch.delete(tree, key),
+        batch = batch.require_equals(tree, change.key.clone(), change.old.clone());
+        batch = match change.new {
+            Some(v) => batch.put(tree, change.key.clone(), v.to_vec()),
+            None => batch.delete(tree, change.key.clone()),
         };
     }
-    let grows = changes.iter().any(|(_, value)| value.is_some());
+    let grows = changes.iter().any(|c| c.new.is_some());
     if let Some(quotas) = quotas.filter(|_| grows) {
         let limits = space.limits(quotas);
         if count > limits.0 || bytes > limits.1 {
@@ -305,6 +376,7 @@ pub(crate) async fn plan(
         count,
         bytes,
         builder,
+        seq,
     };
     // The builders whose totals change: the record's holder before and after (once if the same).
     let mut holders: Vec<&str> = old
@@ -336,7 +408,7 @@ pub(crate) async fn plan(
         );
     }
     let record = serde_json::to_vec(&new).unwrap_or_default();
-    Ok(Some((batch.put(Tree::Meta, usage_key, record), existed)))
+    Ok(batch.put(Tree::Meta, usage_key, record))
 }
 
 /// Refuses a write that raises a builder's total past its limit. A write that raises neither

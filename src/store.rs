@@ -29,6 +29,9 @@ mod postgres;
 mod sled_store;
 mod typed;
 
+use std::future::Future;
+use std::pin::Pin;
+
 use axum::http::StatusCode;
 
 use crate::error::{ApiError, ErrorCode};
@@ -149,6 +152,10 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// A write applied and visible to readers; the future resolves once it is durable (see
+/// [`Store::apply_staged`]).
+pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>>;
+
 /// An ordered key-value store with atomic batches, shared across tasks and threads. Every write
 /// is durable when it returns (see the module docs).
 #[async_trait::async_trait]
@@ -176,6 +183,15 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<Vec<Entry>>;
     /// Applies every write of the batch atomically, only if every condition holds.
     async fn apply(&self, batch: Batch) -> StoreResult<()>;
+    /// [`Store::apply`] in two steps: returns once the batch is applied (all of it or none,
+    /// visible to readers), with a future that resolves when it is durable; the write counts
+    /// as done only then. A caller that queues its own writers (one endpoint's kv commits) lets
+    /// the next one go while this one flushes, so queued writes still share a flush. Engines
+    /// whose commit is the flush (PostgreSQL) answer once durable, with a ready future.
+    async fn apply_staged(&self, batch: Batch) -> StoreResult<Durable<'_>> {
+        self.apply(batch).await?;
+        Ok(Box::pin(std::future::ready(Ok(()))))
+    }
     /// Committed writes to watched trees, from every node sharing the store (a single-node engine
     /// reports its own). A receiver that lags behind gets `Lagged` and must reload what it caches.
     fn changes(&self) -> tokio::sync::broadcast::Receiver<Change>;

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    Capabilities, EndpointCode, FileEntry, Host, HostError, HostFuture, Invocation, KvPage, Pool,
-    PoolConfig,
+    Capabilities, EndpointCode, FileEntry, Host, HostError, HostFuture, Invocation, KvAtomic,
+    KvPage, KvVersioned, Pool, PoolConfig,
 };
 use serde_json::{json, Value};
 
@@ -23,6 +23,12 @@ fn unsupported<T: Send + 'static>() -> HostFuture<T> {
 
 impl Host for NoHost {
     fn kv_get(&self, _: &str, _: &str) -> HostFuture<Option<Value>> {
+        unsupported()
+    }
+    fn kv_get_entry(&self, _: &str, _: &str) -> HostFuture<Option<KvVersioned>> {
+        unsupported()
+    }
+    fn kv_commit(&self, _: &str, _: KvAtomic) -> HostFuture<Option<String>> {
         unsupported()
     }
     fn kv_set(&self, _: &str, _: &str, _: Value, _: Option<u64>) -> HostFuture<()> {

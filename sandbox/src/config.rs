@@ -46,6 +46,10 @@ pub struct StorageLimits {
     pub max_path_bytes: usize,
     /// Upper bound of `ctx.kv.list({ limit })`; larger requests are clamped.
     pub max_list_limit: usize,
+    /// Checks and mutations of one `ctx.kv.atomic()` together: each is a read in the commit.
+    pub max_atomic_ops: usize,
+    /// Largest `ctx.kv.atomic()`, measured as its JSON text (keys, values and all).
+    pub max_atomic_bytes: usize,
 }
 
 impl Default for StorageLimits {
@@ -56,6 +60,8 @@ impl Default for StorageLimits {
             max_file_bytes: 1024 * 1024,
             max_path_bytes: 256,
             max_list_limit: 1000,
+            max_atomic_ops: 100,
+            max_atomic_bytes: 1024 * 1024,
         }
     }
 }

@@ -29,6 +29,94 @@ pub struct KvPage {
     pub cursor: Option<String>,
 }
 
+/// A live kv entry with its versionstamp, as `ctx.kv.getEntry` gives it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KvVersioned {
+    /// The stored JSON value.
+    pub value: serde_json::Value,
+    /// The versionstamp of the commit that last wrote the entry (see [`KvAtomic`]).
+    pub versionstamp: String,
+}
+
+/// One `ctx.kv.atomic()`: every check must hold, then every mutation lands, in order, all in
+/// one commit; or nothing is written.
+///
+/// A versionstamp is 20 lowercase hex digits naming a commit of the endpoint's kv: each commit
+/// (a plain `set` or `delete` too) takes the next one, so they are unique and increase in commit
+/// order per endpoint, and compare as strings. [`Host::kv_commit`] gives the new one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KvAtomic {
+    /// Preconditions on the state before the commit.
+    pub checks: Vec<KvCheck>,
+    /// Changes applied in order when every check holds.
+    pub mutations: Vec<KvMutation>,
+}
+
+/// A precondition of a [`KvAtomic`]: the key's current versionstamp is `versionstamp` (`None`:
+/// the key is absent or expired).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KvCheck {
+    /// The key checked.
+    pub key: String,
+    /// The versionstamp it must have, or `None` for "absent".
+    pub versionstamp: Option<String>,
+}
+
+/// A change of a [`KvAtomic`], as the glue sends it (`{"type":"set",...}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum KvMutation {
+    /// Stores a value, optionally expiring after `ttl_seconds` (as `ctx.kv.set`).
+    Set {
+        /// The key written.
+        key: String,
+        /// The JSON value.
+        value: serde_json::Value,
+        /// Seconds until the entry expires; `None`: never.
+        #[serde(
+            rename = "ttlSeconds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        ttl_seconds: Option<u64>,
+    },
+    /// Removes a key (nothing when absent).
+    Delete {
+        /// The key removed.
+        key: String,
+    },
+    /// Adds `n` to the integer stored at `key` (0 when absent or expired). Both and the result
+    /// are integers within ±[`MAX_SAFE_INTEGER`], so every value is exact in JavaScript.
+    Sum {
+        /// The counter's key.
+        key: String,
+        /// The amount added (negative subtracts).
+        n: i64,
+    },
+}
+
+impl KvMutation {
+    /// The key the mutation writes.
+    pub fn key(&self) -> &str {
+        match self {
+            KvMutation::Set { key, .. }
+            | KvMutation::Delete { key }
+            | KvMutation::Sum { key, .. } => key,
+        }
+    }
+}
+
+/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`, 2^53 - 1):
+/// the range of `sum` amounts and results.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Whether `text` has the shape of a versionstamp: 20 lowercase hex digits.
+pub fn is_versionstamp(text: &str) -> bool {
+    text.len() == 20 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// One file of `files_list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
@@ -53,6 +141,12 @@ pub trait Host: Send + Sync + 'static {
         value: serde_json::Value,
         ttl_seconds: Option<u64>,
     ) -> HostFuture<()>;
+    /// Reads a key with its versionstamp; `None` when absent or expired.
+    fn kv_get_entry(&self, endpoint: &str, key: &str) -> HostFuture<Option<KvVersioned>>;
+    /// Commits `atomic` all-or-nothing: `Some(versionstamp)` of the commit when every check
+    /// held, `None` when one did not (nothing written). The sandbox has checked its size, keys,
+    /// values and amounts.
+    fn kv_commit(&self, endpoint: &str, atomic: KvAtomic) -> HostFuture<Option<String>>;
     /// Deletes a key; `true` when it existed.
     fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool>;
     /// Lists keys starting with `prefix`, at most `limit`, resuming after `cursor`.

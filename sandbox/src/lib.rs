@@ -107,7 +107,10 @@ mod worker;
 
 pub use config::{Capabilities, Limits, PoolConfig, StorageLimits};
 pub use error::{HostError, SandboxError};
-pub use host::{FileEntry, Host, HostFuture, KvEntry, KvPage};
+pub use host::{
+    is_versionstamp, FileEntry, Host, HostFuture, KvAtomic, KvCheck, KvEntry, KvMutation, KvPage,
+    KvVersioned, MAX_SAFE_INTEGER,
+};
 pub use invocation::{
     ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,
 };

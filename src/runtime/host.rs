@@ -6,16 +6,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
-use sandbox::{FileEntry, Host, HostError, HostFuture, KvEntry, KvPage};
+use sandbox::{
+    FileEntry, Host, HostError, HostFuture, KvAtomic, KvEntry, KvMutation, KvPage, KvVersioned,
+};
 use serde_json::Value;
 
 use crate::catalog::Registry;
 use crate::config::Quotas;
 use crate::net::OutboundClient;
-use crate::storage::{
-    host_error, now_secs, scoped_key, storage_error, write_counted, Space, Stored,
-};
-use crate::store::{Store, StoreError, Tree};
+use crate::storage::kv::{self, Committed, KvWriters, Stored};
+use crate::storage::{host_error, now_secs, scoped_key, storage_error, write_counted, Space};
+use crate::store::{Store, Tree};
 
 #[derive(Clone)]
 pub struct StoreHost {
@@ -26,6 +27,8 @@ pub struct StoreHost {
     catalog: Arc<Registry>,
     /// The server's runtime, where store work runs (see [`StoreHost::on_server`]).
     server: tokio::runtime::Handle,
+    /// This node's kv commits, queued per endpoint.
+    kv_writers: Arc<KvWriters>,
 }
 
 impl StoreHost {
@@ -41,6 +44,7 @@ impl StoreHost {
             quotas,
             catalog,
             server: tokio::runtime::Handle::current(),
+            kv_writers: Arc::default(),
         }
     }
 
@@ -59,23 +63,47 @@ impl StoreHost {
         })
     }
 
-    async fn kv_get_now(&self, slug: &str, key: &str) -> Result<Option<Value>, HostError> {
-        let scoped = scoped_key(slug, key);
-        let Some(bytes) = self
-            .store
-            .get(Tree::HandlerKv, &scoped)
-            .await
-            .map_err(storage_error)?
-        else {
-            return Ok(None);
+    /// The endpoint's owning builder, as the catalog has it now: whose totals its writes count
+    /// toward.
+    fn builder_of(&self, slug: &str) -> Option<String> {
+        let compiled = self.catalog.get(slug)?;
+        compiled.endpoint.owner_builder().map(str::to_owned)
+    }
+
+    async fn kv_get_now(&self, slug: &str, key: &str) -> Result<Option<KvVersioned>, HostError> {
+        let builder = self.builder_of(slug);
+        let store = self.store.as_ref();
+        kv::get_entry(store, &self.quotas, slug, builder.as_deref(), key).await
+    }
+
+    /// Commits in the endpoint's turn among this node's commits (see [`KvWriters`]).
+    async fn kv_commit_now(&self, slug: &str, atomic: KvAtomic) -> Result<Committed, HostError> {
+        let builder = self.builder_of(slug);
+        let store = self.store.as_ref();
+        let writers = self.kv_writers.as_ref();
+        kv::commit(
+            store,
+            &self.quotas,
+            slug,
+            builder.as_deref(),
+            &atomic,
+            writers,
+        )
+        .await
+    }
+
+    /// One plain `set` or `delete`: an atomic of one mutation. Whether its key was live.
+    async fn kv_write_now(&self, slug: &str, mutation: KvMutation) -> Result<bool, HostError> {
+        let atomic = KvAtomic {
+            checks: Vec::new(),
+            mutations: vec![mutation],
         };
-        let stored: Stored = serde_json::from_slice(&bytes)
-            .map_err(|e| storage_error(StoreError::Corrupt(e.to_string())))?;
-        if stored.exp.is_some_and(|exp| exp <= now_secs()) {
-            self.write(Space::Kv, slug, key, None).await?;
-            return Ok(None);
+        match self.kv_commit_now(slug, atomic).await? {
+            Committed::Done { existed, .. } => Ok(existed.first().copied().unwrap_or(false)),
+            Committed::CheckFailed => {
+                Err(host_error("internal", "a commit without checks failed one"))
+            }
         }
-        Ok(Some(stored.v))
     }
 
     async fn kv_list_now(
@@ -98,12 +126,9 @@ impl StoreHost {
             let exhausted = page.len() <= limit;
             for (key, bytes) in page {
                 after = Some(key.clone());
-                let Ok(stored) = serde_json::from_slice::<Stored>(&bytes) else {
+                let Ok(Some(stored)) = Stored::live(&bytes, now) else {
                     continue;
                 };
-                if stored.exp.is_some_and(|exp| exp <= now) {
-                    continue;
-                }
                 let key = String::from_utf8_lossy(&key[slug.len() + 1..]).into_owned();
                 if entries.len() == limit {
                     // One more live entry exists: the page ends at the previous one.
@@ -127,19 +152,26 @@ impl StoreHost {
         }
     }
 
-    /// Writes (`Some`) or removes (`None`) one entry of `space`, counted against the endpoint's
-    /// quotas and its owning builder's totals (the owner as the catalog has it now).
-    async fn write(
+    /// Writes (`Some`) or removes (`None`) one file, counted against the endpoint's quotas and
+    /// its owning builder's totals.
+    async fn write_file(
         &self,
-        space: Space,
         slug: &str,
-        key: &str,
-        value: Option<Vec<u8>>,
+        path: &str,
+        data: Option<Vec<u8>>,
     ) -> Result<bool, HostError> {
-        let compiled = self.catalog.get(slug);
-        let builder = compiled.as_ref().and_then(|c| c.endpoint.owner_builder());
+        let builder = self.builder_of(slug);
         let store = self.store.as_ref();
-        write_counted(store, &self.quotas, space, slug, builder, key, value).await
+        write_counted(
+            store,
+            &self.quotas,
+            Space::Files,
+            slug,
+            builder.as_deref(),
+            path,
+            data,
+        )
+        .await
     }
 
     async fn files_list_now(&self, slug: &str, prefix: &str) -> Result<Vec<FileEntry>, HostError> {
@@ -166,7 +198,25 @@ impl StoreHost {
 impl Host for StoreHost {
     fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<Value>> {
         let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
+        self.on_server(|host| async move {
+            let entry = host.kv_get_now(&endpoint, &key).await?;
+            Ok(entry.map(|e| e.value))
+        })
+    }
+
+    fn kv_get_entry(&self, endpoint: &str, key: &str) -> HostFuture<Option<KvVersioned>> {
+        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
         self.on_server(|host| async move { host.kv_get_now(&endpoint, &key).await })
+    }
+
+    fn kv_commit(&self, endpoint: &str, atomic: KvAtomic) -> HostFuture<Option<String>> {
+        let endpoint = endpoint.to_owned();
+        self.on_server(|host| async move {
+            Ok(match host.kv_commit_now(&endpoint, atomic).await? {
+                Committed::Done { versionstamp, .. } => Some(versionstamp),
+                Committed::CheckFailed => None,
+            })
+        })
     }
 
     fn kv_set(
@@ -176,22 +226,21 @@ impl Host for StoreHost {
         value: Value,
         ttl_seconds: Option<u64>,
     ) -> HostFuture<()> {
-        let stored = Stored {
-            v: value,
-            exp: ttl_seconds.map(|t| now_secs().saturating_add(t)),
+        let endpoint = endpoint.to_owned();
+        let mutation = KvMutation::Set {
+            key: key.to_owned(),
+            value,
+            ttl_seconds,
         };
-        let bytes = serde_json::to_vec(&stored).unwrap_or_default();
-        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
-        self.on_server(|host| async move {
-            host.write(Space::Kv, &endpoint, &key, Some(bytes))
-                .await
-                .map(drop)
-        })
+        self.on_server(|host| async move { host.kv_write_now(&endpoint, mutation).await.map(drop) })
     }
 
     fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
-        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
-        self.on_server(|host| async move { host.write(Space::Kv, &endpoint, &key, None).await })
+        let endpoint = endpoint.to_owned();
+        let mutation = KvMutation::Delete {
+            key: key.to_owned(),
+        };
+        self.on_server(|host| async move { host.kv_write_now(&endpoint, mutation).await })
     }
 
     fn kv_list(
@@ -221,7 +270,7 @@ impl Host for StoreHost {
     fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
         let (endpoint, path) = (endpoint.to_owned(), path.to_owned());
         self.on_server(|host| async move {
-            host.write(Space::Files, &endpoint, &path, Some(data))
+            host.write_file(&endpoint, &path, Some(data))
                 .await
                 .map(drop)
         })
@@ -234,7 +283,7 @@ impl Host for StoreHost {
 
     fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool> {
         let (endpoint, path) = (endpoint.to_owned(), path.to_owned());
-        self.on_server(|host| async move { host.write(Space::Files, &endpoint, &path, None).await })
+        self.on_server(|host| async move { host.write_file(&endpoint, &path, None).await })
     }
 
     fn http_get_json(

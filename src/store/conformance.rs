@@ -83,6 +83,7 @@ macro_rules! every_engine {
         engine_suite!($engine:
             get_put_delete,
             batch_is_all_or_nothing,
+            staged_batches_are_visible_at_once_and_all_or_nothing,
             conditions_report_the_first_failing_index,
             later_writes_to_a_key_win_within_a_batch,
             scans_page_in_both_directions,
@@ -190,6 +191,42 @@ async fn batch_is_all_or_nothing(s: Shared) {
         .await
         .unwrap();
     assert_eq!(get(&s, Tree::Nonces, b"n3").await, None);
+}
+
+/// `apply_staged` is `apply` in two steps: the batch is visible when the first step returns,
+/// and a failed condition still writes nothing.
+async fn staged_batches_are_visible_at_once_and_all_or_nothing(s: Shared) {
+    let batch = Batch::new()
+        .require_absent(Tree::Meta, b"s1".to_vec())
+        .put(Tree::Meta, b"s1".to_vec(), b"one".to_vec())
+        .put(Tree::Endpoints, b"s2".to_vec(), b"two".to_vec());
+    let mut changes = s.changes();
+    let durable = s.apply_staged(batch).await.expect("applied");
+    assert_eq!(
+        get(&s, Tree::Meta, b"s1").await.as_deref(),
+        Some(&b"one"[..])
+    );
+    assert_eq!(
+        get(&s, Tree::Endpoints, b"s2").await.as_deref(),
+        Some(&b"two"[..])
+    );
+    durable.await.expect("durable");
+    // The watched write is published once it is durable.
+    assert_eq!(receive(&mut changes, 1).await, [endpoint_change("s2")]);
+    let refused = Batch::new().require_absent(Tree::Meta, b"s1".to_vec()).put(
+        Tree::Meta,
+        b"s3".to_vec(),
+        b"three".to_vec(),
+    );
+    let err = s.apply_staged(refused).await.err().expect("refused");
+    assert!(matches!(err, StoreError::ConditionFailed(0)), "{err:?}");
+    assert_eq!(get(&s, Tree::Meta, b"s3").await, None);
+    // Nothing to apply: durable at once.
+    s.apply_staged(Batch::new())
+        .await
+        .expect("empty")
+        .await
+        .unwrap();
 }
 
 async fn conditions_report_the_first_failing_index(s: Shared) {

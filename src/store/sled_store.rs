@@ -16,7 +16,9 @@ use sled::transaction::{
 };
 use tokio::sync::{broadcast, watch};
 
-use super::{keys, Batch, Change, Condition, Entry, Store, StoreError, StoreResult, Tree, Write};
+use super::{
+    keys, Batch, Change, Condition, Durable, Entry, Store, StoreError, StoreResult, Tree, Write,
+};
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
 const CHANGE_CAPACITY: usize = 1024;
@@ -232,27 +234,25 @@ impl SledStore {
         Ok(())
     }
 
-    /// Waits for durability of the write just applied, then publishes its watched keys (each
-    /// key once, however often the batch wrote it).
-    async fn commit_write<'k>(
-        &self,
-        changed: impl Iterator<Item = (Tree, &'k [u8])>,
-    ) -> StoreResult<()> {
+    /// Durability of the write just applied: the future waits for it, then publishes the
+    /// write's watched keys (each key once, however often the batch wrote it). The flusher is
+    /// woken now, so writes staged meanwhile share its flush.
+    fn commit_write<'k>(&self, changed: impl Iterator<Item = (Tree, &'k [u8])>) -> Durable<'_> {
         let seq = self.commit.written();
-        self.wait_durable(seq).await?;
-        let mut published: Vec<(Tree, &[u8])> = Vec::new();
+        let mut published: Vec<(Tree, Vec<u8>)> = Vec::new();
         for (tree, key) in changed.filter(|(tree, _)| tree.is_watched()) {
-            if published.contains(&(tree, key)) {
-                continue;
+            if !published.iter().any(|(t, k)| *t == tree && k == key) {
+                published.push((tree, key.to_vec()));
             }
-            published.push((tree, key));
-            // No subscriber is not an error.
-            let _ = self.changes.send(Change {
-                tree,
-                key: key.to_vec(),
-            });
         }
-        Ok(())
+        Box::pin(async move {
+            self.wait_durable(seq).await?;
+            for (tree, key) in published {
+                // No subscriber is not an error.
+                let _ = self.changes.send(Change { tree, key });
+            }
+            Ok(())
+        })
     }
 
     fn stop_flusher(&self) -> Option<JoinHandle<()>> {
@@ -357,9 +357,13 @@ impl Store for SledStore {
     }
 
     async fn apply(&self, batch: Batch) -> StoreResult<()> {
+        self.apply_staged(batch).await?.await
+    }
+
+    async fn apply_staged(&self, batch: Batch) -> StoreResult<Durable<'_>> {
         let trees = batch.trees();
         if trees.is_empty() {
-            return Ok(());
+            return Ok(Box::pin(std::future::ready(Ok(()))));
         }
         let index: HashMap<Tree, usize> = trees.iter().enumerate().map(|(i, t)| (*t, i)).collect();
         let handles: Vec<sled::Tree> = trees.iter().map(|t| self.tree(*t).clone()).collect();
@@ -395,12 +399,11 @@ impl Store for SledStore {
             Err(TransactionError::Storage(e)) => return Err(engine(e)),
         }
         if batch.writes.is_empty() {
-            return Ok(());
+            return Ok(Box::pin(std::future::ready(Ok(()))));
         }
-        self.commit_write(batch.writes.iter().map(|w| match w {
+        Ok(self.commit_write(batch.writes.iter().map(|w| match w {
             Write::Put { tree, key, .. } | Write::Delete { tree, key } => (*tree, key.as_slice()),
-        }))
-        .await
+        })))
     }
 
     fn changes(&self) -> broadcast::Receiver<Change> {

@@ -14,6 +14,7 @@ mod crash;
 mod errors;
 mod health_and_metrics;
 mod js_client;
+mod kv_atomic;
 mod lifecycle;
 mod mcp;
 mod payments;

@@ -6,11 +6,19 @@ use std::rc::Rc;
 use deno_core::{op2, OpState};
 
 use super::{host_result, Capability, HostCall, OpError};
-use crate::{KvPage, StorageLimits};
+use crate::MAX_SAFE_INTEGER;
+use crate::{is_versionstamp, KvAtomic, KvMutation, KvPage, KvVersioned, StorageLimits};
 
 deno_core::extension!(
     toolhost_kv,
-    ops = [op_kv_get, op_kv_set, op_kv_delete, op_kv_list]
+    ops = [
+        op_kv_get,
+        op_kv_get_entry,
+        op_kv_set,
+        op_kv_delete,
+        op_kv_list,
+        op_kv_commit
+    ]
 );
 
 pub(crate) fn check_key(key: &str, storage: &StorageLimits) -> Result<(), OpError> {
@@ -24,6 +32,81 @@ pub(crate) fn check_key(key: &str, storage: &StorageLimits) -> Result<(), OpErro
             "kv key is longer than {} bytes",
             storage.max_key_bytes
         )));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_value_size(
+    value: &serde_json::Value,
+    storage: &StorageLimits,
+) -> Result<(), OpError> {
+    let size = serde_json::to_vec(value).map_or(usize::MAX, |v| v.len());
+    if size > storage.max_value_bytes {
+        return Err(OpError::TooLarge(format!(
+            "kv value is larger than {} bytes",
+            storage.max_value_bytes
+        )));
+    }
+    Ok(())
+}
+
+/// The rules of one `ctx.kv.atomic()`, the same in the op and on the server: at most
+/// `max_atomic_ops` checks and mutations, at most `max_atomic_bytes` as JSON, every key and
+/// value within the `set` limits, versionstamps well formed, `sum` amounts safe integers.
+pub(crate) fn check_atomic(atomic: &KvAtomic, storage: &StorageLimits) -> Result<(), OpError> {
+    let ops = atomic.checks.len() + atomic.mutations.len();
+    if ops > storage.max_atomic_ops {
+        return Err(OpError::TooLarge(format!(
+            "an atomic operation has {ops} checks and mutations; at most {} are allowed",
+            storage.max_atomic_ops
+        )));
+    }
+    let size = serde_json::to_vec(atomic).map_or(usize::MAX, |v| v.len());
+    if size > storage.max_atomic_bytes {
+        return Err(OpError::TooLarge(format!(
+            "an atomic operation is larger than {} bytes",
+            storage.max_atomic_bytes
+        )));
+    }
+    for check in &atomic.checks {
+        check_key(&check.key, storage)?;
+        if check
+            .versionstamp
+            .as_deref()
+            .is_some_and(|v| !is_versionstamp(v))
+        {
+            return Err(OpError::InvalidArgument(
+                "a versionstamp is null or the 20 hex digits getEntry or commit gave".to_owned(),
+            ));
+        }
+    }
+    for mutation in &atomic.mutations {
+        check_key(mutation.key(), storage)?;
+        match mutation {
+            KvMutation::Set {
+                value, ttl_seconds, ..
+            } => {
+                check_value_size(value, storage)?;
+                check_ttl(*ttl_seconds)?;
+            }
+            KvMutation::Delete { .. } => {}
+            KvMutation::Sum { n, .. } => {
+                if n.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() {
+                    return Err(OpError::InvalidArgument(
+                        "sum: n must be an integer within ±(2^53 - 1)".to_owned(),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn check_ttl(ttl_seconds: Option<u64>) -> Result<(), OpError> {
+    if ttl_seconds == Some(0) {
+        return Err(OpError::InvalidArgument(
+            "ttlSeconds must be a positive integer".to_owned(),
+        ));
     }
     Ok(())
 }
@@ -55,14 +138,43 @@ async fn op_kv_set(
             call.storage.max_value_bytes
         )));
     }
-    if ttl_seconds == Some(0) {
-        return Err(OpError::InvalidArgument(
-            "ttlSeconds must be a positive integer".to_owned(),
-        ));
-    }
+    check_ttl(ttl_seconds)?;
     let value = serde_json::from_str(&value)
         .map_err(|_| OpError::InvalidArgument("kv value must be JSON".to_owned()))?;
     host_result(|| call.host.kv_set(&call.slug, &key, value, ttl_seconds)).await
+}
+
+/// The entry with its versionstamp; `None` when absent or expired.
+#[op2]
+#[serde]
+async fn op_kv_get_entry(
+    state: Rc<RefCell<OpState>>,
+    #[string] key: String,
+) -> Result<Option<KvVersioned>, OpError> {
+    let call = HostCall::new(&state.borrow(), Capability::Kv)?;
+    check_key(&key, &call.storage)?;
+    host_result(|| call.host.kv_get_entry(&call.slug, &key)).await
+}
+
+/// `atomic` is the JSON text of a [`KvAtomic`] built by the glue's `atomic()`; its length is
+/// bounded before it is parsed. Answers the commit's versionstamp, or `None` when a check failed.
+#[op2]
+#[string]
+async fn op_kv_commit(
+    state: Rc<RefCell<OpState>>,
+    #[string] atomic: String,
+) -> Result<Option<String>, OpError> {
+    let call = HostCall::new(&state.borrow(), Capability::Kv)?;
+    if atomic.len() > call.storage.max_atomic_bytes {
+        return Err(OpError::TooLarge(format!(
+            "an atomic operation is larger than {} bytes",
+            call.storage.max_atomic_bytes
+        )));
+    }
+    let atomic: KvAtomic = serde_json::from_str(&atomic)
+        .map_err(|e| OpError::InvalidArgument(format!("malformed atomic operation: {e}")))?;
+    check_atomic(&atomic, &call.storage)?;
+    host_result(|| call.host.kv_commit(&call.slug, atomic)).await
 }
 
 #[op2]

@@ -16,7 +16,10 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::host_ops::{expect, HostAnswer, HostOp};
 use super::wire::{self, FromWorker, ToWorker};
-use crate::{EndpointCode, FileEntry, Host, HostError, HostFuture, KvPage, Pool, PoolConfig};
+use crate::{
+    EndpointCode, FileEntry, Host, HostError, HostFuture, KvAtomic, KvPage, KvVersioned, Pool,
+    PoolConfig,
+};
 
 /// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
 /// code again as calls need it ([`FromWorker::NeedCode`]).
@@ -269,6 +272,22 @@ impl Host for RemoteHost {
         let op = HostOp::KvGet { key: key.into() };
         expect(self.call(endpoint, op), |a| match a {
             HostAnswer::Value(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    fn kv_get_entry(&self, endpoint: &str, key: &str) -> HostFuture<Option<KvVersioned>> {
+        let op = HostOp::KvGetEntry { key: key.into() };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::Entry(entry) => Some(entry),
+            _ => None,
+        })
+    }
+
+    fn kv_commit(&self, endpoint: &str, atomic: KvAtomic) -> HostFuture<Option<String>> {
+        let op = HostOp::KvCommit { atomic };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::Committed(versionstamp) => Some(versionstamp),
             _ => None,
         })
     }

@@ -12,13 +12,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::ops::{http, kv, Capability, OpError};
 use crate::paths::{normalize_prefix, normalize_with_limit};
-use crate::{EndpointCode, FileEntry, Host, HostError, HostFuture, KvPage, PoolConfig};
+use crate::{
+    EndpointCode, FileEntry, Host, HostError, HostFuture, KvAtomic, KvPage, KvVersioned, PoolConfig,
+};
 
 /// One `ctx` operation, as the [`Host`] method it becomes.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum HostOp {
     KvGet {
         key: String,
+    },
+    KvGetEntry {
+        key: String,
+    },
+    KvCommit {
+        atomic: KvAtomic,
     },
     KvSet {
         key: String,
@@ -58,6 +66,8 @@ pub(crate) enum HostOp {
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum HostAnswer {
     Value(Option<serde_json::Value>),
+    Entry(Option<KvVersioned>),
+    Committed(Option<String>),
     Done,
     Existed(bool),
     Page(KvPage),
@@ -70,6 +80,8 @@ impl HostOp {
     fn capability(&self) -> Capability {
         match self {
             HostOp::KvGet { .. }
+            | HostOp::KvGetEntry { .. }
+            | HostOp::KvCommit { .. }
             | HostOp::KvSet { .. }
             | HostOp::KvDelete { .. }
             | HostOp::KvList { .. } => Capability::Kv,
@@ -104,23 +116,21 @@ impl HostOp {
                 ttl_seconds,
             } => {
                 kv::check_key(&key, storage)?;
-                let size = serde_json::to_vec(&value).map_or(usize::MAX, |v| v.len());
-                if size > storage.max_value_bytes {
-                    return Err(OpError::TooLarge(format!(
-                        "kv value is larger than {} bytes",
-                        storage.max_value_bytes
-                    )));
-                }
-                if ttl_seconds == Some(0) {
-                    return Err(OpError::InvalidArgument(
-                        "ttlSeconds must be a positive integer".to_owned(),
-                    ));
-                }
+                kv::check_value_size(&value, storage)?;
+                kv::check_ttl(ttl_seconds)?;
                 HostOp::KvSet {
                     key,
                     value,
                     ttl_seconds,
                 }
+            }
+            HostOp::KvGetEntry { key } => {
+                kv::check_key(&key, storage)?;
+                HostOp::KvGetEntry { key }
+            }
+            HostOp::KvCommit { atomic } => {
+                kv::check_atomic(&atomic, storage)?;
+                HostOp::KvCommit { atomic }
             }
             HostOp::KvDelete { key } => {
                 kv::check_key(&key, storage)?;
@@ -183,6 +193,10 @@ impl HostOp {
     pub(crate) async fn run(self, host: &dyn Host, slug: &str) -> Result<HostAnswer, HostError> {
         Ok(match self {
             HostOp::KvGet { key } => HostAnswer::Value(host.kv_get(slug, &key).await?),
+            HostOp::KvGetEntry { key } => HostAnswer::Entry(host.kv_get_entry(slug, &key).await?),
+            HostOp::KvCommit { atomic } => {
+                HostAnswer::Committed(host.kv_commit(slug, atomic).await?)
+            }
             HostOp::KvSet {
                 key,
                 value,
@@ -331,6 +345,54 @@ mod tests {
         assert!(matches!(
             http.checked(&kv, &config),
             Err(OpError::CapabilityDenied("httpGetJson"))
+        ));
+    }
+
+    /// A forged commit is checked like the op checks it: its size, keys, versionstamps and
+    /// amounts, and the capability.
+    #[test]
+    fn the_server_checks_a_workers_atomic() {
+        use crate::{KvAtomic, KvCheck, KvMutation};
+        let config = PoolConfig::default();
+        let kv = code(Capabilities {
+            kv: true,
+            ..Capabilities::default()
+        });
+        let commit = |checks: Vec<KvCheck>, mutations: Vec<KvMutation>| HostOp::KvCommit {
+            atomic: KvAtomic { checks, mutations },
+        };
+        let sum = |n| KvMutation::Sum { key: "n".into(), n };
+        assert!(commit(vec![], vec![sum(1)]).checked(&kv, &config).is_ok());
+        let denied = commit(vec![], vec![sum(1)]).checked(&code(Capabilities::default()), &config);
+        assert!(matches!(denied, Err(OpError::CapabilityDenied("kv"))));
+        let many = (0..=config.storage.max_atomic_ops as i64)
+            .map(sum)
+            .collect();
+        assert!(matches!(
+            commit(vec![], many).checked(&kv, &config),
+            Err(OpError::TooLarge(_))
+        ));
+        let unsafe_sum = commit(vec![], vec![sum(crate::MAX_SAFE_INTEGER + 1)]);
+        assert!(matches!(
+            unsafe_sum.checked(&kv, &config),
+            Err(OpError::InvalidArgument(_))
+        ));
+        let forged = KvCheck {
+            key: "n".into(),
+            versionstamp: Some("' OR 1=1 --".into()),
+        };
+        assert!(matches!(
+            commit(vec![forged], vec![]).checked(&kv, &config),
+            Err(OpError::InvalidArgument(_))
+        ));
+        let big = KvMutation::Set {
+            key: "v".into(),
+            value: serde_json::Value::from("x".repeat(config.storage.max_value_bytes)),
+            ttl_seconds: None,
+        };
+        assert!(matches!(
+            commit(vec![], vec![big]).checked(&kv, &config),
+            Err(OpError::TooLarge(_))
         ));
     }
 

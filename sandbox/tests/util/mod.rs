@@ -4,13 +4,14 @@
 #![allow(dead_code, unreachable_pub)] // each test binary uses a different subset
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sandbox::{
     Capabilities, EndpointCode, FileEntry, HandlerResponse, Host, HostError, HostFuture,
-    Invocation, InvocationReport, KvEntry, KvPage, Limits, Pool, PoolConfig, SandboxError,
+    Invocation, InvocationReport, KvAtomic, KvEntry, KvMutation, KvPage, KvVersioned, Limits, Pool,
+    PoolConfig, SandboxError,
 };
 use serde_json::{json, Value};
 
@@ -24,6 +25,10 @@ pub type HttpCall = (String, String, Vec<(String, String)>, Duration);
 #[derive(Default)]
 pub struct MemoryHost {
     pub kv: Mutex<BTreeMap<Scoped, (Value, Option<u64>)>>,
+    /// The versionstamp number of each kv entry (the server keeps one per endpoint; one
+    /// counter for all is enough to tell commits apart here). Locked after `kv`.
+    pub kv_versions: Mutex<BTreeMap<Scoped, u64>>,
+    pub kv_seq: AtomicU64,
     pub files: Mutex<BTreeMap<Scoped, Vec<u8>>>,
     pub http_calls: Mutex<Vec<HttpCall>>,
     /// `kv_get`s of a `block-ms:<n>` key that have returned (see [`MemoryHost::kv_get`]).
@@ -32,6 +37,19 @@ pub struct MemoryHost {
 
 fn ready<T: Send + 'static>(value: Result<T, HostError>) -> HostFuture<T> {
     Box::pin(async move { value })
+}
+
+fn versionstamp(seq: u64) -> String {
+    format!("{seq:020x}")
+}
+
+impl MemoryHost {
+    /// Records that `key` was just written by a new commit; its versionstamp.
+    fn stamp(&self, scoped: &Scoped) -> u64 {
+        let seq = self.kv_seq.fetch_add(1, Ordering::SeqCst) + 1;
+        self.kv_versions.lock().unwrap().insert(scoped.clone(), seq);
+        seq
+    }
 }
 
 impl Host for MemoryHost {
@@ -63,21 +81,76 @@ impl Host for MemoryHost {
         if key == "quota" {
             return ready(Err(HostError::new("quota_exceeded", "kv quota exceeded")));
         }
-        self.kv
-            .lock()
-            .unwrap()
-            .insert((endpoint.to_owned(), key.to_owned()), (value, ttl));
+        let scoped = (endpoint.to_owned(), key.to_owned());
+        let mut kv = self.kv.lock().unwrap();
+        self.stamp(&scoped);
+        kv.insert(scoped, (value, ttl));
         ready(Ok(()))
     }
 
+    fn kv_get_entry(&self, endpoint: &str, key: &str) -> HostFuture<Option<KvVersioned>> {
+        let scoped = (endpoint.to_owned(), key.to_owned());
+        let kv = self.kv.lock().unwrap();
+        let versions = self.kv_versions.lock().unwrap();
+        ready(Ok(kv.get(&scoped).map(|(value, _)| KvVersioned {
+            value: value.clone(),
+            versionstamp: versionstamp(versions.get(&scoped).copied().unwrap_or(0)),
+        })))
+    }
+
+    /// Checks and mutations under one lock; a `sum` over a non-integer fails the commit.
+    fn kv_commit(&self, endpoint: &str, atomic: KvAtomic) -> HostFuture<Option<String>> {
+        let scoped = |key: &str| (endpoint.to_owned(), key.to_owned());
+        let mut kv = self.kv.lock().unwrap();
+        let mut versions = self.kv_versions.lock().unwrap();
+        for check in &atomic.checks {
+            let key = scoped(&check.key);
+            let current = kv
+                .contains_key(&key)
+                .then(|| versionstamp(versions.get(&key).copied().unwrap_or(0)));
+            if current != check.versionstamp {
+                return ready(Ok(None));
+            }
+        }
+        let mut next = kv.clone();
+        for mutation in &atomic.mutations {
+            let key = scoped(mutation.key());
+            match mutation {
+                KvMutation::Set {
+                    value, ttl_seconds, ..
+                } => {
+                    next.insert(key, (value.clone(), *ttl_seconds));
+                }
+                KvMutation::Delete { .. } => {
+                    next.remove(&key);
+                }
+                KvMutation::Sum { n, .. } => {
+                    let old = next.get(&key).map_or(Some(0), |(v, _)| v.as_i64());
+                    let Some(old) = old else {
+                        return ready(Err(HostError::new("invalid_sum", "not an integer")));
+                    };
+                    next.insert(key, (Value::from(old + n), None));
+                }
+            }
+        }
+        let seq = self.kv_seq.fetch_add(1, Ordering::SeqCst) + 1;
+        for mutation in &atomic.mutations {
+            let key = scoped(mutation.key());
+            if next.contains_key(&key) {
+                versions.insert(key, seq);
+            } else {
+                versions.remove(&key);
+            }
+        }
+        *kv = next;
+        ready(Ok(Some(versionstamp(seq))))
+    }
+
     fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
-        let removed = self
-            .kv
-            .lock()
-            .unwrap()
-            .remove(&(endpoint.to_owned(), key.to_owned()))
-            .is_some();
-        ready(Ok(removed))
+        let scoped = (endpoint.to_owned(), key.to_owned());
+        let mut kv = self.kv.lock().unwrap();
+        self.kv_versions.lock().unwrap().remove(&scoped);
+        ready(Ok(kv.remove(&scoped).is_some()))
     }
 
     fn kv_list(
