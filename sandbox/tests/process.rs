@@ -317,19 +317,22 @@ async fn a_worker_is_recycled_after_dropping_its_share_of_isolates() {
         // No call is lost or failed by a recycle: each one answers from a fresh isolate.
         assert_eq!(ok(call(&pool, &code, json!(null)).await).body, json!(1));
     }
-    // The replaced workers' counters stay in the totals once they have ended.
+    // Each recycled worker served on until its successor was ready, then ended; its counters
+    // stay in the totals once it has.
     let deadline = Instant::now() + Duration::from_secs(10);
     let stats = loop {
         let stats = pool.stats().await;
-        if stats.invocations == 10 || Instant::now() > deadline {
+        let settled = stats.invocations == 10 && stats.worker_pids != first;
+        if settled || Instant::now() > deadline {
             break stats;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(stats.invocations, 10, "{stats:?}");
     assert_eq!(stats.isolates_created, 10, "{stats:?}");
-    // Four calls per worker: its fourth isolate is built after it dropped three.
-    assert_eq!(stats.worker_recycles, 2, "{stats:?}");
+    // At least one recycle (a worker builds its fourth isolate after dropping three), at most
+    // three (how many depends on how soon each successor was ready).
+    assert!((1..=3).contains(&stats.worker_recycles), "{stats:?}");
     assert_eq!(stats.worker_restarts, 0, "{stats:?}");
     assert_eq!(stats.worker_pids.len(), 1, "{stats:?}");
     assert_ne!(stats.worker_pids, first);

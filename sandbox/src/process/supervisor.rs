@@ -133,7 +133,8 @@ struct Worker {
     host_ops: AtomicUsize,
     /// Set once the server decided to replace this worker; new calls go elsewhere.
     retiring: AtomicBool,
-    /// Set when it is replaced as planned (it dropped its share of isolates), not for a fault.
+    /// Set once the server decided to recycle it (it dropped its share of isolates); it takes
+    /// calls until its successor is ready.
     recycled: AtomicBool,
 }
 
@@ -302,15 +303,7 @@ impl WorkerPool {
             return Ok(worker);
         }
         if slot.started.swap(true, Ordering::AcqRel) {
-            let recycled = slot
-                .current()
-                .is_some_and(|previous| previous.recycled.load(Ordering::Acquire));
-            let counter = if recycled {
-                &self.inner.recycles
-            } else {
-                &self.inner.restarts
-            };
-            counter.fetch_add(1, Ordering::Relaxed);
+            self.inner.restarts.fetch_add(1, Ordering::Relaxed);
         }
         let worker = self.spawn().await.map_err(|e| {
             tracing::error!(error = %e, "cannot start a sandbox worker");
@@ -404,10 +397,7 @@ impl WorkerPool {
         if self.inner.closed.load(Ordering::Acquire) {
             return;
         }
-        let Some(index) = self.inner.slots.iter().position(|slot| {
-            slot.current()
-                .is_some_and(|current| Arc::ptr_eq(&current, worker))
-        }) else {
+        let Some(index) = self.slot_serving(worker) else {
             return;
         };
         let pool = self.clone();
@@ -502,32 +492,67 @@ impl WorkerPool {
         });
     }
 
-    /// Replaces a worker that went wrong (see [`WorkerPool::retire_worker`]).
+    /// Replaces a worker that went wrong: new calls go to a fresh worker at once, and this one
+    /// is killed once its calls are done.
     fn replace(&self, worker: &Arc<Worker>, why: &str) {
-        if self.retire_worker(worker) {
-            tracing::error!(pid = worker.pid, why, "replacing a sandbox worker");
-        }
-    }
-
-    /// Replaces a worker that dropped its share of isolates: a planned, quiet replacement.
-    fn recycle(&self, worker: &Arc<Worker>, isolates_dropped: u64) {
-        worker.recycled.store(true, Ordering::Release);
-        if self.retire_worker(worker) {
-            tracing::info!(
-                pid = worker.pid,
-                isolates_dropped,
-                "recycling a sandbox worker that dropped its share of isolates"
-            );
-        }
-    }
-
-    /// Sends new calls to a fresh worker and kills this one once its calls are done, keeping
-    /// its counters. False when the worker was already being replaced.
-    fn retire_worker(&self, worker: &Arc<Worker>) -> bool {
         if worker.retiring.swap(true, Ordering::AcqRel) {
-            return false;
+            return;
         }
+        tracing::error!(pid = worker.pid, why, "replacing a sandbox worker");
         self.start_successor(worker);
+        self.end_after_its_calls(worker);
+    }
+
+    /// Replaces a worker that dropped its share of isolates, the planned way: it keeps taking
+    /// calls until its successor is ready (a start can take seconds on a loaded machine, and
+    /// no caller should wait for it), then ends after the calls it holds.
+    fn recycle(&self, worker: &Arc<Worker>, isolates_dropped: u64) {
+        if worker.recycled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Some(slot) = self.slot_serving(worker) else {
+            return;
+        };
+        tracing::info!(
+            pid = worker.pid,
+            isolates_dropped,
+            "recycling a sandbox worker that dropped its share of isolates"
+        );
+        let (pool, worker) = (self.clone(), worker.clone());
+        tokio::spawn(async move {
+            let slot = &pool.inner.slots[slot];
+            let _starting = slot.starting.lock().await;
+            // If it failed meanwhile, `worker` has replaced it (or will, on the next call).
+            if pool.slot_serving(&worker).is_none() || worker.retiring.load(Ordering::Acquire) {
+                return;
+            }
+            match pool.spawn().await {
+                Ok(successor) => {
+                    *slot.current.lock().unwrap_or_else(PoisonError::into_inner) = Some(successor);
+                    pool.inner.recycles.fetch_add(1, Ordering::Relaxed);
+                    worker.retiring.store(true, Ordering::Release);
+                    pool.end_after_its_calls(&worker);
+                }
+                Err(e) => {
+                    // It serves on; a later call tries again.
+                    tracing::error!(error = %e, "cannot start a sandbox worker to recycle one");
+                    worker.recycled.store(false, Ordering::Release);
+                }
+            }
+        });
+    }
+
+    /// The index of the slot `worker` serves now, if it still does.
+    fn slot_serving(&self, worker: &Arc<Worker>) -> Option<usize> {
+        self.inner.slots.iter().position(|slot| {
+            slot.current()
+                .is_some_and(|current| Arc::ptr_eq(&current, worker))
+        })
+    }
+
+    /// Kills a worker that no longer gets calls once the ones it holds are done (60 s at
+    /// most), keeping its counters in the pool's totals.
+    fn end_after_its_calls(&self, worker: &Arc<Worker>) {
         let (pool, worker) = (self.clone(), worker.clone());
         tokio::spawn(async move {
             let drained = Instant::now() + DRAIN_TIMEOUT;
@@ -543,7 +568,6 @@ impl WorkerPool {
             }
             worker.kill.notify_one();
         });
-        true
     }
 
     fn kill(&self, worker: &Worker, why: &str) {
@@ -711,8 +735,10 @@ async fn reap(worker: Arc<Worker>, mut child: Child) {
         }
     };
     let was_alive = worker.alive.swap(false, Ordering::AcqRel);
+    // A worker being replaced is killed on purpose once its calls are done.
+    let expected = worker.retiring.load(Ordering::Acquire);
     match status {
-        Ok(status) if was_alive && !status.success() => {
+        Ok(status) if was_alive && !expected && !status.success() => {
             tracing::error!(pid = worker.pid, %status, "a sandbox worker exited")
         }
         Ok(status) => tracing::debug!(pid = worker.pid, %status, "a sandbox worker ended"),
