@@ -57,6 +57,7 @@
     "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array",
     "Iterator", "DisposableStack", "AsyncDisposableStack", "Intl", "Temporal",
     "queueMicrotask", "console",
+    "crypto", "Crypto", "CryptoKey", "SubtleCrypto",
   ]);
 
   function scrubGlobals() {

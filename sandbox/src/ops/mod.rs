@@ -13,6 +13,7 @@ use deno_error::{AdditionalProperties, JsErrorClass, PropertyValue};
 use crate::{Capabilities, Host, HostError, HostFuture, StorageLimits};
 
 pub(crate) mod bootstrap;
+pub(crate) mod crypto;
 pub(crate) mod files;
 pub(crate) mod http;
 pub(crate) mod kv;
@@ -41,6 +42,7 @@ pub(crate) fn extensions() -> Vec<deno_core::Extension> {
         files::toolhost_files::init(),
         http::toolhost_http::init(),
         log::toolhost_log::init(),
+        crypto::toolhost_crypto::init(),
         bootstrap::toolhost_bootstrap::init(),
     ]
 }
