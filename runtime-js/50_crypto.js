@@ -103,26 +103,37 @@
     }
   }
 
+  // The largest input the ops take (MAX_INPUT_BYTES in crypto.rs), checked
+  // here too so an oversized input is refused before it is copied.
+  const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
   // A copy of a BufferSource's bytes, taken at the call as WebCrypto says.
   function bufferSource(value, what) {
+    let view;
     if (ArrayBufferIsView(value)) {
-      if (TypedArrayPrototypeGetSymbolToStringTag(value) !== undefined) {
-        return TypedArrayPrototypeSlice(new Uint8Array(
+      view = TypedArrayPrototypeGetSymbolToStringTag(value) !== undefined
+        ? new Uint8Array(
           TypedArrayPrototypeGetBuffer(value),
           TypedArrayPrototypeGetByteOffset(value),
           TypedArrayPrototypeGetByteLength(value),
-        ));
-      }
-      return TypedArrayPrototypeSlice(new Uint8Array(
-        DataViewPrototypeGetBuffer(value),
-        DataViewPrototypeGetByteOffset(value),
-        DataViewPrototypeGetByteLength(value),
-      ));
+        )
+        : new Uint8Array(
+          DataViewPrototypeGetBuffer(value),
+          DataViewPrototypeGetByteOffset(value),
+          DataViewPrototypeGetByteLength(value),
+        );
+    } else if (isArrayBuffer(value)) {
+      view = new Uint8Array(value);
+    } else {
+      throw new TypeError(`${what}: data must be an ArrayBuffer, a typed array or a DataView`);
     }
-    if (isArrayBuffer(value)) {
-      return TypedArrayPrototypeSlice(new Uint8Array(value));
+    if (TypedArrayPrototypeGetByteLength(view) > MAX_INPUT_BYTES) {
+      throw domException(
+        `${what}: the input is larger than the sandbox's limit of 16 MiB`,
+        "OperationError",
+      );
     }
-    throw new TypeError(`${what} must be an ArrayBuffer, a typed array or a DataView`);
+    return TypedArrayPrototypeSlice(view);
   }
 
   // An op's bytes as the ArrayBuffer WebCrypto returns.
