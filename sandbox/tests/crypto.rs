@@ -297,6 +297,9 @@ async fn ecdsa_p256_matches_rfc_6979_through_every_key_format() {
                 ];
             }}
         }}
+        // RFC 6979's "sample" signature has a high s; its low-s twin (r, n - s) verifies too.
+        const lowS = unhex("efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716" + "0834e36ad29a83bf2bc9385e491d6099c8fdf9d1ed67aa7ea5f51f93782857a9");
+        out.lowS = await subtle.verify({{ name: "ECDSA", hash: "SHA-256" }}, publics.raw, lowS, utf8("sample"));
         out.pkcs8 = hex(await subtle.exportKey("pkcs8", priv));
         out.spki = hex(await subtle.exportKey("spki", publics.compressed));
         out.raw = hex(await subtle.exportKey("raw", publics.jwk));
@@ -320,6 +323,7 @@ async fn ecdsa_p256_matches_rfc_6979_through_every_key_format() {
             assert_eq!(answer["signatures"][message], json!([signature, signature]));
         }
     }
+    assert_eq!(answer["lowS"], true);
     assert_eq!(answer["pkcs8"], pkcs8);
     assert_eq!(answer["spki"], spki);
     assert_eq!(answer["raw"], format!("04{P256_X}{P256_Y}"));

@@ -26,3 +26,4 @@ mod sandbox;
 mod secrets;
 mod tools;
 mod web;
+mod webcrypto;

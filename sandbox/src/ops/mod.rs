@@ -1,5 +1,7 @@
 //! Ops: the only way from a handler's JS to the host. One `extension!` per area, each paired
-//! with its glue file in `runtime-js/`; every op checks the endpoint's capability first, in Rust.
+//! with its glue file in `runtime-js/`; every op that reaches the host checks the endpoint's
+//! capability first, in Rust. `crypto`'s ops reach nothing outside the isolate and are every
+//! handler's, like `Math.random`.
 
 use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
