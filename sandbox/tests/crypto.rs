@@ -328,11 +328,17 @@ async fn ecdsa_p256_matches_rfc_6979_through_every_key_format() {
     assert_eq!(answer["spki"], spki);
     assert_eq!(answer["raw"], format!("04{P256_X}{P256_Y}"));
     let jwk = &answer["jwk"];
-    assert_eq!((jwk["kty"].as_str(), jwk["crv"].as_str()), (Some("EC"), Some("P-256")));
+    assert_eq!(
+        (jwk["kty"].as_str(), jwk["crv"].as_str()),
+        (Some("EC"), Some("P-256"))
+    );
     assert_eq!(hex_of_b64url(jwk["d"].as_str().unwrap()), P256_D);
     assert_eq!(hex_of_b64url(jwk["x"].as_str().unwrap()), P256_X);
     assert_eq!(hex_of_b64url(jwk["y"].as_str().unwrap()), P256_Y);
-    assert_eq!(answer["algorithm"], json!({ "name": "ECDSA", "namedCurve": "P-256" }));
+    assert_eq!(
+        answer["algorithm"],
+        json!({ "name": "ECDSA", "namedCurve": "P-256" })
+    );
 }
 
 #[tokio::test]
@@ -382,7 +388,11 @@ async fn generated_keys_sign_verify_and_round_trip_their_formats() {
         answer["hmac"],
         json!(["secret", { "name": "HMAC", "hash": { "name": "SHA-384" }, "length": 1024 }, 128, true])
     );
-    assert_eq!(answer["short"], json!([100, 13, 0]), "100 bits: 13 bytes, the last 4 bits zero");
+    assert_eq!(
+        answer["short"],
+        json!([100, 13, 0]),
+        "100 bits: 13 bytes, the last 4 bits zero"
+    );
     for name in ["Ed25519", "ECDSA"] {
         assert_eq!(
             answer[name],

@@ -68,8 +68,11 @@ fn import_jwk(jwk: &Jwk) -> Result<(KeyKind, Vec<u8>), CryptoError> {
     jwk.expect_alg(&["ES256"])?;
     let x = jwk::decode_exact(&jwk.x, "x", 32)?;
     let y = jwk::decode_exact(&jwk.y, "y", 32)?;
-    let encoded =
-        EncodedPoint::<NistP256>::from_affine_coordinates(x.as_slice().into(), y.as_slice().into(), false);
+    let encoded = EncodedPoint::<NistP256>::from_affine_coordinates(
+        x.as_slice().into(),
+        y.as_slice().into(),
+        false,
+    );
     let public = Option::<PublicKey>::from(PublicKey::from_encoded_point(&encoded))
         .ok_or_else(|| CryptoError::Data("the JWK's x and y are not a P-256 point".to_owned()))?;
     if jwk.d.is_none() {
@@ -88,7 +91,9 @@ pub(super) fn export(format: Format, kind: KeyKind, key: &[u8]) -> Result<Export
     match (kind, format) {
         (KeyKind::Public, Format::Raw) => Ok(Exported::Bytes(point(&public_key(key)?).into())),
         (KeyKind::Public, Format::Spki) => {
-            let der = public_key(key)?.to_public_key_der().map_err(encoding_failed)?;
+            let der = public_key(key)?
+                .to_public_key_der()
+                .map_err(encoding_failed)?;
             Ok(Exported::Bytes(der.into_vec().into()))
         }
         (KeyKind::Public, Format::Jwk) => Ok(Exported::Jwk(ec(&public_key(key)?, None))),

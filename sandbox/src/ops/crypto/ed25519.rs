@@ -45,7 +45,9 @@ pub(super) fn import(data: KeyData<'_>) -> Result<(KeyKind, Vec<u8>), CryptoErro
 fn import_jwk(jwk: &Jwk) -> Result<(KeyKind, Vec<u8>), CryptoError> {
     jwk.expect_kty("OKP")?;
     if jwk.crv.as_deref() != Some("Ed25519") {
-        return Err(CryptoError::Data("the JWK's crv must be Ed25519".to_owned()));
+        return Err(CryptoError::Data(
+            "the JWK's crv must be Ed25519".to_owned(),
+        ));
     }
     jwk.expect_alg(&["Ed25519", "EdDSA"])?;
     let public = public_key(&jwk::decode_exact(&jwk.x, "x", 32)?)?;
@@ -63,9 +65,13 @@ fn import_jwk(jwk: &Jwk) -> Result<(KeyKind, Vec<u8>), CryptoError> {
 
 pub(super) fn export(format: Format, kind: KeyKind, key: &[u8]) -> Result<Exported, CryptoError> {
     match (kind, format) {
-        (KeyKind::Public, Format::Raw) => Ok(Exported::Bytes(public_key(key)?.to_bytes().to_vec().into())),
+        (KeyKind::Public, Format::Raw) => {
+            Ok(Exported::Bytes(public_key(key)?.to_bytes().to_vec().into()))
+        }
         (KeyKind::Public, Format::Spki) => {
-            let der = public_key(key)?.to_public_key_der().map_err(encoding_failed)?;
+            let der = public_key(key)?
+                .to_public_key_der()
+                .map_err(encoding_failed)?;
             Ok(Exported::Bytes(der.into_vec().into()))
         }
         (KeyKind::Public, Format::Jwk) => Ok(Exported::Jwk(okp(public_key(key)?, None))),

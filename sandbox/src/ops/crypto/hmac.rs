@@ -75,7 +75,7 @@ pub(super) fn generate(hash: Hash, length: Option<u32>) -> Result<(Vec<u8>, u32)
     }
     let mut secret = vec![0u8; bits.div_ceil(8) as usize];
     OsRng.fill_bytes(&mut secret);
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         let last = secret.len() - 1;
         secret[last] &= 0xffu8 << (8 - bits % 8);
     }
@@ -90,10 +90,22 @@ fn mac<M: Mac + hmac::digest::KeyInit>(secret: &[u8], data: &[u8]) -> M {
 
 pub(super) fn sign(hash: Hash, secret: &[u8], data: &[u8]) -> Vec<u8> {
     match hash {
-        Hash::Sha1 => mac::<Hmac<Sha1>>(secret, data).finalize().into_bytes().to_vec(),
-        Hash::Sha256 => mac::<Hmac<Sha256>>(secret, data).finalize().into_bytes().to_vec(),
-        Hash::Sha384 => mac::<Hmac<Sha384>>(secret, data).finalize().into_bytes().to_vec(),
-        Hash::Sha512 => mac::<Hmac<Sha512>>(secret, data).finalize().into_bytes().to_vec(),
+        Hash::Sha1 => mac::<Hmac<Sha1>>(secret, data)
+            .finalize()
+            .into_bytes()
+            .to_vec(),
+        Hash::Sha256 => mac::<Hmac<Sha256>>(secret, data)
+            .finalize()
+            .into_bytes()
+            .to_vec(),
+        Hash::Sha384 => mac::<Hmac<Sha384>>(secret, data)
+            .finalize()
+            .into_bytes()
+            .to_vec(),
+        Hash::Sha512 => mac::<Hmac<Sha512>>(secret, data)
+            .finalize()
+            .into_bytes()
+            .to_vec(),
     }
 }
 
