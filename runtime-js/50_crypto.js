@@ -172,10 +172,11 @@
   }
 
   function hashMember(algorithm, what) {
-    if (algorithm.hash === undefined) {
+    const hash = algorithm.hash;
+    if (hash === undefined) {
       throw new TypeError(`${what}: the algorithm needs a hash`);
     }
-    return algorithmName(algorithm.hash, DIGESTS, what);
+    return algorithmName(hash, DIGESTS, what);
   }
 
   // The parameters an operation reads for an algorithm, normalized.
@@ -184,12 +185,14 @@
     const name = algorithmName(algorithm, SIGNERS, what);
     const params = typeof algorithm === "string" ? { __proto__: null } : algorithm;
     if (name === "HMAC" && op !== "sign") {
-      let length;
-      if (params.length !== undefined) {
-        length = MathTrunc(+params.length);
-        if (!NumberIsFinite(+params.length) || length < 0 || length > 0xffffffff) {
+      // [EnforceRange] unsigned long
+      let length = params.length;
+      if (length !== undefined) {
+        length = +length;
+        if (!NumberIsFinite(length) || MathTrunc(length) < 0 || MathTrunc(length) > 0xffffffff) {
           throw new TypeError(`${what}: the HMAC length must be an unsigned 32-bit integer`);
         }
+        length = MathTrunc(length);
       }
       return { name, hash: hashMember(params, what), length };
     }
@@ -197,10 +200,11 @@
       return { name, hash: hashMember(params, what) };
     }
     if (name === "ECDSA") {
-      if (params.namedCurve === undefined) {
+      const namedCurve = params.namedCurve;
+      if (namedCurve === undefined) {
         throw new TypeError(`${what}: the algorithm needs a namedCurve`);
       }
-      return { name, namedCurve: String(params.namedCurve) };
+      return { name, namedCurve: String(namedCurve) };
     }
     return { name };
   }
