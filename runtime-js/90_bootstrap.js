@@ -37,7 +37,8 @@
     String,
   } = primordials;
 
-  // ECMAScript globals (plus queueMicrotask and console) a handler may see.
+  // ECMAScript globals (plus queueMicrotask, console and WebCrypto's, from
+  // 50_crypto.js) a handler may see.
   // Everything else on globalThis is deleted. SharedArrayBuffer and Atomics are
   // not listed (Atomics.wait would block the isolate's thread beyond the
   // watchdog's reach), nor is WebAssembly (no handler needs it, and compiled code
@@ -57,6 +58,7 @@
     "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array",
     "Iterator", "DisposableStack", "AsyncDisposableStack", "Intl", "Temporal",
     "queueMicrotask", "console",
+    "crypto", "Crypto", "CryptoKey", "SubtleCrypto",
   ]);
 
   function scrubGlobals() {

@@ -32,8 +32,10 @@
 //!   capability rejects with an `Error` whose `code` is `capability_denied`. Other op errors
 //!   carry `code` `invalid_argument`, `too_large`, or the [`HostError`] code.
 //! - `ctx.env` is the endpoint's env, frozen; `ctx` and its members are frozen too.
-//! - Globals are standard ECMAScript only (plus `console` and `queueMicrotask`): no `Deno`, no
-//!   ops, no timers, no `SharedArrayBuffer`/`Atomics`/`WebAssembly`. The module can import
+//! - Globals are standard ECMAScript only, plus `console`, `queueMicrotask` and WebCrypto
+//!   (`crypto.getRandomValues`, `crypto.randomUUID`, `crypto.subtle` with digest, HMAC, Ed25519
+//!   and ECDSA P-256; every handler has it, no capability needed): no `Deno`, no ops, no timers,
+//!   no `SharedArrayBuffer`/`Atomics`/`WebAssembly`. The module can import
 //!   nothing, statically or with `import()`. Module state persists between invocations of the
 //!   same isolate (until it is recycled); unhandled rejections are logged, not fatal.
 //! - Limits: heap per isolate, wall-clock time per invocation (covering awaits), result size,
@@ -80,8 +82,8 @@
 //! - `loader`: the module loader that refuses every import.
 //! - `limits`: one file per limit policy (`timeout` watchdog, `deadline`, the caller's hard
 //!   deadline, `heap`, `admission`).
-//! - `ops`: one `extension!` per `ctx` area (`kv`, `files`, `http`, `log`) and the `bootstrap`
-//!   that loads the glue in `runtime-js/`.
+//! - `ops`: one `extension!` per `ctx` area (`kv`, `files`, `http`, `log`), `crypto` (the
+//!   WebCrypto global), and the `bootstrap` that loads the glue in `runtime-js/`.
 //! - `response`: the result contract (status range, response-header allow-list).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
 //! - `mode`: [`Sandbox`], the pool wherever it runs ([`Isolation`]).

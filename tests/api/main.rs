@@ -27,3 +27,4 @@ mod sandbox;
 mod secrets;
 mod tools;
 mod web;
+mod webcrypto;

@@ -1,5 +1,7 @@
 //! Ops: the only way from a handler's JS to the host. One `extension!` per area, each paired
-//! with its glue file in `runtime-js/`; every op checks the endpoint's capability first, in Rust.
+//! with its glue file in `runtime-js/`; every op that reaches the host checks the endpoint's
+//! capability first, in Rust. `crypto`'s ops reach nothing outside the isolate and are every
+//! handler's, like `Math.random`.
 
 use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
@@ -13,6 +15,7 @@ use deno_error::{AdditionalProperties, JsErrorClass, PropertyValue};
 use crate::{Capabilities, Host, HostError, HostFuture, StorageLimits};
 
 pub(crate) mod bootstrap;
+pub(crate) mod crypto;
 pub(crate) mod files;
 pub(crate) mod http;
 pub(crate) mod kv;
@@ -41,6 +44,7 @@ pub(crate) fn extensions() -> Vec<deno_core::Extension> {
         files::toolhost_files::init(),
         http::toolhost_http::init(),
         log::toolhost_log::init(),
+        crypto::toolhost_crypto::init(),
         bootstrap::toolhost_bootstrap::init(),
     ]
 }
