@@ -17,6 +17,7 @@ mod js_client;
 mod lifecycle;
 mod mcp;
 mod payments;
+mod platform;
 mod quotes;
 mod readiness;
 mod revenue;
