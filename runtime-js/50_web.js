@@ -9,7 +9,10 @@
 // handler uses them or not. Instead each global is an accessor that loads its
 // scripts the first time it is read, and `setup` reads, before any handler
 // code runs, every global the handler's source names (a handler is one module
-// and may import nothing, so its source is all the code it has).
+// and may import nothing, so its source is all the code it has). A load
+// later, in the middle of handler code, hands Deno's scripts their bootstrap
+// as an argument (never on the global); docs/handler-platform.md says what
+// handler code can and cannot see then.
 //
 // What a handler gets is chosen here, not by deno_web: BroadcastChannel,
 // MessageChannel, Worker globals, `location`, blob URLs

@@ -188,8 +188,8 @@ async fn deno_web_extras_are_not_installed() {
             const present = names.filter((name) => name in globalThis);
             let client;
             try { new Request("https://a.example/", { client: {} }); } catch (e) { client = e.name; }
-            let blobUrl;
-            try { await new Request("blob:null/00000000-0000-0000-0000-000000000000").blob(); } catch (e) { blobUrl = e.name; }
+            // With no way to make a blob URL, one names nothing.
+            const blobUrl = (await new Request("blob:null/00000000-0000-0000-0000-000000000000").blob()).size;
             return {
                 present, client, blobUrl,
                 objectUrl: [typeof URL.createObjectURL, typeof URL.revokeObjectURL],
@@ -202,7 +202,7 @@ async fn deno_web_extras_are_not_installed() {
         json!({
             "present": [],
             "client": "TypeError",
-            "blobUrl": "TypeError",
+            "blobUrl": 0,
             "objectUrl": ["undefined", "undefined"],
         })
     );
@@ -252,7 +252,10 @@ async fn timers_are_cancelled_when_the_call_throws() {
         }"#,
     );
     let e = err(invoke(&pool, &code, json!("arm")).await);
-    assert!(matches!(e, SandboxError::HandlerError(ref m) if m.contains("after arming")), "{e:?}");
+    assert!(
+        matches!(e, SandboxError::HandlerError(ref m) if m.contains("after arming")),
+        "{e:?}"
+    );
     assert_eq!(body(&pool, &code, json!("check")).await, json!("clean"));
     assert_eq!(pool.stats().isolates_created, 1);
 }

@@ -24,7 +24,10 @@ async fn web_platform_globals_work_in_a_handler() {
         ),
         ("encoding", json!([[226, 130, 172], "€", "aGk=", "hi"])),
         ("clone", json!([5])),
-        ("timers", json!([["micro", "timeout", "TimeoutError"], 2, "number"])),
+        (
+            "timers",
+            json!([["micro", "timeout", "TimeoutError"], 2, "number"]),
+        ),
         ("events", json!(["x", true, "AbortError"])),
         (
             "fetchTypes",

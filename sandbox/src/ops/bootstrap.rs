@@ -42,7 +42,13 @@ fn disable_builtins(op: OpDecl) -> OpDecl {
 
 deno_core::extension!(
     toolhost_bootstrap,
-    deps = [toolhost_kv, toolhost_files, toolhost_http, toolhost_log, toolhost_web],
+    deps = [
+        toolhost_kv,
+        toolhost_files,
+        toolhost_http,
+        toolhost_log,
+        toolhost_web
+    ],
     middleware = disable_builtins,
     customizer = |ext: &mut deno_core::Extension| ext.js_files = Cow::Borrowed(JS)
 );
