@@ -62,26 +62,29 @@
   }
 
   // ctx.log(...) logs at info; ctx.log.info / .warn / .error pick the level.
-  // Without the `logs` capability each call throws `capability_denied`.
-  function createLog(maxChars) {
-    const log = writer(INFO, maxChars);
-    log.info = writer(INFO, maxChars);
-    log.warn = writer(WARN, maxChars);
-    log.error = writer(ERROR, maxChars);
+  // ctx.log and console behave alike: they write to the invocation's logs when
+  // `logs` is granted and do nothing otherwise, so library code written for
+  // other runtimes (which logs freely) keeps working. The op still checks the
+  // capability itself.
+  function sink(enabled, level, maxChars) {
+    return enabled ? writer(level, maxChars) : function () {};
+  }
+
+  function createLog(enabled, maxChars) {
+    const log = sink(enabled, INFO, maxChars);
+    log.info = sink(enabled, INFO, maxChars);
+    log.warn = sink(enabled, WARN, maxChars);
+    log.error = sink(enabled, ERROR, maxChars);
     return ObjectFreeze(log);
   }
 
-  // A console that writes to the invocation's logs when `logs` is granted and
-  // does nothing otherwise (so library code calling console.log keeps working).
   function createConsole(enabled, maxChars) {
-    const sink = (level) =>
-      enabled ? writer(level, maxChars) : function () {};
     return ObjectFreeze({
-      log: sink(INFO),
-      info: sink(INFO),
-      debug: sink(INFO),
-      warn: sink(WARN),
-      error: sink(ERROR),
+      log: sink(enabled, INFO, maxChars),
+      info: sink(enabled, INFO, maxChars),
+      debug: sink(enabled, INFO, maxChars),
+      warn: sink(enabled, WARN, maxChars),
+      error: sink(enabled, ERROR, maxChars),
     });
   }
 

@@ -10,7 +10,7 @@
 "use strict";
 
 ((globalThis) => {
-  const { core, primordials } = globalThis.__bootstrap;
+  const { core, primordials, toolhost } = globalThis.__bootstrap;
   const {
     op_crypto_digest,
     op_crypto_export_key,
@@ -51,39 +51,10 @@
     WeakMapPrototypeSet,
   } = primordials;
 
-  // An Error subclass standing in for DOMException, which is not yet a global
-  // of the isolate: same `name` and `message`, so handlers can branch on
-  // `err.name` as WebCrypto specifies.
-  class CryptoError extends Error {
-    constructor(message, name) {
-      super(message);
-      ObjectDefineProperty(this, "name", {
-        __proto__: null,
-        value: name,
-        writable: true,
-        enumerable: false,
-        configurable: true,
-      });
-    }
-  }
-
-  // The DOMException WebCrypto throws. Once DOMException is a global of every
-  // isolate, this is `return new DOMException(message, name);`.
+  // The DOMException WebCrypto throws (built by 50_web.js, which also turns the
+  // ops' `DOMException<Name>` errors into DOMExceptions).
   function domException(message, name) {
-    return new CryptoError(message, name);
-  }
-
-  // The ops fail with `DOMException<Name>` classes (sandbox/src/ops/crypto.rs).
-  const OP_ERRORS = [
-    "DataError",
-    "InvalidAccessError",
-    "NotSupportedError",
-    "OperationError",
-    "QuotaExceededError",
-  ];
-  for (let i = 0; i < OP_ERRORS.length; i++) {
-    const name = OP_ERRORS[i];
-    core.registerErrorBuilder(`DOMException${name}`, (message) => domException(message, name));
+    return toolhost.domException(message, name);
   }
 
   function requiredArguments(given, required, what) {

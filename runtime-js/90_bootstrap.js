@@ -18,9 +18,11 @@
     createKv,
     createLog,
     createRejectionReporter,
+    clearCallTimers,
     errorCode,
     errorMessage,
     httpGetJson,
+    installWebGlobals,
     isResponse,
     respond,
     toJsonText,
@@ -38,8 +40,8 @@
   } = primordials;
 
   // ECMAScript globals (plus queueMicrotask, console and WebCrypto's, from
-  // 50_crypto.js) a handler may see.
-  // Everything else on globalThis is deleted. SharedArrayBuffer and Atomics are
+  // 50_crypto.js) a handler may see. Everything else on globalThis is deleted,
+  // then the web platform's globals (50_web.js) are installed. SharedArrayBuffer and Atomics are
   // not listed (Atomics.wait would block the isolate's thread beyond the
   // watchdog's reach), nor is WebAssembly (no handler needs it, and compiled code
   // is a second engine to keep inside the time limit).
@@ -78,12 +80,17 @@
     // Outcomes are null-prototype objects so nothing a handler puts on
     // Object.prototype (a `then`, a getter) can change them. Their shape is
     // `Outcome` in sandbox/src/response.rs.
+    // Timers never outlive their call: whatever is still scheduled is
+    // cancelled before the call starts and once it ends.
     return async function dispatch(handler, requestJson) {
+      clearCallTimers();
       let result;
       try {
         result = await handler(JSONParse(requestJson), ctx);
       } catch (err) {
         return { __proto__: null, kind: "threw", code: errorCode(err), message: errorMessage(err) };
+      } finally {
+        clearCallTimers();
       }
       let status = 200;
       let headers = [];
@@ -109,10 +116,12 @@
   }
 
   // config: { env: { [name]: string }, logs: boolean, maxResultBytes: number,
-  //   maxLogBytes: number }
+  //   maxLogBytes: number, source: string (the handler's module, to see
+  //   which web globals it uses) }
   function setup(configJson) {
     const config = JSONParse(configJson);
     scrubGlobals();
+    installWebGlobals(config.source);
     core.setUnhandledPromiseRejectionHandler(createRejectionReporter(config.logs));
     ObjectDefineProperty(globalThis, "console", {
       __proto__: null,
@@ -127,7 +136,7 @@
       files: createFiles(),
       env: ObjectFreeze(config.env),
       httpGetJson,
-      log: createLog(config.maxLogBytes),
+      log: createLog(config.logs, config.maxLogBytes),
     });
     return createDispatch(ctx, config.maxResultBytes);
   }

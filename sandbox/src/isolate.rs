@@ -4,12 +4,15 @@
 //! the endpoint's module). The bound [`Isolate`] runs invocations through the glue's `dispatch`.
 //! Lives on one worker thread.
 
+use std::future::Future;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Instant;
 
 use deno_core::error::{CoreError, CoreErrorKind};
+use deno_core::futures::FutureExt;
 use deno_core::{serde_v8, v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 use serde::de::DeserializeOwned;
 
@@ -64,7 +67,8 @@ impl Blank {
     pub(crate) fn new(heap_bytes: usize) -> Result<Blank, SandboxError> {
         let specifier = handler_specifier()?;
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
-            extensions: ops::extensions(),
+            // Blobs may hold as many bytes again as the heap.
+            extensions: ops::extensions(heap_bytes),
             startup_snapshot: snapshot::startup_snapshot(),
             module_loader: Some(Rc::new(HandlerOnlyLoader::new(specifier))),
             create_params: Some(heap::create_params(heap_bytes)),
@@ -119,6 +123,7 @@ impl Blank {
             "logs": code.capabilities.logs,
             "maxResultBytes": env.config.max_result_bytes,
             "maxLogBytes": env.config.max_log_bytes_per_invocation,
+            "source": code.source,
         })
         .to_string();
         let arg = string_value(&mut runtime, &setup_config)?;
@@ -218,12 +223,8 @@ impl Isolate {
         let call = self
             .runtime
             .call_with_args(&self.dispatch, &[self.handler.clone(), request]);
-        let settled = tokio::time::timeout_at(
-            deadline.into(),
-            self.runtime
-                .with_event_loop_promise(call, PollEventLoopOptions::default()),
-        )
-        .await;
+        let settled =
+            tokio::time::timeout_at(deadline.into(), settle(&mut self.runtime, call)).await;
         let fired = alarm.fired();
         drop(alarm);
         if self.heap_exceeded.load(Ordering::Acquire) {
@@ -239,6 +240,36 @@ impl Isolate {
             },
         }
     }
+}
+
+/// `JsRuntime::with_event_loop_promise`, except that the promise is looked at again after each
+/// turn of the event loop. A turn whose microtasks settle it can still end `Pending` on a timer
+/// the call cancelled (runtime-js/50_web.js cancels a call's timers as it ends), and deno_core
+/// would then wait for a wake-up that never comes instead of seeing the settled promise.
+async fn settle<E>(
+    runtime: &mut JsRuntime,
+    mut promise: impl Future<Output = Result<v8::Global<v8::Value>, E>> + Unpin,
+) -> Result<v8::Global<v8::Value>, CoreError>
+where
+    CoreError: From<E>,
+{
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(settled) = promise.poll_unpin(cx) {
+            return Poll::Ready(settled.map_err(CoreError::from));
+        }
+        let turn = runtime.poll_event_loop(cx, PollEventLoopOptions::default());
+        if let Poll::Ready(settled) = promise.poll_unpin(cx) {
+            return Poll::Ready(settled.map_err(CoreError::from));
+        }
+        match turn {
+            Poll::Ready(Ok(())) => {
+                Poll::Ready(Err(CoreErrorKind::PendingPromiseResolution.into_box()))
+            }
+            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
 }
 
 /// Loads and evaluates the handler module and returns its default export.

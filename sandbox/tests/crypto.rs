@@ -458,7 +458,12 @@ async fn randomness_and_signing_work_in_a_confined_worker_process() {
         log_filter: "warn".into(),
     };
     let host = Arc::new(MemoryHost::default());
-    let pool = WorkerPool::new(test_config(), host, command, 1);
+    let options = sandbox::WorkerOptions {
+        command,
+        count: 1,
+        recycle_after_dropped: sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
+    };
+    let pool = WorkerPool::new(test_config(), host, options);
     let source = format!(
         "{PRELUDE}\nexport default async function () {{
             const pair = await subtle.generateKey({{ name: 'ECDSA', namedCurve: 'P-256' }}, false, ['sign', 'verify']);

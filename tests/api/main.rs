@@ -18,6 +18,7 @@ mod kv_atomic;
 mod lifecycle;
 mod mcp;
 mod payments;
+mod platform;
 mod quotes;
 mod readiness;
 mod revenue;

@@ -193,9 +193,11 @@ async fn capabilities_not_granted_are_denied() {
     .await;
     let (status, body) = server.post("/tools/probe-none", &json!({})).await;
     assert_eq!(status, 200, "{body}");
-    for cap in ["kv", "files", "httpGetJson", "logs"] {
+    for cap in ["kv", "files", "httpGetJson"] {
         assert_eq!(body[cap], "capability_denied", "{cap}: {body}");
     }
+    // Without `logs`, ctx.log does nothing, as console does (README, "JavaScript handlers").
+    assert_eq!(body["logs"], "ok", "{body}");
     let (status, body) = server.post("/tools/probe-all", &json!({})).await;
     assert_eq!(status, 200, "{body}");
     for cap in ["kv", "files", "logs"] {
@@ -325,4 +327,59 @@ async fn a_killed_worker_costs_only_the_calls_it_held() {
         metrics.contains("toolhost_sandbox_worker_recycles_total 0"),
         "{metrics}"
     );
+}
+
+/// The web platform's hostile cases over HTTP: timers left behind never fire in the next call,
+/// an interval storm ends with its call, and an endless stream or a pile of Blobs is answered
+/// 5xx on time while the neighbour keeps answering.
+#[tokio::test]
+async fn timers_streams_and_blobs_stay_inside_their_call() {
+    let (server, _f) = hostile_server(
+        &[
+            ("timer-outlives-call", "timer-outlives-call.js", none()),
+            ("interval-storm", "interval-storm.js", none()),
+            ("huge-stream", "huge-stream.js", none()),
+        ],
+        false,
+    )
+    .await;
+    for _ in 0..2 {
+        let (status, body) = server
+            .post("/tools/timer-outlives-call", &json!({"phase": "arm"}))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (status, body) = server.post("/tools/timer-outlives-call", &json!({})).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body, json!({"leaked": null}));
+    }
+    neighbour_is_fine(&server).await;
+
+    let (status, body) = server
+        .post("/tools/interval-storm", &json!({"wait": true}))
+        .await;
+    assert_error(status, &body, 504, "timeout");
+    neighbour_is_fine(&server).await;
+    for _ in 0..2 {
+        let (status, body) = server.post("/tools/interval-storm", &json!({})).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body, json!({"ticking": true}));
+    }
+
+    // As with the memory bomb above, the time limit may stop the stream before the heap limit
+    // on a loaded machine; never a 200.
+    for (kind, codes) in [
+        ("stream", &["resource_limit", "timeout"][..]),
+        ("blob", &["handler_error", "timeout"][..]),
+    ] {
+        let started = std::time::Instant::now();
+        let (status, body) = server
+            .post("/tools/huge-stream", &json!({"kind": kind}))
+            .await;
+        assert_eq!(status.as_u16() / 100, 5, "{kind}: {body}");
+        let code = body["error"]["code"].as_str().unwrap_or_default();
+        assert!(codes.contains(&code), "{kind}: {body}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{kind}");
+        neighbour_is_fine(&server).await;
+    }
 }

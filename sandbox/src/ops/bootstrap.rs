@@ -17,6 +17,8 @@ const JS: &[ExtensionFileSource] = &[
     runtime_js!("30_http.js"),
     runtime_js!("40_log.js"),
     runtime_js!("50_crypto.js"),
+    runtime_js!("50_web.js"),
+    runtime_js!("60_intl.js"),
     runtime_js!("90_bootstrap.js"),
 ];
 
@@ -46,7 +48,8 @@ deno_core::extension!(
         toolhost_files,
         toolhost_http,
         toolhost_log,
-        toolhost_crypto
+        toolhost_crypto,
+        toolhost_web
     ],
     middleware = disable_builtins,
     customizer = |ext: &mut deno_core::Extension| ext.js_files = Cow::Borrowed(JS)

@@ -20,6 +20,7 @@ pub(crate) mod files;
 pub(crate) mod http;
 pub(crate) mod kv;
 pub(crate) mod log;
+pub(crate) mod web;
 
 /// Embeds a `runtime-js/` glue file as `ext:toolhost/<file>`, so the binary does not read it
 /// from disk at run time.
@@ -37,16 +38,19 @@ macro_rules! runtime_js {
 }
 pub(crate) use runtime_js;
 
-/// All extensions of a handler isolate, in dependency order.
-pub(crate) fn extensions() -> Vec<deno_core::Extension> {
-    vec![
+/// All extensions of a handler isolate, in dependency order. `blob_bytes`: how many bytes its
+/// Blobs may hold (kept outside the JS heap, so on top of the heap limit).
+pub(crate) fn extensions(blob_bytes: usize) -> Vec<deno_core::Extension> {
+    let mut extensions = Vec::from(web::extensions(blob_bytes));
+    extensions.extend([
         kv::toolhost_kv::init(),
         files::toolhost_files::init(),
         http::toolhost_http::init(),
         log::toolhost_log::init(),
         crypto::toolhost_crypto::init(),
         bootstrap::toolhost_bootstrap::init(),
-    ]
+    ]);
+    extensions
 }
 
 /// The endpoint an isolate belongs to; put in its `OpState` when the isolate is created and

@@ -1,0 +1,265 @@
+// toolhost runtime glue: the web platform globals (WinterTC Minimum Common
+// API) from Deno's own scripts (deno_webidl, deno_web, and deno_fetch's
+// Headers/Request/Response; see runtime-js/deno_web/README.md). Paired with
+// sandbox/src/ops/web.rs.
+//
+// Loaded when used, not in the startup snapshot: on the QuickJS backend a
+// snapshot is replayed into every new isolate, so the ~680 KB of Deno's
+// scripts would cost every isolate (cold start and idle memory) whether its
+// handler uses them or not. Instead each global is an accessor that loads its
+// scripts the first time it is read, and `setup` reads, before any handler
+// code runs, every global the handler's source names (a handler is one module
+// and may import nothing, so its source is all the code it has). A load
+// later, in the middle of handler code, hands Deno's scripts their bootstrap
+// as an argument (never on the global); docs/handler-platform.md says what
+// handler code can and cannot see then.
+//
+// What a handler gets is chosen here, not by deno_web: BroadcastChannel,
+// MessageChannel, Worker globals, `location`, blob URLs
+// (URL.createObjectURL) and the compression streams are never installed.
+// Timers are tied to the call that made them: `clearCallTimers` cancels every
+// timer and AbortSignal.timeout a call started, so none fires in a later call
+// on the same isolate.
+
+"use strict";
+
+((globalThis) => {
+  const { core, primordials, toolhost } = globalThis.__bootstrap;
+  const {
+    ArrayPrototypePush,
+    ObjectDefineProperty,
+    ObjectKeys,
+    ReflectDeleteProperty,
+    RegExpPrototypeTest,
+    SafeRegExp,
+  } = primordials;
+
+  const load = (specifier) => core.loadExtScript(specifier);
+
+  // A DOMException, its script loaded on first use. Also what WebCrypto
+  // (50_crypto.js) throws.
+  function domException(message, name) {
+    const { DOMException } = load("ext:deno_web/01_dom_exception.js");
+    return new DOMException(message, name);
+  }
+
+  // deno_web's ops (and WebCrypto's, sandbox/src/ops/crypto.rs) fail with error
+  // classes named "DOMException<name>"; the scripts expect them built as
+  // DOMExceptions (as Deno's runtime registers).
+  for (const name of [
+    "AbortError", "DataError", "InvalidAccessError", "InvalidCharacterError",
+    "InvalidStateError", "NetworkError", "NotSupportedError", "OperationError",
+    "QuotaExceededError", "SyntaxError",
+  ]) {
+    core.registerErrorBuilder(`DOMException${name}`, (message) => domException(message, name));
+  }
+
+  // Every timer of the running call: web timers by id, AbortSignal.timeout
+  // signals by their system timer.
+  let timerIds = [];
+  let timeoutSignals = [];
+  let timers = null;
+  let abortSignal = null;
+
+  function webTimers() {
+    if (timers === null) {
+      timers = load("ext:deno_web/02_timers.js");
+    }
+    return timers;
+  }
+
+  // deno_web's timer functions refuse a `this` other than globalThis, so they
+  // are called unbound.
+  function setTimeout(callback, timeout = 0, ...args) {
+    const { setTimeout } = webTimers();
+    const id = setTimeout(callback, timeout, ...args);
+    ArrayPrototypePush(timerIds, id);
+    return id;
+  }
+
+  function setInterval(callback, timeout = 0, ...args) {
+    const { setInterval } = webTimers();
+    const id = setInterval(callback, timeout, ...args);
+    ArrayPrototypePush(timerIds, id);
+    return id;
+  }
+
+  function clearTimeout(id = 0) {
+    const { clearTimeout } = webTimers();
+    clearTimeout(id);
+  }
+
+  function clearInterval(id = 0) {
+    const { clearInterval } = webTimers();
+    clearInterval(id);
+  }
+
+  // AbortSignal, with `timeout` recording its signals for clearCallTimers.
+  function webAbortSignal() {
+    if (abortSignal === null) {
+      abortSignal = load("ext:deno_web/03_abort_signal.js");
+      const { AbortSignal } = abortSignal;
+      const timeout = AbortSignal.timeout;
+      ObjectDefineProperty(AbortSignal, "timeout", {
+        __proto__: null,
+        value: {
+          timeout(millis) {
+            const signal = timeout(millis);
+            ArrayPrototypePush(timeoutSignals, signal);
+            return signal;
+          },
+        }.timeout,
+        writable: true,
+        enumerable: false,
+        configurable: true,
+      });
+    }
+    return abortSignal;
+  }
+
+  // Cancels what the call (or anything between calls) left scheduled. Called
+  // by dispatch before and after each call, in the same task, so a timer due
+  // meanwhile never gets its turn.
+  function clearCallTimers() {
+    const ids = timerIds;
+    const signals = timeoutSignals;
+    timerIds = [];
+    timeoutSignals = [];
+    for (let i = 0; i < ids.length; i++) {
+      clearTimeout(ids[i]);
+    }
+    for (let i = 0; i < signals.length; i++) {
+      const timer = signals[i][abortSignal.timerId];
+      if (timer !== null) {
+        core.cancelTimer(timer);
+        signals[i][abortSignal.timerId] = null;
+      }
+    }
+  }
+
+  function url() {
+    const exports = load("ext:deno_web/00_url.js");
+    // 09_file.js puts blob URLs on URL; a blob URL names memory shared by
+    // everything holding the store, so handlers do not get them.
+    load("ext:deno_web/09_file.js");
+    ReflectDeleteProperty(exports.URL, "createObjectURL");
+    ReflectDeleteProperty(exports.URL, "revokeObjectURL");
+    return exports;
+  }
+
+  function file() {
+    url();
+    return load("ext:deno_web/09_file.js");
+  }
+
+  function performance() {
+    const exports = load("ext:deno_web/15_performance.js");
+    exports.setTimeOrigin();
+    return exports.performance;
+  }
+
+  const fromScript = (specifier, name) => () => load(specifier)[name];
+  const streams = (name) => fromScript("ext:deno_web/06_streams.js", name);
+  const encoding = (name) => fromScript("ext:deno_web/08_text_encoding.js", name);
+  const event = (name) => fromScript("ext:deno_web/02_event.js", name);
+  const fetchTypes = (script, name) => () => {
+    file();
+    return load(`ext:deno_fetch/${script}`)[name];
+  };
+  const value = (v) => () => v;
+
+  // The globals a handler sees, by name, each with how to get it.
+  // 90_bootstrap.js scrubs globalThis, then `installWebGlobals` puts these
+  // there.
+  const WEB_GLOBALS = {
+    __proto__: null,
+    URL: () => url().URL,
+    URLSearchParams: () => url().URLSearchParams,
+    DOMException: fromScript("ext:deno_web/01_dom_exception.js", "DOMException"),
+    Event: event("Event"),
+    EventTarget: event("EventTarget"),
+    CustomEvent: event("CustomEvent"),
+    ErrorEvent: event("ErrorEvent"),
+    structuredClone: fromScript("ext:deno_web/02_structured_clone.js", "structuredClone"),
+    setTimeout: value(setTimeout),
+    setInterval: value(setInterval),
+    clearTimeout: value(clearTimeout),
+    clearInterval: value(clearInterval),
+    AbortController: () => webAbortSignal().AbortController,
+    AbortSignal: () => webAbortSignal().AbortSignal,
+    atob: fromScript("ext:deno_web/05_base64.js", "atob"),
+    btoa: fromScript("ext:deno_web/05_base64.js", "btoa"),
+    ReadableStream: streams("ReadableStream"),
+    ReadableStreamDefaultReader: streams("ReadableStreamDefaultReader"),
+    ReadableStreamBYOBReader: streams("ReadableStreamBYOBReader"),
+    ReadableStreamBYOBRequest: streams("ReadableStreamBYOBRequest"),
+    ReadableByteStreamController: streams("ReadableByteStreamController"),
+    ReadableStreamDefaultController: streams("ReadableStreamDefaultController"),
+    WritableStream: streams("WritableStream"),
+    WritableStreamDefaultWriter: streams("WritableStreamDefaultWriter"),
+    WritableStreamDefaultController: streams("WritableStreamDefaultController"),
+    TransformStream: streams("TransformStream"),
+    TransformStreamDefaultController: streams("TransformStreamDefaultController"),
+    ByteLengthQueuingStrategy: streams("ByteLengthQueuingStrategy"),
+    CountQueuingStrategy: streams("CountQueuingStrategy"),
+    TextEncoder: encoding("TextEncoder"),
+    TextDecoder: encoding("TextDecoder"),
+    TextEncoderStream: encoding("TextEncoderStream"),
+    TextDecoderStream: encoding("TextDecoderStream"),
+    Blob: () => file().Blob,
+    File: () => file().File,
+    Performance: () => {
+      performance();
+      return load("ext:deno_web/15_performance.js").Performance;
+    },
+    performance,
+    Headers: fetchTypes("20_headers.js", "Headers"),
+    FormData: fetchTypes("21_formdata.js", "FormData"),
+    Request: fetchTypes("23_request.js", "Request"),
+    Response: fetchTypes("23_response.js", "Response"),
+  };
+  const NAMES = ObjectKeys(WEB_GLOBALS);
+
+  function define(name, value) {
+    ObjectDefineProperty(globalThis, name, {
+      __proto__: null,
+      value,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+  }
+
+  // Each global as the web platform has it (writable, configurable, not
+  // enumerable), first as an accessor that loads it when read; then the ones
+  // `source` names are read at once, before the handler's module runs.
+  function installWebGlobals(source) {
+    for (let i = 0; i < NAMES.length; i++) {
+      const name = NAMES[i];
+      const resolve = WEB_GLOBALS[name];
+      ObjectDefineProperty(globalThis, name, {
+        __proto__: null,
+        get() {
+          const value = resolve();
+          define(name, value);
+          return value;
+        },
+        set(value) {
+          define(name, value);
+        },
+        enumerable: false,
+        configurable: true,
+      });
+    }
+    for (let i = 0; i < NAMES.length; i++) {
+      const name = NAMES[i];
+      if (RegExpPrototypeTest(new SafeRegExp(`\\b${name}\\b`), source)) {
+        define(name, WEB_GLOBALS[name]());
+      }
+    }
+  }
+
+  toolhost.installWebGlobals = installWebGlobals;
+  toolhost.domException = domException;
+  toolhost.clearCallTimers = clearCallTimers;
+})(globalThis);

@@ -1,0 +1,190 @@
+//! The web platform a handler expects (the WinterTC Minimum Common API: URL, encoding, base64,
+//! structuredClone, timers, events, AbortController, DOMException, performance, Blob, streams,
+//! Headers, Request, Response), from Deno's own maintained extensions rather than our own
+//! copies: `deno_webidl` and `deno_web` as crates, and the Headers/Request/Response scripts of
+//! `deno_fetch` as files (runtime-js/deno_fetch/README.md says why not the crate). The glue
+//! `runtime-js/50_web.js` (loaded with the rest of the glue by `bootstrap`) picks which of their classes become globals.
+//!
+//! deno_web also registers ops for things a handler must not have (BroadcastChannel,
+//! MessagePort, blob URLs, compression, locks): their scripts are never loaded, the glue removes
+//! `Deno` before any handler runs, and [`replace_ops`] disables them as a second wall. Each
+//! isolate gets its own blob store and broadcast channel, so nothing is shared between
+//! isolates even through those ops, and blob bytes (kept outside the JS heap) count against a
+//! budget of the isolate's own (`blob`).
+//!
+//! # Layout
+//! - `blob`: the budgeted blob store and the op that fills it.
+
+mod blob;
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use deno_core::{Extension, ExtensionFileSource, OpDecl};
+use deno_web::{BlobStoreTrait, InMemoryBroadcastChannel};
+
+use blob::{op_web_blob_create_part, BudgetedBlobStore};
+
+/// Embeds a vendored Deno script (`runtime-js/<crate>/<file>`) under the specifier its siblings
+/// load it by, `ext:<crate>/<file>`.
+macro_rules! vendored_js {
+    ($krate:literal, $file:literal) => {
+        ExtensionFileSource::new(
+            concat!("ext:", $krate, "/", $file),
+            deno_core::ascii_str_include!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../runtime-js/",
+                $krate,
+                "/",
+                $file
+            )),
+        )
+    };
+}
+
+/// deno_webidl's script. The crates declare theirs by path and read them from disk when a
+/// snapshot is made (Deno makes its snapshot at build time); we make ours at run time, in
+/// worker processes that may not read the disk, so the scripts are copies embedded here
+/// (runtime-js/deno_web/README.md).
+const DENO_WEBIDL_JS: &[ExtensionFileSource] = &[vendored_js!("deno_webidl", "00_webidl.js")];
+
+/// The deno_web scripts the globals need, and only those: a script not listed here (broadcast
+/// channel, compression, locks, …) cannot be loaded at all.
+const DENO_WEB_JS: &[ExtensionFileSource] = &[
+    vendored_js!("deno_web", "00_infra.js"),
+    vendored_js!("deno_web", "00_url.js"),
+    vendored_js!("deno_web", "01_console.js"),
+    vendored_js!("deno_web", "01_dom_exception.js"),
+    vendored_js!("deno_web", "01_mimesniff.js"),
+    vendored_js!("deno_web", "02_event.js"),
+    vendored_js!("deno_web", "02_structured_clone.js"),
+    vendored_js!("deno_web", "02_timers.js"),
+    vendored_js!("deno_web", "03_abort_signal.js"),
+    vendored_js!("deno_web", "05_base64.js"),
+    vendored_js!("deno_web", "06_streams.js"),
+    vendored_js!("deno_web", "08_text_encoding.js"),
+    vendored_js!("deno_web", "09_file.js"),
+    vendored_js!("deno_web", "12_location.js"),
+    vendored_js!("deno_web", "13_message_port.js"),
+    vendored_js!("deno_web", "15_performance.js"),
+];
+
+/// deno_fetch's Headers/Request/Response scripts (runtime-js/deno_fetch/README.md says why not
+/// the crate).
+const DENO_FETCH_JS: &[ExtensionFileSource] = &[
+    vendored_js!("deno_fetch", "20_headers.js"),
+    vendored_js!("deno_fetch", "21_formdata.js"),
+    vendored_js!("deno_fetch", "22_body.js"),
+    vendored_js!("deno_fetch", "22_http_client.js"),
+    vendored_js!("deno_fetch", "23_request.js"),
+    vendored_js!("deno_fetch", "23_response.js"),
+];
+
+/// deno_web ops no handler may reach (their scripts are not loaded either): cross-context
+/// messaging, blob URLs, compression and the lock manager.
+const DISABLED_OPS: &[&str] = &[
+    "op_blob_create_object_url",
+    "op_blob_revoke_object_url",
+    "op_broadcast_subscribe",
+    "op_broadcast_unsubscribe",
+    "op_broadcast_serialize",
+    "op_broadcast_deserialize",
+    "op_broadcast_free",
+    "op_broadcast_send",
+    "op_broadcast_recv",
+    "op_message_port_create_entangled",
+    "op_message_port_post_message",
+    "op_message_port_post_message_raw",
+    "op_message_port_recv_message",
+    "op_message_port_recv_message_sync",
+    "op_compression_new",
+    "op_compression_write",
+    "op_compression_finish",
+    "op_lock_manager_request",
+    "op_lock_manager_await_lock",
+    "op_lock_manager_await_steal",
+    "op_lock_manager_is_stolen",
+    "op_lock_manager_cancel",
+    "op_lock_manager_release",
+    "op_lock_manager_query",
+];
+
+/// Disables [`DISABLED_OPS`] and puts blob parts under the isolate's budget.
+fn replace_ops(op: OpDecl) -> OpDecl {
+    if op.name == "op_blob_create_part" {
+        op.with_implementation_from(&op_web_blob_create_part())
+    } else if DISABLED_OPS.contains(&op.name) {
+        op.disable()
+    } else {
+        op
+    }
+}
+
+deno_core::extension!(
+    toolhost_web,
+    deps = [deno_webidl, deno_web],
+    options = { blob_store: Arc<BudgetedBlobStore> },
+    middleware = replace_ops,
+    state = |state, options| {
+        state.put(options.blob_store);
+    },
+    customizer = |ext: &mut Extension| {
+        ext.lazy_loaded_js_files = Cow::Borrowed(DENO_FETCH_JS);
+    }
+);
+
+/// deno_webidl and deno_web with their scripts swapped for the embedded copies (deno_web with a
+/// blob store of `blob_bytes` and a broadcast channel of this isolate's own), then ours, in
+/// dependency order.
+pub(crate) fn extensions(blob_bytes: usize) -> [Extension; 3] {
+    let blob_store = Arc::new(BudgetedBlobStore::new(blob_bytes));
+    let shared: Arc<dyn BlobStoreTrait> = blob_store.clone();
+    let mut webidl = deno_webidl::deno_webidl::init();
+    webidl.lazy_loaded_js_files = Cow::Borrowed(DENO_WEBIDL_JS);
+    let mut web =
+        deno_web::deno_web::init(shared, None, false, InMemoryBroadcastChannel::default());
+    web.lazy_loaded_js_files = Cow::Borrowed(DENO_WEB_JS);
+    web.lazy_loaded_esm_files = Cow::Borrowed(&[]);
+    [webidl, web, toolhost_web::init(blob_store)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The embedded copies are the crates' own scripts: on a machine with the crates' sources
+    /// (any build machine), each copy must equal the file its crate declares.
+    #[test]
+    fn vendored_scripts_match_the_crates() {
+        let crates = [
+            (deno_webidl::deno_webidl::init(), DENO_WEBIDL_JS),
+            (
+                deno_web::deno_web::init(
+                    Arc::new(deno_web::BlobStore::default()),
+                    None,
+                    false,
+                    InMemoryBroadcastChannel::default(),
+                ),
+                DENO_WEB_JS,
+            ),
+        ];
+        for (ext, ours) in crates {
+            for copy in ours {
+                let original = ext
+                    .lazy_loaded_js_files
+                    .iter()
+                    .find(|file| file.specifier == copy.specifier)
+                    .unwrap_or_else(|| panic!("{} is not in its crate", copy.specifier));
+                let Ok(original) = original.load() else {
+                    continue;
+                };
+                let embedded = copy.load().expect("embedded");
+                assert!(
+                    original.as_str() == embedded.as_str(),
+                    "{} differs from its crate's copy",
+                    copy.specifier
+                );
+            }
+        }
+    }
+}
