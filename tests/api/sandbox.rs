@@ -29,7 +29,7 @@ fn none() -> Value {
 }
 
 fn all() -> Value {
-    json!({"kv": true, "files": true, "httpGetJson": true, "logs": true})
+    json!({"kv": true, "files": true, "httpGetJson": true, "fetch": true, "logs": true})
 }
 
 async fn hostile_server(
@@ -193,7 +193,7 @@ async fn capabilities_not_granted_are_denied() {
     .await;
     let (status, body) = server.post("/tools/probe-none", &json!({})).await;
     assert_eq!(status, 200, "{body}");
-    for cap in ["kv", "files", "httpGetJson", "logs"] {
+    for cap in ["kv", "files", "httpGetJson", "fetch", "logs"] {
         assert_eq!(body[cap], "capability_denied", "{cap}: {body}");
     }
     let (status, body) = server.post("/tools/probe-all", &json!({})).await;
@@ -202,6 +202,7 @@ async fn capabilities_not_granted_are_denied() {
         assert_eq!(body[cap], "ok", "{cap}: {body}");
     }
     assert_ne!(body["httpGetJson"], "capability_denied", "{body}");
+    assert_eq!(body["fetch"], "host_not_allowed", "{body}");
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ const JS: &[ExtensionFileSource] = &[
     runtime_js!("40_log.js"),
     runtime_js!("50_web.js"),
     runtime_js!("60_intl.js"),
+    runtime_js!("70_fetch.js"),
     runtime_js!("90_bootstrap.js"),
 ];
 
@@ -42,7 +43,7 @@ fn disable_builtins(op: OpDecl) -> OpDecl {
 
 deno_core::extension!(
     toolhost_bootstrap,
-    deps = [toolhost_kv, toolhost_files, toolhost_http, toolhost_log, toolhost_web],
+    deps = [toolhost_kv, toolhost_files, toolhost_http, toolhost_log, toolhost_web, toolhost_fetch],
     middleware = disable_builtins,
     customizer = |ext: &mut deno_core::Extension| ext.js_files = Cow::Borrowed(JS)
 );
