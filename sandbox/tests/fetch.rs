@@ -26,7 +26,11 @@ fn sandboxes(config: PoolConfig) -> Vec<(&'static str, Sandbox, Arc<MemoryHost>)
         .into_iter()
         .map(|(mode, isolation)| {
             let host = Arc::new(MemoryHost::default());
-            (mode, Sandbox::new(config.clone(), host.clone(), isolation), host)
+            (
+                mode,
+                Sandbox::new(config.clone(), host.clone(), isolation),
+                host,
+            )
         })
         .collect()
 }
@@ -113,7 +117,11 @@ async fn requests_the_client_owns_are_refused_before_they_leave() {
         assert_eq!(body["connect"], "TypeError", "{mode}: {body}");
         assert_eq!(body["private"], "ssrf_refused", "{mode}: {body}");
         let sent = host.fetches.lock().unwrap();
-        assert_eq!(sent.len(), 1, "{mode}: only the private address reached the host");
+        assert_eq!(
+            sent.len(),
+            1,
+            "{mode}: only the private address reached the host"
+        );
     }
 }
 
@@ -150,22 +158,36 @@ async fn fetch_sends_any_method_headers_and_body_and_streams_the_response() {
         assert_eq!(body["json"]["method"], "POST", "{mode}: {body}");
         assert_eq!(body["json"]["body"], "{\"a\":1}");
         let headers = body["json"]["headers"].as_array().unwrap().clone();
-        assert!(headers.contains(&json!(["x-key", "k1"])), "{mode}: {headers:?}");
-        assert!(headers.contains(&json!(["accept", "*/*"])), "{mode}: {headers:?}");
+        assert!(
+            headers.contains(&json!(["x-key", "k1"])),
+            "{mode}: {headers:?}"
+        );
+        assert!(
+            headers.contains(&json!(["accept", "*/*"])),
+            "{mode}: {headers:?}"
+        );
         assert_eq!(body["text"], "q=1+2", "{mode}: {body}");
         assert!(body["bytes"].as_u64().unwrap() > 2);
         assert_eq!(body["blob"], "blob!");
-        assert!(body["chunks"].as_u64().unwrap() > 1, "the body came in chunks: {body}");
+        assert!(
+            body["chunks"].as_u64().unwrap() > 1,
+            "the body came in chunks: {body}"
+        );
         assert!(body["length"].as_u64().unwrap() > 10);
         assert_eq!(body["manual"], 302);
         assert_eq!(body["refused"], true);
         let sent = host.fetches.lock().unwrap();
         let methods: Vec<&str> = sent.iter().map(|(_, r)| r.method.as_str()).collect();
-        assert_eq!(methods, ["POST", "PUT", "PATCH", "POST", "GET", "GET", "GET"], "{mode}");
+        assert_eq!(
+            methods,
+            ["POST", "PUT", "PATCH", "POST", "GET", "GET", "GET"],
+            "{mode}"
+        );
         assert_eq!(sent[2].1.body.as_deref(), Some(&b"hi"[..]));
         assert!(!sent[5].1.follow_redirects && sent[0].1.follow_redirects);
-        assert!(sent.iter().all(|(slug, r)| slug == "fetcher"
-            && r.timeout <= test_config().default_limits.timeout));
+        assert!(sent.iter().all(
+            |(slug, r)| slug == "fetcher" && r.timeout <= test_config().default_limits.timeout
+        ));
         drop(sent);
         eventually(mode, "every body was released", || {
             host.bodies.lock().unwrap().is_empty()
@@ -217,7 +239,11 @@ async fn fetches_of_a_call_are_capped_at_once_and_in_all() {
     };"#;
     for (mode, sandbox, host) in sandboxes(config.clone()) {
         let body = body_of(mode, &sandbox, source).await;
-        assert_eq!(body, json!({ "fourth": "too_large", "sixth": "too_large" }), "{mode}");
+        assert_eq!(
+            body,
+            json!({ "fourth": "too_large", "sixth": "too_large" }),
+            "{mode}"
+        );
         assert_eq!(host.fetches.lock().unwrap().len(), 4, "{mode}");
         // The next call starts afresh, and the bodies the last one left open were released.
         let body = body_of(mode, &sandbox, source).await;
@@ -251,10 +277,16 @@ async fn the_end_of_a_call_and_an_abort_cancel_its_fetches() {
     };"#;
     for (mode, sandbox, host) in sandboxes(test_config()) {
         let body = body_of(mode, &sandbox, source).await;
-        assert_eq!(body, json!({ "aborted": "AbortError", "mid": "AbortError" }), "{mode}");
-        eventually(mode, "the aborted body and the one left open were released", || {
-            host.cancelled.lock().unwrap().len() == 2 && host.bodies.lock().unwrap().is_empty()
-        })
+        assert_eq!(
+            body,
+            json!({ "aborted": "AbortError", "mid": "AbortError" }),
+            "{mode}"
+        );
+        eventually(
+            mode,
+            "the aborted body and the one left open were released",
+            || host.cancelled.lock().unwrap().len() == 2 && host.bodies.lock().unwrap().is_empty(),
+        )
         .await;
     }
 }
@@ -268,11 +300,16 @@ async fn a_fetch_that_never_answers_ends_with_the_calls_time_limit() {
     };"#;
     let code = granted("hanger", source);
     for (mode, sandbox, _host) in sandboxes(test_config()) {
-        let warm = sandbox.invoke(&code, request(json!({ "warm": true }))).await;
+        let warm = sandbox
+            .invoke(&code, request(json!({ "warm": true })))
+            .await;
         assert!(warm.result.is_ok(), "{mode}: {warm:?}");
         let started = std::time::Instant::now();
         let result = sandbox.invoke(&code, request(json!({}))).await.result;
-        assert!(matches!(result, Err(SandboxError::Timeout)), "{mode}: {result:?}");
+        assert!(
+            matches!(result, Err(SandboxError::Timeout)),
+            "{mode}: {result:?}"
+        );
         let took = started.elapsed();
         assert!(took < std::time::Duration::from_secs(3), "{mode}: {took:?}");
         neighbour_ok(mode, &sandbox).await;

@@ -273,7 +273,12 @@ mod tests {
             assert_eq!(err.code, "ssrf_refused", "{url}: {err:?}");
         }
         let err = bodies
-            .start(&outbound, None, "a", request("https://example.com/", Duration::from_secs(1)))
+            .start(
+                &outbound,
+                None,
+                "a",
+                request("https://example.com/", Duration::from_secs(1)),
+            )
             .await
             .unwrap_err();
         assert_eq!(err.code, "host_not_allowed");
@@ -302,7 +307,12 @@ mod tests {
         let bodies = Bodies::default();
         let outbound = client(true);
         let big = bodies
-            .start(&outbound, allow.clone(), "a", request(&format!("{base}/big"), Duration::from_secs(5)))
+            .start(
+                &outbound,
+                allow.clone(),
+                "a",
+                request(&format!("{base}/big"), Duration::from_secs(5)),
+            )
             .await
             .unwrap();
         assert_eq!(big.status, 200);
@@ -314,7 +324,12 @@ mod tests {
         assert_eq!(err.code, "invalid_argument", "forgotten after it failed");
 
         let drip = bodies
-            .start(&outbound, allow, "a", request(&format!("{base}/drip"), Duration::from_millis(300)))
+            .start(
+                &outbound,
+                allow,
+                "a",
+                request(&format!("{base}/drip"), Duration::from_millis(300)),
+            )
             .await
             .unwrap();
         let mut read = 0;

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
-use sandbox::{
-    FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvEntry, KvPage,
-};
+use sandbox::{FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvEntry, KvPage};
 use serde_json::Value;
 
 use super::fetch::{self, Bodies};
@@ -296,10 +294,7 @@ impl Host for StoreHost {
 
     fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>> {
         let (bodies, slug) = (self.bodies.clone(), endpoint.to_owned());
-        fetch::on_server(
-            &self.server,
-            async move { bodies.read(&slug, id).await },
-        )
+        fetch::on_server(&self.server, async move { bodies.read(&slug, id).await })
     }
 
     fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()> {

@@ -51,7 +51,10 @@ async fn peer() -> std::net::SocketAddr {
                 return None;
             }
             tokio::time::sleep(every).await;
-            Some((Ok::<_, Infallible>(Bytes::from(vec![b'a' + (i % 26) as u8; size])), i + 1))
+            Some((
+                Ok::<_, Infallible>(Bytes::from(vec![b'a' + (i % 26) as u8; size])),
+                i + 1,
+            ))
         });
         Body::from_stream(stream)
     };
@@ -85,15 +88,15 @@ async fn peer() -> std::net::SocketAddr {
         )
         .route(
             "/huge",
-            axum::routing::get(move || async move {
-                chunks(usize::MAX, 64 * 1024, Duration::ZERO)
-            }),
+            axum::routing::get(
+                move || async move { chunks(usize::MAX, 64 * 1024, Duration::ZERO) },
+            ),
         )
         .route(
             "/drip",
-            axum::routing::get(move || async move {
-                chunks(usize::MAX, 1, Duration::from_millis(50))
-            }),
+            axum::routing::get(
+                move || async move { chunks(usize::MAX, 1, Duration::from_millis(50)) },
+            ),
         )
         .route(
             "/to-metadata",
@@ -108,9 +111,9 @@ async fn peer() -> std::net::SocketAddr {
     let to_localhost = format!("http://localhost:{}/echo", addr.port());
     let app = app.route(
         "/to-localhost",
-        axum::routing::get(move || async move {
-            axum::response::Redirect::temporary(&to_localhost)
-        }),
+        axum::routing::get(
+            move || async move { axum::response::Redirect::temporary(&to_localhost) },
+        ),
     );
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
@@ -125,17 +128,17 @@ async fn server(allow_loopback: bool) -> TestServer {
     .await
 }
 
+/// Creates a JS endpoint running [`PROBE`]; no `hosts`: no `allowedHosts` at all.
 async fn create(server: &TestServer, slug: &str, capabilities: Value, hosts: &[&str]) {
-    server
-        .create(
-            As::Admin,
-            &json!({
-                "slug": slug, "title": slug, "description": "Fetches.", "priceUsd": 0,
-                "handlerType": "js_request_response", "source": PROBE,
-                "capabilities": capabilities, "allowedHosts": hosts,
-            }),
-        )
-        .await;
+    let mut endpoint = json!({
+        "slug": slug, "title": slug, "description": "Fetches.", "priceUsd": 0,
+        "handlerType": "js_request_response", "source": PROBE,
+        "capabilities": capabilities, "allowedHosts": hosts,
+    });
+    if hosts.is_empty() {
+        endpoint.as_object_mut().unwrap().remove("allowedHosts");
+    }
+    server.create(As::Admin, &endpoint).await;
 }
 
 async fn probe(server: &TestServer, slug: &str, input: Value) -> Value {
@@ -194,7 +197,10 @@ async fn fetch_calls_an_allowed_peer_with_any_method_headers_and_body() {
         streamed["body"]["text"],
         "aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeeeeeeee"
     );
-    assert!(streamed["body"]["chunks"].as_u64().unwrap() >= 2, "{streamed}");
+    assert!(
+        streamed["body"]["chunks"].as_u64().unwrap() >= 2,
+        "{streamed}"
+    );
     // A POST redirected with 303 semantics by `Redirect::to` is followed as a GET.
     let followed = probe(
         &server,
@@ -257,7 +263,9 @@ async fn fetch_refuses_internal_addresses_in_every_spelling() {
 async fn redirects_are_checked_again_and_only_allowed_hosts_are_reached() {
     let peer = peer().await;
     let server = server(true).await;
-    create(&server, "fetcher", json!({"fetch": true}), &["127.0.0.1"]).await;
+    // The metadata address is listed too: the redirect to it is refused for its address.
+    let hosts = ["127.0.0.1", "169.254.169.254"];
+    create(&server, "fetcher", json!({"fetch": true}), &hosts).await;
     create(&server, "unlisted", json!({"fetch": true}), &[]).await;
     let url = |path: &str| format!("http://{peer}{path}");
     let body = probe(&server, "fetcher", json!({"url": url("/to-metadata")})).await;
@@ -301,14 +309,21 @@ async fn huge_and_slow_answers_end_at_their_caps_and_neighbours_are_fine() {
         .post("/tools/fetcher", &json!({"url": url("/drip")}))
         .await;
     assert_error(status, &body, 504, "timeout");
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     let body = probe(
         &server,
         "fetcher",
         json!({"url": url("/echo"), "read": "json", "init": {"method": "POST", "body": "ok"}}),
     )
     .await;
-    assert_eq!(body["body"]["body"], "ok", "the endpoint answers again: {body}");
+    assert_eq!(
+        body["body"]["body"], "ok",
+        "the endpoint answers again: {body}"
+    );
 }
 
 #[tokio::test]
@@ -316,7 +331,12 @@ async fn fetch_without_the_capability_is_denied() {
     let peer = peer().await;
     let server = server(true).await;
     create(&server, "plain", json!({}), &["127.0.0.1"]).await;
-    let body = probe(&server, "plain", json!({"url": format!("http://{peer}/echo")})).await;
+    let body = probe(
+        &server,
+        "plain",
+        json!({"url": format!("http://{peer}/echo")}),
+    )
+    .await;
     assert_eq!(body["code"], "capability_denied", "{body}");
     assert_eq!(body["error"], "TypeError", "{body}");
 }

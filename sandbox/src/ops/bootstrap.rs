@@ -43,7 +43,14 @@ fn disable_builtins(op: OpDecl) -> OpDecl {
 
 deno_core::extension!(
     toolhost_bootstrap,
-    deps = [toolhost_kv, toolhost_files, toolhost_http, toolhost_log, toolhost_web, toolhost_fetch],
+    deps = [
+        toolhost_kv,
+        toolhost_files,
+        toolhost_http,
+        toolhost_log,
+        toolhost_web,
+        toolhost_fetch
+    ],
     middleware = disable_builtins,
     customizer = |ext: &mut deno_core::Extension| ext.js_files = Cow::Borrowed(JS)
 );

@@ -407,11 +407,31 @@ mod tests {
             ("trace", "https://api.example.com/", &[]),
             ("GE T", "https://api.example.com/", &[]),
             ("GET", "https://api.example.com/", &[("Host", "evil")]),
-            ("GET", "https://api.example.com/", &[("Content-Length", "1")]),
-            ("GET", "https://api.example.com/", &[("Transfer-Encoding", "x")]),
-            ("GET", "https://api.example.com/", &[("Connection", "close")]),
-            ("GET", "https://api.example.com/", &[("Proxy-Authorization", "x")]),
-            ("GET", "https://api.example.com/", &[("x-a", "b\r\nHost: evil")]),
+            (
+                "GET",
+                "https://api.example.com/",
+                &[("Content-Length", "1")],
+            ),
+            (
+                "GET",
+                "https://api.example.com/",
+                &[("Transfer-Encoding", "x")],
+            ),
+            (
+                "GET",
+                "https://api.example.com/",
+                &[("Connection", "close")],
+            ),
+            (
+                "GET",
+                "https://api.example.com/",
+                &[("Proxy-Authorization", "x")],
+            ),
+            (
+                "GET",
+                "https://api.example.com/",
+                &[("x-a", "b\r\nHost: evil")],
+            ),
         ] {
             let refused = request(method, url, headers);
             assert!(

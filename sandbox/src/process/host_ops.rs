@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::ops::{fetch, http, kv, Capability, OpError};
 use crate::paths::{normalize_prefix, normalize_with_limit};
 use crate::{
-    EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvPage, PoolConfig,
+    EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvPage,
+    PoolConfig,
 };
 
 /// One `ctx` operation, as the [`Host`] method it becomes.
@@ -241,7 +242,9 @@ impl HostOp {
                 headers,
                 timeout,
             } => HostAnswer::Json(host.http_get_json(slug, &url, headers, timeout).await?),
-            HostOp::FetchStart { request } => HostAnswer::Head(host.fetch_start(slug, request).await?),
+            HostOp::FetchStart { request } => {
+                HostAnswer::Head(host.fetch_start(slug, request).await?)
+            }
             HostOp::FetchRead { id } => HostAnswer::Chunk(host.fetch_read(slug, id).await?),
             HostOp::FetchCancel { id } => {
                 host.fetch_cancel(slug, id).await?;

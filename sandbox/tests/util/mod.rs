@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sandbox::{
-    Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, HandlerResponse, Host, HostError, HostFuture,
-    Invocation, InvocationReport, KvEntry, KvPage, Limits, Pool, PoolConfig, SandboxError,
+    Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, HandlerResponse, Host,
+    HostError, HostFuture, Invocation, InvocationReport, KvEntry, KvPage, Limits, Pool, PoolConfig,
+    SandboxError,
 };
 use serde_json::{json, Value};
 
