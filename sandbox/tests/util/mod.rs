@@ -21,6 +21,10 @@ type Scoped = (String, String);
 /// One `http_get_json` call: endpoint, url, headers, timeout.
 pub type HttpCall = (String, String, Vec<(String, String)>, Duration);
 
+/// A body of [`MemoryHost::fetch_start`]: its endpoint and the chunks still to send, last
+/// first (`None`: endless).
+pub type OpenBody = (String, Option<Vec<Vec<u8>>>);
+
 /// Storage keyed by (endpoint, key) so tests can check that endpoints never see each other's data.
 #[derive(Default)]
 pub struct MemoryHost {
@@ -29,8 +33,8 @@ pub struct MemoryHost {
     pub http_calls: Mutex<Vec<HttpCall>>,
     /// Every `fetch_start`, as the host got it.
     pub fetches: Mutex<Vec<(String, FetchRequest)>>,
-    /// Bodies open on this host: id to (endpoint, chunks still to send; `None`: endless).
-    pub bodies: Mutex<HashMap<u64, (String, Option<Vec<Vec<u8>>>)>>,
+    /// Bodies open on this host, by id.
+    pub bodies: Mutex<HashMap<u64, OpenBody>>,
     /// Ids `fetch_cancel` was called with.
     pub cancelled: Mutex<Vec<u64>>,
     pub next_body: std::sync::atomic::AtomicU64,
