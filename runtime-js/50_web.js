@@ -217,6 +217,8 @@
     FormData: fetchTypes("21_formdata.js", "FormData"),
     Request: fetchTypes("23_request.js", "Request"),
     Response: fetchTypes("23_response.js", "Response"),
+    // 70_fetch.js; present with or without the capability (its ops refuse).
+    fetch: () => toolhost.fetch,
   };
   const NAMES = ObjectKeys(WEB_GLOBALS);
 
@@ -261,5 +263,6 @@
 
   toolhost.installWebGlobals = installWebGlobals;
   toolhost.domException = domException;
+  toolhost.webGlobal = (name) => WEB_GLOBALS[name]();
   toolhost.clearCallTimers = clearCallTimers;
 })(globalThis);

@@ -20,6 +20,8 @@ pub(crate) mod test_server;
 #[cfg(test)]
 mod tests;
 
-pub use client::{FetchedResponse, OutboundClient, OutboundMethod, OutboundRequest};
+pub use client::{
+    FetchedResponse, OpenResponse, OutboundClient, OutboundMethod, OutboundRequest, StreamRequest,
+};
 pub use error::NetError;
 pub use guard::check_ip;

@@ -2,14 +2,17 @@
 //!
 //! The `sandbox` crate knows nothing of the catalog or the store; this module is the glue:
 //! it turns an endpoint and a call into the sandbox's [`sandbox::EndpointCode`] and `req`
-//! object, gives the pool a [`host::StoreHost`] for `ctx.kv`, `ctx.files` and `ctx.httpGetJson`,
+//! object, gives the pool a [`host::StoreHost`] for `ctx.kv`, `ctx.files`, `ctx.httpGetJson`
+//! and `fetch`,
 //! and maps the outcome onto HTTP.
 //!
 //! # Layout
 //! - `host`: the store- and network-backed [`sandbox::Host`].
+//! - `fetch`: handlers' `fetch` requests and their response bodies, held until read.
 //! - `run`: [`EndpointRuntime`], one call of an endpoint in the pool, from endpoint and call to
 //!   HTTP status, body and headers.
 
+mod fetch;
 pub mod host;
 mod run;
 

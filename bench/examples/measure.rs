@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    Capabilities, EndpointCode, FileEntry, Host, HostError, HostFuture, Invocation, KvAtomic,
-    KvPage, KvVersioned, Pool, PoolConfig,
+    Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture,
+    Invocation, KvAtomic, KvPage, KvVersioned, Pool, PoolConfig,
 };
 use serde_json::{json, Value};
 
@@ -59,6 +59,15 @@ impl Host for NoHost {
         _: Vec<(String, String)>,
         _: Duration,
     ) -> HostFuture<Value> {
+        unsupported()
+    }
+    fn fetch_start(&self, _: &str, _: FetchRequest) -> HostFuture<FetchHead> {
+        unsupported()
+    }
+    fn fetch_read(&self, _: &str, _: u64) -> HostFuture<Option<Vec<u8>>> {
+        unsupported()
+    }
+    fn fetch_cancel(&self, _: &str, _: u64) -> HostFuture<()> {
         unsupported()
     }
 }

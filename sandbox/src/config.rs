@@ -17,6 +17,9 @@ pub struct Capabilities {
     pub files: bool,
     /// `ctx.httpGetJson`: outbound GET requests through the server's SSRF-guarded client.
     pub http_get_json: bool,
+    /// `fetch`: outbound requests of any method through the server's SSRF-guarded client, to
+    /// the endpoint's allowed hosts only.
+    pub fetch: bool,
     /// `ctx.log`: log lines returned in [`crate::InvocationReport::logs`].
     pub logs: bool,
 }
@@ -62,6 +65,30 @@ impl Default for StorageLimits {
             max_list_limit: 1000,
             max_atomic_ops: 100,
             max_atomic_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Caps of a handler's `fetch`, per call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchLimits {
+    /// Largest request body; a larger one is refused (`too_large`) before anything is sent.
+    pub max_request_body_bytes: usize,
+    /// Largest response body; reading past it errors the body's stream (`response_too_large`).
+    pub max_response_body_bytes: usize,
+    /// Requests of one call in progress at once (sent, or with a body not read to its end).
+    pub max_concurrent: usize,
+    /// Requests one call may start in all.
+    pub max_per_call: usize,
+}
+
+impl Default for FetchLimits {
+    fn default() -> Self {
+        FetchLimits {
+            max_request_body_bytes: 1024 * 1024,
+            max_response_body_bytes: 8 * 1024 * 1024,
+            max_concurrent: 6,
+            max_per_call: 50,
         }
     }
 }
@@ -118,6 +145,9 @@ pub struct PoolConfig {
     pub max_http_timeout: Duration,
     /// Key, value, file and path sizes.
     pub storage: StorageLimits,
+    /// Body sizes and request counts of `fetch`; its time is the call's.
+    #[serde(default)]
+    pub fetch: FetchLimits,
 }
 
 impl Default for PoolConfig {
@@ -143,6 +173,7 @@ impl Default for PoolConfig {
             max_abandoned_isolates: 16,
             max_http_timeout: Duration::from_secs(10),
             storage: StorageLimits::default(),
+            fetch: FetchLimits::default(),
         }
     }
 }

@@ -126,6 +126,44 @@ pub struct FileEntry {
     pub size: u64,
 }
 
+/// One outbound request of a handler's `fetch`, checked by the sandbox (capability, URL shape,
+/// headers, body size) and again by the server for a worker's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchRequest {
+    /// An HTTP method token, upper-cased for the standard ones (`GET`, `POST`, `PATCH`, …).
+    pub method: String,
+    /// An absolute http(s) URL without credentials.
+    pub url: String,
+    /// Header names and values, in order; none of the names the client owns.
+    pub headers: Vec<(String, String)>,
+    /// The body, already buffered (at most the configured request body size).
+    #[serde(with = "crate::process::host_ops::base64_opt_bytes")]
+    pub body: Option<Vec<u8>>,
+    /// Follow redirects (each hop checked like the first); `false`: answer the 3xx itself.
+    pub follow_redirects: bool,
+    /// How long the request and the reading of its body may take in all.
+    pub timeout: Duration,
+    /// Largest body the response may have; past it reading fails with `response_too_large`.
+    pub max_response_bytes: usize,
+}
+
+/// The head of a `fetch` response; its body is read with [`Host::fetch_read`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchHead {
+    /// The handle of the body, valid for the endpoint that started the request only.
+    pub id: u64,
+    /// The HTTP status.
+    pub status: u16,
+    /// The status's reason phrase.
+    pub status_text: String,
+    /// Response headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The URL that answered, after redirects.
+    pub url: String,
+    /// Whether a redirect was followed.
+    pub redirected: bool,
+}
+
 /// Implemented by the server (persistent, per-endpoint storage and the SSRF-guarded HTTP client).
 ///
 /// The sandbox has checked the capability and validated sizes and paths before calling any of
@@ -173,4 +211,16 @@ pub trait Host: Send + Sync + 'static {
         headers: Vec<(String, String)>,
         timeout: Duration,
     ) -> HostFuture<serde_json::Value>;
+    /// Sends a `fetch` request through the SSRF guard, limited to the endpoint's allowed hosts,
+    /// and answers once the response head is there; the body stays with the host until read.
+    fn fetch_start(&self, endpoint: &str, request: FetchRequest) -> HostFuture<FetchHead>;
+    /// The next chunk of a response body (at most [`MAX_FETCH_CHUNK_BYTES`]), `None` at its
+    /// end. Fails with `response_too_large` past the request's cap and `timeout` past its time.
+    fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>>;
+    /// Drops a response body not read to its end; unknown ids are ignored. Takes effect when
+    /// called, not when the future is polled: callers may drop the future.
+    fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()>;
 }
+
+/// Largest chunk [`Host::fetch_read`] answers with, so one chunk is one modest frame.
+pub const MAX_FETCH_CHUNK_BYTES: usize = 64 * 1024;

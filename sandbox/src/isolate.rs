@@ -117,6 +117,7 @@ impl Blank {
             host: env.host.clone(),
             storage: env.config.storage,
             max_http_timeout: env.config.max_http_timeout,
+            fetch: env.config.fetch,
         });
         let setup_config = serde_json::json!({
             "env": code.env,
@@ -186,12 +187,14 @@ impl Isolate {
             let state = self.runtime.op_state();
             let mut state = state.borrow_mut();
             state.put(InvocationClock { started, deadline });
+            ops::fetch::begin_call(&mut state);
             state.put(LogBuffer::new(
                 env.config.max_log_lines,
                 env.config.max_log_bytes_per_invocation,
             ));
         }
         let (result, reusable) = self.run(request, deadline, env).await;
+        ops::fetch::end_call(&mut self.runtime.op_state().borrow_mut());
         let logs = self
             .runtime
             .op_state()

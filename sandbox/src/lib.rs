@@ -31,6 +31,10 @@
 //!   endpoint's [`Capabilities`]. The check is in Rust, inside each op: a call without the
 //!   capability rejects with an `Error` whose `code` is `capability_denied`. Other op errors
 //!   carry `code` `invalid_argument`, `too_large`, or the [`HostError`] code.
+//! - The global `fetch` (capability `fetch`) sends any request through the host
+//!   ([`Host::fetch_start`]) and answers a standard `Response` whose body is pulled from the
+//!   host a chunk at a time ([`Host::fetch_read`]); its caps are [`FetchLimits`], its time the
+//!   call's, and what a call leaves open is cancelled when it ends (`ops/fetch.rs`).
 //! - `ctx.env` is the endpoint's env, frozen; `ctx` and its members are frozen too.
 //! - Globals are standard ECMAScript only, plus `console`, `queueMicrotask` and WebCrypto
 //!   (`crypto.getRandomValues`, `crypto.randomUUID`, `crypto.subtle` with digest, HMAC, Ed25519
@@ -82,8 +86,9 @@
 //! - `loader`: the module loader that refuses every import.
 //! - `limits`: one file per limit policy (`timeout` watchdog, `deadline`, the caller's hard
 //!   deadline, `heap`, `admission`).
-//! - `ops`: one `extension!` per `ctx` area (`kv`, `files`, `http`, `log`), `crypto` (the
-//!   WebCrypto global), and the `bootstrap` that loads the glue in `runtime-js/`.
+//! - `ops`: one `extension!` per `ctx` area (`kv`, `files`, `http`, `fetch`, `log`), `web`
+//!   (the web platform's globals), `crypto` (the WebCrypto global), and the `bootstrap` that
+//!   loads the glue in `runtime-js/`.
 //! - `response`: the result contract (status range, response-header allow-list).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
 //! - `mode`: [`Sandbox`], the pool wherever it runs ([`Isolation`]).
@@ -107,11 +112,11 @@ mod response;
 mod snapshot;
 mod worker;
 
-pub use config::{Capabilities, Limits, PoolConfig, StorageLimits};
+pub use config::{Capabilities, FetchLimits, Limits, PoolConfig, StorageLimits};
 pub use error::{HostError, SandboxError};
 pub use host::{
-    is_versionstamp, FileEntry, Host, HostFuture, KvAtomic, KvCheck, KvEntry, KvMutation, KvPage,
-    KvVersioned, MAX_SAFE_INTEGER,
+    is_versionstamp, FetchHead, FetchRequest, FileEntry, Host, HostFuture, KvAtomic, KvCheck,
+    KvEntry, KvMutation, KvPage, KvVersioned, MAX_FETCH_CHUNK_BYTES, MAX_SAFE_INTEGER,
 };
 pub use invocation::{
     ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,

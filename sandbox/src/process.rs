@@ -18,7 +18,7 @@
 
 mod child;
 mod confine;
-mod host_ops;
+pub(crate) mod host_ops;
 #[cfg(feature = "wall-probe")]
 mod probe;
 mod supervisor;

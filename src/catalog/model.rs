@@ -95,8 +95,8 @@ impl PricingMode {
     }
 }
 
-/// The JS capabilities of spec 2.1 (`kv`, `files`, `httpGetJson`, `logs`), the sandbox's own type
-/// so what the catalog shows is exactly what the sandbox enforces. Built-in handlers have none.
+/// The JS capabilities of spec 2.1 (`kv`, `files`, `httpGetJson`, `logs`) and `fetch`, the
+/// sandbox's own type so what the catalog shows is exactly what the sandbox enforces. Built-in handlers have none.
 pub use sandbox::Capabilities;
 
 /// Per-endpoint sandbox limits, set by the admin only.
@@ -168,6 +168,7 @@ pub struct Endpoint {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Hosts `ctx.httpGetJson` may reach (exact names or `*.example.com`); `None`: any public host.
+    /// `fetch` reaches these hosts only (`None`: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_hosts: Option<Vec<String>>,
     /// A request body that passes `input_schema`, shown in the catalog as a copyable example.

@@ -63,7 +63,8 @@ pub struct CreateRequest {
     pub output_schema: Option<Value>,
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Requested capabilities; an admin grants them.
+    /// Requested capabilities, `{kv, files, httpGetJson, fetch, logs}` booleans; an admin grants
+    /// them.
     #[serde(default)]
     #[schema(value_type = Object)]
     pub capabilities: Capabilities,
@@ -79,7 +80,8 @@ pub struct CreateRequest {
     /// Admin only.
     #[serde(default)]
     pub limits: Option<RuntimeLimits>,
-    /// Hosts `ctx.httpGetJson` may reach (exact names or `*.example.com`).
+    /// Hosts `ctx.httpGetJson` may reach (exact names or `*.example.com`), and the only hosts
+    /// `fetch` reaches.
     #[serde(default)]
     pub allowed_hosts: Option<Vec<String>>,
 }
@@ -320,6 +322,7 @@ pub(super) fn granted_within(
             granted.http_get_json,
             requested.http_get_json,
         ),
+        ("fetch", granted.fetch, requested.fetch),
         ("logs", granted.logs, requested.logs),
     ];
     match pairs.iter().find(|(_, g, r)| *g && !*r) {
@@ -337,6 +340,7 @@ pub(super) fn intersect(granted: Capabilities, requested: Capabilities) -> Capab
         kv: granted.kv && requested.kv,
         files: granted.files && requested.files,
         http_get_json: granted.http_get_json && requested.http_get_json,
+        fetch: granted.fetch && requested.fetch,
         logs: granted.logs && requested.logs,
     }
 }
@@ -470,6 +474,7 @@ mod tests {
             "timeoutMs",
             "kv",
             "httpGetJson",
+            "fetch",
             "logs",
             "accepted",
             "my-tool",

@@ -360,7 +360,10 @@ fn annotations(endpoint: &Endpoint) -> Value {
             (true, false)
         }
         HandlerType::X402ReadinessCheck => (true, true),
-        HandlerType::JsRequestResponse => (!granted.kv && !granted.files, granted.http_get_json),
+        HandlerType::JsRequestResponse => (
+            !granted.kv && !granted.files && !granted.fetch,
+            granted.http_get_json || granted.fetch,
+        ),
     };
     json!({
         "title": endpoint.title,

@@ -71,6 +71,35 @@ pub struct FetchedResponse {
     pub final_url: String,
 }
 
+/// A handler's `fetch` request for [`OutboundClient::open`].
+#[derive(Debug)]
+pub struct StreamRequest<'a> {
+    pub method: reqwest::Method,
+    pub url: String,
+    /// Dropped when a redirect leaves the original origin, as [`OutboundRequest::headers`].
+    pub headers: HeaderMap,
+    pub body: Option<Bytes>,
+    /// `false`: a redirect is the answer (fetch's `manual`).
+    pub follow_redirects: bool,
+    /// Unlike [`OutboundRequest::allow_hosts`], required: a handler's requests carry its
+    /// secrets, so they go to the hosts its admin allowed and nowhere else.
+    pub allow_hosts: &'a [String],
+    /// When the request and the reading of its body must be done.
+    pub deadline: tokio::time::Instant,
+}
+
+/// A response whose body is still to be read, from [`OutboundClient::open`].
+#[derive(Debug)]
+pub struct OpenResponse {
+    pub status: u16,
+    pub status_text: String,
+    /// The URL that answered, after redirects.
+    pub url: String,
+    pub redirected: bool,
+    /// Headers and the unread body.
+    pub body: reqwest::Response,
+}
+
 /// The outbound client every caller-driven request goes through. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct OutboundClient {
@@ -205,17 +234,7 @@ impl OutboundClient {
         headers: &HeaderMap,
         body: Option<&serde_json::Value>,
     ) -> Result<reqwest::Response, NetError> {
-        let mut builder = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .referer(false)
-            .user_agent(USER_AGENT);
-        if let Some(Host::Domain(name)) = url.host() {
-            builder = builder.resolve(name, addr);
-        }
-        let client = builder
-            .build()
-            .map_err(|_| NetError::Upstream("the HTTP client could not be built".into()))?;
+        let client = pinned_client(url, addr)?;
         let mut request = match method {
             OutboundMethod::Get => client.get(url.clone()),
             OutboundMethod::Post => client.post(url.clone()),
@@ -224,13 +243,72 @@ impl OutboundClient {
         if let Some(json) = body {
             request = request.json(json);
         }
-        request.send().await.map_err(|e| {
-            if e.is_connect() {
-                NetError::Upstream("could not connect to the host".into())
-            } else {
-                NetError::Upstream("the request failed".into())
+        request.send().await.map_err(send_error)
+    }
+
+    /// Sends a handler's `fetch` request and answers with the response whose body is not read
+    /// yet: every hop's host must be on `allow_hosts` and resolve to public addresses. The
+    /// caller reads the body (and bounds its time and size).
+    pub async fn open(&self, req: StreamRequest<'_>) -> Result<OpenResponse, NetError> {
+        let deadline = req.deadline;
+        let within = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout_at(deadline, self.open_hops(req)).await {
+            Ok(result) => result,
+            Err(_) => Err(NetError::Timeout(within.as_millis())),
+        }
+    }
+
+    async fn open_hops(&self, req: StreamRequest<'_>) -> Result<OpenResponse, NetError> {
+        let mut url = parse_url(&req.url)?;
+        let mut method = req.method;
+        let mut body = req.body;
+        let mut headers = req.headers;
+        for name in &RESERVED_HEADERS {
+            headers.remove(name);
+        }
+        let mut redirects = 0;
+        loop {
+            let addr = self.check_destination(&url, Some(req.allow_hosts)).await?;
+            let client = pinned_client(&url, addr)?;
+            let mut request = client
+                .request(method.clone(), url.clone())
+                .headers(headers.clone());
+            if let Some(body) = &body {
+                request = request.body(body.clone());
             }
-        })
+            let response = request.send().await.map_err(send_error)?;
+            let next = req
+                .follow_redirects
+                .then(|| redirect_target(&url, &response))
+                .flatten();
+            let Some(next) = next else {
+                let status = response.status();
+                return Ok(OpenResponse {
+                    status: status.as_u16(),
+                    status_text: status.canonical_reason().unwrap_or_default().to_owned(),
+                    url: url.to_string(),
+                    redirected: redirects > 0,
+                    body: response,
+                });
+            };
+            if redirects >= self.policy.max_redirects {
+                return Err(NetError::TooManyRedirects(self.policy.max_redirects));
+            }
+            redirects += 1;
+            let status = response.status().as_u16();
+            // As fetch does: 303 becomes GET (but HEAD), and so does a POST after 301/302.
+            if (status == 303 && method != reqwest::Method::HEAD)
+                || (matches!(status, 301 | 302) && method == reqwest::Method::POST)
+            {
+                method = reqwest::Method::GET;
+                body = None;
+                headers.remove(header::CONTENT_TYPE);
+            }
+            if next.origin() != url.origin() {
+                headers.clear();
+            }
+            url = next;
+        }
     }
 
     /// Streams the body, stopping as soon as it passes the size limit.
@@ -265,6 +343,30 @@ impl OutboundClient {
             body: body.freeze(),
             final_url: url.to_string(),
         })
+    }
+}
+
+/// A client that reaches `url`'s host at `addr` only (the address already checked), with no
+/// proxy and no redirects of its own.
+fn pinned_client(url: &Url, addr: SocketAddr) -> Result<reqwest::Client, NetError> {
+    let mut builder = reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false)
+        .user_agent(USER_AGENT);
+    if let Some(Host::Domain(name)) = url.host() {
+        builder = builder.resolve(name, addr);
+    }
+    builder
+        .build()
+        .map_err(|_| NetError::Upstream("the HTTP client could not be built".into()))
+}
+
+fn send_error(e: reqwest::Error) -> NetError {
+    if e.is_connect() {
+        NetError::Upstream("could not connect to the host".into())
+    } else {
+        NetError::Upstream("the request failed".into())
     }
 }
 

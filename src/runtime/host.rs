@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use sandbox::{
-    FileEntry, Host, HostError, HostFuture, KvAtomic, KvEntry, KvMutation, KvPage, KvVersioned,
+    FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvAtomic, KvEntry, KvMutation,
+    KvPage, KvVersioned,
 };
 use serde_json::Value;
 
+use super::fetch::{self, Bodies};
 use crate::catalog::Registry;
 use crate::config::Quotas;
 use crate::net::OutboundClient;
@@ -29,6 +31,8 @@ pub struct StoreHost {
     server: tokio::runtime::Handle,
     /// This node's kv commits, queued per endpoint.
     kv_writers: Arc<KvWriters>,
+    /// Response bodies of handlers' `fetch`, until read.
+    bodies: Arc<Bodies>,
 }
 
 impl StoreHost {
@@ -45,6 +49,7 @@ impl StoreHost {
             catalog,
             server: tokio::runtime::Handle::current(),
             kv_writers: Arc::default(),
+            bodies: Arc::default(),
         }
     }
 
@@ -322,6 +327,29 @@ impl Host for StoreHost {
                 .await
                 .map_err(|e| host_error(e.code().as_str(), e.to_string()))
         })
+    }
+
+    fn fetch_start(&self, endpoint: &str, request: FetchRequest) -> HostFuture<FetchHead> {
+        let allow = self
+            .catalog
+            .get(endpoint)
+            .and_then(|c| c.endpoint.allowed_hosts.clone());
+        let (host, slug) = (self.clone(), endpoint.to_owned());
+        fetch::on_server(&self.server, async move {
+            host.bodies
+                .start(&host.outbound, allow, &slug, request)
+                .await
+        })
+    }
+
+    fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>> {
+        let (bodies, slug) = (self.bodies.clone(), endpoint.to_owned());
+        fetch::on_server(&self.server, async move { bodies.read(&slug, id).await })
+    }
+
+    fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()> {
+        self.bodies.cancel(endpoint, id);
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 

@@ -198,7 +198,7 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     assert_eq!(record["pricingMode"], "fixed_price_success_receipt");
     assert_eq!(
         record["capabilities"],
-        json!({"kv": false, "files": false, "httpGetJson": false, "logs": false})
+        json!({"kv": false, "files": false, "httpGetJson": false, "fetch": false, "logs": false})
     );
     assert_eq!(created["manage"]["requestedCapabilities"]["kv"], true);
     assert_eq!(
@@ -240,7 +240,7 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     let body = server.patch(As::Admin, "word-count", &grant).await;
     assert_eq!(
         body["endpoint"]["capabilities"],
-        json!({"kv": true, "files": false, "httpGetJson": true, "logs": false})
+        json!({"kv": true, "files": false, "httpGetJson": true, "fetch": false, "logs": false})
     );
     assert_eq!(
         body["manage"]["limits"],
@@ -264,7 +264,7 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
         .await;
     assert_eq!(
         body["endpoint"]["capabilities"],
-        json!({"kv": true, "files": false, "httpGetJson": false, "logs": false})
+        json!({"kv": true, "files": false, "httpGetJson": false, "fetch": false, "logs": false})
     );
 }
 

@@ -12,6 +12,7 @@ mod cli;
 mod cluster;
 mod crash;
 mod errors;
+mod fetch;
 mod health_and_metrics;
 mod js_client;
 mod kv_atomic;

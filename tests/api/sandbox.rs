@@ -29,7 +29,7 @@ fn none() -> Value {
 }
 
 fn all() -> Value {
-    json!({"kv": true, "files": true, "httpGetJson": true, "logs": true})
+    json!({"kv": true, "files": true, "httpGetJson": true, "fetch": true, "logs": true})
 }
 
 async fn hostile_server(
@@ -193,10 +193,10 @@ async fn capabilities_not_granted_are_denied() {
     .await;
     let (status, body) = server.post("/tools/probe-none", &json!({})).await;
     assert_eq!(status, 200, "{body}");
-    for cap in ["kv", "files", "httpGetJson"] {
+    for cap in ["kv", "files", "httpGetJson", "fetch"] {
         assert_eq!(body[cap], "capability_denied", "{cap}: {body}");
     }
-    // Without `logs`, ctx.log does nothing, as console does (README, "JavaScript handlers").
+    // Without `logs`, `ctx.log` does nothing rather than throw (README, "JavaScript handlers").
     assert_eq!(body["logs"], "ok", "{body}");
     let (status, body) = server.post("/tools/probe-all", &json!({})).await;
     assert_eq!(status, 200, "{body}");
@@ -204,6 +204,7 @@ async fn capabilities_not_granted_are_denied() {
         assert_eq!(body[cap], "ok", "{cap}: {body}");
     }
     assert_ne!(body["httpGetJson"], "capability_denied", "{body}");
+    assert_eq!(body["fetch"], "host_not_allowed", "{body}");
 }
 
 #[tokio::test]

@@ -105,6 +105,7 @@ const CAPABILITIES = [
   ["kv", "ctx.kv (key-value store)"],
   ["files", "ctx.files (file area)"],
   ["httpGetJson", "ctx.httpGetJson (outbound GET)"],
+  ["fetch", "fetch (any request to the allowed hosts)"],
   ["logs", "ctx.log (logs)"],
 ];
 

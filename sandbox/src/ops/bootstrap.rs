@@ -19,6 +19,7 @@ const JS: &[ExtensionFileSource] = &[
     runtime_js!("50_crypto.js"),
     runtime_js!("50_web.js"),
     runtime_js!("60_intl.js"),
+    runtime_js!("70_fetch.js"),
     runtime_js!("90_bootstrap.js"),
 ];
 
@@ -49,7 +50,8 @@ deno_core::extension!(
         toolhost_http,
         toolhost_log,
         toolhost_crypto,
-        toolhost_web
+        toolhost_web,
+        toolhost_fetch
     ],
     middleware = disable_builtins,
     customizer = |ext: &mut deno_core::Extension| ext.js_files = Cow::Borrowed(JS)

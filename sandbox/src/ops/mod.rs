@@ -12,10 +12,11 @@ use deno_core::futures::FutureExt;
 use deno_core::OpState;
 use deno_error::{AdditionalProperties, JsErrorClass, PropertyValue};
 
-use crate::{Capabilities, Host, HostError, HostFuture, StorageLimits};
+use crate::{Capabilities, FetchLimits, Host, HostError, HostFuture, StorageLimits};
 
 pub(crate) mod bootstrap;
 pub(crate) mod crypto;
+pub(crate) mod fetch;
 pub(crate) mod files;
 pub(crate) mod http;
 pub(crate) mod kv;
@@ -46,6 +47,7 @@ pub(crate) fn extensions(blob_bytes: usize) -> Vec<deno_core::Extension> {
         kv::toolhost_kv::init(),
         files::toolhost_files::init(),
         http::toolhost_http::init(),
+        fetch::toolhost_fetch::init(),
         log::toolhost_log::init(),
         crypto::toolhost_crypto::init(),
         bootstrap::toolhost_bootstrap::init(),
@@ -61,6 +63,7 @@ pub(crate) struct EndpointState {
     pub(crate) host: Arc<dyn Host>,
     pub(crate) storage: StorageLimits,
     pub(crate) max_http_timeout: Duration,
+    pub(crate) fetch: FetchLimits,
 }
 
 /// A capability as ops name it.
@@ -69,6 +72,7 @@ pub(crate) enum Capability {
     Kv,
     Files,
     HttpGetJson,
+    Fetch,
     Logs,
 }
 
@@ -78,6 +82,7 @@ impl Capability {
             Capability::Kv => "kv",
             Capability::Files => "files",
             Capability::HttpGetJson => "httpGetJson",
+            Capability::Fetch => "fetch",
             Capability::Logs => "logs",
         }
     }
@@ -87,6 +92,7 @@ impl Capability {
             Capability::Kv => caps.kv,
             Capability::Files => caps.files,
             Capability::HttpGetJson => caps.http_get_json,
+            Capability::Fetch => caps.fetch,
             Capability::Logs => caps.logs,
         }
     }

@@ -17,8 +17,8 @@ use tokio::sync::{mpsc, oneshot};
 use super::host_ops::{expect, HostAnswer, HostOp};
 use super::wire::{self, FromWorker, ToWorker};
 use crate::{
-    EndpointCode, FileEntry, Host, HostError, HostFuture, KvAtomic, KvPage, KvVersioned, Pool,
-    PoolConfig,
+    EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvAtomic,
+    KvPage, KvVersioned, Pool, PoolConfig,
 };
 
 /// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
@@ -380,6 +380,28 @@ impl Host for RemoteHost {
         expect(self.call(endpoint, op), |a| match a {
             HostAnswer::Json(value) => Some(value),
             _ => None,
+        })
+    }
+
+    fn fetch_start(&self, endpoint: &str, request: FetchRequest) -> HostFuture<FetchHead> {
+        let op = HostOp::FetchStart { request };
+        expect(self.call(endpoint, op), |a| match a {
+            HostAnswer::Head(head) => Some(head),
+            _ => None,
+        })
+    }
+
+    fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>> {
+        expect(self.call(endpoint, HostOp::FetchRead { id }), |a| match a {
+            HostAnswer::Chunk(chunk) => Some(chunk),
+            _ => None,
+        })
+    }
+
+    /// The frame leaves when this is called, as the trait asks; the answer is only reported.
+    fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()> {
+        expect(self.call(endpoint, HostOp::FetchCancel { id }), |a| {
+            matches!(a, HostAnswer::Done).then_some(())
         })
     }
 }

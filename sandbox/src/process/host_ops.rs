@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ops::{http, kv, Capability, OpError};
+use crate::ops::{fetch, http, kv, Capability, OpError};
 use crate::paths::{normalize_prefix, normalize_with_limit};
 use crate::{
-    EndpointCode, FileEntry, Host, HostError, HostFuture, KvAtomic, KvPage, KvVersioned, PoolConfig,
+    EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvAtomic,
+    KvPage, KvVersioned, PoolConfig,
 };
 
 /// One `ctx` operation, as the [`Host`] method it becomes.
@@ -60,6 +61,15 @@ pub(crate) enum HostOp {
         headers: Vec<(String, String)>,
         timeout: Duration,
     },
+    FetchStart {
+        request: FetchRequest,
+    },
+    FetchRead {
+        id: u64,
+    },
+    FetchCancel {
+        id: u64,
+    },
 }
 
 /// What a [`HostOp`] returns, one variant per return type of the [`Host`] methods.
@@ -74,6 +84,9 @@ pub(crate) enum HostAnswer {
     File(#[serde(with = "base64_opt_bytes")] Option<Vec<u8>>),
     Files(Vec<FileEntry>),
     Json(serde_json::Value),
+    Head(FetchHead),
+    /// One chunk of a response body, `None` at its end.
+    Chunk(#[serde(with = "base64_opt_bytes")] Option<Vec<u8>>),
 }
 
 impl HostOp {
@@ -90,6 +103,9 @@ impl HostOp {
             | HostOp::FilesList { .. }
             | HostOp::FilesDelete { .. } => Capability::Files,
             HostOp::HttpGetJson { .. } => Capability::HttpGetJson,
+            HostOp::FetchStart { .. } | HostOp::FetchRead { .. } | HostOp::FetchCancel { .. } => {
+                Capability::Fetch
+            }
         }
     }
 
@@ -186,6 +202,17 @@ impl HostOp {
                     timeout: timeout.min(config.max_http_timeout).min(limit),
                 }
             }
+            HostOp::FetchStart { mut request } => {
+                fetch::check_request(&request, &config.fetch)?;
+                let limit = code.limits.unwrap_or(config.default_limits).timeout;
+                request.timeout = request.timeout.min(limit);
+                request.max_response_bytes = request
+                    .max_response_bytes
+                    .min(config.fetch.max_response_body_bytes);
+                HostOp::FetchStart { request }
+            }
+            // The host answers only for bodies this endpoint started.
+            op @ (HostOp::FetchRead { .. } | HostOp::FetchCancel { .. }) => op,
         })
     }
 
@@ -227,6 +254,14 @@ impl HostOp {
                 headers,
                 timeout,
             } => HostAnswer::Json(host.http_get_json(slug, &url, headers, timeout).await?),
+            HostOp::FetchStart { request } => {
+                HostAnswer::Head(host.fetch_start(slug, request).await?)
+            }
+            HostOp::FetchRead { id } => HostAnswer::Chunk(host.fetch_read(slug, id).await?),
+            HostOp::FetchCancel { id } => {
+                host.fetch_cancel(slug, id).await?;
+                HostAnswer::Done
+            }
         })
     }
 }
@@ -262,7 +297,7 @@ mod base64_bytes {
     }
 }
 
-mod base64_opt_bytes {
+pub(crate) mod base64_opt_bytes {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub(crate) fn serialize<S: Serializer>(
@@ -345,6 +380,49 @@ mod tests {
         assert!(matches!(
             http.checked(&kv, &config),
             Err(OpError::CapabilityDenied("httpGetJson"))
+        ));
+        let start = |url: &str, headers: Vec<(String, String)>| HostOp::FetchStart {
+            request: FetchRequest {
+                method: "POST".into(),
+                url: url.into(),
+                headers,
+                body: Some(vec![1, 2, 3]),
+                follow_redirects: true,
+                timeout: Duration::from_secs(3600),
+                max_response_bytes: usize::MAX,
+            },
+        };
+        assert!(matches!(
+            start("https://example.com/", vec![]).checked(&kv, &config),
+            Err(OpError::CapabilityDenied("fetch"))
+        ));
+        let fetch = code(Capabilities {
+            fetch: true,
+            ..Capabilities::default()
+        });
+        let HostOp::FetchStart { request } = start("https://example.com/", vec![])
+            .checked(&fetch, &config)
+            .unwrap()
+        else {
+            unreachable!()
+        };
+        assert_eq!(request.timeout, config.default_limits.timeout);
+        assert_eq!(
+            request.max_response_bytes,
+            config.fetch.max_response_body_bytes
+        );
+        for refused in [
+            start("https://u:p@example.com/", vec![]),
+            start("https://example.com/", vec![("Host".into(), "x".into())]),
+        ] {
+            assert!(matches!(
+                refused.checked(&fetch, &config),
+                Err(OpError::InvalidArgument(_))
+            ));
+        }
+        assert!(matches!(
+            HostOp::FetchRead { id: 1 }.checked(&kv, &config),
+            Err(OpError::CapabilityDenied("fetch"))
         ));
     }
 

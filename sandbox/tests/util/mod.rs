@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sandbox::{
-    Capabilities, EndpointCode, FileEntry, HandlerResponse, Host, HostError, HostFuture,
-    Invocation, InvocationReport, KvAtomic, KvEntry, KvMutation, KvPage, KvVersioned, Limits, Pool,
-    PoolConfig, SandboxError,
+    Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, HandlerResponse, Host,
+    HostError, HostFuture, Invocation, InvocationReport, KvAtomic, KvEntry, KvMutation, KvPage,
+    KvVersioned, Limits, Pool, PoolConfig, SandboxError,
 };
 use serde_json::{json, Value};
 
@@ -20,6 +20,10 @@ type Scoped = (String, String);
 
 /// One `http_get_json` call: endpoint, url, headers, timeout.
 pub type HttpCall = (String, String, Vec<(String, String)>, Duration);
+
+/// A body of [`MemoryHost::fetch_start`]: its endpoint and the chunks still to send, last
+/// first (`None`: endless).
+pub type OpenBody = (String, Option<Vec<Vec<u8>>>);
 
 /// Storage keyed by (endpoint, key) so tests can check that endpoints never see each other's data.
 #[derive(Default)]
@@ -31,6 +35,13 @@ pub struct MemoryHost {
     pub kv_seq: AtomicU64,
     pub files: Mutex<BTreeMap<Scoped, Vec<u8>>>,
     pub http_calls: Mutex<Vec<HttpCall>>,
+    /// Every `fetch_start`, as the host got it.
+    pub fetches: Mutex<Vec<(String, FetchRequest)>>,
+    /// Bodies open on this host, by id.
+    pub bodies: Mutex<HashMap<u64, OpenBody>>,
+    /// Ids `fetch_cancel` was called with.
+    pub cancelled: Mutex<Vec<u64>>,
+    pub next_body: std::sync::atomic::AtomicU64,
     /// `kv_get`s of a `block-ms:<n>` key that have returned (see [`MemoryHost::kv_get`]).
     pub unblocked: AtomicUsize,
 }
@@ -255,6 +266,75 @@ impl Host for MemoryHost {
             "destination not allowed",
         )))
     }
+
+    /// `https://api.test/...` answers 200 with a JSON echo of the request in chunks of 5
+    /// bytes; `https://endless.test/` answers 200 with a body that never ends (64 KiB
+    /// chunks); `https://moved.test/` answers 302; `https://hang.test/` never answers; anything
+    /// else is refused like the server's SSRF guard would.
+    fn fetch_start(&self, endpoint: &str, request: FetchRequest) -> HostFuture<FetchHead> {
+        self.fetches
+            .lock()
+            .unwrap()
+            .push((endpoint.to_owned(), request.clone()));
+        let (status, chunks) = if request.url.starts_with("https://api.test/") {
+            let echo = json!({
+                "method": request.method,
+                "url": request.url,
+                "headers": request.headers,
+                "body": request.body.as_deref().map(String::from_utf8_lossy),
+            });
+            let bytes = serde_json::to_vec(&echo).unwrap();
+            (200, Some(bytes.chunks(5).map(<[u8]>::to_vec).collect()))
+        } else if request.url.starts_with("https://endless.test/") {
+            (200, None)
+        } else if request.url.starts_with("https://moved.test/") {
+            (302, Some(Vec::new()))
+        } else if request.url.starts_with("https://hang.test/") {
+            return Box::pin(std::future::pending());
+        } else {
+            return ready(Err(HostError::new(
+                "ssrf_refused",
+                "destination not allowed",
+            )));
+        };
+        let mut bodies = self.bodies.lock().unwrap();
+        let id = self.next_body.fetch_add(1, Ordering::SeqCst) + 1;
+        let chunks = chunks.map(|c: Vec<Vec<u8>>| c.into_iter().rev().collect());
+        bodies.insert(id, (endpoint.to_owned(), chunks));
+        ready(Ok(FetchHead {
+            id,
+            status,
+            status_text: if status == 200 { "OK" } else { "Found" }.to_owned(),
+            headers: vec![("content-type".to_owned(), "application/json".to_owned())],
+            url: request.url,
+            redirected: false,
+        }))
+    }
+
+    fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>> {
+        let mut bodies = self.bodies.lock().unwrap();
+        let Some((owner, chunks)) = bodies.get_mut(&id).filter(|(e, _)| e == endpoint) else {
+            return ready(Err(HostError::new("invalid_argument", "no such response")));
+        };
+        assert_eq!(owner, endpoint);
+        let chunk = match chunks {
+            None => Some(vec![b'x'; 64 * 1024]),
+            Some(chunks) => chunks.pop(),
+        };
+        if chunk.is_none() {
+            bodies.remove(&id);
+        }
+        ready(Ok(chunk))
+    }
+
+    fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()> {
+        let mut bodies = self.bodies.lock().unwrap();
+        if bodies.get(&id).is_some_and(|(e, _)| e == endpoint) {
+            bodies.remove(&id);
+            self.cancelled.lock().unwrap().push(id);
+        }
+        ready(Ok(()))
+    }
 }
 
 /// Limits small enough to keep hostile tests quick.
@@ -282,6 +362,7 @@ pub fn all_caps() -> Capabilities {
         kv: true,
         files: true,
         http_get_json: true,
+        fetch: true,
         logs: true,
     }
 }
