@@ -8,7 +8,7 @@ mod util;
 
 use std::sync::Arc;
 
-use sandbox::{WorkerCommand, WorkerPool};
+use sandbox::WorkerPool;
 use serde_json::{json, Value};
 use util::*;
 
@@ -452,14 +452,9 @@ async fn random_values_and_uuids_have_the_right_shape() {
 /// and namespaces: the randomness comes from the kernel and signing works, with no host op.
 #[tokio::test(flavor = "multi_thread")]
 async fn randomness_and_signing_work_in_a_confined_worker_process() {
-    let command = WorkerCommand {
-        program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
-        args: Vec::new(),
-        log_filter: "warn".into(),
-    };
     let host = Arc::new(MemoryHost::default());
     let options = sandbox::WorkerOptions {
-        command,
+        command: worker_command(),
         count: 1,
         recycle_after_dropped: sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
     };

@@ -6,35 +6,9 @@
 
 mod util;
 
-use std::sync::Arc;
-
-use sandbox::{Isolation, PoolConfig, Sandbox, SandboxError, WorkerCommand, WorkerOptions};
+use sandbox::{Sandbox, SandboxError};
 use serde_json::{json, Value};
 use util::*;
-
-/// The same pool configuration in process and in one worker process.
-fn sandboxes(config: PoolConfig) -> Vec<(&'static str, Sandbox, Arc<MemoryHost>)> {
-    let workers = Isolation::Workers(WorkerOptions {
-        command: WorkerCommand {
-            program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
-            args: Vec::new(),
-            log_filter: "warn".into(),
-        },
-        count: 1,
-        recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-    });
-    [("in-process", Isolation::InProcess), ("workers", workers)]
-        .into_iter()
-        .map(|(mode, isolation)| {
-            let host = Arc::new(MemoryHost::default());
-            (
-                mode,
-                Sandbox::new(config.clone(), host.clone(), isolation),
-                host,
-            )
-        })
-        .collect()
-}
 
 async fn run(sandbox: &Sandbox, slug: &str, source: &str) -> Result<Value, SandboxError> {
     let code = granted(slug, source);
@@ -79,7 +53,7 @@ async fn without_the_capability_fetch_rejects_with_capability_denied() {
         try { await fetch("https://api.test/x"); return "sent"; }
         catch (e) { return { type: e.constructor.name, code: e.code, isTypeError: e instanceof TypeError }; }
     };"#;
-    for (mode, sandbox, host) in sandboxes(test_config()) {
+    for (mode, sandbox, host) in both_modes(test_config()) {
         let mut code = granted("no-fetch", source);
         code.capabilities.fetch = false;
         let body = sandbox.invoke(&code, request(json!({}))).await.result;
@@ -108,7 +82,7 @@ async fn requests_the_client_owns_are_refused_before_they_leave() {
         await attempt("private", () => fetch("http://127.0.0.1/"));
         return codes;
     };"#;
-    for (mode, sandbox, host) in sandboxes(test_config()) {
+    for (mode, sandbox, host) in both_modes(test_config()) {
         let body = body_of(mode, &sandbox, source).await;
         for name in ["host", "length", "te", "connection", "proxy", "credentials"] {
             assert_eq!(body[name], "invalid_argument", "{mode} {name}: {body}");
@@ -150,7 +124,7 @@ async fn fetch_sends_any_method_headers_and_body_and_streams_the_response() {
             chunks, length, manual: manual.status, refused,
         };
     };"#;
-    for (mode, sandbox, host) in sandboxes(test_config()) {
+    for (mode, sandbox, host) in both_modes(test_config()) {
         let body = body_of(mode, &sandbox, source).await;
         assert_eq!(body["status"], 200, "{mode}: {body}");
         assert_eq!(body["ok"], true);
@@ -205,7 +179,7 @@ async fn an_endless_response_errors_its_stream_at_the_cap() {
         try { await response.text(); return "read it all"; }
         catch (e) { return { code: e.code, isTypeError: e instanceof TypeError }; }
     };"#;
-    for (mode, sandbox, host) in sandboxes(config.clone()) {
+    for (mode, sandbox, host) in both_modes(config.clone()) {
         let body = body_of(mode, &sandbox, source).await;
         assert_eq!(
             body,
@@ -237,7 +211,7 @@ async fn fetches_of_a_call_are_capped_at_once_and_in_all() {
         try { await fetch("https://api.test/6"); } catch (e) { sixth = e.code; }
         return { fourth, sixth };
     };"#;
-    for (mode, sandbox, host) in sandboxes(config.clone()) {
+    for (mode, sandbox, host) in both_modes(config.clone()) {
         let body = body_of(mode, &sandbox, source).await;
         assert_eq!(
             body,
@@ -275,7 +249,7 @@ async fn the_end_of_a_call_and_an_abort_cancel_its_fetches() {
         await left.body.getReader().read();
         return { aborted, mid };
     };"#;
-    for (mode, sandbox, host) in sandboxes(test_config()) {
+    for (mode, sandbox, host) in both_modes(test_config()) {
         let body = body_of(mode, &sandbox, source).await;
         assert_eq!(
             body,
@@ -299,7 +273,7 @@ async fn a_fetch_that_never_answers_ends_with_the_calls_time_limit() {
         return "answered";
     };"#;
     let code = granted("hanger", source);
-    for (mode, sandbox, _host) in sandboxes(test_config()) {
+    for (mode, sandbox, _host) in both_modes(test_config()) {
         let warm = sandbox
             .invoke(&code, request(json!({ "warm": true })))
             .await;

@@ -6,27 +6,15 @@ mod util;
 
 use std::sync::Arc;
 
-use sandbox::{EndpointCode, Isolation, Sandbox, WorkerCommand, WorkerOptions};
+use sandbox::{EndpointCode, Sandbox};
 use serde_json::{json, Value};
 use util::*;
 
-/// The two ways handlers run, each with its own in-memory host.
+/// The two ways handlers run, each with its own in-memory host, started.
 async fn modes() -> Vec<(&'static str, Sandbox, Arc<MemoryHost>)> {
-    let mut modes = Vec::new();
-    let workers = Isolation::Workers(WorkerOptions {
-        command: WorkerCommand {
-            program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
-            args: Vec::new(),
-            log_filter: "warn".into(),
-        },
-        count: 1,
-        recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-    });
-    for (name, isolation) in [("in-process", Isolation::InProcess), ("worker", workers)] {
-        let host = Arc::new(MemoryHost::default());
-        let sandbox = Sandbox::new(test_config(), host.clone(), isolation);
+    let modes = both_modes(test_config());
+    for (_, sandbox, _) in &modes {
         sandbox.start().await.unwrap();
-        modes.push((name, sandbox, host));
     }
     modes
 }

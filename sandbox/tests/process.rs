@@ -8,19 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    EndpointCode, InvocationReport, PoolConfig, SandboxError, WorkerCommand, WorkerOptions,
-    WorkerPool,
+    EndpointCode, InvocationReport, PoolConfig, SandboxError, WorkerOptions, WorkerPool,
 };
 use serde_json::json;
 use util::*;
-
-fn command() -> WorkerCommand {
-    WorkerCommand {
-        program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
-        args: Vec::new(),
-        log_filter: "warn".into(),
-    }
-}
 
 fn workers_with(config: PoolConfig, count: usize) -> (WorkerPool, Arc<MemoryHost>) {
     recycling_workers(config, count, WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED)
@@ -33,7 +24,7 @@ fn recycling_workers(
 ) -> (WorkerPool, Arc<MemoryHost>) {
     let host = Arc::new(MemoryHost::default());
     let options = WorkerOptions {
-        command: command(),
+        command: worker_command(),
         count,
         recycle_after_dropped,
     };

@@ -11,7 +11,7 @@ use std::time::Duration;
 use sandbox::{
     Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, HandlerResponse, Host,
     HostError, HostFuture, Invocation, InvocationReport, KvAtomic, KvEntry, KvMutation, KvPage,
-    KvVersioned, Limits, Pool, PoolConfig, SandboxError,
+    KvVersioned, Limits, Pool, PoolConfig, Sandbox, SandboxError, WorkerCommand, WorkerOptions,
 };
 use serde_json::{json, Value};
 
@@ -431,4 +431,34 @@ pub async fn assert_neighbour_ok(pool: &Pool) {
     let neighbour = endpoint("neighbour", ECHO);
     let answer = body(pool, &neighbour, json!({ "n": 42 })).await;
     assert_eq!(answer, json!({ "echo": { "n": 42 } }));
+}
+
+/// How the tests start a worker process: this crate's `sandbox-worker` binary.
+pub fn worker_command() -> WorkerCommand {
+    WorkerCommand {
+        program: env!("CARGO_BIN_EXE_sandbox-worker").into(),
+        args: Vec::new(),
+        log_filter: "warn".into(),
+    }
+}
+
+/// The two places handlers run, configured alike: on threads of this process, and in one
+/// worker process; each with its own in-memory host.
+pub fn both_modes(config: PoolConfig) -> Vec<(&'static str, Sandbox, Arc<MemoryHost>)> {
+    let workers = sandbox::Isolation::Workers(WorkerOptions {
+        command: worker_command(),
+        count: 1,
+        recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
+    });
+    [
+        ("in-process", sandbox::Isolation::InProcess),
+        ("worker", workers),
+    ]
+    .into_iter()
+    .map(|(mode, isolation)| {
+        let host = Arc::new(MemoryHost::default());
+        let sandbox = Sandbox::new(config.clone(), host.clone(), isolation);
+        (mode, sandbox, host)
+    })
+    .collect()
 }
