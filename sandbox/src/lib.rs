@@ -123,7 +123,7 @@ pub use invocation::{
 };
 pub use mode::{Isolation, Sandbox};
 pub use paths::{normalize_file_path, PathError, MAX_FILE_PATH_BYTES};
-pub use pool::{EndpointStats, Pool, PoolStats};
+pub use pool::{EndpointStats, Pool, PoolStats, Wear};
 #[cfg(feature = "wall-probe")]
 pub use process::Probe;
 pub use process::{run_worker, WorkerCommand, WorkerOptions, WorkerPool};

@@ -112,7 +112,7 @@ pub struct PoolStats {
     /// Worker processes started to replace one that crashed, hung, broke the protocol or held
     /// an isolate that would not stop.
     pub worker_restarts: u64,
-    /// Worker processes replaced as planned, after building their share of isolates (see
+    /// Worker processes replaced as planned, after dropping their share of isolates (see
     /// [`crate::WorkerOptions::recycle_after_dropped`]).
     pub worker_recycles: u64,
 }
@@ -149,6 +149,23 @@ impl PoolStats {
         self.abandoned_isolates += other.abandoned_isolates;
         self.abandoned += other.abandoned;
     }
+}
+
+/// A pool's wear, as [`Pool::wear`] reports it.
+#[derive(Clone, Copy, Debug)]
+pub struct Wear {
+    /// Abandoned isolate threads not ended yet (as [`PoolStats::abandoned_isolates`]).
+    pub abandoned_isolates: usize,
+    /// Isolates built and dropped since.
+    pub isolates_dropped: u64,
+}
+
+fn abandoned_in(state: &State) -> usize {
+    state
+        .abandoned
+        .iter()
+        .filter(|a| !a.progress.has_exited())
+        .count()
 }
 
 /// One endpoint in [`PoolStats`].
@@ -287,15 +304,21 @@ impl Pool {
         }
     }
 
-    /// Abandoned isolate threads that have not ended yet (what [`PoolStats::abandoned_isolates`]
-    /// says, without building the rest of the stats).
-    pub fn abandoned_isolates(&self) -> usize {
+    /// What a worker reports with each answer, under one lock: abandoned isolate threads not
+    /// ended yet, and isolates built and dropped since (recycled, evicted, retired: what the
+    /// engine keeps part of until the process ends).
+    pub fn wear(&self) -> Wear {
         let state = self.lock();
-        state
-            .abandoned
-            .iter()
-            .filter(|a| !a.progress.has_exited())
-            .count()
+        let live: usize = state
+            .endpoints
+            .values()
+            .map(|endpoint| endpoint.instances.len())
+            .sum();
+        let created = self.counters().isolates_created.load(Ordering::Relaxed);
+        Wear {
+            abandoned_isolates: abandoned_in(&state),
+            isolates_dropped: created.saturating_sub(u64::try_from(live).unwrap_or(u64::MAX)),
+        }
     }
 
     /// Current isolates and counters.
@@ -315,8 +338,8 @@ impl Pool {
         let live_heap_bytes = self.usage(&state, None).heap;
         let spare_isolates = state.spares.len();
         let ready_spares = state.spares.iter().filter(|s| s.is_ready()).count();
+        let abandoned_isolates = abandoned_in(&state);
         drop(state);
-        let abandoned_isolates = self.abandoned_isolates();
         endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
         let counters = self.counters();
         PoolStats {
@@ -369,19 +392,6 @@ impl Pool {
         if joined.is_err() {
             tracing::error!("joining isolate threads failed");
         }
-    }
-
-    /// Isolates this pool has built and dropped since (recycled, evicted, retired): what the
-    /// engine keeps part of until the process ends. Cheaper than [`Pool::stats`].
-    pub fn isolates_dropped(&self) -> u64 {
-        let live: usize = self
-            .lock()
-            .endpoints
-            .values()
-            .map(|endpoint| endpoint.instances.len())
-            .sum();
-        let created = self.counters().isolates_created.load(Ordering::Relaxed);
-        created.saturating_sub(u64::try_from(live).unwrap_or(u64::MAX))
     }
 
     fn counters(&self) -> &Counters {

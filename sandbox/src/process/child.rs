@@ -153,13 +153,14 @@ impl Started {
                     let (pool, frames) = (pool.clone(), frames.clone());
                     tokio::spawn(async move {
                         let report = pool.invoke(&code, invocation).await;
+                        let wear = pool.wear();
                         send(
                             &frames,
                             &FromWorker::Done {
                                 id,
                                 report,
-                                abandoned: pool.abandoned_isolates(),
-                                isolates_dropped: pool.isolates_dropped(),
+                                abandoned: wear.abandoned_isolates,
+                                isolates_dropped: wear.isolates_dropped,
                             },
                         );
                     });
