@@ -351,23 +351,38 @@ fn init_tracing(format: LogFormat) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// The future that resolves on SIGTERM or Ctrl-C. The handlers are installed here, when it is
+/// called, not when the future is first polled: the server's accept loop may poll it only after
+/// the first connections, and a SIGTERM sent once "listening" is printed must already be ours
+/// (unhandled, it ends the process with the signal instead of a clean shutdown).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        )
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
-    tracing::info!("shutdown signal received; finishing in-flight requests");
+    async move {
+        #[cfg(unix)]
+        {
+            let received = async |stream: std::io::Result<tokio::signal::unix::Signal>| match stream
+            {
+                Ok(mut stream) => {
+                    stream.recv().await;
+                }
+                // Without a handler the signal keeps its default action, which still ends us.
+                Err(_) => std::future::pending::<()>().await,
+            };
+            tokio::select! { () = received(interrupt) => {}, () = received(terminate) => {} }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        tracing::info!("shutdown signal received; finishing in-flight requests");
+    }
 }
 
 /// `toolhost sandbox-worker` is how the server starts its sandbox worker processes (see
@@ -423,6 +438,8 @@ async fn serve() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    // Before "listening" is printed: from then on a SIGTERM means a clean shutdown.
+    let shutdown = shutdown_signal();
     if let Some(token) = &server.notes.generated_admin_token {
         // Printed once, on the start that generated it; afterwards it is only where it is kept.
         let kept = match &server.app.config.store {
@@ -438,7 +455,7 @@ async fn serve() -> std::process::ExitCode {
     }
     tracing::info!(addr = %server.local_addr(), base_url = server.app.urls.base(), "toolhost listening");
     println!("toolhost listening on http://{}", server.local_addr());
-    match server.run(shutdown_signal()).await {
+    match server.run(shutdown).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("toolhost: {e}");

@@ -155,8 +155,7 @@ impl SledStore {
                     return Self::from_db(db, Some(log));
                 }
                 Err(sled::Error::Io(e))
-                    if e.kind() == std::io::ErrorKind::WouldBlock
-                        && std::time::Instant::now() < deadline =>
+                    if is_held_lock(&e) && std::time::Instant::now() < deadline =>
                 {
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
@@ -272,6 +271,13 @@ impl Drop for SledStore {
             let _ = flusher.join();
         }
     }
+}
+
+/// Whether opening failed because another handle holds the database's file lock. sled 0.34
+/// reports it as `ErrorKind::Other` with the lock's `WouldBlock` only in the message.
+fn is_held_lock(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::WouldBlock
+        || e.to_string().starts_with("could not acquire lock on")
 }
 
 fn engine(e: impl std::fmt::Display) -> StoreError {
@@ -591,5 +597,20 @@ mod tests {
             reopened.get(Tree::Meta, b"after").await.unwrap().as_deref(),
             Some(&b"2"[..])
         );
+    }
+
+    /// The lock of a store still open (here: in this process; in production: a process that
+    /// has just been killed or is ending) is waited for, not a failed start.
+    #[test]
+    fn opening_a_locked_store_waits_for_its_owner_to_let_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = SledStore::open(dir.path()).unwrap();
+        let owner = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            drop(first);
+        });
+        let second = SledStore::open(dir.path());
+        owner.join().unwrap();
+        assert!(second.is_ok(), "{:?}", second.err());
     }
 }

@@ -135,6 +135,18 @@ fn first_start_generates_admin_token_once_and_sigterm_shuts_down_cleanly() {
     assert!(terminate(child).success());
 }
 
+/// A SIGTERM sent the moment "listening" is printed, before any request, is already the
+/// server's: a clean shutdown with exit code 0, not death by the signal's default action.
+#[test]
+fn sigterm_right_after_listening_is_a_clean_shutdown() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let (child, _, _) = start(&dir.path().join("data"));
+        let status = terminate(child);
+        assert!(status.success(), "round {round}: {status:?}");
+    }
+}
+
 /// On-chain settlement flags: documented, checked before anything starts, and the key never
 /// echoed.
 #[test]
