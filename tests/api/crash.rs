@@ -17,6 +17,9 @@
 //!   committed (and its receipt is served), otherwise served once and refused the second time.
 //!   Those that died holding a claim prove start-up recovery released it (the embedded store is
 //!   exclusive, so every claim found at start-up is an orphan).
+//!
+//! The same for atomic kv: a handler's committed `ctx.kv.atomic()` is on disk before its call
+//! is answered, and a commit cut off by the kill is either all there or not there at all.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -269,4 +272,133 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
     node.kill();
     eprintln!("kill -9 test took {:?}", started.elapsed());
     assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+/// Each call commits `check(call:ID, null) + set(call:ID) + sum(total, 1)` at once; `read`
+/// answers one key's entry.
+const KV_COMMITS: &str = r#"
+export default async function (req, ctx) {
+  const { op, id } = req.input;
+  if (op === "read") return await ctx.kv.getEntry(id);
+  return await ctx.kv.atomic()
+    .check(`call:${id}`, null)
+    .set(`call:${id}`, id)
+    .sum("total", 1)
+    .commit();
+}
+"#;
+
+/// `kill -9` while 12 tasks commit atomics through a free JS endpoint; after the restart every
+/// answered commit is there, and the total counts exactly the calls whose key is there (no
+/// commit half-applied, none applied twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kill_9_under_kv_commits_loses_no_answered_commit_and_applies_none_in_part() {
+    const KV_TASKS: u64 = 12;
+    const COMMITS_BEFORE_KILL: usize = 60;
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let node = Node::start_in(&data, &[]);
+    let (status, body) = node
+        .admin(
+            "POST",
+            "/ai/endpoints/create",
+            Some(&json!({
+                "slug": "commits", "title": "Commits", "description": "Atomic kv commits.",
+                "priceUsd": 0, "handlerType": "js_request_response", "source": KV_COMMITS,
+                "capabilities": {"kv": true}, "safetyAttestation": {"accepted": true},
+            })),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let url = node.url("/tools/commits");
+    let answered = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let tasks: Vec<_> = (0..KV_TASKS)
+        .map(|task| {
+            let (client, url) = (node.client.clone(), url.clone());
+            let (answered, stop) = (answered.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut sent = Vec::new();
+                for n in 0.. {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let id = format!("t{task}-{n}");
+                    sent.push(id.clone());
+                    let Ok(response) = client
+                        .post(&url)
+                        .json(&json!({"op": "commit", "id": id}))
+                        .send()
+                        .await
+                    else {
+                        break;
+                    };
+                    let status = response.status();
+                    let Ok(body) = response.json::<Value>().await else {
+                        break;
+                    };
+                    assert_eq!(status, 200, "{body}");
+                    assert_eq!(body["ok"], true, "{body}");
+                    answered.lock().unwrap().push(id);
+                }
+                sent
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while answered.lock().unwrap().len() < COMMITS_BEFORE_KILL && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    node.kill();
+    stop.store(true, Ordering::SeqCst);
+    let answered: Vec<String> = answered.lock().unwrap().clone();
+    let mut sent = Vec::new();
+    for task in tasks {
+        sent.extend(task.await.unwrap());
+    }
+    assert!(
+        answered.len() >= COMMITS_BEFORE_KILL,
+        "only {} commits answered in 10 s",
+        answered.len()
+    );
+
+    let node = Node::start_in(&data, &[]);
+    let read = |id: String| {
+        let node = &node;
+        async move {
+            let (status, entry) = node
+                .post("/tools/commits", &json!({"op": "read", "id": id}))
+                .await;
+            assert_eq!(status, 200, "{entry}");
+            entry
+        }
+    };
+    for id in &answered {
+        let entry = read(format!("call:{id}")).await;
+        assert_eq!(
+            entry["value"],
+            id.as_str(),
+            "answered commit {id} is on disk"
+        );
+    }
+    let mut present = 0;
+    for id in &sent {
+        if !read(format!("call:{id}")).await["value"].is_null() {
+            present += 1;
+        }
+    }
+    let total = read("total".to_owned()).await;
+    assert_eq!(
+        total["value"], present,
+        "the total counts exactly the commits whose key is there"
+    );
+    eprintln!(
+        "kv kill -9: {} answered, {} sent, {present} on disk after the restart, in {:?}",
+        answered.len(),
+        sent.len(),
+        started.elapsed()
+    );
+    node.kill();
 }
