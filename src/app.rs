@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::catalog::{seed_catalog, Registry};
+use crate::catalog::{seed_catalog, ListingCache, Registry};
 use crate::config::{Config, StoreLocation};
 use crate::keyfile::{self, Origin};
 use crate::keyring::Keyring;
@@ -26,6 +26,8 @@ pub struct App {
     pub urls: Urls,
     pub store: Arc<dyn Store>,
     pub catalog: Arc<Registry>,
+    /// The unfiltered `GET /ai/endpoints`, rendered once per catalog change.
+    pub catalog_listing: ListingCache,
     pub metrics: Metrics,
     pub outbound: OutboundClient,
     pub runtime: EndpointRuntime,
@@ -219,6 +221,7 @@ impl App {
             outbound,
             store,
             catalog,
+            catalog_listing: ListingCache::default(),
             metrics: Metrics::default(),
             admin_token,
             payments,

@@ -15,7 +15,10 @@ mod seed;
 mod view;
 
 pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, RuntimeLimits, Status};
-pub use registry::{CatalogError, CompiledEndpoint, Registry};
+pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 pub use schema::{example_for_schema, input_from_query, Violation};
 pub use seed::{seed_catalog, SeedError};
-pub use view::{envelope, listing, matches, CatalogForm, EndpointRecord};
+pub use view::{
+    envelope, listing, listing_page, CatalogFilter, CatalogForm, EndpointRecord, ListingCache,
+    RenderedListing,
+};

@@ -18,7 +18,7 @@ use alloy_signer_local::PrivateKeySigner;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use serde_json::json;
 use toolhost::catalog::listing;
-use toolhost::catalog::{seed_catalog, CatalogForm, Registry};
+use toolhost::catalog::{seed_catalog, CatalogFilter, CatalogForm, Registry};
 use toolhost::config::Config;
 use toolhost::config::Quotas;
 use toolhost::money::Usd;
@@ -158,9 +158,7 @@ fn catalog_listing(c: &mut Criterion) {
             &urls,
             namespace,
             CatalogForm::Current,
-            None,
-            q,
-            None,
+            &CatalogFilter::new(None, q, None),
         )
     };
     let count = |registry: &Registry, q: Option<&str>| {

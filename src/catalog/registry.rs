@@ -5,8 +5,13 @@
 //! writers on any node cannot overwrite each other), then replace the in-memory entry. When
 //! nodes share a store, each follows the store's change feed and [`Registry::reload`]s what
 //! another node changed.
+//!
+//! The index keeps endpoints in catalog order and by tag, so a page of the catalog (HTTP
+//! `limit`/`cursor`, MCP `tools/list`) costs the page, not the catalog; and a generation that
+//! moves on every change, so a rendered listing can be reused until something changes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
 use std::sync::{Arc, RwLock};
 
 use axum::http::StatusCode;
@@ -23,6 +28,9 @@ pub struct CompiledEndpoint {
     /// Shared so a large input can be validated on the blocking pool.
     pub input_validator: Arc<jsonschema::Validator>,
     pub output_validator: Arc<jsonschema::Validator>,
+    /// Slug, title, description and tags, lower-cased, one per line: what the catalog's `q`
+    /// searches, prepared once instead of lower-casing four fields per endpoint per search.
+    search_text: String,
 }
 
 impl CompiledEndpoint {
@@ -52,11 +60,31 @@ impl CompiledEndpoint {
             Arc::new(compile(&endpoint.input_schema).map_err(invalid("inputSchema"))?);
         let output_validator =
             Arc::new(compile(&endpoint.output_schema).map_err(invalid("outputSchema"))?);
+        let search_text = [&endpoint.slug, &endpoint.title, &endpoint.description]
+            .into_iter()
+            .chain(&endpoint.tags)
+            .map(|field| field.to_lowercase())
+            .collect::<Vec<_>>()
+            .join("\n");
         Ok(Self {
             endpoint,
             input_validator,
             output_validator,
+            search_text,
         })
+    }
+
+    /// Whether `needle` (already lower-cased) occurs in the slug, title, description or a tag,
+    /// ignoring case.
+    pub fn mentions(&self, needle: &str) -> bool {
+        self.search_text
+            .split('\n')
+            .any(|field| field.contains(needle))
+    }
+
+    /// Where this endpoint sorts in the catalog.
+    pub fn position(&self) -> CatalogPosition {
+        CatalogPosition::of(&self.endpoint)
     }
 
     pub fn input_violations(&self, input: &serde_json::Value) -> Vec<Violation> {
@@ -122,9 +150,98 @@ impl From<CatalogError> for ApiError {
     }
 }
 
+/// Where an endpoint sorts in the catalog: oldest first (seed order), then by slug. Both come
+/// from the stored record, so every node sorts alike and a position makes a cursor any node
+/// can continue from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CatalogPosition {
+    created_at: i128,
+    slug: String,
+}
+
+impl CatalogPosition {
+    fn of(endpoint: &Endpoint) -> Self {
+        Self {
+            created_at: endpoint.created_at.unix_timestamp_nanos(),
+            slug: endpoint.slug.clone(),
+        }
+    }
+
+    /// The opaque cursor text of this position.
+    pub fn to_cursor(&self) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(format!("{}:{}", self.created_at, self.slug))
+    }
+
+    /// A position from [`to_cursor`](Self::to_cursor)'s text; `None` for anything else.
+    pub fn from_cursor(cursor: &str) -> Option<Self> {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(cursor)
+            .ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        let (created_at, slug) = text.split_once(':')?;
+        Some(Self {
+            created_at: created_at.parse().ok()?,
+            slug: slug.to_owned(),
+        })
+    }
+}
+
+/// One page of the catalog in order, and where the next one starts (`None`: this was the last).
+pub struct CatalogPage {
+    pub endpoints: Vec<Arc<CompiledEndpoint>>,
+    pub next: Option<CatalogPosition>,
+}
+
+/// The in-memory catalog: by slug for calls, in catalog order for listings, by tag for the
+/// `tag` filter. One lock guards all three, so they never disagree.
+#[derive(Default)]
+struct Index {
+    by_slug: HashMap<String, Arc<CompiledEndpoint>>,
+    ordered: BTreeMap<CatalogPosition, Arc<CompiledEndpoint>>,
+    /// Lower-cased tag → positions of the endpoints carrying it.
+    by_tag: HashMap<String, BTreeSet<CatalogPosition>>,
+}
+
+impl Index {
+    fn insert(&mut self, compiled: Arc<CompiledEndpoint>) {
+        self.remove(&compiled.endpoint.slug);
+        let position = compiled.position();
+        for tag in &compiled.endpoint.tags {
+            self.by_tag
+                .entry(tag.to_lowercase())
+                .or_default()
+                .insert(position.clone());
+        }
+        self.ordered.insert(position, compiled.clone());
+        self.by_slug
+            .insert(compiled.endpoint.slug.clone(), compiled);
+    }
+
+    fn remove(&mut self, slug: &str) -> Option<Arc<CompiledEndpoint>> {
+        let old = self.by_slug.remove(slug)?;
+        let position = old.position();
+        self.ordered.remove(&position);
+        for tag in &old.endpoint.tags {
+            let tag = tag.to_lowercase();
+            if let Some(positions) = self.by_tag.get_mut(&tag) {
+                positions.remove(&position);
+                if positions.is_empty() {
+                    self.by_tag.remove(&tag);
+                }
+            }
+        }
+        Some(old)
+    }
+}
+
 pub struct Registry {
     store: Arc<dyn Store>,
-    by_slug: RwLock<HashMap<String, Arc<CompiledEndpoint>>>,
+    index: RwLock<Index>,
+    /// Moves on with every change to what the index holds; see [`Registry::generation`].
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl Registry {
@@ -132,16 +249,24 @@ impl Registry {
     pub async fn load(store: Arc<dyn Store>) -> Result<Self, CatalogError> {
         let registry = Self {
             store,
-            by_slug: RwLock::new(HashMap::new()),
+            index: RwLock::new(Index::default()),
+            generation: std::sync::atomic::AtomicU64::new(0),
         };
         registry.reload_all().await?;
         Ok(registry)
     }
 
+    /// A number that changes whenever an endpoint is added, changed or removed in this
+    /// process's index: what was rendered from the catalog at one generation is still true
+    /// while it stays the same.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// Reads every endpoint from the store again, replacing what is in memory (at start-up, and
     /// when a node missed changes). Returns the slugs that are gone.
     pub async fn reload_all(&self) -> Result<Vec<String>, CatalogError> {
-        let mut by_slug = HashMap::new();
+        let mut index = Index::default();
         let mut after: Option<Vec<u8>> = None;
         loop {
             let page = self
@@ -152,17 +277,18 @@ impl Registry {
             after = Some(last.clone());
             for (key, bytes) in page {
                 let endpoint = decode(&key, &bytes)?;
-                let slug = endpoint.slug.clone();
-                by_slug.insert(slug, Arc::new(CompiledEndpoint::load(endpoint)?));
+                index.insert(Arc::new(CompiledEndpoint::load(endpoint)?));
             }
         }
-        let mut map = self.write();
-        let gone = map
+        let mut current = self.write();
+        let gone = current
+            .by_slug
             .keys()
-            .filter(|slug| !by_slug.contains_key(*slug))
+            .filter(|slug| !index.by_slug.contains_key(*slug))
             .cloned()
             .collect();
-        *map = by_slug;
+        *current = index;
+        self.changed();
         Ok(gone)
     }
 
@@ -181,12 +307,12 @@ impl Registry {
                 }
                 Ok(!unchanged)
             }
-            None => Ok(self.write().remove(slug).is_some()),
+            None => Ok(self.forget(slug).is_some()),
         }
     }
 
     pub fn get(&self, slug: &str) -> Option<Arc<CompiledEndpoint>> {
-        self.read().get(slug).cloned()
+        self.read().by_slug.get(slug).cloned()
     }
 
     pub fn require(&self, slug: &str) -> Result<Arc<CompiledEndpoint>, CatalogError> {
@@ -196,12 +322,50 @@ impl Registry {
 
     /// Every endpoint, oldest first (seed order), then by slug.
     pub fn all(&self) -> Vec<Arc<CompiledEndpoint>> {
-        let mut all: Vec<_> = self.read().values().cloned().collect();
-        all.sort_by(|a, b| {
-            (a.endpoint.created_at, &a.endpoint.slug)
-                .cmp(&(b.endpoint.created_at, &b.endpoint.slug))
-        });
-        all
+        self.read().ordered.values().cloned().collect()
+    }
+
+    /// Up to `limit` endpoints that `keep` accepts, in catalog order after `after` (from the
+    /// start when `None`), only those carrying `tag` (ignoring case) when one is given. Reads
+    /// the tag's own list rather than the catalog when filtering by tag.
+    pub fn page(
+        &self,
+        after: Option<&CatalogPosition>,
+        tag: Option<&str>,
+        limit: usize,
+        keep: impl Fn(&CompiledEndpoint) -> bool,
+    ) -> CatalogPage {
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+        let index = self.read();
+        let candidates: Box<dyn Iterator<Item = &Arc<CompiledEndpoint>>> = match tag {
+            None => Box::new(
+                index
+                    .ordered
+                    .range((from, Bound::Unbounded))
+                    .map(|(_, c)| c),
+            ),
+            Some(tag) => match index.by_tag.get(&tag.to_lowercase()) {
+                None => Box::new(std::iter::empty()),
+                Some(positions) => Box::new(
+                    positions
+                        .range((from, Bound::Unbounded))
+                        .filter_map(|position| index.ordered.get(position)),
+                ),
+            },
+        };
+        let mut endpoints = Vec::new();
+        let mut next = None;
+        for compiled in candidates.filter(|c| keep(c)) {
+            if endpoints.len() == limit {
+                // One more matches: the page ends at the last one taken.
+                next = endpoints
+                    .last()
+                    .map(|c: &Arc<CompiledEndpoint>| c.position());
+                break;
+            }
+            endpoints.push(compiled.clone());
+        }
+        CatalogPage { endpoints, next }
     }
 
     /// Stores a new endpoint; the slug must be free (checked atomically in the store).
@@ -263,7 +427,7 @@ impl Registry {
             Err(StoreError::ConditionFailed(_)) => Err(CatalogError::Conflict(slug.to_string())),
             other => other.map_err(CatalogError::from),
         }?;
-        self.write().remove(slug);
+        self.forget(slug);
         Ok(existing)
     }
 
@@ -272,7 +436,7 @@ impl Registry {
         match self.store.get(Tree::Endpoints, slug.as_bytes()).await? {
             Some(bytes) => Ok(bytes),
             None => {
-                self.write().remove(slug);
+                self.forget(slug);
                 Err(CatalogError::NotFound(slug.to_string()))
             }
         }
@@ -280,18 +444,34 @@ impl Registry {
 
     fn remember(&self, compiled: CompiledEndpoint) -> Arc<CompiledEndpoint> {
         let compiled = Arc::new(compiled);
-        self.write()
-            .insert(compiled.endpoint.slug.clone(), compiled.clone());
+        self.write().insert(compiled.clone());
+        self.changed();
         compiled
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<CompiledEndpoint>>> {
-        // A panic while holding the lock cannot leave the map half-written (single insert/remove).
-        self.by_slug.read().unwrap_or_else(|p| p.into_inner())
+    fn forget(&self, slug: &str) -> Option<Arc<CompiledEndpoint>> {
+        let removed = self.write().remove(slug);
+        if removed.is_some() {
+            self.changed();
+        }
+        removed
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<CompiledEndpoint>>> {
-        self.by_slug.write().unwrap_or_else(|p| p.into_inner())
+    /// Called after the index changed, with its lock released: a reader that sees the new
+    /// generation also sees the change.
+    fn changed(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        // Nothing that can panic runs while the lock is held for writing: only map inserts
+        // and removes (`Index::insert`/`remove`), or a whole index swapped in.
+        self.index.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
+        self.index.write().unwrap_or_else(|p| p.into_inner())
     }
 }
 

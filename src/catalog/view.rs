@@ -4,8 +4,12 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+
 use super::model::{Endpoint, HandlerType, PricingMode, Status};
-use super::Registry;
+use super::registry::{CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 use crate::money::Usd;
 use crate::timestamp::rfc3339;
 use crate::urls::Urls;
@@ -214,43 +218,157 @@ pub fn envelope(
     out
 }
 
-/// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool.
-pub fn matches(
-    endpoint: &Endpoint,
-    tag: Option<&str>,
-    q: Option<&str>,
+/// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool: all
+/// that are given must hold.
+#[derive(Clone, Debug, Default)]
+pub struct CatalogFilter {
+    /// An endpoint carries this tag (ignoring case).
+    tag: Option<String>,
+    /// Occurs in the slug, title, description or a tag, ignoring case (kept lower-cased).
+    needle: Option<String>,
     mode: Option<PricingMode>,
-) -> bool {
-    let tag_ok = tag.is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
-    let mode_ok = mode.is_none_or(|m| endpoint.pricing_mode() == m);
-    let q_ok = q.is_none_or(|q| {
-        let q = q.to_lowercase();
-        [&endpoint.slug, &endpoint.title, &endpoint.description]
-            .into_iter()
-            .chain(endpoint.tags.iter())
-            .any(|field| field.to_lowercase().contains(&q))
-    });
-    tag_ok && mode_ok && q_ok
+}
+
+impl CatalogFilter {
+    pub fn new(tag: Option<&str>, q: Option<&str>, mode: Option<PricingMode>) -> Self {
+        Self {
+            tag: tag.map(str::to_owned),
+            needle: q.map(str::to_lowercase),
+            mode,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tag.is_none() && self.needle.is_none() && self.mode.is_none()
+    }
+
+    pub fn accepts(&self, compiled: &CompiledEndpoint) -> bool {
+        let endpoint = &compiled.endpoint;
+        let tag_ok = self
+            .tag
+            .as_deref()
+            .is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
+        let mode_ok = self.mode.is_none_or(|m| endpoint.pricing_mode() == m);
+        let q_ok = self
+            .needle
+            .as_deref()
+            .is_none_or(|needle| compiled.mentions(needle));
+        tag_ok && mode_ok && q_ok
+    }
+
+    /// Up to `limit` endpoints passing the filter and `keep`, after `after`: through the tag's
+    /// own list when filtering by tag.
+    pub fn page(
+        &self,
+        catalog: &Registry,
+        after: Option<&CatalogPosition>,
+        limit: usize,
+        keep: impl Fn(&CompiledEndpoint) -> bool,
+    ) -> CatalogPage {
+        catalog.page(after, self.tag.as_deref(), limit, |c| {
+            keep(c) && self.accepts(c)
+        })
+    }
 }
 
 /// The body of `GET /ai/endpoints`: the catalog envelope around the public record of every
-/// listed endpoint that passes the filters of [`matches`], in catalog order.
+/// listed endpoint that passes `filter`, in catalog order.
 pub fn listing(
     catalog: &Registry,
     urls: &Urls,
     namespace: &str,
     form: CatalogForm,
-    tag: Option<&str>,
-    q: Option<&str>,
-    mode: Option<PricingMode>,
+    filter: &CatalogFilter,
 ) -> Value {
-    let records = catalog
-        .all()
+    let records = filter
+        .page(catalog, None, usize::MAX, |c| c.endpoint.is_listed())
+        .endpoints
         .iter()
-        .map(|c| &c.endpoint)
-        .filter(|e| e.is_listed())
-        .filter(|e| matches(e, tag, q, mode))
-        .map(|e| EndpointRecord::new(e, urls, form))
+        .map(|c| EndpointRecord::new(&c.endpoint, urls, form))
         .collect();
     envelope(urls, namespace, form, records)
+}
+
+/// One page of [`listing`]: the same envelope with `limit` records at most after `after`, and
+/// `nextCursor` (`null` on the last page).
+pub fn listing_page(
+    catalog: &Registry,
+    urls: &Urls,
+    namespace: &str,
+    form: CatalogForm,
+    filter: &CatalogFilter,
+    after: Option<&CatalogPosition>,
+    limit: usize,
+) -> Value {
+    let page = filter.page(catalog, after, limit, |c| c.endpoint.is_listed());
+    let records = page
+        .endpoints
+        .iter()
+        .map(|c| EndpointRecord::new(&c.endpoint, urls, form))
+        .collect();
+    let mut body = envelope(urls, namespace, form, records);
+    body["nextCursor"] = json!(page.next.as_ref().map(CatalogPosition::to_cursor));
+    body
+}
+
+/// The unfiltered listing, rendered once per catalog generation and form, with an entity tag
+/// (a digest of the body, so nodes serving the same catalog give the same tag).
+#[derive(Default)]
+pub struct ListingCache {
+    /// One slot per form: current, legacy.
+    slots: Mutex<[Option<RenderedListing>; 2]>,
+}
+
+#[derive(Clone)]
+pub struct RenderedListing {
+    generation: u64,
+    pub body: bytes::Bytes,
+    /// A strong entity tag, quoted.
+    pub etag: String,
+}
+
+impl ListingCache {
+    /// The full listing in `form`, rendered again only if the catalog changed since last time.
+    pub fn full(
+        &self,
+        catalog: &Registry,
+        urls: &Urls,
+        namespace: &str,
+        form: CatalogForm,
+    ) -> RenderedListing {
+        let slot = match form {
+            CatalogForm::Current => 0,
+            CatalogForm::Legacy => 1,
+        };
+        // Read before rendering: a change during the render makes the next request render again.
+        let generation = catalog.generation();
+        if let Some(hit) = self.lock()[slot]
+            .as_ref()
+            .filter(|r| r.generation == generation)
+        {
+            return hit.clone();
+        }
+        let body = bytes::Bytes::from(
+            serde_json::to_vec(&listing(
+                catalog,
+                urls,
+                namespace,
+                form,
+                &CatalogFilter::default(),
+            ))
+            .expect("a JSON value serializes"),
+        );
+        let digest = Sha256::digest(&body);
+        let rendered = RenderedListing {
+            generation,
+            etag: format!("\"{}\"", hex::encode(&digest[..16])),
+            body,
+        };
+        self.lock()[slot] = Some(rendered.clone());
+        rendered
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, [Option<RenderedListing>; 2]> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }

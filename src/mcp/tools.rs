@@ -1,5 +1,5 @@
 //! The tools: every active catalog endpoint, named by its slug, and the service tools beside
-//! them. Definitions are built from the catalog on each `tools/list`, so endpoints created,
+//! them. Definitions are built from the catalog on each `tools/list` page, so endpoints created,
 //! paused or deleted show up at once on every instance; nothing is cached per client.
 
 use std::sync::Arc;
@@ -14,7 +14,9 @@ use serde_json::{json, Map, Value};
 use super::payment;
 use super::protocol::RpcError;
 use crate::app::{App, AppState};
-use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status};
+use crate::catalog::{
+    CatalogFilter, CatalogPosition, CompiledEndpoint, Endpoint, HandlerType, PricingMode, Status,
+};
 use crate::error::ApiResult;
 use crate::error::ErrorCode;
 use crate::http::extract::JsonBody;
@@ -227,22 +229,15 @@ fn parse<T: serde::de::DeserializeOwned>(arguments: Value) -> Result<T, Value> {
 }
 
 fn search(app: &App, args: &SearchArgs) -> Value {
-    let mode = args.pricing_mode;
     let limit = args.limit.unwrap_or(20).clamp(1, 100) as usize;
-    let found: Vec<Arc<CompiledEndpoint>> = app
-        .catalog
-        .all()
-        .into_iter()
-        .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
-        .filter(|c| {
-            crate::catalog::matches(
-                &c.endpoint,
-                args.tag.as_deref(),
-                args.query.as_deref(),
-                mode,
-            )
-        })
-        .collect();
+    let filter = CatalogFilter::new(
+        args.tag.as_deref(),
+        args.query.as_deref(),
+        args.pricing_mode,
+    );
+    let found = filter
+        .page(&app.catalog, None, usize::MAX, is_offered)
+        .endpoints;
     let endpoints: Vec<Value> = found
         .iter()
         .take(limit)
@@ -263,50 +258,90 @@ fn search(app: &App, args: &SearchArgs) -> Value {
     json!({"ok": true, "total": found.len(), "endpoints": endpoints})
 }
 
-/// Service tools first, then every active endpoint in catalog order.
-fn listed(app: &App) -> Vec<Value> {
-    let service = ServiceTool::ALL.iter().map(|t| t.definition());
-    let endpoints = app
-        .catalog
-        .all()
-        .into_iter()
-        .filter(|c| c.endpoint.status == Status::Active && c.endpoint.is_listed())
-        .filter(|c| resolve_service(&c.endpoint.slug).is_none())
-        .map(|c| endpoint_tool(app, &c));
-    service.chain(endpoints).collect()
+/// Whether an endpoint is offered as a tool: active, listed, and not shadowed by a service tool.
+fn is_offered(compiled: &CompiledEndpoint) -> bool {
+    let endpoint = &compiled.endpoint;
+    endpoint.status == Status::Active
+        && endpoint.is_listed()
+        && resolve_service(&endpoint.slug).is_none()
 }
 
-/// One page of `tools/list`. The cursor is the opaque offset of the page's first tool.
+/// Where a `tools/list` page starts: the service tools come first, then the catalog's.
+#[derive(Debug, PartialEq)]
+enum ListCursor {
+    /// At this index of [`ServiceTool::ALL`] (its length: at the first endpoint).
+    Service(usize),
+    /// After this endpoint.
+    After(CatalogPosition),
+}
+
+impl ListCursor {
+    fn encode(&self) -> String {
+        let text = match self {
+            ListCursor::Service(index) => format!("s:{index}"),
+            ListCursor::After(position) => format!("e:{}", position.to_cursor()),
+        };
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
+    }
+
+    fn decode(cursor: &str) -> Option<Self> {
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(cursor)
+            .ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        match text.split_once(':')? {
+            ("s", index) => Some(ListCursor::Service(
+                index
+                    .parse()
+                    .ok()
+                    .filter(|i| *i <= ServiceTool::ALL.len())?,
+            )),
+            ("e", position) => CatalogPosition::from_cursor(position).map(ListCursor::After),
+            _ => None,
+        }
+    }
+}
+
+/// One page of `tools/list`: service tools first, then active endpoints in catalog order. A
+/// page reads only its own endpoints from the catalog, however large the catalog is.
 pub(super) fn list(app: &App, cursor: Option<&str>) -> Result<Value, RpcError> {
-    let all = listed(app);
     let start = match cursor {
-        None => 0,
-        Some(cursor) => decode_cursor(cursor)
-            .filter(|offset| *offset <= all.len())
-            .ok_or_else(|| RpcError::invalid_params("invalid cursor"))?,
+        None => ListCursor::Service(0),
+        Some(cursor) => {
+            ListCursor::decode(cursor).ok_or_else(|| RpcError::invalid_params("invalid cursor"))?
+        }
     };
     let page_size = app.config.mcp.page_size.max(1);
-    let end = start.saturating_add(page_size).min(all.len());
-    let mut result = json!({ "tools": all[start..end] });
-    if end < all.len() {
-        result["nextCursor"] = json!(encode_cursor(end));
+    let (first_service, after) = match start {
+        ListCursor::Service(index) => (index, None),
+        ListCursor::After(position) => (ServiceTool::ALL.len(), Some(position)),
+    };
+    let mut tools: Vec<Value> = ServiceTool::ALL[first_service..]
+        .iter()
+        .take(page_size)
+        .map(|t| t.definition())
+        .collect();
+    let next_service = first_service + tools.len();
+    let next = if tools.len() == page_size {
+        let more = next_service < ServiceTool::ALL.len()
+            || !app
+                .catalog
+                .page(None, None, 1, is_offered)
+                .endpoints
+                .is_empty();
+        more.then_some(ListCursor::Service(next_service))
+    } else {
+        let page = app
+            .catalog
+            .page(after.as_ref(), None, page_size - tools.len(), is_offered);
+        tools.extend(page.endpoints.iter().map(|c| endpoint_tool(app, c)));
+        page.next.map(ListCursor::After)
+    };
+    let mut result = json!({ "tools": tools });
+    if let Some(next) = next {
+        result["nextCursor"] = json!(next.encode());
     }
     Ok(result)
-}
-
-fn encode_cursor(offset: usize) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("tools:{offset}"))
-}
-
-fn decode_cursor(cursor: &str) -> Option<usize> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()?;
-    String::from_utf8(bytes)
-        .ok()?
-        .strip_prefix("tools:")?
-        .parse()
-        .ok()
 }
 
 fn resolve_service(name: &str) -> Option<ServiceTool> {
@@ -426,12 +461,29 @@ mod tests {
 
     #[test]
     fn cursors_round_trip_and_refuse_garbage() {
-        assert_eq!(decode_cursor(&encode_cursor(50)), Some(50));
-        assert_eq!(decode_cursor("not-a-cursor"), None);
-        assert_eq!(
-            decode_cursor(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("tools:x")),
-            None
-        );
+        let service = ListCursor::Service(3);
+        assert_eq!(ListCursor::decode(&service.encode()), Some(service));
+        let after = CatalogPosition::from_cursor(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("1700000000000000000:a:b"),
+        )
+        .unwrap();
+        let cursor = ListCursor::After(after.clone());
+        assert_eq!(ListCursor::decode(&cursor.encode()), Some(cursor));
+        assert_eq!(after.to_cursor(), {
+            let text = "1700000000000000000:a:b";
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
+        });
+        let encoded = |text: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text);
+        for garbage in [
+            "not-a-cursor".to_owned(),
+            encoded("tools:5"),
+            encoded("s:x"),
+            encoded("s:99"),
+            encoded("e:garbage"),
+            encoded(&format!("e:{}", encoded("noon:slug"))),
+        ] {
+            assert_eq!(ListCursor::decode(&garbage), None, "{garbage}");
+        }
     }
 
     #[test]

@@ -354,3 +354,143 @@ async fn unknown_receipt_is_404() {
     let (status, body) = server.get("/ai/receipts/rcpt_does_not_exist").await;
     assert_error(status, &body, 404, "receipt_not_found");
 }
+
+fn static_endpoint(slug: &str, tags: &[&str]) -> Value {
+    json!({
+        "slug": slug, "title": format!("Static {slug}"), "description": "A fixed answer.",
+        "priceUsd": 0, "handlerType": "static_json", "tags": tags,
+        "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
+        "response": {"slug": slug},
+    })
+}
+
+/// Follows `nextCursor` from `first` (a path with `limit=`) to the end; returns the slugs and
+/// how many pages it took.
+async fn all_pages(server: &TestServer, first: &str) -> (Vec<String>, usize) {
+    let mut path = first.to_owned();
+    let (mut seen, mut pages) = (Vec::new(), 0);
+    loop {
+        let (status, body) = server.get(&path).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["ok"], true, "a page is the catalog envelope");
+        seen.extend(slugs(&body));
+        pages += 1;
+        match body["nextCursor"].as_str() {
+            Some(cursor) => path = format!("{first}&cursor={cursor}"),
+            None => {
+                assert_eq!(body["nextCursor"], Value::Null, "present, null at the end");
+                return (seen, pages);
+            }
+        }
+    }
+}
+
+/// `limit` and `cursor` page through exactly what the whole listing holds, with and without a
+/// filter; a cursor stays good while endpoints are added and removed; bad ones are 400.
+#[tokio::test]
+async fn the_catalog_pages_with_limit_and_cursor() {
+    let server = TestServer::start().await;
+    for i in 0..12 {
+        let tags: &[&str] = if i % 3 == 0 { &["Third"] } else { &[] };
+        server
+            .create(
+                crate::util::As::Admin,
+                &static_endpoint(&format!("page-{i:02}"), tags),
+            )
+            .await;
+    }
+    let whole = slugs(&server.get("/ai/endpoints").await.1);
+    assert_eq!(whole.len(), SEEDED.len() + 12);
+    let (paged, pages) = all_pages(&server, "/ai/endpoints?limit=5").await;
+    assert_eq!(paged, whole);
+    assert_eq!(pages, whole.len().div_ceil(5));
+    // Exactly full last page: no empty page after it.
+    let (paged, pages) = all_pages(&server, "/ai/endpoints?limit=4").await;
+    assert_eq!((paged.len(), pages), (20, 5));
+
+    let third = slugs(&server.get("/ai/endpoints?tag=third").await.1);
+    assert_eq!(third, ["page-00", "page-03", "page-06", "page-09"]);
+    let (paged, _) = all_pages(&server, "/ai/endpoints?tag=THIRD&limit=3").await;
+    assert_eq!(paged, third);
+    let (paged, _) = all_pages(&server, "/ai/endpoints?q=static%20page-1&limit=1").await;
+    assert_eq!(paged, ["page-10", "page-11"]);
+
+    // Created and deleted between two pages: the cursor still continues where it was.
+    let (_, first) = server.get("/ai/endpoints?limit=10").await;
+    let cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    let gone = slugs(&first).last().unwrap().clone();
+    let (status, body) = server
+        .call(
+            "DELETE",
+            &format!("/ai/endpoints/{gone}"),
+            crate::util::As::Admin,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    server
+        .create(crate::util::As::Admin, &static_endpoint("page-late", &[]))
+        .await;
+    let (_, rest) = server
+        .get(&format!("/ai/endpoints?limit=50&cursor={cursor}"))
+        .await;
+    let mut expected: Vec<String> = whole[10..].to_vec();
+    expected.push("page-late".into());
+    assert_eq!(slugs(&rest), expected);
+
+    for (query, code) in [
+        ("limit=0", "invalid_query"),
+        ("limit=201", "invalid_query"),
+        ("limit=many", "invalid_query"),
+        ("cursor=garbage", "invalid_cursor"),
+        ("cursor=", "invalid_cursor"),
+    ] {
+        let (status, body) = server.get(&format!("/ai/endpoints?{query}")).await;
+        assert_error(status, &body, 400, code);
+    }
+}
+
+/// The whole listing carries an entity tag: `If-None-Match` with it is 304 with no body, and
+/// the tag changes with the catalog.
+#[tokio::test]
+async fn the_whole_listing_is_revalidated_with_its_etag() {
+    let server = TestServer::start().await;
+    let get = |etag: Option<String>| {
+        let mut request = server.client.get(server.url("/ai/endpoints"));
+        if let Some(etag) = etag {
+            request = request.header("if-none-match", etag);
+        }
+        request.send()
+    };
+    let first = get(None).await.unwrap();
+    assert_eq!(first.status(), 200);
+    assert_eq!(first.headers()["cache-control"], "no-cache");
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    assert!(etag.starts_with('"') && etag.len() > 10, "{etag}");
+    let body: Value = first.json().await.unwrap();
+    assert_eq!(slugs(&body), SEEDED);
+
+    let again = get(Some(etag.clone())).await.unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["etag"], etag.as_str());
+    assert!(again.bytes().await.unwrap().is_empty());
+    let listed = get(Some(format!("\"other\", W/{etag}"))).await.unwrap();
+    assert_eq!(listed.status(), 304, "any tag of a list, weak or not");
+
+    server
+        .create(crate::util::As::Admin, &static_endpoint("etag-new", &[]))
+        .await;
+    let changed = get(Some(etag.clone())).await.unwrap();
+    assert_eq!(changed.status(), 200);
+    assert_ne!(changed.headers()["etag"], etag.as_str());
+    let body: Value = changed.json().await.unwrap();
+    assert_eq!(slugs(&body).last().unwrap(), "etag-new");
+    // The legacy form is its own document.
+    let legacy = server
+        .client
+        .get(server.url("/ai/endpoints?form=legacy"))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(legacy.headers()["etag"], etag.as_str());
+}

@@ -1,17 +1,23 @@
-//! `GET /ai/endpoints` and `GET /ai/endpoints/{slug}`. Endpoints held for or refused by
+//! `GET /ai/endpoints` (whole, or paged with `limit`/`cursor`) and `GET /ai/endpoints/{slug}`. Endpoints held for or refused by
 //! content-safety review are not listed and are not found except by their owner and the admin.
 
 use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::app::AppState;
 use crate::builders::Caller;
-use crate::catalog::{example_for_schema, listing, CatalogForm, EndpointRecord, PricingMode};
+use crate::catalog::{
+    example_for_schema, listing, listing_page, CatalogFilter, CatalogForm, CatalogPosition,
+    EndpointRecord, PricingMode,
+};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
+use crate::paging;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -24,6 +30,11 @@ pub struct CatalogQuery {
     pricing_mode: Option<String>,
     /// `legacy` for the older form without content-safety fields.
     form: Option<String>,
+    /// Records per page, 1 to 200. With `limit` or `cursor` the answer is one page and carries
+    /// `nextCursor`; without either, every matching endpoint.
+    limit: Option<usize>,
+    /// `nextCursor` of the previous page.
+    cursor: Option<String>,
 }
 
 fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
@@ -35,13 +46,17 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
     })
 }
 
-/// The catalog envelope (spec 2.3) with every endpoint that passes the filters.
+/// The catalog envelope (spec 2.3) with every endpoint that passes the filters, or one page of
+/// them. The unfiltered listing carries an `ETag` and answers `If-None-Match` with 304.
 #[utoipa::path(get, path = "/ai/endpoints", tag = "catalog", params(CatalogQuery),
-    responses((status = 200, description = "Catalog envelope", body = Object), (status = 400, description = "Bad filter", body = ErrorBody)))]
+    responses((status = 200, description = "Catalog envelope; `nextCursor` when paged", body = Object),
+        (status = 304, description = "The unfiltered listing has not changed since the `ETag` in `If-None-Match`"),
+        (status = 400, description = "Bad filter, limit or cursor", body = ErrorBody)))]
 pub async fn list_endpoints(
     State(app): State<AppState>,
+    headers: HeaderMap,
     QueryParams(query): QueryParams<CatalogQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     let form = parse_form(query.form.as_deref())?;
     let mode = query
         .pricing_mode
@@ -55,15 +70,72 @@ pub async fn list_endpoints(
             })
         })
         .transpose()?;
-    Ok(Json(listing(
-        &app.catalog,
-        &app.urls,
-        &app.config.catalog_namespace,
-        form,
-        query.tag.as_deref(),
-        query.q.as_deref(),
-        mode,
-    )))
+    let filter = CatalogFilter::new(query.tag.as_deref(), query.q.as_deref(), mode);
+    let namespace = &app.config.catalog_namespace;
+    if query.limit.is_some() || query.cursor.is_some() {
+        let limit = query.limit.unwrap_or(paging::DEFAULT_LIMIT);
+        if !(1..=paging::MAX_LIMIT).contains(&limit) {
+            return Err(ApiError::bad_request(
+                ErrorCode::InvalidQuery,
+                format!("limit must be 1 to {}", paging::MAX_LIMIT),
+            ));
+        }
+        let after = query
+            .cursor
+            .as_deref()
+            .map(|c| {
+                CatalogPosition::from_cursor(c).ok_or_else(|| {
+                    ApiError::bad_request(
+                        ErrorCode::InvalidCursor,
+                        "cursor must be a nextCursor from a previous page",
+                    )
+                })
+            })
+            .transpose()?;
+        let page = listing_page(
+            &app.catalog,
+            &app.urls,
+            namespace,
+            form,
+            &filter,
+            after.as_ref(),
+            limit,
+        );
+        return Ok(Json(page).into_response());
+    }
+    if !filter.is_empty() {
+        let body = listing(&app.catalog, &app.urls, namespace, form, &filter);
+        return Ok(Json(body).into_response());
+    }
+    let full = app
+        .catalog_listing
+        .full(&app.catalog, &app.urls, namespace, form);
+    // Caches may keep it but must ask again before reuse: the catalog changes at any time.
+    let cache = [
+        (header::ETAG, full.etag.clone()),
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+    ];
+    if etag_matches(&headers, &full.etag) {
+        return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
+    }
+    Ok((
+        cache,
+        [(header::CONTENT_TYPE, "application/json".to_owned())],
+        full.body,
+    )
+        .into_response())
+}
+
+/// Whether `If-None-Match` names `etag` (or is `*`). Weak tags compare by their opaque part,
+/// as RFC 9110 asks for `If-None-Match`.
+fn etag_matches(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
