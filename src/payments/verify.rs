@@ -2,7 +2,7 @@
 //! contract's EIP-712 domain `{name, version, chainId, verifyingContract: asset}`.
 //!
 //! Everything a facilitator checks before settling, except the on-chain balance: the signer
-//! recovered with alloy equals `from`, `to` is our `payTo`, `value` is the price exactly, and the
+//! recovered (libsecp256k1, see [`recover_signer`]) equals `from`, `to` is our `payTo`, `value` is the price exactly, and the
 //! validity window covers now. Nonce freshness is the caller's job (`nonces`), because only the
 //! store can claim a nonce atomically.
 
@@ -132,7 +132,7 @@ pub fn verify_exact(
         ));
     }
     let hash = msg.eip712_signing_hash(&domain(network, asset));
-    let signer = signature.recover_address_from_prehash(&hash).map_err(|_| {
+    let signer = recover_signer(&hash, &signature).map_err(|_| {
         refused(
             Reason::Signature,
             "the signature does not recover to an address",
@@ -206,6 +206,28 @@ pub(crate) fn parse_signature(text: &str) -> Result<Signature, PaymentError> {
             "the signature is not 65 bytes with a valid v",
         )
     })
+}
+
+/// A verification-only libsecp256k1 context, built once: building one costs more than a
+/// recovery.
+static SECP256K1: std::sync::LazyLock<secp256k1::Secp256k1<secp256k1::VerifyOnly>> =
+    std::sync::LazyLock::new(secp256k1::Secp256k1::verification_only);
+
+/// The address whose key made `signature` over `hash` (Ethereum's `ecrecover`). The same
+/// answer as alloy's `Signature::recover_address_from_prehash` (k256), which a test checks,
+/// in a fraction of the time: this runs on every paid call.
+pub fn recover_signer(hash: &B256, signature: &Signature) -> Result<Address, secp256k1::Error> {
+    use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
+    let mut compact = [0u8; 64];
+    compact[..32].copy_from_slice(&signature.r().to_be_bytes::<32>());
+    compact[32..].copy_from_slice(&signature.s().to_be_bytes::<32>());
+    let id = RecoveryId::try_from(i32::from(signature.v()))?;
+    let recoverable = RecoverableSignature::from_compact(&compact, id)?;
+    let message = secp256k1::Message::from_digest(hash.0);
+    let key = SECP256K1.recover_ecdsa(message, &recoverable)?;
+    // An address is the last 20 bytes of keccak256 of the uncompressed key without its tag.
+    let digest = alloy_primitives::keccak256(&key.serialize_uncompressed()[1..]);
+    Ok(Address::from_slice(&digest[12..]))
 }
 
 pub fn unix_now() -> u64 {
@@ -317,6 +339,50 @@ mod tests {
             Err(PaymentError::Refused { reason, .. }) => reason.code(),
             other => panic!("expected a refusal, got {other:?}"),
         }
+    }
+
+    /// libsecp256k1's recovery gives alloy's (k256) answer: the signer for real signatures, and
+    /// a refusal for the same malformed ones (r or s zero or past the curve order, r not on
+    /// the curve), over random keys, hashes and bit flips.
+    #[test]
+    fn recovery_agrees_with_alloy() {
+        use alloy_signer::SignerSync;
+        use rand::Rng;
+        let mut rng = rand::thread_rng();
+        let n =
+            U256::from_str("0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
+                .unwrap();
+        let mut refused = 0;
+        for round in 0..300 {
+            let signer = PrivateKeySigner::random();
+            let hash = B256::from(rng.gen::<[u8; 32]>());
+            let good = signer.sign_hash_sync(&hash).unwrap();
+            assert_eq!(recover_signer(&hash, &good).unwrap(), signer.address());
+            let bad = match round % 6 {
+                0 => Signature::new(good.r(), good.s(), !good.v()),
+                1 => Signature::new(
+                    U256::from_be_bytes(rng.gen::<[u8; 32]>()),
+                    good.s(),
+                    good.v(),
+                ),
+                2 => Signature::new(U256::ZERO, good.s(), good.v()),
+                3 => Signature::new(good.r(), n, good.v()),
+                4 => Signature::new(n + U256::from(round), good.s(), good.v()),
+                _ => Signature::new(
+                    good.r(),
+                    good.s() ^ U256::from(1u64 << (round % 64)),
+                    good.v(),
+                ),
+            };
+            let ours = recover_signer(&hash, &bad).ok();
+            let alloys = bad.recover_address_from_prehash(&hash).ok();
+            assert_eq!(ours, alloys, "round {round}: {bad:?}");
+            refused += usize::from(ours.is_none());
+        }
+        assert!(
+            refused >= 150,
+            "the malformed cases were refused: {refused}"
+        );
     }
 
     #[test]
