@@ -4,6 +4,8 @@
 //!   alloy-signer-local in the setup (EIP-712 hash, secp256k1 signer recovery, field checks).
 //!   `eip712_verify/decode_and_verify` adds decoding the `PAYMENT-SIGNATURE` header (base64 and
 //!   JSON), as a paid request does.
+//! - `ecrecover/*`: the signer recovery alone, libsecp256k1 (what the server uses) against
+//!   alloy's k256 (what it used before).
 //! - `receipt/sign` and `receipt/verify`: Ed25519 over the canonical JSON of a paid receipt.
 //! - `catalog_listing/*`: the body of `GET /ai/endpoints` ([`listing`]) over the seeded catalog
 //!   and over 1,000 endpoints, unfiltered and with a text search, and unfiltered with the JSON
@@ -22,7 +24,7 @@ use toolhost::catalog::{seed_catalog, CatalogFilter, CatalogForm, Registry};
 use toolhost::config::Config;
 use toolhost::config::Quotas;
 use toolhost::money::Usd;
-use toolhost::payments::verify::{signing::sign, unix_now, verify_exact};
+use toolhost::payments::verify::{recover_signer, signing::sign, unix_now, verify_exact};
 use toolhost::payments::{header, Offer, ResourceInfo};
 use toolhost::receipts::{
     sha256_hex, verify_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
@@ -63,6 +65,23 @@ fn eip712_verify(c: &mut Criterion) {
         b.iter(|| {
             let payment = header::decode(black_box(&wire)).expect("decode");
             verify_exact(&payment, &offer, now).expect("valid")
+        });
+    });
+    group.finish();
+
+    // The signer recovery inside verify_exact, by the two implementations at hand: the one the
+    // server uses (libsecp256k1) and alloy's (k256), which it used before.
+    let hash = alloy_primitives::B256::from([7u8; 32]);
+    let signature = alloy_signer::SignerSync::sign_hash_sync(&payer, &hash).expect("sign");
+    let mut group = c.benchmark_group("ecrecover");
+    group.bench_function("libsecp256k1", |b| {
+        b.iter(|| recover_signer(black_box(&hash), &signature).expect("recovers"));
+    });
+    group.bench_function("k256", |b| {
+        b.iter(|| {
+            signature
+                .recover_address_from_prehash(black_box(&hash))
+                .expect("recovers")
         });
     });
     group.finish();
