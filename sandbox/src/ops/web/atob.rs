@@ -26,7 +26,7 @@ fn forgiving_base64_decode(data: &[u8]) -> Option<Vec<u8>> {
         .copied()
         .filter(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' '))
         .collect();
-    if data.len() % 4 == 0 {
+    if data.len().is_multiple_of(4) {
         let padding = data
             .iter()
             .rev()
