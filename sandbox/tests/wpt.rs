@@ -32,14 +32,37 @@ use util::*;
 
 const HARNESS: &str = include_str!("wpt/harness.js");
 
-/// Each package of the lock (this workspace's registry dependencies), by name: its version
-/// and the directory cargo unpacked it to.
+/// This machine's target triple (`rustc -vV`).
+fn host_triple() -> String {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .expect("rustc -vV runs");
+    String::from_utf8(output.stdout)
+        .expect("rustc -vV is UTF-8")
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .expect("rustc -vV names the host")
+        .to_owned()
+}
+
+/// Each package of the lock (this workspace's registry dependencies) that a build on this
+/// machine uses, by name: its version and the directory cargo unpacked it to. Limited to this
+/// platform so that cargo needs no package a build here did not already download.
 fn packages() -> &'static HashMap<String, Vec<(String, PathBuf)>> {
     static PACKAGES: OnceLock<HashMap<String, Vec<(String, PathBuf)>>> = OnceLock::new();
     PACKAGES.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let output = Command::new(cargo)
-            .args(["metadata", "--format-version", "1", "--locked"])
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--locked",
+                "--filter-platform",
+            ])
+            .arg(host_triple())
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .expect("cargo metadata runs");
