@@ -13,8 +13,10 @@
 //! budget of the isolate's own (`blob`).
 //!
 //! # Layout
+//! - `atob`: `atob` by the forgiving-base64 rules (the engine's decoder is looser).
 //! - `blob`: the budgeted blob store and the op that fills it.
 
+mod atob;
 mod blob;
 
 use std::borrow::Cow;
@@ -23,6 +25,7 @@ use std::sync::Arc;
 use deno_core::{Extension, ExtensionFileSource, OpDecl};
 use deno_web::{BlobStoreTrait, InMemoryBroadcastChannel};
 
+use atob::op_web_base64_atob;
 use blob::{op_web_blob_create_part, BudgetedBlobStore};
 
 /// Embeds a vendored Deno script (`runtime-js/<crate>/<file>`) under the specifier its siblings
@@ -109,10 +112,13 @@ const DISABLED_OPS: &[&str] = &[
     "op_lock_manager_query",
 ];
 
-/// Disables [`DISABLED_OPS`] and puts blob parts under the isolate's budget.
+/// Disables [`DISABLED_OPS`], puts blob parts under the isolate's budget and decodes `atob`'s
+/// input by the standard.
 fn replace_ops(op: OpDecl) -> OpDecl {
     if op.name == "op_blob_create_part" {
         op.with_implementation_from(&op_web_blob_create_part())
+    } else if op.name == "op_base64_atob" {
+        op.with_implementation_from(&op_web_base64_atob())
     } else if DISABLED_OPS.contains(&op.name) {
         op.disable()
     } else {
