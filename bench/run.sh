@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark one small JSON tool handler in toolhost (JS sandbox and native receipt_echo),
-# workerd, Deno and Node (plain and node:vm), and write bench/RESULTS.md.
+# a minimal axum server (the ceiling for a Rust HTTP service), workerd, Deno and Node (plain and
+# node:vm), and write bench/RESULTS.md.
 #
 #   bash bench/run.sh             # full run: 10 s x 5 reps per peer (~10 min plus the build)
 #   SMOKE=1 bash bench/run.sh     # smoke: 2 s x 1 rep, checks that everything works
@@ -11,14 +12,17 @@
 #   COLD_N=20  COLD_GAP_MS="0 100"   toolhost endpoint cold start: N never-called endpoints, called
 #                                    back to back (0) and with a pause that lets the pool refill its
 #                                    spare isolates (100); one fresh server per gap
-#   PEERS="toolhost-js toolhost-js-inprocess toolhost-native workerd deno node node-vm"
+#   PEERS="toolhost-js toolhost-js-inprocess toolhost-native axum-ceiling workerd deno node node-vm"
 #                                    toolhost-js: JS in sandbox worker processes (the default of
 #                                    `toolhost serve`); toolhost-js-inprocess: the same binary and
-#                                    endpoint in another server started with --sandbox-in-process
+#                                    endpoint in another server started with --sandbox-in-process;
+#                                    axum-ceiling: bench/axum-ceiling/, the handler natively in axum
 #   OUT=bench/RESULTS.md             where the table goes
 #   SKIP_BUILD=1                     use the existing target/release/toolhost without cargo build
 #   TOOLHOST_BIN=path                use this toolhost binary (no build)
 #   TOOLHOST_REV=HEAD                build that commit from a `git archive` snapshot, not the work tree
+#   AXUM_CEILING_BIN=path            use this axum-ceiling binary (no build; otherwise it is built
+#                                    from the work tree, `cargo build --release -p axum-ceiling`)
 #   TOOLHOST_BASE_BIN=path           also run this toolhost binary's JS endpoint as peer
 #                                    `toolhost-base-js` (its own process): before/after in one run
 #   PEERS_DIR=~/.cache/toolhost-bench/peers   where workerd and deno are installed
@@ -42,8 +46,8 @@ THREADS=${THREADS:-2}
 COLD_REPS=${COLD_REPS:-5}
 COLD_N=${COLD_N:-20}
 COLD_GAP_MS=${COLD_GAP_MS:-0 100}
-DEFAULT_PEERS="toolhost-js toolhost-js-inprocess toolhost-native workerd deno node node-vm"
-[ -n "${TOOLHOST_BASE_BIN:-}" ] && DEFAULT_PEERS="toolhost-js toolhost-js-inprocess toolhost-base-js toolhost-native workerd deno node node-vm"
+DEFAULT_PEERS="toolhost-js toolhost-js-inprocess toolhost-native axum-ceiling workerd deno node node-vm"
+[ -n "${TOOLHOST_BASE_BIN:-}" ] && DEFAULT_PEERS="toolhost-js toolhost-js-inprocess toolhost-base-js toolhost-native axum-ceiling workerd deno node node-vm"
 PEERS=${PEERS:-$DEFAULT_PEERS}
 OUT=${OUT:-$BENCH_DIR/RESULTS.md}
 WRK=${WRK:-wrk}
@@ -64,6 +68,7 @@ COMMANDS=()
 # ---------- setup ----------
 install_peers
 build_toolhost
+[[ " $PEERS " == *" axum-ceiling "* ]] && build_ceiling
 BODY="$WORK/body.json"
 BODY_BYTES=$("$PY" "$HELPER" body "$BODY")
 export BENCH_BODY_FILE="$BODY"
@@ -79,7 +84,7 @@ SEED_COLD="$WORK/seed-cold"
 ACTIVE=()
 for p in $PEERS; do
   case $p in
-    toolhost-js | toolhost-js-inprocess | toolhost-native) ACTIVE+=("$p") ;;
+    toolhost-js | toolhost-js-inprocess | toolhost-native | axum-ceiling) ACTIVE+=("$p") ;;
     toolhost-base-js) [ -x "${TOOLHOST_BASE_BIN:-}" ] || die "toolhost-base-js needs TOOLHOST_BASE_BIN"; ACTIVE+=("$p") ;;
     workerd) [ -n "$WORKERD_BIN" ] && ACTIVE+=("$p") ;;
     deno) [ -n "$DENO_BIN" ] && ACTIVE+=("$p") ;;
@@ -105,6 +110,7 @@ peer_cmd() {
     toolhost-base-js)
       CMD=("$TOOLHOST_BASE_BIN" serve --addr "127.0.0.1:$port" --data "$data" --seed-dir "$SEED" --admin-token bench-admin-token)
       URL="http://127.0.0.1:$port/tools/bench-words"; KIND=words ;;
+    axum-ceiling) CMD=("$CEILING_BIN" "$port"); URL="http://127.0.0.1:$port/"; KIND=words ;;
     workerd)
       CMD=("$WORKERD_BIN" serve "$BENCH_DIR/peers/workerd.capnp" --socket-addr "http=127.0.0.1:$port")
       URL="http://127.0.0.1:$port/"; KIND=words ;;
@@ -222,6 +228,7 @@ META="$WORK/meta.json"
     "machine" "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
     "CPU steal / idle" "$steal_total; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     "toolhost" "$(ver "$TOOLHOST_BIN" --version), built from $TOOLHOST_DESC, release profile, QuickJS backend (default features)"
+    "axum-ceiling" "$([ -n "${CEILING_BIN:-}" ] && echo "$CEILING_DESC" || echo 'not run')"
     "workerd" "$([ -n "$WORKERD_BIN" ] && ver "$WORKERD_BIN" --version || echo 'not run')"
     "deno" "$([ -n "$DENO_BIN" ] && ver "$DENO_BIN" --version || echo 'not run')"
     "node" "$([ -n "$NODE_BIN" ] && ver "$NODE_BIN" --version || echo 'not run')"
@@ -244,6 +251,11 @@ notes = [] if not any(p.startswith("toolhost") for p in peers) else [
     "toolhost-js and toolhost-native are two endpoints of one toolhost process started as `toolhost serve` starts by default: JavaScript runs in sandbox worker processes (`--sandbox-workers 2`; every call crosses to a worker and back, every `ctx` op back to the server); the RSS column shows that process (and its workers) after both were loaded. toolhost-js-inprocess is the same binary and the same JS endpoint in a second toolhost process started with `--sandbox-in-process` (isolates on threads of the server, the mode before worker processes): toolhost-js / toolhost-js-inprocess is the cost of the process boundary. toolhost-base-js (when present) is the JS endpoint of another toolhost build (TOOLHOST_BASE_BIN) in its own process: the before of an optimization, measured in the same run.",
     "toolhost scales an endpoint to up to one isolate per core (PoolConfig::instances_per_endpoint, the core count by default; each isolate still serves that endpoint alone) and admits a bounded number of invocations per endpoint at once (max_concurrent_per_endpoint, running plus queued, 64 by default); calls beyond it are answered 503 and counted under non-2xx, so CONNECTIONS above that limit measure refusals too.",
 ]
+if "axum-ceiling" in peers:
+    notes.append("axum-ceiling is the same handler answered natively by a minimal axum server (bench/axum-ceiling/: "
+                 "the server's axum, hyper, tokio and serde_json from one Cargo.lock, tokio's default multi-thread "
+                 "runtime, no middleware, no receipt, no store, no sandbox): the ceiling for any Rust HTTP service on "
+                 "this machine, and the denominator of issue 15's toolhost-native target.")
 notes.append("wrk runs on the same 2 CPUs as the server under test, so every figure includes the load generator's share of the CPU.")
 json.dump({"started": started, "smoke": smoke == "1", "duration": duration, "reps": reps, "connections": conns,
            "threads": threads, "cold_reps": cold_reps, "commands": commands, "peers": peers, "facts": facts,

@@ -452,8 +452,15 @@ def cpu_us_per_request(r):
     return r["server_cpu_s"] / r["requests"] * 1e6
 
 
-def boundary_ratios(runs, a, b):
-    """The cost of the process boundary: medians of A over medians of B (one run)."""
+# The figures a ratio of two peers is taken of: (name, value of one wrk run, format).
+RATIO_FIGURES = (("req/s", lambda r: r["rps"], "{:.0f}"), ("p50 ms", lambda r: r["p50_ms"], "{:.2f}"),
+                 ("p99 ms", lambda r: r["p99_ms"], "{:.2f}"),
+                 ("server CPU µs per request", cpu_us_per_request, "{:.0f}"))
+
+
+def ratio_cells(runs, a, b):
+    """Medians of peer A over medians of peer B in one run, per figure: a list of (figure, cell),
+    empty when either peer did not run."""
     ra, rb = [r for r in runs if r["peer"] == a], [r for r in runs if r["peer"] == b]
     if not ra or not rb:
         return []
@@ -463,14 +470,43 @@ def boundary_ratios(runs, a, b):
         return statistics.median(v) if v else None
 
     cells = []
-    for name, f, fmt in (("req/s", lambda r: r["rps"], "{:.0f}"), ("p50 ms", lambda r: r["p50_ms"], "{:.2f}"),
-                         ("p99 ms", lambda r: r["p99_ms"], "{:.2f}"),
-                         ("server CPU µs per request", cpu_us_per_request, "{:.0f}")):
+    for name, f, fmt in RATIO_FIGURES:
         x, y = med(ra, f), med(rb, f)
         if x is None or not y:
+            cells.append((name, "n/a"))
             continue
-        cells.append(f"{name} {fmt.format(x)} / {fmt.format(y)} = **{x / y:.2f}×**")
+        cells.append((name, f"{fmt.format(x)} / {fmt.format(y)} = **{x / y:.2f}×**"))
+    return cells
+
+
+def boundary_ratios(runs, a, b):
+    """The cost of the process boundary: medians of A over medians of B (one run)."""
+    cells = [f"{name} {cell}" for name, cell in ratio_cells(runs, a, b) if cell != "n/a"]
+    if not cells:
+        return []
     return [f"**Process boundary** ({a} / {b}, medians of this run): " + "; ".join(cells) + ".", ""]
+
+
+# The ratios issue 15 sets its targets in: toolhost against the ceiling of a Rust HTTP service
+# (axum-ceiling) and against the JavaScript runtimes serving the same handler.
+PEER_RATIOS = (("toolhost-native", "axum-ceiling"), ("toolhost-js", "axum-ceiling"),
+               ("toolhost-js", "deno"), ("toolhost-js", "workerd"), ("toolhost-native", "deno"))
+
+
+def peer_ratios(runs):
+    """A table of PEER_RATIOS, the pairs of which both peers ran."""
+    rows = [(a, b, ratio_cells(runs, a, b)) for a, b in PEER_RATIOS]
+    rows = [(a, b, cells) for a, b, cells in rows if cells]
+    if not rows:
+        return []
+    out = ["**Ratios to the peers** (medians of this run, A / B; never compare across runs). Issue 15's "
+           "targets: toolhost-native / axum-ceiling req/s at least 0.5×; toolhost-js / workerd req/s at least 2× "
+           "with p99 below 1×; toolhost-js / deno req/s at least 0.5×.", "",
+           "| A / B | " + " | ".join(name for name, _, _ in RATIO_FIGURES) + " |",
+           "|---|" + "---:|" * len(RATIO_FIGURES)]
+    for a, b, cells in rows:
+        out.append(f"| {a} / {b} | " + " | ".join(cell for _, cell in cells) + " |")
+    return out + [""]
 
 
 def cmd_report(a):
@@ -529,6 +565,7 @@ def cmd_report(a):
             mmm([steal_pct(r["cpu_before"], r["cpu_after"]) for r in pr], "{:.1f}"),
         ))
     out.append("")
+    out += peer_ratios(runs)
     out += boundary_ratios(runs, "toolhost-js", "toolhost-js-inprocess")
     if meta.get("notes"):
         out += [f"- {n}" for n in meta["notes"]]

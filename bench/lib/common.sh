@@ -131,6 +131,30 @@ build_toolhost() {
   [ -x "$TOOLHOST_BIN" ] || die "no binary at $TOOLHOST_BIN"
 }
 
+# build_ceiling: sets CEILING_BIN and CEILING_DESC, the axum-ceiling peer (bench/axum-ceiling/).
+# AXUM_CEILING_BIN=path uses that binary; SKIP_BUILD=1 uses the existing release binary. It is
+# built from the work tree even under TOOLHOST_REV: it is the yardstick, not the code under test.
+build_ceiling() {
+  local deps
+  deps=$(awk '/^name = "(axum|tokio)"$/ {n = $3; getline; gsub(/"/, "", n); printf "%s%s %s", sep, n, $3; sep = ", "}' "$REPO/Cargo.lock" | tr -d '"')
+  if [ -n "${AXUM_CEILING_BIN:-}" ]; then
+    [ -x "$AXUM_CEILING_BIN" ] || die "AXUM_CEILING_BIN=$AXUM_CEILING_BIN is not executable"
+    CEILING_BIN=$AXUM_CEILING_BIN
+    CEILING_DESC="a given binary (AXUM_CEILING_BIN=$AXUM_CEILING_BIN)"
+    return
+  fi
+  local target=${CARGO_TARGET_DIR:-$REPO/target}
+  CEILING_BIN="$target/release/axum-ceiling"
+  CEILING_DESC="bench/axum-ceiling from the work tree at $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?'), release profile ($deps from Cargo.lock)"
+  if [ "${SKIP_BUILD:-0}" = 1 ] && [ -x "$CEILING_BIN" ]; then
+    log "SKIP_BUILD=1: using $CEILING_BIN as it is"
+    return
+  fi
+  log "cargo build --release -p axum-ceiling (in $REPO)"
+  (cd "$REPO" && cargo build --release -p axum-ceiling) >&2 || die "release build of axum-ceiling failed"
+  [ -x "$CEILING_BIN" ] || die "no binary at $CEILING_BIN"
+}
+
 # toolhost_cmd PORT DATA SEED: the serve command line (RUST_LOG is set by the caller's env).
 toolhost_cmd() {
   echo "$TOOLHOST_BIN" serve --addr "127.0.0.1:$1" --data "$2" --seed-dir "$3" --admin-token bench-admin-token
