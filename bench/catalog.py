@@ -2,14 +2,16 @@
 """Catalog-size benchmark: what listing the catalog costs as it grows (issue: the hot path).
 
 For each size N, a fresh server is seeded with N static endpoints (`--seed-dir`, created on first
-start like the built-in fixtures), then measured on loopback, one request at a time over one
+start like the built-in fixtures) and restarted on that data (`start s`: the restart, loading
+the catalog from the store), then measured on loopback, one request at a time over one
 keep-alive connection (median of `--repeat` runs):
 
 - `GET /ai/endpoints`: the whole catalog (time and size), then revalidated with its ETag (304);
 - one page of 50 (`limit=50`), the page after it (`cursor`), a page filtered by a tag five
   endpoints carry, and a page searched with `q` for a word one endpoint in a hundred has;
-- MCP `tools/list`: the first page and the one after it;
-- the server's RSS after seeding and after the listings, and per endpoint at rest.
+- MCP `tools/list` (`/ai/mcp`): the first page and the one after it;
+- the server's RSS after a restart on the seeded data (at rest: nothing listed or called yet) and after the
+  listings, and per endpoint at rest (less the RSS of a server with an empty catalog).
 
 With `--base-bin` the same runs are made against a second binary (the "before"), interleaved
 size by size, so both columns come from one run. A binary that lacks a feature (paging, ETag)
@@ -72,8 +74,8 @@ def rss_kib(pid):
 
 
 class Server:
-    def __init__(self, binary, seed_dir, work):
-        self.data = tempfile.mkdtemp(dir=work)
+    def __init__(self, binary, seed_dir, work, data=None):
+        self.data = data or tempfile.mkdtemp(dir=work)
         env = dict(os.environ, RUST_LOG="warn", TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE="0")
         self.proc = subprocess.Popen(
             [binary, "serve", "--addr", "127.0.0.1:0", "--data", self.data,
@@ -102,13 +104,14 @@ class Server:
         elapsed = time.perf_counter() - started
         return response.status, dict(response.getheaders()), data, elapsed
 
-    def stop(self):
+    def stop(self, keep_data=False):
         self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-        shutil.rmtree(self.data, ignore_errors=True)
+        if not keep_data:
+            shutil.rmtree(self.data, ignore_errors=True)
 
 
 def median_ms(server, repeat, method, path, body=None, headers=None, expect=200):
@@ -131,9 +134,14 @@ def tools_list(cursor=None):
 
 
 def measure(binary, n, seed_dir, work, repeat):
-    server = Server(binary, seed_dir, work)
+    # Seed, then restart on the seeded data: the catalog is loaded from the store as after any
+    # restart, and nothing that seeding allocated is left over.
+    seeding = Server(binary, seed_dir, work)
+    seeding.stop(keep_data=True)
+    server = Server(binary, seed_dir, work, data=seeding.data)
     row = {"start_s": server.start_s}
     try:
+        time.sleep(1)
         row["rss_seeded_mib"] = rss_kib(server.proc.pid) / 1024
         # The first whole listing may render it; later ones may come from a cache.
         _, headers, data, elapsed = server.request("GET", "/ai/endpoints")
@@ -155,10 +163,10 @@ def measure(binary, n, seed_dir, work, repeat):
                               if paged else median_ms(server, repeat, "GET", "/ai/endpoints?tag=rare")[0])
         row["q_page_ms"] = (median_ms(server, repeat, "GET", "/ai/endpoints?q=needle-word&limit=50")[0]
                             if paged else median_ms(server, repeat, "GET", "/ai/endpoints?q=needle-word")[0])
-        row["mcp_first_ms"], _ = median_ms(server, repeat, "POST", "/mcp", tools_list(), MCP_HEADERS)
-        _, _, data, _ = server.request("POST", "/mcp", tools_list(), MCP_HEADERS)
+        row["mcp_first_ms"], _ = median_ms(server, repeat, "POST", "/ai/mcp", tools_list(), MCP_HEADERS)
+        _, _, data, _ = server.request("POST", "/ai/mcp", tools_list(), MCP_HEADERS)
         next_cursor = json.loads(data).get("result", {}).get("nextCursor")
-        row["mcp_second_ms"] = (median_ms(server, repeat, "POST", "/mcp", tools_list(next_cursor),
+        row["mcp_second_ms"] = (median_ms(server, repeat, "POST", "/ai/mcp", tools_list(next_cursor),
                                           MCP_HEADERS)[0] if next_cursor else None)
         row["rss_after_mib"] = rss_kib(server.proc.pid) / 1024
     finally:
@@ -203,20 +211,21 @@ def main():
             for label, binary in bins:
                 print(f"[catalog] {label}: {n} endpoints", file=sys.stderr, flush=True)
                 row = measure(binary, n, seed_dir, work, args.repeat)
-                row["per_endpoint_kib"] = (row["rss_after_mib"] - base_rss[label]) * 1024 / n
+                row["per_endpoint_kib"] = (row["rss_seeded_mib"] - base_rss[label]) * 1024 / n
                 rows.append((label, n, row))
             shutil.rmtree(seed_dir, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("| binary | endpoints | start s | `GET /ai/endpoints` first / again ms | size MB | 304 ms "
           "| page of 50 ms | next page ms | `tag` page ms | `q` page ms | MCP `tools/list` first / second ms "
-          "| RSS MiB | KiB per endpoint |")
+          "| RSS at rest / after listing MiB | KiB per endpoint at rest |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, n, r in rows:
         print(f"| {label} | {n:,} | {fmt(r['start_s'])} | {fmt(r['full_first_ms'])} / {fmt(r['full_ms'])} "
               f"| {fmt(r['full_mb'])} | {fmt(r['revalidate_ms'])} | {fmt(r['page_ms'])} | {fmt(r['page2_ms'])} "
               f"| {fmt(r['tag_page_ms'])} | {fmt(r['q_page_ms'])} | {fmt(r['mcp_first_ms'])} / "
-              f"{fmt(r['mcp_second_ms'])} | {fmt(r['rss_after_mib'])} | {fmt(r['per_endpoint_kib'])} |")
+              f"{fmt(r['mcp_second_ms'])} | {fmt(r['rss_seeded_mib'])} / {fmt(r['rss_after_mib'])} "
+              f"| {fmt(r['per_endpoint_kib'])} |")
     print(f"\nidle RSS with an empty catalog: " + ", ".join(f"{k} {v:.1f} MiB" for k, v in base_rss.items()))
 
 

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use axum::http::StatusCode;
 use serde_json::json;
@@ -22,33 +22,28 @@ use super::schema::{self, Violation};
 use crate::error::{ApiError, ErrorCode};
 use crate::store::{Batch, Store, StoreError, Tree};
 
-/// An endpoint with its validators ready.
+/// An endpoint with what serving it needs: its schemas' validators and its search text.
 pub struct CompiledEndpoint {
     pub endpoint: Endpoint,
-    /// Shared so a large input can be validated on the blocking pool.
-    pub input_validator: Arc<jsonschema::Validator>,
-    pub output_validator: Arc<jsonschema::Validator>,
+    /// Compiled when the endpoint is created or changed (which checks the schemas), and for an
+    /// endpoint loaded from the store on its first call: most of a large catalog is never
+    /// called by one process, and a compiled validator costs more memory than the endpoint's
+    /// own record (bench/RESULTS.md, catalog size).
+    validators: OnceLock<Validators>,
     /// Slug, title, description and tags, lower-cased, one per line: what the catalog's `q`
     /// searches, prepared once instead of lower-casing four fields per endpoint per search.
     search_text: String,
 }
 
+/// Shared so a large input can be validated on the blocking pool.
+struct Validators {
+    input: Arc<jsonschema::Validator>,
+    output: Arc<jsonschema::Validator>,
+}
+
 impl CompiledEndpoint {
     /// Compiles a new or changed endpoint: its schemas must be valid, with linear-time patterns.
     pub fn compile(endpoint: Endpoint) -> Result<Self, CatalogError> {
-        Self::compile_with(endpoint, schema::compile)
-    }
-
-    /// Compiles a stored endpoint, accepting patterns from before they had to be linear-time
-    /// (run with a bounded backtracking engine), so an upgrade never stops the server starting.
-    fn load(endpoint: Endpoint) -> Result<Self, CatalogError> {
-        Self::compile_with(endpoint, schema::compile_stored)
-    }
-
-    fn compile_with(
-        endpoint: Endpoint,
-        compile: fn(&serde_json::Value) -> Result<jsonschema::Validator, schema::SchemaError>,
-    ) -> Result<Self, CatalogError> {
         let invalid = |field| {
             move |e: schema::SchemaError| CatalogError::InvalidSchema {
                 field,
@@ -56,21 +51,50 @@ impl CompiledEndpoint {
                 pointer: e.pointer,
             }
         };
-        let input_validator =
-            Arc::new(compile(&endpoint.input_schema).map_err(invalid("inputSchema"))?);
-        let output_validator =
-            Arc::new(compile(&endpoint.output_schema).map_err(invalid("outputSchema"))?);
+        let validators = Validators {
+            input: Arc::new(
+                schema::compile(&endpoint.input_schema).map_err(invalid("inputSchema"))?,
+            ),
+            output: Arc::new(
+                schema::compile(&endpoint.output_schema).map_err(invalid("outputSchema"))?,
+            ),
+        };
+        let compiled = Self::load(endpoint);
+        let _ = compiled.validators.set(validators);
+        Ok(compiled)
+    }
+
+    /// A stored endpoint, its schemas checked when it was stored; they are compiled on its
+    /// first call, accepting patterns from before they had to be linear-time (run with a
+    /// bounded backtracking engine), so an upgrade never stops the server starting.
+    fn load(endpoint: Endpoint) -> Self {
         let search_text = [&endpoint.slug, &endpoint.title, &endpoint.description]
             .into_iter()
             .chain(&endpoint.tags)
             .map(|field| field.to_lowercase())
             .collect::<Vec<_>>()
             .join("\n");
-        Ok(Self {
+        Self {
             endpoint,
-            input_validator,
-            output_validator,
+            validators: OnceLock::new(),
             search_text,
+        }
+    }
+
+    fn validators(&self) -> &Validators {
+        self.validators.get_or_init(|| {
+            let compile = |field: &str, schema: &serde_json::Value| {
+                Arc::new(schema::compile_stored(schema).unwrap_or_else(|e| {
+                    // Only a schema stored by a version that checked less, or edited in the
+                    // store by hand: it refuses every value rather than accept anything.
+                    tracing::error!(slug = %self.endpoint.slug, field, error = %e.message, "a stored schema does not compile; it refuses every value");
+                    schema::refuse_all()
+                }))
+            };
+            Validators {
+                input: compile("inputSchema", &self.endpoint.input_schema),
+                output: compile("outputSchema", &self.endpoint.output_schema),
+            }
         })
     }
 
@@ -88,22 +112,22 @@ impl CompiledEndpoint {
     }
 
     pub fn input_violations(&self, input: &serde_json::Value) -> Vec<Violation> {
-        schema::violations(&self.input_validator, input)
+        schema::violations(&self.validators().input, input)
     }
 
     pub fn output_violations(&self, output: &serde_json::Value) -> Vec<Violation> {
-        schema::violations(&self.output_validator, output)
+        schema::violations(&self.validators().output, output)
     }
 
     /// [`input_violations`](Self::input_violations) for request handlers (see
     /// [`schema::violations_off_worker`]).
     pub async fn input_violations_async(&self, input: &serde_json::Value) -> Vec<Violation> {
-        schema::violations_off_worker(&self.input_validator, input).await
+        schema::violations_off_worker(&self.validators().input, input).await
     }
 
     /// [`output_violations`](Self::output_violations) for request handlers.
     pub async fn output_violations_async(&self, output: &serde_json::Value) -> Vec<Violation> {
-        schema::violations_off_worker(&self.output_validator, output).await
+        schema::violations_off_worker(&self.validators().output, output).await
     }
 }
 
@@ -277,7 +301,7 @@ impl Registry {
             after = Some(last.clone());
             for (key, bytes) in page {
                 let endpoint = decode(&key, &bytes)?;
-                index.insert(Arc::new(CompiledEndpoint::load(endpoint)?));
+                index.insert(Arc::new(CompiledEndpoint::load(endpoint)));
             }
         }
         let mut current = self.write();
@@ -523,5 +547,38 @@ mod tests {
             Err(CatalogError::NotFound(_))
         ));
         assert!(registry.get("one").is_none());
+    }
+
+    /// Stored endpoints load without compiling their schemas; on first use a schema from
+    /// before patterns had to be linear-time still validates, and one that no longer compiles
+    /// at all refuses every value instead of stopping the server or accepting anything.
+    #[tokio::test]
+    async fn stored_schemas_compile_on_first_use_and_never_stop_the_start() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let mut lookbehind = endpoint("lookbehind");
+        lookbehind.input_schema = json!({"type": "string", "pattern": "(?<=a)b"});
+        let mut broken = endpoint("broken");
+        broken.input_schema = json!({"type": 5});
+        for e in [&lookbehind, &broken] {
+            assert!(
+                CompiledEndpoint::compile(e.clone()).is_err(),
+                "refused when created"
+            );
+            store
+                .put(Tree::Endpoints, e.slug.as_bytes(), &encode(e).unwrap())
+                .await
+                .unwrap();
+        }
+        let registry = Registry::load(store).await.unwrap();
+        let lookbehind = registry.get("lookbehind").unwrap();
+        assert!(
+            lookbehind.validators.get().is_none(),
+            "not compiled at load"
+        );
+        assert!(lookbehind.input_violations(&json!("ab")).is_empty());
+        assert!(!lookbehind.input_violations(&json!("cb")).is_empty());
+        let broken = registry.get("broken").unwrap();
+        assert!(!broken.input_violations(&json!("anything")).is_empty());
+        assert!(!broken.input_violations(&json!(5)).is_empty());
     }
 }

@@ -320,6 +320,11 @@ fn chain_depth(
     Ok(deepest)
 }
 
+/// A validator that refuses every value.
+pub(super) fn refuse_all() -> jsonschema::Validator {
+    jsonschema::validator_for(&Value::Bool(false)).expect("`false` is a valid schema")
+}
+
 /// Compiles a schema stored before patterns had to be linear-time: with the backtracking
 /// engine, capped so that one match gives up (and fails validation) after a bounded number of
 /// steps. New and changed schemas go through [`compile`].
@@ -328,7 +333,7 @@ pub(super) fn compile_stored(schema: &Value) -> Result<jsonschema::Validator, Sc
         // Stored before loops were refused: validating with it would abort the server, and
         // refusing it would stop the server starting. It refuses every value instead.
         tracing::warn!(%pointer, "a stored schema applies itself to the same value; it now refuses every value");
-        return compile(&Value::Bool(false));
+        return Ok(refuse_all());
     }
     compile(schema).or_else(|refused| {
         jsonschema::options()
