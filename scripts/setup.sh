@@ -59,6 +59,14 @@ if ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed" 
   cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed"
 fi
 
+# tests/types: TypeScript (npm `typescript`, pinned by package-lock.json), to type-check the
+# project's handlers against web/toolhost.d.ts. Reinstalled only when the lock changes.
+types_dir="$(dirname "$0")/../tests/types"
+if ! cmp -s "$types_dir/package-lock.json" "$types_dir/node_modules/.installed-lock.json" 2>/dev/null; then
+  echo "setup: installing tests/types packages"
+  (cd "$types_dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+fi
+
 # tests/browser: playwright-core pinned by package-lock.json; reinstalled only when the lock changes.
 browser_dir="$(dirname "$0")/../tests/browser"
 if [ -f "$browser_dir/package-lock.json" ] && ! cmp -s "$browser_dir/package-lock.json" "$browser_dir/node_modules/.installed-lock.json"; then

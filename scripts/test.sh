@@ -3,9 +3,9 @@
 # whole workspace (server and sandbox; they include on-chain settlement against a local anvil
 # node, tests/api/chain.rs, the store conformance suite on sled and a throwaway PostgreSQL, and
 # three toolhost nodes on one PostgreSQL, tests/api/cluster.rs), the fuzz targets for a bounded
-# time (scripts/fuzz.sh), the API suite once more on PostgreSQL, the JS handler tests, the MCP
-# client suites (tests/mcp/run.sh), and the dashboard and guide in headless Chromium
-# (tests/browser/run.sh). CI runs exactly this (.ci/run).
+# time (scripts/fuzz.sh), the API suite once more on PostgreSQL, the JS handler tests, the
+# handler type checks (tests/types), the MCP client suites (tests/mcp/run.sh), and the dashboard
+# and guide in headless Chromium (tests/browser/run.sh). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -21,6 +21,10 @@ bash scripts/fuzz.sh
 # a schema per server): the shared store must keep every promise the embedded one does.
 TOOLHOST_TEST_STORE=postgres cargo test -p toolhost --test api --locked --no-fail-fast -- --skip cluster::
 (cd tests/js && node --test)
+# The handler types: every shipped handler and doc example type-checks against
+# web/toolhost.d.ts (tsc's checkJs, strict), a wrong handler fails where marked, and the d.ts
+# declares nothing the runtime lacks (tests/types/README.md).
+(cd tests/types && node --test)
 # MCP: the TypeScript and Python SDK clients and the conformance suite against a real server.
 bash tests/mcp/run.sh
 # The dashboard and the guide in headless Chromium, against the server binary just built.

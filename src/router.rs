@@ -84,6 +84,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(routes::revenue::mark_paid))
         .routes(routes!(routes::revenue::admin_revenue))
+        .routes(routes!(crate::web::handler_types))
 }
 
 pub fn build_router(app: AppState) -> Router {

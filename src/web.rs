@@ -5,6 +5,11 @@
 //! - `GET /guides/x402-agent-payment-infrastructure`: `web/guide/index.html` with every
 //!   `{base_url}` replaced by the configured base URL, so its examples are copy-paste;
 //!   `/guides/assets/{*path}`: the guide's stylesheet and script.
+//! - `GET /toolhost.d.ts`: `web/toolhost.d.ts`, the types of a JS handler's `req`, `ctx` and
+//!   globals, for builders' editors. In the OpenAPI document (it is part of the builder's
+//!   interface, not a page), so it is mounted by the router with the API routes; cacheable by
+//!   anyone for an hour (public, the same for every caller, no secret in it), then revalidated
+//!   by ETag, and readable cross-origin so a web editor elsewhere can load it.
 //!
 //! Every answer carries a strict Content-Security-Policy (`default-src 'self'`, no inline
 //! script or style), `nosniff`, `no-referrer` and no framing. Assets are revalidated on each
@@ -34,6 +39,9 @@ static WEB: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/web");
 
 pub const GUIDE_PATH: &str = "/guides/x402-agent-payment-infrastructure";
 
+/// Where `web/toolhost.d.ts` is served.
+pub const HANDLER_TYPES_PATH: &str = "/toolhost.d.ts";
+
 /// The policy of every page: scripts, styles, images and fetches from this origin only.
 pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
 connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -61,6 +69,26 @@ async fn guide(State(app): State<AppState>, headers: HeaderMap) -> Response {
 
 async fn guide_asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
     serve(&format!("guide/{path}"), &headers, None)
+}
+
+/// `GET /toolhost.d.ts`: the TypeScript declarations of a JS handler's `req`, `ctx` and globals.
+#[utoipa::path(get, path = "/toolhost.d.ts", tag = "builders",
+    responses(
+        (status = 200, description = "TypeScript declarations for JS handlers (web/toolhost.d.ts)", content_type = "application/typescript"),
+        (status = 304, description = "Unchanged (If-None-Match matched the ETag)"),
+    ))]
+pub async fn handler_types(headers: HeaderMap) -> Response {
+    let mut response = serve("toolhost.d.ts", &headers, None);
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    response
 }
 
 /// Serves one file of `web/`, or the JSON 404 of every unknown route. `base_url`, when given,
@@ -163,6 +191,7 @@ fn content_type(path: &str) -> &'static str {
         Some("png") => "image/png",
         Some("ico") => "image/x-icon",
         Some("txt") => "text/plain; charset=utf-8",
+        Some("ts") => "application/typescript; charset=utf-8",
         _ => "application/octet-stream",
     }
 }
@@ -257,5 +286,9 @@ mod tests {
         assert_eq!(content_type("a/b.js"), "text/javascript; charset=utf-8");
         assert_eq!(content_type("x.css"), "text/css; charset=utf-8");
         assert_eq!(content_type("index.html"), "text/html; charset=utf-8");
+        assert_eq!(
+            content_type("toolhost.d.ts"),
+            "application/typescript; charset=utf-8"
+        );
     }
 }

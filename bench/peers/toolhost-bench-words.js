@@ -6,6 +6,7 @@ function words(input) {
   return { words: trimmed === "" ? 0 : trimmed.split(/\s+/).length, upper: text.toUpperCase(), input };
 }
 
+/** @type {toolhost.Handler} */
 export default async function (req, ctx) {
   return words(req.input);
 }

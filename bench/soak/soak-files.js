@@ -1,5 +1,6 @@
 // bench/soak.sh: a handler with the `files` capability. Write, read back and list (three
 // ctx.files ops per call) over 16 paths, so the files stay bounded.
+/** @type {toolhost.Handler} */
 export default async function (req, ctx) {
   const n = Number.isInteger(req.input.n) ? req.input.n : 0;
   const path = "soak/" + (n % 16) + ".json";

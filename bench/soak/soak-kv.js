@@ -1,5 +1,6 @@
 // bench/soak.sh: a handler with the `kv` capability. Four ctx.kv ops per call (get, set with a
 // TTL, list, and a delete of another key), over 64 keys, so the store stays bounded.
+/** @type {toolhost.Handler} */
 export default async function (req, ctx) {
   const n = Number.isInteger(req.input.n) ? req.input.n : 0;
   const key = "k" + (n % 64);

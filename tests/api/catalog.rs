@@ -302,6 +302,7 @@ async fn manifest_lists_everything_an_agent_needs() {
         m["guide"],
         server.url("/guides/x402-agent-payment-infrastructure")
     );
+    assert_eq!(m["handlerTypes"], server.url("/toolhost.d.ts"));
 }
 
 #[tokio::test]

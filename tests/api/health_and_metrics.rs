@@ -85,6 +85,7 @@ async fn openapi_covers_every_route() {
         ("post", "/ai/admin/builders"),
         ("post", "/ai/admin/endpoints/{slug}/review"),
         ("get", "/ai/admin/reviews"),
+        ("get", "/toolhost.d.ts"),
     ];
     for (method, path) in mounted {
         assert!(

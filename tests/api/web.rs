@@ -127,3 +127,61 @@ async fn a_builder_lists_its_own_endpoints() {
         .await;
     assert_eq!(status, 401);
 }
+
+/// `GET /toolhost.d.ts`: the handler types builders' editors load, byte for byte the repo's
+/// `web/toolhost.d.ts` (the file `tests/types` checks the project's handlers against), public
+/// and cacheable, revalidated by ETag, listed in the manifest and the OpenAPI document.
+#[tokio::test]
+async fn the_handler_types_are_served_as_checked_in() {
+    let server = TestServer::start().await;
+    let on_disk =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/toolhost.d.ts"))
+            .unwrap();
+    let response = server
+        .client
+        .get(server.url("/toolhost.d.ts"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let headers = response.headers().clone();
+    assert_eq!(
+        headers["content-type"],
+        "application/typescript; charset=utf-8"
+    );
+    assert_eq!(headers["cache-control"], "public, max-age=3600");
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    let body = response.bytes().await.unwrap();
+    assert!(
+        body.as_ref() == on_disk.as_slice(),
+        "served bytes differ from web/toolhost.d.ts"
+    );
+    let text = String::from_utf8(on_disk).unwrap();
+    assert!(text.contains("declare namespace toolhost"));
+    assert!(text.contains("declare function fetch("));
+
+    let etag = headers["etag"].to_str().unwrap();
+    let again = server
+        .client
+        .get(server.url("/toolhost.d.ts"))
+        .header("if-none-match", etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["cache-control"], "public, max-age=3600");
+    assert!(again.bytes().await.unwrap().is_empty());
+
+    let (_, manifest) = server.get("/ai/manifest").await;
+    assert_eq!(manifest["handlerTypes"], server.url("/toolhost.d.ts"));
+    let (_, doc) = server.get("/openapi.json").await;
+    let types = &doc["paths"]["/toolhost.d.ts"]["get"];
+    assert!(
+        types["responses"]["200"]["content"]["application/typescript"].is_object(),
+        "{types}"
+    );
+    // Not a file server: other paths at the root stay 404.
+    let (status, _) = server.get("/toolhost.ts").await;
+    assert_eq!(status, 404);
+}

@@ -78,5 +78,6 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Value> {
         "dashboard": u("/dashboard"),
         "guide": u("/guides/x402-agent-payment-infrastructure"),
         "openapi": u("/openapi.json"),
+        "handlerTypes": u(crate::web::HANDLER_TYPES_PATH),
     }))
 }
