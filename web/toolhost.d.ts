@@ -13,12 +13,14 @@
 //   /** @type {toolhost.Handler} */
 //   export default async function (req, ctx) { ... }
 //
-// `"lib": []` leaves the globals to this file, which references the ECMAScript 2022 library
-// without its shared-memory part (the isolate has no SharedArrayBuffer and no Atomics) and
-// declares exactly the web globals the isolate installs (no window, document, self, caches,
-// WebSocket, XMLHttpRequest...). Those web types are TypeScript's own (lib.webworker.d.ts),
-// cut to what toolhost provides; the part below the "generated" line is written by
-// tests/types/web-globals.mjs, and tests/types checks it against what a real isolate has.
+// The globals are this file's alone: its `no-default-lib` line keeps TypeScript's default
+// libraries out (whatever `lib` says; `"types": []` keeps out @types packages such as Node's),
+// and it references the ECMAScript 2022 library without its shared-memory part (the isolate
+// has no SharedArrayBuffer and no Atomics) and declares exactly the web globals the isolate
+// installs (no window, document, self, caches, WebSocket, XMLHttpRequest...). Those web types
+// are TypeScript's own (lib.webworker.d.ts), cut to the globals and members toolhost provides;
+// the part below the "generated" line is written by tests/types/web-globals.mjs, and
+// tests/types checks it against what a real isolate has.
 //
 // What the types cannot say:
 // - Every `ctx` area but `env` needs its capability, granted by the admin; without it the call
@@ -28,6 +30,12 @@
 //   toolhost: the engine has no ECMA-402 locale data.
 // - `fetch` is always there, but rejects with code "capability_denied" without `fetch`, and
 //   reaches only the endpoint's `allowedHosts`.
+// - `crypto.subtle` takes every algorithm TypeScript knows; toolhost implements SHA-1/256/384/
+//   512 digests, HMAC, Ed25519 and ECDSA P-256 (docs/webcrypto.md), others reject with
+//   NotSupportedError.
+// - `console.*` writes the invocation's log lines only with the `logs` capability.
+// - RegExp's legacy statics (`RegExp.$1`, `lastMatch`, ...) come with TypeScript's ES library,
+//   marked deprecated; the engine has none of them.
 
 /// <reference no-default-lib="true" />
 /// <reference lib="es2016" />
@@ -70,8 +78,8 @@
  */
 declare namespace toolhost {
   /**
-   * A handler module's default export: called once per call with the call (`req`) and the
-   * endpoint's context (`ctx`). What it returns (or resolves to) is the answer: any JSON value
+   * A handler module's default export, an async function: called once per call with the call
+   * (`req`) and the endpoint's context (`ctx`). What it returns (or resolves to) is the answer: any JSON value
    * is a 200 with that body; `ctx.respond(...)` picks the status and headers. A thrown error
    * answers 500 `handler_error` with its message only.
    *
@@ -84,12 +92,7 @@ declare namespace toolhost {
    */
   type Handler<Input = any> = (req: HandlerRequest<Input>, ctx: Context) => Promise<unknown>;
 
-  /** The shape of a module a handler is: an ES module whose default export is the handler. */
-  interface HandlerModule<Input = any> {
-    default: Handler<Input>;
-  }
-
-  /** A JSON value, as kv, files and the answer carry. */
+  /** A JSON value, as kv, files and the answer carry (e.g. `ctx.kv.get<toolhost.JsonValue>(key)` in TypeScript). */
   type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
   /** The call a handler serves: a fresh object per call, parsed from JSON. */
