@@ -15,7 +15,7 @@
 //
 // The globals are this file's alone: its `no-default-lib` line keeps TypeScript's default
 // libraries out (whatever `lib` says; `"types": []` keeps out @types packages such as Node's),
-// and it references the ECMAScript 2022 library without its shared-memory part (the isolate
+// and it references the ECMAScript 2024 library without its shared-memory parts (the isolate
 // has no SharedArrayBuffer and no Atomics) and declares exactly the web globals the isolate
 // installs (no window, document, self, caches, WebSocket, XMLHttpRequest...). Those web types
 // are TypeScript's own (lib.webworker.d.ts), cut to the globals and members toolhost provides;
@@ -34,6 +34,9 @@
 //   512 digests, HMAC, Ed25519 and ECDSA P-256 (docs/webcrypto.md), others reject with
 //   NotSupportedError.
 // - `console.*` writes the invocation's log lines only with the `logs` capability.
+// - The engine has more than ES2024 (Set methods, iterator helpers, DisposableStack,
+//   Float16Array, Promise.try, Temporal); they are left untyped while TypeScript has them only
+//   as "esnext", whose contents change from release to release.
 // - RegExp's legacy statics (`RegExp.$1`, `lastMatch`, ...) come with TypeScript's ES library,
 //   marked deprecated; the engine has none of them.
 
@@ -72,6 +75,14 @@
 /// <reference lib="es2022.object" />
 /// <reference lib="es2022.regexp" />
 /// <reference lib="es2022.string" />
+/// <reference lib="es2023.array" />
+/// <reference lib="es2023.collection" />
+/// <reference lib="es2024.arraybuffer" />
+/// <reference lib="es2024.collection" />
+/// <reference lib="es2024.object" />
+/// <reference lib="es2024.promise" />
+/// <reference lib="es2024.regexp" />
+/// <reference lib="es2024.string" />
 
 /**
  * The handler contract. Types only: there is no `toolhost` value at run time.
