@@ -4,11 +4,13 @@
 //
 // Use it from a plain JavaScript handler with a tsconfig.json (or jsconfig.json) beside it:
 //
-//   { "compilerOptions": { "checkJs": true, "strict": true, "noEmit": true, "lib": [],
-//       "types": [], "target": "es2022", "module": "es2022" },
+//   { "compilerOptions": { "allowJs": true, "checkJs": true, "strict": true,
+//       "noImplicitAny": false, "noEmit": true, "lib": [], "types": [],
+//       "target": "es2022", "module": "es2022" },
 //     "files": ["toolhost.d.ts", "handler.js"] }
 //
-// and the handler's default export typed with JSDoc (TypeScript 5.7 or later):
+// (strict, but a helper's unannotated parameter may stay `any`), and the handler's default
+// export typed with JSDoc (TypeScript 5.7 or later):
 //
 //   /** @type {toolhost.Handler} */
 //   export default async function (req, ctx) { ... }

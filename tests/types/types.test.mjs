@@ -17,7 +17,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { spawnSync } from "node:child_process";
 import ts from "typescript";
+import { fileURLToPath } from "node:url";
 import { dtsPath, generate, root, surfacePath, withGenerated } from "./web-globals.mjs";
 
 const surface = JSON.parse(fs.readFileSync(surfacePath, "utf8"));
@@ -261,4 +263,27 @@ test("req and ctx are typed with what the runtime gives", () => {
   assert.deepEqual(props("AtomicOperation"), surface.ctx.atomic);
   assert.deepEqual(props("Files"), surface.ctx.files);
   assert.deepEqual(props("Log"), surface.ctx.log);
+});
+
+test("the tsconfig the d.ts header shows works with the tsc command", () => {
+  // The builder's flow, literally: the config from the header, tsc from npm, a handler file.
+  const dts = fs.readFileSync(dtsPath, "utf8");
+  const start = dts.indexOf('//   { "compilerOptions"');
+  const end = dts.indexOf("\n", dts.indexOf('"files"', start));
+  const config = JSON.parse(dts.slice(start, end).replace(/^\/\/ {3}/gm, ""));
+  const tsc = path.join(path.dirname(fileURLToPath(import.meta.url)), "node_modules/typescript/bin/tsc");
+  const run = (handler) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-tsc-"));
+    fs.copyFileSync(dtsPath, path.join(dir, "toolhost.d.ts"));
+    fs.copyFileSync(handler, path.join(dir, "handler.js"));
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(config));
+    const out = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
+    fs.rmSync(dir, { recursive: true, force: true });
+    return out;
+  };
+  const good = run(path.join(root, "fixtures/handlers/text-summary.js"));
+  assert.equal(good.status, 0, good.stdout + good.stderr);
+  const bad = run(result.hostile);
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stdout, /handler\.js\(\d+,\d+\): error TS2551: Property 'getg' does not exist on type 'Kv'/);
 });
