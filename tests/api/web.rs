@@ -155,7 +155,8 @@ async fn the_handler_types_are_served_as_checked_in() {
     let body = response.bytes().await.unwrap();
     assert!(
         body.as_ref() == on_disk.as_slice(),
-        "served bytes differ from web/toolhost.d.ts"
+        "served bytes differ from web/toolhost.d.ts (embedded at build time: after editing \
+         it, rebuild, e.g. touch src/web.rs)"
     );
     let text = String::from_utf8(on_disk).unwrap();
     assert!(text.contains("declare namespace toolhost"));
