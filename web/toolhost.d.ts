@@ -327,7 +327,7 @@ declare namespace toolhost {
 
 // ---- generated below this line by tests/types/web-globals.mjs: do not edit by hand ----
 
-// From TypeScript 5.9.3's lib.webworker.d.ts.
+// The declarations below are copied from TypeScript's library files, which carry this notice:
 /*! *****************************************************************************
 Copyright (c) Microsoft Corporation. All rights reserved.
 Licensed under the Apache License, Version 2.0 (the "License"); you may not use
@@ -344,12 +344,7 @@ and limitations under the License.
 ***************************************************************************** */
 
 
-/// <reference no-default-lib="true"/>
-
-/////////////////////////////
-/// Worker APIs
-/////////////////////////////
-
+// From TypeScript 5.9.3's lib.webworker.d.ts.
 interface AddEventListenerOptions extends EventListenerOptions {
     once?: boolean;
     passive?: boolean;

@@ -39,6 +39,12 @@ function libDir() {
   return path.dirname(require.resolve("typescript/lib/lib.d.ts"));
 }
 
+// Where a statement's own text starts: its JSDoc, else its first token (not the file's notice
+// and reference lines before the first statement).
+function startOf(node, sf) {
+  return node.jsDoc?.length ? node.jsDoc[0].getStart(sf) : node.getStart(sf);
+}
+
 function memberName(member, sf) {
   const name = member.name;
   if (!name) return null; // call, construct and index signatures
@@ -167,8 +173,12 @@ export function generate(surface) {
     }
   }
 
-  // Emit in the libs' order, with their comments.
-  const out = [];
+  // Emit in the libs' order, with their comments, under the libs' own notice.
+  const notice = files[0].text.match(/^\/\*![\s\S]*?\*\/\n/);
+  if (!notice) throw new Error(`${files[0].fileName} has no license notice`);
+  const out = [
+    `\n// The declarations below are copied from TypeScript's library files, which carry this notice:\n${notice[0]}`,
+  ];
   const overridden = new Set();
   for (const sf of files) {
     out.push(`\n// From TypeScript ${ts.version}'s ${sf.fileName}.`);
@@ -184,14 +194,14 @@ export function generate(surface) {
         }
         const keep = ts.isInterfaceDeclaration(node) ? allowed.get(name) : undefined;
         if (!keep) {
-          out.push(text.slice(node.getFullStart(), node.end).replace(/^\n+/, ""));
+          out.push(text.slice(startOf(node, sf), node.end));
           continue;
         }
         const members = node.members.filter(keepMember(keep, sf));
-        let body = text.slice(node.getFullStart(), node.members.pos);
+        let body = text.slice(startOf(node, sf), node.members.pos);
         for (const m of members) body += text.slice(m.getFullStart(), m.end);
         body += text.slice(node.members.end, node.end);
-        out.push(body.replace(/^\n+/, ""));
+        out.push(body);
       } else if (ts.isVariableStatement(node) || ts.isFunctionDeclaration(node)) {
         const name = ts.isFunctionDeclaration(node)
           ? node.name?.text
@@ -201,12 +211,12 @@ export function generate(surface) {
         if (type && ts.isTypeLiteralNode(type)) {
           const keep = new Set(["prototype", ...(runtime[name].static ?? [])]);
           const members = type.members.filter(keepMember(keep, sf));
-          let body = text.slice(node.getFullStart(), type.members.pos);
+          let body = text.slice(startOf(node, sf), type.members.pos);
           for (const m of members) body += text.slice(m.getFullStart(), m.end);
           body += text.slice(type.members.end, node.end);
-          out.push(body.replace(/^\n+/, ""));
+          out.push(body);
         } else {
-          out.push(text.slice(node.getFullStart(), node.end).replace(/^\n+/, ""));
+          out.push(text.slice(startOf(node, sf), node.end));
         }
       }
     }
