@@ -19,6 +19,6 @@ pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint,
 pub use schema::{example_for_schema, input_from_query, Violation};
 pub use seed::{seed_catalog, SeedError};
 pub use view::{
-    envelope, listing, listing_page, CatalogFilter, CatalogForm, EndpointRecord, ListingCache,
+    listing, listing_page, CatalogFilter, CatalogForm, EndpointRecord, Listing, ListingCache,
     RenderedListing,
 };

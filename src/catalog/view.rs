@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
@@ -102,13 +102,43 @@ pub(super) const SELF_SERVE_RULE: &str = "Builder-created endpoints must carry s
 Every builder create and update is scanned; content that appears to contain illegal material, secrets, \
 private data or unauthorized content is blocked (422 content_blocked) or held paused for admin review.";
 
-/// The catalog envelope of `GET /ai/endpoints` around already-filtered records.
-pub fn envelope(
-    urls: &Urls,
-    namespace: &str,
+/// The body of `GET /ai/endpoints`: the envelope's fixed part, then the records, serialized
+/// one at a time straight into the response (a catalog of 100,000 never exists as one JSON
+/// tree), then `nextCursor` when the listing is one page.
+#[derive(Serialize)]
+pub struct Listing<'a> {
+    #[serde(flatten)]
+    head: Map<String, Value>,
+    endpoints: Records<'a>,
+    /// `Some(null)` on a last page; absent when the listing is not paged.
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<Value>,
+}
+
+/// The public records of some endpoints, rendered as they are serialized.
+struct Records<'a> {
+    endpoints: Vec<Arc<CompiledEndpoint>>,
+    urls: &'a Urls,
     form: CatalogForm,
-    endpoints: Vec<EndpointRecord>,
-) -> Value {
+}
+
+impl Serialize for Records<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.endpoints.len()))?;
+        for compiled in &self.endpoints {
+            seq.serialize_element(&EndpointRecord::new(
+                &compiled.endpoint,
+                self.urls,
+                self.form,
+            ))?;
+        }
+        seq.end()
+    }
+}
+
+/// The catalog envelope of `GET /ai/endpoints` without its records.
+fn envelope_head(urls: &Urls, namespace: &str, form: CatalogForm) -> Map<String, Value> {
     let u = |path: &str| urls.at(path);
     let mut lifecycle = Map::new();
     let mut add = |key: &str, value: String| {
@@ -207,7 +237,6 @@ pub fn envelope(
     answer 402 with x402 payment requirements; retry with a signed payment to receive the result and a receipt.",
             PricingMode::FixedPriceSuccessReceipt.as_str()
         ),
-        "endpoints": endpoints,
     });
     if form == CatalogForm::Current {
         out["contentSafety"] = json!({
@@ -215,7 +244,10 @@ pub fn envelope(
             "selfServeRule": SELF_SERVE_RULE,
         });
     }
-    out
+    match out {
+        Value::Object(head) => head,
+        _ => unreachable!("built as an object above"),
+    }
 }
 
 /// The catalog filters of `GET /ai/endpoints`, shared with the MCP `catalog_search` tool: all
@@ -273,42 +305,48 @@ impl CatalogFilter {
 
 /// The body of `GET /ai/endpoints`: the catalog envelope around the public record of every
 /// listed endpoint that passes `filter`, in catalog order.
-pub fn listing(
+pub fn listing<'a>(
     catalog: &Registry,
-    urls: &Urls,
+    urls: &'a Urls,
     namespace: &str,
     form: CatalogForm,
     filter: &CatalogFilter,
-) -> Value {
-    let records = filter
+) -> Listing<'a> {
+    let endpoints = filter
         .page(catalog, None, usize::MAX, |c| c.endpoint.is_listed())
-        .endpoints
-        .iter()
-        .map(|c| EndpointRecord::new(&c.endpoint, urls, form))
-        .collect();
-    envelope(urls, namespace, form, records)
+        .endpoints;
+    Listing {
+        head: envelope_head(urls, namespace, form),
+        endpoints: Records {
+            endpoints,
+            urls,
+            form,
+        },
+        next_cursor: None,
+    }
 }
 
 /// One page of [`listing`]: the same envelope with `limit` records at most after `after`, and
 /// `nextCursor` (`null` on the last page).
-pub fn listing_page(
+pub fn listing_page<'a>(
     catalog: &Registry,
-    urls: &Urls,
+    urls: &'a Urls,
     namespace: &str,
     form: CatalogForm,
     filter: &CatalogFilter,
     after: Option<&CatalogPosition>,
     limit: usize,
-) -> Value {
+) -> Listing<'a> {
     let page = filter.page(catalog, after, limit, |c| c.endpoint.is_listed());
-    let records = page
-        .endpoints
-        .iter()
-        .map(|c| EndpointRecord::new(&c.endpoint, urls, form))
-        .collect();
-    let mut body = envelope(urls, namespace, form, records);
-    body["nextCursor"] = json!(page.next.as_ref().map(CatalogPosition::to_cursor));
-    body
+    Listing {
+        head: envelope_head(urls, namespace, form),
+        endpoints: Records {
+            endpoints: page.endpoints,
+            urls,
+            form,
+        },
+        next_cursor: Some(json!(page.next.as_ref().map(CatalogPosition::to_cursor))),
+    }
 }
 
 /// The unfiltered listing, rendered once per catalog generation and form, with an entity tag
