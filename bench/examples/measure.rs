@@ -132,9 +132,14 @@ async fn main() {
         Some(other) => panic!("unknown handler {other:?}: expected `trivial` or `web`"),
     };
     println!("handler: {handler}");
+    // Room for every measured isolate: the default memory budget (1 GiB, each isolate counted
+    // at its 64 MiB heap limit) holds only 16, and evicted isolates would leave the idle
+    // reading and overlap the back-to-back cold starts with teardowns.
+    let defaults = PoolConfig::default();
     let config = PoolConfig {
         max_isolates: isolates + 21,
-        ..PoolConfig::default()
+        memory_budget_bytes: (isolates + 21) * defaults.default_limits.heap_bytes,
+        ..defaults
     };
     let pool = Pool::new(config, Arc::new(NoHost));
 
@@ -179,6 +184,11 @@ async fn main() {
     // Let the spares consumed above be rebuilt, so they are counted in both readings.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss_after = rss_bytes();
+    let stats = pool.stats();
+    assert_eq!(
+        stats.evictions, 0,
+        "an isolate was evicted: the idle reading would be low"
+    );
     cold.sort();
     println!(
         "cold start back to back (spares exhausted: thread + runtime + module + first call), {isolates} endpoints: p50 {:?}, p90 {:?}, max {:?}",
@@ -188,10 +198,11 @@ async fn main() {
     );
     if let (Some(before), Some(after)) = (rss_before, rss_after) {
         println!(
-            "idle memory: {:.2} MiB per isolate (RSS {:.1} -> {:.1} MiB for {isolates} isolates)",
+            "idle memory: {:.2} MiB per isolate (RSS {:.1} -> {:.1} MiB for {isolates} isolates, {} live)",
             (after.saturating_sub(before)) as f64 / isolates as f64 / (1024.0 * 1024.0),
             before as f64 / (1024.0 * 1024.0),
-            after as f64 / (1024.0 * 1024.0)
+            after as f64 / (1024.0 * 1024.0),
+            stats.live_isolates
         );
     }
 
