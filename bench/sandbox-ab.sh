@@ -1,36 +1,40 @@
 #!/usr/bin/env bash
-# Before/after comparison of two builds of the sandbox in one interleaved run: the same machine,
-# the same minutes, so the load of a shared machine falls on both. Each round runs, for each
-# build, criterion's `isolate_creation` group (cold start with a spare ready, and with none) and
-# the `measure` example (cold starts, idle memory per isolate, warm call); the order alternates
-# (A B, then B A) so a drift in load does not favour one side. Builds that know the `web`
-# handler of the measure example (BUILD_WEB) also run it: cold start and idle memory of an
-# isolate whose handler uses the web globals. Prints one table of medians over the rounds.
+# Builds of the sandbox (before and after a change) compared in one interleaved run: the same
+# machine, the same minutes, so the load of a shared machine falls on all of them. Each round
+# runs, for each build, criterion's `isolate_creation` group (cold start with a spare ready, and
+# with none) and the `measure` example (cold starts, idle memory per isolate, warm call); the
+# order rotates from round to round (A B C, B C A, C A B, ...) so a drift in load favours no
+# build. Builds named in BUILD_WEB (their measure example knows the `web` handler) also run it:
+# cold start and idle memory of an isolate whose handler uses the web globals. Prints one table
+# of medians (min–max) over the rounds, then the raw rows.
 #
-#   A=dir-of-before B=dir-of-after bash bench/sandbox-ab.sh
+#   BUILDS="before=dir after=dir" BUILD_WEB="after" bash bench/sandbox-ab.sh
 #
 # Each dir holds two executables, built in release from the commit to measure:
-#   measure   target/release/examples/measure  (cargo bench -p sandbox --bench sandbox --example measure --no-run)
-#   criterion target/release/deps/sandbox-<hash> (the bench binary the same command prints)
-# Environment: A, B (the dirs), A_NAME, B_NAME (labels, default "before", "after"), ROUNDS
+#   measure   cargo build --release -p sandbox --example measure   (target/release/examples/measure)
+#   criterion cargo bench -p sandbox --bench sandbox --no-run       (the target/release/deps/sandbox-<hash> it prints)
+# Environment: BUILDS (name=dir, in order), BUILD_WEB (names, default: the last build), ROUNDS
 # (default 5), ISOLATES (measure's idle isolates, default 50), WARM_CALLS (default 2000),
-# WARM_UP and MEASURE (criterion seconds, default 1 and 3), BUILD_WEB (labels of builds that run
-# the web handler too, default "$B_NAME"). Needs python3.
+# WARM_UP and MEASURE (criterion seconds, default 1 and 3). Needs python3.
 set -euo pipefail
 
-: "${A:?A=dir with the before build}" "${B:?B=dir with the after build}"
-A_NAME=${A_NAME:-before}
-B_NAME=${B_NAME:-after}
+: "${BUILDS:?BUILDS=\"name=dir name=dir ...\"}"
+NAMES=()
+DIRS=()
+for b in $BUILDS; do
+  NAMES+=("${b%%=*}")
+  DIRS+=("${b#*=}")
+done
 ROUNDS=${ROUNDS:-5}
 ISOLATES=${ISOLATES:-50}
 WARM_CALLS=${WARM_CALLS:-2000}
 WARM_UP=${WARM_UP:-1}
 MEASURE=${MEASURE:-3}
-BUILD_WEB=${BUILD_WEB:-$B_NAME}
+BUILD_WEB=${BUILD_WEB:-${NAMES[-1]}}
 PY=${PYTHON:-python3}
 
 log() { printf '[sandbox-ab %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-for d in "$A" "$B"; do
+for d in "${DIRS[@]}"; do
   for exe in measure criterion; do
     [ -x "$d/$exe" ] || { log "ERROR: $d/$exe is missing or not executable"; exit 1; }
   done
@@ -93,21 +97,20 @@ EOF
 
 log "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+n=${#NAMES[@]}
 for round in $(seq 1 "$ROUNDS"); do
-  if [ $((round % 2)) = 1 ]; then
-    run_one "$A_NAME" "$A" "$round"
-    run_one "$B_NAME" "$B" "$round"
-  else
-    run_one "$B_NAME" "$B" "$round"
-    run_one "$A_NAME" "$A" "$round"
-  fi
+  for k in $(seq 0 $((n - 1))); do
+    i=$(((round - 1 + k) % n))
+    run_one "${NAMES[$i]}" "${DIRS[$i]}" "$round"
+  done
 done
 FINISHED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 log "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-"$PY" - "$RAW" "$A_NAME" "$B_NAME" "$STARTED" "$FINISHED" <<'EOF'
+"$PY" - "$RAW" "$STARTED" "$FINISHED" "${NAMES[@]}" <<'EOF'
 import json, statistics, sys
-raw, a, b, started, finished = sys.argv[1:6]
+raw, started, finished = sys.argv[1:4]
+names = sys.argv[4:]
 rows = [json.loads(line) for line in open(raw)]
 keys = []
 for r in rows:
@@ -122,12 +125,12 @@ def cell(build, key):
 print(f"{started} – {finished}, {max(r['round'] for r in rows)} rounds, load average (1, 5, 15 min) "
       f"after each build's round: " + "; ".join(" ".join(r["load"]) for r in rows))
 print()
-print(f"| figure | {a}: median (min–max) | {b}: median (min–max) |")
-print("|---|---:|---:|")
+print("| figure | " + " | ".join(f"{n}: median (min–max)" for n in names) + " |")
+print("|---|" + "---:|" * len(names))
 for k in keys:
-    print(f"| {k} | {cell(a, k)} | {cell(b, k)} |")
+    print(f"| {k} | " + " | ".join(cell(n, k) for n in names) + " |")
 print()
-print(f"raw rows (one per build and round): {raw} is removed on exit; they follow:")
+print("raw rows, one per build and round:")
 for r in rows:
     print(json.dumps(r))
 EOF
