@@ -13,6 +13,11 @@
 # Each dir holds two executables, built in release from the commit to measure:
 #   measure   cargo build --release -p sandbox --example measure   (target/release/examples/measure)
 #   criterion cargo bench -p sandbox --bench sandbox --no-run       (the target/release/deps/sandbox-<hash> it prints)
+# One CARGO_TARGET_DIR shared by worktrees of different commits can hand a build the other
+# worktree's `sandbox` crate: the unit has the same hash in both, and cargo's freshness check
+# reads the mtimes of the files the last build used (the other worktree's). Touch the crate's
+# sources (sandbox/src/lib.rs, bench/examples/measure.rs) before building each commit, or use
+# one target dir per commit, and check the binaries (e.g. `grep -c op_fetch_start measure`).
 # Environment: BUILDS (name=dir, in order), BUILD_WEB (names, default: the last build), ROUNDS
 # (default 5), ISOLATES (measure's idle isolates, default 50), WARM_CALLS (default 2000),
 # WARM_UP and MEASURE (criterion seconds, default 1 and 3). Needs python3.
