@@ -2,7 +2,11 @@
 //! endpoint), with a spare ready and back to back, warm call overhead (`Pool::invoke` of a
 //! trivial handler on a live isolate), and resident memory per idle isolate.
 //!
-//! Run with `cargo run --release -p sandbox --example measure [isolates] [warm-calls]`.
+//! Run with `cargo run --release -p sandbox --example measure [isolates] [warm-calls] [handler]`.
+//! `handler` is `trivial` (the default: plain ECMAScript, so no web script is ever loaded) or
+//! `web`: a handler that names `URL`, `TextEncoder`, `crypto.subtle` and `Response`, so every
+//! isolate loads those globals' scripts when it is bound (docs/handler-platform.md, "Loaded when
+//! used"). With `web` the cold starts include that load and the idle memory what it leaves.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -72,12 +76,25 @@ impl Host for NoHost {
     }
 }
 
-fn endpoint(slug: String) -> EndpointCode {
+/// The handler of the default run (the one the criterion cold start benchmarks use).
+const TRIVIAL: &str =
+    "export default async (req, ctx) => ({ echo: req.input, n: [1, 2, 3].map((x) => x * 2) });";
+
+/// A handler that uses the web globals on every call: URL, TextEncoder, SHA-256 through
+/// `crypto.subtle.digest`, and a `Response.json` body read back.
+const WEB: &str = r#"export default async (req, ctx) => {
+    const url = new URL(`https://example.com/items?i=${req.input.i}`);
+    const bytes = new TextEncoder().encode(url.href);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const res = Response.json({ path: url.pathname, i: url.searchParams.get("i"), first: digest[0] });
+    return await res.json();
+};"#;
+
+fn endpoint(slug: String, source: &str) -> EndpointCode {
     EndpointCode {
         slug,
         version: "v1".to_owned(),
-        source: "export default async (req, ctx) => ({ echo: req.input, n: [1, 2, 3].map((x) => x * 2) });"
-            .to_owned(),
+        source: source.to_owned(),
         capabilities: Capabilities::default(),
         env: BTreeMap::new(),
         limits: None,
@@ -109,15 +126,28 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     let isolates: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
     let warm_calls: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2000);
+    let (handler, source) = match args.next().as_deref() {
+        None | Some("trivial") => ("trivial", TRIVIAL),
+        Some("web") => ("web", WEB),
+        Some(other) => panic!("unknown handler {other:?}: expected `trivial` or `web`"),
+    };
+    println!("handler: {handler}");
+    // Room for every measured isolate: the default memory budget (1 GiB, each isolate counted
+    // at its 64 MiB heap limit) holds only 16, and evicted isolates would leave the idle
+    // reading and overlap the back-to-back cold starts with teardowns.
+    let defaults = PoolConfig::default();
     let config = PoolConfig {
         max_isolates: isolates + 21,
-        ..PoolConfig::default()
+        memory_budget_bytes: (isolates + 21) * defaults.default_limits.heap_bytes,
+        ..defaults
     };
     let pool = Pool::new(config, Arc::new(NoHost));
 
     // The first isolate of the process pays one-time engine initialization.
     let started = Instant::now();
-    let first = pool.invoke(&endpoint("first".into()), invocation(0)).await;
+    let first = pool
+        .invoke(&endpoint("first".into(), source), invocation(0))
+        .await;
     assert!(first.result.is_ok(), "{:?}", first.result);
     println!("process-first isolate + call: {:?}", started.elapsed());
 
@@ -125,7 +155,9 @@ async fn main() {
     let mut cold_spare = Vec::new();
     for i in 0..20 {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let report = pool.invoke(&endpoint(format!("s{i}")), invocation(i)).await;
+        let report = pool
+            .invoke(&endpoint(format!("s{i}"), source), invocation(i))
+            .await;
         assert!(report.result.is_ok(), "{:?}", report.result);
         cold_spare.push(report.duration);
     }
@@ -143,13 +175,20 @@ async fn main() {
     let rss_before = rss_bytes();
     let mut cold = Vec::with_capacity(isolates);
     for i in 0..isolates {
-        let report = pool.invoke(&endpoint(format!("e{i}")), invocation(i)).await;
+        let report = pool
+            .invoke(&endpoint(format!("e{i}"), source), invocation(i))
+            .await;
         assert!(report.result.is_ok(), "{:?}", report.result);
         cold.push(report.duration);
     }
     // Let the spares consumed above be rebuilt, so they are counted in both readings.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss_after = rss_bytes();
+    let stats = pool.stats();
+    assert_eq!(
+        stats.evictions, 0,
+        "an isolate was evicted: the idle reading would be low"
+    );
     cold.sort();
     println!(
         "cold start back to back (spares exhausted: thread + runtime + module + first call), {isolates} endpoints: p50 {:?}, p90 {:?}, max {:?}",
@@ -159,14 +198,15 @@ async fn main() {
     );
     if let (Some(before), Some(after)) = (rss_before, rss_after) {
         println!(
-            "idle memory: {:.2} MiB per isolate (RSS {:.1} -> {:.1} MiB for {isolates} isolates)",
+            "idle memory: {:.2} MiB per isolate (RSS {:.1} -> {:.1} MiB for {isolates} isolates, {} live)",
             (after.saturating_sub(before)) as f64 / isolates as f64 / (1024.0 * 1024.0),
             before as f64 / (1024.0 * 1024.0),
-            after as f64 / (1024.0 * 1024.0)
+            after as f64 / (1024.0 * 1024.0),
+            stats.live_isolates
         );
     }
 
-    let warm_endpoint = endpoint("e0".into());
+    let warm_endpoint = endpoint("e0".into(), source);
     let mut warm = Vec::with_capacity(warm_calls);
     for i in 0..warm_calls {
         let report = pool.invoke(&warm_endpoint, invocation(i)).await;
