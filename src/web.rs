@@ -106,11 +106,7 @@ fn serve(path: &str, request: &HeaderMap, base_url: Option<&str>) -> Response {
         None => bytes,
     };
     let etag = etag_of(path, &body);
-    let mut response = if request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|tag| tag.trim() == etag))
-    {
+    let mut response = if etag_matches(request, &etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut response = body.into_owned().into_response();
@@ -127,6 +123,18 @@ fn serve(path: &str, request: &HeaderMap, base_url: Option<&str>) -> Response {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     security_headers(headers);
     response
+}
+
+/// Whether the request's `If-None-Match` names `etag` (or is `*`): then the answer is 304.
+/// Weak tags compare by their opaque part, as RFC 9110 asks for `If-None-Match`.
+pub fn etag_matches(request: &HeaderMap, etag: &str) -> bool {
+    request
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
 }
 
 /// The headers every page and asset carries.

@@ -115,7 +115,7 @@ pub async fn list_endpoints(
         (header::ETAG, full.etag.clone()),
         (header::CACHE_CONTROL, "no-cache".to_owned()),
     ];
-    if etag_matches(&headers, &full.etag) {
+    if crate::web::etag_matches(&headers, &full.etag) {
         return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
     }
     Ok((
@@ -124,18 +124,6 @@ pub async fn list_endpoints(
         full.body,
     )
         .into_response())
-}
-
-/// Whether `If-None-Match` names `etag` (or is `*`). Weak tags compare by their opaque part,
-/// as RFC 9110 asks for `If-None-Match`.
-fn etag_matches(headers: &HeaderMap, etag: &str) -> bool {
-    headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
