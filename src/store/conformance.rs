@@ -789,6 +789,43 @@ async fn count(client: &tokio_postgres::Client, query: &str) -> i64 {
     client.query_one(query, &[]).await.unwrap().get(0)
 }
 
+/// A node's own writes are published once each even when its poller reads them back before
+/// the writer has published them (a poller that polls all the time makes that likely).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_own_writes_are_published_once_against_an_eager_poller() {
+    let url = fresh_url().await;
+    let options = PgOptions {
+        poll_interval: Duration::from_millis(1),
+        ..PgOptions::default()
+    };
+    let store = Arc::new(PgStore::connect_with(&url, options).await.unwrap());
+    let mut changes = store.changes();
+    const WRITERS: usize = 4;
+    const EACH: usize = 40;
+    let tasks: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                for i in 0..EACH {
+                    let key = format!("w{w}-{i}");
+                    store
+                        .put(Tree::Endpoints, key.as_bytes(), b"v")
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let mut seen = receive(&mut changes, WRITERS * EACH).await;
+    assert_quiet(&mut changes, Duration::from_millis(300)).await;
+    seen.sort_by(|a, b| a.key.cmp(&b.key));
+    seen.dedup();
+    assert_eq!(seen.len(), WRITERS * EACH, "every key once");
+}
+
 /// Another node sees a write to a watched tree within a second, in order; unwatched trees and
 /// failed batches produce nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

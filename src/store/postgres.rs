@@ -127,8 +127,8 @@ const SQL_PRUNE_CHANGES: &str =
 pub struct PgStore {
     pool: Pool,
     changes: broadcast::Sender<Change>,
-    /// Generations this node wrote and already published, for its poller to skip.
-    own_generations: Arc<Mutex<HashSet<(Tree, i64)>>>,
+    /// Shared with the poller: which generations were published, by whom.
+    published: Arc<Mutex<Published>>,
     stop_poller: watch::Sender<bool>,
     poller: Mutex<Option<JoinHandle<()>>>,
 }
@@ -176,12 +176,15 @@ impl PgStore {
         let start = start_generations(&pool).await?;
 
         let (changes, _) = broadcast::channel(CHANGE_CAPACITY);
-        let own_generations = Arc::new(Mutex::new(HashSet::new()));
+        let published = Arc::new(Mutex::new(Published {
+            own: HashSet::new(),
+            polled: start.iter().copied().collect(),
+        }));
         let (stop_poller, stop) = watch::channel(false);
         let poller = ChangePoller {
             pool: pool.clone(),
             changes: changes.clone(),
-            own_generations: Arc::clone(&own_generations),
+            published: Arc::clone(&published),
             interval: options.poll_interval,
             retention: options.change_retention,
             last: start,
@@ -190,7 +193,7 @@ impl PgStore {
         Ok(PgStore {
             pool,
             changes,
-            own_generations,
+            published,
             stop_poller,
             poller: Mutex::new(Some(poller)),
         })
@@ -235,16 +238,21 @@ impl PgStore {
     }
 
     /// Publishes a committed plan's watched keys here and now, and remembers their
-    /// generations so the poller does not publish them again.
+    /// generations so the poller does not publish them again; those the poller has read
+    /// already (between the commit and now) it has published, and are not published twice.
     fn published(&self, plan: &Plan<'_>, applied: &Applied) {
         if plan.watched.is_empty() {
             return;
         }
-        let mut own = lock(&self.own_generations);
+        let mut published = lock(&self.published);
         for ((tree, keys), last) in plan.watched.iter().zip(&applied.generations) {
             let first = last - keys.len() as i64 + 1;
+            let polled = published.polled.get(tree).copied().unwrap_or(i64::MIN);
             for (gen, key) in (first..).zip(keys) {
-                own.insert((*tree, gen));
+                if gen <= polled {
+                    continue;
+                }
+                published.own.insert((*tree, gen));
                 let _ = self.changes.send(Change {
                     tree: *tree,
                     key: key.to_vec(),
@@ -785,11 +793,21 @@ async fn start_generations(pool: &Pool) -> StoreResult<Vec<(Tree, i64)>> {
     Ok(start)
 }
 
+/// What a node's writers and its poller know of the generations published, under one lock: a
+/// generation is published once, by whichever side sees it first (the poller can read a commit
+/// back before its writer has published it).
+struct Published {
+    /// Generations this node wrote and published that the poller has not read yet.
+    own: HashSet<(Tree, i64)>,
+    /// The last generation the poller has read (and published, when not its own), per tree.
+    polled: HashMap<Tree, i64>,
+}
+
 /// The background task that turns other nodes' change rows into [`Change`]s.
 struct ChangePoller {
     pool: Pool,
     changes: broadcast::Sender<Change>,
-    own_generations: Arc<Mutex<HashSet<(Tree, i64)>>>,
+    published: Arc<Mutex<Published>>,
     interval: Duration,
     retention: Duration,
     /// The last generation read, per watched tree.
@@ -842,7 +860,7 @@ impl ChangePoller {
                 .query(&statement, &[&tree.name(), &*last])
                 .await
                 .map_err(read_error)?;
-            let mut own = lock(&self.own_generations);
+            let mut published = lock(&self.published);
             for row in rows {
                 let gen: i64 = column(&row, 0)?;
                 let key: Vec<u8> = column(&row, 1)?;
@@ -858,15 +876,16 @@ impl ChangePoller {
                     });
                 }
                 *last = gen;
-                if own.remove(&(*tree, gen)) {
+                if published.own.remove(&(*tree, gen)) {
                     continue;
                 }
                 let _ = self.changes.send(Change { tree: *tree, key });
             }
-            // Own generations read back before they were remembered are not read again.
-            let tree = *tree;
-            let last = *last;
-            own.retain(|(t, gen)| *t != tree || *gen > last);
+            published.polled.insert(*tree, *last);
+            // Own generations the poller went past without reading (pruned before it came)
+            // will not come back.
+            let (tree, last) = (*tree, *last);
+            published.own.retain(|(t, gen)| *t != tree || *gen > last);
         }
         Ok(())
     }
