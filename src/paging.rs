@@ -26,6 +26,18 @@ pub struct PageQuery {
     pub limit: Option<usize>,
 }
 
+/// A page's `limit`: 1 to [`MAX_LIMIT`], [`DEFAULT_LIMIT`] when absent.
+pub fn parse_limit(limit: Option<usize>) -> Result<usize, ApiError> {
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::bad_request(
+            ErrorCode::InvalidQuery,
+            format!("limit must be 1 to {MAX_LIMIT}"),
+        ));
+    }
+    Ok(limit)
+}
+
 /// A validated page request.
 #[derive(Debug, Clone)]
 pub struct PageRequest {
@@ -35,13 +47,7 @@ pub struct PageRequest {
 
 impl PageRequest {
     pub fn parse(cursor: Option<&str>, limit: Option<usize>) -> Result<Self, ApiError> {
-        let limit = limit.unwrap_or(DEFAULT_LIMIT);
-        if !(1..=MAX_LIMIT).contains(&limit) {
-            return Err(ApiError::bad_request(
-                ErrorCode::InvalidQuery,
-                format!("limit must be 1 to {MAX_LIMIT}"),
-            ));
-        }
+        let limit = parse_limit(limit)?;
         if let Some(c) = cursor {
             if c.len() != 32 || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(ApiError::bad_request(

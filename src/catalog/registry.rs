@@ -30,9 +30,9 @@ pub struct CompiledEndpoint {
     /// called by one process, and a compiled validator costs more memory than the endpoint's
     /// own record (bench/RESULTS.md, catalog size).
     validators: OnceLock<Validators>,
-    /// Slug, title, description and tags, lower-cased, one per line: what the catalog's `q`
-    /// searches, prepared once instead of lower-casing four fields per endpoint per search.
-    search_text: String,
+    /// Slug, title, description and tags, lower-cased: what the catalog's `q` searches,
+    /// prepared once instead of lower-casing them per endpoint per search.
+    search_fields: Vec<String>,
 }
 
 /// Shared so a large input can be validated on the blocking pool.
@@ -68,16 +68,15 @@ impl CompiledEndpoint {
     /// first call, accepting patterns from before they had to be linear-time (run with a
     /// bounded backtracking engine), so an upgrade never stops the server starting.
     fn load(endpoint: Endpoint) -> Self {
-        let search_text = [&endpoint.slug, &endpoint.title, &endpoint.description]
+        let search_fields = [&endpoint.slug, &endpoint.title, &endpoint.description]
             .into_iter()
             .chain(&endpoint.tags)
             .map(|field| field.to_lowercase())
-            .collect::<Vec<_>>()
-            .join("\n");
+            .collect();
         Self {
             endpoint,
             validators: OnceLock::new(),
-            search_text,
+            search_fields,
         }
     }
 
@@ -101,8 +100,8 @@ impl CompiledEndpoint {
     /// Whether `needle` (already lower-cased) occurs in the slug, title, description or a tag,
     /// ignoring case.
     pub fn mentions(&self, needle: &str) -> bool {
-        self.search_text
-            .split('\n')
+        self.search_fields
+            .iter()
             .any(|field| field.contains(needle))
     }
 

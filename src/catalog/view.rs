@@ -274,18 +274,16 @@ impl CatalogFilter {
         self.tag.is_none() && self.needle.is_none() && self.mode.is_none()
     }
 
-    pub fn accepts(&self, compiled: &CompiledEndpoint) -> bool {
-        let endpoint = &compiled.endpoint;
-        let tag_ok = self
-            .tag
-            .as_deref()
-            .is_none_or(|t| endpoint.tags.iter().any(|x| x.eq_ignore_ascii_case(t)));
-        let mode_ok = self.mode.is_none_or(|m| endpoint.pricing_mode() == m);
+    /// The filters besides `tag`, which [`Registry::page`] applies through its tag index.
+    fn accepts_besides_tag(&self, compiled: &CompiledEndpoint) -> bool {
+        let mode_ok = self
+            .mode
+            .is_none_or(|m| compiled.endpoint.pricing_mode() == m);
         let q_ok = self
             .needle
             .as_deref()
             .is_none_or(|needle| compiled.mentions(needle));
-        tag_ok && mode_ok && q_ok
+        mode_ok && q_ok
     }
 
     /// Up to `limit` endpoints passing the filter and `keep`, after `after`: through the tag's
@@ -298,7 +296,7 @@ impl CatalogFilter {
         keep: impl Fn(&CompiledEndpoint) -> bool,
     ) -> CatalogPage {
         catalog.page(after, self.tag.as_deref(), limit, |c| {
-            keep(c) && self.accepts(c)
+            keep(c) && self.accepts_besides_tag(c)
         })
     }
 }

@@ -73,13 +73,7 @@ pub async fn list_endpoints(
     let filter = CatalogFilter::new(query.tag.as_deref(), query.q.as_deref(), mode);
     let namespace = &app.config.catalog_namespace;
     if query.limit.is_some() || query.cursor.is_some() {
-        let limit = query.limit.unwrap_or(paging::DEFAULT_LIMIT);
-        if !(1..=paging::MAX_LIMIT).contains(&limit) {
-            return Err(ApiError::bad_request(
-                ErrorCode::InvalidQuery,
-                format!("limit must be 1 to {}", paging::MAX_LIMIT),
-            ));
-        }
+        let limit = paging::parse_limit(query.limit)?;
         let after = query
             .cursor
             .as_deref()
