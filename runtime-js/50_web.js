@@ -232,6 +232,22 @@
     });
   }
 
+  // The globals `source` names (every one when `source` is null). A handler
+  // is one module that may import nothing, so a name its source does not
+  // contain is never read before the call that reads it by a computed name.
+  function namedGlobals(source) {
+    if (source === null) {
+      return NAMES;
+    }
+    const named = [];
+    for (let i = 0; i < NAMES.length; i++) {
+      if (RegExpPrototypeTest(new SafeRegExp(`\\b${NAMES[i]}\\b`), source)) {
+        ArrayPrototypePush(named, NAMES[i]);
+      }
+    }
+    return named;
+  }
+
   // Each global as the web platform has it (writable, configurable, not
   // enumerable), first as an accessor that loads it when read; then the ones
   // `source` names are read at once, before the handler's module runs.
@@ -253,15 +269,45 @@
         configurable: true,
       });
     }
-    for (let i = 0; i < NAMES.length; i++) {
-      const name = NAMES[i];
-      if (RegExpPrototypeTest(new SafeRegExp(`\\b${name}\\b`), source)) {
-        define(name, WEB_GLOBALS[name]());
-      }
+    const named = namedGlobals(source);
+    for (let i = 0; i < named.length; i++) {
+      define(named[i], WEB_GLOBALS[named[i]]());
+    }
+  }
+
+  // What loading a global's scripts ahead of time takes, where that is not
+  // resolving it: `performance` would fix its time origin now, the timers
+  // and `fetch` load their scripts only when called.
+  const PRELOAD = {
+    __proto__: null,
+    performance: () => load("ext:deno_web/15_performance.js"),
+    Performance: () => load("ext:deno_web/15_performance.js"),
+    setTimeout: webTimers,
+    setInterval: webTimers,
+    clearTimeout: webTimers,
+    clearInterval: webTimers,
+    fetch: () => {
+      WEB_GLOBALS.Response();
+      WEB_GLOBALS.AbortSignal();
+    },
+  };
+
+  // Loads the scripts behind the globals `source` names (every global's
+  // when null) into a runtime no endpoint has yet, so binding it costs no
+  // parsing (sandbox/src/isolate.rs, `WebPreload`). Defines no global:
+  // `installWebGlobals` still does, after the scrub, and its loads then find
+  // the scripts' exports ready.
+  function preloadWebGlobals(source) {
+    const named = namedGlobals(source);
+    for (let i = 0; i < named.length; i++) {
+      const preload = PRELOAD[named[i]] ?? WEB_GLOBALS[named[i]];
+      preload();
     }
   }
 
   toolhost.installWebGlobals = installWebGlobals;
+  toolhost.preloadWebGlobals = preloadWebGlobals;
+  toolhost.webGlobalNames = NAMES;
   toolhost.domException = domException;
   toolhost.webGlobal = (name) => WEB_GLOBALS[name]();
   toolhost.clearCallTimers = clearCallTimers;

@@ -53,9 +53,22 @@ pub(crate) struct Finished {
     pub(crate) reusable: bool,
 }
 
+/// Which web scripts a blank runtime loads while it waits for its endpoint, so that binding it
+/// parses none of them (docs/handler-platform.md, "Spares").
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WebPreload<'a> {
+    /// None: the endpoint's isolate loads what its source names when it binds.
+    Nothing,
+    /// Every web global's: a spare for whichever endpoint that uses them comes next.
+    Every,
+    /// Those this source names: the next isolate of a known endpoint.
+    NamedIn(&'a str),
+}
+
 /// A runtime with the glue loaded but no endpoint yet: the expensive half of an isolate, made
 /// ahead of time by idle threads (spares, and workers that just recycled) so a cold start only
-/// binds. It never ran any handler code, so binding it to any endpoint is safe.
+/// binds. It never ran any handler code, so binding it to any endpoint is safe; the web scripts
+/// it may have loaded ([`WebPreload`]) are Deno's, run with no endpoint's data.
 pub(crate) struct Blank {
     runtime: JsRuntime,
     setup: v8::Global<v8::Function>,
@@ -64,7 +77,7 @@ pub(crate) struct Blank {
 }
 
 impl Blank {
-    pub(crate) fn new(heap_bytes: usize) -> Result<Blank, SandboxError> {
+    pub(crate) fn new(heap_bytes: usize, preload: WebPreload<'_>) -> Result<Blank, SandboxError> {
         let specifier = handler_specifier()?;
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
             // Blobs may hold as many bytes again as the heap.
@@ -84,6 +97,7 @@ impl Blank {
             .map_err(|err| SandboxError::Internal(format!("runtime glue is missing: {err}")))?;
         let setup = function(&mut runtime, setup)
             .ok_or_else(|| SandboxError::Internal("runtime glue has no setup".to_owned()))?;
+        preload_web_globals(&mut runtime, preload)?;
         Ok(Blank {
             runtime,
             setup,
@@ -111,6 +125,13 @@ impl Blank {
             heap_bytes: _,
         } = self;
         let limits = code.limits.unwrap_or(env.config.default_limits);
+        // `performance.now()` counts from deno_web's start time, set when the runtime was
+        // built; a blank may have waited long since, and how long would tell a handler when
+        // the pool last had a cold start. The endpoint's time origin is now.
+        runtime
+            .op_state()
+            .borrow_mut()
+            .put(deno_web::StartTime::default());
         runtime.op_state().borrow_mut().put(EndpointState {
             slug: code.slug.clone(),
             capabilities: code.capabilities,
@@ -332,6 +353,42 @@ fn describe(err: &CoreError) -> String {
     }
 }
 
+/// Runs the glue's `preloadWebGlobals` (runtime-js/50_web.js) for `preload`.
+fn preload_web_globals(
+    runtime: &mut JsRuntime,
+    preload: WebPreload<'_>,
+) -> Result<(), SandboxError> {
+    let source = match preload {
+        WebPreload::Nothing => return Ok(()),
+        WebPreload::Every => None,
+        WebPreload::NamedIn(source) => Some(source),
+    };
+    let failed = |err: &dyn std::fmt::Display| {
+        SandboxError::Internal(format!("cannot preload the web globals: {err}"))
+    };
+    let preload = runtime
+        .execute_script(
+            "ext:toolhost/preload",
+            "globalThis.__bootstrap.toolhost.preloadWebGlobals",
+        )
+        .map_err(|err| failed(&err))?;
+    let preload = function(runtime, preload).ok_or_else(|| failed(&"not a function"))?;
+    let arg = match source {
+        Some(source) => string_value(runtime, source)?,
+        None => {
+            deno_core::scope!(scope, runtime);
+            let null: v8::Local<v8::Value> = v8::null(scope).into();
+            v8::Global::new(scope, null)
+        }
+    };
+    // A plain function: the call has finished when `call_with_args` returns.
+    match runtime.call_with_args(&preload, &[arg]).now_or_never() {
+        Some(Ok(_)) => Ok(()),
+        Some(Err(err)) => Err(failed(&err)),
+        None => Err(failed(&"it did not return")),
+    }
+}
+
 fn string_value(
     runtime: &mut JsRuntime,
     text: &str,
@@ -361,4 +418,40 @@ fn decode<T: DeserializeOwned>(
     let value = v8::Local::new(scope, value);
     serde_v8::from_v8(scope, value)
         .map_err(|err| SandboxError::Internal(format!("unexpected dispatch outcome: {err}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::web::WEB_GLOBAL_NAMES;
+
+    /// The pool picks spares by the Rust list; the glue installs its own. A name missing from
+    /// the Rust list would only cost cold starts, so nothing else would notice.
+    #[test]
+    fn the_web_global_names_match_the_glue() {
+        let mut blank = Blank::new(32 << 20, WebPreload::Nothing).expect("blank");
+        let names = blank
+            .runtime
+            .execute_script(
+                "ext:toolhost/test",
+                "JSON.stringify(globalThis.__bootstrap.toolhost.webGlobalNames)",
+            )
+            .expect("names");
+        let names: String = decode(&mut blank.runtime, names).expect("string");
+        let names: Vec<String> = serde_json::from_str(&names).expect("json");
+        assert_eq!(names, WEB_GLOBAL_NAMES);
+    }
+
+    #[test]
+    fn every_web_script_preloads_into_a_blank() {
+        for preload in [
+            WebPreload::Every,
+            WebPreload::NamedIn("new Response(new URL('https://a.example').href)"),
+            WebPreload::NamedIn("setTimeout; performance; fetch"),
+        ] {
+            if let Err(err) = Blank::new(32 << 20, preload) {
+                panic!("{preload:?}: {err}");
+            }
+        }
+    }
 }

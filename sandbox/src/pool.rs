@@ -26,6 +26,7 @@ use tokio::sync::oneshot;
 use crate::limits::admission::{Admission, Permit};
 use crate::limits::deadline::{Check, Progress};
 use crate::limits::timeout::Watchdog;
+use crate::ops::web::names_web_globals;
 use crate::worker::{report, Command, Counters, QueueError, Shared, WorkerHandle};
 use crate::{EndpointCode, Host, Invocation, InvocationReport, PoolConfig, SandboxError};
 
@@ -45,7 +46,9 @@ struct State {
     endpoints: HashMap<String, Endpoint>,
     /// Logical clock for least-recently-used eviction.
     tick: u64,
-    /// Unbound threads holding a ready blank runtime, handed to the next cold start.
+    /// Unbound threads holding a ready blank runtime, handed to the next cold start. Each is
+    /// plain or has the web scripts loaded; a spare taken is replaced by one of the kind its
+    /// endpoint wanted, so the mix follows the cold starts (docs/handler-platform.md, "Spares").
     spares: Vec<WorkerHandle>,
     /// Threads a caller gave up on (stuck past their hard deadline) that have not ended yet.
     abandoned: Vec<Abandoned>,
@@ -88,6 +91,9 @@ pub struct PoolStats {
     pub spare_isolates: usize,
     /// Spares whose runtime is built: that many cold starts only bind and load the module.
     pub ready_spares: usize,
+    /// Spares whose runtime has every web global's scripts loaded (taken first by endpoints
+    /// that use the web globals).
+    pub web_spares: usize,
     /// Per endpoint: instances and admitted invocations.
     pub endpoints: Vec<EndpointStats>,
     /// Isolates built (first use, after recycling, for a new version).
@@ -139,6 +145,7 @@ impl PoolStats {
         self.live_heap_bytes += other.live_heap_bytes;
         self.spare_isolates += other.spare_isolates;
         self.ready_spares += other.ready_spares;
+        self.web_spares += other.web_spares;
         self.endpoints.extend(other.endpoints);
         self.isolates_created += other.isolates_created;
         self.invocations += other.invocations;
@@ -201,7 +208,7 @@ impl Pool {
                 state: Mutex::new(State::default()),
             }),
         };
-        pool.refill_spares(&mut pool.lock());
+        pool.refill_spares(&mut pool.lock(), false);
         pool
     }
 
@@ -338,6 +345,7 @@ impl Pool {
         let live_heap_bytes = self.usage(&state, None).heap;
         let spare_isolates = state.spares.len();
         let ready_spares = state.spares.iter().filter(|s| s.is_ready()).count();
+        let web_spares = state.spares.iter().filter(|s| s.is_web()).count();
         let abandoned_isolates = abandoned_in(&state);
         drop(state);
         endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
@@ -347,6 +355,7 @@ impl Pool {
             live_heap_bytes,
             spare_isolates,
             ready_spares,
+            web_spares,
             endpoints,
             isolates_created: counters.isolates_created.load(Ordering::Relaxed),
             invocations: counters.invocations.load(Ordering::Relaxed),
@@ -607,15 +616,20 @@ impl Pool {
         let default_heap = code
             .limits
             .is_none_or(|limits| limits.heap_bytes == config.default_limits.heap_bytes);
+        let web = names_web_globals(&code.source);
         state.spares.retain(|spare| !spare.is_dead());
         let spare = if default_heap {
-            state.spares.pop()
+            // One of the endpoint's kind, else any: a plain runtime loads the scripts the
+            // endpoint names when it binds, and a plain endpoint's never reads a loaded one.
+            let kind = state.spares.iter().rposition(|spare| spare.is_web() == web);
+            kind.or(state.spares.len().checked_sub(1))
+                .map(|at| state.spares.remove(at))
         } else {
             None
         };
         let worker = match spare {
             Some(spare) => spare,
-            None => self.spawn(state)?,
+            None => self.spawn(state, false)?,
         };
         worker.bind(code).map_err(|_| {
             SandboxError::Internal("the isolate thread ended unexpectedly".to_owned())
@@ -623,14 +637,15 @@ impl Pool {
         let endpoint = state.endpoints.get_mut(slug).expect("endpoint exists");
         endpoint.instances.push(worker);
         let index = endpoint.instances.len() - 1;
-        self.refill_spares(state);
+        self.refill_spares(state, web);
         Ok(index)
     }
 
-    /// Tops the spares up to `spare_isolates`; their runtimes are built on their own threads.
-    fn refill_spares(&self, state: &mut State) {
+    /// Tops the spares up to `spare_isolates` with spares of the `web` kind; their runtimes
+    /// are built on their own threads.
+    fn refill_spares(&self, state: &mut State, web: bool) {
         while state.spares.len() < self.inner.shared.config.spare_isolates {
-            match self.spawn(state) {
+            match self.spawn(state, web) {
                 Ok(spare) => state.spares.push(spare),
                 Err(err) => {
                     tracing::error!(%err, "cannot start a spare isolate thread");
@@ -640,11 +655,12 @@ impl Pool {
         }
     }
 
-    fn spawn(&self, state: &mut State) -> Result<WorkerHandle, SandboxError> {
+    fn spawn(&self, state: &mut State, web: bool) -> Result<WorkerHandle, SandboxError> {
         state.threads.retain(|(_, thread)| !thread.is_finished());
         let (worker, thread) = WorkerHandle::spawn(
             self.inner.shared.clone(),
             self.inner.shared.config.max_concurrent_per_endpoint,
+            web,
         )
         .map_err(|err| SandboxError::Internal(format!("cannot start an isolate thread: {err}")))?;
         state.threads.push((worker.progress().clone(), thread));

@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 use deno_core::futures::FutureExt;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::isolate::{Blank, Isolate, IsolateEnv};
+use crate::isolate::{Blank, Isolate, IsolateEnv, WebPreload};
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
+use crate::ops::web::names_web_globals;
 use crate::{
     ConsoleLine, EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, PoolConfig,
     SandboxError,
@@ -80,13 +81,17 @@ pub(crate) struct WorkerHandle {
     progress: Arc<Progress>,
     /// Invocations queued so far: the ticket of the next one (see [`Progress::check`]).
     sent: u64,
+    /// As a spare, its blank runtime has every web global's scripts loaded ([`WebPreload`]).
+    web: bool,
 }
 
 impl WorkerHandle {
-    /// Starts an unbound thread; it prepares a blank runtime while it waits.
+    /// Starts an unbound thread; it prepares a blank runtime while it waits, with every web
+    /// global's scripts loaded when `web`.
     pub(crate) fn spawn(
         shared: Arc<Shared>,
         queue_bound: usize,
+        web: bool,
     ) -> std::io::Result<(WorkerHandle, JoinHandle<()>)> {
         // One extra slot for the `Bind` command.
         let (sender, receiver) = mpsc::channel(queue_bound.max(1) + 1);
@@ -98,7 +103,7 @@ impl WorkerHandle {
             std::thread::Builder::new()
                 .name("sandbox-isolate".to_owned())
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn(move || run(&shared, receiver, &queued, &ready, &progress))?
+                .spawn(move || run(&shared, receiver, &queued, &ready, &progress, web))?
         };
         Ok((
             WorkerHandle {
@@ -107,6 +112,7 @@ impl WorkerHandle {
                 ready,
                 progress,
                 sent: 0,
+                web,
             },
             thread,
         ))
@@ -123,6 +129,11 @@ impl WorkerHandle {
     /// A blank runtime is built and waiting for the next cold start.
     pub(crate) fn is_ready(&self) -> bool {
         self.ready.load(Ordering::Acquire)
+    }
+
+    /// Started as a spare for endpoints that use the web globals.
+    pub(crate) fn is_web(&self) -> bool {
+        self.web
     }
 
     /// The thread ended (it panicked, or could not start its runtime).
@@ -165,6 +176,7 @@ fn run(
     queued: &AtomicUsize,
     ready: &AtomicBool,
     progress: &Progress,
+    web: bool,
 ) {
     // Dropped last: the thread counts as ended only once its isolates are gone.
     let _exit = ExitGuard(progress);
@@ -188,6 +200,7 @@ fn run(
         let mut worker = Worker {
             shared,
             code: None,
+            web,
             blank: None,
             isolate: None,
             retired: None,
@@ -210,7 +223,10 @@ fn run(
                 break;
             }
             match command {
-                Command::Bind(code) => worker.code = Some(code),
+                Command::Bind(code) => {
+                    worker.web = names_web_globals(&code.source);
+                    worker.code = Some(code);
+                }
                 Command::Invoke {
                     invocation,
                     received,
@@ -248,6 +264,9 @@ struct Worker<'a> {
     shared: &'a Shared,
     /// The endpoint this thread serves; `None` while it is a spare.
     code: Option<Arc<EndpointCode>>,
+    /// Its blank runtimes load web scripts ahead of time: every global's for a spare, those
+    /// its endpoint's source names once bound (see [`Worker::preload`]).
+    web: bool,
     /// A runtime made ahead of time, not bound yet.
     blank: Option<Blank>,
     isolate: Option<Isolate>,
@@ -281,13 +300,23 @@ impl Worker<'_> {
         self.isolate.is_none() && self.blank.is_none() && self.compile_error.is_none()
     }
 
+    /// What a blank runtime made ahead of time loads for this thread's next isolate.
+    fn preload(&self) -> WebPreload<'_> {
+        match &self.code {
+            _ if !self.web => WebPreload::Nothing,
+            Some(code) => WebPreload::NamedIn(&code.source),
+            None => WebPreload::Every,
+        }
+    }
+
     /// Makes a blank runtime if this thread will need one.
     fn prepare_blank(&mut self) {
         if !self.needs_blank() {
             return;
         }
         let heap_bytes = self.heap_bytes();
-        match std::panic::catch_unwind(|| Blank::new(heap_bytes)) {
+        let preload = self.preload();
+        match std::panic::catch_unwind(|| Blank::new(heap_bytes, preload)) {
             Ok(Ok(blank)) => self.blank = Some(blank),
             Ok(Err(err)) => tracing::error!(%err, "cannot prepare an isolate"),
             Err(_) => tracing::error!("preparing an isolate panicked"),
@@ -322,7 +351,8 @@ impl Worker<'_> {
                 let created = AssertUnwindSafe(async {
                     let blank = match blank {
                         Some(blank) => blank,
-                        None => Blank::new(heap_bytes)?,
+                        // Binding loads what the source names: preloading would add nothing.
+                        None => Blank::new(heap_bytes, WebPreload::Nothing)?,
                     };
                     blank.bind(&code, env).await
                 })

@@ -277,6 +277,47 @@ async fn spares_take_cold_starts_and_are_refilled() {
     wait_for_ready_spares(&pool, 1).await;
 }
 
+/// Uses the web globals: URL, Response, and `performance.now()`, the time since its isolate's
+/// time origin.
+const WEB: &str = "export default async () => { const r = new Response(new URL('https://a.example/?q=1').searchParams.get('q')); return { text: await r.text(), now: performance.now() }; };";
+
+#[tokio::test]
+async fn spares_follow_the_kind_of_cold_starts() {
+    let config = PoolConfig {
+        spare_isolates: 1,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    wait_for_ready_spares(&pool, 1).await;
+    assert_eq!(pool.stats().web_spares, 0);
+
+    // A web endpoint takes the plain spare (its scripts load as it binds) and is replaced by
+    // a spare with every web script loaded.
+    let first = body(&pool, &endpoint("web-1", WEB), json!(null)).await;
+    assert_eq!(first["text"], "1");
+    assert_eq!(pool.stats().web_spares, 1);
+    wait_for_ready_spares(&pool, 1).await;
+
+    // The next one binds that spare. Its scripts were loaded while it waited, but its time
+    // origin is when it was bound, not when it was prepared.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let second = body(&pool, &endpoint("web-2", WEB), json!(null)).await;
+    assert_eq!(second["text"], "1");
+    let now = second["now"].as_f64().expect("performance.now()");
+    assert!(now < 2000.0, "time origin set before binding: {now} ms");
+    assert_eq!(pool.stats().web_spares, 1);
+    wait_for_ready_spares(&pool, 1).await;
+
+    // A plain endpoint takes whatever spare there is, and its replacement is plain again.
+    assert_eq!(
+        body(&pool, &endpoint("plain", COUNTER), json!(null)).await,
+        json!(1)
+    );
+    let stats = pool.stats();
+    assert_eq!((stats.spare_isolates, stats.web_spares), (1, 0));
+    assert_eq!(stats.live_isolates, 3);
+}
+
 /// Polls until `n` spares have their runtime built (bounded, so a broken flag fails the test).
 async fn wait_for_ready_spares(pool: &sandbox::Pool, n: usize) {
     for _ in 0..3000 {

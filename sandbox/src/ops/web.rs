@@ -112,6 +112,67 @@ const DISABLED_OPS: &[&str] = &[
     "op_lock_manager_query",
 ];
 
+/// The web globals `runtime-js/50_web.js` installs (its `WEB_GLOBALS`, in order; a test keeps
+/// the two lists equal).
+pub(crate) const WEB_GLOBAL_NAMES: &[&str] = &[
+    "URL",
+    "URLSearchParams",
+    "DOMException",
+    "Event",
+    "EventTarget",
+    "CustomEvent",
+    "ErrorEvent",
+    "structuredClone",
+    "setTimeout",
+    "setInterval",
+    "clearTimeout",
+    "clearInterval",
+    "AbortController",
+    "AbortSignal",
+    "atob",
+    "btoa",
+    "ReadableStream",
+    "ReadableStreamDefaultReader",
+    "ReadableStreamBYOBReader",
+    "ReadableStreamBYOBRequest",
+    "ReadableByteStreamController",
+    "ReadableStreamDefaultController",
+    "WritableStream",
+    "WritableStreamDefaultWriter",
+    "WritableStreamDefaultController",
+    "TransformStream",
+    "TransformStreamDefaultController",
+    "ByteLengthQueuingStrategy",
+    "CountQueuingStrategy",
+    "TextEncoder",
+    "TextDecoder",
+    "TextEncoderStream",
+    "TextDecoderStream",
+    "Blob",
+    "File",
+    "Performance",
+    "performance",
+    "Headers",
+    "FormData",
+    "Request",
+    "Response",
+    "fetch",
+];
+
+/// `source` names a web global, as the glue decides which scripts to load (`\b<name>\b`):
+/// its isolates are best built from runtimes with those scripts already loaded. A name in a
+/// comment or a string counts too; that costs memory, never behaviour.
+pub(crate) fn names_web_globals(source: &str) -> bool {
+    let word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+    let bytes = source.as_bytes();
+    WEB_GLOBAL_NAMES.iter().any(|name| {
+        source.match_indices(name).any(|(at, _)| {
+            let end = at + name.len();
+            (at == 0 || !word(bytes[at - 1])) && bytes.get(end).is_none_or(|&b| !word(b))
+        })
+    })
+}
+
 /// Disables [`DISABLED_OPS`], puts blob parts under the isolate's budget and decodes `atob`'s
 /// input by the standard.
 fn replace_ops(op: OpDecl) -> OpDecl {
@@ -157,6 +218,26 @@ pub(crate) fn extensions(blob_bytes: usize) -> [Extension; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_web_global_counts_only_as_a_whole_word() {
+        assert!(names_web_globals(
+            "export default () => new URL('https://a.example')"
+        ));
+        assert!(names_web_globals("Response"));
+        assert!(names_web_globals("x.fetch(1)"));
+        assert!(
+            names_web_globals("$URL"),
+            "`$` is no word character for `\\b`"
+        );
+        assert!(!names_web_globals(
+            "export default (req) => ({ urls: req.input.URLs })"
+        ));
+        assert!(!names_web_globals(
+            "const fetcher = 1; const myBlob = 2; const Files = 3;"
+        ));
+        assert!(!names_web_globals(""));
+    }
 
     /// The embedded copies are the crates' own scripts: on a machine with the crates' sources
     /// (any build machine), each copy must equal the file its crate declares.
