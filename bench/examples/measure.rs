@@ -5,8 +5,9 @@
 //! Run with `cargo run --release -p sandbox --example measure [isolates] [warm-calls] [handler]`.
 //! `handler` is `trivial` (the default: plain ECMAScript, so no web script is ever loaded) or
 //! `web`: a handler that names `URL`, `TextEncoder`, `crypto.subtle` and `Response`, so every
-//! isolate loads those globals' scripts when it is bound (docs/handler-platform.md, "Loaded when
-//! used"). With `web` the cold starts include that load and the idle memory what it leaves.
+//! isolate has those globals' scripts loaded (docs/handler-platform.md, "Loaded when used"). With
+//! `web` the cold starts back to back include that load; with a spare ready, the spare loaded the
+//! scripts while it waited ("Spares"); the idle memory includes what they leave.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
