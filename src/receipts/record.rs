@@ -118,7 +118,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
             let mut members: Vec<(&String, &Value)> = map.iter().collect();
-            members.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+            members.sort_unstable_by_key(|(key, _)| *key);
             out.push(b'{');
             for (at, (key, member)) in members.into_iter().enumerate() {
                 if at > 0 {
