@@ -53,6 +53,7 @@ pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaErr
         });
     }
     jsonschema::options()
+        .should_validate_formats(true)
         .with_pattern_options(jsonschema::PatternOptions::regex().size_limit(PATTERN_SIZE_LIMIT))
         .build(schema)
         .map_err(|e| match &e.kind {
@@ -337,6 +338,7 @@ pub(super) fn compile_stored(schema: &Value) -> Result<jsonschema::Validator, Sc
     }
     compile(schema).or_else(|refused| {
         jsonschema::options()
+            .should_validate_formats(true)
             .with_pattern_options(
                 jsonschema::PatternOptions::fancy_regex()
                     .backtrack_limit(STORED_BACKTRACK_LIMIT)
@@ -517,6 +519,42 @@ mod tests {
         assert!(pointers.contains(&""), "{found:?}");
         assert!(pointers.contains(&"/n"), "{found:?}");
         assert!(violations(&v, &json!({"url": "https://a"})).is_empty());
+    }
+
+    /// `format` is an assertion here, not an annotation: a caller's malformed URL or date is
+    /// the caller's mistake (422 with its pointer), not something for the handler to trip on.
+    #[test]
+    fn formats_are_enforced() {
+        let schema = json!({"type": "object", "properties": {
+            "url": {"type": "string", "format": "uri"},
+            "when": {"type": "string", "format": "date-time"},
+            "mail": {"type": "string", "format": "email"},
+            "odd": {"type": "string", "format": "no-such-format"},
+        }});
+        for stored in [false, true] {
+            let v = if stored {
+                compile_stored(&schema)
+            } else {
+                compile(&schema)
+            }
+            .unwrap();
+            let good = json!({"url": "https://example.com/a?b=c", "when": "2026-11-23T02:30:00Z",
+                "mail": "a@example.com", "odd": "anything"});
+            assert!(
+                violations(&v, &good).is_empty(),
+                "{:?}",
+                violations(&v, &good)
+            );
+            let bad = json!({"url": "not a url", "when": "yesterday", "mail": "nobody"});
+            let pointers: Vec<String> = violations(&v, &bad)
+                .into_iter()
+                .map(|v| v.pointer)
+                .collect();
+            assert_eq!(pointers.len(), 3, "{pointers:?}");
+            for pointer in ["/url", "/when", "/mail"] {
+                assert!(pointers.iter().any(|p| p == pointer), "{pointers:?}");
+            }
+        }
     }
 
     #[test]

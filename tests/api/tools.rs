@@ -77,6 +77,23 @@ async fn input_is_validated_with_pointers() {
     for v in violations {
         assert!(v["message"].is_string() && v["schemaPath"].is_string());
     }
+    // `format` is enforced: a URL that is not one is the caller's mistake, reported at its
+    // field before the handler runs.
+    let (status, body) = server
+        .post(
+            "/tools/x402-readiness-check",
+            &json!({"url": "not a url at all"}),
+        )
+        .await;
+    assert_error(status, &body, 422, "input_invalid");
+    assert_eq!(body["error"]["details"]["violations"][0]["pointer"], "/url");
+    assert!(
+        body["error"]["details"]["violations"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("uri"),
+        "{body}"
+    );
     // An empty body is `{}`: the missing required field is reported, not a parse error.
     let response = server
         .client
