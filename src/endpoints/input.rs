@@ -104,8 +104,9 @@ pub struct PatchRequest {
     pub output_schema: Option<Value>,
     /// Replaces the tags.
     pub tags: Option<Vec<String>>,
-    /// Replaces the env.
-    pub env: Option<BTreeMap<String, String>>,
+    /// Merged into the env, as `files` are: a value sets its name, `null` removes it, names
+    /// not mentioned stay.
+    pub env: Option<BTreeMap<String, Option<String>>>,
     /// Path to new content, or `null` to delete the file.
     pub files: Option<BTreeMap<String, Option<String>>>,
     /// `active` or `paused`.

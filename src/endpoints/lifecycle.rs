@@ -387,7 +387,14 @@ pub async fn update(
         ep.tags = tags;
         mark("tags");
     }
-    if let Some(env) = patch.env {
+    if let Some(changes) = patch.env {
+        let mut env = ep.env.clone();
+        for (name, value) in changes {
+            match value {
+                Some(value) => env.insert(name, value),
+                None => env.remove(&name),
+            };
+        }
         input::env(&env)?;
         ep.env = env;
         mark("env");

@@ -305,6 +305,23 @@ async fn patch_updates_fields_and_bumps_revision() {
         body["manage"]["files"],
         json!([{"path": "b.txt", "bytes": 1}])
     );
+    // `env` merges like `files`: a value sets its name, `null` removes it, the rest stays.
+    let body = server
+        .patch(
+            As::Builder(&key),
+            "greeter",
+            &json!({"env": {"MODE": "fast"}}),
+        )
+        .await;
+    assert_eq!(body["manage"]["env"], json!({"LANG": "en", "MODE": "fast"}));
+    let body = server
+        .patch(
+            As::Builder(&key),
+            "greeter",
+            &json!({"env": {"LANG": null, "GONE": null}}),
+        )
+        .await;
+    assert_eq!(body["manage"]["env"], json!({"MODE": "fast"}));
 
     for (patch, status, code) in [
         (
