@@ -66,8 +66,19 @@ impl From<EndpointError> for ApiError {
                 ApiError::new(StatusCode::FORBIDDEN, ErrorCode::NotOwner, message)
             }
             EndpointError::Blocked(findings) => {
+                let move_to_secrets = secrets_in_env(&findings);
+                if move_to_secrets.is_empty() {
+                    return ApiError::unprocessable(ErrorCode::ContentBlocked, message)
+                        .with_details(json!({ "findings": findings }));
+                }
+                let message = format!(
+                    "{message}. `env` is stored and shown as plain text; put {} in the endpoint's \
+                     secrets instead (POST /ai/endpoints/{{slug}}/secrets): stored encrypted, \
+                     never shown again, and read by the handler from ctx.env the same way",
+                    move_to_secrets.join(", ")
+                );
                 ApiError::unprocessable(ErrorCode::ContentBlocked, message)
-                    .with_details(json!({ "findings": findings }))
+                    .with_details(json!({ "findings": findings, "moveToSecrets": move_to_secrets }))
             }
             EndpointError::UnderReview => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::UnderReview, message)
@@ -83,4 +94,17 @@ impl From<EndpointError> for ApiError {
             EndpointError::Store(e) => e.into(),
         }
     }
+}
+
+/// The `env` names whose values look like secrets (a `secret.*` rule blocked them): what the
+/// builder meant to store with the secrets route.
+fn secrets_in_env(findings: &[Finding]) -> Vec<String> {
+    let mut names: Vec<String> = findings
+        .iter()
+        .filter(|f| f.rule_id.starts_with("secret."))
+        .filter_map(|f| f.field.strip_prefix("env.").map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }

@@ -60,6 +60,18 @@ async fn blocked_content_is_refused_with_masked_findings() {
         let response: Value = serde_json::from_str(&text).unwrap();
         assert_error(status, &response, 422, "content_blocked");
         let findings = response["error"]["details"]["findings"].as_array().unwrap();
+        // A secret pasted into `env` is pointed to the secrets route; nothing else is.
+        let moved = &response["error"]["details"]["moveToSecrets"];
+        if field == "env.PK" {
+            assert_eq!(moved, &json!(["PK"]), "{response}");
+            let message = response["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("/ai/endpoints/{slug}/secrets"),
+                "{message}"
+            );
+        } else {
+            assert!(moved.is_null(), "{field}: {response}");
+        }
         assert!(
             findings
                 .iter()
