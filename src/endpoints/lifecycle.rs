@@ -563,6 +563,7 @@ pub async fn manage_view(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Value
         "source": endpoint.source,
         "response": endpoint.response,
         "env": endpoint.env,
+        "allowedHosts": endpoint.allowed_hosts,
         "files": files::list(parts.store.as_ref(), &endpoint.slug).await?,
         "secrets": secrets::list(parts.store.as_ref(), &endpoint.slug).await?,
     }))

@@ -322,6 +322,23 @@ async fn patch_updates_fields_and_bumps_revision() {
         )
         .await;
     assert_eq!(body["manage"]["env"], json!({"MODE": "fast"}));
+    // The outbound allow-list is shown back to its managers once set, and gone once removed.
+    assert_eq!(body["manage"]["allowedHosts"], Value::Null);
+    let body = server
+        .patch(
+            As::Builder(&key),
+            "greeter",
+            &json!({"allowedHosts": ["api.example.com", "*.example.org"]}),
+        )
+        .await;
+    assert_eq!(
+        body["manage"]["allowedHosts"],
+        json!(["api.example.com", "*.example.org"])
+    );
+    let body = server
+        .patch(As::Builder(&key), "greeter", &json!({"allowedHosts": []}))
+        .await;
+    assert_eq!(body["manage"]["allowedHosts"], Value::Null);
 
     for (patch, status, code) in [
         (
