@@ -27,8 +27,11 @@
   const { core, primordials, toolhost } = globalThis.__bootstrap;
   const {
     ArrayPrototypePush,
+    JSONParse,
     ObjectDefineProperty,
+    ObjectFreeze,
     ObjectKeys,
+    ObjectPrototypeIsPrototypeOf,
     ReflectDeleteProperty,
     RegExpPrototypeTest,
     SafeRegExp,
@@ -168,6 +171,47 @@
   };
   const value = (v) => () => v;
 
+  // Response.prototype once deno_fetch's Response script is loaded; until then
+  // no value can be a Response.
+  let responsePrototype = null;
+
+  // Whether a handler's result is a web Response (made by the class, not a
+  // look-alike).
+  function isWebResponse(value) {
+    return responsePrototype !== null && value !== null && typeof value === "object" &&
+      ObjectPrototypeIsPrototypeOf(responsePrototype, value);
+  }
+
+  // A web Response as dispatch's answer: its status, its headers but
+  // content-type and content-length (the answer is JSON, and its length is the
+  // server's to set; every other name goes through the same allow-list as
+  // ctx.respond's), and its body, which must be JSON text (an empty one is
+  // null).
+  async function fromWebResponse(response) {
+    const invalid = (message) => {
+      const err = new TypeError(message);
+      err.code = "invalid_handler_response";
+      return err;
+    };
+    const status = response.status;
+    const headers = [];
+    for (const { 0: name, 1: value } of response.headers) {
+      if (name !== "content-type" && name !== "content-length") {
+        ArrayPrototypePush(headers, ObjectFreeze([name, value]));
+      }
+    }
+    const text = await response.text();
+    if (text === "") {
+      return { __proto__: null, status, headers, body: "null" };
+    }
+    try {
+      JSONParse(text);
+    } catch (err) {
+      throw invalid(`the handler's Response body is not JSON: ${toolhost.errorMessage(err)}`);
+    }
+    return { __proto__: null, status, headers, body: text };
+  }
+
   // The globals a handler sees, by name, each with how to get it.
   // 90_bootstrap.js scrubs globalThis, then `installWebGlobals` puts these
   // there.
@@ -216,7 +260,11 @@
     Headers: fetchTypes("20_headers.js", "Headers"),
     FormData: fetchTypes("21_formdata.js", "FormData"),
     Request: fetchTypes("23_request.js", "Request"),
-    Response: fetchTypes("23_response.js", "Response"),
+    Response: () => {
+      const Response = fetchTypes("23_response.js", "Response")();
+      responsePrototype = Response.prototype;
+      return Response;
+    },
     // 70_fetch.js; present with or without the capability (its ops refuse).
     fetch: () => toolhost.fetch,
   };
@@ -306,6 +354,8 @@
   }
 
   toolhost.installWebGlobals = installWebGlobals;
+  toolhost.isWebResponse = isWebResponse;
+  toolhost.fromWebResponse = fromWebResponse;
   toolhost.preloadWebGlobals = preloadWebGlobals;
   toolhost.webGlobalNames = NAMES;
   toolhost.domException = domException;

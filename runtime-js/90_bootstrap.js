@@ -22,8 +22,10 @@
     errorCode,
     errorMessage,
     httpGetJson,
+    fromWebResponse,
     installWebGlobals,
     isResponse,
+    isWebResponse,
     respond,
     toJsonText,
   } = toolhost;
@@ -100,11 +102,15 @@
           status = result.status;
           headers = result.headers;
           body = toJsonText(result.body, "response body");
+        } else if (isWebResponse(result)) {
+          ({ status, headers, body } = await fromWebResponse(result));
         } else {
           body = toJsonText(result, "handler result");
         }
       } catch (err) {
-        return { __proto__: null, kind: "threw", code: "", message: errorMessage(err) };
+        return { __proto__: null, kind: "threw", code: errorCode(err), message: errorMessage(err) };
+      } finally {
+        clearCallTimers();
       }
       // A UTF-8 encoding is at least as long as the UTF-16 length, so this
       // refuses oversized bodies before they are copied out; Rust checks bytes.

@@ -93,7 +93,8 @@ declare namespace toolhost {
   /**
    * A handler module's default export, an async function: called once per call with the call
    * (`req`) and the endpoint's context (`ctx`). What it returns (or resolves to) is the answer: any JSON value
-   * is a 200 with that body; `ctx.respond(...)` picks the status and headers. A thrown error
+   * is a 200 with that body; `ctx.respond(...)` or a standard `Response` (JSON body) picks the
+   * status and headers. A thrown error
    * answers 500 `handler_error` with its message only.
    *
    * @example

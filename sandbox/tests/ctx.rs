@@ -483,3 +483,63 @@ async fn unhandled_rejections_are_logged_not_fatal() {
     assert_eq!(ok(report).body, json!("next"));
     assert_eq!(pool.stats().isolates_created, 1);
 }
+
+/// A Workers-style handler answers with a standard `Response`: its status, its headers through
+/// the same allow-list as `ctx.respond` (content-type and content-length are the server's), its
+/// JSON body.
+#[tokio::test]
+async fn a_web_response_sets_status_headers_and_body() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "web-response",
+        r#"export default async (req) => {
+            switch (req.input) {
+                case "json": return Response.json({ error: "bad input" }, { status: 400, headers: { "x-reason": "nope" } });
+                case "text": return new Response('{"created":true}', { status: 201, headers: { "content-type": "text/plain", "Cache-Control": "no-store" } });
+                case "empty": return new Response(null, { status: 204 });
+                case "stream": return new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode("[1,")); c.enqueue(new TextEncoder().encode("2]")); c.close(); } }));
+                case "not-json": return new Response("hello");
+                case "cookie": return new Response("1", { headers: { "set-cookie": "a=b" } });
+                case "look-alike": return { status: 500, headers: new Headers(), text: async () => "1" };
+            }
+        }"#,
+    );
+    let answer = |input: &str| invoke(&pool, &code, json!(input));
+
+    let response = ok(answer("json").await);
+    assert_eq!(response.status, 400);
+    assert_eq!(response.body, json!({ "error": "bad input" }));
+    assert_eq!(
+        response.headers,
+        vec![("x-reason".to_owned(), "nope".to_owned())]
+    );
+
+    let response = ok(answer("text").await);
+    assert_eq!(response.status, 201);
+    assert_eq!(response.body, json!({ "created": true }));
+    assert_eq!(
+        response.headers,
+        vec![("cache-control".to_owned(), "no-store".to_owned())]
+    );
+
+    let response = ok(answer("empty").await);
+    assert_eq!((response.status, response.body), (204, json!(null)));
+
+    let response = ok(answer("stream").await);
+    assert_eq!((response.status, response.body), (200, json!([1, 2])));
+
+    let refused = err(answer("not-json").await);
+    assert!(
+        matches!(refused, SandboxError::InvalidResponse(ref m) if m.contains("not JSON")),
+        "{refused:?}"
+    );
+    let refused = err(answer("cookie").await);
+    assert!(
+        matches!(refused, SandboxError::InvalidResponse(ref m) if m.contains("set-cookie")),
+        "{refused:?}"
+    );
+    // Something shaped like a Response is a plain body, as with ctx.respond.
+    let response = ok(answer("look-alike").await);
+    assert_eq!(response.status, 200);
+    assert!(response.headers.is_empty());
+}
