@@ -92,6 +92,8 @@
       } catch (err) {
         return { __proto__: null, kind: "threw", code: errorCode(err), message: errorMessage(err) };
       } finally {
+        // Reading a Response's body runs handler code (a stream's pull) that
+        // may schedule timers of its own.
         clearCallTimers();
       }
       let status = 200;
@@ -110,6 +112,8 @@
       } catch (err) {
         return { __proto__: null, kind: "threw", code: errorCode(err), message: errorMessage(err) };
       } finally {
+        // Reading a Response's body runs handler code (a stream's pull) that
+        // may schedule timers of its own.
         clearCallTimers();
       }
       // A UTF-8 encoding is at least as long as the UTF-16 length, so this

@@ -619,8 +619,9 @@ impl Pool {
         let web = names_web_globals(&code.source);
         state.spares.retain(|spare| !spare.is_dead());
         let spare = if default_heap {
-            // One of the endpoint's kind, else any: a plain runtime loads the scripts the
-            // endpoint names when it binds, and a plain endpoint's never reads a loaded one.
+            // One of the endpoint's kind, else any: on a plain runtime the endpoint loads the
+            // scripts it names as it binds, and a plain endpoint just never reads the scripts
+            // a web spare loaded.
             let kind = state.spares.iter().rposition(|spare| spare.is_web() == web);
             kind.or(state.spares.len().checked_sub(1))
                 .map(|at| state.spares.remove(at))
