@@ -280,6 +280,29 @@ async fn huge_results_are_refused() {
     assert_neighbour_ok(&pool).await;
 }
 
+/// A handler answering with a web `Response` cannot get past the limits through its body: a
+/// body too large is refused like any result, one that never ends is cut by the time limit,
+/// and a neighbour still answers.
+#[tokio::test]
+async fn web_response_bodies_are_bounded() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "response-bodies",
+        r#"export default (req) => {
+            if (req.input === "huge") return new Response(JSON.stringify("x".repeat(2 << 20)));
+            return new Response(new ReadableStream({ pull(c) { return new Promise(() => {}); } }));
+        };"#,
+    );
+    let e = err(invoke(&pool, &code, json!("huge")).await);
+    assert_eq!(
+        e,
+        SandboxError::ResourceLimit("result too large".to_owned())
+    );
+    let e = err(invoke(&pool, &code, json!("endless")).await);
+    assert_eq!(e, SandboxError::Timeout);
+    assert_neighbour_ok(&pool).await;
+}
+
 #[tokio::test]
 async fn deep_recursion_is_a_handler_error() {
     let (pool, _) = pool();
