@@ -45,7 +45,10 @@ pub struct CreateRequest {
     /// Optional; must agree with the price when given.
     #[serde(default)]
     pub pricing_mode: Option<PricingMode>,
-    pub handler_type: HandlerType,
+    /// Optional when the body implies it: `source` alone means `js_request_response`,
+    /// `response` alone `static_json` (see [`CreateRequest::handler_type`]).
+    #[serde(default)]
+    pub handler_type: Option<HandlerType>,
     /// JS source of `js_request_response`.
     #[serde(default)]
     pub source: Option<String>,
@@ -123,6 +126,23 @@ pub struct PatchRequest {
     pub allowed_hosts: Option<Vec<String>>,
 }
 
+impl CreateRequest {
+    /// The handler type given, or the one the body implies: `source` alone is JS, `response`
+    /// alone a static answer. Anything else must say which it is.
+    pub(super) fn handler_type(&self) -> Result<HandlerType, FieldError> {
+        match (self.handler_type, &self.source, &self.response) {
+            (Some(given), _, _) => Ok(given),
+            (None, Some(_), None) => Ok(HandlerType::JsRequestResponse),
+            (None, None, Some(_)) => Ok(HandlerType::StaticJson),
+            (None, _, _) => Err(invalid(
+                "handlerType",
+                "handlerType is required unless the body has exactly one of `source` \
+                 (js_request_response) and `response` (static_json)",
+            )),
+        }
+    }
+}
+
 /// The field checks of a create body, in the order its 422 reports them (the caller's rights
 /// and the files are checked apart).
 pub(super) fn create_fields(request: &CreateRequest) -> Result<(), FieldError> {
@@ -133,7 +153,7 @@ pub(super) fn create_fields(request: &CreateRequest) -> Result<(), FieldError> {
     tags(&request.tags)?;
     env(&request.env)?;
     handler_fields(
-        request.handler_type,
+        request.handler_type()?,
         request.source.as_deref(),
         request.response.as_ref(),
     )?;
@@ -575,7 +595,7 @@ mod tests {
                 "{}",
                 written
             );
-            match request.handler_type {
+            match request.handler_type().expect("checked by create_fields") {
                 HandlerType::JsRequestResponse => prop_assert!(request.source.is_some()),
                 HandlerType::StaticJson => prop_assert!(request.response.is_some()),
                 _ => prop_assert!(request.source.is_none() && request.response.is_none()),

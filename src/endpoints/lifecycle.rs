@@ -232,13 +232,14 @@ pub async fn create(
             return Err(EndpointError::AdminOnly("limits"));
         }
         if !matches!(
-            request.handler_type,
+            request.handler_type()?,
             HandlerType::JsRequestResponse | HandlerType::StaticJson
         ) {
             return Err(EndpointError::HandlerNotAllowed);
         }
     }
     input::create_fields(&request)?;
+    let handler_type = request.handler_type()?;
     let files: BTreeMap<String, Option<String>> = request
         .files
         .into_iter()
@@ -255,7 +256,7 @@ pub async fn create(
         description: request.description,
         status: Status::Active,
         price_usd: request.price_usd,
-        handler_type: request.handler_type,
+        handler_type,
         tags: request.tags,
         input_schema: request
             .input_schema

@@ -268,6 +268,48 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     );
 }
 
+/// `handlerType` may be left out when the body says it: `source` alone is JS, `response` alone
+/// a static answer; with both or neither the body must name it.
+#[tokio::test]
+async fn handler_type_is_implied_by_source_or_response() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Implied").await;
+    let without = |mut body: Value| {
+        body.as_object_mut().unwrap().remove("handlerType");
+        body
+    };
+    let created = server
+        .create(As::Builder(&key), &without(js_endpoint("implied-js")))
+        .await;
+    assert_eq!(created["endpoint"]["handlerType"], "js_request_response");
+    let created = server
+        .create(
+            As::Builder(&key),
+            &without(static_endpoint("implied-static")),
+        )
+        .await;
+    assert_eq!(created["endpoint"]["handlerType"], "static_json");
+    let mut neither = without(static_endpoint("implied-none"));
+    neither.as_object_mut().unwrap().remove("response");
+    let mut both = without(static_endpoint("implied-both"));
+    both["source"] = json!("export default () => 1;");
+    for body in [neither, both] {
+        let (status, refused) = server
+            .call(
+                "POST",
+                "/ai/endpoints/create",
+                As::Builder(&key),
+                Some(&body),
+            )
+            .await;
+        assert_error(status, &refused, 422, "invalid_field");
+        assert_eq!(
+            refused["error"]["details"]["field"], "handlerType",
+            "{refused}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn patch_updates_fields_and_bumps_revision() {
     let server = TestServer::start().await;
