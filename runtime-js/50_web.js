@@ -33,8 +33,6 @@
     ObjectKeys,
     ObjectPrototypeIsPrototypeOf,
     ReflectDeleteProperty,
-    RegExpPrototypeTest,
-    SafeRegExp,
   } = primordials;
 
   const load = (specifier) => core.loadExtScript(specifier);
@@ -280,26 +278,12 @@
     });
   }
 
-  // The globals `source` names (every one when `source` is null). A handler
-  // is one module that may import nothing, so a name its source does not
-  // contain is never read before the call that reads it by a computed name.
-  function namedGlobals(source) {
-    if (source === null) {
-      return NAMES;
-    }
-    const named = [];
-    for (let i = 0; i < NAMES.length; i++) {
-      if (RegExpPrototypeTest(new SafeRegExp(`\\b${NAMES[i]}\\b`), source)) {
-        ArrayPrototypePush(named, NAMES[i]);
-      }
-    }
-    return named;
-  }
-
   // Each global as the web platform has it (writable, configurable, not
-  // enumerable), first as an accessor that loads it when read; then the ones
-  // `source` names are read at once, before the handler's module runs.
-  function installWebGlobals(source) {
+  // enumerable), first as an accessor that loads it when read; then `named`
+  // (the ones the handler's source names, found by Rust:
+  // `web_globals_named` in sandbox/src/ops/web.rs) are read at once, before
+  // the handler's module runs.
+  function installWebGlobals(named) {
     for (let i = 0; i < NAMES.length; i++) {
       const name = NAMES[i];
       const resolve = WEB_GLOBALS[name];
@@ -317,7 +301,6 @@
         configurable: true,
       });
     }
-    const named = namedGlobals(source);
     for (let i = 0; i < named.length; i++) {
       define(named[i], WEB_GLOBALS[named[i]]());
     }
@@ -340,13 +323,13 @@
     },
   };
 
-  // Loads the scripts behind the globals `source` names (every global's
-  // when null) into a runtime no endpoint has yet, so binding it costs no
+  // Loads the scripts behind the `named` globals (every global's when null)
+  // into a runtime no endpoint has yet, so binding it costs no
   // parsing (sandbox/src/isolate.rs, `WebPreload`). Defines no global:
   // `installWebGlobals` still does, after the scrub, and its loads then find
   // the scripts' exports ready.
-  function preloadWebGlobals(source) {
-    const named = namedGlobals(source);
+  function preloadWebGlobals(names) {
+    const named = names ?? NAMES;
     for (let i = 0; i < named.length; i++) {
       const preload = PRELOAD[named[i]] ?? WEB_GLOBALS[named[i]];
       preload();

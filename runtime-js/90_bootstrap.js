@@ -126,12 +126,12 @@
   }
 
   // config: { env: { [name]: string }, logs: boolean, maxResultBytes: number,
-  //   maxLogBytes: number, source: string (the handler's module, to see
-  //   which web globals it uses) }
+  //   maxLogBytes: number, webGlobals: string[] (the web globals the
+  //   handler's source names, to load before its module runs) }
   function setup(configJson) {
     const config = JSONParse(configJson);
     scrubGlobals();
-    installWebGlobals(config.source);
+    installWebGlobals(config.webGlobals);
     core.setUnhandledPromiseRejectionHandler(createRejectionReporter(config.logs));
     ObjectDefineProperty(globalThis, "console", {
       __proto__: null,

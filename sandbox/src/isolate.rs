@@ -20,6 +20,7 @@ use crate::limits::deadline::Progress;
 use crate::limits::{heap, timeout::Watchdog};
 use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
 use crate::ops::log::LogBuffer;
+use crate::ops::web::web_globals_named;
 use crate::ops::{self, EndpointState, InvocationClock};
 use crate::response::Outcome;
 use crate::snapshot;
@@ -55,14 +56,14 @@ pub(crate) struct Finished {
 
 /// Which web scripts a blank runtime loads while it waits for its endpoint, so that binding it
 /// parses none of them (docs/handler-platform.md, "Spares").
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum WebPreload<'a> {
+#[derive(Clone, Debug)]
+pub(crate) enum WebPreload {
     /// None: the endpoint's isolate loads what its source names when it binds.
     Nothing,
     /// Every web global's: a spare for whichever endpoint that uses them comes next.
     Every,
-    /// Those this source names: the next isolate of a known endpoint.
-    NamedIn(&'a str),
+    /// These globals' ([`web_globals_named`] of a known endpoint's source): its next isolate.
+    Named(Vec<&'static str>),
 }
 
 /// A runtime with the glue loaded but no endpoint yet: the expensive half of an isolate, made
@@ -77,7 +78,7 @@ pub(crate) struct Blank {
 }
 
 impl Blank {
-    pub(crate) fn new(heap_bytes: usize, preload: WebPreload<'_>) -> Result<Blank, SandboxError> {
+    pub(crate) fn new(heap_bytes: usize, preload: WebPreload) -> Result<Blank, SandboxError> {
         let specifier = handler_specifier()?;
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
             // Blobs may hold as many bytes again as the heap.
@@ -145,7 +146,7 @@ impl Blank {
             "logs": code.capabilities.logs,
             "maxResultBytes": env.config.max_result_bytes,
             "maxLogBytes": env.config.max_log_bytes_per_invocation,
-            "source": code.source,
+            "webGlobals": web_globals_named(&code.source),
         })
         .to_string();
         let arg = string_value(&mut runtime, &setup_config)?;
@@ -354,14 +355,11 @@ fn describe(err: &CoreError) -> String {
 }
 
 /// Runs the glue's `preloadWebGlobals` (runtime-js/50_web.js) for `preload`.
-fn preload_web_globals(
-    runtime: &mut JsRuntime,
-    preload: WebPreload<'_>,
-) -> Result<(), SandboxError> {
-    let source = match preload {
+fn preload_web_globals(runtime: &mut JsRuntime, preload: WebPreload) -> Result<(), SandboxError> {
+    let names = match preload {
         WebPreload::Nothing => return Ok(()),
         WebPreload::Every => None,
-        WebPreload::NamedIn(source) => Some(source),
+        WebPreload::Named(names) => Some(names),
     };
     let failed = |err: &dyn std::fmt::Display| {
         SandboxError::Internal(format!("cannot preload the web globals: {err}"))
@@ -373,13 +371,10 @@ fn preload_web_globals(
         )
         .map_err(|err| failed(&err))?;
     let preload = function(runtime, preload).ok_or_else(|| failed(&"not a function"))?;
-    let arg = match source {
-        Some(source) => string_value(runtime, source)?,
-        None => {
-            deno_core::scope!(scope, runtime);
-            let null: v8::Local<v8::Value> = v8::null(scope).into();
-            v8::Global::new(scope, null)
-        }
+    let arg = {
+        deno_core::scope!(scope, runtime);
+        let names = serde_v8::to_v8(scope, names).map_err(|err| failed(&err))?;
+        v8::Global::new(scope, names)
     };
     // A plain function: the call has finished when `call_with_args` returns.
     match runtime.call_with_args(&preload, &[arg]).now_or_never() {
@@ -446,10 +441,10 @@ mod tests {
     fn every_web_script_preloads_into_a_blank() {
         for preload in [
             WebPreload::Every,
-            WebPreload::NamedIn("new Response(new URL('https://a.example').href)"),
-            WebPreload::NamedIn("setTimeout; performance; fetch"),
+            WebPreload::Named(vec!["URL", "Response"]),
+            WebPreload::Named(vec!["setTimeout", "performance", "fetch"]),
         ] {
-            if let Err(err) = Blank::new(32 << 20, preload) {
+            if let Err(err) = Blank::new(32 << 20, preload.clone()) {
                 panic!("{preload:?}: {err}");
             }
         }

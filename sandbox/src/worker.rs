@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::isolate::{Blank, Isolate, IsolateEnv, WebPreload};
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
-use crate::ops::web::names_web_globals;
+use crate::ops::web::{names_web_globals, web_globals_named};
 use crate::{
     ConsoleLine, EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, PoolConfig,
     SandboxError,
@@ -301,10 +301,10 @@ impl Worker<'_> {
     }
 
     /// What a blank runtime made ahead of time loads for this thread's next isolate.
-    fn preload(&self) -> WebPreload<'_> {
+    fn preload(&self) -> WebPreload {
         match &self.code {
             _ if !self.web => WebPreload::Nothing,
-            Some(code) => WebPreload::NamedIn(&code.source),
+            Some(code) => WebPreload::Named(web_globals_named(&code.source)),
             None => WebPreload::Every,
         }
     }

@@ -159,18 +159,28 @@ pub(crate) const WEB_GLOBAL_NAMES: &[&str] = &[
     "fetch",
 ];
 
-/// `source` names a web global, as the glue decides which scripts to load (`\b<name>\b`):
-/// its isolates are best built from runtimes with those scripts already loaded. A name in a
-/// comment or a string counts too; that costs memory, never behaviour.
-pub(crate) fn names_web_globals(source: &str) -> bool {
+/// The web globals `source` names as whole words: the ones the glue loads before the
+/// handler's module runs (`setup`'s `webGlobals`), and what decides which spare an endpoint
+/// takes. A handler is one module that may import nothing, so its source is all the code it
+/// has. A name in a comment or a string counts too; that costs memory, never behaviour.
+pub(crate) fn web_globals_named(source: &str) -> Vec<&'static str> {
     let word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
     let bytes = source.as_bytes();
-    WEB_GLOBAL_NAMES.iter().any(|name| {
-        source.match_indices(name).any(|(at, _)| {
-            let end = at + name.len();
-            (at == 0 || !word(bytes[at - 1])) && bytes.get(end).is_none_or(|&b| !word(b))
+    WEB_GLOBAL_NAMES
+        .iter()
+        .copied()
+        .filter(|name| {
+            source.match_indices(name).any(|(at, _)| {
+                let end = at + name.len();
+                (at == 0 || !word(bytes[at - 1])) && bytes.get(end).is_none_or(|&b| !word(b))
+            })
         })
-    })
+        .collect()
+}
+
+/// `source` names at least one web global ([`web_globals_named`]).
+pub(crate) fn names_web_globals(source: &str) -> bool {
+    !web_globals_named(source).is_empty()
 }
 
 /// Disables [`DISABLED_OPS`], puts blob parts under the isolate's budget and decodes `atob`'s
@@ -218,6 +228,14 @@ pub(crate) fn extensions(blob_bytes: usize) -> [Extension; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_named_globals_are_listed_in_the_glue_s_order() {
+        assert_eq!(
+            web_globals_named("fetch(new Request(new URL(u))); // a Response"),
+            ["URL", "Request", "Response", "fetch"]
+        );
+    }
 
     #[test]
     fn a_web_global_counts_only_as_a_whole_word() {
