@@ -92,6 +92,7 @@ macro_rules! every_engine {
             scan_bounds_beyond_the_prefix,
             concurrent_claims_have_exactly_one_winner,
             concurrent_compare_and_swap_loses_no_update,
+            single_key_batches_keep_their_conditions,
             large_values_round_trip,
             watched_writes_are_published_once,
         );
@@ -686,6 +687,94 @@ async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {
         String::from_utf8(total).unwrap(),
         (TASKS * INCREMENTS).to_string()
     );
+}
+
+/// One write conditioned on its own key (a receipt, a nonce claim, a balance): engines may
+/// apply it without a transaction (sled does), with the same all-or-nothing result, also when
+/// such batches race multi-key batches on the same key.
+async fn single_key_batches_keep_their_conditions(s: Shared) {
+    let key = || b"k".to_vec();
+    let put = |v: &str| Batch::new().put(Tree::Credits, key(), v.as_bytes().to_vec());
+    s.apply(put("1").require_absent(Tree::Credits, key()))
+        .await
+        .unwrap();
+    let refused = s.apply(put("2").require_absent(Tree::Credits, key())).await;
+    assert!(
+        matches!(refused, Err(StoreError::ConditionFailed(0))),
+        "{refused:?}"
+    );
+    let refused = s
+        .apply(put("2").require_equals(Tree::Credits, key(), None))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::ConditionFailed(0))),
+        "{refused:?}"
+    );
+    let stale = Batch::new()
+        .require_equals(Tree::Credits, key(), Some(b"0".to_vec()))
+        .delete(Tree::Credits, key());
+    assert!(matches!(
+        s.apply(stale).await,
+        Err(StoreError::ConditionFailed(0))
+    ));
+    assert_eq!(get(&s, Tree::Credits, b"k").await, Some(b"1".to_vec()));
+    s.apply(
+        Batch::new()
+            .require_equals(Tree::Credits, key(), Some(b"1".to_vec()))
+            .delete(Tree::Credits, key()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&s, Tree::Credits, b"k").await, None);
+    s.apply(put("3").require_equals(Tree::Credits, key(), None))
+        .await
+        .unwrap();
+    s.apply(put("4")).await.unwrap();
+    assert_eq!(get(&s, Tree::Credits, b"k").await, Some(b"4".to_vec()));
+    s.apply(Batch::new().delete(Tree::Credits, key()))
+        .await
+        .unwrap();
+    assert_eq!(get(&s, Tree::Credits, b"k").await, None);
+
+    // Single-key claims against claims that also write a second key: one winner in all.
+    const CLAIMANTS: usize = 24;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let mut claim = Batch::new()
+                    .require_absent(Tree::Nonces, b"race".to_vec())
+                    .put(Tree::Nonces, b"race".to_vec(), i.to_string().into_bytes());
+                if i % 2 == 1 {
+                    claim = claim.put(Tree::Receipts, format!("race-{i}"), b"paid".to_vec());
+                }
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let mut winners = Vec::new();
+    for task in tasks {
+        let (i, result) = task.await.unwrap();
+        match result {
+            Ok(()) => winners.push(i),
+            Err(StoreError::ConditionFailed(0)) => {}
+            Err(e) => panic!("claimant {i}: {e}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "winners: {winners:?}");
+    assert_eq!(
+        get(&s, Tree::Nonces, b"race").await,
+        Some(winners[0].to_string().into_bytes())
+    );
+    let receipts = s
+        .scan_prefix(Tree::Receipts, b"race-", None, 100)
+        .await
+        .unwrap();
+    let expected: Vec<String> = (winners[0] % 2 == 1)
+        .then(|| format!("race-{}", winners[0]))
+        .into_iter()
+        .collect();
+    assert_eq!(strings(receipts), expected);
 }
 
 async fn large_values_round_trip(s: Shared) {

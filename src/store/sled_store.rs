@@ -254,6 +254,71 @@ impl SledStore {
         })
     }
 
+    /// A batch of one write, conditioned (if at all) on the key it writes, as one
+    /// compare-and-swap. Same all-or-nothing result as a transaction, without one: a sled
+    /// transaction holds the database's global write lock while it runs, so every other read and
+    /// write (and sled's own I/O threads) waits for it. A free call's receipt and a payment's
+    /// nonce claim are such batches, one per call.
+    fn apply_single_key(&self, condition: Option<&Condition>, write: &Write) -> StoreResult<()> {
+        let (tree, key, new) = match write {
+            Write::Put { tree, key, value } => (tree, key, Some(value.as_slice())),
+            Write::Delete { tree, key } => (tree, key, None),
+        };
+        let tree = self.tree(*tree);
+        let expected = match condition {
+            None => {
+                match new {
+                    Some(value) => tree.insert(key.as_slice(), value).map_err(engine)?,
+                    None => tree.remove(key.as_slice()).map_err(engine)?,
+                };
+                return Ok(());
+            }
+            Some(Condition::Absent { .. }) => None,
+            Some(Condition::Equals { value, .. }) => value.as_deref(),
+        };
+        tree.compare_and_swap(key.as_slice(), expected, new)
+            .map_err(engine)?
+            .map_err(|_| StoreError::ConditionFailed(0))
+    }
+
+    /// Any other batch: one sled transaction over the trees it touches.
+    fn apply_transaction(&self, batch: &Batch) -> StoreResult<()> {
+        let trees = batch.trees();
+        let index: HashMap<Tree, usize> = trees.iter().enumerate().map(|(i, t)| (*t, i)).collect();
+        let handles: Vec<sled::Tree> = trees.iter().map(|t| self.tree(*t).clone()).collect();
+        let result = handles
+            .as_slice()
+            .transaction(|txs: &Vec<TransactionalTree>| {
+                for (i, cond) in batch.conditions.iter().enumerate() {
+                    let holds = match cond {
+                        Condition::Absent { tree, key } => txs[index[tree]].get(key)?.is_none(),
+                        Condition::Equals { tree, key, value } => {
+                            txs[index[tree]].get(key)?.as_deref() == value.as_deref()
+                        }
+                    };
+                    if !holds {
+                        return Err(ConflictableTransactionError::Abort(i));
+                    }
+                }
+                for write in &batch.writes {
+                    match write {
+                        Write::Put { tree, key, value } => {
+                            txs[index[tree]].insert(key.as_slice(), value.as_slice())?;
+                        }
+                        Write::Delete { tree, key } => {
+                            txs[index[tree]].remove(key.as_slice())?;
+                        }
+                    }
+                }
+                Ok(())
+            });
+        match result {
+            Ok(()) => Ok(()),
+            Err(TransactionError::Abort(i)) => Err(StoreError::ConditionFailed(i)),
+            Err(TransactionError::Storage(e)) => Err(engine(e)),
+        }
+    }
+
     fn stop_flusher(&self) -> Option<JoinHandle<()>> {
         self.commit.request_stop();
         self.flusher
@@ -278,6 +343,25 @@ impl Drop for SledStore {
 fn is_held_lock(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::WouldBlock
         || e.to_string().starts_with("could not acquire lock on")
+}
+
+/// The write and its condition when a batch is one write conditioned at most on its own key.
+fn single_key(batch: &Batch) -> Option<(Option<&Condition>, &Write)> {
+    let [write] = batch.writes.as_slice() else {
+        return None;
+    };
+    let (Write::Put { tree, key, .. } | Write::Delete { tree, key }) = write;
+    match batch.conditions.as_slice() {
+        [] => Some((None, write)),
+        [condition] => {
+            let (Condition::Absent { tree: t, key: k }
+            | Condition::Equals {
+                tree: t, key: k, ..
+            }) = condition;
+            (t == tree && k == key).then_some((Some(condition), write))
+        }
+        _ => None,
+    }
 }
 
 fn engine(e: impl std::fmt::Display) -> StoreError {
@@ -367,42 +451,10 @@ impl Store for SledStore {
     }
 
     async fn apply_staged(&self, batch: Batch) -> StoreResult<Durable<'_>> {
-        let trees = batch.trees();
-        if trees.is_empty() {
-            return Ok(Box::pin(std::future::ready(Ok(()))));
-        }
-        let index: HashMap<Tree, usize> = trees.iter().enumerate().map(|(i, t)| (*t, i)).collect();
-        let handles: Vec<sled::Tree> = trees.iter().map(|t| self.tree(*t).clone()).collect();
-        let result = handles
-            .as_slice()
-            .transaction(|txs: &Vec<TransactionalTree>| {
-                for (i, cond) in batch.conditions.iter().enumerate() {
-                    let holds = match cond {
-                        Condition::Absent { tree, key } => txs[index[tree]].get(key)?.is_none(),
-                        Condition::Equals { tree, key, value } => {
-                            txs[index[tree]].get(key)?.as_deref() == value.as_deref()
-                        }
-                    };
-                    if !holds {
-                        return Err(ConflictableTransactionError::Abort(i));
-                    }
-                }
-                for write in &batch.writes {
-                    match write {
-                        Write::Put { tree, key, value } => {
-                            txs[index[tree]].insert(key.as_slice(), value.as_slice())?;
-                        }
-                        Write::Delete { tree, key } => {
-                            txs[index[tree]].remove(key.as_slice())?;
-                        }
-                    }
-                }
-                Ok(())
-            });
-        match result {
-            Ok(()) => {}
-            Err(TransactionError::Abort(i)) => return Err(StoreError::ConditionFailed(i)),
-            Err(TransactionError::Storage(e)) => return Err(engine(e)),
+        match single_key(&batch) {
+            Some((condition, write)) => self.apply_single_key(condition, write)?,
+            None if batch.trees().is_empty() => return Ok(Box::pin(std::future::ready(Ok(())))),
+            None => self.apply_transaction(&batch)?,
         }
         if batch.writes.is_empty() {
             return Ok(Box::pin(std::future::ready(Ok(()))));
