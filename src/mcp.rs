@@ -22,6 +22,7 @@
 //!   search, receipt lookup, the three quotes).
 //! - `payment`: `_meta` payment into pipeline headers, and the HTTP outcome into a tool result.
 
+mod era;
 mod methods;
 mod payment;
 mod protocol;

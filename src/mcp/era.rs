@@ -1,0 +1,345 @@
+//! Which protocol era a request speaks, under MCP 2026-07-28's dual-era rules, and the checks
+//! the stateless era adds before a request is dispatched.
+//!
+//! - **Modern** (2026-07-28): no `initialize`; every request carries its revision and the
+//!   client's capabilities in `params._meta` (the envelope), repeated in the
+//!   `MCP-Protocol-Version` header, and names its method (and tool) in the `Mcp-Method` (and
+//!   `Mcp-Name`) header so intermediaries can route without reading the body.
+//! - **Legacy** (2025-11-25 and older): `initialize` negotiates, the header alone names the
+//!   revision, and its absence means 2025-03-26 (the 2025-06-18 transport's fallback).
+//!
+//! The body decides and the header cross-checks it: an envelope claim must match the header
+//! (else `-32020`), a header naming the modern revision needs the envelope (else `-32602`),
+//! and a revision not served is `-32022` listing the served ones. All of these are HTTP 400
+//! under the request's own id, answered before any method runs. An envelope-less request
+//! without a modern header (an `initialize`, or any request of an older client) stays legacy.
+
+use axum::http::{HeaderMap, StatusCode};
+use base64::Engine;
+use serde_json::Value;
+
+use super::protocol::{
+    is_modern, supported, RpcError, DEFAULT_VERSION, HEADER_MISMATCH, INVALID_PARAMS,
+    INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+};
+
+pub(super) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// Where a modern result names the server (`server/discover`).
+pub(super) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// A header value that does not fit in plain ASCII travels as `=?base64?…?=` (SEP-2243).
+const BASE64_PREFIX: &str = "=?base64?";
+const BASE64_SUFFIX: &str = "?=";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Era {
+    /// Negotiated by `initialize` (or assumed); the served revision.
+    Legacy(&'static str),
+    /// Stateless, per-request envelope; the served revision.
+    Modern(&'static str),
+}
+
+impl Era {
+    pub(super) fn version(self) -> &'static str {
+        match self {
+            Era::Legacy(version) | Era::Modern(version) => version,
+        }
+    }
+}
+
+/// A request refused before dispatch (HTTP 400): the error, under the request's id when the
+/// body has a usable one.
+#[derive(Debug)]
+pub(super) struct Rejection {
+    pub(super) id: Value,
+    pub(super) error: RpcError,
+}
+
+/// The era of a parsed body, or why it is refused. A batch (legacy only) has no envelope.
+pub(super) fn classify(headers: &HeaderMap, body: &Value) -> Result<Era, Rejection> {
+    let id = body
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned()
+        .unwrap_or(Value::Null);
+    let reject = |error| Rejection {
+        id: id.clone(),
+        error,
+    };
+    let meta = body.pointer("/params/_meta");
+    let claim = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
+    let header = headers
+        .get(PROTOCOL_VERSION_HEADER)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned());
+    let era = match (header.as_deref(), claim) {
+        (header, Some(claim)) => {
+            let claim = claim.as_str().ok_or_else(|| {
+                reject(invalid_envelope(format!(
+                    "_meta[\"{META_PROTOCOL_VERSION}\"] must be a string"
+                )))
+            })?;
+            match header {
+                Some(header) if header == claim => {}
+                Some(header) => {
+                    return Err(reject(RpcError::header_mismatch(format!(
+                        "MCP-Protocol-Version header {header:?} does not match _meta[\"{META_PROTOCOL_VERSION}\"] {claim:?}"
+                    ))))
+                }
+                None => {
+                    return Err(reject(RpcError::header_mismatch(format!(
+                        "MCP-Protocol-Version header is required and must equal _meta[\"{META_PROTOCOL_VERSION}\"] ({claim:?})"
+                    ))))
+                }
+            }
+            era_of(claim).map_err(reject)?
+        }
+        (Some(header), None) => match era_of(header).map_err(reject)? {
+            Era::Modern(version) => {
+                let missing = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
+                    .into_iter()
+                    .filter(|key| meta.and_then(|m| m.get(key)).is_none())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(reject(invalid_envelope(format!(
+                    "MCP {version} requests carry params._meta with {missing}"
+                ))));
+            }
+            legacy => legacy,
+        },
+        (None, None) => Era::Legacy(DEFAULT_VERSION),
+    };
+    if let Era::Modern(_) = era {
+        let meta = meta.unwrap_or(&Value::Null);
+        if !meta
+            .get(META_CLIENT_CAPABILITIES)
+            .is_some_and(Value::is_object)
+        {
+            return Err(reject(invalid_envelope(format!(
+                "_meta[\"{META_CLIENT_CAPABILITIES}\"] (an object) is required"
+            ))));
+        }
+        if meta
+            .get(META_CLIENT_INFO)
+            .is_some_and(|info| !info.is_object())
+        {
+            return Err(reject(invalid_envelope(format!(
+                "_meta[\"{META_CLIENT_INFO}\"] must be an object"
+            ))));
+        }
+    }
+    Ok(era)
+}
+
+fn era_of(version: &str) -> Result<Era, RpcError> {
+    match supported(version) {
+        Some(v) if is_modern(v) => Ok(Era::Modern(v)),
+        Some(v) => Ok(Era::Legacy(v)),
+        None => Err(RpcError::unsupported_version(version)),
+    }
+}
+
+fn invalid_envelope(message: String) -> RpcError {
+    RpcError::new(INVALID_PARAMS, message)
+}
+
+/// The request field `Mcp-Name` mirrors, for the methods that have one (SEP-2243's table).
+fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}
+
+/// A modern request's `Mcp-Method` and `Mcp-Name` headers against its body: present, and
+/// equal once surrounding whitespace is dropped (values are case-sensitive).
+pub(super) fn check_headers(
+    headers: &HeaderMap,
+    method: &str,
+    params: &Value,
+) -> Result<(), RpcError> {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .map(|v| v.to_str().map(str::trim).map_err(|_| ()))
+    };
+    match header(METHOD_HEADER) {
+        None => {
+            return Err(RpcError::header_mismatch(format!(
+                "Mcp-Method header is required (the body's method is {method:?})"
+            )))
+        }
+        Some(Ok(value)) if value == method => {}
+        Some(_) => {
+            return Err(RpcError::header_mismatch(format!(
+                "Mcp-Method header does not match the body's method {method:?}"
+            )))
+        }
+    }
+    let Some(field) = name_field(method) else {
+        return Ok(());
+    };
+    let body = params.get(field).and_then(Value::as_str);
+    match (body, header(NAME_HEADER)) {
+        (None, None) => Ok(()),
+        (Some(_), None) => Err(RpcError::header_mismatch(format!(
+            "Mcp-Name header is required for {method} (params.{field})"
+        ))),
+        (body, Some(value)) => {
+            let value = value.ok().and_then(decode_value);
+            if body.is_some() && value.as_deref() == body {
+                Ok(())
+            } else {
+                Err(RpcError::header_mismatch(format!(
+                    "Mcp-Name header does not match params.{field}"
+                )))
+            }
+        }
+    }
+}
+
+/// A header value as sent: plain, or `=?base64?…?=` around the UTF-8 bytes (padding and
+/// alphabet checked); `None` when the wrapped value does not decode.
+fn decode_value(value: &str) -> Option<String> {
+    let Some(encoded) = value
+        .strip_prefix(BASE64_PREFIX)
+        .and_then(|v| v.strip_suffix(BASE64_SUFFIX))
+    else {
+        return Some(value.to_owned());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// Whether an error refused a modern request before its method ran, so it is answered with an
+/// HTTP status (400; 404 for a method the revision lacks) rather than in a 200.
+pub(super) fn status_of(code: i64) -> Option<StatusCode> {
+    match code {
+        METHOD_NOT_FOUND => Some(StatusCode::NOT_FOUND),
+        PARSE_ERROR | INVALID_REQUEST | HEADER_MISMATCH | UNSUPPORTED_PROTOCOL_VERSION => {
+            Some(StatusCode::BAD_REQUEST)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+    use serde_json::json;
+
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn request(meta: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta}})
+    }
+
+    fn envelope(version: &str) -> Value {
+        json!({META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: {}})
+    }
+
+    fn code(result: Result<Era, Rejection>) -> i64 {
+        let rejection = result.expect_err("refused");
+        assert_eq!(rejection.id, json!(7), "answered under the request's id");
+        rejection.error.code
+    }
+
+    #[test]
+    fn legacy_requests_stay_legacy() {
+        let ping = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
+        assert_eq!(
+            classify(&HeaderMap::new(), &ping).unwrap(),
+            Era::Legacy(DEFAULT_VERSION)
+        );
+        let h = headers(&[(PROTOCOL_VERSION_HEADER, "2025-11-25")]);
+        assert_eq!(classify(&h, &ping).unwrap(), Era::Legacy("2025-11-25"));
+        // A legacy header and a matching claim: the claim adds nothing.
+        assert_eq!(
+            classify(&h, &request(envelope("2025-11-25"))).unwrap(),
+            Era::Legacy("2025-11-25")
+        );
+        let batch = json!([ping]);
+        assert_eq!(
+            classify(&HeaderMap::new(), &batch).unwrap(),
+            Era::Legacy(DEFAULT_VERSION)
+        );
+    }
+
+    #[test]
+    fn modern_requests_need_a_matching_header_and_the_envelope() {
+        let h = headers(&[(PROTOCOL_VERSION_HEADER, " 2026-07-28 ")]);
+        let modern = request(envelope("2026-07-28"));
+        assert_eq!(classify(&h, &modern).unwrap(), Era::Modern("2026-07-28"));
+        assert_eq!(code(classify(&HeaderMap::new(), &modern)), HEADER_MISMATCH);
+        let old = headers(&[(PROTOCOL_VERSION_HEADER, "2025-11-25")]);
+        assert_eq!(code(classify(&old, &modern)), HEADER_MISMATCH);
+        assert_eq!(code(classify(&h, &request(json!({})))), INVALID_PARAMS);
+        let no_capabilities = json!({META_PROTOCOL_VERSION: "2026-07-28"});
+        assert_eq!(
+            code(classify(&h, &request(no_capabilities))),
+            INVALID_PARAMS
+        );
+        let bad_info = json!({META_PROTOCOL_VERSION: "2026-07-28", META_CLIENT_CAPABILITIES: {}, META_CLIENT_INFO: 1});
+        assert_eq!(code(classify(&h, &request(bad_info))), INVALID_PARAMS);
+        let not_a_string = json!({META_PROTOCOL_VERSION: 2026, META_CLIENT_CAPABILITIES: {}});
+        assert_eq!(code(classify(&h, &request(not_a_string))), INVALID_PARAMS);
+    }
+
+    #[test]
+    fn unserved_revisions_name_the_served_ones() {
+        let h = headers(&[(PROTOCOL_VERSION_HEADER, "v999")]);
+        let rejection = classify(&h, &request(envelope("v999"))).unwrap_err();
+        assert_eq!(rejection.error.code, UNSUPPORTED_PROTOCOL_VERSION);
+        let data = rejection.error.data.unwrap();
+        assert_eq!(data["requested"], "v999");
+        assert_eq!(data["supported"].as_array().unwrap().len(), 4);
+        let ping = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
+        assert_eq!(code(classify(&h, &ping)), UNSUPPORTED_PROTOCOL_VERSION);
+    }
+
+    #[test]
+    fn standard_headers_mirror_the_body() {
+        let call = json!({"name": "echo", "arguments": {}});
+        let ok = headers(&[("mcp-method", "tools/call"), ("mcp-name", "  echo ")]);
+        assert!(check_headers(&ok, "tools/call", &call).is_ok());
+        let encoded = headers(&[
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "=?base64?ZWNobw==?="),
+        ]);
+        assert!(check_headers(&encoded, "tools/call", &call).is_ok());
+        for bad in [
+            headers(&[("mcp-name", "echo")]),
+            headers(&[("mcp-method", "TOOLS/CALL"), ("mcp-name", "echo")]),
+            headers(&[("mcp-method", "tools/call")]),
+            headers(&[("mcp-method", "tools/call"), ("mcp-name", "other")]),
+            headers(&[
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "=?base64?ZWNobw?="),
+            ]),
+        ] {
+            let e = check_headers(&bad, "tools/call", &call).unwrap_err();
+            assert_eq!(e.code, HEADER_MISMATCH, "{bad:?}");
+        }
+        let list = headers(&[("mcp-method", "tools/list")]);
+        assert!(check_headers(&list, "tools/list", &json!({})).is_ok());
+        // Off the table: no Mcp-Name needed; and a nameless call leaves params to dispatch.
+        let call_only = headers(&[("mcp-method", "tools/call")]);
+        assert!(check_headers(&call_only, "tools/call", &json!({})).is_ok());
+    }
+}
