@@ -26,6 +26,10 @@ use super::protocol::{
 pub(super) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
+/// A tool argument mirrored into a header: `Mcp-Param-{name}` for an input-schema property
+/// that declares `"x-mcp-header": "{name}"`.
+const PARAM_HEADER_PREFIX: &str = "mcp-param-";
+const PARAM_DECLARATION: &str = "x-mcp-header";
 
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -204,6 +208,72 @@ pub(super) fn check_headers(
     }
 }
 
+/// A 2026-07-28 `tools/call`'s `Mcp-Param-*` headers against its arguments, for a tool whose
+/// input schema declares `x-mcp-header` on properties (reached through `properties` alone, as
+/// SEP-2243 requires): a primitive argument must be mirrored exactly (strings as they are,
+/// numbers in decimal, booleans as `true`/`false`); an absent or null one must not be sent.
+/// Builders may declare such headers; toolhost's own tools declare none.
+pub(super) fn check_param_headers(
+    headers: &HeaderMap,
+    input_schema: &Value,
+    arguments: &Value,
+) -> Result<(), RpcError> {
+    let mut declared = Vec::new();
+    declarations(input_schema, Vec::new(), &mut declared);
+    for (path, name) in declared {
+        let value = path
+            .iter()
+            .try_fold(arguments, |node, key| node.get(key.as_str()));
+        let expected = match value {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(Value::Bool(flag)) => Some(flag.to_string()),
+            Some(Value::Number(number)) => Some(number.to_string()),
+            // Not a primitive: clients send no header for it, and the input schema judges it.
+            Some(_) => continue,
+        };
+        let header = format!("{PARAM_HEADER_PREFIX}{name}");
+        let sent = headers
+            .get(header.as_str())
+            .map(|v| v.to_str().ok().map(str::trim).and_then(decode_value));
+        match (expected, sent) {
+            (None, None) => {}
+            (Some(expected), Some(Some(sent))) if sent == expected => {}
+            (Some(_), None) => {
+                return Err(RpcError::header_mismatch(format!(
+                    "Mcp-Param-{name} header is required: it mirrors arguments.{}",
+                    path.join(".")
+                )))
+            }
+            _ => {
+                return Err(RpcError::header_mismatch(format!(
+                    "Mcp-Param-{name} header does not match arguments.{}",
+                    path.join(".")
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `x-mcp-header` declarations of a schema: property path and header name.
+fn declarations(schema: &Value, path: Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (key, property) in properties {
+        let mut at = path.clone();
+        at.push(key.clone());
+        if let Some(name) = property.get(PARAM_DECLARATION).and_then(Value::as_str) {
+            // A name that cannot be a header name can never be sent: nothing to check.
+            if axum::http::HeaderName::try_from(format!("{PARAM_HEADER_PREFIX}{name}")).is_ok() {
+                out.push((at.clone(), name.to_owned()));
+            }
+        }
+        declarations(property, at, out);
+    }
+}
+
 /// A header value as sent: plain, or `=?base64?…?=` around the UTF-8 bytes (padding and
 /// alphabet checked); `None` when the wrapped value does not decode.
 fn decode_value(value: &str) -> Option<String> {
@@ -341,5 +411,56 @@ mod tests {
         // Off the table: no Mcp-Name needed; and a nameless call leaves params to dispatch.
         let call_only = headers(&[("mcp-method", "tools/call")]);
         assert!(check_headers(&call_only, "tools/call", &json!({})).is_ok());
+    }
+
+    #[test]
+    fn param_headers_mirror_declared_arguments() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "count": {"type": "integer", "x-mcp-header": "Count"},
+            "nested": {"type": "object", "properties": {"on": {"type": "boolean", "x-mcp-header": "On"}}},
+            "list": {"type": "array", "items": {"type": "string", "x-mcp-header": "Ignored"}},
+            "plain": {"type": "string"},
+        }});
+        let args = json!({"region": "eu west", "count": 3, "nested": {"on": true}, "plain": "x"});
+        let check = |pairs: &[(&'static str, &str)], args: &Value| {
+            check_param_headers(&headers(pairs), &schema, args)
+        };
+        let full = [
+            ("mcp-param-region", " eu west "),
+            ("mcp-param-count", "3"),
+            ("mcp-param-on", "true"),
+        ];
+        assert!(check(&full, &args).is_ok());
+        let encoded = [
+            ("mcp-param-region", "=?base64?ZXUgd2VzdA==?="),
+            ("mcp-param-count", "3"),
+            ("mcp-param-on", "true"),
+        ];
+        assert!(check(&encoded, &args).is_ok());
+        // Missing, different, badly encoded, or sent for an absent argument: all -32020.
+        for bad in [
+            &full[1..],
+            &[("mcp-param-region", "eu east"), full[1], full[2]][..],
+            &[
+                ("mcp-param-region", "=?base64?ZXUgd2VzdA?="),
+                full[1],
+                full[2],
+            ][..],
+        ] {
+            assert_eq!(
+                check(bad, &args).unwrap_err().code,
+                HEADER_MISMATCH,
+                "{bad:?}"
+            );
+        }
+        let without_count = json!({"region": "eu west", "nested": {"on": true}});
+        assert_eq!(
+            check(&full, &without_count).unwrap_err().code,
+            HEADER_MISMATCH
+        );
+        assert!(check(&[full[0], full[2]], &without_count).is_ok());
+        // Undeclared tools need nothing.
+        assert!(check_param_headers(&HeaderMap::new(), &json!({"type": "object"}), &args).is_ok());
     }
 }

@@ -23,6 +23,7 @@ use super::methods::{self, dispatch, Context};
 use super::protocol::{
     allows_batches, classify, failure, success, Message, RpcError, PARSE_ERROR, TRANSPORT_ERROR,
 };
+use super::tools;
 use crate::app::{App, AppState};
 
 /// How the client accepts answers.
@@ -222,7 +223,7 @@ async fn answer(
             return (StatusCode::BAD_REQUEST, Json(reply.clone())).into_response();
         }
         if let (Era::Modern(_), Some(Item::Request { id, method, params })) = (era, items.first()) {
-            if let Err(error) = refuse_modern(&headers, era, method, params) {
+            if let Err(error) = refuse_modern(&app, &headers, era, method, params) {
                 let status = era::status_of(error.code).unwrap_or(StatusCode::BAD_REQUEST);
                 return (status, Json(failure(id.clone(), &error))).into_response();
             }
@@ -255,15 +256,27 @@ async fn answer(
 }
 
 /// What 2026-07-28 refuses with an HTTP status before a request runs: `Mcp-Method` / `Mcp-Name`
-/// disagreeing with the body (400), then a method the revision lacks (404).
+/// disagreeing with the body (400), a method the revision lacks (404), then a tool call's
+/// `Mcp-Param-*` headers disagreeing with its arguments (400).
 fn refuse_modern(
+    app: &App,
     headers: &HeaderMap,
     era: Era,
     method: &str,
     params: &Value,
 ) -> Result<(), RpcError> {
     era::check_headers(headers, method, params)?;
-    methods::route(era, method).map(drop)
+    if methods::route(era, method)? == methods::Route::CallTool {
+        let schema = params
+            .get("name")
+            .and_then(Value::as_str)
+            .and_then(|name| tools::input_schema(app, name));
+        if let Some(schema) = schema {
+            let arguments = params.get("arguments").unwrap_or(&Value::Null);
+            era::check_param_headers(headers, &schema, arguments)?;
+        }
+    }
+    Ok(())
 }
 
 /// The body's messages, classified, and whether they came as a batch; or the refusal of the

@@ -368,6 +368,58 @@ async fn the_2026_revision_refuses_before_running_anything() {
     refused(unknown, 200, -32602);
 }
 
+/// A builder's tool may mirror arguments into `Mcp-Param-*` headers (`x-mcp-header` in its
+/// input schema); under 2026-07-28 they must agree with the body, or the call never runs.
+#[tokio::test]
+async fn the_2026_revision_checks_param_headers_of_builder_tools() {
+    let server = TestServer::start().await;
+    let mut body = crate::util::static_endpoint("regional");
+    body["inputSchema"] = json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+    }});
+    server.builder_with("regions", &body).await;
+    let call = json!({"name": "regional", "arguments": {"region": "eu"}});
+    let ok = modern_with(
+        &server,
+        "tools/call",
+        call.clone(),
+        &[("mcp-param-region", Some("eu"))],
+    )
+    .await;
+    assert_eq!(ok.status, 200, "{}", ok.text);
+    assert_eq!(ok.json()["result"]["isError"], false);
+    for header in [None, Some("us"), Some("=?base64?ZXU?=")] {
+        let reply = modern_with(
+            &server,
+            "tools/call",
+            call.clone(),
+            &[("mcp-param-region", header)],
+        )
+        .await;
+        assert_eq!(
+            (reply.status, reply.json()["error"]["code"].clone()),
+            (400, json!(-32020)),
+            "{header:?}"
+        );
+    }
+    let encoded = modern_with(
+        &server,
+        "tools/call",
+        call,
+        &[("mcp-param-region", Some("=?base64?ZXU=?="))],
+    )
+    .await;
+    assert_eq!(encoded.status, 200, "{}", encoded.text);
+    // The older revisions have no such headers.
+    let legacy = result(
+        &server,
+        "tools/call",
+        json!({"name": "regional", "arguments": {"region": "eu"}}),
+    )
+    .await;
+    assert_eq!(legacy["isError"], false);
+}
+
 #[tokio::test]
 async fn get_and_delete_are_405() {
     let server = TestServer::start().await;

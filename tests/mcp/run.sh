@@ -60,6 +60,19 @@ if [ "$("$node22" -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then
   echo "mcp tests: the conformance suite needs Node 22+ ($node22 is $("$node22" --version)); run scripts/setup.sh" >&2
   exit 1
 fi
+# A builder tool mirroring an argument into a header (`x-mcp-header`), so the 2026 run's
+# custom-header scenario (SEP-2243 Mcp-Param-*) has a tool to exercise; toolhost's own declare none.
+"$node22" --input-type=module -e '
+const base = process.env.TOOLHOST_URL, json = { "content-type": "application/json" };
+const onboard = await fetch(base + "/ai/admin/builders", { method: "POST",
+  headers: { ...json, "x-admin-token": process.env.TOOLHOST_ADMIN_TOKEN }, body: JSON.stringify({ name: "mcp-conformance" }) });
+const { builderKey } = await onboard.json();
+const created = await fetch(base + "/ai/endpoints/create", { method: "POST", headers: { ...json, "x-builder-key": builderKey },
+  body: JSON.stringify({ slug: "regional-greeting", title: "Regional greeting", description: "Returns a fixed greeting.",
+    priceUsd: 0, handlerType: "static_json", response: { greeting: "hello" }, safetyAttestation: { accepted: true },
+    inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } } }) });
+if (!created.ok) throw new Error(`creating the header tool: ${created.status} ${await created.text()}`);
+' || status=1
 for revision in 2025-11-25 2026-07-28; do
   # Each run takes a few seconds; the bound keeps a hung scenario from holding CI.
   timed "conformance $revision" timeout 300 "$node22" node_modules/@modelcontextprotocol/conformance/dist/index.js \
