@@ -104,6 +104,11 @@ pub(super) fn classify(headers: &HeaderMap, body: &Value) -> Result<Era, Rejecti
             era_of(claim).map_err(reject)?
         }
         (Some(header), None) => match era_of(header).map_err(reject)? {
+            Era::Modern(version) if body.is_array() => {
+                return Err(reject(RpcError::invalid_request(format!(
+                    "batches are not part of MCP {version}; send one message per request"
+                ))));
+            }
             Era::Modern(version) => {
                 let missing = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
                     .into_iter()
@@ -381,6 +386,17 @@ mod tests {
         assert_eq!(data["supported"].as_array().unwrap().len(), 4);
         let ping = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
         assert_eq!(code(classify(&h, &ping)), UNSUPPORTED_PROTOCOL_VERSION);
+    }
+
+    #[test]
+    fn the_2026_revision_has_no_batches() {
+        let h = headers(&[(PROTOCOL_VERSION_HEADER, "2026-07-28")]);
+        let batch = json!([request(envelope("2026-07-28"))]);
+        let rejection = classify(&h, &batch).unwrap_err();
+        assert_eq!(
+            (rejection.id, rejection.error.code),
+            (Value::Null, INVALID_REQUEST)
+        );
     }
 
     #[test]
