@@ -14,14 +14,11 @@
 //! under the request's own id, answered before any method runs. An envelope-less request
 //! without a modern header (an `initialize`, or any request of an older client) stays legacy.
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use base64::Engine;
 use serde_json::Value;
 
-use super::protocol::{
-    is_modern, supported, RpcError, DEFAULT_VERSION, HEADER_MISMATCH, INVALID_PARAMS,
-    INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
-};
+use super::protocol::{is_modern, supported, RpcError, DEFAULT_VERSION, INVALID_PARAMS};
 
 pub(super) const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
@@ -294,24 +291,13 @@ fn decode_value(value: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// Whether an error refused a modern request before its method ran, so it is answered with an
-/// HTTP status (400; 404 for a method the revision lacks) rather than in a 200.
-pub(super) fn status_of(code: i64) -> Option<StatusCode> {
-    match code {
-        METHOD_NOT_FOUND => Some(StatusCode::NOT_FOUND),
-        PARSE_ERROR | INVALID_REQUEST | HEADER_MISMATCH | UNSUPPORTED_PROTOCOL_VERSION => {
-            Some(StatusCode::BAD_REQUEST)
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use axum::http::HeaderValue;
     use serde_json::json;
 
     use super::*;
+    use crate::mcp::protocol::{HEADER_MISMATCH, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION};
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

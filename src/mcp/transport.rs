@@ -21,7 +21,8 @@ use tokio::sync::mpsc;
 use super::era::{self, Era, Rejection};
 use super::methods::{self, dispatch, Context};
 use super::protocol::{
-    allows_batches, classify, failure, success, Message, RpcError, PARSE_ERROR, TRANSPORT_ERROR,
+    allows_batches, classify, failure, success, Message, RpcError, METHOD_NOT_FOUND, PARSE_ERROR,
+    TRANSPORT_ERROR,
 };
 use super::tools;
 use crate::app::{App, AppState};
@@ -224,7 +225,12 @@ async fn answer(
         }
         if let (Era::Modern(_), Some(Item::Request { id, method, params })) = (era, items.first()) {
             if let Err(error) = refuse_modern(&app, &headers, era, method, params) {
-                let status = era::status_of(error.code).unwrap_or(StatusCode::BAD_REQUEST);
+                // A method the revision lacks is 404 there; every other refusal is 400.
+                let status = if error.code == METHOD_NOT_FOUND {
+                    StatusCode::NOT_FOUND
+                } else {
+                    StatusCode::BAD_REQUEST
+                };
                 return (status, Json(failure(id.clone(), &error))).into_response();
             }
         }
