@@ -54,7 +54,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the call pipeline", &["pipeline", "maintenance"]),
     ("transports", &["http", "mcp", "web", "well_known"]),
     ("the router", &["router"]),
-    ("the server", &["server"]),
+    // The builder's command line is a client of the HTTP API; `dev` runs a server of its own.
+    ("the server and its client", &["server", "cli"]),
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
