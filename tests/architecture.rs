@@ -213,6 +213,23 @@ fn modules_use_only_their_own_layer_and_below() {
     );
 }
 
+/// The command line is a client of the HTTP API: besides settings it uses only the server
+/// (which `toolhost dev` runs) and the handler types `toolhost init` writes, never the store or
+/// a domain directly, so it can do nothing the API would not let any other client do.
+#[test]
+fn the_cli_reaches_the_service_only_through_its_api() {
+    let edges = graph();
+    let allowed = ["config", "server", "web"];
+    let other: Vec<&String> = edges["cli"]
+        .iter()
+        .filter(|m| !allowed.contains(&m.as_str()))
+        .collect();
+    assert!(
+        other.is_empty(),
+        "cli uses {other:?}; it may use only {allowed:?}"
+    );
+}
+
 #[test]
 fn no_import_cycles_between_top_level_modules() {
     let found = cycles(&graph());

@@ -54,7 +54,15 @@ impl Api {
     /// `--builder-key`/`TOOLHOST_BUILDER_KEY` first, else what `toolhost login` stored; the
     /// stored key only for the server it was stored with.
     pub(super) fn from_global(global: &Global) -> Result<Api, Failure> {
-        let stored = profile::load()?;
+        Api::from_parts(global, profile::load()?)
+    }
+
+    /// Like [`Api::from_global`] with the stored profile given (`login` reads it leniently:
+    /// a broken one is what it replaces).
+    pub(super) fn from_parts(
+        global: &Global,
+        stored: Option<profile::Profile>,
+    ) -> Result<Api, Failure> {
         let base = global
             .server
             .clone()

@@ -124,7 +124,7 @@ pub(super) async fn login(global: &Global, out: &Out) -> Outcome {
     if global.builder_key.as_deref().is_none_or(str::is_empty) {
         global.builder_key = Some(read_secret("Builder key: ")?);
     }
-    let api = Api::from_global(&global)?;
+    let api = Api::from_parts(&global, profile::load().unwrap_or(None))?;
     let answer = api.get("/ai/builders/endpoints").await?;
     let stored = profile::Profile {
         server: api.base().to_string(),
