@@ -170,22 +170,29 @@ fn normalize(server: &str) -> Result<String, Failure> {
 /// An error answer as a refusal with the server's code and message. A body that is not the
 /// one error shape (a 402's x402 body, a proxy's page) keeps what it has.
 pub(super) fn refusal(answer: Answer) -> Failure {
-    let error = &answer.body["error"];
-    let code = error["code"]
-        .as_str()
-        .or_else(|| error.as_str())
-        .unwrap_or(match answer.status {
-            402 => "payment_required",
-            _ => "unexpected_answer",
-        })
-        .to_string();
-    let message = error["message"]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| match &answer.body {
+    let fallback = || match answer.status {
+        402 => "payment_required",
+        _ => "unexpected_answer",
+    };
+    let excerpt = |value: &Value| -> String {
+        match value {
             Value::String(text) => text.chars().take(300).collect(),
             other => other.to_string().chars().take(300).collect(),
-        });
+        }
+    };
+    let (code, message) = match &answer.body["error"] {
+        Value::Object(error) => (
+            error
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or_else(fallback)
+                .to_string(),
+            error.get("message").map(excerpt).unwrap_or_default(),
+        ),
+        // x402's 402 body: `error` is a sentence.
+        Value::String(text) => (fallback().to_string(), text.clone()),
+        _ => (fallback().to_string(), excerpt(&answer.body)),
+    };
     Failure::Refused {
         status: answer.status,
         code,

@@ -119,6 +119,61 @@ async fn until_answer(url: &str, input: &Value, want: &Value) {
     }
 }
 
+type Lines = tokio::io::Lines<BufReader<tokio::process::ChildStdout>>;
+
+/// Starts `toolhost dev DIR --port 0`; answers the child, the rest of its stdout and the URL
+/// it serves the tool at.
+async fn start_dev(cli: &Cli, dir: &str) -> (tokio::process::Child, Lines, String) {
+    let mut dev = cli
+        .command(&["dev", dir, "--port", "0"], None)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(dev.stdout.take().unwrap()).lines();
+    let serving = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("Serving") {
+                return line;
+            }
+        }
+        panic!("dev ended before serving");
+    })
+    .await
+    .expect("dev serves within 60 s");
+    let url = serving
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap()
+        .to_string();
+    (dev, lines, url)
+}
+
+/// Stops `dev` with SIGTERM, as Ctrl-C would; answers what it printed since it started
+/// serving. It must end cleanly.
+async fn stop_dev(dev: &mut tokio::process::Child, lines: &mut Lines) -> String {
+    // Past one poll, so the last calls are printed.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let stopped = std::process::Command::new("kill")
+        .args(["-TERM", &dev.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let mut printed = Vec::new();
+    while let Ok(Some(line)) = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .unwrap()
+    {
+        printed.push(line);
+    }
+    let status = tokio::time::timeout(Duration::from_secs(20), dev.wait())
+        .await
+        .expect("dev stops on SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{printed:?}");
+    printed.join("\n")
+}
+
 const HANDLER_V2: &str = r#"/** @type {toolhost.Handler} */
 export default async function (req, ctx) {
   return { greeting: `v2 ${req.input.name ?? "world"}`, token: ctx.env.LOCAL_TOKEN ?? null };
@@ -169,29 +224,8 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert_exit(&cli.run(&["init", dir_arg], None).await, 2);
 
     // dev: served locally without payment, reloaded after an edit, each call printed.
-    let mut dev = cli
-        .command(&["dev", dir_arg, "--port", "0"], None)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(dev.stdout.take().unwrap()).lines();
-    let serving = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.starts_with("Serving") {
-                return line;
-            }
-        }
-        panic!("dev ended before serving");
-    })
-    .await
-    .expect("dev serves within 60 s");
-    let local = serving
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap()
-        .to_string();
-    assert!(local.ends_with("/tools/hello-tool"), "{serving}");
+    let (mut dev, mut lines, local) = start_dev(&cli, dir_arg).await;
+    assert!(local.ends_with("/tools/hello-tool"), "{local}");
     let (status, body) = post(&local, &json!({"name": "Ada"})).await;
     assert_eq!(
         (status, body),
@@ -214,24 +248,7 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert_eq!(status, 200);
     std::fs::write(dir.join("toolhost.json"), &good_manifest).unwrap();
     tokio::time::sleep(Duration::from_millis(800)).await;
-    let stopped = std::process::Command::new("kill")
-        .args(["-TERM", &dev.id().unwrap().to_string()])
-        .status()
-        .unwrap();
-    assert!(stopped.success());
-    let mut printed = Vec::new();
-    while let Ok(Some(line)) = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-        .await
-        .unwrap()
-    {
-        printed.push(line);
-    }
-    let status = tokio::time::timeout(Duration::from_secs(20), dev.wait())
-        .await
-        .expect("dev stops on SIGTERM")
-        .unwrap();
-    assert!(status.success(), "{printed:?}");
-    let printed = printed.join("\n");
+    let printed = stop_dev(&mut dev, &mut lines).await;
     assert!(printed.contains("Reloaded hello-tool"), "{printed}");
     assert!(
         printed.contains("  200  "),
@@ -496,4 +513,49 @@ async fn login_stores_the_key_for_its_server_only_readable_by_the_user() {
     let elsewhere = server.base.replace("127.0.0.1", "localhost");
     let other = cli.run(&["endpoints", "--server", &elsewhere], None).await;
     assert_exit(&other, 2);
+}
+
+#[tokio::test]
+async fn dev_serves_a_paid_tool_free_with_its_capabilities_granted() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Counter maker").await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let dir = tool(&cli, work.path(), "counter", |m| {
+        m["priceUsd"] = json!(0.01);
+        m["capabilities"] = json!({"kv": true, "logs": true});
+        m["inputSchema"] = json!({"type": "object"});
+        m["outputSchema"] = json!({});
+    })
+    .await;
+    std::fs::write(
+        Path::new(&dir).join("handler.js"),
+        r#"export default async function (req, ctx) {
+  const count = ((await ctx.kv.get("count")) ?? 0) + 1;
+  await ctx.kv.set("count", count);
+  ctx.log.info(`count is ${count}`);
+  return { count };
+}
+"#,
+    )
+    .unwrap();
+    let (mut dev, mut lines, local) = start_dev(&cli, &dir).await;
+    assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 1})));
+    assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 2})));
+    let printed = stop_dev(&mut dev, &mut lines).await;
+    assert!(printed.contains("[info] count is 2"), "{printed}");
+
+    // On the server the same manifest is paid and its capabilities wait for the admin.
+    let deployed = cli.run(&["deploy", &dir], Some(&key)).await;
+    assert_exit(&deployed, 0);
+    let out = String::from_utf8_lossy(&deployed.stdout).to_string();
+    assert!(out.contains("requested kv, logs; granted none"), "{out}");
+    assert!(out.contains("0.01 USD"), "{out}");
+    let unpaid = cli.run(&["call", "counter"], None).await;
+    assert_exit(&unpaid, 3);
+    assert!(
+        String::from_utf8_lossy(&unpaid.stderr).contains("the server refused ("),
+        "{}",
+        text(&unpaid)
+    );
 }
