@@ -51,7 +51,7 @@ pub enum Command {
     Call(CallArgs),
 }
 
-/// The server, the credential and the output format, accepted by every client command.
+/// The server, the credential and the output format of the commands that talk to a server.
 #[derive(clap::Args, Clone, Default)]
 pub struct Global {
     /// Server base URL. Default: the one stored by `toolhost login`, else http://127.0.0.1:8402.
@@ -65,7 +65,14 @@ pub struct Global {
         global = true
     )]
     builder_key: Option<String>,
-    /// Print the server's JSON answers instead of tables (for scripts).
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// The output format, accepted by every client command.
+#[derive(clap::Args, Clone, Default)]
+pub struct OutputArgs {
+    /// Print JSON instead of tables: the server's answers, one document per line (for scripts).
     #[arg(long, global = true)]
     json: bool,
 }
@@ -79,7 +86,7 @@ pub struct InitArgs {
     #[arg(long)]
     ts: bool,
     #[command(flatten)]
-    global: Global,
+    output: OutputArgs,
 }
 
 #[derive(clap::Args)]
@@ -91,7 +98,7 @@ pub struct DevArgs {
     #[arg(long, default_value_t = 8787)]
     port: u16,
     #[command(flatten)]
-    global: Global,
+    output: OutputArgs,
 }
 
 #[derive(clap::Args)]
@@ -230,24 +237,24 @@ impl Failure {
 type Outcome = Result<(), Failure>;
 
 impl Command {
-    fn global(&self) -> &Global {
+    fn output(&self) -> &OutputArgs {
         match self {
-            Command::Init(a) => &a.global,
-            Command::Dev(a) => &a.global,
-            Command::Deploy(a) => &a.global,
-            Command::Login(a) => &a.global,
-            Command::Logs(a) => &a.global,
-            Command::Endpoints(a) => &a.global,
-            Command::Secrets(a) => &a.global,
-            Command::Revenue(a) => &a.global,
-            Command::Call(a) => &a.global,
+            Command::Init(a) => &a.output,
+            Command::Dev(a) => &a.output,
+            Command::Deploy(a) => &a.global.output,
+            Command::Login(a) => &a.global.output,
+            Command::Logs(a) => &a.global.output,
+            Command::Endpoints(a) => &a.global.output,
+            Command::Secrets(a) => &a.global.output,
+            Command::Revenue(a) => &a.global.output,
+            Command::Call(a) => &a.global.output,
         }
     }
 }
 
 /// Runs one client command and turns its outcome into the exit code.
 pub async fn run(command: Command) -> ExitCode {
-    let out = output::Out::new(command.global().json);
+    let out = output::Out::new(command.output().json);
     let outcome = match command {
         Command::Init(args) => project::init(&args.dir, args.ts, &out),
         Command::Dev(args) => dev::run(&args.dir, args.port, &out).await,

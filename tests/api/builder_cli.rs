@@ -324,6 +324,40 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert_exit(&human, 0);
     assert!(String::from_utf8_lossy(&human.stdout).contains("  200  "));
 
+    // logs --follow: the latest call, then each new one as it comes; SIGTERM ends it cleanly.
+    let mut follow = cli
+        .command(
+            &["logs", "hello-tool", "--follow", "--json", "--limit", "1"],
+            Some(&key),
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut followed = BufReader::new(follow.stdout.take().unwrap()).lines();
+    let mut next_entry = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), followed.next_line())
+            .await
+            .expect("logs --follow prints within 30 s")
+            .unwrap()
+            .expect("a line");
+        serde_json::from_str(&line).unwrap()
+    };
+    let latest = next_entry().await;
+    assert_eq!(post(&live, &json!({"name": "Fo"})).await.0, 200);
+    let new = next_entry().await;
+    assert_ne!(new["id"], latest["id"]);
+    assert_eq!(new["status"], 200);
+    std::process::Command::new("kill")
+        .args(["-TERM", &follow.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(20), follow.wait())
+        .await
+        .expect("logs --follow stops on SIGTERM")
+        .unwrap();
+    assert!(ended.success());
+
     // endpoints: listed, paused (503), resumed.
     let listed = cli.run(&["endpoints"], Some(&key)).await;
     assert_exit(&listed, 0);
