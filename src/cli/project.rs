@@ -469,28 +469,10 @@ fn manifest_template(slug: &str) -> String {
     text
 }
 
-const JS_TEMPLATE: &str = r#"// A toolhost handler. `req.input` is the caller's JSON, already checked against the
-// inputSchema in toolhost.json; what the function returns is the answer (status 200).
-// toolhost.d.ts types `req` and `ctx` for your editor (tsconfig.json points at it).
+/// The handler `init` writes: type-checked with the project's other handlers (tests/types).
+const JS_TEMPLATE: &str = include_str!("../../fixtures/templates/cli-handler.js");
 
-/** @type {toolhost.Handler} */
-export default async function (req, ctx) {
-  const name = req.input.name ?? "world";
-  return { greeting: `${ctx.env.GREETING ?? "Hello"}, ${name}!` };
-}
-"#;
-
-const TS_TEMPLATE: &str = r#"// A toolhost handler. `req.input` is the caller's JSON, already checked against the
-// inputSchema in toolhost.json; what the function returns is the answer (status 200).
-// toolhost.d.ts types `req` and `ctx` (tsconfig.json points at it).
-
-const handler: toolhost.Handler<{ name?: string }> = async (req, ctx) => {
-  const name = req.input.name ?? "world";
-  return { greeting: `${ctx.env.GREETING ?? "Hello"}, ${name}!` };
-};
-
-export default handler;
-"#;
+const TS_TEMPLATE: &str = include_str!("../../fixtures/templates/cli-handler.ts");
 
 /// The compiler options `web/toolhost.d.ts`'s header asks for, over the handler and the types.
 fn tsconfig(handler: &str) -> String {
@@ -521,6 +503,23 @@ mod tests {
         assert_eq!(parsed["Q"], "a b");
         assert_eq!(parse_dotenv("1BAD=x").unwrap_err().0, 1);
         assert_eq!(parse_dotenv("ok=1\nnot a pair").unwrap_err().0, 2);
+    }
+
+    #[test]
+    fn the_tsconfig_init_writes_has_the_options_the_types_header_asks_for() {
+        let header = crate::web::handler_types_source();
+        let start = header.find("//   { \"compilerOptions\"").unwrap();
+        let end = start + header[start..].find("\"files\"").unwrap();
+        let end = end + header[end..].find('\n').unwrap();
+        let json: String = header[start..end]
+            .lines()
+            .map(|l| l.trim_start_matches("//   "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let asked: Value = serde_json::from_str(&json).unwrap();
+        let written: Value = serde_json::from_str(&tsconfig(JS_HANDLER)).unwrap();
+        assert_eq!(written["compilerOptions"], asked["compilerOptions"]);
+        assert_eq!(written["files"], json!([TYPES, JS_HANDLER]));
     }
 
     #[test]
