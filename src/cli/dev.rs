@@ -6,6 +6,7 @@
 //! PATCH `deploy` sends; each call is printed from the endpoint's logs.
 
 use std::collections::{BTreeMap, HashSet};
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,13 +27,18 @@ const POLL_EVERY: Duration = Duration::from_millis(300);
 
 pub(super) async fn run(dir: &Path, port: u16, out: &Out) -> Outcome {
     let first = Project::load(dir)?;
-    // The server's own warnings (a worker that died, a store error) are worth seeing here.
+    // The server's own warnings are worth seeing here: each failed call's code and message
+    // (`request failed ... code=handler_error ...`), a worker that died. tower_http's line
+    // for the same failure would only repeat it.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,tower_http=off")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .without_time()
         .try_init();
     let scratch = Scratch::create()?;
     let token = hex::encode(rand::random::<[u8; 24]>());

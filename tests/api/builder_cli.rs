@@ -565,6 +565,7 @@ async fn dev_serves_a_paid_tool_free_with_its_capabilities_granted() {
     std::fs::write(
         Path::new(&dir).join("handler.js"),
         r#"export default async function (req, ctx) {
+  if (req.input.fail) throw new Error("asked to fail");
   const count = ((await ctx.kv.get("count")) ?? 0) + 1;
   await ctx.kv.set("count", count);
   ctx.log.info(`count is ${count}`);
@@ -576,8 +577,18 @@ async fn dev_serves_a_paid_tool_free_with_its_capabilities_granted() {
     let (mut dev, mut lines, local) = start_dev(&cli, &dir).await;
     assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 1})));
     assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 2})));
+    assert_eq!(post(&local, &json!({"fail": true})).await.0, 500);
     let printed = stop_dev(&mut dev, &mut lines).await;
     assert!(printed.contains("[info] count is 2"), "{printed}");
+    assert!(printed.contains("  500  "), "{printed}");
+    let mut stderr = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut dev.stderr.take().unwrap(), &mut stderr)
+        .await
+        .unwrap();
+    assert!(
+        stderr.contains("code=handler_error") && stderr.contains("asked to fail"),
+        "a failed call's code and message are printed: {stderr}"
+    );
 
     // On the server the same manifest is paid and its capabilities wait for the admin.
     let deployed = cli.run(&["deploy", &dir], Some(&key)).await;
