@@ -68,6 +68,8 @@ pub(super) fn save(profile: &Profile) -> Result<PathBuf, Failure> {
     };
     create_private_dir(dir).map_err(|e| local(e, dir))?;
     let temporary = dir.join(format!(".config.json.{}", std::process::id()));
+    // Left over by an earlier run of the same pid that died mid-write; created anew below.
+    let _ = std::fs::remove_file(&temporary);
     let written = (|| {
         let mut file = private_file(&temporary)?;
         file.write_all(serde_json::to_string_pretty(profile)?.as_bytes())?;
