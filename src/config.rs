@@ -165,6 +165,29 @@ pub struct RuntimeConfig {
     pub reject_invalid_output: bool,
 }
 
+/// The argument that makes the `toolhost` binary a sandbox worker (`main` checks it first).
+pub const SANDBOX_WORKER_ARG: &str = "sandbox-worker";
+
+/// Isolates in `count` worker processes of this very executable (`toolhost sandbox-worker`),
+/// as `toolhost serve` and `toolhost dev` run them. `log_filter` is the workers' `RUST_LOG`.
+pub fn worker_isolation(
+    count: usize,
+    recycle_after_dropped: u64,
+    log_filter: String,
+) -> Result<sandbox::Isolation, String> {
+    let program = std::env::current_exe()
+        .map_err(|e| format!("cannot find the toolhost executable for its sandbox workers: {e}"))?;
+    Ok(sandbox::Isolation::Workers(sandbox::WorkerOptions {
+        command: sandbox::WorkerCommand {
+            program,
+            args: vec![SANDBOX_WORKER_ARG.to_owned()],
+            log_filter,
+        },
+        count,
+        recycle_after_dropped,
+    }))
+}
+
 #[derive(Clone, Debug)]
 pub struct HttpLimits {
     /// Largest accepted request body.

@@ -21,7 +21,9 @@
 //!   `maintenance` (background sweeps).
 //! - Transports: `http` (route handlers, extractors, metrics middleware, OpenAPI), `mcp`,
 //!   `web` (dashboard and guide), `well_known`.
-//! - `router` (every route and middleware), then `server` (binding, start-up, shutdown).
+//! - `router` (every route and middleware), then `server` (binding, start-up, shutdown) and
+//!   beside it `cli`, the builder's command line: a client of the HTTP API (`dev` runs a
+//!   `server` of its own).
 
 pub mod app;
 #[cfg(test)]
@@ -29,6 +31,7 @@ mod arbitrary;
 pub mod builders;
 pub mod builtins;
 pub mod catalog;
+pub mod cli;
 pub mod config;
 pub mod endpoints;
 pub mod error;

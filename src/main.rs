@@ -1,4 +1,5 @@
-//! The `toolhost` command line: `toolhost serve`.
+//! The `toolhost` command line: `toolhost serve`, and the builder's client commands of
+//! `toolhost::cli` (`init`, `dev`, `deploy`, ...; docs/cli.md).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -49,7 +50,9 @@ enum LogFormat {
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP server (on the embedded store, or a shared PostgreSQL with --store).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
+    #[command(flatten)]
+    Client(toolhost::cli::Command),
 }
 
 #[derive(clap::Args)]
@@ -263,18 +266,11 @@ impl ServeArgs {
         config.runtime.isolation = if self.sandbox_in_process {
             sandbox::Isolation::InProcess
         } else {
-            let program = std::env::current_exe().map_err(|e| {
-                format!("cannot find the toolhost executable for its sandbox workers: {e}")
-            })?;
-            sandbox::Isolation::Workers(sandbox::WorkerOptions {
-                command: sandbox::WorkerCommand {
-                    program,
-                    args: vec![SANDBOX_WORKER.to_owned()],
-                    log_filter: std::env::var("RUST_LOG").unwrap_or_else(|_| "info".to_owned()),
-                },
-                count: usize::from(self.sandbox_workers),
-                recycle_after_dropped: self.sandbox_worker_recycle_after,
-            })
+            toolhost::config::worker_isolation(
+                usize::from(self.sandbox_workers),
+                self.sandbox_worker_recycle_after,
+                std::env::var("RUST_LOG").unwrap_or_else(|_| "info".to_owned()),
+            )?
         };
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
@@ -361,47 +357,13 @@ fn init_tracing(format: LogFormat) {
     }
 }
 
-/// The future that resolves on SIGTERM or Ctrl-C. The handlers are installed here, when it is
-/// called, not when the future is first polled: the server's accept loop may poll it only after
-/// the first connections, and a SIGTERM sent once "listening" is printed must already be ours
-/// (unhandled, it ends the process with the signal instead of a clean shutdown).
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
-    #[cfg(unix)]
-    let (interrupt, terminate) = {
-        use tokio::signal::unix::{signal, SignalKind};
-        (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        )
-    };
-    async move {
-        #[cfg(unix)]
-        {
-            let received = async |stream: std::io::Result<tokio::signal::unix::Signal>| match stream
-            {
-                Ok(mut stream) => {
-                    stream.recv().await;
-                }
-                // Without a handler the signal keeps its default action, which still ends us.
-                Err(_) => std::future::pending::<()>().await,
-            };
-            tokio::select! { () = received(interrupt) => {}, () = received(terminate) => {} }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-        tracing::info!("shutdown signal received; finishing in-flight requests");
-    }
-}
-
 /// `toolhost sandbox-worker` is how the server starts its sandbox worker processes (see
 /// `sandbox::run_worker`); it is not for people, so it is not in `--help`, and it is chosen
 /// before anything else runs: no tracing set-up, no runtime, nothing read from the environment.
 fn main() -> std::process::ExitCode {
     if std::env::args_os()
         .nth(1)
-        .is_some_and(|a| a == SANDBOX_WORKER)
+        .is_some_and(|a| a == toolhost::config::SANDBOX_WORKER_ARG)
         && std::env::args_os().len() == 2
     {
         return sandbox::run_worker();
@@ -412,7 +374,7 @@ fn main() -> std::process::ExitCode {
     // thread exists (workers get the same switch from `sandbox::confine::prepare_command`).
     std::env::set_var("V82JSC_NO_BC_CACHE", "1");
     match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime.block_on(serve()),
+        Ok(runtime) => runtime.block_on(run()),
         Err(e) => {
             eprintln!("toolhost: cannot start the async runtime: {e}");
             std::process::ExitCode::FAILURE
@@ -420,13 +382,16 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-/// The argument that selects worker mode.
-const SANDBOX_WORKER: &str = "sandbox-worker";
-
-async fn serve() -> std::process::ExitCode {
+async fn run() -> std::process::ExitCode {
     let cli = Cli::parse();
-    init_tracing(cli.log_format);
-    let Command::Serve(args) = cli.command;
+    match cli.command {
+        Command::Serve(args) => serve(*args, cli.log_format).await,
+        Command::Client(command) => toolhost::cli::run(command).await,
+    }
+}
+
+async fn serve(args: ServeArgs, log_format: LogFormat) -> std::process::ExitCode {
+    init_tracing(log_format);
     let config = match args.into_config() {
         Ok(config) => config,
         Err(e) => {
@@ -449,7 +414,7 @@ async fn serve() -> std::process::ExitCode {
         }
     };
     // Before "listening" is printed: from then on a SIGTERM means a clean shutdown.
-    let shutdown = shutdown_signal();
+    let shutdown = toolhost::server::shutdown_signal();
     if let Some(token) = &server.notes.generated_admin_token {
         // Printed once, on the start that generated it; afterwards it is only where it is kept.
         let kept = match &server.app.config.store {

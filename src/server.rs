@@ -253,3 +253,37 @@ async fn refuse(mut stream: TcpStream, answer: Arc<[u8]>, _answering: OwnedSemap
     })
     .await;
 }
+
+/// The future that resolves on SIGTERM or Ctrl-C. The handlers are installed here, when it is
+/// called, not when the future is first polled: the server's accept loop may poll it only after
+/// the first connections, and a SIGTERM sent once "listening" is printed must already be ours
+/// (unhandled, it ends the process with the signal instead of a clean shutdown).
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        )
+    };
+    async move {
+        #[cfg(unix)]
+        {
+            let received = async |stream: std::io::Result<tokio::signal::unix::Signal>| match stream
+            {
+                Ok(mut stream) => {
+                    stream.recv().await;
+                }
+                // Without a handler the signal keeps its default action, which still ends us.
+                Err(_) => std::future::pending::<()>().await,
+            };
+            tokio::select! { () = received(interrupt) => {}, () = received(terminate) => {} }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        tracing::info!("shutdown signal received; finishing in-flight requests");
+    }
+}

@@ -91,6 +91,14 @@ pub async fn handler_types(headers: HeaderMap) -> Response {
     response
 }
 
+/// `web/toolhost.d.ts` as embedded in the binary: what `toolhost init` writes beside a new
+/// handler for editors.
+pub fn handler_types_source() -> &'static str {
+    WEB.get_file("toolhost.d.ts")
+        .and_then(|f| f.contents_utf8())
+        .unwrap_or_default()
+}
+
 /// Serves one file of `web/`, or the JSON 404 of every unknown route. `base_url`, when given,
 /// replaces `{base_url}` in the (HTML) file, escaped for HTML.
 fn serve(path: &str, request: &HeaderMap, base_url: Option<&str>) -> Response {

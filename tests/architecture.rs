@@ -54,7 +54,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the call pipeline", &["pipeline", "maintenance"]),
     ("transports", &["http", "mcp", "web", "well_known"]),
     ("the router", &["router"]),
-    ("the server", &["server"]),
+    // The builder's command line is a client of the HTTP API; `dev` runs a server of its own.
+    ("the server and its client", &["server", "cli"]),
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
@@ -209,6 +210,23 @@ fn modules_use_only_their_own_layer_and_below() {
         upward.is_empty(),
         "imports against the layers:\n{}",
         upward.join("\n")
+    );
+}
+
+/// The command line is a client of the HTTP API: besides settings it uses only the server
+/// (which `toolhost dev` runs) and the handler types `toolhost init` writes, never the store or
+/// a domain directly, so it can do nothing the API would not let any other client do.
+#[test]
+fn the_cli_reaches_the_service_only_through_its_api() {
+    let edges = graph();
+    let allowed = ["config", "server", "web"];
+    let other: Vec<&String> = edges["cli"]
+        .iter()
+        .filter(|m| !allowed.contains(&m.as_str()))
+        .collect();
+    assert!(
+        other.is_empty(),
+        "cli uses {other:?}; it may use only {allowed:?}"
     );
 }
 

@@ -5,6 +5,7 @@ mod util;
 
 mod abuse;
 mod authz;
+mod builder_cli;
 mod builders;
 mod catalog;
 mod chain;

@@ -265,25 +265,36 @@ test("req and ctx are typed with what the runtime gives", () => {
   assert.deepEqual(props("Log"), surface.ctx.log);
 });
 
-test("the tsconfig the d.ts header shows works with the tsc command", () => {
-  // The builder's flow, literally: the config from the header, tsc from npm, a handler file.
+// The builder's flow, literally: the config from the d.ts header, tsc from npm, a handler file
+// (named `name` in the config's "files") beside the d.ts.
+const headerConfig = (() => {
   const dts = fs.readFileSync(dtsPath, "utf8");
   const start = dts.indexOf('//   { "compilerOptions"');
   const end = dts.indexOf("\n", dts.indexOf('"files"', start));
-  const config = JSON.parse(dts.slice(start, end).replace(/^\/\/ {3}/gm, ""));
-  const tsc = path.join(path.dirname(fileURLToPath(import.meta.url)), "node_modules/typescript/bin/tsc");
-  const run = (handler) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-tsc-"));
-    fs.copyFileSync(dtsPath, path.join(dir, "toolhost.d.ts"));
-    fs.copyFileSync(handler, path.join(dir, "handler.js"));
-    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(config));
-    const out = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
-    fs.rmSync(dir, { recursive: true, force: true });
-    return out;
-  };
+  return JSON.parse(dts.slice(start, end).replace(/^\/\/ {3}/gm, ""));
+})();
+const tsc = path.join(path.dirname(fileURLToPath(import.meta.url)), "node_modules/typescript/bin/tsc");
+function runTsc(handler, name = "handler.js") {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-tsc-"));
+  fs.copyFileSync(dtsPath, path.join(dir, "toolhost.d.ts"));
+  fs.copyFileSync(handler, path.join(dir, name));
+  fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ ...headerConfig, files: ["toolhost.d.ts", name] }));
+  const out = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return out;
+}
+
+test("the tsconfig the d.ts header shows works with the tsc command", () => {
+  const run = (handler) => runTsc(handler);
   const good = run(path.join(root, "fixtures/handlers/text-summary.js"));
   assert.equal(good.status, 0, good.stdout + good.stderr);
   const bad = run(result.hostile);
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /handler\.js\(\d+,\d+\): error TS2551: Property 'getg' does not exist on type 'Kv'/);
+});
+
+test("the TypeScript handler `toolhost init --ts` writes compiles against the d.ts", () => {
+  // (Its JavaScript twin, fixtures/templates/cli-handler.js, is checked with the handlers above.)
+  const out = runTsc(path.join(root, "fixtures/templates/cli-handler.ts"), "handler.ts");
+  assert.equal(out.status, 0, out.stdout + out.stderr);
 });

@@ -1,0 +1,276 @@
+//! The builder's command line (`toolhost init`, `dev`, `deploy`, `login`, `logs`, `endpoints`,
+//! `secrets`, `revenue`, `call`; docs/cli.md): a client of the public HTTP API, nothing more.
+//! It reaches a server only over HTTP, as any other client would, so what it prints is what the
+//! API answered and it can never do what the API would refuse. `dev` runs the server itself
+//! (`server::Server`, on a throwaway data dir) and talks to it over the same API, so a handler
+//! runs locally in the very sandbox and pipeline it runs in production.
+//!
+//! Exit codes, for scripts: 0 done; 1 a local failure (a file that cannot be written); 2 a usage
+//! error (bad arguments, no builder key, a bad project or manifest); 3 the server refused (its
+//! error code and message are printed); 4 the server could not be reached or did not answer
+//! as a toolhost server does.
+
+mod api;
+mod dev;
+mod manage;
+mod output;
+mod profile;
+mod project;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+/// Where a client command goes when neither a flag, the environment nor `toolhost login` says:
+/// the address `toolhost serve` listens on by default.
+const DEFAULT_SERVER: &str = "http://127.0.0.1:8402";
+
+/// The client commands, flattened into the binary's own subcommands beside `serve`.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Start a tool in DIR: handler.js (or handler.ts), the manifest toolhost.json, and
+    /// toolhost.d.ts for editors. Refuses a non-empty DIR.
+    Init(InitArgs),
+    /// Serve the tool in DIR at http://127.0.0.1:PORT/tools/<slug>, without payment, in the
+    /// same sandbox as production; reloads on save and prints each call.
+    Dev(DevArgs),
+    /// Create the tool in DIR on the server, or update it to a new revision.
+    Deploy(DeployArgs),
+    /// Check a builder key against a server and store both for later commands.
+    Login(LoginArgs),
+    /// An endpoint's invocation logs, newest last.
+    Logs(LogsArgs),
+    /// Your endpoints: list (the default), pause, resume, delete.
+    Endpoints(EndpointsArgs),
+    /// An endpoint's secrets (seen by the handler in ctx.env, never shown back).
+    Secrets(SecretsArgs),
+    /// Your revenue: gross, fee and net, by endpoint.
+    Revenue(RevenueArgs),
+    /// Call an endpoint, or with --test make a test call of your own endpoint without paying.
+    Call(CallArgs),
+}
+
+/// The server, the credential and the output format of the commands that talk to a server.
+#[derive(clap::Args, Clone, Default)]
+pub struct Global {
+    /// Server base URL. Default: the one stored by `toolhost login`, else http://127.0.0.1:8402.
+    #[arg(long, env = "TOOLHOST_URL", global = true)]
+    server: Option<String>,
+    /// Builder key (thb_...). Default: the one `toolhost login` stored for that same server.
+    #[arg(
+        long,
+        env = "TOOLHOST_BUILDER_KEY",
+        hide_env_values = true,
+        global = true
+    )]
+    builder_key: Option<String>,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// The output format, accepted by every client command.
+#[derive(clap::Args, Clone, Default)]
+pub struct OutputArgs {
+    /// Print JSON instead of tables: the server's answers, one document per line (for scripts).
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct InitArgs {
+    /// Directory to create the tool in (created when missing; must be empty).
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// Write the handler in TypeScript (handler.ts) instead of JavaScript.
+    #[arg(long)]
+    ts: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(clap::Args)]
+pub struct DevArgs {
+    /// The tool's directory (holding toolhost.json).
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// Port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 8787)]
+    port: u16,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(clap::Args)]
+pub struct DeployArgs {
+    /// The tool's directory (holding toolhost.json).
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct LoginArgs {
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct LogsArgs {
+    /// The endpoint's slug.
+    slug: String,
+    /// Keep printing new calls as they come (Ctrl-C to stop).
+    #[arg(long, short)]
+    follow: bool,
+    /// How many of the latest calls to print first (1 to 200).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=200))]
+    limit: u16,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct EndpointsArgs {
+    #[command(subcommand)]
+    action: Option<EndpointsAction>,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Subcommand)]
+pub enum EndpointsAction {
+    /// Your endpoints with status, price, revision and URL.
+    List,
+    /// Pause an endpoint: calls answer 503 endpoint_paused until it is resumed.
+    Pause { slug: String },
+    /// Resume a paused endpoint.
+    Resume { slug: String },
+    /// Delete an endpoint with its secrets, files, kv data and logs.
+    Delete {
+        slug: String,
+        /// Do not ask for confirmation (needed when stdin is not a terminal).
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct SecretsArgs {
+    #[command(subcommand)]
+    action: SecretsAction,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Subcommand)]
+pub enum SecretsAction {
+    /// The names of an endpoint's secrets.
+    List { slug: String },
+    /// Set a secret; without VALUE it is read from stdin (so it stays out of shell history).
+    Set {
+        slug: String,
+        name: String,
+        value: Option<String>,
+    },
+    /// Delete secrets by name.
+    Delete {
+        slug: String,
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct RevenueArgs {
+    /// The window: a whole number and s, m, h, d or w.
+    #[arg(long, default_value = "30d")]
+    since: String,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct CallArgs {
+    /// The endpoint's slug.
+    slug: String,
+    /// The input, a JSON object.
+    #[arg(long, default_value = "{}")]
+    input: String,
+    /// A test call of your own endpoint: sends your builder key and X-Toolhost-Test: 1, so the
+    /// server runs it without payment.
+    #[arg(long)]
+    test: bool,
+    #[command(flatten)]
+    global: Global,
+}
+
+/// Why a command failed, and so its exit code.
+#[derive(Debug)]
+enum Failure {
+    /// Something here could not be done (a file could not be written): exit 1.
+    Local(String),
+    /// The command was asked for something it cannot do as asked: exit 2.
+    Usage(String),
+    /// The server answered with an error: exit 3.
+    Refused {
+        status: u16,
+        code: String,
+        message: String,
+        body: Value,
+    },
+    /// No answer, or not one a toolhost server gives: exit 4.
+    Network(String),
+}
+
+impl Failure {
+    fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Local(_) => 1,
+            Failure::Usage(_) => 2,
+            Failure::Refused { .. } => 3,
+            Failure::Network(_) => 4,
+        }
+    }
+}
+
+type Outcome = Result<(), Failure>;
+
+impl Command {
+    fn output(&self) -> &OutputArgs {
+        match self {
+            Command::Init(a) => &a.output,
+            Command::Dev(a) => &a.output,
+            Command::Deploy(a) => &a.global.output,
+            Command::Login(a) => &a.global.output,
+            Command::Logs(a) => &a.global.output,
+            Command::Endpoints(a) => &a.global.output,
+            Command::Secrets(a) => &a.global.output,
+            Command::Revenue(a) => &a.global.output,
+            Command::Call(a) => &a.global.output,
+        }
+    }
+}
+
+/// Runs one client command and turns its outcome into the exit code.
+pub async fn run(command: Command) -> ExitCode {
+    let out = output::Out::new(command.output().json);
+    let outcome = match command {
+        Command::Init(args) => project::init(&args.dir, args.ts, &out),
+        Command::Dev(args) => dev::run(&args.dir, args.port, &out).await,
+        Command::Deploy(args) => manage::deploy(&args.dir, &args.global, &out).await,
+        Command::Login(args) => manage::login(&args.global, &out).await,
+        Command::Logs(args) => manage::logs(&args, &out).await,
+        Command::Endpoints(args) => manage::endpoints(&args, &out).await,
+        Command::Secrets(args) => manage::secrets(&args, &out).await,
+        Command::Revenue(args) => manage::revenue(&args, &out).await,
+        Command::Call(args) => manage::call(&args, &out).await,
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            out.failure(&failure);
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The HTTP client every command talks through: which server, which credential, and how an
+//! answer becomes a value or a [`Failure`] (the server's error code and message, or a network
+//! failure).
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::Value;
+
+use super::{profile, Failure, Global, DEFAULT_SERVER};
+
+/// The header a builder key travels in.
+const BUILDER_KEY: &str = "x-builder-key";
+/// The header of the admin token (only `dev` has one: its own server's).
+const ADMIN_TOKEN: &str = "x-admin-token";
+
+/// A credential sent with each request.
+#[derive(Clone)]
+pub(super) enum Credential {
+    None,
+    Builder(String),
+    Admin(String),
+}
+
+/// One server and the credential to use there.
+pub(super) struct Api {
+    base: String,
+    credential: Credential,
+    http: reqwest::Client,
+}
+
+/// An answer as it came: its status and its body (JSON, or the text as a string).
+pub(super) struct Answer {
+    pub(super) status: u16,
+    pub(super) body: Value,
+}
+
+impl Api {
+    pub(super) fn new(base: &str, credential: Credential) -> Api {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(120))
+            .user_agent(concat!("toolhost-cli/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default();
+        Api {
+            base: base.trim_end_matches('/').to_string(),
+            credential,
+            http,
+        }
+    }
+
+    /// The server and builder key of a command: `--server`/`TOOLHOST_URL` and
+    /// `--builder-key`/`TOOLHOST_BUILDER_KEY` first, else what `toolhost login` stored; the
+    /// stored key only for the server it was stored with.
+    pub(super) fn from_global(global: &Global) -> Result<Api, Failure> {
+        Api::from_parts(global, profile::load()?)
+    }
+
+    /// Like [`Api::from_global`] with the stored profile given (`login` reads it leniently:
+    /// a broken one is what it replaces).
+    pub(super) fn from_parts(
+        global: &Global,
+        stored: Option<profile::Profile>,
+    ) -> Result<Api, Failure> {
+        let base = global
+            .server
+            .clone()
+            .filter(|s| !s.is_empty())
+            .or_else(|| stored.as_ref().map(|p| p.server.clone()))
+            .unwrap_or_else(|| DEFAULT_SERVER.to_string());
+        let base = normalize(&base)?;
+        let key = global
+            .builder_key
+            .clone()
+            .filter(|k| !k.is_empty())
+            .or_else(|| {
+                stored
+                    .filter(|p| normalize(&p.server).ok().as_deref() == Some(base.as_str()))
+                    .map(|p| p.builder_key)
+            });
+        let credential = key.map_or(Credential::None, Credential::Builder);
+        Ok(Api::new(&base, credential))
+    }
+
+    pub(super) fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// Fails with a usage error when no builder key is known: before anything is sent.
+    pub(super) fn require_key(&self) -> Result<(), Failure> {
+        match self.credential {
+            Credential::None => Err(Failure::Usage(
+                "no builder key: run `toolhost login`, or give --builder-key or TOOLHOST_BUILDER_KEY"
+                    .into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Sends a request with the credential and answers the JSON body of a 2xx; anything else
+    /// is a [`Failure`].
+    pub(super) async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, Failure> {
+        let answer = self.exchange(method, path, body, &[]).await?;
+        if (200..300).contains(&answer.status) {
+            Ok(answer.body)
+        } else {
+            Err(refusal(answer))
+        }
+    }
+
+    pub(super) async fn get(&self, path: &str) -> Result<Value, Failure> {
+        self.send(Method::GET, path, None).await
+    }
+
+    /// Sends a request and answers whatever came back (any status), failing only when no
+    /// answer came.
+    pub(super) async fn exchange(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Result<Answer, Failure> {
+        let url = format!("{}{path}", self.base);
+        let mut request = self.http.request(method, &url);
+        request = match &self.credential {
+            Credential::None => request,
+            Credential::Builder(key) => request.header(BUILDER_KEY, key),
+            Credential::Admin(token) => request.header(ADMIN_TOKEN, token),
+        };
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| Failure::Network(format!("cannot reach {}: {}", self.base, chain(&e))))?;
+        let status = response.status().as_u16();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| Failure::Network(format!("{url}: the answer broke off: {}", chain(&e))))?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Ok(Answer { status, body })
+    }
+}
+
+/// A server URL as the commands use it: `http(s)://host[:port][/prefix]` without a trailing
+/// slash.
+fn normalize(server: &str) -> Result<String, Failure> {
+    let parsed = url::Url::parse(server)
+        .map_err(|e| Failure::Usage(format!("server URL {server:?}: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
+        return Err(Failure::Usage(format!(
+            "server URL {server:?} must be http:// or https:// with a host"
+        )));
+    }
+    Ok(server.trim_end_matches('/').to_string())
+}
+
+/// An error answer as a refusal with the server's code and message. A body that is not the
+/// one error shape (a 402's x402 body, a proxy's page) keeps what it has.
+pub(super) fn refusal(answer: Answer) -> Failure {
+    let fallback = || match answer.status {
+        402 => "payment_required",
+        _ => "unexpected_answer",
+    };
+    let excerpt = |value: &Value| -> String {
+        match value {
+            Value::String(text) => text.chars().take(300).collect(),
+            other => other.to_string().chars().take(300).collect(),
+        }
+    };
+    let (code, message) = match &answer.body["error"] {
+        Value::Object(error) => (
+            error
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or_else(fallback)
+                .to_string(),
+            error.get("message").map(excerpt).unwrap_or_default(),
+        ),
+        // x402's 402 body: `error` is a sentence.
+        Value::String(text) => (fallback().to_string(), text.clone()),
+        _ => (fallback().to_string(), excerpt(&answer.body)),
+    };
+    Failure::Refused {
+        status: answer.status,
+        code,
+        message,
+        body: answer.body,
+    }
+}
+
+/// An error with its causes (reqwest's own message alone says only "error sending request").
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// A path segment, percent-encoded (slugs are plain, but a typo should not become another path).
+pub(super) fn segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(b).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}

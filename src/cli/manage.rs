@@ -1,0 +1,440 @@
+//! The commands that manage a builder's endpoints on a server: `deploy`, `login`, `logs`,
+//! `endpoints`, `secrets`, `revenue`, `call`. Each is one or a few API requests and a
+//! printout of the answer.
+
+use std::collections::HashSet;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use super::api::{refusal, segment, Api, Credential};
+use super::output::{capability_list, cell, log_entry, table, Out, Tone};
+use super::project::Project;
+use super::{
+    profile, CallArgs, EndpointsAction, EndpointsArgs, Failure, Global, LogsArgs, Outcome,
+    RevenueArgs, SecretsAction, SecretsArgs,
+};
+
+/// How often `logs --follow` asks for new calls.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
+fn endpoint_path(slug: &str) -> String {
+    format!("/ai/endpoints/{}", segment(slug))
+}
+
+/// `toolhost deploy`: creates the endpoint, or updates the one the builder owns to what the
+/// directory says; the server's refusal (a taken slug, blocked content, a bad field) is the
+/// command's failure.
+pub(super) async fn deploy(dir: &Path, global: &Global, out: &Out) -> Outcome {
+    let project = Project::load(dir)?;
+    let api = Api::from_global(global)?;
+    api.require_key()?;
+    let (answer, action) = publish(&api, &project).await?;
+    if out.json {
+        out.json(&answer);
+    } else {
+        print_deployed(out, &answer, action);
+    }
+    Ok(())
+}
+
+/// Creates or updates `project` as `api`'s credential; answers the create or PATCH answer
+/// (`{endpoint, manage}`) and what was done.
+pub(super) async fn publish(
+    api: &Api,
+    project: &Project,
+) -> Result<(Value, &'static str), Failure> {
+    let path = endpoint_path(&project.slug);
+    let current = api.exchange(Method::GET, &path, None, &[]).await?;
+    let body = project.create_body();
+    let create = || api.send(Method::POST, "/ai/endpoints/create", Some(&body));
+    match current.status {
+        404 => Ok((create().await?, "created")),
+        // Another builder's endpoint shows no `manage`: create then gives the server's own
+        // answer (409 slug_taken).
+        200 if current.body["manage"].is_null() => Ok((create().await?, "created")),
+        200 => {
+            let patch = project.patch_body(&current.body["endpoint"], &current.body["manage"]);
+            if patch.is_empty() {
+                return Ok((current.body, "unchanged"));
+            }
+            let answer = api
+                .send(Method::PATCH, &path, Some(&Value::Object(patch)))
+                .await?;
+            Ok((answer, "updated"))
+        }
+        _ => Err(refusal(current)),
+    }
+}
+
+fn print_deployed(out: &Out, answer: &Value, action: &str) {
+    let endpoint = &answer["endpoint"];
+    let manage = &answer["manage"];
+    println!(
+        "{} {}: {action}, revision {}",
+        out.paint(Tone::Good, "Deployed"),
+        cell(&endpoint["slug"]),
+        cell(&manage["revision"])
+    );
+    let status = cell(&endpoint["status"]);
+    let status_tone = if status == "active" {
+        Tone::Good
+    } else {
+        Tone::Warn
+    };
+    println!("  status          {}", out.paint(status_tone, &status));
+    let safety = &endpoint["contentSafety"];
+    let verdict = match safety["status"].as_str() {
+        Some("passed") | Some("approved") => out.paint(Tone::Good, &cell(&safety["status"])),
+        Some("review") => out.paint(
+            Tone::Warn,
+            "review: held (paused, unlisted) until the admin decides",
+        ),
+        Some(other) => out.paint(Tone::Bad, other),
+        None => "not scanned".to_string(),
+    };
+    println!("  content safety  {verdict}");
+    for finding in safety["findings"].as_array().into_iter().flatten() {
+        println!(
+            "    {} {} at {}: {}",
+            cell(&finding["outcome"]),
+            cell(&finding["ruleId"]),
+            cell(&finding["field"]),
+            cell(&finding["excerpt"])
+        );
+    }
+    let requested = capability_list(&manage["requestedCapabilities"]);
+    let granted = capability_list(&manage["grantedCapabilities"]);
+    let note = if requested != granted {
+        out.paint(Tone::Warn, " (the admin grants capabilities)")
+    } else {
+        String::new()
+    };
+    println!("  capabilities    requested {requested}; granted {granted}{note}");
+    println!("  price           {} USD", cell(&endpoint["priceUsd"]));
+    println!("  live at         {}", cell(&endpoint["url"]));
+}
+
+/// `toolhost login`: checks the key against the server, then stores both.
+pub(super) async fn login(global: &Global, out: &Out) -> Outcome {
+    let mut global = global.clone();
+    if global.builder_key.as_deref().is_none_or(str::is_empty) {
+        global.builder_key = Some(read_secret("Builder key: ")?);
+    }
+    let api = Api::from_parts(&global, profile::load().unwrap_or(None))?;
+    let answer = api.get("/ai/builders/endpoints").await?;
+    let stored = profile::Profile {
+        server: api.base().to_string(),
+        builder_key: global.builder_key.unwrap_or_default(),
+    };
+    let path = profile::save(&stored)?;
+    if out.json {
+        out.json(
+            &json!({"ok": true, "server": stored.server, "builderId": answer["builderId"],
+            "config": path}),
+        );
+    } else {
+        println!(
+            "Logged in to {} as builder {} (stored in {}, readable by you only)",
+            stored.server,
+            cell(&answer["builderId"]),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// One line from stdin, prompting on a terminal; for values that should not be in argv.
+fn read_secret(prompt: &str) -> Result<String, Failure> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        eprint!("{prompt}");
+        let _ = std::io::stderr().flush();
+    }
+    let mut line = String::new();
+    stdin
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| Failure::Local(format!("cannot read stdin: {e}")))?;
+    let value = line.trim_end_matches(['\n', '\r']).to_string();
+    if value.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{} expected on stdin",
+            prompt.trim_end_matches([':', ' '])
+        )));
+    }
+    Ok(value)
+}
+
+/// `toolhost logs`: the latest calls oldest first; with `--follow`, then each new one.
+pub(super) async fn logs(args: &LogsArgs, out: &Out) -> Outcome {
+    let api = Api::from_global(&args.global)?;
+    api.require_key()?;
+    let mut seen = HashSet::new();
+    print_new_calls(&api, &args.slug, args.limit, &mut seen, out).await?;
+    if !args.follow {
+        return Ok(());
+    }
+    let stop = crate::server::shutdown_signal();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            () = &mut stop => return Ok(()),
+            () = tokio::time::sleep(FOLLOW_EVERY) => {}
+        }
+        print_new_calls(&api, &args.slug, 50, &mut seen, out).await?;
+    }
+}
+
+/// Prints the entries of the newest log page not in `seen`, oldest first.
+pub(super) async fn print_new_calls(
+    api: &Api,
+    slug: &str,
+    limit: u16,
+    seen: &mut HashSet<String>,
+    out: &Out,
+) -> Outcome {
+    let page = api
+        .get(&format!("{}/logs?limit={limit}", endpoint_path(slug)))
+        .await?;
+    let entries = page["entries"].as_array().cloned().unwrap_or_default();
+    for entry in entries.iter().rev() {
+        let id = cell(&entry["id"]);
+        if !seen.insert(id) {
+            continue;
+        }
+        if out.json {
+            out.json(entry);
+        } else {
+            println!("{}", log_entry(out, entry));
+        }
+    }
+    Ok(())
+}
+
+/// `toolhost endpoints [list|pause|resume|delete]`.
+pub(super) async fn endpoints(args: &EndpointsArgs, out: &Out) -> Outcome {
+    let api = Api::from_global(&args.global)?;
+    api.require_key()?;
+    let (slug, status) = match args.action.as_ref().unwrap_or(&EndpointsAction::List) {
+        EndpointsAction::List => return list_endpoints(&api, out).await,
+        EndpointsAction::Delete { slug, yes } => {
+            confirm_delete(slug, *yes)?;
+            let answer = api.send(Method::DELETE, &endpoint_path(slug), None).await?;
+            if out.json {
+                out.json(&answer);
+            } else {
+                println!("Deleted {slug}, with its secrets, files, kv data and logs");
+            }
+            return Ok(());
+        }
+        EndpointsAction::Pause { slug } => (slug, "paused"),
+        EndpointsAction::Resume { slug } => (slug, "active"),
+    };
+    let answer = api
+        .send(
+            Method::PATCH,
+            &endpoint_path(slug),
+            Some(&json!({"status": status})),
+        )
+        .await?;
+    if out.json {
+        out.json(&answer);
+    } else {
+        println!(
+            "{slug}: {} (revision {})",
+            cell(&answer["endpoint"]["status"]),
+            cell(&answer["manage"]["revision"])
+        );
+    }
+    Ok(())
+}
+
+async fn list_endpoints(api: &Api, out: &Out) -> Outcome {
+    let answer = api.get("/ai/builders/endpoints").await?;
+    if out.json {
+        out.json(&answer);
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = answer["endpoints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            let endpoint = &item["endpoint"];
+            vec![
+                cell(&endpoint["slug"]),
+                cell(&endpoint["status"]),
+                cell(&endpoint["priceUsd"]),
+                cell(&item["manage"]["revision"]),
+                cell(&endpoint["contentSafety"]["status"]),
+                cell(&endpoint["url"]),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        println!("No endpoints yet: `toolhost init` then `toolhost deploy`.");
+    } else {
+        println!(
+            "{}",
+            table(
+                &["SLUG", "STATUS", "PRICE USD", "REVISION", "SAFETY", "URL"],
+                &rows
+            )
+        );
+    }
+    Ok(())
+}
+
+/// Deleting is for good: asked on a terminal, refused elsewhere without `--yes`.
+fn confirm_delete(slug: &str, yes: bool) -> Outcome {
+    if yes {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(Failure::Usage(format!(
+            "deleting {slug} removes its data for good; add --yes to confirm"
+        )));
+    }
+    eprint!("Delete {slug} with its secrets, files, kv data and logs? Type the slug to confirm: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    if line.trim() == slug {
+        Ok(())
+    } else {
+        Err(Failure::Usage("not confirmed; nothing deleted".into()))
+    }
+}
+
+/// `toolhost secrets list|set|delete`.
+pub(super) async fn secrets(args: &SecretsArgs, out: &Out) -> Outcome {
+    let api = Api::from_global(&args.global)?;
+    api.require_key()?;
+    let (slug, change) = match &args.action {
+        SecretsAction::List { slug } => (slug, None),
+        SecretsAction::Set { slug, name, value } => {
+            let value = match value {
+                Some(value) => value.clone(),
+                None => read_secret(&format!("Value of {name}: "))?,
+            };
+            (slug, Some(json!({"set": {name: value}})))
+        }
+        SecretsAction::Delete { slug, names } => (slug, Some(json!({"delete": names}))),
+    };
+    let path = format!("{}/secrets", endpoint_path(slug));
+    let answer = match &change {
+        Some(body) => api.send(Method::POST, &path, Some(body)).await?,
+        None => api.get(&path).await?,
+    };
+    if out.json {
+        out.json(&answer);
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = answer["secrets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| vec![cell(&s["name"]), cell(&s["updatedAt"])])
+        .collect();
+    if rows.is_empty() {
+        println!("{slug} has no secrets");
+    } else {
+        println!("{}", table(&["NAME", "UPDATED"], &rows));
+    }
+    Ok(())
+}
+
+/// `toolhost revenue`.
+pub(super) async fn revenue(args: &RevenueArgs, out: &Out) -> Outcome {
+    let api = Api::from_global(&args.global)?;
+    api.require_key()?;
+    let since: String = url::form_urlencoded::byte_serialize(args.since.as_bytes()).collect();
+    let answer = api
+        .get(&format!("/ai/builders/revenue?since={since}"))
+        .await?;
+    if out.json {
+        out.json(&answer);
+        return Ok(());
+    }
+    let revenue = &answer["revenue"];
+    println!(
+        "Since {}: {} calls, gross {} USD, fee {} USD, net {} USD",
+        cell(&answer["since"]),
+        cell(&revenue["count"]),
+        cell(&revenue["grossUsd"]),
+        cell(&revenue["feeUsd"]),
+        cell(&revenue["netUsd"])
+    );
+    println!(
+        "  collected net {} units, uncollected net {} units (atomic USDC, 6 decimals)",
+        cell(&revenue["collected"]["netUnits"]),
+        cell(&revenue["uncollected"]["netUnits"])
+    );
+    let rows: Vec<Vec<String>> = revenue["byEndpoint"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(slug, r)| {
+            vec![
+                slug.clone(),
+                cell(&r["count"]),
+                cell(&r["grossUsd"]),
+                cell(&r["feeUsd"]),
+                cell(&r["netUsd"]),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        println!(
+            "\n{}",
+            table(
+                &["ENDPOINT", "CALLS", "GROSS USD", "FEE USD", "NET USD"],
+                &rows
+            )
+        );
+    }
+    Ok(())
+}
+
+/// `toolhost call`: the answer's body on stdout; a non-2xx answer is a refusal (exit 3).
+pub(super) async fn call(args: &CallArgs, out: &Out) -> Outcome {
+    let input: Value = serde_json::from_str(&args.input)
+        .map_err(|e| Failure::Usage(format!("--input is not JSON: {e}")))?;
+    let configured = Api::from_global(&args.global)?;
+    // A plain call is an agent's: no credential. A test call is the owner's.
+    let api = if args.test {
+        configured.require_key()?;
+        configured
+    } else {
+        Api::new(configured.base(), Credential::None)
+    };
+    let headers: &[(&str, &str)] = if args.test {
+        &[("x-toolhost-test", "1")]
+    } else {
+        &[]
+    };
+    let answer = api
+        .exchange(
+            Method::POST,
+            &format!("/tools/{}", segment(&args.slug)),
+            Some(&input),
+            headers,
+        )
+        .await?;
+    if !(200..300).contains(&answer.status) {
+        return Err(refusal(answer));
+    }
+    if out.json {
+        out.json(&answer.body);
+    } else {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&answer.body).unwrap_or_default()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,251 @@
+//! What the commands print: tables and short lines for people, the server's own JSON for
+//! scripts (`--json`), colour only when stdout is a terminal (and `NO_COLOR` is unset), and
+//! every failure on stderr with the server's code and message.
+
+use std::io::IsTerminal;
+
+use serde_json::Value;
+
+use super::Failure;
+
+/// The output settings of one command.
+pub(super) struct Out {
+    pub(super) json: bool,
+    colour: bool,
+}
+
+/// ANSI colours used: green for what worked, yellow for what needs attention, red for failures.
+#[derive(Clone, Copy)]
+pub(super) enum Tone {
+    Good,
+    Warn,
+    Bad,
+    Dim,
+}
+
+impl Out {
+    pub(super) fn new(json: bool) -> Out {
+        let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        Out { json, colour }
+    }
+
+    /// `text` in `tone` when colour is on.
+    pub(super) fn paint(&self, tone: Tone, text: &str) -> String {
+        if !self.colour {
+            return text.to_string();
+        }
+        let code = match tone {
+            Tone::Good => "32",
+            Tone::Warn => "33",
+            Tone::Bad => "31",
+            Tone::Dim => "2",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+
+    /// Prints a server answer as JSON (`--json`), one document per line.
+    pub(super) fn json(&self, value: &Value) {
+        println!("{value}");
+    }
+
+    /// Prints a failure: on stderr for people; with `--json` a refusal's body also goes to
+    /// stdout, so a script reads the server's code where it reads answers.
+    pub(super) fn failure(&self, failure: &Failure) {
+        let label = self.paint(Tone::Bad, "error");
+        match failure {
+            Failure::Local(message) | Failure::Usage(message) | Failure::Network(message) => {
+                eprintln!("{label}: {message}");
+            }
+            Failure::Refused {
+                status,
+                code,
+                message,
+                body,
+            } => {
+                if self.json {
+                    self.json(body);
+                }
+                eprintln!("{label}: the server refused ({status} {code}): {message}");
+                if let Some(details) = body.pointer("/error/details").filter(|d| !d.is_null()) {
+                    for line in details_lines(details) {
+                        eprintln!("  {line}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The details of an error answer as readable lines: each violation, finding or field error
+/// on its own line, anything else as compact JSON.
+fn details_lines(details: &Value) -> Vec<String> {
+    let mut lines = Vec::new();
+    for key in ["violations", "findings", "errors"] {
+        if let Some(items) = details.get(key).and_then(Value::as_array) {
+            for item in items {
+                let place = ["pointer", "field", "ruleId"]
+                    .iter()
+                    .filter_map(|k| item.get(*k).and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let what = ["message", "excerpt", "category"]
+                    .iter()
+                    .filter_map(|k| item.get(*k).and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(": ");
+                lines.push(format!("{place}: {what}"));
+            }
+        }
+    }
+    if lines.is_empty() {
+        lines.push(details.to_string());
+    }
+    lines
+}
+
+/// `rows` under `headers`, each column as wide as its widest cell.
+pub(super) fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let mut out = vec![line(headers.to_vec())];
+    out.extend(
+        rows.iter()
+            .map(|row| line(row.iter().map(String::as_str).collect())),
+    );
+    out.join("\n")
+}
+
+/// A JSON value as a table cell: strings bare, absent as `-`.
+pub(super) fn cell(value: &Value) -> String {
+    match value {
+        Value::Null => "-".to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The capabilities set to `true` in a `{kv, files, ...}` object, or `none`.
+pub(super) fn capability_list(value: &Value) -> String {
+    let names: Vec<&str> = value
+        .as_object()
+        .map(|caps| {
+            caps.iter()
+                .filter(|(_, on)| on.as_bool() == Some(true))
+                .map(|(name, _)| name.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// One invocation log entry as lines: time, status, duration, request id, then its log lines
+/// and, when the server kept one, the error with its position.
+pub(super) fn log_entry(out: &Out, entry: &Value) -> String {
+    let status = entry["status"].as_u64().unwrap_or(0);
+    let tone = match status {
+        200..=299 => Tone::Good,
+        400..=499 => Tone::Warn,
+        _ => Tone::Bad,
+    };
+    let mut head = format!(
+        "{}  {}  {} ms  {}",
+        cell(&entry["at"]),
+        out.paint(tone, &status.to_string()),
+        entry["durationMs"].as_u64().unwrap_or(0),
+        out.paint(Tone::Dim, &cell(&entry["requestId"])),
+    );
+    if entry["test"].as_bool() == Some(true) {
+        head.push_str("  (test)");
+    }
+    let mut lines = vec![head];
+    for line in entry["lines"].as_array().into_iter().flatten() {
+        lines.push(format!(
+            "    [{}] {}",
+            cell(&line["level"]),
+            cell(&line["message"])
+        ));
+    }
+    if let Some(dropped) = entry["droppedLines"].as_u64().filter(|n| *n > 0) {
+        lines.push(format!("    ({dropped} more lines dropped)"));
+    }
+    if let Some(error) = entry.get("error").filter(|e| !e.is_null()) {
+        let text = match error {
+            Value::Object(fields) => {
+                let mut text = format!(
+                    "{}: {}",
+                    cell(fields.get("code").unwrap_or(&Value::Null)),
+                    cell(fields.get("message").unwrap_or(&Value::Null))
+                );
+                if let Some(stack) = fields.get("stack").and_then(Value::as_str) {
+                    text.push('\n');
+                    text.push_str(&indent(stack, "      "));
+                }
+                text
+            }
+            other => cell(other),
+        };
+        lines.push(format!("    {} {text}", out.paint(Tone::Bad, "error")));
+    }
+    lines.join("\n")
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.lines()
+        .map(|l| format!("{by}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_table_pads_columns_to_the_widest_cell() {
+        let text = table(
+            &["SLUG", "STATUS"],
+            &[
+                vec!["a-long-slug".into(), "active".into()],
+                vec!["b".into(), "paused".into()],
+            ],
+        );
+        assert_eq!(
+            text,
+            "SLUG         STATUS\na-long-slug  active\nb            paused"
+        );
+    }
+
+    #[test]
+    fn capabilities_list_the_true_ones() {
+        assert_eq!(
+            capability_list(&json!({"kv": true, "files": false, "logs": true})),
+            "kv, logs"
+        );
+        assert_eq!(capability_list(&json!({})), "none");
+    }
+
+    #[test]
+    fn violations_are_one_line_each() {
+        let lines = details_lines(&json!({"violations": [
+            {"pointer": "/slug", "message": "too short"},
+            {"pointer": "/title", "message": "empty"}]}));
+        assert_eq!(lines, vec!["/slug: too short", "/title: empty"]);
+    }
+}

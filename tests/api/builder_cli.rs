@@ -1,0 +1,606 @@
+//! The builder's command line end to end: the `toolhost` binary run as a subprocess against a
+//! real server on loopback (init, dev with reload, deploy, the live endpoint, a new revision,
+//! logs, endpoints, secrets, revenue, call), its refusals with their exit codes, and the login
+//! file's mode.
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::util::TestServer;
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
+
+/// Runs the CLI with a config dir and HOME of its own (never the user's), talking to one server.
+struct Cli {
+    home: tempfile::TempDir,
+    server: String,
+}
+
+impl Cli {
+    fn new(server: &TestServer) -> Cli {
+        Cli {
+            home: tempfile::tempdir().unwrap(),
+            server: server.base.clone(),
+        }
+    }
+
+    fn config_home(&self) -> std::path::PathBuf {
+        self.home.path().join("config")
+    }
+
+    fn command(&self, args: &[&str], key: Option<&str>) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(BIN);
+        command
+            .args(args)
+            .env_remove("TOOLHOST_BUILDER_KEY")
+            .env("TOOLHOST_URL", &self.server)
+            .env("XDG_CONFIG_HOME", self.config_home())
+            .env("HOME", self.home.path())
+            .env("NO_COLOR", "1")
+            .env("RUST_LOG", "warn")
+            .kill_on_drop(true);
+        if let Some(key) = key {
+            command.env("TOOLHOST_BUILDER_KEY", key);
+        }
+        command
+    }
+
+    /// Runs to the end with `stdin` (or nothing) on its standard input.
+    async fn run_with(&self, args: &[&str], key: Option<&str>, stdin: Option<&str>) -> Output {
+        let mut child = self
+            .command(args, key)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).await.unwrap();
+        }
+        drop(input);
+        tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+            .await
+            .expect("the CLI ends")
+            .unwrap()
+    }
+
+    async fn run(&self, args: &[&str], key: Option<&str>) -> Output {
+        self.run_with(args, key, None).await
+    }
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[track_caller]
+fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(output.status.code(), Some(code), "{}", text(output));
+}
+
+fn stdout_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(output)))
+}
+
+async fn post(url: &str, input: &Value) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .json(input)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Calls `url` until its answer is `want`, for up to 15 s (a reload is polled, not pushed).
+async fn until_answer(url: &str, input: &Value, want: &Value) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let (status, body) = post(url, input).await;
+        if status == 200 && &body == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{url} still answers {status} {body}, not {want}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+type Lines = tokio::io::Lines<BufReader<tokio::process::ChildStdout>>;
+
+/// Starts `toolhost dev DIR --port 0`; answers the child, the rest of its stdout and the URL
+/// it serves the tool at.
+async fn start_dev(cli: &Cli, dir: &str) -> (tokio::process::Child, Lines, String) {
+    let mut dev = cli
+        .command(&["dev", dir, "--port", "0"], None)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(dev.stdout.take().unwrap()).lines();
+    let serving = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("Serving") {
+                return line;
+            }
+        }
+        panic!("dev ended before serving");
+    })
+    .await
+    .expect("dev serves within 60 s");
+    let url = serving
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap()
+        .to_string();
+    (dev, lines, url)
+}
+
+/// Stops `dev` with SIGTERM, as Ctrl-C would; answers what it printed since it started
+/// serving. It must end cleanly.
+async fn stop_dev(dev: &mut tokio::process::Child, lines: &mut Lines) -> String {
+    // Past one poll, so the last calls are printed.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let stopped = std::process::Command::new("kill")
+        .args(["-TERM", &dev.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let mut printed = Vec::new();
+    while let Ok(Some(line)) = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .unwrap()
+    {
+        printed.push(line);
+    }
+    let status = tokio::time::timeout(Duration::from_secs(20), dev.wait())
+        .await
+        .expect("dev stops on SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{printed:?}");
+    printed.join("\n")
+}
+
+const HANDLER_V2: &str = r#"/** @type {toolhost.Handler} */
+export default async function (req, ctx) {
+  return { greeting: `v2 ${req.input.name ?? "world"}`, token: ctx.env.LOCAL_TOKEN ?? null };
+}
+"#;
+
+const HANDLER_V3: &str = r#"/** @type {toolhost.Handler} */
+export default async function (req) {
+  return { greeting: `v3 ${req.input.name ?? "world"}` };
+}
+"#;
+
+#[tokio::test]
+async fn init_dev_deploy_redeploy_and_manage_a_tool() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("CLI maker").await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("Hello Tool");
+    let dir_arg = dir.to_str().unwrap();
+
+    // init: a working tool, the server's own handler types, and a refusal to overwrite.
+    let init = cli.run(&["init", dir_arg], None).await;
+    assert_exit(&init, 0);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("toolhost.json")).unwrap()).unwrap();
+    assert_eq!(manifest["slug"], "hello-tool");
+    for field in [
+        "title",
+        "description",
+        "priceUsd",
+        "inputSchema",
+        "outputSchema",
+        "tags",
+        "capabilities",
+        "env",
+        "files",
+        "safetyAttestation",
+    ] {
+        assert!(manifest.get(field).is_some(), "manifest lacks {field}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("toolhost.d.ts")).unwrap(),
+        server.text("/toolhost.d.ts").await,
+        "init writes the types the server serves"
+    );
+    assert!(dir.join("handler.js").is_file());
+    assert_exit(&cli.run(&["init", dir_arg], None).await, 2);
+
+    // dev: served locally without payment, reloaded after an edit, each call printed.
+    let (mut dev, mut lines, local) = start_dev(&cli, dir_arg).await;
+    assert!(local.ends_with("/tools/hello-tool"), "{local}");
+    let (status, body) = post(&local, &json!({"name": "Ada"})).await;
+    assert_eq!(
+        (status, body),
+        (200, json!({"greeting": "Hello, Ada!"})),
+        "the new tool answers in dev"
+    );
+    std::fs::write(dir.join(".env"), "LOCAL_TOKEN=dev-only\n").unwrap();
+    std::fs::write(dir.join("handler.js"), HANDLER_V2).unwrap();
+    until_answer(
+        &local,
+        &json!({"name": "Ada"}),
+        &json!({"greeting": "v2 Ada", "token": "dev-only"}),
+    )
+    .await;
+    // A broken manifest is reported and the last good revision keeps serving.
+    let good_manifest = std::fs::read_to_string(dir.join("toolhost.json")).unwrap();
+    std::fs::write(dir.join("toolhost.json"), "{ not json").unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let (status, _) = post(&local, &json!({})).await;
+    assert_eq!(status, 200);
+    std::fs::write(dir.join("toolhost.json"), &good_manifest).unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let printed = stop_dev(&mut dev, &mut lines).await;
+    assert!(printed.contains("Reloaded hello-tool"), "{printed}");
+    assert!(
+        printed.contains("  200  "),
+        "each call is printed: {printed}"
+    );
+    let mut stderr = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut dev.stderr.take().unwrap(), &mut stderr)
+        .await
+        .unwrap();
+    assert!(
+        stderr.contains("toolhost.json: not JSON"),
+        "the broken manifest is reported: {stderr}"
+    );
+
+    // deploy: created on the server, the live URL answers; .env stayed local.
+    let deployed = cli.run(&["deploy", dir_arg], Some(&key)).await;
+    assert_exit(&deployed, 0);
+    let out = String::from_utf8_lossy(&deployed.stdout).to_string();
+    assert!(out.contains("hello-tool: created, revision 1"), "{out}");
+    assert!(out.contains("content safety  passed"), "{out}");
+    assert!(out.contains("requested none; granted none"), "{out}");
+    let live = server.url("/tools/hello-tool");
+    assert!(out.contains(&live), "{out}");
+    let (status, body) = post(&live, &json!({"name": "Bo"})).await;
+    assert_eq!(
+        (status, body),
+        (200, json!({"greeting": "v2 Bo", "token": null}))
+    );
+
+    // edit, deploy: a new revision answers.
+    std::fs::write(dir.join("handler.js"), HANDLER_V3).unwrap();
+    let redeployed = cli.run(&["deploy", dir_arg, "--json"], Some(&key)).await;
+    assert_exit(&redeployed, 0);
+    let answer = stdout_json(&redeployed);
+    assert_eq!(answer["manage"]["revision"], 2, "{answer}");
+    let (status, body) = post(&live, &json!({"name": "Bo"})).await;
+    assert_eq!((status, body), (200, json!({"greeting": "v3 Bo"})));
+    let again = cli.run(&["deploy", dir_arg], Some(&key)).await;
+    assert_exit(&again, 0);
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("unchanged, revision 2"),
+        "{}",
+        text(&again)
+    );
+
+    // call, and a test call of one's own endpoint.
+    let called = cli
+        .run(&["call", "hello-tool", "--input", r#"{"name":"Cy"}"#], None)
+        .await;
+    assert_exit(&called, 0);
+    assert_eq!(stdout_json(&called), json!({"greeting": "v3 Cy"}));
+    assert_exit(
+        &cli.run(&["call", "hello-tool", "--input", r#"{"name": 7}"#], None)
+            .await,
+        3,
+    );
+    let test_call = cli.run(&["call", "hello-tool", "--test"], Some(&key)).await;
+    assert_exit(&test_call, 0);
+
+    // logs: every call to the live endpoint, oldest first.
+    let logs = cli.run(&["logs", "hello-tool", "--json"], Some(&key)).await;
+    assert_exit(&logs, 0);
+    let entries: Vec<Value> = String::from_utf8_lossy(&logs.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ok = entries.iter().filter(|e| e["status"] == 200).count();
+    assert!(
+        ok >= 4,
+        "two direct calls, call and the test call: {entries:?}"
+    );
+    let human = cli.run(&["logs", "hello-tool"], Some(&key)).await;
+    assert_exit(&human, 0);
+    assert!(String::from_utf8_lossy(&human.stdout).contains("  200  "));
+
+    // logs --follow: the latest call, then each new one as it comes; SIGTERM ends it cleanly.
+    let mut follow = cli
+        .command(
+            &["logs", "hello-tool", "--follow", "--json", "--limit", "1"],
+            Some(&key),
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut followed = BufReader::new(follow.stdout.take().unwrap()).lines();
+    let mut next_entry = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), followed.next_line())
+            .await
+            .expect("logs --follow prints within 30 s")
+            .unwrap()
+            .expect("a line");
+        serde_json::from_str(&line).unwrap()
+    };
+    let latest = next_entry().await;
+    assert_eq!(post(&live, &json!({"name": "Fo"})).await.0, 200);
+    let new = next_entry().await;
+    assert_ne!(new["id"], latest["id"]);
+    assert_eq!(new["status"], 200);
+    std::process::Command::new("kill")
+        .args(["-TERM", &follow.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(20), follow.wait())
+        .await
+        .expect("logs --follow stops on SIGTERM")
+        .unwrap();
+    assert!(ended.success());
+
+    // endpoints: listed, paused (503), resumed.
+    let listed = cli.run(&["endpoints"], Some(&key)).await;
+    assert_exit(&listed, 0);
+    let table = String::from_utf8_lossy(&listed.stdout).to_string();
+    assert!(
+        table.starts_with("SLUG") && table.contains("hello-tool  active"),
+        "{table}"
+    );
+    assert_exit(
+        &cli.run(&["endpoints", "pause", "hello-tool"], Some(&key))
+            .await,
+        0,
+    );
+    assert_eq!(post(&live, &json!({})).await.0, 503);
+    assert_exit(
+        &cli.run(&["endpoints", "resume", "hello-tool"], Some(&key))
+            .await,
+        0,
+    );
+    assert_eq!(post(&live, &json!({})).await.0, 200);
+
+    // secrets: a value from stdin, listed by name only, deleted.
+    let set = cli
+        .run_with(
+            &["secrets", "set", "hello-tool", "API_TOKEN"],
+            Some(&key),
+            Some("s3cret-value\n"),
+        )
+        .await;
+    assert_exit(&set, 0);
+    let listed = cli
+        .run(&["secrets", "list", "hello-tool", "--json"], Some(&key))
+        .await;
+    assert_exit(&listed, 0);
+    let secrets = stdout_json(&listed);
+    assert_eq!(secrets["secrets"][0]["name"], "API_TOKEN");
+    assert!(!String::from_utf8_lossy(&listed.stdout).contains("s3cret-value"));
+    assert_exit(
+        &cli.run(
+            &["secrets", "delete", "hello-tool", "API_TOKEN"],
+            Some(&key),
+        )
+        .await,
+        0,
+    );
+
+    // revenue: free calls earn nothing.
+    let revenue = cli.run(&["revenue", "--json"], Some(&key)).await;
+    assert_exit(&revenue, 0);
+    assert_eq!(stdout_json(&revenue)["revenue"]["count"], 0);
+
+    // delete: confirmed with --yes only when stdin is not a terminal.
+    assert_exit(
+        &cli.run(&["endpoints", "delete", "hello-tool"], Some(&key))
+            .await,
+        2,
+    );
+    assert_exit(
+        &cli.run(&["endpoints", "delete", "hello-tool", "--yes"], Some(&key))
+            .await,
+        0,
+    );
+    assert_eq!(post(&live, &json!({})).await.0, 404);
+}
+
+/// A tool directory made by `init` under `parent`, with `edit` applied to its manifest.
+async fn tool(cli: &Cli, parent: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> String {
+    let dir = parent.join(name);
+    assert_exit(&cli.run(&["init", dir.to_str().unwrap()], None).await, 0);
+    let path = dir.join("toolhost.json");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut manifest);
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    dir.to_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn refusals_have_distinct_exit_codes() {
+    let server = TestServer::start().await;
+    let (_, alice) = server.builder("Alice").await;
+    let (_, bob) = server.builder("Bob").await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let taken = tool(&cli, work.path(), "taken-slug", |_| {}).await;
+
+    // Usage (2): unknown flags, no key anywhere.
+    assert_exit(&cli.run(&["deploy", "--no-such-flag"], None).await, 2);
+    let no_key = cli.run(&["deploy", &taken], None).await;
+    assert_exit(&no_key, 2);
+    assert!(String::from_utf8_lossy(&no_key.stderr).contains("toolhost login"));
+
+    // Refused (3): a wrong key, with the server's code.
+    let wrong = cli
+        .run(
+            &["deploy", &taken],
+            Some(&format!("thb_{}", "0".repeat(64))),
+        )
+        .await;
+    assert_exit(&wrong, 3);
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("invalid_builder_key"));
+
+    // A slug another builder holds.
+    assert_exit(&cli.run(&["deploy", &taken], Some(&alice)).await, 0);
+    let clash = cli.run(&["deploy", &taken, "--json"], Some(&bob)).await;
+    assert_exit(&clash, 3);
+    assert!(String::from_utf8_lossy(&clash.stderr).contains("slug_taken"));
+    assert_eq!(stdout_json(&clash)["error"]["code"], "slug_taken");
+
+    // Content the safety scan blocks: code, message and the finding's field.
+    let blocked = tool(&cli, work.path(), "blocked-tool", |m| {
+        m["description"] = json!("Pay with card 4111 1111 1111 1111");
+    })
+    .await;
+    let refused = cli.run(&["deploy", &blocked], Some(&alice)).await;
+    assert_exit(&refused, 3);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("content_blocked"), "{stderr}");
+    assert!(stderr.contains("description"), "{stderr}");
+    assert_eq!(server.get("/ai/endpoints/blocked-tool").await.0, 404);
+
+    // A bad manifest: refused here when it is not one (2), by the server when a field is
+    // wrong (3).
+    let unknown = tool(&cli, work.path(), "unknown-field", |m| {
+        m["sauce"] = json!(true);
+    })
+    .await;
+    let local = cli.run(&["deploy", &unknown], Some(&alice)).await;
+    assert_exit(&local, 2);
+    assert!(String::from_utf8_lossy(&local.stderr).contains("unknown field \"sauce\""));
+    let bad_slug = tool(&cli, work.path(), "bad-slug", |m| {
+        m["slug"] = json!("No Spaces!");
+    })
+    .await;
+    let field = cli.run(&["deploy", &bad_slug], Some(&alice)).await;
+    assert_exit(&field, 3);
+    let no_manifest = cli
+        .run(&["deploy", work.path().to_str().unwrap()], Some(&alice))
+        .await;
+    assert_exit(&no_manifest, 2);
+
+    // Network (4): nothing listens there.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let unreachable = cli
+        .run(&["endpoints", "--server", &closed], Some(&alice))
+        .await;
+    assert_exit(&unreachable, 4);
+    assert!(String::from_utf8_lossy(&unreachable.stderr).contains("cannot reach"));
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn login_stores_the_key_for_its_server_only_readable_by_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Logger").await;
+    let cli = Cli::new(&server);
+    let file = cli.config_home().join("toolhost").join("config.json");
+
+    // A wrong key is refused and nothing is stored.
+    let wrong = cli
+        .run_with(&["login"], None, Some(&format!("thb_{}\n", "1".repeat(64))))
+        .await;
+    assert_exit(&wrong, 3);
+    assert!(!file.exists());
+
+    // An older file with a looser mode is replaced by a private one.
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{}").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let login = cli
+        .run_with(&["login"], None, Some(&format!("{key}\n")))
+        .await;
+    assert_exit(&login, 0);
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the login file is the user's only");
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(stored["builderKey"], key);
+    assert_eq!(stored["server"], server.base);
+
+    // Later commands use it without a key in the environment...
+    assert_exit(&cli.run(&["endpoints"], None).await, 0);
+    // ...but never send it to another server (here the same one under another name).
+    let elsewhere = server.base.replace("127.0.0.1", "localhost");
+    let other = cli.run(&["endpoints", "--server", &elsewhere], None).await;
+    assert_exit(&other, 2);
+}
+
+#[tokio::test]
+async fn dev_serves_a_paid_tool_free_with_its_capabilities_granted() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Counter maker").await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let dir = tool(&cli, work.path(), "counter", |m| {
+        m["priceUsd"] = json!(0.01);
+        m["capabilities"] = json!({"kv": true, "logs": true});
+        m["inputSchema"] = json!({"type": "object"});
+        m["outputSchema"] = json!({});
+    })
+    .await;
+    std::fs::write(
+        Path::new(&dir).join("handler.js"),
+        r#"export default async function (req, ctx) {
+  if (req.input.fail) throw new Error("asked to fail");
+  const count = ((await ctx.kv.get("count")) ?? 0) + 1;
+  await ctx.kv.set("count", count);
+  ctx.log.info(`count is ${count}`);
+  return { count };
+}
+"#,
+    )
+    .unwrap();
+    let (mut dev, mut lines, local) = start_dev(&cli, &dir).await;
+    assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 1})));
+    assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 2})));
+    assert_eq!(post(&local, &json!({"fail": true})).await.0, 500);
+    let printed = stop_dev(&mut dev, &mut lines).await;
+    assert!(printed.contains("[info] count is 2"), "{printed}");
+    assert!(printed.contains("  500  "), "{printed}");
+    let mut stderr = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut dev.stderr.take().unwrap(), &mut stderr)
+        .await
+        .unwrap();
+    assert!(
+        stderr.contains("code=handler_error") && stderr.contains("asked to fail"),
+        "a failed call's code and message are printed: {stderr}"
+    );
+
+    // On the server the same manifest is paid and its capabilities wait for the admin.
+    let deployed = cli.run(&["deploy", &dir], Some(&key)).await;
+    assert_exit(&deployed, 0);
+    let out = String::from_utf8_lossy(&deployed.stdout).to_string();
+    assert!(out.contains("requested kv, logs; granted none"), "{out}");
+    assert!(out.contains("0.01 USD"), "{out}");
+    let unpaid = cli.run(&["call", "counter"], None).await;
+    assert_exit(&unpaid, 3);
+    assert!(
+        String::from_utf8_lossy(&unpaid.stderr).contains("the server refused ("),
+        "{}",
+        text(&unpaid)
+    );
+}
