@@ -8,7 +8,8 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::model::Capabilities;
+// The sandbox's own type, as `model` re-exports it (named here without `model`, which uses this module).
+use sandbox::Capabilities;
 
 /// The admin's last answer to an endpoint's capability request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
