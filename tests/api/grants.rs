@@ -144,6 +144,21 @@ async fn an_endpoint_waits_unlisted_for_its_grant_and_the_owner_sees_the_answer(
     assert_eq!(body["error"]["details"]["missing"], json!(["kv"]));
     let (status, body) = server.post("/ai/invoke", &json!({"slug": "counter"})).await;
     assert_error(status, &body, 503, "awaiting_grant");
+    let response = server
+        .client
+        .post(server.url("/ai/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "counter", "arguments": {}}}))
+        .send()
+        .await
+        .unwrap();
+    let (_, reply) = crate::util::read(response).await;
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    let text: Value =
+        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text["error"]["code"], "awaiting_grant", "{reply}");
     // Not even as the owner's test call: its handler would be refused what it asked for.
     let (status, body) = server
         .call(
