@@ -3,18 +3,23 @@
 //!
 //! # Layout
 //! - `model`: the stored [`Endpoint`] and its enums.
+//! - `grant`: capability requests and the admin's answer (`awaiting_grant`).
 //! - `view`: the public record and the catalog envelope, current and legacy forms.
 //! - `registry`: the write-through in-memory index over the store, with compiled schemas.
 //! - `schema`: JSON Schema compilation and violations with JSON pointers.
 //! - `seed`: the catalogued endpoints loaded from `fixtures/` on first start.
 
+pub mod grant;
 mod model;
 mod registry;
 mod schema;
 mod seed;
 mod view;
 
-pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, RuntimeLimits, Status};
+pub use grant::{GrantDecision, GrantState};
+pub use model::{
+    Capabilities, Endpoint, HandlerType, Owner, PricingMode, RuntimeLimits, ShownStatus, Status,
+};
 pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 pub use schema::{example_for_schema, input_from_query, Violation};
 pub use seed::{seed_catalog, SeedError};

@@ -5,7 +5,7 @@
 //! # Layout
 //! - `input`: the create and PATCH bodies and per-field checks.
 //! - `files`: per-endpoint handler files (`ctx.files`).
-//! - `lifecycle`: create, update, delete, review as plain functions.
+//! - `lifecycle`: create, update, delete, review and capability grants as plain functions.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
 
 mod error;
@@ -18,6 +18,6 @@ pub use error::EndpointError;
 pub use files::{MAX_FILES, MAX_FILE_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
-    can_manage, create, decide, delete, manage_view, owned, review_queue, secrets_changed, update,
-    visible, Parts,
+    can_manage, create, decide, decide_grant, delete, grant_queue, grant_view, manage_view, owned,
+    review_queue, secrets_changed, update, visible, Parts,
 };

@@ -43,6 +43,7 @@ error_codes! {
     InvalidCursor = "invalid_cursor",
     InvalidSince = "invalid_since",
     InvalidPayload = "invalid_payload",
+    InvalidTestHeader = "invalid_test_header",
     // 401
     Unauthorized = "unauthorized",
     InvalidAdminToken = "invalid_admin_token",
@@ -70,6 +71,7 @@ error_codes! {
     SettlementFailed = "settlement_failed",
     // 403
     NotOwner = "not_owner",
+    TestCallNotAllowed = "test_call_not_allowed",
     AdminOnlyField = "admin_only_field",
     SsrfRefused = "ssrf_refused",
     HostNotAllowed = "host_not_allowed",
@@ -90,6 +92,7 @@ error_codes! {
     UnderReview = "under_review",
     ContentRejected = "content_rejected",
     NotUnderReview = "not_under_review",
+    NotAwaitingGrant = "not_awaiting_grant",
     StreamingRequired = "streaming_required",
     QuoteExpired = "quote_expired",
     QuoteMismatch = "quote_mismatch",
@@ -139,6 +142,7 @@ error_codes! {
     TooManyRedirects = "too_many_redirects",
     // 503
     EndpointPaused = "endpoint_paused",
+    AwaitingGrant = "awaiting_grant",
     StoreUnavailable = "store_unavailable",
     // 504
     Timeout = "timeout",

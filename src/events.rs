@@ -28,6 +28,9 @@ pub enum EventKind {
     SafetyFlagged,
     SafetyApproved,
     SafetyRejected,
+    CapabilitiesRequested,
+    CapabilitiesGranted,
+    CapabilitiesRefused,
     PayoutCreated,
     PayoutPaid,
 }

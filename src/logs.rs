@@ -46,6 +46,8 @@ pub struct InvocationLog {
     pub status: u16,
     pub duration_ms: u64,
     pub lines: Vec<LogLine>,
+    /// A test call of the owner or the admin (`X-Toolhost-Test: 1`): nobody paid.
+    pub test: bool,
 }
 
 /// A stored, redacted log entry, as `GET /ai/endpoints/{slug}/logs` returns it.
@@ -63,6 +65,9 @@ pub struct LogEntry {
     /// Lines dropped beyond [`MAX_LINES`].
     #[serde(default)]
     pub dropped_lines: usize,
+    /// A test call (`X-Toolhost-Test: 1`) of the owner or the admin: unpaid, no receipt.
+    #[serde(default)]
+    pub test: bool,
 }
 
 fn prefix(slug: &str) -> Vec<u8> {
@@ -121,6 +126,7 @@ pub fn entry(log: InvocationLog, secrets_to_redact: &[String]) -> LogEntry {
             })
             .collect(),
         dropped_lines,
+        test: log.test,
     }
 }
 
@@ -198,6 +204,7 @@ mod tests {
         InvocationLog {
             request_id: "req-1".into(),
             status: 200,
+            test: false,
             duration_ms: 12,
             lines: vec![LogLine {
                 level: LogLevel::Info,

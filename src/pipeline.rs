@@ -16,8 +16,10 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::app::App;
+use crate::builders::Caller;
 use crate::builtins::{receipt_echo, static_json};
-use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
+use crate::catalog::{grant, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Status};
+use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::payments::header::SettlementResponse;
 use crate::payments::{self, Authorized, Tender};
@@ -26,6 +28,8 @@ use crate::receipts::Receipt;
 use crate::runtime::{HandlerOutput, HandlerRequest, JsOutcome};
 
 pub const RECEIPT_ID_HEADER: HeaderName = HeaderName::from_static("x-receipt-id");
+/// Asks for a test call (value `1`), and marks the answer of one.
+pub const TEST_HEADER: HeaderName = HeaderName::from_static("x-toolhost-test");
 
 /// One call as the pipeline sees it, whatever route it came through.
 pub struct Call {
@@ -36,6 +40,9 @@ pub struct Call {
     pub headers: HeaderMap,
     /// How the call offers to pay, as its transport read it.
     pub tender: Tender,
+    /// A test call of the endpoint's owner or the admin (see [`allow_test`]): unpaid, no
+    /// receipt, marked in the logs and events, answered with `X-Toolhost-Test: 1`.
+    pub test: bool,
 }
 
 impl Call {
@@ -51,6 +58,7 @@ impl Call {
             request_id,
             tender: Tender::from_headers(&headers),
             headers,
+            test: false,
         }
     }
 
@@ -112,14 +120,50 @@ pub async fn call(app: &App, compiled: &CompiledEndpoint, call: &Call) -> ApiRes
     complete(app, compiled, call, authorized).await
 }
 
-/// Status, input validation, then payment. Endpoints held for or refused by content-safety
-/// review are not found, as in the catalog.
-pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<Authorized> {
-    let endpoint = &compiled.endpoint;
-    if !endpoint.is_listed() {
+/// Whether `asker` (the credential of a request with `X-Toolhost-Test: 1`, if any) may make
+/// a test call of `endpoint`: its owner and the admin may; anyone else is refused with 403
+/// `test_call_not_allowed` (an endpoint held by content-safety review stays not found to them).
+pub fn allow_test(endpoint: &Endpoint, asker: Option<&Caller>) -> ApiResult<()> {
+    if asker.is_some_and(|c| endpoints::can_manage(c, endpoint)) {
+        return Ok(());
+    }
+    if !endpoint.passes_review() {
         return Err(CatalogError::NotFound(endpoint.slug.clone()).into());
     }
-    if endpoint.status == Status::Paused {
+    Err(ApiError::new(
+        StatusCode::FORBIDDEN,
+        ErrorCode::TestCallNotAllowed,
+        format!(
+            "only the owner of {:?} (X-Builder-Key) or the admin (X-Admin-Token) may make test calls of it",
+            endpoint.slug
+        ),
+    ))
+}
+
+/// Status, input validation, then payment. Endpoints held for or refused by content-safety
+/// review are not found, as in the catalog; those awaiting a capability grant answer 503
+/// `awaiting_grant`, test calls included (their handler would be refused what it asked for).
+/// A test call may run a paused endpoint and pays nothing, but spends the client's
+/// anonymous-write tokens like a free call.
+pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> ApiResult<Authorized> {
+    let endpoint = &compiled.endpoint;
+    if !endpoint.passes_review() {
+        return Err(CatalogError::NotFound(endpoint.slug.clone()).into());
+    }
+    if endpoint.awaits_grant() {
+        let missing = grant::names(&endpoint.missing_capabilities());
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::AwaitingGrant,
+            format!(
+                "endpoint {:?} is waiting for the admin to grant the capabilities it requested ({}); it is not callable until then",
+                endpoint.slug,
+                missing.join(", ")
+            ),
+        )
+        .with_details(json!({ "missing": missing })));
+    }
+    if endpoint.status == Status::Paused && !call.test {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::EndpointPaused,
@@ -129,9 +173,10 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
             ),
         ));
     }
-    if !endpoint.is_paid() {
+    if !endpoint.is_paid() || call.test {
         // A free call stores a log entry (and, for receipt-echo, a receipt) for nobody in
-        // particular: limited per client. A paid one is limited by its payment.
+        // particular: limited per client. A paid one is limited by its payment. A test call
+        // pays nothing either, and runs on the host's CPU: limited like a free one.
         rate_limit::anonymous_write()?;
     }
     let violations = compiled.input_violations_async(&call.input).await;
@@ -144,6 +189,9 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
             ),
         )
         .with_details(json!({ "violations": violations })));
+    }
+    if call.test {
+        return Ok(Authorized::unpaid(app.charge_for(&compiled.endpoint)));
     }
     payments::gate(
         &app.payment_parts(),
@@ -174,6 +222,7 @@ pub async fn complete(
         status,
         elapsed: started.elapsed(),
         secrets: &outcome.secrets,
+        test: call.test,
     };
     record::invocation(app, endpoint, ran, outcome.lines).await;
     let output = match outcome.result {
@@ -184,14 +233,18 @@ pub async fn complete(
         }
     };
     let wants_receipt = endpoint.is_paid() || endpoint.handler_type == HandlerType::ReceiptEcho;
-    if !wants_receipt || !output.status.is_success() {
+    if !wants_receipt || !output.status.is_success() || call.test {
         authorized.release().await;
+        let mut headers = output.headers;
+        if call.test {
+            headers.push((TEST_HEADER, HeaderValue::from_static("1")));
+        }
         return Ok(Outcome {
             status: output.status,
             result: output.body,
             receipt: None,
             payment_response: None,
-            headers: output.headers,
+            headers,
         });
     }
     let settled = authorized

@@ -49,6 +49,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::builders::admin_create_builder))
         .routes(routes!(routes::endpoints::review_endpoint))
         .routes(routes!(routes::endpoints::review_queue))
+        .routes(routes!(routes::endpoints::grant_endpoint))
+        .routes(routes!(routes::endpoints::grant_queue))
         .routes(routes!(routes::manifest::manifest))
         .routes(routes!(crate::well_known::x402_discovery))
         .routes(routes!(crate::well_known::mcp_server_json))

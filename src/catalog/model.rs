@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::grant::{self, GrantDecision, GrantState};
 use crate::money::Usd;
 use crate::safety::ContentSafety;
 
@@ -68,6 +69,17 @@ impl HandlerType {
 pub enum Status {
     Active,
     Paused,
+}
+
+/// The status an endpoint's record shows: the stored [`Status`], or `awaiting_grant` while an
+/// active endpoint lacks capabilities it requested (see `grant`). Only its owner and the admin
+/// ever see `awaiting_grant`: such an endpoint is not listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ShownStatus {
+    Active,
+    Paused,
+    AwaitingGrant,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -148,6 +160,9 @@ pub struct Endpoint {
     pub requested_capabilities: Capabilities,
     #[serde(default)]
     pub granted_capabilities: Capabilities,
+    /// The admin's last answer to the capability request; cleared by a new request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_decision: Option<GrantDecision>,
     /// `None` on catalogued and admin-created endpoints; the scanner's verdict on builder content.
     #[serde(default)]
     pub content_safety: Option<ContentSafety>,
@@ -194,11 +209,44 @@ impl Endpoint {
         !self.price_usd.is_zero()
     }
 
-    /// Whether the public sees it: everything except builder endpoints held for or refused by review.
+    /// Whether the public sees it: everything except builder endpoints held for or refused by
+    /// review, and those awaiting a capability grant.
     pub fn is_listed(&self) -> bool {
+        self.passes_review() && !self.awaits_grant()
+    }
+
+    /// Not held for, nor refused by, content-safety review (catalogued and admin-created
+    /// endpoints are never reviewed).
+    pub fn passes_review(&self) -> bool {
         self.content_safety
             .as_ref()
             .is_none_or(ContentSafety::is_listed)
+    }
+
+    /// The requested capabilities the admin has not granted.
+    pub fn missing_capabilities(&self) -> Capabilities {
+        grant::missing(&self.requested_capabilities, &self.granted_capabilities)
+    }
+
+    /// Whether some requested capability is not granted: the endpoint is not listed and calls
+    /// are refused (503 `awaiting_grant`) until the admin grants them or the owner stops
+    /// asking. Its handler would only fail with `capability_denied` otherwise.
+    pub fn awaits_grant(&self) -> bool {
+        self.missing_capabilities() != Capabilities::default()
+    }
+
+    /// Where its capability request stands.
+    pub fn grant_state(&self) -> GrantState {
+        grant::state(&self.missing_capabilities(), self.grant_decision.as_ref())
+    }
+
+    /// The status its record shows.
+    pub fn shown_status(&self) -> ShownStatus {
+        match self.status {
+            Status::Paused => ShownStatus::Paused,
+            Status::Active if self.awaits_grant() => ShownStatus::AwaitingGrant,
+            Status::Active => ShownStatus::Active,
+        }
     }
 
     /// The builder that owns it, if any.

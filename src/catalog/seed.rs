@@ -219,6 +219,7 @@ pub async fn seed_catalog(
             output_schema: fixture.output_schema,
             requested_capabilities: fixture.capabilities,
             granted_capabilities: fixture.capabilities,
+            grant_decision: None,
             content_safety: None,
             limits: None,
             revision: 0,

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use super::model::{Endpoint, HandlerType, PricingMode, Status};
+use super::model::{Endpoint, HandlerType, PricingMode, ShownStatus};
 use super::registry::{CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 use crate::money::Usd;
 use crate::timestamp::rfc3339;
@@ -40,7 +40,9 @@ pub struct EndpointRecord {
     pub id: String,
     pub title: String,
     pub description: String,
-    pub status: Status,
+    /// `active` or `paused`; `awaiting_grant` (owner and admin only) while requested
+    /// capabilities are not all granted.
+    pub status: ShownStatus,
     #[schema(value_type = f64, example = 0.001)]
     pub price_usd: Usd,
     pub handler_type: HandlerType,
@@ -75,7 +77,7 @@ impl EndpointRecord {
             id: endpoint.id.clone(),
             title: endpoint.title.clone(),
             description: endpoint.description.clone(),
-            status: endpoint.status,
+            status: endpoint.shown_status(),
             price_usd: endpoint.price_usd,
             handler_type: endpoint.handler_type,
             runtime: endpoint.handler_type.runtime(),

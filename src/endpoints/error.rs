@@ -30,6 +30,10 @@ pub enum EndpointError {
     Rejected,
     #[error("the endpoint is not awaiting content-safety review")]
     NotUnderReview,
+    #[error(
+        "every capability the endpoint requests is granted already; there is nothing to decide"
+    )]
+    NotAwaitingGrant,
     #[error(transparent)]
     Catalog(#[from] CatalogError),
     #[error(transparent)]
@@ -88,6 +92,9 @@ impl From<EndpointError> for ApiError {
             }
             EndpointError::NotUnderReview => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::NotUnderReview, message)
+            }
+            EndpointError::NotAwaitingGrant => {
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::NotAwaitingGrant, message)
             }
             EndpointError::Catalog(e) => e.into(),
             EndpointError::Secrets(e) => e.into(),

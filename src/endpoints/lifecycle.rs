@@ -14,8 +14,10 @@ use super::error::EndpointError;
 use super::files;
 use super::input::{self, CreateRequest, PatchRequest};
 use crate::builders::Caller;
+use crate::catalog::grant;
 use crate::catalog::{
-    Capabilities, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Owner, Registry, Status,
+    Capabilities, CatalogError, CompiledEndpoint, Endpoint, GrantDecision, GrantState, HandlerType,
+    Owner, Registry, Status,
 };
 use crate::config::Config;
 use crate::events::{self, EventKind};
@@ -268,6 +270,7 @@ pub async fn create(
         } else {
             request.capabilities
         },
+        grant_decision: None,
         content_safety: None,
         limits: request.limits,
         allowed_hosts: request.allowed_hosts,
@@ -314,7 +317,20 @@ pub async fn create(
         )
         .await;
     }
+    if endpoint.grant_state() == GrantState::Pending {
+        emit_requested(parts, endpoint).await;
+    }
     Ok(compiled)
+}
+
+/// Tells the owner its endpoint waits for the admin's grant of the capabilities it requested.
+async fn emit_requested(parts: &Parts<'_>, endpoint: &Endpoint) {
+    let data = json!({
+        "status": endpoint.shown_status(),
+        "requested": endpoint.requested_capabilities,
+        "missing": grant::names(&endpoint.missing_capabilities()),
+    });
+    emit(parts, endpoint, EventKind::CapabilitiesRequested, data).await;
 }
 
 /// Applies a PATCH. Builders may not touch `grantedCapabilities` or `limits` (403).
@@ -367,6 +383,10 @@ pub async fn update(
             ep.granted_capabilities = Capabilities::default();
             mark("grantedCapabilities");
         }
+        // New code is a new request: a refusal answered the old one.
+        if new_code && is_builder {
+            ep.grant_decision = None;
+        }
         ep.source = Some(source);
         mark("source");
     }
@@ -401,6 +421,9 @@ pub async fn update(
         mark("env");
     }
     if let Some(requested) = patch.capabilities {
+        if requested != ep.requested_capabilities {
+            ep.grant_decision = None;
+        }
         ep.requested_capabilities = requested;
         ep.granted_capabilities = input::intersect(ep.granted_capabilities, requested);
         mark("capabilities");
@@ -429,6 +452,15 @@ pub async fn update(
         ep.status = status;
     }
     let now = OffsetDateTime::now_utc();
+    let admin_granted = !is_builder && before.awaits_grant() && !ep.awaits_grant();
+    if admin_granted {
+        ep.grant_decision = Some(GrantDecision {
+            granted: true,
+            requested: ep.requested_capabilities,
+            note: None,
+            decided_at: now,
+        });
+    }
     if is_builder && ep.content_safety.is_some() {
         let groups: Vec<String> = changed.iter().map(|c| field_group(c).to_string()).collect();
         apply_scan(&mut ep, &groups, &files, now)?;
@@ -458,6 +490,13 @@ pub async fn update(
     }
     if is_flagged(after) && !is_flagged(before) {
         emit(parts, after, EventKind::SafetyFlagged, flagged_data(after)).await;
+    }
+    let pending = |e: &Endpoint| e.grant_state() == GrantState::Pending;
+    if pending(after) && (!pending(before) || after.grant_decision != before.grant_decision) {
+        emit_requested(parts, after).await;
+    }
+    if admin_granted {
+        emit_granted(parts, after, None).await;
     }
     Ok(compiled)
 }
@@ -519,12 +558,7 @@ pub async fn decide(
     else {
         return Err(EndpointError::NotUnderReview);
     };
-    if note.as_ref().is_some_and(|n| n.chars().count() > 1000) {
-        return Err(EndpointError::Invalid {
-            field: "note".into(),
-            message: "note must be at most 1000 characters".into(),
-        });
-    }
+    check_note(note.as_deref())?;
     let now = OffsetDateTime::now_utc();
     let mut ep = current.endpoint.clone();
     ep.content_safety = Some(verdict.decided(approve, note.clone(), now));
@@ -543,6 +577,17 @@ pub async fn decide(
     Ok(compiled)
 }
 
+/// An admin's note on a decision: at most 1000 characters.
+fn check_note(note: Option<&str>) -> Result<(), EndpointError> {
+    if note.is_some_and(|n| n.chars().count() > 1000) {
+        return Err(EndpointError::Invalid {
+            field: "note".into(),
+            message: "note must be at most 1000 characters".into(),
+        });
+    }
+    Ok(())
+}
+
 /// Endpoints awaiting review, oldest first.
 pub fn review_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
     parts
@@ -553,6 +598,87 @@ pub fn review_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
         .collect()
 }
 
+/// The admin's answer to an endpoint's capability request. A grant gives every requested
+/// capability (the endpoint is listed and callable again unless paused or held); a refusal
+/// keeps it `awaiting_grant` and out of the admin's queue until its owner asks anew. Either
+/// way the owner gets an event with the note.
+pub async fn decide_grant(
+    parts: &Parts<'_>,
+    slug: &str,
+    grant: bool,
+    note: Option<String>,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    let current = parts.catalog.require(slug)?;
+    if !current.endpoint.awaits_grant() {
+        return Err(EndpointError::NotAwaitingGrant);
+    }
+    check_note(note.as_deref())?;
+    let now = OffsetDateTime::now_utc();
+    let mut ep = current.endpoint.clone();
+    let refused = ep.missing_capabilities();
+    if grant {
+        ep.granted_capabilities = ep.requested_capabilities;
+    }
+    ep.grant_decision = Some(GrantDecision {
+        granted: grant,
+        requested: ep.requested_capabilities,
+        note: note.clone(),
+        decided_at: now,
+    });
+    ep.revision += 1;
+    ep.updated_at = now;
+    let compiled = parts.catalog.update(ep, current.endpoint.revision).await?;
+    let after = &compiled.endpoint;
+    if grant {
+        emit_granted(parts, after, note).await;
+    } else {
+        let data = json!({
+            "status": after.shown_status(),
+            "refused": grant::names(&refused),
+            "note": note,
+        });
+        emit(parts, after, EventKind::CapabilitiesRefused, data).await;
+    }
+    Ok(compiled)
+}
+
+async fn emit_granted(parts: &Parts<'_>, endpoint: &Endpoint, note: Option<String>) {
+    let data = json!({
+        "status": endpoint.shown_status(),
+        "granted": endpoint.granted_capabilities,
+        "note": note,
+    });
+    emit(parts, endpoint, EventKind::CapabilitiesGranted, data).await;
+}
+
+/// Endpoints whose capability request awaits the admin's answer, the longest waiting first.
+pub fn grant_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
+    let mut queue: Vec<_> = parts
+        .catalog
+        .all()
+        .into_iter()
+        .filter(|c| c.endpoint.grant_state() == GrantState::Pending)
+        .collect();
+    queue.sort_by_key(|c| c.endpoint.updated_at);
+    queue
+}
+
+/// The capability request as its owner and the admin see it.
+pub fn grant_view(endpoint: &Endpoint) -> Value {
+    let decision = endpoint.grant_decision.as_ref();
+    json!({
+        "state": endpoint.grant_state(),
+        "requested": endpoint.requested_capabilities,
+        "granted": endpoint.granted_capabilities,
+        "missing": grant::names(&endpoint.missing_capabilities()),
+        "decision": decision.map(|d| json!({
+            "granted": d.granted,
+            "note": d.note,
+            "decidedAt": crate::timestamp::rfc3339(d.decided_at),
+        })),
+    })
+}
+
 /// What the owner and the admin see beyond the public record.
 pub async fn manage_view(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Value, EndpointError> {
     Ok(json!({
@@ -560,6 +686,7 @@ pub async fn manage_view(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Value
         "revision": endpoint.revision,
         "requestedCapabilities": endpoint.requested_capabilities,
         "grantedCapabilities": endpoint.granted_capabilities,
+        "capabilityGrant": grant_view(endpoint),
         "limits": endpoint.limits,
         "source": endpoint.source,
         "response": endpoint.response,

@@ -5,6 +5,7 @@
 //! - [`Caller`] (a `builders` value): either of the two (endpoint lifecycle, logs, secrets). `Option<Caller>` is the
 //!   same check on routes where credentials are optional (a missing one is `None`, a wrong one
 //!   still fails).
+//! - [`TestRequest`]: `X-Toolhost-Test: 1` on a call, with whichever of the two came with it.
 //!
 //! Status codes: 401 when the credential is missing, not recognised or revoked (spec 5 rule 1
 //! and section 7: create without a valid token or key is 401), 403 when the caller is known but
@@ -19,7 +20,9 @@ use axum::http::StatusCode;
 
 use crate::app::AppState;
 use crate::builders::{self, secrets_equal, Builder, Caller};
-use crate::error::{ApiError, ErrorCode};
+use crate::catalog::Endpoint;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::pipeline;
 
 pub const ADMIN_TOKEN_HEADER: &str = "x-admin-token";
 pub const BUILDER_KEY_HEADER: &str = "x-builder-key";
@@ -118,5 +121,45 @@ impl OptionalFromRequestParts<AppState> for Caller {
         app: &AppState,
     ) -> Result<Option<Self>, ApiError> {
         caller(parts, app).await
+    }
+}
+
+/// What a call's `X-Toolhost-Test` header asks for. Credentials are read only when it is sent,
+/// so a live call never fails on a stray `X-Builder-Key`.
+pub enum TestRequest {
+    /// No header: a live call.
+    Live,
+    /// `X-Toolhost-Test: 1`, with the caller its credential names (`None`: it carried none).
+    Test(Option<Caller>),
+}
+
+impl TestRequest {
+    /// Whether the call is a test call of `endpoint`: 403 `test_call_not_allowed` unless its
+    /// owner or the admin asks (see [`pipeline::allow_test`]).
+    pub fn check(&self, endpoint: &Endpoint) -> ApiResult<bool> {
+        match self {
+            TestRequest::Live => Ok(false),
+            TestRequest::Test(asker) => {
+                pipeline::allow_test(endpoint, asker.as_ref()).map(|()| true)
+            }
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for TestRequest {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        let Some(value) = parts.headers.get(pipeline::TEST_HEADER) else {
+            return Ok(TestRequest::Live);
+        };
+        if value.as_bytes().trim_ascii() != b"1" {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidTestHeader,
+                "X-Toolhost-Test must be 1 (a test call by the endpoint's owner or the admin), or absent",
+            ));
+        }
+        Ok(TestRequest::Test(caller(parts, app).await?))
     }
 }

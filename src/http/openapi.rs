@@ -15,7 +15,7 @@ use utoipa::OpenApi;
         (name = "receipts", description = "Public-safe receipts"),
         (name = "safety", description = "Content safety"),
         (name = "builders", description = "Builder registration, keys, endpoint lifecycle, secrets, logs and events"),
-        (name = "admin", description = "Admin-only: onboarding builders, content-safety review"),
+        (name = "admin", description = "Admin-only: onboarding builders, content-safety review, capability grants"),
         (name = "ops", description = "Health and metrics"),
     ),
     components(schemas(crate::error::ErrorBody))

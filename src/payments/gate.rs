@@ -218,6 +218,15 @@ pub async fn gate(
 }
 
 impl Authorized {
+    /// Nothing offered and nothing to settle: a test call by the endpoint's owner or the admin
+    /// (`X-Toolhost-Test: 1`), which the pipeline runs without a receipt.
+    pub fn unpaid(charge: Charge) -> Self {
+        Authorized {
+            charge,
+            method: Method::Free,
+        }
+    }
+
     /// What a handler sees of the payment as `req.payment`: who paid how much and how, never the
     /// proof itself. `null` for free calls.
     pub fn summary(&self) -> Value {

@@ -22,6 +22,8 @@ pub(super) struct Ran<'a> {
     pub(super) elapsed: Duration,
     /// Secret values to redact from the stored lines.
     pub(super) secrets: &'a [String],
+    /// A test call: marked so in the log entry and the event.
+    pub(super) test: bool,
 }
 
 pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Vec<LogLine>) {
@@ -30,6 +32,7 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
         status,
         elapsed,
         secrets,
+        test,
     } = ran;
     let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     // Debug, not info: every call is already in the endpoint's logs and in `/metrics`, and a
@@ -40,6 +43,7 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
         status: status.as_u16(),
         duration_ms,
         lines,
+        test,
     };
     app.recorder
         .log(&endpoint.slug, &endpoint.id, logs::entry(log, secrets))
@@ -50,8 +54,7 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
         } else {
             EventKind::InvocationFailed
         };
-        let data =
-            json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id});
+        let data = json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id, "test": test});
         app.recorder
             .event(owner, Event::new(kind, Some(&endpoint.slug), data))
             .await;

@@ -1,8 +1,9 @@
 //! `GET /ai/builders/revenue`: gross, platform fee, net and count, by endpoint and by day, each
-//! with its collected and uncollected parts.
+//! with its collected and uncollected parts, and the whole by payment method.
 //!
 //! Every figure is a sum of per-sale integers, so at every level `gross = fee + net`, and
-//! `collected + uncollected` equals the whole in each of gross, fee, net and count.
+//! `collected + uncollected` equals the whole in each of gross, fee, net and count, as do the
+//! parts of `byPaymentMethod`.
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,7 @@ use serde::{Serialize, Serializer};
 
 use super::{split, Collection, Sale};
 use crate::money::Usd;
+use crate::receipts::PaymentMethod;
 
 /// Atomic units as a decimal string (exact in JSON, whatever the client's number type).
 fn units<S: Serializer>(value: &u64, s: S) -> Result<S::Ok, S::Error> {
@@ -83,6 +85,20 @@ pub struct Uncollected {
     pub pending: Part,
 }
 
+/// The key of a sale's part in `byPaymentMethod`: x402 transferred on-chain (mined, pending,
+/// or settled by a remote facilitator), x402 recorded only (a test deployment: nothing
+/// transferred), or the admin's developer credit (so calls paid with credit, such as an
+/// admin's own tests, are told apart from buyers' money).
+fn method_key(sale: &Sale, standing: Collection) -> &'static str {
+    match (sale.method, standing) {
+        (PaymentMethod::X402, Collection::Recorded) => "x402Recorded",
+        (PaymentMethod::X402, Collection::Collected | Collection::Pending) => "x402OnChain",
+        (PaymentMethod::DeveloperCredit, _) => "developerCredit",
+        // No sale is written for a free call; counted apart should one ever be.
+        (PaymentMethod::Free, _) => "free",
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Revenue {
@@ -95,6 +111,9 @@ pub struct Revenue {
     pub net_units: String,
     pub fee_bps: u64,
     pub uncollected_by_state: Uncollected,
+    /// The whole by payment method (`x402OnChain`, `x402Recorded`, `developerCredit`, each
+    /// present, zero or not); the parts sum to the totals.
+    pub by_payment_method: BTreeMap<&'static str, Part>,
     pub by_endpoint: BTreeMap<String, Totals>,
     /// By UTC day, `YYYY-MM-DD`.
     pub by_day: BTreeMap<String, Totals>,
@@ -103,6 +122,11 @@ pub struct Revenue {
 pub fn report(sales: &[(Sale, Collection)], fee_bps: u64) -> Revenue {
     let mut totals = Totals::default();
     let mut by_state = Uncollected::default();
+    let mut by_method: BTreeMap<&'static str, Part> =
+        ["x402OnChain", "x402Recorded", "developerCredit"]
+            .into_iter()
+            .map(|key| (key, Part::default()))
+            .collect();
     let mut by_endpoint: BTreeMap<String, Totals> = BTreeMap::new();
     let mut by_day: BTreeMap<String, Totals> = BTreeMap::new();
     for (sale, standing) in sales {
@@ -114,6 +138,10 @@ pub fn report(sales: &[(Sale, Collection)], fee_bps: u64) -> Revenue {
             Collection::Recorded => by_state.recorded.add(sale.amount, fee, net),
             Collection::Pending => by_state.pending.add(sale.amount, fee, net),
         }
+        by_method
+            .entry(method_key(sale, standing))
+            .or_default()
+            .add(sale.amount, fee, net);
         let slug = sale.endpoint_slug.clone().unwrap_or_else(|| "-".into());
         by_endpoint
             .entry(slug)
@@ -129,6 +157,7 @@ pub fn report(sales: &[(Sale, Collection)], fee_bps: u64) -> Revenue {
         totals,
         fee_bps,
         uncollected_by_state: by_state,
+        by_payment_method: by_method,
         by_endpoint,
         by_day,
     }
@@ -166,6 +195,34 @@ mod tests {
                 Collection::Pending,
             ),
         ];
+        let mut credit = sale("b", 500, datetime!(2026-11-03 09:00 UTC));
+        credit.method = PaymentMethod::DeveloperCredit;
+        let by_method = report(
+            &[sales.to_vec(), vec![(credit, Collection::Collected)]].concat(),
+            1000,
+        );
+        let m = &by_method.by_payment_method;
+        assert_eq!(
+            (
+                m["x402OnChain"].gross_units,
+                m["x402Recorded"].gross_units,
+                m["developerCredit"].gross_units
+            ),
+            (1333, 1001, 500)
+        );
+        let fields: [fn(&Part) -> u64; 4] = [
+            |p| p.gross_units,
+            |p| p.fee_units,
+            |p| p.net_units,
+            |p| p.count,
+        ];
+        for field in fields {
+            let sum: u64 = m.values().map(field).sum();
+            let whole = by_method.totals.collected;
+            let whole = field(&whole) + field(&by_method.totals.uncollected);
+            assert_eq!(sum, whole);
+        }
+        assert_eq!(m.len(), 3, "no other method appears");
         let r = report(&sales, 1000);
         assert_eq!(r.totals.gross_usd.units(), 2334);
         assert_eq!(r.totals.fee_usd.units(), 100 + 100 + 33);

@@ -695,6 +695,7 @@ async fn a_grant_covers_the_code_the_admin_saw() {
     body["priceUsd"] = json!(0);
     body.as_object_mut().unwrap().remove("pricingMode");
     body["source"] = json!(reads_kv);
+    body["capabilities"] = json!({"kv": true});
     let (key, _) = server.builder_with("grantee", &body).await;
     server.grant("granted-kv", json!({"kv": true})).await;
     let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
@@ -711,7 +712,7 @@ async fn a_grant_covers_the_code_the_admin_saw() {
     let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
     assert_eq!(status, 200, "{result}");
 
-    // New code loses it, until the admin grants it again.
+    // New code loses it, and waits unlisted until the admin grants it again.
     let changed = "export default async (req, ctx) => ({ n: (await ctx.kv.get('n')) ?? 1 });";
     let patched = server
         .patch(As::Builder(&key), "granted-kv", &json!({"source": changed}))
@@ -720,9 +721,10 @@ async fn a_grant_covers_the_code_the_admin_saw() {
         patched["endpoint"]["capabilities"]["kv"], false,
         "{patched}"
     );
+    assert_eq!(patched["endpoint"]["status"], "awaiting_grant");
     assert_eq!(patched["manage"]["requestedCapabilities"]["kv"], true);
     let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
-    assert_error(status, &result, 500, "capability_denied");
+    assert_error(status, &result, 503, "awaiting_grant");
     server.grant("granted-kv", json!({"kv": true})).await;
     let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
     assert_eq!(

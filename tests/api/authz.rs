@@ -306,6 +306,10 @@ async fn only_owner_and_admin_see_the_manage_view() {
             &crate::util::js_endpoint("private-bits"),
         )
         .await;
+    // Granted, so the public sees its record (one awaiting its grant is not found to them).
+    server
+        .grant("private-bits", json!({"kv": true, "httpGetJson": true}))
+        .await;
     for (who, sees) in [
         (As::Nobody, false),
         (As::Builder(&other), false),

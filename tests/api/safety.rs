@@ -234,7 +234,8 @@ async fn review_holds_the_endpoint_until_an_admin_decides() {
 async fn clean_builder_content_passes_and_admin_content_is_not_scanned() {
     let server = TestServer::start().await;
     let (_, created) = server.builder_with("Maker", &js_endpoint("clean-js")).await;
-    assert_eq!(created["endpoint"]["status"], "active");
+    // Clean, but it requests capabilities the admin has not granted yet.
+    assert_eq!(created["endpoint"]["status"], "awaiting_grant");
     assert_eq!(created["endpoint"]["contentSafety"]["status"], "passed");
     assert_eq!(created["endpoint"]["contentSafety"]["findings"], json!([]));
     assert!(created["endpoint"]["contentSafety"]["attestedAt"].is_string());

@@ -12,6 +12,9 @@ async fn secret_values_never_leave_the_server() {
     let data = dir.path().join("data");
     let server = TestServer::start_in(&data).await;
     let (key, _) = server.builder_with("Maker", &js_endpoint("vaulted")).await;
+    server
+        .grant("vaulted", json!({"kv": true, "httpGetJson": true}))
+        .await;
     let owner = As::Builder(&key);
     let path = "/ai/endpoints/vaulted/secrets";
 
@@ -41,7 +44,7 @@ async fn secret_values_never_leave_the_server() {
     let (_, record) = server
         .call("GET", "/ai/endpoints/vaulted", owner, None)
         .await;
-    assert_eq!(record["manage"]["revision"], 2);
+    assert_eq!(record["manage"]["revision"], 3, "create, grant, secrets");
     assert_eq!(record["manage"]["secrets"].as_array().unwrap().len(), 2);
 
     // Every read a builder or admin can make, none with the value.

@@ -166,6 +166,10 @@ test("a builder signs in, pauses then resumes an endpoint", async () => {
   assert.equal(await page.evaluate(() => localStorage.length + document.cookie.length), 0);
   assert.match(await row.textContent(), /active/);
   assert.equal(await page.locator('#b-endpoints tr[data-slug="dash-flagged"]').count(), 1);
+  // The JS endpoint waits for the admin's grant of what it asked for, and says so.
+  const js = page.locator('#b-endpoints tr[data-slug="dash-js"]');
+  assert.equal(await js.locator(".badge").first().textContent(), "awaiting_grant");
+  assert.match(await js.textContent(), /awaiting grant: kv, logs/);
 
   await row.getByRole("button", { name: "Pause dash-demo" }).click();
   await page.waitForFunction(() => document.querySelector('#b-endpoints tr[data-slug="dash-demo"] .badge')?.textContent === "paused");
@@ -238,8 +242,9 @@ test("the admin approves a flagged endpoint from the review queue", async () => 
   const card = page.locator('#a-reviews li.card[data-slug="dash-flagged"]');
   await card.waitFor();
   assert.match(await card.textContent(), /private\.email/);
-  // Capability grants list the JS endpoint's request.
+  // Capability grants list the JS endpoint's request, though it is not in the public catalog.
   await page.waitForSelector('#a-grants form[data-slug="dash-js"]');
+  assert.equal((await call("GET", "/ai/endpoints/dash-js")).status, 404);
   if (have.payments) await page.waitForSelector("#a-credits table");
   await shot(page, "dashboard-admin");
   assert.deepEqual(await accessibilityProblems(page), []);

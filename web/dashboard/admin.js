@@ -1,5 +1,6 @@
 // toolhost dashboard, Admin tab: sign-in with the admin token, the content-safety review queue,
-// capability grants for JavaScript endpoints and developer credits.
+// capability grants for JavaScript endpoints (pending requests first, granted or refused with a
+// note) and developer credits.
 
 import { api, session, missingRoute } from "./api.js";
 import { $, h, usd, when, errorText, badge, say, codeBlock } from "./dom.js";
@@ -113,11 +114,14 @@ async function loadGrants() {
   const box = $("#a-grants");
   let slugs;
   try {
-    const [cat, queue] = await Promise.all([
+    // Endpoints awaiting a grant are not in the public catalog: the pending list adds them.
+    const [cat, queue, pending] = await Promise.all([
       api("/ai/endpoints"),
       api("/ai/admin/reviews", { as: "admin" }).catch(() => ({ endpoints: [] })),
+      api("/ai/admin/grants", { as: "admin" }).catch(() => ({ endpoints: [] })),
     ]);
     slugs = [...new Set([
+      ...(pending.endpoints || []).map((x) => x.endpoint.slug),
       ...(cat.endpoints || []).filter((e) => e.handlerType === "js_request_response").map((e) => e.slug),
       ...(queue.endpoints || []).filter((x) => x.endpoint.handlerType === "js_request_response").map((x) => x.endpoint.slug),
     ])];
@@ -141,11 +145,34 @@ function grantCard(record) {
   const requested = record.manage.requestedCapabilities || {};
   const granted = record.manage.grantedCapabilities || {};
   const pending = CAPABILITIES.filter(([k]) => requested[k] && !granted[k]).length;
+  const request = record.manage.capabilityGrant || {};
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
+  const noteId = `grant-note-${e.slug}`;
+  const note = h("input", { id: noteId, type: "text", maxlength: "1000", autocomplete: "off" });
+  const decide = (decision) => async () => {
+    try {
+      const saved = await api(`/ai/admin/endpoints/${encodeURIComponent(e.slug)}/grant`, {
+        method: "POST", as: "admin", body: note.value ? { decision, note: note.value } : { decision },
+      });
+      const fresh = grantCard(saved);
+      form.closest("li").replaceWith(fresh);
+      say(fresh.querySelector(".status"), decision === "grant" ? "Granted." : "Refused.", "ok");
+    } catch (err) {
+      say(status, `Could not ${decision}: ${errorText(err)}`, "error");
+    }
+  };
+  const answer = pending ? [
+    h("div", { class: "field" }, h("label", { for: noteId }, "Note to the owner (optional)"), note),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "primary small", "aria-label": `Grant all to ${e.slug}`, onclick: decide("grant") }, "Grant all"),
+      h("button", { type: "button", class: "danger small", "aria-label": `Refuse ${e.slug}`, onclick: decide("refuse") }, "Refuse")),
+  ] : [];
   const form = h("form", { class: "grants", dataset: { slug: e.slug } },
     h("fieldset", {},
       h("legend", {}, h("code", {}, e.slug), ` · ${e.title}`),
-      pending ? badge(`${pending} pending`, "review") : badge("up to date", "ok"),
+      request.state === "refused" ? badge("refused", "rejected")
+        : pending ? badge(`${pending} pending`, "review") : badge("up to date", "ok"),
+      request.decision && request.decision.note ? h("p", { class: "muted" }, `Last note: ${request.decision.note}`) : null,
       h("div", { class: "checks" }, CAPABILITIES.map(([k, label]) => {
         const id = `grant-${e.slug}-${k}`;
         return h("div", { class: "check" },
@@ -153,6 +180,7 @@ function grantCard(record) {
           h("label", { for: id }, label, requested[k] ? "" : " (not requested)"));
       })),
       h("button", { type: "submit", class: "small" }, "Save grants"),
+      ...answer,
       status));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();

@@ -142,8 +142,12 @@ function capabilityNote(record) {
   if (!requested.length) return null;
   const granted = Object.entries(record.manage.grantedCapabilities || {}).filter(([, on]) => on).map(([k]) => k);
   const pending = requested.filter((k) => !granted.includes(k));
-  return h("span", { class: "cell-note muted" },
-    `capabilities: ${requested.join(", ")}`, pending.length ? ` (awaiting grant: ${pending.join(", ")})` : " (granted)");
+  const request = record.manage.capabilityGrant || {};
+  const note = request.decision && request.decision.note ? `: ${request.decision.note}` : "";
+  const state = !pending.length ? " (granted)"
+    : request.state === "refused" ? ` (refused by the admin${note})`
+    : ` (awaiting grant: ${pending.join(", ")})`;
+  return h("span", { class: "cell-note muted" }, `capabilities: ${requested.join(", ")}`, state);
 }
 
 async function setStatus(slug, status, button) {

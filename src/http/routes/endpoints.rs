@@ -1,5 +1,6 @@
 //! `POST /ai/endpoints/create`, `PATCH`/`DELETE /ai/endpoints/{slug}`, and the admin's review
-//! routes. `GET /ai/endpoints/{slug}` lives with the catalog and shows the owner's view too.
+//! and capability-grant routes. `GET /ai/endpoints/{slug}` lives with the catalog and shows the
+//! owner's view too.
 
 use axum::extract::{Path, State};
 use axum::Json;
@@ -136,8 +137,69 @@ pub async fn review_queue(State(app): State<AppState>, _admin: Admin) -> Json<Va
     Json(json!({ "ok": true, "endpoints": endpoints }))
 }
 
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GrantRequest {
+    /// `grant` (every requested capability) or `refuse`.
+    pub decision: GrantChoice,
+    /// Shown to the owner in its events and `manage.capabilityGrant`; at most 1000 characters.
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantChoice {
+    Grant,
+    Refuse,
+}
+
+/// Admin: answer an endpoint's capability request. `grant` gives every requested capability:
+/// the endpoint leaves `awaiting_grant` (active and listed unless paused or held for review).
+/// `refuse` keeps it `awaiting_grant` and out of the queue until its owner changes the request
+/// or the code. The owner gets a `capabilities_granted` or `capabilities_refused` event with
+/// the note.
+#[utoipa::path(post, path = "/ai/admin/endpoints/{slug}/grant", tag = "admin",
+    request_body = GrantRequest,
+    params(("slug" = String, Path, description = "Endpoint slug")),
+    responses(
+        (status = 200, description = "Decided: public record and owner's view", body = Object),
+        (status = 401, description = "No valid admin token", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+        (status = 409, description = "`not_awaiting_grant`: every requested capability is granted; `edit_conflict`", body = ErrorBody),
+        (status = 422, description = "Note over 1000 characters", body = ErrorBody),
+    ))]
+pub async fn grant_endpoint(
+    State(app): State<AppState>,
+    _admin: Admin,
+    Path(slug): Path<String>,
+    JsonBody(body): JsonBody<GrantRequest>,
+) -> ApiResult<Json<Value>> {
+    let grant = matches!(body.decision, GrantChoice::Grant);
+    let compiled = lifecycle::decide_grant(&app.endpoint_parts(), &slug, grant, body.note).await?;
+    managed(&app, &compiled).await
+}
+
+/// Admin: capability requests awaiting an answer, the longest waiting first: each endpoint's
+/// record, owner and `capabilityGrant` (requested, granted, missing).
+#[utoipa::path(get, path = "/ai/admin/grants", tag = "admin",
+    responses((status = 200, description = "`endpoints`: `[{endpoint, owner, capabilityGrant}]`", body = Object), (status = 401, description = "No valid admin token", body = ErrorBody)))]
+pub async fn grant_queue(State(app): State<AppState>, _admin: Admin) -> Json<Value> {
+    let endpoints: Vec<Value> = lifecycle::grant_queue(&app.endpoint_parts())
+        .iter()
+        .map(|c| {
+            json!({
+                "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
+                "owner": c.endpoint.owner,
+                "capabilityGrant": lifecycle::grant_view(&c.endpoint),
+            })
+        })
+        .collect();
+    Json(json!({ "ok": true, "endpoints": endpoints }))
+}
+
 /// The calling builder's endpoints, each with the owner's view, sorted by slug. Endpoints held
-/// for or refused by content-safety review are included (the owner sees them everywhere).
+/// for or refused by content-safety review, or awaiting a capability grant, are included (the
+/// owner sees them everywhere).
 #[utoipa::path(get, path = "/ai/builders/endpoints", tag = "builders",
     responses(
         (status = 200, description = "`endpoints`: `[{endpoint, manage}]`", body = Object),

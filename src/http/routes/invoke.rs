@@ -10,6 +10,7 @@
 //! `error` (the error body).
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
@@ -22,9 +23,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::app::{App, AppState};
-use crate::catalog::{Endpoint, HandlerType};
+use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::http::auth::TestRequest;
 use crate::http::extract::JsonBody;
+use crate::http::routes::tools::marked;
 use crate::pipeline::{complete, prepare, Call, Outcome};
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -85,16 +88,34 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
         (status = 200, description = "`{ok, result, receipt}`; or a text/event-stream of `progress` events and a final `result` (or `error`) event", body = Object),
         (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
         (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
+        (status = 403, description = "`test_call_not_allowed`: X-Toolhost-Test from someone other than the owner or the admin", body = ErrorBody),
         (status = 404, description = "No such endpoint or quote", body = ErrorBody),
         (status = 409, description = "`streaming_required`: long-running endpoint without Accept: text/event-stream; or `quote_expired` / `quote_mismatch`", body = ErrorBody),
         (status = 422, description = "Input violates inputSchema", body = ErrorBody),
+        (status = 503, description = "Endpoint paused (`endpoint_paused`) or awaiting a capability grant (`awaiting_grant`)", body = ErrorBody),
     ))]
 pub async fn invoke(
     State(app): State<AppState>,
+    test: TestRequest,
     headers: HeaderMap,
     JsonBody(request): JsonBody<InvokeRequest>,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&request.slug)?;
+    let is_test = test.check(&compiled.endpoint)?;
+    Ok(marked(
+        is_test,
+        invoke_call(app, compiled, is_test, headers, request).await,
+    ))
+}
+
+/// The call of [`invoke`] once the endpoint and whether it is a test call are known.
+async fn invoke_call(
+    app: AppState,
+    compiled: Arc<CompiledEndpoint>,
+    test: bool,
+    headers: HeaderMap,
+    request: InvokeRequest,
+) -> ApiResult<Response> {
     let streaming = accepts_event_stream(&headers);
     if !streaming && is_long_running(&app, &compiled.endpoint) {
         return Err(ApiError::new(
@@ -111,7 +132,8 @@ pub async fn invoke(
     if let Some(quote_id) = &request.quote_id {
         crate::quotes::hosted::honor(app.store.as_ref(), quote_id, &compiled.endpoint).await?;
     }
-    let call = Call::new(Method::POST, request.input, headers);
+    let mut call = Call::new(Method::POST, request.input, headers);
+    call.test = test;
     let authorized = prepare(&app, &compiled, &call).await?;
     if !streaming {
         return Ok(invoke_response(
