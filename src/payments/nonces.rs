@@ -169,15 +169,8 @@ pub(crate) async fn claim(
         key.clone(),
         bytes.clone(),
     );
-    // Applied, and not waited on to be durable: while the handler runs the claim is a lock
-    // among this process's calls (the store's writes are visible at once). Every later write
-    // about this payment (the settling mark before a transfer leaves our hands, the settlement
-    // batch, a release or a burn) is flushed after it, and a flush makes everything written
-    // before it durable too. A crash before any of those loses only a claim that nothing had
-    // been settled against, which start-up recovery would have released anyway. This saves a
-    // paid call one wait for a flush.
-    match store.apply_staged(batch).await {
-        Ok(_durable) => Ok(NonceClaim {
+    match store.apply(batch).await {
+        Ok(()) => Ok(NonceClaim {
             key,
             record: Arc::new(Mutex::new((record, bytes))),
         }),
