@@ -20,6 +20,7 @@ mod lifecycle;
 mod mcp;
 mod payments;
 mod platform;
+mod py_client;
 mod quotes;
 mod readiness;
 mod revenue;
