@@ -23,6 +23,7 @@
 //! - `recovery`: orphaned claims and pending on-chain settlements, resolved at start-up and in
 //!   the background.
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
+//! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
 //! - `gate`: the seam the invocation pipeline calls.
 //! - `dev_key`: the generated receiving address of a local/dev server.
 
@@ -32,6 +33,7 @@ pub mod facilitator;
 mod gate;
 pub mod header;
 pub mod nonces;
+pub mod payment_ids;
 pub mod recovery;
 pub mod requirements;
 pub mod settling;
@@ -43,7 +45,7 @@ use axum::http::StatusCode;
 
 pub use dev_key::{resolve_pay_to, PayToError};
 pub use facilitator::Facilitator;
-pub use gate::{charge_for, gate, Authorized, Charge, Parts, Settled};
+pub use gate::{charge_for, gate, Authorized, Charge, Parts, Served, Settled};
 pub use header::Tender;
 pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
 

@@ -90,6 +90,26 @@ impl Outcome {
         result
     }
 
+    /// A paid call's first answer, kept for its `payment-identifier` id.
+    fn replayed(answer: &payments::payment_ids::Answer) -> Self {
+        Outcome {
+            status: StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK),
+            result: answer.result.clone(),
+            receipt: Some(answer.receipt.clone()),
+            payment_response: answer.payment_response.clone(),
+            headers: answer
+                .headers
+                .iter()
+                .filter_map(|(n, v)| {
+                    Some((
+                        HeaderName::from_bytes(n.as_bytes()).ok()?,
+                        HeaderValue::from_str(v).ok()?,
+                    ))
+                })
+                .collect(),
+        }
+    }
+
     /// The handler's headers, those reporting settlement, and the receipt id header.
     pub fn headers(&self) -> Vec<(HeaderName, HeaderValue)> {
         let mut headers = self.headers.clone();
@@ -149,6 +169,7 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
         &app.payment_parts(),
         app.charge_for(&compiled.endpoint),
         &call.tender,
+        &call.input,
     )
     .await
 }
@@ -162,6 +183,10 @@ pub async fn complete(
     call: &Call,
     authorized: Authorized,
 ) -> ApiResult<Outcome> {
+    if let Some(answer) = authorized.replayed() {
+        // The payment's payment-identifier id answered before: that answer; nothing runs.
+        return Ok(Outcome::replayed(answer));
+    }
     let endpoint = &compiled.endpoint;
     let started = std::time::Instant::now();
     let outcome = run_handler(app, compiled, call, authorized.summary()).await;
@@ -194,8 +219,13 @@ pub async fn complete(
             headers: output.headers,
         });
     }
+    let served = payments::Served {
+        status: output.status.as_u16(),
+        result: &output.body,
+        headers: &output.headers,
+    };
     let settled = authorized
-        .settle(&app.payment_parts(), &call.input, &output.body)
+        .settle(&app.payment_parts(), &call.input, served)
         .await?;
     record::payment_settled(app, endpoint, &settled.receipt).await;
     let mut headers = output.headers;

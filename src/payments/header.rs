@@ -60,6 +60,9 @@ pub struct PaymentPayload {
     /// v2 only: the requirement the client chose to pay.
     pub accepted: Option<PaymentRequirements>,
     pub payload: ExactEvmPayload,
+    /// v2 only: the client's `payment-identifier` extension id, which makes the call idempotent
+    /// ([`super::payment_ids`]).
+    pub payment_id: Option<String>,
     /// The decoded JSON as received, forwarded unchanged to a remote facilitator.
     pub raw: Value,
 }
@@ -122,6 +125,7 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
                 network: wire.accepted.network.clone(),
                 accepted: Some(wire.accepted),
                 payload: wire.payload,
+                payment_id: super::payment_ids::from_extensions(raw.get("extensions"))?,
                 raw,
             })
         }
@@ -133,6 +137,7 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
                 network: wire.network,
                 accepted: None,
                 payload: wire.payload,
+                payment_id: None,
                 raw,
             })
         }

@@ -18,6 +18,7 @@ mod js_client;
 mod kv_atomic;
 mod lifecycle;
 mod mcp;
+mod payment_ids;
 mod payments;
 mod platform;
 mod py_client;
