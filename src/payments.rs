@@ -23,10 +23,12 @@
 //! - `recovery`: orphaned claims and pending on-chain settlements, resolved at start-up and in
 //!   the background.
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
+//! - `bazaar`: the `bazaar` extension (an endpoint's discovery info in its 402).
 //! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
 //! - `gate`: the seam the invocation pipeline calls.
 //! - `dev_key`: the generated receiving address of a local/dev server.
 
+pub mod bazaar;
 pub mod credits;
 mod dev_key;
 pub mod facilitator;

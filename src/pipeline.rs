@@ -19,6 +19,7 @@ use crate::app::App;
 use crate::builtins::{receipt_echo, static_json};
 use crate::catalog::{CatalogError, CompiledEndpoint, HandlerType, Status};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::payments::bazaar::Transport;
 use crate::payments::header::SettlementResponse;
 use crate::payments::{self, Authorized, Tender};
 use crate::rate_limit;
@@ -36,6 +37,8 @@ pub struct Call {
     pub headers: HeaderMap,
     /// How the call offers to pay, as its transport read it.
     pub tender: Tender,
+    /// Which transport brought it (the 402's discovery info says how to call again).
+    pub transport: Transport,
 }
 
 impl Call {
@@ -50,6 +53,7 @@ impl Call {
             input,
             request_id,
             tender: Tender::from_headers(&headers),
+            transport: Transport::Http,
             headers,
         }
     }
@@ -167,7 +171,7 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
     }
     payments::gate(
         &app.payment_parts(),
-        app.charge_for(&compiled.endpoint),
+        app.charge_for(&compiled.endpoint, call.transport),
         &call.tender,
         &call.input,
     )

@@ -32,6 +32,7 @@ use time::OffsetDateTime;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
+use super::bazaar::{self, Transport, BAZAAR};
 use super::credits::{self, Hold};
 use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use super::header::{self, PaymentPayload, SettlementResponse, Tender};
@@ -669,19 +670,30 @@ fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &V
     }
 }
 
-/// What calling `endpoint` costs, as an x402 offer to `pay_to`, and who the sale is for.
+/// What calling `endpoint` costs, as an x402 offer to `pay_to` declaring the extensions spoken
+/// here (`bazaar` for `transport`, `payment-identifier`), and who the sale is for.
 pub fn charge_for(
     config: &PaymentConfig,
     pay_to: &str,
     urls: &Urls,
     endpoint: &Endpoint,
+    transport: Transport,
 ) -> Charge {
+    // The description is what discovery (bazaar) indexes the resource by: the endpoint's own,
+    // or its title when it has none.
+    let description = match endpoint.description.trim() {
+        "" => endpoint.title.clone(),
+        text => text.to_string(),
+    };
     let resource = ResourceInfo {
         url: urls.tool(&endpoint.slug),
-        description: endpoint.title.clone(),
+        description,
         mime_type: "application/json".into(),
     };
     let mut offer = Offer::new(config, pay_to, resource, endpoint.price_usd);
+    offer
+        .extensions
+        .insert(BAZAAR.into(), bazaar::declaration(endpoint, transport));
     offer.extensions.insert(
         payment_ids::PAYMENT_IDENTIFIER.into(),
         payment_ids::declaration(),

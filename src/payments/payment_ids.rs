@@ -25,17 +25,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::header::SettlementResponse;
+pub use super::header::PAYMENT_IDENTIFIER;
+use super::header::{SettlementResponse, PAYMENT_ID_MAX_LEN, PAYMENT_ID_MIN_LEN};
 use super::nonces::{self, Stored};
-use super::PaymentError;
 use crate::error::{ApiError, ErrorCode};
 use crate::receipts::Receipt;
 use crate::store::{Batch, Store, StoreError, Tree};
-
-/// The extension's key in `extensions`.
-pub const PAYMENT_IDENTIFIER: &str = "payment-identifier";
-const MIN_LEN: usize = 16;
-const MAX_LEN: usize = 128;
 
 /// What the 402 declares: ids are accepted, not required.
 pub fn declaration() -> Value {
@@ -46,37 +41,11 @@ pub fn declaration() -> Value {
             "type": "object",
             "properties": {
                 "required": {"type": "boolean"},
-                "id": {"type": "string", "minLength": MIN_LEN, "maxLength": MAX_LEN, "pattern": "^[a-zA-Z0-9_-]+$"}
+                "id": {"type": "string", "minLength": PAYMENT_ID_MIN_LEN, "maxLength": PAYMENT_ID_MAX_LEN, "pattern": "^[a-zA-Z0-9_-]+$"}
             },
             "required": ["required"]
         }
     })
-}
-
-/// The id a v2 payment payload's `extensions` carries, if any. An id of the wrong type or
-/// format is a malformed payment (400), not silently ignored: the client asked for
-/// idempotency and would not get it.
-pub fn from_extensions(extensions: Option<&Value>) -> Result<Option<String>, PaymentError> {
-    let Some(id) = extensions
-        .and_then(|e| e.get(PAYMENT_IDENTIFIER))
-        .and_then(|e| e.get("info"))
-        .and_then(|info| info.get("id"))
-    else {
-        return Ok(None);
-    };
-    match id.as_str() {
-        Some(id) if valid(id) => Ok(Some(id.to_string())),
-        _ => Err(PaymentError::Malformed(format!(
-            "extensions[\"{PAYMENT_IDENTIFIER}\"].info.id must be {MIN_LEN} to {MAX_LEN} characters of A-Z, a-z, 0-9, '_' and '-'"
-        ))),
-    }
-}
-
-fn valid(id: &str) -> bool {
-    (MIN_LEN..=MAX_LEN).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// A paid call's first answer, as the transports shape it (the pipeline's `Outcome`).
@@ -231,34 +200,4 @@ fn conflict() -> ApiError {
         ErrorCode::PaymentIdentifierConflict,
         "this payment-identifier id was already used with another payment, endpoint or input; choose a new id",
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_the_id_as_the_reference_formats_it() {
-        let ext = |id: Value| json!({PAYMENT_IDENTIFIER: {"info": {"required": false, "id": id}}});
-        assert_eq!(
-            from_extensions(Some(&ext(json!("pay_7d5d747be160e280")))).unwrap(),
-            Some("pay_7d5d747be160e280".into())
-        );
-        assert_eq!(from_extensions(None).unwrap(), None);
-        assert_eq!(
-            from_extensions(Some(
-                &json!({PAYMENT_IDENTIFIER: {"info": {"required": false}}})
-            ))
-            .unwrap(),
-            None
-        );
-        for bad in [
-            json!("short"),
-            json!("pay_7d5d747be160e28!"),
-            json!(12345678901234567u64),
-            json!("x".repeat(129)),
-        ] {
-            assert!(from_extensions(Some(&ext(bad.clone()))).is_err(), "{bad}");
-        }
-    }
 }
