@@ -27,8 +27,20 @@ pub enum Transport {
     Mcp,
 }
 
-/// The `bazaar` declaration of `endpoint` as reached over `transport`.
-pub fn declaration(endpoint: &Endpoint, transport: Transport) -> Value {
+/// The largest declaration carried, as JSON bytes. The 402 carries it in its `PAYMENT-REQUIRED`
+/// header, and common HTTP clients refuse response headers beyond 16 KiB in all (Node's
+/// default), so an endpoint with very large schemas declares none rather than making its 402
+/// unreadable.
+pub const MAX_DECLARATION_BYTES: usize = 8 * 1024;
+
+/// The `bazaar` declaration of `endpoint` as reached over `transport`, or `None` when it would
+/// be larger than [`MAX_DECLARATION_BYTES`].
+pub fn declaration(endpoint: &Endpoint, transport: Transport) -> Option<Value> {
+    let declaration = build(endpoint, transport);
+    (declaration.to_string().len() <= MAX_DECLARATION_BYTES).then_some(declaration)
+}
+
+fn build(endpoint: &Endpoint, transport: Transport) -> Value {
     let input_schema = embeddable(&endpoint.input_schema);
     let example = endpoint.example_input.clone().unwrap_or_else(|| json!({}));
     let (info_input, schema_input) = match transport {

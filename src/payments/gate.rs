@@ -691,9 +691,9 @@ pub fn charge_for(
         mime_type: "application/json".into(),
     };
     let mut offer = Offer::new(config, pay_to, resource, endpoint.price_usd);
-    offer
-        .extensions
-        .insert(BAZAAR.into(), bazaar::declaration(endpoint, transport));
+    if let Some(declaration) = bazaar::declaration(endpoint, transport) {
+        offer.extensions.insert(BAZAAR.into(), declaration);
+    }
     offer.extensions.insert(
         payment_ids::PAYMENT_IDENTIFIER.into(),
         payment_ids::declaration(),
