@@ -24,6 +24,7 @@
 //!   the background.
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
 //! - `bazaar`: the `bazaar` extension (an endpoint's discovery info in its 402).
+//! - `offer_receipt`: the `offer-receipt` extension (the receipt as a signed JWS, a draft).
 //! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
 //! - `gate`: the seam the invocation pipeline calls.
 //! - `dev_key`: the generated receiving address of a local/dev server.
@@ -35,6 +36,7 @@ pub mod facilitator;
 mod gate;
 pub mod header;
 pub mod nonces;
+pub mod offer_receipt;
 pub mod payment_ids;
 pub mod recovery;
 pub mod requirements;

@@ -37,6 +37,7 @@ use super::credits::{self, Hold};
 use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use super::header::{self, PaymentPayload, SettlementResponse, Tender};
 use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
+use super::offer_receipt;
 use super::payment_ids::{self, Answer, Lookup, Reservation};
 use super::recovery::PendingSettlement;
 use super::requirements::{Offer, ResourceInfo};
@@ -547,6 +548,15 @@ impl X402Settlement {
             };
             batch = pending.index(batch)?;
         }
+        let extensions = (payment.version == header::X402Version::V2).then(|| {
+            let receipt = offer_receipt::extension(
+                &signer,
+                &offer.resource.url,
+                &payer,
+                &verified.network.caip2,
+            );
+            serde_json::json!({ offer_receipt::OFFER_RECEIPT: receipt })
+        });
         let response = SettlementResponse {
             success: true,
             transaction: settlement.transaction.clone().unwrap_or_default(),
@@ -555,6 +565,7 @@ impl X402Settlement {
                 header::X402Version::V1 => verified.network.v1_name.clone(),
             },
             payer,
+            extensions,
         };
         let settlement_headers: Vec<_> = header::response_header(payment.version, &response)
             .into_iter()

@@ -186,6 +186,9 @@ pub struct SettlementResponse {
     pub transaction: String,
     pub network: String,
     pub payer: String,
+    /// v2: x402 extensions' answers (`offer-receipt`: the signed receipt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Value>,
 }
 
 /// The response header for the payment's version.

@@ -52,5 +52,5 @@ async fn official_x402_client_pays() {
 
 #[tokio::test]
 async fn reference_x402_extensions() {
-    run("extensions.mjs", 4).await;
+    run("extensions.mjs", 5).await;
 }

@@ -4,7 +4,9 @@
 //   validators accept and extract, and GET /discovery/resources is listed by its bazaar client
 //   (`withBazaar(new HTTPFacilitatorClient({url}))`, toolhost standing as the facilitator);
 // - payment-identifier: the package's client helper sets the id (`@x402/fetch` pays), the same
-//   signed payment sent again gets the first answer, and a new payment under the id is 409.
+//   signed payment sent again gets the first answer, and a new payment under the id is 409;
+// - offer-receipt: the settlement response carries a JWS receipt the package verifies, both by
+//   its did:key and by the receipt key the manifest publishes.
 // TOOLHOST_URL names the server (the Rust test `js_client::reference_x402_extensions` starts it).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -23,6 +25,12 @@ import {
   validatePaymentIdentifier,
   generatePaymentId,
 } from "@x402/extensions/payment-identifier";
+import {
+  OFFER_RECEIPT,
+  extractReceiptFromResponse,
+  extractReceiptPayload,
+  verifyReceiptSignatureJWS,
+} from "@x402/extensions/offer-receipt";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 const base = process.env.TOOLHOST_URL;
@@ -130,4 +138,33 @@ test("payment-identifier: the reference client's id makes the paid call idempote
   const conflict = await payingFetch(paid, call);
   assert.equal(conflict.status, 409);
   assert.equal((await conflict.json()).error.code, "payment_identifier_conflict");
+});
+
+test("offer-receipt: the settlement carries a JWS receipt the reference verifies", { skip }, async () => {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: account });
+  const response = await wrapFetchWithPayment(fetch, client)(paid, {
+    method: "POST", headers: { "content-type": "application/json" }, body: "{}",
+  });
+  assert.equal(response.status, 200);
+  const receipt = extractReceiptFromResponse(response);
+  assert.equal(receipt.format, "jws");
+  const byDid = await verifyReceiptSignatureJWS(receipt);
+  const manifest = await (await fetch(`${base}/ai/manifest`)).json();
+  const x = Buffer.from(manifest.receipts.publicKey, "base64").toString("base64url");
+  const byManifest = await verifyReceiptSignatureJWS(receipt, { kty: "OKP", crv: "Ed25519", x });
+  assert.deepEqual(byManifest, byDid);
+  assert.deepEqual(extractReceiptPayload(receipt), byDid);
+  assert.equal(byDid.version, 1);
+  assert.equal(byDid.resourceUrl, paid);
+  assert.equal(byDid.network, "eip155:84532");
+  assert.equal(byDid.payer.toLowerCase(), account.address.toLowerCase());
+  assert.ok(Math.abs(byDid.issuedAt - Date.now() / 1000) < 60);
+  const [header, body, signature] = receipt.signature.split(".");
+  const flipped = signature.slice(0, 10) + (signature[10] === "A" ? "B" : "A") + signature.slice(11);
+  const tampered = { ...receipt, signature: [header, body, flipped].join(".") };
+  await assert.rejects(verifyReceiptSignatureJWS(tampered));
+  const settlement = JSON.parse(Buffer.from(response.headers.get("PAYMENT-RESPONSE"), "base64").toString());
+  assert.ok(settlement.extensions[OFFER_RECEIPT].schema);
 });
