@@ -11,8 +11,8 @@ for pkg in build-essential cmake libsimde-dev pkg-config chromium postgresql; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 # Node with npm (tests/js, tests/mcp, tests/browser), from Debian when missing; a node installed
-# otherwise (e.g. one that bundles npm) is kept. The MCP client tests also need a Python that can
-# make a venv.
+# otherwise (e.g. one that bundles npm) is kept. The Python clients' tests (MCP, x402) need a
+# Python that can make a venv.
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
@@ -58,6 +58,16 @@ if ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed" 
   python3 -m venv "$mcp_dir/.venv"
   "$mcp_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/requirements.txt"
   cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed"
+fi
+
+# The official Python x402 client (tests/python/x402/requirements.txt, pinned), which pays a
+# server in tests/api/py_client.rs. Installed only when missing or when the pin changed.
+py_x402_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/python/x402"
+if ! cmp -s "$py_x402_dir/requirements.txt" "$py_x402_dir/.venv/requirements.installed" 2>/dev/null; then
+  echo "setup: Python venv for tests/python/x402"
+  python3 -m venv "$py_x402_dir/.venv"
+  "$py_x402_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$py_x402_dir/requirements.txt"
+  cp "$py_x402_dir/requirements.txt" "$py_x402_dir/.venv/requirements.installed"
 fi
 
 # tests/types: TypeScript (npm `typescript`, pinned by package-lock.json), to type-check the

@@ -93,13 +93,18 @@ impl App {
         }
     }
 
-    /// What calling `endpoint` costs here, as an x402 offer.
-    pub fn charge_for(&self, endpoint: &crate::catalog::Endpoint) -> crate::payments::Charge {
+    /// What calling `endpoint` over `transport` costs here, as an x402 offer.
+    pub fn charge_for(
+        &self,
+        endpoint: &crate::catalog::Endpoint,
+        transport: crate::payments::bazaar::Transport,
+    ) -> crate::payments::Charge {
         crate::payments::charge_for(
             &self.config.payment,
             &self.payments.pay_to,
             &self.urls,
             endpoint,
+            transport,
         )
     }
 

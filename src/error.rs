@@ -101,6 +101,8 @@ error_codes! {
     NothingCollectable = "nothing_collectable",
     PayoutConflict = "payout_conflict",
     PayoutSettingsMissing = "payout_settings_missing",
+    PaymentIdentifierConflict = "payment_identifier_conflict",
+    PaymentIdentifierInProgress = "payment_identifier_in_progress",
     // 422
     InputInvalid = "input_invalid",
     InvalidUrl = "invalid_url",

@@ -23,15 +23,21 @@
 //! - `recovery`: orphaned claims and pending on-chain settlements, resolved at start-up and in
 //!   the background.
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
+//! - `bazaar`: the `bazaar` extension (an endpoint's discovery info in its 402).
+//! - `offer_receipt`: the `offer-receipt` extension (the receipt as a signed JWS, a draft).
+//! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
 //! - `gate`: the seam the invocation pipeline calls.
 //! - `dev_key`: the generated receiving address of a local/dev server.
 
+pub mod bazaar;
 pub mod credits;
 mod dev_key;
 pub mod facilitator;
 mod gate;
 pub mod header;
 pub mod nonces;
+pub mod offer_receipt;
+pub mod payment_ids;
 pub mod recovery;
 pub mod requirements;
 pub mod settling;
@@ -43,7 +49,7 @@ use axum::http::StatusCode;
 
 pub use dev_key::{resolve_pay_to, PayToError};
 pub use facilitator::Facilitator;
-pub use gate::{charge_for, gate, Authorized, Charge, Parts, Settled};
+pub use gate::{charge_for, gate, Authorized, Charge, Parts, Served, Settled};
 pub use header::Tender;
 pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
 

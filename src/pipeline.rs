@@ -21,6 +21,7 @@ use crate::builtins::{receipt_echo, static_json};
 use crate::catalog::{grant, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Status};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::payments::bazaar::Transport;
 use crate::payments::header::SettlementResponse;
 use crate::payments::{self, Authorized, Tender};
 use crate::rate_limit;
@@ -43,6 +44,8 @@ pub struct Call {
     /// A test call of the endpoint's owner or the admin (see [`allow_test`]): unpaid, no
     /// receipt, marked in the logs and events, answered with `X-Toolhost-Test: 1`.
     pub test: bool,
+    /// Which transport brought it (the 402's discovery info says how to call again).
+    pub transport: Transport,
 }
 
 impl Call {
@@ -57,6 +60,7 @@ impl Call {
             input,
             request_id,
             tender: Tender::from_headers(&headers),
+            transport: Transport::Http,
             headers,
             test: false,
         }
@@ -96,6 +100,26 @@ impl Outcome {
             );
         }
         result
+    }
+
+    /// A paid call's first answer, kept for its `payment-identifier` id.
+    fn replayed(answer: &payments::payment_ids::Answer) -> Self {
+        Outcome {
+            status: StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK),
+            result: answer.result.clone(),
+            receipt: Some(answer.receipt.clone()),
+            payment_response: answer.payment_response.clone(),
+            headers: answer
+                .headers
+                .iter()
+                .filter_map(|(n, v)| {
+                    Some((
+                        HeaderName::from_bytes(n.as_bytes()).ok()?,
+                        HeaderValue::from_str(v).ok()?,
+                    ))
+                })
+                .collect(),
+        }
     }
 
     /// The handler's headers, those reporting settlement, and the receipt id header.
@@ -191,12 +215,15 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
         .with_details(json!({ "violations": violations })));
     }
     if call.test {
-        return Ok(Authorized::unpaid(app.charge_for(&compiled.endpoint)));
+        return Ok(Authorized::unpaid(
+            app.charge_for(&compiled.endpoint, call.transport),
+        ));
     }
     payments::gate(
         &app.payment_parts(),
-        app.charge_for(&compiled.endpoint),
+        app.charge_for(&compiled.endpoint, call.transport),
         &call.tender,
+        &call.input,
     )
     .await
 }
@@ -210,6 +237,10 @@ pub async fn complete(
     call: &Call,
     authorized: Authorized,
 ) -> ApiResult<Outcome> {
+    if let Some(answer) = authorized.replayed() {
+        // The payment's payment-identifier id answered before: that answer; nothing runs.
+        return Ok(Outcome::replayed(answer));
+    }
     let endpoint = &compiled.endpoint;
     let started = std::time::Instant::now();
     let outcome = run_handler(app, compiled, call, authorized.summary()).await;
@@ -247,8 +278,13 @@ pub async fn complete(
             headers,
         });
     }
+    let served = payments::Served {
+        status: output.status.as_u16(),
+        result: &output.body,
+        headers: &output.headers,
+    };
     let settled = authorized
-        .settle(&app.payment_parts(), &call.input, &output.body)
+        .settle(&app.payment_parts(), &call.input, served)
         .await?;
     record::payment_settled(app, endpoint, &settled.receipt).await;
     let mut headers = output.headers;

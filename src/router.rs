@@ -54,6 +54,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::manifest::manifest))
         .routes(routes!(crate::well_known::x402_discovery))
         .routes(routes!(crate::well_known::mcp_server_json))
+        .routes(routes!(crate::well_known::bazaar_resources))
         .routes(routes!(
             routes::tools::invoke_get,
             routes::tools::invoke_post

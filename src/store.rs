@@ -72,11 +72,13 @@ pub enum Tree {
     Secrets,
     /// Hosted-service quotes by quote id.
     Quotes,
+    /// x402 `payment-identifier` ids (by payer and id): the first answer of a paid call.
+    PaymentIds,
 }
 
 impl Tree {
     /// Every tree, so engines can open them up front.
-    pub const ALL: [Tree; 13] = [
+    pub const ALL: [Tree; 14] = [
         Tree::Endpoints,
         Tree::Receipts,
         Tree::Meta,
@@ -90,6 +92,7 @@ impl Tree {
         Tree::Events,
         Tree::Secrets,
         Tree::Quotes,
+        Tree::PaymentIds,
     ];
 
     /// Whether nodes cache this tree in memory, so its writes are published as [`Change`]s.
@@ -113,6 +116,7 @@ impl Tree {
             Tree::Events => "events",
             Tree::Secrets => "secrets",
             Tree::Quotes => "quotes",
+            Tree::PaymentIds => "payment_ids",
         }
     }
 }

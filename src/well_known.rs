@@ -1,13 +1,20 @@
 //! toolhost's own discovery documents, the ones its readiness check tells others to publish:
 //! `GET /.well-known/x402` (the paid resources with their x402 requirements) and
-//! `GET /.well-known/mcp/server.json` (an MCP registry `server.json` for `/ai/mcp`).
+//! `GET /.well-known/mcp/server.json` (an MCP registry `server.json` for `/ai/mcp`); and the
+//! catalog as the x402 `bazaar` discovery list, `GET /discovery/resources`, in the shape a
+//! facilitator's list has (what `withBazaar(client).extensions.bazaar.listResources()` of
+//! `@x402/extensions` reads, with toolhost's base URL as the facilitator URL).
 
 use axum::extract::State;
 use axum::Json;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::app::AppState;
-use crate::catalog::Status;
+use crate::catalog::{Endpoint, Status};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::http::extract::QueryParams;
+use crate::payments::bazaar::Transport;
 use crate::payments::{Offer, ResourceInfo};
 
 /// The MCP registry schema the `server.json` follows.
@@ -45,9 +52,7 @@ pub async fn x402_discovery(State(app): State<AppState>) -> Json<Value> {
         .all()
         .iter()
         .map(|c| &c.endpoint)
-        // Paused endpoints answer 503, not 402, and unlisted ones are not found: neither is a
-        // resource an agent can pay for now.
-        .filter(|e| e.is_paid() && e.is_listed() && e.status == Status::Active)
+        .filter(|e| payable(e))
         .map(|e| item(app.urls.tool(&e.slug), e.title.clone(), e.price_usd, "POST"))
         .collect();
     resources.push(item(
@@ -61,6 +66,92 @@ pub async fn x402_discovery(State(app): State<AppState>) -> Json<Value> {
         "service": {"name": "toolhost", "manifest": app.urls.at("/ai/manifest")},
         "resources": resources,
     }))
+}
+
+/// Whether an agent can pay for `endpoint` now: paused endpoints answer 503, not 402, and
+/// unlisted ones are not found.
+fn payable(endpoint: &Endpoint) -> bool {
+    endpoint.is_paid() && endpoint.is_listed() && endpoint.status == Status::Active
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DiscoveryQuery {
+    /// Only resources of this protocol type: `http` (a `POST /tools/{slug}` call) or `mcp` (an
+    /// MCP `tools/call` at `/ai/mcp`).
+    r#type: Option<String>,
+    /// Items per page, 1 to 100 (default 100).
+    limit: Option<usize>,
+    /// How many matching items to skip (default 0).
+    offset: Option<usize>,
+}
+
+/// The paid catalog as an x402 bazaar discovery list: every payable endpoint once per transport,
+/// each item with the v2 requirements and extensions (its `bazaar` discovery info) its unpaid
+/// call answers with.
+#[utoipa::path(get, path = "/discovery/resources", tag = "catalog", params(DiscoveryQuery),
+    responses(
+        (status = 200, description = "`{x402Version: 2, items: [{resource, type, x402Version, accepts, lastUpdated, description, mimeType, extensions}], pagination: {limit, offset, total}}`", body = Object),
+        (status = 400, description = "Bad type, limit or offset", body = ErrorBody),
+    ))]
+pub async fn bazaar_resources(
+    State(app): State<AppState>,
+    QueryParams(query): QueryParams<DiscoveryQuery>,
+) -> ApiResult<Json<Value>> {
+    let transports: &[Transport] = match query.r#type.as_deref() {
+        None => &[Transport::Http, Transport::Mcp],
+        Some("http") => &[Transport::Http],
+        Some("mcp") => &[Transport::Mcp],
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                ErrorCode::InvalidQuery,
+                "type must be http or mcp",
+            ))
+        }
+    };
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::bad_request(
+            ErrorCode::InvalidQuery,
+            "limit must be 1 to 100",
+        ));
+    }
+    let offset = query.offset.unwrap_or(0);
+    let catalog = app.catalog.all();
+    let endpoints: Vec<&Endpoint> = catalog
+        .iter()
+        .map(|c| &c.endpoint)
+        .filter(|e| payable(e))
+        .collect();
+    let total = endpoints.len() * transports.len();
+    let items: Vec<Value> = transports
+        .iter()
+        .flat_map(|t| endpoints.iter().map(move |e| (*t, *e)))
+        .skip(offset)
+        .take(limit)
+        .map(|(transport, endpoint)| {
+            let v2 = app.charge_for(endpoint, transport).offer.v2("");
+            let (resource, kind) = match transport {
+                Transport::Http => (app.urls.tool(&endpoint.slug), "http"),
+                Transport::Mcp => (app.urls.at("/ai/mcp"), "mcp"),
+            };
+            json!({
+                "resource": resource,
+                "type": kind,
+                "x402Version": 2,
+                "accepts": v2["accepts"],
+                "lastUpdated": crate::timestamp::rfc3339(endpoint.updated_at),
+                "description": v2["resource"]["description"],
+                "mimeType": "application/json",
+                "extensions": v2["extensions"],
+            })
+        })
+        .collect();
+    Ok(Json(json!({
+        "x402Version": 2,
+        "items": items,
+        "pagination": {"limit": limit, "offset": offset, "total": total},
+    })))
 }
 
 /// MCP registry `server.json` for this service's `/ai/mcp` (Streamable HTTP).

@@ -22,6 +22,7 @@ use super::protocol::RpcError;
 use crate::app::App;
 use crate::catalog::CompiledEndpoint;
 use crate::error::ApiError;
+use crate::payments::bazaar::Transport;
 use crate::payments::{header, Tender};
 use crate::pipeline::Outcome;
 
@@ -92,7 +93,10 @@ pub(super) fn call_payment(
 /// The x402 terms a paid tool advertises in its `_meta["x402"]`: the v2 PaymentRequired a call
 /// without payment gets (same offer, from the same function), without its `error`.
 pub(super) fn advertised(app: &App, compiled: &CompiledEndpoint) -> Value {
-    let mut offer = app.charge_for(&compiled.endpoint).offer.v2("");
+    let mut offer = app
+        .charge_for(&compiled.endpoint, Transport::Mcp)
+        .offer
+        .v2("");
     if let Some(object) = offer.as_object_mut() {
         object.remove("error");
         object.insert("paymentMeta".into(), json!(PAYMENT_META));

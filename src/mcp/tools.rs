@@ -23,6 +23,7 @@ use crate::http::extract::JsonBody;
 use crate::http::routes::quotes::{
     self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
 };
+use crate::payments::bazaar::Transport;
 use crate::payments::Tender;
 use crate::pipeline::{self, Call};
 
@@ -380,6 +381,7 @@ pub(super) async fn call(
     };
     let mut call = Call::new(Method::POST, arguments, headers);
     call.tender = tender;
+    call.transport = Transport::Mcp;
     payment::tool_result(pipeline::call(app, &compiled, &call).await)
 }
 

@@ -32,10 +32,13 @@ use time::OffsetDateTime;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
+use super::bazaar::{self, Transport, BAZAAR};
 use super::credits::{self, Hold};
 use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use super::header::{self, PaymentPayload, SettlementResponse, Tender};
 use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
+use super::offer_receipt;
+use super::payment_ids::{self, Answer, Lookup, Reservation};
 use super::recovery::PendingSettlement;
 use super::requirements::{Offer, ResourceInfo};
 use super::verify::Verified;
@@ -82,12 +85,24 @@ enum Method {
     Free,
     Credit(Hold),
     X402(Box<X402Payment>),
+    /// The payment's `payment-identifier` id answered before: that answer, nothing to run.
+    Replay(Box<Answer>),
 }
 
 struct X402Payment {
     payment: PaymentPayload,
     verified: Verified,
     claim: ClaimGuard,
+    /// The `payment-identifier` id this call reserved, turned `done` with the receipt.
+    payment_id: Option<Reservation>,
+}
+
+/// What the handler answered: the receipt is issued for `result`, and a payment with a
+/// `payment-identifier` id keeps all of it as the call's first answer.
+pub struct Served<'a> {
+    pub status: u16,
+    pub result: &'a Value,
+    pub headers: &'a [(HeaderName, HeaderValue)],
 }
 
 /// Releases the nonce claim when dropped unless it was committed or released already.
@@ -134,11 +149,14 @@ pub struct Settled {
 
 /// Checks what pays for `charge`: nothing for a free charge, a developer credit, or an x402
 /// payment. Unpaid → 402 with requirements; malformed payment → 400; refused → 402 with the
-/// x402 reason.
+/// x402 reason. `request` is the call's input: with a `payment-identifier` id (when the offer
+/// declares the extension) the id is bound to it, and an id that answered before with this
+/// payment and input is [replayed](Authorized::replayed).
 pub async fn gate(
     parts: &Parts<'_>,
     charge: Charge,
     tender: &Tender,
+    request: &Value,
 ) -> Result<Authorized, ApiError> {
     if charge.offer.price.is_zero() {
         return Ok(Authorized {
@@ -163,6 +181,30 @@ pub async fn gate(
         }
     };
     let refuse = |e: PaymentError| charge.offer.refuse(e);
+    let id_use = payment
+        .payment_id
+        .as_deref()
+        .filter(|_| charge.offer.declares(payment_ids::PAYMENT_IDENTIFIER))
+        .map(|id| {
+            payment_ids::Use::new(
+                &payment.payload.authorization.from,
+                id,
+                sha256_hex(&serde_json::to_value(&payment.payload).unwrap_or_default()),
+                sha256_hex(&serde_json::json!({
+                    "purpose": charge.purpose,
+                    "endpoint": charge.endpoint_slug,
+                    "input": request,
+                })),
+            )
+        });
+    // Before verification: a replay answers even once its authorization has expired.
+    let previous = match &id_use {
+        None => None,
+        Some(id_use) => match id_use.lookup(store).await? {
+            Lookup::Replay(answer) => return Ok(Authorized::replay(charge, answer)),
+            Lookup::Free { previous } => Some(previous),
+        },
+    };
     let verified = parts
         .facilitator
         .verify(&payment, &charge.offer)
@@ -193,7 +235,35 @@ pub async fn gate(
         },
         settling: None,
     };
-    let claim = nonces::claim(store, key, record).await.map_err(refuse)?;
+    // The id is reserved in the claim's own write: of concurrent calls with one id and
+    // payment, the one that claims the nonce holds the id.
+    let (also, payment_id) = match (&id_use, previous) {
+        (Some(id_use), Some(previous)) => {
+            let (batch, reservation) = id_use.reserve(previous, &key, &record.claim_id)?;
+            (batch, Some(reservation))
+        }
+        _ => (Batch::new(), None),
+    };
+    let claim = match nonces::claim(store, key, record, also).await {
+        Ok(claim) => claim,
+        Err(e) => {
+            // With an id: the same payment ran (or runs) under it, so replay its answer or
+            // say it is in progress rather than call the payment used; another call took the
+            // id since the lookup: the same.
+            if let Some(id_use) = &id_use {
+                match id_use.lookup(store).await? {
+                    Lookup::Replay(answer) => return Ok(Authorized::replay(charge, answer)),
+                    Lookup::Free { .. }
+                        if matches!(e, PaymentError::Store(StoreError::ConditionFailed(_))) =>
+                    {
+                        return Err(payment_ids::in_progress());
+                    }
+                    Lookup::Free { .. } => {}
+                }
+            }
+            return Err(refuse(e));
+        }
+    };
     let mut claim = ClaimGuard {
         claim,
         store: parts.store.clone(),
@@ -212,6 +282,7 @@ pub async fn gate(
             payment,
             verified,
             claim,
+            payment_id,
         })),
         charge,
     })
@@ -227,12 +298,28 @@ impl Authorized {
         }
     }
 
+    fn replay(charge: Charge, answer: Box<Answer>) -> Self {
+        Authorized {
+            charge,
+            method: Method::Replay(answer),
+        }
+    }
+
+    /// The first answer of a call whose `payment-identifier` id and payment came back: the
+    /// caller answers with it and runs nothing (nothing is charged).
+    pub fn replayed(&self) -> Option<&Answer> {
+        match &self.method {
+            Method::Replay(answer) => Some(answer),
+            _ => None,
+        }
+    }
+
     /// What a handler sees of the payment as `req.payment`: who paid how much and how, never the
     /// proof itself. `null` for free calls.
     pub fn summary(&self) -> Value {
         let price = self.charge.offer.price;
         let (method, payer, network) = match &self.method {
-            Method::Free => return Value::Null,
+            Method::Free | Method::Replay(_) => return Value::Null,
             Method::Credit(hold) => ("developer_credit", hold.grant().masked_id(), None),
             Method::X402(x402) => (
                 "x402",
@@ -257,21 +344,22 @@ impl Authorized {
         match self.method {
             Method::X402(mut x402) => x402.claim.release().await,
             Method::Credit(hold) => hold.release().await,
-            Method::Free => {}
+            Method::Free | Method::Replay(_) => {}
         }
     }
 
-    /// Charges for a successful result and issues its receipt. `request` and `result` are only
-    /// digested.
+    /// Charges for a successful result and issues its receipt. `request` and `served.result`
+    /// are digested; all of `served` is kept only as the first answer of a payment with a
+    /// `payment-identifier` id.
     pub async fn settle(
         self,
         parts: &Parts<'_>,
         request: &Value,
-        result: &Value,
+        served: Served<'_>,
     ) -> Result<Settled, ApiError> {
         let Authorized { charge, method } = self;
         let price = charge.offer.price;
-        let mut receipt = blank_receipt(parts, &charge, request, result);
+        let mut receipt = blank_receipt(parts, &charge, request, served.result);
         // From here the payer is owed this receipt: the request deadline no longer cuts the
         // answer (the settlement's own timeouts bound it).
         super::settling::begins(&receipt.receipt_id, &receipt.url);
@@ -285,6 +373,9 @@ impl Authorized {
             collection: Some(collection),
         };
         match method {
+            Method::Replay(_) => Err(ApiError::internal(
+                "a replayed payment-identifier answer cannot be settled again",
+            )),
             Method::Free => {
                 parts.receipt_signer.sign(&mut receipt);
                 parts
@@ -333,6 +424,11 @@ impl Authorized {
                     offer: charge.offer,
                     receipt,
                     sale,
+                    answer: x402.payment_id.as_ref().map(|_| Handed {
+                        status: served.status,
+                        result: served.result.clone(),
+                        headers: header_strings(served.headers),
+                    }),
                     x402: *x402,
                 };
                 // A task of its own, so a cancelled request (client gone, request deadline) cannot
@@ -355,6 +451,22 @@ struct X402Settlement {
     receipt: Receipt,
     sale: Sale,
     x402: X402Payment,
+    /// What the handler answered, kept when the payment has a `payment-identifier` id.
+    answer: Option<Handed>,
+}
+
+/// The handler's part of a first answer (the settlement adds the receipt and its headers).
+struct Handed {
+    status: u16,
+    result: Value,
+    headers: Vec<(String, String)>,
+}
+
+fn header_strings(headers: &[(HeaderName, HeaderValue)]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_string(), v.to_str().ok()?.to_string())))
+        .collect()
 }
 
 impl X402Settlement {
@@ -373,11 +485,13 @@ impl X402Settlement {
             mut receipt,
             mut sale,
             x402,
+            answer,
         } = self;
         let X402Payment {
             payment,
             verified,
             mut claim,
+            payment_id,
         } = x402;
         let journal = ClaimJournal {
             store: store.as_ref(),
@@ -443,6 +557,40 @@ impl X402Settlement {
             };
             batch = pending.index(batch)?;
         }
+        let extensions = (payment.version == header::X402Version::V2).then(|| {
+            let receipt = offer_receipt::extension(
+                &signer,
+                &offer.resource.url,
+                &payer,
+                &verified.network.caip2,
+            );
+            serde_json::json!({ offer_receipt::OFFER_RECEIPT: receipt })
+        });
+        let response = SettlementResponse {
+            success: true,
+            transaction: settlement.transaction.clone().unwrap_or_default(),
+            network: match payment.version {
+                header::X402Version::V2 => verified.network.caip2.clone(),
+                header::X402Version::V1 => verified.network.v1_name.clone(),
+            },
+            payer,
+            extensions,
+        };
+        let settlement_headers: Vec<_> = header::response_header(payment.version, &response)
+            .into_iter()
+            .collect();
+        if let (Some(reservation), Some(handed)) = (&payment_id, answer) {
+            let mut headers = handed.headers;
+            headers.extend(header_strings(&settlement_headers));
+            let first = Answer {
+                status: handed.status,
+                result: handed.result,
+                receipt: receipt.clone(),
+                payment_response: Some(response.clone()),
+                headers,
+            };
+            batch = reservation.done(batch, first)?;
+        }
         let batch = claim.claim.commit(batch, &receipt.receipt_id);
         match store.apply(batch).await {
             Ok(()) => {}
@@ -461,20 +609,9 @@ impl X402Settlement {
             }
             Err(other) => return Err(other.into()),
         }
-        let response = SettlementResponse {
-            success: true,
-            transaction: settlement.transaction.unwrap_or_default(),
-            network: match payment.version {
-                header::X402Version::V2 => verified.network.caip2.clone(),
-                header::X402Version::V1 => verified.network.v1_name.clone(),
-            },
-            payer,
-        };
         Ok(Settled {
             receipt,
-            headers: header::response_header(payment.version, &response)
-                .into_iter()
-                .collect(),
+            headers: settlement_headers,
             settlement: Some(response),
         })
     }
@@ -553,20 +690,36 @@ fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &V
     }
 }
 
-/// What calling `endpoint` costs, as an x402 offer to `pay_to`, and who the sale is for.
+/// What calling `endpoint` costs, as an x402 offer to `pay_to` declaring the extensions spoken
+/// here (`bazaar` for `transport`, `payment-identifier`), and who the sale is for.
 pub fn charge_for(
     config: &PaymentConfig,
     pay_to: &str,
     urls: &Urls,
     endpoint: &Endpoint,
+    transport: Transport,
 ) -> Charge {
+    // The description is what discovery (bazaar) indexes the resource by: the endpoint's own,
+    // or its title when it has none.
+    let description = match endpoint.description.trim() {
+        "" => endpoint.title.clone(),
+        text => text.to_string(),
+    };
     let resource = ResourceInfo {
         url: urls.tool(&endpoint.slug),
-        description: endpoint.title.clone(),
+        description,
         mime_type: "application/json".into(),
     };
+    let mut offer = Offer::new(config, pay_to, resource, endpoint.price_usd);
+    if let Some(declaration) = bazaar::declaration(endpoint, transport) {
+        offer.extensions.insert(BAZAAR.into(), declaration);
+    }
+    offer.extensions.insert(
+        payment_ids::PAYMENT_IDENTIFIER.into(),
+        payment_ids::declaration(),
+    );
     Charge {
-        offer: Offer::new(config, pay_to, resource, endpoint.price_usd),
+        offer,
         purpose: "invocation",
         endpoint_slug: Some(endpoint.slug.clone()),
         seller: match &endpoint.owner {

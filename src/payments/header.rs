@@ -18,6 +18,12 @@ pub const X_PAYMENT_HEADER: HeaderName = HeaderName::from_static("x-payment");
 pub const PAYMENT_RESPONSE_HEADER: HeaderName = HeaderName::from_static("payment-response");
 pub const X_PAYMENT_RESPONSE_HEADER: HeaderName = HeaderName::from_static("x-payment-response");
 
+/// The `payment-identifier` extension's key in `extensions` ([`super::payment_ids`]), and the
+/// length bounds of its id (`@x402/extensions` 2.27.0).
+pub const PAYMENT_IDENTIFIER: &str = "payment-identifier";
+pub const PAYMENT_ID_MIN_LEN: usize = 16;
+pub const PAYMENT_ID_MAX_LEN: usize = 128;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum X402Version {
     V1,
@@ -60,6 +66,9 @@ pub struct PaymentPayload {
     /// v2 only: the requirement the client chose to pay.
     pub accepted: Option<PaymentRequirements>,
     pub payload: ExactEvmPayload,
+    /// v2 only: the client's `payment-identifier` extension id, which makes the call idempotent
+    /// ([`super::payment_ids`]).
+    pub payment_id: Option<String>,
     /// The decoded JSON as received, forwarded unchanged to a remote facilitator.
     pub raw: Value,
 }
@@ -122,6 +131,7 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
                 network: wire.accepted.network.clone(),
                 accepted: Some(wire.accepted),
                 payload: wire.payload,
+                payment_id: payment_id(raw.get("extensions"))?,
                 raw,
             })
         }
@@ -133,11 +143,38 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
                 network: wire.network,
                 accepted: None,
                 payload: wire.payload,
+                payment_id: None,
                 raw,
             })
         }
         _ => Err(PaymentError::Malformed("x402Version must be 1 or 2".into())),
     }
+}
+
+/// The id a v2 payment payload's `extensions` carries, if any. An id of the wrong type or
+/// format is a malformed payment (400), not silently ignored: the client asked for
+/// idempotency and would not get it.
+pub fn payment_id(extensions: Option<&Value>) -> Result<Option<String>, PaymentError> {
+    let Some(id) = extensions
+        .and_then(|e| e.get(PAYMENT_IDENTIFIER))
+        .and_then(|e| e.get("info"))
+        .and_then(|info| info.get("id"))
+    else {
+        return Ok(None);
+    };
+    match id.as_str() {
+        Some(id) if valid_payment_id(id) => Ok(Some(id.to_string())),
+        _ => Err(PaymentError::Malformed(format!(
+            "extensions[\"{PAYMENT_IDENTIFIER}\"].info.id must be {PAYMENT_ID_MIN_LEN} to {PAYMENT_ID_MAX_LEN} characters of A-Z, a-z, 0-9, '_' and '-'"
+        ))),
+    }
+}
+
+fn valid_payment_id(id: &str) -> bool {
+    (PAYMENT_ID_MIN_LEN..=PAYMENT_ID_MAX_LEN).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// What the response header reports about a settled payment.
@@ -149,6 +186,9 @@ pub struct SettlementResponse {
     pub transaction: String,
     pub network: String,
     pub payer: String,
+    /// v2: x402 extensions' answers (`offer-receipt`: the signed receipt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Value>,
 }
 
 /// The response header for the payment's version.
@@ -179,6 +219,31 @@ mod tests {
 
     fn authorization() -> Value {
         json!({"from": "0x1", "to": "0x2", "value": "1000", "validAfter": "0", "validBefore": "99", "nonce": "0x00"})
+    }
+
+    #[test]
+    fn reads_the_id_as_the_reference_formats_it() {
+        let ext = |id: Value| json!({PAYMENT_IDENTIFIER: {"info": {"required": false, "id": id}}});
+        assert_eq!(
+            payment_id(Some(&ext(json!("pay_7d5d747be160e280")))).unwrap(),
+            Some("pay_7d5d747be160e280".into())
+        );
+        assert_eq!(payment_id(None).unwrap(), None);
+        assert_eq!(
+            payment_id(Some(
+                &json!({PAYMENT_IDENTIFIER: {"info": {"required": false}}})
+            ))
+            .unwrap(),
+            None
+        );
+        for bad in [
+            json!("short"),
+            json!("pay_7d5d747be160e28!"),
+            json!(12345678901234567u64),
+            json!("x".repeat(129)),
+        ] {
+            assert!(payment_id(Some(&ext(bad.clone()))).is_err(), "{bad}");
+        }
     }
 
     #[test]

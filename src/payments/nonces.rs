@@ -158,23 +158,25 @@ pub fn now_ms() -> u64 {
 }
 
 /// Claims the nonce for `record`, or refuses with `invalid_exact_evm_nonce_already_used`.
+/// `also` is written in the same atomic step (a `payment-identifier` reservation); when one of
+/// its conditions fails, nothing is written and the answer is that `ConditionFailed`.
 pub(crate) async fn claim(
     store: &dyn Store,
     key: Vec<u8>,
     record: ClaimRecord,
+    also: Batch,
 ) -> Result<NonceClaim, PaymentError> {
     let bytes = record.to_bytes()?;
-    let batch = Batch::new().require_absent(Tree::Nonces, key.clone()).put(
-        Tree::Nonces,
-        key.clone(),
-        bytes.clone(),
-    );
+    let batch = Batch::new()
+        .require_absent(Tree::Nonces, key.clone())
+        .put(Tree::Nonces, key.clone(), bytes.clone())
+        .extend(also);
     match store.apply(batch).await {
         Ok(()) => Ok(NonceClaim {
             key,
             record: Arc::new(Mutex::new((record, bytes))),
         }),
-        Err(StoreError::ConditionFailed(_)) => Err(PaymentError::refused(
+        Err(StoreError::ConditionFailed(0)) => Err(PaymentError::refused(
             Reason::NonceAlreadyUsed,
             "this authorization's nonce was already used (or is being used by a request in flight)",
         )),
@@ -298,16 +300,20 @@ mod tests {
     async fn claims_once_and_releases_only_what_it_holds() {
         let store = SledStore::temporary().unwrap();
         let k = key(84532, "0xAB", Address::ZERO, B256::ZERO);
-        let first = claim(&store, k.clone(), record(now_ms())).await.unwrap();
+        let first = claim(&store, k.clone(), record(now_ms()), Batch::new())
+            .await
+            .unwrap();
         assert!(matches!(
-            claim(&store, k.clone(), record(now_ms())).await,
+            claim(&store, k.clone(), record(now_ms()), Batch::new()).await,
             Err(PaymentError::Refused {
                 reason: Reason::NonceAlreadyUsed,
                 ..
             })
         ));
         first.release(&store).await;
-        let second = claim(&store, k.clone(), record(now_ms())).await.unwrap();
+        let second = claim(&store, k.clone(), record(now_ms()), Batch::new())
+            .await
+            .unwrap();
         // Marked settling, the claim still commits (and releases) as what it now holds.
         let note = SettlingNote {
             transaction: Some(B256::repeat_byte(7).to_string()),
@@ -334,10 +340,14 @@ mod tests {
             store.get(Tree::Nonces, &k).await.unwrap().as_deref(),
             Some(&b"rcpt_1"[..])
         );
-        assert!(claim(&store, k.clone(), record(now_ms())).await.is_err());
+        assert!(claim(&store, k.clone(), record(now_ms()), Batch::new())
+            .await
+            .is_err());
         // Burned after a failed settlement: used for good, and release leaves it so.
         let k2 = key(84532, "0xAB", Address::ZERO, B256::repeat_byte(2));
-        let burned = claim(&store, k2.clone(), record(now_ms())).await.unwrap();
+        let burned = claim(&store, k2.clone(), record(now_ms()), Batch::new())
+            .await
+            .unwrap();
         burned.burn(&store, "rcpt_2").await.unwrap();
         burned.release(&store).await;
         assert_eq!(
@@ -345,7 +355,7 @@ mod tests {
             Some(Stored::Failed("rcpt_2".into()))
         );
         assert!(matches!(
-            claim(&store, k2.clone(), record(now_ms())).await,
+            claim(&store, k2.clone(), record(now_ms()), Batch::new()).await,
             Err(PaymentError::Refused {
                 reason: Reason::NonceAlreadyUsed,
                 ..
@@ -353,7 +363,9 @@ mod tests {
         ));
         // A claim resolved by someone else cannot be marked: nothing may be submitted.
         store.delete(Tree::Nonces, &k).await.unwrap();
-        let third = claim(&store, k.clone(), record(now_ms())).await.unwrap();
+        let third = claim(&store, k.clone(), record(now_ms()), Batch::new())
+            .await
+            .unwrap();
         store.delete(Tree::Nonces, &k).await.unwrap();
         assert!(third.mark_settling(&store, note).await.is_err());
     }

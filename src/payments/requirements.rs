@@ -4,7 +4,9 @@
 //! - Header `PAYMENT-REQUIRED`: base64 of the v2 object
 //!   `{x402Version:2, error, resource:{url,description,mimeType}, accepts:[{scheme:"exact",
 //!   network (CAIP-2), amount (atomic units, string), asset, payTo, maxTimeoutSeconds,
-//!   extra:{name,version}}]}`. v2 clients (`@x402/fetch`) read only this header.
+//!   extra:{name,version}}], extensions?}`. v2 clients (`@x402/fetch`) read only this header.
+//!   `extensions` declares the x402 extensions the offer speaks (endpoint calls: `bazaar` and
+//!   `payment-identifier`).
 //! - Body: the x402 v1 answer `{x402Version:1, error, accepts:[{scheme, network (v1 name),
 //!   maxAmountRequired, resource, description, mimeType, payTo, maxTimeoutSeconds, asset,
 //!   extra}]}`, which v1 clients read, plus `ok:false`, `code`, `message` and the v2 object again
@@ -85,6 +87,9 @@ pub struct Offer {
     /// Seconds an authorization must stay valid beyond now to be accepted, so it can still be
     /// settled after the handler has run.
     pub settle_margin_secs: u64,
+    /// The x402 extensions declared in the v2 `PaymentRequired` (`bazaar`,
+    /// `payment-identifier`), by key; the gate honours what is declared here.
+    pub extensions: serde_json::Map<String, Value>,
 }
 
 impl Offer {
@@ -113,7 +118,13 @@ impl Offer {
             price,
             accepts,
             settle_margin_secs: config.settle_margin.as_secs(),
+            extensions: serde_json::Map::new(),
         }
+    }
+
+    /// Whether the offer declares the extension `key`.
+    pub fn declares(&self, key: &str) -> bool {
+        self.extensions.contains_key(key)
     }
 
     /// The requirement for a network named either way (CAIP-2 or v1 name).
@@ -125,12 +136,16 @@ impl Offer {
 
     /// The v2 `PaymentRequired` object.
     pub fn v2(&self, error: &str) -> Value {
-        json!({
+        let mut v2 = json!({
             "x402Version": 2,
             "error": error,
             "resource": self.resource,
             "accepts": self.accepts.iter().map(|(_, r)| r).collect::<Vec<_>>(),
-        })
+        });
+        if !self.extensions.is_empty() {
+            v2["extensions"] = Value::Object(self.extensions.clone());
+        }
+        v2
     }
 
     pub fn v1_accepts(&self) -> Vec<RequirementsV1> {

@@ -45,6 +45,16 @@ impl ReceiptSigner {
         receipt.signature.value = self.sign_bytes(&receipt.signed_bytes());
     }
 
+    /// The raw public key.
+    pub fn public_key_bytes(&self) -> [u8; 32] {
+        self.key.verifying_key().to_bytes()
+    }
+
+    /// The raw signature over `bytes` (records signed in other encodings: x402 offer-receipt JWS).
+    pub fn sign_raw(&self, bytes: &[u8]) -> [u8; 64] {
+        self.key.sign(bytes).to_bytes()
+    }
+
     /// Base64 of the signature over `bytes` (other signed records: payout packets).
     pub fn sign_bytes(&self, bytes: &[u8]) -> String {
         base64::engine::general_purpose::STANDARD.encode(self.key.sign(bytes).to_bytes())

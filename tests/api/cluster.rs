@@ -90,6 +90,42 @@ async fn one_payment_sent_to_three_nodes_is_served_once() {
     }
 }
 
+/// A `payment-identifier` id answered by one node is replayed by the others (handler not run,
+/// nothing charged again) and refused with another payment, all through the shared store.
+#[tokio::test]
+async fn a_payment_identifier_answered_on_one_node_replays_on_the_others() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let nodes = nodes(&url, 3).await;
+    let signer = PrivateKeySigner::random();
+    let required = ask(&nodes[0], PAID).await;
+    let id = "pay_cluster_0123456789abcdef";
+    let header = crate::payment_ids::pay_with_id(&signer, &required, id);
+    let (status, first) = post_paid(&nodes[0], &header, json!({"n": 1})).await;
+    assert_eq!(status, 200, "{first}");
+    for node in &nodes[1..] {
+        let (status, again) = post_paid(node, &header, json!({"n": 1})).await;
+        assert_eq!((status, &again), (StatusCode::OK, &first));
+    }
+    let other = crate::payment_ids::pay_with_id(&signer, &required, id);
+    let (status, body) = post_paid(&nodes[2], &other, json!({"n": 1})).await;
+    assert_error(status, &body, 409, "payment_identifier_conflict");
+    // Each node flushes its own invocation records before answering: read on all three, so
+    // the last read counts every node's runs.
+    let mut runs = 0;
+    for node in nodes.iter().rev() {
+        let (status, logs) = node
+            .admin(
+                "GET",
+                "/ai/endpoints/receipt-echo-paid/logs?limit=100",
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{logs}");
+        runs = logs["entries"].as_array().unwrap().len();
+    }
+    assert_eq!(runs, 1, "the handler ran once across the nodes");
+}
+
 #[tokio::test]
 async fn changes_on_one_node_are_served_by_the_others_within_a_second() {
     let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();

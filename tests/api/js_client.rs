@@ -1,28 +1,36 @@
-//! The official x402 JS client (`@x402/fetch` + `@x402/evm` + viem) pays this server end to end.
-//! `scripts/setup.sh` installs `tests/js/x402/node_modules`; without it (or without node) the test is
-//! skipped locally and fails under CI.
+//! The official x402 JS packages against this server end to end: the client (`@x402/fetch` +
+//! `@x402/evm` + viem) pays, and the reference extensions package (`@x402/extensions`) checks
+//! the `bazaar` and `payment-identifier` extensions. `scripts/setup.sh` installs
+//! `tests/js/x402/node_modules`; without it (or without node) the tests are skipped locally and
+//! fail under CI.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::util::TestServer;
 
-#[tokio::test]
-async fn official_x402_client_pays() {
+/// `tests/js/x402`, or `None` (skipped) when node or its packages are missing outside CI.
+fn js_dir() -> Option<PathBuf> {
     let js = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/x402");
     let node = std::process::Command::new("node").arg("--version").output();
-    if !js.join("node_modules/@x402/fetch").exists() || node.is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "node or tests/js/x402/node_modules is missing: run scripts/setup.sh"
-        );
-        eprintln!(
-            "skipped: node or tests/js/x402/node_modules is missing (scripts/setup.sh installs them)"
-        );
-        return;
+    if js.join("node_modules/@x402/extensions").exists() && node.is_ok() {
+        return Some(js);
     }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "node or tests/js/x402/node_modules is missing: run scripts/setup.sh"
+    );
+    eprintln!(
+        "skipped: node or tests/js/x402/node_modules is missing (scripts/setup.sh installs them)"
+    );
+    None
+}
+
+/// Runs `node --test file` against a fresh server and expects `passes` passing tests.
+async fn run(file: &str, passes: usize) {
+    let Some(js) = js_dir() else { return };
     let server = TestServer::start().await;
     let output = tokio::process::Command::new("node")
-        .args(["--test", "pay.mjs"])
+        .args(["--test", file])
         .current_dir(&js)
         .env("TOOLHOST_URL", &server.base)
         .output()
@@ -30,9 +38,19 @@ async fn official_x402_client_pays() {
         .expect("node runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        output.status.success() && stdout.contains("# pass 1"),
-        "node --test failed:\n{stdout}\n{}",
+        output.status.success() && stdout.contains(&format!("# pass {passes}\n")),
+        "node --test {file} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     server.stop().await;
+}
+
+#[tokio::test]
+async fn official_x402_client_pays() {
+    run("pay.mjs", 1).await;
+}
+
+#[tokio::test]
+async fn reference_x402_extensions() {
+    run("extensions.mjs", 5).await;
 }

@@ -259,7 +259,7 @@ async fn concurrent_requests_with_one_payment_are_served_once() {
 }
 
 /// A paid JS endpoint whose handler throws, beside the paid receipt echo at the same price.
-fn failing_catalog() -> tempfile::TempDir {
+pub(crate) fn failing_catalog() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("catalog")).unwrap();
     std::fs::create_dir_all(dir.path().join("handlers")).unwrap();

@@ -131,6 +131,63 @@ async fn paid_endpoint_without_payment_is_402() {
     assert_payment_required(status, &body, "payment_required");
 }
 
+/// A paid endpoint's 402 declares its `bazaar` discovery info, unless the declaration would make
+/// the `PAYMENT-REQUIRED` header too large for common clients (Node refuses beyond 16 KiB).
+#[tokio::test]
+async fn a_402_declares_bazaar_unless_the_schemas_are_too_large() {
+    let server = TestServer::start().await;
+    let properties: serde_json::Map<String, Value> = (0..400)
+        .map(|i| {
+            (
+                format!("field_{i:04}"),
+                json!({"type": "string", "maxLength": 100}),
+            )
+        })
+        .collect();
+    for (slug, schema) in [
+        (
+            "small-schema",
+            json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        ),
+        (
+            "large-schema",
+            json!({"type": "object", "properties": properties}),
+        ),
+    ] {
+        let mut body = crate::util::static_endpoint(slug);
+        body["priceUsd"] = json!(0.01);
+        body["inputSchema"] = schema;
+        server.builder_with(slug, &body).await;
+        let response = server
+            .client
+            .post(server.url(&format!("/tools/{slug}")))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 402);
+        let header = response.headers()["payment-required"].len();
+        let required = crate::util::payment_required(
+            &server.client,
+            &server.url(&format!("/tools/{slug}")),
+            &json!({}),
+        )
+        .await;
+        let extensions = required["extensions"].as_object().unwrap();
+        assert!(extensions.contains_key("payment-identifier"));
+        if slug == "small-schema" {
+            let input = &required["extensions"]["bazaar"]["schema"]["properties"]["input"];
+            assert_eq!(
+                input["properties"]["body"]["properties"]["q"]["type"],
+                "string"
+            );
+        } else {
+            assert!(!extensions.contains_key("bazaar"), "{slug}");
+            assert!(header < 16 * 1024, "PAYMENT-REQUIRED is {header} bytes");
+        }
+    }
+}
+
 #[tokio::test]
 async fn unknown_tool_is_404() {
     let server = TestServer::start().await;

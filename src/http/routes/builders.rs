@@ -60,15 +60,21 @@ pub async fn register(
         endpoint_slug: None,
         seller: None,
     };
+    let summary = json!({"name": request.name, "contact": request.contact});
     let authorized = payments::gate(
         &app.payment_parts(),
         charge,
         &payments::Tender::from_headers(&headers),
+        &summary,
     )
     .await?;
-    let summary = json!({"name": request.name, "contact": request.contact});
+    let served = payments::Served {
+        status: 200,
+        result: &json!({"registered": true}),
+        headers: &[],
+    };
     let settled = authorized
-        .settle(&app.payment_parts(), &summary, &json!({"registered": true}))
+        .settle(&app.payment_parts(), &summary, served)
         .await?;
     let receipt = &settled.receipt;
     let payer = match receipt.payment_method {

@@ -13,6 +13,7 @@ use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
 use crate::money::Usd;
 use crate::net::OutboundRequest;
+use crate::payments::bazaar::Transport;
 use crate::quotes::{conversion, external, hosted};
 use crate::rate_limit;
 
@@ -47,7 +48,7 @@ pub async fn quote(
             .clone()
             .unwrap_or_else(|| json!({}))
     });
-    let charge = app.charge_for(&compiled.endpoint);
+    let charge = app.charge_for(&compiled.endpoint, Transport::Http);
     let quote = hosted::create(
         app.store.as_ref(),
         &app.urls,
