@@ -90,6 +90,7 @@
 //!   (the web platform's globals), `crypto` (the WebCrypto global), and the `bootstrap` that
 //!   loads the glue in `runtime-js/`.
 //! - `response`: the result contract (status range, response-header allow-list).
+//! - `trace`: [`SourceTrace`], where an error arose in the handler's source (for its owner).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
 //! - `mode`: [`Sandbox`], the pool wherever it runs ([`Isolation`]).
 //! - `process`: worker processes ([`WorkerPool`], [`run_worker`]).
@@ -110,6 +111,7 @@ mod pool;
 mod process;
 mod response;
 mod snapshot;
+mod trace;
 mod worker;
 
 pub use config::{Capabilities, FetchLimits, Limits, PoolConfig, StorageLimits};
@@ -127,3 +129,4 @@ pub use pool::{EndpointStats, Pool, PoolStats, Wear};
 #[cfg(feature = "wall-probe")]
 pub use process::Probe;
 pub use process::{run_worker, WorkerCommand, WorkerOptions, WorkerPool};
+pub use trace::SourceTrace;

@@ -191,6 +191,7 @@ impl EndpointRuntime {
         let invocation = sandbox::Invocation {
             request: request_object(compiled, &call, payment),
             request_id: call.request_id.to_string(),
+            load_only: false,
         };
         let report = self.pool.invoke(&revision.code, invocation).await;
         let started = OffsetDateTime::now_utc() - report.duration;
