@@ -6,6 +6,7 @@ use serde_json::json;
 use super::input::FieldError;
 use crate::catalog::CatalogError;
 use crate::error::{ApiError, ErrorCode};
+use crate::runtime::{CheckError, CompileFailure};
 use crate::safety::Finding;
 use crate::secrets::SecretsError;
 use crate::store::StoreError;
@@ -30,6 +31,12 @@ pub enum EndpointError {
     Rejected,
     #[error("the endpoint is not awaiting content-safety review")]
     NotUnderReview,
+    /// The source does not load (publish-time check).
+    #[error("the source cannot run: {}", .0.message)]
+    Compile(Box<CompileFailure>),
+    /// The publish-time check could not run; its own answer (429 overloaded, 500).
+    #[error("{0}")]
+    CheckUnavailable(ApiError),
     #[error(transparent)]
     Catalog(#[from] CatalogError),
     #[error(transparent)]
@@ -41,6 +48,15 @@ pub enum EndpointError {
 impl From<FieldError> for EndpointError {
     fn from((field, message): FieldError) -> Self {
         EndpointError::Invalid { field, message }
+    }
+}
+
+impl From<CheckError> for EndpointError {
+    fn from(e: CheckError) -> Self {
+        match e {
+            CheckError::Refused(failure) => EndpointError::Compile(failure),
+            CheckError::Unavailable(answer) => EndpointError::CheckUnavailable(answer),
+        }
     }
 }
 
@@ -89,6 +105,12 @@ impl From<EndpointError> for ApiError {
             EndpointError::NotUnderReview => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::NotUnderReview, message)
             }
+            EndpointError::Compile(failure) => {
+                let mut details = json!(failure);
+                details["field"] = json!("source");
+                ApiError::unprocessable(ErrorCode::CompileError, message).with_details(details)
+            }
+            EndpointError::CheckUnavailable(answer) => answer,
             EndpointError::Catalog(e) => e.into(),
             EndpointError::Secrets(e) => e.into(),
             EndpointError::Store(e) => e.into(),

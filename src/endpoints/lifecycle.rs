@@ -2,7 +2,9 @@
 //!
 //! Order of checks: the caller is known (the extractor's 401), the endpoint exists (404), the
 //! caller may change it (403), the body is valid (422), the content passes the scanner (422 or
-//! review), then the slug is claimed (409). Builders' content is scanned; the admin's is not.
+//! review), a new JS source loads in the sandbox (422 `compile_error`, see
+//! `runtime::EndpointRuntime::check`), then the slug is claimed (409). Builders' content is
+//! scanned; the admin's is not.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -294,6 +296,7 @@ pub async fn create(
         .map(String::from);
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
+    parts.runtime.check(&endpoint).await?;
     let compiled = parts.catalog.insert_new(endpoint).await?;
     let slug = &compiled.endpoint.slug;
     files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
@@ -341,6 +344,7 @@ pub async fn update(
         return Err(EndpointError::UnderReview);
     }
     let mut ep = before.clone();
+    let mut new_code = false;
     let mut changed: Vec<String> = Vec::new();
     let mut mark = |name: &str| changed.push(name.to_string());
     if let Some(title) = patch.title {
@@ -362,7 +366,7 @@ pub async fn update(
     if let Some(source) = patch.source {
         // A grant covers the code the admin reviewed: when its owner changes the code, what
         // was granted is withdrawn (the requests stay) until the admin grants it again.
-        let new_code = ep.source.as_deref() != Some(source.as_str());
+        new_code = ep.source.as_deref() != Some(source.as_str());
         if new_code && is_builder && ep.granted_capabilities != Capabilities::default() {
             ep.granted_capabilities = Capabilities::default();
             mark("grantedCapabilities");
@@ -435,6 +439,9 @@ pub async fn update(
     }
     ep.revision = before.revision + 1;
     ep.updated_at = now;
+    if new_code {
+        parts.runtime.check(&ep).await?;
+    }
     let compiled = parts.catalog.update(ep, before.revision).await?;
     files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
     let after = &compiled.endpoint;

@@ -123,26 +123,10 @@ impl EndpointRuntime {
         let secrets = load_secrets().await?;
         let mut env = endpoint.env.clone();
         env.extend(secrets.clone());
-        let limits = endpoint.limits.map(|l| sandbox::Limits {
-            heap_bytes: l.memory_mb as usize * 1024 * 1024,
-            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
-        });
         let loaded = Arc::new(Revision {
             endpoint_id: endpoint.id.clone(),
             revision: endpoint.revision,
-            code: sandbox::EndpointCode {
-                slug: endpoint.slug.clone(),
-                version: format!("{}-r{}", endpoint.id, endpoint.revision),
-                source,
-                capabilities: endpoint.granted_capabilities,
-                env,
-                limits,
-                // Builders' isolates count against their quotas; the operator's do not.
-                owner: match &endpoint.owner {
-                    Owner::Builder(id) => Some(id.clone()),
-                    Owner::System | Owner::Admin => None,
-                },
-            },
+            code: endpoint_code(endpoint, source, env),
             secrets: secrets.into_values().collect(),
         });
         // Two calls that both missed build the same revision; either may stay.
@@ -258,6 +242,30 @@ impl EndpointRuntime {
     }
 }
 
+/// What the sandbox runs for `endpoint`'s current revision, with `source` and `env`.
+pub(super) fn endpoint_code(
+    endpoint: &Endpoint,
+    source: String,
+    env: BTreeMap<String, String>,
+) -> sandbox::EndpointCode {
+    sandbox::EndpointCode {
+        slug: endpoint.slug.clone(),
+        version: format!("{}-r{}", endpoint.id, endpoint.revision),
+        source,
+        capabilities: endpoint.granted_capabilities,
+        env,
+        limits: endpoint.limits.map(|l| sandbox::Limits {
+            heap_bytes: l.memory_mb as usize * 1024 * 1024,
+            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
+        }),
+        // Builders' isolates count against their quotas; the operator's do not.
+        owner: match &endpoint.owner {
+            Owner::Builder(id) => Some(id.clone()),
+            Owner::System | Owner::Admin => None,
+        },
+    }
+}
+
 /// The handler's `req`.
 fn request_object(compiled: &CompiledEndpoint, call: &HandlerRequest<'_>, payment: Value) -> Value {
     json!({
@@ -284,7 +292,7 @@ fn visible_headers(headers: &HeaderMap) -> Value {
 
 /// Sandbox failures as HTTP errors: the handler is the upstream, so its faults are 5xx, with
 /// the message only (the sandbox already strips host internals).
-fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
+pub(super) fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
     use sandbox::SandboxError as E;
     let (status, code) = match &e {
         E::Timeout => (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout),

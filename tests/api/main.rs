@@ -20,6 +20,7 @@ mod lifecycle;
 mod mcp;
 mod payments;
 mod platform;
+mod publish;
 mod quotes;
 mod readiness;
 mod revenue;
