@@ -174,6 +174,7 @@ pub async fn complete(
         status,
         elapsed: started.elapsed(),
         secrets: &outcome.secrets,
+        error: record::failure(&outcome.result, outcome.trace.as_ref()),
     };
     record::invocation(app, endpoint, ran, outcome.lines).await;
     let output = match outcome.result {
@@ -231,6 +232,7 @@ async fn run_handler(
         result: run_builtin(app, compiled, call).await,
         lines: Vec::new(),
         secrets: Vec::new(),
+        trace: None,
     }
 }
 

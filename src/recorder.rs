@@ -214,6 +214,7 @@ mod tests {
                 status: 200,
                 duration_ms: 1,
                 lines: Vec::new(),
+                error: None,
             },
             &[],
         )

@@ -77,6 +77,8 @@ pub struct JsOutcome {
     pub result: Result<HandlerOutput, ApiError>,
     pub lines: Vec<LogLine>,
     pub secrets: Vec<String>,
+    /// Where a handler's error arose in its source, for the owner's logs and events.
+    pub trace: Option<sandbox::SourceTrace>,
 }
 
 impl EndpointRuntime {
@@ -167,6 +169,7 @@ impl EndpointRuntime {
             result: Err(e),
             lines: Vec::new(),
             secrets: Vec::new(),
+            trace: None,
         };
         let revision = match self.revision(&compiled.endpoint, load_secrets).await {
             Ok(revision) => revision,
@@ -194,12 +197,18 @@ impl EndpointRuntime {
             .collect();
         let result = match report.result {
             Ok(response) => self.check_output(compiled, response).await,
-            Err(e) => Err(sandbox_error(e)),
+            Err(e) => {
+                // A handler may throw what it holds; its secrets stay out of the answer.
+                let mut error = sandbox_error(e);
+                error.message = crate::logs::redact(&error.message, &revision.secrets);
+                Err(error)
+            }
         };
         JsOutcome {
             result,
             lines,
             secrets: revision.secrets.clone(),
+            trace: report.trace,
         }
     }
 

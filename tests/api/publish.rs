@@ -238,3 +238,108 @@ async fn hostile_modules_are_stopped_by_a_calls_limits_and_neighbours_answer() {
     let (status, _) = server.post("/tools/large-ok", &json!({})).await;
     assert_eq!(status, 200);
 }
+
+const SECRET: &str = "sk-diagnostics-5e1d9c04b7";
+
+/// Throws at line 4 (the `new` at column 7), from `check`, called by the default export
+/// (line 7). (A `\` line continuation drops the next line's indentation.)
+const THROWS_ITS_SECRET: &str = "const prefix = 'upstream refused key ';\n\
+function check(env) {\n\
+  if (env.MODE === 'strict')\n\
+    throw new Error(prefix + env.API_KEY);\n\
+}\n\
+export default async function (req, ctx) {\n\
+  check(ctx.env);\n\
+  return { ok: true };\n\
+}\n";
+
+#[tokio::test]
+async fn a_failed_call_shows_its_owner_why_and_where_with_secrets_redacted() {
+    let server = TestServer::start().await;
+    let mut body = js("leaky", THROWS_ITS_SECRET);
+    body["env"] = json!({"MODE": "strict"});
+    let (key, _) = server.builder_with("Diagnosed", &body).await;
+    let owner = As::Builder(&key);
+    let (status, _) = server
+        .call(
+            "POST",
+            "/ai/endpoints/leaky/secrets",
+            owner,
+            Some(&json!({"set": {"API_KEY": SECRET}})),
+        )
+        .await;
+    assert_eq!(status, 200);
+
+    // The caller: today's code and message, without the secret, a position or a stack.
+    let (status, text) = server
+        .call_text("POST", "/tools/leaky", As::Nobody, Some(&json!({})))
+        .await;
+    assert_eq!(status, 500, "{text}");
+    assert!(!text.contains(SECRET), "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        answer["error"]["message"],
+        "handler error: upstream refused key [REDACTED]"
+    );
+    assert_eq!(answer["error"].as_object().unwrap().len(), 2, "{text}");
+    assert!(
+        !text.contains("handler.js") && !text.contains("stack"),
+        "{text}"
+    );
+
+    // The owner's log entry: code, message, line, column and the handler's frames.
+    let (status, text) = server
+        .call_text("GET", "/ai/endpoints/leaky/logs", owner, None)
+        .await;
+    assert_eq!(status, 200);
+    assert!(!text.contains(SECRET), "{text}");
+    let logs: Value = serde_json::from_str(&text).unwrap();
+    let error = &logs["entries"][0]["error"];
+    assert_eq!(error["code"], "handler_error", "{logs}");
+    assert_eq!(
+        error["message"], "handler error: upstream refused key [REDACTED]",
+        "{logs}"
+    );
+    assert_eq!(
+        (error["line"].as_u64(), error["column"].as_u64()),
+        (Some(4), Some(7)),
+        "{logs}"
+    );
+    assert_eq!(
+        error["stack"],
+        json!(["at check (handler.js:4:7)", "at default (handler.js:7:1)"]),
+        "{logs}"
+    );
+
+    // The owner's event carries the same error.
+    let (status, text) = server
+        .call_text(
+            "GET",
+            "/ai/builders/events?since=1h&endpointSlug=leaky",
+            owner,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert!(!text.contains(SECRET), "{text}");
+    let feed: Value = serde_json::from_str(&text).unwrap();
+    let failed = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "invocation_failed")
+        .unwrap_or_else(|| panic!("{feed}"));
+    assert_eq!(failed["data"]["error"], *error, "{feed}");
+    assert_eq!(failed["data"]["status"], 500, "{feed}");
+
+    // A call that succeeds keeps no error.
+    server
+        .patch(owner, "leaky", &json!({"env": {"MODE": "lenient"}}))
+        .await;
+    let (status, _) = server.post("/tools/leaky", &json!({})).await;
+    assert_eq!(status, 200);
+    let (_, logs) = server
+        .call("GET", "/ai/endpoints/leaky/logs", owner, None)
+        .await;
+    assert!(logs["entries"][0].get("error").is_none(), "{logs}");
+}
