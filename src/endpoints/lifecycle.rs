@@ -345,21 +345,23 @@ pub async fn update(
     }
     let mut ep = before.clone();
     let mut new_code = false;
+    // Every field is checked, and all their errors answered together.
+    let mut errors = input::FieldErrors::default();
     let mut changed: Vec<String> = Vec::new();
     let mut mark = |name: &str| changed.push(name.to_string());
     if let Some(title) = patch.title {
-        input::title(&title)?;
+        errors.check(input::title(&title));
         ep.title = title;
         mark("title");
     }
     if let Some(description) = patch.description {
-        input::description(&description)?;
+        errors.check(input::description(&description));
         ep.description = description;
         mark("description");
     }
     if patch.price_usd.is_some() || patch.pricing_mode.is_some() {
         let price = patch.price_usd.unwrap_or(ep.price_usd);
-        input::price(price, patch.pricing_mode)?;
+        errors.check(input::price(price, patch.pricing_mode));
         ep.price_usd = price;
         mark("priceUsd");
     }
@@ -378,7 +380,11 @@ pub async fn update(
         ep.response = Some(response);
         mark("response");
     }
-    input::handler_fields(ep.handler_type, ep.source.as_deref(), ep.response.as_ref())?;
+    errors.check(input::handler_fields(
+        ep.handler_type,
+        ep.source.as_deref(),
+        ep.response.as_ref(),
+    ));
     if let Some(schema) = patch.input_schema {
         ep.input_schema = schema;
         mark("inputSchema");
@@ -388,7 +394,7 @@ pub async fn update(
         mark("outputSchema");
     }
     if let Some(tags) = patch.tags {
-        input::tags(&tags)?;
+        errors.check(input::tags(&tags));
         ep.tags = tags;
         mark("tags");
     }
@@ -400,7 +406,7 @@ pub async fn update(
                 None => env.remove(&name),
             };
         }
-        input::env(&env)?;
+        errors.check(input::env(&env));
         ep.env = env;
         mark("env");
     }
@@ -410,20 +416,21 @@ pub async fn update(
         mark("capabilities");
     }
     if let Some(granted) = patch.granted_capabilities {
-        input::granted_within(&granted, &ep.requested_capabilities)?;
+        errors.check(input::granted_within(&granted, &ep.requested_capabilities));
         ep.granted_capabilities = granted;
         mark("grantedCapabilities");
     }
     if let Some(limits) = patch.limits {
-        input::limits(&limits)?;
+        errors.check(input::limits(&limits));
         ep.limits = Some(limits);
         mark("limits");
     }
     if let Some(hosts) = patch.allowed_hosts {
-        input::allowed_hosts(&hosts)?;
+        errors.check(input::allowed_hosts(&hosts));
         ep.allowed_hosts = Some(hosts).filter(|h| !h.is_empty());
         mark("allowedHosts");
     }
+    errors.finish()?;
     let files = patch.files.unwrap_or_default();
     let quotas = &parts.config.runtime.quotas;
     let owner = before.owner_builder();

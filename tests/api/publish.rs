@@ -343,3 +343,90 @@ async fn a_failed_call_shows_its_owner_why_and_where_with_secrets_redacted() {
         .await;
     assert!(logs["entries"][0].get("error").is_none(), "{logs}");
 }
+
+/// The `pointer`s of a 422's `details.errors`, checking each names its field and has a message.
+fn pointers(body: &Value) -> Vec<String> {
+    let errors = body["error"]["details"]["errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"));
+    errors
+        .iter()
+        .map(|e| {
+            assert!(e["message"].as_str().is_some_and(|m| !m.is_empty()), "{e}");
+            assert!(e["code"].is_string() && e["field"].is_string(), "{e}");
+            e["pointer"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn create_and_patch_report_every_field_error_in_one_answer() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Careless").await;
+    let who = As::Builder(&key);
+    // Wrong shapes: a string for a boolean, a string for a price, an unknown field.
+    let mut body = js("shapes", GOOD);
+    body["capabilities"] = json!({"kv": "httpGetJson"});
+    body["priceUsd"] = json!("cheap");
+    body["colour"] = json!("blue");
+    let (status, answer) = server
+        .call("POST", "/ai/endpoints/create", who, Some(&body))
+        .await;
+    assert_error(status, &answer, 422, "invalid_body");
+    let mut found = pointers(&answer);
+    found.sort();
+    assert_eq!(
+        found,
+        ["/capabilities/kv", "/colour", "/priceUsd"],
+        "{answer}"
+    );
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(!message.contains("line 1 column"), "{answer}");
+
+    // Wrong values: each field's check runs and reports.
+    let mut body = js("X", GOOD);
+    body["title"] = json!("");
+    body["tags"] = json!(["ok", ""]);
+    body["env"] = json!({"1BAD": "x"});
+    body["allowedHosts"] = json!(["not a host"]);
+    let (status, answer) = server
+        .call("POST", "/ai/endpoints/create", who, Some(&body))
+        .await;
+    assert_error(status, &answer, 422, "invalid_field");
+    assert_eq!(
+        pointers(&answer),
+        ["/slug", "/title", "/tags/1", "/env/1BAD", "/allowedHosts"],
+        "{answer}"
+    );
+    assert_eq!(answer["error"]["details"]["field"], "slug", "{answer}");
+
+    // PATCH alike, and nothing of a refused PATCH is stored.
+    server.create(who, &js("careful", GOOD)).await;
+    let patch = json!({"title": "", "description": "ok", "priceUsd": 0.0001, "tags": [""]});
+    let (status, answer) = server
+        .call("PATCH", "/ai/endpoints/careful", who, Some(&patch))
+        .await;
+    assert_error(status, &answer, 422, "invalid_field");
+    assert_eq!(
+        pointers(&answer),
+        ["/title", "/priceUsd", "/tags/0"],
+        "{answer}"
+    );
+    let (_, now) = server.get("/ai/endpoints/careful").await;
+    assert_eq!(
+        now["endpoint"]["description"], "A module under check.",
+        "{now}"
+    );
+    let (status, answer) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/careful",
+            who,
+            Some(&json!({"status": "sleeping", "tags": "one"})),
+        )
+        .await;
+    assert_error(status, &answer, 422, "invalid_body");
+    let mut found = pointers(&answer);
+    found.sort();
+    assert_eq!(found, ["/status", "/tags"], "{answer}");
+}
