@@ -24,6 +24,9 @@
 //!   else is [`SandboxError::InvalidResponse`].
 //! - A thrown error fails the invocation with [`SandboxError::HandlerError`] carrying its
 //!   message only; an escaping `capability_denied` error is [`SandboxError::CapabilityDenied`].
+//!   Where it arose in the handler's module (line, column, its frames there) is in the
+//!   report's [`SourceTrace`], for the endpoint's owner; so is a compile error's position.
+//!   [`Sandbox::check`] loads a module without calling it (the publish-time check).
 //! - `ctx.kv` (`get`, `set(key, value, { ttlSeconds }?)`, `delete`, `list({ prefix, limit,
 //!   cursor })`), `ctx.files` (`read`, `readJson`, `write`, `list`, `delete`, with paths checked
 //!   by [`normalize_file_path`]), `ctx.httpGetJson(url, { headers, timeoutMs })` and `ctx.log`
