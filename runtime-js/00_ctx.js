@@ -44,6 +44,22 @@
     }
   }
 
+  // The `stack` of a thrown Error, or "". Rust keeps only the frames in the
+  // handler's own module (sandbox/src/trace.rs), for the endpoint's owner.
+  function errorStack(err) {
+    try {
+      if (err !== null && typeof err === "object") {
+        const stack = err.stack;
+        if (typeof stack === "string") {
+          return stack;
+        }
+      }
+    } catch {
+      // A throwing getter: no stack.
+    }
+    return "";
+  }
+
   // The string `code` property of a thrown value, or "".
   function errorCode(err) {
     try {
@@ -108,6 +124,7 @@
   globalThis.__bootstrap.toolhost = {
     errorCode,
     errorMessage,
+    errorStack,
     isResponse,
     respond,
     toJsonText,

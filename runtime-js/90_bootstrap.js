@@ -21,6 +21,7 @@
     clearCallTimers,
     errorCode,
     errorMessage,
+    errorStack,
     httpGetJson,
     fromWebResponse,
     installWebGlobals,
@@ -84,13 +85,20 @@
     // `Outcome` in sandbox/src/response.rs.
     // Timers never outlive their call: whatever is still scheduled is
     // cancelled before the call starts and once it ends.
+    const threw = (err) => ({
+      __proto__: null,
+      kind: "threw",
+      code: errorCode(err),
+      message: errorMessage(err),
+      stack: errorStack(err),
+    });
     return async function dispatch(handler, requestJson) {
       clearCallTimers();
       let result;
       try {
         result = await handler(JSONParse(requestJson), ctx);
       } catch (err) {
-        return { __proto__: null, kind: "threw", code: errorCode(err), message: errorMessage(err) };
+        return threw(err);
       } finally {
         // Reading a Response's body runs handler code (a stream's pull) that
         // may schedule timers of its own.
@@ -110,7 +118,7 @@
           body = toJsonText(result, "handler result");
         }
       } catch (err) {
-        return { __proto__: null, kind: "threw", code: errorCode(err), message: errorMessage(err) };
+        return threw(err);
       } finally {
         // Reading a Response's body runs handler code (a stream's pull) that
         // may schedule timers of its own.

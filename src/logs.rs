@@ -2,7 +2,10 @@
 //! lines the handler wrote, newest first, the last [`KEEP_PER_ENDPOINT`] kept.
 //!
 //! Entries are redacted before they are stored: every secret value of the endpoint is replaced
-//! by `[REDACTED]`, so a handler that logs `ctx.env.API_KEY` never puts the key on disk.
+//! by `[REDACTED]`, so a handler that logs `ctx.env.API_KEY` never puts the key on disk. A
+//! failed call's entry also keeps its error ([`InvocationError`]: code, message, and where in
+//! the handler's source), redacted alike: the owner sees why a call failed, the caller only
+//! the error's message.
 //!
 //! # Layout
 //! - this file: appending, redaction, pruning and reading.
@@ -48,6 +51,37 @@ pub struct InvocationLog {
     pub lines: Vec<LogLine>,
     /// A test call of the owner or the admin (`X-Toolhost-Test: 1`): nobody paid.
     pub test: bool,
+    /// Why the call failed, when it did.
+    pub error: Option<InvocationError>,
+}
+
+/// Why a call failed, for the endpoint's owner: the error code and message the caller got,
+/// and for a JS handler's error the position and stack frames in the handler's source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationError {
+    pub code: String,
+    pub message: String,
+    /// 1-based line in the handler's source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// 1-based column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    /// The frames in the handler's module, innermost first (`at name (handler.js:3:14)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<String>,
+}
+
+impl InvocationError {
+    /// The error with every secret value replaced, in the message and in each frame.
+    pub fn redacted(self, secrets: &[String]) -> Self {
+        InvocationError {
+            message: redact(&self.message, secrets),
+            stack: self.stack.iter().map(|f| redact(f, secrets)).collect(),
+            ..self
+        }
+    }
 }
 
 /// A stored, redacted log entry, as `GET /ai/endpoints/{slug}/logs` returns it.
@@ -68,6 +102,9 @@ pub struct LogEntry {
     /// A test call (`X-Toolhost-Test: 1`) of the owner or the admin: unpaid, no receipt.
     #[serde(default)]
     pub test: bool,
+    /// Why the call failed (absent for a success, or a handler's own non-2xx answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<InvocationError>,
 }
 
 fn prefix(slug: &str) -> Vec<u8> {
@@ -127,6 +164,7 @@ pub fn entry(log: InvocationLog, secrets_to_redact: &[String]) -> LogEntry {
             .collect(),
         dropped_lines,
         test: log.test,
+        error: log.error.map(|e| e.redacted(secrets_to_redact)),
     }
 }
 
@@ -211,6 +249,7 @@ mod tests {
                 message: message.into(),
                 at: OffsetDateTime::now_utc(),
             }],
+            error: None,
         }
     }
 
@@ -223,6 +262,19 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(entry.lines[0].message, "key=[REDACTED] and [REDACTED]");
+        let failed = InvocationLog {
+            error: Some(InvocationError {
+                code: "handler_error".into(),
+                message: "handler error: bad tok-abc-123".into(),
+                line: Some(3),
+                column: Some(9),
+                stack: vec!["at tok-abc (handler.js:3:9)".into()],
+            }),
+            ..invocation("x")
+        };
+        let error = self::entry(failed, &secrets).error.unwrap();
+        assert_eq!(error.message, "handler error: bad [REDACTED]");
+        assert_eq!(error.stack, ["at [REDACTED] (handler.js:3:9)"]);
         for (_, bytes) in store.scan_prefix(Tree::Logs, b"", None, 10).await.unwrap() {
             assert!(!String::from_utf8_lossy(&bytes).contains("tok-abc"));
         }

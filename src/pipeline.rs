@@ -254,6 +254,7 @@ pub async fn complete(
         elapsed: started.elapsed(),
         secrets: &outcome.secrets,
         test: call.test,
+        error: record::failure(&outcome.result, outcome.trace.as_ref()),
     };
     record::invocation(app, endpoint, ran, outcome.lines).await;
     let output = match outcome.result {
@@ -320,6 +321,7 @@ async fn run_handler(
         result: run_builtin(app, compiled, call).await,
         lines: Vec::new(),
         secrets: Vec::new(),
+        trace: None,
     }
 }
 

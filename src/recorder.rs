@@ -215,6 +215,7 @@ mod tests {
                 duration_ms: 1,
                 lines: Vec::new(),
                 test: false,
+                error: None,
             },
             &[],
         )

@@ -11,9 +11,12 @@
 //! - `fetch`: handlers' `fetch` requests and their response bodies, held until read.
 //! - `run`: [`EndpointRuntime`], one call of an endpoint in the pool, from endpoint and call to
 //!   HTTP status, body and headers.
+//! - `check`: the publish-time check of a module ([`EndpointRuntime::check`]).
 
+mod check;
 mod fetch;
 pub mod host;
 mod run;
 
+pub use check::{CheckError, CompileFailure};
 pub use run::{EndpointRuntime, HandlerOutput, HandlerRequest, JsOutcome};

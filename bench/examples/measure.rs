@@ -107,6 +107,7 @@ fn invocation(i: usize) -> Invocation {
     Invocation {
         request: json!({ "input": { "i": i }, "method": "POST", "query": {}, "headers": {} }),
         request_id: format!("req-{i}"),
+        load_only: false,
     }
 }
 

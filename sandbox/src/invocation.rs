@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Capabilities, Limits, SandboxError};
+use crate::{Capabilities, Limits, SandboxError, SourceTrace};
 
 /// The deployable unit of an endpoint.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -37,6 +37,11 @@ pub struct Invocation {
     pub request: serde_json::Value,
     /// Correlates logs and reports.
     pub request_id: String,
+    /// Only load the module and check that its default export is a function, as a cold start
+    /// does, without calling it (the publish-time check): the report is a 204 with no body,
+    /// or the error loading met. The isolate is not kept.
+    #[serde(default)]
+    pub load_only: bool,
 }
 
 /// A successful result.
@@ -103,4 +108,8 @@ pub struct InvocationReport {
     pub logs: Vec<ConsoleLine>,
     /// Wall-clock time inside `Pool::invoke`, queueing and isolate start included.
     pub duration: Duration,
+    /// Where the error arose in the handler's source, when it did there: for the endpoint's
+    /// owner, never for callers.
+    #[serde(default)]
+    pub trace: Option<SourceTrace>,
 }

@@ -24,7 +24,9 @@ use crate::ops::web::web_globals_named;
 use crate::ops::{self, EndpointState, InvocationClock};
 use crate::response::Outcome;
 use crate::snapshot;
-use crate::{ConsoleLine, EndpointCode, HandlerResponse, Host, Limits, PoolConfig, SandboxError};
+use crate::{
+    ConsoleLine, EndpointCode, HandlerResponse, Host, Limits, PoolConfig, SandboxError, SourceTrace,
+};
 
 /// What the isolate needs from the pool to build itself and to run invocations.
 pub(crate) struct IsolateEnv<'a> {
@@ -52,6 +54,21 @@ pub(crate) struct Finished {
     pub(crate) logs: Vec<ConsoleLine>,
     /// `false` when the isolate hit a limit or is in an unknown state and must be dropped.
     pub(crate) reusable: bool,
+    /// Where a thrown error arose in the handler's source.
+    pub(crate) trace: Option<SourceTrace>,
+}
+
+/// Why an isolate could not be bound; `trace` says where when the module is at fault.
+#[derive(Clone, Debug)]
+pub(crate) struct BindError {
+    pub(crate) error: SandboxError,
+    pub(crate) trace: Option<SourceTrace>,
+}
+
+impl From<SandboxError> for BindError {
+    fn from(error: SandboxError) -> Self {
+        BindError { error, trace: None }
+    }
 }
 
 /// Which web scripts a blank runtime loads while it waits for its endpoint, so that binding it
@@ -118,7 +135,7 @@ impl Blank {
         self,
         code: &EndpointCode,
         env: &IsolateEnv<'_>,
-    ) -> Result<Isolate, SandboxError> {
+    ) -> Result<Isolate, BindError> {
         let Blank {
             mut runtime,
             setup,
@@ -172,12 +189,20 @@ impl Blank {
         let fired = alarm.fired();
         drop(alarm);
         if heap_exceeded.load(Ordering::Acquire) {
-            return Err(heap_limit());
+            return Err(heap_limit().into());
         }
         let handler = match loaded {
-            _ if fired => return Err(SandboxError::Timeout),
-            Err(_elapsed) => return Err(SandboxError::Timeout),
-            Ok(Err(err)) => return Err(SandboxError::CompileError(describe(&err))),
+            _ if fired => return Err(SandboxError::Timeout.into()),
+            Err(_elapsed) => return Err(SandboxError::Timeout.into()),
+            Ok(Err(err)) => {
+                return Err(BindError {
+                    error: SandboxError::CompileError(describe(&err)),
+                    trace: match &*err.0 {
+                        CoreErrorKind::Js(js) => SourceTrace::from_js_error(js),
+                        _ => None,
+                    },
+                })
+            }
             Ok(Ok(handler)) => handler,
         };
         Ok(Isolate {
@@ -215,7 +240,7 @@ impl Isolate {
                 env.config.max_log_bytes_per_invocation,
             ));
         }
-        let (result, reusable) = self.run(request, deadline, env).await;
+        let (result, reusable, trace) = self.run(request, deadline, env).await;
         ops::fetch::end_call(&mut self.runtime.op_state().borrow_mut());
         let logs = self
             .runtime
@@ -228,6 +253,7 @@ impl Isolate {
             result,
             logs,
             reusable,
+            trace,
         }
     }
 
@@ -236,10 +262,14 @@ impl Isolate {
         request: &serde_json::Value,
         deadline: Instant,
         env: &IsolateEnv<'_>,
-    ) -> (Result<HandlerResponse, SandboxError>, bool) {
+    ) -> (
+        Result<HandlerResponse, SandboxError>,
+        bool,
+        Option<SourceTrace>,
+    ) {
         let request = match string_value(&mut self.runtime, &request.to_string()) {
             Ok(request) => request,
-            Err(err) => return (Err(err), true),
+            Err(err) => return (Err(err), true, None),
         };
         let alarm = env
             .watchdog
@@ -253,15 +283,19 @@ impl Isolate {
         let fired = alarm.fired();
         drop(alarm);
         if self.heap_exceeded.load(Ordering::Acquire) {
-            return (Err(heap_limit()), false);
+            return (Err(heap_limit()), false, None);
         }
         match settled {
-            _ if fired => (Err(SandboxError::Timeout), false),
-            Err(_elapsed) => (Err(SandboxError::Timeout), false),
-            Ok(Err(err)) => (Err(classify(&err)), false),
+            _ if fired => (Err(SandboxError::Timeout), false, None),
+            Err(_elapsed) => (Err(SandboxError::Timeout), false, None),
+            Ok(Err(err)) => (Err(classify(&err)), false, None),
             Ok(Ok(value)) => match decode::<Outcome>(&mut self.runtime, value) {
-                Ok(outcome) => (outcome.into_response(env.config.max_result_bytes), true),
-                Err(err) => (Err(err), false),
+                Ok(outcome) => {
+                    let trace = outcome.trace();
+                    let result = outcome.into_response(env.config.max_result_bytes);
+                    (result, true, trace)
+                }
+                Err(err) => (Err(err), false, None),
             },
         }
     }

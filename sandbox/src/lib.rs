@@ -24,6 +24,9 @@
 //!   else is [`SandboxError::InvalidResponse`].
 //! - A thrown error fails the invocation with [`SandboxError::HandlerError`] carrying its
 //!   message only; an escaping `capability_denied` error is [`SandboxError::CapabilityDenied`].
+//!   Where it arose in the handler's module (line, column, its frames there) is in the
+//!   report's [`SourceTrace`], for the endpoint's owner; so is a compile error's position.
+//!   [`Sandbox::check`] loads a module without calling it (the publish-time check).
 //! - `ctx.kv` (`get`, `set(key, value, { ttlSeconds }?)`, `delete`, `list({ prefix, limit,
 //!   cursor })`), `ctx.files` (`read`, `readJson`, `write`, `list`, `delete`, with paths checked
 //!   by [`normalize_file_path`]), `ctx.httpGetJson(url, { headers, timeoutMs })` and `ctx.log`
@@ -90,6 +93,7 @@
 //!   (the web platform's globals), `crypto` (the WebCrypto global), and the `bootstrap` that
 //!   loads the glue in `runtime-js/`.
 //! - `response`: the result contract (status range, response-header allow-list).
+//! - `trace`: [`SourceTrace`], where an error arose in the handler's source (for its owner).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.
 //! - `mode`: [`Sandbox`], the pool wherever it runs ([`Isolation`]).
 //! - `process`: worker processes ([`WorkerPool`], [`run_worker`]).
@@ -110,6 +114,7 @@ mod pool;
 mod process;
 mod response;
 mod snapshot;
+mod trace;
 mod worker;
 
 pub use config::{Capabilities, FetchLimits, Limits, PoolConfig, StorageLimits};
@@ -127,3 +132,4 @@ pub use pool::{EndpointStats, Pool, PoolStats, Wear};
 #[cfg(feature = "wall-probe")]
 pub use process::Probe;
 pub use process::{run_worker, WorkerCommand, WorkerOptions, WorkerPool};
+pub use trace::SourceTrace;

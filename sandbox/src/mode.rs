@@ -2,11 +2,12 @@
 //! runs), or on threads of the server itself (development: faster to start and to debug, but the
 //! isolate is then the only wall between a handler and everything the server holds).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::{
-    EndpointCode, Host, Invocation, InvocationReport, Pool, PoolConfig, PoolStats, WorkerOptions,
-    WorkerPool,
+    Capabilities, EndpointCode, Host, Invocation, InvocationReport, Pool, PoolConfig, PoolStats,
+    WorkerOptions, WorkerPool,
 };
 
 /// How [`Sandbox::new`] runs isolates.
@@ -51,6 +52,34 @@ impl Sandbox {
             Sandbox::InProcess(pool) => pool.invoke(code, invocation).await,
             Sandbox::Workers(pool) => pool.invoke(code, invocation).await,
         }
+    }
+
+    /// Loads `code`'s module as a call's cold start would, under the same time and heap
+    /// limits, checks that its default export is a function, and drops the isolate: the
+    /// publish-time check. The handler is not called. Top-level code runs with no capabilities
+    /// and an empty env (it cannot reach `ctx` anyway), in an instance of its own that calls of
+    /// the endpoint never share. The report is a 204, or the failure with its [`SourceTrace`].
+    ///
+    /// [`SourceTrace`]: crate::SourceTrace
+    pub async fn check(&self, code: &EndpointCode) -> InvocationReport {
+        let probe = EndpointCode {
+            // Not a valid endpoint slug, so no endpoint's calls land in this instance.
+            slug: format!("{}#check", code.slug),
+            version: code.version.clone(),
+            source: code.source.clone(),
+            capabilities: Capabilities::default(),
+            env: BTreeMap::new(),
+            limits: code.limits,
+            owner: code.owner.clone(),
+        };
+        let invocation = Invocation {
+            request: serde_json::Value::Null,
+            request_id: format!("check-{}", code.version),
+            load_only: true,
+        };
+        let report = self.invoke(&probe, invocation).await;
+        self.retire(&probe.slug);
+        report
     }
 
     /// Drops the endpoint's isolates (and, in workers, its code and env).

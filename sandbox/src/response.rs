@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::{HandlerResponse, SandboxError};
+use crate::{HandlerResponse, SandboxError, SourceTrace};
 
 const MAX_HEADERS: usize = 16;
 const MAX_NAME_BYTES: usize = 64;
@@ -67,8 +67,14 @@ pub(crate) enum Outcome {
         headers: Vec<(String, String)>,
         body: String,
     },
-    /// The handler threw; `code` is the error's string `code` property, if any.
-    Threw { code: String, message: String },
+    /// The handler threw; `code` is the error's string `code` property, if any, and `stack`
+    /// its `stack` (see [`crate::SourceTrace`]).
+    Threw {
+        code: String,
+        message: String,
+        #[serde(default)]
+        stack: String,
+    },
     /// The body's JSON text is longer than the result limit (checked before it leaves JS).
     TooLarge,
 }
@@ -77,6 +83,14 @@ pub(crate) enum Outcome {
 const MAX_ERROR_MESSAGE_CHARS: usize = 2048;
 
 impl Outcome {
+    /// Where a thrown error arose in the handler's source.
+    pub(crate) fn trace(&self) -> Option<SourceTrace> {
+        match self {
+            Outcome::Threw { stack, .. } => SourceTrace::from_stack(stack),
+            _ => None,
+        }
+    }
+
     pub(crate) fn into_response(
         self,
         max_result_bytes: usize,
@@ -105,7 +119,7 @@ impl Outcome {
                     headers,
                 })
             }
-            Outcome::Threw { code, message } => {
+            Outcome::Threw { code, message, .. } => {
                 let message = truncate_chars(message, MAX_ERROR_MESSAGE_CHARS);
                 match code.as_str() {
                     "capability_denied" => Err(SandboxError::CapabilityDenied(message)),
@@ -253,6 +267,7 @@ mod tests {
         let err = Outcome::Threw {
             code: "capability_denied".into(),
             message: "kv is not granted".into(),
+            stack: String::new(),
         }
         .into_response(10);
         assert_eq!(
@@ -262,6 +277,7 @@ mod tests {
         let err = Outcome::Threw {
             code: String::new(),
             message: "x".repeat(5000),
+            stack: String::new(),
         }
         .into_response(10);
         assert!(

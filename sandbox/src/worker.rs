@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use deno_core::futures::FutureExt;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::isolate::{Blank, Isolate, IsolateEnv, WebPreload};
+use crate::isolate::{BindError, Blank, Isolate, IsolateEnv, WebPreload};
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::ops::web::{names_web_globals, web_globals_named};
@@ -273,7 +273,7 @@ struct Worker<'a> {
     /// An isolate recycled by the last call, dropped once the caller has its answer.
     retired: Option<Isolate>,
     /// A module that does not compile never will (its version is fixed): answer at once.
-    compile_error: Option<SandboxError>,
+    compile_error: Option<BindError>,
     /// Isolates this thread has built (see [`ISOLATES_PER_THREAD`]).
     isolates_built: u32,
 }
@@ -335,8 +335,8 @@ impl Worker<'_> {
             let err = SandboxError::Internal("isolate thread is not bound".to_owned());
             return report(Err(err), Vec::new(), received);
         };
-        if let Some(err) = &self.compile_error {
-            return report(Err(err.clone()), Vec::new(), received);
+        if let Some(failed) = &self.compile_error {
+            return failed_report(failed.clone(), received);
         }
         let isolate = match &mut self.isolate {
             Some(isolate) => isolate,
@@ -359,9 +359,10 @@ impl Worker<'_> {
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| {
-                    Err(SandboxError::CompileError(
-                        "the module could not be loaded".to_owned(),
-                    ))
+                    Err(
+                        SandboxError::CompileError("the module could not be loaded".to_owned())
+                            .into(),
+                    )
                 });
                 match created {
                     Ok(isolate) => {
@@ -369,15 +370,25 @@ impl Worker<'_> {
                         self.isolates_built += 1;
                         slot.insert(isolate)
                     }
-                    Err(err) => {
-                        if matches!(err, SandboxError::CompileError(_)) {
-                            self.compile_error = Some(err.clone());
+                    Err(failed) => {
+                        if matches!(failed.error, SandboxError::CompileError(_)) {
+                            self.compile_error = Some(failed.clone());
                         }
-                        return report(Err(err), Vec::new(), received);
+                        return failed_report(failed, received);
                     }
                 }
             }
         };
+        if invocation.load_only {
+            // A check's isolate serves no call: dropped once the caller has its answer.
+            self.retired = self.isolate.take();
+            let loaded = HandlerResponse {
+                status: 204,
+                body: serde_json::Value::Null,
+                headers: Vec::new(),
+            };
+            return report(Ok(loaded), Vec::new(), received);
+        }
         let finished = isolate.invoke(&invocation.request, env).await;
         let worn_out = isolate.invocations() >= self.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
@@ -390,7 +401,17 @@ impl Worker<'_> {
             self.retired = self.isolate.take();
             counters.recycled.fetch_add(1, Ordering::Relaxed);
         }
-        report(finished.result, finished.logs, received)
+        InvocationReport {
+            trace: finished.trace,
+            ..report(finished.result, finished.logs, received)
+        }
+    }
+}
+
+fn failed_report(failed: BindError, received: Instant) -> InvocationReport {
+    InvocationReport {
+        trace: failed.trace,
+        ..report(Err(failed.error), Vec::new(), received)
     }
 }
 
@@ -403,5 +424,6 @@ pub(crate) fn report(
         result,
         logs,
         duration: received.elapsed(),
+        trace: None,
     }
 }

@@ -6,6 +6,7 @@ use serde_json::json;
 use super::input::FieldError;
 use crate::catalog::CatalogError;
 use crate::error::{ApiError, ErrorCode};
+use crate::runtime::{CheckError, CompileFailure};
 use crate::safety::Finding;
 use crate::secrets::SecretsError;
 use crate::store::StoreError;
@@ -14,6 +15,9 @@ use crate::store::StoreError;
 pub enum EndpointError {
     #[error("{message}")]
     Invalid { field: String, message: String },
+    /// Every field error of one body (at least one), answered together.
+    #[error("{}", fields_message(.0))]
+    Fields(Vec<FieldError>),
     #[error("builder-created endpoints need safetyAttestation.accepted = true")]
     AttestationRequired,
     #[error("builders may create js_request_response and static_json endpoints")]
@@ -34,6 +38,12 @@ pub enum EndpointError {
         "every capability the endpoint requests is granted already; there is nothing to decide"
     )]
     NotAwaitingGrant,
+    /// The source does not load (publish-time check).
+    #[error("the source cannot run: {}", .0.message)]
+    Compile(Box<CompileFailure>),
+    /// The publish-time check could not run; its own answer (429 overloaded, 500).
+    #[error("{0}")]
+    CheckUnavailable(ApiError),
     #[error(transparent)]
     Catalog(#[from] CatalogError),
     #[error(transparent)]
@@ -48,14 +58,21 @@ impl From<FieldError> for EndpointError {
     }
 }
 
+impl From<CheckError> for EndpointError {
+    fn from(e: CheckError) -> Self {
+        match e {
+            CheckError::Refused(failure) => EndpointError::Compile(failure),
+            CheckError::Unavailable(answer) => EndpointError::CheckUnavailable(answer),
+        }
+    }
+}
+
 impl From<EndpointError> for ApiError {
     fn from(e: EndpointError) -> Self {
         let message = e.to_string();
         match e {
-            EndpointError::Invalid { field, .. } => {
-                ApiError::unprocessable(ErrorCode::InvalidField, message)
-                    .with_details(json!({ "field": field }))
-            }
+            EndpointError::Invalid { field, message } => invalid_fields(&[(field, message)]),
+            EndpointError::Fields(errors) => invalid_fields(&errors),
             EndpointError::AttestationRequired => {
                 ApiError::unprocessable(ErrorCode::AttestationRequired, message)
             }
@@ -96,11 +113,66 @@ impl From<EndpointError> for ApiError {
             EndpointError::NotAwaitingGrant => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::NotAwaitingGrant, message)
             }
+            EndpointError::Compile(failure) => {
+                let mut details = json!(failure);
+                details["field"] = json!("source");
+                ApiError::unprocessable(ErrorCode::CompileError, message).with_details(details)
+            }
+            EndpointError::CheckUnavailable(answer) => answer,
             EndpointError::Catalog(e) => e.into(),
             EndpointError::Secrets(e) => e.into(),
             EndpointError::Store(e) => e.into(),
         }
     }
+}
+
+/// One answer for a body's field errors: 422 `invalid_field`, `details.field` the first field,
+/// `details.errors` each `{pointer, field, code, message}` (the shape of `invalid_body`'s list).
+fn invalid_fields(errors: &[FieldError]) -> ApiError {
+    let list: Vec<_> = errors
+        .iter()
+        .map(|(field, message)| {
+            json!({
+                "pointer": pointer(field),
+                "field": field,
+                "code": ErrorCode::InvalidField.as_str(),
+                "message": message,
+            })
+        })
+        .collect();
+    let first = errors.first().map(|(field, _)| field.as_str());
+    ApiError::unprocessable(ErrorCode::InvalidField, fields_message(errors))
+        .with_details(json!({ "field": first, "errors": list }))
+}
+
+fn fields_message(errors: &[FieldError]) -> String {
+    match errors {
+        [(_, message)] => message.clone(),
+        _ => format!(
+            "{} fields are invalid: {}",
+            errors.len(),
+            errors
+                .iter()
+                .map(|(_, message)| message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    }
+}
+
+/// The JSON pointer of a field as the checks name it: `env.NAME`, `tags[2]`, `files/a/b.txt`.
+fn pointer(field: &str) -> String {
+    let escape = |part: &str| part.replace('~', "~0").replace('/', "~1");
+    if let Some(path) = field.strip_prefix("files/") {
+        return format!("/files/{}", escape(path));
+    }
+    if let Some(name) = field.strip_prefix("env.") {
+        return format!("/env/{}", escape(name));
+    }
+    if let Some((list, index)) = field.strip_suffix(']').and_then(|f| f.split_once('[')) {
+        return format!("/{}/{index}", escape(list));
+    }
+    format!("/{}", escape(field))
 }
 
 /// The `env` names whose values look like secrets (a `secret.*` rule blocked them): what the

@@ -2,7 +2,9 @@
 //!
 //! Order of checks: the caller is known (the extractor's 401), the endpoint exists (404), the
 //! caller may change it (403), the body is valid (422), the content passes the scanner (422 or
-//! review), then the slug is claimed (409). Builders' content is scanned; the admin's is not.
+//! review), a new JS source loads in the sandbox (422 `compile_error`, see
+//! `runtime::EndpointRuntime::check`), then the slug is claimed (409). Builders' content is
+//! scanned; the admin's is not.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -297,6 +299,7 @@ pub async fn create(
         .map(String::from);
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
+    parts.runtime.check(&endpoint).await?;
     let compiled = parts.catalog.insert_new(endpoint).await?;
     let slug = &compiled.endpoint.slug;
     files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
@@ -357,28 +360,31 @@ pub async fn update(
         return Err(EndpointError::UnderReview);
     }
     let mut ep = before.clone();
+    let mut new_code = false;
+    // Every field is checked, and all their errors answered together.
+    let mut errors = input::FieldErrors::default();
     let mut changed: Vec<String> = Vec::new();
     let mut mark = |name: &str| changed.push(name.to_string());
     if let Some(title) = patch.title {
-        input::title(&title)?;
+        errors.check(input::title(&title));
         ep.title = title;
         mark("title");
     }
     if let Some(description) = patch.description {
-        input::description(&description)?;
+        errors.check(input::description(&description));
         ep.description = description;
         mark("description");
     }
     if patch.price_usd.is_some() || patch.pricing_mode.is_some() {
         let price = patch.price_usd.unwrap_or(ep.price_usd);
-        input::price(price, patch.pricing_mode)?;
+        errors.check(input::price(price, patch.pricing_mode));
         ep.price_usd = price;
         mark("priceUsd");
     }
     if let Some(source) = patch.source {
         // A grant covers the code the admin reviewed: when its owner changes the code, what
         // was granted is withdrawn (the requests stay) until the admin grants it again.
-        let new_code = ep.source.as_deref() != Some(source.as_str());
+        new_code = ep.source.as_deref() != Some(source.as_str());
         if new_code && is_builder && ep.granted_capabilities != Capabilities::default() {
             ep.granted_capabilities = Capabilities::default();
             mark("grantedCapabilities");
@@ -394,7 +400,11 @@ pub async fn update(
         ep.response = Some(response);
         mark("response");
     }
-    input::handler_fields(ep.handler_type, ep.source.as_deref(), ep.response.as_ref())?;
+    errors.check(input::handler_fields(
+        ep.handler_type,
+        ep.source.as_deref(),
+        ep.response.as_ref(),
+    ));
     if let Some(schema) = patch.input_schema {
         ep.input_schema = schema;
         mark("inputSchema");
@@ -404,7 +414,7 @@ pub async fn update(
         mark("outputSchema");
     }
     if let Some(tags) = patch.tags {
-        input::tags(&tags)?;
+        errors.check(input::tags(&tags));
         ep.tags = tags;
         mark("tags");
     }
@@ -416,7 +426,7 @@ pub async fn update(
                 None => env.remove(&name),
             };
         }
-        input::env(&env)?;
+        errors.check(input::env(&env));
         ep.env = env;
         mark("env");
     }
@@ -429,20 +439,21 @@ pub async fn update(
         mark("capabilities");
     }
     if let Some(granted) = patch.granted_capabilities {
-        input::granted_within(&granted, &ep.requested_capabilities)?;
+        errors.check(input::granted_within(&granted, &ep.requested_capabilities));
         ep.granted_capabilities = granted;
         mark("grantedCapabilities");
     }
     if let Some(limits) = patch.limits {
-        input::limits(&limits)?;
+        errors.check(input::limits(&limits));
         ep.limits = Some(limits);
         mark("limits");
     }
     if let Some(hosts) = patch.allowed_hosts {
-        input::allowed_hosts(&hosts)?;
+        errors.check(input::allowed_hosts(&hosts));
         ep.allowed_hosts = Some(hosts).filter(|h| !h.is_empty());
         mark("allowedHosts");
     }
+    errors.finish()?;
     let files = patch.files.unwrap_or_default();
     let quotas = &parts.config.runtime.quotas;
     let owner = before.owner_builder();
@@ -467,6 +478,9 @@ pub async fn update(
     }
     ep.revision = before.revision + 1;
     ep.updated_at = now;
+    if new_code {
+        parts.runtime.check(&ep).await?;
+    }
     let compiled = parts.catalog.update(ep, before.revision).await?;
     files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
     let after = &compiled.endpoint;

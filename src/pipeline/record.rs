@@ -1,5 +1,8 @@
 //! What every invocation leaves behind: an entry in the endpoint's logs (status, duration,
-//! request id, the handler's redacted log lines) and, for builder-owned endpoints, an event.
+//! request id, the handler's redacted log lines, and for a failure its error code, message and
+//! position in the handler's source) and, for builder-owned endpoints, an event carrying the
+//! same error. Both are redacted of the endpoint's secrets; the caller's answer never gains
+//! the position or the stack.
 //!
 //! Both go to the [`Recorder`](crate::recorder::Recorder), which stores them off the request
 //! path; recording never fails the call, whose answer is already decided.
@@ -11,19 +14,39 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::catalog::Endpoint;
+use crate::error::ApiError;
 use crate::events::{Event, EventKind};
-use crate::logs::{self, InvocationLog, LogLine};
+use crate::logs::{self, InvocationError, InvocationLog, LogLine};
 use crate::receipts::Receipt;
+use crate::runtime::HandlerOutput;
 
 /// The facts of one finished call.
 pub(super) struct Ran<'a> {
     pub(super) request_id: &'a str,
     pub(super) status: StatusCode,
     pub(super) elapsed: Duration,
-    /// Secret values to redact from the stored lines.
+    /// Secret values to redact from the stored lines and error.
     pub(super) secrets: &'a [String],
     /// A test call: marked so in the log entry and the event.
     pub(super) test: bool,
+    /// Why the call failed, unredacted (see [`failure`]).
+    pub(super) error: Option<InvocationError>,
+}
+
+/// The error of a failed call for its owner: the code and message the caller got, and where in
+/// the handler's source it arose.
+pub(super) fn failure(
+    result: &Result<HandlerOutput, ApiError>,
+    trace: Option<&sandbox::SourceTrace>,
+) -> Option<InvocationError> {
+    let error = result.as_ref().err()?;
+    Some(InvocationError {
+        code: error.code.as_str().to_owned(),
+        message: error.message.clone(),
+        line: trace.and_then(|t| t.line),
+        column: trace.and_then(|t| t.column),
+        stack: trace.map(|t| t.stack.clone()).unwrap_or_default(),
+    })
 }
 
 pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lines: Vec<LogLine>) {
@@ -33,6 +56,7 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
         elapsed,
         secrets,
         test,
+        error,
     } = ran;
     let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     // Debug, not info: every call is already in the endpoint's logs and in `/metrics`, and a
@@ -44,17 +68,21 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
         duration_ms,
         lines,
         test,
+        error,
     };
-    app.recorder
-        .log(&endpoint.slug, &endpoint.id, logs::entry(log, secrets))
-        .await;
+    let entry = logs::entry(log, secrets);
+    let error = entry.error.clone();
+    app.recorder.log(&endpoint.slug, &endpoint.id, entry).await;
     if let Some(owner) = endpoint.owner_builder() {
         let kind = if status.is_success() {
             EventKind::InvocationSucceeded
         } else {
             EventKind::InvocationFailed
         };
-        let data = json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id, "test": test});
+        let mut data = json!({"status": status.as_u16(), "durationMs": duration_ms, "requestId": request_id, "test": test});
+        if let Some(error) = error {
+            data["error"] = json!(error);
+        }
         app.recorder
             .event(owner, Event::new(kind, Some(&endpoint.slug), data))
             .await;

@@ -77,6 +77,8 @@ pub struct JsOutcome {
     pub result: Result<HandlerOutput, ApiError>,
     pub lines: Vec<LogLine>,
     pub secrets: Vec<String>,
+    /// Where a handler's error arose in its source, for the owner's logs and events.
+    pub trace: Option<sandbox::SourceTrace>,
 }
 
 impl EndpointRuntime {
@@ -123,26 +125,10 @@ impl EndpointRuntime {
         let secrets = load_secrets().await?;
         let mut env = endpoint.env.clone();
         env.extend(secrets.clone());
-        let limits = endpoint.limits.map(|l| sandbox::Limits {
-            heap_bytes: l.memory_mb as usize * 1024 * 1024,
-            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
-        });
         let loaded = Arc::new(Revision {
             endpoint_id: endpoint.id.clone(),
             revision: endpoint.revision,
-            code: sandbox::EndpointCode {
-                slug: endpoint.slug.clone(),
-                version: format!("{}-r{}", endpoint.id, endpoint.revision),
-                source,
-                capabilities: endpoint.granted_capabilities,
-                env,
-                limits,
-                // Builders' isolates count against their quotas; the operator's do not.
-                owner: match &endpoint.owner {
-                    Owner::Builder(id) => Some(id.clone()),
-                    Owner::System | Owner::Admin => None,
-                },
-            },
+            code: endpoint_code(endpoint, source, env),
             secrets: secrets.into_values().collect(),
         });
         // Two calls that both missed build the same revision; either may stay.
@@ -183,6 +169,7 @@ impl EndpointRuntime {
             result: Err(e),
             lines: Vec::new(),
             secrets: Vec::new(),
+            trace: None,
         };
         let revision = match self.revision(&compiled.endpoint, load_secrets).await {
             Ok(revision) => revision,
@@ -191,6 +178,7 @@ impl EndpointRuntime {
         let invocation = sandbox::Invocation {
             request: request_object(compiled, &call, payment),
             request_id: call.request_id.to_string(),
+            load_only: false,
         };
         let report = self.pool.invoke(&revision.code, invocation).await;
         let started = OffsetDateTime::now_utc() - report.duration;
@@ -209,12 +197,18 @@ impl EndpointRuntime {
             .collect();
         let result = match report.result {
             Ok(response) => self.check_output(compiled, response).await,
-            Err(e) => Err(sandbox_error(e)),
+            Err(e) => {
+                // A handler may throw what it holds; its secrets stay out of the answer.
+                let mut error = sandbox_error(e);
+                error.message = crate::logs::redact(&error.message, &revision.secrets);
+                Err(error)
+            }
         };
         JsOutcome {
             result,
             lines,
             secrets: revision.secrets.clone(),
+            trace: report.trace,
         }
     }
 
@@ -257,6 +251,30 @@ impl EndpointRuntime {
     }
 }
 
+/// What the sandbox runs for `endpoint`'s current revision, with `source` and `env`.
+pub(super) fn endpoint_code(
+    endpoint: &Endpoint,
+    source: String,
+    env: BTreeMap<String, String>,
+) -> sandbox::EndpointCode {
+    sandbox::EndpointCode {
+        slug: endpoint.slug.clone(),
+        version: format!("{}-r{}", endpoint.id, endpoint.revision),
+        source,
+        capabilities: endpoint.granted_capabilities,
+        env,
+        limits: endpoint.limits.map(|l| sandbox::Limits {
+            heap_bytes: l.memory_mb as usize * 1024 * 1024,
+            timeout: std::time::Duration::from_millis(u64::from(l.timeout_ms)),
+        }),
+        // Builders' isolates count against their quotas; the operator's do not.
+        owner: match &endpoint.owner {
+            Owner::Builder(id) => Some(id.clone()),
+            Owner::System | Owner::Admin => None,
+        },
+    }
+}
+
 /// The handler's `req`.
 fn request_object(compiled: &CompiledEndpoint, call: &HandlerRequest<'_>, payment: Value) -> Value {
     json!({
@@ -283,7 +301,7 @@ fn visible_headers(headers: &HeaderMap) -> Value {
 
 /// Sandbox failures as HTTP errors: the handler is the upstream, so its faults are 5xx, with
 /// the message only (the sandbox already strips host internals).
-fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
+pub(super) fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
     use sandbox::SandboxError as E;
     let (status, code) = match &e {
         E::Timeout => (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout),

@@ -23,6 +23,7 @@ mod mcp;
 mod payment_ids;
 mod payments;
 mod platform;
+mod publish;
 mod py_client;
 mod quotes;
 mod readiness;

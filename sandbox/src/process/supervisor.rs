@@ -203,6 +203,7 @@ impl WorkerPool {
             result: Err(error),
             logs: Vec::new(),
             duration: Duration::ZERO,
+            trace: None,
         };
         if self.inner.closed.load(Ordering::Acquire) {
             return failed(SandboxError::Internal("the pool is shut down".into()));

@@ -159,6 +159,7 @@ mod tests {
         let invocation = Invocation {
             request: serde_json::json!({ "input": 1 }),
             request_id: "r".into(),
+            load_only: false,
         };
         let borrowed = encode(&InvokeFrame::Invoke {
             id: 3,

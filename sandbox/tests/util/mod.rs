@@ -398,6 +398,7 @@ pub fn request(input: Value) -> Invocation {
             "payment": null,
         }),
         request_id: "req-1".to_owned(),
+        load_only: false,
     }
 }
 

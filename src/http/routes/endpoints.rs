@@ -14,7 +14,7 @@ use crate::endpoints::lifecycle;
 use crate::endpoints::{CreateRequest, PatchRequest};
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::{Admin, BuilderAuth};
-use crate::http::extract::JsonBody;
+use crate::http::extract::{JsonBody, JsonFields};
 
 /// The public record plus the owner's view, as create, PATCH and review answer.
 async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<Value>> {
@@ -41,7 +41,7 @@ async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<
 pub async fn create_endpoint(
     State(app): State<AppState>,
     caller: Caller,
-    JsonBody(request): JsonBody<CreateRequest>,
+    JsonFields(request): JsonFields<CreateRequest>,
 ) -> ApiResult<Json<Value>> {
     let compiled = lifecycle::create(&app.endpoint_parts(), &caller, request).await?;
     managed(&app, &compiled).await
@@ -64,7 +64,7 @@ pub async fn patch_endpoint(
     State(app): State<AppState>,
     caller: Caller,
     Path(slug): Path<String>,
-    JsonBody(patch): JsonBody<PatchRequest>,
+    JsonFields(patch): JsonFields<PatchRequest>,
 ) -> ApiResult<Json<Value>> {
     let compiled = lifecycle::update(&app.endpoint_parts(), &caller, &slug, patch).await?;
     managed(&app, &compiled).await
