@@ -3,18 +3,24 @@
 //!
 //! # Layout
 //! - `model`: the stored [`Endpoint`] and its enums.
+//! - `json_text`: JSON values of a record kept as their compact text.
 //! - `view`: the public record and the catalog envelope, current and legacy forms.
 //! - `registry`: the write-through in-memory index over the store, with compiled schemas.
 //! - `schema`: JSON Schema compilation and violations with JSON pointers.
+//! - `search`: what `q` searches, and its trigram index.
 //! - `seed`: the catalogued endpoints loaded from `fixtures/` on first start.
 
+mod json_text;
 mod model;
 mod registry;
 mod schema;
+mod search;
 mod seed;
 mod view;
 
-pub use model::{Capabilities, Endpoint, HandlerType, Owner, PricingMode, RuntimeLimits, Status};
+pub use model::{
+    Capabilities, Endpoint, HandlerType, JsonText, Owner, PricingMode, RuntimeLimits, Status,
+};
 pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 pub use schema::{example_for_schema, input_from_query, Violation};
 pub use seed::{seed_catalog, SeedError};

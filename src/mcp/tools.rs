@@ -438,14 +438,14 @@ fn endpoint_tool(app: &App, compiled: &CompiledEndpoint) -> Value {
         "name": endpoint.slug,
         "title": endpoint.title,
         "description": format!("{} {price}", endpoint.description.trim_end()),
-        "inputSchema": object_schema(&endpoint.input_schema).unwrap_or_else(|| json!({"type": "object"})),
+        "inputSchema": object_schema(&endpoint.input_schema.value()).unwrap_or_else(|| json!({"type": "object"})),
         "annotations": annotations(endpoint),
         "_meta": meta,
     });
     // A paid tool's unpaid answer puts the PaymentRequired in `structuredContent` (x402 MCP
     // transport), which SDK clients would check against a declared `outputSchema`; the schema
     // of its result is published in `_meta` instead.
-    if let Some(output) = object_schema(&endpoint.output_schema) {
+    if let Some(output) = object_schema(&endpoint.output_schema.value()) {
         if endpoint.is_paid() {
             tool["_meta"]["toolhost/outputSchema"] = output;
         } else {

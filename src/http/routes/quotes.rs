@@ -44,8 +44,8 @@ pub async fn quote(
         compiled
             .endpoint
             .example_input
-            .clone()
-            .unwrap_or_else(|| json!({}))
+            .as_ref()
+            .map_or_else(|| json!({}), |e| e.value())
     });
     let charge = app.charge_for(&compiled.endpoint);
     let quote = hosted::create(
