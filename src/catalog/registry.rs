@@ -6,9 +6,10 @@
 //! nodes share a store, each follows the store's change feed and [`Registry::reload`]s what
 //! another node changed.
 //!
-//! The index keeps endpoints in catalog order and by tag, so a page of the catalog (HTTP
-//! `limit`/`cursor`, MCP `tools/list`) costs the page, not the catalog; and a generation that
-//! moves on every change, so a rendered listing can be reused until something changes.
+//! The index keeps endpoints in catalog order, by tag, and by the trigrams of what `q` searches
+//! (`search`), so a page of the catalog (HTTP `limit`/`cursor`, MCP `tools/list`, a search)
+//! costs the page and its matches, not the catalog; and a generation that moves on every
+//! change, so a rendered listing can be reused until something changes.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
