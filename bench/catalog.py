@@ -8,14 +8,17 @@ keep-alive connection (median of `--repeat` runs):
 
 - `GET /ai/endpoints`: the whole catalog (time and size), then revalidated with its ETag (304);
 - one page of 50 (`limit=50`), the page after it (`cursor`), a page filtered by a tag five
-  endpoints carry, and a page searched with `q` for a word one endpoint in a hundred has;
+  endpoints carry, a page searched with `q` for a word one endpoint in a hundred has, and one
+  searched for a word no endpoint has;
 - MCP `tools/list` (`/ai/mcp`): the first page and the one after it;
 - the server's RSS after a restart on the seeded data (at rest: nothing listed or called yet) and after the
   listings, and per endpoint at rest (less the RSS of a server with an empty catalog).
 
 With `--base-bin` the same runs are made against a second binary (the "before"), interleaved
 size by size, so both columns come from one run. A binary that lacks a feature (paging, ETag)
-shows `n/a` for it rather than a number.
+shows `n/a` for it rather than a number. Both binaries are then also started on one copy each
+of the same seeded data, and what they answer to the same listing requests is compared byte
+for byte (`same bytes` at the end: the change must not show).
 
     python3 bench/catalog.py --bin target/release/toolhost [--base-bin OLD] [--sizes 1000,10000]
 """
@@ -76,7 +79,9 @@ def rss_kib(pid):
 class Server:
     def __init__(self, binary, seed_dir, work, data=None):
         self.data = data or tempfile.mkdtemp(dir=work)
-        env = dict(os.environ, RUST_LOG="warn", TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE="0")
+        # A fixed base URL, so servers on different ports render the same URLs.
+        env = dict(os.environ, RUST_LOG="warn", TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE="0",
+                   TOOLHOST_BASE_URL="http://catalog-bench.invalid")
         self.proc = subprocess.Popen(
             [binary, "serve", "--addr", "127.0.0.1:0", "--data", self.data,
              "--seed-dir", seed_dir, "--admin-token", "bench-admin-token"],
@@ -163,6 +168,8 @@ def measure(binary, n, seed_dir, work, repeat):
                               if paged else median_ms(server, repeat, "GET", "/ai/endpoints?tag=rare")[0])
         row["q_page_ms"] = (median_ms(server, repeat, "GET", "/ai/endpoints?q=needle-word&limit=50")[0]
                             if paged else median_ms(server, repeat, "GET", "/ai/endpoints?q=needle-word")[0])
+        row["q_miss_ms"] = (median_ms(server, repeat, "GET", "/ai/endpoints?q=no-such-word&limit=50")[0]
+                            if paged else median_ms(server, repeat, "GET", "/ai/endpoints?q=no-such-word")[0])
         row["mcp_first_ms"], _ = median_ms(server, repeat, "POST", "/ai/mcp", tools_list(), MCP_HEADERS)
         _, _, data, _ = server.request("POST", "/ai/mcp", tools_list(), MCP_HEADERS)
         next_cursor = json.loads(data).get("result", {}).get("nextCursor")
@@ -172,6 +179,33 @@ def measure(binary, n, seed_dir, work, repeat):
     finally:
         server.stop()
     return row
+
+
+# Requests both binaries answer alike (no paging: the before binary may have none).
+SAME_BYTES = ["/ai/endpoints", "/ai/endpoints?form=legacy", "/ai/endpoints?q=needle-word",
+              "/ai/endpoints?q=NEEDLE", "/ai/endpoints?q=ed", "/ai/endpoints?tag=rare",
+              "/ai/endpoints?q=no-such-word", "/ai/endpoints/bench-000007",
+              "/ai/endpoints/bench-000100?form=legacy"]
+
+
+def same_bytes(bins, seed_dir, work):
+    """Seeds once, starts each binary on its own copy of that data and compares answers."""
+    seeding = Server(bins[0][1], seed_dir, work)
+    seeding.stop(keep_data=True)
+    answers = {}
+    for label, binary in bins:
+        data = tempfile.mkdtemp(dir=work)
+        shutil.copytree(seeding.data, data, dirs_exist_ok=True)
+        server = Server(binary, seed_dir, work, data=data)
+        try:
+            answers[label] = [server.request("GET", path)[::2] for path in SAME_BYTES]
+        finally:
+            server.stop()
+    shutil.rmtree(seeding.data, ignore_errors=True)
+    first = answers[bins[0][0]]
+    differ = [path for label, _ in bins[1:] for path, a, b in zip(SAME_BYTES, first, answers[label])
+              if a != b]
+    return differ
 
 
 def empty_rss(binary, work):
@@ -203,6 +237,7 @@ def main():
     work = tempfile.mkdtemp(prefix="toolhost-catalog-bench.")
     bins = [("after", args.bin)] + ([("before", args.base_bin)] if args.base_bin else [])
     rows = []
+    compared = None
     try:
         base_rss = {label: empty_rss(binary, work) for label, binary in bins}
         for n in [int(s) for s in args.sizes.split(",")]:
@@ -213,20 +248,27 @@ def main():
                 row = measure(binary, n, seed_dir, work, args.repeat)
                 row["per_endpoint_kib"] = (row["rss_seeded_mib"] - base_rss[label]) * 1024 / n
                 rows.append((label, n, row))
+            if len(bins) > 1 and not compared:
+                compared = same_bytes(bins, seed_dir, work) or ["none"]
             shutil.rmtree(seed_dir, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("| binary | endpoints | start s | `GET /ai/endpoints` first / again ms | size MB | 304 ms "
-          "| page of 50 ms | next page ms | `tag` page ms | `q` page ms | MCP `tools/list` first / second ms "
+          "| page of 50 ms | next page ms | `tag` page ms | `q` page ms | `q` nothing ms | MCP `tools/list` first / second ms "
           "| RSS at rest / after listing MiB | KiB per endpoint at rest |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, n, r in rows:
         print(f"| {label} | {n:,} | {fmt(r['start_s'])} | {fmt(r['full_first_ms'])} / {fmt(r['full_ms'])} "
               f"| {fmt(r['full_mb'])} | {fmt(r['revalidate_ms'])} | {fmt(r['page_ms'])} | {fmt(r['page2_ms'])} "
-              f"| {fmt(r['tag_page_ms'])} | {fmt(r['q_page_ms'])} | {fmt(r['mcp_first_ms'])} / "
+              f"| {fmt(r['tag_page_ms'])} | {fmt(r['q_page_ms'])} | {fmt(r['q_miss_ms'])} "
+              f"| {fmt(r['mcp_first_ms'])} / "
               f"{fmt(r['mcp_second_ms'])} | {fmt(r['rss_seeded_mib'])} / {fmt(r['rss_after_mib'])} "
               f"| {fmt(r['per_endpoint_kib'])} |")
     print(f"\nidle RSS with an empty catalog: " + ", ".join(f"{k} {v:.1f} MiB" for k, v in base_rss.items()))
+    if compared:
+        print("same bytes from both binaries on one copy each of the same data: "
+              + ("all of " + ", ".join(SAME_BYTES) if compared == ["none"]
+                 else "DIFFER at " + ", ".join(compared)))
 
 
 if __name__ == "__main__":

@@ -4,21 +4,26 @@
 //! # Layout
 //! - `model`: the stored [`Endpoint`] and its enums.
 //! - `grant`: capability requests and the admin's answer (`awaiting_grant`).
+//! - `json_text`: JSON values of a record kept as their compact text.
 //! - `view`: the public record and the catalog envelope, current and legacy forms.
 //! - `registry`: the write-through in-memory index over the store, with compiled schemas.
 //! - `schema`: JSON Schema compilation and violations with JSON pointers.
+//! - `search`: what `q` searches, and its trigram index.
 //! - `seed`: the catalogued endpoints loaded from `fixtures/` on first start.
 
 pub mod grant;
+mod json_text;
 mod model;
 mod registry;
 mod schema;
+mod search;
 mod seed;
 mod view;
 
 pub use grant::{GrantDecision, GrantState};
 pub use model::{
-    Capabilities, Endpoint, HandlerType, Owner, PricingMode, RuntimeLimits, ShownStatus, Status,
+    Capabilities, Endpoint, HandlerType, JsonText, Owner, PricingMode, RuntimeLimits, ShownStatus,
+    Status,
 };
 pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 pub use schema::{example_for_schema, input_from_query, Violation};

@@ -5,5 +5,8 @@ use serde_json::Value;
 use crate::catalog::Endpoint;
 
 pub fn respond(endpoint: &Endpoint) -> Value {
-    endpoint.response.clone().unwrap_or(Value::Null)
+    endpoint
+        .response
+        .as_ref()
+        .map_or(Value::Null, |response| response.value())
 }

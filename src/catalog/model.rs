@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::grant::{self, GrantDecision, GrantState};
+pub use super::json_text::JsonText;
+
 use crate::money::Usd;
 use crate::safety::ContentSafety;
 
@@ -153,8 +154,8 @@ pub struct Endpoint {
     pub handler_type: HandlerType,
     #[serde(default)]
     pub tags: Vec<String>,
-    pub input_schema: Value,
-    pub output_schema: Value,
+    pub input_schema: JsonText,
+    pub output_schema: JsonText,
     /// Capabilities the owner asked for; only `granted` reach the sandbox.
     #[serde(default)]
     pub requested_capabilities: Capabilities,
@@ -178,7 +179,7 @@ pub struct Endpoint {
     pub source: Option<String>,
     /// The fixed response of `static_json` handlers.
     #[serde(default)]
-    pub response: Option<Value>,
+    pub response: Option<JsonText>,
     /// Non-secret environment for `ctx.env`.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -188,7 +189,7 @@ pub struct Endpoint {
     pub allowed_hosts: Option<Vec<String>>,
     /// A request body that passes `input_schema`, shown in the catalog as a copyable example.
     #[serde(default)]
-    pub example_input: Option<Value>,
+    pub example_input: Option<JsonText>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]

@@ -6,9 +6,10 @@
 //! nodes share a store, each follows the store's change feed and [`Registry::reload`]s what
 //! another node changed.
 //!
-//! The index keeps endpoints in catalog order and by tag, so a page of the catalog (HTTP
-//! `limit`/`cursor`, MCP `tools/list`) costs the page, not the catalog; and a generation that
-//! moves on every change, so a rendered listing can be reused until something changes.
+//! The index keeps endpoints in catalog order, by tag, and by the trigrams of what `q` searches
+//! (`search`), so a page of the catalog (HTTP `limit`/`cursor`, MCP `tools/list`, a search)
+//! costs the page and its matches, not the catalog; and a generation that moves on every
+//! change, so a rendered listing can be reused until something changes.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
@@ -17,8 +18,9 @@ use std::sync::{Arc, OnceLock, RwLock};
 use axum::http::StatusCode;
 use serde_json::json;
 
-use super::model::Endpoint;
+use super::model::{Endpoint, JsonText};
 use super::schema::{self, Violation};
+use super::search::{SearchIndex, SearchText};
 use crate::error::{ApiError, ErrorCode};
 use crate::store::{Batch, Store, StoreError, Tree};
 
@@ -32,7 +34,7 @@ pub struct CompiledEndpoint {
     validators: OnceLock<Validators>,
     /// Slug, title, description and tags, lower-cased: what the catalog's `q` searches,
     /// prepared once instead of lower-casing them per endpoint per search.
-    search_fields: Vec<String>,
+    search_text: SearchText,
 }
 
 /// Shared so a large input can be validated on the blocking pool.
@@ -53,10 +55,11 @@ impl CompiledEndpoint {
         };
         let validators = Validators {
             input: Arc::new(
-                schema::compile(&endpoint.input_schema).map_err(invalid("inputSchema"))?,
+                schema::compile(&endpoint.input_schema.value()).map_err(invalid("inputSchema"))?,
             ),
             output: Arc::new(
-                schema::compile(&endpoint.output_schema).map_err(invalid("outputSchema"))?,
+                schema::compile(&endpoint.output_schema.value())
+                    .map_err(invalid("outputSchema"))?,
             ),
         };
         let compiled = Self::load(endpoint);
@@ -68,22 +71,23 @@ impl CompiledEndpoint {
     /// first call, accepting patterns from before they had to be linear-time (run with a
     /// bounded backtracking engine), so an upgrade never stops the server starting.
     fn load(endpoint: Endpoint) -> Self {
-        let search_fields = [&endpoint.slug, &endpoint.title, &endpoint.description]
-            .into_iter()
-            .chain(&endpoint.tags)
-            .map(|field| field.to_lowercase())
-            .collect();
+        let search_text = SearchText::new(
+            [&endpoint.slug, &endpoint.title, &endpoint.description]
+                .into_iter()
+                .chain(&endpoint.tags)
+                .map(String::as_str),
+        );
         Self {
             endpoint,
             validators: OnceLock::new(),
-            search_fields,
+            search_text,
         }
     }
 
     fn validators(&self) -> &Validators {
         self.validators.get_or_init(|| {
-            let compile = |field: &str, schema: &serde_json::Value| {
-                Arc::new(schema::compile_stored(schema).unwrap_or_else(|e| {
+            let compile = |field: &str, schema: &JsonText| {
+                Arc::new(schema::compile_stored(&schema.value()).unwrap_or_else(|e| {
                     // Only a schema stored by a version that checked less, or edited in the
                     // store by hand: it refuses every value rather than accept anything.
                     tracing::error!(slug = %self.endpoint.slug, field, error = %e.message, "a stored schema does not compile; it refuses every value");
@@ -100,14 +104,20 @@ impl CompiledEndpoint {
     /// Whether `needle` (already lower-cased) occurs in the slug, title, description or a tag,
     /// ignoring case.
     pub fn mentions(&self, needle: &str) -> bool {
-        self.search_fields
-            .iter()
-            .any(|field| field.contains(needle))
+        self.search_text.mentions(needle)
     }
 
     /// Where this endpoint sorts in the catalog.
     pub fn position(&self) -> CatalogPosition {
         CatalogPosition::of(&self.endpoint)
+    }
+
+    /// [`position`](Self::position)'s [key](CatalogPosition::key), without copying the slug.
+    fn sort_key(&self) -> (i128, &str) {
+        (
+            self.endpoint.created_at.unix_timestamp_nanos(),
+            &self.endpoint.slug,
+        )
     }
 
     pub fn input_violations(&self, input: &serde_json::Value) -> Vec<Violation> {
@@ -183,6 +193,11 @@ pub struct CatalogPosition {
 }
 
 impl CatalogPosition {
+    /// What positions compare by, borrowed.
+    fn key(&self) -> (i128, &str) {
+        (self.created_at, &self.slug)
+    }
+
     fn of(endpoint: &Endpoint) -> Self {
         Self {
             created_at: endpoint.created_at.unix_timestamp_nanos(),
@@ -219,18 +234,49 @@ pub struct CatalogPage {
 }
 
 /// The in-memory catalog: by slug for calls, in catalog order for listings, by tag for the
-/// `tag` filter. One lock guards all three, so they never disagree.
+/// `tag` filter, by trigram for `q`. One lock guards them all, so they never disagree. Each
+/// endpoint has a slot, a small number that the maps hold instead of the endpoint itself (the
+/// trigram index holds one per trigram).
 #[derive(Default)]
 struct Index {
-    by_slug: HashMap<String, Arc<CompiledEndpoint>>,
-    ordered: BTreeMap<CatalogPosition, Arc<CompiledEndpoint>>,
+    by_slug: HashMap<String, u32>,
+    /// The endpoints by slot; `None`: free, and listed in `free`.
+    slots: Vec<Option<Arc<CompiledEndpoint>>>,
+    free: Vec<u32>,
+    ordered: BTreeMap<CatalogPosition, u32>,
     /// Lower-cased tag → positions of the endpoints carrying it.
     by_tag: HashMap<String, BTreeSet<CatalogPosition>>,
+    search: SearchIndex,
 }
 
 impl Index {
+    fn get(&self, slug: &str) -> Option<&Arc<CompiledEndpoint>> {
+        self.by_slug.get(slug).map(|&slot| self.at(slot))
+    }
+
+    /// The endpoint in a slot the maps hold.
+    fn at(&self, slot: u32) -> &Arc<CompiledEndpoint> {
+        self.slots[slot as usize]
+            .as_ref()
+            .expect("the maps hold only taken slots")
+    }
+
+    /// Adds an endpoint, or replaces the one with its slug (keeping its slot, so only the
+    /// trigrams that changed are indexed again).
     fn insert(&mut self, compiled: Arc<CompiledEndpoint>) {
-        self.remove(&compiled.endpoint.slug);
+        let old = self.unlist(&compiled.endpoint.slug);
+        let slot = match &old {
+            Some((slot, _)) => *slot,
+            None => self.free.pop().unwrap_or_else(|| {
+                self.slots.push(None);
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 endpoints")
+            }),
+        };
+        self.search.insert(
+            slot,
+            &compiled.search_text,
+            old.as_ref().map(|(_, old)| &old.search_text),
+        );
         let position = compiled.position();
         for tag in &compiled.endpoint.tags {
             self.by_tag
@@ -238,13 +284,24 @@ impl Index {
                 .or_default()
                 .insert(position.clone());
         }
-        self.ordered.insert(position, compiled.clone());
-        self.by_slug
-            .insert(compiled.endpoint.slug.clone(), compiled);
+        self.ordered.insert(position, slot);
+        self.by_slug.insert(compiled.endpoint.slug.clone(), slot);
+        self.slots[slot as usize] = Some(compiled);
     }
 
     fn remove(&mut self, slug: &str) -> Option<Arc<CompiledEndpoint>> {
-        let old = self.by_slug.remove(slug)?;
+        let (slot, old) = self.unlist(slug)?;
+        self.search.remove(slot, &old.search_text);
+        self.free.push(slot);
+        Some(old)
+    }
+
+    /// Takes an endpoint out of every map but the trigram index; its slot stays reserved.
+    fn unlist(&mut self, slug: &str) -> Option<(u32, Arc<CompiledEndpoint>)> {
+        let slot = self.by_slug.remove(slug)?;
+        let old = self.slots[slot as usize]
+            .take()
+            .expect("the maps hold only taken slots");
         let position = old.position();
         self.ordered.remove(&position);
         for tag in &old.endpoint.tags {
@@ -256,8 +313,97 @@ impl Index {
                 }
             }
         }
-        Some(old)
+        Some((slot, old))
     }
+
+    /// See [`Registry::search`].
+    fn page(
+        &self,
+        after: Option<&CatalogPosition>,
+        tag: Option<&str>,
+        needle: Option<&str>,
+        limit: usize,
+        keep: impl Fn(&CompiledEndpoint) -> bool,
+    ) -> CatalogPage {
+        let accepts = |c: &CompiledEndpoint| keep(c) && needle.is_none_or(|n| c.mentions(n));
+        let candidates = needle.and_then(|n| self.search.candidates(n));
+        // In catalog order from `after`, as far as checking the index's candidates would go
+        // (all the way without them): a query that many endpoints match fills its page early.
+        let budget = candidates.as_ref().map_or(usize::MAX, Vec::len);
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+        let in_order: Box<dyn Iterator<Item = u32>> = match tag {
+            None => Box::new(
+                self.ordered
+                    .range((from, Bound::Unbounded))
+                    .map(|(_, &s)| s),
+            ),
+            Some(tag) => match self.by_tag.get(&tag.to_lowercase()) {
+                None => Box::new(std::iter::empty()),
+                Some(positions) => Box::new(
+                    positions
+                        .range((from, Bound::Unbounded))
+                        .filter_map(|position| self.ordered.get(position).copied()),
+                ),
+            },
+        };
+        let visited = std::cell::Cell::new(0usize);
+        let scanned = first(
+            in_order
+                .take_while(|_| {
+                    visited.set(visited.get() + 1);
+                    visited.get() <= budget
+                })
+                .map(|slot| self.at(slot))
+                .filter(|c| accepts(c)),
+            limit,
+        );
+        let Some(candidates) =
+            candidates.filter(|_| scanned.next.is_none() && visited.get() > budget)
+        else {
+            return scanned;
+        };
+        // The scan stopped at its budget: the page is among the candidates.
+        let tag = tag.map(str::to_lowercase);
+        let mut found: Vec<&Arc<CompiledEndpoint>> = candidates
+            .into_iter()
+            .map(|slot| self.at(slot))
+            .filter(|c| after.is_none_or(|a| c.sort_key() > a.key()))
+            .filter(|c| {
+                tag.as_ref()
+                    .is_none_or(|t| c.endpoint.tags.iter().any(|x| x.to_lowercase() == *t))
+            })
+            .filter(|c| accepts(c))
+            .collect();
+        let order = |a: &&Arc<CompiledEndpoint>, b: &&Arc<CompiledEndpoint>| {
+            a.sort_key().cmp(&b.sort_key())
+        };
+        // Only the page and the one after it need sorting.
+        if let Some(keep) = limit.checked_add(1).filter(|&n| found.len() > n) {
+            found.select_nth_unstable_by(keep, order);
+            found.truncate(keep);
+        }
+        found.sort_unstable_by(order);
+        first(found.into_iter(), limit)
+    }
+}
+
+/// The first `limit` of `matches` (in catalog order), and where the next page starts if one
+/// more follows.
+fn first<'a>(
+    matches: impl Iterator<Item = &'a Arc<CompiledEndpoint>>,
+    limit: usize,
+) -> CatalogPage {
+    let mut endpoints: Vec<Arc<CompiledEndpoint>> = Vec::new();
+    let mut next = None;
+    for compiled in matches {
+        if endpoints.len() == limit {
+            // One more matches: the page ends at the last one taken.
+            next = endpoints.last().map(|c| c.position());
+            break;
+        }
+        endpoints.push(compiled.clone());
+    }
+    CatalogPage { endpoints, next }
 }
 
 pub struct Registry {
@@ -303,6 +449,7 @@ impl Registry {
                 index.insert(Arc::new(CompiledEndpoint::load(endpoint)));
             }
         }
+        index.search.shrink();
         let mut current = self.write();
         let gone = current
             .by_slug
@@ -335,7 +482,7 @@ impl Registry {
     }
 
     pub fn get(&self, slug: &str) -> Option<Arc<CompiledEndpoint>> {
-        self.read().by_slug.get(slug).cloned()
+        self.read().get(slug).cloned()
     }
 
     pub fn require(&self, slug: &str) -> Result<Arc<CompiledEndpoint>, CatalogError> {
@@ -345,7 +492,12 @@ impl Registry {
 
     /// Every endpoint, oldest first (seed order), then by slug.
     pub fn all(&self) -> Vec<Arc<CompiledEndpoint>> {
-        self.read().ordered.values().cloned().collect()
+        let index = self.read();
+        index
+            .ordered
+            .values()
+            .map(|&slot| index.at(slot).clone())
+            .collect()
     }
 
     /// Up to `limit` endpoints that `keep` accepts, in catalog order after `after` (from the
@@ -358,37 +510,23 @@ impl Registry {
         limit: usize,
         keep: impl Fn(&CompiledEndpoint) -> bool,
     ) -> CatalogPage {
-        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
-        let index = self.read();
-        let candidates: Box<dyn Iterator<Item = &Arc<CompiledEndpoint>>> = match tag {
-            None => Box::new(
-                index
-                    .ordered
-                    .range((from, Bound::Unbounded))
-                    .map(|(_, c)| c),
-            ),
-            Some(tag) => match index.by_tag.get(&tag.to_lowercase()) {
-                None => Box::new(std::iter::empty()),
-                Some(positions) => Box::new(
-                    positions
-                        .range((from, Bound::Unbounded))
-                        .filter_map(|position| index.ordered.get(position)),
-                ),
-            },
-        };
-        let mut endpoints = Vec::new();
-        let mut next = None;
-        for compiled in candidates.filter(|c| keep(c)) {
-            if endpoints.len() == limit {
-                // One more matches: the page ends at the last one taken.
-                next = endpoints
-                    .last()
-                    .map(|c: &Arc<CompiledEndpoint>| c.position());
-                break;
-            }
-            endpoints.push(compiled.clone());
-        }
-        CatalogPage { endpoints, next }
+        self.read().page(after, tag, None, limit, keep)
+    }
+
+    /// [`page`](Self::page), only endpoints that [mention](CompiledEndpoint::mentions)
+    /// `needle` (lower-cased). Through the trigram index when `needle` has three bytes or more:
+    /// the catalog is read in order only as far as checking the index's candidates would cost,
+    /// so a search costs at most about twice its candidates, and a word no endpoint has costs
+    /// nothing. A shorter `needle` is checked endpoint by endpoint in order.
+    pub fn search(
+        &self,
+        after: Option<&CatalogPosition>,
+        tag: Option<&str>,
+        needle: &str,
+        limit: usize,
+        keep: impl Fn(&CompiledEndpoint) -> bool,
+    ) -> CatalogPage {
+        self.read().page(after, tag, Some(needle), limit, keep)
     }
 
     /// Stores a new endpoint; the slug must be free (checked atomically in the store).
@@ -555,9 +693,9 @@ mod tests {
     async fn stored_schemas_compile_on_first_use_and_never_stop_the_start() {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
         let mut lookbehind = endpoint("lookbehind");
-        lookbehind.input_schema = json!({"type": "string", "pattern": "(?<=a)b"});
+        lookbehind.input_schema = json!({"type": "string", "pattern": "(?<=a)b"}).into();
         let mut broken = endpoint("broken");
-        broken.input_schema = json!({"type": 5});
+        broken.input_schema = json!({"type": 5}).into();
         for e in [&lookbehind, &broken] {
             assert!(
                 CompiledEndpoint::compile(e.clone()).is_err(),
@@ -579,5 +717,161 @@ mod tests {
         let broken = registry.get("broken").unwrap();
         assert!(!broken.input_violations(&json!("anything")).is_empty());
         assert!(!broken.input_violations(&json!(5)).is_empty());
+    }
+
+    /// The trigram index answers `q` exactly as checking every endpoint in order would, for
+    /// any catalog, query, tag, filter and page size, as endpoints come, change and go.
+    mod search {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Text from a few letters in both cases, some that change length when lower-cased,
+        /// and separators, so trigrams repeat across endpoints and fields.
+        fn text() -> impl Strategy<Value = String> {
+            proptest::collection::vec(
+                prop::sample::select(vec!["a", "b", "A", "B", "é", "É", "İ", "ß", "-", " ", "ab"]),
+                0..8,
+            )
+            .prop_map(|parts| parts.concat())
+        }
+
+        #[derive(Debug, Clone)]
+        enum Change {
+            Put {
+                slug: u8,
+                at: u8,
+                title: String,
+                description: String,
+                tags: Vec<String>,
+            },
+            Remove {
+                slug: u8,
+            },
+        }
+
+        fn change() -> impl Strategy<Value = Change> {
+            prop_oneof![
+                4 => (0..24u8, 0..4u8, text(), text(), proptest::collection::vec(text(), 0..3))
+                    .prop_map(|(slug, at, title, description, tags)| Change::Put { slug, at, title, description, tags }),
+                1 => (0..24u8).prop_map(|slug| Change::Remove { slug }),
+            ]
+        }
+
+        /// Some slugs with capitals, which their search text has lower-cased.
+        fn name(slug: u8) -> String {
+            let tail = if slug.is_multiple_of(3) { "Ab" } else { "b" };
+            format!("s{slug}-{tail}")
+        }
+
+        fn put(
+            slug: u8,
+            at: u8,
+            title: &str,
+            description: &str,
+            tags: &[String],
+        ) -> Arc<CompiledEndpoint> {
+            let mut e = endpoint(&name(slug));
+            e.title = title.to_owned();
+            e.description = description.to_owned();
+            e.tags = tags.to_vec();
+            e.created_at += time::Duration::seconds(at.into());
+            Arc::new(CompiledEndpoint::load(e))
+        }
+
+        /// Every page of the search, cursor after cursor.
+        fn pages(index: &Index, tag: Option<&str>, needle: &str, limit: usize) -> Vec<String> {
+            let keep = |c: &CompiledEndpoint| !c.endpoint.slug.starts_with("s1");
+            let mut out = Vec::new();
+            let mut after = None;
+            loop {
+                let page = index.page(after.as_ref(), tag, Some(needle), limit, keep);
+                assert!(page.endpoints.len() <= limit);
+                out.extend(page.endpoints.iter().map(|c| c.endpoint.slug.clone()));
+                match page.next {
+                    Some(next) => after = Some(next),
+                    None => return out,
+                }
+            }
+        }
+
+        /// What `q` meant before the index: each endpoint in order, checked.
+        fn scan(index: &Index, tag: Option<&str>, needle: &str) -> Vec<String> {
+            index
+                .ordered
+                .values()
+                .map(|&slot| index.at(slot))
+                .filter(|c| !c.endpoint.slug.starts_with("s1"))
+                .filter(|c| {
+                    tag.is_none_or(|t| {
+                        c.endpoint
+                            .tags
+                            .iter()
+                            .any(|x| x.to_lowercase() == t.to_lowercase())
+                    })
+                })
+                .filter(|c| {
+                    let e = &c.endpoint;
+                    [&e.slug, &e.title, &e.description]
+                        .into_iter()
+                        .chain(&e.tags)
+                        .any(|f| f.to_lowercase().contains(needle))
+                })
+                .map(|c| c.endpoint.slug.clone())
+                .collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn index_answers_as_the_scan(
+                changes in proptest::collection::vec(change(), 1..40),
+                queries in proptest::collection::vec((text(), proptest::option::of(text()), 1..6usize), 1..6),
+            ) {
+                let mut index = Index::default();
+                for change in changes {
+                    match change {
+                        Change::Put { slug, at, title, description, tags } => {
+                            index.insert(put(slug, at, &title, &description, &tags));
+                        }
+                        Change::Remove { slug } => {
+                            index.remove(&name(slug));
+                        }
+                    }
+                    for (q, tag, limit) in &queries {
+                        let needle = q.to_lowercase();
+                        let tag = tag.as_deref();
+                        prop_assert_eq!(pages(&index, tag, &needle, *limit), scan(&index, tag, &needle), "q {:?} tag {:?} limit {}", needle, tag, limit);
+                    }
+                }
+                // Nothing left behind by what was removed or changed.
+                let slugs: Vec<String> = index.by_slug.keys().cloned().collect();
+                for slug in slugs {
+                    index.remove(&slug);
+                }
+                prop_assert!(index.search.is_empty());
+                prop_assert!(index.ordered.is_empty() && index.by_tag.is_empty());
+            }
+        }
+
+        #[test]
+        fn a_word_no_endpoint_has_reads_nothing() {
+            let mut index = Index::default();
+            for i in 0..100 {
+                let description = if i % 4 == 0 {
+                    "Forecast for a city"
+                } else {
+                    "Rain"
+                };
+                index.insert(put(i, 0, "Weather", description, &["geo".into()]));
+            }
+            assert_eq!(index.search.candidates("zebra"), Some(vec![]));
+            assert_eq!(index.search.candidates("cast").map(|c| c.len()), Some(25));
+            assert_eq!(index.search.candidates("ca"), None, "too short: scanned");
+            assert!(index
+                .page(None, None, Some("zebra"), 10, |_| true)
+                .endpoints
+                .is_empty());
+        }
     }
 }

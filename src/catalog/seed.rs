@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::model::{Capabilities, Endpoint, HandlerType, Owner, Status};
+use super::model::{Capabilities, Endpoint, HandlerType, JsonText, Owner, Status};
 use super::registry::{CatalogError, CompiledEndpoint, Registry};
 use crate::config::Quotas;
 use crate::money::Usd;
@@ -215,8 +215,8 @@ pub async fn seed_catalog(
             price_usd: fixture.price_usd,
             handler_type: fixture.handler_type,
             tags: fixture.tags,
-            input_schema: fixture.input_schema,
-            output_schema: fixture.output_schema,
+            input_schema: fixture.input_schema.into(),
+            output_schema: fixture.output_schema.into(),
             requested_capabilities: fixture.capabilities,
             granted_capabilities: fixture.capabilities,
             grant_decision: None,
@@ -225,10 +225,10 @@ pub async fn seed_catalog(
             revision: 0,
             owner: Owner::System,
             source: source_code,
-            response: fixture.response,
+            response: fixture.response.map(JsonText::from),
             env: fixture.env,
             allowed_hosts: None,
-            example_input: Some(fixture.example_input),
+            example_input: Some(fixture.example_input.into()),
             created_at: at,
             updated_at: at,
         };
@@ -237,7 +237,7 @@ pub async fn seed_catalog(
         if let Some(v) = endpoint
             .example_input
             .as_ref()
-            .map(|e| compiled.input_violations(e))
+            .map(|e| compiled.input_violations(&e.value()))
             .filter(|v| !v.is_empty())
         {
             return Err(fixture_error(

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use super::model::{Endpoint, HandlerType, PricingMode, ShownStatus};
+use super::model::{Endpoint, HandlerType, JsonText, PricingMode, ShownStatus};
 use super::registry::{CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 use crate::money::Usd;
 use crate::timestamp::rfc3339;
@@ -52,9 +52,9 @@ pub struct EndpointRecord {
     pub method: &'static str,
     pub tags: Vec<String>,
     #[schema(value_type = Object)]
-    pub input_schema: Value,
+    pub input_schema: JsonText,
     #[schema(value_type = Object)]
-    pub output_schema: Value,
+    pub output_schema: JsonText,
     /// `{}` for built-in handlers; the granted booleans for JS handlers.
     #[schema(value_type = Object)]
     pub capabilities: Value,
@@ -276,20 +276,9 @@ impl CatalogFilter {
         self.tag.is_none() && self.needle.is_none() && self.mode.is_none()
     }
 
-    /// The filters besides `tag`, which [`Registry::page`] applies through its tag index.
-    fn accepts_besides_tag(&self, compiled: &CompiledEndpoint) -> bool {
-        let mode_ok = self
-            .mode
-            .is_none_or(|m| compiled.endpoint.pricing_mode() == m);
-        let q_ok = self
-            .needle
-            .as_deref()
-            .is_none_or(|needle| compiled.mentions(needle));
-        mode_ok && q_ok
-    }
-
     /// Up to `limit` endpoints passing the filter and `keep`, after `after`: through the tag's
-    /// own list when filtering by tag.
+    /// own list when filtering by tag, and the trigram index when searching
+    /// ([`Registry::search`]).
     pub fn page(
         &self,
         catalog: &Registry,
@@ -297,9 +286,14 @@ impl CatalogFilter {
         limit: usize,
         keep: impl Fn(&CompiledEndpoint) -> bool,
     ) -> CatalogPage {
-        catalog.page(after, self.tag.as_deref(), limit, |c| {
-            keep(c) && self.accepts_besides_tag(c)
-        })
+        let tag = self.tag.as_deref();
+        let keep = |c: &CompiledEndpoint| {
+            keep(c) && self.mode.is_none_or(|m| c.endpoint.pricing_mode() == m)
+        };
+        match self.needle.as_deref() {
+            None => catalog.page(after, tag, limit, keep),
+            Some(needle) => catalog.search(after, tag, needle, limit, keep),
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use crate::builders::Caller;
 use crate::catalog::grant;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, GrantDecision, GrantState, HandlerType,
-    Owner, Registry, Status,
+    JsonText, Owner, Registry, Status,
 };
 use crate::config::Config;
 use crate::events::{self, EventKind};
@@ -151,11 +151,11 @@ fn apply_scan(
     let response_text = endpoint
         .response
         .as_ref()
-        .map(Value::to_string)
+        .map(|r| r.as_str().to_owned())
         .unwrap_or_default();
     let schema_texts = [
-        ("inputSchema", schema_text(&endpoint.input_schema)),
-        ("outputSchema", schema_text(&endpoint.output_schema)),
+        ("inputSchema", schema_text(&endpoint.input_schema.value())),
+        ("outputSchema", schema_text(&endpoint.output_schema.value())),
     ];
     let found = safety::scan(scan_targets(
         endpoint,
@@ -264,8 +264,9 @@ pub async fn create(
         tags: request.tags,
         input_schema: request
             .input_schema
-            .unwrap_or_else(|| json!({"type": "object"})),
-        output_schema: request.output_schema.unwrap_or_else(|| json!({})),
+            .unwrap_or_else(|| json!({"type": "object"}))
+            .into(),
+        output_schema: request.output_schema.unwrap_or_else(|| json!({})).into(),
         requested_capabilities: request.capabilities,
         granted_capabilities: if builder.is_some() {
             Default::default()
@@ -279,7 +280,7 @@ pub async fn create(
         revision: 1,
         owner: builder.map_or(Owner::Admin, |b| Owner::Builder(b.id.clone())),
         source: request.source,
-        response: request.response,
+        response: request.response.map(JsonText::from),
         env: request.env,
         example_input: None,
         created_at: now,
@@ -397,20 +398,21 @@ pub async fn update(
         mark("source");
     }
     if let Some(response) = patch.response {
-        ep.response = Some(response);
+        ep.response = Some(response.into());
         mark("response");
     }
+    let response = ep.response.as_ref().map(JsonText::value);
     errors.check(input::handler_fields(
         ep.handler_type,
         ep.source.as_deref(),
-        ep.response.as_ref(),
+        response.as_ref(),
     ));
     if let Some(schema) = patch.input_schema {
-        ep.input_schema = schema;
+        ep.input_schema = schema.into();
         mark("inputSchema");
     }
     if let Some(schema) = patch.output_schema {
-        ep.output_schema = schema;
+        ep.output_schema = schema.into();
         mark("outputSchema");
     }
     if let Some(tags) = patch.tags {

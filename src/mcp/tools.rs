@@ -361,7 +361,7 @@ pub(super) fn resolve(app: &App, name: &str) -> Option<Tool> {
 /// arguments, so they have none to check).
 pub(super) fn input_schema(app: &App, name: &str) -> Option<Value> {
     match resolve(app, name)? {
-        Tool::Endpoint(compiled) => Some(compiled.endpoint.input_schema.clone()),
+        Tool::Endpoint(compiled) => Some(compiled.endpoint.input_schema.value()),
         Tool::Service(_) => None,
     }
 }
@@ -449,14 +449,14 @@ fn endpoint_tool(app: &App, compiled: &CompiledEndpoint) -> Value {
         "name": endpoint.slug,
         "title": endpoint.title,
         "description": format!("{} {price}", endpoint.description.trim_end()),
-        "inputSchema": object_schema(&endpoint.input_schema).unwrap_or_else(|| json!({"type": "object"})),
+        "inputSchema": object_schema(&endpoint.input_schema.value()).unwrap_or_else(|| json!({"type": "object"})),
         "annotations": annotations(endpoint),
         "_meta": meta,
     });
     // A paid tool's unpaid answer puts the PaymentRequired in `structuredContent` (x402 MCP
     // transport), which SDK clients would check against a declared `outputSchema`; the schema
     // of its result is published in `_meta` instead.
-    if let Some(output) = object_schema(&endpoint.output_schema) {
+    if let Some(output) = object_schema(&endpoint.output_schema.value()) {
         if endpoint.is_paid() {
             tool["_meta"]["toolhost/outputSchema"] = output;
         } else {

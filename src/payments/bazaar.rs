@@ -13,7 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::catalog::Endpoint;
+use crate::catalog::{Endpoint, JsonText};
 
 /// The extension's key in `extensions`.
 pub const BAZAAR: &str = "bazaar";
@@ -42,7 +42,10 @@ pub fn declaration(endpoint: &Endpoint, transport: Transport) -> Option<Value> {
 
 fn build(endpoint: &Endpoint, transport: Transport) -> Value {
     let input_schema = embeddable(&endpoint.input_schema);
-    let example = endpoint.example_input.clone().unwrap_or_else(|| json!({}));
+    let example = endpoint
+        .example_input
+        .as_ref()
+        .map_or_else(|| json!({}), JsonText::value);
     let (info_input, schema_input) = match transport {
         Transport::Http => (
             json!({"type": "http", "method": "POST", "bodyType": "json", "body": example}),
@@ -111,8 +114,8 @@ fn build(endpoint: &Endpoint, transport: Transport) -> Value {
 /// An endpoint schema as a subschema of the declaration: without its own `$schema` and `$id`,
 /// which name a document (and a draft) that a nested schema is not; facilitators refuse
 /// declarations whose `$id` points elsewhere.
-fn embeddable(schema: &Value) -> Value {
-    let mut schema = schema.clone();
+fn embeddable(schema: &JsonText) -> Value {
+    let mut schema = schema.value();
     if let Some(object) = schema.as_object_mut() {
         object.remove("$schema");
         object.remove("$id");

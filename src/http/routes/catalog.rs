@@ -147,10 +147,10 @@ pub async fn get_endpoint(
     if !endpoint.is_listed() && !manager {
         return Err(crate::catalog::CatalogError::NotFound(slug).into());
     }
-    let body = endpoint
-        .example_input
-        .clone()
-        .unwrap_or_else(|| example_for_schema(&endpoint.input_schema));
+    let body = endpoint.example_input.as_ref().map_or_else(
+        || example_for_schema(&endpoint.input_schema.value()),
+        |e| e.value(),
+    );
     let url = app.urls.tool(&endpoint.slug);
     let curl = format!(
         "curl -sS -X POST '{url}' -H 'Content-Type: application/json' -d '{}'",

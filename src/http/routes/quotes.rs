@@ -45,8 +45,8 @@ pub async fn quote(
         compiled
             .endpoint
             .example_input
-            .clone()
-            .unwrap_or_else(|| json!({}))
+            .as_ref()
+            .map_or_else(|| json!({}), |e| e.value())
     });
     let charge = app.charge_for(&compiled.endpoint, Transport::Http);
     let quote = hosted::create(

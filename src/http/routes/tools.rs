@@ -38,7 +38,7 @@ pub async fn invoke_get(
         url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
             .into_owned()
             .collect();
-    let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema, pairs);
+    let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema.value(), pairs);
     let mut call = Call::new(Method::GET, input, headers);
     call.test = test.check(&compiled.endpoint)?;
     let answer = pipeline::call(&app, &compiled, &call).await;
