@@ -60,6 +60,15 @@ if ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed" 
   cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed"
 fi
 
+# tests/openapi: schemathesis, pinned by tests/openapi/requirements.txt, in its own venv.
+openapi_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/openapi"
+if ! cmp -s "$openapi_dir/requirements.txt" "$openapi_dir/.venv/requirements.installed" 2>/dev/null; then
+  echo "setup: Python venv for tests/openapi"
+  python3 -m venv "$openapi_dir/.venv"
+  "$openapi_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$openapi_dir/requirements.txt"
+  cp "$openapi_dir/requirements.txt" "$openapi_dir/.venv/requirements.installed"
+fi
+
 # tests/types: TypeScript (npm `typescript`, pinned by package-lock.json), to type-check the
 # project's handlers against web/toolhost.d.ts. Reinstalled only when the lock changes.
 types_dir="$(dirname "$0")/../tests/types"

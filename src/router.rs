@@ -59,10 +59,11 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::receipts::get_receipt))
         .routes(routes!(routes::safety::policy))
         .routes(routes!(mcp::transport::post))
-        // Undocumented on purpose: they exist only to answer 405 the way MCP clients expect.
+        // Every other method (GET and DELETE included: MCP clients try them) answers 405 with
+        // `Allow: POST`, the one the document lists.
         .route(
             "/ai/mcp",
-            get(mcp::transport::method_not_allowed).delete(mcp::transport::method_not_allowed),
+            axum::routing::MethodRouter::new().fallback(mcp::transport::method_not_allowed),
         )
         .routes(routes!(
             routes::payments::issue_credit,
@@ -89,7 +90,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
 
 pub fn build_router(app: AppState) -> Router {
     let (router, document) = api_routes().split_for_parts();
-    let document = std::sync::Arc::new(document);
+    let document = std::sync::Arc::new(openapi::complete(document));
     let timeout = Deadline {
         limit: app.config.limits.request_timeout,
         settlement: crate::payments::recovery::settlement_bound(&app.config),
