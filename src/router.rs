@@ -131,9 +131,18 @@ pub fn build_router(app: AppState) -> Router {
         .with_state(app)
 }
 
+/// The answer of `GET /healthz`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+struct Health {
+    /// Always true.
+    ok: bool,
+    /// The server's version.
+    version: &'static str,
+}
+
 /// `GET /healthz`: the process is up and the store answers.
-#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Healthy"), (status = 503, description = "Store unavailable", body = crate::error::ErrorBody)))]
-async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Healthy", body = Health), (status = 503, description = "Store unavailable", body = crate::error::ErrorBody)))]
+async fn health(State(app): State<AppState>) -> Result<Json<Health>, ApiError> {
     app.store
         .get(crate::store::Tree::Meta, b"health")
         .await
@@ -144,9 +153,10 @@ async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, 
                 e.to_string(),
             )
         })?;
-    Ok(Json(
-        serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")}),
-    ))
+    Ok(Json(Health {
+        ok: true,
+        version: env!("CARGO_PKG_VERSION"),
+    }))
 }
 
 async fn not_found(request: Request) -> ApiError {

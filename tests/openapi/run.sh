@@ -31,6 +31,8 @@ fi
 
 TOOLHOST_ADMIN_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 export TOOLHOST_ADMIN_TOKEN
+# Created here, not by the background job's redirection, which may come after the first read.
+: >"$data/server.log"
 "$bin" serve --addr 127.0.0.1:0 --data "$data/store" >"$data/server.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
