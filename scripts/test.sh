@@ -4,8 +4,9 @@
 # node, tests/api/chain.rs, the store conformance suite on sled and a throwaway PostgreSQL, and
 # three toolhost nodes on one PostgreSQL, tests/api/cluster.rs), the fuzz targets for a bounded
 # time (scripts/fuzz.sh), the API suite once more on PostgreSQL, the JS handler tests, the
-# handler type checks (tests/types), the MCP client suites (tests/mcp/run.sh), and the dashboard
-# and guide in headless Chromium (tests/browser/run.sh). CI runs exactly this (.ci/run).
+# handler type checks (tests/types), the MCP client suites (tests/mcp/run.sh), schemathesis
+# against the OpenAPI document (tests/openapi/run.sh), and the dashboard and guide in headless
+# Chromium (tests/browser/run.sh). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -30,4 +31,6 @@ bash tests/mcp/run.sh
 # The dashboard and the guide in headless Chromium, against the server binary just built.
 cargo build -p toolhost --locked
 TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/browser/run.sh
+# The OpenAPI document against what the server does (schemathesis, every check).
+TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/openapi/run.sh
 echo "scripts/test.sh: all tests passed in $(( $(date +%s) - started ))s"

@@ -129,6 +129,24 @@ impl Serialize for Usd {
     }
 }
 
+/// The OpenAPI schema of a [`Usd`] amount in a request: a JSON number from 0 with at most
+/// 6 decimals that fits the atomic-unit counter.
+pub fn usd_schema() -> utoipa::openapi::schema::Object {
+    usd_schema_builder().minimum(Some(0)).build()
+}
+
+/// [`usd_schema`] above zero (a credit grant, a conversion amount).
+pub fn positive_usd_schema() -> utoipa::openapi::schema::Object {
+    usd_schema_builder().exclusive_minimum(Some(0)).build()
+}
+
+fn usd_schema_builder() -> utoipa::openapi::schema::ObjectBuilder {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Number)
+        .multiple_of(Some(1.0 / UNITS_PER_USD as f64))
+        .maximum(Some(u64::MAX as f64 / UNITS_PER_USD as f64))
+}
+
 impl<'de> Deserialize<'de> for Usd {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let n = serde_json::Number::deserialize(d)?;

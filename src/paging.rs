@@ -21,8 +21,10 @@ const MAX_SCANNED: usize = 5_000;
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// `nextCursor` of the previous page.
+    #[param(pattern = "^[0-9a-fA-F]{32}$")]
     pub cursor: Option<String>,
     /// Items per page, 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<usize>,
 }
 

@@ -62,10 +62,11 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::receipts::get_receipt))
         .routes(routes!(routes::safety::policy))
         .routes(routes!(mcp::transport::post))
-        // Undocumented on purpose: they exist only to answer 405 the way MCP clients expect.
+        // Every other method (GET and DELETE included: MCP clients try them) answers 405 with
+        // `Allow: POST`, the one the document lists.
         .route(
             "/ai/mcp",
-            get(mcp::transport::method_not_allowed).delete(mcp::transport::method_not_allowed),
+            axum::routing::MethodRouter::new().fallback(mcp::transport::method_not_allowed),
         )
         .routes(routes!(
             routes::payments::issue_credit,
@@ -92,7 +93,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
 
 pub fn build_router(app: AppState) -> Router {
     let (router, document) = api_routes().split_for_parts();
-    let document = std::sync::Arc::new(document);
+    let document = std::sync::Arc::new(openapi::complete(document));
     let timeout = Deadline {
         limit: app.config.limits.request_timeout,
         settlement: crate::payments::recovery::settlement_bound(&app.config),
@@ -133,9 +134,18 @@ pub fn build_router(app: AppState) -> Router {
         .with_state(app)
 }
 
+/// The answer of `GET /healthz`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+struct Health {
+    /// Always true.
+    ok: bool,
+    /// The server's version.
+    version: &'static str,
+}
+
 /// `GET /healthz`: the process is up and the store answers.
-#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Healthy"), (status = 503, description = "Store unavailable", body = crate::error::ErrorBody)))]
-async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Healthy", body = Health), (status = 503, description = "Store unavailable", body = crate::error::ErrorBody)))]
+async fn health(State(app): State<AppState>) -> Result<Json<Health>, ApiError> {
     app.store
         .get(crate::store::Tree::Meta, b"health")
         .await
@@ -146,9 +156,10 @@ async fn health(State(app): State<AppState>) -> Result<Json<serde_json::Value>, 
                 e.to_string(),
             )
         })?;
-    Ok(Json(
-        serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")}),
-    ))
+    Ok(Json(Health {
+        ok: true,
+        version: env!("CARGO_PKG_VERSION"),
+    }))
 }
 
 async fn not_found(request: Request) -> ApiError {

@@ -32,6 +32,19 @@ pub fn since_cutoff(text: Option<&str>, default: &str) -> ApiResult<OffsetDateTi
     Ok(OffsetDateTime::now_utc() - since_param(text, default)?)
 }
 
+/// What [`parse_since`] accepts, for the OpenAPI document: a positive count with each unit up to
+/// its most that stays within ten years. Leading zeros, also accepted, are left out (a pattern
+/// allowing them could not bound the value).
+pub const SINCE_PATTERN: &str =
+    "^([1-9][0-9]{0,7}s|[1-9][0-9]{0,5}m|[1-9][0-9]{0,3}h|[1-9][0-9]{0,2}d|[1-9][0-9]?w)$";
+
+pub fn since_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .pattern(Some(SINCE_PATTERN))
+        .build()
+}
+
 /// Parses `<n><unit>` with unit `s`, `m`, `h`, `d` or `w` (`30s`, `15m`, `7d`, `2w`); `n` ≥ 1,
 /// at most ten years in all.
 fn parse_since(text: &str) -> Option<Duration> {
@@ -78,6 +91,19 @@ mod tests {
             "é",
         ] {
             assert_eq!(parse_since(bad), None, "{bad}");
+        }
+    }
+
+    /// What the document's pattern allows parses: the largest count of each unit.
+    #[test]
+    fn since_pattern_is_within_the_parser() {
+        let pattern = regex::Regex::new(SINCE_PATTERN).unwrap();
+        for most in ["99999999s", "999999m", "9999h", "999d", "99w", "1s"] {
+            assert!(pattern.is_match(most), "{most}");
+            assert!(parse_since(most).is_some(), "{most}");
+        }
+        for outside in ["0d", "07d", "1000d", "7y", "d", ""] {
+            assert!(!pattern.is_match(outside), "{outside}");
         }
     }
 

@@ -35,14 +35,77 @@ impl PayerInfo {
     }
 }
 
+// The OpenAPI patterns of what `validate` accepts: Rust's whitespace (what `trim` removes)
+// around a run without control characters whose ends are not whitespace.
+macro_rules! ws {
+    () => {
+        r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+    };
+}
+macro_rules! control {
+    () => {
+        r"\x00-\x1f\x7f-\x9f"
+    };
+}
+const NAME_PATTERN: &str = concat!(
+    "^[",
+    ws!(),
+    "]*[^",
+    ws!(),
+    control!(),
+    "]([^",
+    control!(),
+    "]{0,78}[^",
+    ws!(),
+    control!(),
+    "])?[",
+    ws!(),
+    "]*$"
+);
+const CONTACT_PATTERN: &str = concat!(
+    "^[",
+    ws!(),
+    "]*([^",
+    ws!(),
+    control!(),
+    "]([^",
+    control!(),
+    "]{0,198}[^",
+    ws!(),
+    control!(),
+    "])?)?[",
+    ws!(),
+    "]*$"
+);
+
+fn name_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(NAME_PATTERN))
+        .build()
+}
+
+fn contact_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .pattern(Some(CONTACT_PATTERN))
+        .build()
+}
+
 /// The body of `POST /ai/builders/register` and `POST /ai/admin/builders`.
 #[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RegisterRequest {
-    /// Display name, 1 to 80 characters.
+    /// Display name, 1 to 80 characters without control characters once surrounding
+    /// whitespace is trimmed.
+    #[schema(schema_with = name_schema)]
     pub name: String,
-    /// How to reach the builder (email, URL), up to 200 characters. Never shown publicly.
+    /// How to reach the builder (email, URL), up to 200 characters without control characters
+    /// once trimmed. Never shown publicly.
     #[serde(default)]
+    #[schema(schema_with = contact_schema)]
     pub contact: Option<String>,
 }
 
@@ -278,6 +341,44 @@ pub async fn rotate_key(
 mod tests {
     use super::*;
     use crate::store::SledStore;
+
+    /// The OpenAPI patterns say exactly what `validate` accepts, at the edges of its rules.
+    #[test]
+    fn document_patterns_match_validation() {
+        let name = regex::Regex::new(NAME_PATTERN).unwrap();
+        let contact = regex::Regex::new(CONTACT_PATTERN).unwrap();
+        let long = |n| "x".repeat(n);
+        let samples = [
+            String::new(),
+            " ".into(),
+            "a".into(),
+            " \t a b \u{3000}".into(),
+            "a\u{1c}".into(),
+            "\u{1c}a".into(),
+            "a\u{85}".into(),
+            "a\nb".into(),
+            "\u{200b}".into(),
+            long(80),
+            format!("  {}\n", long(80)),
+            long(81),
+            long(200),
+            long(201),
+        ];
+        for sample in samples {
+            let name_ok = validate(RegisterRequest {
+                name: sample.clone(),
+                contact: None,
+            })
+            .is_ok();
+            assert_eq!(name.is_match(&sample), name_ok, "name {sample:?}");
+            let contact_ok = validate(RegisterRequest {
+                name: "a".into(),
+                contact: Some(sample.clone()),
+            })
+            .is_ok();
+            assert_eq!(contact.is_match(&sample), contact_ok, "contact {sample:?}");
+        }
+    }
 
     fn request(name: &str) -> RegisterRequest {
         RegisterRequest {

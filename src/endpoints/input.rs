@@ -34,13 +34,15 @@ pub struct SafetyAttestation {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateRequest {
-    /// Lowercase letters, digits and hyphens, 3 to 64 characters; unique.
+    /// Lowercase letters, digits and hyphens, 3 to 64 characters, not starting or ending with
+    /// a hyphen; unique.
+    #[schema(pattern = "^(?!create$)[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$")]
     pub slug: String,
     pub title: String,
     #[serde(default)]
     pub description: String,
     /// 0, or at least 0.001.
-    #[schema(value_type = f64)]
+    #[schema(schema_with = crate::money::usd_schema)]
     pub price_usd: Usd,
     /// Optional; must agree with the price when given.
     #[serde(default)]
@@ -95,7 +97,7 @@ pub struct CreateRequest {
 pub struct PatchRequest {
     pub title: Option<String>,
     pub description: Option<String>,
-    #[schema(value_type = Option<f64>)]
+    #[schema(schema_with = crate::money::usd_schema, nullable)]
     pub price_usd: Option<Usd>,
     pub pricing_mode: Option<PricingMode>,
     pub source: Option<String>,
@@ -224,6 +226,11 @@ pub(super) fn slug(slug: &str) -> Result<(), FieldError> {
             "slug",
             "slug must be 3 to 64 lowercase letters, digits or hyphens, not starting or ending with a hyphen",
         ));
+    }
+    // `/ai/endpoints/create` is the create route: an endpoint of that slug could not be read,
+    // changed or deleted at `/ai/endpoints/{slug}` (the literal route answers 405 there).
+    if slug == "create" {
+        return Err(invalid("slug", "slug `create` is reserved"));
     }
     Ok(())
 }
@@ -409,6 +416,7 @@ mod tests {
             "a b",
             &"a".repeat(65),
             "émoji",
+            "create",
         ] {
             assert!(slug(bad).is_err(), "{bad}");
         }

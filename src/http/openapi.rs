@@ -1,5 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the route annotations (`#[utoipa::path]`).
 
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::RefOr;
 use utoipa::OpenApi;
 
 #[derive(OpenApi)]
@@ -26,4 +28,142 @@ pub fn base_document() -> utoipa::openapi::OpenApi {
     let mut doc = BaseDocument::openapi();
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
     doc
+}
+
+/// For each path parameter, the literal segments another route has in its place
+/// (`/ai/endpoints/create` beside `/ai/endpoints/{slug}`): the router sends those to the literal
+/// route, so they are not values of the parameter.
+fn shadowed_values(
+    doc: &utoipa::openapi::OpenApi,
+) -> std::collections::HashMap<(String, String), Vec<String>> {
+    let mut shadowed: std::collections::HashMap<(String, String), Vec<String>> = Default::default();
+    let split = |path: &str| path.split('/').map(str::to_owned).collect::<Vec<_>>();
+    for templated in doc.paths.paths.keys() {
+        let segments = split(templated);
+        for (i, segment) in segments.iter().enumerate() {
+            let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+                continue;
+            };
+            for other in doc.paths.paths.keys() {
+                let others = split(other);
+                let literal = &others.get(i).cloned().unwrap_or_default();
+                let same_elsewhere = others.len() == segments.len()
+                    && (0..segments.len()).all(|j| j == i || segments[j] == others[j]);
+                let plain = !literal.is_empty()
+                    && literal
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+                if same_elsewhere && plain {
+                    shadowed
+                        .entry((templated.clone(), name.to_owned()))
+                        .or_default()
+                        .push(literal.clone());
+                }
+            }
+        }
+    }
+    shadowed
+}
+
+/// The refusals of [`crate::http::extract::JsonBody`], which every route with a JSON body can
+/// answer before its handler runs; added here once rather than to every annotation.
+const BODY_REFUSALS: [(&str, &str); 4] = [
+    (
+        "400",
+        "Malformed JSON (`malformed_json`) or an unreadable body",
+    ),
+    ("413", "Body too large (`body_too_large`)"),
+    ("415", "Content-Type is not JSON (`unsupported_media_type`)"),
+    (
+        "422",
+        "JSON of the wrong shape (`invalid_body`) or an invalid field",
+    ),
+];
+
+/// Completes the document of the routes where the derive cannot see what the server does:
+/// - each operation with a request body also documents the body refusals it does not describe
+///   itself ([`BODY_REFUSALS`]);
+/// - no parameter's schema allows `null` (the derive writes one for every `Option` field, but a
+///   query string, a header or a path segment cannot carry a JSON null);
+/// - a path parameter excludes the literal segments another route takes in its place, and its
+///   operations document the 405 that literal route answers for their method
+///   (`GET /ai/endpoints/create`).
+pub fn complete(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    let shadowed = shadowed_values(&doc);
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.post,
+            &mut item.put,
+            &mut item.patch,
+            &mut item.delete,
+        ];
+        for operation in operations.into_iter().flatten() {
+            let mut is_shadowed = false;
+            for parameter in operation.parameters.iter_mut().flatten() {
+                let Some(RefOr::T(Schema::Object(schema))) = parameter.schema.as_mut() else {
+                    continue;
+                };
+                without_null(schema);
+                let literals = shadowed.get(&(path.clone(), parameter.name.clone()));
+                if let Some(literals) = literals.filter(|_| schema.pattern.is_none()) {
+                    schema.pattern = Some(format!("^(?!({})$)", literals.join("|")));
+                    is_shadowed = true;
+                }
+            }
+            if is_shadowed {
+                document_error(
+                    operation,
+                    "405",
+                    "The path names another route's literal segment (`method_not_allowed`)",
+                );
+            }
+            // A route that documents its own 415 but no 422 reads its body itself (MCP).
+            let responses = &operation.responses.responses;
+            let own_reader = responses.contains_key("415") && !responses.contains_key("422");
+            if operation.request_body.is_some() && !own_reader {
+                for (status, description) in BODY_REFUSALS {
+                    document_error(operation, status, description);
+                }
+            }
+        }
+    }
+    doc
+}
+
+fn without_null(schema: &mut utoipa::openapi::schema::Object) {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    if let SchemaType::Array(types) = &schema.schema_type {
+        let types: Vec<Type> = types
+            .iter()
+            .filter(|t| **t != Type::Null)
+            .cloned()
+            .collect();
+        schema.schema_type = match types.as_slice() {
+            [one] => SchemaType::Type(one.clone()),
+            _ => SchemaType::from_iter(types),
+        };
+    }
+}
+
+/// Documents an `ErrorBody` answer with `status` unless the operation already describes one.
+fn document_error(
+    operation: &mut utoipa::openapi::path::Operation,
+    status: &str,
+    description: &str,
+) {
+    let error = utoipa::openapi::content::ContentBuilder::new()
+        .schema(Some(utoipa::openapi::Ref::from_schema_name("ErrorBody")))
+        .build();
+    operation
+        .responses
+        .responses
+        .entry(status.to_owned())
+        .or_insert_with(|| {
+            utoipa::openapi::ResponseBuilder::new()
+                .description(description)
+                .content("application/json", error)
+                .build()
+                .into()
+        });
 }

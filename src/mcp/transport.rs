@@ -51,14 +51,14 @@ enum Item {
 /// MCP over Streamable HTTP: JSON-RPC requests answered as JSON or SSE; notifications 202.
 #[utoipa::path(post, path = "/ai/mcp", tag = "mcp",
     params(
-        ("MCP-Protocol-Version" = Option<String>, Header, description = "2026-07-28 (equal to the request's _meta protocol version), 2025-11-25, 2025-06-18 or 2025-03-26 (assumed when absent and the request has no _meta protocol version)"),
+        ("MCP-Protocol-Version" = Option<String>, Header, pattern = "^(2026-07-28|2025-11-25|2025-06-18|2025-03-26)$", description = "2026-07-28 (equal to the request's _meta protocol version), 2025-11-25, 2025-06-18 or 2025-03-26 (assumed when absent and the request has no _meta protocol version)"),
         ("Mcp-Method" = Option<String>, Header, description = "2026-07-28: the body's method (required on requests)"),
         ("Mcp-Name" = Option<String>, Header, description = "2026-07-28: the body's params.name for tools/call (required when it has one)"),
         ("Accept" = Option<String>, Header, description = "application/json and/or text/event-stream; JSON unless only text/event-stream is accepted"),
     ),
-    request_body(content = Object, description = "One JSON-RPC 2.0 message: under 2026-07-28 server/discover, tools/list or tools/call with the protocol version and client capabilities in params._meta; under older revisions initialize, ping, tools/list, tools/call or a notification. A batch array is accepted under 2025-03-26 only."),
+    request_body(content = serde_json::Value, description = "One JSON-RPC 2.0 message: under 2026-07-28 server/discover, tools/list or tools/call with the protocol version and client capabilities in params._meta; under older revisions initialize, ping, tools/list, tools/call or a notification. A batch array is accepted under 2025-03-26 only."),
     responses(
-        (status = 200, description = "JSON-RPC response (application/json), or a text/event-stream of progress notifications and the response", body = Object),
+        (status = 200, description = "JSON-RPC response (application/json; an array of them for a batch), or a text/event-stream of progress notifications and the response", body = serde_json::Value),
         (status = 202, description = "Notification or response accepted; no body"),
         (status = 400, description = "Parse error, invalid message, batch under 2025-06-18 or later, unsupported protocol version (-32022), headers disagreeing with the body (-32020), or a 2026-07-28 request without its _meta envelope (-32602); JSON-RPC error object", body = Object),
         (status = 403, description = "Origin not allowed; JSON-RPC error object", body = Object),
@@ -87,7 +87,8 @@ pub async fn post(
 /// A refusal of the transport: HTTP status, JSON-RPC code, message.
 struct Refusal(StatusCode, i64, String);
 
-/// `GET` (server-initiated stream) and `DELETE` (session end): neither exists without sessions.
+/// Any method but POST, e.g. `GET` (server-initiated stream) and `DELETE` (session end):
+/// neither exists without sessions.
 pub async fn method_not_allowed() -> Response {
     let mut response = refuse(
         StatusCode::METHOD_NOT_ALLOWED,

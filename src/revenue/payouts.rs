@@ -123,7 +123,7 @@ pub struct PayoutSettings {
     #[serde(default)]
     pub asset: Option<String>,
     /// Smallest packet to create, in USD.
-    #[schema(value_type = f64)]
+    #[schema(schema_with = crate::money::usd_schema)]
     pub minimum_usd: Usd,
 }
 

@@ -1,6 +1,6 @@
 //! `/healthz`, `/metrics` and the request id: what an operator watches.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::util::TestServer;
 
@@ -35,6 +35,56 @@ async fn metrics_count_requests_by_route_and_status() {
         "{text}"
     );
     assert!(text.contains(r#"route="/tools/{slug}""#), "{text}");
+}
+
+/// Parameters are documented where the server reads them: a path parameter is a segment of
+/// its path (a query struct without `parameter_in = Query` came out as a required path
+/// parameter), none can be `null`, and a path parameter excludes a literal route's segment
+/// (`/ai/endpoints/create`), whose 405 its operations document. Every JSON body documents the
+/// body refusals (413, 415). Found by tests/openapi/run.sh (schemathesis).
+#[tokio::test]
+async fn openapi_parameters_and_body_refusals_are_exact() {
+    let server = TestServer::start().await;
+    let (_, doc) = server.get("/openapi.json").await;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let empty = vec![];
+            let parameters = operation["parameters"].as_array().unwrap_or(&empty);
+            for parameter in parameters {
+                let name = parameter["name"].as_str().unwrap();
+                let place = parameter["in"].as_str().unwrap();
+                assert_eq!(
+                    place == "path",
+                    path.contains(&format!("{{{name}}}")),
+                    "{method} {path}: {name} is documented in {place}"
+                );
+                let types = &parameter["schema"]["type"];
+                assert!(
+                    !types.as_array().is_some_and(|t| t.contains(&json!("null"))),
+                    "{method} {path}: {name} may be null"
+                );
+            }
+            if operation.get("requestBody").is_some() {
+                for status in ["413", "415"] {
+                    assert!(
+                        operation["responses"].get(status).is_some(),
+                        "{method} {path} does not document {status}"
+                    );
+                }
+            }
+        }
+    }
+    let record = &doc["paths"]["/ai/endpoints/{slug}"];
+    for method in ["get", "patch", "delete"] {
+        let slug = record[method]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "slug")
+            .unwrap();
+        assert_eq!(slug["schema"]["pattern"], "^(?!(create)$)", "{method}");
+        assert!(record[method]["responses"].get("405").is_some(), "{method}");
+    }
 }
 
 /// Every route the service mounts is documented, and every documented path is really mounted.

@@ -422,10 +422,18 @@ async fn the_2026_revision_checks_param_headers_of_builder_tools() {
     assert_eq!(legacy["isError"], false);
 }
 
+/// Every method but POST is 405 with `Allow: POST`, the one method the OpenAPI document lists
+/// (OPTIONS and PUT once answered with the router's own `Allow: POST,GET,HEAD,DELETE`).
 #[tokio::test]
 async fn get_and_delete_are_405() {
     let server = TestServer::start().await;
-    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+    for method in [
+        reqwest::Method::GET,
+        reqwest::Method::DELETE,
+        reqwest::Method::OPTIONS,
+        reqwest::Method::PUT,
+        reqwest::Method::HEAD,
+    ] {
         let response = server
             .client
             .request(method.clone(), server.url(MCP))

@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::app::AppState;
 use crate::builders::identity::{self, BuilderRecord, PayerInfo, RegisterRequest};
@@ -14,13 +14,26 @@ use crate::http::extract::JsonBody;
 use crate::payments::{self, Charge, Offer, ResourceInfo};
 use crate::receipts::PaymentMethod;
 
-fn issued(record: BuilderRecord, key: String) -> Json<Value> {
-    Json(json!({
-        "ok": true,
-        "builder": record,
-        "builderKey": key,
-        "note": "Store the builder key now: it is shown once and only its hash is kept. Send it as X-Builder-Key.",
-    }))
+/// A builder record with its new key: the answer of key rotation and admin onboarding, and of
+/// registration with its `receipt` added.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Issued {
+    /// Always true.
+    ok: bool,
+    builder: BuilderRecord,
+    /// The key, shown this once; send it as `X-Builder-Key`.
+    builder_key: String,
+    note: &'static str,
+}
+
+fn issued(record: BuilderRecord, key: String) -> Json<Issued> {
+    Json(Issued {
+        ok: true,
+        builder: record,
+        builder_key: key,
+        note: "Store the builder key now: it is shown once and only its hash is kept. Send it as X-Builder-Key.",
+    })
 }
 
 /// Register as a builder: requires an x402 payment of the registration fee or a developer
@@ -36,6 +49,7 @@ fn issued(record: BuilderRecord, key: String) -> Json<Value> {
         (status = 400, description = "Malformed payment header", body = ErrorBody),
         (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = Object),
         (status = 422, description = "Invalid name or contact", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
     ))]
 pub async fn register(
     State(app): State<AppState>,
@@ -87,7 +101,8 @@ pub async fn register(
         },
     };
     let (record, key) = identity::register(app.store.as_ref(), request, payer).await?;
-    let Json(mut body) = issued(record, key);
+    let Json(issued) = issued(record, key);
+    let mut body = serde_json::to_value(issued).map_err(ApiError::internal)?;
     body["receipt"] = serde_json::to_value(receipt).map_err(ApiError::internal)?;
     let mut response = Json(body).into_response();
     response.headers_mut().extend(settled.headers);
@@ -98,13 +113,13 @@ pub async fn register(
 /// from then on).
 #[utoipa::path(post, path = "/ai/builders/keys/rotate", tag = "builders",
     responses(
-        (status = 200, description = "The new key, shown once", body = Object),
+        (status = 200, description = "The new key, shown once", body = Issued),
         (status = 401, description = "No valid builder key (unknown, or revoked: `builder_key_revoked`)", body = ErrorBody),
     ))]
 pub async fn rotate_key(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Issued>> {
     let (record, key) = identity::rotate_key(app.store.as_ref(), &builder).await?;
     Ok(issued(record, key))
 }
@@ -113,7 +128,7 @@ pub async fn rotate_key(
 #[utoipa::path(post, path = "/ai/admin/builders", tag = "admin",
     request_body = RegisterRequest,
     responses(
-        (status = 200, description = "Created; the builder key is shown once", body = Object),
+        (status = 200, description = "Created; the builder key is shown once", body = Issued),
         (status = 401, description = "No valid admin token", body = ErrorBody),
         (status = 422, description = "Invalid name or contact", body = ErrorBody),
     ))]
@@ -121,7 +136,7 @@ pub async fn admin_create_builder(
     State(app): State<AppState>,
     _admin: Admin,
     JsonBody(request): JsonBody<RegisterRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Issued>> {
     let (record, key) = identity::register(app.store.as_ref(), request, PayerInfo::Admin).await?;
     Ok(issued(record, key))
 }

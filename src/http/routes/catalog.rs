@@ -21,19 +21,24 @@ use crate::paging;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct CatalogQuery {
     /// Only endpoints carrying this tag (case-insensitive).
     tag: Option<String>,
     /// Case-insensitive text search over slug, title, description and tags.
     q: Option<String>,
     /// `free_public_utility` or `fixed_price_success_receipt`.
+    #[param(value_type = Option<PricingMode>)]
     pricing_mode: Option<String>,
     /// `legacy` for the older form without content-safety fields.
+    #[param(pattern = "^(current|legacy)$")]
     form: Option<String>,
     /// Records per page, 1 to 200. With `limit` or `cursor` the answer is one page and carries
     /// `nextCursor`; without either, every matching endpoint.
+    #[param(minimum = 1, maximum = 200)]
     limit: Option<usize>,
     /// `nextCursor` of the previous page.
+    #[param(pattern = "^[A-Za-z0-9_-]+$")]
     cursor: Option<String>,
 }
 
@@ -121,8 +126,10 @@ pub async fn list_endpoints(
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RecordQuery {
     /// `legacy` for the older form without content-safety fields.
+    #[param(pattern = "^(current|legacy)$")]
     form: Option<String>,
 }
 
@@ -131,7 +138,7 @@ pub struct RecordQuery {
 /// held for review, which are not found for everyone else.
 #[utoipa::path(get, path = "/ai/endpoints/{slug}", tag = "catalog",
     params(("slug" = String, Path, description = "Endpoint slug"), RecordQuery),
-    responses((status = 200, description = "Endpoint record", body = Object), (status = 401, description = "Credential sent but not valid", body = ErrorBody), (status = 404, description = "No such endpoint", body = ErrorBody)))]
+    responses((status = 200, description = "Endpoint record", body = Object), (status = 400, description = "Bad `form`", body = ErrorBody), (status = 401, description = "Credential sent but not valid", body = ErrorBody), (status = 404, description = "No such endpoint", body = ErrorBody)))]
 pub async fn get_endpoint(
     State(app): State<AppState>,
     caller: Option<Caller>,

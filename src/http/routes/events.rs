@@ -16,12 +16,15 @@ use crate::paging::PageRequest;
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
     /// How far back: `<n>` and a unit `s`, `m`, `h`, `d` or `w` (default `7d`).
+    #[param(schema_with = crate::timestamp::since_schema)]
     since: Option<String>,
     /// Only events of this endpoint.
     endpoint_slug: Option<String>,
     /// `nextCursor` of the previous page.
+    #[param(pattern = "^[0-9a-fA-F]{32}$")]
     cursor: Option<String>,
     /// Items per page, 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     limit: Option<usize>,
 }
 

@@ -17,11 +17,11 @@ use crate::payments::credits;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreditRequest {
     /// Amount in USD, up to 6 decimals.
-    #[schema(value_type = f64)]
+    #[schema(schema_with = crate::money::positive_usd_schema)]
     amount_usd: Usd,
     /// When the grant stops being spendable (RFC 3339).
     #[serde(default, with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, format = DateTime)]
     expires_at: Option<OffsetDateTime>,
     #[serde(default)]
     note: Option<String>,

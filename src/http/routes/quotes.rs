@@ -30,7 +30,12 @@ pub struct QuoteRequest {
 /// All-in quote for a hosted endpoint: price, fees, total, expiry, `quoteId`, the exact x402
 /// requirements and the handoff (URL, method, headers).
 #[utoipa::path(post, path = "/ai/quote", tag = "quotes", request_body = QuoteRequest,
-    responses((status = 200, description = "Quote", body = Object), (status = 404, description = "No such endpoint", body = ErrorBody)))]
+    responses(
+        (status = 200, description = "Quote", body = Object),
+        (status = 401, description = "A credential sent but not valid", body = ErrorBody),
+        (status = 404, description = "No such endpoint", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
+    ))]
 pub async fn quote(
     State(app): State<AppState>,
     caller: Option<Caller>,
@@ -72,7 +77,7 @@ pub struct ConversionRequest {
     start_asset: String,
     /// USD to arrive with; defaults to the service's price.
     #[serde(default)]
-    #[schema(value_type = Option<f64>)]
+    #[schema(schema_with = crate::money::usd_schema, nullable)]
     amount: Option<Usd>,
 }
 
@@ -81,7 +86,9 @@ pub struct ConversionRequest {
 #[utoipa::path(post, path = "/ai/conversion/quote", tag = "quotes", request_body = ConversionRequest,
     responses(
         (status = 200, description = "Conversion route", body = Object),
+        (status = 401, description = "A credential sent but not valid", body = ErrorBody),
         (status = 404, description = "No such service", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
         (status = 422, description = "`unknown_network` or `unknown_asset`", body = ErrorBody),
     ))]
 pub async fn conversion_quote(
@@ -131,6 +138,7 @@ pub struct ExternalQuoteRequest {
         (status = 200, description = "Normalized requirements", body = Object),
         (status = 403, description = "`ssrf_refused`: the URL resolves to an internal address", body = ErrorBody),
         (status = 422, description = "Invalid URL or method, `not_payment_required`, unknown network or asset", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
         (status = 502, description = "The seller could not be reached or its 402 is unreadable", body = ErrorBody),
     ))]
 pub async fn external_quote(

@@ -15,8 +15,10 @@ use crate::revenue::payouts::{self, PayoutSettings};
 use crate::revenue::{all_sales, report, sales_of, with_standing, Collection};
 
 #[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RevenueQuery {
     /// How far back: `<n>` and a unit `s`, `m`, `h`, `d` or `w` (default `30d`).
+    #[param(schema_with = crate::timestamp::since_schema)]
     since: Option<String>,
 }
 
@@ -179,6 +181,7 @@ pub async fn create_payout(
 #[serde(deny_unknown_fields)]
 pub struct MarkPaid {
     /// The payout transaction hash (0x + 64 hex).
+    #[schema(pattern = "^0x[0-9a-fA-F]{64}$")]
     transaction: String,
 }
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Checks that /openapi.json says exactly what the server does: starts the server binary on a
+# free loopback port with a throw-away data dir and an admin token, seeds a builder, two
+# endpoints (one the builder's, one the admin's), a secret and a developer credit, then runs
+# schemathesis (PyPI, pinned in requirements.txt) against the live document with every check,
+# sending the admin token and the builder key, and a bounded number of examples per operation.
+# Any response the document does not describe (status, content type, body shape), any
+# schema-valid request refused, any schema-invalid one accepted, any 5xx fails the run.
+# Needs `bash scripts/setup.sh` first (.venv).
+#   TOOLHOST_BIN             server binary to use (default: build and use target/debug/toolhost)
+#   OPENAPI_MAX_EXAMPLES     examples per operation and phase (default 30)
+set -euo pipefail
+
+# Generated load from one loopback address: the per-client limit on anonymous writes would throttle it.
+export TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE=0
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+st=$here/.venv/bin/schemathesis
+[ -x "$st" ] || { echo "openapi tests: $st missing; run scripts/setup.sh" >&2; exit 1; }
+
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+bin=${TOOLHOST_BIN:-}
+if [ -z "$bin" ]; then
+  (cd "$root" && cargo build --locked -q -p toolhost --bin toolhost)
+  # A private copy: a shared CARGO_TARGET_DIR may be rebuilt by another checkout meanwhile.
+  cp "${CARGO_TARGET_DIR:-$root/target}/debug/toolhost" "$data/toolhost"
+  bin=$data/toolhost
+fi
+
+TOOLHOST_ADMIN_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+export TOOLHOST_ADMIN_TOKEN
+# Created here, not by the background job's redirection, which may come after the first read.
+: >"$data/server.log"
+"$bin" serve --addr 127.0.0.1:0 --data "$data/store" >"$data/server.log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
+
+url=""
+for _ in $(seq 1 100); do
+  url=$(sed -n 's/^toolhost listening on \(http:[^ ]*\)$/\1/p' "$data/server.log" | head -n 1)
+  [ -n "$url" ] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$data/server.log" >&2; echo "openapi tests: server did not start" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$data/server.log" >&2; echo "openapi tests: server did not report its address" >&2; exit 1; }
+echo "openapi tests: server at $url"
+
+# POST a JSON body and print the answer; any non-2xx stops the run.
+post() {
+  curl -fsS -X POST "$url$1" -H 'Content-Type: application/json' "${@:3}" -d "$2"
+}
+admin=(-H "X-Admin-Token: $TOOLHOST_ADMIN_TOKEN")
+key=$(post /ai/admin/builders '{"name":"Schema Builder","contact":"schema@example.com"}' "${admin[@]}" |
+  "$here/.venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["builderKey"])')
+builder=(-H "X-Builder-Key: $key")
+post /ai/endpoints/create '{"slug":"echo-js","title":"Echo","priceUsd":0,
+  "source":"export default async (req) => ({echo: req.body})",
+  "inputSchema":{"type":"object","properties":{"text":{"type":"string","maxLength":50}}},
+  "safetyAttestation":{"accepted":true}}' "${builder[@]}" >/dev/null
+post /ai/endpoints/create '{"slug":"fixed-answer","title":"Fixed","priceUsd":0,
+  "response":{"answer":42}}' "${admin[@]}" >/dev/null
+post /ai/endpoints/echo-js/secrets '{"set":{"API_TOKEN":"s3cret"}}' "${builder[@]}" >/dev/null
+# A developer credit on every request, so paid calls and the paid registration get past 402.
+credit=$(post /ai/admin/credits '{"amountUsd":1000}' "${admin[@]}" |
+  "$here/.venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["credit"]["token"])')
+
+# The admin token, the builder key and the credit on every request: the admin reaches every
+# route past its credential check, the builder key is what the builder-only routes read.
+run() {
+  "$st" --config-file "$here/schemathesis.toml" run "$url/openapi.json" \
+    --header "X-Admin-Token: $TOOLHOST_ADMIN_TOKEN" \
+    --header "X-Builder-Key: $key" \
+    --header "X-Developer-Credit: $credit" \
+    --max-examples "${OPENAPI_MAX_EXAMPLES:-30}" \
+    --seed 1 \
+    --workers 2 \
+    --request-timeout 20 \
+    --no-color \
+    "$@"
+}
+status=0
+started=$SECONDS
+cd "$data"  # schemathesis keeps its example database in the working directory
+# Key rotation revokes the key every other request sends, so it runs alone, last.
+run --exclude-path /ai/builders/keys/rotate "$@" || status=$?
+run --include-path /ai/builders/keys/rotate --phases examples,coverage,fuzzing "$@" || status=$?
+echo "openapi tests: schemathesis took $((SECONDS - started))s"
+if [ "$status" -ne 0 ]; then
+  echo "openapi tests: FAILED (server log tail below)" >&2
+  tail -n 20 "$data/server.log" >&2
+fi
+exit "$status"
