@@ -20,31 +20,13 @@ st=$here/.venv/bin/schemathesis
 [ -x "$st" ] || { echo "openapi tests: $st missing; run scripts/setup.sh" >&2; exit 1; }
 
 data=$(mktemp -d)
-trap 'rm -rf "$data"' EXIT
-bin=${TOOLHOST_BIN:-}
-if [ -z "$bin" ]; then
-  (cd "$root" && cargo build --locked -q -p toolhost --bin toolhost)
-  # A private copy: a shared CARGO_TARGET_DIR may be rebuilt by another checkout meanwhile.
-  cp "${CARGO_TARGET_DIR:-$root/target}/debug/toolhost" "$data/toolhost"
-  bin=$data/toolhost
-fi
-
+pid=""
+trap '[ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }; rm -rf "$data"' EXIT
 TOOLHOST_ADMIN_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 export TOOLHOST_ADMIN_TOKEN
-# Created here, not by the background job's redirection, which may come after the first read.
-: >"$data/server.log"
-"$bin" serve --addr 127.0.0.1:0 --data "$data/store" >"$data/server.log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
-
-url=""
-for _ in $(seq 1 100); do
-  url=$(sed -n 's/^toolhost listening on \(http:[^ ]*\)$/\1/p' "$data/server.log" | head -n 1)
-  [ -n "$url" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$data/server.log" >&2; echo "openapi tests: server did not start" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$url" ] || { cat "$data/server.log" >&2; echo "openapi tests: server did not report its address" >&2; exit 1; }
+# shellcheck source=../lib/serve.sh
+source "$root/tests/lib/serve.sh"
+serve_toolhost "openapi tests" "$root" "$data"
 echo "openapi tests: server at $url"
 
 # POST a JSON body and print the answer; any non-2xx stops the run.
