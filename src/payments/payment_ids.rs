@@ -110,21 +110,32 @@ impl Use {
 
     /// Whether the id may be used for this call, replayed, or is refused (409).
     pub async fn lookup(&self, store: &dyn Store) -> Result<Lookup, ApiError> {
-        let Some(bytes) = store.get(Tree::PaymentIds, &self.key).await? else {
-            return Ok(Lookup::Free { previous: None });
-        };
-        let record: Record = serde_json::from_slice(&bytes)
-            .map_err(|e| StoreError::Corrupt(format!("payment id record: {e}")))?;
-        let same = record.payment_sha256 == self.payment_sha256
-            && record.request_sha256 == self.request_sha256;
-        match record.answer {
-            Some(answer) if same => Ok(Lookup::Replay(answer)),
-            Some(_) => Err(conflict()),
-            None if !held(store, &record).await? => Ok(Lookup::Free {
-                previous: Some(bytes),
-            }),
-            None if same => Err(in_progress()),
-            None => Err(conflict()),
+        loop {
+            let Some(bytes) = store.get(Tree::PaymentIds, &self.key).await? else {
+                return Ok(Lookup::Free { previous: None });
+            };
+            let record: Record = serde_json::from_slice(&bytes)
+                .map_err(|e| StoreError::Corrupt(format!("payment id record: {e}")))?;
+            let same = record.payment_sha256 == self.payment_sha256
+                && record.request_sha256 == self.request_sha256;
+            match record.answer {
+                Some(answer) if same => return Ok(Lookup::Replay(answer)),
+                Some(_) => return Err(conflict()),
+                None if held(store, &record).await? => {
+                    return Err(if same { in_progress() } else { conflict() })
+                }
+                // Its claim is gone: the call died (a stale record), or it answered between
+                // the two reads (the answer and the spent nonce are one write). Only a record
+                // that is still the same when read again is stale.
+                None => {
+                    if store.get(Tree::PaymentIds, &self.key).await?.as_deref() == Some(&bytes[..])
+                    {
+                        return Ok(Lookup::Free {
+                            previous: Some(bytes),
+                        });
+                    }
+                }
+            }
         }
     }
 
