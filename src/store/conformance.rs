@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::time::timeout;
 
 use super::pg_cluster::PgCluster;
-use super::{Batch, Change, PgOptions, PgStore, SledStore, Store, StoreError, Tree};
+use super::{Batch, Change, PgOptions, PgStore, SledStore, Store, StoreError, StoreResult, Tree};
 
 type Shared = Arc<dyn Store>;
 
@@ -606,6 +606,21 @@ async fn scan_bounds_beyond_the_prefix(s: Shared) {
     assert!(rev("").await.is_empty());
 }
 
+/// The one claimant whose batch applied; every other must have lost on its first condition.
+async fn only_winner(tasks: Vec<tokio::task::JoinHandle<(usize, StoreResult<()>)>>) -> usize {
+    let mut winners = Vec::new();
+    for task in tasks {
+        let (i, result) = task.await.unwrap();
+        match result {
+            Ok(()) => winners.push(i),
+            Err(StoreError::ConditionFailed(0)) => {}
+            Err(e) => panic!("claimant {i}: {e}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "winners: {winners:?}");
+    winners[0]
+}
+
 async fn concurrent_claims_have_exactly_one_winner(s: Shared) {
     const CLAIMANTS: usize = 32;
     let tasks: Vec<_> = (0..CLAIMANTS)
@@ -629,17 +644,8 @@ async fn concurrent_claims_have_exactly_one_winner(s: Shared) {
             })
         })
         .collect();
-    let mut winners = Vec::new();
-    for task in tasks {
-        let (i, result) = task.await.unwrap();
-        match result {
-            Ok(()) => winners.push(i),
-            Err(StoreError::ConditionFailed(0)) => {}
-            Err(e) => panic!("claimant {i}: {e}"),
-        }
-    }
-    assert_eq!(winners.len(), 1, "winners: {winners:?}");
-    let winner = format!("r-{}", winners[0]);
+    let winner = only_winner(tasks).await;
+    let winner = format!("r-{winner}");
     assert_eq!(
         get(&s, Tree::Nonces, b"nonce").await,
         Some(winner.clone().into_bytes())
@@ -752,26 +758,17 @@ async fn single_key_batches_keep_their_conditions(s: Shared) {
             })
         })
         .collect();
-    let mut winners = Vec::new();
-    for task in tasks {
-        let (i, result) = task.await.unwrap();
-        match result {
-            Ok(()) => winners.push(i),
-            Err(StoreError::ConditionFailed(0)) => {}
-            Err(e) => panic!("claimant {i}: {e}"),
-        }
-    }
-    assert_eq!(winners.len(), 1, "winners: {winners:?}");
+    let winner = only_winner(tasks).await;
     assert_eq!(
         get(&s, Tree::Nonces, b"race").await,
-        Some(winners[0].to_string().into_bytes())
+        Some(winner.to_string().into_bytes())
     );
     let receipts = s
         .scan_prefix(Tree::Receipts, b"race-", None, 100)
         .await
         .unwrap();
-    let expected: Vec<String> = (winners[0] % 2 == 1)
-        .then(|| format!("race-{}", winners[0]))
+    let expected: Vec<String> = (winner % 2 == 1)
+        .then(|| format!("race-{winner}"))
         .into_iter()
         .collect();
     assert_eq!(strings(receipts), expected);
