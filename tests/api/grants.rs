@@ -169,16 +169,13 @@ async fn an_endpoint_waits_unlisted_for_its_grant_and_the_owner_sees_the_answer(
         )
         .await;
     assert_error(status, &body, 403, "test_call_not_allowed");
-    let response = server
-        .client
-        .post(server.url("/tools/counter"))
-        .header("x-builder-key", &key)
-        .header("x-toolhost-test", "1")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = crate::util::read(response).await;
+    let (status, _, body) = crate::test_calls::post(
+        &server,
+        "/tools/counter",
+        &[("x-builder-key", &key), ("x-toolhost-test", "1")],
+        json!({}),
+    )
+    .await;
     assert_error(status, &body, 503, "awaiting_grant");
 
     // Its owner sees it with what is missing.
@@ -289,16 +286,16 @@ async fn an_endpoint_waits_unlisted_for_its_grant_and_the_owner_sees_the_answer(
         )
         .await;
     assert_error(status, &body, 403, "test_call_not_allowed");
-    let response = server
-        .client
-        .post(server.url("/tools/counter"))
-        .header("x-admin-token", crate::util::ADMIN_TOKEN)
-        .header("x-toolhost-test", "1")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = crate::util::read(response).await;
+    let (status, _, body) = crate::test_calls::post(
+        &server,
+        "/tools/counter",
+        &[
+            ("x-admin-token", crate::util::ADMIN_TOKEN),
+            ("x-toolhost-test", "1"),
+        ],
+        json!({}),
+    )
+    .await;
     assert_eq!((status.as_u16(), &body["n"]), (200, &json!(1)), "{body}");
     let (status, body) = decide(&server, As::Admin, "counter", json!({"decision": "grant"})).await;
     assert_eq!(

@@ -19,7 +19,7 @@ fn paid_greeting() -> Value {
 }
 
 /// POSTs `body` to `path` with `headers`: status, whether the answer says it was a test, body.
-async fn post(
+pub(crate) async fn post(
     server: &TestServer,
     path: &str,
     headers: &[(&str, &str)],
