@@ -14,7 +14,11 @@ cd "$(dirname "$0")/.."
 duration=${1:-10}
 connections=${2:-16}
 threads=2
-command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+log() { echo "bench: $*" >&2; }
+die() { log "$*"; exit 1; }
+# shellcheck source=lib/install.sh
+source bench/lib/install.sh
+apt_install_missing wrk:wrk
 profile=${PROFILE:-release}
 cargo build --profile "$profile" -p toolhost --bin toolhost --example x402_bench
 dir=$profile; [ "$profile" = dev ] && dir=debug

@@ -56,7 +56,8 @@ for v in DURATION REPS WARMUP CONNECTIONS THREADS COLD_REPS COLD_N; do
 done
 for g in $COLD_GAP_MS; do [[ $g =~ ^[0-9]+$ ]] || die "COLD_GAP_MS entries must be whole numbers (got $g)"; done
 [ "$REPS" -ge 1 ] && [ "$DURATION" -ge 1 ] || die "REPS and DURATION must be >= 1"
-command -v "$WRK" >/dev/null || die "wrk not found (apt-get install wrk)"
+[ "$WRK" = wrk ] && apt_install_missing wrk:wrk curl:curl
+command -v "$WRK" >/dev/null || die "$WRK not found"
 command -v curl >/dev/null || die "curl not found"
 
 STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)

@@ -69,7 +69,8 @@ WARM_ROUND=$(((ROUNDS * WARM_PCT + 99) / 100))
 [ "$WARM_ROUND" -lt "$ROUNDS" ] || WARM_ROUND=$((ROUNDS - 1))
 case $PAID in x402 | credit | none) ;; *) die "PAID must be x402, credit or none" ;; esac
 case $SANDBOX in workers | in-process) ;; *) die "SANDBOX must be workers or in-process" ;; esac
-command -v "$WRK" >/dev/null || die "wrk not found (apt-get install wrk)"
+[ "$WRK" = wrk ] && apt_install_missing wrk:wrk
+command -v "$WRK" >/dev/null || die "$WRK not found"
 
 STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 build_toolhost

@@ -55,10 +55,7 @@ store_cleanup() {
 trap store_cleanup EXIT
 
 # ---------- tools ----------
-if ! command -v wrk >/dev/null; then
-  log "wrk is missing: apt-get install -y wrk"
-  { apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >&2 || die "could not install wrk (Debian package wrk)"
-fi
+apt_install_missing wrk:wrk
 for t in curl python3 git; do command -v "$t" >/dev/null || die "$t is missing"; done
 
 # ---------- builds ----------

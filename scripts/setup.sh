@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
-# Installs what building and testing toolhost needs on a fresh Debian machine, skipping what is
-# already there. Safe to run repeatedly.
+# Installs what toolhost needs on a fresh Debian machine, skipping what is already there. Safe to
+# run repeatedly.
+#
+#   bash scripts/setup.sh          # building, serving and every test (what scripts/test.sh runs)
+#   bash scripts/setup.sh serve    # building and serving only (what scripts/serve.sh runs): the
+#                                  # compiler toolchain's packages, nothing for the tests
 set -euo pipefail
+mode=${1:-all}
+case $mode in all | serve) ;; *) echo "usage: setup.sh [serve]" >&2; exit 2 ;; esac
 
 need_apt=()
-# chromium: the dashboard and guide tests (tests/browser) drive Debian's Chromium with
-# playwright-core; no browser is downloaded. postgresql: the PostgreSQL store tests start
-# throwaway clusters with its server binaries (src/store/pg_cluster.rs).
-for pkg in build-essential cmake libsimde-dev pkg-config chromium postgresql; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
-done
-# Node with npm (tests/js, tests/mcp, tests/browser), from Debian when missing; a node installed
-# otherwise (e.g. one that bundles npm) is kept. The Python clients' tests (MCP, x402) need a
-# Python that can make a venv.
-command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
-command -v npm >/dev/null 2>&1 || need_apt+=(npm)
-command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
-python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
+need_package() {
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
+  done
+}
+# Building: a C toolchain, cmake and SIMDe for the QuickJS engine's native parts.
+need_package build-essential cmake libsimde-dev pkg-config
+if [ "$mode" = all ]; then
+  # chromium: the dashboard and guide tests (tests/browser) drive Debian's Chromium with
+  # playwright-core; no browser is downloaded. postgresql: the PostgreSQL store tests start
+  # throwaway clusters with its server binaries (src/store/pg_cluster.rs).
+  need_package chromium postgresql
+  # Node with npm (tests/js, tests/mcp, tests/browser), from Debian when missing; a node
+  # installed otherwise (e.g. one that bundles npm) is kept. The Python clients' tests (MCP,
+  # x402) need a Python that can make a venv.
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+  command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+  command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+  python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -28,6 +41,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo is missing; install Rust (rustup) first" >&2
   exit 1
 fi
+[ "$mode" = serve ] && exit 0
 
 js_dir="$(dirname "$0")/../tests/js/x402"
 # The stamp is the lock file the installed tree came from: reinstall only when it changed.

@@ -14,6 +14,8 @@ DENO_VERSION=${DENO_VERSION:-2.9.6}
 
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=install.sh
+source "$BENCH_DIR/lib/install.sh"
 
 # ---------- process cleanup ----------
 # Every server we start is recorded here (pid per line) and stopped on exit.
