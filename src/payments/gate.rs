@@ -711,13 +711,18 @@ pub fn charge_for(
         mime_type: "application/json".into(),
     };
     let mut offer = Offer::new(config, pay_to, resource, endpoint.price_usd);
-    if let Some(declaration) = bazaar::declaration(endpoint, transport) {
-        offer.extensions.insert(BAZAAR.into(), declaration);
+    // Only a paid endpoint's offer is ever shown (a 402, a quote, the discovery list) or paid,
+    // and the `bazaar` declaration parses the endpoint's schemas from their text: a free call,
+    // which also gets here for its receipt's terms, does not build what nobody reads.
+    if endpoint.is_paid() {
+        if let Some(declaration) = bazaar::declaration(endpoint, transport) {
+            offer.extensions.insert(BAZAAR.into(), declaration);
+        }
+        offer.extensions.insert(
+            payment_ids::PAYMENT_IDENTIFIER.into(),
+            payment_ids::declaration(),
+        );
     }
-    offer.extensions.insert(
-        payment_ids::PAYMENT_IDENTIFIER.into(),
-        payment_ids::declaration(),
-    );
     Charge {
         offer,
         purpose: "invocation",
