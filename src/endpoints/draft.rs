@@ -21,9 +21,9 @@ use crate::runtime::{Draft, DraftRun, EndpointRuntime};
 pub struct DraftRequest {
     /// The ES module, as `source` of create: its default export is the handler.
     pub source: String,
-    /// `req.input` (default `{}`). Not checked against any schema.
+    /// `req.input`: any JSON value (default `{}`). Not checked against any schema.
     #[serde(default = "empty_object")]
-    #[schema(value_type = Object)]
+    #[schema(value_type = Value)]
     pub input: Value,
     /// `ctx.env`, with the rules of create's `env`. Nothing else reaches the draft: no secrets.
     #[serde(default)]
@@ -31,6 +31,7 @@ pub struct DraftRequest {
     /// `req.endpoint.slug` (default `draft`): only a label, it gives no access to that
     /// endpoint.
     #[serde(default)]
+    #[schema(pattern = "^(?!create$)[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$")]
     pub slug: Option<String>,
 }
 

@@ -65,7 +65,7 @@ test("a builder creates an endpoint in the editor: compile error at its line, fi
   await page.fill("#ed-description", "Greets whoever it is given.");
   await page.fill("#ed-price", "0");
   await page.fill("#ed-tags", "demo, editor");
-  await page.uncheck("#ed-cap-logs");
+  assert.equal(await page.isChecked("#ed-cap-logs"), false, "a new endpoint requests nothing by default");
   await page.check("#ed-attest");
 
   // A schema that is not JSON is flagged as it is typed, and deploy refuses it locally.
@@ -181,10 +181,14 @@ test("refused fields, content-safety findings and pending grants show at their f
   await page.waitForFunction(() => /Created ed-secretive/.test(document.querySelector("#ed-status").textContent));
   const result = await page.textContent("#ed-result");
   assert.match(result, /awaiting_grant/);
-  assert.match(result, /requested: kv, logs · granted: none · awaiting the admin's grant of kv, logs/);
+  assert.match(result, /requested: kv · granted: none · awaiting the admin's grant of kv/);
   assert.equal((await call("POST", "/tools/ed-secretive", { body: {} })).status, 503);
   await shot(page, "editor-awaiting-grant");
   assert.deepEqual(await accessibilityProblems(page), []);
+  // The open editor fits a 360 px phone: no sideways scrolling.
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true);
+  await shot(page, "editor-phone");
   assert.deepEqual(unexpected(errors), []);
   await page.close();
 });

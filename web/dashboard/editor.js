@@ -62,7 +62,7 @@ async function ensureEditors() {
     highlight,
     keymap.of([indentWithTab]),
     lintGutter(),
-    EditorView.contentAttributes.of({ "aria-labelledby": labelId }),
+    EditorView.contentAttributes.of({ "aria-labelledby": labelId, "aria-describedby": "ed-source-hint" }),
   ];
   editors.language = new Compartment();
   editors.source = new EditorView({
@@ -155,7 +155,9 @@ export async function openEditor(record) {
   setText("inputSchema", pretty(e ? e.inputSchema : STARTER.inputSchema));
   setText("outputSchema", pretty(e ? e.outputSchema : STARTER.outputSchema));
   setText("testInput", pretty(e ? exampleInput(e.inputSchema) : STARTER.testInput));
-  const requested = m ? m.requestedCapabilities || {} : { logs: true };
+  // None by default: a new endpoint that requests nothing is live at once, without a grant
+  // (console and ctx.log do nothing without `logs`).
+  const requested = m ? m.requestedCapabilities || {} : {};
   for (const cap of CAPABILITIES) $(`#ed-cap-${cap}`).checked = Boolean(requested[cap]);
   $("#ed-hosts").value = m && m.allowedHosts ? m.allowedHosts.join(", ") : "";
   $("#ed-env").value = m ? Object.entries(m.env || {}).map(([k, v]) => `${k}=${v}`).join("\n") : "";
