@@ -58,8 +58,17 @@ test("a builder creates an endpoint in the editor: compile error at its line, fi
   const { page, errors } = await signedIn();
   await page.click("#b-new");
   await page.waitForSelector("#ed-source .cm-editor");
-  // Highlighted: the starter source is tokenized by the JavaScript grammar.
+  // Highlighted: the starter source is tokenized by the JavaScript grammar; TypeScript's types
+  // are highlighted as types once the language says TypeScript.
   assert.ok(await page.locator("#ed-source .cm-line span").count() > 5, "the source is highlighted");
+  const colours = (word) => page.locator("#ed-source .cm-line span").evaluateAll((spans, w) => spans.filter((e) => e.textContent === w).map((e) => getComputedStyle(e).color), word);
+  await setCode(page, "#ed-source", "type Name = string;");
+  assert.deepEqual(await colours("type"), [], "`type` is a plain name in JavaScript");
+  await page.selectOption("#ed-lang", "ts");
+  await page.waitForFunction(() => [...document.querySelectorAll("#ed-source .cm-line span")].some((s) => s.textContent === "type"));
+  assert.deepEqual(await colours("type"), ["rgb(207, 34, 46)"], "a keyword in TypeScript");
+  assert.deepEqual(await colours("string"), ["rgb(149, 56, 0)"], "a type name in TypeScript");
+  await page.selectOption("#ed-lang", "js");
   await page.fill("#ed-slug", "ed-greet");
   await page.fill("#ed-title", "Greeter");
   await page.fill("#ed-description", "Greets whoever it is given.");
