@@ -118,6 +118,11 @@ test("a builder creates an endpoint in the editor: compile error at its line, fi
   await page.waitForSelector("#ed-source .cm-lintRange-error");
   await setCode(page, "#ed-source", FIXED);
 
+  // A file for ctx.files, stored with the endpoint.
+  await page.click("#ed-file-add");
+  await page.fill("#ed-file-list li.file.new .file-path", "data/greeting.txt");
+  await page.fill("#ed-file-list li.file.new .file-content", "Hello");
+
   // Deploy: created, live, answering.
   await page.click("#ed-deploy");
   await page.waitForFunction(() => /Created ed-greet/.test(document.querySelector("#ed-status").textContent));
@@ -129,6 +134,10 @@ test("a builder creates an endpoint in the editor: compile error at its line, fi
   assert.equal(live.status, 200);
   assert.equal(live.body.greeting, "Hello, Bo!");
   await page.waitForSelector('#b-endpoints tr[data-slug="ed-greet"]');
+  const stored = await ok("GET", "/ai/endpoints/ed-greet", { headers: { "X-Builder-Key": builderKey } });
+  assert.deepEqual(stored.manage.files, [{ path: "data/greeting.txt", bytes: 5 }]);
+  assert.equal(await page.locator('#ed-file-list li.file.existing[data-path="data/greeting.txt"]').count(), 1, "shown as stored");
+  assert.equal(await page.locator("#ed-file-list li.file.new").count(), 0);
   await shot(page, "editor-deployed");
 
   // Edit and redeploy: the new revision answers; the test call reaches the deployed code.

@@ -462,6 +462,8 @@ async function deploy() {
     $("#ed-attest-row").hidden = true;
     $("#ed-test-call").hidden = false;
     $("#ed-deploy").textContent = "Deploy changes";
+    // The files as stored now: new ones are not sent again by the next deploy.
+    $("#ed-file-list").replaceChildren(...(data.manage.files || []).map(existingFileRow));
     say("#ed-status", `${created ? "Created" : "Deployed"} ${data.endpoint.slug} (revision ${data.manage.revision}).`, "ok");
     $("#ed-result").replaceChildren(deployedView(data));
     onDeployed();
