@@ -105,9 +105,10 @@ async fn only_builders_run_drafts() {
 }
 
 #[tokio::test]
-async fn a_runaway_draft_is_stopped_by_a_calls_time_limit() {
+async fn a_runaway_draft_is_stopped_by_a_calls_limits() {
     let server = TestServer::start_with(|c| {
         c.runtime.pool.default_limits.timeout = Duration::from_millis(500);
+        c.runtime.pool.default_limits.heap_bytes = 32 << 20;
     })
     .await;
     let (_, key) = server.builder("Looper").await;
@@ -126,6 +127,12 @@ async fn a_runaway_draft_is_stopped_by_a_calls_time_limit() {
         "{:?}",
         started.elapsed()
     );
+    // Memory: the heap limit ends it.
+    let hog = "export default async function () { const a = []; for (;;) a.push(new Array(100000).fill('x')); }";
+    let (status, body) = run(&server, As::Builder(&key), &json!({"source": hog})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["run"]["status"], 500, "{body}");
+    assert_eq!(body["run"]["error"]["code"], "resource_limit", "{body}");
     // The pool is fine afterwards.
     let (status, body) = run(
         &server,
@@ -200,6 +207,28 @@ async fn a_draft_cannot_reach_an_endpoints_kv_files_secrets_or_the_network() {
 
     // And it left nothing behind: the endpoint has no invocations.
     assert_eq!(server.handler_runs("vault").await, 0);
+}
+
+#[tokio::test]
+async fn each_draft_runs_in_a_fresh_isolate() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Fresh").await;
+    // The same source twice, and under the same label: nothing a run leaves in its globals is
+    // seen by the next one.
+    let source = "export default async function () { globalThis.runs = (globalThis.runs || 0) + 1; return globalThis.runs; }";
+    for _ in 0..2 {
+        let (status, body) = run(
+            &server,
+            As::Builder(&key),
+            &json!({"source": source, "slug": "same-label"}),
+        )
+        .await;
+        assert_eq!(
+            (status.as_u16(), &body["run"]["body"]),
+            (200, &json!(1)),
+            "{body}"
+        );
+    }
 }
 
 #[tokio::test]
