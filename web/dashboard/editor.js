@@ -52,8 +52,14 @@ export function setupEditor(deployed) {
 
 // ---------------------------------------------------------------- editors
 
-async function ensureEditors() {
-  if (cm) return;
+let loading = null;
+/** Loads CodeMirror and builds the four editors, once (two quick clicks share the one load). */
+function ensureEditors() {
+  loading ||= buildEditors();
+  return loading;
+}
+
+async function buildEditors() {
   cm = await import("./vendor/codemirror.js");
   const { EditorView, basicSetup, keymap, indentWithTab, javascript, json, jsonParseLinter, linter, lintGutter, Compartment } = cm;
   const highlight = cm.syntaxHighlighting(highlightStyle(cm));
@@ -135,7 +141,13 @@ export async function openEditor(record) {
   form.hidden = false;
   $("#b-editor-intro").hidden = true;
   say("#ed-status", "Loading the editor…");
-  await ensureEditors();
+  try {
+    await ensureEditors();
+  } catch (e) {
+    loading = null; // try again on the next open
+    say("#ed-status", `The code editor could not be loaded: ${errorText(e)}`, "error");
+    return;
+  }
   editing = record;
   clearErrors();
   $("#ed-result").replaceChildren();
