@@ -5,8 +5,9 @@
 # three toolhost nodes on one PostgreSQL, tests/api/cluster.rs), the fuzz targets for a bounded
 # time (scripts/fuzz.sh), the API suite once more on PostgreSQL, the JS handler tests, the
 # handler type checks (tests/types), the MCP client suites (tests/mcp/run.sh), schemathesis
-# against the OpenAPI document (tests/openapi/run.sh), and the dashboard and guide in headless
-# Chromium (tests/browser/run.sh). CI runs exactly this (.ci/run).
+# against the OpenAPI document (tests/openapi/run.sh), the vendored CodeMirror bundle against its
+# pins (scripts/vendor-codemirror.sh --check), and the dashboard and guide in headless Chromium
+# (tests/browser/run.sh). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -28,6 +29,8 @@ TOOLHOST_TEST_STORE=postgres cargo test -p toolhost --test api --locked --no-fai
 (cd tests/types && node --test)
 # MCP: the TypeScript and Python SDK clients and the conformance suite against a real server.
 bash tests/mcp/run.sh
+# The dashboard's vendored code editor is what its pinned packages build (scripts/codemirror).
+bash scripts/vendor-codemirror.sh --check
 # The dashboard and the guide in headless Chromium, against the server binary just built.
 cargo build -p toolhost --locked
 TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/browser/run.sh

@@ -5,9 +5,11 @@
 //! # Layout
 //! - `input`: the create and PATCH bodies and per-field checks.
 //! - `files`: per-endpoint handler files (`ctx.files`).
+//! - `draft`: a builder's test run of an unpublished module.
 //! - `lifecycle`: create, update, delete, review and capability grants as plain functions.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
 
+pub mod draft;
 mod error;
 mod files;
 mod input;

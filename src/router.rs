@@ -36,6 +36,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
             routes::endpoints::delete_endpoint
         ))
         .routes(routes!(routes::endpoints::create_endpoint))
+        .routes(routes!(routes::endpoints::run_draft))
         .routes(routes!(
             routes::secrets::list_secrets,
             routes::secrets::change_secrets

@@ -12,11 +12,14 @@
 //! - `run`: [`EndpointRuntime`], one call of an endpoint in the pool, from endpoint and call to
 //!   HTTP status, body and headers.
 //! - `check`: the publish-time check of a module ([`EndpointRuntime::check`]).
+//! - `draft`: a test run of an unpublished module ([`EndpointRuntime::run_draft`]).
 
 mod check;
+mod draft;
 mod fetch;
 pub mod host;
 mod run;
 
 pub use check::{CheckError, CompileFailure};
+pub use draft::{Draft, DraftRun};
 pub use run::{EndpointRuntime, HandlerOutput, HandlerRequest, JsOutcome};

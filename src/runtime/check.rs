@@ -80,7 +80,11 @@ impl EndpointRuntime {
 
 /// The failure as the builder sees it: the engine's position when it has one, else the place
 /// a recognized mistake starts.
-fn describe(source: &str, message: String, position: Option<(u32, u32)>) -> CompileFailure {
+pub(super) fn describe(
+    source: &str,
+    message: String,
+    position: Option<(u32, u32)>,
+) -> CompileFailure {
     let mistake = recognize(source, &message);
     let position = position.or_else(|| mistake.and_then(|(_, needle)| find(source, needle)));
     let source_line = position.and_then(|(line, _)| {

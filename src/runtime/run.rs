@@ -176,25 +176,12 @@ impl EndpointRuntime {
             Err(e) => return failed(e),
         };
         let invocation = sandbox::Invocation {
-            request: request_object(compiled, &call, payment),
+            request: request_object(&compiled.endpoint.slug, &call, payment),
             request_id: call.request_id.to_string(),
             load_only: false,
         };
         let report = self.pool.invoke(&revision.code, invocation).await;
-        let started = OffsetDateTime::now_utc() - report.duration;
-        let lines = report
-            .logs
-            .into_iter()
-            .map(|line| LogLine {
-                level: match line.level {
-                    sandbox::ConsoleLevel::Info => LogLevel::Info,
-                    sandbox::ConsoleLevel::Warn => LogLevel::Warn,
-                    sandbox::ConsoleLevel::Error => LogLevel::Error,
-                },
-                message: line.message,
-                at: started + std::time::Duration::from_millis(line.at_ms),
-            })
-            .collect();
+        let lines = log_lines(report.logs, report.duration);
         let result = match report.result {
             Ok(response) => self.check_output(compiled, response).await,
             Err(e) => {
@@ -275,14 +262,34 @@ pub(super) fn endpoint_code(
     }
 }
 
-/// The handler's `req`.
-fn request_object(compiled: &CompiledEndpoint, call: &HandlerRequest<'_>, payment: Value) -> Value {
+/// A report's console lines as log lines, timed from when the invocation started (`duration`
+/// before now).
+pub(super) fn log_lines(
+    logs: Vec<sandbox::ConsoleLine>,
+    duration: std::time::Duration,
+) -> Vec<LogLine> {
+    let started = OffsetDateTime::now_utc() - duration;
+    logs.into_iter()
+        .map(|line| LogLine {
+            level: match line.level {
+                sandbox::ConsoleLevel::Info => LogLevel::Info,
+                sandbox::ConsoleLevel::Warn => LogLevel::Warn,
+                sandbox::ConsoleLevel::Error => LogLevel::Error,
+            },
+            message: line.message,
+            at: started + std::time::Duration::from_millis(line.at_ms),
+        })
+        .collect()
+}
+
+/// The handler's `req` for a call of the endpoint `slug`.
+pub(super) fn request_object(slug: &str, call: &HandlerRequest<'_>, payment: Value) -> Value {
     json!({
         "input": call.input,
         "method": call.method.as_str(),
         "query": if *call.method == axum::http::Method::GET { call.input.clone() } else { json!({}) },
         "headers": visible_headers(call.headers),
-        "endpoint": { "slug": compiled.endpoint.slug },
+        "endpoint": { "slug": slug },
         "requestId": call.request_id,
         "payment": payment,
     })

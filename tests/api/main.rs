@@ -12,6 +12,7 @@ mod chain;
 mod cli;
 mod cluster;
 mod crash;
+mod drafts;
 mod errors;
 mod fetch;
 mod grants;

@@ -53,12 +53,13 @@ export async function api(path, { method = "GET", body, as, headers = {} } = {})
   return data;
 }
 
-/** Like `api`, but resolves with `{status, headers, data}` for any status (the "try it" panel). */
-export async function raw(path, { method = "GET", body } = {}) {
+/** Like `api`, but resolves with `{status, headers, data}` for any status (the "try it" panel,
+ * the editor's test call). `body` is JSON text. */
+export async function raw(path, { method = "GET", body, headers = {} } = {}) {
   const started = performance.now();
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? { Accept: "application/json" } : { Accept: "application/json", "Content-Type": "application/json" },
+    headers: { Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
     body,
     credentials: "omit",
     cache: "no-store",

@@ -1,12 +1,13 @@
 // toolhost dashboard: the shell. Three tabs (catalog, builder, admin), each a view module set up
 // the first time its tab is shown; the URL hash names the selected tab. Vanilla ES modules, no
-// framework and no build step:
+// framework and no build step (the one bundled file is the vendored code editor):
 //
 //   api.js      the API client and the session-scoped credentials
 //   dom.js      DOM and formatting helpers (`h` builds every node; never innerHTML)
 //   chart.js    the revenue bar chart (SVG)
 //   catalog.js  Catalog tab
-//   builder.js  Builder tab (payouts.js: its payouts section)
+//   builder.js  Builder tab (payouts.js: its payouts section; editor.js: the endpoint editor,
+//               with CodeMirror 6 from vendor/codemirror.js, built by scripts/vendor-codemirror.sh)
 //   admin.js    Admin tab
 
 import { $, debounce } from "./dom.js";

@@ -1,9 +1,11 @@
 // toolhost dashboard, Builder tab: sign-in with a builder key, the builder's endpoints (pause,
-// resume, capability requests), revenue chart, events and logs. Payouts are in payouts.js.
+// resume, edit, capability requests), revenue chart, events and logs. Payouts are in payouts.js,
+// the endpoint editor in editor.js.
 
 import { api, session, missingRoute } from "./api.js";
 import { barChart } from "./chart.js";
 import { loadPayouts, createPayout } from "./payouts.js";
+import { setupEditor, openEditor } from "./editor.js";
 import { $, h, usd, priceLabel, when, errorText, badge, say } from "./dom.js";
 
 const builder = { endpoints: [] };
@@ -26,6 +28,7 @@ export function showBuilder() {
   $("#b-since").addEventListener("change", loadRevenue);
   $("#b-log-slug").addEventListener("change", loadLogs);
   $("#b-payout-create").addEventListener("click", () => createPayout(loadEvents));
+  setupEditor(() => { loadOwnEndpoints(); loadEvents(); });
   if (session.builderKey) enterBuilder(false);
 }
 
@@ -102,7 +105,7 @@ async function loadOwnEndpoints() {
   builder.endpoints = records;
   tbody.replaceChildren(...(records.length
     ? records.map(endpointRow)
-    : [h("tr", {}, h("td", { colspan: "5", class: "muted" }, "No endpoints yet. Create one with POST /ai/endpoints/create (see the guide)."))]));
+    : [h("tr", {}, h("td", { colspan: "5", class: "muted" }, "No endpoints yet. Create one with New endpoint in the editor below (or POST /ai/endpoints/create, see the guide)."))]));
   const select = $("#b-log-slug");
   const current = select.value;
   select.replaceChildren(...records.map((r) => h("option", { value: r.endpoint.slug }, r.endpoint.slug)));
@@ -127,12 +130,17 @@ function endpointRow(record) {
     type: "button", class: "small", "aria-label": `Logs of ${e.slug}`,
     onclick: () => { $("#b-log-slug").value = e.slug; loadLogs(); $("#h-b-logs").scrollIntoView({ block: "start" }); $("#b-log-slug").focus(); },
   }, "Logs");
+  const edit = e.handlerType === "js_request_response" ? h("button", {
+    type: "button", class: "small", "aria-label": `Edit ${e.slug}`,
+    disabled: safety === "rejected",
+    onclick: () => openEditor(record),
+  }, "Edit") : null;
   return h("tr", { dataset: { slug: e.slug } },
     h("th", { scope: "row" }, h("span", { class: "cell-title" }, e.title), h("code", {}, e.slug), capabilityNote(record)),
     h("td", { "data-label": "Status" }, badge(e.status, e.status)),
     h("td", { "data-label": "Price" }, priceLabel(e)),
     h("td", { "data-label": "Content safety" }, badge(safety, safety.replace(/\s+/g, "-"))),
-    h("td", { class: "actions" }, toggle, logs),
+    h("td", { class: "actions" }, toggle, edit, logs),
   );
 }
 

@@ -1,5 +1,5 @@
-//! `POST /ai/endpoints/create`, `PATCH`/`DELETE /ai/endpoints/{slug}`, and the admin's review
-//! and capability-grant routes. `GET /ai/endpoints/{slug}` lives with the catalog and shows the
+//! `POST /ai/endpoints/create`, `PATCH`/`DELETE /ai/endpoints/{slug}`, a builder's test run of
+//! a draft (`POST /ai/builders/drafts/run`), and the admin's review and capability-grant routes. `GET /ai/endpoints/{slug}` lives with the catalog and shows the
 //! owner's view too.
 
 use axum::extract::{Path, State};
@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use crate::app::AppState;
 use crate::builders::Caller;
 use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord, Owner};
+use crate::endpoints::draft::{self, DraftRequest};
 use crate::endpoints::lifecycle;
 use crate::endpoints::{CreateRequest, PatchRequest};
 use crate::error::{ApiResult, ErrorBody};
@@ -45,6 +46,30 @@ pub async fn create_endpoint(
 ) -> ApiResult<Json<Value>> {
     let compiled = lifecycle::create(&app.endpoint_parts(), &caller, request).await?;
     managed(&app, &compiled).await
+}
+
+/// A test run of a draft (builder key): the module runs once with `input` in a throwaway
+/// isolate under a call's limits, with `env` and no capability but `logs` (no kv, files,
+/// secrets or network), and nothing is stored. Answers what a call would have: `run`
+/// `{status, body, headers, logs, durationMs, error?}`, `error` being `{code, message, line,
+/// column, stack}` when the handler failed. Spends an anonymous-write token like a test call.
+#[utoipa::path(post, path = "/ai/builders/drafts/run", tag = "builders",
+    request_body = DraftRequest,
+    params(("X-Builder-Key" = String, Header, description = "Builder key")),
+    responses(
+        (status = 200, description = "Ran: `run` `{status, body, headers, logs, durationMs, error?}`", body = Object),
+        (status = 401, description = "No valid builder key", body = ErrorBody),
+        (status = 422, description = "`invalid_body`, `invalid_field` (`details.errors`), or `compile_error` (`details` `{field, line, column, sourceLine, hint}`)", body = ErrorBody),
+        (status = 429, description = "`rate_limited` (anonymous-write tokens) or `overloaded`", body = ErrorBody),
+    ))]
+pub async fn run_draft(
+    State(app): State<AppState>,
+    BuilderAuth(builder): BuilderAuth,
+    JsonFields(request): JsonFields<DraftRequest>,
+) -> ApiResult<Json<Value>> {
+    crate::rate_limit::anonymous_write()?;
+    let run = draft::run(&app.runtime, &builder.id, request).await?;
+    Ok(Json(json!({ "ok": true, "run": run })))
 }
 
 /// Update an endpoint (owner or admin). `status` pauses or resumes it; `grantedCapabilities`

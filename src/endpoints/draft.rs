@@ -1,0 +1,68 @@
+//! `POST /ai/builders/drafts/run`: a builder's test run of a module before it is published
+//! (the dashboard editor's "Run draft"). The body is checked like a create body's fields, then
+//! the module runs once with the input in a throwaway isolate ([`EndpointRuntime::run_draft`]):
+//! no capability but `logs`, no endpoint's data, nothing stored.
+//!
+//! [`EndpointRuntime::run_draft`]: crate::runtime::EndpointRuntime::run_draft
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::error::EndpointError;
+use super::input::{self, FieldErrors};
+use crate::catalog::HandlerType;
+use crate::runtime::{Draft, DraftRun, EndpointRuntime};
+
+/// The body of `POST /ai/builders/drafts/run`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DraftRequest {
+    /// The ES module, as `source` of create: its default export is the handler.
+    pub source: String,
+    /// `req.input`: any JSON value (default `{}`). Not checked against any schema.
+    #[serde(default = "empty_object")]
+    #[schema(value_type = Value)]
+    pub input: Value,
+    /// `ctx.env`, with the rules of create's `env`. Nothing else reaches the draft: no secrets.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// `req.endpoint.slug` (default `draft`): only a label, it gives no access to that
+    /// endpoint.
+    #[serde(default)]
+    #[schema(pattern = "^(?!create$)[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$")]
+    pub slug: Option<String>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Checks `request` (every field error at once, as create does) and runs it for `builder_id`.
+/// A module that does not load is 422 `compile_error`, as at publish.
+pub async fn run(
+    runtime: &EndpointRuntime,
+    builder_id: &str,
+    request: DraftRequest,
+) -> Result<DraftRun, EndpointError> {
+    let mut errors = FieldErrors::default();
+    errors.check(input::handler_fields(
+        HandlerType::JsRequestResponse,
+        Some(&request.source),
+        None,
+    ));
+    errors.check(input::env(&request.env));
+    if let Some(slug) = &request.slug {
+        errors.check(input::slug(slug));
+    }
+    errors.finish()?;
+    let draft = Draft {
+        source: &request.source,
+        input: &request.input,
+        env: request.env,
+        slug: request.slug.as_deref(),
+        owner: builder_id,
+    };
+    Ok(runtime.run_draft(draft).await?)
+}

@@ -1,0 +1,253 @@
+//! `POST /ai/builders/drafts/run`: a builder test-runs a module before publishing it. The run
+//! answers what a call would (status, body, logs, an error at its line), under a call's time
+//! limit, with no capability but `logs`: a draft cannot reach any endpoint's kv, files or
+//! secrets, and nothing it does is stored.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util::{assert_error, js_endpoint, As, TestServer};
+
+const RUN: &str = "/ai/builders/drafts/run";
+
+async fn run(server: &TestServer, who: As<'_>, body: &Value) -> (reqwest::StatusCode, Value) {
+    server.call("POST", RUN, who, Some(body)).await
+}
+
+#[tokio::test]
+async fn a_draft_answers_with_its_result_logs_and_errors_at_their_line() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Drafter").await;
+    let who = As::Builder(&key);
+
+    // A result, the handler's own status and headers, its log lines and env.
+    let source = "export default async function (req, ctx) {\n  console.log('got', req.input.text);\n  ctx.log.warn('slug', req.endpoint.slug);\n  return ctx.respond(201, { upper: req.input.text.toUpperCase(), mode: ctx.env.MODE }, { 'x-draft': 'yes' });\n}";
+    let (status, body) = run(
+        &server,
+        who,
+        &json!({"source": source, "input": {"text": "hi"}, "env": {"MODE": "fast"}, "slug": "my-tool"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let ran = &body["run"];
+    assert_eq!(ran["status"], 201, "{body}");
+    assert_eq!(ran["body"], json!({"upper": "HI", "mode": "fast"}));
+    assert_eq!(ran["headers"]["x-draft"], "yes");
+    let lines: Vec<(&str, &str)> = ran["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["level"].as_str().unwrap(), l["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(lines, [("info", "got hi"), ("warn", "slug my-tool")]);
+    assert!(ran["durationMs"].is_u64());
+    assert!(ran.get("error").is_none(), "{body}");
+
+    // A throw at run time: the status a call would get, the error at its line and column.
+    let thrower = "export default async function (req) {\n  const x = req.input.missing;\n  return x.field;\n}";
+    let (status, body) = run(&server, who, &json!({"source": thrower})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["run"]["status"], 500);
+    assert_eq!(body["run"]["body"], Value::Null);
+    let error = &body["run"]["error"];
+    assert_eq!(error["code"], "handler_error", "{body}");
+    assert_eq!(error["line"], 3, "{body}");
+    assert!(error["column"].as_u64().unwrap() > 1, "{body}");
+    assert!(
+        error["stack"][0].as_str().unwrap().contains(":3:"),
+        "{body}"
+    );
+
+    // A module that does not load is refused as at publish, at its line.
+    let broken = "export default async function (req) {\n  return { a: 1 ;\n}";
+    let (status, body) = run(&server, who, &json!({"source": broken})).await;
+    assert_error(status, &body, 422, "compile_error");
+    assert_eq!(body["error"]["details"]["field"], "source");
+    assert_eq!(body["error"]["details"]["line"], 2, "{body}");
+
+    // Every field error at once, as create answers them.
+    let (status, body) = run(
+        &server,
+        who,
+        &json!({"source": "", "env": {"1BAD": "x"}, "slug": "No Slug"}),
+    )
+    .await;
+    assert_error(status, &body, 422, "invalid_field");
+    let pointers: Vec<&str> = body["error"]["details"]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(pointers, ["/source", "/env/1BAD", "/slug"], "{body}");
+    let (status, body) = run(&server, who, &json!({"source": "x", "capabilities": {}})).await;
+    assert_error(status, &body, 422, "invalid_body");
+
+    // Nothing was published.
+    let (_, mine) = server
+        .call("GET", "/ai/builders/endpoints", who, None)
+        .await;
+    assert_eq!(mine["endpoints"], json!([]), "{mine}");
+}
+
+#[tokio::test]
+async fn only_builders_run_drafts() {
+    let server = TestServer::start().await;
+    let body = json!({"source": "export default () => 1"});
+    let (status, answer) = run(&server, As::Nobody, &body).await;
+    assert_error(status, &answer, 401, "unauthorized");
+    let (status, answer) = run(&server, As::Builder("thb_not-a-key"), &body).await;
+    assert_eq!(status, 401, "{answer}");
+    // The admin token is not a builder key.
+    let (status, answer) = run(&server, As::Admin, &body).await;
+    assert_eq!(status, 401, "{answer}");
+}
+
+#[tokio::test]
+async fn a_runaway_draft_is_stopped_by_a_calls_limits() {
+    let server = TestServer::start_with(|c| {
+        // Long enough for the cold start every draft makes on a loaded machine (the budget
+        // includes loading the module), short enough for a loop.
+        c.runtime.pool.default_limits.timeout = Duration::from_secs(2);
+        c.runtime.pool.default_limits.heap_bytes = 32 << 20;
+    })
+    .await;
+    let (_, key) = server.builder("Looper").await;
+    let started = Instant::now();
+    let (status, body) = run(
+        &server,
+        As::Builder(&key),
+        &json!({"source": "export default async function () { for (;;) {} }"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["run"]["status"], 504, "{body}");
+    assert_eq!(body["run"]["error"]["code"], "timeout", "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // Memory: the heap limit ends it.
+    let hog = "export default async function () { const a = []; for (;;) a.push(new Array(100000).fill('x')); }";
+    let (status, body) = run(&server, As::Builder(&key), &json!({"source": hog})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["run"]["status"], 500, "{body}");
+    assert_eq!(body["run"]["error"]["code"], "resource_limit", "{body}");
+    // The pool is fine afterwards.
+    let (status, body) = run(
+        &server,
+        As::Builder(&key),
+        &json!({"source": "export default async function () { return 7; }"}),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), &body["run"]["body"]),
+        (200, &json!(7)),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_draft_cannot_reach_an_endpoints_kv_files_secrets_or_the_network() {
+    let server = TestServer::start().await;
+    // A published endpoint with kv, files, env and a secret, all granted.
+    let (key, _) = server.builder_with("Owner", &js_endpoint("vault")).await;
+    server
+        .grant("vault", json!({"kv": true, "httpGetJson": true}))
+        .await;
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/endpoints/vault/secrets",
+            As::Builder(&key),
+            Some(&json!({"set": {"API_KEY": "sv-draft-must-not-see"}})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    // The same owner's draft, claiming to be that endpoint, reaches none of it.
+    let probes = [
+        ("kv", "await ctx.kv.get('k')"),
+        ("files", "await ctx.files.read('data/stopwords.txt')"),
+        (
+            "httpGetJson",
+            "await ctx.httpGetJson('https://example.com/')",
+        ),
+        ("fetch", "await fetch('https://example.com/')"),
+    ];
+    for (what, probe) in probes {
+        let source =
+            format!("export default async function (req, ctx) {{ return {{ got: {probe} }}; }}");
+        let (status, body) = run(
+            &server,
+            As::Builder(&key),
+            &json!({"source": source, "slug": "vault"}),
+        )
+        .await;
+        assert_eq!(status, 200, "{what}: {body}");
+        assert_eq!(body["run"]["status"], 500, "{what}: {body}");
+        assert_eq!(
+            body["run"]["error"]["code"], "capability_denied",
+            "{what}: {body}"
+        );
+    }
+    let source = "export default async function (req, ctx) { return { env: ctx.env }; }";
+    let (status, text) = server
+        .call_text(
+            "POST",
+            RUN,
+            As::Builder(&key),
+            Some(&json!({"source": source, "slug": "vault"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{text}");
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body["run"]["body"], json!({"env": {}}), "{text}");
+    assert!(!text.contains("sv-draft-must-not-see"));
+
+    // And it left nothing behind: the endpoint has no invocations.
+    assert_eq!(server.handler_runs("vault").await, 0);
+}
+
+#[tokio::test]
+async fn each_draft_runs_in_a_fresh_isolate() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Fresh").await;
+    // The same source twice, and under the same label: nothing a run leaves in its globals is
+    // seen by the next one.
+    let source = "export default async function () { globalThis.runs = (globalThis.runs || 0) + 1; return globalThis.runs; }";
+    for _ in 0..2 {
+        let (status, body) = run(
+            &server,
+            As::Builder(&key),
+            &json!({"source": source, "slug": "same-label"}),
+        )
+        .await;
+        assert_eq!(
+            (status.as_u16(), &body["run"]["body"]),
+            (200, &json!(1)),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn draft_runs_spend_anonymous_write_tokens() {
+    let server = TestServer::start_with(|c| {
+        c.limits.anonymous_writes = Some(toolhost::config::RateLimit {
+            per_minute: 1,
+            burst: 2,
+        });
+    })
+    .await;
+    let (_, key) = server.builder("Busy").await;
+    let body = json!({"source": "export default () => 1"});
+    for _ in 0..2 {
+        let (status, answer) = run(&server, As::Builder(&key), &body).await;
+        assert_eq!(status, 200, "{answer}");
+    }
+    let (status, answer) = run(&server, As::Builder(&key), &body).await;
+    assert_error(status, &answer, 429, "rate_limited");
+}

@@ -1,0 +1,212 @@
+// The dashboard's endpoint editor in headless Chromium: a builder creates an endpoint in the code
+// editor, sees a compile error at its line, fixes it, test-runs the draft, deploys, and the live
+// endpoint answers; refused fields and content-safety findings show at their field; the builder
+// edits and redeploys, and the new revision answers. All under the page's strict CSP.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { base, adminToken, call, ok, launch, watch, shot, accessibilityProblems } from "./lib.mjs";
+
+let browser;
+let builderKey;
+
+before(async () => {
+  const created = await ok("POST", "/ai/admin/builders", { headers: { "X-Admin-Token": adminToken }, body: { name: "Editor Tester" } });
+  builderKey = created.builderKey;
+  browser = await launch();
+});
+
+after(async () => { await browser?.close(); });
+
+async function signedIn() {
+  const page = await browser.context.newPage();
+  const errors = watch(page);
+  await page.goto(`${base}/dashboard#builder`, { waitUntil: "load" });
+  await page.waitForSelector("html[data-ready='1']");
+  await page.fill("#builder-key", builderKey);
+  await page.click("#builder-login button[type=submit]");
+  await page.waitForSelector("#builder-view:not([hidden])");
+  return { page, errors };
+}
+
+/** The page's console errors, less the browser's own line for each refusal the test asked for. */
+const unexpected = (errors) => errors.filter((e) => !/Failed to load resource: the server responded with a status of 422/.test(e));
+
+/** Replaces the text of the code editor inside `selector` (typing as a user pastes). */
+async function setCode(page, selector, text) {
+  const content = page.locator(`${selector} .cm-content`);
+  await content.click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(text);
+  assert.equal(await codeOf(page, selector), text, `${selector} holds what was typed`);
+}
+
+/** The code editor's text, line by line as CodeMirror renders it. */
+const codeOf = (page, selector) => page.locator(`${selector} .cm-line`).allTextContents().then((lines) => lines.join("\n"));
+
+const BROKEN = `export default async function (req, ctx) {
+  const name = req.input.name || "world";
+  return { greeting: "Hello, " + name ;
+}`;
+const FIXED = `export default async function (req, ctx) {
+  const name = req.input.name || "world";
+  console.log("greeting", name);
+  return { greeting: "Hello, " + name + "!" };
+}`;
+
+test("a builder creates an endpoint in the editor: compile error at its line, fix, test run, deploy, edit, redeploy", async () => {
+  const { page, errors } = await signedIn();
+  await page.click("#b-new");
+  await page.waitForSelector("#ed-source .cm-editor");
+  // Highlighted: the starter source is tokenized by the JavaScript grammar; TypeScript's types
+  // are highlighted as types once the language says TypeScript.
+  assert.ok(await page.locator("#ed-source .cm-line span").count() > 5, "the source is highlighted");
+  const colours = (word) => page.locator("#ed-source .cm-line span").evaluateAll((spans, w) => spans.filter((e) => e.textContent === w).map((e) => getComputedStyle(e).color), word);
+  await setCode(page, "#ed-source", "type Name = string;");
+  assert.deepEqual(await colours("type"), [], "`type` is a plain name in JavaScript");
+  await page.selectOption("#ed-lang", "ts");
+  await page.waitForFunction(() => [...document.querySelectorAll("#ed-source .cm-line span")].some((s) => s.textContent === "type"));
+  assert.deepEqual(await colours("type"), ["rgb(207, 34, 46)"], "a keyword in TypeScript");
+  assert.deepEqual(await colours("string"), ["rgb(149, 56, 0)"], "a type name in TypeScript");
+  await page.selectOption("#ed-lang", "js");
+  await page.fill("#ed-slug", "ed-greet");
+  await page.fill("#ed-title", "Greeter");
+  await page.fill("#ed-description", "Greets whoever it is given.");
+  await page.fill("#ed-price", "0");
+  await page.fill("#ed-tags", "demo, editor");
+  assert.equal(await page.isChecked("#ed-cap-logs"), false, "a new endpoint requests nothing by default");
+  await page.check("#ed-attest");
+
+  // A schema that is not JSON is flagged as it is typed, and deploy refuses it locally.
+  await setCode(page, "#ed-output-schema", '{"type": "object",}');
+  await page.waitForSelector("#ed-output-schema .cm-lint-marker-error");
+  await page.click("#ed-deploy");
+  await page.waitForSelector("#ed-output-schema-error");
+  assert.match(await page.textContent("#ed-output-schema-error"), /Not valid JSON/);
+  await setCode(page, "#ed-output-schema", '{"type": "object", "properties": {"greeting": {"type": "string"}}}');
+
+  // The broken source: deploy is refused with the compile error at line 3, in the editor.
+  await setCode(page, "#ed-source", BROKEN);
+  await page.click("#ed-deploy");
+  await page.waitForSelector("#ed-source-error");
+  assert.match(await page.textContent("#ed-source-error"), /line 3/);
+  assert.match(await page.textContent("#ed-status"), /Not deployed: The source does not compile \(line 3/);
+  const marked = await page.locator("#ed-source .cm-line").evaluateAll((lines) => lines.findIndex((l) => l.querySelector(".cm-lintRange-error")));
+  assert.equal(marked, 2, "the diagnostic sits on the third line");
+  assert.equal(await page.locator("#ed-source .cm-lint-marker-error").count(), 1, "a gutter marker too");
+  assert.equal((await call("GET", "/ai/endpoints/ed-greet")).status, 404, "nothing was stored");
+  await shot(page, "editor-compile-error");
+
+  // Fixed: the error goes away as the text changes.
+  await setCode(page, "#ed-source", FIXED);
+  await page.waitForFunction(() => !document.querySelector("#ed-source-error") && !document.querySelector("#ed-source .cm-lintRange-error"));
+
+  // Test run of the draft: result and log lines, nothing published yet.
+  await setCode(page, "#ed-test-input", '{"name": "Ada"}');
+  await page.click("#ed-run");
+  await page.waitForSelector("#ed-run-result .run-body");
+  assert.match(await page.textContent("#ed-run-result"), /Draft run\s*200/);
+  assert.deepEqual(JSON.parse(await page.textContent("#ed-run-result .run-body")), { greeting: "Hello, Ada!" });
+  assert.match(await page.textContent("#ed-run-result .run-logs"), /\[info\] greeting Ada/);
+  assert.equal((await call("GET", "/ai/endpoints/ed-greet")).status, 404, "a draft run publishes nothing");
+
+  // A draft that throws: the error with its position, marked in the source.
+  await setCode(page, "#ed-source", FIXED.replace('console.log("greeting", name);', "throw new Error(`no ${name}`);"));
+  await page.click("#ed-run");
+  await page.waitForSelector("#ed-run-result .run-error");
+  assert.match(await page.textContent("#ed-run-result .run-error"), /handler_error: .*no Ada.*\(line 3, column \d+\)/);
+  await page.waitForSelector("#ed-source .cm-lintRange-error");
+  await setCode(page, "#ed-source", FIXED);
+
+  // A file for ctx.files, stored with the endpoint.
+  await page.click("#ed-file-add");
+  await page.fill("#ed-file-list li.file.new .file-path", "data/greeting.txt");
+  await page.fill("#ed-file-list li.file.new .file-content", "Hello");
+
+  // Deploy: created, live, answering.
+  await page.click("#ed-deploy");
+  await page.waitForFunction(() => /Created ed-greet/.test(document.querySelector("#ed-status").textContent));
+  const url = await page.getAttribute("#ed-result .live-url", "href");
+  assert.equal(url, `${base}/tools/ed-greet`);
+  assert.match(await page.textContent("#ed-result"), /active/);
+  assert.match(await page.textContent("#ed-result"), /passed/);
+  const live = await call("POST", "/tools/ed-greet", { body: { name: "Bo" } });
+  assert.equal(live.status, 200);
+  assert.equal(live.body.greeting, "Hello, Bo!");
+  await page.waitForSelector('#b-endpoints tr[data-slug="ed-greet"]');
+  const stored = await ok("GET", "/ai/endpoints/ed-greet", { headers: { "X-Builder-Key": builderKey } });
+  assert.deepEqual(stored.manage.files, [{ path: "data/greeting.txt", bytes: 5 }]);
+  assert.equal(await page.locator('#ed-file-list li.file.existing[data-path="data/greeting.txt"]').count(), 1, "shown as stored");
+  assert.equal(await page.locator("#ed-file-list li.file.new").count(), 0);
+  await shot(page, "editor-deployed");
+
+  // Edit and redeploy: the new revision answers; the test call reaches the deployed code.
+  await setCode(page, "#ed-source", FIXED.replace('"Hello, "', '"Hi, "'));
+  await page.click("#ed-deploy");
+  await page.waitForFunction(() => /Deployed ed-greet \(revision 2\)/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await call("POST", "/tools/ed-greet", { body: { name: "Bo" } })).body.greeting, "Hi, Bo!");
+  await page.click("#ed-test-call");
+  await page.waitForSelector("#ed-run-result .run-body");
+  assert.match(await page.textContent("#ed-run-result"), /Test call \(deployed\)\s*200/);
+  assert.match(await page.textContent("#ed-run-result .run-body"), /Hi, Ada!/);
+  const logs = await ok("GET", "/ai/endpoints/ed-greet/logs", { headers: { "X-Builder-Key": builderKey } });
+  assert.equal(logs.entries[0].test, true, "the editor's test call is marked as a test");
+
+  // Reopened from the table, the editor shows the deployed source.
+  await page.click("#ed-close");
+  await page.locator('#b-endpoints tr[data-slug="ed-greet"]').getByRole("button", { name: "Edit ed-greet" }).click();
+  await page.waitForFunction(() => /Edit ed-greet/.test(document.querySelector("#ed-heading").textContent));
+  assert.equal(await codeOf(page, "#ed-source"), FIXED.replace('"Hello, "', '"Hi, "'));
+  assert.equal(await page.inputValue("#ed-title"), "Greeter");
+  assert.equal(await page.getAttribute("#ed-slug", "readonly"), "");
+  assert.deepEqual(await accessibilityProblems(page), []);
+  assert.deepEqual(unexpected(errors), []);
+  await page.close();
+});
+
+test("refused fields, content-safety findings and pending grants show at their field", async () => {
+  const { page, errors } = await signedIn();
+  await page.click("#b-new");
+  await page.waitForSelector("#ed-source .cm-editor");
+  // Every field error of the body at once, each at its field.
+  await page.fill("#ed-slug", "Bad Slug");
+  await page.fill("#ed-title", "");
+  await page.fill("#ed-price", "0.0001");
+  await page.check("#ed-attest");
+  await page.click("#ed-deploy");
+  await page.waitForSelector("#ed-slug-error");
+  await page.waitForSelector("#ed-title-error");
+  await page.waitForSelector("#ed-price-error");
+  assert.equal(await page.getAttribute("#ed-slug", "aria-invalid"), "true");
+  assert.equal(await page.getAttribute("#ed-slug", "aria-describedby"), "ed-slug-error");
+  assert.match(await page.textContent("#ed-status"), /3 fields to fix/);
+
+  // A secret pasted into env: blocked, shown at the env field.
+  await page.fill("#ed-slug", "ed-secretive");
+  await page.fill("#ed-title", "Secretive");
+  await page.fill("#ed-price", "0");
+  await page.fill("#ed-env", "PK=0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318");
+  await page.click("#ed-deploy");
+  await page.waitForSelector("#ed-env-error");
+  assert.match(await page.textContent("#ed-env-error"), /secret\.hex_private_key/);
+  assert.match(await page.textContent("#ed-status"), /secrets/);
+  assert.equal(await page.locator("#ed-slug-error").count(), 0, "fixed fields are no longer marked");
+
+  // Requested capabilities: deployed, but awaiting the admin's grant, and the page says so.
+  await page.fill("#ed-env", "MODE=fast");
+  await page.check("#ed-cap-kv");
+  await page.click("#ed-deploy");
+  await page.waitForFunction(() => /Created ed-secretive/.test(document.querySelector("#ed-status").textContent));
+  const result = await page.textContent("#ed-result");
+  assert.match(result, /awaiting_grant/);
+  assert.match(result, /requested: kv · granted: none · awaiting the admin's grant of kv/);
+  assert.equal((await call("POST", "/tools/ed-secretive", { body: {} })).status, 503);
+  await shot(page, "editor-awaiting-grant");
+  assert.deepEqual(await accessibilityProblems(page), []);
+  // The open editor fits a 360 px phone: no sideways scrolling.
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true);
+  await shot(page, "editor-phone");
+  assert.deepEqual(unexpected(errors), []);
+  await page.close();
+});
