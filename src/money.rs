@@ -140,6 +140,15 @@ pub fn positive_usd_schema() -> utoipa::openapi::schema::Object {
     usd_schema_builder().exclusive_minimum(Some(0)).build()
 }
 
+/// The OpenAPI schema of integer atomic units written as a decimal string (exact whatever the
+/// client's number type), as answers carry amounts: `"1000"` is 0.001 USDC.
+pub fn units_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .pattern(Some("^(0|[1-9][0-9]*)$"))
+        .build()
+}
+
 fn usd_schema_builder() -> utoipa::openapi::schema::ObjectBuilder {
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::Number)
