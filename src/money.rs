@@ -135,6 +135,16 @@ pub fn usd_schema() -> utoipa::openapi::schema::Object {
     usd_schema_builder().minimum(Some(0)).build()
 }
 
+/// [`usd_schema`] or `null`, for an optional field that reads `null` as absent (the `nullable`
+/// attribute does not reach a `schema_with` schema).
+pub fn optional_usd_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    usd_schema_builder()
+        .schema_type(SchemaType::from_iter([Type::Number, Type::Null]))
+        .minimum(Some(0))
+        .build()
+}
+
 /// [`usd_schema`] above zero (a credit grant, a conversion amount).
 pub fn positive_usd_schema() -> utoipa::openapi::schema::Object {
     usd_schema_builder().exclusive_minimum(Some(0)).build()

@@ -46,8 +46,9 @@ impl Part {
 
 /// Sums of a set of sales; `gross = fee + net` exactly, and `collected + uncollected` is the
 /// whole.
+/// Not closed to other properties: [`Revenue`] adds its own beside them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct Totals {
     #[schema(value_type = f64, minimum = 0)]
     pub gross_usd: Usd,

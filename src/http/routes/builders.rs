@@ -56,7 +56,7 @@ fn issued(record: BuilderRecord, key: String) -> Json<Issued> {
     responses(
         (status = 200, description = "Registered; the builder key is shown once", body = Registered),
         (status = 400, description = "Malformed payment header", body = ErrorBody),
-        (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = Object),
+        (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = crate::payments::requirements::PaymentRequiredBody),
         (status = 422, description = "Invalid name or contact", body = ErrorBody),
         (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
     ))]

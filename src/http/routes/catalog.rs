@@ -54,7 +54,7 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
 /// The catalog envelope (spec 2.3) with every endpoint that passes the filters, or one page of
 /// them. The unfiltered listing carries an `ETag` and answers `If-None-Match` with 304.
 #[utoipa::path(get, path = "/ai/endpoints", tag = "catalog", params(CatalogQuery),
-    responses((status = 200, description = "Catalog envelope; `nextCursor` when paged", body = Object),
+    responses((status = 200, description = "Catalog envelope; `nextCursor` when paged", body = crate::catalog::Listing),
         (status = 304, description = "The unfiltered listing has not changed since the `ETag` in `If-None-Match`"),
         (status = 400, description = "Bad filter, limit or cursor", body = ErrorBody)))]
 pub async fn list_endpoints(
