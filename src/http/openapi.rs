@@ -80,6 +80,25 @@ const BODY_REFUSALS: [(&str, &str); 4] = [
     ),
 ];
 
+/// Answer schemas whose types also deserialize (stored records, x402 wire types), so serde's
+/// `deny_unknown_fields`, which the derive reads to close a schema, would change what they
+/// accept (an older record, another client's extra field). Their answers carry exactly their
+/// fields: closed here, in the document only.
+const CLOSED_ANSWERS: [&str; 12] = [
+    "Event",
+    "LogEntry",
+    "LogLine",
+    "InvocationError",
+    "Receipt",
+    "ReceiptSettlement",
+    "ReceiptSignature",
+    "Packet",
+    "PacketSignature",
+    "PaymentRequirements",
+    "ResourceInfo",
+    "RequirementsV1",
+];
+
 /// Completes the document of the routes where the derive cannot see what the server does:
 /// - each operation with a request body also documents the body refusals it does not describe
 ///   itself ([`BODY_REFUSALS`]);
@@ -89,8 +108,10 @@ const BODY_REFUSALS: [(&str, &str); 4] = [
 ///   operations document the 405 that literal route answers for their method
 ///   (`GET /ai/endpoints/create`);
 /// - a request body whose schema requires no property is optional: an empty body reads as `{}`
-///   ([`crate::http::extract`]), so leaving it out is a valid request.
+///   ([`crate::http::extract`]), so leaving it out is a valid request;
+/// - the answer schemas of [`CLOSED_ANSWERS`] allow no other property.
 pub fn complete(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    close_answers(&mut doc);
     let shadowed = shadowed_values(&doc);
     let optional_bodies = bodies_without_required(&doc);
     for (path, item) in doc.paths.paths.iter_mut() {
@@ -145,6 +166,19 @@ pub fn complete(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
         }
     }
     doc
+}
+
+fn close_answers(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::AdditionalProperties;
+    let schemas = doc.components.iter_mut().flat_map(|c| c.schemas.iter_mut());
+    for (name, schema) in schemas {
+        if let RefOr::T(Schema::Object(object)) = schema {
+            if CLOSED_ANSWERS.contains(&name.as_str()) {
+                object.additional_properties =
+                    Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
+        }
+    }
 }
 
 /// The `$ref` locations of the component schemas that are objects requiring no property.

@@ -221,4 +221,17 @@ async fn openapi_response_bodies_are_typed() {
         "untyped response bodies:\n{}",
         untyped.join("\n")
     );
+    // Answers that carry exactly their fields are closed, including those whose types also
+    // deserialize (closed by `http::openapi::complete`, not by serde).
+    for name in [
+        "Managed",
+        "EndpointRecord",
+        "Receipt",
+        "Event",
+        "LogEntry",
+        "Packet",
+    ] {
+        let schema = &doc["components"]["schemas"][name];
+        assert_eq!(schema["additionalProperties"], false, "{name}: {schema}");
+    }
 }
