@@ -26,7 +26,10 @@ pub use model::{
     Status,
 };
 pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
-pub use schema::{example_for_schema, input_from_query, Violation};
+pub use schema::{
+    example_for_schema, input_from_query, json_schema_schema, optional_json_schema_schema,
+    Violation,
+};
 pub use seed::{seed_catalog, SeedError};
 pub use view::{
     listing, listing_page, CatalogFilter, CatalogForm, EndpointRecord, Listing, ListingCache,

@@ -17,9 +17,9 @@ pub mod lifecycle;
 pub mod templates;
 
 pub use error::EndpointError;
-pub use files::{MAX_FILES, MAX_FILE_BYTES};
+pub use files::{FileInfo, MAX_FILES, MAX_FILE_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
     can_manage, create, decide, decide_grant, delete, grant_queue, grant_view, manage_view, owned,
-    review_queue, secrets_changed, update, visible, Parts,
+    review_queue, secrets_changed, update, visible, GrantView, ManageView, Parts,
 };

@@ -40,9 +40,10 @@ pub enum EventKind {
 pub struct Event {
     pub id: String,
     pub kind: EventKind,
+    #[schema(required = true)]
     pub endpoint_slug: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String)]
+    #[schema(value_type = String, format = DateTime)]
     pub at: OffsetDateTime,
     /// Kind-specific details (changed fields, amounts, findings, request id).
     #[schema(value_type = Object)]

@@ -37,7 +37,7 @@ pub struct LogLine {
     pub level: LogLevel,
     pub message: String,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String)]
+    #[schema(value_type = String, format = DateTime)]
     pub at: OffsetDateTime,
 }
 
@@ -90,7 +90,7 @@ impl InvocationError {
 pub struct LogEntry {
     pub id: String,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String)]
+    #[schema(value_type = String, format = DateTime)]
     pub at: OffsetDateTime,
     pub request_id: String,
     pub status: u16,

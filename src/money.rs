@@ -135,9 +135,28 @@ pub fn usd_schema() -> utoipa::openapi::schema::Object {
     usd_schema_builder().minimum(Some(0)).build()
 }
 
+/// [`usd_schema`] or `null`, for an optional field that reads `null` as absent (the `nullable`
+/// attribute does not reach a `schema_with` schema).
+pub fn optional_usd_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    usd_schema_builder()
+        .schema_type(SchemaType::from_iter([Type::Number, Type::Null]))
+        .minimum(Some(0))
+        .build()
+}
+
 /// [`usd_schema`] above zero (a credit grant, a conversion amount).
 pub fn positive_usd_schema() -> utoipa::openapi::schema::Object {
     usd_schema_builder().exclusive_minimum(Some(0)).build()
+}
+
+/// The OpenAPI schema of integer atomic units written as a decimal string (exact whatever the
+/// client's number type), as answers carry amounts: `"1000"` is 0.001 USDC.
+pub fn units_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .pattern(Some("^(0|[1-9][0-9]*)$"))
+        .build()
 }
 
 fn usd_schema_builder() -> utoipa::openapi::schema::ObjectBuilder {

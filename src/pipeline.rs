@@ -365,13 +365,13 @@ async fn run_builtin(
                 start_asset: field("startAsset"),
                 amount: None,
             };
-            crate::quotes::conversion::quote(
+            json!(crate::quotes::conversion::quote(
                 &app.catalog,
                 &app.config.payment,
                 &app.config.conversion,
                 None,
                 &request,
-            )?
+            )?)
         }
         HandlerType::JsRequestResponse => {
             return Err(ApiError::internal(

@@ -7,15 +7,106 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::app::AppState;
 use crate::catalog::{Endpoint, Status};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
 use crate::payments::bazaar::Transport;
+use crate::payments::requirements::PaymentRequirements;
 use crate::payments::{Offer, ResourceInfo};
+
+/// `GET /.well-known/x402`.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct X402Discovery {
+    /// Always 2.
+    x402_version: u8,
+    service: DiscoveryService,
+    resources: Vec<DiscoveryResource>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoveryService {
+    name: &'static str,
+    /// The URL of `/ai/manifest`.
+    manifest: String,
+}
+
+/// One paid resource and the requirements its unpaid call answers with.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DiscoveryResource {
+    resource: String,
+    /// Always `http`.
+    r#type: &'static str,
+    method: &'static str,
+    description: String,
+    mime_type: &'static str,
+    accepts: Vec<PaymentRequirements>,
+}
+
+/// `GET /discovery/resources`: the x402 bazaar discovery list.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BazaarResources {
+    /// Always 2.
+    x402_version: u8,
+    items: Vec<BazaarItem>,
+    pagination: Pagination,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BazaarItem {
+    /// The tool's URL (`http`) or the MCP endpoint's (`mcp`).
+    resource: String,
+    #[schema(pattern = "^(http|mcp)$")]
+    r#type: &'static str,
+    /// Always 2.
+    x402_version: u8,
+    accepts: Vec<PaymentRequirements>,
+    #[schema(format = DateTime)]
+    last_updated: String,
+    description: String,
+    mime_type: &'static str,
+    /// The x402 extensions the offer declares (`bazaar`: the endpoint's discovery info).
+    #[schema(value_type = Option<Object>, required = true)]
+    extensions: Option<Map<String, Value>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pagination {
+    limit: usize,
+    offset: usize,
+    total: usize,
+}
+
+/// An MCP registry `server.json`.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerJson {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    /// `<reverse-DNS of the host>/<catalog namespace>`.
+    name: String,
+    version: &'static str,
+    description: &'static str,
+    website_url: String,
+    remotes: Vec<Remote>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Remote {
+    /// Always `streamable-http`.
+    r#type: &'static str,
+    url: String,
+}
 
 /// The MCP registry schema the `server.json` follows.
 const SERVER_SCHEMA: &str =
@@ -24,10 +115,10 @@ const SERVER_SCHEMA: &str =
 /// x402 discovery: every listed, active paid endpoint and builder registration, each with the
 /// exact v2 requirements its unpaid call answers with (the same [`Offer`] the 402 is built from).
 #[utoipa::path(get, path = "/.well-known/x402", tag = "catalog",
-    responses((status = 200, description = "x402 discovery document: `{x402Version: 2, resources: [{resource, type, method, description, mimeType, accepts}]}`", body = Object)))]
-pub async fn x402_discovery(State(app): State<AppState>) -> Json<Value> {
+    responses((status = 200, description = "x402 discovery document: `{x402Version: 2, resources: [{resource, type, method, description, mimeType, accepts}]}`", body = X402Discovery)))]
+pub async fn x402_discovery(State(app): State<AppState>) -> Json<X402Discovery> {
     let payment = &app.config.payment;
-    let item = |url: String, description: String, price, method: &str| {
+    let item = |url: String, description: String, price, method: &'static str| {
         let offer = Offer::new(
             payment,
             &app.payments.pay_to,
@@ -38,16 +129,16 @@ pub async fn x402_discovery(State(app): State<AppState>) -> Json<Value> {
             },
             price,
         );
-        json!({
-            "resource": url,
-            "type": "http",
-            "method": method,
-            "description": description,
-            "mimeType": "application/json",
-            "accepts": offer.accepts.iter().map(|(_, r)| r).collect::<Vec<_>>(),
-        })
+        DiscoveryResource {
+            resource: url,
+            r#type: "http",
+            method,
+            description,
+            mime_type: "application/json",
+            accepts: offer.accepts.into_iter().map(|(_, r)| r).collect(),
+        }
     };
-    let mut resources: Vec<Value> = app
+    let mut resources: Vec<DiscoveryResource> = app
         .catalog
         .all()
         .iter()
@@ -61,11 +152,14 @@ pub async fn x402_discovery(State(app): State<AppState>) -> Json<Value> {
         payment.builder_registration_fee,
         "POST",
     ));
-    Json(json!({
-        "x402Version": 2,
-        "service": {"name": "toolhost", "manifest": app.urls.at("/ai/manifest")},
-        "resources": resources,
-    }))
+    Json(X402Discovery {
+        x402_version: 2,
+        service: DiscoveryService {
+            name: "toolhost",
+            manifest: app.urls.at("/ai/manifest"),
+        },
+        resources,
+    })
 }
 
 /// Whether an agent can pay for `endpoint` now: paused endpoints answer 503, not 402, and
@@ -91,13 +185,13 @@ pub struct DiscoveryQuery {
 /// call answers with.
 #[utoipa::path(get, path = "/discovery/resources", tag = "catalog", params(DiscoveryQuery),
     responses(
-        (status = 200, description = "`{x402Version: 2, items: [{resource, type, x402Version, accepts, lastUpdated, description, mimeType, extensions}], pagination: {limit, offset, total}}`", body = Object),
+        (status = 200, description = "`{x402Version: 2, items: [{resource, type, x402Version, accepts, lastUpdated, description, mimeType, extensions}], pagination: {limit, offset, total}}`", body = BazaarResources),
         (status = 400, description = "Bad type, limit or offset", body = ErrorBody),
     ))]
 pub async fn bazaar_resources(
     State(app): State<AppState>,
     QueryParams(query): QueryParams<DiscoveryQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<BazaarResources>> {
     let transports: &[Transport] = match query.r#type.as_deref() {
         None => &[Transport::Http, Transport::Mcp],
         Some("http") => &[Transport::Http],
@@ -124,7 +218,7 @@ pub async fn bazaar_resources(
         .filter(|e| payable(e))
         .collect();
     let total = endpoints.len() * transports.len();
-    let items: Vec<Value> = transports
+    let items: Vec<BazaarItem> = transports
         .iter()
         .flat_map(|t| endpoints.iter().map(move |e| (*t, *e)))
         .skip(offset)
@@ -135,37 +229,44 @@ pub async fn bazaar_resources(
                 Transport::Http => (app.urls.tool(&endpoint.slug), "http"),
                 Transport::Mcp => (app.urls.at("/ai/mcp"), "mcp"),
             };
-            json!({
-                "resource": resource,
-                "type": kind,
-                "x402Version": 2,
-                "accepts": v2["accepts"],
-                "lastUpdated": crate::timestamp::rfc3339(endpoint.updated_at),
-                "description": v2["resource"]["description"],
-                "mimeType": "application/json",
-                "extensions": v2["extensions"],
-            })
+            BazaarItem {
+                resource,
+                r#type: kind,
+                x402_version: 2,
+                accepts: v2.accepts,
+                last_updated: crate::timestamp::rfc3339(endpoint.updated_at),
+                description: v2.resource.description,
+                mime_type: "application/json",
+                extensions: (!v2.extensions.is_empty()).then_some(v2.extensions),
+            }
         })
         .collect();
-    Ok(Json(json!({
-        "x402Version": 2,
-        "items": items,
-        "pagination": {"limit": limit, "offset": offset, "total": total},
-    })))
+    Ok(Json(BazaarResources {
+        x402_version: 2,
+        items,
+        pagination: Pagination {
+            limit,
+            offset,
+            total,
+        },
+    }))
 }
 
 /// MCP registry `server.json` for this service's `/ai/mcp` (Streamable HTTP).
 #[utoipa::path(get, path = "/.well-known/mcp/server.json", tag = "catalog",
-    responses((status = 200, description = "MCP registry server.json: `$schema`, reverse-DNS `name`, `version`, `description`, `remotes: [{type: streamable-http, url}]`", body = Object)))]
-pub async fn mcp_server_json(State(app): State<AppState>) -> Json<Value> {
-    Json(json!({
-        "$schema": SERVER_SCHEMA,
-        "name": format!("{}/{}", reverse_dns(app.urls.base()), app.config.catalog_namespace),
-        "version": env!("CARGO_PKG_VERSION"),
-        "description": "Paid AI/API tools: discover, quote, pay with x402 and call, with a signed receipt for every paid call.",
-        "websiteUrl": app.urls.base(),
-        "remotes": [{"type": "streamable-http", "url": app.urls.at("/ai/mcp")}],
-    }))
+    responses((status = 200, description = "MCP registry server.json: `$schema`, reverse-DNS `name`, `version`, `description`, `remotes: [{type: streamable-http, url}]`", body = ServerJson)))]
+pub async fn mcp_server_json(State(app): State<AppState>) -> Json<ServerJson> {
+    Json(ServerJson {
+        schema: SERVER_SCHEMA,
+        name: format!("{}/{}", reverse_dns(app.urls.base()), app.config.catalog_namespace),
+        version: env!("CARGO_PKG_VERSION"),
+        description: "Paid AI/API tools: discover, quote, pay with x402 and call, with a signed receipt for every paid call.",
+        website_url: app.urls.base().to_owned(),
+        remotes: vec![Remote {
+            r#type: "streamable-http",
+            url: app.urls.at("/ai/mcp"),
+        }],
+    })
 }
 
 /// The registry wants `<reverse-dns namespace>/<name>`: the base URL's host reversed

@@ -41,7 +41,7 @@ fn verify(n: usize) -> Result<()> {
         mime_type: "application/json".into(),
     };
     let offer = Offer::new(&config, &pay_to, resource, Usd::from_units(1000));
-    let required = offer.v2("");
+    let required = json!(offer.v2(""));
     let signer = PrivateKeySigner::random();
     let started = Instant::now();
     let headers = payments(&signer, &required, n)?;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// The check is made in Rust inside each op, so a handler that somehow reached a raw op
 /// would still be refused.
 #[derive(Clone, Copy, Default, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", default)]
 pub struct Capabilities {
     /// `ctx.kv`: the endpoint's key-value store.

@@ -128,16 +128,20 @@ pub struct Builder {
 
 /// What the builder (and the admin) see of a builder record. Never carries the key or its hash.
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BuilderRecord {
     pub id: String,
     pub name: String,
+    #[schema(required = true)]
     pub contact: Option<String>,
     /// `admin`, `x402` or `developer_credit`.
+    #[schema(pattern = "^(admin|x402|developer_credit)$")]
     pub registered_via: &'static str,
     /// The first characters of the current key, to tell keys apart.
     pub key_prefix: String,
+    #[schema(format = DateTime)]
     pub key_created_at: String,
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 

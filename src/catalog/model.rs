@@ -132,7 +132,7 @@ impl RuntimeLimits {
 }
 
 /// Who may change an endpoint.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
 pub enum Owner {
     /// Seeded from fixtures.

@@ -5,6 +5,27 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+/// The OpenAPI schema of a field holding a JSON Schema: an object or a boolean (`true` accepts
+/// everything, `false` nothing), as JSON Schema itself allows.
+pub fn json_schema_schema() -> utoipa::openapi::schema::Object {
+    json_schema_types(&[])
+}
+
+/// [`json_schema_schema`] or `null`, for an optional field that reads `null` as absent.
+pub fn optional_json_schema_schema() -> utoipa::openapi::schema::Object {
+    json_schema_types(&[utoipa::openapi::schema::Type::Null])
+}
+
+fn json_schema_types(more: &[utoipa::openapi::schema::Type]) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let types = [Type::Object, Type::Boolean]
+        .into_iter()
+        .chain(more.iter().cloned());
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter(types))
+        .build()
+}
+
 /// One failed constraint, located by JSON pointer so a client can point at the offending field.
 #[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -34,7 +34,7 @@ impl CatalogForm {
 
 /// The public record of one endpoint. Owner, source, env and secrets are never part of it.
 #[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EndpointRecord {
     pub slug: String,
     pub id: String,
@@ -51,9 +51,9 @@ pub struct EndpointRecord {
     pub url: String,
     pub method: &'static str,
     pub tags: Vec<String>,
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::schema::json_schema_schema)]
     pub input_schema: JsonText,
-    #[schema(value_type = Object)]
+    #[schema(schema_with = super::schema::json_schema_schema)]
     pub output_schema: JsonText,
     /// `{}` for built-in handlers; the granted booleans for JS handlers.
     #[schema(value_type = Object)]
@@ -107,14 +107,60 @@ private data or unauthorized content is blocked (422 content_blocked) or held pa
 /// The body of `GET /ai/endpoints`: the envelope's fixed part, then the records, serialized
 /// one at a time straight into the response (a catalog of 100,000 never exists as one JSON
 /// tree), then `nextCursor` when the listing is one page.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct Listing<'a> {
     #[serde(flatten)]
-    head: Map<String, Value>,
+    head: EnvelopeHead,
+    #[schema(value_type = Vec<EndpointRecord>)]
     endpoints: Records<'a>,
-    /// `Some(null)` on a last page; absent when the listing is not paged.
+    /// The `cursor` of the next page, `null` on a last page; absent when the listing is not
+    /// paged.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
     next_cursor: Option<Value>,
+}
+
+/// The catalog envelope of `GET /ai/endpoints` without its records.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct EnvelopeHead {
+    /// Always true.
+    ok: bool,
+    /// `<namespace>.x402.hosted-endpoint-catalog.v1`.
+    schema: String,
+    dashboard: String,
+    create_endpoint: String,
+    /// How to take each lifecycle step, by step: `METHOD URL` and who may.
+    #[schema(value_type = BTreeMap<String, String>)]
+    lifecycle: Map<String, Value>,
+    builder_controls: BuilderControls,
+    /// Each handler type's description, by handler type.
+    #[schema(value_type = BTreeMap<String, String>)]
+    supported_handler_types: Map<String, Value>,
+    note: String,
+    /// Absent in the legacy form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_safety: Option<EnvelopeSafety>,
+}
+
+/// Where a builder finds its controls.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(super) struct BuilderControls {
+    register: String,
+    revenue: String,
+    events: String,
+    payout_settings: String,
+    payouts: String,
+    docs: String,
+}
+
+/// The envelope's content-safety pointer (current form only).
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(super) struct EnvelopeSafety {
+    policy: String,
+    self_serve_rule: &'static str,
 }
 
 /// The public records of some endpoints, rendered as they are serialized.
@@ -139,8 +185,7 @@ impl Serialize for Records<'_> {
     }
 }
 
-/// The catalog envelope of `GET /ai/endpoints` without its records.
-fn envelope_head(urls: &Urls, namespace: &str, form: CatalogForm) -> Map<String, Value> {
+fn envelope_head(urls: &Urls, namespace: &str, form: CatalogForm) -> EnvelopeHead {
     let u = |path: &str| urls.at(path);
     let mut lifecycle = Map::new();
     let mut add = |key: &str, value: String| {
@@ -219,36 +264,30 @@ fn envelope_head(urls: &Urls, namespace: &str, form: CatalogForm) -> Map<String,
             )
         })
         .collect();
-    let mut out = json!({
-        "ok": true,
-        "schema": format!("{namespace}.x402.hosted-endpoint-catalog.v1"),
-        "dashboard": u("/dashboard"),
-        "createEndpoint": u("/ai/endpoints/create"),
-        "lifecycle": lifecycle,
-        "builderControls": {
-            "register": u("/ai/builders/register"),
-            "revenue": u("/ai/builders/revenue"),
-            "events": u("/ai/builders/events"),
-            "payoutSettings": u("/ai/builders/payout-settings"),
-            "payouts": u("/ai/builders/payouts"),
-            "docs": u("/guides/x402-agent-payment-infrastructure"),
+    EnvelopeHead {
+        ok: true,
+        schema: format!("{namespace}.x402.hosted-endpoint-catalog.v1"),
+        dashboard: u("/dashboard"),
+        create_endpoint: u("/ai/endpoints/create"),
+        lifecycle,
+        builder_controls: BuilderControls {
+            register: u("/ai/builders/register"),
+            revenue: u("/ai/builders/revenue"),
+            events: u("/ai/builders/events"),
+            payout_settings: u("/ai/builders/payout-settings"),
+            payouts: u("/ai/builders/payouts"),
+            docs: u("/guides/x402-agent-payment-infrastructure"),
         },
-        "supportedHandlerTypes": handler_types,
-        "note": format!(
+        supported_handler_types: handler_types,
+        note: format!(
             "Invoke any endpoint with POST {{url}} and a JSON body matching its inputSchema. Paid endpoints ({}) \
     answer 402 with x402 payment requirements; retry with a signed payment to receive the result and a receipt.",
             PricingMode::FixedPriceSuccessReceipt.as_str()
         ),
-    });
-    if form == CatalogForm::Current {
-        out["contentSafety"] = json!({
-            "policy": u("/ai/content-safety/policy"),
-            "selfServeRule": SELF_SERVE_RULE,
-        });
-    }
-    match out {
-        Value::Object(head) => head,
-        _ => unreachable!("built as an object above"),
+        content_safety: (form == CatalogForm::Current).then(|| EnvelopeSafety {
+            policy: u("/ai/content-safety/policy"),
+            self_serve_rule: SELF_SERVE_RULE,
+        }),
     }
 }
 

@@ -18,8 +18,10 @@ use crate::store::{Store, StoreError, StoreResult, Tree};
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 pub const MAX_FILES: usize = 100;
 
+/// A handler file as the owner's view lists it (never its content).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub(super) struct FileInfo {
+#[serde(deny_unknown_fields)]
+pub struct FileInfo {
     pub path: String,
     pub bytes: usize,
 }

@@ -60,11 +60,11 @@ pub struct CreateRequest {
     pub response: Option<Value>,
     /// JSON Schema of the request body; default `{"type":"object"}`.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = crate::catalog::optional_json_schema_schema)]
     pub input_schema: Option<Value>,
     /// JSON Schema of the result; default `{}`.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = crate::catalog::optional_json_schema_schema)]
     pub output_schema: Option<Value>,
     #[serde(default)]
     pub tags: Vec<String>,
@@ -97,15 +97,15 @@ pub struct CreateRequest {
 pub struct PatchRequest {
     pub title: Option<String>,
     pub description: Option<String>,
-    #[schema(schema_with = crate::money::usd_schema, nullable)]
+    #[schema(schema_with = crate::money::optional_usd_schema)]
     pub price_usd: Option<Usd>,
     pub pricing_mode: Option<PricingMode>,
     pub source: Option<String>,
     #[schema(value_type = Option<Object>)]
     pub response: Option<Value>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = crate::catalog::optional_json_schema_schema)]
     pub input_schema: Option<Value>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = crate::catalog::optional_json_schema_schema)]
     pub output_schema: Option<Value>,
     /// Replaces the tags.
     pub tags: Option<Vec<String>>,

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
@@ -19,7 +20,7 @@ use crate::builders::Caller;
 use crate::catalog::grant;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, GrantDecision, GrantState, HandlerType,
-    JsonText, Owner, Registry, Status,
+    JsonText, Owner, Registry, RuntimeLimits, Status,
 };
 use crate::config::Config;
 use crate::events::{self, EventKind};
@@ -680,37 +681,89 @@ pub fn grant_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
 }
 
 /// The capability request as its owner and the admin see it.
-pub fn grant_view(endpoint: &Endpoint) -> Value {
-    let decision = endpoint.grant_decision.as_ref();
-    json!({
-        "state": endpoint.grant_state(),
-        "requested": endpoint.requested_capabilities,
-        "granted": endpoint.granted_capabilities,
-        "missing": grant::names(&endpoint.missing_capabilities()),
-        "decision": decision.map(|d| json!({
-            "granted": d.granted,
-            "note": d.note,
-            "decidedAt": crate::timestamp::rfc3339(d.decided_at),
-        })),
-    })
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrantView {
+    pub state: GrantState,
+    pub requested: Capabilities,
+    pub granted: Capabilities,
+    /// The requested capabilities not granted, by name (`kv`, `files`, `httpGetJson`, `fetch`,
+    /// `logs`).
+    #[schema(value_type = Vec<String>)]
+    pub missing: Vec<&'static str>,
+    /// The admin's last answer; `null` until there is one for the current request.
+    #[schema(required = true)]
+    pub decision: Option<GrantDecisionView>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GrantDecisionView {
+    pub granted: bool,
+    #[schema(required = true)]
+    pub note: Option<String>,
+    #[schema(format = DateTime)]
+    pub decided_at: String,
+}
+
+pub fn grant_view(endpoint: &Endpoint) -> GrantView {
+    GrantView {
+        state: endpoint.grant_state(),
+        requested: endpoint.requested_capabilities,
+        granted: endpoint.granted_capabilities,
+        missing: grant::names(&endpoint.missing_capabilities()),
+        decision: endpoint.grant_decision.as_ref().map(|d| GrantDecisionView {
+            granted: d.granted,
+            note: d.note.clone(),
+            decided_at: crate::timestamp::rfc3339(d.decided_at),
+        }),
+    }
 }
 
 /// What the owner and the admin see beyond the public record.
-pub async fn manage_view(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Value, EndpointError> {
-    Ok(json!({
-        "owner": endpoint.owner,
-        "revision": endpoint.revision,
-        "requestedCapabilities": endpoint.requested_capabilities,
-        "grantedCapabilities": endpoint.granted_capabilities,
-        "capabilityGrant": grant_view(endpoint),
-        "limits": endpoint.limits,
-        "source": endpoint.source,
-        "response": endpoint.response,
-        "env": endpoint.env,
-        "allowedHosts": endpoint.allowed_hosts,
-        "files": files::list(parts.store.as_ref(), &endpoint.slug).await?,
-        "secrets": secrets::list(parts.store.as_ref(), &endpoint.slug).await?,
-    }))
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManageView {
+    pub owner: Owner,
+    pub revision: u64,
+    pub requested_capabilities: Capabilities,
+    pub granted_capabilities: Capabilities,
+    pub capability_grant: GrantView,
+    /// The admin's sandbox limits; `null` for the defaults.
+    #[schema(required = true)]
+    pub limits: Option<RuntimeLimits>,
+    /// The JS handler's source; `null` for built-in handlers.
+    #[schema(required = true)]
+    pub source: Option<String>,
+    /// A `static_json` endpoint's answer; `null` for other handlers.
+    #[schema(value_type = Option<serde_json::Value>, required = true)]
+    pub response: Option<JsonText>,
+    pub env: BTreeMap<String, String>,
+    /// The outbound host allow-list of `fetch`; `null` when none is set.
+    #[schema(required = true)]
+    pub allowed_hosts: Option<Vec<String>>,
+    pub files: Vec<files::FileInfo>,
+    pub secrets: Vec<secrets::vault::SecretInfo>,
+}
+
+pub async fn manage_view(
+    parts: &Parts<'_>,
+    endpoint: &Endpoint,
+) -> Result<ManageView, EndpointError> {
+    Ok(ManageView {
+        owner: endpoint.owner.clone(),
+        revision: endpoint.revision,
+        requested_capabilities: endpoint.requested_capabilities,
+        granted_capabilities: endpoint.granted_capabilities,
+        capability_grant: grant_view(endpoint),
+        limits: endpoint.limits,
+        source: endpoint.source.clone(),
+        response: endpoint.response.clone(),
+        env: endpoint.env.clone(),
+        allowed_hosts: endpoint.allowed_hosts.clone(),
+        files: files::list(parts.store.as_ref(), &endpoint.slug).await?,
+        secrets: secrets::list(parts.store.as_ref(), &endpoint.slug).await?,
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! out) and posts it to `POST /ai/endpoints/create`.
 
 use axum::Json;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// The example handler, kept as a file so it reads (and is tested) like any builder's source.
@@ -32,14 +33,32 @@ fn creator_skill_input_schema() -> Value {
     })
 }
 
+/// A template: a create body and an input to try the endpoint with.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Template {
+    /// Always true.
+    ok: bool,
+    /// Always `creator_skill`.
+    template: &'static str,
+    /// A body for `POST /ai/endpoints/create` (a `CreateRequest` without `safetyAttestation`,
+    /// which the builder adds).
+    #[schema(value_type = Object)]
+    create: Value,
+    /// An input that passes `create.inputSchema`.
+    #[schema(value_type = Object)]
+    example_input: Value,
+    notes: [&'static str; 3],
+}
+
 /// A create body for a creator-skill endpoint, and an input to try it with.
 #[utoipa::path(get, path = "/ai/templates/creator-skill", tag = "builders",
-    responses((status = 200, description = "`{template, create, exampleInput, notes}`: `create` is a body for POST /ai/endpoints/create (add `safetyAttestation`)", body = Object)))]
-pub async fn creator_skill() -> Json<Value> {
-    Json(json!({
-        "ok": true,
-        "template": "creator_skill",
-        "create": {
+    responses((status = 200, description = "`{template, create, exampleInput, notes}`: `create` is a body for POST /ai/endpoints/create (add `safetyAttestation`)", body = Template)))]
+pub async fn creator_skill() -> Json<Template> {
+    Json(Template {
+        ok: true,
+        template: "creator_skill",
+        create: json!({
             "slug": "my-creator-skill",
             "title": "Creator skill",
             "description": "Turns a creator's situation, goal, audience and constraints into a short ordered plan.",
@@ -56,18 +75,18 @@ pub async fn creator_skill() -> Json<Value> {
                 }
             },
             "source": CREATOR_SKILL_SOURCE,
-        },
-        "exampleInput": {
+        }),
+        example_input: json!({
             "situation": "I teach watercolour at a community centre and have 200 newsletter readers",
             "goal": "sell my first online course",
             "audience": "adult beginners",
             "constraints": ["no video"],
             "timezone": "Europe/Lisbon"
-        },
-        "notes": [
+        }),
+        notes: [
             "Change slug, title, description and priceUsd; the handler needs no capability.",
             "Add \"safetyAttestation\": {\"accepted\": true} and POST the body to /ai/endpoints/create with your X-Builder-Key.",
             "Keep the input schema: agents call creator-skill endpoints with situation, goal, audience and constraints (spec 2.4); extra fields are allowed."
-        ]
-    }))
+        ],
+    })
 }

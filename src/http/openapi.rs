@@ -80,6 +80,25 @@ const BODY_REFUSALS: [(&str, &str); 4] = [
     ),
 ];
 
+/// Answer schemas whose types also deserialize (stored records, x402 wire types), so serde's
+/// `deny_unknown_fields`, which the derive reads to close a schema, would change what they
+/// accept (an older record, another client's extra field). Their answers carry exactly their
+/// fields: closed here, in the document only.
+const CLOSED_ANSWERS: [&str; 12] = [
+    "Event",
+    "LogEntry",
+    "LogLine",
+    "InvocationError",
+    "Receipt",
+    "ReceiptSettlement",
+    "ReceiptSignature",
+    "Packet",
+    "PacketSignature",
+    "PaymentRequirements",
+    "ResourceInfo",
+    "RequirementsV1",
+];
+
 /// Completes the document of the routes where the derive cannot see what the server does:
 /// - each operation with a request body also documents the body refusals it does not describe
 ///   itself ([`BODY_REFUSALS`]);
@@ -87,9 +106,14 @@ const BODY_REFUSALS: [(&str, &str); 4] = [
 ///   query string, a header or a path segment cannot carry a JSON null);
 /// - a path parameter excludes the literal segments another route takes in its place, and its
 ///   operations document the 405 that literal route answers for their method
-///   (`GET /ai/endpoints/create`).
+///   (`GET /ai/endpoints/create`);
+/// - a request body whose schema requires no property is optional: an empty body reads as `{}`
+///   ([`crate::http::extract`]), so leaving it out is a valid request;
+/// - the answer schemas of [`CLOSED_ANSWERS`] allow no other property.
 pub fn complete(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    close_answers(&mut doc);
     let shadowed = shadowed_values(&doc);
+    let optional_bodies = bodies_without_required(&doc);
     for (path, item) in doc.paths.paths.iter_mut() {
         let operations = [
             &mut item.get,
@@ -118,6 +142,19 @@ pub fn complete(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
                     "The path names another route's literal segment (`method_not_allowed`)",
                 );
             }
+            if let Some(body) = operation.request_body.as_mut() {
+                let named = body
+                    .content
+                    .values()
+                    .filter_map(|c| match &c.schema {
+                        Some(RefOr::Ref(r)) => Some(r.ref_location.as_str()),
+                        _ => None,
+                    })
+                    .any(|location| optional_bodies.contains(location));
+                if named {
+                    body.required = Some(utoipa::openapi::Required::False);
+                }
+            }
             // A route that documents its own 415 but no 422 reads its body itself (MCP).
             let responses = &operation.responses.responses;
             let own_reader = responses.contains_key("415") && !responses.contains_key("422");
@@ -129,6 +166,30 @@ pub fn complete(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
         }
     }
     doc
+}
+
+fn close_answers(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::AdditionalProperties;
+    let schemas = doc.components.iter_mut().flat_map(|c| c.schemas.iter_mut());
+    for (name, schema) in schemas {
+        if let RefOr::T(Schema::Object(object)) = schema {
+            if CLOSED_ANSWERS.contains(&name.as_str()) {
+                object.additional_properties =
+                    Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
+        }
+    }
+}
+
+/// The `$ref` locations of the component schemas that are objects requiring no property.
+fn bodies_without_required(doc: &utoipa::openapi::OpenApi) -> std::collections::HashSet<String> {
+    let schemas = doc.components.iter().flat_map(|c| c.schemas.iter());
+    schemas
+        .filter(|(_, schema)| {
+            matches!(schema, RefOr::T(Schema::Object(object)) if object.required.is_empty())
+        })
+        .map(|(name, _)| format!("#/components/schemas/{name}"))
+        .collect()
 }
 
 fn without_null(schema: &mut utoipa::openapi::schema::Object) {

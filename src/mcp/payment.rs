@@ -93,10 +93,10 @@ pub(super) fn call_payment(
 /// The x402 terms a paid tool advertises in its `_meta["x402"]`: the v2 PaymentRequired a call
 /// without payment gets (same offer, from the same function), without its `error`.
 pub(super) fn advertised(app: &App, compiled: &CompiledEndpoint) -> Value {
-    let mut offer = app
+    let mut offer = json!(app
         .charge_for(&compiled.endpoint, Transport::Mcp)
         .offer
-        .v2("");
+        .v2(""));
     if let Some(object) = offer.as_object_mut() {
         object.remove("error");
         object.insert("paymentMeta".into(), json!(PAYMENT_META));

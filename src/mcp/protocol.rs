@@ -1,6 +1,7 @@
 //! JSON-RPC 2.0 as MCP uses it: classifying incoming messages, error objects, and the protocol
 //! revisions this server speaks.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// The stateless revisions (2026-07-28 on): no `initialize`, the revision and the client's
@@ -156,16 +157,53 @@ pub(super) fn classify(value: Value) -> Result<Message, (Value, RpcError)> {
     }
 }
 
+/// A JSON-RPC 2.0 response as this server writes it: `result` on success, `error` on failure.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RpcResponse {
+    /// Always `2.0`.
+    jsonrpc: &'static str,
+    /// The request's id; `null` when the request's could not be read.
+    id: Value,
+    /// The method's result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    result: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<RpcErrorObject>,
+}
+
+/// A JSON-RPC error object.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RpcErrorObject {
+    code: i64,
+    message: String,
+    /// Details, for some errors (the supported revisions, the headers that disagreed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
+}
+
 pub(super) fn success(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    json!(RpcResponse {
+        jsonrpc: "2.0",
+        id,
+        result: Some(result),
+        error: None,
+    })
 }
 
 pub(super) fn failure(id: Value, error: &RpcError) -> Value {
-    let mut object = json!({"code": error.code, "message": error.message});
-    if let Some(data) = &error.data {
-        object["data"] = (**data).clone();
-    }
-    json!({"jsonrpc": "2.0", "id": id, "error": object})
+    json!(RpcResponse {
+        jsonrpc: "2.0",
+        id,
+        result: None,
+        error: Some(RpcErrorObject {
+            code: error.code,
+            message: error.message.clone(),
+            data: error.data.as_deref().cloned(),
+        }),
+    })
 }
 
 #[cfg(test)]

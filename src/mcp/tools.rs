@@ -166,9 +166,9 @@ impl ServiceTool {
     }
 }
 
-fn route_result(result: ApiResult<Json<Value>>) -> Value {
+fn route_result<T: serde::Serialize>(result: ApiResult<Json<T>>) -> Value {
     match result {
-        Ok(Json(value)) => payment::json_result(value, false),
+        Ok(Json(answer)) => payment::json_result(json!(answer), false),
         Err(e) => payment::error_result(json!(e.answer())),
     }
 }

@@ -48,6 +48,17 @@ enum Item {
     Silent,
 }
 
+/// What a JSON answer of the endpoint holds: one JSON-RPC response, or an array of them for a
+/// batch (2025-03-26). Written out for the document only (never built: the transport writes
+/// the responses and the batch array itself), hence `dead_code` allowed.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+#[serde(untagged)]
+pub(super) enum RpcAnswer {
+    One(Box<super::protocol::RpcResponse>),
+    Batch(Vec<super::protocol::RpcResponse>),
+}
+
 /// MCP over Streamable HTTP: JSON-RPC requests answered as JSON or SSE; notifications 202.
 #[utoipa::path(post, path = "/ai/mcp", tag = "mcp",
     params(
@@ -58,14 +69,14 @@ enum Item {
     ),
     request_body(content = serde_json::Value, description = "One JSON-RPC 2.0 message: under 2026-07-28 server/discover, tools/list or tools/call with the protocol version and client capabilities in params._meta; under older revisions initialize, ping, tools/list, tools/call or a notification. A batch array is accepted under 2025-03-26 only."),
     responses(
-        (status = 200, description = "JSON-RPC response (application/json; an array of them for a batch), or a text/event-stream of progress notifications and the response", body = serde_json::Value),
+        (status = 200, description = "JSON-RPC response (application/json; an array of them for a batch), or a text/event-stream of progress notifications and the response", body = RpcAnswer),
         (status = 202, description = "Notification or response accepted; no body"),
-        (status = 400, description = "Parse error, invalid message, batch under 2025-06-18 or later, unsupported protocol version (-32022), headers disagreeing with the body (-32020), or a 2026-07-28 request without its _meta envelope (-32602); JSON-RPC error object", body = Object),
-        (status = 403, description = "Origin not allowed; JSON-RPC error object", body = Object),
-        (status = 404, description = "2026-07-28: method not in that revision (-32601); JSON-RPC error object", body = Object),
-        (status = 406, description = "Accept allows neither JSON nor SSE", body = Object),
-        (status = 413, description = "Body too large", body = Object),
-        (status = 415, description = "Content-Type is not application/json", body = Object),
+        (status = 400, description = "Parse error, invalid message, batch under 2025-06-18 or later, unsupported protocol version (-32022), headers disagreeing with the body (-32020), or a 2026-07-28 request without its _meta envelope (-32602); JSON-RPC error object", body = super::protocol::RpcResponse),
+        (status = 403, description = "Origin not allowed; JSON-RPC error object", body = super::protocol::RpcResponse),
+        (status = 404, description = "2026-07-28: method not in that revision (-32601); JSON-RPC error object", body = super::protocol::RpcResponse),
+        (status = 406, description = "Accept allows neither JSON nor SSE", body = super::protocol::RpcResponse),
+        (status = 413, description = "Body too large", body = super::protocol::RpcResponse),
+        (status = 415, description = "Content-Type is not application/json", body = super::protocol::RpcResponse),
     ))]
 pub async fn post(
     State(app): State<AppState>,

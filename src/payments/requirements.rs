@@ -31,7 +31,7 @@ use crate::money::Usd;
 pub const PAYMENT_REQUIRED_HEADER: HeaderName = HeaderName::from_static("payment-required");
 
 /// The resource being paid for, as x402 describes it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceInfo {
     pub url: String,
@@ -40,20 +40,21 @@ pub struct ResourceInfo {
 }
 
 /// The EIP-712 domain name and version of the asset contract, needed to sign for it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct AssetExtra {
     pub name: String,
     pub version: String,
 }
 
 /// One accepted way to pay, in the v2 shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentRequirements {
     pub scheme: String,
     /// CAIP-2, e.g. `eip155:84532`.
     pub network: String,
     /// Atomic units of the asset, as a decimal string.
+    #[schema(schema_with = crate::money::units_schema)]
     pub amount: String,
     pub asset: String,
     pub pay_to: String,
@@ -62,12 +63,13 @@ pub struct PaymentRequirements {
 }
 
 /// The same requirement in the v1 shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RequirementsV1 {
     pub scheme: String,
     /// v1 network name, e.g. `base-sepolia`.
     pub network: String,
+    #[schema(schema_with = crate::money::units_schema)]
     pub max_amount_required: String,
     pub resource: String,
     pub description: String,
@@ -76,6 +78,40 @@ pub struct RequirementsV1 {
     pub max_timeout_seconds: u64,
     pub asset: String,
     pub extra: AssetExtra,
+}
+
+/// The x402 v2 `PaymentRequired` object: the `PAYMENT-REQUIRED` header's content.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentRequired {
+    /// Always 2.
+    pub x402_version: u8,
+    /// The reason code; empty where the offer is advertised rather than answered.
+    pub error: String,
+    pub resource: ResourceInfo,
+    pub accepts: Vec<PaymentRequirements>,
+    /// The declared x402 extensions by key (`bazaar`, `payment-identifier`); absent when none.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    #[schema(value_type = Object)]
+    pub extensions: serde_json::Map<String, Value>,
+}
+
+/// The body of a 402 (see the module docs): the x402 v1 answer with the error-shape fields
+/// beside it and the v2 object again.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PaymentRequiredBody {
+    /// Always false.
+    pub ok: bool,
+    /// Always 1.
+    pub x402_version: u8,
+    /// The reason code, as x402 v1 wants it: a string.
+    pub error: &'static str,
+    /// The same reason code.
+    pub code: &'static str,
+    pub message: String,
+    pub accepts: Vec<RequirementsV1>,
+    pub payment_required: PaymentRequired,
 }
 
 /// Everything we accept for one charge: one `exact` requirement per configured network.
@@ -135,17 +171,14 @@ impl Offer {
     }
 
     /// The v2 `PaymentRequired` object.
-    pub fn v2(&self, error: &str) -> Value {
-        let mut v2 = json!({
-            "x402Version": 2,
-            "error": error,
-            "resource": self.resource,
-            "accepts": self.accepts.iter().map(|(_, r)| r).collect::<Vec<_>>(),
-        });
-        if !self.extensions.is_empty() {
-            v2["extensions"] = Value::Object(self.extensions.clone());
+    pub fn v2(&self, error: &str) -> PaymentRequired {
+        PaymentRequired {
+            x402_version: 2,
+            error: error.to_owned(),
+            resource: self.resource.clone(),
+            accepts: self.accepts.iter().map(|(_, r)| r.clone()).collect(),
+            extensions: self.extensions.clone(),
         }
-        v2
     }
 
     pub fn v1_accepts(&self) -> Vec<RequirementsV1> {
@@ -169,15 +202,15 @@ impl Offer {
     /// The 402 answer (see the module docs) with `code` as its reason.
     pub fn payment_required(&self, code: ErrorCode, message: String) -> ApiError {
         let v2 = self.v2(code.as_str());
-        let header = base64::engine::general_purpose::STANDARD.encode(v2.to_string());
-        let body = json!({
-            "ok": false,
-            "x402Version": 1,
-            "error": code.as_str(),
-            "code": code.as_str(),
-            "message": message,
-            "accepts": self.v1_accepts(),
-            "paymentRequired": v2,
+        let header = base64::engine::general_purpose::STANDARD.encode(json!(v2).to_string());
+        let body = json!(PaymentRequiredBody {
+            ok: false,
+            x402_version: 1,
+            error: code.as_str(),
+            code: code.as_str(),
+            message: message.clone(),
+            accepts: self.v1_accepts(),
+            payment_required: v2,
         });
         let mut error = ApiError::new(StatusCode::PAYMENT_REQUIRED, code, message).with_body(body);
         if let Ok(value) = HeaderValue::from_str(&header) {

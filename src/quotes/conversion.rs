@@ -87,32 +87,71 @@ impl From<ConversionError> for crate::error::ApiError {
     }
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Step {
     /// `swap` or `bridge`.
+    #[schema(pattern = "^(swap|bridge)$")]
     pub kind: &'static str,
+    /// `{network, asset}` before the step.
+    #[schema(value_type = Object)]
     pub from: Value,
+    /// `{network, asset}` after it.
+    #[schema(value_type = Object)]
     pub to: Value,
+    #[schema(value_type = f64, minimum = 0)]
     pub fee_usd: Usd,
+    #[schema(value_type = f64, minimum = 0)]
     pub gas_usd: Usd,
     pub via: &'static str,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Plan {
+    /// `{network, asset, decimals, priceUsd}` of the caller's asset.
+    #[schema(value_type = Object)]
     pub start: Value,
+    /// `{network, asset, amountUsd, amountUnits}` to arrive with.
+    #[schema(value_type = Object)]
     pub target: Value,
     pub steps: Vec<Step>,
     /// Fees and gas of every step.
+    #[schema(value_type = f64, minimum = 0)]
     pub estimated_cost_usd: Usd,
     /// Target amount plus cost: the value the caller must start with.
+    #[schema(value_type = f64, minimum = 0)]
     pub total_usd: Usd,
     /// `total_usd` in atomic units of the starting asset, rounded up.
+    #[schema(schema_with = crate::money::units_schema)]
     pub required_start_amount: String,
     pub prices_as_of: String,
+    /// `{wallet, exchange}`: how to make the steps, each with its `kind` and `instructions`.
+    #[schema(value_type = Object)]
     pub handoff: Value,
+}
+
+/// A conversion quote for a service: where its money settles and the route there.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConversionQuote {
+    /// Always true.
+    ok: bool,
+    service_id: String,
+    slug: String,
+    settlement_asset: SettlementAsset,
+    route: Plan,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SettlementAsset {
+    /// CAIP-2.
+    network: String,
+    /// The asset's contract address.
+    asset: String,
+    /// Always `USDC`.
+    symbol: &'static str,
 }
 
 fn find<'a>(
@@ -235,7 +274,7 @@ pub fn quote(
     table: &ConversionTable,
     caller: Option<&Caller>,
     request: &ConversionInput<'_>,
-) -> ApiResult<Value> {
+) -> ApiResult<ConversionQuote> {
     let compiled = catalog
         .get(request.service_id)
         .or_else(|| {
@@ -263,13 +302,17 @@ pub fn quote(
         &settlement.caip2,
         amount,
     )?;
-    Ok(json!({
-        "ok": true,
-        "serviceId": compiled.endpoint.id,
-        "slug": compiled.endpoint.slug,
-        "settlementAsset": {"network": settlement.caip2, "asset": settlement.asset, "symbol": "USDC"},
-        "route": plan,
-    }))
+    Ok(ConversionQuote {
+        ok: true,
+        service_id: compiled.endpoint.id.clone(),
+        slug: compiled.endpoint.slug.clone(),
+        settlement_asset: SettlementAsset {
+            network: settlement.caip2.clone(),
+            asset: settlement.asset.clone(),
+            symbol: "USDC",
+        },
+        route: plan,
+    })
 }
 
 #[cfg(test)]

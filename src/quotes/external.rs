@@ -16,26 +16,34 @@ use crate::money::Usd;
 use crate::net::FetchedResponse;
 
 /// One way to pay the seller, whichever version it spoke.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NormalizedRequirement {
     pub x402_version: u64,
     pub scheme: String,
     /// CAIP-2 when known, else as the seller named it.
     pub network: String,
+    #[schema(required = true)]
     pub network_name: Option<String>,
     /// Atomic units of `asset`.
     pub amount: String,
     pub asset: String,
     /// `USDC` when the asset is that network's USDC.
+    #[schema(required = true)]
     pub asset_symbol: Option<String>,
     /// The amount in USD when the asset is USDC (6 decimals, so units are micro-dollars).
+    #[schema(value_type = Option<f64>, required = true, minimum = 0)]
     pub usd: Option<Usd>,
     pub pay_to: String,
+    #[schema(required = true)]
     pub max_timeout_seconds: Option<u64>,
+    #[schema(required = true)]
     pub resource: Option<String>,
+    #[schema(required = true)]
     pub description: Option<String>,
+    #[schema(required = true)]
     pub mime_type: Option<String>,
+    /// The seller's scheme-specific data, as it sent it.
     pub extra: Value,
 }
 

@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 use crate::catalog::{CompiledEndpoint, Endpoint};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
+use crate::payments::requirements::{PaymentRequired, RequirementsV1};
 use crate::payments::Charge;
 use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
 use crate::urls::Urls;
@@ -28,6 +29,77 @@ pub struct Quote {
     pub expires_at: OffsetDateTime,
 }
 
+/// The answer of `POST /ai/quote`.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HostedQuote {
+    /// Always true.
+    ok: bool,
+    /// Send it to `/ai/invoke` as `quoteId` to be charged exactly this.
+    quote_id: String,
+    slug: String,
+    #[schema(pattern = "^(free_public_utility|fixed_price_success_receipt)$")]
+    pricing_mode: &'static str,
+    #[schema(value_type = f64, minimum = 0)]
+    price_usd: Usd,
+    fees: [Fee; 2],
+    #[schema(value_type = f64, minimum = 0)]
+    total_usd: Usd,
+    #[schema(schema_with = crate::money::units_schema)]
+    total_units: String,
+    /// Always `USD`.
+    currency: &'static str,
+    #[schema(format = DateTime)]
+    expires_at: String,
+    /// The x402 v2 requirements a paid call is asked for; `null` for a free endpoint.
+    #[schema(required = true)]
+    payment_requirements: Option<PaymentRequired>,
+    /// The same in the x402 v1 shape; empty for a free endpoint.
+    x402_v1_accepts: Vec<RequirementsV1>,
+    handoff: Handoff,
+}
+
+/// A fee the caller does not pay on top of the price (listed for clarity).
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fee {
+    #[schema(pattern = "^(platform|network_gas)$")]
+    name: &'static str,
+    /// Always 0.
+    usd: u8,
+    note: &'static str,
+}
+
+/// How to make the quoted call.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Handoff {
+    url: String,
+    /// Always `POST`.
+    method: &'static str,
+    /// Header name to value (a placeholder where the caller fills in a payment).
+    #[schema(value_type = std::collections::BTreeMap<String, String>)]
+    headers: Value,
+    /// Headers that can replace the payment header (x402 v1, a developer credit).
+    #[schema(value_type = std::collections::BTreeMap<String, String>)]
+    alternative_headers: Value,
+    /// The call's body: the input.
+    body: Value,
+    invoke: InvokeHandoff,
+}
+
+/// The same call through `POST /ai/invoke`, bound to the quote.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InvokeHandoff {
+    url: String,
+    /// Always `POST`.
+    method: &'static str,
+    /// `{slug, input, quoteId}`.
+    #[schema(value_type = Object)]
+    body: Value,
+}
+
 /// Issues and stores a quote for `compiled`; `input` only shapes the handoff example.
 pub async fn create(
     store: &dyn Store,
@@ -36,7 +108,7 @@ pub async fn create(
     compiled: &CompiledEndpoint,
     charge: Charge,
     input: Value,
-) -> ApiResult<Value> {
+) -> ApiResult<HostedQuote> {
     let endpoint = &compiled.endpoint;
     let ttl = time::Duration::try_from(ttl).unwrap_or(time::Duration::minutes(5));
     let quote = Quote {
@@ -53,39 +125,47 @@ pub async fn create(
         headers["PAYMENT-SIGNATURE"] =
             json!("<base64 of the x402 v2 payment payload for paymentRequirements.accepts[i]>");
     }
-    Ok(json!({
-        "ok": true,
-        "quoteId": quote.quote_id,
-        "slug": endpoint.slug,
-        "pricingMode": endpoint.pricing_mode().as_str(),
-        "priceUsd": endpoint.price_usd,
-        "fees": [
-            {"name": "platform", "usd": 0, "note": "included in the price; deducted from the builder's revenue"},
-            {"name": "network_gas", "usd": 0, "note": "EIP-3009 transferWithAuthorization is submitted by the facilitator"},
+    Ok(HostedQuote {
+        ok: true,
+        quote_id: quote.quote_id.clone(),
+        slug: endpoint.slug.clone(),
+        pricing_mode: endpoint.pricing_mode().as_str(),
+        price_usd: endpoint.price_usd,
+        fees: [
+            Fee {
+                name: "platform",
+                usd: 0,
+                note: "included in the price; deducted from the builder's revenue",
+            },
+            Fee {
+                name: "network_gas",
+                usd: 0,
+                note: "EIP-3009 transferWithAuthorization is submitted by the facilitator",
+            },
         ],
-        "totalUsd": endpoint.price_usd,
-        "totalUnits": endpoint.price_usd.units().to_string(),
-        "currency": "USD",
-        "expiresAt": crate::timestamp::rfc3339(quote.expires_at),
-        "paymentRequirements": if paid { offer.v2("") } else { Value::Null },
-        "x402V1Accepts": if paid { json!(offer.v1_accepts()) } else { json!([]) },
-        "handoff": {
-            "url": urls.tool(&endpoint.slug),
-            "method": "POST",
-            "headers": headers,
-            "alternativeHeaders": if paid {
+        total_usd: endpoint.price_usd,
+        total_units: endpoint.price_usd.units().to_string(),
+        currency: "USD",
+        expires_at: crate::timestamp::rfc3339(quote.expires_at),
+        payment_requirements: paid.then(|| offer.v2("")),
+        x402_v1_accepts: if paid { offer.v1_accepts() } else { vec![] },
+        handoff: Handoff {
+            url: urls.tool(&endpoint.slug),
+            method: "POST",
+            headers,
+            alternative_headers: if paid {
                 json!({"X-PAYMENT": "<base64 of the x402 v1 payment payload>", "X-Developer-Credit": "<developer credit token>"})
             } else {
                 json!({})
             },
-            "body": input,
-            "invoke": {
-                "url": urls.at("/ai/invoke"),
-                "method": "POST",
-                "body": {"slug": endpoint.slug, "input": input, "quoteId": quote.quote_id},
+            body: input.clone(),
+            invoke: InvokeHandoff {
+                url: urls.at("/ai/invoke"),
+                method: "POST",
+                body: json!({"slug": endpoint.slug, "input": input, "quoteId": quote.quote_id}),
             },
         },
-    }))
+    })
 }
 
 /// Checks that `quote_id` still holds for a call to `endpoint`.

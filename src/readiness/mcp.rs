@@ -1,5 +1,10 @@
-//! MCP endpoints (Streamable HTTP transport), probed the way a client connects: `POST initialize`
-//! accepting JSON or an SSE stream, then `notifications/initialized` and `tools/list`.
+//! MCP endpoints (Streamable HTTP transport), probed the way a client connects. First as an MCP
+//! 2026-07-28 client: a stateless `server/discover` with the protocol version and client
+//! capabilities in `params._meta` and the `MCP-Protocol-Version` and `Mcp-Method` headers. A
+//! server that does not answer it with a `supportedVersions` list naming 2026-07-28 (older
+//! servers answer -32601, or anything else) is then connected to as the 2025 revisions do:
+//! `POST initialize` accepting JSON or an SSE stream, then `notifications/initialized`. Either
+//! way `tools/list` follows, in the revision the handshake agreed.
 //!
 //! A GET on such an endpoint may answer 405: the transport lets a server offer no SSE stream of
 //! its own (a stateless server never does), so that is not a fault.
@@ -13,11 +18,22 @@ use super::report::{quote, str_field, Findings};
 use super::with_deadline;
 use crate::net::{FetchedResponse, OutboundClient, OutboundRequest};
 
-/// Protocol revisions this check speaks, newest first; it asks for the first.
+/// The stateless revision, tried first with `server/discover`.
+const MODERN: &str = "2026-07-28";
+
+/// Revisions negotiated by `initialize`, newest first; the check asks for the first.
 const REVISIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+
+/// Where a 2026-07-28 result puts the server's name and version.
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+fn client_info() -> Value {
+    json!({"name": "toolhost-readiness-check", "version": env!("CARGO_PKG_VERSION")})
+}
 
 /// Whether what the URL answered so far suggests an MCP endpoint worth an `initialize`: a GET
 /// refused by method or by `Accept` (no SSE stream offered), or a JSON-RPC message in reply.
@@ -33,11 +49,7 @@ pub(super) fn worth_probing(
 /// The JSON-RPC message answering request `id`: the JSON body, or the matching `data:` event of
 /// an SSE body.
 fn answer(response: &FetchedResponse, id: u64) -> Option<Value> {
-    let is_sse = response
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
+    let is_sse = is_sse(response);
     if !is_sse {
         return serde_json::from_slice::<Value>(&response.body)
             .ok()
@@ -63,6 +75,14 @@ fn answer(response: &FetchedResponse, id: u64) -> Option<Value> {
     None
 }
 
+fn is_sse(response: &FetchedResponse) -> bool {
+    response
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.trim_start().starts_with("text/event-stream"))
+}
+
 fn request(
     url: &str,
     body: Value,
@@ -83,23 +103,64 @@ fn request(
     req
 }
 
-/// Connects to `url` as an MCP client would and checks what it answers. `None` when the
-/// `initialize` is not answered with a JSON-RPC message: not an MCP endpoint after all, and
-/// nothing was recorded.
-pub(super) async fn probe(
-    client: &OutboundClient,
-    url: &str,
-    get_status: u16,
-    deadline: Instant,
-    f: &mut Findings,
-) -> Option<String> {
+/// A 2026-07-28 request: the envelope in `params._meta`, the revision and the method in headers.
+fn modern_request(url: &str, id: u64, method: &'static str) -> OutboundRequest<'static> {
+    let envelope = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": client_info(),
+    });
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": envelope}});
+    let mut req = request(url, body, None, Some(MODERN));
+    req.headers
+        .insert(METHOD_HEADER, HeaderValue::from_static(method));
+    req
+}
+
+/// The handshake that connected: its response and the JSON-RPC message in it.
+struct Handshake {
+    response: FetchedResponse,
+    message: Value,
+    /// Whether it was `server/discover` (2026-07-28) rather than `initialize`.
+    modern: bool,
+}
+
+impl Handshake {
+    fn method(&self) -> &'static str {
+        if self.modern {
+            "server/discover"
+        } else {
+            "initialize"
+        }
+    }
+}
+
+/// `server/discover`, if the server answers it as a 2026-07-28 server: a result whose
+/// `supportedVersions` names that revision.
+async fn discover(client: &OutboundClient, url: &str, deadline: Instant) -> Option<Handshake> {
+    let response = client
+        .fetch(with_deadline(
+            modern_request(url, 1, "server/discover"),
+            deadline,
+        ))
+        .await
+        .ok()?;
+    let message = answer(&response, 1)?;
+    let supported = message
+        .pointer("/result/supportedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|v| v.iter().any(|v| v == MODERN));
+    (response.status == 200 && supported).then_some(Handshake {
+        response,
+        message,
+        modern: true,
+    })
+}
+
+async fn initialize(client: &OutboundClient, url: &str, deadline: Instant) -> Option<Handshake> {
     let initialize = json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": REVISIONS[0],
-            "capabilities": {},
-            "clientInfo": {"name": "toolhost-readiness-check", "version": env!("CARGO_PKG_VERSION")}
-        }
+        "params": {"protocolVersion": REVISIONS[0], "capabilities": {}, "clientInfo": client_info()}
     });
     let response = client
         .fetch(with_deadline(
@@ -109,12 +170,30 @@ pub(super) async fn probe(
         .await
         .ok()?;
     let message = answer(&response, 1)?;
-    let transport = if response
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.contains("event-stream"))
-    {
+    Some(Handshake {
+        response,
+        message,
+        modern: false,
+    })
+}
+
+/// Connects to `url` as an MCP client would (2026-07-28 first, then the 2025 revisions) and
+/// checks what it answers. `None` when neither handshake is answered with a JSON-RPC message:
+/// not an MCP endpoint after all, and nothing was recorded.
+pub(super) async fn probe(
+    client: &OutboundClient,
+    url: &str,
+    get_status: u16,
+    deadline: Instant,
+    f: &mut Findings,
+) -> Option<String> {
+    let handshake = match discover(client, url, deadline).await {
+        Some(handshake) => handshake,
+        None => initialize(client, url, deadline).await?,
+    };
+    let method = handshake.method();
+    let response = &handshake.response;
+    let transport = if is_sse(response) {
         "an SSE stream"
     } else {
         "JSON"
@@ -129,27 +208,87 @@ pub(super) async fn probe(
         },
     );
     let final_url = response.final_url.clone();
-    let result = match (response.status, message.get("result")) {
+    let result = match (response.status, handshake.message.get("result")) {
         (200, Some(result)) => {
             f.pass(
                 "mcp_initialize",
-                format!("POST initialize answered HTTP 200 with a result, as {transport}"),
+                format!("POST {method} answered HTTP 200 with a result, as {transport}"),
             );
             result
         }
         (status, _) => {
-            let error = message
+            let error = handshake
+                .message
                 .pointer("/error/message")
                 .and_then(Value::as_str)
                 .map_or_else(|| "no result".to_string(), quote);
             f.fail(
                 "mcp_initialize",
                 format!("POST initialize answered HTTP {status} with {error}"),
-                "Answer initialize (JSON-RPC 2.0 over POST, Accept: application/json, text/event-stream) with a result",
+                "Answer server/discover (MCP 2026-07-28) or initialize (JSON-RPC 2.0 over POST, Accept: application/json, text/event-stream) with a result",
             );
             return Some(final_url);
         }
     };
+    let version = if handshake.modern {
+        f.pass(
+            "mcp_protocol_version",
+            format!("protocol revision {MODERN} (server/discover lists it)"),
+        );
+        Some(MODERN)
+    } else {
+        legacy_version(result, f)
+    };
+    let info = if handshake.modern {
+        result.pointer(&format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1")))
+    } else {
+        result.get("serverInfo")
+    };
+    let info = info.unwrap_or(&Value::Null);
+    match (str_field(info, "name"), str_field(info, "version")) {
+        (Some(name), Some(v)) => f.pass(
+            "mcp_server_info",
+            format!("serverInfo names {} version {}", quote(name), quote(v)),
+        ),
+        _ => f.fail(
+            "mcp_server_info",
+            "serverInfo.name or serverInfo.version is missing",
+            "Return serverInfo with name and version (in the initialize result, or in server/discover's _meta under 2026-07-28)",
+        ),
+    }
+    if result.pointer("/capabilities/tools").is_none() {
+        f.fail(
+            "mcp_tools",
+            "the server declares no tools capability",
+            "Declare capabilities.tools and list the tools agents can call",
+        );
+        return Some(final_url);
+    }
+
+    let list = if handshake.modern {
+        modern_request(&final_url, 2, "tools/list")
+    } else {
+        // The session (if the server keeps one) and the agreed revision go with every later
+        // request.
+        let session = response.headers.get(&SESSION_HEADER).cloned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let _ = client
+            .fetch(with_deadline(
+                request(&final_url, initialized, session.as_ref(), version),
+                deadline,
+            ))
+            .await;
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        request(&final_url, list, session.as_ref(), version)
+    };
+    let listed = client.fetch(with_deadline(list, deadline)).await;
+    check_tools(&listed, f);
+    Some(final_url)
+}
+
+/// The revision an `initialize` result agreed, checked: one a client asking for the newest
+/// 2025 revision can speak.
+fn legacy_version<'a>(result: &'a Value, f: &mut Findings) -> Option<&'a str> {
     let version = str_field(result, "protocolVersion");
     match version {
         Some(v) if REVISIONS.contains(&v) => {
@@ -171,45 +310,12 @@ pub(super) async fn probe(
             "Return protocolVersion in the initialize result",
         ),
     }
-    let info = result.get("serverInfo").unwrap_or(&Value::Null);
-    match (str_field(info, "name"), str_field(info, "version")) {
-        (Some(name), Some(v)) => f.pass(
-            "mcp_server_info",
-            format!("serverInfo names {} version {}", quote(name), quote(v)),
-        ),
-        _ => f.fail(
-            "mcp_server_info",
-            "serverInfo.name or serverInfo.version is missing",
-            "Return serverInfo with name and version in the initialize result",
-        ),
-    }
-    if result.pointer("/capabilities/tools").is_none() {
-        f.fail(
-            "mcp_tools",
-            "the server declares no tools capability",
-            "Declare capabilities.tools and list the tools agents can call",
-        );
-        return Some(final_url);
-    }
+    version.filter(|v| REVISIONS.contains(v))
+}
 
-    // The session (if the server keeps one) and the agreed revision go with every later request.
-    let session = response.headers.get(&SESSION_HEADER).cloned();
-    let version = version.filter(|v| REVISIONS.contains(v));
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let _ = client
-        .fetch(with_deadline(
-            request(&final_url, initialized, session.as_ref(), version),
-            deadline,
-        ))
-        .await;
-    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    let listed = client
-        .fetch(with_deadline(
-            request(&final_url, list, session.as_ref(), version),
-            deadline,
-        ))
-        .await;
-    let tools = match &listed {
+/// What `tools/list` answered: at least one tool, each with a name and an input schema.
+fn check_tools(listed: &Result<FetchedResponse, crate::net::NetError>, f: &mut Findings) {
+    let tools = match listed {
         Ok(r) => answer(r, 2)
             .and_then(|m| m.pointer("/result/tools").cloned())
             .and_then(|t| t.as_array().cloned()),
@@ -245,7 +351,7 @@ pub(super) async fn probe(
             "List the tools agents can call in tools/list",
         ),
         None => {
-            let how = match &listed {
+            let how = match listed {
                 Ok(r) => format!("answered HTTP {} without a tools list", r.status),
                 Err(e) => format!("failed: {e}"),
             };
@@ -256,7 +362,6 @@ pub(super) async fn probe(
             );
         }
     }
-    Some(final_url)
 }
 
 #[cfg(test)]

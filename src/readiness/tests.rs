@@ -368,6 +368,12 @@ async fn mcp_endpoint_is_probed_with_initialize_as_json_or_sse() {
             assert!(check_passed(&r, id), "{path}: {id}");
         }
         assert!(note(&r, "fetch").contains("405"), "{path}");
+        // It answers `server/discover` without `supportedVersions` (a 2025 server): the check
+        // fell back to `initialize`.
+        assert!(
+            note(&r, "mcp_initialize").contains("POST initialize answered HTTP 200"),
+            "{path}"
+        );
         assert!(note(&r, "mcp_tools").contains("1 tool(s)"), "{path}");
         assert_eq!(r.final_url, Some(format!("{base}{path}")));
         assert!(r.next_actions.iter().any(|a| a.contains("server.json")));

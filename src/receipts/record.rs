@@ -5,7 +5,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// How a call was paid for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PaymentMethod {
     X402,
@@ -14,7 +14,7 @@ pub enum PaymentMethod {
     Free,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReceiptSettlement {
     /// `recorded` (ledger only, not on-chain), `settled` (on-chain, mined), `pending` (broadcast
@@ -24,8 +24,10 @@ pub struct ReceiptSettlement {
     /// request and result digests: the call died before they existed.
     pub status: String,
     pub on_chain: bool,
+    #[schema(required = true)]
     pub transaction: Option<String>,
     /// `local` or `remote` for x402 payments.
+    #[schema(required = true)]
     pub facilitator: Option<String>,
     /// x402 payments only: whether the money reached `payTo`, which only a transfer seen mined
     /// shows. `false` for a payment merely recorded (a test deployment without a chain RPC or a
@@ -49,7 +51,7 @@ impl ReceiptSettlement {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReceiptSignature {
     /// Always `ed25519`.
@@ -62,21 +64,27 @@ pub struct ReceiptSignature {
 
 /// A receipt as stored and served. Money is in strings: `priceUsd` in decimal dollars, `amount`
 /// in atomic units of the asset (USDC has 6 decimals, so they are the same integer).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Receipt {
     pub receipt_id: String,
     pub schema: String,
     /// What was bought: `invocation` or `builder_registration`.
     pub purpose: String,
+    #[schema(required = true)]
     pub endpoint_slug: Option<String>,
     pub price_usd: String,
+    #[schema(schema_with = crate::money::units_schema)]
     pub amount: String,
+    #[schema(required = true)]
     pub asset: Option<String>,
+    #[schema(required = true)]
     pub network: Option<String>,
     /// The paying address, or the developer credit id masked.
+    #[schema(required = true)]
     pub payer: Option<String>,
     pub payment_method: PaymentMethod,
+    #[schema(required = true)]
     pub x402_version: Option<u8>,
     pub charged: bool,
     pub settlement: ReceiptSettlement,

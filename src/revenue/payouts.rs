@@ -177,7 +177,8 @@ pub async fn settings(
     get_json(store, Tree::Ledger, &settings_key(builder)).await
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(as = PacketSignature)]
 #[serde(rename_all = "camelCase")]
 pub struct Signature {
     pub alg: String,
@@ -186,24 +187,31 @@ pub struct Signature {
 }
 
 /// A payout packet. Its signature covers the canonical JSON of everything but `signature`.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Packet {
     pub packet_id: String,
     pub builder_id: String,
     pub receipt_ids: Vec<String>,
     /// Net atomic units owed (sum over receipts of amount − fee).
+    #[schema(schema_with = crate::money::units_schema)]
     pub amount: String,
+    #[schema(schema_with = crate::money::units_schema)]
     pub gross: String,
+    #[schema(schema_with = crate::money::units_schema)]
     pub fee: String,
     pub fee_bps: u64,
     pub pay_to: String,
     pub network: String,
     pub asset: String,
     /// `pending` or `paid`.
+    #[schema(pattern = "^(pending|paid)$")]
     pub status: String,
+    #[schema(required = true)]
     pub transaction: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(required = true, format = DateTime)]
     pub paid_at: Option<String>,
     pub signature: Signature,
 }

@@ -19,14 +19,17 @@ fn units<S: Serializer>(value: &u64, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Sums of a set of sales in atomic units; `gross = fee + net` exactly.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Part {
     #[serde(serialize_with = "units")]
+    #[schema(schema_with = crate::money::units_schema)]
     pub gross_units: u64,
     #[serde(serialize_with = "units")]
+    #[schema(schema_with = crate::money::units_schema)]
     pub fee_units: u64,
     #[serde(serialize_with = "units")]
+    #[schema(schema_with = crate::money::units_schema)]
     pub net_units: u64,
     pub count: u64,
 }
@@ -43,11 +46,15 @@ impl Part {
 
 /// Sums of a set of sales; `gross = fee + net` exactly, and `collected + uncollected` is the
 /// whole.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// Not closed to other properties: [`Revenue`] adds its own beside them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
+    #[schema(value_type = f64, minimum = 0)]
     pub gross_usd: Usd,
+    #[schema(value_type = f64, minimum = 0)]
     pub fee_usd: Usd,
+    #[schema(value_type = f64, minimum = 0)]
     pub net_usd: Usd,
     pub count: u64,
     /// The part whose money was collected (see `revenue`): what payouts draw on.
@@ -76,8 +83,8 @@ impl Totals {
 }
 
 /// The uncollected part by why it is uncollected.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Uncollected {
     /// Recorded in the ledger only (a deployment without on-chain settlement): never collected.
     pub recorded: Part,
@@ -99,20 +106,24 @@ fn method_key(sale: &Sale, standing: Collection) -> &'static str {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Revenue {
     /// Everything sold, collected or not; `collected` and `uncollected` split it.
     #[serde(flatten)]
     pub totals: Totals,
     /// Units as integers, for exact reconciliation (all sales, collected or not).
+    #[schema(schema_with = crate::money::units_schema)]
     pub gross_units: String,
+    #[schema(schema_with = crate::money::units_schema)]
     pub fee_units: String,
+    #[schema(schema_with = crate::money::units_schema)]
     pub net_units: String,
     pub fee_bps: u64,
     pub uncollected_by_state: Uncollected,
     /// The whole by payment method (`x402OnChain`, `x402Recorded`, `developerCredit`, each
     /// present, zero or not); the parts sum to the totals.
+    #[schema(value_type = BTreeMap<String, Part>)]
     pub by_payment_method: BTreeMap<&'static str, Part>,
     pub by_endpoint: BTreeMap<String, Totals>,
     /// By UTC day, `YYYY-MM-DD`.

@@ -34,13 +34,14 @@ pub struct Draft<'a> {
 }
 
 /// What the draft did with the input.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DraftRun {
     /// The status a call would have answered: the handler's own, or the error's (500
     /// `handler_error`, 504 `timeout`, ...).
     pub status: u16,
-    /// The handler's result (`null` when it failed).
+    /// The handler's result (`null` when it failed): shaped by the draft, like a tool call's.
+    #[schema(value_type = Object)]
     pub body: Value,
     /// The headers the handler set with `ctx.respond`.
     pub headers: BTreeMap<String, String>,

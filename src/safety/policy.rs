@@ -22,6 +22,7 @@ pub enum Outcome {
 }
 
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Rule {
     pub id: &'static str,
     pub category: Category,

@@ -39,7 +39,7 @@ pub struct SecretChanges {
 
 /// What anyone ever sees of a secret.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SecretInfo {
     pub name: String,
     pub created_at: String,

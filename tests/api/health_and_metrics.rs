@@ -167,3 +167,71 @@ async fn openapi_covers_every_route() {
         }
     }
 }
+
+/// Every response body the document describes has a shape: no content schema is a bare object
+/// (or an empty schema) without properties, so a client generated from the document gets types
+/// and schemathesis's `response_schema_conformance` has something to check. The exceptions are
+/// bodies whose shape is not the server's to state:
+/// - a tool call's 200 (`/tools/{slug}`) is whatever the endpoint's handler returns, described
+///   by that endpoint's own `outputSchema` in the catalog, not by this document.
+#[tokio::test]
+async fn openapi_response_bodies_are_typed() {
+    let server = TestServer::start().await;
+    let (_, doc) = server.get("/openapi.json").await;
+    let handler_defined = [
+        ("get", "/tools/{slug}", "200"),
+        ("post", "/tools/{slug}", "200"),
+    ];
+    let resolve = |schema: &Value| -> Value {
+        match schema["$ref"].as_str() {
+            Some(reference) => {
+                let name = reference.trim_start_matches("#/components/schemas/");
+                doc["components"]["schemas"][name].clone()
+            }
+            None => schema.clone(),
+        }
+    };
+    let mut untyped = vec![];
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                let Some(content) = response["content"].as_object() else {
+                    continue;
+                };
+                for (media, body) in content {
+                    if !media.contains("json") {
+                        continue;
+                    }
+                    let schema = resolve(&body["schema"]);
+                    let shaped = ["properties", "allOf", "oneOf", "anyOf", "items", "$ref"]
+                        .iter()
+                        .any(|k| schema.get(k).is_some())
+                        || schema["additionalProperties"].is_object()
+                        || schema["type"].as_str().is_some_and(|t| t != "object");
+                    let key = (method.as_str(), path.as_str(), status.as_str());
+                    if !shaped && !handler_defined.contains(&key) {
+                        untyped.push(format!("{method} {path} {status} {media}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        untyped.is_empty(),
+        "untyped response bodies:\n{}",
+        untyped.join("\n")
+    );
+    // Answers that carry exactly their fields are closed, including those whose types also
+    // deserialize (closed by `http::openapi::complete`, not by serde).
+    for name in [
+        "Managed",
+        "EndpointRecord",
+        "Receipt",
+        "Event",
+        "LogEntry",
+        "Packet",
+    ] {
+        let schema = &doc["components"]["schemas"][name];
+        assert_eq!(schema["additionalProperties"], false, "{name}: {schema}");
+    }
+}

@@ -142,6 +142,34 @@ async fn toolhost_passes_its_own_readiness_check() {
     server.stop().await;
 }
 
+/// toolhost's own MCP endpoint speaks 2026-07-28, so the check connects with `server/discover`
+/// (the envelope in `_meta`, the revision and method in headers) and lists the tools statelessly;
+/// a 2025-only server falls back to `initialize` (src/readiness/tests.rs).
+#[tokio::test]
+async fn own_mcp_endpoint_is_probed_as_2026_07_28() {
+    let server = dev_server(Some(PAY_TO)).await;
+    let body = report(&server, &server.url("/ai/mcp")).await;
+    assert_eq!(body["kind"], "mcp_endpoint", "{body}");
+    assert_eq!(body["ready"], true, "{body}");
+    let note = |id: &str| {
+        check(&body, id)["note"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        note("mcp_initialize").contains("POST server/discover answered HTTP 200"),
+        "{body}"
+    );
+    assert!(
+        note("mcp_protocol_version").contains("2026-07-28"),
+        "{body}"
+    );
+    assert!(note("mcp_server_info").contains("toolhost"), "{body}");
+    assert!(note("mcp_tools").contains("tool(s)"), "{body}");
+    server.stop().await;
+}
+
 /// Without a configured payTo a dev server (test network only) receives at the address of a key
 /// generated into its data dir, so its manifest still names one.
 #[tokio::test]

@@ -8,11 +8,11 @@ use serde_json::json;
 
 use crate::app::AppState;
 use crate::builders::identity::{self, BuilderRecord, PayerInfo, RegisterRequest};
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::JsonBody;
 use crate::payments::{self, Charge, Offer, ResourceInfo};
-use crate::receipts::PaymentMethod;
+use crate::receipts::{PaymentMethod, Receipt};
 
 /// A builder record with its new key: the answer of key rotation and admin onboarding, and of
 /// registration with its `receipt` added.
@@ -25,6 +25,15 @@ pub struct Issued {
     /// The key, shown this once; send it as `X-Builder-Key`.
     builder_key: String,
     note: &'static str,
+}
+
+/// Registration's answer: the builder, its key, and the receipt of the fee.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Registered {
+    #[serde(flatten)]
+    issued: Issued,
+    receipt: Receipt,
 }
 
 fn issued(record: BuilderRecord, key: String) -> Json<Issued> {
@@ -45,9 +54,9 @@ fn issued(record: BuilderRecord, key: String) -> Json<Issued> {
 #[utoipa::path(post, path = "/ai/builders/register", tag = "builders",
     request_body = RegisterRequest,
     responses(
-        (status = 200, description = "Registered; the builder key is shown once", body = Object),
+        (status = 200, description = "Registered; the builder key is shown once", body = Registered),
         (status = 400, description = "Malformed payment header", body = ErrorBody),
-        (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = Object),
+        (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = crate::payments::requirements::PaymentRequiredBody),
         (status = 422, description = "Invalid name or contact", body = ErrorBody),
         (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
     ))]
@@ -102,8 +111,10 @@ pub async fn register(
     };
     let (record, key) = identity::register(app.store.as_ref(), request, payer).await?;
     let Json(issued) = issued(record, key);
-    let mut body = serde_json::to_value(issued).map_err(ApiError::internal)?;
-    body["receipt"] = serde_json::to_value(receipt).map_err(ApiError::internal)?;
+    let body = Registered {
+        issued,
+        receipt: settled.receipt,
+    };
     let mut response = Json(body).into_response();
     response.headers_mut().extend(settled.headers);
     Ok(response)

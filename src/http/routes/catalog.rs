@@ -5,8 +5,8 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::app::AppState;
 use crate::builders::Caller;
@@ -14,7 +14,7 @@ use crate::catalog::{
     example_for_schema, listing, listing_page, CatalogFilter, CatalogForm, CatalogPosition,
     EndpointRecord, PricingMode,
 };
-use crate::endpoints;
+use crate::endpoints::{self, ManageView};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
 use crate::paging;
@@ -54,7 +54,7 @@ fn parse_form(form: Option<&str>) -> ApiResult<CatalogForm> {
 /// The catalog envelope (spec 2.3) with every endpoint that passes the filters, or one page of
 /// them. The unfiltered listing carries an `ETag` and answers `If-None-Match` with 304.
 #[utoipa::path(get, path = "/ai/endpoints", tag = "catalog", params(CatalogQuery),
-    responses((status = 200, description = "Catalog envelope; `nextCursor` when paged", body = Object),
+    responses((status = 200, description = "Catalog envelope; `nextCursor` when paged", body = crate::catalog::Listing),
         (status = 304, description = "The unfiltered listing has not changed since the `ETag` in `If-None-Match`"),
         (status = 400, description = "Bad filter, limit or cursor", body = ErrorBody)))]
 pub async fn list_endpoints(
@@ -125,6 +125,51 @@ pub async fn list_endpoints(
         .into_response())
 }
 
+/// One endpoint as `GET /ai/endpoints/{slug}` answers it.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointView {
+    /// Always true.
+    ok: bool,
+    endpoint: EndpointRecord,
+    /// The owner's view, for the owner and the admin; `null` for everyone else.
+    #[schema(required = true)]
+    manage: Option<ManageView>,
+    example: Example,
+}
+
+/// A copyable call of the endpoint and what it costs.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Example {
+    request: ExampleRequest,
+    /// The same request as a shell command.
+    curl: String,
+    #[schema(value_type = f64, minimum = 0)]
+    price_usd: crate::money::Usd,
+    pricing_mode: PricingMode,
+    payment_required: bool,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExampleRequest {
+    /// Always `POST`.
+    method: &'static str,
+    url: String,
+    headers: ExampleHeaders,
+    /// The endpoint's example input, or one made from its inputSchema.
+    body: Value,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExampleHeaders {
+    /// Always `application/json`.
+    #[serde(rename = "Content-Type")]
+    content_type: &'static str,
+}
+
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct RecordQuery {
@@ -138,13 +183,13 @@ pub struct RecordQuery {
 /// held for review, which are not found for everyone else.
 #[utoipa::path(get, path = "/ai/endpoints/{slug}", tag = "catalog",
     params(("slug" = String, Path, description = "Endpoint slug"), RecordQuery),
-    responses((status = 200, description = "Endpoint record", body = Object), (status = 400, description = "Bad `form`", body = ErrorBody), (status = 401, description = "Credential sent but not valid", body = ErrorBody), (status = 404, description = "No such endpoint", body = ErrorBody)))]
+    responses((status = 200, description = "Endpoint record", body = EndpointView), (status = 400, description = "Bad `form`", body = ErrorBody), (status = 401, description = "Credential sent but not valid", body = ErrorBody), (status = 404, description = "No such endpoint", body = ErrorBody)))]
 pub async fn get_endpoint(
     State(app): State<AppState>,
     caller: Option<Caller>,
     Path(slug): Path<String>,
     QueryParams(query): QueryParams<RecordQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<EndpointView>> {
     let form = parse_form(query.form.as_deref())?;
     let compiled = app.catalog.require(&slug)?;
     let endpoint = &compiled.endpoint;
@@ -168,16 +213,23 @@ pub async fn get_endpoint(
     } else {
         None
     };
-    Ok(Json(json!({
-        "ok": true,
-        "endpoint": EndpointRecord::new(endpoint, &app.urls, form),
-        "manage": manage,
-        "example": {
-            "request": {"method": "POST", "url": url, "headers": {"Content-Type": "application/json"}, "body": body},
-            "curl": curl,
-            "priceUsd": endpoint.price_usd,
-            "pricingMode": endpoint.pricing_mode(),
-            "paymentRequired": endpoint.is_paid(),
+    Ok(Json(EndpointView {
+        ok: true,
+        endpoint: EndpointRecord::new(endpoint, &app.urls, form),
+        manage,
+        example: Example {
+            request: ExampleRequest {
+                method: "POST",
+                url,
+                headers: ExampleHeaders {
+                    content_type: "application/json",
+                },
+                body,
+            },
+            curl,
+            price_usd: endpoint.price_usd,
+            pricing_mode: endpoint.pricing_mode(),
+            payment_required: endpoint.is_paid(),
         },
-    })))
+    }))
 }

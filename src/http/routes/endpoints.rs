@@ -1,30 +1,88 @@
 //! `POST /ai/endpoints/create`, `PATCH`/`DELETE /ai/endpoints/{slug}`, a builder's test run of
-//! a draft (`POST /ai/builders/drafts/run`), and the admin's review and capability-grant routes. `GET /ai/endpoints/{slug}` lives with the catalog and shows the
-//! owner's view too.
+//! a draft (`POST /ai/builders/drafts/run`), and the admin's review and capability-grant
+//! routes. `GET /ai/endpoints/{slug}` lives with the catalog and shows the owner's view too.
 
 use axum::extract::{Path, State};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::app::AppState;
 use crate::builders::Caller;
 use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord, Owner};
 use crate::endpoints::draft::{self, DraftRequest};
-use crate::endpoints::lifecycle;
+use crate::runtime::DraftRun;
+use crate::endpoints::lifecycle::{self, GrantView, ManageView};
 use crate::endpoints::{CreateRequest, PatchRequest};
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::{JsonBody, JsonFields};
 
-/// The public record plus the owner's view, as create, PATCH and review answer.
-async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<Value>> {
+/// The public record plus the owner's view, as create, PATCH, review and grant answer.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Managed {
+    /// Always true.
+    ok: bool,
+    endpoint: EndpointRecord,
+    manage: ManageView,
+}
+
+async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<Managed>> {
     let endpoint = &compiled.endpoint;
-    Ok(Json(json!({
-        "ok": true,
-        "endpoint": EndpointRecord::new(endpoint, &app.urls, CatalogForm::Current),
-        "manage": lifecycle::manage_view(&app.endpoint_parts(), endpoint).await?,
-    })))
+    Ok(Json(Managed {
+        ok: true,
+        endpoint: EndpointRecord::new(endpoint, &app.urls, CatalogForm::Current),
+        manage: lifecycle::manage_view(&app.endpoint_parts(), endpoint).await?,
+    }))
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Deleted {
+    /// Always true.
+    ok: bool,
+    /// The slug deleted, free again.
+    deleted: String,
+}
+
+/// An admin queue: the endpoints awaiting a decision, each with what the decision needs.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Queue<T> {
+    /// Always true.
+    ok: bool,
+    endpoints: Vec<T>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InReview {
+    endpoint: EndpointRecord,
+    owner: Owner,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AwaitingGrant {
+    endpoint: EndpointRecord,
+    owner: Owner,
+    capability_grant: GrantView,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BuilderEndpoints {
+    /// Always true.
+    ok: bool,
+    builder_id: String,
+    endpoints: Vec<OwnedEndpoint>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OwnedEndpoint {
+    endpoint: EndpointRecord,
+    manage: ManageView,
 }
 
 /// Create an endpoint owned by the caller. Builders must attest (`safetyAttestation.accepted`)
@@ -33,7 +91,7 @@ async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<
     request_body = CreateRequest,
     params(("X-Admin-Token" = Option<String>, Header, description = "Admin token"), ("X-Builder-Key" = Option<String>, Header, description = "Builder key")),
     responses(
-        (status = 200, description = "Created: public record and owner's view", body = Object),
+        (status = 200, description = "Created: public record and owner's view", body = Managed),
         (status = 401, description = "No valid admin token or builder key (`unauthorized`, `invalid_admin_token`, `invalid_builder_key`, `builder_key_revoked`)", body = ErrorBody),
         (status = 403, description = "A builder setting an admin-only field", body = ErrorBody),
         (status = 409, description = "Slug taken", body = ErrorBody),
@@ -43,7 +101,7 @@ pub async fn create_endpoint(
     State(app): State<AppState>,
     caller: Caller,
     JsonFields(request): JsonFields<CreateRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Managed>> {
     let compiled = lifecycle::create(&app.endpoint_parts(), &caller, request).await?;
     managed(&app, &compiled).await
 }
@@ -57,7 +115,7 @@ pub async fn create_endpoint(
     request_body = DraftRequest,
     params(("X-Builder-Key" = String, Header, description = "Builder key")),
     responses(
-        (status = 200, description = "Ran: `run` `{status, body, headers, logs, durationMs, error?}`", body = Object),
+        (status = 200, description = "Ran: what a call would have answered", body = DraftAnswer),
         (status = 401, description = "No valid builder key", body = ErrorBody),
         (status = 422, description = "`invalid_body`, `invalid_field` (`details.errors`), or `compile_error` (`details` `{field, line, column, sourceLine, hint}`)", body = ErrorBody),
         (status = 429, description = "`rate_limited` (anonymous-write tokens) or `overloaded`", body = ErrorBody),
@@ -66,10 +124,19 @@ pub async fn run_draft(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
     JsonFields(request): JsonFields<DraftRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<DraftAnswer>> {
     crate::rate_limit::anonymous_write()?;
     let run = draft::run(&app.runtime, &builder.id, request).await?;
-    Ok(Json(json!({ "ok": true, "run": run })))
+    Ok(Json(DraftAnswer { ok: true, run }))
+}
+
+/// What a draft's test run answers.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftAnswer {
+    /// Always true: the run happened (the handler's own failure is in `run.error`).
+    ok: bool,
+    run: DraftRun,
 }
 
 /// Update an endpoint (owner or admin). `status` pauses or resumes it; `grantedCapabilities`
@@ -78,7 +145,7 @@ pub async fn run_draft(
     request_body = PatchRequest,
     params(("slug" = String, Path, description = "Endpoint slug")),
     responses(
-        (status = 200, description = "Updated", body = Object),
+        (status = 200, description = "Updated", body = Managed),
         (status = 401, description = "No valid credential", body = ErrorBody),
         (status = 403, description = "Not the owner, or an admin-only field", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
@@ -90,7 +157,7 @@ pub async fn patch_endpoint(
     caller: Caller,
     Path(slug): Path<String>,
     JsonFields(patch): JsonFields<PatchRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Managed>> {
     let compiled = lifecycle::update(&app.endpoint_parts(), &caller, &slug, patch).await?;
     managed(&app, &compiled).await
 }
@@ -100,7 +167,7 @@ pub async fn patch_endpoint(
 #[utoipa::path(delete, path = "/ai/endpoints/{slug}", tag = "builders",
     params(("slug" = String, Path, description = "Endpoint slug")),
     responses(
-        (status = 200, description = "Deleted", body = Object),
+        (status = 200, description = "Deleted", body = Deleted),
         (status = 401, description = "No valid credential", body = ErrorBody),
         (status = 403, description = "Not the owner", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
@@ -109,9 +176,12 @@ pub async fn delete_endpoint(
     State(app): State<AppState>,
     caller: Caller,
     Path(slug): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Deleted>> {
     let removed = lifecycle::delete(&app.endpoint_parts(), &caller, &slug).await?;
-    Ok(Json(json!({ "ok": true, "deleted": removed.slug })))
+    Ok(Json(Deleted {
+        ok: true,
+        deleted: removed.slug,
+    }))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -135,7 +205,7 @@ pub enum Decision {
     request_body = ReviewDecision,
     params(("slug" = String, Path, description = "Endpoint slug")),
     responses(
-        (status = 200, description = "Decided", body = Object),
+        (status = 200, description = "Decided", body = Managed),
         (status = 401, description = "No valid admin token", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
         (status = 409, description = "Not under review", body = ErrorBody),
@@ -145,7 +215,7 @@ pub async fn review_endpoint(
     _admin: Admin,
     Path(slug): Path<String>,
     JsonBody(body): JsonBody<ReviewDecision>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Managed>> {
     let approve = matches!(body.decision, Decision::Approve);
     let compiled = lifecycle::decide(&app.endpoint_parts(), &slug, approve, body.note).await?;
     managed(&app, &compiled).await
@@ -153,13 +223,19 @@ pub async fn review_endpoint(
 
 /// Admin: endpoints awaiting content-safety review, oldest first.
 #[utoipa::path(get, path = "/ai/admin/reviews", tag = "admin",
-    responses((status = 200, description = "Review queue", body = Object), (status = 401, description = "No valid admin token", body = ErrorBody)))]
-pub async fn review_queue(State(app): State<AppState>, _admin: Admin) -> Json<Value> {
-    let endpoints: Vec<Value> = lifecycle::review_queue(&app.endpoint_parts())
+    responses((status = 200, description = "Review queue", body = Queue<InReview>), (status = 401, description = "No valid admin token", body = ErrorBody)))]
+pub async fn review_queue(State(app): State<AppState>, _admin: Admin) -> Json<Queue<InReview>> {
+    let endpoints = lifecycle::review_queue(&app.endpoint_parts())
         .iter()
-        .map(|c| json!({ "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current), "owner": c.endpoint.owner }))
+        .map(|c| InReview {
+            endpoint: EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
+            owner: c.endpoint.owner.clone(),
+        })
         .collect();
-    Json(json!({ "ok": true, "endpoints": endpoints }))
+    Json(Queue {
+        ok: true,
+        endpoints,
+    })
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -187,7 +263,7 @@ pub enum GrantChoice {
     request_body = GrantRequest,
     params(("slug" = String, Path, description = "Endpoint slug")),
     responses(
-        (status = 200, description = "Decided: public record and owner's view", body = Object),
+        (status = 200, description = "Decided: public record and owner's view", body = Managed),
         (status = 401, description = "No valid admin token", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
         (status = 409, description = "`not_awaiting_grant`: every requested capability is granted; `edit_conflict`", body = ErrorBody),
@@ -198,7 +274,7 @@ pub async fn grant_endpoint(
     _admin: Admin,
     Path(slug): Path<String>,
     JsonBody(body): JsonBody<GrantRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Managed>> {
     let grant = matches!(body.decision, GrantChoice::Grant);
     let compiled = lifecycle::decide_grant(&app.endpoint_parts(), &slug, grant, body.note).await?;
     managed(&app, &compiled).await
@@ -207,19 +283,20 @@ pub async fn grant_endpoint(
 /// Admin: capability requests awaiting an answer, the longest waiting first: each endpoint's
 /// record, owner and `capabilityGrant` (requested, granted, missing).
 #[utoipa::path(get, path = "/ai/admin/grants", tag = "admin",
-    responses((status = 200, description = "`endpoints`: `[{endpoint, owner, capabilityGrant}]`", body = Object), (status = 401, description = "No valid admin token", body = ErrorBody)))]
-pub async fn grant_queue(State(app): State<AppState>, _admin: Admin) -> Json<Value> {
-    let endpoints: Vec<Value> = lifecycle::grant_queue(&app.endpoint_parts())
+    responses((status = 200, description = "`endpoints`: `[{endpoint, owner, capabilityGrant}]`", body = Queue<AwaitingGrant>), (status = 401, description = "No valid admin token", body = ErrorBody)))]
+pub async fn grant_queue(State(app): State<AppState>, _admin: Admin) -> Json<Queue<AwaitingGrant>> {
+    let endpoints = lifecycle::grant_queue(&app.endpoint_parts())
         .iter()
-        .map(|c| {
-            json!({
-                "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
-                "owner": c.endpoint.owner,
-                "capabilityGrant": lifecycle::grant_view(&c.endpoint),
-            })
+        .map(|c| AwaitingGrant {
+            endpoint: EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
+            owner: c.endpoint.owner.clone(),
+            capability_grant: lifecycle::grant_view(&c.endpoint),
         })
         .collect();
-    Json(json!({ "ok": true, "endpoints": endpoints }))
+    Json(Queue {
+        ok: true,
+        endpoints,
+    })
 }
 
 /// The calling builder's endpoints, each with the owner's view, sorted by slug. Endpoints held
@@ -227,13 +304,13 @@ pub async fn grant_queue(State(app): State<AppState>, _admin: Admin) -> Json<Val
 /// owner sees them everywhere).
 #[utoipa::path(get, path = "/ai/builders/endpoints", tag = "builders",
     responses(
-        (status = 200, description = "`endpoints`: `[{endpoint, manage}]`", body = Object),
+        (status = 200, description = "`endpoints`: `[{endpoint, manage}]`", body = BuilderEndpoints),
         (status = 401, description = "No valid builder key (unknown, or revoked: `builder_key_revoked`)", body = ErrorBody),
     ))]
 pub async fn builder_endpoints(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<BuilderEndpoints>> {
     let owner = Owner::Builder(builder.id.clone());
     let mut owned: Vec<_> = app
         .catalog
@@ -245,12 +322,14 @@ pub async fn builder_endpoints(
     owned.sort_by(|a, b| a.endpoint.slug.cmp(&b.endpoint.slug));
     let mut endpoints = Vec::with_capacity(owned.len());
     for c in &owned {
-        endpoints.push(json!({
-            "endpoint": EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
-            "manage": lifecycle::manage_view(&app.endpoint_parts(), &c.endpoint).await?,
-        }));
+        endpoints.push(OwnedEndpoint {
+            endpoint: EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
+            manage: lifecycle::manage_view(&app.endpoint_parts(), &c.endpoint).await?,
+        });
     }
-    Ok(Json(
-        json!({ "ok": true, "builderId": builder.id, "endpoints": endpoints }),
-    ))
+    Ok(Json(BuilderEndpoints {
+        ok: true,
+        builder_id: builder.id,
+        endpoints,
+    }))
 }

@@ -2,14 +2,30 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::app::AppState;
 use crate::error::{ApiResult, ErrorBody};
+use crate::events::Event;
 use crate::http::auth::BuilderAuth;
 use crate::http::extract::QueryParams;
 use crate::paging::PageRequest;
+
+/// One page of the builder's events.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Events {
+    /// Always true.
+    ok: bool,
+    builder_id: String,
+    /// The `since` the page was read with (`7d` when none was sent).
+    since: String,
+    /// Newest first.
+    events: Vec<Event>,
+    /// The `cursor` of the next (older) page; `null` on the last page.
+    #[schema(required = true)]
+    next_cursor: Option<String>,
+}
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -31,7 +47,7 @@ pub struct EventsQuery {
 /// The calling builder's events, newest first.
 #[utoipa::path(get, path = "/ai/builders/events", tag = "builders", params(EventsQuery),
     responses(
-        (status = 200, description = "`events` newest first and `nextCursor`", body = Object),
+        (status = 200, description = "`events` newest first and `nextCursor`", body = Events),
         (status = 400, description = "Bad since, cursor or limit", body = ErrorBody),
         (status = 401, description = "No valid builder key (unknown, or revoked: `builder_key_revoked`)", body = ErrorBody),
     ))]
@@ -39,7 +55,7 @@ pub async fn builder_events(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
     QueryParams(query): QueryParams<EventsQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Events>> {
     let since_text = query.since.as_deref().unwrap_or("7d");
     let cutoff = crate::timestamp::since_cutoff(Some(since_text), "7d")?;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
@@ -52,11 +68,11 @@ pub async fn builder_events(
         &request,
     )
     .await?;
-    Ok(Json(json!({
-        "ok": true,
-        "builderId": builder.id,
-        "since": since_text,
-        "events": page.items,
-        "nextCursor": page.next_cursor,
-    })))
+    Ok(Json(Events {
+        ok: true,
+        builder_id: builder.id,
+        since: since_text.to_owned(),
+        events: page.items,
+        next_cursor: page.next_cursor,
+    }))
 }

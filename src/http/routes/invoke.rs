@@ -85,9 +85,9 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
 #[utoipa::path(post, path = "/ai/invoke", tag = "tools",
     request_body = InvokeRequest,
     responses(
-        (status = 200, description = "`{ok, result, receipt}`; or a text/event-stream of `progress` events and a final `result` (or `error`) event", body = Object),
+        (status = 200, description = "`{ok, result, receipt}`; or a text/event-stream of `progress` events and a final `result` (or `error`) event", body = Invoked),
         (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
-        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = Object),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = crate::payments::requirements::PaymentRequiredBody),
         (status = 403, description = "`test_call_not_allowed`: X-Toolhost-Test from someone other than the owner or the admin", body = ErrorBody),
         (status = 404, description = "No such endpoint or quote", body = ErrorBody),
         (status = 409, description = "`streaming_required`: long-running endpoint without Accept: text/event-stream; or `quote_expired` / `quote_mismatch`", body = ErrorBody),
@@ -172,10 +172,27 @@ fn result_event(outcome: Outcome) -> Value {
     json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt, "paymentResponse": payment_response})
 }
 
+/// The JSON answer of `POST /ai/invoke`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Invoked {
+    /// Whether the handler answered a success.
+    ok: bool,
+    /// What the handler returned, shaped by the endpoint's outputSchema.
+    result: Value,
+    /// The call's receipt; `null` when none was issued (a free endpoint, a test call).
+    #[schema(required = true)]
+    receipt: Option<crate::receipts::Receipt>,
+}
+
 /// `{ok, result, receipt}`, with the handler's status (`ok` is whether it is a success).
 fn invoke_response(outcome: Outcome) -> Response {
     let headers = outcome.headers();
-    let body = json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt});
+    let body = Invoked {
+        ok: outcome.status.is_success(),
+        result: outcome.result,
+        receipt: outcome.receipt,
+    };
     let mut response = (outcome.status, Json(body)).into_response();
     response.headers_mut().extend(headers);
     response

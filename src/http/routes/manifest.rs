@@ -2,82 +2,264 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::app::AppState;
 use crate::config::FacilitatorConfig;
 
+/// The manifest: the service, how it is paid, and the absolute URL of everything else.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Manifest {
+    /// Always true.
+    ok: bool,
+    service: ManifestService,
+    base_url: String,
+    payment: ManifestPayment,
+    mcp: ManifestMcp,
+    catalog: ManifestCatalog,
+    endpoints: ManifestEndpoints,
+    receipts: ManifestReceipts,
+    quotes: ManifestQuotes,
+    content_safety_policy: String,
+    dashboard: String,
+    guide: String,
+    openapi: String,
+    handler_types: String,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestService {
+    name: &'static str,
+    version: &'static str,
+    interface_version: &'static str,
+    description: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestPayment {
+    /// Always `x402`.
+    protocol: &'static str,
+    x402_versions: [u8; 2],
+    schemes: [&'static str; 1],
+    /// CAIP-2 ids of the networks paid on.
+    networks: Vec<String>,
+    assets: Vec<ManifestAsset>,
+    pay_to: String,
+    facilitator: ManifestFacilitator,
+    /// The URL of the facilitator's supported kinds.
+    supported: String,
+    headers: ManifestPaymentHeaders,
+}
+
+/// The settlement asset of one network.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestAsset {
+    network: String,
+    v1_network: String,
+    chain_id: u64,
+    asset: String,
+    symbol: &'static str,
+    decimals: u8,
+    eip712: ManifestEip712,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestEip712 {
+    name: String,
+    version: String,
+}
+
+/// `local` (with `settlesOnChain`) or `remote` (with its `url`).
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestFacilitator {
+    #[schema(pattern = "^(local|remote)$")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    settles_on_chain: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestPaymentHeaders {
+    v2: ManifestV2Headers,
+    v1: ManifestV1Headers,
+    developer_credit: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestV2Headers {
+    required: &'static str,
+    payment: &'static str,
+    response: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestV1Headers {
+    payment: &'static str,
+    response: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestMcp {
+    url: String,
+    /// Always `streamable-http`.
+    transport: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestCatalog {
+    url: String,
+    schema: String,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestEndpoints {
+    invoke: String,
+    inspect: String,
+    invoke_json: String,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestReceipts {
+    url: String,
+    /// Base64 of the receipt signing key.
+    public_key: String,
+    signing: ManifestSigning,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestSigning {
+    alg: &'static str,
+    public_key: String,
+    encoding: &'static str,
+    signed_message: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestQuotes {
+    hosted: String,
+    conversion: String,
+    external_x402: String,
+}
+
 /// Service, payment, MCP, catalog, receipt and quote metadata with absolute URLs.
 #[utoipa::path(get, path = "/ai/manifest", tag = "catalog",
-    responses((status = 200, description = "Service manifest", body = Object)))]
-pub async fn manifest(State(app): State<AppState>) -> Json<Value> {
+    responses((status = 200, description = "Service manifest", body = Manifest)))]
+pub async fn manifest(State(app): State<AppState>) -> Json<Manifest> {
     let u = |path: &str| app.urls.at(path);
     let payment = &app.config.payment;
-    let assets: Vec<Value> = payment
+    let assets = payment
         .networks
         .iter()
-        .map(|n| {
-            json!({
-                "network": n.caip2,
-                "v1Network": n.v1_name,
-                "chainId": n.chain_id,
-                "asset": n.asset,
-                "symbol": "USDC",
-                "decimals": 6,
-                "eip712": {"name": n.eip712_name, "version": n.eip712_version},
-            })
+        .map(|n| ManifestAsset {
+            network: n.caip2.clone(),
+            v1_network: n.v1_name.clone(),
+            chain_id: n.chain_id,
+            asset: n.asset.clone(),
+            symbol: "USDC",
+            decimals: 6,
+            eip712: ManifestEip712 {
+                name: n.eip712_name.clone(),
+                version: n.eip712_version.clone(),
+            },
         })
         .collect();
-    Json(json!({
-        "ok": true,
-        "service": {
-            "name": "toolhost",
-            "version": env!("CARGO_PKG_VERSION"),
-            "interfaceVersion": "0.2.0",
-            "description": "Discover, quote, pay for (x402) and call hosted AI/API tools, with a verifiable receipt for every paid call.",
+    let local = |settles_on_chain| ManifestFacilitator {
+        kind: "local",
+        settles_on_chain: Some(settles_on_chain),
+        url: None,
+    };
+    let facilitator = match &payment.facilitator {
+        FacilitatorConfig::Local => local(false),
+        FacilitatorConfig::OnChain(_) => local(true),
+        FacilitatorConfig::Remote { url } => ManifestFacilitator {
+            kind: "remote",
+            settles_on_chain: None,
+            url: Some(url.clone()),
         },
-        "baseUrl": app.urls.base(),
-        "payment": {
-            "protocol": "x402",
-            "x402Versions": [2, 1],
-            "schemes": ["exact"],
-            "networks": payment.networks.iter().map(|n| n.caip2.clone()).collect::<Vec<_>>(),
-            "assets": assets,
-            "payTo": app.payments.pay_to,
-            "facilitator": match &payment.facilitator {
-                FacilitatorConfig::Local => json!({"kind": "local", "settlesOnChain": false}),
-                FacilitatorConfig::OnChain(_) => json!({"kind": "local", "settlesOnChain": true}),
-                FacilitatorConfig::Remote { url } => json!({"kind": "remote", "url": url}),
+    };
+    Json(Manifest {
+        ok: true,
+        service: ManifestService {
+            name: "toolhost",
+            version: env!("CARGO_PKG_VERSION"),
+            interface_version: "0.2.0",
+            description: "Discover, quote, pay for (x402) and call hosted AI/API tools, with a verifiable receipt for every paid call.",
+        },
+        base_url: app.urls.base().to_owned(),
+        payment: ManifestPayment {
+            protocol: "x402",
+            x402_versions: [2, 1],
+            schemes: ["exact"],
+            networks: payment.networks.iter().map(|n| n.caip2.clone()).collect(),
+            assets,
+            pay_to: app.payments.pay_to.clone(),
+            facilitator,
+            supported: u("/x402/supported"),
+            headers: ManifestPaymentHeaders {
+                v2: ManifestV2Headers {
+                    required: "PAYMENT-REQUIRED",
+                    payment: "PAYMENT-SIGNATURE",
+                    response: "PAYMENT-RESPONSE",
+                },
+                v1: ManifestV1Headers {
+                    payment: "X-PAYMENT",
+                    response: "X-PAYMENT-RESPONSE",
+                },
+                developer_credit: "X-Developer-Credit",
             },
-            "supported": u("/x402/supported"),
-            "headers": {
-                "v2": {"required": "PAYMENT-REQUIRED", "payment": "PAYMENT-SIGNATURE", "response": "PAYMENT-RESPONSE"},
-                "v1": {"payment": "X-PAYMENT", "response": "X-PAYMENT-RESPONSE"},
-                "developerCredit": "X-Developer-Credit",
+        },
+        mcp: ManifestMcp {
+            url: u("/ai/mcp"),
+            transport: "streamable-http",
+        },
+        catalog: ManifestCatalog {
+            url: u("/ai/endpoints"),
+            schema: format!(
+                "{}.x402.hosted-endpoint-catalog.v1",
+                app.config.catalog_namespace
+            ),
+        },
+        endpoints: ManifestEndpoints {
+            invoke: u("/tools/{slug}"),
+            inspect: u("/ai/endpoints/{slug}"),
+            invoke_json: u("/ai/invoke"),
+        },
+        receipts: ManifestReceipts {
+            url: u("/ai/receipts/{receiptId}"),
+            public_key: app.receipt_signer.public_key(),
+            signing: ManifestSigning {
+                alg: "ed25519",
+                public_key: app.receipt_signer.public_key(),
+                encoding: "base64",
+                signed_message: "canonical JSON (keys sorted, no whitespace) of the receipt without its `signature` field",
             },
         },
-        "mcp": {"url": u("/ai/mcp"), "transport": "streamable-http"},
-        "catalog": {"url": u("/ai/endpoints"), "schema": format!("{}.x402.hosted-endpoint-catalog.v1", app.config.catalog_namespace)},
-        "endpoints": {"invoke": u("/tools/{slug}"), "inspect": u("/ai/endpoints/{slug}"), "invokeJson": u("/ai/invoke")},
-        "receipts": {
-            "url": u("/ai/receipts/{receiptId}"),
-            "publicKey": app.receipt_signer.public_key(),
-            "signing": {
-                "alg": "ed25519",
-                "publicKey": app.receipt_signer.public_key(),
-                "encoding": "base64",
-                "signedMessage": "canonical JSON (keys sorted, no whitespace) of the receipt without its `signature` field",
-            },
+        quotes: ManifestQuotes {
+            hosted: u("/ai/quote"),
+            conversion: u("/ai/conversion/quote"),
+            external_x402: u("/x402/quote"),
         },
-        "quotes": {
-            "hosted": u("/ai/quote"),
-            "conversion": u("/ai/conversion/quote"),
-            "externalX402": u("/x402/quote"),
-        },
-        "contentSafetyPolicy": u("/ai/content-safety/policy"),
-        "dashboard": u("/dashboard"),
-        "guide": u("/guides/x402-agent-payment-infrastructure"),
-        "openapi": u("/openapi.json"),
-        "handlerTypes": u(crate::web::HANDLER_TYPES_PATH),
-    }))
+        content_safety_policy: u("/ai/content-safety/policy"),
+        dashboard: u("/dashboard"),
+        guide: u("/guides/x402-agent-payment-infrastructure"),
+        openapi: u("/openapi.json"),
+        handler_types: u(crate::web::HANDLER_TYPES_PATH),
+    })
 }

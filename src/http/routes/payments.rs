@@ -2,8 +2,8 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::app::AppState;
@@ -27,16 +27,65 @@ pub struct CreditRequest {
     note: Option<String>,
 }
 
-fn grant_view(grant: &credits::Grant, balance: Usd) -> Value {
-    json!({
-        "creditId": grant.credit_id,
-        "grantedUsd": grant.granted_usd,
-        "balanceUsd": balance,
-        "balanceUnits": balance.units().to_string(),
-        "expiresAt": grant.expires_at.map(crate::timestamp::rfc3339),
-        "createdAt": crate::timestamp::rfc3339(grant.created_at),
-        "note": grant.note,
-    })
+/// A developer credit grant with its balance (never its token). Not closed to other
+/// properties: [`IssuedCredit`] adds the token to it.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreditView {
+    credit_id: String,
+    #[schema(value_type = f64, minimum = 0)]
+    granted_usd: Usd,
+    #[schema(value_type = f64, minimum = 0)]
+    balance_usd: Usd,
+    #[schema(schema_with = crate::money::units_schema)]
+    balance_units: String,
+    /// `null` when the grant does not expire.
+    #[schema(required = true, format = DateTime)]
+    expires_at: Option<String>,
+    #[schema(format = DateTime)]
+    created_at: String,
+    #[schema(required = true)]
+    note: Option<String>,
+}
+
+fn grant_view(grant: &credits::Grant, balance: Usd) -> CreditView {
+    CreditView {
+        credit_id: grant.credit_id.clone(),
+        granted_usd: grant.granted_usd,
+        balance_usd: balance,
+        balance_units: balance.units().to_string(),
+        expires_at: grant.expires_at.map(crate::timestamp::rfc3339),
+        created_at: crate::timestamp::rfc3339(grant.created_at),
+        note: grant.note.clone(),
+    }
+}
+
+/// A new grant: its view and the token, shown this once.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IssuedCredit {
+    #[serde(flatten)]
+    grant: CreditView,
+    /// Send it as `X-Developer-Credit`; only its hash is kept.
+    token: String,
+    /// Always `X-Developer-Credit`.
+    header: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreditIssued {
+    /// Always true.
+    ok: bool,
+    credit: IssuedCredit,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Credits {
+    /// Always true.
+    ok: bool,
+    credits: Vec<CreditView>,
 }
 
 /// Issue a developer credit grant. The token is in this answer only; send it as
@@ -44,7 +93,7 @@ fn grant_view(grant: &credits::Grant, balance: Usd) -> Value {
 #[utoipa::path(post, path = "/ai/admin/credits", tag = "payments",
     request_body = CreditRequest,
     responses(
-        (status = 200, description = "The grant and its one-time token", body = Object),
+        (status = 200, description = "The grant and its one-time token", body = CreditIssued),
         (status = 401, description = "X-Admin-Token missing", body = ErrorBody),
         (status = 422, description = "Invalid amount or expiry", body = ErrorBody),
     ))]
@@ -52,7 +101,7 @@ pub async fn issue_credit(
     State(app): State<AppState>,
     _admin: Admin,
     JsonBody(request): JsonBody<CreditRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<CreditIssued>> {
     if request.amount_usd.is_zero() {
         return Err(ApiError::unprocessable(
             ErrorCode::InvalidAmount,
@@ -75,27 +124,58 @@ pub async fn issue_credit(
         request.note,
     )
     .await?;
-    let mut view = grant_view(&grant, grant.granted_usd);
-    view["token"] = Value::String(token);
-    view["header"] = Value::String("X-Developer-Credit".into());
-    Ok(Json(json!({"ok": true, "credit": view})))
+    Ok(Json(CreditIssued {
+        ok: true,
+        credit: IssuedCredit {
+            grant: grant_view(&grant, grant.granted_usd),
+            token,
+            header: "X-Developer-Credit",
+        },
+    }))
 }
 
 /// Every grant with its balance (never the tokens).
 #[utoipa::path(get, path = "/ai/admin/credits", tag = "payments",
-    responses((status = 200, description = "Grants", body = Object), (status = 401, description = "X-Admin-Token missing", body = ErrorBody)))]
-pub async fn list_credits(State(app): State<AppState>, _admin: Admin) -> ApiResult<Json<Value>> {
-    let grants: Vec<Value> = credits::list(app.store.as_ref())
+    responses((status = 200, description = "Grants", body = Credits), (status = 401, description = "X-Admin-Token missing", body = ErrorBody)))]
+pub async fn list_credits(State(app): State<AppState>, _admin: Admin) -> ApiResult<Json<Credits>> {
+    let credits = credits::list(app.store.as_ref())
         .await?
         .iter()
         .map(|(grant, balance)| grant_view(grant, *balance))
         .collect();
-    Ok(Json(json!({"ok": true, "credits": grants})))
+    Ok(Json(Credits { ok: true, credits }))
+}
+
+/// The x402 facilitator `/supported` answer. A remote facilitator's answer is passed through
+/// as it comes, so this is the x402 shape written out for the document, not a type the server
+/// serializes; the local facilitator builds the same shape (`payments::facilitator::local`).
+#[derive(utoipa::ToSchema)]
+pub struct Supported {
+    pub kinds: Vec<SupportedKind>,
+    /// Signer addresses by CAIP-2 pattern (`eip155:*`).
+    pub signers: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    /// Extension names the facilitator supports.
+    pub extensions: Option<Vec<String>>,
+}
+
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct SupportedKind {
+    /// 1 or 2.
+    #[schema(minimum = 1, maximum = 2)]
+    pub x402_version: u8,
+    /// `exact`.
+    pub scheme: String,
+    /// CAIP-2 id under v2, the network's v1 name under v1.
+    pub network: String,
+    /// Scheme-specific data.
+    #[schema(value_type = Option<Object>)]
+    pub extra: Option<Value>,
 }
 
 /// The payment kinds (`{x402Version, scheme, network}`) the configured facilitator handles.
 #[utoipa::path(get, path = "/x402/supported", tag = "payments",
-    responses((status = 200, description = "Supported kinds", body = Object), (status = 502, description = "Facilitator unreachable", body = ErrorBody)))]
+    responses((status = 200, description = "Supported kinds", body = Supported), (status = 502, description = "Facilitator unreachable", body = ErrorBody)))]
 pub async fn supported(State(app): State<AppState>) -> ApiResult<Json<Value>> {
     Ok(Json(app.payments.facilitator.supported().await?))
 }

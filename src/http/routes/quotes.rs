@@ -31,7 +31,7 @@ pub struct QuoteRequest {
 /// requirements and the handoff (URL, method, headers).
 #[utoipa::path(post, path = "/ai/quote", tag = "quotes", request_body = QuoteRequest,
     responses(
-        (status = 200, description = "Quote", body = Object),
+        (status = 200, description = "Quote", body = hosted::HostedQuote),
         (status = 401, description = "A credential sent but not valid", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
         (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
@@ -40,7 +40,7 @@ pub async fn quote(
     State(app): State<AppState>,
     caller: Option<Caller>,
     JsonBody(request): JsonBody<QuoteRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<hosted::HostedQuote>> {
     rate_limit::anonymous_write()?;
     let compiled = app.catalog.require(&request.slug)?;
     if !endpoints::visible(&compiled.endpoint, caller.as_ref()) {
@@ -77,7 +77,7 @@ pub struct ConversionRequest {
     start_asset: String,
     /// USD to arrive with; defaults to the service's price.
     #[serde(default)]
-    #[schema(schema_with = crate::money::usd_schema, nullable)]
+    #[schema(schema_with = crate::money::optional_usd_schema)]
     amount: Option<Usd>,
 }
 
@@ -85,7 +85,7 @@ pub struct ConversionRequest {
 /// wallet or exchange handoff, priced from the configured table (with its as-of time).
 #[utoipa::path(post, path = "/ai/conversion/quote", tag = "quotes", request_body = ConversionRequest,
     responses(
-        (status = 200, description = "Conversion route", body = Object),
+        (status = 200, description = "Conversion route", body = conversion::ConversionQuote),
         (status = 401, description = "A credential sent but not valid", body = ErrorBody),
         (status = 404, description = "No such service", body = ErrorBody),
         (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
@@ -95,7 +95,7 @@ pub async fn conversion_quote(
     State(app): State<AppState>,
     caller: Option<Caller>,
     JsonBody(request): JsonBody<ConversionRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<conversion::ConversionQuote>> {
     rate_limit::anonymous_write()?;
     let input = conversion::ConversionInput {
         service_id: &request.service_id,
@@ -131,11 +131,41 @@ pub struct ExternalQuoteRequest {
     start_asset: Option<String>,
 }
 
+/// The answer of `POST /x402/quote`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExternalQuote {
+    /// Always true.
+    ok: bool,
+    url: String,
+    /// Where the request ended after redirects.
+    final_url: String,
+    /// The first requirement priced in USD (else the first).
+    requirement: external::NormalizedRequirement,
+    accepts: Vec<external::NormalizedRequirement>,
+    conversion: ExternalConversion,
+}
+
+/// The route from the caller's asset (with `startNetwork` and `startAsset`), or how to ask for
+/// it.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalConversion {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<conversion::Plan>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'static str>,
+}
+
 /// Calls an external x402 seller (SSRF-guarded), normalizes its 402 (v1 body or v2 header) to
 /// one requirement shape with its USD value, plus the conversion handoff.
 #[utoipa::path(post, path = "/x402/quote", tag = "quotes", request_body = ExternalQuoteRequest,
     responses(
-        (status = 200, description = "Normalized requirements", body = Object),
+        (status = 200, description = "Normalized requirements", body = ExternalQuote),
         (status = 403, description = "`ssrf_refused`: the URL resolves to an internal address", body = ErrorBody),
         (status = 422, description = "Invalid URL or method, `not_payment_required`, unknown network or asset", body = ErrorBody),
         (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
@@ -144,7 +174,7 @@ pub struct ExternalQuoteRequest {
 pub async fn external_quote(
     State(app): State<AppState>,
     JsonBody(request): JsonBody<ExternalQuoteRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<ExternalQuote>> {
     // Each one makes an outbound request for an anonymous caller.
     rate_limit::anonymous_write()?;
     let outbound = match request
@@ -173,21 +203,33 @@ pub async fn external_quote(
         .unwrap_or(&accepts[0])
         .clone();
     let conversion = match (&request.start_network, &request.start_asset, selected.usd) {
-        (Some(network), Some(asset), Some(usd)) => {
-            json!({"plan": conversion::plan(&app.config.conversion, network, asset, &selected.network, usd)?})
-        }
-        _ => json!({
-            "note": "send startNetwork and startAsset to plan the route from your asset to the seller's",
-            "url": app.urls.at("/x402/quote"),
-            "method": "POST",
-        }),
+        (Some(network), Some(asset), Some(usd)) => ExternalConversion {
+            plan: Some(conversion::plan(
+                &app.config.conversion,
+                network,
+                asset,
+                &selected.network,
+                usd,
+            )?),
+            note: None,
+            url: None,
+            method: None,
+        },
+        _ => ExternalConversion {
+            plan: None,
+            note: Some(
+                "send startNetwork and startAsset to plan the route from your asset to the seller's",
+            ),
+            url: Some(app.urls.at("/x402/quote")),
+            method: Some("POST"),
+        },
     };
-    Ok(Json(json!({
-        "ok": true,
-        "url": request.url,
-        "finalUrl": response.final_url,
-        "requirement": selected,
-        "accepts": accepts,
-        "conversion": conversion,
-    })))
+    Ok(Json(ExternalQuote {
+        ok: true,
+        url: request.url,
+        final_url: response.final_url,
+        requirement: selected,
+        accepts,
+        conversion,
+    }))
 }

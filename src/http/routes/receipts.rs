@@ -11,7 +11,7 @@ use crate::receipts;
 /// The public-safe receipt record, or 404.
 #[utoipa::path(get, path = "/ai/receipts/{receiptId}", tag = "receipts",
     params(("receiptId" = String, Path, description = "Receipt id")),
-    responses((status = 200, description = "Receipt", body = Object), (status = 404, description = "Receipt not found", body = ErrorBody)))]
+    responses((status = 200, description = "Receipt", body = crate::receipts::Receipt), (status = 404, description = "Receipt not found", body = ErrorBody)))]
 pub async fn get_receipt(
     State(app): State<AppState>,
     Path(receipt_id): Path<String>,

@@ -3,16 +3,79 @@
 
 use axum::extract::{Path, State};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::app::{App, AppState};
 use crate::error::{ApiResult, ErrorBody};
 use crate::events::{self, EventKind};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::{JsonBody, QueryParams};
-use crate::revenue::payouts::{self, PayoutSettings};
+use crate::revenue::payouts::{self, Packet, PayoutSettings};
+use crate::revenue::report::Revenue;
 use crate::revenue::{all_sales, report, sales_of, with_standing, Collection};
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BuilderRevenue {
+    /// Always true.
+    ok: bool,
+    builder_id: String,
+    /// The start of the period (RFC 3339).
+    #[schema(format = DateTime)]
+    since: String,
+    revenue: Revenue,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlatformRevenue {
+    /// Always true.
+    ok: bool,
+    /// The start of the period (RFC 3339).
+    #[schema(format = DateTime)]
+    since: String,
+    /// Builders' sales: `feeUnits` is the platform's cut, `netUnits` what builders are owed.
+    builder_sales: Revenue,
+    /// The platform's own paid endpoints (no fee).
+    platform_endpoints: Revenue,
+    registration_fees: Revenue,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PayoutSettingsView {
+    /// Always true.
+    ok: bool,
+    /// `null` until set.
+    #[schema(required = true)]
+    payout_settings: Option<PayoutSettings>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Payouts {
+    /// Always true.
+    ok: bool,
+    /// What a packet would pay now (collected, unpaid net).
+    #[schema(schema_with = crate::money::units_schema)]
+    unpaid_net_units: String,
+    unpaid_receipts: u64,
+    /// Unpaid net revenue not collected (recorded only, or pending on-chain): left out of packets.
+    #[schema(schema_with = crate::money::units_schema)]
+    uncollected_net_units: String,
+    uncollected_receipts: u64,
+    packets: Vec<Packet>,
+}
+
+/// A packet as creating it and marking it paid answer.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PacketView {
+    /// Always true.
+    ok: bool,
+    packet: Packet,
+}
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -32,7 +95,7 @@ pub struct RevenueQuery {
 /// `uncollectedByState` tells the two apart. Only collected money is paid out.
 #[utoipa::path(get, path = "/ai/builders/revenue", tag = "builders", params(RevenueQuery),
     responses(
-        (status = 200, description = "Revenue report: totals of all sales, with `collected` and `uncollected` parts (`{grossUnits, feeUnits, netUnits, count}`) and `uncollectedByState` (`recorded`, `pending`), also per `byEndpoint` and `byDay` entry", body = Object),
+        (status = 200, description = "Revenue report: totals of all sales, with `collected` and `uncollected` parts (`{grossUnits, feeUnits, netUnits, count}`) and `uncollectedByState` (`recorded`, `pending`), also per `byEndpoint` and `byDay` entry", body = BuilderRevenue),
         (status = 400, description = "Invalid `since`", body = ErrorBody),
         (status = 401, description = "No valid builder key", body = ErrorBody),
     ))]
@@ -40,17 +103,17 @@ pub async fn revenue(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
     QueryParams(query): QueryParams<RevenueQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<BuilderRevenue>> {
     let since = crate::timestamp::since_cutoff(query.since.as_deref(), "30d")?;
     let sales = sales_of(app.store.as_ref(), &builder.id, since).await?;
     let sales = with_standing(app.store.as_ref(), sales).await?;
     let revenue = report::report(&sales, app.config.platform_fee_bps);
-    Ok(Json(json!({
-        "ok": true,
-        "builderId": builder.id,
-        "since": crate::timestamp::rfc3339(since),
-        "revenue": revenue,
-    })))
+    Ok(Json(BuilderRevenue {
+        ok: true,
+        builder_id: builder.id,
+        since: crate::timestamp::rfc3339(since),
+        revenue,
+    }))
 }
 
 /// Admin: the platform's revenue since `since`, collected and uncollected apart: builders'
@@ -61,7 +124,7 @@ pub async fn revenue(
 /// receipt.
 #[utoipa::path(get, path = "/ai/admin/revenue", tag = "admin", params(RevenueQuery),
     responses(
-        (status = 200, description = "`builderSales`, `platformEndpoints` and `registrationFees`, each a revenue report with `collected` and `uncollected` parts (integer atomic units as strings)", body = Object),
+        (status = 200, description = "`builderSales`, `platformEndpoints` and `registrationFees`, each a revenue report with `collected` and `uncollected` parts (integer atomic units as strings)", body = PlatformRevenue),
         (status = 400, description = "Invalid `since`", body = ErrorBody),
         (status = 401, description = "X-Admin-Token missing or wrong", body = ErrorBody),
     ))]
@@ -69,7 +132,7 @@ pub async fn admin_revenue(
     State(app): State<AppState>,
     _admin: Admin,
     QueryParams(query): QueryParams<RevenueQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<PlatformRevenue>> {
     let since = crate::timestamp::since_cutoff(query.since.as_deref(), "30d")?;
     let store = app.store.as_ref();
     let sales = with_standing(store, all_sales(store, since).await?).await?;
@@ -80,31 +143,32 @@ pub async fn admin_revenue(
         .into_iter()
         .partition(|(sale, _)| sale.endpoint_slug.is_some());
     // The platform keeps the whole of its own sales: no fee is taken from them.
-    Ok(Json(json!({
-        "ok": true,
-        "since": crate::timestamp::rfc3339(since),
-        "builderSales": report::report(&builders, app.config.platform_fee_bps),
-        "platformEndpoints": report::report(&endpoints, 0),
-        "registrationFees": report::report(&registrations, 0),
-    })))
+    Ok(Json(PlatformRevenue {
+        ok: true,
+        since: crate::timestamp::rfc3339(since),
+        builder_sales: report::report(&builders, app.config.platform_fee_bps),
+        platform_endpoints: report::report(&endpoints, 0),
+        registration_fees: report::report(&registrations, 0),
+    }))
 }
 
 /// The caller's payout settings (null until set).
 #[utoipa::path(get, path = "/ai/builders/payout-settings", tag = "builders",
-    responses((status = 200, description = "Payout settings", body = Object), (status = 401, description = "No valid builder key", body = ErrorBody)))]
+    responses((status = 200, description = "Payout settings", body = PayoutSettingsView), (status = 401, description = "No valid builder key", body = ErrorBody)))]
 pub async fn get_payout_settings(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
-) -> ApiResult<Json<Value>> {
-    Ok(Json(
-        json!({"ok": true, "payoutSettings": payouts::settings(app.store.as_ref(), &builder.id).await?}),
-    ))
+) -> ApiResult<Json<PayoutSettingsView>> {
+    Ok(Json(PayoutSettingsView {
+        ok: true,
+        payout_settings: payouts::settings(app.store.as_ref(), &builder.id).await?,
+    }))
 }
 
 /// Set the payout address (EIP-55 checksummed), network, asset and minimum.
 #[utoipa::path(post, path = "/ai/builders/payout-settings", tag = "builders", request_body = PayoutSettings,
     responses(
-        (status = 200, description = "Saved settings", body = Object),
+        (status = 200, description = "Saved settings", body = PayoutSettingsView),
         (status = 401, description = "No valid builder key", body = ErrorBody),
         (status = 422, description = "`invalid_pay_to`, `invalid_network` or `invalid_asset`", body = ErrorBody),
     ))]
@@ -112,7 +176,7 @@ pub async fn set_payout_settings(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
     JsonBody(settings): JsonBody<PayoutSettings>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<PayoutSettingsView>> {
     let saved = payouts::save_settings(
         app.store.as_ref(),
         &app.config.payment,
@@ -120,7 +184,10 @@ pub async fn set_payout_settings(
         settings,
     )
     .await?;
-    Ok(Json(json!({"ok": true, "payoutSettings": saved})))
+    Ok(Json(PayoutSettingsView {
+        ok: true,
+        payout_settings: Some(saved),
+    }))
 }
 
 /// The caller's payout packets and unpaid net balance: `unpaidNetUnits` / `unpaidReceipts` is
@@ -128,11 +195,11 @@ pub async fn set_payout_settings(
 /// `uncollectedReceipts` is unpaid revenue that is not collected (recorded only, or pending
 /// on-chain) and is left out of packets.
 #[utoipa::path(get, path = "/ai/builders/payouts", tag = "builders",
-    responses((status = 200, description = "Packets, the collected unpaid balance (`unpaidNetUnits`, `unpaidReceipts`) and the uncollected one (`uncollectedNetUnits`, `uncollectedReceipts`)", body = Object), (status = 401, description = "No valid builder key", body = ErrorBody)))]
+    responses((status = 200, description = "Packets, the collected unpaid balance (`unpaidNetUnits`, `unpaidReceipts`) and the uncollected one (`uncollectedNetUnits`, `uncollectedReceipts`)", body = Payouts), (status = 401, description = "No valid builder key", body = ErrorBody)))]
 pub async fn list_payouts(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Payouts>> {
     let store = app.store.as_ref();
     let unpaid = payouts::unpaid(store, &builder.id).await?;
     let payable: Vec<_> = unpaid
@@ -142,14 +209,14 @@ pub async fn list_payouts(
         .collect();
     let payable = report::report(&payable, app.config.platform_fee_bps);
     let uncollected = report::report(&unpaid.uncollected, app.config.platform_fee_bps);
-    Ok(Json(json!({
-        "ok": true,
-        "unpaidNetUnits": payable.net_units,
-        "unpaidReceipts": payable.totals.count,
-        "uncollectedNetUnits": uncollected.net_units,
-        "uncollectedReceipts": uncollected.totals.count,
-        "packets": payouts::packets(store, &builder.id).await?,
-    })))
+    Ok(Json(Payouts {
+        ok: true,
+        unpaid_net_units: payable.net_units,
+        unpaid_receipts: payable.totals.count,
+        uncollected_net_units: uncollected.net_units,
+        uncollected_receipts: uncollected.totals.count,
+        packets: payouts::packets(store, &builder.id).await?,
+    }))
 }
 
 /// Create a payout packet for the whole collected, unpaid net balance. Uncollected sales
@@ -158,14 +225,14 @@ pub async fn list_payouts(
 /// collected balance is under the configured minimum.
 #[utoipa::path(post, path = "/ai/builders/payouts", tag = "builders",
     responses(
-        (status = 200, description = "The pending, signed packet", body = Object),
+        (status = 200, description = "The pending, signed packet", body = PacketView),
         (status = 401, description = "No valid builder key", body = ErrorBody),
         (status = 409, description = "`payout_settings_missing`, `nothing_collectable`, `below_minimum` or `payout_conflict`", body = ErrorBody),
     ))]
 pub async fn create_payout(
     State(app): State<AppState>,
     BuilderAuth(builder): BuilderAuth,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<PacketView>> {
     let packet = payouts::create_packet(
         app.store.as_ref(),
         &app.receipt_signer,
@@ -174,7 +241,7 @@ pub async fn create_payout(
     )
     .await?;
     payout_event(&app, EventKind::PayoutCreated, &packet).await;
-    Ok(Json(json!({"ok": true, "packet": packet})))
+    Ok(Json(PacketView { ok: true, packet }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -189,7 +256,7 @@ pub struct MarkPaid {
 #[utoipa::path(post, path = "/ai/admin/payouts/{packetId}/paid", tag = "admin", request_body = MarkPaid,
     params(("packetId" = String, Path, description = "Packet id")),
     responses(
-        (status = 200, description = "The paid, re-signed packet", body = Object),
+        (status = 200, description = "The paid, re-signed packet", body = PacketView),
         (status = 401, description = "X-Admin-Token missing", body = ErrorBody),
         (status = 404, description = "No such packet", body = ErrorBody),
         (status = 409, description = "Already paid", body = ErrorBody),
@@ -199,7 +266,7 @@ pub async fn mark_paid(
     _admin: Admin,
     Path(packet_id): Path<String>,
     JsonBody(request): JsonBody<MarkPaid>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<PacketView>> {
     let packet = payouts::mark_paid(
         app.store.as_ref(),
         &app.receipt_signer,
@@ -208,7 +275,7 @@ pub async fn mark_paid(
     )
     .await?;
     payout_event(&app, EventKind::PayoutPaid, &packet).await;
-    Ok(Json(json!({"ok": true, "packet": packet})))
+    Ok(Json(PacketView { ok: true, packet }))
 }
 
 /// Tells the builder about its packet; the packet itself is already stored, so a failure to

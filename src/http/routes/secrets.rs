@@ -2,20 +2,30 @@
 
 use axum::extract::{Path, State};
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::app::AppState;
 use crate::builders::Caller;
 use crate::endpoints;
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::extract::JsonBody;
-use crate::secrets::vault::{self, SecretChanges};
+use crate::secrets::vault::{self, SecretChanges, SecretInfo};
+
+/// An endpoint's secrets as anyone sees them: names and timestamps, never values.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Secrets {
+    /// Always true.
+    ok: bool,
+    slug: String,
+    secrets: Vec<SecretInfo>,
+}
 
 /// Names and timestamps of the endpoint's secrets; never their values.
 #[utoipa::path(get, path = "/ai/endpoints/{slug}/secrets", tag = "builders",
     params(("slug" = String, Path, description = "Endpoint slug")),
     responses(
-        (status = 200, description = "Secret names and timestamps", body = Object),
+        (status = 200, description = "Secret names and timestamps", body = Secrets),
         (status = 401, description = "No valid credential", body = ErrorBody),
         (status = 403, description = "Not the owner", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
@@ -24,12 +34,14 @@ pub async fn list_secrets(
     State(app): State<AppState>,
     caller: Caller,
     Path(slug): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Secrets>> {
     endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     let secrets = vault::list(app.store.as_ref(), &slug).await?;
-    Ok(Json(
-        json!({ "ok": true, "slug": slug, "secrets": secrets }),
-    ))
+    Ok(Json(Secrets {
+        ok: true,
+        slug,
+        secrets,
+    }))
 }
 
 /// Sets (`set: {NAME: value}`) and deletes (`delete: [NAME]`) secrets in one atomic step.
@@ -37,7 +49,7 @@ pub async fn list_secrets(
     request_body = SecretChanges,
     params(("slug" = String, Path, description = "Endpoint slug")),
     responses(
-        (status = 200, description = "The resulting names and timestamps", body = Object),
+        (status = 200, description = "The resulting names and timestamps", body = Secrets),
         (status = 401, description = "No valid credential", body = ErrorBody),
         (status = 403, description = "Not the owner", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
@@ -48,7 +60,7 @@ pub async fn change_secrets(
     caller: Caller,
     Path(slug): Path<String>,
     JsonBody(changes): JsonBody<SecretChanges>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Secrets>> {
     endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     let names: Vec<String> = changes
         .set
@@ -58,7 +70,9 @@ pub async fn change_secrets(
         .collect();
     let secrets = vault::apply_changes(app.store.as_ref(), &app.secrets, &slug, changes).await?;
     endpoints::secrets_changed(&app.endpoint_parts(), &slug, names).await?;
-    Ok(Json(
-        json!({ "ok": true, "slug": slug, "secrets": secrets }),
-    ))
+    Ok(Json(Secrets {
+        ok: true,
+        slug,
+        secrets,
+    }))
 }
