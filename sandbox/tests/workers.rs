@@ -51,6 +51,7 @@ async fn fetch_gets_a_standard_request_env_and_ctx() {
                     respond: typeof ctx.respond,
                     greeting: this.greeting,
                     frozen: Object.isFrozen(ctx),
+                    ctxKeys: Object.keys(ctx).sort(),
                 }, { status: 201, headers: { "x-city": input.city } });
             },
         };"#,
@@ -83,6 +84,7 @@ async fn fetch_gets_a_standard_request_env_and_ctx() {
                 "respond": "function",
                 "greeting": "hello",
                 "frozen": true,
+                "ctxKeys": ["env", "files", "httpGetJson", "kv", "log", "respond", "waitUntil"],
             }),
             "{mode}"
         );
@@ -129,9 +131,13 @@ async fn fetch_may_answer_any_status_or_a_plain_value_and_runs_on_every_call() {
         "workers-url",
         "export default { fetch: (request) => request.url };",
     );
+    let mut invocation = request(json!(1));
+    invocation.request.as_object_mut().unwrap().remove("url");
+    let response = ok(pool.invoke(&code, invocation).await);
+    assert_eq!(response.body, json!("http://localhost/"));
     assert_eq!(
         body(&pool, &code, json!(1)).await,
-        json!("http://localhost/")
+        json!("http://127.0.0.1/tools/test")
     );
 }
 
