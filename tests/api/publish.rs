@@ -151,7 +151,7 @@ async fn patch_checks_a_new_source_and_keeps_the_old_one_on_refusal() {
             "PATCH",
             "/ai/endpoints/patched",
             As::Builder(&key),
-            Some(&json!({"source": "export default {\n  fetch() {}\n}", "title": "Changed"})),
+            Some(&json!({"source": "export default {\n  handle() {}\n}", "title": "Changed"})),
         )
         .await;
     assert_error(status, &body, 422, "compile_error");
