@@ -75,6 +75,23 @@
     return "";
   }
 
+  // The integer `status` of a thrown value when it is in 400..=499 (the
+  // handler refuses the caller's request: sandbox/src/response.rs), else 0.
+  // Any other status, or a getter that throws, leaves the error a 500.
+  function errorStatus(err) {
+    try {
+      if (err !== null && typeof err === "object") {
+        const status = err.status;
+        if (NumberIsInteger(status) && status >= 400 && status <= 499) {
+          return status;
+        }
+      }
+    } catch {
+      // A throwing getter: no status.
+    }
+    return 0;
+  }
+
   // JSON text of `value`; `undefined` becomes "null". Throws a TypeError naming
   // `what` when the value cannot be serialized (cycles, BigInt).
   function toJsonText(value, what) {
@@ -125,6 +142,7 @@
     errorCode,
     errorMessage,
     errorStack,
+    errorStatus,
     isResponse,
     respond,
     toJsonText,

@@ -317,8 +317,10 @@
     setInterval: webTimers,
     clearTimeout: webTimers,
     clearInterval: webTimers,
+    // Request too: a Workers-style `{ fetch }` handler gets one per call.
     fetch: () => {
       WEB_GLOBALS.Response();
+      WEB_GLOBALS.Request();
       WEB_GLOBALS.AbortSignal();
     },
   };

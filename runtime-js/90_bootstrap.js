@@ -22,19 +22,28 @@
     errorCode,
     errorMessage,
     errorStack,
+    errorStatus,
     httpGetJson,
     fromWebResponse,
     installWebGlobals,
     isResponse,
     isWebResponse,
+    preloadWebGlobals,
     respond,
     toJsonText,
+    webGlobal,
   } = toolhost;
   const {
+    ArrayPrototypeIncludes,
+    ArrayPrototypePush,
     Error,
     JSONParse,
+    JSONStringify,
     ObjectDefineProperty,
     ObjectFreeze,
+    ObjectKeys,
+    PromisePrototypeThen,
+    PromiseResolve,
     ReflectDeleteProperty,
     ReflectOwnKeys,
     SafeSet,
@@ -79,35 +88,109 @@
     }
   }
 
-  function createDispatch(ctx, maxResultBytes) {
+  // The URL of the `Request` a Workers-style handler gets when the server gave
+  // none (`req.url` is the tool's public URL on the server).
+  const FALLBACK_URL = "http://localhost/";
+
+  function createDispatch(ctx, maxResultBytes, reportRejection) {
     // Outcomes are null-prototype objects so nothing a handler puts on
     // Object.prototype (a `then`, a getter) can change them. Their shape is
     // `Outcome` in sandbox/src/response.rs.
-    // Timers never outlive their call: whatever is still scheduled is
-    // cancelled before the call starts and once it ends.
-    const threw = (err) => ({
+    const failed = (code, message, stack, status) => ({
       __proto__: null,
       kind: "threw",
-      code: errorCode(err),
-      message: errorMessage(err),
-      stack: errorStack(err),
+      code,
+      message,
+      stack,
+      status,
     });
-    return async function dispatch(handler, requestJson) {
-      clearCallTimers();
-      let result;
+    // A thrown value. Its `status`, when in 400..=499, refuses the caller's
+    // request with that status (sandbox/src/response.rs); a thrown web
+    // Response does the same with its body text (or statusText) as message.
+    // Every read is guarded: a Proxy or getter that throws makes it a plain
+    // 500 with a fixed message, one that never returns meets the time limit.
+    const threw = async (err) => {
       try {
-        result = await handler(JSONParse(requestJson), ctx);
-      } catch (err) {
-        return threw(err);
-      } finally {
-        // Reading a Response's body runs handler code (a stream's pull) that
-        // may schedule timers of its own.
-        clearCallTimers();
+        if (isWebResponse(err)) {
+          return failed("", await responseMessage(err), "", errorStatus(err));
+        }
+        return failed(errorCode(err), errorMessage(err), errorStack(err), errorStatus(err));
+      } catch {
+        return failed("", "the handler threw a value that cannot be printed", "", 0);
       }
+    };
+
+    let WebRequest = null;
+    // The standard Request a Workers-style `fetch(request, env, ctx)` gets:
+    // POST to the tool's URL with the caller's visible headers (the same
+    // allow-list as `req.headers`) and the input as its JSON body, so
+    // `await request.json()` is the input, whichever transport brought the
+    // call.
+    function webRequest(req) {
+      if (WebRequest === null) {
+        WebRequest = webGlobal("Request");
+      }
+      const headers = [["content-type", "application/json"]];
+      const seen = req.headers;
+      const names = ObjectKeys(seen);
+      for (let i = 0; i < names.length; i++) {
+        if (names[i] !== "content-type") {
+          ArrayPrototypePush(headers, [names[i], seen[names[i]]]);
+        }
+      }
+      return new WebRequest(typeof req.url === "string" ? req.url : FALLBACK_URL, {
+        method: "POST",
+        headers,
+        body: JSONStringify(req.input),
+      });
+    }
+
+    // A Workers-style handler's `ctx`: Workers' `waitUntil` beside toolhost's
+    // own members. A promise given to `waitUntil` is awaited before the answer
+    // leaves (within the call's time limit: an isolate runs nothing between
+    // calls, and its timers are cancelled when a call ends); a rejection is
+    // logged and changes nothing. After the answer it is ignored.
+    function workersContext(pending) {
+      return ObjectFreeze({
+        waitUntil(promise) {
+          if (pending.open) {
+            ArrayPrototypePush(
+              pending.list,
+              PromisePrototypeThen(PromiseResolve(promise), undefined, reportRejection),
+            );
+          }
+        },
+        respond: ctx.respond,
+        kv: ctx.kv,
+        files: ctx.files,
+        env: ctx.env,
+        httpGetJson: ctx.httpGetJson,
+        log: ctx.log,
+      });
+    }
+
+    // Waits for the call's `waitUntil` promises, those added meanwhile too.
+    async function drain(pending) {
+      const list = pending.list;
+      for (let i = 0; i < list.length; i++) {
+        await list[i];
+      }
+      pending.open = false;
+    }
+
+    async function run(handler, requestJson) {
+      const req = JSONParse(requestJson);
+      const pending = { __proto__: null, open: true, list: [] };
       let status = 200;
       let headers = [];
       let body;
       try {
+        // A function is the handler; anything else passed the load check as
+        // an object with a `fetch` method (sandbox/src/isolate.rs), called
+        // as Workers call it, on its object.
+        const result = typeof handler === "function"
+          ? await handler(req, ctx)
+          : await handler.fetch(webRequest(req), ctx.env, workersContext(pending));
         if (isResponse(result)) {
           status = result.status;
           headers = result.headers;
@@ -118,19 +201,43 @@
           body = toJsonText(result, "handler result");
         }
       } catch (err) {
-        return threw(err);
-      } finally {
-        // Reading a Response's body runs handler code (a stream's pull) that
-        // may schedule timers of its own.
-        clearCallTimers();
+        await drain(pending);
+        return await threw(err);
       }
+      await drain(pending);
       // A UTF-8 encoding is at least as long as the UTF-16 length, so this
       // refuses oversized bodies before they are copied out; Rust checks bytes.
       if (body.length > maxResultBytes) {
         return { __proto__: null, kind: "tooLarge" };
       }
       return { __proto__: null, kind: "ok", status, headers, body };
+    }
+
+    // Timers never outlive their call: whatever is still scheduled is
+    // cancelled before the call starts and once it ends (reading a Response's
+    // body and `waitUntil` may still need them until then).
+    return async function dispatch(handler, requestJson) {
+      clearCallTimers();
+      try {
+        return await run(handler, requestJson);
+      } finally {
+        clearCallTimers();
+      }
     };
+  }
+
+  // The message of a thrown web Response: its body text, else its statusText.
+  async function responseMessage(response) {
+    try {
+      const text = await response.text();
+      if (text !== "") {
+        return text;
+      }
+    } catch {
+      // A used or broken body: the status text.
+    }
+    const statusText = response.statusText;
+    return typeof statusText === "string" ? statusText : "";
   }
 
   // config: { env: { [name]: string }, logs: boolean, maxResultBytes: number,
@@ -140,10 +247,17 @@
     const config = JSONParse(configJson);
     scrubGlobals();
     installWebGlobals(config.webGlobals);
+    if (ArrayPrototypeIncludes(config.webGlobals, "fetch")) {
+      // A source naming `fetch` may be a Workers-style `{ fetch }` handler,
+      // whose calls need Request: its scripts load now, before any handler
+      // code runs, not in the middle of its first call.
+      preloadWebGlobals(["fetch"]);
+    }
     core.setUnhandledPromiseRejectionHandler(createRejectionReporter(config.logs));
+    const console = createConsole(config.logs, config.maxLogBytes);
     ObjectDefineProperty(globalThis, "console", {
       __proto__: null,
-      value: createConsole(config.logs, config.maxLogBytes),
+      value: console,
       writable: true,
       enumerable: false,
       configurable: true,
@@ -156,7 +270,10 @@
       httpGetJson,
       log: createLog(config.logs, config.maxLogBytes),
     });
-    return createDispatch(ctx, config.maxResultBytes);
+    const reportRejection = (reason) => {
+      console.error("ctx.waitUntil: a promise rejected:", reason);
+    };
+    return createDispatch(ctx, config.maxResultBytes, reportRejection);
   }
 
   // Rust takes `setup` from here once the isolate is built (or restored from

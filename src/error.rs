@@ -86,6 +86,8 @@ error_codes! {
     MethodNotAllowed = "method_not_allowed",
     BodyTooLarge = "body_too_large",
     UnsupportedMediaType = "unsupported_media_type",
+    // 4xx: the status a JS handler threw
+    HandlerRefused = "handler_refused",
     // 409
     SlugTaken = "slug_taken",
     EditConflict = "edit_conflict",

@@ -66,13 +66,14 @@ impl Call {
         }
     }
 
-    /// The call as its handler sees it.
-    pub fn handler_request(&self) -> HandlerRequest<'_> {
+    /// The call as its handler sees it; `url` is the tool's public URL.
+    pub fn handler_request<'a>(&'a self, url: &'a str) -> HandlerRequest<'a> {
         HandlerRequest {
             method: &self.method,
             input: &self.input,
             headers: &self.headers,
             request_id: &self.request_id,
+            url,
         }
     }
 }
@@ -308,9 +309,10 @@ async fn run_handler(
 ) -> JsOutcome {
     if compiled.endpoint.handler_type == HandlerType::JsRequestResponse {
         let slug = &compiled.endpoint.slug;
+        let url = app.urls.tool(slug);
         return app
             .runtime
-            .run(compiled, call.handler_request(), payment, || async {
+            .run(compiled, call.handler_request(&url), payment, || async {
                 crate::secrets::decrypted(app.store.as_ref(), &app.secrets, slug)
                     .await
                     .map_err(ApiError::from)

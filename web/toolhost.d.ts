@@ -94,8 +94,10 @@ declare namespace toolhost {
    * A handler module's default export, an async function: called once per call with the call
    * (`req`) and the endpoint's context (`ctx`). What it returns (or resolves to) is the answer: any JSON value
    * is a 200 with that body; `ctx.respond(...)` or a standard `Response` (JSON body) picks the
-   * status and headers. A thrown error
-   * answers 500 `handler_error` with its message only.
+   * status and headers. A thrown error answers 500 `handler_error` with its message only,
+   * unless it carries an integer `status` in 400..499 (`throw Object.assign(new Error("bad
+   * city"), { status: 400 })`, or a thrown `Response`): that status, `handler_refused` and its
+   * message. For the Workers style, `export default { fetch }`, see `FetchHandler`.
    *
    * @example
    * // handler.js
@@ -105,6 +107,42 @@ declare namespace toolhost {
    * }
    */
   type Handler<Input = any> = (req: HandlerRequest<Input>, ctx: Context) => Promise<unknown>;
+
+  /**
+   * A Workers-style handler module's default export, as on Cloudflare Workers: an object whose
+   * `fetch` is called once per call (on the object) with a standard `Request` (POST to the
+   * tool's URL, the caller's visible headers, the input as its JSON body, so
+   * `await request.json()` is the input, whichever route or MCP brought the call), the
+   * endpoint's env (the same object as `ctx.env`) and an `ExecutionContext`. It answers as a
+   * `Handler` does: a `Response` (any status, JSON body), `ctx.respond(...)` or any JSON value
+   * (a 200); throwing a 4xx `status` refuses the caller.
+   *
+   * @example
+   * // handler.js
+   * /** @type {toolhost.FetchHandler} *\/
+   * export default {
+   *   async fetch(request, env, ctx) {
+   *     const { city } = await request.json();
+   *     if (!city) throw Object.assign(new Error("city is required"), { status: 400 });
+   *     return Response.json({ city, units: env.UNITS ?? "metric" });
+   *   },
+   * };
+   */
+  interface FetchHandler {
+    fetch(request: Request, env: Readonly<Record<string, string>>, ctx: ExecutionContext): unknown;
+  }
+
+  /** A Workers-style handler's `ctx`: every `Context` member, and Workers' `waitUntil`. Frozen. */
+  interface ExecutionContext extends Context {
+    /**
+     * Work to finish with this call: the promise is awaited once `fetch` has its answer and
+     * before the answer leaves, within the call's time limit (unlike Workers, the answer waits:
+     * an isolate runs nothing between calls). A rejection is logged and changes nothing; after
+     * the answer, `waitUntil` does nothing. (`passThroughOnException` does not exist: there is no
+     * origin to pass to.)
+     */
+    waitUntil(promise: unknown): void;
+  }
 
   /** A JSON value, as kv, files and the answer carry (e.g. `ctx.kv.get<toolhost.JsonValue>(key)` in TypeScript). */
   type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -133,6 +171,8 @@ declare namespace toolhost {
     };
     /** The endpoint being called. */
     endpoint: { slug: string };
+    /** The tool's public URL, `{base}/tools/{slug}`, whichever route or MCP brought the call. */
+    url: string;
     /** The request id (the `x-request-id` the caller sent, or the one the server made). */
     requestId: string;
     /** Who paid and how, for a paid call; `null` for a free one. Never the proof itself. */

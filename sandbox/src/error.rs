@@ -34,6 +34,16 @@ pub enum SandboxError {
     /// thrown error's message only.
     #[error("handler error: {0}")]
     HandlerError(String),
+    /// The handler refused the caller's request: it threw a value whose integer `status` is
+    /// in `400..=499` (or a `Response` with such a status). The message is the thrown one (a
+    /// thrown Response's body text, else its status text), possibly empty.
+    #[error("{message}")]
+    HandlerRefused {
+        /// The thrown status, in `400..=499`.
+        status: u16,
+        /// What the caller is told.
+        message: String,
+    },
     /// The handler answered with a status or header the host refuses to send (see
     /// [`HandlerResponse`](crate::HandlerResponse)); the message names it.
     #[error("invalid handler response: {0}")]
@@ -62,6 +72,7 @@ impl SandboxError {
             SandboxError::Timeout => "timeout",
             SandboxError::ResourceLimit(_) => "resource_limit",
             SandboxError::HandlerError(_) => "handler_error",
+            SandboxError::HandlerRefused { .. } => "handler_refused",
             SandboxError::InvalidResponse(_) => "invalid_handler_response",
             SandboxError::CapabilityDenied(_) => "capability_denied",
             SandboxError::Overloaded { .. } => "overloaded",

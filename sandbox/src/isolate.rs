@@ -350,12 +350,28 @@ async fn load_module(
     let namespace = v8::Local::new(scope, namespace);
     let key = v8::String::new(scope, "default").expect("short string");
     match namespace.get(scope, key.into()) {
-        Some(handler) if handler.is_function() => Ok(v8::Global::new(scope, handler)),
+        Some(handler) if handler.is_function() || has_fetch_method(scope, handler) => {
+            Ok(v8::Global::new(scope, handler))
+        }
         _ => Err(CoreErrorKind::JsBox(deno_error::JsErrorBox::type_error(
-            "the module must `export default` a function",
+            "the module must `export default` a function, or an object with a `fetch` method \
+             (Workers style)",
         ))
         .into_box()),
     }
+}
+
+/// Whether `value` is a Workers-style handler, an object whose `fetch` is a function
+/// (`export default { async fetch(request, env, ctx) { ... } }`). Reading `fetch` may run a
+/// getter: the module load's time limit covers it, and a throwing one reads as no method.
+fn has_fetch_method(scope: &mut v8::PinScope, value: v8::Local<v8::Value>) -> bool {
+    let Ok(object) = v8::Local::<v8::Object>::try_from(value) else {
+        return false;
+    };
+    let key = v8::String::new(scope, "fetch").expect("short string");
+    object
+        .get(scope, key.into())
+        .is_some_and(|fetch| fetch.is_function())
 }
 
 fn handler_specifier() -> Result<ModuleSpecifier, SandboxError> {

@@ -17,13 +17,19 @@
 //! }
 //! ```
 //!
+//! - The default export may instead be a Workers-style object whose `fetch` method is called
+//!   as `fetch(request, env, ctx)`: a standard `Request` (POST to `req.url` with `req.headers`
+//!   and `req.input` as its JSON body), `ctx.env`, and `ctx` with Workers' `waitUntil` (awaited
+//!   before the answer, within the time limit) beside toolhost's members.
 //! - `req` is the JSON the server builds (`{ input, method, query, headers, endpoint: { slug },
-//!   requestId, payment }`). The settled value is the body of a 200 response, as JSON
+//!   url, requestId, payment }`). The settled value is the body of a 200 response, as JSON
 //!   (`undefined` is `null`); `ctx.respond(status, body, headers?)` picks the status
 //!   (`200..=599`) and headers from the allow-list documented on [`HandlerResponse`]; anything
 //!   else is [`SandboxError::InvalidResponse`].
 //! - A thrown error fails the invocation with [`SandboxError::HandlerError`] carrying its
-//!   message only; an escaping `capability_denied` error is [`SandboxError::CapabilityDenied`].
+//!   message only; an escaping `capability_denied` error is [`SandboxError::CapabilityDenied`];
+//!   a thrown value whose integer `status` is in `400..=499` (a thrown `Response` too) is
+//!   [`SandboxError::HandlerRefused`], the handler refusing the caller's request.
 //!   Where it arose in the handler's module (line, column, its frames there) is in the
 //!   report's [`SourceTrace`], for the endpoint's owner; so is a compile error's position.
 //!   [`Sandbox::check`] loads a module without calling it (the publish-time check).

@@ -67,17 +67,24 @@ pub(crate) enum Outcome {
         headers: Vec<(String, String)>,
         body: String,
     },
-    /// The handler threw; `code` is the error's string `code` property, if any, and `stack`
-    /// its `stack` (see [`crate::SourceTrace`]).
+    /// The handler threw; `code` is the error's string `code` property, if any, `stack` its
+    /// `stack` (see [`crate::SourceTrace`]), and `status` its integer `status` when that is in
+    /// [`REFUSALS`], else 0.
     Threw {
         code: String,
         message: String,
         #[serde(default)]
         stack: String,
+        #[serde(default)]
+        status: u16,
     },
     /// The body's JSON text is longer than the result limit (checked before it leaves JS).
     TooLarge,
 }
+
+/// Statuses a thrown error may carry to refuse the caller's request (`{status: 400}`); any
+/// other status leaves it a handler fault (500).
+const REFUSALS: std::ops::RangeInclusive<u16> = 400..=499;
 
 /// Longest error message kept from a handler; the rest is cut.
 const MAX_ERROR_MESSAGE_CHARS: usize = 2048;
@@ -119,12 +126,22 @@ impl Outcome {
                     headers,
                 })
             }
-            Outcome::Threw { code, message, .. } => {
+            Outcome::Threw {
+                code,
+                message,
+                status,
+                ..
+            } => {
                 let message = truncate_chars(message, MAX_ERROR_MESSAGE_CHARS);
                 match code.as_str() {
+                    // The platform's own errors stay what they are, whatever `status` a
+                    // handler put on them.
                     "capability_denied" => Err(SandboxError::CapabilityDenied(message)),
                     // ctx.respond's own refusal (runtime-js/00_ctx.js).
                     "invalid_handler_response" => Err(SandboxError::InvalidResponse(message)),
+                    _ if REFUSALS.contains(&status) => {
+                        Err(SandboxError::HandlerRefused { status, message })
+                    }
                     _ => Err(SandboxError::HandlerError(message)),
                 }
             }
@@ -262,26 +279,58 @@ mod tests {
         assert_eq!(err, Err(result_too_large()));
     }
 
+    fn threw(code: &str, message: &str, status: u16) -> Result<HandlerResponse, SandboxError> {
+        Outcome::Threw {
+            code: code.into(),
+            message: message.into(),
+            stack: String::new(),
+            status,
+        }
+        .into_response(10)
+    }
+
     #[test]
     fn thrown_errors_keep_message_only() {
-        let err = Outcome::Threw {
-            code: "capability_denied".into(),
-            message: "kv is not granted".into(),
-            stack: String::new(),
-        }
-        .into_response(10);
         assert_eq!(
-            err,
+            threw("capability_denied", "kv is not granted", 0),
             Err(SandboxError::CapabilityDenied("kv is not granted".into()))
         );
-        let err = Outcome::Threw {
-            code: String::new(),
-            message: "x".repeat(5000),
-            stack: String::new(),
-        }
-        .into_response(10);
+        let err = threw("", &"x".repeat(5000), 0);
         assert!(
             matches!(err, Err(SandboxError::HandlerError(m)) if m.chars().count() == MAX_ERROR_MESSAGE_CHARS + 1)
+        );
+    }
+
+    #[test]
+    fn a_thrown_4xx_status_is_a_refusal_and_nothing_else_is() {
+        let refused = |status, message: &str| {
+            Err(SandboxError::HandlerRefused {
+                status,
+                message: message.into(),
+            })
+        };
+        assert_eq!(threw("", "bad city", 400), refused(400, "bad city"));
+        assert_eq!(threw("not_found", "", 499), refused(499, ""));
+        let err = threw("", &"x".repeat(5000), 404);
+        assert!(
+            matches!(err, Err(SandboxError::HandlerRefused { status: 404, message: m }) if m.chars().count() == MAX_ERROR_MESSAGE_CHARS + 1)
+        );
+        // The glue sends 0 for anything else; Rust does not trust it either.
+        for status in [0, 399, 500, 503] {
+            assert_eq!(
+                threw("", "m", status),
+                Err(SandboxError::HandlerError("m".into())),
+                "{status}"
+            );
+        }
+        // The platform's own codes win over a status.
+        assert_eq!(
+            threw("capability_denied", "kv", 400),
+            Err(SandboxError::CapabilityDenied("kv".into()))
+        );
+        assert_eq!(
+            threw("invalid_handler_response", "bad header", 400),
+            Err(SandboxError::InvalidResponse("bad header".into()))
         );
     }
 }

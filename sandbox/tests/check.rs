@@ -63,7 +63,7 @@ async fn broken_modules_fail_with_their_position() {
             assert!(trace.stack[0].contains("handler.js:"), "{trace:?}");
         }
         for source in [
-            "export default { async fetch(request) { return new Response('x'); } };",
+            "export default { async handle(request) { return new Response('x'); } };",
             "\"export default () => 1\"",
             "import x from 'lodash';\nexport default () => x;",
         ] {

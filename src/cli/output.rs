@@ -192,9 +192,23 @@ pub(super) fn log_entry(out: &Out, entry: &Value) -> String {
                     cell(fields.get("code").unwrap_or(&Value::Null)),
                     cell(fields.get("message").unwrap_or(&Value::Null))
                 );
-                if let Some(stack) = fields.get("stack").and_then(Value::as_str) {
+                // The frames in the handler's module (`at fetch (handler.js:4:20)`), innermost
+                // first; without them, the position alone.
+                let frames: Vec<&str> = fields
+                    .get("stack")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                if !frames.is_empty() {
                     text.push('\n');
-                    text.push_str(&indent(stack, "      "));
+                    text.push_str(&indent(&frames.join("\n"), "      "));
+                } else if let (Some(line), Some(column)) = (
+                    fields.get("line").and_then(Value::as_u64),
+                    fields.get("column").and_then(Value::as_u64),
+                ) {
+                    text.push_str(&format!(" (handler line {line}, column {column})"));
                 }
                 text
             }
@@ -216,6 +230,30 @@ fn indent(text: &str, by: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_failed_call_shows_its_code_message_and_where() {
+        let out = Out {
+            json: false,
+            colour: false,
+        };
+        let entry = json!({"at": "t", "status": 400, "durationMs": 3, "requestId": "r",
+            "error": {"code": "handler_refused", "message": "city is required", "line": 4,
+                "column": 20, "stack": ["at fetch (handler.js:4:20)"]}});
+        let text = log_entry(&out, &entry);
+        assert!(
+            text.ends_with(
+                "    error handler_refused: city is required\n      at fetch (handler.js:4:20)"
+            ),
+            "{text}"
+        );
+        let mut entry = entry;
+        entry["error"]["stack"] = json!([]);
+        assert!(
+            log_entry(&out, &entry).ends_with("city is required (handler line 4, column 20)"),
+            "{entry}"
+        );
+    }
 
     #[test]
     fn a_table_pads_columns_to_the_widest_cell() {

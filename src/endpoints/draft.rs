@@ -14,6 +14,11 @@ use super::error::EndpointError;
 use super::input::{self, FieldErrors};
 use crate::catalog::HandlerType;
 use crate::runtime::{Draft, DraftRun, EndpointRuntime};
+use crate::urls::Urls;
+
+/// Where drafts are run: the path of `routes::endpoints::run_draft` (its annotation), and
+/// `req.url` of a draft without a slug.
+pub const DRAFTS_RUN_PATH: &str = "/ai/builders/drafts/run";
 
 /// The body of `POST /ai/builders/drafts/run`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -40,9 +45,11 @@ fn empty_object() -> Value {
 }
 
 /// Checks `request` (every field error at once, as create does) and runs it for `builder_id`.
-/// A module that does not load is 422 `compile_error`, as at publish.
+/// A module that does not load is 422 `compile_error`, as at publish. `req.url` is the URL the
+/// tool will have under the draft's slug, or this route's when it names none.
 pub async fn run(
     runtime: &EndpointRuntime,
+    urls: &Urls,
     builder_id: &str,
     request: DraftRequest,
 ) -> Result<DraftRun, EndpointError> {
@@ -57,11 +64,16 @@ pub async fn run(
         errors.check(input::slug(slug));
     }
     errors.finish()?;
+    let url = match &request.slug {
+        Some(slug) => urls.tool(slug),
+        None => urls.at(DRAFTS_RUN_PATH),
+    };
     let draft = Draft {
         source: &request.source,
         input: &request.input,
         env: request.env,
         slug: request.slug.as_deref(),
+        url: &url,
         owner: builder_id,
     };
     Ok(runtime.run_draft(draft).await?)

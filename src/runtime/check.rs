@@ -4,8 +4,8 @@
 //!
 //! A refusal is a [`CompileFailure`]: the engine's message, the line and column in the
 //! builder's source (1-based), that line, and a hint for the mistakes builders coming from
-//! other platforms make (a JSON-encoded source, a Workers `export default { fetch }`,
-//! CommonJS, imports, TypeScript).
+//! other platforms make (a JSON-encoded source, CommonJS, imports, TypeScript). A Workers
+//! `export default { fetch }` is a handler (sandbox/src/isolate.rs), not a mistake.
 
 use serde::Serialize;
 
@@ -133,14 +133,6 @@ fn recognize(source: &str, message: &str) -> Option<(&'static str, &'static str)
             "module.exports",
         ));
     }
-    if message.contains("export default") && source.contains("fetch") {
-        return Some((
-            "a Workers-style `export default { fetch }` object is not a handler: export the \
-             function itself, `export default async function (req, ctx) { ... }`; it may \
-             return a value or a `Response`",
-            "export default",
-        ));
-    }
     let typescript = [
         ": string",
         ": number",
@@ -157,8 +149,9 @@ fn recognize(source: &str, message: &str) -> Option<(&'static str, &'static str)
     }
     if message.contains("export default") {
         return Some((
-            "the module's default export must be the handler function: `export default async \
-             function (req, ctx) { ... }`",
+            "the module's default export must be the handler function, `export default async \
+             function (req, ctx) { ... }`, or a Workers-style object, `export default { async \
+             fetch(request, env, ctx) { ... } }`",
             "export default",
         ));
     }
@@ -193,12 +186,15 @@ mod tests {
         );
         assert_eq!((imports.line, imports.column), (Some(2), Some(3)));
         assert_eq!(imports.source_line.as_deref(), Some("  import x from 'y';"));
-        let workers = describe(
-            "export default {\n  fetch(r) {}\n}",
-            "the module must `export default` a function".into(),
+        // An object without `fetch` is pointed at the default export.
+        let object = describe(
+            "export default {\n  fetchh(r) {}\n}",
+            "the module must `export default` a function, or an object with a `fetch` method"
+                .into(),
             None,
         );
-        assert!(workers.hint.unwrap().contains("Workers"));
+        assert_eq!((object.line, object.column), (Some(1), Some(1)));
+        assert!(object.hint.unwrap().contains("default export"));
         // The engine's position wins over the recognized start.
         let cjs = describe(
             "const a = 1;\nmodule.exports = a;",

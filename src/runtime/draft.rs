@@ -29,6 +29,8 @@ pub struct Draft<'a> {
     pub env: BTreeMap<String, String>,
     /// `req.endpoint.slug`: the endpoint the draft is meant for, if any. Only a label.
     pub slug: Option<&'a str>,
+    /// `req.url`, and the URL of a Workers-style handler's `Request`.
+    pub url: &'a str,
     /// The builder who runs it, whose isolate quotas it counts against.
     pub owner: &'a str,
 }
@@ -82,6 +84,7 @@ impl EndpointRuntime {
             input: draft.input,
             headers: &headers,
             request_id: &request_id,
+            url: draft.url,
         };
         let invocation = sandbox::Invocation {
             request: request_object(draft.slug.unwrap_or(DRAFT_SLUG), &call, Value::Null),

@@ -70,6 +70,8 @@ pub struct HandlerRequest<'a> {
     /// The caller's headers; only an allow-list reaches the handler.
     pub headers: &'a HeaderMap,
     pub request_id: &'a str,
+    /// The tool's public URL (`req.url`, and the URL of a Workers-style handler's `Request`).
+    pub url: &'a str,
 }
 
 /// A JS call's outcome, with what the invocation record needs whatever happened.
@@ -290,6 +292,7 @@ pub(super) fn request_object(slug: &str, call: &HandlerRequest<'_>, payment: Val
         "query": if *call.method == axum::http::Method::GET { call.input.clone() } else { json!({}) },
         "headers": visible_headers(call.headers),
         "endpoint": { "slug": slug },
+        "url": call.url,
         "requestId": call.request_id,
         "payment": payment,
     })
@@ -307,10 +310,23 @@ fn visible_headers(headers: &HeaderMap) -> Value {
 }
 
 /// Sandbox failures as HTTP errors: the handler is the upstream, so its faults are 5xx, with
-/// the message only (the sandbox already strips host internals).
+/// the message only (the sandbox already strips host internals). The exception is a handler
+/// refusing the caller's request (it threw a `status` in 400..=499): that status, with
+/// `handler_refused` and the thrown message (the reason phrase when it is empty).
 pub(super) fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
     use sandbox::SandboxError as E;
     let (status, code) = match &e {
+        E::HandlerRefused { status, message } => {
+            let status = StatusCode::from_u16(*status)
+                .ok()
+                .filter(StatusCode::is_client_error)
+                .unwrap_or(StatusCode::BAD_REQUEST);
+            let message = match message.as_str() {
+                "" => status.canonical_reason().unwrap_or("refused").to_owned(),
+                _ => message.clone(),
+            };
+            return ApiError::new(status, ErrorCode::HandlerRefused, message);
+        }
         E::Timeout => (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout),
         E::Overloaded { retry_after_secs } => {
             return ApiError::new(

@@ -604,3 +604,50 @@ async fn dev_serves_a_paid_tool_free_with_its_capabilities_granted() {
         text(&unpaid)
     );
 }
+
+/// `dev` serves a Workers-style module as the server does, and prints a refusal (a thrown
+/// 4xx status) with its code, message and position.
+#[tokio::test]
+async fn dev_serves_a_workers_style_tool_and_prints_its_refusals() {
+    let server = TestServer::start().await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let dir = tool(&cli, work.path(), "weather", |m| {
+        m["inputSchema"] = json!({"type": "object"});
+        m["outputSchema"] = json!({});
+        m["env"] = json!({"UNITS": "metric"});
+    })
+    .await;
+    std::fs::write(
+        Path::new(&dir).join("handler.js"),
+        r#"export default {
+  async fetch(request, env) {
+    const { city } = await request.json();
+    if (!city) throw Object.assign(new Error("city is required"), { status: 400 });
+    return Response.json({ city, units: env.UNITS }, { status: 201 });
+  },
+};
+"#,
+    )
+    .unwrap();
+    let (mut dev, mut lines, local) = start_dev(&cli, &dir).await;
+    assert_eq!(
+        post(&local, &json!({"city": "Oslo"})).await,
+        (201, json!({"city": "Oslo", "units": "metric"}))
+    );
+    let (status, body) = post(&local, &json!({})).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["error"],
+        json!({"code": "handler_refused", "message": "city is required"})
+    );
+    let printed = stop_dev(&mut dev, &mut lines).await;
+    assert!(
+        printed.contains("  201  ") && printed.contains("  400  "),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("handler_refused: city is required") && printed.contains("handler.js:4:"),
+        "{printed}"
+    );
+}

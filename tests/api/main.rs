@@ -37,3 +37,4 @@ mod test_calls;
 mod tools;
 mod web;
 mod webcrypto;
+mod workers;

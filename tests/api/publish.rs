@@ -63,12 +63,12 @@ async fn create_refuses_each_kind_of_source_that_cannot_run() {
             Some("TypeScript"),
         ),
         (
-            "workers-style",
-            "// a Worker\nexport default {\n  async fetch(request) { return new Response('hi'); },\n};",
+            "workers-without-fetch",
+            "// a Worker\nexport default {\n  async handle(request) { return new Response('hi'); },\n};",
             2,
             1,
             "export default {",
-            Some("Workers"),
+            Some("fetch(request, env, ctx)"),
         ),
         (
             "common-js",
@@ -132,6 +132,13 @@ async fn create_refuses_each_kind_of_source_that_cannot_run() {
     server.create(who, &js("checked-ok", GOOD)).await;
     let (status, body) = server.post("/tools/checked-ok", &json!({"a": 1})).await;
     assert_eq!(status, 200, "{body}");
+    // A Workers-style object with a `fetch` method is a handler, not a mistake.
+    let workers = "export default {\n  async fetch(request) { return Response.json(await request.json()); },\n};";
+    server.create(who, &js("checked-workers", workers)).await;
+    let (status, body) = server
+        .post("/tools/checked-workers", &json!({"a": 1}))
+        .await;
+    assert_eq!((status.as_u16(), body), (200, json!({"a": 1})));
 }
 
 #[tokio::test]
@@ -144,7 +151,7 @@ async fn patch_checks_a_new_source_and_keeps_the_old_one_on_refusal() {
             "PATCH",
             "/ai/endpoints/patched",
             As::Builder(&key),
-            Some(&json!({"source": "export default {\n  fetch() {}\n}", "title": "Changed"})),
+            Some(&json!({"source": "export default {\n  handle() {}\n}", "title": "Changed"})),
         )
         .await;
     assert_error(status, &body, 422, "compile_error");

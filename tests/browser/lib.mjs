@@ -1,5 +1,6 @@
 // Shared helpers of the browser tests: the API client, the server's features, the browser.
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -42,6 +43,8 @@ export async function features() {
     payouts: paths.has("/ai/builders/payouts") && paths.has("/ai/builders/payout-settings"),
     mcp: paths.has("/ai/mcp"),
     "x402-client": existsSync(join(root, "tests/js/x402/node_modules/@x402/fetch")),
+    // The builder's command line: the server's own binary on PATH (run.sh puts it there).
+    cli: spawnSync("toolhost", ["--help"], { stdio: "ignore" }).status === 0,
   };
 }
 

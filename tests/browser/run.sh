@@ -26,6 +26,9 @@ if [ -z "$bin" ]; then
   bin="${CARGO_TARGET_DIR:-$root/target}/debug/toolhost"
 fi
 
+# The guide's command-line examples run this binary as `toolhost`, as a reader would.
+export PATH="$(cd "$(dirname "$bin")" && pwd):$PATH"
+
 work="$(mktemp -d)"
 server_pid=""
 cleanup() {

@@ -78,7 +78,8 @@ function docExamples() {
   }
   return out.map(({ name, code }) => ({
     name,
-    code: code.includes(ANNOTATION) ? code : code.replace(/^export default/m, `${ANNOTATION}\nexport default`),
+    // A Workers-style example carries its own annotation (`toolhost.FetchHandler`).
+    code: /@type \{toolhost\.(Fetch)?Handler\}/.test(code) ? code : code.replace(/^export default/m, `${ANNOTATION}\nexport default`),
   }));
 }
 

@@ -394,6 +394,7 @@ pub fn request(input: Value) -> Invocation {
             "query": {},
             "headers": {},
             "endpoint": { "slug": "test" },
+            "url": "http://127.0.0.1/tools/test",
             "requestId": "req-1",
             "payment": null,
         }),

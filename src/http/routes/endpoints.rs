@@ -10,12 +10,12 @@ use crate::app::AppState;
 use crate::builders::Caller;
 use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord, Owner};
 use crate::endpoints::draft::{self, DraftRequest};
-use crate::runtime::DraftRun;
 use crate::endpoints::lifecycle::{self, GrantView, ManageView};
 use crate::endpoints::{CreateRequest, PatchRequest};
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::{JsonBody, JsonFields};
+use crate::runtime::DraftRun;
 
 /// The public record plus the owner's view, as create, PATCH, review and grant answer.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -126,7 +126,7 @@ pub async fn run_draft(
     JsonFields(request): JsonFields<DraftRequest>,
 ) -> ApiResult<Json<DraftAnswer>> {
     crate::rate_limit::anonymous_write()?;
-    let run = draft::run(&app.runtime, &builder.id, request).await?;
+    let run = draft::run(&app.runtime, &app.urls, &builder.id, request).await?;
     Ok(Json(DraftAnswer { ok: true, run }))
 }
 
