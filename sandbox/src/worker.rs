@@ -88,7 +88,7 @@ pub(crate) enum QueueError {
     Closed,
 }
 
-/// The pool's side of a worker thread.
+/// The pool's side of a worker (whichever thread it runs on now).
 pub(crate) struct WorkerHandle {
     sender: mpsc::Sender<Command>,
     /// Invocations sent and not yet finished, to spread load across instances.
@@ -160,7 +160,7 @@ impl WorkerHandle {
         self.web
     }
 
-    /// The thread ended (it panicked, or could not start its runtime).
+    /// The worker ended (its thread panicked, or could not start its runtime).
     pub(crate) fn is_dead(&self) -> bool {
         self.sender.is_closed()
     }
@@ -417,11 +417,15 @@ impl Engine {
         if !self.needs_blank(seat) || self.built {
             return;
         }
-        self.built = true;
         let heap_bytes = seat.limits().heap_bytes;
         let preload = Self::preload(seat);
+        // A failure does not count as this thread's runtime: handing the worker over for it
+        // would only fail again on the next thread, and the one after.
         match std::panic::catch_unwind(|| Blank::new(heap_bytes, preload)) {
-            Ok(Ok(blank)) => self.blank = Some(blank),
+            Ok(Ok(blank)) => {
+                self.built = true;
+                self.blank = Some(blank);
+            }
             Ok(Err(err)) => tracing::error!(%err, "cannot prepare an isolate"),
             Err(_) => tracing::error!("preparing an isolate panicked"),
         }
