@@ -49,6 +49,7 @@ struct SandboxMetrics {
     evictions: Counter,
     overloaded: Counter,
     abandoned: Counter,
+    engine_resets: Counter,
     worker_restarts: Counter,
     worker_recycles: Counter,
 }
@@ -67,6 +68,7 @@ pub struct SandboxSnapshot {
     pub evictions: u64,
     pub overloaded: u64,
     pub abandoned: u64,
+    pub engine_resets: u64,
     pub worker_processes: u64,
     pub worker_restarts: u64,
     pub worker_recycles: u64,
@@ -104,7 +106,7 @@ impl Default for Metrics {
         for (name, help, gauge) in gauges {
             registry.register(name, help, gauge.clone());
         }
-        let counters: [(&str, &str, &Counter); 8] = [
+        let counters: [(&str, &str, &Counter); 9] = [
             (
                 "sandbox_isolates_created",
                 "Isolates built",
@@ -134,6 +136,11 @@ impl Default for Metrics {
                 "sandbox_abandoned",
                 "Isolate threads abandoned past their hard deadline",
                 &sandbox.abandoned,
+            ),
+            (
+                "sandbox_engine_resets",
+                "Calls served again on a fresh isolate thread because their thread's engine could no longer load a module that had loaded before",
+                &sandbox.engine_resets,
             ),
             (
                 "sandbox_worker_restarts",
@@ -189,6 +196,7 @@ impl Metrics {
         follow(&self.sandbox.evictions, snapshot.evictions);
         follow(&self.sandbox.overloaded, snapshot.overloaded);
         follow(&self.sandbox.abandoned, snapshot.abandoned);
+        follow(&self.sandbox.engine_resets, snapshot.engine_resets);
         follow(&self.sandbox.worker_restarts, snapshot.worker_restarts);
         follow(&self.sandbox.worker_recycles, snapshot.worker_recycles);
         set(&self.sandbox.worker_processes, snapshot.worker_processes);

@@ -216,6 +216,10 @@ async fn metrics_report_the_isolate_pool() {
         metric(&before, "toolhost_sandbox_abandoned_isolates"),
         Some(0.0)
     );
+    assert_eq!(
+        metric(&before, "toolhost_sandbox_engine_resets_total"),
+        Some(0.0)
+    );
     let invocations_before = metric(&before, "toolhost_sandbox_invocations_total").unwrap();
     // One JS call, paid with an admin-issued developer credit.
     let issue = Request::post("/ai/admin/credits")

@@ -18,7 +18,6 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use tokio::sync::oneshot;
@@ -52,8 +51,6 @@ struct State {
     spares: Vec<WorkerHandle>,
     /// Threads a caller gave up on (stuck past their hard deadline) that have not ended yet.
     abandoned: Vec<Abandoned>,
-    /// Worker threads, joined by `shutdown`.
-    threads: Vec<(Arc<Progress>, JoinHandle<()>)>,
     closed: bool,
 }
 
@@ -113,6 +110,9 @@ pub struct PoolStats {
     pub abandoned_isolates: usize,
     /// Isolate threads abandoned so far.
     pub abandoned: u64,
+    /// Calls served again on a fresh thread because their thread's engine could no longer
+    /// load a module that had loaded before (see the `worker` module docs); each is logged.
+    pub engine_resets: u64,
     /// Process ids of the live worker processes (empty when isolates run in the server).
     pub worker_pids: Vec<u32>,
     /// Worker processes started to replace one that crashed, hung, broke the protocol or held
@@ -135,6 +135,7 @@ impl PoolStats {
             retired: self.retired,
             overloaded: self.overloaded,
             abandoned: self.abandoned,
+            engine_resets: self.engine_resets,
             ..PoolStats::default()
         }
     }
@@ -155,6 +156,7 @@ impl PoolStats {
         self.overloaded += other.overloaded;
         self.abandoned_isolates += other.abandoned_isolates;
         self.abandoned += other.abandoned;
+        self.engine_resets += other.engine_resets;
     }
 }
 
@@ -204,6 +206,7 @@ impl Pool {
                     host,
                     watchdog,
                     counters: Counters::default(),
+                    threads: Mutex::default(),
                 }),
                 state: Mutex::new(State::default()),
             }),
@@ -365,6 +368,7 @@ impl Pool {
             overloaded: counters.overloaded.load(Ordering::Relaxed),
             abandoned_isolates,
             abandoned: counters.abandoned.load(Ordering::Relaxed),
+            engine_resets: counters.engine_resets.load(Ordering::Relaxed),
             worker_pids: Vec::new(),
             worker_restarts: 0,
             worker_recycles: 0,
@@ -374,26 +378,36 @@ impl Pool {
     /// Refuses new invocations, lets queued ones finish, and joins every isolate thread but
     /// the abandoned ones still stuck (they may never come back).
     pub async fn shutdown(&self) {
-        let threads = {
+        {
             let mut state = self.lock();
             state.closed = true;
             state.endpoints.clear();
             state.spares.clear();
-            std::mem::take(&mut state.threads)
-        };
-        let (stuck, threads): (Vec<_>, Vec<_>) = threads
-            .into_iter()
-            .partition(|(progress, _)| progress.is_poisoned() && !progress.has_exited());
-        if !stuck.is_empty() {
-            tracing::warn!(
-                stuck = stuck.len(),
-                "shutting down without waiting for abandoned isolate threads"
-            );
         }
+        let shared = self.inner.shared.clone();
         let joined = tokio::task::spawn_blocking(move || {
-            for (_, thread) in threads {
-                if thread.join().is_err() {
-                    tracing::error!("an isolate thread panicked");
+            // A thread joined may have handed its worker to a new one meanwhile: look again
+            // until every thread is joined.
+            let mut warned = false;
+            loop {
+                let threads = std::mem::take(&mut *shared.threads());
+                let (stuck, threads): (Vec<_>, Vec<_>) = threads
+                    .into_iter()
+                    .partition(|(progress, _)| progress.is_poisoned() && !progress.has_exited());
+                if !stuck.is_empty() && !warned {
+                    warned = true;
+                    tracing::warn!(
+                        stuck = stuck.len(),
+                        "shutting down without waiting for abandoned isolate threads"
+                    );
+                }
+                if threads.is_empty() {
+                    break;
+                }
+                for (_, thread) in threads {
+                    if thread.join().is_err() {
+                        tracing::error!("an isolate thread panicked");
+                    }
                 }
             }
         })
@@ -503,8 +517,8 @@ impl Pool {
                 permit,
             )),
             Err(QueueError::Full) => Err(overloaded),
-            // The thread closed its queue since the dead instances were dropped above (it
-            // ends after `ISOLATES_PER_THREAD` isolates): the next call gets a fresh one.
+            // The worker ended since the dead instances were dropped above: the next call
+            // gets a fresh one.
             Err(QueueError::Closed) => Err(overloaded),
         }
     }
@@ -630,7 +644,7 @@ impl Pool {
         };
         let worker = match spare {
             Some(spare) => spare,
-            None => self.spawn(state, false)?,
+            None => self.spawn(false)?,
         };
         worker.bind(code).map_err(|_| {
             SandboxError::Internal("the isolate thread ended unexpectedly".to_owned())
@@ -646,7 +660,7 @@ impl Pool {
     /// are built on their own threads.
     fn refill_spares(&self, state: &mut State, web: bool) {
         while state.spares.len() < self.inner.shared.config.spare_isolates {
-            match self.spawn(state, web) {
+            match self.spawn(web) {
                 Ok(spare) => state.spares.push(spare),
                 Err(err) => {
                     tracing::error!(%err, "cannot start a spare isolate thread");
@@ -656,16 +670,12 @@ impl Pool {
         }
     }
 
-    fn spawn(&self, state: &mut State, web: bool) -> Result<WorkerHandle, SandboxError> {
-        state.threads.retain(|(_, thread)| !thread.is_finished());
-        let (worker, thread) = WorkerHandle::spawn(
+    fn spawn(&self, web: bool) -> Result<WorkerHandle, SandboxError> {
+        WorkerHandle::spawn(
             self.inner.shared.clone(),
             self.inner.shared.config.max_concurrent_per_endpoint,
             web,
         )
-        .map_err(|err| SandboxError::Internal(format!("cannot start an isolate thread: {err}")))?;
-        state.threads.push((worker.progress().clone(), thread));
-        Ok(worker)
     }
 }
 

@@ -1,14 +1,28 @@
-//! The isolate thread: one per endpoint instance, each with its own current-thread tokio
-//! runtime (a `JsRuntime` is not `Send`). A thread starts unbound (a spare) or is bound right
-//! away; once bound to an endpoint it serves that endpoint only, one invocation at a time.
-//! Whenever it is idle without an isolate it prepares a [`Blank`] runtime, so the next cold
-//! start only binds. It replaces its isolate after a limit hit or `recycle_after_invocations`,
-//! and ends when the pool drops its sender, after serving what was already queued, or right
-//! after the call it was stuck in when a caller gave up on it ([`Progress`], poisoned).
+//! The isolate worker: one per endpoint instance, each on a thread with its own current-thread
+//! tokio runtime (a `JsRuntime` is not `Send`). A worker starts unbound (a spare) or is bound
+//! right away; once bound to an endpoint it serves that endpoint only, one invocation at a
+//! time. Whenever it is idle without an isolate it prepares a [`Blank`] runtime, so the next
+//! cold start only binds. It replaces its isolate after a limit hit or
+//! `recycle_after_invocations`, and ends when the pool drops its sender, after serving what was
+//! already queued, or right after the call it was stuck in when a caller gave up on it
+//! ([`Progress`], poisoned).
+//!
+//! One thread builds one runtime. The QuickJS engine keeps per-thread state that a dropped
+//! runtime leaves behind, and a later runtime on the same thread can trip over it: under load
+//! with isolates recycled, after a few dozen runtimes on one thread a call's promise stopped
+//! settling (a `Timeout` within milliseconds) and no module could be evaluated there any more
+//! ("Module evaluation is still pending ..."), for good (tests/pool.rs,
+//! `recycling_under_load_never_breaks_an_endpoint`), while one runtime serving 32 000 calls on
+//! its own thread never failed. So once a thread's runtime is gone (recycled,
+//! failed to bind, a check's), the worker moves to a fresh thread before it builds the next
+//! one: the [`Seat`] (its queue, endpoint and counters) is handed over, and the pool sees the
+//! same instance. Should a runtime still fail to load a module that loaded before, the call is
+//! served again on a fresh thread and counted (`engine_resets`) instead of remembered as a
+//! compile error.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -24,12 +38,6 @@ use crate::{
     SandboxError,
 };
 
-/// Isolates one thread builds before it ends and its endpoint gets a fresh thread. The engine
-/// keeps per-thread state that every runtime adds to and none gives back: on one thread, the
-/// ~136th isolate of a 32 MiB heap limit could no longer evaluate its module (tests/pool.rs,
-/// `a_thread_is_replaced_before_its_engine_state_wears_out`), while a new thread could.
-const ISOLATES_PER_THREAD: u32 = 32;
-
 /// Room for QuickJS's own stack limit (1 MiB) plus the Rust frames of ops and the event loop.
 const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 
@@ -39,6 +47,15 @@ pub(crate) struct Shared {
     pub(crate) host: Arc<dyn Host>,
     pub(crate) watchdog: Watchdog,
     pub(crate) counters: Counters,
+    /// Every worker thread started, for `Pool::shutdown` to join; a thread that hands its
+    /// worker over registers the next one here before it ends.
+    pub(crate) threads: Mutex<Vec<(Arc<Progress>, JoinHandle<()>)>>,
+}
+
+impl Shared {
+    pub(crate) fn threads(&self) -> MutexGuard<'_, Vec<(Arc<Progress>, JoinHandle<()>)>> {
+        self.threads.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// Monotonic counters reported by `Pool::stats`.
@@ -51,6 +68,7 @@ pub(crate) struct Counters {
     pub(crate) retired: AtomicU64,
     pub(crate) overloaded: AtomicU64,
     pub(crate) abandoned: AtomicU64,
+    pub(crate) engine_resets: AtomicU64,
 }
 
 pub(crate) enum Command {
@@ -70,7 +88,7 @@ pub(crate) enum QueueError {
     Closed,
 }
 
-/// The pool's side of a worker thread.
+/// The pool's side of a worker (whichever thread it runs on now).
 pub(crate) struct WorkerHandle {
     sender: mpsc::Sender<Command>,
     /// Invocations sent and not yet finished, to spread load across instances.
@@ -86,36 +104,42 @@ pub(crate) struct WorkerHandle {
 }
 
 impl WorkerHandle {
-    /// Starts an unbound thread; it prepares a blank runtime while it waits, with every web
+    /// Starts an unbound worker; it prepares a blank runtime while it waits, with every web
     /// global's scripts loaded when `web`.
     pub(crate) fn spawn(
         shared: Arc<Shared>,
         queue_bound: usize,
         web: bool,
-    ) -> std::io::Result<(WorkerHandle, JoinHandle<()>)> {
+    ) -> Result<WorkerHandle, SandboxError> {
         // One extra slot for the `Bind` command.
         let (sender, receiver) = mpsc::channel(queue_bound.max(1) + 1);
         let queued = Arc::new(AtomicUsize::new(0));
         let ready = Arc::new(AtomicBool::new(false));
         let progress = Arc::new(Progress::new(shared.config.timeout_grace));
-        let thread = {
-            let (queued, ready, progress) = (queued.clone(), ready.clone(), progress.clone());
-            std::thread::Builder::new()
-                .name("sandbox-isolate".to_owned())
-                .stack_size(WORKER_STACK_BYTES)
-                .spawn(move || run(&shared, receiver, &queued, &ready, &progress, web))?
+        let seat = Seat {
+            shared,
+            receiver,
+            queued: queued.clone(),
+            ready: ready.clone(),
+            progress: progress.clone(),
+            code: None,
+            web,
+            compile_error: None,
+            loaded: false,
+            pending: None,
+            _exit: ExitGuard(progress.clone()),
         };
-        Ok((
-            WorkerHandle {
-                sender,
-                queued,
-                ready,
-                progress,
-                sent: 0,
-                web,
-            },
-            thread,
-        ))
+        seat.start().map_err(|failed| {
+            SandboxError::Internal(format!("cannot start an isolate thread: {}", failed.1))
+        })?;
+        Ok(WorkerHandle {
+            sender,
+            queued,
+            ready,
+            progress,
+            sent: 0,
+            web,
+        })
     }
 
     pub(crate) fn progress(&self) -> &Arc<Progress> {
@@ -136,7 +160,7 @@ impl WorkerHandle {
         self.web
     }
 
-    /// The thread ended (it panicked, or could not start its runtime).
+    /// The worker ended (its thread panicked, or could not start its runtime).
     pub(crate) fn is_dead(&self) -> bool {
         self.sender.is_closed()
     }
@@ -170,182 +194,320 @@ fn queue_error(err: mpsc::error::TrySendError<Command>) -> QueueError {
     }
 }
 
-fn run(
-    shared: &Shared,
-    mut receiver: mpsc::Receiver<Command>,
-    queued: &AtomicUsize,
-    ready: &AtomicBool,
-    progress: &Progress,
-    web: bool,
-) {
-    // Dropped last: the thread counts as ended only once its isolates are gone.
-    let _exit = ExitGuard(progress);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            tracing::error!(%err, "cannot start an isolate thread runtime");
-            return;
-        }
-    };
-    let env = IsolateEnv {
-        config: &shared.config,
-        host: &shared.host,
-        watchdog: &shared.watchdog,
-        progress,
-    };
-    runtime.block_on(async {
-        let mut worker = Worker {
-            shared,
-            code: None,
-            web,
-            blank: None,
-            isolate: None,
-            retired: None,
-            compile_error: None,
-            isolates_built: 0,
-        };
-        // A poisoned thread (a caller gave up on it) serves nothing more: it ends, and its
-        // isolate and whatever was still queued are dropped.
-        while !progress.is_poisoned() {
-            if receiver.is_empty() && worker.needs_blank() {
-                progress.busy_for(worker.timeout());
-                worker.prepare_blank();
-            }
-            ready.store(worker.blank.is_some(), Ordering::Release);
-            progress.idle();
-            let Some(command) = receiver.recv().await else {
-                break;
-            };
-            if progress.is_poisoned() {
-                break;
-            }
-            match command {
-                Command::Bind(code) => {
-                    worker.web = names_web_globals(&code.source);
-                    worker.code = Some(code);
-                }
-                Command::Invoke {
-                    invocation,
-                    received,
-                    reply,
-                } => {
-                    progress.start_invocation(worker.timeout());
-                    // The caller may have given up meanwhile; then there is nothing to do.
-                    let report = if reply.is_closed() {
-                        None
-                    } else {
-                        Some(worker.serve(&invocation, received, &env).await)
-                    };
-                    // Before replying, so a caller that got its answer sees this thread idle.
-                    queued.fetch_sub(1, Ordering::AcqRel);
-                    if let Some(report) = report {
-                        let _ = reply.send(report);
-                    }
-                    // After replying: dropping a large heap is no part of the call's latency.
-                    if worker.retired.is_some() {
-                        progress.busy_for(worker.timeout());
-                        worker.retired = None;
-                        if worker.isolates_built >= ISOLATES_PER_THREAD {
-                            // New calls go to a fresh thread (the pool drops an instance whose
-                            // queue is closed); what is queued here is still served.
-                            receiver.close();
-                        }
-                    }
-                }
-            }
-        }
-    });
-}
-
-struct Worker<'a> {
-    shared: &'a Shared,
-    /// The endpoint this thread serves; `None` while it is a spare.
+/// What a worker is apart from its engine: its queue, its endpoint and what it learned of it.
+/// It is `Send`, and moves to a fresh thread whenever its thread's runtime is gone.
+struct Seat {
+    shared: Arc<Shared>,
+    receiver: mpsc::Receiver<Command>,
+    queued: Arc<AtomicUsize>,
+    ready: Arc<AtomicBool>,
+    progress: Arc<Progress>,
+    /// The endpoint this worker serves; `None` while it is a spare.
     code: Option<Arc<EndpointCode>>,
     /// Its blank runtimes load web scripts ahead of time: every global's for a spare, those
-    /// its endpoint's source names once bound (see [`Worker::preload`]).
+    /// its endpoint's source names once bound (see [`Engine::preload`]).
     web: bool,
-    /// A runtime made ahead of time, not bound yet.
-    blank: Option<Blank>,
-    isolate: Option<Isolate>,
-    /// An isolate recycled by the last call, dropped once the caller has its answer.
-    retired: Option<Isolate>,
     /// A module that does not compile never will (its version is fixed): answer at once.
     compile_error: Option<BindError>,
-    /// Isolates this thread has built (see [`ISOLATES_PER_THREAD`]).
-    isolates_built: u32,
+    /// The endpoint's module has loaded here before, so a failure to load it again is the
+    /// engine's, not the module's (it is not remembered as a compile error).
+    loaded: bool,
+    /// The call the previous thread took off the queue but could not serve: served first.
+    pending: Option<Pending>,
+    /// Last: the worker counts as ended only once its isolates are gone.
+    _exit: ExitGuard,
 }
 
-impl Worker<'_> {
+/// An invocation taken off the queue, with what answering it needs.
+struct Pending {
+    invocation: Invocation,
+    /// When `Pool::invoke` was called, so the report's duration includes queueing.
+    received: Instant,
+    reply: oneshot::Sender<InvocationReport>,
+}
+
+/// How a thread's turn with a worker ended.
+enum Turn {
+    /// The queue is closed or a caller gave up on the thread: the worker ends.
+    Ended,
+    /// The thread's runtime is gone and another is needed: a fresh thread takes over.
+    HandOver,
+}
+
+impl Seat {
+    /// Runs the worker on a new thread; gives it back with the error if none could start.
+    fn start(self) -> Result<(), Box<(Seat, std::io::Error)>> {
+        // The seat goes to the thread only once it runs, so it can come back if it does not.
+        let (hand, take) = std::sync::mpsc::sync_channel::<Seat>(1);
+        let spawned = std::thread::Builder::new()
+            .name("sandbox-isolate".to_owned())
+            .stack_size(WORKER_STACK_BYTES)
+            .spawn(move || {
+                if let Ok(seat) = take.recv() {
+                    run(seat);
+                }
+            });
+        match spawned {
+            Ok(thread) => {
+                let mut threads = self.shared.threads();
+                // A finished thread's handle dropped frees what the system kept of it.
+                threads.retain(|(_, thread)| !thread.is_finished());
+                threads.push((self.progress.clone(), thread));
+                drop(threads);
+                // The thread waits for it: it only ends early if it panicked before.
+                hand.send(self).map_err(|back| {
+                    let err = std::io::Error::other("the new isolate thread ended at once");
+                    Box::new((back.0, err))
+                })
+            }
+            Err(err) => Err(Box::new((self, err))),
+        }
+    }
+
+    /// The time limit of this worker's endpoint (the default one while it is a spare).
+    fn timeout(&self) -> Duration {
+        self.limits().timeout
+    }
+
     fn limits(&self) -> crate::Limits {
         self.code
             .as_ref()
             .and_then(|code| code.limits)
             .unwrap_or(self.shared.config.default_limits)
     }
+}
 
-    fn heap_bytes(&self) -> usize {
-        self.limits().heap_bytes
+/// One thread's turns with a worker, until it ends. A thread that cannot hand the worker over
+/// (no thread could start) keeps it: its next runtime is built here, as before one runtime per
+/// thread was the rule.
+fn run(mut seat: Seat) {
+    loop {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(err) => {
+                tracing::error!(%err, "cannot start an isolate thread runtime");
+                return;
+            }
+        };
+        let turn = runtime.block_on(serve_queue(&mut seat));
+        drop(runtime);
+        match turn {
+            Turn::Ended => return,
+            Turn::HandOver => match seat.start() {
+                Ok(()) => return,
+                Err(failed) => {
+                    let (back, err) = *failed;
+                    tracing::error!(%err, "cannot start a fresh isolate thread: staying on this one");
+                    seat = back;
+                }
+            },
+        }
+    }
+}
+
+/// Serves the worker's queue with this thread's engine, until the worker ends or the engine's
+/// runtime is gone and another one is needed.
+async fn serve_queue(seat: &mut Seat) -> Turn {
+    let (shared, progress) = (seat.shared.clone(), seat.progress.clone());
+    let env = IsolateEnv {
+        config: &shared.config,
+        host: &shared.host,
+        watchdog: &shared.watchdog,
+        progress: &progress,
+    };
+    let mut engine = Engine::default();
+    if let Some(pending) = seat.pending.take() {
+        progress.busy_for(seat.timeout());
+        if let Some(pending) = engine.answer(seat, pending, &env, false).await {
+            seat.pending = Some(pending);
+            return Turn::HandOver;
+        }
+    }
+    // A poisoned worker (a caller gave up on it) serves nothing more: it ends, and its
+    // isolate and whatever was still queued are dropped.
+    while !progress.is_poisoned() {
+        if engine.spent(seat) {
+            return Turn::HandOver;
+        }
+        if seat.receiver.is_empty() && engine.needs_blank(seat) {
+            progress.busy_for(seat.timeout());
+            engine.prepare_blank(seat);
+        }
+        seat.ready.store(engine.blank.is_some(), Ordering::Release);
+        progress.idle();
+        let Some(command) = seat.receiver.recv().await else {
+            break;
+        };
+        if progress.is_poisoned() {
+            break;
+        }
+        match command {
+            Command::Bind(code) => {
+                seat.web = names_web_globals(&code.source);
+                seat.code = Some(code);
+            }
+            Command::Invoke {
+                invocation,
+                received,
+                reply,
+            } => {
+                progress.start_invocation(seat.timeout());
+                let pending = Pending {
+                    invocation,
+                    received,
+                    reply,
+                };
+                if let Some(pending) = engine.answer(seat, pending, &env, true).await {
+                    seat.pending = Some(pending);
+                    return Turn::HandOver;
+                }
+            }
+        }
+    }
+    Turn::Ended
+}
+
+/// This thread's part of a worker: the runtime it built, as a blank or an isolate.
+#[derive(Default)]
+struct Engine {
+    /// A runtime made ahead of time, not bound yet.
+    blank: Option<Blank>,
+    isolate: Option<Isolate>,
+    /// An isolate recycled by the last call, dropped once the caller has its answer.
+    retired: Option<Isolate>,
+    /// This thread built its runtime: it builds no other (see the module docs).
+    built: bool,
+}
+
+/// How [`Engine::serve`] ended.
+enum Served {
+    Answered(InvocationReport),
+    /// The call needs a runtime this thread may not build: a fresh thread serves it. `worn`
+    /// when this thread's engine failed to load a module that loaded before.
+    Elsewhere {
+        worn: bool,
+    },
+}
+
+impl Engine {
+    /// The runtime this thread built is gone and the worker will need another.
+    fn spent(&self, seat: &Seat) -> bool {
+        self.built && self.blank.is_none() && self.isolate.is_none() && seat.compile_error.is_none()
     }
 
-    /// The time limit of this thread's endpoint (the default one while it is a spare).
-    fn timeout(&self) -> Duration {
-        self.limits().timeout
+    /// This worker will need a blank runtime and has none.
+    fn needs_blank(&self, seat: &Seat) -> bool {
+        self.isolate.is_none() && self.blank.is_none() && seat.compile_error.is_none()
     }
 
-    /// This thread will need a blank runtime and has none.
-    fn needs_blank(&self) -> bool {
-        self.isolate.is_none() && self.blank.is_none() && self.compile_error.is_none()
-    }
-
-    /// What a blank runtime made ahead of time loads for this thread's next isolate.
-    fn preload(&self) -> WebPreload {
-        match &self.code {
-            _ if !self.web => WebPreload::Nothing,
+    /// What a blank runtime made ahead of time loads for this worker's next isolate.
+    fn preload(seat: &Seat) -> WebPreload {
+        match &seat.code {
+            _ if !seat.web => WebPreload::Nothing,
             Some(code) => WebPreload::Named(web_globals_named(&code.source)),
             None => WebPreload::Every,
         }
     }
 
-    /// Makes a blank runtime if this thread will need one.
-    fn prepare_blank(&mut self) {
-        if !self.needs_blank() {
+    /// Makes a blank runtime if this worker will need one and this thread may build it.
+    fn prepare_blank(&mut self, seat: &Seat) {
+        if !self.needs_blank(seat) || self.built {
             return;
         }
-        let heap_bytes = self.heap_bytes();
-        let preload = self.preload();
+        let heap_bytes = seat.limits().heap_bytes;
+        let preload = Self::preload(seat);
+        // A failure does not count as this thread's runtime: handing the worker over for it
+        // would only fail again on the next thread, and the one after.
         match std::panic::catch_unwind(|| Blank::new(heap_bytes, preload)) {
-            Ok(Ok(blank)) => self.blank = Some(blank),
+            Ok(Ok(blank)) => {
+                self.built = true;
+                self.blank = Some(blank);
+            }
             Ok(Err(err)) => tracing::error!(%err, "cannot prepare an isolate"),
             Err(_) => tracing::error!("preparing an isolate panicked"),
         }
     }
 
+    /// Serves one call taken off the queue and answers it; gives it back when a fresh thread
+    /// must serve it. `may_retry` is `false` for a call a worn thread already handed over.
+    async fn answer(
+        &mut self,
+        seat: &mut Seat,
+        pending: Pending,
+        env: &IsolateEnv<'_>,
+        may_retry: bool,
+    ) -> Option<Pending> {
+        // The caller may have given up meanwhile; then there is nothing to do.
+        let report = if pending.reply.is_closed() {
+            None
+        } else {
+            match self
+                .serve(seat, &pending.invocation, pending.received, env, may_retry)
+                .await
+            {
+                Served::Answered(report) => {
+                    let counters = &seat.shared.counters;
+                    counters.invocations.fetch_add(1, Ordering::Relaxed);
+                    Some(report)
+                }
+                Served::Elsewhere { worn } => {
+                    if worn {
+                        seat.shared
+                            .counters
+                            .engine_resets
+                            .fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(
+                            slug = seat.code.as_ref().map_or("", |code| code.slug.as_str()),
+                            request_id = %pending.invocation.request_id,
+                            "an isolate thread could no longer load a module that loaded \
+                             before: serving the call on a fresh thread"
+                        );
+                    }
+                    return Some(pending);
+                }
+            }
+        };
+        // Before replying, so a caller that got its answer sees this worker idle.
+        seat.queued.fetch_sub(1, Ordering::AcqRel);
+        if let Some(report) = report {
+            let _ = pending.reply.send(report);
+        }
+        // After replying: dropping a large heap is no part of the call's latency.
+        if self.retired.is_some() {
+            env.progress.busy_for(seat.timeout());
+            self.retired = None;
+        }
+        None
+    }
+
     async fn serve(
         &mut self,
+        seat: &mut Seat,
         invocation: &Invocation,
         received: Instant,
         env: &IsolateEnv<'_>,
-    ) -> InvocationReport {
-        let counters = &self.shared.counters;
-        counters.invocations.fetch_add(1, Ordering::Relaxed);
-        let Some(code) = self.code.clone() else {
+        may_retry: bool,
+    ) -> Served {
+        let counters = &seat.shared.counters;
+        let Some(code) = seat.code.clone() else {
             let err = SandboxError::Internal("isolate thread is not bound".to_owned());
-            return report(Err(err), Vec::new(), received);
+            return Served::Answered(report(Err(err), Vec::new(), received));
         };
-        if let Some(failed) = &self.compile_error {
-            return failed_report(failed.clone(), received);
+        if let Some(failed) = &seat.compile_error {
+            return Served::Answered(failed_report(failed.clone(), received));
         }
         let isolate = match &mut self.isolate {
             Some(isolate) => isolate,
             slot @ None => {
-                let heap_bytes = code
-                    .limits
-                    .unwrap_or(self.shared.config.default_limits)
-                    .heap_bytes;
+                let heap_bytes = seat.limits().heap_bytes;
                 let blank = self.blank.take().filter(|b| b.heap_bytes() == heap_bytes);
+                if blank.is_none() && self.built {
+                    return Served::Elsewhere { worn: false };
+                }
+                self.built = true;
                 // deno_core panics on some module graphs the QuickJS backend cannot link
                 // (e.g. `import/**/x from "y"`); that is the module's fault, not the thread's.
                 let created = AssertUnwindSafe(async {
@@ -367,14 +529,19 @@ impl Worker<'_> {
                 match created {
                     Ok(isolate) => {
                         counters.isolates_created.fetch_add(1, Ordering::Relaxed);
-                        self.isolates_built += 1;
+                        seat.loaded = true;
                         slot.insert(isolate)
                     }
                     Err(failed) => {
-                        if matches!(failed.error, SandboxError::CompileError(_)) {
-                            self.compile_error = Some(failed.clone());
+                        let compile_error = matches!(failed.error, SandboxError::CompileError(_));
+                        if compile_error && seat.loaded && may_retry {
+                            return Served::Elsewhere { worn: true };
                         }
-                        return failed_report(failed, received);
+                        // Remembered only if it never loaded: then its source is at fault.
+                        if compile_error && !seat.loaded {
+                            seat.compile_error = Some(failed.clone());
+                        }
+                        return Served::Answered(failed_report(failed, received));
                     }
                 }
             }
@@ -387,10 +554,10 @@ impl Worker<'_> {
                 body: serde_json::Value::Null,
                 headers: Vec::new(),
             };
-            return report(Ok(loaded), Vec::new(), received);
+            return Served::Answered(report(Ok(loaded), Vec::new(), received));
         }
         let finished = isolate.invoke(&invocation.request, env).await;
-        let worn_out = isolate.invocations() >= self.shared.config.recycle_after_invocations;
+        let worn_out = isolate.invocations() >= seat.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
             tracing::debug!(
                 slug = %code.slug,
@@ -401,10 +568,10 @@ impl Worker<'_> {
             self.retired = self.isolate.take();
             counters.recycled.fetch_add(1, Ordering::Relaxed);
         }
-        InvocationReport {
+        Served::Answered(InvocationReport {
             trace: finished.trace,
             ..report(finished.result, finished.logs, received)
-        }
+        })
     }
 }
 

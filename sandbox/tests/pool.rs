@@ -445,9 +445,9 @@ async fn a_heap_limit_above_the_owner_quota_is_refused() {
     assert_eq!(pool.stats().live_isolates, 0);
 }
 
-/// An isolate thread ends after a bounded number of isolates and its endpoint gets a fresh
-/// thread: on one thread, the engine's per-thread state wore out around the 136th isolate
-/// (a 32 MiB heap limit), after which no module could be evaluated there.
+/// Each isolate is built on a fresh thread: on one thread, the engine's per-thread state wore
+/// out around the 136th isolate (a 32 MiB heap limit), after which no module could be
+/// evaluated there.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_thread_is_replaced_before_its_engine_state_wears_out() {
     let config = PoolConfig {
@@ -462,4 +462,122 @@ async fn a_thread_is_replaced_before_its_engine_state_wears_out() {
         assert_eq!(ok(report).body, json!({ "echo": n }), "call {n}");
     }
     assert!(pool.stats().recycled >= 300);
+}
+
+/// The bench's handler (bench/peers/toolhost-bench-words.js), which spins when asked to.
+const WORDS: &str = r#"
+function words(input) {
+  const text = input && typeof input.text === "string" ? input.text : "";
+  const trimmed = text.trim();
+  return { words: trimmed === "" ? 0 : trimmed.split(/\s+/).length, upper: text.toUpperCase(), input };
+}
+export default async function (req, ctx) {
+  if (req.input.spin) for (;;) {}
+  return words(req.input);
+}
+"#;
+
+/// Many callers, isolates recycled every few hundred calls on two instances, and calls that
+/// hit the time limit among them: every other call is answered by the handler. Isolates built
+/// one after another on one thread used to break it for good after a few dozen: a call's
+/// promise stopped settling (`Timeout` within milliseconds) and every later call was a
+/// `CompileError` ("Module evaluation is still pending ...").
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn recycling_under_load_never_breaks_an_endpoint() {
+    const CALLERS: usize = 48;
+    const CALLS: usize = 400;
+    let config = PoolConfig {
+        recycle_after_invocations: 300,
+        instances_per_endpoint: 2,
+        ..PoolConfig::default()
+    };
+    let (pool, _) = pool_with(config);
+    let words = std::sync::Arc::new(endpoint("words", WORDS));
+    let spinner = {
+        let (pool, words) = (pool.clone(), words.clone());
+        tokio::spawn(async move {
+            let mut timed_out = 0;
+            for _ in 0..3 {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                match invoke(&pool, &words, json!({ "spin": true })).await.result {
+                    Err(SandboxError::Timeout) => timed_out += 1,
+                    Err(SandboxError::Overloaded { .. }) => {}
+                    other => panic!("a spinning call: {other:?}"),
+                }
+            }
+            timed_out
+        })
+    };
+    let callers: Vec<_> = (0..CALLERS)
+        .map(|caller| {
+            let (pool, words) = (pool.clone(), words.clone());
+            tokio::spawn(async move {
+                let mut answered = 0;
+                for call in 0..CALLS {
+                    let text = format!("caller {caller} call {call}");
+                    match invoke(&pool, &words, json!({ "text": text })).await.result {
+                        Ok(answer) => {
+                            assert_eq!(answer.body["words"], json!(4), "{caller}/{call}");
+                            answered += 1;
+                        }
+                        Err(SandboxError::Overloaded { .. }) => {}
+                        Err(err) => panic!("caller {caller} call {call}: {err:?}"),
+                    }
+                }
+                answered
+            })
+        })
+        .collect();
+    let mut answered = 0;
+    for caller in callers {
+        answered += caller.await.unwrap();
+    }
+    let timed_out = spinner.await.unwrap();
+    let stats = pool.stats();
+    assert!(answered >= CALLERS * CALLS * 9 / 10, "{answered} answered");
+    assert!(timed_out >= 1, "no spinning call timed out");
+    assert!(stats.recycled >= 50, "{stats:?}");
+    assert_eq!(stats.engine_resets, 0, "{stats:?}");
+}
+
+/// A module that loaded before and then fails to load (here at random, as on an engine whose
+/// thread state wore out did) is tried again on a fresh thread, counted, and not remembered:
+/// the endpoint keeps answering.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_module_that_loaded_before_is_not_remembered_as_broken() {
+    let config = PoolConfig {
+        recycle_after_invocations: 1,
+        spare_isolates: 0,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let source = "if (crypto.getRandomValues(new Uint8Array(1))[0] < 128) throw new Error('unlucky');\nexport default () => 1;";
+    // A version whose first load fails is remembered as broken, as any module that never
+    // loaded: take the first version that loads.
+    let mut flaky = endpoint("flaky", source);
+    for version in 0.. {
+        flaky = versioned(&flaky, &format!("v{version}"), source);
+        if invoke(&pool, &flaky, json!(null)).await.result.is_ok() {
+            break;
+        }
+        assert!(version < 40, "no version ever loaded");
+    }
+    let mut outcomes = Vec::new();
+    for _ in 0..60 {
+        outcomes.push(match invoke(&pool, &flaky, json!(null)).await.result {
+            Ok(answer) => {
+                assert_eq!(answer.body, json!(1));
+                true
+            }
+            Err(SandboxError::CompileError(message)) => {
+                assert!(message.contains("unlucky"), "{message}");
+                false
+            }
+            Err(err) => panic!("{err:?}"),
+        });
+    }
+    // Each call fails only if its load fails twice.
+    let answered = outcomes.iter().filter(|ok| **ok).count();
+    assert!(answered > outcomes.len() / 2, "{outcomes:?}");
+    assert!(pool.stats().engine_resets > 0, "{:?}", pool.stats());
 }

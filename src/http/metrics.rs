@@ -45,6 +45,7 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         evictions: pool.evictions,
         overloaded: pool.overloaded,
         abandoned: pool.abandoned,
+        engine_resets: pool.engine_resets,
         worker_processes: count(pool.worker_pids.len()),
         worker_restarts: pool.worker_restarts,
         worker_recycles: pool.worker_recycles,

@@ -181,10 +181,11 @@ impl Progress {
     }
 }
 
-/// Marks the thread ended when dropped (also when it unwinds).
-pub(crate) struct ExitGuard<'a>(pub(crate) &'a Progress);
+/// Marks the worker ended when dropped (also when it unwinds). It moves with the worker to each
+/// thread that takes over its queue (`worker`), so it drops with the last one.
+pub(crate) struct ExitGuard(pub(crate) Arc<Progress>);
 
-impl Drop for ExitGuard<'_> {
+impl Drop for ExitGuard {
     fn drop(&mut self) {
         self.0.set_exited();
     }
