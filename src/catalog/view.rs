@@ -56,11 +56,11 @@ pub struct EndpointRecord {
     #[schema(schema_with = super::schema::json_schema_schema)]
     pub output_schema: JsonText,
     /// `{}` for built-in handlers; the granted booleans for JS handlers.
-    #[schema(value_type = Object)]
+    #[schema(value_type = super::Capabilities)]
     pub capabilities: Value,
-    /// Absent in the legacy form; `null` on catalogued endpoints.
+    /// Absent in the legacy form; `null` on catalogued endpoints without a scan.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::safety::ContentSafety>)]
     pub content_safety: Option<Value>,
     pub created_at: String,
     pub updated_at: String,

@@ -43,7 +43,7 @@ pub struct Template {
     template: &'static str,
     /// A body for `POST /ai/endpoints/create` (a `CreateRequest` without `safetyAttestation`,
     /// which the builder adds).
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::endpoints::CreateRequest)]
     create: Value,
     /// An input that passes `create.inputSchema`.
     #[schema(value_type = Object)]

@@ -5,7 +5,6 @@
 //! settlement network. Paying itself costs the payer no gas (EIP-3009: the facilitator submits).
 
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use crate::builders::Caller;
 use crate::catalog::Registry;
@@ -93,12 +92,10 @@ pub struct Step {
     /// `swap` or `bridge`.
     #[schema(pattern = "^(swap|bridge)$")]
     pub kind: &'static str,
-    /// `{network, asset}` before the step.
-    #[schema(value_type = Object)]
-    pub from: Value,
-    /// `{network, asset}` after it.
-    #[schema(value_type = Object)]
-    pub to: Value,
+    /// What is held before the step.
+    pub from: Holding,
+    /// What is held after it.
+    pub to: Holding,
     #[schema(value_type = f64, minimum = 0)]
     pub fee_usd: Usd,
     #[schema(value_type = f64, minimum = 0)]
@@ -109,12 +106,10 @@ pub struct Step {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Plan {
-    /// `{network, asset, decimals, priceUsd}` of the caller's asset.
-    #[schema(value_type = Object)]
-    pub start: Value,
-    /// `{network, asset, amountUsd, amountUnits}` to arrive with.
-    #[schema(value_type = Object)]
-    pub target: Value,
+    /// The caller's asset.
+    pub start: StartAsset,
+    /// What to arrive with.
+    pub target: TargetAmount,
     pub steps: Vec<Step>,
     /// Fees and gas of every step.
     #[schema(value_type = f64, minimum = 0)]
@@ -126,9 +121,81 @@ pub struct Plan {
     #[schema(schema_with = crate::money::units_schema)]
     pub required_start_amount: String,
     pub prices_as_of: String,
-    /// `{wallet, exchange}`: how to make the steps, each with its `kind` and `instructions`.
-    #[schema(value_type = Object)]
-    pub handoff: Value,
+    /// How to make the steps: in the caller's wallet, or through an exchange.
+    pub handoff: Handoff,
+}
+
+fn holding(network: &str, asset: &str) -> Holding {
+    Holding {
+        asset: asset.to_owned(),
+        network: network.to_owned(),
+    }
+}
+
+// The plan's parts. Fields in name order: the order these objects had when they were built
+// as `json!` maps, so the answer's bytes did not change when they got types.
+
+/// An asset on a network.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Holding {
+    /// Its symbol (`USDC`, `ETH`, ...).
+    pub asset: String,
+    pub network: String,
+}
+
+/// The caller's starting asset and its price.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StartAsset {
+    pub asset: String,
+    pub decimals: u32,
+    pub network: String,
+    /// Decimal dollars per whole unit.
+    pub price_usd: String,
+}
+
+/// The USDC to arrive with on the settlement network.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TargetAmount {
+    /// Always `USDC`.
+    pub asset: &'static str,
+    /// In atomic units (6 decimals).
+    #[schema(schema_with = crate::money::units_schema)]
+    pub amount_units: String,
+    /// In decimal dollars.
+    pub amount_usd: String,
+    pub network: String,
+}
+
+/// The two ways to make the plan's steps.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Handoff {
+    pub exchange: ExchangeHandoff,
+    pub wallet: WalletHandoff,
+}
+
+/// Buying the settlement asset on an exchange.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeHandoff {
+    pub instructions: String,
+    /// Always `exchange`.
+    pub kind: &'static str,
+}
+
+/// Making the steps in the caller's wallet, then paying.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalletHandoff {
+    /// Always `USDC`.
+    pub asset: &'static str,
+    pub instructions: String,
+    /// Always `wallet`.
+    pub kind: &'static str,
+    pub network: String,
 }
 
 /// A conversion quote for a service: where its money settles and the route there.
@@ -202,8 +269,8 @@ pub fn plan(
         cost = add(add(cost, fee)?, start.gas)?;
         steps.push(Step {
             kind: "swap",
-            from: json!({"network": start.network, "asset": start.symbol}),
-            to: json!({"network": start.network, "asset": "USDC"}),
+            from: holding(&start.network, &start.symbol),
+            to: holding(&start.network, "USDC"),
             fee_usd: fee,
             gas_usd: start.gas,
             via: "a DEX aggregator in your wallet",
@@ -213,8 +280,8 @@ pub fn plan(
         cost = add(add(cost, table.bridge_fee)?, start.gas)?;
         steps.push(Step {
             kind: "bridge",
-            from: json!({"network": start.network, "asset": "USDC"}),
-            to: json!({"network": target.network, "asset": "USDC"}),
+            from: holding(&start.network, "USDC"),
+            to: holding(&target.network, "USDC"),
             fee_usd: table.bridge_fee,
             gas_usd: start.gas,
             via: "Circle CCTP (native USDC burn and mint)",
@@ -227,27 +294,35 @@ pub fn plan(
         .ok_or(ConversionError::TooLarge)?;
     let required =
         (u128::from(total.units()) * scale).div_ceil(u128::from(start.usd_micros.max(1)));
-    let handoff = json!({
-        "wallet": {
-            "kind": "wallet",
-            "instructions": if steps.is_empty() {
+    let handoff = Handoff {
+        wallet: WalletHandoff {
+            kind: "wallet",
+            instructions: if steps.is_empty() {
                 "You already hold the settlement asset: sign the x402 payment directly.".to_string()
             } else {
                 format!("In your wallet, {} then pay with x402.", steps.iter().map(|s| s.kind).collect::<Vec<_>>().join(" and "))
             },
-            "network": target.network,
-            "asset": "USDC",
+            network: target.network.clone(),
+            asset: "USDC",
         },
-        "exchange": {
-            "kind": "exchange",
-            "instructions": format!("Buy at least {total} USD of USDC on an exchange and withdraw it on {} to the wallet that will sign the payment.", target.network),
+        exchange: ExchangeHandoff {
+            kind: "exchange",
+            instructions: format!("Buy at least {total} USD of USDC on an exchange and withdraw it on {} to the wallet that will sign the payment.", target.network),
         },
-    });
+    };
     Ok(Plan {
-        start: json!({"network": start.network, "asset": start.symbol, "decimals": start.decimals,
-            "priceUsd": Usd::from_units(start.usd_micros).to_string()}),
-        target: json!({"network": target.network, "asset": "USDC", "amountUsd": target_amount.to_string(),
-            "amountUnits": target_amount.units().to_string()}),
+        start: StartAsset {
+            network: start.network.clone(),
+            asset: start.symbol.clone(),
+            decimals: start.decimals,
+            price_usd: Usd::from_units(start.usd_micros).to_string(),
+        },
+        target: TargetAmount {
+            network: target.network.clone(),
+            asset: "USDC",
+            amount_usd: target_amount.to_string(),
+            amount_units: target_amount.units().to_string(),
+        },
         steps,
         estimated_cost_usd: cost,
         total_usd: total,
