@@ -3,8 +3,7 @@
 //! mode everything the tests use too. The script runs for real with fake `dpkg-query` (nothing is
 //! installed), `apt-get` and `sudo` (which record what they were asked) and a `PATH` of only
 //! those and the few real tools the script needs before its installs (no `node`, `npm` or
-//! `python3`), so the default mode stops right after its `apt-get install` instead of
-//! installing the test clients.
+//! `python3`), so the default mode cannot install the test clients after its `apt-get install`.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -75,9 +74,10 @@ fn serve_mode_installs_only_the_build_toolchain() {
 
 #[test]
 fn default_mode_also_installs_what_the_tests_use() {
-    let (output, apt_log) = run_setup(&[]);
-    // It stops where it first runs npm (not on PATH), after the system packages.
-    assert!(!output.status.success());
+    // After the system packages it goes on to the test clients: where their installs are
+    // already up to date it skips them and succeeds, otherwise it stops at its first npm or
+    // venv (neither is on the PATH here). Either way the apt request is what is checked.
+    let (_, apt_log) = run_setup(&[]);
     let packages = installed(&apt_log);
     for package in BUILD_PACKAGES.iter().chain(TEST_PACKAGES) {
         assert!(
