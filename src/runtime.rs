@@ -12,11 +12,14 @@
 //! - `run`: [`EndpointRuntime`], one call of an endpoint in the pool, from endpoint and call to
 //!   HTTP status, body and headers.
 //! - `check`: the publish-time check of a module ([`EndpointRuntime::check`]).
+//! - `typescript`: TypeScript sources transpiled to the JS the sandbox runs, and the source map
+//!   that points the sandbox's positions back at the TypeScript.
 
 mod check;
 mod fetch;
 pub mod host;
 mod run;
+mod typescript;
 
 pub use check::{CheckError, CompileFailure};
 pub use run::{EndpointRuntime, HandlerOutput, HandlerRequest, JsOutcome};

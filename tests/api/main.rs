@@ -34,5 +34,6 @@ mod sandbox;
 mod secrets;
 mod test_calls;
 mod tools;
+mod typescript;
 mod web;
 mod webcrypto;
