@@ -71,7 +71,7 @@ pub(super) async fn module(
             map: None,
         });
     }
-    let _permit = TRANSPILING
+    let permit = TRANSPILING
         .acquire()
         .await
         .map_err(|e| TranspileError::Failed(e.to_string()))?;
@@ -80,6 +80,9 @@ pub(super) async fn module(
         .name("ts-transpile".into())
         .stack_size(STACK_BYTES)
         .spawn(move || {
+            // The thread holds the permit: a caller that goes away does not free its place
+            // while the thread still runs.
+            let _permit = permit;
             // A panic inside oxc ends this thread only; the dropped sender tells the caller.
             let _ = tx.send(transpile(&source));
         })
