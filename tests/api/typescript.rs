@@ -44,7 +44,9 @@ export default async function (req: { input: { name?: string } }): Promise<Out> 
 
 #[tokio::test]
 async fn a_typescript_handler_answers_and_a_patch_makes_a_new_revision() {
-    let server = TestServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = TestServer::start_in(&data).await;
     let (key, created) = server.builder_with("Typist", &ts("typed", TYPED)).await;
     let owner = As::Builder(&key);
     assert_eq!(created["endpoint"]["status"], "active", "{created}");
@@ -71,6 +73,14 @@ async fn a_typescript_handler_answers_and_a_patch_makes_a_new_revision() {
         (status.as_u16(), body),
         (200, json!({"greeting": "v2 Bo", "revision": 2}))
     );
+    // The language is stored with the source: after a restart the TypeScript still runs.
+    server.stop().await;
+    let server = TestServer::start_in(&data).await;
+    let (status, body) = server.post("/tools/typed", &json!({"name": "Re"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["greeting"], "v2 Re");
+    let (_, view) = server.call("GET", "/ai/endpoints/typed", owner, None).await;
+    assert_eq!(view["manage"]["sourceLanguage"], "typescript", "{view}");
 
     // A JavaScript endpoint turned TypeScript by its language alone; and back, where the
     // types no longer parse.
