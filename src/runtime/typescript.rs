@@ -27,7 +27,7 @@ use crate::catalog::SourceLanguage;
 
 /// Deepest nesting of parentheses, brackets and braces a TypeScript source may have. Counted
 /// on the raw text (brackets in strings and comments count too), far above hand-written code.
-pub(super) const MAX_NESTING: usize = 1_000;
+const MAX_NESTING: usize = 1_000;
 
 /// The transpiling thread's stack: the deepest chains without brackets in a source of the
 /// largest size (256 KiB) need about a quarter of this in an optimized build. It is reserved,
