@@ -23,7 +23,7 @@ mod view;
 pub use grant::{GrantDecision, GrantState};
 pub use model::{
     Capabilities, Endpoint, HandlerType, JsonText, Owner, PricingMode, RuntimeLimits, ShownStatus,
-    Status,
+    SourceLanguage, Status,
 };
 pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 pub use schema::{

@@ -13,12 +13,15 @@
 //!   HTTP status, body and headers.
 //! - `check`: the publish-time check of a module ([`EndpointRuntime::check`]).
 //! - `draft`: a test run of an unpublished module ([`EndpointRuntime::run_draft`]).
+//! - `typescript`: TypeScript sources transpiled to the JS the sandbox runs, and the source map
+//!   that points the sandbox's positions back at the TypeScript.
 
 mod check;
 mod draft;
 mod fetch;
 pub mod host;
 mod run;
+mod typescript;
 
 pub use check::{CheckError, CompileFailure};
 pub use draft::{Draft, DraftRun};

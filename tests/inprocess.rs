@@ -65,6 +65,20 @@ async fn health_and_the_published_documents() {
     let (status, openapi) = send(&router, get("/openapi.json")).await;
     assert_eq!(status, StatusCode::OK);
     assert!(openapi["paths"]["/tools/{slug}"].is_object());
+    // Create and PATCH document the source's language and its two values.
+    let schemas = &openapi["components"]["schemas"];
+    assert_eq!(
+        schemas["SourceLanguage"]["enum"],
+        json!(["javascript", "typescript"]),
+        "{schemas}"
+    );
+    for body in ["CreateRequest", "PatchRequest"] {
+        assert!(
+            schemas[body]["properties"]["sourceLanguage"].is_object(),
+            "{body}: {}",
+            schemas[body]
+        );
+    }
     let (status, manifest) = send(&router, get("/ai/manifest")).await;
     assert_eq!(status, StatusCode::OK);
     assert!(manifest.is_object());

@@ -21,6 +21,23 @@ pub enum HandlerType {
     JsRequestResponse,
 }
 
+/// The language of a `js_request_response` endpoint's `source`. TypeScript is transpiled to
+/// JavaScript when the sandbox loads it (`runtime::typescript`); the owner keeps seeing and
+/// editing the TypeScript.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceLanguage {
+    #[default]
+    Javascript,
+    Typescript,
+}
+
+impl SourceLanguage {
+    pub fn is_javascript(&self) -> bool {
+        *self == SourceLanguage::Javascript
+    }
+}
+
 impl HandlerType {
     pub const ALL: [HandlerType; 5] = [
         HandlerType::ReceiptEcho,
@@ -177,6 +194,9 @@ pub struct Endpoint {
     /// JS source of `js_request_response` handlers.
     #[serde(default)]
     pub source: Option<String>,
+    /// The language of `source`.
+    #[serde(default, skip_serializing_if = "SourceLanguage::is_javascript")]
+    pub source_language: SourceLanguage,
     /// The fixed response of `static_json` handlers.
     #[serde(default)]
     pub response: Option<JsonText>,

@@ -225,6 +225,7 @@ pub async fn seed_catalog(
             revision: 0,
             owner: Owner::System,
             source: source_code,
+            source_language: Default::default(),
             response: fixture.response.map(JsonText::from),
             env: fixture.env,
             allowed_hosts: None,

@@ -17,6 +17,9 @@ const DOTENV: &str = ".env";
 const TYPES: &str = "toolhost.d.ts";
 const JS_HANDLER: &str = "handler.js";
 const TS_HANDLER: &str = "handler.ts";
+/// The `sourceLanguage` of each handler file.
+const JAVASCRIPT: &str = "javascript";
+const TYPESCRIPT: &str = "typescript";
 
 /// The manifest's keys: the create body's fields, less `source` (the handler file is the
 /// source) and the admin's `limits`. `files` is a list of paths in the directory, uploaded
@@ -42,6 +45,8 @@ pub(super) struct Project {
     pub(super) slug: String,
     manifest: Map<String, Value>,
     source: String,
+    /// `sourceLanguage` as the server names it: `typescript` for a handler.ts.
+    language: &'static str,
     /// `ctx.files`: path -> content.
     files: BTreeMap<String, String>,
     /// `.env`: what `dev` gives the handler as secrets (so logs redact them as production does).
@@ -89,7 +94,7 @@ impl Project {
             .filter(|s| !s.is_empty())
             .ok_or_else(|| bad(dir, "needs a \"slug\" (a string)"))?
             .to_string();
-        let source = read_handler(dir)?;
+        let (source, language) = read_handler(dir)?;
         let mut files = BTreeMap::new();
         match manifest.get("files") {
             None => {}
@@ -114,6 +119,7 @@ impl Project {
             slug,
             manifest,
             source,
+            language,
             files,
             dotenv,
         })
@@ -130,6 +136,7 @@ impl Project {
     pub(super) fn create_body(&self) -> Value {
         let mut body = self.manifest.clone();
         body.insert("source".into(), json!(self.source));
+        body.insert("sourceLanguage".into(), json!(self.language));
         body.insert("files".into(), json!(self.files));
         Value::Object(body)
     }
@@ -178,6 +185,11 @@ impl Project {
         };
         set_if_changed("allowedHosts", hosts, &current_hosts);
         set_if_changed("source", json!(self.source), &manage["source"]);
+        let language = match &manage["sourceLanguage"] {
+            Value::Null => json!(JAVASCRIPT),
+            stored => stored.clone(),
+        };
+        set_if_changed("sourceLanguage", json!(self.language), &language);
         let price = wanted("priceUsd", json!(0));
         if price.as_f64() != endpoint["priceUsd"].as_f64() {
             body.insert("priceUsd".into(), price);
@@ -234,14 +246,25 @@ fn capabilities(value: &Value) -> Value {
            "fetch": flag("fetch"), "logs": flag("logs")})
 }
 
-fn read_handler(dir: &Path) -> Result<String, Failure> {
+/// The handler's source and its `sourceLanguage`.
+fn read_handler(dir: &Path) -> Result<(String, &'static str), Failure> {
     let present: Vec<&str> = [JS_HANDLER, TS_HANDLER]
         .into_iter()
         .filter(|name| dir.join(name).is_file())
         .collect();
     match present.as_slice() {
-        [one] => std::fs::read_to_string(dir.join(one))
-            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", dir.join(one).display()))),
+        [one] => {
+            let language = if *one == TS_HANDLER {
+                TYPESCRIPT
+            } else {
+                JAVASCRIPT
+            };
+            std::fs::read_to_string(dir.join(one))
+                .map(|source| (source, language))
+                .map_err(|e| {
+                    Failure::Usage(format!("cannot read {}: {e}", dir.join(one).display()))
+                })
+        }
         [] => Err(Failure::Usage(format!(
             "{}: no {JS_HANDLER} or {TS_HANDLER}",
             dir.display()
@@ -552,6 +575,13 @@ mod tests {
             Value::Object(patch),
             json!({"env": {"B": "2", "C": null}, "files": {"gone.txt": null}})
         );
+        // The same source as handler.ts is a change of language only.
+        std::fs::rename(dir.path().join(JS_HANDLER), dir.path().join(TS_HANDLER)).unwrap();
+        let project = Project::load(dir.path()).unwrap();
+        assert_eq!(project.create_body()["sourceLanguage"], "typescript");
+        let patch = project.patch_body(&endpoint, &manage);
+        assert_eq!(patch["sourceLanguage"], "typescript");
+        assert!(patch.get("source").is_none());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::error::EndpointError;
 use super::input::{self, FieldErrors};
-use crate::catalog::HandlerType;
+use crate::catalog::{HandlerType, SourceLanguage};
 use crate::runtime::{Draft, DraftRun, EndpointRuntime};
 use crate::urls::Urls;
 
@@ -26,6 +26,9 @@ pub const DRAFTS_RUN_PATH: &str = "/ai/builders/drafts/run";
 pub struct DraftRequest {
     /// The ES module, as `source` of create: its default export is the handler.
     pub source: String,
+    /// `javascript` (the default) or `typescript`, as `sourceLanguage` of create.
+    #[serde(default)]
+    pub source_language: SourceLanguage,
     /// `req.input`: any JSON value (default `{}`). Not checked against any schema.
     #[serde(default = "empty_object")]
     #[schema(value_type = Value)]
@@ -70,6 +73,7 @@ pub async fn run(
     };
     let draft = Draft {
         source: &request.source,
+        language: request.source_language,
         input: &request.input,
         env: request.env,
         slug: request.slug.as_deref(),

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::catalog::{Capabilities, HandlerType, PricingMode, RuntimeLimits, Status};
+use crate::catalog::{
+    Capabilities, HandlerType, PricingMode, RuntimeLimits, SourceLanguage, Status,
+};
 use crate::money::Usd;
 use crate::secrets::is_env_name;
 
@@ -51,9 +53,13 @@ pub struct CreateRequest {
     /// `response` alone `static_json` (see [`CreateRequest::handler_type`]).
     #[serde(default)]
     pub handler_type: Option<HandlerType>,
-    /// JS source of `js_request_response`.
+    /// Source of `js_request_response`: an ES module whose default export is the handler.
     #[serde(default)]
     pub source: Option<String>,
+    /// The language of `source`: `javascript` (the default) or `typescript`, which is
+    /// transpiled at publish and whose errors point at its own lines.
+    #[serde(default)]
+    pub source_language: Option<SourceLanguage>,
     /// Fixed response of `static_json`.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
@@ -101,6 +107,8 @@ pub struct PatchRequest {
     pub price_usd: Option<Usd>,
     pub pricing_mode: Option<PricingMode>,
     pub source: Option<String>,
+    /// `javascript` or `typescript`; a change is a code change, like a new `source`.
+    pub source_language: Option<SourceLanguage>,
     #[schema(value_type = Option<Object>)]
     pub response: Option<Value>,
     #[schema(schema_with = crate::catalog::optional_json_schema_schema)]
@@ -183,6 +191,9 @@ pub(super) fn create_fields(request: &CreateRequest) -> Result<(), super::Endpoi
             request.response.as_ref(),
         )
     }));
+    if request.source_language.is_some() {
+        errors.check(source_language(request.source.as_deref()));
+    }
     if let Some(runtime) = &request.limits {
         errors.check(limits(runtime));
     }
@@ -342,6 +353,17 @@ pub(super) fn handler_fields(
         return Err(invalid("response", "response is only for static_json"));
     }
     Ok(())
+}
+
+/// A `sourceLanguage` is given only with a `source` (in the body or, for PATCH, stored).
+pub(super) fn source_language(source: Option<&str>) -> Result<(), FieldError> {
+    match source {
+        Some(_) => Ok(()),
+        None => Err(invalid(
+            "sourceLanguage",
+            "sourceLanguage is the language of `source`, which this endpoint does not have",
+        )),
+    }
 }
 
 pub(super) fn limits(limits: &RuntimeLimits) -> Result<(), FieldError> {

@@ -20,7 +20,7 @@ use crate::builders::Caller;
 use crate::catalog::grant;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, GrantDecision, GrantState, HandlerType,
-    JsonText, Owner, Registry, RuntimeLimits, Status,
+    JsonText, Owner, Registry, RuntimeLimits, SourceLanguage, Status,
 };
 use crate::config::Config;
 use crate::events::{self, EventKind};
@@ -281,6 +281,7 @@ pub async fn create(
         revision: 1,
         owner: builder.map_or(Owner::Admin, |b| Owner::Builder(b.id.clone())),
         source: request.source,
+        source_language: request.source_language.unwrap_or_default(),
         response: request.response.map(JsonText::from),
         env: request.env,
         example_input: None,
@@ -383,20 +384,27 @@ pub async fn update(
         ep.price_usd = price;
         mark("priceUsd");
     }
+    if let Some(language) = patch.source_language {
+        new_code = ep.source_language != language;
+        ep.source_language = language;
+        mark("sourceLanguage");
+    }
     if let Some(source) = patch.source {
+        new_code |= ep.source.as_deref() != Some(source.as_str());
+        ep.source = Some(source);
+        mark("source");
+    }
+    if new_code {
         // A grant covers the code the admin reviewed: when its owner changes the code, what
         // was granted is withdrawn (the requests stay) until the admin grants it again.
-        new_code = ep.source.as_deref() != Some(source.as_str());
-        if new_code && is_builder && ep.granted_capabilities != Capabilities::default() {
+        if is_builder && ep.granted_capabilities != Capabilities::default() {
             ep.granted_capabilities = Capabilities::default();
             mark("grantedCapabilities");
         }
         // New code is a new request: a refusal answered the old one.
-        if new_code && is_builder {
+        if is_builder {
             ep.grant_decision = None;
         }
-        ep.source = Some(source);
-        mark("source");
     }
     if let Some(response) = patch.response {
         ep.response = Some(response.into());
@@ -408,6 +416,9 @@ pub async fn update(
         ep.source.as_deref(),
         response.as_ref(),
     ));
+    if patch.source_language.is_some() {
+        errors.check(input::source_language(ep.source.as_deref()));
+    }
     if let Some(schema) = patch.input_schema {
         ep.input_schema = schema.into();
         mark("inputSchema");
@@ -735,6 +746,9 @@ pub struct ManageView {
     /// The JS handler's source; `null` for built-in handlers.
     #[schema(required = true)]
     pub source: Option<String>,
+    /// The language of `source`; `null` for built-in handlers.
+    #[schema(required = true)]
+    pub source_language: Option<SourceLanguage>,
     /// A `static_json` endpoint's answer; `null` for other handlers.
     #[schema(value_type = Option<serde_json::Value>, required = true)]
     pub response: Option<JsonText>,
@@ -758,6 +772,7 @@ pub async fn manage_view(
         capability_grant: grant_view(endpoint),
         limits: endpoint.limits,
         source: endpoint.source.clone(),
+        source_language: endpoint.source.as_ref().map(|_| endpoint.source_language),
         response: endpoint.response.clone(),
         env: endpoint.env.clone(),
         allowed_hosts: endpoint.allowed_hosts.clone(),

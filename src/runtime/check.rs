@@ -4,14 +4,20 @@
 //!
 //! A refusal is a [`CompileFailure`]: the engine's message, the line and column in the
 //! builder's source (1-based), that line, and a hint for the mistakes builders coming from
-//! other platforms make (a JSON-encoded source, CommonJS, imports, TypeScript). A Workers
-//! `export default { fetch }` is a handler (sandbox/src/isolate.rs), not a mistake.
+//! other platforms make (a JSON-encoded source, CommonJS, imports, TypeScript sent as
+//! JavaScript). A Workers `export default { fetch }` is a handler (sandbox/src/isolate.rs), not
+//! a mistake.
+//!
+//! A TypeScript source is transpiled first (`super::typescript`): its syntax errors are
+//! refusals at the TypeScript position, and the engine's position in the JavaScript is mapped
+//! back, so the builder always sees a line of what they wrote.
 
 use serde::Serialize;
 
 use super::run::{endpoint_code, sandbox_error};
+use super::typescript::{self, TranspileError};
 use super::EndpointRuntime;
-use crate::catalog::Endpoint;
+use crate::catalog::{Endpoint, SourceLanguage};
 use crate::error::ApiError;
 
 /// Longest source line shown back, in characters.
@@ -47,10 +53,23 @@ pub enum CheckError {
 impl EndpointRuntime {
     /// Loads `endpoint`'s source as its first call would and checks its default export.
     pub async fn check(&self, endpoint: &Endpoint) -> Result<(), CheckError> {
-        let Some(source) = endpoint.source.clone() else {
+        let Some(source) = endpoint.source.as_deref() else {
             return Ok(());
         };
-        let code = endpoint_code(endpoint, source, Default::default());
+        let language = endpoint.source_language;
+        let refused = |message, position| {
+            CheckError::Refused(Box::new(describe(source, language, message, position)))
+        };
+        let module = match typescript::module(language, source.to_owned()).await {
+            Ok(module) => module,
+            Err(TranspileError::Source { message, position }) => {
+                return Err(refused(message, position))
+            }
+            Err(TranspileError::Failed(message)) => {
+                return Err(CheckError::Unavailable(ApiError::internal(message)))
+            }
+        };
+        let code = endpoint_code(endpoint, module.js, Default::default());
         let report = self.pool().check(&code).await;
         use sandbox::SandboxError as E;
         let message = match report.result {
@@ -69,12 +88,12 @@ impl EndpointRuntime {
             }
             Err(other) => return Err(CheckError::Unavailable(sandbox_error(other))),
         };
-        let source = code.source.as_str();
-        Err(CheckError::Refused(Box::new(describe(
-            source,
-            message,
-            report.trace.and_then(|t| t.line.zip(t.column)),
-        ))))
+        let position = report.trace.and_then(|t| t.line.zip(t.column));
+        let position = match &module.map {
+            Some(map) => position.and_then(|(line, column)| map.original(line, column)),
+            None => position,
+        };
+        Err(refused(message, position))
     }
 }
 
@@ -82,10 +101,11 @@ impl EndpointRuntime {
 /// a recognized mistake starts.
 pub(super) fn describe(
     source: &str,
+    language: SourceLanguage,
     message: String,
     position: Option<(u32, u32)>,
 ) -> CompileFailure {
-    let mistake = recognize(source, &message);
+    let mistake = recognize(source, language, &message);
     let position = position.or_else(|| mistake.and_then(|(_, needle)| find(source, needle)));
     let source_line = position.and_then(|(line, _)| {
         let text = source
@@ -107,7 +127,11 @@ pub(super) fn describe(
 
 /// A hint for a mistake recognizable from the source and the engine's message, with the text
 /// where it starts (for a position when the engine gives none).
-fn recognize(source: &str, message: &str) -> Option<(&'static str, &'static str)> {
+fn recognize(
+    source: &str,
+    language: SourceLanguage,
+    message: &str,
+) -> Option<(&'static str, &'static str)> {
     let trimmed = source.trim();
     if trimmed.starts_with('"') && serde_json::from_str::<String>(trimmed).is_ok() {
         return Some((
@@ -141,9 +165,13 @@ fn recognize(source: &str, message: &str) -> Option<(&'static str, &'static str)
         "type ",
         " as ",
     ];
-    if message.starts_with("SyntaxError") && typescript.iter().any(|t| source.contains(t)) {
+    if language == SourceLanguage::Javascript
+        && message.starts_with("SyntaxError")
+        && typescript.iter().any(|t| source.contains(t))
+    {
         return Some((
-            "TypeScript is not accepted: send JavaScript (remove the type annotations)",
+            "this looks like TypeScript: send it with `\"sourceLanguage\": \"typescript\"` \
+             (`toolhost deploy` does for a handler.ts)",
             "",
         ));
     }
@@ -174,12 +202,16 @@ fn find(source: &str, needle: &str) -> Option<(u32, u32)> {
 mod tests {
     use super::*;
 
+    fn describe_js(source: &str, message: String, position: Option<(u32, u32)>) -> CompileFailure {
+        describe(source, SourceLanguage::Javascript, message, position)
+    }
+
     #[test]
     fn recognizable_mistakes_get_a_hint_and_a_position() {
-        let json = describe("\"export default () => 1\"", "x".into(), None);
+        let json = describe_js("\"export default () => 1\"", "x".into(), None);
         assert_eq!((json.line, json.column), (Some(1), Some(1)));
         assert!(json.hint.unwrap().contains("JSON string"));
-        let imports = describe(
+        let imports = describe_js(
             "// deps\n  import x from 'y';",
             "import of \"y\" is not allowed".into(),
             None,
@@ -187,7 +219,7 @@ mod tests {
         assert_eq!((imports.line, imports.column), (Some(2), Some(3)));
         assert_eq!(imports.source_line.as_deref(), Some("  import x from 'y';"));
         // An object without `fetch` is pointed at the default export.
-        let object = describe(
+        let object = describe_js(
             "export default {\n  fetchh(r) {}\n}",
             "the module must `export default` a function, or an object with a `fetch` method"
                 .into(),
@@ -196,16 +228,28 @@ mod tests {
         assert_eq!((object.line, object.column), (Some(1), Some(1)));
         assert!(object.hint.unwrap().contains("default export"));
         // The engine's position wins over the recognized start.
-        let cjs = describe(
+        let cjs = describe_js(
             "const a = 1;\nmodule.exports = a;",
             "ReferenceError: module is not defined".into(),
             Some((2, 1)),
         );
         assert_eq!((cjs.line, cjs.column), (Some(2), Some(1)));
         assert!(cjs.hint.unwrap().contains("CommonJS"));
-        let plain = describe("export default ( {", "SyntaxError: x".into(), Some((1, 18)));
+        let plain = describe_js("export default ( {", "SyntaxError: x".into(), Some((1, 18)));
         assert_eq!(plain.hint, None);
-        let long = describe(&"x".repeat(500), "SyntaxError: x".into(), Some((1, 1)));
+        // TypeScript sent as JavaScript is pointed at `sourceLanguage`; sent as TypeScript, a
+        // syntax error gets no such hint.
+        let typed = "export default (req: any) => 1;";
+        let sent_as_js = describe_js(typed, "SyntaxError: unexpected token".into(), None);
+        assert!(sent_as_js.hint.unwrap().contains("sourceLanguage"));
+        let sent_as_ts = describe(
+            typed,
+            SourceLanguage::Typescript,
+            "SyntaxError: x".into(),
+            Some((1, 1)),
+        );
+        assert_eq!(sent_as_ts.hint, None);
+        let long = describe_js(&"x".repeat(500), "SyntaxError: x".into(), Some((1, 1)));
         assert_eq!(
             long.source_line.unwrap().chars().count(),
             MAX_SOURCE_LINE_CHARS + 1

@@ -16,7 +16,10 @@ use serde_json::Value;
 
 use super::check::describe;
 use super::run::{log_lines, request_object, sandbox_error, HandlerRequest};
+use super::typescript::{self, TranspileError};
 use super::{CheckError, EndpointRuntime};
+use crate::catalog::SourceLanguage;
+use crate::error::ApiError;
 use crate::logs::{InvocationError, LogLine};
 
 /// The slug `req.endpoint.slug` shows when the draft names none.
@@ -25,6 +28,8 @@ const DRAFT_SLUG: &str = "draft";
 /// What to run.
 pub struct Draft<'a> {
     pub source: &'a str,
+    /// Whether `source` is JavaScript or TypeScript (transpiled first, as at publish).
+    pub language: SourceLanguage,
     pub input: &'a Value,
     pub env: BTreeMap<String, String>,
     /// `req.endpoint.slug`: the endpoint the draft is meant for, if any. Only a label.
@@ -59,12 +64,30 @@ impl EndpointRuntime {
     /// publish; a busy or failed sandbox is [`CheckError::Unavailable`]; everything the handler
     /// does, failures included, is in the [`DraftRun`].
     pub async fn run_draft(&self, draft: Draft<'_>) -> Result<DraftRun, CheckError> {
+        let refused = |message, position| {
+            CheckError::Refused(Box::new(describe(
+                draft.source,
+                draft.language,
+                message,
+                position,
+            )))
+        };
+        // A TypeScript draft runs as its JavaScript; positions are mapped back, as for a call.
+        let module = match typescript::module(draft.language, draft.source.to_owned()).await {
+            Ok(module) => module,
+            Err(TranspileError::Source { message, position }) => {
+                return Err(refused(message, position))
+            }
+            Err(TranspileError::Failed(message)) => {
+                return Err(CheckError::Unavailable(ApiError::internal(message)))
+            }
+        };
         let id = uuid::Uuid::new_v4().simple().to_string();
         let code = sandbox::EndpointCode {
             // Not a valid endpoint slug: no endpoint's isolate or data is ever this one's.
             slug: format!("#draft-{id}"),
             version: id.clone(),
-            source: draft.source.to_owned(),
+            source: module.js,
             capabilities: sandbox::Capabilities {
                 logs: true,
                 ..Default::default()
@@ -95,7 +118,11 @@ impl EndpointRuntime {
         self.pool().retire(&code.slug);
         let duration_ms = u64::try_from(report.duration.as_millis()).unwrap_or(u64::MAX);
         let logs = log_lines(report.logs, report.duration);
-        let position = report.trace.as_ref().and_then(|t| t.line.zip(t.column));
+        let trace = match &module.map {
+            Some(map) => report.trace.map(|t| map.trace(t)),
+            None => report.trace,
+        };
+        let position = trace.as_ref().and_then(|t| t.line.zip(t.column));
         match report.result {
             Ok(response) => Ok(DraftRun {
                 status: response.status,
@@ -105,15 +132,13 @@ impl EndpointRuntime {
                 duration_ms,
                 error: None,
             }),
-            Err(sandbox::SandboxError::CompileError(message)) => Err(CheckError::Refused(
-                Box::new(describe(draft.source, message, position)),
-            )),
+            Err(sandbox::SandboxError::CompileError(message)) => Err(refused(message, position)),
             Err(
                 e @ (sandbox::SandboxError::Overloaded { .. } | sandbox::SandboxError::Internal(_)),
             ) => Err(CheckError::Unavailable(sandbox_error(e))),
             Err(e) => {
                 let error = sandbox_error(e);
-                let trace = report.trace.unwrap_or_default();
+                let trace = trace.unwrap_or_default();
                 Ok(DraftRun {
                     status: error.status.as_u16(),
                     body: Value::Null,

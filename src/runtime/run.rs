@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use super::host::StoreHost;
+use super::typescript::{self, SourceMap, TranspileError};
 use crate::catalog::{CompiledEndpoint, Endpoint, Owner, Registry};
 use crate::config::RuntimeConfig;
 use crate::error::{ApiError, ErrorCode};
@@ -61,6 +62,8 @@ struct Revision {
     code: sandbox::EndpointCode,
     /// Secret values, redacted from stored logs.
     secrets: Vec<String>,
+    /// For a TypeScript source: from the JS the sandbox runs back to the TypeScript.
+    map: Option<SourceMap>,
 }
 
 /// What a handler is told of the call it serves (its `req`).
@@ -124,14 +127,24 @@ impl EndpointRuntime {
                 endpoint.slug
             )));
         };
+        // Published TypeScript passed the same transpiler at publish (`check`).
+        let module = typescript::module(endpoint.source_language, source)
+            .await
+            .map_err(|e| match e {
+                TranspileError::Source { message, .. } => {
+                    sandbox_error(sandbox::SandboxError::CompileError(message))
+                }
+                TranspileError::Failed(message) => ApiError::internal(message),
+            })?;
         let secrets = load_secrets().await?;
         let mut env = endpoint.env.clone();
         env.extend(secrets.clone());
         let loaded = Arc::new(Revision {
             endpoint_id: endpoint.id.clone(),
             revision: endpoint.revision,
-            code: endpoint_code(endpoint, source, env),
+            code: endpoint_code(endpoint, module.js, env),
             secrets: secrets.into_values().collect(),
+            map: module.map,
         });
         // Two calls that both missed build the same revision; either may stay.
         self.revisions()
@@ -197,7 +210,10 @@ impl EndpointRuntime {
             result,
             lines,
             secrets: revision.secrets.clone(),
-            trace: report.trace,
+            trace: match &revision.map {
+                Some(map) => report.trace.map(|t| map.trace(t)),
+                None => report.trace,
+            },
         }
     }
 

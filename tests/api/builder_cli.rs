@@ -423,6 +423,93 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert_eq!(post(&live, &json!({})).await.0, 404);
 }
 
+const TS_HANDLER_V2: &str = r#"interface In { name?: string }
+enum Version { Two = 2 }
+const handler: toolhost.Handler<In> = async (req) => {
+  return { greeting: `v${Version.Two} ${req.input.name ?? "world"}` };
+};
+export default handler;
+"#;
+
+/// Throws on line 5 (the interface and the type alias are gone from the JavaScript).
+const TS_HANDLER_THROWS: &str = r#"interface In { name?: string }
+type Name = string;
+const handler: toolhost.Handler<In> = async (req) => {
+  const name: Name = req.input.name ?? "world";
+  throw new Error(`no greeting for ${name}`);
+};
+export default handler;
+"#;
+
+#[tokio::test]
+async fn a_typescript_tool_goes_from_init_to_dev_to_deploy() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("TS maker").await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("ts-tool");
+    let dir_arg = dir.to_str().unwrap();
+    assert_exit(&cli.run(&["init", dir_arg, "--ts"], None).await, 0);
+    assert!(dir.join("handler.ts").is_file() && !dir.join("handler.js").exists());
+
+    // dev serves init's TypeScript as it is, and reloads an edit.
+    let (mut dev, mut lines, local) = start_dev(&cli, dir_arg).await;
+    let (status, body) = post(&local, &json!({"name": "Ada"})).await;
+    assert_eq!((status, body), (200, json!({"greeting": "Hello, Ada!"})));
+    std::fs::write(dir.join("handler.ts"), TS_HANDLER_V2).unwrap();
+    until_answer(
+        &local,
+        &json!({"name": "Ada"}),
+        &json!({"greeting": "v2 Ada"}),
+    )
+    .await;
+    let printed = stop_dev(&mut dev, &mut lines).await;
+    assert!(printed.contains("Reloaded ts-tool"), "{printed}");
+
+    // deploy: the live endpoint answers, and keeps the TypeScript as its source.
+    let deployed = cli.run(&["deploy", dir_arg, "--json"], Some(&key)).await;
+    assert_exit(&deployed, 0);
+    let answer = stdout_json(&deployed);
+    assert_eq!(answer["manage"]["sourceLanguage"], "typescript", "{answer}");
+    assert_eq!(answer["manage"]["source"], TS_HANDLER_V2, "{answer}");
+    let live = server.url("/tools/ts-tool");
+    let (status, body) = post(&live, &json!({"name": "Bo"})).await;
+    assert_eq!((status, body), (200, json!({"greeting": "v2 Bo"})));
+
+    // A handler that throws: the owner's logs point at its TypeScript line.
+    std::fs::write(dir.join("handler.ts"), TS_HANDLER_THROWS).unwrap();
+    assert_exit(&cli.run(&["deploy", dir_arg], Some(&key)).await, 0);
+    assert_eq!(post(&live, &json!({"name": "Cy"})).await.0, 500);
+    let logs = cli.run(&["logs", "ts-tool", "--json"], Some(&key)).await;
+    assert_exit(&logs, 0);
+    let failed: Vec<Value> = String::from_utf8_lossy(&logs.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["status"] == 500)
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["error"]["line"], 5, "{failed:?}");
+    assert!(
+        failed[0]["error"]["stack"][0]
+            .as_str()
+            .unwrap()
+            .contains("handler.ts:5:"),
+        "{failed:?}"
+    );
+
+    // A TypeScript syntax error is refused at its line, with the server's code.
+    std::fs::write(
+        dir.join("handler.ts"),
+        "const x: = 1;\nexport default () => x;\n",
+    )
+    .unwrap();
+    let refused = cli.run(&["deploy", dir_arg, "--json"], Some(&key)).await;
+    assert_exit(&refused, 3);
+    let answer = stdout_json(&refused);
+    assert_eq!(answer["error"]["code"], "compile_error", "{answer}");
+    assert_eq!(answer["error"]["details"]["line"], 1, "{answer}");
+}
+
 /// A tool directory made by `init` under `parent`, with `edit` applied to its manifest.
 async fn tool(cli: &Cli, parent: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> String {
     let dir = parent.join(name);

@@ -251,3 +251,56 @@ async fn draft_runs_spend_anonymous_write_tokens() {
     let (status, answer) = run(&server, As::Builder(&key), &body).await;
     assert_error(status, &answer, 429, "rate_limited");
 }
+
+/// A TypeScript draft (`sourceLanguage: typescript`) is transpiled as at publish: it runs, and
+/// its syntax and run-time errors point at the TypeScript lines.
+#[tokio::test]
+async fn a_typescript_draft_runs_and_its_errors_point_at_the_typescript() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Typed drafter").await;
+    let who = As::Builder(&key);
+
+    let typed = "interface In { text: string }\n\nexport default async function (req: { input: In }) {\n  const text: string = req.input.text;\n  return { upper: text.toUpperCase() as string };\n}";
+    let (status, body) = run(
+        &server,
+        who,
+        &json!({"source": typed, "sourceLanguage": "typescript", "input": {"text": "ts"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["run"]["body"], json!({"upper": "TS"}), "{body}");
+
+    // The same source sent as JavaScript is refused, with the hint to say it is TypeScript.
+    let (status, body) = run(&server, who, &json!({"source": typed})).await;
+    assert_error(status, &body, 422, "compile_error");
+    assert!(
+        body["error"]["details"]["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("sourceLanguage"),
+        "{body}"
+    );
+
+    // A syntax error at the TypeScript line.
+    let broken = "type T = { a: number };\n\nexport default (req: T) => {\n  return { a: 1 ;\n};";
+    let (status, body) = run(
+        &server,
+        who,
+        &json!({"source": broken, "sourceLanguage": "typescript"}),
+    )
+    .await;
+    assert_error(status, &body, 422, "compile_error");
+    assert_eq!(body["error"]["details"]["line"], 4, "{body}");
+
+    // A throw at run time, at its TypeScript line (types and blank lines come before it).
+    let thrower = "type Input = { missing?: { field: number } };\n\n\nexport default async function (req: { input: Input }): Promise<number> {\n  const x = req.input.missing as { field: number };\n  return x.field;\n}";
+    let (status, body) = run(
+        &server,
+        who,
+        &json!({"source": thrower, "sourceLanguage": "typescript"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["run"]["error"]["code"], "handler_error", "{body}");
+    assert_eq!(body["run"]["error"]["line"], 6, "{body}");
+}

@@ -35,6 +35,7 @@ mod sandbox;
 mod secrets;
 mod test_calls;
 mod tools;
+mod typescript;
 mod web;
 mod webcrypto;
 mod workers;

@@ -161,7 +161,7 @@ export async function openEditor(record) {
   $("#ed-description").value = e ? e.description : "";
   $("#ed-price").value = e ? String(Number(e.priceUsd)) : "0";
   $("#ed-tags").value = e ? (e.tags || []).join(", ") : "";
-  $("#ed-lang").value = "js";
+  $("#ed-lang").value = m && m.sourceLanguage === "typescript" ? "ts" : "js";
   setLanguage();
   setText("source", m ? m.source || "" : STARTER.source);
   setText("inputSchema", pretty(e ? e.inputSchema : STARTER.inputSchema));
@@ -264,6 +264,7 @@ function readForm() {
       priceUsd: Number($("#ed-price").value || 0),
       tags: list($("#ed-tags").value),
       source: text("source"),
+      sourceLanguage: $("#ed-lang").value === "ts" ? "typescript" : "javascript",
       inputSchema: parse("inputSchema", "inputSchema"),
       outputSchema: parse("outputSchema", "outputSchema"),
       capabilities,
@@ -279,7 +280,7 @@ function readForm() {
 function createBody(v) {
   const body = {
     slug: v.slug, title: v.title, description: v.description, priceUsd: v.priceUsd, source: v.source,
-    inputSchema: v.inputSchema, outputSchema: v.outputSchema, tags: v.tags, capabilities: v.capabilities,
+    sourceLanguage: v.sourceLanguage, inputSchema: v.inputSchema, outputSchema: v.outputSchema, tags: v.tags, capabilities: v.capabilities,
     env: v.env, files: v.files, safetyAttestation: { accepted: $("#ed-attest").checked },
   };
   if (v.allowedHosts.length) body.allowedHosts = v.allowedHosts;
@@ -297,7 +298,11 @@ function patchBody(v, record) {
   if (v.description !== e.description) body.description = v.description;
   if (v.priceUsd !== Number(e.priceUsd)) body.priceUsd = v.priceUsd;
   if (!same(v.tags, e.tags || [])) body.tags = v.tags;
-  if (v.source !== (m.source || "")) body.source = v.source;
+  const language = m.sourceLanguage || "javascript";
+  if (v.source !== (m.source || "") || v.sourceLanguage !== language) {
+    body.source = v.source;
+    if (v.sourceLanguage !== language) body.sourceLanguage = v.sourceLanguage;
+  }
   if (!same(v.inputSchema, e.inputSchema)) body.inputSchema = v.inputSchema;
   if (!same(v.outputSchema, e.outputSchema)) body.outputSchema = v.outputSchema;
   const requested = Object.fromEntries(CAPABILITIES.map((c) => [c, Boolean((m.requestedCapabilities || {})[c])]));
@@ -401,7 +406,7 @@ async function runDraft() {
   button.disabled = true;
   out.replaceChildren(h("p", { class: "muted" }, "Running the draft…"));
   try {
-    const body = { source: values.source, input, env: values.env };
+    const body = { source: values.source, sourceLanguage: values.sourceLanguage, input, env: values.env };
     if (values.slug) body.slug = values.slug;
     const data = await api("/ai/builders/drafts/run", { method: "POST", body, as: "builder" });
     const run = data.run;

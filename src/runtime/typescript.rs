@@ -1,0 +1,321 @@
+//! TypeScript handlers: the builder's TypeScript is what the endpoint stores and its owner sees
+//! and edits; the sandbox runs the JavaScript that oxc makes of it (parse, strip the types and
+//! lower `enum`s and parameter properties, print with a source map), and every position the
+//! sandbox reports (a load error, a failed call's line, column and stack) is mapped back
+//! through that map to the TypeScript.
+//!
+//! The transpiler parses untrusted source in the server's process, and oxc's recursive-descent
+//! parser and visitors have no depth limit: a deeply nested source would overflow the stack
+//! and abort the server. So a source goes through two guards: a bracket nesting limit (the
+//! cheap, common attack: `((((…` within the size limit), and a thread of its own with a stack
+//! big enough for the deepest unbracketed chains a source of the largest allowed size can
+//! hold (`!!!!…x`, `a=a=…`, `a?b:a?b:…`, measured in `tests/api/typescript.rs`). The JS is
+//! printed without indentation, so deep statement nesting cannot make the output quadratic.
+
+use std::path::Path;
+
+use oxc::allocator::Allocator;
+use oxc::codegen::{Codegen, CodegenOptions, CommentOptions};
+use oxc::diagnostics::OxcDiagnostic;
+use oxc::parser::Parser;
+use oxc::semantic::SemanticBuilder;
+use oxc::span::SourceType;
+use oxc::transformer::{TransformOptions, Transformer};
+use tokio::sync::Semaphore;
+
+use crate::catalog::SourceLanguage;
+
+/// Deepest nesting of parentheses, brackets and braces a TypeScript source may have. Counted
+/// on the raw text (brackets in strings and comments count too), far above hand-written code.
+const MAX_NESTING: usize = 1_000;
+
+/// The transpiling thread's stack: the deepest chains without brackets in a source of the
+/// largest size (256 KiB) need about a quarter of this in an optimized build. It is reserved,
+/// not touched: only what a source uses becomes memory.
+const STACK_BYTES: usize = 1 << 30;
+
+/// Transpiles at once; more wait, so a burst of publishes cannot start many big stacks.
+static TRANSPILING: Semaphore = Semaphore::const_new(2);
+
+/// The name the builder's source has in positions and stack frames.
+const TS_FILE: &str = "handler.ts";
+/// The sandbox's name for the module it runs, as its stack frames show it.
+const JS_FILE: &str = "handler.js";
+
+/// What the sandbox runs for a source: the JavaScript, and for TypeScript the way back.
+pub(super) struct Module {
+    pub(super) js: String,
+    pub(super) map: Option<SourceMap>,
+}
+
+/// Why a TypeScript source cannot be transpiled, with its 1-based position when known.
+#[derive(Debug)]
+pub(super) enum TranspileError {
+    /// The source is at fault: a syntax error, or nesting past the guard.
+    Source {
+        message: String,
+        position: Option<(u32, u32)>,
+    },
+    /// The transpiler could not run (no thread could be started).
+    Failed(String),
+}
+
+/// The module of `source` in `language`: JavaScript as it is, TypeScript transpiled.
+pub(super) async fn module(
+    language: SourceLanguage,
+    source: String,
+) -> Result<Module, TranspileError> {
+    if language == SourceLanguage::Javascript {
+        return Ok(Module {
+            js: source,
+            map: None,
+        });
+    }
+    let permit = TRANSPILING
+        .acquire()
+        .await
+        .map_err(|e| TranspileError::Failed(e.to_string()))?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("ts-transpile".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || {
+            // The thread holds the permit: a caller that goes away does not free its place
+            // while the thread still runs.
+            let _permit = permit;
+            // A panic inside oxc ends this thread only; the dropped sender tells the caller.
+            let _ = tx.send(transpile(&source));
+        })
+        .map_err(|e| TranspileError::Failed(format!("cannot start the transpiler: {e}")))?;
+    rx.await.unwrap_or_else(|_| {
+        Err(TranspileError::Source {
+            message: "the TypeScript transpiler failed on this source".into(),
+            position: None,
+        })
+    })
+}
+
+/// Parse, strip, print: on the calling thread, which must have [`STACK_BYTES`] of stack.
+fn transpile(source: &str) -> Result<Module, TranspileError> {
+    nesting(source)?;
+    let allocator = Allocator::default();
+    let parsed = Parser::new(&allocator, source, SourceType::ts().with_module(true)).parse();
+    if let Some(error) = parsed.diagnostics.first() {
+        return Err(diagnostic(source, error));
+    }
+    let mut program = parsed.program;
+    // The transformer adds scopes (room for them saves a regrow) and needs enum members
+    // evaluated to inline them.
+    let scoping = SemanticBuilder::new()
+        .with_excess_capacity(2.0)
+        .with_enum_eval(true)
+        .build(&program)
+        .semantic
+        .into_scoping();
+    let transformed =
+        Transformer::new(&allocator, Path::new(TS_FILE), &TransformOptions::default())
+            .build_with_scoping(scoping, &mut program);
+    if let Some(error) = transformed.diagnostics.first() {
+        return Err(diagnostic(source, error));
+    }
+    let printed = Codegen::new()
+        .with_options(CodegenOptions {
+            source_map_path: Some(TS_FILE.into()),
+            indent_width: 0,
+            comments: CommentOptions::disabled(),
+            ..CodegenOptions::default()
+        })
+        .build(&program);
+    let map = printed.map.map(|map| SourceMap {
+        tokens: map
+            .get_tokens()
+            .map(|t| {
+                [
+                    t.get_dst_line(),
+                    t.get_dst_col(),
+                    t.get_src_line(),
+                    t.get_src_col(),
+                ]
+            })
+            .collect(),
+    });
+    Ok(Module {
+        js: printed.code,
+        map: Some(map.unwrap_or_default()),
+    })
+}
+
+/// Refuses nesting past [`MAX_NESTING`], at the bracket that goes past it.
+fn nesting(source: &str) -> Result<(), TranspileError> {
+    let mut depth = 0usize;
+    for (at, byte) in source.bytes().enumerate() {
+        match byte {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => continue,
+        }
+        if depth > MAX_NESTING {
+            return Err(TranspileError::Source {
+                message: format!(
+                    "the source nests parentheses, brackets and braces more than {MAX_NESTING} \
+                     levels deep"
+                ),
+                position: Some(line_column(source, at)),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// oxc's diagnostic as a syntax error at its first label.
+fn diagnostic(source: &str, error: &OxcDiagnostic) -> TranspileError {
+    let mut message = format!("SyntaxError: {}", error.message);
+    if let Some(help) = &error.help {
+        message.push_str(&format!(" ({help})"));
+    }
+    let position = error
+        .labels
+        .first()
+        .map(|label| line_column(source, label.offset() as usize));
+    TranspileError::Source { message, position }
+}
+
+/// The 1-based line and column (in characters) of a byte offset.
+fn line_column(source: &str, offset: usize) -> (u32, u32) {
+    let before = source.get(..offset).unwrap_or(source);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    let column = before[line_start..].chars().count() + 1;
+    let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    (to_u32(line), to_u32(column))
+}
+
+/// From positions in the transpiled JavaScript to positions in the TypeScript.
+#[derive(Debug, Default)]
+pub(super) struct SourceMap {
+    /// `[js line, js column, ts line, ts column]`, 0-based, in JS order.
+    tokens: Vec<[u32; 4]>,
+}
+
+impl SourceMap {
+    /// The TypeScript position of a JavaScript one, both 1-based: the nearest mapped place at
+    /// or before it on its line, else the line's first.
+    pub(super) fn original(&self, line: u32, column: u32) -> Option<(u32, u32)> {
+        let (line, column) = (line.checked_sub(1)?, column.saturating_sub(1));
+        let start = self.tokens.partition_point(|t| t[0] < line);
+        let end = self.tokens.partition_point(|t| t[0] <= line);
+        let on_line = &self.tokens[start..end];
+        let at = on_line.partition_point(|t| t[1] <= column);
+        let token = on_line.get(at.saturating_sub(1))?;
+        Some((token[2] + 1, token[3] + 1))
+    }
+
+    /// `trace` with its position and frames pointing into the TypeScript.
+    pub(super) fn trace(&self, mut trace: sandbox::SourceTrace) -> sandbox::SourceTrace {
+        if let Some((line, column)) = trace
+            .line
+            .zip(trace.column)
+            .and_then(|(l, c)| self.original(l, c))
+        {
+            trace.line = Some(line);
+            trace.column = Some(column);
+        }
+        trace.stack = trace.stack.iter().map(|f| self.frame(f)).collect();
+        trace
+    }
+
+    /// `at f (handler.js:12:3)` as `at f (handler.ts:L:C)`; a frame it cannot read stays.
+    fn frame(&self, frame: &str) -> String {
+        let mapped = || {
+            let at = frame.rfind(JS_FILE)?;
+            let rest = &frame[at + JS_FILE.len()..];
+            let rest = rest.strip_prefix(':')?;
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit() && c != ':')
+                .unwrap_or(rest.len());
+            let (line, column) = rest[..end].split_once(':')?;
+            let (line, column) = self.original(line.parse().ok()?, column.parse().ok()?)?;
+            Some(format!(
+                "{}{TS_FILE}:{line}:{column}{}",
+                &frame[..at],
+                &rest[end..]
+            ))
+        };
+        mapped().unwrap_or_else(|| frame.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(source: &str) -> Result<Module, TranspileError> {
+        futures::executor::block_on(module(SourceLanguage::Typescript, source.into()))
+    }
+
+    #[test]
+    fn types_enums_and_generics_become_javascript_with_a_map_back() {
+        let source = "enum Color { Red, Green = 'g' }\ninterface P { a: number }\n\
+                      function id<T>(x: T): T { return x as T; }\n\
+                      export default async function (req: any): Promise<P> {\n  \
+                      const n = req.input.n as number;\n  throw new Error('boom ' + Color.Red);\n}\n";
+        let module = ts(source).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(!module.js.contains("interface"), "{}", module.js);
+        assert!(!module.js.contains(": number"), "{}", module.js);
+        let map = module.map.unwrap();
+        // The `throw` is on line 6 of the TypeScript, wherever the JS put it.
+        let (js_line, js_text) = (1u32..)
+            .zip(module.js.lines())
+            .find(|(_, l)| l.contains("throw"))
+            .unwrap();
+        let column = u32::try_from(js_text.find("throw").unwrap()).unwrap() + 1;
+        assert_eq!(map.original(js_line, column), Some((6, 3)));
+        let trace = map.trace(sandbox::SourceTrace {
+            line: Some(js_line),
+            column: Some(column),
+            stack: vec![format!("at default (handler.js:{js_line}:{column})")],
+        });
+        assert_eq!((trace.line, trace.column), (Some(6), Some(3)));
+        assert_eq!(trace.stack, ["at default (handler.ts:6:3)"]);
+        assert_eq!(map.frame("at f (ext:x.js:1:2)"), "at f (ext:x.js:1:2)");
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_typescript() {
+        let Err(TranspileError::Source { message, position }) =
+            ts("const a: number = 1;\nlet b: = 2;\n")
+        else {
+            panic!("accepted")
+        };
+        assert!(message.starts_with("SyntaxError"), "{message}");
+        assert_eq!(position, Some((2, 8)));
+    }
+
+    #[test]
+    fn deep_brackets_are_refused_before_parsing() {
+        let deep = format!(
+            "x = {}1{};",
+            "(".repeat(MAX_NESTING + 1),
+            ")".repeat(MAX_NESTING + 1)
+        );
+        let Err(TranspileError::Source { message, position }) = ts(&deep) else {
+            panic!("accepted")
+        };
+        assert!(message.contains("levels deep"), "{message}");
+        assert_eq!(position, Some((1, 5 + MAX_NESTING as u32)));
+        let fine = format!(
+            "x = {}1{};",
+            "(".repeat(MAX_NESTING),
+            ")".repeat(MAX_NESTING)
+        );
+        assert!(ts(&fine).is_ok());
+    }
+
+    #[test]
+    fn javascript_passes_as_it_is() {
+        let module =
+            futures::executor::block_on(module(SourceLanguage::Javascript, "a: b".into())).unwrap();
+        assert_eq!(module.js, "a: b");
+        assert!(module.map.is_none());
+    }
+}
