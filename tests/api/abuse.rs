@@ -223,20 +223,7 @@ async fn a_credit_worth_one_call_runs_the_handler_once() {
 }
 
 async fn mcp_call(server: &TestServer, name: &str, meta: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": name, "arguments": {}, "_meta": meta}});
-    let response = server
-        .client
-        .post(server.url("/ai/mcp"))
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let (status, reply) = crate::util::read(response).await;
-    assert_eq!(status, 200, "{reply}");
-    reply["result"].clone()
+    server.mcp_tools_call(name, json!({}), meta).await
 }
 
 #[tokio::test]

@@ -184,17 +184,8 @@ async fn hostile_modules_are_stopped_by_a_calls_limits_and_neighbours_answer() {
     let (_, key) = server.builder("Hostile").await;
     let who = As::Builder(&key);
     server.create(who, &js("neighbour", GOOD)).await;
-    let neighbour = async {
-        // Calls of a neighbour during the checks all answer.
-        let mut answered = 0;
-        for _ in 0..20 {
-            let (status, body) = server.post("/tools/neighbour", &json!({"n": 1})).await;
-            assert_eq!(status, 200, "{body}");
-            answered += 1;
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        answered
-    };
+    // Calls of a neighbour during the checks all answer.
+    let neighbour = server.neighbour_answers("/tools/neighbour", json!({"n": 1}));
     let hostile = async {
         let started = Instant::now();
         let details = refused(

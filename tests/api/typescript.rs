@@ -281,16 +281,7 @@ async fn hostile_typescript_gets_a_clear_answer_and_neighbours_answer() {
     let (_, key) = server.builder("Hostile TS").await;
     let who = As::Builder(&key);
     server.create(who, &ts("ts-neighbour", TYPED_V2)).await;
-    let neighbour = async {
-        let mut answered = 0;
-        for _ in 0..20 {
-            let (status, body) = server.post("/tools/ts-neighbour", &json!({})).await;
-            assert_eq!(status, 200, "{body}");
-            answered += 1;
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        answered
-    };
+    let neighbour = server.neighbour_answers("/tools/ts-neighbour", json!({}));
     let hostile = async {
         // Brackets nested near the 256 KiB cap: refused before parsing, at the bracket.
         let started = Instant::now();

@@ -21,20 +21,7 @@ fn js(slug: &str, price: f64, source: &str) -> Value {
 
 /// MCP `tools/call` of `name`: the JSON-RPC result.
 async fn mcp_call(server: &TestServer, name: &str, arguments: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": name, "arguments": arguments}});
-    let response = server
-        .client
-        .post(server.url("/ai/mcp"))
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let answer: Value = response.json().await.unwrap();
-    answer["result"].clone()
+    server.mcp_tools_call(name, arguments, json!({})).await
 }
 
 /// The JSON text of an MCP result's first content item.

@@ -230,6 +230,38 @@ impl TestServer {
     }
 
     /// `GET path`'s body as text (pages, metrics).
+    /// Calls `POST path` 20 times, 100 ms apart, asserting each answers 200: a neighbour's
+    /// calls while something hostile runs beside it. Returns how many answered.
+    pub async fn neighbour_answers(&self, path: &str, input: Value) -> usize {
+        let mut answered = 0;
+        for _ in 0..20 {
+            let (status, body) = self.post(path, &input).await;
+            assert_eq!(status, 200, "{body}");
+            answered += 1;
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        answered
+    }
+
+    /// MCP `tools/call` of `name` (revision 2025-11-25, `_meta` as given): the JSON-RPC
+    /// result of a 200.
+    pub async fn mcp_tools_call(&self, name: &str, arguments: Value, meta: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}});
+        let response = self
+            .client
+            .post(self.url("/ai/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let (status, reply) = read(response).await;
+        assert_eq!(status, 200, "{reply}");
+        reply["result"].clone()
+    }
+
     pub async fn text(&self, path: &str) -> String {
         let response = self
             .client
