@@ -1,4 +1,5 @@
-"""The official Python MCP client (`mcp` on PyPI) against a running toolhost.
+"""The official Python MCP client (`mcp` on PyPI) against a running toolhost, paying with the
+official Python x402 client (`x402` on PyPI) in `_meta`.
 
 Reads the server's base URL from TOOLHOST_URL and its admin token (to issue a developer credit)
 from TOOLHOST_ADMIN_TOKEN; starts nothing itself (tests/mcp/run.sh does).
@@ -12,8 +13,13 @@ import sys
 import traceback
 import urllib.request
 
+from eth_account import Account
 from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
+from x402 import x402Client
+from x402.mechanisms.evm.exact import register_exact_evm_client
+from x402.mechanisms.evm.signers import EthAccountSigner
+from x402.schemas.payments import PaymentRequired
 
 URL = os.environ["TOOLHOST_URL"].rstrip("/") + "/ai/mcp"
 
@@ -69,6 +75,27 @@ async def unpaid_call_returns_payment_requirements(client):
     assert required["x402Version"] == 2 and required["accepts"], required
 
 
+async def x402_payment_in_meta_pays(client):
+    """The official Python x402 client (`x402` on PyPI) signs the EIP-3009 authorization for
+    the PaymentRequired the unpaid call returned; sent in `_meta["x402/payment"]`, it pays once."""
+    unpaid = await client.call_tool("receipt-echo-paid", {"hello": "x402"})
+    assert unpaid.is_error, unpaid
+    required = PaymentRequired.model_validate(unpaid.structured_content)
+    account = Account.create()
+    payer = x402Client()
+    register_exact_evm_client(payer, EthAccountSigner(account))
+    payload = await payer.create_payment_payload(required)
+    meta = {"x402/payment": payload.model_dump(by_alias=True, exclude_none=True)}
+    paid = await client.call_tool("receipt-echo-paid", {"hello": "x402"}, meta=meta)
+    assert not paid.is_error, paid
+    receipt = paid.meta["toolhost/receipt"]
+    assert receipt["paymentMethod"] == "x402", receipt
+    assert receipt["payer"].lower() == account.address.lower(), receipt
+    assert paid.meta["x402/payment-response"]["success"] is True, paid.meta
+    replay = await client.call_tool("receipt-echo-paid", {"hello": "x402"}, meta=meta)
+    assert replay.is_error, "a payment pays once"
+
+
 async def developer_credit_in_meta_pays(client):
     request = urllib.request.Request(
         os.environ["TOOLHOST_URL"].rstrip("/") + "/ai/admin/credits",
@@ -119,6 +146,7 @@ TESTS = [
     calls_a_free_tool,
     searches_the_catalog,
     unpaid_call_returns_payment_requirements,
+    x402_payment_in_meta_pays,
     developer_credit_in_meta_pays,
     failing_tool_is_a_result,
     unknown_tool_is_an_error,
