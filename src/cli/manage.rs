@@ -32,6 +32,22 @@ pub(super) async fn deploy(dir: &Path, global: &Global, out: &Out) -> Outcome {
     let project = Project::load(dir)?;
     let api = Api::from_global(global)?;
     api.require_key()?;
+    // Progress for people watching (stderr on a terminal): what goes up, then the outcome.
+    let watching = !out.json && std::io::stderr().is_terminal();
+    if watching {
+        eprintln!(
+            "{}",
+            out.paint(
+                Tone::Dim,
+                &format!(
+                    "uploading {} to {}: {} …",
+                    project.slug,
+                    api.base(),
+                    project.upload_summary()
+                )
+            )
+        );
+    }
     let (answer, action) = publish(&api, &project).await?;
     if out.json {
         out.json(&answer);

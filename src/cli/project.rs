@@ -58,6 +58,21 @@ fn bad(dir: &Path, message: impl std::fmt::Display) -> Failure {
 }
 
 impl Project {
+    /// What a deploy uploads, for the progress line: the handler and file count, and bytes.
+    pub(super) fn upload_summary(&self) -> String {
+        let bytes = self.source.len() + self.files.values().map(String::len).sum::<usize>();
+        let handler = if self.language == "typescript" {
+            "handler.ts"
+        } else {
+            "handler.js"
+        };
+        match self.files.len() {
+            0 => format!("{handler}, {bytes} bytes"),
+            1 => format!("{handler} and 1 file, {bytes} bytes"),
+            n => format!("{handler} and {n} files, {bytes} bytes"),
+        }
+    }
+
     pub(super) fn load(dir: &Path) -> Result<Project, Failure> {
         let manifest_path = dir.join(MANIFEST);
         let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
@@ -514,6 +529,24 @@ fn tsconfig(handler: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_upload_line_names_the_handler_the_files_and_the_bytes() {
+        let mut project = Project {
+            slug: "t".into(),
+            manifest: Map::new(),
+            source: "x".repeat(10),
+            language: "typescript",
+            files: BTreeMap::new(),
+            dotenv: BTreeMap::new(),
+        };
+        assert_eq!(project.upload_summary(), "handler.ts, 10 bytes");
+        project.language = "javascript";
+        project.files.insert("a.txt".into(), "12345".into());
+        assert_eq!(project.upload_summary(), "handler.js and 1 file, 15 bytes");
+        project.files.insert("b.txt".into(), "1".into());
+        assert_eq!(project.upload_summary(), "handler.js and 2 files, 16 bytes");
+    }
 
     #[test]
     fn dotenv_reads_names_values_quotes_and_comments() {
