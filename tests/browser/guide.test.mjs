@@ -28,7 +28,7 @@ test("the guide loads with the base URL filled in and no console errors", async 
   const text = await page.textContent("main");
   assert.ok(!text.includes("{base_url}"), "an unreplaced {base_url}");
   assert.ok(text.includes(`${base}/ai/manifest`));
-  for (const heading of ["What x402 is", "Discover", "Quote", "Pay: v2 and v1 headers", "Receipts and their signature", "Publish your first tool in two minutes",
+  for (const heading of ["What x402 is", "Discover", "Quote", "Pay: v2 and v1 headers", "Receipts and their signature", "Publish your first tool in two minutes", "Your first tool from the command line",
     "Publish a JavaScript handler", "The handler contract and ctx API", "Capabilities and limits", "Secrets", "Content safety", "Revenue and payouts"]) {
     assert.equal(await page.getByRole("heading", { name: heading, exact: true }).count(), 1, heading);
   }
