@@ -122,7 +122,7 @@ pub struct Plan {
     pub required_start_amount: String,
     pub prices_as_of: String,
     /// How to make the steps: in the caller's wallet, or through an exchange.
-    pub handoff: Handoff,
+    pub handoff: ConversionHandoff,
 }
 
 fn holding(network: &str, asset: &str) -> Holding {
@@ -172,7 +172,7 @@ pub struct TargetAmount {
 /// The two ways to make the plan's steps.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Handoff {
+pub struct ConversionHandoff {
     pub exchange: ExchangeHandoff,
     pub wallet: WalletHandoff,
 }
@@ -294,7 +294,7 @@ pub fn plan(
         .ok_or(ConversionError::TooLarge)?;
     let required =
         (u128::from(total.units()) * scale).div_ceil(u128::from(start.usd_micros.max(1)));
-    let handoff = Handoff {
+    let handoff = ConversionHandoff {
         wallet: WalletHandoff {
             kind: "wallet",
             instructions: if steps.is_empty() {

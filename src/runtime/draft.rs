@@ -48,7 +48,6 @@ pub struct DraftRun {
     /// `handler_error`, 504 `timeout`, ...).
     pub status: u16,
     /// The handler's result (`null` when it failed): shaped by the draft, like a tool call's.
-    #[schema(value_type = Object)]
     pub body: Value,
     /// The headers the handler set with `ctx.respond`.
     pub headers: BTreeMap<String, String>,

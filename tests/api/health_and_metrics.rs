@@ -235,3 +235,62 @@ async fn openapi_response_bodies_are_typed() {
         assert_eq!(schema["additionalProperties"], false, "{name}: {schema}");
     }
 }
+
+/// Checks `body` against the response schema `/openapi.json` serves for the operation, the way
+/// an OpenAPI client (or schemathesis) would: a component named twice, or a field typed
+/// narrower than what the server sends, fails here.
+fn assert_conforms(doc: &Value, method: &str, path: &str, status: &str, body: &Value) {
+    let schema =
+        &doc["paths"][path][method]["responses"][status]["content"]["application/json"]["schema"];
+    assert!(schema.is_object(), "no schema for {method} {path} {status}");
+    let root = json!({"allOf": [schema], "components": doc["components"]});
+    let validator = jsonschema::validator_for(&root).expect("the served schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(body)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{method} {path} {status} does not match its schema:\n{}\n{body}",
+        errors.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn answers_match_the_served_openapi_schemas() {
+    let server = TestServer::start().await;
+    let (_, doc) = server.get("/openapi.json").await;
+
+    for slug in ["receipt-echo", "receipt-echo-paid"] {
+        let (status, quote) = server.post("/ai/quote", &json!({"slug": slug})).await;
+        assert_eq!(status, 200, "{quote}");
+        assert_conforms(&doc, "post", "/ai/quote", "200", &quote);
+    }
+    let (status, plan) = server
+        .post(
+            "/ai/conversion/quote",
+            &json!({"serviceId": "receipt-echo-paid", "startNetwork": "ethereum", "startAsset": "ETH", "amount": 10}),
+        )
+        .await;
+    assert_eq!(status, 200, "{plan}");
+    assert_conforms(&doc, "post", "/ai/conversion/quote", "200", &plan);
+
+    let (_, key) = server.builder("Schema checker").await;
+    let who = crate::util::As::Builder(&key);
+    for source in [
+        "export default async (req) => ({ echoed: req.input })",
+        "export default async () => 'a string is a result too'",
+        "export default async (req) => req.input.missing.field",
+    ] {
+        let (status, ran) = server
+            .call(
+                "POST",
+                "/ai/builders/drafts/run",
+                who,
+                Some(&json!({"source": source, "input": {"a": 1}})),
+            )
+            .await;
+        assert_eq!(status, 200, "{ran}");
+        assert_conforms(&doc, "post", "/ai/builders/drafts/run", "200", &ran);
+    }
+}
