@@ -10,7 +10,9 @@
 //! sled recovers a prefix of its log (it stops at the first tear), so after a crash either the
 //! record is gone and every write before its removal is there, or it is still there and opening
 //! the store applies it again ([`SledStore::complete_journal`]); no later write to the batch's
-//! keys can come back without the record's removal, because the lock orders them after it. A
+//! keys can come back without the record's removal, because the lock orders them after it (a
+//! batch that fails part-way while running stops all writes until the store is reopened, for
+//! the same reason). A
 //! sled transaction is atomic too, but it rolls sled's I/O buffer twice, waking sled's whole
 //! I/O thread pool; a paid call's settlement (receipt, sale, spent nonce) spent more CPU there
 //! than in the rest of its writes (bench/RESULTS.md, issue 15).
@@ -18,7 +20,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock, RwLockReadGuard};
 use std::thread::JoinHandle;
 
 use async_trait::async_trait;
@@ -40,11 +42,26 @@ pub struct SledStore {
     journal: sled::Tree,
     /// Batches hold it exclusively from their conditions' check to their record's removal;
     /// single-key writes hold it shared (sled's compare-and-swap orders those among
-    /// themselves). The value numbers the journal's records.
-    batches: RwLock<u64>,
+    /// themselves).
+    batches: RwLock<Batches>,
+    /// Makes the next journaled batch fail after its record is written, as a storage error
+    /// there would.
+    #[cfg(test)]
+    fail_after_record: std::sync::atomic::AtomicBool,
     commit: Arc<GroupCommit>,
     flusher: Mutex<Option<JoinHandle<()>>>,
     changes: broadcast::Sender<Change>,
+}
+
+/// What the batches' lock guards.
+#[derive(Default)]
+struct Batches {
+    /// The last journal record's number.
+    last_record: u64,
+    /// A batch failed between writing its record and removing it: its writes may be there in
+    /// part, and only reopening the store completes it. Until then every write is refused, so
+    /// none can land after the batch's and be overwritten when it is completed.
+    cut_short: bool,
 }
 
 /// The group-commit state shared by writers and the flusher thread.
@@ -209,7 +226,9 @@ impl SledStore {
             db,
             trees,
             journal,
-            batches: RwLock::new(0),
+            batches: RwLock::default(),
+            #[cfg(test)]
+            fail_after_record: Default::default(),
             commit,
             flusher: Mutex::new(Some(flusher)),
             changes,
@@ -283,7 +302,7 @@ impl SledStore {
             Write::Delete { tree, key } => (tree, key, None),
         };
         let tree = self.tree(*tree);
-        let _shared = self.batches.read().unwrap_or_else(|p| p.into_inner());
+        let _shared = self.shared()?;
         let expected = match condition {
             None => {
                 match new {
@@ -300,9 +319,21 @@ impl SledStore {
             .map_err(|_| StoreError::ConditionFailed(0))
     }
 
+    /// The batches' lock, shared, for a write of one key.
+    fn shared(&self) -> StoreResult<RwLockReadGuard<'_, Batches>> {
+        let batches = self.batches.read().unwrap_or_else(|p| p.into_inner());
+        if batches.cut_short {
+            return Err(cut_short());
+        }
+        Ok(batches)
+    }
+
     /// Any other batch, journaled (see the module's header).
     fn apply_journaled(&self, batch: &Batch) -> StoreResult<()> {
-        let mut records = self.batches.write().unwrap_or_else(|p| p.into_inner());
+        let mut batches = self.batches.write().unwrap_or_else(|p| p.into_inner());
+        if batches.cut_short {
+            return Err(cut_short());
+        }
         for (i, condition) in batch.conditions.iter().enumerate() {
             let (tree, key, expected) = match condition {
                 Condition::Absent { tree, key } => (tree, key, None),
@@ -316,13 +347,23 @@ impl SledStore {
         if batch.writes.is_empty() {
             return Ok(());
         }
-        *records += 1;
-        let record = records.to_be_bytes();
+        batches.last_record += 1;
+        let record = batches.last_record.to_be_bytes();
         self.journal
             .insert(record, journal::encode(&batch.writes))
             .map_err(engine)?;
-        apply_writes(&self.trees, &batch.writes)?;
-        self.journal.remove(record).map_err(engine)?;
+        #[cfg(test)]
+        if self.fail_after_record.swap(false, Ordering::SeqCst) {
+            batches.cut_short = true;
+            return Err(engine("injected failure after the journal record"));
+        }
+        let applied = apply_writes(&self.trees, &batch.writes)
+            .and_then(|()| self.journal.remove(record).map(drop).map_err(engine));
+        if let Err(e) = applied {
+            batches.cut_short = true;
+            tracing::error!(error = %e, "a batch failed part-way; writes are refused until the store is reopened");
+            return Err(e);
+        }
         Ok(())
     }
 
@@ -487,6 +528,14 @@ mod journal {
     }
 }
 
+fn cut_short() -> StoreError {
+    StoreError::Engine(
+        "a batch failed part-way; writes are refused until the store is reopened, which \
+         completes it"
+            .into(),
+    )
+}
+
 fn engine(e: impl std::fmt::Display) -> StoreError {
     StoreError::Engine(e.to_string())
 }
@@ -503,7 +552,7 @@ impl Store for SledStore {
 
     async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
         {
-            let _shared = self.batches.read().unwrap_or_else(|p| p.into_inner());
+            let _shared = self.shared()?;
             self.tree(tree).insert(key, value).map_err(engine)?;
         }
         self.commit_write(std::iter::once((tree, key))).await
@@ -511,7 +560,7 @@ impl Store for SledStore {
 
     async fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool> {
         let existed = {
-            let _shared = self.batches.read().unwrap_or_else(|p| p.into_inner());
+            let _shared = self.shared()?;
             self.tree(tree).remove(key).map_err(engine)?.is_some()
         };
         self.commit_write(std::iter::once((tree, key))).await?;
@@ -959,6 +1008,47 @@ mod tests {
                 task.await.unwrap();
             }
         });
+    }
+
+    /// A storage error after a batch's record is written: that batch and every later write
+    /// fail (a later write could otherwise be overwritten when the batch is completed), and
+    /// reopening completes the batch.
+    #[tokio::test]
+    async fn a_batch_that_fails_part_way_stops_writes_until_reopened() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
+        store
+            .fail_after_record
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let batch = Batch::new()
+            .put(Tree::Meta, b"a".to_vec(), b"1".to_vec())
+            .put(Tree::Ledger, b"b".to_vec(), b"1".to_vec());
+        assert!(store.apply(batch.clone()).await.is_err());
+        for refused in [
+            store.put(Tree::Meta, b"a", b"2").await.err(),
+            store.delete(Tree::Meta, b"a").await.err(),
+            store.apply(batch.clone()).await.err(),
+            store
+                .apply(Batch::new().put(Tree::Meta, b"c".to_vec(), b"2".to_vec()))
+                .await
+                .err(),
+        ] {
+            let error = refused.expect("refused");
+            assert!(error.to_string().contains("reopened"), "{error}");
+        }
+        store.close().await.unwrap();
+        drop(store);
+        let store = SledStore::open(dir.path()).unwrap();
+        assert_eq!(
+            store.get(Tree::Ledger, b"b").await.unwrap().as_deref(),
+            Some(&b"1"[..])
+        );
+        assert_eq!(
+            store.get(Tree::Meta, b"a").await.unwrap().as_deref(),
+            Some(&b"1"[..])
+        );
+        assert_eq!(store.get(Tree::Meta, b"c").await.unwrap(), None);
+        store.put(Tree::Meta, b"a", b"3").await.unwrap();
     }
 
     /// A record that cannot be read stops the start with a clear error: applying part of it,
