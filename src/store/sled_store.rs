@@ -12,10 +12,9 @@
 //! the store applies it again ([`SledStore::complete_journal`]); no later write to the batch's
 //! keys can come back without the record's removal, because the lock orders them after it (a
 //! batch that fails part-way while running stops all writes until the store is reopened, for
-//! the same reason). A
-//! sled transaction is atomic too, but it rolls sled's I/O buffer twice, waking sled's whole
-//! I/O thread pool; a paid call's settlement (receipt, sale, spent nonce) spent more CPU there
-//! than in the rest of its writes (bench/RESULTS.md, issue 15).
+//! the same reason). A sled transaction is atomic too, but it rolls sled's I/O buffer twice,
+//! waking sled's whole I/O thread pool; a paid call's settlement (receipt, sale, spent nonce)
+//! spent more CPU there than in the rest of its writes (bench/RESULTS.md, issue 15).
 
 use std::collections::HashMap;
 use std::path::Path;
