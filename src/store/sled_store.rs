@@ -12,9 +12,10 @@
 //! the store applies it again ([`SledStore::complete_journal`]); no later write to the batch's
 //! keys can come back without the record's removal, because the lock orders them after it (a
 //! batch that fails part-way while running stops all writes until the store is reopened, for
-//! the same reason). A sled transaction is atomic too, but it rolls sled's I/O buffer twice,
-//! waking sled's whole I/O thread pool; a paid call's settlement (receipt, sale, spent nonce)
-//! spent more CPU there than in the rest of its writes (bench/RESULTS.md, issue 15).
+//! the same reason). Reads take the lock shared, so none sees a batch in part, as none saw a
+//! sled transaction in part. A sled transaction is atomic too, but it rolls sled's I/O buffer
+//! twice, waking sled's whole I/O thread pool; a paid call's settlement (receipt, sale, spent
+//! nonce) spent more CPU there than in the rest of its writes (bench/RESULTS.md, issue 15).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -335,11 +336,16 @@ impl SledStore {
 
     /// The batches' lock, shared, for a write of one key.
     fn shared(&self) -> StoreResult<RwLockReadGuard<'_, Batches>> {
-        let batches = self.batches.read().unwrap_or_else(|p| p.into_inner());
+        let batches = self.reading();
         if batches.cut_short {
             return Err(cut_short());
         }
         Ok(batches)
+    }
+
+    /// The batches' lock, shared, for a read: reads go on after a batch failed part-way.
+    fn reading(&self) -> RwLockReadGuard<'_, Batches> {
+        self.batches.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Any other batch, journaled (see the module's header).
@@ -557,6 +563,7 @@ fn engine(e: impl std::fmt::Display) -> StoreError {
 #[async_trait]
 impl Store for SledStore {
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+        let _shared = self.reading();
         Ok(self
             .tree(tree)
             .get(key)
@@ -589,6 +596,7 @@ impl Store for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<Entry>> {
         let t = self.tree(tree);
+        let _shared = self.reading();
         // Start at the prefix, or just past `after` when that is further on.
         let start = match after {
             Some(after) if after >= prefix => keys::successor(after),
@@ -616,6 +624,7 @@ impl Store for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<Entry>> {
         let t = self.tree(tree);
+        let _shared = self.reading();
         // The prefix's range, cut short at `before`.
         let end = match (keys::prefix_end(prefix), before) {
             (Some(end), Some(before)) => Some(end.min(before.to_vec())),
@@ -1063,6 +1072,41 @@ mod tests {
         );
         assert_eq!(store.get(Tree::Meta, b"c").await.unwrap(), None);
         store.put(Tree::Meta, b"a", b"3").await.unwrap();
+    }
+
+    /// A scan racing batches never sees one in part (as with sled transactions before).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scan_never_sees_a_batch_in_part() {
+        let store = Arc::new(SledStore::temporary().unwrap());
+        let writer = {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                for n in 0u32..2_000 {
+                    let value = n.to_be_bytes().to_vec();
+                    store
+                        .apply_staged(
+                            Batch::new()
+                                .put(Tree::Meta, b"pair/a".to_vec(), value.clone())
+                                .put(Tree::Meta, b"pair/b".to_vec(), value),
+                        )
+                        .await
+                        .unwrap();
+                }
+            })
+        };
+        let mut scans = 0;
+        while !writer.is_finished() {
+            let pair = store
+                .scan_prefix(Tree::Meta, b"pair/", None, 10)
+                .await
+                .unwrap();
+            if let [(_, a), (_, b)] = pair.as_slice() {
+                assert_eq!(a, b, "a batch seen in part after {scans} scans");
+            }
+            scans += 1;
+            tokio::task::yield_now().await;
+        }
+        writer.await.unwrap();
     }
 
     /// A record that cannot be read stops the start with a clear error: applying part of it,
