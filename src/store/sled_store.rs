@@ -1083,7 +1083,8 @@ mod tests {
             tokio::spawn(async move {
                 for n in 0u32..2_000 {
                     let value = n.to_be_bytes().to_vec();
-                    store
+                    // Not waiting for each flush keeps the batches coming back to back.
+                    let _durable = store
                         .apply_staged(
                             Batch::new()
                                 .put(Tree::Meta, b"pair/a".to_vec(), value.clone())
