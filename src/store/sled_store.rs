@@ -49,8 +49,8 @@ pub struct SledStore {
     trees: HashMap<Tree, sled::Tree>,
     journal: sled::Tree,
     /// Batches hold it exclusively from their conditions' check to their record's removal;
-    /// single-key writes hold it shared (sled's compare-and-swap orders those among
-    /// themselves).
+    /// reads and single-key writes hold it shared (sled's compare-and-swap orders those writes
+    /// among themselves).
     batches: RwLock<Batches>,
     /// Makes the next journaled batch fail after its record is written, as a storage error
     /// there would.
