@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, js_endpoint, As, TestServer};
+use crate::util::{assert_compile_error_hinting, assert_error, js_endpoint, As, TestServer};
 
 const RUN: &str = "/ai/builders/drafts/run";
 
@@ -272,14 +272,7 @@ async fn a_typescript_draft_runs_and_its_errors_point_at_the_typescript() {
 
     // The same source sent as JavaScript is refused, with the hint to say it is TypeScript.
     let (status, body) = run(&server, who, &json!({"source": typed})).await;
-    assert_error(status, &body, 422, "compile_error");
-    assert!(
-        body["error"]["details"]["hint"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("sourceLanguage"),
-        "{body}"
-    );
+    assert_compile_error_hinting(status, &body, "sourceLanguage");
 
     // A syntax error at the TypeScript line.
     let broken = "type T = { a: number };\n\nexport default (req: T) => {\n  return { a: 1 ;\n};";

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, As, TestServer};
+use crate::util::{assert_compile_error_hinting, assert_error, As, TestServer};
 
 fn ts(slug: &str, source: &str) -> Value {
     json!({
@@ -112,14 +112,7 @@ async fn a_typescript_handler_answers_and_a_patch_makes_a_new_revision() {
             Some(&json!({"sourceLanguage": "javascript"})),
         )
         .await;
-    assert_error(status, &body, 422, "compile_error");
-    assert!(
-        body["error"]["details"]["hint"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("sourceLanguage"),
-        "{body}"
-    );
+    assert_compile_error_hinting(status, &body, "sourceLanguage");
     // A language without a source, and an unknown language, are field errors.
     let (status, body) = server
         .call(

@@ -367,6 +367,18 @@ pub fn assert_error(status: StatusCode, body: &Value, expected_status: u16, code
     );
 }
 
+/// Asserts a 422 `compile_error` whose hint mentions `word` (what the builder should change).
+pub fn assert_compile_error_hinting(status: StatusCode, body: &Value, word: &str) {
+    assert_error(status, body, 422, "compile_error");
+    let hint = body["error"]["details"]["hint"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        hint.contains(word),
+        "hint should mention {word}; body: {body}"
+    );
+}
+
 /// Asserts an x402 402 answer: the v1 body (`x402Version:1`, `error` as the reason string,
 /// `accepts`), our `ok:false`/`code`/`message`, and the v2 object as `paymentRequired`.
 #[track_caller]
