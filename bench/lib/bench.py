@@ -613,22 +613,19 @@ KEPT_SECTIONS = ("process-boundary", "soak", "optimizations", "store", "store-an
 
 
 def kept_sections(path):
-    """The sections of RESULTS.md a new run keeps, in this order: the analysis of the process
-    boundary (toolhost-js vs toolhost-js-inprocess, by hand), the soak (bench/soak.sh's report
-    pasted by hand), the optimization log (written by hand), the store benchmarks bench/store.sh wrote (RECORD=1) with their hand-written
-    analysis, and the "Micro-benchmarks (criterion)" section bench/micro.sh wrote. Each sits
-    between `<!-- NAME: ... -->` and `<!-- /NAME -->`."""
+    """What a new run keeps of RESULTS.md: everything after the previous run's own section, from
+    the first kept marker (`<!-- NAME: ... -->`, NAME in KEPT_SECTIONS) to the end of the file.
+    That is the analysis of the process boundary, the soak, the optimization logs, the store and
+    micro-benchmark sections their scripts write in place, and every hand-written section added
+    after them (issue logs, catalog size, ...): a section without a marker of its own must not
+    vanish because a run was recorded."""
     try:
         with open(path) as f:
             text = f.read()
     except FileNotFoundError:
         return []
-    kept = []
-    for name in KEPT_SECTIONS:
-        found = re.search(r"<!-- " + name + r":.*?<!-- /" + name + r" -->\n?", text, re.S)
-        if found:
-            kept.append(found.group(0))
-    return kept
+    starts = [m.start() for m in (re.search(r"<!-- " + name + r":", text) for name in KEPT_SECTIONS) if m]
+    return [text[min(starts):]] if starts else []
 
 
 def main():
