@@ -31,11 +31,6 @@ const ANSWER_MARGIN: Duration = Duration::from_secs(2);
 const COLD_START_WORK: Duration = Duration::from_secs(5);
 /// A worker that does not answer a ping within this time is killed.
 const PING_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long a planned recycle lets the successor build its spare runtimes before switching
-/// calls to it anyway (the worker it replaces serves on meanwhile).
-const WARM_TIMEOUT: Duration = Duration::from_secs(5);
-/// How often a recycle asks the successor whether its spares are built.
-const WARM_POLL: Duration = Duration::from_millis(10);
 /// A worker being replaced finishes its calls within this time, or is killed with them.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
 /// `ctx` operations one worker may have in progress in the server at once; more are refused
@@ -534,7 +529,6 @@ impl WorkerPool {
             }
             match pool.spawn().await {
                 Ok(successor) => {
-                    pool.until_warm(&successor, &worker).await;
                     *slot.current.lock().unwrap_or_else(PoisonError::into_inner) = Some(successor);
                     pool.inner.recycles.fetch_add(1, Ordering::Relaxed);
                     worker.retiring.store(true, Ordering::Release);
@@ -547,22 +541,6 @@ impl WorkerPool {
                 }
             }
         });
-    }
-
-    /// Waits until a recycle's `successor` has built its spare runtimes (at most
-    /// [`WARM_TIMEOUT`], and no longer than `predecessor` lives). A worker is `Ready` before its
-    /// first runtime exists, and calls switched to it at once all queued behind that build:
-    /// under load the first call after a recycle waited half a second (bench/RESULTS.md).
-    async fn until_warm(&self, successor: &Worker, predecessor: &Worker) {
-        let wanted = self.inner.share.spare_isolates;
-        let deadline = Instant::now() + WARM_TIMEOUT;
-        while wanted > 0 && Instant::now() < deadline && predecessor.alive.load(Ordering::Acquire) {
-            match self.ask_stats(successor, PING_TIMEOUT).await {
-                Some(stats) if stats.ready_spares < wanted => tokio::time::sleep(WARM_POLL).await,
-                // Warm, or not answering: the switch (and the liveness checks) go ahead.
-                _ => return,
-            }
-        }
     }
 
     /// The index of the slot `worker` serves now, if it still does.
