@@ -71,8 +71,8 @@ pub struct Invocation {
 /// the mistake instead of a silently missing header.
 ///
 /// `Body` is the parsed body as callers of the sandbox get it; inside the sandbox (and between a
-/// worker process and the server) it is the body's JSON text, [`RawBody`], checked for size and
-/// syntax by the isolate's side and parsed once, by the server ([`HandlerResponse::parsed`]).
+/// worker process and the server) it is the body's JSON text, checked for size and syntax by the
+/// isolate's side and parsed once, where the server takes the answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HandlerResponse<Body = serde_json::Value> {
     /// 200 for a plain return value, or the status given to `ctx.respond`.
