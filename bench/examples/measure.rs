@@ -105,7 +105,10 @@ fn endpoint(slug: String, source: &str) -> EndpointCode {
 
 fn invocation(i: usize) -> Invocation {
     Invocation {
-        request: json!({ "input": { "i": i }, "method": "POST", "query": {}, "headers": {} }),
+        request: serde_json::value::to_raw_value(
+            &json!({ "input": { "i": i }, "method": "POST", "query": {}, "headers": {} }),
+        )
+        .expect("a request serializes"),
         request_id: format!("req-{i}"),
         load_only: false,
     }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::{Capabilities, Limits, SandboxError, SourceTrace};
 
@@ -33,8 +34,10 @@ pub struct EndpointCode {
 /// One call of a handler.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Invocation {
-    /// The `req` object, built by the server.
-    pub request: serde_json::Value,
+    /// The `req` object, built by the server, as JSON text: written once by the server, it
+    /// crosses to a worker process as it is and is the text the isolate's `JSON.parse` reads
+    /// (`serde_json::value::to_raw_value` makes one).
+    pub request: Box<RawValue>,
     /// Correlates logs and reports.
     pub request_id: String,
     /// Only load the module and check that its default export is a function, as a cold start
@@ -66,12 +69,16 @@ pub struct Invocation {
 /// `[a-z0-9-]`, a value at most 1024 bytes of visible ASCII, space or tab; at most 16 headers.
 /// Anything else fails the invocation with an `InvalidResponse` naming the header, so a builder sees
 /// the mistake instead of a silently missing header.
+///
+/// `Body` is the parsed body as callers of the sandbox get it; inside the sandbox (and between a
+/// worker process and the server) it is the body's JSON text, checked for size and syntax by the
+/// isolate's side and parsed once, where the server takes the answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HandlerResponse {
+pub struct HandlerResponse<Body = serde_json::Value> {
     /// 200 for a plain return value, or the status given to `ctx.respond`.
     pub status: u16,
     /// The returned value (or `ctx.respond`'s body) as JSON.
-    pub body: serde_json::Value,
+    pub body: Body,
     /// Headers given to `ctx.respond`, lower-cased, from the allow-list above.
     pub headers: Vec<(String, String)>,
 }
@@ -99,11 +106,35 @@ pub struct ConsoleLine {
     pub at_ms: u64,
 }
 
-/// Everything an invocation produced.
+/// A handler's body as JSON text, as it leaves the isolate.
+pub(crate) type RawBody = Box<RawValue>;
+
+/// An [`InvocationReport`] as the isolate threads make it, with the body's JSON text.
+pub(crate) type RawReport = InvocationReport<RawBody>;
+
+impl HandlerResponse<RawBody> {
+    /// The body parsed, as strictly as `serde_json` parses (its nesting limit included): the
+    /// one parse of a handler's answer, where the server needs its value.
+    pub(crate) fn parsed(self) -> Result<HandlerResponse, SandboxError> {
+        let body = serde_json::from_str(self.body.get()).map_err(not_json)?;
+        Ok(HandlerResponse {
+            status: self.status,
+            body,
+            headers: self.headers,
+        })
+    }
+}
+
+/// A handler's answer whose text is not JSON.
+pub(crate) fn not_json(err: serde_json::Error) -> SandboxError {
+    SandboxError::Internal(format!("handler result is not JSON: {err}"))
+}
+
+/// Everything an invocation produced. `Body` as in [`HandlerResponse`].
 #[derive(Debug, Serialize, Deserialize)]
-pub struct InvocationReport {
+pub struct InvocationReport<Body = serde_json::Value> {
     /// The response, or why there is none.
-    pub result: Result<HandlerResponse, SandboxError>,
+    pub result: Result<HandlerResponse<Body>, SandboxError>,
     /// Log lines, returned even when the invocation failed.
     pub logs: Vec<ConsoleLine>,
     /// Wall-clock time inside `Pool::invoke`, queueing and isolate start included.
@@ -112,4 +143,16 @@ pub struct InvocationReport {
     /// owner, never for callers.
     #[serde(default)]
     pub trace: Option<SourceTrace>,
+}
+
+impl RawReport {
+    /// The report with its body parsed ([`HandlerResponse::parsed`]).
+    pub(crate) fn parsed(self) -> InvocationReport {
+        InvocationReport {
+            result: self.result.and_then(HandlerResponse::parsed),
+            logs: self.logs,
+            duration: self.duration,
+            trace: self.trace,
+        }
+    }
 }

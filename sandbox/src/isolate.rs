@@ -14,8 +14,9 @@ use std::time::Instant;
 use deno_core::error::{CoreError, CoreErrorKind};
 use deno_core::futures::FutureExt;
 use deno_core::{serde_v8, v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
-use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 
+use crate::invocation::RawBody;
 use crate::limits::deadline::Progress;
 use crate::limits::{heap, timeout::Watchdog};
 use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
@@ -50,7 +51,7 @@ pub(crate) struct Isolate {
 
 /// The end of one invocation.
 pub(crate) struct Finished {
-    pub(crate) result: Result<HandlerResponse, SandboxError>,
+    pub(crate) result: Result<HandlerResponse<RawBody>, SandboxError>,
     pub(crate) logs: Vec<ConsoleLine>,
     /// `false` when the isolate hit a limit or is in an unknown state and must be dropped.
     pub(crate) reusable: bool,
@@ -222,11 +223,7 @@ impl Isolate {
     }
 
     /// Runs one invocation under the time limit; logs are collected even when it fails.
-    pub(crate) async fn invoke(
-        &mut self,
-        request: &serde_json::Value,
-        env: &IsolateEnv<'_>,
-    ) -> Finished {
+    pub(crate) async fn invoke(&mut self, request: &RawValue, env: &IsolateEnv<'_>) -> Finished {
         self.invocations += 1;
         let started = Instant::now();
         let deadline = started + self.limits.timeout;
@@ -259,15 +256,15 @@ impl Isolate {
 
     async fn run(
         &mut self,
-        request: &serde_json::Value,
+        request: &RawValue,
         deadline: Instant,
         env: &IsolateEnv<'_>,
     ) -> (
-        Result<HandlerResponse, SandboxError>,
+        Result<HandlerResponse<RawBody>, SandboxError>,
         bool,
         Option<SourceTrace>,
     ) {
-        let request = match string_value(&mut self.runtime, &request.to_string()) {
+        let request = match string_value(&mut self.runtime, request.get()) {
             Ok(request) => request,
             Err(err) => return (Err(err), true, None),
         };
@@ -289,7 +286,7 @@ impl Isolate {
             _ if fired => (Err(SandboxError::Timeout), false, None),
             Err(_elapsed) => (Err(SandboxError::Timeout), false, None),
             Ok(Err(err)) => (Err(classify(&err)), false, None),
-            Ok(Ok(value)) => match decode::<Outcome>(&mut self.runtime, value) {
+            Ok(Ok(value)) => match decode_outcome(&mut self.runtime, value) {
                 Ok(outcome) => {
                     let trace = outcome.trace();
                     let result = outcome.into_response(env.config.max_result_bytes);
@@ -455,20 +452,48 @@ fn function(
     Some(v8::Global::new(scope, function))
 }
 
-fn decode<T: DeserializeOwned>(
+/// The dispatcher's outcome ([`Outcome`]): its `kind`, then the fields of that kind.
+fn decode_outcome(
     runtime: &mut JsRuntime,
     value: v8::Global<v8::Value>,
-) -> Result<T, SandboxError> {
+) -> Result<Outcome, SandboxError> {
     deno_core::scope!(scope, runtime);
     let value = v8::Local::new(scope, value);
-    serde_v8::from_v8(scope, value)
-        .map_err(|err| SandboxError::Internal(format!("unexpected dispatch outcome: {err}")))
+    let unexpected = |what: &dyn std::fmt::Display| {
+        SandboxError::Internal(format!("unexpected dispatch outcome: {what}"))
+    };
+    let object =
+        v8::Local::<v8::Object>::try_from(value).map_err(|_| unexpected(&"not an object"))?;
+    let key = v8::String::new(scope, "kind").expect("short string");
+    let kind = object
+        .get(scope, key.into())
+        .filter(|kind| kind.is_string())
+        .ok_or_else(|| unexpected(&"no kind"))?
+        .to_rust_string_lossy(scope);
+    match kind.as_str() {
+        "ok" => serde_v8::from_v8(scope, value).map(Outcome::Ok),
+        "threw" => serde_v8::from_v8(scope, value).map(Outcome::Threw),
+        "tooLarge" => return Ok(Outcome::TooLarge),
+        other => return Err(unexpected(&format!("kind {other:?}"))),
+    }
+    .map_err(|err| unexpected(&err))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ops::web::WEB_GLOBAL_NAMES;
+    use serde::de::DeserializeOwned;
+
+    fn decode<T: DeserializeOwned>(
+        runtime: &mut JsRuntime,
+        value: v8::Global<v8::Value>,
+    ) -> Result<T, SandboxError> {
+        deno_core::scope!(scope, runtime);
+        let value = v8::Local::new(scope, value);
+        serde_v8::from_v8(scope, value)
+            .map_err(|err| SandboxError::Internal(format!("unexpected dispatch outcome: {err}")))
+    }
 
     /// The pool picks spares by the Rust list; the glue installs its own. A name missing from
     /// the Rust list would only cost cold starts, so nothing else would notice.

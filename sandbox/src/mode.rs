@@ -73,7 +73,7 @@ impl Sandbox {
             owner: code.owner.clone(),
         };
         let invocation = Invocation {
-            request: serde_json::Value::Null,
+            request: serde_json::value::RawValue::NULL.to_owned(),
             request_id: format!("check-{}", code.version),
             load_only: true,
         };

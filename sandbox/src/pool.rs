@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use tokio::sync::oneshot;
 
+use crate::invocation::RawReport;
 use crate::limits::admission::{Admission, Permit};
 use crate::limits::deadline::{Check, Progress};
 use crate::limits::timeout::Watchdog;
@@ -64,7 +65,7 @@ struct Abandoned {
 
 /// An invocation queued on a worker thread.
 struct Queued {
-    answer: oneshot::Receiver<InvocationReport>,
+    answer: oneshot::Receiver<RawReport>,
     progress: Arc<Progress>,
     ticket: u64,
 }
@@ -217,6 +218,16 @@ impl Pool {
 
     /// Runs `code`'s handler once. Never panics; every failure is in the report.
     pub async fn invoke(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
+        self.invoke_raw(code, invocation).await.parsed()
+    }
+
+    /// [`Pool::invoke`] with the body as the isolate left it, JSON text: what a worker
+    /// process sends the server as it is.
+    pub(crate) async fn invoke_raw(
+        &self,
+        code: &EndpointCode,
+        invocation: Invocation,
+    ) -> RawReport {
         let received = Instant::now();
         let (queued, permit) = match self.dispatch(code, invocation, received) {
             Ok(sent) => sent,
@@ -239,7 +250,7 @@ impl Pool {
         code: &EndpointCode,
         mut queued: Queued,
         received: Instant,
-    ) -> InvocationReport {
+    ) -> RawReport {
         let config = &self.inner.shared.config;
         let timeout = code.limits.unwrap_or(config.default_limits).timeout;
         // The earliest instant this call can be overdue: it started at once and ran its time.

@@ -2,7 +2,9 @@
 //! and the response-header allow-list documented on [`HandlerResponse`].
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
+use crate::invocation::{not_json, RawBody};
 use crate::{HandlerResponse, SandboxError, SourceTrace};
 
 const MAX_HEADERS: usize = 16;
@@ -57,29 +59,40 @@ const RESERVED_PREFIXES: &[&str] = &[
 /// upgrade that never happens), and they are not final answers a client can act on.
 const STATUSES: std::ops::RangeInclusive<u16> = 200..=599;
 
-/// What the JS dispatcher (`runtime-js/90_bootstrap.js`) reports for one invocation.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+/// What the JS dispatcher (`runtime-js/90_bootstrap.js`) reports for one invocation: an
+/// object whose `kind` says which (`"ok"`, `"threw"`, `"tooLarge"`) and whose other fields are
+/// those of [`Answer`] or [`Thrown`]. Read by [`crate::isolate`] field by field, not as a serde
+/// internally tagged enum, which would first copy the whole object (the body text included)
+/// into a buffer of its own.
+#[derive(Debug)]
 pub(crate) enum Outcome {
-    /// The handler settled with a value; `body` is its JSON text.
-    Ok {
-        status: u16,
-        headers: Vec<(String, String)>,
-        body: String,
-    },
-    /// The handler threw; `code` is the error's string `code` property, if any, `stack` its
-    /// `stack` (see [`crate::SourceTrace`]), and `status` its integer `status` when that is in
-    /// [`REFUSALS`], else 0.
-    Threw {
-        code: String,
-        message: String,
-        #[serde(default)]
-        stack: String,
-        #[serde(default)]
-        status: u16,
-    },
+    /// The handler settled with a value.
+    Ok(Answer),
+    /// The handler threw.
+    Threw(Thrown),
     /// The body's JSON text is longer than the result limit (checked before it leaves JS).
     TooLarge,
+}
+
+/// A settled handler's answer; `body` is its JSON text.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: String,
+}
+
+/// A thrown error: `code` is its string `code` property, if any, `stack` its `stack` (see
+/// [`crate::SourceTrace`]), and `status` its integer `status` when that is in [`REFUSALS`],
+/// else 0.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Thrown {
+    pub(crate) code: String,
+    pub(crate) message: String,
+    #[serde(default)]
+    pub(crate) stack: String,
+    #[serde(default)]
+    pub(crate) status: u16,
 }
 
 /// Statuses a thrown error may carry to refuse the caller's request (`{status: 400}`); any
@@ -93,21 +106,23 @@ impl Outcome {
     /// Where a thrown error arose in the handler's source.
     pub(crate) fn trace(&self) -> Option<SourceTrace> {
         match self {
-            Outcome::Threw { stack, .. } => SourceTrace::from_stack(stack),
+            Outcome::Threw(Thrown { stack, .. }) => SourceTrace::from_stack(stack),
             _ => None,
         }
     }
 
+    /// The response as it leaves the isolate: every check made, the body still its JSON text
+    /// (checked to be JSON text; [`HandlerResponse::parsed`] parses it where it is needed).
     pub(crate) fn into_response(
         self,
         max_result_bytes: usize,
-    ) -> Result<HandlerResponse, SandboxError> {
+    ) -> Result<HandlerResponse<RawBody>, SandboxError> {
         match self {
-            Outcome::Ok {
+            Outcome::Ok(Answer {
                 status,
                 headers,
                 body,
-            } => {
+            }) => {
                 if body.len() > max_result_bytes {
                     return Err(result_too_large());
                 }
@@ -117,21 +132,19 @@ impl Outcome {
                     )));
                 }
                 let headers = validate_headers(headers).map_err(SandboxError::InvalidResponse)?;
-                let body = serde_json::from_str(&body).map_err(|err| {
-                    SandboxError::Internal(format!("handler result is not JSON: {err}"))
-                })?;
+                let body = RawValue::from_string(body).map_err(not_json)?;
                 Ok(HandlerResponse {
                     status,
                     body,
                     headers,
                 })
             }
-            Outcome::Threw {
+            Outcome::Threw(Thrown {
                 code,
                 message,
                 status,
                 ..
-            } => {
+            }) => {
                 let message = truncate_chars(message, MAX_ERROR_MESSAGE_CHARS);
                 match code.as_str() {
                     // The platform's own errors stay what they are, whatever `status` a
@@ -209,14 +222,14 @@ mod tests {
     use super::*;
 
     fn ok(status: u16, headers: &[(&str, &str)], body: &str) -> Outcome {
-        Outcome::Ok {
+        Outcome::Ok(Answer {
             status,
             headers: headers
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect(),
             body: body.to_owned(),
-        }
+        })
     }
 
     #[test]
@@ -259,6 +272,8 @@ mod tests {
     fn response_validation() {
         let resp = ok(201, &[("X-Cache", "hit")], r#"{"a":1}"#)
             .into_response(100)
+            .unwrap()
+            .parsed()
             .unwrap();
         assert_eq!(resp.status, 201);
         assert_eq!(resp.headers, vec![("x-cache".into(), "hit".into())]);
@@ -275,18 +290,50 @@ mod tests {
                 "{status}"
             );
         }
-        let err = ok(200, &[], "\"0123456789\"").into_response(5);
+        let err = ok(200, &[], "\"0123456789\"").into_response(5).map(drop);
         assert_eq!(err, Err(result_too_large()));
     }
 
-    fn threw(code: &str, message: &str, status: u16) -> Result<HandlerResponse, SandboxError> {
-        Outcome::Threw {
+    fn not_json_message(
+        err: Result<HandlerResponse<impl std::fmt::Debug>, SandboxError>,
+    ) -> String {
+        match err {
+            Err(SandboxError::Internal(m)) if m.starts_with("handler result is not JSON") => m,
+            other => panic!("not refused as not JSON: {other:?}"),
+        }
+    }
+
+    /// The isolate's side checks the text's syntax; the one parse, where the server needs the
+    /// value, refuses what `serde_json` does not take as a value (a lone surrogate, which
+    /// `JSON.stringify` writes as an escape; nesting past its limit; a number out of range,
+    /// which a web Response's body text may hold) with the same error.
+    #[test]
+    fn a_body_that_is_not_json_is_refused() {
+        for text in ["", "{", "undefined", "{\"a\":1} x", "'a'", "[1,]"] {
+            not_json_message(ok(200, &[], text).into_response(100));
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for text in ["\"\\ud800\"", "1e400", deep.as_str()] {
+            let checked = ok(200, &[], text).into_response(1000).unwrap();
+            not_json_message(checked.parsed());
+        }
+        let fine = ok(200, &[], " [\"\\ud83d\\ude00\", 1e300] ")
+            .into_response(100)
+            .unwrap()
+            .parsed()
+            .unwrap();
+        assert_eq!(fine.body, serde_json::json!(["😀", 1e300]));
+    }
+
+    fn threw(code: &str, message: &str, status: u16) -> Result<(), SandboxError> {
+        Outcome::Threw(Thrown {
             code: code.into(),
             message: message.into(),
             stack: String::new(),
             status,
-        }
+        })
         .into_response(10)
+        .map(drop)
     }
 
     #[test]

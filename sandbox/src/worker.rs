@@ -27,8 +27,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use deno_core::futures::FutureExt;
+use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::invocation::RawReport;
 use crate::isolate::{BindError, Blank, Isolate, IsolateEnv, WebPreload};
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
@@ -78,7 +80,7 @@ pub(crate) enum Command {
         invocation: Invocation,
         /// When `Pool::invoke` was called, so the report's duration includes queueing.
         received: Instant,
-        reply: oneshot::Sender<InvocationReport>,
+        reply: oneshot::Sender<RawReport>,
     },
 }
 
@@ -223,7 +225,7 @@ struct Pending {
     invocation: Invocation,
     /// When `Pool::invoke` was called, so the report's duration includes queueing.
     received: Instant,
-    reply: oneshot::Sender<InvocationReport>,
+    reply: oneshot::Sender<RawReport>,
 }
 
 /// How a thread's turn with a worker ended.
@@ -384,7 +386,7 @@ struct Engine {
 
 /// How [`Engine::serve`] ended.
 enum Served {
-    Answered(InvocationReport),
+    Answered(RawReport),
     /// The call needs a runtime this thread may not build: a fresh thread serves it. `worn`
     /// when this thread's engine failed to load a module that loaded before.
     Elsewhere {
@@ -551,7 +553,7 @@ impl Engine {
             self.retired = self.isolate.take();
             let loaded = HandlerResponse {
                 status: 204,
-                body: serde_json::Value::Null,
+                body: RawValue::NULL.to_owned(),
                 headers: Vec::new(),
             };
             return Served::Answered(report(Ok(loaded), Vec::new(), received));
@@ -575,18 +577,18 @@ impl Engine {
     }
 }
 
-fn failed_report(failed: BindError, received: Instant) -> InvocationReport {
+fn failed_report(failed: BindError, received: Instant) -> RawReport {
     InvocationReport {
         trace: failed.trace,
         ..report(Err(failed.error), Vec::new(), received)
     }
 }
 
-pub(crate) fn report(
-    result: Result<HandlerResponse, SandboxError>,
+pub(crate) fn report<Body>(
+    result: Result<HandlerResponse<Body>, SandboxError>,
     logs: Vec<ConsoleLine>,
     received: Instant,
-) -> InvocationReport {
+) -> InvocationReport<Body> {
     InvocationReport {
         result,
         logs,

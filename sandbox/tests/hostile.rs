@@ -280,6 +280,66 @@ async fn huge_results_are_refused() {
     assert_neighbour_ok(&pool).await;
 }
 
+/// A handler's answer leaves the isolate as JSON text and is parsed once, where the server
+/// needs its value: whatever a handler makes of it, a body over the result limit, or not JSON
+/// as `serde_json` reads it (a lone surrogate, which `JSON.stringify` writes as an escape;
+/// nesting past the parser's limit; a number out of range, which a web Response's text may
+/// hold), is refused as it always was, in both places handlers run, and no worker dies of it.
+/// A body nested just within the parser's limit is an answer (it once killed its worker: the
+/// worker's frame nested it deeper than the server would parse).
+#[tokio::test(flavor = "multi_thread")]
+async fn answers_are_checked_as_json_text_in_both_modes() {
+    let code = granted(
+        "answers",
+        r#"export default (req, ctx) => {
+            const nest = (n) => { let v = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
+            switch (req.input) {
+                case "huge": return "x".repeat(2 << 20);
+                case "huge-respond": return ctx.respond(200, "x".repeat(2 << 20));
+                case "huge-response": return new Response(JSON.stringify("x".repeat(2 << 20)));
+                case "surrogate": return "\ud800";
+                case "too-deep": return nest(200);
+                case "out-of-range": return new Response("1e400");
+                case "not-json-response": return new Response("{x}");
+                case "deep": return nest(127);
+                case "spaced": return new Response(" [1, 2] \n");
+            }
+        };"#,
+    );
+    let not_json = |e: &SandboxError| matches!(e, SandboxError::Internal(m) if m.starts_with("handler result is not JSON"));
+    for (mode, sandbox, _) in both_modes(test_config()) {
+        let call = |input: &str| sandbox.invoke(&code, request(json!(input)));
+        for input in ["huge", "huge-respond", "huge-response"] {
+            let e = err(call(input).await);
+            assert_eq!(
+                e,
+                SandboxError::ResourceLimit("result too large".to_owned()),
+                "{mode} {input}"
+            );
+        }
+        for input in ["surrogate", "too-deep", "out-of-range"] {
+            let e = err(call(input).await);
+            assert!(not_json(&e), "{mode} {input}: {e:?}");
+        }
+        let e = err(call("not-json-response").await);
+        assert!(
+            matches!(&e, SandboxError::InvalidResponse(m) if m.contains("not JSON")),
+            "{mode}: {e:?}"
+        );
+        let mut deep = ok(call("deep").await).body;
+        let mut depth = 0;
+        while let serde_json::Value::Array(mut inner) = deep {
+            deep = inner.pop().unwrap();
+            depth += 1;
+        }
+        assert_eq!((depth, deep), (127, json!(1)), "{mode}");
+        assert_eq!(ok(call("spaced").await).body, json!([1, 2]), "{mode}");
+        let stats = sandbox.stats().await;
+        assert_eq!(stats.worker_restarts, 0, "{mode}: {stats:?}");
+        sandbox.shutdown().await;
+    }
+}
+
 /// A handler answering with a web `Response` cannot get past the limits through its body: a
 /// body too large is refused like any result, one that never ends is cut by the time limit,
 /// and a neighbour still answers.

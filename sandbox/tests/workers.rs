@@ -14,14 +14,14 @@ use util::*;
 
 /// A call as the server builds it: visible headers and the tool's URL.
 fn call(input: Value) -> Invocation {
-    let mut invocation = request(input);
-    invocation.request["headers"] = json!({
+    let mut request = request_value(input);
+    request["headers"] = json!({
         "accept": "application/json",
         "user-agent": "agent/1.0",
         "x-request-id": "req-1",
     });
-    invocation.request["url"] = json!("https://tools.example/tools/weather");
-    invocation
+    request["url"] = json!("https://tools.example/tools/weather");
+    invocation_of(&request)
 }
 
 #[tokio::test]
@@ -131,9 +131,9 @@ async fn fetch_may_answer_any_status_or_a_plain_value_and_runs_on_every_call() {
         "workers-url",
         "export default { fetch: (request) => request.url };",
     );
-    let mut invocation = request(json!(1));
-    invocation.request.as_object_mut().unwrap().remove("url");
-    let response = ok(pool.invoke(&code, invocation).await);
+    let mut without_url = request_value(json!(1));
+    without_url.as_object_mut().unwrap().remove("url");
+    let response = ok(pool.invoke(&code, invocation_of(&without_url)).await);
     assert_eq!(response.body, json!("http://localhost/"));
     assert_eq!(
         body(&pool, &code, json!(1)).await,

@@ -108,8 +108,10 @@ impl EndpointRuntime {
             request_id: &request_id,
             url: draft.url,
         };
+        let request = request_object(draft.slug.unwrap_or(DRAFT_SLUG), &call, &Value::Null)
+            .map_err(CheckError::Unavailable)?;
         let invocation = sandbox::Invocation {
-            request: request_object(draft.slug.unwrap_or(DRAFT_SLUG), &call, Value::Null),
+            request,
             request_id: request_id.clone(),
             load_only: false,
         };

@@ -152,7 +152,7 @@ impl Started {
                     };
                     let (pool, frames) = (pool.clone(), frames.clone());
                     tokio::spawn(async move {
-                        let report = pool.invoke(&code, invocation).await;
+                        let report = pool.invoke_raw(&code, invocation).await;
                         let wear = pool.wear();
                         send(
                             &frames,

@@ -14,6 +14,7 @@ use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::wire::{self, FromWorker, ToWorker};
+use crate::invocation::RawReport;
 use crate::{
     EndpointCode, Host, Invocation, InvocationReport, PoolConfig, PoolStats, SandboxError,
 };
@@ -154,7 +155,7 @@ struct WorkerState {
 
 enum Reply {
     Done {
-        report: InvocationReport,
+        report: RawReport,
         abandoned: usize,
         isolates_dropped: u64,
     },
@@ -249,7 +250,8 @@ impl WorkerPool {
                     } else if isolates_dropped >= self.inner.recycle_after_dropped {
                         self.recycle(&worker, isolates_dropped);
                     }
-                    return report;
+                    // The body's one parse, on the caller's task rather than the reader's.
+                    return report.parsed();
                 }
                 Ok(Ok(Reply::NeedCode)) if !with_code => with_code = true,
                 Ok(Ok(Reply::NeedCode)) => {

@@ -2,7 +2,10 @@
 //! worker's stdin (server to worker) and stdout (worker to server).
 //!
 //! JSON because requests, results and kv values are arbitrary JSON already (`serde_json::Value`
-//! needs a self-describing format); file contents travel as base64 inside it. A frame is a
+//! needs a self-describing format); file contents travel as base64 inside it. A call's request
+//! and its handler's answer body are JSON text written into the frame as they are (raw values):
+//! the worker never parses them into values (the isolate parses the request, the server the
+//! body). A frame is a
 //! little-endian `u32` length and that many bytes. The writer batches: whatever frames are
 //! queued when it wakes go out in one `write`, so a busy worker pays one system call for many
 //! messages.
@@ -15,7 +18,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::host_ops::{HostAnswer, HostOp};
-use crate::{EndpointCode, HostError, Invocation, InvocationReport, PoolConfig, PoolStats};
+use crate::invocation::RawReport;
+use crate::{EndpointCode, HostError, Invocation, PoolConfig, PoolStats};
 
 /// Largest frame either side accepts; a longer one breaks the protocol. Bodies, results and
 /// files are bounded far below it by their own limits.
@@ -80,7 +84,7 @@ pub(crate) enum FromWorker {
     /// built and dropped since, which makes the server recycle it past its share.
     Done {
         id: u64,
-        report: InvocationReport,
+        report: RawReport,
         abandoned: usize,
         isolates_dropped: u64,
     },
@@ -157,7 +161,7 @@ mod tests {
     #[test]
     fn the_borrowed_invoke_frame_encodes_as_the_owned_one() {
         let invocation = Invocation {
-            request: serde_json::json!({ "input": 1 }),
+            request: serde_json::value::to_raw_value(&serde_json::json!({ "input": 1 })).unwrap(),
             request_id: "r".into(),
             load_only: false,
         };

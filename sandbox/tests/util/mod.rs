@@ -386,21 +386,31 @@ pub fn granted(slug: &str, source: &str) -> EndpointCode {
     }
 }
 
-pub fn request(input: Value) -> Invocation {
+/// The `req` of a call of endpoint `test` with `input`, as the server builds it.
+pub fn request_value(input: Value) -> Value {
+    json!({
+        "input": input,
+        "method": "POST",
+        "query": {},
+        "headers": {},
+        "endpoint": { "slug": "test" },
+        "url": "http://127.0.0.1/tools/test",
+        "requestId": "req-1",
+        "payment": null,
+    })
+}
+
+/// A call whose `req` is `request`.
+pub fn invocation_of(request: &Value) -> Invocation {
     Invocation {
-        request: json!({
-            "input": input,
-            "method": "POST",
-            "query": {},
-            "headers": {},
-            "endpoint": { "slug": "test" },
-            "url": "http://127.0.0.1/tools/test",
-            "requestId": "req-1",
-            "payment": null,
-        }),
+        request: serde_json::value::to_raw_value(request).expect("a request serializes"),
         request_id: "req-1".to_owned(),
         load_only: false,
     }
+}
+
+pub fn request(input: Value) -> Invocation {
+    invocation_of(&request_value(input))
 }
 
 pub async fn invoke(pool: &Pool, code: &EndpointCode, input: Value) -> InvocationReport {
