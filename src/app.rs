@@ -100,6 +100,7 @@ impl App {
         transport: crate::payments::bazaar::Transport,
     ) -> crate::payments::Charge {
         crate::payments::charge_for(
+            &self.payments.offers,
             &self.config.payment,
             &self.payments.pay_to,
             &self.urls,
@@ -185,6 +186,7 @@ impl App {
                 &config.payment.facilitator,
                 &config.payment.networks,
             )?,
+            offers: Default::default(),
         };
         let (receipt_key, _) = keys
             .key("receipt_signing_key", None, ReceiptSigner::generate_hex)

@@ -25,6 +25,7 @@
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
 //! - `bazaar`: the `bazaar` extension (an endpoint's discovery info in its 402).
 //! - `offer_receipt`: the `offer-receipt` extension (the receipt as a signed JWS, a draft).
+//! - `offers`: each endpoint's offer, built once per endpoint revision and shared by its calls.
 //! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
 //! - `gate`: the seam the invocation pipeline calls.
 //! - `dev_key`: the generated receiving address of a local/dev server.
@@ -37,6 +38,7 @@ mod gate;
 pub mod header;
 pub mod nonces;
 pub mod offer_receipt;
+pub mod offers;
 pub mod payment_ids;
 pub mod recovery;
 pub mod requirements;
@@ -61,6 +63,8 @@ pub struct Payments {
     /// The resolved receiving address (configured, or the dev key's).
     pub pay_to: String,
     pub facilitator: Arc<dyn Facilitator>,
+    /// The endpoints' offers, built once per endpoint revision.
+    pub offers: offers::Offers,
 }
 
 /// Why a payment was not accepted. Reason names are x402's, so clients of any SDK can branch on

@@ -262,3 +262,123 @@ async fn metrics_report_the_isolate_pool() {
     );
     assert!(metric(&after, "toolhost_sandbox_live_heap_bytes").unwrap() > 0.0);
 }
+
+/// What `slug`'s unpaid call, its quote and the discovery list offer now: the 402's
+/// `PAYMENT-REQUIRED` header (decoded) and body, the quote's requirements, and the discovery
+/// items of both transports.
+async fn offered(router: &Router, slug: &str) -> [Value; 5] {
+    use base64::Engine;
+    let response = router
+        .clone()
+        .oneshot(post_json(&format!("/tools/{slug}"), "{}"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::PAYMENT_REQUIRED);
+    let header = response.headers()["payment-required"].as_bytes().to_vec();
+    let header: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::STANDARD
+            .decode(header)
+            .unwrap(),
+    )
+    .unwrap();
+    let body: Value = serde_json::from_slice(
+        &axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    let (status, quote) = send(
+        router,
+        post_json("/ai/quote", &json!({ "slug": slug }).to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{quote}");
+    let mut items = Vec::new();
+    for kind in ["http", "mcp"] {
+        let (status, list) = send(router, get(&format!("/discovery/resources?type={kind}"))).await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        let item = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| {
+                i["resource"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("/tools/{slug}"))
+                    || i["extensions"]["bazaar"]["info"]["input"]["toolName"] == slug
+            })
+            .unwrap_or_else(|| panic!("{slug} in the {kind} discovery list: {list}"))
+            .clone();
+        items.push(item);
+    }
+    let [http, mcp] = <[Value; 2]>::try_from(items).unwrap();
+    [
+        header,
+        body,
+        quote["paymentRequirements"].clone(),
+        http,
+        mcp,
+    ]
+}
+
+/// Offers are built once per endpoint revision and kept (`payments::offers`): the first 402,
+/// quote and discovery item after an edit must show the new price, description and schema,
+/// never what was kept from before.
+#[tokio::test]
+async fn an_edited_endpoint_offers_its_new_terms_at_once() {
+    let (_dir, router) = service().await;
+    let slug = "receipt-echo-paid";
+    let [header, body, quote, http, mcp] = offered(&router, slug).await;
+    for (what, offer) in [("header", &header), ("quote", &quote)] {
+        assert_eq!(offer["accepts"][0]["amount"], "1000", "{what}: {offer}");
+    }
+    assert_eq!(body["accepts"][0]["maxAmountRequired"], "1000", "{body}");
+    assert_eq!(body["paymentRequired"], header);
+    let schema = json!({"type": "object", "description": "Edited: a greeting", "properties": {"hello": {"type": "string"}}});
+    let patch = Request::patch(format!("/ai/endpoints/{slug}"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .header("x-admin-token", ADMIN_TOKEN)
+        .body(Body::from(
+            json!({"priceUsd": 0.0025, "description": "Edited description.", "inputSchema": schema})
+                .to_string(),
+        ))
+        .unwrap();
+    let (status, edited) = send(&router, patch).await;
+    assert_eq!(status, StatusCode::OK, "{edited}");
+
+    let [header, body, quote, http_after, mcp_after] = offered(&router, slug).await;
+    for (what, offer) in [
+        ("header", &header),
+        ("quote", &quote),
+        ("http item", &http_after),
+        ("mcp item", &mcp_after),
+    ] {
+        assert_eq!(offer["accepts"][0]["amount"], "2500", "{what}: {offer}");
+    }
+    assert_eq!(body["accepts"][0]["maxAmountRequired"], "2500", "{body}");
+    assert_eq!(body["accepts"][0]["description"], "Edited description.");
+    assert_eq!(body["paymentRequired"], header);
+    assert_eq!(quote, {
+        let mut v2 = header.clone();
+        v2["error"] = json!("");
+        v2
+    });
+    assert_eq!(header["resource"]["description"], "Edited description.");
+    assert_eq!(
+        header["extensions"]["bazaar"]["schema"]["properties"]["input"]["properties"]["body"],
+        schema
+    );
+    assert_eq!(http_after["extensions"], header["extensions"]);
+    assert_eq!(http_after["description"], "Edited description.");
+    assert_eq!(
+        mcp_after["extensions"]["bazaar"]["info"]["input"]["inputSchema"],
+        schema
+    );
+    assert_eq!(
+        mcp_after["extensions"]["bazaar"]["info"]["input"]["description"],
+        "Edited description."
+    );
+    assert_ne!(http_after, http);
+    assert_ne!(mcp_after, mcp);
+}

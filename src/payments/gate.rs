@@ -38,6 +38,7 @@ use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatu
 use super::header::{self, PaymentPayload, SettlementResponse, Tender};
 use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
 use super::offer_receipt;
+use super::offers::Offers;
 use super::payment_ids::{self, Answer, Lookup, Reservation};
 use super::recovery::PendingSettlement;
 use super::requirements::{Offer, ResourceInfo};
@@ -67,7 +68,8 @@ pub struct Parts<'a> {
 /// What is being bought.
 #[derive(Clone, Debug)]
 pub struct Charge {
-    pub offer: Offer,
+    /// Shared: an endpoint's offer is built once per revision ([`Offers`]).
+    pub offer: Arc<Offer>,
     /// `invocation` or `builder_registration`.
     pub purpose: &'static str,
     pub endpoint_slug: Option<String>,
@@ -446,7 +448,7 @@ struct X402Settlement {
     facilitator: Arc<dyn Facilitator>,
     store: Arc<dyn Store>,
     signer: Arc<ReceiptSigner>,
-    offer: Offer,
+    offer: Arc<Offer>,
     /// The receipt so far; the settlement fills in the rest.
     receipt: Receipt,
     sale: Sale,
@@ -691,14 +693,37 @@ fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &V
 }
 
 /// What calling `endpoint` costs, as an x402 offer to `pay_to` declaring the extensions spoken
-/// here (`bazaar` for `transport`, `payment-identifier`), and who the sale is for.
+/// here (`bazaar` for `transport`, `payment-identifier`), and who the sale is for. The offer
+/// is built once per endpoint revision and shared ([`Offers`]).
 pub fn charge_for(
+    offers: &Offers,
     config: &PaymentConfig,
     pay_to: &str,
     urls: &Urls,
     endpoint: &Endpoint,
     transport: Transport,
 ) -> Charge {
+    Charge {
+        offer: offers.get(endpoint, transport, || {
+            offer_for(config, pay_to, urls, endpoint, transport)
+        }),
+        purpose: "invocation",
+        endpoint_slug: Some(endpoint.slug.clone()),
+        seller: match &endpoint.owner {
+            Owner::Builder(id) => Some(id.clone()),
+            Owner::System | Owner::Admin => None,
+        },
+    }
+}
+
+/// `endpoint`'s offer as [`charge_for`] describes it, built from the endpoint's record.
+fn offer_for(
+    config: &PaymentConfig,
+    pay_to: &str,
+    urls: &Urls,
+    endpoint: &Endpoint,
+    transport: Transport,
+) -> Offer {
     // The description is what discovery (bazaar) indexes the resource by: the endpoint's own,
     // or its title when it has none.
     let description = match endpoint.description.trim() {
@@ -723,13 +748,5 @@ pub fn charge_for(
             payment_ids::declaration(),
         );
     }
-    Charge {
-        offer,
-        purpose: "invocation",
-        endpoint_slug: Some(endpoint.slug.clone()),
-        seller: match &endpoint.owner {
-            Owner::Builder(id) => Some(id.clone()),
-            Owner::System | Owner::Admin => None,
-        },
-    }
+    offer
 }

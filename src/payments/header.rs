@@ -124,7 +124,7 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
     };
     match raw.get("x402Version").and_then(Value::as_u64) {
         Some(2) => {
-            let wire: V2Wire = serde_json::from_value(raw.clone()).map_err(shape)?;
+            let wire = V2Wire::deserialize(&raw).map_err(shape)?;
             Ok(PaymentPayload {
                 version: X402Version::V2,
                 scheme: wire.accepted.scheme.clone(),
@@ -136,7 +136,7 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
             })
         }
         Some(1) => {
-            let wire: V1Wire = serde_json::from_value(raw.clone()).map_err(shape)?;
+            let wire = V1Wire::deserialize(&raw).map_err(shape)?;
             Ok(PaymentPayload {
                 version: X402Version::V1,
                 scheme: wire.scheme,

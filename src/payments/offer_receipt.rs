@@ -12,10 +12,13 @@
 //! `extensions["offer-receipt"] = {info: {receipt}, schema}`. Signed offers in the 402 are not
 //! issued.
 
-use base64::Engine;
-use serde_json::{json, Value};
+use std::sync::{Arc, LazyLock, RwLock};
 
-use crate::receipts::{canonical_json, ReceiptSigner};
+use base64::Engine;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::receipts::ReceiptSigner;
 
 /// The extension's key in `extensions`.
 pub const OFFER_RECEIPT: &str = "offer-receipt";
@@ -27,54 +30,200 @@ pub fn did_key(signer: &ReceiptSigner) -> String {
     format!("did:key:z{}", bs58::encode(bytes).into_string())
 }
 
+/// The signed payload. Its fields in the order canonical JSON sorts them (by key), so serde's
+/// own output is the canonical JSON the reference signs, without building a `Value` first.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Payload<'a> {
+    issued_at: i64,
+    network: &'a str,
+    payer: &'a str,
+    resource_url: &'a str,
+    version: u8,
+}
+
+/// The JWS protected header `{"alg": "EdDSA", "kid": "did:key:z…#z…"}`.
+#[derive(Serialize)]
+struct Header<'a> {
+    alg: &'a str,
+    kid: &'a str,
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The base64url protected header for `signer`'s key: the same in every receipt it signs, so
+/// made once per key (a server has one; the last one made is kept).
+fn protected_header(signer: &ReceiptSigner) -> Arc<str> {
+    static LAST: RwLock<Option<([u8; 32], Arc<str>)>> = RwLock::new(None);
+    let key = signer.public_key_bytes();
+    if let Some((_, header)) = LAST
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .filter(|(made_for, _)| *made_for == key)
+    {
+        return header.clone();
+    }
+    let did = did_key(signer);
+    let fragment = did.trim_start_matches("did:key:");
+    let kid = format!("{did}#{fragment}");
+    let json = serde_json::to_vec(&Header {
+        alg: "EdDSA",
+        kid: &kid,
+    })
+    .unwrap_or_default();
+    let header: Arc<str> = b64(&json).into();
+    *LAST.write().unwrap_or_else(|p| p.into_inner()) = Some((key, header.clone()));
+    header
+}
+
+/// The extension's `schema`, the same in every receipt.
+static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "receipt": {
+                "type": "object",
+                "properties": {
+                    "format": {"type": "string"},
+                    "payload": {
+                        "type": "object",
+                        "properties": {
+                            "version": {"type": "integer"},
+                            "network": {"type": "string"},
+                            "resourceUrl": {"type": "string"},
+                            "payer": {"type": "string"},
+                            "issuedAt": {"type": "integer"},
+                            "transaction": {"type": "string"}
+                        },
+                        "required": ["version", "network", "resourceUrl", "payer", "issuedAt"]
+                    },
+                    "signature": {"type": "string"}
+                },
+                "required": ["format", "signature"]
+            }
+        },
+        "required": ["receipt"]
+    })
+});
+
 /// The `offer-receipt` entry of a settlement response: the signed receipt of a payment by
 /// `payer` on `network` (CAIP-2) for `resource_url`.
 pub fn extension(signer: &ReceiptSigner, resource_url: &str, payer: &str, network: &str) -> Value {
-    let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
-    let did = did_key(signer);
-    let fragment = did.trim_start_matches("did:key:");
-    let header = json!({"alg": "EdDSA", "kid": format!("{did}#{fragment}")});
-    let payload = json!({
-        "version": 1,
-        "network": network,
-        "resourceUrl": resource_url,
-        "payer": payer,
-        "issuedAt": time::OffsetDateTime::now_utc().unix_timestamp(),
-    });
-    let signing_input = format!(
-        "{}.{}",
-        b64(header.to_string().as_bytes()),
-        b64(canonical_json(&payload).as_bytes())
-    );
-    let signature = b64(&signer.sign_raw(signing_input.as_bytes()));
-    json!({
-        "info": {"receipt": {"format": "jws", "signature": format!("{signing_input}.{signature}")}},
-        "schema": {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "properties": {
-                "receipt": {
-                    "type": "object",
-                    "properties": {
-                        "format": {"type": "string"},
-                        "payload": {
-                            "type": "object",
-                            "properties": {
-                                "version": {"type": "integer"},
-                                "network": {"type": "string"},
-                                "resourceUrl": {"type": "string"},
-                                "payer": {"type": "string"},
-                                "issuedAt": {"type": "integer"},
-                                "transaction": {"type": "string"}
-                            },
-                            "required": ["version", "network", "resourceUrl", "payer", "issuedAt"]
-                        },
-                        "signature": {"type": "string"}
-                    },
-                    "required": ["format", "signature"]
-                }
-            },
-            "required": ["receipt"]
-        }
+    let issued_at = time::OffsetDateTime::now_utc().unix_timestamp();
+    extension_at(signer, resource_url, payer, network, issued_at)
+}
+
+fn extension_at(
+    signer: &ReceiptSigner,
+    resource_url: &str,
+    payer: &str,
+    network: &str,
+    issued_at: i64,
+) -> Value {
+    let payload = serde_json::to_vec(&Payload {
+        issued_at,
+        network,
+        payer,
+        resource_url,
+        version: 1,
     })
+    .unwrap_or_default();
+    let signing_input = format!("{}.{}", protected_header(signer), b64(&payload));
+    let signature = b64(&signer.sign_raw(signing_input.as_bytes()));
+    let mut receipt = Map::new();
+    receipt.insert("format".into(), Value::String("jws".into()));
+    receipt.insert(
+        "signature".into(),
+        Value::String(format!("{signing_input}.{signature}")),
+    );
+    let mut info = Map::new();
+    info.insert("receipt".into(), Value::Object(receipt));
+    let mut extension = Map::new();
+    extension.insert("info".into(), Value::Object(info));
+    extension.insert("schema".into(), SCHEMA.clone());
+    Value::Object(extension)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::receipts::canonical_json;
+
+    /// The extension as first written (JSON values throughout), which the reference verified:
+    /// what [`extension`] must still make byte for byte.
+    fn extension_reference(
+        signer: &ReceiptSigner,
+        resource_url: &str,
+        payer: &str,
+        network: &str,
+        issued_at: i64,
+    ) -> Value {
+        let did = did_key(signer);
+        let fragment = did.trim_start_matches("did:key:");
+        let header = json!({"alg": "EdDSA", "kid": format!("{did}#{fragment}")});
+        let payload = json!({
+            "version": 1,
+            "network": network,
+            "resourceUrl": resource_url,
+            "payer": payer,
+            "issuedAt": issued_at,
+        });
+        let signing_input = format!(
+            "{}.{}",
+            b64(header.to_string().as_bytes()),
+            b64(canonical_json(&payload).as_bytes())
+        );
+        let signature = b64(&signer.sign_raw(signing_input.as_bytes()));
+        json!({
+            "info": {"receipt": {"format": "jws", "signature": format!("{signing_input}.{signature}")}},
+            "schema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "receipt": {
+                        "type": "object",
+                        "properties": {
+                            "format": {"type": "string"},
+                            "payload": {
+                                "type": "object",
+                                "properties": {
+                                    "version": {"type": "integer"},
+                                    "network": {"type": "string"},
+                                    "resourceUrl": {"type": "string"},
+                                    "payer": {"type": "string"},
+                                    "issuedAt": {"type": "integer"},
+                                    "transaction": {"type": "string"}
+                                },
+                                "required": ["version", "network", "resourceUrl", "payer", "issuedAt"]
+                            },
+                            "signature": {"type": "string"}
+                        },
+                        "required": ["format", "signature"]
+                    }
+                },
+                "required": ["receipt"]
+            }
+        })
+    }
+
+    #[test]
+    fn the_receipt_is_byte_for_byte_what_the_reference_verified() {
+        let signers = [
+            ReceiptSigner::from_hex(&ReceiptSigner::generate_hex()).unwrap(),
+            ReceiptSigner::from_hex(&ReceiptSigner::generate_hex()).unwrap(),
+        ];
+        // Alternating keys: the header made for one key is never used for the other.
+        for (n, signer) in signers.iter().chain(&signers).enumerate() {
+            let url = format!("http://127.0.0.1:1/tools/a\"b\u{e9}{n}");
+            let (payer, network) = ("0xAbC0000000000000000000000000000000000001", "eip155:84532");
+            let made = extension_at(signer, &url, payer, network, 1_767_225_600 + n as i64);
+            let reference =
+                extension_reference(signer, &url, payer, network, 1_767_225_600 + n as i64);
+            assert_eq!(made.to_string(), reference.to_string());
+        }
+    }
 }

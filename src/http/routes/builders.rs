@@ -73,12 +73,12 @@ pub async fn register(
         mime_type: "application/json".into(),
     };
     let charge = Charge {
-        offer: Offer::new(
+        offer: std::sync::Arc::new(Offer::new(
             &app.config.payment,
             &app.payments.pay_to,
             resource,
             app.config.payment.builder_registration_fee,
-        ),
+        )),
         purpose: "builder_registration",
         endpoint_slug: None,
         seller: None,
