@@ -243,6 +243,63 @@ impl Pool {
         answer
     }
 
+    /// Starts isolates of `code`'s endpoint until it has `instances` (at most
+    /// `instances_per_endpoint`) and has each load its module, without a call; the future
+    /// answers how many are ready. The isolates are started (and counted) when this is called,
+    /// so whatever is done to the pool afterwards (a retire) applies to them. A worker process
+    /// taking over from a recycled one warms what that one served this way, so the calls
+    /// switched to it do not queue behind runtime builds. Every limit holds as for a call's
+    /// cold start. Should a module fail to load, the endpoint's isolates are dropped, so
+    /// nothing of it is remembered: the next call meets the failure itself, as a cold start.
+    pub fn warm(
+        &self,
+        code: &EndpointCode,
+        instances: usize,
+    ) -> impl std::future::Future<Output = usize> + Send + 'static {
+        let loads = self.start_warm(code, instances);
+        let (pool, slug) = (self.clone(), code.slug.clone());
+        async move {
+            let mut ready = 0;
+            let mut failed = false;
+            for answer in loads {
+                match answer.await {
+                    Ok(true) => ready += 1,
+                    _ => failed = true,
+                }
+            }
+            if failed {
+                pool.retire(&slug);
+            }
+            ready
+        }
+    }
+
+    /// [`Pool::warm`]'s part under the lock: the instances started, each asked to load.
+    fn start_warm(&self, code: &EndpointCode, instances: usize) -> Vec<oneshot::Receiver<bool>> {
+        let mut state = self.lock();
+        let mut loads = Vec::new();
+        if state.closed {
+            return loads;
+        }
+        self.touch(&mut state, code);
+        let wanted = instances.min(self.inner.shared.config.instances_per_endpoint);
+        while state.endpoints[&code.slug].instances.len() < wanted
+            && self.make_room(&mut state, &code.slug)
+        {
+            let Ok(index) = self.start_instance(&mut state, &code.slug) else {
+                break;
+            };
+            let (loaded, answer) = oneshot::channel();
+            if state.endpoints[&code.slug].instances[index]
+                .load(loaded)
+                .is_ok()
+            {
+                loads.push(answer);
+            }
+        }
+        loads
+    }
+
     /// Waits for the worker's report, or gives up on a thread that is past its hard deadline.
     /// Normally the answer comes first and the timer never fires.
     async fn answer(
@@ -456,32 +513,11 @@ impl Pool {
                 "the sandbox pool is shut down".to_owned(),
             ));
         }
-        state.tick += 1;
-        let tick = state.tick;
-        if state
-            .endpoints
-            .get(&code.slug)
-            .is_some_and(|endpoint| endpoint.code.version != code.version)
-        {
-            state.endpoints.remove(&code.slug);
-            self.counters().retired.fetch_add(1, Ordering::Relaxed);
-        }
-        let endpoint = state
-            .endpoints
-            .entry(code.slug.clone())
-            .or_insert_with(|| Endpoint {
-                code: Arc::new(code.clone()),
-                instances: Vec::new(),
-                admission: Admission::new(config.max_concurrent_per_endpoint),
-                last_used: tick,
-            });
-        endpoint.last_used = tick;
-        endpoint.instances.retain(|instance| !instance.is_dead());
-        state.abandoned.retain(|a| !a.progress.has_exited());
+        self.touch(&mut state, code);
         let endpoint = state
             .endpoints
             .get_mut(&code.slug)
-            .expect("endpoint inserted above");
+            .expect("endpoint inserted by touch");
         let permit = endpoint
             .admission
             .try_admit()
@@ -532,6 +568,34 @@ impl Pool {
             // gets a fresh one.
             Err(QueueError::Closed) => Err(overloaded),
         }
+    }
+
+    /// Makes `code`'s version the endpoint's (dropping the isolates of another version) and
+    /// marks it used now; forgets instances and abandoned threads that ended.
+    fn touch(&self, state: &mut State, code: &EndpointCode) {
+        state.tick += 1;
+        let tick = state.tick;
+        if state
+            .endpoints
+            .get(&code.slug)
+            .is_some_and(|endpoint| endpoint.code.version != code.version)
+        {
+            state.endpoints.remove(&code.slug);
+            self.counters().retired.fetch_add(1, Ordering::Relaxed);
+        }
+        let max_concurrent = self.inner.shared.config.max_concurrent_per_endpoint;
+        let endpoint = state
+            .endpoints
+            .entry(code.slug.clone())
+            .or_insert_with(|| Endpoint {
+                code: Arc::new(code.clone()),
+                instances: Vec::new(),
+                admission: Admission::new(max_concurrent),
+                last_used: tick,
+            });
+        endpoint.last_used = tick;
+        endpoint.instances.retain(|instance| !instance.is_dead());
+        state.abandoned.retain(|a| !a.progress.has_exited());
     }
 
     /// Ensures one more isolate of `for_slug` fits every limit (see the module docs), evicting

@@ -76,6 +76,9 @@ pub(crate) struct Counters {
 pub(crate) enum Command {
     /// Makes the thread the instance of an endpoint; sent once, before any invocation.
     Bind(Arc<EndpointCode>),
+    /// Loads the bound endpoint's module now rather than on the first call; answers whether
+    /// the isolate is ready. Queued right after `Bind` by a warm-up ([`crate::Pool::warm`]).
+    Load(oneshot::Sender<bool>),
     Invoke {
         invocation: Invocation,
         /// When `Pool::invoke` was called, so the report's duration includes queueing.
@@ -170,6 +173,13 @@ impl WorkerHandle {
     pub(crate) fn bind(&self, code: Arc<EndpointCode>) -> Result<(), QueueError> {
         self.sender
             .try_send(Command::Bind(code))
+            .map_err(queue_error)
+    }
+
+    /// Asks the bound worker to load its module now; `loaded` hears whether it did.
+    pub(crate) fn load(&self, loaded: oneshot::Sender<bool>) -> Result<(), QueueError> {
+        self.sender
+            .try_send(Command::Load(loaded))
             .map_err(queue_error)
     }
 
@@ -351,6 +361,11 @@ async fn serve_queue(seat: &mut Seat) -> Turn {
                 seat.web = names_web_globals(&code.source);
                 seat.code = Some(code);
             }
+            Command::Load(loaded) => {
+                progress.busy_for(seat.timeout());
+                let ready = engine.load(seat, &env, Instant::now(), false).await.is_ok();
+                let _ = loaded.send(ready);
+            }
             Command::Invoke {
                 invocation,
                 received,
@@ -485,6 +500,69 @@ impl Engine {
         None
     }
 
+    /// Makes sure this engine holds the bound endpoint's isolate, building it from the blank
+    /// runtime (or a new one) and loading the module if it does not; answers the endpoint's
+    /// code. `Err` is how the call that needed it is served instead: its failure, or elsewhere.
+    async fn load(
+        &mut self,
+        seat: &mut Seat,
+        env: &IsolateEnv<'_>,
+        received: Instant,
+        may_retry: bool,
+    ) -> Result<Arc<EndpointCode>, Served> {
+        let Some(code) = seat.code.clone() else {
+            let err = SandboxError::Internal("isolate thread is not bound".to_owned());
+            return Err(Served::Answered(report(Err(err), Vec::new(), received)));
+        };
+        if let Some(failed) = &seat.compile_error {
+            return Err(Served::Answered(failed_report(failed.clone(), received)));
+        }
+        if self.isolate.is_some() {
+            return Ok(code);
+        }
+        let heap_bytes = seat.limits().heap_bytes;
+        let blank = self.blank.take().filter(|b| b.heap_bytes() == heap_bytes);
+        if blank.is_none() && self.built {
+            return Err(Served::Elsewhere { worn: false });
+        }
+        self.built = true;
+        // deno_core panics on some module graphs the QuickJS backend cannot link
+        // (e.g. `import/**/x from "y"`); that is the module's fault, not the thread's.
+        let created = AssertUnwindSafe(async {
+            let blank = match blank {
+                Some(blank) => blank,
+                // Binding loads what the source names: preloading would add nothing.
+                None => Blank::new(heap_bytes, WebPreload::Nothing)?,
+            };
+            blank.bind(&code, env).await
+        })
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Err(SandboxError::CompileError("the module could not be loaded".to_owned()).into())
+        });
+        match created {
+            Ok(isolate) => {
+                let counters = &seat.shared.counters;
+                counters.isolates_created.fetch_add(1, Ordering::Relaxed);
+                seat.loaded = true;
+                self.isolate = Some(isolate);
+                Ok(code)
+            }
+            Err(failed) => {
+                let compile_error = matches!(failed.error, SandboxError::CompileError(_));
+                if compile_error && seat.loaded && may_retry {
+                    return Err(Served::Elsewhere { worn: true });
+                }
+                // Remembered only if it never loaded: then its source is at fault.
+                if compile_error && !seat.loaded {
+                    seat.compile_error = Some(failed.clone());
+                }
+                Err(Served::Answered(failed_report(failed, received)))
+            }
+        }
+    }
+
     async fn serve(
         &mut self,
         seat: &mut Seat,
@@ -493,60 +571,9 @@ impl Engine {
         env: &IsolateEnv<'_>,
         may_retry: bool,
     ) -> Served {
-        let counters = &seat.shared.counters;
-        let Some(code) = seat.code.clone() else {
-            let err = SandboxError::Internal("isolate thread is not bound".to_owned());
-            return Served::Answered(report(Err(err), Vec::new(), received));
-        };
-        if let Some(failed) = &seat.compile_error {
-            return Served::Answered(failed_report(failed.clone(), received));
-        }
-        let isolate = match &mut self.isolate {
-            Some(isolate) => isolate,
-            slot @ None => {
-                let heap_bytes = seat.limits().heap_bytes;
-                let blank = self.blank.take().filter(|b| b.heap_bytes() == heap_bytes);
-                if blank.is_none() && self.built {
-                    return Served::Elsewhere { worn: false };
-                }
-                self.built = true;
-                // deno_core panics on some module graphs the QuickJS backend cannot link
-                // (e.g. `import/**/x from "y"`); that is the module's fault, not the thread's.
-                let created = AssertUnwindSafe(async {
-                    let blank = match blank {
-                        Some(blank) => blank,
-                        // Binding loads what the source names: preloading would add nothing.
-                        None => Blank::new(heap_bytes, WebPreload::Nothing)?,
-                    };
-                    blank.bind(&code, env).await
-                })
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|_| {
-                    Err(
-                        SandboxError::CompileError("the module could not be loaded".to_owned())
-                            .into(),
-                    )
-                });
-                match created {
-                    Ok(isolate) => {
-                        counters.isolates_created.fetch_add(1, Ordering::Relaxed);
-                        seat.loaded = true;
-                        slot.insert(isolate)
-                    }
-                    Err(failed) => {
-                        let compile_error = matches!(failed.error, SandboxError::CompileError(_));
-                        if compile_error && seat.loaded && may_retry {
-                            return Served::Elsewhere { worn: true };
-                        }
-                        // Remembered only if it never loaded: then its source is at fault.
-                        if compile_error && !seat.loaded {
-                            seat.compile_error = Some(failed.clone());
-                        }
-                        return Served::Answered(failed_report(failed, received));
-                    }
-                }
-            }
+        let code = match self.load(seat, env, received, may_retry).await {
+            Ok(code) => code,
+            Err(served) => return served,
         };
         if invocation.load_only {
             // A check's isolate serves no call: dropped once the caller has its answer.
@@ -558,6 +585,9 @@ impl Engine {
             };
             return Served::Answered(report(Ok(loaded), Vec::new(), received));
         }
+        let Some(isolate) = self.isolate.as_mut() else {
+            unreachable!("a loaded engine holds its isolate");
+        };
         let finished = isolate.invoke(&invocation.request, env).await;
         let worn_out = isolate.invocations() >= seat.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
@@ -568,7 +598,10 @@ impl Engine {
                 "recycling isolate"
             );
             self.retired = self.isolate.take();
-            counters.recycled.fetch_add(1, Ordering::Relaxed);
+            seat.shared
+                .counters
+                .recycled
+                .fetch_add(1, Ordering::Relaxed);
         }
         Served::Answered(InvocationReport {
             trace: finished.trace,

@@ -109,6 +109,42 @@ async fn several_instances_serve_one_endpoint_in_parallel() {
 }
 
 #[tokio::test]
+async fn warming_loads_instances_before_any_call_within_the_limits() {
+    let config = PoolConfig {
+        instances_per_endpoint: 3,
+        max_isolates: 2,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let code = granted("warmed", SLOW);
+    // Asked for four: three per endpoint at most, and two isolates in the whole pool.
+    assert_eq!(pool.warm(&code, 4).await, 2);
+    let stats = pool.stats();
+    assert_eq!(stats.endpoints[0].instances, 2, "{stats:?}");
+    assert_eq!(stats.isolates_created, 2, "{stats:?}");
+    assert_eq!(stats.invocations, 0, "{stats:?}");
+    // The calls find their isolates loaded: none is built for them, and each instance's
+    // module state is fresh (its first call counts 1).
+    let (a, b) = tokio::join!(
+        invoke(&pool, &code, json!(1)),
+        invoke(&pool, &code, json!(2))
+    );
+    assert_eq!((ok(a).body, ok(b).body), (json!(1), json!(1)));
+    assert_eq!(pool.stats().isolates_created, 2);
+}
+
+#[tokio::test]
+async fn a_module_that_fails_to_warm_leaves_nothing_behind() {
+    let (pool, _) = pool();
+    let code = endpoint("broken-warm", "export default (");
+    assert_eq!(pool.warm(&code, 1).await, 0);
+    assert!(pool.stats().endpoints.is_empty(), "{:?}", pool.stats());
+    // The call meets the failure itself, as any cold start would.
+    let e = err(invoke(&pool, &code, json!(null)).await);
+    assert!(matches!(e, SandboxError::CompileError(_)), "{e:?}");
+}
+
+#[tokio::test]
 async fn one_instance_queues_invocations_in_order() {
     let (pool, _) = pool();
     let code = granted("serial", SLOW);

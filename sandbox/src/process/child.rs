@@ -140,10 +140,7 @@ impl Started {
                         pruned = Instant::now();
                     }
                     if let Some(code) = code {
-                        if codes.len() >= MAX_CACHED_CODE {
-                            codes.clear();
-                        }
-                        codes.insert(slug.clone(), Arc::new(*code));
+                        keep(&mut codes, Arc::new(*code));
                     }
                     let Some(code) = codes.get(&slug).filter(|c| c.version == version).cloned()
                     else {
@@ -163,6 +160,22 @@ impl Started {
                                 isolates_dropped: wear.isolates_dropped,
                             },
                         );
+                    });
+                }
+                ToWorker::Warm { id, endpoints } => {
+                    // Started here, in frame order, so a `Retire` behind this frame finds
+                    // the isolates it must drop.
+                    let mut loading = Vec::with_capacity(endpoints.len());
+                    for wire::Warm { code, instances } in endpoints {
+                        loading.push(pool.warm(&code, instances));
+                        keep(&mut codes, Arc::new(code));
+                    }
+                    let frames = frames.clone();
+                    tokio::spawn(async move {
+                        for loaded in loading {
+                            loaded.await;
+                        }
+                        send(&frames, &FromWorker::Warmed { id });
                     });
                 }
                 ToWorker::HostReply { id, result } => host.answered(id, result),
@@ -199,6 +212,14 @@ impl Started {
         writer.abort();
         Ok(())
     }
+}
+
+/// Keeps an endpoint's code for the calls to come, within [`MAX_CACHED_CODE`].
+fn keep(codes: &mut HashMap<String, Arc<EndpointCode>>, code: Arc<EndpointCode>) {
+    if codes.len() >= MAX_CACHED_CODE {
+        codes.clear();
+    }
+    codes.insert(code.slug.clone(), code);
 }
 
 fn send(frames: &mpsc::UnboundedSender<Vec<u8>>, message: &FromWorker) {

@@ -32,6 +32,9 @@ const ANSWER_MARGIN: Duration = Duration::from_secs(2);
 const COLD_START_WORK: Duration = Duration::from_secs(5);
 /// A worker that does not answer a ping within this time is killed.
 const PING_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a planned recycle lets the successor load what its predecessor served before calls
+/// switch to it anyway (the predecessor serves on meanwhile).
+const WARM_TIMEOUT: Duration = Duration::from_secs(5);
 /// A worker being replaced finishes its calls within this time, or is killed with them.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
 /// `ctx` operations one worker may have in progress in the server at once; more are refused
@@ -100,6 +103,9 @@ struct Inner {
 #[derive(Default)]
 struct Slot {
     current: Mutex<Option<Arc<Worker>>>,
+    /// A recycle's successor while it warms up, before it becomes `current`: it is told of
+    /// endpoints retired meanwhile too.
+    warming: Mutex<Option<Arc<Worker>>>,
     /// Held while a worker starts, so concurrent callers wait for the one being started.
     starting: tokio::sync::Mutex<()>,
     started: AtomicBool,
@@ -120,6 +126,16 @@ impl Slot {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// The worker serving this slot and a successor warming up to take over, if any.
+    fn workers(&self) -> impl Iterator<Item = Arc<Worker>> {
+        let warming = self
+            .warming
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        self.current().into_iter().chain(warming)
     }
 }
 
@@ -148,6 +164,7 @@ struct WorkerState {
     /// Endpoint versions whose code this worker was sent.
     sent: HashMap<String, String>,
     stats: HashMap<u64, oneshot::Sender<PoolStats>>,
+    warmed: HashMap<u64, oneshot::Sender<()>>,
     #[cfg(feature = "wall-probe")]
     probes: HashMap<u64, oneshot::Sender<Vec<String>>>,
     ready: Option<oneshot::Sender<String>>,
@@ -475,6 +492,11 @@ impl WorkerPool {
                     let _ = reply.send(stats);
                 }
             }
+            FromWorker::Warmed { id } => {
+                if let Some(reply) = worker.lock().warmed.remove(&id) {
+                    let _ = reply.send(());
+                }
+            }
             #[cfg(feature = "wall-probe")]
             FromWorker::Probed { id, outcome } => {
                 if let Some(reply) = worker.lock().probes.remove(&id) {
@@ -507,8 +529,8 @@ impl WorkerPool {
     }
 
     /// Replaces a worker that dropped its share of isolates, the planned way: it keeps taking
-    /// calls until its successor is ready (a start can take seconds on a loaded machine, and
-    /// no caller should wait for it), then ends after the calls it holds.
+    /// calls until its successor is started and warm (a start can take seconds on a loaded
+    /// machine, and no caller should wait for it), then ends after the calls it holds.
     fn recycle(&self, worker: &Arc<Worker>, isolates_dropped: u64) {
         if worker.recycled.swap(true, Ordering::AcqRel) {
             return;
@@ -531,6 +553,10 @@ impl WorkerPool {
             }
             match pool.spawn().await {
                 Ok(successor) => {
+                    *slot.warming.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(successor.clone());
+                    pool.warm_up(&successor, &worker).await;
+                    *slot.warming.lock().unwrap_or_else(PoisonError::into_inner) = None;
                     *slot.current.lock().unwrap_or_else(PoisonError::into_inner) = Some(successor);
                     pool.inner.recycles.fetch_add(1, Ordering::Relaxed);
                     worker.retiring.store(true, Ordering::Release);
@@ -543,6 +569,56 @@ impl WorkerPool {
                 }
             }
         });
+    }
+
+    /// Loads into a recycle's `successor` the endpoints `predecessor` holds isolates of, as many
+    /// of each, before calls switch to it ([`WARM_TIMEOUT`] at most). A worker is `Ready`
+    /// before it has built any runtime: switched to cold, every call behind the switch queued
+    /// behind its runtime builds and module loads (half a second under load, bench/RESULTS.md).
+    /// The warm-up counts as a call of each endpoint, so its module's top level may use `ctx`
+    /// as in a call's cold start.
+    async fn warm_up(&self, successor: &Arc<Worker>, predecessor: &Worker) {
+        let Some(stats) = self.ask_stats(predecessor, PING_TIMEOUT).await else {
+            return;
+        };
+        let endpoints: Vec<(Arc<EndpointCode>, usize)> = {
+            let state = predecessor.lock();
+            stats
+                .endpoints
+                .iter()
+                .filter(|endpoint| endpoint.instances > 0)
+                .filter_map(|endpoint| {
+                    let (code, _) = state.serving.get(&endpoint.slug)?;
+                    (code.version == endpoint.version).then(|| (code.clone(), endpoint.instances))
+                })
+                .collect()
+        };
+        if endpoints.is_empty() {
+            return;
+        }
+        let _serving: Vec<Serving> = endpoints
+            .iter()
+            .map(|(code, _)| Serving::begin(successor, code))
+            .collect();
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply, warmed) = oneshot::channel();
+        {
+            let mut state = successor.lock();
+            state.warmed.insert(id, reply);
+            for (code, _) in &endpoints {
+                state.sent.insert(code.slug.clone(), code.version.clone());
+            }
+        }
+        let endpoints = endpoints
+            .iter()
+            .map(|(code, instances)| wire::Warm {
+                code: EndpointCode::clone(code),
+                instances: *instances,
+            })
+            .collect();
+        successor.send(&ToWorker::Warm { id, endpoints });
+        let _ = tokio::time::timeout(WARM_TIMEOUT, warmed).await;
+        successor.lock().warmed.remove(&id);
     }
 
     /// The index of the slot `worker` serves now, if it still does.
@@ -608,7 +684,7 @@ impl WorkerPool {
 
     /// Drops the endpoint's isolates and code in every worker.
     pub fn retire(&self, slug: &str) {
-        for worker in self.inner.slots.iter().filter_map(Slot::current) {
+        for worker in self.inner.slots.iter().flat_map(Slot::workers) {
             let mut state = worker.lock();
             state.sent.remove(slug);
             state

@@ -50,6 +50,9 @@ pub(crate) enum ToWorker {
         id: u64,
         result: Result<HostAnswer, HostError>,
     },
+    /// Starts and loads isolates of these endpoints, as many of each as asked, before any call:
+    /// what the worker it replaces served (see `WorkerPool::recycle`).
+    Warm { id: u64, endpoints: Vec<Warm> },
     /// Drops an endpoint's isolates and code.
     Retire { slug: String },
     /// Asks for the worker's [`PoolStats`] (also the server's liveness ping).
@@ -59,6 +62,14 @@ pub(crate) enum ToWorker {
     /// Test builds only: run the wall probe (native code standing for a compromised engine).
     #[cfg(feature = "wall-probe")]
     Probe { id: u64, probe: super::probe::Probe },
+}
+
+/// One endpoint of a [`ToWorker::Warm`]: its code (which the worker keeps, as if a call had
+/// brought it) and how many isolates it had where it was served before.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Warm {
+    pub(crate) code: EndpointCode,
+    pub(crate) instances: usize,
 }
 
 /// [`ToWorker::Invoke`] as the server writes it: borrowed, so a call copies neither its
@@ -94,6 +105,8 @@ pub(crate) enum FromWorker {
     HostCall { id: u64, slug: String, op: HostOp },
     /// The answer to [`ToWorker::Stats`].
     Stats { id: u64, stats: PoolStats },
+    /// The answer to [`ToWorker::Warm`]: every isolate asked for is loaded, or failed to.
+    Warmed { id: u64 },
     /// Test builds only: the probe's outcome, one line per attempt.
     #[cfg(feature = "wall-probe")]
     Probed { id: u64, outcome: Vec<String> },
