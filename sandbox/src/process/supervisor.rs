@@ -35,6 +35,8 @@ const PING_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a planned recycle lets the successor load what its predecessor served before calls
 /// switch to it anyway (the predecessor serves on meanwhile).
 const WARM_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often a warm-up looks whether the predecessor is still alive.
+const WARM_POLL: Duration = Duration::from_millis(50);
 /// A worker being replaced finishes its calls within this time, or is killed with them.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
 /// `ctx` operations one worker may have in progress in the server at once; more are refused
@@ -572,7 +574,8 @@ impl WorkerPool {
     }
 
     /// Loads into a recycle's `successor` the endpoints `predecessor` holds isolates of, as many
-    /// of each, before calls switch to it ([`WARM_TIMEOUT`] at most). A worker is `Ready`
+    /// of each, before calls switch to it ([`WARM_TIMEOUT`] at most, and not past the
+    /// predecessor's death). A worker is `Ready`
     /// before it has built any runtime: switched to cold, every call behind the switch queued
     /// behind its runtime builds and module loads (half a second under load, bench/RESULTS.md).
     /// The warm-up counts as a call of each endpoint, so its module's top level may use `ctx`
@@ -617,7 +620,14 @@ impl WorkerPool {
             })
             .collect();
         successor.send(&ToWorker::Warm { id, endpoints });
-        let _ = tokio::time::timeout(WARM_TIMEOUT, warmed).await;
+        // Not past the predecessor's end: calls of the slot wait for the switch then.
+        let deadline = Instant::now() + WARM_TIMEOUT;
+        tokio::pin!(warmed);
+        while predecessor.alive.load(Ordering::Acquire) && Instant::now() < deadline {
+            if tokio::time::timeout(WARM_POLL, &mut warmed).await.is_ok() {
+                break;
+            }
+        }
         successor.lock().warmed.remove(&id);
     }
 
