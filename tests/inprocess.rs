@@ -194,12 +194,7 @@ async fn a_free_call_runs_the_pipeline_and_a_paid_one_asks_for_payment() {
         .find(|e| e["pricingMode"] == "fixed_price_success_receipt")
         .expect("a paid endpoint in the seed catalog");
     let slug = paid["slug"].as_str().unwrap();
-    let response = router
-        .clone()
-        .oneshot(post_json(&format!("/tools/{slug}"), "{}"))
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::PAYMENT_REQUIRED);
+    let response = unpaid_call(&router, slug).await;
     assert!(response.headers().contains_key("payment-required"));
 }
 
@@ -263,17 +258,23 @@ async fn metrics_report_the_isolate_pool() {
     assert!(metric(&after, "toolhost_sandbox_live_heap_bytes").unwrap() > 0.0);
 }
 
-/// What `slug`'s unpaid call, its quote and the discovery list offer now: the 402's
-/// `PAYMENT-REQUIRED` header (decoded) and body, the quote's requirements, and the discovery
-/// items of both transports.
-async fn offered(router: &Router, slug: &str) -> [Value; 5] {
-    use base64::Engine;
+/// `slug` called without payment: its 402.
+async fn unpaid_call(router: &Router, slug: &str) -> axum::response::Response {
     let response = router
         .clone()
         .oneshot(post_json(&format!("/tools/{slug}"), "{}"))
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::PAYMENT_REQUIRED);
+    response
+}
+
+/// What `slug`'s unpaid call, its quote and the discovery list offer now: the 402's
+/// `PAYMENT-REQUIRED` header (decoded) and body, the quote's requirements, and the discovery
+/// items of both transports.
+async fn offered(router: &Router, slug: &str) -> [Value; 5] {
+    use base64::Engine;
+    let response = unpaid_call(router, slug).await;
     let header = response.headers()["payment-required"].as_bytes().to_vec();
     let header: Value = serde_json::from_slice(
         &base64::engine::general_purpose::STANDARD

@@ -16,7 +16,7 @@ use std::sync::{Arc, LazyLock, RwLock};
 
 use base64::Engine;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::receipts::ReceiptSigner;
 
@@ -134,18 +134,10 @@ fn extension_at(
     .unwrap_or_default();
     let signing_input = format!("{}.{}", protected_header(signer), b64(&payload));
     let signature = b64(&signer.sign_raw(signing_input.as_bytes()));
-    let mut receipt = Map::new();
-    receipt.insert("format".into(), Value::String("jws".into()));
-    receipt.insert(
-        "signature".into(),
-        Value::String(format!("{signing_input}.{signature}")),
-    );
-    let mut info = Map::new();
-    info.insert("receipt".into(), Value::Object(receipt));
-    let mut extension = Map::new();
-    extension.insert("info".into(), Value::Object(info));
-    extension.insert("schema".into(), SCHEMA.clone());
-    Value::Object(extension)
+    json!({
+        "info": {"receipt": {"format": "jws", "signature": format!("{signing_input}.{signature}")}},
+        "schema": SCHEMA.clone(),
+    })
 }
 
 #[cfg(test)]
