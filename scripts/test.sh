@@ -10,30 +10,52 @@
 # (tests/browser/run.sh). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+setup_started=$(date +%s)
 bash scripts/setup.sh
 started=$(date +%s)
+# Each step's wall time, printed at the end (CI's budget is 45 minutes: this says where it goes).
+timings=()
+step_started=$started
+timings+=("$(printf '%5ds  %s' $((started - setup_started)) "setup (scripts/setup.sh)")")
+step() {
+  local now
+  now=$(date +%s)
+  timings+=("$(printf '%5ds  %s' $((now - step_started)) "$1")")
+  step_started=$now
+}
 cargo test --workspace --locked --no-fail-fast
+step "cargo test --workspace (builds included)"
 # The wall around sandbox worker processes, probed from inside one (a test-only feature that
 # runs native code in the worker, standing for a compromised engine).
 cargo test -p sandbox --features wall-probe --test wall --locked --no-fail-fast
+step "sandbox wall-probe"
 # The parsers that take untrusted bytes, fuzzed for a bounded time from the checked-in corpus
 # (docs/fuzzing.md); a crash fails the run and prints the input. FUZZ_SECONDS=0 skips it.
 bash scripts/fuzz.sh
+step "fuzz"
 # The API suite again with every server's state in PostgreSQL (a throwaway cluster on loopback,
 # a schema per server): the shared store must keep every promise the embedded one does.
 TOOLHOST_TEST_STORE=postgres cargo test -p toolhost --test api --locked --no-fail-fast -- --skip cluster::
+step "API suite on PostgreSQL"
 (cd tests/js && node --test)
+step "JS handler tests"
 # The handler types: every shipped handler and doc example type-checks against
 # web/toolhost.d.ts (tsc's checkJs, strict), a wrong handler fails where marked, and the d.ts
 # declares nothing the runtime lacks (tests/types/README.md).
 (cd tests/types && node --test)
+step "handler types"
 # MCP: the TypeScript and Python SDK clients and the conformance suite against a real server.
 bash tests/mcp/run.sh
+step "MCP clients and conformance"
 # The dashboard's vendored code editor is what its pinned packages build (scripts/codemirror).
 bash scripts/vendor-codemirror.sh --check
+step "CodeMirror pins"
 # The dashboard and the guide in headless Chromium, against the server binary just built.
 cargo build -p toolhost --locked
 TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/browser/run.sh
+step "debug build and browser tests"
 # The OpenAPI document against what the server does (schemathesis, every check).
 TOOLHOST_BIN="${CARGO_TARGET_DIR:-target}/debug/toolhost" bash tests/openapi/run.sh
+step "schemathesis"
+printf '%s\n' "${timings[@]}"
 echo "scripts/test.sh: all tests passed in $(( $(date +%s) - started ))s"
