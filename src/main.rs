@@ -1,6 +1,7 @@
 //! The `toolhost` command line: `toolhost serve`, and the builder's client commands of
 //! `toolhost::cli` (`init`, `dev`, `deploy`, ...; docs/cli.md).
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -348,8 +349,11 @@ impl ServeArgs {
 fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tower_http=info"));
+    // Colours only for a person at a terminal (as the CLI's output: not with `NO_COLOR`): a log
+    // file or collector gets plain text, and no call pays for escape codes around its span.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),

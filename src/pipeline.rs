@@ -96,11 +96,18 @@ impl Outcome {
         let mut result = self.result.clone();
         if let (Some(object), Some(receipt)) = (result.as_object_mut(), &self.receipt) {
             object.insert(
-                "receipt".into(),
+                RECEIPT_MEMBER.into(),
                 serde_json::to_value(receipt).unwrap_or(Value::Null),
             );
         }
         result
+    }
+
+    /// What [`result_with_receipt`](Self::result_with_receipt) makes, serialized straight from
+    /// the outcome (as `/tools/{slug}` answers): neither the result nor the receipt is copied
+    /// into a new `Value` first.
+    pub fn answer_body(&self) -> AnswerBody<'_> {
+        AnswerBody(self)
     }
 
     /// A paid call's first answer, kept for its `payment-identifier` id.
@@ -136,6 +143,39 @@ impl Outcome {
         headers
     }
 }
+
+/// An outcome's answer as [`Outcome::answer_body`] serializes it: an object result with its
+/// `receipt` member set to the receipt (where the result had one, in its place, else last),
+/// any other result as it is.
+pub struct AnswerBody<'a>(&'a Outcome);
+
+impl serde::Serialize for AnswerBody<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Outcome {
+            result, receipt, ..
+        } = self.0;
+        let (Some(object), Some(receipt)) = (result.as_object(), receipt) else {
+            return result.serialize(serializer);
+        };
+        let replaces = object.contains_key(RECEIPT_MEMBER);
+        let mut map = serializer.serialize_map(Some(object.len() + usize::from(!replaces)))?;
+        for (key, value) in object {
+            if key == RECEIPT_MEMBER {
+                map.serialize_entry(key, receipt)?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if !replaces {
+            map.serialize_entry(RECEIPT_MEMBER, receipt)?;
+        }
+        map.end()
+    }
+}
+
+/// The member of an object result that carries the call's receipt.
+const RECEIPT_MEMBER: &str = "receipt";
 
 /// One whole call: [`prepare`], then [`complete`]. `/tools/{slug}` and MCP `tools/call` run
 /// this, so both transports answer alike; `/ai/invoke` runs the two halves itself to answer a
@@ -382,4 +422,83 @@ async fn run_builtin(
         }
     };
     Ok(HandlerOutput::ok(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::receipts::{PaymentMethod, ReceiptSettlement, ReceiptSignature, RECEIPT_SCHEMA};
+
+    fn outcome(result: Value, receipt: bool) -> Outcome {
+        Outcome {
+            status: StatusCode::OK,
+            result,
+            receipt: receipt.then(|| Receipt {
+                receipt_id: "rcpt_1".into(),
+                schema: RECEIPT_SCHEMA.into(),
+                purpose: "invocation".into(),
+                endpoint_slug: Some("a\"b".into()),
+                price_usd: "0.001".into(),
+                amount: "1000".into(),
+                asset: None,
+                network: Some("eip155:84532".into()),
+                payer: None,
+                payment_method: PaymentMethod::Free,
+                x402_version: Some(2),
+                charged: false,
+                settlement: ReceiptSettlement::not_applicable(),
+                request_sha256: "00".into(),
+                result_sha256: "11".into(),
+                issued_at: "2026-01-01T00:00:00Z".into(),
+                url: "http://x/ai/receipts/rcpt_1".into(),
+                signature: ReceiptSignature {
+                    alg: "ed25519".into(),
+                    public_key: "k".into(),
+                    value: "v".into(),
+                },
+            }),
+            payment_response: None,
+            headers: Vec::new(),
+        }
+    }
+
+    fn same_bytes(outcome: &Outcome) -> Result<(), TestCaseError> {
+        let streamed = serde_json::to_vec(&outcome.answer_body()).unwrap();
+        let built = serde_json::to_vec(&outcome.result_with_receipt()).unwrap();
+        prop_assert_eq!(
+            String::from_utf8(streamed).unwrap(),
+            String::from_utf8(built).unwrap()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn the_answer_body_puts_the_receipt_where_the_value_route_does() {
+        for result in [
+            json!({"words": 2, "upper": "A B"}),
+            json!({"a": 1, "receipt": "the handler's own", "z": 2}),
+            json!({}),
+            json!([1, 2]),
+            json!("text"),
+            Value::Null,
+        ] {
+            same_bytes(&outcome(result.clone(), true)).unwrap();
+            same_bytes(&outcome(result, false)).unwrap();
+        }
+        let body = serde_json::to_value(outcome(json!({"receipt": 0, "z": 1}), true).answer_body())
+            .unwrap();
+        assert_eq!(body["receipt"]["receiptId"], "rcpt_1");
+    }
+
+    proptest! {
+        #[test]
+        fn any_result_answers_the_same_bytes_as_the_value_route(
+            result in crate::arbitrary::json(&["receipt", "words"]),
+            receipt in any::<bool>(),
+        ) {
+            same_bytes(&outcome(result, receipt))?;
+        }
+    }
 }

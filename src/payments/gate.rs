@@ -566,7 +566,11 @@ impl X402Settlement {
                 &payer,
                 &verified.network.caip2,
             );
-            serde_json::json!({ offer_receipt::OFFER_RECEIPT: receipt })
+            // Moved in: `json!` would copy the extension (`to_value` of it) once more.
+            Value::Object(serde_json::Map::from_iter([(
+                offer_receipt::OFFER_RECEIPT.to_string(),
+                receipt,
+            )]))
         });
         let response = SettlementResponse {
             success: true,

@@ -294,3 +294,41 @@ async fn answers_match_the_served_openapi_schemas() {
         assert_conforms(&doc, "post", "/ai/builders/drafts/run", "200", &ran);
     }
 }
+
+/// The log an operator's collector reads from a file has no terminal escape codes in it (a
+/// person at a terminal gets colours).
+#[test]
+fn a_log_written_to_a_file_is_plain_text() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let mut child = Command::new(crate::util::node::BIN)
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(dir.path().join("data"))
+        .args(["--admin-token", crate::util::ADMIN_TOKEN])
+        .env("RUST_LOG", "info")
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("listening") && stdout.read_line(&mut line).unwrap() > 0 {}
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut text = String::new();
+    while !text.contains("toolhost listening") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        text = std::fs::read_to_string(&log).unwrap();
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(text.contains(" INFO ") && text.contains("addr="), "{text}");
+    assert!(
+        !text.contains('\u{1b}'),
+        "escape codes in the log file: {text:?}"
+    );
+}

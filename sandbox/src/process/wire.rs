@@ -114,7 +114,9 @@ pub(crate) enum FromWorker {
 
 /// One frame, ready to queue for the writer.
 pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
-    let mut frame = vec![0; 4];
+    // Room for a typical call's frame (a few hundred bytes) from the start, not grown from 4.
+    let mut frame = Vec::with_capacity(512);
+    frame.extend_from_slice(&[0; 4]);
     serde_json::to_writer(&mut frame, message).expect("protocol messages serialize");
     let len = u32::try_from(frame.len() - 4).expect("frames are far below 4 GiB");
     frame[..4].copy_from_slice(&len.to_le_bytes());

@@ -89,7 +89,7 @@ pub fn marked(test: bool, answer: ApiResult<Response>) -> Response {
 /// `/tools/{slug}`: the result itself; an object result also carries its `receipt`.
 pub fn tool_response(outcome: Outcome) -> Response {
     let headers = outcome.headers();
-    let mut response = (outcome.status, Json(outcome.result_with_receipt())).into_response();
+    let mut response = (outcome.status, Json(outcome.answer_body())).into_response();
     response.headers_mut().extend(headers);
     response
 }
