@@ -429,35 +429,16 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::receipts::{PaymentMethod, ReceiptSettlement, ReceiptSignature, RECEIPT_SCHEMA};
 
     fn outcome(result: Value, receipt: bool) -> Outcome {
         Outcome {
             status: StatusCode::OK,
             result,
             receipt: receipt.then(|| Receipt {
-                receipt_id: "rcpt_1".into(),
-                schema: RECEIPT_SCHEMA.into(),
-                purpose: "invocation".into(),
                 endpoint_slug: Some("a\"b".into()),
-                price_usd: "0.001".into(),
-                amount: "1000".into(),
-                asset: None,
                 network: Some("eip155:84532".into()),
-                payer: None,
-                payment_method: PaymentMethod::Free,
                 x402_version: Some(2),
-                charged: false,
-                settlement: ReceiptSettlement::not_applicable(),
-                request_sha256: "00".into(),
-                result_sha256: "11".into(),
-                issued_at: "2026-01-01T00:00:00Z".into(),
-                url: "http://x/ai/receipts/rcpt_1".into(),
-                signature: ReceiptSignature {
-                    alg: "ed25519".into(),
-                    public_key: "k".into(),
-                    value: "v".into(),
-                },
+                ..Receipt::example()
             }),
             payment_response: None,
             headers: Vec::new(),

@@ -97,6 +97,37 @@ pub struct Receipt {
 
 pub const RECEIPT_SCHEMA: &str = "toolhost.receipt.v1";
 
+#[cfg(test)]
+impl Receipt {
+    /// A free call's receipt, unsigned, for tests that need one.
+    pub(crate) fn example() -> Receipt {
+        Receipt {
+            receipt_id: "rcpt_1".into(),
+            schema: RECEIPT_SCHEMA.into(),
+            purpose: "invocation".into(),
+            endpoint_slug: Some("a".into()),
+            price_usd: "0.001".into(),
+            amount: "1000".into(),
+            asset: None,
+            network: None,
+            payer: None,
+            payment_method: PaymentMethod::Free,
+            x402_version: None,
+            charged: false,
+            settlement: ReceiptSettlement::not_applicable(),
+            request_sha256: "00".into(),
+            result_sha256: "11".into(),
+            issued_at: "2026-01-01T00:00:00Z".into(),
+            url: "http://x/ai/receipts/rcpt_1".into(),
+            signature: ReceiptSignature {
+                alg: String::new(),
+                public_key: String::new(),
+                value: String::new(),
+            },
+        }
+    }
+}
+
 impl Receipt {
     /// The bytes the signature covers: canonical JSON of everything but `signature`.
     pub fn signed_bytes(&self) -> Vec<u8> {

@@ -82,39 +82,13 @@ pub fn verify(receipt: &Receipt, public_key_b64: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::record::{
-        PaymentMethod, ReceiptSettlement, ReceiptSignature, RECEIPT_SCHEMA,
-    };
     use super::*;
 
     #[test]
     fn signs_verifiably_and_keeps_its_key() {
         let key = ReceiptSigner::generate_hex();
         let signer = ReceiptSigner::from_hex(&key).unwrap();
-        let mut receipt = Receipt {
-            receipt_id: "rcpt_1".into(),
-            schema: RECEIPT_SCHEMA.into(),
-            purpose: "invocation".into(),
-            endpoint_slug: Some("a".into()),
-            price_usd: "0.001".into(),
-            amount: "1000".into(),
-            asset: None,
-            network: None,
-            payer: None,
-            payment_method: PaymentMethod::Free,
-            x402_version: None,
-            charged: false,
-            settlement: ReceiptSettlement::not_applicable(),
-            request_sha256: "00".into(),
-            result_sha256: "11".into(),
-            issued_at: "2026-01-01T00:00:00Z".into(),
-            url: "http://x/ai/receipts/rcpt_1".into(),
-            signature: ReceiptSignature {
-                alg: String::new(),
-                public_key: String::new(),
-                value: String::new(),
-            },
-        };
+        let mut receipt = Receipt::example();
         signer.sign(&mut receipt);
         assert!(verify(&receipt, &signer.public_key()));
         assert_eq!(
