@@ -93,19 +93,12 @@ impl Outcome {
     /// The result as `/tools/{slug}` and MCP return it: an object result also carries its
     /// `receipt`.
     pub fn result_with_receipt(&self) -> Value {
-        let mut result = self.result.clone();
-        if let (Some(object), Some(receipt)) = (result.as_object_mut(), &self.receipt) {
-            object.insert(
-                RECEIPT_MEMBER.into(),
-                serde_json::to_value(receipt).unwrap_or(Value::Null),
-            );
-        }
-        result
+        serde_json::to_value(self.answer_body()).unwrap_or(Value::Null)
     }
 
-    /// What [`result_with_receipt`](Self::result_with_receipt) makes, serialized straight from
-    /// the outcome (as `/tools/{slug}` answers): neither the result nor the receipt is copied
-    /// into a new `Value` first.
+    /// The result with its receipt as [`AnswerBody`] places it, serialized straight from the
+    /// outcome (as `/tools/{slug}` answers): neither the result nor the receipt is copied into a
+    /// new `Value` first.
     pub fn answer_body(&self) -> AnswerBody<'_> {
         AnswerBody(self)
     }
@@ -445,13 +438,27 @@ mod tests {
         }
     }
 
+    /// The receipt placed as answers placed it before [`AnswerBody`]: the result cloned, the
+    /// receipt inserted as a `Value`. What both routes must still make byte for byte.
+    fn value_route(outcome: &Outcome) -> Value {
+        let mut result = outcome.result.clone();
+        if let (Some(object), Some(receipt)) = (result.as_object_mut(), &outcome.receipt) {
+            object.insert("receipt".into(), serde_json::to_value(receipt).unwrap());
+        }
+        result
+    }
+
     fn same_bytes(outcome: &Outcome) -> Result<(), TestCaseError> {
-        let streamed = serde_json::to_vec(&outcome.answer_body()).unwrap();
-        let built = serde_json::to_vec(&outcome.result_with_receipt()).unwrap();
-        prop_assert_eq!(
-            String::from_utf8(streamed).unwrap(),
-            String::from_utf8(built).unwrap()
-        );
+        let reference = serde_json::to_vec(&value_route(outcome)).unwrap();
+        for made in [
+            serde_json::to_vec(&outcome.answer_body()).unwrap(),
+            serde_json::to_vec(&outcome.result_with_receipt()).unwrap(),
+        ] {
+            prop_assert_eq!(
+                String::from_utf8(made).unwrap(),
+                String::from_utf8(reference.clone()).unwrap()
+            );
+        }
         Ok(())
     }
 

@@ -688,11 +688,7 @@ fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &V
         request_sha256: sha256_hex(request),
         result_sha256: sha256_hex(result),
         issued_at: crate::timestamp::now_rfc3339(),
-        signature: ReceiptSignature {
-            alg: "ed25519".into(),
-            public_key: String::new(),
-            value: String::new(),
-        },
+        signature: ReceiptSignature::unsigned(),
     }
 }
 

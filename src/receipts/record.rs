@@ -62,6 +62,18 @@ pub struct ReceiptSignature {
     pub value: String,
 }
 
+impl ReceiptSignature {
+    /// The signature of a receipt not signed yet: [`ReceiptSigner::sign`](super::ReceiptSigner::sign)
+    /// fills in the key and the value.
+    pub fn unsigned() -> Self {
+        ReceiptSignature {
+            alg: "ed25519".into(),
+            public_key: String::new(),
+            value: String::new(),
+        }
+    }
+}
+
 /// A receipt as stored and served. Money is in strings: `priceUsd` in decimal dollars, `amount`
 /// in atomic units of the asset (USDC has 6 decimals, so they are the same integer).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -119,11 +131,7 @@ impl Receipt {
             result_sha256: "11".into(),
             issued_at: "2026-01-01T00:00:00Z".into(),
             url: "http://x/ai/receipts/rcpt_1".into(),
-            signature: ReceiptSignature {
-                alg: String::new(),
-                public_key: String::new(),
-                value: String::new(),
-            },
+            signature: ReceiptSignature::unsigned(),
         }
     }
 }
