@@ -26,8 +26,10 @@ step() {
 cargo test --workspace --locked --no-fail-fast
 step "cargo test --workspace (builds included)"
 # The wall around sandbox worker processes, probed from inside one (a test-only feature that
-# runs native code in the worker, standing for a compromised engine).
-cargo test -p sandbox --features wall-probe --test wall --locked --no-fail-fast
+# runs native code in the worker, standing for a compromised engine). `--workspace` with one
+# test target, here and below: a `-p` selection unifies dependency features differently
+# (no dev-dependencies of the other members), which rebuilt half the tree for each step.
+cargo test --workspace --features sandbox/wall-probe --test wall --locked --no-fail-fast
 step "sandbox wall-probe"
 # The parsers that take untrusted bytes, fuzzed for a bounded time from the checked-in corpus
 # (docs/fuzzing.md); a crash fails the run and prints the input. FUZZ_SECONDS=0 skips it.
@@ -35,7 +37,7 @@ bash scripts/fuzz.sh
 step "fuzz"
 # The API suite again with every server's state in PostgreSQL (a throwaway cluster on loopback,
 # a schema per server): the shared store must keep every promise the embedded one does.
-TOOLHOST_TEST_STORE=postgres cargo test -p toolhost --test api --locked --no-fail-fast -- --skip cluster::
+TOOLHOST_TEST_STORE=postgres cargo test --workspace --test api --locked --no-fail-fast -- --skip cluster::
 step "API suite on PostgreSQL"
 (cd tests/js && node --test)
 step "JS handler tests"
