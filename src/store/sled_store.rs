@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock, RwLockReadGuard};
 use std::thread::JoinHandle;
 
@@ -55,7 +55,7 @@ pub struct SledStore {
     /// Makes the next journaled batch fail after its record is written, as a storage error
     /// there would.
     #[cfg(test)]
-    fail_after_record: std::sync::atomic::AtomicBool,
+    fail_after_record: AtomicBool,
     commit: Arc<GroupCommit>,
     flusher: Mutex<Option<JoinHandle<()>>>,
     changes: broadcast::Sender<Change>,
@@ -79,6 +79,13 @@ struct Batches {
 /// `written > durable`, wait [`GROUP_WAIT`] if the last group had company, read `written`,
 /// `db.flush()`, publish what it read as `durable`. Writers that arrive while a flush runs are
 /// all covered by the next one.
+///
+/// A writer wakes the flusher only when it is asleep (`asleep`): under load it almost never is,
+/// and taking its lock to notify it on every write cost each call a contended mutex and a
+/// `futex` wake or two (bench/RESULTS.md). The flusher sets `asleep` before it checks
+/// `written` and a writer bumps `written` before it checks `asleep`, both sequentially
+/// consistent: either the flusher sees the write, or the writer sees it asleep and notifies it
+/// under the lock it sleeps on (so the notice cannot fall between its check and its wait).
 struct GroupCommit {
     /// Sequence numbers handed out to completed in-memory writes.
     written: AtomicU64,
@@ -87,6 +94,8 @@ struct GroupCommit {
     /// Wakes the flusher; the `bool` is "stop requested".
     wake: Mutex<bool>,
     wake_signal: Condvar,
+    /// The flusher is (about to be) waiting on `wake_signal`.
+    asleep: AtomicBool,
     /// Completed `db.flush()` calls, for tests and metrics.
     flushes: AtomicU64,
 }
@@ -108,18 +117,21 @@ impl GroupCommit {
             state: watch::Sender::new(Durability::default()),
             wake: Mutex::new(false),
             wake_signal: Condvar::new(),
+            asleep: AtomicBool::new(false),
             flushes: AtomicU64::new(0),
         }
     }
 
     /// Takes the next sequence number for a write that has just been applied in memory and
-    /// wakes the flusher.
+    /// wakes the flusher if it sleeps.
     fn written(&self) -> u64 {
         let seq = self.written.fetch_add(1, Ordering::SeqCst) + 1;
-        // Notify under the lock the flusher checks its condition under, so the wake-up cannot
-        // fall between its check and its wait.
-        let _guard = self.wake.lock().unwrap_or_else(|p| p.into_inner());
-        self.wake_signal.notify_one();
+        if self.asleep.load(Ordering::SeqCst) {
+            // Under the lock the flusher checks its condition under, so the wake-up cannot
+            // fall between its check and its wait.
+            let _guard = self.wake.lock().unwrap_or_else(|p| p.into_inner());
+            self.wake_signal.notify_one();
+        }
         seq
     }
 
@@ -137,12 +149,14 @@ impl GroupCommit {
         loop {
             let stop = {
                 let mut stop = self.wake.lock().unwrap_or_else(|p| p.into_inner());
+                self.asleep.store(true, Ordering::SeqCst);
                 while !*stop && self.written.load(Ordering::SeqCst) <= self.state.borrow().durable {
                     stop = self
                         .wake_signal
                         .wait(stop)
                         .unwrap_or_else(|p| p.into_inner());
                 }
+                self.asleep.store(false, Ordering::SeqCst);
                 *stop
             };
             if last_group >= 2 && !stop {
@@ -810,6 +824,40 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(all.len() as u64, writes);
+        store.close().await.unwrap();
+    }
+
+    /// A writer wakes the flusher only when it sleeps: writes that land just as it goes to
+    /// sleep (a fast flush, writers pausing a random few microseconds, some alone and some
+    /// together) must each still be flushed. A lost wake-up leaves its write waiting for the
+    /// next writer, which for the last writes never comes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn no_write_waits_for_a_wake_up_the_flusher_missed() {
+        let store = Arc::new(SledStore::temporary().unwrap());
+        let tasks: Vec<_> = (0..4u64)
+            .map(|w| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    for i in 0..500u64 {
+                        let pause = (w * 7919 + i * 104_729) % 150;
+                        if pause > 100 {
+                            tokio::task::yield_now().await;
+                        } else {
+                            std::thread::sleep(std::time::Duration::from_micros(pause));
+                        }
+                        let key = format!("w{w}/{i}");
+                        let put = store.put(Tree::Logs, key.as_bytes(), b"v");
+                        tokio::time::timeout(std::time::Duration::from_secs(20), put)
+                            .await
+                            .unwrap_or_else(|_| panic!("write {key} was never flushed"))
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
         store.close().await.unwrap();
     }
 
