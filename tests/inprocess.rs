@@ -137,6 +137,57 @@ async fn credentials_are_checked_on_every_guarded_route() {
     assert_error(&body, "invalid_builder_key");
 }
 
+/// Whichever credential a route needs, a wrong one sent beside it is 401: a builder-only route
+/// with a stale admin token, an admin-only route with an unknown builder key.
+#[tokio::test]
+async fn a_wrong_credential_beside_a_right_one_is_never_ignored() {
+    let (_dir, router) = service().await;
+    let made = Request::post("/ai/admin/builders")
+        .header("x-admin-token", ADMIN_TOKEN)
+        .header("content-type", "application/json")
+        .body(Body::from(r#"{"name":"Maker"}"#))
+        .unwrap();
+    let (status, made) = send(&router, made).await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    let key = made["builderKey"].as_str().unwrap();
+    let with = |path: &str, headers: &[(&str, &str)]| {
+        let mut request = Request::get(path);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    let (status, _) = send(
+        &router,
+        with("/ai/builders/revenue", &[("x-builder-key", key)]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = send(
+        &router,
+        with(
+            "/ai/builders/revenue",
+            &[("x-builder-key", key), ("x-admin-token", "not-the-token")],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert_error(&body, "invalid_admin_token");
+    let (status, body) = send(
+        &router,
+        with(
+            "/ai/admin/reviews",
+            &[
+                ("x-admin-token", ADMIN_TOKEN),
+                ("x-builder-key", "thb_unknown"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert_error(&body, "invalid_builder_key");
+}
+
 #[tokio::test]
 async fn bad_bodies_are_refused_before_anything_runs() {
     let (_dir, router) = service().await;

@@ -41,6 +41,7 @@ impl Api {
             .connect_timeout(Duration::from_secs(10))
             .timeout(Duration::from_secs(120))
             .user_agent(concat!("toolhost-cli/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_redirects())
             .build()
             .unwrap_or_default();
         Api {
@@ -154,6 +155,40 @@ impl Api {
     }
 }
 
+/// Redirects followed only within the origin of the request's first URL. The credential
+/// header goes with every request, and reqwest's own policy strips only the headers it knows
+/// to be sensitive (`Authorization`, cookies), not `X-Builder-Key` or `X-Admin-Token`, when a
+/// redirect leaves the origin: following one would hand the key to whoever the server (or
+/// anyone in between) names.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    /// As many hops as a misconfigured proxy could need, and no loop.
+    const MAX_HOPS: usize = 5;
+    reqwest::redirect::Policy::custom(|attempt| {
+        let origin = |url: &reqwest::Url| {
+            (
+                url.scheme().to_owned(),
+                url.host_str().map(str::to_owned),
+                url.port_or_known_default(),
+            )
+        };
+        let Some(first) = attempt.previous().first() else {
+            return attempt.follow();
+        };
+        if origin(first) != origin(attempt.url()) {
+            let message = format!(
+                "the server redirected to another origin ({}); the CLI sends its credential only \
+                 to the server it was given: if that is the right server, pass it as --server",
+                attempt.url().origin().ascii_serialization()
+            );
+            attempt.error(message)
+        } else if attempt.previous().len() > MAX_HOPS {
+            attempt.error(format!("more than {MAX_HOPS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
 /// A server URL as the commands use it: `http(s)://host[:port][/prefix]` without a trailing
 /// slash.
 fn normalize(server: &str) -> Result<String, Failure> {
@@ -223,4 +258,80 @@ pub(super) fn segment(text: &str) -> String {
             other => format!("%{other:02X}"),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use axum::http::header::LOCATION;
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::routing::get;
+    use axum::Router;
+
+    use super::*;
+
+    async fn serve(router: Router) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        format!("http://{addr}")
+    }
+
+    fn key(headers: &HeaderMap) -> Option<String> {
+        headers
+            .get(BUILDER_KEY)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    }
+
+    /// The builder key follows a redirect within the server's origin, never to another one
+    /// (another port of the same host is another origin).
+    #[tokio::test]
+    async fn a_credential_never_follows_a_redirect_to_another_origin() {
+        let reached = Arc::new(Mutex::new(Vec::new()));
+        let record = reached.clone();
+        let elsewhere = serve(Router::new().route(
+            "/landing",
+            get(move |headers: HeaderMap| async move {
+                record.lock().unwrap().push(key(&headers));
+                "{}"
+            }),
+        ))
+        .await;
+        let away = format!("{elsewhere}/landing");
+        let home = serve(
+            Router::new()
+                .route(
+                    "/away",
+                    get(
+                        move || async move { (StatusCode::TEMPORARY_REDIRECT, [(LOCATION, away)]) },
+                    ),
+                )
+                .route(
+                    "/here",
+                    get(|| async { (StatusCode::TEMPORARY_REDIRECT, [(LOCATION, "/ok")]) }),
+                )
+                .route(
+                    "/ok",
+                    get(|headers: HeaderMap| async move {
+                        axum::Json(serde_json::json!({ "key": key(&headers) }))
+                    }),
+                ),
+        )
+        .await;
+        let api = Api::new(&home, Credential::Builder("thb_secret".into()));
+        let Ok(same) = api.get("/here").await else {
+            panic!("a same-origin redirect is followed")
+        };
+        assert_eq!(same["key"], "thb_secret");
+        let Err(Failure::Network(message)) = api.get("/away").await else {
+            panic!("a cross-origin redirect is an error")
+        };
+        assert!(message.contains("another origin"), "{message}");
+        assert!(
+            reached.lock().unwrap().is_empty(),
+            "the other origin was asked"
+        );
+    }
 }

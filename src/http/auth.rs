@@ -60,8 +60,8 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        Admin::check(parts, app)?
-            .ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token"))
+        let (admin, _) = credentials(parts, app).await?;
+        admin.ok_or_else(|| ApiError::unauthorized("this route requires X-Admin-Token"))
     }
 }
 
@@ -85,18 +85,27 @@ impl FromRequestParts<AppState> for BuilderAuth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        BuilderAuth::check(parts, app)
-            .await?
-            .ok_or_else(|| ApiError::unauthorized("this route requires X-Builder-Key"))
+        let (_, builder) = credentials(parts, app).await?;
+        builder.ok_or_else(|| ApiError::unauthorized("this route requires X-Builder-Key"))
     }
+}
+
+/// Both credential headers, each checked when sent: whichever one a route needs, a wrong one
+/// beside it is 401, never ignored (a builder-only route with a stale admin token, an admin
+/// route with a revoked builder key).
+async fn credentials(
+    parts: &Parts,
+    app: &AppState,
+) -> Result<(Option<Admin>, Option<BuilderAuth>), ApiError> {
+    let admin = Admin::check(parts, app)?;
+    let builder = BuilderAuth::check(parts, app).await?;
+    Ok((admin, builder))
 }
 
 /// The admin or a builder ([`Caller`]). When both headers are sent, both must be valid and the
 /// admin wins.
 async fn caller(parts: &Parts, app: &AppState) -> Result<Option<Caller>, ApiError> {
-    let admin = Admin::check(parts, app)?;
-    let builder = BuilderAuth::check(parts, app).await?;
-    Ok(match (admin, builder) {
+    Ok(match credentials(parts, app).await? {
         (Some(Admin), _) => Some(Caller::Admin),
         (None, Some(BuilderAuth(b))) => Some(Caller::Builder(b)),
         (None, None) => None,

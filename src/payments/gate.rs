@@ -43,7 +43,7 @@ use super::payment_ids::{self, Answer, Lookup, Reservation};
 use super::recovery::PendingSettlement;
 use super::requirements::{Offer, ResourceInfo};
 use super::verify::Verified;
-use super::PaymentError;
+use super::{PaymentError, Reason};
 use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
 use crate::error::ApiError;
@@ -183,6 +183,22 @@ pub async fn gate(
         }
     };
     let refuse = |e: PaymentError| charge.offer.refuse(e);
+    if let Some(named) = payment
+        .resource_url
+        .as_deref()
+        .filter(|url| !same_resource(url, &charge.offer.resource.url))
+    {
+        // The signature covers the transfer, not the resource: a payment made out for another
+        // endpoint of the same price would otherwise buy this one.
+        return Err(refuse(PaymentError::refused(
+            Reason::InvalidPayload,
+            format!(
+                "the payment is for {}, not for {}",
+                named.chars().take(256).collect::<String>(),
+                charge.offer.resource.url
+            ),
+        )));
+    }
     let id_use = payment
         .payment_id
         .as_deref()
@@ -199,12 +215,24 @@ pub async fn gate(
                 })),
             )
         });
-    // Before verification: a replay answers even once its authorization has expired.
+    // Before verification: a replay answers even once its authorization has expired (a
+    // replay presents the very payment that was verified when the id was first used).
     let previous = match &id_use {
         None => None,
-        Some(id_use) => match id_use.lookup(store).await? {
-            Lookup::Replay(answer) => return Ok(Authorized::replay(charge, answer)),
-            Lookup::Free { previous } => Some(previous),
+        Some(id_use) => match id_use.lookup(store).await {
+            Ok(Lookup::Replay(answer)) => return Ok(Authorized::replay(charge, answer)),
+            Ok(Lookup::Free { previous }) => Some(previous),
+            Err(refusal) => {
+                // The id is held by another payment or request of this payer (409), or still
+                // running. Said only to whoever can sign as the payer: a forged payment gets
+                // the refusal any bad signature gets, so ids cannot be probed.
+                parts
+                    .facilitator
+                    .verify(&payment, &charge.offer)
+                    .await
+                    .map_err(refuse)?;
+                return Err(refusal);
+            }
         },
     };
     let verified = parts
@@ -714,6 +742,14 @@ pub fn charge_for(
             Owner::System | Owner::Admin => None,
         },
     }
+}
+
+/// Whether a payment's `resource.url` names the resource `offered`: the same path, whatever
+/// origin the client reached the 402 through (the base URL may change across a restart, and a
+/// retried payment must still pay for the endpoint it was made out for).
+fn same_resource(named: &str, offered: &str) -> bool {
+    let path = |text: &str| url::Url::parse(text).ok().map(|url| url.path().to_owned());
+    path(named).is_some_and(|named| Some(named) == path(offered))
 }
 
 /// `endpoint`'s offer as [`charge_for`] describes it, built from the endpoint's record.

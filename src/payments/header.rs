@@ -65,6 +65,9 @@ pub struct PaymentPayload {
     pub network: String,
     /// v2 only: the requirement the client chose to pay.
     pub accepted: Option<PaymentRequirements>,
+    /// v2 only, when the client names it: the URL of the resource it pays for (the 402's
+    /// `resource.url`), which must be the one the payment is presented to.
+    pub resource_url: Option<String>,
     pub payload: ExactEvmPayload,
     /// v2 only: the client's `payment-identifier` extension id, which makes the call idempotent
     /// ([`super::payment_ids`]).
@@ -77,7 +80,14 @@ pub struct PaymentPayload {
 #[serde(rename_all = "camelCase")]
 struct V2Wire {
     accepted: PaymentRequirements,
+    #[serde(default)]
+    resource: Option<V2Resource>,
     payload: ExactEvmPayload,
+}
+
+#[derive(Deserialize)]
+struct V2Resource {
+    url: String,
 }
 
 #[derive(Deserialize)]
@@ -130,6 +140,7 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
                 scheme: wire.accepted.scheme.clone(),
                 network: wire.accepted.network.clone(),
                 accepted: Some(wire.accepted),
+                resource_url: wire.resource.map(|resource| resource.url),
                 payload: wire.payload,
                 payment_id: payment_id(raw.get("extensions"))?,
                 raw,
@@ -142,6 +153,7 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
                 scheme: wire.scheme,
                 network: wire.network,
                 accepted: None,
+                resource_url: None,
                 payload: wire.payload,
                 payment_id: None,
                 raw,

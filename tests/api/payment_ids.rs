@@ -5,7 +5,7 @@
 use alloy_signer_local::PrivateKeySigner;
 use serde_json::{json, Value};
 
-use crate::payments::{ask, pay};
+use crate::payments::{ask, made_out_for, pay};
 use crate::util::{assert_error, assert_payment_required, post_paid, TestServer};
 
 const PAID: &str = "/tools/receipt-echo-paid";
@@ -135,7 +135,9 @@ async fn a_failed_call_leaves_its_id_free() {
     let other = pay_with_id(&signer, &required, ID);
     let (status, _, body) = post_paid(&server, "/tools/paid-fails", &other, json!({})).await;
     assert!(status.is_server_error(), "{status} {body}");
-    // Same price, so the unspent authorization pays for the echo under the same id.
+    // Same price, so the unspent authorization, made out for the echo this time (the resource
+    // is not signed), pays for it under the same id.
+    let header = made_out_for(&header, &server.url(PAID));
     let (status, _, body) = post_paid(&server, PAID, &header, json!({})).await;
     assert_eq!(status, 200, "{body}");
     let (status, _, again) = post_paid(&server, PAID, &header, json!({})).await;
@@ -153,5 +155,38 @@ async fn a_malformed_id_is_a_malformed_payment() {
         assert_error(status, &body, 400, "invalid_payload");
     }
     assert_eq!(server.handler_runs("receipt-echo-paid").await, 0);
+    server.stop().await;
+}
+
+/// An id in use cannot be probed: a payment that claims to come from the id's payer but is not
+/// signed by it gets the refusal any bad signature gets (402), whether or not the payer used
+/// the id, never the 409 that says it did.
+#[tokio::test]
+async fn an_id_in_use_is_not_told_to_a_forged_payment() {
+    let server = TestServer::start().await;
+    let payer = PrivateKeySigner::random();
+    let required = ask(&server, PAID).await;
+    let used = pay_with_id(&payer, &required, ID);
+    let (status, _, body) = post_paid(&server, PAID, &used, json!({"order": 1})).await;
+    assert_eq!(status, 200, "{body}");
+    let forger = PrivateKeySigner::random();
+    let forged = |id: &str| {
+        let (name, value) = pay(&forger, &required, 2, |authorization| {
+            authorization.from = payer.address().to_checksum(None);
+        });
+        let mut wire = toolhost::payments::header::decode(&value).unwrap().raw;
+        let mut extensions = required["extensions"].clone();
+        extensions["payment-identifier"]["info"]["id"] = json!(id);
+        wire["extensions"] = extensions;
+        (name, toolhost::payments::header::encode(&wire))
+    };
+    for id in [ID, "pay_never_used_by_anyone_0001"] {
+        let (status, _, body) = post_paid(&server, PAID, &forged(id), json!({"order": 2})).await;
+        assert_payment_required(status, &body, "invalid_exact_evm_payload_signature");
+    }
+    // The payer itself still learns that its id is taken.
+    let other = pay_with_id(&payer, &required, ID);
+    let (status, _, body) = post_paid(&server, PAID, &other, json!({"order": 2})).await;
+    assert_error(status, &body, 409, "payment_identifier_conflict");
     server.stop().await;
 }

@@ -59,6 +59,15 @@ pub(crate) fn pay(
     (name, toolhost::payments::header::encode(&wire))
 }
 
+/// A v2 payment `header` with its (unsigned) `resource.url` set to `url`: the same signed
+/// authorization, made out for another endpoint.
+pub(crate) fn made_out_for(header: &(&'static str, String), url: &str) -> (&'static str, String) {
+    let (name, value) = header;
+    let mut wire = toolhost::payments::header::decode(value).unwrap().raw;
+    wire["resource"]["url"] = json!(url);
+    (name, toolhost::payments::header::encode(&wire))
+}
+
 #[tokio::test]
 async fn pays_over_v2_and_v1_and_gets_verifiable_receipts() {
     let server = TestServer::start().await;
@@ -299,6 +308,8 @@ async fn handler_failure_charges_nothing_and_releases_the_nonce() {
         assert!(headers.get("payment-response").is_none() && headers.get("x-receipt-id").is_none());
         assert!(body.get("receipt").is_none());
     }
+    // The same authorization, made out for the echo of the same price.
+    let header = made_out_for(&header, &server.url(PAID));
     let (status, headers, body) = post_paid(&server, PAID, &header, json!({})).await;
     assert_eq!(status, 200, "{body}");
     assert!(headers.contains_key("payment-response"));
@@ -586,4 +597,23 @@ async fn a_settlement_outliving_the_request_deadline_still_answers_with_the_rece
     assert_eq!(status, 200);
     assert_eq!(&stored, receipt);
     assert_eq!(settles.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// A v2 payment names the resource it pays for (the 402's `resource`): presented to another
+/// endpoint of the same price it is refused, and it still pays for the endpoint it names.
+#[tokio::test]
+async fn a_v2_payment_for_one_endpoint_does_not_buy_another_of_the_same_price() {
+    let server = TestServer::start().await;
+    let mut twin = crate::util::static_endpoint("same-price-twin");
+    twin["priceUsd"] = json!(0.001);
+    server.create(crate::util::As::Admin, &twin).await;
+    let required = ask(&server, PAID).await;
+    let twin_required = ask(&server, "/tools/same-price-twin").await;
+    assert_eq!(twin_required["accepts"], required["accepts"], "same terms");
+    let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+    let (status, _, body) = post_paid(&server, "/tools/same-price-twin", &header, json!({})).await;
+    assert_payment_required(status, &body, "invalid_payload");
+    let (status, _, body) = post_paid(&server, PAID, &header, json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    server.stop().await;
 }
