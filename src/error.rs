@@ -335,8 +335,9 @@ pub type ApiResult<T> = Result<T, ApiError>;
 
 /// The most bytes an error answer's JSON takes.
 pub const MAX_ERROR_BYTES: usize = 64 * 1024;
-/// The most bytes of an error's message (longer ones are clipped, ending in `…`).
-pub const MAX_MESSAGE_BYTES: usize = 2 * 1024;
+/// The most bytes of an error's message (longer ones are clipped, ending in `…`); above the
+/// 2,048 characters a handler's thrown message is already cut to.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024;
 /// The most bytes of an error's serialized details; the rest of the answer is the message,
 /// code and framing.
 const MAX_DETAILS_BYTES: usize = MAX_ERROR_BYTES - 2 * MAX_MESSAGE_BYTES;

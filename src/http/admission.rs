@@ -193,10 +193,7 @@ pub(crate) async fn admit(
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(a)| a.ip());
     let (parts, body) = request.into_parts();
-    let json = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .is_none_or(|v| is_json(v));
+    let json = parts.headers.get(header::CONTENT_TYPE).is_none_or(is_json);
     let (bytes, held) = match read(&admission, peer, body).await {
         Ok(read) => read,
         Err(error) => return error.into_response(),
