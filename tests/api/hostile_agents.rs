@@ -537,3 +537,75 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
         peak >> 20
     );
 }
+
+/// The body budget: bytes are reserved before they are read, from the server's budget (503
+/// `overloaded` when spent) and the client's share of it (429 `rate_limited`), and given back
+/// when the request is done; a client with a small body still fits beside the held ones.
+#[tokio::test]
+async fn bodies_in_flight_are_reserved_from_the_budget_and_given_back() {
+    const MIB: usize = 1024 * 1024;
+    let server = crate::util::TestServer::start_with(|c| {
+        c.limits.admission.body_budget_bytes = 2 * MIB + MIB / 2;
+        c.limits.admission.body_budget_per_client_bytes = 2 * MIB;
+    })
+    .await;
+    let addr: SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    // 127.0.0.2 holds two bodies of 1 MiB, its whole share.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut stream = connect_from("127.0.0.2", addr).await;
+        stream
+            .write_all(head("/tools/receipt-echo", MIB).as_bytes())
+            .await
+            .unwrap();
+        stream.write_all(&[b' '; 1000]).await.unwrap();
+        held.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let refused = |source: &'static str| async move {
+        let mut stream = connect_from(source, addr).await;
+        stream
+            .write_all(head("/tools/receipt-echo", MIB).as_bytes())
+            .await
+            .unwrap();
+        answer(&mut stream, Duration::from_secs(5)).await
+    };
+    let over_share = refused("127.0.0.2").await;
+    assert!(
+        over_share.starts_with("HTTP/1.1 429") && over_share.contains("rate_limited"),
+        "{over_share}"
+    );
+    assert!(over_share.contains("retry-after: 1"), "{over_share}");
+    // Another client's 1 MiB does not fit in what is left of the server's budget.
+    let over_budget = refused("127.0.0.3").await;
+    assert!(
+        over_budget.starts_with("HTTP/1.1 503") && over_budget.contains("overloaded"),
+        "{over_budget}"
+    );
+    assert!(over_budget.contains("retry-after: 1"), "{over_budget}");
+    // A small body still fits.
+    let (status, body) = server.post("/tools/receipt-echo", &json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    // Closing the held bodies gives their bytes back: a chunked body of 1 MiB less a little,
+    // reserved step by step as it grows, now fits.
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut stream = connect_from("127.0.0.3", addr).await;
+    stream
+        .write_all(
+            b"POST /tools/receipt-echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+              transfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let chunk = vec![b' '; 100 * 1024];
+    for _ in 0..9 {
+        let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
+        framed.extend_from_slice(&chunk);
+        framed.extend_from_slice(b"\r\n");
+        stream.write_all(&framed).await.unwrap();
+    }
+    stream.write_all(b"2\r\n{}\r\n0\r\n\r\n").await.unwrap();
+    let answered = answer(&mut stream, Duration::from_secs(5)).await;
+    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+}
