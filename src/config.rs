@@ -224,6 +224,9 @@ pub struct Admission {
     pub body_grace: Duration,
     /// Open connections one client may hold; more are answered 503 `overloaded` and closed.
     pub max_connections_per_client: usize,
+    /// Bytes a connection buffers for a request head (hyper's read buffer, 400 KiB unless
+    /// set; at least 8 KiB): a longer head is answered 431 and the connection closed.
+    pub max_head_bytes: usize,
     /// Deepest nesting of arrays and objects in a JSON body (400 `malformed_json` beyond).
     pub json_max_depth: usize,
     /// Most values (scalars, arrays, objects) in a JSON body (413 `body_too_large` beyond).
@@ -239,6 +242,7 @@ impl Default for Admission {
             body_min_bytes_per_sec: 16 * 1024,
             body_grace: Duration::from_secs(2),
             max_connections_per_client: 512,
+            max_head_bytes: 64 * 1024,
             json_max_depth: 64,
             json_max_values: 100_000,
         }

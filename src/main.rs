@@ -472,6 +472,9 @@ struct AdmissionArgs {
         default_value_t = 512
     )]
     max_connections_per_client: usize,
+    /// Bytes a connection may buffer for a request head (at least 8192); a longer head gets 431.
+    #[arg(long, env = "TOOLHOST_MAX_HEAD_BYTES", default_value_t = 64 * 1024)]
+    max_head_bytes: usize,
     /// Deepest nesting of arrays and objects in a JSON body (400 `malformed_json` beyond).
     #[arg(long, env = "TOOLHOST_JSON_MAX_DEPTH", default_value_t = 64)]
     json_max_depth: usize,
@@ -483,6 +486,9 @@ struct AdmissionArgs {
 impl AdmissionArgs {
     fn into_config(self) -> Result<toolhost::config::Admission, String> {
         const MIB: usize = 1024 * 1024;
+        if self.max_head_bytes < 8192 {
+            return Err("--max-head-bytes must be at least 8192".into());
+        }
         if self.body_read_timeout_secs == 0 || self.max_connections_per_client == 0 {
             return Err(
                 "--body-read-timeout-secs and --max-connections-per-client must be at least 1"
@@ -496,6 +502,7 @@ impl AdmissionArgs {
             body_min_bytes_per_sec: self.body_min_bytes_per_sec,
             body_grace: Duration::from_secs(self.body_grace_secs),
             max_connections_per_client: self.max_connections_per_client,
+            max_head_bytes: self.max_head_bytes,
             json_max_depth: self.json_max_depth,
             json_max_values: self.json_max_values,
         })

@@ -90,6 +90,8 @@ impl Server {
                 .unwrap_or_else(default_max_connections),
             header_read_timeout: limits.header_read_timeout,
             per_client: limits.admission.max_connections_per_client,
+            // hyper refuses (panics on) less than its 8 KiB initial buffer.
+            max_head_bytes: limits.admission.max_head_bytes.max(8192),
         };
         tracing::info!(
             max_connections = connections.max,
@@ -134,6 +136,8 @@ struct ConnectionLimits {
     header_read_timeout: std::time::Duration,
     /// Open connections one client (address, IPv6 by /64) may hold.
     per_client: usize,
+    /// Bytes a connection buffers for a request head.
+    max_head_bytes: usize,
 }
 
 /// Over-cap connections answered at once; more are closed without an answer, so refusing
@@ -160,7 +164,8 @@ async fn serve(
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        .max_buf_size(limits.max_head_bytes);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, remote) = tokio::select! {

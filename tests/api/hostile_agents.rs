@@ -1,6 +1,6 @@
 //! Anonymous callers cannot exhaust the server (issue 43): several hostile agents attack a
 //! real `toolhost serve` process at once (validation amplification, held and slow bodies, slow
-//! heads, idle connections, deep and wide JSON, unpaid calls to a paid tool), each from a
+//! and oversized heads, idle connections, deep and wide JSON, unpaid calls to a paid tool), each from a
 //! loopback address of its own (127.0.0.X, all routed to `lo` on Linux), while victims from
 //! 127.0.0.1 call a free and a paid tool the whole time. Victims see no error, every attacker
 //! gets a clear one, and the server's resident memory stays within 256 MiB of what it used
@@ -343,6 +343,25 @@ async fn trickle_heads(server: &Served) {
     futures::future::join_all(tasks).await;
 }
 
+/// Large request heads: each connection buffers at most the head limit (64 KiB; hyper's own
+/// default is 400 KiB), then gets 431 at once.
+async fn huge_heads(server: &Served) {
+    let tasks = (0..20).map(|_| async move {
+        let mut stream = connect_from("127.0.0.10", server.addr()).await;
+        let mut head = b"GET /healthz HTTP/1.1\r\nx-huge: ".to_vec();
+        head.resize(100 * 1024, b'a');
+        stream.write_all(&head).await.unwrap();
+        let mut buf = [0u8; 1024];
+        match tokio::time::timeout(Duration::from_secs(1), stream.read(&mut buf)).await {
+            Ok(Ok(n)) => String::from_utf8_lossy(&buf[..n]).into_owned(),
+            _ => String::new(),
+        }
+    });
+    for answer in futures::future::join_all(tasks).await {
+        assert!(answer.starts_with("HTTP/1.1 431"), "{answer:?}");
+    }
+}
+
 /// Idle connections: one client holds at most its share; more are answered 503 `overloaded`.
 async fn idle_connections(server: &Served) {
     let mut held = Vec::new();
@@ -512,6 +531,7 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
             hold_bodies(&server),
             trickle_bodies(&server),
             trickle_heads(&server),
+            huge_heads(&server),
             idle_connections(&server),
             shapes(&server),
             unpaid_calls(&server),
