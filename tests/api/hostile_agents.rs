@@ -1,8 +1,8 @@
 //! Anonymous callers cannot exhaust the server (issue 43): several hostile agents attack a
 //! real `toolhost serve` process at once (validation amplification, held and slow bodies, slow
-//! and oversized heads, idle connections, deep and wide JSON, unpaid calls to a paid tool), each from a
-//! loopback address of its own (127.0.0.X, all routed to `lo` on Linux), while victims from
-//! 127.0.0.1 call a free and a paid tool the whole time. Victims see no error, every attacker
+//! and oversized heads, idle connections, deep and wide JSON, unpaid calls to a paid tool, MCP
+//! batches), each from a loopback address of its own (127.0.0.X, all routed to `lo` on Linux),
+//! while victims from 127.0.0.1 call a free and a paid tool the whole time. Victims see no error, every attacker
 //! gets a clear one, and the server's resident memory stays within 256 MiB of what it used
 //! idle (docs/api.md, "Limits on anonymous callers").
 
@@ -413,6 +413,23 @@ async fn shapes(server: &Served) {
     }
 }
 
+/// MCP batches of `tools/list` (each answered with the whole tool list) are refused past a
+/// few messages, before any is answered.
+async fn mcp_batches(server: &Served) {
+    let client = client_from("127.0.0.11");
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let batch = json!(vec![list; 2000]).to_string();
+    for _ in 0..5 {
+        let (status, len, body) = post_raw(&client, &server.url("/ai/mcp"), batch.clone()).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (400, &json!(-32600)),
+            "{body}"
+        );
+        assert!(len < 1024, "a {len}-byte answer");
+    }
+}
+
 /// Unpaid calls to a paid tool are anonymous requests like any other: past the client's
 /// burst they are refused 429 with `Retry-After`.
 async fn unpaid_calls(server: &Served) {
@@ -538,6 +555,7 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
             idle_connections(&server),
             shapes(&server),
             unpaid_calls(&server),
+            mcp_batches(&server),
         );
         done.store(true, Ordering::Relaxed);
     };
