@@ -7,21 +7,26 @@ Victims call a free tool (POST /tools/receipt-echo) and a paid one (POST
 /tools/receipt-echo-paid, paid with a developer credit) from 127.0.1.1..127.0.1.8, each paced
 under the anonymous-write limit, for DURATION seconds alone, then DURATION seconds while
 attackers from 127.0.0.2.. run the hostile-agent suite's attacks in a loop: validation
-amplification, held and trickled bodies, trickled heads, idle connections, deep and wide JSON,
-unpaid calls of a paid tool. Prints p50/p99 of each phase, victims' errors, attackers' answers
+amplification, held and trickled bodies, trickled and oversized heads, idle connections, deep
+and wide JSON, unpaid calls of a paid tool, MCP batches. Prints p50/p99 of each phase, victims' errors, attackers' answers
 by status, and the server's peak RSS (VmRSS of SERVER_PID).
 """
 
 import http.client
 import json
 import socket
+import subprocess
 import sys
 import threading
 import time
 from collections import Counter
 from urllib.parse import urlparse
 
-BASE, ADMIN, DURATION, SERVER_PID = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+ATTACKER = sys.argv[1] == "--attack"  # the attackers' own process (see `phase`)
+if ATTACKER:
+    BASE, DURATION = sys.argv[2], float(sys.argv[3])
+else:
+    BASE, ADMIN, DURATION, SERVER_PID = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 URL = urlparse(BASE)
 HOST, PORT = URL.hostname, URL.port
 VICTIMS = [f"127.0.1.{i}" for i in range(1, 9)]
@@ -94,10 +99,10 @@ def percentile(values, p):
 def phase(token, attack):
     stop = threading.Event()
     latencies, errors = [], []
-    answers = Counter()
     threads = [threading.Thread(target=victim, args=(v, token, stop, latencies, errors)) for v in VICTIMS]
-    if attack:
-        threads += [threading.Thread(target=a, args=(stop, answers)) for a in ATTACKS]
+    # The attackers run in a process of their own, so they do not hold the victims' GIL.
+    attackers = subprocess.Popen([sys.executable, __file__, "--attack", BASE, str(DURATION)],
+                                 stdout=subprocess.PIPE) if attack else None
     peak = rss_mib()
     for t in threads:
         t.start()
@@ -108,7 +113,21 @@ def phase(token, attack):
     stop.set()
     for t in threads:
         t.join()
+    answers = json.loads(attackers.communicate()[0]) if attackers else {}
     return latencies, errors, answers, peak
+
+
+def attack_main():
+    stop = threading.Event()
+    answers = Counter()
+    threads = [threading.Thread(target=a, args=(stop, answers)) for a in ATTACKS]
+    for t in threads:
+        t.start()
+    time.sleep(DURATION)
+    stop.set()
+    for t in threads:
+        t.join()
+    print(json.dumps(answers))
 
 
 # ---------- attackers: each loops until `stop`, counting answers by status ----------
@@ -167,6 +186,24 @@ def shapes(stop, answers):
 
 def unpaid(stop, answers):
     looped("127.0.0.9", lambda: ("/tools/receipt-echo-paid", b"{}", "unpaid"))(stop, answers)
+
+
+BATCH = json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}] * 2000).encode()
+
+
+def mcp_batches(stop, answers):
+    looped("127.0.0.11", lambda: ("/ai/mcp", BATCH, "mcp-batch"))(stop, answers)
+
+
+def huge_heads(stop, answers):
+    while not stop.is_set():
+        try:
+            s = raw("127.0.0.10", timeout=5)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nx-huge: " + b"a" * (100 * 1024))
+            answers[f"huge-head {status_of(read_answer(s))}"] += 1
+            s.close()
+        except OSError:
+            answers["huge-head closed"] += 1
 
 
 def head(length):
@@ -272,7 +309,7 @@ def idle(stop, answers):
             s.close()
 
 
-ATTACKS = [amplify, amplify_huge, shapes, unpaid, held_bodies, trickled, slow_heads, idle]
+ATTACKS = [amplify, amplify_huge, shapes, unpaid, held_bodies, trickled, slow_heads, idle, mcp_batches, huge_heads]
 
 
 def main():
@@ -299,4 +336,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    attack_main() if ATTACKER else main()
