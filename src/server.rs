@@ -149,7 +149,8 @@ const OVERLOAD_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs
 /// The accept loop. Each connection is HTTP/1 with a header-read timeout (a client that does
 /// not send a whole request head in time, including between keep-alive requests, is
 /// disconnected) and takes one of `limits.max` permits and one of its client's
-/// `limits.per_client`; a connection beyond either cap gets a 503 `overloaded` and is closed. On `shutdown`, stops accepting and waits for in-flight requests.
+/// `limits.per_client`; a connection beyond either cap gets a 503 `overloaded` and is closed.
+/// On `shutdown`, stops accepting and waits for in-flight requests.
 async fn serve(
     listener: TcpListener,
     router: axum::Router,
