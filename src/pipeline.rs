@@ -246,9 +246,13 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
         return Err(ApiError::unprocessable(
             ErrorCode::InputInvalid,
             format!(
-                "input does not match the inputSchema of {:?} ({}{} violations, the first {} listed)",
+                "input does not match the inputSchema of {:?} (violations: {}{}, listed: {})",
                 endpoint.slug,
-                if violations.truncated { "at least " } else { "" },
+                if violations.truncated {
+                    "at least "
+                } else {
+                    ""
+                },
                 violations.count,
                 violations.listed.len(),
             ),
