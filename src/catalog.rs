@@ -28,7 +28,7 @@ pub use model::{
 pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 pub use schema::{
     example_for_schema, input_from_query, json_schema_schema, optional_json_schema_schema,
-    Violation,
+    Violation, Violations,
 };
 pub use seed::{seed_catalog, SeedError};
 pub use view::{

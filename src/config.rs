@@ -203,6 +203,50 @@ pub struct HttpLimits {
     /// Anonymous writes (quotes, free tool calls, builder registration attempts) allowed per
     /// client address; `None` disables the limit (benchmarks, tests).
     pub anonymous_writes: Option<RateLimit>,
+    /// What a request may cost before it is served (issue 43).
+    pub admission: Admission,
+}
+
+/// Walls every request meets before a handler sees it, so an anonymous caller cannot exhaust
+/// the server: the bytes of bodies in flight, slow bodies, connections per client, and the
+/// shape of JSON. A client is its address (IPv6 grouped by /64).
+#[derive(Clone, Debug)]
+pub struct Admission {
+    /// Bytes of request bodies (and of the JSON parsed from them) in flight, server-wide; a
+    /// body that does not fit is answered 503 `overloaded` with `Retry-After` before it is read.
+    pub body_budget_bytes: usize,
+    /// One client's share of that budget; over it, 429 `rate_limited` with `Retry-After`.
+    pub body_budget_per_client_bytes: usize,
+    /// A whole body must arrive within this, else 408 `request_timeout` and the connection closes.
+    pub body_read_timeout: Duration,
+    /// ... and at this average rate at least, once `body_grace` has passed.
+    pub body_min_bytes_per_sec: u64,
+    pub body_grace: Duration,
+    /// Open connections one client may hold; more are answered 503 `overloaded` and closed.
+    pub max_connections_per_client: usize,
+    /// Bytes a connection buffers for a request head (hyper's read buffer, 400 KiB unless
+    /// set; at least 8 KiB): a longer head is answered 431 and the connection closed.
+    pub max_head_bytes: usize,
+    /// Deepest nesting of arrays and objects in a JSON body (400 `malformed_json` beyond).
+    pub json_max_depth: usize,
+    /// Most values (scalars, arrays, objects) in a JSON body (413 `body_too_large` beyond).
+    pub json_max_values: usize,
+}
+
+impl Default for Admission {
+    fn default() -> Self {
+        Self {
+            body_budget_bytes: 64 * 1024 * 1024,
+            body_budget_per_client_bytes: 16 * 1024 * 1024,
+            body_read_timeout: Duration::from_secs(10),
+            body_min_bytes_per_sec: 16 * 1024,
+            body_grace: Duration::from_secs(2),
+            max_connections_per_client: 512,
+            max_head_bytes: 64 * 1024,
+            json_max_depth: 64,
+            json_max_values: 100_000,
+        }
+    }
 }
 
 /// A token bucket: `burst` at once, refilled at `per_minute`.
@@ -417,6 +461,7 @@ impl Config {
                     per_minute: 600,
                     burst: 120,
                 }),
+                admission: Admission::default(),
             },
             outbound: OutboundPolicy {
                 allow_loopback: false,

@@ -275,14 +275,22 @@ impl ApiError {
     }
 
     /// The JSON shape alone, not logged: for an answer made ahead of time (the server's
-    /// ready-made 503), whose every use is logged where it happens.
+    /// ready-made 503), whose every use is logged where it happens. Bounded whatever the error
+    /// holds (see [`MAX_ERROR_BYTES`]).
     pub fn body(&self) -> ErrorBody {
+        let details = self.details.as_deref().map(|details| {
+            if fits(details, MAX_DETAILS_BYTES) {
+                details.clone()
+            } else {
+                serde_json::json!({ "truncated": true })
+            }
+        });
         ErrorBody {
             ok: false,
             error: ErrorDetail {
                 code: self.code.as_str().to_string(),
-                message: self.message.clone(),
-                details: self.details.as_deref().cloned(),
+                message: clip(&self.message, MAX_MESSAGE_BYTES),
+                details,
             },
         }
     }
@@ -319,6 +327,52 @@ impl IntoResponse for ApiError {
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
+// Bounds of an error answer (issue 43): an error is what an anonymous caller gets most cheaply,
+// so nothing in it may grow with the input. Builders of details bound them first (validation
+// lists its first violations and a count, messages that quote input are clipped); this is the
+// wall behind them: a message is clipped and details too large are replaced by
+// `{"truncated":true}`, so no error answer exceeds `MAX_ERROR_BYTES`.
+
+/// The most bytes an error answer's JSON takes.
+pub const MAX_ERROR_BYTES: usize = 64 * 1024;
+/// The most bytes of an error's message (longer ones are clipped, ending in `…`); above the
+/// 2,048 characters a handler's thrown message is already cut to.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024;
+/// The most bytes of an error's serialized details; the rest of the answer is the message,
+/// code and framing.
+const MAX_DETAILS_BYTES: usize = MAX_ERROR_BYTES - 2 * MAX_MESSAGE_BYTES;
+
+/// `text` cut to at most `max` bytes (on a character boundary, ending in `…` when cut): for
+/// messages and fields that quote a caller's input.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Whether `value` serializes to at most `max` bytes; stops writing once it does not.
+fn fits(value: &Value, max: usize) -> bool {
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or(std::io::ErrorKind::WriteZero)?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Budget(max), value).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -346,6 +400,31 @@ mod tests {
                 out.push_str(&text);
             }
         }
+    }
+
+    #[test]
+    fn error_answers_are_bounded_whatever_they_hold() {
+        use super::{clip, ApiError, MAX_ERROR_BYTES, MAX_MESSAGE_BYTES};
+        let huge = "é".repeat(1_000_000);
+        let error = ApiError::unprocessable(ErrorCode::InputInvalid, huge.clone())
+            .with_details(serde_json::json!({ "echo": huge, "list": vec![0; 100_000] }));
+        let body = serde_json::to_vec(&error.body()).unwrap();
+        assert!(body.len() <= MAX_ERROR_BYTES, "{}", body.len());
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            body["error"]["details"],
+            serde_json::json!({"truncated": true})
+        );
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.len() <= MAX_MESSAGE_BYTES && message.ends_with('…'));
+        // Small ones are untouched.
+        let small = ApiError::unprocessable(ErrorCode::InputInvalid, "short")
+            .with_details(serde_json::json!({ "a": 1 }));
+        let body = serde_json::to_value(small.body()).unwrap();
+        assert_eq!(body["error"]["details"]["a"], 1);
+        assert_eq!(body["error"]["message"], "short");
+        assert_eq!(clip("abc", 3), "abc");
+        assert_eq!(clip("abcdef", 4), "a…");
     }
 
     #[test]

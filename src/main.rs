@@ -117,6 +117,8 @@ struct ServeArgs {
     /// How many of those one client may make at once before the per-minute rate applies.
     #[arg(long, env = "TOOLHOST_ANONYMOUS_WRITES_BURST", default_value_t = 120)]
     anonymous_writes_burst: u32,
+    #[command(flatten)]
+    admission: AdmissionArgs,
     /// Days receipts of free calls (no money moved) are kept; older ones are deleted in the
     /// background (paid receipts are kept for good).
     #[arg(
@@ -257,6 +259,7 @@ impl ServeArgs {
                 per_minute: self.anonymous_writes_per_minute,
                 burst: self.anonymous_writes_burst.max(1),
             });
+        config.limits.admission = self.admission.into_config()?;
         const DAY_SECS: u64 = 86_400;
         config.retention.free_receipts =
             Duration::from_secs(self.free_receipt_retention_days.saturating_mul(DAY_SECS));
@@ -440,5 +443,68 @@ async fn serve(args: ServeArgs, log_format: LogFormat) -> std::process::ExitCode
             eprintln!("toolhost: {e}");
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+/// What a request may cost before it is served (docs/api.md, "Limits on anonymous callers").
+#[derive(clap::Args, Debug)]
+struct AdmissionArgs {
+    /// MiB of request bodies (and their parsed JSON) in flight, server-wide; a body that does
+    /// not fit is answered 503 `overloaded`.
+    #[arg(long, env = "TOOLHOST_BODY_BUDGET_MB", default_value_t = 64)]
+    body_budget_mb: usize,
+    /// MiB of that budget one client address may hold; over it, 429 `rate_limited`.
+    #[arg(long, env = "TOOLHOST_BODY_BUDGET_PER_CLIENT_MB", default_value_t = 16)]
+    body_budget_per_client_mb: usize,
+    /// Seconds a whole request body may take to arrive (408 `request_timeout` after).
+    #[arg(long, env = "TOOLHOST_BODY_READ_TIMEOUT_SECS", default_value_t = 10)]
+    body_read_timeout_secs: u64,
+    /// Least average rate, in bytes per second, of a request body after a grace period.
+    #[arg(long, env = "TOOLHOST_BODY_MIN_BYTES_PER_SEC", default_value_t = 16 * 1024)]
+    body_min_bytes_per_sec: u64,
+    /// Seconds of that grace period.
+    #[arg(long, env = "TOOLHOST_BODY_GRACE_SECS", default_value_t = 2)]
+    body_grace_secs: u64,
+    /// Open connections one client address (IPv6: one /64) may hold; more get 503 `overloaded`.
+    #[arg(
+        long,
+        env = "TOOLHOST_MAX_CONNECTIONS_PER_CLIENT",
+        default_value_t = 512
+    )]
+    max_connections_per_client: usize,
+    /// Bytes a connection may buffer for a request head (at least 8192); a longer head gets 431.
+    #[arg(long, env = "TOOLHOST_MAX_HEAD_BYTES", default_value_t = 64 * 1024)]
+    max_head_bytes: usize,
+    /// Deepest nesting of arrays and objects in a JSON body (400 `malformed_json` beyond).
+    #[arg(long, env = "TOOLHOST_JSON_MAX_DEPTH", default_value_t = 64)]
+    json_max_depth: usize,
+    /// Most values in a JSON body (413 `body_too_large` beyond).
+    #[arg(long, env = "TOOLHOST_JSON_MAX_VALUES", default_value_t = 100_000)]
+    json_max_values: usize,
+}
+
+impl AdmissionArgs {
+    fn into_config(self) -> Result<toolhost::config::Admission, String> {
+        const MIB: usize = 1024 * 1024;
+        if self.max_head_bytes < 8192 {
+            return Err("--max-head-bytes must be at least 8192".into());
+        }
+        if self.body_read_timeout_secs == 0 || self.max_connections_per_client == 0 {
+            return Err(
+                "--body-read-timeout-secs and --max-connections-per-client must be at least 1"
+                    .into(),
+            );
+        }
+        Ok(toolhost::config::Admission {
+            body_budget_bytes: self.body_budget_mb.saturating_mul(MIB),
+            body_budget_per_client_bytes: self.body_budget_per_client_mb.saturating_mul(MIB),
+            body_read_timeout: Duration::from_secs(self.body_read_timeout_secs),
+            body_min_bytes_per_sec: self.body_min_bytes_per_sec,
+            body_grace: Duration::from_secs(self.body_grace_secs),
+            max_connections_per_client: self.max_connections_per_client,
+            max_head_bytes: self.max_head_bytes,
+            json_max_depth: self.json_max_depth,
+            json_max_values: self.json_max_values,
+        })
     }
 }

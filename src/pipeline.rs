@@ -231,10 +231,14 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
             ),
         ));
     }
-    if !endpoint.is_paid() || call.test {
+    let unpaid = matches!(call.tender, Tender::Nothing | Tender::Malformed(_));
+    if !endpoint.is_paid() || call.test || unpaid {
         // A free call stores a log entry (and, for receipt-echo, a receipt) for nobody in
         // particular: limited per client. A paid one is limited by its payment. A test call
-        // pays nothing either, and runs on the host's CPU: limited like a free one.
+        // pays nothing either, and runs on the host's CPU: limited like a free one. So is a
+        // paid endpoint's request that offers no payment: its validation and 402 cost the
+        // server and nobody pays for them (issue 43); one that offers a payment or a credit
+        // spends no token, so paying callers are never slowed by the limit.
         rate_limit::anonymous_write()?;
     }
     let violations = compiled.input_violations_async(&call.input).await;
@@ -242,11 +246,18 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
         return Err(ApiError::unprocessable(
             ErrorCode::InputInvalid,
             format!(
-                "input does not match the inputSchema of {:?}",
-                endpoint.slug
+                "input does not match the inputSchema of {:?} (violations: {}{}, listed: {})",
+                endpoint.slug,
+                if violations.truncated {
+                    "at least "
+                } else {
+                    ""
+                },
+                violations.count,
+                violations.listed.len(),
             ),
         )
-        .with_details(json!({ "violations": violations })));
+        .with_details(violations.details()));
     }
     if call.test {
         return Ok(Authorized::unpaid(

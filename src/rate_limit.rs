@@ -85,7 +85,7 @@ impl Bucket {
 
 /// Who the bucket belongs to: the peer address, with IPv6 clients grouped by /64 (one host
 /// usually holds a whole /64, and could otherwise take a fresh bucket per address).
-fn client_key(peer: IpAddr) -> IpAddr {
+pub(crate) fn client_key(peer: IpAddr) -> IpAddr {
     match peer {
         IpAddr::V4(_) => peer,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -155,7 +155,7 @@ pub fn anonymous_write() -> Result<(), ApiError> {
                 StatusCode::TOO_MANY_REQUESTS,
                 ErrorCode::RateLimited,
                 format!(
-                    "too many anonymous writes from this client; retry in {seconds} s (free calls, quotes and registrations are limited per client)"
+                    "too many anonymous requests from this client; retry in {seconds} s (free calls, unpaid calls, quotes and registrations are limited per client)"
                 ),
             )
             .with_retry_after(seconds))

@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ErrorCode};
-use crate::http::{metrics, openapi, routes};
+use crate::http::{admission, metrics, openapi, routes};
 use crate::payments::settling::{self, Settling};
 use crate::rate_limit;
 use crate::{endpoints, mcp};
@@ -116,6 +116,10 @@ pub fn build_router(app: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(limiter, rate_limit::limit))
+        .layer(middleware::from_fn_with_state(
+            admission::Admission::new(&app.config.limits),
+            admission::admit,
+        ))
         .layer(middleware::from_fn_with_state(app.clone(), metrics::track))
         .layer(middleware::from_fn_with_state(timeout, deadline))
         .layer(DefaultBodyLimit::max(app.config.limits.body_bytes))

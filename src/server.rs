@@ -18,6 +18,7 @@ use tower::ServiceExt;
 use crate::app::{App, AppState, StartupError, StartupNotes};
 use crate::config::Config;
 use crate::error::{ApiError, ErrorCode};
+use crate::http::admission::{Held, Tally};
 use crate::router::build_router;
 
 pub struct Server {
@@ -88,9 +89,13 @@ impl Server {
                 .max_connections
                 .unwrap_or_else(default_max_connections),
             header_read_timeout: limits.header_read_timeout,
+            per_client: limits.admission.max_connections_per_client,
+            // hyper refuses (panics on) less than its 8 KiB initial buffer.
+            max_head_bytes: limits.admission.max_head_bytes.max(8192),
         };
         tracing::info!(
             max_connections = connections.max,
+            max_connections_per_client = connections.per_client,
             header_read_timeout_ms = connections.header_read_timeout.as_millis() as u64,
             "accepting connections"
         );
@@ -129,6 +134,10 @@ fn default_max_connections() -> usize {
 struct ConnectionLimits {
     max: usize,
     header_read_timeout: std::time::Duration,
+    /// Open connections one client (address, IPv6 by /64) may hold.
+    per_client: usize,
+    /// Bytes a connection buffers for a request head.
+    max_head_bytes: usize,
 }
 
 /// Over-cap connections answered at once; more are closed without an answer, so refusing
@@ -139,8 +148,9 @@ const OVERLOAD_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs
 
 /// The accept loop. Each connection is HTTP/1 with a header-read timeout (a client that does
 /// not send a whole request head in time, including between keep-alive requests, is
-/// disconnected) and takes one of `limits.max` permits; a connection beyond the cap gets a 503
-/// `overloaded` and is closed. On `shutdown`, stops accepting and waits for in-flight requests.
+/// disconnected) and takes one of `limits.max` permits and one of its client's
+/// `limits.per_client`; a connection beyond either cap gets a 503 `overloaded` and is closed.
+/// On `shutdown`, stops accepting and waits for in-flight requests.
 async fn serve(
     listener: TcpListener,
     router: axum::Router,
@@ -148,13 +158,15 @@ async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max));
+    let per_client = Tally::new(usize::MAX, limits.per_client);
     let answers = Arc::new(Semaphore::new(OVERLOAD_ANSWERS));
     let overloaded: Arc<[u8]> = overload_answer().into();
     let graceful = GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        .max_buf_size(limits.max_head_bytes);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, remote) = tokio::select! {
@@ -170,7 +182,8 @@ async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
+        let held = per_client.take(remote.ip(), 1);
+        let (Ok(permit), Ok(held)) = (permits.clone().try_acquire_owned(), held) else {
             if let Ok(answering) = answers.clone().try_acquire_owned() {
                 tokio::spawn(refuse(stream, overloaded.clone(), answering));
             }
@@ -187,7 +200,7 @@ async fn serve(
         let connection =
             builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
         let connection = graceful.watch(connection);
-        tokio::spawn(serve_connection(connection, permit));
+        tokio::spawn(serve_connection(connection, (permit, held)));
     }
     drop(listener);
     graceful.shutdown().await;
@@ -195,7 +208,7 @@ async fn serve(
 
 async fn serve_connection(
     connection: impl Future<Output = Result<(), hyper::Error>>,
-    permit: OwnedSemaphorePermit,
+    permit: (OwnedSemaphorePermit, Held),
 ) {
     if let Err(e) = connection.await {
         // Timeouts, resets and malformed requests are the client's business.

@@ -129,14 +129,17 @@ impl CompiledEndpoint {
     }
 
     /// [`input_violations`](Self::input_violations) for request handlers (see
-    /// [`schema::violations_off_worker`]).
-    pub async fn input_violations_async(&self, input: &serde_json::Value) -> Vec<Violation> {
-        schema::violations_off_worker(&self.validators().input, input).await
+    /// [`schema::check_off_worker`]).
+    /// Bounded (see [`schema::Violations`]).
+    pub async fn input_violations_async(&self, input: &serde_json::Value) -> schema::Violations {
+        schema::check_off_worker(&self.validators().input, input).await
     }
 
-    /// [`output_violations`](Self::output_violations) for request handlers.
+    /// [`output_violations`](Self::output_violations) for request handlers: the first ones.
     pub async fn output_violations_async(&self, output: &serde_json::Value) -> Vec<Violation> {
-        schema::violations_off_worker(&self.validators().output, output).await
+        schema::check_off_worker(&self.validators().output, output)
+            .await
+            .listed
     }
 }
 

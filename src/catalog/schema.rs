@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::error::clip;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -373,38 +374,111 @@ pub(super) fn compile_stored(schema: &Value) -> Result<jsonschema::Validator, Sc
 /// Backtracking steps one match of a legacy stored pattern may take.
 const STORED_BACKTRACK_LIMIT: usize = 100_000;
 
-/// Every violation of `instance`, in document order.
-pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
-    validator
-        .iter_errors(instance)
-        .map(|e| Violation {
-            pointer: e.instance_path.to_string(),
-            message: e.to_string(),
-            schema_path: e.schema_path.to_string(),
-        })
-        .collect()
+/// Most violations one answer lists; those past it are counted (up to
+/// [`MAX_COUNTED_VIOLATIONS`]), not listed, so the answer stays small whatever the input.
+pub(super) const MAX_LISTED_VIOLATIONS: usize = 20;
+/// Violations counted before validation stops: a count past this is reported as a lower bound.
+pub(super) const MAX_COUNTED_VIOLATIONS: usize = 1_000;
+/// Most bytes of a violation's message, pointer or schema path: a message quotes the value at
+/// fault, and a pointer the keys leading to it, both of which the caller chose.
+const MAX_VIOLATION_TEXT: usize = 512;
+
+/// The violations of a document, bounded: the first [`MAX_LISTED_VIOLATIONS`] in document
+/// order, and how many there are (validation stops after [`MAX_COUNTED_VIOLATIONS`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Violations {
+    pub listed: Vec<Violation>,
+    /// Every violation found, listed or not.
+    pub count: usize,
+    /// Validation stopped at [`MAX_COUNTED_VIOLATIONS`]: `count` is a lower bound.
+    pub truncated: bool,
 }
 
-/// [`violations`] for request handlers: a large document is validated on the blocking pool, so
+impl Violations {
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The `details` of an error answer: `violations` (the listed ones), `violationCount`, and
+    /// `truncated` when the count stopped short.
+    pub fn details(&self) -> serde_json::Value {
+        serde_json::json!({
+            "violations": self.listed,
+            "violationCount": self.count,
+            "truncated": self.truncated,
+        })
+    }
+}
+
+/// The violations of `instance` (see [`Violations`]). `iter_errors` is lazy only at the top:
+/// a keyword such as `items` collects every error below it before yielding the first, so its
+/// cost grows with the violations; [`check_off_worker`] spares large documents that.
+pub(super) fn check(validator: &jsonschema::Validator, instance: &Value) -> Violations {
+    let mut found = Violations::default();
+    for error in validator.iter_errors(instance) {
+        if found.count == MAX_COUNTED_VIOLATIONS {
+            found.truncated = true;
+            break;
+        }
+        found.count += 1;
+        if found.listed.len() < MAX_LISTED_VIOLATIONS {
+            found.listed.push(violation(&error));
+        }
+    }
+    found
+}
+
+fn violation(error: &jsonschema::ValidationError<'_>) -> Violation {
+    Violation {
+        pointer: clip(&error.instance_path.to_string(), MAX_VIOLATION_TEXT),
+        message: clip(&error.to_string(), MAX_VIOLATION_TEXT),
+        schema_path: clip(&error.schema_path.to_string(), MAX_VIOLATION_TEXT),
+    }
+}
+
+/// The first violation of `instance` alone, found without collecting the others (`validate`
+/// stops at the first): for large documents, whose every violation listed would cost memory in
+/// proportion to the document (issue 43 measured 826 MB for one 1 MB body). `truncated`, since
+/// there may be more.
+fn first_violation(validator: &jsonschema::Validator, instance: &Value) -> Violations {
+    match validator.validate(instance) {
+        Ok(()) => Violations::default(),
+        Err(error) => Violations {
+            listed: vec![violation(&error)],
+            count: 1,
+            truncated: true,
+        },
+    }
+}
+
+/// The first violations of `instance` (at most [`MAX_LISTED_VIOLATIONS`]), in document order.
+pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
+    check(validator, instance).listed
+}
+
+/// [`check`] for request handlers: a large document is validated on the blocking pool, so
 /// validating it (linear in its size with linear-time patterns, but up to the body or result
-/// limit) never holds an async worker that `/healthz` and other requests need. Small ones,
-/// nearly every call, stay inline: a hop to the blocking pool costs more than they do.
-pub(crate) async fn violations_off_worker(
+/// limit) never holds an async worker that `/healthz` and other requests need, and up to its
+/// first violation only ([`first_violation`]). Small ones, nearly every call, stay inline: a
+/// hop to the blocking pool costs more than they do.
+pub(crate) async fn check_off_worker(
     validator: &Arc<jsonschema::Validator>,
     instance: &Value,
-) -> Vec<Violation> {
+) -> Violations {
     if !is_large(instance) {
-        return violations(validator, instance);
+        return check(validator, instance);
     }
     let (validator, instance) = (validator.clone(), instance.clone());
-    tokio::task::spawn_blocking(move || violations(&validator, &instance))
+    tokio::task::spawn_blocking(move || first_violation(&validator, &instance))
         .await
-        .unwrap_or_else(|e| {
-            vec![Violation {
+        .unwrap_or_else(|e| Violations {
+            listed: vec![Violation {
                 pointer: String::new(),
                 message: format!("validation did not complete: {e}"),
                 schema_path: String::new(),
-            }]
+            }],
+            count: 1,
+            truncated: false,
         })
 }
 
@@ -530,6 +604,34 @@ fn scalar(kind: &str, raw: String) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn violations_are_listed_up_to_a_cap_with_their_count_and_clipped() {
+        let v = compile(&json!({"additionalProperties": {"type": "integer"}})).unwrap();
+        let long = "x".repeat(5_000);
+        let many: Map<String, Value> = (0..1_500)
+            .map(|i| (format!("{i}{long}"), Value::String(long.clone())))
+            .collect();
+        let found = check(&v, &Value::Object(many));
+        assert_eq!(found.listed.len(), MAX_LISTED_VIOLATIONS);
+        assert_eq!(found.count, MAX_COUNTED_VIOLATIONS);
+        assert!(found.truncated);
+        for violation in &found.listed {
+            assert!(violation.message.len() <= MAX_VIOLATION_TEXT);
+            assert!(violation.pointer.len() <= MAX_VIOLATION_TEXT);
+        }
+        let details = found.details().to_string();
+        assert!(details.len() < 40 * 1024, "{}", details.len());
+        let few = check(&v, &json!({"a": "x", "b": 1, "c": "y"}));
+        assert_eq!((few.listed.len(), few.count, few.truncated), (2, 2, false));
+        // A large document: its first violation only, without collecting the rest.
+        let first = first_violation(&v, &json!({"a": "x", "b": 1, "c": "y"}));
+        assert_eq!(
+            (first.listed.len(), first.count, first.truncated),
+            (1, 1, true)
+        );
+        assert!(first_violation(&v, &json!({"b": 1})).is_empty());
+    }
 
     #[test]
     fn violations_carry_pointers() {

@@ -6,7 +6,7 @@ use axum::http::{header, StatusCode};
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{clip, ApiError, ErrorCode};
 
 /// A JSON request body. An empty body reads as `{}` so that schema validation, not the parser,
 /// reports missing fields. A non-JSON `Content-Type` gets 415; a body over the limit 413;
@@ -70,6 +70,8 @@ async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Ap
 
 /// Most shape errors one answer lists (each found by one more pass over the body).
 const MAX_SHAPE_ERRORS: usize = 32;
+/// Most bytes of one shape error's message or pointer.
+const MAX_SHAPE_MESSAGE: usize = 512;
 
 /// Deserializes `value` into `T`, collecting every top-level field of the wrong shape: each
 /// error names its field, which is then set aside so the next pass finds the next one. A
@@ -106,15 +108,17 @@ pub fn parse_fields<T: DeserializeOwned>(mut value: serde_json::Value) -> Result
             .map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1")))
             .collect();
         // A required field set aside for its shape is then missing: already reported.
+        // Clipped: serde quotes the value or field at fault, which the caller chose.
+        let pointer = clip(&pointer, MAX_SHAPE_MESSAGE);
         if errors.iter().any(|e| e["pointer"] == pointer.as_str()) {
             break;
         }
         let field = path.first().cloned().unwrap_or_default();
         errors.push(serde_json::json!({
             "pointer": pointer,
-            "field": field,
+            "field": clip(&field, MAX_SHAPE_MESSAGE),
             "code": ErrorCode::InvalidBody.as_str(),
-            "message": message,
+            "message": clip(&message, MAX_SHAPE_MESSAGE),
         }));
         let set_aside = !missing
             && value

@@ -224,7 +224,7 @@ struct ReceiptArgs {
 fn parse<T: serde::de::DeserializeOwned>(arguments: Value) -> Result<T, Value> {
     serde_json::from_value(arguments).map_err(|e| {
         payment::error_result(
-            json!({"ok": false, "error": {"code": ErrorCode::InputInvalid.as_str(), "message": e.to_string()}}),
+            json!({"ok": false, "error": {"code": ErrorCode::InputInvalid.as_str(), "message": crate::error::clip(&e.to_string(), crate::error::MAX_MESSAGE_BYTES)}}),
         )
     })
 }

@@ -300,6 +300,11 @@ fn refuse_modern(
 /// The body's messages, classified, and whether they came as a batch; or the refusal of the
 /// whole body (a JSON-RPC error object, answered 400): a batch where the revision has none, or
 /// an empty one.
+/// Most messages in a batch. Each answer is built in memory before the batch's answer leaves,
+/// and one `tools/list` answer is the whole tool list: without a cap, a 100 KB batch of them
+/// was answered with 45 MB (issue 43).
+const MAX_BATCH: usize = 16;
+
 fn plan(version: &str, value: Value) -> Result<(Vec<Item>, bool), Value> {
     let refusal = |message: String| failure(Value::Null, &RpcError::invalid_request(message));
     match value {
@@ -311,6 +316,12 @@ fn plan(version: &str, value: Value) -> Result<(Vec<Item>, bool), Value> {
             }
             if messages.is_empty() {
                 return Err(refusal("empty batch".into()));
+            }
+            if messages.len() > MAX_BATCH {
+                return Err(refusal(format!(
+                    "a batch holds at most {MAX_BATCH} messages; this one has {}",
+                    messages.len()
+                )));
             }
             let items = messages.into_iter().map(|m| item(m, true)).collect();
             Ok((items, true))

@@ -17,6 +17,7 @@ mod errors;
 mod fetch;
 mod grants;
 mod health_and_metrics;
+mod hostile_agents;
 mod js_client;
 mod kv_atomic;
 mod lifecycle;

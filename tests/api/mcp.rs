@@ -620,6 +620,18 @@ async fn batches_only_under_2025_03_26() {
         );
     }
     assert_eq!(send(&server, &[], "[]").await.status, 400);
+    // At most 16 messages: each answer is built before the batch's leaves (a batch of 2,000
+    // `tools/list` was answered with 45 MB).
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let reply = send(&server, &[], &json!(vec![list.clone(); 16]).to_string()).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let reply = send(&server, &[], &json!(vec![list; 17]).to_string()).await;
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (400, json!(-32600)),
+        "{}",
+        reply.text
+    );
     let notes = r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
     assert_eq!(send(&server, &[], notes).await.status, 202);
 }

@@ -1,0 +1,398 @@
+//! Admission: what a request may cost the server before a handler sees it (issue 43). Agents
+//! call without an account, so every wall here holds against an anonymous caller:
+//!
+//! - **A memory budget for bodies in flight.** A body's bytes are reserved from a server-wide
+//!   budget and from its client's share of it *before* they are read (the whole declared
+//!   `Content-Length` at once; a chunked body step by step as it grows, up to the body limit),
+//!   and so are the bytes its JSON will take once parsed. A body that does not fit is answered
+//!   at once: 503 `overloaded` when the server's budget is spent, 429 `rate_limited` when the
+//!   client's share is, both with `Retry-After`. The reservation is held until the response
+//!   leaves the handler.
+//! - **Slow bodies are cut off.** A body must arrive within a deadline and, after a grace
+//!   period, at a minimum average rate (nginx's `client_body_timeout`, as hyper's header read
+//!   timeout does for the head); else 408 `request_timeout` and the connection closes.
+//! - **JSON is bounded before it is parsed.** A byte scan (no allocation) refuses nesting deeper
+//!   than the configured depth (400 `malformed_json`) and more values than the configured count
+//!   (413 `body_too_large`), so neither the parser nor schema validation meets an unbounded
+//!   document.
+//!
+//! [`Tally`] also limits connections per client in the accept loop (`crate::server`).
+//! A client is its address, IPv6 grouped by /64 as for the rate limit.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::{Body, HttpBody};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::BytesMut;
+use futures::StreamExt;
+use tokio::time::Instant;
+
+use crate::config;
+use crate::error::{ApiError, ErrorCode};
+use crate::rate_limit::client_key;
+
+/// Counts of something clients hold (bytes of bodies, connections), bounded in total and per
+/// client. The map holds only clients that hold something now.
+pub struct Tally {
+    total_max: usize,
+    per_client_max: usize,
+    held: Mutex<(usize, HashMap<IpAddr, usize>)>,
+}
+
+/// Why a [`Tally`] refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The server's total is spent.
+    Server,
+    /// This client's share is.
+    Client,
+}
+
+/// What a client holds of a [`Tally`]; given back when dropped.
+pub struct Held {
+    tally: Arc<Tally>,
+    client: IpAddr,
+    amount: usize,
+}
+
+impl Tally {
+    pub fn new(total_max: usize, per_client_max: usize) -> Arc<Self> {
+        Arc::new(Self {
+            total_max,
+            per_client_max,
+            held: Mutex::new((0, HashMap::new())),
+        })
+    }
+
+    /// Takes `amount` for the client at `peer` (grouped by [`client_key`]).
+    pub fn take(self: &Arc<Self>, peer: IpAddr, amount: usize) -> Result<Held, Refusal> {
+        let mut held = Held {
+            tally: self.clone(),
+            client: client_key(peer),
+            amount: 0,
+        };
+        held.grow(amount)?;
+        Ok(held)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (usize, HashMap<IpAddr, usize>)> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Held {
+    /// Takes `more` on top of what is held.
+    pub fn grow(&mut self, more: usize) -> Result<(), Refusal> {
+        let tally = &self.tally;
+        let mut guard = tally.lock();
+        let (total, clients) = &mut *guard;
+        let mine = clients.get(&self.client).copied().unwrap_or(0);
+        if mine.saturating_add(more) > tally.per_client_max {
+            return Err(Refusal::Client);
+        }
+        if total.saturating_add(more) > tally.total_max {
+            return Err(Refusal::Server);
+        }
+        *total += more;
+        *clients.entry(self.client).or_insert(0) += more;
+        self.amount += more;
+        Ok(())
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.amount == 0 {
+            return;
+        }
+        let mut guard = self.tally.lock();
+        let (total, clients) = &mut *guard;
+        *total -= self.amount;
+        if let Some(mine) = clients.get_mut(&self.client) {
+            *mine -= self.amount;
+            if *mine == 0 {
+                clients.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// The state of the [`admit`] middleware.
+#[derive(Clone)]
+pub struct Admission {
+    limits: config::Admission,
+    body_limit: usize,
+    budget: Arc<Tally>,
+}
+
+/// A chunked body's reservation grows by this much at a time.
+const RESERVE_STEP: usize = 64 * 1024;
+/// Bytes reserved per JSON value for the parsed document (a `serde_json::Value` and its share
+/// of the array or map holding it).
+const BYTES_PER_VALUE: usize = 48;
+
+impl Admission {
+    pub fn new(limits: &config::HttpLimits) -> Self {
+        let admission = limits.admission.clone();
+        Self {
+            budget: Tally::new(
+                admission.body_budget_bytes,
+                admission.body_budget_per_client_bytes,
+            ),
+            limits: admission,
+            body_limit: limits.body_bytes,
+        }
+    }
+}
+
+/// The answer to a request refused by a [`Tally`]: 503 `overloaded` for the server, 429
+/// `rate_limited` for one client over its share, both with `Retry-After`.
+pub fn refused(refusal: Refusal, what: &str) -> ApiError {
+    let (status, code, message) = match refusal {
+        Refusal::Server => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Overloaded,
+            format!("the server is busy with other {what}; retry later"),
+        ),
+        Refusal::Client => (
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            format!("this client has too many {what} in flight; retry after they finish"),
+        ),
+    };
+    ApiError::new(status, code, message).with_retry_after(1)
+}
+
+fn too_large(message: String) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::BodyTooLarge,
+        message,
+    )
+}
+
+/// Middleware: reads the request body under the budget, the deadline and the minimum rate,
+/// checks a JSON body's shape, and passes the request on with its body in memory, holding the
+/// reservation until the handler has answered.
+pub(crate) async fn admit(
+    State(admission): State<Admission>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.body().is_end_stream() {
+        return next.run(request).await;
+    }
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(a)| a.ip());
+    let (parts, body) = request.into_parts();
+    let json = parts.headers.get(header::CONTENT_TYPE).is_none_or(is_json);
+    let (bytes, held) = match read(&admission, peer, body).await {
+        Ok(read) => read,
+        Err(error) => return error.into_response(),
+    };
+    let mut held = held;
+    if json {
+        let shape = scan_json(&bytes, &admission.limits);
+        let values = match shape {
+            Ok(values) => values,
+            Err(error) => return error.into_response(),
+        };
+        if let Err(refusal) = held.grow(values.saturating_mul(BYTES_PER_VALUE)) {
+            return refused(refusal, "request bodies").into_response();
+        }
+    }
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes.freeze())))
+        .await;
+    drop(held);
+    response
+}
+
+/// The body's bytes and their reservation; the error answer when it does not fit, is too
+/// large, or is too slow.
+async fn read(
+    admission: &Admission,
+    peer: IpAddr,
+    body: Body,
+) -> Result<(BytesMut, Held), ApiError> {
+    let limits = &admission.limits;
+    let limit = admission.body_limit;
+    let declared = body
+        .size_hint()
+        .exact()
+        .and_then(|n| usize::try_from(n).ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large(format!(
+            "request body is larger than {limit} bytes"
+        )));
+    }
+    let first = declared.unwrap_or(RESERVE_STEP).min(limit);
+    let mut held = admission
+        .budget
+        .take(peer, first)
+        .map_err(|r| refused(r, "request bodies"))?;
+    let mut bytes = BytesMut::with_capacity(first);
+    let mut body = body.into_data_stream();
+    let started = Instant::now();
+    let rate = limits.body_min_bytes_per_sec.max(1) as f64;
+    loop {
+        // The next bytes are due when the average rate since the start would fall below the
+        // minimum (after the grace period), and never after the whole body's deadline.
+        let at_rate = limits.body_grace + Duration::from_secs_f64((bytes.len() + 1) as f64 / rate);
+        let due = started + at_rate.min(limits.body_read_timeout);
+        let data = match tokio::time::timeout_at(due, body.next()).await {
+            Err(_) => {
+                return Err(ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    ErrorCode::RequestTimeout,
+                    format!(
+                        "request body too slow: it must arrive within {} s, at {} bytes/s at least after {} s",
+                        limits.body_read_timeout.as_secs_f64(),
+                        limits.body_min_bytes_per_sec,
+                        limits.body_grace.as_secs_f64(),
+                    ),
+                )
+                .with_header(header::CONNECTION, HeaderValue::from_static("close")));
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                return Err(ApiError::bad_request(
+                    ErrorCode::UnreadableBody,
+                    format!("request body could not be read: {e}"),
+                ))
+            }
+            Ok(Some(Ok(data))) => data,
+        };
+        let len = bytes.len() + data.len();
+        if len > limit {
+            return Err(too_large(format!(
+                "request body is larger than {limit} bytes"
+            )));
+        }
+        if len > held.amount {
+            let more = (len - held.amount)
+                .max(RESERVE_STEP)
+                .min(limit - held.amount);
+            held.grow(more).map_err(|r| refused(r, "request bodies"))?;
+        }
+        bytes.extend_from_slice(&data);
+    }
+    Ok((bytes, held))
+}
+
+fn is_json(value: &HeaderValue) -> bool {
+    let mime = value.to_str().unwrap_or_default();
+    let mime = mime.split(';').next().unwrap_or_default().trim();
+    mime.eq_ignore_ascii_case("application/json")
+        || (mime.len() > 17
+            && mime[..12].eq_ignore_ascii_case("application/")
+            && mime[mime.len() - 5..].eq_ignore_ascii_case("+json"))
+}
+
+/// How many values `bytes` holds as JSON, counted without parsing (containers, and one per
+/// `,` and `:` outside strings, so an object's keys count too), refusing nesting deeper than
+/// `json_max_depth` or more values than `json_max_values`. Bytes that are not JSON are left
+/// to the parser to refuse.
+fn scan_json(bytes: &[u8], limits: &config::Admission) -> Result<usize, ApiError> {
+    let (mut depth, mut values) = (0usize, 1usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in bytes {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                values += 1;
+                if depth > limits.json_max_depth {
+                    return Err(ApiError::bad_request(
+                        ErrorCode::MalformedJson,
+                        format!(
+                            "request body nests arrays and objects deeper than {} levels",
+                            limits.json_max_depth
+                        ),
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' | b':' => values += 1,
+            _ => continue,
+        }
+        if values > limits.json_max_values {
+            return Err(too_large(format!(
+                "request body holds more than {} JSON values",
+                limits.json_max_values
+            )));
+        }
+    }
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tally_bounds_the_total_and_each_client_and_gives_back_on_drop() {
+        let tally = Tally::new(100, 60);
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let held_a = tally.take(a, 50).unwrap();
+        assert_eq!(tally.take(a, 20).err(), Some(Refusal::Client));
+        let mut held_b = tally.take(b, 40).unwrap();
+        assert_eq!(held_b.grow(20).err(), Some(Refusal::Server));
+        drop(held_a);
+        held_b.grow(20).unwrap();
+        drop(held_b);
+        assert_eq!(*tally.lock(), (0, HashMap::new()));
+        // IPv6 addresses of one /64 share one client's share.
+        let v6a: IpAddr = "2001:db8::1".parse().unwrap();
+        let v6b: IpAddr = "2001:db8::2".parse().unwrap();
+        let _held = tally.take(v6a, 60).unwrap();
+        assert_eq!(tally.take(v6b, 1).err(), Some(Refusal::Client));
+    }
+
+    #[test]
+    fn json_is_scanned_for_depth_and_width() {
+        let limits = config::Admission {
+            json_max_depth: 3,
+            json_max_values: 10,
+            ..config::Admission::default()
+        };
+        assert_eq!(scan_json(b"[0,0,0]", &limits).unwrap(), 4);
+        assert_eq!(
+            scan_json(br#"{"a":0,"b":"[[[[,,,,,"}"#, &limits).unwrap(),
+            5
+        );
+        assert_eq!(scan_json(br#""\"[[[[""#, &limits).unwrap(), 1);
+        let deep = scan_json(b"[[[[]]]]", &limits).unwrap_err();
+        assert_eq!(deep.code, ErrorCode::MalformedJson);
+        let wide = scan_json(b"[0,0,0,0,0,0,0,0,0,0,0]", &limits).unwrap_err();
+        assert_eq!(wide.code, ErrorCode::BodyTooLarge);
+    }
+
+    #[test]
+    fn json_content_types() {
+        let json = |v: &'static str| is_json(&HeaderValue::from_static(v));
+        assert!(json("application/json"));
+        assert!(json("Application/JSON; charset=utf-8"));
+        assert!(json("application/problem+json"));
+        assert!(!json("text/plain"));
+        assert!(!json("application/x-www-form-urlencoded"));
+    }
+}
