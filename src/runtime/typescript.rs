@@ -11,10 +11,20 @@
 //! big enough for the deepest unbracketed chains a source of the largest allowed size can
 //! hold (`!!!!…x`, `a=a=…`, `a?b:a?b:…`, measured in `tests/api/typescript.rs`). The JS is
 //! printed without indentation, so deep statement nesting cannot make the output quadratic.
+//!
+//! What a source becomes is bounded too, not only its size. oxc folds each `enum` member to a
+//! constant (`A1 = A0 + A0` is printed as the string itself), so members that double each
+//! other grow exponentially: 25 of them, under 500 bytes of source, were 1.15 GB in the
+//! server and a 64 MiB frame that killed a worker. So the strings the members can fold to are
+//! bounded from the syntax before oxc evaluates anything ([`enum_folding`]), and the printed
+//! JavaScript is checked against [`MAX_OUTPUT_BYTES`]. With both, a transpile costs time and
+//! memory in proportion to the source's size limit.
 
 use std::path::Path;
 
 use oxc::allocator::Allocator;
+use oxc::ast::ast::{Expression, Program, TSEnumDeclaration};
+use oxc::ast_visit::{walk, Visit};
 use oxc::codegen::{Codegen, CodegenOptions, CommentOptions};
 use oxc::diagnostics::OxcDiagnostic;
 use oxc::parser::Parser;
@@ -28,6 +38,15 @@ use crate::catalog::SourceLanguage;
 /// Deepest nesting of parentheses, brackets and braces a TypeScript source may have. Counted
 /// on the raw text (brackets in strings and comments count too), far above hand-written code.
 const MAX_NESTING: usize = 1_000;
+
+/// The most bytes of string all `enum` members of a source may fold to together: as much as
+/// hand-written enums hold many times over (a member's value longer than the whole source can
+/// only come from folding).
+const MAX_ENUM_FOLD_BYTES: usize = 1 << 20;
+
+/// The most JavaScript a source may become. The source is at most 256 KiB; what oxc prints of
+/// it is about as long, plus the folded enum strings.
+const MAX_OUTPUT_BYTES: usize = 4 << 20;
 
 /// The transpiling thread's stack: the deepest chains without brackets in a source of the
 /// largest size (256 KiB) need about a quarter of this in an optimized build. It is reserved,
@@ -104,6 +123,7 @@ fn transpile(source: &str) -> Result<Module, TranspileError> {
         return Err(diagnostic(source, error));
     }
     let mut program = parsed.program;
+    enum_folding(source, &program)?;
     // The transformer adds scopes (room for them saves a regrow) and needs enum members
     // evaluated to inline them.
     let scoping = SemanticBuilder::new()
@@ -126,6 +146,16 @@ fn transpile(source: &str) -> Result<Module, TranspileError> {
             ..CodegenOptions::default()
         })
         .build(&program);
+    if printed.code.len() > MAX_OUTPUT_BYTES {
+        return Err(TranspileError::Source {
+            message: format!(
+                "transpiling exceeded a resource limit: the JavaScript made of this source \
+                 would be {} bytes, over the limit of {MAX_OUTPUT_BYTES}",
+                printed.code.len()
+            ),
+            position: None,
+        });
+    }
     let map = printed.map.map(|map| SourceMap {
         tokens: map
             .get_tokens()
@@ -165,6 +195,89 @@ fn nesting(source: &str) -> Result<(), TranspileError> {
         }
     }
     Ok(())
+}
+
+/// Refuses a source whose `enum` members could fold to more than [`MAX_ENUM_FOLD_BYTES`] of
+/// strings, at the member that goes past it. A bound, from the syntax alone, on what oxc's
+/// enum evaluation may build: a literal is its length, `a + b` and a template the sum of their
+/// parts, and a reference to another member (by name or as `E.x`) as much as the largest
+/// member so far, since it can only name one evaluated before it.
+fn enum_folding(source: &str, program: &Program<'_>) -> Result<(), TranspileError> {
+    let mut folding = EnumFolding::default();
+    folding.visit_program(program);
+    match folding.over {
+        None => Ok(()),
+        Some(at) => Err(TranspileError::Source {
+            message: format!(
+                "transpiling exceeded a resource limit: the enum members of this source fold \
+                 to more than {MAX_ENUM_FOLD_BYTES} bytes of strings (each member that is made \
+                 of others is printed as the whole string)"
+            ),
+            position: Some(line_column(source, at as usize)),
+        }),
+    }
+}
+
+/// The running bound of [`enum_folding`].
+#[derive(Default)]
+struct EnumFolding {
+    /// The largest bound of any member so far.
+    largest: usize,
+    /// The bounds of all members so far, added up.
+    total: usize,
+    /// Where the total first went past the limit.
+    over: Option<u32>,
+}
+
+/// What a number folds to, at most (`Number.prototype.toString` is at most 25 characters).
+const NUMBER_BYTES: usize = 32;
+
+impl EnumFolding {
+    fn bound(&self, expr: &Expression<'_>) -> usize {
+        match expr {
+            Expression::StringLiteral(literal) => literal.value.len(),
+            Expression::TemplateLiteral(template) => {
+                let quasis = template.quasis.iter().map(|quasi| {
+                    let cooked = quasi.value.cooked.as_ref().map_or(0, |c| c.len());
+                    cooked.max(quasi.value.raw.len())
+                });
+                let parts = template.expressions.iter().map(|e| self.bound(e));
+                quasis.chain(parts).fold(0, usize::saturating_add)
+            }
+            Expression::BinaryExpression(binary) => self
+                .bound(&binary.left)
+                .saturating_add(self.bound(&binary.right)),
+            Expression::UnaryExpression(unary) => self.bound(&unary.argument).max(NUMBER_BYTES),
+            Expression::ParenthesizedExpression(inner) => self.bound(&inner.expression),
+            Expression::Identifier(_)
+            | Expression::StaticMemberExpression(_)
+            | Expression::ComputedMemberExpression(_)
+            | Expression::PrivateFieldExpression(_) => self.largest.max(NUMBER_BYTES),
+            // Anything else is not folded: the member keeps its expression.
+            _ => NUMBER_BYTES,
+        }
+    }
+}
+
+impl<'a> Visit<'a> for EnumFolding {
+    fn visit_ts_enum_declaration(&mut self, decl: &TSEnumDeclaration<'a>) {
+        // oxc evaluates an enum after the declarations nested in its members.
+        walk::walk_ts_enum_declaration(self, decl);
+        for member in &decl.body.members {
+            if self.over.is_some() {
+                return;
+            }
+            let bound = member
+                .initializer
+                .as_ref()
+                .map_or(NUMBER_BYTES, |init| self.bound(init));
+            self.largest = self.largest.max(bound);
+            self.total = self.total.saturating_add(bound);
+            if self.total > MAX_ENUM_FOLD_BYTES {
+                self.over = Some(member.span.start);
+            }
+        }
+    }
 }
 
 /// oxc's diagnostic as a syntax error at its first label.
@@ -309,6 +422,37 @@ mod tests {
             ")".repeat(MAX_NESTING)
         );
         assert!(ts(&fine).is_ok());
+    }
+
+    /// Members that double each other fold exponentially: refused from the syntax, before oxc
+    /// evaluates them (25 members took the server to 1.15 GB), at the member past the limit.
+    /// Enums of ordinary size, strings made of strings included, pass.
+    #[test]
+    fn enum_members_that_fold_past_the_limit_are_refused() {
+        let doubling = |members: usize| {
+            let mut source = String::from("enum E {\n  A0 = \"abcdefgh\",\n");
+            for i in 1..members {
+                source.push_str(&format!("  A{i} = A{} + A{},\n", i - 1, i - 1));
+            }
+            source + "}\nexport default () => E.A1;\n"
+        };
+        let started = std::time::Instant::now();
+        let Err(TranspileError::Source { message, position }) = ts(&doubling(25)) else {
+            panic!("accepted")
+        };
+        assert!(message.contains("resource limit"), "{message}");
+        // A reference counts at least as a number's 32 bytes, so member `Ai` is bounded by
+        // 32 << i: `A15` (line 17) takes the total past 1 MiB.
+        assert_eq!(position, Some((17, 3)));
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+        // Doubled through `E.x` and templates alike.
+        let templated = (1..30).fold(String::from("enum T { B0 = 'x' }\n"), |s, i| {
+            s + &format!("enum T{i} {{ B = `${{T{}.B}}${{T{}.B}}` }}\n", i - 1, i - 1)
+        });
+        let templated = templated.replace("T0.B", "T.B0");
+        assert!(matches!(ts(&templated), Err(TranspileError::Source { .. })));
+        let module = ts(&doubling(10)).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(module.js.contains(&"abcdefgh".repeat(512)));
     }
 
     #[test]

@@ -301,6 +301,27 @@ async fn hostile_typescript_gets_a_clear_answer_and_neighbours_answer() {
         );
         assert_eq!(body["error"]["details"]["line"], 1, "{body}");
         assert!(started.elapsed() < Duration::from_secs(5));
+        // Enum members that double each other: 25 of them (under 500 bytes) once folded to
+        // 256 MiB of string in the server and killed a worker with a 64 MiB frame. Refused
+        // from the syntax, at publish and for a draft alike, at the member past the limit.
+        let started = Instant::now();
+        let mut doubling = String::from("enum E {\n  A0 = \"abcdefgh\",\n");
+        for i in 1..25 {
+            doubling.push_str(&format!("  A{i} = A{} + A{},\n", i - 1, i - 1));
+        }
+        doubling.push_str("}\nexport default () => ({ n: E.A24.length });\n");
+        let draft = json!({"source": doubling, "sourceLanguage": "typescript", "input": {}});
+        for (path, body) in [
+            ("/ai/endpoints/create", ts("ts-enum-bomb", &doubling)),
+            ("/ai/builders/drafts/run", draft),
+        ] {
+            let (status, body) = server.call("POST", path, who, Some(&body)).await;
+            assert_error(status, &body, 422, "compile_error");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains("resource limit"), "{path}: {body}");
+            assert_eq!(body["error"]["details"]["line"], 17, "{path}: {body}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(5));
         // Chains without brackets, as deep as the cap allows: whatever the answer, it is an
         // answer (the transpiler's thread has the stack for them), not a dead server.
         let chains = [
