@@ -264,13 +264,27 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
             app.charge_for(&compiled.endpoint, call.transport),
         ));
     }
-    payments::gate(
+    if endpoint.is_paid() && !unpaid {
+        // A client whose payments keep being refused has them verified no more for a while
+        // (a forged payment costs a signature recovery and pays for nothing); a payment that
+        // is accepted spends nothing, so paying callers are never held up.
+        rate_limit::payment_standing()?;
+    }
+    let gated = payments::gate(
         &app.payment_parts(),
         app.charge_for(&compiled.endpoint, call.transport),
         &call.tender,
         &call.input,
     )
-    .await
+    .await;
+    if !unpaid
+        && gated
+            .as_ref()
+            .is_err_and(|refusal| refusal.status == StatusCode::PAYMENT_REQUIRED)
+    {
+        rate_limit::payment_refused();
+    }
+    gated
 }
 
 /// Runs the handler; settles and issues the receipt only when it succeeded (a 2xx result).

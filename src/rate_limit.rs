@@ -26,7 +26,12 @@ const MAX_CLIENTS: usize = 16_384;
 
 pub struct RateLimiter {
     limit: RateLimit,
+    /// Anonymous writes (free calls, unpaid calls, quotes, registrations).
     buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    /// Refused payments, a bucket of their own: verifying a payment costs the server a
+    /// signature recovery, and a client whose payments keep being refused pays for none of
+    /// them, while one whose payments succeed never spends from it.
+    refusals: Mutex<HashMap<IpAddr, Bucket>>,
 }
 
 #[derive(Clone, Copy)]
@@ -40,6 +45,7 @@ impl RateLimiter {
         Self {
             limit,
             buckets: Mutex::new(HashMap::new()),
+            refusals: Mutex::new(HashMap::new()),
         }
     }
 
@@ -49,9 +55,21 @@ impl RateLimiter {
 
     /// Takes one token from `client`'s bucket, or says how long until one is back.
     fn take(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+        self.take_from(&self.buckets, client, now, 1.0)
+    }
+
+    /// Takes `tokens` (1, or 0 to look without taking) from `client`'s bucket in `buckets`,
+    /// or says how long until one is back.
+    fn take_from(
+        &self,
+        buckets: &Mutex<HashMap<IpAddr, Bucket>>,
+        client: IpAddr,
+        now: Instant,
+        tokens: f64,
+    ) -> Result<(), Duration> {
         let burst = f64::from(self.limit.burst.max(1));
         let rate = self.per_second();
-        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let mut buckets = buckets.lock().unwrap_or_else(|p| p.into_inner());
         if buckets.len() >= MAX_CLIENTS && !buckets.contains_key(&client) {
             buckets.retain(|_, b| b.refilled(now, rate) < burst);
             if buckets.len() >= MAX_CLIENTS {
@@ -67,7 +85,7 @@ impl RateLimiter {
         bucket.tokens = bucket.refilled(now, rate).min(burst);
         bucket.at = now;
         if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
+            bucket.tokens -= tokens;
             Ok(())
         } else if rate > 0.0 {
             Err(Duration::from_secs_f64((1.0 - bucket.tokens) / rate))
@@ -148,19 +166,46 @@ pub fn carry<F: std::future::Future>(future: F) -> impl std::future::Future<Outp
 /// (limit disabled) it always allows.
 pub fn anonymous_write() -> Result<(), ApiError> {
     let verdict = CLIENT.try_with(|client| client.limiter.take(client.key, Instant::now()));
+    limited(
+        verdict.ok(),
+        "free calls, unpaid calls, quotes and registrations",
+    )
+}
+
+/// Whether the client may have a payment verified: 429 `rate_limited` when its refused
+/// payments have emptied their bucket (spends nothing: only a refusal does, see
+/// [`payment_refused`]).
+pub fn payment_standing() -> Result<(), ApiError> {
+    let verdict = CLIENT.try_with(|client| {
+        let limiter = &client.limiter;
+        limiter.take_from(&limiter.refusals, client.key, Instant::now(), 0.0)
+    });
+    limited(verdict.ok(), "payments that are refused")
+}
+
+/// A payment of the client's was refused: it spends a token of the refusals' bucket.
+pub fn payment_refused() {
+    let _ = CLIENT.try_with(|client| {
+        let limiter = &client.limiter;
+        limiter.take_from(&limiter.refusals, client.key, Instant::now(), 1.0)
+    });
+}
+
+/// The 429 for an empty bucket (`None`: no limit in force); `what` says what it limits.
+fn limited(verdict: Option<Result<(), Duration>>, what: &str) -> Result<(), ApiError> {
     match verdict {
-        Ok(Err(wait)) => {
+        Some(Err(wait)) => {
             let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
             Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 ErrorCode::RateLimited,
                 format!(
-                    "too many anonymous requests from this client; retry in {seconds} s (free calls, unpaid calls, quotes and registrations are limited per client)"
+                    "too many anonymous requests from this client; retry in {seconds} s ({what} are limited per client)"
                 ),
             )
             .with_retry_after(seconds))
         }
-        Ok(Ok(())) | Err(_) => Ok(()),
+        Some(Ok(())) | None => Ok(()),
     }
 }
 
@@ -186,6 +231,29 @@ mod tests {
         assert!(limiter.take("192.0.2.2".parse().unwrap(), now).is_ok());
         assert!(limiter.take(client, now + Duration::from_secs(1)).is_ok());
         assert!(limiter.take(client, now + Duration::from_secs(1)).is_err());
+    }
+
+    /// Refused payments have a bucket of their own: looking does not spend, a refusal does,
+    /// and emptying it leaves the anonymous-write bucket alone.
+    #[test]
+    fn refused_payments_spend_a_bucket_of_their_own() {
+        let limiter = limiter(60, 2);
+        let client: IpAddr = "192.0.2.1".parse().unwrap();
+        let now = Instant::now();
+        let look = |limiter: &RateLimiter| limiter.take_from(&limiter.refusals, client, now, 0.0);
+        for _ in 0..5 {
+            assert!(look(&limiter).is_ok());
+        }
+        for _ in 0..2 {
+            assert!(limiter
+                .take_from(&limiter.refusals, client, now, 1.0)
+                .is_ok());
+        }
+        assert!(look(&limiter).is_err());
+        assert!(
+            limiter.take(client, now).is_ok(),
+            "writes have their own tokens"
+        );
     }
 
     #[test]

@@ -556,6 +556,60 @@ async fn anonymous_writes_are_rate_limited_per_client() {
     assert_eq!(status, 200, "{body}");
 }
 
+/// Refused payments spend a bucket of their own per client: a client sending forged payments
+/// is answered 429 before its next one is verified, while another client's payment, and the
+/// same client's unpaid 402s and free calls, go on as before.
+#[tokio::test]
+async fn refused_payments_are_rate_limited_per_client() {
+    let server = TestServer::start_with(|c| {
+        c.limits.anonymous_writes = Some(toolhost::config::RateLimit {
+            per_minute: 60,
+            burst: 3,
+        })
+    })
+    .await;
+    let required = crate::payments::ask(&server, "/tools/receipt-echo-paid").await;
+    let forger = alloy_signer_local::PrivateKeySigner::random();
+    let victim = alloy_signer_local::PrivateKeySigner::random();
+    let forged = || {
+        crate::payments::pay(&forger, &required, 2, |authorization| {
+            authorization.from = victim.address().to_checksum(None);
+        })
+    };
+    for _ in 0..3 {
+        let (status, _, body) =
+            crate::util::post_paid(&server, "/tools/receipt-echo-paid", &forged(), json!({})).await;
+        crate::util::assert_payment_required(status, &body, "invalid_exact_evm_payload_signature");
+    }
+    let (status, _, body) =
+        crate::util::post_paid(&server, "/tools/receipt-echo-paid", &forged(), json!({})).await;
+    assert_error(status, &body, 429, "rate_limited");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("refused"),
+        "{body}"
+    );
+    // Another client pays as usual.
+    let elsewhere = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .unwrap();
+    let (name, value) = crate::payments::pay(&victim, &required, 2, |_| {});
+    let response = elsewhere
+        .post(server.url("/tools/receipt-echo-paid"))
+        .header(name, value)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // The forger's free calls have their own tokens.
+    let (status, body) = server.post("/tools/receipt-echo", &json!({})).await;
+    assert_eq!(status, 200, "{body}");
+}
+
 /// Reads `stream` to its end; the bytes read, or `None` if it stayed open past `limit`.
 async fn read_to_close(stream: &mut tokio::net::TcpStream, limit: Duration) -> Option<Vec<u8>> {
     use tokio::io::AsyncReadExt;

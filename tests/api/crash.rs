@@ -32,7 +32,7 @@ use serde_json::{json, Value};
 use toolhost::payments::nonces::{self, Stored};
 use toolhost::store::{SledStore, Store, Tree};
 
-use crate::payments::pay;
+use crate::payments::{made_out_for, pay};
 use crate::util::node::Node;
 use crate::util::{assert_payment_required, read, ADMIN_TOKEN};
 
@@ -47,6 +47,8 @@ const ANSWERS_BEFORE_KILL: usize = 40;
 struct Payment {
     header: (&'static str, String),
     nonce: B256,
+    /// The endpoint it is made out for (a v2 payment names its resource).
+    path: &'static str,
 }
 
 async fn post(client: &reqwest::Client, url: &str, payment: &Payment) -> Option<(u16, Value)> {
@@ -114,11 +116,16 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
     create_slow_endpoint(&client, &node).await;
     let signer = Arc::new(PrivateKeySigner::random());
     let new_payment = {
-        let (signer, required) = (signer.clone(), required.clone());
-        move || {
+        let (signer, required, base) = (signer.clone(), required.clone(), node.url(""));
+        move |path: &'static str| {
             let nonce = B256::from(rand::random::<[u8; 32]>());
             let header = pay(&signer, &required, 2, |a| a.nonce = nonce.to_string());
-            Payment { header, nonce }
+            let header = made_out_for(&header, &format!("{base}{path}"));
+            Payment {
+                header,
+                nonce,
+                path,
+            }
         }
     };
 
@@ -140,7 +147,7 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
             let (client, new_payment) = (client.clone(), new_payment.clone());
             tokio::spawn(async move {
                 while !stop.load(Ordering::SeqCst) {
-                    let payment = new_payment();
+                    let payment = new_payment(path);
                     in_flight
                         .lock()
                         .unwrap()
@@ -236,7 +243,9 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
         .await;
         assert_eq!(status, 200, "receipt {receipt_id} answered before the kill");
         assert_eq!(receipt["receiptId"], receipt_id.as_str());
-        let (status, body) = post(&client, &node.url(PAID), payment).await.unwrap();
+        let (status, body) = post(&client, &node.url(payment.path), payment)
+            .await
+            .unwrap();
         assert_payment_required(
             status.try_into().unwrap(),
             &body,
