@@ -6,9 +6,7 @@
 //! gets a clear one, and the server's resident memory stays within 256 MiB of what it used
 //! idle (docs/api.md, "Limits on anonymous callers").
 
-use std::io::{BufRead, BufReader};
 use std::net::{IpAddr, SocketAddr};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,15 +16,17 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
+use crate::util::node::Node;
 use crate::util::{assert_error, payment_required, read, static_endpoint, ADMIN_TOKEN};
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
 /// The bound on the server's memory under attack, over its idle resident set (docs/api.md).
 const RSS_BOUND_OVER_IDLE: u64 = 256 * 1024 * 1024;
 /// Limits of the server under attack: the defaults, except shorter timeouts (so the suite is
 /// quick) and fewer connections per client (so the idle-connection attacker meets the cap
-/// with few sockets).
+/// with few sockets). The anonymous-write limit is one of the walls: its default is set again
+/// here because test nodes turn it off.
 const LIMITS: &[(&str, &str)] = &[
+    ("TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE", "600"),
     ("TOOLHOST_HEADER_READ_TIMEOUT_SECS", "2"),
     ("TOOLHOST_BODY_READ_TIMEOUT_SECS", "3"),
     ("TOOLHOST_BODY_GRACE_SECS", "1"),
@@ -34,80 +34,41 @@ const LIMITS: &[(&str, &str)] = &[
 ];
 const CONNECTIONS_PER_CLIENT: usize = 64;
 
-/// A `toolhost serve` child process (its memory is its own, unlike an in-process server's).
+/// A `toolhost serve` child process (its memory is its own, unlike an in-process server's),
+/// with the limits under test.
 struct Served {
-    child: Child,
-    base: String,
+    node: Node,
     _dir: tempfile::TempDir,
 }
 
 impl Served {
     fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(BIN)
-            .args([
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-                "--admin-token",
-                ADMIN_TOKEN,
-            ])
-            .arg("--data")
-            .arg(dir.path().join("data"))
-            .envs(LIMITS.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let base = loop {
-            match lines.next() {
-                Some(Ok(line)) => {
-                    if let Some(url) = line.trim().strip_prefix("toolhost listening on ") {
-                        break url.trim_end_matches('/').to_string();
-                    }
-                }
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    panic!("the server did not start");
-                }
-            }
-        };
-        // Keep draining stdout so the child never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Self {
-            child,
-            base,
-            _dir: dir,
-        }
+        let data = dir.path().join("data").display().to_string();
+        let node = Node::try_start_with(&["--data", &data], LIMITS)
+            .unwrap_or_else(|printed| panic!("the server did not start:\n{printed}"));
+        Self { node, _dir: dir }
     }
 
     fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        self.node.url(path)
     }
 
     fn addr(&self) -> SocketAddr {
-        self.base
+        self.node
+            .base
             .trim_start_matches("http://")
+            .trim_end_matches('/')
             .parse()
             .expect("the base URL is an address")
     }
 
     /// The server's resident set, in bytes.
     fn rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.node.pid())).unwrap();
         let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
         let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
         kib * 1024
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

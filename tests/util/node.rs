@@ -41,6 +41,12 @@ impl Node {
 
     /// Like [`Node::start`], but a node that exits or never listens gives what it printed.
     pub fn try_start(args: &[&str]) -> Result<Node, String> {
+        Self::try_start_with(args, &[])
+    }
+
+    /// Like [`Node::try_start`], with environment variables `env` set last (they override
+    /// the defaults below, the anonymous-write limit among them).
+    pub fn try_start_with(args: &[&str], env: &[(&str, &str)]) -> Result<Node, String> {
         let log = tempfile::NamedTempFile::new().expect("log file");
         let mut child = Command::new(BIN)
             .args([
@@ -54,6 +60,7 @@ impl Node {
             .env("RUST_LOG", "warn")
             // Test load comes from one loopback address; the per-client limit is tested elsewhere.
             .env("TOOLHOST_ANONYMOUS_WRITES_PER_MINUTE", "0")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(log.reopen().expect("log file"))
             .spawn()
@@ -92,6 +99,11 @@ impl Node {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// The node's process id (its `/proc` entry: memory, threads).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends `method path` with the admin token and an optional JSON body.
