@@ -295,7 +295,9 @@ declare namespace toolhost {
   interface KvListOptions {
     /** Only keys starting with this (default: all). */
     prefix?: string;
-    /** At most this many entries (a positive integer; the server caps it). */
+    /** At most this many entries (a positive integer; the server caps it at 1000). A page
+     * also stops before 1 MiB of keys and values, with a `cursor`: page on until it is
+     * `null`. */
     limit?: number;
     /** The `cursor` of the previous page. */
     cursor?: string | null;

@@ -20,6 +20,14 @@ use crate::storage::kv::{self, Committed, KvWriters, Stored};
 use crate::storage::{host_error, now_secs, scoped_key, storage_error, write_counted, Space};
 use crate::store::{Store, Tree};
 
+/// The most bytes of stored keys and values one `ctx.kv.list` page holds: a page of the
+/// largest limit over the largest values would be 64 MiB, and a handler can ask for many at
+/// once. A page that stops here has a cursor, as one that stops at its limit.
+pub(crate) const MAX_LIST_PAGE_BYTES: usize = 1 << 20;
+
+/// Rows a `ctx.kv.list` reads from the store at a time.
+const LIST_SCAN_ROWS: usize = 64;
+
 #[derive(Clone)]
 pub struct StoreHost {
     store: Arc<dyn Store>,
@@ -111,6 +119,9 @@ impl StoreHost {
         }
     }
 
+    /// A page of at most `limit` live entries and [`MAX_LIST_PAGE_BYTES`] of stored keys and
+    /// values (at least one entry), read from the store [`LIST_SCAN_ROWS`] rows at a time, so
+    /// neither the page nor the reading of it grows with the limit times the value size.
     async fn kv_list_now(
         &self,
         slug: &str,
@@ -122,20 +133,25 @@ impl StoreHost {
         let mut after = cursor.map(|c| scoped_key(slug, &c));
         let now = now_secs();
         let mut entries = Vec::new();
+        let mut page_bytes = 0usize;
+        let rows = (limit + 1).min(LIST_SCAN_ROWS);
         loop {
             let page = self
                 .store
-                .scan_prefix(Tree::HandlerKv, &scan_prefix, after.as_deref(), limit + 1)
+                .scan_prefix(Tree::HandlerKv, &scan_prefix, after.as_deref(), rows)
                 .await
                 .map_err(storage_error)?;
-            let exhausted = page.len() <= limit;
+            let exhausted = page.len() < rows;
             for (key, bytes) in page {
                 after = Some(key.clone());
                 let Ok(Some(stored)) = Stored::live(&bytes, now) else {
                     continue;
                 };
                 let key = String::from_utf8_lossy(&key[slug.len() + 1..]).into_owned();
-                if entries.len() == limit {
+                let size = key.len() + bytes.len();
+                if entries.len() == limit
+                    || (!entries.is_empty() && page_bytes + size > MAX_LIST_PAGE_BYTES)
+                {
                     // One more live entry exists: the page ends at the previous one.
                     let last: &KvEntry = entries.last().expect("limit > 0");
                     return Ok(KvPage {
@@ -143,6 +159,7 @@ impl StoreHost {
                         entries,
                     });
                 }
+                page_bytes += size;
                 entries.push(KvEntry {
                     key,
                     value: stored.v,
@@ -412,6 +429,34 @@ mod tests {
         assert!(page.cursor.is_none());
         assert!(h.kv_delete("a", "k4").await.unwrap());
         assert!(!h.kv_delete("a", "k4").await.unwrap());
+    }
+
+    /// A page stops at its byte cap with a cursor, however high its limit, and paging on
+    /// reaches every entry once.
+    #[tokio::test]
+    async fn kv_list_pages_are_bounded_in_bytes() {
+        let h = host(Quotas::default()).await;
+        let value = Value::from("v".repeat(60 * 1024));
+        for i in 0..40 {
+            h.kv_set("a", &format!("k{i:02}"), value.clone(), None)
+                .await
+                .unwrap();
+        }
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = h.kv_list("a", "", 1000, cursor).await.unwrap();
+            let bytes: usize = page.entries.iter().map(|e| e.key.len() + 60 * 1024).sum();
+            assert!(bytes <= MAX_LIST_PAGE_BYTES, "a page of {bytes} bytes");
+            assert!(!page.entries.is_empty());
+            seen.extend(page.entries.into_iter().map(|e| e.key));
+            cursor = page.cursor;
+            if cursor.is_none() {
+                break;
+            }
+        }
+        let expected: Vec<String> = (0..40).map(|i| format!("k{i:02}")).collect();
+        assert_eq!(seen, expected);
     }
 
     #[tokio::test]
