@@ -34,6 +34,7 @@ mod runtime;
 mod safety;
 mod sandbox;
 mod secrets;
+mod tenant_ops;
 mod test_calls;
 mod tools;
 mod typescript;

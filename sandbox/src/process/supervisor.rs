@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use super::host_ops::HostAnswer;
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
 use crate::{
@@ -42,6 +43,15 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
 /// `ctx` operations one worker may have in progress in the server at once; more are refused
 /// (`overloaded`), so a compromised worker cannot flood the server with tasks.
 const MAX_HOST_OPS_PER_WORKER: usize = 4096;
+/// `ctx` operations of one builder (an endpoint's owner; the operator's endpoints each count
+/// as their own) in progress on one worker at once; more are refused (`resource_limit`), so
+/// one builder cannot spend the worker's share, nor hold more than this many replies being
+/// built (a file read is at most about 1.4 MiB of reply).
+const MAX_HOST_OPS_PER_BUILDER: usize = 128;
+/// Bytes of one builder's replies waiting to be written to a worker: a reply that would go
+/// past it is replaced by a `resource_limit` error (a worker that stops reading, or a handler
+/// that starts many large reads, cannot pile replies up in the server).
+const MAX_QUEUED_REPLY_BYTES_PER_BUILDER: usize = 32 << 20;
 
 /// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
 /// worker gets no environment, no other arguments and only its three standard streams.
@@ -144,7 +154,9 @@ impl Slot {
 /// A live worker process, as the server sees it.
 struct Worker {
     pid: u32,
-    frames: mpsc::UnboundedSender<Vec<u8>>,
+    frames: mpsc::UnboundedSender<Frame>,
+    /// Each builder's `ctx` operations in progress and reply bytes queued on this worker.
+    builders: Arc<Mutex<HashMap<String, BuilderOps>>>,
     state: Mutex<WorkerState>,
     alive: AtomicBool,
     kill: Notify,
@@ -155,6 +167,100 @@ struct Worker {
     /// Set once the server decided to recycle it (it dropped its share of isolates); it takes
     /// calls until its successor is ready.
     recycled: AtomicBool,
+}
+
+/// A frame on its way to a worker, with what it holds of its builder's reply budget (given
+/// back when it is dropped, once written: see `wire::write_all`).
+struct Frame {
+    bytes: Vec<u8>,
+    _reply: Option<QueuedReply>,
+}
+
+impl AsRef<[u8]> for Frame {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// One builder's share of a worker's `ctx` operations.
+#[derive(Default)]
+struct BuilderOps {
+    in_progress: usize,
+    queued_bytes: usize,
+}
+
+/// A reply's bytes counted against its builder until the reply is written.
+struct QueuedReply {
+    builders: Arc<Mutex<HashMap<String, BuilderOps>>>,
+    builder: String,
+    bytes: usize,
+}
+
+impl Drop for QueuedReply {
+    fn drop(&mut self) {
+        let mut builders = self.builders.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(ops) = builders.get_mut(&self.builder) {
+            ops.queued_bytes -= self.bytes;
+            if ops.in_progress == 0 && ops.queued_bytes == 0 {
+                builders.remove(&self.builder);
+            }
+        }
+    }
+}
+
+impl Worker {
+    /// Counts an operation of `builder` in progress, or refuses it over its share.
+    fn begin_op(&self, builder: &str) -> Result<(), crate::HostError> {
+        let mut builders = self.builders.lock().unwrap_or_else(PoisonError::into_inner);
+        let ops = builders.entry(builder.to_owned()).or_default();
+        if ops.in_progress >= MAX_HOST_OPS_PER_BUILDER {
+            return Err(crate::HostError::new(
+                "resource_limit",
+                format!(
+                    "more than {MAX_HOST_OPS_PER_BUILDER} ctx operations of this builder are in \
+                     progress at once"
+                ),
+            ));
+        }
+        ops.in_progress += 1;
+        Ok(())
+    }
+
+    /// Ends an operation of `builder`: its reply, counted until written, or a
+    /// `resource_limit` error in its place when the builder's queued replies are at their cap.
+    fn end_op(&self, builder: &str, id: u64, result: Result<HostAnswer, crate::HostError>) {
+        let frame = wire::encode(&ToWorker::HostReply { id, result });
+        let mut builders = self.builders.lock().unwrap_or_else(PoisonError::into_inner);
+        let ops = builders.entry(builder.to_owned()).or_default();
+        ops.in_progress -= 1;
+        if ops.queued_bytes + frame.len() > MAX_QUEUED_REPLY_BYTES_PER_BUILDER {
+            if ops.in_progress == 0 && ops.queued_bytes == 0 {
+                builders.remove(builder);
+            }
+            drop(builders);
+            let result = Err(crate::HostError::new(
+                "resource_limit",
+                format!(
+                    "the reply ({} bytes) would take this builder's replies waiting for the \
+                     sandbox past {MAX_QUEUED_REPLY_BYTES_PER_BUILDER} bytes",
+                    frame.len()
+                ),
+            ));
+            self.send(&ToWorker::HostReply { id, result });
+            return;
+        }
+        ops.queued_bytes += frame.len();
+        drop(builders);
+        let reply = QueuedReply {
+            builders: self.builders.clone(),
+            builder: builder.to_owned(),
+            bytes: frame.len(),
+        };
+        let _ = self.frames.send(Frame {
+            bytes: frame,
+            _reply: Some(reply),
+        });
+    }
 }
 
 #[derive(Default)]
@@ -355,6 +461,7 @@ impl WorkerPool {
         let worker = Arc::new(Worker {
             pid,
             frames,
+            builders: Arc::default(),
             state: Mutex::new(WorkerState {
                 ready: Some(ready),
                 ..WorkerState::default()
@@ -472,21 +579,34 @@ impl WorkerPool {
                     worker.send(&ToWorker::HostReply { id, result });
                     return Ok(());
                 }
+                let Some(code) = code else {
+                    worker.host_ops.fetch_sub(1, Ordering::AcqRel);
+                    let result = Err(crate::HostError::new(
+                        "sandbox_internal",
+                        "no call of this endpoint is in progress",
+                    ));
+                    worker.send(&ToWorker::HostReply { id, result });
+                    return Ok(());
+                };
+                // The operator's endpoints (no owner) each count as a builder of their own.
+                let builder = code.owner.clone().unwrap_or_else(|| code.slug.clone());
+                if let Err(refused) = worker.begin_op(&builder) {
+                    worker.host_ops.fetch_sub(1, Ordering::AcqRel);
+                    worker.send(&ToWorker::HostReply {
+                        id,
+                        result: Err(refused),
+                    });
+                    return Ok(());
+                }
                 let pool = self.clone();
                 let worker = worker.clone();
                 tokio::spawn(async move {
-                    let result = match code {
-                        None => Err(crate::HostError::new(
-                            "sandbox_internal",
-                            "no call of this endpoint is in progress",
-                        )),
-                        Some(code) => match op.checked(&code, &pool.inner.config) {
-                            Ok(op) => op.run(pool.inner.host.as_ref(), &code.slug).await,
-                            Err(refused) => Err(refused.into()),
-                        },
+                    let result = match op.checked(&code, &pool.inner.config) {
+                        Ok(op) => op.run(pool.inner.host.as_ref(), &code.slug).await,
+                        Err(refused) => Err(refused.into()),
                     };
                     worker.host_ops.fetch_sub(1, Ordering::AcqRel);
-                    worker.send(&ToWorker::HostReply { id, result });
+                    worker.end_op(&builder, id, result);
                 });
             }
             FromWorker::Stats { id, stats } => {
@@ -762,7 +882,10 @@ impl Worker {
 
     fn send_frame(&self, frame: Vec<u8>) {
         // A closed queue means the worker is gone; its reader answers the waiting callers.
-        let _ = self.frames.send(frame);
+        let _ = self.frames.send(Frame {
+            bytes: frame,
+            _reply: None,
+        });
     }
 
     /// Whether the worker must be sent the code with this call.

@@ -149,22 +149,31 @@ pub(crate) async fn read<T: DeserializeOwned>(
 }
 
 /// Writes queued frames until the queue closes, many at a time.
-pub(crate) async fn write_all(
+/// The frames of a batch are kept until it is written: what a frame holds (the server's
+/// accounting of a reply's bytes, see `supervisor::Frame`) is given back once the bytes have
+/// left, not when they were copied into the batch.
+pub(crate) async fn write_all<F: AsRef<[u8]>>(
     mut writer: impl AsyncWrite + Unpin,
-    mut frames: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut frames: mpsc::UnboundedReceiver<F>,
 ) -> io::Result<()> {
     let mut batch = Vec::new();
+    let mut held = Vec::new();
     while let Some(frame) = frames.recv().await {
-        batch.extend_from_slice(&frame);
+        batch.extend_from_slice(frame.as_ref());
+        held.push(frame);
         while batch.len() < MAX_BATCH_BYTES {
             match frames.try_recv() {
-                Ok(frame) => batch.extend_from_slice(&frame),
+                Ok(frame) => {
+                    batch.extend_from_slice(frame.as_ref());
+                    held.push(frame);
+                }
                 Err(_) => break,
             }
         }
         writer.write_all(&batch).await?;
         writer.flush().await?;
         batch.clear();
+        held.clear();
     }
     Ok(())
 }

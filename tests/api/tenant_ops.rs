@@ -1,0 +1,94 @@
+//! One builder cannot spend the `ctx` operations a worker has for every builder (issue 36):
+//! an attacker's call holding hundreds of slow outbound requests at once gets `resource_limit`
+//! past its builder's share, while another builder's kv calls on the same worker go on.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::util::{As, TestServer};
+
+/// Starts `n` `ctx.httpGetJson` requests at once and counts how they ended, by error code.
+const FLOOD: &str = r#"
+export default async function (req, ctx) {
+  const settled = await Promise.allSettled(
+    Array.from({ length: req.input.n }, () => ctx.httpGetJson(req.input.url)));
+  const ended = {};
+  for (const s of settled) {
+    const key = s.status === "fulfilled" ? "ok" : (s.reason.code ?? s.reason.name);
+    ended[key] = (ended[key] ?? 0) + 1;
+  }
+  return ended;
+}
+"#;
+
+/// Counts in kv.
+const COUNTER: &str = r#"
+export default async function (req, ctx) {
+  const n = ((await ctx.kv.get("n")) ?? 0) + 1;
+  await ctx.kv.set("n", n);
+  return { n };
+}
+"#;
+
+fn js(slug: &str, source: &str, capabilities: Value) -> Value {
+    json!({
+        "slug": slug, "title": slug, "description": "A tenant.", "priceUsd": 0,
+        "handlerType": "js_request_response", "source": source,
+        "capabilities": capabilities, "safetyAttestation": {"accepted": true},
+    })
+}
+
+#[tokio::test]
+async fn one_builders_operations_cannot_crowd_out_another_builders() {
+    // A peer that answers after 3 s: every request of the flood stays in progress.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let peer = listener.local_addr().unwrap();
+    let slow = axum::Router::new().route(
+        "/slow",
+        axum::routing::get(|| async {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            axum::Json(json!({}))
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, slow).await });
+    let server = TestServer::start_with(|c| {
+        c.outbound.allow_loopback = true;
+        c.runtime.pool.default_limits.timeout = Duration::from_secs(20);
+    })
+    .await;
+    let (_, attacker) = server.builder("Flooder").await;
+    let (_, victim) = server.builder("Counter").await;
+    server
+        .create(
+            As::Builder(&attacker),
+            &js("flood", FLOOD, json!({"httpGetJson": true})),
+        )
+        .await;
+    server.grant("flood", json!({"httpGetJson": true})).await;
+    server
+        .create(
+            As::Builder(&victim),
+            &js("count", COUNTER, json!({"kv": true})),
+        )
+        .await;
+    server.grant("count", json!({"kv": true})).await;
+
+    let input = json!({"n": 400, "url": format!("http://{peer}/slow")});
+    let flood = server.post("/tools/flood", &input);
+    let victims = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        for i in 1..=10 {
+            let (status, body) = server.post("/tools/count", &json!({})).await;
+            assert_eq!(status, 200, "the victim's call {i}: {body}");
+            assert_eq!(body["n"], i, "{body}");
+        }
+    };
+    let ((status, ended), ()) = tokio::join!(flood, victims);
+    assert_eq!(status, 200, "{ended}");
+    let limited = ended["resource_limit"].as_u64().unwrap_or(0);
+    let ok = ended["ok"].as_u64().unwrap_or(0);
+    assert_eq!(ok + limited, 400, "{ended}");
+    assert!(ok <= 128, "at most the builder's share ran: {ended}");
+    assert!(limited >= 400 - 128, "{ended}");
+}
