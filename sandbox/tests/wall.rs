@@ -187,8 +187,9 @@ async fn a_worker_that_breaks_the_protocol_is_replaced() {
     pool.shutdown().await;
 }
 
-/// A worker that floods the server with `ctx` operations gets at most 4,096 in progress at
-/// once; the rest are refused `overloaded`, and the server serves the next call as usual.
+/// A worker that floods the server with `ctx` operations of one endpoint gets at most its
+/// builder's share (128) in progress at once, well inside the worker's 4,096; the rest are
+/// refused `resource_limit`, and the server serves the next call as usual.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_flood_of_operations_from_a_worker_is_capped() {
     let (pool, _) = workers();
@@ -220,7 +221,7 @@ async fn a_flood_of_operations_from_a_worker_is_capped() {
         .await;
     assert_eq!(
         tally,
-        ["allowed: 4096", "refused overloaded: 1904"],
+        ["allowed: 128", "refused resource_limit: 5872"],
         "{tally:?}"
     );
     ok(running.await.unwrap());
