@@ -1,6 +1,9 @@
-//! One builder cannot spend the `ctx` operations a worker has for every builder (issue 36):
-//! an attacker's call holding hundreds of slow outbound requests at once gets `resource_limit`
-//! past its builder's share, while another builder's kv calls on the same worker go on.
+//! One builder cannot spend the `ctx` operations a worker has for every builder (issue 36).
+//! An attacker's call that starts hundreds of slow `ctx.httpGetJson` requests at once gets
+//! its call's share of outbound requests (`fetch` and `httpGetJson` together: 6 at once) and
+//! `too_large` for the rest, while another builder's kv calls on the same worker go on. (The
+//! server's own cap on one builder's operations in progress, for a worker that ignores the
+//! call's share, is proven with a compromised worker in `sandbox/tests/wall.rs`.)
 
 use std::time::Duration;
 
@@ -86,9 +89,5 @@ async fn one_builders_operations_cannot_crowd_out_another_builders() {
     };
     let ((status, ended), ()) = tokio::join!(flood, victims);
     assert_eq!(status, 200, "{ended}");
-    let limited = ended["resource_limit"].as_u64().unwrap_or(0);
-    let ok = ended["ok"].as_u64().unwrap_or(0);
-    assert_eq!(ok + limited, 400, "{ended}");
-    assert!(ok <= 128, "at most the builder's share ran: {ended}");
-    assert!(limited >= 400 - 128, "{ended}");
+    assert_eq!(ended, json!({"ok": 6, "too_large": 394}), "{ended}");
 }

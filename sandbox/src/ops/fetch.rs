@@ -97,12 +97,61 @@ pub(crate) fn check_request(request: &FetchRequest, limits: &FetchLimits) -> Res
     Ok(())
 }
 
-/// The requests of the running call, by the key the glue gave each.
+/// The outbound requests of the running call: its `fetch`es by the key the glue gave each,
+/// and its `ctx.httpGetJson`s in flight, counted together against [`FetchLimits`].
 #[derive(Default)]
 pub(crate) struct FetchCall {
     requests: HashMap<u32, Open>,
+    /// `ctx.httpGetJson` requests in flight. Shared with each request's op, which gives its
+    /// place back when it ends, into this call's count even if another call has begun since.
+    http_in_flight: Rc<std::cell::Cell<usize>>,
     /// Requests this call started, ended or not.
     started: usize,
+}
+
+impl FetchCall {
+    /// Takes a place for one more outbound request of the call, or says which limit it is
+    /// over.
+    fn admit(&mut self, limits: &FetchLimits) -> Result<(), OpError> {
+        if self.requests.len() + self.http_in_flight.get() >= limits.max_concurrent {
+            return Err(OpError::TooLarge(format!(
+                "at most {} outbound requests (fetch and httpGetJson) of one call at once",
+                limits.max_concurrent
+            )));
+        }
+        if self.started >= limits.max_per_call {
+            return Err(OpError::TooLarge(format!(
+                "at most {} outbound requests (fetch and httpGetJson) in one call",
+                limits.max_per_call
+            )));
+        }
+        self.started += 1;
+        Ok(())
+    }
+}
+
+/// A `ctx.httpGetJson` request's place among its call's outbound requests: taken before it is
+/// sent, given back when it ends.
+pub(crate) struct HttpPlace(Rc<std::cell::Cell<usize>>);
+
+impl HttpPlace {
+    /// Takes a place for a `ctx.httpGetJson` of the running call, under the endpoint's
+    /// `limits`.
+    pub(crate) fn take(state: &mut OpState, limits: FetchLimits) -> Result<Self, OpError> {
+        let call = state
+            .try_borrow_mut::<FetchCall>()
+            .ok_or_else(|| OpError::Internal("httpGetJson outside a call".to_owned()))?;
+        call.admit(&limits)?;
+        let in_flight = call.http_in_flight.clone();
+        in_flight.set(in_flight.get() + 1);
+        Ok(HttpPlace(in_flight))
+    }
+}
+
+impl Drop for HttpPlace {
+    fn drop(&mut self) {
+        self.0.set(self.0.get().saturating_sub(1));
+    }
 }
 
 /// One request of the call: in flight until its head arrives, then its body until read out.
@@ -216,19 +265,7 @@ async fn op_fetch_start(
         if call.requests.contains_key(&key) {
             return Err(OpError::InvalidArgument("a request key in use".to_owned()));
         }
-        if call.requests.len() >= limits.max_concurrent {
-            return Err(OpError::TooLarge(format!(
-                "at most {} requests of one call at once",
-                limits.max_concurrent
-            )));
-        }
-        if call.started >= limits.max_per_call {
-            return Err(OpError::TooLarge(format!(
-                "at most {} requests in one call",
-                limits.max_per_call
-            )));
-        }
-        call.started += 1;
+        call.admit(&limits)?;
         let cancel = Rc::new(CancelHandle::new());
         call.requests.insert(
             key,

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use deno_core::url::Url;
 use deno_core::{op2, OpState};
 
+use super::fetch::HttpPlace;
 use super::{check_capability, host_result, Capability, InvocationClock, OpError};
 
 deno_core::extension!(toolhost_http, ops = [op_http_get_json]);
@@ -85,7 +86,7 @@ async fn op_http_get_json(
     #[serde] headers: Vec<(String, String)>,
     #[serde] timeout_ms: Option<u64>,
 ) -> Result<serde_json::Value, OpError> {
-    let (host, slug, timeout) = {
+    let (host, slug, timeout, limits) = {
         let state = state.borrow();
         let endpoint = check_capability(&state, Capability::HttpGetJson)?;
         let mut timeout = endpoint.max_http_timeout;
@@ -95,10 +96,17 @@ async fn op_http_get_json(
         if let Some(clock) = state.try_borrow::<InvocationClock>() {
             timeout = timeout.min(clock.deadline.saturating_duration_since(Instant::now()));
         }
-        (endpoint.host.clone(), endpoint.slug.clone(), timeout)
+        (
+            endpoint.host.clone(),
+            endpoint.slug.clone(),
+            timeout,
+            endpoint.fetch,
+        )
     };
     check_url(&url)?;
     check_headers(&headers)?;
+    // Counted with the call's `fetch`es: at most so many outbound requests at once and in all.
+    let _place = HttpPlace::take(&mut state.borrow_mut(), limits)?;
     host_result(|| host.http_get_json(&slug, &url, headers, timeout)).await
 }
 
