@@ -971,3 +971,75 @@ pub(crate) fn share_of(config: &PoolConfig, workers: usize) -> PoolConfig {
         ..config.clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A worker with no process behind it, and what is queued for it.
+    fn worker() -> (Worker, mpsc::UnboundedReceiver<Frame>) {
+        let (frames, queue) = mpsc::unbounded_channel();
+        let worker = Worker {
+            pid: 0,
+            frames,
+            builders: Arc::default(),
+            state: Mutex::default(),
+            alive: AtomicBool::new(true),
+            kill: Notify::new(),
+            host_ops: AtomicUsize::new(0),
+            retiring: AtomicBool::new(false),
+            recycled: AtomicBool::new(false),
+        };
+        (worker, queue)
+    }
+
+    /// A file read's reply of `bytes`, as `builder`'s operation `id`.
+    fn read(worker: &Worker, builder: &str, id: u64, bytes: usize) {
+        worker.begin_op(builder).unwrap();
+        let answer = HostAnswer::File(Some(vec![0; bytes]));
+        worker.end_op(builder, id, Ok(answer));
+    }
+
+    fn refused(frame: &Frame) -> bool {
+        let code = b"resource_limit";
+        frame.bytes.windows(code.len()).any(|w| w == code)
+    }
+
+    /// A builder's replies waiting to be written are capped, its own only, and given back
+    /// when written (dropped by the writer); its operations in progress are capped too.
+    #[test]
+    fn a_builders_share_of_a_worker_is_capped_and_given_back() {
+        let (worker, mut queue) = worker();
+        let big = 15 << 20; // about 20 MiB of reply in base64
+        read(&worker, "attacker", 1, big);
+        let first = queue.try_recv().unwrap();
+        assert!(!refused(&first) && first.bytes.len() > big);
+        read(&worker, "attacker", 2, big);
+        let second = queue.try_recv().unwrap();
+        assert!(refused(&second), "past 32 MiB queued: refused");
+        assert!(second.bytes.len() < 1024);
+        read(&worker, "victim", 3, big);
+        assert!(
+            !refused(&queue.try_recv().unwrap()),
+            "another builder's share"
+        );
+        drop(first);
+        read(&worker, "attacker", 4, big);
+        assert!(
+            !refused(&queue.try_recv().unwrap()),
+            "given back once written"
+        );
+
+        for _ in 0..MAX_HOST_OPS_PER_BUILDER {
+            worker.begin_op("busy").unwrap();
+        }
+        let over = worker.begin_op("busy").unwrap_err();
+        assert_eq!(over.code, "resource_limit");
+        assert!(worker.begin_op("other").is_ok());
+        worker.end_op("busy", 5, Ok(HostAnswer::Done));
+        assert!(
+            worker.begin_op("busy").is_ok(),
+            "one ended, one more may start"
+        );
+    }
+}
