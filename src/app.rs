@@ -171,13 +171,21 @@ impl App {
             config.seed_dir.as_deref(),
         )
         .await?;
-        // Storage written before per-builder totals existed joins its owner's totals.
         let endpoints = catalog.all();
+        // Data an earlier release kept under slugs moves under the endpoints' ids.
+        crate::storage::rekey::key_by_endpoint_id(
+            store.as_ref(),
+            endpoints
+                .iter()
+                .map(|c| (c.endpoint.slug.as_str(), c.endpoint.id.as_str())),
+        )
+        .await?;
+        // Storage written before per-builder totals existed joins its owner's totals.
         crate::storage::count_toward_owners(
             store.as_ref(),
             endpoints
                 .iter()
-                .map(|c| (c.endpoint.slug.as_str(), c.endpoint.owner_builder())),
+                .map(|c| (c.endpoint.id.as_str(), c.endpoint.owner_builder())),
         )
         .await?;
         let payments = Payments {

@@ -107,12 +107,12 @@ pub struct LogEntry {
     pub error: Option<InvocationError>,
 }
 
-fn prefix(slug: &str) -> Vec<u8> {
-    format!("{slug}/").into_bytes()
+fn prefix(endpoint: &str) -> Vec<u8> {
+    format!("{endpoint}/").into_bytes()
 }
 
-fn count_key(slug: &str) -> Vec<u8> {
-    format!("log_count/{slug}").into_bytes()
+pub(crate) fn count_key(endpoint: &str) -> Vec<u8> {
+    format!("log_count/{endpoint}").into_bytes()
 }
 
 /// Replaces every occurrence of every secret value (longest first, so a secret containing
@@ -170,7 +170,7 @@ pub fn entry(log: InvocationLog, secrets_to_redact: &[String]) -> LogEntry {
 
 /// Stores an endpoint's new entries (oldest first) and prunes its oldest beyond
 /// [`KEEP_PER_ENDPOINT`], with the count, in one atomic batch.
-pub async fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> StoreResult<()> {
+pub async fn append(store: &dyn Store, endpoint: &str, entries: &[LogEntry]) -> StoreResult<()> {
     let keep = usize::try_from(KEEP_PER_ENDPOINT).unwrap_or(usize::MAX);
     let entries = &entries[entries.len().saturating_sub(keep)..];
     if entries.is_empty() {
@@ -180,11 +180,11 @@ pub async fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> Stor
     for entry in entries {
         let bytes = serde_json::to_vec(entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         rows.push((
-            [prefix(slug), entry.id.clone().into_bytes()].concat(),
+            [prefix(endpoint), entry.id.clone().into_bytes()].concat(),
             bytes,
         ));
     }
-    let counter = count_key(slug);
+    let counter = count_key(endpoint);
     // Entries, pruning and count move together; retry when a concurrent writer changed the count.
     loop {
         let (raw, stored) = read_count(store, &counter).await?;
@@ -192,7 +192,7 @@ pub async fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> Stor
         let excess = total.saturating_sub(KEEP_PER_ENDPOINT);
         let oldest = if excess > 0 {
             store
-                .scan_prefix(Tree::Logs, &prefix(slug), None, excess as usize)
+                .scan_prefix(Tree::Logs, &prefix(endpoint), None, excess as usize)
                 .await?
         } else {
             Vec::new()
@@ -217,19 +217,24 @@ pub async fn append(store: &dyn Store, slug: &str, entries: &[LogEntry]) -> Stor
 /// One page of an endpoint's entries, newest first.
 pub async fn page(
     store: &dyn Store,
-    slug: &str,
+    endpoint: &str,
     request: &PageRequest,
 ) -> StoreResult<Page<LogEntry>> {
-    paging::newest_first(store, Tree::Logs, &prefix(slug), request, |_: &LogEntry| {
-        Visit::Keep
-    })
+    paging::newest_first(
+        store,
+        Tree::Logs,
+        &prefix(endpoint),
+        request,
+        |_: &LogEntry| Visit::Keep,
+    )
     .await
 }
 
-/// Removes every entry of an endpoint (on delete, so a new owner of the slug sees none).
-pub async fn delete_all(store: &dyn Store, slug: &str) -> StoreResult<()> {
-    paging::delete_prefix(store, Tree::Logs, &prefix(slug)).await?;
-    store.delete(Tree::Meta, &count_key(slug)).await?;
+/// Removes every entry of an endpoint (on delete). Entries are kept under the endpoint's id,
+/// never reused, so a new owner of the slug could not see them in any case.
+pub async fn delete_all(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
+    paging::delete_prefix(store, Tree::Logs, &prefix(endpoint)).await?;
+    store.delete(Tree::Meta, &count_key(endpoint)).await?;
     Ok(())
 }
 

@@ -177,7 +177,7 @@ async fn store_round(
             tracing::debug!(endpoint = %slug, dropped = entries.len(), "log entries of a deleted endpoint dropped");
             continue;
         }
-        if let Err(e) = logs::append(store, slug, entries).await {
+        if let Err(e) = logs::append(store, endpoint_id, entries).await {
             tracing::error!(error = %e, endpoint = %slug, lost = entries.len(), "storing invocation logs failed");
         }
     }
@@ -245,14 +245,14 @@ mod tests {
         recorder.flush().await;
         let all = PageRequest::parse(None, Some(100)).unwrap();
         let mut stored = 0;
-        let mut page = logs::page(store.as_ref(), "s", &all).await.unwrap();
+        let mut page = logs::page(store.as_ref(), "ep1", &all).await.unwrap();
         loop {
             stored += page.items.len();
             let Some(cursor) = page.next_cursor.clone() else {
                 break;
             };
             let next = PageRequest::parse(Some(&cursor), Some(100)).unwrap();
-            page = logs::page(store.as_ref(), "s", &next).await.unwrap();
+            page = logs::page(store.as_ref(), "ep1", &next).await.unwrap();
         }
         assert_eq!(stored, 1000);
         let events = store
@@ -273,7 +273,8 @@ mod tests {
         recorder.log("gone", "ep3", entry("deleted")).await;
         recorder.close().await;
         let all = PageRequest::parse(None, Some(10)).unwrap();
-        let kept: Vec<String> = logs::page(store.as_ref(), "s", &all)
+        // Entries are kept under the endpoint's id.
+        let kept: Vec<String> = logs::page(store.as_ref(), "ep2", &all)
             .await
             .unwrap()
             .items
@@ -281,11 +282,13 @@ mod tests {
             .map(|e| e.request_id)
             .collect();
         assert_eq!(kept, ["new"]);
-        assert!(logs::page(store.as_ref(), "gone", &all)
-            .await
-            .unwrap()
-            .items
-            .is_empty());
+        for gone in ["ep1", "ep3"] {
+            assert!(logs::page(store.as_ref(), gone, &all)
+                .await
+                .unwrap()
+                .items
+                .is_empty());
+        }
     }
 
     fn json() -> serde_json::Value {

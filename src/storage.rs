@@ -9,8 +9,13 @@
 //! - this file: the counted writes and usage totals both spaces share.
 //! - `kv`: `ctx.kv`'s entries with their versionstamps, and atomic commits (checks, set,
 //!   delete, sum) as one counted batch.
+//! - `rekey`: the start-up move of data an earlier release kept under slugs.
+//!
+//! Everything is kept under the endpoint's id (`ep_…`), never its slug: ids are never reused,
+//! slugs are freed by a delete.
 
 pub mod kv;
+pub mod rekey;
 
 use sandbox::HostError;
 use serde::{Deserialize, Serialize};
@@ -47,13 +52,15 @@ pub(crate) struct Totals {
     pub(crate) bytes: u64,
 }
 
-/// Key of an endpoint's entry; slugs never contain `/`, so prefixes cannot collide.
-pub fn scoped_key(slug: &str, key: &str) -> Vec<u8> {
-    format!("{slug}/{key}").into_bytes()
+/// Key of an endpoint's entry under its id (`ep_` and hex digits, never reused, so a new
+/// endpoint with a deleted one's slug never reaches its data); ids never contain `/`, so
+/// prefixes cannot collide.
+pub fn scoped_key(endpoint: &str, key: &str) -> Vec<u8> {
+    format!("{endpoint}/{key}").into_bytes()
 }
 
-pub(crate) fn usage_key(kind: &str, slug: &str) -> Vec<u8> {
-    format!("usage/{kind}/{slug}").into_bytes()
+pub(crate) fn usage_key(kind: &str, endpoint: &str) -> Vec<u8> {
+    format!("usage/{kind}/{endpoint}").into_bytes()
 }
 
 pub(crate) fn builder_usage_key(kind: &str, builder: &str) -> Vec<u8> {
@@ -137,13 +144,13 @@ pub async fn write_counted(
     store: &dyn Store,
     quotas: &Quotas,
     space: Space,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     key: &str,
     value: Option<Vec<u8>>,
 ) -> Result<bool, HostError> {
     let changes = [(key, value.as_deref())];
-    let existed = write_counted_all(store, quotas, space, slug, builder, &changes).await?;
+    let existed = write_counted_all(store, quotas, space, endpoint, builder, &changes).await?;
     Ok(existed == 1)
 }
 
@@ -155,13 +162,13 @@ pub async fn write_counted_all(
     store: &dyn Store,
     quotas: &Quotas,
     space: Space,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     changes: &[Change<'_>],
 ) -> Result<usize, HostError> {
     for _ in 0..16 {
         let Some((batch, existed)) =
-            counted_batch(store, Some(quotas), space, slug, builder, changes).await?
+            counted_batch(store, Some(quotas), space, endpoint, builder, changes).await?
         else {
             return Ok(0);
         };
@@ -182,11 +189,11 @@ pub async fn check_counted(
     store: &dyn Store,
     quotas: &Quotas,
     space: Space,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     changes: &[Change<'_>],
 ) -> Result<(), HostError> {
-    counted_batch(store, Some(quotas), space, slug, builder, changes)
+    counted_batch(store, Some(quotas), space, endpoint, builder, changes)
         .await
         .map(drop)
 }
@@ -249,11 +256,11 @@ pub(crate) async fn counted_batch(
     store: &dyn Store,
     quotas: Option<&Quotas>,
     space: Space,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     changes: &[Change<'_>],
 ) -> Result<Option<(Batch, usize)>, HostError> {
-    plan(store, quotas, space, slug, builder, changes)
+    plan(store, quotas, space, endpoint, builder, changes)
         .await
         .map_err(HostError::from)
 }
@@ -262,17 +269,17 @@ pub(crate) async fn plan(
     store: &dyn Store,
     quotas: Option<&Quotas>,
     space: Space,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     changes: &[Change<'_>],
 ) -> Result<Option<(Batch, usize)>, Planning> {
-    let usage = UsageRead::read(store, space, slug).await?;
+    let usage = UsageRead::read(store, space, endpoint).await?;
     if changes.is_empty() && (usage.raw.is_none() || usage.usage.builder.as_deref() == builder) {
         return Ok(None);
     }
     let mut read = Vec::with_capacity(changes.len());
     for &(key, value) in changes {
-        let key = scoped_key(slug, key);
+        let key = scoped_key(endpoint, key);
         let old = store.get(space.tree(), &key).await?;
         read.push(EntryChange {
             key,
@@ -297,9 +304,9 @@ impl UsageRead {
     pub(crate) async fn read(
         store: &dyn Store,
         space: Space,
-        slug: &str,
+        endpoint: &str,
     ) -> Result<Self, StoreError> {
-        let key = usage_key(space.name(), slug);
+        let key = usage_key(space.name(), endpoint);
         let (raw, usage) = read_json(store, &key).await?;
         Ok(UsageRead { key, raw, usage })
     }
@@ -442,12 +449,12 @@ pub(crate) fn check_builder_totals(
     )))
 }
 
-/// Removes an endpoint's kv data, files and their usage records, so a new endpoint with the same
-/// slug starts empty; the builder whose totals counted them gets that room back, in the same
-/// batches that remove the data.
-pub async fn forget_endpoint(store: &dyn Store, slug: &str) -> Result<(), StoreError> {
+/// Removes the kv data, files and usage records of the endpoint with id `endpoint` (deleted);
+/// the builder whose totals counted them gets that room back, in the same batches that remove
+/// the data.
+pub async fn forget_endpoint(store: &dyn Store, endpoint: &str) -> Result<(), StoreError> {
     for space in [Space::Kv, Space::Files] {
-        let (prefix, usage_key) = (scoped_key(slug, ""), usage_key(space.name(), slug));
+        let (prefix, usage_key) = (scoped_key(endpoint, ""), usage_key(space.name(), endpoint));
         loop {
             let (usage_raw, usage): (_, Usage) = read_json(store, &usage_key).await?;
             let page = store.scan_prefix(space.tree(), &prefix, None, 512).await?;
@@ -477,7 +484,16 @@ pub async fn forget_endpoint(store: &dyn Store, slug: &str) -> Result<(), StoreE
                     .collect();
                 let changes: Vec<Change<'_>> = keys.iter().map(|k| (k.as_str(), None)).collect();
                 // Removals keep the record's holder: the endpoint is gone from the catalog.
-                match plan(store, None, space, slug, usage.builder.as_deref(), &changes).await {
+                match plan(
+                    store,
+                    None,
+                    space,
+                    endpoint,
+                    usage.builder.as_deref(),
+                    &changes,
+                )
+                .await
+                {
                     Ok(Some((batch, _))) => batch,
                     Ok(None) => break,
                     Err(Planning::Store(e)) => return Err(e),
@@ -502,10 +518,10 @@ pub async fn count_toward_owners<'a>(
     endpoints: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
 ) -> Result<usize, StoreError> {
     let mut moved = 0;
-    for (slug, builder) in endpoints {
+    for (endpoint, builder) in endpoints {
         for space in [Space::Kv, Space::Files] {
             for attempt in 0.. {
-                let planned = match plan(store, None, space, slug, builder, &[]).await {
+                let planned = match plan(store, None, space, endpoint, builder, &[]).await {
                     Ok(p) => p,
                     Err(Planning::Store(e)) => return Err(e),
                     Err(Planning::Refused(e)) => return Err(StoreError::Engine(e.message)),
@@ -523,7 +539,7 @@ pub async fn count_toward_owners<'a>(
                     Err(StoreError::ConditionFailed(_)) if attempt < 16 => continue,
                     Err(StoreError::ConditionFailed(_)) => {
                         // Writers keep moving it: each of their batches names the owner too.
-                        tracing::warn!(slug, "usage record kept changing; left to its writers");
+                        tracing::warn!(endpoint, "usage record kept changing; left to its writers");
                         break;
                     }
                     Err(e) => return Err(e),

@@ -14,66 +14,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture,
-    Invocation, KvAtomic, KvPage, KvVersioned, Pool, PoolConfig,
+    Capabilities, EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Invocation, Pool,
+    PoolConfig,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// A host with no storage: the measured handlers never call it.
 struct NoHost;
 
-fn unsupported<T: Send + 'static>() -> HostFuture<T> {
-    Box::pin(async { Err(HostError::new("unsupported", "no host in this measurement")) })
-}
-
 impl Host for NoHost {
-    fn kv_get(&self, _: &str, _: &str) -> HostFuture<Option<Value>> {
-        unsupported()
-    }
-    fn kv_get_entry(&self, _: &str, _: &str) -> HostFuture<Option<KvVersioned>> {
-        unsupported()
-    }
-    fn kv_commit(&self, _: &str, _: KvAtomic) -> HostFuture<Option<String>> {
-        unsupported()
-    }
-    fn kv_set(&self, _: &str, _: &str, _: Value, _: Option<u64>) -> HostFuture<()> {
-        unsupported()
-    }
-    fn kv_delete(&self, _: &str, _: &str) -> HostFuture<bool> {
-        unsupported()
-    }
-    fn kv_list(&self, _: &str, _: &str, _: usize, _: Option<String>) -> HostFuture<KvPage> {
-        unsupported()
-    }
-    fn files_read(&self, _: &str, _: &str) -> HostFuture<Option<Vec<u8>>> {
-        unsupported()
-    }
-    fn files_write(&self, _: &str, _: &str, _: Vec<u8>) -> HostFuture<()> {
-        unsupported()
-    }
-    fn files_list(&self, _: &str, _: &str) -> HostFuture<Vec<FileEntry>> {
-        unsupported()
-    }
-    fn files_delete(&self, _: &str, _: &str) -> HostFuture<bool> {
-        unsupported()
-    }
-    fn http_get_json(
-        &self,
-        _: &str,
-        _: &str,
-        _: Vec<(String, String)>,
-        _: Duration,
-    ) -> HostFuture<Value> {
-        unsupported()
-    }
-    fn fetch_start(&self, _: &str, _: FetchRequest) -> HostFuture<FetchHead> {
-        unsupported()
-    }
-    fn fetch_read(&self, _: &str, _: u64) -> HostFuture<Option<Vec<u8>>> {
-        unsupported()
-    }
-    fn fetch_cancel(&self, _: &str, _: u64) -> HostFuture<()> {
-        unsupported()
+    fn call(&self, _: &EndpointCode, _: HostOp) -> HostFuture<HostAnswer> {
+        Box::pin(async { Err(HostError::new("unsupported", "no host in this measurement")) })
     }
 }
 
@@ -93,6 +44,7 @@ const WEB: &str = r#"export default async (req, ctx) => {
 
 fn endpoint(slug: String, source: &str) -> EndpointCode {
     EndpointCode {
+        id: format!("ep_{slug}"),
         slug,
         version: "v1".to_owned(),
         source: source.to_owned(),

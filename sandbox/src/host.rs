@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::HostError;
+use crate::{EndpointCode, HostError};
 
 /// A boxed future returned by [`Host`] methods; it runs on the isolate's thread.
 pub type HostFuture<T> = Pin<Box<dyn Future<Output = Result<T, HostError>> + Send + 'static>>;
@@ -43,7 +43,7 @@ pub struct KvVersioned {
 ///
 /// A versionstamp is 20 lowercase hex digits naming a commit of the endpoint's kv: each commit
 /// (a plain `set` or `delete` too) takes the next one, so they are unique and increase in commit
-/// order per endpoint, and compare as strings. [`Host::kv_commit`] gives the new one.
+/// order per endpoint, and compare as strings. [`HostOp::KvCommit`] answers the new one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KvAtomic {
@@ -147,7 +147,7 @@ pub struct FetchRequest {
     pub max_response_bytes: usize,
 }
 
-/// The head of a `fetch` response; its body is read with [`Host::fetch_read`].
+/// The head of a `fetch` response; its body is read with [`HostOp::FetchRead`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FetchHead {
     /// The handle of the body, valid for the endpoint that started the request only.
@@ -164,63 +164,154 @@ pub struct FetchHead {
     pub redirected: bool,
 }
 
-/// Implemented by the server (persistent, per-endpoint storage and the SSRF-guarded HTTP client).
-///
-/// The sandbox has checked the capability and validated sizes and paths before calling any of
-/// these; `endpoint` is always the slug of the invoking endpoint, never chosen by the handler.
-pub trait Host: Send + Sync + 'static {
-    /// Reads a key; `None` when absent or expired.
-    fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<serde_json::Value>>;
-    /// Stores a value, optionally expiring after `ttl_seconds`.
-    fn kv_set(
-        &self,
-        endpoint: &str,
-        key: &str,
+/// One `ctx` operation of a handler: the whole interface between the sandbox and the server,
+/// declared once. A new op is its JS glue, its `#[op2]`, one variant here (with its
+/// [`HostAnswer`]) and one match arm in each [`Host`].
+#[derive(Debug, Serialize, Deserialize)]
+pub enum HostOp {
+    /// Reads a key; answers [`HostAnswer::Value`], `None` when absent or expired.
+    KvGet {
+        /// The key, without any endpoint prefix.
+        key: String,
+    },
+    /// Reads a key with its versionstamp; answers [`HostAnswer::Entry`].
+    KvGetEntry {
+        /// The key.
+        key: String,
+    },
+    /// Commits all-or-nothing; answers [`HostAnswer::Committed`]: the commit's versionstamp
+    /// when every check held, `None` when one did not (nothing written).
+    KvCommit {
+        /// The checks and mutations.
+        atomic: KvAtomic,
+    },
+    /// Stores a value; answers [`HostAnswer::Done`].
+    KvSet {
+        /// The key.
+        key: String,
+        /// The JSON value.
         value: serde_json::Value,
+        /// Seconds until it expires; `None`: never.
         ttl_seconds: Option<u64>,
-    ) -> HostFuture<()>;
-    /// Reads a key with its versionstamp; `None` when absent or expired.
-    fn kv_get_entry(&self, endpoint: &str, key: &str) -> HostFuture<Option<KvVersioned>>;
-    /// Commits `atomic` all-or-nothing: `Some(versionstamp)` of the commit when every check
-    /// held, `None` when one did not (nothing written). The sandbox has checked its size, keys,
-    /// values and amounts.
-    fn kv_commit(&self, endpoint: &str, atomic: KvAtomic) -> HostFuture<Option<String>>;
-    /// Deletes a key; `true` when it existed.
-    fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool>;
-    /// Lists keys starting with `prefix`, at most `limit`, resuming after `cursor`.
-    fn kv_list(
-        &self,
-        endpoint: &str,
-        prefix: &str,
+    },
+    /// Deletes a key; answers [`HostAnswer::Existed`].
+    KvDelete {
+        /// The key.
+        key: String,
+    },
+    /// Lists keys starting with `prefix`, at most `limit`, resuming after `cursor`; answers
+    /// [`HostAnswer::Page`].
+    KvList {
+        /// The key prefix.
+        prefix: String,
+        /// The most entries the page holds.
         limit: usize,
+        /// Where the previous page stopped.
         cursor: Option<String>,
-    ) -> HostFuture<KvPage>;
-    /// Reads a file; `None` when absent.
-    fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>>;
-    /// Creates or replaces a file.
-    fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()>;
-    /// Lists files whose path starts with `prefix`.
-    fn files_list(&self, endpoint: &str, prefix: &str) -> HostFuture<Vec<FileEntry>>;
-    /// Deletes a file; `true` when it existed.
-    fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool>;
-    /// GETs `url` and parses the body as JSON.
-    fn http_get_json(
-        &self,
-        endpoint: &str,
-        url: &str,
+    },
+    /// Reads a file; answers [`HostAnswer::File`], `None` when absent.
+    FilesRead {
+        /// The normalized path.
+        path: String,
+    },
+    /// Creates or replaces a file; answers [`HostAnswer::Done`].
+    FilesWrite {
+        /// The normalized path.
+        path: String,
+        /// The file's bytes.
+        #[serde(with = "crate::process::host_ops::base64_bytes")]
+        data: Vec<u8>,
+    },
+    /// Lists files whose path starts with `prefix`; answers [`HostAnswer::Files`].
+    FilesList {
+        /// The normalized prefix.
+        prefix: String,
+    },
+    /// Deletes a file; answers [`HostAnswer::Existed`].
+    FilesDelete {
+        /// The normalized path.
+        path: String,
+    },
+    /// GETs `url` and parses the body as JSON; answers [`HostAnswer::Json`].
+    HttpGetJson {
+        /// An absolute http(s) URL.
+        url: String,
+        /// Request headers.
         headers: Vec<(String, String)>,
+        /// How long it may take.
         timeout: Duration,
-    ) -> HostFuture<serde_json::Value>;
-    /// Sends a `fetch` request through the SSRF guard, limited to the endpoint's allowed hosts,
-    /// and answers once the response head is there; the body stays with the host until read.
-    fn fetch_start(&self, endpoint: &str, request: FetchRequest) -> HostFuture<FetchHead>;
-    /// The next chunk of a response body (at most [`MAX_FETCH_CHUNK_BYTES`]), `None` at its
-    /// end. Fails with `response_too_large` past the request's cap and `timeout` past its time.
-    fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>>;
-    /// Drops a response body not read to its end; unknown ids are ignored. Takes effect when
-    /// called, not when the future is polled: callers may drop the future.
-    fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()>;
+    },
+    /// Sends a `fetch` request through the SSRF guard, limited to the endpoint's allowed hosts;
+    /// answers [`HostAnswer::Head`] once the response head is there (the body stays with the
+    /// host until read).
+    FetchStart {
+        /// The checked request.
+        request: FetchRequest,
+    },
+    /// The next chunk of a response body (at most [`MAX_FETCH_CHUNK_BYTES`]); answers
+    /// [`HostAnswer::Chunk`], `None` at its end. Fails with `response_too_large` past the
+    /// request's cap and `timeout` past its time.
+    FetchRead {
+        /// The body's handle ([`FetchHead::id`]).
+        id: u64,
+    },
+    /// Drops a response body not read to its end (unknown ids are ignored); answers
+    /// [`HostAnswer::Done`]. Takes effect when [`Host::call`] is called, not when its future is
+    /// polled: callers may drop the future.
+    FetchCancel {
+        /// The body's handle.
+        id: u64,
+    },
 }
 
-/// Largest chunk [`Host::fetch_read`] answers with, so one chunk is one modest frame.
+/// What a [`HostOp`] answers; each op's documentation names its variant.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum HostAnswer {
+    /// A kv value, `None` when absent.
+    Value(Option<serde_json::Value>),
+    /// A kv entry with its versionstamp, `None` when absent.
+    Entry(Option<KvVersioned>),
+    /// A commit's versionstamp, `None` when a check failed.
+    Committed(Option<String>),
+    /// Done, nothing to answer.
+    Done,
+    /// Whether the key or file existed.
+    Existed(bool),
+    /// A page of kv entries.
+    Page(KvPage),
+    /// A file's bytes, `None` when absent.
+    File(#[serde(with = "crate::process::host_ops::base64_opt_bytes")] Option<Vec<u8>>),
+    /// Files listed.
+    Files(Vec<FileEntry>),
+    /// A parsed JSON body.
+    Json(serde_json::Value),
+    /// A `fetch` response head.
+    Head(FetchHead),
+    /// One chunk of a response body, `None` at its end.
+    Chunk(#[serde(with = "crate::process::host_ops::base64_opt_bytes")] Option<Vec<u8>>),
+}
+
+impl HostAnswer {
+    /// The answer `wrap` makes of `future`'s value: how a [`Host`] answers an op from a method
+    /// of its own.
+    pub fn later<T: Send + 'static>(
+        future: HostFuture<T>,
+        wrap: fn(T) -> HostAnswer,
+    ) -> HostFuture<HostAnswer> {
+        Box::pin(async move { future.await.map(wrap) })
+    }
+}
+
+/// Implemented by the server (persistent, per-endpoint storage and the SSRF-guarded HTTP client).
+///
+/// The sandbox has checked the capability and validated sizes and paths before calling; the
+/// endpoint is always the code the server gave the invoking isolate, never chosen by the
+/// handler: its [`EndpointCode::id`] names the endpoint's data, its
+/// [`EndpointCode::owner`] whose totals it counts toward.
+pub trait Host: Send + Sync + 'static {
+    /// Runs one operation of `endpoint`'s handler.
+    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer>;
+}
+
+/// Largest chunk a [`HostOp::FetchRead`] answers with, so one chunk is one modest frame.
 pub const MAX_FETCH_CHUNK_BYTES: usize = 64 * 1024;

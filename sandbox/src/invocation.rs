@@ -12,10 +12,14 @@ use crate::{Capabilities, Limits, SandboxError, SourceTrace};
 /// The deployable unit of an endpoint.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EndpointCode {
-    /// Endpoint identifier; one slug never shares an isolate with another.
+    /// The endpoint's id: never reused (unlike a slug, which a deleted endpoint frees), so
+    /// the host keeps the endpoint's data under it, and an old call of a deleted endpoint can
+    /// never reach the data of the next endpoint with its slug.
+    pub id: String,
+    /// The endpoint's name in URLs; one slug never shares an isolate with another.
     pub slug: String,
-    /// Changes whenever source, capabilities, env or limits change; a new version replaces
-    /// the endpoint's isolates.
+    /// Changes whenever the id, source, capabilities, env or limits change; a new version
+    /// replaces the endpoint's isolates.
     pub version: String,
     /// The ES module; its default export is the handler.
     pub source: String,

@@ -134,7 +134,7 @@ impl Blank {
     /// evaluated under the endpoint's time limit.
     pub(crate) async fn bind(
         self,
-        code: &EndpointCode,
+        code: &Arc<EndpointCode>,
         env: &IsolateEnv<'_>,
     ) -> Result<Isolate, BindError> {
         let Blank {
@@ -152,8 +152,7 @@ impl Blank {
             .borrow_mut()
             .put(deno_web::StartTime::default());
         runtime.op_state().borrow_mut().put(EndpointState {
-            slug: code.slug.clone(),
-            capabilities: code.capabilities,
+            code: code.clone(),
             host: env.host.clone(),
             storage: env.config.storage,
             max_http_timeout: env.config.max_http_timeout,

@@ -126,8 +126,9 @@ mod worker;
 pub use config::{Capabilities, FetchLimits, Limits, PoolConfig, StorageLimits};
 pub use error::{HostError, SandboxError};
 pub use host::{
-    is_versionstamp, FetchHead, FetchRequest, FileEntry, Host, HostFuture, KvAtomic, KvCheck,
-    KvEntry, KvMutation, KvPage, KvVersioned, MAX_FETCH_CHUNK_BYTES, MAX_SAFE_INTEGER,
+    is_versionstamp, FetchHead, FetchRequest, FileEntry, Host, HostAnswer, HostFuture, HostOp,
+    KvAtomic, KvCheck, KvEntry, KvMutation, KvPage, KvVersioned, MAX_FETCH_CHUNK_BYTES,
+    MAX_SAFE_INTEGER,
 };
 pub use invocation::{
     ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,

@@ -63,7 +63,8 @@ impl Sandbox {
     /// [`SourceTrace`]: crate::SourceTrace
     pub async fn check(&self, code: &EndpointCode) -> InvocationReport {
         let probe = EndpointCode {
-            // Not a valid endpoint slug, so no endpoint's calls land in this instance.
+            // Not a valid endpoint slug or id, so no endpoint's calls land in this instance.
+            id: format!("{}#check", code.id),
             slug: format!("{}#check", code.slug),
             version: code.version.clone(),
             source: code.source.clone(),

@@ -246,24 +246,21 @@ pub async fn seed_catalog(
                 format!("exampleInput breaks inputSchema: {v:?}"),
             ));
         }
-        match registry.insert_new(endpoint).await {
-            Ok(_) | Err(CatalogError::SlugTaken(_)) => {}
+        let id = match registry.insert_new(endpoint).await {
+            Ok(compiled) => compiled.endpoint.id.clone(),
+            // Inserted by a start that stopped before its marker, or a builder's endpoint since.
+            Err(CatalogError::SlugTaken(_)) => match registry.get(&fixture.slug) {
+                Some(c) if c.endpoint.owner == Owner::System => c.endpoint.id.clone(),
+                _ => continue,
+            },
             Err(e) => return Err(e.into()),
-        }
+        };
         for (path, bytes) in source.handler_files(&fixture.slug)? {
             let path = sandbox::normalize_file_path(&path)
                 .map_err(|e| fixture_error(Path::new(&path), e))?;
-            write_counted(
-                store,
-                quotas,
-                Space::Files,
-                &fixture.slug,
-                None,
-                &path,
-                Some(bytes),
-            )
-            .await
-            .map_err(|e| fixture_error(Path::new(&path), e))?;
+            write_counted(store, quotas, Space::Files, &id, None, &path, Some(bytes))
+                .await
+                .map_err(|e| fixture_error(Path::new(&path), e))?;
         }
         store
             .put(Tree::Meta, &seed_marker(&fixture.slug), b"1")

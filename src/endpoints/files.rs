@@ -1,4 +1,4 @@
-//! Per-endpoint handler files (`ctx.files`), stored in `Tree::HandlerFiles` as `<slug>/<path>`.
+//! Per-endpoint handler files (`ctx.files`), stored in `Tree::HandlerFiles` as `<endpoint id>/<path>`.
 //!
 //! Paths follow the sandbox's one rule ([`sandbox::normalize_file_path`]), checked here before
 //! anything is written, because the sandbox resolves `ctx.files` reads against the same keys.
@@ -26,8 +26,8 @@ pub struct FileInfo {
     pub bytes: usize,
 }
 
-fn prefix(slug: &str) -> Vec<u8> {
-    format!("{slug}/").into_bytes()
+fn prefix(endpoint: &str) -> Vec<u8> {
+    format!("{endpoint}/").into_bytes()
 }
 
 /// Why an uploaded path is refused, or `None` when it is acceptable: the sandbox's rule, and
@@ -70,7 +70,7 @@ fn write_error(e: HostError) -> EndpointError {
 pub(super) async fn check(
     store: &dyn Store,
     quotas: &Quotas,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     changes: &BTreeMap<String, Option<String>>,
 ) -> Result<(), EndpointError> {
@@ -89,7 +89,7 @@ pub(super) async fn check(
     if changes.is_empty() {
         return Ok(());
     }
-    let existing: Vec<String> = list(store, slug)
+    let existing: Vec<String> = list(store, endpoint)
         .await
         .map_err(|e| invalid("files".into(), e.to_string()))?
         .into_iter()
@@ -112,7 +112,7 @@ pub(super) async fn check(
         store,
         quotas,
         Space::Files,
-        slug,
+        endpoint,
         builder,
         &counted(changes),
     )
@@ -127,7 +127,7 @@ pub(super) async fn check(
 pub(super) async fn write(
     store: &dyn Store,
     quotas: &Quotas,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     changes: &BTreeMap<String, Option<String>>,
 ) -> Result<(), EndpointError> {
@@ -138,7 +138,7 @@ pub(super) async fn write(
         store,
         quotas,
         Space::Files,
-        slug,
+        endpoint,
         builder,
         &counted(changes),
     )
@@ -148,8 +148,8 @@ pub(super) async fn write(
 }
 
 /// Paths and sizes of an endpoint's files, by path.
-pub(super) async fn list(store: &dyn Store, slug: &str) -> StoreResult<Vec<FileInfo>> {
-    let prefix = prefix(slug);
+pub(super) async fn list(store: &dyn Store, endpoint: &str) -> StoreResult<Vec<FileInfo>> {
+    let prefix = prefix(endpoint);
     Ok(store
         .scan_prefix(Tree::HandlerFiles, &prefix, None, MAX_FILES + 1)
         .await?
@@ -196,11 +196,11 @@ mod tests {
     async fn apply(
         store: &dyn Store,
         quotas: &Quotas,
-        slug: &str,
+        endpoint: &str,
         changes: &BTreeMap<String, Option<String>>,
     ) -> Result<(), EndpointError> {
-        check(store, quotas, slug, None, changes).await?;
-        write(store, quotas, slug, None, changes).await
+        check(store, quotas, endpoint, None, changes).await?;
+        write(store, quotas, endpoint, None, changes).await
     }
 
     #[tokio::test]

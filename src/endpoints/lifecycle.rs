@@ -252,10 +252,12 @@ pub async fn create(
         .collect();
     let quotas = &parts.config.runtime.quotas;
     let owner = builder.map(|b| b.id.as_str());
-    files::check(parts.store.as_ref(), quotas, &request.slug, owner, &files).await?;
+    // A new id, never used before: the files are kept under it, not under the slug.
+    let id = format!("ep_{}", uuid::Uuid::now_v7().simple());
+    files::check(parts.store.as_ref(), quotas, &id, owner, &files).await?;
     let now = OffsetDateTime::now_utc();
     let mut endpoint = Endpoint {
-        id: format!("ep_{}", uuid::Uuid::now_v7().simple()),
+        id,
         slug: request.slug,
         title: request.title,
         description: request.description,
@@ -304,8 +306,8 @@ pub async fn create(
     }
     parts.runtime.check(&endpoint).await?;
     let compiled = parts.catalog.insert_new(endpoint).await?;
-    let slug = &compiled.endpoint.slug;
-    files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
+    let id = &compiled.endpoint.id;
+    files::write(parts.store.as_ref(), quotas, id, owner, &files).await?;
     let endpoint = &compiled.endpoint;
     emit(
         parts,
@@ -471,7 +473,7 @@ pub async fn update(
     let files = patch.files.unwrap_or_default();
     let quotas = &parts.config.runtime.quotas;
     let owner = before.owner_builder();
-    files::check(parts.store.as_ref(), quotas, slug, owner, &files).await?;
+    files::check(parts.store.as_ref(), quotas, &before.id, owner, &files).await?;
     changed.extend(files.keys().map(|p| format!("files/{p}")));
     if let Some(status) = patch.status {
         ep.status = status;
@@ -496,7 +498,7 @@ pub async fn update(
         parts.runtime.check(&ep).await?;
     }
     let compiled = parts.catalog.update(ep, before.revision).await?;
-    files::write(parts.store.as_ref(), quotas, slug, owner, &files).await?;
+    files::write(parts.store.as_ref(), quotas, &before.id, owner, &files).await?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
         emit(
@@ -554,6 +556,11 @@ pub async fn secrets_changed(
 
 /// Removes the endpoint from the catalog with its secrets, files, kv data and logs; the slug
 /// is free again. Receipts are not touched: they stay retrievable by id.
+///
+/// From its removal on, the `ctx` operations of its calls still running are refused (the host
+/// checks each op's endpoint id against the catalog), and its data is kept under its id, which
+/// no endpoint has again: whoever claims the slug next starts empty and shares nothing with the
+/// old calls, even before the wipe below is done.
 pub async fn delete(
     parts: &Parts<'_>,
     caller: &Caller,
@@ -562,9 +569,10 @@ pub async fn delete(
     owned(parts, caller, slug)?;
     let removed = parts.catalog.remove(slug).await?;
     parts.runtime.forget(slug);
-    secrets::delete_all(parts.store.as_ref(), slug).await?;
-    crate::storage::forget_endpoint(parts.store.as_ref(), slug).await?;
-    logs::delete_all(parts.store.as_ref(), slug).await?;
+    let store = parts.store.as_ref();
+    secrets::delete_all(store, slug).await?;
+    crate::storage::forget_endpoint(store, &removed.id).await?;
+    logs::delete_all(store, &removed.id).await?;
     emit(parts, &removed, EventKind::EndpointDeleted, json!({})).await;
     Ok(removed)
 }
@@ -776,7 +784,7 @@ pub async fn manage_view(
         response: endpoint.response.clone(),
         env: endpoint.env.clone(),
         allowed_hosts: endpoint.allowed_hosts.clone(),
-        files: files::list(parts.store.as_ref(), &endpoint.slug).await?,
+        files: files::list(parts.store.as_ref(), &endpoint.id).await?,
         secrets: secrets::list(parts.store.as_ref(), &endpoint.slug).await?,
     })
 }

@@ -83,7 +83,8 @@ impl EndpointRuntime {
         };
         let id = uuid::Uuid::new_v4().simple().to_string();
         let code = sandbox::EndpointCode {
-            // Not a valid endpoint slug: no endpoint's isolate or data is ever this one's.
+            // Not a valid endpoint slug or id: no endpoint's isolate or data is ever this one's.
+            id: format!("#draft-{id}"),
             slug: format!("#draft-{id}"),
             version: id.clone(),
             source: module.js,

@@ -30,7 +30,7 @@ pub(crate) struct Bodies {
 }
 
 struct OpenBody {
-    slug: String,
+    endpoint: String,
     deadline: Instant,
     limit: usize,
     reader: tokio::sync::Mutex<Reader>,
@@ -53,13 +53,13 @@ impl Bodies {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Sends `request` for endpoint `slug`, whose allow-list is `allow` (`None`: no host is
+    /// Sends `request` for the endpoint with id `endpoint`, whose allow-list is `allow` (`None`: no host is
     /// allowed), and keeps the body for [`Bodies::read`].
     pub(crate) async fn start(
         &self,
         outbound: &OutboundClient,
         allow: Option<Vec<String>>,
-        slug: &str,
+        endpoint: &str,
         request: FetchRequest,
     ) -> Result<FetchHead, HostError> {
         let Some(allow) = allow else {
@@ -91,7 +91,12 @@ impl Bodies {
         {
             let mut open = self.lock();
             open.retain(|_, body| body.deadline > now);
-            if open.values().filter(|body| body.slug == slug).count() >= MAX_OPEN_PER_ENDPOINT {
+            if open
+                .values()
+                .filter(|body| body.endpoint == endpoint)
+                .count()
+                >= MAX_OPEN_PER_ENDPOINT
+            {
                 return Err(HostError::new(
                     "overloaded",
                     "too many responses of this endpoint are open",
@@ -126,7 +131,7 @@ impl Bodies {
         self.lock().insert(
             id,
             Arc::new(OpenBody {
-                slug: slug.to_owned(),
+                endpoint: endpoint.to_owned(),
                 deadline,
                 limit: request.max_response_bytes,
                 reader: tokio::sync::Mutex::new(Reader {
@@ -146,13 +151,13 @@ impl Bodies {
         })
     }
 
-    /// The next chunk of body `id` of endpoint `slug`; `None` at its end. A failure, the end
+    /// The next chunk of body `id` of the endpoint with id `endpoint`; `None` at its end. A failure, the end
     /// and the cap all forget the body.
-    pub(crate) async fn read(&self, slug: &str, id: u64) -> Result<Option<Vec<u8>>, HostError> {
+    pub(crate) async fn read(&self, endpoint: &str, id: u64) -> Result<Option<Vec<u8>>, HostError> {
         let body = self
             .lock()
             .get(&id)
-            .filter(|body| body.slug == slug)
+            .filter(|body| body.endpoint == endpoint)
             .cloned()
             .ok_or_else(|| HostError::new("invalid_argument", "no such response"))?;
         let chunk = tokio::time::timeout_at(body.deadline, body.next_chunk())
@@ -169,10 +174,10 @@ impl Bodies {
         chunk
     }
 
-    /// Drops body `id` of endpoint `slug`, closing its connection.
-    pub(crate) fn cancel(&self, slug: &str, id: u64) {
+    /// Drops body `id` of the endpoint with id `endpoint`, closing its connection.
+    pub(crate) fn cancel(&self, endpoint: &str, id: u64) {
         let mut open = self.lock();
-        if open.get(&id).is_some_and(|body| body.slug == slug) {
+        if open.get(&id).is_some_and(|body| body.endpoint == endpoint) {
             open.remove(&id);
         }
     }

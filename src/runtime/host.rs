@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use sandbox::{
-    FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvAtomic, KvEntry, KvMutation,
-    KvPage, KvVersioned,
+    EndpointCode, FileEntry, Host, HostAnswer, HostError, HostFuture, HostOp, KvAtomic, KvEntry,
+    KvMutation, KvPage, KvVersioned,
 };
 use serde_json::Value;
 
@@ -33,7 +33,7 @@ pub struct StoreHost {
     store: Arc<dyn Store>,
     outbound: OutboundClient,
     quotas: Quotas,
-    /// Where each endpoint's outbound host allow-list is read, at call time.
+    /// Whether an op's endpoint still exists, and its outbound host allow-list, at call time.
     catalog: Arc<Registry>,
     /// The server's runtime, where store work runs (see [`StoreHost::on_server`]).
     server: tokio::runtime::Handle,
@@ -76,42 +76,27 @@ impl StoreHost {
         })
     }
 
-    /// The endpoint's owning builder, as the catalog has it now: whose totals its writes count
-    /// toward.
-    fn builder_of(&self, slug: &str) -> Option<String> {
-        let compiled = self.catalog.get(slug)?;
-        compiled.endpoint.owner_builder().map(str::to_owned)
-    }
-
-    async fn kv_get_now(&self, slug: &str, key: &str) -> Result<Option<KvVersioned>, HostError> {
-        let builder = self.builder_of(slug);
+    async fn kv_get_now(&self, scope: &Scope, key: &str) -> Result<Option<KvVersioned>, HostError> {
         let store = self.store.as_ref();
-        kv::get_entry(store, &self.quotas, slug, builder.as_deref(), key).await
+        let builder = scope.builder.as_deref();
+        kv::get_entry(store, &self.quotas, &scope.id, builder, key).await
     }
 
     /// Commits in the endpoint's turn among this node's commits (see [`KvWriters`]).
-    async fn kv_commit_now(&self, slug: &str, atomic: KvAtomic) -> Result<Committed, HostError> {
-        let builder = self.builder_of(slug);
+    async fn kv_commit_now(&self, scope: &Scope, atomic: KvAtomic) -> Result<Committed, HostError> {
         let store = self.store.as_ref();
+        let builder = scope.builder.as_deref();
         let writers = self.kv_writers.as_ref();
-        kv::commit(
-            store,
-            &self.quotas,
-            slug,
-            builder.as_deref(),
-            &atomic,
-            writers,
-        )
-        .await
+        kv::commit(store, &self.quotas, &scope.id, builder, &atomic, writers).await
     }
 
     /// One plain `set` or `delete`: an atomic of one mutation. Whether its key was live.
-    async fn kv_write_now(&self, slug: &str, mutation: KvMutation) -> Result<bool, HostError> {
+    async fn kv_write_now(&self, scope: &Scope, mutation: KvMutation) -> Result<bool, HostError> {
         let atomic = KvAtomic {
             checks: Vec::new(),
             mutations: vec![mutation],
         };
-        match self.kv_commit_now(slug, atomic).await? {
+        match self.kv_commit_now(scope, atomic).await? {
             Committed::Done { existed, .. } => Ok(existed.first().copied().unwrap_or(false)),
             Committed::CheckFailed => {
                 Err(host_error("internal", "a commit without checks failed one"))
@@ -124,13 +109,14 @@ impl StoreHost {
     /// neither the page nor the reading of it grows with the limit times the value size.
     async fn kv_list_now(
         &self,
-        slug: &str,
+        scope: &Scope,
         prefix: &str,
         limit: usize,
         cursor: Option<String>,
     ) -> Result<KvPage, HostError> {
-        let scan_prefix = scoped_key(slug, prefix);
-        let mut after = cursor.map(|c| scoped_key(slug, &c));
+        let endpoint = scope.id.as_str();
+        let scan_prefix = scoped_key(endpoint, prefix);
+        let mut after = cursor.map(|c| scoped_key(endpoint, &c));
         let now = now_secs();
         let mut entries = Vec::new();
         let mut page_bytes = 0usize;
@@ -147,7 +133,7 @@ impl StoreHost {
                 let Ok(Some(stored)) = Stored::live(&bytes, now) else {
                     continue;
                 };
-                let key = String::from_utf8_lossy(&key[slug.len() + 1..]).into_owned();
+                let key = String::from_utf8_lossy(&key[endpoint.len() + 1..]).into_owned();
                 let size = key.len() + bytes.len();
                 if entries.len() == limit
                     || (!entries.is_empty() && page_bytes + size > MAX_LIST_PAGE_BYTES)
@@ -178,30 +164,35 @@ impl StoreHost {
     /// its owning builder's totals.
     async fn write_file(
         &self,
-        slug: &str,
+        scope: &Scope,
         path: &str,
         data: Option<Vec<u8>>,
     ) -> Result<bool, HostError> {
-        let builder = self.builder_of(slug);
         let store = self.store.as_ref();
+        let builder = scope.builder.as_deref();
         write_counted(
             store,
             &self.quotas,
             Space::Files,
-            slug,
-            builder.as_deref(),
+            &scope.id,
+            builder,
             path,
             data,
         )
         .await
     }
 
-    async fn files_list_now(&self, slug: &str, prefix: &str) -> Result<Vec<FileEntry>, HostError> {
+    async fn files_list_now(
+        &self,
+        scope: &Scope,
+        prefix: &str,
+    ) -> Result<Vec<FileEntry>, HostError> {
+        let endpoint = scope.id.as_str();
         let entries = self
             .store
             .scan_prefix(
                 Tree::HandlerFiles,
-                &scoped_key(slug, prefix),
+                &scoped_key(endpoint, prefix),
                 None,
                 self.quotas.files as usize,
             )
@@ -210,110 +201,126 @@ impl StoreHost {
         Ok(entries
             .into_iter()
             .map(|(key, bytes)| FileEntry {
-                path: String::from_utf8_lossy(&key[slug.len() + 1..]).into_owned(),
+                path: String::from_utf8_lossy(&key[endpoint.len() + 1..]).into_owned(),
                 size: bytes.len() as u64,
             })
             .collect())
     }
-}
 
-impl Host for StoreHost {
-    fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<Value>> {
-        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
-        self.on_server(|host| async move {
-            let entry = host.kv_get_now(&endpoint, &key).await?;
-            Ok(entry.map(|e| e.value))
-        })
-    }
-
-    fn kv_get_entry(&self, endpoint: &str, key: &str) -> HostFuture<Option<KvVersioned>> {
-        let (endpoint, key) = (endpoint.to_owned(), key.to_owned());
-        self.on_server(|host| async move { host.kv_get_now(&endpoint, &key).await })
-    }
-
-    fn kv_commit(&self, endpoint: &str, atomic: KvAtomic) -> HostFuture<Option<String>> {
-        let endpoint = endpoint.to_owned();
-        self.on_server(|host| async move {
-            Ok(match host.kv_commit_now(&endpoint, atomic).await? {
-                Committed::Done { versionstamp, .. } => Some(versionstamp),
-                Committed::CheckFailed => None,
-            })
-        })
-    }
-
-    fn kv_set(
+    /// Runs `op` of the endpoint `scope` names, on the server's runtime.
+    fn run(
         &self,
-        endpoint: &str,
-        key: &str,
-        value: Value,
-        ttl_seconds: Option<u64>,
-    ) -> HostFuture<()> {
-        let endpoint = endpoint.to_owned();
-        let mutation = KvMutation::Set {
-            key: key.to_owned(),
-            value,
-            ttl_seconds,
-        };
-        self.on_server(|host| async move { host.kv_write_now(&endpoint, mutation).await.map(drop) })
-    }
-
-    fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
-        let endpoint = endpoint.to_owned();
-        let mutation = KvMutation::Delete {
-            key: key.to_owned(),
-        };
-        self.on_server(|host| async move { host.kv_write_now(&endpoint, mutation).await })
-    }
-
-    fn kv_list(
-        &self,
-        endpoint: &str,
-        prefix: &str,
-        limit: usize,
-        cursor: Option<String>,
-    ) -> HostFuture<KvPage> {
-        let (endpoint, prefix) = (endpoint.to_owned(), prefix.to_owned());
-        self.on_server(|host| async move {
-            host.kv_list_now(&endpoint, &prefix, limit.max(1), cursor)
-                .await
-        })
-    }
-
-    fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>> {
-        let key = scoped_key(endpoint, path);
-        self.on_server(|host| async move {
-            host.store
-                .get(Tree::HandlerFiles, &key)
-                .await
-                .map_err(storage_error)
-        })
-    }
-
-    fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
-        let (endpoint, path) = (endpoint.to_owned(), path.to_owned());
-        self.on_server(|host| async move {
-            host.write_file(&endpoint, &path, Some(data))
-                .await
-                .map(drop)
-        })
-    }
-
-    fn files_list(&self, endpoint: &str, prefix: &str) -> HostFuture<Vec<FileEntry>> {
-        let (endpoint, prefix) = (endpoint.to_owned(), prefix.to_owned());
-        self.on_server(|host| async move { host.files_list_now(&endpoint, &prefix).await })
-    }
-
-    fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool> {
-        let (endpoint, path) = (endpoint.to_owned(), path.to_owned());
-        self.on_server(|host| async move { host.write_file(&endpoint, &path, None).await })
+        scope: Scope,
+        allowed_hosts: Option<Vec<String>>,
+        op: HostOp,
+    ) -> HostFuture<HostAnswer> {
+        match op {
+            HostOp::KvGet { key } => self.on_server(|host| async move {
+                let entry = host.kv_get_now(&scope, &key).await?;
+                Ok(HostAnswer::Value(entry.map(|e| e.value)))
+            }),
+            HostOp::KvGetEntry { key } => self.on_server(|host| async move {
+                Ok(HostAnswer::Entry(host.kv_get_now(&scope, &key).await?))
+            }),
+            HostOp::KvCommit { atomic } => self.on_server(|host| async move {
+                Ok(HostAnswer::Committed(
+                    match host.kv_commit_now(&scope, atomic).await? {
+                        Committed::Done { versionstamp, .. } => Some(versionstamp),
+                        Committed::CheckFailed => None,
+                    },
+                ))
+            }),
+            HostOp::KvSet {
+                key,
+                value,
+                ttl_seconds,
+            } => {
+                let mutation = KvMutation::Set {
+                    key,
+                    value,
+                    ttl_seconds,
+                };
+                self.on_server(|host| async move {
+                    host.kv_write_now(&scope, mutation).await?;
+                    Ok(HostAnswer::Done)
+                })
+            }
+            HostOp::KvDelete { key } => {
+                let mutation = KvMutation::Delete { key };
+                self.on_server(|host| async move {
+                    Ok(HostAnswer::Existed(
+                        host.kv_write_now(&scope, mutation).await?,
+                    ))
+                })
+            }
+            HostOp::KvList {
+                prefix,
+                limit,
+                cursor,
+            } => self.on_server(|host| async move {
+                let page = host.kv_list_now(&scope, &prefix, limit.max(1), cursor);
+                Ok(HostAnswer::Page(page.await?))
+            }),
+            HostOp::FilesRead { path } => {
+                let key = scoped_key(&scope.id, &path);
+                self.on_server(|host| async move {
+                    let file = host.store.get(Tree::HandlerFiles, &key).await;
+                    Ok(HostAnswer::File(file.map_err(storage_error)?))
+                })
+            }
+            HostOp::FilesWrite { path, data } => self.on_server(|host| async move {
+                host.write_file(&scope, &path, Some(data)).await?;
+                Ok(HostAnswer::Done)
+            }),
+            HostOp::FilesList { prefix } => self.on_server(|host| async move {
+                Ok(HostAnswer::Files(
+                    host.files_list_now(&scope, &prefix).await?,
+                ))
+            }),
+            HostOp::FilesDelete { path } => self.on_server(|host| async move {
+                Ok(HostAnswer::Existed(
+                    host.write_file(&scope, &path, None).await?,
+                ))
+            }),
+            HostOp::HttpGetJson {
+                url,
+                headers,
+                timeout,
+            } => HostAnswer::later(
+                self.http_get_json(&url, headers, timeout, allowed_hosts),
+                HostAnswer::Json,
+            ),
+            HostOp::FetchStart { request } => {
+                let host = self.clone();
+                let start = fetch::on_server(&self.server, async move {
+                    host.bodies
+                        .start(&host.outbound, allowed_hosts, &scope.id, request)
+                        .await
+                });
+                HostAnswer::later(start, HostAnswer::Head)
+            }
+            HostOp::FetchRead { id } => {
+                let bodies = self.bodies.clone();
+                let read =
+                    fetch::on_server(
+                        &self.server,
+                        async move { bodies.read(&scope.id, id).await },
+                    );
+                HostAnswer::later(read, HostAnswer::Chunk)
+            }
+            HostOp::FetchCancel { id } => {
+                self.bodies.cancel(&scope.id, id);
+                Box::pin(std::future::ready(Ok(HostAnswer::Done)))
+            }
+        }
     }
 
     fn http_get_json(
         &self,
-        endpoint: &str,
         url: &str,
         headers: Vec<(String, String)>,
         timeout: Duration,
+        allow: Option<Vec<String>>,
     ) -> HostFuture<Value> {
         let mut header_map = HeaderMap::new();
         for (name, value) in headers {
@@ -333,10 +340,6 @@ impl Host for StoreHost {
             }
         }
         let outbound = self.outbound.clone();
-        let allow = self
-            .catalog
-            .get(endpoint)
-            .and_then(|c| c.endpoint.allowed_hosts.clone());
         let url = url.to_string();
         Box::pin(async move {
             outbound
@@ -345,28 +348,47 @@ impl Host for StoreHost {
                 .map_err(|e| host_error(e.code().as_str(), e.to_string()))
         })
     }
+}
 
-    fn fetch_start(&self, endpoint: &str, request: FetchRequest) -> HostFuture<FetchHead> {
-        let allow = self
+/// Whose data an op reaches, from the code the server gave the isolate (never from the
+/// handler): the endpoint's id, which names its data and is never reused, and the builder whose
+/// totals its writes count toward.
+struct Scope {
+    id: String,
+    builder: Option<String>,
+}
+
+impl Host for StoreHost {
+    /// Only ops of the endpoint the catalog has now under the code's slug and id run: an old
+    /// call of a deleted endpoint (or of one deleted and created again under its slug) is
+    /// refused with `endpoint_deleted`, and its data, kept under an id never reused, is out of
+    /// every other endpoint's reach. Dropping a response body is always allowed.
+    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer> {
+        let scope = Scope {
+            id: endpoint.id.clone(),
+            builder: endpoint.owner.clone(),
+        };
+        if let HostOp::FetchCancel { id } = op {
+            self.bodies.cancel(&scope.id, id);
+            return Box::pin(std::future::ready(Ok(HostAnswer::Done)));
+        }
+        let Some(current) = self
             .catalog
-            .get(endpoint)
-            .and_then(|c| c.endpoint.allowed_hosts.clone());
-        let (host, slug) = (self.clone(), endpoint.to_owned());
-        fetch::on_server(&self.server, async move {
-            host.bodies
-                .start(&host.outbound, allow, &slug, request)
-                .await
-        })
-    }
-
-    fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>> {
-        let (bodies, slug) = (self.bodies.clone(), endpoint.to_owned());
-        fetch::on_server(&self.server, async move { bodies.read(&slug, id).await })
-    }
-
-    fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()> {
-        self.bodies.cancel(endpoint, id);
-        Box::pin(std::future::ready(Ok(())))
+            .get(&endpoint.slug)
+            .filter(|c| c.endpoint.id == endpoint.id)
+        else {
+            return Box::pin(std::future::ready(Err(host_error(
+                "endpoint_deleted",
+                "this endpoint was deleted: its calls can no longer use ctx",
+            ))));
+        };
+        let allowed_hosts = match op {
+            HostOp::HttpGetJson { .. } | HostOp::FetchStart { .. } => {
+                current.endpoint.allowed_hosts.clone()
+            }
+            _ => None,
+        };
+        self.run(scope, allowed_hosts, op)
     }
 }
 
@@ -376,6 +398,187 @@ mod tests {
     use crate::config::Config;
     use crate::storage::*;
     use crate::store::SledStore;
+
+    /// The ops as plain methods for the tests below, for the endpoint with id `endpoint` (no
+    /// catalog check: the catalog is empty; `call` is tested on its own).
+    impl StoreHost {
+        async fn op<T>(
+            &self,
+            endpoint: &str,
+            op: HostOp,
+            pick: fn(HostAnswer) -> Option<T>,
+        ) -> Result<T, HostError> {
+            let scope = Scope {
+                id: endpoint.to_owned(),
+                builder: None,
+            };
+            let answer = self.run(scope, None, op).await?;
+            Ok(pick(answer).expect("the op's own answer"))
+        }
+
+        async fn kv_set(
+            &self,
+            endpoint: &str,
+            key: &str,
+            value: Value,
+            ttl_seconds: Option<u64>,
+        ) -> Result<(), HostError> {
+            let op = HostOp::KvSet {
+                key: key.into(),
+                value,
+                ttl_seconds,
+            };
+            self.op(endpoint, op, |a| {
+                matches!(a, HostAnswer::Done).then_some(())
+            })
+            .await
+        }
+
+        async fn kv_get(&self, endpoint: &str, key: &str) -> Result<Option<Value>, HostError> {
+            let op = HostOp::KvGet { key: key.into() };
+            self.op(endpoint, op, |a| match a {
+                HostAnswer::Value(v) => Some(v),
+                _ => None,
+            })
+            .await
+        }
+
+        async fn kv_delete(&self, endpoint: &str, key: &str) -> Result<bool, HostError> {
+            let op = HostOp::KvDelete { key: key.into() };
+            self.op(endpoint, op, |a| match a {
+                HostAnswer::Existed(e) => Some(e),
+                _ => None,
+            })
+            .await
+        }
+
+        async fn kv_list(
+            &self,
+            endpoint: &str,
+            prefix: &str,
+            limit: usize,
+            cursor: Option<String>,
+        ) -> Result<KvPage, HostError> {
+            let op = HostOp::KvList {
+                prefix: prefix.into(),
+                limit,
+                cursor,
+            };
+            self.op(endpoint, op, |a| match a {
+                HostAnswer::Page(p) => Some(p),
+                _ => None,
+            })
+            .await
+        }
+
+        async fn files_write(
+            &self,
+            endpoint: &str,
+            path: &str,
+            data: Vec<u8>,
+        ) -> Result<(), HostError> {
+            let op = HostOp::FilesWrite {
+                path: path.into(),
+                data,
+            };
+            self.op(endpoint, op, |a| {
+                matches!(a, HostAnswer::Done).then_some(())
+            })
+            .await
+        }
+
+        async fn files_list(
+            &self,
+            endpoint: &str,
+            prefix: &str,
+        ) -> Result<Vec<FileEntry>, HostError> {
+            let op = HostOp::FilesList {
+                prefix: prefix.into(),
+            };
+            self.op(endpoint, op, |a| match a {
+                HostAnswer::Files(f) => Some(f),
+                _ => None,
+            })
+            .await
+        }
+
+        async fn files_delete(&self, endpoint: &str, path: &str) -> Result<bool, HostError> {
+            let op = HostOp::FilesDelete { path: path.into() };
+            self.op(endpoint, op, |a| match a {
+                HostAnswer::Existed(e) => Some(e),
+                _ => None,
+            })
+            .await
+        }
+    }
+
+    /// An op runs only for the endpoint the catalog has under the code's slug with the code's
+    /// id: after a delete (and after another endpoint took the slug) an old call is refused,
+    /// and the new endpoint's data is kept under its own id.
+    #[tokio::test]
+    async fn ops_of_a_deleted_endpoint_are_refused() {
+        let h = host(Quotas::default()).await;
+        let endpoint = |id: &str| -> crate::catalog::Endpoint {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "slug": "tool", "title": "T", "description": "", "status": "active",
+                "priceUsd": 0, "handlerType": "js_request_response", "inputSchema": {},
+                "outputSchema": {}, "owner": {"kind": "admin"}, "revision": 1,
+                "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z",
+            }))
+            .unwrap()
+        };
+        let code = |id: &str| EndpointCode {
+            id: id.into(),
+            slug: "tool".into(),
+            version: format!("{id}-r1"),
+            source: String::new(),
+            capabilities: Default::default(),
+            env: Default::default(),
+            limits: None,
+            owner: None,
+        };
+        let set = |code: EndpointCode, value: i64| {
+            let h = h.clone();
+            async move {
+                let op = HostOp::KvSet {
+                    key: "k".into(),
+                    value: Value::from(value),
+                    ttl_seconds: None,
+                };
+                h.call(&code, op).await
+            }
+        };
+        let refused = |result: Result<HostAnswer, HostError>| {
+            let err = result.expect_err("refused");
+            assert_eq!(err.code, "endpoint_deleted", "{}", err.message);
+        };
+        refused(set(code("ep_old"), 1).await);
+        h.catalog.insert_new(endpoint("ep_old")).await.unwrap();
+        set(code("ep_old"), 1).await.unwrap();
+        h.catalog.remove("tool").await.unwrap();
+        refused(set(code("ep_old"), 2).await);
+        h.catalog.insert_new(endpoint("ep_new")).await.unwrap();
+        refused(set(code("ep_old"), 3).await);
+        // A forged code naming the new id under another slug is refused too.
+        refused(
+            h.call(
+                &EndpointCode {
+                    slug: "other".into(),
+                    ..code("ep_new")
+                },
+                HostOp::KvGet { key: "k".into() },
+            )
+            .await,
+        );
+        set(code("ep_new"), 4).await.unwrap();
+        assert_eq!(h.kv_get("ep_old", "k").await.unwrap(), Some(Value::from(1)));
+        assert_eq!(h.kv_get("ep_new", "k").await.unwrap(), Some(Value::from(4)));
+        // Dropping a response body is never refused.
+        assert!(h
+            .call(&code("ep_old"), HostOp::FetchCancel { id: 7 })
+            .await
+            .is_ok());
+    }
 
     async fn host(quotas: Quotas) -> StoreHost {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());

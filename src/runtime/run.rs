@@ -269,6 +269,7 @@ pub(super) fn endpoint_code(
     env: BTreeMap<String, String>,
 ) -> sandbox::EndpointCode {
     sandbox::EndpointCode {
+        id: endpoint.id.clone(),
         slug: endpoint.slug.clone(),
         version: format!("{}-r{}", endpoint.id, endpoint.revision),
         source,

@@ -95,20 +95,20 @@ pub enum Committed {
 /// other nodes' commits (or uploads moving the usage record) can make it lose.
 const MAX_ATTEMPTS: u32 = 64;
 
-/// Commits `atomic` to endpoint `slug`'s kv (counted toward `builder`'s totals), in its turn
+/// Commits `atomic` to the kv of the endpoint with id `endpoint` (counted toward `builder`'s totals), in its turn
 /// among this node's commits of the endpoint. The sandbox has checked its shape and sizes; here
 /// live the rules that need the stored state: checks, `sum` on what is stored, expiry and quotas.
 pub async fn commit(
     store: &dyn Store,
     quotas: &Quotas,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     atomic: &KvAtomic,
     writers: &KvWriters,
 ) -> Result<Committed, HostError> {
     for attempt in 0..MAX_ATTEMPTS {
-        let turn = writers.turn(slug).await;
-        let (batch, outcome) = match plan_commit(store, quotas, slug, builder, atomic).await {
+        let turn = writers.turn(endpoint).await;
+        let (batch, outcome) = match plan_commit(store, quotas, endpoint, builder, atomic).await {
             Ok(Planned::Write(batch, outcome)) => (batch, outcome),
             Ok(Planned::CheckFailed) => return Ok(Committed::CheckFailed),
             Err(e) => return Err(e.into()),
@@ -146,12 +146,12 @@ enum Planned {
 async fn plan_commit(
     store: &dyn Store,
     quotas: &Quotas,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     atomic: &KvAtomic,
 ) -> Result<Planned, Planning> {
     let now = now_secs();
-    let usage = UsageRead::read(store, Space::Kv, slug).await?;
+    let usage = UsageRead::read(store, Space::Kv, endpoint).await?;
     let seq = (usage.seq() + 1).max(now_micros());
     // Every key touched, as stored (`raw`) and as readers see it now (`state`).
     let mut raw: BTreeMap<&str, Option<Vec<u8>>> = BTreeMap::new();
@@ -165,7 +165,9 @@ async fn plan_commit(
         if raw.contains_key(key) {
             continue;
         }
-        let bytes = store.get(Tree::HandlerKv, &scoped_key(slug, key)).await?;
+        let bytes = store
+            .get(Tree::HandlerKv, &scoped_key(endpoint, key))
+            .await?;
         let live = match &bytes {
             Some(b) => Stored::live(b, now)?,
             None => None,
@@ -210,7 +212,7 @@ async fn plan_commit(
         // versionstamp is answered.
         let mut batch = usage.guard(Batch::new());
         for (key, bytes) in raw {
-            batch = batch.require_equals(Tree::HandlerKv, scoped_key(slug, key), bytes);
+            batch = batch.require_equals(Tree::HandlerKv, scoped_key(endpoint, key), bytes);
         }
         let outcome = Committed::Done {
             versionstamp: versionstamp(usage.seq()),
@@ -230,7 +232,7 @@ async fn plan_commit(
         .iter()
         .zip(&encoded)
         .map(|(key, new)| EntryChange {
-            key: scoped_key(slug, key),
+            key: scoped_key(endpoint, key),
             old: raw[key].clone(),
             new: new.as_deref(),
         })
@@ -246,7 +248,7 @@ async fn plan_commit(
     )
     .await?;
     for (key, bytes) in raw.into_iter().filter(|(k, _)| !written.contains(k)) {
-        batch = batch.require_equals(Tree::HandlerKv, scoped_key(slug, key), bytes);
+        batch = batch.require_equals(Tree::HandlerKv, scoped_key(endpoint, key), bytes);
     }
     let outcome = Committed::Done {
         versionstamp: versionstamp(seq),
@@ -302,11 +304,11 @@ fn safe_integer(value: &Value) -> Option<i64> {
 pub async fn get_entry(
     store: &dyn Store,
     quotas: &Quotas,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     key: &str,
 ) -> Result<Option<KvVersioned>, HostError> {
-    let scoped = scoped_key(slug, key);
+    let scoped = scoped_key(endpoint, key);
     let Some(bytes) = store
         .get(Tree::HandlerKv, &scoped)
         .await
@@ -320,7 +322,7 @@ pub async fn get_entry(
             versionstamp: versionstamp(stored.seq),
         })),
         None => {
-            remove_expired(store, quotas, slug, builder, scoped, bytes).await?;
+            remove_expired(store, quotas, endpoint, builder, scoped, bytes).await?;
             Ok(None)
         }
     }
@@ -331,12 +333,12 @@ pub async fn get_entry(
 async fn remove_expired(
     store: &dyn Store,
     quotas: &Quotas,
-    slug: &str,
+    endpoint: &str,
     builder: Option<&str>,
     scoped: Vec<u8>,
     bytes: Vec<u8>,
 ) -> Result<(), HostError> {
-    let usage = UsageRead::read(store, Space::Kv, slug)
+    let usage = UsageRead::read(store, Space::Kv, endpoint)
         .await
         .map_err(storage_error)?;
     let seq = (usage.seq() + 1).max(now_micros());
@@ -364,11 +366,11 @@ pub struct KvWriters {
 
 impl KvWriters {
     /// Waits for the endpoint's turn.
-    async fn turn(&self, slug: &str) -> Turn<'_> {
-        let queue = self.lock().entry(slug.to_owned()).or_default().clone();
+    async fn turn(&self, endpoint: &str) -> Turn<'_> {
+        let queue = self.lock().entry(endpoint.to_owned()).or_default().clone();
         Turn {
             writers: self,
-            slug: slug.to_owned(),
+            endpoint: endpoint.to_owned(),
             guard: Some(queue.lock_owned().await),
         }
     }
@@ -381,7 +383,7 @@ impl KvWriters {
 /// An endpoint's turn; the next waiting commit goes when it drops.
 struct Turn<'a> {
     writers: &'a KvWriters,
-    slug: String,
+    endpoint: String,
     guard: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
@@ -394,7 +396,7 @@ impl Drop for Turn<'_> {
             let idle = Arc::strong_count(tokio::sync::OwnedMutexGuard::mutex(&guard)) == 2;
             drop(guard);
             if idle {
-                queues.remove(&self.slug);
+                queues.remove(&self.endpoint);
             }
         }
     }

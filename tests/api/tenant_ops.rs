@@ -91,3 +91,105 @@ async fn one_builders_operations_cannot_crowd_out_another_builders() {
     assert_eq!(status, 200, "{ended}");
     assert_eq!(ended, json!({"ok": 6, "too_large": 394}), "{ended}");
 }
+
+/// Tries each `ctx` op after `req.input.wait` ms and says how each ended: `{ok}` or `{code}`.
+const LINGER: &str = r#"
+export default async function (req, ctx) {
+  if (req.input.wait) await new Promise((resolve) => setTimeout(resolve, req.input.wait));
+  const tried = {};
+  const attempt = async (name, op) => {
+    try { tried[name] = { ok: (await op()) ?? null }; } catch (e) { tried[name] = { code: e.code }; }
+  };
+  await attempt("kvSet", () => ctx.kv.set("secret", "the old owner's"));
+  await attempt("filesRead", () => ctx.files.read("note.txt"));
+  await attempt("filesWrite", () => ctx.files.write("note.txt", "overwritten by the old owner"));
+  await attempt("kvGet", () => ctx.kv.get("secret"));
+  await attempt("kvList", () => ctx.kv.list());
+  return tried;
+}
+"#;
+
+/// Reads what the endpoint has: its kv and its file.
+const READER: &str = r#"
+export default async function (req, ctx) {
+  return {
+    secret: (await ctx.kv.get("secret")) ?? null,
+    keys: (await ctx.kv.list()).entries.length,
+    note: await ctx.files.read("note.txt"),
+  };
+}
+"#;
+
+/// A deleted slug's next owner shares nothing with the old owner's calls still running
+/// (issue 36, 4): the old call's `ctx` ops are refused from the delete on (`endpoint_deleted`),
+/// so it can neither read the file the new owner uploaded nor write into the new owner's kv or
+/// files; the new owner starts with none of the old data; and the old owner's logs are not the
+/// new owner's.
+#[tokio::test]
+async fn a_deleted_slugs_next_owner_shares_nothing_with_the_old_calls() {
+    let server = TestServer::start_with(|c| {
+        c.runtime.pool.default_limits.timeout = Duration::from_secs(20);
+    })
+    .await;
+    let caps = json!({"kv": true, "files": true, "logs": true});
+    let (_, old) = server.builder("Old owner").await;
+    let (_, new) = server.builder("New owner").await;
+    server
+        .create(As::Builder(&old), &js("shared-slug", LINGER, caps.clone()))
+        .await;
+    server.grant("shared-slug", caps.clone()).await;
+    let (status, first) = server.post("/tools/shared-slug", &json!({})).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["kvSet"], json!({"ok": null}), "{first}");
+    assert_eq!(first["kvGet"], json!({"ok": "the old owner's"}), "{first}");
+
+    let wait = json!({"wait": 2500});
+    let lingering = server.post("/tools/shared-slug", &wait);
+    let takeover = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let (status, body) = server
+            .call(
+                "DELETE",
+                "/ai/endpoints/shared-slug",
+                As::Builder(&old),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let mut created = js("shared-slug", READER, caps.clone());
+        created["files"] = json!({"note.txt": "the new owner's own"});
+        server.create(As::Builder(&new), &created).await;
+        server.grant("shared-slug", caps.clone()).await;
+    };
+    let ((status, tried), ()) = tokio::join!(lingering, takeover);
+    assert_eq!(status, 200, "{tried}");
+    for op in ["kvSet", "filesRead", "filesWrite", "kvGet", "kvList"] {
+        assert_eq!(
+            tried[op],
+            json!({"code": "endpoint_deleted"}),
+            "{op}: {tried}"
+        );
+    }
+
+    let (status, seen) = server.post("/tools/shared-slug", &json!({})).await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(
+        seen,
+        json!({"secret": null, "keys": 0, "note": "the new owner's own"}),
+        "the new owner sees only its own data"
+    );
+    let (status, logs) = server
+        .call(
+            "GET",
+            "/ai/endpoints/shared-slug/logs",
+            As::Builder(&new),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{logs}");
+    assert_eq!(
+        logs["entries"].as_array().map(Vec::len),
+        Some(1),
+        "only the new owner's own call: {logs}"
+    );
+}

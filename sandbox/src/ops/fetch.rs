@@ -18,8 +18,8 @@ use std::time::Instant;
 use deno_core::{op2, CancelFuture, CancelHandle, OpState};
 use serde::{Deserialize, Serialize};
 
-use super::{check_capability, host_result, http, Capability, InvocationClock, OpError};
-use crate::{FetchLimits, FetchRequest, Host, HostError};
+use super::{check_capability, http, Capability, HostCall, InvocationClock, OpError};
+use crate::{FetchLimits, FetchRequest, HostAnswer, HostError, HostOp};
 
 deno_core::extension!(
     toolhost_fetch,
@@ -176,27 +176,19 @@ pub(crate) fn end_call(state: &mut OpState) {
     let Some(call) = state.try_take::<FetchCall>() else {
         return;
     };
-    let host = state
-        .try_borrow::<super::EndpointState>()
-        .map(|endpoint| (endpoint.host.clone(), endpoint.slug.clone()));
+    let host = state.try_borrow::<super::EndpointState>().map(HostCall::of);
     for open in call.requests.into_values() {
         open.cancel.cancel();
-        if let (Some(id), Some((host, slug))) = (open.body, &host) {
-            release(host.as_ref(), slug, id);
+        if let (Some(id), Some(host)) = (open.body, &host) {
+            release(host, id);
         }
     }
 }
 
-/// Tells the host to drop a body. [`Host::fetch_cancel`] acts when called; its future only
+/// Tells the host to drop a body. [`HostOp::FetchCancel`] acts when called; its future only
 /// reports, so it is not awaited.
-fn release(host: &dyn Host, slug: &str, id: u64) {
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        drop(host.fetch_cancel(slug, id));
-    }))
-    .is_err()
-    {
-        tracing::error!("a host call panicked");
-    }
+fn release(host: &HostCall, id: u64) {
+    host.send(HostOp::FetchCancel { id });
 }
 
 /// The request as the glue passes it; the body comes as bytes beside it.
@@ -240,10 +232,10 @@ async fn op_fetch_start(
             )))
         }
     };
-    let (host, slug, cancel, request) = {
+    let (host, cancel, request) = {
         let mut state = state.borrow_mut();
         let endpoint = check_capability(&state, Capability::Fetch)?;
-        let (host, slug) = (endpoint.host.clone(), endpoint.slug.clone());
+        let host = HostCall::of(endpoint);
         let limits = endpoint.fetch;
         let left = state
             .try_borrow::<InvocationClock>()
@@ -275,11 +267,13 @@ async fn op_fetch_start(
                 received: 0,
             },
         );
-        (host, slug, cancel, request)
+        (host, cancel, request)
     };
-    let started = host_result(|| host.fetch_start(&slug, request))
-        .or_cancel(cancel)
-        .await;
+    let start = host.run(HostOp::FetchStart { request }, |a| match a {
+        HostAnswer::Head(head) => Some(head),
+        _ => None,
+    });
+    let started = start.or_cancel(cancel).await;
     let mut state = state.borrow_mut();
     let call = state.try_borrow_mut::<FetchCall>();
     let head = match started {
@@ -294,12 +288,12 @@ async fn op_fetch_start(
     };
     // A call that ended meanwhile (or a request cancelled) does not keep the body.
     let Some(open) = call.and_then(|call| call.requests.get_mut(&key)) else {
-        release(host.as_ref(), &slug, head.id);
+        release(&host, head.id);
         return Err(aborted());
     };
     let redirect = matches!(head.status, 301 | 302 | 303 | 307 | 308);
     if redirect_error && redirect {
-        release(host.as_ref(), &slug, head.id);
+        release(&host, head.id);
         end_request(&mut state, key);
         return Err(OpError::InvalidArgument(
             "the response is a redirect and the redirect mode is `error`".to_owned(),
@@ -319,10 +313,10 @@ async fn op_fetch_start(
 #[op2]
 #[buffer]
 async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] key: u32) -> Result<Vec<u8>, OpError> {
-    let (host, slug, id, cancel, limit) = {
+    let (host, id, cancel, limit) = {
         let mut state = state.borrow_mut();
         let endpoint = check_capability(&state, Capability::Fetch)?;
-        let (host, slug) = (endpoint.host.clone(), endpoint.slug.clone());
+        let host = HostCall::of(endpoint);
         let limit = endpoint.fetch.max_response_body_bytes;
         let open = state
             .try_borrow_mut::<FetchCall>()
@@ -331,12 +325,14 @@ async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] key: u32) -> Result<V
         let id = open
             .body
             .ok_or_else(|| OpError::InvalidArgument("no such response".to_owned()))?;
-        (host, slug, id, open.cancel.clone(), limit)
+        (host, id, open.cancel.clone(), limit)
     };
     loop {
-        let read = host_result(|| host.fetch_read(&slug, id))
-            .or_cancel(cancel.clone())
-            .await;
+        let read = host.run(HostOp::FetchRead { id }, |a| match a {
+            HostAnswer::Chunk(chunk) => Some(chunk),
+            _ => None,
+        });
+        let read = read.or_cancel(cancel.clone()).await;
         let mut state = state.borrow_mut();
         let chunk = match read {
             Err(_canceled) => return Err(aborted()),
@@ -361,7 +357,7 @@ async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] key: u32) -> Result<V
         };
         open.received += chunk.len();
         if open.received > limit {
-            release(host.as_ref(), &slug, id);
+            release(&host, id);
             end_request(&mut state, key);
             return Err(OpError::Host(HostError::new(
                 "response_too_large",
@@ -376,7 +372,7 @@ async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] key: u32) -> Result<V
 #[op2(fast)]
 fn op_fetch_cancel(state: &mut OpState, #[smi] key: u32) -> Result<(), OpError> {
     let endpoint = check_capability(state, Capability::Fetch)?;
-    let (host, slug) = (endpoint.host.clone(), endpoint.slug.clone());
+    let host = HostCall::of(endpoint);
     let Some(open) = state
         .try_borrow_mut::<FetchCall>()
         .and_then(|call| call.requests.remove(&key))
@@ -385,7 +381,7 @@ fn op_fetch_cancel(state: &mut OpState, #[smi] key: u32) -> Result<(), OpError> 
     };
     open.cancel.cancel();
     if let Some(id) = open.body {
-        release(host.as_ref(), &slug, id);
+        release(&host, id);
     }
     Ok(())
 }

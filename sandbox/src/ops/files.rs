@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use deno_core::{op2, OpState};
 
-use super::{host_result, Capability, HostCall, OpError};
+use super::{done, existed, Capability, HostCall, OpError};
 use crate::paths::{normalize_prefix, normalize_with_limit};
-use crate::FileEntry;
+use crate::{FileEntry, HostAnswer, HostOp};
 
 deno_core::extension!(
     toolhost_files,
@@ -34,7 +34,11 @@ async fn op_files_read(
 ) -> Result<Option<String>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let path = path_arg(&call, &path)?;
-    match host_result(|| call.host.files_read(&call.slug, &path)).await? {
+    let read = call.run(HostOp::FilesRead { path: path.clone() }, |a| match a {
+        HostAnswer::File(bytes) => Some(bytes),
+        _ => None,
+    });
+    match read.await? {
         None => Ok(None),
         Some(bytes) => String::from_utf8(bytes)
             .map(Some)
@@ -56,7 +60,11 @@ async fn op_files_write(
             call.storage.max_file_bytes
         )));
     }
-    host_result(|| call.host.files_write(&call.slug, &path, data.into_bytes())).await
+    let op = HostOp::FilesWrite {
+        path,
+        data: data.into_bytes(),
+    };
+    call.run(op, done).await
 }
 
 #[op2]
@@ -68,7 +76,11 @@ async fn op_files_list(
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let prefix = normalize_prefix(&prefix, call.storage.max_path_bytes)
         .map_err(|err| OpError::InvalidArgument(format!("invalid file prefix: {err}")))?;
-    host_result(|| call.host.files_list(&call.slug, &prefix)).await
+    call.run(HostOp::FilesList { prefix }, |a| match a {
+        HostAnswer::Files(files) => Some(files),
+        _ => None,
+    })
+    .await
 }
 
 #[op2]
@@ -78,5 +90,5 @@ async fn op_files_delete(
 ) -> Result<bool, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let path = path_arg(&call, &path)?;
-    host_result(|| call.host.files_delete(&call.slug, &path)).await
+    call.run(HostOp::FilesDelete { path }, existed).await
 }

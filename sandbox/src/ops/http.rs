@@ -10,7 +10,8 @@ use deno_core::url::Url;
 use deno_core::{op2, OpState};
 
 use super::fetch::HttpPlace;
-use super::{check_capability, host_result, Capability, InvocationClock, OpError};
+use super::{check_capability, Capability, HostCall, InvocationClock, OpError};
+use crate::{HostAnswer, HostOp};
 
 deno_core::extension!(toolhost_http, ops = [op_http_get_json]);
 
@@ -86,7 +87,7 @@ async fn op_http_get_json(
     #[serde] headers: Vec<(String, String)>,
     #[serde] timeout_ms: Option<u64>,
 ) -> Result<serde_json::Value, OpError> {
-    let (host, slug, timeout, limits) = {
+    let (call, timeout, limits) = {
         let state = state.borrow();
         let endpoint = check_capability(&state, Capability::HttpGetJson)?;
         let mut timeout = endpoint.max_http_timeout;
@@ -96,18 +97,22 @@ async fn op_http_get_json(
         if let Some(clock) = state.try_borrow::<InvocationClock>() {
             timeout = timeout.min(clock.deadline.saturating_duration_since(Instant::now()));
         }
-        (
-            endpoint.host.clone(),
-            endpoint.slug.clone(),
-            timeout,
-            endpoint.fetch,
-        )
+        (HostCall::of(endpoint), timeout, endpoint.fetch)
     };
     check_url(&url)?;
     check_headers(&headers)?;
     // Counted with the call's `fetch`es: at most so many outbound requests at once and in all.
     let _place = HttpPlace::take(&mut state.borrow_mut(), limits)?;
-    host_result(|| host.http_get_json(&slug, &url, headers, timeout)).await
+    let op = HostOp::HttpGetJson {
+        url,
+        headers,
+        timeout,
+    };
+    call.run(op, |a| match a {
+        HostAnswer::Json(value) => Some(value),
+        _ => None,
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -5,9 +5,11 @@ use std::rc::Rc;
 
 use deno_core::{op2, OpState};
 
-use super::{host_result, Capability, HostCall, OpError};
+use super::{done, existed, Capability, HostCall, OpError};
 use crate::MAX_SAFE_INTEGER;
-use crate::{is_versionstamp, KvAtomic, KvMutation, KvPage, KvVersioned, StorageLimits};
+use crate::{
+    is_versionstamp, HostAnswer, HostOp, KvAtomic, KvMutation, KvPage, KvVersioned, StorageLimits,
+};
 
 deno_core::extension!(
     toolhost_kv,
@@ -119,7 +121,12 @@ async fn op_kv_get(
 ) -> Result<Option<serde_json::Value>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
-    host_result(|| call.host.kv_get(&call.slug, &key)).await
+    let op = HostOp::KvGet { key };
+    call.run(op, |a| match a {
+        HostAnswer::Value(value) => Some(value),
+        _ => None,
+    })
+    .await
 }
 
 /// `value` arrives as the JSON text made by the glue, so its size is measured exactly.
@@ -141,7 +148,12 @@ async fn op_kv_set(
     check_ttl(ttl_seconds)?;
     let value = serde_json::from_str(&value)
         .map_err(|_| OpError::InvalidArgument("kv value must be JSON".to_owned()))?;
-    host_result(|| call.host.kv_set(&call.slug, &key, value, ttl_seconds)).await
+    let op = HostOp::KvSet {
+        key,
+        value,
+        ttl_seconds,
+    };
+    call.run(op, done).await
 }
 
 /// The entry with its versionstamp; `None` when absent or expired.
@@ -153,7 +165,12 @@ async fn op_kv_get_entry(
 ) -> Result<Option<KvVersioned>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
-    host_result(|| call.host.kv_get_entry(&call.slug, &key)).await
+    let op = HostOp::KvGetEntry { key };
+    call.run(op, |a| match a {
+        HostAnswer::Entry(entry) => Some(entry),
+        _ => None,
+    })
+    .await
 }
 
 /// `atomic` is the JSON text of a [`KvAtomic`] built by the glue's `atomic()`; its length is
@@ -174,14 +191,19 @@ async fn op_kv_commit(
     let atomic: KvAtomic = serde_json::from_str(&atomic)
         .map_err(|e| OpError::InvalidArgument(format!("malformed atomic operation: {e}")))?;
     check_atomic(&atomic, &call.storage)?;
-    host_result(|| call.host.kv_commit(&call.slug, atomic)).await
+    let op = HostOp::KvCommit { atomic };
+    call.run(op, |a| match a {
+        HostAnswer::Committed(versionstamp) => Some(versionstamp),
+        _ => None,
+    })
+    .await
 }
 
 #[op2]
 async fn op_kv_delete(state: Rc<RefCell<OpState>>, #[string] key: String) -> Result<bool, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
-    host_result(|| call.host.kv_delete(&call.slug, &key)).await
+    call.run(HostOp::KvDelete { key }, existed).await
 }
 
 /// `limit` is clamped to `1..=max_list_limit`.
@@ -202,5 +224,14 @@ async fn op_kv_list(
     }
     let max = call.storage.max_list_limit;
     let limit = limit.unwrap_or(max).clamp(1, max);
-    host_result(|| call.host.kv_list(&call.slug, &prefix, limit, cursor)).await
+    let op = HostOp::KvList {
+        prefix,
+        limit,
+        cursor,
+    };
+    call.run(op, |a| match a {
+        HostAnswer::Page(page) => Some(page),
+        _ => None,
+    })
+    .await
 }

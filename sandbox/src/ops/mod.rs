@@ -12,7 +12,10 @@ use deno_core::futures::FutureExt;
 use deno_core::OpState;
 use deno_error::{AdditionalProperties, JsErrorClass, PropertyValue};
 
-use crate::{Capabilities, FetchLimits, Host, HostError, HostFuture, StorageLimits};
+use crate::{
+    Capabilities, EndpointCode, FetchLimits, Host, HostAnswer, HostError, HostFuture, HostOp,
+    StorageLimits,
+};
 
 pub(crate) mod bootstrap;
 pub(crate) mod crypto;
@@ -58,8 +61,8 @@ pub(crate) fn extensions(blob_bytes: usize) -> Vec<deno_core::Extension> {
 /// The endpoint an isolate belongs to; put in its `OpState` when the isolate is created and
 /// never changed (a new endpoint version gets a new isolate).
 pub(crate) struct EndpointState {
-    pub(crate) slug: String,
-    pub(crate) capabilities: Capabilities,
+    /// The code the server gave: the identity every host call carries.
+    pub(crate) code: Arc<EndpointCode>,
     pub(crate) host: Arc<dyn Host>,
     pub(crate) storage: StorageLimits,
     pub(crate) max_http_timeout: Duration,
@@ -106,7 +109,7 @@ pub(crate) fn check_capability(
     let endpoint = state
         .try_borrow::<EndpointState>()
         .ok_or_else(|| OpError::Internal("isolate has no endpoint".to_owned()))?;
-    if capability.granted(&endpoint.capabilities) {
+    if capability.granted(&endpoint.code.capabilities) {
         Ok(endpoint)
     } else {
         Err(OpError::CapabilityDenied(capability.name()))
@@ -117,18 +120,56 @@ pub(crate) fn check_capability(
 /// the `OpState` borrow ends before the op awaits.
 pub(crate) struct HostCall {
     pub(crate) host: Arc<dyn Host>,
-    pub(crate) slug: String,
+    pub(crate) code: Arc<EndpointCode>,
     pub(crate) storage: StorageLimits,
 }
 
 impl HostCall {
     pub(crate) fn new(state: &OpState, capability: Capability) -> Result<HostCall, OpError> {
         let endpoint = check_capability(state, capability)?;
-        Ok(HostCall {
+        Ok(HostCall::of(endpoint))
+    }
+
+    pub(crate) fn of(endpoint: &EndpointState) -> HostCall {
+        HostCall {
             host: endpoint.host.clone(),
-            slug: endpoint.slug.clone(),
+            code: endpoint.code.clone(),
             storage: endpoint.storage,
-        })
+        }
+    }
+
+    /// Runs `op` on the host and takes its answer with `pick` (the variant the op answers).
+    pub(crate) async fn run<T>(
+        &self,
+        op: HostOp,
+        pick: fn(HostAnswer) -> Option<T>,
+    ) -> Result<T, OpError> {
+        let answer = host_result(|| self.host.call(&self.code, op)).await?;
+        pick(answer).ok_or_else(|| OpError::Internal("the host answered another operation".into()))
+    }
+
+    /// Sends `op` without waiting for its answer: for [`HostOp::FetchCancel`], which takes
+    /// effect when called.
+    pub(crate) fn send(&self, op: HostOp) {
+        if std::panic::catch_unwind(AssertUnwindSafe(|| {
+            drop(self.host.call(&self.code, op));
+        }))
+        .is_err()
+        {
+            tracing::error!("a host call panicked");
+        }
+    }
+}
+
+/// The answers of the ops that answer nothing but success.
+pub(crate) fn done(answer: HostAnswer) -> Option<()> {
+    matches!(answer, HostAnswer::Done).then_some(())
+}
+
+pub(crate) fn existed(answer: HostAnswer) -> Option<bool> {
+    match answer {
+        HostAnswer::Existed(existed) => Some(existed),
+        _ => None,
     }
 }
 

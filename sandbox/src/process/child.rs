@@ -14,12 +14,8 @@ use std::time::{Duration, Instant};
 use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot};
 
-use super::host_ops::{expect, HostAnswer, HostOp};
 use super::wire::{self, FromWorker, ToWorker};
-use crate::{
-    EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvAtomic,
-    KvPage, KvVersioned, Pool, PoolConfig,
-};
+use crate::{EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Pool, PoolConfig};
 
 /// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
 /// code again as calls need it ([`FromWorker::NeedCode`]).
@@ -239,16 +235,18 @@ fn init_logging(filter: &str) {
         .try_init();
 }
 
-/// The [`Host`] of a worker: every method is a frame to the server and an answer back.
+/// The [`Host`] of a worker: every op is a frame to the server and an answer back.
 pub(crate) struct RemoteHost {
     frames: mpsc::UnboundedSender<Vec<u8>>,
     pending: Mutex<HashMap<u64, oneshot::Sender<Result<HostAnswer, HostError>>>>,
     next: AtomicU64,
 }
 
-impl RemoteHost {
-    /// Sends `op` for endpoint `slug` and waits for the server's answer.
-    pub(crate) fn call(&self, slug: &str, op: HostOp) -> HostFuture<HostAnswer> {
+/// A forwarder: the server checks and runs every op against the code it sent for the version.
+impl Host for RemoteHost {
+    /// Sends `op` of `endpoint`'s isolate and waits for the server's answer. The frame leaves
+    /// when this is called, as [`HostOp::FetchCancel`] needs.
+    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (reply, answer) = oneshot::channel();
         self.pending
@@ -257,7 +255,8 @@ impl RemoteHost {
             .insert(id, reply);
         let frame = wire::encode(&FromWorker::HostCall {
             id,
-            slug: slug.to_owned(),
+            slug: endpoint.slug.clone(),
+            version: endpoint.version.clone(),
             op,
         });
         let sent = self.frames.send(frame).is_ok();
@@ -270,7 +269,9 @@ impl RemoteHost {
                 .unwrap_or_else(|_| Err(HostError::new("sandbox_internal", "the server is gone")))
         })
     }
+}
 
+impl RemoteHost {
     /// Test builds only: a frame as it is, valid or not.
     #[cfg(feature = "wall-probe")]
     pub(crate) fn send_raw(&self, frame: Vec<u8>) {
@@ -286,151 +287,5 @@ impl RemoteHost {
         if let Some(reply) = reply {
             let _ = reply.send(result);
         }
-    }
-}
-
-impl Host for RemoteHost {
-    fn kv_get(&self, endpoint: &str, key: &str) -> HostFuture<Option<serde_json::Value>> {
-        let op = HostOp::KvGet { key: key.into() };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::Value(v) => Some(v),
-            _ => None,
-        })
-    }
-
-    fn kv_get_entry(&self, endpoint: &str, key: &str) -> HostFuture<Option<KvVersioned>> {
-        let op = HostOp::KvGetEntry { key: key.into() };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::Entry(entry) => Some(entry),
-            _ => None,
-        })
-    }
-
-    fn kv_commit(&self, endpoint: &str, atomic: KvAtomic) -> HostFuture<Option<String>> {
-        let op = HostOp::KvCommit { atomic };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::Committed(versionstamp) => Some(versionstamp),
-            _ => None,
-        })
-    }
-
-    fn kv_set(
-        &self,
-        endpoint: &str,
-        key: &str,
-        value: serde_json::Value,
-        ttl_seconds: Option<u64>,
-    ) -> HostFuture<()> {
-        let op = HostOp::KvSet {
-            key: key.into(),
-            value,
-            ttl_seconds,
-        };
-        expect(self.call(endpoint, op), |a| {
-            matches!(a, HostAnswer::Done).then_some(())
-        })
-    }
-
-    fn kv_delete(&self, endpoint: &str, key: &str) -> HostFuture<bool> {
-        let op = HostOp::KvDelete { key: key.into() };
-        expect(self.call(endpoint, op), existed)
-    }
-
-    fn kv_list(
-        &self,
-        endpoint: &str,
-        prefix: &str,
-        limit: usize,
-        cursor: Option<String>,
-    ) -> HostFuture<KvPage> {
-        let op = HostOp::KvList {
-            prefix: prefix.into(),
-            limit,
-            cursor,
-        };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::Page(page) => Some(page),
-            _ => None,
-        })
-    }
-
-    fn files_read(&self, endpoint: &str, path: &str) -> HostFuture<Option<Vec<u8>>> {
-        let op = HostOp::FilesRead { path: path.into() };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::File(bytes) => Some(bytes),
-            _ => None,
-        })
-    }
-
-    fn files_write(&self, endpoint: &str, path: &str, data: Vec<u8>) -> HostFuture<()> {
-        let op = HostOp::FilesWrite {
-            path: path.into(),
-            data,
-        };
-        expect(self.call(endpoint, op), |a| {
-            matches!(a, HostAnswer::Done).then_some(())
-        })
-    }
-
-    fn files_list(&self, endpoint: &str, prefix: &str) -> HostFuture<Vec<FileEntry>> {
-        let op = HostOp::FilesList {
-            prefix: prefix.into(),
-        };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::Files(files) => Some(files),
-            _ => None,
-        })
-    }
-
-    fn files_delete(&self, endpoint: &str, path: &str) -> HostFuture<bool> {
-        let op = HostOp::FilesDelete { path: path.into() };
-        expect(self.call(endpoint, op), existed)
-    }
-
-    fn http_get_json(
-        &self,
-        endpoint: &str,
-        url: &str,
-        headers: Vec<(String, String)>,
-        timeout: Duration,
-    ) -> HostFuture<serde_json::Value> {
-        let op = HostOp::HttpGetJson {
-            url: url.into(),
-            headers,
-            timeout,
-        };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::Json(value) => Some(value),
-            _ => None,
-        })
-    }
-
-    fn fetch_start(&self, endpoint: &str, request: FetchRequest) -> HostFuture<FetchHead> {
-        let op = HostOp::FetchStart { request };
-        expect(self.call(endpoint, op), |a| match a {
-            HostAnswer::Head(head) => Some(head),
-            _ => None,
-        })
-    }
-
-    fn fetch_read(&self, endpoint: &str, id: u64) -> HostFuture<Option<Vec<u8>>> {
-        expect(self.call(endpoint, HostOp::FetchRead { id }), |a| match a {
-            HostAnswer::Chunk(chunk) => Some(chunk),
-            _ => None,
-        })
-    }
-
-    /// The frame leaves when this is called, as the trait asks; the answer is only reported.
-    fn fetch_cancel(&self, endpoint: &str, id: u64) -> HostFuture<()> {
-        expect(self.call(endpoint, HostOp::FetchCancel { id }), |a| {
-            matches!(a, HostAnswer::Done).then_some(())
-        })
-    }
-}
-
-fn existed(answer: HostAnswer) -> Option<bool> {
-    match answer {
-        HostAnswer::Existed(existed) => Some(existed),
-        _ => None,
     }
 }

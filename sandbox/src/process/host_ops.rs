@@ -1,4 +1,4 @@
-//! `ctx` operations as they cross from a worker process to the server.
+//! `ctx` operations ([`HostOp`]) as they cross from a worker process to the server.
 //!
 //! A worker is not trusted: its engine may be compromised. So the server checks every
 //! operation again as if the worker's own checks had never run: the capability against the
@@ -6,88 +6,9 @@
 //! headers and timeouts with the same functions the ops use. A refusal reaches the handler with
 //! the code its own op would have given (`capability_denied`, `invalid_argument`, `too_large`).
 
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
-
 use crate::ops::{fetch, http, kv, Capability, OpError};
 use crate::paths::{normalize_prefix, normalize_with_limit};
-use crate::{
-    EndpointCode, FetchHead, FetchRequest, FileEntry, Host, HostError, HostFuture, KvAtomic,
-    KvPage, KvVersioned, PoolConfig,
-};
-
-/// One `ctx` operation, as the [`Host`] method it becomes.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) enum HostOp {
-    KvGet {
-        key: String,
-    },
-    KvGetEntry {
-        key: String,
-    },
-    KvCommit {
-        atomic: KvAtomic,
-    },
-    KvSet {
-        key: String,
-        value: serde_json::Value,
-        ttl_seconds: Option<u64>,
-    },
-    KvDelete {
-        key: String,
-    },
-    KvList {
-        prefix: String,
-        limit: usize,
-        cursor: Option<String>,
-    },
-    FilesRead {
-        path: String,
-    },
-    FilesWrite {
-        path: String,
-        #[serde(with = "base64_bytes")]
-        data: Vec<u8>,
-    },
-    FilesList {
-        prefix: String,
-    },
-    FilesDelete {
-        path: String,
-    },
-    HttpGetJson {
-        url: String,
-        headers: Vec<(String, String)>,
-        timeout: Duration,
-    },
-    FetchStart {
-        request: FetchRequest,
-    },
-    FetchRead {
-        id: u64,
-    },
-    FetchCancel {
-        id: u64,
-    },
-}
-
-/// What a [`HostOp`] returns, one variant per return type of the [`Host`] methods.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) enum HostAnswer {
-    Value(Option<serde_json::Value>),
-    Entry(Option<KvVersioned>),
-    Committed(Option<String>),
-    Done,
-    Existed(bool),
-    Page(KvPage),
-    File(#[serde(with = "base64_opt_bytes")] Option<Vec<u8>>),
-    Files(Vec<FileEntry>),
-    Json(serde_json::Value),
-    Head(FetchHead),
-    /// One chunk of a response body, `None` at its end.
-    Chunk(#[serde(with = "base64_opt_bytes")] Option<Vec<u8>>),
-}
+use crate::{EndpointCode, HostOp, PoolConfig};
 
 impl HostOp {
     fn capability(&self) -> Capability {
@@ -215,71 +136,9 @@ impl HostOp {
             op @ (HostOp::FetchRead { .. } | HostOp::FetchCancel { .. }) => op,
         })
     }
-
-    /// Runs the (checked) operation on the real host for endpoint `slug`.
-    pub(crate) async fn run(self, host: &dyn Host, slug: &str) -> Result<HostAnswer, HostError> {
-        Ok(match self {
-            HostOp::KvGet { key } => HostAnswer::Value(host.kv_get(slug, &key).await?),
-            HostOp::KvGetEntry { key } => HostAnswer::Entry(host.kv_get_entry(slug, &key).await?),
-            HostOp::KvCommit { atomic } => {
-                HostAnswer::Committed(host.kv_commit(slug, atomic).await?)
-            }
-            HostOp::KvSet {
-                key,
-                value,
-                ttl_seconds,
-            } => {
-                host.kv_set(slug, &key, value, ttl_seconds).await?;
-                HostAnswer::Done
-            }
-            HostOp::KvDelete { key } => HostAnswer::Existed(host.kv_delete(slug, &key).await?),
-            HostOp::KvList {
-                prefix,
-                limit,
-                cursor,
-            } => HostAnswer::Page(host.kv_list(slug, &prefix, limit, cursor).await?),
-            HostOp::FilesRead { path } => HostAnswer::File(host.files_read(slug, &path).await?),
-            HostOp::FilesWrite { path, data } => {
-                host.files_write(slug, &path, data).await?;
-                HostAnswer::Done
-            }
-            HostOp::FilesList { prefix } => {
-                HostAnswer::Files(host.files_list(slug, &prefix).await?)
-            }
-            HostOp::FilesDelete { path } => {
-                HostAnswer::Existed(host.files_delete(slug, &path).await?)
-            }
-            HostOp::HttpGetJson {
-                url,
-                headers,
-                timeout,
-            } => HostAnswer::Json(host.http_get_json(slug, &url, headers, timeout).await?),
-            HostOp::FetchStart { request } => {
-                HostAnswer::Head(host.fetch_start(slug, request).await?)
-            }
-            HostOp::FetchRead { id } => HostAnswer::Chunk(host.fetch_read(slug, id).await?),
-            HostOp::FetchCancel { id } => {
-                host.fetch_cancel(slug, id).await?;
-                HostAnswer::Done
-            }
-        })
-    }
 }
 
-/// Turns the server's answer into what the [`Host`] method promised; any other variant is a
-/// protocol fault, reported to the handler as a host error rather than trusted.
-pub(crate) fn expect<T: Send + 'static>(
-    answer: HostFuture<HostAnswer>,
-    pick: fn(HostAnswer) -> Option<T>,
-) -> HostFuture<T> {
-    Box::pin(async move {
-        pick(answer.await?).ok_or_else(|| {
-            HostError::new("sandbox_internal", "the server answered another operation")
-        })
-    })
-}
-
-mod base64_bytes {
+pub(crate) mod base64_bytes {
     use base64::engine::general_purpose::STANDARD;
     use base64::Engine;
     use serde::{Deserialize, Deserializer, Serializer};
@@ -321,11 +180,14 @@ pub(crate) mod base64_opt_bytes {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
-    use crate::Capabilities;
+    use crate::{Capabilities, FetchRequest, HostAnswer};
 
     fn code(capabilities: Capabilities) -> EndpointCode {
         EndpointCode {
+            id: "ep_a".into(),
             slug: "a".into(),
             version: "1".into(),
             source: String::new(),

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use super::host_ops::HostAnswer;
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
 use crate::{
-    EndpointCode, Host, Invocation, InvocationReport, PoolConfig, PoolStats, SandboxError,
+    EndpointCode, Host, HostAnswer, Invocation, InvocationReport, PoolConfig, PoolStats,
+    SandboxError,
 };
 
 /// How long a new worker may take to start (exec, runtime, confinement) before it counts as
@@ -266,9 +266,12 @@ impl Worker {
 #[derive(Default)]
 struct WorkerState {
     calls: HashMap<u64, oneshot::Sender<Reply>>,
-    /// Endpoints with calls in progress here, with the code the server sent: host operations
-    /// are checked against it, and refused for any endpoint not in progress.
-    serving: HashMap<String, (Arc<EndpointCode>, usize)>,
+    /// Endpoint versions with calls in progress here, with the code the server sent: host
+    /// operations name the version their isolate was given, are checked against its code (the
+    /// identity the host keys data by), and are refused for any version not in progress. Keyed
+    /// by slug and version, not slug alone: an old call of a deleted endpoint keeps its own
+    /// code, never the code of the next endpoint with its slug.
+    serving: HashMap<(String, String), (Arc<EndpointCode>, usize)>,
     /// Endpoint versions whose code this worker was sent.
     sent: HashMap<String, String>,
     stats: HashMap<u64, oneshot::Sender<PoolStats>>,
@@ -563,11 +566,16 @@ impl WorkerPool {
                     let _ = reply.send(Reply::NeedCode);
                 }
             }
-            FromWorker::HostCall { id, slug, op } => {
+            FromWorker::HostCall {
+                id,
+                slug,
+                version,
+                op,
+            } => {
                 let code = worker
                     .lock()
                     .serving
-                    .get(&slug)
+                    .get(&(slug, version))
                     .filter(|(_, calls)| *calls > 0)
                     .map(|(code, _)| code.clone());
                 if worker.host_ops.fetch_add(1, Ordering::AcqRel) >= MAX_HOST_OPS_PER_WORKER {
@@ -602,7 +610,7 @@ impl WorkerPool {
                 let worker = worker.clone();
                 tokio::spawn(async move {
                     let result = match op.checked(&code, &pool.inner.config) {
-                        Ok(op) => op.run(pool.inner.host.as_ref(), &code.slug).await,
+                        Ok(op) => pool.inner.host.call(&code, op).await,
                         Err(refused) => Err(refused.into()),
                     };
                     worker.host_ops.fetch_sub(1, Ordering::AcqRel);
@@ -711,8 +719,9 @@ impl WorkerPool {
                 .iter()
                 .filter(|endpoint| endpoint.instances > 0)
                 .filter_map(|endpoint| {
-                    let (code, _) = state.serving.get(&endpoint.slug)?;
-                    (code.version == endpoint.version).then(|| (code.clone(), endpoint.instances))
+                    let key = (endpoint.slug.clone(), endpoint.version.clone());
+                    let (code, _) = state.serving.get(&key)?;
+                    Some((code.clone(), endpoint.instances))
                 })
                 .collect()
         };
@@ -819,7 +828,7 @@ impl WorkerPool {
             state.sent.remove(slug);
             state
                 .serving
-                .retain(|s, (_, calls)| s != slug || *calls > 0);
+                .retain(|(served, _), (_, calls)| served != slug || *calls > 0);
             drop(state);
             worker.send(&ToWorker::Retire { slug: slug.into() });
         }
@@ -902,36 +911,34 @@ impl Worker {
 /// Counts a call of an endpoint in progress in a worker, for as long as it lives.
 struct Serving<'a> {
     worker: &'a Worker,
-    slug: String,
+    key: (String, String),
 }
 
 impl<'a> Serving<'a> {
     fn begin(worker: &'a Worker, code: &EndpointCode) -> Self {
         let mut state = worker.lock();
-        // Kept at zero calls too (until the endpoint is retired), so a call of an endpoint
-        // served before does not copy its code again.
-        let entry = match state.serving.get_mut(&code.slug) {
-            Some(entry) => entry,
-            None => state
+        // Kept at zero calls too (until the endpoint is retired or its next version is
+        // served), so a call of an endpoint served before does not copy its code again.
+        let key = (code.slug.clone(), code.version.clone());
+        if !state.serving.contains_key(&key) {
+            state
                 .serving
-                .entry(code.slug.clone())
-                .or_insert_with(|| (Arc::new(code.clone()), 0)),
-        };
-        if entry.0.version != code.version {
-            entry.0 = Arc::new(code.clone());
+                .retain(|(slug, _), (_, calls)| *slug != code.slug || *calls > 0);
+            state
+                .serving
+                .insert(key.clone(), (Arc::new(code.clone()), 0));
         }
-        entry.1 += 1;
-        Serving {
-            worker,
-            slug: code.slug.clone(),
+        if let Some(entry) = state.serving.get_mut(&key) {
+            entry.1 += 1;
         }
+        Serving { worker, key }
     }
 }
 
 impl Drop for Serving<'_> {
     fn drop(&mut self) {
         let mut state = self.worker.lock();
-        if let Some(entry) = state.serving.get_mut(&self.slug) {
+        if let Some(entry) = state.serving.get_mut(&self.key) {
             entry.1 = entry.1.saturating_sub(1);
         }
     }

@@ -17,9 +17,8 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use super::host_ops::{HostAnswer, HostOp};
 use crate::invocation::RawReport;
-use crate::{EndpointCode, HostError, Invocation, PoolConfig, PoolStats};
+use crate::{EndpointCode, HostAnswer, HostError, HostOp, Invocation, PoolConfig, PoolStats};
 
 /// Largest frame either side accepts; a longer one breaks the protocol. Bodies, results and
 /// files are bounded far below it by their own limits.
@@ -101,8 +100,14 @@ pub(crate) enum FromWorker {
     },
     /// The worker does not hold the code of this call's endpoint version: send it again.
     NeedCode { id: u64 },
-    /// A `ctx` operation of a handler of `slug`, for the server to check and run.
-    HostCall { id: u64, slug: String, op: HostOp },
+    /// A `ctx` operation of a handler whose isolate was given the code of `slug` at `version`,
+    /// for the server to check against that code and run.
+    HostCall {
+        id: u64,
+        slug: String,
+        version: String,
+        op: HostOp,
+    },
     /// The answer to [`ToWorker::Stats`].
     Stats { id: u64, stats: PoolStats },
     /// The answer to [`ToWorker::Warm`]: every isolate asked for is loaded, or failed to.

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use sandbox::{
     Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, HandlerResponse, Host,
-    HostError, HostFuture, Invocation, InvocationReport, KvAtomic, KvEntry, KvMutation, KvPage,
-    KvVersioned, Limits, Pool, PoolConfig, Sandbox, SandboxError, WorkerCommand, WorkerOptions,
+    HostAnswer, HostError, HostFuture, HostOp, Invocation, InvocationReport, KvAtomic, KvEntry,
+    KvMutation, KvPage, KvVersioned, Limits, Pool, PoolConfig, Sandbox, SandboxError,
+    WorkerCommand, WorkerOptions,
 };
 use serde_json::{json, Value};
 
@@ -64,6 +65,63 @@ impl MemoryHost {
 }
 
 impl Host for MemoryHost {
+    /// Keyed by slug, so tests can check that endpoints never see each other's data.
+    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer> {
+        let e = endpoint.slug.as_str();
+        let done = |_: ()| HostAnswer::Done;
+        match op {
+            HostOp::KvGet { key } => HostAnswer::later(self.kv_get(e, &key), HostAnswer::Value),
+            HostOp::KvGetEntry { key } => {
+                HostAnswer::later(self.kv_get_entry(e, &key), HostAnswer::Entry)
+            }
+            HostOp::KvCommit { atomic } => {
+                HostAnswer::later(self.kv_commit(e, atomic), HostAnswer::Committed)
+            }
+            HostOp::KvSet {
+                key,
+                value,
+                ttl_seconds,
+            } => HostAnswer::later(self.kv_set(e, &key, value, ttl_seconds), done),
+            HostOp::KvDelete { key } => {
+                HostAnswer::later(self.kv_delete(e, &key), HostAnswer::Existed)
+            }
+            HostOp::KvList {
+                prefix,
+                limit,
+                cursor,
+            } => HostAnswer::later(self.kv_list(e, &prefix, limit, cursor), HostAnswer::Page),
+            HostOp::FilesRead { path } => {
+                HostAnswer::later(self.files_read(e, &path), HostAnswer::File)
+            }
+            HostOp::FilesWrite { path, data } => {
+                HostAnswer::later(self.files_write(e, &path, data), done)
+            }
+            HostOp::FilesList { prefix } => {
+                HostAnswer::later(self.files_list(e, &prefix), HostAnswer::Files)
+            }
+            HostOp::FilesDelete { path } => {
+                HostAnswer::later(self.files_delete(e, &path), HostAnswer::Existed)
+            }
+            HostOp::HttpGetJson {
+                url,
+                headers,
+                timeout,
+            } => HostAnswer::later(
+                self.http_get_json(e, &url, headers, timeout),
+                HostAnswer::Json,
+            ),
+            HostOp::FetchStart { request } => {
+                HostAnswer::later(self.fetch_start(e, request), HostAnswer::Head)
+            }
+            HostOp::FetchRead { id } => {
+                HostAnswer::later(self.fetch_read(e, id), HostAnswer::Chunk)
+            }
+            HostOp::FetchCancel { id } => HostAnswer::later(self.fetch_cancel(e, id), done),
+        }
+    }
+}
+
+impl MemoryHost {
     /// The key `panic-now` makes this method panic, like a buggy server would. A key
     /// `block-ms:<n>` blocks the calling isolate thread in native code for `n` ms before it
     /// answers, like an engine that does not honour `terminate_execution` (busy in garbage
@@ -369,6 +427,7 @@ pub fn all_caps() -> Capabilities {
 
 pub fn endpoint(slug: &str, source: &str) -> EndpointCode {
     EndpointCode {
+        id: format!("ep-{slug}"),
         slug: slug.to_owned(),
         version: "v1".to_owned(),
         source: source.to_owned(),

@@ -42,10 +42,10 @@ pub async fn endpoint_logs(
     Path(slug): Path<String>,
     QueryParams(query): QueryParams<PageQuery>,
 ) -> ApiResult<Json<Logs>> {
-    endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
+    let endpoint = endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     app.recorder.flush().await;
     let request = PageRequest::parse(query.cursor.as_deref(), query.limit)?;
-    let page = crate::logs::page(app.store.as_ref(), &slug, &request).await?;
+    let page = crate::logs::page(app.store.as_ref(), &endpoint.endpoint.id, &request).await?;
     Ok(Json(Logs {
         ok: true,
         slug,
