@@ -128,15 +128,27 @@ async fn operations_a_worker_forges_are_checked_by_the_server() {
         .collect();
     tokio::time::sleep(Duration::from_millis(500)).await;
 
-    let forge = |slug: &str, key: &str| Probe::ForgeKvGet {
+    let forge_version = |slug: &str, version: &str, key: &str| Probe::ForgeKvGet {
         slug: slug.into(),
+        version: version.into(),
         key: key.into(),
     };
+    let forge = |slug: &str, key: &str| forge_version(slug, "v1", key);
     let victim = pool.probe(&no_kv, forge("victim", "secret")).await;
     assert_eq!(
         victim,
         ["forge_kv_get: refused (sandbox_internal)"],
         "{victim:?}"
+    );
+    // A version of an endpoint in progress that is not the one in progress (say, an old call's
+    // of a deleted endpoint whose slug has a new owner): refused too.
+    let stale = pool
+        .probe(&no_kv, forge_version("with-kv", "v0", "nothing"))
+        .await;
+    assert_eq!(
+        stale,
+        ["forge_kv_get: refused (sandbox_internal)"],
+        "{stale:?}"
     );
     let denied = pool.probe(&no_kv, forge("no-kv", "secret")).await;
     assert_eq!(
@@ -214,6 +226,7 @@ async fn a_flood_of_operations_from_a_worker_is_capped() {
             &slow,
             Probe::FloodKvGet {
                 slug: "flooder".into(),
+                version: "v1".into(),
                 key: "sleep-ms:1500".into(),
                 count: 6000,
             },

@@ -11,7 +11,7 @@ use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
 use super::child::RemoteHost;
-use super::host_ops::HostOp;
+use crate::{EndpointCode, Host, HostOp};
 
 /// What to attempt.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,6 +30,8 @@ pub enum Probe {
     ForgeKvGet {
         /// The endpoint named in the forged operation.
         slug: String,
+        /// The version of its code named.
+        version: String,
         /// The key.
         key: String,
     },
@@ -40,6 +42,8 @@ pub enum Probe {
     FloodKvGet {
         /// The endpoint named in the operations.
         slug: String,
+        /// The version of its code named.
+        version: String,
         /// The key.
         key: String,
         /// How many.
@@ -60,16 +64,24 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
         } => std::thread::spawn(move || escape(&data_dir, server_pid))
             .join()
             .unwrap_or_else(|_| vec!["probe: panicked".to_owned()]),
-        Probe::ForgeKvGet { slug, key } => {
-            let outcome = host.call(&slug, HostOp::KvGet { key }).await;
+        Probe::ForgeKvGet { slug, version, key } => {
+            let outcome = host
+                .call(&named(slug, version), HostOp::KvGet { key })
+                .await;
             vec![match outcome {
                 Ok(answer) => format!("forge_kv_get: allowed ({answer:?})"),
                 Err(e) => format!("forge_kv_get: refused ({})", e.code),
             }]
         }
         Probe::BreakProtocol => unreachable!("answered above"),
-        Probe::FloodKvGet { slug, key, count } => {
-            let calls = (0..count).map(|_| host.call(&slug, HostOp::KvGet { key: key.clone() }));
+        Probe::FloodKvGet {
+            slug,
+            version,
+            key,
+            count,
+        } => {
+            let code = named(slug, version);
+            let calls = (0..count).map(|_| host.call(&code, HostOp::KvGet { key: key.clone() }));
             let outcomes = deno_core::futures::future::join_all(calls).await;
             let mut tally = std::collections::BTreeMap::<String, usize>::new();
             for outcome in outcomes {
@@ -84,6 +96,21 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
                 .map(|(name, n)| format!("{name}: {n}"))
                 .collect()
         }
+    }
+}
+
+/// The code a forging worker claims its op comes from: the worker's frame names only the slug
+/// and version (the server finds the rest in what it sent).
+fn named(slug: String, version: String) -> EndpointCode {
+    EndpointCode {
+        id: String::new(),
+        slug,
+        version,
+        source: String::new(),
+        capabilities: Default::default(),
+        env: Default::default(),
+        limits: None,
+        owner: None,
     }
 }
 
