@@ -151,6 +151,15 @@ def read_answer(s):
         return b""
 
 
+def in_threads(n, attack):
+    """Runs `attack` in `n` threads at once, until they all return."""
+    threads = [threading.Thread(target=attack) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def looped(source, body_fn):
     def attack(stop, answers):
         c = conn(source)
@@ -228,11 +237,7 @@ def held_bodies(stop, answers):
                 s.close()
             except OSError:
                 answers["held closed"] += 1
-    threads = [threading.Thread(target=one) for _ in range(30)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(30, one)
 
 
 def trickled(stop, answers):
@@ -256,11 +261,7 @@ def trickled(stop, answers):
                 s.close()
             except OSError:
                 answers["trickled-body closed"] += 1
-    threads = [threading.Thread(target=one) for _ in range(10)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(10, one)
 
 
 def slow_heads(stop, answers):
@@ -282,11 +283,7 @@ def slow_heads(stop, answers):
                 s.close()
             except OSError:
                 answers["slow-head closed"] += 1
-    threads = [threading.Thread(target=one) for _ in range(10)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(10, one)
 
 
 def idle(stop, answers):

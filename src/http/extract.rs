@@ -185,14 +185,20 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
-fn is_json_content_type(value: &str) -> bool {
+/// Whether a `Content-Type` is JSON (`application/json` or `application/*+json`, any case).
+/// Without allocating: admission asks it of every request with a body.
+pub(crate) fn is_json_content_type(value: &str) -> bool {
     let mime = value
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .to_ascii_lowercase();
-    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+        .as_bytes();
+    let (prefix, suffix) = (b"application/", b"+json");
+    mime.eq_ignore_ascii_case(b"application/json")
+        || (mime.len() >= prefix.len() + suffix.len()
+            && mime[..prefix.len()].eq_ignore_ascii_case(prefix)
+            && mime[mime.len() - suffix.len()..].eq_ignore_ascii_case(suffix))
 }
 
 #[cfg(test)]
@@ -203,6 +209,7 @@ mod tests {
     fn json_content_types() {
         assert!(is_json_content_type("application/json"));
         assert!(is_json_content_type("application/json; charset=utf-8"));
+        assert!(is_json_content_type("Application/JSON; charset=utf-8"));
         assert!(is_json_content_type("application/problem+json"));
         assert!(!is_json_content_type("text/plain"));
         assert!(!is_json_content_type("application/x-www-form-urlencoded"));

@@ -297,14 +297,14 @@ fn refuse_modern(
     Ok(())
 }
 
-/// The body's messages, classified, and whether they came as a batch; or the refusal of the
-/// whole body (a JSON-RPC error object, answered 400): a batch where the revision has none, or
-/// an empty one.
 /// Most messages in a batch. Each answer is built in memory before the batch's answer leaves,
 /// and one `tools/list` answer is the whole tool list: without a cap, a 100 KB batch of them
 /// was answered with 45 MB (issue 43).
 const MAX_BATCH: usize = 16;
 
+/// The body's messages, classified, and whether they came as a batch; or the refusal of the
+/// whole body (a JSON-RPC error object, answered 400): a batch where the revision has none, an
+/// empty one, or one of more than [`MAX_BATCH`].
 fn plan(version: &str, value: Value) -> Result<(Vec<Item>, bool), Value> {
     let refusal = |message: String| failure(Value::Null, &RpcError::invalid_request(message));
     match value {

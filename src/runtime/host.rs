@@ -364,29 +364,27 @@ impl Host for StoreHost {
     /// refused with `endpoint_deleted`, and its data, kept under an id never reused, is out of
     /// every other endpoint's reach. Dropping a response body is always allowed.
     fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer> {
+        let current = self
+            .catalog
+            .get(&endpoint.slug)
+            .filter(|c| c.endpoint.id == endpoint.id);
+        let allowed_hosts = match (&op, current) {
+            // It only gives memory back.
+            (HostOp::FetchCancel { .. }, _) => None,
+            (_, None) => {
+                return Box::pin(std::future::ready(Err(host_error(
+                    "endpoint_deleted",
+                    "this endpoint was deleted: its calls can no longer use ctx",
+                ))))
+            }
+            (HostOp::HttpGetJson { .. } | HostOp::FetchStart { .. }, Some(current)) => {
+                current.endpoint.allowed_hosts.clone()
+            }
+            (_, Some(_)) => None,
+        };
         let scope = Scope {
             id: endpoint.id.clone(),
             builder: endpoint.owner.clone(),
-        };
-        if let HostOp::FetchCancel { id } = op {
-            self.bodies.cancel(&scope.id, id);
-            return Box::pin(std::future::ready(Ok(HostAnswer::Done)));
-        }
-        let Some(current) = self
-            .catalog
-            .get(&endpoint.slug)
-            .filter(|c| c.endpoint.id == endpoint.id)
-        else {
-            return Box::pin(std::future::ready(Err(host_error(
-                "endpoint_deleted",
-                "this endpoint was deleted: its calls can no longer use ctx",
-            ))));
-        };
-        let allowed_hosts = match op {
-            HostOp::HttpGetJson { .. } | HostOp::FetchStart { .. } => {
-                current.endpoint.allowed_hosts.clone()
-            }
-            _ => None,
         };
         self.run(scope, allowed_hosts, op)
     }

@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 use crate::util::node::Node;
-use crate::util::{assert_error, payment_required, read, static_endpoint, ADMIN_TOKEN};
+use crate::util::{assert_error, payment_required, read, static_endpoint};
 
 /// The bound on the server's memory under attack, over its idle resident set (docs/api.md).
 const RSS_BOUND_OVER_IDLE: u64 = 256 * 1024 * 1024;
@@ -419,15 +419,14 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
     let server = Arc::new(tokio::task::spawn_blocking(Served::start).await.unwrap());
     let victim = reqwest::Client::new();
     // A builder's tool with a schema to break.
-    let admin = |r: reqwest::RequestBuilder| r.header("x-admin-token", ADMIN_TOKEN);
-    let builder: Value = admin(victim.post(server.url("/ai/admin/builders")))
-        .json(&json!({"name": "Target"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, builder) = server
+        .node
+        .admin(
+            "POST",
+            "/ai/admin/builders",
+            Some(&json!({"name": "Target"})),
+        )
+        .await;
     let key = builder["builderKey"].as_str().unwrap();
     let mut endpoint = static_endpoint("integers-only");
     endpoint["inputSchema"] =

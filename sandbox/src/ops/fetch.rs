@@ -18,8 +18,8 @@ use std::time::Instant;
 use deno_core::{op2, CancelFuture, CancelHandle, OpState};
 use serde::{Deserialize, Serialize};
 
-use super::{check_capability, http, Capability, HostCall, InvocationClock, OpError};
-use crate::{FetchLimits, FetchRequest, HostAnswer, HostError, HostOp};
+use super::{answer, check_capability, http, Capability, HostCall, InvocationClock, OpError};
+use crate::{FetchLimits, FetchRequest, HostError, HostOp};
 
 deno_core::extension!(
     toolhost_fetch,
@@ -269,10 +269,7 @@ async fn op_fetch_start(
         );
         (host, cancel, request)
     };
-    let start = host.run(HostOp::FetchStart { request }, |a| match a {
-        HostAnswer::Head(head) => Some(head),
-        _ => None,
-    });
+    let start = host.run(HostOp::FetchStart { request }, answer!(Head));
     let started = start.or_cancel(cancel).await;
     let mut state = state.borrow_mut();
     let call = state.try_borrow_mut::<FetchCall>();
@@ -328,10 +325,7 @@ async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] key: u32) -> Result<V
         (host, id, open.cancel.clone(), limit)
     };
     loop {
-        let read = host.run(HostOp::FetchRead { id }, |a| match a {
-            HostAnswer::Chunk(chunk) => Some(chunk),
-            _ => None,
-        });
+        let read = host.run(HostOp::FetchRead { id }, answer!(Chunk));
         let read = read.or_cancel(cancel.clone()).await;
         let mut state = state.borrow_mut();
         let chunk = match read {

@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use deno_core::{op2, OpState};
 
-use super::{done, existed, Capability, HostCall, OpError};
+use super::{answer, done, Capability, HostCall, OpError};
 use crate::paths::{normalize_prefix, normalize_with_limit};
-use crate::{FileEntry, HostAnswer, HostOp};
+use crate::{FileEntry, HostOp};
 
 deno_core::extension!(
     toolhost_files,
@@ -34,10 +34,7 @@ async fn op_files_read(
 ) -> Result<Option<String>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let path = path_arg(&call, &path)?;
-    let read = call.run(HostOp::FilesRead { path: path.clone() }, |a| match a {
-        HostAnswer::File(bytes) => Some(bytes),
-        _ => None,
-    });
+    let read = call.run(HostOp::FilesRead { path: path.clone() }, answer!(File));
     match read.await? {
         None => Ok(None),
         Some(bytes) => String::from_utf8(bytes)
@@ -76,11 +73,7 @@ async fn op_files_list(
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let prefix = normalize_prefix(&prefix, call.storage.max_path_bytes)
         .map_err(|err| OpError::InvalidArgument(format!("invalid file prefix: {err}")))?;
-    call.run(HostOp::FilesList { prefix }, |a| match a {
-        HostAnswer::Files(files) => Some(files),
-        _ => None,
-    })
-    .await
+    call.run(HostOp::FilesList { prefix }, answer!(Files)).await
 }
 
 #[op2]
@@ -90,5 +83,6 @@ async fn op_files_delete(
 ) -> Result<bool, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Files)?;
     let path = path_arg(&call, &path)?;
-    call.run(HostOp::FilesDelete { path }, existed).await
+    call.run(HostOp::FilesDelete { path }, answer!(Existed))
+        .await
 }

@@ -10,8 +10,8 @@ use deno_core::url::Url;
 use deno_core::{op2, OpState};
 
 use super::fetch::HttpPlace;
-use super::{check_capability, Capability, HostCall, InvocationClock, OpError};
-use crate::{HostAnswer, HostOp};
+use super::{answer, check_capability, Capability, HostCall, InvocationClock, OpError};
+use crate::HostOp;
 
 deno_core::extension!(toolhost_http, ops = [op_http_get_json]);
 
@@ -108,11 +108,7 @@ async fn op_http_get_json(
         headers,
         timeout,
     };
-    call.run(op, |a| match a {
-        HostAnswer::Json(value) => Some(value),
-        _ => None,
-    })
-    .await
+    call.run(op, answer!(Json)).await
 }
 
 #[cfg(test)]

@@ -5,11 +5,9 @@ use std::rc::Rc;
 
 use deno_core::{op2, OpState};
 
-use super::{done, existed, Capability, HostCall, OpError};
+use super::{answer, done, Capability, HostCall, OpError};
 use crate::MAX_SAFE_INTEGER;
-use crate::{
-    is_versionstamp, HostAnswer, HostOp, KvAtomic, KvMutation, KvPage, KvVersioned, StorageLimits,
-};
+use crate::{is_versionstamp, HostOp, KvAtomic, KvMutation, KvPage, KvVersioned, StorageLimits};
 
 deno_core::extension!(
     toolhost_kv,
@@ -122,11 +120,7 @@ async fn op_kv_get(
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
     let op = HostOp::KvGet { key };
-    call.run(op, |a| match a {
-        HostAnswer::Value(value) => Some(value),
-        _ => None,
-    })
-    .await
+    call.run(op, answer!(Value)).await
 }
 
 /// `value` arrives as the JSON text made by the glue, so its size is measured exactly.
@@ -166,11 +160,7 @@ async fn op_kv_get_entry(
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
     let op = HostOp::KvGetEntry { key };
-    call.run(op, |a| match a {
-        HostAnswer::Entry(entry) => Some(entry),
-        _ => None,
-    })
-    .await
+    call.run(op, answer!(Entry)).await
 }
 
 /// `atomic` is the JSON text of a [`KvAtomic`] built by the glue's `atomic()`; its length is
@@ -192,18 +182,14 @@ async fn op_kv_commit(
         .map_err(|e| OpError::InvalidArgument(format!("malformed atomic operation: {e}")))?;
     check_atomic(&atomic, &call.storage)?;
     let op = HostOp::KvCommit { atomic };
-    call.run(op, |a| match a {
-        HostAnswer::Committed(versionstamp) => Some(versionstamp),
-        _ => None,
-    })
-    .await
+    call.run(op, answer!(Committed)).await
 }
 
 #[op2]
 async fn op_kv_delete(state: Rc<RefCell<OpState>>, #[string] key: String) -> Result<bool, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
-    call.run(HostOp::KvDelete { key }, existed).await
+    call.run(HostOp::KvDelete { key }, answer!(Existed)).await
 }
 
 /// `limit` is clamped to `1..=max_list_limit`.
@@ -229,9 +215,5 @@ async fn op_kv_list(
         limit,
         cursor,
     };
-    call.run(op, |a| match a {
-        HostAnswer::Page(page) => Some(page),
-        _ => None,
-    })
-    .await
+    call.run(op, answer!(Page)).await
 }

@@ -161,17 +161,21 @@ impl HostCall {
     }
 }
 
-/// The answers of the ops that answer nothing but success.
+/// The `pick` of [`HostCall::run`] for the ops that answer nothing but success.
 pub(crate) fn done(answer: HostAnswer) -> Option<()> {
     matches!(answer, HostAnswer::Done).then_some(())
 }
 
-pub(crate) fn existed(answer: HostAnswer) -> Option<bool> {
-    match answer {
-        HostAnswer::Existed(existed) => Some(existed),
-        _ => None,
-    }
+/// The `pick` of [`HostCall::run`] for an op that answers `HostAnswer::$variant(value)`.
+macro_rules! answer {
+    ($variant:ident) => {
+        |answer| match answer {
+            $crate::HostAnswer::$variant(value) => Some(value),
+            _ => None,
+        }
+    };
 }
+pub(crate) use answer;
 
 /// Makes and awaits a host call. A panic in the server's code (making the future or polling it)
 /// becomes an `Internal` error for this call instead of taking the isolate thread, and the

@@ -209,6 +209,47 @@ impl Drop for QueuedReply {
 }
 
 impl Worker {
+    /// Admits an op of the isolate given the code of `serving` (slug and version): the code
+    /// the server sent, and the builder it counts toward, with the op counted in progress in
+    /// the worker and for the builder ([`Worker::end_op`] ends it). Refused over the worker's
+    /// cap (`overloaded`), for code with no call in progress here (`sandbox_internal`), and
+    /// over the builder's share (`resource_limit`).
+    fn admit_op(
+        &self,
+        serving: &(String, String),
+    ) -> Result<(Arc<EndpointCode>, String), crate::HostError> {
+        let code = self
+            .lock()
+            .serving
+            .get(serving)
+            .filter(|(_, calls)| *calls > 0)
+            .map(|(code, _)| code.clone());
+        if self.host_ops.fetch_add(1, Ordering::AcqRel) >= MAX_HOST_OPS_PER_WORKER {
+            self.host_ops.fetch_sub(1, Ordering::AcqRel);
+            return Err(crate::HostError::new(
+                "overloaded",
+                "too many operations in progress",
+            ));
+        }
+        let admitted = code
+            .ok_or_else(|| {
+                crate::HostError::new(
+                    "sandbox_internal",
+                    "no call of this endpoint is in progress",
+                )
+            })
+            .and_then(|code| {
+                // The operator's endpoints (no owner) each count as a builder of their own.
+                let builder = code.owner.clone().unwrap_or_else(|| code.slug.clone());
+                self.begin_op(&builder)?;
+                Ok((code, builder))
+            });
+        if admitted.is_err() {
+            self.host_ops.fetch_sub(1, Ordering::AcqRel);
+        }
+        admitted
+    }
+
     /// Counts an operation of `builder` in progress, or refuses it over its share.
     fn begin_op(&self, builder: &str) -> Result<(), crate::HostError> {
         let mut builders = self.builders.lock().unwrap_or_else(PoisonError::into_inner);
@@ -572,40 +613,16 @@ impl WorkerPool {
                 version,
                 op,
             } => {
-                let code = worker
-                    .lock()
-                    .serving
-                    .get(&(slug, version))
-                    .filter(|(_, calls)| *calls > 0)
-                    .map(|(code, _)| code.clone());
-                if worker.host_ops.fetch_add(1, Ordering::AcqRel) >= MAX_HOST_OPS_PER_WORKER {
-                    worker.host_ops.fetch_sub(1, Ordering::AcqRel);
-                    let result = Err(crate::HostError::new(
-                        "overloaded",
-                        "too many operations in progress",
-                    ));
-                    worker.send(&ToWorker::HostReply { id, result });
-                    return Ok(());
-                }
-                let Some(code) = code else {
-                    worker.host_ops.fetch_sub(1, Ordering::AcqRel);
-                    let result = Err(crate::HostError::new(
-                        "sandbox_internal",
-                        "no call of this endpoint is in progress",
-                    ));
-                    worker.send(&ToWorker::HostReply { id, result });
-                    return Ok(());
+                let (code, builder) = match worker.admit_op(&(slug, version)) {
+                    Ok(admitted) => admitted,
+                    Err(refused) => {
+                        worker.send(&ToWorker::HostReply {
+                            id,
+                            result: Err(refused),
+                        });
+                        return Ok(());
+                    }
                 };
-                // The operator's endpoints (no owner) each count as a builder of their own.
-                let builder = code.owner.clone().unwrap_or_else(|| code.slug.clone());
-                if let Err(refused) = worker.begin_op(&builder) {
-                    worker.host_ops.fetch_sub(1, Ordering::AcqRel);
-                    worker.send(&ToWorker::HostReply {
-                        id,
-                        result: Err(refused),
-                    });
-                    return Ok(());
-                }
                 let pool = self.clone();
                 let worker = worker.clone();
                 tokio::spawn(async move {
@@ -924,13 +941,12 @@ impl<'a> Serving<'a> {
             state
                 .serving
                 .retain(|(slug, _), (_, calls)| *slug != code.slug || *calls > 0);
-            state
-                .serving
-                .insert(key.clone(), (Arc::new(code.clone()), 0));
         }
-        if let Some(entry) = state.serving.get_mut(&key) {
-            entry.1 += 1;
-        }
+        state
+            .serving
+            .entry(key.clone())
+            .or_insert_with(|| (Arc::new(code.clone()), 0))
+            .1 += 1;
         Serving { worker, key }
     }
 }
