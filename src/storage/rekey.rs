@@ -8,7 +8,8 @@
 //! once per store (a marker in `Tree::Meta` says it is done), before the server serves, page by
 //! page, each page moved in one atomic batch (put under the id, delete under the slug), so a
 //! start that stops half-way is finished by the next. Nodes of a cluster that start together
-//! move the same rows to the same places. All nodes of a cluster are upgraded together: a node
+//! each move a row at most once: a batch holds only if its rows are still under the slug as
+//! read, so a node never writes a stale value over one another node moved (and served) first. All nodes of a cluster are upgraded together: a node
 //! of an earlier release would keep writing under slugs.
 //!
 //! Slugs are lowercase letters, digits and hyphens and ids are `ep_` with hex digits, so no
@@ -59,12 +60,22 @@ async fn move_prefix(store: &dyn Store, tree: Tree, from: &[u8], to: &[u8]) -> S
         if page.is_empty() {
             return Ok(moved);
         }
-        moved += page.len();
+        let rows = page.len();
+        // Each row only if it is still there as read: a node that read a page another node
+        // has moved since (and whose handlers may have written under the id already) writes
+        // nothing, and looks again.
         let batch = page.into_iter().fold(Batch::new(), |batch, (key, value)| {
             let new = [to, &key[from.len()..]].concat();
-            batch.put(tree, new, value).delete(tree, key)
+            batch
+                .require_equals(tree, key.clone(), Some(value.clone()))
+                .put(tree, new, value)
+                .delete(tree, key)
         });
-        store.apply(batch).await?;
+        match store.apply(batch).await {
+            Ok(()) => moved += rows,
+            Err(StoreError::ConditionFailed(_)) => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -86,23 +97,24 @@ async fn move_key(store: &dyn Store, from: &[u8], to: &[u8]) -> StoreResult<usiz
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::config::Quotas;
     use crate::storage::{write_counted, Usage};
-    use crate::store::SledStore;
+    use crate::store::{PgCluster, PgStore, SledStore};
 
-    /// Data written under slugs, as an earlier release did, is found under the ids after the
-    /// migration, with its usage record and log count; another slug's data is untouched; a
-    /// second run does nothing.
-    #[tokio::test]
-    async fn slug_keyed_data_moves_under_ids() {
-        let store = SledStore::temporary().unwrap();
+    type Shared = Arc<dyn Store>;
+
+    /// Writes what an earlier release kept under slugs: 300 kv rows of `tool` and one of
+    /// `tool-2` (with their usage records), a file, a log entry and its count.
+    async fn earlier_release(store: &dyn Store) {
         let quotas = Quotas::default();
         for (slug, n) in [("tool", 300), ("tool-2", 1)] {
             for i in 0..n {
                 let key = format!("k{i:03}");
                 write_counted(
-                    &store,
+                    store,
                     &quotas,
                     Space::Kv,
                     slug,
@@ -115,7 +127,7 @@ mod tests {
             }
         }
         write_counted(
-            &store,
+            store,
             &quotas,
             Space::Files,
             "tool",
@@ -130,21 +142,64 @@ mod tests {
             .put(Tree::Meta, &crate::logs::count_key("tool"), b"1")
             .await
             .unwrap();
+    }
 
-        let moved = key_by_endpoint_id(&store, [("tool", "ep_1"), ("tool-2", "ep_2")])
+    const ENDPOINTS: [(&str, &str); 2] = [("tool", "ep_1"), ("tool-2", "ep_2")];
+    /// kv rows of both, the file, the log entry; then the usage records of tool (kv, files)
+    /// and tool-2 (kv), and tool's log count.
+    const MOVED: usize = 300 + 1 + 1 + 1 + 4;
+
+    /// Data written under slugs, as an earlier release did, is found under the ids after the
+    /// migration, with its usage record and log count; another slug's data is untouched; a
+    /// second run does nothing.
+    async fn slug_keyed_data_moves_under_ids(nodes: Vec<Shared>) {
+        let store = nodes[0].as_ref();
+        earlier_release(store).await;
+        let moved = key_by_endpoint_id(store, ENDPOINTS).await.unwrap();
+        assert_eq!(moved, MOVED, "rows and records moved");
+        assert_moved(store).await;
+
+        // Done once: data written under a slug afterwards (by nothing of this release) stays.
+        store
+            .put(Tree::HandlerKv, b"tool/late", b"1")
             .await
             .unwrap();
-        // kv rows of both, the file, the log entry; then the usage records of tool (kv, files)
-        // and tool-2 (kv), and tool's log count.
-        assert_eq!(moved, 300 + 1 + 1 + 1 + 4, "rows and records moved");
-        let under = |tree, prefix: &'static str| {
-            let store = &store;
-            async move {
-                store
-                    .scan_prefix(tree, prefix.as_bytes(), None, 1000)
-                    .await
-                    .unwrap()
-            }
+        assert_eq!(
+            key_by_endpoint_id(store, [("tool", "ep_1")]).await.unwrap(),
+            0
+        );
+        assert_eq!(
+            store
+                .scan_prefix(Tree::HandlerKv, b"tool/", None, 10)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    /// Nodes that start together move every row and record once between them, and the data
+    /// ends as one node alone would leave it.
+    async fn nodes_starting_together_move_each_row_once(nodes: Vec<Shared>) {
+        earlier_release(nodes[0].as_ref()).await;
+        let runs = nodes.iter().map(|node| {
+            let node = node.clone();
+            tokio::spawn(async move { key_by_endpoint_id(node.as_ref(), ENDPOINTS).await })
+        });
+        let mut moved = 0;
+        for run in futures::future::join_all(runs).await {
+            moved += run.unwrap().unwrap();
+        }
+        assert_eq!(moved, MOVED, "each row moved by one node");
+        assert_moved(nodes[0].as_ref()).await;
+    }
+
+    async fn assert_moved(store: &dyn Store) {
+        let under = |tree, prefix: &'static str| async move {
+            store
+                .scan_prefix(tree, prefix.as_bytes(), None, 1000)
+                .await
+                .unwrap()
         };
         assert_eq!(under(Tree::HandlerKv, "ep_1/").await.len(), 300);
         assert_eq!(under(Tree::HandlerKv, "ep_2/").await.len(), 1);
@@ -170,18 +225,42 @@ mod tests {
             .await
             .unwrap()
             .is_some());
+    }
 
-        // Done once: data written under a slug afterwards (by nothing of this release) stays.
-        store
-            .put(Tree::HandlerKv, b"tool/late", b"1")
+    async fn sled() -> Vec<Shared> {
+        vec![Arc::new(SledStore::temporary().unwrap())]
+    }
+
+    /// Two stores on one fresh database: two nodes.
+    async fn postgres() -> Vec<Shared> {
+        let cluster = tokio::task::spawn_blocking(PgCluster::shared)
             .await
-            .unwrap();
-        assert_eq!(
-            key_by_endpoint_id(&store, [("tool", "ep_1")])
-                .await
-                .unwrap(),
-            0
-        );
-        assert_eq!(under(Tree::HandlerKv, "tool/").await.len(), 1);
+            .unwrap()
+            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
+        let url = cluster.fresh_url().await.unwrap();
+        let mut nodes: Vec<Shared> = Vec::new();
+        for _ in 0..2 {
+            nodes.push(Arc::new(PgStore::connect(&url).await.unwrap()));
+        }
+        nodes
+    }
+
+    mod sled {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn slug_keyed_data_moves_under_ids() {
+            super::slug_keyed_data_moves_under_ids(super::sled().await).await;
+        }
+    }
+
+    mod postgres {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn slug_keyed_data_moves_under_ids() {
+            super::slug_keyed_data_moves_under_ids(super::postgres().await).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn nodes_starting_together_move_each_row_once() {
+            super::nodes_starting_together_move_each_row_once(super::postgres().await).await;
+        }
     }
 }
