@@ -38,6 +38,7 @@ mod tenant_ops;
 mod test_calls;
 mod tools;
 mod typescript;
+mod upgrade;
 mod web;
 mod webcrypto;
 mod workers;
