@@ -9,6 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${ROUNDS:-4} secs=${SECONDS_PER:-8}
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -19,7 +20,7 @@ for tool in kv words; do
   caps='{}'; [ "$tool" = kv ] && caps='{"kv": true}'
   cat >"$work/seed/catalog/bench-$tool.json" <<JSON
 {"slug": "bench-$tool", "title": "Bench $tool", "description": "ctx A/B.", "priceUsd": 0,
- "handlerType": "js_request_response", "inputSchema": {"type": "object"}, "outputSchema": {},
+ "handlerType": "js_request_response", "tags": ["bench"], "inputSchema": {"type": "object"}, "outputSchema": {},
  "capabilities": $caps, "source": "handlers/bench-$tool.js", "exampleInput": {"n": 1}}
 JSON
 done
@@ -39,11 +40,13 @@ for build in BASE AFTER; do
 done
 for build in BASE AFTER; do
   for tool in kv words; do
+    ready=
     for _ in $(seq 200); do
       curl -sf -o /dev/null -X POST -H 'content-type: application/json' -d '{"n":1,"text":"x"}' \
-        "http://127.0.0.1:${port[$build]}/tools/bench-$tool" && break
+        "http://127.0.0.1:${port[$build]}/tools/bench-$tool" && { ready=1; break; }
       sleep 0.1
     done
+    [ -n "$ready" ] || { echo "$build does not serve bench-$tool" >&2; exit 1; }
     # Warm-up: isolates on every worker.
     wrk -t2 -c16 -d2s -s "$work/body.lua" "http://127.0.0.1:${port[$build]}/tools/bench-$tool" >/dev/null
   done

@@ -47,7 +47,10 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
     let (dir, expected) = unpack("sled-fd63664");
     let data = dir.path().join("data");
     let key = expected["builderKey"].as_str().unwrap();
-    assert_eq!(expected["lastAnswer"]["n"], 2, "the fixture's tool counted to 2");
+    assert_eq!(
+        expected["lastAnswer"]["n"], 2,
+        "the fixture's tool counted to 2"
+    );
 
     for n in [3, 4] {
         // Twice: the first start moves the data, the second finds it moved.

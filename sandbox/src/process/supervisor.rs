@@ -209,21 +209,21 @@ impl Drop for QueuedReply {
 }
 
 impl Worker {
-    /// Admits an op of the isolate given the code of `serving` (slug and version): the code
-    /// the server sent, and the builder it counts toward, with the op counted in progress in
-    /// the worker and for the builder ([`Worker::end_op`] ends it). Refused over the worker's
-    /// cap (`overloaded`), for code with no call in progress here (`sandbox_internal`), and
-    /// over the builder's share (`resource_limit`).
+    /// Admits an op of the isolate given the code of `slug` at `version`: the code the server
+    /// sent, and the builder it counts toward, with the op counted in progress in the worker
+    /// and for the builder ([`Worker::end_op`] ends it). Refused over the worker's cap
+    /// (`overloaded`), for code with no call in progress here (`sandbox_internal`), and over
+    /// the builder's share (`resource_limit`).
     fn admit_op(
         &self,
-        serving: &(String, String),
+        slug: &str,
+        version: &str,
     ) -> Result<(Arc<EndpointCode>, String), crate::HostError> {
         let code = self
             .lock()
-            .serving
-            .get(serving)
-            .filter(|(_, calls)| *calls > 0)
-            .map(|(code, _)| code.clone());
+            .served(slug, version)
+            .filter(|served| served.calls > 0)
+            .map(|served| served.code.clone());
         if self.host_ops.fetch_add(1, Ordering::AcqRel) >= MAX_HOST_OPS_PER_WORKER {
             self.host_ops.fetch_sub(1, Ordering::AcqRel);
             return Err(crate::HostError::new(
@@ -307,12 +307,12 @@ impl Worker {
 #[derive(Default)]
 struct WorkerState {
     calls: HashMap<u64, oneshot::Sender<Reply>>,
-    /// Endpoint versions with calls in progress here, with the code the server sent: host
-    /// operations name the version their isolate was given, are checked against its code (the
-    /// identity the host keys data by), and are refused for any version not in progress. Keyed
-    /// by slug and version, not slug alone: an old call of a deleted endpoint keeps its own
+    /// Endpoint versions with calls in progress here, by slug, with the code the server sent:
+    /// host operations name the slug and version their isolate was given, are checked against
+    /// that code (the identity the host keys data by), and are refused for any version not in
+    /// progress. A slug may have more than one: an old call of a deleted endpoint keeps its own
     /// code, never the code of the next endpoint with its slug.
-    serving: HashMap<(String, String), (Arc<EndpointCode>, usize)>,
+    serving: HashMap<String, Vec<Served>>,
     /// Endpoint versions whose code this worker was sent.
     sent: HashMap<String, String>,
     stats: HashMap<u64, oneshot::Sender<PoolStats>>,
@@ -613,7 +613,7 @@ impl WorkerPool {
                 version,
                 op,
             } => {
-                let (code, builder) = match worker.admit_op(&(slug, version)) {
+                let (code, builder) = match worker.admit_op(&slug, &version) {
                     Ok(admitted) => admitted,
                     Err(refused) => {
                         worker.send(&ToWorker::HostReply {
@@ -736,9 +736,8 @@ impl WorkerPool {
                 .iter()
                 .filter(|endpoint| endpoint.instances > 0)
                 .filter_map(|endpoint| {
-                    let key = (endpoint.slug.clone(), endpoint.version.clone());
-                    let (code, _) = state.serving.get(&key)?;
-                    Some((code.clone(), endpoint.instances))
+                    let served = state.served(&endpoint.slug, &endpoint.version)?;
+                    Some((served.code.clone(), endpoint.instances))
                 })
                 .collect()
         };
@@ -843,9 +842,12 @@ impl WorkerPool {
         for worker in self.inner.slots.iter().flat_map(Slot::workers) {
             let mut state = worker.lock();
             state.sent.remove(slug);
-            state
-                .serving
-                .retain(|(served, _), (_, calls)| served != slug || *calls > 0);
+            if let Some(versions) = state.serving.get_mut(slug) {
+                versions.retain(|served| served.calls > 0);
+                if versions.is_empty() {
+                    state.serving.remove(slug);
+                }
+            }
             drop(state);
             worker.send(&ToWorker::Retire { slug: slug.into() });
         }
@@ -925,37 +927,72 @@ impl Worker {
     }
 }
 
+/// One version of an endpoint served by a worker: the code the server sent, and its calls in
+/// progress there.
+struct Served {
+    code: Arc<EndpointCode>,
+    calls: usize,
+}
+
+impl WorkerState {
+    fn served(&self, slug: &str, version: &str) -> Option<&Served> {
+        self.serving
+            .get(slug)?
+            .iter()
+            .find(|served| served.code.version == version)
+    }
+}
+
 /// Counts a call of an endpoint in progress in a worker, for as long as it lives.
 struct Serving<'a> {
     worker: &'a Worker,
-    key: (String, String),
+    /// The entry's own code, which finds the entry again.
+    code: Arc<EndpointCode>,
 }
 
 impl<'a> Serving<'a> {
     fn begin(worker: &'a Worker, code: &EndpointCode) -> Self {
-        let mut state = worker.lock();
+        let mut guard = worker.lock();
+        let state = &mut *guard;
+        let versions = match state.serving.get_mut(&code.slug) {
+            Some(versions) => versions,
+            None => state.serving.entry(code.slug.clone()).or_default(),
+        };
         // Kept at zero calls too (until the endpoint is retired or its next version is
         // served), so a call of an endpoint served before does not copy its code again.
-        let key = (code.slug.clone(), code.version.clone());
-        if !state.serving.contains_key(&key) {
-            state
-                .serving
-                .retain(|(slug, _), (_, calls)| *slug != code.slug || *calls > 0);
+        let index = match versions
+            .iter()
+            .position(|served| served.code.version == code.version)
+        {
+            Some(index) => index,
+            None => {
+                versions.retain(|served| served.calls > 0);
+                versions.push(Served {
+                    code: Arc::new(code.clone()),
+                    calls: 0,
+                });
+                versions.len() - 1
+            }
+        };
+        let served = &mut versions[index];
+        served.calls += 1;
+        Serving {
+            worker,
+            code: served.code.clone(),
         }
-        state
-            .serving
-            .entry(key.clone())
-            .or_insert_with(|| (Arc::new(code.clone()), 0))
-            .1 += 1;
-        Serving { worker, key }
     }
 }
 
 impl Drop for Serving<'_> {
     fn drop(&mut self) {
         let mut state = self.worker.lock();
-        if let Some(entry) = state.serving.get_mut(&self.key) {
-            entry.1 = entry.1.saturating_sub(1);
+        let served = state.serving.get_mut(&self.code.slug).and_then(|versions| {
+            versions
+                .iter_mut()
+                .find(|served| Arc::ptr_eq(&served.code, &self.code))
+        });
+        if let Some(served) = served {
+            served.calls = served.calls.saturating_sub(1);
         }
     }
 }
