@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::process::{Output, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -121,15 +122,59 @@ async fn until_answer(url: &str, input: &Value, want: &Value) {
 
 type Lines = tokio::io::Lines<BufReader<tokio::process::ChildStdout>>;
 
-/// Starts `toolhost dev DIR --port 0`; answers the child, the rest of its stdout and the URL
-/// it serves the tool at.
-async fn start_dev(cli: &Cli, dir: &str) -> (tokio::process::Child, Lines, String) {
+/// `dev`'s standard error, read as it comes: a test waits for what `dev` reports there (a
+/// reload is polled, so a fixed sleep loses the race on a loaded machine), and a pipe nobody
+/// reads would stall `dev` once full.
+struct Stderr {
+    text: Arc<Mutex<String>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Stderr {
+    fn read(pipe: tokio::process::ChildStderr) -> Stderr {
+        let text = Arc::new(Mutex::new(String::new()));
+        let sink = text.clone();
+        let reader = tokio::spawn(async move {
+            let mut lines = BufReader::new(pipe).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut text = sink.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        Stderr { text, reader }
+    }
+
+    /// Waits up to 30 s for `needle` to be printed.
+    async fn until_printed(&self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.text.lock().unwrap().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "dev did not print {needle:?}: {}",
+                self.text.lock().unwrap()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Everything printed, once `dev` has ended.
+    async fn all(self) -> String {
+        self.reader.await.unwrap();
+        Arc::try_unwrap(self.text).unwrap().into_inner().unwrap()
+    }
+}
+
+/// Starts `toolhost dev DIR --port 0`; answers the child, the rest of its stdout, its stderr
+/// and the URL it serves the tool at.
+async fn start_dev(cli: &Cli, dir: &str) -> (tokio::process::Child, Lines, Stderr, String) {
     let mut dev = cli
         .command(&["dev", dir, "--port", "0"], None)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let stderr = Stderr::read(dev.stderr.take().unwrap());
     let mut lines = BufReader::new(dev.stdout.take().unwrap()).lines();
     let serving = tokio::time::timeout(Duration::from_secs(60), async {
         while let Some(line) = lines.next_line().await.unwrap() {
@@ -146,7 +191,7 @@ async fn start_dev(cli: &Cli, dir: &str) -> (tokio::process::Child, Lines, Strin
         .find(|w| w.starts_with("http://127.0.0.1:"))
         .unwrap()
         .to_string();
-    (dev, lines, url)
+    (dev, lines, stderr, url)
 }
 
 /// Stops `dev` with SIGTERM, as Ctrl-C would; answers what it printed since it started
@@ -224,7 +269,7 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert_exit(&cli.run(&["init", dir_arg], None).await, 2);
 
     // dev: served locally without payment, reloaded after an edit, each call printed.
-    let (mut dev, mut lines, local) = start_dev(&cli, dir_arg).await;
+    let (mut dev, mut lines, stderr, local) = start_dev(&cli, dir_arg).await;
     assert!(local.ends_with("/tools/hello-tool"), "{local}");
     let (status, body) = post(&local, &json!({"name": "Ada"})).await;
     assert_eq!(
@@ -243,7 +288,7 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     // A broken manifest is reported and the last good revision keeps serving.
     let good_manifest = std::fs::read_to_string(dir.join("toolhost.json")).unwrap();
     std::fs::write(dir.join("toolhost.json"), "{ not json").unwrap();
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    stderr.until_printed("toolhost.json: not JSON").await;
     let (status, _) = post(&local, &json!({})).await;
     assert_eq!(status, 200);
     std::fs::write(dir.join("toolhost.json"), &good_manifest).unwrap();
@@ -253,14 +298,6 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert!(
         printed.contains("  200  "),
         "each call is printed: {printed}"
-    );
-    let mut stderr = String::new();
-    tokio::io::AsyncReadExt::read_to_string(&mut dev.stderr.take().unwrap(), &mut stderr)
-        .await
-        .unwrap();
-    assert!(
-        stderr.contains("toolhost.json: not JSON"),
-        "the broken manifest is reported: {stderr}"
     );
 
     // deploy: created on the server, the live URL answers; .env stayed local.
@@ -453,7 +490,7 @@ async fn a_typescript_tool_goes_from_init_to_dev_to_deploy() {
     assert!(dir.join("handler.ts").is_file() && !dir.join("handler.js").exists());
 
     // dev serves init's TypeScript as it is, and reloads an edit.
-    let (mut dev, mut lines, local) = start_dev(&cli, dir_arg).await;
+    let (mut dev, mut lines, _stderr, local) = start_dev(&cli, dir_arg).await;
     let (status, body) = post(&local, &json!({"name": "Ada"})).await;
     assert_eq!((status, body), (200, json!({"greeting": "Hello, Ada!"})));
     std::fs::write(dir.join("handler.ts"), TS_HANDLER_V2).unwrap();
@@ -661,17 +698,14 @@ async fn dev_serves_a_paid_tool_free_with_its_capabilities_granted() {
 "#,
     )
     .unwrap();
-    let (mut dev, mut lines, local) = start_dev(&cli, &dir).await;
+    let (mut dev, mut lines, stderr, local) = start_dev(&cli, &dir).await;
     assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 1})));
     assert_eq!(post(&local, &json!({})).await, (200, json!({"count": 2})));
     assert_eq!(post(&local, &json!({"fail": true})).await.0, 500);
     let printed = stop_dev(&mut dev, &mut lines).await;
     assert!(printed.contains("[info] count is 2"), "{printed}");
     assert!(printed.contains("  500  "), "{printed}");
-    let mut stderr = String::new();
-    tokio::io::AsyncReadExt::read_to_string(&mut dev.stderr.take().unwrap(), &mut stderr)
-        .await
-        .unwrap();
+    let stderr = stderr.all().await;
     assert!(
         stderr.contains("code=handler_error") && stderr.contains("asked to fail"),
         "a failed call's code and message are printed: {stderr}"
@@ -717,7 +751,7 @@ async fn dev_serves_a_workers_style_tool_and_prints_its_refusals() {
 "#,
     )
     .unwrap();
-    let (mut dev, mut lines, local) = start_dev(&cli, &dir).await;
+    let (mut dev, mut lines, _stderr, local) = start_dev(&cli, &dir).await;
     assert_eq!(
         post(&local, &json!({"city": "Oslo"})).await,
         (201, json!({"city": "Oslo", "units": "metric"}))
