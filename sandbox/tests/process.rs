@@ -215,6 +215,95 @@ async fn limits_hold_in_workers() {
     pool.shutdown().await;
 }
 
+/// Every message between the server and a worker fits in one frame (64 MiB), and a frame over
+/// it would end the worker with every call it runs. Each side checks the size before it sends:
+/// a request, an answer, an operation or an operation's answer too large fails that call (or
+/// that operation) with `resource_limit`, while a neighbour's call on the same worker runs on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_too_large_for_a_frame_fails_its_call_not_the_worker() {
+    const MIB: usize = 1024 * 1024;
+    let mut config = test_config();
+    config.max_result_bytes = 80 * MIB;
+    config.storage.max_file_bytes = 80 * MIB;
+    let (pool, host) = workers_with(config, 1);
+    pool.start().await.unwrap();
+    let pid = pool.stats().await.worker_pids;
+    let roomy = |code: EndpointCode| EndpointCode {
+        limits: Some(sandbox::Limits {
+            heap_bytes: 512 * MIB,
+            timeout: Duration::from_secs(30),
+        }),
+        ..code
+    };
+    // The neighbour: a call in progress on the same worker the whole time.
+    let neighbour = roomy(endpoint(
+        "neighbour",
+        "export default async () => { await new Promise(r => setTimeout(r, 3000)); return 'fine'; }",
+    ));
+    let waiting = {
+        let (pool, neighbour) = (pool.clone(), neighbour.clone());
+        tokio::spawn(async move { call(&pool, &neighbour, json!(null)).await })
+    };
+
+    // The server's request: 65 MiB of input.
+    let echo = endpoint("big-echo", ECHO);
+    let outcome = err(call(&pool, &echo, json!("x".repeat(65 * MIB))).await);
+    assert!(
+        matches!(&outcome, SandboxError::ResourceLimit(m) if m.contains("64 MiB")),
+        "{outcome:?}"
+    );
+    // The handler's answer: 65 MiB of JSON.
+    let answer = roomy(endpoint(
+        "big-answer",
+        "export default () => 'x'.repeat(65 * 1024 * 1024)",
+    ));
+    let outcome = err(call(&pool, &answer, json!(null)).await);
+    assert!(
+        matches!(&outcome, SandboxError::ResourceLimit(m) if m.contains("64 MiB")),
+        "{outcome:?}"
+    );
+    // An operation (a 50 MiB file is 67 MiB as base64) and an operation's answer (the same
+    // file read back, put in place by the host): each fails as an error the handler catches.
+    host.files.lock().unwrap().insert(
+        ("big-ops".to_owned(), "placed.bin".to_owned()),
+        vec![7; 50 * MIB],
+    );
+    let ops = roomy(granted(
+        "big-ops",
+        r#"export default async (req, ctx) => {
+            const failed = async (op) => {
+                try { await op(); return "done"; } catch (e) { return `${e.code}: ${e.message}`; }
+            };
+            return {
+                write: await failed(() => ctx.files.write("big.bin", "x".repeat(50 * 1024 * 1024))),
+                read: await failed(() => ctx.files.read("placed.bin")),
+                small: await failed(() => ctx.files.write("small.txt", "ok")),
+            };
+        }"#,
+    ));
+    let body = ok(call(&pool, &ops, json!(null)).await).body;
+    for op in ["write", "read"] {
+        let outcome = body[op].as_str().unwrap();
+        assert!(
+            outcome.starts_with("resource_limit: ") && outcome.contains("64 MiB"),
+            "{body}"
+        );
+    }
+    assert_eq!(body["small"], "done", "{body}");
+
+    assert_eq!(ok(waiting.await.unwrap()).body, json!("fine"));
+    assert_eq!(
+        ok(call(&pool, &echo, json!("small")).await).body,
+        json!({ "echo": "small" })
+    );
+    assert_eq!(
+        pool.stats().await.worker_pids,
+        pid,
+        "the same worker serves on"
+    );
+    pool.shutdown().await;
+}
+
 /// The worker serving one call is killed while the call runs: that call gets a clean error,
 /// the next one a new worker.
 #[tokio::test(flavor = "multi_thread")]

@@ -15,7 +15,11 @@ use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot};
 
 use super::wire::{self, FromWorker, ToWorker};
-use crate::{EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Pool, PoolConfig};
+use crate::invocation::RawReport;
+use crate::{
+    EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Pool, PoolConfig, SandboxError,
+    Wear,
+};
 
 /// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
 /// code again as calls need it ([`FromWorker::NeedCode`]).
@@ -146,16 +150,7 @@ impl Started {
                     let (pool, frames) = (pool.clone(), frames.clone());
                     tokio::spawn(async move {
                         let report = pool.invoke_raw(&code, invocation).await;
-                        let wear = pool.wear();
-                        send(
-                            &frames,
-                            &FromWorker::Done {
-                                id,
-                                report,
-                                abandoned: wear.abandoned_isolates,
-                                isolates_dropped: wear.isolates_dropped,
-                            },
-                        );
+                        send_report(&frames, id, report, pool.wear());
                     });
                 }
                 ToWorker::Warm { id, endpoints } => {
@@ -218,9 +213,38 @@ fn keep(codes: &mut HashMap<String, Arc<EndpointCode>>, code: Arc<EndpointCode>)
     codes.insert(code.slug.clone(), code);
 }
 
+/// Sends a message of the worker's own, each far below a frame's limit.
 fn send(frames: &mpsc::UnboundedSender<Vec<u8>>, message: &FromWorker) {
-    // A closed queue means the writer failed: the server is gone and the worker is ending.
-    let _ = frames.send(wire::encode(message));
+    match wire::encode(message) {
+        // A closed queue means the writer failed: the server is gone and the worker is ending.
+        Ok(frame) => drop(frames.send(frame)),
+        Err(too_large) => tracing::error!("a worker message is {too_large}"),
+    }
+}
+
+/// Sends a call's report; one too large for a frame (its logs and answer together) fails
+/// that call with `resource_limit`, and the worker goes on.
+fn send_report(frames: &mpsc::UnboundedSender<Vec<u8>>, id: u64, report: RawReport, wear: Wear) {
+    let done = |report| FromWorker::Done {
+        id,
+        report,
+        abandoned: wear.abandoned_isolates,
+        isolates_dropped: wear.isolates_dropped,
+    };
+    let duration = report.duration;
+    let frame = wire::encode(&done(report)).or_else(|too_large| {
+        wire::encode(&done(RawReport {
+            result: Err(SandboxError::ResourceLimit(format!(
+                "the call's answer and logs are {too_large}"
+            ))),
+            logs: Vec::new(),
+            duration,
+            trace: None,
+        }))
+    });
+    if let Ok(frame) = frame {
+        let _ = frames.send(frame);
+    }
 }
 
 /// Worker logs go to stderr, which the server passes through to its own.
@@ -259,7 +283,19 @@ impl Host for RemoteHost {
             version: endpoint.version.clone(),
             op,
         });
-        let sent = self.frames.send(frame).is_ok();
+        let sent = match frame {
+            Ok(frame) => self.frames.send(frame).is_ok(),
+            Err(too_large) => {
+                self.answered(
+                    id,
+                    Err(HostError::new(
+                        "resource_limit",
+                        format!("this operation is {too_large}"),
+                    )),
+                );
+                true
+            }
+        };
         Box::pin(async move {
             if !sent {
                 return Err(HostError::new("sandbox_internal", "the server is gone"));

@@ -270,7 +270,16 @@ impl Worker {
     /// Ends an operation of `builder`: its reply, counted until written, or a
     /// `resource_limit` error in its place when the builder's queued replies are at their cap.
     fn end_op(&self, builder: &str, id: u64, result: Result<HostAnswer, crate::HostError>) {
-        let frame = wire::encode(&ToWorker::HostReply { id, result });
+        let frame = wire::encode(&ToWorker::HostReply { id, result }).unwrap_or_else(|too_large| {
+            wire::encode(&ToWorker::HostReply {
+                id,
+                result: Err(crate::HostError::new(
+                    "resource_limit",
+                    format!("the operation's answer is {too_large}"),
+                )),
+            })
+            .expect("an error reply fits in a frame")
+        });
         let mut builders = self.builders.lock().unwrap_or_else(PoisonError::into_inner);
         let ops = builders.entry(builder.to_owned()).or_default();
         ops.in_progress -= 1;
@@ -391,6 +400,20 @@ impl WorkerPool {
         let mut with_code = worker.needs_code(code);
         loop {
             let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+            let frame = match wire::encode(&wire::InvokeFrame::Invoke {
+                id,
+                slug: &code.slug,
+                version: &code.version,
+                code: with_code.then_some(code),
+                invocation: &invocation,
+            }) {
+                Ok(frame) => frame,
+                Err(too_large) => {
+                    return failed(SandboxError::ResourceLimit(format!(
+                        "the call (its request and its endpoint's code) is {too_large}"
+                    )))
+                }
+            };
             let (reply, answer) = oneshot::channel();
             worker.lock().calls.insert(id, reply);
             // The reader marks a worker dead before it drops the waiting calls: a call
@@ -401,13 +424,7 @@ impl WorkerPool {
                     "the sandbox worker stopped during the call".into(),
                 ));
             }
-            worker.send_frame(wire::encode(&wire::InvokeFrame::Invoke {
-                id,
-                slug: &code.slug,
-                version: &code.version,
-                code: with_code.then_some(code),
-                invocation: &invocation,
-            }));
+            worker.send_frame(frame);
             match tokio::time::timeout_at(deadline.into(), answer).await {
                 Ok(Ok(Reply::Done {
                     report,
@@ -741,30 +758,41 @@ impl WorkerPool {
                 })
                 .collect()
         };
-        if endpoints.is_empty() {
-            return;
-        }
-        let _serving: Vec<Serving> = endpoints
+        let mut warm: Vec<wire::WarmRef> = endpoints
             .iter()
-            .map(|(code, _)| Serving::begin(successor, code))
+            .map(|(code, instances)| wire::WarmRef {
+                code,
+                instances: *instances,
+            })
             .collect();
+        // The busiest first: when they do not all fit in one frame, they are the ones warmed.
+        warm.sort_by_key(|endpoint| std::cmp::Reverse(endpoint.instances));
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let frame = loop {
+            match wire::encode(&wire::WarmFrame::Warm {
+                id,
+                endpoints: &warm,
+            }) {
+                Ok(frame) => break frame,
+                Err(_) if warm.len() > 1 => warm.truncate(warm.len() / 2),
+                Err(_) => return,
+            }
+        };
+        let _serving: Vec<Serving> = warm
+            .iter()
+            .map(|endpoint| Serving::begin(successor, endpoint.code))
+            .collect();
         let (reply, warmed) = oneshot::channel();
         {
             let mut state = successor.lock();
             state.warmed.insert(id, reply);
-            for (code, _) in &endpoints {
-                state.sent.insert(code.slug.clone(), code.version.clone());
+            for endpoint in &warm {
+                state
+                    .sent
+                    .insert(endpoint.code.slug.clone(), endpoint.code.version.clone());
             }
         }
-        let endpoints = endpoints
-            .iter()
-            .map(|(code, instances)| wire::Warm {
-                code: EndpointCode::clone(code),
-                instances: *instances,
-            })
-            .collect();
-        successor.send(&ToWorker::Warm { id, endpoints });
+        successor.send_frame(frame);
         // Not past the predecessor's end: calls of the slot wait for the switch then.
         let deadline = Instant::now() + WARM_TIMEOUT;
         tokio::pin!(warmed);
@@ -904,8 +932,13 @@ impl Worker {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Sends a message of the server's own, each far below a frame's limit but a warm-up's,
+    /// which [`WorkerPool::warm`] fits to it.
     fn send(&self, message: &ToWorker) {
-        self.send_frame(wire::encode(message));
+        match wire::encode(message) {
+            Ok(frame) => self.send_frame(frame),
+            Err(too_large) => tracing::error!("a message to a sandbox worker is {too_large}"),
+        }
     }
 
     fn send_frame(&self, frame: Vec<u8>) {

@@ -84,6 +84,22 @@ pub(crate) enum InvokeFrame<'a> {
     },
 }
 
+/// [`ToWorker::Warm`] as the server writes it: borrowed, as [`InvokeFrame`].
+#[derive(Serialize)]
+pub(crate) enum WarmFrame<'a> {
+    Warm {
+        id: u64,
+        endpoints: &'a [WarmRef<'a>],
+    },
+}
+
+/// [`Warm`], borrowed.
+#[derive(Serialize)]
+pub(crate) struct WarmRef<'a> {
+    pub(crate) code: &'a EndpointCode,
+    pub(crate) instances: usize,
+}
+
 /// What a worker sends.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum FromWorker {
@@ -117,15 +133,51 @@ pub(crate) enum FromWorker {
     Probed { id: u64, outcome: Vec<String> },
 }
 
-/// One frame, ready to queue for the writer.
-pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+/// A message that does not fit in a frame ([`MAX_FRAME_BYTES`]). The sender finds out before
+/// anything is sent, and fails what the message was for (one call, one op): a frame over the
+/// limit would make the reader end the whole process, with every call it runs.
+#[derive(Debug, PartialEq)]
+pub(crate) struct FrameTooLarge;
+
+impl std::fmt::Display for FrameTooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "more than the {} MiB a message between the server and a sandbox worker may carry",
+            MAX_FRAME_BYTES >> 20
+        )
+    }
+}
+
+/// One frame, ready to queue for the writer, or [`FrameTooLarge`] once the encoding passes
+/// the limit (it stops there: a message too large costs at most one frame's bytes).
+pub(crate) fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, FrameTooLarge> {
     // Room for a typical call's frame (a few hundred bytes) from the start, not grown from 4.
-    let mut frame = Vec::with_capacity(512);
-    frame.extend_from_slice(&[0; 4]);
-    serde_json::to_writer(&mut frame, message).expect("protocol messages serialize");
+    let mut frame = Bounded(Vec::with_capacity(512));
+    frame.0.extend_from_slice(&[0; 4]);
+    // The only error a protocol message can meet is the writer's refusal.
+    serde_json::to_writer(&mut frame, message).map_err(|_| FrameTooLarge)?;
+    let mut frame = frame.0;
     let len = u32::try_from(frame.len() - 4).expect("frames are far below 4 GiB");
     frame[..4].copy_from_slice(&len.to_le_bytes());
-    frame
+    Ok(frame)
+}
+
+/// A frame being encoded: refuses to grow past the length prefix and [`MAX_FRAME_BYTES`].
+struct Bounded(Vec<u8>);
+
+impl io::Write for Bounded {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.0.len() + bytes.len() > 4 + MAX_FRAME_BYTES {
+            return Err(io::Error::other(FrameTooLarge.to_string()));
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Reads the next message; `Ok(None)` at a clean end of stream between frames.
@@ -200,22 +252,24 @@ mod tests {
             version: "v",
             code: None,
             invocation: &invocation,
-        });
+        })
+        .unwrap();
         let owned = encode(&ToWorker::Invoke {
             id: 3,
             slug: "s".into(),
             version: "v".into(),
             code: None,
             invocation,
-        });
+        })
+        .unwrap();
         assert_eq!(borrowed, owned);
     }
 
     #[tokio::test]
     async fn frames_round_trip_and_oversized_ones_are_refused() {
         let message = ToWorker::Retire { slug: "a".into() };
-        let mut bytes = encode(&message);
-        bytes.extend(encode(&ToWorker::Stats { id: 7 }));
+        let mut bytes = encode(&message).unwrap();
+        bytes.extend(encode(&ToWorker::Stats { id: 7 }).unwrap());
         let mut reader = bytes.as_slice();
         let mut buffer = Vec::new();
         let first: ToWorker = read(&mut reader, &mut buffer).await.unwrap().unwrap();
@@ -236,5 +290,16 @@ mod tests {
         assert!(read::<ToWorker>(&mut garbage.as_slice(), &mut buffer)
             .await
             .is_err());
+    }
+
+    #[test]
+    fn a_message_over_the_limit_is_refused_before_it_is_sent() {
+        let at_limit = |extra: usize| ToWorker::Retire {
+            // `{"Retire":{"slug":"…"}}` is 22 bytes around the slug.
+            slug: "a".repeat(MAX_FRAME_BYTES - 22 + extra),
+        };
+        let frame = encode(&at_limit(0)).unwrap();
+        assert_eq!(frame.len(), 4 + MAX_FRAME_BYTES);
+        assert_eq!(encode(&at_limit(1)), Err(FrameTooLarge));
     }
 }
