@@ -23,7 +23,7 @@ use serde_json::json;
 struct NoHost;
 
 impl Host for NoHost {
-    fn call(&self, _: &EndpointCode, _: HostOp) -> HostFuture<HostAnswer> {
+    fn call(&self, _: &EndpointCode, _: u64, _: HostOp) -> HostFuture<HostAnswer> {
         Box::pin(async { Err(HostError::new("unsupported", "no host in this measurement")) })
     }
 }

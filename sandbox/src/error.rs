@@ -63,6 +63,9 @@ pub enum SandboxError {
     /// A fault of the sandbox itself (an isolate thread died, the pool is shut down).
     #[error("sandbox internal error: {0}")]
     Internal(String),
+    /// The endpoint was retired (deleted) while the call ran: the call was stopped there.
+    #[error("the endpoint was deleted during the call")]
+    Retired,
 }
 
 impl SandboxError {
@@ -78,6 +81,7 @@ impl SandboxError {
             SandboxError::Overloaded { .. } => "overloaded",
             SandboxError::CompileError(_) => "compile_error",
             SandboxError::Internal(_) => "sandbox_internal",
+            SandboxError::Retired => "endpoint_deleted",
         }
     }
 }

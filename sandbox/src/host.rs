@@ -309,9 +309,14 @@ impl HostAnswer {
 /// handler: its [`EndpointCode::id`] names the endpoint's data, its
 /// [`EndpointCode::owner`] whose totals it counts toward.
 pub trait Host: Send + Sync + 'static {
-    /// Runs one operation of `endpoint`'s handler.
-    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer>;
+    /// Runs one operation of `endpoint`'s handler, made during the call numbered `call` (by
+    /// the pool, unique while it runs), or [`NO_CALL`] while the module loads.
+    fn call(&self, endpoint: &EndpointCode, call: u64, op: HostOp) -> HostFuture<HostAnswer>;
 }
+
+/// The call number of a host operation made outside any call: by a module's top level as it
+/// loads (a cold start, or a warm-up before any call).
+pub const NO_CALL: u64 = 0;
 
 /// Largest chunk a [`HostOp::FetchRead`] answers with, so one chunk is one modest frame.
 pub const MAX_FETCH_CHUNK_BYTES: usize = 64 * 1024;

@@ -157,6 +157,7 @@ impl Blank {
             storage: env.config.storage,
             max_http_timeout: env.config.max_http_timeout,
             fetch: env.config.fetch,
+            call: std::cell::Cell::new(crate::NO_CALL),
         });
         let setup_config = serde_json::json!({
             "env": code.env,
@@ -222,13 +223,19 @@ impl Isolate {
     }
 
     /// Runs one invocation under the time limit; logs are collected even when it fails.
-    pub(crate) async fn invoke(&mut self, request: &RawValue, env: &IsolateEnv<'_>) -> Finished {
+    pub(crate) async fn invoke(
+        &mut self,
+        request: &RawValue,
+        call: u64,
+        env: &IsolateEnv<'_>,
+    ) -> Finished {
         self.invocations += 1;
         let started = Instant::now();
         let deadline = started + self.limits.timeout;
         {
             let state = self.runtime.op_state();
             let mut state = state.borrow_mut();
+            state.borrow::<EndpointState>().call.set(call);
             state.put(InvocationClock { started, deadline });
             ops::fetch::begin_call(&mut state);
             state.put(LogBuffer::new(
@@ -237,7 +244,12 @@ impl Isolate {
             ));
         }
         let (result, reusable, trace) = self.run(request, deadline, env).await;
-        ops::fetch::end_call(&mut self.runtime.op_state().borrow_mut());
+        {
+            let state = self.runtime.op_state();
+            let mut state = state.borrow_mut();
+            ops::fetch::end_call(&mut state);
+            state.borrow::<EndpointState>().call.set(crate::NO_CALL);
+        }
         let logs = self
             .runtime
             .op_state()

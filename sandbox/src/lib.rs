@@ -128,7 +128,7 @@ pub use error::{HostError, SandboxError};
 pub use host::{
     is_versionstamp, FetchHead, FetchRequest, FileEntry, Host, HostAnswer, HostFuture, HostOp,
     KvAtomic, KvCheck, KvEntry, KvMutation, KvPage, KvVersioned, MAX_FETCH_CHUNK_BYTES,
-    MAX_SAFE_INTEGER,
+    MAX_SAFE_INTEGER, NO_CALL,
 };
 pub use invocation::{
     ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,

@@ -39,6 +39,8 @@ pub struct Pool {
 struct Inner {
     shared: Arc<Shared>,
     state: Mutex<State>,
+    /// The number of the next call [`Pool::invoke`] runs (from 1: see [`crate::NO_CALL`]).
+    next_call: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -210,6 +212,7 @@ impl Pool {
                     threads: Mutex::default(),
                 }),
                 state: Mutex::new(State::default()),
+                next_call: std::sync::atomic::AtomicU64::new(crate::NO_CALL + 1),
             }),
         };
         pool.refill_spares(&mut pool.lock(), false);
@@ -218,18 +221,20 @@ impl Pool {
 
     /// Runs `code`'s handler once. Never panics; every failure is in the report.
     pub async fn invoke(&self, code: &EndpointCode, invocation: Invocation) -> InvocationReport {
-        self.invoke_raw(code, invocation).await.parsed()
+        let call = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
+        self.invoke_raw(code, invocation, call).await.parsed()
     }
 
-    /// [`Pool::invoke`] with the body as the isolate left it, JSON text: what a worker
-    /// process sends the server as it is.
+    /// [`Pool::invoke`] with the body as the isolate left it, JSON text, and the call's number
+    /// given: a worker process's, numbered by the server, whose reports it sends as they are.
     pub(crate) async fn invoke_raw(
         &self,
         code: &EndpointCode,
         invocation: Invocation,
+        call: u64,
     ) -> RawReport {
         let received = Instant::now();
-        let (queued, permit) = match self.dispatch(code, invocation, received) {
+        let (queued, permit) = match self.dispatch(code, invocation, call, received) {
             Ok(sent) => sent,
             Err(err) => {
                 if matches!(err, SandboxError::Overloaded { .. }) {
@@ -501,6 +506,7 @@ impl Pool {
         &self,
         code: &EndpointCode,
         invocation: Invocation,
+        call: u64,
         received: Instant,
     ) -> Result<(Queued, Permit), SandboxError> {
         let config = &self.inner.shared.config;
@@ -546,6 +552,7 @@ impl Pool {
         let (reply, answer) = oneshot::channel();
         let command = Command::Invoke {
             invocation,
+            call,
             received,
             reply,
         };

@@ -81,6 +81,8 @@ pub(crate) enum Command {
     Load(oneshot::Sender<bool>),
     Invoke {
         invocation: Invocation,
+        /// See [`Pending::call`].
+        call: u64,
         /// When `Pool::invoke` was called, so the report's duration includes queueing.
         received: Instant,
         reply: oneshot::Sender<RawReport>,
@@ -233,6 +235,8 @@ struct Seat {
 /// An invocation taken off the queue, with what answering it needs.
 struct Pending {
     invocation: Invocation,
+    /// The call's number, which each of its host operations carries ([`crate::Host::call`]).
+    call: u64,
     /// When `Pool::invoke` was called, so the report's duration includes queueing.
     received: Instant,
     reply: oneshot::Sender<RawReport>,
@@ -368,12 +372,14 @@ async fn serve_queue(seat: &mut Seat) -> Turn {
             }
             Command::Invoke {
                 invocation,
+                call,
                 received,
                 reply,
             } => {
                 progress.start_invocation(seat.timeout());
                 let pending = Pending {
                     invocation,
+                    call,
                     received,
                     reply,
                 };
@@ -461,10 +467,7 @@ impl Engine {
         let report = if pending.reply.is_closed() {
             None
         } else {
-            match self
-                .serve(seat, &pending.invocation, pending.received, env, may_retry)
-                .await
-            {
+            match self.serve(seat, &pending, env, may_retry).await {
                 Served::Answered(report) => {
                     let counters = &seat.shared.counters;
                     counters.invocations.fetch_add(1, Ordering::Relaxed);
@@ -566,11 +569,11 @@ impl Engine {
     async fn serve(
         &mut self,
         seat: &mut Seat,
-        invocation: &Invocation,
-        received: Instant,
+        pending: &Pending,
         env: &IsolateEnv<'_>,
         may_retry: bool,
     ) -> Served {
+        let (invocation, received) = (&pending.invocation, pending.received);
         let code = match self.load(seat, env, received, may_retry).await {
             Ok(code) => code,
             Err(served) => return served,
@@ -588,7 +591,7 @@ impl Engine {
         let Some(isolate) = self.isolate.as_mut() else {
             unreachable!("a loaded engine holds its isolate");
         };
-        let finished = isolate.invoke(&invocation.request, env).await;
+        let finished = isolate.invoke(&invocation.request, pending.call, env).await;
         let worn_out = isolate.invocations() >= seat.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
             tracing::debug!(

@@ -215,6 +215,70 @@ async fn limits_hold_in_workers() {
     pool.shutdown().await;
 }
 
+/// Retiring an endpoint (as the server does when it is deleted) stops its calls in progress:
+/// each caller is answered `Retired` at once, and whatever its code still runs in the worker
+/// reaches nothing (every operation names a call that ended: `call_ended`), while another
+/// endpoint's call on the same worker goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn retiring_an_endpoint_stops_its_calls_in_progress() {
+    let (pool, host) = workers_with(test_config(), 1);
+    pool.start().await.unwrap();
+    let patient = |code: EndpointCode| EndpointCode {
+        limits: Some(sandbox::Limits {
+            heap_bytes: 32 << 20,
+            timeout: Duration::from_secs(5),
+        }),
+        ..code
+    };
+    let writer = patient(granted(
+        "writer",
+        r#"export default async (req, ctx) => {
+            for (let n = 1; n <= 60; n++) {
+                await ctx.kv.set("n", n);
+                await new Promise((r) => setTimeout(r, 50));
+            }
+            return "never stopped";
+        }"#,
+    ));
+    let neighbour = patient(endpoint(
+        "neighbour",
+        "export default async () => { await new Promise(r => setTimeout(r, 1500)); return 'fine'; }",
+    ));
+    let written = || {
+        host.kv
+            .lock()
+            .unwrap()
+            .get(&("writer".to_owned(), "n".to_owned()))
+            .map(|(v, _)| v.clone())
+    };
+    let [writing, waiting] = [writer.clone(), neighbour].map(|code| {
+        let pool = pool.clone();
+        tokio::spawn(async move { call(&pool, &code, json!(null)).await })
+    });
+    // Writing (after its cold start).
+    let started = Instant::now();
+    while written().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the writer never wrote"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let retired = Instant::now();
+    pool.retire("writer");
+    assert_eq!(err(writing.await.unwrap()), SandboxError::Retired);
+    assert!(
+        retired.elapsed() < Duration::from_millis(500),
+        "answered at once: {:?}",
+        retired.elapsed()
+    );
+    let last = written();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(written(), last, "the stopped call wrote on");
+    assert_eq!(ok(waiting.await.unwrap()).body, json!("fine"));
+    pool.shutdown().await;
+}
+
 /// Every message between the server and a worker fits in one frame (64 MiB), and a frame over
 /// it would end the worker with every call it runs. Each side checks the size before it sends:
 /// a request, an answer, an operation or an operation's answer too large fails that call (or

@@ -129,6 +129,7 @@ async fn operations_a_worker_forges_are_checked_by_the_server() {
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     let forge_version = |slug: &str, version: &str, key: &str| Probe::ForgeKvGet {
+        call: sandbox::NO_CALL,
         slug: slug.into(),
         version: version.into(),
         key: key.into(),
@@ -167,6 +168,19 @@ async fn operations_a_worker_forges_are_checked_by_the_server() {
     // The path itself works: an endpoint in progress with the capability reads its own data.
     let own = pool.probe(&no_kv, forge("with-kv", "nothing")).await;
     assert_eq!(own, ["forge_kv_get: allowed (Value(None))"], "{own:?}");
+    // The same, naming a call that is not in progress: refused, whatever the endpoint.
+    let ended = pool
+        .probe(
+            &no_kv,
+            Probe::ForgeKvGet {
+                call: 1 << 40,
+                slug: "with-kv".into(),
+                version: "v1".into(),
+                key: "nothing".into(),
+            },
+        )
+        .await;
+    assert_eq!(ended, ["forge_kv_get: refused (call_ended)"], "{ended:?}");
 
     for call in running {
         ok(call.await.unwrap());

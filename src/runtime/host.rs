@@ -363,7 +363,10 @@ impl Host for StoreHost {
     /// call of a deleted endpoint (or of one deleted and created again under its slug) is
     /// refused with `endpoint_deleted`, and its data, kept under an id never reused, is out of
     /// every other endpoint's reach. Dropping a response body is always allowed.
-    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer> {
+    ///
+    /// Which call an op is for was checked by the sandbox (a worker's ops name a call in
+    /// progress there); data is the endpoint's, whichever of its calls asks.
+    fn call(&self, endpoint: &EndpointCode, _call: u64, op: HostOp) -> HostFuture<HostAnswer> {
         let current = self
             .catalog
             .get(&endpoint.slug)
@@ -543,7 +546,7 @@ mod tests {
                     value: Value::from(value),
                     ttl_seconds: None,
                 };
-                h.call(&code, op).await
+                h.call(&code, 1, op).await
             }
         };
         let refused = |result: Result<HostAnswer, HostError>| {
@@ -564,6 +567,7 @@ mod tests {
                     slug: "other".into(),
                     ..code("ep_new")
                 },
+                1,
                 HostOp::KvGet { key: "k".into() },
             )
             .await,
@@ -573,7 +577,7 @@ mod tests {
         assert_eq!(h.kv_get("ep_new", "k").await.unwrap(), Some(Value::from(4)));
         // Dropping a response body is never refused.
         assert!(h
-            .call(&code("ep_old"), HostOp::FetchCancel { id: 7 })
+            .call(&code("ep_old"), 1, HostOp::FetchCancel { id: 7 })
             .await
             .is_ok());
     }

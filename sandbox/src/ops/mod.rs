@@ -67,6 +67,9 @@ pub(crate) struct EndpointState {
     pub(crate) storage: StorageLimits,
     pub(crate) max_http_timeout: Duration,
     pub(crate) fetch: FetchLimits,
+    /// The call running now ([`crate::NO_CALL`] while the module loads or between calls):
+    /// every host operation carries it, and the server refuses those of a call that ended.
+    pub(crate) call: std::cell::Cell<u64>,
 }
 
 /// A capability as ops name it.
@@ -121,6 +124,7 @@ pub(crate) fn check_capability(
 pub(crate) struct HostCall {
     pub(crate) host: Arc<dyn Host>,
     pub(crate) code: Arc<EndpointCode>,
+    pub(crate) call: u64,
     pub(crate) storage: StorageLimits,
 }
 
@@ -134,6 +138,7 @@ impl HostCall {
         HostCall {
             host: endpoint.host.clone(),
             code: endpoint.code.clone(),
+            call: endpoint.call.get(),
             storage: endpoint.storage,
         }
     }
@@ -144,7 +149,7 @@ impl HostCall {
         op: HostOp,
         pick: fn(HostAnswer) -> Option<T>,
     ) -> Result<T, OpError> {
-        let answer = host_result(|| self.host.call(&self.code, op)).await?;
+        let answer = host_result(|| self.host.call(&self.code, self.call, op)).await?;
         pick(answer).ok_or_else(|| OpError::Internal("the host answered another operation".into()))
     }
 
@@ -152,7 +157,7 @@ impl HostCall {
     /// effect when called.
     pub(crate) fn send(&self, op: HostOp) {
         if std::panic::catch_unwind(AssertUnwindSafe(|| {
-            drop(self.host.call(&self.code, op));
+            drop(self.host.call(&self.code, self.call, op));
         }))
         .is_err()
         {

@@ -149,7 +149,7 @@ impl Started {
                     };
                     let (pool, frames) = (pool.clone(), frames.clone());
                     tokio::spawn(async move {
-                        let report = pool.invoke_raw(&code, invocation).await;
+                        let report = pool.invoke_raw(&code, invocation, id).await;
                         send_report(&frames, id, report, pool.wear());
                     });
                 }
@@ -270,7 +270,7 @@ pub(crate) struct RemoteHost {
 impl Host for RemoteHost {
     /// Sends `op` of `endpoint`'s isolate and waits for the server's answer. The frame leaves
     /// when this is called, as [`HostOp::FetchCancel`] needs.
-    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer> {
+    fn call(&self, endpoint: &EndpointCode, call: u64, op: HostOp) -> HostFuture<HostAnswer> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (reply, answer) = oneshot::channel();
         self.pending
@@ -279,6 +279,7 @@ impl Host for RemoteHost {
             .insert(id, reply);
         let frame = wire::encode(&FromWorker::HostCall {
             id,
+            call,
             slug: endpoint.slug.clone(),
             version: endpoint.version.clone(),
             op,

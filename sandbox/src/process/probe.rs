@@ -28,6 +28,8 @@ pub enum Probe {
     /// A `kv.get` the worker forges for any endpoint, bypassing its own ops' checks: the server
     /// must check it as if the worker had not.
     ForgeKvGet {
+        /// The call named ([`crate::NO_CALL`]: as a module's top level does while it loads).
+        call: u64,
         /// The endpoint named in the forged operation.
         slug: String,
         /// The version of its code named.
@@ -64,9 +66,14 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
         } => std::thread::spawn(move || escape(&data_dir, server_pid))
             .join()
             .unwrap_or_else(|_| vec!["probe: panicked".to_owned()]),
-        Probe::ForgeKvGet { slug, version, key } => {
+        Probe::ForgeKvGet {
+            call,
+            slug,
+            version,
+            key,
+        } => {
             let outcome = host
-                .call(&named(slug, version), HostOp::KvGet { key })
+                .call(&named(slug, version), call, HostOp::KvGet { key })
                 .await;
             vec![match outcome {
                 Ok(answer) => format!("forge_kv_get: allowed ({answer:?})"),
@@ -81,7 +88,8 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
             count,
         } => {
             let code = named(slug, version);
-            let calls = (0..count).map(|_| host.call(&code, HostOp::KvGet { key: key.clone() }));
+            let calls = (0..count)
+                .map(|_| host.call(&code, crate::NO_CALL, HostOp::KvGet { key: key.clone() }));
             let outcomes = deno_core::futures::future::join_all(calls).await;
             let mut tally = std::collections::BTreeMap::<String, usize>::new();
             for outcome in outcomes {

@@ -209,21 +209,46 @@ impl Drop for QueuedReply {
 }
 
 impl Worker {
-    /// Admits an op of the isolate given the code of `slug` at `version`: the code the server
-    /// sent, and the builder it counts toward, with the op counted in progress in the worker
-    /// and for the builder ([`Worker::end_op`] ends it). Refused over the worker's cap
-    /// (`overloaded`), for code with no call in progress here (`sandbox_internal`), and over
-    /// the builder's share (`resource_limit`).
+    /// Admits an op of the isolate given the code of `slug` at `version` during `call`: the
+    /// code the server sent, and the builder it counts toward, with the op counted in progress
+    /// in the worker and for the builder ([`Worker::end_op`] ends it). Refused over the
+    /// worker's cap (`overloaded`), for a call that is not in progress here or runs other code
+    /// (`call_ended`: it ended, timed out or its endpoint was deleted), while loading for code
+    /// with no call in progress here (`sandbox_internal`), and over the builder's share
+    /// (`resource_limit`).
     fn admit_op(
         &self,
+        call: u64,
         slug: &str,
         version: &str,
     ) -> Result<(Arc<EndpointCode>, String), crate::HostError> {
-        let code = self
-            .lock()
-            .served(slug, version)
-            .filter(|served| served.calls > 0)
-            .map(|served| served.code.clone());
+        let code = {
+            let state = self.lock();
+            if call == crate::NO_CALL {
+                state
+                    .served(slug, version)
+                    .filter(|served| served.calls > 0)
+                    .map(|served| served.code.clone())
+                    .ok_or_else(|| {
+                        crate::HostError::new(
+                            "sandbox_internal",
+                            "no call of this endpoint is in progress",
+                        )
+                    })
+            } else {
+                state
+                    .calls
+                    .get(&call)
+                    .map(|running| running.code.clone())
+                    .filter(|code| code.slug == slug && code.version == version)
+                    .ok_or_else(|| {
+                        crate::HostError::new(
+                            "call_ended",
+                            "the call this operation belongs to has ended",
+                        )
+                    })
+            }
+        };
         if self.host_ops.fetch_add(1, Ordering::AcqRel) >= MAX_HOST_OPS_PER_WORKER {
             self.host_ops.fetch_sub(1, Ordering::AcqRel);
             return Err(crate::HostError::new(
@@ -231,19 +256,12 @@ impl Worker {
                 "too many operations in progress",
             ));
         }
-        let admitted = code
-            .ok_or_else(|| {
-                crate::HostError::new(
-                    "sandbox_internal",
-                    "no call of this endpoint is in progress",
-                )
-            })
-            .and_then(|code| {
-                // The operator's endpoints (no owner) each count as a builder of their own.
-                let builder = code.owner.clone().unwrap_or_else(|| code.slug.clone());
-                self.begin_op(&builder)?;
-                Ok((code, builder))
-            });
+        let admitted = code.and_then(|code| {
+            // The operator's endpoints (no owner) each count as a builder of their own.
+            let builder = code.owner.clone().unwrap_or_else(|| code.slug.clone());
+            self.begin_op(&builder)?;
+            Ok((code, builder))
+        });
         if admitted.is_err() {
             self.host_ops.fetch_sub(1, Ordering::AcqRel);
         }
@@ -315,7 +333,8 @@ impl Worker {
 
 #[derive(Default)]
 struct WorkerState {
-    calls: HashMap<u64, oneshot::Sender<Reply>>,
+    /// Calls in progress here by the id of their `Invoke`, each with its endpoint's code.
+    calls: HashMap<u64, InProgress>,
     /// Endpoint versions with calls in progress here, by slug, with the code the server sent:
     /// host operations name the slug and version their isolate was given, are checked against
     /// that code (the identity the host keys data by), and are refused for any version not in
@@ -331,7 +350,17 @@ struct WorkerState {
     ready: Option<oneshot::Sender<String>>,
 }
 
+/// A call waiting for its worker's answer.
+struct InProgress {
+    reply: oneshot::Sender<Reply>,
+    /// The code the call runs, which its host operations must name.
+    code: Arc<EndpointCode>,
+}
+
 enum Reply {
+    /// The endpoint was retired (deleted) while the call ran: its caller is answered at once
+    /// and every operation it makes from then on is refused.
+    Retired,
     Done {
         report: RawReport,
         abandoned: usize,
@@ -396,7 +425,7 @@ impl WorkerPool {
             .unwrap_or(self.inner.config.default_limits)
             .timeout;
         let deadline = self.answer_deadline(limit);
-        let _serving = Serving::begin(&worker, code);
+        let serving = Serving::begin(&worker, code);
         let mut with_code = worker.needs_code(code);
         loop {
             let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -415,7 +444,13 @@ impl WorkerPool {
                 }
             };
             let (reply, answer) = oneshot::channel();
-            worker.lock().calls.insert(id, reply);
+            worker.lock().calls.insert(
+                id,
+                InProgress {
+                    reply,
+                    code: serving.code.clone(),
+                },
+            );
             // The reader marks a worker dead before it drops the waiting calls: a call
             // registered after that sees it here, instead of waiting for its deadline.
             if !worker.alive.load(Ordering::Acquire) {
@@ -439,6 +474,7 @@ impl WorkerPool {
                     // The body's one parse, on the caller's task rather than the reader's.
                     return report.parsed();
                 }
+                Ok(Ok(Reply::Retired)) => return failed(SandboxError::Retired),
                 Ok(Ok(Reply::NeedCode)) if !with_code => with_code = true,
                 Ok(Ok(Reply::NeedCode)) => {
                     self.kill(&worker, "asked again for code it was just sent");
@@ -610,8 +646,8 @@ impl WorkerPool {
                 isolates_dropped,
             } => {
                 // A call the server gave up on has no waiter any more.
-                if let Some(reply) = worker.lock().calls.remove(&id) {
-                    let _ = reply.send(Reply::Done {
+                if let Some(call) = worker.lock().calls.remove(&id) {
+                    let _ = call.reply.send(Reply::Done {
                         report,
                         abandoned,
                         isolates_dropped,
@@ -620,17 +656,18 @@ impl WorkerPool {
             }
             FromWorker::NeedCode { id } => {
                 let mut state = worker.lock();
-                if let Some(reply) = state.calls.remove(&id) {
-                    let _ = reply.send(Reply::NeedCode);
+                if let Some(call) = state.calls.remove(&id) {
+                    let _ = call.reply.send(Reply::NeedCode);
                 }
             }
             FromWorker::HostCall {
                 id,
+                call,
                 slug,
                 version,
                 op,
             } => {
-                let (code, builder) = match worker.admit_op(&slug, &version) {
+                let (code, builder) = match worker.admit_op(call, &slug, &version) {
                     Ok(admitted) => admitted,
                     Err(refused) => {
                         worker.send(&ToWorker::HostReply {
@@ -644,7 +681,7 @@ impl WorkerPool {
                 let worker = worker.clone();
                 tokio::spawn(async move {
                     let result = match op.checked(&code, &pool.inner.config) {
-                        Ok(op) => pool.inner.host.call(&code, op).await,
+                        Ok(op) => pool.inner.host.call(&code, call, op).await,
                         Err(refused) => Err(refused.into()),
                     };
                     worker.host_ops.fetch_sub(1, Ordering::AcqRel);
@@ -869,6 +906,17 @@ impl WorkerPool {
     pub fn retire(&self, slug: &str) {
         for worker in self.inner.slots.iter().flat_map(Slot::workers) {
             let mut state = worker.lock();
+            let retired: Vec<u64> = state
+                .calls
+                .iter()
+                .filter(|(_, call)| call.code.slug == slug)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in retired {
+                if let Some(call) = state.calls.remove(&id) {
+                    let _ = call.reply.send(Reply::Retired);
+                }
+            }
             state.sent.remove(slug);
             if let Some(versions) = state.serving.get_mut(slug) {
                 versions.retain(|served| served.calls > 0);

@@ -117,9 +117,11 @@ pub(crate) enum FromWorker {
     /// The worker does not hold the code of this call's endpoint version: send it again.
     NeedCode { id: u64 },
     /// A `ctx` operation of a handler whose isolate was given the code of `slug` at `version`,
-    /// for the server to check against that code and run.
+    /// made during the call `call` (the id of its [`ToWorker::Invoke`], or [`crate::NO_CALL`]
+    /// while the module loads), for the server to check against that call and code and run.
     HostCall {
         id: u64,
+        call: u64,
         slug: String,
         version: String,
         op: HostOp,

@@ -66,7 +66,7 @@ impl MemoryHost {
 
 impl Host for MemoryHost {
     /// Keyed by slug, so tests can check that endpoints never see each other's data.
-    fn call(&self, endpoint: &EndpointCode, op: HostOp) -> HostFuture<HostAnswer> {
+    fn call(&self, endpoint: &EndpointCode, _call: u64, op: HostOp) -> HostFuture<HostAnswer> {
         let e = endpoint.slug.as_str();
         let done = |_: ()| HostAnswer::Done;
         match op {
