@@ -43,6 +43,7 @@ struct SandboxMetrics {
     spare_isolates: Gauge,
     abandoned_isolates: Gauge,
     worker_processes: Gauge,
+    quarantined_builders: Gauge,
     isolates_created: Counter,
     invocations: Counter,
     recycled: Counter,
@@ -70,6 +71,7 @@ pub struct SandboxSnapshot {
     pub abandoned: u64,
     pub engine_resets: u64,
     pub worker_processes: u64,
+    pub quarantined_builders: u64,
     pub worker_restarts: u64,
     pub worker_recycles: u64,
 }
@@ -96,12 +98,13 @@ impl Default for Metrics {
             latency.clone(),
         );
         let sandbox = SandboxMetrics::default();
-        let gauges: [(&str, &str, &Gauge); 5] = [
+        let gauges: [(&str, &str, &Gauge); 6] = [
             ("sandbox_live_isolates", "Isolate threads bound to endpoints", &sandbox.live_isolates),
             ("sandbox_live_heap_bytes", "Heap limits of live and abandoned isolates, summed (what counts against the memory budget)", &sandbox.live_heap_bytes),
             ("sandbox_spare_isolates", "Unbound isolate threads kept for cold starts", &sandbox.spare_isolates),
             ("sandbox_abandoned_isolates", "Isolate threads past their hard deadline that have not ended yet", &sandbox.abandoned_isolates),
             ("sandbox_worker_processes", "Live sandbox worker processes (0 with --sandbox-in-process)", &sandbox.worker_processes),
+            ("sandbox_quarantined_builders", "Builders served by the quarantine worker (their calls were running in a worker that crashed)", &sandbox.quarantined_builders),
         ];
         for (name, help, gauge) in gauges {
             registry.register(name, help, gauge.clone());
@@ -200,6 +203,10 @@ impl Metrics {
         follow(&self.sandbox.worker_restarts, snapshot.worker_restarts);
         follow(&self.sandbox.worker_recycles, snapshot.worker_recycles);
         set(&self.sandbox.worker_processes, snapshot.worker_processes);
+        set(
+            &self.sandbox.quarantined_builders,
+            snapshot.quarantined_builders,
+        );
     }
 
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {

@@ -124,6 +124,9 @@ pub struct PoolStats {
     /// Worker processes replaced as planned, after dropping their share of isolates (see
     /// [`crate::WorkerOptions::recycle_after_dropped`]).
     pub worker_recycles: u64,
+    /// Builders served by the quarantine worker now: their calls were in progress in a worker
+    /// that crashed (see `WorkerPool`).
+    pub quarantined_builders: usize,
 }
 
 impl PoolStats {
@@ -445,6 +448,7 @@ impl Pool {
             worker_pids: Vec::new(),
             worker_restarts: 0,
             worker_recycles: 0,
+            quarantined_builders: 0,
         }
     }
 

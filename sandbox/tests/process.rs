@@ -215,6 +215,76 @@ async fn limits_hold_in_workers() {
     pool.shutdown().await;
 }
 
+/// A worker that crashes takes every call it runs with it. The builders whose calls were in
+/// progress then go to a quarantine worker for a while: if one of them crashed it, its next
+/// crash there costs nothing to the builders who shared the first worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn builders_running_when_a_worker_crashed_are_moved_to_a_quarantine_worker() {
+    let (pool, _) = workers_with(test_config(), 1);
+    pool.start().await.unwrap();
+    let of = |owner: &str, slug: &str| {
+        EndpointCode {
+        owner: Some(owner.into()),
+        limits: Some(sandbox::Limits {
+            heap_bytes: 32 << 20,
+            timeout: Duration::from_secs(5),
+        }),
+        ..endpoint(
+            slug,
+            "export default async (req) => { if (req.input.wait) await new Promise(r => setTimeout(r, req.input.wait)); return 'done'; }",
+        )
+    }
+    };
+    let (suspect, neighbour) = (
+        of("bld_suspect", "suspect"),
+        of("bld_neighbour", "neighbour"),
+    );
+    let running = |code: &EndpointCode, wait: u64| {
+        let (pool, code) = (pool.clone(), code.clone());
+        tokio::spawn(async move { call(&pool, &code, json!({ "wait": wait })).await })
+    };
+    for code in [&suspect, &neighbour] {
+        assert_eq!(ok(call(&pool, code, json!({})).await).body, json!("done"));
+    }
+    let shared = pool.stats().await.worker_pids;
+    assert_eq!(shared.len(), 1, "both on the one worker: {shared:?}");
+
+    // The worker crashes during a call of the suspect.
+    let crashed = running(&suspect, 3000);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    signal(shared[0], "-KILL");
+    assert!(matches!(
+        err(crashed.await.unwrap()),
+        SandboxError::Internal(_)
+    ));
+    assert_eq!(
+        ok(call(&pool, &neighbour, json!({})).await).body,
+        json!("done")
+    );
+    assert_eq!(
+        ok(call(&pool, &suspect, json!({})).await).body,
+        json!("done")
+    );
+    let apart = pool.stats().await.worker_pids;
+    assert_eq!(
+        apart.len(),
+        2,
+        "the suspect has a worker of its own: {apart:?}"
+    );
+    assert_eq!(pool.stats().await.quarantined_builders, 1);
+
+    // It crashes again, in quarantine: the neighbour's call in progress meanwhile is fine.
+    let (crashed, waiting) = (running(&suspect, 3000), running(&neighbour, 1500));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    signal(apart[1], "-KILL");
+    assert!(matches!(
+        err(crashed.await.unwrap()),
+        SandboxError::Internal(_)
+    ));
+    assert_eq!(ok(waiting.await.unwrap()).body, json!("done"));
+    pool.shutdown().await;
+}
+
 /// Retiring an endpoint (as the server does when it is deleted) stops its calls in progress:
 /// each caller is answered `Retired` at once, and whatever its code still runs in the worker
 /// reaches nothing (every operation names a call that ended: `call_ended`), while another

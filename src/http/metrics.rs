@@ -49,6 +49,7 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         worker_processes: count(pool.worker_pids.len()),
         worker_restarts: pool.worker_restarts,
         worker_recycles: pool.worker_recycles,
+        quarantined_builders: count(pool.quarantined_builders),
     });
     (
         [(

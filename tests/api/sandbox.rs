@@ -324,6 +324,11 @@ async fn a_killed_worker_costs_only_the_calls_it_held() {
         metrics.contains("toolhost_sandbox_worker_restarts_total "),
         "{metrics}"
     );
+    // The builder whose call was running goes to the quarantine worker.
+    assert!(
+        metrics.contains("toolhost_sandbox_quarantined_builders 1\n"),
+        "{metrics}"
+    );
     assert!(
         metrics.contains("toolhost_sandbox_worker_recycles_total 0"),
         "{metrics}"

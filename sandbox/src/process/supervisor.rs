@@ -52,6 +52,9 @@ const MAX_HOST_OPS_PER_BUILDER: usize = 128;
 /// past it is replaced by a `resource_limit` error (a worker that stops reading, or a handler
 /// that starts many large reads, cannot pile replies up in the server).
 const MAX_QUEUED_REPLY_BYTES_PER_BUILDER: usize = 32 << 20;
+/// How long the builders whose calls were running in a worker that crashed are served by the
+/// quarantine worker (each new crash there starts it again for those running then).
+const QUARANTINE_FOR: Duration = Duration::from_secs(10 * 60);
 
 /// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
 /// worker gets no environment, no other arguments and only its three standard streams.
@@ -99,7 +102,16 @@ struct Inner {
     host: Arc<dyn Host>,
     command: WorkerCommand,
     recycle_after_dropped: u64,
+    /// The workers' places: `options.count` shared by builders hashed to them, then the
+    /// quarantine's, which serves only builders in [`Inner::quarantined`].
     slots: Vec<Slot>,
+    /// Builders (as [`builder_of`] names them) whose calls were in progress in a worker that
+    /// crashed, with when they leave the quarantine worker. A crash takes every call of its
+    /// worker with it; placed apart, the builder whose code caused it cannot cost the same
+    /// neighbours again.
+    quarantined: Mutex<HashMap<String, Instant>>,
+    /// `quarantined` is not empty: calls look it up only then.
+    any_quarantined: AtomicBool,
     next_id: AtomicU64,
     /// Workers started after the first of their slot to replace one that failed.
     restarts: AtomicU64,
@@ -257,8 +269,7 @@ impl Worker {
             ));
         }
         let admitted = code.and_then(|code| {
-            // The operator's endpoints (no owner) each count as a builder of their own.
-            let builder = code.owner.clone().unwrap_or_else(|| code.slug.clone());
+            let builder = builder_of(&code).to_owned();
             self.begin_op(&builder)?;
             Ok((code, builder))
         });
@@ -380,7 +391,9 @@ impl WorkerPool {
                 host,
                 command: options.command,
                 recycle_after_dropped: options.recycle_after_dropped.max(1),
-                slots: (0..workers).map(|_| Slot::default()).collect(),
+                slots: (0..=workers).map(|_| Slot::default()).collect(),
+                quarantined: Mutex::new(HashMap::new()),
+                any_quarantined: AtomicBool::new(false),
                 next_id: AtomicU64::new(1),
                 restarts: AtomicU64::new(0),
                 recycles: AtomicU64::new(0),
@@ -392,7 +405,7 @@ impl WorkerPool {
 
     /// Starts every worker now rather than on first use (so the first calls do not wait).
     pub async fn start(&self) -> Result<(), SandboxError> {
-        for slot in &self.inner.slots {
+        for slot in self.shared_slots() {
             self.worker(slot).await?;
         }
         Ok(())
@@ -507,15 +520,69 @@ impl WorkerPool {
     }
 
     /// An owner's endpoints share one worker, so its quotas hold exactly; the operator's
-    /// endpoints spread by slug.
+    /// endpoints spread by slug. A builder in quarantine is served by the quarantine worker.
     fn slot_of(&self, code: &EndpointCode) -> &Slot {
+        let builder = builder_of(code);
+        if self.inner.any_quarantined.load(Ordering::Acquire) && self.in_quarantine(builder) {
+            return self.quarantine_slot();
+        }
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        code.owner
-            .as_deref()
-            .unwrap_or(&code.slug)
-            .hash(&mut hasher);
-        let slots = &self.inner.slots;
+        builder.hash(&mut hasher);
+        let slots = self.shared_slots();
         &slots[(hasher.finish() % slots.len() as u64) as usize]
+    }
+
+    /// The slots builders share, by hash.
+    fn shared_slots(&self) -> &[Slot] {
+        &self.inner.slots[..self.inner.slots.len() - 1]
+    }
+
+    fn quarantine_slot(&self) -> &Slot {
+        self.inner.slots.last().expect("the quarantine slot")
+    }
+
+    /// Whether `builder` is in quarantine now.
+    fn in_quarantine(&self, builder: &str) -> bool {
+        self.quarantined().contains_key(builder)
+    }
+
+    /// The builders in quarantine now (ended stays are forgotten here).
+    fn quarantined(&self) -> MutexGuard<'_, HashMap<String, Instant>> {
+        let mut quarantined = self
+            .inner
+            .quarantined
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        quarantined.retain(|_, until| *until > now);
+        self.inner
+            .any_quarantined
+            .store(!quarantined.is_empty(), Ordering::Release);
+        quarantined
+    }
+
+    /// Puts the builders of `calls` (those in progress in a worker that crashed) in quarantine.
+    fn quarantine(&self, calls: &HashMap<u64, InProgress>) {
+        if calls.is_empty() {
+            return;
+        }
+        let until = Instant::now() + QUARANTINE_FOR;
+        let mut quarantined = self
+            .inner
+            .quarantined
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for call in calls.values() {
+            let builder = builder_of(&call.code);
+            if quarantined.insert(builder.to_owned(), until).is_none() {
+                tracing::warn!(
+                    builder,
+                    "a sandbox worker crashed during a call of this builder: its calls go to \
+                     the quarantine worker"
+                );
+            }
+        }
+        self.inner.any_quarantined.store(true, Ordering::Release);
     }
 
     /// The slot's worker, started if there is none (or the last one died or is retiring).
@@ -613,6 +680,10 @@ impl WorkerPool {
         worker.alive.store(false, Ordering::Release);
         // Dropping the callers' senders answers each of them "the worker stopped".
         let state = std::mem::take(&mut *worker.lock());
+        // A worker that ends with calls in progress, unasked, crashed (or broke the protocol).
+        if !worker.retiring.load(Ordering::Acquire) && !self.inner.closed.load(Ordering::Acquire) {
+            self.quarantine(&state.calls);
+        }
         drop(state);
         self.start_successor(&worker);
     }
@@ -950,6 +1021,7 @@ impl WorkerPool {
         );
         total.worker_restarts = self.inner.restarts.load(Ordering::Relaxed);
         total.worker_recycles = self.inner.recycles.load(Ordering::Relaxed);
+        total.quarantined_builders = self.quarantined().len();
         total.endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
         total
     }
@@ -1076,6 +1148,12 @@ impl Drop for Serving<'_> {
             served.calls = served.calls.saturating_sub(1);
         }
     }
+}
+
+/// Who an endpoint's calls count toward, for quotas and placement: its owner; the operator's
+/// endpoints (no owner) each count as a builder of their own.
+fn builder_of(code: &EndpointCode) -> &str {
+    code.owner.as_deref().unwrap_or(&code.slug)
 }
 
 /// Waits for the worker process to end (or kills it when asked) and logs how it ended.
