@@ -1,6 +1,7 @@
 //! End-to-end tests of the guarded client against local servers. Only loopback is ever
 //! contacted: every non-loopback destination below must be refused before a connection.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -11,7 +12,7 @@ use axum::routing::{any, get};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use super::test_server::{client, serve};
+use super::test_server::{client, serve, serve_counting};
 use super::{NetError, OutboundClient, OutboundRequest};
 use crate::config::OutboundPolicy;
 use crate::error::ErrorCode;
@@ -409,4 +410,59 @@ fn errors_map_to_api_errors() {
     );
     let api: crate::error::ApiError = NetError::Timeout(5000).into();
     assert_eq!(api.status, StatusCode::GATEWAY_TIMEOUT);
+}
+
+/// utime + stime from a `/proc/.../stat` file, in clock ticks (USER_HZ, 1/100 s on Linux).
+fn cpu_ticks(path: &str) -> u64 {
+    let stat = std::fs::read_to_string(path).expect("proc stat");
+    // The command name is in parentheses and may hold spaces; fields 3.. follow it.
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("comm") + 2..]
+        .split(' ')
+        .collect();
+    let field = |n: usize| fields[n - 3].parse::<u64>().expect("a tick count");
+    field(14) + field(15)
+}
+
+/// What outbound requests cost in CPU: 2,000 sequential `get_json` calls to a loopback server.
+/// The server runs on another runtime's thread, so the client thread's user+sys time is the
+/// client's own (the process total includes the server). A measurement, not a check: run with
+/// `cargo test --lib net::tests::get_json_cpu_cost -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement: prints CPU time, asserts nothing about it"]
+fn get_json_cpu_cost() {
+    const REQUESTS: usize = 2_000;
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("server runtime");
+    let (base, accepted) = server.block_on(serve_counting(
+        Router::new().route("/ok", get(|| async { Json(json!({"hello": "world"})) })),
+    ));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let url = format!("{base}/ok");
+    let (thread, process, wall) = (
+        cpu_ticks("/proc/thread-self/stat"),
+        cpu_ticks("/proc/self/stat"),
+        Instant::now(),
+    );
+    runtime.block_on(async {
+        let c = client(true);
+        for _ in 0..REQUESTS {
+            c.get_json(&url, HeaderMap::new(), None, None)
+                .await
+                .expect("json");
+        }
+    });
+    println!(
+        "{REQUESTS} get_json: client thread {} ms CPU, process {} ms CPU, wall {} ms, \
+         {} connections",
+        (cpu_ticks("/proc/thread-self/stat") - thread) * 10,
+        (cpu_ticks("/proc/self/stat") - process) * 10,
+        wall.elapsed().as_millis(),
+        accepted.load(Ordering::Relaxed),
+    );
 }
