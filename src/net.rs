@@ -4,12 +4,13 @@
 //! A caller chooses the URL, so without a guard the service would fetch its own admin routes,
 //! cloud metadata (`169.254.169.254`) or anything else on the internal network for them. Every
 //! such request goes through [`OutboundClient`], which allows only http(s) to public addresses,
-//! resolves each host once and connects to exactly the address it checked, re-checks every
-//! redirect hop, and caps time and response size.
+//! opens connections (one pool for all requests) only to addresses its resolver checked,
+//! re-checks every redirect hop, and caps time and response size.
 //!
 //! # Layout
 //! - `guard`: which addresses and hosts may be reached.
-//! - `client`: the request loop (resolve, check, connect, redirect, read with limits).
+//! - `client`: the shared client and its checking resolver, the request loop (check, send,
+//!   redirect, read with limits).
 //! - `error`: [`NetError`] and its API error mapping.
 
 mod client;

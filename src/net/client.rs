@@ -1,19 +1,32 @@
-//! The guarded HTTP client: resolve once, check every address, connect only to the checked one.
+//! The guarded HTTP client: every request shares one connection pool, and no connection goes to
+//! an address that was not checked.
 //!
-//! reqwest would resolve the host again when connecting, and an attacker's DNS can answer
-//! differently the second time (DNS rebinding). So each hop builds a client that pins the host
-//! to the address already checked (`resolve`), with no proxy and no automatic redirects;
-//! redirects are followed here, each hop checked like the first.
+//! Building a `reqwest::Client` per request cost CPU and opened a connection (and a TLS
+//! handshake) per request, so one client serves them all. Sharing its pool is safe because every
+//! connection is opened to checked addresses only: the client's only DNS lookup is
+//! [`GuardedResolver`], which answers only when every address a name resolves to passes
+//! [`check_ip`], and the connector connects to exactly the addresses it answered. An attacker's
+//! DNS answering differently the next time (DNS rebinding) changes nothing: each new connection
+//! resolves again and is checked again. A pooled connection was checked when it was opened and
+//! is reused only for the same scheme, host and port. IP-literal hosts skip the resolver, so
+//! [`check_url`] checks them before each hop.
+//!
+//! Besides: no proxy, no cookie store (every caller shares the client) and no automatic
+//! redirects; redirects are followed here, each hop checked like the first, and a hop to another
+//! origin loses the caller's headers. Timeouts, the host allow-list, size limits and the
+//! redirect cap are per request.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::header::{self, HeaderMap, HeaderValue};
-use url::{Host, Url};
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use url::Url;
 
 use super::error::NetError;
-use super::guard::{check_ip, check_url, parse_url, Destination};
+use super::guard::{check_ip, check_url, parse_url};
 use crate::config::OutboundPolicy;
 
 /// Methods callers may use; the outbound client is for reading JSON APIs, nothing more.
@@ -100,10 +113,12 @@ pub struct OpenResponse {
     pub body: reqwest::Response,
 }
 
-/// The outbound client every caller-driven request goes through. Cheap to clone.
+/// The outbound client every caller-driven request goes through. Cheap to clone; clones share
+/// one connection pool.
 #[derive(Clone, Debug)]
 pub struct OutboundClient {
     policy: OutboundPolicy,
+    http: reqwest::Client,
 }
 
 /// Headers a caller may not set: the client owns routing and framing.
@@ -117,10 +132,34 @@ const RESERVED_HEADERS: [header::HeaderName; 5] = [
 
 const USER_AGENT: &str = concat!("toolhost/", env!("CARGO_PKG_VERSION"));
 
+/// Idle connections kept per host, and for how long. Handlers choose the hosts, so what they
+/// leave open after a burst is bounded (reqwest's defaults keep any number for 90 s).
+const POOL_IDLE_PER_HOST: usize = 16;
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl OutboundClient {
+    /// One pool per client rather than per process: the resolver applies this policy's
+    /// `allow_loopback`, and a connection checked under one policy must not serve another. The
+    /// service builds one client and clones it.
     pub fn new(policy: &OutboundPolicy) -> Self {
+        let resolver = GuardedResolver {
+            allow_loopback: policy.allow_loopback,
+        };
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
+            .user_agent(USER_AGENT)
+            .dns_resolver(Arc::new(resolver))
+            .pool_max_idle_per_host(POOL_IDLE_PER_HOST)
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+            .build()
+            // Only a TLS back end that cannot start fails here (reqwest's `Client::new` panics
+            // then too); nothing in this configuration depends on input.
+            .expect("the outbound HTTP client builds");
         Self {
             policy: policy.clone(),
+            http,
         }
     }
 
@@ -179,9 +218,9 @@ impl OutboundClient {
         }
         let mut redirects = 0;
         loop {
-            let addr = self.check_destination(&url, req.allow_hosts).await?;
+            self.check_destination(&url, req.allow_hosts)?;
             let response = self
-                .send_once(&url, addr, method, &headers, body.as_ref())
+                .send_once(&url, method, &headers, body.as_ref())
                 .await?;
             let Some(next) = redirect_target(&url, &response) else {
                 return self.read_body(url, response).await;
@@ -202,42 +241,24 @@ impl OutboundClient {
         }
     }
 
-    /// Validates the URL, applies the host allow-list, resolves the host once and checks every
-    /// address. Returns the address to connect to.
-    async fn check_destination(
-        &self,
-        url: &Url,
-        allow_hosts: Option<&[String]>,
-    ) -> Result<SocketAddr, NetError> {
-        let (name, port) = match check_url(url, allow_hosts, self.policy.allow_loopback)? {
-            Destination::Address(addr) => return Ok(addr),
-            Destination::Name(name, port) => (name, port),
-        };
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name, port))
-            .await
-            .map_err(|_| NetError::Upstream("the host name could not be resolved".into()))?
-            .collect();
-        for addr in &addrs {
-            check_ip(addr.ip(), self.policy.allow_loopback).map_err(NetError::SsrfRefused)?;
-        }
-        addrs
-            .first()
-            .copied()
-            .ok_or_else(|| NetError::Upstream("the host name could not be resolved".into()))
+    /// The checks before each hop: the URL's form, the host allow-list, and an IP-literal host's
+    /// address (such a host never reaches the resolver). A host name's addresses are checked by
+    /// [`GuardedResolver`] whenever a connection to it is opened.
+    fn check_destination(&self, url: &Url, allow_hosts: Option<&[String]>) -> Result<(), NetError> {
+        check_url(url, allow_hosts, self.policy.allow_loopback)?;
+        Ok(())
     }
 
     async fn send_once(
         &self,
         url: &Url,
-        addr: SocketAddr,
         method: OutboundMethod,
         headers: &HeaderMap,
         body: Option<&serde_json::Value>,
     ) -> Result<reqwest::Response, NetError> {
-        let client = pinned_client(url, addr)?;
         let mut request = match method {
-            OutboundMethod::Get => client.get(url.clone()),
-            OutboundMethod::Post => client.post(url.clone()),
+            OutboundMethod::Get => self.http.get(url.clone()),
+            OutboundMethod::Post => self.http.post(url.clone()),
         };
         request = request.headers(headers.clone());
         if let Some(json) = body {
@@ -268,9 +289,9 @@ impl OutboundClient {
         }
         let mut redirects = 0;
         loop {
-            let addr = self.check_destination(&url, Some(req.allow_hosts)).await?;
-            let client = pinned_client(&url, addr)?;
-            let mut request = client
+            self.check_destination(&url, Some(req.allow_hosts))?;
+            let mut request = self
+                .http
                 .request(method.clone(), url.clone())
                 .headers(headers.clone());
             if let Some(body) = &body {
@@ -346,24 +367,48 @@ impl OutboundClient {
     }
 }
 
-/// A client that reaches `url`'s host at `addr` only (the address already checked), with no
-/// proxy and no redirects of its own.
-fn pinned_client(url: &Url, addr: SocketAddr) -> Result<reqwest::Client, NetError> {
-    let mut builder = reqwest::Client::builder()
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
-        .referer(false)
-        .user_agent(USER_AGENT);
-    if let Some(Host::Domain(name)) = url.host() {
-        builder = builder.resolve(name, addr);
-    }
-    builder
-        .build()
-        .map_err(|_| NetError::Upstream("the HTTP client could not be built".into()))
+/// The shared client's DNS lookups. A name resolves only when every address it has passes
+/// [`check_ip`]; one refused address refuses the name (as before the client was shared), so an
+/// answer mixing public and internal addresses cannot lead a connection attempt to an internal
+/// one. The refusal is the [`NetError`] the caller gets (see [`send_error`]).
+struct GuardedResolver {
+    allow_loopback: bool,
 }
 
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow_loopback = self.allow_loopback;
+        Box::pin(async move {
+            // Port 0: the connector puts the URL's port on every address.
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), 0))
+                .await
+                .map_err(|_| unresolved())?
+                .collect();
+            if addrs.is_empty() {
+                return Err(unresolved().into());
+            }
+            for addr in &addrs {
+                check_ip(addr.ip(), allow_loopback).map_err(NetError::SsrfRefused)?;
+            }
+            Ok(Box::new(addrs.into_iter()) as Addrs)
+        })
+    }
+}
+
+fn unresolved() -> NetError {
+    NetError::Upstream("the host name could not be resolved".into())
+}
+
+/// The caller's error for a request that got no response: the resolver's own [`NetError`] when
+/// it refused the host (reqwest wraps it in its connect error), else words that do not repeat a
+/// lower-level error's text.
 fn send_error(e: reqwest::Error) -> NetError {
-    if e.is_connect() {
+    let resolver_error =
+        std::iter::successors(std::error::Error::source(&e), |cause| cause.source())
+            .find_map(|cause| cause.downcast_ref::<NetError>());
+    if let Some(refusal) = resolver_error {
+        refusal.clone()
+    } else if e.is_connect() {
         NetError::Upstream("could not connect to the host".into())
     } else {
         NetError::Upstream("the request failed".into())

@@ -1,6 +1,7 @@
 //! End-to-end tests of the guarded client against local servers. Only loopback is ever
 //! contacted: every non-loopback destination below must be refused before a connection.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -11,8 +12,8 @@ use axum::routing::{any, get};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use super::test_server::{client, serve};
-use super::{NetError, OutboundClient, OutboundRequest};
+use super::test_server::{client, serve, serve_counting};
+use super::{NetError, OutboundClient, OutboundRequest, StreamRequest};
 use crate::config::OutboundPolicy;
 use crate::error::ErrorCode;
 
@@ -398,6 +399,107 @@ async fn get_json_parses_json_and_rejects_the_rest() {
     );
 }
 
+/// A server with one JSON route, for counting connections.
+fn ok_router() -> Router {
+    Router::new().route("/ok", get(|| async { Json(json!({"hello": "world"})) }))
+}
+
+/// A handler `fetch` of `url`, its body read or not by the caller.
+fn stream_get(url: String, allow_hosts: &[String]) -> StreamRequest<'_> {
+    StreamRequest {
+        method: reqwest::Method::GET,
+        url,
+        headers: HeaderMap::new(),
+        body: None,
+        follow_redirects: true,
+        allow_hosts,
+        deadline: tokio::time::Instant::now() + Duration::from_secs(5),
+    }
+}
+
+#[tokio::test]
+async fn sequential_requests_share_one_connection() {
+    let (base, accepted) = serve_counting(ok_router()).await;
+    let url = format!("{base}/ok");
+    let c = client(true);
+    let clone = c.clone();
+    for i in 0..6 {
+        let c = if i % 2 == 0 { &c } else { &clone };
+        c.get_json(&url, HeaderMap::new(), None, None)
+            .await
+            .expect("json");
+    }
+    let r = c.fetch(OutboundRequest::get(&url)).await.expect("fetch");
+    assert_eq!(r.status, 200);
+    // A streamed body read to its end gives the connection back too.
+    let allow = vec!["127.0.0.1".to_string()];
+    for _ in 0..2 {
+        let opened = c.open(stream_get(url.clone(), &allow)).await.expect("open");
+        assert_eq!(
+            &opened.body.bytes().await.expect("body")[..],
+            br#"{"hello":"world"}"#
+        );
+    }
+    // A client per request opened one connection each (9 here).
+    assert_eq!(accepted.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn names_resolving_to_loopback_are_refused_before_connecting() {
+    let (base, accepted) = serve_counting(ok_router()).await;
+    let url = format!("http://localhost:{}/ok", port(&base));
+    let refused = NetError::SsrfRefused("a loopback address");
+    // The URL check lets a name through; the shared client's resolver refuses its addresses.
+    let c = client(false);
+    let e = c
+        .get_json(&url, HeaderMap::new(), None, None)
+        .await
+        .expect_err("refused");
+    assert_eq!(e, refused);
+    let allow = vec!["localhost".to_string()];
+    let e = c
+        .open(stream_get(url.clone(), &allow))
+        .await
+        .expect_err("refused");
+    assert_eq!(e, refused);
+    assert_eq!(accepted.load(Ordering::Relaxed), 0, "nothing connected");
+
+    // The same name resolves and connects where loopback is allowed, under that client's own
+    // pool: the refusing client above still refuses afterwards.
+    client(true)
+        .get_json(&url, HeaderMap::new(), None, None)
+        .await
+        .expect("loopback allowed");
+    assert_eq!(accepted.load(Ordering::Relaxed), 1);
+    let e = c
+        .get_json(&url, HeaderMap::new(), None, None)
+        .await
+        .expect_err("still refused");
+    assert_eq!(e, refused);
+    assert_eq!(accepted.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn streamed_redirects_to_another_origin_drop_the_caller_headers() {
+    let other = peer(None).await;
+    let base = peer(Some(other)).await;
+    let c = client(true);
+    let allow = vec!["127.0.0.1".to_string()];
+    let echo = |path: &str| {
+        let mut req = stream_get(format!("{base}{path}"), &allow);
+        req.headers
+            .insert("x-secret", "s3cret".parse().expect("header"));
+        req
+    };
+    let same = c.open(echo("/echo")).await.expect("same origin");
+    let echoed: Value = same.body.json().await.expect("json");
+    assert_eq!(echoed["secret"], "s3cret");
+    let cross = c.open(echo("/to/other")).await.expect("cross origin");
+    assert!(cross.redirected);
+    let echoed: Value = cross.body.json().await.expect("json");
+    assert_eq!(echoed["secret"], Value::Null);
+}
+
 #[test]
 fn errors_map_to_api_errors() {
     let api: crate::error::ApiError = NetError::SsrfRefused("a private address").into();
@@ -409,4 +511,57 @@ fn errors_map_to_api_errors() {
     );
     let api: crate::error::ApiError = NetError::Timeout(5000).into();
     assert_eq!(api.status, StatusCode::GATEWAY_TIMEOUT);
+}
+
+/// utime + stime from a `/proc/.../stat` file, in clock ticks (USER_HZ, 1/100 s on Linux).
+fn cpu_ticks(path: &str) -> u64 {
+    let stat = std::fs::read_to_string(path).expect("proc stat");
+    // The command name is in parentheses and may hold spaces; fields 3.. follow it.
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("comm") + 2..]
+        .split(' ')
+        .collect();
+    let field = |n: usize| fields[n - 3].parse::<u64>().expect("a tick count");
+    field(14) + field(15)
+}
+
+/// What outbound requests cost in CPU: 2,000 sequential `get_json` calls to a loopback server.
+/// The server runs on another runtime's thread, so the client thread's user+sys time is the
+/// client's own (the process total includes the server). A measurement, not a check: run with
+/// `cargo test --lib net::tests::get_json_cpu_cost -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement: prints CPU time, asserts nothing about it"]
+fn get_json_cpu_cost() {
+    const REQUESTS: usize = 2_000;
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("server runtime");
+    let (base, accepted) = server.block_on(serve_counting(ok_router()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let url = format!("{base}/ok");
+    let (thread, process, wall) = (
+        cpu_ticks("/proc/thread-self/stat"),
+        cpu_ticks("/proc/self/stat"),
+        Instant::now(),
+    );
+    runtime.block_on(async {
+        let c = client(true);
+        for _ in 0..REQUESTS {
+            c.get_json(&url, HeaderMap::new(), None, None)
+                .await
+                .expect("json");
+        }
+    });
+    println!(
+        "{REQUESTS} get_json: client thread {} ms CPU, process {} ms CPU, wall {} ms, \
+         {} connections",
+        (cpu_ticks("/proc/thread-self/stat") - thread) * 10,
+        (cpu_ticks("/proc/self/stat") - process) * 10,
+        wall.elapsed().as_millis(),
+        accepted.load(Ordering::Relaxed),
+    );
 }
