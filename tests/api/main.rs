@@ -18,6 +18,7 @@ mod fetch;
 mod grants;
 mod health_and_metrics;
 mod hostile_agents;
+mod hostile_builders;
 mod js_client;
 mod kv_atomic;
 mod lifecycle;
