@@ -7,7 +7,7 @@
 //! idle (docs/api.md, "Limits on anonymous callers").
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
+use crate::util::hostile::{self, PeakRss};
 use crate::util::node::Node;
 use crate::util::{assert_error, payment_required, read, static_endpoint};
 
@@ -65,10 +66,7 @@ impl Served {
 
     /// The server's resident set, in bytes.
     fn rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.node.pid())).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-        kib * 1024
+        hostile::rss(self.node.pid(), false)
     }
 }
 
@@ -479,16 +477,10 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let idle = server.rss();
 
-    let done = Arc::new(AtomicBool::new(false));
-    let peak = Arc::new(AtomicU64::new(idle));
-    let sampler = {
-        let (server, done, peak) = (server.clone(), done.clone(), peak.clone());
-        tokio::spawn(async move {
-            while !done.load(Ordering::Relaxed) {
-                peak.fetch_max(server.rss(), Ordering::Relaxed);
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
+    let done = AtomicBool::new(false);
+    let peak = {
+        let server = server.clone();
+        PeakRss::sample(move || server.rss(), idle)
     };
     let victims = async {
         let (mut calls, mut errors) = (0, Vec::new());
@@ -521,8 +513,7 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
     };
     let started = Instant::now();
     let ((calls, errors), ()) = tokio::join!(victims, attackers);
-    sampler.await.unwrap();
-    let peak = peak.load(Ordering::Relaxed);
+    let peak = peak.stop().await;
     eprintln!(
         "hostile agents: {:.1} s, victims made {calls} calls; server RSS idle {} MiB, peak {} MiB",
         started.elapsed().as_secs_f64(),

@@ -10,12 +10,13 @@
 //! not asserted (bench/RESULTS.md keeps a run's figures). The CPU-heavy attacks are a test of
 //! their own, not run in CI: they still hurt the victims (the open gap, below).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::util::hostile::{self, PeakRss};
 use crate::util::node::Node;
 
 /// The bound on the server's memory (its own and its workers') under the attacks, over idle.
@@ -82,18 +83,7 @@ impl Served {
 
     /// The resident sets of the server and its worker processes, summed, in bytes.
     fn rss(&self) -> u64 {
-        let pid = self.node.pid();
-        let children =
-            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-        std::iter::once(pid.to_string())
-            .chain(children.split_whitespace().map(str::to_owned))
-            .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
-            .filter_map(|status| {
-                let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-                line.split_whitespace().nth(1)?.parse::<u64>().ok()
-            })
-            .sum::<u64>()
-            * 1024
+        hostile::rss(self.node.pid(), true)
     }
 
     /// A new builder's key.
@@ -154,21 +144,6 @@ impl Served {
         let status = response.status().as_u16();
         (status, response.json().await.unwrap_or(Value::Null))
     }
-}
-
-/// A peer that answers after 3 s, for the outbound flood.
-async fn slow_peer() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let peer = listener.local_addr().unwrap().to_string();
-    let slow = axum::Router::new().route(
-        "/slow",
-        axum::routing::get(|| async {
-            tokio::time::sleep(Duration::from_secs(3)).await;
-            axum::Json(json!({}))
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, slow).await });
-    peer
 }
 
 /// Calls `slug` until `done`, each answer a 200 or an error with a code (never a hang or an
@@ -347,7 +322,7 @@ impl Report {
 
 async fn attack(cpu_heavy: bool) -> Report {
     let server = Arc::new(tokio::task::spawn_blocking(Served::start).await.unwrap());
-    let peer = slow_peer().await;
+    let peer = hostile::slow_peer().await.to_string();
     let storage = json!({"kv": true, "files": true});
     let victims = [("victim-a", "A's own note"), ("victim-b", "B's own note")];
     for (slug, note) in victims {
@@ -377,16 +352,10 @@ async fn attack(cpu_heavy: bool) -> Report {
     let mut victim_failures: Vec<String> = a_failed.into_iter().chain(b_failed).collect();
     let idle = server.rss();
 
-    let done = Arc::new(AtomicBool::new(false));
-    let peak = Arc::new(AtomicU64::new(idle));
-    let sampler = {
-        let (server, done, peak) = (server.clone(), done.clone(), peak.clone());
-        tokio::spawn(async move {
-            while !done.load(Ordering::Relaxed) {
-                peak.fetch_max(server.rss(), Ordering::Relaxed);
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
+    let done = AtomicBool::new(false);
+    let peak = {
+        let server = server.clone();
+        PeakRss::sample(move || server.rss(), idle)
     };
     let attackers = async {
         let calls = futures::future::join_all(
@@ -412,8 +381,7 @@ async fn attack(cpu_heavy: bool) -> Report {
         attackers,
     );
     victim_failures.extend(a_failed.into_iter().chain(b_failed));
-    sampler.await.unwrap();
-    let peak = peak.load(Ordering::Relaxed);
+    let peak = peak.stop().await;
 
     a_alone.extend(b_alone);
     a_attacked.extend(b_attacked);

@@ -45,16 +45,7 @@ fn js(slug: &str, source: &str, capabilities: Value) -> Value {
 #[tokio::test]
 async fn one_builders_operations_cannot_crowd_out_another_builders() {
     // A peer that answers after 3 s: every request of the flood stays in progress.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let peer = listener.local_addr().unwrap();
-    let slow = axum::Router::new().route(
-        "/slow",
-        axum::routing::get(|| async {
-            tokio::time::sleep(Duration::from_secs(3)).await;
-            axum::Json(json!({}))
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, slow).await });
+    let peer = crate::util::hostile::slow_peer().await;
     let server = TestServer::start_with(|c| {
         c.outbound.allow_loopback = true;
         c.runtime.pool.default_limits.timeout = Duration::from_secs(20);

@@ -2,6 +2,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod hostile;
 pub mod node;
 
 use std::path::{Path, PathBuf};

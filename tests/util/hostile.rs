@@ -1,0 +1,77 @@
+//! What the hostile suites share: a loopback peer that answers slowly, and the resident memory
+//! of a server under test, sampled while attackers run.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A peer on loopback whose `GET /slow` answers `{}` after 3 s: requests to it stay in
+/// progress. Answers its address (`127.0.0.1:port`).
+pub async fn slow_peer() -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let peer = listener.local_addr().unwrap();
+    let slow = axum::Router::new().route(
+        "/slow",
+        axum::routing::get(|| async {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            axum::Json(serde_json::json!({}))
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, slow).await });
+    peer
+}
+
+/// The resident set of process `pid` and, with `children`, of its child processes (a server's
+/// sandbox workers), summed, in bytes.
+pub fn rss(pid: u32, children: bool) -> u64 {
+    let others = if children {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    std::iter::once(pid.to_string())
+        .chain(others.split_whitespace().map(str::to_owned))
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
+        .filter_map(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .sum::<u64>()
+        * 1024
+}
+
+/// The highest of `measure`'s readings, taken every 50 ms until [`PeakRss::stop`].
+pub struct PeakRss {
+    peak: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    sampler: tokio::task::JoinHandle<()>,
+}
+
+impl PeakRss {
+    /// Starts sampling, from `idle` (the reading before the attacks).
+    pub fn sample(measure: impl Fn() -> u64 + Send + 'static, idle: u64) -> PeakRss {
+        let peak = Arc::new(AtomicU64::new(idle));
+        let stop = Arc::new(AtomicBool::new(false));
+        let sampler = {
+            let (peak, stop) = (peak.clone(), stop.clone());
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    peak.fetch_max(measure(), Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            })
+        };
+        PeakRss {
+            peak,
+            stop,
+            sampler,
+        }
+    }
+
+    /// Stops sampling; answers the peak.
+    pub async fn stop(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.sampler.await.unwrap();
+        self.peak.load(Ordering::Relaxed)
+    }
+}
