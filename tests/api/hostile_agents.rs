@@ -16,8 +16,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-use crate::util::hostile::{self, PeakRss};
-use crate::util::node::Node;
+use crate::util::hostile::{PeakRss, Served};
 use crate::util::{assert_error, payment_required, read, static_endpoint};
 
 /// The bound on the server's memory under attack, over its idle resident set (docs/api.md).
@@ -35,26 +34,7 @@ const LIMITS: &[(&str, &str)] = &[
 ];
 const CONNECTIONS_PER_CLIENT: usize = 64;
 
-/// A `toolhost serve` child process (its memory is its own, unlike an in-process server's),
-/// with the limits under test.
-struct Served {
-    node: Node,
-    _dir: tempfile::TempDir,
-}
-
 impl Served {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("data").display().to_string();
-        let node = Node::try_start_with(&["--data", &data], LIMITS)
-            .unwrap_or_else(|printed| panic!("the server did not start:\n{printed}"));
-        Self { node, _dir: dir }
-    }
-
-    fn url(&self, path: &str) -> String {
-        self.node.url(path)
-    }
-
     fn addr(&self) -> SocketAddr {
         self.node
             .base
@@ -62,11 +42,6 @@ impl Served {
             .trim_end_matches('/')
             .parse()
             .expect("the base URL is an address")
-    }
-
-    /// The server's resident set, in bytes.
-    fn rss(&self) -> u64 {
-        hostile::rss(self.node.pid(), false)
     }
 }
 
@@ -414,7 +389,11 @@ async fn unpaid_calls(server: &Served) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() {
-    let server = Arc::new(tokio::task::spawn_blocking(Served::start).await.unwrap());
+    let server = Arc::new(
+        tokio::task::spawn_blocking(|| Served::start(LIMITS))
+            .await
+            .unwrap(),
+    );
     let victim = reqwest::Client::new();
     // A builder's tool with a schema to break.
     let (_, builder) = server
@@ -475,12 +454,12 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
         paid_call().await.unwrap();
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let idle = server.rss();
+    let idle = server.rss(false);
 
     let done = AtomicBool::new(false);
     let peak = {
         let server = server.clone();
-        PeakRss::sample(move || server.rss(), idle)
+        PeakRss::sample(move || server.rss(false), idle)
     };
     let victims = async {
         let (mut calls, mut errors) = (0, Vec::new());

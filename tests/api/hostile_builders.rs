@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::hostile::{self, PeakRss};
-use crate::util::node::Node;
+use crate::util::hostile::{self, PeakRss, Served};
 
 /// The bound on the server's memory (its own and its workers') under the attacks, over idle.
 const RSS_BOUND_OVER_IDLE: u64 = 256 * 1024 * 1024;
@@ -59,33 +58,13 @@ export default async function (req, ctx) {
 }
 "#;
 
-/// A real `toolhost serve` (its memory and its workers' are their own), reaching loopback
-/// peers.
-struct Served {
-    node: Node,
-    _dir: tempfile::TempDir,
-}
+/// The server under attack: the defaults, reaching loopback peers (the slow one).
+const SETTINGS: &[(&str, &str)] = &[
+    ("TOOLHOST_DEV_ALLOW_LOOPBACK", "true"),
+    ("TOOLHOST_JS_TIMEOUT_MS", "2000"),
+];
 
 impl Served {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("data").display().to_string();
-        let node = Node::try_start_with(
-            &["--data", &data],
-            &[
-                ("TOOLHOST_DEV_ALLOW_LOOPBACK", "true"),
-                ("TOOLHOST_JS_TIMEOUT_MS", "2000"),
-            ],
-        )
-        .unwrap_or_else(|printed| panic!("the server did not start:\n{printed}"));
-        Self { node, _dir: dir }
-    }
-
-    /// The resident sets of the server and its worker processes, summed, in bytes.
-    fn rss(&self) -> u64 {
-        hostile::rss(self.node.pid(), true)
-    }
-
     /// A new builder's key.
     async fn builder(&self, name: &str) -> String {
         let (status, body) = self
@@ -321,7 +300,11 @@ impl Report {
 }
 
 async fn attack(cpu_heavy: bool) -> Report {
-    let server = Arc::new(tokio::task::spawn_blocking(Served::start).await.unwrap());
+    let server = Arc::new(
+        tokio::task::spawn_blocking(|| Served::start(SETTINGS))
+            .await
+            .unwrap(),
+    );
     let peer = hostile::slow_peer().await.to_string();
     let storage = json!({"kv": true, "files": true});
     let victims = [("victim-a", "A's own note"), ("victim-b", "B's own note")];
@@ -350,12 +333,12 @@ async fn attack(cpu_heavy: bool) -> Report {
         quiet,
     );
     let mut victim_failures: Vec<String> = a_failed.into_iter().chain(b_failed).collect();
-    let idle = server.rss();
+    let idle = server.rss(true);
 
     let done = AtomicBool::new(false);
     let peak = {
         let server = server.clone();
-        PeakRss::sample(move || server.rss(), idle)
+        PeakRss::sample(move || server.rss(true), idle)
     };
     let attackers = async {
         let calls = futures::future::join_all(

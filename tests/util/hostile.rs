@@ -1,9 +1,36 @@
-//! What the hostile suites share: a loopback peer that answers slowly, and the resident memory
-//! of a server under test, sampled while attackers run.
+//! What the hostile suites share: a real `toolhost serve` to attack, a loopback peer that
+//! answers slowly, and the resident memory of the server, sampled while attackers run.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A `toolhost serve` child process (its memory and its workers' are their own, unlike an
+/// in-process server's) on a data dir of its own.
+pub struct Served {
+    pub node: super::node::Node,
+    _dir: tempfile::TempDir,
+}
+
+impl Served {
+    /// Starts one with `env` (the limits under test).
+    pub fn start(env: &[(&str, &str)]) -> Served {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data").display().to_string();
+        let node = super::node::Node::try_start_with(&["--data", &data], env)
+            .unwrap_or_else(|printed| panic!("the server did not start:\n{printed}"));
+        Served { node, _dir: dir }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        self.node.url(path)
+    }
+
+    /// The server's resident set, with its sandbox workers' when `with_workers`, in bytes.
+    pub fn rss(&self, with_workers: bool) -> u64 {
+        rss(self.node.pid(), with_workers)
+    }
+}
 
 /// A peer on loopback whose `GET /slow` answers `{}` after 3 s: requests to it stay in
 /// progress. Answers its address (`127.0.0.1:port`).
