@@ -285,8 +285,12 @@ impl App {
                         let Some(app) = app.upgrade() else { return };
                         let slug = String::from_utf8_lossy(&change.key);
                         match app.catalog.reload(&slug).await {
+                            // Deleted elsewhere: its calls here stop too.
+                            Ok(true) if app.catalog.get(&slug).is_none() => {
+                                app.runtime.forget(&slug)
+                            }
                             // Isolates built from the old revision go; the next call builds anew.
-                            Ok(true) => app.runtime.forget(&slug),
+                            Ok(true) => app.runtime.reload(&slug),
                             Ok(false) => {}
                             Err(e) => {
                                 tracing::error!(error = %e, endpoint = %slug, "reloading an endpoint failed")

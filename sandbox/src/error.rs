@@ -63,7 +63,8 @@ pub enum SandboxError {
     /// A fault of the sandbox itself (an isolate thread died, the pool is shut down).
     #[error("sandbox internal error: {0}")]
     Internal(String),
-    /// The endpoint was retired (deleted) while the call ran: the call was stopped there.
+    /// The endpoint was deleted while the call ran: the call was stopped there
+    /// ([`crate::Sandbox::stop`]).
     #[error("the endpoint was deleted during the call")]
     Retired,
 }

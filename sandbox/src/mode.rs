@@ -83,11 +83,23 @@ impl Sandbox {
         report
     }
 
-    /// Drops the endpoint's isolates (and, in workers, its code and env).
+    /// Drops the endpoint's isolates (and, in workers, its code and env); its calls in
+    /// progress finish.
     pub fn retire(&self, slug: &str) {
         match self {
             Sandbox::InProcess(pool) => pool.retire(slug),
             Sandbox::Workers(pool) => pool.retire(slug),
+        }
+    }
+
+    /// What an endpoint's delete does: in workers, its calls in progress are stopped (each
+    /// caller answered [`crate::SandboxError::Retired`] at once, the code left running reaching
+    /// nothing), then it is retired. In the server's process the calls run on, and the host
+    /// refuses their operations.
+    pub fn stop(&self, slug: &str) {
+        match self {
+            Sandbox::InProcess(pool) => pool.retire(slug),
+            Sandbox::Workers(pool) => pool.stop(slug),
         }
     }
 

@@ -285,12 +285,13 @@ async fn builders_running_when_a_worker_crashed_are_moved_to_a_quarantine_worker
     pool.shutdown().await;
 }
 
-/// Retiring an endpoint (as the server does when it is deleted) stops its calls in progress:
+/// Stopping an endpoint (as the server does when it is deleted) stops its calls in progress:
 /// each caller is answered `Retired` at once, and whatever its code still runs in the worker
 /// reaches nothing (every operation names a call that ended: `call_ended`), while another
-/// endpoint's call on the same worker goes on.
+/// endpoint's call on the same worker goes on. Retiring it (as a node does when the endpoint
+/// changed elsewhere) lets its calls finish.
 #[tokio::test(flavor = "multi_thread")]
-async fn retiring_an_endpoint_stops_its_calls_in_progress() {
+async fn stopping_an_endpoint_stops_its_calls_in_progress_and_retiring_does_not() {
     let (pool, host) = workers_with(test_config(), 1);
     pool.start().await.unwrap();
     let patient = |code: EndpointCode| EndpointCode {
@@ -303,11 +304,11 @@ async fn retiring_an_endpoint_stops_its_calls_in_progress() {
     let writer = patient(granted(
         "writer",
         r#"export default async (req, ctx) => {
-            for (let n = 1; n <= 60; n++) {
+            for (let n = 1; n <= 30; n++) {
                 await ctx.kv.set("n", n);
                 await new Promise((r) => setTimeout(r, 50));
             }
-            return "never stopped";
+            return "finished";
         }"#,
     ));
     let neighbour = patient(endpoint(
@@ -318,33 +319,44 @@ async fn retiring_an_endpoint_stops_its_calls_in_progress() {
         host.kv
             .lock()
             .unwrap()
-            .get(&("writer".to_owned(), "n".to_owned()))
-            .map(|(v, _)| v.clone())
+            .remove(&("writer".to_owned(), "n".to_owned()))
+            .map(|(v, _)| v)
     };
-    let [writing, waiting] = [writer.clone(), neighbour].map(|code| {
-        let pool = pool.clone();
+    let start = |code: &EndpointCode| {
+        let (pool, code) = (pool.clone(), code.clone());
         tokio::spawn(async move { call(&pool, &code, json!(null)).await })
-    });
-    // Writing (after its cold start).
-    let started = Instant::now();
-    while written().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the writer never wrote"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let retired = Instant::now();
+    };
+    // Until the writer writes (after its cold start, the first time).
+    let writing = || async {
+        let started = Instant::now();
+        while written().is_none() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the writer never wrote"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+
+    let retired = start(&writer);
+    writing().await;
     pool.retire("writer");
-    assert_eq!(err(writing.await.unwrap()), SandboxError::Retired);
+    assert_eq!(ok(retired.await.unwrap()).body, json!("finished"));
+    written();
+
+    let (stopped, waiting) = (start(&writer), start(&neighbour));
+    writing().await;
+    let stopping = Instant::now();
+    pool.stop("writer");
+    assert_eq!(err(stopped.await.unwrap()), SandboxError::Retired);
     assert!(
-        retired.elapsed() < Duration::from_millis(500),
+        stopping.elapsed() < Duration::from_millis(500),
         "answered at once: {:?}",
-        retired.elapsed()
+        stopping.elapsed()
     );
-    let last = written();
+    written();
     tokio::time::sleep(Duration::from_millis(700)).await;
-    assert_eq!(written(), last, "the stopped call wrote on");
+    assert_eq!(written(), None, "the stopped call wrote on");
     assert_eq!(ok(waiting.await.unwrap()).body, json!("fine"));
     pool.shutdown().await;
 }

@@ -158,9 +158,18 @@ impl EndpointRuntime {
         self.revisions.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Drops what the runtime holds for a deleted endpoint: its isolates and its cached
-    /// revision (with the decrypted secrets).
+    /// Drops what the runtime holds for a deleted endpoint: its calls in progress (stopped,
+    /// see `sandbox::Sandbox::stop`), its isolates and its cached revision (with the
+    /// decrypted secrets).
     pub fn forget(&self, slug: &str) {
+        self.revisions().remove(slug);
+        self.pool.stop(slug);
+    }
+
+    /// Drops an endpoint's cached revision and isolates after it changed elsewhere (another
+    /// node sharing the store): the next call builds the new revision; calls in progress
+    /// finish on the old.
+    pub fn reload(&self, slug: &str) {
         self.revisions().remove(slug);
         self.pool.retire(slug);
     }

@@ -190,6 +190,59 @@ async fn changes_on_one_node_are_served_by_the_others_within_a_second() {
     assert!(keys.iter().all(|k| *k == keys[0]), "{keys:?}");
 }
 
+/// A change made on one node lets the calls another node runs finish on the old revision; a
+/// delete made on one node stops them there too (answered 404 once the node learns of it).
+#[tokio::test]
+async fn a_delete_on_one_node_stops_the_calls_of_the_others_and_a_change_does_not() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let nodes = nodes(&url, 2).await;
+    let (a, b) = (&nodes[0], &nodes[1]);
+    let endpoint = json!({
+        "slug": "lingering", "title": "Lingering", "description": "Waits, then answers.",
+        "priceUsd": 0, "handlerType": "js_request_response",
+        "source": "export default async (req) => { await new Promise(r => setTimeout(r, req.input.wait ?? 0)); return 'done'; }",
+        "safetyAttestation": {"accepted": true},
+    });
+    let (status, created) = a
+        .admin("POST", "/ai/endpoints/create", Some(&endpoint))
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let served = within(PROPAGATION, async || {
+        b.post("/tools/lingering", &json!({})).await.0 == 200
+    })
+    .await;
+    assert!(served.is_some(), "B never served the endpoint created on A");
+
+    let wait = json!({"wait": 1500});
+    let call_on_b = || b.post("/tools/lingering", &wait);
+    let change_on_a = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        a.admin(
+            "PATCH",
+            "/ai/endpoints/lingering",
+            Some(&json!({"description": "Waits a while, then answers."})),
+        )
+        .await
+    };
+    let ((status, body), (changed, _)) = tokio::join!(call_on_b(), change_on_a);
+    assert_eq!(changed, 200);
+    assert_eq!((status, body), (StatusCode::OK, json!("done")));
+
+    let started = Instant::now();
+    let delete_on_a = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        a.admin("DELETE", "/ai/endpoints/lingering", None).await
+    };
+    let ((status, body), (deleted, _)) = tokio::join!(call_on_b(), delete_on_a);
+    assert_eq!(deleted, 200);
+    assert_error(status, &body, 404, "endpoint_not_found");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "stopped before its end: {:?}",
+        started.elapsed()
+    );
+}
+
 #[tokio::test]
 async fn a_node_with_a_key_that_disagrees_with_the_cluster_refuses_to_start() {
     let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();

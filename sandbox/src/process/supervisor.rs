@@ -369,7 +369,7 @@ struct InProgress {
 }
 
 enum Reply {
-    /// The endpoint was retired (deleted) while the call ran: its caller is answered at once
+    /// The endpoint was stopped (deleted) while the call ran: its caller is answered at once
     /// and every operation it makes from then on is refused.
     Retired,
     Done {
@@ -973,21 +973,31 @@ impl WorkerPool {
             .unwrap_or_else(|_| vec!["worker: gone".to_owned()])
     }
 
-    /// Drops the endpoint's isolates and code in every worker.
-    pub fn retire(&self, slug: &str) {
+    /// Stops the endpoint's calls in progress, then retires it ([`WorkerPool::retire`]): what
+    /// its delete does. Each caller is answered [`SandboxError::Retired`] at once; whatever its
+    /// code still runs in a worker reaches nothing, its operations naming a call that ended.
+    pub fn stop(&self, slug: &str) {
         for worker in self.inner.slots.iter().flat_map(Slot::workers) {
             let mut state = worker.lock();
-            let retired: Vec<u64> = state
+            let stopped: Vec<u64> = state
                 .calls
                 .iter()
                 .filter(|(_, call)| call.code.slug == slug)
                 .map(|(id, _)| *id)
                 .collect();
-            for id in retired {
+            for id in stopped {
                 if let Some(call) = state.calls.remove(&id) {
                     let _ = call.reply.send(Reply::Retired);
                 }
             }
+        }
+        self.retire(slug);
+    }
+
+    /// Drops the endpoint's isolates and code in every worker; its calls in progress finish.
+    pub fn retire(&self, slug: &str) {
+        for worker in self.inner.slots.iter().flat_map(Slot::workers) {
+            let mut state = worker.lock();
             state.sent.remove(slug);
             if let Some(versions) = state.serving.get_mut(slug) {
                 versions.retain(|served| served.calls > 0);
