@@ -18,6 +18,7 @@
 //! - `keys`: prefix-range arithmetic both engines scan with.
 //! - `typed`: JSON helpers over raw bytes.
 //! - `conformance` (tests only): one suite both engines must pass.
+//! - `test_stores` (tests only): the stores of tests that run on both engines.
 
 mod batch;
 
@@ -27,6 +28,8 @@ mod keys;
 pub mod pg_cluster;
 mod postgres;
 mod sled_store;
+#[cfg(test)]
+pub(crate) mod test_stores;
 mod typed;
 
 use std::future::Future;

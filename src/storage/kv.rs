@@ -408,29 +408,11 @@ impl Drop for Turn<'_> {
 mod tests {
     use super::*;
     use crate::storage::{read_json, usage_key, Usage};
-    use crate::store::{PgCluster, PgStore, SledStore};
+    use crate::store::test_stores::{postgres, sled};
     use sandbox::KvCheck;
     use serde_json::json;
 
     type Shared = Arc<dyn Store>;
-
-    async fn sled() -> Vec<Shared> {
-        vec![Arc::new(SledStore::temporary().unwrap())]
-    }
-
-    /// Two stores on one fresh database: two nodes.
-    async fn postgres() -> Vec<Shared> {
-        let cluster = tokio::task::spawn_blocking(PgCluster::shared)
-            .await
-            .unwrap()
-            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
-        let url = cluster.fresh_url().await.unwrap();
-        let mut nodes: Vec<Shared> = Vec::new();
-        for _ in 0..2 {
-            nodes.push(Arc::new(PgStore::connect(&url).await.unwrap()));
-        }
-        nodes
-    }
 
     macro_rules! on_both_engines {
         ($($case:ident),+ $(,)?) => {

@@ -102,7 +102,7 @@ mod tests {
     use super::*;
     use crate::config::Quotas;
     use crate::storage::{write_counted, Usage};
-    use crate::store::{PgCluster, PgStore, SledStore};
+    use crate::store::test_stores::{postgres, sled};
 
     type Shared = Arc<dyn Store>;
 
@@ -225,24 +225,6 @@ mod tests {
             .await
             .unwrap()
             .is_some());
-    }
-
-    async fn sled() -> Vec<Shared> {
-        vec![Arc::new(SledStore::temporary().unwrap())]
-    }
-
-    /// Two stores on one fresh database: two nodes.
-    async fn postgres() -> Vec<Shared> {
-        let cluster = tokio::task::spawn_blocking(PgCluster::shared)
-            .await
-            .unwrap()
-            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
-        let url = cluster.fresh_url().await.unwrap();
-        let mut nodes: Vec<Shared> = Vec::new();
-        for _ in 0..2 {
-            nodes.push(Arc::new(PgStore::connect(&url).await.unwrap()));
-        }
-        nodes
     }
 
     mod sled {

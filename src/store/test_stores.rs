@@ -1,0 +1,25 @@
+//! Stores for tests that run on both engines (tests only): one sled store, or two PostgreSQL
+//! stores on one fresh database, as two nodes sharing it are.
+
+use std::sync::Arc;
+
+use super::{PgCluster, PgStore, SledStore, Store};
+
+/// One temporary sled store.
+pub(crate) async fn sled() -> Vec<Arc<dyn Store>> {
+    vec![Arc::new(SledStore::temporary().unwrap())]
+}
+
+/// Two stores on one fresh database of the shared test cluster: two nodes.
+pub(crate) async fn postgres() -> Vec<Arc<dyn Store>> {
+    let cluster = tokio::task::spawn_blocking(PgCluster::shared)
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
+    let url = cluster.fresh_url().await.unwrap();
+    let mut nodes: Vec<Arc<dyn Store>> = Vec::new();
+    for _ in 0..2 {
+        nodes.push(Arc::new(PgStore::connect(&url).await.unwrap()));
+    }
+    nodes
+}
