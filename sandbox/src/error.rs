@@ -66,7 +66,7 @@ pub enum SandboxError {
     /// The endpoint was deleted while the call ran: the call was stopped there
     /// ([`crate::Sandbox::stop`]).
     #[error("the endpoint was deleted during the call")]
-    Retired,
+    Stopped,
 }
 
 impl SandboxError {
@@ -82,7 +82,7 @@ impl SandboxError {
             SandboxError::Overloaded { .. } => "overloaded",
             SandboxError::CompileError(_) => "compile_error",
             SandboxError::Internal(_) => "sandbox_internal",
-            SandboxError::Retired => "endpoint_deleted",
+            SandboxError::Stopped => "endpoint_deleted",
         }
     }
 }

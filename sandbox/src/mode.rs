@@ -93,7 +93,7 @@ impl Sandbox {
     }
 
     /// What an endpoint's delete does: in workers, its calls in progress are stopped (each
-    /// caller answered [`crate::SandboxError::Retired`] at once, the code left running reaching
+    /// caller answered [`crate::SandboxError::Stopped`] at once, the code left running reaching
     /// nothing), then it is retired. In the server's process the calls run on, and the host
     /// refuses their operations.
     pub fn stop(&self, slug: &str) {

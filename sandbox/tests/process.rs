@@ -286,7 +286,7 @@ async fn builders_running_when_a_worker_crashed_are_moved_to_a_quarantine_worker
 }
 
 /// Stopping an endpoint (as the server does when it is deleted) stops its calls in progress:
-/// each caller is answered `Retired` at once, and whatever its code still runs in the worker
+/// each caller is answered `Stopped` at once, and whatever its code still runs in the worker
 /// reaches nothing (every operation names a call that ended: `call_ended`), while another
 /// endpoint's call on the same worker goes on. Retiring it (as a node does when the endpoint
 /// changed elsewhere) lets its calls finish.
@@ -348,7 +348,7 @@ async fn stopping_an_endpoint_stops_its_calls_in_progress_and_retiring_does_not(
     writing().await;
     let stopping = Instant::now();
     pool.stop("writer");
-    assert_eq!(err(stopped.await.unwrap()), SandboxError::Retired);
+    assert_eq!(err(stopped.await.unwrap()), SandboxError::Stopped);
     assert!(
         stopping.elapsed() < Duration::from_millis(500),
         "answered at once: {:?}",

@@ -396,7 +396,7 @@ pub(super) fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
             return ApiError::new(status, ErrorCode::HandlerRefused, message);
         }
         E::Timeout => (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout),
-        E::Retired => (StatusCode::NOT_FOUND, ErrorCode::EndpointNotFound),
+        E::Stopped => (StatusCode::NOT_FOUND, ErrorCode::EndpointNotFound),
         E::Overloaded { retry_after_secs } => {
             return ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,

@@ -371,7 +371,7 @@ struct InProgress {
 enum Reply {
     /// The endpoint was stopped (deleted) while the call ran: its caller is answered at once
     /// and every operation it makes from then on is refused.
-    Retired,
+    Stopped,
     Done {
         report: RawReport,
         abandoned: usize,
@@ -487,7 +487,7 @@ impl WorkerPool {
                     // The body's one parse, on the caller's task rather than the reader's.
                     return report.parsed();
                 }
-                Ok(Ok(Reply::Retired)) => return failed(SandboxError::Retired),
+                Ok(Ok(Reply::Stopped)) => return failed(SandboxError::Stopped),
                 Ok(Ok(Reply::NeedCode)) if !with_code => with_code = true,
                 Ok(Ok(Reply::NeedCode)) => {
                     self.kill(&worker, "asked again for code it was just sent");
@@ -974,7 +974,7 @@ impl WorkerPool {
     }
 
     /// Stops the endpoint's calls in progress, then retires it ([`WorkerPool::retire`]): what
-    /// its delete does. Each caller is answered [`SandboxError::Retired`] at once; whatever its
+    /// its delete does. Each caller is answered [`SandboxError::Stopped`] at once; whatever its
     /// code still runs in a worker reaches nothing, its operations naming a call that ended.
     pub fn stop(&self, slug: &str) {
         for worker in self.inner.slots.iter().flat_map(Slot::workers) {
@@ -987,7 +987,7 @@ impl WorkerPool {
                 .collect();
             for id in stopped {
                 if let Some(call) = state.calls.remove(&id) {
-                    let _ = call.reply.send(Reply::Retired);
+                    let _ = call.reply.send(Reply::Stopped);
                 }
             }
         }
