@@ -59,6 +59,10 @@ pub enum StartupError {
     Key(#[from] crate::keyring::KeyringError),
     #[error("cannot open the store: {0}")]
     Store(#[from] crate::store::StoreError),
+    #[error(
+        "cannot move the stored secrets under endpoint ids (is this the data's master key?): {0}"
+    )]
+    Secrets(#[from] crate::secrets::SecretsError),
     #[error("cannot load the catalog: {0}")]
     Catalog(#[from] crate::catalog::CatalogError),
     #[error("cannot seed the catalog: {0}")]
@@ -175,6 +179,14 @@ impl App {
         // Data an earlier release kept under slugs moves under the endpoints' ids.
         crate::storage::rekey::key_by_endpoint_id(
             store.as_ref(),
+            endpoints
+                .iter()
+                .map(|c| (c.endpoint.slug.as_str(), c.endpoint.id.as_str())),
+        )
+        .await?;
+        crate::secrets::rekey::key_by_endpoint_id(
+            store.as_ref(),
+            &secrets,
             endpoints
                 .iter()
                 .map(|c| (c.endpoint.slug.as_str(), c.endpoint.id.as_str())),

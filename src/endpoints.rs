@@ -8,6 +8,7 @@
 //! - `draft`: a builder's test run of an unpublished module.
 //! - `lifecycle`: create, update, delete, review and capability grants as plain functions.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
+//! - `wipe`: a deleted endpoint's data, wiped at once or by the next maintenance pass.
 
 pub mod draft;
 mod error;
@@ -15,6 +16,7 @@ mod files;
 mod input;
 pub mod lifecycle;
 pub mod templates;
+pub mod wipe;
 
 pub use error::EndpointError;
 pub use files::{FileInfo, MAX_FILES, MAX_FILE_BYTES};

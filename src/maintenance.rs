@@ -6,7 +6,8 @@
 //!   died between reserve and settle left them);
 //! - quotes past their expiry (plus a grace in which they still answer `quote_expired`) go;
 //! - receipts of free calls (no money moved) older than their retention go, and so, after theirs,
-//!   do builder events. Paid receipts, sales, credits and payout packets are never touched.
+//!   do builder events. Paid receipts, sales, credits and payout packets are never touched;
+//! - a deleted endpoint's data whose wipe was cut short (see [`crate::endpoints::wipe`]) goes.
 //!
 //! Each sweep works in pages and stops after [`MAX_PAGES`] of them, so one pass stays short
 //! however much has piled up; the next pass goes on. Nodes sharing a store sweep the same data:
@@ -42,6 +43,7 @@ pub struct Swept {
     pub quotes: usize,
     pub free_receipts: usize,
     pub events: usize,
+    pub wipes: usize,
 }
 
 /// One pass of every sweep, as of `now`.
@@ -54,6 +56,7 @@ pub async fn sweep(app: &App, now: OffsetDateTime) -> StoreResult<Swept> {
         quotes: crate::quotes::sweep_expired(store, before(now, retention.quote_grace)).await?,
         free_receipts: sweep_free_receipts(store, before(now, retention.free_receipts)).await?,
         events: crate::events::sweep(store, before(now, retention.events)).await?,
+        wipes: crate::endpoints::wipe::finish_owed(store).await?,
     })
 }
 

@@ -371,7 +371,7 @@ async fn run_handler(
         return app
             .runtime
             .run(compiled, call.handler_request(&url), payment, || async {
-                crate::secrets::decrypted(app.store.as_ref(), &app.secrets, slug)
+                crate::secrets::decrypted(app.store.as_ref(), &app.secrets, &compiled.endpoint.id)
                     .await
                     .map_err(ApiError::from)
             })

@@ -580,13 +580,24 @@ impl Registry {
         Ok(self.remember(compiled))
     }
 
-    /// Removes an endpoint and frees its slug.
-    pub async fn remove(&self, slug: &str) -> Result<Endpoint, CatalogError> {
+    /// Removes the endpoint `id` and frees its slug, with `also`'s writes in the same atomic
+    /// step. `NotFound` when the slug is free or now another endpoint's (deleted and claimed
+    /// again since the caller looked), which is left alone.
+    pub async fn remove(
+        &self,
+        slug: &str,
+        id: &str,
+        also: Batch,
+    ) -> Result<Endpoint, CatalogError> {
         let stored = self.stored(slug).await?;
         let existing = decode(slug.as_bytes(), &stored)?;
+        if existing.id != id {
+            return Err(CatalogError::NotFound(slug.to_string()));
+        }
         let batch = Batch::new()
             .require_equals(Tree::Endpoints, slug.as_bytes(), Some(stored))
-            .delete(Tree::Endpoints, slug.as_bytes());
+            .delete(Tree::Endpoints, slug.as_bytes())
+            .extend(also);
         match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => Err(CatalogError::Conflict(slug.to_string())),
             other => other.map_err(CatalogError::from),
@@ -680,7 +691,14 @@ mod tests {
             registry.update(next.clone(), 1).await,
             Err(CatalogError::Conflict(_))
         ));
-        registry.remove("one").await.unwrap();
+        // A delete that read another endpoint under the slug leaves this one alone.
+        assert!(matches!(
+            registry.remove("one", "ep_other", Batch::new()).await,
+            Err(CatalogError::NotFound(_))
+        ));
+        assert!(registry.get("one").is_some());
+        let id = registry.get("one").unwrap().endpoint.id.clone();
+        registry.remove("one", &id, Batch::new()).await.unwrap();
         // An update racing a delete cannot bring the endpoint back.
         assert!(matches!(
             registry.update(next, 2).await,

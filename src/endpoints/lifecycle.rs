@@ -16,6 +16,7 @@ use time::OffsetDateTime;
 use super::error::EndpointError;
 use super::files;
 use super::input::{self, CreateRequest, PatchRequest};
+use super::wipe;
 use crate::builders::Caller;
 use crate::catalog::grant;
 use crate::catalog::{
@@ -24,11 +25,10 @@ use crate::catalog::{
 };
 use crate::config::Config;
 use crate::events::{self, EventKind};
-use crate::logs;
 use crate::runtime::EndpointRuntime;
 use crate::safety::{self, field_group, ContentSafety, SafetyStatus};
 use crate::secrets;
-use crate::store::Store;
+use crate::store::{Batch, Store};
 
 /// The parts of the service the lifecycle works on, borrowed for one operation.
 pub struct Parts<'a> {
@@ -557,22 +557,25 @@ pub async fn secrets_changed(
 /// Removes the endpoint from the catalog with its secrets, files, kv data and logs; the slug
 /// is free again. Receipts are not touched: they stay retrievable by id.
 ///
-/// From its removal on, the `ctx` operations of its calls still running are refused (the host
-/// checks each op's endpoint id against the catalog), and its data is kept under its id, which
-/// no endpoint has again: whoever claims the slug next starts empty and shares nothing with the
-/// old calls, even before the wipe below is done.
+/// Its calls still running are stopped, and from its removal on their `ctx` operations are
+/// refused (the host checks each op's endpoint id against the catalog). Its data is kept under
+/// its id, which no endpoint has again, so whoever claims the slug next starts empty and
+/// shares nothing with the old calls even before the wipe is done; the removal records the
+/// wipe as owed in the same atomic step, so a wipe cut short is finished by maintenance.
 pub async fn delete(
     parts: &Parts<'_>,
     caller: &Caller,
     slug: &str,
 ) -> Result<Endpoint, EndpointError> {
-    owned(parts, caller, slug)?;
-    let removed = parts.catalog.remove(slug).await?;
+    let id = owned(parts, caller, slug)?.endpoint.id.clone();
+    let removed = parts
+        .catalog
+        .remove(slug, &id, wipe::owe(Batch::new(), &id))
+        .await?;
     parts.runtime.forget(slug);
-    let store = parts.store.as_ref();
-    secrets::delete_all(store, slug).await?;
-    crate::storage::forget_endpoint(store, &removed.id).await?;
-    logs::delete_all(store, &removed.id).await?;
+    if let Err(e) = wipe::wipe(parts.store.as_ref(), &id).await {
+        tracing::warn!(endpoint = %id, error = %e, "a deleted endpoint's wipe failed; maintenance finishes it");
+    }
     emit(parts, &removed, EventKind::EndpointDeleted, json!({})).await;
     Ok(removed)
 }
@@ -785,7 +788,7 @@ pub async fn manage_view(
         env: endpoint.env.clone(),
         allowed_hosts: endpoint.allowed_hosts.clone(),
         files: files::list(parts.store.as_ref(), &endpoint.id).await?,
-        secrets: secrets::list(parts.store.as_ref(), &endpoint.slug).await?,
+        secrets: secrets::list(parts.store.as_ref(), &endpoint.id).await?,
     })
 }
 

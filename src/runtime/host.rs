@@ -556,7 +556,10 @@ mod tests {
         refused(set(code("ep_old"), 1).await);
         h.catalog.insert_new(endpoint("ep_old")).await.unwrap();
         set(code("ep_old"), 1).await.unwrap();
-        h.catalog.remove("tool").await.unwrap();
+        h.catalog
+            .remove("tool", "ep_old", crate::store::Batch::new())
+            .await
+            .unwrap();
         refused(set(code("ep_old"), 2).await);
         h.catalog.insert_new(endpoint("ep_new")).await.unwrap();
         refused(set(code("ep_old"), 3).await);

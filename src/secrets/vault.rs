@@ -1,4 +1,8 @@
-//! Stored secrets per endpoint, keyed `<slug>/<NAME>` in `Tree::Secrets`.
+//! Stored secrets per endpoint, keyed `<endpoint id>/<NAME>` in `Tree::Secrets`.
+//!
+//! Keyed by the endpoint's id, never its slug: a deleted endpoint's slug is free for anyone,
+//! and whoever claims it gets a new id, so it can neither read what the old endpoint stored nor
+//! have its secrets wiped by the old endpoint's delete finishing late.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -9,7 +13,7 @@ use time::OffsetDateTime;
 
 use super::cipher::{CryptoError, SecretsCipher};
 use crate::error::{ApiError, ErrorCode};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
 use crate::timestamp::rfc3339;
 
 pub(super) const MAX_SECRETS: usize = 50;
@@ -46,15 +50,57 @@ pub struct SecretInfo {
     pub updated_at: String,
 }
 
+/// A secret as stored: its value sealed with its stored key as associated data, so a value
+/// copied under another key fails to open.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Sealed {
+pub(super) struct Sealed {
     nonce: String,
     ciphertext: String,
     #[serde(with = "time::serde::rfc3339")]
-    created_at: OffsetDateTime,
+    pub(super) created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
-    updated_at: OffsetDateTime,
+    pub(super) updated_at: OffsetDateTime,
+}
+
+impl Sealed {
+    /// `value` sealed under `key`, as stored bytes.
+    pub(super) fn seal(
+        cipher: &SecretsCipher,
+        key: &[u8],
+        value: &str,
+        created_at: OffsetDateTime,
+        updated_at: OffsetDateTime,
+    ) -> Result<Vec<u8>, SecretsError> {
+        let (nonce, ciphertext) = cipher.seal(key, value.as_bytes())?;
+        let sealed = Sealed {
+            nonce: B64.encode(nonce),
+            ciphertext: B64.encode(ciphertext),
+            created_at,
+            updated_at,
+        };
+        Ok(serde_json::to_vec(&sealed).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+    }
+
+    /// Stored bytes, parsed.
+    pub(super) fn parse(key: &[u8], bytes: &[u8]) -> Result<Sealed, SecretsError> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            let key = String::from_utf8_lossy(key);
+            SecretsError::Store(StoreError::Corrupt(format!("secret {key}: {e}")))
+        })
+    }
+
+    /// The value, opened with the key it was sealed under.
+    pub(super) fn open(&self, cipher: &SecretsCipher, key: &[u8]) -> Result<String, SecretsError> {
+        let corrupt = || {
+            let key = String::from_utf8_lossy(key);
+            SecretsError::Store(StoreError::Corrupt(format!("secret {key}")))
+        };
+        let nonce = B64.decode(&self.nonce).map_err(|_| corrupt())?;
+        let sealed = B64.decode(&self.ciphertext).map_err(|_| corrupt())?;
+        let plain = cipher.open(key, &nonce, &sealed)?;
+        String::from_utf8(plain).map_err(|_| corrupt())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -79,16 +125,20 @@ impl From<SecretsError> for ApiError {
     }
 }
 
-fn key(slug: &str, name: &str) -> Vec<u8> {
-    format!("{slug}/{name}").into_bytes()
+/// The stored key of an endpoint's secret, also its sealed value's associated data.
+pub(super) fn key(endpoint: &str, name: &str) -> Vec<u8> {
+    format!("{endpoint}/{name}").into_bytes()
 }
 
-fn prefix(slug: &str) -> Vec<u8> {
-    format!("{slug}/").into_bytes()
+pub(super) fn prefix(endpoint: &str) -> Vec<u8> {
+    format!("{endpoint}/").into_bytes()
 }
 
-async fn all_sealed(store: &dyn Store, slug: &str) -> Result<Vec<(String, Sealed)>, SecretsError> {
-    let prefix = prefix(slug);
+async fn all_sealed(
+    store: &dyn Store,
+    endpoint: &str,
+) -> Result<Vec<(String, Sealed)>, SecretsError> {
+    let prefix = prefix(endpoint);
     let entries = store
         .scan_prefix(Tree::Secrets, &prefix, None, MAX_SECRETS * 2)
         .await?;
@@ -96,16 +146,14 @@ async fn all_sealed(store: &dyn Store, slug: &str) -> Result<Vec<(String, Sealed
         .into_iter()
         .map(|(k, v)| {
             let name = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
-            let sealed = serde_json::from_slice(&v)
-                .map_err(|e| StoreError::Corrupt(format!("secret {slug}/{name}: {e}")))?;
-            Ok((name, sealed))
+            Ok((name, Sealed::parse(&k, &v)?))
         })
         .collect()
 }
 
 /// Names and timestamps of an endpoint's secrets, by name.
-pub async fn list(store: &dyn Store, slug: &str) -> Result<Vec<SecretInfo>, SecretsError> {
-    Ok(all_sealed(store, slug)
+pub async fn list(store: &dyn Store, endpoint: &str) -> Result<Vec<SecretInfo>, SecretsError> {
+    Ok(all_sealed(store, endpoint)
         .await?
         .into_iter()
         .map(|(name, s)| SecretInfo {
@@ -120,7 +168,7 @@ pub async fn list(store: &dyn Store, slug: &str) -> Result<Vec<SecretInfo>, Secr
 pub async fn apply_changes(
     store: &dyn Store,
     cipher: &SecretsCipher,
-    slug: &str,
+    endpoint: &str,
     changes: SecretChanges,
 ) -> Result<Vec<SecretInfo>, SecretsError> {
     for name in changes.set.keys().chain(changes.delete.iter()) {
@@ -144,7 +192,8 @@ pub async fn apply_changes(
             "the value of {name:?} must be 1 to {MAX_VALUE_BYTES} bytes"
         )));
     }
-    let existing: BTreeMap<String, Sealed> = all_sealed(store, slug).await?.into_iter().collect();
+    let existing: BTreeMap<String, Sealed> =
+        all_sealed(store, endpoint).await?.into_iter().collect();
     let mut names: BTreeSet<&String> = existing.keys().collect();
     names.extend(changes.set.keys());
     for name in &changes.delete {
@@ -158,22 +207,16 @@ pub async fn apply_changes(
     let now = OffsetDateTime::now_utc();
     let mut batch = Batch::new();
     for (name, value) in &changes.set {
-        let k = key(slug, name);
-        let (nonce, ciphertext) = cipher.seal(&k, value.as_bytes())?;
-        let sealed = Sealed {
-            nonce: B64.encode(nonce),
-            ciphertext: B64.encode(ciphertext),
-            created_at: existing.get(name).map_or(now, |s| s.created_at),
-            updated_at: now,
-        };
-        let bytes = serde_json::to_vec(&sealed).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let k = key(endpoint, name);
+        let created_at = existing.get(name).map_or(now, |s| s.created_at);
+        let bytes = Sealed::seal(cipher, &k, value, created_at, now)?;
         batch = batch.put(Tree::Secrets, k, bytes);
     }
     for name in &changes.delete {
-        batch = batch.delete(Tree::Secrets, key(slug, name));
+        batch = batch.delete(Tree::Secrets, key(endpoint, name));
     }
     store.apply(batch).await?;
-    list(store, slug).await
+    list(store, endpoint).await
 }
 
 /// The endpoint's secrets, decrypted, by name: for `ctx.env` and for redacting logs, nothing
@@ -181,33 +224,18 @@ pub async fn apply_changes(
 pub async fn decrypted(
     store: &dyn Store,
     cipher: &SecretsCipher,
-    slug: &str,
+    endpoint: &str,
 ) -> Result<BTreeMap<String, String>, SecretsError> {
-    all_sealed(store, slug)
+    all_sealed(store, endpoint)
         .await?
         .into_iter()
-        .map(|(name, s)| {
-            let corrupt =
-                || SecretsError::Store(StoreError::Corrupt(format!("secret {slug}/{name}")));
-            let nonce = B64.decode(&s.nonce).map_err(|_| corrupt())?;
-            let sealed = B64.decode(&s.ciphertext).map_err(|_| corrupt())?;
-            let plain = cipher.open(&key(slug, &name), &nonce, &sealed)?;
-            let value = String::from_utf8(plain).map_err(|_| corrupt())?;
-            Ok((name, value))
-        })
+        .map(|(name, s)| Ok((name.clone(), s.open(cipher, &key(endpoint, &name))?)))
         .collect()
 }
 
-/// Removes every secret of an endpoint (on delete, so a new owner of the slug inherits none).
-pub async fn delete_all(store: &dyn Store, slug: &str) -> Result<(), SecretsError> {
-    let batch = all_sealed(store, slug)
-        .await?
-        .into_iter()
-        .fold(Batch::new(), |b, (name, _)| {
-            b.delete(Tree::Secrets, key(slug, &name))
-        });
-    store.apply(batch).await?;
-    Ok(())
+/// Removes every secret of an endpoint (when it is deleted), readable or not.
+pub async fn delete_all(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
+    crate::paging::delete_prefix(store, Tree::Secrets, &prefix(endpoint)).await
 }
 
 #[cfg(test)]

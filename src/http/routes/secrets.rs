@@ -35,8 +35,8 @@ pub async fn list_secrets(
     caller: Caller,
     Path(slug): Path<String>,
 ) -> ApiResult<Json<Secrets>> {
-    endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
-    let secrets = vault::list(app.store.as_ref(), &slug).await?;
+    let endpoint = endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
+    let secrets = vault::list(app.store.as_ref(), &endpoint.endpoint.id).await?;
     Ok(Json(Secrets {
         ok: true,
         slug,
@@ -61,14 +61,20 @@ pub async fn change_secrets(
     Path(slug): Path<String>,
     JsonBody(changes): JsonBody<SecretChanges>,
 ) -> ApiResult<Json<Secrets>> {
-    endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
+    let endpoint = endpoints::owned(&app.endpoint_parts(), &caller, &slug)?;
     let names: Vec<String> = changes
         .set
         .keys()
         .chain(changes.delete.iter())
         .cloned()
         .collect();
-    let secrets = vault::apply_changes(app.store.as_ref(), &app.secrets, &slug, changes).await?;
+    let secrets = vault::apply_changes(
+        app.store.as_ref(),
+        &app.secrets,
+        &endpoint.endpoint.id,
+        changes,
+    )
+    .await?;
     endpoints::secrets_changed(&app.endpoint_parts(), &slug, names).await?;
     Ok(Json(Secrets {
         ok: true,
