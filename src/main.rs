@@ -172,6 +172,16 @@ struct ServeArgs {
     /// Heap limits of one builder's live isolates, summed, in MiB.
     #[arg(long, env = "TOOLHOST_JS_HEAP_PER_BUILDER_MB", default_value_t = 256)]
     js_heap_per_builder_mb: usize,
+    /// Heap limits, summed, every builder can count on however many others fill the memory
+    /// budget, in MiB: past it a builder may not take the budget's last this many MiB (at most
+    /// half of a worker's share), and evicts only idle isolates of its own or of builders also
+    /// past theirs.
+    #[arg(
+        long,
+        env = "TOOLHOST_JS_HEAP_FLOOR_PER_BUILDER_MB",
+        default_value_t = 128
+    )]
+    js_heap_floor_per_builder_mb: usize,
     /// kv keys all of one builder's endpoints may hold together (each endpoint also has its own
     /// quota of 10,000); a handler write past it is refused with `quota_exceeded`.
     #[arg(long, env = "TOOLHOST_BUILDER_KV_KEYS", default_value_t = Quotas::DEFAULT_BUILDER_KV_KEYS)]
@@ -284,6 +294,7 @@ impl ServeArgs {
         pool.memory_budget_bytes = self.js_memory_budget_mb.saturating_mul(MIB);
         pool.max_isolates_per_owner = self.js_isolates_per_builder;
         pool.max_heap_per_owner_bytes = self.js_heap_per_builder_mb.saturating_mul(MIB);
+        pool.heap_floor_per_owner_bytes = self.js_heap_floor_per_builder_mb.saturating_mul(MIB);
         if pool.default_limits.heap_bytes
             > pool.max_heap_per_owner_bytes.min(pool.memory_budget_bytes)
         {

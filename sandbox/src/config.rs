@@ -109,6 +109,13 @@ pub struct PoolConfig {
     pub max_isolates_per_owner: usize,
     /// Heap limits of one owner's live isolates, summed, as for `memory_budget_bytes`.
     pub max_heap_per_owner_bytes: usize,
+    /// Heap (counted as for `memory_budget_bytes`) every owner can count on however many
+    /// others fill the pool. Past it an owner's new isolate may not take the last
+    /// `heap_floor_per_owner_bytes` of the budget (at most half of it), which stays for owners
+    /// below theirs, and makes room only by evicting idle isolates of its own or of owners
+    /// also past theirs: a few builders filling the pool with busy isolates leave room for the
+    /// others' cold starts, and do not push out the warm isolates of builders using little.
+    pub heap_floor_per_owner_bytes: usize,
     /// Limits of endpoints whose [`crate::EndpointCode::limits`] is `None`.
     pub default_limits: Limits,
     /// Largest handler result, measured as the JSON text of the response body.
@@ -158,6 +165,7 @@ impl Default for PoolConfig {
             memory_budget_bytes: 1024 * 1024 * 1024,
             max_isolates_per_owner: 8,
             max_heap_per_owner_bytes: 256 * 1024 * 1024,
+            heap_floor_per_owner_bytes: 128 * 1024 * 1024,
             default_limits: Limits {
                 heap_bytes: 64 * 1024 * 1024,
                 timeout: Duration::from_secs(2),

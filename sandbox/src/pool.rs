@@ -5,9 +5,12 @@
 //!
 //! Memory is counted at each isolate's heap limit. A new isolate that would break its owner's
 //! quota evicts that owner's least recently used idle isolate; one that would break a pool-wide
-//! limit evicts the owner's first, then anyone's. With nothing idle to evict, the call goes to
-//! a busy instance of its endpoint if there is one, and is refused `Overloaded` otherwise: the
-//! limits are never exceeded to serve it.
+//! limit evicts the owner's first, then anyone's. An owner past its floor
+//! (`heap_floor_per_owner_bytes`) is held to the budget less a reserve of that size, kept for
+//! owners below theirs, and evicts only its own idle isolates and those of owners also past
+//! their floor. With nothing idle to evict, the call goes to a busy instance of its endpoint
+//! if there is one, and is refused `Overloaded` otherwise: the limits are never exceeded to
+//! serve it.
 //!
 //! A caller waits for its answer until its call's time limit plus `timeout_grace` at most
 //! (`limits::deadline`). A thread still busy then is abandoned: taken out of its endpoint
@@ -622,6 +625,9 @@ impl Pool {
         }
         let heap = self.heap_of(&code);
         let owner = code.owner.as_deref();
+        let reserve = config
+            .heap_floor_per_owner_bytes
+            .min(config.memory_budget_bytes / 2);
         loop {
             let all = self.usage(state, None);
             let owners = owner.map(|o| self.usage(state, Some(o)));
@@ -629,22 +635,40 @@ impl Pool {
                 used.isolates >= config.max_isolates_per_owner
                     || used.heap.saturating_add(heap) > config.max_heap_per_owner_bytes
             });
-            let pool_full = all.isolates >= config.max_isolates
-                || all.heap.saturating_add(heap) > config.memory_budget_bytes;
+            let past_floor = owners.is_some_and(|used| {
+                used.heap.saturating_add(heap) > config.heap_floor_per_owner_bytes
+            });
+            let budget = if past_floor {
+                config.memory_budget_bytes - reserve
+            } else {
+                config.memory_budget_bytes
+            };
+            let pool_full =
+                all.isolates >= config.max_isolates || all.heap.saturating_add(heap) > budget;
             if !owner_full && !pool_full {
                 return true;
             }
             // Over the owner's quota only the owner's own isolates can make room; over a
-            // pool-wide limit the owner's go first, then anyone's.
+            // pool-wide limit the owner's go first, then anyone's (past its floor, only those
+            // of owners past theirs).
+            let others = |state: &State| {
+                let evictable = |other: Option<&str>| {
+                    !past_floor
+                        || other.is_some_and(|o| {
+                            self.usage(state, Some(o)).heap > config.heap_floor_per_owner_bytes
+                        })
+                };
+                idle_victim(state, for_slug, None, evictable)
+            };
             let victim = match owner {
-                Some(owner) => idle_victim(state, for_slug, Some(owner)).or_else(|| {
+                Some(owner) => idle_victim(state, for_slug, Some(owner), |_| true).or_else(|| {
                     if owner_full {
                         None
                     } else {
-                        idle_victim(state, for_slug, None)
+                        others(state)
                     }
                 }),
-                None => idle_victim(state, for_slug, None),
+                None => others(state),
             };
             let Some(victim) = victim else {
                 return false;
@@ -773,15 +797,22 @@ struct Usage {
 }
 
 /// The least recently used endpoint other than `for_slug` with an idle instance, among
-/// `owner`'s endpoints when given.
-fn idle_victim(state: &State, for_slug: &str, owner: Option<&str>) -> Option<String> {
+/// `owner`'s endpoints when given, and among endpoints whose owner `evictable` accepts.
+fn idle_victim(
+    state: &State,
+    for_slug: &str,
+    owner: Option<&str>,
+    evictable: impl Fn(Option<&str>) -> bool,
+) -> Option<String> {
     state
         .endpoints
         .iter()
         .filter(|(slug, endpoint)| {
+            let of = endpoint.code.owner.as_deref();
             slug.as_str() != for_slug
-                && owner.is_none_or(|o| endpoint.code.owner.as_deref() == Some(o))
+                && owner.is_none_or(|o| of == Some(o))
                 && endpoint.instances.iter().any(|i| i.queued() == 0)
+                && evictable(of)
         })
         .min_by_key(|(_, endpoint)| endpoint.last_used)
         .map(|(slug, _)| slug.clone())

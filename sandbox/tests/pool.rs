@@ -462,6 +462,94 @@ async fn the_memory_budget_and_owner_quotas_hold() {
     ok(invoke(&pool, &owned("a1", Some("alice"), COUNTER), json!(1)).await);
 }
 
+/// Two attacker builders fill the pool with busy isolates (calls that never settle) while one
+/// victim's isolate sits idle and another victim starts cold: past their floor the attackers
+/// may not take the budget's last floor-sized reserve nor evict the idle victim, so the cold
+/// victim gets an isolate and the idle one keeps its own. (Before floors, the second attacker
+/// evicted the idle victim and filled the budget, and the cold victim was refused.)
+#[tokio::test]
+async fn attackers_past_their_floor_leave_room_for_the_other_builders() {
+    const HEAP: usize = 32 * 1024 * 1024;
+    let config = PoolConfig {
+        memory_budget_bytes: 8 * HEAP,
+        max_isolates_per_owner: 4,
+        max_heap_per_owner_bytes: 4 * HEAP,
+        heap_floor_per_owner_bytes: 2 * HEAP,
+        spare_isolates: 0,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    const HANG: &str =
+        "export default async (req, ctx) => { await ctx.httpGetJson('https://hang.test/'); };";
+    let owned = |slug: &str, owner: &str, source: &str| EndpointCode {
+        owner: Some(owner.to_owned()),
+        ..granted(slug, source)
+    };
+    ok(invoke(&pool, &owned("v1", "victor", COUNTER), json!(1)).await);
+
+    let attack = |owner: &'static str, after: u64| {
+        let pool = pool.clone();
+        let codes: Vec<EndpointCode> = (1..=4)
+            .map(|n| owned(&format!("{owner}-{n}"), owner, HANG))
+            .collect();
+        async move {
+            tokio::time::sleep(Duration::from_millis(after)).await;
+            let calls: Vec<_> = codes
+                .into_iter()
+                .map(|code| {
+                    let pool = pool.clone();
+                    tokio::spawn(async move { invoke(&pool, &code, json!(0)).await })
+                })
+                .collect();
+            let mut reports = Vec::new();
+            for call in calls {
+                reports.push(call.await.unwrap());
+            }
+            reports
+        }
+    };
+    let victim = async {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let answer = invoke(&pool, &owned("w1", "wendy", COUNTER), json!(1)).await;
+        (answer, pool.stats())
+    };
+    let (mallory, trudy, (wendy, during)) =
+        tokio::join!(attack("mallory", 0), attack("trudy", 300), victim);
+
+    let outcomes = |reports: Vec<sandbox::InvocationReport>| -> Vec<&'static str> {
+        let mut outcomes = reports
+            .into_iter()
+            .map(|report| match report.result {
+                Err(SandboxError::Timeout) => "ran",
+                Err(SandboxError::Overloaded { .. }) => "refused",
+                other => panic!("an attacker's call: {other:?}"),
+            })
+            .collect::<Vec<_>>();
+        outcomes.sort();
+        outcomes
+    };
+    // Mallory's two isolates past her floor fit in the budget less the reserve; Trudy gets
+    // her floor, and past it finds the reserve is all that is left.
+    assert_eq!(outcomes(mallory), ["ran"; 4]);
+    assert_eq!(outcomes(trudy), ["ran", "ran", "refused", "refused"]);
+    ok(wendy);
+    let live: Vec<String> = during
+        .endpoints
+        .into_iter()
+        .filter(|e| e.instances > 0)
+        .map(|e| e.slug)
+        .collect();
+    assert!(
+        live.contains(&"v1".to_owned()),
+        "the idle victim kept its isolate: {live:?}"
+    );
+    assert!(
+        during.live_heap_bytes <= 8 * HEAP,
+        "{}",
+        during.live_heap_bytes
+    );
+}
+
 /// An endpoint whose heap limit alone breaks its owner's heap quota never gets an isolate.
 #[tokio::test]
 async fn a_heap_limit_above_the_owner_quota_is_refused() {
