@@ -2,8 +2,9 @@
 //!
 //! Values are sealed with AES-256-GCM-SIV (misuse-resistant: a repeated random nonce leaks
 //! equality of two values, never the key) under a master key from the config or generated into
-//! the data dir. The endpoint's id and the name are the associated data, so a sealed value copied
-//! to another endpoint or name fails to open. No route ever returns a value; they reach only `ctx.env`.
+//! the data dir. The endpoint's id and the name are the associated data, so a sealed value
+//! copied to another endpoint or name fails to open. No route ever returns a value; they reach
+//! only `ctx.env`.
 //!
 //! # Layout
 //! - `cipher`: the master key and sealing.
