@@ -35,6 +35,15 @@ pub struct EndpointCode {
     pub owner: Option<String>,
 }
 
+impl EndpointCode {
+    /// Who the endpoint's calls count toward, for quotas, placement and shares of the
+    /// server's work: its owner; the operator's endpoints (no owner) each count as a builder
+    /// of their own.
+    pub fn builder(&self) -> &str {
+        self.owner.as_deref().unwrap_or(&self.slug)
+    }
+}
+
 /// One call of a handler.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Invocation {

@@ -133,6 +133,7 @@ pub use host::{
 pub use invocation::{
     ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,
 };
+pub use limits::fair::{inherit_charge, Charged};
 pub use mode::{Isolation, Sandbox};
 pub use paths::{normalize_file_path, PathError, MAX_FILE_PATH_BYTES};
 pub use pool::{EndpointStats, Pool, PoolStats, Wear};
@@ -140,3 +141,4 @@ pub use pool::{EndpointStats, Pool, PoolStats, Wear};
 pub use process::Probe;
 pub use process::{run_worker, WorkerCommand, WorkerOptions, WorkerPool};
 pub use trace::SourceTrace;
+pub use worker::on_isolate_thread;

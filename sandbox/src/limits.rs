@@ -1,9 +1,11 @@
 //! Limit policies, one per file: wall-clock time ([`timeout`], in the engine; [`deadline`], the
 //! caller's hard deadline on the host side), heap ([`heap`]) and per-endpoint concurrency
-//! ([`admission`]). Output caps live where the output is made
+//! ([`admission`]), and the server's CPU for `ctx` operations shared among builders ([`fair`]).
+//! Output caps live where the output is made
 //! (`response.rs` for results, `ops/log.rs` for logs).
 
 pub(crate) mod admission;
 pub(crate) mod deadline;
+pub(crate) mod fair;
 pub(crate) mod heap;
 pub(crate) mod timeout;

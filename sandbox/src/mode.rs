@@ -5,9 +5,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::limits::fair::FairShare;
 use crate::{
-    Capabilities, EndpointCode, Host, Invocation, InvocationReport, Pool, PoolConfig, PoolStats,
-    WorkerOptions, WorkerPool,
+    Capabilities, EndpointCode, Host, HostAnswer, HostFuture, HostOp, Invocation, InvocationReport,
+    Pool, PoolConfig, PoolStats, WorkerOptions, WorkerPool,
 };
 
 /// How [`Sandbox::new`] runs isolates.
@@ -32,7 +33,15 @@ impl Sandbox {
     /// A pool for `host`, run as `isolation` says.
     pub fn new(config: PoolConfig, host: Arc<dyn Host>, isolation: Isolation) -> Sandbox {
         match isolation {
-            Isolation::InProcess => Sandbox::InProcess(Pool::new(config, host)),
+            Isolation::InProcess => {
+                let host = Arc::new(FairHost {
+                    host,
+                    fair: FairShare::for_cores(
+                        std::thread::available_parallelism().map_or(1, usize::from),
+                    ),
+                });
+                Sandbox::InProcess(Pool::new(config, host))
+            }
             Isolation::Workers(options) => Sandbox::Workers(WorkerPool::new(config, host, options)),
         }
     }
@@ -117,5 +126,20 @@ impl Sandbox {
             Sandbox::InProcess(pool) => pool.shutdown().await,
             Sandbox::Workers(pool) => pool.shutdown().await,
         }
+    }
+}
+
+/// In-process isolates call the host from their own threads, where no charged future polls:
+/// what the host spawns on the server's runtime for an operation is charged to its builder
+/// here (a worker's operations are charged where the server takes them, `process::supervisor`).
+struct FairHost {
+    host: Arc<dyn Host>,
+    fair: Arc<FairShare>,
+}
+
+impl Host for FairHost {
+    fn call(&self, endpoint: &EndpointCode, call: u64, op: HostOp) -> HostFuture<HostAnswer> {
+        self.fair
+            .within(endpoint.builder(), || self.host.call(endpoint, call, op))
     }
 }

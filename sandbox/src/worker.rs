@@ -293,10 +293,22 @@ impl Seat {
     }
 }
 
+thread_local! {
+    static ISOLATE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this is an isolate's thread (in-process, the host's ops are called there, on the
+/// isolate's own small runtime): a host runs its work on the server's runtime then, and can run
+/// it in place elsewhere.
+pub fn on_isolate_thread() -> bool {
+    ISOLATE_THREAD.get()
+}
+
 /// One thread's turns with a worker, until it ends. A thread that cannot hand the worker over
 /// (no thread could start) keeps it: its next runtime is built here, as before one runtime per
 /// thread was the rule.
 fn run(mut seat: Seat) {
+    ISOLATE_THREAD.set(true);
     loop {
         let runtime = match tokio::runtime::Builder::new_current_thread()
             .enable_all()

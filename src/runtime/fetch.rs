@@ -215,18 +215,23 @@ impl OpenBody {
 }
 
 /// Runs `work` on `server` (where the upstream connection then lives, whichever thread reads
-/// it), aborted when the returned future is dropped: a cancelled fetch stops its request.
+/// it), aborted when the returned future is dropped: a cancelled fetch stops its request. As
+/// `StoreHost::on_server`: spawned (and charged to the op's builder) from an isolate's thread,
+/// in place on the server's own.
 pub(crate) fn on_server<T: Send + 'static>(
     server: &tokio::runtime::Handle,
     work: impl std::future::Future<Output = Result<T, HostError>> + Send + 'static,
 ) -> HostFuture<T> {
+    if !sandbox::on_isolate_thread() {
+        return Box::pin(work);
+    }
     struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
     impl<T> Drop for AbortOnDrop<T> {
         fn drop(&mut self) {
             self.0.abort();
         }
     }
-    let mut task = AbortOnDrop(server.spawn(work));
+    let mut task = AbortOnDrop(server.spawn(sandbox::inherit_charge(work)));
     Box::pin(async move {
         (&mut task.0)
             .await

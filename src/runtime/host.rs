@@ -61,15 +61,23 @@ impl StoreHost {
         }
     }
 
-    /// Runs `work` on the server's runtime. Ops are polled by an isolate thread's own small
-    /// runtime, but store engines with connections (PostgreSQL) keep them on the server's.
+    /// Runs `work` on the server's runtime. In-process, ops are polled by an isolate thread's
+    /// own small runtime, but store engines with connections (PostgreSQL) keep them on the
+    /// server's: the work is spawned there, charged to the op's builder (see
+    /// `sandbox::inherit_charge`). A worker's ops are taken by the server's runtime already
+    /// and run in place: what the work reads is then encoded for the worker in the same turn of
+    /// the builder's share, not held while the reply waits for a turn of its own.
     fn on_server<T, F, Fut>(&self, work: F) -> HostFuture<T>
     where
         T: Send + 'static,
         F: FnOnce(StoreHost) -> Fut,
         Fut: std::future::Future<Output = Result<T, HostError>> + Send + 'static,
     {
-        let task = self.server.spawn(work(self.clone()));
+        let work = work(self.clone());
+        if !sandbox::on_isolate_thread() {
+            return Box::pin(work);
+        }
+        let task = self.server.spawn(sandbox::inherit_charge(work));
         Box::pin(async move {
             task.await
                 .unwrap_or_else(|_| Err(host_error("internal", "host task failed")))

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
+use crate::limits::fair::FairShare;
 use crate::{
     EndpointCode, Host, HostAnswer, Invocation, InvocationReport, PoolConfig, PoolStats,
     SandboxError,
@@ -100,12 +101,14 @@ struct Inner {
     /// What each worker's own pool is configured with.
     share: PoolConfig,
     host: Arc<dyn Host>,
+    /// Turns for the server's work on the workers' `ctx` operations, shared by builders.
+    fair: Arc<FairShare>,
     command: WorkerCommand,
     recycle_after_dropped: u64,
     /// The workers' places: `options.count` shared by builders hashed to them, then the
     /// quarantine's, which serves only builders in [`Inner::quarantined`].
     slots: Vec<Slot>,
-    /// Builders (as [`builder_of`] names them) whose calls were in progress in a worker that
+    /// Builders (as [`EndpointCode::builder`] names them) whose calls were in progress in a worker that
     /// crashed, with when they leave the quarantine worker. A crash takes every call of its
     /// worker with it; placed apart, the builder whose code caused it cannot cost the same
     /// neighbours again.
@@ -269,7 +272,7 @@ impl Worker {
             ));
         }
         let admitted = code.and_then(|code| {
-            let builder = builder_of(&code).to_owned();
+            let builder = code.builder().to_owned();
             self.begin_op(&builder)?;
             Ok((code, builder))
         });
@@ -389,6 +392,9 @@ impl WorkerPool {
                 share: share_of(&config, workers),
                 config,
                 host,
+                fair: FairShare::for_cores(
+                    std::thread::available_parallelism().map_or(1, usize::from),
+                ),
                 command: options.command,
                 recycle_after_dropped: options.recycle_after_dropped.max(1),
                 slots: (0..=workers).map(|_| Slot::default()).collect(),
@@ -522,7 +528,7 @@ impl WorkerPool {
     /// An owner's endpoints share one worker, so its quotas hold exactly; the operator's
     /// endpoints spread by slug. A builder in quarantine is served by the quarantine worker.
     fn slot_of(&self, code: &EndpointCode) -> &Slot {
-        let builder = builder_of(code);
+        let builder = code.builder();
         if self.inner.any_quarantined.load(Ordering::Acquire) && self.in_quarantine(builder) {
             return self.quarantine_slot();
         }
@@ -573,7 +579,7 @@ impl WorkerPool {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         for call in calls.values() {
-            let builder = builder_of(&call.code);
+            let builder = call.code.builder();
             if quarantined.insert(builder.to_owned(), until).is_none() {
                 tracing::warn!(
                     builder,
@@ -750,14 +756,17 @@ impl WorkerPool {
                 };
                 let pool = self.clone();
                 let worker = worker.clone();
-                tokio::spawn(async move {
+                // The op and the encoding of its reply are this builder's share of the
+                // server's work.
+                let fair = self.inner.fair.clone();
+                tokio::spawn(fair.charged(&builder.clone(), async move {
                     let result = match op.checked(&code, &pool.inner.config) {
                         Ok(op) => pool.inner.host.call(&code, call, op).await,
                         Err(refused) => Err(refused.into()),
                     };
                     worker.host_ops.fetch_sub(1, Ordering::AcqRel);
                     worker.end_op(&builder, id, result);
-                });
+                }));
             }
             FromWorker::Stats { id, stats } => {
                 if let Some(reply) = worker.lock().stats.remove(&id) {
@@ -1158,12 +1167,6 @@ impl Drop for Serving<'_> {
             served.calls = served.calls.saturating_sub(1);
         }
     }
-}
-
-/// Who an endpoint's calls count toward, for quotas and placement: its owner; the operator's
-/// endpoints (no owner) each count as a builder of their own.
-fn builder_of(code: &EndpointCode) -> &str {
-    code.owner.as_deref().unwrap_or(&code.slug)
 }
 
 /// Waits for the worker process to end (or kills it when asked) and logs how it ended.
