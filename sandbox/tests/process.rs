@@ -612,3 +612,30 @@ async fn a_worker_is_recycled_after_dropping_its_share_of_isolates() {
     assert_ne!(stats.worker_pids, first);
     pool.shutdown().await;
 }
+
+/// A handler that starts hundreds of operations at once gets every answer: its worker sends
+/// a call's operations 16 at a time (the rest wait their turn there), so they never pile past
+/// the server's cap of 128 in progress per builder, where the rest would be refused; and the
+/// answers a busy handler has not taken yet stay few.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_starting_hundreds_of_operations_at_once_gets_every_answer() {
+    let (pool, _host) = workers();
+    let many = granted(
+        "many",
+        r#"export default async (req, ctx) => {
+            // Each answered 10 ms later by the test host: all in progress at once, unwindowed.
+            const got = await Promise.allSettled(
+                Array.from({ length: 600 }, () => ctx.kv.get("sleep-ms:10")));
+            return {
+                ok: got.filter((g) => g.status === "fulfilled").length,
+                refused: [...new Set(got.filter((g) => g.status === "rejected")
+                    .map((g) => g.reason.code))],
+            };
+        }"#,
+    );
+    assert_eq!(
+        ok(call(&pool, &many, json!({})).await).body,
+        json!({ "ok": 600, "refused": [] })
+    );
+    pool.shutdown().await;
+}

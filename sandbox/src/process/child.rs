@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::net::unix::pipe;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Semaphore};
 
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
@@ -24,6 +24,11 @@ use crate::{
 /// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
 /// code again as calls need it ([`FromWorker::NeedCode`]).
 const MAX_CACHED_CODE: usize = 1024;
+/// `ctx` operations of one call in flight at once: sent to the server, or answered and not yet
+/// taken by the handler. More wait their turn, oldest first. So the answers decoded here that
+/// a busy handler has not taken yet (a `kv.list` page is up to 1 MiB) stay bounded however
+/// many operations it starts at once, and do not crowd the worker its neighbours run in.
+const MAX_OPS_IN_FLIGHT_PER_CALL: usize = 16;
 
 /// How often the worker drops the code, and with it the env and decrypted secrets, of the
 /// endpoints it holds no isolate of any more (evicted, retired): what a compromised engine
@@ -91,7 +96,8 @@ async fn start() -> io::Result<Started> {
     init_logging(&log_filter);
     let host = Arc::new(RemoteHost {
         frames: frames.clone(),
-        pending: Mutex::default(),
+        pending: Arc::default(),
+        windows: Arc::default(),
         next: AtomicU64::new(1),
     });
     let pool = Pool::new(config.clone(), host.clone());
@@ -259,53 +265,102 @@ fn init_logging(filter: &str) {
         .try_init();
 }
 
+/// Answers awaited from the server, by operation id.
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<HostAnswer, HostError>>>>>;
+
 /// The [`Host`] of a worker: every op is a frame to the server and an answer back.
 pub(crate) struct RemoteHost {
     frames: mpsc::UnboundedSender<Vec<u8>>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Result<HostAnswer, HostError>>>>,
+    pending: Pending,
+    /// Each call's window of operations in flight ([`MAX_OPS_IN_FLIGHT_PER_CALL`]), by its
+    /// number and its endpoint's slug (module loads share [`crate::NO_CALL`]), while any of
+    /// its operations is in flight or waiting.
+    windows: Arc<Mutex<HashMap<(u64, String), Arc<Semaphore>>>>,
     next: AtomicU64,
 }
 
 /// A forwarder: the server checks and runs every op against the code it sent for the version.
 impl Host for RemoteHost {
-    /// Sends `op` of `endpoint`'s isolate and waits for the server's answer. The frame leaves
-    /// when this is called, as [`HostOp::FetchCancel`] needs.
+    /// Sends `op` of `endpoint`'s isolate once the call's window has room, and waits for the
+    /// server's answer. [`HostOp::FetchCancel`] only gives back and is never answered: it
+    /// leaves at once, outside the window, as it must when its future is dropped unpolled.
     fn call(&self, endpoint: &EndpointCode, call: u64, op: HostOp) -> HostFuture<HostAnswer> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let (reply, answer) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, reply);
-        let frame = wire::encode(&FromWorker::HostCall {
+        let message = FromWorker::HostCall {
             id,
             call,
             slug: endpoint.slug.clone(),
             version: endpoint.version.clone(),
             op,
-        });
-        let sent = match frame {
-            Ok(frame) => self.frames.send(frame).is_ok(),
-            Err(too_large) => {
-                self.answered(
-                    id,
-                    Err(HostError::new(
-                        "resource_limit",
-                        format!("this operation is {too_large}"),
-                    )),
-                );
-                true
-            }
         };
+        if let FromWorker::HostCall {
+            op: HostOp::FetchCancel { .. },
+            ..
+        } = &message
+        {
+            send(&self.frames, &message);
+            return Box::pin(std::future::ready(Ok(HostAnswer::Done)));
+        }
+        let seat = Seat {
+            window: lock(&self.windows)
+                .entry((call, endpoint.slug.clone()))
+                .or_insert_with(|| Arc::new(Semaphore::new(MAX_OPS_IN_FLIGHT_PER_CALL)))
+                .clone(),
+            key: (call, endpoint.slug.clone()),
+            windows: self.windows.clone(),
+        };
+        let (frames, pending) = (self.frames.clone(), self.pending.clone());
         Box::pin(async move {
-            if !sent {
-                return Err(HostError::new("sandbox_internal", "the server is gone"));
-            }
-            answer
-                .await
-                .unwrap_or_else(|_| Err(HostError::new("sandbox_internal", "the server is gone")))
+            let gone = || HostError::new("sandbox_internal", "the server is gone");
+            let _in_flight = seat.window.acquire().await.map_err(|_| gone())?;
+            let answer = send_op(&frames, &pending, id, &message)?;
+            answer.await.unwrap_or_else(|_| Err(gone()))
         })
     }
+}
+
+/// An operation's place in its call's window, from its call until its answer is taken (or it
+/// is dropped): the last of a call's operations takes the window with it.
+struct Seat {
+    window: Arc<Semaphore>,
+    key: (u64, String),
+    windows: Arc<Mutex<HashMap<(u64, String), Arc<Semaphore>>>>,
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        let mut windows = lock(&self.windows);
+        // Only the map and this seat hold it, and no permit is out: nothing of the call waits.
+        if Arc::strong_count(&self.window) == 2
+            && self.window.available_permits() == MAX_OPS_IN_FLIGHT_PER_CALL
+        {
+            windows.remove(&self.key);
+        }
+    }
+}
+
+/// Sends one operation's frame: the answer to wait for, or the refusal of a frame too large
+/// for the wire (`resource_limit`) or of a server gone.
+fn send_op(
+    frames: &mpsc::UnboundedSender<Vec<u8>>,
+    pending: &Pending,
+    id: u64,
+    message: &FromWorker,
+) -> Result<oneshot::Receiver<Result<HostAnswer, HostError>>, HostError> {
+    let frame = wire::encode(message).map_err(|too_large| {
+        HostError::new("resource_limit", format!("this operation is {too_large}"))
+    })?;
+    let (reply, answer) = oneshot::channel();
+    lock(pending).insert(id, reply);
+    if frames.send(frame).is_err() {
+        lock(pending).remove(&id);
+        return Err(HostError::new("sandbox_internal", "the server is gone"));
+    }
+    Ok(answer)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl RemoteHost {
