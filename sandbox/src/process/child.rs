@@ -268,6 +268,9 @@ fn init_logging(filter: &str) {
 /// Answers awaited from the server, by operation id.
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<HostAnswer, HostError>>>>>;
 
+/// Calls' windows of operations in flight, by call number and endpoint slug.
+type Windows = Arc<Mutex<HashMap<(u64, String), Arc<Semaphore>>>>;
+
 /// The [`Host`] of a worker: every op is a frame to the server and an answer back.
 pub(crate) struct RemoteHost {
     frames: mpsc::UnboundedSender<Vec<u8>>,
@@ -275,7 +278,7 @@ pub(crate) struct RemoteHost {
     /// Each call's window of operations in flight ([`MAX_OPS_IN_FLIGHT_PER_CALL`]), by its
     /// number and its endpoint's slug (module loads share [`crate::NO_CALL`]), while any of
     /// its operations is in flight or waiting.
-    windows: Arc<Mutex<HashMap<(u64, String), Arc<Semaphore>>>>,
+    windows: Windows,
     next: AtomicU64,
 }
 
@@ -324,7 +327,7 @@ impl Host for RemoteHost {
 struct Seat {
     window: Arc<Semaphore>,
     key: (u64, String),
-    windows: Arc<Mutex<HashMap<(u64, String), Arc<Semaphore>>>>,
+    windows: Windows,
 }
 
 impl Drop for Seat {
