@@ -373,6 +373,30 @@ impl RemoteHost {
         let _ = self.frames.send(frame);
     }
 
+    /// Test builds only: an operation sent at once, outside its call's window, as a
+    /// compromised engine writing its own frames would: the server's walls must hold alone.
+    #[cfg(feature = "wall-probe")]
+    pub(crate) fn call_unwindowed(
+        &self,
+        endpoint: &EndpointCode,
+        call: u64,
+        op: HostOp,
+    ) -> HostFuture<HostAnswer> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let message = FromWorker::HostCall {
+            id,
+            call,
+            slug: endpoint.slug.clone(),
+            version: endpoint.version.clone(),
+            op,
+        };
+        let answer = send_op(&self.frames, &self.pending, id, &message);
+        Box::pin(async move {
+            let gone = || HostError::new("sandbox_internal", "the server is gone");
+            answer?.await.unwrap_or_else(|_| Err(gone()))
+        })
+    }
+
     fn answered(&self, id: u64, result: Result<HostAnswer, HostError>) {
         let reply = self
             .pending

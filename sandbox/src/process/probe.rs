@@ -11,7 +11,7 @@ use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
 use super::child::RemoteHost;
-use crate::{EndpointCode, Host, HostOp};
+use crate::{EndpointCode, HostOp};
 
 /// What to attempt.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -73,7 +73,7 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
             key,
         } => {
             let outcome = host
-                .call(&named(slug, version), call, HostOp::KvGet { key })
+                .call_unwindowed(&named(slug, version), call, HostOp::KvGet { key })
                 .await;
             vec![match outcome {
                 Ok(answer) => format!("forge_kv_get: allowed ({answer:?})"),
@@ -88,8 +88,9 @@ pub(crate) async fn run(probe: Probe, host: &RemoteHost) -> Vec<String> {
             count,
         } => {
             let code = named(slug, version);
-            let calls = (0..count)
-                .map(|_| host.call(&code, crate::NO_CALL, HostOp::KvGet { key: key.clone() }));
+            let calls = (0..count).map(|_| {
+                host.call_unwindowed(&code, crate::NO_CALL, HostOp::KvGet { key: key.clone() })
+            });
             let outcomes = deno_core::futures::future::join_all(calls).await;
             let mut tally = std::collections::BTreeMap::<String, usize>::new();
             for outcome in outcomes {
