@@ -176,20 +176,17 @@ impl App {
         )
         .await?;
         let endpoints = catalog.all();
-        // Data an earlier release kept under slugs moves under the endpoints' ids.
-        crate::storage::rekey::key_by_endpoint_id(
-            store.as_ref(),
-            endpoints
-                .iter()
-                .map(|c| (c.endpoint.slug.as_str(), c.endpoint.id.as_str())),
-        )
-        .await?;
+        // Data and secrets an earlier release kept under slugs move under the endpoints' ids.
+        let slugs_and_ids: Vec<(&str, &str)> = endpoints
+            .iter()
+            .map(|c| (c.endpoint.slug.as_str(), c.endpoint.id.as_str()))
+            .collect();
+        crate::storage::rekey::key_by_endpoint_id(store.as_ref(), slugs_and_ids.iter().copied())
+            .await?;
         crate::secrets::rekey::key_by_endpoint_id(
             store.as_ref(),
             &secrets,
-            endpoints
-                .iter()
-                .map(|c| (c.endpoint.slug.as_str(), c.endpoint.id.as_str())),
+            slugs_and_ids.iter().copied(),
         )
         .await?;
         // Storage written before per-builder totals existed joins its owner's totals.

@@ -34,12 +34,8 @@ impl Sandbox {
     pub fn new(config: PoolConfig, host: Arc<dyn Host>, isolation: Isolation) -> Sandbox {
         match isolation {
             Isolation::InProcess => {
-                let host = Arc::new(FairHost {
-                    host,
-                    fair: FairShare::for_cores(
-                        std::thread::available_parallelism().map_or(1, usize::from),
-                    ),
-                });
+                let fair = FairShare::for_this_machine();
+                let host = Arc::new(FairHost { host, fair });
                 Sandbox::InProcess(Pool::new(config, host))
             }
             Isolation::Workers(options) => Sandbox::Workers(WorkerPool::new(config, host, options)),

@@ -28,7 +28,7 @@ use crate::events::{self, EventKind};
 use crate::runtime::EndpointRuntime;
 use crate::safety::{self, field_group, ContentSafety, SafetyStatus};
 use crate::secrets;
-use crate::store::{Batch, Store};
+use crate::store::Store;
 
 /// The parts of the service the lifecycle works on, borrowed for one operation.
 pub struct Parts<'a> {
@@ -568,10 +568,7 @@ pub async fn delete(
     slug: &str,
 ) -> Result<Endpoint, EndpointError> {
     let id = owned(parts, caller, slug)?.endpoint.id.clone();
-    let removed = parts
-        .catalog
-        .remove(slug, &id, wipe::owe(Batch::new(), &id))
-        .await?;
+    let removed = parts.catalog.remove(slug, &id, wipe::owed(&id)).await?;
     parts.runtime.forget(slug);
     if let Err(e) = wipe::wipe(parts.store.as_ref(), &id).await {
         tracing::warn!(endpoint = %id, error = %e, "a deleted endpoint's wipe failed; maintenance finishes it");

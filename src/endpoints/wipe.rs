@@ -19,9 +19,9 @@ fn owed_key(endpoint: &str) -> Vec<u8> {
     [OWED, endpoint.as_bytes()].concat()
 }
 
-/// `batch` plus the record that `endpoint`'s data is owed a wipe.
-pub(super) fn owe(batch: Batch, endpoint: &str) -> Batch {
-    batch.put(Tree::Meta, owed_key(endpoint), b"1".to_vec())
+/// The write recording that `endpoint`'s data is owed a wipe.
+pub(super) fn owed(endpoint: &str) -> Batch {
+    Batch::new().put(Tree::Meta, owed_key(endpoint), b"1".to_vec())
 }
 
 /// Deletes everything kept under `endpoint`, then its owed record. Idempotent: a wipe that
@@ -104,7 +104,7 @@ mod tests {
         let store = SledStore::temporary().unwrap();
         fill(&store, "ep_gone").await;
         fill(&store, "ep_kept").await;
-        store.apply(owe(Batch::new(), "ep_gone")).await.unwrap();
+        store.apply(owed("ep_gone")).await.unwrap();
         assert!(rows_of(&store, "ep_gone").await.len() > 4);
         let kept = rows_of(&store, "ep_kept").await;
 

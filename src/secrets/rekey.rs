@@ -121,7 +121,7 @@ mod tests {
 
     use super::*;
     use crate::secrets::{decrypted, list};
-    use crate::store::test_stores::{postgres, sled};
+    use crate::store::test_stores::on_both_engines;
 
     type Shared = Arc<dyn Store>;
 
@@ -192,17 +192,5 @@ mod tests {
         );
     }
 
-    mod sled {
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn slug_keyed_secrets_move_under_ids() {
-            super::slug_keyed_secrets_move_under_ids(super::sled().await).await;
-        }
-    }
-
-    mod postgres {
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn slug_keyed_secrets_move_under_ids() {
-            super::slug_keyed_secrets_move_under_ids(super::postgres().await).await;
-        }
-    }
+    on_both_engines!(slug_keyed_secrets_move_under_ids);
 }

@@ -408,24 +408,11 @@ impl Drop for Turn<'_> {
 mod tests {
     use super::*;
     use crate::storage::{read_json, usage_key, Usage};
-    use crate::store::test_stores::{postgres, sled};
+    use crate::store::test_stores::on_both_engines;
     use sandbox::KvCheck;
     use serde_json::json;
 
     type Shared = Arc<dyn Store>;
-
-    macro_rules! on_both_engines {
-        ($($case:ident),+ $(,)?) => {
-            mod sled {$(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $case() { super::$case(super::sled().await).await; }
-            )+}
-            mod postgres {$(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $case() { super::$case(super::postgres().await).await; }
-            )+}
-        };
-    }
 
     on_both_engines!(
         a_failed_check_writes_nothing,

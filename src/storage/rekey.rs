@@ -102,7 +102,7 @@ mod tests {
     use super::*;
     use crate::config::Quotas;
     use crate::storage::{write_counted, Usage};
-    use crate::store::test_stores::{postgres, sled};
+    use crate::store::test_stores::{on_both_engines, postgres};
 
     type Shared = Arc<dyn Store>;
 
@@ -227,22 +227,11 @@ mod tests {
             .is_some());
     }
 
-    mod sled {
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn slug_keyed_data_moves_under_ids() {
-            super::slug_keyed_data_moves_under_ids(super::sled().await).await;
-        }
-    }
+    on_both_engines!(slug_keyed_data_moves_under_ids);
 
-    mod postgres {
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn slug_keyed_data_moves_under_ids() {
-            super::slug_keyed_data_moves_under_ids(super::postgres().await).await;
-        }
-
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn nodes_starting_together_move_each_row_once() {
-            super::nodes_starting_together_move_each_row_once(super::postgres().await).await;
-        }
+    /// Takes two nodes: PostgreSQL only.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn nodes_starting_together_on_postgres_move_each_row_once() {
+        nodes_starting_together_move_each_row_once(postgres().await).await;
     }
 }

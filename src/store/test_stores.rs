@@ -1,5 +1,6 @@
 //! Stores for tests that run on both engines (tests only): one sled store, or two PostgreSQL
-//! stores on one fresh database, as two nodes sharing it are.
+//! stores on one fresh database, as two nodes sharing it are; and [`on_both_engines`], which
+//! runs a test case on each.
 
 use std::sync::Arc;
 
@@ -23,3 +24,21 @@ pub(crate) async fn postgres() -> Vec<Arc<dyn Store>> {
     }
     nodes
 }
+
+/// For each `case` (an `async fn(Vec<Arc<dyn Store>>)` of the calling module), a test on sled
+/// (`sled::case`) and one on PostgreSQL (`postgres::case`).
+macro_rules! on_both_engines {
+    ($($case:ident),+ $(,)?) => {
+        mod sled {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() { super::$case($crate::store::test_stores::sled().await).await; }
+        )+}
+        mod postgres {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                super::$case($crate::store::test_stores::postgres().await).await;
+            }
+        )+}
+    };
+}
+pub(crate) use on_both_engines;

@@ -14,9 +14,9 @@
 //! ahead of them; one alone uses every turn. Time spent waiting on I/O holds no turn, so an
 //! outbound request that waits seconds costs its builder nothing while it waits.
 //!
-//! Work the charged future spawns elsewhere (the store host runs its work as tasks of its own)
-//! is charged to the same builder: [`inherit_charge`] wraps it with the charge current where it was
-//! spawned.
+//! Work a charged poll spawns elsewhere is charged to the same builder: [`inherit_charge`]
+//! wraps it with the charge current where it was spawned (in-process, the store host spawns
+//! an op's work on the server's runtime from the isolate's thread).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -79,9 +79,10 @@ impl FairShare {
         })
     }
 
-    /// Turns for a server with this many cores: one fewer, at least one.
-    pub(crate) fn for_cores(cores: usize) -> Arc<FairShare> {
-        FairShare::new(cores.saturating_sub(1))
+    /// Turns for this machine: one fewer than its cores, at least one.
+    pub(crate) fn for_this_machine() -> Arc<FairShare> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        FairShare::new(cores - 1)
     }
 
     /// `work`, each of its polls taking a turn charged to `builder`.
@@ -94,8 +95,8 @@ impl FairShare {
     }
 
     /// Runs `f` charged to `builder` as one poll would be: work the store host spawns while
-    /// `f` runs is charged to it too (see [`inherit_charge`]). For hosts called from an isolate's own
-    /// thread (in-process), where no charged future polls.
+    /// `f` runs is charged to it too (see [`inherit_charge`]). For hosts called from an
+    /// isolate's own thread (in-process), where no charged future polls.
     pub(crate) fn within<T>(self: &Arc<Self>, builder: &str, f: impl FnOnce() -> T) -> T {
         CURRENT.sync_scope(self.account(builder), f)
     }
@@ -128,20 +129,12 @@ impl FairShare {
                 let t = state.next_ticket;
                 state.next_ticket += 1;
                 state.waiting.insert(t, waker.clone());
-                let floor = state.floor;
-                state
-                    .builders
-                    .entry(builder.clone())
-                    .or_insert_with(|| Builder::starting_at(floor))
-                    .queue
-                    .push_back(t);
+                state.builder(builder).queue.push_back(t);
                 *ticket = Some(t);
                 return false;
             }
         }
-        let floor = state.floor;
-        let entry = state.builders.entry(builder.clone());
-        entry.or_insert_with(|| Builder::starting_at(floor)).polling += 1;
+        state.builder(builder).polling += 1;
         true
     }
 
@@ -205,6 +198,17 @@ impl FairShare {
 }
 
 impl State {
+    /// `builder`'s entry, new ones starting at the floor.
+    fn builder(&mut self, builder: &Arc<str>) -> &mut Builder {
+        let floor = self.floor;
+        self.builders
+            .entry(builder.clone())
+            .or_insert_with(|| Builder {
+                charged: floor,
+                ..Builder::default()
+            })
+    }
+
     /// Drops `builder`'s entry once nothing of it runs or waits and it owes nothing over the
     /// floor (where it would start again anyway), so the map holds only builders in play.
     fn forget_if_idle(&mut self, builder: &Arc<str>) {
@@ -213,15 +217,6 @@ impl State {
             if b.polling == 0 && b.queue.is_empty() && b.charged <= floor {
                 self.builders.remove(builder);
             }
-        }
-    }
-}
-
-impl Builder {
-    fn starting_at(floor: u64) -> Builder {
-        Builder {
-            charged: floor,
-            ..Builder::default()
         }
     }
 }

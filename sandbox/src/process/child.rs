@@ -288,36 +288,25 @@ impl Host for RemoteHost {
     /// server's answer. [`HostOp::FetchCancel`] only gives back and is never answered: it
     /// leaves at once, outside the window, as it must when its future is dropped unpolled.
     fn call(&self, endpoint: &EndpointCode, call: u64, op: HostOp) -> HostFuture<HostAnswer> {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let message = FromWorker::HostCall {
-            id,
-            call,
-            slug: endpoint.slug.clone(),
-            version: endpoint.version.clone(),
-            op,
-        };
-        if let FromWorker::HostCall {
-            op: HostOp::FetchCancel { .. },
-            ..
-        } = &message
-        {
-            send(&self.frames, &message);
+        if let HostOp::FetchCancel { .. } = op {
+            send(&self.frames, &self.message(endpoint, call, op).1);
             return Box::pin(std::future::ready(Ok(HostAnswer::Done)));
         }
+        let key = (call, endpoint.slug.clone());
         let seat = Seat {
             window: lock(&self.windows)
-                .entry((call, endpoint.slug.clone()))
+                .entry(key.clone())
                 .or_insert_with(|| Arc::new(Semaphore::new(MAX_OPS_IN_FLIGHT_PER_CALL)))
                 .clone(),
-            key: (call, endpoint.slug.clone()),
+            key,
             windows: self.windows.clone(),
         };
+        let (id, message) = self.message(endpoint, call, op);
         let (frames, pending) = (self.frames.clone(), self.pending.clone());
         Box::pin(async move {
-            let gone = || HostError::new("sandbox_internal", "the server is gone");
-            let _in_flight = seat.window.acquire().await.map_err(|_| gone())?;
+            let _in_flight = seat.window.acquire().await.map_err(|_| server_gone())?;
             let answer = send_op(&frames, &pending, id, &message)?;
-            answer.await.unwrap_or_else(|_| Err(gone()))
+            answer.await.unwrap_or_else(|_| Err(server_gone()))
         })
     }
 }
@@ -357,9 +346,13 @@ fn send_op(
     lock(pending).insert(id, reply);
     if frames.send(frame).is_err() {
         lock(pending).remove(&id);
-        return Err(HostError::new("sandbox_internal", "the server is gone"));
+        return Err(server_gone());
     }
     Ok(answer)
+}
+
+fn server_gone() -> HostError {
+    HostError::new("sandbox_internal", "the server is gone")
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -382,6 +375,13 @@ impl RemoteHost {
         call: u64,
         op: HostOp,
     ) -> HostFuture<HostAnswer> {
+        let (id, message) = self.message(endpoint, call, op);
+        let answer = send_op(&self.frames, &self.pending, id, &message);
+        Box::pin(async move { answer?.await.unwrap_or_else(|_| Err(server_gone())) })
+    }
+
+    /// `op` of `endpoint`'s isolate during `call`, as the frame names it, with its new id.
+    fn message(&self, endpoint: &EndpointCode, call: u64, op: HostOp) -> (u64, FromWorker) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let message = FromWorker::HostCall {
             id,
@@ -390,20 +390,11 @@ impl RemoteHost {
             version: endpoint.version.clone(),
             op,
         };
-        let answer = send_op(&self.frames, &self.pending, id, &message);
-        Box::pin(async move {
-            let gone = || HostError::new("sandbox_internal", "the server is gone");
-            answer?.await.unwrap_or_else(|_| Err(gone()))
-        })
+        (id, message)
     }
 
     fn answered(&self, id: u64, result: Result<HostAnswer, HostError>) {
-        let reply = self
-            .pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id);
-        if let Some(reply) = reply {
+        if let Some(reply) = lock(&self.pending).remove(&id) {
             let _ = reply.send(result);
         }
     }

@@ -108,8 +108,8 @@ struct Inner {
     /// The workers' places: `options.count` shared by builders hashed to them, then the
     /// quarantine's, which serves only builders in [`Inner::quarantined`].
     slots: Vec<Slot>,
-    /// Builders (as [`EndpointCode::builder`] names them) whose calls were in progress in a worker that
-    /// crashed, with when they leave the quarantine worker. A crash takes every call of its
+    /// Builders (as [`EndpointCode::builder`] names them) whose calls were in progress in a
+    /// worker that crashed, with when they leave the quarantine worker. A crash takes every call of its
     /// worker with it; placed apart, the builder whose code caused it cannot cost the same
     /// neighbours again.
     quarantined: Mutex<HashMap<String, Instant>>,
@@ -392,9 +392,7 @@ impl WorkerPool {
                 share: share_of(&config, workers),
                 config,
                 host,
-                fair: FairShare::for_cores(
-                    std::thread::available_parallelism().map_or(1, usize::from),
-                ),
+                fair: FairShare::for_this_machine(),
                 command: options.command,
                 recycle_after_dropped: options.recycle_after_dropped.max(1),
                 slots: (0..=workers).map(|_| Slot::default()).collect(),
@@ -758,8 +756,8 @@ impl WorkerPool {
                 let worker = worker.clone();
                 // The op and the encoding of its reply are this builder's share of the
                 // server's work.
-                let fair = self.inner.fair.clone();
-                tokio::spawn(fair.charged(&builder.clone(), async move {
+                let charged_to = builder.clone();
+                tokio::spawn(self.inner.fair.charged(&charged_to, async move {
                     let result = match op.checked(&code, &pool.inner.config) {
                         Ok(op) => pool.inner.host.call(&code, call, op).await,
                         Err(refused) => Err(refused.into()),
