@@ -3,13 +3,17 @@
 # default limits; victims (8 addresses, 127.0.1.x) call a free and a paid tool (developer
 # credit), paced under the anonymous-write limit, for DURATION seconds alone and DURATION
 # seconds while attackers (127.0.0.2..9) run the attacks of tests/api/hostile_agents.rs in a
-# loop. Prints p50/p99 of both phases, the ratio of the p99s (goal: at most 2x), victims'
-# errors (goal: none), the attackers' answers by status, and the server's peak RSS.
+# loop, twice: their process at the normal priority, then at nice 19 (it then takes only the
+# CPU the server and the victims leave, as attackers on other machines would: what remains is
+# the server's own work for them). Prints p50/p99 of each phase, the ratios of the p99s (goal:
+# at most 2x), victims' errors (goal: none), the attackers' answers by status, and the
+# server's peak RSS.
 #
 #   bash bench/hostile-agents.sh                       # release build, 30 s per phase
 #   DURATION=5 TOOLHOST_BIN=target/debug/toolhost bash bench/hostile-agents.sh   # smoke test
 #
-# Environment: DURATION (seconds per phase, default 30), OUT (also append the output to this
+# Environment: DURATION (seconds per phase, default 30), ATTACKER_NICE (the second attack's
+# nice value, default 19; 0 runs the attack once), OUT (also append the output to this
 # markdown file), SKIP_BUILD, TOOLHOST_BIN, TOOLHOST_REV (see run.sh). Linux only (source
 # addresses 127.0.0.x/127.0.1.x, /proc for RSS).
 set -euo pipefail

@@ -51,6 +51,7 @@ struct SandboxMetrics {
     overloaded: Counter,
     abandoned: Counter,
     engine_resets: Counter,
+    cpu_demotions: Counter,
     worker_restarts: Counter,
     worker_recycles: Counter,
 }
@@ -70,6 +71,7 @@ pub struct SandboxSnapshot {
     pub overloaded: u64,
     pub abandoned: u64,
     pub engine_resets: u64,
+    pub cpu_demotions: u64,
     pub worker_processes: u64,
     pub quarantined_builders: u64,
     pub worker_restarts: u64,
@@ -109,7 +111,7 @@ impl Default for Metrics {
         for (name, help, gauge) in gauges {
             registry.register(name, help, gauge.clone());
         }
-        let counters: [(&str, &str, &Counter); 9] = [
+        let counters: [(&str, &str, &Counter); 10] = [
             (
                 "sandbox_isolates_created",
                 "Isolates built",
@@ -144,6 +146,11 @@ impl Default for Metrics {
                 "sandbox_engine_resets",
                 "Calls served again on a fresh isolate thread because their thread's engine could no longer load a module that had loaded before",
                 &sandbox.engine_resets,
+            ),
+            (
+                "sandbox_cpu_demotions",
+                "Isolate threads moved to the lowest CPU priority because their builder's calls ran long CPU bursts",
+                &sandbox.cpu_demotions,
             ),
             (
                 "sandbox_worker_restarts",
@@ -200,6 +207,7 @@ impl Metrics {
         follow(&self.sandbox.overloaded, snapshot.overloaded);
         follow(&self.sandbox.abandoned, snapshot.abandoned);
         follow(&self.sandbox.engine_resets, snapshot.engine_resets);
+        follow(&self.sandbox.cpu_demotions, snapshot.cpu_demotions);
         follow(&self.sandbox.worker_restarts, snapshot.worker_restarts);
         follow(&self.sandbox.worker_recycles, snapshot.worker_recycles);
         set(&self.sandbox.worker_processes, snapshot.worker_processes);

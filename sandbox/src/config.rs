@@ -156,6 +156,17 @@ pub struct PoolConfig {
     /// Body sizes and request counts of `fetch`; its time is the call's.
     #[serde(default)]
     pub fetch: FetchLimits,
+    /// A builder whose call took 50 ms of CPU or more has its isolate threads moved to the
+    /// lowest CPU priority for a minute, so that its long bursts yield the cores to other
+    /// builders' short calls (`limits::cpu`). Off when the isolates run in the server's own
+    /// process ([`crate::Isolation::InProcess`]): a thread started from a demoted one inherits
+    /// its priority, and there the server's own threads may be started from isolate threads.
+    #[serde(default = "cpu_shares_on")]
+    pub cpu_shares: bool,
+}
+
+fn cpu_shares_on() -> bool {
+    true
 }
 
 impl Default for PoolConfig {
@@ -183,6 +194,7 @@ impl Default for PoolConfig {
             max_http_timeout: Duration::from_secs(10),
             storage: StorageLimits::default(),
             fetch: FetchLimits::default(),
+            cpu_shares: true,
         }
     }
 }

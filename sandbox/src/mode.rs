@@ -31,11 +31,12 @@ pub enum Sandbox {
 
 impl Sandbox {
     /// A pool for `host`, run as `isolation` says.
-    pub fn new(config: PoolConfig, host: Arc<dyn Host>, isolation: Isolation) -> Sandbox {
+    pub fn new(mut config: PoolConfig, host: Arc<dyn Host>, isolation: Isolation) -> Sandbox {
         match isolation {
             Isolation::InProcess => {
                 let fair = FairShare::for_this_machine();
                 let host = Arc::new(FairHost { host, fair });
+                config.cpu_shares = false;
                 Sandbox::InProcess(Pool::new(config, host))
             }
             Isolation::Workers(options) => Sandbox::Workers(WorkerPool::new(config, host, options)),

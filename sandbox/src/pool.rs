@@ -27,6 +27,7 @@ use tokio::sync::oneshot;
 
 use crate::invocation::RawReport;
 use crate::limits::admission::{Admission, Permit};
+use crate::limits::cpu::CpuShares;
 use crate::limits::deadline::{Check, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::ops::web::names_web_globals;
@@ -119,6 +120,10 @@ pub struct PoolStats {
     /// Calls served again on a fresh thread because their thread's engine could no longer
     /// load a module that had loaded before (see the `worker` module docs); each is logged.
     pub engine_resets: u64,
+    /// Isolate threads moved to the lowest CPU priority because their builder ran long CPU
+    /// bursts ([`PoolConfig::cpu_shares`]).
+    #[serde(default)]
+    pub cpu_demotions: u64,
     /// Process ids of the live worker processes (empty when isolates run in the server).
     pub worker_pids: Vec<u32>,
     /// Worker processes started to replace one that crashed, hung, broke the protocol or held
@@ -145,6 +150,7 @@ impl PoolStats {
             overloaded: self.overloaded,
             abandoned: self.abandoned,
             engine_resets: self.engine_resets,
+            cpu_demotions: self.cpu_demotions,
             ..PoolStats::default()
         }
     }
@@ -166,6 +172,7 @@ impl PoolStats {
         self.abandoned_isolates += other.abandoned_isolates;
         self.abandoned += other.abandoned;
         self.engine_resets += other.engine_resets;
+        self.cpu_demotions += other.cpu_demotions;
     }
 }
 
@@ -211,6 +218,7 @@ impl Pool {
         let pool = Pool {
             inner: Arc::new(Inner {
                 shared: Arc::new(Shared {
+                    cpu: CpuShares::new(config.cpu_shares),
                     config,
                     host,
                     watchdog,
@@ -448,6 +456,7 @@ impl Pool {
             abandoned_isolates,
             abandoned: counters.abandoned.load(Ordering::Relaxed),
             engine_resets: counters.engine_resets.load(Ordering::Relaxed),
+            cpu_demotions: self.inner.shared.cpu.demotions(),
             worker_pids: Vec::new(),
             worker_restarts: 0,
             worker_recycles: 0,

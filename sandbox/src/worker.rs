@@ -32,6 +32,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::invocation::RawReport;
 use crate::isolate::{BindError, Blank, Isolate, IsolateEnv, WebPreload};
+use crate::limits::cpu::CpuShares;
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::ops::web::{names_web_globals, web_globals_named};
@@ -49,6 +50,8 @@ pub(crate) struct Shared {
     pub(crate) host: Arc<dyn Host>,
     pub(crate) watchdog: Watchdog,
     pub(crate) counters: Counters,
+    /// Which builders ran long CPU bursts lately, whose threads yield to the others'.
+    pub(crate) cpu: CpuShares,
     /// Every worker thread started, for `Pool::shutdown` to join; a thread that hands its
     /// worker over registers the next one here before it ends.
     pub(crate) threads: Mutex<Vec<(Arc<Progress>, JoinHandle<()>)>>,
@@ -603,7 +606,10 @@ impl Engine {
         let Some(isolate) = self.isolate.as_mut() else {
             unreachable!("a loaded engine holds its isolate");
         };
+        let cpu = &seat.shared.cpu;
+        let meter = cpu.before_call(code.builder());
         let finished = isolate.invoke(&invocation.request, pending.call, env).await;
+        cpu.after_call(code.builder(), meter);
         let worn_out = isolate.invocations() >= seat.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
             tracing::debug!(

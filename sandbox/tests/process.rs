@@ -639,3 +639,54 @@ async fn a_call_starting_hundreds_of_operations_at_once_gets_every_answer() {
     );
     pool.shutdown().await;
 }
+
+/// The nice value of each thread of process `pid`: field 19 of `/proc/PID/task/TID/stat`,
+/// counted after the command name's closing parenthesis (the name may hold spaces).
+fn thread_nices(pid: u32) -> Vec<i32> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the worker runs");
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("stat")).ok())
+        .filter_map(|stat| {
+            let after_name = &stat[stat.rfind(')')? + 2..];
+            after_name.split(' ').nth(16)?.parse().ok()
+        })
+        .collect()
+}
+
+/// A builder whose call ran a long burst of CPU has its isolate threads in the (confined)
+/// worker moved to the lowest CPU priority, so that it yields the cores to other builders'
+/// short calls; the other builders' threads stay at the normal priority.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_builder_running_long_cpu_bursts_yields_the_cores_to_the_others() {
+    let (pool, _host) = workers_with(test_config(), 1);
+    let light = endpoint("light", ECHO);
+    // 400 ms of wall clock spinning is well over the 50 ms of CPU that marks a builder heavy,
+    // even on a loaded machine.
+    let heavy = endpoint(
+        "heavy",
+        "export default () => { const end = Date.now() + 400; let n = 0;
+            while (Date.now() < end) n++; return { n: n > 0 }; }",
+    );
+    ok(call(&pool, &light, json!({})).await);
+    let pid = pool.stats().await.worker_pids[0];
+    let normal = thread_nices(pid)[0];
+    assert!(
+        normal < 19,
+        "the test runs at nice {normal}: nothing to lower"
+    );
+    let demoted = || thread_nices(pid).into_iter().filter(|&n| n == 19).count();
+    assert_eq!(demoted(), 0);
+    assert_eq!(pool.stats().await.cpu_demotions, 0);
+
+    ok(call(&pool, &heavy, json!({})).await);
+    assert_eq!(pool.stats().await.cpu_demotions, 1);
+    assert_eq!(demoted(), 1, "{:?}", thread_nices(pid));
+    // The light builder's calls, before and after, on its own thread: not demoted.
+    for _ in 0..3 {
+        ok(call(&pool, &light, json!({})).await);
+    }
+    ok(call(&pool, &heavy, json!({})).await);
+    assert_eq!(demoted(), 1, "{:?}", thread_nices(pid));
+    assert_eq!(pool.stats().await.cpu_demotions, 1);
+    pool.shutdown().await;
+}

@@ -46,6 +46,7 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         overloaded: pool.overloaded,
         abandoned: pool.abandoned,
         engine_resets: pool.engine_resets,
+        cpu_demotions: pool.cpu_demotions,
         worker_processes: count(pool.worker_pids.len()),
         worker_restarts: pool.worker_restarts,
         worker_recycles: pool.worker_recycles,

@@ -118,6 +118,27 @@ pub(super) fn allowed_syscalls(pid: u32) -> BTreeMap<i64, Vec<SeccompRule>> {
             libc::SYS_sched_getaffinity,
         ],
     );
+    // An isolate thread lowering its own CPU priority (`limits::cpu`): setpriority(PRIO_PROCESS,
+    // 0 (the calling thread), DEMOTED_NICE), nothing else: no other thread's or process's, and
+    // never a higher priority.
+    allowed.push((
+        libc::SYS_setpriority,
+        vec![when(vec![
+            arg(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                libc::PRIO_PROCESS as u64,
+            ),
+            arg(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, 0),
+            arg(
+                2,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                crate::limits::cpu::DEMOTED_NICE as u64,
+            ),
+        ])],
+    ));
     // I/O on descriptors that are already open (the IPC socket, stderr for logs, the
     // runtimes' epoll and eventfd), and closing them. None of these can name a file or an
     // address: `sendto`/`sendmsg` on a connected stream socket ignore one.
