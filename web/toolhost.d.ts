@@ -296,7 +296,7 @@ declare namespace toolhost {
     /** Only keys starting with this (default: all). */
     prefix?: string;
     /** At most this many entries (a positive integer; the server caps it at 1000). A page
-     * also stops before 1 MiB of keys and values, with a `cursor`: page on until it is
+     * also stops before 256 KiB of keys and values, with a `cursor`: page on until it is
      * `null`. */
     limit?: number;
     /** The `cursor` of the previous page. */

@@ -22,8 +22,12 @@ use crate::store::{Store, Tree};
 
 /// The most bytes of stored keys and values one `ctx.kv.list` page holds: a page of the
 /// largest limit over the largest values would be 64 MiB, and a handler can ask for many at
-/// once. A page that stops here has a cursor, as one that stops at its limit.
-pub(crate) const MAX_LIST_PAGE_BYTES: usize = 1 << 20;
+/// once. A page that stops here has a cursor, as one that stops at its limit. Reading and
+/// encoding one page is one turn of the server's shared work for `ctx` operations
+/// (`sandbox::limits::fair`), which other builders' operations wait for: 256 KiB keeps that
+/// turn short (a flood of 1 MiB pages kept other builders' operations waiting four times as
+/// long, bench/RESULTS.md).
+pub(crate) const MAX_LIST_PAGE_BYTES: usize = 256 << 10;
 
 /// Rows a `ctx.kv.list` reads from the store at a time.
 const LIST_SCAN_ROWS: usize = 64;

@@ -26,7 +26,7 @@ use crate::{
 const MAX_CACHED_CODE: usize = 1024;
 /// `ctx` operations of one call in flight at once: sent to the server, or answered and not yet
 /// taken by the handler. More wait their turn, oldest first. So the answers decoded here that
-/// a busy handler has not taken yet (a `kv.list` page is up to 1 MiB) stay bounded however
+/// a busy handler has not taken yet (a `kv.list` page is up to 256 KiB) stay bounded however
 /// many operations it starts at once, and do not crowd the worker its neighbours run in.
 const MAX_OPS_IN_FLIGHT_PER_CALL: usize = 16;
 
