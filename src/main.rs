@@ -154,6 +154,11 @@ struct ServeArgs {
     /// part of each dropped isolate's memory (under 1 MiB) until its process ends.
     #[arg(long, env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER", default_value_t = sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED, value_parser = clap::value_parser!(u64).range(1..))]
     sandbox_worker_recycle_after: u64,
+    /// ... or once the isolates it dropped held this much heap, in MiB: what a dropped
+    /// isolate's realm still reaches (a handler's globals and module variables) stays
+    /// allocated until the process ends.
+    #[arg(long, env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER_HEAP_MB", default_value_t = sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..))]
+    sandbox_worker_recycle_after_heap_mb: u64,
     /// Development only: run JavaScript on threads of the server process instead of in worker
     /// processes. Faster to start and to debug, but the isolate is then the only wall between a
     /// handler and the server's keys, secrets and store.
@@ -283,6 +288,8 @@ impl ServeArgs {
             toolhost::config::worker_isolation(
                 usize::from(self.sandbox_workers),
                 self.sandbox_worker_recycle_after,
+                self.sandbox_worker_recycle_after_heap_mb
+                    .saturating_mul(1 << 20),
                 std::env::var("RUST_LOG").unwrap_or_else(|_| "info".to_owned()),
             )?
         };

@@ -177,12 +177,14 @@ impl PoolStats {
 }
 
 /// A pool's wear, as [`Pool::wear`] reports it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Wear {
     /// Abandoned isolate threads not ended yet (as [`PoolStats::abandoned_isolates`]).
     pub abandoned_isolates: usize,
     /// Isolates built and dropped since.
     pub isolates_dropped: u64,
+    /// The heap those isolates held when they were dropped, summed.
+    pub heap_dropped_bytes: u64,
 }
 
 fn abandoned_in(state: &State) -> usize {
@@ -219,6 +221,7 @@ impl Pool {
             inner: Arc::new(Inner {
                 shared: Arc::new(Shared {
                     cpu: CpuShares::new(config.cpu_shares),
+                    heap_dropped: Arc::default(),
                     config,
                     host,
                     watchdog,
@@ -415,6 +418,7 @@ impl Pool {
         Wear {
             abandoned_isolates: abandoned_in(&state),
             isolates_dropped: created.saturating_sub(u64::try_from(live).unwrap_or(u64::MAX)),
+            heap_dropped_bytes: self.inner.shared.heap_dropped.load(Ordering::Relaxed),
         }
     }
 

@@ -231,12 +231,7 @@ fn send(frames: &mpsc::UnboundedSender<Vec<u8>>, message: &FromWorker) {
 /// Sends a call's report; one too large for a frame (its logs and answer together) fails
 /// that call with `resource_limit`, and the worker goes on.
 fn send_report(frames: &mpsc::UnboundedSender<Vec<u8>>, id: u64, report: RawReport, wear: Wear) {
-    let done = |report| FromWorker::Done {
-        id,
-        report,
-        abandoned: wear.abandoned_isolates,
-        isolates_dropped: wear.isolates_dropped,
-    };
+    let done = |report| FromWorker::Done { id, report, wear };
     let duration = report.duration;
     let frame = wire::encode(&done(report)).or_else(|too_large| {
         wire::encode(&done(RawReport {

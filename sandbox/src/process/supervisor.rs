@@ -18,7 +18,7 @@ use crate::invocation::RawReport;
 use crate::limits::fair::FairShare;
 use crate::{
     EndpointCode, Host, HostAnswer, Invocation, InvocationReport, PoolConfig, PoolStats,
-    SandboxError,
+    SandboxError, Wear,
 };
 
 /// How long a new worker may take to start (exec, runtime, confinement) before it counts as
@@ -78,15 +78,23 @@ pub struct WorkerOptions {
     pub count: usize,
     /// A worker is replaced (its calls finish first) once it has dropped this many isolates
     /// (recycled, evicted or retired). The engine binding does not give back all of an
-    /// isolate's memory when the isolate is dropped (0.6 to 0.9 MiB each, measured: see
-    /// bench/RESULTS.md), so a process that drops isolates forever grows forever; ending the
-    /// process is what returns it all.
+    /// isolate's memory when the isolate is dropped (0.6 to 0.9 MiB each for a plain one,
+    /// measured: see bench/RESULTS.md), so a process that drops isolates forever grows
+    /// forever; ending the process is what returns it all.
     pub recycle_after_dropped: u64,
+    /// ... or once the isolates it dropped held this much heap when they were dropped: what
+    /// a dropped isolate's realm still reaches is never given back (a handler that keeps
+    /// 20 MiB in a global leaves 20 MiB behind with each isolate), so a builder whose calls
+    /// fill their heap and time out would otherwise grow its worker by a heap a call.
+    pub recycle_after_dropped_heap_bytes: u64,
 }
 
 impl WorkerOptions {
-    /// The default: a worker keeps at most about 15 MiB it cannot give back.
+    /// The default: a worker keeps at most about 15 MiB it cannot give back for plain isolates.
     pub const DEFAULT_RECYCLE_AFTER_DROPPED: u64 = 16;
+    /// The default: 32 MiB of dropped isolates' heap (so at most that plus the last isolate's
+    /// heap limit is held before the worker is replaced).
+    pub const DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES: u64 = 32 * 1024 * 1024;
 }
 
 /// Runs handlers in worker processes. Cheap to clone; all clones share the workers.
@@ -105,6 +113,7 @@ struct Inner {
     fair: Arc<FairShare>,
     command: WorkerCommand,
     recycle_after_dropped: u64,
+    recycle_after_dropped_heap_bytes: u64,
     /// The workers' places: `options.count` shared by builders hashed to them, then the
     /// quarantine's, which serves only builders in [`Inner::quarantined`].
     slots: Vec<Slot>,
@@ -377,8 +386,7 @@ enum Reply {
     Stopped,
     Done {
         report: RawReport,
-        abandoned: usize,
-        isolates_dropped: u64,
+        wear: Wear,
     },
     NeedCode,
 }
@@ -395,6 +403,7 @@ impl WorkerPool {
                 fair: FairShare::for_this_machine(),
                 command: options.command,
                 recycle_after_dropped: options.recycle_after_dropped.max(1),
+                recycle_after_dropped_heap_bytes: options.recycle_after_dropped_heap_bytes.max(1),
                 slots: (0..=workers).map(|_| Slot::default()).collect(),
                 quarantined: Mutex::new(HashMap::new()),
                 any_quarantined: AtomicBool::new(false),
@@ -478,15 +487,13 @@ impl WorkerPool {
             }
             worker.send_frame(frame);
             match tokio::time::timeout_at(deadline.into(), answer).await {
-                Ok(Ok(Reply::Done {
-                    report,
-                    abandoned,
-                    isolates_dropped,
-                })) => {
-                    if abandoned > 0 {
+                Ok(Ok(Reply::Done { report, wear })) => {
+                    if wear.abandoned_isolates > 0 {
                         self.replace(&worker, "an isolate did not stop at its time limit");
-                    } else if isolates_dropped >= self.inner.recycle_after_dropped {
-                        self.recycle(&worker, isolates_dropped);
+                    } else if wear.isolates_dropped >= self.inner.recycle_after_dropped
+                        || wear.heap_dropped_bytes >= self.inner.recycle_after_dropped_heap_bytes
+                    {
+                        self.recycle(&worker, wear);
                     }
                     // The body's one parse, on the caller's task rather than the reader's.
                     return report.parsed();
@@ -714,19 +721,10 @@ impl WorkerPool {
                 let ready = worker.lock().ready.take().ok_or("a second Ready")?;
                 let _ = ready.send(confinement);
             }
-            FromWorker::Done {
-                id,
-                report,
-                abandoned,
-                isolates_dropped,
-            } => {
+            FromWorker::Done { id, report, wear } => {
                 // A call the server gave up on has no waiter any more.
                 if let Some(call) = worker.lock().calls.remove(&id) {
-                    let _ = call.reply.send(Reply::Done {
-                        report,
-                        abandoned,
-                        isolates_dropped,
-                    });
+                    let _ = call.reply.send(Reply::Done { report, wear });
                 }
             }
             FromWorker::NeedCode { id } => {
@@ -810,7 +808,7 @@ impl WorkerPool {
     /// Replaces a worker that dropped its share of isolates, the planned way: it keeps taking
     /// calls until its successor is started and warm (a start can take seconds on a loaded
     /// machine, and no caller should wait for it), then ends after the calls it holds.
-    fn recycle(&self, worker: &Arc<Worker>, isolates_dropped: u64) {
+    fn recycle(&self, worker: &Arc<Worker>, wear: Wear) {
         if worker.recycled.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -819,7 +817,8 @@ impl WorkerPool {
         };
         tracing::info!(
             pid = worker.pid,
-            isolates_dropped,
+            isolates_dropped = wear.isolates_dropped,
+            heap_dropped_bytes = wear.heap_dropped_bytes,
             "recycling a sandbox worker that dropped its share of isolates"
         );
         let (pool, worker) = (self.clone(), worker.clone());

@@ -18,7 +18,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use crate::invocation::RawReport;
-use crate::{EndpointCode, HostAnswer, HostError, HostOp, Invocation, PoolConfig, PoolStats};
+use crate::{EndpointCode, HostAnswer, HostError, HostOp, Invocation, PoolConfig, PoolStats, Wear};
 
 /// Largest frame either side accepts; a longer one breaks the protocol. Bodies, results and
 /// files are bounded far below it by their own limits.
@@ -105,14 +105,13 @@ pub(crate) struct WarmRef<'a> {
 pub(crate) enum FromWorker {
     /// Sent once, after the worker confined itself; `confinement` says what was applied.
     Ready { confinement: String },
-    /// A call's report; `abandoned` counts isolate threads stuck in the worker, which makes
-    /// the server replace the whole process; `isolates_dropped` counts isolates the worker
-    /// built and dropped since, which makes the server recycle it past its share.
+    /// A call's report, and the worker's [`Wear`]: isolate threads stuck in it make the server
+    /// replace the whole process; isolates dropped (and the heap they held) past its share
+    /// make the server recycle it.
     Done {
         id: u64,
         report: RawReport,
-        abandoned: usize,
-        isolates_dropped: u64,
+        wear: Wear,
     },
     /// The worker does not hold the code of this call's endpoint version: send it again.
     NeedCode { id: u64 },
