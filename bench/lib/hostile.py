@@ -124,6 +124,19 @@ def phase(token, attack, nice=0):
     return latencies, errors, answers, peak
 
 
+def warm(token, seconds=3):
+    """The victims call for a few seconds before anything is measured (first connections,
+    the paid tool's first offer), so the first phase does not carry the server's warm-up."""
+    stop = threading.Event()
+    threads = [threading.Thread(target=victim, args=(v, token, stop, [], [])) for v in VICTIMS]
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+
+
 def attack_main():
     stop = threading.Event()
     answers = Counter()
@@ -318,6 +331,7 @@ ATTACKS = [amplify, amplify_huge, shapes, unpaid, held_bodies, trickled, slow_he
 
 def main():
     token = credit()
+    warm(token)
     idle_rss = rss_mib()
     results = {}
     phases = [("victims alone", False, 0)] + [
