@@ -124,11 +124,11 @@ def phase(token, attack, nice=0):
     return latencies, errors, answers, peak
 
 
-def warm(token, seconds=3):
-    """The victims call for a few seconds before anything is measured (first connections,
-    the paid tool's first offer), so the first phase does not carry the server's warm-up."""
+def run_for(seconds, loops):
+    """Runs each of `loops` (each takes the stop event) on a thread of its own for `seconds`,
+    then stops them and waits for them to end."""
     stop = threading.Event()
-    threads = [threading.Thread(target=victim, args=(v, token, stop, [], [])) for v in VICTIMS]
+    threads = [threading.Thread(target=loop, args=(stop,)) for loop in loops]
     for t in threads:
         t.start()
     time.sleep(seconds)
@@ -137,16 +137,15 @@ def warm(token, seconds=3):
         t.join()
 
 
+def warm(token, seconds=3):
+    """The victims call for a few seconds before anything is measured (first connections,
+    the paid tool's first offer), so the first phase does not carry the server's warm-up."""
+    run_for(seconds, [lambda stop, v=v: victim(v, token, stop, [], []) for v in VICTIMS])
+
+
 def attack_main():
-    stop = threading.Event()
     answers = Counter()
-    threads = [threading.Thread(target=a, args=(stop, answers)) for a in ATTACKS]
-    for t in threads:
-        t.start()
-    time.sleep(DURATION)
-    stop.set()
-    for t in threads:
-        t.join()
+    run_for(DURATION, [lambda stop, a=a: a(stop, answers) for a in ATTACKS])
     print(json.dumps(answers))
 
 
