@@ -104,9 +104,10 @@ async fn post(url: &str, input: &Value) -> (u16, Value) {
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-/// Calls `url` until its answer is `want`, for up to 15 s (a reload is polled, not pushed).
-async fn until_answer(url: &str, input: &Value, want: &Value) {
-    let deadline = Instant::now() + Duration::from_secs(15);
+/// Calls `url` until its answer is `want`, for up to 30 s (a reload is polled, not pushed);
+/// past that, fails with what `dev` reported on its standard error (a refused reload).
+async fn until_answer(url: &str, input: &Value, want: &Value, stderr: &Stderr) {
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let (status, body) = post(url, input).await;
         if status == 200 && &body == want {
@@ -114,7 +115,8 @@ async fn until_answer(url: &str, input: &Value, want: &Value) {
         }
         assert!(
             Instant::now() < deadline,
-            "{url} still answers {status} {body}, not {want}"
+            "{url} still answers {status} {body}, not {want}; dev printed on stderr:\n{}",
+            stderr.text.lock().unwrap()
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -283,6 +285,7 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
         &local,
         &json!({"name": "Ada"}),
         &json!({"greeting": "v2 Ada", "token": "dev-only"}),
+        &stderr,
     )
     .await;
     // A broken manifest is reported and the last good revision keeps serving.
@@ -490,7 +493,7 @@ async fn a_typescript_tool_goes_from_init_to_dev_to_deploy() {
     assert!(dir.join("handler.ts").is_file() && !dir.join("handler.js").exists());
 
     // dev serves init's TypeScript as it is, and reloads an edit.
-    let (mut dev, mut lines, _stderr, local) = start_dev(&cli, dir_arg).await;
+    let (mut dev, mut lines, stderr, local) = start_dev(&cli, dir_arg).await;
     let (status, body) = post(&local, &json!({"name": "Ada"})).await;
     assert_eq!((status, body), (200, json!({"greeting": "Hello, Ada!"})));
     std::fs::write(dir.join("handler.ts"), TS_HANDLER_V2).unwrap();
@@ -498,6 +501,7 @@ async fn a_typescript_tool_goes_from_init_to_dev_to_deploy() {
         &local,
         &json!({"name": "Ada"}),
         &json!({"greeting": "v2 Ada"}),
+        &stderr,
     )
     .await;
     let printed = stop_dev(&mut dev, &mut lines).await;
