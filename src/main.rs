@@ -154,7 +154,7 @@ struct ServeArgs {
     /// part of each dropped isolate's memory (under 1 MiB) until its process ends.
     #[arg(long, env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER", default_value_t = sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED, value_parser = clap::value_parser!(u64).range(1..))]
     sandbox_worker_recycle_after: u64,
-    /// ... or once the isolates it dropped held this much heap, in MiB: what a dropped
+    /// ... or once the isolates it dropped had grown their heaps by this much, in MiB: what a dropped
     /// isolate's realm still reaches (a handler's globals and module variables) stays
     /// allocated until the process ends.
     #[arg(long, env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER_HEAP_MB", default_value_t = sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..))]

@@ -36,7 +36,7 @@ pub(crate) struct IsolateEnv<'a> {
     pub(crate) watchdog: &'a Watchdog,
     /// The worker thread's progress, for the caller's hard deadline.
     pub(crate) progress: &'a Progress,
-    /// Bytes of heap the pool's isolates held when they were dropped (see [`Isolate`]'s drop).
+    /// What the pool's dropped isolates had grown their heaps by, summed (see [`Isolate`]'s drop).
     pub(crate) heap_dropped: &'a Arc<AtomicU64>,
 }
 

@@ -183,7 +183,7 @@ pub struct Wear {
     pub abandoned_isolates: usize,
     /// Isolates built and dropped since.
     pub isolates_dropped: u64,
-    /// The heap those isolates held when they were dropped, summed.
+    /// What those isolates had grown their heaps by since before their module loaded, summed.
     pub heap_dropped_bytes: u64,
 }
 

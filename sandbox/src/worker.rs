@@ -52,7 +52,7 @@ pub(crate) struct Shared {
     pub(crate) counters: Counters,
     /// Which builders ran long CPU bursts lately, whose threads yield to the others'.
     pub(crate) cpu: CpuShares,
-    /// Heap the pool's isolates held when they were dropped, summed (see `isolate::Isolate`).
+    /// What the pool's dropped isolates had grown their heaps by, summed (see `isolate::Isolate`).
     pub(crate) heap_dropped: Arc<AtomicU64>,
     /// Every worker thread started, for `Pool::shutdown` to join; a thread that hands its
     /// worker over registers the next one here before it ends.

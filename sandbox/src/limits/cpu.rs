@@ -71,7 +71,8 @@ impl CpuShares {
         if !self.enabled {
             return None;
         }
-        if self.is_heavy(builder, Instant::now()) {
+        // A thread already demoted stays so: no lookup (and no lock) for it.
+        if !DEMOTED.get() && self.is_heavy(builder, Instant::now()) {
             self.demote_this_thread();
         }
         Some(CallCpu {

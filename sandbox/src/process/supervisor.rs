@@ -82,7 +82,7 @@ pub struct WorkerOptions {
     /// measured: see bench/RESULTS.md), so a process that drops isolates forever grows
     /// forever; ending the process is what returns it all.
     pub recycle_after_dropped: u64,
-    /// ... or once the isolates it dropped held this much heap when they were dropped: what
+    /// ... or once the isolates it dropped had grown their heaps by this much, summed: what
     /// a dropped isolate's realm still reaches is never given back (a handler that keeps
     /// 20 MiB in a global leaves 20 MiB behind with each isolate), so a builder whose calls
     /// fill their heap and time out would otherwise grow its worker by a heap a call.
