@@ -51,11 +51,13 @@ pub enum SandboxError {
     /// The handler let a `capability_denied` error escape.
     #[error("capability denied: {0}")]
     CapabilityDenied(String),
-    /// Too many invocations of this endpoint are in flight, or no isolate could be freed.
-    #[error("overloaded, retry after {retry_after_secs} s")]
+    /// A limit of the pool refused the call at once rather than queue it; `why` names it.
+    #[error("overloaded ({why}), retry after {retry_after_secs} s")]
     Overloaded {
         /// Suggested `Retry-After`.
         retry_after_secs: u64,
+        /// Which limit refused the call.
+        why: Overload,
     },
     /// The module failed to parse, to evaluate, or has no default-exported function.
     #[error("compile error: {0}")]
@@ -67,6 +69,38 @@ pub enum SandboxError {
     /// ([`crate::Sandbox::stop`]).
     #[error("the endpoint was deleted during the call")]
     Stopped,
+}
+
+/// Which of the pool's limits refused a call with [`SandboxError::Overloaded`]. Told to the
+/// caller (and so to the builder): whether to retry soon, and whether it is this endpoint's
+/// doing or the host's, depends on which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Overload {
+    /// The endpoint has its most calls running or queued
+    /// ([`crate::PoolConfig::max_concurrent_per_endpoint`]).
+    EndpointBusy,
+    /// The endpoint's builder has all the isolates, or all the heap, its quota allows, and
+    /// none of them is idle.
+    BuilderQuota,
+    /// The pool's isolates or memory budget are taken, and none that may be evicted is idle.
+    PoolFull,
+    /// Too many isolate threads did not stop at their time limit; no isolate starts until
+    /// one of them ends ([`crate::PoolConfig::max_abandoned_isolates`]).
+    StuckIsolates,
+    /// The isolate chosen for the call could not take it (its queue is full, or it ended).
+    IsolateBusy,
+}
+
+impl std::fmt::Display for Overload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Overload::EndpointBusy => "this endpoint has too many calls in flight",
+            Overload::BuilderQuota => "this builder's isolates are all busy",
+            Overload::PoolFull => "the sandbox's isolates are all busy",
+            Overload::StuckIsolates => "too many isolates did not stop at their time limit",
+            Overload::IsolateBusy => "no isolate could take the call",
+        })
+    }
 }
 
 impl SandboxError {
@@ -96,7 +130,8 @@ mod tests {
         assert_eq!(SandboxError::Timeout.code(), "timeout");
         assert_eq!(
             SandboxError::Overloaded {
-                retry_after_secs: 1
+                retry_after_secs: 1,
+                why: Overload::PoolFull,
             }
             .code(),
             "overloaded"

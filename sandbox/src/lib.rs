@@ -124,7 +124,7 @@ mod trace;
 mod worker;
 
 pub use config::{Capabilities, FetchLimits, Limits, PoolConfig, StorageLimits};
-pub use error::{HostError, SandboxError};
+pub use error::{HostError, Overload, SandboxError};
 pub use host::{
     is_versionstamp, FetchHead, FetchRequest, FileEntry, Host, HostAnswer, HostFuture, HostOp,
     KvAtomic, KvCheck, KvEntry, KvMutation, KvPage, KvVersioned, MAX_FETCH_CHUNK_BYTES,

@@ -25,6 +25,7 @@ use std::time::Instant;
 
 use tokio::sync::oneshot;
 
+use crate::error::Overload;
 use crate::invocation::RawReport;
 use crate::limits::admission::{Admission, Permit};
 use crate::limits::cpu::CpuShares;
@@ -306,7 +307,7 @@ impl Pool {
         self.touch(&mut state, code);
         let wanted = instances.min(self.inner.shared.config.instances_per_endpoint);
         while state.endpoints[&code.slug].instances.len() < wanted
-            && self.make_room(&mut state, &code.slug)
+            && self.make_room(&mut state, &code.slug).is_ok()
         {
             let Ok(index) = self.start_instance(&mut state, &code.slug) else {
                 break;
@@ -530,8 +531,9 @@ impl Pool {
         received: Instant,
     ) -> Result<(Queued, Permit), SandboxError> {
         let config = &self.inner.shared.config;
-        let overloaded = SandboxError::Overloaded {
+        let overloaded = |why| SandboxError::Overloaded {
             retry_after_secs: config.overload_retry_after_secs,
+            why,
         };
         let mut state = self.lock();
         if state.closed {
@@ -547,7 +549,7 @@ impl Pool {
         let permit = endpoint
             .admission
             .try_admit()
-            .ok_or_else(|| overloaded.clone())?;
+            .ok_or_else(|| overloaded(Overload::EndpointBusy))?;
 
         let least_busy = endpoint
             .instances
@@ -561,12 +563,16 @@ impl Pool {
                 queued > 0 && endpoint.instances.len() < config.instances_per_endpoint
             }
         };
-        let index = if wants_instance && self.make_room(&mut state, &code.slug) {
-            self.start_instance(&mut state, &code.slug)?
+        let room = if wants_instance {
+            self.make_room(&mut state, &code.slug)
         } else {
-            least_busy
-                .map(|(index, _)| index)
-                .ok_or(overloaded.clone())?
+            Err(Overload::IsolateBusy)
+        };
+        let index = match (room, least_busy) {
+            (Ok(()), _) => self.start_instance(&mut state, &code.slug)?,
+            // Queued behind a busy instance of its own rather than refused.
+            (Err(_), Some((index, _))) => index,
+            (Err(why), None) => return Err(overloaded(why)),
         };
 
         let (reply, answer) = oneshot::channel();
@@ -590,10 +596,10 @@ impl Pool {
                 },
                 permit,
             )),
-            Err(QueueError::Full) => Err(overloaded),
+            Err(QueueError::Full) => Err(overloaded(Overload::IsolateBusy)),
             // The worker ended since the dead instances were dropped above: the next call
             // gets a fresh one.
-            Err(QueueError::Closed) => Err(overloaded),
+            Err(QueueError::Closed) => Err(overloaded(Overload::IsolateBusy)),
         }
     }
 
@@ -626,15 +632,15 @@ impl Pool {
     }
 
     /// Ensures one more isolate of `for_slug` fits every limit (see the module docs), evicting
-    /// least recently used idle instances of other endpoints as needed. `false` when it cannot
-    /// fit without exceeding one.
-    fn make_room(&self, state: &mut State, for_slug: &str) -> bool {
+    /// least recently used idle instances of other endpoints as needed. The limit in the way
+    /// when it cannot fit without exceeding one.
+    fn make_room(&self, state: &mut State, for_slug: &str) -> Result<(), Overload> {
         let config = &self.inner.shared.config;
         let Some(code) = state.endpoints.get(for_slug).map(|e| e.code.clone()) else {
-            return false;
+            return Err(Overload::IsolateBusy);
         };
         if state.abandoned.len() >= config.max_abandoned_isolates {
-            return false;
+            return Err(Overload::StuckIsolates);
         }
         let heap = self.heap_of(&code);
         let owner = code.owner.as_deref();
@@ -659,7 +665,7 @@ impl Pool {
             let pool_full =
                 all.isolates >= config.max_isolates || all.heap.saturating_add(heap) > budget;
             if !owner_full && !pool_full {
-                return true;
+                return Ok(());
             }
             // Over the owner's quota only the owner's own isolates can make room; over a
             // pool-wide limit the owner's go first, then anyone's (past its floor, only those
@@ -683,11 +689,16 @@ impl Pool {
                 }),
                 None => others(state),
             };
+            let full = if owner_full {
+                Overload::BuilderQuota
+            } else {
+                Overload::PoolFull
+            };
             let Some(victim) = victim else {
-                return false;
+                return Err(full);
             };
             if !self.evict_one(state, &victim) {
-                return false;
+                return Err(full);
             }
         }
     }

@@ -592,11 +592,23 @@ impl Engine {
         may_retry: bool,
     ) -> Served {
         let (invocation, received) = (&pending.invocation, pending.received);
+        // The call's CPU counts its cold start, if it needs one (a runtime built, the module
+        // evaluated): a builder whose calls keep losing their isolates (timed out, over their
+        // heap) pays for the isolates that costs, not only for its calls.
+        let shared = seat.shared.clone();
+        let cpu = &shared.cpu;
+        let bound = seat.code.clone();
+        let builder = bound.as_deref().map_or("", EndpointCode::builder);
+        let meter = cpu.before_call(builder);
         let code = match self.load(seat, env, received, may_retry).await {
             Ok(code) => code,
-            Err(served) => return served,
+            Err(served) => {
+                cpu.after_call(builder, meter);
+                return served;
+            }
         };
         if invocation.load_only {
+            cpu.after_call(builder, meter);
             // A check's isolate serves no call: dropped once the caller has its answer.
             self.retired = self.isolate.take();
             let loaded = HandlerResponse {
@@ -609,10 +621,8 @@ impl Engine {
         let Some(isolate) = self.isolate.as_mut() else {
             unreachable!("a loaded engine holds its isolate");
         };
-        let cpu = &seat.shared.cpu;
-        let meter = cpu.before_call(code.builder());
         let finished = isolate.invoke(&invocation.request, pending.call, env).await;
-        cpu.after_call(code.builder(), meter);
+        cpu.after_call(builder, meter);
         let worn_out = isolate.invocations() >= seat.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
             tracing::debug!(

@@ -10,7 +10,7 @@ mod util;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use sandbox::{Pool, PoolConfig, SandboxError};
+use sandbox::{Overload, Pool, PoolConfig, SandboxError};
 use serde_json::json;
 use util::*;
 
@@ -169,11 +169,17 @@ async fn at_the_cap_of_abandoned_threads_no_new_isolate_starts() {
     assert_eq!(pool.stats().abandoned_isolates, 1);
     assert!(matches!(
         err(invoke(&pool, &code, json!(null)).await),
-        SandboxError::Overloaded { .. }
+        SandboxError::Overloaded {
+            why: Overload::StuckIsolates,
+            ..
+        }
     ));
     assert!(matches!(
         err(invoke(&pool, &endpoint("cold", ECHO), json!(null)).await),
-        SandboxError::Overloaded { .. }
+        SandboxError::Overloaded {
+            why: Overload::StuckIsolates,
+            ..
+        }
     ));
     ok(invoke(&pool, &live, json!(2)).await);
 

@@ -4,7 +4,7 @@ mod util;
 
 use std::time::Duration;
 
-use sandbox::{EndpointCode, PoolConfig, SandboxError};
+use sandbox::{EndpointCode, Overload, PoolConfig, SandboxError};
 use serde_json::json;
 use util::*;
 
@@ -46,7 +46,8 @@ async fn concurrency_beyond_the_bound_is_overloaded() {
     assert_eq!(
         e,
         SandboxError::Overloaded {
-            retry_after_secs: 3
+            retry_after_secs: 3,
+            why: Overload::EndpointBusy,
         }
     );
     assert_eq!(e.code(), "overloaded");
@@ -439,7 +440,13 @@ async fn the_memory_budget_and_owner_quotas_hold() {
     );
     ok(x);
     ok(y);
-    assert!(matches!(err(z), SandboxError::Overloaded { .. }));
+    assert!(matches!(
+        err(z),
+        SandboxError::Overloaded {
+            why: Overload::BuilderQuota,
+            ..
+        }
+    ));
 
     // The operator's endpoints have no owner quota, but the budget holds: three busy isolates
     // fill it and a fourth endpoint is refused.
@@ -456,7 +463,13 @@ async fn the_memory_budget_and_owner_quotas_hold() {
     ok(p);
     ok(q);
     ok(r);
-    assert!(matches!(err(s), SandboxError::Overloaded { .. }));
+    assert!(matches!(
+        err(s),
+        SandboxError::Overloaded {
+            why: Overload::PoolFull,
+            ..
+        }
+    ));
     assert_eq!(live(&pool), ["o1", "o2", "o3"]);
     // Idle again, they make room as usual.
     ok(invoke(&pool, &owned("a1", Some("alice"), COUNTER), json!(1)).await);
@@ -564,7 +577,10 @@ async fn a_heap_limit_above_the_owner_quota_is_refused() {
     };
     assert!(matches!(
         err(invoke(&pool, &code, json!(1)).await),
-        SandboxError::Overloaded { .. }
+        SandboxError::Overloaded {
+            why: Overload::BuilderQuota,
+            ..
+        }
     ));
     assert_eq!(pool.stats().live_isolates, 0);
 }

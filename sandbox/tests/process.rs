@@ -708,9 +708,10 @@ fn thread_nices(pid: u32) -> Vec<i32> {
         .collect()
 }
 
-/// A builder whose call ran a long burst of CPU has its isolate threads in the (confined)
-/// worker moved to the lowest CPU priority, so that it yields the cores to other builders'
-/// short calls; the other builders' threads stay at the normal priority.
+/// A builder whose call ran a long burst of CPU (in the call, or in the cold start it needed)
+/// has its isolate threads in the (confined) worker moved to the lowest CPU priority, so that
+/// it yields the cores to other builders' short calls; the other builders' threads stay at the
+/// normal priority.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_builder_running_long_cpu_bursts_yields_the_cores_to_the_others() {
     let (pool, _host) = workers_with(test_config(), 1);
@@ -743,5 +744,17 @@ async fn a_builder_running_long_cpu_bursts_yields_the_cores_to_the_others() {
     ok(call(&pool, &heavy, json!({})).await);
     assert_eq!(demoted(), 1, "{:?}", thread_nices(pid));
     assert_eq!(pool.stats().await.cpu_demotions, 1);
+
+    // A builder whose calls are short but whose module's top level spins: the call that
+    // needed the isolate pays for its cold start, so a builder whose calls keep losing their
+    // isolates (timed out, over their heap) is charged for the isolates that costs.
+    let heavy_start = endpoint(
+        "heavy-start",
+        "const end = Date.now() + 200; let n = 0; while (Date.now() < end) n++;
+         export default () => ({ n: n > 0 });",
+    );
+    ok(call(&pool, &heavy_start, json!({})).await);
+    assert_eq!(pool.stats().await.cpu_demotions, 2);
+    assert_eq!(demoted(), 2, "{:?}", thread_nices(pid));
     pool.shutdown().await;
 }

@@ -397,7 +397,9 @@ pub(super) fn sandbox_error(e: sandbox::SandboxError) -> ApiError {
         }
         E::Timeout => (StatusCode::GATEWAY_TIMEOUT, ErrorCode::Timeout),
         E::Stopped => (StatusCode::NOT_FOUND, ErrorCode::EndpointNotFound),
-        E::Overloaded { retry_after_secs } => {
+        E::Overloaded {
+            retry_after_secs, ..
+        } => {
             return ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 ErrorCode::Overloaded,

@@ -5,8 +5,8 @@
 //! builders: a builder whose calls spin for their whole time limit (an endless loop, a heap
 //! bomb, a timer storm, decoding page after page) takes as many cores as it has calls running,
 //! and a neighbour's 2 ms call waits its turn behind them. So the isolate thread measures the
-//! CPU each call takes (the thread's own CPU clock, before and after), and a call that took at
-//! least [`HEAVY_CALL_CPU`] marks its builder *heavy* for [`HEAVY_FOR`]. A heavy builder's
+//! CPU each call takes (the thread's own CPU clock, before and after; the cold start the call
+//! needed, if any, included), and a call that took at least [`HEAVY_CALL_CPU`] marks its builder *heavy* for [`HEAVY_FOR`]. A heavy builder's
 //! calls run on threads at the lowest CPU priority ([`DEMOTED_NICE`]): they still use every idle
 //! core, and when others want one the kernel gives the others nearly all of it. Builders whose
 //! calls are short never notice.
