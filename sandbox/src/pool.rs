@@ -44,6 +44,11 @@ pub struct Pool {
 struct Inner {
     shared: Arc<Shared>,
     state: Mutex<State>,
+    /// Woken when a call ends while calls wait for room ([`Pool::place`]).
+    room: tokio::sync::Notify,
+    /// Calls waiting for room (as `State::waiting`, summed): read without the lock as each
+    /// call ends.
+    waiting: std::sync::atomic::AtomicUsize,
     /// The number of the next call [`Pool::invoke`] runs (from 1: see [`crate::NO_CALL`]).
     next_call: std::sync::atomic::AtomicU64,
 }
@@ -59,7 +64,25 @@ struct State {
     spares: Vec<WorkerHandle>,
     /// Threads a caller gave up on (stuck past their hard deadline) that have not ended yet.
     abandoned: Vec<Abandoned>,
+    /// Calls waiting for room for an isolate, by builder ([`Pool::place`]).
+    waiting: HashMap<String, usize>,
     closed: bool,
+}
+
+/// Calls that may wait for room for an isolate at once, in all and of one builder; more are
+/// refused at once, so waiting cannot pile up.
+const MAX_WAITING: usize = 64;
+const MAX_WAITING_PER_BUILDER: usize = 4;
+/// How often a call waiting for room looks again besides when a call ends (an abandoned
+/// thread that ends frees room, and no call ends with it).
+const ROOM_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Why [`Pool::dispatch`] did not queue a call.
+enum Unplaced {
+    /// No isolate fits now, for a reason that passes as others' calls end: the call is given
+    /// back, still admitted, to wait for room.
+    NoRoom(Overload, Invocation, Permit),
+    Refused(SandboxError),
 }
 
 /// An abandoned thread still holds its isolate's memory: it counts as a live isolate of its
@@ -230,6 +253,8 @@ impl Pool {
                     threads: Mutex::default(),
                 }),
                 state: Mutex::new(State::default()),
+                room: tokio::sync::Notify::new(),
+                waiting: std::sync::atomic::AtomicUsize::new(0),
                 next_call: std::sync::atomic::AtomicU64::new(crate::NO_CALL + 1),
             }),
         };
@@ -252,7 +277,7 @@ impl Pool {
         call: u64,
     ) -> RawReport {
         let received = Instant::now();
-        let (queued, permit) = match self.dispatch(code, invocation, call, received) {
+        let (queued, permit) = match self.place(code, invocation, call, received).await {
             Ok(sent) => sent,
             Err(err) => {
                 if matches!(err, SandboxError::Overloaded { .. }) {
@@ -263,7 +288,62 @@ impl Pool {
         };
         let answer = self.answer(code, queued, received).await;
         drop(permit);
+        if self.inner.waiting.load(Ordering::Acquire) > 0 {
+            self.inner.room.notify_waiters();
+        }
         answer
+    }
+
+    /// Queues the call on an isolate. When none fits because the pool's budget is taken or
+    /// too many isolates are stuck, the call waits for room (up to its time limit, looking
+    /// again as others' calls end) rather than being refused at once: busy isolates free
+    /// their room within their own time limits. A heavy builder's calls do not wait (their
+    /// isolates are what fills the pool), nor more than a few of one builder's.
+    async fn place(
+        &self,
+        code: &EndpointCode,
+        invocation: Invocation,
+        call: u64,
+        received: Instant,
+    ) -> Result<(Queued, Permit), SandboxError> {
+        let overloaded = |why| SandboxError::Overloaded {
+            retry_after_secs: self.inner.shared.config.overload_retry_after_secs,
+            why,
+        };
+        let (why, invocation, permit) = match self.dispatch(code, invocation, call, received, None)
+        {
+            Ok(placed) => return Ok(placed),
+            Err(Unplaced::Refused(err)) => return Err(err),
+            Err(Unplaced::NoRoom(why, invocation, permit)) => (why, invocation, permit),
+        };
+        let builder = code.builder();
+        if self.inner.shared.cpu.is_heavy_now(builder) {
+            return Err(overloaded(why));
+        }
+        let Some(_waiting) = Waiting::join(self, builder) else {
+            return Err(overloaded(why));
+        };
+        let timeout = code
+            .limits
+            .unwrap_or(self.inner.shared.config.default_limits)
+            .timeout;
+        let give_up = received + timeout;
+        let (mut why, mut invocation, mut permit) = (why, invocation, permit);
+        loop {
+            let now = Instant::now();
+            if now >= give_up {
+                return Err(overloaded(why));
+            }
+            let room = self.inner.room.notified();
+            let _ = tokio::time::timeout(ROOM_POLL.min(give_up - now), room).await;
+            match self.dispatch(code, invocation, call, received, Some(permit)) {
+                Ok(placed) => return Ok(placed),
+                Err(Unplaced::Refused(err)) => return Err(err),
+                Err(Unplaced::NoRoom(again, back, held)) => {
+                    (why, invocation, permit) = (again, back, held);
+                }
+            }
+        }
     }
 
     /// Starts isolates of `code`'s endpoint until it has `instances` (at most
@@ -383,6 +463,7 @@ impl Pool {
         });
         let stuck = state.abandoned.len();
         drop(state);
+        self.inner.shared.cpu.lost_isolate(code.builder());
         self.counters().abandoned.fetch_add(1, Ordering::Relaxed);
         tracing::error!(
             slug = %code.slug,
@@ -522,34 +603,41 @@ impl Pool {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Admits the invocation and queues it on an instance, all under the pool lock (no await).
+    /// Admits the invocation (unless `admitted` already) and queues it on an instance, all
+    /// under the pool lock (no await).
     fn dispatch(
         &self,
         code: &EndpointCode,
         invocation: Invocation,
         call: u64,
         received: Instant,
-    ) -> Result<(Queued, Permit), SandboxError> {
+        admitted: Option<Permit>,
+    ) -> Result<(Queued, Permit), Unplaced> {
         let config = &self.inner.shared.config;
-        let overloaded = |why| SandboxError::Overloaded {
-            retry_after_secs: config.overload_retry_after_secs,
-            why,
+        let overloaded = |why| {
+            Unplaced::Refused(SandboxError::Overloaded {
+                retry_after_secs: config.overload_retry_after_secs,
+                why,
+            })
         };
         let mut state = self.lock();
         if state.closed {
-            return Err(SandboxError::Internal(
+            return Err(Unplaced::Refused(SandboxError::Internal(
                 "the sandbox pool is shut down".to_owned(),
-            ));
+            )));
         }
         self.touch(&mut state, code);
         let endpoint = state
             .endpoints
             .get_mut(&code.slug)
             .expect("endpoint inserted by touch");
-        let permit = endpoint
-            .admission
-            .try_admit()
-            .ok_or_else(|| overloaded(Overload::EndpointBusy))?;
+        let permit = match admitted {
+            Some(permit) => permit,
+            None => endpoint
+                .admission
+                .try_admit()
+                .ok_or_else(|| overloaded(Overload::EndpointBusy))?,
+        };
 
         let least_busy = endpoint
             .instances
@@ -569,9 +657,14 @@ impl Pool {
             Err(Overload::IsolateBusy)
         };
         let index = match (room, least_busy) {
-            (Ok(()), _) => self.start_instance(&mut state, &code.slug)?,
+            (Ok(()), _) => self
+                .start_instance(&mut state, &code.slug)
+                .map_err(Unplaced::Refused)?,
             // Queued behind a busy instance of its own rather than refused.
             (Err(_), Some((index, _))) => index,
+            (Err(why @ (Overload::PoolFull | Overload::StuckIsolates)), None) => {
+                return Err(Unplaced::NoRoom(why, invocation, permit))
+            }
             (Err(why), None) => return Err(overloaded(why)),
         };
 
@@ -647,6 +740,8 @@ impl Pool {
         let reserve = config
             .heap_floor_per_owner_bytes
             .min(config.memory_budget_bytes / 2);
+        let cpu = &self.inner.shared.cpu;
+        let heavy = cpu.is_heavy_now(code.builder());
         loop {
             let all = self.usage(state, None);
             let owners = owner.map(|o| self.usage(state, Some(o)));
@@ -654,9 +749,12 @@ impl Pool {
                 used.isolates >= config.max_isolates_per_owner
                     || used.heap.saturating_add(heap) > config.max_heap_per_owner_bytes
             });
-            let past_floor = owners.is_some_and(|used| {
-                used.heap.saturating_add(heap) > config.heap_floor_per_owner_bytes
-            });
+            // A heavy builder (long CPU bursts, isolates lost to timeouts and heap limits) is
+            // held back as one past its floor: its isolates are the ones that fill the pool.
+            let past_floor = heavy
+                || owners.is_some_and(|used| {
+                    used.heap.saturating_add(heap) > config.heap_floor_per_owner_bytes
+                });
             let budget = if past_floor {
                 config.memory_budget_bytes - reserve
             } else {
@@ -671,9 +769,10 @@ impl Pool {
             // pool-wide limit the owner's go first, then anyone's (past its floor, only those
             // of owners past theirs).
             let others = |state: &State| {
-                let evictable = |other: Option<&str>| {
+                let evictable = |other: &EndpointCode| {
                     !past_floor
-                        || other.is_some_and(|o| {
+                        || cpu.is_heavy_now(other.builder())
+                        || other.owner.as_deref().is_some_and(|o| {
                             self.usage(state, Some(o)).heap > config.heap_floor_per_owner_bytes
                         })
                 };
@@ -822,21 +921,54 @@ struct Usage {
 
 /// The least recently used endpoint other than `for_slug` with an idle instance, among
 /// `owner`'s endpoints when given, and among endpoints whose owner `evictable` accepts.
+/// A call counted among those waiting for room, until dropped.
+struct Waiting<'a> {
+    pool: &'a Pool,
+    builder: &'a str,
+}
+
+impl<'a> Waiting<'a> {
+    /// Counts a call of `builder` as waiting, if the caps allow one more.
+    fn join(pool: &'a Pool, builder: &'a str) -> Option<Waiting<'a>> {
+        let mut state = pool.lock();
+        let all: usize = state.waiting.values().sum();
+        let of_builder = state.waiting.get(builder).copied().unwrap_or(0);
+        if all >= MAX_WAITING || of_builder >= MAX_WAITING_PER_BUILDER {
+            return None;
+        }
+        *state.waiting.entry(builder.to_owned()).or_default() += 1;
+        pool.inner.waiting.fetch_add(1, Ordering::AcqRel);
+        Some(Waiting { pool, builder })
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.pool.inner.waiting.fetch_sub(1, Ordering::AcqRel);
+        let mut state = self.pool.lock();
+        if let Some(count) = state.waiting.get_mut(self.builder) {
+            *count -= 1;
+            if *count == 0 {
+                state.waiting.remove(self.builder);
+            }
+        }
+    }
+}
+
 fn idle_victim(
     state: &State,
     for_slug: &str,
     owner: Option<&str>,
-    evictable: impl Fn(Option<&str>) -> bool,
+    evictable: impl Fn(&EndpointCode) -> bool,
 ) -> Option<String> {
     state
         .endpoints
         .iter()
         .filter(|(slug, endpoint)| {
-            let of = endpoint.code.owner.as_deref();
             slug.as_str() != for_slug
-                && owner.is_none_or(|o| of == Some(o))
+                && owner.is_none_or(|o| endpoint.code.owner.as_deref() == Some(o))
                 && endpoint.instances.iter().any(|i| i.queued() == 0)
-                && evictable(of)
+                && evictable(&endpoint.code)
         })
         .min_by_key(|(_, endpoint)| endpoint.last_used)
         .map(|(slug, _)| slug.clone())

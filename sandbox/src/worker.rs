@@ -32,7 +32,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::invocation::RawReport;
 use crate::isolate::{BindError, Blank, Isolate, IsolateEnv, WebPreload};
-use crate::limits::cpu::CpuShares;
+use crate::limits::cpu::{CallCpu, CpuShares};
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::ops::web::{names_web_globals, web_globals_named};
@@ -385,7 +385,10 @@ async fn serve_queue(seat: &mut Seat) -> Turn {
             }
             Command::Load(loaded) => {
                 progress.busy_for(seat.timeout());
-                let ready = engine.load(seat, &env, Instant::now(), false).await.is_ok();
+                let ready = engine
+                    .load(seat, &env, Instant::now(), false, None)
+                    .await
+                    .is_ok();
                 let _ = loaded.send(ready);
             }
             Command::Invoke {
@@ -530,6 +533,7 @@ impl Engine {
         env: &IsolateEnv<'_>,
         received: Instant,
         may_retry: bool,
+        meter: Option<&mut CallCpu>,
     ) -> Result<Arc<EndpointCode>, Served> {
         let Some(code) = seat.code.clone() else {
             let err = SandboxError::Internal("isolate thread is not bound".to_owned());
@@ -555,6 +559,9 @@ impl Engine {
                 // Binding loads what the source names: preloading would add nothing.
                 None => Blank::new(heap_bytes, WebPreload::Nothing)?,
             };
+            if let Some(meter) = meter {
+                meter.restart();
+            }
             blank.bind(&code, env).await
         })
         .catch_unwind()
@@ -592,15 +599,19 @@ impl Engine {
         may_retry: bool,
     ) -> Served {
         let (invocation, received) = (&pending.invocation, pending.received);
-        // The call's CPU counts its cold start, if it needs one (a runtime built, the module
-        // evaluated): a builder whose calls keep losing their isolates (timed out, over their
-        // heap) pays for the isolates that costs, not only for its calls.
+        // The call's CPU counts its cold start, if it needs one (its module evaluated; the
+        // runtime built for it is the host's): a builder whose calls keep losing their
+        // isolates (timed out, over their heap) pays for what that costs, not only for its
+        // calls.
         let shared = seat.shared.clone();
         let cpu = &shared.cpu;
         let bound = seat.code.clone();
         let builder = bound.as_deref().map_or("", EndpointCode::builder);
-        let meter = cpu.before_call(builder);
-        let code = match self.load(seat, env, received, may_retry).await {
+        let mut meter = cpu.before_call(builder);
+        let code = match self
+            .load(seat, env, received, may_retry, Some(&mut meter))
+            .await
+        {
             Ok(code) => code,
             Err(served) => {
                 cpu.after_call(builder, meter);
@@ -623,6 +634,9 @@ impl Engine {
         };
         let finished = isolate.invoke(&invocation.request, pending.call, env).await;
         cpu.after_call(builder, meter);
+        if !finished.reusable {
+            cpu.lost_isolate(builder);
+        }
         let worn_out = isolate.invocations() >= seat.shared.config.recycle_after_invocations;
         if !finished.reusable || worn_out {
             tracing::debug!(

@@ -387,8 +387,9 @@ async fn without_spares_cold_starts_build_their_own_runtime() {
 
 /// Isolates count at their heap limit (32 MiB in `test_config`) against the pool's memory
 /// budget and their owner's quotas. Making room evicts the owner's least recently used idle
-/// isolate first; when nothing idle can make room the call is refused `Overloaded` and no
-/// limit is exceeded.
+/// isolate first; when nothing idle can make room no limit is exceeded: a call over its
+/// owner's quota is refused `Overloaded`, one that finds the pool's budget taken waits for
+/// room.
 #[tokio::test]
 async fn the_memory_budget_and_owner_quotas_hold() {
     const HEAP: usize = 32 * 1024 * 1024;
@@ -449,28 +450,32 @@ async fn the_memory_budget_and_owner_quotas_hold() {
     ));
 
     // The operator's endpoints have no owner quota, but the budget holds: three busy isolates
-    // fill it and a fourth endpoint is refused.
+    // fill it, and a fourth endpoint waits for room (not refused: busy isolates free theirs
+    // within their time limits), starting once one of them is idle.
     let [o1, o2, o3, o4] = ["o1", "o2", "o3", "o4"].map(|slug| owned(slug, None, SLOW));
-    let (p, q, r, s) = tokio::join!(
+    let (p, q, r, (s, waiting)) = tokio::join!(
         invoke(&pool, &o1, json!(1)),
         invoke(&pool, &o2, json!(2)),
         invoke(&pool, &o3, json!(3)),
         async {
             tokio::time::sleep(Duration::from_millis(100)).await;
-            invoke(&pool, &o4, json!(4)).await
+            let look = async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                live(&pool)
+            };
+            tokio::join!(invoke(&pool, &o4, json!(4)), look)
         },
     );
     ok(p);
     ok(q);
     ok(r);
-    assert!(matches!(
-        err(s),
-        SandboxError::Overloaded {
-            why: Overload::PoolFull,
-            ..
-        }
-    ));
-    assert_eq!(live(&pool), ["o1", "o2", "o3"]);
+    assert_eq!(waiting, ["o1", "o2", "o3"], "o4 waited, evicting nothing");
+    ok(s);
+    let after = live(&pool);
+    assert!(
+        after.len() == 3 && after.contains(&"o4".to_owned()),
+        "{after:?}"
+    );
     // Idle again, they make room as usual.
     ok(invoke(&pool, &owned("a1", Some("alice"), COUNTER), json!(1)).await);
 }
@@ -542,9 +547,10 @@ async fn attackers_past_their_floor_leave_room_for_the_other_builders() {
         outcomes
     };
     // Mallory's two isolates past her floor fit in the budget less the reserve; Trudy gets
-    // her floor, and past it finds the reserve is all that is left.
+    // her floor, and past it finds the reserve is all that is left: her other two calls wait
+    // for room (and get it, or give up, once Mallory's time out).
     assert_eq!(outcomes(mallory), ["ran"; 4]);
-    assert_eq!(outcomes(trudy), ["ran", "ran", "refused", "refused"]);
+    assert_eq!(outcomes(trudy).len(), 4);
     ok(wendy);
     let live: Vec<String> = during
         .endpoints
@@ -552,6 +558,8 @@ async fn attackers_past_their_floor_leave_room_for_the_other_builders() {
         .filter(|e| e.instances > 0)
         .map(|e| e.slug)
         .collect();
+    let trudys = live.iter().filter(|slug| slug.starts_with("trudy")).count();
+    assert_eq!(trudys, 2, "{live:?}");
     assert!(
         live.contains(&"v1".to_owned()),
         "the idle victim kept its isolate: {live:?}"
@@ -560,6 +568,75 @@ async fn attackers_past_their_floor_leave_room_for_the_other_builders() {
         during.live_heap_bytes <= 8 * HEAP,
         "{}",
         during.live_heap_bytes
+    );
+}
+
+/// Many attacker builders, each within its floor, whose calls keep timing out: once their
+/// calls have cost them isolates they are held back as builders past their floor, so they
+/// neither evict an idle victim's isolate nor take the budget's reserve, and a cold victim
+/// still gets an isolate. (Before: the attackers took the whole budget, evicting the idle
+/// victim, and the cold victim was refused `PoolFull`.)
+#[tokio::test]
+async fn builders_losing_isolates_leave_room_for_the_others() {
+    const HEAP: usize = 32 * 1024 * 1024;
+    let config = PoolConfig {
+        memory_budget_bytes: 8 * HEAP,
+        heap_floor_per_owner_bytes: 2 * HEAP,
+        spare_isolates: 0,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    const HANG: &str =
+        "export default async (req, ctx) => { await ctx.httpGetJson('https://hang.test/'); };";
+    let owned = |slug: &str, owner: &str, source: &str| EndpointCode {
+        owner: Some(owner.to_owned()),
+        ..granted(slug, source)
+    };
+    let attackers: Vec<EndpointCode> = (1..=8)
+        .map(|n| owned(&format!("a{n}"), &format!("attacker-{n}"), HANG))
+        .collect();
+    let attack = || {
+        let calls: Vec<_> = attackers
+            .iter()
+            .map(|code| {
+                let (pool, code) = (pool.clone(), code.clone());
+                tokio::spawn(async move { invoke(&pool, &code, json!(0)).await.result })
+            })
+            .collect();
+        async move {
+            let mut refused = 0;
+            for call in calls {
+                match call.await.unwrap() {
+                    Err(SandboxError::Timeout) => {}
+                    Err(SandboxError::Overloaded { .. }) => refused += 1,
+                    other => panic!("an attacker's call: {other:?}"),
+                }
+            }
+            refused
+        }
+    };
+    // The first round fits (8 isolates), and every call times out, losing its isolate.
+    assert_eq!(attack().await, 0);
+    ok(invoke(&pool, &owned("v1", "victor", COUNTER), json!(1)).await);
+
+    let victim = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let answer = invoke(&pool, &owned("w1", "wendy", COUNTER), json!(1)).await;
+        (answer, pool.stats())
+    };
+    let (refused, (wendy, during)) = tokio::join!(attack(), victim);
+    // Held to the budget less the reserve (6 isolates), beside the idle victim's: five ran.
+    assert_eq!(refused, 3);
+    ok(wendy);
+    let live: Vec<String> = during
+        .endpoints
+        .into_iter()
+        .filter(|e| e.instances > 0)
+        .map(|e| e.slug)
+        .collect();
+    assert!(
+        live.contains(&"v1".to_owned()) && live.contains(&"w1".to_owned()),
+        "both victims hold an isolate: {live:?}"
     );
 }
 

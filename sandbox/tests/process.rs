@@ -750,7 +750,7 @@ async fn a_builder_running_long_cpu_bursts_yields_the_cores_to_the_others() {
     // isolates (timed out, over their heap) is charged for the isolates that costs.
     let heavy_start = endpoint(
         "heavy-start",
-        "const end = Date.now() + 200; let n = 0; while (Date.now() < end) n++;
+        "const end = Date.now() + 600; let n = 0; while (Date.now() < end) n++;
          export default () => ({ n: n > 0 });",
     );
     ok(call(&pool, &heavy_start, json!({})).await);

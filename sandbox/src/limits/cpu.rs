@@ -44,8 +44,10 @@ thread_local! {
 
 /// Which builders ran heavy calls lately, for one pool (one worker process's isolates).
 pub(crate) struct CpuShares {
-    /// Off where the isolate threads are the server's own ([`crate::PoolConfig::cpu_shares`]).
-    enabled: bool,
+    /// Whether heavy builders' threads are demoted: not where the isolate threads are the
+    /// server's own ([`crate::PoolConfig::cpu_shares`]). Builders are marked heavy either way,
+    /// for the pool's placement.
+    demote: bool,
     heavy: Mutex<HashMap<String, Instant>>,
     /// Isolate threads demoted so far.
     demotions: AtomicU64,
@@ -56,38 +58,58 @@ pub(crate) struct CallCpu {
     started: Duration,
 }
 
+impl CallCpu {
+    /// Counts from now: what the thread did since the call started was the host's work (a
+    /// runtime built for the call's cold start), not the builder's.
+    pub(crate) fn restart(&mut self) {
+        self.started = thread_cpu();
+    }
+}
+
 impl CpuShares {
-    pub(crate) fn new(enabled: bool) -> CpuShares {
+    pub(crate) fn new(demote: bool) -> CpuShares {
         CpuShares {
-            enabled,
+            demote,
             heavy: Mutex::default(),
             demotions: AtomicU64::new(0),
         }
     }
 
     /// On the isolate thread, as a call of `builder` starts: the thread yields to the others'
-    /// if the builder is heavy. Answers the call's meter (none when shares are off).
-    pub(crate) fn before_call(&self, builder: &str) -> Option<CallCpu> {
-        if !self.enabled {
-            return None;
-        }
+    /// if the builder is heavy. Answers the call's meter.
+    pub(crate) fn before_call(&self, builder: &str) -> CallCpu {
         // A thread already demoted stays so: no lookup (and no lock) for it.
-        if !DEMOTED.get() && self.is_heavy(builder, Instant::now()) {
+        if self.demote && !DEMOTED.get() && self.is_heavy(builder, Instant::now()) {
             self.demote_this_thread();
         }
-        Some(CallCpu {
+        CallCpu {
             started: thread_cpu(),
-        })
+        }
     }
 
     /// On the isolate thread, as the call ends: a heavy call marks its builder and demotes the
     /// thread.
-    pub(crate) fn after_call(&self, builder: &str, call: Option<CallCpu>) {
-        let Some(call) = call else { return };
+    pub(crate) fn after_call(&self, builder: &str, call: CallCpu) {
         if thread_cpu().saturating_sub(call.started) >= HEAVY_CALL_CPU {
             self.mark_heavy(builder, Instant::now());
-            self.demote_this_thread();
+            if self.demote {
+                self.demote_this_thread();
+            }
         }
+    }
+
+    /// A call of `builder` lost its isolate (it timed out, went over its heap limit, or its
+    /// thread did not stop): the isolate built in its place costs a cold start, so the builder
+    /// counts as heavy as after a long burst of CPU.
+    pub(crate) fn lost_isolate(&self, builder: &str) {
+        self.mark_heavy(builder, Instant::now());
+    }
+
+    /// Whether `builder` ran a heavy call, or lost an isolate, within [`HEAVY_FOR`]. The pool
+    /// holds such a builder's new isolates back as it does those of a builder past its memory
+    /// floor (`pool::make_room`).
+    pub(crate) fn is_heavy_now(&self, builder: &str) -> bool {
+        self.is_heavy(builder, Instant::now())
     }
 
     /// Isolate threads demoted so far.
