@@ -68,7 +68,7 @@
 //! call starts a fresh isolate at once, and when the thread comes back it drops its isolate
 //! and ends. Until then it counts against every limit as a live isolate of its endpoint (its
 //! memory is still held); at [`PoolConfig::max_abandoned_isolates`] (16) no new isolate starts,
-//! so cold starts answer `Overloaded`, until one ends. [`PoolStats::abandoned_isolates`] and
+//! so cold starts wait (up to their time limit) and then answer `Overloaded`, until one ends. [`PoolStats::abandoned_isolates`] and
 //! [`PoolStats::abandoned`] count them, and each is logged at error level.
 //!
 //! A call's time starts when its isolate thread takes it (not while it is queued behind

@@ -8,9 +8,12 @@
 //! limit evicts the owner's first, then anyone's. An owner past its floor
 //! (`heap_floor_per_owner_bytes`) is held to the budget less a reserve of that size, kept for
 //! owners below theirs, and evicts only its own idle isolates and those of owners also past
-//! their floor. With nothing idle to evict, the call goes to a busy instance of its endpoint
-//! if there is one, and is refused `Overloaded` otherwise: the limits are never exceeded to
-//! serve it.
+//! their floor; so is a heavy builder (`limits::cpu`: long CPU bursts, or calls that lost
+//! their isolates), whose isolates are the ones filling the pool. With nothing idle to evict,
+//! the call goes to a busy instance of its endpoint if there is one. Otherwise, over its
+//! owner's quota it is refused `Overloaded`; short of room in the pool (the budget, or stuck
+//! threads) it waits for room up to its time limit, woken as calls end (`place`), unless its
+//! builder is heavy: the limits are never exceeded to serve it.
 //!
 //! A caller waits for its answer until its call's time limit plus `timeout_grace` at most
 //! (`limits::deadline`). A thread still busy then is abandoned: taken out of its endpoint
