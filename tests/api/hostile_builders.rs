@@ -62,6 +62,8 @@ export default async function (req, ctx) {
 const SETTINGS: &[(&str, &str)] = &[
     ("TOOLHOST_DEV_ALLOW_LOOPBACK", "true"),
     ("TOOLHOST_JS_TIMEOUT_MS", "2000"),
+    // Workers recycled the planned way are logged at info: counted in the report.
+    ("RUST_LOG", "warn,sandbox::process=info"),
 ];
 
 impl Served {
@@ -371,6 +373,16 @@ async fn attack(cpu_heavy: bool) -> Report {
     victim_failures.extend(a_failed.into_iter().chain(b_failed));
     let peak = peak.stop().await;
 
+    // Workers started to take over (replaced after a fault, recycled the planned way), by
+    // the reason logged: each is a fresh process beside the old one for a while.
+    let log = server.node.log();
+    let mut takeovers: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("replacing a sandbox worker") || line.contains("recycling a"))
+        .map(|line| line.split_once("why=").map_or("recycled", |(_, why)| why))
+        .collect();
+    takeovers.sort_unstable();
+    takeovers.dedup_by(|a, b| a == b);
     a_alone.extend(b_alone);
     a_attacked.extend(b_attacked);
     let (mut alone, mut attacked) = (a_alone, a_attacked);
@@ -378,7 +390,7 @@ async fn attack(cpu_heavy: bool) -> Report {
         "hostile builders ({}): victims alone {} calls, p50 {:.1} ms, p99 {:.1} ms; under \
          attack {} calls ({} failed), p50 {:.1} ms, p99 {:.1} ms; attackers made \
          {attacks_made} calls and {typescript} TypeScript publishes; server and workers RSS \
-         idle {} MiB, peak {} MiB",
+         idle {} MiB, peak {} MiB; workers taken over: {} ({takeovers:?})",
         if cpu_heavy {
             "every attack"
         } else {
@@ -393,6 +405,8 @@ async fn attack(cpu_heavy: bool) -> Report {
         percentile(&mut attacked, 0.99),
         idle >> 20,
         peak >> 20,
+        log.matches("replacing a sandbox worker").count()
+            + log.matches("recycling a sandbox worker").count(),
     );
     Report {
         victim_failures,

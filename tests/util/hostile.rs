@@ -49,15 +49,27 @@ pub async fn slow_peer() -> std::net::SocketAddr {
 }
 
 /// The resident set of process `pid` and, with `children`, of its child processes (a server's
-/// sandbox workers), summed, in bytes.
+/// sandbox workers, retiring ones included), summed, in bytes.
 pub fn rss(pid: u32, children: bool) -> u64 {
-    let others = if children {
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default()
+    // A child is listed under the thread that started it: the server starts workers from
+    // any of its runtime's threads, so every thread's list is read.
+    let others: Vec<String> = if children {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+            .flat_map(|list| {
+                list.split_whitespace()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     } else {
-        String::new()
+        Vec::new()
     };
     std::iter::once(pid.to_string())
-        .chain(others.split_whitespace().map(str::to_owned))
+        .chain(others)
         .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
         .filter_map(|status| {
             let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;

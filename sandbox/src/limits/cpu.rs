@@ -154,6 +154,11 @@ impl CpuShares {
     }
 }
 
+/// Whether this thread runs at the demoted priority.
+pub(crate) fn this_thread_is_demoted() -> bool {
+    DEMOTED.get()
+}
+
 /// The CPU time this thread has used.
 fn thread_cpu() -> Duration {
     let time = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);

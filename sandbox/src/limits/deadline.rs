@@ -35,6 +35,14 @@ const ANSWER_IN_FLIGHT: Duration = Duration::from_millis(10);
 /// fail a call that was about to succeed.
 const OWN_WORK_MIN: Duration = Duration::from_secs(5);
 
+/// The grace of a thread demoted to the lowest CPU priority (`limits::cpu`). On a machine
+/// whose cores are all busy such a thread waits a few hundred milliseconds for its turn on a
+/// core, so it may not even see the watchdog's termination within the usual grace; abandoned
+/// for that, its worker process would be replaced (with a cold start for every builder there)
+/// when the thread was only waiting. Its callers, the heavy builder's, wait that much longer
+/// for their `Timeout`.
+const DEMOTED_GRACE: Duration = Duration::from_secs(2);
+
 /// What a worker thread is doing, shared with the pool.
 #[derive(Debug)]
 pub(crate) struct Progress {
@@ -94,10 +102,16 @@ impl Progress {
     }
 
     /// The thread runs handler code until `deadline` (the watchdog terminates it then), in an
-    /// isolate whose heap-limit flag is `heap_exceeded`.
+    /// isolate whose heap-limit flag is `heap_exceeded`. A thread at the lowest CPU priority
+    /// (`limits::cpu`) gets [`DEMOTED_GRACE`] at least.
     pub(crate) fn run_until(&self, deadline: Instant, heap_exceeded: &Arc<AtomicBool>) {
+        let grace = if crate::limits::cpu::this_thread_is_demoted() {
+            self.grace.max(DEMOTED_GRACE)
+        } else {
+            self.grace
+        };
         let mut current = self.lock();
-        current.answer_by = Some(deadline + self.grace);
+        current.answer_by = Some(deadline + grace);
         if !current
             .heap_exceeded
             .as_ref()
