@@ -268,13 +268,14 @@ async fn attacker_builders_cannot_reach_or_disturb_victim_builders() {
 
 /// Every attack at once, CPU-heavy ones included. Not in CI, because it fails: on a 2-core
 /// machine the victims see no error now (the server's `ctx` work is shared fairly among
-/// builders, and builders running long CPU bursts yield the cores), but the server and its
-/// workers grow past their bound over idle (the worker of the `kv.list` flood, for reasons
-/// still to be found: docs/tenants.md). Run it with `--ignored --nocapture` for the victims' latency
+/// builders, builders running long CPU bursts yield the cores, and a cold start short of
+/// room waits for it), but the server and its workers grow past their bound over idle
+/// (attackers' heaps within their limits, and workers taking over beside the ones they
+/// replace: docs/tenants.md). Run it with `--ignored --nocapture` for the victims' latency
 /// (bench/RESULTS.md has runs' figures); `ONLY_ATTACKS=list-flood,infinite-loop` (slugs of
 /// [`attacks`]) keeps only those attacks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "the open gap of issue 36: memory held in a worker (docs/tenants.md)"]
+#[ignore = "the open gap of issue 36: memory past the bound (docs/tenants.md)"]
 async fn cpu_heavy_attackers_slow_victim_builders_down() {
     let report = attack(true).await;
     report.assert_held();
