@@ -175,6 +175,7 @@ pub struct DiscoveryQuery {
     /// MCP `tools/call` at `/ai/mcp`).
     r#type: Option<String>,
     /// Items per page, 1 to 100 (default 100).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<usize>,
     /// How many matching items to skip (default 0).
     offset: Option<usize>,

@@ -45,10 +45,12 @@
 //!   host a chunk at a time ([`Host::fetch_read`]); its caps are [`FetchLimits`], its time the
 //!   call's, and what a call leaves open is cancelled when it ends (`ops/fetch.rs`).
 //! - `ctx.env` is the endpoint's env, frozen; `ctx` and its members are frozen too.
-//! - Globals are standard ECMAScript only, plus `console`, `queueMicrotask` and WebCrypto
-//!   (`crypto.getRandomValues`, `crypto.randomUUID`, `crypto.subtle` with digest, HMAC, Ed25519
-//!   and ECDSA P-256; every handler has it, no capability needed): no `Deno`, no ops, no timers,
-//!   no `SharedArrayBuffer`/`Atomics`/`WebAssembly`. The module can import
+//! - Globals are standard ECMAScript plus `console`, WebCrypto (`crypto.getRandomValues`,
+//!   `crypto.randomUUID`, `crypto.subtle` with digest, HMAC, Ed25519 and ECDSA P-256; every
+//!   handler has it, no capability needed) and the web platform's (timers, `URL`, encoding,
+//!   events, streams, `Blob`, `Headers`/`Request`/`Response`: `ops/web.rs`,
+//!   docs/handler-platform.md): no `Deno`, no ops, no `SharedArrayBuffer`/`Atomics`/
+//!   `WebAssembly`. The module can import
 //!   nothing, statically or with `import()`. Module state persists between invocations of the
 //!   same isolate (until it is recycled); unhandled rejections are logged, not fatal.
 //! - Limits: heap per isolate, wall-clock time per invocation (covering awaits), result size,

@@ -39,9 +39,10 @@ async fn metrics_count_requests_by_route_and_status() {
 
 /// Parameters are documented where the server reads them: a path parameter is a segment of
 /// its path (a query struct without `parameter_in = Query` came out as a required path
-/// parameter), none can be `null`, and a path parameter excludes a literal route's segment
-/// (`/ai/endpoints/create`), whose 405 its operations document. Every JSON body documents the
-/// body refusals (413, 415). Found by tests/openapi/run.sh (schemathesis).
+/// parameter), none can be `null`, a `limit` is at least 1 as the server requires, and a path
+/// parameter excludes a literal route's segment (`/ai/endpoints/create`), whose 405 its
+/// operations document. Every JSON body documents the body refusals (413, 415). Found by
+/// tests/openapi/run.sh (schemathesis).
 #[tokio::test]
 async fn openapi_parameters_and_body_refusals_are_exact() {
     let server = TestServer::start().await;
@@ -63,6 +64,13 @@ async fn openapi_parameters_and_body_refusals_are_exact() {
                     !types.as_array().is_some_and(|t| t.contains(&json!("null"))),
                     "{method} {path}: {name} may be null"
                 );
+                // Every page refuses a `limit` of 0 (400): the document says so too.
+                if name == "limit" {
+                    assert_eq!(
+                        parameter["schema"]["minimum"], 1,
+                        "{method} {path}: limit's minimum"
+                    );
+                }
             }
             if operation.get("requestBody").is_some() {
                 for status in ["413", "415"] {

@@ -2,7 +2,7 @@
 //! structuredClone, timers, events, AbortController, DOMException, performance, Blob, streams,
 //! Headers, Request, Response), from Deno's own maintained extensions rather than our own
 //! copies: `deno_webidl` and `deno_web` as crates, and the Headers/Request/Response scripts of
-//! `deno_fetch` as files (runtime-js/deno_fetch/README.md says why not the crate). The glue
+//! `deno_fetch` as files (runtime-js/deno_web/README.md says why not the crate). The glue
 //! `runtime-js/50_web.js` (loaded with the rest of the glue by `bootstrap`) picks which of their classes become globals.
 //!
 //! deno_web also registers ops for things a handler must not have (BroadcastChannel,
@@ -72,7 +72,7 @@ const DENO_WEB_JS: &[ExtensionFileSource] = &[
     vendored_js!("deno_web", "15_performance.js"),
 ];
 
-/// deno_fetch's Headers/Request/Response scripts (runtime-js/deno_fetch/README.md says why not
+/// deno_fetch's Headers/Request/Response scripts (runtime-js/deno_web/README.md says why not
 /// the crate).
 const DENO_FETCH_JS: &[ExtensionFileSource] = &[
     vendored_js!("deno_fetch", "20_headers.js"),
