@@ -9,7 +9,7 @@ under the anonymous-write limit, for DURATION seconds alone, then DURATION secon
 attackers from 127.0.0.2.. run the hostile-agent suite's attacks in a loop: validation
 amplification, held and trickled bodies, trickled and oversized heads, idle connections, deep
 and wide JSON, unpaid calls of a paid tool, MCP batches. Prints p50/p99 of each phase, victims' errors, attackers' answers
-by status, and the server's peak RSS (VmRSS of SERVER_PID).
+by status, and the server's peak RSS (VmRSS of SERVER_PID and of its worker processes).
 """
 
 import http.client
@@ -22,6 +22,8 @@ import threading
 import time
 from collections import Counter
 from urllib.parse import urlparse
+
+from bench import rss_tree
 
 ATTACKER = sys.argv[1] == "--attack"  # the attackers' own process (see `phase`)
 if ATTACKER:
@@ -43,11 +45,9 @@ PACE = 0.1
 
 
 def rss_mib():
-    with open(f"/proc/{SERVER_PID}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+    """VmRSS of the server and of its sandbox worker processes, summed."""
+    server, workers, _ = rss_tree(SERVER_PID)
+    return ((server or 0) + workers) / 1024
 
 
 def conn(source, timeout=30):
