@@ -454,12 +454,12 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
         paid_call().await.unwrap();
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let idle = server.rss(false);
+    let idle = server.rss(true);
 
     let done = AtomicBool::new(false);
     let peak = {
         let server = server.clone();
-        PeakRss::sample(move || server.rss(false), idle)
+        PeakRss::sample(move || server.rss(true), idle)
     };
     let victims = async {
         let (mut calls, mut errors) = (0, Vec::new());
@@ -494,7 +494,7 @@ async fn anonymous_attackers_cannot_exhaust_the_server_or_disturb_its_callers() 
     let ((calls, errors), ()) = tokio::join!(victims, attackers);
     let peak = peak.stop().await;
     eprintln!(
-        "hostile agents: {:.1} s, victims made {calls} calls; server RSS idle {} MiB, peak {} MiB",
+        "hostile agents: {:.1} s, victims made {calls} calls; server and workers RSS idle {} MiB, peak {} MiB",
         started.elapsed().as_secs_f64(),
         idle >> 20,
         peak >> 20
