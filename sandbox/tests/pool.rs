@@ -14,6 +14,18 @@ const COUNTER: &str = "let calls = 0; export default () => ++calls;";
 /// Awaits a host call that takes 300 ms, then reports its isolate's call count.
 const SLOW: &str = "let calls = 0; export default async (req, ctx) => { await ctx.httpGetJson('https://slow.test/'); return ++calls; };";
 
+/// Awaits a host call that never answers: the call runs until its time limit.
+const HANG: &str =
+    "export default async (req, ctx) => { await ctx.httpGetJson('https://hang.test/'); };";
+
+/// An endpoint of `owner`'s, with every capability granted.
+fn owned_by(slug: &str, owner: &str, source: &str) -> EndpointCode {
+    EndpointCode {
+        owner: Some(owner.to_owned()),
+        ..granted(slug, source)
+    }
+}
+
 fn versioned(code: &EndpointCode, version: &str, source: &str) -> EndpointCode {
     EndpointCode {
         version: version.to_owned(),
@@ -497,18 +509,12 @@ async fn attackers_past_their_floor_leave_room_for_the_other_builders() {
         ..test_config()
     };
     let (pool, _) = pool_with(config);
-    const HANG: &str =
-        "export default async (req, ctx) => { await ctx.httpGetJson('https://hang.test/'); };";
-    let owned = |slug: &str, owner: &str, source: &str| EndpointCode {
-        owner: Some(owner.to_owned()),
-        ..granted(slug, source)
-    };
-    ok(invoke(&pool, &owned("v1", "victor", COUNTER), json!(1)).await);
+    ok(invoke(&pool, &owned_by("v1", "victor", COUNTER), json!(1)).await);
 
     let attack = |owner: &'static str, after: u64| {
         let pool = pool.clone();
         let codes: Vec<EndpointCode> = (1..=4)
-            .map(|n| owned(&format!("{owner}-{n}"), owner, HANG))
+            .map(|n| owned_by(&format!("{owner}-{n}"), owner, HANG))
             .collect();
         async move {
             tokio::time::sleep(Duration::from_millis(after)).await;
@@ -528,7 +534,7 @@ async fn attackers_past_their_floor_leave_room_for_the_other_builders() {
     };
     let victim = async {
         tokio::time::sleep(Duration::from_millis(600)).await;
-        let answer = invoke(&pool, &owned("w1", "wendy", COUNTER), json!(1)).await;
+        let answer = invoke(&pool, &owned_by("w1", "wendy", COUNTER), json!(1)).await;
         (answer, pool.stats())
     };
     let (mallory, trudy, (wendy, during)) =
@@ -586,14 +592,8 @@ async fn builders_losing_isolates_leave_room_for_the_others() {
         ..test_config()
     };
     let (pool, _) = pool_with(config);
-    const HANG: &str =
-        "export default async (req, ctx) => { await ctx.httpGetJson('https://hang.test/'); };";
-    let owned = |slug: &str, owner: &str, source: &str| EndpointCode {
-        owner: Some(owner.to_owned()),
-        ..granted(slug, source)
-    };
     let attackers: Vec<EndpointCode> = (1..=8)
-        .map(|n| owned(&format!("a{n}"), &format!("attacker-{n}"), HANG))
+        .map(|n| owned_by(&format!("a{n}"), &format!("attacker-{n}"), HANG))
         .collect();
     let attack = || {
         let calls: Vec<_> = attackers
@@ -617,11 +617,11 @@ async fn builders_losing_isolates_leave_room_for_the_others() {
     };
     // The first round fits (8 isolates), and every call times out, losing its isolate.
     assert_eq!(attack().await, 0);
-    ok(invoke(&pool, &owned("v1", "victor", COUNTER), json!(1)).await);
+    ok(invoke(&pool, &owned_by("v1", "victor", COUNTER), json!(1)).await);
 
     let victim = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let answer = invoke(&pool, &owned("w1", "wendy", COUNTER), json!(1)).await;
+        let answer = invoke(&pool, &owned_by("w1", "wendy", COUNTER), json!(1)).await;
         (answer, pool.stats())
     };
     let (refused, (wendy, during)) = tokio::join!(attack(), victim);
