@@ -6,10 +6,13 @@
 //! bomb, a timer storm, decoding page after page) takes as many cores as it has calls running,
 //! and a neighbour's 2 ms call waits its turn behind them. So the isolate thread measures the
 //! CPU each call takes (the thread's own CPU clock, before and after; the cold start the call
-//! needed, if any, included), and a call that took at least [`HEAVY_CALL_CPU`] marks its builder *heavy* for [`HEAVY_FOR`]. A heavy builder's
-//! calls run on threads at the lowest CPU priority ([`DEMOTED_NICE`]): they still use every idle
-//! core, and when others want one the kernel gives the others nearly all of it. Builders whose
-//! calls are short never notice.
+//! needed, if any, included), and a call that took at least [`HEAVY_CALL_CPU`], or that lost
+//! its isolate (timed out, over its heap limit, stuck), marks its builder *heavy* for
+//! [`HEAVY_FOR`]. A heavy builder's calls run on threads at the lowest CPU priority
+//! ([`DEMOTED_NICE`]): they still use every idle core, and when others want one the kernel
+//! gives the others nearly all of it. Builders whose calls are short never notice. The pool
+//! also holds a heavy builder's new isolates back (`pool::make_room`), and its demoted threads
+//! get a longer grace at their time limit (`limits::deadline`).
 //!
 //! A thread lowers its own priority (the only change the worker's seccomp filter allows,
 //! `confine::seccomp`), and an unprivileged thread cannot raise it again: a demoted thread
