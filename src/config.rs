@@ -233,6 +233,13 @@ pub struct Admission {
     pub json_max_depth: usize,
     /// Most values (scalars, arrays, objects) in a JSON body (413 `body_too_large` beyond).
     pub json_max_values: usize,
+    /// Bytes of request bodies answered with a client error (4xx: invalid, unpaid, refused)
+    /// one client may send per second, after a burst of `refused_body_burst_bytes`; past it,
+    /// its bodies are answered 429 `rate_limited` before they are read. Reading, scanning and
+    /// parsing a body is most of what an anonymous request costs, and a caller whose requests
+    /// succeed never spends from it. 0 disables it.
+    pub refused_body_bytes_per_sec: u64,
+    pub refused_body_burst_bytes: u64,
 }
 
 impl Default for Admission {
@@ -247,6 +254,8 @@ impl Default for Admission {
             max_head_bytes: 64 * 1024,
             json_max_depth: 64,
             json_max_values: 100_000,
+            refused_body_bytes_per_sec: 256 * 1024,
+            refused_body_burst_bytes: 2 * 1024 * 1024,
         }
     }
 }

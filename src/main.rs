@@ -499,6 +499,14 @@ struct AdmissionArgs {
     /// Most values in a JSON body (413 `body_too_large` beyond).
     #[arg(long, env = "TOOLHOST_JSON_MAX_VALUES", default_value_t = 100_000)]
     json_max_values: usize,
+    /// KiB per second of request bodies answered with a client error (4xx) one client address
+    /// may send, after a burst; past it, its bodies get 429 `rate_limited` before they are
+    /// read. 0 disables it.
+    #[arg(long, env = "TOOLHOST_REFUSED_BODY_KIB_PER_SEC", default_value_t = 256)]
+    refused_body_kib_per_sec: u64,
+    /// KiB of that burst (at least the body limit's worth is sensible).
+    #[arg(long, env = "TOOLHOST_REFUSED_BODY_BURST_KIB", default_value_t = 2048)]
+    refused_body_burst_kib: u64,
 }
 
 impl AdmissionArgs {
@@ -523,6 +531,8 @@ impl AdmissionArgs {
             max_head_bytes: self.max_head_bytes,
             json_max_depth: self.json_max_depth,
             json_max_values: self.json_max_values,
+            refused_body_bytes_per_sec: self.refused_body_kib_per_sec.saturating_mul(1024),
+            refused_body_burst_bytes: self.refused_body_burst_kib.saturating_mul(1024),
         })
     }
 }

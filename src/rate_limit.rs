@@ -6,6 +6,9 @@
 //! The [`limit`] middleware puts the client's bucket in a task-local for the request; the
 //! routes that write on an anonymous caller's behalf call [`anonymous_write`], which is why
 //! a paid call (limited by its payment) or a read never spends a token.
+//!
+//! The same [`Buckets`] count the bytes of bodies a client sends that are refused
+//! (`crate::http::admission`).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -25,13 +28,31 @@ use crate::error::{ApiError, ErrorCode};
 const MAX_CLIENTS: usize = 16_384;
 
 pub struct RateLimiter {
-    limit: RateLimit,
     /// Anonymous writes (free calls, unpaid calls, quotes, registrations).
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    writes: Buckets,
     /// Refused payments, a bucket of their own: verifying a payment costs the server a
     /// signature recovery, and a client whose payments keep being refused pays for none of
     /// them, while one whose payments succeed never spends from it.
-    refusals: Mutex<HashMap<IpAddr, Bucket>>,
+    refusals: Buckets,
+}
+
+impl RateLimiter {
+    pub fn new(limit: RateLimit) -> Self {
+        let per_second = f64::from(limit.per_minute) / 60.0;
+        let burst = f64::from(limit.burst.max(1));
+        Self {
+            writes: Buckets::new(per_second, burst),
+            refusals: Buckets::new(per_second, burst),
+        }
+    }
+}
+
+/// A token bucket per client (refilled at `per_second` up to `burst`), for anything counted
+/// per client over time: requests, or bytes. The map holds at most [`MAX_CLIENTS`].
+pub(crate) struct Buckets {
+    per_second: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<IpAddr, Bucket>>,
 }
 
 #[derive(Clone, Copy)]
@@ -40,38 +61,53 @@ struct Bucket {
     at: Instant,
 }
 
-impl RateLimiter {
-    pub fn new(limit: RateLimit) -> Self {
+impl Buckets {
+    pub(crate) fn new(per_second: f64, burst: f64) -> Self {
         Self {
-            limit,
+            per_second,
+            burst,
             buckets: Mutex::new(HashMap::new()),
-            refusals: Mutex::new(HashMap::new()),
         }
     }
 
-    fn per_second(&self) -> f64 {
-        f64::from(self.limit.per_minute) / 60.0
-    }
-
-    /// Takes one token from `client`'s bucket, or says how long until one is back.
-    fn take(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
-        self.take_from(&self.buckets, client, now, 1.0)
-    }
-
-    /// Takes `tokens` (1, or 0 to look without taking) from `client`'s bucket in `buckets`,
-    /// or says how long until one is back.
-    fn take_from(
+    /// If `client`'s bucket holds `need` tokens (at most the burst), spends `spend` of them;
+    /// else says how long until it holds them. `spend` 0 looks without spending.
+    pub(crate) fn take(
         &self,
-        buckets: &Mutex<HashMap<IpAddr, Bucket>>,
         client: IpAddr,
         now: Instant,
-        tokens: f64,
+        need: f64,
+        spend: f64,
     ) -> Result<(), Duration> {
-        let burst = f64::from(self.limit.burst.max(1));
-        let rate = self.per_second();
-        let mut buckets = buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let need = need.min(self.burst);
+        self.with(client, now, |bucket| {
+            if bucket.tokens >= need {
+                bucket.tokens -= spend;
+                Ok(())
+            } else if self.per_second > 0.0 {
+                Err(Duration::from_secs_f64(
+                    (need - bucket.tokens) / self.per_second,
+                ))
+            } else {
+                Err(Duration::from_secs(60))
+            }
+        })
+    }
+
+    /// Spends `amount` whatever the bucket holds: what was already used is charged after
+    /// the fact, and a bucket may owe up to one burst, repaid at the rate before it allows
+    /// anything again.
+    pub(crate) fn charge(&self, client: IpAddr, now: Instant, amount: f64) {
+        self.with(client, now, |bucket| {
+            bucket.tokens = (bucket.tokens - amount).max(-self.burst);
+        });
+    }
+
+    /// Runs `f` on `client`'s bucket, refilled to `now` (a new client's starts full).
+    fn with<T>(&self, client: IpAddr, now: Instant, f: impl FnOnce(&mut Bucket) -> T) -> T {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         if buckets.len() >= MAX_CLIENTS && !buckets.contains_key(&client) {
-            buckets.retain(|_, b| b.refilled(now, rate) < burst);
+            buckets.retain(|_, b| b.refilled(now, self.per_second) < self.burst);
             if buckets.len() >= MAX_CLIENTS {
                 if let Some(oldest) = buckets.iter().min_by_key(|(_, b)| b.at).map(|(k, _)| *k) {
                     buckets.remove(&oldest);
@@ -79,19 +115,12 @@ impl RateLimiter {
             }
         }
         let bucket = buckets.entry(client).or_insert(Bucket {
-            tokens: burst,
+            tokens: self.burst,
             at: now,
         });
-        bucket.tokens = bucket.refilled(now, rate).min(burst);
+        bucket.tokens = bucket.refilled(now, self.per_second).min(self.burst);
         bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= tokens;
-            Ok(())
-        } else if rate > 0.0 {
-            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / rate))
-        } else {
-            Err(Duration::from_secs(60))
-        }
+        f(bucket)
     }
 }
 
@@ -165,7 +194,8 @@ pub fn carry<F: std::future::Future>(future: F) -> impl std::future::Future<Outp
 /// `rate_limited` with `Retry-After` when the bucket is empty. Outside a limited request
 /// (limit disabled) it always allows.
 pub fn anonymous_write() -> Result<(), ApiError> {
-    let verdict = CLIENT.try_with(|client| client.limiter.take(client.key, Instant::now()));
+    let verdict = CLIENT
+        .try_with(|client| (client.limiter.writes).take(client.key, Instant::now(), 1.0, 1.0));
     limited(
         verdict.ok(),
         "free calls, unpaid calls, quotes and registrations",
@@ -176,19 +206,15 @@ pub fn anonymous_write() -> Result<(), ApiError> {
 /// payments have emptied their bucket (spends nothing: only a refusal does, see
 /// [`payment_refused`]).
 pub fn payment_standing() -> Result<(), ApiError> {
-    let verdict = CLIENT.try_with(|client| {
-        let limiter = &client.limiter;
-        limiter.take_from(&limiter.refusals, client.key, Instant::now(), 0.0)
-    });
+    let verdict = CLIENT
+        .try_with(|client| (client.limiter.refusals).take(client.key, Instant::now(), 1.0, 0.0));
     limited(verdict.ok(), "payments that are refused")
 }
 
 /// A payment of the client's was refused: it spends a token of the refusals' bucket.
 pub fn payment_refused() {
-    let _ = CLIENT.try_with(|client| {
-        let limiter = &client.limiter;
-        limiter.take_from(&limiter.refusals, client.key, Instant::now(), 1.0)
-    });
+    let _ =
+        CLIENT.try_with(|client| (client.limiter.refusals).charge(client.key, Instant::now(), 1.0));
 }
 
 /// The 429 for an empty bucket (`None`: no limit in force); `what` says what it limits.
@@ -213,57 +239,88 @@ fn limited(verdict: Option<Result<(), Duration>>, what: &str) -> Result<(), ApiE
 mod tests {
     use super::*;
 
-    fn limiter(per_minute: u32, burst: u32) -> RateLimiter {
-        RateLimiter::new(RateLimit { per_minute, burst })
+    /// A bucket of `burst` refilled at one token a second.
+    fn buckets(burst: u32) -> Buckets {
+        Buckets::new(1.0, f64::from(burst))
     }
 
     #[test]
     fn buckets_empty_then_refill() {
-        let limiter = limiter(60, 3);
+        let buckets = buckets(3);
         let client: IpAddr = "192.0.2.1".parse().unwrap();
         let now = Instant::now();
+        let take = |at| buckets.take(client, at, 1.0, 1.0);
         for _ in 0..3 {
-            assert!(limiter.take(client, now).is_ok());
+            assert!(take(now).is_ok());
         }
-        let wait = limiter.take(client, now).unwrap_err();
+        let wait = take(now).unwrap_err();
         assert!(wait <= Duration::from_secs(1), "{wait:?}");
         // Another client has its own bucket.
-        assert!(limiter.take("192.0.2.2".parse().unwrap(), now).is_ok());
-        assert!(limiter.take(client, now + Duration::from_secs(1)).is_ok());
-        assert!(limiter.take(client, now + Duration::from_secs(1)).is_err());
+        assert!(buckets
+            .take("192.0.2.2".parse().unwrap(), now, 1.0, 1.0)
+            .is_ok());
+        assert!(take(now + Duration::from_secs(1)).is_ok());
+        assert!(take(now + Duration::from_secs(1)).is_err());
     }
 
-    /// Refused payments have a bucket of their own: looking does not spend, a refusal does,
-    /// and emptying it leaves the anonymous-write bucket alone.
+    /// Looking does not spend; a charge does, even past empty (a debt repaid at the rate,
+    /// at most one burst), and what is needed is capped at the burst.
     #[test]
-    fn refused_payments_spend_a_bucket_of_their_own() {
-        let limiter = limiter(60, 2);
+    fn a_charge_after_the_fact_may_leave_a_debt() {
+        let buckets = buckets(10);
         let client: IpAddr = "192.0.2.1".parse().unwrap();
         let now = Instant::now();
-        let look = |limiter: &RateLimiter| limiter.take_from(&limiter.refusals, client, now, 0.0);
         for _ in 0..5 {
-            assert!(look(&limiter).is_ok());
+            assert!(buckets.take(client, now, 10.0, 0.0).is_ok());
         }
-        for _ in 0..2 {
-            assert!(limiter
-                .take_from(&limiter.refusals, client, now, 1.0)
-                .is_ok());
-        }
-        assert!(look(&limiter).is_err());
         assert!(
-            limiter.take(client, now).is_ok(),
+            buckets.take(client, now, 1_000.0, 0.0).is_ok(),
+            "a full bucket allows anything"
+        );
+        buckets.charge(client, now, 15.0);
+        assert_eq!(
+            buckets.take(client, now, 1.0, 0.0),
+            Err(Duration::from_secs(6))
+        );
+        buckets.charge(client, now, 1_000.0);
+        assert_eq!(
+            buckets.take(client, now, 1.0, 0.0),
+            Err(Duration::from_secs(11)),
+            "a debt is at most one burst"
+        );
+        assert!(buckets
+            .take(client, now + Duration::from_secs(11), 1.0, 0.0)
+            .is_ok());
+    }
+
+    /// Refused payments have a bucket of their own: emptying it leaves the anonymous-write
+    /// bucket alone.
+    #[test]
+    fn refused_payments_spend_a_bucket_of_their_own() {
+        let limiter = RateLimiter::new(RateLimit {
+            per_minute: 60,
+            burst: 2,
+        });
+        let client: IpAddr = "192.0.2.1".parse().unwrap();
+        let now = Instant::now();
+        for _ in 0..2 {
+            limiter.refusals.charge(client, now, 1.0);
+        }
+        assert!(limiter.refusals.take(client, now, 1.0, 0.0).is_err());
+        assert!(
+            limiter.writes.take(client, now, 1.0, 1.0).is_ok(),
             "writes have their own tokens"
         );
     }
 
     #[test]
     fn the_map_stays_bounded() {
-        let limiter = limiter(60, 1);
+        let buckets = buckets(1);
         let now = Instant::now();
         for i in 0..(MAX_CLIENTS as u32 + 100) {
-            let _ = limiter.take(IpAddr::from(i.to_be_bytes()), now);
+            let _ = buckets.take(IpAddr::from(i.to_be_bytes()), now, 1.0, 1.0);
         }
-        assert!(limiter.buckets.lock().unwrap().len() <= MAX_CLIENTS);
+        assert!(buckets.buckets.lock().unwrap().len() <= MAX_CLIENTS);
     }
 
     #[test]

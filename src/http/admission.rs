@@ -15,6 +15,14 @@
 //!   than the configured depth (400 `malformed_json`) and more values than the configured count
 //!   (413 `body_too_large`), so neither the parser nor schema validation meets an unbounded
 //!   document.
+//! - **Refused bodies are paid for.** Reading, scanning and parsing bodies is most of what an
+//!   anonymous request costs the server (`bench/RESULTS.md`), and a hostile client's bodies
+//!   are all refused: invalid, unpaid, malformed. So the bytes of every body answered with a
+//!   client error (4xx) are charged to its client's bucket after the answer, and a body its
+//!   client's bucket cannot cover (its `Content-Length`, up to the burst) is answered 429
+//!   `rate_limited` with `Retry-After` at once: not buffered, scanned nor parsed, its bytes
+//!   dropped as they arrive. A client whose requests succeed never spends from it, paying
+//!   callers included.
 //!
 //! [`Tally`] also limits connections per client in the accept loop (`crate::server`).
 //! A client is its address, IPv6 grouped by /64 as for the rate limit.
@@ -36,7 +44,7 @@ use tokio::time::Instant;
 use crate::config;
 use crate::error::{ApiError, ErrorCode};
 use crate::http::extract::is_json_content_type;
-use crate::rate_limit::client_key;
+use crate::rate_limit::{client_key, Buckets};
 
 /// Counts of something clients hold (bytes of bodies, connections), bounded in total and per
 /// client. The map holds only clients that hold something now.
@@ -130,6 +138,8 @@ pub struct Admission {
     limits: config::Admission,
     body_limit: usize,
     budget: Arc<Tally>,
+    /// Bytes of bodies answered with a client error, per client; `None`: not limited.
+    refused_bytes: Option<Arc<Buckets>>,
 }
 
 /// A chunked body's reservation grows by this much at a time.
@@ -146,8 +156,43 @@ impl Admission {
                 admission.body_budget_bytes,
                 admission.body_budget_per_client_bytes,
             ),
+            refused_bytes: (admission.refused_body_bytes_per_sec > 0).then(|| {
+                Arc::new(Buckets::new(
+                    admission.refused_body_bytes_per_sec as f64,
+                    admission.refused_body_burst_bytes.max(1) as f64,
+                ))
+            }),
             limits: admission,
             body_limit: limits.body_bytes,
+        }
+    }
+
+    /// Whether `client` may send a body of `length` bytes: 429 `rate_limited` when the bytes
+    /// of its refused bodies have emptied its bucket below that (or below the burst).
+    fn refused_bytes_standing(&self, client: IpAddr, length: usize) -> Result<(), ApiError> {
+        let Some(bucket) = &self.refused_bytes else {
+            return Ok(());
+        };
+        bucket
+            .take(client, std::time::Instant::now(), length as f64, 0.0)
+            .map_err(|wait| {
+                let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
+                ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    format!(
+                        "too many refused request bodies from this client; retry in {seconds} s \
+                         (bytes of bodies answered with a client error are limited per client)"
+                    ),
+                )
+                .with_retry_after(seconds)
+            })
+    }
+
+    /// Charges `read` bytes of a body answered with a client error to `client`.
+    fn charge_refused(&self, client: IpAddr, read: usize) {
+        if let Some(bucket) = &self.refused_bytes {
+            bucket.charge(client, std::time::Instant::now(), read as f64);
         }
     }
 }
@@ -193,102 +238,157 @@ pub(crate) async fn admit(
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(a)| a.ip());
+    let client = client_key(peer);
     let (parts, body) = request.into_parts();
+    let declared = body
+        .size_hint()
+        .exact()
+        .and_then(|n| usize::try_from(n).ok());
+    let limit = admission.body_limit;
+    if declared.is_some_and(|n| n > limit) {
+        return too_large(format!("request body is larger than {limit} bytes")).into_response();
+    }
+    let first = declared.unwrap_or(RESERVE_STEP).min(limit);
+    if let Err(error) = admission.refused_bytes_standing(client, first) {
+        tokio::spawn(discard(body, admission.limits.clone(), limit));
+        return error.into_response();
+    }
     let json = parts
         .headers
         .get(header::CONTENT_TYPE)
         .is_none_or(|value| is_json_content_type(value.to_str().unwrap_or_default()));
-    let (bytes, mut held) = match read(&admission, peer, body).await {
+    let (bytes, mut held) = match read(&admission, peer, first, body).await {
         Ok(read) => read,
-        Err(error) => return error.into_response(),
+        Err((error, read)) => {
+            admission.charge_refused(client, read);
+            return error.into_response();
+        }
+    };
+    let length = bytes.len();
+    let refused = |error: ApiError| {
+        admission.charge_refused(client, length);
+        error.into_response()
     };
     if json {
-        let shape = scan_json(&bytes, &admission.limits);
-        let values = match shape {
+        let values = match scan_json(&bytes, &admission.limits) {
             Ok(values) => values,
-            Err(error) => return error.into_response(),
+            Err(error) => return refused(error),
         };
         if let Err(refusal) = held.grow(values.saturating_mul(BYTES_PER_VALUE)) {
-            return refused(refusal, "request bodies").into_response();
+            return refused(self::refused(refusal, "request bodies"));
         }
     }
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes.freeze())))
         .await;
     drop(held);
+    if response.status().is_client_error() {
+        admission.charge_refused(client, length);
+    }
     response
 }
 
-/// The body's bytes and their reservation; the error answer when it does not fit, is too
-/// large, or is too slow.
+/// The body's bytes and their reservation (`first` bytes at once: all of a declared length,
+/// else a first step); the error answer when it does not fit, grows too large, or is too
+/// slow, with how many bytes were read before it.
 async fn read(
     admission: &Admission,
     peer: IpAddr,
+    first: usize,
     body: Body,
-) -> Result<(BytesMut, Held), ApiError> {
+) -> Result<(BytesMut, Held), (ApiError, usize)> {
     let limits = &admission.limits;
     let limit = admission.body_limit;
-    let declared = body
-        .size_hint()
-        .exact()
-        .and_then(|n| usize::try_from(n).ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(too_large(format!(
-            "request body is larger than {limit} bytes"
-        )));
-    }
-    let first = declared.unwrap_or(RESERVE_STEP).min(limit);
     let mut held = admission
         .budget
         .take(peer, first)
-        .map_err(|r| refused(r, "request bodies"))?;
+        .map_err(|r| (refused(r, "request bodies"), 0))?;
     let mut bytes = BytesMut::with_capacity(first);
-    let mut body = body.into_data_stream();
-    let started = Instant::now();
-    let rate = limits.body_min_bytes_per_sec.max(1) as f64;
+    let mut body = Paced::new(body);
     loop {
-        // The next bytes are due when the average rate since the start would fall below the
-        // minimum (after the grace period), and never after the whole body's deadline.
-        let at_rate = limits.body_grace + Duration::from_secs_f64((bytes.len() + 1) as f64 / rate);
-        let due = started + at_rate.min(limits.body_read_timeout);
-        let data = match tokio::time::timeout_at(due, body.next()).await {
-            Err(_) => {
-                return Err(ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    ErrorCode::RequestTimeout,
-                    format!(
-                        "request body too slow: it must arrive within {} s, at {} bytes/s at least after {} s",
-                        limits.body_read_timeout.as_secs_f64(),
-                        limits.body_min_bytes_per_sec,
-                        limits.body_grace.as_secs_f64(),
-                    ),
-                )
-                .with_header(header::CONNECTION, HeaderValue::from_static("close")));
-            }
+        let data = match body.next(limits).await {
+            Ok(Some(data)) => data,
             Ok(None) => break,
-            Ok(Some(Err(e))) => {
-                return Err(ApiError::bad_request(
-                    ErrorCode::UnreadableBody,
-                    format!("request body could not be read: {e}"),
-                ))
-            }
-            Ok(Some(Ok(data))) => data,
+            Err(error) => return Err((error, bytes.len())),
         };
         let len = bytes.len() + data.len();
         if len > limit {
-            return Err(too_large(format!(
-                "request body is larger than {limit} bytes"
-            )));
+            let large = too_large(format!("request body is larger than {limit} bytes"));
+            return Err((large, bytes.len()));
         }
         if len > held.amount {
             let more = (len - held.amount)
                 .max(RESERVE_STEP)
                 .min(limit - held.amount);
-            held.grow(more).map_err(|r| refused(r, "request bodies"))?;
+            if let Err(refusal) = held.grow(more) {
+                return Err((refused(refusal, "request bodies"), bytes.len()));
+            }
         }
         bytes.extend_from_slice(&data);
     }
     Ok((bytes, held))
+}
+
+/// Reads and drops a refused body (up to `limit` bytes, at the required pace), as nginx
+/// discards one: the client, still sending it, then reads its answer instead of a reset
+/// connection, and the server holds one chunk of it at a time.
+async fn discard(body: Body, limits: config::Admission, limit: usize) {
+    let mut body = Paced::new(body);
+    while let Ok(Some(_)) = body.next(&limits).await {
+        if body.read > limit {
+            break;
+        }
+    }
+}
+
+/// A request body read at the pace admission requires: within the whole body's deadline,
+/// and at the minimum average rate once the grace period has passed.
+struct Paced {
+    body: axum::body::BodyDataStream,
+    started: Instant,
+    read: usize,
+}
+
+impl Paced {
+    fn new(body: Body) -> Self {
+        Self {
+            body: body.into_data_stream(),
+            started: Instant::now(),
+            read: 0,
+        }
+    }
+
+    /// The next chunk, `None` at the end; 408 `request_timeout` (closing the connection) when
+    /// it is late, 400 `unreadable_body` when the connection fails.
+    async fn next(&mut self, limits: &config::Admission) -> Result<Option<bytes::Bytes>, ApiError> {
+        // The next bytes are due when the average rate since the start would fall below the
+        // minimum (after the grace period), and never after the whole body's deadline.
+        let rate = limits.body_min_bytes_per_sec.max(1) as f64;
+        let at_rate = limits.body_grace + Duration::from_secs_f64((self.read + 1) as f64 / rate);
+        let due = self.started + at_rate.min(limits.body_read_timeout);
+        match tokio::time::timeout_at(due, self.body.next()).await {
+            Err(_) => Err(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                ErrorCode::RequestTimeout,
+                format!(
+                    "request body too slow: it must arrive within {} s, at {} bytes/s at least after {} s",
+                    limits.body_read_timeout.as_secs_f64(),
+                    limits.body_min_bytes_per_sec,
+                    limits.body_grace.as_secs_f64(),
+                ),
+            )
+            .with_header(header::CONNECTION, HeaderValue::from_static("close"))),
+            Ok(None) => Ok(None),
+            Ok(Some(Err(e))) => Err(ApiError::bad_request(
+                ErrorCode::UnreadableBody,
+                format!("request body could not be read: {e}"),
+            )),
+            Ok(Some(Ok(data))) => {
+                self.read += data.len();
+                Ok(Some(data))
+            }
+        }
+    }
 }
 
 /// How many values `bytes` holds as JSON, counted without parsing (containers, and one per

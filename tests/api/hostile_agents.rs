@@ -143,7 +143,9 @@ async fn amplify_seeded(server: &Served) {
     });
     let answered: usize = futures::future::join_all(rounds).await.into_iter().sum();
     assert!(answered >= 5, "{answered} of 20 validated");
-    let (status, _, body) = post_raw(&client, &url, zeros(500_000)).await;
+    // From a client of its own: this one's refused bodies have spent its allowance.
+    let fresh = client_from("127.0.0.12");
+    let (status, _, body) = post_raw(&fresh, &url, zeros(500_000)).await;
     assert_error(
         reqwest::StatusCode::from_u16(status).unwrap(),
         &body,
@@ -161,6 +163,7 @@ async fn amplify_builder(server: &Served, slug: &str) {
         .map(|i| (format!("{i}{long}"), Value::String(long.clone())))
         .collect();
     let body = Value::Object(body).to_string();
+    let mut validated = 0;
     for _ in 0..5 {
         let (status, len, answer) = post_raw(
             &client,
@@ -168,6 +171,12 @@ async fn amplify_builder(server: &Served, slug: &str) {
             body.clone(),
         )
         .await;
+        if status == 429 {
+            // Five 400 KB bodies are about the allowance of refused bytes.
+            assert_refused_bytes(&answer);
+            continue;
+        }
+        validated += 1;
         assert_eq!(status, 422, "{answer}");
         assert_eq!(answer["error"]["code"], "input_invalid");
         assert!(len <= 64 * 1024, "a {len}-byte error answer");
@@ -181,6 +190,7 @@ async fn amplify_builder(server: &Served, slug: &str) {
             "{violation}"
         );
     }
+    assert!(validated >= 3, "{validated} of 5 validated");
 }
 
 /// Bodies held back (all but their last bytes): a client holds at most its share of the body
@@ -323,28 +333,44 @@ async fn idle_connections(server: &Served) {
     drop(held);
 }
 
-/// Deep and wide JSON is refused before it is parsed.
+/// Deep and wide JSON is refused before it is parsed; once the bytes of its refused bodies
+/// are over its allowance, the client's next bodies are refused before they are read.
 async fn shapes(server: &Served) {
     let client = client_from("127.0.0.8");
     let url = server.url("/tools/receipt-echo");
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let wide = format!("[{}]", vec!["0"; 400_000].join(","));
+    let mut seen = std::collections::BTreeMap::new();
     for _ in 0..5 {
-        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        let (status, _, body) = post_raw(&client, &url, deep).await;
-        assert_error(
-            reqwest::StatusCode::from_u16(status).unwrap(),
-            &body,
-            400,
-            "malformed_json",
-        );
-        let wide = format!("[{}]", vec!["0"; 400_000].join(","));
-        let (status, _, body) = post_raw(&client, &url, wide).await;
-        assert_error(
-            reqwest::StatusCode::from_u16(status).unwrap(),
-            &body,
-            413,
-            "body_too_large",
-        );
+        for (body, expected) in [
+            (&deep, (400, "malformed_json")),
+            (&wide, (413, "body_too_large")),
+        ] {
+            let (status, _, answer) = post_raw(&client, &url, body.clone()).await;
+            if status == 429 {
+                assert_refused_bytes(&answer);
+            } else {
+                assert_error(
+                    reqwest::StatusCode::from_u16(status).unwrap(),
+                    &answer,
+                    expected.0,
+                    expected.1,
+                );
+            }
+            *seen.entry(status).or_insert(0) += 1;
+        }
     }
+    assert!(
+        seen.contains_key(&400) && seen.contains_key(&413) && seen.contains_key(&429),
+        "{seen:?}"
+    );
+}
+
+/// The 429 of a client whose refused bodies are over their allowance.
+fn assert_refused_bytes(answer: &Value) {
+    assert_eq!(answer["error"]["code"], "rate_limited", "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("refused request bodies"), "{message}");
 }
 
 /// MCP batches of `tools/list` (each answered with the whole tool list) are refused past a
@@ -579,4 +605,60 @@ async fn bodies_in_flight_are_reserved_from_the_budget_and_given_back() {
     stream.write_all(b"2\r\n{}\r\n0\r\n\r\n").await.unwrap();
     let answered = answer(&mut stream, Duration::from_secs(5)).await;
     assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+}
+
+/// Refused bodies are paid for: the bytes of bodies answered with a client error are charged
+/// to their client, and past its allowance its next body is refused 429 before it is read
+/// (a body the bucket still covers passes). Bodies answered with success spend nothing, and
+/// one client's refusals do not touch another's allowance.
+#[tokio::test]
+async fn the_bytes_of_refused_bodies_are_limited_per_client() {
+    const KIB: u64 = 1024;
+    let server = crate::util::TestServer::start_with(|c| {
+        c.limits.admission.refused_body_bytes_per_sec = 8 * KIB;
+        c.limits.admission.refused_body_burst_bytes = 256 * KIB;
+    })
+    .await;
+    let url = server.url("/tools/receipt-echo");
+    let attacker = client_from("127.0.0.2");
+    // 1 MiB of bodies answered 200: nothing spent.
+    let valid = json!({"pad": "x".repeat(100 * 1024)}).to_string();
+    for _ in 0..10 {
+        let (status, _, answer) = post_raw(&attacker, &url, valid.clone()).await;
+        assert_eq!(status, 200, "{answer}");
+    }
+    // 100 KB bodies refused (too deep): two fit the 256 KiB allowance, the third does not.
+    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+    for _ in 0..2 {
+        let (status, _, answer) = post_raw(&attacker, &url, deep.clone()).await;
+        assert_error(
+            reqwest::StatusCode::from_u16(status).unwrap(),
+            &answer,
+            400,
+            "malformed_json",
+        );
+    }
+    let response = attacker
+        .post(&url)
+        .header("content-type", "application/json")
+        .body(deep.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    let retry: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // 100 KB less the ~56 KiB left, at 8 KiB/s.
+    assert!((4..=8).contains(&retry), "retry after {retry} s");
+    let (_, answer) = read(response).await;
+    assert_refused_bytes(&answer);
+    // What is left still covers a small body.
+    let (status, _, answer) = post_raw(&attacker, &url, "{}".into()).await;
+    assert_eq!(status, 200, "{answer}");
+    // Another client is untouched.
+    let (status, _, answer) = post_raw(&client_from("127.0.0.3"), &url, deep).await;
+    assert_eq!(status, 400, "{answer}");
 }
