@@ -235,6 +235,10 @@ pub struct EndpointStats {
     pub owner: Option<String>,
     /// Invocations admitted and not finished.
     pub in_flight: usize,
+    /// Whether its builder is heavy now (a heavy call or a lost isolate in the last minute,
+    /// `limits::cpu`): a recycled worker's successor does not warm such endpoints up.
+    #[serde(default)]
+    pub heavy: bool,
 }
 
 impl Pool {
@@ -508,6 +512,11 @@ impl Pool {
     }
 
     /// Current isolates and counters.
+    /// `builder` was heavy in the worker this pool's worker replaces: it stays heavy here.
+    pub(crate) fn heavy_elsewhere(&self, builder: &str) {
+        self.inner.shared.cpu.heavy_elsewhere(builder);
+    }
+
     pub fn stats(&self) -> PoolStats {
         let state = self.lock();
         let mut endpoints: Vec<EndpointStats> = state
@@ -519,6 +528,7 @@ impl Pool {
                 instances: endpoint.instances.len(),
                 owner: endpoint.code.owner.clone(),
                 in_flight: endpoint.admission.in_flight(),
+                heavy: self.inner.shared.cpu.is_heavy_now(endpoint.code.builder()),
             })
             .collect();
         let live_heap_bytes = self.usage(&state, None).heap;

@@ -56,6 +56,72 @@ async fn a_recycled_worker_hands_over_to_a_successor_that_already_loaded_its_end
     pool.shutdown().await;
 }
 
+/// A recycled worker's successor warms up what its predecessor served, but not the endpoints
+/// of heavy builders (a call of 50 ms of CPU, or a lost isolate, in the last minute): while
+/// the two workers overlap, an attacker's isolates would be held twice. Those builders stay
+/// heavy in the successor.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_successor_does_not_warm_up_a_heavy_builders_endpoints() {
+    // Recycled after one dropped isolate.
+    let (pool, _) = recycling_workers(test_config(), 1, 1);
+    pool.start().await.unwrap();
+    let owned = |slug: &str, owner: &str, source: &str| EndpointCode {
+        owner: Some(owner.to_owned()),
+        ..endpoint(slug, source)
+    };
+    let light = owned("light", "light-builder", "export default () => 'light';");
+    let heavy = owned(
+        "heavy",
+        "heavy-builder",
+        "export default () => { const end = Date.now() + 150; while (Date.now() < end) {} return 'heavy'; }",
+    );
+    let quick = owned("quick", "heavy-builder", "export default () => 'quick';");
+    let gone = owned("gone", "light-builder", "export default () => 'gone';");
+    for code in [&heavy, &light, &gone] {
+        ok(call(&pool, code, json!(null)).await);
+    }
+    let first = pool.stats().await.worker_pids;
+    pool.retire("gone");
+    // The next call sees the dropped isolate and starts the recycle.
+    ok(call(&pool, &light, json!(null)).await);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let stats = loop {
+        let stats = pool.stats().await;
+        if stats.worker_pids != first || Instant::now() > deadline {
+            break stats;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(stats.worker_recycles, 1, "{stats:?}");
+    let endpoint = |stats: &sandbox::PoolStats, slug: &str| {
+        stats.endpoints.iter().find(|e| e.slug == slug).cloned()
+    };
+    assert_eq!(
+        endpoint(&stats, "light").map(|e| e.instances),
+        Some(1),
+        "{stats:?}"
+    );
+    assert_eq!(
+        endpoint(&stats, "heavy").map_or(0, |e| e.instances),
+        0,
+        "{stats:?}"
+    );
+    // The builder is still heavy in the successor, before any heavy call of its there.
+    ok(call(&pool, &quick, json!(null)).await);
+    let stats = pool.stats().await;
+    assert_eq!(
+        endpoint(&stats, "quick").map(|e| e.heavy),
+        Some(true),
+        "{stats:?}"
+    );
+    assert_eq!(
+        endpoint(&stats, "light").map(|e| e.heavy),
+        Some(false),
+        "{stats:?}"
+    );
+    pool.shutdown().await;
+}
+
 fn workers_with(config: PoolConfig, count: usize) -> (WorkerPool, Arc<MemoryHost>) {
     recycling_workers(config, count, WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED)
 }

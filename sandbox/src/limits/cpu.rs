@@ -108,6 +108,12 @@ impl CpuShares {
         self.mark_heavy(builder, Instant::now());
     }
 
+    /// `builder` is heavy in the worker this one replaces: it stays heavy here (for
+    /// [`HEAVY_FOR`] from now), rather than starting afresh with a new worker.
+    pub(crate) fn heavy_elsewhere(&self, builder: &str) {
+        self.mark_heavy(builder, Instant::now());
+    }
+
     /// Whether `builder` ran a heavy call, or lost an isolate, within [`HEAVY_FOR`]. The pool
     /// holds such a builder's new isolates back as it does those of a builder past its memory
     /// floor (`pool::make_room`).

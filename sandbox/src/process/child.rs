@@ -159,7 +159,14 @@ impl Started {
                         send_report(&frames, id, report, pool.wear());
                     });
                 }
-                ToWorker::Warm { id, endpoints } => {
+                ToWorker::Warm {
+                    id,
+                    endpoints,
+                    heavy,
+                } => {
+                    for builder in &heavy {
+                        pool.heavy_elsewhere(builder);
+                    }
                     // Started here, in frame order, so a `Retire` behind this frame finds
                     // the isolates it must drop.
                     let mut loading = Vec::with_capacity(endpoints.len());

@@ -849,8 +849,8 @@ impl WorkerPool {
         });
     }
 
-    /// Loads into a recycle's `successor` the endpoints `predecessor` holds isolates of, as many
-    /// of each, before calls switch to it ([`WARM_TIMEOUT`] at most, and not past the
+    /// Loads into a recycle's `successor` the endpoints `predecessor` holds isolates of (but
+    /// those of heavy builders, who stay heavy there), as many of each, before calls switch to it ([`WARM_TIMEOUT`] at most, and not past the
     /// predecessor's death). A worker is `Ready`
     /// before it has built any runtime: switched to cold, every call behind the switch queued
     /// behind its runtime builds and module loads (half a second under load, bench/RESULTS.md).
@@ -865,13 +865,22 @@ impl WorkerPool {
             stats
                 .endpoints
                 .iter()
-                .filter(|endpoint| endpoint.instances > 0)
+                // A heavy builder's endpoints start cold if called again: warming them doubles
+                // what an attacker holds while the two workers overlap.
+                .filter(|endpoint| endpoint.instances > 0 && !endpoint.heavy)
                 .filter_map(|endpoint| {
                     let served = state.served(&endpoint.slug, &endpoint.version)?;
                     Some((served.code.clone(), endpoint.instances))
                 })
                 .collect()
         };
+        // Heavy builders stay heavy in the successor: a recycle must not reset their marks.
+        let heavy: Vec<&str> = stats
+            .endpoints
+            .iter()
+            .filter(|endpoint| endpoint.heavy)
+            .map(|endpoint| endpoint.owner.as_deref().unwrap_or(&endpoint.slug))
+            .collect();
         let mut warm: Vec<wire::WarmRef> = endpoints
             .iter()
             .map(|(code, instances)| wire::WarmRef {
@@ -886,6 +895,7 @@ impl WorkerPool {
             match wire::encode(&wire::WarmFrame::Warm {
                 id,
                 endpoints: &warm,
+                heavy: &heavy,
             }) {
                 Ok(frame) => break frame,
                 Err(_) if warm.len() > 1 => warm.truncate(warm.len() / 2),

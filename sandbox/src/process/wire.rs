@@ -51,7 +51,12 @@ pub(crate) enum ToWorker {
     },
     /// Starts and loads isolates of these endpoints, as many of each as asked, before any call:
     /// what the worker it replaces served (see `WorkerPool::recycle`).
-    Warm { id: u64, endpoints: Vec<Warm> },
+    /// `heavy`: builders heavy in the worker this one replaces, who stay heavy here.
+    Warm {
+        id: u64,
+        endpoints: Vec<Warm>,
+        heavy: Vec<String>,
+    },
     /// Drops an endpoint's isolates and code.
     Retire { slug: String },
     /// Asks for the worker's [`PoolStats`] (also the server's liveness ping).
@@ -90,6 +95,7 @@ pub(crate) enum WarmFrame<'a> {
     Warm {
         id: u64,
         endpoints: &'a [WarmRef<'a>],
+        heavy: &'a [&'a str],
     },
 }
 
