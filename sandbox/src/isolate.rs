@@ -42,7 +42,7 @@ pub(crate) struct IsolateEnv<'a> {
 
 pub(crate) struct Isolate {
     runtime: JsRuntime,
-    /// `dispatch(handler, requestJson)` from `runtime-js/90_bootstrap.js`.
+    /// `dispatch(handler, requestJson)` from `90_bootstrap.js`.
     dispatch: v8::Global<v8::Function>,
     /// The module's default export.
     handler: v8::Global<v8::Value>,
@@ -340,7 +340,7 @@ impl Isolate {
 
 /// `JsRuntime::with_event_loop_promise`, except that the promise is looked at again after each
 /// turn of the event loop. A turn whose microtasks settle it can still end `Pending` on a timer
-/// the call cancelled (runtime-js/50_web.js cancels a call's timers as it ends), and deno_core
+/// the call cancelled (ops/50_web.js cancels a call's timers as it ends), and deno_core
 /// would then wait for a wake-up that never comes instead of seeing the settled promise.
 async fn settle<E>(
     runtime: &mut JsRuntime,
@@ -441,7 +441,7 @@ fn describe(err: &CoreError) -> String {
     }
 }
 
-/// Runs the glue's `preloadWebGlobals` (runtime-js/50_web.js) for `preload`.
+/// Runs the glue's `preloadWebGlobals` (ops/50_web.js) for `preload`.
 fn preload_web_globals(runtime: &mut JsRuntime, preload: WebPreload) -> Result<(), SandboxError> {
     let names = match preload {
         WebPreload::Nothing => return Ok(()),

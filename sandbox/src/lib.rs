@@ -99,7 +99,9 @@
 //!   deadline, `heap`, `admission`).
 //! - `ops`: one `extension!` per `ctx` area (`kv`, `files`, `http`, `fetch`, `log`), `web`
 //!   (the web platform's globals), `crypto` (the WebCrypto global), and the `bootstrap` that
-//!   loads the glue in `runtime-js/`.
+//!   loads the glue; each area's glue script sits beside its op (`ops/10_kv.js` by
+//!   `ops/kv.rs`), Deno's scripts come from the `deno_web` and `deno_webidl` crates' sources
+//!   (copied at build time, `build.rs`) and `ops/web/deno_fetch/`.
 //! - `response`: the result contract (status range, response-header allow-list).
 //! - `trace`: [`SourceTrace`], where an error arose in the handler's source (for its owner).
 //! - `paths`: [`normalize_file_path`], shared with the server for uploaded assets.

@@ -59,7 +59,7 @@ const RESERVED_PREFIXES: &[&str] = &[
 /// upgrade that never happens), and they are not final answers a client can act on.
 const STATUSES: std::ops::RangeInclusive<u16> = 200..=599;
 
-/// What the JS dispatcher (`runtime-js/90_bootstrap.js`) reports for one invocation: an
+/// What the JS dispatcher (`90_bootstrap.js`) reports for one invocation: an
 /// object whose `kind` says which (`"ok"`, `"threw"`, `"tooLarge"`) and whose other fields are
 /// those of [`Answer`] or [`Thrown`]. Read by [`crate::isolate`] field by field, not as a serde
 /// internally tagged enum, which would first copy the whole object (the body text included)
@@ -150,7 +150,7 @@ impl Outcome {
                     // The platform's own errors stay what they are, whatever `status` a
                     // handler put on them.
                     "capability_denied" => Err(SandboxError::CapabilityDenied(message)),
-                    // ctx.respond's own refusal (runtime-js/00_ctx.js).
+                    // ctx.respond's own refusal (ops/00_ctx.js).
                     "invalid_handler_response" => Err(SandboxError::InvalidResponse(message)),
                     _ if REFUSALS.contains(&status) => {
                         Err(SandboxError::HandlerRefused { status, message })

@@ -1,4 +1,4 @@
-//! The startup snapshot: deno_core's bootstrap and the `runtime-js/` glue, run once per process
+//! The startup snapshot: deno_core's bootstrap and the ops' glue, run once per process
 //! and serialized, so each new isolate restores it instead of evaluating the scripts again.
 //! The QuickJS backend supports this by recording and replaying its C-API calls. If building
 //! the snapshot fails, isolates are built from scratch (slower, same behaviour).

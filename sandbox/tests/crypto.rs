@@ -1,4 +1,4 @@
-//! WebCrypto in a real isolate (`runtime-js/50_crypto.js`, `sandbox/src/ops/crypto.rs`):
+//! WebCrypto in a real isolate (`50_crypto.js`, `sandbox/src/ops/crypto.rs`):
 //! known-answer vectors from the standards (NIST FIPS 180 examples for SHA, RFC 4231 and
 //! RFC 2202 for HMAC, RFC 8032 for Ed25519, RFC 6979 A.2.5 for ECDSA P-256), keys through every
 //! format, the `CryptoKey` attributes, and randomness in a confined worker process. The

@@ -1,4 +1,4 @@
-//! The web platform inside a handler isolate (runtime-js/50_web.js): each WinterTC Minimum
+//! The web platform inside a handler isolate (sandbox/src/ops/50_web.js): each WinterTC Minimum
 //! Common API global exercised from a real isolate, timers tied to their call, and the parts of
 //! deno_web a handler must not get.
 

@@ -1,4 +1,4 @@
-//! The isolate's bootstrap: loads the `ctx` glue of `runtime-js/` (`90_bootstrap.js` last,
+//! The isolate's bootstrap: loads the `ctx` glue beside the ops (`90_bootstrap.js` last,
 //! which leaves Rust its `setup` function), plus a middleware that turns off deno_core built-in
 //! ops no handler needs.
 
@@ -6,21 +6,21 @@ use std::borrow::Cow;
 
 use deno_core::{ExtensionFileSource, OpDecl};
 
-use super::runtime_js;
+use super::glue_js;
 
 /// The glue, as classic scripts in load order. (Not ES modules: on the QuickJS backend,
 /// deno_core's debug assertions trip over nested import edges between extension modules.)
 const JS: &[ExtensionFileSource] = &[
-    runtime_js!("00_ctx.js"),
-    runtime_js!("10_kv.js"),
-    runtime_js!("20_files.js"),
-    runtime_js!("30_http.js"),
-    runtime_js!("40_log.js"),
-    runtime_js!("50_crypto.js"),
-    runtime_js!("50_web.js"),
-    runtime_js!("60_intl.js"),
-    runtime_js!("70_fetch.js"),
-    runtime_js!("90_bootstrap.js"),
+    glue_js!("00_ctx.js"),
+    glue_js!("10_kv.js"),
+    glue_js!("20_files.js"),
+    glue_js!("30_http.js"),
+    glue_js!("40_log.js"),
+    glue_js!("50_crypto.js"),
+    glue_js!("50_web.js"),
+    glue_js!("60_intl.js"),
+    glue_js!("70_fetch.js"),
+    glue_js!("90_bootstrap.js"),
 ];
 
 /// Built-in ops that would let code print to the host's stdout, abort the process, or compile

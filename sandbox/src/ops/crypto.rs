@@ -1,5 +1,5 @@
 //! WebCrypto for every handler: `crypto.getRandomValues`, `crypto.randomUUID` and
-//! `crypto.subtle` (`runtime-js/50_crypto.js`).
+//! `crypto.subtle` (`50_crypto.js`).
 //!
 //! The glue does what WebIDL and the key's bookkeeping ask (argument conversion, algorithm
 //! names, usages, `extractable`); these ops do the key formats and the mathematics, with

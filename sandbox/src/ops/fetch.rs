@@ -1,5 +1,5 @@
 //! `fetch`: any method, headers and body to the endpoint's allowed hosts, through the server's
-//! SSRF-guarded client (`runtime-js/70_fetch.js` builds the standard `Response`).
+//! SSRF-guarded client (`70_fetch.js` builds the standard `Response`).
 //!
 //! A request is known to the isolate by a key its glue picks; the server's handle of the
 //! response body never reaches JavaScript. The body stays with the host and is pulled a chunk

@@ -1,4 +1,4 @@
-//! `ctx.files`: the endpoint's file area (`runtime-js/20_files.js`). Paths go through
+//! `ctx.files`: the endpoint's file area (`20_files.js`). Paths go through
 //! [`crate::normalize_file_path`] before the host sees them.
 
 use std::cell::RefCell;

@@ -1,5 +1,5 @@
 //! `ctx.httpGetJson`: outbound GET through the server's SSRF-guarded client
-//! (`runtime-js/30_http.js`). The sandbox checks the URL's shape and the headers; the server
+//! (`30_http.js`). The sandbox checks the URL's shape and the headers; the server
 //! decides which hosts are reachable.
 
 use std::cell::RefCell;

@@ -1,4 +1,4 @@
-//! `ctx.kv`: the endpoint's key-value store (`runtime-js/10_kv.js`).
+//! `ctx.kv`: the endpoint's key-value store (`10_kv.js`).
 
 use std::cell::RefCell;
 use std::rc::Rc;

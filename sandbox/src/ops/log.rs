@@ -1,4 +1,4 @@
-//! `ctx.log`: per-invocation log lines (`runtime-js/40_log.js`), capped by lines and bytes;
+//! `ctx.log`: per-invocation log lines (`40_log.js`), capped by lines and bytes;
 //! the excess is dropped behind a single `[log truncated]` line.
 
 use deno_core::{op2, OpState};

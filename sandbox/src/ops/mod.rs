@@ -1,5 +1,5 @@
 //! Ops: the only way from a handler's JS to the host. One `extension!` per area, each paired
-//! with its glue file in `runtime-js/`; every op that reaches the host checks the endpoint's
+//! with its glue file beside it here (`10_kv.js` with `kv.rs`; numbered in load order); every op that reaches the host checks the endpoint's
 //! capability first, in Rust. `crypto`'s ops reach nothing outside the isolate and are every
 //! handler's, like `Math.random`.
 
@@ -26,21 +26,17 @@ pub(crate) mod kv;
 pub(crate) mod log;
 pub(crate) mod web;
 
-/// Embeds a `runtime-js/` glue file as `ext:toolhost/<file>`, so the binary does not read it
-/// from disk at run time.
-macro_rules! runtime_js {
+/// Embeds a glue file of this directory as `ext:toolhost/<file>`, so the binary does not read
+/// it from disk at run time.
+macro_rules! glue_js {
     ($file:literal) => {
         deno_core::ExtensionFileSource::new(
             concat!("ext:toolhost/", $file),
-            deno_core::ascii_str_include!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../runtime-js/",
-                $file
-            )),
+            deno_core::ascii_str_include!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/ops/", $file)),
         )
     };
 }
-pub(crate) use runtime_js;
+pub(crate) use glue_js;
 
 /// All extensions of a handler isolate, in dependency order. `blob_bytes`: how many bytes its
 /// Blobs may hold (kept outside the JS heap, so on top of the heap limit).

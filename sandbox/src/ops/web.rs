@@ -2,8 +2,8 @@
 //! structuredClone, timers, events, AbortController, DOMException, performance, Blob, streams,
 //! Headers, Request, Response), from Deno's own maintained extensions rather than our own
 //! copies: `deno_webidl` and `deno_web` as crates, and the Headers/Request/Response scripts of
-//! `deno_fetch` as files (runtime-js/deno_web/README.md says why not the crate). The glue
-//! `runtime-js/50_web.js` (loaded with the rest of the glue by `bootstrap`) picks which of their classes become globals.
+//! `deno_fetch` as files (`web/README.md` says why not the crate). The glue
+//! `50_web.js` (loaded with the rest of the glue by `bootstrap`) picks which of their classes become globals.
 //!
 //! deno_web also registers ops for things a handler must not have (BroadcastChannel,
 //! MessagePort, blob URLs, compression, locks): their scripts are never loaded, the glue removes
@@ -28,59 +28,67 @@ use deno_web::{BlobStoreTrait, InMemoryBroadcastChannel};
 use atob::op_web_base64_atob;
 use blob::{op_web_blob_create_part, BudgetedBlobStore};
 
-/// Embeds a vendored Deno script (`runtime-js/<crate>/<file>`) under the specifier its siblings
-/// load it by, `ext:<crate>/<file>`.
-macro_rules! vendored_js {
+/// Embeds a script of a Deno crate this one depends on under the specifier its siblings load
+/// it by, `ext:<crate>/<file>`. The crates declare their scripts by path, read from disk when a
+/// snapshot is made (Deno makes its snapshot at build time); toolhost makes its own at run
+/// time, in worker processes that may not read the disk, so `build.rs` copies the scripts from
+/// the crates' sources into `OUT_DIR` and they are embedded from there.
+macro_rules! crate_js {
     ($krate:literal, $file:literal) => {
         ExtensionFileSource::new(
             concat!("ext:", $krate, "/", $file),
+            deno_core::ascii_str_include!(concat!(env!("OUT_DIR"), "/", $krate, "/", $file)),
+        )
+    };
+}
+
+/// Embeds a deno_fetch script copied into `web/deno_fetch/` (toolhost does not depend on that
+/// crate: `web/README.md`) as `ext:deno_fetch/<file>`.
+macro_rules! deno_fetch_js {
+    ($file:literal) => {
+        ExtensionFileSource::new(
+            concat!("ext:deno_fetch/", $file),
             deno_core::ascii_str_include!(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/../runtime-js/",
-                $krate,
-                "/",
+                "/src/ops/web/deno_fetch/",
                 $file
             )),
         )
     };
 }
 
-/// deno_webidl's script. The crates declare theirs by path and read them from disk when a
-/// snapshot is made (Deno makes its snapshot at build time); we make ours at run time, in
-/// worker processes that may not read the disk, so the scripts are copies embedded here
-/// (runtime-js/deno_web/README.md).
-const DENO_WEBIDL_JS: &[ExtensionFileSource] = &[vendored_js!("deno_webidl", "00_webidl.js")];
+/// deno_webidl's script.
+const DENO_WEBIDL_JS: &[ExtensionFileSource] = &[crate_js!("deno_webidl", "00_webidl.js")];
 
 /// The deno_web scripts the globals need, and only those: a script not listed here (broadcast
 /// channel, compression, locks, …) cannot be loaded at all.
 const DENO_WEB_JS: &[ExtensionFileSource] = &[
-    vendored_js!("deno_web", "00_infra.js"),
-    vendored_js!("deno_web", "00_url.js"),
-    vendored_js!("deno_web", "01_console.js"),
-    vendored_js!("deno_web", "01_dom_exception.js"),
-    vendored_js!("deno_web", "01_mimesniff.js"),
-    vendored_js!("deno_web", "02_event.js"),
-    vendored_js!("deno_web", "02_structured_clone.js"),
-    vendored_js!("deno_web", "02_timers.js"),
-    vendored_js!("deno_web", "03_abort_signal.js"),
-    vendored_js!("deno_web", "05_base64.js"),
-    vendored_js!("deno_web", "06_streams.js"),
-    vendored_js!("deno_web", "08_text_encoding.js"),
-    vendored_js!("deno_web", "09_file.js"),
-    vendored_js!("deno_web", "12_location.js"),
-    vendored_js!("deno_web", "13_message_port.js"),
-    vendored_js!("deno_web", "15_performance.js"),
+    crate_js!("deno_web", "00_infra.js"),
+    crate_js!("deno_web", "00_url.js"),
+    crate_js!("deno_web", "01_console.js"),
+    crate_js!("deno_web", "01_dom_exception.js"),
+    crate_js!("deno_web", "01_mimesniff.js"),
+    crate_js!("deno_web", "02_event.js"),
+    crate_js!("deno_web", "02_structured_clone.js"),
+    crate_js!("deno_web", "02_timers.js"),
+    crate_js!("deno_web", "03_abort_signal.js"),
+    crate_js!("deno_web", "05_base64.js"),
+    crate_js!("deno_web", "06_streams.js"),
+    crate_js!("deno_web", "08_text_encoding.js"),
+    crate_js!("deno_web", "09_file.js"),
+    crate_js!("deno_web", "12_location.js"),
+    crate_js!("deno_web", "13_message_port.js"),
+    crate_js!("deno_web", "15_performance.js"),
 ];
 
-/// deno_fetch's Headers/Request/Response scripts (runtime-js/deno_web/README.md says why not
-/// the crate).
+/// deno_fetch's Headers/Request/Response scripts (`web/README.md` says why not the crate).
 const DENO_FETCH_JS: &[ExtensionFileSource] = &[
-    vendored_js!("deno_fetch", "20_headers.js"),
-    vendored_js!("deno_fetch", "21_formdata.js"),
-    vendored_js!("deno_fetch", "22_body.js"),
-    vendored_js!("deno_fetch", "22_http_client.js"),
-    vendored_js!("deno_fetch", "23_request.js"),
-    vendored_js!("deno_fetch", "23_response.js"),
+    deno_fetch_js!("20_headers.js"),
+    deno_fetch_js!("21_formdata.js"),
+    deno_fetch_js!("22_body.js"),
+    deno_fetch_js!("22_http_client.js"),
+    deno_fetch_js!("23_request.js"),
+    deno_fetch_js!("23_response.js"),
 ];
 
 /// deno_web ops no handler may reach (their scripts are not loaded either): cross-context
@@ -112,7 +120,7 @@ const DISABLED_OPS: &[&str] = &[
     "op_lock_manager_query",
 ];
 
-/// The web globals `runtime-js/50_web.js` installs (its `WEB_GLOBALS`, in order; a test keeps
+/// The web globals `50_web.js` installs (its `WEB_GLOBALS`, in order; a test keeps
 /// the two lists equal).
 pub(crate) const WEB_GLOBAL_NAMES: &[&str] = &[
     "URL",
@@ -257,10 +265,11 @@ mod tests {
         assert!(!names_web_globals(""));
     }
 
-    /// The embedded copies are the crates' own scripts: on a machine with the crates' sources
-    /// (any build machine), each copy must equal the file its crate declares.
+    /// Every deno_web and deno_webidl script embedded is one its crate declares, as the
+    /// crate's own file (copied by `build.rs`): a version of the crates that renamed or dropped
+    /// one fails here.
     #[test]
-    fn vendored_scripts_match_the_crates() {
+    fn embedded_scripts_are_the_crates_own() {
         let crates = [
             (deno_webidl::deno_webidl::init(), DENO_WEBIDL_JS),
             (

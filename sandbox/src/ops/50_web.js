@@ -1,6 +1,6 @@
 // toolhost runtime glue: the web platform globals (WinterTC Minimum Common
 // API) from Deno's own scripts (deno_webidl, deno_web, and deno_fetch's
-// Headers/Request/Response; see runtime-js/deno_web/README.md). Paired with
+// Headers/Request/Response; see sandbox/src/ops/web/README.md). Paired with
 // sandbox/src/ops/web.rs.
 //
 // Loaded when used, not in the startup snapshot: on the QuickJS backend a
