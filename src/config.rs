@@ -226,6 +226,11 @@ pub struct Admission {
     pub body_grace: Duration,
     /// Open connections one client may hold; more are answered 503 `overloaded` and closed.
     pub max_connections_per_client: usize,
+    /// New connections one client may open per second, after a burst of twice as many; the
+    /// ones past it are served in their turn (accepted, then read when the client's pace
+    /// allows: at most two seconds later), so a client cannot make the server parse heads
+    /// and answer refusals as fast as it can reconnect. 0 disables it.
+    pub new_connections_per_client_per_sec: u32,
     /// Bytes a connection buffers for a request head (hyper's read buffer, 400 KiB unless
     /// set; at least 8 KiB): a longer head is answered 431 and the connection closed.
     pub max_head_bytes: usize,
@@ -251,6 +256,7 @@ impl Default for Admission {
             body_min_bytes_per_sec: 16 * 1024,
             body_grace: Duration::from_secs(2),
             max_connections_per_client: 512,
+            new_connections_per_client_per_sec: 100,
             max_head_bytes: 64 * 1024,
             json_max_depth: 64,
             json_max_values: 100_000,

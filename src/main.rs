@@ -490,6 +490,14 @@ struct AdmissionArgs {
         default_value_t = 512
     )]
     max_connections_per_client: usize,
+    /// New connections one client address may open per second (after a burst of twice as
+    /// many); the rest are served in their turn, up to 2 s later. 0 disables it.
+    #[arg(
+        long,
+        env = "TOOLHOST_NEW_CONNECTIONS_PER_CLIENT_PER_SEC",
+        default_value_t = 100
+    )]
+    new_connections_per_client_per_sec: u32,
     /// Bytes a connection may buffer for a request head (at least 8192); a longer head gets 431.
     #[arg(long, env = "TOOLHOST_MAX_HEAD_BYTES", default_value_t = 64 * 1024)]
     max_head_bytes: usize,
@@ -528,6 +536,7 @@ impl AdmissionArgs {
             body_min_bytes_per_sec: self.body_min_bytes_per_sec,
             body_grace: Duration::from_secs(self.body_grace_secs),
             max_connections_per_client: self.max_connections_per_client,
+            new_connections_per_client_per_sec: self.new_connections_per_client_per_sec,
             max_head_bytes: self.max_head_bytes,
             json_max_depth: self.json_max_depth,
             json_max_values: self.json_max_values,

@@ -103,6 +103,19 @@ impl Buckets {
         });
     }
 
+    /// Spends `amount` as [`Buckets::charge`] does and says how long until the bucket is out
+    /// of debt: when the spending is allowed to go ahead, at its client's pace.
+    pub(crate) fn pace(&self, client: IpAddr, now: Instant, amount: f64) -> Duration {
+        self.with(client, now, |bucket| {
+            bucket.tokens = (bucket.tokens - amount).max(-self.burst);
+            if bucket.tokens >= 0.0 || self.per_second <= 0.0 {
+                Duration::ZERO
+            } else {
+                Duration::from_secs_f64(-bucket.tokens / self.per_second)
+            }
+        })
+    }
+
     /// Runs `f` on `client`'s bucket, refilled to `now` (a new client's starts full).
     fn with<T>(&self, client: IpAddr, now: Instant, f: impl FnOnce(&mut Bucket) -> T) -> T {
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
@@ -310,6 +323,23 @@ mod tests {
         assert!(
             limiter.writes.take(client, now, 1.0, 1.0).is_ok(),
             "writes have their own tokens"
+        );
+    }
+
+    /// Pacing spends as it goes and says when each spending's turn comes: none while the
+    /// bucket lasts, then one rate-interval more each, up to one burst of debt.
+    #[test]
+    fn pacing_delays_past_the_burst() {
+        let buckets = buckets(2);
+        let client: IpAddr = "192.0.2.1".parse().unwrap();
+        let now = Instant::now();
+        let waits: Vec<u64> = (0..6)
+            .map(|_| buckets.pace(client, now, 1.0).as_secs())
+            .collect();
+        assert_eq!(waits, [0, 0, 1, 2, 2, 2]);
+        assert_eq!(
+            buckets.pace(client, now + Duration::from_secs(10), 1.0),
+            Duration::ZERO
         );
     }
 

@@ -19,6 +19,7 @@ use crate::app::{App, AppState, StartupError, StartupNotes};
 use crate::config::Config;
 use crate::error::{ApiError, ErrorCode};
 use crate::http::admission::{Held, Tally};
+use crate::rate_limit::{client_key, Buckets};
 use crate::router::build_router;
 
 pub struct Server {
@@ -90,6 +91,7 @@ impl Server {
                 .unwrap_or_else(default_max_connections),
             header_read_timeout: limits.header_read_timeout,
             per_client: limits.admission.max_connections_per_client,
+            new_per_client_per_sec: limits.admission.new_connections_per_client_per_sec,
             // hyper refuses (panics on) less than its 8 KiB initial buffer.
             max_head_bytes: limits.admission.max_head_bytes.max(8192),
         };
@@ -136,6 +138,8 @@ struct ConnectionLimits {
     header_read_timeout: std::time::Duration,
     /// Open connections one client (address, IPv6 by /64) may hold.
     per_client: usize,
+    /// New connections one client may open per second (burst: twice as many); 0: any.
+    new_per_client_per_sec: u32,
     /// Bytes a connection buffers for a request head.
     max_head_bytes: usize,
 }
@@ -150,7 +154,8 @@ const OVERLOAD_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs
 /// not send a whole request head in time, including between keep-alive requests, is
 /// disconnected) and takes one of `limits.max` permits and one of its client's
 /// `limits.per_client`; a connection beyond either cap gets a 503 `overloaded` and is closed.
-/// On `shutdown`, stops accepting and waits for in-flight requests.
+/// A client opening connections faster than `limits.new_per_client_per_sec` has each served
+/// in its turn (up to two seconds later). On `shutdown`, stops accepting and waits for in-flight requests.
 async fn serve(
     listener: TcpListener,
     router: axum::Router,
@@ -159,6 +164,8 @@ async fn serve(
 ) {
     let permits = Arc::new(Semaphore::new(limits.max));
     let per_client = Tally::new(usize::MAX, limits.per_client);
+    let rate = f64::from(limits.new_per_client_per_sec);
+    let pace = (rate > 0.0).then(|| Buckets::new(rate, 2.0 * rate));
     let answers = Arc::new(Semaphore::new(OVERLOAD_ANSWERS));
     let overloaded: Arc<[u8]> = overload_answer().into();
     let graceful = GracefulShutdown::new();
@@ -200,7 +207,17 @@ async fn serve(
         let connection =
             builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
         let connection = graceful.watch(connection);
-        tokio::spawn(serve_connection(connection, (permit, held)));
+        // A client reconnecting faster than its pace waits its turn, holding one of its
+        // connections meanwhile (so its cap bounds how many wait).
+        let turn = pace.as_ref().map_or(std::time::Duration::ZERO, |pace| {
+            pace.pace(client_key(remote.ip()), std::time::Instant::now(), 1.0)
+        });
+        tokio::spawn(async move {
+            if !turn.is_zero() {
+                tokio::time::sleep(turn).await;
+            }
+            serve_connection(connection, (permit, held)).await;
+        });
     }
     drop(listener);
     graceful.shutdown().await;

@@ -662,3 +662,38 @@ async fn the_bytes_of_refused_bodies_are_limited_per_client() {
     let (status, _, answer) = post_raw(&client_from("127.0.0.3"), &url, deep).await;
     assert_eq!(status, 400, "{answer}");
 }
+
+/// A client opening connections faster than its pace (here 5 a second, bursts of 10) has each
+/// served in its turn: none is refused, the ones past its burst wait (the last about 2 s), and
+/// another client is served meanwhile.
+#[tokio::test]
+async fn new_connections_are_served_at_their_clients_pace() {
+    let server = crate::util::TestServer::start_with(|c| {
+        c.limits.admission.new_connections_per_client_per_sec = 5;
+    })
+    .await;
+    let addr: SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let started = Instant::now();
+    let health = |source: &'static str| async move {
+        let mut stream = connect_from(source, addr).await;
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let answer = answer(&mut stream, Duration::from_secs(20)).await;
+        (answer, started.elapsed())
+    };
+    let paced = futures::future::join_all((0..20).map(|_| health("127.0.0.2")));
+    let other = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        health("127.0.0.3").await
+    };
+    let (paced, (other, other_at)) = tokio::join!(paced, other);
+    for (answer, _) in &paced {
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
+    }
+    assert!(other.starts_with("HTTP/1.1 200"), "{other:?}");
+    let last = paced.iter().map(|(_, at)| *at).max().unwrap();
+    assert!(last >= Duration::from_millis(1500), "the last was served after {last:?}");
+    assert!(other_at < last, "{other_at:?} vs {last:?}");
+}
