@@ -113,6 +113,18 @@ impl App {
         )
     }
 
+    /// What the quote use cases read.
+    pub fn quote_parts(&self) -> crate::quotes::Parts<'_> {
+        crate::quotes::Parts {
+            catalog: &self.catalog,
+            store: self.store.as_ref(),
+            urls: &self.urls,
+            config: &self.config,
+            payments: &self.payments,
+            outbound: &self.outbound,
+        }
+    }
+
     /// What the endpoint lifecycle works on.
     pub fn endpoint_parts(&self) -> crate::endpoints::Parts<'_> {
         crate::endpoints::Parts {

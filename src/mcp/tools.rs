@@ -4,9 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
 use axum::http::{HeaderMap, Method};
-use axum::Json;
 use base64::Engine;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -19,13 +17,12 @@ use crate::catalog::{
 };
 use crate::error::ApiResult;
 use crate::error::ErrorCode;
-use crate::http::extract::JsonBody;
-use crate::http::routes::quotes::{
-    self as quotes, ConversionRequest, ExternalQuoteRequest, QuoteRequest,
-};
 use crate::payments::bazaar::Transport;
 use crate::payments::Tender;
 use crate::pipeline::{self, Call};
+use crate::quotes::conversion::{self, ConversionRequest};
+use crate::quotes::external::{self, ExternalQuoteRequest};
+use crate::quotes::hosted::{self, QuoteRequest};
 
 /// Tools the service offers besides its catalog. They are resolved first and a catalog endpoint
 /// of the same name is left out of the list, so an endpoint can never shadow one.
@@ -143,32 +140,28 @@ impl ServiceTool {
                 }
                 Err(error) => error,
             },
-            // The quote routes' own handlers, called as the HTTP routes call them.
+            // The quote use cases, as the HTTP routes call them (MCP callers are anonymous).
             ServiceTool::Quote => match parse::<QuoteRequest>(arguments) {
-                Ok(request) => {
-                    route_result(quotes::quote(State(app.clone()), None, JsonBody(request)).await)
-                }
+                Ok(request) => quote_result(hosted::quote(&app.quote_parts(), None, request).await),
                 Err(error) => error,
             },
             ServiceTool::ConversionQuote => match parse::<ConversionRequest>(arguments) {
-                Ok(request) => route_result(
-                    quotes::conversion_quote(State(app.clone()), None, JsonBody(request)).await,
-                ),
+                Ok(request) => {
+                    quote_result(conversion::requested(&app.quote_parts(), None, &request))
+                }
                 Err(error) => error,
             },
             ServiceTool::X402Quote => match parse::<ExternalQuoteRequest>(arguments) {
-                Ok(request) => route_result(
-                    quotes::external_quote(State(app.clone()), JsonBody(request)).await,
-                ),
+                Ok(request) => quote_result(external::quote(&app.quote_parts(), request).await),
                 Err(error) => error,
             },
         }
     }
 }
 
-fn route_result<T: serde::Serialize>(result: ApiResult<Json<T>>) -> Value {
+fn quote_result<T: serde::Serialize>(result: ApiResult<T>) -> Value {
     match result {
-        Ok(Json(answer)) => payment::json_result(json!(answer), false),
+        Ok(answer) => payment::json_result(json!(answer), false),
         Err(e) => payment::error_result(json!(e.answer())),
     }
 }

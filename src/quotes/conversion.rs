@@ -4,7 +4,7 @@
 //! A route has at most two steps: a swap into USDC on the starting network, then a bridge to the
 //! settlement network. Paying itself costs the payer no gas (EIP-3009: the facilitator submits).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::builders::Caller;
 use crate::catalog::Registry;
@@ -332,7 +332,46 @@ pub fn plan(
     })
 }
 
-/// What a conversion quote is asked for, by the route or by the `conversion_quote` built-in.
+/// What `POST /ai/conversion/quote` (and the MCP tool `conversion_quote`) is asked.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConversionRequest {
+    /// Endpoint slug or id.
+    service_id: String,
+    /// CAIP-2 id (`eip155:1`) or x402 v1 name (`ethereum`).
+    start_network: String,
+    /// Asset symbol, e.g. `ETH` or `USDC`.
+    start_asset: String,
+    /// USD to arrive with; defaults to the service's price.
+    #[serde(default)]
+    #[schema(schema_with = crate::money::optional_usd_schema)]
+    amount: Option<Usd>,
+}
+
+/// The conversion quote asked for by `request`, for an anonymous caller or `caller`.
+pub fn requested(
+    parts: &super::Parts<'_>,
+    caller: Option<&Caller>,
+    request: &ConversionRequest,
+) -> ApiResult<ConversionQuote> {
+    crate::rate_limit::anonymous_write()?;
+    let input = ConversionInput {
+        service_id: &request.service_id,
+        start_network: &request.start_network,
+        start_asset: &request.start_asset,
+        amount: request.amount,
+    };
+    quote(
+        parts.catalog,
+        &parts.config.payment,
+        &parts.config.conversion,
+        caller,
+        &input,
+    )
+}
+
+/// What a conversion quote is asked for, by [`requested`] or by the `conversion_quote`
+/// built-in.
 pub struct ConversionInput<'a> {
     pub service_id: &'a str,
     pub start_network: &'a str,

@@ -7,13 +7,13 @@
 
 use axum::http::StatusCode;
 use base64::Engine;
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
 use super::conversion::{caip2, is_usdc, v1_name};
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
-use crate::net::FetchedResponse;
+use crate::net::{FetchedResponse, OutboundRequest};
 
 /// One way to pay the seller, whichever version it spoke.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -134,4 +134,119 @@ pub fn parse(response: &FetchedResponse) -> Result<Vec<NormalizedRequirement>, A
         ));
     }
     Ok(accepts)
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExternalQuoteRequest {
+    /// The seller's paid URL.
+    url: String,
+    /// `GET` (default) or `POST`.
+    #[serde(default)]
+    method: Option<String>,
+    /// JSON body for a POST.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    body: Option<Value>,
+    /// With `startAsset`: also plan the conversion toward the seller's asset.
+    #[serde(default)]
+    start_network: Option<String>,
+    #[serde(default)]
+    start_asset: Option<String>,
+}
+
+/// The answer of `POST /x402/quote`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExternalQuote {
+    /// Always true.
+    ok: bool,
+    url: String,
+    /// Where the request ended after redirects.
+    final_url: String,
+    /// The first requirement priced in USD (else the first).
+    requirement: NormalizedRequirement,
+    accepts: Vec<NormalizedRequirement>,
+    conversion: ExternalConversion,
+}
+
+/// The route from the caller's asset (with `startNetwork` and `startAsset`), or how to ask for
+/// it.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalConversion {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<super::conversion::Plan>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'static str>,
+}
+
+/// Calls the external x402 seller at `request.url` (SSRF-guarded), normalizes its 402 (v1 body
+/// or v2 header) to one requirement shape with its USD value, and plans the conversion from
+/// the caller's asset when it is given (else says how to ask for it).
+pub async fn quote(
+    parts: &super::Parts<'_>,
+    request: ExternalQuoteRequest,
+) -> ApiResult<ExternalQuote> {
+    // Each one makes an outbound request for an anonymous caller.
+    crate::rate_limit::anonymous_write()?;
+    let outbound = match request
+        .method
+        .as_deref()
+        .map(str::to_ascii_uppercase)
+        .as_deref()
+    {
+        None | Some("GET") => OutboundRequest::get(request.url.clone()),
+        Some("POST") => OutboundRequest::post_json(
+            request.url.clone(),
+            request.body.unwrap_or_else(|| json!({})),
+        ),
+        Some(other) => {
+            return Err(ApiError::unprocessable(
+                ErrorCode::InvalidMethod,
+                format!("method {other:?} is not supported; use GET or POST"),
+            ))
+        }
+    };
+    let response = parts.outbound.fetch(outbound).await?;
+    let accepts = parse(&response)?;
+    let selected = accepts
+        .iter()
+        .find(|a| a.usd.is_some())
+        .unwrap_or(&accepts[0])
+        .clone();
+    let conversion = match (&request.start_network, &request.start_asset, selected.usd) {
+        (Some(network), Some(asset), Some(usd)) => ExternalConversion {
+            plan: Some(super::conversion::plan(
+                &parts.config.conversion,
+                network,
+                asset,
+                &selected.network,
+                usd,
+            )?),
+            note: None,
+            url: None,
+            method: None,
+        },
+        _ => ExternalConversion {
+            plan: None,
+            note: Some(
+                "send startNetwork and startAsset to plan the route from your asset to the seller's",
+            ),
+            url: Some(parts.urls.at("/x402/quote")),
+            method: Some("POST"),
+        },
+    };
+    Ok(ExternalQuote {
+        ok: true,
+        url: request.url,
+        final_url: response.final_url,
+        requirement: selected,
+        accepts,
+        conversion,
+    })
 }

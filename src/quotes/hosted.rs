@@ -10,13 +10,57 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
 
-use crate::catalog::{CompiledEndpoint, Endpoint};
+use crate::builders::Caller;
+use crate::catalog::{CatalogError, CompiledEndpoint, Endpoint};
+use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
 use crate::payments::requirements::{PaymentRequired, RequirementsV1};
 use crate::payments::Charge;
 use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
 use crate::urls::Urls;
+
+/// What `POST /ai/quote` (and the MCP tool `quote`) is asked.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuoteRequest {
+    slug: String,
+    /// The input the call will carry; echoed in the handoff.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    input: Option<Value>,
+}
+
+/// An all-in quote for the endpoint `request.slug`, as `caller` may see it, stored for
+/// `/ai/invoke` to honour. Without an input, the handoff shows the endpoint's example input.
+pub async fn quote(
+    parts: &super::Parts<'_>,
+    caller: Option<&Caller>,
+    request: QuoteRequest,
+) -> ApiResult<HostedQuote> {
+    crate::rate_limit::anonymous_write()?;
+    let compiled = parts.catalog.require(&request.slug)?;
+    if !endpoints::visible(&compiled.endpoint, caller) {
+        return Err(CatalogError::NotFound(request.slug).into());
+    }
+    let input = request.input.unwrap_or_else(|| {
+        compiled
+            .endpoint
+            .example_input
+            .as_ref()
+            .map_or_else(|| json!({}), |e| e.value())
+    });
+    let charge = parts.charge_for(&compiled.endpoint);
+    create(
+        parts.store,
+        parts.urls,
+        parts.config.quote_ttl,
+        &compiled,
+        charge,
+        input,
+    )
+    .await
+}
 
 /// A stored quote.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -101,7 +145,7 @@ pub struct InvokeHandoff {
 }
 
 /// Issues and stores a quote for `compiled`; `input` only shapes the handoff example.
-pub async fn create(
+async fn create(
     store: &dyn Store,
     urls: &Urls,
     ttl: std::time::Duration,

@@ -694,6 +694,9 @@ async fn new_connections_are_served_at_their_clients_pace() {
     }
     assert!(other.starts_with("HTTP/1.1 200"), "{other:?}");
     let last = paced.iter().map(|(_, at)| *at).max().unwrap();
-    assert!(last >= Duration::from_millis(1500), "the last was served after {last:?}");
+    assert!(
+        last >= Duration::from_millis(1500),
+        "the last was served after {last:?}"
+    );
     assert!(other_at < last, "{other_at:?} vs {last:?}");
 }
