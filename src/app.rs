@@ -3,8 +3,10 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::activity::Recorder;
 use crate::catalog::{seed_catalog, ListingCache, Registry};
 use crate::config::{Config, StoreLocation};
+use crate::js_handlers::EndpointRuntime;
 use crate::keyfile::{self, Origin};
 use crate::keyring::Keyring;
 use crate::metrics::Metrics;
@@ -12,8 +14,6 @@ use crate::net::OutboundClient;
 use crate::payments::recovery::{self, Cutoffs, Recovery};
 use crate::payments::{facilitator, nonces, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
-use crate::recorder::Recorder;
-use crate::runtime::EndpointRuntime;
 use crate::secrets::SecretsCipher;
 use crate::store::{PgStore, SledStore, Store, Tree};
 use crate::urls::Urls;
@@ -193,8 +193,11 @@ impl App {
             .iter()
             .map(|c| (c.endpoint.slug.as_str(), c.endpoint.id.as_str()))
             .collect();
-        crate::storage::rekey::key_by_endpoint_id(store.as_ref(), slugs_and_ids.iter().copied())
-            .await?;
+        crate::handler_data::rekey::key_by_endpoint_id(
+            store.as_ref(),
+            slugs_and_ids.iter().copied(),
+        )
+        .await?;
         crate::secrets::rekey::key_by_endpoint_id(
             store.as_ref(),
             &secrets,
@@ -202,7 +205,7 @@ impl App {
         )
         .await?;
         // Storage written before per-builder totals existed joins its owner's totals.
-        crate::storage::count_toward_owners(
+        crate::handler_data::count_toward_owners(
             store.as_ref(),
             endpoints
                 .iter()

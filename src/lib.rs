@@ -11,9 +11,10 @@
 //!   own keys, per data dir or shared by a cluster).
 //! - Domains, each taking the parts it uses: `net` (the SSRF-guarded outbound client),
 //!   `rate_limit`, `safety` (content safety), `readiness` (the x402 readiness check),
-//!   `storage` (handlers' kv and files, with quotas), `catalog`, `builders` (identity, keys,
+//!   `handler_data` (handlers' kv and files, with quotas), `catalog`, `builders` (identity, keys,
 //!   [`builders::Caller`]), `events`, `logs`, `secrets`, `receipts`, `revenue` (the sale
-//!   ledger, payouts), `runtime` (JS endpoints in the sandbox's isolate pool), `recorder`,
+//!   ledger, payouts), `js_handlers` (JS endpoints in the sandbox's isolate pool), `activity` (the recorder of
+//!   log entries and events),
 //!   `endpoints` (the lifecycle), `payments` (x402, developer credit, the gate, recovery),
 //!   `builtins` (native handlers), `quotes`.
 //! - Composition: `app`, the services built once at start-up.
@@ -25,6 +26,7 @@
 //!   beside it `cli`, the builder's command line: a client of the HTTP API (`dev` runs a
 //!   `server` of its own).
 
+pub mod activity;
 pub mod app;
 #[cfg(test)]
 mod arbitrary;
@@ -36,7 +38,9 @@ pub mod config;
 pub mod endpoints;
 pub mod error;
 pub mod events;
+pub mod handler_data;
 pub mod http;
+pub mod js_handlers;
 pub mod keyfile;
 pub mod keyring;
 pub mod logs;
@@ -52,14 +56,11 @@ pub mod quotes;
 pub mod rate_limit;
 pub mod readiness;
 pub mod receipts;
-pub mod recorder;
 pub mod revenue;
 pub mod router;
-pub mod runtime;
 pub mod safety;
 pub mod secrets;
 pub mod server;
-pub mod storage;
 pub mod store;
 pub mod timestamp;
 pub mod urls;

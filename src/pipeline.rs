@@ -10,23 +10,23 @@
 //!
 //! - `record`: the invocation record (endpoint logs, owner events) every call leaves.
 
-mod record;
+mod activity;
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::app::App;
 use crate::builders::Caller;
-use crate::builtins::{receipt_echo, static_json};
+use crate::builtins;
 use crate::catalog::{grant, CatalogError, CompiledEndpoint, Endpoint, HandlerType, Status};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::js_handlers::{HandlerOutput, HandlerRequest, JsOutcome};
 use crate::payments::bazaar::Transport;
 use crate::payments::header::SettlementResponse;
 use crate::payments::{self, Authorized, Tender};
 use crate::rate_limit;
 use crate::receipts::Receipt;
-use crate::runtime::{HandlerOutput, HandlerRequest, JsOutcome};
 
 pub const RECEIPT_ID_HEADER: HeaderName = HeaderName::from_static("x-receipt-id");
 /// Asks for a test call (value `1`), and marks the answer of one.
@@ -307,15 +307,15 @@ pub async fn complete(
         .result
         .as_ref()
         .map_or_else(|e| e.status, |o| o.status);
-    let ran = record::Ran {
+    let ran = activity::Ran {
         request_id: &call.request_id,
         status,
         elapsed: started.elapsed(),
         secrets: &outcome.secrets,
         test: call.test,
-        error: record::failure(&outcome.result, outcome.trace.as_ref()),
+        error: activity::failure(&outcome.result, outcome.trace.as_ref()),
     };
-    record::invocation(app, endpoint, ran, outcome.lines).await;
+    activity::invocation(app, endpoint, ran, outcome.lines).await;
     let output = match outcome.result {
         Ok(output) => output,
         Err(e) => {
@@ -346,7 +346,7 @@ pub async fn complete(
     let settled = authorized
         .settle(&app.payment_parts(), &call.input, served)
         .await?;
-    record::payment_settled(app, endpoint, &settled.receipt).await;
+    activity::payment_settled(app, endpoint, &settled.receipt).await;
     let mut headers = output.headers;
     headers.extend(settled.headers);
     Ok(Outcome {
@@ -390,55 +390,17 @@ async fn run_builtin(
     compiled: &CompiledEndpoint,
     call: &Call,
 ) -> ApiResult<HandlerOutput> {
-    let endpoint = &compiled.endpoint;
-    let body = match endpoint.handler_type {
-        HandlerType::StaticJson => static_json::respond(endpoint),
-        HandlerType::ReceiptEcho => {
-            let echo = receipt_echo::EchoRequest {
-                method: call.method.as_str(),
-                input: &call.input,
-                request_id: &call.request_id,
-            };
-            json!({"ok": true, "echo": receipt_echo::summarize(endpoint, &echo)})
-        }
-        HandlerType::X402ReadinessCheck => {
-            let url = call
-                .input
-                .get("url")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let report = crate::readiness::check(&app.outbound, url).await?;
-            serde_json::to_value(report).map_err(ApiError::internal)?
-        }
-        HandlerType::ConversionQuote => {
-            // The demo endpoint and `POST /ai/conversion/quote` share one planner and table, so
-            // the same input is quoted the same cost on both.
-            let field = |name: &str| {
-                call.input
-                    .get(name)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-            };
-            let request = crate::quotes::conversion::ConversionInput {
-                service_id: field("serviceId"),
-                start_network: field("startNetwork"),
-                start_asset: field("startAsset"),
-                amount: None,
-            };
-            json!(crate::quotes::conversion::quote(
-                &app.catalog,
-                &app.config.payment,
-                &app.config.conversion,
-                None,
-                &request,
-            )?)
-        }
-        HandlerType::JsRequestResponse => {
-            return Err(ApiError::internal(
-                "JS handlers run in the sandbox, not here",
-            ));
-        }
+    let parts = builtins::Parts {
+        outbound: &app.outbound,
+        catalog: &app.catalog,
+        config: &app.config,
     };
+    let request = builtins::Request {
+        method: call.method.as_str(),
+        input: &call.input,
+        request_id: &call.request_id,
+    };
+    let body = builtins::run(&parts, &compiled.endpoint, &request).await?;
     Ok(HandlerOutput::ok(body))
 }
 

@@ -11,10 +11,10 @@
 //! - `record`: the [`Receipt`] type, canonical JSON and the digests.
 //! - `signing`: the service key (generated into the data dir, mode 0600), signing and checking.
 
-mod record;
+mod receipt;
 mod signing;
 
-pub use record::{
+pub use receipt::{
     canonical_json, sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
     RECEIPT_SCHEMA,
 };

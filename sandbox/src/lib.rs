@@ -115,9 +115,9 @@ mod error;
 mod host;
 mod invocation;
 mod isolate;
+mod isolation;
 mod limits;
 mod loader;
-mod mode;
 mod ops;
 mod paths;
 mod pool;
@@ -137,8 +137,8 @@ pub use host::{
 pub use invocation::{
     ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,
 };
+pub use isolation::{Isolation, Sandbox};
 pub use limits::fair::{inherit_charge, Charged};
-pub use mode::{Isolation, Sandbox};
 pub use paths::{normalize_file_path, PathError, MAX_FILE_PATH_BYTES};
 pub use pool::{EndpointStats, Pool, PoolStats, Wear};
 #[cfg(feature = "wall-probe")]

@@ -10,13 +10,6 @@ use sha2::{Digest, Sha256};
 
 use crate::catalog::Endpoint;
 
-/// What the route knows about the call that the echo reports.
-pub struct EchoRequest<'a> {
-    pub method: &'a str,
-    pub input: &'a Value,
-    pub request_id: &'a str,
-}
-
 pub fn digest_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
@@ -33,7 +26,7 @@ fn type_name(value: &Value) -> &'static str {
 }
 
 /// The echo's summary of the request.
-pub fn summarize(endpoint: &Endpoint, request: &EchoRequest<'_>) -> Value {
+pub fn summarize(endpoint: &Endpoint, request: &super::Request<'_>) -> Value {
     let canonical = serde_json::to_vec(request.input).unwrap_or_default();
     let types: Map<String, Value> = request
         .input

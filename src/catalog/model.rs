@@ -22,7 +22,7 @@ pub enum HandlerType {
 }
 
 /// The language of a `js_request_response` endpoint's `source`. TypeScript is transpiled to
-/// JavaScript when the sandbox loads it (`runtime::typescript`); the owner keeps seeing and
+/// JavaScript when the sandbox loads it (`js_handlers::typescript`); the owner keeps seeing and
 /// editing the TypeScript.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]

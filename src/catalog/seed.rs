@@ -17,8 +17,8 @@ use time::OffsetDateTime;
 use super::model::{Capabilities, Endpoint, HandlerType, JsonText, Owner, Status};
 use super::registry::{CatalogError, CompiledEndpoint, Registry};
 use crate::config::Quotas;
+use crate::handler_data::{write_counted, Space};
 use crate::money::Usd;
-use crate::storage::{write_counted, Space};
 use crate::store::{Store, StoreError, Tree};
 
 static CATALOG: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/catalog");

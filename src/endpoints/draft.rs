@@ -3,7 +3,7 @@
 //! the module runs once with the input in a throwaway isolate ([`EndpointRuntime::run_draft`]):
 //! no capability but `logs`, no endpoint's data, nothing stored.
 //!
-//! [`EndpointRuntime::run_draft`]: crate::runtime::EndpointRuntime::run_draft
+//! [`EndpointRuntime::run_draft`]: crate::js_handlers::EndpointRuntime::run_draft
 
 use std::collections::BTreeMap;
 
@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::error::EndpointError;
 use super::input::{self, FieldErrors};
 use crate::catalog::{HandlerType, SourceLanguage};
-use crate::runtime::{Draft, DraftRun, EndpointRuntime};
+use crate::js_handlers::{Draft, DraftRun, EndpointRuntime};
 use crate::urls::Urls;
 
 /// Where drafts are run: the path of `routes::endpoints::run_draft` (its annotation), and

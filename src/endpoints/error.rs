@@ -6,7 +6,7 @@ use serde_json::json;
 use super::input::FieldError;
 use crate::catalog::CatalogError;
 use crate::error::{ApiError, ErrorCode};
-use crate::runtime::{CheckError, CompileFailure};
+use crate::js_handlers::{CheckError, CompileFailure};
 use crate::safety::Finding;
 use crate::secrets::SecretsError;
 use crate::store::StoreError;

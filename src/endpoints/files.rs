@@ -2,7 +2,7 @@
 //!
 //! Paths follow the sandbox's one rule ([`sandbox::normalize_file_path`]), checked here before
 //! anything is written, because the sandbox resolves `ctx.files` reads against the same keys.
-//! Uploads are written like the handler's own writes ([`storage::write_counted_all`]), so the
+//! Uploads are written like the handler's own writes ([`handler_data::write_counted_all`]), so the
 //! files quota and the owning builder's total count them.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::error::EndpointError;
 use crate::config::Quotas;
-use crate::storage::{self, Change, Space};
+use crate::handler_data::{self, Change, Space};
 use crate::store::{Store, StoreError, StoreResult, Tree};
 
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
@@ -108,7 +108,7 @@ pub(super) async fn check(
             format!("an endpoint holds at most {MAX_FILES} files"),
         ));
     }
-    storage::check_counted(
+    handler_data::check_counted(
         store,
         quotas,
         Space::Files,
@@ -134,7 +134,7 @@ pub(super) async fn write(
     if changes.is_empty() {
         return Ok(());
     }
-    storage::write_counted_all(
+    handler_data::write_counted_all(
         store,
         quotas,
         Space::Files,
@@ -227,7 +227,9 @@ mod tests {
         let huge: BTreeMap<String, Option<String>> =
             [("big".to_string(), Some("x".repeat(MAX_FILE_BYTES + 1)))].into();
         assert!(check(&store, &quotas, "t", None, &huge).await.is_err());
-        crate::storage::forget_endpoint(&store, "s").await.unwrap();
+        crate::handler_data::forget_endpoint(&store, "s")
+            .await
+            .unwrap();
         assert!(list(&store, "s").await.unwrap().is_empty());
     }
 

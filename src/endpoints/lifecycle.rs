@@ -3,7 +3,7 @@
 //! Order of checks: the caller is known (the extractor's 401), the endpoint exists (404), the
 //! caller may change it (403), the body is valid (422), the content passes the scanner (422 or
 //! review), a new JS source loads in the sandbox (422 `compile_error`, see
-//! `runtime::EndpointRuntime::check`), then the slug is claimed (409). Builders' content is
+//! `js_handlers::EndpointRuntime::check`), then the slug is claimed (409). Builders' content is
 //! scanned; the admin's is not.
 
 use std::collections::BTreeMap;
@@ -25,7 +25,7 @@ use crate::catalog::{
 };
 use crate::config::Config;
 use crate::events::{self, EventKind};
-use crate::runtime::EndpointRuntime;
+use crate::js_handlers::EndpointRuntime;
 use crate::safety::{self, field_group, ContentSafety, SafetyStatus};
 use crate::secrets;
 use crate::store::Store;

@@ -28,7 +28,7 @@ pub(super) fn owed(endpoint: &str) -> Batch {
 /// stopped half-way is finished by running it again.
 pub async fn wipe(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
     crate::secrets::delete_all(store, endpoint).await?;
-    crate::storage::forget_endpoint(store, endpoint).await?;
+    crate::handler_data::forget_endpoint(store, endpoint).await?;
     crate::logs::delete_all(store, endpoint).await?;
     store.delete(Tree::Meta, &owed_key(endpoint)).await?;
     Ok(())
@@ -51,8 +51,8 @@ pub async fn finish_owed(store: &dyn Store) -> StoreResult<usize> {
 mod tests {
     use super::*;
     use crate::config::Quotas;
+    use crate::handler_data::{write_counted, Space};
     use crate::secrets::{SecretChanges, SecretsCipher};
-    use crate::storage::{write_counted, Space};
     use crate::store::SledStore;
 
     /// Writes a secret, a kv entry, a file and a log count under `endpoint`.

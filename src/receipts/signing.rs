@@ -5,7 +5,7 @@
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
-use super::record::Receipt;
+use super::receipt::Receipt;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SigningError {

@@ -3,7 +3,7 @@
 //!
 //! `sled-fd63664`: the last release that kept handler data under slugs. Its builder's tool has
 //! kv, an uploaded file, a file it wrote, logs and a secret, and there is a receipt; this
-//! release moves the data under the endpoint's id at its first start (`storage::rekey`) and
+//! release moves the data under the endpoint's id at its first start (`handler_data::rekey`) and
 //! must find all of it.
 
 use std::path::Path;

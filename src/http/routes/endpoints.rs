@@ -15,7 +15,7 @@ use crate::endpoints::{CreateRequest, PatchRequest};
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::{JsonBody, JsonFields};
-use crate::runtime::DraftRun;
+use crate::js_handlers::DraftRun;
 
 /// The public record plus the owner's view, as create, PATCH, review and grant answer.
 #[derive(Serialize, utoipa::ToSchema)]

@@ -407,7 +407,7 @@ impl Drop for Turn<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::{read_json, usage_key, Usage};
+    use crate::handler_data::{read_json, usage_key, Usage};
     use crate::store::test_stores::on_both_engines;
     use sandbox::KvCheck;
     use serde_json::json;

@@ -2,7 +2,7 @@
 //! that enforce quotas without scanning (per endpoint, and per builder across all of its
 //! endpoints, changed in the same atomic batch as the data they count).
 //!
-//! The runtime's host (`runtime::host`) serves `ctx.kv` and `ctx.files` from here; endpoint
+//! The runtime's host (`js_handlers::host`) serves `ctx.kv` and `ctx.files` from here; endpoint
 //! uploads (`endpoints::files`) and the seed catalog write through the same counted writes.
 //!
 //! # Layout

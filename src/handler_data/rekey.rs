@@ -101,7 +101,7 @@ mod tests {
 
     use super::*;
     use crate::config::Quotas;
-    use crate::storage::{write_counted, Usage};
+    use crate::handler_data::{write_counted, Usage};
     use crate::store::test_stores::{on_both_engines, postgres};
 
     type Shared = Arc<dyn Store>;

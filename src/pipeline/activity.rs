@@ -4,7 +4,7 @@
 //! same error. Both are redacted of the endpoint's secrets; the caller's answer never gains
 //! the position or the stack.
 //!
-//! Both go to the [`Recorder`](crate::recorder::Recorder), which stores them off the request
+//! Both go to the [`Recorder`](crate::activity::Recorder), which stores them off the request
 //! path; recording never fails the call, whose answer is already decided.
 
 use std::time::Duration;
@@ -16,9 +16,9 @@ use crate::app::App;
 use crate::catalog::Endpoint;
 use crate::error::ApiError;
 use crate::events::{Event, EventKind};
+use crate::js_handlers::HandlerOutput;
 use crate::logs::{self, InvocationError, InvocationLog, LogLine};
 use crate::receipts::Receipt;
-use crate::runtime::HandlerOutput;
 
 /// The facts of one finished call.
 pub(super) struct Ran<'a> {

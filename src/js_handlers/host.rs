@@ -15,9 +15,9 @@ use serde_json::Value;
 use super::fetch::{self, Bodies};
 use crate::catalog::Registry;
 use crate::config::Quotas;
+use crate::handler_data::kv::{self, Committed, KvWriters, Stored};
+use crate::handler_data::{host_error, now_secs, scoped_key, storage_error, write_counted, Space};
 use crate::net::OutboundClient;
-use crate::storage::kv::{self, Committed, KvWriters, Stored};
-use crate::storage::{host_error, now_secs, scoped_key, storage_error, write_counted, Space};
 use crate::store::{Store, Tree};
 
 /// The most bytes of stored keys and values one `ctx.kv.list` page holds: a page of the
@@ -409,7 +409,7 @@ impl Host for StoreHost {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::storage::*;
+    use crate::handler_data::*;
     use crate::store::SledStore;
 
     /// The ops as plain methods for the tests below, for the endpoint with id `endpoint` (no
