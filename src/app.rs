@@ -12,11 +12,12 @@ use crate::keyring::Keyring;
 use crate::metrics::Metrics;
 use crate::net::OutboundClient;
 use crate::payments::recovery::{self, Cutoffs, Recovery};
-use crate::payments::{facilitator, nonces, resolve_pay_to, Payments};
+use crate::payments::{nonces, resolve_pay_to, Payments};
 use crate::receipts::ReceiptSigner;
 use crate::secrets::SecretsCipher;
 use crate::store::{PgStore, SledStore, Store, Tree};
 use crate::urls::Urls;
+use crate::x402::facilitator;
 use tokio::sync::broadcast::error::RecvError;
 
 pub type AppState = Arc<App>;
@@ -70,7 +71,7 @@ pub enum StartupError {
     #[error("payment configuration: {0}")]
     PayTo(#[from] crate::payments::PayToError),
     #[error("payment configuration: {0}")]
-    Chain(#[from] crate::payments::facilitator::ChainError),
+    Chain(#[from] crate::x402::facilitator::ChainError),
     #[error("the sandbox workers cannot start ({0}); for development, --sandbox-in-process runs JavaScript in the server instead")]
     Sandbox(sandbox::SandboxError),
     #[error(transparent)]

@@ -170,7 +170,7 @@ pub struct ApiError {
     /// Extra headers such as `Retry-After` or x402's `PAYMENT-REQUIRED`.
     pub headers: Option<Box<Vec<(header::HeaderName, HeaderValue)>>>,
     /// A body whose shape a protocol fixes, sent instead of [`ErrorBody`]. Only x402's 402 uses
-    /// it (see `payments::requirements`); it still carries `ok:false`, `code` and `message`.
+    /// it (see `x402::requirements`); it still carries `ok:false`, `code` and `message`.
     pub body_override: Option<Box<Value>>,
     /// What went wrong inside, for the log only (never sent): set by [`ApiError::internal`].
     cause: Option<Box<str>>,

@@ -15,7 +15,8 @@
 //!   [`builders::Caller`]), `events`, `logs`, `secrets`, `receipts`, `revenue` (the sale
 //!   ledger, payouts), `js_handlers` (JS endpoints in the sandbox's isolate pool), `activity` (the recorder of
 //!   log entries and events),
-//!   `endpoints` (the lifecycle), `payments` (x402, developer credit, the gate, recovery),
+//!   `endpoints` (the lifecycle), `x402` (the protocol: headers, requirements, verify,
+//!   facilitators), `payments` (selling with it: developer credit, the gate, nonces, recovery),
 //!   `builtins` (native handlers), `quotes`.
 //! - Composition: `app`, the services built once at start-up.
 //! - The call pipeline: `pipeline` (prepare, authorize payment, run, settle, receipt);
@@ -66,3 +67,4 @@ pub mod timestamp;
 pub mod urls;
 pub mod web;
 pub mod well_known;
+pub mod x402;

@@ -13,12 +13,10 @@
 //! `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE` headers) and v1 (the 402 JSON body, `X-PAYMENT`,
 //! `X-PAYMENT-RESPONSE`).
 //!
+//! The protocol itself (its headers and requirements, verifying a payload, the facilitators
+//! that verify and settle) is the x402 wing, `crate::x402`; this module sells with it.
+//!
 //! # Layout
-//! - `requirements`: what we ask for ([`Offer`]) and the 402 answer in both versions.
-//! - `header`: parsing the payment headers and writing the response header.
-//! - `verify`: the `exact` EVM scheme check (EIP-712 typed data, signer recovery with alloy).
-//! - `facilitator`: the verify/settle seam, `local` (ledger or on-chain settlement, `chain`) and
-//!   `remote` implementations.
 //! - `nonces`: atomic nonce claims, and the claim record recovery reads.
 //! - `recovery`: orphaned claims and pending on-chain settlements, resolved at start-up and in
 //!   the background.
@@ -27,36 +25,28 @@
 //! - `offer_receipt`: the `offer-receipt` extension (the receipt as a signed JWS, a draft).
 //! - `offers`: each endpoint's offer, built once per endpoint revision and shared by its calls.
 //! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
-//! - `gate`: the seam the invocation pipeline calls.
+//! - `gate`: the seam the invocation pipeline calls; `tender`: what a call offers to pay with.
 //! - `dev_key`: the generated receiving address of a local/dev server.
 
 pub mod bazaar;
 pub mod credits;
 mod dev_key;
-pub mod facilitator;
 mod gate;
-pub mod header;
 pub mod nonces;
 pub mod offer_receipt;
 pub mod offers;
 pub mod payment_ids;
 pub mod recovery;
-pub mod requirements;
 pub mod settling;
-pub mod verify;
+mod tender;
 
 use std::sync::Arc;
 
-use axum::http::StatusCode;
-
 pub use dev_key::{resolve_pay_to, PayToError};
-pub use facilitator::Facilitator;
 pub use gate::{charge_for, gate, Authorized, Charge, Parts, Served, Settled};
-pub use header::Tender;
-pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
+pub use tender::Tender;
 
-use crate::error::{ApiError, ErrorCode};
-use crate::store::StoreError;
+use crate::x402::Facilitator;
 
 /// The payment side of the shared state.
 pub struct Payments {
@@ -65,137 +55,4 @@ pub struct Payments {
     pub facilitator: Arc<dyn Facilitator>,
     /// The endpoints' offers, built once per endpoint revision.
     pub offers: offers::Offers,
-}
-
-/// Why a payment was not accepted. Reason names are x402's, so clients of any SDK can branch on
-/// them; they appear as the `error` string of the 402 answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reason {
-    InvalidPayload,
-    InvalidScheme,
-    InvalidNetwork,
-    InvalidX402Version,
-    AssetMismatch,
-    Signature,
-    RecipientMismatch,
-    ValueMismatch,
-    ValidBefore,
-    ValidAfter,
-    NonceAlreadyUsed,
-    InsufficientCredit,
-    InvalidCredit,
-    /// A remote facilitator refused for a reason we have no name for (its text is in the message).
-    Rejected,
-    SettlementFailed,
-    /// On-chain settlement: the payer's balance is below the authorized value.
-    InsufficientBalance,
-    /// On-chain settlement: the transfer would revert for another reason.
-    SimulationFailed,
-    /// On-chain settlement: the transaction was mined and reverted.
-    TransactionFailed,
-    /// On-chain settlement: the transaction succeeded without the authorized `Transfer`.
-    TransferEventMismatch,
-}
-
-impl Reason {
-    /// The x402 reason string (`invalidReason`), which is also our error code.
-    pub fn as_str(self) -> &'static str {
-        self.code().as_str()
-    }
-
-    pub fn code(self) -> ErrorCode {
-        match self {
-            Reason::InvalidPayload => ErrorCode::InvalidPayload,
-            Reason::InvalidScheme => ErrorCode::InvalidScheme,
-            Reason::InvalidNetwork => ErrorCode::InvalidNetwork,
-            Reason::InvalidX402Version => ErrorCode::InvalidX402Version,
-            Reason::AssetMismatch => ErrorCode::InvalidExactEvmPayloadAssetMismatch,
-            Reason::Signature => ErrorCode::InvalidExactEvmPayloadSignature,
-            Reason::RecipientMismatch => ErrorCode::InvalidExactEvmPayloadRecipientMismatch,
-            Reason::ValueMismatch => ErrorCode::InvalidExactEvmPayloadAuthorizationValueMismatch,
-            Reason::ValidBefore => ErrorCode::InvalidExactEvmPayloadAuthorizationValidBefore,
-            Reason::ValidAfter => ErrorCode::InvalidExactEvmPayloadAuthorizationValidAfter,
-            Reason::NonceAlreadyUsed => ErrorCode::InvalidExactEvmNonceAlreadyUsed,
-            Reason::InsufficientCredit => ErrorCode::InsufficientDeveloperCredit,
-            Reason::InvalidCredit => ErrorCode::InvalidDeveloperCredit,
-            Reason::Rejected => ErrorCode::PaymentRejected,
-            Reason::SettlementFailed => ErrorCode::SettlementFailed,
-            Reason::InsufficientBalance => ErrorCode::InvalidExactEvmInsufficientBalance,
-            Reason::SimulationFailed => ErrorCode::InvalidExactEvmTransactionSimulationFailed,
-            Reason::TransactionFailed => ErrorCode::InvalidExactEvmTransactionFailed,
-            Reason::TransferEventMismatch => ErrorCode::InvalidExactEvmTransferEventMismatch,
-        }
-    }
-
-    /// Reasons a facilitator may report, matched by name (unknown ones become `SettlementFailed`
-    /// or `InvalidPayload` at the call site).
-    pub fn parse(text: &str) -> Option<Reason> {
-        const ALL: [Reason; 19] = [
-            Reason::InvalidPayload,
-            Reason::InvalidScheme,
-            Reason::InvalidNetwork,
-            Reason::InvalidX402Version,
-            Reason::AssetMismatch,
-            Reason::Signature,
-            Reason::RecipientMismatch,
-            Reason::ValueMismatch,
-            Reason::ValidBefore,
-            Reason::ValidAfter,
-            Reason::NonceAlreadyUsed,
-            Reason::InsufficientCredit,
-            Reason::InvalidCredit,
-            Reason::Rejected,
-            Reason::SettlementFailed,
-            Reason::InsufficientBalance,
-            Reason::SimulationFailed,
-            Reason::TransactionFailed,
-            Reason::TransferEventMismatch,
-        ];
-        ALL.into_iter().find(|r| r.as_str() == text)
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum PaymentError {
-    /// The payment header is not base64 JSON of a payment payload: 400.
-    #[error("malformed payment header: {0}")]
-    Malformed(String),
-    /// A well-formed payment that we refuse: 402 with the reason and fresh requirements.
-    #[error("{message}")]
-    Refused { reason: Reason, message: String },
-    /// The remote facilitator, or the chain's RPC, could not be reached or answered nonsense:
-    /// 502.
-    #[error("facilitator unavailable: {0}")]
-    Facilitator(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl PaymentError {
-    pub fn refused(reason: Reason, message: impl Into<String>) -> Self {
-        PaymentError::Refused {
-            reason,
-            message: message.into(),
-        }
-    }
-}
-
-/// The errors that need no offer; refusals are turned into a 402 by [`Offer::refuse`].
-impl From<PaymentError> for ApiError {
-    fn from(e: PaymentError) -> Self {
-        match e {
-            PaymentError::Malformed(_) => {
-                ApiError::bad_request(ErrorCode::InvalidPayload, e.to_string())
-            }
-            PaymentError::Refused { reason, message } => {
-                ApiError::new(StatusCode::PAYMENT_REQUIRED, reason.code(), message)
-            }
-            PaymentError::Facilitator(_) => ApiError::new(
-                StatusCode::BAD_GATEWAY,
-                ErrorCode::FacilitatorUnavailable,
-                e.to_string(),
-            ),
-            PaymentError::Store(e) => e.into(),
-        }
-    }
 }

@@ -23,10 +23,11 @@ use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::js_handlers::{HandlerOutput, HandlerRequest, JsOutcome};
 use crate::payments::bazaar::Transport;
-use crate::payments::header::SettlementResponse;
-use crate::payments::{self, Authorized, Tender};
+use crate::payments::Tender;
+use crate::payments::{self, Authorized};
 use crate::rate_limit;
 use crate::receipts::Receipt;
+use crate::x402::header::SettlementResponse;
 
 pub const RECEIPT_ID_HEADER: HeaderName = HeaderName::from_static("x-receipt-id");
 /// Asks for a test call (value `1`), and marks the answer of one.

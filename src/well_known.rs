@@ -15,8 +15,8 @@ use crate::catalog::{Endpoint, Status};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
 use crate::payments::bazaar::Transport;
-use crate::payments::requirements::PaymentRequirements;
-use crate::payments::{Offer, ResourceInfo};
+use crate::x402::requirements::PaymentRequirements;
+use crate::x402::{Offer, ResourceInfo};
 
 /// `GET /.well-known/x402`.
 #[derive(Serialize, utoipa::ToSchema)]

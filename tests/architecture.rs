@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "js_handlers",
             "activity",
             "endpoints",
+            "x402",
             "payments",
             "builtins",
             "quotes",

@@ -24,14 +24,14 @@ use toolhost::catalog::{seed_catalog, CatalogFilter, CatalogForm, Registry};
 use toolhost::config::Config;
 use toolhost::config::Quotas;
 use toolhost::money::Usd;
-use toolhost::payments::verify::{recover_signer, signing::sign, unix_now, verify_exact};
-use toolhost::payments::{header, Offer, ResourceInfo};
 use toolhost::receipts::{
     sha256_hex, verify_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
     ReceiptSigner, RECEIPT_SCHEMA,
 };
 use toolhost::store::SledStore;
 use toolhost::urls::Urls;
+use toolhost::x402::verify::{recover_signer, signing::sign, unix_now, verify_exact};
+use toolhost::x402::{header, Offer, ResourceInfo};
 
 const BASE_URL: &str = "http://127.0.0.1:8080";
 

@@ -16,9 +16,9 @@ use base64::Engine;
 use serde_json::{json, Value};
 use toolhost::config::{Config, NetworkConfig};
 use toolhost::money::Usd;
-use toolhost::payments::header;
-use toolhost::payments::verify::{signing::sign, unix_now, verify_exact};
-use toolhost::payments::{Offer, PaymentRequirements, ResourceInfo};
+use toolhost::x402::header;
+use toolhost::x402::verify::{signing::sign, unix_now, verify_exact};
+use toolhost::x402::{Offer, PaymentRequirements, ResourceInfo};
 
 fn payments(signer: &PrivateKeySigner, required: &Value, n: usize) -> Result<Vec<String>> {
     let requirement: PaymentRequirements = serde_json::from_value(required["accepts"][0].clone())?;

@@ -23,8 +23,9 @@ use crate::app::App;
 use crate::catalog::CompiledEndpoint;
 use crate::error::ApiError;
 use crate::payments::bazaar::Transport;
-use crate::payments::{header, Tender};
+use crate::payments::Tender;
 use crate::pipeline::Outcome;
+use crate::x402::header;
 
 pub(super) const PAYMENT_META: &str = "x402/payment";
 pub(super) const PAYMENT_RESPONSE_META: &str = "x402/payment-response";

@@ -22,9 +22,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
-use super::{PaymentError, Reason};
 use crate::money::Usd;
 use crate::store::{get_json, Batch, Store, StoreError, StoreResult, Tree};
+use crate::x402::{PaymentError, Reason};
 
 pub const CREDIT_HEADER: &str = "x-developer-credit";
 

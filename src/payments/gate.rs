@@ -34,16 +34,12 @@ use futures::FutureExt;
 
 use super::bazaar::{self, Transport, BAZAAR};
 use super::credits::{self, Hold};
-use super::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
-use super::header::{self, PaymentPayload, SettlementResponse, Tender};
 use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
 use super::offer_receipt;
 use super::offers::Offers;
 use super::payment_ids::{self, Answer, Lookup, Reservation};
 use super::recovery::PendingSettlement;
-use super::requirements::{Offer, ResourceInfo};
-use super::verify::Verified;
-use super::{PaymentError, Reason};
+use super::Tender;
 use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
 use crate::error::ApiError;
@@ -54,6 +50,11 @@ use crate::receipts::{
 use crate::revenue::{self, Collection, Sale};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::urls::Urls;
+use crate::x402::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
+use crate::x402::header::{self, PaymentPayload, SettlementResponse};
+use crate::x402::requirements::{Offer, ResourceInfo};
+use crate::x402::verify::Verified;
+use crate::x402::{PaymentError, Reason};
 
 /// The parts of the service the gate works with, borrowed for one call.
 pub struct Parts<'a> {

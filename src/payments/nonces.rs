@@ -30,8 +30,8 @@ use std::sync::{Arc, Mutex};
 use alloy_primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
 
-use super::{PaymentError, Reason};
 use crate::store::{Batch, Store, StoreError, Tree};
+use crate::x402::{PaymentError, Reason};
 
 /// The legacy claim value's prefix (`pending/{claimId}`), written before claim records.
 pub const LEGACY_PREFIX: &[u8] = b"pending/";

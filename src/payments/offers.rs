@@ -13,9 +13,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::bazaar::Transport;
-use super::requirements::Offer;
 use crate::catalog::Endpoint;
 use crate::money::Usd;
+use crate::x402::requirements::Offer;
 
 /// How many endpoints keep their offers. Beyond it the cache starts again empty: memory stays
 /// bounded however much of a large catalog is called or listed (the discovery list builds every

@@ -25,12 +25,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-pub use super::header::PAYMENT_IDENTIFIER;
-use super::header::{SettlementResponse, PAYMENT_ID_MAX_LEN, PAYMENT_ID_MIN_LEN};
 use super::nonces::{self, Stored};
 use crate::error::{ApiError, ErrorCode};
 use crate::receipts::Receipt;
 use crate::store::{Batch, Store, StoreError, Tree};
+pub use crate::x402::header::PAYMENT_IDENTIFIER;
+use crate::x402::header::{SettlementResponse, PAYMENT_ID_MAX_LEN, PAYMENT_ID_MIN_LEN};
 
 /// What the 402 declares: ids are accepted, not required.
 pub fn declaration() -> Value {

@@ -59,7 +59,6 @@ use alloy_primitives::{Address, B256, U256};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::facilitator::{ChainError, ChainStatus, ExpectedTransfer, Facilitator, TransferStatus};
 use super::nonces::{self, ClaimRecord, ClaimState, Stored};
 use crate::config::{Config, FacilitatorConfig};
 use crate::money::Usd;
@@ -70,6 +69,9 @@ use crate::receipts::{
 use crate::revenue::{self, pending_key, sale_key, Sale, PENDING_PREFIX};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::urls::Urls;
+use crate::x402::facilitator::{
+    ChainError, ChainStatus, ExpectedTransfer, Facilitator, TransferStatus,
+};
 
 /// Added to the request and settlement timeouts: RPC calls before the broadcast, lock waits,
 /// clock skew between nodes.
@@ -689,14 +691,14 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::payments::facilitator::{SettleJournal, Settlement};
-    use crate::payments::header::PaymentPayload;
     use crate::payments::nonces::{SaleDraft, SettlingNote};
-    use crate::payments::requirements::Offer;
-    use crate::payments::verify::Verified;
-    use crate::payments::PaymentError;
     use crate::receipts::verify_receipt;
     use crate::store::SledStore;
+    use crate::x402::facilitator::{SettleJournal, Settlement};
+    use crate::x402::header::PaymentPayload;
+    use crate::x402::requirements::Offer;
+    use crate::x402::verify::Verified;
+    use crate::x402::PaymentError;
 
     const BOUND: Duration = Duration::from_secs(100);
     const ASSET: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";

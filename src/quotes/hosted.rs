@@ -15,10 +15,10 @@ use crate::catalog::{CatalogError, CompiledEndpoint, Endpoint};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
-use crate::payments::requirements::{PaymentRequired, RequirementsV1};
 use crate::payments::Charge;
 use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
 use crate::urls::Urls;
+use crate::x402::requirements::{PaymentRequired, RequirementsV1};
 
 /// What `POST /ai/quote` (and the MCP tool `quote`) is asked.
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -21,9 +21,9 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use toolhost::config::{Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
-use toolhost::payments::verify::signing::sign;
-use toolhost::payments::PaymentRequirements;
 use toolhost::server::Server;
+use toolhost::x402::verify::signing::sign;
+use toolhost::x402::PaymentRequirements;
 
 use crate::util::{self, assert_error, assert_payment_required, TestServer};
 
@@ -345,7 +345,7 @@ async fn pay(
             json!({"x402Version": 1, "scheme": "exact", "network": network.v1_name, "payload": payload}),
         )
     };
-    (name, toolhost::payments::header::encode(&wire))
+    (name, toolhost::x402::header::encode(&wire))
 }
 
 /// The paid endpoint, paid with `header`.
@@ -801,7 +801,7 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
         .as_str()
         .unwrap()
         .to_string();
-    let header = toolhost::payments::header::encode(&json!({
+    let header = toolhost::x402::header::encode(&json!({
         "x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload
     }));
 
@@ -885,7 +885,7 @@ fn pay_with_payload(
     requirement: &PaymentRequirements,
     payload: &Value,
 ) -> String {
-    toolhost::payments::header::encode(&json!({
+    toolhost::x402::header::encode(&json!({
         "x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload
     }))
 }

@@ -19,11 +19,11 @@ pub(crate) fn pay_with_id(
     id: &str,
 ) -> (&'static str, String) {
     let (name, value) = pay(signer, required, 2, |_| {});
-    let mut wire = toolhost::payments::header::decode(&value).unwrap().raw;
+    let mut wire = toolhost::x402::header::decode(&value).unwrap().raw;
     let mut extensions = required["extensions"].clone();
     extensions["payment-identifier"]["info"]["id"] = json!(id);
     wire["extensions"] = extensions;
-    (name, toolhost::payments::header::encode(&wire))
+    (name, toolhost::x402::header::encode(&wire))
 }
 
 #[tokio::test]
@@ -76,9 +76,9 @@ async fn the_same_id_and_payment_replay_the_first_answer_across_a_restart() {
     let (status, _, _) = post_paid(&server, PAID, &bare, input.clone()).await;
     assert_eq!(status, 200, "a fresh authorization without an id pays");
     let (name, value) = &header;
-    let mut spent = toolhost::payments::header::decode(value).unwrap().raw;
+    let mut spent = toolhost::x402::header::decode(value).unwrap().raw;
     spent.as_object_mut().unwrap().remove("extensions");
-    let spent = (*name, toolhost::payments::header::encode(&spent));
+    let spent = (*name, toolhost::x402::header::encode(&spent));
     let (status, _, body) = post_paid(&server, PAID, &spent, input.clone()).await;
     assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
     assert_eq!(server.handler_runs("receipt-echo-paid").await, 3);
@@ -174,11 +174,11 @@ async fn an_id_in_use_is_not_told_to_a_forged_payment() {
         let (name, value) = pay(&forger, &required, 2, |authorization| {
             authorization.from = payer.address().to_checksum(None);
         });
-        let mut wire = toolhost::payments::header::decode(&value).unwrap().raw;
+        let mut wire = toolhost::x402::header::decode(&value).unwrap().raw;
         let mut extensions = required["extensions"].clone();
         extensions["payment-identifier"]["info"]["id"] = json!(id);
         wire["extensions"] = extensions;
-        (name, toolhost::payments::header::encode(&wire))
+        (name, toolhost::x402::header::encode(&wire))
     };
     for id in [ID, "pay_never_used_by_anyone_0001"] {
         let (status, _, body) = post_paid(&server, PAID, &forged(id), json!({"order": 2})).await;

@@ -6,9 +6,9 @@ use alloy_signer_local::PrivateKeySigner;
 use base64::Engine;
 use serde_json::{json, Value};
 use toolhost::config::{FacilitatorConfig, NetworkConfig};
-use toolhost::payments::header::Authorization;
-use toolhost::payments::verify::signing::sign;
-use toolhost::payments::PaymentRequirements;
+use toolhost::x402::header::Authorization;
+use toolhost::x402::verify::signing::sign;
+use toolhost::x402::PaymentRequirements;
 
 use crate::util::{
     assert_error, assert_payment_required, post_paid, read, seed_fixture, TestServer, ADMIN_TOKEN,
@@ -56,16 +56,16 @@ pub(crate) fn pay(
     } else {
         "X-PAYMENT"
     };
-    (name, toolhost::payments::header::encode(&wire))
+    (name, toolhost::x402::header::encode(&wire))
 }
 
 /// A v2 payment `header` with its (unsigned) `resource.url` set to `url`: the same signed
 /// authorization, made out for another endpoint.
 pub(crate) fn made_out_for(header: &(&'static str, String), url: &str) -> (&'static str, String) {
     let (name, value) = header;
-    let mut wire = toolhost::payments::header::decode(value).unwrap().raw;
+    let mut wire = toolhost::x402::header::decode(value).unwrap().raw;
     wire["resource"]["url"] = json!(url);
-    (name, toolhost::payments::header::encode(&wire))
+    (name, toolhost::x402::header::encode(&wire))
 }
 
 #[tokio::test]
@@ -181,7 +181,7 @@ async fn refusals_carry_x402_reasons() {
     let mut wire = b64json(&value);
     wire["payload"]["authorization"]["from"] =
         json!(PrivateKeySigner::random().address().to_string());
-    let forged = (name, toolhost::payments::header::encode(&wire));
+    let forged = (name, toolhost::x402::header::encode(&wire));
     let (status, _, body) = post_paid(&server, PAID, &forged, json!({})).await;
     assert_payment_required(status, &body, "invalid_exact_evm_payload_signature");
     // The same signature made malleable (s in the upper half, v flipped): it recovers the
@@ -200,7 +200,7 @@ async fn refusals_carry_x402_reasons() {
     .unwrap();
     let high = alloy_primitives::Signature::new(low.r(), order - low.s(), !low.v());
     wire["payload"]["signature"] = json!(high.to_string());
-    let malleable = (name, toolhost::payments::header::encode(&wire));
+    let malleable = (name, toolhost::x402::header::encode(&wire));
     let (status, _, body) = post_paid(&server, PAID, &malleable, json!({})).await;
     assert_payment_required(status, &body, "invalid_exact_evm_payload_signature");
     // Unknown network and scheme.
@@ -209,7 +209,7 @@ async fn refusals_carry_x402_reasons() {
     let (status, _, body) = post_paid(
         &server,
         PAID,
-        &("X-PAYMENT", toolhost::payments::header::encode(&wire)),
+        &("X-PAYMENT", toolhost::x402::header::encode(&wire)),
         json!({}),
     )
     .await;
@@ -219,7 +219,7 @@ async fn refusals_carry_x402_reasons() {
     let (status, _, body) = post_paid(
         &server,
         PAID,
-        &("X-PAYMENT", toolhost::payments::header::encode(&wire)),
+        &("X-PAYMENT", toolhost::x402::header::encode(&wire)),
         json!({}),
     )
     .await;

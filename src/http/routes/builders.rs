@@ -11,8 +11,9 @@ use crate::builders::identity::{self, BuilderRecord, PayerInfo, RegisterRequest}
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::JsonBody;
-use crate::payments::{self, Charge, Offer, ResourceInfo};
+use crate::payments::{self, Charge};
 use crate::receipts::{PaymentMethod, Receipt};
+use crate::x402::{Offer, ResourceInfo};
 
 /// A builder record with its new key: the answer of key rotation and admin onboarding, and of
 /// registration with its `receipt` added.
@@ -56,7 +57,7 @@ fn issued(record: BuilderRecord, key: String) -> Json<Issued> {
     responses(
         (status = 200, description = "Registered; the builder key is shown once", body = Registered),
         (status = 400, description = "Malformed payment header", body = ErrorBody),
-        (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = crate::payments::requirements::PaymentRequiredBody),
+        (status = 402, description = "Payment or developer credit required or refused (x402 answer)", body = crate::x402::requirements::PaymentRequiredBody),
         (status = 422, description = "Invalid name or contact", body = ErrorBody),
         (status = 429, description = "`rate_limited`: too many anonymous writes from this client", body = ErrorBody),
     ))]

@@ -87,7 +87,7 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
     responses(
         (status = 200, description = "`{ok, result, receipt}`; or a text/event-stream of `progress` events and a final `result` (or `error`) event", body = Invoked),
         (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
-        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = crate::payments::requirements::PaymentRequiredBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = crate::x402::requirements::PaymentRequiredBody),
         (status = 403, description = "`test_call_not_allowed`: X-Toolhost-Test from someone other than the owner or the admin", body = ErrorBody),
         (status = 404, description = "No such endpoint or quote", body = ErrorBody),
         (status = 409, description = "`streaming_required`: long-running endpoint without Accept: text/event-stream; or `quote_expired` / `quote_mismatch`", body = ErrorBody),

@@ -148,7 +148,7 @@ pub async fn list_credits(State(app): State<AppState>, _admin: Admin) -> ApiResu
 
 /// The x402 facilitator `/supported` answer. A remote facilitator's answer is passed through
 /// as it comes, so this is the x402 shape written out for the document, not a type the server
-/// serializes; the local facilitator builds the same shape (`payments::facilitator::local`).
+/// serializes; the local facilitator builds the same shape (`x402::facilitator::local`).
 #[derive(utoipa::ToSchema)]
 pub struct Supported {
     pub kinds: Vec<SupportedKind>,

@@ -20,7 +20,7 @@ use crate::pipeline::{self, Call, Outcome, TEST_HEADER};
     responses(
         (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
         (status = 400, description = "Malformed payment header", body = ErrorBody),
-        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = crate::payments::requirements::PaymentRequiredBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = crate::x402::requirements::PaymentRequiredBody),
         (status = 403, description = "`test_call_not_allowed`: X-Toolhost-Test from someone other than the owner or the admin", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
         (status = 422, description = "Input violates inputSchema; details list each violation with its JSON pointer", body = ErrorBody),
@@ -52,7 +52,7 @@ pub async fn invoke_get(
     responses(
         (status = 200, description = "The endpoint's result, shaped by its outputSchema; an object result carries `receipt` when one was issued", body = Object),
         (status = 400, description = "Malformed JSON or payment header", body = ErrorBody),
-        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = crate::payments::requirements::PaymentRequiredBody),
+        (status = 402, description = "Payment required or refused: PAYMENT-REQUIRED header (x402 v2) and the x402 v1 body", body = crate::x402::requirements::PaymentRequiredBody),
         (status = 403, description = "`test_call_not_allowed`: X-Toolhost-Test from someone other than the owner or the admin", body = ErrorBody),
         (status = 404, description = "No such endpoint", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),

@@ -64,9 +64,9 @@ use self::rpc::{Rpc, RpcError};
 use super::{ChainStatus, ExpectedTransfer, SettleJournal, TransferStatus};
 use crate::config::{OnChainConfig, SettlerKey};
 use crate::keyfile;
-use crate::payments::header::PaymentPayload;
-use crate::payments::verify::{message, parse_signature, Verified};
-use crate::payments::{PaymentError, Reason};
+use crate::x402::header::PaymentPayload;
+use crate::x402::verify::{message, parse_signature, Verified};
+use crate::x402::{PaymentError, Reason};
 
 sol! {
     /// What settlement calls on the asset contract (USDC's EIP-3009 surface).

@@ -290,8 +290,8 @@ mod tests {
     use crate::config::Config;
     use crate::error::ErrorCode;
     use crate::money::Usd;
-    use crate::payments::header;
-    use crate::payments::ResourceInfo;
+    use crate::x402::header;
+    use crate::x402::ResourceInfo;
 
     fn offer(pay_to: Address) -> Offer {
         let resource = ResourceInfo {

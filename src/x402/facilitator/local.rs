@@ -14,10 +14,10 @@ use serde_json::{json, Value};
 use super::chain::{ChainError, Settler};
 use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::config::NetworkConfig;
-use crate::payments::header::PaymentPayload;
-use crate::payments::requirements::Offer;
-use crate::payments::verify::{message, unix_now, verify_exact, Verified};
-use crate::payments::PaymentError;
+use crate::x402::header::PaymentPayload;
+use crate::x402::requirements::Offer;
+use crate::x402::verify::{message, unix_now, verify_exact, Verified};
+use crate::x402::PaymentError;
 
 pub struct LocalFacilitator {
     networks: Vec<NetworkConfig>,

@@ -14,10 +14,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{Facilitator, SettleJournal, Settlement, SettlementStatus};
-use crate::payments::header::{PaymentPayload, X402Version};
-use crate::payments::requirements::Offer;
-use crate::payments::verify::{check_window, message, unix_now, Verified};
-use crate::payments::{PaymentError, Reason};
+use crate::x402::header::{PaymentPayload, X402Version};
+use crate::x402::requirements::Offer;
+use crate::x402::verify::{check_window, message, unix_now, Verified};
+use crate::x402::{PaymentError, Reason};
 
 pub struct RemoteFacilitator {
     base: String,
