@@ -1,4 +1,5 @@
-//! x402 payments: asking for payment, verifying and settling it, and developer credit.
+//! Selling calls for payment: asking for it, accepting an x402 payment or a developer credit,
+//! claiming its nonce, settling it after success, and recovering what a crash interrupted.
 //!
 //! A paid call goes through [`gate`] before its handler runs and through
 //! [`Authorized::settle`] after the handler succeeded, so the payer is charged only for a
