@@ -104,14 +104,7 @@ impl App {
         endpoint: &crate::catalog::Endpoint,
         transport: crate::payments::bazaar::Transport,
     ) -> crate::payments::Charge {
-        crate::payments::charge_for(
-            &self.payments.offers,
-            &self.config.payment,
-            &self.payments.pay_to,
-            &self.urls,
-            endpoint,
-            transport,
-        )
+        (self.payments).charge_for(&self.config.payment, &self.urls, endpoint, transport)
     }
 
     /// What the quote use cases read.

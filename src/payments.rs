@@ -57,3 +57,23 @@ pub struct Payments {
     /// The endpoints' offers, built once per endpoint revision.
     pub offers: offers::Offers,
 }
+
+impl Payments {
+    /// What calling `endpoint` over `transport` costs here, as an x402 offer ([`charge_for`]).
+    pub fn charge_for(
+        &self,
+        config: &crate::config::PaymentConfig,
+        urls: &crate::urls::Urls,
+        endpoint: &crate::catalog::Endpoint,
+        transport: bazaar::Transport,
+    ) -> Charge {
+        charge_for(
+            &self.offers,
+            config,
+            &self.pay_to,
+            urls,
+            endpoint,
+            transport,
+        )
+    }
+}

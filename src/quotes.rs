@@ -18,10 +18,9 @@ pub mod hosted;
 
 pub use hosted::sweep_expired;
 
-use crate::catalog::{Endpoint, Registry};
+use crate::catalog::Registry;
 use crate::config::Config;
 use crate::net::OutboundClient;
-use crate::payments::bazaar::Transport;
 use crate::payments::Payments;
 use crate::store::Store;
 use crate::urls::Urls;
@@ -34,18 +33,4 @@ pub struct Parts<'a> {
     pub config: &'a Config,
     pub payments: &'a Payments,
     pub outbound: &'a OutboundClient,
-}
-
-impl Parts<'_> {
-    /// What a call of `endpoint` over HTTP costs: the offer a hosted quote repeats.
-    fn charge_for(&self, endpoint: &Endpoint) -> crate::payments::Charge {
-        crate::payments::charge_for(
-            &self.payments.offers,
-            &self.config.payment,
-            &self.payments.pay_to,
-            self.urls,
-            endpoint,
-            Transport::Http,
-        )
-    }
 }

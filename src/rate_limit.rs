@@ -96,16 +96,9 @@ impl Buckets {
 
     /// Spends `amount` whatever the bucket holds: what was already used is charged after
     /// the fact, and a bucket may owe up to one burst, repaid at the rate before it allows
-    /// anything again.
-    pub(crate) fn charge(&self, client: IpAddr, now: Instant, amount: f64) {
-        self.with(client, now, |bucket| {
-            bucket.tokens = (bucket.tokens - amount).max(-self.burst);
-        });
-    }
-
-    /// Spends `amount` as [`Buckets::charge`] does and says how long until the bucket is out
-    /// of debt: when the spending is allowed to go ahead, at its client's pace.
-    pub(crate) fn pace(&self, client: IpAddr, now: Instant, amount: f64) -> Duration {
+    /// anything again. Says how long until the bucket is out of debt: when spending paced by
+    /// the bucket may go ahead.
+    pub(crate) fn charge(&self, client: IpAddr, now: Instant, amount: f64) -> Duration {
         self.with(client, now, |bucket| {
             bucket.tokens = (bucket.tokens - amount).max(-self.burst);
             if bucket.tokens >= 0.0 || self.per_second <= 0.0 {
@@ -233,19 +226,23 @@ pub fn payment_refused() {
 /// The 429 for an empty bucket (`None`: no limit in force); `what` says what it limits.
 fn limited(verdict: Option<Result<(), Duration>>, what: &str) -> Result<(), ApiError> {
     match verdict {
-        Some(Err(wait)) => {
-            let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
-            Err(ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                ErrorCode::RateLimited,
-                format!(
-                    "too many anonymous requests from this client; retry in {seconds} s ({what} are limited per client)"
-                ),
-            )
-            .with_retry_after(seconds))
-        }
+        Some(Err(wait)) => Err(too_many(wait, "anonymous requests", what)),
         Some(Ok(())) | None => Ok(()),
     }
+}
+
+/// 429 `rate_limited` with `Retry-After` for a client with too many `subject` (`what` says
+/// what its bucket counts), whose bucket allows it again after `wait`.
+pub(crate) fn too_many(wait: Duration, subject: &str, what: &str) -> ApiError {
+    let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
+    ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::RateLimited,
+        format!(
+            "too many {subject} from this client; retry in {seconds} s ({what} are limited per client)"
+        ),
+    )
+    .with_retry_after(seconds)
 }
 
 #[cfg(test)]
@@ -334,11 +331,11 @@ mod tests {
         let client: IpAddr = "192.0.2.1".parse().unwrap();
         let now = Instant::now();
         let waits: Vec<u64> = (0..6)
-            .map(|_| buckets.pace(client, now, 1.0).as_secs())
+            .map(|_| buckets.charge(client, now, 1.0).as_secs())
             .collect();
         assert_eq!(waits, [0, 0, 1, 2, 2, 2]);
         assert_eq!(
-            buckets.pace(client, now + Duration::from_secs(10), 1.0),
+            buckets.charge(client, now + Duration::from_secs(10), 1.0),
             Duration::ZERO
         );
     }

@@ -155,7 +155,8 @@ const OVERLOAD_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs
 /// disconnected) and takes one of `limits.max` permits and one of its client's
 /// `limits.per_client`; a connection beyond either cap gets a 503 `overloaded` and is closed.
 /// A client opening connections faster than `limits.new_per_client_per_sec` has each served
-/// in its turn (up to two seconds later). On `shutdown`, stops accepting and waits for in-flight requests.
+/// in its turn (up to two seconds later). On `shutdown`, stops accepting and waits for
+/// in-flight requests.
 async fn serve(
     listener: TcpListener,
     router: axum::Router,
@@ -210,7 +211,7 @@ async fn serve(
         // A client reconnecting faster than its pace waits its turn, holding one of its
         // connections meanwhile (so its cap bounds how many wait).
         let turn = pace.as_ref().map_or(std::time::Duration::ZERO, |pace| {
-            pace.pace(client_key(remote.ip()), std::time::Instant::now(), 1.0)
+            pace.charge(client_key(remote.ip()), std::time::Instant::now(), 1.0)
         });
         tokio::spawn(async move {
             if !turn.is_zero() {

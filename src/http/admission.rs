@@ -44,7 +44,7 @@ use tokio::time::Instant;
 use crate::config;
 use crate::error::{ApiError, ErrorCode};
 use crate::http::extract::is_json_content_type;
-use crate::rate_limit::{client_key, Buckets};
+use crate::rate_limit::{client_key, too_many, Buckets};
 
 /// Counts of something clients hold (bytes of bodies, connections), bounded in total and per
 /// client. The map holds only clients that hold something now.
@@ -176,16 +176,11 @@ impl Admission {
         bucket
             .take(client, std::time::Instant::now(), length as f64, 0.0)
             .map_err(|wait| {
-                let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
-                ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    ErrorCode::RateLimited,
-                    format!(
-                        "too many refused request bodies from this client; retry in {seconds} s \
-                         (bytes of bodies answered with a client error are limited per client)"
-                    ),
+                too_many(
+                    wait,
+                    "refused request bodies",
+                    "bytes of bodies answered with a client error",
                 )
-                .with_retry_after(seconds)
             })
     }
 
@@ -265,17 +260,18 @@ pub(crate) async fn admit(
         }
     };
     let length = bytes.len();
-    let refused = |error: ApiError| {
+    // An answer refusing the body, whose bytes its client is charged for.
+    let charged = |error: ApiError| {
         admission.charge_refused(client, length);
         error.into_response()
     };
     if json {
         let values = match scan_json(&bytes, &admission.limits) {
             Ok(values) => values,
-            Err(error) => return refused(error),
+            Err(error) => return charged(error),
         };
         if let Err(refusal) = held.grow(values.saturating_mul(BYTES_PER_VALUE)) {
-            return refused(self::refused(refusal, "request bodies"));
+            return charged(refused(refusal, "request bodies"));
         }
     }
     let response = next

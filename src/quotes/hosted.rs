@@ -15,6 +15,7 @@ use crate::catalog::{CatalogError, CompiledEndpoint, Endpoint};
 use crate::endpoints;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
+use crate::payments::bazaar::Transport;
 use crate::payments::Charge;
 use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
 use crate::urls::Urls;
@@ -50,7 +51,13 @@ pub async fn quote(
             .as_ref()
             .map_or_else(|| json!({}), |e| e.value())
     });
-    let charge = parts.charge_for(&compiled.endpoint);
+    // The offer a paid call over HTTP will be asked to meet.
+    let charge = (parts.payments).charge_for(
+        &parts.config.payment,
+        parts.urls,
+        &compiled.endpoint,
+        Transport::Http,
+    );
     create(
         parts.store,
         parts.urls,

@@ -860,27 +860,24 @@ impl WorkerPool {
         let Some(stats) = self.ask_stats(predecessor, PING_TIMEOUT).await else {
             return;
         };
-        let endpoints: Vec<(Arc<EndpointCode>, usize)> = {
+        // A heavy builder's endpoints start cold if called again (warming them doubles what an
+        // attacker holds while the two workers overlap), and the builder stays heavy in the
+        // successor: a recycle must not reset its mark.
+        let mut endpoints: Vec<(Arc<EndpointCode>, usize)> = Vec::new();
+        let mut heavy: Vec<String> = Vec::new();
+        {
             let state = predecessor.lock();
-            stats
-                .endpoints
-                .iter()
-                // A heavy builder's endpoints start cold if called again: warming them doubles
-                // what an attacker holds while the two workers overlap.
-                .filter(|endpoint| endpoint.instances > 0 && !endpoint.heavy)
-                .filter_map(|endpoint| {
-                    let served = state.served(&endpoint.slug, &endpoint.version)?;
-                    Some((served.code.clone(), endpoint.instances))
-                })
-                .collect()
-        };
-        // Heavy builders stay heavy in the successor: a recycle must not reset their marks.
-        let heavy: Vec<&str> = stats
-            .endpoints
-            .iter()
-            .filter(|endpoint| endpoint.heavy)
-            .map(|endpoint| endpoint.owner.as_deref().unwrap_or(&endpoint.slug))
-            .collect();
+            for endpoint in &stats.endpoints {
+                let Some(served) = state.served(&endpoint.slug, &endpoint.version) else {
+                    continue;
+                };
+                if endpoint.heavy {
+                    heavy.push(served.code.builder().to_owned());
+                } else if endpoint.instances > 0 {
+                    endpoints.push((served.code.clone(), endpoint.instances));
+                }
+            }
+        }
         let mut warm: Vec<wire::WarmRef> = endpoints
             .iter()
             .map(|(code, instances)| wire::WarmRef {

@@ -95,7 +95,7 @@ pub(crate) enum WarmFrame<'a> {
     Warm {
         id: u64,
         endpoints: &'a [WarmRef<'a>],
-        heavy: &'a [&'a str],
+        heavy: &'a [String],
     },
 }
 
