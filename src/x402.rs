@@ -5,13 +5,17 @@
 //! # Layout
 //! - `requirements`: what we ask for ([`Offer`]) and the 402 answer in both versions.
 //! - `header`: parsing the payment headers and writing the response header.
-//! - `verify`: the `exact` EVM scheme check (EIP-712 typed data, signer recovery with alloy).
+//! - `schemes`: the seam per scheme, one file each (`exact_evm`: EIP-3009 under EIP-712);
+//!   `evm`: the signature rules every EVM scheme shares.
+//! - `verify`: the terms every scheme shares, then the scheme's own check.
 //! - `facilitator`: the verify/settle seam, `local` (ledger or on-chain settlement, `chain`) and
 //!   `remote` implementations.
 
+pub mod evm;
 pub mod facilitator;
 pub mod header;
 pub mod requirements;
+pub mod schemes;
 pub mod verify;
 
 use axum::http::StatusCode;

@@ -1,6 +1,7 @@
 //! Criterion micro-benchmarks of the server's per-request work outside the sandbox:
 //!
-//! - `eip712_verify/verify_exact`: checking a real EIP-3009 authorization, signed with
+//! - `eip712_verify/verify_exact`: checking a real EIP-3009 authorization (`x402::verify`, the
+//!   exact-EVM scheme; the name is the figure's since the first run), signed with
 //!   alloy-signer-local in the setup (EIP-712 hash, secp256k1 signer recovery, field checks).
 //!   `eip712_verify/decode_and_verify` adds decoding the `PAYMENT-SIGNATURE` header (base64 and
 //!   JSON), as a paid request does.
@@ -30,7 +31,9 @@ use toolhost::receipts::{
 };
 use toolhost::store::SledStore;
 use toolhost::urls::Urls;
-use toolhost::x402::verify::{recover_signer, signing::sign, unix_now, verify_exact};
+use toolhost::x402::evm::recover_signer;
+use toolhost::x402::schemes::exact_evm::signing::sign;
+use toolhost::x402::verify::{unix_now, verify};
 use toolhost::x402::{header, Offer, ResourceInfo};
 
 const BASE_URL: &str = "http://127.0.0.1:8080";
@@ -54,22 +57,22 @@ fn eip712_verify(c: &mut Criterion) {
     }));
     let payment = header::decode(&wire).expect("decode");
     let now = unix_now();
-    let verified = verify_exact(&payment, &offer, now).expect("a valid payment");
-    assert_eq!(verified.payer, payer.address());
+    let verified = verify(&payment, &offer, now).expect("a valid payment");
+    assert_eq!(verified.payer(), payer.address().to_checksum(None));
 
     let mut group = c.benchmark_group("eip712_verify");
     group.bench_function("verify_exact", |b| {
-        b.iter(|| verify_exact(black_box(&payment), &offer, now).expect("valid"));
+        b.iter(|| verify(black_box(&payment), &offer, now).expect("valid"));
     });
     group.bench_function("decode_and_verify", |b| {
         b.iter(|| {
             let payment = header::decode(black_box(&wire)).expect("decode");
-            verify_exact(&payment, &offer, now).expect("valid")
+            verify(&payment, &offer, now).expect("valid")
         });
     });
     group.finish();
 
-    // The signer recovery inside verify_exact, by the two implementations at hand: the one the
+    // The signer recovery inside the exact scheme's check, by the two implementations at hand: the one the
     // server uses (libsecp256k1) and alloy's (k256), which it used before.
     let hash = alloy_primitives::B256::from([7u8; 32]);
     let signature = alloy_signer::SignerSync::sign_hash_sync(&payer, &hash).expect("sign");

@@ -17,7 +17,8 @@ use serde_json::{json, Value};
 use toolhost::config::{Config, NetworkConfig};
 use toolhost::money::Usd;
 use toolhost::x402::header;
-use toolhost::x402::verify::{signing::sign, unix_now, verify_exact};
+use toolhost::x402::schemes::exact_evm::signing::sign;
+use toolhost::x402::verify::{self, unix_now};
 use toolhost::x402::{Offer, PaymentRequirements, ResourceInfo};
 
 fn payments(signer: &PrivateKeySigner, required: &Value, n: usize) -> Result<Vec<String>> {
@@ -50,7 +51,7 @@ fn verify(n: usize) -> Result<()> {
     let now = unix_now();
     for value in &headers {
         let payment = header::decode(value).map_err(|e| anyhow::anyhow!("{e}"))?;
-        verify_exact(&payment, &offer, now).map_err(|e| anyhow::anyhow!("{e}"))?;
+        verify::verify(&payment, &offer, now).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     let verifying = started.elapsed();
     println!(

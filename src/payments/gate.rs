@@ -206,9 +206,9 @@ pub async fn gate(
         .filter(|_| charge.offer.declares(payment_ids::PAYMENT_IDENTIFIER))
         .map(|id| {
             payment_ids::Use::new(
-                &payment.payload.authorization.from,
+                payment.payload.claimed_payer(),
                 id,
-                sha256_hex(&serde_json::to_value(&payment.payload).unwrap_or_default()),
+                sha256_hex(&payment.payload.to_value()),
                 sha256_hex(&serde_json::json!({
                     "purpose": charge.purpose,
                     "endpoint": charge.endpoint_slug,
@@ -244,8 +244,8 @@ pub async fn gate(
     let key = nonces::key(
         verified.network.chain_id,
         &verified.requirement.asset,
-        verified.payer,
-        verified.nonce,
+        verified.payer(),
+        verified.nonce(),
     );
     let record = ClaimRecord {
         claim_id: uuid::Uuid::new_v4().simple().to_string(),
@@ -257,12 +257,12 @@ pub async fn gate(
             endpoint_slug: charge.endpoint_slug.clone(),
             seller: charge.seller.clone(),
             amount_units: charge.offer.price.units(),
-            payer: verified.payer.to_checksum(None),
+            payer: verified.payer(),
             network: verified.network.caip2.clone(),
             chain_id: verified.network.chain_id,
             asset: verified.requirement.asset.clone(),
             pay_to: verified.requirement.pay_to.clone(),
-            nonce: verified.nonce.to_string(),
+            nonce: verified.nonce(),
         },
         settling: None,
     };
@@ -354,7 +354,7 @@ impl Authorized {
             Method::Credit(hold) => ("developer_credit", hold.grant().masked_id(), None),
             Method::X402(x402) => (
                 "x402",
-                x402.verified.payer.to_checksum(None),
+                x402.verified.payer(),
                 Some(x402.verified.network.caip2.clone()),
             ),
         };
@@ -556,7 +556,7 @@ impl X402Settlement {
                 return Err(spent(&offer, error));
             }
         };
-        let payer = verified.payer.to_checksum(None);
+        let payer = verified.payer();
         receipt.payer = Some(payer.clone());
         receipt.x402_version = Some(payment.version.number());
         receipt.asset = Some(verified.requirement.asset.clone());
@@ -583,7 +583,7 @@ impl X402Settlement {
                 payer: payer.clone(),
                 pay_to: verified.requirement.pay_to.clone(),
                 amount_units: offer.price.units(),
-                nonce: verified.nonce.to_string(),
+                nonce: verified.nonce(),
                 since_ms: nonces::now_ms(),
             };
             batch = pending.index(batch)?;

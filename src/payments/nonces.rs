@@ -25,9 +25,9 @@
 //! node that claimed it (for the operator's logs), and the sale it would settle, so recovery
 //! can record the sale when the chain says the transfer happened although the process died.
 
+use std::fmt::Display;
 use std::sync::{Arc, Mutex};
 
-use alloy_primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
 
 use crate::store::{Batch, Store, StoreError, Tree};
@@ -141,11 +141,13 @@ pub(crate) struct NonceClaim {
     record: Arc<Mutex<(ClaimRecord, Vec<u8>)>>,
 }
 
-pub fn key(chain_id: u64, asset: &str, from: Address, nonce: B256) -> Vec<u8> {
+/// The claim key of a payer's nonce for an asset: `{chainId}/{asset}/{payer}/{nonce}`, the
+/// asset and payer in lower case (an EVM address in any case names one account).
+pub fn key(chain_id: u64, asset: &str, payer: impl Display, nonce: impl Display) -> Vec<u8> {
     format!(
         "{chain_id}/{}/{}/{nonce}",
         asset.to_ascii_lowercase(),
-        from.to_string().to_ascii_lowercase()
+        payer.to_string().to_ascii_lowercase()
     )
     .into_bytes()
 }
@@ -271,6 +273,8 @@ impl NonceClaim {
 
 #[cfg(test)]
 mod tests {
+    use alloy_primitives::{Address, B256};
+
     use super::*;
     use crate::store::SledStore;
 

@@ -2,8 +2,8 @@
 //! `X-PAYMENT-RESPONSE` out. Each is base64 of JSON.
 //!
 //! v2 payload: `{x402Version:2, resource?, accepted:{…requirements…}, payload}`;
-//! v1 payload: `{x402Version:1, scheme, network, payload}`; for the `exact` EVM scheme `payload`
-//! is `{signature, authorization:{from, to, value, validAfter, validBefore, nonce}}`.
+//! v1 payload: `{x402Version:1, scheme, network, payload}`; `payload` is the scheme's own
+//! ([`SchemePayload`]).
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use base64::Engine;
@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::requirements::PaymentRequirements;
+use super::schemes::SchemePayload;
 use super::PaymentError;
 
 pub const PAYMENT_SIGNATURE_HEADER: HeaderName = HeaderName::from_static("payment-signature");
@@ -39,28 +40,10 @@ impl X402Version {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Authorization {
-    pub from: String,
-    pub to: String,
-    pub value: String,
-    pub valid_after: String,
-    pub valid_before: String,
-    pub nonce: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExactEvmPayload {
-    pub signature: String,
-    pub authorization: Authorization,
-}
-
 /// A decoded payment, whichever version carried it.
 #[derive(Clone, Debug)]
 pub struct PaymentPayload {
     pub version: X402Version,
-    pub scheme: String,
     /// As the client named it: CAIP-2 (v2) or a v1 name.
     pub network: String,
     /// v2 only: the requirement the client chose to pay.
@@ -68,7 +51,8 @@ pub struct PaymentPayload {
     /// v2 only, when the client names it: the URL of the resource it pays for (the 402's
     /// `resource.url`), which must be the one the payment is presented to.
     pub resource_url: Option<String>,
-    pub payload: ExactEvmPayload,
+    /// The scheme's part, read as the scheme it names defines it.
+    pub payload: SchemePayload,
     /// v2 only: the client's `payment-identifier` extension id, which makes the call idempotent
     /// ([`super::payment_ids`]).
     pub payment_id: Option<String>,
@@ -82,7 +66,7 @@ struct V2Wire {
     accepted: PaymentRequirements,
     #[serde(default)]
     resource: Option<V2Resource>,
-    payload: ExactEvmPayload,
+    payload: Value,
 }
 
 #[derive(Deserialize)]
@@ -94,7 +78,14 @@ struct V2Resource {
 struct V1Wire {
     scheme: String,
     network: String,
-    payload: ExactEvmPayload,
+    payload: Value,
+}
+
+impl PaymentPayload {
+    /// The scheme the payment names.
+    pub fn scheme(&self) -> &str {
+        self.payload.scheme()
+    }
 }
 
 /// The payment of a request, if it carries one. Either header may hold either version; the
@@ -137,11 +128,11 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
             let wire = V2Wire::deserialize(&raw).map_err(shape)?;
             Ok(PaymentPayload {
                 version: X402Version::V2,
-                scheme: wire.accepted.scheme.clone(),
+                payload: SchemePayload::parse(&wire.accepted.scheme, wire.payload)
+                    .map_err(shape)?,
                 network: wire.accepted.network.clone(),
                 accepted: Some(wire.accepted),
                 resource_url: wire.resource.map(|resource| resource.url),
-                payload: wire.payload,
                 payment_id: payment_id(raw.get("extensions"))?,
                 raw,
             })
@@ -150,11 +141,10 @@ pub fn from_json(raw: Value) -> Result<PaymentPayload, PaymentError> {
             let wire = V1Wire::deserialize(&raw).map_err(shape)?;
             Ok(PaymentPayload {
                 version: X402Version::V1,
-                scheme: wire.scheme,
+                payload: SchemePayload::parse(&wire.scheme, wire.payload).map_err(shape)?,
                 network: wire.network,
                 accepted: None,
                 resource_url: None,
-                payload: wire.payload,
                 payment_id: None,
                 raw,
             })
@@ -276,7 +266,10 @@ mod tests {
             (p.version, p.network.as_str()),
             (X402Version::V2, "eip155:84532")
         );
-        assert_eq!(p.payload.authorization.value, "1000");
+        match &p.payload {
+            SchemePayload::ExactEvm(payload) => assert_eq!(payload.authorization.value, "1000"),
+            other => panic!("an exact payment read as {other:?}"),
+        }
     }
 
     #[test]
@@ -339,7 +332,7 @@ mod tests {
         /// facilitator.
         fn assert_same(a: &PaymentPayload, b: &PaymentPayload) {
             assert_eq!(a.version, b.version);
-            assert_eq!(a.scheme, b.scheme);
+            assert_eq!(a.scheme(), b.scheme());
             assert_eq!(a.network, b.network);
             assert_eq!(a.accepted, b.accepted);
             assert_eq!(a.payload, b.payload);
@@ -353,8 +346,8 @@ mod tests {
             match (&payment.accepted, payment.version) {
                 (Some(accepted), X402Version::V2) => {
                     assert_eq!(
-                        (&accepted.scheme, &accepted.network),
-                        (&payment.scheme, &payment.network)
+                        (accepted.scheme.as_str(), &accepted.network),
+                        (payment.scheme(), &payment.network)
                     );
                 }
                 (None, X402Version::V1) => {}
@@ -366,9 +359,11 @@ mod tests {
             let url_safe =
                 base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(payment.raw.to_string());
             assert_same(payment, &decode(&url_safe).expect("URL-safe form"));
-            let typed: ExactEvmPayload =
-                serde_json::from_value(json!(payment.payload)).expect("payload round trip");
-            assert_eq!(typed, payment.payload);
+            assert_eq!(
+                SchemePayload::parse(payment.scheme(), payment.raw["payload"].clone()).ok(),
+                Some(payment.payload.clone()),
+                "the payload reads the same from the JSON it came in"
+            );
         }
 
         fn check(result: Result<PaymentPayload, PaymentError>) -> Result<(), TestCaseError> {
@@ -435,10 +430,9 @@ mod tests {
             fn well_formed_payments_decode_to_their_fields(raw in payment()) {
                 let payment = decode(&encode(&raw)).expect("well-formed");
                 check_decoded(&payment);
-                let authorization = &raw["payload"]["authorization"];
-                prop_assert_eq!(&json!(payment.payload.authorization), authorization);
+                prop_assert_eq!(&payment.payload.to_value(), &raw["payload"]);
                 let scheme = raw.get("scheme").unwrap_or(&raw["accepted"]["scheme"]);
-                prop_assert_eq!(&json!(payment.scheme), scheme);
+                prop_assert_eq!(&json!(payment.scheme()), scheme);
             }
 
             #[test]

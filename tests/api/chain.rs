@@ -13,7 +13,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, B256, U256};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{sol, SolCall};
 use base64::Engine;
@@ -22,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use toolhost::config::{Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
 use toolhost::server::Server;
-use toolhost::x402::verify::signing::sign;
+use toolhost::x402::schemes::exact_evm::signing::sign;
 use toolhost::x402::PaymentRequirements;
 
 use crate::util::{self, assert_error, assert_payment_required, TestServer};
@@ -831,7 +831,7 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
         31337,
         &chain.token.to_string(),
         payer.address(),
-        nonce.parse().unwrap(),
+        nonce.parse::<B256>().unwrap(),
     );
     let note = {
         let store = SledStore::open(&data.join("store")).unwrap();

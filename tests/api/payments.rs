@@ -6,8 +6,8 @@ use alloy_signer_local::PrivateKeySigner;
 use base64::Engine;
 use serde_json::{json, Value};
 use toolhost::config::{FacilitatorConfig, NetworkConfig};
-use toolhost::x402::header::Authorization;
-use toolhost::x402::verify::signing::sign;
+use toolhost::x402::schemes::exact_evm::signing::sign;
+use toolhost::x402::schemes::exact_evm::Authorization;
 use toolhost::x402::PaymentRequirements;
 
 use crate::util::{
@@ -216,6 +216,17 @@ async fn refusals_carry_x402_reasons() {
     assert_payment_required(status, &body, "invalid_network");
     wire["network"] = json!("base-sepolia");
     wire["scheme"] = json!("upto");
+    let (status, _, body) = post_paid(
+        &server,
+        PAID,
+        &("X-PAYMENT", toolhost::x402::header::encode(&wire)),
+        json!({}),
+    )
+    .await;
+    assert_payment_required(status, &body, "invalid_scheme");
+    // A scheme we do not speak is refused as such whatever its payload looks like, not
+    // called malformed.
+    wire["payload"] = json!({"permit2Authorization": {"permitted": {"amount": "1000"}}});
     let (status, _, body) = post_paid(
         &server,
         PAID,

@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use alloy_network::eip2718::Encodable2718;
 use alloy_network::{Ethereum, EthereumWallet, NetworkTransactionBuilder};
-use alloy_primitives::{Address, Bytes, B256, U256};
+use alloy_primitives::{Address, Bytes, B256};
 use alloy_rpc_types_eth::{TransactionInput, TransactionReceipt, TransactionRequest};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{sol, SolCall, SolEvent};
@@ -64,8 +64,7 @@ use self::rpc::{Rpc, RpcError};
 use super::{ChainStatus, ExpectedTransfer, SettleJournal, TransferStatus};
 use crate::config::{OnChainConfig, SettlerKey};
 use crate::keyfile;
-use crate::x402::header::PaymentPayload;
-use crate::x402::verify::{message, parse_signature, Verified};
+use crate::x402::schemes::exact_evm::Transfer;
 use crate::x402::{PaymentError, Reason};
 
 sol! {
@@ -194,16 +193,16 @@ impl Settler {
     /// `invalid_exact_evm_insufficient_balance` (402); an RPC that cannot answer is
     /// `Unavailable` (502). Both calls run concurrently. Settlement still simulates the
     /// transfer: the balance may move between this check and the transfer.
-    pub async fn precheck(&self, verified: &Verified, value: U256) -> Result<(), ChainError> {
-        let asset = Address::from_str(&verified.requirement.asset).map_err(|_| {
-            ChainError::Unavailable("the configured asset is not an address".into())
-        })?;
+    pub async fn precheck(&self, asset: &str, transfer: &Transfer) -> Result<(), ChainError> {
+        let asset = configured_asset(asset)?;
+        let authorization = &transfer.message;
+        let value = authorization.value;
         let used = IEip3009::authorizationStateCall {
-            authorizer: verified.payer,
-            nonce: verified.nonce,
+            authorizer: authorization.from,
+            nonce: authorization.nonce,
         };
         let balance = IEip3009::balanceOfCall {
-            account: verified.payer,
+            account: authorization.from,
         };
         let used_request = self.request(asset, used.abi_encode());
         let balance_request = self.request(asset, balance.abi_encode());
@@ -240,22 +239,15 @@ impl Settler {
         Ok(())
     }
 
-    /// Settles a verified payment on-chain (see the module docs for every outcome).
+    /// Settles a verified transfer of `asset` on-chain (see the module docs for every outcome).
     pub async fn settle(
         &self,
-        payment: &PaymentPayload,
-        verified: &Verified,
+        asset: &str,
+        transfer: &Transfer,
         journal: &dyn SettleJournal,
     ) -> Result<Submitted, ChainError> {
-        let refused = |e: PaymentError| match e {
-            PaymentError::Refused { reason, message } => ChainError::Refused { reason, message },
-            other => ChainError::Unavailable(other.to_string()),
-        };
-        let authorization = message(&payment.payload.authorization).map_err(refused)?;
-        let signature = parse_signature(&payment.payload.signature).map_err(refused)?;
-        let asset = Address::from_str(&verified.requirement.asset).map_err(|_| {
-            ChainError::Unavailable("the configured asset is not an address".into())
-        })?;
+        let asset = configured_asset(asset)?;
+        let (authorization, signature) = (&transfer.message, &transfer.signature);
         let call = IEip3009::transferWithAuthorizationCall {
             from: authorization.from,
             to: authorization.to,
@@ -520,6 +512,12 @@ impl ChainStatus for Settler {
 
 fn unavailable(e: RpcError) -> ChainError {
     ChainError::Unavailable(e.to_string())
+}
+
+/// The asset contract an offer names (configuration, so an error is ours, not the payer's).
+fn configured_asset(asset: &str) -> Result<Address, ChainError> {
+    Address::from_str(asset)
+        .map_err(|_| ChainError::Unavailable("the configured asset is not an address".into()))
 }
 
 #[cfg(test)]

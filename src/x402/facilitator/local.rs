@@ -16,7 +16,8 @@ use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatu
 use crate::config::NetworkConfig;
 use crate::x402::header::PaymentPayload;
 use crate::x402::requirements::Offer;
-use crate::x402::verify::{message, unix_now, verify_exact, Verified};
+use crate::x402::schemes::Proof;
+use crate::x402::verify::{self, unix_now, Verified};
 use crate::x402::PaymentError;
 
 pub struct LocalFacilitator {
@@ -36,20 +37,25 @@ impl Facilitator for LocalFacilitator {
         payment: &'a PaymentPayload,
         offer: &'a Offer,
     ) -> BoxFuture<'a, Result<Verified, PaymentError>> {
-        async move { verify_exact(payment, offer, unix_now()) }.boxed()
+        async move { verify::verify(payment, offer, unix_now()) }.boxed()
     }
 
     fn precheck<'a>(
         &'a self,
-        payment: &'a PaymentPayload,
+        _: &'a PaymentPayload,
         verified: &'a Verified,
     ) -> BoxFuture<'a, Result<(), PaymentError>> {
         async move {
             // With a chain to settle on, a payment that cannot settle is refused before the
             // paid handler runs.
             if let Some(settler) = &self.settler {
-                let value = message(&payment.payload.authorization)?.value;
-                settler.precheck(verified, value).await?;
+                match &verified.proof {
+                    Proof::ExactEvm(transfer) => {
+                        settler
+                            .precheck(&verified.requirement.asset, transfer)
+                            .await?
+                    }
+                }
             }
             Ok(())
         }
@@ -58,7 +64,7 @@ impl Facilitator for LocalFacilitator {
 
     fn settle<'a>(
         &'a self,
-        payment: &'a PaymentPayload,
+        _: &'a PaymentPayload,
         _: &'a Offer,
         verified: &'a Verified,
         journal: &'a dyn SettleJournal,
@@ -72,7 +78,13 @@ impl Facilitator for LocalFacilitator {
                     facilitator: "local",
                 });
             };
-            let submitted = settler.settle(payment, verified, journal).await?;
+            let submitted = match &verified.proof {
+                Proof::ExactEvm(transfer) => {
+                    settler
+                        .settle(&verified.requirement.asset, transfer, journal)
+                        .await?
+                }
+            };
             Ok(Settlement {
                 status: if submitted.confirmed {
                     SettlementStatus::Settled

@@ -16,7 +16,8 @@ use serde_json::{json, Value};
 use super::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::x402::header::{PaymentPayload, X402Version};
 use crate::x402::requirements::Offer;
-use crate::x402::verify::{check_window, message, unix_now, Verified};
+use crate::x402::schemes::{exact_evm, Proof, SchemePayload};
+use crate::x402::verify::{self, unix_now, Verified};
 use crate::x402::{PaymentError, Reason};
 
 pub struct RemoteFacilitator {
@@ -107,16 +108,24 @@ impl Facilitator for RemoteFacilitator {
         offer: &'a Offer,
     ) -> BoxFuture<'a, Result<Verified, PaymentError>> {
         async move {
-            let (network, requirement) = offer.find(&payment.network).ok_or_else(|| {
-                PaymentError::refused(
-                    Reason::InvalidNetwork,
-                    format!("network {:?} is not accepted here", payment.network),
-                )
-            })?;
-            let msg = message(&payment.payload.authorization)?;
-            // The settle margin is ours: a remote facilitator accepts an authorization valid
-            // for one more second.
-            check_window(&msg, unix_now(), offer.settle_margin_secs)?;
+            let (network, requirement) = verify::terms(payment, offer)?;
+            // The facilitator checks the signature; what we need of the payment (payer and
+            // nonce) is read here, and the settle margin is ours: a remote facilitator
+            // accepts an authorization valid for one more second.
+            let proof = match &payment.payload {
+                SchemePayload::ExactEvm(payload) => {
+                    let transfer = exact_evm::Transfer::parse(payload)?;
+                    exact_evm::check_window(
+                        &transfer.message,
+                        unix_now(),
+                        offer.settle_margin_secs,
+                    )?;
+                    Proof::ExactEvm(transfer)
+                }
+                SchemePayload::Unsupported { scheme, .. } => {
+                    return Err(verify::unsupported(scheme))
+                }
+            };
             let answer: VerifyAnswer = self.post("/verify", &Self::body(payment, offer)?).await?;
             if !answer.is_valid {
                 let reason = answer.invalid_reason.unwrap_or_default();
@@ -126,10 +135,9 @@ impl Facilitator for RemoteFacilitator {
                 ));
             }
             Ok(Verified {
-                payer: msg.from,
-                nonce: msg.nonce,
                 network: network.clone(),
                 requirement: requirement.clone(),
+                proof,
             })
         }
         .boxed()
