@@ -26,12 +26,15 @@
 //! - `offer_receipt`: the `offer-receipt` extension (the receipt as a signed JWS, a draft).
 //! - `offers`: each endpoint's offer, built once per endpoint revision and shared by its calls.
 //! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
-//! - `gate`: the seam the invocation pipeline calls; `tender`: what a call offers to pay with.
+//! - `gate`: the seam the invocation pipeline calls; `tender`: what a call offers to pay with;
+//!   `error`: what the gate answers instead ([`GateError`]), converted to the service's error
+//!   in one place.
 //! - `dev_key`: the generated receiving address of a local/dev server.
 
 pub mod bazaar;
 pub mod credits;
 mod dev_key;
+mod error;
 mod gate;
 pub mod nonces;
 pub mod offer_receipt;
@@ -44,6 +47,7 @@ mod tender;
 use std::sync::Arc;
 
 pub use dev_key::{resolve_pay_to, PayToError};
+pub use error::GateError;
 pub use gate::{charge_for, gate, Authorized, Charge, Parts, Served, Settled};
 pub use tender::Tender;
 

@@ -24,7 +24,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::js_handlers::{HandlerOutput, HandlerRequest, JsOutcome};
 use crate::payments::bazaar::Transport;
 use crate::payments::Tender;
-use crate::payments::{self, Authorized};
+use crate::payments::{self, Authorized, GateError};
 use crate::rate_limit;
 use crate::receipts::Receipt;
 use crate::x402::header::SettlementResponse;
@@ -278,14 +278,10 @@ pub async fn prepare(app: &App, compiled: &CompiledEndpoint, call: &Call) -> Api
         &call.input,
     )
     .await;
-    if !unpaid
-        && gated
-            .as_ref()
-            .is_err_and(|refusal| refusal.status == StatusCode::PAYMENT_REQUIRED)
-    {
+    if !unpaid && gated.as_ref().is_err_and(GateError::is_refusal) {
         rate_limit::payment_refused();
     }
-    gated
+    gated.map_err(ApiError::from)
 }
 
 /// Runs the handler; settles and issues the receipt only when it succeeded (a 2xx result).

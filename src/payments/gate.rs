@@ -39,10 +39,9 @@ use super::offer_receipt;
 use super::offers::Offers;
 use super::payment_ids::{self, Answer, Lookup, Reservation};
 use super::recovery::PendingSettlement;
-use super::Tender;
+use super::{GateError, Tender};
 use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
-use crate::error::ApiError;
 use crate::receipts::{
     sha256_hex, store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
     ReceiptSigner,
@@ -160,7 +159,7 @@ pub async fn gate(
     charge: Charge,
     tender: &Tender,
     request: &Value,
-) -> Result<Authorized, ApiError> {
+) -> Result<Authorized, GateError> {
     if charge.offer.price.is_zero() {
         return Ok(Authorized {
             charge,
@@ -169,21 +168,26 @@ pub async fn gate(
     }
     let store = parts.store.as_ref();
     let payment = match tender {
-        Tender::Nothing => return Err(charge.offer.ask()),
-        Tender::Malformed(message) => return Err(PaymentError::Malformed(message.clone()).into()),
+        Tender::Nothing => return Err(GateError::Unpaid(charge.offer)),
+        Tender::Malformed(message) => {
+            return Err(GateError::payment(
+                &charge.offer,
+                PaymentError::Malformed(message.clone()),
+            ))
+        }
         Tender::X402(payment) => payment.as_ref().clone(),
         Tender::Credit(token) => {
             // Reserved, not just checked: concurrent calls cannot all run on one call's credit.
             let hold = credits::reserve(parts.store.clone(), token, charge.offer.price)
                 .await
-                .map_err(|e| charge.offer.refuse(e))?;
+                .map_err(|e| GateError::payment(&charge.offer, e))?;
             return Ok(Authorized {
                 charge,
                 method: Method::Credit(hold),
             });
         }
     };
-    let refuse = |e: PaymentError| charge.offer.refuse(e);
+    let refuse = |e: PaymentError| GateError::payment(&charge.offer, e);
     if let Some(named) = payment
         .resource_url
         .as_deref()
@@ -287,7 +291,7 @@ pub async fn gate(
                     Lookup::Free { .. }
                         if matches!(e, PaymentError::Store(StoreError::ConditionFailed(_))) =>
                     {
-                        return Err(payment_ids::in_progress());
+                        return Err(GateError::IdInProgress);
                     }
                     Lookup::Free { .. } => {}
                 }
@@ -387,7 +391,7 @@ impl Authorized {
         parts: &Parts<'_>,
         request: &Value,
         served: Served<'_>,
-    ) -> Result<Settled, ApiError> {
+    ) -> Result<Settled, GateError> {
         let Authorized { charge, method } = self;
         let price = charge.offer.price;
         let mut receipt = blank_receipt(parts, &charge, request, served.result);
@@ -404,7 +408,7 @@ impl Authorized {
             collection: Some(collection),
         };
         match method {
-            Method::Replay(_) => Err(ApiError::internal(
+            Method::Replay(_) => Err(GateError::Internal(
                 "a replayed payment-identifier answer cannot be settled again",
             )),
             Method::Free => {
@@ -436,7 +440,7 @@ impl Authorized {
                 )?;
                 hold.settle(writes)
                     .await
-                    .map_err(|e| charge.offer.refuse(e))?;
+                    .map_err(|e| GateError::payment(&charge.offer, e))?;
                 Ok(Settled {
                     receipt,
                     settlement: None,
@@ -466,7 +470,7 @@ impl Authorized {
                 // stop it between moving the money and recording it.
                 tokio::spawn(job.run())
                     .await
-                    .map_err(|_| ApiError::internal("the settlement task failed"))?
+                    .map_err(|_| GateError::Internal("the settlement task failed"))?
             }
         }
     }
@@ -507,7 +511,7 @@ impl X402Settlement {
     /// fails, the nonce is burned (`failed/{receiptId}`) and the answer says the authorization
     /// is spent, so replaying it cannot run the handler again for free; once settlement
     /// succeeded, a failure to record it leaves the claim to recovery (the money may have moved).
-    async fn run(self) -> Result<Settled, ApiError> {
+    async fn run(self) -> Result<Settled, GateError> {
         let X402Settlement {
             facilitator,
             store,
@@ -637,9 +641,9 @@ impl X402Settlement {
                         receipt =
                             crate::store::get_json(store.as_ref(), Tree::Receipts, id.as_bytes())
                                 .await?
-                                .ok_or_else(|| ApiError::internal("recovered receipt missing"))?;
+                                .ok_or(GateError::Internal("recovered receipt missing"))?;
                     }
-                    _ => return Err(ApiError::internal("nonce claim lost before settlement")),
+                    _ => return Err(GateError::Internal("nonce claim lost before settlement")),
                 }
             }
             Err(other) => return Err(other.into()),
@@ -654,19 +658,22 @@ impl X402Settlement {
 
 /// The answer to a settlement that failed after the handler ran: the refusal (402 with the
 /// x402 reason, or 502 `facilitator_unavailable`), saying that the authorization is spent.
-fn spent(offer: &Offer, error: PaymentError) -> ApiError {
+fn spent(offer: &Arc<Offer>, error: PaymentError) -> GateError {
     const SPENT: &str = "; the handler already ran, so this authorization is now spent here \
         (sending it again is refused as a used nonce): sign a new one to call again";
-    offer.refuse(match error {
-        PaymentError::Refused { reason, message } => PaymentError::Refused {
-            reason,
-            message: format!("{message}{SPENT}"),
+    GateError::payment(
+        offer,
+        match error {
+            PaymentError::Refused { reason, message } => PaymentError::Refused {
+                reason,
+                message: format!("{message}{SPENT}"),
+            },
+            PaymentError::Facilitator(message) => {
+                PaymentError::Facilitator(format!("{message}{SPENT}"))
+            }
+            other => other,
         },
-        PaymentError::Facilitator(message) => {
-            PaymentError::Facilitator(format!("{message}{SPENT}"))
-        }
-        other => other,
-    })
+    )
 }
 
 /// Turns the claim `settling` with what recovery needs, just before the payment leaves.

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::nonces::{self, Stored};
-use crate::error::{ApiError, ErrorCode};
+use super::GateError;
 use crate::receipts::Receipt;
 use crate::store::{Batch, Store, StoreError, Tree};
 pub use crate::x402::header::PAYMENT_IDENTIFIER;
@@ -109,7 +109,7 @@ impl Use {
     }
 
     /// Whether the id may be used for this call, replayed, or is refused (409).
-    pub async fn lookup(&self, store: &dyn Store) -> Result<Lookup, ApiError> {
+    pub async fn lookup(&self, store: &dyn Store) -> Result<Lookup, GateError> {
         loop {
             let Some(bytes) = store.get(Tree::PaymentIds, &self.key).await? else {
                 return Ok(Lookup::Free { previous: None });
@@ -120,9 +120,13 @@ impl Use {
                 && record.request_sha256 == self.request_sha256;
             match record.answer {
                 Some(answer) if same => return Ok(Lookup::Replay(answer)),
-                Some(_) => return Err(conflict()),
+                Some(_) => return Err(GateError::IdConflict),
                 None if held(store, &record).await? => {
-                    return Err(if same { in_progress() } else { conflict() })
+                    return Err(if same {
+                        GateError::IdInProgress
+                    } else {
+                        GateError::IdConflict
+                    })
                 }
                 // Its claim is gone: the call died (a stale record), or it answered between
                 // the two reads (the answer and the spent nonce are one write). Only a record
@@ -194,21 +198,4 @@ async fn held(store: &dyn Store, record: &Record) -> Result<bool, StoreError> {
         return Ok(false);
     };
     Ok(matches!(Stored::parse(&bytes)?, Stored::Claim(claim) if claim.claim_id == record.claim_id))
-}
-
-/// 409: the call holding the id has not answered yet.
-pub fn in_progress() -> ApiError {
-    ApiError::new(
-        axum::http::StatusCode::CONFLICT,
-        ErrorCode::PaymentIdentifierInProgress,
-        "a call with this payment-identifier id and payment is still running; retry once it has answered to get its answer",
-    )
-}
-
-fn conflict() -> ApiError {
-    ApiError::new(
-        axum::http::StatusCode::CONFLICT,
-        ErrorCode::PaymentIdentifierConflict,
-        "this payment-identifier id was already used with another payment, endpoint or input; choose a new id",
-    )
 }
