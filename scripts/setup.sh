@@ -20,7 +20,7 @@ need_package build-essential cmake libsimde-dev pkg-config
 if [ "$mode" = all ]; then
   # chromium: the dashboard and guide tests (tests/browser) drive Debian's Chromium with
   # playwright-core; no browser is downloaded. postgresql: the PostgreSQL store tests start
-  # throwaway clusters with its server binaries (src/store/pg_cluster.rs).
+  # throwaway clusters with its server binaries (crates/testkit/src/pg_cluster.rs).
   need_package chromium postgresql
   # Node with npm (tests/js, tests/mcp, tests/browser), from Debian when missing; a node
   # installed otherwise (e.g. one that bundles npm) is kept. The Python clients' tests (MCP,

@@ -71,10 +71,7 @@ pub struct Retention {
 
 const DAY: Duration = Duration::from_secs(86_400);
 
-/// The page cache the embedded store gets unless told otherwise. sled's own default is 1 GiB,
-/// which it fills with everything written: measured, the server's RSS then grew by the size of
-/// what it wrote for as long as a soak ran.
-pub const DEFAULT_EMBEDDED_CACHE_BYTES: u64 = 32 * 1024 * 1024;
+pub use crate::store::DEFAULT_EMBEDDED_CACHE_BYTES;
 
 /// Where a node keeps its state.
 #[derive(Clone, Debug, PartialEq, Eq)]

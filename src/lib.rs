@@ -4,11 +4,12 @@
 //!
 //! # Layout, by layer (bottom first; a module uses its own layer and those below, checked by
 //! `tests/architecture.rs`; `docs/architecture.md` follows one paid call through them)
-//! - Values and errors: `error` (the one error shape, [`error::ErrorCode`]), `money`,
-//!   `timestamp`, `urls`, `keyfile`, `metrics` (the counters), `config` (every setting);
-//!   in tests only, `arbitrary` (proptest strategies, `docs/fuzzing.md`).
-//! - The store: `store` (the trait, sled and PostgreSQL), `paging`, `keyring` (the service's
-//!   own keys, per data dir or shared by a cluster).
+//! - Values and errors, the crate `toolhost-values`: `error` (the one error shape,
+//!   [`error::ErrorCode`]), `money`, `timestamp`, `urls`, `keyfile`, `metrics` (the counters);
+//!   here beside them, `config` (every setting). In tests only, `arbitrary` (proptest
+//!   strategies, `docs/fuzzing.md`) from the test kit, `toolhost-testkit`.
+//! - The store, the crate `toolhost-store`: `store` (the trait, sled and PostgreSQL), `paging`,
+//!   `keyring` (the service's own keys, per data dir or shared by a cluster).
 //! - Domains, each taking the parts it uses: `net` (the SSRF-guarded outbound client),
 //!   `rate_limit`, `safety` (content safety), `readiness` (the x402 readiness check),
 //!   `handler_data` (handlers' kv and files, with quotas), `catalog`, `builders` (identity, keys,
@@ -27,30 +28,29 @@
 //!   beside it `cli`, the builder's command line: a client of the HTTP API (`dev` runs a
 //!   `server` of its own).
 
+// The layers below the service are crates of their own (Cargo keeps them from reaching up);
+// they keep their paths here, so `crate::store` is the store wherever the service names it.
+pub use toolhost_store::{self as store, keyring, paging};
+#[cfg(test)]
+use toolhost_testkit::arbitrary;
+pub use toolhost_values::{error, keyfile, metrics, money, timestamp, urls};
+
 pub mod activity;
 pub mod app;
-#[cfg(test)]
-mod arbitrary;
 pub mod builders;
 pub mod builtins;
 pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod endpoints;
-pub mod error;
 pub mod events;
 pub mod handler_data;
 pub mod http;
 pub mod js_handlers;
-pub mod keyfile;
-pub mod keyring;
 pub mod logs;
 pub mod maintenance;
 pub mod mcp;
-pub mod metrics;
-pub mod money;
 pub mod net;
-pub mod paging;
 pub mod payments;
 pub mod pipeline;
 pub mod quotes;
@@ -62,9 +62,6 @@ pub mod router;
 pub mod safety;
 pub mod secrets;
 pub mod server;
-pub mod store;
-pub mod timestamp;
-pub mod urls;
 pub mod web;
 pub mod well_known;
 pub mod x402;

@@ -1,8 +1,12 @@
-//! The shape of `src/`, checked: top-level modules import each other in one direction only.
+//! The shape of the workspace, checked: crates and the service's top-level modules import each
+//! other in one direction only.
 //!
-//! Each top-level module of the crate sits in a layer ([`LAYERS`], bottom first). A module may
-//! use modules of its own layer or below, never above, and no set of modules may import each
-//! other in a circle (not even within a layer). The graph is read from the sources: every
+//! The bottom layers are crates of their own ([`CRATES`]: values and errors, the store, the
+//! test kit), so Cargo keeps them from reaching up; the service re-exports them under their
+//! old names (`crate::store`, `crate::error`), and here they are one layer, the lowest.
+//! Each top-level module of the service sits in a layer ([`LAYERS`], bottom first). A module
+//! may use modules of its own layer or below, never above, and no set of modules may import
+//! each other in a circle (not even within a layer). The graph is read from the sources: every
 //! `crate::<module>` path outside comments, including `use crate::{a, b}` groups. A new
 //! top-level module must be placed in a layer here, and `docs/architecture.md` says why each
 //! layer is where it is.
@@ -10,23 +14,44 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// The workspace's crates, bottom first, each with the workspace crates it may depend on
+/// (`[dependencies]`; any crate's tests may also use the test kit).
+const CRATES: &[(&str, &str, &[&str])] = &[
+    ("toolhost-values", "crates/values", &[]),
+    ("toolhost-store", "crates/store", &["toolhost-values"]),
+    (
+        "toolhost-testkit",
+        "crates/testkit",
+        &["toolhost-store", "toolhost-values"],
+    ),
+    ("sandbox", "sandbox", &[]),
+    (
+        "toolhost",
+        ".",
+        &["toolhost-values", "toolhost-store", "sandbox"],
+    ),
+];
+
+/// The modules the service names as its own that are crates below it (`src/lib.rs` re-exports
+/// them).
+const FROM_CRATES_BELOW: &[&str] = &[
+    "error",
+    "money",
+    "timestamp",
+    "urls",
+    "keyfile",
+    "metrics",
+    "store",
+    "paging",
+    "keyring",
+    // Test-only proptest strategies (docs/fuzzing.md), from the test kit.
+    "arbitrary",
+];
+
 /// Bottom first. Read as: what a module may depend on is to its left (or beside it).
 const LAYERS: &[(&str, &[&str])] = &[
-    (
-        "values and errors",
-        &[
-            "error",
-            "money",
-            "timestamp",
-            "urls",
-            "keyfile",
-            "metrics",
-            "config",
-            // Test-only proptest strategies (docs/fuzzing.md).
-            "arbitrary",
-        ],
-    ),
-    ("the store", &["store", "paging", "keyring"]),
+    ("crates below the service", FROM_CRATES_BELOW),
+    ("values of the service", &["config"]),
     (
         "domains",
         &[
@@ -188,7 +213,7 @@ fn every_top_level_module_has_a_layer_and_every_layer_lists_modules_that_exist()
     let gone: Vec<_> = LAYERS
         .iter()
         .flat_map(|(_, listed)| listed.iter())
-        .filter(|m| !modules.contains_key(**m))
+        .filter(|m| !modules.contains_key(**m) && !FROM_CRATES_BELOW.contains(m))
         .collect();
     assert!(
         gone.is_empty(),
@@ -330,4 +355,52 @@ fn the_checker_sees_a_cycle_and_a_group_import() {
     let group = regex::Regex::new(r"crate::\{([^;]*)\}").unwrap();
     assert!(group.is_match(&code));
     assert!(!code.contains("crate::app"));
+}
+
+/// The workspace crates a manifest's `section` (`dependencies`, `dev-dependencies`) names.
+fn workspace_dependencies(manifest: &str, section: &str) -> BTreeSet<String> {
+    let names: BTreeSet<&str> = CRATES.iter().map(|(name, _, _)| *name).collect();
+    let header = format!("[{section}]");
+    manifest
+        .lines()
+        .skip_while(|line| line.trim() != header)
+        .skip(1)
+        .take_while(|line| !line.starts_with('['))
+        .filter_map(|line| line.split('=').next())
+        .map(str::trim)
+        .filter(|name| names.contains(name))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn workspace_crates_depend_only_on_crates_below_and_the_test_kit_only_in_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (index, (name, dir, allowed)) in CRATES.iter().enumerate() {
+        let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"")),
+            "{dir} is {name}"
+        );
+        let below: BTreeSet<&str> = CRATES[..index].iter().map(|(n, _, _)| *n).collect();
+        for dependency in workspace_dependencies(&manifest, "dependencies") {
+            assert!(
+                allowed.contains(&dependency.as_str()) && below.contains(dependency.as_str()),
+                "{name} depends on {dependency}, which is not below it in CRATES"
+            );
+        }
+        for dependency in workspace_dependencies(&manifest, "dev-dependencies") {
+            // The store's own tests use the test kit, which is built on the store: Cargo links
+            // the store's library into them, so the kit is the one crate a lower one may use.
+            assert!(
+                below.contains(dependency.as_str()) || dependency == "toolhost-testkit",
+                "{name}'s tests use {dependency}, which is not below it"
+            );
+        }
+    }
+    let service = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(
+        !workspace_dependencies(&service, "dependencies").contains("toolhost-testkit"),
+        "the test kit must stay out of the shipped binary"
+    );
 }

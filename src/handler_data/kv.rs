@@ -408,9 +408,9 @@ impl Drop for Turn<'_> {
 mod tests {
     use super::*;
     use crate::handler_data::{read_json, usage_key, Usage};
-    use crate::store::test_stores::on_both_engines;
     use sandbox::KvCheck;
     use serde_json::json;
+    use toolhost_testkit::on_both_engines;
 
     type Shared = Arc<dyn Store>;
 

@@ -102,7 +102,8 @@ mod tests {
     use super::*;
     use crate::config::Quotas;
     use crate::handler_data::{write_counted, Usage};
-    use crate::store::test_stores::{on_both_engines, postgres};
+    use toolhost_testkit::on_both_engines;
+    use toolhost_testkit::test_stores::postgres;
 
     type Shared = Arc<dyn Store>;
 

@@ -121,7 +121,7 @@ mod tests {
 
     use super::*;
     use crate::secrets::{decrypted, list};
-    use crate::store::test_stores::on_both_engines;
+    use toolhost_testkit::on_both_engines;
 
     type Shared = Arc<dyn Store>;
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use alloy_signer_local::PrivateKeySigner;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use toolhost::store::PgCluster;
+use toolhost_testkit::PgCluster;
 
 use crate::payments::pay;
 use crate::util::node::Node;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use toolhost::store::PgCluster;
+use toolhost_testkit::PgCluster;
 
 use crate::util::node::Node;
 use crate::util::{As, TestServer};

@@ -105,7 +105,7 @@ async fn secret_values_never_leave_the_server() {
     // At rest: encrypted, and the generated master key is owner-only.
     server.stop().await;
     if crate::util::on_postgres() {
-        let cluster = toolhost::store::PgCluster::shared().unwrap();
+        let cluster = toolhost_testkit::PgCluster::shared().unwrap();
         assert!(
             !dir_contains(&cluster.data_dir(), VALUE.as_bytes()),
             "plaintext secret in the database's files"

@@ -28,7 +28,7 @@ async fn postgres_url_for(data_dir: &Path) -> String {
     if let Ok(url) = std::fs::read_to_string(&remembered) {
         return url;
     }
-    let cluster = toolhost::store::PgCluster::shared().expect("a PostgreSQL cluster for tests");
+    let cluster = toolhost_testkit::PgCluster::shared().expect("a PostgreSQL cluster for tests");
     let url = cluster.fresh_url().await.expect("a fresh schema");
     std::fs::create_dir_all(data_dir).expect("data dir");
     std::fs::write(&remembered, &url).expect("remember the store URL");

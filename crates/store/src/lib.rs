@@ -14,22 +14,21 @@
 //! - `batch`: the atomic write batch with preconditions.
 //! - `sled_store`: the embedded default engine and its group commit.
 //! - `postgres`: the shared engine for several nodes, with its polled change feed.
-//! - `pg_cluster`: throwaway PostgreSQL clusters for tests (unit, API and multi-node).
 //! - `keys`: prefix-range arithmetic both engines scan with.
 //! - `typed`: JSON helpers over raw bytes.
-//! - `conformance` (tests only): one suite both engines must pass.
-//! - `test_stores` (tests only): the stores of tests that run on both engines.
+//! - `paging`: cursor pages over a tree's keys.
+//! - `keyring`: the service's own keys, per data dir or shared by a cluster.
+//!
+//! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
+//! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
+//! so none of it is in the shipped binary.
 
 mod batch;
-
-#[cfg(test)]
-mod conformance;
+pub mod keyring;
 mod keys;
-pub mod pg_cluster;
+pub mod paging;
 mod postgres;
 mod sled_store;
-#[cfg(test)]
-pub(crate) mod test_stores;
 mod typed;
 
 use std::future::Future;
@@ -37,12 +36,11 @@ use std::pin::Pin;
 
 use axum::http::StatusCode;
 
-use crate::error::{ApiError, ErrorCode};
+use toolhost_values::error::{ApiError, ErrorCode};
 
 pub use batch::{Batch, Condition, Write};
-pub use pg_cluster::PgCluster;
 pub use postgres::{PgOptions, PgStore};
-pub use sled_store::SledStore;
+pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
 
 /// The named key spaces ("trees"). Each domain owns its trees; keeping the names in one place

@@ -1,6 +1,6 @@
-//! Test-only: proptest strategies for the property tests of the parsers that take untrusted
-//! input and need the whole crate (payment headers, MCP messages, endpoint bodies, input
-//! schemas); `docs/fuzzing.md` says which parsers are fuzzed instead. Compiled in tests only.
+//! Proptest strategies for the property tests of the parsers that take untrusted input and
+//! need the whole service (payment headers, MCP messages, endpoint bodies, input schemas);
+//! `docs/fuzzing.md` says which parsers are fuzzed instead.
 
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -8,7 +8,7 @@ use serde_json::{Map, Number, Value};
 /// Any JSON value a few levels deep. Half the strings and keys are drawn from `words` (the keys
 /// and values the parser under test looks at), so generated documents reach past its first
 /// check; small integers are frequent for the same reason (`x402Version`, JSON-RPC ids).
-pub(crate) fn json(words: &'static [&'static str]) -> BoxedStrategy<Value> {
+pub fn json(words: &'static [&'static str]) -> BoxedStrategy<Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
@@ -28,7 +28,7 @@ pub(crate) fn json(words: &'static [&'static str]) -> BoxedStrategy<Value> {
 }
 
 /// A string: one of `words` half the time, else any text.
-pub(crate) fn text(words: &'static [&'static str]) -> BoxedStrategy<String> {
+pub fn text(words: &'static [&'static str]) -> BoxedStrategy<String> {
     prop_oneof![
         prop::sample::select(words).prop_map(str::to_string),
         any::<String>(),
@@ -37,7 +37,7 @@ pub(crate) fn text(words: &'static [&'static str]) -> BoxedStrategy<String> {
 }
 
 /// An object whose keys are mostly `words`, with values from `values`.
-pub(crate) fn object(
+pub fn object(
     words: &'static [&'static str],
     values: impl Strategy<Value = Value> + 'static,
 ) -> BoxedStrategy<Map<String, Value>> {

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::keyfile::{self, Origin};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::{Batch, Store, StoreError, Tree};
+use toolhost_values::keyfile::{self, Origin};
 
 /// Where keys are kept.
 pub enum Keyring {
@@ -139,7 +139,7 @@ fn fingerprint(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SledStore;
+    use crate::SledStore;
 
     #[tokio::test]
     async fn nodes_share_generated_keys_and_refuse_disagreeing_ones() {

@@ -4,8 +4,7 @@
 //! these would change what the service does depending on how it is deployed.
 //!
 //! Each case is an `async fn(Arc<dyn Store>)`; `engine_suite!` turns the list of cases into one
-//! `#[tokio::test]` per case and engine (`store::conformance::sled::*`,
-//! `store::conformance::postgres::*`). The PostgreSQL-only tests at the end cover what sled has
+//! `#[tokio::test]` per case and engine (`sled::*`, `postgres::*`). The PostgreSQL-only tests at the end cover what sled has
 //! no counterpart for: several nodes, outages, migrations and the change table.
 
 use std::sync::Arc;
@@ -13,8 +12,10 @@ use std::time::{Duration, Instant};
 
 use tokio::time::timeout;
 
-use super::pg_cluster::PgCluster;
-use super::{Batch, Change, PgOptions, PgStore, SledStore, Store, StoreError, StoreResult, Tree};
+use toolhost_store::{
+    Batch, Change, PgOptions, PgStore, SledStore, Store, StoreError, StoreResult, Tree,
+};
+use toolhost_testkit::PgCluster;
 
 type Shared = Arc<dyn Store>;
 

@@ -8,8 +8,8 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::error::{ApiError, ErrorCode};
-use crate::store::{Store, StoreError, StoreResult, Tree};
+use crate::{Store, StoreError, StoreResult, Tree};
+use toolhost_values::error::{ApiError, ErrorCode};
 
 pub const DEFAULT_LIMIT: usize = 50;
 pub const MAX_LIMIT: usize = 200;
@@ -149,7 +149,7 @@ pub async fn delete_prefix(store: &dyn Store, tree: Tree, prefix: &[u8]) -> Stor
         }
         let batch = chunk
             .into_iter()
-            .fold(crate::store::Batch::new(), |b, (k, _)| b.delete(tree, k));
+            .fold(crate::Batch::new(), |b, (k, _)| b.delete(tree, k));
         store.apply(batch).await?;
     }
 }
@@ -157,7 +157,7 @@ pub async fn delete_prefix(store: &dyn Store, tree: Tree, prefix: &[u8]) -> Stor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SledStore;
+    use crate::SledStore;
 
     #[tokio::test]
     async fn pages_newest_first_with_filters() {

@@ -1,8 +1,6 @@
-//! Throwaway PostgreSQL clusters for tests: the store's conformance suite here, and the API and
-//! multi-node tests under `tests/`, which link the library as built for production. That is
-//! why this is plain public code rather than `#[cfg(test)]`: a cargo feature would have to be
-//! switched on for every integration test build, and the module needs nothing the crate does
-//! not already depend on.
+//! Throwaway PostgreSQL clusters for tests: the store's conformance suite, the unit tests that
+//! run on both engines, and the API and multi-node tests under `tests/`. It lives in the test
+//! kit, a dev-dependency only, so the shipped binary carries none of it.
 //!
 //! A cluster runs the machine's own PostgreSQL server binaries (Debian's `postgresql` package,
 //! which `scripts/setup.sh` installs), listens on a free loopback port with trust

@@ -4,15 +4,17 @@
 
 use std::sync::Arc;
 
-use super::{PgCluster, PgStore, SledStore, Store};
+use toolhost_store::{PgStore, SledStore, Store};
+
+use crate::PgCluster;
 
 /// One temporary sled store.
-pub(crate) async fn sled() -> Vec<Arc<dyn Store>> {
+pub async fn sled() -> Vec<Arc<dyn Store>> {
     vec![Arc::new(SledStore::temporary().unwrap())]
 }
 
 /// Two stores on one fresh database of the shared test cluster: two nodes.
-pub(crate) async fn postgres() -> Vec<Arc<dyn Store>> {
+pub async fn postgres() -> Vec<Arc<dyn Store>> {
     let cluster = tokio::task::spawn_blocking(PgCluster::shared)
         .await
         .unwrap()
@@ -27,18 +29,18 @@ pub(crate) async fn postgres() -> Vec<Arc<dyn Store>> {
 
 /// For each `case` (an `async fn(Vec<Arc<dyn Store>>)` of the calling module), a test on sled
 /// (`sled::case`) and one on PostgreSQL (`postgres::case`).
+#[macro_export]
 macro_rules! on_both_engines {
     ($($case:ident),+ $(,)?) => {
         mod sled {$(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $case() { super::$case($crate::store::test_stores::sled().await).await; }
+            async fn $case() { super::$case($crate::test_stores::sled().await).await; }
         )+}
         mod postgres {$(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $case() {
-                super::$case($crate::store::test_stores::postgres().await).await;
+                super::$case($crate::test_stores::postgres().await).await;
             }
         )+}
     };
 }
-pub(crate) use on_both_engines;
