@@ -308,7 +308,7 @@ pub async fn gate(
     // the handler, so a payment that cannot settle buys no work. The claim is released (and
     // the release awaited) before the refusal leaves: the same authorization may come back
     // once the payer is funded.
-    if let Err(e) = parts.facilitator.precheck(&payment, &verified).await {
+    if let Err(e) = parts.facilitator.precheck(&verified).await {
         claim.release().await;
         return Err(refuse(e));
     }

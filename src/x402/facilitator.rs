@@ -85,11 +85,7 @@ pub trait Facilitator: Send + Sync {
     /// Checks, after the nonce is claimed and before the paid handler runs, that the payment
     /// can settle where that can be asked (the local facilitator with on-chain settlement: the
     /// authorization unused and the payer's balance sufficient). Nothing to check by default.
-    fn precheck<'a>(
-        &'a self,
-        _payment: &'a PaymentPayload,
-        _verified: &'a Verified,
-    ) -> BoxFuture<'a, Result<(), PaymentError>> {
+    fn precheck<'a>(&'a self, _verified: &'a Verified) -> BoxFuture<'a, Result<(), PaymentError>> {
         futures::future::ready(Ok(())).boxed()
     }
 

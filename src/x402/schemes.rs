@@ -8,6 +8,10 @@ pub mod exact_evm;
 
 use serde_json::Value;
 
+use super::requirements::{Offer, PaymentRequirements};
+use super::{PaymentError, Reason};
+use crate::config::NetworkConfig;
+
 /// A payment's scheme-specific part, read by the scheme its header names.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SchemePayload {
@@ -49,6 +53,38 @@ impl SchemePayload {
         }
     }
 
+    /// The scheme's own check of the payload against the offer's terms on `network`, at unix
+    /// time `now` (the terms every scheme shares are `verify::terms`).
+    pub fn verify(
+        &self,
+        network: &NetworkConfig,
+        requirement: &PaymentRequirements,
+        offer: &Offer,
+        now: u64,
+    ) -> Result<Proof, PaymentError> {
+        match self {
+            SchemePayload::ExactEvm(payload) => Ok(Proof::ExactEvm(exact_evm::verify(
+                payload,
+                network,
+                requirement,
+                offer,
+                now,
+            )?)),
+            SchemePayload::Unsupported { scheme, .. } => Err(unsupported(scheme)),
+        }
+    }
+
+    /// What a remote facilitator's verification needs read here, without checking the
+    /// signature (the facilitator does).
+    pub fn read(&self, offer: &Offer, now: u64) -> Result<Proof, PaymentError> {
+        match self {
+            SchemePayload::ExactEvm(payload) => {
+                Ok(Proof::ExactEvm(exact_evm::read(payload, offer, now)?))
+            }
+            SchemePayload::Unsupported { scheme, .. } => Err(unsupported(scheme)),
+        }
+    }
+
     /// The payload as JSON, in the scheme's own field order (hashed to bind a payment id to
     /// its payment, so it must not change between releases).
     pub fn to_value(&self) -> Value {
@@ -57,6 +93,15 @@ impl SchemePayload {
             SchemePayload::Unsupported { payload, .. } => payload.clone(),
         }
     }
+}
+
+/// The refusal of a scheme we do not speak (`verify::terms` refuses it first, as no offer
+/// names it).
+fn unsupported(scheme: &str) -> PaymentError {
+    PaymentError::refused(
+        Reason::InvalidScheme,
+        format!("scheme {scheme:?} is not accepted"),
+    )
 }
 
 /// What verifying a payment established, per scheme.

@@ -4,7 +4,7 @@
 
 use super::header::PaymentPayload;
 use super::requirements::{Offer, PaymentRequirements};
-use super::schemes::{exact_evm, Proof, SchemePayload};
+use super::schemes::Proof;
 use super::{PaymentError, Reason};
 use crate::config::NetworkConfig;
 
@@ -80,29 +80,12 @@ pub fn terms<'o>(
 /// Checks `payment` against what `offer` asks, at unix time `now`.
 pub fn verify(payment: &PaymentPayload, offer: &Offer, now: u64) -> Result<Verified, PaymentError> {
     let (network, requirement) = terms(payment, offer)?;
-    let proof = match &payment.payload {
-        SchemePayload::ExactEvm(payload) => Proof::ExactEvm(exact_evm::verify(
-            payload,
-            network,
-            requirement,
-            offer,
-            now,
-        )?),
-        SchemePayload::Unsupported { scheme, .. } => return Err(unsupported(scheme)),
-    };
+    let proof = payment.payload.verify(network, requirement, offer, now)?;
     Ok(Verified {
         network: network.clone(),
         requirement: requirement.clone(),
         proof,
     })
-}
-
-/// The refusal of a scheme no offer can name (`terms` refuses it first).
-pub fn unsupported(scheme: &str) -> PaymentError {
-    PaymentError::refused(
-        Reason::InvalidScheme,
-        format!("scheme {scheme:?} is not accepted"),
-    )
 }
 
 pub fn unix_now() -> u64 {

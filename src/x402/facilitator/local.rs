@@ -40,11 +40,7 @@ impl Facilitator for LocalFacilitator {
         async move { verify::verify(payment, offer, unix_now()) }.boxed()
     }
 
-    fn precheck<'a>(
-        &'a self,
-        _: &'a PaymentPayload,
-        verified: &'a Verified,
-    ) -> BoxFuture<'a, Result<(), PaymentError>> {
+    fn precheck<'a>(&'a self, verified: &'a Verified) -> BoxFuture<'a, Result<(), PaymentError>> {
         async move {
             // With a chain to settle on, a payment that cannot settle is refused before the
             // paid handler runs.

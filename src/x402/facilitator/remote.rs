@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 use super::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::x402::header::{PaymentPayload, X402Version};
 use crate::x402::requirements::Offer;
-use crate::x402::schemes::{exact_evm, Proof, SchemePayload};
 use crate::x402::verify::{self, unix_now, Verified};
 use crate::x402::{PaymentError, Reason};
 
@@ -109,23 +108,9 @@ impl Facilitator for RemoteFacilitator {
     ) -> BoxFuture<'a, Result<Verified, PaymentError>> {
         async move {
             let (network, requirement) = verify::terms(payment, offer)?;
-            // The facilitator checks the signature; what we need of the payment (payer and
-            // nonce) is read here, and the settle margin is ours: a remote facilitator
-            // accepts an authorization valid for one more second.
-            let proof = match &payment.payload {
-                SchemePayload::ExactEvm(payload) => {
-                    let transfer = exact_evm::Transfer::parse(payload)?;
-                    exact_evm::check_window(
-                        &transfer.message,
-                        unix_now(),
-                        offer.settle_margin_secs,
-                    )?;
-                    Proof::ExactEvm(transfer)
-                }
-                SchemePayload::Unsupported { scheme, .. } => {
-                    return Err(verify::unsupported(scheme))
-                }
-            };
+            // The facilitator checks the signature; what we need of the payment, and our
+            // settle margin, are read here.
+            let proof = payment.payload.read(offer, unix_now())?;
             let answer: VerifyAnswer = self.post("/verify", &Self::body(payment, offer)?).await?;
             if !answer.is_valid {
                 let reason = answer.invalid_reason.unwrap_or_default();

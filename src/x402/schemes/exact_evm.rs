@@ -134,8 +134,10 @@ pub fn verify(
         .map_err(|_| PaymentError::Facilitator("configured asset is not an address".into()))?;
     let pay_to = Address::from_str(&requirement.pay_to)
         .map_err(|_| PaymentError::Facilitator("configured payTo is not an address".into()))?;
-    let msg = message(&payload.authorization)?;
-    let signature = evm::parse_signature(&payload.signature)?;
+    let Transfer {
+        message: msg,
+        signature,
+    } = Transfer::parse(payload)?;
     let signer = evm::signer(
         &msg.eip712_signing_hash(&domain(network, asset)),
         &signature,
@@ -163,6 +165,16 @@ pub fn verify(
         message: msg,
         signature,
     })
+}
+
+/// What a remote facilitator's verification needs read here: the payload's values (payer and
+/// nonce, for the claim) and our settle margin, which is stricter than the facilitator's (it
+/// accepts an authorization valid for one more second). The signature is the facilitator's to
+/// check.
+pub fn read(payload: &Payload, offer: &Offer, now: u64) -> Result<Transfer, PaymentError> {
+    let transfer = Transfer::parse(payload)?;
+    check_window(&transfer.message, now, offer.settle_margin_secs)?;
+    Ok(transfer)
 }
 
 /// The authorization's validity window at unix time `now`: valid already, and still valid for
