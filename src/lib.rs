@@ -34,6 +34,7 @@ pub use toolhost_store::{self as store, keyring, paging};
 #[cfg(test)]
 use toolhost_testkit::arbitrary;
 pub use toolhost_values::{error, keyfile, metrics, money, timestamp, urls};
+pub use toolhost_x402 as x402;
 
 pub mod activity;
 pub mod app;
@@ -64,4 +65,3 @@ pub mod secrets;
 pub mod server;
 pub mod web;
 pub mod well_known;
-pub mod x402;

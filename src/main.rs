@@ -7,11 +7,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use toolhost::config::Quotas;
-use toolhost::config::{
-    Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey, StoreLocation,
-};
+use toolhost::config::{Config, Quotas, StoreLocation};
 use toolhost::server::Server;
+use toolhost::x402::config::{FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
 
 /// jemalloc instead of glibc's malloc, for the server and its sandbox workers (the same
 /// binary). A call allocates and frees many small objects on several threads (request, JSON

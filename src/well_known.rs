@@ -120,8 +120,7 @@ pub async fn x402_discovery(State(app): State<AppState>) -> Json<X402Discovery> 
     let payment = &app.config.payment;
     let item = |url: String, description: String, price, method: &'static str| {
         let offer = Offer::new(
-            payment,
-            &app.payments.pay_to,
+            payment.terms(&app.payments.pay_to),
             ResourceInfo {
                 url: url.clone(),
                 description: description.clone(),

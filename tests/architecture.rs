@@ -2,7 +2,7 @@
 //! other in one direction only.
 //!
 //! The bottom layers are crates of their own ([`CRATES`]: values and errors, the store, the
-//! test kit), so Cargo keeps them from reaching up; the service re-exports them under their
+//! test kit, the x402 wing), so Cargo keeps them from reaching up; the service re-exports them under their
 //! old names (`crate::store`, `crate::error`), and here they are one layer, the lowest.
 //! Each top-level module of the service sits in a layer ([`LAYERS`], bottom first). A module
 //! may use modules of its own layer or below, never above, and no set of modules may import
@@ -24,11 +24,21 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "crates/testkit",
         &["toolhost-store", "toolhost-values"],
     ),
+    (
+        "toolhost-x402",
+        "crates/x402",
+        &["toolhost-values", "toolhost-store"],
+    ),
     ("sandbox", "sandbox", &[]),
     (
         "toolhost",
         ".",
-        &["toolhost-values", "toolhost-store", "sandbox"],
+        &[
+            "toolhost-values",
+            "toolhost-store",
+            "toolhost-x402",
+            "sandbox",
+        ],
     ),
 ];
 
@@ -44,6 +54,7 @@ const FROM_CRATES_BELOW: &[&str] = &[
     "store",
     "paging",
     "keyring",
+    "x402",
     // Test-only proptest strategies (docs/fuzzing.md), from the test kit.
     "arbitrary",
 ];
@@ -70,7 +81,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "js_handlers",
             "activity",
             "endpoints",
-            "x402",
             "payments",
             "builtins",
             "quotes",

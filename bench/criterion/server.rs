@@ -47,7 +47,11 @@ fn eip712_verify(c: &mut Criterion) {
         description: "Receipt echo (paid)".into(),
         mime_type: "application/json".into(),
     };
-    let offer = Offer::new(&config.payment, &pay_to, resource, Usd::from_units(1000));
+    let offer = Offer::new(
+        config.payment.terms(&pay_to),
+        resource,
+        Usd::from_units(1000),
+    );
     let (network, requirement) = &offer.accepts[0];
     let signed = sign(&payer, network, requirement, |_| {}).expect("sign");
     let wire = header::encode(&json!({

@@ -14,8 +14,9 @@ use alloy_signer_local::PrivateKeySigner;
 use anyhow::{bail, Context, Result};
 use base64::Engine;
 use serde_json::{json, Value};
-use toolhost::config::{Config, NetworkConfig};
+use toolhost::config::Config;
 use toolhost::money::Usd;
+use toolhost::x402::config::NetworkConfig;
 use toolhost::x402::header;
 use toolhost::x402::schemes::exact_evm::signing::sign;
 use toolhost::x402::verify::{self, unix_now};
@@ -41,7 +42,7 @@ fn verify(n: usize) -> Result<()> {
         description: "bench".into(),
         mime_type: "application/json".into(),
     };
-    let offer = Offer::new(&config, &pay_to, resource, Usd::from_units(1000));
+    let offer = Offer::new(config.terms(&pay_to), resource, Usd::from_units(1000));
     let required = json!(offer.v2(""));
     let signer = PrivateKeySigner::random();
     let started = Instant::now();

@@ -12,8 +12,9 @@ use std::str::FromStr;
 use alloy_primitives::Address;
 use alloy_signer_local::PrivateKeySigner;
 
-use crate::config::{FacilitatorConfig, PaymentConfig};
+use crate::config::PaymentConfig;
 use crate::keyring::Keyring;
+use crate::x402::config::FacilitatorConfig;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PayToError {
@@ -62,7 +63,8 @@ pub async fn resolve_pay_to(config: &PaymentConfig, keys: &Keyring) -> Result<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, NetworkConfig};
+    use crate::config::Config;
+    use crate::x402::config::NetworkConfig;
 
     #[tokio::test]
     async fn dev_default_is_stable_and_mainnet_needs_config() {

@@ -95,8 +95,9 @@ mod tests {
             mime_type: "application/json".into(),
         };
         let offer = Arc::new(Offer::new(
-            &Config::new("/unused").payment,
-            "0x0000000000000000000000000000000000000001",
+            Config::new("/unused")
+                .payment
+                .terms("0x0000000000000000000000000000000000000001"),
             resource,
             Usd::from_units(1000),
         ));

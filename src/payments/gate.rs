@@ -779,7 +779,7 @@ fn offer_for(
         description,
         mime_type: "application/json".into(),
     };
-    let mut offer = Offer::new(config, pay_to, resource, endpoint.price_usd);
+    let mut offer = Offer::new(config.terms(pay_to), resource, endpoint.price_usd);
     // Only a paid endpoint's offer is ever shown (a 402, a quote, the discovery list) or paid,
     // and the `bazaar` declaration parses the endpoint's schemas from their text: a free call,
     // which also gets here for its receipt's terms, does not build what nobody reads.

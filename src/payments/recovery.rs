@@ -60,7 +60,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::nonces::{self, ClaimRecord, ClaimState, Stored};
-use crate::config::{Config, FacilitatorConfig};
+use crate::config::Config;
 use crate::money::Usd;
 use crate::receipts::{
     store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
@@ -69,6 +69,7 @@ use crate::receipts::{
 use crate::revenue::{self, pending_key, sale_key, Sale, PENDING_PREFIX};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::urls::Urls;
+use crate::x402::config::FacilitatorConfig;
 use crate::x402::facilitator::{
     ChainError, ChainStatus, ExpectedTransfer, Facilitator, TransferStatus,
 };

@@ -20,8 +20,9 @@ use base64::Engine;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
-use toolhost::config::{Config, FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
+use toolhost::config::Config;
 use toolhost::server::Server;
+use toolhost::x402::config::{FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
 use toolhost::x402::schemes::exact_evm::signing::sign;
 use toolhost::x402::PaymentRequirements;
 

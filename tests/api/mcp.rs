@@ -913,7 +913,7 @@ async fn paused_endpoints_are_not_listed_and_fail_as_results() {
 #[tokio::test]
 async fn paid_tool_calls_with_x402_in_meta() {
     use alloy_signer_local::PrivateKeySigner;
-    use toolhost::config::NetworkConfig;
+    use toolhost::x402::config::NetworkConfig;
     use toolhost::x402::schemes::exact_evm::signing::sign;
     use toolhost::x402::PaymentRequirements;
 

@@ -5,7 +5,7 @@
 use alloy_signer_local::PrivateKeySigner;
 use base64::Engine;
 use serde_json::{json, Value};
-use toolhost::config::{FacilitatorConfig, NetworkConfig};
+use toolhost::x402::config::{FacilitatorConfig, NetworkConfig};
 use toolhost::x402::schemes::exact_evm::signing::sign;
 use toolhost::x402::schemes::exact_evm::Authorization;
 use toolhost::x402::PaymentRequirements;

@@ -75,8 +75,7 @@ pub async fn register(
     };
     let charge = Charge {
         offer: std::sync::Arc::new(Offer::new(
-            &app.config.payment,
-            &app.payments.pay_to,
+            app.config.payment.terms(&app.payments.pay_to),
             resource,
             app.config.payment.builder_registration_fee,
         )),

@@ -5,7 +5,7 @@ use axum::Json;
 use serde::Serialize;
 
 use crate::app::AppState;
-use crate::config::FacilitatorConfig;
+use crate::x402::config::FacilitatorConfig;
 
 /// The manifest: the service, how it is paid, and the absolute URL of everything else.
 #[derive(Serialize, utoipa::ToSchema)]

@@ -63,9 +63,9 @@ use tokio::sync::Mutex;
 use self::rpc::{Rpc, RpcError};
 use super::{ChainStatus, ExpectedTransfer, SettleJournal, TransferStatus};
 use crate::config::{OnChainConfig, SettlerKey};
-use crate::keyfile;
-use crate::x402::schemes::exact_evm::Transfer;
-use crate::x402::{PaymentError, Reason};
+use crate::schemes::exact_evm::Transfer;
+use crate::{PaymentError, Reason};
+use toolhost_values::keyfile;
 
 sol! {
     /// What settlement calls on the asset contract (USDC's EIP-3009 surface).

@@ -14,11 +14,11 @@ use serde_json::{json, Value};
 use super::chain::{ChainError, Settler};
 use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::config::NetworkConfig;
-use crate::x402::header::PaymentPayload;
-use crate::x402::requirements::Offer;
-use crate::x402::schemes::Proof;
-use crate::x402::verify::{self, unix_now, Verified};
-use crate::x402::PaymentError;
+use crate::header::PaymentPayload;
+use crate::requirements::Offer;
+use crate::schemes::Proof;
+use crate::verify::{self, unix_now, Verified};
+use crate::PaymentError;
 
 pub struct LocalFacilitator {
     networks: Vec<NetworkConfig>,

@@ -14,10 +14,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{Facilitator, SettleJournal, Settlement, SettlementStatus};
-use crate::x402::header::{PaymentPayload, X402Version};
-use crate::x402::requirements::Offer;
-use crate::x402::verify::{self, unix_now, Verified};
-use crate::x402::{PaymentError, Reason};
+use crate::header::{PaymentPayload, X402Version};
+use crate::requirements::Offer;
+use crate::verify::{self, unix_now, Verified};
+use crate::{PaymentError, Reason};
 
 pub struct RemoteFacilitator {
     base: String,

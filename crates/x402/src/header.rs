@@ -296,7 +296,7 @@ mod tests {
         use serde_json::{json, Value};
 
         use super::super::*;
-        use crate::arbitrary;
+        use toolhost_testkit::arbitrary;
 
         const WORDS: &[&str] = &[
             "x402Version",

@@ -15,9 +15,9 @@ use alloy_sol_types::{sol, Eip712Domain, SolStruct};
 use serde::{Deserialize, Serialize};
 
 use crate::config::NetworkConfig;
-use crate::x402::evm;
-use crate::x402::requirements::{Offer, PaymentRequirements};
-use crate::x402::{PaymentError, Reason};
+use crate::evm;
+use crate::requirements::{Offer, PaymentRequirements};
+use crate::{PaymentError, Reason};
 
 /// The scheme's name in requirements and payments.
 pub const SCHEME: &str = "exact";
@@ -215,7 +215,7 @@ pub mod signing {
     use serde_json::{json, Value};
 
     use super::*;
-    use crate::x402::verify::unix_now;
+    use crate::verify::unix_now;
 
     fn random_nonce() -> B256 {
         use rand::RngCore;
@@ -259,13 +259,13 @@ mod tests {
 
     use super::signing::sign;
     use super::*;
-    use crate::config::Config;
-    use crate::error::ErrorCode;
-    use crate::money::Usd;
-    use crate::x402::header::{self, PaymentPayload};
-    use crate::x402::schemes::SchemePayload;
-    use crate::x402::verify::{unix_now, verify as verify_exact, Verified};
-    use crate::x402::ResourceInfo;
+    use crate::header::{self, PaymentPayload};
+    use crate::requirements::Terms;
+    use crate::schemes::SchemePayload;
+    use crate::verify::{unix_now, verify as verify_exact, Verified};
+    use crate::ResourceInfo;
+    use toolhost_values::error::ErrorCode;
+    use toolhost_values::money::Usd;
 
     /// The exact payload of a payment made by [`pay`], to tamper with.
     fn exact(payment: &mut PaymentPayload) -> &mut Payload {
@@ -282,8 +282,7 @@ mod tests {
             mime_type: "application/json".into(),
         };
         Offer::new(
-            &Config::new("/unused").payment,
-            &pay_to.to_string(),
+            Terms::for_tests(&[NetworkConfig::base_sepolia()], &pay_to.to_string()),
             resource,
             Usd::from_units(1000),
         )

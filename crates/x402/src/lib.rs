@@ -1,8 +1,9 @@
 //! The x402 protocol: what a seller asks for and a payer sends, checking a payment, and the
 //! facilitators that verify and settle it. It knows nothing of what is sold: endpoints, credits,
-//! nonce claims, receipts and recovery are `crate::payments`, which uses this wing.
+//! nonce claims, receipts and recovery are the service's `payments`, which uses this wing.
 //!
 //! # Layout
+//! - `config`: what the operator sets: the networks accepted, the facilitator.
 //! - `requirements`: what we ask for ([`Offer`]) and the 402 answer in both versions.
 //! - `header`: parsing the payment headers and writing the response header.
 //! - `schemes`: the seam per scheme, one file each (`exact_evm`: EIP-3009 under EIP-712);
@@ -11,6 +12,7 @@
 //! - `facilitator`: the verify/settle seam, `local` (ledger or on-chain settlement, `chain`) and
 //!   `remote` implementations.
 
+pub mod config;
 pub mod evm;
 pub mod facilitator;
 pub mod header;
@@ -21,10 +23,10 @@ pub mod verify;
 use axum::http::StatusCode;
 
 pub use facilitator::Facilitator;
-pub use requirements::{Offer, PaymentRequirements, ResourceInfo};
+pub use requirements::{Offer, PaymentRequirements, ResourceInfo, Terms};
 
-use crate::error::{ApiError, ErrorCode};
-use crate::store::StoreError;
+use toolhost_store::StoreError;
+use toolhost_values::error::{ApiError, ErrorCode};
 
 /// Why a payment was not accepted. Reason names are x402's, so clients of any SDK can branch on
 /// them; they appear as the `error` string of the 402 answer.

@@ -8,7 +8,7 @@
 //!
 //! # Recovery
 //! A process can die between moving the money and recording it. Two seams let
-//! [`recovery`](super::recovery) put that right:
+//! the service's payment recovery put that right:
 //! - [`SettleJournal`]: a facilitator that hands the payment to someone else (a transaction to
 //!   the chain, a `/settle` to a remote facilitator) first tells the journal, which records it
 //!   durably in the nonce claim; if that fails, nothing is submitted.

@@ -18,15 +18,17 @@
 //! the stable reason code (`payment_required`, or an x402 refusal reason such as
 //! `invalid_exact_evm_payload_signature`), repeated as top-level `code` beside `message`.
 
+use std::time::Duration;
+
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::PaymentError;
-use crate::config::{NetworkConfig, PaymentConfig};
-use crate::error::{ApiError, ErrorCode};
-use crate::money::Usd;
+use crate::config::NetworkConfig;
+use toolhost_values::error::{ApiError, ErrorCode};
+use toolhost_values::money::Usd;
 
 pub const PAYMENT_REQUIRED_HEADER: HeaderName = HeaderName::from_static("payment-required");
 
@@ -54,7 +56,7 @@ pub struct PaymentRequirements {
     /// CAIP-2, e.g. `eip155:84532`.
     pub network: String,
     /// Atomic units of the asset, as a decimal string.
-    #[schema(schema_with = crate::money::units_schema)]
+    #[schema(schema_with = toolhost_values::money::units_schema)]
     pub amount: String,
     pub asset: String,
     pub pay_to: String,
@@ -69,7 +71,7 @@ pub struct RequirementsV1 {
     pub scheme: String,
     /// v1 network name, e.g. `base-sepolia`.
     pub network: String,
-    #[schema(schema_with = crate::money::units_schema)]
+    #[schema(schema_with = toolhost_values::money::units_schema)]
     pub max_amount_required: String,
     pub resource: String,
     pub description: String,
@@ -114,6 +116,33 @@ pub struct PaymentRequiredBody {
     pub payment_required: PaymentRequired,
 }
 
+/// What every offer of a seller asks, whatever it sells.
+#[derive(Clone, Copy, Debug)]
+pub struct Terms<'a> {
+    /// The networks accepted, one requirement each.
+    pub networks: &'a [NetworkConfig],
+    /// The address paid.
+    pub pay_to: &'a str,
+    /// How long a signed authorization may stay valid when we ask for one.
+    pub max_timeout_seconds: u64,
+    /// How long an authorization must remain valid beyond now to be accepted: the paid work
+    /// runs and the transfer is submitted after verification.
+    pub settle_margin: Duration,
+}
+
+#[cfg(test)]
+impl<'a> Terms<'a> {
+    /// Five-minute authorizations, 30 s left to settle (the service's defaults).
+    pub(crate) fn for_tests(networks: &'a [NetworkConfig], pay_to: &'a str) -> Self {
+        Self {
+            networks,
+            pay_to,
+            max_timeout_seconds: 300,
+            settle_margin: Duration::from_secs(30),
+        }
+    }
+}
+
 /// Everything we accept for one charge: one `exact` requirement per configured network.
 #[derive(Clone, Debug)]
 pub struct Offer {
@@ -129,8 +158,8 @@ pub struct Offer {
 }
 
 impl Offer {
-    pub fn new(config: &PaymentConfig, pay_to: &str, resource: ResourceInfo, price: Usd) -> Self {
-        let accepts = config
+    pub fn new(terms: Terms<'_>, resource: ResourceInfo, price: Usd) -> Self {
+        let accepts = terms
             .networks
             .iter()
             .map(|n| {
@@ -139,8 +168,8 @@ impl Offer {
                     network: n.caip2.clone(),
                     amount: price.units().to_string(),
                     asset: n.asset.clone(),
-                    pay_to: pay_to.to_string(),
-                    max_timeout_seconds: config.max_timeout_seconds,
+                    pay_to: terms.pay_to.to_string(),
+                    max_timeout_seconds: terms.max_timeout_seconds,
                     extra: AssetExtra {
                         name: n.eip712_name.clone(),
                         version: n.eip712_version.clone(),
@@ -153,7 +182,7 @@ impl Offer {
             resource,
             price,
             accepts,
-            settle_margin_secs: config.settle_margin.as_secs(),
+            settle_margin_secs: terms.settle_margin.as_secs(),
             extensions: serde_json::Map::new(),
         }
     }
@@ -247,18 +276,18 @@ impl Offer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
 
     fn offer() -> Offer {
-        let config = Config::new("/tmp/unused").payment;
         let resource = ResourceInfo {
             url: "http://x/tools/a".into(),
             description: "A".into(),
             mime_type: "application/json".into(),
         };
         Offer::new(
-            &config,
-            "0x0000000000000000000000000000000000000001",
+            Terms::for_tests(
+                &[NetworkConfig::base_sepolia()],
+                "0x0000000000000000000000000000000000000001",
+            ),
             resource,
             Usd::from_units(1000),
         )

@@ -1,0 +1,187 @@
+//! What the operator configures of the x402 wing: the networks (chain, asset, EIP-712 domain)
+//! payments are accepted on, and who verifies and settles them. The service's own payment
+//! settings hold these beside what it sells (`toolhost::config::PaymentConfig`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where x402 payments are verified and settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FacilitatorConfig {
+    /// Verified here (EIP-712 signature recovery); settlement recorded in the ledger only, and
+    /// every receipt says it was not settled on-chain.
+    Local,
+    /// Verified here, then settled on-chain: the settler submits the payer's
+    /// `transferWithAuthorization` to the asset contract and waits for it to be mined.
+    OnChain(OnChainConfig),
+    /// A facilitator speaking the standard API (`POST /verify`, `POST /settle`,
+    /// `GET /supported`) under this base URL.
+    Remote { url: String },
+}
+
+/// On-chain settlement by the local facilitator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OnChainConfig {
+    /// EVM JSON-RPC endpoint of the accepted network's chain (operator configuration, reached
+    /// directly). Start-up checks its `eth_chainId`.
+    pub rpc_url: String,
+    /// The account that submits (and pays gas for) the transfers.
+    pub settler_key: SettlerKey,
+    /// How long to wait for a broadcast transaction to be mined before recording it as
+    /// `pending`.
+    pub confirmation_timeout: Duration,
+}
+
+/// Where the settler's private key (32 bytes of hex) comes from. `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub enum SettlerKey {
+    /// A file only its owner may read (start-up refuses a group- or world-readable one).
+    File(PathBuf),
+    /// The key itself, e.g. from `TOOLHOST_SETTLER_KEY`.
+    Value(String),
+}
+
+impl std::fmt::Debug for SettlerKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettlerKey::File(path) => f.debug_tuple("File").field(path).finish(),
+            SettlerKey::Value(_) => f.write_str("Value(<redacted>)"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkConfig {
+    /// CAIP-2 id, e.g. `eip155:84532`.
+    pub caip2: String,
+    /// x402 v1 network name, e.g. `base-sepolia`.
+    pub v1_name: String,
+    pub chain_id: u64,
+    /// USDC contract address on this chain.
+    pub asset: String,
+    /// EIP-712 domain name and version of the asset contract.
+    pub eip712_name: String,
+    pub eip712_version: String,
+}
+
+impl NetworkConfig {
+    pub fn base_sepolia() -> Self {
+        Self {
+            caip2: "eip155:84532".into(),
+            v1_name: "base-sepolia".into(),
+            chain_id: 84532,
+            asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+            eip712_name: "USDC".into(),
+            eip712_version: "2".into(),
+        }
+    }
+
+    /// Whether payments here may move real money; such networks need a configured `pay_to`.
+    /// Any chain not known as a test or dev chain counts, so a custom network is treated as
+    /// real until proven otherwise.
+    pub fn is_mainnet(&self) -> bool {
+        const TEST_CHAINS: [u64; 4] = [
+            84532,    // Base Sepolia
+            11155111, // Sepolia
+            31337,    // anvil, hardhat
+            1337,     // geth --dev, ganache
+        ];
+        !TEST_CHAINS.contains(&self.chain_id)
+    }
+
+    pub fn base() -> Self {
+        Self {
+            caip2: "eip155:8453".into(),
+            v1_name: "base".into(),
+            chain_id: 8453,
+            asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
+            eip712_name: "USD Coin".into(),
+            eip712_version: "2".into(),
+        }
+    }
+}
+
+/// `--network`: a built-in network by its v1 name (`base-sepolia`, `base`), or a custom one as
+/// `v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>`, e.g.
+/// `local,eip155:31337,0x5FbDB2315678afecb367f032d93F642f64180aa3,USDC,2`.
+impl std::str::FromStr for NetworkConfig {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        let fields: Vec<&str> = spec.split(',').map(str::trim).collect();
+        match fields.as_slice() {
+            ["base-sepolia"] => Ok(Self::base_sepolia()),
+            ["base"] => Ok(Self::base()),
+            [v1_name, caip2, asset, name, version] => {
+                let chain_id = caip2
+                    .strip_prefix("eip155:")
+                    .and_then(|id| id.parse::<u64>().ok())
+                    .filter(|id| *id > 0)
+                    .ok_or_else(|| format!("{caip2:?} is not an EVM CAIP-2 id (eip155:<chainId>)"))?;
+                let asset = alloy_primitives::Address::from_str(asset)
+                    .map_err(|_| format!("asset {asset:?} is not an EVM address"))?;
+                if v1_name.is_empty() || name.is_empty() || version.is_empty() {
+                    return Err("the v1 name, EIP-712 name and version must not be empty".into());
+                }
+                Ok(Self {
+                    caip2: format!("eip155:{chain_id}"),
+                    v1_name: v1_name.to_string(),
+                    chain_id,
+                    asset: asset.to_checksum(None),
+                    eip712_name: name.to_string(),
+                    eip712_version: version.to_string(),
+                })
+            }
+            _ => Err(format!(
+                "network {spec:?}: expected base-sepolia, base, or v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    #[test]
+    fn networks_parse_by_name_or_in_full() {
+        assert_eq!(
+            NetworkConfig::from_str("base-sepolia"),
+            Ok(NetworkConfig::base_sepolia())
+        );
+        assert_eq!(NetworkConfig::from_str("base"), Ok(NetworkConfig::base()));
+        let local = NetworkConfig::from_str(
+            "local, eip155:31337, 0x5fbdb2315678afecb367f032d93f642f64180aa3, USD Coin, 2",
+        )
+        .unwrap();
+        assert_eq!(local.caip2, "eip155:31337");
+        assert_eq!(local.chain_id, 31337);
+        assert_eq!(local.v1_name, "local");
+        assert_eq!(local.asset, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
+        assert_eq!(local.eip712_name, "USD Coin");
+        assert!(!local.is_mainnet());
+        for bad in [
+            "sepolia",
+            "local,31337,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2",
+            "local,eip155:0,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2",
+            "local,eip155:31337,0x5fbd,USDC,2",
+            "local,eip155:31337,0x5fbdb2315678afecb367f032d93f642f64180aa3,,2",
+        ] {
+            assert!(NetworkConfig::from_str(bad).is_err(), "{bad}");
+        }
+        // A chain not known as a test chain is treated as real money.
+        let custom =
+            NetworkConfig::from_str("x,eip155:1,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2")
+                .unwrap();
+        assert!(custom.is_mainnet());
+    }
+
+    #[test]
+    fn settler_keys_never_show_in_debug() {
+        let key = SettlerKey::Value(
+            "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80".into(),
+        );
+        assert!(!format!("{key:?}").contains("ac0974"));
+    }
+}
