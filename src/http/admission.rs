@@ -20,9 +20,10 @@
 //!   are all refused: invalid, unpaid, malformed. So the bytes of every body answered with a
 //!   client error (4xx) are charged to its client's bucket after the answer, and a body its
 //!   client's bucket cannot cover (its `Content-Length`, up to the burst) is answered 429
-//!   `rate_limited` with `Retry-After` at once: not buffered, scanned nor parsed, its bytes
-//!   dropped as they arrive. A client whose requests succeed never spends from it, paying
-//!   callers included.
+//!   `rate_limited` with `Retry-After` at once: not buffered, scanned nor parsed. Its bytes
+//!   are dropped, read no faster than that rate per client, so a client that keeps sending
+//!   waits for its own bytes. A client whose requests succeed never
+//!   spends from it, paying callers included.
 //!
 //! [`Tally`] also limits connections per client in the accept loop (`crate::server`).
 //! A client is its address, IPv6 grouped by /64 as for the rate limit.
@@ -140,6 +141,19 @@ pub struct Admission {
     budget: Arc<Tally>,
     /// Bytes of bodies answered with a client error, per client; `None`: not limited.
     refused_bytes: Option<Arc<Buckets>>,
+    /// Bytes of the bodies refused by `refused_bytes` read to be dropped, per client, at the
+    /// same rate: apart, so what is dropped does not change the `Retry-After` of the refusal.
+    drained_bytes: Option<Arc<Buckets>>,
+}
+
+/// A bucket of bytes per client at the refused-bodies rate; `None` when that is not limited.
+fn refused_bytes(admission: &config::Admission) -> Option<Arc<Buckets>> {
+    (admission.refused_body_bytes_per_sec > 0).then(|| {
+        Arc::new(Buckets::new(
+            admission.refused_body_bytes_per_sec as f64,
+            admission.refused_body_burst_bytes.max(1) as f64,
+        ))
+    })
 }
 
 /// A chunked body's reservation grows by this much at a time.
@@ -156,12 +170,8 @@ impl Admission {
                 admission.body_budget_bytes,
                 admission.body_budget_per_client_bytes,
             ),
-            refused_bytes: (admission.refused_body_bytes_per_sec > 0).then(|| {
-                Arc::new(Buckets::new(
-                    admission.refused_body_bytes_per_sec as f64,
-                    admission.refused_body_burst_bytes.max(1) as f64,
-                ))
-            }),
+            refused_bytes: refused_bytes(&admission),
+            drained_bytes: refused_bytes(&admission),
             limits: admission,
             body_limit: limits.body_bytes,
         }
@@ -189,6 +199,16 @@ impl Admission {
         if let Some(bucket) = &self.refused_bytes {
             bucket.charge(client, std::time::Instant::now(), read as f64);
         }
+    }
+
+    /// Charges `read` bytes of a refused body, dropped, to `client`; answers how long until
+    /// its drain may read on.
+    fn charge_drained(&self, client: IpAddr, read: usize) -> Duration {
+        self.drained_bytes
+            .as_ref()
+            .map_or(Duration::ZERO, |bucket| {
+                bucket.charge(client, std::time::Instant::now(), read as f64)
+            })
     }
 }
 
@@ -245,7 +265,7 @@ pub(crate) async fn admit(
     }
     let first = declared.unwrap_or(RESERVE_STEP).min(limit);
     if let Err(error) = admission.refused_bytes_standing(client, first) {
-        tokio::spawn(discard(body, admission.limits.clone(), limit));
+        tokio::spawn(discard(admission.clone(), client, body));
         return error.into_response();
     }
     let json = parts
@@ -325,14 +345,25 @@ async fn read(
     Ok((bytes, held))
 }
 
-/// Reads and drops a refused body (up to `limit` bytes, at the required pace), as nginx
+/// Reads and drops the body of a client refused for the bytes of its refused bodies, as nginx
 /// discards one: the client, still sending it, then reads its answer instead of a reset
-/// connection, and the server holds one chunk of it at a time.
-async fn discard(body: Body, limits: config::Admission, limit: usize) {
+/// connection, and the server holds one chunk of it at a time. It is read at the client's rate
+/// of refused bytes (a bucket of its own, so what is dropped does not move the refusal's
+/// `Retry-After`), over all its connections together: a client that keeps sending bodies it
+/// has no allowance for waits for its own bytes instead of having the server read them as fast
+/// as it sends (on a fast link, the server's CPU spent on bytes only to drop them). Up to the
+/// body limit and within the body's deadline; past either the connection closes.
+async fn discard(admission: Admission, client: IpAddr, body: Body) {
     let mut body = Paced::new(body);
-    while let Ok(Some(_)) = body.next(&limits).await {
-        if body.read > limit {
+    while let Ok(Some(chunk)) = body.next(&admission.limits).await {
+        if body.read > admission.body_limit {
             break;
+        }
+        // The bucket owes at most a burst: a larger chunk is charged a burst at a time.
+        let burst =
+            usize::try_from(admission.limits.refused_body_burst_bytes).unwrap_or(usize::MAX);
+        for piece in chunk.chunks(burst.max(1)) {
+            tokio::time::sleep(admission.charge_drained(client, piece.len())).await;
         }
     }
 }

@@ -663,6 +663,58 @@ async fn the_bytes_of_refused_bodies_are_limited_per_client() {
     assert_eq!(status, 400, "{answer}");
 }
 
+/// A client past its allowance of refused bytes has its next body drained at its bucket's
+/// rate, not as fast as it sends: a request behind that body on the same connection is
+/// answered only once the body is drained, and the client reads its 429, not a reset.
+#[tokio::test]
+async fn a_client_in_debt_has_its_bodies_drained_at_its_buckets_rate() {
+    const KIB: usize = 1024;
+    let server = crate::util::TestServer::start_with(|c| {
+        c.limits.admission.refused_body_bytes_per_sec = 128 * KIB as u64;
+        c.limits.admission.refused_body_burst_bytes = 64 * KIB as u64;
+    })
+    .await;
+    let addr: SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    // Into debt: a refused body (too deep) larger than the allowance.
+    let deep = format!("{}{}", "[".repeat(40_000), "]".repeat(40_000));
+    let (status, _, answer) = post_raw(
+        &client_from("127.0.0.2"),
+        &server.url("/tools/receipt-echo"),
+        deep,
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    // 512 KiB refused for the debt, then a health check behind it on the same connection.
+    let body = vec![b' '; 512 * KIB];
+    let mut sent = head("/tools/receipt-echo", body.len()).into_bytes();
+    sent.extend_from_slice(&body);
+    sent.extend_from_slice(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    let (mut reader, mut writer) = connect_from("127.0.0.2", addr).await.into_split();
+    let started = Instant::now();
+    let writing = tokio::spawn(async move {
+        writer.write_all(&sent).await.unwrap();
+        writer
+    });
+    let mut seen = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), reader.read_to_end(&mut seen))
+        .await
+        .unwrap()
+        .unwrap();
+    let elapsed = started.elapsed();
+    drop(writing.await.unwrap());
+    let seen = String::from_utf8_lossy(&seen);
+    assert!(seen.starts_with("HTTP/1.1 429"), "{seen}");
+    assert!(seen.contains("refused request bodies"), "{seen}");
+    assert!(seen.contains("HTTP/1.1 200"), "{seen}");
+    // The health check is read with the body's last chunk (hyper reads at most 64 KiB at a
+    // time): 512 KiB less a burst and that chunk, at 128 KiB/s, is 3 s (as fast as it is
+    // sent: milliseconds).
+    assert!(
+        elapsed >= Duration::from_secs(2),
+        "drained in {elapsed:?}"
+    );
+}
+
 /// A client opening connections faster than its pace (here 5 a second, bursts of 10) has each
 /// served in its turn: none is refused, the ones past its burst wait (the last about 2 s), and
 /// another client is served meanwhile.
