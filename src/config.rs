@@ -244,6 +244,11 @@ pub struct Admission {
     /// succeed never spends from it. 0 disables it.
     pub refused_body_bytes_per_sec: u64,
     pub refused_body_burst_bytes: u64,
+    /// 429 answers one client gets per second at once, after a burst of twice as many; past
+    /// that pace each next one is held back until the pace allows it (at most 2 s), holding
+    /// its connection: a client that ignores `Retry-After` waits anyway, instead of making the
+    /// server answer refusals as fast as it can ask. 0 disables it.
+    pub rate_limited_answers_per_client_per_sec: u32,
 }
 
 impl Default for Admission {
@@ -261,6 +266,7 @@ impl Default for Admission {
             json_max_values: 100_000,
             refused_body_bytes_per_sec: 256 * 1024,
             refused_body_burst_bytes: 2 * 1024 * 1024,
+            rate_limited_answers_per_client_per_sec: 20,
         }
     }
 }

@@ -513,6 +513,15 @@ struct AdmissionArgs {
     /// KiB of that burst (at least the body limit's worth is sensible).
     #[arg(long, env = "TOOLHOST_REFUSED_BODY_BURST_KIB", default_value_t = 2048)]
     refused_body_burst_kib: u64,
+    /// 429 answers one client address gets per second at once, after a burst of twice as
+    /// many; past it, each next one is held back until the pace allows (at most 2 s). 0
+    /// disables it.
+    #[arg(
+        long,
+        env = "TOOLHOST_RATE_LIMITED_ANSWERS_PER_CLIENT_PER_SEC",
+        default_value_t = 20
+    )]
+    rate_limited_answers_per_client_per_sec: u32,
 }
 
 impl AdmissionArgs {
@@ -540,6 +549,7 @@ impl AdmissionArgs {
             json_max_values: self.json_max_values,
             refused_body_bytes_per_sec: self.refused_body_kib_per_sec.saturating_mul(1024),
             refused_body_burst_bytes: self.refused_body_burst_kib.saturating_mul(1024),
+            rate_limited_answers_per_client_per_sec: self.rate_limited_answers_per_client_per_sec,
         })
     }
 }

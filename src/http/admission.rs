@@ -25,6 +25,10 @@
 //!   waits for its own bytes. A client whose requests succeed never
 //!   spends from it, paying callers included.
 //!
+//! - **Refusals are paced.** A client answered 429 more often than its pace (after a burst)
+//!   has each next 429 held back until the pace allows it, holding its connection: one that
+//!   ignores `Retry-After` cannot make the server answer refusals as fast as it can ask.
+//!
 //! [`Tally`] also limits connections per client in the accept loop (`crate::server`).
 //! A client is its address, IPv6 grouped by /64 as for the rate limit.
 
@@ -144,6 +148,8 @@ pub struct Admission {
     /// Bytes of the bodies refused by `refused_bytes` read to be dropped, per client, at the
     /// same rate: apart, so what is dropped does not change the `Retry-After` of the refusal.
     drained_bytes: Option<Arc<Buckets>>,
+    /// 429 answers per client, paced; `None`: not paced.
+    rate_limited_answers: Option<Arc<Buckets>>,
 }
 
 /// A bucket of bytes per client at the refused-bodies rate; `None` when that is not limited.
@@ -172,6 +178,12 @@ impl Admission {
             ),
             refused_bytes: refused_bytes(&admission),
             drained_bytes: refused_bytes(&admission),
+            rate_limited_answers: (admission.rate_limited_answers_per_client_per_sec > 0).then(
+                || {
+                    let pace = f64::from(admission.rate_limited_answers_per_client_per_sec);
+                    Arc::new(Buckets::new(pace, 2.0 * pace))
+                },
+            ),
             limits: admission,
             body_limit: limits.body_bytes,
         }
@@ -240,20 +252,38 @@ fn too_large(message: String) -> ApiError {
 
 /// Middleware: reads the request body under the budget, the deadline and the minimum rate,
 /// checks a JSON body's shape, and passes the request on with its body in memory, holding the
-/// reservation until the handler has answered.
+/// reservation until the handler has answered; then paces the client's 429 answers.
 pub(crate) async fn admit(
     State(admission): State<Admission>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(a)| a.ip());
+    let client = client_key(peer);
+    let response = admit_body(&admission, peer, client, request, next).await;
+    if response.status() == StatusCode::TOO_MANY_REQUESTS {
+        if let Some(answers) = &admission.rate_limited_answers {
+            let wait = answers.charge(client, std::time::Instant::now(), 1.0);
+            tokio::time::sleep(wait).await;
+        }
+    }
+    response
+}
+
+/// [`admit`] for one request's body: read within its budget, scanned, then handed on.
+async fn admit_body(
+    admission: &Admission,
+    peer: IpAddr,
+    client: IpAddr,
     request: Request,
     next: Next,
 ) -> Response {
     if request.body().is_end_stream() {
         return next.run(request).await;
     }
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(a)| a.ip());
-    let client = client_key(peer);
     let (parts, body) = request.into_parts();
     let declared = body
         .size_hint()
@@ -272,7 +302,7 @@ pub(crate) async fn admit(
         .headers
         .get(header::CONTENT_TYPE)
         .is_none_or(|value| is_json_content_type(value.to_str().unwrap_or_default()));
-    let (bytes, mut held) = match read(&admission, peer, first, body).await {
+    let (bytes, mut held) = match read(admission, peer, first, body).await {
         Ok(read) => read,
         Err((error, read)) => {
             admission.charge_refused(client, read);

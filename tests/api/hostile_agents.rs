@@ -709,10 +709,40 @@ async fn a_client_in_debt_has_its_bodies_drained_at_its_buckets_rate() {
     // The health check is read with the body's last chunk (hyper reads at most 64 KiB at a
     // time): 512 KiB less a burst and that chunk, at 128 KiB/s, is 3 s (as fast as it is
     // sent: milliseconds).
-    assert!(
-        elapsed >= Duration::from_secs(2),
-        "drained in {elapsed:?}"
-    );
+    assert!(elapsed >= Duration::from_secs(2), "drained in {elapsed:?}");
+}
+
+/// A client that keeps asking after its 429s has them answered at its pace (here 20 a second
+/// after a burst of 40), not as fast as it asks; another client is answered meanwhile.
+#[tokio::test]
+async fn a_client_ignoring_retry_after_gets_its_refusals_at_a_pace() {
+    let server = crate::util::TestServer::start_with(|c| {
+        c.limits.anonymous_writes = Some(toolhost::config::RateLimit {
+            per_minute: 60,
+            burst: 1,
+        });
+        c.limits.admission.rate_limited_answers_per_client_per_sec = 20;
+    })
+    .await;
+    let url = server.url("/tools/receipt-echo");
+    let ignoring = client_from("127.0.0.2");
+    let started = Instant::now();
+    let mut refused = 0;
+    for _ in 0..100 {
+        let (status, _, answer) = post_raw(&ignoring, &url, "{}".into()).await;
+        if status == 429 {
+            assert_eq!(answer["error"]["code"], "rate_limited", "{answer}");
+            refused += 1;
+        }
+    }
+    let elapsed = started.elapsed();
+    // The bucket refills at one a second: a few of the hundred pass.
+    assert!(refused >= 90, "{refused}");
+    // 90 refusals and more, less a burst of 40, at 20 a second: 2.5 s and more (unpaced: well
+    // under 1 s).
+    assert!(elapsed >= Duration::from_millis(2500), "{elapsed:?}");
+    let (status, _, answer) = post_raw(&client_from("127.0.0.3"), &url, "{}".into()).await;
+    assert_eq!(status, 200, "{answer}");
 }
 
 /// A client opening connections faster than its pace (here 5 a second, bursts of 10) has each
