@@ -496,6 +496,12 @@ impl Pool {
     /// What a worker reports with each answer, under one lock: abandoned isolate threads not
     /// ended yet, and isolates built and dropped since (recycled, evicted, retired: what the
     /// engine keeps part of until the process ends).
+    /// Whether `builder` became heavy here (`limits::cpu`: a long CPU burst or a lost isolate)
+    /// at `since` or later.
+    pub(crate) fn made_heavy_since(&self, builder: &str, since: std::time::Instant) -> bool {
+        self.inner.shared.cpu.marked_since(builder, since)
+    }
+
     pub fn wear(&self) -> Wear {
         let state = self.lock();
         let live: usize = state
@@ -511,12 +517,13 @@ impl Pool {
         }
     }
 
-    /// Current isolates and counters.
-    /// `builder` was heavy in the worker this pool's worker replaces: it stays heavy here.
+    /// `builder` is heavy by the server's account (heavy in the worker this pool's worker
+    /// replaces, or served apart for it): it is heavy here too.
     pub(crate) fn heavy_elsewhere(&self, builder: &str) {
         self.inner.shared.cpu.heavy_elsewhere(builder);
     }
 
+    /// Current isolates and counters.
     pub fn stats(&self) -> PoolStats {
         let state = self.lock();
         let mut endpoints: Vec<EndpointStats> = state

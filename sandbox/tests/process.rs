@@ -774,6 +774,38 @@ fn thread_nices(pid: u32) -> Vec<i32> {
         .collect()
 }
 
+/// A builder whose call leaves it heavy (here a long CPU burst) is served apart, by the
+/// quarantine worker, while its isolates would fill its neighbours' worker; the neighbours
+/// stay where they are. The operator's own endpoints are never set apart.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_heavy_builder_is_served_apart_from_its_neighbours() {
+    let (pool, _host) = workers_with(test_config(), 1);
+    let owned = |owner: &str, code: EndpointCode| EndpointCode {
+        owner: Some(owner.into()),
+        ..code
+    };
+    let spin = "export default () => { const end = Date.now() + 400; let n = 0;
+        while (Date.now() < end) n++; return { n: n > 0 }; }";
+    let light = owned("bld_light", endpoint("light", ECHO));
+    let heavy = owned("bld_heavy", endpoint("heavy", spin));
+    let operators = endpoint("operators-spin", spin);
+    ok(call(&pool, &light, json!({})).await);
+    ok(call(&pool, &operators, json!({})).await);
+    assert_eq!(pool.stats().await.quarantined_builders, 0);
+    ok(call(&pool, &heavy, json!({})).await);
+    assert_eq!(pool.stats().await.quarantined_builders, 1);
+    ok(call(&pool, &heavy, json!({})).await);
+    ok(call(&pool, &light, json!({})).await);
+    let pids = pool.stats().await.worker_pids;
+    assert_eq!(
+        pids.len(),
+        2,
+        "the heavy builder has a worker apart: {pids:?}"
+    );
+    assert_eq!(pool.stats().await.quarantined_builders, 1);
+    pool.shutdown().await;
+}
+
 /// A builder whose call ran a long burst of CPU (in the call, or in the cold start it needed)
 /// has its isolate threads in the (confined) worker moved to the lowest CPU priority, so that
 /// it yields the cores to other builders' short calls; the other builders' threads stay at the

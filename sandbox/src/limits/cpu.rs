@@ -121,6 +121,12 @@ impl CpuShares {
         self.is_heavy(builder, Instant::now())
     }
 
+    /// Whether `builder` was marked heavy at `since` or later (by a call, or a lost isolate).
+    pub(crate) fn marked_since(&self, builder: &str, since: Instant) -> bool {
+        let heavy = self.heavy.lock().unwrap_or_else(PoisonError::into_inner);
+        heavy.get(builder).is_some_and(|at| *at >= since)
+    }
+
     /// Isolate threads demoted so far.
     pub(crate) fn demotions(&self) -> u64 {
         self.demotions.load(Ordering::Relaxed)

@@ -138,6 +138,7 @@ impl Started {
                     version,
                     code,
                     invocation,
+                    apart,
                 } => {
                     if pruned.elapsed() >= PRUNE_EVERY {
                         let live: HashSet<String> =
@@ -153,10 +154,16 @@ impl Started {
                         send(&frames, &FromWorker::NeedCode { id });
                         continue;
                     };
+                    if apart {
+                        pool.heavy_elsewhere(code.builder());
+                    }
                     let (pool, frames) = (pool.clone(), frames.clone());
                     tokio::spawn(async move {
+                        let started = std::time::Instant::now();
                         let report = pool.invoke_raw(&code, invocation, id).await;
-                        send_report(&frames, id, report, pool.wear());
+                        // Whether the call left its builder heavy, not whether it was already.
+                        let heavy = pool.made_heavy_since(code.builder(), started);
+                        send_report(&frames, id, report, pool.wear(), heavy);
                     });
                 }
                 ToWorker::Warm {
@@ -237,8 +244,19 @@ fn send(frames: &mpsc::UnboundedSender<Vec<u8>>, message: &FromWorker) {
 
 /// Sends a call's report; one too large for a frame (its logs and answer together) fails
 /// that call with `resource_limit`, and the worker goes on.
-fn send_report(frames: &mpsc::UnboundedSender<Vec<u8>>, id: u64, report: RawReport, wear: Wear) {
-    let done = |report| FromWorker::Done { id, report, wear };
+fn send_report(
+    frames: &mpsc::UnboundedSender<Vec<u8>>,
+    id: u64,
+    report: RawReport,
+    wear: Wear,
+    heavy: bool,
+) {
+    let done = |report| FromWorker::Done {
+        id,
+        report,
+        wear,
+        heavy,
+    };
     let duration = report.duration;
     let frame = wire::encode(&done(report)).or_else(|too_large| {
         wire::encode(&done(RawReport {

@@ -56,6 +56,10 @@ const MAX_QUEUED_REPLY_BYTES_PER_BUILDER: usize = 32 << 20;
 /// How long the builders whose calls were running in a worker that crashed are served by the
 /// quarantine worker (each new crash there starts it again for those running then).
 const QUARANTINE_FOR: Duration = Duration::from_secs(10 * 60);
+/// How long a builder whose call left it heavy (`limits::cpu`: a long CPU burst, or an isolate
+/// lost to its time or heap limit) is served by the quarantine worker, renewed by each such
+/// call: as long as its worker keeps it heavy.
+const HEAVY_APART_FOR: Duration = Duration::from_secs(60);
 
 /// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
 /// worker gets no environment, no other arguments and only its three standard streams.
@@ -118,9 +122,10 @@ struct Inner {
     /// quarantine's, which serves only builders in [`Inner::quarantined`].
     slots: Vec<Slot>,
     /// Builders (as [`EndpointCode::builder`] names them) whose calls were in progress in a
-    /// worker that crashed, with when they leave the quarantine worker. A crash takes every call of its
-    /// worker with it; placed apart, the builder whose code caused it cannot cost the same
-    /// neighbours again.
+    /// worker that crashed, or whose last call left them heavy, with when they leave the
+    /// quarantine worker. A crash takes every call of its worker with it, and a heavy builder's
+    /// isolates are the ones that fill a worker's memory and make it recycle; placed apart,
+    /// such a builder cannot cost the same neighbours again.
     quarantined: Mutex<HashMap<String, Instant>>,
     /// `quarantined` is not empty: calls look it up only then.
     any_quarantined: AtomicBool,
@@ -387,6 +392,7 @@ enum Reply {
     Done {
         report: RawReport,
         wear: Wear,
+        heavy: bool,
     },
     NeedCode,
 }
@@ -442,6 +448,7 @@ impl WorkerPool {
         if self.inner.closed.load(Ordering::Acquire) {
             return failed(SandboxError::Internal("the pool is shut down".into()));
         }
+        let apart = self.is_apart(code.builder());
         let worker = match self.worker(self.slot_of(code)).await {
             Ok(worker) => worker,
             Err(e) => return failed(e),
@@ -461,6 +468,7 @@ impl WorkerPool {
                 version: &code.version,
                 code: with_code.then_some(code),
                 invocation: &invocation,
+                apart,
             }) {
                 Ok(frame) => frame,
                 Err(too_large) => {
@@ -487,7 +495,20 @@ impl WorkerPool {
             }
             worker.send_frame(frame);
             match tokio::time::timeout_at(deadline.into(), answer).await {
-                Ok(Ok(Reply::Done { report, wear })) => {
+                Ok(Ok(Reply::Done {
+                    report,
+                    wear,
+                    heavy,
+                })) => {
+                    // Builders' code only: the operator's own endpoints stay where they are.
+                    if heavy && code.owner.is_some() {
+                        self.set_apart(
+                            code.builder(),
+                            HEAVY_APART_FOR,
+                            "a call of this builder left it heavy (a long CPU burst, or an \
+                             isolate lost to a limit)",
+                        );
+                    }
                     if wear.abandoned_isolates > 0 {
                         self.replace(&worker, "an isolate did not stop at its time limit");
                     } else if wear.isolates_dropped >= self.inner.recycle_after_dropped
@@ -534,7 +555,7 @@ impl WorkerPool {
     /// endpoints spread by slug. A builder in quarantine is served by the quarantine worker.
     fn slot_of(&self, code: &EndpointCode) -> &Slot {
         let builder = code.builder();
-        if self.inner.any_quarantined.load(Ordering::Acquire) && self.in_quarantine(builder) {
+        if self.is_apart(builder) {
             return self.quarantine_slot();
         }
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -552,9 +573,10 @@ impl WorkerPool {
         self.inner.slots.last().expect("the quarantine slot")
     }
 
-    /// Whether `builder` is in quarantine now.
-    fn in_quarantine(&self, builder: &str) -> bool {
-        self.quarantined().contains_key(builder)
+    /// Whether `builder` is served by the quarantine worker now.
+    fn is_apart(&self, builder: &str) -> bool {
+        self.inner.any_quarantined.load(Ordering::Acquire)
+            && self.quarantined().contains_key(builder)
     }
 
     /// The builders in quarantine now (ended stays are forgotten here).
@@ -574,24 +596,23 @@ impl WorkerPool {
 
     /// Puts the builders of `calls` (those in progress in a worker that crashed) in quarantine.
     fn quarantine(&self, calls: &HashMap<u64, InProgress>) {
-        if calls.is_empty() {
-            return;
-        }
-        let until = Instant::now() + QUARANTINE_FOR;
-        let mut quarantined = self
-            .inner
-            .quarantined
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
         for call in calls.values() {
-            let builder = call.code.builder();
-            if quarantined.insert(builder.to_owned(), until).is_none() {
-                tracing::warn!(
-                    builder,
-                    "a sandbox worker crashed during a call of this builder: its calls go to \
-                     the quarantine worker"
-                );
-            }
+            self.set_apart(
+                call.code.builder(),
+                QUARANTINE_FOR,
+                "a sandbox worker crashed during a call of this builder",
+            );
+        }
+    }
+
+    /// Serves `builder` from the quarantine worker for `stay` from now at least (a longer stay
+    /// it is in already holds).
+    fn set_apart(&self, builder: &str, stay: Duration, why: &str) {
+        let until = Instant::now() + stay;
+        let mut quarantined = self.quarantined();
+        let until = quarantined.get(builder).map_or(until, |&at| at.max(until));
+        if quarantined.insert(builder.to_owned(), until).is_none() {
+            tracing::warn!(builder, why, "its calls go to the quarantine worker");
         }
         self.inner.any_quarantined.store(true, Ordering::Release);
     }
@@ -721,10 +742,19 @@ impl WorkerPool {
                 let ready = worker.lock().ready.take().ok_or("a second Ready")?;
                 let _ = ready.send(confinement);
             }
-            FromWorker::Done { id, report, wear } => {
+            FromWorker::Done {
+                id,
+                report,
+                wear,
+                heavy,
+            } => {
                 // A call the server gave up on has no waiter any more.
                 if let Some(call) = worker.lock().calls.remove(&id) {
-                    let _ = call.reply.send(Reply::Done { report, wear });
+                    let _ = call.reply.send(Reply::Done {
+                        report,
+                        wear,
+                        heavy,
+                    });
                 }
             }
             FromWorker::NeedCode { id } => {

@@ -37,12 +37,15 @@ pub(crate) enum ToWorker {
     },
     /// Runs one call. `code` is sent the first time the worker sees this endpoint version (and
     /// again when the worker answers [`FromWorker::NeedCode`]).
+    /// `apart`: the server serves the call's builder apart (in the quarantine worker, for a
+    /// crash or for being heavy): it counts as heavy here from its first call.
     Invoke {
         id: u64,
         slug: String,
         version: String,
         code: Option<Box<EndpointCode>>,
         invocation: Invocation,
+        apart: bool,
     },
     /// The answer to a [`FromWorker::HostCall`].
     HostReply {
@@ -86,6 +89,7 @@ pub(crate) enum InvokeFrame<'a> {
         version: &'a str,
         code: Option<&'a EndpointCode>,
         invocation: &'a Invocation,
+        apart: bool,
     },
 }
 
@@ -113,11 +117,14 @@ pub(crate) enum FromWorker {
     Ready { confinement: String },
     /// A call's report, and the worker's [`Wear`]: isolate threads stuck in it make the server
     /// replace the whole process; isolates dropped (and the heap they held) past its share
-    /// make the server recycle it.
+    /// make the server recycle it. `heavy`: the call left its builder heavy here
+    /// (`limits::cpu`: a long CPU burst, or a lost isolate), which sets the builder apart in
+    /// the quarantine worker.
     Done {
         id: u64,
         report: RawReport,
         wear: Wear,
+        heavy: bool,
     },
     /// The worker does not hold the code of this call's endpoint version: send it again.
     NeedCode { id: u64 },
@@ -259,6 +266,7 @@ mod tests {
             version: "v",
             code: None,
             invocation: &invocation,
+            apart: true,
         })
         .unwrap();
         let owned = encode(&ToWorker::Invoke {
@@ -267,6 +275,7 @@ mod tests {
             version: "v".into(),
             code: None,
             invocation,
+            apart: true,
         })
         .unwrap();
         assert_eq!(borrowed, owned);
