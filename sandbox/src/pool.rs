@@ -496,10 +496,10 @@ impl Pool {
     /// What a worker reports with each answer, under one lock: abandoned isolate threads not
     /// ended yet, and isolates built and dropped since (recycled, evicted, retired: what the
     /// engine keeps part of until the process ends).
-    /// Whether `builder` became heavy here (`limits::cpu`: a long CPU burst or a lost isolate)
-    /// at `since` or later.
-    pub(crate) fn made_heavy_since(&self, builder: &str, since: std::time::Instant) -> bool {
-        self.inner.shared.cpu.marked_since(builder, since)
+    /// Whether a call of `builder` lost its isolate here (timed out, over its heap limit, or
+    /// did not stop) at `since` or later.
+    pub(crate) fn lost_isolate_since(&self, builder: &str, since: std::time::Instant) -> bool {
+        self.inner.shared.cpu.lost_since(builder, since)
     }
 
     pub fn wear(&self) -> Wear {

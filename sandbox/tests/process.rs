@@ -774,33 +774,56 @@ fn thread_nices(pid: u32) -> Vec<i32> {
         .collect()
 }
 
-/// A builder whose call leaves it heavy (here a long CPU burst) is served apart, by the
-/// quarantine worker, while its isolates would fill its neighbours' worker; the neighbours
-/// stay where they are. The operator's own endpoints are never set apart.
+/// A builder whose calls lose their isolates (here to the time limit) is served apart, by the
+/// quarantine worker, where the heap they fill and leave behind cannot make its neighbours'
+/// worker recycle; the neighbours stay where they are, and so does a builder whose calls are
+/// merely long CPU bursts (they yield the cores instead). The operator's own endpoints are
+/// never set apart.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_heavy_builder_is_served_apart_from_its_neighbours() {
+async fn a_builder_losing_isolates_is_served_apart_from_its_neighbours() {
     let (pool, _host) = workers_with(test_config(), 1);
-    let owned = |owner: &str, code: EndpointCode| EndpointCode {
-        owner: Some(owner.into()),
+    let limited = |code: EndpointCode| EndpointCode {
+        limits: Some(sandbox::Limits {
+            heap_bytes: 32 << 20,
+            timeout: Duration::from_millis(300),
+        }),
         ..code
     };
-    let spin = "export default () => { const end = Date.now() + 400; let n = 0;
+    let owned = |owner: &str, code: EndpointCode| EndpointCode {
+        owner: Some(owner.into()),
+        ..limited(code)
+    };
+    let spin = "export default () => { const end = Date.now() + 150; let n = 0;
         while (Date.now() < end) n++; return { n: n > 0 }; }";
+    let stuck = "export default () => new Promise(() => {});";
     let light = owned("bld_light", endpoint("light", ECHO));
-    let heavy = owned("bld_heavy", endpoint("heavy", spin));
-    let operators = endpoint("operators-spin", spin);
+    let busy = owned("bld_busy", endpoint("busy", spin));
+    let losing = owned("bld_losing", endpoint("losing", stuck));
+    let operators = limited(endpoint("operators-stuck", stuck));
     ok(call(&pool, &light, json!({})).await);
-    ok(call(&pool, &operators, json!({})).await);
+    ok(call(&pool, &busy, json!({})).await);
+    assert!(matches!(
+        err(call(&pool, &operators, json!({})).await),
+        SandboxError::Timeout
+    ));
     assert_eq!(pool.stats().await.quarantined_builders, 0);
-    ok(call(&pool, &heavy, json!({})).await);
+    assert!(matches!(
+        err(call(&pool, &losing, json!({})).await),
+        SandboxError::Timeout
+    ));
     assert_eq!(pool.stats().await.quarantined_builders, 1);
-    ok(call(&pool, &heavy, json!({})).await);
+    assert_eq!(pool.stats().await.worker_pids.len(), 1);
+    assert!(matches!(
+        err(call(&pool, &losing, json!({})).await),
+        SandboxError::Timeout
+    ));
     ok(call(&pool, &light, json!({})).await);
+    ok(call(&pool, &busy, json!({})).await);
     let pids = pool.stats().await.worker_pids;
     assert_eq!(
         pids.len(),
         2,
-        "the heavy builder has a worker apart: {pids:?}"
+        "the losing builder has a worker apart: {pids:?}"
     );
     assert_eq!(pool.stats().await.quarantined_builders, 1);
     pool.shutdown().await;

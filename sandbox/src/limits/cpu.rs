@@ -52,6 +52,8 @@ pub(crate) struct CpuShares {
     /// for the pool's placement.
     demote: bool,
     heavy: Mutex<HashMap<String, Instant>>,
+    /// When each builder last lost an isolate (a subset of `heavy`'s marks).
+    lost: Mutex<HashMap<String, Instant>>,
     /// Isolate threads demoted so far.
     demotions: AtomicU64,
 }
@@ -74,6 +76,7 @@ impl CpuShares {
         CpuShares {
             demote,
             heavy: Mutex::default(),
+            lost: Mutex::default(),
             demotions: AtomicU64::new(0),
         }
     }
@@ -105,7 +108,9 @@ impl CpuShares {
     /// thread did not stop): the isolate built in its place costs a cold start, so the builder
     /// counts as heavy as after a long burst of CPU.
     pub(crate) fn lost_isolate(&self, builder: &str) {
-        self.mark_heavy(builder, Instant::now());
+        let now = Instant::now();
+        self.mark_heavy(builder, now);
+        remember(&self.lost, builder, now);
     }
 
     /// `builder` is heavy in the worker this one replaces: it stays heavy here (for
@@ -121,10 +126,10 @@ impl CpuShares {
         self.is_heavy(builder, Instant::now())
     }
 
-    /// Whether `builder` was marked heavy at `since` or later (by a call, or a lost isolate).
-    pub(crate) fn marked_since(&self, builder: &str, since: Instant) -> bool {
-        let heavy = self.heavy.lock().unwrap_or_else(PoisonError::into_inner);
-        heavy.get(builder).is_some_and(|at| *at >= since)
+    /// Whether `builder` lost an isolate at `since` or later.
+    pub(crate) fn lost_since(&self, builder: &str, since: Instant) -> bool {
+        let lost = self.lost.lock().unwrap_or_else(PoisonError::into_inner);
+        lost.get(builder).is_some_and(|at| *at >= since)
     }
 
     /// Isolate threads demoted so far.
@@ -155,18 +160,24 @@ impl CpuShares {
     }
 
     fn mark_heavy(&self, builder: &str, now: Instant) {
-        let mut heavy = self.heavy.lock().unwrap_or_else(PoisonError::into_inner);
-        if heavy.len() >= MAX_REMEMBERED && !heavy.contains_key(builder) {
-            heavy.retain(|_, since| now.saturating_duration_since(*since) < HEAVY_FOR);
-            if heavy.len() >= MAX_REMEMBERED {
-                let oldest = heavy.iter().min_by_key(|(_, since)| **since);
-                if let Some(oldest) = oldest.map(|(builder, _)| builder.clone()) {
-                    heavy.remove(&oldest);
-                }
+        remember(&self.heavy, builder, now);
+    }
+}
+
+/// Notes `now` as `builder`'s last mark in `marks`, forgetting the oldest past
+/// [`MAX_REMEMBERED`].
+fn remember(marks: &Mutex<HashMap<String, Instant>>, builder: &str, now: Instant) {
+    let mut marks = marks.lock().unwrap_or_else(PoisonError::into_inner);
+    if marks.len() >= MAX_REMEMBERED && !marks.contains_key(builder) {
+        marks.retain(|_, since| now.saturating_duration_since(*since) < HEAVY_FOR);
+        if marks.len() >= MAX_REMEMBERED {
+            let oldest = marks.iter().min_by_key(|(_, since)| **since);
+            if let Some(oldest) = oldest.map(|(builder, _)| builder.clone()) {
+                marks.remove(&oldest);
             }
         }
-        heavy.insert(builder.to_owned(), now);
     }
+    marks.insert(builder.to_owned(), now);
 }
 
 /// Whether this thread runs at the demoted priority.

@@ -161,9 +161,8 @@ impl Started {
                     tokio::spawn(async move {
                         let started = std::time::Instant::now();
                         let report = pool.invoke_raw(&code, invocation, id).await;
-                        // Whether the call left its builder heavy, not whether it was already.
-                        let heavy = pool.made_heavy_since(code.builder(), started);
-                        send_report(&frames, id, report, pool.wear(), heavy);
+                        let lost = pool.lost_isolate_since(code.builder(), started);
+                        send_report(&frames, id, report, pool.wear(), lost);
                     });
                 }
                 ToWorker::Warm {
@@ -249,13 +248,13 @@ fn send_report(
     id: u64,
     report: RawReport,
     wear: Wear,
-    heavy: bool,
+    lost_isolate: bool,
 ) {
     let done = |report| FromWorker::Done {
         id,
         report,
         wear,
-        heavy,
+        lost_isolate,
     };
     let duration = report.duration;
     let frame = wire::encode(&done(report)).or_else(|too_large| {

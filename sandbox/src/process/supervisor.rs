@@ -56,10 +56,9 @@ const MAX_QUEUED_REPLY_BYTES_PER_BUILDER: usize = 32 << 20;
 /// How long the builders whose calls were running in a worker that crashed are served by the
 /// quarantine worker (each new crash there starts it again for those running then).
 const QUARANTINE_FOR: Duration = Duration::from_secs(10 * 60);
-/// How long a builder whose call left it heavy (`limits::cpu`: a long CPU burst, or an isolate
-/// lost to its time or heap limit) is served by the quarantine worker, renewed by each such
-/// call: as long as its worker keeps it heavy.
-const HEAVY_APART_FOR: Duration = Duration::from_secs(60);
+/// How long a builder whose call lost its isolate (timed out, over its heap limit, or did not
+/// stop) is served by the quarantine worker, renewed by each such call.
+const LOST_ISOLATE_APART_FOR: Duration = Duration::from_secs(60);
 
 /// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
 /// worker gets no environment, no other arguments and only its three standard streams.
@@ -112,6 +111,8 @@ struct Inner {
     config: PoolConfig,
     /// What each worker's own pool is configured with.
     share: PoolConfig,
+    /// ... and the quarantine worker's ([`apart_share_of`]).
+    apart_share: PoolConfig,
     host: Arc<dyn Host>,
     /// Turns for the server's work on the workers' `ctx` operations, shared by builders.
     fair: Arc<FairShare>,
@@ -122,10 +123,10 @@ struct Inner {
     /// quarantine's, which serves only builders in [`Inner::quarantined`].
     slots: Vec<Slot>,
     /// Builders (as [`EndpointCode::builder`] names them) whose calls were in progress in a
-    /// worker that crashed, or whose last call left them heavy, with when they leave the
-    /// quarantine worker. A crash takes every call of its worker with it, and a heavy builder's
-    /// isolates are the ones that fill a worker's memory and make it recycle; placed apart,
-    /// such a builder cannot cost the same neighbours again.
+    /// worker that crashed, or whose calls lose their isolates, with when they leave the
+    /// quarantine worker. A crash takes every call of its worker with it, and isolates lost to
+    /// their limits are the ones that fill a worker's memory and make it recycle; placed
+    /// apart, such a builder cannot cost the same neighbours again.
     quarantined: Mutex<HashMap<String, Instant>>,
     /// `quarantined` is not empty: calls look it up only then.
     any_quarantined: AtomicBool,
@@ -392,7 +393,7 @@ enum Reply {
     Done {
         report: RawReport,
         wear: Wear,
-        heavy: bool,
+        lost_isolate: bool,
     },
     NeedCode,
 }
@@ -404,6 +405,7 @@ impl WorkerPool {
         WorkerPool {
             inner: Arc::new(Inner {
                 share: share_of(&config, workers),
+                apart_share: apart_share_of(&share_of(&config, workers)),
                 config,
                 host,
                 fair: FairShare::for_this_machine(),
@@ -498,15 +500,15 @@ impl WorkerPool {
                 Ok(Ok(Reply::Done {
                     report,
                     wear,
-                    heavy,
+                    lost_isolate,
                 })) => {
                     // Builders' code only: the operator's own endpoints stay where they are.
-                    if heavy && code.owner.is_some() {
+                    if lost_isolate && code.owner.is_some() {
                         self.set_apart(
                             code.builder(),
-                            HEAVY_APART_FOR,
-                            "a call of this builder left it heavy (a long CPU burst, or an \
-                             isolate lost to a limit)",
+                            LOST_ISOLATE_APART_FOR,
+                            "a call of this builder lost its isolate (timed out, over its \
+                             heap limit, or did not stop)",
                         );
                     }
                     if wear.abandoned_isolates > 0 {
@@ -629,7 +631,7 @@ impl WorkerPool {
         if slot.started.swap(true, Ordering::AcqRel) {
             self.inner.restarts.fetch_add(1, Ordering::Relaxed);
         }
-        let worker = self.spawn().await.map_err(|e| {
+        let worker = self.spawn(slot).await.map_err(|e| {
             tracing::error!(error = %e, "cannot start a sandbox worker");
             SandboxError::Internal("the sandbox worker could not start".into())
         })?;
@@ -637,7 +639,13 @@ impl WorkerPool {
         Ok(worker)
     }
 
-    async fn spawn(&self) -> std::io::Result<Arc<Worker>> {
+    /// Starts a worker for `slot`, with that slot's share of the pool.
+    async fn spawn(&self, slot: &Slot) -> std::io::Result<Arc<Worker>> {
+        let config = if std::ptr::eq(slot, self.quarantine_slot()) {
+            &self.inner.apart_share
+        } else {
+            &self.inner.share
+        };
         let command = &self.inner.command;
         let mut spawn = std::process::Command::new(&command.program);
         spawn.args(&command.args).env_clear();
@@ -669,7 +677,7 @@ impl WorkerPool {
             recycled: AtomicBool::new(false),
         });
         worker.send(&ToWorker::Hello {
-            config: self.inner.share.clone(),
+            config: config.clone(),
             log_filter: command.log_filter.clone(),
         });
         tokio::spawn(async move {
@@ -746,14 +754,14 @@ impl WorkerPool {
                 id,
                 report,
                 wear,
-                heavy,
+                lost_isolate,
             } => {
                 // A call the server gave up on has no waiter any more.
                 if let Some(call) = worker.lock().calls.remove(&id) {
                     let _ = call.reply.send(Reply::Done {
                         report,
                         wear,
-                        heavy,
+                        lost_isolate,
                     });
                 }
             }
@@ -859,7 +867,7 @@ impl WorkerPool {
             if pool.slot_serving(&worker).is_none() || worker.retiring.load(Ordering::Acquire) {
                 return;
             }
-            match pool.spawn().await {
+            match pool.spawn(slot).await {
                 Ok(successor) => {
                     *slot.warming.lock().unwrap_or_else(PoisonError::into_inner) =
                         Some(successor.clone());
@@ -1227,6 +1235,18 @@ async fn reap(worker: Arc<Worker>, mut child: Child) {
 /// The configuration a worker is given: its share of the pool-wide limits (each worker runs
 /// its own pool), the per-call and per-owner limits unchanged (an owner's endpoints all run in
 /// one worker, so its quotas hold exactly).
+/// The quarantine worker's pool: a worker's share with a memory budget of two builders' floors
+/// at most (256 MiB by default). The builders served there lose isolates to their limits, or
+/// crashed a worker;/// the heap they fill and leave behind is held to that, whatever their number.
+fn apart_share_of(share: &PoolConfig) -> PoolConfig {
+    PoolConfig {
+        memory_budget_bytes: share
+            .memory_budget_bytes
+            .min(share.heap_floor_per_owner_bytes.saturating_mul(2)),
+        ..share.clone()
+    }
+}
+
 pub(crate) fn share_of(config: &PoolConfig, workers: usize) -> PoolConfig {
     let workers = workers.max(1);
     PoolConfig {

@@ -117,14 +117,14 @@ pub(crate) enum FromWorker {
     Ready { confinement: String },
     /// A call's report, and the worker's [`Wear`]: isolate threads stuck in it make the server
     /// replace the whole process; isolates dropped (and the heap they held) past its share
-    /// make the server recycle it. `heavy`: the call left its builder heavy here
-    /// (`limits::cpu`: a long CPU burst, or a lost isolate), which sets the builder apart in
-    /// the quarantine worker.
+    /// make the server recycle it. `lost_isolate`: a call of the builder lost its isolate
+    /// while this one ran (timed out, over its heap limit, or did not stop), which sets the
+    /// builder apart in the quarantine worker.
     Done {
         id: u64,
         report: RawReport,
         wear: Wear,
-        heavy: bool,
+        lost_isolate: bool,
     },
     /// The worker does not hold the code of this call's endpoint version: send it again.
     NeedCode { id: u64 },
