@@ -1,0 +1,778 @@
+//! The behaviour every [`Store`] engine must have, as one list of cases, each an
+//! `async fn(Shared)`: the store crate's `tests/conformance.rs` runs every case against every
+//! engine (sled in process, PostgreSQL on a throwaway cluster), and a new engine runs the same
+//! list. Domains are written against the trait, so an engine that disagrees with sled (the
+//! reference) on any of these would change what the service does depending on how it is
+//! deployed. The helpers at the end are for engine-specific tests of change feeds.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::timeout;
+use toolhost_store::{Batch, Change, Store, StoreError, StoreResult, Tree};
+
+/// The store under test.
+pub type Shared = Arc<dyn Store>;
+
+pub async fn get(s: &Shared, tree: Tree, key: &[u8]) -> Option<Vec<u8>> {
+    s.get(tree, key).await.expect("get")
+}
+
+pub fn keys(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Vec<Vec<u8>> {
+    entries.into_iter().map(|(k, _)| k).collect()
+}
+
+pub fn strings(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Vec<String> {
+    keys(entries)
+        .into_iter()
+        .map(|k| String::from_utf8(k).expect("utf-8 key"))
+        .collect()
+}
+
+pub async fn get_put_delete(s: Shared) {
+    assert_eq!(get(&s, Tree::Meta, b"k").await, None);
+    s.put(Tree::Meta, b"k", b"v1").await.unwrap();
+    assert_eq!(get(&s, Tree::Meta, b"k").await.as_deref(), Some(&b"v1"[..]));
+    s.put(Tree::Meta, b"k", b"v2").await.unwrap();
+    assert_eq!(get(&s, Tree::Meta, b"k").await.as_deref(), Some(&b"v2"[..]));
+    // Trees are separate key spaces.
+    assert_eq!(get(&s, Tree::Logs, b"k").await, None);
+    assert!(!s.delete(Tree::Logs, b"k").await.unwrap());
+    assert!(s.delete(Tree::Meta, b"k").await.unwrap());
+    assert!(!s.delete(Tree::Meta, b"k").await.unwrap());
+    assert_eq!(get(&s, Tree::Meta, b"k").await, None);
+    // Empty keys and values, and every byte value, are ordinary data.
+    s.put(Tree::Meta, b"", b"").await.unwrap();
+    assert_eq!(get(&s, Tree::Meta, b"").await, Some(Vec::new()));
+    let all_bytes: Vec<u8> = (0..=255).collect();
+    s.put(Tree::Meta, &all_bytes, &all_bytes).await.unwrap();
+    assert_eq!(
+        get(&s, Tree::Meta, &all_bytes).await,
+        Some(all_bytes.clone())
+    );
+    // Watched trees behave the same.
+    s.put(Tree::Endpoints, b"e", b"1").await.unwrap();
+    assert_eq!(
+        get(&s, Tree::Endpoints, b"e").await.as_deref(),
+        Some(&b"1"[..])
+    );
+    assert!(s.delete(Tree::Endpoints, b"e").await.unwrap());
+    assert!(!s.delete(Tree::Endpoints, b"e").await.unwrap());
+}
+
+pub async fn batch_is_all_or_nothing(s: Shared) {
+    s.put(Tree::Nonces, b"n1", b"used").await.unwrap();
+    let err = s
+        .apply(
+            Batch::new()
+                .put(Tree::Receipts, b"r1".to_vec(), b"x".to_vec())
+                .put(Tree::Endpoints, b"e1".to_vec(), b"x".to_vec())
+                .require_absent(Tree::Nonces, b"n1".to_vec()),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(0)), "{err:?}");
+    assert_eq!(get(&s, Tree::Receipts, b"r1").await, None);
+    assert_eq!(get(&s, Tree::Endpoints, b"e1").await, None);
+
+    s.apply(
+        Batch::new()
+            .require_absent(Tree::Nonces, b"n2".to_vec())
+            .put(Tree::Nonces, b"n2".to_vec(), b"used".to_vec())
+            .put(Tree::Receipts, b"r2".to_vec(), b"y".to_vec())
+            .put(Tree::Endpoints, b"e2".to_vec(), b"z".to_vec())
+            .delete(Tree::Nonces, b"n1".to_vec()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        get(&s, Tree::Nonces, b"n2").await.as_deref(),
+        Some(&b"used"[..])
+    );
+    assert_eq!(
+        get(&s, Tree::Receipts, b"r2").await.as_deref(),
+        Some(&b"y"[..])
+    );
+    assert_eq!(
+        get(&s, Tree::Endpoints, b"e2").await.as_deref(),
+        Some(&b"z"[..])
+    );
+    assert_eq!(get(&s, Tree::Nonces, b"n1").await, None);
+
+    // Empty batches and condition-only batches write nothing.
+    s.apply(Batch::new()).await.unwrap();
+    s.apply(Batch::new().require_absent(Tree::Nonces, b"n3".to_vec()))
+        .await
+        .unwrap();
+    assert_eq!(get(&s, Tree::Nonces, b"n3").await, None);
+}
+
+/// `apply_staged` is `apply` in two steps: the batch is visible when the first step returns,
+/// and a failed condition still writes nothing.
+pub async fn staged_batches_are_visible_at_once_and_all_or_nothing(s: Shared) {
+    let batch = Batch::new()
+        .require_absent(Tree::Meta, b"s1".to_vec())
+        .put(Tree::Meta, b"s1".to_vec(), b"one".to_vec())
+        .put(Tree::Endpoints, b"s2".to_vec(), b"two".to_vec());
+    let mut changes = s.changes();
+    let durable = s.apply_staged(batch).await.expect("applied");
+    assert_eq!(
+        get(&s, Tree::Meta, b"s1").await.as_deref(),
+        Some(&b"one"[..])
+    );
+    assert_eq!(
+        get(&s, Tree::Endpoints, b"s2").await.as_deref(),
+        Some(&b"two"[..])
+    );
+    durable.await.expect("durable");
+    // The watched write is published once it is durable.
+    assert_eq!(receive(&mut changes, 1).await, [endpoint_change("s2")]);
+    let refused = Batch::new().require_absent(Tree::Meta, b"s1".to_vec()).put(
+        Tree::Meta,
+        b"s3".to_vec(),
+        b"three".to_vec(),
+    );
+    let err = s.apply_staged(refused).await.err().expect("refused");
+    assert!(matches!(err, StoreError::ConditionFailed(0)), "{err:?}");
+    assert_eq!(get(&s, Tree::Meta, b"s3").await, None);
+    // Nothing to apply: durable at once.
+    s.apply_staged(Batch::new())
+        .await
+        .expect("empty")
+        .await
+        .unwrap();
+}
+
+pub async fn conditions_report_the_first_failing_index(s: Shared) {
+    s.put(Tree::Credits, b"a", b"1").await.unwrap();
+    let err = s
+        .apply(
+            Batch::new()
+                .require_absent(Tree::Credits, b"x".to_vec())
+                .require_equals(Tree::Credits, b"a".to_vec(), Some(b"1".to_vec()))
+                .require_equals(Tree::Credits, b"y".to_vec(), None)
+                .require_equals(Tree::Credits, b"a".to_vec(), Some(b"2".to_vec()))
+                .require_absent(Tree::Credits, b"a".to_vec())
+                .put(Tree::Credits, b"a".to_vec(), b"3".to_vec()),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(3)), "{err:?}");
+    assert_eq!(
+        get(&s, Tree::Credits, b"a").await.as_deref(),
+        Some(&b"1"[..])
+    );
+
+    // `Equals(None)` means "absent"; it fails on a present key.
+    let err = s
+        .apply(Batch::new().require_equals(Tree::Credits, b"a".to_vec(), None))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(0)), "{err:?}");
+    // A condition on one tree is not satisfied by the same key in another.
+    let err = s
+        .apply(
+            Batch::new()
+                .require_absent(Tree::Ledger, b"a".to_vec())
+                .require_equals(Tree::Ledger, b"a".to_vec(), Some(b"1".to_vec())),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(1)), "{err:?}");
+    // An empty value is a value, not absence.
+    s.put(Tree::Credits, b"empty", b"").await.unwrap();
+    let err = s
+        .apply(Batch::new().require_absent(Tree::Credits, b"empty".to_vec()))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(0)), "{err:?}");
+    s.apply(Batch::new().require_equals(Tree::Credits, b"empty".to_vec(), Some(Vec::new())))
+        .await
+        .unwrap();
+    // Compare-and-swap on a deleted key.
+    s.delete(Tree::Credits, b"a").await.unwrap();
+    let err = s
+        .apply(
+            Batch::new()
+                .require_equals(Tree::Credits, b"a".to_vec(), Some(b"1".to_vec()))
+                .put(Tree::Credits, b"a".to_vec(), b"2".to_vec()),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(0)), "{err:?}");
+    assert_eq!(get(&s, Tree::Credits, b"a").await, None);
+}
+
+pub async fn later_writes_to_a_key_win_within_a_batch(s: Shared) {
+    s.put(Tree::Meta, b"j", b"old").await.unwrap();
+    s.apply(
+        Batch::new()
+            // Conditions see the state before the batch, not its own writes.
+            .require_absent(Tree::Meta, b"k".to_vec())
+            .require_equals(Tree::Meta, b"j".to_vec(), Some(b"old".to_vec()))
+            .put(Tree::Meta, b"k".to_vec(), b"1".to_vec())
+            .delete(Tree::Meta, b"k".to_vec())
+            .delete(Tree::Meta, b"j".to_vec())
+            .put(Tree::Meta, b"j".to_vec(), b"new".to_vec())
+            .put(Tree::Meta, b"m".to_vec(), b"1".to_vec())
+            .put(Tree::Meta, b"m".to_vec(), b"2".to_vec())
+            .put(Tree::Endpoints, b"e".to_vec(), b"1".to_vec())
+            .delete(Tree::Endpoints, b"e".to_vec()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&s, Tree::Meta, b"k").await, None);
+    assert_eq!(
+        get(&s, Tree::Meta, b"j").await.as_deref(),
+        Some(&b"new"[..])
+    );
+    assert_eq!(get(&s, Tree::Meta, b"m").await.as_deref(), Some(&b"2"[..]));
+    assert_eq!(get(&s, Tree::Endpoints, b"e").await, None);
+}
+
+pub async fn scans_page_in_both_directions(s: Shared) {
+    for k in ["a/1", "a/2", "a/3", "a/4", "a/5", "b/1", "a"] {
+        s.put(Tree::Logs, k.as_bytes(), k.as_bytes()).await.unwrap();
+    }
+    s.put(Tree::Events, b"a/0", b"other tree").await.unwrap();
+    let page = s.scan_prefix(Tree::Logs, b"a/", None, 2).await.unwrap();
+    assert_eq!(page[0], (b"a/1".to_vec(), b"a/1".to_vec()));
+    assert_eq!(strings(page), ["a/1", "a/2"]);
+    assert_eq!(
+        strings(
+            s.scan_prefix(Tree::Logs, b"a/", Some(b"a/2"), 2)
+                .await
+                .unwrap()
+        ),
+        ["a/3", "a/4"]
+    );
+    assert_eq!(
+        strings(
+            s.scan_prefix(Tree::Logs, b"a/", Some(b"a/4"), 10)
+                .await
+                .unwrap()
+        ),
+        ["a/5"]
+    );
+    assert!(s
+        .scan_prefix(Tree::Logs, b"a/", Some(b"a/5"), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(s
+        .scan_prefix(Tree::Logs, b"a/", None, 0)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        strings(s.scan_prefix_rev(Tree::Logs, b"a/", None, 2).await.unwrap()),
+        ["a/5", "a/4"]
+    );
+    assert_eq!(
+        strings(
+            s.scan_prefix_rev(Tree::Logs, b"a/", Some(b"a/4"), 2)
+                .await
+                .unwrap()
+        ),
+        ["a/3", "a/2"]
+    );
+    assert_eq!(
+        strings(
+            s.scan_prefix_rev(Tree::Logs, b"a/", Some(b"a/2"), 10)
+                .await
+                .unwrap()
+        ),
+        ["a/1"]
+    );
+    assert!(s
+        .scan_prefix_rev(Tree::Logs, b"a/", Some(b"a/1"), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(s
+        .scan_prefix_rev(Tree::Logs, b"a/", None, 0)
+        .await
+        .unwrap()
+        .is_empty());
+    // The prefix "a" covers "a" itself and everything under "a/".
+    assert_eq!(
+        strings(s.scan_prefix(Tree::Logs, b"a", None, 100).await.unwrap()),
+        ["a", "a/1", "a/2", "a/3", "a/4", "a/5"]
+    );
+    // Paging forward and backward with a page size of 1 visits every key once.
+    let mut forward = Vec::new();
+    let mut after: Option<Vec<u8>> = None;
+    while let Some((k, _)) = s
+        .scan_prefix(Tree::Logs, b"", after.as_deref(), 1)
+        .await
+        .unwrap()
+        .pop()
+    {
+        forward.push(k.clone());
+        after = Some(k);
+    }
+    let mut backward = Vec::new();
+    let mut before: Option<Vec<u8>> = None;
+    while let Some((k, _)) = s
+        .scan_prefix_rev(Tree::Logs, b"", before.as_deref(), 1)
+        .await
+        .unwrap()
+        .pop()
+    {
+        backward.push(k.clone());
+        before = Some(k);
+    }
+    backward.reverse();
+    assert_eq!(forward.len(), 7);
+    assert_eq!(forward, backward);
+}
+
+pub async fn scans_handle_0x00_and_0xff_bytes(s: Shared) {
+    let stored: [&[u8]; 14] = [
+        &[],
+        &[0x00],
+        &[0x00, 0x00],
+        &[0x01],
+        &[0x01, 0xfe, 0xff],
+        &[0x01, 0xff],
+        &[0x01, 0xff, 0x00],
+        &[0x01, 0xff, 0xff],
+        &[0x01, 0xff, 0xff, 0xff],
+        &[0x02],
+        &[0x02, 0x00],
+        &[0xff],
+        &[0xff, 0x00],
+        &[0xff, 0xff],
+    ];
+    for k in stored {
+        s.put(Tree::HandlerKv, k, b"v").await.unwrap();
+    }
+    s.put(Tree::HandlerKv, &[0xff, 0xff, 0x01], b"v")
+        .await
+        .unwrap();
+    let scan = |prefix: &'static [u8]| {
+        let s = Arc::clone(&s);
+        async move {
+            let fwd = keys(
+                s.scan_prefix(Tree::HandlerKv, prefix, None, 100)
+                    .await
+                    .unwrap(),
+            );
+            let mut rev = keys(
+                s.scan_prefix_rev(Tree::HandlerKv, prefix, None, 100)
+                    .await
+                    .unwrap(),
+            );
+            rev.reverse();
+            assert_eq!(fwd, rev, "reverse scan of {prefix:x?} disagrees");
+            fwd
+        }
+    };
+    assert_eq!(
+        scan(&[0x01, 0xff]).await,
+        [
+            vec![0x01, 0xff],
+            vec![0x01, 0xff, 0x00],
+            vec![0x01, 0xff, 0xff],
+            vec![0x01, 0xff, 0xff, 0xff]
+        ]
+    );
+    assert_eq!(
+        scan(&[0xff]).await,
+        [
+            vec![0xff],
+            vec![0xff, 0x00],
+            vec![0xff, 0xff],
+            vec![0xff, 0xff, 0x01]
+        ]
+    );
+    assert_eq!(
+        scan(&[0xff, 0xff]).await,
+        [vec![0xff, 0xff], vec![0xff, 0xff, 0x01]]
+    );
+    assert_eq!(scan(&[0x00]).await, [vec![0x00], vec![0x00, 0x00]]);
+    assert_eq!(scan(&[0x00, 0x00]).await, [vec![0x00, 0x00]]);
+    assert_eq!(scan(&[0x02]).await, [vec![0x02], vec![0x02, 0x00]]);
+    assert!(scan(&[0x03]).await.is_empty());
+    // Bounds containing the extreme bytes.
+    assert_eq!(
+        keys(
+            s.scan_prefix(
+                Tree::HandlerKv,
+                &[0x01, 0xff],
+                Some(&[0x01, 0xff, 0x00]),
+                10
+            )
+            .await
+            .unwrap()
+        ),
+        [vec![0x01, 0xff, 0xff], vec![0x01, 0xff, 0xff, 0xff]]
+    );
+    assert_eq!(
+        keys(
+            s.scan_prefix_rev(Tree::HandlerKv, &[0xff], Some(&[0xff, 0xff]), 10)
+                .await
+                .unwrap()
+        ),
+        [vec![0xff, 0x00], vec![0xff]]
+    );
+    assert_eq!(
+        keys(
+            s.scan_prefix(Tree::HandlerKv, &[0xff, 0xff], Some(&[0xff, 0xff]), 10)
+                .await
+                .unwrap()
+        ),
+        [vec![0xff, 0xff, 0x01]]
+    );
+}
+
+pub async fn empty_prefix_scans_the_whole_tree(s: Shared) {
+    let stored: [&[u8]; 5] = [&[], &[0x00], b"a", b"b/1", &[0xff, 0xff]];
+    for k in stored {
+        s.put(Tree::Secrets, k, b"v").await.unwrap();
+    }
+    s.put(Tree::Quotes, b"elsewhere", b"v").await.unwrap();
+    let all: Vec<Vec<u8>> = stored.iter().map(|k| k.to_vec()).collect();
+    assert_eq!(
+        keys(s.scan_prefix(Tree::Secrets, b"", None, 100).await.unwrap()),
+        all
+    );
+    let mut reversed = all.clone();
+    reversed.reverse();
+    assert_eq!(
+        keys(
+            s.scan_prefix_rev(Tree::Secrets, b"", None, 100)
+                .await
+                .unwrap()
+        ),
+        reversed
+    );
+    assert_eq!(
+        keys(
+            s.scan_prefix(Tree::Secrets, b"", Some(b"a"), 100)
+                .await
+                .unwrap()
+        ),
+        [b"b/1".to_vec(), vec![0xff, 0xff]]
+    );
+    assert_eq!(
+        keys(
+            s.scan_prefix(Tree::Secrets, b"", Some(b""), 2)
+                .await
+                .unwrap()
+        ),
+        [vec![0x00], b"a".to_vec()]
+    );
+    assert_eq!(
+        keys(
+            s.scan_prefix_rev(Tree::Secrets, b"", Some(b"a"), 100)
+                .await
+                .unwrap()
+        ),
+        [vec![0x00], vec![]]
+    );
+    assert!(s
+        .scan_prefix_rev(Tree::Secrets, b"", Some(b""), 100)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+pub async fn scan_bounds_beyond_the_prefix(s: Shared) {
+    for k in ["a1", "a2", "b1", "b2", "c1"] {
+        s.put(Tree::Events, k.as_bytes(), b"v").await.unwrap();
+    }
+    let fwd = |after: &'static str| {
+        let s = Arc::clone(&s);
+        async move {
+            strings(
+                s.scan_prefix(Tree::Events, b"b", Some(after.as_bytes()), 10)
+                    .await
+                    .unwrap(),
+            )
+        }
+    };
+    let rev = |before: &'static str| {
+        let s = Arc::clone(&s);
+        async move {
+            strings(
+                s.scan_prefix_rev(Tree::Events, b"b", Some(before.as_bytes()), 10)
+                    .await
+                    .unwrap(),
+            )
+        }
+    };
+    // `after` below the prefix's range starts at its beginning; above it, finds nothing.
+    assert_eq!(fwd("a9").await, ["b1", "b2"]);
+    assert_eq!(fwd("").await, ["b1", "b2"]);
+    assert_eq!(fwd("b").await, ["b1", "b2"]);
+    assert_eq!(fwd("b1").await, ["b2"]);
+    assert!(fwd("b2").await.is_empty());
+    assert!(fwd("c").await.is_empty());
+    // `before` above the range ends at its end; below it, finds nothing.
+    assert_eq!(rev("z").await, ["b2", "b1"]);
+    assert_eq!(rev("c").await, ["b2", "b1"]);
+    assert_eq!(rev("b2").await, ["b1"]);
+    assert!(rev("b1").await.is_empty());
+    assert!(rev("b").await.is_empty());
+    assert!(rev("a").await.is_empty());
+    assert!(rev("").await.is_empty());
+}
+
+/// The one claimant whose batch applied; every other must have lost on its first condition.
+pub async fn only_winner(tasks: Vec<tokio::task::JoinHandle<(usize, StoreResult<()>)>>) -> usize {
+    let mut winners = Vec::new();
+    for task in tasks {
+        let (i, result) = task.await.unwrap();
+        match result {
+            Ok(()) => winners.push(i),
+            Err(StoreError::ConditionFailed(0)) => {}
+            Err(e) => panic!("claimant {i}: {e}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "winners: {winners:?}");
+    winners[0]
+}
+
+pub async fn concurrent_claims_have_exactly_one_winner(s: Shared) {
+    const CLAIMANTS: usize = 32;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let receipt = format!("r-{i}");
+                let result = s
+                    .apply(
+                        Batch::new()
+                            .require_absent(Tree::Nonces, b"nonce".to_vec())
+                            .put(
+                                Tree::Nonces,
+                                b"nonce".to_vec(),
+                                receipt.clone().into_bytes(),
+                            )
+                            .put(Tree::Receipts, receipt.into_bytes(), b"paid".to_vec()),
+                    )
+                    .await;
+                (i, result)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let winner = format!("r-{winner}");
+    assert_eq!(
+        get(&s, Tree::Nonces, b"nonce").await,
+        Some(winner.clone().into_bytes())
+    );
+    let receipts = s
+        .scan_prefix(Tree::Receipts, b"r-", None, 100)
+        .await
+        .unwrap();
+    assert_eq!(strings(receipts), [winner]);
+}
+
+pub async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {
+    const TASKS: u64 = 16;
+    const INCREMENTS: u64 = 20;
+    s.put(Tree::Credits, b"counter", b"0").await.unwrap();
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|_| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let mut lost_races = 0u64;
+                for _ in 0..INCREMENTS {
+                    loop {
+                        let current = s.get(Tree::Credits, b"counter").await.unwrap().unwrap();
+                        let n: u64 = String::from_utf8(current.clone()).unwrap().parse().unwrap();
+                        let next = (n + 1).to_string().into_bytes();
+                        let cas = Batch::new()
+                            .require_equals(Tree::Credits, b"counter".to_vec(), Some(current))
+                            .put(Tree::Credits, b"counter".to_vec(), next);
+                        match s.apply(cas).await {
+                            Ok(()) => break,
+                            Err(StoreError::ConditionFailed(0)) => lost_races += 1,
+                            Err(e) => panic!("compare-and-swap: {e}"),
+                        }
+                    }
+                }
+                lost_races
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let total = get(&s, Tree::Credits, b"counter").await.unwrap();
+    assert_eq!(
+        String::from_utf8(total).unwrap(),
+        (TASKS * INCREMENTS).to_string()
+    );
+}
+
+/// One write conditioned on its own key (a receipt, a nonce claim, a balance): engines may
+/// apply it without a transaction (sled does), with the same all-or-nothing result, also when
+/// such batches race multi-key batches on the same key.
+pub async fn single_key_batches_keep_their_conditions(s: Shared) {
+    let key = || b"k".to_vec();
+    let put = |v: &str| Batch::new().put(Tree::Credits, key(), v.as_bytes().to_vec());
+    s.apply(put("1").require_absent(Tree::Credits, key()))
+        .await
+        .unwrap();
+    let refused = s.apply(put("2").require_absent(Tree::Credits, key())).await;
+    assert!(
+        matches!(refused, Err(StoreError::ConditionFailed(0))),
+        "{refused:?}"
+    );
+    let refused = s
+        .apply(put("2").require_equals(Tree::Credits, key(), None))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::ConditionFailed(0))),
+        "{refused:?}"
+    );
+    let stale = Batch::new()
+        .require_equals(Tree::Credits, key(), Some(b"0".to_vec()))
+        .delete(Tree::Credits, key());
+    assert!(matches!(
+        s.apply(stale).await,
+        Err(StoreError::ConditionFailed(0))
+    ));
+    assert_eq!(get(&s, Tree::Credits, b"k").await, Some(b"1".to_vec()));
+    s.apply(
+        Batch::new()
+            .require_equals(Tree::Credits, key(), Some(b"1".to_vec()))
+            .delete(Tree::Credits, key()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&s, Tree::Credits, b"k").await, None);
+    s.apply(put("3").require_equals(Tree::Credits, key(), None))
+        .await
+        .unwrap();
+    s.apply(put("4")).await.unwrap();
+    assert_eq!(get(&s, Tree::Credits, b"k").await, Some(b"4".to_vec()));
+    s.apply(Batch::new().delete(Tree::Credits, key()))
+        .await
+        .unwrap();
+    assert_eq!(get(&s, Tree::Credits, b"k").await, None);
+
+    // Single-key claims against claims that also write a second key: one winner in all.
+    const CLAIMANTS: usize = 24;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let mut claim = Batch::new()
+                    .require_absent(Tree::Nonces, b"race".to_vec())
+                    .put(Tree::Nonces, b"race".to_vec(), i.to_string().into_bytes());
+                if i % 2 == 1 {
+                    claim = claim.put(Tree::Receipts, format!("race-{i}"), b"paid".to_vec());
+                }
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    assert_eq!(
+        get(&s, Tree::Nonces, b"race").await,
+        Some(winner.to_string().into_bytes())
+    );
+    let receipts = s
+        .scan_prefix(Tree::Receipts, b"race-", None, 100)
+        .await
+        .unwrap();
+    let expected: Vec<String> = (winner % 2 == 1)
+        .then(|| format!("race-{winner}"))
+        .into_iter()
+        .collect();
+    assert_eq!(strings(receipts), expected);
+}
+
+pub async fn large_values_round_trip(s: Shared) {
+    let big: Vec<u8> = (0..1024 * 1024)
+        .map(|i: u32| (i.wrapping_mul(31) >> 3) as u8)
+        .collect();
+    s.put(Tree::HandlerFiles, b"big", &big).await.unwrap();
+    assert_eq!(
+        get(&s, Tree::HandlerFiles, b"big").await.as_ref(),
+        Some(&big)
+    );
+    let mut other = big.clone();
+    other.reverse();
+    s.apply(
+        Batch::new()
+            .require_equals(Tree::HandlerFiles, b"big".to_vec(), Some(big.clone()))
+            .put(Tree::HandlerFiles, b"big".to_vec(), other.clone())
+            .put(Tree::HandlerFiles, b"big2".to_vec(), big.clone()),
+    )
+    .await
+    .unwrap();
+    let scanned = s
+        .scan_prefix(Tree::HandlerFiles, b"big", None, 10)
+        .await
+        .unwrap();
+    assert_eq!(scanned, [(b"big".to_vec(), other), (b"big2".to_vec(), big)]);
+}
+
+/// Every committed write to a watched tree reaches the writer's own `changes()` exactly once
+/// (once per key for a batch that writes a key twice); writes elsewhere and failed batches
+/// publish nothing.
+pub async fn watched_writes_are_published_once(s: Shared) {
+    let mut changes = s.changes();
+    s.put(Tree::Endpoints, b"e1", b"v").await.unwrap();
+    s.put(Tree::Logs, b"not watched", b"v").await.unwrap();
+    s.delete(Tree::Endpoints, b"e2").await.unwrap();
+    let _ = s
+        .apply(
+            Batch::new()
+                .require_absent(Tree::Endpoints, b"e1".to_vec())
+                .put(Tree::Endpoints, b"failed".to_vec(), b"v".to_vec()),
+        )
+        .await
+        .unwrap_err();
+    s.apply(
+        Batch::new()
+            .put(Tree::Endpoints, b"e3".to_vec(), b"v".to_vec())
+            .put(Tree::Receipts, b"not watched".to_vec(), b"v".to_vec())
+            .delete(Tree::Endpoints, b"e4".to_vec())
+            .put(Tree::Endpoints, b"e3".to_vec(), b"v2".to_vec()),
+    )
+    .await
+    .unwrap();
+    let expected: Vec<Change> = ["e1", "e2", "e3", "e4"]
+        .into_iter()
+        .map(endpoint_change)
+        .collect();
+    assert_eq!(receive(&mut changes, expected.len()).await, expected);
+    // Nothing else: no echo of the writer's own writes (the PostgreSQL poller reads them back),
+    // nothing from the unwatched trees or the failed batch.
+    assert_quiet(&mut changes, Duration::from_millis(700)).await;
+}
+
+pub fn endpoint_change(key: &str) -> Change {
+    Change {
+        tree: Tree::Endpoints,
+        key: key.as_bytes().to_vec(),
+    }
+}
+
+/// The next `n` changes, each within a second of the previous one.
+pub async fn receive(
+    changes: &mut tokio::sync::broadcast::Receiver<Change>,
+    n: usize,
+) -> Vec<Change> {
+    let mut got = Vec::new();
+    while got.len() < n {
+        match timeout(Duration::from_secs(1), changes.recv()).await {
+            Ok(Ok(change)) => got.push(change),
+            Ok(Err(e)) => panic!("change feed: {e}; got {got:?}"),
+            Err(_) => panic!("no change within 1 s; got {got:?}, expected {n}"),
+        }
+    }
+    got
+}
+
+pub async fn assert_quiet(changes: &mut tokio::sync::broadcast::Receiver<Change>, wait: Duration) {
+    if let Ok(extra) = timeout(wait, changes.recv()).await {
+        panic!("unexpected change: {extra:?}");
+    }
+}
