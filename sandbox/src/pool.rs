@@ -493,15 +493,15 @@ impl Pool {
         }
     }
 
-    /// What a worker reports with each answer, under one lock: abandoned isolate threads not
-    /// ended yet, and isolates built and dropped since (recycled, evicted, retired: what the
-    /// engine keeps part of until the process ends).
     /// Whether a call of `builder` lost its isolate here (timed out, over its heap limit, or
     /// did not stop) at `since` or later.
     pub(crate) fn lost_isolate_since(&self, builder: &str, since: std::time::Instant) -> bool {
         self.inner.shared.cpu.lost_since(builder, since)
     }
 
+    /// What a worker reports with each answer, under one lock: abandoned isolate threads not
+    /// ended yet, and isolates built and dropped since (recycled, evicted, retired: what the
+    /// engine keeps part of until the process ends).
     pub fn wear(&self) -> Wear {
         let state = self.lock();
         let live: usize = state

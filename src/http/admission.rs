@@ -22,8 +22,8 @@
 //!   client's bucket cannot cover (its `Content-Length`, up to the burst) is answered 429
 //!   `rate_limited` with `Retry-After` at once: not buffered, scanned nor parsed. Its bytes
 //!   are dropped, read no faster than that rate per client, so a client that keeps sending
-//!   waits for its own bytes. A client whose requests succeed never
-//!   spends from it, paying callers included.
+//!   waits for its own bytes. A client whose requests succeed never spends from it, paying
+//!   callers included.
 //!
 //! - **Refusals are paced.** A client answered 429 more often than its pace (after a burst)
 //!   has each next 429 held back until the pace allows it, holding its connection: one that
@@ -153,7 +153,7 @@ pub struct Admission {
 }
 
 /// A bucket of bytes per client at the refused-bodies rate; `None` when that is not limited.
-fn refused_bytes(admission: &config::Admission) -> Option<Arc<Buckets>> {
+fn at_refused_body_rate(admission: &config::Admission) -> Option<Arc<Buckets>> {
     (admission.refused_body_bytes_per_sec > 0).then(|| {
         Arc::new(Buckets::new(
             admission.refused_body_bytes_per_sec as f64,
@@ -176,8 +176,8 @@ impl Admission {
                 admission.body_budget_bytes,
                 admission.body_budget_per_client_bytes,
             ),
-            refused_bytes: refused_bytes(&admission),
-            drained_bytes: refused_bytes(&admission),
+            refused_bytes: at_refused_body_rate(&admission),
+            drained_bytes: at_refused_body_rate(&admission),
             rate_limited_answers: (admission.rate_limited_answers_per_client_per_sec > 0).then(
                 || {
                     let pace = f64::from(admission.rate_limited_answers_per_client_per_sec);
@@ -384,15 +384,16 @@ async fn read(
 /// as it sends (on a fast link, the server's CPU spent on bytes only to drop them). Up to the
 /// body limit and within the body's deadline; past either the connection closes.
 async fn discard(admission: Admission, client: IpAddr, body: Body) {
+    // The bucket owes at most a burst: a larger chunk is charged a burst at a time.
+    let burst = usize::try_from(admission.limits.refused_body_burst_bytes)
+        .unwrap_or(usize::MAX)
+        .max(1);
     let mut body = Paced::new(body);
     while let Ok(Some(chunk)) = body.next(&admission.limits).await {
         if body.read > admission.body_limit {
             break;
         }
-        // The bucket owes at most a burst: a larger chunk is charged a burst at a time.
-        let burst =
-            usize::try_from(admission.limits.refused_body_burst_bytes).unwrap_or(usize::MAX);
-        for piece in chunk.chunks(burst.max(1)) {
+        for piece in chunk.chunks(burst) {
             tokio::time::sleep(admission.charge_drained(client, piece.len())).await;
         }
     }

@@ -402,10 +402,11 @@ impl WorkerPool {
     /// A pool of `options.count` processes, each started on its first call.
     pub fn new(config: PoolConfig, host: Arc<dyn Host>, options: WorkerOptions) -> WorkerPool {
         let workers = options.count.max(1);
+        let share = share_of(&config, workers);
         WorkerPool {
             inner: Arc::new(Inner {
-                share: share_of(&config, workers),
-                apart_share: apart_share_of(&share_of(&config, workers)),
+                apart_share: apart_share_of(&share),
+                share,
                 config,
                 host,
                 fair: FairShare::for_this_machine(),
@@ -451,7 +452,7 @@ impl WorkerPool {
             return failed(SandboxError::Internal("the pool is shut down".into()));
         }
         let apart = self.is_apart(code.builder());
-        let worker = match self.worker(self.slot_of(code)).await {
+        let worker = match self.worker(self.slot_of(code, apart)).await {
             Ok(worker) => worker,
             Err(e) => return failed(e),
         };
@@ -554,14 +555,14 @@ impl WorkerPool {
     }
 
     /// An owner's endpoints share one worker, so its quotas hold exactly; the operator's
-    /// endpoints spread by slug. A builder in quarantine is served by the quarantine worker.
-    fn slot_of(&self, code: &EndpointCode) -> &Slot {
-        let builder = code.builder();
-        if self.is_apart(builder) {
+    /// endpoints spread by slug. A builder `apart` ([`Self::is_apart`]) is served by the
+    /// quarantine worker.
+    fn slot_of(&self, code: &EndpointCode, apart: bool) -> &Slot {
+        if apart {
             return self.quarantine_slot();
         }
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        builder.hash(&mut hasher);
+        code.builder().hash(&mut hasher);
         let slots = self.shared_slots();
         &slots[(hasher.finish() % slots.len() as u64) as usize]
     }
@@ -1012,7 +1013,7 @@ impl WorkerPool {
     #[cfg(feature = "wall-probe")]
     pub async fn probe(&self, code: &EndpointCode, probe: super::Probe) -> Vec<String> {
         let worker = self
-            .worker(self.slot_of(code))
+            .worker(self.slot_of(code, self.is_apart(code.builder())))
             .await
             .expect("worker starts");
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -1232,12 +1233,10 @@ async fn reap(worker: Arc<Worker>, mut child: Child) {
     }
 }
 
-/// The configuration a worker is given: its share of the pool-wide limits (each worker runs
-/// its own pool), the per-call and per-owner limits unchanged (an owner's endpoints all run in
-/// one worker, so its quotas hold exactly).
 /// The quarantine worker's pool: a worker's share with a memory budget of two builders' floors
 /// at most (256 MiB by default). The builders served there lose isolates to their limits, or
-/// crashed a worker;/// the heap they fill and leave behind is held to that, whatever their number.
+/// crashed a worker; the heap they fill and leave behind is held to that, whatever their
+/// number.
 fn apart_share_of(share: &PoolConfig) -> PoolConfig {
     PoolConfig {
         memory_budget_bytes: share
@@ -1247,6 +1246,9 @@ fn apart_share_of(share: &PoolConfig) -> PoolConfig {
     }
 }
 
+/// The configuration a worker is given: its share of the pool-wide limits (each worker runs
+/// its own pool), the per-call and per-owner limits unchanged (an owner's endpoints all run in
+/// one worker, so its quotas hold exactly).
 pub(crate) fn share_of(config: &PoolConfig, workers: usize) -> PoolConfig {
     let workers = workers.max(1);
     PoolConfig {
