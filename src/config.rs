@@ -172,7 +172,6 @@ pub const SANDBOX_WORKER_ARG: &str = "sandbox-worker";
 pub fn worker_isolation(
     count: usize,
     recycle_after_dropped: u64,
-    recycle_after_dropped_heap_bytes: u64,
     log_filter: String,
 ) -> Result<sandbox::Isolation, String> {
     let program = std::env::current_exe()
@@ -185,7 +184,6 @@ pub fn worker_isolation(
         },
         count,
         recycle_after_dropped,
-        recycle_after_dropped_heap_bytes,
     }))
 }
 

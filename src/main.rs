@@ -148,15 +148,18 @@ struct ServeArgs {
     #[arg(long, env = "TOOLHOST_SANDBOX_WORKERS", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
     sandbox_workers: u16,
     /// A sandbox worker is replaced by a fresh one (its calls finish first) once it has
-    /// dropped this many isolates (recycled, evicted, retired): the JavaScript engine keeps
-    /// part of each dropped isolate's memory (under 1 MiB) until its process ends.
+    /// dropped this many isolates (recycled, evicted, retired): the JavaScript engine binding
+    /// keeps a little of each dropped isolate (0.3 to 0.5 MiB) until its process ends.
     #[arg(long, env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER", default_value_t = sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED, value_parser = clap::value_parser!(u64).range(1..))]
     sandbox_worker_recycle_after: u64,
-    /// ... or once the isolates it dropped had grown their heaps by this much, in MiB: what a dropped
-    /// isolate's realm still reaches (a handler's globals and module variables) stays
-    /// allocated until the process ends.
-    #[arg(long, env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER_HEAP_MB", default_value_t = sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..))]
-    sandbox_worker_recycle_after_heap_mb: u64,
+    /// Accepted and ignored, so that earlier command lines still start: it recycled a worker
+    /// by the heap of the isolates it had dropped, which the engine now gives back.
+    #[arg(
+        long,
+        env = "TOOLHOST_SANDBOX_WORKER_RECYCLE_AFTER_HEAP_MB",
+        hide = true
+    )]
+    sandbox_worker_recycle_after_heap_mb: Option<u64>,
     /// Development only: run JavaScript on threads of the server process instead of in worker
     /// processes. Faster to start and to debug, but the isolate is then the only wall between a
     /// handler and the server's keys, secrets and store.
@@ -258,6 +261,12 @@ impl ServeArgs {
         config.catalog_namespace = self.catalog_namespace;
         config.seed_dir = self.seed_dir;
         config.limits.body_bytes = self.body_limit;
+        if self.sandbox_worker_recycle_after_heap_mb.is_some() {
+            tracing::warn!(
+                "--sandbox-worker-recycle-after-heap-mb has no effect any more: a dropped \
+                 isolate's heap is given back (see --sandbox-worker-recycle-after)"
+            );
+        }
         config.limits.request_timeout = Duration::from_secs(self.request_timeout_secs);
         if self.header_read_timeout_secs == 0 {
             return Err("--header-read-timeout-secs must be at least 1".into());
@@ -286,8 +295,6 @@ impl ServeArgs {
             toolhost::config::worker_isolation(
                 usize::from(self.sandbox_workers),
                 self.sandbox_worker_recycle_after,
-                self.sandbox_worker_recycle_after_heap_mb
-                    .saturating_mul(1 << 20),
                 std::env::var("RUST_LOG").unwrap_or_else(|_| "info".to_owned()),
             )?
         };

@@ -6,7 +6,7 @@
 
 use std::future::Future;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Instant;
@@ -36,8 +36,6 @@ pub(crate) struct IsolateEnv<'a> {
     pub(crate) watchdog: &'a Watchdog,
     /// The worker thread's progress, for the caller's hard deadline.
     pub(crate) progress: &'a Progress,
-    /// What the pool's dropped isolates had grown their heaps by, summed (see [`Isolate`]'s drop).
-    pub(crate) heap_dropped: &'a Arc<AtomicU64>,
 }
 
 pub(crate) struct Isolate {
@@ -49,29 +47,6 @@ pub(crate) struct Isolate {
     heap_exceeded: Arc<AtomicBool>,
     limits: Limits,
     invocations: u64,
-    /// Its heap before the endpoint's module loaded: what every isolate holds (counted apart,
-    /// by the number of isolates dropped).
-    heap_at_start: usize,
-    heap_dropped: Arc<AtomicU64>,
-}
-
-/// The QuickJS binding does not give back what a dropped isolate's realm still reaches when it
-/// is dropped: a handler that keeps 20 MiB in a global or a module variable leaves 20 MiB
-/// behind with each isolate dropped (bench/RESULTS.md). So the pool counts the heap each
-/// isolate has grown by when it goes, and a worker process that has dropped enough of it is
-/// replaced (`WorkerOptions::recycle_after_dropped_heap_bytes`): ending the process returns
-/// it all.
-impl Drop for Isolate {
-    fn drop(&mut self) {
-        let grown = total_heap(&mut self.runtime).saturating_sub(self.heap_at_start);
-        self.heap_dropped
-            .fetch_add(u64::try_from(grown).unwrap_or(u64::MAX), Ordering::Relaxed);
-    }
-}
-
-/// The bytes the runtime's heap has allocated.
-fn total_heap(runtime: &mut JsRuntime) -> usize {
-    runtime.v8_isolate().get_heap_statistics().total_heap_size()
 }
 
 /// The end of one invocation.
@@ -168,8 +143,6 @@ impl Blank {
             heap_exceeded,
             heap_bytes: _,
         } = self;
-        // Before the module: what it allocates as it loads counts as grown, as what calls do.
-        let heap_at_start = total_heap(&mut runtime);
         let limits = code.limits.unwrap_or(env.config.default_limits);
         // `performance.now()` counts from deno_web's start time, set when the runtime was
         // built; a blank may have waited long since, and how long would tell a handler when
@@ -234,14 +207,12 @@ impl Blank {
             Ok(Ok(handler)) => handler,
         };
         Ok(Isolate {
-            heap_at_start,
             runtime,
             dispatch,
             handler,
             heap_exceeded,
             limits,
             invocations: 0,
-            heap_dropped: env.heap_dropped.clone(),
         })
     }
 }

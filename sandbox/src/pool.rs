@@ -210,8 +210,6 @@ pub struct Wear {
     pub abandoned_isolates: usize,
     /// Isolates built and dropped since.
     pub isolates_dropped: u64,
-    /// What those isolates had grown their heaps by since before their module loaded, summed.
-    pub heap_dropped_bytes: u64,
 }
 
 fn abandoned_in(state: &State) -> usize {
@@ -252,7 +250,6 @@ impl Pool {
             inner: Arc::new(Inner {
                 shared: Arc::new(Shared {
                     cpu: CpuShares::new(config.cpu_shares),
-                    heap_dropped: Arc::default(),
                     config,
                     host,
                     watchdog,
@@ -513,7 +510,6 @@ impl Pool {
         Wear {
             abandoned_isolates: abandoned_in(&state),
             isolates_dropped: created.saturating_sub(u64::try_from(live).unwrap_or(u64::MAX)),
-            heap_dropped_bytes: self.inner.shared.heap_dropped.load(Ordering::Relaxed),
         }
     }
 

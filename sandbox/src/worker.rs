@@ -52,8 +52,6 @@ pub(crate) struct Shared {
     pub(crate) counters: Counters,
     /// Which builders ran long CPU bursts lately, whose threads yield to the others'.
     pub(crate) cpu: CpuShares,
-    /// What the pool's dropped isolates had grown their heaps by, summed (see `isolate::Isolate`).
-    pub(crate) heap_dropped: Arc<AtomicU64>,
     /// Every worker thread started, for `Pool::shutdown` to join; a thread that hands its
     /// worker over registers the next one here before it ends.
     pub(crate) threads: Mutex<Vec<(Arc<Progress>, JoinHandle<()>)>>,
@@ -350,7 +348,6 @@ async fn serve_queue(seat: &mut Seat) -> Turn {
         host: &shared.host,
         watchdog: &shared.watchdog,
         progress: &progress,
-        heap_dropped: &shared.heap_dropped,
     };
     let mut engine = Engine::default();
     if let Some(pending) = seat.pending.take() {

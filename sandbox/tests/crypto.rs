@@ -457,8 +457,6 @@ async fn randomness_and_signing_work_in_a_confined_worker_process() {
         command: worker_command(),
         count: 1,
         recycle_after_dropped: sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-        recycle_after_dropped_heap_bytes:
-            sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES,
     };
     let pool = WorkerPool::new(test_config(), host, options);
     let source = format!(

@@ -37,15 +37,25 @@ async fn a_dropped_isolate_gives_back_its_heap() {
     });
     let hoarder = endpoint("hoarder", HOARDER);
     for _ in 0..4 {
-        assert_eq!(ok(invoke(&pool, &hoarder, json!(0)).await).body, json!(1 << 20));
+        assert_eq!(
+            ok(invoke(&pool, &hoarder, json!(0)).await).body,
+            json!(1 << 20)
+        );
     }
     let settled = resident();
     for _ in 0..20 {
-        assert_eq!(ok(invoke(&pool, &hoarder, json!(0)).await).body, json!(1 << 20));
+        assert_eq!(
+            ok(invoke(&pool, &hoarder, json!(0)).await).body,
+            json!(1 << 20)
+        );
     }
     let grew = resident().saturating_sub(settled);
     println!("20 dropped isolates grew the process {} KiB", grew >> 10);
     // 20 hoards would be 320 MiB; what each isolate leaves besides is a fraction of one.
-    assert!(grew <= 48 << 20, "20 dropped isolates grew the process {} MiB", grew >> 20);
+    assert!(
+        grew <= 48 << 20,
+        "20 dropped isolates grew the process {} MiB",
+        grew >> 20
+    );
     assert!(pool.stats().recycled >= 20, "{:?}", pool.stats());
 }

@@ -554,8 +554,6 @@ async fn every_runaway_is_answered_by_its_time_limit() {
                     command: worker,
                     count: 1,
                     recycle_after_dropped: sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-                    recycle_after_dropped_heap_bytes:
-                        sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES,
                 }),
             ),
         ),

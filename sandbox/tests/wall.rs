@@ -29,8 +29,6 @@ fn workers() -> (WorkerPool, Arc<MemoryHost>) {
                 command,
                 count: 1,
                 recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-                recycle_after_dropped_heap_bytes:
-                    WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES,
             },
         ),
         host,

@@ -102,7 +102,6 @@ fn dev_config(scratch: &Path, port: u16, token: &str) -> Result<Config, Failure>
     config.runtime.isolation = config::worker_isolation(
         1,
         sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-        sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES,
         std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".to_owned()),
     )
     .map_err(Failure::Local)?;

@@ -463,7 +463,5 @@ pub fn sandbox_isolation() -> sandbox::Isolation {
         },
         count: 1,
         recycle_after_dropped: sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-        recycle_after_dropped_heap_bytes:
-            sandbox::WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES,
     })
 }

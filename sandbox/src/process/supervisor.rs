@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::process::{Child, ChildStdout, Command};
@@ -80,24 +80,16 @@ pub struct WorkerOptions {
     /// How many; an owner's endpoints always share one.
     pub count: usize,
     /// A worker is replaced (its calls finish first) once it has dropped this many isolates
-    /// (recycled, evicted or retired). The engine binding does not give back all of an
-    /// isolate's memory when the isolate is dropped (0.6 to 0.9 MiB each for a plain one,
-    /// measured: see bench/RESULTS.md), so a process that drops isolates forever grows
-    /// forever; ending the process is what returns it all.
+    /// (recycled, evicted or retired). The engine binding keeps a little of each dropped
+    /// isolate in its own tables (0.3 to 0.5 MiB, measured: `sandbox/tests/dropped_isolates.rs`;
+    /// the isolate's heap itself is given back, third_party/README.md), so a process that
+    /// drops isolates forever grows forever; ending the process is what returns it all.
     pub recycle_after_dropped: u64,
-    /// ... or once the isolates it dropped had grown their heaps by this much, summed: what
-    /// a dropped isolate's realm still reaches is never given back (a handler that keeps
-    /// 20 MiB in a global leaves 20 MiB behind with each isolate), so a builder whose calls
-    /// fill their heap and time out would otherwise grow its worker by a heap a call.
-    pub recycle_after_dropped_heap_bytes: u64,
 }
 
 impl WorkerOptions {
-    /// The default: a worker keeps at most about 15 MiB it cannot give back for plain isolates.
-    pub const DEFAULT_RECYCLE_AFTER_DROPPED: u64 = 16;
-    /// The default: 32 MiB of dropped isolates' heap (so at most that plus the last isolate's
-    /// heap limit is held before the worker is replaced).
-    pub const DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES: u64 = 32 * 1024 * 1024;
+    /// The default: a worker keeps at most about 30 MiB it cannot give back.
+    pub const DEFAULT_RECYCLE_AFTER_DROPPED: u64 = 64;
 }
 
 /// Runs handlers in worker processes. Cheap to clone; all clones share the workers.
@@ -118,7 +110,6 @@ struct Inner {
     fair: Arc<FairShare>,
     command: WorkerCommand,
     recycle_after_dropped: u64,
-    recycle_after_dropped_heap_bytes: u64,
     /// The workers' places: `options.count` shared by builders hashed to them, then the
     /// quarantine's, which serves only builders in [`Inner::quarantined`].
     slots: Vec<Slot>,
@@ -148,6 +139,8 @@ struct Slot {
     /// A recycle's successor while it warms up, before it becomes `current`: it is told of
     /// endpoints retired meanwhile too.
     warming: Mutex<Option<Arc<Worker>>>,
+    /// The worker the last recycle replaced, which finishes its calls before it ends.
+    predecessor: Mutex<Weak<Worker>>,
     /// Held while a worker starts, so concurrent callers wait for the one being started.
     starting: tokio::sync::Mutex<()>,
     started: AtomicBool,
@@ -412,7 +405,6 @@ impl WorkerPool {
                 fair: FairShare::for_this_machine(),
                 command: options.command,
                 recycle_after_dropped: options.recycle_after_dropped.max(1),
-                recycle_after_dropped_heap_bytes: options.recycle_after_dropped_heap_bytes.max(1),
                 slots: (0..=workers).map(|_| Slot::default()).collect(),
                 quarantined: Mutex::new(HashMap::new()),
                 any_quarantined: AtomicBool::new(false),
@@ -514,9 +506,7 @@ impl WorkerPool {
                     }
                     if wear.abandoned_isolates > 0 {
                         self.replace(&worker, "an isolate did not stop at its time limit");
-                    } else if wear.isolates_dropped >= self.inner.recycle_after_dropped
-                        || wear.heap_dropped_bytes >= self.inner.recycle_after_dropped_heap_bytes
-                    {
+                    } else if wear.isolates_dropped >= self.inner.recycle_after_dropped {
                         self.recycle(&worker, wear);
                     }
                     // The body's one parse, on the caller's task rather than the reader's.
@@ -847,17 +837,29 @@ impl WorkerPool {
     /// Replaces a worker that dropped its share of isolates, the planned way: it keeps taking
     /// calls until its successor is started and warm (a start can take seconds on a loaded
     /// machine, and no caller should wait for it), then ends after the calls it holds.
+    ///
+    /// One predecessor at a time per slot: while the last one still finishes its calls, the
+    /// worker serves on (a later call recycles it). Builders whose calls drop isolates fast
+    /// (those set apart) would otherwise start a worker every few seconds, each beside the
+    /// ones still waiting for their calls to reach their time limits.
     fn recycle(&self, worker: &Arc<Worker>, wear: Wear) {
-        if worker.recycled.swap(true, Ordering::AcqRel) {
-            return;
-        }
         let Some(slot) = self.slot_serving(worker) else {
             return;
         };
+        let predecessor = self.inner.slots[slot]
+            .predecessor
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .upgrade();
+        if predecessor.is_some_and(|p| p.alive.load(Ordering::Acquire)) {
+            return;
+        }
+        if worker.recycled.swap(true, Ordering::AcqRel) {
+            return;
+        }
         tracing::info!(
             pid = worker.pid,
             isolates_dropped = wear.isolates_dropped,
-            heap_dropped_bytes = wear.heap_dropped_bytes,
             "recycling a sandbox worker that dropped its share of isolates"
         );
         let (pool, worker) = (self.clone(), worker.clone());
@@ -877,6 +879,10 @@ impl WorkerPool {
                     *slot.current.lock().unwrap_or_else(PoisonError::into_inner) = Some(successor);
                     pool.inner.recycles.fetch_add(1, Ordering::Relaxed);
                     worker.retiring.store(true, Ordering::Release);
+                    *slot
+                        .predecessor
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Arc::downgrade(&worker);
                     pool.end_after_its_calls(&worker);
                 }
                 Err(e) => {
@@ -1233,15 +1239,15 @@ async fn reap(worker: Arc<Worker>, mut child: Child) {
     }
 }
 
-/// The quarantine worker's pool: a worker's share with a memory budget of two builders' floors
-/// at most (256 MiB by default). The builders served there lose isolates to their limits, or
-/// crashed a worker; the heap they fill and leave behind is held to that, whatever their
-/// number.
+/// The quarantine worker's pool: a worker's share with a memory budget of one builder's floor
+/// at most (128 MiB by default). The builders served there lose isolates to their limits, or
+/// crashed a worker; the heap they fill is held to that, whatever their number (two heap
+/// limits of 64 MiB: two of their calls at once, the others waiting their turn).
 fn apart_share_of(share: &PoolConfig) -> PoolConfig {
     PoolConfig {
         memory_budget_bytes: share
             .memory_budget_bytes
-            .min(share.heap_floor_per_owner_bytes.saturating_mul(2)),
+            .min(share.heap_floor_per_owner_bytes),
         ..share.clone()
     }
 }

@@ -520,7 +520,6 @@ pub fn both_modes(config: PoolConfig) -> Vec<(&'static str, Sandbox, Arc<MemoryH
         command: worker_command(),
         count: 1,
         recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
-        recycle_after_dropped_heap_bytes: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED_HEAP_BYTES,
     });
     [
         ("in-process", sandbox::Isolation::InProcess),
