@@ -5,7 +5,7 @@
 //! production. The directory is polled and every change is applied with the same create or
 //! PATCH `deploy` sends; each call is printed from the endpoint's logs.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use super::api::{segment, Api, Credential};
-use super::manage::{print_new_calls, publish};
+use super::manage::{print_new_calls, publish, Printed};
 use super::output::{cell, Out, Tone};
 use super::project::{fingerprint, Project};
 use super::{Failure, Outcome};
@@ -56,7 +56,7 @@ pub(super) async fn run(dir: &Path, port: u16, out: &Out) -> Outcome {
         base,
         serving: None,
         secrets: BTreeMap::new(),
-        seen: HashSet::new(),
+        printed: Printed::default(),
     };
     dev.apply(first, out).await;
     let mut stamp = fingerprint(dir);
@@ -76,7 +76,8 @@ pub(super) async fn run(dir: &Path, port: u16, out: &Out) -> Outcome {
             }
         }
         if let Some(slug) = dev.serving.clone() {
-            if let Err(failure) = print_new_calls(&dev.api, &slug, 50, &mut dev.seen, out).await {
+            if let Err(failure) = print_new_calls(&dev.api, &slug, 50, &mut dev.printed, out).await
+            {
                 report(out, &failure, Some(&slug));
             }
         }
@@ -115,8 +116,8 @@ struct Dev {
     serving: Option<String>,
     /// The `.env` last given to the endpoint as secrets.
     secrets: BTreeMap<String, String>,
-    /// Log entries already printed.
-    seen: HashSet<String>,
+    /// How far the endpoint's calls are printed.
+    printed: Printed,
 }
 
 impl Dev {

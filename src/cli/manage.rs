@@ -2,7 +2,6 @@
 //! `endpoints`, `secrets`, `revenue`, `call`. Each is one or a few API requests and a
 //! printout of the answer.
 
-use std::collections::HashSet;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -189,8 +188,8 @@ fn read_secret(prompt: &str) -> Result<String, Failure> {
 pub(super) async fn logs(args: &LogsArgs, out: &Out) -> Outcome {
     let api = Api::from_global(&args.global)?;
     api.require_key()?;
-    let mut seen = HashSet::new();
-    print_new_calls(&api, &args.slug, args.limit, &mut seen, out).await?;
+    let mut printed = Printed::default();
+    print_new_calls(&api, &args.slug, args.limit, &mut printed, out).await?;
     if !args.follow {
         return Ok(());
     }
@@ -201,27 +200,63 @@ pub(super) async fn logs(args: &LogsArgs, out: &Out) -> Outcome {
             () = &mut stop => return Ok(()),
             () = tokio::time::sleep(FOLLOW_EVERY) => {}
         }
-        print_new_calls(&api, &args.slug, 50, &mut seen, out).await?;
+        print_new_calls(&api, &args.slug, args.limit, &mut printed, out).await?;
     }
 }
 
-/// Prints the entries of the newest log page not in `seen`, oldest first.
+/// How far a follower of an endpoint's calls has printed.
+#[derive(Default)]
+pub(super) struct Printed {
+    /// The first round is over (it prints the newest `limit` calls, and no more).
+    started: bool,
+    /// The newest call printed (or passed over by the first round's `limit`).
+    newest: Option<String>,
+}
+
+/// Calls a later round prints at most: the server keeps 1,000 per endpoint.
+const MOST_NEW_CALLS: usize = 1000;
+
+/// Prints, oldest first, the newest `limit` calls on the first round, then on each round every
+/// call since the newest one printed: the log pages newest first, so later rounds page back
+/// until they reach it (a page of `limit` would show older calls as new ones).
 pub(super) async fn print_new_calls(
     api: &Api,
     slug: &str,
     limit: u16,
-    seen: &mut HashSet<String>,
+    printed: &mut Printed,
     out: &Out,
 ) -> Outcome {
-    let page = api
-        .get(&format!("{}/logs?limit={limit}", endpoint_path(slug)))
-        .await?;
-    let entries = page["entries"].as_array().cloned().unwrap_or_default();
-    for entry in entries.iter().rev() {
-        let id = cell(&entry["id"]);
-        if !seen.insert(id) {
-            continue;
+    let path = format!("{}/logs", endpoint_path(slug));
+    let mut new: Vec<Value> = Vec::new();
+    let mut cursor: Option<String> = None;
+    'pages: loop {
+        let page_limit = if printed.started { 50 } else { limit };
+        let query = match &cursor {
+            Some(cursor) => format!("?limit={page_limit}&cursor={}", segment(cursor)),
+            None => format!("?limit={page_limit}"),
+        };
+        let page = api.get(&format!("{path}{query}")).await?;
+        for entry in page["entries"].as_array().into_iter().flatten() {
+            if printed.newest.as_deref() == entry["id"].as_str() {
+                break 'pages;
+            }
+            new.push(entry.clone());
         }
+        cursor = page["nextCursor"].as_str().map(str::to_owned);
+        // The first round stops at its limit; a later one with nothing printed before has
+        // no call to stop at, and prints the newest page.
+        if !printed.started || printed.newest.is_none() || new.len() >= MOST_NEW_CALLS {
+            break;
+        }
+        if cursor.is_none() {
+            break;
+        }
+    }
+    printed.started = true;
+    if let Some(newest) = new.first() {
+        printed.newest = newest["id"].as_str().map(str::to_owned);
+    }
+    for entry in new.iter().rev() {
         if out.json {
             out.json(entry);
         } else {

@@ -364,7 +364,8 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert_exit(&human, 0);
     assert!(String::from_utf8_lossy(&human.stdout).contains("  200  "));
 
-    // logs --follow: the latest call, then each new one as it comes; SIGTERM ends it cleanly.
+    // logs --follow: the latest call, then each new one as it comes (not the older calls the
+    // first page left out); SIGTERM ends it cleanly.
     let mut follow = cli
         .command(
             &["logs", "hello-tool", "--follow", "--json", "--limit", "1"],
@@ -387,6 +388,14 @@ async fn init_dev_deploy_redeploy_and_manage_a_tool() {
     assert_eq!(post(&live, &json!({"name": "Fo"})).await.0, 200);
     let new = next_entry().await;
     assert_ne!(new["id"], latest["id"]);
+    let at = |entry: &Value| {
+        let at = entry["at"].as_str().unwrap();
+        time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).unwrap()
+    };
+    assert!(
+        at(&new) > at(&latest),
+        "an older call printed as new: {new} after {latest}"
+    );
     assert_eq!(new["status"], 200);
     std::process::Command::new("kill")
         .args(["-TERM", &follow.id().unwrap().to_string()])
