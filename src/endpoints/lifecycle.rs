@@ -313,7 +313,8 @@ pub async fn create(
         parts,
         endpoint,
         EventKind::EndpointCreated,
-        json!({ "status": endpoint.status, "priceUsd": endpoint.price_usd }),
+        // As its record shows it: `awaiting_grant` while its requested capabilities wait.
+        json!({ "status": endpoint.shown_status(), "priceUsd": endpoint.price_usd }),
     )
     .await;
     if is_flagged(endpoint) {

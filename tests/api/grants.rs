@@ -134,6 +134,11 @@ async fn an_endpoint_waits_unlisted_for_its_grant_and_the_owner_sees_the_answer(
         last_event(&server, &key, "capabilities_requested").await["data"]["missing"],
         json!(["kv"])
     );
+    // Its creation says what the record says, not `active`.
+    assert_eq!(
+        last_event(&server, &key, "endpoint_created").await["data"]["status"],
+        "awaiting_grant"
+    );
 
     // Not public: not in the catalog, MCP or discovery, not found to others, not callable.
     assert_unlisted(&server, "counter").await;
