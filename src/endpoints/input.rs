@@ -26,6 +26,32 @@ fn invalid(field: &str, message: impl Into<String>) -> FieldError {
     (field.to_string(), message.into())
 }
 
+/// A field that may be given as `null`: present (`Some`), with `None` for `null`; absent
+/// fields are `None` through `#[serde(default)]`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Value>>, D::Error> {
+    Option::<Value>::deserialize(d).map(Some)
+}
+
+/// `exampleInput` passes the endpoint's `inputSchema` (`violations` are what its compiled
+/// schema found).
+pub(super) fn example_input(violations: &[crate::catalog::Violation]) -> Result<(), FieldError> {
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let found: Vec<String> = violations
+        .iter()
+        .take(5)
+        .map(|v| format!("at `{}`: {}", v.pointer, v.message))
+        .collect();
+    Err(invalid(
+        "exampleInput",
+        format!(
+            "exampleInput must pass the endpoint's inputSchema; it does not ({})",
+            found.join("; ")
+        ),
+    ))
+}
+
 /// `safetyAttestation`: only `accepted` is read; other fields are kept out of the record.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 pub struct SafetyAttestation {
@@ -72,6 +98,11 @@ pub struct CreateRequest {
     #[serde(default)]
     #[schema(schema_with = crate::catalog::optional_json_schema_schema)]
     pub output_schema: Option<Value>,
+    /// A request body that passes `inputSchema`: the catalog's copyable example and the
+    /// request the 402's discovery declaration shows.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub example_input: Option<Value>,
     #[serde(default)]
     pub tags: Vec<String>,
     /// Requested capabilities, `{kv, files, httpGetJson, fetch, logs}` booleans; an admin grants
@@ -115,6 +146,11 @@ pub struct PatchRequest {
     pub input_schema: Option<Value>,
     #[schema(schema_with = crate::catalog::optional_json_schema_schema)]
     pub output_schema: Option<Value>,
+    /// Replaces the example request body; `null` removes it. It must pass the `inputSchema`
+    /// the endpoint has after this change.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Object>)]
+    pub example_input: Option<Option<Value>>,
     /// Replaces the tags.
     pub tags: Option<Vec<String>>,
     /// Merged into the env, as `files` are: a value sets its name, `null` removes it, names

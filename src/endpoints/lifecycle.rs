@@ -286,7 +286,7 @@ pub async fn create(
         source_language: request.source_language.unwrap_or_default(),
         response: request.response.map(JsonText::from),
         env: request.env,
-        example_input: None,
+        example_input: request.example_input.map(JsonText::from),
         created_at: now,
         updated_at: now,
     };
@@ -304,6 +304,7 @@ pub async fn create(
         .map(String::from);
         apply_scan(&mut endpoint, &all, &files, now)?;
     }
+    check_example(&endpoint)?;
     parts.runtime.check(&endpoint).await?;
     let compiled = parts.catalog.insert_new(endpoint).await?;
     let id = &compiled.endpoint.id;
@@ -330,6 +331,17 @@ pub async fn create(
         emit_requested(parts, endpoint).await;
     }
     Ok(compiled)
+}
+
+/// An endpoint's `exampleInput`, when it has one, passes its own `inputSchema` (the catalog
+/// and the 402 offer it as a request that works).
+fn check_example(endpoint: &Endpoint) -> Result<(), EndpointError> {
+    let Some(example) = &endpoint.example_input else {
+        return Ok(());
+    };
+    let compiled = CompiledEndpoint::compile(endpoint.clone())?;
+    input::example_input(&compiled.input_violations(&example.value()))
+        .map_err(|error| EndpointError::Fields(vec![error]))
 }
 
 /// Tells the owner its endpoint waits for the admin's grant of the capabilities it requested.
@@ -430,6 +442,10 @@ pub async fn update(
         ep.output_schema = schema.into();
         mark("outputSchema");
     }
+    if let Some(example) = patch.example_input {
+        ep.example_input = example.map(JsonText::from);
+        mark("exampleInput");
+    }
     if let Some(tags) = patch.tags {
         errors.check(input::tags(&tags));
         ep.tags = tags;
@@ -471,6 +487,12 @@ pub async fn update(
         mark("allowedHosts");
     }
     errors.finish()?;
+    if changed
+        .iter()
+        .any(|c| c == "exampleInput" || c == "inputSchema")
+    {
+        check_example(&ep)?;
+    }
     let files = patch.files.unwrap_or_default();
     let quotas = &parts.config.runtime.quotas;
     let owner = before.owner_builder();

@@ -1,6 +1,6 @@
 use serde_json::{json, Value};
 
-use crate::util::{assert_error, assert_payment_required, seed_fixture, TestServer};
+use crate::util::{assert_error, assert_payment_required, seed_fixture, As, TestServer};
 
 #[tokio::test]
 async fn free_receipt_echo_post_and_get() {
@@ -186,6 +186,93 @@ async fn a_402_declares_bazaar_unless_the_schemas_are_too_large() {
             assert!(header < 16 * 1024, "PAYMENT-REQUIRED is {header} bytes");
         }
     }
+}
+
+/// A builder sets the example request of its endpoint at create and by PATCH; it must pass
+/// the endpoint's `inputSchema` (a change of either is checked against the other), and it is
+/// the catalog's example body and the body the 402's discovery declaration shows.
+#[tokio::test]
+async fn an_example_input_is_set_checked_against_the_schema_and_shown() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Example Co").await;
+    let owner = As::Builder(&key);
+    let mut body = crate::util::static_endpoint("with-example");
+    body["priceUsd"] = json!(0.01);
+    body["inputSchema"] = json!({"type": "object", "required": ["q"],
+        "properties": {"q": {"type": "string"}}});
+    body["exampleInput"] = json!({"q": 7});
+    let (status, refused) = server
+        .call("POST", "/ai/endpoints/create", owner, Some(&body))
+        .await;
+    assert_error(status, &refused, 422, "invalid_field");
+    assert!(refused.to_string().contains("exampleInput"), "{refused}");
+    assert!(server.get("/ai/endpoints/with-example").await.0 == 404);
+
+    body["exampleInput"] = json!({"q": "weather in Lisbon"});
+    server.create(owner, &body).await;
+    let example = |record: &Value| record["example"]["request"]["body"].clone();
+    let (_, record) = server.get("/ai/endpoints/with-example").await;
+    assert_eq!(
+        example(&record),
+        json!({"q": "weather in Lisbon"}),
+        "{record}"
+    );
+    let declared =
+        |required: &Value| required["extensions"]["bazaar"]["info"]["input"]["body"].clone();
+    let url = server.url("/tools/with-example");
+    let required =
+        crate::util::payment_required(&server.client, &url, &json!({"q": "weather in Lisbon"}))
+            .await;
+    assert_eq!(
+        declared(&required),
+        json!({"q": "weather in Lisbon"}),
+        "{required}"
+    );
+
+    server
+        .patch(
+            owner,
+            "with-example",
+            &json!({"exampleInput": {"q": "tides"}}),
+        )
+        .await;
+    let (_, record) = server.get("/ai/endpoints/with-example").await;
+    assert_eq!(example(&record), json!({"q": "tides"}));
+    let revision = |record: &Value| record["manage"]["revision"].clone();
+    let (_, before) = server
+        .call("GET", "/ai/endpoints/with-example", owner, None)
+        .await;
+    // A schema the example breaks is refused, and nothing changes.
+    let (status, refused) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/with-example",
+            owner,
+            Some(&json!({"inputSchema": {"type": "object", "required": ["city"]}})),
+        )
+        .await;
+    assert_error(status, &refused, 422, "invalid_field");
+    assert!(refused.to_string().contains("exampleInput"), "{refused}");
+    let (_, after) = server
+        .call("GET", "/ai/endpoints/with-example", owner, None)
+        .await;
+    assert_eq!(revision(&after), revision(&before));
+    // Both at once are fine; `null` removes the example (the catalog generates one again).
+    server
+        .patch(
+            owner,
+            "with-example",
+            &json!({"inputSchema": {"type": "object", "required": ["city"],
+                "properties": {"city": {"type": "string"}}}, "exampleInput": {"city": "Porto"}}),
+        )
+        .await;
+    let (_, record) = server.get("/ai/endpoints/with-example").await;
+    assert_eq!(example(&record), json!({"city": "Porto"}));
+    server
+        .patch(owner, "with-example", &json!({"exampleInput": null}))
+        .await;
+    let (_, record) = server.get("/ai/endpoints/with-example").await;
+    assert_ne!(example(&record), json!({"city": "Porto"}), "{record}");
 }
 
 #[tokio::test]
