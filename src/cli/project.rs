@@ -32,6 +32,7 @@ const MANIFEST_FIELDS: &[&str] = &[
     "pricingMode",
     "inputSchema",
     "outputSchema",
+    "exampleInput",
     "tags",
     "capabilities",
     "env",
@@ -186,6 +187,11 @@ impl Project {
             "outputSchema",
             wanted("outputSchema", json!({})),
             &endpoint["outputSchema"],
+        );
+        set_if_changed(
+            "exampleInput",
+            wanted("exampleInput", Value::Null),
+            &manage["exampleInput"],
         );
         set_if_changed("tags", wanted("tags", json!([])), &endpoint["tags"]);
         set_if_changed(
@@ -608,6 +614,22 @@ mod tests {
             Value::Object(patch),
             json!({"env": {"B": "2", "C": null}, "files": {"gone.txt": null}})
         );
+        // An example request is sent when it differs from the one the endpoint has.
+        std::fs::write(
+            dir.path().join(MANIFEST),
+            r#"{"slug": "abc", "title": "T", "env": {"A": "1", "B": "2"}, "capabilities": {"kv": false},
+                "exampleInput": {"q": "x"}}"#,
+        )
+        .unwrap();
+        let project = Project::load(dir.path()).unwrap();
+        let patch = project.patch_body(&endpoint, &manage);
+        assert_eq!(patch["exampleInput"], json!({"q": "x"}));
+        let mut has_it = manage.clone();
+        has_it["exampleInput"] = json!({"q": "x"});
+        assert!(project
+            .patch_body(&endpoint, &has_it)
+            .get("exampleInput")
+            .is_none());
         // The same source as handler.ts is a change of language only.
         std::fs::rename(dir.path().join(JS_HANDLER), dir.path().join(TS_HANDLER)).unwrap();
         let project = Project::load(dir.path()).unwrap();

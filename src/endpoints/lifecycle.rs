@@ -784,6 +784,10 @@ pub struct ManageView {
     #[schema(value_type = Option<serde_json::Value>, required = true)]
     pub response: Option<JsonText>,
     pub env: BTreeMap<String, String>,
+    /// The example request body as set; `null` when none is (the record's `example` then
+    /// shows a generated one).
+    #[schema(value_type = Option<serde_json::Value>, required = true)]
+    pub example_input: Option<JsonText>,
     /// The outbound host allow-list of `fetch`; `null` when none is set.
     #[schema(required = true)]
     pub allowed_hosts: Option<Vec<String>>,
@@ -806,6 +810,7 @@ pub async fn manage_view(
         source_language: endpoint.source.as_ref().map(|_| endpoint.source_language),
         response: endpoint.response.clone(),
         env: endpoint.env.clone(),
+        example_input: endpoint.example_input.clone(),
         allowed_hosts: endpoint.allowed_hosts.clone(),
         files: files::list(parts.store.as_ref(), &endpoint.id).await?,
         secrets: secrets::list(parts.store.as_ref(), &endpoint.id).await?,
