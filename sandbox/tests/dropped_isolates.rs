@@ -18,14 +18,6 @@ const hoard = Array.from({ length: 1 << 20 }, (_, i) => i + 0.5);
 export default () => hoard.length;
 "#;
 
-/// `VmRSS` of this process, in bytes.
-fn resident() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kib * 1024
-}
-
 /// Every call gets a fresh isolate (the previous one is dropped after its one call): after
 /// 24 of them the process holds about what it held after the first few, not 24 hoards.
 #[tokio::test]
@@ -42,14 +34,14 @@ async fn a_dropped_isolate_gives_back_its_heap() {
             json!(1 << 20)
         );
     }
-    let settled = resident();
+    let settled = resident("self", "VmRSS:");
     for _ in 0..20 {
         assert_eq!(
             ok(invoke(&pool, &hoarder, json!(0)).await).body,
             json!(1 << 20)
         );
     }
-    let grew = resident().saturating_sub(settled);
+    let grew = resident("self", "VmRSS:").saturating_sub(settled);
     println!("20 dropped isolates grew the process {} KiB", grew >> 10);
     // 20 hoards would be 320 MiB; what each isolate leaves besides is a fraction of one.
     assert!(

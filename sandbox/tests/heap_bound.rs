@@ -15,17 +15,6 @@ export default async function () {
 }
 "#;
 
-/// `VmRSS` or `VmHWM` (the peak) of this process, in bytes.
-fn resident(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
-        .lines()
-        .find(|l| l.starts_with(field))
-        .unwrap_or_else(|| panic!("{field} in /proc/self/status"));
-    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kib * 1024
-}
-
 /// Each call of a 32 MiB isolate allocating without end answers `ResourceLimit`, and the
 /// process's peak stays within a few heap limits of where it started. The engine polls for
 /// termination only every few thousand operations; while the near-limit callback granted
@@ -35,7 +24,7 @@ async fn a_heap_bomb_stays_near_its_heap_limit() {
     let (pool, _) = pool();
     let warm = endpoint("warm", "export default () => 1;");
     ok(invoke(&pool, &warm, json!(0)).await);
-    let before = resident("VmRSS:");
+    let before = resident("self", "VmRSS:");
     let bomb = endpoint("bomb", BOMB);
     for _ in 0..3 {
         let report = invoke(&pool, &bomb, json!(0)).await;
@@ -45,7 +34,7 @@ async fn a_heap_bomb_stays_near_its_heap_limit() {
             report.result
         );
     }
-    let grew = resident("VmHWM:").saturating_sub(before);
+    let grew = resident("self", "VmHWM:").saturating_sub(before);
     // 32 MiB of heap, its unwind room, and the engine's own allocations, with margin.
     assert!(grew <= 160 << 20, "the peak grew {} MiB", grew >> 20);
 }

@@ -697,16 +697,6 @@ async fn a_worker_gives_back_the_heap_of_the_isolates_it_drops() {
         r#"const kept = Array.from({ length: 1 << 20 }, (_, i) => i + 0.5);
         export default () => kept.length;"#,
     );
-    let resident = |pid: u32| -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-        line.split_whitespace()
-            .nth(1)
-            .unwrap()
-            .parse::<u64>()
-            .unwrap()
-            * 1024
-    };
     for _ in 0..4 {
         assert_eq!(
             ok(call(&pool, &keeps, json!(null)).await).body,
@@ -714,14 +704,14 @@ async fn a_worker_gives_back_the_heap_of_the_isolates_it_drops() {
         );
     }
     let pid = pool.stats().await.worker_pids[0];
-    let settled = resident(pid);
+    let settled = resident(&pid.to_string(), "VmRSS:");
     for _ in 0..20 {
         assert_eq!(
             ok(call(&pool, &keeps, json!(null)).await).body,
             json!(1 << 20)
         );
     }
-    let grew = resident(pid).saturating_sub(settled);
+    let grew = resident(&pid.to_string(), "VmRSS:").saturating_sub(settled);
     let stats = pool.stats().await;
     assert_eq!(stats.worker_pids, vec![pid], "{stats:?}");
     assert_eq!(stats.worker_recycles, 0, "{stats:?}");

@@ -124,6 +124,15 @@ impl CompiledEndpoint {
         schema::violations(&self.validators().input, input)
     }
 
+    /// Where its `exampleInput` breaks its `inputSchema` (none without an example).
+    pub fn example_violations(&self) -> Vec<Violation> {
+        self.endpoint
+            .example_input
+            .as_ref()
+            .map(|example| self.input_violations(&example.value()))
+            .unwrap_or_default()
+    }
+
     pub fn output_violations(&self, output: &serde_json::Value) -> Vec<Violation> {
         schema::violations(&self.validators().output, output)
     }

@@ -234,13 +234,8 @@ pub async fn seed_catalog(
             updated_at: at,
         };
         // Fail loudly on a fixture whose example breaks its own schema: the catalog shows it.
-        let compiled = CompiledEndpoint::compile(endpoint.clone())?;
-        if let Some(v) = endpoint
-            .example_input
-            .as_ref()
-            .map(|e| compiled.input_violations(&e.value()))
-            .filter(|v| !v.is_empty())
-        {
+        let v = CompiledEndpoint::compile(endpoint.clone())?.example_violations();
+        if !v.is_empty() {
             return Err(fixture_error(
                 Path::new(&file),
                 format!("exampleInput breaks inputSchema: {v:?}"),

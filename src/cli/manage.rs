@@ -245,10 +245,11 @@ pub(super) async fn print_new_calls(
         cursor = page["nextCursor"].as_str().map(str::to_owned);
         // The first round stops at its limit; a later one with nothing printed before has
         // no call to stop at, and prints the newest page.
-        if !printed.started || printed.newest.is_none() || new.len() >= MOST_NEW_CALLS {
-            break;
-        }
-        if cursor.is_none() {
+        if !printed.started
+            || printed.newest.is_none()
+            || new.len() >= MOST_NEW_CALLS
+            || cursor.is_none()
+        {
             break;
         }
     }

@@ -336,12 +336,11 @@ pub async fn create(
 /// An endpoint's `exampleInput`, when it has one, passes its own `inputSchema` (the catalog
 /// and the 402 offer it as a request that works).
 fn check_example(endpoint: &Endpoint) -> Result<(), EndpointError> {
-    let Some(example) = &endpoint.example_input else {
+    if endpoint.example_input.is_none() {
         return Ok(());
-    };
-    let compiled = CompiledEndpoint::compile(endpoint.clone())?;
-    input::example_input(&compiled.input_violations(&example.value()))
-        .map_err(|error| EndpointError::Fields(vec![error]))
+    }
+    let violations = CompiledEndpoint::compile(endpoint.clone())?.example_violations();
+    input::example_input(&violations).map_err(|error| EndpointError::Fields(vec![error]))
 }
 
 /// Tells the owner its endpoint waits for the admin's grant of the capabilities it requested.

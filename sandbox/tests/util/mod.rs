@@ -533,3 +533,15 @@ pub fn both_modes(config: PoolConfig) -> Vec<(&'static str, Sandbox, Arc<MemoryH
     })
     .collect()
 }
+
+/// A `/proc/<pid>/status` figure in bytes (`VmRSS:`, `VmHWM:`), of `pid` ("self" for this
+/// process).
+pub fn resident(pid: &str, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"));
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
