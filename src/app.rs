@@ -307,7 +307,7 @@ impl App {
                             Ok(true) if app.catalog.get(&slug).is_none() => {
                                 app.runtime.forget(&slug)
                             }
-                            // Isolates built from the old revision go; the next call builds anew.
+                            // Isolates built from the old generation go; the next call builds anew.
                             Ok(true) => app.runtime.reload(&slug),
                             Ok(false) => {}
                             Err(e) => {

@@ -6,6 +6,7 @@
 //! - `grant`: capability requests and the admin's answer (`awaiting_grant`).
 //! - `json_text`: JSON values of a record kept as their compact text.
 //! - `view`: the public record and the catalog envelope, current and legacy forms.
+//! - `revision`: every deploy as a numbered, immutable record; the one waiting for a grant.
 //! - `registry`: the write-through in-memory index over the store, with compiled schemas.
 //! - `schema`: JSON Schema compilation and violations with JSON pointers.
 //! - `search`: what `q` searches, and its trigram index.
@@ -15,6 +16,7 @@ pub mod grant;
 mod json_text;
 mod model;
 mod registry;
+pub mod revision;
 mod schema;
 mod search;
 mod seed;

@@ -7,6 +7,7 @@
 //! - `files`: per-endpoint handler files (`ctx.files`).
 //! - `draft`: a builder's test run of an unpublished module.
 //! - `lifecycle`: create, update, delete, review and capability grants as plain functions.
+//! - `revisions`: where a deploy goes (serving, or waiting for a grant), rollback, conflicts.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
 //! - `wipe`: a deleted endpoint's data, wiped at once or by the next maintenance pass.
 
@@ -15,6 +16,7 @@ mod error;
 mod files;
 mod input;
 pub mod lifecycle;
+pub mod revisions;
 pub mod templates;
 pub mod wipe;
 

@@ -22,6 +22,8 @@ pub enum EventKind {
     EndpointPaused,
     EndpointResumed,
     EndpointDeleted,
+    /// The owner (or the admin) made a kept revision serve again.
+    EndpointRolledBack,
     InvocationSucceeded,
     InvocationFailed,
     PaymentSettled,

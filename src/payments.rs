@@ -24,7 +24,7 @@
 //! - `credits`: developer credit grants, their admin routes and atomic debits.
 //! - `bazaar`: the `bazaar` extension (an endpoint's discovery info in its 402).
 //! - `offer_receipt`: the `offer-receipt` extension (the receipt as a signed JWS, a draft).
-//! - `offers`: each endpoint's offer, built once per endpoint revision and shared by its calls.
+//! - `offers`: each endpoint's offer, built once per endpoint generation and shared by its calls.
 //! - `payment_ids`: the `payment-identifier` extension (idempotent paid calls).
 //! - `gate`: the seam the invocation pipeline calls; `tender`: what a call offers to pay with;
 //!   `error`: what the gate answers instead ([`GateError`]), converted to the service's error
@@ -58,7 +58,7 @@ pub struct Payments {
     /// The resolved receiving address (configured, or the dev key's).
     pub pay_to: String,
     pub facilitator: Arc<dyn Facilitator>,
-    /// The endpoints' offers, built once per endpoint revision.
+    /// The endpoints' offers, built once per endpoint generation.
     pub offers: offers::Offers,
 }
 

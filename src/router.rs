@@ -37,6 +37,9 @@ fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(routes::endpoints::create_endpoint))
         .routes(routes!(routes::endpoints::run_draft))
+        .routes(routes!(routes::revisions::list_revisions))
+        .routes(routes!(routes::revisions::get_revision))
+        .routes(routes!(routes::revisions::rollback))
         .routes(routes!(
             routes::secrets::list_secrets,
             routes::secrets::change_secrets

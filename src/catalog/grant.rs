@@ -46,6 +46,28 @@ pub fn missing(requested: &Capabilities, granted: &Capabilities) -> Capabilities
     }
 }
 
+/// The capabilities on in both.
+pub fn both(a: &Capabilities, b: &Capabilities) -> Capabilities {
+    Capabilities {
+        kv: a.kv && b.kv,
+        files: a.files && b.files,
+        http_get_json: a.http_get_json && b.http_get_json,
+        fetch: a.fetch && b.fetch,
+        logs: a.logs && b.logs,
+    }
+}
+
+/// The capabilities on in either.
+pub fn either(a: &Capabilities, b: &Capabilities) -> Capabilities {
+    Capabilities {
+        kv: a.kv || b.kv,
+        files: a.files || b.files,
+        http_get_json: a.http_get_json || b.http_get_json,
+        fetch: a.fetch || b.fetch,
+        logs: a.logs || b.logs,
+    }
+}
+
 /// The names of the capabilities that are on, as the API spells them.
 pub fn names(capabilities: &Capabilities) -> Vec<&'static str> {
     [

@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 
 use super::grant::{self, GrantDecision, GrantState};
 pub use super::json_text::JsonText;
+use super::revision::Pending;
 
 use crate::money::Usd;
 use crate::safety::ContentSafety;
@@ -173,9 +174,11 @@ pub struct Endpoint {
     pub tags: Vec<String>,
     pub input_schema: JsonText,
     pub output_schema: JsonText,
-    /// Capabilities the owner asked for; only `granted` reach the sandbox.
+    /// Capabilities the serving revision asks for; the sandbox gets those also granted.
     #[serde(default)]
     pub requested_capabilities: Capabilities,
+    /// What the admin has granted the endpoint. Kept when a revision stops asking for some,
+    /// so rolling back to a revision that used them needs no new grant.
     #[serde(default)]
     pub granted_capabilities: Capabilities,
     /// The admin's last answer to the capability request; cleared by a new request.
@@ -187,9 +190,21 @@ pub struct Endpoint {
     /// Sandbox limits set by the admin; `None`: the sandbox's defaults.
     #[serde(default)]
     pub limits: Option<RuntimeLimits>,
-    /// Bumped by every change, so the sandbox can retire isolates built from an older revision.
+    /// Bumped by every change of the record (a deploy, a grant, a secrets change, a pause),
+    /// so the sandbox and the payment offers retire what they built from an older one.
+    /// Stored as `revision` by releases before revisions were kept.
+    #[serde(default, alias = "revision")]
+    pub generation: u64,
+    /// The number of the revision serving: the record's content is its ([`super::revision`]).
+    /// 0 in a record stored before revisions were kept, until `Registry::load` records it.
     #[serde(default)]
-    pub revision: u64,
+    pub serving_revision: u64,
+    /// The number of the newest revision (serving, waiting, or neither after a rollback).
+    #[serde(default)]
+    pub latest_revision: u64,
+    /// The newest revision when it waits for the admin's grant while the serving one serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Pending>,
     pub owner: Owner,
     /// JS source of `js_request_response` handlers.
     #[serde(default)]
@@ -247,6 +262,19 @@ impl Endpoint {
     /// The requested capabilities the admin has not granted.
     pub fn missing_capabilities(&self) -> Capabilities {
         grant::missing(&self.requested_capabilities, &self.granted_capabilities)
+    }
+
+    /// What the serving revision runs with: what it asks for and the endpoint was granted.
+    pub fn capabilities(&self) -> Capabilities {
+        grant::both(&self.requested_capabilities, &self.granted_capabilities)
+    }
+
+    /// Whether the pending revision asks for nothing the endpoint does not hold now (the
+    /// admin granted it), so it can serve.
+    pub fn pending_is_granted(&self) -> bool {
+        self.pending.as_ref().is_some_and(|p| {
+            grant::missing(&p.requested, &self.granted_capabilities) == Capabilities::default()
+        })
     }
 
     /// Whether some requested capability is not granted: the endpoint is not listed and calls

@@ -18,7 +18,8 @@ use std::sync::{Arc, OnceLock, RwLock};
 use axum::http::StatusCode;
 use serde_json::json;
 
-use super::model::{Endpoint, JsonText};
+use super::model::{Endpoint, JsonText, Owner};
+use super::revision::{self, Author};
 use super::schema::{self, Violation};
 use super::search::{SearchIndex, SearchText};
 use crate::error::{ApiError, ErrorCode};
@@ -434,7 +435,55 @@ impl Registry {
             generation: std::sync::atomic::AtomicU64::new(0),
         };
         registry.reload_all().await?;
+        registry.record_first_revisions().await?;
         Ok(registry)
+    }
+
+    /// Records as revisions the endpoints stored before revisions were kept (`Tree::Revisions`
+    /// did not exist): each one's content becomes its serving revision, numbered as its old
+    /// `revision` counter was so the numbers its owner saw go on growing. Nodes sharing a
+    /// store may race to do it: the write is checked against the record read, and the loser
+    /// reads the winner's.
+    async fn record_first_revisions(&self) -> Result<(), CatalogError> {
+        let legacy: Vec<_> = self
+            .all()
+            .into_iter()
+            .filter(|c| c.endpoint.serving_revision == 0)
+            .collect();
+        for compiled in legacy {
+            let slug = compiled.endpoint.slug.as_str();
+            let stored = match self.stored(slug).await {
+                Ok(stored) => stored,
+                Err(CatalogError::NotFound(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            let mut endpoint = decode(slug.as_bytes(), &stored)?;
+            if endpoint.serving_revision != 0 {
+                self.reload(slug).await?;
+                continue;
+            }
+            let number = endpoint.generation.max(1);
+            endpoint.serving_revision = number;
+            endpoint.latest_revision = number;
+            let first = revision::first(&endpoint, number, Author::System);
+            let batch = Batch::new()
+                .require_equals(Tree::Endpoints, slug.as_bytes(), Some(stored))
+                .put(Tree::Endpoints, slug.as_bytes(), encode(&endpoint)?);
+            match self
+                .store
+                .apply(revision::write(batch, &endpoint.id, &first))
+                .await
+            {
+                Err(StoreError::ConditionFailed(_)) => {
+                    self.reload(slug).await?;
+                }
+                other => {
+                    other?;
+                    self.remember(CompiledEndpoint::load(endpoint));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A number that changes whenever an endpoint is added, changed or removed in this
@@ -475,14 +524,14 @@ impl Registry {
     }
 
     /// Reads one endpoint from the store again after another node changed it. Returns whether
-    /// what this node held changed (a new revision, or deleted).
+    /// what this node held changed (a new generation, or deleted).
     pub async fn reload(&self, slug: &str) -> Result<bool, CatalogError> {
         match self.store.get(Tree::Endpoints, slug.as_bytes()).await? {
             Some(bytes) => {
                 let endpoint = decode(slug.as_bytes(), &bytes)?;
                 let unchanged = self.get(slug).is_some_and(|current| {
                     current.endpoint.id == endpoint.id
-                        && current.endpoint.revision == endpoint.revision
+                        && current.endpoint.generation == endpoint.generation
                 });
                 if !unchanged {
                     self.remember(CompiledEndpoint::compile(endpoint)?);
@@ -541,16 +590,26 @@ impl Registry {
         self.read().page(after, tag, Some(needle), limit, keep)
     }
 
-    /// Stores a new endpoint; the slug must be free (checked atomically in the store).
+    /// Stores a new endpoint with its first revision, numbered 1; the slug must be free
+    /// (checked atomically in the store).
     pub async fn insert_new(
         &self,
-        endpoint: Endpoint,
+        mut endpoint: Endpoint,
     ) -> Result<Arc<CompiledEndpoint>, CatalogError> {
+        endpoint.serving_revision = 1;
+        endpoint.latest_revision = 1;
+        let author = match endpoint.owner {
+            Owner::Builder(_) => Author::Owner,
+            Owner::Admin => Author::Admin,
+            Owner::System => Author::System,
+        };
+        let first = revision::first(&endpoint, 1, author);
         let compiled = CompiledEndpoint::compile(endpoint)?;
         let key = compiled.endpoint.slug.as_bytes().to_vec();
         let batch = Batch::new()
             .require_absent(Tree::Endpoints, key.clone())
             .put(Tree::Endpoints, key, encode(&compiled.endpoint)?);
+        let batch = revision::write(batch, &compiled.endpoint.id, &first);
         match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => {
                 Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone()))
@@ -560,19 +619,21 @@ impl Registry {
         Ok(self.remember(compiled))
     }
 
-    /// Replaces an existing endpoint, only if it is still at `expected_revision` (the revision
+    /// Replaces an existing endpoint, only if it is still at `expected_generation` (the generation
     /// the caller read and changed); otherwise [`CatalogError::Conflict`]. Checked against the
     /// stored record in the same atomic step as the write, so of two concurrent updates (on any
-    /// nodes) one wins and the other conflicts.
+    /// nodes) one wins and the other conflicts. `also`'s writes (a revision) land in the same
+    /// atomic step.
     pub async fn update(
         &self,
         endpoint: Endpoint,
-        expected_revision: u64,
+        expected_generation: u64,
+        also: Batch,
     ) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         let compiled = CompiledEndpoint::compile(endpoint)?;
         let slug = compiled.endpoint.slug.clone();
         let stored = self.stored(&slug).await?;
-        if decode(slug.as_bytes(), &stored)?.revision != expected_revision {
+        if decode(slug.as_bytes(), &stored)?.generation != expected_generation {
             return Err(CatalogError::Conflict(slug));
         }
         let batch = Batch::new()
@@ -581,7 +642,8 @@ impl Registry {
                 Tree::Endpoints,
                 slug.as_bytes(),
                 encode(&compiled.endpoint)?,
-            );
+            )
+            .extend(also);
         match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => Err(CatalogError::Conflict(slug)),
             other => other.map_err(CatalogError::from),
@@ -683,7 +745,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn updates_are_guarded_by_revision_and_existence() {
+    async fn updates_are_guarded_by_generation_and_existence() {
         let registry = Registry::load(Arc::new(SledStore::temporary().unwrap()))
             .await
             .unwrap();
@@ -693,11 +755,14 @@ mod tests {
             Err(CatalogError::SlugTaken(_))
         ));
         let mut next = endpoint("one");
-        next.revision = 2;
-        registry.update(next.clone(), 1).await.unwrap();
-        // A second writer that read revision 1 loses instead of overwriting.
+        next.generation = 2;
+        registry
+            .update(next.clone(), 1, Batch::new())
+            .await
+            .unwrap();
+        // A second writer that read generation 1 loses instead of overwriting.
         assert!(matches!(
-            registry.update(next.clone(), 1).await,
+            registry.update(next.clone(), 1, Batch::new()).await,
             Err(CatalogError::Conflict(_))
         ));
         // A delete that read another endpoint under the slug leaves this one alone.
@@ -710,7 +775,7 @@ mod tests {
         registry.remove("one", &id, Batch::new()).await.unwrap();
         // An update racing a delete cannot bring the endpoint back.
         assert!(matches!(
-            registry.update(next, 2).await,
+            registry.update(next, 2, Batch::new()).await,
             Err(CatalogError::NotFound(_))
         ));
         assert!(registry.get("one").is_none());

@@ -69,7 +69,7 @@ pub struct EndpointRecord {
 impl EndpointRecord {
     pub fn new(endpoint: &Endpoint, urls: &Urls, form: CatalogForm) -> Self {
         let capabilities = match endpoint.handler_type {
-            HandlerType::JsRequestResponse => json!(endpoint.granted_capabilities),
+            HandlerType::JsRequestResponse => json!(endpoint.capabilities()),
             _ => json!({}),
         };
         Self {

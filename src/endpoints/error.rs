@@ -44,6 +44,17 @@ pub enum EndpointError {
     /// The publish-time check could not run; its own answer (429 overloaded, 500).
     #[error("{0}")]
     CheckUnavailable(ApiError),
+    #[error("revision {revision} is not kept")]
+    RevisionNotFound { revision: u64, kept: Vec<u64> },
+    #[error(
+        "this change was made on revision {base}, but the endpoint has moved on since (serving revision {serving}{}); fetch it again (toolhost pull) and redo the change, or force it",
+        .pending.map(|p| format!(", revision {p} waiting for a grant")).unwrap_or_default()
+    )]
+    RevisionConflict {
+        base: u64,
+        serving: u64,
+        pending: Option<u64>,
+    },
     #[error(transparent)]
     Catalog(#[from] CatalogError),
     #[error(transparent)]
@@ -113,6 +124,20 @@ impl From<EndpointError> for ApiError {
             EndpointError::NotAwaitingGrant => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::NotAwaitingGrant, message)
             }
+            EndpointError::RevisionNotFound { revision, kept } => {
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::RevisionNotFound, message)
+                    .with_details(json!({ "revision": revision, "kept": kept }))
+            }
+            EndpointError::RevisionConflict {
+                base,
+                serving,
+                pending,
+            } => ApiError::new(StatusCode::CONFLICT, ErrorCode::RevisionConflict, message)
+                .with_details(json!({
+                    "baseRevision": base,
+                    "servingRevision": serving,
+                    "pendingRevision": pending,
+                })),
             EndpointError::Compile(failure) => {
                 let mut details = json!(failure);
                 details["field"] = json!("source");

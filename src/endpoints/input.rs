@@ -163,13 +163,21 @@ pub struct PatchRequest {
     /// Requested capabilities.
     #[schema(value_type = Option<Object>)]
     pub capabilities: Option<Capabilities>,
-    /// Admin only: the capabilities that reach the sandbox (a subset of the requested ones).
+    /// Admin only: the capabilities the endpoint is granted (within the requested ones and
+    /// those granted before); the sandbox gets those the serving revision requests.
     #[schema(value_type = Option<Object>)]
     pub granted_capabilities: Option<Capabilities>,
     /// Admin only.
     pub limits: Option<RuntimeLimits>,
     /// Replaces the outbound host allow-list; an empty list removes it.
     pub allowed_hosts: Option<Vec<String>>,
+    /// The revision this change was made on (`manage.revision`, or `manage.pendingRevision`
+    /// when one waits): when the endpoint has moved on since (another deploy, a rollback, an
+    /// edit elsewhere) the change is refused with 409 `revision_conflict`, unless `force`.
+    pub base_revision: Option<u64>,
+    /// Deploy even when `baseRevision` is no longer the newest revision.
+    #[serde(default)]
+    pub force: bool,
 }
 
 impl CreateRequest {
@@ -445,16 +453,6 @@ pub(super) fn granted_within(
 }
 
 /// What stays granted when the requested set shrinks.
-pub(super) fn intersect(granted: Capabilities, requested: Capabilities) -> Capabilities {
-    Capabilities {
-        kv: granted.kv && requested.kv,
-        files: granted.files && requested.files,
-        http_get_json: granted.http_get_json && requested.http_get_json,
-        fetch: granted.fetch && requested.fetch,
-        logs: granted.logs && requested.logs,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,10 +520,6 @@ mod tests {
             &requested
         )
         .is_err());
-        assert_eq!(
-            intersect(requested, Capabilities::default()),
-            Capabilities::default()
-        );
         assert!(limits(&RuntimeLimits {
             memory_mb: 64,
             timeout_ms: 1000

@@ -16,9 +16,11 @@ use time::OffsetDateTime;
 use super::error::EndpointError;
 use super::files;
 use super::input::{self, CreateRequest, PatchRequest};
+use super::revisions;
 use super::wipe;
 use crate::builders::Caller;
 use crate::catalog::grant;
+use crate::catalog::revision::Author;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, GrantDecision, GrantState, HandlerType,
     JsonText, Owner, Registry, RuntimeLimits, SourceLanguage, Status,
@@ -28,7 +30,7 @@ use crate::events::{self, EventKind};
 use crate::js_handlers::EndpointRuntime;
 use crate::safety::{self, field_group, ContentSafety, SafetyStatus};
 use crate::secrets;
-use crate::store::Store;
+use crate::store::{Batch, Store};
 
 /// The parts of the service the lifecycle works on, borrowed for one operation.
 pub struct Parts<'a> {
@@ -68,7 +70,7 @@ pub fn owned(
 
 /// Records an event for the owning builder. The change itself is already stored, so a failure
 /// here is logged rather than turned into an error the caller would take for a failed change.
-async fn emit(parts: &Parts<'_>, endpoint: &Endpoint, kind: EventKind, data: Value) {
+pub(super) async fn emit(parts: &Parts<'_>, endpoint: &Endpoint, kind: EventKind, data: Value) {
     if let Some(builder) = endpoint.owner_builder() {
         if let Err(e) = events::record(
             parts.store.as_ref(),
@@ -280,7 +282,10 @@ pub async fn create(
         content_safety: None,
         limits: request.limits,
         allowed_hosts: request.allowed_hosts,
-        revision: 1,
+        generation: 1,
+        serving_revision: 1,
+        latest_revision: 1,
+        pending: None,
         owner: builder.map_or(Owner::Admin, |b| Owner::Builder(b.id.clone())),
         source: request.source,
         source_language: request.source_language.unwrap_or_default(),
@@ -344,11 +349,18 @@ fn check_example(endpoint: &Endpoint) -> Result<(), EndpointError> {
 }
 
 /// Tells the owner its endpoint waits for the admin's grant of the capabilities it requested.
-async fn emit_requested(parts: &Parts<'_>, endpoint: &Endpoint) {
+pub(super) async fn emit_requested(parts: &Parts<'_>, endpoint: &Endpoint) {
+    // The waiting revision's request when there is one; the serving one's asks otherwise.
+    let (revision, requested) = match &endpoint.pending {
+        Some(p) => (p.revision, p.requested),
+        None => (endpoint.serving_revision, endpoint.requested_capabilities),
+    };
+    let missing = grant::missing(&requested, &endpoint.granted_capabilities);
     let data = json!({
         "status": endpoint.shown_status(),
-        "requested": endpoint.requested_capabilities,
-        "missing": grant::names(&endpoint.missing_capabilities()),
+        "revision": revision,
+        "requested": requested,
+        "missing": grant::names(&missing),
     });
     emit(parts, endpoint, EventKind::CapabilitiesRequested, data).await;
 }
@@ -376,7 +388,11 @@ pub async fn update(
     if patch.status == Some(Status::Active) && safety_status == Some(SafetyStatus::Review) {
         return Err(EndpointError::UnderReview);
     }
+    // A change builds on the revision its owner put forward last.
+    let base = revisions::base(parts, before).await?;
+    revisions::check_base(&base, before, patch.base_revision, patch.force)?;
     let mut ep = before.clone();
+    base.content.clone().apply(&mut ep);
     let mut new_code = false;
     // Every field is checked, and all their errors answered together.
     let mut errors = input::FieldErrors::default();
@@ -407,18 +423,6 @@ pub async fn update(
         new_code |= ep.source.as_deref() != Some(source.as_str());
         ep.source = Some(source);
         mark("source");
-    }
-    if new_code {
-        // A grant covers the code the admin reviewed: when its owner changes the code, what
-        // was granted is withdrawn (the requests stay) until the admin grants it again.
-        if is_builder && ep.granted_capabilities != Capabilities::default() {
-            ep.granted_capabilities = Capabilities::default();
-            mark("grantedCapabilities");
-        }
-        // New code is a new request: a refusal answered the old one.
-        if is_builder {
-            ep.grant_decision = None;
-        }
     }
     if let Some(response) = patch.response {
         ep.response = Some(response.into());
@@ -463,15 +467,14 @@ pub async fn update(
         mark("env");
     }
     if let Some(requested) = patch.capabilities {
-        if requested != ep.requested_capabilities {
-            ep.grant_decision = None;
-        }
+        // What the endpoint was granted stays granted (a rollback may use it again); the
+        // sandbox gets only what the serving revision asks for.
         ep.requested_capabilities = requested;
-        ep.granted_capabilities = input::intersect(ep.granted_capabilities, requested);
         mark("capabilities");
     }
     if let Some(granted) = patch.granted_capabilities {
-        errors.check(input::granted_within(&granted, &ep.requested_capabilities));
+        let grantable = grant::either(&ep.requested_capabilities, &before.granted_capabilities);
+        errors.check(input::granted_within(&granted, &grantable));
         ep.granted_capabilities = granted;
         mark("grantedCapabilities");
     }
@@ -501,7 +504,21 @@ pub async fn update(
         ep.status = status;
     }
     let now = OffsetDateTime::now_utc();
-    let admin_granted = !is_builder && before.awaits_grant() && !ep.awaits_grant();
+    if is_builder && ep.content_safety.is_some() {
+        let groups: Vec<String> = changed.iter().map(|c| field_group(c).to_string()).collect();
+        apply_scan(&mut ep, &groups, &files, now)?;
+    }
+    if new_code {
+        parts.runtime.check(&ep).await?;
+    }
+    let author = if is_builder {
+        Author::Owner
+    } else {
+        Author::Admin
+    };
+    let placed = revisions::place(&mut ep, before, &base, author, &changed, now);
+    let admin_granted =
+        !is_builder && (placed.promoted || (before.awaits_grant() && !ep.awaits_grant()));
     if admin_granted {
         ep.grant_decision = Some(GrantDecision {
             granted: true,
@@ -510,26 +527,22 @@ pub async fn update(
             decided_at: now,
         });
     }
-    if is_builder && ep.content_safety.is_some() {
-        let groups: Vec<String> = changed.iter().map(|c| field_group(c).to_string()).collect();
-        apply_scan(&mut ep, &groups, &files, now)?;
-    }
-    ep.revision = before.revision + 1;
+    ep.generation = before.generation + 1;
     ep.updated_at = now;
-    if new_code {
-        parts.runtime.check(&ep).await?;
-    }
-    let compiled = parts.catalog.update(ep, before.revision).await?;
+    let compiled = parts
+        .catalog
+        .update(ep, before.generation, placed.writes)
+        .await?;
     files::write(parts.store.as_ref(), quotas, &before.id, owner, &files).await?;
     let after = &compiled.endpoint;
     if !changed.is_empty() {
-        emit(
-            parts,
-            after,
-            EventKind::EndpointUpdated,
-            json!({ "fields": changed, "revision": after.revision }),
-        )
-        .await;
+        let data = json!({
+            "fields": changed,
+            "revision": after.serving_revision,
+            "deployed": placed.deployed,
+            "pending": after.pending.as_ref().map(|p| p.revision),
+        });
+        emit(parts, after, EventKind::EndpointUpdated, data).await;
     }
     match (before.status, after.status) {
         (Status::Active, Status::Paused) => {
@@ -544,7 +557,10 @@ pub async fn update(
         emit(parts, after, EventKind::SafetyFlagged, flagged_data(after)).await;
     }
     let pending = |e: &Endpoint| e.grant_state() == GrantState::Pending;
-    if pending(after) && (!pending(before) || after.grant_decision != before.grant_decision) {
+    let waits = |e: &Endpoint| e.pending.as_ref().map(|p| p.revision);
+    if (pending(after) && (!pending(before) || after.grant_decision != before.grant_decision))
+        || (waits(after).is_some() && waits(after) != waits(before))
+    {
         emit_requested(parts, after).await;
     }
     if admin_granted {
@@ -563,15 +579,18 @@ pub async fn secrets_changed(
     let compiled = loop {
         let current = parts.catalog.require(slug)?;
         let mut ep = current.endpoint.clone();
-        ep.revision += 1;
+        ep.generation += 1;
         ep.updated_at = OffsetDateTime::now_utc();
-        match parts.catalog.update(ep, current.endpoint.revision).await {
+        match parts
+            .catalog
+            .update(ep, current.endpoint.generation, Batch::new())
+            .await
+        {
             Err(CatalogError::Conflict(_)) => continue,
             other => break other?,
         }
     };
-    let data =
-        json!({ "fields": ["secrets"], "secrets": names, "revision": compiled.endpoint.revision });
+    let data = json!({ "fields": ["secrets"], "secrets": names, "revision": compiled.endpoint.generation });
     emit(parts, &compiled.endpoint, EventKind::EndpointUpdated, data).await;
     Ok(compiled)
 }
@@ -623,9 +642,12 @@ pub async fn decide(
     if approve {
         ep.status = Status::Active;
     }
-    ep.revision += 1;
+    ep.generation += 1;
     ep.updated_at = now;
-    let compiled = parts.catalog.update(ep, current.endpoint.revision).await?;
+    let compiled = parts
+        .catalog
+        .update(ep, current.endpoint.generation, Batch::new())
+        .await?;
     let kind = if approve {
         EventKind::SafetyApproved
     } else {
@@ -656,10 +678,11 @@ pub fn review_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
         .collect()
 }
 
-/// The admin's answer to an endpoint's capability request. A grant gives every requested
-/// capability (the endpoint is listed and callable again unless paused or held); a refusal
-/// keeps it `awaiting_grant` and out of the admin's queue until its owner asks anew. Either
-/// way the owner gets an event with the note.
+/// The admin's answer to an endpoint's capability request: the serving revision's when nothing
+/// serves until it is granted, else the waiting revision's. A grant gives every capability it
+/// asks for (an endpoint awaiting its first grant is listed and callable, unless paused or
+/// held; a waiting revision serves); a refusal keeps it waiting and out of the admin's queue
+/// until its owner asks anew. Either way the owner gets an event with the note.
 pub async fn decide_grant(
     parts: &Parts<'_>,
     slug: &str,
@@ -667,31 +690,58 @@ pub async fn decide_grant(
     note: Option<String>,
 ) -> Result<Arc<CompiledEndpoint>, EndpointError> {
     let current = parts.catalog.require(slug)?;
-    if !current.endpoint.awaits_grant() {
+    let before = &current.endpoint;
+    let waiting = before
+        .pending
+        .clone()
+        .filter(|_| !before.pending_is_granted());
+    if !before.awaits_grant() && waiting.is_none() {
         return Err(EndpointError::NotAwaitingGrant);
     }
     check_note(note.as_deref())?;
     let now = OffsetDateTime::now_utc();
-    let mut ep = current.endpoint.clone();
-    let refused = ep.missing_capabilities();
-    if grant {
-        ep.granted_capabilities = ep.requested_capabilities;
-    }
-    ep.grant_decision = Some(GrantDecision {
+    let mut ep = before.clone();
+    let requested = match &waiting {
+        Some(p) => p.requested,
+        None => ep.requested_capabilities,
+    };
+    let refused = grant::missing(&requested, &ep.granted_capabilities);
+    let decision = GrantDecision {
         granted: grant,
-        requested: ep.requested_capabilities,
+        requested,
         note: note.clone(),
         decided_at: now,
-    });
-    ep.revision += 1;
+    };
+    match (&waiting, grant) {
+        (Some(pending), true) => {
+            revisions::promote(parts, &mut ep, pending).await?;
+            ep.grant_decision = Some(decision);
+        }
+        (Some(_), false) => {
+            if let Some(p) = ep.pending.as_mut() {
+                p.decision = Some(decision);
+            }
+        }
+        (None, granted) => {
+            if granted {
+                ep.granted_capabilities = grant::either(&ep.granted_capabilities, &requested);
+            }
+            ep.grant_decision = Some(decision);
+        }
+    }
+    ep.generation += 1;
     ep.updated_at = now;
-    let compiled = parts.catalog.update(ep, current.endpoint.revision).await?;
+    let compiled = parts
+        .catalog
+        .update(ep, current.endpoint.generation, Batch::new())
+        .await?;
     let after = &compiled.endpoint;
     if grant {
         emit_granted(parts, after, note).await;
     } else {
         let data = json!({
             "status": after.shown_status(),
+            "revision": waiting.as_ref().map_or(after.serving_revision, |p| p.revision),
             "refused": grant::names(&refused),
             "note": note,
         });
@@ -703,6 +753,7 @@ pub async fn decide_grant(
 async fn emit_granted(parts: &Parts<'_>, endpoint: &Endpoint, note: Option<String>) {
     let data = json!({
         "status": endpoint.shown_status(),
+        "revision": endpoint.serving_revision,
         "granted": endpoint.granted_capabilities,
         "note": note,
     });
@@ -715,7 +766,11 @@ pub fn grant_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
         .catalog
         .all()
         .into_iter()
-        .filter(|c| c.endpoint.grant_state() == GrantState::Pending)
+        .filter(|c| {
+            c.endpoint.grant_state() == GrantState::Pending
+                || revisions::pending_view(&c.endpoint)
+                    .is_some_and(|p| p.state == GrantState::Pending)
+        })
         .collect();
     queue.sort_by_key(|c| c.endpoint.updated_at);
     queue
@@ -723,7 +778,7 @@ pub fn grant_queue(parts: &Parts<'_>) -> Vec<Arc<CompiledEndpoint>> {
 
 /// The capability request as its owner and the admin see it.
 #[derive(Serialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GrantView {
     pub state: GrantState,
     pub requested: Capabilities,
@@ -735,6 +790,10 @@ pub struct GrantView {
     /// The admin's last answer; `null` until there is one for the current request.
     #[schema(required = true)]
     pub decision: Option<GrantDecisionView>,
+    /// The newest revision when it waits for a grant while the serving one serves: what it
+    /// asks for beyond what the endpoint holds, and the admin's answer. `null` otherwise.
+    #[schema(required = true)]
+    pub pending_revision: Option<revisions::PendingView>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -753,11 +812,16 @@ pub fn grant_view(endpoint: &Endpoint) -> GrantView {
         requested: endpoint.requested_capabilities,
         granted: endpoint.granted_capabilities,
         missing: grant::names(&endpoint.missing_capabilities()),
-        decision: endpoint.grant_decision.as_ref().map(|d| GrantDecisionView {
-            granted: d.granted,
-            note: d.note.clone(),
-            decided_at: crate::timestamp::rfc3339(d.decided_at),
-        }),
+        decision: endpoint.grant_decision.as_ref().map(decision_view),
+        pending_revision: revisions::pending_view(endpoint),
+    }
+}
+
+pub(super) fn decision_view(d: &GrantDecision) -> GrantDecisionView {
+    GrantDecisionView {
+        granted: d.granted,
+        note: d.note.clone(),
+        decided_at: crate::timestamp::rfc3339(d.decided_at),
     }
 }
 
@@ -766,7 +830,14 @@ pub fn grant_view(endpoint: &Endpoint) -> GrantView {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ManageView {
     pub owner: Owner,
+    /// The serving revision's number.
     pub revision: u64,
+    /// The newest revision's number (it may wait for a grant, or a rollback made an older
+    /// one serve).
+    pub latest_revision: u64,
+    /// The newest revision when it waits for the admin's grant; `null` otherwise.
+    #[schema(required = true)]
+    pub pending_revision: Option<u64>,
     pub requested_capabilities: Capabilities,
     pub granted_capabilities: Capabilities,
     pub capability_grant: GrantView,
@@ -800,7 +871,9 @@ pub async fn manage_view(
 ) -> Result<ManageView, EndpointError> {
     Ok(ManageView {
         owner: endpoint.owner.clone(),
-        revision: endpoint.revision,
+        revision: endpoint.serving_revision,
+        latest_revision: endpoint.latest_revision,
+        pending_revision: endpoint.pending.as_ref().map(|p| p.revision),
         requested_capabilities: endpoint.requested_capabilities,
         granted_capabilities: endpoint.granted_capabilities,
         capability_grant: grant_view(endpoint),
@@ -936,7 +1009,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(approved.endpoint.status, Status::Active);
-        assert_eq!(approved.endpoint.revision, 2);
+        assert_eq!(approved.endpoint.generation, 2);
         assert!(matches!(
             decide(&app.endpoint_parts(), "held", true, None).await,
             Err(EndpointError::NotUnderReview)

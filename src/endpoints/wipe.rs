@@ -2,7 +2,7 @@
 //!
 //! The delete that frees the slug also records, in the same atomic batch, that the endpoint's
 //! data is owed a wipe: its secrets, kv entries, files, usage records and logs, all kept under
-//! its id. The wipe then runs at once; should it fail or the node die first, the record stays
+//! its id, and its revisions. The wipe then runs at once; should it fail or the node die first, the record stays
 //! and the next maintenance pass of any node finishes it. The slug's next owner never waits on
 //! the wipe and never sees the data meanwhile: it gets a new id, and the old one's `ctx`
 //! operations are refused from the delete on (the host checks each op's endpoint id).
@@ -30,6 +30,7 @@ pub async fn wipe(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
     crate::secrets::delete_all(store, endpoint).await?;
     crate::handler_data::forget_endpoint(store, endpoint).await?;
     crate::logs::delete_all(store, endpoint).await?;
+    crate::catalog::revision::delete_all(store, endpoint).await?;
     store.delete(Tree::Meta, &owed_key(endpoint)).await?;
     Ok(())
 }

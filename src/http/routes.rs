@@ -13,6 +13,7 @@ pub mod payments;
 pub mod quotes;
 pub mod receipts;
 pub mod revenue;
+pub mod revisions;
 pub mod safety;
 pub mod secrets;
 pub mod tools;

@@ -48,19 +48,19 @@ const VISIBLE_HEADERS: [&str; 5] = [
 pub struct EndpointRuntime {
     pool: sandbox::Sandbox,
     reject_invalid_output: bool,
-    /// Each endpoint's code per revision: decrypting secrets (and copying source and env) on
+    /// Each endpoint's code per generation: decrypting secrets (and copying source and env) on
     /// every call would put a store scan and AES on the hot path. Every change to code, env,
-    /// secrets, capabilities or limits bumps the revision.
-    revisions: Mutex<HashMap<String, Arc<Revision>>>,
+    /// secrets, capabilities or limits bumps the generation.
+    builds: Mutex<HashMap<String, Arc<Build>>>,
 }
 
-/// What one endpoint revision runs with.
-struct Revision {
-    /// The endpoint and revision it was built from (`code.version` names the same pair).
+/// What one generation of an endpoint runs with.
+struct Build {
+    /// The endpoint and generation it was built from (`code.version` names the same pair).
     endpoint_id: String,
-    revision: u64,
+    generation: u64,
     /// Source, capabilities, limits and `ctx.env` (the plain env with the decrypted secrets on
-    /// top); its version names the endpoint revision.
+    /// top); its version names the endpoint generation.
     code: sandbox::EndpointCode,
     /// Secret values, redacted from stored logs.
     secrets: Vec<String>,
@@ -103,23 +103,23 @@ impl EndpointRuntime {
                 config.isolation.clone(),
             ),
             reject_invalid_output: config.reject_invalid_output,
-            revisions: Mutex::default(),
+            builds: Mutex::default(),
         }
     }
 
-    /// The endpoint's code for its current revision, loading secrets only when it changed.
-    async fn revision<F>(
+    /// The endpoint's code for its current generation, loading secrets only when it changed.
+    async fn build<F>(
         &self,
         endpoint: &Endpoint,
         load_secrets: impl FnOnce() -> F,
-    ) -> Result<Arc<Revision>, ApiError>
+    ) -> Result<Arc<Build>, ApiError>
     where
         F: std::future::Future<Output = Result<BTreeMap<String, String>, ApiError>>,
     {
         if let Some(cached) = self
-            .revisions()
+            .builds()
             .get(&endpoint.slug)
-            .filter(|r| r.revision == endpoint.revision && r.endpoint_id == endpoint.id)
+            .filter(|r| r.generation == endpoint.generation && r.endpoint_id == endpoint.id)
         {
             return Ok(cached.clone());
         }
@@ -141,36 +141,35 @@ impl EndpointRuntime {
         let secrets = load_secrets().await?;
         let mut env = endpoint.env.clone();
         env.extend(secrets.clone());
-        let loaded = Arc::new(Revision {
+        let loaded = Arc::new(Build {
             endpoint_id: endpoint.id.clone(),
-            revision: endpoint.revision,
+            generation: endpoint.generation,
             code: endpoint_code(endpoint, module.js, env),
             secrets: secrets.into_values().collect(),
             map: module.map,
         });
-        // Two calls that both missed build the same revision; either may stay.
-        self.revisions()
-            .insert(endpoint.slug.clone(), loaded.clone());
+        // Two calls that both missed build the same generation; either may stay.
+        self.builds().insert(endpoint.slug.clone(), loaded.clone());
         Ok(loaded)
     }
 
-    fn revisions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Revision>>> {
-        self.revisions.lock().unwrap_or_else(|p| p.into_inner())
+    fn builds(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Build>>> {
+        self.builds.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Drops what the runtime holds for a deleted endpoint: its calls in progress (stopped,
-    /// see `sandbox::Sandbox::stop`), its isolates and its cached revision (with the
+    /// see `sandbox::Sandbox::stop`), its isolates and its cached build (with the
     /// decrypted secrets).
     pub fn forget(&self, slug: &str) {
-        self.revisions().remove(slug);
+        self.builds().remove(slug);
         self.pool.stop(slug);
     }
 
-    /// Drops an endpoint's cached revision and isolates after it changed elsewhere (another
-    /// node sharing the store): the next call builds the new revision; calls in progress
+    /// Drops an endpoint's cached build and isolates after it changed elsewhere (another
+    /// node sharing the store): the next call builds the new generation; calls in progress
     /// finish on the old.
     pub fn reload(&self, slug: &str) {
-        self.revisions().remove(slug);
+        self.builds().remove(slug);
         self.pool.retire(slug);
     }
 
@@ -179,7 +178,7 @@ impl EndpointRuntime {
     }
 
     /// Runs the endpoint's handler for one call; `payment` becomes `req.payment`; `load_secrets`
-    /// decrypts the endpoint's secrets when its revision is new. The handler's log lines come
+    /// decrypts the endpoint's secrets when its generation is new. The handler's log lines come
     /// back whatever the outcome.
     pub async fn run<F>(
         &self,
@@ -197,8 +196,8 @@ impl EndpointRuntime {
             secrets: Vec::new(),
             trace: None,
         };
-        let revision = match self.revision(&compiled.endpoint, load_secrets).await {
-            Ok(revision) => revision,
+        let build = match self.build(&compiled.endpoint, load_secrets).await {
+            Ok(build) => build,
             Err(e) => return failed(e),
         };
         let request = match request_object(&compiled.endpoint.slug, &call, &payment) {
@@ -210,22 +209,22 @@ impl EndpointRuntime {
             request_id: call.request_id.to_string(),
             load_only: false,
         };
-        let report = self.pool.invoke(&revision.code, invocation).await;
+        let report = self.pool.invoke(&build.code, invocation).await;
         let lines = log_lines(report.logs, report.duration);
         let result = match report.result {
             Ok(response) => self.check_output(compiled, response).await,
             Err(e) => {
                 // A handler may throw what it holds; its secrets stay out of the answer.
                 let mut error = sandbox_error(e);
-                error.message = crate::logs::redact(&error.message, &revision.secrets);
+                error.message = crate::logs::redact(&error.message, &build.secrets);
                 Err(error)
             }
         };
         JsOutcome {
             result,
             lines,
-            secrets: revision.secrets.clone(),
-            trace: match &revision.map {
+            secrets: build.secrets.clone(),
+            trace: match &build.map {
                 Some(map) => report.trace.map(|t| map.trace(t)),
                 None => report.trace,
             },
@@ -271,7 +270,7 @@ impl EndpointRuntime {
     }
 }
 
-/// What the sandbox runs for `endpoint`'s current revision, with `source` and `env`.
+/// What the sandbox runs for `endpoint`'s current generation, with `source` and `env`.
 pub(super) fn endpoint_code(
     endpoint: &Endpoint,
     source: String,
@@ -280,9 +279,9 @@ pub(super) fn endpoint_code(
     sandbox::EndpointCode {
         id: endpoint.id.clone(),
         slug: endpoint.slug.clone(),
-        version: format!("{}-r{}", endpoint.id, endpoint.revision),
+        version: format!("{}-g{}", endpoint.id, endpoint.generation),
         source,
-        capabilities: endpoint.granted_capabilities,
+        capabilities: endpoint.capabilities(),
         env,
         limits: endpoint.limits.map(|l| sandbox::Limits {
             heap_bytes: l.memory_mb as usize * 1024 * 1024,

@@ -393,7 +393,7 @@ fn object_schema(schema: &Value) -> Option<Value> {
 }
 
 fn annotations(endpoint: &Endpoint) -> Value {
-    let granted = endpoint.granted_capabilities;
+    let granted = endpoint.capabilities();
     let (read_only, open_world) = match endpoint.handler_type {
         HandlerType::ReceiptEcho | HandlerType::StaticJson | HandlerType::ConversionQuote => {
             (true, false)

@@ -68,7 +68,7 @@ pub struct Parts<'a> {
 /// What is being bought.
 #[derive(Clone, Debug)]
 pub struct Charge {
-    /// Shared: an endpoint's offer is built once per revision ([`Offers`]).
+    /// Shared: an endpoint's offer is built once per generation ([`Offers`]).
     pub offer: Arc<Offer>,
     /// `invocation` or `builder_registration`.
     pub purpose: &'static str,
@@ -730,7 +730,7 @@ fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &V
 
 /// What calling `endpoint` costs, as an x402 offer to `pay_to` declaring the extensions spoken
 /// here (`bazaar` for `transport`, `payment-identifier`), and who the sale is for. The offer
-/// is built once per endpoint revision and shared ([`Offers`]).
+/// is built once per endpoint generation and shared ([`Offers`]).
 pub fn charge_for(
     offers: &Offers,
     config: &PaymentConfig,

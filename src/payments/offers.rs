@@ -1,13 +1,13 @@
-//! Each endpoint's offer, built once per endpoint revision and shared by its calls.
+//! Each endpoint's offer, built once per endpoint generation and shared by its calls.
 //!
 //! A paid endpoint's offer declares `bazaar`, which parses the endpoint's schemas from their
 //! stored text and serializes the declaration to check its size: built per call, that and
 //! dropping it again took ~8% of a paid call's CPU (bench/RESULTS.md). What an offer is made
 //! of is fixed for the process's life (networks, receiving address, base URL) except the
-//! endpoint itself, whose record names its `revision` (bumped by every change: price,
+//! endpoint itself, whose record names its `generation` (bumped by every change: price,
 //! schemas, title, description, example) and its `id` (new when a deleted endpoint's slug is
 //! taken again). So an offer is kept under the endpoint's slug and transport with the id and
-//! revision it was built from, and rebuilt by the first call that finds either different.
+//! generation it was built from, and rebuilt by the first call that finds either different.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -31,9 +31,9 @@ pub struct Offers {
 /// One endpoint's offers, per transport, and the endpoint record they were built from.
 struct Built {
     id: String,
-    revision: u64,
-    /// Covered by the revision; compared too, so a record changed in the store by hand (or
-    /// a path that forgot to bump the revision) can never keep charging an old price.
+    generation: u64,
+    /// Covered by the generation; compared too, so a record changed in the store by hand (or
+    /// a path that forgot to bump the generation) can never keep charging an old price.
     price: Usd,
     by_transport: [Option<Arc<Offer>>; 2],
 }
@@ -42,14 +42,14 @@ impl Built {
     fn empty(endpoint: &Endpoint) -> Self {
         Built {
             id: endpoint.id.clone(),
-            revision: endpoint.revision,
+            generation: endpoint.generation,
             price: endpoint.price_usd,
             by_transport: [None, None],
         }
     }
 
     fn is_for(&self, endpoint: &Endpoint) -> bool {
-        self.revision == endpoint.revision
+        self.generation == endpoint.generation
             && self.price == endpoint.price_usd
             && self.id == endpoint.id
     }
@@ -63,7 +63,7 @@ fn slot(transport: Transport) -> usize {
 }
 
 impl Offers {
-    /// `endpoint`'s offer over `transport`: the one built for its current revision, or what
+    /// `endpoint`'s offer over `transport`: the one built for its current generation, or what
     /// `build` makes of it now (kept for the calls after).
     pub fn get(
         &self,
@@ -170,9 +170,9 @@ mod tests {
         let offers = Offers::default();
         let before = endpoint("words");
         let old = offer(&offers, &before, Transport::Http);
-        // Every change bumps the revision: price, schemas, description each show at once.
+        // Every change bumps the generation: price, schemas, description each show at once.
         let mut after = before.clone();
-        after.revision += 1;
+        after.generation += 1;
         after.price_usd = Usd::from_units(2500);
         after.description = "Counts words.".into();
         after.input_schema = JsonText::from(json!({"type": "object", "required": ["text"]}));
@@ -193,14 +193,14 @@ mod tests {
             shown(&offer(&offers, &before, Transport::Http)),
             shown(&old)
         );
-        // A deleted endpoint's slug taken again starts at its own revision 1: its id differs.
+        // A deleted endpoint's slug taken again starts at its own generation 1: its id differs.
         let mut recreated = after.clone();
         recreated.id = "ep_2".into();
-        recreated.revision = before.revision;
+        recreated.generation = before.generation;
         recreated.price_usd = Usd::from_units(7);
         let fresh = offer(&offers, &recreated, Transport::Http);
         assert_eq!(fresh.accepts[0].1.amount, "7");
-        // A price changed without a revision (by hand in the store) is not missed either.
+        // A price changed without a new generation (by hand in the store) is not missed either.
         let mut repriced = before.clone();
         repriced.price_usd = Usd::from_units(9);
         assert_eq!(

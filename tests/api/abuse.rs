@@ -730,8 +730,12 @@ async fn in_flight_requests_finish_on_shutdown() {
     assert_eq!(response.status(), 200);
 }
 
+/// A grant covers what the endpoint may reach (its own kv, files, the network), not one
+/// version of its code: new code that asks for nothing new serves at once with it (a deploy
+/// never takes a live tool offline); asking for more waits for the admin while the granted
+/// revision serves on.
 #[tokio::test]
-async fn a_grant_covers_the_code_the_admin_saw() {
+async fn a_grant_covers_capabilities_and_new_code_keeps_it() {
     let server = TestServer::start().await;
     let reads_kv = "export default async (req, ctx) => ({ n: (await ctx.kv.get('n')) ?? 0 });";
     let mut body = crate::util::js_endpoint("granted-kv");
@@ -744,31 +748,13 @@ async fn a_grant_covers_the_code_the_admin_saw() {
     let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
     assert_eq!(status, 200, "{result}");
 
-    // Other edits keep the grant; the same source sent again too.
-    server
-        .patch(
-            As::Builder(&key),
-            "granted-kv",
-            &json!({"title": "Renamed", "source": reads_kv}),
-        )
-        .await;
-    let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
-    assert_eq!(status, 200, "{result}");
-
-    // New code loses it, and waits unlisted until the admin grants it again.
+    // New code keeps the grant and serves at once.
     let changed = "export default async (req, ctx) => ({ n: (await ctx.kv.get('n')) ?? 1 });";
     let patched = server
         .patch(As::Builder(&key), "granted-kv", &json!({"source": changed}))
         .await;
-    assert_eq!(
-        patched["endpoint"]["capabilities"]["kv"], false,
-        "{patched}"
-    );
-    assert_eq!(patched["endpoint"]["status"], "awaiting_grant");
-    assert_eq!(patched["manage"]["requestedCapabilities"]["kv"], true);
-    let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
-    assert_error(status, &result, 503, "awaiting_grant");
-    server.grant("granted-kv", json!({"kv": true})).await;
+    assert_eq!(patched["endpoint"]["capabilities"]["kv"], true, "{patched}");
+    assert_eq!(patched["endpoint"]["status"], "active");
     let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
     assert_eq!(
         (status.as_u16(), &result["n"]),
@@ -776,12 +762,26 @@ async fn a_grant_covers_the_code_the_admin_saw() {
         "{result}"
     );
 
-    // The admin's own edits are reviewed by definition.
-    server
-        .patch(As::Admin, "granted-kv", &json!({"source": reads_kv}))
+    // More capabilities wait for the admin; the new code with them does not run meanwhile.
+    let wants_files = "export default async (req, ctx) => ({ n: 2, f: await ctx.files.list() });";
+    let patched = server
+        .patch(
+            As::Builder(&key),
+            "granted-kv",
+            &json!({"source": wants_files, "capabilities": {"kv": true, "files": true}}),
+        )
         .await;
+    assert_eq!(
+        patched["endpoint"]["capabilities"]["files"], false,
+        "{patched}"
+    );
+    assert_eq!(patched["manage"]["source"], changed);
     let (status, result) = server.post("/tools/granted-kv", &json!({})).await;
-    assert_eq!(status, 200, "{result}");
+    assert_eq!(
+        (status.as_u16(), &result["n"]),
+        (200, &json!(1)),
+        "{result}"
+    );
 }
 
 #[tokio::test]

@@ -308,7 +308,8 @@ async fn an_endpoint_waits_unlisted_for_its_grant_and_the_owner_sees_the_answer(
         (409, &json!("not_awaiting_grant"))
     );
 
-    // Asking for one more capability takes it off the catalog again until the admin grants it.
+    // Asking for one more capability makes a revision that waits for the admin; the one
+    // granted serves on, listed.
     let patched = server
         .patch(
             owner,
@@ -316,21 +317,27 @@ async fn an_endpoint_waits_unlisted_for_its_grant_and_the_owner_sees_the_answer(
             &json!({"capabilities": {"kv": true, "logs": true, "fetch": true}}),
         )
         .await;
-    assert_eq!(patched["endpoint"]["status"], "awaiting_grant", "{patched}");
-    assert_eq!(
-        patched["manage"]["capabilityGrant"]["missing"],
-        json!(["fetch"])
-    );
-    assert_unlisted(&server, "counter").await;
-    let (status, body) = server.post("/tools/counter", &json!({})).await;
-    assert_error(status, &body, 503, "awaiting_grant");
+    assert_eq!(patched["endpoint"]["status"], "active", "{patched}");
+    let waiting = &patched["manage"]["capabilityGrant"]["pendingRevision"];
+    assert_eq!(waiting["missing"], json!(["fetch"]), "{patched}");
+    assert_eq!(waiting["state"], "pending");
+    assert_listed(&server, "counter").await;
+    let (status, _, body) = crate::test_calls::post(
+        &server,
+        "/tools/counter",
+        &[("x-builder-key", &key), ("x-toolhost-test", "1")],
+        json!({}),
+    )
+    .await;
+    assert_eq!((status.as_u16(), &body["n"]), (200, &json!(2)), "{body}");
     assert_eq!(queue(&server).await, ["counter"]);
 
-    // Asking for less needs no decision: what is left is granted.
+    // Asking for less needs no decision: the next revision serves at once.
     let patched = server
         .patch(owner, "counter", &json!({"capabilities": {"kv": true}}))
         .await;
     assert_eq!(patched["endpoint"]["status"], "active", "{patched}");
+    assert_eq!(patched["manage"]["pendingRevision"], Value::Null);
     assert!(queue(&server).await.is_empty());
     assert_listed(&server, "counter").await;
 }

@@ -246,7 +246,8 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
         body["manage"]["limits"],
         json!({"memoryMb": 64, "timeoutMs": 500})
     );
-    assert_eq!(body["manage"]["revision"], 2);
+    // A grant and limits are not deploys: the same revision serves.
+    assert_eq!(body["manage"]["revision"], 1);
     let (status, body) = server
         .call(
             "PATCH",
@@ -257,7 +258,8 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
         .await;
     assert_error(status, &body, 422, "invalid_field");
 
-    // The owner withdrawing a request revokes the grant.
+    // The owner withdrawing a request takes the capability from the handler; the grant is
+    // kept, so a rollback to a revision that asked for it serves at once.
     let withdraw = json!({"capabilities": {"kv": true}});
     let body = server
         .patch(As::Builder(&key), "word-count", &withdraw)
@@ -266,6 +268,7 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
         body["endpoint"]["capabilities"],
         json!({"kv": true, "files": false, "httpGetJson": false, "fetch": false, "logs": false})
     );
+    assert_eq!(body["manage"]["grantedCapabilities"]["httpGetJson"], true);
 }
 
 /// `handlerType` may be left out when the body says it: `source` alone is JS, `response` alone

@@ -31,6 +31,7 @@ mod py_client;
 mod quotes;
 mod readiness;
 mod revenue;
+mod revisions;
 mod runtime;
 mod safety;
 mod sandbox;

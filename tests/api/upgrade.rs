@@ -82,6 +82,30 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
             .map(|f| f["path"].as_str().unwrap())
             .collect();
         assert_eq!(files, ["notes/last.txt", "readme.txt"], "{view}");
+
+        // Stored before revisions were kept, the tool is recorded as its serving revision,
+        // numbered as its old counter was; once, not again at the second start.
+        let list = as_builder(&node, key, "/ai/endpoints/keeper/revisions").await;
+        let serving = view["manage"]["revision"].as_u64().unwrap();
+        assert!(serving >= 1, "{view}");
+        assert_eq!(list["serving"], serving, "{list}");
+        assert_eq!(
+            list["revisions"].as_array().map(Vec::len),
+            Some(1),
+            "{list}"
+        );
+        assert_eq!(list["revisions"][0]["state"], "serving");
+        assert_eq!(list["revisions"][0]["author"], "system");
+        let first = as_builder(
+            &node,
+            key,
+            &format!("/ai/endpoints/keeper/revisions/{serving}"),
+        )
+        .await;
+        assert_eq!(
+            first["content"]["source"], view["manage"]["source"],
+            "{first}"
+        );
         drop(node);
     }
 }

@@ -75,11 +75,13 @@ pub enum Tree {
     Quotes,
     /// x402 `payment-identifier` ids (by payer and id): the first answer of a paid call.
     PaymentIds,
+    /// Endpoint revisions by endpoint id and number (every deploy, immutable).
+    Revisions,
 }
 
 impl Tree {
     /// Every tree, so engines can open them up front.
-    pub const ALL: [Tree; 14] = [
+    pub const ALL: [Tree; 15] = [
         Tree::Endpoints,
         Tree::Receipts,
         Tree::Meta,
@@ -94,6 +96,7 @@ impl Tree {
         Tree::Secrets,
         Tree::Quotes,
         Tree::PaymentIds,
+        Tree::Revisions,
     ];
 
     /// Whether nodes cache this tree in memory, so its writes are published as [`Change`]s.
@@ -118,6 +121,7 @@ impl Tree {
             Tree::Secrets => "secrets",
             Tree::Quotes => "quotes",
             Tree::PaymentIds => "payment_ids",
+            Tree::Revisions => "revisions",
         }
     }
 }

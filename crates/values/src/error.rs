@@ -82,6 +82,7 @@ error_codes! {
     QuoteNotFound = "quote_not_found",
     ServiceNotFound = "service_not_found",
     PayoutNotFound = "payout_not_found",
+    RevisionNotFound = "revision_not_found",
     // 405, 413, 415
     MethodNotAllowed = "method_not_allowed",
     BodyTooLarge = "body_too_large",
@@ -95,6 +96,7 @@ error_codes! {
     ContentRejected = "content_rejected",
     NotUnderReview = "not_under_review",
     NotAwaitingGrant = "not_awaiting_grant",
+    RevisionConflict = "revision_conflict",
     StreamingRequired = "streaming_required",
     QuoteExpired = "quote_expired",
     QuoteMismatch = "quote_mismatch",

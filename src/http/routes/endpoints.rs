@@ -11,6 +11,7 @@ use crate::builders::Caller;
 use crate::catalog::{CatalogForm, CompiledEndpoint, EndpointRecord, Owner};
 use crate::endpoints::draft::{self, DraftRequest};
 use crate::endpoints::lifecycle::{self, GrantView, ManageView};
+use crate::endpoints::revisions::{self, RevisionDetail};
 use crate::endpoints::{CreateRequest, PatchRequest};
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::{Admin, BuilderAuth};
@@ -27,7 +28,10 @@ pub struct Managed {
     manage: ManageView,
 }
 
-async fn managed(app: &AppState, compiled: &CompiledEndpoint) -> ApiResult<Json<Managed>> {
+pub(super) async fn managed(
+    app: &AppState,
+    compiled: &CompiledEndpoint,
+) -> ApiResult<Json<Managed>> {
     let endpoint = &compiled.endpoint;
     Ok(Json(Managed {
         ok: true,
@@ -67,6 +71,10 @@ pub struct AwaitingGrant {
     endpoint: EndpointRecord,
     owner: Owner,
     capability_grant: GrantView,
+    /// The revision waiting for the grant, when the serving one serves meanwhile: its
+    /// content, the hosts it would reach and its source's diff against the serving one's.
+    #[schema(required = true)]
+    pending_revision: Option<RevisionDetail>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -284,19 +292,30 @@ pub async fn grant_endpoint(
 /// record, owner and `capabilityGrant` (requested, granted, missing).
 #[utoipa::path(get, path = "/ai/admin/grants", tag = "admin",
     responses((status = 200, description = "`endpoints`: `[{endpoint, owner, capabilityGrant}]`", body = Queue<AwaitingGrant>), (status = 401, description = "No valid admin token", body = ErrorBody)))]
-pub async fn grant_queue(State(app): State<AppState>, _admin: Admin) -> Json<Queue<AwaitingGrant>> {
-    let endpoints = lifecycle::grant_queue(&app.endpoint_parts())
-        .iter()
-        .map(|c| AwaitingGrant {
+pub async fn grant_queue(
+    State(app): State<AppState>,
+    _admin: Admin,
+) -> ApiResult<Json<Queue<AwaitingGrant>>> {
+    let parts = app.endpoint_parts();
+    let mut endpoints = Vec::new();
+    for c in lifecycle::grant_queue(&parts) {
+        let pending_revision = match &c.endpoint.pending {
+            Some(p) => {
+                Some(revisions::detail(&parts, &Caller::Admin, &c.endpoint.slug, p.revision).await?)
+            }
+            None => None,
+        };
+        endpoints.push(AwaitingGrant {
             endpoint: EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
             owner: c.endpoint.owner.clone(),
             capability_grant: lifecycle::grant_view(&c.endpoint),
-        })
-        .collect();
-    Json(Queue {
+            pending_revision,
+        });
+    }
+    Ok(Json(Queue {
         ok: true,
         endpoints,
-    })
+    }))
 }
 
 /// The calling builder's endpoints, each with the owner's view, sorted by slug. Endpoints held

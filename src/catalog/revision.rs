@@ -1,0 +1,269 @@
+//! Revisions: every deploy of an endpoint is a numbered, immutable record of what it serves.
+//!
+//! A deploy used to change the one endpoint record in place, so a builder's new code took the
+//! live tool offline until the admin granted again, and nothing could be rolled back. Now the
+//! record ([`Endpoint`]) carries the content of its *serving* revision, inline, so the call
+//! path reads it as before and pays nothing for revisions; each deploy also writes a
+//! [`Revision`] (its number, what it was based on, who made it and its [`Content`]) to
+//! `Tree::Revisions`, under the endpoint's id. A revision that asks for capabilities the
+//! endpoint does not hold waits ([`Pending`]) while the serving one serves on.
+//!
+//! What a revision covers is what decides what a call runs, costs and shows: source, schemas,
+//! example, price, title, description, tags, env, requested capabilities and allowed hosts.
+//! Files, secrets and `ctx.kv` data are the endpoint's, shared by its revisions, like a
+//! database beside a deploy; the admin's limits and grant and the paused status are the
+//! endpoint's too.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::grant::GrantDecision;
+use super::model::{Capabilities, Endpoint, JsonText, SourceLanguage};
+use crate::money::Usd;
+use crate::store::{Batch, Store, StoreResult, Tree};
+
+/// How many of its newest revisions an endpoint keeps; the serving one is kept besides,
+/// wherever it is (a rollback may serve an older one).
+pub const KEPT: u64 = 20;
+
+/// What one revision serves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Content {
+    pub title: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub price_usd: Usd,
+    pub source: Option<String>,
+    #[serde(default)]
+    pub source_language: SourceLanguage,
+    pub response: Option<JsonText>,
+    pub input_schema: JsonText,
+    pub output_schema: JsonText,
+    pub example_input: Option<JsonText>,
+    pub requested_capabilities: Capabilities,
+    pub allowed_hosts: Option<Vec<String>>,
+    pub env: BTreeMap<String, String>,
+}
+
+impl Content {
+    /// What `endpoint` serves now.
+    pub fn of(endpoint: &Endpoint) -> Self {
+        Content {
+            title: endpoint.title.clone(),
+            description: endpoint.description.clone(),
+            tags: endpoint.tags.clone(),
+            price_usd: endpoint.price_usd,
+            source: endpoint.source.clone(),
+            source_language: endpoint.source_language,
+            response: endpoint.response.clone(),
+            input_schema: endpoint.input_schema.clone(),
+            output_schema: endpoint.output_schema.clone(),
+            example_input: endpoint.example_input.clone(),
+            requested_capabilities: endpoint.requested_capabilities,
+            allowed_hosts: endpoint.allowed_hosts.clone(),
+            env: endpoint.env.clone(),
+        }
+    }
+
+    /// Makes `endpoint` serve this content (what the revision does not cover stays).
+    pub fn apply(self, endpoint: &mut Endpoint) {
+        endpoint.title = self.title;
+        endpoint.description = self.description;
+        endpoint.tags = self.tags;
+        endpoint.price_usd = self.price_usd;
+        endpoint.source = self.source;
+        endpoint.source_language = self.source_language;
+        endpoint.response = self.response;
+        endpoint.input_schema = self.input_schema;
+        endpoint.output_schema = self.output_schema;
+        endpoint.example_input = self.example_input;
+        endpoint.requested_capabilities = self.requested_capabilities;
+        endpoint.allowed_hosts = self.allowed_hosts;
+        endpoint.env = self.env;
+    }
+}
+
+/// Who made a revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Author {
+    /// The owning builder.
+    Owner,
+    Admin,
+    /// Seeded from fixtures, or recorded from an endpoint stored before revisions were kept.
+    System,
+}
+
+/// One deploy, as stored: immutable once written.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Revision {
+    pub number: u64,
+    /// The revision the change was made on (the serving one, or the one waiting for a grant);
+    /// `None` for an endpoint's first.
+    pub based_on: Option<u64>,
+    pub author: Author,
+    /// The fields the deploy changed, as the API names them.
+    pub fields: Vec<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    pub content: Content,
+}
+
+/// The newest revision of an endpoint, waiting for the admin's grant of what it asks for
+/// beyond what the endpoint holds, while the serving revision serves on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pending {
+    pub revision: u64,
+    /// Its requested capabilities (the content is in its [`Revision`]).
+    pub requested: Capabilities,
+    /// The admin's answer to it, once there is one.
+    #[serde(default)]
+    pub decision: Option<GrantDecision>,
+}
+
+/// An endpoint's first revision, as `number`: what it serves when it is stored.
+pub fn first(endpoint: &Endpoint, number: u64, author: Author) -> Revision {
+    Revision {
+        number,
+        based_on: None,
+        author,
+        fields: Vec::new(),
+        created_at: endpoint.updated_at,
+        content: Content::of(endpoint),
+    }
+}
+
+fn key(endpoint_id: &str, number: u64) -> Vec<u8> {
+    format!("{endpoint_id}/{number:020}").into_bytes()
+}
+
+fn prefix(endpoint_id: &str) -> Vec<u8> {
+    format!("{endpoint_id}/").into_bytes()
+}
+
+/// Adds to `batch` the write of `revision` of `endpoint_id`.
+pub fn write(batch: Batch, endpoint_id: &str, revision: &Revision) -> Batch {
+    let bytes = serde_json::to_vec(revision).expect("a revision serializes");
+    batch.put(Tree::Revisions, key(endpoint_id, revision.number), bytes)
+}
+
+/// Whether revision `number` is in the kept window of an endpoint whose newest is `latest`.
+pub fn is_kept(number: u64, latest: u64) -> bool {
+    number + KEPT > latest
+}
+
+/// Adds to `batch` the removal of what a change leaves outside the kept window: the revision
+/// that a new `latest` pushed out, and a serving one kept outside the window (after a
+/// rollback) once it no longer serves. Neither is removed while it serves.
+pub fn retire(
+    batch: Batch,
+    endpoint_id: &str,
+    latest: u64,
+    serving_before: u64,
+    serving_after: u64,
+) -> Batch {
+    let mut gone: Vec<u64> = Vec::new();
+    if let Some(out) = latest.checked_sub(KEPT).filter(|n| *n > 0) {
+        gone.push(out);
+    }
+    if !is_kept(serving_before, latest) {
+        gone.push(serving_before);
+    }
+    gone.into_iter()
+        .filter(|n| *n != serving_after)
+        .fold(batch, |b, n| b.delete(Tree::Revisions, key(endpoint_id, n)))
+}
+
+fn decode(bytes: &[u8]) -> StoreResult<Revision> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| crate::store::StoreError::Corrupt(format!("revision: {e}")))
+}
+
+/// Revision `number` of `endpoint_id`, if it is kept.
+pub async fn load(
+    store: &dyn Store,
+    endpoint_id: &str,
+    number: u64,
+) -> StoreResult<Option<Revision>> {
+    store
+        .get(Tree::Revisions, &key(endpoint_id, number))
+        .await?
+        .map(|bytes| decode(&bytes))
+        .transpose()
+}
+
+/// The kept revisions of `endpoint_id`, newest first: those in the window below `latest`,
+/// and `serving` wherever it is.
+pub async fn list(
+    store: &dyn Store,
+    endpoint_id: &str,
+    latest: u64,
+    serving: u64,
+) -> StoreResult<Vec<Revision>> {
+    let entries = store
+        .scan_prefix_rev(Tree::Revisions, &prefix(endpoint_id), None, KEPT as usize)
+        .await?;
+    let mut kept = entries
+        .iter()
+        .map(|(_, bytes)| decode(bytes))
+        .filter(|r| r.as_ref().map_or(true, |r| is_kept(r.number, latest)))
+        .collect::<StoreResult<Vec<_>>>()?;
+    if !kept.iter().any(|r| r.number == serving) {
+        kept.extend(load(store, endpoint_id, serving).await?);
+    }
+    Ok(kept)
+}
+
+/// Removes every revision of a deleted endpoint.
+pub async fn delete_all(store: &dyn Store, endpoint_id: &str) -> StoreResult<()> {
+    loop {
+        let page = store
+            .scan_prefix(Tree::Revisions, &prefix(endpoint_id), None, 256)
+            .await?;
+        if page.is_empty() {
+            return Ok(());
+        }
+        let batch = page
+            .into_iter()
+            .fold(Batch::new(), |b, (k, _)| b.delete(Tree::Revisions, k));
+        store.apply(batch).await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Write;
+
+    fn removed(batch: Batch) -> Vec<String> {
+        batch
+            .writes
+            .into_iter()
+            .filter_map(|w| match w {
+                Write::Delete { key, .. } => Some(String::from_utf8(key).unwrap()),
+                Write::Put { .. } => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_window_keeps_the_newest_and_whatever_serves() {
+        assert!(is_kept(5, 24) && !is_kept(4, 24) && is_kept(1, 20));
+        // Nothing leaves while there are fewer than the window.
+        assert!(removed(retire(Batch::new(), "ep", 20, 19, 20)).is_empty());
+        // The 21st pushes out the 1st.
+        let key = |n: u64| format!("ep/{n:020}");
+        assert_eq!(removed(retire(Batch::new(), "ep", 21, 20, 21)), [key(1)]);
+        // ... unless it serves (a rollback made it); it goes once it no longer serves.
+        assert!(removed(retire(Batch::new(), "ep", 21, 1, 1)).is_empty());
+        assert_eq!(
+            removed(retire(Batch::new(), "ep", 22, 1, 22)),
+            [key(2), key(1)]
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! Deploys as revisions: a change that asks for nothing new serves at once and keeps the tool
+//! listed; one that asks for more waits for the admin while the serving revision serves on;
+//! kept revisions can be listed, read with their diff, and rolled back to; a deploy made on a
+//! revision the endpoint has moved on from is refused unless forced.
+
+use serde_json::{json, Value};
+
+use crate::util::{assert_error, As, TestServer};
+
+/// A counter whose answer names its version, so a call shows which revision served it.
+fn counter_source(version: &str) -> String {
+    format!(
+        "export default async (req, ctx) => {{ const n = ((await ctx.kv.get('n')) ?? 0) + 1; \
+         await ctx.kv.set('n', n); return {{ n, version: '{version}' }}; }};"
+    )
+}
+
+async fn call(server: &TestServer, slug: &str) -> Value {
+    let (status, body) = server.post(&format!("/tools/{slug}"), &json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+async fn listed(server: &TestServer, slug: &str) -> bool {
+    let (status, catalog) = server.get("/ai/endpoints").await;
+    assert_eq!(status, 200, "{catalog}");
+    catalog["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["slug"] == slug)
+}
+
+async fn revisions(server: &TestServer, who: As<'_>, slug: &str) -> Value {
+    let path = format!("/ai/endpoints/{slug}/revisions");
+    let (status, body) = server.call("GET", &path, who, None).await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+fn states(list: &Value) -> Vec<(u64, String)> {
+    list["revisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["revision"].as_u64().unwrap(),
+                r["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+async fn rollback(
+    server: &TestServer,
+    who: As<'_>,
+    slug: &str,
+    revision: u64,
+) -> (reqwest::StatusCode, Value) {
+    let path = format!("/ai/endpoints/{slug}/rollback");
+    let body = json!({ "revision": revision });
+    server.call("POST", &path, who, Some(&body)).await
+}
+
+#[tokio::test]
+async fn a_deploy_never_takes_the_serving_revision_offline() {
+    let server = TestServer::start().await;
+    let create = json!({
+        "slug": "live-counter", "title": "Counter", "description": "Counts its calls.",
+        "priceUsd": 0, "source": counter_source("v1"), "capabilities": {"kv": true},
+        "safetyAttestation": {"accepted": true},
+    });
+    let (key, created) = server.builder_with("Live Co", &create).await;
+    let owner = As::Builder(&key);
+    assert_eq!(created["manage"]["revision"], 1, "{created}");
+    server.grant("live-counter", json!({"kv": true})).await;
+    assert_eq!(call(&server, "live-counter").await["n"], 1);
+
+    // A new source that asks for nothing new serves at once: no grant, still listed.
+    let deployed = server
+        .patch(
+            owner,
+            "live-counter",
+            &json!({"source": counter_source("v2"), "baseRevision": 1}),
+        )
+        .await;
+    assert_eq!(deployed["endpoint"]["status"], "active", "{deployed}");
+    assert_eq!(deployed["manage"]["revision"], 2);
+    assert_eq!(deployed["manage"]["pendingRevision"], Value::Null);
+    assert_eq!(deployed["manage"]["capabilityGrant"]["state"], "granted");
+    assert!(listed(&server, "live-counter").await);
+    let answer = call(&server, "live-counter").await;
+    assert_eq!(
+        (&answer["n"], &answer["version"]),
+        (&json!(2), &json!("v2"))
+    );
+
+    // One that asks for more waits for the admin; revision 2 serves on, listed.
+    let waiting = server
+        .patch(
+            owner,
+            "live-counter",
+            &json!({
+                "source": counter_source("v3"),
+                "capabilities": {"kv": true, "fetch": true},
+                "allowedHosts": ["api.example.com"],
+                "baseRevision": 2,
+            }),
+        )
+        .await;
+    assert_eq!(waiting["endpoint"]["status"], "active", "{waiting}");
+    assert_eq!(waiting["manage"]["revision"], 2);
+    assert_eq!(waiting["manage"]["pendingRevision"], 3);
+    assert_eq!(waiting["manage"]["latestRevision"], 3);
+    let pending = &waiting["manage"]["capabilityGrant"]["pendingRevision"];
+    assert_eq!(pending["state"], "pending", "{waiting}");
+    assert_eq!(pending["missing"], json!(["fetch"]));
+    // The serving revision's content is still what the record shows.
+    assert_eq!(waiting["manage"]["allowedHosts"], Value::Null);
+    assert!(listed(&server, "live-counter").await);
+    let answer = call(&server, "live-counter").await;
+    assert_eq!(
+        (&answer["n"], &answer["version"]),
+        (&json!(3), &json!("v2"))
+    );
+    let requested = server
+        .call("GET", "/ai/builders/events?since=1h", owner, None)
+        .await
+        .1["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "capabilities_requested")
+        .cloned()
+        .unwrap();
+    assert_eq!(requested["data"]["revision"], 3, "{requested}");
+    assert_eq!(requested["data"]["missing"], json!(["fetch"]));
+
+    // The admin sees what it would grant: the diff against the serving source and the hosts.
+    let (status, queue) = server
+        .call("GET", "/ai/admin/grants", As::Admin, None)
+        .await;
+    assert_eq!(status, 200, "{queue}");
+    let item = &queue["endpoints"][0];
+    assert_eq!(item["endpoint"]["slug"], "live-counter", "{queue}");
+    let detail = &item["pendingRevision"];
+    assert_eq!(detail["revision"], 3, "{item}");
+    assert_eq!(detail["asks"], json!(["fetch"]));
+    assert_eq!(detail["allowedHosts"], json!(["api.example.com"]));
+    let diff = detail["sourceDiff"].as_str().unwrap();
+    assert!(
+        diff.contains("-export default") && diff.contains("version: 'v2'"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+export default") && diff.contains("version: 'v3'"),
+        "{diff}"
+    );
+    assert!(diff.contains("revision 2 (serving)"), "{diff}");
+
+    // The owner lists the kept revisions; others may not.
+    let list = revisions(&server, owner, "live-counter").await;
+    assert_eq!(
+        states(&list),
+        [
+            (3, "pending".to_string()),
+            (2, "serving".to_string()),
+            (1, "kept".to_string())
+        ]
+    );
+    assert_eq!(list["revisions"][0]["basedOn"], 2);
+    assert_eq!(list["revisions"][0]["author"], "owner");
+    let (_, stranger) = server.builder("Stranger").await;
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/endpoints/live-counter/revisions",
+            As::Builder(&stranger),
+            None,
+        )
+        .await;
+    assert_error(status, &body, 403, "not_owner");
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/endpoints/live-counter/revisions/1",
+            As::Nobody,
+            None,
+        )
+        .await;
+    assert_eq!(status, 401, "{body}");
+
+    // The grant makes revision 3 serve.
+    let (status, granted) = server
+        .call(
+            "POST",
+            "/ai/admin/endpoints/live-counter/grant",
+            As::Admin,
+            Some(&json!({"decision": "grant"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{granted}");
+    assert_eq!(granted["manage"]["revision"], 3);
+    assert_eq!(granted["manage"]["pendingRevision"], Value::Null);
+    assert_eq!(
+        granted["manage"]["allowedHosts"],
+        json!(["api.example.com"])
+    );
+    assert_eq!(call(&server, "live-counter").await["version"], "v3");
+
+    // Rolling back to revision 1 is at once: it asks for nothing the endpoint does not hold.
+    let (status, rolled) = rollback(&server, owner, "live-counter", 1).await;
+    assert_eq!(status, 200, "{rolled}");
+    assert_eq!(rolled["manage"]["revision"], 1);
+    assert_eq!(rolled["manage"]["latestRevision"], 3);
+    assert_eq!(rolled["endpoint"]["status"], "active");
+    let answer = call(&server, "live-counter").await;
+    assert_eq!(
+        (&answer["n"], &answer["version"]),
+        (&json!(5), &json!("v1"))
+    );
+    // Back to 3 (it needs `fetch`, which the endpoint still holds): at once too.
+    let (status, rolled) = rollback(&server, owner, "live-counter", 3).await;
+    assert_eq!(
+        (status.as_u16(), &rolled["manage"]["revision"]),
+        (200, &json!(3))
+    );
+    let (status, rolled) = rollback(&server, owner, "live-counter", 1).await;
+    assert_eq!(
+        (status.as_u16(), &rolled["manage"]["revision"]),
+        (200, &json!(1))
+    );
+    let kinds = server.event_kinds(owner, "since=1h").await;
+    assert!(
+        kinds.iter().any(|k| k == "endpoint_rolled_back"),
+        "{kinds:?}"
+    );
+
+    // Bad input changes nothing: a revision that is not kept, a stale deploy.
+    let (status, body) = rollback(&server, owner, "live-counter", 99).await;
+    assert_error(status, &body, 404, "revision_not_found");
+    assert_eq!(body["error"]["details"]["kept"], json!([3, 2, 1]));
+    let (status, body) = server
+        .call("GET", "/ai/endpoints/live-counter/revisions/0", owner, None)
+        .await;
+    assert_error(status, &body, 404, "revision_not_found");
+    let (status, body) = server
+        .call(
+            "GET",
+            "/ai/endpoints/live-counter/revisions/-1",
+            owner,
+            None,
+        )
+        .await;
+    assert_error(status, &body, 404, "revision_not_found");
+    let (status, body) = server
+        .call(
+            "POST",
+            "/ai/endpoints/live-counter/rollback",
+            owner,
+            Some(&json!({"revision": "two"})),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/live-counter",
+            owner,
+            Some(&json!({"priceUsd": 0.01, "baseRevision": 3})),
+        )
+        .await;
+    assert_error(status, &body, 409, "revision_conflict");
+    assert_eq!(body["error"]["details"]["servingRevision"], 1, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("toolhost pull"),
+        "{body}"
+    );
+    let list = revisions(&server, owner, "live-counter").await;
+    assert_eq!(
+        (list["latest"].clone(), list["serving"].clone()),
+        (json!(3), json!(1))
+    );
+    let (status, body) = server.get("/ai/endpoints/live-counter").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["endpoint"]["priceUsd"], 0, "{body}");
+    // Forced, it deploys on what serves (revision 1).
+    let forced = server
+        .patch(
+            owner,
+            "live-counter",
+            &json!({"priceUsd": 0.01, "baseRevision": 3, "force": true}),
+        )
+        .await;
+    assert_eq!(forced["manage"]["revision"], 4, "{forced}");
+    let (status, four) = server
+        .call("GET", "/ai/endpoints/live-counter/revisions/4", owner, None)
+        .await;
+    assert_eq!(status, 200, "{four}");
+    assert_eq!(four["basedOn"], 1);
+    assert_eq!(four["fields"], json!(["priceUsd"]));
+    assert_eq!(four["content"]["source"], json!(counter_source("v1")));
+    assert_eq!(four["sourceDiff"], "");
+}
+
+/// A grant, limits and a pause are not deploys; the newest 20 revisions are kept.
+#[tokio::test]
+async fn only_deploys_make_revisions_and_twenty_are_kept() {
+    let server = TestServer::start().await;
+    let create = json!({
+        "slug": "many", "title": "Many 0", "description": "d", "priceUsd": 0,
+        "response": {"ok": true}, "safetyAttestation": {"accepted": true},
+    });
+    let (key, _) = server.builder_with("Many Co", &create).await;
+    let owner = As::Builder(&key);
+    let paused = server
+        .patch(owner, "many", &json!({"status": "paused"}))
+        .await;
+    assert_eq!(paused["manage"]["revision"], 1, "{paused}");
+    let limited = server
+        .patch(
+            As::Admin,
+            "many",
+            &json!({"limits": {"memoryMb": 64, "timeoutMs": 500}}),
+        )
+        .await;
+    assert_eq!(limited["manage"]["latestRevision"], 1, "{limited}");
+    for n in 1..=22 {
+        let body = server
+            .patch(owner, "many", &json!({"title": format!("Many {n}")}))
+            .await;
+        assert_eq!(body["manage"]["revision"], n + 1);
+    }
+    let list = revisions(&server, owner, "many").await;
+    let numbers: Vec<u64> = states(&list).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(numbers, (4..=23).rev().collect::<Vec<_>>());
+    let (status, body) = server
+        .call("GET", "/ai/endpoints/many/revisions/3", owner, None)
+        .await;
+    assert_error(status, &body, 404, "revision_not_found");
+    let (status, rolled) = rollback(&server, owner, "many", 4).await;
+    assert_eq!(status, 200, "{rolled}");
+    assert_eq!(rolled["endpoint"]["title"], "Many 3");
+    // Deleted, its revisions go with it; the slug's next owner starts at revision 1.
+    let (status, _) = server
+        .call("DELETE", "/ai/endpoints/many", owner, None)
+        .await;
+    assert_eq!(status, 200);
+    let (other, recreated) = server.builder_with("Next Co", &create).await;
+    assert_eq!(recreated["manage"]["revision"], 1);
+    let list = revisions(&server, As::Builder(&other), "many").await;
+    assert_eq!(states(&list), [(1, "serving".to_string())]);
+}
