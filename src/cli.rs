@@ -1,5 +1,5 @@
-//! The builder's command line (`toolhost init`, `dev`, `deploy`, `login`, `logs`, `endpoints`,
-//! `secrets`, `revenue`, `call`; docs/cli.md): a client of the public HTTP API, nothing more.
+//! The builder's command line (`toolhost init`, `dev`, `deploy`, `pull`, `revisions`,
+//! `rollback`, `login`, `logs`, `endpoints`, `secrets`, `revenue`, `call`; docs/cli.md): a client of the public HTTP API, nothing more.
 //! It reaches a server only over HTTP, as any other client would, so what it prints is what the
 //! API answered and it can never do what the API would refuse. `dev` runs the server itself
 //! (`server::Server`, on a throwaway data dir) and talks to it over the same API, so a handler
@@ -11,11 +11,13 @@
 //! as a toolhost server does.
 
 mod api;
+mod deployed;
 mod dev;
 mod manage;
 mod output;
 mod profile;
 mod project;
+mod revisions;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,8 +37,16 @@ pub enum Command {
     /// Serve the tool in DIR at http://127.0.0.1:PORT/tools/<slug>, without payment, in the
     /// same sandbox as production; reloads on save and prints each call.
     Dev(DevArgs),
-    /// Create the tool in DIR on the server, or update it to a new revision.
+    /// Create the tool in DIR on the server, or update it to a new revision. Refused when the
+    /// endpoint changed since DIR last deployed or pulled (the dashboard, another checkout, a
+    /// rollback), unless --force.
     Deploy(DeployArgs),
+    /// Write the serving revision of a tool (manifest, handler, files) into DIR.
+    Pull(PullArgs),
+    /// An endpoint's kept revisions, newest first, with what serves and what waits for a grant.
+    Revisions(RevisionsArgs),
+    /// Serve a kept revision of an endpoint again.
+    Rollback(RollbackArgs),
     /// Check a builder key against a server and store both for later commands.
     Login(LoginArgs),
     /// An endpoint's invocation logs, newest last.
@@ -106,6 +116,42 @@ pub struct DeployArgs {
     /// The tool's directory (holding toolhost.json).
     #[arg(default_value = ".")]
     dir: PathBuf,
+    /// Deploy even when the endpoint changed since this directory last deployed or pulled.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct PullArgs {
+    /// The directory to write the tool into (created when missing).
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// The endpoint to pull. Default: the slug in DIR's toolhost.json.
+    #[arg(long)]
+    slug: Option<String>,
+    /// Overwrite local changes that were never deployed.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct RevisionsArgs {
+    /// The endpoint's slug.
+    slug: String,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct RollbackArgs {
+    /// The endpoint's slug.
+    slug: String,
+    /// The kept revision to serve (see `toolhost revisions`).
+    revision: u64,
     #[command(flatten)]
     global: Global,
 }
@@ -242,6 +288,9 @@ impl Command {
             Command::Init(a) => &a.output,
             Command::Dev(a) => &a.output,
             Command::Deploy(a) => &a.global.output,
+            Command::Pull(a) => &a.global.output,
+            Command::Revisions(a) => &a.global.output,
+            Command::Rollback(a) => &a.global.output,
             Command::Login(a) => &a.global.output,
             Command::Logs(a) => &a.global.output,
             Command::Endpoints(a) => &a.global.output,
@@ -258,7 +307,10 @@ pub async fn run(command: Command) -> ExitCode {
     let outcome = match command {
         Command::Init(args) => project::init(&args.dir, args.ts, &out),
         Command::Dev(args) => dev::run(&args.dir, args.port, &out).await,
-        Command::Deploy(args) => manage::deploy(&args.dir, &args.global, &out).await,
+        Command::Deploy(args) => manage::deploy(&args.dir, &args.global, args.force, &out).await,
+        Command::Pull(args) => revisions::pull(&args, &out).await,
+        Command::Revisions(args) => revisions::list(&args.slug, &args.global, &out).await,
+        Command::Rollback(args) => revisions::rollback(&args, &out).await,
         Command::Login(args) => manage::login(&args.global, &out).await,
         Command::Logs(args) => manage::logs(&args, &out).await,
         Command::Endpoints(args) => manage::endpoints(&args, &out).await,

@@ -21,7 +21,7 @@ pub mod templates;
 pub mod wipe;
 
 pub use error::EndpointError;
-pub use files::{FileInfo, MAX_FILES, MAX_FILE_BYTES};
+pub use files::{read as read_file, FileInfo, MAX_FILES, MAX_FILE_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
     can_manage, create, decide, decide_grant, delete, grant_queue, grant_view, manage_view, owned,

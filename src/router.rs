@@ -45,6 +45,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
             routes::secrets::change_secrets
         ))
         .routes(routes!(routes::logs::endpoint_logs))
+        .routes(routes!(routes::files::get_file))
         .routes(routes!(routes::builders::register))
         .routes(routes!(routes::builders::rotate_key))
         .routes(routes!(routes::events::builder_events))

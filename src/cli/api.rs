@@ -129,7 +129,44 @@ impl Api {
         headers: &[(&str, &str)],
     ) -> Result<Answer, Failure> {
         let url = format!("{}{path}", self.base);
-        let mut request = self.http.request(method, &url);
+        let response = self.request(method, &url, body, headers).await?;
+        let status = response.status().as_u16();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| Failure::Network(format!("{url}: the answer broke off: {}", chain(&e))))?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Ok(Answer { status, body })
+    }
+}
+
+impl Api {
+    /// A GET whose 2xx body is bytes, not JSON (a handler file); anything else is a
+    /// [`Failure`].
+    pub(super) async fn get_bytes(&self, path: &str) -> Result<Vec<u8>, Failure> {
+        let url = format!("{}{path}", self.base);
+        let response = self.request(Method::GET, &url, None, &[]).await?;
+        let status = response.status().as_u16();
+        let broke = |e: reqwest::Error| {
+            Failure::Network(format!("{url}: the answer broke off: {}", chain(&e)))
+        };
+        if (200..300).contains(&status) {
+            return Ok(response.bytes().await.map_err(broke)?.to_vec());
+        }
+        let text = response.text().await.map_err(broke)?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Err(refusal(Answer { status, body }))
+    }
+
+    /// Sends one request with the credential and `headers`.
+    async fn request(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Result<reqwest::Response, Failure> {
+        let mut request = self.http.request(method, url);
         request = match &self.credential {
             Credential::None => request,
             Credential::Builder(key) => request.header(BUILDER_KEY, key),
@@ -141,17 +178,10 @@ impl Api {
         if let Some(body) = body {
             request = request.json(body);
         }
-        let response = request
+        request
             .send()
             .await
-            .map_err(|e| Failure::Network(format!("cannot reach {}: {}", self.base, chain(&e))))?;
-        let status = response.status().as_u16();
-        let text = response
-            .text()
-            .await
-            .map_err(|e| Failure::Network(format!("{url}: the answer broke off: {}", chain(&e))))?;
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        Ok(Answer { status, body })
+            .map_err(|e| Failure::Network(format!("cannot reach {}: {}", self.base, chain(&e))))
     }
 }
 

@@ -15,7 +15,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use super::api::{segment, Api, Credential};
-use super::manage::{print_new_calls, publish, Printed};
+use super::manage::{print_new_calls, publish, Base, Printed};
 use super::output::{cell, Out, Tone};
 use super::project::{fingerprint, Project};
 use super::{Failure, Outcome};
@@ -160,7 +160,7 @@ impl Dev {
             self.serving = None;
             self.secrets.clear();
         }
-        let (answer, mut action) = publish(&self.api, &project).await?;
+        let (answer, mut action) = publish(&self.api, &project, &Base::default()).await?;
         self.serving = Some(project.slug.clone());
         let mut revision = answer["manage"]["revision"].clone();
         if project.dotenv != self.secrets {

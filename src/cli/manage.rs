@@ -10,6 +10,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::api::{refusal, segment, Api, Credential};
+use super::deployed::{self, Deployed};
 use super::output::{capability_list, cell, log_entry, table, Out, Tone};
 use super::project::Project;
 use super::{
@@ -27,10 +28,11 @@ fn endpoint_path(slug: &str) -> String {
 /// `toolhost deploy`: creates the endpoint, or updates the one the builder owns to what the
 /// directory says; the server's refusal (a taken slug, blocked content, a bad field) is the
 /// command's failure.
-pub(super) async fn deploy(dir: &Path, global: &Global, out: &Out) -> Outcome {
+pub(super) async fn deploy(dir: &Path, global: &Global, force: bool, out: &Out) -> Outcome {
     let project = Project::load(dir)?;
     let api = Api::from_global(global)?;
     api.require_key()?;
+    let record = deployed::load(dir, api.base(), &project.slug);
     // Progress for people watching (stderr on a terminal): what goes up, then the outcome.
     let watching = !out.json && std::io::stderr().is_terminal();
     if watching {
@@ -47,7 +49,24 @@ pub(super) async fn deploy(dir: &Path, global: &Global, out: &Out) -> Outcome {
             )
         );
     }
-    let (answer, action) = publish(&api, &project).await?;
+    let base = Base {
+        named: record.map(|r| r.revision),
+        force,
+    };
+    let (answer, action) = publish(&api, &project, &base).await?;
+    // What this directory now is on the server: the newest revision it went into.
+    let manage = &answer["manage"];
+    if let Some(revision) = manage["pendingRevision"]
+        .as_u64()
+        .or_else(|| manage["revision"].as_u64())
+    {
+        let record = Deployed {
+            slug: project.slug.clone(),
+            revision,
+            digest: project.digest(),
+        };
+        deployed::save(dir, api.base(), record)?;
+    }
     if out.json {
         out.json(&answer);
     } else {
@@ -56,11 +75,23 @@ pub(super) async fn deploy(dir: &Path, global: &Global, out: &Out) -> Outcome {
     Ok(())
 }
 
+/// The revision a deploy says it was made on.
+#[derive(Default)]
+pub(super) struct Base {
+    /// The one the directory last deployed to or pulled from; `None`: the newest the server
+    /// has (a directory with no record, and `dev`, which owns its server).
+    pub(super) named: Option<u64>,
+    /// Deploy even when the endpoint moved on since `named`.
+    pub(super) force: bool,
+}
+
 /// Creates or updates `project` as `api`'s credential; answers the create or PATCH answer
-/// (`{endpoint, manage}`) and what was done.
+/// (`{endpoint, manage}`) and what was done. An update is made on `base`: the server refuses
+/// it (409 `revision_conflict`) when the endpoint has moved on since, unless forced.
 pub(super) async fn publish(
     api: &Api,
     project: &Project,
+    base: &Base,
 ) -> Result<(Value, &'static str), Failure> {
     let path = endpoint_path(&project.slug);
     let current = api.exchange(Method::GET, &path, None, &[]).await?;
@@ -72,9 +103,19 @@ pub(super) async fn publish(
         // answer (409 slug_taken).
         200 if current.body["manage"].is_null() => Ok((create().await?, "created")),
         200 => {
-            let patch = project.patch_body(&current.body["endpoint"], &current.body["manage"]);
+            let (endpoint, manage) = newest_views(api, &path, &current.body).await?;
+            let mut patch = project.patch_body(&endpoint, &manage);
             if patch.is_empty() {
                 return Ok((current.body, "unchanged"));
+            }
+            let newest = manage["pendingRevision"]
+                .as_u64()
+                .or_else(|| manage["revision"].as_u64());
+            if let Some(named) = base.named.or(newest) {
+                patch.insert("baseRevision".into(), json!(named));
+            }
+            if base.force {
+                patch.insert("force".into(), json!(true));
             }
             let answer = api
                 .send(Method::PATCH, &path, Some(&Value::Object(patch)))
@@ -83,6 +124,44 @@ pub(super) async fn publish(
         }
         _ => Err(refusal(current)),
     }
+}
+
+/// The newest revision its owner put forward, in the shape of the owner's view (`endpoint`,
+/// `manage`), which is what a change builds on: the view itself, or, when a revision waits for
+/// a grant, that revision's content in its place.
+async fn newest_views(api: &Api, path: &str, current: &Value) -> Result<(Value, Value), Failure> {
+    let (mut endpoint, mut manage) = (current["endpoint"].clone(), current["manage"].clone());
+    let Some(pending) = manage["pendingRevision"].as_u64() else {
+        return Ok((endpoint, manage));
+    };
+    let revision = api.get(&format!("{path}/revisions/{pending}")).await?;
+    let content = &revision["content"];
+    for field in [
+        "title",
+        "description",
+        "tags",
+        "priceUsd",
+        "inputSchema",
+        "outputSchema",
+    ] {
+        endpoint[field] = content[field].clone();
+    }
+    endpoint["pricingMode"] = json!(if content["priceUsd"].as_f64() == Some(0.0) {
+        "free_public_utility"
+    } else {
+        "fixed_price_success_receipt"
+    });
+    for (view, field) in [
+        ("exampleInput", "exampleInput"),
+        ("requestedCapabilities", "requestedCapabilities"),
+        ("allowedHosts", "allowedHosts"),
+        ("source", "source"),
+        ("sourceLanguage", "sourceLanguage"),
+        ("env", "env"),
+    ] {
+        manage[view] = content[field].clone();
+    }
+    Ok((endpoint, manage))
 }
 
 fn print_deployed(out: &Out, answer: &Value, action: &str) {
@@ -94,6 +173,26 @@ fn print_deployed(out: &Out, answer: &Value, action: &str) {
         cell(&endpoint["slug"]),
         cell(&manage["revision"])
     );
+    if let Some(pending) = manage["pendingRevision"].as_u64() {
+        let missing = &manage["capabilityGrant"]["pendingRevision"]["missing"];
+        println!(
+            "  {}",
+            out.paint(
+                Tone::Warn,
+                &format!(
+                    "revision {pending} waits for the admin to grant {}; revision {} serves meanwhile",
+                    missing
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    cell(&manage["revision"])
+                )
+            )
+        );
+    }
     let status = cell(&endpoint["status"]);
     let status_tone = if status == "active" {
         Tone::Good

@@ -141,6 +141,22 @@ impl Project {
         })
     }
 
+    /// A digest of what a deploy uploads (the manifest, the handler and the listed files), to
+    /// tell whether the directory changed since it was last deployed or pulled.
+    pub(super) fn digest(&self) -> String {
+        let uploaded = json!({
+            "manifest": self.manifest, "source": self.source,
+            "language": self.language, "files": self.files,
+        });
+        let bytes = serde_json::to_vec(&uploaded).unwrap_or_default();
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes))
+    }
+
+    /// The local manifest's safety attestation, which a pull keeps.
+    pub(super) fn attestation(&self) -> Option<&Value> {
+        self.manifest.get("safetyAttestation")
+    }
+
     /// The project as `dev` serves it: free, so calls need no payment.
     pub(super) fn free(mut self) -> Project {
         self.manifest.insert("priceUsd".into(), json!(0));
@@ -258,6 +274,98 @@ impl Project {
         }
         body
     }
+}
+
+/// What `pull` writes into a directory: the manifest of the endpoint its owner's view shows
+/// (`endpoint`, `manage`), listing `files`, with `attestation` (the local manifest's, else the
+/// one the endpoint was created with), and its handler.
+pub(super) fn write_pulled(
+    dir: &Path,
+    endpoint: &Value,
+    manage: &Value,
+    files: &[String],
+    attestation: Option<Value>,
+) -> Result<Vec<String>, Failure> {
+    let mut manifest = Map::new();
+    for field in [
+        "slug",
+        "title",
+        "description",
+        "priceUsd",
+        "inputSchema",
+        "outputSchema",
+        "tags",
+    ] {
+        manifest.insert(field.into(), endpoint[field].clone());
+    }
+    if !manage["exampleInput"].is_null() {
+        manifest.insert("exampleInput".into(), manage["exampleInput"].clone());
+    }
+    let requested: Map<String, Value> = manage["requestedCapabilities"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, on)| on.as_bool() == Some(true))
+        .map(|(name, on)| (name.clone(), on.clone()))
+        .collect();
+    manifest.insert("capabilities".into(), Value::Object(requested));
+    manifest.insert("env".into(), manage["env"].clone());
+    if !manage["allowedHosts"].is_null() {
+        manifest.insert("allowedHosts".into(), manage["allowedHosts"].clone());
+    }
+    manifest.insert("files".into(), json!(files));
+    manifest.insert(
+        "safetyAttestation".into(),
+        attestation.unwrap_or_else(|| json!({"accepted": true})),
+    );
+    let (handler, other) = if manage["sourceLanguage"] == TYPESCRIPT {
+        (TS_HANDLER, JS_HANDLER)
+    } else {
+        (JS_HANDLER, TS_HANDLER)
+    };
+    let local = |e: std::io::Error, path: &Path| {
+        Failure::Local(format!("cannot write {}: {e}", path.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| local(e, dir))?;
+    let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+    text.push('\n');
+    let written = [
+        (MANIFEST, text),
+        (
+            handler,
+            manage["source"].as_str().unwrap_or_default().to_string(),
+        ),
+    ];
+    for (name, content) in &written {
+        let path = dir.join(name);
+        std::fs::write(&path, content).map_err(|e| local(e, &path))?;
+    }
+    let stale = dir.join(other);
+    if stale.is_file() {
+        std::fs::remove_file(&stale).map_err(|e| local(e, &stale))?;
+    }
+    Ok(written.iter().map(|(name, _)| name.to_string()).collect())
+}
+
+/// Writes one pulled file at `path` inside `dir` (a path the server accepted, so relative and
+/// normal; checked again, since it names a place on this disk).
+pub(super) fn write_file(dir: &Path, path: &str, bytes: &[u8]) -> Result<(), Failure> {
+    let relative = Path::new(path);
+    if relative
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_)))
+    {
+        return Err(Failure::Network(format!(
+            "the server listed a file outside the tool's directory: {path:?}"
+        )));
+    }
+    let target = dir.join(relative);
+    let local =
+        |e: std::io::Error| Failure::Local(format!("cannot write {}: {e}", target.display()));
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(local)?;
+    }
+    std::fs::write(&target, bytes).map_err(local)
 }
 
 /// Capabilities with every flag present, so `{}` and `{"kv": false}` compare equal.
@@ -431,7 +539,7 @@ pub(super) fn init(dir: &Path, typescript: bool, out: &Out) -> Outcome {
         ),
         (TYPES, crate::web::handler_types_source().to_string()),
         ("tsconfig.json", tsconfig(handler)),
-        (".gitignore", format!("{DOTENV}\n")),
+        (".gitignore", format!("{DOTENV}\n.toolhost/\n")),
     ];
     for (name, content) in &written {
         let path = dir.join(name);

@@ -147,6 +147,16 @@ pub(super) async fn write(
     .map_err(write_error)
 }
 
+/// One of an endpoint's files, as stored.
+pub async fn read(store: &dyn Store, endpoint: &str, path: &str) -> StoreResult<Option<Vec<u8>>> {
+    store
+        .get(
+            Tree::HandlerFiles,
+            &handler_data::scoped_key(endpoint, path),
+        )
+        .await
+}
+
 /// Paths and sizes of an endpoint's files, by path.
 pub(super) async fn list(store: &dyn Store, endpoint: &str) -> StoreResult<Vec<FileInfo>> {
     let prefix = prefix(endpoint);

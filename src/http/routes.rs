@@ -6,6 +6,7 @@ pub mod builders;
 pub mod catalog;
 pub mod endpoints;
 pub mod events;
+pub mod files;
 pub mod invoke;
 pub mod logs;
 pub mod manifest;

@@ -785,3 +785,113 @@ async fn dev_serves_a_workers_style_tool_and_prints_its_refusals() {
         "{printed}"
     );
 }
+
+/// A deploy names the revision its directory was made on: a change made elsewhere since (here
+/// the price, as the dashboard would) is not set back but refused; `pull` brings the serving
+/// revision (manifest, handler and files) and refuses to drop local edits unless forced;
+/// `revisions` lists what is kept and `rollback` serves an older one again.
+#[tokio::test]
+async fn deploy_refuses_to_set_back_a_change_made_elsewhere_and_pull_brings_it() {
+    let server = TestServer::start().await;
+    let (_, key) = server.builder("Puller").await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("pull-me");
+    let dir_arg = dir.to_str().unwrap();
+    let key = Some(key.as_str());
+    assert_exit(&cli.run(&["init", dir_arg], None).await, 0);
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(dir.join("data/words.txt"), "alpha beta\n").unwrap();
+    let manifest_path = dir.join("toolhost.json");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    manifest["files"] = json!(["data/words.txt"]);
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    assert_exit(&cli.run(&["deploy", dir_arg], key).await, 0);
+
+    // The price is raised elsewhere: revision 2.
+    let raised = server
+        .patch(
+            crate::util::As::Builder(key.unwrap()),
+            "pull-me",
+            &json!({"priceUsd": 0.25}),
+        )
+        .await;
+    assert_eq!(raised["manage"]["revision"], 2, "{raised}");
+
+    // A deploy of a local edit made on revision 1 is refused; nothing changes.
+    std::fs::write(dir.join("handler.js"), HANDLER_V2).unwrap();
+    let refused = cli.run(&["deploy", dir_arg], key).await;
+    assert_exit(&refused, 3);
+    assert!(
+        text(&refused).contains("revision_conflict"),
+        "{}",
+        text(&refused)
+    );
+    let (_, now) = server.get("/ai/endpoints/pull-me").await;
+    assert_eq!(now["endpoint"]["priceUsd"], 0.25, "{now}");
+
+    // Pull refuses to drop the local edit, then with --force brings revision 2.
+    assert_exit(&cli.run(&["pull", dir_arg], key).await, 2);
+    let pulled = cli.run(&["pull", dir_arg, "--force"], key).await;
+    assert_exit(&pulled, 0);
+    assert!(text(&pulled).contains("revision 2"), "{}", text(&pulled));
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    assert_eq!(manifest["priceUsd"], 0.25, "{manifest}");
+    assert_eq!(manifest["files"], json!(["data/words.txt"]));
+    assert_ne!(
+        std::fs::read_to_string(dir.join("handler.js")).unwrap(),
+        HANDLER_V2
+    );
+    // Made on revision 2 now, the edit deploys and keeps the raised price.
+    assert_exit(&cli.run(&["deploy", dir_arg], key).await, 0);
+    std::fs::write(dir.join("handler.js"), HANDLER_V2).unwrap();
+    let deployed = cli.run(&["deploy", dir_arg, "--json"], key).await;
+    assert_exit(&deployed, 0);
+    let answer = stdout_json(&deployed);
+    assert_eq!(answer["manage"]["revision"], 3, "{answer}");
+    assert_eq!(answer["endpoint"]["priceUsd"], 0.25);
+
+    // Into a new directory by slug: manifest, handler and the file's bytes.
+    let fresh = work.path().join("fresh");
+    let fresh_arg = fresh.to_str().unwrap();
+    let pulled = cli
+        .run(&["pull", fresh_arg, "--slug", "pull-me"], key)
+        .await;
+    assert_exit(&pulled, 0);
+    assert_eq!(
+        std::fs::read_to_string(fresh.join("data/words.txt")).unwrap(),
+        "alpha beta\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(fresh.join("handler.js")).unwrap(),
+        HANDLER_V2
+    );
+    assert_exit(&cli.run(&["deploy", fresh_arg], key).await, 0);
+
+    // The kept revisions, and a rollback to the first.
+    let listed = cli.run(&["revisions", "pull-me"], key).await;
+    assert_exit(&listed, 0);
+    let listing = text(&listed);
+    assert!(
+        listing.contains("serving") && listing.contains("priceUsd"),
+        "{listing}"
+    );
+    let rolled = cli.run(&["rollback", "pull-me", "1"], key).await;
+    assert_exit(&rolled, 0);
+    assert!(
+        text(&rolled).contains("revision 1 serves"),
+        "{}",
+        text(&rolled)
+    );
+    let (_, now) = server.get("/ai/endpoints/pull-me").await;
+    assert_eq!(now["endpoint"]["priceUsd"], 0, "{now}");
+    let missing = cli.run(&["rollback", "pull-me", "40"], key).await;
+    assert_exit(&missing, 3);
+    assert!(
+        text(&missing).contains("revision_not_found"),
+        "{}",
+        text(&missing)
+    );
+}

@@ -83,6 +83,7 @@ error_codes! {
     ServiceNotFound = "service_not_found",
     PayoutNotFound = "payout_not_found",
     RevisionNotFound = "revision_not_found",
+    FileNotFound = "file_not_found",
     // 405, 413, 415
     MethodNotAllowed = "method_not_allowed",
     BodyTooLarge = "body_too_large",
