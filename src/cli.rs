@@ -247,6 +247,10 @@ pub struct CallArgs {
     /// server runs it without payment.
     #[arg(long)]
     test: bool,
+    /// A test call of this kept revision (one waiting for a grant, say) instead of the serving
+    /// one; implies --test.
+    #[arg(long)]
+    revision: Option<u64>,
     #[command(flatten)]
     global: Global,
 }

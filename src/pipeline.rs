@@ -32,6 +32,9 @@ use crate::x402::header::SettlementResponse;
 pub const RECEIPT_ID_HEADER: HeaderName = HeaderName::from_static("x-receipt-id");
 /// Asks for a test call (value `1`), and marks the answer of one.
 pub const TEST_HEADER: HeaderName = HeaderName::from_static("x-toolhost-test");
+/// The revision a test call runs (a kept one, such as one waiting for a grant); a test call
+/// by itself, owner's or admin's.
+pub const REVISION_HEADER: HeaderName = HeaderName::from_static("x-toolhost-revision");
 
 /// One call as the pipeline sees it, whatever route it came through.
 pub struct Call {

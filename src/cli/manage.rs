@@ -556,24 +556,28 @@ pub(super) async fn call(args: &CallArgs, out: &Out) -> Outcome {
     let input: Value = serde_json::from_str(&args.input)
         .map_err(|e| Failure::Usage(format!("--input is not JSON: {e}")))?;
     let configured = Api::from_global(&args.global)?;
+    let test = args.test || args.revision.is_some();
     // A plain call is an agent's: no credential. A test call is the owner's.
-    let api = if args.test {
+    let api = if test {
         configured.require_key()?;
         configured
     } else {
         Api::new(configured.base(), Credential::None)
     };
-    let headers: &[(&str, &str)] = if args.test {
-        &[("x-toolhost-test", "1")]
-    } else {
-        &[]
-    };
+    let revision = args.revision.map(|n| n.to_string());
+    let mut headers: Vec<(&str, &str)> = Vec::new();
+    if test {
+        headers.push(("x-toolhost-test", "1"));
+    }
+    if let Some(revision) = &revision {
+        headers.push(("x-toolhost-revision", revision));
+    }
     let answer = api
         .exchange(
             Method::POST,
             &format!("/tools/{}", segment(&args.slug)),
             Some(&input),
-            headers,
+            &headers,
         )
         .await?;
     if !(200..300).contains(&answer.status) {

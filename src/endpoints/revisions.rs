@@ -255,6 +255,28 @@ pub async fn rollback(
     Ok(compiled)
 }
 
+/// The endpoint as it would be with kept revision `number` serving, for a test call of it
+/// (`X-Toolhost-Revision`): its content on the endpoint's data, grant and limits, so it reaches
+/// only what the endpoint was granted. The sandbox tells it from the serving revision by its
+/// number.
+pub async fn as_revision(
+    parts: &Parts<'_>,
+    compiled: Arc<CompiledEndpoint>,
+    number: u64,
+) -> Result<Arc<CompiledEndpoint>, EndpointError> {
+    if number == compiled.endpoint.serving_revision {
+        return Ok(compiled);
+    }
+    let found = load(parts, &compiled.endpoint, number).await?;
+    let mut ep = compiled.endpoint.clone();
+    found.content.apply(&mut ep);
+    ep.serving_revision = number;
+    // Only what the endpoint holds: what a waiting revision asks for beyond it is refused
+    // (`capability_denied`) when its handler uses it, as the grant it waits for is not given.
+    ep.requested_capabilities = ep.capabilities();
+    Ok(Arc::new(CompiledEndpoint::compile(ep)?))
+}
+
 /// One kept revision in the list.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

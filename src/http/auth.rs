@@ -20,7 +20,9 @@ use axum::http::StatusCode;
 
 use crate::app::AppState;
 use crate::builders::{self, secrets_equal, Builder, Caller};
-use crate::catalog::Endpoint;
+use std::sync::Arc;
+
+use crate::catalog::{CompiledEndpoint, Endpoint};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pipeline;
 
@@ -133,13 +135,17 @@ impl OptionalFromRequestParts<AppState> for Caller {
     }
 }
 
-/// What a call's `X-Toolhost-Test` header asks for. Credentials are read only when it is sent,
-/// so a live call never fails on a stray `X-Builder-Key`.
+/// What a call's `X-Toolhost-Test` and `X-Toolhost-Revision` headers ask for. Credentials are
+/// read only when one is sent, so a live call never fails on a stray `X-Builder-Key`.
 pub enum TestRequest {
-    /// No header: a live call.
+    /// Neither header: a live call.
     Live,
-    /// `X-Toolhost-Test: 1`, with the caller its credential names (`None`: it carried none).
-    Test(Option<Caller>),
+    /// `X-Toolhost-Test: 1` or `X-Toolhost-Revision: N` (a test call of revision N), with the
+    /// caller its credential names (`None`: it carried none).
+    Test {
+        asker: Option<Box<Caller>>,
+        revision: Option<u64>,
+    },
 }
 
 impl TestRequest {
@@ -148,9 +154,30 @@ impl TestRequest {
     pub fn check(&self, endpoint: &Endpoint) -> ApiResult<bool> {
         match self {
             TestRequest::Live => Ok(false),
-            TestRequest::Test(asker) => {
-                pipeline::allow_test(endpoint, asker.as_ref()).map(|()| true)
+            TestRequest::Test { asker, .. } => {
+                pipeline::allow_test(endpoint, asker.as_deref()).map(|()| true)
             }
+        }
+    }
+
+    /// What the call runs: `compiled` (its serving revision), or the kept revision a test call
+    /// named (404 `revision_not_found` when it is not kept). Call after [`Self::check`].
+    pub async fn serving(
+        &self,
+        app: &AppState,
+        compiled: Arc<CompiledEndpoint>,
+    ) -> ApiResult<Arc<CompiledEndpoint>> {
+        match self {
+            TestRequest::Test {
+                revision: Some(number),
+                ..
+            } => Ok(crate::endpoints::revisions::as_revision(
+                &app.endpoint_parts(),
+                compiled,
+                *number,
+            )
+            .await?),
+            _ => Ok(compiled),
         }
     }
 }
@@ -159,16 +186,37 @@ impl FromRequestParts<AppState> for TestRequest {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        let Some(value) = parts.headers.get(pipeline::TEST_HEADER) else {
+        let test = parts.headers.get(pipeline::TEST_HEADER);
+        let revision = parts.headers.get(pipeline::REVISION_HEADER);
+        if test.is_none() && revision.is_none() {
             return Ok(TestRequest::Live);
-        };
-        if value.as_bytes().trim_ascii() != b"1" {
+        }
+        if test.is_some_and(|value| value.as_bytes().trim_ascii() != b"1") {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidTestHeader,
                 "X-Toolhost-Test must be 1 (a test call by the endpoint's owner or the admin), or absent",
             ));
         }
-        Ok(TestRequest::Test(caller(parts, app).await?))
+        let revision = match revision {
+            None => None,
+            Some(value) => Some(
+                value
+                    .to_str()
+                    .ok()
+                    .and_then(|text| text.trim().parse::<u64>().ok())
+                    .ok_or_else(|| {
+                        ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            ErrorCode::InvalidRevisionHeader,
+                            "X-Toolhost-Revision must be a revision number (a test call of that kept revision by the endpoint's owner or the admin), or absent",
+                        )
+                    })?,
+            ),
+        };
+        Ok(TestRequest::Test {
+            asker: caller(parts, app).await?.map(Box::new),
+            revision,
+        })
     }
 }

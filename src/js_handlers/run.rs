@@ -56,9 +56,10 @@ pub struct EndpointRuntime {
 
 /// What one generation of an endpoint runs with.
 struct Build {
-    /// The endpoint and generation it was built from (`code.version` names the same pair).
+    /// The endpoint, generation and revision it was built from (`code.version` names them).
     endpoint_id: String,
     generation: u64,
+    revision: u64,
     /// Source, capabilities, limits and `ctx.env` (the plain env with the decrypted secrets on
     /// top); its version names the endpoint generation.
     code: sandbox::EndpointCode,
@@ -116,11 +117,11 @@ impl EndpointRuntime {
     where
         F: std::future::Future<Output = Result<BTreeMap<String, String>, ApiError>>,
     {
-        if let Some(cached) = self
-            .builds()
-            .get(&endpoint.slug)
-            .filter(|r| r.generation == endpoint.generation && r.endpoint_id == endpoint.id)
-        {
+        if let Some(cached) = self.builds().get(&endpoint.slug).filter(|r| {
+            r.generation == endpoint.generation
+                && r.revision == endpoint.serving_revision
+                && r.endpoint_id == endpoint.id
+        }) {
             return Ok(cached.clone());
         }
         let Some(source) = endpoint.source.clone() else {
@@ -144,6 +145,7 @@ impl EndpointRuntime {
         let loaded = Arc::new(Build {
             endpoint_id: endpoint.id.clone(),
             generation: endpoint.generation,
+            revision: endpoint.serving_revision,
             code: endpoint_code(endpoint, module.js, env),
             secrets: secrets.into_values().collect(),
             map: module.map,
@@ -279,7 +281,10 @@ pub(super) fn endpoint_code(
     sandbox::EndpointCode {
         id: endpoint.id.clone(),
         slug: endpoint.slug.clone(),
-        version: format!("{}-g{}", endpoint.id, endpoint.generation),
+        version: format!(
+            "{}-g{}-r{}",
+            endpoint.id, endpoint.generation, endpoint.serving_revision
+        ),
         source,
         capabilities: endpoint.capabilities(),
         env,

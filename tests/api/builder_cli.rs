@@ -793,12 +793,12 @@ async fn dev_serves_a_workers_style_tool_and_prints_its_refusals() {
 #[tokio::test]
 async fn deploy_refuses_to_set_back_a_change_made_elsewhere_and_pull_brings_it() {
     let server = TestServer::start().await;
-    let (_, key) = server.builder("Puller").await;
+    let (_, builder_key) = server.builder("Puller").await;
     let cli = Cli::new(&server);
     let work = tempfile::tempdir().unwrap();
     let dir = work.path().join("pull-me");
     let dir_arg = dir.to_str().unwrap();
-    let key = Some(key.as_str());
+    let key = Some(builder_key.as_str());
     assert_exit(&cli.run(&["init", dir_arg], None).await, 0);
     std::fs::create_dir_all(dir.join("data")).unwrap();
     std::fs::write(dir.join("data/words.txt"), "alpha beta\n").unwrap();
@@ -812,7 +812,7 @@ async fn deploy_refuses_to_set_back_a_change_made_elsewhere_and_pull_brings_it()
     // The price is raised elsewhere: revision 2.
     let raised = server
         .patch(
-            crate::util::As::Builder(key.unwrap()),
+            crate::util::As::Builder(&builder_key),
             "pull-me",
             &json!({"priceUsd": 0.25}),
         )

@@ -137,6 +137,51 @@ async fn a_deploy_never_takes_the_serving_revision_offline() {
     assert_eq!(requested["data"]["revision"], 3, "{requested}");
     assert_eq!(requested["data"]["missing"], json!(["fetch"]));
 
+    // Its owner can try it first: a test call of revision 3 (on the endpoint's data, with
+    // only what the endpoint was granted); live calls still get revision 2.
+    let (status, marked, tried) = crate::test_calls::post(
+        &server,
+        "/tools/live-counter",
+        &[("x-builder-key", &key), ("x-toolhost-revision", "3")],
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{tried}");
+    assert_eq!((&tried["n"], &tried["version"]), (&json!(4), &json!("v3")));
+    assert!(marked, "a test call's answer says so");
+    assert_eq!(call(&server, "live-counter").await["version"], "v2");
+    let (_, stranger) = server.builder("Stranger").await;
+    for (headers, status, code) in [
+        (
+            vec![
+                ("x-builder-key", stranger.as_str()),
+                ("x-toolhost-revision", "3"),
+            ],
+            403,
+            "test_call_not_allowed",
+        ),
+        (
+            vec![
+                ("x-builder-key", key.as_str()),
+                ("x-toolhost-revision", "three"),
+            ],
+            400,
+            "invalid_revision_header",
+        ),
+        (
+            vec![
+                ("x-builder-key", key.as_str()),
+                ("x-toolhost-revision", "99"),
+            ],
+            404,
+            "revision_not_found",
+        ),
+    ] {
+        let (got, _, body) =
+            crate::test_calls::post(&server, "/tools/live-counter", &headers, json!({})).await;
+        assert_error(got, &body, status, code);
+    }
+
     // The admin sees what it would grant: the diff against the serving source and the hosts.
     let (status, queue) = server
         .call("GET", "/ai/admin/grants", As::Admin, None)
@@ -171,7 +216,6 @@ async fn a_deploy_never_takes_the_serving_revision_offline() {
     );
     assert_eq!(list["revisions"][0]["basedOn"], 2);
     assert_eq!(list["revisions"][0]["author"], "owner");
-    let (_, stranger) = server.builder("Stranger").await;
     let (status, body) = server
         .call(
             "GET",
@@ -218,7 +262,7 @@ async fn a_deploy_never_takes_the_serving_revision_offline() {
     let answer = call(&server, "live-counter").await;
     assert_eq!(
         (&answer["n"], &answer["version"]),
-        (&json!(5), &json!("v1"))
+        (&json!(7), &json!("v1"))
     );
     // Back to 3 (it needs `fetch`, which the endpoint still holds): at once too.
     let (status, rolled) = rollback(&server, owner, "live-counter", 3).await;

@@ -44,6 +44,7 @@ error_codes! {
     InvalidSince = "invalid_since",
     InvalidPayload = "invalid_payload",
     InvalidTestHeader = "invalid_test_header",
+    InvalidRevisionHeader = "invalid_revision_header",
     // 401
     Unauthorized = "unauthorized",
     InvalidAdminToken = "invalid_admin_token",

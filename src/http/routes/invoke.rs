@@ -102,6 +102,7 @@ pub async fn invoke(
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&request.slug)?;
     let is_test = test.check(&compiled.endpoint)?;
+    let compiled = test.serving(&app, compiled).await?;
     Ok(marked(
         is_test,
         invoke_call(app, compiled, is_test, headers, request).await,

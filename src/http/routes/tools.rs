@@ -41,6 +41,7 @@ pub async fn invoke_get(
     let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema.value(), pairs);
     let mut call = Call::new(Method::GET, input, headers);
     call.test = test.check(&compiled.endpoint)?;
+    let compiled = test.serving(&app, compiled).await?;
     let answer = pipeline::call(&app, &compiled, &call).await;
     Ok(marked(call.test, answer.map(tool_response)))
 }
@@ -70,6 +71,7 @@ pub async fn invoke_post(
     let compiled = app.catalog.require(&slug)?;
     let mut call = Call::new(Method::POST, input, headers);
     call.test = test.check(&compiled.endpoint)?;
+    let compiled = test.serving(&app, compiled).await?;
     let answer = pipeline::call(&app, &compiled, &call).await;
     Ok(marked(call.test, answer.map(tool_response)))
 }
