@@ -527,6 +527,11 @@ pub async fn update(
             decided_at: now,
         });
     }
+    if files.is_empty() && same_record(&ep, before) {
+        // Nothing changed (a grant saved as it was, a field sent with its value): nothing is
+        // written, no event, and the isolates and payment terms built from it stay.
+        return Ok(current);
+    }
     ep.generation = before.generation + 1;
     ep.updated_at = now;
     let compiled = parts
@@ -567,6 +572,11 @@ pub async fn update(
         emit_granted(parts, after, None).await;
     }
     Ok(compiled)
+}
+
+/// Whether two records say the same (as stored, so every field counts).
+fn same_record(a: &Endpoint, b: &Endpoint) -> bool {
+    serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
 }
 
 /// Records that the endpoint's secrets changed: bumps the revision (the sandbox rebuilds

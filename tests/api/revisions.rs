@@ -373,6 +373,20 @@ async fn only_deploys_make_revisions_and_twenty_are_kept() {
         )
         .await;
     assert_eq!(limited["manage"]["latestRevision"], 1, "{limited}");
+    // Saved again as it is, nothing is written: no new updatedAt, no event.
+    let events = server.event_kinds(owner, "since=1h").await.len();
+    let again = server
+        .patch(
+            As::Admin,
+            "many",
+            &json!({"limits": {"memoryMb": 64, "timeoutMs": 500}}),
+        )
+        .await;
+    assert_eq!(
+        again["endpoint"]["updatedAt"],
+        limited["endpoint"]["updatedAt"]
+    );
+    assert_eq!(server.event_kinds(owner, "since=1h").await.len(), events);
     for n in 1..=22 {
         let body = server
             .patch(owner, "many", &json!({"title": format!("Many {n}")}))

@@ -210,3 +210,73 @@ test("refused fields, content-safety findings and pending grants show at their f
   assert.deepEqual(unexpected(errors), []);
   await page.close();
 });
+
+test("revisions: a change made elsewhere is a conflict, not overwritten; roll back; try a revision waiting for a grant", async () => {
+  const owner = { "X-Builder-Key": builderKey };
+  const counter = (version) => `export default async (req, ctx) => ({ version: "${version}" });`;
+  await ok("POST", "/ai/endpoints/create", { headers: owner, body: {
+    slug: "ed-revs", title: "Revs", description: "Says its version.", priceUsd: 0, source: counter("v1"),
+    safetyAttestation: { accepted: true },
+  } });
+  const { page, errors } = await signedIn();
+  await page.waitForSelector('#b-endpoints tr[data-slug="ed-revs"]');
+  await page.locator('#b-endpoints tr[data-slug="ed-revs"]').getByRole("button", { name: "Edit ed-revs" }).click();
+  await page.waitForSelector('#ed-revisions tr[data-revision="1"]');
+
+  // The price is raised elsewhere (the CLI, another tab) after the form opened on revision 1.
+  await ok("PATCH", "/ai/endpoints/ed-revs", { headers: owner, body: { priceUsd: 0.5 } });
+  await setCode(page, "#ed-source", counter("v2"));
+  await page.click("#ed-deploy");
+  await page.waitForFunction(() => /changed since you opened it/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await ok("GET", "/ai/endpoints/ed-revs")).endpoint.priceUsd, 0.5, "the other change stands");
+  await shot(page, "editor-revision-conflict");
+  // Deployed over it on purpose: revision 3, the new source on revision 2's content.
+  await page.getByRole("button", { name: "Deploy over it" }).click();
+  await page.waitForFunction(() => /Deployed ed-revs \(revision 3\)/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await call("POST", "/tools/ed-revs", { body: {} })).body?.version, undefined, "paid now: a 402");
+  await page.waitForSelector('#ed-revisions tr[data-revision="3"]');
+  assert.match(await page.textContent('#ed-revisions tr[data-revision="3"]'), /serving/);
+
+  // Roll back to revision 1: free and v1 again, at once.
+  await page.locator('#ed-revisions tr[data-revision="1"]').getByRole("button", { name: "Roll back to revision 1" }).click();
+  await page.waitForFunction(() => /Rolled back: revision 1 serves/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await call("POST", "/tools/ed-revs", { body: {} })).body.version, "v1");
+  await page.waitForFunction(() => /serving/.test(document.querySelector('#ed-revisions tr[data-revision="1"]').textContent));
+
+  // A revision that asks for more waits; the page says so, and its owner can try it.
+  await setCode(page, "#ed-source", counter("v4"));
+  await page.check("#ed-cap-kv");
+  await page.click("#ed-deploy");
+  await page.waitForFunction(() => /revision 4 waits for the admin's grant; revision 1 serves meanwhile/.test(document.querySelector("#ed-status").textContent));
+  assert.match(await page.textContent("#ed-result"), /Revision 4 waits for the admin to grant kv/);
+  assert.equal((await call("POST", "/tools/ed-revs", { body: {} })).body.version, "v1", "revision 1 still serves");
+  await page.locator('#ed-revisions tr[data-revision="4"]').getByRole("button", { name: "Test call of revision 4" }).click();
+  await page.waitForFunction(() => /Test call \(revision 4\)\s*200/.test(document.querySelector("#ed-run-result").textContent));
+  assert.match(await page.textContent("#ed-run-result .run-body"), /v4/);
+  await shot(page, "editor-pending-revision");
+  assert.deepEqual(await accessibilityProblems(page), []);
+  assert.deepEqual(errors.filter((e) => !/status of (409|422)/.test(e)), []);
+  await page.close();
+
+  // The admin's card shows what revision 4 asks for, its diff and hosts; a grant makes it serve.
+  const admin = await browser.context.newPage();
+  const adminErrors = watch(admin);
+  await admin.goto(`${base}/dashboard#admin`, { waitUntil: "load" });
+  await admin.waitForSelector("html[data-ready='1']");
+  await admin.fill("#admin-token", adminToken);
+  await admin.click("#admin-login button[type=submit]");
+  const card = admin.locator('#a-grants form[data-slug="ed-revs"]');
+  await card.waitFor();
+  assert.match(await card.textContent(), /Revision 4 asks for kv; revision 1 serves meanwhile/);
+  await card.locator("summary").click();
+  const diff = await card.locator("pre.diff").textContent();
+  assert.match(diff, /-export default .*v1/);
+  assert.match(diff, /\+export default .*v4/);
+  await shot(admin, "admin-grant-pending-revision");
+  await card.getByRole("button", { name: "Grant all to ed-revs" }).click();
+  await admin.locator('#a-grants form[data-slug="ed-revs"]').getByText("Granted.").waitFor();
+  assert.equal((await call("POST", "/tools/ed-revs", { body: {} })).body.version, "v4");
+  assert.deepEqual(await accessibilityProblems(admin), []);
+  assert.deepEqual(adminErrors, []);
+  await admin.close();
+});

@@ -1,6 +1,7 @@
 // toolhost dashboard, Admin tab: sign-in with the admin token, the content-safety review queue,
-// capability grants for JavaScript endpoints (pending requests first, granted or refused with a
-// note) and developer credits.
+// capability grants for JavaScript endpoints (pending requests first, each with the source it
+// would run, a diff against the serving source for a revision waiting while another serves,
+// and the hosts it would reach; granted or refused with a note) and developer credits.
 
 import { api, session, missingRoute } from "./api.js";
 import { $, h, usd, when, errorText, badge, say, codeBlock } from "./dom.js";
@@ -129,23 +130,53 @@ async function loadGrants() {
     box.replaceChildren(h("p", { class: "error" }, `Could not list endpoints: ${errorText(e)}`));
     return;
   }
-  const records = (await Promise.all(slugs.map((slug) =>
-    api(`/ai/endpoints/${encodeURIComponent(slug)}`, { as: "admin" }).catch(() => null))))
-    .filter((r) => r && r.manage && r.manage.requestedCapabilities);
+  const records = (await Promise.all(slugs.map(async (slug) => {
+    const path = `/ai/endpoints/${encodeURIComponent(slug)}`;
+    const record = await api(path, { as: "admin" }).catch(() => null);
+    const waiting = record && record.manage && record.manage.pendingRevision;
+    // A revision waiting for the grant while another serves: what it asks is decided on it.
+    if (waiting != null) record.waiting = await api(`${path}/revisions/${waiting}`, { as: "admin" }).catch(() => null);
+    return record;
+  }))).filter((r) => r && r.manage && r.manage.requestedCapabilities);
   if (!records.length) { box.replaceChildren(h("p", { class: "muted" }, "No JavaScript endpoint requests a capability.")); return; }
-  records.sort((a, b) => {
-    const pending = (r) => CAPABILITIES.some(([k]) => r.manage.requestedCapabilities[k] && !(r.manage.grantedCapabilities || {})[k]);
-    return Number(pending(b)) - Number(pending(a)) || a.endpoint.slug.localeCompare(b.endpoint.slug);
-  });
+  records.sort((a, b) => Number(asks(b).length > 0) - Number(asks(a).length > 0) || a.endpoint.slug.localeCompare(b.endpoint.slug));
   box.replaceChildren(h("ul", { class: "cards" }, records.map(grantCard)));
+}
+
+/** The capabilities the request on the table asks for that the endpoint does not hold: the
+ * waiting revision's when one waits, else the serving one's. */
+function asks(record) {
+  const grant = record.manage.capabilityGrant || {};
+  const waiting = grant.pendingRevision;
+  if (waiting) return waiting.state === "pending" ? waiting.missing || [] : [];
+  return grant.state === "pending" ? grant.missing || [] : [];
+}
+
+/** What the admin decides on: the revision's source (a diff against the serving one for a
+ * waiting revision) and the hosts it would reach. */
+function requestView(record) {
+  const m = record.manage;
+  const detail = record.waiting;
+  const hosts = detail ? detail.allowedHosts : m.allowedHosts;
+  const what = detail
+    ? h("p", {}, `Revision ${detail.revision} asks for ${(detail.asks || []).join(", ") || "nothing new"}; revision ${m.revision} serves meanwhile.`)
+    : h("p", {}, asks(record).length ? `Revision ${m.revision} (nothing serves until it is granted).` : `Revision ${m.revision} serves.`);
+  const source = detail
+    ? h("details", { class: "source" }, h("summary", {}, "Source changes against the serving revision"),
+      h("pre", { class: "code small diff" }, h("code", {}, detail.sourceDiff || "(the source is unchanged)")))
+    : m.source ? h("details", { class: "source" }, h("summary", {}, "Source"), h("pre", { class: "code small" }, h("code", {}, m.source))) : null;
+  return h("div", { class: "request" }, what,
+    h("p", {}, "Allowed hosts: ", hosts && hosts.length ? h("code", {}, hosts.join(", ")) : h("span", { class: "muted" }, "none listed (httpGetJson: any public host; fetch: none)")),
+    source);
 }
 
 function grantCard(record) {
   const e = record.endpoint;
-  const requested = record.manage.requestedCapabilities || {};
+  const requested = (record.waiting ? record.waiting.requestedCapabilities : record.manage.requestedCapabilities) || {};
   const granted = record.manage.grantedCapabilities || {};
-  const pending = CAPABILITIES.filter(([k]) => requested[k] && !granted[k]).length;
-  const request = record.manage.capabilityGrant || {};
+  const pending = asks(record).length;
+  const grant = record.manage.capabilityGrant || {};
+  const request = grant.pendingRevision || grant;
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
   const noteId = `grant-note-${e.slug}`;
   const note = h("input", { id: noteId, type: "text", maxlength: "1000", autocomplete: "off" });
@@ -154,6 +185,7 @@ function grantCard(record) {
       const saved = await api(`/ai/admin/endpoints/${encodeURIComponent(e.slug)}/grant`, {
         method: "POST", as: "admin", body: note.value ? { decision, note: note.value } : { decision },
       });
+      if (decision === "refuse" && record.waiting) saved.waiting = record.waiting;
       const fresh = grantCard(saved);
       form.closest("li").replaceWith(fresh);
       say(fresh.querySelector(".status"), decision === "grant" ? "Granted." : "Refused.", "ok");
@@ -173,6 +205,7 @@ function grantCard(record) {
       request.state === "refused" ? badge("refused", "rejected")
         : pending ? badge(`${pending} pending`, "review") : badge("up to date", "ok"),
       request.decision && request.decision.note ? h("p", { class: "muted" }, `Last note: ${request.decision.note}`) : null,
+      requestView(record),
       h("div", { class: "checks" }, CAPABILITIES.map(([k, label]) => {
         const id = `grant-${e.slug}-${k}`;
         return h("div", { class: "check" },
@@ -188,6 +221,7 @@ function grantCard(record) {
     for (const [k] of CAPABILITIES) body.grantedCapabilities[k] = !!form.elements[k].checked;
     try {
       const saved = await api(`/ai/endpoints/${encodeURIComponent(e.slug)}`, { method: "PATCH", body, as: "admin" });
+      if (saved.manage.pendingRevision != null) saved.waiting = record.waiting;
       const fresh = grantCard(saved);
       form.closest("li").replaceWith(fresh);
       say(fresh.querySelector(".status"), "Grants saved.", "ok");

@@ -2,9 +2,11 @@
 // builder's own: the handler in a code editor (CodeMirror 6, vendored in vendor/codemirror.js and
 // loaded the first time the editor opens), JSON Schema editors checked as JSON while typing,
 // capabilities, env and files; a test run of the draft (POST /ai/builders/drafts/run) and, for a
-// deployed endpoint, a test call (X-Toolhost-Test: 1); deploy (POST create or PATCH). The
-// server's refusals land where they belong: a compile error as a diagnostic at its line and
-// column, `details.errors` pointers and content-safety findings at their field.
+// deployed endpoint, a test call (X-Toolhost-Test: 1); deploy (POST create or PATCH, made on the
+// revision it opened: a change made elsewhere since is a conflict, not overwritten); the kept
+// revisions with rollback and a test call of each. The server's refusals land where they
+// belong: a compile error as a diagnostic at its line and column, `details.errors` pointers and
+// content-safety findings at their field.
 
 import { api, raw, session, ApiError } from "./api.js";
 import { $, h, errorText, badge, say, pretty, copyButton } from "./dom.js";
@@ -45,9 +47,82 @@ export function setupEditor(deployed) {
   $("#ed-close").addEventListener("click", closeEditor);
   $("#ed-file-add").addEventListener("click", () => addFileRow());
   $("#ed-run").addEventListener("click", runDraft);
-  $("#ed-test-call").addEventListener("click", testCall);
+  $("#ed-test-call").addEventListener("click", () => testCall());
   $("#ed-lang").addEventListener("change", setLanguage);
   $("#b-editor").addEventListener("submit", (event) => { event.preventDefault(); deploy(); });
+}
+
+// ---------------------------------------------------------------- revisions
+
+/** The revision a change of `record` is made on: the one waiting for a grant, else the serving one. */
+const baseOf = (record) => record.manage.pendingRevision ?? record.manage.revision;
+
+const slugPath = (record) => `/ai/endpoints/${encodeURIComponent(record.endpoint.slug)}`;
+
+/** `record` as its newest revision has it: a change builds on the revision waiting for a
+ * grant when there is one, so the form shows that revision's content. */
+async function newest(record) {
+  const pending = record.manage.pendingRevision;
+  if (pending == null) return record;
+  const c = (await api(`${slugPath(record)}/revisions/${pending}`, { as: "builder" })).content;
+  const endpoint = { ...record.endpoint, title: c.title, description: c.description, tags: c.tags,
+    priceUsd: c.priceUsd, inputSchema: c.inputSchema, outputSchema: c.outputSchema };
+  const manage = { ...record.manage, source: c.source, sourceLanguage: c.sourceLanguage, env: c.env,
+    requestedCapabilities: c.requestedCapabilities, allowedHosts: c.allowedHosts, exampleInput: c.exampleInput };
+  return { ...record, endpoint, manage };
+}
+
+/** What waits for the admin, said plainly; null when nothing does. */
+function pendingNote(manage) {
+  const waiting = (manage.capabilityGrant || {}).pendingRevision;
+  if (!waiting) return null;
+  const what = (waiting.missing || []).join(", ");
+  const refused = waiting.state === "refused"
+    ? ` The admin refused it${waiting.decision && waiting.decision.note ? `: ${waiting.decision.note}` : "."}` : "";
+  return h("p", { class: "note pending-revision" },
+    `Revision ${waiting.revision} waits for the admin to grant ${what}; revision ${manage.revision} serves meanwhile.${refused}`);
+}
+
+/** The kept revisions: state, when, what changed; roll back to one, or test-call it. */
+async function showRevisions() {
+  const box = $("#ed-revisions");
+  if (!editing) { box.replaceChildren(); return; }
+  let list;
+  try {
+    list = await api(`${slugPath(editing)}/revisions`, { as: "builder" });
+  } catch (e) {
+    box.replaceChildren(h("p", { class: "error" }, `Could not list the revisions: ${errorText(e)}`));
+    return;
+  }
+  const rows = list.revisions.map((r) => h("tr", { dataset: { revision: String(r.revision) } },
+    h("td", {}, String(r.revision)),
+    h("td", {}, badge(r.state, r.state === "serving" ? "ok" : r.state === "kept" ? "info" : "review")),
+    h("td", {}, r.createdAt.replace("T", " ").replace(/\.\d+Z$|Z$/, "")),
+    h("td", {}, r.author),
+    h("td", {}, r.fields.length ? r.fields.join(", ") : "-"),
+    h("td", { class: "actions" },
+      r.state === "serving" ? null
+        : h("button", { type: "button", class: "small", "aria-label": `Roll back to revision ${r.revision}`, onclick: () => rollback(r.revision) }, "Roll back"),
+      " ",
+      h("button", { type: "button", class: "small", "aria-label": `Test call of revision ${r.revision}`, onclick: () => testCall(r.revision) }, "Test call"))));
+  box.replaceChildren(h("div", { class: "table-wrap" },
+    h("table", { class: "table compact revisions" },
+      h("caption", {}, `Revisions (the newest ${list.kept} are kept)`),
+      h("thead", {}, h("tr", {}, ...["Revision", "State", "Created (UTC)", "By", "Changed", "Actions"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, rows))));
+}
+
+async function rollback(revision) {
+  try {
+    const data = await api(`${slugPath(editing)}/rollback`, { method: "POST", body: { revision }, as: "builder" });
+    await opened(data);
+    say("#ed-status", data.manage.revision === revision
+      ? `Rolled back: revision ${revision} serves.`
+      : `Revision ${revision} waits for the admin's grant; revision ${data.manage.revision} serves meanwhile.`, "ok");
+    onDeployed();
+  } catch (e) {
+    say("#ed-status", `Not rolled back: ${errorText(e)}`, "error");
+  }
 }
 
 // ---------------------------------------------------------------- editors
@@ -148,10 +223,17 @@ export async function openEditor(record) {
     say("#ed-status", `The code editor could not be loaded: ${errorText(e)}`, "error");
     return;
   }
+  try {
+    record = record && await newest(record);
+  } catch (err) {
+    say("#ed-status", `Could not load ${record.endpoint.slug}: ${errorText(err)}`, "error");
+    return;
+  }
   editing = record;
   clearErrors();
-  $("#ed-result").replaceChildren();
+  $("#ed-result").replaceChildren(...(record ? [pendingNote(record.manage)].filter(Boolean) : []));
   $("#ed-run-result").replaceChildren();
+  showRevisions();
   const e = record ? record.endpoint : null;
   const m = record ? record.manage : null;
   $("#ed-heading").textContent = e ? `Edit ${e.slug}` : "New endpoint";
@@ -182,6 +264,14 @@ export async function openEditor(record) {
   $("#h-b-editor").scrollIntoView({ block: "start" });
   (e ? $("#ed-title") : $("#ed-slug")).focus();
 }
+
+/** After a deploy or rollback: the form goes on from the newest revision, and the list shows it. */
+async function opened(data) {
+  editing = await newest(data);
+  showRevisions();
+}
+
+const slugOf = (record) => record.endpoint.slug;
 
 function closeEditor() {
   $("#b-editor").hidden = true;
@@ -420,8 +510,9 @@ async function runDraft() {
   }
 }
 
-/** The owner's test call of the deployed endpoint: free, marked as a test in its logs. */
-async function testCall() {
+/** The owner's test call of the deployed endpoint (or of one kept `revision`): free, marked
+ * as a test in its logs. */
+async function testCall(revision) {
   if (!editing) return;
   const out = $("#ed-run-result");
   let input;
@@ -429,11 +520,14 @@ async function testCall() {
     out.replaceChildren(h("p", { class: "error" }, `The test input is not valid JSON: ${e.message}`));
     return;
   }
-  out.replaceChildren(h("p", { class: "muted" }, "Calling the deployed endpoint…"));
+  const which = typeof revision === "number" ? `revision ${revision}` : "deployed";
+  out.replaceChildren(h("p", { class: "muted" }, `Calling the ${which} endpoint…`));
   const path = `/tools/${encodeURIComponent(editing.endpoint.slug)}`;
-  const r = await raw(path, { method: "POST", body: input, headers: { "X-Builder-Key": session.builderKey, "X-Toolhost-Test": "1" } });
+  const headers = { "X-Builder-Key": session.builderKey, "X-Toolhost-Test": "1" };
+  if (typeof revision === "number") headers["X-Toolhost-Revision"] = String(revision);
+  const r = await raw(path, { method: "POST", body: input, headers });
   const failed = r.status >= 400 && r.data && r.data.error;
-  out.replaceChildren(resultView("Test call (deployed)", r.status, failed ? null : r.data, failed ? r.data.error : null, null, `${r.ms} ms`));
+  out.replaceChildren(resultView(`Test call (${which})`, r.status, failed ? null : r.data, failed ? r.data.error : null, null, `${r.ms} ms`));
 }
 
 function resultView(title, status, body, error, logs, took) {
@@ -449,7 +543,7 @@ function resultView(title, status, body, error, logs, took) {
 
 // ---------------------------------------------------------------- deploy
 
-async function deploy() {
+async function deploy(force = false) {
   clearErrors();
   const { values, problems } = readForm();
   if (problems.length) {
@@ -468,12 +562,16 @@ async function deploy() {
         say("#ed-status", "Nothing changed.", "info");
         return;
       }
-      data = await api(`/ai/endpoints/${encodeURIComponent(editing.endpoint.slug)}`, { method: "PATCH", body, as: "builder" });
+      // Made on the revision this form opened: a change made since (the CLI, another tab, a
+      // rollback) is refused, not overwritten.
+      body.baseRevision = baseOf(editing);
+      if (force) body.force = true;
+      data = await api(slugPath(editing), { method: "PATCH", body, as: "builder" });
     } else {
       data = await api("/ai/endpoints/create", { method: "POST", body: createBody(values), as: "builder" });
     }
     const created = !editing;
-    editing = data;
+    await opened(data);
     $("#ed-heading").textContent = `Edit ${data.endpoint.slug}`;
     $("#ed-slug").readOnly = true;
     $("#ed-attest-row").hidden = true;
@@ -481,10 +579,20 @@ async function deploy() {
     $("#ed-deploy").textContent = "Deploy changes";
     // The files as stored now: new ones are not sent again by the next deploy.
     $("#ed-file-list").replaceChildren(...(data.manage.files || []).map(existingFileRow));
-    say("#ed-status", `${created ? "Created" : "Deployed"} ${data.endpoint.slug} (revision ${data.manage.revision}).`, "ok");
+    const waiting = data.manage.pendingRevision;
+    say("#ed-status", waiting != null
+      ? `Deployed ${data.endpoint.slug}: revision ${waiting} waits for the admin's grant; revision ${data.manage.revision} serves meanwhile.`
+      : `${created ? "Created" : "Deployed"} ${data.endpoint.slug} (revision ${data.manage.revision}).`, "ok");
     $("#ed-result").replaceChildren(deployedView(data));
     onDeployed();
   } catch (e) {
+    if (e instanceof ApiError && e.code === "revision_conflict") {
+      const d = e.details || {};
+      const status = $("#ed-status");
+      say(status, `Not deployed: ${slugOf(editing)} changed since you opened it (revision ${d.servingRevision} serves${d.pendingRevision != null ? `, revision ${d.pendingRevision} waits` : ""}). Reopen it to see the change, or deploy over it.`, "error");
+      status.append(" ", h("button", { type: "button", class: "small danger", onclick: () => deploy(true) }, "Deploy over it"));
+      return;
+    }
     const summary = e instanceof ApiError ? showRefusal(e) : errorText(e);
     say("#ed-status", `Not deployed: ${summary}`, "error");
   } finally {
@@ -514,6 +622,7 @@ function deployedView(data) {
         grant.state === "pending" ? ` · awaiting the admin's grant of ${(grant.missing || []).join(", ")}` : "",
         grant.state === "refused" ? ` · refused${grant.decision && grant.decision.note ? `: ${grant.decision.note}` : ""}` : "")),
     e.status === "awaiting_grant" ? h("p", { class: "note" }, "Not listed and not callable until the admin grants the capabilities it requests.") : null,
+    pendingNote(m),
     h("p", { class: "muted" }, "Call it:"),
     h("pre", { class: "code small" }, h("code", {}, curl)));
 }
