@@ -413,3 +413,101 @@ async fn only_deploys_make_revisions_and_twenty_are_kept() {
     let list = revisions(&server, As::Builder(&other), "many").await;
     assert_eq!(states(&list), [(1, "serving".to_string())]);
 }
+
+/// Deploys under paid load: every paid call is answered by one revision or the next, each
+/// charged once with its own receipt, and the sales the owner sees are exactly the calls
+/// answered; a payment sent again is refused, not charged twice.
+#[tokio::test]
+async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
+    let server = TestServer::start().await;
+    let source = |version: u32| {
+        format!("export default async (req) => ({{ version: {version}, n: req.input.n }});")
+    };
+    let create = json!({
+        "slug": "paid-live", "title": "Paid live", "description": "Says its version.",
+        "priceUsd": 0.01, "source": source(1),
+        "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "safetyAttestation": {"accepted": true},
+    });
+    let (key, _) = server.builder_with("Paid Live Co", &create).await;
+    let required = crate::payments::ask(&server, "/tools/paid-live").await;
+    const CALLS: usize = 48;
+    const DEPLOYS: u32 = 6;
+    let headers: Vec<_> = (0..CALLS)
+        .map(|_| {
+            let signer = alloy_signer_local::PrivateKeySigner::random();
+            crate::payments::pay(&signer, &required, 2, |_| {})
+        })
+        .collect();
+    let calls = futures::future::join_all(headers.iter().enumerate().map(|(n, header)| {
+        let server = &server;
+        async move {
+            // Spread over the deploys.
+            tokio::time::sleep(std::time::Duration::from_millis(15 * n as u64)).await;
+            crate::util::post_paid(server, "/tools/paid-live", header, json!({ "n": n })).await
+        }
+    }));
+    let deploys = async {
+        for version in 2..=DEPLOYS + 1 {
+            tokio::time::sleep(std::time::Duration::from_millis(90)).await;
+            let body = json!({ "source": source(version) });
+            let deployed = server.patch(As::Builder(&key), "paid-live", &body).await;
+            assert_eq!(
+                deployed["manage"]["revision"],
+                u64::from(version),
+                "{deployed}"
+            );
+        }
+    };
+    let (answers, ()) = tokio::join!(calls, deploys);
+    let mut receipts = std::collections::BTreeSet::new();
+    let mut versions = std::collections::BTreeSet::new();
+    for (n, (status, _, body)) in answers.iter().enumerate() {
+        assert_eq!(status.as_u16(), 200, "call {n}: {body}");
+        assert_eq!(body["n"], n, "{body}");
+        versions.insert(body["version"].as_u64().unwrap());
+        let receipt = body["receipt"]["receiptId"].as_str().unwrap().to_string();
+        assert!(receipts.insert(receipt), "a receipt per call: {body}");
+    }
+    assert!(
+        versions.len() > 1,
+        "the calls spanned deploys: {versions:?}"
+    );
+    let (status, revenue) = server
+        .call(
+            "GET",
+            "/ai/builders/revenue?since=1h",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{revenue}");
+    assert_eq!(
+        revenue["revenue"]["count"], CALLS,
+        "one sale per answered call: {revenue}"
+    );
+    // The same payment again is refused, and charges nothing.
+    let (status, _, body) =
+        crate::util::post_paid(&server, "/tools/paid-live", &headers[0], json!({"n": 0})).await;
+    assert_eq!(status, 402, "{body}");
+    let (_, revenue) = server
+        .call(
+            "GET",
+            "/ai/builders/revenue?since=1h",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(revenue["revenue"]["count"], CALLS);
+    // After the last deploy, the last revision answers.
+    let required = crate::payments::ask(&server, "/tools/paid-live").await;
+    let header = crate::payments::pay(
+        &alloy_signer_local::PrivateKeySigner::random(),
+        &required,
+        2,
+        |_| {},
+    );
+    let (_, _, body) =
+        crate::util::post_paid(&server, "/tools/paid-live", &header, json!({"n": 1})).await;
+    assert_eq!(body["version"], DEPLOYS + 1, "{body}");
+}
