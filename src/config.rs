@@ -69,6 +69,8 @@ pub struct Retention {
     pub quote_grace: Duration,
     /// Time between two sweeps.
     pub sweep_every: Duration,
+    /// A deleted endpoint's slug stays its former owner's this long (zero: free at once).
+    pub deleted_slugs: Duration,
 }
 
 const DAY: Duration = Duration::from_secs(86_400);
@@ -388,6 +390,7 @@ impl Config {
                 events: DAY * 90,
                 quote_grace: Duration::from_secs(600),
                 sweep_every: Duration::from_secs(60),
+                deleted_slugs: DAY * 30,
             },
             conversion: ConversionTable::builtin(),
             platform_fee_bps: 1000,

@@ -128,6 +128,13 @@ struct ServeArgs {
     /// Days builder events are kept.
     #[arg(long, env = "TOOLHOST_EVENT_RETENTION_DAYS", default_value_t = 90)]
     event_retention_days: u64,
+    /// Days a deleted endpoint's slug stays reserved for its former owner (0: free at once).
+    #[arg(
+        long,
+        env = "TOOLHOST_DELETED_SLUG_RESERVATION_DAYS",
+        default_value_t = 30
+    )]
+    deleted_slug_reservation_days: u64,
     /// DEV ONLY: let outbound requests (readiness checks, handler HTTP) reach loopback addresses.
     #[arg(long, env = "TOOLHOST_DEV_ALLOW_LOOPBACK")]
     dev_allow_loopback: bool,
@@ -287,6 +294,8 @@ impl ServeArgs {
             Duration::from_secs(self.free_receipt_retention_days.saturating_mul(DAY_SECS));
         config.retention.events =
             Duration::from_secs(self.event_retention_days.saturating_mul(DAY_SECS));
+        config.retention.deleted_slugs =
+            Duration::from_secs(self.deleted_slug_reservation_days.saturating_mul(DAY_SECS));
         config.outbound.allow_loopback = self.dev_allow_loopback;
         config.long_running_after = Duration::from_secs(self.long_running_after_secs);
         config.runtime.isolation = if self.sandbox_in_process {

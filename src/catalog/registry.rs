@@ -590,11 +590,12 @@ impl Registry {
         self.read().page(after, tag, Some(needle), limit, keep)
     }
 
-    /// Stores a new endpoint with its first revision, numbered 1; the slug must be free
-    /// (checked atomically in the store).
+    /// Stores a new endpoint with its first revision, numbered 1, and `also`'s conditions and
+    /// writes; the slug must be free (checked atomically in the store).
     pub async fn insert_new(
         &self,
         mut endpoint: Endpoint,
+        also: Batch,
     ) -> Result<Arc<CompiledEndpoint>, CatalogError> {
         endpoint.serving_revision = 1;
         endpoint.latest_revision = 1;
@@ -609,7 +610,7 @@ impl Registry {
         let batch = Batch::new()
             .require_absent(Tree::Endpoints, key.clone())
             .put(Tree::Endpoints, key, encode(&compiled.endpoint)?);
-        let batch = revision::write(batch, &compiled.endpoint.id, &first);
+        let batch = revision::write(batch, &compiled.endpoint.id, &first).extend(also);
         match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => {
                 Err(CatalogError::SlugTaken(compiled.endpoint.slug.clone()))
@@ -749,9 +750,12 @@ mod tests {
         let registry = Registry::load(Arc::new(SledStore::temporary().unwrap()))
             .await
             .unwrap();
-        registry.insert_new(endpoint("one")).await.unwrap();
+        registry
+            .insert_new(endpoint("one"), Batch::new())
+            .await
+            .unwrap();
         assert!(matches!(
-            registry.insert_new(endpoint("one")).await,
+            registry.insert_new(endpoint("one"), Batch::new()).await,
             Err(CatalogError::SlugTaken(_))
         ));
         let mut next = endpoint("one");

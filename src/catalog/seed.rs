@@ -19,7 +19,7 @@ use super::registry::{CatalogError, CompiledEndpoint, Registry};
 use crate::config::Quotas;
 use crate::handler_data::{write_counted, Space};
 use crate::money::Usd;
-use crate::store::{Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError, Tree};
 
 static CATALOG: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/catalog");
 static HANDLERS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/handlers");
@@ -244,7 +244,7 @@ pub async fn seed_catalog(
                 format!("exampleInput breaks inputSchema: {v:?}"),
             ));
         }
-        let id = match registry.insert_new(endpoint).await {
+        let id = match registry.insert_new(endpoint, Batch::new()).await {
             Ok(compiled) => compiled.endpoint.id.clone(),
             // Inserted by a start that stopped before its marker, or a builder's endpoint since.
             Err(CatalogError::SlugTaken(_)) => match registry.get(&fixture.slug) {

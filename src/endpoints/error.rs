@@ -44,6 +44,14 @@ pub enum EndpointError {
     /// The publish-time check could not run; its own answer (429 overloaded, 500).
     #[error("{0}")]
     CheckUnavailable(ApiError),
+    #[error(
+        "{slug:?} was deleted by its owner and stays reserved for them until {}; choose another slug",
+        crate::timestamp::rfc3339(*.until)
+    )]
+    SlugReserved {
+        slug: String,
+        until: time::OffsetDateTime,
+    },
     #[error("revision {revision} is not kept")]
     RevisionNotFound { revision: u64, kept: Vec<u64> },
     #[error(
@@ -123,6 +131,11 @@ impl From<EndpointError> for ApiError {
             }
             EndpointError::NotAwaitingGrant => {
                 ApiError::new(StatusCode::CONFLICT, ErrorCode::NotAwaitingGrant, message)
+            }
+            EndpointError::SlugReserved { until, .. } => {
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::SlugReserved, message).with_details(
+                    json!({ "field": "slug", "until": crate::timestamp::rfc3339(until) }),
+                )
             }
             EndpointError::RevisionNotFound { revision, kept } => {
                 ApiError::new(StatusCode::NOT_FOUND, ErrorCode::RevisionNotFound, message)

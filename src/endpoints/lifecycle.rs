@@ -16,6 +16,7 @@ use time::OffsetDateTime;
 use super::error::EndpointError;
 use super::files;
 use super::input::{self, CreateRequest, PatchRequest};
+use super::reservation;
 use super::revisions;
 use super::wipe;
 use crate::builders::Caller;
@@ -311,7 +312,9 @@ pub async fn create(
     }
     check_example(&endpoint)?;
     parts.runtime.check(&endpoint).await?;
-    let compiled = parts.catalog.insert_new(endpoint).await?;
+    let claim =
+        reservation::claim(parts.store.as_ref(), &endpoint.slug, &endpoint.owner, now).await?;
+    let compiled = parts.catalog.insert_new(endpoint, claim).await?;
     let id = &compiled.endpoint.id;
     files::write(parts.store.as_ref(), quotas, id, owner, &files).await?;
     let endpoint = &compiled.endpoint;
@@ -618,8 +621,15 @@ pub async fn delete(
     caller: &Caller,
     slug: &str,
 ) -> Result<Endpoint, EndpointError> {
-    let id = owned(parts, caller, slug)?.endpoint.id.clone();
-    let removed = parts.catalog.remove(slug, &id, wipe::owed(&id)).await?;
+    let current = owned(parts, caller, slug)?;
+    let id = current.endpoint.id.clone();
+    let period = parts.config.retention.deleted_slugs;
+    let until = (!period.is_zero()).then(|| OffsetDateTime::now_utc() + period);
+    let held = reservation::reserve(slug, &current.endpoint.owner, until);
+    let removed = parts
+        .catalog
+        .remove(slug, &id, wipe::owed(&id).extend(held))
+        .await?;
     parts.runtime.forget(slug);
     if let Err(e) = wipe::wipe(parts.store.as_ref(), &id).await {
         tracing::warn!(endpoint = %id, error = %e, "a deleted endpoint's wipe failed; maintenance finishes it");

@@ -566,14 +566,20 @@ mod tests {
             assert_eq!(err.code, "endpoint_deleted", "{}", err.message);
         };
         refused(set(code("ep_old"), 1).await);
-        h.catalog.insert_new(endpoint("ep_old")).await.unwrap();
+        h.catalog
+            .insert_new(endpoint("ep_old"), crate::store::Batch::new())
+            .await
+            .unwrap();
         set(code("ep_old"), 1).await.unwrap();
         h.catalog
             .remove("tool", "ep_old", crate::store::Batch::new())
             .await
             .unwrap();
         refused(set(code("ep_old"), 2).await);
-        h.catalog.insert_new(endpoint("ep_new")).await.unwrap();
+        h.catalog
+            .insert_new(endpoint("ep_new"), crate::store::Batch::new())
+            .await
+            .unwrap();
         refused(set(code("ep_old"), 3).await);
         // A forged code naming the new id under another slug is refused too.
         refused(

@@ -487,27 +487,47 @@ async fn delete_frees_the_slug_and_drops_secrets_files_and_logs() {
 
     let mut body = js_endpoint("reusable");
     body.as_object_mut().unwrap().remove("files");
-    let created = server.create(As::Builder(&second), &body).await;
+    // The slug stays its former owner's for 30 days: an agent holding its URL must not start
+    // paying someone else.
+    let (status, refused) = server
+        .call(
+            "POST",
+            "/ai/endpoints/create",
+            As::Builder(&second),
+            Some(&body),
+        )
+        .await;
+    assert_error(status, &refused, 409, "slug_reserved");
+    let until = time::OffsetDateTime::parse(
+        refused["error"]["details"]["until"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let days = (until - time::OffsetDateTime::now_utc()).whole_days();
+    assert!((29..=30).contains(&days), "{refused}");
+    // Its former owner may take it again, and starts empty.
+    let created = server.create(As::Builder(&first), &body).await;
     assert_eq!(
         created["manage"]["secrets"],
         json!([]),
-        "a new owner inherits no secrets"
+        "a new endpoint inherits no secrets"
     );
     assert_eq!(created["manage"]["files"], json!([]), "nor files");
     let (_, logs) = server
         .call(
             "GET",
             "/ai/endpoints/reusable/logs",
-            As::Builder(&second),
+            As::Builder(&first),
             None,
         )
         .await;
     assert_eq!(logs["entries"], json!([]));
+    // The other builder can neither delete nor see it.
     let (status, _) = server
         .call(
             "DELETE",
             "/ai/endpoints/reusable",
-            As::Builder(&first),
+            As::Builder(&second),
             None,
         )
         .await;

@@ -408,9 +408,9 @@ async fn only_deploys_make_revisions_and_twenty_are_kept() {
         .call("DELETE", "/ai/endpoints/many", owner, None)
         .await;
     assert_eq!(status, 200);
-    let (other, recreated) = server.builder_with("Next Co", &create).await;
+    let recreated = server.create(owner, &create).await;
     assert_eq!(recreated["manage"]["revision"], 1);
-    let list = revisions(&server, As::Builder(&other), "many").await;
+    let list = revisions(&server, owner, "many").await;
     assert_eq!(states(&list), [(1, "serving".to_string())]);
 }
 

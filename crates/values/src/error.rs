@@ -93,6 +93,7 @@ error_codes! {
     HandlerRefused = "handler_refused",
     // 409
     SlugTaken = "slug_taken",
+    SlugReserved = "slug_reserved",
     EditConflict = "edit_conflict",
     UnderReview = "under_review",
     ContentRejected = "content_rejected",

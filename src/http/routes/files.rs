@@ -13,6 +13,7 @@ use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct FileQuery {
     /// The file's path, as `manage.files` lists it.

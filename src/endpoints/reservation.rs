@@ -1,0 +1,72 @@
+//! A deleted slug stays its former owner's for a while (`--deleted-slug-reservation-days`, 30
+//! by default): an agent holding the old URL or MCP tool name must not start paying whoever
+//! claims it next. Only the former owner (or the admin) may create an endpoint under it until
+//! then.
+//!
+//! The reservation is written in the same atomic step as the delete that frees the slug, and a
+//! create checks it in the same atomic step as the insert that claims the slug (the record it
+//! read must still be there as read), so no claim slips between the two.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::error::EndpointError;
+use crate::catalog::Owner;
+use crate::store::{Batch, Store, StoreError, Tree};
+
+/// `Tree::Meta` prefix of the reservations, by slug.
+const PREFIX: &str = "slug-reserved/";
+
+fn key(slug: &str) -> Vec<u8> {
+    format!("{PREFIX}{slug}").into_bytes()
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Reservation {
+    owner: Owner,
+    #[serde(with = "time::serde::rfc3339")]
+    until: OffsetDateTime,
+}
+
+/// The write reserving `slug` for `owner` until `until` (nothing when the period is zero).
+pub(super) fn reserve(slug: &str, owner: &Owner, until: Option<OffsetDateTime>) -> Batch {
+    let Some(until) = until else {
+        return Batch::new();
+    };
+    let reservation = Reservation {
+        owner: owner.clone(),
+        until,
+    };
+    let bytes = serde_json::to_vec(&reservation).expect("a reservation serializes");
+    Batch::new().put(Tree::Meta, key(slug), bytes)
+}
+
+/// What claiming `slug` for `claimant` must hold, as conditions and writes to go with the
+/// insert: the reservation read is still the one there, and one that is over or the
+/// claimant's own is removed. 409 `slug_reserved` while another owner's holds.
+pub(super) async fn claim(
+    store: &dyn Store,
+    slug: &str,
+    claimant: &Owner,
+    now: OffsetDateTime,
+) -> Result<Batch, EndpointError> {
+    let key = key(slug);
+    let stored = store.get(Tree::Meta, &key).await?;
+    let Some(bytes) = &stored else {
+        return Ok(Batch::new().require_equals(Tree::Meta, key, None::<Vec<u8>>));
+    };
+    let reservation: Reservation = serde_json::from_slice(bytes)
+        .map_err(|e| StoreError::Corrupt(format!("slug reservation {slug}: {e}")))?;
+    let holds =
+        reservation.until > now && &reservation.owner != claimant && *claimant != Owner::Admin;
+    if holds {
+        return Err(EndpointError::SlugReserved {
+            slug: slug.to_string(),
+            until: reservation.until,
+        });
+    }
+    Ok(Batch::new()
+        .require_equals(Tree::Meta, key.clone(), stored)
+        .delete(Tree::Meta, key))
+}
