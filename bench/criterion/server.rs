@@ -167,7 +167,10 @@ async fn catalog(total: usize) -> Registry {
         endpoint.tags.push(format!("group-{}", i % 10));
         endpoint.created_at += time::Duration::seconds(i as i64);
         endpoint.updated_at = endpoint.created_at;
-        registry.insert_new(endpoint).await.expect("insert");
+        registry
+            .insert_new(endpoint, toolhost::toolhost_store::Batch::new())
+            .await
+            .expect("insert");
     }
     registry
 }
