@@ -168,7 +168,7 @@ async fn catalog(total: usize) -> Registry {
         endpoint.created_at += time::Duration::seconds(i as i64);
         endpoint.updated_at = endpoint.created_at;
         registry
-            .insert_new(endpoint, toolhost::toolhost_store::Batch::new())
+            .insert_new(endpoint, toolhost::store::Batch::new())
             .await
             .expect("insert");
     }
