@@ -198,6 +198,7 @@ impl App {
             slugs_and_ids.iter().copied(),
         )
         .await?;
+        crate::endpoints::owners::name_owners(store.as_ref(), &catalog).await?;
         // Storage written before per-builder totals existed joins its owner's totals.
         crate::handler_data::count_toward_owners(
             store.as_ref(),

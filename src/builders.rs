@@ -14,7 +14,7 @@ pub mod identity;
 mod keys;
 
 pub use identity::{
-    authenticate, register, rotate_key, Builder, BuilderError, BuilderRecord, PayerInfo,
+    authenticate, find, register, rotate_key, Builder, BuilderError, BuilderRecord, PayerInfo,
     RegisterRequest,
 };
 pub use keys::{secrets_equal, KEY_PREFIX};

@@ -9,6 +9,7 @@
 //! - `lifecycle`: create, update, delete, review and capability grants as plain functions.
 //! - `revisions`: where a deploy goes (serving, or waiting for a grant), rollback, conflicts.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
+//! - `owners`: the owner's display name on endpoints stored before it was kept.
 //! - `reservation`: a deleted slug stays its former owner's for a while.
 //! - `wipe`: a deleted endpoint's data, wiped at once or by the next maintenance pass.
 
@@ -17,6 +18,7 @@ mod error;
 mod files;
 mod input;
 pub mod lifecycle;
+pub mod owners;
 mod reservation;
 pub mod revisions;
 pub mod templates;

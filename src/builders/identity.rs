@@ -269,6 +269,11 @@ pub async fn register(
     Ok((BuilderRecord::from(&builder), key))
 }
 
+/// The builder with id `id`, if there is one.
+pub async fn find(store: &dyn Store, id: &str) -> Result<Option<Builder>, BuilderError> {
+    Ok(get_json(store, Tree::Builders, &record_key(id)).await?)
+}
+
 /// The builder holding `key`. Unknown keys are [`BuilderError::UnknownKey`] (401), keys replaced
 /// by a rotation [`BuilderError::RevokedKey`] (403).
 pub async fn authenticate(store: &dyn Store, key: &str) -> Result<Builder, BuilderError> {

@@ -159,7 +159,23 @@ pub enum Owner {
     Builder(String),
 }
 
-/// A hosted endpoint as stored. Private fields (source, env, owner) never reach public views.
+/// Who owns an endpoint, as callers see it: a builder by id and display name, or the service
+/// itself (`admin`, `system`), so an agent can pin whom it pays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct OwnerView {
+    /// `builder`, `admin` or `system`.
+    #[schema(value_type = String)]
+    pub kind: &'static str,
+    /// The builder's id; `null` for the service's own endpoints.
+    #[schema(required = true)]
+    pub id: Option<String>,
+    /// The builder's display name; `null` for the service's own endpoints.
+    #[schema(required = true)]
+    pub name: Option<String>,
+}
+
+/// A hosted endpoint as stored. Private fields (source, env) never reach public views; the
+/// owner does, by id and display name only ([`OwnerView`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Endpoint {
@@ -206,6 +222,10 @@ pub struct Endpoint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Pending>,
     pub owner: Owner,
+    /// The owning builder's display name when the endpoint was created, shown with the owner
+    /// so an agent can tell whom it pays (`None` for the admin and the seeded catalog).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_name: Option<String>,
     /// JS source of `js_request_response` handlers.
     #[serde(default)]
     pub source: Option<String>,
@@ -296,6 +316,16 @@ impl Endpoint {
             Status::Active if self.awaits_grant() => ShownStatus::AwaitingGrant,
             Status::Active => ShownStatus::Active,
         }
+    }
+
+    /// Who owns it, as the catalog, the 402 and MCP name them.
+    pub fn owner_view(&self) -> OwnerView {
+        let (kind, id, name) = match &self.owner {
+            Owner::Builder(id) => ("builder", Some(id.clone()), self.owner_name.clone()),
+            Owner::Admin => ("admin", None, None),
+            Owner::System => ("system", None, None),
+        };
+        OwnerView { kind, id, name }
     }
 
     /// The builder that owns it, if any.

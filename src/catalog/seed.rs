@@ -227,6 +227,7 @@ pub async fn seed_catalog(
             latest_revision: 0,
             pending: None,
             owner: Owner::System,
+            owner_name: None,
             source: source_code,
             source_language: Default::default(),
             response: fixture.response.map(JsonText::from),

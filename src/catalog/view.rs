@@ -58,6 +58,10 @@ pub struct EndpointRecord {
     /// `{}` for built-in handlers; the granted booleans for JS handlers.
     #[schema(value_type = super::Capabilities)]
     pub capabilities: Value,
+    /// Who owns it and is paid for its calls: a builder by id and display name, or the
+    /// service. Absent in the legacy form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<super::OwnerView>,
     /// Absent in the legacy form; `null` on catalogued endpoints without a scan.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<crate::safety::ContentSafety>)]
@@ -88,6 +92,10 @@ impl EndpointRecord {
             input_schema: endpoint.input_schema.clone(),
             output_schema: endpoint.output_schema.clone(),
             capabilities,
+            owner: match form {
+                CatalogForm::Current => Some(endpoint.owner_view()),
+                CatalogForm::Legacy => None,
+            },
             // `Some(Null)` serializes as `null`; `None` (legacy) omits the key.
             content_safety: match form {
                 CatalogForm::Current => Some(json!(endpoint.content_safety)),

@@ -288,6 +288,7 @@ pub async fn create(
         latest_revision: 1,
         pending: None,
         owner: builder.map_or(Owner::Admin, |b| Owner::Builder(b.id.clone())),
+        owner_name: builder.map(|b| b.name.clone()),
         source: request.source,
         source_language: request.source_language.unwrap_or_default(),
         response: request.response.map(JsonText::from),

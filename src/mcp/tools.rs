@@ -435,6 +435,8 @@ fn endpoint_tool(app: &App, compiled: &CompiledEndpoint) -> Value {
             "url": app.urls.tool(&endpoint.slug),
         }),
     );
+    // Whom a call pays: an agent can pin the owner, not just the name a slug may change hands.
+    meta.insert("toolhost/owner".into(), json!(endpoint.owner_view()));
     if endpoint.is_paid() {
         meta.insert("x402".into(), payment::advertised(app, compiled));
     }

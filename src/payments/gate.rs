@@ -728,6 +728,11 @@ fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &V
     }
 }
 
+/// The key of the extension of a paid endpoint's 402 that names its owner: informational,
+/// `{info: {kind, id, name}}`, for agents to pin whom they pay (clients ignore keys they do
+/// not speak).
+const OWNER: &str = "toolhost/owner";
+
 /// What calling `endpoint` costs, as an x402 offer to `pay_to` declaring the extensions spoken
 /// here (`bazaar` for `transport`, `payment-identifier`), and who the sale is for. The offer
 /// is built once per endpoint generation and shared ([`Offers`]).
@@ -790,6 +795,12 @@ fn offer_for(
         offer.extensions.insert(
             payment_ids::PAYMENT_IDENTIFIER.into(),
             payment_ids::declaration(),
+        );
+        // Whom the payment goes to, beyond `payTo` (the service's address for every seller):
+        // the endpoint's owner, so an agent can pin whom it pays.
+        offer.extensions.insert(
+            OWNER.into(),
+            serde_json::json!({ "info": endpoint.owner_view() }),
         );
     }
     offer

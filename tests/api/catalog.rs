@@ -168,6 +168,7 @@ async fn legacy_form_omits_content_safety() {
     assert!(body["lifecycle"].get("payoutPackets").is_some());
     for record in body["endpoints"].as_array().unwrap() {
         assert!(record.get("contentSafety").is_none(), "{}", record["slug"]);
+        assert!(record.get("owner").is_none(), "{}", record["slug"]);
     }
     let (status, body) = server.get("/ai/endpoints?form=ancient").await;
     assert_error(status, &body, 400, "invalid_query");
@@ -494,4 +495,64 @@ async fn the_whole_listing_is_revalidated_with_its_etag() {
         .await
         .unwrap();
     assert_ne!(legacy.headers()["etag"], etag.as_str());
+}
+
+/// Every endpoint names whom its calls pay: a builder by id and display name, the service's own
+/// as such; in the catalog, the 402 (an extension beside `payTo`, which is the service's for
+/// every seller) and MCP tool metadata, so an agent can pin the owner, not just a slug.
+#[tokio::test]
+async fn endpoints_name_their_owner_in_the_catalog_the_402_and_mcp() {
+    let server = TestServer::start().await;
+    let mut body = crate::util::static_endpoint("owned-paid");
+    body["priceUsd"] = json!(0.01);
+    let (key, created) = server.builder_with("Pinned Owner Co", &body).await;
+    let owner = &created["endpoint"]["owner"];
+    assert_eq!(owner["kind"], "builder", "{created}");
+    assert_eq!(owner["name"], "Pinned Owner Co");
+    let builder_id = created["manage"]["owner"]["id"].clone();
+    assert_eq!(owner["id"], builder_id);
+    assert!(key.starts_with("thb_"));
+
+    let (_, catalog) = server.get("/ai/endpoints").await;
+    let record = |slug: &str| {
+        catalog["endpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["slug"] == slug)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(record("owned-paid")["owner"], *owner);
+    assert_eq!(
+        record("receipt-echo")["owner"],
+        json!({"kind": "system", "id": null, "name": null})
+    );
+
+    let required =
+        crate::util::payment_required(&server.client, &server.url("/tools/owned-paid"), &json!({}))
+            .await;
+    assert_eq!(
+        required["extensions"]["toolhost/owner"]["info"], *owner,
+        "{required}"
+    );
+
+    let response = server
+        .client
+        .post(server.url("/ai/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    let (_, tools) = crate::util::read(response).await;
+    let tool = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "owned-paid")
+        .cloned()
+        .unwrap();
+    assert_eq!(tool["_meta"]["toolhost/owner"], *owner, "{tool}");
 }

@@ -96,6 +96,8 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
         );
         assert_eq!(list["revisions"][0]["state"], "serving");
         assert_eq!(list["revisions"][0]["author"], "system");
+        // Stored before owners were named, it names its builder now.
+        assert!(view["endpoint"]["owner"]["name"].is_string(), "{view}");
         let first = as_builder(
             &node,
             key,
