@@ -11,6 +11,7 @@
 //! as a toolhost server does.
 
 mod api;
+mod call;
 mod deployed;
 mod dev;
 mod manage;
@@ -57,7 +58,8 @@ pub enum Command {
     Secrets(SecretsArgs),
     /// Your revenue: gross, fee and net, by endpoint.
     Revenue(RevenueArgs),
-    /// Call an endpoint, or with --test make a test call of your own endpoint without paying.
+    /// Call an endpoint as an agent would, paying a paid one with --credit or --wallet-key (it
+    /// says the price first); or with --test make a test call of your own endpoint for free.
     Call(CallArgs),
 }
 
@@ -251,6 +253,13 @@ pub struct CallArgs {
     /// one; implies --test.
     #[arg(long)]
     revision: Option<u64>,
+    /// Pay a paid endpoint with this developer credit token (X-Developer-Credit).
+    #[arg(long, env = "TOOLHOST_DEVELOPER_CREDIT", hide_env_values = true)]
+    credit: Option<String>,
+    /// Pay a paid endpoint from this wallet: a file holding its private key (hex). Signs an
+    /// x402 `exact` payment for the first network the endpoint accepts.
+    #[arg(long, value_name = "FILE")]
+    wallet_key: Option<PathBuf>,
     #[command(flatten)]
     global: Global,
 }
@@ -320,7 +329,7 @@ pub async fn run(command: Command) -> ExitCode {
         Command::Endpoints(args) => manage::endpoints(&args, &out).await,
         Command::Secrets(args) => manage::secrets(&args, &out).await,
         Command::Revenue(args) => manage::revenue(&args, &out).await,
-        Command::Call(args) => manage::call(&args, &out).await,
+        Command::Call(args) => call::call(&args, &out).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -29,9 +29,10 @@ pub(super) struct Api {
     http: reqwest::Client,
 }
 
-/// An answer as it came: its status and its body (JSON, or the text as a string).
+/// An answer as it came: its status, headers and body (JSON, or the text as a string).
 pub(super) struct Answer {
     pub(super) status: u16,
+    pub(super) headers: reqwest::header::HeaderMap,
     pub(super) body: Value,
 }
 
@@ -131,12 +132,17 @@ impl Api {
         let url = format!("{}{path}", self.base);
         let response = self.request(method, &url, body, headers).await?;
         let status = response.status().as_u16();
+        let headers = response.headers().clone();
         let text = response
             .text()
             .await
             .map_err(|e| Failure::Network(format!("{url}: the answer broke off: {}", chain(&e))))?;
         let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        Ok(Answer { status, body })
+        Ok(Answer {
+            status,
+            headers,
+            body,
+        })
     }
 }
 
@@ -153,9 +159,14 @@ impl Api {
         if (200..300).contains(&status) {
             return Ok(response.bytes().await.map_err(broke)?.to_vec());
         }
+        let headers = response.headers().clone();
         let text = response.text().await.map_err(broke)?;
         let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        Err(refusal(Answer { status, body }))
+        Err(refusal(Answer {
+            status,
+            headers,
+            body,
+        }))
     }
 
     /// Sends one request with the credential and `headers`.

@@ -1,5 +1,5 @@
 //! The commands that manage a builder's endpoints on a server: `deploy`, `login`, `logs`,
-//! `endpoints`, `secrets`, `revenue`, `call`. Each is one or a few API requests and a
+//! `endpoints`, `secrets`, `revenue`. Each is one or a few API requests and a
 //! printout of the answer.
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -9,13 +9,13 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use super::api::{refusal, segment, Api, Credential};
+use super::api::{refusal, segment, Api};
 use super::deployed::{self, Deployed};
 use super::output::{capability_list, cell, log_entry, table, Out, Tone};
 use super::project::Project;
 use super::{
-    profile, CallArgs, EndpointsAction, EndpointsArgs, Failure, Global, LogsArgs, Outcome,
-    RevenueArgs, SecretsAction, SecretsArgs,
+    profile, EndpointsAction, EndpointsArgs, Failure, Global, LogsArgs, Outcome, RevenueArgs,
+    SecretsAction, SecretsArgs,
 };
 
 /// How often `logs --follow` asks for new calls.
@@ -520,10 +520,19 @@ pub(super) async fn revenue(args: &RevenueArgs, out: &Out) -> Outcome {
         cell(&revenue["feeUsd"]),
         cell(&revenue["netUsd"])
     );
+    let usd = |units: &Value| {
+        units
+            .as_str()
+            .map(str::to_owned)
+            .or_else(|| units.as_u64().map(|u| u.to_string()))
+            .and_then(|text| text.parse::<u64>().ok())
+            .map(|units| crate::money::Usd::from_units(units).to_string())
+            .unwrap_or_else(|| cell(units))
+    };
     println!(
-        "  collected net {} units, uncollected net {} units (atomic USDC, 6 decimals)",
-        cell(&revenue["collected"]["netUnits"]),
-        cell(&revenue["uncollected"]["netUnits"])
+        "  collected net {} USD (what payouts draw on), uncollected net {} USD (recorded only, or pending on-chain: not paid out)",
+        usd(&revenue["collected"]["netUnits"]),
+        usd(&revenue["uncollected"]["netUnits"])
     );
     let rows: Vec<Vec<String>> = revenue["byEndpoint"]
         .as_object()
@@ -546,49 +555,6 @@ pub(super) async fn revenue(args: &RevenueArgs, out: &Out) -> Outcome {
                 &["ENDPOINT", "CALLS", "GROSS USD", "FEE USD", "NET USD"],
                 &rows
             )
-        );
-    }
-    Ok(())
-}
-
-/// `toolhost call`: the answer's body on stdout; a non-2xx answer is a refusal (exit 3).
-pub(super) async fn call(args: &CallArgs, out: &Out) -> Outcome {
-    let input: Value = serde_json::from_str(&args.input)
-        .map_err(|e| Failure::Usage(format!("--input is not JSON: {e}")))?;
-    let configured = Api::from_global(&args.global)?;
-    let test = args.test || args.revision.is_some();
-    // A plain call is an agent's: no credential. A test call is the owner's.
-    let api = if test {
-        configured.require_key()?;
-        configured
-    } else {
-        Api::new(configured.base(), Credential::None)
-    };
-    let revision = args.revision.map(|n| n.to_string());
-    let mut headers: Vec<(&str, &str)> = Vec::new();
-    if test {
-        headers.push(("x-toolhost-test", "1"));
-    }
-    if let Some(revision) = &revision {
-        headers.push(("x-toolhost-revision", revision));
-    }
-    let answer = api
-        .exchange(
-            Method::POST,
-            &format!("/tools/{}", segment(&args.slug)),
-            Some(&input),
-            &headers,
-        )
-        .await?;
-    if !(200..300).contains(&answer.status) {
-        return Err(refusal(answer));
-    }
-    if out.json {
-        out.json(&answer.body);
-    } else {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&answer.body).unwrap_or_default()
         );
     }
     Ok(())

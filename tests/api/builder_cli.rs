@@ -895,3 +895,89 @@ async fn deploy_refuses_to_set_back_a_change_made_elsewhere_and_pull_brings_it()
         text(&missing)
     );
 }
+
+/// `toolhost call` of a paid tool says what it costs and whom it pays, then pays like an
+/// agent: with a developer credit or a wallet's key (an x402 payment signed as the official
+/// clients sign), printing the receipt after.
+#[tokio::test]
+async fn call_names_the_price_and_pays_with_a_credit_or_a_wallet() {
+    let server = TestServer::start().await;
+    let mut body = crate::util::static_endpoint("paid-hello");
+    body["priceUsd"] = json!(0.01);
+    server.builder_with("Hello Seller", &body).await;
+    let cli = Cli::new(&server);
+
+    let unpaid = cli.run(&["call", "paid-hello"], None).await;
+    assert_exit(&unpaid, 3);
+    let said = text(&unpaid);
+    for part in [
+        "0.01 USD a call",
+        "Hello Seller",
+        "--credit",
+        "--wallet-key",
+    ] {
+        assert!(said.contains(part), "{part}: {said}");
+    }
+
+    let issued = server
+        .call(
+            "POST",
+            "/ai/admin/credits",
+            crate::util::As::Admin,
+            Some(&json!({"amountUsd": 1})),
+        )
+        .await
+        .1;
+    let token = issued["credit"]["token"].as_str().unwrap().to_string();
+    let paid = cli
+        .run(&["call", "paid-hello", "--credit", &token], None)
+        .await;
+    assert_exit(&paid, 0);
+    assert!(
+        text(&paid).contains("paying 0.01 USD a call"),
+        "{}",
+        text(&paid)
+    );
+    assert!(text(&paid).contains("receipt rcpt_"), "{}", text(&paid));
+    assert_eq!(stdout_json(&paid)["greeting"], "hello");
+
+    let work = tempfile::tempdir().unwrap();
+    let wallet = work.path().join("wallet.key");
+    let signer = alloy_signer_local::PrivateKeySigner::random();
+    std::fs::write(&wallet, format!("0x{}\n", hex::encode(signer.to_bytes()))).unwrap();
+    let wallet_arg = wallet.to_str().unwrap();
+    let paid = cli
+        .run(&["call", "paid-hello", "--wallet-key", wallet_arg], None)
+        .await;
+    assert_exit(&paid, 0);
+    assert!(text(&paid).contains("receipt rcpt_"), "{}", text(&paid));
+    let receipt = {
+        let stderr = String::from_utf8_lossy(&paid.stderr).to_string();
+        let at = stderr.find("rcpt_").unwrap();
+        stderr[at..].split(':').next().unwrap().to_string()
+    };
+    let (status, stored) = server.get(&format!("/ai/receipts/{receipt}")).await;
+    assert_eq!(status, 200, "{stored}");
+
+    // Bad input is the command's refusal before anything is paid.
+    std::fs::write(&wallet, "not a key").unwrap();
+    let bad = cli
+        .run(&["call", "paid-hello", "--wallet-key", wallet_arg], None)
+        .await;
+    assert_exit(&bad, 2);
+    assert!(!text(&bad).contains("not a key"), "the file is not echoed");
+    let both = cli
+        .run(
+            &[
+                "call",
+                "paid-hello",
+                "--credit",
+                &token,
+                "--wallet-key",
+                wallet_arg,
+            ],
+            None,
+        )
+        .await;
+    assert_exit(&both, 2);
+}
