@@ -31,12 +31,17 @@ use crate::store::{get_json, Batch, Store, StoreError, Tree};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PayoutError {
-    #[error("payTo must be an EVM address with a valid EIP-55 checksum")]
-    BadAddress,
-    #[error("network {0:?} is not a payout network here")]
-    BadNetwork(String),
-    #[error("asset {0:?} is not the settlement asset of that network")]
-    BadAsset(String),
+    /// `payTo` is not an address, or its letters' case breaks its EIP-55 checksum (`fix` is
+    /// the checksummed form of the same address, when it is one).
+    #[error("{}", bad_address_message(.fix.as_deref()))]
+    BadAddress { fix: Option<String> },
+    #[error("network {given:?} is not a payout network here; accepted: {}", .accepted.join(", "))]
+    BadNetwork {
+        given: String,
+        accepted: Vec<String>,
+    },
+    #[error("asset {given:?} is not the settlement asset of that network: send {expected} or leave asset out")]
+    BadAsset { given: String, expected: String },
     #[error("set payout settings first (POST /ai/builders/payout-settings)")]
     NoSettings,
     #[error(
@@ -65,14 +70,20 @@ impl From<PayoutError> for crate::error::ApiError {
         use crate::error::ApiError;
         use axum::http::StatusCode;
         match e {
-            PayoutError::BadAddress => {
+            PayoutError::BadAddress { ref fix } => {
+                let details = serde_json::json!({ "field": "payTo", "checksummed": fix });
                 ApiError::unprocessable(ErrorCode::InvalidPayTo, e.to_string())
+                    .with_details(details)
             }
-            PayoutError::BadNetwork(_) => {
+            PayoutError::BadNetwork { ref accepted, .. } => {
+                let details = serde_json::json!({ "field": "network", "accepted": accepted });
                 ApiError::unprocessable(ErrorCode::InvalidNetwork, e.to_string())
+                    .with_details(details)
             }
-            PayoutError::BadAsset(_) => {
+            PayoutError::BadAsset { ref expected, .. } => {
+                let details = serde_json::json!({ "field": "asset", "expected": expected });
                 ApiError::unprocessable(ErrorCode::InvalidAsset, e.to_string())
+                    .with_details(details)
             }
             PayoutError::BadTransaction => {
                 ApiError::unprocessable(ErrorCode::InvalidTransaction, e.to_string())
@@ -139,6 +150,18 @@ fn paid_key(receipt_id: &str) -> Vec<u8> {
     format!("paid/{receipt_id}").into_bytes()
 }
 
+fn bad_address_message(fix: Option<&str>) -> String {
+    match fix {
+        Some(fix) => format!(
+            "payTo's letters do not match its EIP-55 checksum; its checksummed form is {fix} \
+             (check it against your wallet: a mistyped letter breaks the checksum too)"
+        ),
+        None => "payTo must be an EVM address: 0x and 40 hex digits, in its EIP-55 \
+                 (checksummed) form"
+            .to_string(),
+    }
+}
+
 fn bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
     serde_json::to_vec(value).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
@@ -150,16 +173,30 @@ pub async fn save_settings(
     builder: &str,
     mut settings: PayoutSettings,
 ) -> Result<PayoutSettings, PayoutError> {
-    let address = Address::parse_checksummed(settings.pay_to.trim(), None)
-        .map_err(|_| PayoutError::BadAddress)?;
+    let given = settings.pay_to.trim();
+    let address = Address::parse_checksummed(given, None).map_err(|_| PayoutError::BadAddress {
+        // An address whose case is off: say its checksummed form, which the owner can
+        // check against their wallet (never taken for them: a typo in a letter is also off).
+        fix: given.parse::<Address>().ok().map(|a| a.to_checksum(None)),
+    })?;
     let network = payment
         .networks
         .iter()
         .find(|n| n.caip2 == settings.network)
-        .ok_or_else(|| PayoutError::BadNetwork(settings.network.clone()))?;
+        .ok_or_else(|| PayoutError::BadNetwork {
+            given: settings.network.clone(),
+            accepted: payment
+                .networks
+                .iter()
+                .map(|n| format!("{} ({})", n.caip2, n.v1_name))
+                .collect(),
+        })?;
     match &settings.asset {
         Some(asset) if !asset.eq_ignore_ascii_case(&network.asset) => {
-            return Err(PayoutError::BadAsset(asset.clone()))
+            return Err(PayoutError::BadAsset {
+                given: asset.clone(),
+                expected: network.asset.clone(),
+            })
         }
         _ => settings.asset = Some(network.asset.clone()),
     }
@@ -421,10 +458,25 @@ mod tests {
             asset: None,
             minimum_usd: Usd::from_units(2000),
         };
-        assert!(matches!(
-            save_settings(&store, &payment, "b", bad.clone()).await,
-            Err(PayoutError::BadAddress)
-        ));
+        match save_settings(&store, &payment, "b", bad.clone()).await {
+            Err(e @ PayoutError::BadAddress { .. }) => assert!(
+                e.to_string()
+                    .contains("0x000000000000000000000000000000000000dEaD"),
+                "{e}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        let nowhere = PayoutSettings {
+            network: "eip155:1".into(),
+            pay_to: "0x000000000000000000000000000000000000dEaD".into(),
+            ..bad.clone()
+        };
+        match save_settings(&store, &payment, "b", nowhere).await {
+            Err(e @ PayoutError::BadNetwork { .. }) => {
+                assert!(e.to_string().contains("eip155:84532 (base-sepolia)"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
         let good = PayoutSettings {
             pay_to: "0x000000000000000000000000000000000000dEaD".into(),
             ..bad

@@ -203,6 +203,8 @@ test("the revenue chart renders with data", async () => {
   const height = await page.locator("#b-revenue-chart rect.bar").evaluateAll((bars) => Math.max(...bars.map((b) => b.getBBox().height)));
   assert.ok(height > 50, `tallest bar ${height}px`);
   assert.match(await page.textContent("#b-revenue-total"), /\$0\.006/);
+  // Revenue beside payouts: what is collected, and why the rest is not paid out.
+  assert.match(await page.textContent("#b-revenue-total"), /is collected and can be paid out; the rest was recorded without settling/);
   await page.locator("#b-revenue-chart").screenshot({ path: `${artifacts}/dashboard-revenue-chart.png` });
   await page.locator("#h-b-revenue").scrollIntoViewIfNeeded();
   await shot(page, "dashboard-revenue", { fullPage: false });

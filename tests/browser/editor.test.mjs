@@ -254,6 +254,10 @@ test("revisions: a change made elsewhere is a conflict, not overwritten; roll ba
   await page.waitForFunction(() => /Test call \(revision 4\)\s*200/.test(document.querySelector("#ed-run-result").textContent));
   assert.match(await page.textContent("#ed-run-result .run-body"), /v4/);
   await shot(page, "editor-pending-revision");
+  // The logs mark the owner's test calls.
+  await page.locator('#b-endpoints tr[data-slug="ed-revs"]').getByRole("button", { name: "Logs of ed-revs" }).click();
+  await page.waitForSelector("#b-logs ol.logs li");
+  assert.match(await page.locator("#b-logs ol.logs li").first().textContent(), /test call/);
   assert.deepEqual(await accessibilityProblems(page), []);
   assert.deepEqual(errors.filter((e) => !/status of (409|422)/.test(e)), []);
   await page.close();

@@ -220,8 +220,12 @@ async function loadRevenue() {
   const gross = Number(r.grossUsd ?? points.reduce((s, p) => s + p.value, 0));
   const net = r.netUsd === undefined ? null : Number(r.netUsd);
   const calls = r.count === undefined ? "" : ` from ${r.count} paid call${r.count === 1 ? "" : "s"}`;
+  // Revenue counts every sale; payouts draw only on collected money (settled on-chain or paid
+  // by credit), so the two differ while sales are recorded only or pending on-chain.
+  const collectedNet = r.collected && r.collected.netUnits !== undefined ? Number(r.collected.netUnits) / 1e6 : null;
   $("#b-revenue-total").textContent = `${usd(gross)} in the last ${count} days${calls}`
-    + (net === null ? "" : ` · ${usd(net)} to you after the ${(Number(r.feeBps || 0) / 100).toFixed(1)}% platform fee`);
+    + (net === null ? "" : ` · ${usd(net)} to you after the ${(Number(r.feeBps || 0) / 100).toFixed(1)}% platform fee`)
+    + (collectedNet === null || net === null ? "" : ` · of that, ${usd(collectedNet)} is collected and can be paid out; the rest was recorded without settling or is pending on-chain, and is not paid out`);
   builder.chart = { points, caption: `Gross revenue per day, last ${count} days` };
   drawRevenue();
 }
@@ -260,6 +264,8 @@ async function loadLogs() {
     box.replaceChildren(h("ol", { class: "logs" }, entries.map((entry) => h("li", {},
       h("div", { class: "log-head" },
         badge(String(entry.status), Number(entry.status) < 400 ? "ok" : "fail"),
+        // A test call (the owner's or the admin's): nobody paid, and it is not a sale.
+        entry.test ? badge("test call", "info") : null,
         h("time", { datetime: entry.at }, when(entry.at)),
         h("span", { class: "muted" }, `${entry.durationMs ?? "?"} ms`),
         h("code", { class: "muted" }, entry.requestId || "")),
