@@ -15,6 +15,7 @@ mod call;
 mod deployed;
 mod dev;
 mod manage;
+mod money;
 mod output;
 mod profile;
 mod project;
@@ -58,6 +59,11 @@ pub enum Command {
     Secrets(SecretsArgs),
     /// Your revenue: gross, fee and net, by endpoint.
     Revenue(RevenueArgs),
+    /// Your event feed, newest first: deploys, grants, calls, payments, payouts.
+    Events(EventsArgs),
+    /// Your payouts: the balance and packets (list, the default), where payouts go (settings),
+    /// a packet of the collected balance (create).
+    Payouts(PayoutsArgs),
     /// Call an endpoint as an agent would, paying a paid one with --credit or --wallet-key (it
     /// says the price first); or with --test make a test call of your own endpoint for free.
     Call(CallArgs),
@@ -239,6 +245,52 @@ pub struct RevenueArgs {
 }
 
 #[derive(clap::Args)]
+pub struct EventsArgs {
+    /// The window: a whole number and s, m, h, d or w.
+    #[arg(long, default_value = "7d")]
+    since: String,
+    /// Only this endpoint's events.
+    #[arg(long)]
+    slug: Option<String>,
+    /// How many (1 to 200).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..=200))]
+    limit: u16,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct PayoutsArgs {
+    #[command(subcommand)]
+    action: Option<PayoutsAction>,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Subcommand)]
+pub enum PayoutsAction {
+    /// The collected and uncollected balances and the packets so far.
+    List,
+    /// Where payouts go: shown without options; set with --pay-to and --network.
+    Settings {
+        /// The EVM address to pay, in its EIP-55 (checksummed) form.
+        #[arg(long, requires = "network")]
+        pay_to: Option<String>,
+        /// The network, as CAIP-2 (e.g. eip155:84532).
+        #[arg(long, requires = "pay_to")]
+        network: Option<String>,
+        /// The asset's address (default: the network's settlement asset).
+        #[arg(long)]
+        asset: Option<String>,
+        /// The least collected balance a packet is made for, in USD.
+        #[arg(long, default_value_t = 10.0)]
+        minimum_usd: f64,
+    },
+    /// A packet of the whole collected, unpaid balance, for the admin to pay.
+    Create,
+}
+
+#[derive(clap::Args)]
 pub struct CallArgs {
     /// The endpoint's slug.
     slug: String,
@@ -309,6 +361,8 @@ impl Command {
             Command::Endpoints(a) => &a.global.output,
             Command::Secrets(a) => &a.global.output,
             Command::Revenue(a) => &a.global.output,
+            Command::Events(a) => &a.global.output,
+            Command::Payouts(a) => &a.global.output,
             Command::Call(a) => &a.global.output,
         }
     }
@@ -329,6 +383,8 @@ pub async fn run(command: Command) -> ExitCode {
         Command::Endpoints(args) => manage::endpoints(&args, &out).await,
         Command::Secrets(args) => manage::secrets(&args, &out).await,
         Command::Revenue(args) => manage::revenue(&args, &out).await,
+        Command::Events(args) => money::events(&args, &out).await,
+        Command::Payouts(args) => money::payouts(&args, &out).await,
         Command::Call(args) => call::call(&args, &out).await,
     };
     match outcome {

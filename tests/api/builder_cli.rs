@@ -981,3 +981,100 @@ async fn call_names_the_price_and_pays_with_a_credit_or_a_wallet() {
         .await;
     assert_exit(&both, 2);
 }
+
+/// `toolhost events` and `toolhost payouts`: the feed, where payouts go (a refused address
+/// says its fix), the balances in USD.
+#[tokio::test]
+async fn events_and_payouts_from_the_command_line() {
+    let server = TestServer::start().await;
+    let (key, _) = server
+        .builder_with("Feed Reader", &crate::util::static_endpoint("feed-me"))
+        .await;
+    let key = Some(key.as_str());
+    let cli = Cli::new(&server);
+    let events = cli.run(&["events", "--since", "1h"], key).await;
+    assert_exit(&events, 0);
+    assert!(
+        text(&events).contains("endpoint_created"),
+        "{}",
+        text(&events)
+    );
+    let json = cli
+        .run(&["events", "--slug", "feed-me", "--json"], key)
+        .await;
+    assert_exit(&json, 0);
+    assert_eq!(stdout_json(&json)["events"][0]["endpointSlug"], "feed-me");
+
+    let none = cli.run(&["payouts", "settings"], key).await;
+    assert_exit(&none, 0);
+    assert!(
+        text(&none).contains("No payout settings yet"),
+        "{}",
+        text(&none)
+    );
+    let lower = "0x000000000000000000000000000000000000dead";
+    let refused = cli
+        .run(
+            &[
+                "payouts",
+                "settings",
+                "--pay-to",
+                lower,
+                "--network",
+                "eip155:84532",
+            ],
+            key,
+        )
+        .await;
+    assert_exit(&refused, 3);
+    assert!(
+        text(&refused).contains("0x000000000000000000000000000000000000dEaD"),
+        "the checksummed form is named: {}",
+        text(&refused)
+    );
+    let wrong_network = cli
+        .run(
+            &[
+                "payouts",
+                "settings",
+                "--pay-to",
+                "0x000000000000000000000000000000000000dEaD",
+                "--network",
+                "eip155:1",
+            ],
+            key,
+        )
+        .await;
+    assert_exit(&wrong_network, 3);
+    assert!(
+        text(&wrong_network).contains("eip155:84532"),
+        "{}",
+        text(&wrong_network)
+    );
+    let saved = cli
+        .run(
+            &[
+                "payouts",
+                "settings",
+                "--pay-to",
+                "0x000000000000000000000000000000000000dEaD",
+                "--network",
+                "eip155:84532",
+                "--minimum-usd",
+                "1",
+            ],
+            key,
+        )
+        .await;
+    assert_exit(&saved, 0);
+    assert!(text(&saved).contains("Payouts go to 0x000000000000000000000000000000000000dEaD"));
+    let balance = cli.run(&["payouts"], key).await;
+    assert_exit(&balance, 0);
+    assert!(
+        text(&balance).contains("Collected and unpaid: 0 USD"),
+        "{}",
+        text(&balance)
+    );
+    let nothing = cli.run(&["payouts", "create"], key).await;
+    assert_exit(&nothing, 3);
+}
