@@ -284,3 +284,41 @@ test("revisions: a change made elsewhere is a conflict, not overwritten; roll ba
   assert.deepEqual(adminErrors, []);
   await admin.close();
 });
+
+test("secrets are set and deleted from the editor, never shown back; the endpoint is deleted after typing its slug", async () => {
+  const owner = { "X-Builder-Key": builderKey };
+  await ok("POST", "/ai/endpoints/create", { headers: owner, body: {
+    slug: "ed-vault", title: "Vault", description: "Says whether it has a key.", priceUsd: 0,
+    source: "export default async (req, ctx) => ({ has: Boolean(ctx.env.API_KEY) });",
+    safetyAttestation: { accepted: true },
+  } });
+  const { page, errors } = await signedIn();
+  await page.waitForSelector('#b-endpoints tr[data-slug="ed-vault"]');
+  await page.locator('#b-endpoints tr[data-slug="ed-vault"]').getByRole("button", { name: "Edit ed-vault" }).click();
+  await page.waitForSelector("#ed-secrets:not([hidden])");
+  await page.fill("#ed-secret-name", "API_KEY");
+  await page.fill("#ed-secret-value", "s3cr3t-value");
+  await page.click("#ed-secret-set");
+  await page.waitForSelector('#ed-secret-list li[data-name="API_KEY"]');
+  assert.equal(await page.inputValue("#ed-secret-value"), "", "the value leaves the page once set");
+  assert.doesNotMatch(await page.textContent("#ed-secrets"), /s3cr3t/);
+  assert.equal((await call("POST", "/tools/ed-vault", { body: {} })).body.has, true);
+  await page.getByRole("button", { name: "Delete the secret API_KEY" }).click();
+  await page.waitForFunction(() => !document.querySelector('#ed-secret-list li[data-name="API_KEY"]'));
+  assert.equal((await call("POST", "/tools/ed-vault", { body: {} })).body.has, false);
+
+  // Delete: asks for the slug; a wrong one deletes nothing.
+  await page.click("#ed-delete");
+  await page.fill("#ed-delete-slug", "ed-vaul");
+  await page.click("#ed-delete-yes");
+  await page.waitForFunction(() => /nothing deleted/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await call("GET", "/ai/endpoints/ed-vault")).status, 200);
+  await page.fill("#ed-delete-slug", "ed-vault");
+  await page.click("#ed-delete-yes");
+  await page.waitForFunction(() => /Deleted ed-vault/.test(document.querySelector("#builder-status").textContent));
+  assert.equal((await call("GET", "/ai/endpoints/ed-vault")).status, 404);
+  await page.waitForFunction(() => !document.querySelector('#b-endpoints tr[data-slug="ed-vault"]'));
+  assert.deepEqual(await accessibilityProblems(page), []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

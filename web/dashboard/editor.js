@@ -50,6 +50,68 @@ export function setupEditor(deployed) {
   $("#ed-test-call").addEventListener("click", () => testCall());
   $("#ed-lang").addEventListener("change", setLanguage);
   $("#b-editor").addEventListener("submit", (event) => { event.preventDefault(); deploy(); });
+  $("#ed-secret-set").addEventListener("click", setSecret);
+  $("#ed-delete").addEventListener("click", () => { $("#ed-delete-confirm").hidden = false; $("#ed-delete-slug").focus(); });
+  $("#ed-delete-no").addEventListener("click", () => { $("#ed-delete-confirm").hidden = true; $("#ed-delete").focus(); });
+  $("#ed-delete-yes").addEventListener("click", deleteEndpoint);
+}
+
+// ---------------------------------------------------------------- secrets and delete
+
+/** The secrets' names (never their values), each with a delete button. */
+function showSecrets(secrets) {
+  $("#ed-secret-list").replaceChildren(...secrets.map((s) => h("li", { class: "file existing", dataset: { name: s.name } },
+    h("code", {}, s.name), h("span", { class: "muted" }, ` set ${(s.updatedAt || "").replace("T", " ").replace(/\.\d+Z$|Z$/, "")} UTC`), " ",
+    h("button", { type: "button", class: "small", "aria-label": `Delete the secret ${s.name}`, onclick: () => changeSecrets({ delete: [s.name] }, `Deleted ${s.name}.`) }, "Delete"))));
+}
+
+async function loadSecrets() {
+  if (!editing) return;
+  try {
+    showSecrets((await api(`${slugPath(editing)}/secrets`, { as: "builder" })).secrets || []);
+  } catch (e) {
+    say("#ed-secret-status", `Could not list the secrets: ${errorText(e)}`, "error");
+  }
+}
+
+async function changeSecrets(body, done) {
+  try {
+    const data = await api(`${slugPath(editing)}/secrets`, { method: "POST", body, as: "builder" });
+    showSecrets(data.secrets || []);
+    say("#ed-secret-status", done, "ok");
+    return true;
+  } catch (e) {
+    say("#ed-secret-status", `Not saved: ${errorText(e)}`, "error");
+    return false;
+  }
+}
+
+async function setSecret() {
+  const name = $("#ed-secret-name").value.trim();
+  const value = $("#ed-secret-value").value;
+  if (!name || !value) { say("#ed-secret-status", "Give a name and a value.", "error"); return; }
+  if (await changeSecrets({ set: { [name]: value } }, `Set ${name}.`)) {
+    $("#ed-secret-name").value = "";
+    $("#ed-secret-value").value = "";
+  }
+}
+
+async function deleteEndpoint() {
+  const slug = editing && editing.endpoint.slug;
+  if (!slug) return;
+  if ($("#ed-delete-slug").value.trim() !== slug) {
+    say("#ed-status", `Type ${slug} to confirm; nothing deleted.`, "error");
+    return;
+  }
+  try {
+    await api(slugPath(editing), { method: "DELETE", as: "builder" });
+    $("#ed-delete-confirm").hidden = true;
+    closeEditor();
+    say("#builder-status", `Deleted ${slug} with its secrets, files, kv data, logs and revisions.`, "ok");
+    onDeployed();
+  } catch (e) {
+    say("#ed-status", `Not deleted: ${errorText(e)}`, "error");
+  }
 }
 
 // ---------------------------------------------------------------- revisions
@@ -258,6 +320,13 @@ export async function openEditor(record) {
   $("#ed-file-list").replaceChildren(...(m ? (m.files || []).map((f) => existingFileRow(f)) : []));
   $("#ed-attest-row").hidden = Boolean(e);
   $("#ed-attest").checked = false;
+  $("#ed-secrets").hidden = !e;
+  $("#ed-delete").hidden = !e;
+  $("#ed-delete-confirm").hidden = true;
+  $("#ed-delete-slug").value = "";
+  say("#ed-secret-status", "");
+  $("#ed-secret-list").replaceChildren();
+  if (e) loadSecrets();
   $("#ed-test-call").hidden = !e;
   $("#ed-deploy").textContent = e ? "Deploy changes" : "Deploy";
   say("#ed-status", "");
@@ -576,6 +645,8 @@ async function deploy(force = false) {
     $("#ed-slug").readOnly = true;
     $("#ed-attest-row").hidden = true;
     $("#ed-test-call").hidden = false;
+    $("#ed-delete").hidden = false;
+    if ($("#ed-secrets").hidden) { $("#ed-secrets").hidden = false; loadSecrets(); }
     $("#ed-deploy").textContent = "Deploy changes";
     // The files as stored now: new ones are not sent again by the next deploy.
     $("#ed-file-list").replaceChildren(...(data.manage.files || []).map(existingFileRow));
