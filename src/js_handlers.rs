@@ -24,5 +24,5 @@ mod run;
 mod typescript;
 
 pub use check::{CheckError, CompileFailure};
-pub use draft::{Draft, DraftRun};
+pub use draft::{Draft, DraftRun, DRAFT_SCRATCH_PREFIX};
 pub use run::{EndpointRuntime, HandlerOutput, HandlerRequest, JsOutcome};

@@ -1,7 +1,9 @@
 //! `POST /ai/builders/drafts/run`: a builder's test run of a module before it is published
 //! (the dashboard editor's "Run draft"). The body is checked like a create body's fields, then
-//! the module runs once with the input in a throwaway isolate ([`EndpointRuntime::run_draft`]):
-//! no capability but `logs`, no endpoint's data, nothing stored.
+//! the module runs once with the input in a throwaway isolate ([`EndpointRuntime::run_draft`])
+//! with `logs` and a scratch `ctx.kv` and `ctx.files` of its own, never an endpoint's data: the
+//! scratch starts empty and is wiped after the run (and, should the node die first, by the
+//! next maintenance pass, as a deleted endpoint's data is).
 //!
 //! [`EndpointRuntime::run_draft`]: crate::js_handlers::EndpointRuntime::run_draft
 
@@ -12,8 +14,10 @@ use serde_json::Value;
 
 use super::error::EndpointError;
 use super::input::{self, FieldErrors};
+use super::wipe;
 use crate::catalog::{HandlerType, SourceLanguage};
 use crate::js_handlers::{Draft, DraftRun, EndpointRuntime};
+use crate::store::Store;
 use crate::urls::Urls;
 
 /// Where drafts are run: the path of `routes::endpoints::run_draft` (its annotation), and
@@ -52,6 +56,7 @@ fn empty_object() -> Value {
 /// tool will have under the draft's slug, or this route's when it names none.
 pub async fn run(
     runtime: &EndpointRuntime,
+    store: &dyn Store,
     urls: &Urls,
     builder_id: &str,
     request: DraftRequest,
@@ -71,6 +76,14 @@ pub async fn run(
         Some(slug) => urls.tool(slug),
         None => urls.at(DRAFTS_RUN_PATH),
     };
+    // The scratch's id: no endpoint's (ids are `ep_` and hex), so no endpoint's data is ever
+    // this one's. Its wipe is owed before anything is written under it.
+    let scratch = format!(
+        "{}{}",
+        sandbox_scratch_prefix(),
+        uuid::Uuid::new_v4().simple()
+    );
+    store.apply(wipe::owed(&scratch)).await?;
     let draft = Draft {
         source: &request.source,
         language: request.source_language,
@@ -79,6 +92,16 @@ pub async fn run(
         slug: request.slug.as_deref(),
         url: &url,
         owner: builder_id,
+        scratch: &scratch,
     };
-    Ok(runtime.run_draft(draft).await?)
+    let ran = runtime.run_draft(draft).await;
+    if let Err(e) = wipe::wipe(store, &scratch).await {
+        tracing::warn!(scratch = %scratch, error = %e, "a draft's scratch data was not wiped; maintenance finishes it");
+    }
+    Ok(ran?)
+}
+
+/// The prefix of every draft scratch id.
+fn sandbox_scratch_prefix() -> &'static str {
+    crate::js_handlers::DRAFT_SCRATCH_PREFIX
 }

@@ -4,9 +4,10 @@
 //!
 //! The draft runs in a throwaway isolate of its own (a slug no endpoint can have, retired
 //! afterwards), under the default limits of a call and counted against its builder's isolate
-//! quotas, with the env it came with and **no capability but `logs`**: no kv, files, secrets,
-//! `httpGetJson` or `fetch`. It belongs to no endpoint, so there is no endpoint data it could
-//! read, and nothing it does is stored; its log lines go back to the one who ran it.
+//! quotas, with the env it came with, `logs`, and `kv` and `files` on a **scratch** of its own
+//! (the caller's id, never an endpoint's, wiped after the run): no secrets, `httpGetJson` or
+//! `fetch`. It belongs to no endpoint, so there is no endpoint data it could read; its log
+//! lines go back to the one who ran it.
 
 use std::collections::BTreeMap;
 
@@ -36,9 +37,16 @@ pub struct Draft<'a> {
     pub slug: Option<&'a str>,
     /// `req.url`, and the URL of a Workers-style handler's `Request`.
     pub url: &'a str,
-    /// The builder who runs it, whose isolate quotas it counts against.
+    /// The builder who runs it, whose isolate and storage quotas it counts against.
     pub owner: &'a str,
+    /// The id its `ctx.kv` and `ctx.files` are kept under: [`DRAFT_SCRATCH_PREFIX`] and a
+    /// fresh id, wiped by the caller after the run.
+    pub scratch: &'a str,
 }
+
+/// Every draft scratch id starts with this: not an endpoint id (`ep_…`) nor a slug, so the
+/// host tells a draft's ops from an endpoint's.
+pub const DRAFT_SCRATCH_PREFIX: &str = "#draft-";
 
 /// What the draft did with the input.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -81,15 +89,21 @@ impl EndpointRuntime {
                 return Err(CheckError::Unavailable(ApiError::internal(message)))
             }
         };
-        let id = uuid::Uuid::new_v4().simple().to_string();
+        let id = draft
+            .scratch
+            .strip_prefix(DRAFT_SCRATCH_PREFIX)
+            .unwrap_or(draft.scratch)
+            .to_owned();
         let code = sandbox::EndpointCode {
             // Not a valid endpoint slug or id: no endpoint's isolate or data is ever this one's.
-            id: format!("#draft-{id}"),
-            slug: format!("#draft-{id}"),
+            id: draft.scratch.to_owned(),
+            slug: draft.scratch.to_owned(),
             version: id.clone(),
             source: module.js,
             capabilities: sandbox::Capabilities {
                 logs: true,
+                kv: true,
+                files: true,
                 ..Default::default()
             },
             env: draft.env,

@@ -383,9 +383,20 @@ impl Host for StoreHost {
             .catalog
             .get(&endpoint.slug)
             .filter(|c| c.endpoint.id == endpoint.id);
+        // A draft run's scratch (its code was given `kv`, `files` and `logs` only, checked in
+        // the sandbox's ops): its own data under its own id, no endpoint's.
+        let draft = endpoint.id.starts_with(super::draft::DRAFT_SCRATCH_PREFIX)
+            && endpoint.slug == endpoint.id;
         let allowed_hosts = match (&op, current) {
             // It only gives memory back.
             (HostOp::FetchCancel { .. }, _) => None,
+            (HostOp::HttpGetJson { .. } | HostOp::FetchStart { .. }, None) if draft => {
+                return Box::pin(std::future::ready(Err(host_error(
+                    "capability_denied",
+                    "a draft run reaches no network",
+                ))))
+            }
+            (_, None) if draft => None,
             (_, None) => {
                 return Box::pin(std::future::ready(Err(host_error(
                     "endpoint_deleted",

@@ -167,10 +167,37 @@ async fn a_draft_cannot_reach_an_endpoints_kv_files_secrets_or_the_network() {
         .await;
     assert_eq!(status, 200, "{body}");
 
-    // The same owner's draft, claiming to be that endpoint, reaches none of it.
+    // The same owner's draft, claiming to be that endpoint, reaches none of it: its kv and
+    // files are a scratch of its own, empty at the start; the network is refused.
+    let scratch = "export default async function (req, ctx) { \
+        const before = await ctx.kv.get('k'); await ctx.kv.set('k', 'mine'); \
+        await ctx.files.write('notes.txt', 'draft'); \
+        return { before, after: await ctx.kv.get('k'), theirs: await ctx.files.read('data/stopwords.txt'), \
+                 files: (await ctx.files.list()).map((f) => f.path ?? f) }; }";
+    for _ in 0..2 {
+        let (status, body) = run(
+            &server,
+            As::Builder(&key),
+            &json!({"source": scratch, "slug": "vault"}),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            body["run"]["body"],
+            json!({"before": null, "after": "mine", "theirs": null, "files": ["notes.txt"]}),
+            "a scratch of its own, new each run: {body}"
+        );
+    }
+    let (status, file) = server
+        .call_text(
+            "GET",
+            "/ai/endpoints/vault/files?path=notes.txt",
+            As::Builder(&key),
+            None,
+        )
+        .await;
+    assert_eq!(status, 404, "the endpoint's files are untouched: {file}");
     let probes = [
-        ("kv", "await ctx.kv.get('k')"),
-        ("files", "await ctx.files.read('data/stopwords.txt')"),
         (
             "httpGetJson",
             "await ctx.httpGetJson('https://example.com/')",

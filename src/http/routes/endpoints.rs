@@ -115,8 +115,9 @@ pub async fn create_endpoint(
 }
 
 /// A test run of a draft (builder key): the module runs once with `input` in a throwaway
-/// isolate under a call's limits, with `env` and no capability but `logs` (no kv, files,
-/// secrets or network), and nothing is stored. Answers what a call would have: `run`
+/// isolate under a call's limits, with `env`, `logs`, and a scratch `ctx.kv` and `ctx.files`
+/// of its own (empty at the start, wiped after; never an endpoint's data), no secrets or
+/// network. Answers what a call would have: `run`
 /// `{status, body, headers, logs, durationMs, error?}`, `error` being `{code, message, line,
 /// column, stack}` when the handler failed. Spends an anonymous-write token like a test call.
 #[utoipa::path(post, path = "/ai/builders/drafts/run", tag = "builders",
@@ -134,7 +135,14 @@ pub async fn run_draft(
     JsonFields(request): JsonFields<DraftRequest>,
 ) -> ApiResult<Json<DraftAnswer>> {
     crate::rate_limit::anonymous_write()?;
-    let run = draft::run(&app.runtime, &app.urls, &builder.id, request).await?;
+    let run = draft::run(
+        &app.runtime,
+        app.store.as_ref(),
+        &app.urls,
+        &builder.id,
+        request,
+    )
+    .await?;
     Ok(Json(DraftAnswer { ok: true, run }))
 }
 
