@@ -115,6 +115,11 @@ pub struct DevArgs {
     /// Port on 127.0.0.1 (0: any free port).
     #[arg(long, default_value_t = 8787)]
     port: u16,
+    /// DEV ONLY: let the handler's httpGetJson and fetch reach loopback and private networks
+    /// (a local upstream, a service on the LAN). Cloud metadata (link-local) stays refused, and
+    /// a deployed tool never gets this.
+    #[arg(long, env = "TOOLHOST_DEV_ALLOW_PRIVATE_UPSTREAMS")]
+    allow_private_upstreams: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -373,7 +378,9 @@ pub async fn run(command: Command) -> ExitCode {
     let out = output::Out::new(command.output().json);
     let outcome = match command {
         Command::Init(args) => project::init(&args.dir, args.ts, &out),
-        Command::Dev(args) => dev::run(&args.dir, args.port, &out).await,
+        Command::Dev(args) => {
+            dev::run(&args.dir, args.port, args.allow_private_upstreams, &out).await
+        }
         Command::Deploy(args) => manage::deploy(&args.dir, &args.global, args.force, &out).await,
         Command::Pull(args) => revisions::pull(&args, &out).await,
         Command::Revisions(args) => revisions::list(&args.slug, &args.global, &out).await,

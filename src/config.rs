@@ -285,6 +285,10 @@ pub struct OutboundPolicy {
     /// Dev only: let outbound requests reach loopback addresses (local test peers). Private,
     /// link-local and other internal ranges stay refused even then.
     pub allow_loopback: bool,
+    /// Dev only (`toolhost dev --allow-private-upstreams`): let outbound requests reach private
+    /// networks too (10/8, 172.16/12, 192.168/16, fc00::/7). Link-local (cloud metadata) and
+    /// the other internal ranges stay refused even then.
+    pub allow_private: bool,
     pub timeout: Duration,
     pub max_response_bytes: usize,
     pub max_redirects: usize,
@@ -365,6 +369,7 @@ impl Config {
             },
             outbound: OutboundPolicy {
                 allow_loopback: false,
+                allow_private: false,
                 timeout: Duration::from_secs(5),
                 max_response_bytes: 512 * 1024,
                 max_redirects: 3,

@@ -3,7 +3,9 @@
 //! outbound guard) gets the tool as its admin's own endpoint, free, so its capabilities are
 //! granted and calls need no payment; `.env` becomes its secrets, so logs redact them as in
 //! production. The directory is polled and every change is applied with the same create or
-//! PATCH `deploy` sends; each call is printed from the endpoint's logs.
+//! PATCH `deploy` sends; each call is printed from the endpoint's logs. The store is its own, so
+//! `ctx.kv` and `ctx.files` are scratch data, never a deployed tool's; the outbound guard is
+//! production's unless `--allow-private-upstreams` lets local upstreams in.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -25,7 +27,7 @@ use crate::server::Server;
 /// How often the directory is checked for changes and the logs for new calls.
 const POLL_EVERY: Duration = Duration::from_millis(300);
 
-pub(super) async fn run(dir: &Path, port: u16, out: &Out) -> Outcome {
+pub(super) async fn run(dir: &Path, port: u16, private_upstreams: bool, out: &Out) -> Outcome {
     let first = Project::load(dir)?;
     // The server's own warnings are worth seeing here: each failed call's code and message
     // (`request failed ... code=handler_error ...`), a worker that died. tower_http's line
@@ -42,7 +44,18 @@ pub(super) async fn run(dir: &Path, port: u16, out: &Out) -> Outcome {
         .try_init();
     let scratch = Scratch::create()?;
     let token = hex::encode(rand::random::<[u8; 24]>());
-    let config = dev_config(&scratch.0, port, &token)?;
+    let mut config = dev_config(&scratch.0, port, &token)?;
+    if private_upstreams {
+        config.outbound.allow_loopback = true;
+        config.outbound.allow_private = true;
+        eprintln!(
+            "{}",
+            out.paint(
+                Tone::Warn,
+                "dev: the handler may reach loopback and private networks (--allow-private-upstreams); a deployed tool may not"
+            )
+        );
+    }
     let server = Server::bind(config)
         .await
         .map_err(|e| Failure::Local(format!("cannot serve on 127.0.0.1:{port}: {e}")))?;

@@ -26,7 +26,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::Url;
 
 use super::error::NetError;
-use super::guard::{check_ip, check_url, parse_url};
+use super::guard::{check_ip, check_url, is_private, parse_url, UrlRefusal};
 use crate::config::OutboundPolicy;
 
 /// Methods callers may use; the outbound client is for reading JSON APIs, nothing more.
@@ -144,6 +144,7 @@ impl OutboundClient {
     pub fn new(policy: &OutboundPolicy) -> Self {
         let resolver = GuardedResolver {
             allow_loopback: policy.allow_loopback,
+            allow_private: policy.allow_private,
         };
         let http = reqwest::Client::builder()
             .no_proxy()
@@ -245,8 +246,15 @@ impl OutboundClient {
     /// address (such a host never reaches the resolver). A host name's addresses are checked by
     /// [`GuardedResolver`] whenever a connection to it is opened.
     fn check_destination(&self, url: &Url, allow_hosts: Option<&[String]>) -> Result<(), NetError> {
-        check_url(url, allow_hosts, self.policy.allow_loopback)?;
-        Ok(())
+        match check_url(url, allow_hosts, self.policy.allow_loopback) {
+            // Dev only: an IP-literal host in a private network.
+            Err(UrlRefusal::Address(_))
+                if self.policy.allow_private && literal_ip(url).is_some_and(is_private) =>
+            {
+                Ok(())
+            }
+            other => other.map(drop).map_err(NetError::from),
+        }
     }
 
     async fn send_once(
@@ -367,17 +375,28 @@ impl OutboundClient {
     }
 }
 
+/// The address of an IP-literal host (`http://10.0.0.5/`, `http://[fd00::1]/`).
+fn literal_ip(url: &Url) -> Option<std::net::IpAddr> {
+    match url.host()? {
+        url::Host::Ipv4(ip) => Some(ip.into()),
+        url::Host::Ipv6(ip) => Some(ip.into()),
+        url::Host::Domain(_) => None,
+    }
+}
+
 /// The shared client's DNS lookups. A name resolves only when every address it has passes
 /// [`check_ip`]; one refused address refuses the name (as before the client was shared), so an
 /// answer mixing public and internal addresses cannot lead a connection attempt to an internal
 /// one. The refusal is the [`NetError`] the caller gets (see [`send_error`]).
 struct GuardedResolver {
     allow_loopback: bool,
+    /// Dev only: private networks too (see [`is_private`]).
+    allow_private: bool,
 }
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let allow_loopback = self.allow_loopback;
+        let (allow_loopback, allow_private) = (self.allow_loopback, self.allow_private);
         Box::pin(async move {
             // Port 0: the connector puts the URL's port on every address.
             let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), 0))
@@ -388,7 +407,10 @@ impl Resolve for GuardedResolver {
                 return Err(unresolved().into());
             }
             for addr in &addrs {
-                check_ip(addr.ip(), allow_loopback).map_err(NetError::SsrfRefused)?;
+                let ip = addr.ip();
+                if !(allow_private && is_private(ip)) {
+                    check_ip(ip, allow_loopback).map_err(NetError::SsrfRefused)?;
+                }
             }
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })

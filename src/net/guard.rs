@@ -24,6 +24,22 @@ pub fn check_ip(ip: IpAddr, allow_loopback: bool) -> Result<(), &'static str> {
     }
 }
 
+/// Whether `ip` is in a private network (RFC 1918, IPv6 unique-local): what `toolhost dev
+/// --allow-private-upstreams` lets through. Link-local (cloud metadata at 169.254.169.254)
+/// is not.
+pub(super) fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(addr) => [
+            ([10, 0, 0, 0], 8),
+            ([172, 16, 0, 0], 12),
+            ([192, 168, 0, 0], 16),
+        ]
+        .iter()
+        .any(|(net, len)| in_v4(addr, *net, *len)),
+        IpAddr::V6(addr) => in_v6(addr, v6([0xfc00, 0, 0, 0, 0, 0, 0, 0]), 7),
+    }
+}
+
 /// `addr` lies in `net/len`.
 fn in_v4(addr: Ipv4Addr, net: [u8; 4], len: u32) -> bool {
     let mask = u32::MAX.checked_shl(32 - len).unwrap_or(0);
@@ -313,6 +329,29 @@ mod tests {
         ];
         for (addr, reason) in cases {
             assert_eq!(refused(addr), reason, "{addr}");
+        }
+    }
+
+    #[test]
+    fn private_networks_are_told_apart_from_link_local() {
+        for ip in [
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "fd00::1",
+        ] {
+            assert!(is_private(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in [
+            "169.254.169.254",
+            "127.0.0.1",
+            "172.32.0.1",
+            "8.8.8.8",
+            "fe80::1",
+            "::1",
+        ] {
+            assert!(!is_private(ip.parse().unwrap()), "{ip}");
         }
     }
 

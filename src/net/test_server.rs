@@ -36,6 +36,7 @@ pub(crate) async fn serve_counting(router: Router) -> (String, Arc<AtomicUsize>)
 pub(crate) fn client(allow_loopback: bool) -> OutboundClient {
     OutboundClient::new(&OutboundPolicy {
         allow_loopback,
+        allow_private: false,
         timeout: Duration::from_secs(5),
         max_response_bytes: 64 * 1024,
         max_redirects: 3,

@@ -331,6 +331,7 @@ async fn slow_upstreams_time_out() {
     // A per-call timeout cannot extend the policy's.
     let short = OutboundClient::new(&OutboundPolicy {
         allow_loopback: true,
+        allow_private: false,
         timeout: Duration::from_millis(200),
         max_response_bytes: 1024,
         max_redirects: 3,

@@ -170,8 +170,19 @@ impl Stderr {
 /// Starts `toolhost dev DIR --port 0`; answers the child, the rest of its stdout, its stderr
 /// and the URL it serves the tool at.
 async fn start_dev(cli: &Cli, dir: &str) -> (tokio::process::Child, Lines, Stderr, String) {
+    start_dev_with(cli, dir, &[]).await
+}
+
+/// [`start_dev`] with more arguments to `toolhost dev`.
+async fn start_dev_with(
+    cli: &Cli,
+    dir: &str,
+    more: &[&str],
+) -> (tokio::process::Child, Lines, Stderr, String) {
+    let mut args = vec!["dev", dir, "--port", "0"];
+    args.extend_from_slice(more);
     let mut dev = cli
-        .command(&["dev", dir, "--port", "0"], None)
+        .command(&args, None)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1077,4 +1088,47 @@ async fn events_and_payouts_from_the_command_line() {
     );
     let nothing = cli.run(&["payouts", "create"], key).await;
     assert_exit(&nothing, 3);
+}
+
+/// `toolhost dev` keeps production's outbound guard (no loopback or private upstreams) unless
+/// told otherwise with an explicit dev-only flag, which then lets a local upstream in.
+#[tokio::test]
+async fn dev_reaches_a_local_upstream_only_when_told() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream = format!("http://{}/data", listener.local_addr().unwrap());
+    let app = axum::Router::new().route(
+        "/data",
+        axum::routing::get(|| async { axum::Json(json!({"n": 7})) }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let server = TestServer::start().await;
+    let cli = Cli::new(&server);
+    let work = tempfile::tempdir().unwrap();
+    let dir = tool(&cli, work.path(), "upstreamer", |m| {
+        m["capabilities"] = json!({"httpGetJson": true});
+        m["inputSchema"] = json!({"type": "object"});
+        m["outputSchema"] = json!({});
+    })
+    .await;
+    std::fs::write(
+        Path::new(&dir).join("handler.js"),
+        "export default async (req, ctx) => ({ got: await ctx.httpGetJson(req.input.url) });\n",
+    )
+    .unwrap();
+    let input = json!({ "url": upstream });
+
+    let (mut dev, mut lines, _, local) = start_dev(&cli, &dir).await;
+    let (status, body) = post(&local, &input).await;
+    assert_ne!(status, 200, "loopback is refused by default: {body}");
+    stop_dev(&mut dev, &mut lines).await;
+
+    let (mut dev, mut lines, stderr, local) =
+        start_dev_with(&cli, &dir, &["--allow-private-upstreams"]).await;
+    let (status, body) = post(&local, &input).await;
+    assert_eq!((status, body), (200, json!({"got": {"n": 7}})));
+    stop_dev(&mut dev, &mut lines).await;
+    assert!(
+        stderr.all().await.contains("--allow-private-upstreams"),
+        "dev says what it allows"
+    );
 }
