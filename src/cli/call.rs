@@ -12,7 +12,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::api::{refusal, segment, Answer, Api, Credential};
-use super::output::{Out, Tone};
+use super::output::{usd, Out, Tone};
 use super::{CallArgs, Failure, Outcome};
 use crate::x402::config::NetworkConfig;
 use crate::x402::requirements::AssetExtra;
@@ -168,17 +168,13 @@ impl Price {
     /// "0.01 USD a call (USDC on eip155:84532, to Name (b_…))".
     fn said(&self) -> String {
         let r = &self.requirement;
-        let usd = r
-            .amount
-            .parse::<u64>()
-            .map(|units| crate::money::Usd::from_units(units).to_string())
-            .unwrap_or_else(|_| format!("{} atomic units", r.amount));
+        let price = usd(&json!(r.amount));
         let to = self
             .owner
             .as_deref()
             .map(|o| format!(", to {o}"))
             .unwrap_or_default();
-        format!("{usd} USD a call ({} on {}{to})", r.extra.name, r.network)
+        format!("{price} a call ({} on {}{to})", r.extra.name, r.network)
     }
 }
 

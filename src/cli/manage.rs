@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::api::{refusal, segment, Api};
 use super::deployed::{self, Deployed};
-use super::output::{capability_list, cell, log_entry, table, Out, Tone};
+use super::output::{capability_list, cell, log_entry, table, usd, Out, Tone};
 use super::project::Project;
 use super::{
     profile, EndpointsAction, EndpointsArgs, Failure, Global, LogsArgs, Outcome, RevenueArgs,
@@ -520,17 +520,8 @@ pub(super) async fn revenue(args: &RevenueArgs, out: &Out) -> Outcome {
         cell(&revenue["feeUsd"]),
         cell(&revenue["netUsd"])
     );
-    let usd = |units: &Value| {
-        units
-            .as_str()
-            .map(str::to_owned)
-            .or_else(|| units.as_u64().map(|u| u.to_string()))
-            .and_then(|text| text.parse::<u64>().ok())
-            .map(|units| crate::money::Usd::from_units(units).to_string())
-            .unwrap_or_else(|| cell(units))
-    };
     println!(
-        "  collected net {} USD (what payouts draw on), uncollected net {} USD (recorded only, or pending on-chain: not paid out)",
+        "  collected net {} (what payouts draw on), uncollected net {} (recorded only, or pending on-chain: not paid out)",
         usd(&revenue["collected"]["netUnits"]),
         usd(&revenue["uncollected"]["netUnits"])
     );

@@ -6,19 +6,8 @@ use reqwest::Method;
 use serde_json::{json, Map, Value};
 
 use super::api::Api;
-use super::output::{cell, table, Out};
+use super::output::{cell, table, usd, Out};
 use super::{EventsArgs, Outcome, PayoutsAction, PayoutsArgs};
-
-/// Atomic USDC units (a string or a number) as USD.
-fn usd(units: &Value) -> String {
-    units
-        .as_str()
-        .map(str::to_owned)
-        .or_else(|| units.as_u64().map(|u| u.to_string()))
-        .and_then(|text| text.parse::<u64>().ok())
-        .map(|units| format!("{} USD", crate::money::Usd::from_units(units)))
-        .unwrap_or_else(|| cell(units))
-}
 
 /// `toolhost events`: the builder's event feed, newest first.
 pub(super) async fn events(args: &EventsArgs, out: &Out) -> Outcome {

@@ -226,6 +226,17 @@ fn indent(text: &str, by: &str) -> String {
         .join("\n")
 }
 
+/// Atomic USDC units (as the server sends them: a string, or a number) in USD: "0.0018 USD".
+pub(super) fn usd(units: &Value) -> String {
+    units
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| units.as_u64().map(|u| u.to_string()))
+        .and_then(|text| text.parse::<u64>().ok())
+        .map(|units| format!("{} USD", crate::money::Usd::from_units(units)))
+        .unwrap_or_else(|| cell(units))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1023,62 +1023,38 @@ async fn events_and_payouts_from_the_command_line() {
         "{}",
         text(&none)
     );
-    let lower = "0x000000000000000000000000000000000000dead";
-    let refused = cli
-        .run(
-            &[
-                "payouts",
-                "settings",
-                "--pay-to",
-                lower,
-                "--network",
-                "eip155:84532",
-            ],
-            key,
-        )
-        .await;
+    let cli = &cli;
+    let settings = |pay_to: &'static str, network: &'static str| {
+        let args = [
+            "payouts",
+            "settings",
+            "--pay-to",
+            pay_to,
+            "--network",
+            network,
+            "--minimum-usd",
+            "1",
+        ];
+        async move { cli.run(&args, key).await }
+    };
+    let checksummed = "0x000000000000000000000000000000000000dEaD";
+    let refused = settings("0x000000000000000000000000000000000000dead", "eip155:84532").await;
     assert_exit(&refused, 3);
     assert!(
-        text(&refused).contains("0x000000000000000000000000000000000000dEaD"),
+        text(&refused).contains(checksummed),
         "the checksummed form is named: {}",
         text(&refused)
     );
-    let wrong_network = cli
-        .run(
-            &[
-                "payouts",
-                "settings",
-                "--pay-to",
-                "0x000000000000000000000000000000000000dEaD",
-                "--network",
-                "eip155:1",
-            ],
-            key,
-        )
-        .await;
+    let wrong_network = settings(checksummed, "eip155:1").await;
     assert_exit(&wrong_network, 3);
     assert!(
         text(&wrong_network).contains("eip155:84532"),
         "{}",
         text(&wrong_network)
     );
-    let saved = cli
-        .run(
-            &[
-                "payouts",
-                "settings",
-                "--pay-to",
-                "0x000000000000000000000000000000000000dEaD",
-                "--network",
-                "eip155:84532",
-                "--minimum-usd",
-                "1",
-            ],
-            key,
-        )
-        .await;
+    let saved = settings(checksummed, "eip155:84532").await;
     assert_exit(&saved, 0);
-    assert!(text(&saved).contains("Payouts go to 0x000000000000000000000000000000000000dEaD"));
+    assert!(text(&saved).contains(&format!("Payouts go to {checksummed}")));
     let balance = cli.run(&["payouts"], key).await;
     assert_exit(&balance, 0);
     assert!(

@@ -537,22 +537,11 @@ async fn endpoints_name_their_owner_in_the_catalog_the_402_and_mcp() {
         "{required}"
     );
 
-    let response = server
-        .client
-        .post(server.url("/ai/mcp"))
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
-        .send()
+    let tool = server
+        .mcp_tools_list()
         .await
-        .unwrap();
-    let (_, tools) = crate::util::read(response).await;
-    let tool = tools["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
+        .into_iter()
         .find(|t| t["name"] == "owned-paid")
-        .cloned()
         .unwrap();
     assert_eq!(tool["_meta"]["toolhost/owner"], *owner, "{tool}");
 }

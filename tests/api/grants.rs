@@ -28,20 +28,9 @@ async fn public_slugs(server: &TestServer) -> (Vec<String>, Vec<String>, Vec<Str
         .iter()
         .map(|e| e["slug"].as_str().unwrap().to_string())
         .collect();
-    let response = server
-        .client
-        .post(server.url("/ai/mcp"))
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
-        .send()
+    let tools = server
+        .mcp_tools_list()
         .await
-        .unwrap();
-    let (status, tools) = crate::util::read(response).await;
-    assert_eq!(status, 200, "{tools}");
-    let tools = tools["result"]["tools"]
-        .as_array()
-        .unwrap()
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();

@@ -21,6 +21,15 @@ async fn call(server: &TestServer, slug: &str) -> Value {
     body
 }
 
+/// The count and version a live call of the counter answers.
+async fn served(server: &TestServer, slug: &str) -> (u64, String) {
+    let answer = call(server, slug).await;
+    (
+        answer["n"].as_u64().unwrap(),
+        answer["version"].as_str().unwrap().to_string(),
+    )
+}
+
 async fn listed(server: &TestServer, slug: &str) -> bool {
     let (status, catalog) = server.get("/ai/endpoints").await;
     assert_eq!(status, 200, "{catalog}");
@@ -90,11 +99,7 @@ async fn a_deploy_never_takes_the_serving_revision_offline() {
     assert_eq!(deployed["manage"]["pendingRevision"], Value::Null);
     assert_eq!(deployed["manage"]["capabilityGrant"]["state"], "granted");
     assert!(listed(&server, "live-counter").await);
-    let answer = call(&server, "live-counter").await;
-    assert_eq!(
-        (&answer["n"], &answer["version"]),
-        (&json!(2), &json!("v2"))
-    );
+    assert_eq!(served(&server, "live-counter").await, (2, "v2".into()));
 
     // One that asks for more waits for the admin; revision 2 serves on, listed.
     let waiting = server
@@ -119,11 +124,7 @@ async fn a_deploy_never_takes_the_serving_revision_offline() {
     // The serving revision's content is still what the record shows.
     assert_eq!(waiting["manage"]["allowedHosts"], Value::Null);
     assert!(listed(&server, "live-counter").await);
-    let answer = call(&server, "live-counter").await;
-    assert_eq!(
-        (&answer["n"], &answer["version"]),
-        (&json!(3), &json!("v2"))
-    );
+    assert_eq!(served(&server, "live-counter").await, (3, "v2".into()));
     let requested = server
         .call("GET", "/ai/builders/events?since=1h", owner, None)
         .await
@@ -259,11 +260,7 @@ async fn a_deploy_never_takes_the_serving_revision_offline() {
     assert_eq!(rolled["manage"]["revision"], 1);
     assert_eq!(rolled["manage"]["latestRevision"], 3);
     assert_eq!(rolled["endpoint"]["status"], "active");
-    let answer = call(&server, "live-counter").await;
-    assert_eq!(
-        (&answer["n"], &answer["version"]),
-        (&json!(7), &json!("v1"))
-    );
+    assert_eq!(served(&server, "live-counter").await, (7, "v1".into()));
     // Back to 3 (it needs `fetch`, which the endpoint still holds): at once too.
     let (status, rolled) = rollback(&server, owner, "live-counter", 3).await;
     assert_eq!(

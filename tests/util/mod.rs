@@ -249,12 +249,26 @@ impl TestServer {
     pub async fn mcp_tools_call(&self, name: &str, arguments: Value, meta: Value) -> Value {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": name, "arguments": arguments, "_meta": meta}});
+        self.mcp(&body).await
+    }
+
+    /// MCP `tools/list`'s tools (the first page).
+    pub async fn mcp_tools_list(&self) -> Vec<Value> {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        self.mcp(&body).await["tools"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// One MCP request (2025-11-25), answered 200; its `result`.
+    async fn mcp(&self, body: &Value) -> Value {
         let response = self
             .client
             .post(self.url("/ai/mcp"))
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-11-25")
-            .json(&body)
+            .json(body)
             .send()
             .await
             .unwrap();
