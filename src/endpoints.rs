@@ -19,7 +19,7 @@ mod files;
 mod input;
 pub mod lifecycle;
 pub mod owners;
-mod reservation;
+pub mod reservation;
 pub mod revisions;
 pub mod templates;
 pub mod wipe;

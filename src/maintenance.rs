@@ -7,7 +7,8 @@
 //! - quotes past their expiry (plus a grace in which they still answer `quote_expired`) go;
 //! - receipts of free calls (no money moved) older than their retention go, and so, after theirs,
 //!   do builder events. Paid receipts, sales, credits and payout packets are never touched;
-//! - a deleted endpoint's data whose wipe was cut short (see [`crate::endpoints::wipe`]) goes.
+//! - a deleted endpoint's data whose wipe was cut short (see [`crate::endpoints::wipe`]) goes;
+//! - a deleted slug's reservation that is over goes (see [`crate::endpoints::reservation`]).
 //!
 //! Each sweep works in pages and stops after [`MAX_PAGES`] of them, so one pass stays short
 //! however much has piled up; the next pass goes on. Nodes sharing a store sweep the same data:
@@ -44,6 +45,7 @@ pub struct Swept {
     pub free_receipts: usize,
     pub events: usize,
     pub wipes: usize,
+    pub slug_reservations: usize,
 }
 
 /// One pass of every sweep, as of `now`.
@@ -57,6 +59,12 @@ pub async fn sweep(app: &App, now: OffsetDateTime) -> StoreResult<Swept> {
         free_receipts: sweep_free_receipts(store, before(now, retention.free_receipts)).await?,
         events: crate::events::sweep(store, before(now, retention.events)).await?,
         wipes: crate::endpoints::wipe::finish_owed(store).await?,
+        slug_reservations: crate::endpoints::reservation::sweep_expired(
+            store,
+            now,
+            MAX_PAGES * PAGE,
+        )
+        .await?,
     })
 }
 

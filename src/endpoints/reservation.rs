@@ -29,6 +29,35 @@ struct Reservation {
     until: OffsetDateTime,
 }
 
+/// Removes reservations that are over (as of `now`), at most `limit` looked at per call;
+/// returns how many went. A reservation is checked again when removed, so one renewed by a
+/// delete meanwhile stays.
+pub async fn sweep_expired(
+    store: &dyn Store,
+    now: OffsetDateTime,
+    limit: usize,
+) -> Result<usize, StoreError> {
+    let page = store
+        .scan_prefix(Tree::Meta, PREFIX.as_bytes(), None, limit)
+        .await?;
+    let mut gone = 0;
+    for (key, bytes) in page {
+        let over = serde_json::from_slice::<Reservation>(&bytes).map_or(true, |r| r.until <= now);
+        if !over {
+            continue;
+        }
+        let batch = Batch::new()
+            .require_equals(Tree::Meta, key.clone(), Some(bytes))
+            .delete(Tree::Meta, key);
+        match store.apply(batch).await {
+            Ok(()) => gone += 1,
+            Err(StoreError::ConditionFailed(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(gone)
+}
+
 /// The write reserving `slug` for `owner` until `until` (nothing when the period is zero).
 pub(super) fn reserve(slug: &str, owner: &Owner, until: Option<OffsetDateTime>) -> Batch {
     let Some(until) = until else {
@@ -69,4 +98,40 @@ pub(super) async fn claim(
     Ok(Batch::new()
         .require_equals(Tree::Meta, key.clone(), stored)
         .delete(Tree::Meta, key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SledStore;
+
+    #[tokio::test]
+    async fn a_reservation_holds_for_others_until_it_is_over_then_goes() {
+        let store = SledStore::temporary().unwrap();
+        let now = OffsetDateTime::now_utc();
+        let owner = Owner::Builder("b_old".into());
+        let other = Owner::Builder("b_new".into());
+        let hour = time::Duration::hours(1);
+        store
+            .apply(reserve("held", &owner, Some(now + hour)).extend(reserve(
+                "over",
+                &owner,
+                Some(now - hour),
+            )))
+            .await
+            .unwrap();
+        assert!(matches!(
+            claim(&store, "held", &other, now).await,
+            Err(EndpointError::SlugReserved { .. })
+        ));
+        // Its former owner and the admin may claim it; so may anyone once it is over.
+        assert!(claim(&store, "held", &owner, now).await.is_ok());
+        assert!(claim(&store, "held", &Owner::Admin, now).await.is_ok());
+        assert!(claim(&store, "over", &other, now).await.is_ok());
+        assert_eq!(sweep_expired(&store, now, 100).await.unwrap(), 1);
+        assert!(claim(&store, "held", &other, now).await.is_err());
+        assert!(store.get(Tree::Meta, &key("over")).await.unwrap().is_none());
+        // No period, no reservation.
+        assert!(reserve("free", &owner, None).writes.is_empty());
+    }
 }
