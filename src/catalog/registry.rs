@@ -36,6 +36,10 @@ pub struct CompiledEndpoint {
     /// Slug, title, description and tags, lower-cased: what the catalog's `q` searches,
     /// prepared once instead of lower-casing them per endpoint per search.
     search_text: SearchText,
+    /// `Some(n)` when this is not the endpoint as it serves but its kept revision `n`, built
+    /// for a test call of it (`X-Toolhost-Revision`): the sandbox gives it isolates of its own,
+    /// so trying a revision leaves the serving one's warm.
+    pub trial: Option<u64>,
 }
 
 /// Shared so a large input can be validated on the blocking pool.
@@ -82,6 +86,7 @@ impl CompiledEndpoint {
             endpoint,
             validators: OnceLock::new(),
             search_text,
+            trial: None,
         }
     }
 

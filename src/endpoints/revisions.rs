@@ -274,7 +274,9 @@ pub async fn as_revision(
     // Only what the endpoint holds: what a waiting revision asks for beyond it is refused
     // (`capability_denied`) when its handler uses it, as the grant it waits for is not given.
     ep.requested_capabilities = ep.capabilities();
-    Ok(Arc::new(CompiledEndpoint::compile(ep)?))
+    let mut trial = CompiledEndpoint::compile(ep)?;
+    trial.trial = Some(number);
+    Ok(Arc::new(trial))
 }
 
 /// One kept revision in the list.

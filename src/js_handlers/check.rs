@@ -69,7 +69,7 @@ impl EndpointRuntime {
                 return Err(CheckError::Unavailable(ApiError::internal(message)))
             }
         };
-        let code = endpoint_code(endpoint, module.js, Default::default());
+        let code = endpoint_code(endpoint, &endpoint.slug, module.js, Default::default());
         let report = self.pool().check(&code).await;
         use sandbox::SandboxError as E;
         let message = match report.result {

@@ -379,9 +379,10 @@ impl Host for StoreHost {
     /// Which call an op is for was checked by the sandbox (a worker's ops name a call in
     /// progress there); data is the endpoint's, whichever of its calls asks.
     fn call(&self, endpoint: &EndpointCode, _call: u64, op: HostOp) -> HostFuture<HostAnswer> {
+        // A trial revision's slot (`slug#rN`) is its endpoint's.
         let current = self
             .catalog
-            .get(&endpoint.slug)
+            .get(super::run::slot_base(&endpoint.slug))
             .filter(|c| c.endpoint.id == endpoint.id);
         // A draft run's scratch (its code was given `kv`, `files` and `logs` only, checked in
         // the sandbox's ops): its own data under its own id, no endpoint's.

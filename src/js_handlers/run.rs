@@ -111,13 +111,15 @@ impl EndpointRuntime {
     /// The endpoint's code for its current generation, loading secrets only when it changed.
     async fn build<F>(
         &self,
-        endpoint: &Endpoint,
+        compiled: &CompiledEndpoint,
         load_secrets: impl FnOnce() -> F,
     ) -> Result<Arc<Build>, ApiError>
     where
         F: std::future::Future<Output = Result<BTreeMap<String, String>, ApiError>>,
     {
-        if let Some(cached) = self.builds().get(&endpoint.slug).filter(|r| {
+        let endpoint = &compiled.endpoint;
+        let slot = slot(compiled);
+        if let Some(cached) = self.builds().get(&slot).filter(|r| {
             r.generation == endpoint.generation
                 && r.revision == endpoint.serving_revision
                 && r.endpoint_id == endpoint.id
@@ -146,12 +148,12 @@ impl EndpointRuntime {
             endpoint_id: endpoint.id.clone(),
             generation: endpoint.generation,
             revision: endpoint.serving_revision,
-            code: endpoint_code(endpoint, module.js, env),
+            code: endpoint_code(endpoint, &slot, module.js, env),
             secrets: secrets.into_values().collect(),
             map: module.map,
         });
         // Two calls that both missed build the same generation; either may stay.
-        self.builds().insert(endpoint.slug.clone(), loaded.clone());
+        self.builds().insert(slot, loaded.clone());
         Ok(loaded)
     }
 
@@ -160,19 +162,39 @@ impl EndpointRuntime {
     }
 
     /// Drops what the runtime holds for a deleted endpoint: its calls in progress (stopped,
-    /// see `sandbox::Sandbox::stop`), its isolates and its cached build (with the
-    /// decrypted secrets).
+    /// see `sandbox::Sandbox::stop`), its isolates and its cached builds (with the
+    /// decrypted secrets), those of the revisions it tried included.
     pub fn forget(&self, slug: &str) {
-        self.builds().remove(slug);
-        self.pool.stop(slug);
+        for slot in self.take_slots(slug) {
+            self.pool.stop(&slot);
+        }
     }
 
-    /// Drops an endpoint's cached build and isolates after it changed elsewhere (another
+    /// Drops an endpoint's cached builds and isolates after it changed elsewhere (another
     /// node sharing the store): the next call builds the new generation; calls in progress
     /// finish on the old.
     pub fn reload(&self, slug: &str) {
-        self.builds().remove(slug);
-        self.pool.retire(slug);
+        for slot in self.take_slots(slug) {
+            self.pool.retire(&slot);
+        }
+    }
+
+    /// Forgets the builds of `slug` and its trial revisions; answers their sandbox slots (the
+    /// endpoint's own always among them).
+    fn take_slots(&self, slug: &str) -> Vec<String> {
+        let mut builds = self.builds();
+        let mut slots: Vec<String> = builds
+            .keys()
+            .filter(|key| slot_base(key) == slug)
+            .cloned()
+            .collect();
+        for slot in &slots {
+            builds.remove(slot);
+        }
+        if !slots.iter().any(|s| s == slug) {
+            slots.push(slug.to_owned());
+        }
+        slots
     }
 
     pub fn pool(&self) -> &sandbox::Sandbox {
@@ -198,7 +220,7 @@ impl EndpointRuntime {
             secrets: Vec::new(),
             trace: None,
         };
-        let build = match self.build(&compiled.endpoint, load_secrets).await {
+        let build = match self.build(compiled, load_secrets).await {
             Ok(build) => build,
             Err(e) => return failed(e),
         };
@@ -272,15 +294,31 @@ impl EndpointRuntime {
     }
 }
 
-/// What the sandbox runs for `endpoint`'s current generation, with `source` and `env`.
+/// The sandbox slot of an endpoint: its slug, or for a trial revision `slug#rN`, so its
+/// isolates are its own (not a slug any endpoint can have).
+fn slot(compiled: &CompiledEndpoint) -> String {
+    match compiled.trial {
+        Some(revision) => format!("{}#r{revision}", compiled.endpoint.slug),
+        None => compiled.endpoint.slug.clone(),
+    }
+}
+
+/// The endpoint slug a sandbox slot is of (the slot itself for the endpoint's own).
+pub(super) fn slot_base(slot: &str) -> &str {
+    slot.split_once('#').map_or(slot, |(base, _)| base)
+}
+
+/// What the sandbox runs for `endpoint`'s current generation in `slot`, with `source` and
+/// `env`.
 pub(super) fn endpoint_code(
     endpoint: &Endpoint,
+    slot: &str,
     source: String,
     env: BTreeMap<String, String>,
 ) -> sandbox::EndpointCode {
     sandbox::EndpointCode {
         id: endpoint.id.clone(),
-        slug: endpoint.slug.clone(),
+        slug: slot.to_owned(),
         version: format!(
             "{}-g{}-r{}",
             endpoint.id, endpoint.generation, endpoint.serving_revision

@@ -508,3 +508,40 @@ async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
         crate::util::post_paid(&server, "/tools/paid-live", &header, json!({"n": 1})).await;
     assert_eq!(body["version"], DEPLOYS + 1, "{body}");
 }
+
+/// A test call of another revision runs in isolates of its own: the serving revision's warm
+/// isolate (here, its module state) is still there for the next live call.
+#[tokio::test]
+async fn trying_a_revision_leaves_the_serving_one_warm() {
+    let server = TestServer::start_with(|c| c.runtime.pool.instances_per_endpoint = 1).await;
+    let source = |version: &str| {
+        format!("let calls = 0; export default async () => ({{ version: '{version}', calls: ++calls }});")
+    };
+    let create = json!({
+        "slug": "warm", "title": "Warm", "description": "Counts calls in its isolate.",
+        "priceUsd": 0, "source": source("v1"), "safetyAttestation": {"accepted": true},
+    });
+    let (key, _) = server.builder_with("Warm Co", &create).await;
+    server
+        .patch(As::Builder(&key), "warm", &json!({"source": source("v2")}))
+        .await;
+    assert_eq!(
+        call(&server, "warm").await,
+        json!({"version": "v2", "calls": 1})
+    );
+    for calls in 1..=2 {
+        let (status, _, tried) = crate::test_calls::post(
+            &server,
+            "/tools/warm",
+            &[("x-builder-key", &key), ("x-toolhost-revision", "1")],
+            json!({}),
+        )
+        .await;
+        assert_eq!(status, 200, "{tried}");
+        assert_eq!(tried, json!({"version": "v1", "calls": calls}));
+    }
+    assert_eq!(
+        call(&server, "warm").await,
+        json!({"version": "v2", "calls": 2})
+    );
+}
