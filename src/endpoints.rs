@@ -6,6 +6,7 @@
 //! - `input`: the create and PATCH bodies and per-field checks.
 //! - `files`: per-endpoint handler files (`ctx.files`).
 //! - `draft`: a builder's test run of an unpublished module.
+//! - `parts`: the parts an operation works on, who may touch an endpoint, owner events.
 //! - `lifecycle`: create, update, delete, review and capability grants as plain functions.
 //! - `revisions`: where a deploy goes (serving, or waiting for a grant), rollback, conflicts.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
@@ -19,6 +20,7 @@ mod files;
 mod input;
 pub mod lifecycle;
 pub mod owners;
+mod parts;
 pub mod reservation;
 pub mod revisions;
 pub mod templates;
@@ -28,6 +30,7 @@ pub use error::EndpointError;
 pub use files::{read as read_file, FileInfo, MAX_FILES, MAX_FILE_BYTES};
 pub use input::{CreateRequest, PatchRequest, SafetyAttestation};
 pub use lifecycle::{
-    can_manage, create, decide, decide_grant, delete, grant_queue, grant_view, manage_view, owned,
-    review_queue, secrets_changed, update, visible, GrantView, ManageView, Parts,
+    create, decide, decide_grant, delete, grant_queue, grant_view, manage_view, review_queue,
+    secrets_changed, update, GrantView, ManageView,
 };
+pub use parts::{can_manage, owned, visible, Parts};

@@ -13,6 +13,7 @@
 //!   HTTP status, body and headers.
 //! - `check`: the publish-time check of a module ([`EndpointRuntime::check`]).
 //! - `draft`: a test run of an unpublished module ([`EndpointRuntime::run_draft`]).
+//! - `slots`: the sandbox slots calls run in (an endpoint's, a tried revision's, a draft's).
 //! - `typescript`: TypeScript sources transpiled to the JS the sandbox runs, and the source map
 //!   that points the sandbox's positions back at the TypeScript.
 
@@ -21,8 +22,10 @@ mod draft;
 mod fetch;
 pub mod host;
 mod run;
+mod slots;
 mod typescript;
 
 pub use check::{CheckError, CompileFailure};
-pub use draft::{Draft, DraftRun, DRAFT_SCRATCH_PREFIX};
+pub use draft::{Draft, DraftRun};
 pub use run::{EndpointRuntime, HandlerOutput, HandlerRequest, JsOutcome};
+pub use slots::DRAFT_SCRATCH_PREFIX;

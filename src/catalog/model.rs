@@ -7,7 +7,6 @@ use time::OffsetDateTime;
 
 use super::grant::{self, GrantDecision, GrantState};
 pub use super::json_text::JsonText;
-use super::revision::Pending;
 
 use crate::money::Usd;
 use crate::safety::ContentSafety;
@@ -157,6 +156,19 @@ pub enum Owner {
     System,
     Admin,
     Builder(String),
+}
+
+/// The newest revision of an endpoint, waiting for the admin's grant of what it asks for
+/// beyond what the endpoint holds, while the serving revision serves on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pending {
+    pub revision: u64,
+    /// Its requested capabilities (the content is in its `revision::Revision`).
+    pub requested: Capabilities,
+    /// The admin's answer to it, once there is one.
+    #[serde(default)]
+    pub decision: Option<GrantDecision>,
 }
 
 /// Who owns an endpoint, as callers see it: a builder by id and display name, or the service

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::grant::GrantDecision;
+pub use super::model::Pending;
 use super::model::{Capabilities, Endpoint, JsonText, SourceLanguage};
 use crate::money::Usd;
 use crate::store::{Batch, Store, StoreResult, Tree};
@@ -111,19 +111,6 @@ pub struct Revision {
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     pub content: Content,
-}
-
-/// The newest revision of an endpoint, waiting for the admin's grant of what it asks for
-/// beyond what the endpoint holds, while the serving revision serves on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Pending {
-    pub revision: u64,
-    /// Its requested capabilities (the content is in its [`Revision`]).
-    pub requested: Capabilities,
-    /// The admin's answer to it, once there is one.
-    #[serde(default)]
-    pub decision: Option<GrantDecision>,
 }
 
 /// An endpoint's first revision, as `number`: what it serves when it is stored.

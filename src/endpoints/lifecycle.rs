@@ -16,76 +16,21 @@ use time::OffsetDateTime;
 use super::error::EndpointError;
 use super::files;
 use super::input::{self, CreateRequest, PatchRequest};
+use super::parts::{emit, emit_requested, owned, Parts};
 use super::reservation;
-use super::revisions;
+use super::revisions::{self, decision_view, GrantDecisionView};
 use super::wipe;
 use crate::builders::Caller;
 use crate::catalog::grant;
 use crate::catalog::revision::Author;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, GrantDecision, GrantState, HandlerType,
-    JsonText, Owner, Registry, RuntimeLimits, SourceLanguage, Status,
+    JsonText, Owner, RuntimeLimits, SourceLanguage, Status,
 };
-use crate::config::Config;
-use crate::events::{self, EventKind};
-use crate::js_handlers::EndpointRuntime;
+use crate::events::EventKind;
 use crate::safety::{self, field_group, ContentSafety, SafetyStatus};
 use crate::secrets;
-use crate::store::{Batch, Store};
-
-/// The parts of the service the lifecycle works on, borrowed for one operation.
-pub struct Parts<'a> {
-    pub store: &'a Arc<dyn Store>,
-    pub catalog: &'a Registry,
-    pub config: &'a Config,
-    /// To forget a deleted endpoint's compiled code and warm isolates.
-    pub runtime: &'a EndpointRuntime,
-}
-
-/// Whether the caller may change the endpoint: the admin always, a builder only its own.
-pub fn can_manage(caller: &Caller, endpoint: &Endpoint) -> bool {
-    match caller {
-        Caller::Admin => true,
-        Caller::Builder(b) => endpoint.owner_builder() == Some(b.id.as_str()),
-    }
-}
-
-/// Whether `caller` may see `endpoint`: one held for or refused by content-safety review is
-/// not found for anyone but its owner and the admin, here as in the catalog.
-pub fn visible(endpoint: &Endpoint, caller: Option<&Caller>) -> bool {
-    endpoint.is_listed() || caller.is_some_and(|c| can_manage(c, endpoint))
-}
-
-/// The endpoint, if it exists (404) and the caller may change it (403).
-pub fn owned(
-    parts: &Parts<'_>,
-    caller: &Caller,
-    slug: &str,
-) -> Result<Arc<CompiledEndpoint>, EndpointError> {
-    let compiled = parts.catalog.require(slug)?;
-    if !can_manage(caller, &compiled.endpoint) {
-        return Err(EndpointError::NotOwner);
-    }
-    Ok(compiled)
-}
-
-/// Records an event for the owning builder. The change itself is already stored, so a failure
-/// here is logged rather than turned into an error the caller would take for a failed change.
-pub(super) async fn emit(parts: &Parts<'_>, endpoint: &Endpoint, kind: EventKind, data: Value) {
-    if let Some(builder) = endpoint.owner_builder() {
-        if let Err(e) = events::record(
-            parts.store.as_ref(),
-            builder,
-            kind,
-            Some(&endpoint.slug),
-            data,
-        )
-        .await
-        {
-            tracing::warn!(error = %e, slug = %endpoint.slug, "cannot record event");
-        }
-    }
-}
+use crate::store::Batch;
 
 /// The texts of the given field groups of an endpoint (plus changed files), for the scanner.
 fn scan_targets<'a>(
@@ -350,23 +295,6 @@ fn check_example(endpoint: &Endpoint) -> Result<(), EndpointError> {
     }
     let violations = CompiledEndpoint::compile(endpoint.clone())?.example_violations();
     input::example_input(&violations).map_err(|error| EndpointError::Fields(vec![error]))
-}
-
-/// Tells the owner its endpoint waits for the admin's grant of the capabilities it requested.
-pub(super) async fn emit_requested(parts: &Parts<'_>, endpoint: &Endpoint) {
-    // The waiting revision's request when there is one; the serving one's asks otherwise.
-    let (revision, requested) = match &endpoint.pending {
-        Some(p) => (p.revision, p.requested),
-        None => (endpoint.serving_revision, endpoint.requested_capabilities),
-    };
-    let missing = grant::missing(&requested, &endpoint.granted_capabilities);
-    let data = json!({
-        "status": endpoint.shown_status(),
-        "revision": revision,
-        "requested": requested,
-        "missing": grant::names(&missing),
-    });
-    emit(parts, endpoint, EventKind::CapabilitiesRequested, data).await;
 }
 
 /// Applies a PATCH. Builders may not touch `grantedCapabilities` or `limits` (403).
@@ -817,16 +745,6 @@ pub struct GrantView {
     pub pending_revision: Option<revisions::PendingView>,
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GrantDecisionView {
-    pub granted: bool,
-    #[schema(required = true)]
-    pub note: Option<String>,
-    #[schema(format = DateTime)]
-    pub decided_at: String,
-}
-
 pub fn grant_view(endpoint: &Endpoint) -> GrantView {
     GrantView {
         state: endpoint.grant_state(),
@@ -835,14 +753,6 @@ pub fn grant_view(endpoint: &Endpoint) -> GrantView {
         missing: grant::names(&endpoint.missing_capabilities()),
         decision: endpoint.grant_decision.as_ref().map(decision_view),
         pending_revision: revisions::pending_view(endpoint),
-    }
-}
-
-pub(super) fn decision_view(d: &GrantDecision) -> GrantDecisionView {
-    GrantDecisionView {
-        granted: d.granted,
-        note: d.note.clone(),
-        decided_at: crate::timestamp::rfc3339(d.decided_at),
     }
 }
 
@@ -914,8 +824,13 @@ pub async fn manage_view(
 mod tests {
     use super::*;
     use crate::builders::{self, PayerInfo, RegisterRequest};
+    use crate::catalog::Registry;
+    use crate::config::Config;
+    use crate::endpoints::parts::can_manage;
+    use crate::events;
+    use crate::js_handlers::EndpointRuntime;
     use crate::net::OutboundClient;
-    use crate::store::SledStore;
+    use crate::store::{SledStore, Store};
 
     /// The parts the lifecycle works on, over a throwaway store with the seed catalog: no app,
     /// no server.

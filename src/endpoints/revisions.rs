@@ -15,10 +15,11 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::error::EndpointError;
-use super::lifecycle::{emit, owned, Parts};
+use super::parts::{emit, emit_requested, owned, Parts};
 use crate::builders::Caller;
 use crate::catalog::grant::{self, GrantState};
 use crate::catalog::revision::{self, Author, Content, Pending, Revision};
+use crate::catalog::GrantDecision;
 use crate::catalog::{Capabilities, CompiledEndpoint, Endpoint};
 use crate::events::EventKind;
 use crate::safety::SafetyStatus;
@@ -95,6 +96,23 @@ pub fn check_base(
     }
 }
 
+/// The fields of a change that a revision covers, as the API names them ([`Content`]).
+const REVISION_FIELDS: &[&str] = &[
+    "title",
+    "description",
+    "tags",
+    "priceUsd",
+    "source",
+    "sourceLanguage",
+    "response",
+    "inputSchema",
+    "outputSchema",
+    "exampleInput",
+    "env",
+    "capabilities",
+    "allowedHosts",
+];
+
 /// What placing a change did.
 pub struct Placed {
     /// The revision and its removals out of the kept window, to write with the record.
@@ -137,7 +155,12 @@ pub fn place(
         number,
         based_on: Some(base.number),
         author,
-        fields: fields.to_vec(),
+        // What the revision covers; files, limits, grants and status are the endpoint's.
+        fields: fields
+            .iter()
+            .filter(|f| REVISION_FIELDS.contains(&f.as_str()))
+            .cloned()
+            .collect(),
         created_at: now,
         content,
     };
@@ -250,7 +273,7 @@ pub async fn rollback(
     });
     emit(parts, after, EventKind::EndpointRolledBack, data).await;
     if !serves {
-        super::lifecycle::emit_requested(parts, after).await;
+        emit_requested(parts, after).await;
     }
     Ok(compiled)
 }
@@ -452,7 +475,7 @@ pub struct PendingView {
     #[schema(value_type = Vec<String>)]
     pub missing: Vec<&'static str>,
     #[schema(required = true)]
-    pub decision: Option<super::lifecycle::GrantDecisionView>,
+    pub decision: Option<GrantDecisionView>,
 }
 
 pub fn pending_view(endpoint: &Endpoint) -> Option<PendingView> {
@@ -463,7 +486,25 @@ pub fn pending_view(endpoint: &Endpoint) -> Option<PendingView> {
             state: grant::state(&missing, p.decision.as_ref()),
             requested: p.requested,
             missing: grant::names(&missing),
-            decision: p.decision.as_ref().map(super::lifecycle::decision_view),
+            decision: p.decision.as_ref().map(decision_view),
         }
     })
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GrantDecisionView {
+    pub granted: bool,
+    #[schema(required = true)]
+    pub note: Option<String>,
+    #[schema(format = DateTime)]
+    pub decided_at: String,
+}
+
+pub(super) fn decision_view(d: &GrantDecision) -> GrantDecisionView {
+    GrantDecisionView {
+        granted: d.granted,
+        note: d.note.clone(),
+        decided_at: crate::timestamp::rfc3339(d.decided_at),
+    }
 }

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::check::describe;
 use super::run::{log_lines, request_object, sandbox_error, HandlerRequest};
+use super::slots::DRAFT_SCRATCH_PREFIX;
 use super::typescript::{self, TranspileError};
 use super::{CheckError, EndpointRuntime};
 use crate::catalog::SourceLanguage;
@@ -43,10 +44,6 @@ pub struct Draft<'a> {
     /// fresh id, wiped by the caller after the run.
     pub scratch: &'a str,
 }
-
-/// Every draft scratch id starts with this: not an endpoint id (`ep_…`) nor a slug, so the
-/// host tells a draft's ops from an endpoint's.
-pub const DRAFT_SCRATCH_PREFIX: &str = "#draft-";
 
 /// What the draft did with the input.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

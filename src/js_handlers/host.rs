@@ -13,6 +13,7 @@ use sandbox::{
 use serde_json::Value;
 
 use super::fetch::{self, Bodies};
+use super::slots;
 use crate::catalog::Registry;
 use crate::config::Quotas;
 use crate::handler_data::kv::{self, Committed, KvWriters, Stored};
@@ -382,12 +383,11 @@ impl Host for StoreHost {
         // A trial revision's slot (`slug#rN`) is its endpoint's.
         let current = self
             .catalog
-            .get(super::run::slot_base(&endpoint.slug))
+            .get(slots::slot_base(&endpoint.slug))
             .filter(|c| c.endpoint.id == endpoint.id);
         // A draft run's scratch (its code was given `kv`, `files` and `logs` only, checked in
         // the sandbox's ops): its own data under its own id, no endpoint's.
-        let draft = endpoint.id.starts_with(super::draft::DRAFT_SCRATCH_PREFIX)
-            && endpoint.slug == endpoint.id;
+        let draft = slots::is_draft(&endpoint.slug, &endpoint.id);
         let allowed_hosts = match (&op, current) {
             // It only gives memory back.
             (HostOp::FetchCancel { .. }, _) => None,

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use super::host::StoreHost;
+use super::slots::{slot, slot_base};
 use super::typescript::{self, SourceMap, TranspileError};
 use crate::catalog::{CompiledEndpoint, Endpoint, Owner, Registry};
 use crate::config::RuntimeConfig;
@@ -292,20 +293,6 @@ impl EndpointRuntime {
             headers,
         })
     }
-}
-
-/// The sandbox slot of an endpoint: its slug, or for a trial revision `slug#rN`, so its
-/// isolates are its own (not a slug any endpoint can have).
-fn slot(compiled: &CompiledEndpoint) -> String {
-    match compiled.trial {
-        Some(revision) => format!("{}#r{revision}", compiled.endpoint.slug),
-        None => compiled.endpoint.slug.clone(),
-    }
-}
-
-/// The endpoint slug a sandbox slot is of (the slot itself for the endpoint's own).
-pub(super) fn slot_base(slot: &str) -> &str {
-    slot.split_once('#').map_or(slot, |(base, _)| base)
 }
 
 /// What the sandbox runs for `endpoint`'s current generation in `slot`, with `source` and

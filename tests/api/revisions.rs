@@ -384,7 +384,20 @@ async fn only_deploys_make_revisions_and_twenty_are_kept() {
         limited["endpoint"]["updatedAt"]
     );
     assert_eq!(server.event_kinds(owner, "since=1h").await.len(), events);
-    for n in 1..=22 {
+    // Only what a revision covers is listed as what it changed (files are the endpoint's).
+    let with_file = server
+        .patch(
+            owner,
+            "many",
+            &json!({"description": "d2", "files": {"a.txt": "A"}}),
+        )
+        .await;
+    assert_eq!(with_file["manage"]["revision"], 2, "{with_file}");
+    let (_, two) = server
+        .call("GET", "/ai/endpoints/many/revisions/2", owner, None)
+        .await;
+    assert_eq!(two["fields"], json!(["description"]), "{two}");
+    for n in 2..=23 {
         let body = server
             .patch(owner, "many", &json!({"title": format!("Many {n}")}))
             .await;
@@ -392,14 +405,14 @@ async fn only_deploys_make_revisions_and_twenty_are_kept() {
     }
     let list = revisions(&server, owner, "many").await;
     let numbers: Vec<u64> = states(&list).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(numbers, (4..=23).rev().collect::<Vec<_>>());
+    assert_eq!(numbers, (5..=24).rev().collect::<Vec<_>>());
     let (status, body) = server
-        .call("GET", "/ai/endpoints/many/revisions/3", owner, None)
+        .call("GET", "/ai/endpoints/many/revisions/4", owner, None)
         .await;
     assert_error(status, &body, 404, "revision_not_found");
-    let (status, rolled) = rollback(&server, owner, "many", 4).await;
+    let (status, rolled) = rollback(&server, owner, "many", 5).await;
     assert_eq!(status, 200, "{rolled}");
-    assert_eq!(rolled["endpoint"]["title"], "Many 3");
+    assert_eq!(rolled["endpoint"]["title"], "Many 4");
     // Deleted, its revisions go with it; the slug's next owner starts at revision 1.
     let (status, _) = server
         .call("DELETE", "/ai/endpoints/many", owner, None)
