@@ -302,9 +302,10 @@ pub async fn as_revision(
     Ok(Arc::new(trial))
 }
 
-/// One kept revision in the list.
+/// One kept revision in the list. Not closed to other properties: [`RevisionDetail`] adds its
+/// own beside them.
 #[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct RevisionSummary {
     pub revision: u64,
     /// `serving`, `pending` (waiting for the admin's grant), `refused` (the admin refused the
