@@ -141,7 +141,7 @@ pub fn write(batch: Batch, endpoint_id: &str, revision: &Revision) -> Batch {
 
 /// Whether revision `number` is in the kept window of an endpoint whose newest is `latest`.
 pub fn is_kept(number: u64, latest: u64) -> bool {
-    number + KEPT > latest
+    number.saturating_add(KEPT) > latest
 }
 
 /// Adds to `batch` the removal of what a change leaves outside the kept window: the revision
