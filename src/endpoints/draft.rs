@@ -16,7 +16,7 @@ use super::error::EndpointError;
 use super::input::{self, FieldErrors};
 use super::wipe;
 use crate::catalog::{HandlerType, SourceLanguage};
-use crate::js_handlers::{Draft, DraftRun, EndpointRuntime};
+use crate::js_handlers::{Draft, DraftRun, EndpointRuntime, DRAFT_SCRATCH_PREFIX};
 use crate::store::Store;
 use crate::urls::Urls;
 
@@ -78,11 +78,7 @@ pub async fn run(
     };
     // The scratch's id: no endpoint's (ids are `ep_` and hex), so no endpoint's data is ever
     // this one's. Its wipe is owed before anything is written under it.
-    let scratch = format!(
-        "{}{}",
-        sandbox_scratch_prefix(),
-        uuid::Uuid::new_v4().simple()
-    );
+    let scratch = format!("{DRAFT_SCRATCH_PREFIX}{}", uuid::Uuid::new_v4().simple());
     store.apply(wipe::owed(&scratch)).await?;
     let draft = Draft {
         source: &request.source,
@@ -99,9 +95,4 @@ pub async fn run(
         tracing::warn!(scratch = %scratch, error = %e, "a draft's scratch data was not wiped; maintenance finishes it");
     }
     Ok(ran?)
-}
-
-/// The prefix of every draft scratch id.
-fn sandbox_scratch_prefix() -> &'static str {
-    crate::js_handlers::DRAFT_SCRATCH_PREFIX
 }

@@ -342,8 +342,9 @@ fn state_of(endpoint: &Endpoint, number: u64) -> RevisionState {
     if number == endpoint.serving_revision {
         return RevisionState::Serving;
     }
-    match endpoint.pending.as_ref().filter(|p| p.revision == number) {
-        Some(p) if p.decision.as_ref().is_some_and(|d| !d.granted) => RevisionState::Refused,
+    // The grant's own reading of the waiting revision's request (`grant::state`).
+    match pending_view(endpoint).filter(|p| p.revision == number) {
+        Some(p) if p.state == GrantState::Refused => RevisionState::Refused,
         Some(_) => RevisionState::Pending,
         None => RevisionState::Kept,
     }
@@ -432,7 +433,21 @@ pub async fn detail(
     Ok(detail_of(endpoint, &found))
 }
 
-pub fn detail_of(endpoint: &Endpoint, found: &Revision) -> RevisionDetail {
+/// The revision waiting for a grant, whole, when one waits: what the admin decides on.
+pub async fn pending_detail(
+    parts: &Parts<'_>,
+    endpoint: &Endpoint,
+) -> Result<Option<RevisionDetail>, EndpointError> {
+    match &endpoint.pending {
+        Some(p) => Ok(Some(detail_of(
+            endpoint,
+            &load(parts, endpoint, p.revision).await?,
+        ))),
+        None => Ok(None),
+    }
+}
+
+fn detail_of(endpoint: &Endpoint, found: &Revision) -> RevisionDetail {
     let asks = grant::missing(
         &found.content.requested_capabilities,
         &endpoint.granted_capabilities,

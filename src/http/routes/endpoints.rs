@@ -307,12 +307,7 @@ pub async fn grant_queue(
     let parts = app.endpoint_parts();
     let mut endpoints = Vec::new();
     for c in lifecycle::grant_queue(&parts) {
-        let pending_revision = match &c.endpoint.pending {
-            Some(p) => {
-                Some(revisions::detail(&parts, &Caller::Admin, &c.endpoint.slug, p.revision).await?)
-            }
-            None => None,
-        };
+        let pending_revision = revisions::pending_detail(&parts, &c.endpoint).await?;
         endpoints.push(AwaitingGrant {
             endpoint: EndpointRecord::new(&c.endpoint, &app.urls, CatalogForm::Current),
             owner: c.endpoint.owner.clone(),
