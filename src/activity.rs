@@ -13,12 +13,15 @@
 //! an endpoint deleted (or deleted and created again under the same slug) while they were queued
 //! are dropped, so a deleted endpoint's logs stay deleted.
 //!
+//! A call of an endpoint in a gradual rollout is also counted ([`tallies`]): each round stores
+//! this node's whole count of each endpoint it touched.
+//!
 //! Nothing else is dropped while the process runs: the queue is bounded and a full queue makes
 //! callers wait. [`Recorder::flush`] ends the current round at once and returns when everything
 //! queued before it is stored; readers of logs and events, and shutdown, call it. A crash can
 //! lose the last round (at most [`LINGER`] of records); money and receipts never go this way.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +30,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::events::{self, Event};
 use crate::logs::{self, LogEntry};
 use crate::store::{Batch, Store};
+use crate::tallies::{self, Mark, NodeTallies};
 
 /// Records queued before callers wait.
 const QUEUE: usize = 8192;
@@ -53,6 +57,11 @@ enum Message {
         owner: String,
         event: Event,
     },
+    Tally {
+        slug: String,
+        endpoint_id: String,
+        mark: Mark,
+    },
     Flush(oneshot::Sender<()>),
     /// Store what is queued, stop, and answer once the store is released.
     Close(oneshot::Sender<()>),
@@ -62,10 +71,17 @@ impl Recorder {
     /// Starts the writer task on the current runtime; it ends when the recorder is dropped,
     /// after storing the queue. `is_current` tells which endpoints still exist when their
     /// entries are stored.
-    pub fn start(store: Arc<dyn Store>, is_current: IsCurrent) -> Recorder {
+    /// `node_id` names this process's rollout counts.
+    pub fn start(store: Arc<dyn Store>, is_current: IsCurrent, node_id: String) -> Recorder {
         let (sender, receiver) = mpsc::channel(QUEUE);
         tokio::spawn(async move {
-            let closed = run(store.as_ref(), &is_current, receiver).await;
+            let mut writer = Writer {
+                store: store.as_ref(),
+                is_current: &is_current,
+                node_id,
+                tallies: HashMap::new(),
+            };
+            let closed = writer.run(receiver).await;
             drop(store);
             if let Some(closed) = closed {
                 let _ = closed.send(());
@@ -89,6 +105,16 @@ impl Recorder {
         self.send(Message::Event {
             owner: owner.to_owned(),
             event,
+        })
+        .await;
+    }
+
+    /// Counts a call of the endpoint `slug` whose id is `endpoint_id` in its rollout.
+    pub async fn tally(&self, slug: &str, endpoint_id: &str, mark: Mark) {
+        self.send(Message::Tally {
+            slug: slug.to_owned(),
+            endpoint_id: endpoint_id.to_owned(),
+            mark,
         })
         .await;
     }
@@ -117,86 +143,127 @@ impl Recorder {
     }
 }
 
-/// Stores rounds until the channel closes or a `Close` arrives (returned, to be answered once
-/// the store is dropped).
-async fn run(
-    store: &dyn Store,
-    is_current: &IsCurrent,
-    mut receiver: mpsc::Receiver<Message>,
-) -> Option<oneshot::Sender<()>> {
-    let mut round = Vec::with_capacity(MAX_ROUND);
-    while let Some(first) = receiver.recv().await {
-        let mut round_over = ends_round(&first);
-        round.push(first);
-        let ends = tokio::time::Instant::now() + LINGER;
-        while !round_over && round.len() < MAX_ROUND {
-            match tokio::time::timeout_at(ends, receiver.recv()).await {
-                Ok(Some(message)) => {
-                    round_over = ends_round(&message);
-                    round.push(message);
+/// The writer task's state: where it stores, and this node's rollout counts so far.
+struct Writer<'a> {
+    store: &'a dyn Store,
+    is_current: &'a IsCurrent,
+    node_id: String,
+    /// By endpoint id: the count of its current rollout (a mark of a new rollout starts anew).
+    tallies: HashMap<String, NodeTallies>,
+}
+
+impl Writer<'_> {
+    /// Stores rounds until the channel closes or a `Close` arrives (returned, to be answered
+    /// once the store is dropped).
+    async fn run(&mut self, mut receiver: mpsc::Receiver<Message>) -> Option<oneshot::Sender<()>> {
+        let mut round = Vec::with_capacity(MAX_ROUND);
+        while let Some(first) = receiver.recv().await {
+            let mut round_over = ends_round(&first);
+            round.push(first);
+            let ends = tokio::time::Instant::now() + LINGER;
+            while !round_over && round.len() < MAX_ROUND {
+                match tokio::time::timeout_at(ends, receiver.recv()).await {
+                    Ok(Some(message)) => {
+                        round_over = ends_round(&message);
+                        round.push(message);
+                    }
+                    Ok(None) | Err(_) => break,
                 }
-                Ok(None) | Err(_) => break,
+            }
+            if let Some(closed) = self.store_round(round.drain(..)).await {
+                return Some(closed);
             }
         }
-        if let Some(closed) = store_round(store, is_current, round.drain(..)).await {
-            return Some(closed);
-        }
+        None
     }
-    None
+
+    /// Stores one round: each endpoint's entries in order, then the events and the counts
+    /// the round changed; then answers flushes. Returns the `Close` request if the round
+    /// ended with one.
+    async fn store_round(
+        &mut self,
+        round: impl Iterator<Item = Message>,
+    ) -> Option<oneshot::Sender<()>> {
+        let store = self.store;
+        let mut entries: BTreeMap<(String, String), Vec<LogEntry>> = BTreeMap::new();
+        let mut feed: Vec<(String, Event)> = Vec::new();
+        let mut counted: Vec<(String, String)> = Vec::new();
+        let mut flushes = Vec::new();
+        let mut close = None;
+        for message in round {
+            match message {
+                Message::Log {
+                    slug,
+                    endpoint_id,
+                    entry,
+                } => entries.entry((slug, endpoint_id)).or_default().push(entry),
+                Message::Event { owner, event } => feed.push((owner, event)),
+                Message::Tally {
+                    slug,
+                    endpoint_id,
+                    mark,
+                } => {
+                    self.count(&endpoint_id, &mark);
+                    let key = (slug, endpoint_id);
+                    if !counted.contains(&key) {
+                        counted.push(key);
+                    }
+                }
+                Message::Flush(done) => flushes.push(done),
+                Message::Close(done) => close = Some(done),
+            }
+        }
+        for ((slug, endpoint_id), entries) in &entries {
+            if !(self.is_current)(slug, endpoint_id) {
+                tracing::debug!(endpoint = %slug, dropped = entries.len(), "log entries of a deleted endpoint dropped");
+                continue;
+            }
+            if let Err(e) = logs::append(store, endpoint_id, entries).await {
+                tracing::error!(error = %e, endpoint = %slug, lost = entries.len(), "storing invocation logs failed");
+            }
+        }
+        let mut batch = Ok(Batch::new());
+        for (owner, event) in &feed {
+            batch = batch.and_then(|b| events::put(b, owner, event));
+        }
+        // Not for a deleted endpoint: its counts stay deleted, like its logs.
+        counted.retain(|(slug, endpoint_id)| (self.is_current)(slug, endpoint_id));
+        for (_, endpoint_id) in &counted {
+            let node = &self.tallies[endpoint_id];
+            batch = batch.and_then(|b| tallies::put(b, endpoint_id, &self.node_id, node));
+        }
+        if !feed.is_empty() || !counted.is_empty() {
+            let stored = match batch {
+                Ok(batch) => store.apply(batch).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = stored {
+                tracing::error!(error = %e, lost = feed.len(), "storing builder events and rollout counts failed");
+            }
+        }
+        for done in flushes {
+            let _ = done.send(());
+        }
+        close
+    }
+
+    fn count(&mut self, endpoint_id: &str, mark: &Mark) {
+        let node = self.tallies.entry(endpoint_id.to_owned()).or_default();
+        if node.rollout != *mark.rollout {
+            *node = NodeTallies {
+                rollout: mark.rollout.to_string(),
+                revisions: BTreeMap::new(),
+            };
+        }
+        node.revisions
+            .entry(mark.revision)
+            .or_default()
+            .count(mark.status, mark.micros);
+    }
 }
 
 fn ends_round(message: &Message) -> bool {
     matches!(message, Message::Flush(_) | Message::Close(_))
-}
-
-/// Stores one round: each endpoint's entries in order, then the events; then answers flushes.
-/// Returns the `Close` request if the round ended with one.
-async fn store_round(
-    store: &dyn Store,
-    is_current: &IsCurrent,
-    round: impl Iterator<Item = Message>,
-) -> Option<oneshot::Sender<()>> {
-    let mut entries: BTreeMap<(String, String), Vec<LogEntry>> = BTreeMap::new();
-    let mut feed: Vec<(String, Event)> = Vec::new();
-    let mut flushes = Vec::new();
-    let mut close = None;
-    for message in round {
-        match message {
-            Message::Log {
-                slug,
-                endpoint_id,
-                entry,
-            } => entries.entry((slug, endpoint_id)).or_default().push(entry),
-            Message::Event { owner, event } => feed.push((owner, event)),
-            Message::Flush(done) => flushes.push(done),
-            Message::Close(done) => close = Some(done),
-        }
-    }
-    for ((slug, endpoint_id), entries) in &entries {
-        if !is_current(slug, endpoint_id) {
-            tracing::debug!(endpoint = %slug, dropped = entries.len(), "log entries of a deleted endpoint dropped");
-            continue;
-        }
-        if let Err(e) = logs::append(store, endpoint_id, entries).await {
-            tracing::error!(error = %e, endpoint = %slug, lost = entries.len(), "storing invocation logs failed");
-        }
-    }
-    if !feed.is_empty() {
-        let batch = feed.iter().try_fold(Batch::new(), |batch, (owner, event)| {
-            events::put(batch, owner, event)
-        });
-        let stored = match batch {
-            Ok(batch) => store.apply(batch).await,
-            Err(e) => Err(e),
-        };
-        if let Err(e) = stored {
-            tracing::error!(error = %e, lost = feed.len(), "storing builder events failed");
-        }
-    }
-    for done in flushes {
-        let _ = done.send(());
-    }
-    close
 }
 
 #[cfg(test)]
@@ -224,7 +291,11 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn flush_waits_for_everything_queued_before_it() {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let recorder = Arc::new(Recorder::start(store.clone(), Box::new(|_, _| true)));
+        let recorder = Arc::new(Recorder::start(
+            store.clone(),
+            Box::new(|_, _| true),
+            "node_t".into(),
+        ));
         let callers: Vec<_> = (0..4)
             .map(|caller| {
                 let recorder = recorder.clone();
@@ -267,7 +338,7 @@ mod tests {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
         // "s" exists now with id "ep2": "ep1" was an earlier endpoint under the same slug.
         let is_current: IsCurrent = Box::new(|slug, id| slug == "s" && id == "ep2");
-        let recorder = Recorder::start(store.clone(), is_current);
+        let recorder = Recorder::start(store.clone(), is_current, "node_t".into());
         recorder.log("s", "ep1", entry("old")).await;
         recorder.log("s", "ep2", entry("new")).await;
         recorder.log("gone", "ep3", entry("deleted")).await;

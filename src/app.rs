@@ -232,7 +232,8 @@ impl App {
                     .is_some_and(|current| current.endpoint.id == id)
             })
         };
-        let recorder = Recorder::start(store.clone(), is_current);
+        let node_id = format!("node_{}", uuid::Uuid::new_v4().simple());
+        let recorder = Recorder::start(store.clone(), is_current, node_id.clone());
         let urls = Urls::new(&base);
         let recovery = Recovery::new(
             store.clone(),
@@ -244,7 +245,7 @@ impl App {
         );
         let app = App {
             urls,
-            node_id: format!("node_{}", uuid::Uuid::new_v4().simple()),
+            node_id,
             recovery,
             runtime: EndpointRuntime::new(
                 &config.runtime,

@@ -8,7 +8,9 @@
 //! - `draft`: a builder's test run of an unpublished module.
 //! - `parts`: the parts an operation works on, who may touch an endpoint, owner events.
 //! - `lifecycle`: create, update, delete, review and capability grants as plain functions.
+//! - `kept`: the kept revisions of an endpoint, looked up.
 //! - `revisions`: where a deploy goes (serving, or waiting for a grant), rollback, conflicts.
+//! - `rollout`: a kept revision serving a share of calls beside the serving one.
 //! - `templates`: starting points for builders (the creator-skill endpoint of spec 2.4).
 //! - `owners`: the owner's display name on endpoints stored before it was kept.
 //! - `reservation`: a deleted slug stays its former owner's for a while.
@@ -18,11 +20,13 @@ pub mod draft;
 mod error;
 mod files;
 mod input;
+mod kept;
 pub mod lifecycle;
 pub mod owners;
 mod parts;
 pub mod reservation;
 pub mod revisions;
+pub mod rollout;
 pub mod templates;
 pub mod wipe;
 

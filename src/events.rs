@@ -24,6 +24,14 @@ pub enum EventKind {
     EndpointDeleted,
     /// The owner (or the admin) made a kept revision serve again.
     EndpointRolledBack,
+    /// A kept revision began serving a share of calls (a gradual rollout).
+    RolloutStarted,
+    /// The share of a running rollout changed.
+    RolloutChanged,
+    /// The rolling-out revision now serves every call.
+    RolloutPromoted,
+    /// The rollout ended: the serving revision serves every call (or another now serves).
+    RolloutEnded,
     InvocationSucceeded,
     InvocationFailed,
     PaymentSettled,

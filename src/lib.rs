@@ -13,7 +13,7 @@
 //! - Domains, each taking the parts it uses: `net` (the SSRF-guarded outbound client),
 //!   `rate_limit`, `safety` (content safety), `readiness` (the x402 readiness check),
 //!   `handler_data` (handlers' kv and files, with quotas), `catalog`, `builders` (identity, keys,
-//!   [`builders::Caller`]), `events`, `logs`, `secrets`, `receipts`, `revenue` (the sale
+//!   [`builders::Caller`]), `events`, `logs`, `tallies` (a rollout's per-revision counts), `secrets`, `receipts`, `revenue` (the sale
 //!   ledger, payouts), `js_handlers` (JS endpoints in the sandbox's isolate pool), `activity` (the recorder of
 //!   log entries and events),
 //!   `endpoints` (the lifecycle), `x402` (the protocol: headers, requirements, verify,
@@ -63,5 +63,6 @@ pub mod router;
 pub mod safety;
 pub mod secrets;
 pub mod server;
+pub mod tallies;
 pub mod web;
 pub mod well_known;

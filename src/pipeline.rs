@@ -12,6 +12,8 @@
 
 mod activity;
 
+use std::sync::Arc;
+
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -50,6 +52,8 @@ pub struct Call {
     pub test: bool,
     /// Which transport brought it (the 402's discovery info says how to call again).
     pub transport: Transport,
+    /// The client's address, as the transport saw it: who a free call is from, for a rollout.
+    pub client: Option<std::net::IpAddr>,
 }
 
 impl Call {
@@ -67,6 +71,29 @@ impl Call {
             transport: Transport::Http,
             headers,
             test: false,
+            client: None,
+        }
+    }
+
+    /// Who pays for the call, as a rollout tells payers apart: the payer's address of an x402
+    /// payment, the developer credit, else the client's address.
+    pub fn payer(&self) -> Vec<u8> {
+        match &self.tender {
+            Tender::X402(payment) => match &payment.payload {
+                crate::x402::schemes::SchemePayload::ExactEvm(exact) => {
+                    format!("evm:{}", exact.authorization.from.to_ascii_lowercase()).into_bytes()
+                }
+                crate::x402::schemes::SchemePayload::Unsupported { .. } => self.client_key(),
+            },
+            Tender::Credit(token) => [b"credit:".as_slice(), token.as_bytes()].concat(),
+            Tender::Nothing | Tender::Malformed(_) => self.client_key(),
+        }
+    }
+
+    fn client_key(&self) -> Vec<u8> {
+        match self.client {
+            Some(address) => format!("ip:{}", rate_limit::client_key(address)).into_bytes(),
+            None => Vec::new(),
         }
     }
 
@@ -80,6 +107,16 @@ impl Call {
             url,
         }
     }
+}
+
+/// What a call runs: the serving revision of `compiled`, or for a test call the one it named
+/// (`X-Toolhost-Revision`, see `TestRequest::serving`), or in a gradual rollout the revision
+/// its payer falls on ([`endpoints::rollout::route`]).
+pub fn route(compiled: &Arc<CompiledEndpoint>, call: &Call) -> Arc<CompiledEndpoint> {
+    if call.test || compiled.endpoint.rollout.is_none() {
+        return compiled.clone();
+    }
+    endpoints::rollout::route(compiled, &call.payer())
 }
 
 /// A finished call: the handler's status and result, the receipt when one was issued, and the
@@ -307,10 +344,14 @@ pub async fn complete(
         .result
         .as_ref()
         .map_or_else(|e| e.status, |o| o.status);
+    let elapsed = started.elapsed();
+    if !call.test {
+        activity::rollout_call(app, compiled, status, elapsed).await;
+    }
     let ran = activity::Ran {
         request_id: &call.request_id,
         status,
-        elapsed: started.elapsed(),
+        elapsed,
         secrets: &outcome.secrets,
         test: call.test,
         error: activity::failure(&outcome.result, outcome.trace.as_ref()),

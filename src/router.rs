@@ -41,6 +41,12 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::revisions::get_revision))
         .routes(routes!(routes::revisions::rollback))
         .routes(routes!(
+            routes::revisions::rollout_status,
+            routes::revisions::start_rollout,
+            routes::revisions::end_rollout
+        ))
+        .routes(routes!(routes::revisions::promote_rollout))
+        .routes(routes!(
             routes::secrets::list_secrets,
             routes::secrets::change_secrets
         ))

@@ -75,6 +75,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "builders",
             "events",
             "logs",
+            "tallies",
             "secrets",
             "receipts",
             "revenue",

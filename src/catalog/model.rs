@@ -171,6 +171,81 @@ pub struct Pending {
     pub decision: Option<GrantDecision>,
 }
 
+/// What one revision serves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Content {
+    pub title: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub price_usd: Usd,
+    pub source: Option<String>,
+    #[serde(default)]
+    pub source_language: SourceLanguage,
+    pub response: Option<JsonText>,
+    pub input_schema: JsonText,
+    pub output_schema: JsonText,
+    pub example_input: Option<JsonText>,
+    pub requested_capabilities: Capabilities,
+    pub allowed_hosts: Option<Vec<String>>,
+    pub env: BTreeMap<String, String>,
+}
+
+impl Content {
+    /// What `endpoint` serves now.
+    pub fn of(endpoint: &Endpoint) -> Self {
+        Content {
+            title: endpoint.title.clone(),
+            description: endpoint.description.clone(),
+            tags: endpoint.tags.clone(),
+            price_usd: endpoint.price_usd,
+            source: endpoint.source.clone(),
+            source_language: endpoint.source_language,
+            response: endpoint.response.clone(),
+            input_schema: endpoint.input_schema.clone(),
+            output_schema: endpoint.output_schema.clone(),
+            example_input: endpoint.example_input.clone(),
+            requested_capabilities: endpoint.requested_capabilities,
+            allowed_hosts: endpoint.allowed_hosts.clone(),
+            env: endpoint.env.clone(),
+        }
+    }
+
+    /// Makes `endpoint` serve this content (what the revision does not cover stays).
+    pub fn apply(self, endpoint: &mut Endpoint) {
+        endpoint.title = self.title;
+        endpoint.description = self.description;
+        endpoint.tags = self.tags;
+        endpoint.price_usd = self.price_usd;
+        endpoint.source = self.source;
+        endpoint.source_language = self.source_language;
+        endpoint.response = self.response;
+        endpoint.input_schema = self.input_schema;
+        endpoint.output_schema = self.output_schema;
+        endpoint.example_input = self.example_input;
+        endpoint.requested_capabilities = self.requested_capabilities;
+        endpoint.allowed_hosts = self.allowed_hosts;
+        endpoint.env = self.env;
+    }
+}
+
+/// A gradual rollout: kept revision `revision` serves `share` percent of calls, chosen by
+/// who pays (the same payer always reaches the same revision), beside the serving revision,
+/// until its owner promotes it or ends the rollout. Its content is carried here so every node
+/// routes without reading the revision back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rollout {
+    /// Names this rollout's tallies, apart from an earlier rollout's of the same revision.
+    pub id: String,
+    pub revision: u64,
+    /// The percentage of payers it serves, 1-100.
+    pub share: u8,
+    #[serde(with = "time::serde::rfc3339")]
+    pub started_at: OffsetDateTime,
+    pub content: Content,
+}
+
 /// Who owns an endpoint, as callers see it: a builder by id and display name, or the service
 /// itself (`admin`, `system`), so an agent can pin whom it pays.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -233,6 +308,9 @@ pub struct Endpoint {
     /// The newest revision when it waits for the admin's grant while the serving one serves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Pending>,
+    /// A kept revision taking a share of calls beside the serving one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<Rollout>,
     pub owner: Owner,
     /// The owning builder's display name when the endpoint was created, shown with the owner
     /// so an agent can tell whom it pays (`None` for the admin and the seeded catalog).

@@ -40,6 +40,13 @@ pub struct CompiledEndpoint {
     /// for a test call of it (`X-Toolhost-Revision`): the sandbox gives it isolates of its own,
     /// so trying a revision leaves the serving one's warm.
     pub trial: Option<u64>,
+    /// The revision a rollout gives a share of calls ([`Endpoint::rollout`]), built as a trial
+    /// of it so it runs in isolates of its own; what a call runs is chosen by
+    /// `endpoints::rollout::route`.
+    pub candidate: Option<Arc<CompiledEndpoint>>,
+    /// The id of the rollout whose counts a call of this one goes to (the serving revision's
+    /// and the candidate's alike); `None` when no rollout runs.
+    pub rollout_id: Option<Arc<str>>,
 }
 
 /// Shared so a large input can be validated on the blocking pool.
@@ -82,12 +89,33 @@ impl CompiledEndpoint {
                 .chain(&endpoint.tags)
                 .map(String::as_str),
         );
+        let rollout_id: Option<Arc<str>> = endpoint.rollout.as_ref().map(|r| r.id.as_str().into());
+        let candidate = endpoint.rollout.as_ref().map(|rollout| {
+            let mut ep = endpoint.clone();
+            rollout.content.clone().apply(&mut ep);
+            ep.serving_revision = rollout.revision;
+            ep.rollout = None;
+            // Only what the endpoint holds, as for a test call of a kept revision.
+            ep.requested_capabilities = ep.capabilities();
+            let mut candidate = Self::load(ep).trial(rollout.revision);
+            candidate.rollout_id = rollout_id.clone();
+            Arc::new(candidate)
+        });
         Self {
             endpoint,
             validators: OnceLock::new(),
             search_text,
             trial: None,
+            candidate,
+            rollout_id,
         }
+    }
+
+    /// This endpoint as kept revision `revision` of it, not as it serves: the sandbox gives it
+    /// isolates of their own (`slug#rN`).
+    pub fn trial(mut self, revision: u64) -> Self {
+        self.trial = Some(revision);
+        self
     }
 
     fn validators(&self) -> &Validators {

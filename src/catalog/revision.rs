@@ -14,77 +14,16 @@
 //! database beside a deploy; the admin's limits and grant and the paused status are the
 //! endpoint's too.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-pub use super::model::Pending;
-use super::model::{Capabilities, Endpoint, JsonText, SourceLanguage};
-use crate::money::Usd;
+use super::model::Endpoint;
+pub use super::model::{Content, Pending};
 use crate::store::{Batch, Store, StoreResult, Tree};
 
 /// How many of its newest revisions an endpoint keeps; the serving one is kept besides,
 /// wherever it is (a rollback may serve an older one).
 pub const KEPT: u64 = 20;
-
-/// What one revision serves.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Content {
-    pub title: String,
-    pub description: String,
-    pub tags: Vec<String>,
-    pub price_usd: Usd,
-    pub source: Option<String>,
-    #[serde(default)]
-    pub source_language: SourceLanguage,
-    pub response: Option<JsonText>,
-    pub input_schema: JsonText,
-    pub output_schema: JsonText,
-    pub example_input: Option<JsonText>,
-    pub requested_capabilities: Capabilities,
-    pub allowed_hosts: Option<Vec<String>>,
-    pub env: BTreeMap<String, String>,
-}
-
-impl Content {
-    /// What `endpoint` serves now.
-    pub fn of(endpoint: &Endpoint) -> Self {
-        Content {
-            title: endpoint.title.clone(),
-            description: endpoint.description.clone(),
-            tags: endpoint.tags.clone(),
-            price_usd: endpoint.price_usd,
-            source: endpoint.source.clone(),
-            source_language: endpoint.source_language,
-            response: endpoint.response.clone(),
-            input_schema: endpoint.input_schema.clone(),
-            output_schema: endpoint.output_schema.clone(),
-            example_input: endpoint.example_input.clone(),
-            requested_capabilities: endpoint.requested_capabilities,
-            allowed_hosts: endpoint.allowed_hosts.clone(),
-            env: endpoint.env.clone(),
-        }
-    }
-
-    /// Makes `endpoint` serve this content (what the revision does not cover stays).
-    pub fn apply(self, endpoint: &mut Endpoint) {
-        endpoint.title = self.title;
-        endpoint.description = self.description;
-        endpoint.tags = self.tags;
-        endpoint.price_usd = self.price_usd;
-        endpoint.source = self.source;
-        endpoint.source_language = self.source_language;
-        endpoint.response = self.response;
-        endpoint.input_schema = self.input_schema;
-        endpoint.output_schema = self.output_schema;
-        endpoint.example_input = self.example_input;
-        endpoint.requested_capabilities = self.requested_capabilities;
-        endpoint.allowed_hosts = self.allowed_hosts;
-        endpoint.env = self.env;
-    }
-}
 
 /// Who made a revision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -226,6 +226,7 @@ pub async fn seed_catalog(
             serving_revision: 0,
             latest_revision: 0,
             pending: None,
+            rollout: None,
             owner: Owner::System,
             owner_name: None,
             source: source_code,

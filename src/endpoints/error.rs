@@ -63,12 +63,60 @@ pub enum EndpointError {
         serving: u64,
         pending: Option<u64>,
     },
+    #[error("{0}")]
+    RolloutRefused(RolloutRefusal),
+    #[error("no rollout is running; start one with POST .../rollout {{revision, share}}")]
+    NoRollout,
     #[error(transparent)]
     Catalog(#[from] CatalogError),
     #[error(transparent)]
     Secrets(#[from] SecretsError),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Why a revision cannot take a share of calls beside the serving one.
+#[derive(Debug, thiserror::Error)]
+pub enum RolloutRefusal {
+    #[error("nothing serves yet (the endpoint waits for the admin's grant); there is nothing to roll out beside")]
+    NothingServing,
+    #[error("revision {revision} is the serving one already")]
+    Serving { revision: u64 },
+    #[error(
+        "the revision asks for capabilities the endpoint does not hold ({}); a rollout runs on the endpoint's grant, so deploy it whole to ask the admin",
+        .missing.join(", ")
+    )]
+    NeedsGrant { missing: Vec<&'static str> },
+    #[error(
+        "the revision charges ${} and the serving one ${}; both revisions of a rollout must charge the same (an agent is quoted one price), so deploy a new price whole",
+        .revision, .serving
+    )]
+    PriceDiffers {
+        serving: crate::money::Usd,
+        revision: crate::money::Usd,
+    },
+    #[error("a rollout needs a new revision, and this change makes none")]
+    NoNewRevision,
+}
+
+impl RolloutRefusal {
+    fn details(&self) -> serde_json::Value {
+        match self {
+            RolloutRefusal::NothingServing => json!({"reason": "nothing_serving"}),
+            RolloutRefusal::Serving { revision } => {
+                json!({"reason": "serving", "revision": revision})
+            }
+            RolloutRefusal::NeedsGrant { missing } => {
+                json!({"reason": "needs_grant", "missing": missing})
+            }
+            RolloutRefusal::PriceDiffers { serving, revision } => json!({
+                "reason": "price_differs",
+                "servingPriceUsd": serving,
+                "revisionPriceUsd": revision,
+            }),
+            RolloutRefusal::NoNewRevision => json!({"reason": "no_new_revision"}),
+        }
+    }
 }
 
 impl From<FieldError> for EndpointError {
@@ -151,6 +199,13 @@ impl From<EndpointError> for ApiError {
                     "servingRevision": serving,
                     "pendingRevision": pending,
                 })),
+            EndpointError::RolloutRefused(refusal) => {
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::RolloutRefused, message)
+                    .with_details(refusal.details())
+            }
+            EndpointError::NoRollout => {
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::NoRollout, message)
+            }
             EndpointError::Compile(failure) => {
                 let mut details = json!(failure);
                 details["field"] = json!("source");

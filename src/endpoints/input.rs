@@ -178,6 +178,10 @@ pub struct PatchRequest {
     /// Deploy even when `baseRevision` is no longer the newest revision.
     #[serde(default)]
     pub force: bool,
+    /// Roll the new revision out to this percentage of payers (1-100) beside the serving
+    /// one, instead of serving it at once; it must charge what the serving one charges and ask
+    /// for nothing the endpoint does not hold (else 409 `rollout_refused`).
+    pub rollout_share: Option<i64>,
 }
 
 impl CreateRequest {

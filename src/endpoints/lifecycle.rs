@@ -19,6 +19,7 @@ use super::input::{self, CreateRequest, PatchRequest};
 use super::parts::{emit, emit_requested, owned, Parts};
 use super::reservation;
 use super::revisions::{self, decision_view, GrantDecisionView};
+use super::rollout;
 use super::wipe;
 use crate::builders::Caller;
 use crate::catalog::grant;
@@ -232,6 +233,7 @@ pub async fn create(
         serving_revision: 1,
         latest_revision: 1,
         pending: None,
+        rollout: None,
         owner: builder.map_or(Owner::Admin, |b| Owner::Builder(b.id.clone())),
         owner_name: builder.map(|b| b.name.clone()),
         source: request.source,
@@ -420,6 +422,17 @@ pub async fn update(
         ep.allowed_hosts = Some(hosts).filter(|h| !h.is_empty());
         mark("allowedHosts");
     }
+    let rollout_share = match patch
+        .rollout_share
+        .map(|s| rollout::share(s, "rolloutShare"))
+    {
+        Some(Ok(share)) => Some(share),
+        Some(Err(error)) => {
+            errors.check(Err(error));
+            None
+        }
+        None => None,
+    };
     errors.finish()?;
     if changed
         .iter()
@@ -448,7 +461,12 @@ pub async fn update(
     } else {
         Author::Admin
     };
-    let placed = revisions::place(&mut ep, before, &base, author, &changed, now);
+    let change = revisions::Change {
+        author,
+        fields: &changed,
+        rollout_share,
+    };
+    let placed = revisions::place(&mut ep, before, &base, change, now)?;
     let admin_granted =
         !is_builder && (placed.promoted || (before.awaits_grant() && !ep.awaits_grant()));
     if admin_granted {
@@ -502,6 +520,17 @@ pub async fn update(
     }
     if admin_granted {
         emit_granted(parts, after, None).await;
+    }
+    if let Some(ended) = &placed.ended_rollout {
+        rollout::ended_by_change(parts, after, ended).await;
+    }
+    if let Some(started) = after
+        .rollout
+        .as_ref()
+        .filter(|r| placed.deployed == Some(r.revision))
+    {
+        let data = json!({"revision": started.revision, "share": started.share, "from": null});
+        emit(parts, after, EventKind::RolloutStarted, data).await;
     }
     Ok(compiled)
 }
@@ -655,6 +684,7 @@ pub async fn decide_grant(
         None => ep.requested_capabilities,
     };
     let refused = grant::missing(&requested, &ep.granted_capabilities);
+    let mut ended = None;
     let decision = GrantDecision {
         granted: grant,
         requested,
@@ -663,7 +693,7 @@ pub async fn decide_grant(
     };
     match (&waiting, grant) {
         (Some(pending), true) => {
-            revisions::promote(parts, &mut ep, pending).await?;
+            ended = revisions::promote(parts, &mut ep, pending).await?;
             ep.grant_decision = Some(decision);
         }
         (Some(_), false) => {
@@ -685,6 +715,9 @@ pub async fn decide_grant(
         .update(ep, current.endpoint.generation, Batch::new())
         .await?;
     let after = &compiled.endpoint;
+    if let Some(ended) = &ended {
+        rollout::ended_by_change(parts, after, ended).await;
+    }
     if grant {
         emit_granted(parts, after, note).await;
     } else {
@@ -769,6 +802,10 @@ pub struct ManageView {
     /// The newest revision when it waits for the admin's grant; `null` otherwise.
     #[schema(required = true)]
     pub pending_revision: Option<u64>,
+    /// The revision rolling out to a share of payers beside the serving one; `null` when none
+    /// is (its calls: `GET .../rollout`).
+    #[schema(required = true)]
+    pub rollout: Option<rollout::RolloutSummary>,
     pub requested_capabilities: Capabilities,
     pub granted_capabilities: Capabilities,
     pub capability_grant: GrantView,
@@ -805,6 +842,7 @@ pub async fn manage_view(
         revision: endpoint.serving_revision,
         latest_revision: endpoint.latest_revision,
         pending_revision: endpoint.pending.as_ref().map(|p| p.revision),
+        rollout: rollout::summary(endpoint),
         requested_capabilities: endpoint.requested_capabilities,
         granted_capabilities: endpoint.granted_capabilities,
         capability_grant: grant_view(endpoint),

@@ -14,68 +14,41 @@ use serde::Serialize;
 use serde_json::json;
 use time::OffsetDateTime;
 
-use super::error::EndpointError;
+use super::error::{EndpointError, RolloutRefusal};
+use super::kept::{kept, load};
 use super::parts::{emit, emit_requested, owned, Parts};
+use super::rollout;
 use crate::builders::Caller;
 use crate::catalog::grant::{self, GrantState};
 use crate::catalog::revision::{self, Author, Content, Pending, Revision};
 use crate::catalog::GrantDecision;
-use crate::catalog::{Capabilities, CompiledEndpoint, Endpoint};
+use crate::catalog::{Capabilities, CompiledEndpoint, Endpoint, Rollout};
 use crate::events::EventKind;
 use crate::safety::SafetyStatus;
 use crate::store::Batch;
 
 /// The revision a change builds on: the newest one its owner put forward, which is the one
-/// waiting for a grant when there is one, else the serving one.
+/// waiting for a grant when there is one, else the one rolling out, else the serving one.
 pub struct Base {
     pub number: u64,
     pub content: Content,
 }
 
 pub async fn base(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Base, EndpointError> {
-    match &endpoint.pending {
-        Some(pending) => Ok(Base {
+    match (&endpoint.pending, &endpoint.rollout) {
+        (Some(pending), _) => Ok(Base {
             number: pending.revision,
             content: load(parts, endpoint, pending.revision).await?.content,
         }),
-        None => Ok(Base {
+        (None, Some(rollout)) => Ok(Base {
+            number: rollout.revision,
+            content: rollout.content.clone(),
+        }),
+        (None, None) => Ok(Base {
             number: endpoint.serving_revision,
             content: Content::of(endpoint),
         }),
     }
-}
-
-/// A kept revision, or `revision_not_found` naming the kept ones.
-async fn load(
-    parts: &Parts<'_>,
-    endpoint: &Endpoint,
-    number: u64,
-) -> Result<Revision, EndpointError> {
-    match revision::load(parts.store.as_ref(), &endpoint.id, number).await? {
-        Some(found) => Ok(found),
-        None => Err(EndpointError::RevisionNotFound {
-            revision: number,
-            kept: kept_numbers(parts, endpoint).await?,
-        }),
-    }
-}
-
-async fn kept_numbers(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Vec<u64>, EndpointError> {
-    Ok(kept(parts, endpoint)
-        .await?
-        .iter()
-        .map(|r| r.number)
-        .collect())
-}
-
-async fn kept(parts: &Parts<'_>, endpoint: &Endpoint) -> Result<Vec<Revision>, EndpointError> {
-    Ok(revision::list(
-        parts.store.as_ref(),
-        &endpoint.id,
-        endpoint.latest_revision,
-        endpoint.serving_revision,
-    )
-    .await?)
 }
 
 /// A deploy that names the revision it was made on is refused when that is no longer the
@@ -121,42 +94,50 @@ pub struct Placed {
     pub deployed: Option<u64>,
     /// Whether a revision waiting for a grant now serves (its capabilities were granted).
     pub promoted: bool,
+    /// The rollout the change ended, by making another revision serve.
+    pub ended_rollout: Option<Rollout>,
 }
 
 /// Places a change of `before`: `ep` is `before` with `base`'s content and the change applied.
-/// A change of what revisions cover makes a new revision, serving at once or waiting (then
-/// `ep` is given back the serving content); any other change leaves the revisions as they
-/// are, unless it granted what the waiting one asks for, which then serves.
+/// A change of what revisions cover makes a new revision, serving at once, waiting (then
+/// `ep` is given back the serving content), or with `rollout_share` rolling out beside the
+/// serving one; any other change leaves the revisions as they are, unless it granted what the
+/// waiting one asks for, which then serves. A revision that comes to serve ends a rollout.
 pub fn place(
     ep: &mut Endpoint,
     before: &Endpoint,
     base: &Base,
-    author: Author,
-    fields: &[String],
+    change: Change,
     now: OffsetDateTime,
-) -> Placed {
+) -> Result<Placed, EndpointError> {
     let content = Content::of(ep);
     if content == base.content {
+        if change.rollout_share.is_some() {
+            return Err(EndpointError::RolloutRefused(RolloutRefusal::NoNewRevision));
+        }
         let promoted = ep.pending_is_granted();
         if promoted {
             ep.serving_revision = base.number;
             ep.pending = None;
-        } else if before.pending.is_some() {
+        } else {
+            // `base` may be a waiting or rolling-out revision: the record serves what it did.
             Content::of(before).apply(ep);
         }
-        return Placed {
+        return Ok(Placed {
             writes: Batch::new(),
             deployed: None,
             promoted,
-        };
+            ended_rollout: promoted.then(|| ep.rollout.take()).flatten(),
+        });
     }
     let number = before.latest_revision + 1;
     let deployed = Revision {
         number,
         based_on: Some(base.number),
-        author,
+        author: change.author,
         // What the revision covers; files, limits, grants and status are the endpoint's.
-        fields: fields
+        fields: change
+            .fields
             .iter()
             .filter(|f| REVISION_FIELDS.contains(&f.as_str()))
             .cloned()
@@ -166,7 +147,16 @@ pub fn place(
     };
     let live = !before.awaits_grant();
     let asks = grant::missing(&ep.requested_capabilities, &ep.granted_capabilities);
-    if !live || asks == Capabilities::default() {
+    let mut ended_rollout = None;
+    if let Some(share) = change.rollout_share {
+        if let Some(refusal) = rollout::refusal(before, &deployed.content) {
+            return Err(EndpointError::RolloutRefused(refusal));
+        }
+        // It serves a share beside the serving revision, in place of any other rolling out.
+        ep.rollout = Some(rollout::new(number, share, deployed.content.clone()));
+        ended_rollout = before.rollout.clone();
+        Content::of(before).apply(ep);
+    } else if !live || asks == Capabilities::default() {
         // Nothing live to keep serving, or nothing new asked: it serves now.
         let new_request = deployed.content.requested_capabilities != before.requested_capabilities
             || deployed.content.source != before.source
@@ -177,6 +167,7 @@ pub fn place(
         }
         ep.serving_revision = number;
         ep.pending = None;
+        ended_rollout = ep.rollout.take();
     } else {
         ep.pending = Some(Pending {
             revision: number,
@@ -187,7 +178,7 @@ pub fn place(
     }
     ep.latest_revision = number;
     let writes = revision::write(Batch::new(), &ep.id, &deployed);
-    Placed {
+    Ok(Placed {
         writes: revision::retire(
             writes,
             &ep.id,
@@ -197,21 +188,32 @@ pub fn place(
         ),
         deployed: Some(number),
         promoted: false,
-    }
+        ended_rollout,
+    })
+}
+
+/// Who made a change, what it changed, and whether its revision is to roll out.
+pub struct Change<'a> {
+    pub author: Author,
+    pub fields: &'a [String],
+    /// The share of calls the new revision takes beside the serving one (PATCH
+    /// `rolloutShare`); `None`: it serves at once (or waits for a grant).
+    pub rollout_share: Option<u8>,
 }
 
 /// The admin's grant of the waiting revision: it serves, with what it asked for granted.
+/// Answers the rollout that ended, if one ran.
 pub async fn promote(
     parts: &Parts<'_>,
     ep: &mut Endpoint,
     pending: &Pending,
-) -> Result<(), EndpointError> {
+) -> Result<Option<Rollout>, EndpointError> {
     let waiting = load(parts, ep, pending.revision).await?;
     waiting.content.apply(ep);
     ep.granted_capabilities = grant::either(&ep.granted_capabilities, &pending.requested);
     ep.serving_revision = pending.revision;
     ep.pending = None;
-    Ok(())
+    Ok(ep.rollout.take())
 }
 
 /// Serves kept revision `number` again, at once when it asks for nothing the endpoint does
@@ -245,6 +247,7 @@ pub async fn rollback(
         target.content.clone().apply(&mut ep);
         ep.serving_revision = number;
         ep.pending = None;
+        ep.rollout = None;
         parts.runtime.check(&ep).await?;
     } else {
         ep.pending = Some(Pending {
@@ -272,6 +275,9 @@ pub async fn rollback(
         "missing": grant::names(&asks),
     });
     emit(parts, after, EventKind::EndpointRolledBack, data).await;
+    if let Some(ended) = before.rollout.as_ref().filter(|_| serves) {
+        rollout::ended_by_change(parts, after, ended).await;
+    }
     if !serves {
         emit_requested(parts, after).await;
     }
@@ -297,9 +303,8 @@ pub async fn as_revision(
     // Only what the endpoint holds: what a waiting revision asks for beyond it is refused
     // (`capability_denied`) when its handler uses it, as the grant it waits for is not given.
     ep.requested_capabilities = ep.capabilities();
-    let mut trial = CompiledEndpoint::compile(ep)?;
-    trial.trial = Some(number);
-    Ok(Arc::new(trial))
+    ep.rollout = None;
+    Ok(Arc::new(CompiledEndpoint::compile(ep)?.trial(number)))
 }
 
 /// One kept revision in the list. Not closed to other properties: [`RevisionDetail`] adds its

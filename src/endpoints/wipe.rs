@@ -30,6 +30,7 @@ pub async fn wipe(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
     crate::secrets::delete_all(store, endpoint).await?;
     crate::handler_data::forget_endpoint(store, endpoint).await?;
     crate::logs::delete_all(store, endpoint).await?;
+    crate::tallies::delete_all(store, endpoint).await?;
     crate::catalog::revision::delete_all(store, endpoint).await?;
     store.delete(Tree::Meta, &owed_key(endpoint)).await?;
     Ok(())

@@ -8,6 +8,23 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{clip, ApiError, ErrorCode};
 
+/// The client's address: the connection's peer, when the server recorded it (a router driven
+/// without a socket, as in some tests, has none).
+pub struct ClientAddr(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddr(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0.ip()),
+        ))
+    }
+}
+
 /// A JSON request body. An empty body reads as `{}` so that schema validation, not the parser,
 /// reports missing fields. A non-JSON `Content-Type` gets 415; a body over the limit 413;
 /// unparsable JSON 400 `malformed_json`; JSON of the wrong shape 422 `invalid_body`.

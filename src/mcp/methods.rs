@@ -30,6 +30,8 @@ pub(super) struct Context<'a> {
     pub(super) era: Era,
     /// The MCP request's HTTP headers.
     pub(super) headers: &'a HeaderMap,
+    /// The client's address (who a free call is from, for a rollout).
+    pub(super) client: Option<std::net::IpAddr>,
     /// Where `notifications/progress` go when the answer is a stream; `None` for plain JSON.
     pub(super) progress: Option<&'a mpsc::Sender<Value>>,
 }
@@ -165,7 +167,7 @@ async fn call_tool(ctx: &Context<'_>, params: Map<String, Value>) -> Result<Valu
         .and_then(|m| m.get("progressToken"))
         .filter(|t| t.is_string() || t.is_number());
     report(ctx, token, 0, &format!("calling {name}")).await;
-    let result = tools::call(ctx.app, tool, arguments, payment).await;
+    let result = tools::call(ctx.app, tool, arguments, payment, ctx.client).await;
     report(ctx, token, 1, "done").await;
     Ok(result)
 }

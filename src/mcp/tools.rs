@@ -367,6 +367,7 @@ pub(super) async fn call(
     tool: Tool,
     arguments: Value,
     (headers, tender): (HeaderMap, Tender),
+    client: Option<std::net::IpAddr>,
 ) -> Value {
     let compiled = match tool {
         Tool::Service(service) => return service.call(app, arguments).await,
@@ -375,6 +376,8 @@ pub(super) async fn call(
     let mut call = Call::new(Method::POST, arguments, headers);
     call.tender = tender;
     call.transport = Transport::Mcp;
+    call.client = client;
+    let compiled = pipeline::route(&compiled, &call);
     payment::tool_result(pipeline::call(app, &compiled, &call).await)
 }
 

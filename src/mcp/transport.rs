@@ -8,6 +8,7 @@
 //! the revision lacks, is refused under the request's own id before any method runs.
 
 use std::convert::Infallible;
+use std::net::IpAddr;
 
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
@@ -26,6 +27,7 @@ use super::protocol::{
 };
 use super::tools;
 use crate::app::{App, AppState};
+use crate::http::extract::ClientAddr;
 
 /// How the client accepts answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +82,7 @@ pub(super) enum RpcAnswer {
     ))]
 pub async fn post(
     State(app): State<AppState>,
+    ClientAddr(client): ClientAddr,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -88,7 +91,7 @@ pub async fn post(
         Err(Refusal(status, code, message)) => return refuse(status, code, &message),
     };
     match era::classify(&headers, &value) {
-        Ok(era) => answer(app, headers, era, accepts, value).await,
+        Ok(era) => answer(app, (headers, client), era, accepts, value).await,
         Err(Rejection { id, error }) => {
             (StatusCode::BAD_REQUEST, Json(failure(id, &error))).into_response()
         }
@@ -219,7 +222,7 @@ fn accepts(headers: &HeaderMap) -> Option<Accepts> {
 
 async fn answer(
     app: AppState,
-    headers: HeaderMap,
+    (headers, client): (HeaderMap, Option<IpAddr>),
     era: Era,
     accepts: Accepts,
     value: Value,
@@ -254,12 +257,13 @@ async fn answer(
         _ => false,
     });
     if accepts == Accepts::Sse || (accepts == Accepts::Both && progress_asked) {
-        return stream(app, headers, era, items);
+        return stream(app, (headers, client), era, items);
     }
     let ctx = Context {
         app: &app,
         era,
         headers: &headers,
+        client,
         progress: None,
     };
     let mut replies = Vec::new();
@@ -358,13 +362,19 @@ async fn reply(ctx: &Context<'_>, item: Item) -> Option<Value> {
 /// The answer as `text/event-stream`: progress notifications as they happen, then each reply.
 /// The work runs in its own task so events flow while it runs; it finishes (and settles) even
 /// if the client goes away, as a plain HTTP call would.
-fn stream(app: AppState, headers: HeaderMap, era: Era, items: Vec<Item>) -> Response {
+fn stream(
+    app: AppState,
+    (headers, client): (HeaderMap, Option<IpAddr>),
+    era: Era,
+    items: Vec<Item>,
+) -> Response {
     let (tx, rx) = mpsc::channel::<Value>(16);
     tokio::spawn(crate::rate_limit::carry(async move {
         let ctx = Context {
             app: &app,
             era,
             headers: &headers,
+            client,
             progress: Some(&tx),
         };
         for i in items {

@@ -13,12 +13,13 @@ use axum::http::StatusCode;
 use serde_json::json;
 
 use crate::app::App;
-use crate::catalog::Endpoint;
+use crate::catalog::{CompiledEndpoint, Endpoint};
 use crate::error::ApiError;
 use crate::events::{Event, EventKind};
 use crate::js_handlers::HandlerOutput;
 use crate::logs::{self, InvocationError, InvocationLog, LogLine};
 use crate::receipts::Receipt;
+use crate::tallies::Mark;
 
 /// The facts of one finished call.
 pub(super) struct Ran<'a> {
@@ -87,6 +88,26 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
             .event(owner, Event::new(kind, Some(&endpoint.slug), data))
             .await;
     }
+}
+
+/// A live call of an endpoint in a gradual rollout: counted for the revision that ran it.
+pub(super) async fn rollout_call(
+    app: &App,
+    compiled: &CompiledEndpoint,
+    status: StatusCode,
+    elapsed: Duration,
+) {
+    let Some(rollout) = &compiled.rollout_id else {
+        return;
+    };
+    let endpoint = &compiled.endpoint;
+    let mark = Mark {
+        rollout: rollout.clone(),
+        revision: endpoint.serving_revision,
+        status: status.as_u16(),
+        micros: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+    };
+    app.recorder.tally(&endpoint.slug, &endpoint.id, mark).await;
 }
 
 /// A paid call settled: the owner sees the sale in its event feed.

@@ -32,6 +32,7 @@ mod quotes;
 mod readiness;
 mod revenue;
 mod revisions;
+mod rollouts;
 mod runtime;
 mod safety;
 mod sandbox;

@@ -100,6 +100,8 @@ error_codes! {
     NotUnderReview = "not_under_review",
     NotAwaitingGrant = "not_awaiting_grant",
     RevisionConflict = "revision_conflict",
+    RolloutRefused = "rollout_refused",
+    NoRollout = "no_rollout",
     StreamingRequired = "streaming_required",
     QuoteExpired = "quote_expired",
     QuoteMismatch = "quote_mismatch",

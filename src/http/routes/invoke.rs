@@ -26,7 +26,7 @@ use crate::app::{App, AppState};
 use crate::catalog::{CompiledEndpoint, Endpoint, HandlerType};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::auth::TestRequest;
-use crate::http::extract::JsonBody;
+use crate::http::extract::{ClientAddr, JsonBody};
 use crate::http::routes::tools::marked;
 use crate::pipeline::{complete, prepare, Call, Outcome};
 
@@ -97,15 +97,20 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
 pub async fn invoke(
     State(app): State<AppState>,
     test: TestRequest,
+    ClientAddr(client): ClientAddr,
     headers: HeaderMap,
     JsonBody(request): JsonBody<InvokeRequest>,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&request.slug)?;
     let is_test = test.check(&compiled.endpoint)?;
     let compiled = test.serving(&app, compiled).await?;
+    let mut call = Call::new(Method::POST, request.input, headers);
+    call.test = is_test;
+    call.client = client;
+    let compiled = crate::pipeline::route(&compiled, &call);
     Ok(marked(
         is_test,
-        invoke_call(app, compiled, is_test, headers, request).await,
+        invoke_call(app, compiled, call, request.quote_id).await,
     ))
 }
 
@@ -113,11 +118,10 @@ pub async fn invoke(
 async fn invoke_call(
     app: AppState,
     compiled: Arc<CompiledEndpoint>,
-    test: bool,
-    headers: HeaderMap,
-    request: InvokeRequest,
+    call: Call,
+    quote_id: Option<String>,
 ) -> ApiResult<Response> {
-    let streaming = accepts_event_stream(&headers);
+    let streaming = accepts_event_stream(&call.headers);
     if !streaming && is_long_running(&app, &compiled.endpoint) {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -130,11 +134,9 @@ async fn invoke_call(
             ),
         ));
     }
-    if let Some(quote_id) = &request.quote_id {
+    if let Some(quote_id) = &quote_id {
         crate::quotes::hosted::honor(app.store.as_ref(), quote_id, &compiled.endpoint).await?;
     }
-    let mut call = Call::new(Method::POST, request.input, headers);
-    call.test = test;
     let authorized = prepare(&app, &compiled, &call).await?;
     if !streaming {
         return Ok(invoke_response(

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::auth::TestRequest;
-use crate::http::extract::JsonBody;
+use crate::http::extract::{ClientAddr, JsonBody};
 use crate::pipeline::{self, Call, Outcome, TEST_HEADER};
 
 /// Invoke with the query string as input (`?url=…`); values are typed by the input schema.
@@ -31,6 +31,7 @@ pub async fn invoke_get(
     Path(slug): Path<String>,
     RawQuery(query): RawQuery,
     test: TestRequest,
+    ClientAddr(client): ClientAddr,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&slug)?;
@@ -40,8 +41,9 @@ pub async fn invoke_get(
             .collect();
     let input = crate::catalog::input_from_query(&compiled.endpoint.input_schema.value(), pairs);
     let mut call = Call::new(Method::GET, input, headers);
+    call.client = client;
     call.test = test.check(&compiled.endpoint)?;
-    let compiled = test.serving(&app, compiled).await?;
+    let compiled = pipeline::route(&test.serving(&app, compiled).await?, &call);
     let answer = pipeline::call(&app, &compiled, &call).await;
     Ok(marked(call.test, answer.map(tool_response)))
 }
@@ -65,13 +67,15 @@ pub async fn invoke_post(
     State(app): State<AppState>,
     Path(slug): Path<String>,
     test: TestRequest,
+    ClientAddr(client): ClientAddr,
     headers: HeaderMap,
     JsonBody(input): JsonBody<Value>,
 ) -> ApiResult<Response> {
     let compiled = app.catalog.require(&slug)?;
     let mut call = Call::new(Method::POST, input, headers);
+    call.client = client;
     call.test = test.check(&compiled.endpoint)?;
-    let compiled = test.serving(&app, compiled).await?;
+    let compiled = pipeline::route(&test.serving(&app, compiled).await?, &call);
     let answer = pipeline::call(&app, &compiled, &call).await;
     Ok(marked(call.test, answer.map(tool_response)))
 }
