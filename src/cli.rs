@@ -43,12 +43,16 @@ pub enum Command {
     /// endpoint changed since DIR last deployed or pulled (the dashboard, another checkout, a
     /// rollback), unless --force.
     Deploy(DeployArgs),
-    /// Write the serving revision of a tool (manifest, handler, files) into DIR.
+    /// Write the newest revision of a tool (the serving one, or the one waiting for a grant or
+    /// rolling out) into DIR: manifest, handler, files.
     Pull(PullArgs),
     /// An endpoint's kept revisions, newest first, with what serves and what waits for a grant.
     Revisions(RevisionsArgs),
     /// Serve a kept revision of an endpoint again.
     Rollback(RollbackArgs),
+    /// A gradual rollout: show both revisions' calls side by side (the default), roll a kept
+    /// revision out to a share of payers or change the share (--share), promote or end it.
+    Rollout(RolloutArgs),
     /// Check a builder key against a server and store both for later commands.
     Login(LoginArgs),
     /// An endpoint's invocation logs, newest last.
@@ -132,6 +136,10 @@ pub struct DeployArgs {
     /// Deploy even when the endpoint changed since this directory last deployed or pulled.
     #[arg(long)]
     force: bool,
+    /// Roll the new revision out to this percentage of payers (1-100) beside the serving one,
+    /// instead of serving it whole; then `toolhost rollout` compares, promotes or ends it.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
+    share: Option<u8>,
     #[command(flatten)]
     global: Global,
 }
@@ -165,6 +173,26 @@ pub struct RollbackArgs {
     slug: String,
     /// The kept revision to serve (see `toolhost revisions`).
     revision: u64,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
+pub struct RolloutArgs {
+    /// The endpoint's slug.
+    slug: String,
+    /// Roll out to this percentage of payers (1-100), or change the running rollout's share.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100), conflicts_with_all = ["promote", "end"])]
+    share: Option<u8>,
+    /// The kept revision to roll out (with --share). Default: the one rolling out now.
+    #[arg(long, requires = "share")]
+    revision: Option<u64>,
+    /// The rolling-out revision serves every call.
+    #[arg(long, conflicts_with = "end")]
+    promote: bool,
+    /// End the rollout: the serving revision serves every call again.
+    #[arg(long)]
+    end: bool,
     #[command(flatten)]
     global: Global,
 }
@@ -361,6 +389,7 @@ impl Command {
             Command::Pull(a) => &a.global.output,
             Command::Revisions(a) => &a.global.output,
             Command::Rollback(a) => &a.global.output,
+            Command::Rollout(a) => &a.global.output,
             Command::Login(a) => &a.global.output,
             Command::Logs(a) => &a.global.output,
             Command::Endpoints(a) => &a.global.output,
@@ -381,10 +410,11 @@ pub async fn run(command: Command) -> ExitCode {
         Command::Dev(args) => {
             dev::run(&args.dir, args.port, args.allow_private_upstreams, &out).await
         }
-        Command::Deploy(args) => manage::deploy(&args.dir, &args.global, args.force, &out).await,
+        Command::Deploy(args) => manage::deploy(&args, &out).await,
         Command::Pull(args) => revisions::pull(&args, &out).await,
         Command::Revisions(args) => revisions::list(&args.slug, &args.global, &out).await,
         Command::Rollback(args) => revisions::rollback(&args, &out).await,
+        Command::Rollout(args) => revisions::rollout(&args, &out).await,
         Command::Login(args) => manage::login(&args.global, &out).await,
         Command::Logs(args) => manage::logs(&args, &out).await,
         Command::Endpoints(args) => manage::endpoints(&args, &out).await,

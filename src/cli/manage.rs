@@ -3,7 +3,6 @@
 //! printout of the answer.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::Path;
 use std::time::Duration;
 
 use reqwest::Method;
@@ -14,8 +13,8 @@ use super::deployed::{self, Deployed};
 use super::output::{capability_list, cell, log_entry, table, usd, Out, Tone};
 use super::project::Project;
 use super::{
-    profile, EndpointsAction, EndpointsArgs, Failure, Global, LogsArgs, Outcome, RevenueArgs,
-    SecretsAction, SecretsArgs,
+    profile, DeployArgs, EndpointsAction, EndpointsArgs, Failure, Global, LogsArgs, Outcome,
+    RevenueArgs, SecretsAction, SecretsArgs,
 };
 
 /// How often `logs --follow` asks for new calls.
@@ -28,7 +27,8 @@ fn endpoint_path(slug: &str) -> String {
 /// `toolhost deploy`: creates the endpoint, or updates the one the builder owns to what the
 /// directory says; the server's refusal (a taken slug, blocked content, a bad field) is the
 /// command's failure.
-pub(super) async fn deploy(dir: &Path, global: &Global, force: bool, out: &Out) -> Outcome {
+pub(super) async fn deploy(args: &DeployArgs, out: &Out) -> Outcome {
+    let (dir, global) = (args.dir.as_path(), &args.global);
     let project = Project::load(dir)?;
     let api = Api::from_global(global)?;
     api.require_key()?;
@@ -51,15 +51,12 @@ pub(super) async fn deploy(dir: &Path, global: &Global, force: bool, out: &Out) 
     }
     let base = Base {
         named: record.map(|r| r.revision),
-        force,
+        force: args.force,
+        rollout_share: args.share,
     };
     let (answer, action) = publish(&api, &project, &base).await?;
     // What this directory now is on the server: the newest revision it went into.
-    let manage = &answer["manage"];
-    if let Some(revision) = manage["pendingRevision"]
-        .as_u64()
-        .or_else(|| manage["revision"].as_u64())
-    {
+    if let Some(revision) = newest(&answer["manage"]) {
         let record = Deployed {
             slug: project.slug.clone(),
             revision,
@@ -83,6 +80,17 @@ pub(super) struct Base {
     pub(super) named: Option<u64>,
     /// Deploy even when the endpoint moved on since `named`.
     pub(super) force: bool,
+    /// Roll the new revision out to this percentage of payers instead of serving it whole.
+    pub(super) rollout_share: Option<u8>,
+}
+
+/// The newest revision its owner put forward, which a change builds on: the one waiting for a
+/// grant, else the one rolling out, else the serving one.
+pub(super) fn newest(manage: &Value) -> Option<u64> {
+    manage["pendingRevision"]
+        .as_u64()
+        .or_else(|| manage["rollout"]["revision"].as_u64())
+        .or_else(|| manage["revision"].as_u64())
 }
 
 /// Creates or updates `project` as `api`'s credential; answers the create or PATCH answer
@@ -97,6 +105,13 @@ pub(super) async fn publish(
     let current = api.exchange(Method::GET, &path, None, &[]).await?;
     let body = project.create_body();
     let create = || api.send(Method::POST, "/ai/endpoints/create", Some(&body));
+    if base.rollout_share.is_some() && current.status != 200 {
+        return Err(Failure::Usage(format!(
+            "{} is not on {} yet: a new tool serves whole; --share rolls out a new revision of one that serves",
+            project.slug,
+            api.base()
+        )));
+    }
     match current.status {
         404 => Ok((create().await?, "created")),
         // Another builder's endpoint shows no `manage`: create then gives the server's own
@@ -108,14 +123,14 @@ pub(super) async fn publish(
             if patch.is_empty() {
                 return Ok((current.body, "unchanged"));
             }
-            let newest = manage["pendingRevision"]
-                .as_u64()
-                .or_else(|| manage["revision"].as_u64());
-            if let Some(named) = base.named.or(newest) {
+            if let Some(named) = base.named.or(newest(&manage)) {
                 patch.insert("baseRevision".into(), json!(named));
             }
             if base.force {
                 patch.insert("force".into(), json!(true));
+            }
+            if let Some(share) = base.rollout_share {
+                patch.insert("rolloutShare".into(), json!(share));
             }
             let answer = api
                 .send(Method::PATCH, &path, Some(&Value::Object(patch)))
@@ -126,15 +141,19 @@ pub(super) async fn publish(
     }
 }
 
-/// The newest revision its owner put forward, in the shape of the owner's view (`endpoint`,
-/// `manage`), which is what a change builds on: the view itself, or, when a revision waits for
-/// a grant, that revision's content in its place.
-async fn newest_views(api: &Api, path: &str, current: &Value) -> Result<(Value, Value), Failure> {
+/// The newest revision its owner put forward ([`newest`]), in the shape of the owner's view
+/// (`endpoint`, `manage`), which is what a change builds on: the view itself, or, when a
+/// revision waits for a grant or rolls out, that revision's content in its place.
+pub(super) async fn newest_views(
+    api: &Api,
+    path: &str,
+    current: &Value,
+) -> Result<(Value, Value), Failure> {
     let (mut endpoint, mut manage) = (current["endpoint"].clone(), current["manage"].clone());
-    let Some(pending) = manage["pendingRevision"].as_u64() else {
+    let Some(newer) = newest(&manage).filter(|n| manage["revision"].as_u64() != Some(*n)) else {
         return Ok((endpoint, manage));
     };
-    let revision = api.get(&format!("{path}/revisions/{pending}")).await?;
+    let revision = api.get(&format!("{path}/revisions/{newer}")).await?;
     let content = &revision["content"];
     for field in [
         "title",
@@ -167,12 +186,26 @@ async fn newest_views(api: &Api, path: &str, current: &Value) -> Result<(Value, 
 fn print_deployed(out: &Out, answer: &Value, action: &str) {
     let endpoint = &answer["endpoint"];
     let manage = &answer["manage"];
-    println!(
-        "{} {}: {action}, revision {}",
-        out.paint(Tone::Good, "Deployed"),
-        cell(&endpoint["slug"]),
-        cell(&manage["revision"])
-    );
+    let rollout = &manage["rollout"];
+    if rollout.is_null() {
+        println!(
+            "{} {}: {action}, revision {}",
+            out.paint(Tone::Good, "Deployed"),
+            cell(&endpoint["slug"]),
+            cell(&manage["revision"])
+        );
+    } else {
+        println!(
+            "{} {}: revision {} rolls out to {}% of payers; revision {} serves the rest \
+             (toolhost rollout {} to compare, promote or end)",
+            out.paint(Tone::Good, "Deployed"),
+            cell(&endpoint["slug"]),
+            cell(&rollout["revision"]),
+            cell(&rollout["share"]),
+            cell(&manage["revision"]),
+            cell(&endpoint["slug"])
+        );
+    }
     if let Some(pending) = manage["pendingRevision"].as_u64() {
         let missing = &manage["capabilityGrant"]["pendingRevision"]["missing"];
         println!(

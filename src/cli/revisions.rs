@@ -1,5 +1,6 @@
-//! `toolhost pull`, `toolhost revisions` and `toolhost rollback`: the serving revision back into
-//! a directory, the kept revisions, and serving an older one again.
+//! `toolhost pull`, `toolhost revisions`, `toolhost rollback` and `toolhost rollout`: the
+//! newest revision back into a directory, the kept revisions, serving an older one again, and
+//! gradual rollouts.
 
 use std::path::Path;
 
@@ -8,9 +9,10 @@ use serde_json::{json, Value};
 
 use super::api::{segment, Api};
 use super::deployed::{self, Deployed};
+use super::manage::{newest, newest_views};
 use super::output::{cell, table, Out, Tone};
 use super::project::{self, Project};
-use super::{Failure, Global, Outcome, PullArgs, RollbackArgs};
+use super::{Failure, Global, Outcome, PullArgs, RollbackArgs, RolloutArgs};
 
 fn endpoint_path(slug: &str) -> String {
     format!("/ai/endpoints/{}", segment(slug))
@@ -23,7 +25,9 @@ fn slug_in(dir: &Path) -> Option<String> {
     manifest["slug"].as_str().map(str::to_owned)
 }
 
-/// `toolhost pull`: writes the serving revision (manifest, handler, files) into the directory.
+/// `toolhost pull`: writes the newest revision its owner put forward (the serving one, or the
+/// one waiting for a grant or rolling out, which a deploy from the directory builds on):
+/// manifest, handler, files.
 /// Refuses, unless forced, to overwrite a directory changed since it last deployed to or
 /// pulled from that server, or one that never did and differs: the edits would be lost.
 pub(super) async fn pull(args: &PullArgs, out: &Out) -> Outcome {
@@ -42,17 +46,17 @@ pub(super) async fn pull(args: &PullArgs, out: &Out) -> Outcome {
     let api = Api::from_global(&args.global)?;
     api.require_key()?;
     let current = api.get(&endpoint_path(&slug)).await?;
-    let (endpoint, manage) = (&current["endpoint"], &current["manage"]);
-    if manage.is_null() {
+    if current["manage"].is_null() {
         return Err(Failure::Usage(format!(
             "{slug} is not yours: only its owner can pull it"
         )));
     }
-    if manage["source"].is_null() {
+    if current["manage"]["source"].is_null() {
         return Err(Failure::Usage(format!(
             "{slug} has a built-in handler, not source to pull"
         )));
     }
+    let (endpoint, manage) = &newest_views(&api, &endpoint_path(&slug), &current).await?;
     let local = Project::load(dir).ok().filter(|p| p.slug == slug);
     if let Some(local) = &local {
         let unchanged_since = deployed::load(dir, api.base(), &slug)
@@ -89,7 +93,8 @@ pub(super) async fn pull(args: &PullArgs, out: &Out) -> Outcome {
         written.push((*path).clone());
     }
     let pulled = Project::load(dir)?;
-    let revision = manage["revision"].as_u64().unwrap_or_default();
+    let revision = newest(manage).unwrap_or_default();
+    let serving = cell(&current["manage"]["revision"]);
     let record = Deployed {
         slug: slug.clone(),
         revision,
@@ -101,23 +106,20 @@ pub(super) async fn pull(args: &PullArgs, out: &Out) -> Outcome {
             "dir": dir, "files": written}));
         return Ok(());
     }
+    let what = if manage["pendingRevision"].as_u64() == Some(revision) {
+        format!("waiting for a grant; revision {serving} serves")
+    } else if manage["rollout"]["revision"].as_u64() == Some(revision) {
+        let share = cell(&manage["rollout"]["share"]);
+        format!("rolling out to {share}% of payers; revision {serving} serves the rest")
+    } else {
+        "serving".to_string()
+    };
     println!(
-        "{} {slug} revision {revision} (serving) into {}: {}",
+        "{} {slug} revision {revision} ({what}) into {}: {}",
         out.paint(Tone::Good, "Pulled"),
         dir.display(),
         written.join(", ")
     );
-    if let Some(pending) = manage["pendingRevision"].as_u64() {
-        println!(
-            "  {}",
-            out.paint(
-                Tone::Warn,
-                &format!(
-                    "revision {pending} waits for a grant and is not pulled; a deploy from here replaces it"
-                )
-            )
-        );
-    }
     println!(
         "  secrets are not pulled (never shown back): .env is yours to fill for `toolhost dev`"
     );
@@ -208,5 +210,98 @@ pub(super) async fn rollback(args: &RollbackArgs, out: &Out) -> Outcome {
             cell(&manage["revision"])
         );
     }
+    Ok(())
+}
+
+/// `toolhost rollout SLUG [--share P [--revision N] | --promote | --end]`: starts a rollout or
+/// changes its share, promotes or ends it; then (and by itself) shows both revisions' calls.
+pub(super) async fn rollout(args: &RolloutArgs, out: &Out) -> Outcome {
+    let api = Api::from_global(&args.global)?;
+    api.require_key()?;
+    let path = format!("{}/rollout", endpoint_path(&args.slug));
+    let done = if args.promote {
+        api.send(Method::POST, &format!("{path}/promote"), None)
+            .await?;
+        Some("the revision rolling out now serves every call".to_string())
+    } else if args.end {
+        api.send(Method::DELETE, &path, None).await?;
+        Some("rollout ended: the serving revision serves every call".to_string())
+    } else if let Some(share) = args.share {
+        let mut body = json!({ "share": share });
+        if let Some(revision) = args.revision {
+            body["revision"] = json!(revision);
+        }
+        api.send(Method::POST, &path, Some(&body)).await?;
+        None
+    } else {
+        None
+    };
+    let status = api.get(&path).await?;
+    if out.json {
+        out.json(&status);
+        return Ok(());
+    }
+    if let Some(done) = done {
+        println!("{} {}: {done}", out.paint(Tone::Good, "Done"), args.slug);
+    }
+    let rollout = &status["rollout"];
+    if rollout.is_null() {
+        println!(
+            "{}: no rollout; revision {} serves every call",
+            args.slug,
+            cell(&status["servingRevision"])
+        );
+        return Ok(());
+    }
+    println!(
+        "{}: revision {} serves {}% of payers, revision {} the rest (since {})",
+        args.slug,
+        cell(&rollout["revision"]),
+        cell(&rollout["share"]),
+        cell(&rollout["serving"]["revision"]),
+        cell(&rollout["startedAt"])
+    );
+    let ms = |v: &Value| v.as_f64().map_or("-".to_string(), |ms| format!("{ms:.1}"));
+    let rate = |v: &Value| {
+        v.as_f64()
+            .map_or("-".to_string(), |r| format!("{:.2}%", r * 100.0))
+    };
+    let row = |role: &str, calls: &Value| {
+        vec![
+            cell(&calls["revision"]),
+            role.to_string(),
+            cell(&calls["calls"]),
+            cell(&calls["serverErrors"]),
+            rate(&calls["errorRate"]),
+            cell(&calls["clientErrors"]),
+            ms(&calls["p50Ms"]),
+            ms(&calls["p95Ms"]),
+            ms(&calls["p99Ms"]),
+        ]
+    };
+    println!(
+        "{}",
+        table(
+            &[
+                "REVISION",
+                "ROLE",
+                "CALLS",
+                "5XX",
+                "ERROR RATE",
+                "4XX",
+                "P50 MS",
+                "P95 MS",
+                "P99 MS",
+            ],
+            &[
+                row("serving", &rollout["serving"]),
+                row("rolling out", &rollout["candidate"]),
+            ],
+        )
+    );
+    println!(
+        "  promote: toolhost rollout {0} --promote    end: toolhost rollout {0} --end",
+        args.slug
+    );
     Ok(())
 }

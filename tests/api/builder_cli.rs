@@ -1108,3 +1108,111 @@ async fn dev_reaches_a_local_upstream_only_when_told() {
         "dev says what it allows"
     );
 }
+
+/// `deploy --share` rolls a new revision out beside the serving one; `rollout` shows both
+/// revisions' calls, changes the share, promotes or ends it; `pull` during a rollout brings
+/// the rolling-out revision, so a deploy from it builds on it without a conflict.
+#[tokio::test]
+async fn deploy_rolls_out_to_a_share_and_rollout_compares_promotes_and_ends() {
+    let server = TestServer::start().await;
+    let (_, builder_key) = server.builder("Roller").await;
+    let cli = Cli::new(&server);
+    let key = Some(builder_key.as_str());
+    let work = tempfile::tempdir().unwrap();
+    let dir = tool(&cli, work.path(), "rolled", |_| {}).await;
+    let handler = std::path::Path::new(&dir).join("handler.js");
+    let new_source =
+        |version: &str| format!("export default async () => ({{ version: '{version}' }});\n");
+    // A new tool serves whole: --share is for one that serves already.
+    let refused = cli.run(&["deploy", &dir, "--share", "10"], key).await;
+    assert_exit(&refused, 2);
+    assert_exit(&cli.run(&["deploy", &dir], key).await, 0);
+    assert_exit(&cli.run(&["deploy", &dir, "--share", "0"], key).await, 2);
+
+    std::fs::write(&handler, new_source("v2")).unwrap();
+    let rolled = cli.run(&["deploy", &dir, "--share", "100"], key).await;
+    assert_exit(&rolled, 0);
+    assert!(
+        text(&rolled).contains("revision 2 rolls out to 100% of payers; revision 1 serves"),
+        "{}",
+        text(&rolled)
+    );
+    // Free calls from this machine are one payer: all on revision 2 at 100 %.
+    let url = server.url("/tools/rolled");
+    for _ in 0..3 {
+        let (status, body) = post(&url, &json!({})).await;
+        assert_eq!((status, &body["version"]), (200, &json!("v2")), "{body}");
+    }
+    let shown = cli.run(&["rollout", "rolled"], key).await;
+    assert_exit(&shown, 0);
+    let shown = text(&shown);
+    assert!(
+        shown.contains("revision 2 serves 100% of payers"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("rolling out") && shown.contains("P95 MS"),
+        "{shown}"
+    );
+    let status = stdout_json(&cli.run(&["rollout", "rolled", "--json"], key).await);
+    assert_eq!(status["rollout"]["candidate"]["calls"], 3, "{status}");
+    assert_eq!(status["rollout"]["serving"]["calls"], 0, "{status}");
+
+    // The share changes; the rolling-out revision is what pull brings and deploy builds on.
+    let changed = cli
+        .run(&["rollout", "rolled", "--share", "40", "--json"], key)
+        .await;
+    assert_exit(&changed, 0);
+    assert_eq!(stdout_json(&changed)["rollout"]["share"], 40);
+    let fresh = work.path().join("fresh");
+    let fresh_arg = fresh.to_str().unwrap();
+    let pulled = cli.run(&["pull", fresh_arg, "--slug", "rolled"], key).await;
+    assert_exit(&pulled, 0);
+    assert!(
+        text(&pulled).contains("revision 2 (rolling out to 40% of payers"),
+        "{}",
+        text(&pulled)
+    );
+    assert_eq!(
+        std::fs::read_to_string(fresh.join("handler.js")).unwrap(),
+        new_source("v2")
+    );
+    std::fs::write(fresh.join("handler.js"), new_source("v3")).unwrap();
+    let again = cli.run(&["deploy", fresh_arg, "--share", "40"], key).await;
+    assert_exit(&again, 0);
+    assert!(
+        text(&again).contains("revision 3 rolls out"),
+        "{}",
+        text(&again)
+    );
+
+    // Ended, the serving revision answers everyone; rolled out again and promoted, it serves.
+    let ended = cli.run(&["rollout", "rolled", "--end"], key).await;
+    assert_exit(&ended, 0);
+    assert!(
+        text(&ended).contains("no rollout; revision 1 serves"),
+        "{}",
+        text(&ended)
+    );
+    let (_, body) = post(&url, &json!({})).await;
+    assert_ne!(body["version"], "v3", "{body}");
+    let nothing = cli.run(&["rollout", "rolled", "--promote"], key).await;
+    assert_exit(&nothing, 3);
+    assert!(text(&nothing).contains("no_rollout"), "{}", text(&nothing));
+    let again = cli
+        .run(
+            &["rollout", "rolled", "--share", "100", "--revision", "3"],
+            key,
+        )
+        .await;
+    assert_exit(&again, 0);
+    let promoted = cli.run(&["rollout", "rolled", "--promote"], key).await;
+    assert_exit(&promoted, 0);
+    assert!(
+        text(&promoted).contains("no rollout; revision 3 serves"),
+        "{}",
+        text(&promoted)
+    );
+    let (_, body) = post(&url, &json!({})).await;
+    assert_eq!(body["version"], "v3", "{body}");
+}
