@@ -322,3 +322,58 @@ test("secrets are set and deleted from the editor, never shown back; the endpoin
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("rollout: deploy to a share of payers, compare both revisions, change the share, promote", async () => {
+  const owner = { "X-Builder-Key": builderKey };
+  const versioned = (version) => `export default async () => ({ version: "${version}" });`;
+  await ok("POST", "/ai/endpoints/create", { headers: owner, body: {
+    slug: "ed-rollout", title: "Rollout", description: "Says its version.", priceUsd: 0, source: versioned("v1"),
+    safetyAttestation: { accepted: true },
+  } });
+  const { page, errors } = await signedIn();
+  await page.waitForSelector('#b-endpoints tr[data-slug="ed-rollout"]');
+  await page.locator('#b-endpoints tr[data-slug="ed-rollout"]').getByRole("button", { name: "Edit ed-rollout" }).click();
+  await page.waitForSelector('#ed-revisions tr[data-revision="1"]');
+  assert.equal(await page.isHidden("#ed-rollout"), true, "no rollout yet");
+
+  // Deployed to every payer as a rollout: this machine's calls all reach revision 2.
+  await setCode(page, "#ed-source", versioned("v2"));
+  await page.fill("#ed-share", "100");
+  await page.click("#ed-deploy");
+  await page.waitForFunction(() => /revision 2 rolls out to 100% of payers; revision 1 serves the rest/.test(document.querySelector("#ed-status").textContent));
+  for (let i = 0; i < 3; i++) assert.equal((await call("POST", "/tools/ed-rollout", { body: {} })).body.version, "v2");
+  await page.waitForSelector("#ed-rollout:not([hidden]) table.rollout");
+  assert.match(await page.textContent('#ed-revisions tr[data-revision="2"]'), /rolling out 100%/);
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await page.waitForFunction(() => document.querySelector('#ed-rollout tr[data-role="rolling out"] td:nth-child(3)')?.textContent === "3");
+  assert.equal(await page.textContent('#ed-rollout tr[data-role="serving"] td:nth-child(3)'), "0");
+  assert.deepEqual(await accessibilityProblems(page), []);
+  await shot(page, "editor-rollout");
+
+  // A share out of range is the server's clear refusal; a good one is set.
+  await page.fill("#ed-rollout-share", "0");
+  await page.getByRole("button", { name: "Set share" }).click();
+  await page.waitForFunction(() => /Not rolled out: .*1 to 100/.test(document.querySelector("#ed-status").textContent));
+  await page.fill("#ed-rollout-share", "40");
+  await page.getByRole("button", { name: "Set share" }).click();
+  await page.waitForFunction(() => /rolls out to 40% of payers/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await ok("GET", "/ai/endpoints/ed-rollout/rollout", { headers: owner })).rollout.share, 40);
+
+  // Promoted: revision 2 serves everyone, the panel goes.
+  await page.getByRole("button", { name: "Promote revision 2" }).click();
+  await page.waitForFunction(() => /Promoted: revision 2 serves every call/.test(document.querySelector("#ed-status").textContent));
+  await page.waitForSelector("#ed-rollout", { state: "hidden" });
+  await page.waitForFunction(() => /serving/.test(document.querySelector('#ed-revisions tr[data-revision="2"]').textContent));
+  assert.equal((await call("POST", "/tools/ed-rollout", { body: {} })).body.version, "v2");
+
+  // A kept revision can be rolled out again from its row.
+  await page.fill("#ed-share", "100");
+  await page.locator('#ed-revisions tr[data-revision="1"]').getByRole("button", { name: "Roll out revision 1" }).click();
+  await page.waitForFunction(() => /Revision 1 rolls out to 100% of payers; revision 2 serves the rest/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await call("POST", "/tools/ed-rollout", { body: {} })).body.version, "v1");
+  await page.getByRole("button", { name: "End rollout" }).click();
+  await page.waitForFunction(() => /Rollout ended: revision 2 serves every call/.test(document.querySelector("#ed-status").textContent));
+  assert.equal((await call("POST", "/tools/ed-rollout", { body: {} })).body.version, "v2");
+  assert.deepEqual(errors.filter((e) => !/status of (409|422)/.test(e)), []);
+  await page.close();
+});

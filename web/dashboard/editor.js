@@ -3,8 +3,9 @@
 // loaded the first time the editor opens), JSON Schema editors checked as JSON while typing,
 // capabilities, env and files; a test run of the draft (POST /ai/builders/drafts/run) and, for a
 // deployed endpoint, a test call (X-Toolhost-Test: 1); deploy (POST create or PATCH, made on the
-// revision it opened: a change made elsewhere since is a conflict, not overwritten); the kept
-// revisions with rollback and a test call of each. The server's refusals land where they
+// revision it opened: a change made elsewhere since is a conflict, not overwritten), whole or
+// rolled out to a share of payers; the kept revisions with rollback, a rollout and a test call
+// of each; a running rollout's two revisions side by side, to change its share, promote or end. The server's refusals land where they
 // belong: a compile error as a diagnostic at its line and column, `details.errors` pointers and
 // content-safety findings at their field.
 
@@ -116,17 +117,18 @@ async function deleteEndpoint() {
 
 // ---------------------------------------------------------------- revisions
 
-/** The revision a change of `record` is made on: the one waiting for a grant, else the serving one. */
-const baseOf = (record) => record.manage.pendingRevision ?? record.manage.revision;
+/** The revision a change of `record` is made on: the newest put forward, which is the one
+ * waiting for a grant, else the one rolling out, else the serving one. */
+const baseOf = (record) => record.manage.pendingRevision ?? record.manage.rollout?.revision ?? record.manage.revision;
 
 const slugPath = (record) => `/ai/endpoints/${encodeURIComponent(record.endpoint.slug)}`;
 
 /** `record` as its newest revision has it: a change builds on the revision waiting for a
- * grant when there is one, so the form shows that revision's content. */
+ * grant or rolling out when there is one, so the form shows that revision's content. */
 async function newest(record) {
-  const pending = record.manage.pendingRevision;
-  if (pending == null) return record;
-  const c = (await api(`${slugPath(record)}/revisions/${pending}`, { as: "builder" })).content;
+  const newer = baseOf(record);
+  if (newer === record.manage.revision) return record;
+  const c = (await api(`${slugPath(record)}/revisions/${newer}`, { as: "builder" })).content;
   const endpoint = { ...record.endpoint, title: c.title, description: c.description, tags: c.tags,
     priceUsd: c.priceUsd, inputSchema: c.inputSchema, outputSchema: c.outputSchema };
   const manage = { ...record.manage, source: c.source, sourceLanguage: c.sourceLanguage, env: c.env,
@@ -145,10 +147,15 @@ function pendingNote(manage) {
     `Revision ${waiting.revision} waits for the admin to grant ${what}; revision ${manage.revision} serves meanwhile.${refused}`);
 }
 
-/** The kept revisions: state, when, what changed; roll back to one, or test-call it. */
+/** The share of payers a rollout from the form goes to: the deploy row's, else 10 %. */
+const shareAsked = () => Number($("#ed-share").value) || 10;
+
+/** The kept revisions: state, when, what changed; roll back to one, roll it out, or test-call it. */
 async function showRevisions() {
   const box = $("#ed-revisions");
+  showRollout();
   if (!editing) { box.replaceChildren(); return; }
+  const rolling = editing.manage.rollout?.revision;
   let list;
   try {
     list = await api(`${slugPath(editing)}/revisions`, { as: "builder" });
@@ -158,13 +165,18 @@ async function showRevisions() {
   }
   const rows = list.revisions.map((r) => h("tr", { dataset: { revision: String(r.revision) } },
     h("td", {}, String(r.revision)),
-    h("td", {}, badge(r.state, r.state === "serving" ? "ok" : r.state === "kept" ? "info" : "review")),
+    h("td", {}, badge(r.state, r.state === "serving" ? "ok" : r.state === "kept" ? "info" : "review"),
+      r.revision === rolling ? badge(`rolling out ${editing.manage.rollout.share}%`, "review") : null),
     h("td", {}, r.createdAt.replace("T", " ").replace(/\.\d+Z$|Z$/, "")),
     h("td", {}, r.author),
     h("td", {}, r.fields.length ? r.fields.join(", ") : "-"),
     h("td", { class: "actions" },
       r.state === "serving" ? null
         : h("button", { type: "button", class: "small", "aria-label": `Roll back to revision ${r.revision}`, onclick: () => rollback(r.revision) }, "Roll back"),
+      " ",
+      r.state === "kept" && r.revision !== rolling
+        ? h("button", { type: "button", class: "small", "aria-label": `Roll out revision ${r.revision}`, title: "To the share of payers set beside Deploy (10 % when empty)", onclick: () => rollout({ revision: r.revision, share: shareAsked() }) }, "Roll out")
+        : null,
       " ",
       h("button", { type: "button", class: "small", "aria-label": `Test call of revision ${r.revision}`, onclick: () => testCall(r.revision) }, "Test call"))));
   box.replaceChildren(h("div", { class: "table-wrap" },
@@ -184,6 +196,74 @@ async function rollback(revision) {
     onDeployed();
   } catch (e) {
     say("#ed-status", `Not rolled back: ${errorText(e)}`, "error");
+  }
+}
+
+// ---------------------------------------------------------------- rollouts
+
+/** Milliseconds as the rollout table shows them. */
+const ms = (v) => (v == null ? "-" : v.toFixed(1));
+
+/** A running rollout: both revisions' calls side by side, its share, promote and end. */
+async function showRollout() {
+  const box = $("#ed-rollout");
+  const running = editing?.manage.rollout;
+  if (!running) { box.replaceChildren(); box.hidden = true; return; }
+  box.hidden = false;
+  let status;
+  try {
+    status = await api(`${slugPath(editing)}/rollout`, { as: "builder" });
+  } catch (e) {
+    box.replaceChildren(h("p", { class: "error" }, `Could not read the rollout: ${errorText(e)}`));
+    return;
+  }
+  const r = status.rollout;
+  if (!r) { box.replaceChildren(); box.hidden = true; return; }
+  const row = (role, c) => h("tr", { dataset: { role } },
+    h("td", {}, String(c.revision)), h("td", {}, role), h("td", {}, String(c.calls)),
+    h("td", {}, String(c.serverErrors)), h("td", {}, c.errorRate == null ? "-" : `${(c.errorRate * 100).toFixed(2)}%`),
+    h("td", {}, String(c.clientErrors)), h("td", {}, ms(c.p50Ms)), h("td", {}, ms(c.p95Ms)), h("td", {}, ms(c.p99Ms)));
+  const share = h("input", { id: "ed-rollout-share", type: "number", min: "1", max: "100", step: "1", value: String(r.share), inputmode: "numeric" });
+  box.replaceChildren(
+    h("h5", {}, "Rollout"),
+    h("p", { class: "rollout-summary" }, `Revision ${r.revision} serves ${r.share}% of payers, revision ${r.serving.revision} the rest, since ${r.startedAt.replace("T", " ").replace(/\.\d+Z$|Z$/, "")} UTC. Each payer always reaches the same revision.`),
+    h("div", { class: "table-wrap" },
+      h("table", { class: "table compact rollout" },
+        h("caption", {}, "Calls since the rollout started (5xx: the handler failed; latency of the handler)"),
+        h("thead", {}, h("tr", {}, ...["Revision", "Role", "Calls", "5xx", "Error rate", "4xx", "p50 ms", "p95 ms", "p99 ms"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, row("serving", r.serving), row("rolling out", r.candidate)))),
+    h("div", { class: "row" },
+      h("div", { class: "field inline" }, h("label", { for: "ed-rollout-share" }, "Share of payers (%)"), share),
+      h("button", { type: "button", class: "small", onclick: () => rollout({ share: Number(share.value) }) }, "Set share"),
+      h("button", { type: "button", class: "small primary", onclick: () => endRollout("promote") }, `Promote revision ${r.revision}`),
+      h("button", { type: "button", class: "small danger", onclick: () => endRollout("end") }, "End rollout"),
+      h("button", { type: "button", class: "small", onclick: showRollout }, "Refresh")));
+}
+
+/** Starts a rollout of kept `revision`, or sets the running one's share. */
+async function rollout(body) {
+  try {
+    const data = await api(`${slugPath(editing)}/rollout`, { method: "POST", body, as: "builder" });
+    await opened(data);
+    say("#ed-status", `Revision ${data.manage.rollout.revision} rolls out to ${data.manage.rollout.share}% of payers; revision ${data.manage.revision} serves the rest.`, "ok");
+    onDeployed();
+  } catch (e) {
+    say("#ed-status", `Not rolled out: ${errorText(e)}`, "error");
+  }
+}
+
+/** Promotes the rolling-out revision, or ends the rollout. */
+async function endRollout(how) {
+  const path = `${slugPath(editing)}/rollout${how === "promote" ? "/promote" : ""}`;
+  try {
+    const data = await api(path, { method: how === "promote" ? "POST" : "DELETE", as: "builder" });
+    await opened(data);
+    say("#ed-status", how === "promote"
+      ? `Promoted: revision ${data.manage.revision} serves every call.`
+      : `Rollout ended: revision ${data.manage.revision} serves every call.`, "ok");
+    onDeployed();
+  } catch (e) {
+    say("#ed-status", `${how === "promote" ? "Not promoted" : "Not ended"}: ${errorText(e)}`, "error");
   }
 }
 
@@ -329,6 +409,8 @@ export async function openEditor(record) {
   if (e) loadSecrets();
   $("#ed-test-call").hidden = !e;
   $("#ed-deploy").textContent = e ? "Deploy changes" : "Deploy";
+  $("#ed-share-row").hidden = !e;
+  $("#ed-share").value = "";
   say("#ed-status", "");
   $("#h-b-editor").scrollIntoView({ block: "start" });
   (e ? $("#ed-title") : $("#ed-slug")).focus();
@@ -635,6 +717,8 @@ async function deploy(force = false) {
       // rollback) is refused, not overwritten.
       body.baseRevision = baseOf(editing);
       if (force) body.force = true;
+      const share = $("#ed-share").value;
+      if (share !== "") body.rolloutShare = Number(share);
       data = await api(slugPath(editing), { method: "PATCH", body, as: "builder" });
     } else {
       data = await api("/ai/endpoints/create", { method: "POST", body: createBody(values), as: "builder" });
@@ -648,12 +732,17 @@ async function deploy(force = false) {
     $("#ed-delete").hidden = false;
     if ($("#ed-secrets").hidden) { $("#ed-secrets").hidden = false; loadSecrets(); }
     $("#ed-deploy").textContent = "Deploy changes";
+    $("#ed-share-row").hidden = false;
     // The files as stored now: new ones are not sent again by the next deploy.
     $("#ed-file-list").replaceChildren(...(data.manage.files || []).map(existingFileRow));
     const waiting = data.manage.pendingRevision;
+    const rolling = data.manage.rollout;
     say("#ed-status", waiting != null
       ? `Deployed ${data.endpoint.slug}: revision ${waiting} waits for the admin's grant; revision ${data.manage.revision} serves meanwhile.`
-      : `${created ? "Created" : "Deployed"} ${data.endpoint.slug} (revision ${data.manage.revision}).`, "ok");
+      : rolling && $("#ed-share").value !== ""
+        ? `Deployed ${data.endpoint.slug}: revision ${rolling.revision} rolls out to ${rolling.share}% of payers; revision ${data.manage.revision} serves the rest.`
+        : `${created ? "Created" : "Deployed"} ${data.endpoint.slug} (revision ${data.manage.revision}).`, "ok");
+    $("#ed-share").value = "";
     $("#ed-result").replaceChildren(deployedView(data));
     onDeployed();
   } catch (e) {
