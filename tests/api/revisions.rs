@@ -424,9 +424,10 @@ async fn only_deploys_make_revisions_and_twenty_are_kept() {
     assert_eq!(states(&list), [(1, "serving".to_string())]);
 }
 
-/// Deploys under paid load: every paid call is answered by one revision or the next, each
-/// charged once with its own receipt, and the sales the owner sees are exactly the calls
-/// answered; a payment sent again is refused, not charged twice.
+/// Deploys under paid load, some rolled out to half the payers and promoted or ended: every
+/// paid call is answered by one revision or the next, each charged once with its own receipt,
+/// and the sales the owner sees are exactly the calls answered; a payment sent again is
+/// refused, not charged twice.
 #[tokio::test]
 async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
     let server = TestServer::start().await;
@@ -460,13 +461,27 @@ async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
     let deploys = async {
         for version in 2..=DEPLOYS + 1 {
             tokio::time::sleep(std::time::Duration::from_millis(90)).await;
-            let body = json!({ "source": source(version) });
+            // Two go out to half the payers first; one of them is promoted, the other ended
+            // by the whole deploy after it.
+            let rolled_out = version == 3 || version == 5;
+            let mut body = json!({ "source": source(version) });
+            if rolled_out {
+                body["rolloutShare"] = json!(50);
+            }
             let deployed = server.patch(As::Builder(&key), "paid-live", &body).await;
             assert_eq!(
-                deployed["manage"]["revision"],
+                deployed["manage"]["latestRevision"],
                 u64::from(version),
                 "{deployed}"
             );
+            assert_eq!(deployed["manage"]["rollout"].is_null(), !rolled_out);
+            if version == 5 {
+                tokio::time::sleep(std::time::Duration::from_millis(45)).await;
+                let path = "/ai/endpoints/paid-live/rollout/promote";
+                let (status, promoted) = server.call("POST", path, As::Builder(&key), None).await;
+                assert_eq!(status, 200, "{promoted}");
+                assert_eq!(promoted["manage"]["revision"], 5, "{promoted}");
+            }
         }
     };
     let (answers, ()) = tokio::join!(calls, deploys);
