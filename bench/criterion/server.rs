@@ -11,6 +11,10 @@
 //! - `catalog_listing/*`: the body of `GET /ai/endpoints` ([`listing`]) over the seeded catalog
 //!   and over 1,000 endpoints, unfiltered and with a text search, serialized to JSON as the
 //!   response is (the records are rendered while they are serialized).
+//! - `rollout_routing/*`: which revision a call runs ([`toolhost::pipeline::route`]) for an
+//!   endpoint with no rollout, and in a rollout for an x402 payer, a developer credit and a
+//!   free caller told apart by address; and counting the call for its revision
+//!   (`tallies::Tally::count`, what the activity recorder does per call in a rollout).
 //!
 //! Run with `bench/micro.sh` (or `cargo bench -p toolhost --bench server`).
 
@@ -213,5 +217,98 @@ fn catalog_listing(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, eip712_verify, receipt, catalog_listing);
+/// A JS endpoint as the registry serves it, with or without a rollout of revision 2 at 50 %.
+fn rolled_out(rollout: bool) -> Arc<toolhost::catalog::CompiledEndpoint> {
+    let content = json!({
+        "title": "Words", "description": "Counts words.", "tags": [], "priceUsd": 0.01,
+        "source": "export default (req) => ({ n: 1 });", "response": null,
+        "inputSchema": {"type": "object"}, "outputSchema": {}, "exampleInput": null,
+        "requestedCapabilities": {}, "allowedHosts": null, "env": {},
+    });
+    let mut endpoint = json!({
+        "id": "ep_bench", "slug": "words", "title": "Words", "description": "Counts words.",
+        "status": "active", "priceUsd": 0.01, "handlerType": "js_request_response",
+        "source": "export default (req) => ({ n: 2 });", "inputSchema": {"type": "object"},
+        "outputSchema": {}, "owner": {"kind": "admin"}, "servingRevision": 1,
+        "latestRevision": 2, "createdAt": "2026-01-01T00:00:00Z",
+        "updatedAt": "2026-01-01T00:00:00Z",
+    });
+    if rollout {
+        endpoint["rollout"] = json!({"id": "ro_bench", "revision": 2, "share": 50,
+            "startedAt": "2026-01-01T00:00:00Z", "content": content});
+    }
+    let endpoint = serde_json::from_value(endpoint).expect("endpoint");
+    Arc::new(toolhost::catalog::CompiledEndpoint::compile(endpoint).expect("compiles"))
+}
+
+fn rollout_routing(c: &mut Criterion) {
+    use toolhost::payments::Tender;
+    use toolhost::pipeline::{route, Call};
+    let plain = rolled_out(false);
+    let rolled = rolled_out(true);
+    let call = |tender: Tender| {
+        let mut call = Call::new(
+            axum::http::Method::POST,
+            json!({}),
+            axum::http::HeaderMap::new(),
+        );
+        call.tender = tender;
+        call.client = Some(std::net::IpAddr::from([203, 0, 113, 9]));
+        call
+    };
+    let config = Config::new("/unused");
+    let payer = PrivateKeySigner::random();
+    let pay_to = PrivateKeySigner::random().address().to_string();
+    let resource = ResourceInfo {
+        url: format!("{BASE_URL}/tools/words"),
+        description: "Words".into(),
+        mime_type: "application/json".into(),
+    };
+    let offer = Offer::new(
+        config.payment.terms(&pay_to),
+        resource,
+        Usd::from_units(10_000),
+    );
+    let (network, requirement) = &offer.accepts[0];
+    let signed = sign(&payer, network, requirement, |_| {}).expect("sign");
+    let wire =
+        header::encode(&json!({"x402Version": 2, "accepted": requirement, "payload": signed}));
+    let x402 = call(Tender::X402(Box::new(
+        header::decode(&wire).expect("decode"),
+    )));
+    let credit = call(Tender::Credit("dc_0123456789abcdef0123456789abcdef".into()));
+    let free = call(Tender::Nothing);
+    // Both revisions are reached.
+    let reached: std::collections::BTreeSet<u64> = (0..64)
+        .map(|i| {
+            let mut c = call(Tender::Credit(format!("dc_{i}")));
+            c.test = false;
+            route(&rolled, &c).endpoint.serving_revision
+        })
+        .collect();
+    assert_eq!(reached.len(), 2, "{reached:?}");
+
+    let mut group = c.benchmark_group("rollout_routing");
+    group.bench_function("no_rollout", |b| b.iter(|| route(black_box(&plain), &x402)));
+    group.bench_function("x402_payer", |b| {
+        b.iter(|| route(black_box(&rolled), &x402))
+    });
+    group.bench_function("credit", |b| b.iter(|| route(black_box(&rolled), &credit)));
+    group.bench_function("free_by_address", |b| {
+        b.iter(|| route(black_box(&rolled), &free))
+    });
+    let mut tally = toolhost::tallies::Tally::default();
+    group.bench_function("count", |b| {
+        b.iter(|| tally.count(black_box(200), black_box(1234)))
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    eip712_verify,
+    receipt,
+    catalog_listing,
+    rollout_routing
+);
 criterion_main!(benches);
