@@ -430,3 +430,75 @@ async fn a_database_outage_answers_503_and_heals_without_a_restart() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(node.post("/tools/outage", &json!({})).await.0, 200);
 }
+
+/// A rollout started on one node is routed alike by every node: a payer reaches the same
+/// revision whichever node it calls, and each node's counts add up in the view of any.
+#[tokio::test]
+async fn a_rollout_routes_a_payer_alike_on_every_node_and_counts_add_up() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let nodes = nodes(&url, 2).await;
+    let versioned =
+        |version: &str| format!("export default async () => ({{ version: '{version}' }});");
+    let create = json!({
+        "slug": "rolled", "title": "Rolled", "description": "Says its version.",
+        "priceUsd": 0.01, "handlerType": "js_request_response", "source": versioned("v1"),
+    });
+    let (status, body) = nodes[0]
+        .admin("POST", "/ai/endpoints/create", Some(&create))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let patch = json!({"source": versioned("v2"), "rolloutShare": 50});
+    let (status, body) = nodes[0]
+        .admin("PATCH", "/ai/endpoints/rolled", Some(&patch))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let followed = within(PROPAGATION, async || {
+        let (_, seen) = nodes[1].admin("GET", "/ai/endpoints/rolled", None).await;
+        seen["manage"]["rollout"]["revision"] == 2
+    })
+    .await;
+    assert!(followed.is_some(), "the other node never saw the rollout");
+    let call = |node: &Node, token: String| {
+        let request = node
+            .client
+            .post(node.url("/tools/rolled"))
+            .header("x-developer-credit", token)
+            .json(&json!({}))
+            .send();
+        async move {
+            let (status, body) = read(request.await.expect("request")).await;
+            assert_eq!(status, 200, "{body}");
+            body["version"].as_str().unwrap().to_string()
+        }
+    };
+    let mut on_new = 0;
+    for _ in 0..12 {
+        let (status, credit) = nodes[0]
+            .admin("POST", "/ai/admin/credits", Some(&json!({"amountUsd": 1})))
+            .await;
+        assert_eq!(status, 200, "{credit}");
+        let token = credit["credit"]["token"].as_str().unwrap().to_string();
+        let first = call(&nodes[0], token.clone()).await;
+        assert_eq!(
+            call(&nodes[1], token).await,
+            first,
+            "one payer, two revisions"
+        );
+        on_new += usize::from(first == "v2");
+    }
+    assert!((1..12).contains(&on_new), "{on_new} of 12 payers on v2");
+    let counted = within(Duration::from_secs(5), async || {
+        let (_, status) = nodes[1]
+            .admin("GET", "/ai/endpoints/rolled/rollout", None)
+            .await;
+        let rollout = &status["rollout"];
+        let calls = |r: &Value| r["calls"].as_u64().unwrap_or(0);
+        calls(&rollout["serving"]) + calls(&rollout["candidate"]) == 24
+            && calls(&rollout["candidate"]) == 2 * on_new as u64
+    })
+    .await;
+    assert!(
+        counted.is_some(),
+        "both nodes' counts never added up to 24 calls"
+    );
+}
