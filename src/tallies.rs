@@ -1,6 +1,7 @@
 //! Rollout tallies: how each revision of an endpoint in a gradual rollout answers (calls,
 //! successes, client and server errors, and a latency histogram), so its owner can compare the
-//! new revision with the serving one before promoting it.
+//! new revision with the serving one before promoting it. A call counts once its handler ran:
+//! one refused before (bad input, no payment) tells nothing of the revision.
 //!
 //! Every node counts the calls it ran itself, in memory in the activity recorder, and stores
 //! its whole count under its own key once per recorder round (`rollout/{endpoint}/{node}` in
@@ -39,7 +40,7 @@ pub struct Tally {
     pub calls: u64,
     /// Answered 2xx.
     pub ok: u64,
-    /// Answered 4xx (the input, the payment, or the handler's own refusal).
+    /// Answered 4xx by the handler (its own refusal).
     pub client_errors: u64,
     /// Answered 5xx (the handler threw, timed out or ran out of memory).
     pub server_errors: u64,

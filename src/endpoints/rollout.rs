@@ -262,7 +262,7 @@ pub struct RevisionCalls {
     pub calls: u64,
     /// Answered 2xx.
     pub ok: u64,
-    /// Answered 4xx: bad input, a refused payment, or the handler's own 4xx.
+    /// Answered 4xx by the handler (its own refusal).
     pub client_errors: u64,
     /// Answered 5xx: the handler threw, timed out or ran out of memory.
     pub server_errors: u64,
