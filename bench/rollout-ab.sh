@@ -39,7 +39,8 @@ source2=$(python3 -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read()
 curl -sf "${admin[@]}" -X PATCH "$base/ai/endpoints/bench-rolled" \
   -d "{\"source\": $source2, \"rolloutShare\": 50}" | python3 -c 'import json,sys; r=json.load(sys.stdin)["manage"]["rollout"]; assert r and r["share"] == 50, r'
 
-# CPU seconds (utime + stime) of the server and every process under it.
+# CPU seconds (utime + stime) of the server and every process under it, counting those already
+# ended (a recycled worker) through their parents' cutime + cstime, so the sum only grows.
 cpu() {
   python3 - "$pid" <<'PY'
 import os, sys
@@ -49,11 +50,11 @@ for p in os.listdir("/proc"):
     if p.isdigit():
         try:
             f = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
-            kids.setdefault(int(f[1]), []).append((int(p), int(f[11]) + int(f[12])))
+            kids.setdefault(int(f[1]), []).append((int(p), sum(int(x) for x in f[11:15])))
         except OSError:
             pass
 own = open(f"/proc/{root}/stat").read().rsplit(")", 1)[1].split()
-total, todo = int(own[11]) + int(own[12]), [root]
+total, todo = sum(int(x) for x in own[11:15]), [root]
 while todo:
     for child, ticks in kids.get(todo.pop(), []):
         total += ticks; todo.append(child)
@@ -80,7 +81,8 @@ done
 curl -sf "${admin[@]}" "$base/ai/endpoints/bench-rolled/rollout" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["rollout"]
-print(f"rollout counted: revision {r[\"serving\"][\"revision\"]} {r[\"serving\"][\"calls\"]} calls, revision {r[\"candidate\"][\"revision\"]} {r[\"candidate\"][\"calls\"]} calls")'
+s, c = r["serving"], r["candidate"]
+print("rollout counted: revision %d %d calls, revision %d %d calls" % (s["revision"], s["calls"], c["revision"], c["calls"]))'
 python3 - "${rps[bench-plain]}" "${rps[bench-rolled]}" "${cpc[bench-plain]}" "${cpc[bench-rolled]}" <<'PY'
 import statistics as st, sys
 med = lambda s: st.median(float(x) for x in s.split())

@@ -13,7 +13,8 @@
 //! an endpoint deleted (or deleted and created again under the same slug) while they were queued
 //! are dropped, so a deleted endpoint's logs stay deleted.
 //!
-//! A call of an endpoint in a gradual rollout is also counted ([`tallies`]): each round stores
+//! A call of an endpoint in a gradual rollout is also counted ([`tallies`]), from the mark its log
+//! message carries (one message per call either way): each round stores
 //! this node's whole count of each endpoint it touched.
 //!
 //! Nothing else is dropped while the process runs: the queue is bounded and a full queue makes
@@ -52,15 +53,12 @@ enum Message {
         slug: String,
         endpoint_id: String,
         entry: LogEntry,
+        /// The call counted in its endpoint's rollout, when one runs.
+        mark: Option<Mark>,
     },
     Event {
         owner: String,
         event: Event,
-    },
-    Tally {
-        slug: String,
-        endpoint_id: String,
-        mark: Mark,
     },
     Flush(oneshot::Sender<()>),
     /// Store what is queued, stop, and answer once the store is released.
@@ -90,12 +88,14 @@ impl Recorder {
         Recorder { sender }
     }
 
-    /// Queues an invocation's log entry for the endpoint `slug` whose id is `endpoint_id`.
-    pub async fn log(&self, slug: &str, endpoint_id: &str, entry: LogEntry) {
+    /// Queues an invocation's log entry for the endpoint `slug` whose id is `endpoint_id`,
+    /// and the call's `mark` in the endpoint's rollout when one runs (one message per call).
+    pub async fn log(&self, slug: &str, endpoint_id: &str, entry: LogEntry, mark: Option<Mark>) {
         self.send(Message::Log {
             slug: slug.to_owned(),
             endpoint_id: endpoint_id.to_owned(),
             entry,
+            mark,
         })
         .await;
     }
@@ -105,16 +105,6 @@ impl Recorder {
         self.send(Message::Event {
             owner: owner.to_owned(),
             event,
-        })
-        .await;
-    }
-
-    /// Counts a call of the endpoint `slug` whose id is `endpoint_id` in its rollout.
-    pub async fn tally(&self, slug: &str, endpoint_id: &str, mark: Mark) {
-        self.send(Message::Tally {
-            slug: slug.to_owned(),
-            endpoint_id: endpoint_id.to_owned(),
-            mark,
         })
         .await;
     }
@@ -196,19 +186,18 @@ impl Writer<'_> {
                     slug,
                     endpoint_id,
                     entry,
-                } => entries.entry((slug, endpoint_id)).or_default().push(entry),
-                Message::Event { owner, event } => feed.push((owner, event)),
-                Message::Tally {
-                    slug,
-                    endpoint_id,
                     mark,
                 } => {
-                    self.count(&endpoint_id, &mark);
-                    let key = (slug, endpoint_id);
-                    if !counted.contains(&key) {
-                        counted.push(key);
+                    if let Some(mark) = mark {
+                        self.count(&endpoint_id, &mark);
+                        let key = (slug.clone(), endpoint_id.clone());
+                        if !counted.contains(&key) {
+                            counted.push(key);
+                        }
                     }
+                    entries.entry((slug, endpoint_id)).or_default().push(entry)
                 }
+                Message::Event { owner, event } => feed.push((owner, event)),
                 Message::Flush(done) => flushes.push(done),
                 Message::Close(done) => close = Some(done),
             }
@@ -302,7 +291,7 @@ mod tests {
                 tokio::spawn(async move {
                     for i in 0..250 {
                         recorder
-                            .log("s", "ep1", entry(&format!("{caller}-{i}")))
+                            .log("s", "ep1", entry(&format!("{caller}-{i}")), None)
                             .await;
                         let event = Event::new(EventKind::InvocationSucceeded, Some("s"), json());
                         recorder.event("b1", event).await;
@@ -339,9 +328,9 @@ mod tests {
         // "s" exists now with id "ep2": "ep1" was an earlier endpoint under the same slug.
         let is_current: IsCurrent = Box::new(|slug, id| slug == "s" && id == "ep2");
         let recorder = Recorder::start(store.clone(), is_current, "node_t".into());
-        recorder.log("s", "ep1", entry("old")).await;
-        recorder.log("s", "ep2", entry("new")).await;
-        recorder.log("gone", "ep3", entry("deleted")).await;
+        recorder.log("s", "ep1", entry("old"), None).await;
+        recorder.log("s", "ep2", entry("new"), None).await;
+        recorder.log("gone", "ep3", entry("deleted"), None).await;
         recorder.close().await;
         let all = PageRequest::parse(None, Some(10)).unwrap();
         // Entries are kept under the endpoint's id.

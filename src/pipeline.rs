@@ -345,13 +345,11 @@ pub async fn complete(
         .as_ref()
         .map_or_else(|e| e.status, |o| o.status);
     let elapsed = started.elapsed();
-    if !call.test {
-        activity::rollout_call(app, compiled, status, elapsed).await;
-    }
     let ran = activity::Ran {
         request_id: &call.request_id,
         status,
         elapsed,
+        mark: activity::rollout_mark(compiled, call.test, status, elapsed),
         secrets: &outcome.secrets,
         test: call.test,
         error: activity::failure(&outcome.result, outcome.trace.as_ref()),

@@ -32,6 +32,8 @@ pub(super) struct Ran<'a> {
     pub(super) test: bool,
     /// Why the call failed, unredacted (see [`failure`]).
     pub(super) error: Option<InvocationError>,
+    /// The call as its endpoint's rollout counts it ([`rollout_mark`]).
+    pub(super) mark: Option<Mark>,
 }
 
 /// The error of a failed call for its owner: the code and message the caller got, and where in
@@ -58,6 +60,7 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
         secrets,
         test,
         error,
+        mark,
     } = ran;
     let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     // Debug, not info: every call is already in the endpoint's logs and in `/metrics`, and a
@@ -73,7 +76,9 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
     };
     let entry = logs::entry(log, secrets);
     let error = entry.error.clone();
-    app.recorder.log(&endpoint.slug, &endpoint.id, entry).await;
+    app.recorder
+        .log(&endpoint.slug, &endpoint.id, entry, mark)
+        .await;
     if let Some(owner) = endpoint.owner_builder() {
         let kind = if status.is_success() {
             EventKind::InvocationSucceeded
@@ -90,24 +95,21 @@ pub(super) async fn invocation(app: &App, endpoint: &Endpoint, ran: Ran<'_>, lin
     }
 }
 
-/// A live call of an endpoint in a gradual rollout: counted for the revision that ran it.
-pub(super) async fn rollout_call(
-    app: &App,
+/// A live call of an endpoint in a gradual rollout, as counted for the revision that ran it;
+/// `None` outside a rollout and for a test call.
+pub(super) fn rollout_mark(
     compiled: &CompiledEndpoint,
+    test: bool,
     status: StatusCode,
     elapsed: Duration,
-) {
-    let Some(rollout) = &compiled.rollout_id else {
-        return;
-    };
-    let endpoint = &compiled.endpoint;
-    let mark = Mark {
+) -> Option<Mark> {
+    let rollout = compiled.rollout_id.as_ref().filter(|_| !test)?;
+    Some(Mark {
         rollout: rollout.clone(),
-        revision: endpoint.serving_revision,
+        revision: compiled.endpoint.serving_revision,
         status: status.as_u16(),
         micros: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
-    };
-    app.recorder.tally(&endpoint.slug, &endpoint.id, mark).await;
+    })
 }
 
 /// A paid call settled: the owner sees the sale in its event feed.
