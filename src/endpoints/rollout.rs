@@ -175,46 +175,48 @@ pub async fn start(
     Ok(compiled)
 }
 
-/// The new revision serves every call: it becomes the serving revision.
-pub async fn promote(
-    parts: &Parts<'_>,
-    caller: &Caller,
-    slug: &str,
-) -> Result<Arc<CompiledEndpoint>, EndpointError> {
-    let current = owned(parts, caller, slug)?;
-    let before = &current.endpoint;
-    let rollout = before.rollout.clone().ok_or(EndpointError::NoRollout)?;
-    let mut ep = before.clone();
-    rollout.content.apply(&mut ep);
-    ep.serving_revision = rollout.revision;
-    ep.rollout = None;
-    let writes = revision::retire(
-        Batch::new(),
-        &ep.id,
-        ep.latest_revision,
-        before.serving_revision,
-        ep.serving_revision,
-    );
-    let compiled = store(parts, before, ep, writes).await?;
-    let data = json!({"revision": rollout.revision, "from": before.serving_revision, "share": rollout.share});
-    end(parts, &compiled.endpoint, EventKind::RolloutPromoted, data).await;
-    Ok(compiled)
+/// How a rollout ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The rolling-out revision serves every call: it becomes the serving revision.
+    Promoted,
+    /// The serving revision serves every call again.
+    Ended,
 }
 
-/// Ends the rollout: the serving revision serves every call again.
-pub async fn abort(
+/// Ends the running rollout as `ending` says (409 `no_rollout` when none runs).
+pub async fn finish(
     parts: &Parts<'_>,
     caller: &Caller,
     slug: &str,
+    ending: Ending,
 ) -> Result<Arc<CompiledEndpoint>, EndpointError> {
     let current = owned(parts, caller, slug)?;
     let before = &current.endpoint;
     let rollout = before.rollout.clone().ok_or(EndpointError::NoRollout)?;
     let mut ep = before.clone();
     ep.rollout = None;
-    let compiled = store(parts, before, ep, Batch::new()).await?;
-    let data = json!({"revision": rollout.revision, "serving": before.serving_revision, "share": rollout.share});
-    end(parts, &compiled.endpoint, EventKind::RolloutEnded, data).await;
+    let (writes, kind, data) = match ending {
+        Ending::Promoted => {
+            rollout.content.apply(&mut ep);
+            ep.serving_revision = rollout.revision;
+            let writes = revision::retire(
+                Batch::new(),
+                &ep.id,
+                ep.latest_revision,
+                before.serving_revision,
+                ep.serving_revision,
+            );
+            let data = json!({"revision": rollout.revision, "from": before.serving_revision, "share": rollout.share});
+            (writes, EventKind::RolloutPromoted, data)
+        }
+        Ending::Ended => {
+            let data = json!({"revision": rollout.revision, "serving": before.serving_revision, "share": rollout.share});
+            (Batch::new(), EventKind::RolloutEnded, data)
+        }
+    };
+    let compiled = store(parts, before, ep, writes).await?;
+    end(parts, &compiled.endpoint, kind, data).await;
     Ok(compiled)
 }
 

@@ -10,7 +10,7 @@ use super::endpoints::{managed, Managed};
 use crate::app::AppState;
 use crate::builders::Caller;
 use crate::endpoints::revisions::{self, RevisionDetail, RevisionList};
-use crate::endpoints::rollout::{self, RolloutRequest, RolloutStatus};
+use crate::endpoints::rollout::{self, Ending, RolloutRequest, RolloutStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::http::extract::JsonBody;
 
@@ -162,7 +162,8 @@ pub async fn promote_rollout(
     caller: Caller,
     Path(slug): Path<String>,
 ) -> ApiResult<Json<Managed>> {
-    let compiled = rollout::promote(&app.endpoint_parts(), &caller, &slug).await?;
+    let parts = app.endpoint_parts();
+    let compiled = rollout::finish(&parts, &caller, &slug, Ending::Promoted).await?;
     managed(&app, &compiled).await
 }
 
@@ -182,6 +183,7 @@ pub async fn end_rollout(
     caller: Caller,
     Path(slug): Path<String>,
 ) -> ApiResult<Json<Managed>> {
-    let compiled = rollout::abort(&app.endpoint_parts(), &caller, &slug).await?;
+    let parts = app.endpoint_parts();
+    let compiled = rollout::finish(&parts, &caller, &slug, Ending::Ended).await?;
     managed(&app, &compiled).await
 }
