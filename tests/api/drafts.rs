@@ -324,3 +324,72 @@ async fn a_typescript_draft_runs_and_its_errors_point_at_the_typescript() {
     assert_eq!(body["run"]["error"]["code"], "handler_error", "{body}");
     assert_eq!(body["run"]["error"]["line"], 6, "{body}");
 }
+
+/// A builder flooding draft runs with scratch writes is held to its quotas: each scratch to an
+/// endpoint's, all its drafts and endpoints together to the builder's. Each scratch is wiped
+/// after its run with its charge given back, so the flood leaves nothing in the store and the
+/// builder's own endpoint can use its full quota after.
+#[tokio::test]
+async fn draft_scratch_floods_are_held_to_quotas_and_leave_nothing() {
+    let server = TestServer::start_with(|c| {
+        c.runtime.quotas.kv_keys = 40;
+        c.runtime.quotas.builder_kv_keys = 60;
+    })
+    .await;
+    let writer = |keys: u32| {
+        format!(
+            "export default async function (req, ctx) {{ let written = 0, refused = null; \
+             for (let i = 0; i < {keys}; i++) {{ \
+               try {{ await ctx.kv.set('k' + i, 'x'.repeat(200)); written++; }} \
+               catch (e) {{ refused = String(e.message || e); break; }} }} \
+             await new Promise((r) => setTimeout(r, 300)); return {{ written, refused }}; }}"
+        )
+    };
+    let create = json!({
+        "slug": "keeper", "title": "Keeper", "description": "Writes its keys.", "priceUsd": 0,
+        "source": writer(40), "capabilities": {"kv": true}, "safetyAttestation": {"accepted": true},
+    });
+    let (key, _) = server.builder_with("Flooder", &create).await;
+    server.grant("keeper", json!({"kv": true})).await;
+
+    // Four drafts at once, each trying to write twice its scratch's quota.
+    let runs = futures::future::join_all((0..4).map(|_| {
+        let body = json!({"source": writer(80)});
+        let server = &server;
+        let key = &key;
+        async move { run(server, As::Builder(key), &body).await }
+    }))
+    .await;
+    let mut total = 0;
+    for (status, body) in &runs {
+        assert_eq!(*status, 200, "{body}");
+        let answer = &body["run"]["body"];
+        let written = answer["written"].as_u64().unwrap();
+        assert!(
+            written <= 40,
+            "one scratch over an endpoint's quota: {body}"
+        );
+        assert!(
+            answer["refused"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("quota"),
+            "{body}"
+        );
+        total += written;
+    }
+    assert!(total >= 40, "the drafts wrote nothing: {runs:?}");
+
+    // Nothing of the drafts is left, and their charges are given back: the builder's endpoint
+    // writes its full quota.
+    let left = server
+        .app
+        .store
+        .scan_prefix(toolhost::store::Tree::HandlerKv, b"#draft-", None, 10)
+        .await
+        .unwrap();
+    assert!(left.is_empty(), "{} draft keys left", left.len());
+    let (status, body) = server.post("/tools/keeper", &json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({"written": 40, "refused": null}), "{body}");
+}
