@@ -15,6 +15,10 @@
 //!   endpoint with no rollout, and in a rollout for an x402 payer, a developer credit and a
 //!   free caller told apart by address; and counting the call for its revision
 //!   (`tallies::Tally::count`, what the activity recorder does per call in a rollout).
+//! - `kv_page/*`: what a `ctx.kv.list` page of four 60 KiB values costs between the store and
+//!   the worker: the stored entries read, the page encoded into the reply frame, and the frame
+//!   decoded in the worker; `values_parsed` as before 2026-11-26 (each value parsed into a
+//!   tree and encoded again), `values_as_text` as now (the stored text passed through).
 //!
 //! Run with `bench/micro.sh` (or `cargo bench -p toolhost --bench server`).
 

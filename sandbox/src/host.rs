@@ -11,13 +11,53 @@ use crate::{EndpointCode, HostError};
 /// A boxed future returned by [`Host`] methods; it runs on the isolate's thread.
 pub type HostFuture<T> = Pin<Box<dyn Future<Output = Result<T, HostError>> + Send + 'static>>;
 
+/// A stored kv value as its JSON text. Read answers carry it as it was stored: the server
+/// neither parses it into a tree nor encodes it again for the worker (it is written into the
+/// frame as it is), and the isolate reads it with `JSON.parse`. A `kv.list` page of large
+/// values cost the server most of its time in that re-encoding (bench/RESULTS.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct KvValue(Box<serde_json::value::RawValue>);
+
+impl KvValue {
+    /// A value whose JSON text is already checked (read back from the store).
+    pub fn from_raw(raw: Box<serde_json::value::RawValue>) -> Self {
+        KvValue(raw)
+    }
+
+    /// The JSON text of `value`.
+    pub fn of(value: &serde_json::Value) -> Self {
+        KvValue(serde_json::value::to_raw_value(value).expect("a JSON value serializes"))
+    }
+
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The text, given up without a copy.
+    pub fn into_text(self) -> String {
+        String::from(Box::<str>::from(self.0))
+    }
+
+    /// The value parsed (for tests and checks; the call path passes the text).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.text()).expect("a checked JSON text parses")
+    }
+}
+
+impl PartialEq for KvValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
 /// One key-value pair of a [`KvPage`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KvEntry {
     /// The key, without any endpoint prefix.
     pub key: String,
     /// The stored JSON value.
-    pub value: serde_json::Value,
+    pub value: KvValue,
 }
 
 /// A page of `kv_list`; `cursor` is `Some` when more entries follow.
@@ -33,7 +73,7 @@ pub struct KvPage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KvVersioned {
     /// The stored JSON value.
-    pub value: serde_json::Value,
+    pub value: KvValue,
     /// The versionstamp of the commit that last wrote the entry (see [`KvAtomic`]).
     pub versionstamp: String,
 }
@@ -268,7 +308,7 @@ pub enum HostOp {
 #[derive(Debug, Serialize, Deserialize)]
 pub enum HostAnswer {
     /// A kv value, `None` when absent.
-    Value(Option<serde_json::Value>),
+    Value(Option<KvValue>),
     /// A kv entry with its versionstamp, `None` when absent.
     Entry(Option<KvVersioned>),
     /// A commit's versionstamp, `None` when a check failed.

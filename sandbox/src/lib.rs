@@ -131,7 +131,7 @@ pub use config::{Capabilities, FetchLimits, Limits, PoolConfig, StorageLimits};
 pub use error::{HostError, Overload, SandboxError};
 pub use host::{
     is_versionstamp, FetchHead, FetchRequest, FileEntry, Host, HostAnswer, HostFuture, HostOp,
-    KvAtomic, KvCheck, KvEntry, KvMutation, KvPage, KvVersioned, MAX_FETCH_CHUNK_BYTES,
+    KvAtomic, KvCheck, KvEntry, KvMutation, KvPage, KvValue, KvVersioned, MAX_FETCH_CHUNK_BYTES,
     MAX_SAFE_INTEGER, NO_CALL,
 };
 pub use invocation::{

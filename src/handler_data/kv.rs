@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rand::Rng;
-use sandbox::{HostError, KvAtomic, KvMutation, KvVersioned, MAX_SAFE_INTEGER};
+use sandbox::{HostError, KvAtomic, KvMutation, KvValue, KvVersioned, MAX_SAFE_INTEGER};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -63,6 +63,32 @@ impl Stored {
         let stored: Stored =
             serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         Ok(stored.exp.is_none_or(|exp| exp > now).then_some(stored))
+    }
+}
+
+/// A stored entry read for a handler: the value's JSON text as stored, borrowed, not parsed
+/// into a tree (it goes to the isolate as text, [`sandbox::KvValue`]).
+#[derive(Deserialize)]
+pub(crate) struct StoredText<'a> {
+    #[serde(borrow)]
+    v: &'a serde_json::value::RawValue,
+    #[serde(default)]
+    exp: Option<u64>,
+    #[serde(default)]
+    seq: u64,
+}
+
+impl<'a> StoredText<'a> {
+    /// The entry in `bytes`, or `None` when it has expired by `now`.
+    pub(crate) fn live(bytes: &'a [u8], now: u64) -> Result<Option<Self>, StoreError> {
+        let stored: StoredText =
+            serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(stored.exp.is_none_or(|exp| exp > now).then_some(stored))
+    }
+
+    /// The value's text, copied out of the stored bytes.
+    pub(crate) fn value(&self) -> KvValue {
+        KvValue::from_raw(self.v.to_owned())
     }
 }
 
@@ -316,9 +342,9 @@ pub async fn get_entry(
     else {
         return Ok(None);
     };
-    match Stored::live(&bytes, now_secs()).map_err(storage_error)? {
+    match StoredText::live(&bytes, now_secs()).map_err(storage_error)? {
         Some(stored) => Ok(Some(KvVersioned {
-            value: stored.v,
+            value: stored.value(),
             versionstamp: versionstamp(stored.seq),
         })),
         None => {
@@ -482,7 +508,7 @@ mod tests {
     }
 
     async fn value(s: &Shared, key: &str) -> Option<Value> {
-        entry(s, key).await.map(|e| e.value)
+        entry(s, key).await.map(|e| e.value.to_value())
     }
 
     /// Everything stored for the endpoint: its entries and its usage record, raw.
@@ -543,7 +569,7 @@ mod tests {
         assert_eq!(value(s, "c").await, Some(json!(-2)));
         let b = entry(s, "b").await.unwrap();
         assert_eq!(
-            (b.value, b.versionstamp.clone()),
+            (b.value.to_value(), b.versionstamp.clone()),
             (json!("x"), versionstamp.clone())
         );
         assert_eq!(entry(s, "c").await.unwrap().versionstamp, versionstamp);

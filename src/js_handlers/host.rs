@@ -16,7 +16,7 @@ use super::fetch::{self, Bodies};
 use super::slots;
 use crate::catalog::Registry;
 use crate::config::Quotas;
-use crate::handler_data::kv::{self, Committed, KvWriters, Stored};
+use crate::handler_data::kv::{self, Committed, KvWriters, StoredText};
 use crate::handler_data::{host_error, now_secs, scoped_key, storage_error, write_counted, Space};
 use crate::net::OutboundClient;
 use crate::store::{Store, Tree};
@@ -143,7 +143,7 @@ impl StoreHost {
             let exhausted = page.len() < rows;
             for (key, bytes) in page {
                 after = Some(key.clone());
-                let Ok(Some(stored)) = Stored::live(&bytes, now) else {
+                let Ok(Some(stored)) = StoredText::live(&bytes, now) else {
                     continue;
                 };
                 let key = String::from_utf8_lossy(&key[endpoint.len() + 1..]).into_owned();
@@ -161,7 +161,7 @@ impl StoreHost {
                 page_bytes += size;
                 entries.push(KvEntry {
                     key,
-                    value: stored.v,
+                    value: stored.value(),
                 });
             }
             if exhausted {
@@ -462,7 +462,7 @@ mod tests {
         async fn kv_get(&self, endpoint: &str, key: &str) -> Result<Option<Value>, HostError> {
             let op = HostOp::KvGet { key: key.into() };
             self.op(endpoint, op, |a| match a {
-                HostAnswer::Value(v) => Some(v),
+                HostAnswer::Value(v) => Some(v.map(|v| v.to_value())),
                 _ => None,
             })
             .await

@@ -20,7 +20,9 @@
   const { toJsonText } = toolhost;
   const {
     ArrayPrototypeJoin,
+    ArrayPrototypeMap,
     ArrayPrototypePush,
+    JSONParse,
     JSONStringify,
     NumberIsInteger,
     NumberIsSafeInteger,
@@ -111,16 +113,18 @@
 
   function createKv() {
     return ObjectFreeze({
-      // The stored value, or null when the key is absent.
+      // The stored value, or null when the key is absent. Values arrive as the JSON text
+      // they were stored as, parsed here.
       async get(key) {
-        return await op_kv_get(keyArg(key));
+        const text = await op_kv_get(keyArg(key));
+        return text === null ? null : JSONParse(text);
       },
       // { key, value, versionstamp }; value and versionstamp null when absent.
       async getEntry(key) {
         const entry = await op_kv_get_entry(keyArg(key));
         return entry === null
           ? { key, value: null, versionstamp: null }
-          : { key, value: entry.value, versionstamp: entry.versionstamp };
+          : { key, value: JSONParse(entry.value), versionstamp: entry.versionstamp };
       },
       // Stores a JSON value; { ttlSeconds } makes it expire.
       async set(key, value, options) {
@@ -142,7 +146,11 @@
         if (limit !== undefined && (!NumberIsInteger(limit) || limit < 1)) {
           throw new TypeError("ctx.kv.list: limit must be a positive integer");
         }
-        return await op_kv_list(prefix, limit ?? null, cursor === null ? null : String(cursor));
+        const page = await op_kv_list(prefix, limit ?? null, cursor === null ? null : String(cursor));
+        return {
+          entries: ArrayPrototypeMap(page.entries, (e) => ({ key: e.key, value: JSONParse(e.value) })),
+          cursor: page.cursor,
+        };
       },
       atomic: createAtomic,
     });

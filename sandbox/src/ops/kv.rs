@@ -7,7 +7,9 @@ use deno_core::{op2, OpState};
 
 use super::{answer, done, Capability, HostCall, OpError};
 use crate::MAX_SAFE_INTEGER;
-use crate::{is_versionstamp, HostOp, KvAtomic, KvMutation, KvPage, KvVersioned, StorageLimits};
+use crate::{
+    is_versionstamp, HostOp, KvAtomic, KvMutation, KvPage, KvValue, KvVersioned, StorageLimits,
+};
 
 deno_core::extension!(
     toolhost_kv,
@@ -111,16 +113,18 @@ pub(crate) fn check_ttl(ttl_seconds: Option<u64>) -> Result<(), OpError> {
     Ok(())
 }
 
+/// The value's JSON text (the glue parses it); `None` when absent or expired.
 #[op2]
-#[serde]
+#[string]
 async fn op_kv_get(
     state: Rc<RefCell<OpState>>,
     #[string] key: String,
-) -> Result<Option<serde_json::Value>, OpError> {
+) -> Result<Option<String>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
     let op = HostOp::KvGet { key };
-    call.run(op, answer!(Value)).await
+    let value = call.run(op, answer!(Value)).await?;
+    Ok(value.map(KvValue::into_text))
 }
 
 /// `value` arrives as the JSON text made by the glue, so its size is measured exactly.
@@ -150,17 +154,37 @@ async fn op_kv_set(
     call.run(op, done).await
 }
 
+/// An entry as the glue gets it: the value as JSON text, which the glue parses.
+#[derive(serde::Serialize)]
+struct TextEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    versionstamp: Option<String>,
+}
+
 /// The entry with its versionstamp; `None` when absent or expired.
 #[op2]
 #[serde]
 async fn op_kv_get_entry(
     state: Rc<RefCell<OpState>>,
     #[string] key: String,
-) -> Result<Option<KvVersioned>, OpError> {
+) -> Result<Option<TextEntry>, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     check_key(&key, &call.storage)?;
     let op = HostOp::KvGetEntry { key };
-    call.run(op, answer!(Entry)).await
+    let entry = call.run(op, answer!(Entry)).await?;
+    Ok(entry.map(
+        |KvVersioned {
+             value,
+             versionstamp,
+         }| TextEntry {
+            key: None,
+            value: value.into_text(),
+            versionstamp: Some(versionstamp),
+        },
+    ))
 }
 
 /// `atomic` is the JSON text of a [`KvAtomic`] built by the glue's `atomic()`; its length is
@@ -192,6 +216,13 @@ async fn op_kv_delete(state: Rc<RefCell<OpState>>, #[string] key: String) -> Res
     call.run(HostOp::KvDelete { key }, answer!(Existed)).await
 }
 
+/// A page as the glue gets it: each value as JSON text, which the glue parses.
+#[derive(serde::Serialize)]
+struct TextPage {
+    entries: Vec<TextEntry>,
+    cursor: Option<String>,
+}
+
 /// `limit` is clamped to `1..=max_list_limit`.
 #[op2]
 #[serde]
@@ -200,7 +231,7 @@ async fn op_kv_list(
     #[string] prefix: String,
     #[serde] limit: Option<usize>,
     #[string] cursor: Option<String>,
-) -> Result<KvPage, OpError> {
+) -> Result<TextPage, OpError> {
     let call = HostCall::new(&state.borrow(), Capability::Kv)?;
     if prefix.len() > call.storage.max_key_bytes {
         return Err(OpError::TooLarge(format!(
@@ -215,5 +246,14 @@ async fn op_kv_list(
         limit,
         cursor,
     };
-    call.run(op, answer!(Page)).await
+    let KvPage { entries, cursor } = call.run(op, answer!(Page)).await?;
+    let entries = entries
+        .into_iter()
+        .map(|entry| TextEntry {
+            key: Some(entry.key),
+            value: entry.value.into_text(),
+            versionstamp: None,
+        })
+        .collect();
+    Ok(TextPage { entries, cursor })
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use sandbox::{
     Capabilities, EndpointCode, FetchHead, FetchRequest, FileEntry, HandlerResponse, Host,
     HostAnswer, HostError, HostFuture, HostOp, Invocation, InvocationReport, KvAtomic, KvEntry,
-    KvMutation, KvPage, KvVersioned, Limits, Pool, PoolConfig, Sandbox, SandboxError,
+    KvMutation, KvPage, KvValue, KvVersioned, Limits, Pool, PoolConfig, Sandbox, SandboxError,
     WorkerCommand, WorkerOptions,
 };
 use serde_json::{json, Value};
@@ -70,7 +70,9 @@ impl Host for MemoryHost {
         let e = endpoint.slug.as_str();
         let done = |_: ()| HostAnswer::Done;
         match op {
-            HostOp::KvGet { key } => HostAnswer::later(self.kv_get(e, &key), HostAnswer::Value),
+            HostOp::KvGet { key } => HostAnswer::later(self.kv_get(e, &key), |value| {
+                HostAnswer::Value(value.as_ref().map(KvValue::of))
+            }),
             HostOp::KvGetEntry { key } => {
                 HostAnswer::later(self.kv_get_entry(e, &key), HostAnswer::Entry)
             }
@@ -162,7 +164,7 @@ impl MemoryHost {
         let kv = self.kv.lock().unwrap();
         let versions = self.kv_versions.lock().unwrap();
         ready(Ok(kv.get(&scoped).map(|(value, _)| KvVersioned {
-            value: value.clone(),
+            value: KvValue::of(value),
             versionstamp: versionstamp(versions.get(&scoped).copied().unwrap_or(0)),
         })))
     }
@@ -236,7 +238,7 @@ impl MemoryHost {
             .filter(|((_, k), _)| cursor.as_ref().is_none_or(|c| k > c))
             .map(|((_, k), (v, _))| KvEntry {
                 key: k.clone(),
-                value: v.clone(),
+                value: KvValue::of(v),
             })
             .take(limit + 1)
             .collect();
