@@ -308,11 +308,101 @@ fn rollout_routing(c: &mut Criterion) {
     group.finish();
 }
 
+fn kv_page(c: &mut Criterion) {
+    use sandbox::{HostAnswer, KvEntry, KvPage, KvValue};
+    use serde_json::value::RawValue;
+    // As the store holds them: a flood's plain 60 KiB strings, and 60 KiB objects of small
+    // fields with escapes.
+    let plain = json!("x".repeat(60 * 1024));
+    let record: serde_json::Map<String, serde_json::Value> = (0..2000)
+        .map(|i| {
+            (
+                format!("field{i}"),
+                json!({"n": i, "s": "a \"quoted\" word"}),
+            )
+        })
+        .collect();
+    let stored: Vec<(String, Vec<u8>)> = (0..4)
+        .map(|i| {
+            let v = if i % 2 == 0 {
+                plain.clone()
+            } else {
+                json!(record)
+            };
+            let bytes = serde_json::to_vec(&json!({"v": v, "seq": i})).expect("json");
+            (format!("k{i}"), bytes)
+        })
+        .collect();
+    #[derive(serde::Deserialize)]
+    struct Parsed {
+        v: serde_json::Value,
+    }
+    #[derive(serde::Deserialize)]
+    struct Text<'a> {
+        #[serde(borrow)]
+        v: &'a RawValue,
+    }
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct ParsedEntry {
+        key: String,
+        value: serde_json::Value,
+    }
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct ParsedPage {
+        entries: Vec<ParsedEntry>,
+        cursor: Option<String>,
+    }
+    #[derive(serde::Serialize, serde::Deserialize)]
+    enum ParsedAnswer {
+        Page(ParsedPage),
+    }
+    let mut group = c.benchmark_group("kv_page");
+    group.bench_function("values_parsed", |b| {
+        b.iter(|| {
+            let entries = stored
+                .iter()
+                .map(|(key, bytes)| ParsedEntry {
+                    key: key.clone(),
+                    value: serde_json::from_slice::<Parsed>(bytes).expect("stored").v,
+                })
+                .collect();
+            let page = ParsedPage {
+                entries,
+                cursor: None,
+            };
+            let frame = serde_json::to_vec(&ParsedAnswer::Page(page)).expect("frame");
+            serde_json::from_slice::<ParsedAnswer>(black_box(&frame)).expect("decoded")
+        });
+    });
+    group.bench_function("values_as_text", |b| {
+        b.iter(|| {
+            let entries = stored
+                .iter()
+                .map(|(key, bytes)| {
+                    let text = serde_json::from_slice::<Text>(bytes).expect("stored").v;
+                    KvEntry {
+                        key: key.clone(),
+                        value: KvValue::from_raw(text.to_owned()),
+                    }
+                })
+                .collect();
+            let page = KvPage {
+                entries,
+                cursor: None,
+            };
+            let frame = serde_json::to_vec(&HostAnswer::Page(page)).expect("frame");
+            serde_json::from_slice::<HostAnswer>(black_box(&frame)).expect("decoded")
+        });
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     eip712_verify,
     receipt,
     catalog_listing,
-    rollout_routing
+    rollout_routing,
+    kv_page
 );
 criterion_main!(benches);
