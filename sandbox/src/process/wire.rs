@@ -2,10 +2,10 @@
 //! worker's stdin (server to worker) and stdout (worker to server).
 //!
 //! JSON because requests, results and kv values are arbitrary JSON already (`serde_json::Value`
-//! needs a self-describing format); file contents travel as base64 inside it. A call's request
-//! and its handler's answer body are JSON text written into the frame as they are (raw values):
-//! the worker never parses them into values (the isolate parses the request, the server the
-//! body). A frame is a
+//! needs a self-describing format); file contents travel as base64 inside it. A call's request,
+//! its handler's answer body and the kv values it reads are JSON text written into the frame as
+//! they are (raw values): the worker never parses them into values (the isolate parses the
+//! request and the kv values, the server the body). A frame is a
 //! little-endian `u32` length and that many bytes. The writer batches: whatever frames are
 //! queued when it wakes go out in one `write`, so a busy worker pays one system call for many
 //! messages.
