@@ -418,6 +418,19 @@ impl Endpoint {
         OwnerView { kind, id, name }
     }
 
+    /// This endpoint as its kept revision `number` (with `content`) runs when it is not the
+    /// serving one (a test call of it, a rollout's share): on the endpoint's data, grant and
+    /// limits, asking only for what the endpoint holds (what it asks for beyond that is
+    /// refused, `capability_denied`, when its handler uses it), and in no rollout of its own.
+    pub fn as_kept(&self, content: Content, number: u64) -> Endpoint {
+        let mut ep = self.clone();
+        content.apply(&mut ep);
+        ep.serving_revision = number;
+        ep.requested_capabilities = ep.capabilities();
+        ep.rollout = None;
+        ep
+    }
+
     /// The builder that owns it, if any.
     pub fn owner_builder(&self) -> Option<&str> {
         match &self.owner {

@@ -91,12 +91,7 @@ impl CompiledEndpoint {
         );
         let rollout_id: Option<Arc<str>> = endpoint.rollout.as_ref().map(|r| r.id.as_str().into());
         let candidate = endpoint.rollout.as_ref().map(|rollout| {
-            let mut ep = endpoint.clone();
-            rollout.content.clone().apply(&mut ep);
-            ep.serving_revision = rollout.revision;
-            ep.rollout = None;
-            // Only what the endpoint holds, as for a test call of a kept revision.
-            ep.requested_capabilities = ep.capabilities();
+            let ep = endpoint.as_kept(rollout.content.clone(), rollout.revision);
             let mut candidate = Self::load(ep).trial(rollout.revision);
             candidate.rollout_id = rollout_id.clone();
             Arc::new(candidate)

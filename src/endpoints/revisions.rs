@@ -297,13 +297,7 @@ pub async fn as_revision(
         return Ok(compiled);
     }
     let found = load(parts, &compiled.endpoint, number).await?;
-    let mut ep = compiled.endpoint.clone();
-    found.content.apply(&mut ep);
-    ep.serving_revision = number;
-    // Only what the endpoint holds: what a waiting revision asks for beyond it is refused
-    // (`capability_denied`) when its handler uses it, as the grant it waits for is not given.
-    ep.requested_capabilities = ep.capabilities();
-    ep.rollout = None;
+    let ep = compiled.endpoint.as_kept(found.content, number);
     Ok(Arc::new(CompiledEndpoint::compile(ep)?.trial(number)))
 }
 
