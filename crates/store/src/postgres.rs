@@ -12,28 +12,39 @@
 //!   the whole transaction on SQLSTATE 40001/40P01/23505, the retry protocol all three document;
 //! - `INSERT ... ON CONFLICT (tree, key) DO UPDATE` and `ON CONFLICT DO NOTHING`, `UPDATE ...
 //!   RETURNING`, `INSERT ... SELECT`, range predicates with `ORDER BY ... LIMIT`;
-//! - no advisory locks, no `LISTEN/NOTIFY`, no `LOCK TABLE`, no stored procedures: the change
-//!   feed is an ordinary table polled by every node.
+//! - no advisory locks, no `LOCK TABLE`, no stored procedures: the change feed is an ordinary
+//!   table every node reads; `LISTEN/NOTIFY` only tells a node when to read it, where the engine
+//!   has it (PostgreSQL does; CockroachDB does not).
 //!
 //! # Change feed
 //! A write to a [watched](Tree::is_watched) tree also bumps that tree's row in
 //! `toolhost_generations` by the number of keys written and inserts one `toolhost_changes` row
 //! per key, numbered by those generations, in the same transaction. The generation row's lock
 //! orders such commits, so generations become visible in order, and each node's poller reads
-//! `gen > last` every [`PgOptions::poll_interval`]. A node publishes its own writes on commit
-//! (and skips them when its poller reads them back). Rows older than
-//! [`PgOptions::change_retention`] are pruned by whichever node's poller gets there.
+//! `gen > last`. A node publishes its own writes on commit (and skips them when its poller reads
+//! them back). Rows older than [`PgOptions::change_retention`] are pruned by whichever node's
+//! poller gets there.
+//!
+//! When to read: each node holds one connection of its own that `LISTEN`s on
+//! `toolhost_changes` ([`SQL_LISTEN`]), and a transaction that writes a watched tree also sends `NOTIFY` (delivered at
+//! its commit, pipelined with its other statements: no extra round trip). A notified poller
+//! reads at once, so another node's change arrives in about a round trip instead of half a
+//! poll interval on average; it still reads every [`PgOptions::listening_poll_interval`], and once
+//! whenever its listener (re)connects, so a notification lost with a connection costs seconds,
+//! not the change. An engine that refuses `LISTEN` (or a listener that cannot connect) leaves
+//! the poller reading every [`PgOptions::poll_interval`], as before.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
 use rand::Rng;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
-use tokio_postgres::{IsolationLevel, NoTls};
+use tokio_postgres::{AsyncMessage, IsolationLevel, NoTls};
 
 use super::{keys, Batch, Change, Condition, Entry, Store, StoreError, StoreResult, Tree, Write};
 
@@ -43,6 +54,12 @@ const CHANGE_CAPACITY: usize = 1024;
 const MAX_ATTEMPTS: u32 = 30;
 /// How often a poller prunes old change rows.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
+/// The change feed's notification channel (see the module docs): listened to by every node ...
+const SQL_LISTEN: &str = "LISTEN toolhost_changes";
+/// ... and notified by each transaction that writes a watched tree.
+const SQL_NOTIFY: &str = "NOTIFY toolhost_changes";
+/// How long a listener whose connection failed waits before it connects again.
+const LISTEN_RETRY: Duration = Duration::from_secs(1);
 
 /// Tuning for [`PgStore::connect_with`]; [`Default`] suits production.
 #[derive(Clone, Debug)]
@@ -52,8 +69,12 @@ pub struct PgOptions {
     /// How long an operation waits for a free (or new) connection before failing with
     /// [`StoreError::Unavailable`]: short, so callers get a prompt 503 rather than a hang.
     pub wait_timeout: Duration,
-    /// How often the change feed polls for other nodes' writes.
+    /// How often the change feed polls for other nodes' writes when the engine cannot notify
+    /// (no `LISTEN`, or the listener's connection is down).
     pub poll_interval: Duration,
+    /// How often it polls anyway while notifications arrive (a notification lost with its
+    /// connection is then late by at most this much).
+    pub listening_poll_interval: Duration,
     /// How long change rows are kept for nodes that are behind.
     pub change_retention: Duration,
 }
@@ -64,6 +85,7 @@ impl Default for PgOptions {
             pool_size: 16,
             wait_timeout: Duration::from_secs(3),
             poll_interval: Duration::from_millis(200),
+            listening_poll_interval: Duration::from_secs(5),
             change_retention: Duration::from_secs(600),
         }
     }
@@ -129,8 +151,14 @@ pub struct PgStore {
     changes: broadcast::Sender<Change>,
     /// Shared with the poller: which generations were published, by whom.
     published: Arc<Mutex<Published>>,
+    /// Whether writes to watched trees send `NOTIFY`: set once `LISTEN` worked on this engine.
+    notify: Arc<AtomicBool>,
+    /// Whether this node's listener is listening now.
+    listening: Arc<AtomicBool>,
+    /// Stops the poller and the listener.
     stop_poller: watch::Sender<bool>,
     poller: Mutex<Option<JoinHandle<()>>>,
+    listener: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl PgStore {
@@ -157,7 +185,7 @@ impl PgStore {
             .keepalives_retries(3)
             .tcp_user_timeout(Duration::from_secs(30));
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -181,11 +209,23 @@ impl PgStore {
             polled: start.iter().copied().collect(),
         }));
         let (stop_poller, stop) = watch::channel(false);
+        let wake = Arc::new(Notify::new());
+        let (listening, notify) = (Arc::new(AtomicBool::new(false)), Arc::default());
+        let listener = Listener {
+            config,
+            wake: Arc::clone(&wake),
+            listening: Arc::clone(&listening),
+            notify: Arc::clone(&notify),
+        };
+        let listener = tokio::spawn(listener.run(stop.clone()));
         let poller = ChangePoller {
             pool: pool.clone(),
             changes: changes.clone(),
             published: Arc::clone(&published),
             interval: options.poll_interval,
+            listening_interval: options.listening_poll_interval,
+            wake,
+            listening: Arc::clone(&listening),
             retention: options.change_retention,
             last: start,
         };
@@ -194,9 +234,18 @@ impl PgStore {
             pool,
             changes,
             published,
+            notify,
+            listening,
             stop_poller,
             poller: Mutex::new(Some(poller)),
+            listener: Mutex::new(Some(listener)),
         })
+    }
+
+    /// Whether this node hears of other nodes' changes as they commit (its listener is
+    /// listening), rather than by polling alone.
+    pub fn notified(&self) -> bool {
+        self.listening.load(Ordering::Acquire)
     }
 
     async fn client(&self) -> StoreResult<deadpool_postgres::Client> {
@@ -231,7 +280,10 @@ impl PgStore {
     /// Applies a plan in a serializable transaction, re-running it on conflicts.
     async fn transact(&self, plan: &Plan<'_>) -> StoreResult<Applied> {
         let applied = self
-            .retrying(|mut client| async move { try_apply(&mut client, plan).await })
+            .retrying(|mut client| async move {
+                let notify = self.notify.load(Ordering::Acquire);
+                try_apply(&mut client, plan, notify).await
+            })
             .await?;
         self.published(plan, &applied);
         Ok(applied)
@@ -385,11 +437,11 @@ impl Store for PgStore {
 
     async fn close(&self) -> StoreResult<()> {
         let _ = self.stop_poller.send(true);
-        let poller = lock(&self.poller).take();
-        if let Some(poller) = poller {
-            // The poller only ends by being told to; a join error means it panicked, which
-            // has been reported already and leaves nothing to release here.
-            let _ = poller.await;
+        let tasks = [lock(&self.poller).take(), lock(&self.listener).take()];
+        for task in tasks.into_iter().flatten() {
+            // Both only end by being told to; a join error means one panicked, which has
+            // been reported already and leaves nothing to release here.
+            let _ = task.await;
         }
         self.pool.close();
         Ok(())
@@ -476,9 +528,12 @@ enum Phase {
     Commit,
 }
 
+/// Runs `plan` in one serializable transaction; with `notify`, one that writes a watched tree
+/// also notifies the other nodes' listeners (at its commit).
 async fn try_apply(
     client: &mut deadpool_postgres::Client,
     plan: &Plan<'_>,
+    notify: bool,
 ) -> Result<Applied, TxError> {
     let before = |e: tokio_postgres::Error| classify(&e, Phase::Before);
     let tx = client
@@ -554,7 +609,13 @@ async fn try_apply(
                 Ok::<_, tokio_postgres::Error>((*tree, row))
             }
         }));
-        let (written, bumped) = futures::future::try_join(writes, feed)
+        let notified = async {
+            match notify && !plan.watched.is_empty() {
+                true => tx.batch_execute(SQL_NOTIFY).await,
+                false => Ok(()),
+            }
+        };
+        let (written, bumped, ()) = futures::future::try_join3(writes, feed, notified)
             .await
             .map_err(before)?;
         affected = written;
@@ -804,11 +865,105 @@ struct Published {
 }
 
 /// The background task that turns other nodes' change rows into [`Change`]s.
+/// A node's own connection that `LISTEN`s ([`SQL_LISTEN`]) and wakes the poller at each
+/// notification; reconnects after [`LISTEN_RETRY`] when its connection fails, and gives up for
+/// good on an engine that refuses `LISTEN` (the poller then polls as often as it did before).
+struct Listener {
+    config: tokio_postgres::Config,
+    wake: Arc<Notify>,
+    listening: Arc<AtomicBool>,
+    notify: Arc<AtomicBool>,
+}
+
+/// How a listening connection ended.
+enum Unheard {
+    /// The engine answered `LISTEN` with an error: it has no notifications.
+    Unsupported(String),
+    /// The connection could not be made, or was lost.
+    Lost(String),
+}
+
+impl Listener {
+    async fn run(self, mut stop: watch::Receiver<bool>) {
+        // One warning per outage, not one per attempt.
+        let mut failing = false;
+        loop {
+            let unheard = tokio::select! {
+                _ = stop.wait_for(|stop| *stop) => return,
+                unheard = self.listen() => unheard,
+            };
+            self.listening.store(false, Ordering::Release);
+            match unheard {
+                Unheard::Unsupported(why) => {
+                    tracing::info!(
+                        %why,
+                        "the store has no LISTEN/NOTIFY: other nodes' changes are polled for"
+                    );
+                    return;
+                }
+                Unheard::Lost(why) if !failing => {
+                    failing = true;
+                    tracing::warn!(%why, "store change listener lost; polling until it is back");
+                }
+                Unheard::Lost(_) => {}
+            }
+            tokio::select! {
+                _ = stop.wait_for(|stop| *stop) => return,
+                () = tokio::time::sleep(LISTEN_RETRY) => {}
+            }
+        }
+    }
+
+    /// Connects, listens, and wakes the poller at every notification until the connection
+    /// ends.
+    async fn listen(&self) -> Unheard {
+        let (client, mut connection) = match self.config.connect(NoTls).await {
+            Ok(connected) => connected,
+            Err(e) => return Unheard::Lost(describe(&e)),
+        };
+        let wake = Arc::clone(&self.wake);
+        // The connection's messages: the answers to this client's statements are delivered
+        // to it, notifications come out here.
+        let messages = async move {
+            loop {
+                match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                    Some(Ok(AsyncMessage::Notification(_))) => wake.notify_one(),
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return describe(&e),
+                    None => return "the connection closed".to_owned(),
+                }
+            }
+        };
+        let mut messages = std::pin::pin!(messages);
+        tokio::select! {
+            lost = &mut messages => return Unheard::Lost(lost),
+            listened = client.batch_execute(SQL_LISTEN) => match listened {
+                Ok(()) => {}
+                Err(e) if e.code().is_some() => return Unheard::Unsupported(describe(&e)),
+                Err(e) => return Unheard::Lost(describe(&e)),
+            },
+        }
+        self.notify.store(true, Ordering::Release);
+        self.listening.store(true, Ordering::Release);
+        // Whatever was committed while nobody listened is read now.
+        self.wake.notify_one();
+        let lost = messages.await;
+        drop(client);
+        Unheard::Lost(lost)
+    }
+}
+
 struct ChangePoller {
     pool: Pool,
     changes: broadcast::Sender<Change>,
     published: Arc<Mutex<Published>>,
+    /// How often to read without notifications, and with them.
     interval: Duration,
+    listening_interval: Duration,
+    /// Woken by the listener: a change was committed, or it (re)connected.
+    wake: Arc<Notify>,
+    /// Whether the listener is listening now.
+    listening: Arc<AtomicBool>,
     retention: Duration,
     /// The last generation read, per watched tree.
     last: Vec<(Tree, i64)>,
@@ -816,8 +971,6 @@ struct ChangePoller {
 
 impl ChangePoller {
     async fn run(mut self, mut stop: watch::Receiver<bool>) {
-        let mut ticks = tokio::time::interval(self.interval);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut next_prune = Instant::now();
         // One warning per outage, not one per poll.
         let mut failing = false;
@@ -825,7 +978,14 @@ impl ChangePoller {
             let result = tokio::select! {
                 _ = stop.wait_for(|stop| *stop) => return,
                 result = async {
-                    ticks.tick().await;
+                    let every = match self.listening.load(Ordering::Acquire) {
+                        true => self.listening_interval,
+                        false => self.interval,
+                    };
+                    tokio::select! {
+                        () = tokio::time::sleep(every) => {}
+                        () = self.wake.notified() => {}
+                    }
                     self.poll().await?;
                     if Instant::now() >= next_prune {
                         next_prune = Instant::now() + PRUNE_EVERY;
