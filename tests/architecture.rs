@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 /// (`[dependencies]`; any crate's tests may also use the test kit).
 const CRATES: &[(&str, &str, &[&str])] = &[
     ("toolhost-values", "crates/values", &[]),
+    ("toolhost-tlog", "crates/tlog", &[]),
     ("toolhost-store", "crates/store", &["toolhost-values"]),
     (
         "toolhost-testkit",
