@@ -4,7 +4,7 @@
 //! against signed heads: that an entry is in the tree (inclusion), and that a later tree
 //! still holds an earlier one unchanged (consistency).
 //!
-//! Kept in a crate of its own, with no other dependency than SHA-256, because every party
+//! Kept in a crate of its own, with no other dependency than SHA-256 and Ed25519, because every party
 //! runs it: the service building heads and proofs, `toolhost` verifying them offline, and any
 //! auditor reimplementing it (the tests hold it to the RFC's published vectors, so another
 //! implementation that passes them agrees with this one). It holds no storage: [`tree`] works
@@ -14,10 +14,16 @@
 //!   leaf can pass for an interior node.
 //! - [`tree`]: the root of a tree, and the proofs a log serves.
 //! - [`verify`]: checking those proofs, as a reader does with nothing but hashes.
+//! - [`note`] and [`checkpoint`]: the signed tree head (C2SP `signed-note` and
+//!   `tlog-checkpoint`), in the text every tlog tool reads.
 
+pub mod checkpoint;
 pub mod hash;
+pub mod note;
 pub mod tree;
 pub mod verify;
 
+pub use checkpoint::Checkpoint;
 pub use hash::Hash;
+pub use note::{NoteError, Signer, Verifier};
 pub use verify::ProofError;
