@@ -16,14 +16,18 @@
 //! - [`verify`]: checking those proofs, as a reader does with nothing but hashes.
 //! - [`note`] and [`checkpoint`]: the signed tree head (C2SP `signed-note` and
 //!   `tlog-checkpoint`), in the text every tlog tool reads.
+//! - [`tile`]: where the log's hashes and entries are served and what each file holds (C2SP
+//!   `tlog-tiles`).
 
 pub mod checkpoint;
 pub mod hash;
 pub mod note;
+pub mod tile;
 pub mod tree;
 pub mod verify;
 
 pub use checkpoint::Checkpoint;
 pub use hash::Hash;
 pub use note::{NoteError, Signer, Verifier};
+pub use tile::Tile;
 pub use verify::ProofError;
