@@ -11,6 +11,8 @@
 //! - The entries of leaves `256·N ..` are in `tile/entries/<N>[.p/<W>]`: each entry as a
 //!   big-endian 16-bit length and its bytes.
 
+use std::ops::Range;
+
 use crate::hash::Hash;
 use crate::tree;
 
@@ -101,6 +103,26 @@ impl Tile {
             })
             .collect()
     }
+}
+
+/// Where the root of the complete subtree of `height` at `index` ([`tree::Nodes`]) is kept:
+/// the level and index of the hash tile holding the stored nodes it is made of, and which of
+/// that tile's hashes they are. A level-`L` tile stores the nodes of height `8·L`; a node
+/// between two stored heights is the root of `2^(height mod 8)` of them, all in one tile.
+pub fn locate(height: u32, index: u64) -> (u8, u64, Range<usize>) {
+    let (level, extra) = (height / TILE_HEIGHT, height % TILE_HEIGHT);
+    let first = index << extra;
+    let offset = usize::try_from(first % TILE_WIDTH).unwrap_or(0);
+    (
+        u8::try_from(level).unwrap_or(u8::MAX),
+        first / TILE_WIDTH,
+        offset..offset + (1 << extra),
+    )
+}
+
+/// The node [`locate`] points to, from its tile's hashes; `None` if the tile holds too few.
+pub fn node_in(hashes: &[Hash], range: Range<usize>) -> Option<Hash> {
+    hashes.get(range).map(tree::complete_root)
 }
 
 /// The full tiles and the partial one holding `count` items at `level`.

@@ -144,3 +144,68 @@ fn entry_bundles_round_trip_and_refuse_what_is_not_whole() {
     let too_long = vec![0u8; tile::MAX_ENTRY_BYTES + 1];
     assert_eq!(tile::encode_entries([too_long.as_slice()]), None);
 }
+
+/// A log that keeps only its tiles, as the service does.
+struct Tiles(std::collections::HashMap<(u8, u64), Vec<hash::Hash>>);
+
+impl Tiles {
+    fn of(leaves: &[hash::Hash]) -> Tiles {
+        let tiles = Tile::all_of(leaves.len() as u64)
+            .into_iter()
+            .filter_map(|tile| Some(((tile.level?, tile.index), tile.hashes(leaves)?)))
+            .collect();
+        Tiles(tiles)
+    }
+}
+
+impl tree::Nodes for Tiles {
+    type Error = String;
+
+    fn node(&self, height: u32, index: u64) -> Result<hash::Hash, String> {
+        let (level, tile, range) = tile::locate(height, index);
+        let hashes = self
+            .0
+            .get(&(level, tile))
+            .ok_or(format!("no tile {level}/{tile}"))?;
+        tile::node_in(hashes, range).ok_or(format!("tile {level}/{tile} is too short"))
+    }
+}
+
+#[test]
+fn roots_and_proofs_from_tiles_alone_are_the_trees_own() {
+    let all: Vec<_> = (0..65_537u32)
+        .map(|i| hash::leaf(&i.to_be_bytes()))
+        .collect();
+    // Every size up to past the first tile, then the edges of the first level-1 and level-2
+    // tiles; some proofs of each (each slice-built proof hashes the whole tree).
+    let sizes = (1..=300)
+        .chain([511, 512, 513, 4097, 65_537])
+        .collect::<Vec<u64>>();
+    for size in sizes {
+        let leaves = &all[..size as usize];
+        let tiles = Tiles::of(leaves);
+        assert_eq!(
+            tree::root_of(&tiles, size),
+            Ok(tree::root(leaves)),
+            "{size}"
+        );
+        let step = match size {
+            ..=300 => (size / 16).max(1),
+            _ => size / 5,
+        };
+        for index in (0..size).step_by(step as usize).chain([size - 1]) {
+            assert_eq!(
+                tree::inclusion_proof_of(&tiles, index, size),
+                Ok(tree::inclusion_proof(index, leaves)),
+                "{index} of {size}"
+            );
+        }
+        for old in (1..=size).step_by(step as usize).chain([size]) {
+            assert_eq!(
+                tree::consistency_proof_of(&tiles, old, size),
+                Ok(tree::consistency_proof(old, leaves)),
+                "{old} to {size}"
+            );
+        }
+    }
+}
