@@ -648,12 +648,15 @@ async fn an_interval_storm_ends_with_its_call() {
         body(&pool, &code, json!(null)).await,
         json!({ "ticking": true })
     );
+    // The third call shares its isolate with the second, whose storm must not keep it from
+    // answering within its time limit. (Not a tighter bound: arming 5,000 intervals took over
+    // a second in a debug build beside a release build, CI of d68b846.)
     let started = std::time::Instant::now();
     assert_eq!(
         body(&pool, &code, json!(null)).await,
         json!({ "ticking": true })
     );
-    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
     assert_neighbour_ok(&pool).await;
 }
 
