@@ -28,7 +28,7 @@ export function showBuilder() {
   $("#b-since").addEventListener("change", loadRevenue);
   $("#b-log-slug").addEventListener("change", loadLogs);
   $("#b-payout-create").addEventListener("click", () => createPayout(loadEvents));
-  setupEditor(() => { loadOwnEndpoints(); loadEvents(); });
+  setupEditor(() => Promise.all([loadOwnEndpoints(), loadEvents()]));
   if (session.builderKey) enterBuilder(false);
 }
 

@@ -41,7 +41,8 @@ const editors = {}; // source, inputSchema, outputSchema, testInput: EditorView
 let editing = null; // the record being edited ({endpoint, manage}), or null for a new endpoint
 let onDeployed = () => {};
 
-/** Wires the editor's buttons; `deployed` is called after each successful deploy. */
+/** Wires the editor's buttons; `deployed` is called after each successful deploy (and
+ * delete), and answers a promise of the builder's view reloaded. */
 export function setupEditor(deployed) {
   onDeployed = deployed;
   $("#b-new").addEventListener("click", () => openEditor(null));
@@ -108,8 +109,9 @@ async function deleteEndpoint() {
     await api(slugPath(editing), { method: "DELETE", as: "builder" });
     $("#ed-delete-confirm").hidden = true;
     closeEditor();
+    // After the list is reloaded: its own status line ("N endpoints.") would replace this one.
+    await onDeployed();
     say("#builder-status", `Deleted ${slug} with its secrets, files, kv data, logs and revisions.`, "ok");
-    onDeployed();
   } catch (e) {
     say("#ed-status", `Not deleted: ${errorText(e)}`, "error");
   }
