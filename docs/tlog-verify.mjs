@@ -7,6 +7,12 @@
 //   const head = await openCheckpoint(noteText, "<the log's verifier key>");
 //   await verifyInclusion(await leafHash(entryBytes), index, head.size, proof, head.root);
 //
+// A paid call's answer carries its `receipt` and `receiptLog`; the log's verifier key is
+// `receipts.log.verifierKey` in `/ai/manifest` (and in `/.well-known/receipt-log`):
+//
+//   import { verifyReceiptInclusion } from "./tlog-verify.mjs";
+//   const head = await verifyReceiptInclusion(answer.receipt, answer.receiptLog, verifierKey);
+//
 // Every function that checks something returns nothing when the check holds and throws a
 // `TlogError` (with a `code`) when it does not. Hashes are Uint8Arrays of 32 bytes.
 
@@ -136,7 +142,7 @@ export async function openNote(note, vkey) {
   return text;
 }
 
-/** A checkpoint's text: `{ origin, size, root }` (extension lines are skipped). */
+/** A checkpoint's text: `{ origin, size, root }` (extension lines, such as toolhost's `timestamp <unix ms>`, are skipped). */
 export function parseCheckpoint(text) {
   const [origin, size, root] = text.split("\n");
   if (!origin) throw new TlogError("malformed", "a checkpoint names its origin");
@@ -151,4 +157,36 @@ export function parseCheckpoint(text) {
 /** A signed checkpoint, opened with the log's verifier key and read. */
 export async function openCheckpoint(note, vkey) {
   return parseCheckpoint(await openNote(note, vkey));
+}
+
+function compareBytes(a, b) {
+  const [x, y] = [encoder.encode(a), encoder.encode(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/** JSON with object keys sorted (by their UTF-8 bytes) at every level and no whitespace: a receipt's log entry. */
+export function canonicalJson(value) {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).sort(compareBytes);
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Checks that `receipt` (as a call's answer or `GET /ai/receipts/{id}` gives it) is leaf
+ * `receiptLog.leafIndex` of the tree whose signed checkpoint `receiptLog.checkpoint` carries,
+ * signed by the log's verifier key. Returns the opened checkpoint.
+ */
+export async function verifyReceiptInclusion(receipt, receiptLog, vkey) {
+  const head = await openCheckpoint(receiptLog.checkpoint, vkey);
+  if (head.size !== receiptLog.treeSize) {
+    throw new TlogError("sizes", `the checkpoint is of ${head.size} receipts, the proof of ${receiptLog.treeSize}`);
+  }
+  const leaf = await leafHash(encoder.encode(canonicalJson(receipt)));
+  const proof = receiptLog.inclusionProof.map(fromBase64);
+  await verifyInclusion(leaf, receiptLog.leafIndex, head.size, proof, head.root);
+  return head;
 }

@@ -13,6 +13,7 @@ use crate::metrics::Metrics;
 use crate::net::OutboundClient;
 use crate::payments::recovery::{self, Cutoffs, Recovery};
 use crate::payments::{nonces, resolve_pay_to, Payments};
+use crate::receipts::log::ReceiptLog;
 use crate::receipts::ReceiptSigner;
 use crate::secrets::SecretsCipher;
 use crate::store::{PgStore, SledStore, Store, Tree};
@@ -37,6 +38,8 @@ pub struct App {
     pub payments: Payments,
     /// Shared with settlement tasks, which outlive a cancelled request.
     pub receipt_signer: Arc<ReceiptSigner>,
+    /// Every receipt, appended to a Merkle tree whose heads the receipt key signs.
+    pub receipt_log: ReceiptLog,
     /// Seals and opens endpoint secrets.
     pub secrets: SecretsCipher,
     /// Stores invocation logs and events off the request path.
@@ -76,6 +79,8 @@ pub enum StartupError {
     Sandbox(sandbox::SandboxError),
     #[error(transparent)]
     ReceiptKey(#[from] crate::receipts::SigningError),
+    #[error("cannot open the receipt log: {0}")]
+    ReceiptLog(#[from] crate::receipts::log::LogError),
 }
 
 /// What start-up created that the operator must be told about exactly once.
@@ -223,6 +228,8 @@ impl App {
             .base_url
             .clone()
             .unwrap_or_else(|| format!("http://{bound}"));
+        let receipt_log =
+            ReceiptLog::open(store.clone(), &receipt_signer, &log_origin(&base)).await?;
         let outbound = OutboundClient::new(&config.outbound);
         let is_current = {
             let catalog = catalog.clone();
@@ -261,6 +268,7 @@ impl App {
             admin_token,
             payments,
             receipt_signer,
+            receipt_log,
             secrets,
             recorder,
             config,
@@ -333,4 +341,14 @@ impl App {
             }
         });
     }
+}
+
+/// The receipt log's name when it is created: its URL without the scheme, as C2SP logs are
+/// named. Kept once chosen, so a later change of the public URL does not rename the log.
+fn log_origin(base: &str) -> String {
+    let host = base
+        .split_once("://")
+        .map_or(base, |(_, rest)| rest)
+        .trim_end_matches('/');
+    format!("{host}/ai/receipts/log")
 }

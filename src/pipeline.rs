@@ -28,6 +28,7 @@ use crate::payments::bazaar::Transport;
 use crate::payments::Tender;
 use crate::payments::{self, Authorized, GateError};
 use crate::rate_limit;
+use crate::receipts::log::Inclusion;
 use crate::receipts::Receipt;
 use crate::x402::header::SettlementResponse;
 
@@ -125,6 +126,9 @@ pub struct Outcome {
     pub status: StatusCode,
     pub result: Value,
     pub receipt: Option<Receipt>,
+    /// Where the receipt is in the receipt log (absent if it could not be appended in time:
+    /// the receipt is stored, and its inclusion can be asked for later).
+    pub receipt_log: Option<Inclusion>,
     /// The x402 settlement response of a paid call (also among `headers`).
     pub payment_response: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
@@ -150,6 +154,7 @@ impl Outcome {
             status: StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK),
             result: answer.result.clone(),
             receipt: Some(answer.receipt.clone()),
+            receipt_log: None,
             payment_response: answer.payment_response.clone(),
             headers: answer
                 .headers
@@ -179,30 +184,40 @@ impl Outcome {
 }
 
 /// An outcome's answer as [`Outcome::answer_body`] serializes it: an object result with its
-/// `receipt` member set to the receipt (where the result had one, in its place, else last),
-/// any other result as it is.
+/// `receipt` member set to the receipt and its `receiptLog` member to where the receipt is in
+/// the log (each where the result had one, in its place, else last), any other result as it is.
 pub struct AnswerBody<'a>(&'a Outcome);
 
 impl serde::Serialize for AnswerBody<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let Outcome {
-            result, receipt, ..
+            result,
+            receipt,
+            receipt_log,
+            ..
         } = self.0;
         let (Some(object), Some(receipt)) = (result.as_object(), receipt) else {
             return result.serialize(serializer);
         };
-        let replaces = object.contains_key(RECEIPT_MEMBER);
-        let mut map = serializer.serialize_map(Some(object.len() + usize::from(!replaces)))?;
+        let receipt_log = receipt_log.as_ref();
+        let replaces_receipt = object.contains_key(RECEIPT_MEMBER);
+        let replaces_log = receipt_log.is_some() && object.contains_key(RECEIPT_LOG_MEMBER);
+        let added =
+            usize::from(!replaces_receipt) + usize::from(receipt_log.is_some() && !replaces_log);
+        let mut map = serializer.serialize_map(Some(object.len() + added))?;
         for (key, value) in object {
-            if key == RECEIPT_MEMBER {
-                map.serialize_entry(key, receipt)?;
-            } else {
-                map.serialize_entry(key, value)?;
+            match (key.as_str(), receipt_log) {
+                (RECEIPT_MEMBER, _) => map.serialize_entry(key, receipt)?,
+                (RECEIPT_LOG_MEMBER, Some(inclusion)) => map.serialize_entry(key, inclusion)?,
+                _ => map.serialize_entry(key, value)?,
             }
         }
-        if !replaces {
+        if !replaces_receipt {
             map.serialize_entry(RECEIPT_MEMBER, receipt)?;
+        }
+        if let (Some(inclusion), false) = (receipt_log, replaces_log) {
+            map.serialize_entry(RECEIPT_LOG_MEMBER, inclusion)?;
         }
         map.end()
     }
@@ -210,6 +225,8 @@ impl serde::Serialize for AnswerBody<'_> {
 
 /// The member of an object result that carries the call's receipt.
 const RECEIPT_MEMBER: &str = "receipt";
+/// The member that carries where the receipt is in the receipt log.
+const RECEIPT_LOG_MEMBER: &str = "receiptLog";
 
 /// One whole call: [`prepare`], then [`complete`]. `/tools/{slug}` and MCP `tools/call` run
 /// this, so both transports answer alike; `/ai/invoke` runs the two halves itself to answer a
@@ -334,8 +351,15 @@ pub async fn complete(
     authorized: Authorized,
 ) -> ApiResult<Outcome> {
     if let Some(answer) = authorized.replayed() {
-        // The payment's payment-identifier id answered before: that answer; nothing runs.
-        return Ok(Outcome::replayed(answer));
+        // The payment's payment-identifier id answered before: that answer; nothing runs. Its
+        // receipt's place in the log is looked up, in the log as it is now.
+        let mut outcome = Outcome::replayed(answer);
+        outcome.receipt_log = app
+            .receipt_log
+            .inclusion_of(&answer.receipt.receipt_id, None)
+            .await
+            .ok();
+        return Ok(outcome);
     }
     let endpoint = &compiled.endpoint;
     let started = std::time::Instant::now();
@@ -373,6 +397,7 @@ pub async fn complete(
             status: output.status,
             result: output.body,
             receipt: None,
+            receipt_log: None,
             payment_response: None,
             headers,
         });
@@ -386,12 +411,20 @@ pub async fn complete(
         .settle(&app.payment_parts(), &call.input, served)
         .await?;
     activity::payment_settled(app, endpoint, &settled.receipt).await;
+    let receipt_log = match app.receipt_log.include(&settled.receipt).await {
+        Ok(inclusion) => Some(inclusion),
+        Err(e) => {
+            tracing::warn!(error = %e, receipt = %settled.receipt.receipt_id, "answering without the receipt's place in the log");
+            None
+        }
+    };
     let mut headers = output.headers;
     headers.extend(settled.headers);
     Ok(Outcome {
         status: output.status,
         result: output.body,
         receipt: Some(settled.receipt),
+        receipt_log,
         payment_response: settled.settlement,
         headers,
     })
@@ -459,17 +492,30 @@ mod tests {
                 x402_version: Some(2),
                 ..Receipt::example()
             }),
+            receipt_log: receipt.then(|| Inclusion {
+                leaf_index: 2,
+                tree_size: 3,
+                inclusion_proof: vec!["AA==".into()],
+                checkpoint: "log\n3\nAA==\n\n\u{2014} log AA==\n".into(),
+            }),
             payment_response: None,
             headers: Vec::new(),
         }
     }
 
     /// The receipt placed as answers placed it before [`AnswerBody`]: the result cloned, the
-    /// receipt inserted as a `Value`. What both routes must still make byte for byte.
+    /// receipt and its place in the log inserted as `Value`s. What both routes must still make
+    /// byte for byte.
     fn value_route(outcome: &Outcome) -> Value {
         let mut result = outcome.result.clone();
         if let (Some(object), Some(receipt)) = (result.as_object_mut(), &outcome.receipt) {
             object.insert("receipt".into(), serde_json::to_value(receipt).unwrap());
+            if let Some(inclusion) = &outcome.receipt_log {
+                object.insert(
+                    "receiptLog".into(),
+                    serde_json::to_value(inclusion).unwrap(),
+                );
+            }
         }
         result
     }
@@ -493,6 +539,7 @@ mod tests {
         for result in [
             json!({"words": 2, "upper": "A B"}),
             json!({"a": 1, "receipt": "the handler's own", "z": 2}),
+            json!({"receiptLog": 1, "a": 1, "receipt": "the handler's own"}),
             json!({}),
             json!([1, 2]),
             json!("text"),
@@ -504,12 +551,13 @@ mod tests {
         let body = serde_json::to_value(outcome(json!({"receipt": 0, "z": 1}), true).answer_body())
             .unwrap();
         assert_eq!(body["receipt"]["receiptId"], "rcpt_1");
+        assert_eq!(body["receiptLog"]["leafIndex"], 2);
     }
 
     proptest! {
         #[test]
         fn any_result_answers_the_same_bytes_as_the_value_route(
-            result in crate::arbitrary::json(&["receipt", "words"]),
+            result in crate::arbitrary::json(&["receipt", "receiptLog", "words"]),
             receipt in any::<bool>(),
         ) {
             same_bytes(&outcome(result, receipt))?;

@@ -10,7 +10,9 @@
 //! # Layout
 //! - `record`: the [`Receipt`] type, canonical JSON and the digests.
 //! - `signing`: the service key (generated into the data dir, mode 0600), signing and checking.
+//! - `log`: the receipt log, a Merkle tree of every receipt with signed checkpoints.
 
+pub mod log;
 mod receipt;
 mod signing;
 
@@ -37,11 +39,13 @@ pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
         })
 }
 
-/// Adds a new receipt to `batch`; the batch fails if a receipt with its id exists already.
+/// Adds a new receipt to `batch`, and its entry pending in the receipt log; the batch fails if
+/// a receipt with its id exists already.
 pub fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
     let bytes = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let key = receipt.receipt_id.as_bytes().to_vec();
-    Ok(batch
+    let batch = batch
         .require_absent(Tree::Receipts, key.clone())
-        .put(Tree::Receipts, key, bytes))
+        .put(Tree::Receipts, key, bytes);
+    Ok(log::pending(batch, receipt))
 }

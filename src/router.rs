@@ -71,6 +71,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
             routes::tools::invoke_post
         ))
         .routes(routes!(routes::receipts::get_receipt))
+        .routes(routes!(routes::receipts::inclusion))
+        .routes(routes!(routes::receipts::consistency))
+        .routes(routes!(routes::receipts::checkpoint))
+        .routes(routes!(routes::receipts::well_known))
         .routes(routes!(routes::safety::policy))
         .routes(routes!(mcp::transport::post))
         // Every other method (GET and DELETE included: MCP clients try them) answers 405 with
@@ -122,6 +126,9 @@ pub fn build_router(app: AppState) -> Router {
                 async move { Json(document.as_ref().clone()) }
             }),
         )
+        // Tiles' paths have slashes (a wildcard), which the OpenAPI document cannot declare:
+        // docs/receipt-log.md describes them, as C2SP `tlog-tiles` does.
+        .route("/ai/receipts/log/tile/{*path}", get(routes::receipts::tile))
         .merge(crate::web::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

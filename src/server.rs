@@ -106,6 +106,7 @@ impl Server {
         // recorder holds, before flushing so nothing writes after the flush.
         self.app.runtime.pool().shutdown().await;
         self.app.recorder.close().await;
+        self.app.receipt_log.close().await;
         if let Err(e) = self.app.store.close().await {
             tracing::error!(error = %e, "closing the store on shutdown failed");
         }

@@ -36,6 +36,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         ".",
         &[
             "toolhost-values",
+            "toolhost-tlog",
             "toolhost-store",
             "toolhost-x402",
             "sandbox",

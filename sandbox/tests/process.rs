@@ -73,7 +73,8 @@ async fn a_successor_does_not_warm_up_a_heavy_builders_endpoints() {
     let heavy = owned(
         "heavy",
         "heavy-builder",
-        "export default () => { const end = Date.now() + 150; while (Date.now() < end) {} return 'heavy'; }",
+        // 400 ms of wall time: at least 50 ms of CPU even with both cores busy with other work.
+        "export default () => { const end = Date.now() + 400; while (Date.now() < end) {} return 'heavy'; }",
     );
     let quick = owned("quick", "heavy-builder", "export default () => 'quick';");
     let gone = owned("gone", "light-builder", "export default () => 'gone';");

@@ -31,6 +31,8 @@ pub(super) const PAYMENT_META: &str = "x402/payment";
 pub(super) const PAYMENT_RESPONSE_META: &str = "x402/payment-response";
 pub(super) const CREDIT_META: &str = "toolhost/developer-credit";
 pub(super) const RECEIPT_META: &str = "toolhost/receipt";
+/// Where the receipt is in the receipt log (docs/receipt-log.md).
+const RECEIPT_LOG_META: &str = "toolhost/receiptLog";
 
 const DEVELOPER_CREDIT: HeaderName = HeaderName::from_static("x-developer-credit");
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -131,6 +133,9 @@ pub(super) fn tool_result(answer: Result<Outcome, ApiError>) -> Value {
     // The receipt the server issued: a handler's own `receipt` field never gets here.
     if let Some(receipt) = &outcome.receipt {
         meta.insert(RECEIPT_META.into(), json!(receipt));
+    }
+    if let Some(inclusion) = &outcome.receipt_log {
+        meta.insert(RECEIPT_LOG_META.into(), json!(inclusion));
     }
     let mut result = json_result(body, false);
     if !meta.is_empty() {
@@ -261,6 +266,7 @@ mod tests {
             status: StatusCode::BAD_REQUEST,
             result: json!({"message": "no"}),
             receipt: None,
+            receipt_log: None,
             payment_response: None,
             headers: Vec::new(),
         };

@@ -580,6 +580,7 @@ impl Recovery {
         let batch = batch
             .require_equals(Tree::Receipts, id.as_bytes().to_vec(), Some(old))
             .put(Tree::Receipts, id.as_bytes().to_vec(), new);
+        let batch = crate::receipts::log::pending_version(batch, &receipt);
         match self.store.apply(batch).await {
             Ok(()) => {
                 tracing::info!(receipt = %id, status = %receipt.settlement.status, "pending settlement concluded");

@@ -45,6 +45,14 @@ impl ReceiptSigner {
         receipt.signature.value = self.sign_bytes(&receipt.signed_bytes());
     }
 
+    /// The same key signing notes under `name` (the receipt log's checkpoints).
+    pub fn note_signer(
+        &self,
+        name: &str,
+    ) -> Result<toolhost_tlog::Signer, toolhost_tlog::NoteError> {
+        toolhost_tlog::Signer::new(name, &self.key.to_bytes())
+    }
+
     /// The raw public key.
     pub fn public_key_bytes(&self) -> [u8; 32] {
         self.key.verifying_key().to_bytes()

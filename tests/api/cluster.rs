@@ -329,9 +329,23 @@ async fn killing_one_node_under_paid_load_loses_no_answered_receipt() {
         "only {} calls were served",
         served.len()
     );
+    let (_, manifest) = nodes[0].get("/ai/manifest").await;
+    let verifier = toolhost_tlog::Verifier::parse(
+        manifest["receipts"]["log"]["verifierKey"].as_str().unwrap(),
+    )
+    .unwrap();
     for receipt_id in &served {
         let (status, body) = nodes[0].get(&format!("/ai/receipts/{receipt_id}")).await;
         assert_eq!(status, 200, "answered receipt {receipt_id} is lost: {body}");
+        // And it is in the receipt log the survivors serve.
+        let (status, inclusion) = nodes[1]
+            .get(&format!("/ai/receipts/{receipt_id}/inclusion"))
+            .await;
+        assert_eq!(
+            status, 200,
+            "answered receipt {receipt_id} is not in the log: {inclusion}"
+        );
+        crate::receipt_log::check(&verifier, &body, &inclusion);
     }
     // The survivors keep serving.
     for node in &nodes {
@@ -501,4 +515,43 @@ async fn a_rollout_routes_a_payer_alike_on_every_node_and_counts_add_up() {
         counted.is_some(),
         "both nodes' counts never added up to 24 calls"
     );
+}
+
+/// Nodes on one database append to one receipt log: every answer's proof verifies with the one
+/// key, no leaf is given twice, and each node serves the same checkpoint.
+#[tokio::test]
+async fn nodes_append_to_one_receipt_log() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let nodes = nodes(&url, 2).await;
+    let (_, manifest) = nodes[0].get("/ai/manifest").await;
+    let vkey = manifest["receipts"]["log"]["verifierKey"].clone();
+    let (_, other) = nodes[1].get("/ai/manifest").await;
+    assert_eq!(other["receipts"]["log"]["verifierKey"], vkey);
+    let verifier = toolhost_tlog::Verifier::parse(vkey.as_str().unwrap()).unwrap();
+    let inputs: Vec<Value> = (0..30).map(|n| json!({"n": n})).collect();
+    let calls = inputs
+        .iter()
+        .enumerate()
+        .map(|(n, input)| nodes[n % 2].post("/tools/receipt-echo", input));
+    let answers = futures::future::join_all(calls).await;
+    let mut leaves = Vec::new();
+    for (status, answer) in &answers {
+        assert_eq!(*status, 200, "{answer}");
+        crate::receipt_log::check(&verifier, &answer["receipt"], &answer["receiptLog"]);
+        leaves.push(answer["receiptLog"]["leafIndex"].as_u64().unwrap());
+    }
+    leaves.sort_unstable();
+    assert_eq!(leaves, (0..30).collect::<Vec<u64>>());
+    let mut checkpoints = Vec::new();
+    for node in &nodes {
+        let response = node
+            .client
+            .get(node.url("/ai/receipts/log/checkpoint"))
+            .send()
+            .await
+            .unwrap();
+        checkpoints.push(response.text().await.unwrap());
+    }
+    assert_eq!(checkpoints[0], checkpoints[1]);
+    assert!(checkpoints[0].contains("\n30\n"), "{}", checkpoints[0]);
 }

@@ -30,6 +30,7 @@ mod publish;
 mod py_client;
 mod quotes;
 mod readiness;
+mod receipt_log;
 mod revenue;
 mod revisions;
 mod rollouts;

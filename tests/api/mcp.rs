@@ -959,6 +959,15 @@ async fn paid_tool_calls_with_x402_in_meta() {
     assert_eq!(settlement["success"], true, "{paid}");
     let receipt = &paid["_meta"]["toolhost/receipt"];
     let receipt_id = receipt["receiptId"].as_str().expect("receipt id");
+    // Its place in the receipt log, as over HTTP (checked in receipt_log.rs).
+    assert_eq!(
+        paid["_meta"]["toolhost/receiptLog"], paid["structuredContent"]["receiptLog"],
+        "{paid}"
+    );
+    assert!(
+        paid["_meta"]["toolhost/receiptLog"]["leafIndex"].is_u64(),
+        "{paid}"
+    );
     assert_eq!(
         receipt["payer"].as_str().unwrap().to_lowercase(),
         signer.address().to_string().to_lowercase()

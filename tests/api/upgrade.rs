@@ -29,6 +29,24 @@ fn unpack(name: &str) -> (tempfile::TempDir, Value) {
     (dir, serde_json::from_str(&expected).unwrap())
 }
 
+/// The receipt's inclusion in the log, once it is there (within 10 s).
+async fn in_the_log(node: &Node, receipt_id: &str) -> Value {
+    for _ in 0..200 {
+        let (status, inclusion) = node
+            .get(&format!("/ai/receipts/{receipt_id}/inclusion"))
+            .await;
+        if status == 200 {
+            return inclusion;
+        }
+        assert_eq!(inclusion["error"]["code"], "not_in_log", "{inclusion}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!(
+        "{receipt_id} never reached the receipt log:\n{}",
+        node.log()
+    );
+}
+
 async fn as_builder(node: &Node, key: &str, path: &str) -> Value {
     let response = node
         .client
@@ -67,6 +85,17 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
         let (status, receipt) = node.get(&format!("/ai/receipts/{receipt_id}")).await;
         assert_eq!(status, 200, "{receipt}");
         assert_eq!(receipt["receiptId"], receipt_id);
+        // The receipt log did not exist: the receipts stored before it are appended to it
+        // (within seconds of the first start), once.
+        let inclusion = in_the_log(&node, receipt_id).await;
+        assert_eq!(
+            (
+                inclusion["leafIndex"].as_u64(),
+                inclusion["treeSize"].as_u64()
+            ),
+            (Some(0), Some(1)),
+            "{inclusion}"
+        );
 
         let logs = as_builder(&node, key, "/ai/endpoints/keeper/logs").await;
         assert_eq!(

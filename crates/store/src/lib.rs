@@ -77,11 +77,14 @@ pub enum Tree {
     PaymentIds,
     /// Endpoint revisions by endpoint id and number (every deploy, immutable).
     Revisions,
+    /// The receipt log: its Merkle tree's stored hashes, entries and signed checkpoint, and
+    /// the receipts waiting to be appended.
+    ReceiptLog,
 }
 
 impl Tree {
     /// Every tree, so engines can open them up front.
-    pub const ALL: [Tree; 15] = [
+    pub const ALL: [Tree; 16] = [
         Tree::Endpoints,
         Tree::Receipts,
         Tree::Meta,
@@ -97,6 +100,7 @@ impl Tree {
         Tree::Quotes,
         Tree::PaymentIds,
         Tree::Revisions,
+        Tree::ReceiptLog,
     ];
 
     /// Whether nodes cache this tree in memory, so its writes are published as [`Change`]s.
@@ -122,6 +126,7 @@ impl Tree {
             Tree::Quotes => "quotes",
             Tree::PaymentIds => "payment_ids",
             Tree::Revisions => "revisions",
+            Tree::ReceiptLog => "receipt_log",
         }
     }
 }

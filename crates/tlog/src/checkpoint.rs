@@ -1,6 +1,7 @@
 //! A log's tree head as text (C2SP `tlog-checkpoint`): the log's origin (its name, by
 //! convention a URL without a scheme), the tree's size in decimal, and its root hash in base64,
-//! one per line, then any extension lines. Signed as a note ([`crate::note`]), it is what a
+//! one per line, then any extension lines (opaque to readers that do not know them; toolhost
+//! writes one, `timestamp <unix milliseconds>`, when the head was signed). Signed as a note ([`crate::note`]), it is what a
 //! reader holds a receipt's inclusion proof and a monitor its consistency proofs against.
 
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -9,26 +10,33 @@ use base64::Engine as _;
 use crate::hash::Hash;
 use crate::note::NoteError;
 
-/// A tree head: `size` entries of the log `origin`, whose tree hashes to `root`.
+/// A tree head: `size` entries of the log `origin`, whose tree hashes to `root`, and its
+/// extension lines (each without its newline).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checkpoint {
     pub origin: String,
     pub size: u64,
     pub root: Hash,
+    pub extensions: Vec<String>,
 }
 
 impl Checkpoint {
     /// The checkpoint's text, the body of its signed note.
     pub fn text(&self) -> String {
-        format!(
+        let mut text = format!(
             "{}\n{}\n{}\n",
             self.origin,
             self.size,
             BASE64.encode(self.root)
-        )
+        );
+        for line in &self.extensions {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
     }
 
-    /// Reads a checkpoint's text (extension lines after the root are allowed and skipped).
+    /// Reads a checkpoint's text, extension lines included.
     pub fn parse(text: &str) -> Result<Checkpoint, NoteError> {
         let mut lines = text.split('\n');
         let (Some(origin), Some(size), Some(root)) = (lines.next(), lines.next(), lines.next())
@@ -55,10 +63,16 @@ impl Checkpoint {
             .ok_or(NoteError::Malformed(
                 "a checkpoint's root is 32 bytes of base64",
             ))?;
+        // The text ends in a newline, so the last piece is empty.
+        let extensions = lines
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect();
         Ok(Checkpoint {
             origin: origin.to_owned(),
             size,
             root,
+            extensions,
         })
     }
 }

@@ -25,6 +25,7 @@ fn fixture() -> String {
             origin: ORIGIN.into(),
             size: size as u64,
             root: tree::root(&leaves[..size]),
+            extensions: Vec::new(),
         };
         signer.sign(&checkpoint.text()).unwrap()
     };

@@ -90,15 +90,23 @@ fn a_signed_checkpoint_round_trips() {
         origin: "toolhost.example/receipts".into(),
         size: 5,
         root: tree::root(&leaves),
+        extensions: Vec::new(),
     };
     let signer = Signer::new(&head.origin, &[9; 32]).unwrap();
     let note = signer.sign(&head.text()).unwrap();
     let verifier = Verifier::parse(&signer.verifier().key_text()).unwrap();
     let text = verifier.open(&note).unwrap();
     assert_eq!(Checkpoint::parse(text), Ok(head.clone()));
-    // Extension lines are allowed.
-    let extended = format!("{}extension line\n", head.text());
-    assert_eq!(Checkpoint::parse(&extended), Ok(head.clone()));
+    // Extension lines are kept.
+    let extended = Checkpoint {
+        extensions: vec!["timestamp 1764190000123".into(), "other line".into()],
+        ..head.clone()
+    };
+    assert_eq!(
+        extended.text(),
+        format!("{}timestamp 1764190000123\nother line\n", head.text())
+    );
+    assert_eq!(Checkpoint::parse(&extended.text()), Ok(extended));
     for bad in [
         "\n5\nAAAA\n".to_owned(),
         head.text().replace("\n5\n", "\n05\n"),

@@ -85,6 +85,8 @@ error_codes! {
     PayoutNotFound = "payout_not_found",
     RevisionNotFound = "revision_not_found",
     FileNotFound = "file_not_found",
+    TileNotFound = "tile_not_found",
+    NotInLog = "not_in_log",
     // 405, 413, 415
     MethodNotAllowed = "method_not_allowed",
     BodyTooLarge = "body_too_large",

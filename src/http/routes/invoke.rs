@@ -172,12 +172,12 @@ fn result_event(outcome: Outcome) -> Value {
         .find(|(name, _)| name.as_str().ends_with("payment-response"))
         .and_then(|(_, value)| value.to_str().ok())
         .map(str::to_string);
-    json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt, "paymentResponse": payment_response})
+    json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt, "receiptLog": outcome.receipt_log, "paymentResponse": payment_response})
 }
 
 /// The JSON answer of `POST /ai/invoke`.
 #[derive(serde::Serialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Invoked {
     /// Whether the handler answered a success.
     ok: bool,
@@ -186,6 +186,11 @@ pub struct Invoked {
     /// The call's receipt; `null` when none was issued (a free endpoint, a test call).
     #[schema(required = true)]
     receipt: Option<crate::receipts::Receipt>,
+    /// Where the receipt is in the receipt log: its leaf index, the inclusion proof and the
+    /// signed checkpoint of the tree it is in. Absent without a receipt, or when the log could
+    /// not take it in time (ask `GET /ai/receipts/{receiptId}/inclusion` later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receipt_log: Option<crate::receipts::log::Inclusion>,
 }
 
 /// `{ok, result, receipt}`, with the handler's status (`ok` is whether it is a success).
@@ -195,6 +200,7 @@ fn invoke_response(outcome: Outcome) -> Response {
         ok: outcome.status.is_success(),
         result: outcome.result,
         receipt: outcome.receipt,
+        receipt_log: outcome.receipt_log,
     };
     let mut response = (outcome.status, Json(body)).into_response();
     response.headers_mut().extend(headers);

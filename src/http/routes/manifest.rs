@@ -139,6 +139,42 @@ pub struct ManifestReceipts {
     /// Base64 of the receipt signing key.
     public_key: String,
     signing: ManifestSigning,
+    /// The receipt log every receipt is appended to (also `/.well-known/receipt-log`).
+    log: ReceiptLogInfo,
+}
+
+/// Where the receipt log is and the key its checkpoints are signed with.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReceiptLogInfo {
+    /// The log's name: the first line of its checkpoints.
+    origin: String,
+    /// Its verifier key (C2SP `signed-note`: `<name>+<key id>+<base64 of 0x01 and the Ed25519
+    /// public key>`), the receipt key's.
+    verifier_key: String,
+    /// The latest signed checkpoint.
+    checkpoint: String,
+    /// The prefix of its C2SP `tlog-tiles` (`<prefix>tile/...`).
+    tiles: String,
+    /// A receipt's inclusion proof.
+    inclusion: String,
+    /// A consistency proof between two tree sizes (`?from=&to=`).
+    consistency: String,
+}
+
+impl ReceiptLogInfo {
+    pub fn of(app: &crate::app::App) -> ReceiptLogInfo {
+        let u = |path: &str| app.urls.at(path);
+        let verifier = app.receipt_log.verifier();
+        ReceiptLogInfo {
+            origin: verifier.name().to_owned(),
+            verifier_key: verifier.key_text(),
+            checkpoint: u("/ai/receipts/log/checkpoint"),
+            tiles: u("/ai/receipts/log/"),
+            inclusion: u("/ai/receipts/{receiptId}/inclusion"),
+            consistency: u("/ai/receipts/log/consistency"),
+        }
+    }
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -250,6 +286,7 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Manifest> {
                 encoding: "base64",
                 signed_message: "canonical JSON (keys sorted, no whitespace) of the receipt without its `signature` field",
             },
+            log: ReceiptLogInfo::of(&app),
         },
         quotes: ManifestQuotes {
             hosted: u("/ai/quote"),

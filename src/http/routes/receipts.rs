@@ -1,12 +1,25 @@
-//! `GET /ai/receipts/{receiptId}`.
+//! `GET /ai/receipts/{receiptId}`, its place in the receipt log, and the log itself, served
+//! read-only as C2SP `tlog-tiles` under `/ai/receipts/log/` (docs/receipt-log.md).
 
 use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use toolhost_tlog::Tile;
 
 use crate::app::AppState;
-use crate::error::{ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::http::extract::QueryParams;
+use crate::http::routes::manifest::ReceiptLogInfo;
 use crate::receipts;
+use crate::receipts::log::Inclusion;
+
+/// How long a reader may cache a full tile: it never changes.
+const FULL_TILE_CACHE: &str = "public, max-age=31536000, immutable";
+/// The checkpoint and partial tiles change as the log grows.
+const GROWING_CACHE: &str = "no-cache";
 
 /// The public-safe receipt record, or 404.
 #[utoipa::path(get, path = "/ai/receipts/{receiptId}", tag = "receipts",
@@ -19,4 +32,129 @@ pub async fn get_receipt(
     receipts::lookup(app.store.as_ref(), &receipt_id)
         .await
         .map(Json)
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct InclusionQuery {
+    /// The size of the tree to prove inclusion in (default: the latest). Only the latest
+    /// tree's checkpoint is returned; for an older size `checkpoint` is empty.
+    #[param(minimum = 1)]
+    tree_size: Option<u64>,
+}
+
+/// Where a receipt is in the receipt log: its leaf index and inclusion proof, with the signed
+/// checkpoint of the tree the proof is of.
+#[utoipa::path(get, path = "/ai/receipts/{receiptId}/inclusion", tag = "receipts",
+    params(("receiptId" = String, Path, description = "Receipt id"), InclusionQuery),
+    responses(
+        (status = 200, description = "The receipt's leaf index, inclusion proof and checkpoint", body = Inclusion),
+        (status = 400, description = "Bad treeSize", body = ErrorBody),
+        (status = 404, description = "`not_in_log`: no such receipt in the log (yet), or a tree size past the log's end", body = ErrorBody),
+    ))]
+pub async fn inclusion(
+    State(app): State<AppState>,
+    Path(receipt_id): Path<String>,
+    QueryParams(query): QueryParams<InclusionQuery>,
+) -> ApiResult<Json<Inclusion>> {
+    Ok(Json(
+        app.receipt_log
+            .inclusion_of(&receipt_id, query.tree_size)
+            .await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct ConsistencyQuery {
+    /// The older tree's size.
+    #[param(minimum = 1)]
+    from: u64,
+    /// The newer tree's size, at most the log's.
+    #[param(minimum = 1)]
+    to: u64,
+}
+
+/// A consistency proof between two tree sizes (RFC 6962 section 2.1.2).
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Consistency {
+    from: u64,
+    to: u64,
+    /// Base64 of each hash of the proof.
+    proof: Vec<String>,
+}
+
+/// The proof that the log's tree of `from` leaves is a prefix of its tree of `to` leaves: what
+/// a monitor checks between two checkpoints it saw.
+#[utoipa::path(get, path = "/ai/receipts/log/consistency", tag = "receipts",
+    params(ConsistencyQuery),
+    responses(
+        (status = 200, description = "The proof", body = Consistency),
+        (status = 400, description = "Sizes missing or out of order (`0 < from <= to <= size`)", body = ErrorBody),
+    ))]
+pub async fn consistency(
+    State(app): State<AppState>,
+    QueryParams(query): QueryParams<ConsistencyQuery>,
+) -> ApiResult<Json<Consistency>> {
+    let proof = app.receipt_log.consistency(query.from, query.to).await?;
+    Ok(Json(Consistency {
+        from: query.from,
+        to: query.to,
+        proof,
+    }))
+}
+
+/// The log's latest signed checkpoint (C2SP `tlog-checkpoint`, as a signed note), verified
+/// with the log's key (`receiptLog.verifierKey` in `/ai/manifest`).
+#[utoipa::path(get, path = "/ai/receipts/log/checkpoint", tag = "receipts",
+    responses((status = 200, description = "The signed checkpoint", content_type = "text/plain", body = String)))]
+pub async fn checkpoint(State(app): State<AppState>) -> ApiResult<Response> {
+    let note = app.receipt_log.checkpoint().await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, GROWING_CACHE),
+        ],
+        note,
+    )
+        .into_response())
+}
+
+/// `GET /ai/receipts/log/tile/{*path}`: a tile of the log (C2SP `tlog-tiles`),
+/// `tile/<L>/<N>[.p/<W>]` (hashes) or `tile/entries/<N>[.p/<W>]` (receipts, as canonical
+/// JSON), or 404 `tile_not_found`. Full tiles never change and are cached for a year.
+pub async fn tile(State(app): State<AppState>, Path(path): Path<String>) -> ApiResult<Response> {
+    let tile = Tile::parse(&format!("tile/{path}")).ok_or_else(|| {
+        ApiError::not_found(
+            ErrorCode::TileNotFound,
+            format!(
+                "{path:?} is not a tile's path (tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>])"
+            ),
+        )
+    })?;
+    let bytes = app.receipt_log.tile(tile).await?;
+    let cache = if tile.is_full() {
+        FULL_TILE_CACHE
+    } else {
+        GROWING_CACHE
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream"),
+            (header::CACHE_CONTROL, cache),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// Where the receipt log is and the key that signs its checkpoints (also in `/ai/manifest`
+/// as `receipts.log`), for tlog clients and monitors.
+#[utoipa::path(get, path = "/.well-known/receipt-log", tag = "receipts",
+    responses((status = 200, description = "The log's origin, verifier key and URLs", body = ReceiptLogInfo)))]
+pub async fn well_known(State(app): State<AppState>) -> Json<ReceiptLogInfo> {
+    Json(ReceiptLogInfo::of(&app))
 }

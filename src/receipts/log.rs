@@ -1,0 +1,1350 @@
+//! The receipt log: every receipt a leaf of one append-only Merkle tree (RFC 6962 hashing,
+//! `toolhost-tlog`), whose heads are signed with the receipt key as C2SP checkpoints and whose
+//! hashes and entries are kept as C2SP tiles. A receipt alone proves itself; the log lets
+//! anyone check that the host showed every reader the same history and never dropped or
+//! rewrote a receipt (docs/receipt-log.md).
+//!
+//! A receipt is written with its call's other records, as before, together with a *pending*
+//! entry ([`pending`]). The sequencer then appends the pending entries in groups: it gives them
+//! consecutive leaf indexes and writes their hashes, their entries and the new signed
+//! checkpoint in one batch, on two conditions: the checkpoint is still the one it started from
+//! (nodes sharing a store never append at once: the loser reloads and tries again), and each
+//! pending entry is still there (none is appended twice). One signature covers the group.
+//! Each call then gets its leaf index, its inclusion proof and the checkpoint it is in. A
+//! pending entry whose call never asked (its node stopped between the two writes) is appended
+//! by the next sweep of any node.
+//!
+//! Keys in [`Tree::ReceiptLog`]:
+//! - `origin`: the log's name (its checkpoints' first line), fixed when the log is created.
+//! - `checkpoint`: the latest signed checkpoint (the note's text).
+//! - `hash/<level><index>`: the stored nodes, 32 bytes each; level `L` holds the roots of the
+//!   complete subtrees of `256^L` leaves (level 0 the leaf hashes), as the hash tiles do.
+//! - `entry/<index>`: the entry of a leaf, the canonical JSON of its receipt.
+//! - `leaf/<receipt id>`: the leaf index of the receipt's latest version.
+//! - `pending/<receipt id>[/<status>]`: a receipt's entry, until it is appended; a receipt
+//!   re-signed when its pending on-chain settlement concluded is a new version, a new entry,
+//!   pending under its new status.
+//! - `backfill`: while present, the receipts stored before the log existed (an upgraded data
+//!   dir or database) are being made pending, in key order: the last receipt key done.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+use toolhost_tlog::tile::{self, TILE_HEIGHT, TILE_WIDTH};
+use toolhost_tlog::{hash, tree, Checkpoint, Hash, Signer, Tile, Verifier};
+
+use super::{canonical_json, Receipt, ReceiptSigner};
+use crate::error::{ApiError, ErrorCode};
+use crate::store::{Batch, Store, StoreError, Tree};
+
+const ORIGIN: &[u8] = b"origin";
+const CHECKPOINT: &[u8] = b"checkpoint";
+const BACKFILL: &[u8] = b"backfill";
+/// Receipts stored before the log made pending per batch.
+const BACKFILL_PAGE: usize = 256;
+/// Entries appended in one batch at most; more wait for the next.
+const MAX_GROUP: usize = 1024;
+/// Full tiles kept in memory for proofs (8 KiB each); the cache is emptied when full.
+const MAX_CACHED_TILES: usize = 512;
+/// How often a node looks for pending entries no call is waiting for.
+const SWEEP_EVERY: Duration = Duration::from_secs(30);
+/// Attempts of one group against other nodes' appends before its calls are told to look later.
+const MAX_ATTEMPTS: usize = 16;
+
+/// Why the log could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the receipt log is corrupt: {0}")]
+    Corrupt(String),
+    #[error("the receipt log is busy: other nodes kept appending")]
+    Contended,
+    #[error("the receipt log has stopped")]
+    Stopped,
+    /// A tile past the log's end.
+    #[error("{0}")]
+    NoTile(String),
+    /// A receipt not appended (yet), or a tree size past the log's end.
+    #[error("{0}")]
+    NotInLog(String),
+    /// A request the log cannot answer as asked (sizes out of order).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Where a receipt is in the log: what a call's answer carries so its payer can check, offline,
+/// that the receipt is in the tree the signed checkpoint commits to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Inclusion {
+    pub leaf_index: u64,
+    /// The size of the tree the proof and the checkpoint are of.
+    pub tree_size: u64,
+    /// Base64 of each hash of the inclusion proof (RFC 6962 audit path), from the leaf up.
+    pub inclusion_proof: Vec<String>,
+    /// The signed checkpoint (C2SP signed note text) of that tree.
+    pub checkpoint: String,
+}
+
+/// The receipt log of a store. Cheap to clone.
+#[derive(Clone)]
+pub struct ReceiptLog {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Arc<dyn Store>,
+    signer: Signer,
+    /// The tree as this node last appended or loaded it.
+    head: RwLock<Arc<Head>>,
+    /// Full tiles by level and index: they never change.
+    tiles: Mutex<Tiles>,
+    queue: mpsc::UnboundedSender<Message>,
+}
+
+/// What the sequencer is asked.
+enum Message {
+    Append(Job),
+    Close(oneshot::Sender<()>),
+}
+
+/// The tree at one size: its signed checkpoint and its right edge, the hashes of each level's
+/// partial tile (what the next appends combine with).
+#[derive(Clone, Debug)]
+struct Head {
+    size: u64,
+    root: Hash,
+    note: String,
+    edge: Vec<Vec<Hash>>,
+}
+
+/// A receipt waiting to be appended, and the calls waiting for it (none for one the sweep
+/// found).
+struct Job {
+    receipt_id: String,
+    /// Its pending key ([`pending_key`]).
+    pending: Vec<u8>,
+    entry: Vec<u8>,
+    replies: Vec<oneshot::Sender<Result<Inclusion, LogError>>>,
+}
+
+impl Job {
+    fn answer(self, answer: impl Fn() -> Result<Inclusion, LogError>) {
+        for reply in self.replies {
+            let _ = reply.send(answer());
+        }
+    }
+}
+
+/// The entry a receipt is in the log: its canonical JSON, signature included, so a reader
+/// holding the receipt in any JSON form makes the same bytes.
+pub fn entry_of(receipt: &Receipt) -> Vec<u8> {
+    let value = serde_json::to_value(receipt).unwrap_or(serde_json::Value::Null);
+    canonical_json(&value).into_bytes()
+}
+
+/// Adds `receipt`'s pending entry to the batch that stores it, so it reaches the log even if
+/// the node stops before asking ([`ReceiptLog::include`]).
+pub fn pending(batch: Batch, receipt: &Receipt) -> Batch {
+    batch.put(
+        Tree::ReceiptLog,
+        pending_key(&receipt.receipt_id, None),
+        entry_of(receipt),
+    )
+}
+
+/// Adds the pending entry of a new version of `receipt` (re-signed as its settlement
+/// concluded) to the batch that stores it: appended by the next sweep, as an entry of its own;
+/// the log keeps the version the call was answered with too.
+pub fn pending_version(batch: Batch, receipt: &Receipt) -> Batch {
+    batch.put(
+        Tree::ReceiptLog,
+        pending_key(&receipt.receipt_id, Some(&receipt.settlement.status)),
+        entry_of(receipt),
+    )
+}
+
+impl ReceiptLog {
+    /// Opens the store's log, creating it (empty, named `origin`) if there is none, and starts
+    /// its sequencer. Its checkpoints are signed with the receipt key.
+    pub async fn open(
+        store: Arc<dyn Store>,
+        key: &ReceiptSigner,
+        origin: &str,
+    ) -> Result<ReceiptLog, LogError> {
+        let origin = match store.get(Tree::ReceiptLog, ORIGIN).await? {
+            Some(stored) => String::from_utf8(stored)
+                .map_err(|_| LogError::Corrupt("its origin is not text".into()))?,
+            None => {
+                let batch = Batch::new().require_absent(Tree::ReceiptLog, ORIGIN).put(
+                    Tree::ReceiptLog,
+                    ORIGIN,
+                    origin.as_bytes(),
+                );
+                match store.apply(batch).await {
+                    // Another node created it first: its name holds.
+                    Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                let stored = store
+                    .get(Tree::ReceiptLog, ORIGIN)
+                    .await?
+                    .unwrap_or_default();
+                String::from_utf8(stored)
+                    .map_err(|_| LogError::Corrupt("its origin is not text".into()))?
+            }
+        };
+        let signer = key
+            .note_signer(&origin)
+            .map_err(|e| LogError::Corrupt(format!("its origin cannot name a key: {e}")))?;
+        let (queue, jobs) = mpsc::unbounded_channel();
+        let empty = Head {
+            size: 0,
+            root: hash::empty_root(),
+            note: String::new(),
+            edge: Vec::new(),
+        };
+        let log = ReceiptLog {
+            inner: Arc::new(Inner {
+                store,
+                signer,
+                head: RwLock::new(Arc::new(empty)),
+                tiles: Mutex::default(),
+                queue,
+            }),
+        };
+        log.start_if_empty().await?;
+        log.reload().await?;
+        let sequencer = log.clone();
+        tokio::spawn(async move {
+            if let Some(done) = sequencer.sequence(jobs).await {
+                let _ = done.send(());
+            }
+        });
+        Ok(log)
+    }
+
+    /// The log's verifier key (C2SP signed-note vkey): what a reader trusts its checkpoints by.
+    pub fn verifier_key(&self) -> String {
+        self.inner.signer.verifier().key_text()
+    }
+
+    pub fn verifier(&self) -> Verifier {
+        self.inner.signer.verifier()
+    }
+
+    /// Waits until `receipt` (stored with its [`pending`] entry) is in the log, and says where.
+    pub async fn include(&self, receipt: &Receipt) -> Result<Inclusion, LogError> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            receipt_id: receipt.receipt_id.clone(),
+            pending: pending_key(&receipt.receipt_id, None),
+            entry: entry_of(receipt),
+            replies: vec![reply],
+        };
+        (self.inner.queue)
+            .send(Message::Append(job))
+            .map_err(|_| LogError::Stopped)?;
+        answer.await.map_err(|_| LogError::Stopped)?
+    }
+
+    /// The latest signed checkpoint in the store (another node's, if it appended since).
+    pub async fn checkpoint(&self) -> Result<String, LogError> {
+        let note = self
+            .inner
+            .store
+            .get(Tree::ReceiptLog, CHECKPOINT)
+            .await?
+            .ok_or_else(|| LogError::Corrupt("it has no checkpoint".into()))?;
+        String::from_utf8(note).map_err(|_| LogError::Corrupt("a checkpoint is not text".into()))
+    }
+
+    /// The bytes of a tile as C2SP `tlog-tiles` serves them: a hash tile's hashes, or an entry
+    /// bundle. Only tiles of the tree up to the latest checkpoint exist.
+    pub async fn tile(&self, tile: Tile) -> Result<Vec<u8>, LogError> {
+        let size = self.latest().await?.size;
+        let absent = || LogError::NoTile(format!("the log has no tile {}", tile.path()));
+        let first = tile.index.checked_mul(TILE_WIDTH).ok_or_else(absent)?;
+        match tile.level {
+            Some(level) => {
+                let count = nodes_at(size, level);
+                if first + tile.width > count {
+                    return Err(absent());
+                }
+                let hashes = self.read_hashes(level, first, tile.width).await?;
+                Ok(hashes.concat())
+            }
+            None => {
+                if first + tile.width > size {
+                    return Err(absent());
+                }
+                let entries = self.read_entries(first, tile.width).await?;
+                tile::encode_entries(entries.iter().map(Vec::as_slice))
+                    .ok_or_else(|| LogError::Corrupt("an entry is too long for a bundle".into()))
+            }
+        }
+    }
+
+    /// The inclusion proof of a receipt in the tree of `size` leaves (the latest if `None`).
+    pub async fn inclusion_of(
+        &self,
+        receipt_id: &str,
+        size: Option<u64>,
+    ) -> Result<Inclusion, LogError> {
+        let index = self
+            .inner
+            .store
+            .get(Tree::ReceiptLog, &leaf_key(receipt_id))
+            .await?
+            .ok_or_else(|| {
+                LogError::NotInLog(format!(
+                    "receipt {receipt_id:?} is not in the log (yet: a receipt is appended within seconds of its call)"
+                ))
+            })?;
+        let index = u64::from_be_bytes(
+            index
+                .try_into()
+                .map_err(|_| LogError::Corrupt("a leaf index is not 8 bytes".into()))?,
+        );
+        let latest = self.latest().await?;
+        let size = size.unwrap_or(latest.size);
+        if size > latest.size || index >= size {
+            return Err(LogError::NotInLog(format!(
+                "the receipt's leaf {index} is not in a tree of {size} (the log has {})",
+                latest.size
+            )));
+        }
+        let proof = self
+            .with_nodes(&latest, |nodes| {
+                tree::inclusion_proof_of(nodes, index, size)
+            })
+            .await?
+            .unwrap_or_default();
+        // The checkpoint is only the latest one's: older heads are not kept.
+        let checkpoint = if size == latest.size {
+            latest.note.clone()
+        } else {
+            String::new()
+        };
+        Ok(Inclusion {
+            leaf_index: index,
+            tree_size: size,
+            inclusion_proof: proof.iter().map(|h| BASE64.encode(h)).collect(),
+            checkpoint,
+        })
+    }
+
+    /// The consistency proof between the trees of `old` and `new` leaves (base64 hashes).
+    pub async fn consistency(&self, old: u64, new: u64) -> Result<Vec<String>, LogError> {
+        let latest = self.latest().await?;
+        if old == 0 || old > new || new > latest.size {
+            return Err(LogError::Invalid(format!(
+                "a consistency proof is between sizes 0 < old <= new <= {} (asked {old} and {new})",
+                latest.size
+            )));
+        }
+        let proof = self
+            .with_nodes(&latest, |nodes| tree::consistency_proof_of(nodes, old, new))
+            .await?
+            .unwrap_or_default();
+        Ok(proof.iter().map(|h| BASE64.encode(h)).collect())
+    }
+
+    /// The tree at the store's latest checkpoint: this node's head, reloaded if another node
+    /// appended since.
+    async fn latest(&self) -> Result<Arc<Head>, LogError> {
+        let note = self.checkpoint().await?;
+        let head = self.head();
+        if head.note == note {
+            return Ok(head);
+        }
+        self.reload().await
+    }
+
+    fn head(&self) -> Arc<Head> {
+        self.inner
+            .head
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_head(&self, head: Head) -> Arc<Head> {
+        let head = Arc::new(head);
+        *self
+            .inner
+            .head
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = head.clone();
+        head
+    }
+
+    /// Writes the empty tree's checkpoint if the log has none, and starts the backfill of the
+    /// receipts stored before it.
+    async fn start_if_empty(&self) -> Result<(), LogError> {
+        let note = self.sign(0, hash::empty_root())?;
+        let batch = Batch::new()
+            .require_absent(Tree::ReceiptLog, CHECKPOINT)
+            .put(Tree::ReceiptLog, CHECKPOINT, note.into_bytes())
+            .put(Tree::ReceiptLog, BACKFILL, Vec::new());
+        match self.inner.store.apply(batch).await {
+            Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Reads the tree at the stored checkpoint: its edge from the store, checked against the
+    /// checkpoint's root.
+    async fn reload(&self) -> Result<Arc<Head>, LogError> {
+        let note = self.checkpoint().await?;
+        let checkpoint = self.open_note(&note)?;
+        let size = checkpoint.size;
+        let mut edge = Vec::new();
+        let mut level = 0u8;
+        while nodes_at(size, level) > 0 {
+            let count = nodes_at(size, level);
+            let partial = count % TILE_WIDTH;
+            let hashes = self.read_hashes(level, count - partial, partial).await?;
+            edge.push(hashes);
+            level += 1;
+        }
+        let head = Head {
+            size,
+            root: checkpoint.root,
+            note,
+            edge,
+        };
+        let root = self
+            .with_nodes(&head, |nodes| tree::root_of(nodes, size))
+            .await?;
+        if root != checkpoint.root {
+            return Err(LogError::Corrupt(format!(
+                "its stored hashes do not make the root of its checkpoint at size {size}"
+            )));
+        }
+        Ok(self.set_head(head))
+    }
+
+    fn open_note(&self, note: &str) -> Result<Checkpoint, LogError> {
+        let text = self
+            .inner
+            .signer
+            .verifier()
+            .open(note)
+            .map_err(|e| LogError::Corrupt(format!("its checkpoint does not verify: {e}")))?;
+        Checkpoint::parse(text)
+            .map_err(|e| LogError::Corrupt(format!("its checkpoint does not parse: {e}")))
+    }
+
+    fn sign(&self, size: u64, root: Hash) -> Result<String, LogError> {
+        let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
+        let checkpoint = Checkpoint {
+            origin: self.inner.signer.verifier().name().to_owned(),
+            size,
+            root,
+            extensions: vec![format!("timestamp {now_ms}")],
+        };
+        self.inner
+            .signer
+            .sign(&checkpoint.text())
+            .map_err(|e| LogError::Corrupt(format!("its checkpoint cannot be signed: {e}")))
+    }
+
+    /// Runs `compute` over the tree's stored nodes: the edge from `head`, full tiles from the
+    /// cache or the store, fetching each tile the computation turns out to need.
+    async fn with_nodes<T>(
+        &self,
+        head: &Head,
+        compute: impl Fn(&TreeNodes) -> Result<T, Missing>,
+    ) -> Result<T, LogError> {
+        self.with_tiles(head, HashMap::new(), compute).await
+    }
+
+    /// [`Self::with_nodes`] with some full tiles given (those a group filled, not stored yet).
+    async fn with_tiles<T>(
+        &self,
+        head: &Head,
+        fetched: Tiles,
+        compute: impl Fn(&TreeNodes) -> Result<T, Missing>,
+    ) -> Result<T, LogError> {
+        let mut nodes = TreeNodes { head, fetched };
+        // Each round fetches one more tile; a proof needs at most two a level.
+        for _ in 0..64 {
+            match compute(&nodes) {
+                Ok(value) => return Ok(value),
+                Err(Missing(level, index)) => {
+                    let tile = self.full_tile(level, index).await?;
+                    nodes.fetched.insert((level, index), tile);
+                }
+            }
+        }
+        Err(LogError::Corrupt(
+            "a proof needs more tiles than a tree has".into(),
+        ))
+    }
+
+    async fn full_tile(&self, level: u8, index: u64) -> Result<Arc<Vec<Hash>>, LogError> {
+        if let Some(tile) = self.tiles().get(&(level, index)) {
+            return Ok(tile.clone());
+        }
+        let hashes = self
+            .read_hashes(level, index * TILE_WIDTH, TILE_WIDTH)
+            .await?;
+        let tile = Arc::new(hashes);
+        self.cache_tile(level, index, tile.clone());
+        Ok(tile)
+    }
+
+    fn tiles(&self) -> std::sync::MutexGuard<'_, Tiles> {
+        self.inner
+            .tiles
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn cache_tile(&self, level: u8, index: u64, tile: Arc<Vec<Hash>>) {
+        let mut tiles = self.tiles();
+        if tiles.len() >= MAX_CACHED_TILES {
+            tiles.clear();
+        }
+        tiles.insert((level, index), tile);
+    }
+
+    /// The stored nodes `first..first + count` of `level`, all of them or an error.
+    async fn read_hashes(&self, level: u8, first: u64, count: u64) -> Result<Vec<Hash>, LogError> {
+        let rows = self.read_range(&hash_prefix(level), first, count).await?;
+        rows.into_iter()
+            .map(|value| {
+                Hash::try_from(value)
+                    .map_err(|_| LogError::Corrupt("a stored hash is not 32 bytes".into()))
+            })
+            .collect()
+    }
+
+    async fn read_entries(&self, first: u64, count: u64) -> Result<Vec<Vec<u8>>, LogError> {
+        self.read_range(b"entry/", first, count).await
+    }
+
+    /// The values of keys `prefix` + `first..first + count` (big-endian), all of them.
+    async fn read_range(
+        &self,
+        prefix: &[u8],
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<Vec<u8>>, LogError> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let after = first.checked_sub(1).map(|before| indexed(prefix, before));
+        let rows = self
+            .inner
+            .store
+            .scan_prefix(Tree::ReceiptLog, prefix, after.as_deref(), count as usize)
+            .await?;
+        let whole = rows.len() as u64 == count
+            && (first..)
+                .zip(&rows)
+                .all(|(index, (key, _))| *key == indexed(prefix, index));
+        if !whole {
+            return Err(LogError::Corrupt(format!(
+                "stored rows {first}..{} are not all there",
+                first + count
+            )));
+        }
+        Ok(rows.into_iter().map(|(_, value)| value).collect())
+    }
+
+    /// Stops the sequencer once the receipts queued so far are appended, and waits until it
+    /// has let go of the store (at shutdown: sled's lock is released only then).
+    pub async fn close(&self) {
+        let (done, closed) = oneshot::channel();
+        if self.inner.queue.send(Message::Close(done)).is_ok() {
+            let _ = closed.await;
+        }
+    }
+
+    /// The sequencer: appends what calls queue, in groups, and sweeps for pending entries no
+    /// call waits for, until told to close. Consumes its handle, so that the store is let go
+    /// of when it returns the close's answer.
+    async fn sequence(
+        self,
+        mut messages: mpsc::UnboundedReceiver<Message>,
+    ) -> Option<oneshot::Sender<()>> {
+        let mut sweep = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            let mut group = tokio::select! {
+                message = messages.recv() => match message? {
+                    Message::Append(job) => vec![job],
+                    Message::Close(done) => return Some(done),
+                },
+                _ = sweep.tick() => {
+                    // More to do at once after a full page, without waiting for the next tick.
+                    let more = self.backfill_page().await.unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "backfilling the receipt log failed");
+                        false
+                    });
+                    match self.swept().await {
+                        Ok(found) => {
+                            if more || found.len() == MAX_GROUP {
+                                sweep.reset_immediately();
+                            }
+                            if found.is_empty() {
+                                continue;
+                            }
+                            found
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "sweeping the receipt log's pending entries failed");
+                            continue;
+                        }
+                    }
+                }
+            };
+            let mut closing = None;
+            while group.len() < MAX_GROUP && closing.is_none() {
+                match messages.try_recv() {
+                    Ok(Message::Append(job)) => group.push(job),
+                    Ok(Message::Close(done)) => closing = Some(done),
+                    Err(_) => break,
+                }
+            }
+            self.append_group(group).await;
+            if closing.is_some() {
+                return closing;
+            }
+        }
+    }
+
+    /// Makes one page of the receipts stored before the log pending, and says whether more
+    /// are left. A receipt stored since has a pending entry or a leaf already (both are written
+    /// atomically with what they follow): it is skipped, so none is appended twice.
+    async fn backfill_page(&self) -> Result<bool, LogError> {
+        let store = &self.inner.store;
+        let Some(cursor) = store.get(Tree::ReceiptLog, BACKFILL).await? else {
+            return Ok(false);
+        };
+        let after = (!cursor.is_empty()).then_some(cursor.as_slice());
+        let mut page = store
+            .scan_prefix(Tree::Receipts, b"", after, BACKFILL_PAGE)
+            .await?;
+        let Some((last, _)) = page.last().cloned() else {
+            let done = Batch::new()
+                .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor))
+                .delete(Tree::ReceiptLog, BACKFILL);
+            return match store.apply(done).await {
+                Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(false),
+                Err(e) => Err(e.into()),
+            };
+        };
+        loop {
+            let mut batch = Batch::new()
+                .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor.clone()))
+                .put(Tree::ReceiptLog, BACKFILL, last.clone());
+            for (key, stored) in &page {
+                let receipt_id = String::from_utf8_lossy(key);
+                let entry = serde_json::from_slice::<serde_json::Value>(stored)
+                    .map(|value| canonical_json(&value).into_bytes())
+                    .map_err(|e| LogError::Corrupt(format!("a stored receipt: {e}")))?;
+                let pending = pending_key(&receipt_id, None);
+                batch = batch
+                    .require_absent(Tree::ReceiptLog, leaf_key(&receipt_id))
+                    .require_absent(Tree::ReceiptLog, pending.clone())
+                    .put(Tree::ReceiptLog, pending, entry);
+            }
+            match store.apply(batch).await {
+                Ok(()) => return Ok(true),
+                // Another node moved the cursor: it does this page.
+                Err(StoreError::ConditionFailed(0)) => return Ok(true),
+                // Receipt `(n - 1) / 2` is in the log or pending already.
+                Err(StoreError::ConditionFailed(n)) => {
+                    page.remove((n - 1) / 2);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Pending entries in the store, oldest receipts' keys first.
+    async fn swept(&self) -> Result<Vec<Job>, LogError> {
+        let rows = self
+            .inner
+            .store
+            .scan_prefix(Tree::ReceiptLog, b"pending/", None, MAX_GROUP)
+            .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(key, entry)| {
+                let name = std::str::from_utf8(key.strip_prefix(b"pending/")?).ok()?;
+                let receipt_id = name.split('/').next()?.to_owned();
+                Some(Job {
+                    receipt_id,
+                    pending: key,
+                    entry,
+                    replies: Vec::new(),
+                })
+            })
+            .collect())
+    }
+
+    /// Appends a group and answers its calls; an entry another node appended first is answered
+    /// from where it is.
+    async fn append_group(&self, group: Vec<Job>) {
+        let mut group = merged(group);
+        let mut attempts = 0;
+        while !group.is_empty() {
+            let head = self.head();
+            let appended = match self.appended(&head, &group).await {
+                Ok(appended) => appended,
+                Err(e) => return answer_all(group, &e),
+            };
+            match self.inner.store.apply(appended.batch).await {
+                Ok(()) => {
+                    for (level, index, tile) in appended.full_tiles {
+                        self.cache_tile(level, index, tile);
+                    }
+                    let head = self.set_head(appended.head);
+                    self.answer(&head, group).await;
+                    return;
+                }
+                // The checkpoint moved: another node appended.
+                Err(StoreError::ConditionFailed(0)) => {
+                    attempts += 1;
+                    if attempts == MAX_ATTEMPTS {
+                        return answer_all(group, &LogError::Contended);
+                    }
+                    if let Err(e) = self.reload().await {
+                        return answer_all(group, &e);
+                    }
+                }
+                // A pending entry is gone: appended already (a sweep found it), or never
+                // written. Those gone are answered from where they are; the rest go on.
+                Err(StoreError::ConditionFailed(_)) => match self.still_pending(group).await {
+                    Ok(pending) => group = pending,
+                    Err((group, e)) => return answer_all(group, &e),
+                },
+                Err(e) => return answer_all(group, &LogError::Store(e)),
+            }
+        }
+    }
+
+    /// The jobs whose entries are still pending; the others are answered with their receipt's
+    /// place in the log (or that it is not there).
+    async fn still_pending(&self, group: Vec<Job>) -> Result<Vec<Job>, (Vec<Job>, LogError)> {
+        let mut pending = Vec::with_capacity(group.len());
+        let mut jobs = group.into_iter();
+        while let Some(job) = jobs.next() {
+            match self.inner.store.get(Tree::ReceiptLog, &job.pending).await {
+                Ok(Some(entry)) if entry == job.entry => pending.push(job),
+                Ok(_) => {
+                    let found = self.inclusion_of(&job.receipt_id, None).await;
+                    job.answer(|| clone_result(&found));
+                }
+                Err(e) => {
+                    pending.push(job);
+                    pending.extend(jobs);
+                    return Err((pending, e.into()));
+                }
+            }
+        }
+        Ok(pending)
+    }
+
+    /// The batch appending `group` to `head`, and the tree it makes.
+    async fn appended(&self, head: &Head, group: &[Job]) -> Result<Appended, LogError> {
+        let mut batch = Batch::new().require_equals(
+            Tree::ReceiptLog,
+            CHECKPOINT,
+            Some(head.note.clone().into_bytes()),
+        );
+        for job in group {
+            batch = batch.require_equals(
+                Tree::ReceiptLog,
+                job.pending.clone(),
+                Some(job.entry.clone()),
+            );
+        }
+        let mut edge = head.edge.clone();
+        let mut full_tiles = Vec::new();
+        let mut size = head.size;
+        for job in group {
+            let index = size;
+            batch = batch
+                .delete(Tree::ReceiptLog, job.pending.clone())
+                .put(
+                    Tree::ReceiptLog,
+                    indexed(b"entry/", index),
+                    job.entry.clone(),
+                )
+                .put(
+                    Tree::ReceiptLog,
+                    leaf_key(&job.receipt_id),
+                    index.to_be_bytes().to_vec(),
+                );
+            // The leaf's hash joins level 0; each tile it fills makes a node of the level above.
+            let mut node = hash::leaf(&job.entry);
+            let mut level = 0u8;
+            loop {
+                let position = nodes_at(size, level);
+                batch = batch.put(Tree::ReceiptLog, hashed(level, position), node.to_vec());
+                if edge.len() <= usize::from(level) {
+                    edge.push(Vec::new());
+                }
+                let row = &mut edge[usize::from(level)];
+                row.push(node);
+                if (row.len() as u64) < TILE_WIDTH {
+                    break;
+                }
+                let tile = std::mem::take(row);
+                node = tree::root(&tile);
+                full_tiles.push((level, position / TILE_WIDTH, Arc::new(tile)));
+                level += 1;
+            }
+            size += 1;
+        }
+        // The edge of a level is empty when its last tile filled; the level stays.
+        let mut computed = Head {
+            size,
+            root: hash::empty_root(),
+            note: String::new(),
+            edge,
+        };
+        let filled = full_tiles
+            .iter()
+            .map(|(level, index, tile)| ((*level, *index), tile.clone()))
+            .collect();
+        let root = self
+            .with_tiles(&computed, filled, |nodes| tree::root_of(nodes, size))
+            .await?;
+        computed.root = root;
+        computed.note = self.sign(size, root)?;
+        batch = batch.put(
+            Tree::ReceiptLog,
+            CHECKPOINT,
+            computed.note.clone().into_bytes(),
+        );
+        Ok(Appended {
+            batch,
+            head: computed,
+            full_tiles,
+        })
+    }
+
+    /// Answers each call of an appended group with its proof in the new tree.
+    async fn answer(&self, head: &Head, group: Vec<Job>) {
+        let first = head.size - group.len() as u64;
+        for (offset, job) in group.into_iter().enumerate() {
+            if job.replies.is_empty() {
+                continue;
+            }
+            let index = first + offset as u64;
+            let proof = self
+                .with_nodes(head, |nodes| {
+                    tree::inclusion_proof_of(nodes, index, head.size)
+                })
+                .await
+                .map(|proof| Inclusion {
+                    leaf_index: index,
+                    tree_size: head.size,
+                    inclusion_proof: proof
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|h| BASE64.encode(h))
+                        .collect(),
+                    checkpoint: head.note.clone(),
+                });
+            job.answer(|| clone_result(&proof));
+        }
+    }
+}
+
+impl From<LogError> for ApiError {
+    fn from(e: LogError) -> Self {
+        match e {
+            LogError::Store(e) => e.into(),
+            LogError::NoTile(text) => ApiError::not_found(ErrorCode::TileNotFound, text),
+            LogError::NotInLog(text) => ApiError::not_found(ErrorCode::NotInLog, text),
+            LogError::Invalid(text) => ApiError::bad_request(ErrorCode::InvalidQuery, text),
+            LogError::Contended | LogError::Stopped => ApiError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::StoreUnavailable,
+                format!("{e}; try again shortly"),
+            )
+            .with_retry_after(1),
+            LogError::Corrupt(_) => ApiError::internal(e),
+        }
+    }
+}
+
+/// A group's batch, the head it makes and the tiles it fills.
+struct Appended {
+    batch: Batch,
+    head: Head,
+    full_tiles: Vec<(u8, u64, Arc<Vec<Hash>>)>,
+}
+
+fn answer_all(group: Vec<Job>, error: &LogError) {
+    tracing::warn!(error = %error, entries = group.len(), "appending to the receipt log failed");
+    for job in group {
+        job.answer(|| {
+            Err(LogError::NotInLog(format!(
+                "the receipt is stored but not in the log yet ({error}); ask for its inclusion later"
+            )))
+        });
+    }
+}
+
+/// One job a pending entry, its callers together (a sweep can find a receipt its call also
+/// queued): a group never appends an entry twice.
+fn merged(group: Vec<Job>) -> Vec<Job> {
+    let mut merged: Vec<Job> = Vec::with_capacity(group.len());
+    let mut at: HashMap<Vec<u8>, usize> = HashMap::new();
+    for job in group {
+        match at.get(&job.pending) {
+            Some(&i) => merged[i].replies.extend(job.replies),
+            None => {
+                at.insert(job.pending.clone(), merged.len());
+                merged.push(job);
+            }
+        }
+    }
+    merged
+}
+
+/// An answer for each of a receipt's callers (errors are not `Clone`: their text is kept).
+fn clone_result(result: &Result<Inclusion, LogError>) -> Result<Inclusion, LogError> {
+    match result {
+        Ok(inclusion) => Ok(inclusion.clone()),
+        Err(LogError::NotInLog(text)) => Err(LogError::NotInLog(text.clone())),
+        Err(other) => Err(LogError::NotInLog(format!(
+            "the receipt is stored but not in the log yet ({other}); ask for its inclusion later"
+        ))),
+    }
+}
+
+/// Full hash tiles by level and index.
+type Tiles = HashMap<(u8, u64), Arc<Vec<Hash>>>;
+
+/// A tile the computation needs and does not have.
+struct Missing(u8, u64);
+
+/// The stored nodes of a tree: its edge, and the full tiles fetched so far.
+struct TreeNodes<'h> {
+    head: &'h Head,
+    fetched: Tiles,
+}
+
+impl tree::Nodes for TreeNodes<'_> {
+    type Error = Missing;
+
+    fn node(&self, height: u32, index: u64) -> Result<Hash, Missing> {
+        let (level, tile, range) = tile::locate(height, index);
+        let edge_tile = nodes_at(self.head.size, level) / TILE_WIDTH;
+        let hashes: &[Hash] = if tile == edge_tile {
+            self.head
+                .edge
+                .get(usize::from(level))
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+        } else {
+            match self.fetched.get(&(level, tile)) {
+                Some(tile) => tile,
+                None => return Err(Missing(level, tile)),
+            }
+        };
+        // A node the tree has is in its tile; the tree functions only ask for those.
+        Ok(tile::node_in(hashes, range).unwrap_or_else(hash::empty_root))
+    }
+}
+
+/// Stored nodes at `level` in a tree of `size` leaves.
+fn nodes_at(size: u64, level: u8) -> u64 {
+    size.checked_shr(TILE_HEIGHT * u32::from(level))
+        .unwrap_or(0)
+}
+
+fn indexed(prefix: &[u8], index: u64) -> Vec<u8> {
+    [prefix, &index.to_be_bytes()].concat()
+}
+
+fn hash_prefix(level: u8) -> Vec<u8> {
+    [b"hash/".as_slice(), &[level]].concat()
+}
+
+fn hashed(level: u8, index: u64) -> Vec<u8> {
+    indexed(&hash_prefix(level), index)
+}
+
+fn leaf_key(receipt_id: &str) -> Vec<u8> {
+    [b"leaf/".as_slice(), receipt_id.as_bytes()].concat()
+}
+
+/// `pending/<receipt id>`, or for a later version `pending/<receipt id>/<status>`.
+fn pending_key(receipt_id: &str, version: Option<&str>) -> Vec<u8> {
+    let mut key = [b"pending/".as_slice(), receipt_id.as_bytes()].concat();
+    if let Some(version) = version {
+        key.push(b'/');
+        key.extend_from_slice(version.as_bytes());
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use toolhost_tlog::{tile, verify};
+
+    use super::*;
+    use crate::receipts::store_receipt;
+    use crate::store::SledStore;
+
+    fn key() -> ReceiptSigner {
+        ReceiptSigner::from_hex(&"07".repeat(32)).unwrap()
+    }
+
+    fn receipt(n: usize) -> Receipt {
+        Receipt {
+            receipt_id: format!("rcpt_{n:05}"),
+            ..Receipt::example()
+        }
+    }
+
+    /// Stores receipts `range` as a call does (with their pending entries).
+    async fn stored(store: &Arc<dyn Store>, range: std::ops::Range<usize>) -> Vec<Receipt> {
+        let mut receipts = Vec::new();
+        for n in range {
+            let receipt = receipt(n);
+            store
+                .apply(store_receipt(Batch::new(), &receipt).unwrap())
+                .await
+                .unwrap();
+            receipts.push(receipt);
+        }
+        receipts
+    }
+
+    fn decode(hashes: &[String]) -> Vec<Hash> {
+        hashes
+            .iter()
+            .map(|h| Hash::try_from(BASE64.decode(h).unwrap()).unwrap())
+            .collect()
+    }
+
+    /// The checkpoint an inclusion names, opened with the log's key.
+    fn opened(log: &ReceiptLog, note: &str) -> Checkpoint {
+        Checkpoint::parse(log.verifier().open(note).unwrap()).unwrap()
+    }
+
+    fn check_inclusion(log: &ReceiptLog, receipt: &Receipt, inclusion: &Inclusion) {
+        let head = opened(log, &inclusion.checkpoint);
+        assert_eq!(head.size, inclusion.tree_size);
+        assert!(head.extensions[0].starts_with("timestamp "));
+        verify::inclusion(
+            &hash::leaf(&entry_of(receipt)),
+            inclusion.leaf_index,
+            inclusion.tree_size,
+            &decode(&inclusion.inclusion_proof),
+            &head.root,
+        )
+        .unwrap();
+    }
+
+    /// Every tile of the log's tree is what the tree's leaves make, and its entries are the
+    /// receipts in leaf order; the checkpoint's root is theirs.
+    async fn check_tiles(log: &ReceiptLog) -> Vec<Vec<u8>> {
+        let head = opened(log, &log.checkpoint().await.unwrap());
+        let mut entries = Vec::new();
+        for bundle in Tile::all_of(head.size)
+            .into_iter()
+            .filter(|t| t.level.is_none())
+        {
+            let bytes = log.tile(bundle).await.unwrap();
+            entries.extend(
+                tile::decode_entries(&bytes)
+                    .unwrap()
+                    .into_iter()
+                    .map(<[u8]>::to_vec),
+            );
+        }
+        assert_eq!(entries.len() as u64, head.size);
+        let leaves: Vec<Hash> = entries.iter().map(|e| hash::leaf(e)).collect();
+        assert_eq!(tree::root(&leaves), head.root);
+        for tile in Tile::all_of(head.size)
+            .into_iter()
+            .filter(|t| t.level.is_some())
+        {
+            assert_eq!(
+                log.tile(tile).await.unwrap(),
+                tile.hashes(&leaves).unwrap().concat(),
+                "{}",
+                tile.path()
+            );
+        }
+        entries
+    }
+
+    #[tokio::test]
+    async fn calls_get_proofs_that_verify_and_the_tiles_make_the_signed_root() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        let empty = opened(&log, &log.checkpoint().await.unwrap());
+        assert_eq!((empty.size, empty.root), (0, hash::empty_root()));
+        // Past a full tile of level 0, in groups of whatever is queued at once.
+        let receipts = stored(&store, 0..600).await;
+        let inclusions = futures::future::join_all(receipts.iter().map(|r| log.include(r))).await;
+        let mut indexes: Vec<u64> = Vec::new();
+        for (receipt, inclusion) in receipts.iter().zip(&inclusions) {
+            let inclusion = inclusion.as_ref().unwrap();
+            check_inclusion(&log, receipt, inclusion);
+            indexes.push(inclusion.leaf_index);
+        }
+        indexes.sort_unstable();
+        assert_eq!(indexes, (0..600).collect::<Vec<u64>>(), "each receipt once");
+        let entries = check_tiles(&log).await;
+        assert_eq!(entries.len(), 600);
+        // Asked again, by id: the same leaf, proved in the latest tree.
+        let again = log.inclusion_of("rcpt_00007", None).await.unwrap();
+        let first = inclusions[7].as_ref().unwrap();
+        assert_eq!(again.leaf_index, first.leaf_index);
+        check_inclusion(&log, &receipts[7], &again);
+        // In an older tree, too (without its checkpoint: only the latest is kept).
+        let older = log
+            .inclusion_of("rcpt_00007", Some(first.leaf_index + 1))
+            .await
+            .unwrap();
+        let leaves: Vec<Hash> = entries.iter().map(|e| hash::leaf(e)).collect();
+        verify::inclusion(
+            &hash::leaf(&entry_of(&receipts[7])),
+            first.leaf_index,
+            first.leaf_index + 1,
+            &decode(&older.inclusion_proof),
+            &tree::root(&leaves[..first.leaf_index as usize + 1]),
+        )
+        .unwrap();
+        // Consistency between any two sizes.
+        for (old, new) in [
+            (1, 600),
+            (255, 256),
+            (256, 257),
+            (300, 511),
+            (599, 600),
+            (600, 600),
+        ] {
+            let proof = decode(&log.consistency(old, new).await.unwrap());
+            verify::consistency(
+                old,
+                new,
+                &tree::root(&leaves[..old as usize]),
+                &tree::root(&leaves[..new as usize]),
+                &proof,
+            )
+            .unwrap();
+        }
+        for (old, new) in [(0, 5), (6, 5), (5, 601)] {
+            assert!(matches!(
+                log.consistency(old, new).await,
+                Err(LogError::Invalid(_))
+            ));
+        }
+        assert!(matches!(
+            log.inclusion_of("rcpt_nope", None).await,
+            Err(LogError::NotInLog(_))
+        ));
+        assert!(matches!(
+            log.inclusion_of("rcpt_00007", Some(601)).await,
+            Err(LogError::NotInLog(_))
+        ));
+        // Tiles past the end are not there.
+        for path in [
+            "tile/0/002.p/89",
+            "tile/0/002",
+            "tile/1/000.p/3",
+            "tile/entries/003",
+        ] {
+            let tile = Tile::parse(path).unwrap();
+            assert!(
+                matches!(log.tile(tile).await, Err(LogError::NoTile(_))),
+                "{path}"
+            );
+        }
+        // And nothing is left pending.
+        let pending = store
+            .scan_prefix(Tree::ReceiptLog, b"pending/", None, 10)
+            .await
+            .unwrap();
+        assert!(pending.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_reopened_log_goes_on_and_appends_what_its_calls_left_pending() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        for receipt in stored(&store, 0..300).await {
+            log.include(&receipt).await.unwrap();
+        }
+        let before = log.checkpoint().await.unwrap();
+        // Stored with their pending entries, never asked for: the node stopped.
+        stored(&store, 300..310).await;
+        // A new node (the origin it asks for does not rename the log).
+        let reopened = ReceiptLog::open(store.clone(), &key(), "other.test/receipts")
+            .await
+            .unwrap();
+        assert_eq!(reopened.verifier().name(), "log.test/receipts");
+        // Its first sweep runs at once.
+        let mut found = None;
+        for _ in 0..200 {
+            if let Ok(inclusion) = reopened.inclusion_of("rcpt_00309", None).await {
+                found = Some(inclusion);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let found = found.expect("the sweep appended the pending receipts");
+        check_inclusion(&reopened, &receipt(309), &found);
+        assert!(found.leaf_index >= 300);
+        let after = opened(&reopened, &reopened.checkpoint().await.unwrap());
+        assert_eq!(after.size, 310);
+        let old = opened(&log, &before);
+        let proof = decode(&reopened.consistency(old.size, after.size).await.unwrap());
+        verify::consistency(old.size, after.size, &old.root, &after.root, &proof).unwrap();
+        // A receipt already in the log, asked for again, is not appended twice.
+        let twice = reopened.include(&receipt(5)).await.unwrap();
+        assert_eq!(twice.leaf_index, 5);
+        assert_eq!(check_tiles(&reopened).await.len(), 310);
+    }
+
+    /// Waits (up to 10 s) until `receipt_id` is in the log.
+    async fn appended(log: &ReceiptLog, receipt_id: &str) -> Inclusion {
+        for _ in 0..1000 {
+            if let Ok(inclusion) = log.inclusion_of(receipt_id, None).await {
+                return inclusion;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{receipt_id} was not appended");
+    }
+
+    #[tokio::test]
+    async fn receipts_stored_before_the_log_and_later_versions_are_appended_once_each() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        // An upgraded store: receipts without pending entries, more than a page of them.
+        for n in 0..600 {
+            let receipt = receipt(n);
+            let bytes = serde_json::to_vec(&receipt).unwrap();
+            store
+                .put(Tree::Receipts, receipt.receipt_id.as_bytes(), &bytes)
+                .await
+                .unwrap();
+        }
+        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        // Calls go on meanwhile.
+        let fresh = stored(&store, 600..610).await;
+        for receipt in &fresh {
+            check_inclusion(&log, receipt, &log.include(receipt).await.unwrap());
+        }
+        let old = appended(&log, "rcpt_00599").await;
+        check_inclusion(&log, &receipt(599), &old);
+        appended(&log, "rcpt_00000").await;
+        // A receipt whose settlement concluded is re-signed: its new version is an entry too.
+        let mut settled = receipt(3);
+        settled.settlement.status = "settled".into();
+        let batch = Batch::new().put(
+            Tree::Receipts,
+            settled.receipt_id.as_bytes(),
+            serde_json::to_vec(&settled).unwrap(),
+        );
+        store.apply(pending_version(batch, &settled)).await.unwrap();
+        let first = log.inclusion_of("rcpt_00003", None).await.unwrap();
+        // Reopened, the sweep appends the new version at once.
+        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        let mut latest = first.clone();
+        for _ in 0..1000 {
+            latest = log.inclusion_of("rcpt_00003", None).await.unwrap();
+            if latest.leaf_index != first.leaf_index {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(latest.leaf_index, 610, "the new version is the last leaf");
+        check_inclusion(&log, &settled, &latest);
+        let entries = check_tiles(&log).await;
+        assert_eq!(entries.len(), 611, "each receipt once, and the new version");
+        let versions: std::collections::HashSet<(String, String)> = entries
+            .iter()
+            .map(|entry| {
+                let receipt: Receipt = serde_json::from_slice(entry).unwrap();
+                (receipt.receipt_id, receipt.settlement.status)
+            })
+            .collect();
+        assert_eq!(versions.len(), 611);
+        assert!(store
+            .get(Tree::ReceiptLog, BACKFILL)
+            .await
+            .unwrap()
+            .is_none());
+    }
+
+    #[tokio::test]
+    async fn nodes_appending_to_one_store_at_once_make_one_tree() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let a = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        let b = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        let receipts = stored(&store, 0..400).await;
+        let inclusions = futures::future::join_all(receipts.iter().enumerate().map(|(n, r)| {
+            if n % 2 == 0 {
+                a.include(r)
+            } else {
+                b.include(r)
+            }
+        }))
+        .await;
+        let mut indexes: Vec<u64> = inclusions
+            .iter()
+            .zip(&receipts)
+            .map(|(inclusion, receipt)| {
+                let inclusion = inclusion.as_ref().unwrap();
+                check_inclusion(&a, receipt, inclusion);
+                inclusion.leaf_index
+            })
+            .collect();
+        indexes.sort_unstable();
+        assert_eq!(indexes, (0..400).collect::<Vec<u64>>());
+        assert_eq!(check_tiles(&a).await.len(), 400);
+        assert_eq!(check_tiles(&b).await.len(), 400);
+    }
+
+    #[tokio::test]
+    async fn a_log_whose_hashes_were_changed_does_not_open() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        for receipt in stored(&store, 0..20).await {
+            log.include(&receipt).await.unwrap();
+        }
+        store
+            .put(Tree::ReceiptLog, &hashed(0, 19), &[0; 32])
+            .await
+            .unwrap();
+        assert!(matches!(
+            ReceiptLog::open(store.clone(), &key(), "log.test/receipts").await,
+            Err(LogError::Corrupt(_))
+        ));
+    }
+}

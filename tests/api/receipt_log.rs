@@ -1,0 +1,296 @@
+//! The receipt log end to end (docs/receipt-log.md): each call's answer carries its receipt's
+//! place in the log, which verifies offline with the log's published key, in Rust and with the
+//! dependency-free JavaScript verifier in `docs/`; the tiles served make the signed root; the
+//! proofs by id and between sizes verify; a restarted server goes on with the same log.
+
+use alloy_signer_local::PrivateKeySigner;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use serde_json::{json, Value};
+use toolhost_tlog::{hash, tile, tree, verify, Checkpoint, Hash, Tile, Verifier};
+
+use crate::payments::{ask, pay};
+use crate::util::{assert_error, post_paid, TestServer};
+
+const FREE: &str = "/tools/receipt-echo";
+const PAID: &str = "/tools/receipt-echo-paid";
+
+fn hashes(list: &Value) -> Vec<Hash> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| Hash::try_from(BASE64.decode(h.as_str().unwrap()).unwrap()).unwrap())
+        .collect()
+}
+
+/// Checks an answer's `receiptLog` against its `receipt` and the log's key; the checkpoint.
+pub(crate) fn check(verifier: &Verifier, receipt: &Value, log: &Value) -> Checkpoint {
+    let head =
+        Checkpoint::parse(verifier.open(log["checkpoint"].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(head.size, log["treeSize"].as_u64().unwrap());
+    assert!(head.extensions[0].starts_with("timestamp "), "{head:?}");
+    let entry = toolhost::receipts::canonical_json(receipt);
+    verify::inclusion(
+        &hash::leaf(entry.as_bytes()),
+        log["leafIndex"].as_u64().unwrap(),
+        head.size,
+        &hashes(&log["inclusionProof"]),
+        &head.root,
+    )
+    .unwrap();
+    head
+}
+
+async fn bytes(server: &TestServer, path: &str) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
+    let response = server.client.get(server.url(path)).send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, headers, response.bytes().await.unwrap().to_vec())
+}
+
+/// The log's checkpoint as served, opened; and every entry of its tree, read from its tiles,
+/// whose hash tiles are checked against the entries.
+async fn read_log(server: &TestServer, verifier: &Verifier) -> (Checkpoint, Vec<Vec<u8>>) {
+    let (status, headers, note) = bytes(server, "/ai/receipts/log/checkpoint").await;
+    assert_eq!(status, 200);
+    assert_eq!(headers["content-type"], "text/plain; charset=utf-8");
+    let head =
+        Checkpoint::parse(verifier.open(std::str::from_utf8(&note).unwrap()).unwrap()).unwrap();
+    let tiles = Tile::all_of(head.size);
+    let mut entries = Vec::new();
+    for bundle in tiles.iter().filter(|t| t.level.is_none()) {
+        let (status, headers, body) =
+            bytes(server, &format!("/ai/receipts/log/{}", bundle.path())).await;
+        assert_eq!(status, 200, "{}", bundle.path());
+        let cache = if bundle.is_full() {
+            "public, max-age=31536000, immutable"
+        } else {
+            "no-cache"
+        };
+        assert_eq!(headers["cache-control"], cache);
+        entries.extend(
+            tile::decode_entries(&body)
+                .unwrap()
+                .into_iter()
+                .map(<[u8]>::to_vec),
+        );
+    }
+    assert_eq!(entries.len() as u64, head.size);
+    let leaves: Vec<Hash> = entries.iter().map(|e| hash::leaf(e)).collect();
+    assert_eq!(tree::root(&leaves), head.root);
+    for hash_tile in tiles.iter().filter(|t| t.level.is_some()) {
+        let (status, _, body) =
+            bytes(server, &format!("/ai/receipts/log/{}", hash_tile.path())).await;
+        assert_eq!(status, 200);
+        assert_eq!(body, hash_tile.hashes(&leaves).unwrap().concat());
+    }
+    (head, entries)
+}
+
+/// `docs/tlog-verify.mjs` on each `(receipt, receiptLog)`: "ok" or "refused <code>" each.
+async fn javascript_verdicts(cases: &[(Value, Value)], vkey: &str) -> Option<Vec<String>> {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "node is missing");
+        eprintln!("skipped the JavaScript verifier: no node");
+        return None;
+    }
+    let verifier = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tlog-verify.mjs");
+    let script = format!(
+        r#"import {{ verifyReceiptInclusion }} from {:?};
+const cases = JSON.parse(process.env.CASES);
+for (const [receipt, receiptLog] of cases) {{
+  try {{ await verifyReceiptInclusion(receipt, receiptLog, process.env.VKEY); console.log("ok"); }}
+  catch (e) {{ console.log(`refused ${{e.code}}`); }}
+}}"#,
+        format!("file://{}", verifier.display())
+    );
+    let output = tokio::process::Command::new("node")
+        .args(["--input-type=module", "-e", &script])
+        .env("CASES", serde_json::to_string(cases).unwrap())
+        .env("VKEY", vkey)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+#[tokio::test]
+async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
+    let data = tempfile::tempdir().unwrap();
+    let server = TestServer::start_in(data.path()).await;
+    let (_, manifest) = server.get("/ai/manifest").await;
+    let info = manifest["receipts"]["log"].clone();
+    let (status, well_known) = server.get("/.well-known/receipt-log").await;
+    assert_eq!((status.as_u16(), &well_known), (200, &info));
+    let vkey = info["verifierKey"].as_str().unwrap().to_owned();
+    let verifier = Verifier::parse(&vkey).unwrap();
+    assert_eq!(verifier.name(), info["origin"]);
+    assert!(info["origin"]
+        .as_str()
+        .unwrap()
+        .ends_with("/ai/receipts/log"));
+
+    // Free receipt-echo calls at once (appended in groups), then a paid call.
+    let inputs: Vec<Value> = (0..24).map(|n| json!({"n": n})).collect();
+    let calls = inputs.iter().map(|input| server.post(FREE, input));
+    let mut answers: Vec<Value> = futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .map(|(status, body)| {
+            assert_eq!(status, 200, "{body}");
+            body
+        })
+        .collect();
+    let signer = PrivateKeySigner::random();
+    let required = ask(&server, PAID).await;
+    let header = pay(&signer, &required, 2, |_| {});
+    let (status, _, paid) = post_paid(&server, PAID, &header, json!({"paid": true})).await;
+    assert_eq!(status, 200, "{paid}");
+    answers.push(paid);
+    let mut indexes = Vec::new();
+    for answer in &answers {
+        check(&verifier, &answer["receipt"], &answer["receiptLog"]);
+        indexes.push(answer["receiptLog"]["leafIndex"].as_u64().unwrap());
+    }
+    indexes.sort_unstable();
+    assert_eq!(indexes, (0..25).collect::<Vec<u64>>(), "each receipt once");
+
+    // The same through `/ai/invoke`.
+    let (status, invoked) = server
+        .post(
+            "/ai/invoke",
+            &json!({"slug": "receipt-echo", "input": {"via": "invoke"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{invoked}");
+    check(&verifier, &invoked["receipt"], &invoked["receiptLog"]);
+
+    // The JavaScript verifier agrees, and refuses a changed receipt and another log's key.
+    let mut changed = answers[0]["receipt"].clone();
+    changed["amount"] = json!("1");
+    let other_key = toolhost_tlog::Signer::new(verifier.name(), &[3; 32])
+        .unwrap()
+        .verifier()
+        .key_text();
+    let cases = [
+        (
+            answers[0]["receipt"].clone(),
+            answers[0]["receiptLog"].clone(),
+        ),
+        (
+            answers[24]["receipt"].clone(),
+            answers[24]["receiptLog"].clone(),
+        ),
+        (changed, answers[0]["receiptLog"].clone()),
+    ];
+    if let Some(verdicts) = javascript_verdicts(&cases, &vkey).await {
+        assert_eq!(verdicts, ["ok", "ok", "refused mismatch"]);
+        let verdicts = javascript_verdicts(&cases[..1], &other_key).await.unwrap();
+        assert_eq!(verdicts, ["refused unverified"]);
+    }
+
+    // The tiles hold every receipt, as its canonical JSON, and make the signed root.
+    let (head, entries) = read_log(&server, &verifier).await;
+    assert_eq!(head.size, 26);
+    for answer in &answers {
+        let entry = toolhost::receipts::canonical_json(&answer["receipt"]);
+        let index = answer["receiptLog"]["leafIndex"].as_u64().unwrap() as usize;
+        assert_eq!(entries[index], entry.as_bytes());
+    }
+
+    // Proofs by id and between sizes, for clients that do not read tiles.
+    let first = &answers[0];
+    let id = first["receipt"]["receiptId"].as_str().unwrap();
+    let (status, latest) = server.get(&format!("/ai/receipts/{id}/inclusion")).await;
+    assert_eq!(status, 200, "{latest}");
+    assert_eq!(latest["leafIndex"], first["receiptLog"]["leafIndex"]);
+    assert_eq!(check(&verifier, &first["receipt"], &latest), head);
+    let old = check(&verifier, &first["receipt"], &first["receiptLog"]);
+    let (status, proof) = server
+        .get(&format!(
+            "/ai/receipts/log/consistency?from={}&to={}",
+            old.size, head.size
+        ))
+        .await;
+    assert_eq!(status, 200, "{proof}");
+    verify::consistency(
+        old.size,
+        head.size,
+        &old.root,
+        &head.root,
+        &hashes(&proof["proof"]),
+    )
+    .unwrap();
+
+    // What is not there.
+    let (status, body) = server.get("/ai/receipts/rcpt_nope/inclusion").await;
+    assert_error(status, &body, 404, "not_in_log");
+    let (status, body) = server
+        .get(&format!("/ai/receipts/{id}/inclusion?treeSize=27"))
+        .await;
+    assert_error(status, &body, 404, "not_in_log");
+    for query in [
+        "from=0&to=2",
+        "from=3&to=2",
+        "from=1&to=27",
+        "from=x&to=2",
+        "to=2",
+    ] {
+        let (status, body) = server
+            .get(&format!("/ai/receipts/log/consistency?{query}"))
+            .await;
+        assert_error(status, &body, 400, "invalid_query");
+    }
+    for path in [
+        "tile/0/000",
+        "tile/0/000.p/27",
+        "tile/1/000.p/1",
+        "tile/0/0",
+        "tile/entries/x001/000",
+    ] {
+        let (status, body) = server.get(&format!("/ai/receipts/log/{path}")).await;
+        assert_error(status, &body, 404, "tile_not_found");
+    }
+
+    // A restarted server goes on with the same log: the old tree is a prefix of the new.
+    server.stop().await;
+    let server = TestServer::start_in(data.path()).await;
+    let (_, manifest) = server.get("/ai/manifest").await;
+    assert_eq!(manifest["receipts"]["log"]["verifierKey"], vkey.as_str());
+    let (status, after) = server.post(FREE, &json!({"after": "restart"})).await;
+    assert_eq!(status, 200, "{after}");
+    let new = check(&verifier, &after["receipt"], &after["receiptLog"]);
+    assert_eq!(after["receiptLog"]["leafIndex"], 26);
+    let (status, proof) = server
+        .get(&format!(
+            "/ai/receipts/log/consistency?from={}&to={}",
+            head.size, new.size
+        ))
+        .await;
+    assert_eq!(status, 200, "{proof}");
+    verify::consistency(
+        head.size,
+        new.size,
+        &head.root,
+        &new.root,
+        &hashes(&proof["proof"]),
+    )
+    .unwrap();
+    read_log(&server, &verifier).await;
+    server.stop().await;
+}
