@@ -1,5 +1,6 @@
 //! The builder's command line (`toolhost init`, `dev`, `deploy`, `pull`, `revisions`,
-//! `rollback`, `login`, `logs`, `endpoints`, `secrets`, `revenue`, `call`; docs/cli.md): a client of the public HTTP API, nothing more.
+//! `rollback`, `login`, `logs`, `endpoints`, `secrets`, `revenue`, `call`, and for anyone
+//! `receipt verify` and `log monitor`; docs/cli.md): a client of the public HTTP API, nothing more.
 //! It reaches a server only over HTTP, as any other client would, so what it prints is what the
 //! API answered and it can never do what the API would refuse. `dev` runs the server itself
 //! (`server::Server`, on a throwaway data dir) and talks to it over the same API, so a handler
@@ -8,7 +9,8 @@
 //! Exit codes, for scripts: 0 done; 1 a local failure (a file that cannot be written); 2 a usage
 //! error (bad arguments, no builder key, a bad project or manifest); 3 the server refused (its
 //! error code and message are printed); 4 the server could not be reached or did not answer
-//! as a toolhost server does.
+//! as a toolhost server does; 5 a check did not hold (a receipt that does not verify, a receipt
+//! log that forked).
 
 mod api;
 mod call;
@@ -19,6 +21,7 @@ mod money;
 mod output;
 mod profile;
 mod project;
+mod receipts;
 mod revisions;
 
 use std::path::PathBuf;
@@ -71,6 +74,10 @@ pub enum Command {
     /// Call an endpoint as an agent would, paying a paid one with --credit or --wallet-key (it
     /// says the price first); or with --test make a test call of your own endpoint for free.
     Call(CallArgs),
+    /// Receipts: `verify` checks a call's answer offline against the receipt log's key.
+    Receipt(ReceiptArgs),
+    /// The receipt log: `monitor` watches its checkpoints and exits 5 on a fork or a rewrite.
+    Log(LogArgs),
 }
 
 /// The server, the credential and the output format of the commands that talk to a server.
@@ -349,6 +356,55 @@ pub struct CallArgs {
     global: Global,
 }
 
+#[derive(clap::Args)]
+pub struct ReceiptArgs {
+    #[command(subcommand)]
+    action: ReceiptAction,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Subcommand)]
+pub enum ReceiptAction {
+    /// Check a call's answer offline: its checkpoint is signed by the log's key, its receipt is
+    /// in the tree the checkpoint commits to, and the receipt's own signature holds.
+    Verify {
+        /// A file holding the answer: a `/tools/{slug}` or `/ai/invoke` answer, an MCP tool
+        /// result (its `_meta`), or `{"receipt": …, "receiptLog": …}`; `-` reads stdin.
+        file: PathBuf,
+        /// The log's verifier key (`receipts.log.verifierKey` in /ai/manifest). Without it the
+        /// key is fetched from the server, which proves less: what that server says now.
+        #[arg(long)]
+        key: Option<String>,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct LogArgs {
+    #[command(subcommand)]
+    action: LogAction,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Subcommand)]
+pub enum LogAction {
+    /// Watch the server's receipt log: fetch its signed checkpoint now and then, check that
+    /// each extends the last one seen (a consistency proof), keep what was seen in a state
+    /// file, and exit 5 with both signed checkpoints on a fork or a rewritten history.
+    Monitor {
+        /// What was seen (the pinned key and the last checkpoint), kept between runs.
+        #[arg(long, default_value = "toolhost-log-monitor.json")]
+        state: PathBuf,
+        /// Seconds between checks.
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+        interval: u64,
+        /// Check once and exit (for cron and CI).
+        #[arg(long)]
+        once: bool,
+    },
+}
+
 /// Why a command failed, and so its exit code.
 #[derive(Debug)]
 enum Failure {
@@ -365,6 +421,8 @@ enum Failure {
     },
     /// No answer, or not one a toolhost server gives: exit 4.
     Network(String),
+    /// A check did not hold (a receipt, a log's consistency): exit 5.
+    Check(String),
 }
 
 impl Failure {
@@ -374,6 +432,7 @@ impl Failure {
             Failure::Usage(_) => 2,
             Failure::Refused { .. } => 3,
             Failure::Network(_) => 4,
+            Failure::Check(_) => 5,
         }
     }
 }
@@ -398,6 +457,8 @@ impl Command {
             Command::Events(a) => &a.global.output,
             Command::Payouts(a) => &a.global.output,
             Command::Call(a) => &a.global.output,
+            Command::Receipt(a) => &a.global.output,
+            Command::Log(a) => &a.global.output,
         }
     }
 }
@@ -423,6 +484,8 @@ pub async fn run(command: Command) -> ExitCode {
         Command::Events(args) => money::events(&args, &out).await,
         Command::Payouts(args) => money::payouts(&args, &out).await,
         Command::Call(args) => call::call(&args, &out).await,
+        Command::Receipt(args) => receipts::receipt(&args, &out).await,
+        Command::Log(args) => receipts::log(&args, &out).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

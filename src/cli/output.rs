@@ -56,6 +56,12 @@ impl Out {
             Failure::Local(message) | Failure::Usage(message) | Failure::Network(message) => {
                 eprintln!("{label}: {message}");
             }
+            Failure::Check(message) => {
+                if self.json {
+                    self.json(&serde_json::json!({"ok": false, "failed": message}));
+                }
+                eprintln!("{}: {message}", self.paint(Tone::Bad, "check failed"));
+            }
             Failure::Refused {
                 status,
                 code,

@@ -3,6 +3,8 @@
 //! dependency-free JavaScript verifier in `docs/`; the tiles served make the signed root; the
 //! proofs by id and between sizes verify; a restarted server goes on with the same log.
 
+use std::path::Path;
+
 use alloy_signer_local::PrivateKeySigner;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -292,5 +294,193 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     )
     .unwrap();
     read_log(&server, &verifier).await;
+    server.stop().await;
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
+
+/// Runs the CLI against `server` (its URL in the environment, a HOME of its own).
+async fn cli(server: &TestServer, home: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = tokio::process::Command::new(BIN)
+        .args(args)
+        .current_dir(home)
+        .env("TOOLHOST_URL", &server.base)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("NO_COLOR", "1")
+        .env("RUST_LOG", "warn")
+        .output()
+        .await
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+async fn free_call(server: &TestServer, n: usize) -> Value {
+    let (status, answer) = server.post(FREE, &json!({"n": n})).await;
+    assert_eq!(status, 200, "{answer}");
+    answer
+}
+
+#[tokio::test]
+async fn the_command_line_verifies_answers_and_its_monitor_catches_a_fork() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let data = tempfile::tempdir().unwrap();
+    let (dir_a, dir_b) = (data.path().join("a"), data.path().join("b"));
+    let server = TestServer::start_in(&dir_a).await;
+    let (_, manifest) = server.get("/ai/manifest").await;
+    let vkey = manifest["receipts"]["log"]["verifierKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let answer = free_call(&server, 0).await;
+    let write = |name: &str, value: &Value| {
+        let path = home.join(name);
+        std::fs::write(&path, value.to_string()).unwrap();
+        path.display().to_string()
+    };
+
+    // An answer verifies offline against the key; `--json` says where it is.
+    let good = write("answer.json", &answer);
+    let (code, stdout, stderr) =
+        cli(&server, home, &["receipt", "verify", &good, "--key", &vkey]).await;
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with("verified: receipt rcpt_"), "{stdout}");
+    let (code, stdout, _) = cli(
+        &server,
+        home,
+        &["receipt", "verify", &good, "--key", &vkey, "--json"],
+    )
+    .await;
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["leafIndex"], answer["receiptLog"]["leafIndex"]);
+    // Without a key, against what the server publishes, and saying so.
+    let (code, stdout, _) = cli(&server, home, &["receipt", "verify", &good]).await;
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("fetched from"), "{stdout}");
+    // As an MCP result keeps it.
+    let mcp = json!({"_meta": {"toolhost/receipt": answer["receipt"], "toolhost/receiptLog": answer["receiptLog"]}});
+    let (code, _, stderr) = cli(
+        &server,
+        home,
+        &[
+            "receipt",
+            "verify",
+            &write("mcp.json", &mcp),
+            "--key",
+            &vkey,
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{stderr}");
+
+    // A changed receipt, another log's key, and what is not an answer.
+    let mut changed = answer.clone();
+    changed["receipt"]["amount"] = json!("1");
+    let (code, _, stderr) = cli(
+        &server,
+        home,
+        &[
+            "receipt",
+            "verify",
+            &write("changed.json", &changed),
+            "--key",
+            &vkey,
+        ],
+    )
+    .await;
+    assert_eq!(code, 5, "{stderr}");
+    assert!(stderr.contains("it was changed"), "{stderr}");
+    let other = toolhost_tlog::Signer::new(
+        manifest["receipts"]["log"]["origin"].as_str().unwrap(),
+        &[3; 32],
+    )
+    .unwrap()
+    .verifier()
+    .key_text();
+    let (code, _, stderr) = cli(
+        &server,
+        home,
+        &["receipt", "verify", &good, "--key", &other],
+    )
+    .await;
+    assert_eq!(code, 5, "{stderr}");
+    assert!(stderr.contains("not signed by the log's key"), "{stderr}");
+    let (code, _, _) = cli(
+        &server,
+        home,
+        &[
+            "receipt",
+            "verify",
+            &write("other.json", &json!({"ok": true})),
+            "--key",
+            &vkey,
+        ],
+    )
+    .await;
+    assert_eq!(code, 2);
+
+    // The monitor: a first checkpoint, then one that extends it.
+    let monitor = ["log", "monitor", "--state", "seen.json", "--once"];
+    let (code, stdout, stderr) = cli(&server, home, &monitor).await;
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("first checkpoint"), "{stdout}");
+    free_call(&server, 1).await;
+    free_call(&server, 2).await;
+    let (code, stdout, _) = cli(&server, home, &monitor).await;
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("2 new since the last check, consistent"),
+        "{stdout}"
+    );
+    if crate::util::on_postgres() {
+        // A copied data dir is a fresh database there: no fork to stage.
+        server.stop().await;
+        return;
+    }
+
+    // A fork: a copy of the data goes its own way; the original goes on.
+    server.stop().await;
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&dir_a)
+        .arg(&dir_b)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let server = TestServer::start_in(&dir_a).await;
+    free_call(&server, 3).await;
+    free_call(&server, 4).await;
+    let (code, stdout, _) = cli(&server, home, &monitor).await;
+    assert_eq!(code, 0, "{stdout}");
+    let seen = std::fs::read_to_string(home.join("seen.json")).unwrap();
+    let fork = TestServer::start_in(&dir_b).await;
+    // Served as it was before the original went on: a log that shrank.
+    let (code, _, stderr) = cli(&fork, home, &monitor).await;
+    assert_eq!(code, 5, "{stderr}");
+    assert!(stderr.contains("shrank from 5 to 3"), "{stderr}");
+    // Gone its own way: longer, but not an extension of what was seen.
+    for n in 5..8 {
+        free_call(&fork, n).await;
+    }
+    let (code, stdout, stderr) = cli(&fork, home, &monitor).await;
+    assert_eq!(code, 5, "{stdout}{stderr}");
+    assert!(stderr.contains("rewritten or forked"), "{stderr}");
+    assert!(
+        stderr.contains("the checkpoint seen before")
+            && stderr.contains("the checkpoint served now"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join("seen.json")).unwrap(),
+        seen,
+        "a failed check moves nothing"
+    );
+    fork.stop().await;
     server.stop().await;
 }

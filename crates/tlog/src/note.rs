@@ -132,6 +132,11 @@ impl Verifier {
         &self.name
     }
 
+    /// The Ed25519 public key.
+    pub fn public_key(&self) -> [u8; 32] {
+        self.key.to_bytes()
+    }
+
     /// The text of `note` if one of its signatures is this key's and verifies. Other keys'
     /// signatures are ignored; a signature line that is not well formed makes the note
     /// malformed.
