@@ -190,3 +190,15 @@ export async function verifyReceiptInclusion(receipt, receiptLog, vkey) {
   await verifyInclusion(leaf, receiptLog.leafIndex, head.size, proof, head.root);
   return head;
 }
+
+/**
+ * A receipt's digest of `value` (the call's input, or its result) with the caller's salt
+ * (`receiptSalt`, hex): SHA-256 of the salt's bytes and the canonical JSON, in hex. Equal to
+ * the receipt's `requestSha256` (`resultSha256`) when `value` is what the call sent (got).
+ */
+export async function saltedDigest(saltHex, value) {
+  if (!/^([0-9a-f]{2})+$/.test(saltHex)) throw new TlogError("malformed", "a salt is hex");
+  const salt = Uint8Array.from(saltHex.match(/../g), (byte) => parseInt(byte, 16));
+  const digest = await sha256(salt, encoder.encode(canonicalJson(value)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -129,6 +129,9 @@ pub struct Outcome {
     /// Where the receipt is in the receipt log (absent if it could not be appended in time:
     /// the receipt is stored, and its inclusion can be asked for later).
     pub receipt_log: Option<Inclusion>,
+    /// The salt of the receipt's digests (hex), given to this caller alone: with it the caller
+    /// can prove the input it sent and the result it got match the receipt.
+    pub receipt_salt: Option<String>,
     /// The x402 settlement response of a paid call (also among `headers`).
     pub payment_response: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
@@ -155,6 +158,7 @@ impl Outcome {
             result: answer.result.clone(),
             receipt: Some(answer.receipt.clone()),
             receipt_log: None,
+            receipt_salt: answer.salt.clone(),
             payment_response: answer.payment_response.clone(),
             headers: answer
                 .headers
@@ -184,9 +188,27 @@ impl Outcome {
 }
 
 /// An outcome's answer as [`Outcome::answer_body`] serializes it: an object result with its
-/// `receipt` member set to the receipt and its `receiptLog` member to where the receipt is in
-/// the log (each where the result had one, in its place, else last), any other result as it is.
+/// `receipt` member set to the receipt, `receiptLog` to where the receipt is in the log and
+/// `receiptSalt` to the salt of its digests (each where the result had one, in its place, else
+/// last), any other result as it is.
 pub struct AnswerBody<'a>(&'a Outcome);
+
+/// A member the server adds to an object result.
+enum Added<'a> {
+    Receipt(&'a Receipt),
+    Log(&'a Inclusion),
+    Salt(&'a str),
+}
+
+impl serde::Serialize for Added<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Added::Receipt(receipt) => receipt.serialize(serializer),
+            Added::Log(inclusion) => inclusion.serialize(serializer),
+            Added::Salt(salt) => salt.serialize(serializer),
+        }
+    }
+}
 
 impl serde::Serialize for AnswerBody<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -195,29 +217,39 @@ impl serde::Serialize for AnswerBody<'_> {
             result,
             receipt,
             receipt_log,
+            receipt_salt,
             ..
         } = self.0;
         let (Some(object), Some(receipt)) = (result.as_object(), receipt) else {
             return result.serialize(serializer);
         };
-        let receipt_log = receipt_log.as_ref();
-        let replaces_receipt = object.contains_key(RECEIPT_MEMBER);
-        let replaces_log = receipt_log.is_some() && object.contains_key(RECEIPT_LOG_MEMBER);
-        let added =
-            usize::from(!replaces_receipt) + usize::from(receipt_log.is_some() && !replaces_log);
-        let mut map = serializer.serialize_map(Some(object.len() + added))?;
+        let added: Vec<(&str, Added)> = [
+            Some((RECEIPT_MEMBER, Added::Receipt(receipt))),
+            receipt_log
+                .as_ref()
+                .map(|inclusion| (RECEIPT_LOG_MEMBER, Added::Log(inclusion))),
+            receipt_salt
+                .as_deref()
+                .map(|salt| (RECEIPT_SALT_MEMBER, Added::Salt(salt))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let new = added
+            .iter()
+            .filter(|(name, _)| !object.contains_key(*name))
+            .count();
+        let mut map = serializer.serialize_map(Some(object.len() + new))?;
         for (key, value) in object {
-            match (key.as_str(), receipt_log) {
-                (RECEIPT_MEMBER, _) => map.serialize_entry(key, receipt)?,
-                (RECEIPT_LOG_MEMBER, Some(inclusion)) => map.serialize_entry(key, inclusion)?,
-                _ => map.serialize_entry(key, value)?,
+            match added.iter().find(|(name, _)| name == key) {
+                Some((_, member)) => map.serialize_entry(key, member)?,
+                None => map.serialize_entry(key, value)?,
             }
         }
-        if !replaces_receipt {
-            map.serialize_entry(RECEIPT_MEMBER, receipt)?;
-        }
-        if let (Some(inclusion), false) = (receipt_log, replaces_log) {
-            map.serialize_entry(RECEIPT_LOG_MEMBER, inclusion)?;
+        for (name, member) in &added {
+            if !object.contains_key(*name) {
+                map.serialize_entry(name, member)?;
+            }
         }
         map.end()
     }
@@ -227,6 +259,8 @@ impl serde::Serialize for AnswerBody<'_> {
 const RECEIPT_MEMBER: &str = "receipt";
 /// The member that carries where the receipt is in the receipt log.
 const RECEIPT_LOG_MEMBER: &str = "receiptLog";
+/// The member that carries the salt of the receipt's digests (the caller's alone).
+const RECEIPT_SALT_MEMBER: &str = "receiptSalt";
 
 /// One whole call: [`prepare`], then [`complete`]. `/tools/{slug}` and MCP `tools/call` run
 /// this, so both transports answer alike; `/ai/invoke` runs the two halves itself to answer a
@@ -398,6 +432,7 @@ pub async fn complete(
             result: output.body,
             receipt: None,
             receipt_log: None,
+            receipt_salt: None,
             payment_response: None,
             headers,
         });
@@ -425,6 +460,7 @@ pub async fn complete(
         result: output.body,
         receipt: Some(settled.receipt),
         receipt_log,
+        receipt_salt: Some(settled.salt),
         payment_response: settled.settlement,
         headers,
     })
@@ -498,13 +534,14 @@ mod tests {
                 inclusion_proof: vec!["AA==".into()],
                 checkpoint: "log\n3\nAA==\n\n\u{2014} log AA==\n".into(),
             }),
+            receipt_salt: receipt.then(|| "00112233445566778899aabbccddeeff".into()),
             payment_response: None,
             headers: Vec::new(),
         }
     }
 
     /// The receipt placed as answers placed it before [`AnswerBody`]: the result cloned, the
-    /// receipt and its place in the log inserted as `Value`s. What both routes must still make
+    /// receipt, its place in the log and its salt inserted as `Value`s. What both routes must still make
     /// byte for byte.
     fn value_route(outcome: &Outcome) -> Value {
         let mut result = outcome.result.clone();
@@ -515,6 +552,9 @@ mod tests {
                     "receiptLog".into(),
                     serde_json::to_value(inclusion).unwrap(),
                 );
+            }
+            if let Some(salt) = &outcome.receipt_salt {
+                object.insert("receiptSalt".into(), json!(salt));
             }
         }
         result
@@ -540,6 +580,7 @@ mod tests {
             json!({"words": 2, "upper": "A B"}),
             json!({"a": 1, "receipt": "the handler's own", "z": 2}),
             json!({"receiptLog": 1, "a": 1, "receipt": "the handler's own"}),
+            json!({"receiptSalt": "mine", "z": 1}),
             json!({}),
             json!([1, 2]),
             json!("text"),
@@ -557,7 +598,7 @@ mod tests {
     proptest! {
         #[test]
         fn any_result_answers_the_same_bytes_as_the_value_route(
-            result in crate::arbitrary::json(&["receipt", "receiptLog", "words"]),
+            result in crate::arbitrary::json(&["receipt", "receiptLog", "receiptSalt", "words"]),
             receipt in any::<bool>(),
         ) {
             same_bytes(&outcome(result, receipt))?;

@@ -17,8 +17,8 @@ mod receipt;
 mod signing;
 
 pub use receipt::{
-    canonical_json, sha256_hex, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
-    RECEIPT_SCHEMA,
+    canonical_json, sha256_hex, DigestSalt, PaymentMethod, Receipt, ReceiptSettlement,
+    ReceiptSignature, RECEIPT_SCHEMA,
 };
 pub use signing::{verify as verify_receipt, ReceiptSigner, SigningError};
 

@@ -33,6 +33,8 @@ pub(super) const CREDIT_META: &str = "toolhost/developer-credit";
 pub(super) const RECEIPT_META: &str = "toolhost/receipt";
 /// Where the receipt is in the receipt log (docs/receipt-log.md).
 const RECEIPT_LOG_META: &str = "toolhost/receiptLog";
+/// The salt of the receipt's digests, the caller's alone.
+const RECEIPT_SALT_META: &str = "toolhost/receiptSalt";
 
 const DEVELOPER_CREDIT: HeaderName = HeaderName::from_static("x-developer-credit");
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -136,6 +138,9 @@ pub(super) fn tool_result(answer: Result<Outcome, ApiError>) -> Value {
     }
     if let Some(inclusion) = &outcome.receipt_log {
         meta.insert(RECEIPT_LOG_META.into(), json!(inclusion));
+    }
+    if let Some(salt) = &outcome.receipt_salt {
+        meta.insert(RECEIPT_SALT_META.into(), json!(salt));
     }
     let mut result = json_result(body, false);
     if !meta.is_empty() {
@@ -267,6 +272,7 @@ mod tests {
             result: json!({"message": "no"}),
             receipt: None,
             receipt_log: None,
+            receipt_salt: None,
             payment_response: None,
             headers: Vec::new(),
         };

@@ -43,8 +43,8 @@ use super::{GateError, Tender};
 use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
 use crate::receipts::{
-    sha256_hex, store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
-    ReceiptSigner,
+    sha256_hex, store_receipt, DigestSalt, PaymentMethod, Receipt, ReceiptSettlement,
+    ReceiptSignature, ReceiptSigner,
 };
 use crate::revenue::{self, Collection, Sale};
 use crate::store::{Batch, Store, StoreError, Tree};
@@ -144,6 +144,8 @@ impl Drop for ClaimGuard {
 /// A settled call: its signed receipt and the headers that report the settlement.
 pub struct Settled {
     pub receipt: Receipt,
+    /// The salt of the receipt's digests, for the caller alone (hex).
+    pub salt: String,
     /// The x402 settlement response (x402 payments only), also in `headers`.
     pub settlement: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
@@ -394,7 +396,9 @@ impl Authorized {
     ) -> Result<Settled, GateError> {
         let Authorized { charge, method } = self;
         let price = charge.offer.price;
-        let mut receipt = blank_receipt(parts, &charge, request, served.result);
+        let salt = DigestSalt::random();
+        let mut receipt = blank_receipt(parts, &charge, request, served.result, &salt);
+        let salt = salt.hex();
         // From here the payer is owed this receipt: the request deadline no longer cuts the
         // answer (the settlement's own timeouts bound it).
         super::settling::begins(&receipt.receipt_id, &receipt.url);
@@ -419,6 +423,7 @@ impl Authorized {
                     .await?;
                 Ok(Settled {
                     receipt,
+                    salt,
                     settlement: None,
                     headers: Vec::new(),
                 })
@@ -443,6 +448,7 @@ impl Authorized {
                     .map_err(|e| GateError::payment(&charge.offer, e))?;
                 Ok(Settled {
                     receipt,
+                    salt,
                     settlement: None,
                     headers: Vec::new(),
                 })
@@ -458,6 +464,7 @@ impl Authorized {
                     signer: parts.receipt_signer.clone(),
                     offer: charge.offer,
                     receipt,
+                    salt,
                     sale,
                     answer: x402.payment_id.as_ref().map(|_| Handed {
                         status: served.status,
@@ -484,6 +491,7 @@ struct X402Settlement {
     offer: Arc<Offer>,
     /// The receipt so far; the settlement fills in the rest.
     receipt: Receipt,
+    salt: String,
     sale: Sale,
     x402: X402Payment,
     /// What the handler answered, kept when the payment has a `payment-identifier` id.
@@ -518,6 +526,7 @@ impl X402Settlement {
             signer,
             offer,
             mut receipt,
+            salt,
             mut sale,
             x402,
             answer,
@@ -625,6 +634,7 @@ impl X402Settlement {
                 status: handed.status,
                 result: handed.result,
                 receipt: receipt.clone(),
+                salt: Some(salt.clone()),
                 payment_response: Some(response.clone()),
                 headers,
             };
@@ -650,6 +660,7 @@ impl X402Settlement {
         }
         Ok(Settled {
             receipt,
+            salt,
             headers: settlement_headers,
             settlement: Some(response),
         })
@@ -704,7 +715,14 @@ impl SettleJournal for ClaimJournal<'_> {
 }
 
 /// The receipt of a free call; `settle` fills in how it was paid.
-fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &Value) -> Receipt {
+/// A new receipt of `charge` whose digests of `request` and `result` are salted with `salt`.
+fn blank_receipt(
+    parts: &Parts<'_>,
+    charge: &Charge,
+    request: &Value,
+    result: &Value,
+    salt: &DigestSalt,
+) -> Receipt {
     let receipt_id = format!("rcpt_{}", uuid::Uuid::now_v7().simple());
     Receipt {
         url: parts.urls.receipt(&receipt_id),
@@ -721,8 +739,8 @@ fn blank_receipt(parts: &Parts<'_>, charge: &Charge, request: &Value, result: &V
         x402_version: None,
         charged: false,
         settlement: ReceiptSettlement::not_applicable(),
-        request_sha256: sha256_hex(request),
-        result_sha256: sha256_hex(result),
+        request_sha256: salt.digest(request),
+        result_sha256: salt.digest(result),
         issued_at: crate::timestamp::now_rfc3339(),
         signature: ReceiptSignature::unsigned(),
     }

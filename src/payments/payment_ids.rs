@@ -55,6 +55,9 @@ pub struct Answer {
     pub status: u16,
     pub result: Value,
     pub receipt: Receipt,
+    /// The salt of the receipt's digests (absent in answers kept before receipts were salted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub salt: Option<String>,
     pub payment_response: Option<SettlementResponse>,
     /// The handler's headers and those reporting settlement, as (name, value).
     pub headers: Vec<(String, String)>,

@@ -107,7 +107,9 @@ pub struct Receipt {
     pub signature: ReceiptSignature,
 }
 
-pub const RECEIPT_SCHEMA: &str = "toolhost.receipt.v1";
+/// The schema of receipts issued now. `v2`: `requestSha256` and `resultSha256` are salted
+/// ([`DigestSalt`]); `v1` receipts (issued before) hold plain SHA-256 of the canonical JSON.
+pub const RECEIPT_SCHEMA: &str = "toolhost.receipt.v2";
 
 #[cfg(test)]
 impl Receipt {
@@ -200,6 +202,33 @@ fn write_plain<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
 /// SHA-256 of the canonical JSON of a value, as lowercase hex.
 pub fn sha256_hex(value: &Value) -> String {
     hex::encode(Sha256::digest(canonical_json(value).as_bytes()))
+}
+
+/// The per-call random salt of a receipt's digests, given to the caller alone: a receipt's
+/// `requestSha256` and `resultSha256` commit to the call's input and result without letting
+/// anyone else confirm a guess of them (a phone number, an id), while the caller, holding the
+/// salt, can still prove what it sent and got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DigestSalt([u8; 16]);
+
+impl DigestSalt {
+    pub fn random() -> DigestSalt {
+        DigestSalt(rand::random())
+    }
+
+    /// Lowercase hex, as answers carry it (`receiptSalt`).
+    pub fn hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    /// SHA-256 of the salt's 16 bytes followed by the canonical JSON of `value`, as lowercase
+    /// hex: a receipt's digest of `value`.
+    pub fn digest(&self, value: &Value) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(self.0);
+        hasher.update(canonical_json(value).as_bytes());
+        hex::encode(hasher.finalize())
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,34 @@ fn hashes(list: &Value) -> Vec<Hash> {
         .collect()
 }
 
+fn salt_of(salt: &Value) -> Vec<u8> {
+    let salt = hex::decode(salt.as_str().expect("a receiptSalt")).unwrap();
+    assert_eq!(salt.len(), 16);
+    salt
+}
+
+/// SHA-256 of the salt and the canonical JSON of `value`, in hex: a receipt's digest.
+fn salted(salt: &[u8], value: &Value) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(salt);
+    hasher.update(toolhost::receipts::canonical_json(value).as_bytes());
+    hex::encode(hasher.finalize())
+}
+
+/// A `/tools/{slug}` answer's digests are of `input` and of the handler's result (the answer
+/// without the members the server added), salted with its `receiptSalt`.
+fn check_digests(answer: &Value, input: &Value) {
+    let salt = salt_of(&answer["receiptSalt"]);
+    assert_eq!(answer["receipt"]["schema"], "toolhost.receipt.v2");
+    assert_eq!(answer["receipt"]["requestSha256"], salted(&salt, input));
+    let mut result = answer.clone();
+    for added in ["receipt", "receiptLog", "receiptSalt"] {
+        result.as_object_mut().unwrap().remove(added);
+    }
+    assert_eq!(answer["receipt"]["resultSha256"], salted(&salt, &result));
+}
+
 /// Checks an answer's `receiptLog` against its `receipt` and the log's key; the checkpoint.
 pub(crate) fn check(verifier: &Verifier, receipt: &Value, log: &Value) -> Checkpoint {
     let head =
@@ -89,8 +117,9 @@ async fn read_log(server: &TestServer, verifier: &Verifier) -> (Checkpoint, Vec<
     (head, entries)
 }
 
-/// `docs/tlog-verify.mjs` on each `(receipt, receiptLog)`: "ok" or "refused <code>" each.
-async fn javascript_verdicts(cases: &[(Value, Value)], vkey: &str) -> Option<Vec<String>> {
+/// `docs/tlog-verify.mjs` on each `[receipt, receiptLog, salt, input]`: "ok" (and the salted
+/// input is the receipt's `requestSha256`), "ok, not this input", or "refused <code>" each.
+async fn javascript_verdicts(cases: &[Value], vkey: &str) -> Option<Vec<String>> {
     if std::process::Command::new("node")
         .arg("--version")
         .output()
@@ -102,10 +131,14 @@ async fn javascript_verdicts(cases: &[(Value, Value)], vkey: &str) -> Option<Vec
     }
     let verifier = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tlog-verify.mjs");
     let script = format!(
-        r#"import {{ verifyReceiptInclusion }} from {:?};
+        r#"import {{ saltedDigest, verifyReceiptInclusion }} from {:?};
 const cases = JSON.parse(process.env.CASES);
-for (const [receipt, receiptLog] of cases) {{
-  try {{ await verifyReceiptInclusion(receipt, receiptLog, process.env.VKEY); console.log("ok"); }}
+for (const [receipt, receiptLog, salt, input] of cases) {{
+  try {{
+    await verifyReceiptInclusion(receipt, receiptLog, process.env.VKEY);
+    const proved = (await saltedDigest(salt, input)) === receipt.requestSha256;
+    console.log(proved ? "ok" : "ok, not this input");
+  }}
   catch (e) {{ console.log(`refused ${{e.code}}`); }}
 }}"#,
         format!("file://{}", verifier.display())
@@ -172,6 +205,23 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     indexes.sort_unstable();
     assert_eq!(indexes, (0..25).collect::<Vec<u64>>(), "each receipt once");
 
+    // The digests are salted: the caller, holding the salt, can prove its input and result;
+    // nobody else can confirm a guess of them. Two calls with the same input differ.
+    for (n, answer) in answers.iter().take(24).enumerate() {
+        check_digests(answer, &json!({"n": n}));
+    }
+    let (_, again) = server.post(FREE, &json!({"n": 0})).await;
+    assert_ne!(
+        again["receipt"]["requestSha256"],
+        answers[0]["receipt"]["requestSha256"]
+    );
+    assert_ne!(again["receiptSalt"], answers[0]["receiptSalt"]);
+    let id = answers[0]["receipt"]["receiptId"].as_str().unwrap();
+    let (_, stored) = server.get(&format!("/ai/receipts/{id}")).await;
+    assert_eq!(stored, answers[0]["receipt"]);
+    let salt = answers[0]["receiptSalt"].as_str().unwrap();
+    assert!(!stored.to_string().contains(salt));
+
     // The same through `/ai/invoke`.
     let (status, invoked) = server
         .post(
@@ -181,6 +231,11 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
         .await;
     assert_eq!(status, 200, "{invoked}");
     check(&verifier, &invoked["receipt"], &invoked["receiptLog"]);
+    let salt = salt_of(&invoked["receiptSalt"]);
+    assert_eq!(
+        invoked["receipt"]["requestSha256"],
+        salted(&salt, &json!({"via": "invoke"}))
+    );
 
     // The JavaScript verifier agrees, and refuses a changed receipt and another log's key.
     let mut changed = answers[0]["receipt"].clone();
@@ -189,26 +244,32 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
         .unwrap()
         .verifier()
         .key_text();
+    let case = |answer: &Value, input: Value| {
+        json!([
+            answer["receipt"],
+            answer["receiptLog"],
+            answer["receiptSalt"],
+            input
+        ])
+    };
     let cases = [
-        (
-            answers[0]["receipt"].clone(),
-            answers[0]["receiptLog"].clone(),
-        ),
-        (
-            answers[24]["receipt"].clone(),
-            answers[24]["receiptLog"].clone(),
-        ),
-        (changed, answers[0]["receiptLog"].clone()),
+        case(&answers[0], json!({"n": 0})),
+        case(&answers[24], json!({"paid": true})),
+        case(&answers[1], json!({"n": 2})),
+        json!([changed, answers[0]["receiptLog"], answers[0]["receiptSalt"], {"n": 0}]),
     ];
     if let Some(verdicts) = javascript_verdicts(&cases, &vkey).await {
-        assert_eq!(verdicts, ["ok", "ok", "refused mismatch"]);
+        assert_eq!(
+            verdicts,
+            ["ok", "ok", "ok, not this input", "refused mismatch"]
+        );
         let verdicts = javascript_verdicts(&cases[..1], &other_key).await.unwrap();
         assert_eq!(verdicts, ["refused unverified"]);
     }
 
     // The tiles hold every receipt, as its canonical JSON, and make the signed root.
     let (head, entries) = read_log(&server, &verifier).await;
-    assert_eq!(head.size, 26);
+    assert_eq!(head.size, 27);
     for answer in &answers {
         let entry = toolhost::receipts::canonical_json(&answer["receipt"]);
         let index = answer["receiptLog"]["leafIndex"].as_u64().unwrap() as usize;
@@ -243,13 +304,13 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     let (status, body) = server.get("/ai/receipts/rcpt_nope/inclusion").await;
     assert_error(status, &body, 404, "not_in_log");
     let (status, body) = server
-        .get(&format!("/ai/receipts/{id}/inclusion?treeSize=27"))
+        .get(&format!("/ai/receipts/{id}/inclusion?treeSize=28"))
         .await;
     assert_error(status, &body, 404, "not_in_log");
     for query in [
         "from=0&to=2",
         "from=3&to=2",
-        "from=1&to=27",
+        "from=1&to=28",
         "from=x&to=2",
         "to=2",
     ] {
@@ -260,7 +321,7 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     }
     for path in [
         "tile/0/000",
-        "tile/0/000.p/27",
+        "tile/0/000.p/28",
         "tile/1/000.p/1",
         "tile/0/0",
         "tile/entries/x001/000",
@@ -277,7 +338,7 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     let (status, after) = server.post(FREE, &json!({"after": "restart"})).await;
     assert_eq!(status, 200, "{after}");
     let new = check(&verifier, &after["receipt"], &after["receiptLog"]);
-    assert_eq!(after["receiptLog"]["leafIndex"], 26);
+    assert_eq!(after["receiptLog"]["leafIndex"], 27);
     let (status, proof) = server
         .get(&format!(
             "/ai/receipts/log/consistency?from={}&to={}",

@@ -30,11 +30,13 @@ pub struct Issued {
 
 /// Registration's answer: the builder, its key, and the receipt of the fee.
 #[derive(serde::Serialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Registered {
     #[serde(flatten)]
     issued: Issued,
     receipt: Receipt,
+    /// The salt of the receipt's digests (hex), for the registrant alone.
+    receipt_salt: String,
 }
 
 fn issued(record: BuilderRecord, key: String) -> Json<Issued> {
@@ -114,6 +116,7 @@ pub async fn register(
     let body = Registered {
         issued,
         receipt: settled.receipt,
+        receipt_salt: settled.salt,
     };
     let mut response = Json(body).into_response();
     response.headers_mut().extend(settled.headers);

@@ -172,7 +172,7 @@ fn result_event(outcome: Outcome) -> Value {
         .find(|(name, _)| name.as_str().ends_with("payment-response"))
         .and_then(|(_, value)| value.to_str().ok())
         .map(str::to_string);
-    json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt, "receiptLog": outcome.receipt_log, "paymentResponse": payment_response})
+    json!({"ok": outcome.status.is_success(), "result": outcome.result, "receipt": outcome.receipt, "receiptLog": outcome.receipt_log, "receiptSalt": outcome.receipt_salt, "paymentResponse": payment_response})
 }
 
 /// The JSON answer of `POST /ai/invoke`.
@@ -191,6 +191,11 @@ pub struct Invoked {
     /// not take it in time (ask `GET /ai/receipts/{receiptId}/inclusion` later).
     #[serde(skip_serializing_if = "Option::is_none")]
     receipt_log: Option<crate::receipts::log::Inclusion>,
+    /// The salt of the receipt's digests (hex), for this caller alone: `requestSha256` is
+    /// SHA-256 of its 16 bytes and the canonical JSON of the input (`resultSha256` likewise of
+    /// the result). `null` without a receipt.
+    #[schema(required = true)]
+    receipt_salt: Option<String>,
 }
 
 /// `{ok, result, receipt}`, with the handler's status (`ok` is whether it is a success).
@@ -201,6 +206,7 @@ fn invoke_response(outcome: Outcome) -> Response {
         result: outcome.result,
         receipt: outcome.receipt,
         receipt_log: outcome.receipt_log,
+        receipt_salt: outcome.receipt_salt,
     };
     let mut response = (outcome.status, Json(body)).into_response();
     response.headers_mut().extend(headers);
