@@ -39,28 +39,8 @@ source2=$(python3 -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read()
 curl -sf "${admin[@]}" -X PATCH "$base/ai/endpoints/bench-rolled" \
   -d "{\"source\": $source2, \"rolloutShare\": 50}" | python3 -c 'import json,sys; r=json.load(sys.stdin)["manage"]["rollout"]; assert r and r["share"] == 50, r'
 
-# CPU seconds (utime + stime) of the server and every process under it, counting those already
-# ended (a recycled worker) through their parents' cutime + cstime, so the sum only grows.
-cpu() {
-  python3 - "$pid" <<'PY'
-import os, sys
-root = int(sys.argv[1]); tick = os.sysconf("SC_CLK_TCK")
-kids = {}
-for p in os.listdir("/proc"):
-    if p.isdigit():
-        try:
-            f = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
-            kids.setdefault(int(f[1]), []).append((int(p), sum(int(x) for x in f[11:15])))
-        except OSError:
-            pass
-own = open(f"/proc/{root}/stat").read().rsplit(")", 1)[1].split()
-total, todo = sum(int(x) for x in own[11:15]), [root]
-while todo:
-    for child, ticks in kids.get(todo.pop(), []):
-        total += ticks; todo.append(child)
-print(total / tick)
-PY
-}
+# CPU seconds of the server and every process under it (bench/lib/tree_cpu.py).
+cpu() { python3 "$here/lib/tree_cpu.py" "$pid"; }
 for slug in bench-plain bench-rolled; do
   wrk -t2 -c16 -d2s -s "$work/body.lua" "$base/tools/$slug" >/dev/null
 done

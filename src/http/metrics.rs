@@ -52,6 +52,8 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         worker_recycles: pool.worker_recycles,
         quarantined_builders: count(pool.quarantined_builders),
     });
+    let (entries, checkpoints) = app.receipt_log.totals();
+    app.metrics.observe_receipt_log(entries, checkpoints);
     (
         [(
             header::CONTENT_TYPE,

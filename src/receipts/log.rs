@@ -28,6 +28,7 @@
 //!   dir or database) are being made pending, in key order: the last receipt key done.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -106,6 +107,9 @@ struct Inner {
     /// Full tiles by level and index: they never change.
     tiles: Mutex<Tiles>,
     queue: mpsc::UnboundedSender<Message>,
+    /// Entries this node appended and checkpoints it signed for them (`/metrics`).
+    appended: AtomicU64,
+    checkpoints: AtomicU64,
 }
 
 /// What the sequencer is asked.
@@ -217,6 +221,8 @@ impl ReceiptLog {
                 head: RwLock::new(Arc::new(empty)),
                 tiles: Mutex::default(),
                 queue,
+                appended: AtomicU64::new(0),
+                checkpoints: AtomicU64::new(0),
             }),
         };
         log.start_if_empty().await?;
@@ -237,6 +243,14 @@ impl ReceiptLog {
 
     pub fn verifier(&self) -> Verifier {
         self.inner.signer.verifier()
+    }
+
+    /// Entries this node appended, and checkpoints it signed for them, since it started.
+    pub fn totals(&self) -> (u64, u64) {
+        (
+            self.inner.appended.load(Ordering::Relaxed),
+            self.inner.checkpoints.load(Ordering::Relaxed),
+        )
     }
 
     /// Waits until `receipt` (stored with its [`pending`] entry) is in the log, and says where.
@@ -705,6 +719,9 @@ impl ReceiptLog {
             };
             match self.inner.store.apply(appended.batch).await {
                 Ok(()) => {
+                    let entries = group.len() as u64;
+                    self.inner.appended.fetch_add(entries, Ordering::Relaxed);
+                    self.inner.checkpoints.fetch_add(1, Ordering::Relaxed);
                     for (level, index, tile) in appended.full_tiles {
                         self.cache_tile(level, index, tile);
                     }

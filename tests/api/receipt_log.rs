@@ -204,6 +204,21 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     }
     indexes.sort_unstable();
     assert_eq!(indexes, (0..25).collect::<Vec<u64>>(), "each receipt once");
+    // One checkpoint (one signature) covers a group: `/metrics` counts both.
+    let (_, _, metrics) = bytes(&server, "/metrics").await;
+    let metrics = String::from_utf8(metrics).unwrap();
+    let total = |name: &str| -> u64 {
+        let line = metrics
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} in {metrics}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let entries = total("toolhost_receipt_log_entries_total");
+    let checkpoints = total("toolhost_receipt_log_checkpoints_total");
+    assert_eq!(entries, 25);
+    assert!((1..=25).contains(&checkpoints), "{checkpoints}");
+    eprintln!("25 receipts at once: {checkpoints} checkpoints signed");
 
     // The digests are salted: the caller, holding the salt, can prove its input and result;
     // nobody else can confirm a guess of them. Two calls with the same input differ.

@@ -33,6 +33,10 @@ pub struct Metrics {
     requests: Family<RequestLabels, Counter>,
     latency: HistogramFamily<LatencyLabels>,
     sandbox: SandboxMetrics,
+    /// Receipts this node appended to the receipt log, and the checkpoints it signed for them:
+    /// their ratio is how many calls one signature covers.
+    receipt_log_entries: Counter,
+    receipt_log_checkpoints: Counter,
 }
 
 /// The isolate pool's state as of the last scrape (see [`Metrics::observe_sandbox`]).
@@ -166,11 +170,25 @@ impl Default for Metrics {
         for (name, help, counter) in counters {
             registry.register(name, help, counter.clone());
         }
+        let receipt_log_entries = Counter::default();
+        let receipt_log_checkpoints = Counter::default();
+        registry.register(
+            "receipt_log_entries",
+            "Receipts this node appended to the receipt log",
+            receipt_log_entries.clone(),
+        );
+        registry.register(
+            "receipt_log_checkpoints",
+            "Checkpoints this node signed, one per group of receipts appended",
+            receipt_log_checkpoints.clone(),
+        );
         Self {
             registry: Mutex::new(registry),
             requests,
             latency,
             sandbox,
+            receipt_log_entries,
+            receipt_log_checkpoints,
         }
     }
 }
@@ -196,10 +214,6 @@ impl Metrics {
             &self.sandbox.abandoned_isolates,
             snapshot.abandoned_isolates,
         );
-        // The pool's totals only grow; a counter follows them by the difference.
-        let follow = |counter: &Counter, total: u64| {
-            counter.inc_by(total.saturating_sub(counter.get()));
-        };
         follow(&self.sandbox.isolates_created, snapshot.isolates_created);
         follow(&self.sandbox.invocations, snapshot.invocations);
         follow(&self.sandbox.recycled, snapshot.recycled);
@@ -217,6 +231,13 @@ impl Metrics {
         );
     }
 
+    /// Takes the receipt log's totals (entries appended, checkpoints signed) for the next
+    /// exposition.
+    pub fn observe_receipt_log(&self, entries: u64, checkpoints: u64) {
+        follow(&self.receipt_log_entries, entries);
+        follow(&self.receipt_log_checkpoints, checkpoints);
+    }
+
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
         self.requests
             .get_or_create(&RequestLabels {
@@ -232,4 +253,9 @@ impl Metrics {
             })
             .observe(seconds);
     }
+}
+
+/// A counter following a total that only grows (the pool's, the log's), by the difference.
+fn follow(counter: &Counter, total: u64) {
+    counter.inc_by(total.saturating_sub(counter.get()));
 }
