@@ -7,7 +7,9 @@
 //! - `urls`: the service's absolute URLs, from its base URL.
 //! - `keyfile`: key files written once, readable by their owner only.
 //! - `metrics`: the Prometheus counters and histograms.
+//! - `canonical`: canonical JSON, the bytes receipts are signed over and logged as.
 
+pub mod canonical;
 pub mod error;
 pub mod keyfile;
 pub mod metrics;
