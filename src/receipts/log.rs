@@ -27,6 +27,7 @@
 //! - `backfill`: while present, the receipts stored before the log existed (an upgraded data
 //!   dir or database) are being made pending, in key order: the last receipt key done.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -52,6 +53,8 @@ const BACKFILL_PAGE: usize = 256;
 const MAX_GROUP: usize = 1024;
 /// Full tiles kept in memory for proofs (8 KiB each); the cache is emptied when full.
 const MAX_CACHED_TILES: usize = 512;
+/// Interior nodes kept in memory (40 bytes each and the map's share); emptied when full.
+const MAX_INTERIOR_NODES: usize = 1 << 16;
 /// How often a node looks for pending entries no call is waiting for.
 const SWEEP_EVERY: Duration = Duration::from_secs(30);
 /// Attempts of one group against other nodes' appends before its calls are told to look later.
@@ -106,6 +109,9 @@ struct Inner {
     head: RwLock<Arc<Head>>,
     /// Full tiles by level and index: they never change.
     tiles: Mutex<Tiles>,
+    /// Nodes between the stored heights computed so far, by height and index: complete
+    /// subtrees, which never change either.
+    interior: Mutex<Interior>,
     queue: mpsc::UnboundedSender<Message>,
     /// Entries this node appended and checkpoints it signed for them (`/metrics`).
     appended: AtomicU64,
@@ -220,6 +226,7 @@ impl ReceiptLog {
                 signer,
                 head: RwLock::new(Arc::new(empty)),
                 tiles: Mutex::default(),
+                interior: Mutex::default(),
                 queue,
                 appended: AtomicU64::new(0),
                 checkpoints: AtomicU64::new(0),
@@ -472,26 +479,35 @@ impl ReceiptLog {
 
     /// Runs `compute` over the tree's stored nodes: the edge from `head`, full tiles from the
     /// cache or the store, fetching each tile the computation turns out to need.
+    /// The interior nodes it computed are remembered: `head` is a tree in the store.
     async fn with_nodes<T>(
         &self,
         head: &Head,
         compute: impl Fn(&TreeNodes) -> Result<T, Missing>,
     ) -> Result<T, LogError> {
-        self.with_tiles(head, HashMap::new(), compute).await
+        let (value, fresh) = self.with_tiles(head, HashMap::new(), compute).await?;
+        self.remember(fresh);
+        Ok(value)
     }
 
-    /// [`Self::with_nodes`] with some full tiles given (those a group filled, not stored yet).
+    /// [`Self::with_nodes`] of a tree not stored yet (some of its full tiles given: those a
+    /// group filled): the interior nodes computed are returned, to remember once it is.
     async fn with_tiles<T>(
         &self,
         head: &Head,
         fetched: Tiles,
         compute: impl Fn(&TreeNodes) -> Result<T, Missing>,
-    ) -> Result<T, LogError> {
-        let mut nodes = TreeNodes { head, fetched };
+    ) -> Result<(T, Interior), LogError> {
+        let mut nodes = TreeNodes {
+            head,
+            fetched,
+            interior: &self.inner.interior,
+            fresh: RefCell::default(),
+        };
         // Each round fetches one more tile; a proof needs at most two a level.
         for _ in 0..64 {
             match compute(&nodes) {
-                Ok(value) => return Ok(value),
+                Ok(value) => return Ok((value, nodes.fresh.into_inner())),
                 Err(Missing(level, index)) => {
                     let tile = self.full_tile(level, index).await?;
                     nodes.fetched.insert((level, index), tile);
@@ -516,10 +532,19 @@ impl ReceiptLog {
     }
 
     fn tiles(&self) -> std::sync::MutexGuard<'_, Tiles> {
-        self.inner
-            .tiles
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.inner.tiles)
+    }
+
+    /// Keeps interior nodes of the stored tree for the proofs to come.
+    fn remember(&self, fresh: Interior) {
+        if fresh.is_empty() {
+            return;
+        }
+        let mut interior = lock(&self.inner.interior);
+        if interior.len() + fresh.len() > MAX_INTERIOR_NODES {
+            interior.clear();
+        }
+        interior.extend(fresh);
     }
 
     fn cache_tile(&self, level: u8, index: u64, tile: Arc<Vec<Hash>>) {
@@ -719,6 +744,7 @@ impl ReceiptLog {
             };
             match self.inner.store.apply(appended.batch).await {
                 Ok(()) => {
+                    self.remember(appended.interior);
                     let entries = group.len() as u64;
                     self.inner.appended.fetch_add(entries, Ordering::Relaxed);
                     self.inner.checkpoints.fetch_add(1, Ordering::Relaxed);
@@ -835,7 +861,7 @@ impl ReceiptLog {
             .iter()
             .map(|(level, index, tile)| ((*level, *index), tile.clone()))
             .collect();
-        let root = self
+        let (root, interior) = self
             .with_tiles(&computed, filled, |nodes| tree::root_of(nodes, size))
             .await?;
         computed.root = root;
@@ -849,6 +875,7 @@ impl ReceiptLog {
             batch,
             head: computed,
             full_tiles,
+            interior,
         })
     }
 
@@ -903,6 +930,8 @@ struct Appended {
     batch: Batch,
     head: Head,
     full_tiles: Vec<(u8, u64, Arc<Vec<Hash>>)>,
+    /// The interior nodes computed for its root, remembered once it is stored.
+    interior: Interior,
 }
 
 fn answer_all(group: Vec<Job>, error: &LogError) {
@@ -950,16 +979,48 @@ type Tiles = HashMap<(u8, u64), Arc<Vec<Hash>>>;
 /// A tile the computation needs and does not have.
 struct Missing(u8, u64);
 
-/// The stored nodes of a tree: its edge, and the full tiles fetched so far.
+/// The stored nodes of a tree: its edge, and the full tiles fetched so far; and the nodes
+/// between stored heights computed so far.
 struct TreeNodes<'h> {
     head: &'h Head,
     fetched: Tiles,
+    /// Those of the stored tree, remembered.
+    interior: &'h Mutex<Interior>,
+    /// Those computed now.
+    fresh: RefCell<Interior>,
 }
+
+/// Interior nodes by height and index.
+type Interior = HashMap<(u32, u64), Hash>;
 
 impl tree::Nodes for TreeNodes<'_> {
     type Error = Missing;
 
+    /// A stored node is read from its tile; a node between two stored heights is the hash of
+    /// its two children, remembered once its tree is stored ([`Inner::interior`]): a complete
+    /// subtree never changes, and computing it from the stored nodes below each time cost up
+    /// to 255 hashes a proof (most of a call's CPU in the log).
     fn node(&self, height: u32, index: u64) -> Result<Hash, Missing> {
+        if height.is_multiple_of(TILE_HEIGHT) {
+            return self.stored(height, index);
+        }
+        let key = (height, index);
+        let known = self.fresh.borrow().get(&key).copied();
+        if let Some(node) = known.or_else(|| lock(self.interior).get(&key).copied()) {
+            return Ok(node);
+        }
+        let node = hash::node(
+            &self.node(height - 1, index * 2)?,
+            &self.node(height - 1, index * 2 + 1)?,
+        );
+        self.fresh.borrow_mut().insert(key, node);
+        Ok(node)
+    }
+}
+
+impl TreeNodes<'_> {
+    /// A node of a stored height, from its tile.
+    fn stored(&self, height: u32, index: u64) -> Result<Hash, Missing> {
         let (level, tile, range) = tile::locate(height, index);
         let edge_tile = nodes_at(self.head.size, level) / TILE_WIDTH;
         let hashes: &[Hash] = if tile == edge_tile {
@@ -975,8 +1036,15 @@ impl tree::Nodes for TreeNodes<'_> {
             }
         };
         // A node the tree has is in its tile; the tree functions only ask for those.
-        Ok(tile::node_in(hashes, range).unwrap_or_else(hash::empty_root))
+        Ok(hashes
+            .get(range.start)
+            .copied()
+            .unwrap_or_else(hash::empty_root))
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Stored nodes at `level` in a tree of `size` leaves.
