@@ -96,6 +96,7 @@ impl App {
     pub fn payment_parts(&self) -> crate::payments::Parts<'_> {
         crate::payments::Parts {
             store: &self.store,
+            receipt_log: &self.receipt_log,
             facilitator: &self.payments.facilitator,
             receipt_signer: &self.receipt_signer,
             urls: &self.urls,

@@ -446,7 +446,11 @@ pub async fn complete(
         .settle(&app.payment_parts(), &call.input, served)
         .await?;
     activity::payment_settled(app, endpoint, &settled.receipt).await;
-    let receipt_log = match app.receipt_log.include(&settled.receipt).await {
+    let appended = match settled.receipt_log {
+        Some(inclusion) => Ok(inclusion),
+        None => app.receipt_log.include(&settled.receipt).await,
+    };
+    let receipt_log = match appended {
         Ok(inclusion) => Some(inclusion),
         Err(e) => {
             tracing::warn!(error = %e, receipt = %settled.receipt.receipt_id, "answering without the receipt's place in the log");

@@ -42,10 +42,14 @@ pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
 /// Adds a new receipt to `batch`, and its entry pending in the receipt log; the batch fails if
 /// a receipt with its id exists already.
 pub fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
+    Ok(log::pending(record(batch, receipt)?, receipt))
+}
+
+/// Adds a new receipt to `batch`, conditional on its id being new.
+fn record(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
     let bytes = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let key = receipt.receipt_id.as_bytes().to_vec();
-    let batch = batch
+    Ok(batch
         .require_absent(Tree::Receipts, key.clone())
-        .put(Tree::Receipts, key, bytes);
-    Ok(log::pending(batch, receipt))
+        .put(Tree::Receipts, key, bytes))
 }

@@ -42,6 +42,7 @@ use super::recovery::PendingSettlement;
 use super::{GateError, Tender};
 use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
+use crate::receipts::log::{Inclusion, ReceiptLog};
 use crate::receipts::{
     sha256_hex, store_receipt, DigestSalt, PaymentMethod, Receipt, ReceiptSettlement,
     ReceiptSignature, ReceiptSigner,
@@ -58,6 +59,8 @@ use crate::x402::{PaymentError, Reason};
 /// The parts of the service the gate works with, borrowed for one call.
 pub struct Parts<'a> {
     pub store: &'a Arc<dyn Store>,
+    /// A free call's receipt is stored with its append to the log, in one write.
+    pub receipt_log: &'a ReceiptLog,
     pub facilitator: &'a Arc<dyn Facilitator>,
     pub receipt_signer: &'a Arc<ReceiptSigner>,
     pub urls: &'a Urls,
@@ -146,6 +149,9 @@ pub struct Settled {
     pub receipt: Receipt,
     /// The salt of the receipt's digests, for the caller alone (hex).
     pub salt: String,
+    /// Where the receipt is in the receipt log when it was appended with its write (free
+    /// calls); `None`: stored with its entry pending, to be appended.
+    pub receipt_log: Option<Inclusion>,
     /// The x402 settlement response (x402 payments only), also in `headers`.
     pub settlement: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
@@ -417,13 +423,11 @@ impl Authorized {
             )),
             Method::Free => {
                 parts.receipt_signer.sign(&mut receipt);
-                parts
-                    .store
-                    .apply(store_receipt(Batch::new(), &receipt)?)
-                    .await?;
+                let inclusion = parts.receipt_log.commit(Batch::new(), &receipt).await?;
                 Ok(Settled {
                     receipt,
                     salt,
+                    receipt_log: Some(inclusion),
                     settlement: None,
                     headers: Vec::new(),
                 })
@@ -449,6 +453,7 @@ impl Authorized {
                 Ok(Settled {
                     receipt,
                     salt,
+                    receipt_log: None,
                     settlement: None,
                     headers: Vec::new(),
                 })
@@ -661,6 +666,7 @@ impl X402Settlement {
         Ok(Settled {
             receipt,
             salt,
+            receipt_log: None,
             headers: settlement_headers,
             settlement: Some(response),
         })

@@ -141,6 +141,10 @@ struct Job {
     /// Its pending key ([`pending_key`]).
     pending: Vec<u8>,
     entry: Vec<u8>,
+    /// A receipt [committed](ReceiptLog::commit) with the append: its call's writes, the
+    /// receipt among them, not in the store yet (and no pending entry). `None`: the receipt is
+    /// stored, its entry pending.
+    writes: Option<Batch>,
     replies: Vec<oneshot::Sender<Result<Inclusion, LogError>>>,
 }
 
@@ -149,6 +153,37 @@ impl Job {
         for reply in self.replies {
             let _ = reply.send(answer());
         }
+    }
+
+    /// The answer to a failed write, as its callers' own: a committed receipt's writes were
+    /// not made; a pending one is stored and will be appended later.
+    fn failed(self, error: &LogError) {
+        match (&self.writes, error) {
+            (Some(_), LogError::Store(e)) => {
+                let e = same_store_error(e);
+                self.answer(|| Err(LogError::Store(same_store_error(&e))))
+            }
+            (Some(_), other) => {
+                let text = other.to_string();
+                self.answer(|| Err(LogError::Store(StoreError::Unavailable(text.clone()))))
+            }
+            (None, e) => self.answer(|| {
+                Err(LogError::NotInLog(format!(
+                    "the receipt is stored but not in the log yet ({e}); ask for its inclusion later"
+                )))
+            }),
+        }
+    }
+}
+
+/// A store error again (they are not `Clone`): each caller of a failed group gets one.
+fn same_store_error(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::ConditionFailed(at) => StoreError::ConditionFailed(*at),
+        StoreError::Corrupt(text) => StoreError::Corrupt(text.clone()),
+        StoreError::Engine(text) => StoreError::Engine(text.clone()),
+        StoreError::Unavailable(text) => StoreError::Unavailable(text.clone()),
+        StoreError::InDoubt(text) => StoreError::InDoubt(text.clone()),
     }
 }
 
@@ -267,12 +302,38 @@ impl ReceiptLog {
             receipt_id: receipt.receipt_id.clone(),
             pending: pending_key(&receipt.receipt_id, None),
             entry: entry_of(receipt),
+            writes: None,
             replies: vec![reply],
         };
         (self.inner.queue)
             .send(Message::Append(job))
             .map_err(|_| LogError::Stopped)?;
         answer.await.map_err(|_| LogError::Stopped)?
+    }
+
+    /// Stores `receipt` and its call's other `writes` together with the receipt's append to
+    /// the log: one batch, made durable once for the whole group of calls appending at once.
+    /// Nothing is written when it fails: the batch's own conditions are the call's
+    /// (`ConditionFailed` counts among `writes`' conditions, then the receipt's).
+    pub async fn commit(&self, writes: Batch, receipt: &Receipt) -> Result<Inclusion, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            receipt_id: receipt.receipt_id.clone(),
+            pending: pending_key(&receipt.receipt_id, None),
+            entry: entry_of(receipt),
+            writes: Some(super::record(writes, receipt)?),
+            replies: vec![reply],
+        };
+        let stopped = || StoreError::Unavailable("the receipt log has stopped".into());
+        (self.inner.queue)
+            .send(Message::Append(job))
+            .map_err(|_| stopped())?;
+        match answer.await.map_err(|_| stopped())? {
+            Ok(inclusion) => Ok(inclusion),
+            Err(LogError::Store(e)) => Err(e),
+            Err(e @ LogError::Corrupt(_)) => Err(StoreError::Engine(e.to_string())),
+            Err(e) => Err(StoreError::Unavailable(e.to_string())),
+        }
     }
 
     /// The latest signed checkpoint in the store (another node's, if it appended since).
@@ -725,6 +786,7 @@ impl ReceiptLog {
                     receipt_id,
                     pending: key,
                     entry,
+                    writes: None,
                     replies: Vec::new(),
                 })
             })
@@ -765,6 +827,19 @@ impl ReceiptLog {
                         return answer_all(group, &e);
                     }
                 }
+                // A committed receipt's own condition failed: its call is answered so, and
+                // nothing of it is written; the rest go on.
+                Err(StoreError::ConditionFailed(at))
+                    if appended
+                        .owners
+                        .get(at - 1)
+                        .is_some_and(|(job, _)| group[*job].writes.is_some()) =>
+                {
+                    let (job, local) = appended.owners[at - 1];
+                    group
+                        .remove(job)
+                        .failed(&LogError::Store(StoreError::ConditionFailed(local)));
+                }
                 // A pending entry is gone: appended already (a sweep found it), or never
                 // written. Those gone are answered from where they are; the rest go on.
                 Err(StoreError::ConditionFailed(_)) => match self.still_pending(group).await {
@@ -782,6 +857,10 @@ impl ReceiptLog {
         let mut pending = Vec::with_capacity(group.len());
         let mut jobs = group.into_iter();
         while let Some(job) = jobs.next() {
+            if job.writes.is_some() {
+                pending.push(job);
+                continue;
+            }
             match self.inner.store.get(Tree::ReceiptLog, &job.pending).await {
                 Ok(Some(entry)) if entry == job.entry => pending.push(job),
                 Ok(_) => {
@@ -805,12 +884,23 @@ impl ReceiptLog {
             CHECKPOINT,
             Some(head.note.clone().into_bytes()),
         );
-        for job in group {
-            batch = batch.require_equals(
-                Tree::ReceiptLog,
-                job.pending.clone(),
-                Some(job.entry.clone()),
-            );
+        // Which job each condition after the checkpoint's is, and its index among the job's.
+        let mut owners = Vec::new();
+        for (at, job) in group.iter().enumerate() {
+            match &job.writes {
+                Some(writes) => {
+                    owners.extend((0..writes.conditions.len()).map(|local| (at, local)));
+                    batch = batch.extend(writes.clone());
+                }
+                None => {
+                    owners.push((at, 0));
+                    batch = batch.require_equals(
+                        Tree::ReceiptLog,
+                        job.pending.clone(),
+                        Some(job.entry.clone()),
+                    );
+                }
+            }
         }
         let mut edge = head.edge.clone();
         let mut full_tiles = Vec::new();
@@ -873,6 +963,7 @@ impl ReceiptLog {
         );
         Ok(Appended {
             batch,
+            owners,
             head: computed,
             full_tiles,
             interior,
@@ -928,6 +1019,8 @@ impl From<LogError> for ApiError {
 /// A group's batch, the head it makes and the tiles it fills.
 struct Appended {
     batch: Batch,
+    /// For each condition after the checkpoint's: its job in the group, and its index there.
+    owners: Vec<(usize, usize)>,
     head: Head,
     full_tiles: Vec<(u8, u64, Arc<Vec<Hash>>)>,
     /// The interior nodes computed for its root, remembered once it is stored.
@@ -937,11 +1030,7 @@ struct Appended {
 fn answer_all(group: Vec<Job>, error: &LogError) {
     tracing::warn!(error = %error, entries = group.len(), "appending to the receipt log failed");
     for job in group {
-        job.answer(|| {
-            Err(LogError::NotInLog(format!(
-                "the receipt is stored but not in the log yet ({error}); ask for its inclusion later"
-            )))
-        });
+        job.failed(error);
     }
 }
 
@@ -1379,6 +1468,46 @@ mod tests {
             .await
             .unwrap()
             .is_none());
+    }
+
+    #[tokio::test]
+    async fn committed_receipts_are_stored_with_their_append_and_a_refused_one_writes_nothing() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap();
+        let receipts: Vec<Receipt> = (0..50).map(receipt).collect();
+        let committed =
+            futures::future::join_all(receipts.iter().map(|r| log.commit(Batch::new(), r))).await;
+        for (receipt, inclusion) in receipts.iter().zip(committed) {
+            check_inclusion(&log, receipt, &inclusion.unwrap());
+            let id = receipt.receipt_id.as_bytes();
+            assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
+        }
+        // A receipt whose id is taken, in a group with a good one: refused as its own write
+        // would be (the receipt's condition, after its call's none), nothing of it written.
+        let taken = Receipt {
+            amount: "7".into(),
+            ..receipt(3)
+        };
+        let side = Batch::new().put(Tree::Meta, b"side".to_vec(), b"1".to_vec());
+        let fresh = receipt(50);
+        let (refused, good) =
+            tokio::join!(log.commit(side, &taken), log.commit(Batch::new(), &fresh));
+        assert!(
+            matches!(refused, Err(StoreError::ConditionFailed(0))),
+            "{refused:?}"
+        );
+        check_inclusion(&log, &fresh, &good.unwrap());
+        assert!(store.get(Tree::Meta, b"side").await.unwrap().is_none());
+        let entries = check_tiles(&log).await;
+        assert_eq!(entries.len(), 51);
+        assert!(!entries.contains(&entry_of(&taken)));
+        let pending = store
+            .scan_prefix(Tree::ReceiptLog, b"pending/", None, 10)
+            .await
+            .unwrap();
+        assert!(pending.is_empty());
     }
 
     #[tokio::test]
