@@ -1180,6 +1180,28 @@ mod tests {
         ReceiptSigner::from_hex(&"07".repeat(32)).unwrap()
     }
 
+    /// A log on a new store.
+    async fn fresh_log() -> (Arc<dyn Store>, ReceiptLog) {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let log = reopened(&store).await;
+        (store, log)
+    }
+
+    /// The log of `store`, opened as a node starting does.
+    async fn reopened(store: &Arc<dyn Store>) -> ReceiptLog {
+        ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
+            .await
+            .unwrap()
+    }
+
+    async fn assert_nothing_pending(store: &Arc<dyn Store>) {
+        let pending = store
+            .scan_prefix(Tree::ReceiptLog, b"pending/", None, 10)
+            .await
+            .unwrap();
+        assert!(pending.is_empty());
+    }
+
     fn receipt(n: usize) -> Receipt {
         Receipt {
             receipt_id: format!("rcpt_{n:05}"),
@@ -1263,10 +1285,7 @@ mod tests {
 
     #[tokio::test]
     async fn calls_get_proofs_that_verify_and_the_tiles_make_the_signed_root() {
-        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
+        let (store, log) = fresh_log().await;
         let empty = opened(&log, &log.checkpoint().await.unwrap());
         assert_eq!((empty.size, empty.root), (0, hash::empty_root()));
         // Past a full tile of level 0, in groups of whatever is queued at once.
@@ -1348,19 +1367,12 @@ mod tests {
             );
         }
         // And nothing is left pending.
-        let pending = store
-            .scan_prefix(Tree::ReceiptLog, b"pending/", None, 10)
-            .await
-            .unwrap();
-        assert!(pending.is_empty());
+        assert_nothing_pending(&store).await;
     }
 
     #[tokio::test]
     async fn a_reopened_log_goes_on_and_appends_what_its_calls_left_pending() {
-        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
+        let (store, log) = fresh_log().await;
         for receipt in stored(&store, 0..300).await {
             log.include(&receipt).await.unwrap();
         }
@@ -1418,9 +1430,7 @@ mod tests {
                 .await
                 .unwrap();
         }
-        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
+        let log = reopened(&store).await;
         // Calls go on meanwhile.
         let fresh = stored(&store, 600..610).await;
         for receipt in &fresh {
@@ -1440,9 +1450,7 @@ mod tests {
         store.apply(pending_version(batch, &settled)).await.unwrap();
         let first = log.inclusion_of("rcpt_00003", None).await.unwrap();
         // Reopened, the sweep appends the new version at once.
-        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
+        let log = reopened(&store).await;
         let mut latest = first.clone();
         for _ in 0..1000 {
             latest = log.inclusion_of("rcpt_00003", None).await.unwrap();
@@ -1472,10 +1480,7 @@ mod tests {
 
     #[tokio::test]
     async fn committed_receipts_are_stored_with_their_append_and_a_refused_one_writes_nothing() {
-        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
+        let (store, log) = fresh_log().await;
         let receipts: Vec<Receipt> = (0..50).map(receipt).collect();
         let committed =
             futures::future::join_all(receipts.iter().map(|r| log.commit(Batch::new(), r))).await;
@@ -1503,22 +1508,14 @@ mod tests {
         let entries = check_tiles(&log).await;
         assert_eq!(entries.len(), 51);
         assert!(!entries.contains(&entry_of(&taken)));
-        let pending = store
-            .scan_prefix(Tree::ReceiptLog, b"pending/", None, 10)
-            .await
-            .unwrap();
-        assert!(pending.is_empty());
+        assert_nothing_pending(&store).await;
     }
 
     #[tokio::test]
     async fn nodes_appending_to_one_store_at_once_make_one_tree() {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let a = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
-        let b = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
+        let a = reopened(&store).await;
+        let b = reopened(&store).await;
         let receipts = stored(&store, 0..400).await;
         let inclusions = futures::future::join_all(receipts.iter().enumerate().map(|(n, r)| {
             if n % 2 == 0 {
@@ -1545,10 +1542,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_log_whose_hashes_were_changed_does_not_open() {
-        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        let log = ReceiptLog::open(store.clone(), &key(), "log.test/receipts")
-            .await
-            .unwrap();
+        let (store, log) = fresh_log().await;
         for receipt in stored(&store, 0..20).await {
             log.include(&receipt).await.unwrap();
         }
