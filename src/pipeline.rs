@@ -193,21 +193,13 @@ impl Outcome {
 /// last), any other result as it is.
 pub struct AnswerBody<'a>(&'a Outcome);
 
-/// A member the server adds to an object result.
+/// A member the server adds to an object result, serialized as its value.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
 enum Added<'a> {
     Receipt(&'a Receipt),
     Log(&'a Inclusion),
     Salt(&'a str),
-}
-
-impl serde::Serialize for Added<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Added::Receipt(receipt) => receipt.serialize(serializer),
-            Added::Log(inclusion) => inclusion.serialize(serializer),
-            Added::Salt(salt) => salt.serialize(serializer),
-        }
-    }
 }
 
 impl serde::Serialize for AnswerBody<'_> {
