@@ -429,6 +429,12 @@ pub struct Quotas {
     pub builder_kv_bytes: u64,
     /// File bytes of all of a builder's endpoints together (uploaded and handler-written).
     pub builder_file_bytes: u64,
+    /// Bytes a builder's handlers may write to kv and files per second, on each node
+    /// (`handler_data::write_pace`); 0: unpaced.
+    pub builder_write_bytes_per_sec: u64,
+    /// Bytes a builder's handlers may write at once before the pace applies; also the largest
+    /// single write.
+    pub builder_write_burst_bytes: u64,
 }
 
 impl Quotas {
@@ -437,6 +443,12 @@ impl Quotas {
     pub const DEFAULT_BUILDER_KV_KEYS: u64 = 50_000;
     pub const DEFAULT_BUILDER_KV_MB: u64 = 64;
     pub const DEFAULT_BUILDER_FILES_MB: u64 = 64;
+    /// Default of `--builder-write-kb-per-sec`: far beyond what a builder can keep (its kv and
+    /// files totals fill in two minutes), far below what a disk shared by everyone absorbs.
+    pub const DEFAULT_BUILDER_WRITE_KB_PER_SEC: u64 = 1024;
+    /// Default of `--builder-write-burst-mb`: a few of the largest writes (a 1 MiB file or
+    /// `ctx.kv.atomic()`) at once.
+    pub const DEFAULT_BUILDER_WRITE_BURST_MB: u64 = 4;
 }
 
 impl Default for Quotas {
@@ -450,6 +462,8 @@ impl Default for Quotas {
             builder_kv_keys: Self::DEFAULT_BUILDER_KV_KEYS,
             builder_kv_bytes: Self::DEFAULT_BUILDER_KV_MB * MIB,
             builder_file_bytes: Self::DEFAULT_BUILDER_FILES_MB * MIB,
+            builder_write_bytes_per_sec: Self::DEFAULT_BUILDER_WRITE_KB_PER_SEC * 1024,
+            builder_write_burst_bytes: Self::DEFAULT_BUILDER_WRITE_BURST_MB * MIB,
         }
     }
 }

@@ -10,12 +10,14 @@
 //! - `kv`: `ctx.kv`'s entries with their versionstamps, and atomic commits (checks, set,
 //!   delete, sum) as one counted batch.
 //! - `rekey`: the start-up move of data an earlier release kept under slugs.
+//! - `write_pace`: each builder's bytes written per second, taken before a handler's write runs.
 //!
 //! Everything is kept under the endpoint's id (`ep_…`), never its slug: ids are never reused,
 //! slugs are freed by a delete.
 
 pub mod kv;
 pub mod rekey;
+pub(crate) mod write_pace;
 
 use sandbox::HostError;
 use serde::{Deserialize, Serialize};

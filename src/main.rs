@@ -206,6 +206,15 @@ struct ServeArgs {
     /// together, in MiB.
     #[arg(long, env = "TOOLHOST_BUILDER_FILES_MB", default_value_t = Quotas::DEFAULT_BUILDER_FILES_MB)]
     builder_files_mb: u64,
+    /// Bytes, in KiB, one builder's handlers may write to kv and files per second on this node
+    /// once their burst is spent; a write that would wait longer than 250 ms for its turn is
+    /// refused with `resource_limit`. 0: unpaced.
+    #[arg(long, env = "TOOLHOST_BUILDER_WRITE_KB_PER_SEC", default_value_t = Quotas::DEFAULT_BUILDER_WRITE_KB_PER_SEC)]
+    builder_write_kb_per_sec: u64,
+    /// Bytes, in MiB, one builder's handlers may write at once before the pace applies (also
+    /// the largest single write).
+    #[arg(long, env = "TOOLHOST_BUILDER_WRITE_BURST_MB", default_value_t = Quotas::DEFAULT_BUILDER_WRITE_BURST_MB)]
+    builder_write_burst_mb: u64,
     /// Isolates one endpoint may scale to under load (default: the number of cores).
     #[arg(long, env = "TOOLHOST_ISOLATES_PER_ENDPOINT")]
     isolates_per_endpoint: Option<usize>,
@@ -331,6 +340,15 @@ impl ServeArgs {
         quotas.builder_kv_keys = self.builder_kv_keys;
         quotas.builder_kv_bytes = self.builder_kv_mb.saturating_mul(MIB as u64);
         quotas.builder_file_bytes = self.builder_files_mb.saturating_mul(MIB as u64);
+        quotas.builder_write_bytes_per_sec = self.builder_write_kb_per_sec.saturating_mul(1024);
+        quotas.builder_write_burst_bytes = self.builder_write_burst_mb.saturating_mul(MIB as u64);
+        if quotas.builder_write_bytes_per_sec > 0 && self.builder_write_burst_mb == 0 {
+            return Err(
+                "--builder-write-burst-mb must be at least 1 (the largest single write) while \
+                 writes are paced"
+                    .into(),
+            );
+        }
         config.payment.pay_to = self.pay_to;
         if self.settle_margin_secs >= config.payment.max_timeout_seconds {
             return Err(format!(

@@ -17,6 +17,7 @@ use super::slots;
 use crate::catalog::Registry;
 use crate::config::Quotas;
 use crate::handler_data::kv::{self, Committed, KvWriters, StoredText};
+use crate::handler_data::write_pace::{json_len, WritePace};
 use crate::handler_data::{host_error, now_secs, scoped_key, storage_error, write_counted, Space};
 use crate::net::OutboundClient;
 use crate::store::{Store, Tree};
@@ -38,6 +39,8 @@ pub struct StoreHost {
     store: Arc<dyn Store>,
     outbound: OutboundClient,
     quotas: Quotas,
+    /// Each builder's bytes written per second, taken before a write runs.
+    pace: Arc<WritePace>,
     /// Whether an op's endpoint still exists, and its outbound host allow-list, at call time.
     catalog: Arc<Registry>,
     /// The server's runtime, where store work runs (see [`StoreHost::on_server`]).
@@ -58,6 +61,7 @@ impl StoreHost {
         Self {
             store,
             outbound,
+            pace: Arc::new(WritePace::new(&quotas)),
             quotas,
             catalog,
             server: tokio::runtime::Handle::current(),
@@ -89,6 +93,18 @@ impl StoreHost {
         })
     }
 
+    /// Waits until the scope's builder may write `bytes` ([`WritePace`]), or refuses the write.
+    async fn paced(&self, scope: &Scope, bytes: u64) -> Result<(), HostError> {
+        let Some(builder) = &scope.builder else {
+            return Ok(());
+        };
+        let wait = self.pace.take(builder, bytes)?;
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+        Ok(())
+    }
+
     async fn kv_get_now(&self, scope: &Scope, key: &str) -> Result<Option<KvVersioned>, HostError> {
         let store = self.store.as_ref();
         let builder = scope.builder.as_deref();
@@ -97,6 +113,8 @@ impl StoreHost {
 
     /// Commits in the endpoint's turn among this node's commits (see [`KvWriters`]).
     async fn kv_commit_now(&self, scope: &Scope, atomic: KvAtomic) -> Result<Committed, HostError> {
+        let bytes = atomic.mutations.iter().map(written_bytes).sum();
+        self.paced(scope, bytes).await?;
         let store = self.store.as_ref();
         let builder = scope.builder.as_deref();
         let writers = self.kv_writers.as_ref();
@@ -181,6 +199,8 @@ impl StoreHost {
         path: &str,
         data: Option<Vec<u8>>,
     ) -> Result<bool, HostError> {
+        let bytes = path.len() + data.as_ref().map_or(0, Vec::len);
+        self.paced(scope, bytes as u64).await?;
         let store = self.store.as_ref();
         let builder = scope.builder.as_deref();
         write_counted(
@@ -361,6 +381,16 @@ impl StoreHost {
                 .map_err(|e| host_error(e.code().as_str(), e.to_string()))
         })
     }
+}
+
+/// The bytes a kv mutation writes: its key, and its value as the JSON text stored.
+fn written_bytes(mutation: &KvMutation) -> u64 {
+    let value = match mutation {
+        KvMutation::Set { value, .. } => json_len(value),
+        KvMutation::Sum { .. } => 20,
+        KvMutation::Delete { .. } => 0,
+    };
+    mutation.key().len() as u64 + value
 }
 
 /// Whose data an op reaches, from the code the server gave the isolate (never from the

@@ -83,6 +83,84 @@ async fn one_builders_operations_cannot_crowd_out_another_builders() {
     assert_eq!(ended, json!({"ok": 6, "too_large": 394}), "{ended}");
 }
 
+/// Writes `req.input.n` kv values of 60 KiB at once, counts how they ended, by error code, and
+/// how many keys the endpoint then has.
+const REWRITER: &str = r#"
+export default async function (req, ctx) {
+  const big = "x".repeat(60 * 1024);
+  const settled = await Promise.allSettled(
+    Array.from({ length: req.input.n }, (_, i) => ctx.kv.set(`k${i}`, big)));
+  const ended = {};
+  for (const s of settled) {
+    const key = s.status === "fulfilled" ? "ok" : s.reason.code;
+    ended[key] = (ended[key] ?? 0) + 1;
+  }
+  const message = settled.find((s) => s.status === "rejected")?.reason.message ?? null;
+  let keys = 0;
+  let cursor;
+  do {
+    const page = await ctx.kv.list({ cursor });
+    keys += page.entries.length;
+    cursor = page.cursor;
+  } while (cursor);
+  return { ended, message, keys };
+}
+"#;
+
+/// One builder's writes are paced (issue 36): the bytes its handlers write are taken from a
+/// bucket of its own (here 1 MiB at once, then 256 KiB a second), so an attacker rewriting
+/// 60 KiB values gets its burst and the writes that fit within 250 ms of waiting, and
+/// `resource_limit` for the rest, which write nothing; another builder's writes at the same
+/// moment draw on their own bucket and all pass.
+#[tokio::test]
+async fn one_builders_writes_are_paced_and_anothers_are_not() {
+    let server = TestServer::start_with(|c| {
+        c.runtime.quotas.builder_write_burst_bytes = 1 << 20;
+        c.runtime.quotas.builder_write_bytes_per_sec = 256 << 10;
+    })
+    .await;
+    let (_, attacker) = server.builder("Rewriter").await;
+    let (_, victim) = server.builder("Counter").await;
+    for (who, slug, source) in [
+        (&attacker, "rewrite", REWRITER),
+        (&victim, "count", COUNTER),
+    ] {
+        server
+            .create(As::Builder(who), &js(slug, source, json!({"kv": true})))
+            .await;
+        server.grant(slug, json!({"kv": true})).await;
+    }
+
+    let forty = json!({"n": 40});
+    let rewrite = server.post("/tools/rewrite", &forty);
+    let victims = async {
+        for i in 1..=5 {
+            let (status, body) = server.post("/tools/count", &json!({})).await;
+            assert_eq!(status, 200, "the victim's call {i}: {body}");
+            assert_eq!(body["n"], i, "{body}");
+        }
+    };
+    let ((status, body), ()) = tokio::join!(rewrite, victims);
+    assert_eq!(status, 200, "{body}");
+    // Each write is its key (2-3 bytes) and 61,442 bytes of JSON: 17 fit the 1 MiB burst,
+    // 1 more within 250 ms at 256 KiB a second (62.5 ms per 16 KiB: ~4 KiB to spare after the
+    // 17th, so the 18th waits ~220 ms), and the rest would wait longer.
+    let ok = body["ended"]["ok"].as_u64().unwrap_or(0);
+    let refused = body["ended"]["resource_limit"].as_u64().unwrap_or(0);
+    assert!((17..=19).contains(&ok), "{body}");
+    assert_eq!(
+        ok + refused,
+        40,
+        "every write either ran or was refused: {body}"
+    );
+    let message = body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("262144 bytes a second"),
+        "the message names the pace: {body}"
+    );
+    assert_eq!(body["keys"], ok, "a refused write wrote nothing: {body}");
+}
+
 /// Tries each `ctx` op after `req.input.wait` ms and says how each ended: `{ok}` or `{code}`.
 const LINGER: &str = r#"
 export default async function (req, ctx) {
