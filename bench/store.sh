@@ -4,7 +4,7 @@
 # node on PostgreSQL, two nodes on one PostgreSQL database (load split across both).
 #   TOOLHOST_BASE_BIN=path bash bench/store.sh [DURATION_SECONDS] [ROUNDS] [CONNECTIONS]
 #
-# Peers (PEERS, default "sled-before sled pg-1 pg-2"):
+# Peers (PEERS, default "sled-before sled pg-1 pg-2"; also pg-base):
 #   sled-before  TOOLHOST_BASE_BIN, the build before durability; without it, BASE_REV (default
 #                9c07c47, the main branch before durability) is built from a `git archive`
 #                snapshot into BASE_TARGET_DIR (default $CARGO_TARGET_DIR-base, or target-base).
@@ -13,6 +13,8 @@
 #   pg-1, pg-2   the same build with --store postgres://... on a throwaway PostgreSQL cluster
 #                (initdb in a temp dir, trust auth, loopback, fsync on; as root it runs as the
 #                `postgres` user), nodes A and B on one database; pg-1 loads A, pg-2 loads A and B.
+#   pg-base      TOOLHOST_BASE_BIN (or BASE_REV's build) as one node on a database of its own in
+#                the same cluster: a change to the PostgreSQL engine, before and after in one run.
 # Knobs: BASE_DESC (how the report names the TOOLHOST_BASE_BIN build), DURATION (8), ROUNDS (3), CONNECTIONS (32; pg-2 gives each node half), WARMUP (3 s per
 # server), PAY_RATE (2500: fresh payments signed per paid run = DURATION x PAY_RATE per node),
 # PERF (1: count fsync/fdatasync with perf tracepoints when perf works), FSYNC_TEST (1: one
@@ -72,7 +74,7 @@ CURRENT_DESC="$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')"
 [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no -- src Cargo.toml Cargo.lock sandbox 2>/dev/null)" ] && CURRENT_DESC+=" with modified sources"
 CURRENT_DESC="commit $CURRENT_DESC, release profile"
 
-if [[ " $PEERS " == *" sled-before "* ]]; then
+if [[ " $PEERS " == *" sled-before "* || " $PEERS " == *" pg-base "* ]]; then
   if [ -n "${TOOLHOST_BASE_BIN:-}" ]; then
     [ -x "$TOOLHOST_BASE_BIN" ] || die "TOOLHOST_BASE_BIN=$TOOLHOST_BASE_BIN is not executable"
     BASE_BIN=$TOOLHOST_BASE_BIN
@@ -104,7 +106,7 @@ if [[ " $PEERS " == *" pg-"* ]]; then
   [ "$(id -u)" = 0 ] && chown postgres: "$PG_DIR"
   log "PostgreSQL: initdb in $PG_DIR"
   as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$WORK/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$WORK/initdb.log")"
-  echo "CREATE DATABASE toolhost;" | as_pg "$PG_BIN/postgres" --single -F -D "$PG_DIR/data" postgres >"$WORK/createdb.log" 2>&1 || die "create database failed"
+  printf 'CREATE DATABASE toolhost;\nCREATE DATABASE toolhost_base;\n' | as_pg "$PG_BIN/postgres" --single -F -D "$PG_DIR/data" postgres >"$WORK/createdb.log" 2>&1 || die "create database failed"
   for attempt in 1 2 3 4 5; do
     PG_PORT=$(free_port)
     if as_pg "$PG_BIN/pg_ctl" start -w -t 60 -D "$PG_DIR/data" -l "$PG_DIR/server.log" \
@@ -114,10 +116,11 @@ if [[ " $PEERS " == *" pg-"* ]]; then
   PG_PID=$(head -1 "$PG_DIR/data/postmaster.pid")
   PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/toolhost"
   PSQL="psql -h 127.0.0.1 -p $PG_PORT -U postgres -d toolhost"
+  PSQL_BASE="psql -h 127.0.0.1 -p $PG_PORT -U postgres -d toolhost_base"
   PG_VERSION=$($PSQL -X -A -t -c "SHOW server_version" 2>/dev/null | awk '{print $1}')
   COMMANDS+=(
     "initdb -D \$PG_DIR/data -A trust -U postgres -E UTF8 --locale=C --no-sync   # as the postgres user when root"
-    "echo 'CREATE DATABASE toolhost;' | postgres --single -F -D \$PG_DIR/data postgres"
+    "printf 'CREATE DATABASE toolhost;\\nCREATE DATABASE toolhost_base;\\n' | postgres --single -F -D \$PG_DIR/data postgres"
     "pg_ctl start -w -D \$PG_DIR/data -o '-p $PG_PORT -k \$PG_DIR -c listen_addresses=127.0.0.1 -c fsync=on'"
   )
   log "PostgreSQL $PG_VERSION on 127.0.0.1:$PG_PORT (pid $PG_PID)"
@@ -152,7 +155,8 @@ for p in $PEERS; do
       [ -n "${PID_OF[pg-a]:-}" ] || serve pg-a "$BIN" --store "$PG_URL"
       [ -n "${PID_OF[pg-b]:-}" ] || serve pg-b "$BIN" --store "$PG_URL"
       ;;
-    *) die "unknown peer $p (sled-before, sled, pg-1, pg-2)" ;;
+    pg-base) serve pg-base "$BASE_BIN" --store "${PG_URL}_base" ;;
+    *) die "unknown peer $p (sled-before, sled, pg-1, pg-2, pg-base)" ;;
   esac
 done
 log "servers up: $(for n in "${!PID_OF[@]}"; do printf '%s=%s ' "$n" "${URL_OF[$n]}"; done)"
@@ -197,7 +201,7 @@ payments() { # NAME FILE: fresh authorizations for that server's paid echo
 measure() { # PEER KIND ROUND
   local peer=$1 kind=$2 round=$3 nodes=() args=() n i
   case $peer in
-    sled-before | sled) nodes=("$peer") ;;
+    sled-before | sled | pg-base) nodes=("$peer") ;;
     pg-1) nodes=(pg-a) ;;
     pg-2) nodes=(pg-a pg-b) ;;
   esac
@@ -221,7 +225,9 @@ measure() { # PEER KIND ROUND
       args+=(--wrk "wrk -t$threads -c$conns -d${DURATION}s --latency -s $BENCH_DIR/free.lua ${URL_OF[$n]}/tools/receipt-echo")
     fi
   done
-  if [[ $peer == pg-* ]]; then args+=(--pg-postmaster "$PG_PID" --psql "$PSQL" --sample-after $((DURATION / 2))); fi
+  local psql=$PSQL
+  [ "$peer" = pg-base ] && psql=$PSQL_BASE
+  if [[ $peer == pg-* ]]; then args+=(--pg-postmaster "$PG_PID" --psql "$psql" --sample-after $((DURATION / 2))); fi
   python3 "$STORE_PY" measure --label "$peer" --round "$round" --kind "$kind" --raw "$RAW" \
     --timeout "$TIMEOUT" --keep "$WORK/wrk-$peer-$kind-$round" "${PERF_ARGS[@]}" "${args[@]}" >/dev/null
   [ "$kind" = paid ] && for n in "${nodes[@]}"; do rm -f "$WORK/pay-$n.txt"; done

@@ -8,13 +8,36 @@
 //! Meant to run unchanged on PostgreSQL, CockroachDB and YugabyteDB, so it uses only:
 //! - plain tables with composite primary keys, `bytea` keys (compared bytewise like `memcmp`,
 //!   which is sled's order too), `text`, `bigint`, `timestamptz DEFAULT now()`;
-//! - `BEGIN ISOLATION LEVEL SERIALIZABLE` (CockroachDB's only level) with the client retrying
-//!   the whole transaction on SQLSTATE 40001/40P01/23505, the retry protocol all three document;
+//! - `READ COMMITTED` transactions that hold what their conditions read until they commit
+//!   (see [Conditions](#conditions)), with the client retrying the whole transaction on SQLSTATE
+//!   40001/40P01/23505, the retry protocol all three document (CockroachDB has `READ COMMITTED`
+//!   since 23.2, YugabyteDB behind a flag; where it is off they run the transaction at a stricter
+//!   level, which only adds retries);
+//! - `SELECT ... FOR UPDATE`;
 //! - `INSERT ... ON CONFLICT (tree, key) DO UPDATE` and `ON CONFLICT DO NOTHING`, `UPDATE ...
 //!   RETURNING`, `INSERT ... SELECT`, range predicates with `ORDER BY ... LIMIT`;
 //! - no advisory locks, no `LOCK TABLE`, no stored procedures: the change feed is an ordinary
 //!   table every node reads; `LISTEN/NOTIFY` only tells a node when to read it, where the engine
 //!   has it (PostgreSQL does; CockroachDB does not).
+//!
+//! # Conditions
+//! A batch's conditions are its only reads, so a transaction is correct when each condition
+//! still holds at its commit. The transaction makes sure of that with row locks, not with
+//! `SERIALIZABLE`'s predicate locks: every concurrent call inserts its time-ordered keys
+//! (receipt ids, sale keys) next to the others', and a serializable check of their absence
+//! locked the index page they all share, so any two concurrent calls conflicted and one rolled
+//! back (2.2-2.8 rollbacks per request, bench/RESULTS.md). So each key a condition names is
+//! held, in key order (concurrent batches lock in the same order), before anything is written:
+//! - a key that must hold a value is read `FOR UPDATE`: nobody changes it until this commits;
+//! - a key that must be absent is *claimed*: inserted with `ON CONFLICT DO NOTHING`, with the
+//!   value the batch puts there, or an empty placeholder deleted again before commit when the
+//!   batch does not put it. One row inserted means it was absent, and anyone else inserting it
+//!   waits for this transaction; none means it is there and the condition fails.
+//!
+//! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
+//! written where none may be, a balance swapped) then needs no retries: a claim loses by its
+//! row count, a swap waits for the row. Deadlocks (two batches holding keys the other then
+//! writes) are retried like conflicts.
 //!
 //! # Change feed
 //! A write to a [watched](Tree::is_watched) tree also bumps that tree's row in
@@ -123,6 +146,12 @@ const SQL_GET: &str = "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $
 const SQL_PUT: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2, $3) \
      ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
 const SQL_DELETE: &str = "DELETE FROM toolhost_kv WHERE tree = $1 AND key = $2";
+/// Holds a condition's present key until commit (see [Conditions](self#conditions)).
+const SQL_GET_FOR_UPDATE: &str =
+    "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $2 FOR UPDATE";
+/// Claims a condition's absent key: one row inserted if it was absent, none if not.
+const SQL_CLAIM: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2, $3) \
+     ON CONFLICT (tree, key) DO NOTHING";
 const SQL_SCAN_TO: &str = "SELECT key, value FROM toolhost_kv \
      WHERE tree = $1 AND key >= $2 AND key < $3 ORDER BY key LIMIT $4";
 const SQL_SCAN_TO_END: &str = "SELECT key, value FROM toolhost_kv \
@@ -277,7 +306,7 @@ impl PgStore {
         }
     }
 
-    /// Applies a plan in a serializable transaction, re-running it on conflicts.
+    /// Applies a plan in one transaction, re-running it on conflicts.
     async fn transact(&self, plan: &Plan<'_>) -> StoreResult<Applied> {
         let applied = self
             .retrying(|mut client| async move {
@@ -448,11 +477,15 @@ impl Store for PgStore {
     }
 }
 
-/// A batch as the transaction runs it: its conditions, and its writes reduced to the final
-/// effect on each key (a later write to a key replaces an earlier one, as in sled), so
-/// the writes can be sent together in any order.
+/// A batch as the transaction runs it: the keys its conditions hold, its conditions, and its
+/// writes reduced to the final effect on each key (a later write to a key replaces an earlier
+/// one, as in sled), so the writes can be sent together in any order.
 struct Plan<'b> {
     conditions: &'b [Condition],
+    /// The keys the conditions name, each once, in the order they are locked.
+    holds: Vec<Hold<'b>>,
+    /// For each condition, the index of its key in `holds`.
+    held_by: Vec<usize>,
     /// In first-write order.
     writes: Vec<KeyWrite<'b>>,
     /// The keys written to each watched tree.
@@ -472,7 +505,12 @@ impl<'b> Plan<'b> {
                 Some(&i) => writes[i].value = value,
                 None => {
                     index.insert((tree, key), writes.len());
-                    writes.push(KeyWrite { tree, key, value });
+                    writes.push(KeyWrite {
+                        tree,
+                        key,
+                        value,
+                        claimed: false,
+                    });
                 }
             }
         }
@@ -483,12 +521,60 @@ impl<'b> Plan<'b> {
                 None => watched.push((write.tree, vec![write.key])),
             }
         }
+        // Each key once: read if any condition wants a value there, claimed otherwise.
+        let mut holds: Vec<Hold<'b>> = Vec::new();
+        for condition in &batch.conditions {
+            let (tree, key, wants_value) = match condition {
+                Condition::Absent { tree, key } => (*tree, key.as_slice(), false),
+                Condition::Equals { tree, key, value } => (*tree, key.as_slice(), value.is_some()),
+            };
+            match holds.iter_mut().find(|h| h.tree == tree && h.key == key) {
+                Some(hold) => hold.read |= wants_value,
+                None => holds.push(Hold {
+                    tree,
+                    key,
+                    read: wants_value,
+                    write: index.get(&(tree, key)).copied(),
+                }),
+            }
+        }
+        holds.sort_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
+        let held_by = batch
+            .conditions
+            .iter()
+            .map(|condition| {
+                let (Condition::Absent { tree, key } | Condition::Equals { tree, key, .. }) =
+                    condition;
+                holds
+                    .iter()
+                    .position(|h| h.tree == *tree && h.key == key.as_slice())
+                    .expect("every condition's key is held")
+            })
+            .collect();
+        // A claimed key the batch puts is inserted with its value by the claim.
+        for hold in holds.iter().filter(|h| !h.read) {
+            if let Some(write) = hold.write.map(|i| &mut writes[i]) {
+                write.claimed = write.value.is_some();
+            }
+        }
         Plan {
             conditions: &batch.conditions,
+            holds,
+            held_by,
             writes,
             watched,
         }
     }
+}
+
+/// A key a batch's conditions name, held from its condition to the commit.
+struct Hold<'b> {
+    tree: Tree,
+    key: &'b [u8],
+    /// Read `FOR UPDATE` (a condition wants a value there); otherwise claimed.
+    read: bool,
+    /// The batch's write to this key, if any (an index in [`Plan::writes`]).
+    write: Option<usize>,
 }
 
 /// The final write to one key.
@@ -497,6 +583,8 @@ struct KeyWrite<'b> {
     key: &'b [u8],
     /// `Some(value)` to put, `None` to delete.
     value: Option<&'b [u8]>,
+    /// Put by its condition's claim already (the key was absent, and is now this value).
+    claimed: bool,
 }
 
 /// What a committed transaction did.
@@ -528,8 +616,9 @@ enum Phase {
     Commit,
 }
 
-/// Runs `plan` in one serializable transaction; with `notify`, one that writes a watched tree
-/// also notifies the other nodes' listeners (at its commit).
+/// Runs `plan` in one transaction that holds its conditions' keys (see
+/// [Conditions](self#conditions)); with `notify`, one that writes a watched tree also notifies
+/// the other nodes' listeners (at its commit).
 async fn try_apply(
     client: &mut deadpool_postgres::Client,
     plan: &Plan<'_>,
@@ -538,38 +627,35 @@ async fn try_apply(
     let before = |e: tokio_postgres::Error| classify(&e, Phase::Before);
     let tx = client
         .build_transaction()
-        .isolation_level(IsolationLevel::Serializable)
+        .isolation_level(IsolationLevel::ReadCommitted)
         .start()
         .await
         .map_err(before)?;
 
-    if !plan.conditions.is_empty() {
-        let get = tx.prepare_cached(SQL_GET).await.map_err(before)?;
-        // Sent together: tokio-postgres pipelines queries that are awaited concurrently.
-        let current = futures::future::try_join_all(plan.conditions.iter().map(|condition| {
-            let (Condition::Absent { tree, key } | Condition::Equals { tree, key, .. }) = condition;
-            let name = tree.name();
-            let get = &get;
-            let tx = &tx;
-            async move { tx.query_opt(get, &[&name, key]).await }
-        }))
-        .await
-        .map_err(before)?;
-        for (i, (condition, row)) in plan.conditions.iter().zip(current).enumerate() {
-            let value: Option<Vec<u8>> = row
-                .map(|row| column(&row, 0))
-                .transpose()
-                .map_err(TxError::Store)?;
-            let holds = match condition {
-                Condition::Absent { .. } => value.is_none(),
-                Condition::Equals { value: want, .. } => value.as_deref() == want.as_deref(),
-            };
-            if !holds {
-                // Nothing was written, but commit anyway: a serializable transaction's reads
-                // are only known consistent once it commits (else it is re-run).
-                tx.commit().await.map_err(before)?;
-                return Err(TxError::Condition(i));
-            }
+    if !plan.holds.is_empty() {
+        let states = hold_keys(&tx, plan).await.map_err(before)?;
+        let failed = plan
+            .conditions
+            .iter()
+            .zip(&plan.held_by)
+            .position(|(c, &h)| {
+                let holds = match (c, &states[h]) {
+                    (
+                        Condition::Equals {
+                            value: Some(want), ..
+                        },
+                        Held::Value(value),
+                    ) => value.as_deref() == Some(want.as_slice()),
+                    (Condition::Equals { value: Some(_), .. }, _) => false,
+                    (_, Held::Value(value)) => value.is_none(),
+                    (_, Held::Claimed) => true,
+                    (_, Held::Present) => false,
+                };
+                !holds
+            });
+        if let Some(i) = failed {
+            tx.rollback().await.map_err(before)?;
+            return Err(TxError::Condition(i));
         }
     }
 
@@ -579,11 +665,18 @@ async fn try_apply(
         let put = tx.prepare_cached(SQL_PUT).await.map_err(before)?;
         let delete = tx.prepare_cached(SQL_DELETE).await.map_err(before)?;
         let writes = futures::future::try_join_all(plan.writes.iter().map(|write| {
-            let KeyWrite { tree, key, value } = write;
+            let KeyWrite {
+                tree,
+                key,
+                value,
+                claimed,
+            } = write;
             let name = tree.name();
             let (tx, put, delete) = (&tx, &put, &delete);
             async move {
                 match value {
+                    // Its claim inserted it, absent before.
+                    Some(_) if *claimed => Ok(1),
                     Some(value) => tx.execute(put, &[&name, key, value]).await,
                     None => tx.execute(delete, &[&name, key]).await,
                 }
@@ -619,6 +712,12 @@ async fn try_apply(
             .await
             .map_err(before)?;
         affected = written;
+        // A key claimed with a placeholder and deleted by the batch was absent before.
+        for hold in plan.holds.iter().filter(|h| !h.read) {
+            if let Some(i) = hold.write.filter(|&i| plan.writes[i].value.is_none()) {
+                affected[i] = 0;
+            }
+        }
         for (tree, row) in bumped {
             let row = row.ok_or_else(|| {
                 TxError::Store(StoreError::Engine(format!(
@@ -630,11 +729,70 @@ async fn try_apply(
         }
     }
 
+    // Placeholders the batch did not write over go before the commit: the keys stay absent.
+    let placeholders: Vec<&Hold> = (plan.holds.iter())
+        .filter(|h| !h.read && h.write.is_none())
+        .collect();
+    if !placeholders.is_empty() {
+        let delete = tx.prepare_cached(SQL_DELETE).await.map_err(before)?;
+        futures::future::try_join_all(placeholders.iter().map(|hold| {
+            let name = hold.tree.name();
+            let (tx, delete) = (&tx, &delete);
+            async move { tx.execute(delete, &[&name, &hold.key]).await }
+        }))
+        .await
+        .map_err(before)?;
+    }
+
     tx.commit().await.map_err(|e| classify(&e, Phase::Commit))?;
     Ok(Applied {
         affected,
         generations,
     })
+}
+
+/// What a transaction holds of a condition's key.
+enum Held {
+    /// Read `FOR UPDATE`: its value (`None`: absent), unchanged by others until commit.
+    Value(Option<Vec<u8>>),
+    /// Claimed: it was absent, and now only this transaction may insert it.
+    Claimed,
+    /// A claim found it present (its value is not read: every condition on it asks for
+    /// absence).
+    Present,
+}
+
+/// Holds every key the plan's conditions name, in the plan's lock order, the statements sent
+/// together (tokio-postgres pipelines queries awaited concurrently, in the order they are
+/// polled).
+async fn hold_keys(
+    tx: &deadpool_postgres::Transaction<'_>,
+    plan: &Plan<'_>,
+) -> Result<Vec<Held>, tokio_postgres::Error> {
+    let read = tx.prepare_cached(SQL_GET_FOR_UPDATE).await?;
+    let claim = tx.prepare_cached(SQL_CLAIM).await?;
+    futures::future::try_join_all(plan.holds.iter().map(|hold| {
+        let name = hold.tree.name();
+        let (read, claim) = (&read, &claim);
+        // The batch's value when the claim puts it, else an empty placeholder.
+        let value: &[u8] = match hold.write.map(|i| &plan.writes[i]) {
+            Some(write) if write.claimed => write.value.unwrap_or_default(),
+            _ => &[],
+        };
+        async move {
+            if hold.read {
+                let row = tx.query_opt(read, &[&name, &hold.key]).await?;
+                Ok(Held::Value(row.map(|row| row.try_get(0)).transpose()?))
+            } else {
+                let inserted = tx.execute(claim, &[&name, &hold.key, &value]).await?;
+                Ok(match inserted {
+                    1 => Held::Claimed,
+                    _ => Held::Present,
+                })
+            }
+        }
+    }))
+    .await
 }
 
 /// Sorts a driver error into retry, unavailable or final.

@@ -81,6 +81,7 @@ macro_rules! every_engine {
             batch_is_all_or_nothing,
             staged_batches_are_visible_at_once_and_all_or_nothing,
             conditions_report_the_first_failing_index,
+            conditions_leave_the_keys_they_name_as_they_were,
             later_writes_to_a_key_win_within_a_batch,
             scans_page_in_both_directions,
             scans_handle_0x00_and_0xff_bytes,

@@ -203,6 +203,43 @@ pub async fn conditions_report_the_first_failing_index(s: Shared) {
     assert_eq!(get(&s, Tree::Credits, b"a").await, None);
 }
 
+/// Conditions on keys the batch does not put: the keys are as the conditions found them after
+/// the batch, whether it succeeded or failed (an engine that holds an absent key by inserting
+/// it must take that back), and a delete of a key that had to be absent deleted nothing.
+pub async fn conditions_leave_the_keys_they_name_as_they_were(s: Shared) {
+    s.put(Tree::Credits, b"present", b"1").await.unwrap();
+    s.apply(
+        Batch::new()
+            .require_absent(Tree::Credits, b"a".to_vec())
+            .require_equals(Tree::Credits, b"b".to_vec(), None)
+            .require_absent(Tree::Credits, b"a".to_vec())
+            .require_equals(Tree::Credits, b"present".to_vec(), Some(b"1".to_vec()))
+            .put(Tree::Credits, b"other".to_vec(), b"2".to_vec()),
+    )
+    .await
+    .unwrap();
+    let err = s
+        .apply(
+            Batch::new()
+                .require_absent(Tree::Credits, b"c".to_vec())
+                .require_absent(Tree::Credits, b"present".to_vec())
+                .put(Tree::Credits, b"d".to_vec(), b"3".to_vec()),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(1)), "{err:?}");
+    s.apply(
+        Batch::new()
+            .require_absent(Tree::Credits, b"e".to_vec())
+            .delete(Tree::Credits, b"e".to_vec()),
+    )
+    .await
+    .unwrap();
+    let all = s.scan_prefix(Tree::Credits, b"", None, 100).await.unwrap();
+    assert_eq!(strings(all), ["other", "present"]);
+    assert!(!s.delete(Tree::Credits, b"a").await.unwrap());
+}
+
 pub async fn later_writes_to_a_key_win_within_a_batch(s: Shared) {
     s.put(Tree::Meta, b"j", b"old").await.unwrap();
     s.apply(
