@@ -162,6 +162,13 @@ pub fn now_ms() -> u64 {
 /// Claims the nonce for `record`, or refuses with `invalid_exact_evm_nonce_already_used`.
 /// `also` is written in the same atomic step (a `payment-identifier` reservation); when one of
 /// its conditions fails, nothing is written and the answer is that `ConditionFailed`.
+///
+/// The claim is visible to every node at once but not waited on to be durable
+/// ([`Store::apply_unsynced`]): a paid call then makes one durable write, its settlement,
+/// instead of two. Nothing is lost with a claim a crash undoes: until the settlement (or, on
+/// chain, the `settling` mark written before the transfer leaves) the payment has not left
+/// the payer, no answer has left, and both of those writes are durable with the claim before
+/// them. The payer may send the authorization again.
 pub(crate) async fn claim(
     store: &dyn Store,
     key: Vec<u8>,
@@ -173,7 +180,7 @@ pub(crate) async fn claim(
         .require_absent(Tree::Nonces, key.clone())
         .put(Tree::Nonces, key.clone(), bytes.clone())
         .extend(also);
-    match store.apply(batch).await {
+    match store.apply_unsynced(batch).await {
         Ok(()) => Ok(NonceClaim {
             key,
             record: Arc::new(Mutex::new((record, bytes))),

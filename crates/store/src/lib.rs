@@ -10,6 +10,12 @@
 //! receipt, a sale or a spent nonce is never answered before that record would survive a crash.
 //! Engines keep that cheap by group commit: concurrent writers share one flush.
 //!
+//! One kind of write may skip the wait: a write whose loss in a crash loses nothing promised,
+//! because nothing that depends on it can be durable before it is ([`Store::apply_unsynced`]).
+//! A payment's nonce claim is the one: the call's settlement, the only thing that makes the
+//! claim matter, is a durable write after it, and both engines make a write durable with
+//! everything written before it (sled's one log, PostgreSQL's WAL).
+//!
 //! # Layout
 //! - `batch`: the atomic write batch with preconditions.
 //! - `sled_store`: the embedded default engine and its group commit.
@@ -205,6 +211,18 @@ pub trait Store: Send + Sync + 'static {
     async fn apply_staged(&self, batch: Batch) -> StoreResult<Durable<'_>> {
         self.apply(batch).await?;
         Ok(Box::pin(std::future::ready(Ok(()))))
+    }
+    /// [`Store::apply`] without waiting until the batch is durable: it is applied (all of it
+    /// or none) and visible to every node sharing the store when this returns, and durable once
+    /// any later write is (each engine makes a write durable with everything written before it:
+    /// sled's one log, PostgreSQL's WAL) or the engine's background flush comes (sled's flusher
+    /// at once, PostgreSQL's WAL writer within a fraction of a second). A crash before then loses
+    /// it, so it is only for writes that promise nothing by themselves until a later durable
+    /// write depends on them: a payment's nonce claim, which a settlement then replaces. A batch
+    /// that writes a watched tree is applied durably, as [`Store::apply`] (its change is
+    /// published once durable).
+    async fn apply_unsynced(&self, batch: Batch) -> StoreResult<()> {
+        self.apply(batch).await
     }
     /// Committed writes to watched trees, from every node sharing the store (a single-node engine
     /// reports its own). A receiver that lags behind gets `Lagged` and must reload what it caches.

@@ -146,6 +146,8 @@ const SQL_GET: &str = "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $
 const SQL_PUT: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2, $3) \
      ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
 const SQL_DELETE: &str = "DELETE FROM toolhost_kv WHERE tree = $1 AND key = $2";
+/// Makes this transaction's commit asynchronous ([`Store::apply_unsynced`]).
+const SQL_UNSYNCED_COMMIT: &str = "SET LOCAL synchronous_commit TO OFF";
 /// Holds a condition's present key until commit (see [Conditions](self#conditions)).
 const SQL_GET_FOR_UPDATE: &str =
     "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $2 FOR UPDATE";
@@ -460,6 +462,19 @@ impl Store for PgStore {
         Ok(())
     }
 
+    /// Committed with `synchronous_commit` off for this transaction alone: visible to every
+    /// node at its commit, in the WAL the next synchronous commit (or the WAL writer, within
+    /// `wal_writer_delay`) flushes.
+    async fn apply_unsynced(&self, batch: Batch) -> StoreResult<()> {
+        if batch.conditions.is_empty() && batch.writes.is_empty() {
+            return Ok(());
+        }
+        let mut plan = Plan::new(&batch);
+        plan.synced = plan.watched.is_empty();
+        self.transact(&plan).await?;
+        Ok(())
+    }
+
     fn changes(&self) -> broadcast::Receiver<Change> {
         self.changes.subscribe()
     }
@@ -490,6 +505,8 @@ struct Plan<'b> {
     writes: Vec<KeyWrite<'b>>,
     /// The keys written to each watched tree.
     watched: Vec<(Tree, Vec<&'b [u8]>)>,
+    /// Whether the commit waits until it is durable ([`Store::apply_unsynced`] does not).
+    synced: bool,
 }
 
 impl<'b> Plan<'b> {
@@ -563,6 +580,7 @@ impl<'b> Plan<'b> {
             held_by,
             writes,
             watched,
+            synced: true,
         }
     }
 }
@@ -632,8 +650,23 @@ async fn try_apply(
         .await
         .map_err(before)?;
 
+    // Sent together with the holds (pipelined).
+    let unsynced = async {
+        match plan.synced {
+            true => Ok(()),
+            false => tx.batch_execute(SQL_UNSYNCED_COMMIT).await,
+        }
+    };
+    let held = async {
+        match plan.holds.is_empty() {
+            true => Ok(Vec::new()),
+            false => hold_keys(&tx, plan).await,
+        }
+    };
+    let ((), states) = futures::future::try_join(unsynced, held)
+        .await
+        .map_err(before)?;
     if !plan.holds.is_empty() {
-        let states = hold_keys(&tx, plan).await.map_err(before)?;
         let failed = plan
             .conditions
             .iter()

@@ -684,6 +684,16 @@ impl Store for SledStore {
         })))
     }
 
+    /// Applied as [`Store::apply_staged`] does, which wakes the flusher; its durability is not
+    /// waited for.
+    async fn apply_unsynced(&self, batch: Batch) -> StoreResult<()> {
+        if batch.trees().iter().any(|tree| tree.is_watched()) {
+            return self.apply(batch).await;
+        }
+        drop(self.apply_staged(batch).await?);
+        Ok(())
+    }
+
     fn changes(&self) -> broadcast::Receiver<Change> {
         self.changes.subscribe()
     }
@@ -882,6 +892,30 @@ mod tests {
             .await
             .is_err());
         assert_eq!(s.flushes(), 5);
+    }
+
+    /// An unsynced write returns before its flush, which the flusher makes by itself; one to
+    /// a watched tree is flushed before it returns.
+    #[tokio::test]
+    async fn an_unsynced_write_is_flushed_in_the_background() {
+        let s = SledStore::temporary().unwrap();
+        s.apply_unsynced(Batch::new().put(Tree::Nonces, b"n".to_vec(), b"1".to_vec()))
+            .await
+            .unwrap();
+        assert_eq!(
+            s.get(Tree::Nonces, b"n").await.unwrap().as_deref(),
+            Some(&b"1"[..])
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while s.flushes() == 0 {
+            assert!(std::time::Instant::now() < deadline, "never flushed");
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        let flushed = s.flushes();
+        s.apply_unsynced(Batch::new().put(Tree::Endpoints, b"e".to_vec(), b"1".to_vec()))
+            .await
+            .unwrap();
+        assert_eq!(s.flushes(), flushed + 1);
     }
 
     #[tokio::test]

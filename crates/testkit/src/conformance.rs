@@ -240,6 +240,37 @@ pub async fn conditions_leave_the_keys_they_name_as_they_were(s: Shared) {
     assert!(!s.delete(Tree::Credits, b"a").await.unwrap());
 }
 
+/// An unsynced batch is a batch: its conditions hold or nothing is written, and it is
+/// visible when it returns.
+pub async fn unsynced_batches_keep_their_conditions(s: Shared) {
+    let claim = |value: &[u8]| {
+        Batch::new()
+            .require_absent(Tree::Nonces, b"nonce".to_vec())
+            .put(Tree::Nonces, b"nonce".to_vec(), value.to_vec())
+            .put(Tree::PaymentIds, value.to_vec(), b"reserved".to_vec())
+    };
+    s.apply_unsynced(claim(b"first")).await.unwrap();
+    assert_eq!(
+        get(&s, Tree::Nonces, b"nonce").await.as_deref(),
+        Some(&b"first"[..])
+    );
+    let err = s.apply_unsynced(claim(b"second")).await.unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed(0)), "{err:?}");
+    assert_eq!(get(&s, Tree::PaymentIds, b"second").await, None);
+    // Settled by a durable write that replaces it.
+    s.apply(
+        Batch::new()
+            .require_equals(Tree::Nonces, b"nonce".to_vec(), Some(b"first".to_vec()))
+            .put(Tree::Nonces, b"nonce".to_vec(), b"rcpt_1".to_vec()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        get(&s, Tree::Nonces, b"nonce").await.as_deref(),
+        Some(&b"rcpt_1"[..])
+    );
+}
+
 pub async fn later_writes_to_a_key_win_within_a_batch(s: Shared) {
     s.put(Tree::Meta, b"j", b"old").await.unwrap();
     s.apply(
