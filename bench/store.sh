@@ -225,7 +225,7 @@ measure() { # PEER KIND ROUND
       args+=(--wrk "wrk -t$threads -c$conns -d${DURATION}s --latency -s $BENCH_DIR/free.lua ${URL_OF[$n]}/tools/receipt-echo")
     fi
   done
-  local psql=$PSQL
+  local psql=${PSQL:-}
   [ "$peer" = pg-base ] && psql=$PSQL_BASE
   if [[ $peer == pg-* ]]; then args+=(--pg-postmaster "$PG_PID" --psql "$psql" --sample-after $((DURATION / 2))); fi
   python3 "$STORE_PY" measure --label "$peer" --round "$round" --kind "$kind" --raw "$RAW" \
