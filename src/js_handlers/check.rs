@@ -60,15 +60,16 @@ impl EndpointRuntime {
         let refused = |message, position| {
             CheckError::Refused(Box::new(describe(source, language, message, position)))
         };
-        let module = match typescript::module(language, source.to_owned()).await {
-            Ok(module) => module,
-            Err(TranspileError::Source { message, position }) => {
-                return Err(refused(message, position))
-            }
-            Err(TranspileError::Failed(message)) => {
-                return Err(CheckError::Unavailable(ApiError::internal(message)))
-            }
-        };
+        let module =
+            match typescript::module(language, source.to_owned(), endpoint.owner_builder()).await {
+                Ok(module) => module,
+                Err(TranspileError::Source { message, position }) => {
+                    return Err(refused(message, position))
+                }
+                Err(TranspileError::Failed(message)) => {
+                    return Err(CheckError::Unavailable(ApiError::internal(message)))
+                }
+            };
         let code = endpoint_code(endpoint, &endpoint.slug, module.js, Default::default());
         let report = self.pool().check(&code).await;
         use sandbox::SandboxError as E;

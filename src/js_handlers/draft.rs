@@ -77,15 +77,18 @@ impl EndpointRuntime {
             )))
         };
         // A TypeScript draft runs as its JavaScript; positions are mapped back, as for a call.
-        let module = match typescript::module(draft.language, draft.source.to_owned()).await {
-            Ok(module) => module,
-            Err(TranspileError::Source { message, position }) => {
-                return Err(refused(message, position))
-            }
-            Err(TranspileError::Failed(message)) => {
-                return Err(CheckError::Unavailable(ApiError::internal(message)))
-            }
-        };
+        let module =
+            match typescript::module(draft.language, draft.source.to_owned(), Some(draft.owner))
+                .await
+            {
+                Ok(module) => module,
+                Err(TranspileError::Source { message, position }) => {
+                    return Err(refused(message, position))
+                }
+                Err(TranspileError::Failed(message)) => {
+                    return Err(CheckError::Unavailable(ApiError::internal(message)))
+                }
+            };
         let id = draft
             .scratch
             .strip_prefix(DRAFT_SCRATCH_PREFIX)

@@ -134,7 +134,7 @@ impl EndpointRuntime {
             )));
         };
         // Published TypeScript passed the same transpiler at publish (`check`).
-        let module = typescript::module(endpoint.source_language, source)
+        let module = typescript::module(endpoint.source_language, source, endpoint.owner_builder())
             .await
             .map_err(|e| match e {
                 TranspileError::Source { message, .. } => {

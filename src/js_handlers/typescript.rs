@@ -20,7 +20,9 @@
 //! JavaScript is checked against [`MAX_OUTPUT_BYTES`]. With both, a transpile costs time and
 //! memory in proportion to the source's size limit.
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use oxc::allocator::Allocator;
 use oxc::ast::ast::{Expression, Program, TSEnumDeclaration};
@@ -31,7 +33,7 @@ use oxc::parser::Parser;
 use oxc::semantic::SemanticBuilder;
 use oxc::span::SourceType;
 use oxc::transformer::{TransformOptions, Transformer};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::catalog::SourceLanguage;
 
@@ -55,6 +57,56 @@ const STACK_BYTES: usize = 1 << 30;
 
 /// Transpiles at once; more wait, so a burst of publishes cannot start many big stacks.
 static TRANSPILING: Semaphore = Semaphore::const_new(2);
+
+/// Each builder's turn at the transpiler: one of its transpiles at a time, so a builder
+/// publishing in a burst (or in a loop from many connections) holds at most one of the
+/// [`TRANSPILING`] places and another builder's publish, or the cold start of its TypeScript
+/// endpoint, gets the other. Entries go when nobody holds or waits for them.
+static TURNS: LazyLock<Mutex<HashMap<String, Arc<Semaphore>>>> = LazyLock::new(Mutex::default);
+
+/// A builder's turn at the transpiler, held until its transpile ends.
+struct Turn {
+    builder: String,
+    turn: Arc<Semaphore>,
+    permit: Option<OwnedSemaphorePermit>,
+}
+
+impl Turn {
+    async fn take(builder: &str) -> Result<Turn, TranspileError> {
+        let turn = {
+            let mut turns = TURNS.lock().unwrap_or_else(PoisonError::into_inner);
+            let turn = turns.entry(builder.to_owned());
+            turn.or_insert_with(|| Arc::new(Semaphore::new(1))).clone()
+        };
+        let permit = turn
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| TranspileError::Failed(e.to_string()))?;
+        Ok(Turn {
+            builder: builder.to_owned(),
+            turn,
+            permit: Some(permit),
+        })
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        self.permit.take();
+        let mut turns = TURNS.lock().unwrap_or_else(PoisonError::into_inner);
+        // The map's and this one's: nobody else holds or waits for it.
+        if Arc::strong_count(&self.turn) == 2 {
+            turns.remove(&self.builder);
+        }
+    }
+}
+
+/// The CPU priority of a transpiling thread: below every thread that serves calls (nice 0),
+/// above a heavy builder's demoted isolates (19). A publish is not a call waiting on an
+/// answer within milliseconds, and a builder sending exploding sources in a loop kept a core
+/// busy at the calls' priority (each refused source still takes its transpile up to a limit).
+const TRANSPILE_NICE: i32 = 10;
 
 /// The name the builder's source has in positions and stack frames.
 const TS_FILE: &str = "handler.ts";
@@ -80,9 +132,13 @@ pub(super) enum TranspileError {
 }
 
 /// The module of `source` in `language`: JavaScript as it is, TypeScript transpiled.
+///
+/// `builder`, whose source it is (none: the operator's or the admin's), waits for its own turn
+/// first ([`TURNS`]).
 pub(super) async fn module(
     language: SourceLanguage,
     source: String,
+    builder: Option<&str>,
 ) -> Result<Module, TranspileError> {
     if language == SourceLanguage::Javascript {
         return Ok(Module {
@@ -90,6 +146,10 @@ pub(super) async fn module(
             map: None,
         });
     }
+    let turn = match builder {
+        Some(builder) => Some(Turn::take(builder).await?),
+        None => None,
+    };
     let permit = TRANSPILING
         .acquire()
         .await
@@ -101,7 +161,10 @@ pub(super) async fn module(
         .spawn(move || {
             // The thread holds the permit: a caller that goes away does not free its place
             // while the thread still runs.
-            let _permit = permit;
+            let _permit = (permit, turn);
+            if let Err(err) = rustix::process::setpriority_process(None, TRANSPILE_NICE) {
+                tracing::debug!(%err, "the transpiler could not lower its CPU priority");
+            }
             // A panic inside oxc ends this thread only; the dropped sender tells the caller.
             let _ = tx.send(transpile(&source));
         })
@@ -363,7 +426,26 @@ mod tests {
     use super::*;
 
     fn ts(source: &str) -> Result<Module, TranspileError> {
-        futures::executor::block_on(module(SourceLanguage::Typescript, source.into()))
+        futures::executor::block_on(module(SourceLanguage::Typescript, source.into(), None))
+    }
+
+    /// One builder's transpiles take turns; another builder's do not wait for them; a turn
+    /// nobody holds or waits for is forgotten.
+    #[test]
+    fn a_builder_transpiles_one_source_at_a_time() {
+        use futures::FutureExt;
+        let first = Turn::take("turns-a").now_or_never().unwrap().ok().unwrap();
+        let mut second = Box::pin(Turn::take("turns-a"));
+        assert!(
+            (&mut second).now_or_never().is_none(),
+            "waits for the first"
+        );
+        let other = Turn::take("turns-b").now_or_never().unwrap().ok().unwrap();
+        drop(first);
+        let second = second.now_or_never().unwrap().ok().unwrap();
+        drop((second, other));
+        let turns = TURNS.lock().unwrap();
+        assert!(!turns.contains_key("turns-a") && !turns.contains_key("turns-b"));
     }
 
     #[test]
@@ -458,7 +540,8 @@ mod tests {
     #[test]
     fn javascript_passes_as_it_is() {
         let module =
-            futures::executor::block_on(module(SourceLanguage::Javascript, "a: b".into())).unwrap();
+            futures::executor::block_on(module(SourceLanguage::Javascript, "a: b".into(), None))
+                .unwrap();
         assert_eq!(module.js, "a: b");
         assert!(module.map.is_none());
     }
