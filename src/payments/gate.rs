@@ -427,7 +427,7 @@ impl Authorized {
                 Ok(Settled {
                     receipt,
                     salt,
-                    receipt_log: Some(inclusion),
+                    receipt_log: inclusion,
                     settlement: None,
                     headers: Vec::new(),
                 })

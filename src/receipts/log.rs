@@ -314,8 +314,14 @@ impl ReceiptLog {
     /// Stores `receipt` and its call's other `writes` together with the receipt's append to
     /// the log: one batch, made durable once for the whole group of calls appending at once.
     /// Nothing is written when it fails: the batch's own conditions are the call's
-    /// (`ConditionFailed` counts among `writes`' conditions, then the receipt's).
-    pub async fn commit(&self, writes: Batch, receipt: &Receipt) -> Result<Inclusion, StoreError> {
+    /// (`ConditionFailed` counts among `writes`' conditions, then the receipt's). `None`: the
+    /// writes are made and the receipt stored, but other nodes kept the log busy, so its entry
+    /// is pending for a later append (as a paid call's can be).
+    pub async fn commit(
+        &self,
+        writes: Batch,
+        receipt: &Receipt,
+    ) -> Result<Option<Inclusion>, StoreError> {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             receipt_id: receipt.receipt_id.clone(),
@@ -329,7 +335,8 @@ impl ReceiptLog {
             .send(Message::Append(job))
             .map_err(|_| stopped())?;
         match answer.await.map_err(|_| stopped())? {
-            Ok(inclusion) => Ok(inclusion),
+            Ok(inclusion) => Ok(Some(inclusion)),
+            Err(LogError::NotInLog(_)) => Ok(None),
             Err(LogError::Store(e)) => Err(e),
             Err(e @ LogError::Corrupt(_)) => Err(StoreError::Engine(e.to_string())),
             Err(e) => Err(StoreError::Unavailable(e.to_string())),
@@ -821,7 +828,7 @@ impl ReceiptLog {
                 Err(StoreError::ConditionFailed(0)) => {
                     attempts += 1;
                     if attempts == MAX_ATTEMPTS {
-                        return answer_all(group, &LogError::Contended);
+                        return self.leave_pending(group, &LogError::Contended).await;
                     }
                     if let Err(e) = self.reload().await {
                         return answer_all(group, &e);
@@ -849,6 +856,29 @@ impl ReceiptLog {
                 Err(e) => return answer_all(group, &LogError::Store(e)),
             }
         }
+    }
+
+    /// Answers a group that could not be appended (`error`) as a paid call's receipt is when
+    /// its append fails: stored, its entry pending for a later append (the next group's or a
+    /// sweep's), its place in the log to be asked for later. A committed receipt's writes are
+    /// made now for that, with its pending entry, each call's in a batch of its own (their
+    /// conditions are their own); a call whose batch fails gets that failure.
+    async fn leave_pending(&self, group: Vec<Job>, error: &LogError) {
+        tracing::warn!(%error, entries = group.len(), "receipts left pending in the receipt log");
+        let store = self.inner.store.as_ref();
+        let stored = group.into_iter().map(|mut job| async move {
+            if let Some(writes) = &job.writes {
+                let pending = (job.pending.clone(), job.entry.clone());
+                let batch = writes.clone().put(Tree::ReceiptLog, pending.0, pending.1);
+                if let Err(e) = store.apply(batch).await {
+                    return job.failed(&LogError::Store(e));
+                }
+                // Stored now, as a pending receipt is.
+                job.writes = None;
+            }
+            job.failed(error);
+        });
+        futures::future::join_all(stored).await;
     }
 
     /// The jobs whose entries are still pending; the others are answered with their receipt's
@@ -1478,6 +1508,63 @@ mod tests {
             .is_none());
     }
 
+    /// A group other nodes kept from appending: its committed receipts are stored with their
+    /// entries pending (their calls answer without a place in the log, as a paid call whose
+    /// append failed), one whose own condition fails writes nothing, and the next append of a
+    /// pending entry puts it in the log.
+    #[tokio::test]
+    async fn receipts_a_busy_log_could_not_append_are_left_pending() {
+        let (store, log) = fresh_log().await;
+        let taken = receipt(1);
+        store
+            .put(Tree::Receipts, taken.receipt_id.as_bytes(), b"{}")
+            .await
+            .unwrap();
+        let mut answers = Vec::new();
+        let group = [receipt(0), taken]
+            .iter()
+            .map(|r| {
+                let (reply, answer) = oneshot::channel();
+                answers.push(answer);
+                Job {
+                    receipt_id: r.receipt_id.clone(),
+                    pending: pending_key(&r.receipt_id, None),
+                    entry: entry_of(r),
+                    writes: Some(super::super::record(Batch::new(), r).unwrap()),
+                    replies: vec![reply],
+                }
+            })
+            .collect();
+        log.leave_pending(group, &LogError::Contended).await;
+        let mut answers = answers.into_iter();
+        let left = answers.next().unwrap().await.unwrap();
+        assert!(matches!(left, Err(LogError::NotInLog(_))), "{left:?}");
+        let refused = answers.next().unwrap().await.unwrap();
+        assert!(
+            matches!(
+                refused,
+                Err(LogError::Store(StoreError::ConditionFailed(0)))
+            ),
+            "{refused:?}"
+        );
+        let stored = receipt(0);
+        let id = stored.receipt_id.as_bytes();
+        assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
+        let pending = pending_key(&stored.receipt_id, None);
+        assert!(store
+            .get(Tree::ReceiptLog, &pending)
+            .await
+            .unwrap()
+            .is_some());
+        assert!(store
+            .get(Tree::ReceiptLog, &pending_key("rcpt_00001", None))
+            .await
+            .unwrap()
+            .is_none());
+        let inclusion = log.include(&stored).await.unwrap();
+        check_inclusion(&log, &stored, &inclusion);
+    }
+
     #[tokio::test]
     async fn committed_receipts_are_stored_with_their_append_and_a_refused_one_writes_nothing() {
         let (store, log) = fresh_log().await;
@@ -1485,7 +1572,7 @@ mod tests {
         let committed =
             futures::future::join_all(receipts.iter().map(|r| log.commit(Batch::new(), r))).await;
         for (receipt, inclusion) in receipts.iter().zip(committed) {
-            check_inclusion(&log, receipt, &inclusion.unwrap());
+            check_inclusion(&log, receipt, &inclusion.unwrap().expect("appended"));
             let id = receipt.receipt_id.as_bytes();
             assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
         }
@@ -1503,7 +1590,7 @@ mod tests {
             matches!(refused, Err(StoreError::ConditionFailed(0))),
             "{refused:?}"
         );
-        check_inclusion(&log, &fresh, &good.unwrap());
+        check_inclusion(&log, &fresh, &good.unwrap().expect("appended"));
         assert!(store.get(Tree::Meta, b"side").await.unwrap().is_none());
         let entries = check_tiles(&log).await;
         assert_eq!(entries.len(), 51);
