@@ -155,7 +155,10 @@ def cmd_measure(a):
     pg = [a.pg_postmaster] + children(a.pg_postmaster) if a.pg_postmaster else []
     pg0 = pg_stats(a.psql)
     perf = start_perf(f"{tmp}/perf.data") if a.perf else None
-    cpu0, srv0, pgc0, wall0 = read_cpu(), group_cpu(servers), group_cpu(pg), time.monotonic()
+    # PostgreSQL's CPU from its postmaster alone: proc_cpu_s adds every live descendant (the
+    # backends) and the children it reaped; listing the backends too counted each twice.
+    pg_root = [a.pg_postmaster] if a.pg_postmaster else []
+    cpu0, srv0, pgc0, wall0 = read_cpu(), group_cpu(servers), group_cpu(pg_root), time.monotonic()
     procs = []
     for i, cmd in enumerate(a.wrk):
         f = open(f"{tmp}/wrk{i}.out", "w")
@@ -182,7 +185,7 @@ def cmd_measure(a):
     cpu1 = read_cpu()
     pg1_pids = [a.pg_postmaster] + children(a.pg_postmaster) if a.pg_postmaster else []
     srv_s = group_delta(srv0, group_cpu(servers))
-    pg_s = group_delta(pgc0, group_cpu(pg1_pids))
+    pg_s = group_delta(pgc0, group_cpu(pg_root))
     fsyncs = stop_perf(perf, f"{tmp}/perf.data")
     fs_srv = sum(fsyncs.get((p, "fsync"), 0) for p in servers) if fsyncs is not None else None
     sfr_srv = sum(fsyncs.get((p, "sfr"), 0) for p in servers) if fsyncs is not None else None
