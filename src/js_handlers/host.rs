@@ -387,6 +387,7 @@ impl StoreHost {
 fn written_bytes(mutation: &KvMutation) -> u64 {
     let value = match mutation {
         KvMutation::Set { value, .. } => json_len(value),
+        // The counter's new value: a safe integer, at most 17 characters, and its entry's frame.
         KvMutation::Sum { .. } => 20,
         KvMutation::Delete { .. } => 0,
     };

@@ -59,6 +59,12 @@ const MAX_INTERIOR_NODES: usize = 1 << 16;
 const SWEEP_EVERY: Duration = Duration::from_secs(30);
 /// Attempts of one group against other nodes' appends before its calls are told to look later.
 const MAX_ATTEMPTS: usize = 16;
+/// Where a node that lost an append to another says so (the time, in ms): every append is
+/// conditional on it, so the node that keeps winning notices and lets the other go first.
+const WAITING: &[u8] = b"waiting";
+/// How long a node that saw another waiting holds back its next append: about what an append
+/// takes, so the waiting node's reload and append fit in.
+const YIELD: Duration = Duration::from_millis(5);
 
 /// Why the log could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -113,6 +119,8 @@ struct Inner {
     /// subtrees, which never change either.
     interior: Mutex<Interior>,
     queue: mpsc::UnboundedSender<Message>,
+    /// The [`WAITING`] mark as this node last saw it (`None`: none yet).
+    waiting: Mutex<Option<Vec<u8>>>,
     /// Entries this node appended and checkpoints it signed for them (`/metrics`).
     appended: AtomicU64,
     checkpoints: AtomicU64,
@@ -249,6 +257,7 @@ impl ReceiptLog {
             .note_signer(&origin)
             .map_err(|e| LogError::Corrupt(format!("its origin cannot name a key: {e}")))?;
         let (queue, jobs) = mpsc::unbounded_channel();
+        let waiting = store.get(Tree::ReceiptLog, WAITING).await?;
         let empty = Head {
             size: 0,
             root: hash::empty_root(),
@@ -263,6 +272,7 @@ impl ReceiptLog {
                 tiles: Mutex::default(),
                 interior: Mutex::default(),
                 queue,
+                waiting: Mutex::new(waiting),
                 appended: AtomicU64::new(0),
                 checkpoints: AtomicU64::new(0),
             }),
@@ -824,25 +834,47 @@ impl ReceiptLog {
                     self.answer(&head, group).await;
                     return;
                 }
-                // The checkpoint moved: another node appended.
+                // The checkpoint moved: another node appended. Say this node waits, so the
+                // other lets it go first.
                 Err(StoreError::ConditionFailed(0)) => {
                     attempts += 1;
                     if attempts == MAX_ATTEMPTS {
                         return self.leave_pending(group, &LogError::Contended).await;
                     }
+                    if let Err(e) = self.mark_waiting().await {
+                        return answer_all(group, &e);
+                    }
                     if let Err(e) = self.reload().await {
                         return answer_all(group, &e);
                     }
+                }
+                // Another node waits for its turn: let it go first.
+                Err(StoreError::ConditionFailed(1)) => {
+                    attempts += 1;
+                    if attempts == MAX_ATTEMPTS {
+                        return self.leave_pending(group, &LogError::Contended).await;
+                    }
+                    match self.inner.store.get(Tree::ReceiptLog, WAITING).await {
+                        Ok(seen) => {
+                            *self
+                                .inner
+                                .waiting
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner) = seen
+                        }
+                        Err(e) => return answer_all(group, &e.into()),
+                    }
+                    tokio::time::sleep(YIELD).await;
                 }
                 // A committed receipt's own condition failed: its call is answered so, and
                 // nothing of it is written; the rest go on.
                 Err(StoreError::ConditionFailed(at))
                     if appended
                         .owners
-                        .get(at - 1)
+                        .get(at - 2)
                         .is_some_and(|(job, _)| group[*job].writes.is_some()) =>
                 {
-                    let (job, local) = appended.owners[at - 1];
+                    let (job, local) = appended.owners[at - 2];
                     group
                         .remove(job)
                         .failed(&LogError::Store(StoreError::ConditionFailed(local)));
@@ -856,6 +888,22 @@ impl ReceiptLog {
                 Err(e) => return answer_all(group, &LogError::Store(e)),
             }
         }
+    }
+
+    /// Marks [`WAITING`] with the time: the next append of the node that won fails its
+    /// condition on the mark, and that node holds back. Not waited on to be durable: a mark
+    /// lost in a crash only loses a turn.
+    async fn mark_waiting(&self) -> Result<(), LogError> {
+        let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
+        let mark = now_ms.to_string().into_bytes();
+        let batch = Batch::new().put(Tree::ReceiptLog, WAITING, mark.clone());
+        self.inner.store.apply_unsynced(batch).await?;
+        *self
+            .inner
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(mark);
+        Ok(())
     }
 
     /// Answers a group that could not be appended (`error`) as a paid call's receipt is when
@@ -909,12 +957,20 @@ impl ReceiptLog {
 
     /// The batch appending `group` to `head`, and the tree it makes.
     async fn appended(&self, head: &Head, group: &[Job]) -> Result<Appended, LogError> {
-        let mut batch = Batch::new().require_equals(
-            Tree::ReceiptLog,
-            CHECKPOINT,
-            Some(head.note.clone().into_bytes()),
-        );
-        // Which job each condition after the checkpoint's is, and its index among the job's.
+        let waiting = self
+            .inner
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut batch = Batch::new()
+            .require_equals(
+                Tree::ReceiptLog,
+                CHECKPOINT,
+                Some(head.note.clone().into_bytes()),
+            )
+            .require_equals(Tree::ReceiptLog, WAITING, waiting);
+        // Which job each condition after the log's two is, and its index among the job's.
         let mut owners = Vec::new();
         for (at, job) in group.iter().enumerate() {
             match &job.writes {
@@ -1550,17 +1606,20 @@ mod tests {
         let stored = receipt(0);
         let id = stored.receipt_id.as_bytes();
         assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
+        // Pending, unless the log's own sweep at its start has appended it already.
         let pending = pending_key(&stored.receipt_id, None);
-        assert!(store
-            .get(Tree::ReceiptLog, &pending)
-            .await
-            .unwrap()
-            .is_some());
-        assert!(store
-            .get(Tree::ReceiptLog, &pending_key("rcpt_00001", None))
-            .await
-            .unwrap()
-            .is_none());
+        let leaf = leaf_key(&stored.receipt_id);
+        assert!(
+            store
+                .get(Tree::ReceiptLog, &pending)
+                .await
+                .unwrap()
+                .is_some()
+                || store.get(Tree::ReceiptLog, &leaf).await.unwrap().is_some()
+        );
+        // The refused one wrote nothing over what held its id.
+        let held = store.get(Tree::Receipts, b"rcpt_00001").await.unwrap();
+        assert_eq!(held.as_deref(), Some(&b"{}"[..]));
         let inclusion = log.include(&stored).await.unwrap();
         check_inclusion(&log, &stored, &inclusion);
     }
@@ -1625,6 +1684,32 @@ mod tests {
         assert_eq!(indexes, (0..400).collect::<Vec<u64>>());
         assert_eq!(check_tiles(&a).await.len(), 400);
         assert_eq!(check_tiles(&b).await.len(), 400);
+    }
+
+    /// A node that lost an append marks itself waiting; the other node's next append fails on
+    /// the mark, and it lets the waiting node go first, then appends too.
+    #[tokio::test]
+    async fn a_node_that_sees_another_waiting_holds_back_then_appends() {
+        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
+        let a = reopened(&store).await;
+        let b = reopened(&store).await;
+        // Committed, not stored first: no sweep appends them meanwhile.
+        let receipts = [receipt(0), receipt(1)];
+        b.mark_waiting().await.unwrap();
+        let mark = store.get(Tree::ReceiptLog, WAITING).await.unwrap();
+        assert!(mark.is_some());
+        let first = a.commit(Batch::new(), &receipts[0]).await.unwrap();
+        check_inclusion(&a, &receipts[0], &first.expect("appended"));
+        assert_eq!(
+            *a.inner.waiting.lock().unwrap(),
+            mark,
+            "a has seen the mark"
+        );
+        // b's tree is behind now: it loses once, marks itself waiting again, and appends.
+        let second = b.commit(Batch::new(), &receipts[1]).await.unwrap();
+        check_inclusion(&b, &receipts[1], &second.expect("appended"));
+        assert_ne!(store.get(Tree::ReceiptLog, WAITING).await.unwrap(), mark);
+        assert_eq!(check_tiles(&b).await.len(), 2);
     }
 
     #[tokio::test]
