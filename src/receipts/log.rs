@@ -65,6 +65,11 @@ const WAITING: &[u8] = b"waiting";
 /// How long a node that saw another waiting holds back its next append: about what an append
 /// takes, so the waiting node's reload and append fit in.
 const YIELD: Duration = Duration::from_millis(5);
+/// The conditions every append starts with, by index: the checkpoint it builds on, and the
+/// [`WAITING`] mark as its node last saw it. A call's own conditions come after them.
+const ON_CHECKPOINT: usize = 0;
+const ON_WAITING: usize = 1;
+const LOG_CONDITIONS: usize = 2;
 
 /// Why the log could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -834,47 +839,30 @@ impl ReceiptLog {
                     self.answer(&head, group).await;
                     return;
                 }
-                // The checkpoint moved: another node appended. Say this node waits, so the
-                // other lets it go first.
-                Err(StoreError::ConditionFailed(0)) => {
+                // The checkpoint moved (another node appended), or another node waits for its
+                // turn: take turns.
+                Err(StoreError::ConditionFailed(at @ (ON_CHECKPOINT | ON_WAITING))) => {
                     attempts += 1;
                     if attempts == MAX_ATTEMPTS {
                         return self.leave_pending(group, &LogError::Contended).await;
                     }
-                    if let Err(e) = self.mark_waiting().await {
+                    let turn = match at {
+                        ON_CHECKPOINT => self.wait_for_turn().await,
+                        _ => self.give_turn().await,
+                    };
+                    if let Err(e) = turn {
                         return answer_all(group, &e);
                     }
-                    if let Err(e) = self.reload().await {
-                        return answer_all(group, &e);
-                    }
-                }
-                // Another node waits for its turn: let it go first.
-                Err(StoreError::ConditionFailed(1)) => {
-                    attempts += 1;
-                    if attempts == MAX_ATTEMPTS {
-                        return self.leave_pending(group, &LogError::Contended).await;
-                    }
-                    match self.inner.store.get(Tree::ReceiptLog, WAITING).await {
-                        Ok(seen) => {
-                            *self
-                                .inner
-                                .waiting
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner) = seen
-                        }
-                        Err(e) => return answer_all(group, &e.into()),
-                    }
-                    tokio::time::sleep(YIELD).await;
                 }
                 // A committed receipt's own condition failed: its call is answered so, and
                 // nothing of it is written; the rest go on.
                 Err(StoreError::ConditionFailed(at))
                     if appended
                         .owners
-                        .get(at - 2)
+                        .get(at - LOG_CONDITIONS)
                         .is_some_and(|(job, _)| group[*job].writes.is_some()) =>
                 {
-                    let (job, local) = appended.owners[at - 2];
+                    let (job, local) = appended.owners[at - LOG_CONDITIONS];
                     group
                         .remove(job)
                         .failed(&LogError::Store(StoreError::ConditionFailed(local)));
@@ -890,20 +878,36 @@ impl ReceiptLog {
         }
     }
 
-    /// Marks [`WAITING`] with the time: the next append of the node that won fails its
-    /// condition on the mark, and that node holds back. Not waited on to be durable: a mark
-    /// lost in a crash only loses a turn.
-    async fn mark_waiting(&self) -> Result<(), LogError> {
+    /// After losing an append: marks [`WAITING`] with the time (the next append of the node
+    /// that won fails its condition on the mark, and that node holds back), then reloads the
+    /// tree. The mark is not waited on to be durable: one lost in a crash only loses a turn.
+    async fn wait_for_turn(&self) -> Result<(), LogError> {
         let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
         let mark = now_ms.to_string().into_bytes();
         let batch = Batch::new().put(Tree::ReceiptLog, WAITING, mark.clone());
         self.inner.store.apply_unsynced(batch).await?;
-        *self
-            .inner
+        self.saw_waiting(Some(mark));
+        self.reload().await?;
+        Ok(())
+    }
+
+    /// After another node's mark: remembers it and holds back [`YIELD`].
+    async fn give_turn(&self) -> Result<(), LogError> {
+        let mark = self.inner.store.get(Tree::ReceiptLog, WAITING).await?;
+        self.saw_waiting(mark);
+        tokio::time::sleep(YIELD).await;
+        Ok(())
+    }
+
+    fn saw_waiting(&self, mark: Option<Vec<u8>>) {
+        *self.waiting_seen() = mark;
+    }
+
+    fn waiting_seen(&self) -> std::sync::MutexGuard<'_, Option<Vec<u8>>> {
+        self.inner
             .waiting
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(mark);
-        Ok(())
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Answers a group that could not be appended (`error`) as a paid call's receipt is when
@@ -916,8 +920,10 @@ impl ReceiptLog {
         let store = self.inner.store.as_ref();
         let stored = group.into_iter().map(|mut job| async move {
             if let Some(writes) = &job.writes {
-                let pending = (job.pending.clone(), job.entry.clone());
-                let batch = writes.clone().put(Tree::ReceiptLog, pending.0, pending.1);
+                let batch =
+                    writes
+                        .clone()
+                        .put(Tree::ReceiptLog, job.pending.clone(), job.entry.clone());
                 if let Err(e) = store.apply(batch).await {
                     return job.failed(&LogError::Store(e));
                 }
@@ -957,12 +963,7 @@ impl ReceiptLog {
 
     /// The batch appending `group` to `head`, and the tree it makes.
     async fn appended(&self, head: &Head, group: &[Job]) -> Result<Appended, LogError> {
-        let waiting = self
-            .inner
-            .waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let waiting = self.waiting_seen().clone();
         let mut batch = Batch::new()
             .require_equals(
                 Tree::ReceiptLog,
@@ -1695,7 +1696,7 @@ mod tests {
         let b = reopened(&store).await;
         // Committed, not stored first: no sweep appends them meanwhile.
         let receipts = [receipt(0), receipt(1)];
-        b.mark_waiting().await.unwrap();
+        b.wait_for_turn().await.unwrap();
         let mark = store.get(Tree::ReceiptLog, WAITING).await.unwrap();
         assert!(mark.is_some());
         let first = a.commit(Batch::new(), &receipts[0]).await.unwrap();
