@@ -34,8 +34,8 @@ use toolhost::config::Config;
 use toolhost::config::Quotas;
 use toolhost::money::Usd;
 use toolhost::receipts::{
-    sha256_hex, verify_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature,
-    ReceiptSigner, RECEIPT_SCHEMA,
+    sha256_hex, verify_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner,
+    RECEIPT_SCHEMA,
 };
 use toolhost::store::SledStore;
 use toolhost::urls::Urls;
@@ -128,11 +128,7 @@ fn paid_receipt() -> Receipt {
         result_sha256: sha256_hex(&json!({ "echo": { "message": "hello" } })),
         issued_at: "2026-01-01T00:00:00Z".into(),
         url: format!("{BASE_URL}/ai/receipts/rcpt_0196f3a0c2d87b3e9a1f5c4d2e6b8a90"),
-        signature: ReceiptSignature {
-            alg: String::new(),
-            public_key: String::new(),
-            value: String::new(),
-        },
+        signature: None,
     }
 }
 

@@ -53,7 +53,8 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         quarantined_builders: count(pool.quarantined_builders),
     });
     let (entries, checkpoints) = app.receipt_log.totals();
-    app.metrics.observe_receipt_log(entries, checkpoints);
+    app.metrics
+        .observe_receipt_log(entries, checkpoints, app.receipt_signer.receipts_signed());
     (
         [(
             header::CONTENT_TYPE,

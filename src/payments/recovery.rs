@@ -63,8 +63,7 @@ use super::nonces::{self, ClaimRecord, ClaimState, Stored};
 use crate::config::Config;
 use crate::money::Usd;
 use crate::receipts::{
-    store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSignature, ReceiptSigner,
-    RECEIPT_SCHEMA,
+    store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner, RECEIPT_SCHEMA,
 };
 use crate::revenue::{self, pending_key, sale_key, Sale, PENDING_PREFIX};
 use crate::store::{Batch, Store, StoreError, Tree};
@@ -445,11 +444,7 @@ impl Recovery {
             request_sha256: note.map(|n| n.request_sha256.clone()).unwrap_or_default(),
             result_sha256: note.map(|n| n.result_sha256.clone()).unwrap_or_default(),
             issued_at: crate::timestamp::now_rfc3339(),
-            signature: ReceiptSignature {
-                alg: "ed25519".into(),
-                public_key: String::new(),
-                value: String::new(),
-            },
+            signature: None,
         };
         self.signer.sign(&mut receipt);
         let batch = revenue::record(
@@ -1097,11 +1092,7 @@ mod tests {
             result_sha256: "bb".into(),
             issued_at: crate::timestamp::now_rfc3339(),
             url: format!("http://test/ai/receipts/{id}"),
-            signature: ReceiptSignature {
-                alg: String::new(),
-                public_key: String::new(),
-                value: String::new(),
-            },
+            signature: None,
         };
         signer.sign(&mut receipt);
         let sale = Sale {

@@ -63,18 +63,6 @@ pub struct ReceiptSignature {
     pub value: String,
 }
 
-impl ReceiptSignature {
-    /// The signature of a receipt not signed yet: [`ReceiptSigner::sign`](super::ReceiptSigner::sign)
-    /// fills in the key and the value.
-    pub fn unsigned() -> Self {
-        ReceiptSignature {
-            alg: "ed25519".into(),
-            public_key: String::new(),
-            value: String::new(),
-        }
-    }
-}
-
 /// A receipt as stored and served. Money is in strings: `priceUsd` in decimal dollars, `amount`
 /// in atomic units of the asset (USDC has 6 decimals, so they are the same integer).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -105,12 +93,18 @@ pub struct Receipt {
     pub result_sha256: String,
     pub issued_at: String,
     pub url: String,
-    pub signature: ReceiptSignature,
+    /// The receipt's own signature. Absent on a free call's receipt (schema `v3`): the signed
+    /// checkpoint of the receipt log that includes it proves it, one signature for a group of
+    /// calls (docs/receipt-log.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<ReceiptSignature>,
 }
 
-/// The schema of receipts issued now. `v2`: `requestSha256` and `resultSha256` are salted
-/// ([`DigestSalt`]); `v1` receipts (issued before) hold plain SHA-256 of the canonical JSON.
-pub const RECEIPT_SCHEMA: &str = "toolhost.receipt.v2";
+/// The schema of receipts issued now. `v3`: `signature` may be absent (a free call's receipt,
+/// proven by the receipt log alone). `v2` (and `v3`): `requestSha256` and `resultSha256` are
+/// salted ([`DigestSalt`]); `v1` receipts hold plain SHA-256 of the canonical JSON. Receipts of
+/// `v1` and `v2` are always signed.
+pub const RECEIPT_SCHEMA: &str = "toolhost.receipt.v3";
 
 #[cfg(test)]
 impl Receipt {
@@ -134,7 +128,7 @@ impl Receipt {
             result_sha256: "11".into(),
             issued_at: "2026-01-01T00:00:00Z".into(),
             url: "http://x/ai/receipts/rcpt_1".into(),
-            signature: ReceiptSignature::unsigned(),
+            signature: None,
         }
     }
 }

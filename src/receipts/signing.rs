@@ -2,10 +2,12 @@
 //! [`Keyring`](crate::keyring::Keyring) (`DATA/receipt_signing_key`, mode 0600, on the embedded
 //! store; the shared store for a cluster, so every node signs with the same key).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 
-use super::receipt::Receipt;
+use super::receipt::{Receipt, ReceiptSignature};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SigningError {
@@ -15,6 +17,8 @@ pub enum SigningError {
 
 pub struct ReceiptSigner {
     key: SigningKey,
+    /// Receipts signed by themselves since start (`/metrics`).
+    receipts_signed: AtomicU64,
 }
 
 impl ReceiptSigner {
@@ -30,6 +34,7 @@ impl ReceiptSigner {
             .ok_or(SigningError::Corrupt)?;
         Ok(Self {
             key: SigningKey::from_bytes(&bytes),
+            receipts_signed: AtomicU64::new(0),
         })
     }
 
@@ -38,11 +43,19 @@ impl ReceiptSigner {
         base64::engine::general_purpose::STANDARD.encode(self.key.verifying_key().to_bytes())
     }
 
-    /// Fills in `receipt.signature` over its canonical bytes.
+    /// Sets `receipt.signature` over its canonical bytes.
     pub fn sign(&self, receipt: &mut Receipt) {
-        receipt.signature.alg = "ed25519".into();
-        receipt.signature.public_key = self.public_key();
-        receipt.signature.value = self.sign_bytes(&receipt.signed_bytes());
+        receipt.signature = Some(ReceiptSignature {
+            alg: "ed25519".into(),
+            public_key: self.public_key(),
+            value: self.sign_bytes(&receipt.signed_bytes()),
+        });
+        self.receipts_signed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Receipts [signed](Self::sign) since start.
+    pub fn receipts_signed(&self) -> u64 {
+        self.receipts_signed.load(Ordering::Relaxed)
     }
 
     /// The same key signing notes under `name` (the receipt log's checkpoints).
@@ -69,8 +82,12 @@ impl ReceiptSigner {
     }
 }
 
-/// Checks a receipt's signature against a public key (base64), as an offline verifier does.
+/// Checks a receipt's own signature against a public key (base64), as an offline verifier does;
+/// false for a receipt without one.
 pub fn verify(receipt: &Receipt, public_key_b64: &str) -> bool {
+    let Some(own) = &receipt.signature else {
+        return false;
+    };
     let engine = base64::engine::general_purpose::STANDARD;
     let key = engine
         .decode(public_key_b64)
@@ -78,7 +95,7 @@ pub fn verify(receipt: &Receipt, public_key_b64: &str) -> bool {
         .and_then(|b| <[u8; 32]>::try_from(b).ok())
         .and_then(|b| VerifyingKey::from_bytes(&b).ok());
     let signature = engine
-        .decode(&receipt.signature.value)
+        .decode(&own.value)
         .ok()
         .and_then(|b| <[u8; 64]>::try_from(b).ok())
         .map(|b| Signature::from_bytes(&b));
@@ -105,6 +122,8 @@ mod tests {
         );
         assert!(ReceiptSigner::from_hex("00").is_err());
         receipt.amount = "1".into();
+        assert!(!verify(&receipt, &signer.public_key()));
+        receipt.signature = None;
         assert!(!verify(&receipt, &signer.public_key()));
     }
 }

@@ -44,7 +44,7 @@ fn salted(salt: &[u8], value: &Value) -> String {
 /// without the members the server added), salted with its `receiptSalt`.
 fn check_digests(answer: &Value, input: &Value) {
     let salt = salt_of(&answer["receiptSalt"]);
-    assert_eq!(answer["receipt"]["schema"], "toolhost.receipt.v2");
+    assert_eq!(answer["receipt"]["schema"], "toolhost.receipt.v3");
     assert_eq!(answer["receipt"]["requestSha256"], salted(&salt, input));
     let mut result = answer.clone();
     for added in ["receipt", "receiptLog", "receiptSalt"] {
@@ -197,6 +197,18 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     let (status, _, paid) = post_paid(&server, PAID, &header, json!({"paid": true})).await;
     assert_eq!(status, 200, "{paid}");
     answers.push(paid);
+    // A free call's receipt has no signature of its own: the checkpoint is its proof, one
+    // signature for the group. A paid call's still has one.
+    for answer in &answers[..24] {
+        assert!(answer["receipt"].get("signature").is_none(), "{answer}");
+    }
+    let receipt_key = manifest["receipts"]["publicKey"].as_str().unwrap();
+    let paid_receipt: toolhost::receipts::Receipt =
+        serde_json::from_value(answers[24]["receipt"].clone()).unwrap();
+    assert!(toolhost::receipts::verify_receipt(
+        &paid_receipt,
+        receipt_key
+    ));
     let mut indexes = Vec::new();
     for answer in &answers {
         check(&verifier, &answer["receipt"], &answer["receiptLog"]);

@@ -37,6 +37,8 @@ pub struct Metrics {
     /// their ratio is how many calls one signature covers.
     receipt_log_entries: Counter,
     receipt_log_checkpoints: Counter,
+    /// Receipts signed by themselves (paid calls'): with the checkpoints, every signature made.
+    receipt_signatures: Counter,
 }
 
 /// The isolate pool's state as of the last scrape (see [`Metrics::observe_sandbox`]).
@@ -182,6 +184,12 @@ impl Default for Metrics {
             "Checkpoints this node signed, one per group of receipts appended",
             receipt_log_checkpoints.clone(),
         );
+        let receipt_signatures = Counter::default();
+        registry.register(
+            "receipt_signatures",
+            "Receipts this node signed by themselves (paid calls'; a free call's is proven by the checkpoint alone)",
+            receipt_signatures.clone(),
+        );
         Self {
             registry: Mutex::new(registry),
             requests,
@@ -189,6 +197,7 @@ impl Default for Metrics {
             sandbox,
             receipt_log_entries,
             receipt_log_checkpoints,
+            receipt_signatures,
         }
     }
 }
@@ -233,9 +242,12 @@ impl Metrics {
 
     /// Takes the receipt log's totals (entries appended, checkpoints signed) for the next
     /// exposition.
-    pub fn observe_receipt_log(&self, entries: u64, checkpoints: u64) {
+    /// The receipt log's totals (entries appended, checkpoints signed) and the receipt key's own
+    /// receipt signatures, as of the scrape.
+    pub fn observe_receipt_log(&self, entries: u64, checkpoints: u64, receipt_signatures: u64) {
         follow(&self.receipt_log_entries, entries);
         follow(&self.receipt_log_checkpoints, checkpoints);
+        follow(&self.receipt_signatures, receipt_signatures);
     }
 
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
