@@ -394,3 +394,47 @@ async fn check_extends(
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use ed25519_dalek::{Signer as _, SigningKey};
+
+    use super::*;
+
+    /// A receipt of `schema`, signed by `key` when given, as the server answers it.
+    fn receipt(schema: &str, key: Option<&SigningKey>) -> Value {
+        let mut receipt = json!({"receiptId": "rcpt_1", "schema": schema, "amount": "1000"});
+        if let Some(key) = key {
+            let value = key.sign(canonical_json(&receipt).as_bytes()).to_bytes();
+            receipt["signature"] = json!({
+                "alg": "ed25519",
+                "publicKey": BASE64.encode(key.verifying_key().to_bytes()),
+                "value": BASE64.encode(value),
+            });
+        }
+        receipt
+    }
+
+    #[test]
+    fn only_a_v3_receipt_may_go_without_its_own_signature() {
+        let key = SigningKey::from_bytes(&[7; 32]);
+        let public = key.verifying_key().to_bytes();
+        assert!(own_signature_holds(&receipt("toolhost.receipt.v3", None), &public).is_ok());
+        for schema in ["toolhost.receipt.v3", "toolhost.receipt.v2"] {
+            assert!(own_signature_holds(&receipt(schema, Some(&key)), &public).is_ok());
+        }
+        for unsigned in ["toolhost.receipt.v1", "toolhost.receipt.v2"] {
+            assert!(own_signature_holds(&receipt(unsigned, None), &public).is_err());
+        }
+        let mut no_schema = receipt("x", None);
+        no_schema.as_object_mut().unwrap().remove("schema");
+        assert!(own_signature_holds(&no_schema, &public).is_err());
+        // Signed, but changed after, or by another key.
+        let mut changed = receipt("toolhost.receipt.v3", Some(&key));
+        changed["amount"] = json!("1");
+        assert!(own_signature_holds(&changed, &public).is_err());
+        let other = SigningKey::from_bytes(&[8; 32]);
+        let by_other = receipt("toolhost.receipt.v3", Some(&other));
+        assert!(own_signature_holds(&by_other, &public).is_err());
+    }
+}
