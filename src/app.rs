@@ -13,6 +13,7 @@ use crate::metrics::Metrics;
 use crate::net::OutboundClient;
 use crate::payments::recovery::{self, Cutoffs, Recovery};
 use crate::payments::{nonces, resolve_pay_to, Payments};
+use crate::receipts::batch::ReceiptBatches;
 use crate::receipts::log::ReceiptLog;
 use crate::receipts::ReceiptSigner;
 use crate::secrets::SecretsCipher;
@@ -38,8 +39,10 @@ pub struct App {
     pub payments: Payments,
     /// Shared with settlement tasks, which outlive a cancelled request.
     pub receipt_signer: Arc<ReceiptSigner>,
-    /// Every receipt, appended to a Merkle tree whose heads the receipt key signs.
+    /// Every paid receipt, appended to a Merkle tree whose heads the receipt key signs.
     pub receipt_log: ReceiptLog,
+    /// Free calls' receipts, proven in signed batches (they expire; the log never forgets).
+    pub receipt_batches: ReceiptBatches,
     /// Seals and opens endpoint secrets.
     pub secrets: SecretsCipher,
     /// Stores invocation logs and events off the request path.
@@ -96,7 +99,7 @@ impl App {
     pub fn payment_parts(&self) -> crate::payments::Parts<'_> {
         crate::payments::Parts {
             store: &self.store,
-            receipt_log: &self.receipt_log,
+            receipt_batches: &self.receipt_batches,
             facilitator: &self.payments.facilitator,
             receipt_signer: &self.receipt_signer,
             urls: &self.urls,
@@ -231,6 +234,11 @@ impl App {
             .unwrap_or_else(|| format!("http://{bound}"));
         let receipt_log =
             ReceiptLog::open(store.clone(), &receipt_signer, &log_origin(&base)).await?;
+        let receipt_batches = ReceiptBatches::start(
+            store.clone(),
+            &receipt_signer,
+            receipt_log.verifier().name(),
+        )?;
         let outbound = OutboundClient::new(&config.outbound);
         let is_current = {
             let catalog = catalog.clone();
@@ -270,6 +278,7 @@ impl App {
             payments,
             receipt_signer,
             receipt_log,
+            receipt_batches,
             secrets,
             recorder,
             config,

@@ -10,8 +10,10 @@
 //! # Layout
 //! - `record`: the [`Receipt`] type, canonical JSON and the digests.
 //! - `signing`: the service key (generated into the data dir, mode 0600), signing and checking.
-//! - `log`: the receipt log, a Merkle tree of every receipt with signed checkpoints.
+//! - `log`: the receipt log, a Merkle tree of every paid receipt with signed checkpoints.
+//! - `batch`: free calls' receipts, proven in signed batches instead (they expire).
 
+pub mod batch;
 pub mod log;
 mod receipt;
 mod signing;
@@ -23,6 +25,9 @@ pub use receipt::{
 pub use signing::{verify as verify_receipt, ReceiptSigner, SigningError};
 
 use serde_json::Value;
+
+use self::batch::ReceiptBatches;
+use self::log::{Inclusion, LogError, ReceiptLog};
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
@@ -37,6 +42,29 @@ pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
                 format!("no receipt {receipt_id:?}"),
             )
         })
+}
+
+/// A receipt's proof: its place in the receipt log's tree of `size` leaves (the latest if
+/// `None`), or, for a free call's receipt, in its batch (whose size `size` must then be).
+pub async fn proof_of(
+    log: &ReceiptLog,
+    batches: &ReceiptBatches,
+    receipt_id: &str,
+    size: Option<u64>,
+) -> Result<Inclusion, LogError> {
+    let not_in_log = match log.inclusion_of(receipt_id, size).await {
+        Err(LogError::NotInLog(why)) => why,
+        found => return found,
+    };
+    match batches.proof_of(receipt_id).await? {
+        Some(proof) if size.is_none_or(|size| size == proof.tree_size) => Ok(proof),
+        Some(proof) => Err(LogError::NotInLog(format!(
+            "receipt {receipt_id:?} is a free call's, proven in its batch of {} receipts, not in a tree of {}",
+            proof.tree_size,
+            size.unwrap_or_default()
+        ))),
+        None => Err(LogError::NotInLog(not_in_log)),
+    }
 }
 
 /// Adds a new receipt to `batch`, and its entry pending in the receipt log; the batch fails if

@@ -107,6 +107,7 @@ impl Server {
         self.app.runtime.pool().shutdown().await;
         self.app.recorder.close().await;
         self.app.receipt_log.close().await;
+        self.app.receipt_batches.close().await;
         if let Err(e) = self.app.store.close().await {
             tracing::error!(error = %e, "closing the store on shutdown failed");
         }

@@ -138,18 +138,27 @@ async fn verify_answer(file: &Path, key: Option<&str>, global: &Global, out: &Ou
             file.display()
         ))
     })?;
+    let note = log["checkpoint"]
+        .as_str()
+        .ok_or_else(|| broken("the receiptLog has no checkpoint"))?;
     let (verifier, fetched_from) = match key {
         Some(key) => (parse_key(key)?, None),
         None => {
             let api = Api::from_global(global)?;
             let info = api.get("/.well-known/receipt-log").await?;
-            let key = info["verifierKey"].as_str().unwrap_or_default();
-            (parse_key(key)?, Some(api.base().to_owned()))
+            // A free call's receipt is proven by its batch, under the batches' own key.
+            let batches = &info["batches"];
+            let named = note.lines().next();
+            let key = match named.is_some_and(|name| batches["origin"] == name) {
+                true => &batches["verifierKey"],
+                false => &info["verifierKey"],
+            };
+            (
+                parse_key(key.as_str().unwrap_or_default())?,
+                Some(api.base().to_owned()),
+            )
         }
     };
-    let note = log["checkpoint"]
-        .as_str()
-        .ok_or_else(|| broken("the receiptLog has no checkpoint"))?;
     let checkpoint = open(&verifier, note)?;
     let index = log["leafIndex"]
         .as_u64()

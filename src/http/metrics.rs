@@ -8,7 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::app::AppState;
-use crate::metrics::SandboxSnapshot;
+use crate::metrics::{ReceiptTotals, SandboxSnapshot};
 
 /// Middleware recording every request under its route template (`/tools/{slug}`), so label
 /// cardinality stays bounded whatever paths clients send.
@@ -52,9 +52,15 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         worker_recycles: pool.worker_recycles,
         quarantined_builders: count(pool.quarantined_builders),
     });
-    let (entries, checkpoints) = app.receipt_log.totals();
-    app.metrics
-        .observe_receipt_log(entries, checkpoints, app.receipt_signer.receipts_signed());
+    let (log_entries, checkpoints) = app.receipt_log.totals();
+    let (batches, batched) = app.receipt_batches.totals();
+    app.metrics.observe_receipts(ReceiptTotals {
+        log_entries,
+        checkpoints,
+        batched,
+        batches,
+        own_signatures: app.receipt_signer.receipts_signed(),
+    });
     (
         [(
             header::CONTENT_TYPE,

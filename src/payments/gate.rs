@@ -42,7 +42,8 @@ use super::recovery::PendingSettlement;
 use super::{GateError, Tender};
 use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
-use crate::receipts::log::{Inclusion, ReceiptLog};
+use crate::receipts::batch::ReceiptBatches;
+use crate::receipts::log::Inclusion;
 use crate::receipts::{
     sha256_hex, store_receipt, DigestSalt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner,
 };
@@ -58,8 +59,8 @@ use crate::x402::{PaymentError, Reason};
 /// The parts of the service the gate works with, borrowed for one call.
 pub struct Parts<'a> {
     pub store: &'a Arc<dyn Store>,
-    /// A free call's receipt is stored with its append to the log, in one write.
-    pub receipt_log: &'a ReceiptLog,
+    /// A free call's receipt is stored with its batch's proof, one write for the batch.
+    pub receipt_batches: &'a ReceiptBatches,
     pub facilitator: &'a Arc<dyn Facilitator>,
     pub receipt_signer: &'a Arc<ReceiptSigner>,
     pub urls: &'a Urls,
@@ -148,8 +149,8 @@ pub struct Settled {
     pub receipt: Receipt,
     /// The salt of the receipt's digests, for the caller alone (hex).
     pub salt: String,
-    /// Where the receipt is in the receipt log when it was appended with its write (free
-    /// calls); `None`: stored with its entry pending, to be appended.
+    /// A free call's receipt's proof, its place in its signed batch; `None` for a paid one:
+    /// stored with its entry pending in the receipt log, to be appended.
     pub receipt_log: Option<Inclusion>,
     /// The x402 settlement response (x402 payments only), also in `headers`.
     pub settlement: Option<SettlementResponse>,
@@ -421,13 +422,13 @@ impl Authorized {
                 "a replayed payment-identifier answer cannot be settled again",
             )),
             Method::Free => {
-                // Not signed by itself: the log's signed checkpoint proves it, one signature
-                // for the group of calls appended at once.
-                let inclusion = parts.receipt_log.commit(Batch::new(), &receipt).await?;
+                // Not signed by itself: its batch's signed note proves it, one signature for
+                // the free calls stored at once.
+                let inclusion = parts.receipt_batches.commit(&receipt).await?;
                 Ok(Settled {
                     receipt,
                     salt,
-                    receipt_log: inclusion,
+                    receipt_log: Some(inclusion),
                     settlement: None,
                     headers: Vec::new(),
                 })

@@ -66,10 +66,9 @@ const WAITING: &[u8] = b"waiting";
 /// takes, so the waiting node's reload and append fit in.
 const YIELD: Duration = Duration::from_millis(5);
 /// The conditions every append starts with, by index: the checkpoint it builds on, and the
-/// [`WAITING`] mark as its node last saw it. A call's own conditions come after them.
+/// [`WAITING`] mark as its node last saw it. Each pending entry's comes after them.
 const ON_CHECKPOINT: usize = 0;
 const ON_WAITING: usize = 1;
-const LOG_CONDITIONS: usize = 2;
 
 /// Why the log could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -154,10 +153,6 @@ struct Job {
     /// Its pending key ([`pending_key`]).
     pending: Vec<u8>,
     entry: Vec<u8>,
-    /// A receipt [committed](ReceiptLog::commit) with the append: its call's writes, the
-    /// receipt among them, not in the store yet (and no pending entry). `None`: the receipt is
-    /// stored, its entry pending.
-    writes: Option<Batch>,
     replies: Vec<oneshot::Sender<Result<Inclusion, LogError>>>,
 }
 
@@ -168,29 +163,18 @@ impl Job {
         }
     }
 
-    /// The answer to a failed write, as its callers' own: a committed receipt's writes were
-    /// not made; a pending one is stored and will be appended later.
+    /// The answer to a failed append: the receipt is stored and will be appended later.
     fn failed(self, error: &LogError) {
-        match (&self.writes, error) {
-            (Some(_), LogError::Store(e)) => {
-                let e = same_store_error(e);
-                self.answer(|| Err(LogError::Store(same_store_error(&e))))
-            }
-            (Some(_), other) => {
-                let text = other.to_string();
-                self.answer(|| Err(LogError::Store(StoreError::Unavailable(text.clone()))))
-            }
-            (None, e) => self.answer(|| {
-                Err(LogError::NotInLog(format!(
-                    "the receipt is stored but not in the log yet ({e}); ask for its inclusion later"
-                )))
-            }),
-        }
+        self.answer(|| {
+            Err(LogError::NotInLog(format!(
+                "the receipt is stored but not in the log yet ({error}); ask for its inclusion later"
+            )))
+        })
     }
 }
 
 /// A store error again (they are not `Clone`): each caller of a failed group gets one.
-fn same_store_error(e: &StoreError) -> StoreError {
+pub(super) fn same_store_error(e: &StoreError) -> StoreError {
     match e {
         StoreError::ConditionFailed(at) => StoreError::ConditionFailed(*at),
         StoreError::Corrupt(text) => StoreError::Corrupt(text.clone()),
@@ -285,11 +269,14 @@ impl ReceiptLog {
         log.start_if_empty().await?;
         log.reload().await?;
         let sequencer = log.clone();
+        let (started, swept) = oneshot::channel();
         tokio::spawn(async move {
-            if let Some(done) = sequencer.sequence(jobs).await {
+            if let Some(done) = sequencer.sequence(jobs, started).await {
                 let _ = done.send(());
             }
         });
+        // What a stopped node left pending is appended before this one serves.
+        let _ = swept.await;
         Ok(log)
     }
 
@@ -317,45 +304,12 @@ impl ReceiptLog {
             receipt_id: receipt.receipt_id.clone(),
             pending: pending_key(&receipt.receipt_id, None),
             entry: entry_of(receipt),
-            writes: None,
             replies: vec![reply],
         };
         (self.inner.queue)
             .send(Message::Append(job))
             .map_err(|_| LogError::Stopped)?;
         answer.await.map_err(|_| LogError::Stopped)?
-    }
-
-    /// Stores `receipt` and its call's other `writes` together with the receipt's append to
-    /// the log: one batch, made durable once for the whole group of calls appending at once.
-    /// Nothing is written when it fails: the batch's own conditions are the call's
-    /// (`ConditionFailed` counts among `writes`' conditions, then the receipt's). `None`: the
-    /// writes are made and the receipt stored, but other nodes kept the log busy, so its entry
-    /// is pending for a later append (as a paid call's can be).
-    pub async fn commit(
-        &self,
-        writes: Batch,
-        receipt: &Receipt,
-    ) -> Result<Option<Inclusion>, StoreError> {
-        let (reply, answer) = oneshot::channel();
-        let job = Job {
-            receipt_id: receipt.receipt_id.clone(),
-            pending: pending_key(&receipt.receipt_id, None),
-            entry: entry_of(receipt),
-            writes: Some(super::record(writes, receipt)?),
-            replies: vec![reply],
-        };
-        let stopped = || StoreError::Unavailable("the receipt log has stopped".into());
-        (self.inner.queue)
-            .send(Message::Append(job))
-            .map_err(|_| stopped())?;
-        match answer.await.map_err(|_| stopped())? {
-            Ok(inclusion) => Ok(Some(inclusion)),
-            Err(LogError::NotInLog(_)) => Ok(None),
-            Err(LogError::Store(e)) => Err(e),
-            Err(e @ LogError::Corrupt(_)) => Err(StoreError::Engine(e.to_string())),
-            Err(e) => Err(StoreError::Unavailable(e.to_string())),
-        }
     }
 
     /// The latest signed checkpoint in the store (another node's, if it appended since).
@@ -691,42 +645,31 @@ impl ReceiptLog {
         }
     }
 
-    /// The sequencer: appends what calls queue, in groups, and sweeps for pending entries no
-    /// call waits for, until told to close. Consumes its handle, so that the store is let go
-    /// of when it returns the close's answer.
+    /// The sequencer: sweeps once (and says so on `started`), then appends what calls queue,
+    /// in groups, and sweeps for pending entries no call waits for, until told to close.
+    /// Consumes its handle, so that the store is let go of when it returns the close's answer.
     async fn sequence(
         self,
         mut messages: mpsc::UnboundedReceiver<Message>,
+        started: oneshot::Sender<()>,
     ) -> Option<oneshot::Sender<()>> {
         let mut sweep = tokio::time::interval(SWEEP_EVERY);
+        // The first tick is now.
+        sweep.tick().await;
+        if let Some(found) = self.sweep(&mut sweep).await {
+            self.append_group(found).await;
+        }
+        let _ = started.send(());
         loop {
             let mut group = tokio::select! {
                 message = messages.recv() => match message? {
                     Message::Append(job) => vec![job],
                     Message::Close(done) => return Some(done),
                 },
-                _ = sweep.tick() => {
-                    // More to do at once after a full page, without waiting for the next tick.
-                    let more = self.backfill_page().await.unwrap_or_else(|e| {
-                        tracing::warn!(error = %e, "backfilling the receipt log failed");
-                        false
-                    });
-                    match self.swept().await {
-                        Ok(found) => {
-                            if more || found.len() == MAX_GROUP {
-                                sweep.reset_immediately();
-                            }
-                            if found.is_empty() {
-                                continue;
-                            }
-                            found
-                        }
-                        Err(e) => {
-                            tracing::warn!(error = %e, "sweeping the receipt log's pending entries failed");
-                            continue;
-                        }
-                    }
-                }
+                _ = sweep.tick() => match self.sweep(&mut sweep).await {
+                    Some(found) => found,
+                    None => continue,
+                },
             };
             let mut closing = None;
             while group.len() < MAX_GROUP && closing.is_none() {
@@ -739,6 +682,27 @@ impl ReceiptLog {
             self.append_group(group).await;
             if closing.is_some() {
                 return closing;
+            }
+        }
+    }
+
+    /// One sweep: a page of the backfill, and the pending entries found (`None`: none). After
+    /// a full page of either, the next sweep is at once, without waiting for the next tick.
+    async fn sweep(&self, sweep: &mut tokio::time::Interval) -> Option<Vec<Job>> {
+        let more = self.backfill_page().await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "backfilling the receipt log failed");
+            false
+        });
+        match self.swept().await {
+            Ok(found) => {
+                if more || found.len() == MAX_GROUP {
+                    sweep.reset_immediately();
+                }
+                (!found.is_empty()).then_some(found)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "sweeping the receipt log's pending entries failed");
+                None
             }
         }
     }
@@ -764,6 +728,12 @@ impl ReceiptLog {
                 Err(e) => Err(e.into()),
             };
         };
+        // Every receipt stored before the log is signed; one without a signature is a free
+        // call's stored since, proven by its batch and kept out of the log.
+        page.retain(|(_, stored)| {
+            serde_json::from_slice::<serde_json::Value>(stored)
+                .map_or(true, |receipt| receipt.get("signature").is_some())
+        });
         loop {
             let mut batch = Batch::new()
                 .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor.clone()))
@@ -808,7 +778,6 @@ impl ReceiptLog {
                     receipt_id,
                     pending: key,
                     entry,
-                    writes: None,
                     replies: Vec::new(),
                 })
             })
@@ -844,7 +813,7 @@ impl ReceiptLog {
                 Err(StoreError::ConditionFailed(at @ (ON_CHECKPOINT | ON_WAITING))) => {
                     attempts += 1;
                     if attempts == MAX_ATTEMPTS {
-                        return self.leave_pending(group, &LogError::Contended).await;
+                        return self.leave_pending(group, &LogError::Contended);
                     }
                     let turn = match at {
                         ON_CHECKPOINT => self.wait_for_turn().await,
@@ -853,19 +822,6 @@ impl ReceiptLog {
                     if let Err(e) = turn {
                         return answer_all(group, &e);
                     }
-                }
-                // A committed receipt's own condition failed: its call is answered so, and
-                // nothing of it is written; the rest go on.
-                Err(StoreError::ConditionFailed(at))
-                    if appended
-                        .owners
-                        .get(at - LOG_CONDITIONS)
-                        .is_some_and(|(job, _)| group[*job].writes.is_some()) =>
-                {
-                    let (job, local) = appended.owners[at - LOG_CONDITIONS];
-                    group
-                        .remove(job)
-                        .failed(&LogError::Store(StoreError::ConditionFailed(local)));
                 }
                 // A pending entry is gone: appended already (a sweep found it), or never
                 // written. Those gone are answered from where they are; the rest go on.
@@ -910,29 +866,14 @@ impl ReceiptLog {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Answers a group that could not be appended (`error`) as a paid call's receipt is when
-    /// its append fails: stored, its entry pending for a later append (the next group's or a
-    /// sweep's), its place in the log to be asked for later. A committed receipt's writes are
-    /// made now for that, with its pending entry, each call's in a batch of its own (their
-    /// conditions are their own); a call whose batch fails gets that failure.
-    async fn leave_pending(&self, group: Vec<Job>, error: &LogError) {
+    /// Answers a group that could not be appended (`error`): its receipts are stored, their
+    /// entries pending for a later append (the next group's or a sweep's), their place in the
+    /// log to be asked for later.
+    fn leave_pending(&self, group: Vec<Job>, error: &LogError) {
         tracing::warn!(%error, entries = group.len(), "receipts left pending in the receipt log");
-        let store = self.inner.store.as_ref();
-        let stored = group.into_iter().map(|mut job| async move {
-            if let Some(writes) = &job.writes {
-                let batch =
-                    writes
-                        .clone()
-                        .put(Tree::ReceiptLog, job.pending.clone(), job.entry.clone());
-                if let Err(e) = store.apply(batch).await {
-                    return job.failed(&LogError::Store(e));
-                }
-                // Stored now, as a pending receipt is.
-                job.writes = None;
-            }
+        for job in group {
             job.failed(error);
-        });
-        futures::future::join_all(stored).await;
+        }
     }
 
     /// The jobs whose entries are still pending; the others are answered with their receipt's
@@ -941,10 +882,6 @@ impl ReceiptLog {
         let mut pending = Vec::with_capacity(group.len());
         let mut jobs = group.into_iter();
         while let Some(job) = jobs.next() {
-            if job.writes.is_some() {
-                pending.push(job);
-                continue;
-            }
             match self.inner.store.get(Tree::ReceiptLog, &job.pending).await {
                 Ok(Some(entry)) if entry == job.entry => pending.push(job),
                 Ok(_) => {
@@ -971,23 +908,12 @@ impl ReceiptLog {
                 Some(head.note.clone().into_bytes()),
             )
             .require_equals(Tree::ReceiptLog, WAITING, waiting);
-        // Which job each condition after the log's two is, and its index among the job's.
-        let mut owners = Vec::new();
-        for (at, job) in group.iter().enumerate() {
-            match &job.writes {
-                Some(writes) => {
-                    owners.extend((0..writes.conditions.len()).map(|local| (at, local)));
-                    batch = batch.extend(writes.clone());
-                }
-                None => {
-                    owners.push((at, 0));
-                    batch = batch.require_equals(
-                        Tree::ReceiptLog,
-                        job.pending.clone(),
-                        Some(job.entry.clone()),
-                    );
-                }
-            }
+        for job in group {
+            batch = batch.require_equals(
+                Tree::ReceiptLog,
+                job.pending.clone(),
+                Some(job.entry.clone()),
+            );
         }
         let mut edge = head.edge.clone();
         let mut full_tiles = Vec::new();
@@ -1050,7 +976,6 @@ impl ReceiptLog {
         );
         Ok(Appended {
             batch,
-            owners,
             head: computed,
             full_tiles,
             interior,
@@ -1106,8 +1031,6 @@ impl From<LogError> for ApiError {
 /// A group's batch, the head it makes and the tiles it fills.
 struct Appended {
     batch: Batch,
-    /// For each condition after the checkpoint's: its job in the group, and its index there.
-    owners: Vec<(usize, usize)>,
     head: Head,
     full_tiles: Vec<(u8, u64, Arc<Vec<Hash>>)>,
     /// The interior nodes computed for its root, remembered once it is stored.
@@ -1508,9 +1431,16 @@ mod tests {
     #[tokio::test]
     async fn receipts_stored_before_the_log_and_later_versions_are_appended_once_each() {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
-        // An upgraded store: receipts without pending entries, more than a page of them.
-        for n in 0..600 {
-            let receipt = receipt(n);
+        let signed = |n| {
+            let mut receipt = receipt(n);
+            key().sign(&mut receipt);
+            receipt
+        };
+        // An upgraded store: receipts without pending entries (all signed, as every receipt
+        // was then), more than a page of them; and free receipts stored since, unsigned,
+        // proven by their batches: those stay out of the log.
+        for n in (0..600).chain(700..705) {
+            let receipt = if n < 600 { signed(n) } else { receipt(n) };
             let bytes = serde_json::to_vec(&receipt).unwrap();
             store
                 .put(Tree::Receipts, receipt.receipt_id.as_bytes(), &bytes)
@@ -1524,11 +1454,12 @@ mod tests {
             check_inclusion(&log, receipt, &log.include(receipt).await.unwrap());
         }
         let old = appended(&log, "rcpt_00599").await;
-        check_inclusion(&log, &receipt(599), &old);
+        check_inclusion(&log, &signed(599), &old);
         appended(&log, "rcpt_00000").await;
         // A receipt whose settlement concluded is re-signed: its new version is an entry too.
-        let mut settled = receipt(3);
+        let mut settled = signed(3);
         settled.settlement.status = "settled".into();
+        key().sign(&mut settled);
         let batch = Batch::new().put(
             Tree::Receipts,
             settled.receipt_id.as_bytes(),
@@ -1558,6 +1489,7 @@ mod tests {
             })
             .collect();
         assert_eq!(versions.len(), 611);
+        assert!(log.inclusion_of("rcpt_00700", None).await.is_err());
         assert!(store
             .get(Tree::ReceiptLog, BACKFILL)
             .await
@@ -1565,20 +1497,14 @@ mod tests {
             .is_none());
     }
 
-    /// A group other nodes kept from appending: its committed receipts are stored with their
-    /// entries pending (their calls answer without a place in the log, as a paid call whose
-    /// append failed), one whose own condition fails writes nothing, and the next append of a
-    /// pending entry puts it in the log.
+    /// A group other nodes kept from appending: its calls answer without a place in the log
+    /// (their receipts stay stored, their entries pending), and the next append puts them in.
     #[tokio::test]
     async fn receipts_a_busy_log_could_not_append_are_left_pending() {
         let (store, log) = fresh_log().await;
-        let taken = receipt(1);
-        store
-            .put(Tree::Receipts, taken.receipt_id.as_bytes(), b"{}")
-            .await
-            .unwrap();
+        let receipts = stored(&store, 0..2).await;
         let mut answers = Vec::new();
-        let group = [receipt(0), taken]
+        let group = receipts
             .iter()
             .map(|r| {
                 let (reply, answer) = oneshot::channel();
@@ -1587,74 +1513,28 @@ mod tests {
                     receipt_id: r.receipt_id.clone(),
                     pending: pending_key(&r.receipt_id, None),
                     entry: entry_of(r),
-                    writes: Some(super::super::record(Batch::new(), r).unwrap()),
                     replies: vec![reply],
                 }
             })
             .collect();
-        log.leave_pending(group, &LogError::Contended).await;
-        let mut answers = answers.into_iter();
-        let left = answers.next().unwrap().await.unwrap();
-        assert!(matches!(left, Err(LogError::NotInLog(_))), "{left:?}");
-        let refused = answers.next().unwrap().await.unwrap();
-        assert!(
-            matches!(
-                refused,
-                Err(LogError::Store(StoreError::ConditionFailed(0)))
-            ),
-            "{refused:?}"
-        );
-        let stored = receipt(0);
-        let id = stored.receipt_id.as_bytes();
-        assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
-        // Pending, unless the log's own sweep at its start has appended it already.
-        let pending = pending_key(&stored.receipt_id, None);
-        let leaf = leaf_key(&stored.receipt_id);
-        assert!(
-            store
+        log.leave_pending(group, &LogError::Contended);
+        for answer in answers {
+            let left = answer.await.unwrap();
+            assert!(matches!(left, Err(LogError::NotInLog(_))), "{left:?}");
+        }
+        for receipt in &receipts {
+            let id = receipt.receipt_id.as_bytes();
+            assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
+            // Pending (stored after the log's start sweep).
+            let pending = pending_key(&receipt.receipt_id, None);
+            assert!(store
                 .get(Tree::ReceiptLog, &pending)
                 .await
                 .unwrap()
-                .is_some()
-                || store.get(Tree::ReceiptLog, &leaf).await.unwrap().is_some()
-        );
-        // The refused one wrote nothing over what held its id.
-        let held = store.get(Tree::Receipts, b"rcpt_00001").await.unwrap();
-        assert_eq!(held.as_deref(), Some(&b"{}"[..]));
-        let inclusion = log.include(&stored).await.unwrap();
-        check_inclusion(&log, &stored, &inclusion);
-    }
-
-    #[tokio::test]
-    async fn committed_receipts_are_stored_with_their_append_and_a_refused_one_writes_nothing() {
-        let (store, log) = fresh_log().await;
-        let receipts: Vec<Receipt> = (0..50).map(receipt).collect();
-        let committed =
-            futures::future::join_all(receipts.iter().map(|r| log.commit(Batch::new(), r))).await;
-        for (receipt, inclusion) in receipts.iter().zip(committed) {
-            check_inclusion(&log, receipt, &inclusion.unwrap().expect("appended"));
-            let id = receipt.receipt_id.as_bytes();
-            assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
+                .is_some());
+            let inclusion = log.include(receipt).await.unwrap();
+            check_inclusion(&log, receipt, &inclusion);
         }
-        // A receipt whose id is taken, in a group with a good one: refused as its own write
-        // would be (the receipt's condition, after its call's none), nothing of it written.
-        let taken = Receipt {
-            amount: "7".into(),
-            ..receipt(3)
-        };
-        let side = Batch::new().put(Tree::Meta, b"side".to_vec(), b"1".to_vec());
-        let fresh = receipt(50);
-        let (refused, good) =
-            tokio::join!(log.commit(side, &taken), log.commit(Batch::new(), &fresh));
-        assert!(
-            matches!(refused, Err(StoreError::ConditionFailed(0))),
-            "{refused:?}"
-        );
-        check_inclusion(&log, &fresh, &good.unwrap().expect("appended"));
-        assert!(store.get(Tree::Meta, b"side").await.unwrap().is_none());
-        let entries = check_tiles(&log).await;
-        assert_eq!(entries.len(), 51);
-        assert!(!entries.contains(&entry_of(&taken)));
         assert_nothing_pending(&store).await;
     }
 
@@ -1694,21 +1574,21 @@ mod tests {
         let store: Arc<dyn Store> = Arc::new(SledStore::temporary().unwrap());
         let a = reopened(&store).await;
         let b = reopened(&store).await;
-        // Committed, not stored first: no sweep appends them meanwhile.
-        let receipts = [receipt(0), receipt(1)];
+        // Stored after both logs' start sweeps: no sweep appends them meanwhile.
+        let receipts = stored(&store, 0..2).await;
         b.wait_for_turn().await.unwrap();
         let mark = store.get(Tree::ReceiptLog, WAITING).await.unwrap();
         assert!(mark.is_some());
-        let first = a.commit(Batch::new(), &receipts[0]).await.unwrap();
-        check_inclusion(&a, &receipts[0], &first.expect("appended"));
+        let first = a.include(&receipts[0]).await.unwrap();
+        check_inclusion(&a, &receipts[0], &first);
         assert_eq!(
             *a.inner.waiting.lock().unwrap(),
             mark,
             "a has seen the mark"
         );
         // b's tree is behind now: it loses once, marks itself waiting again, and appends.
-        let second = b.commit(Batch::new(), &receipts[1]).await.unwrap();
-        check_inclusion(&b, &receipts[1], &second.expect("appended"));
+        let second = b.include(&receipts[1]).await.unwrap();
+        check_inclusion(&b, &receipts[1], &second);
         assert_ne!(store.get(Tree::ReceiptLog, WAITING).await.unwrap(), mark);
         assert_eq!(check_tiles(&b).await.len(), 2);
     }

@@ -816,6 +816,9 @@ async fn sweeps_delete_expired_quotes_and_old_free_records_and_keep_paid_receipt
     let (status, free) = server.post("/tools/receipt-echo", &json!({"a": 1})).await;
     assert_eq!(status, 200, "{free}");
     let free = free["receipt"]["receiptId"].as_str().unwrap().to_string();
+    // Proven by its batch, as long as it is kept.
+    let (status, body) = server.get(&format!("/ai/receipts/{free}/inclusion")).await;
+    assert_eq!(status, 200, "{body}");
     let token = credit(&server).await;
     let response = server
         .client
@@ -863,6 +866,28 @@ async fn sweeps_delete_expired_quotes_and_old_free_records_and_keep_paid_receipt
     assert!(swept.events >= 1, "{swept:?}");
     let (status, body) = server.get(&format!("/ai/receipts/{free}")).await;
     assert_error(status, &body, 404, "receipt_not_found");
+    // Nothing of it is left: its batch's proof went with it, and it never was in the log,
+    // which only the paid receipt is in.
+    let (status, body) = server.get(&format!("/ai/receipts/{free}/inclusion")).await;
+    assert_error(status, &body, 404, "not_in_log");
+    let store = server.app.store.as_ref();
+    let proofs = store
+        .scan_prefix(toolhost::store::Tree::ReceiptProofs, b"", None, 10)
+        .await
+        .unwrap();
+    assert!(proofs.is_empty(), "{} proofs left", proofs.len());
+    let log = store
+        .scan_prefix(toolhost::store::Tree::ReceiptLog, b"", None, 10_000)
+        .await
+        .unwrap();
+    assert!(
+        log.iter()
+            .all(|(key, value)| !key.ends_with(free.as_bytes())
+                && !value.windows(free.len()).any(|w| w == free.as_bytes())),
+        "the free receipt is in the receipt log"
+    );
+    let (status, body) = server.get(&format!("/ai/receipts/{paid}/inclusion")).await;
+    assert_eq!(status, 200, "{body}");
     let (status, body) = server.get(&format!("/ai/receipts/{paid}")).await;
     assert_eq!(status, 200, "{body}");
     let (status, body) = server.post("/ai/invoke", &invoke).await;

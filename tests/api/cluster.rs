@@ -517,8 +517,10 @@ async fn a_rollout_routes_a_payer_alike_on_every_node_and_counts_add_up() {
     );
 }
 
-/// Nodes on one database append to one receipt log: every answer's proof verifies with the one
-/// key, no leaf is given twice, and each node serves the same checkpoint.
+/// Nodes on one database append to one receipt log: every paid answer's proof verifies with
+/// the one key, no leaf is given twice, and each node serves the same checkpoint. Free calls'
+/// receipts are proven in each node's own batches, under the one batches' key, and stay out of
+/// the log.
 #[tokio::test]
 async fn nodes_append_to_one_receipt_log() {
     let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
@@ -528,17 +530,32 @@ async fn nodes_append_to_one_receipt_log() {
     let (_, other) = nodes[1].get("/ai/manifest").await;
     assert_eq!(other["receipts"]["log"]["verifierKey"], vkey);
     let verifier = toolhost_tlog::Verifier::parse(vkey.as_str().unwrap()).unwrap();
-    let inputs: Vec<Value> = (0..30).map(|n| json!({"n": n})).collect();
-    let calls = inputs
-        .iter()
-        .enumerate()
-        .map(|(n, input)| nodes[n % 2].post("/tools/receipt-echo", input));
+    let required = ask(&nodes[0], PAID).await;
+    let client = reqwest::Client::new();
+    let calls = (0..30).map(|n| {
+        let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+        let request = client
+            .post(nodes[n % 2].url(PAID))
+            .header(header.0, &header.1)
+            .json(&json!({"n": n}));
+        async move { read(request.send().await.unwrap()).await }
+    });
     let answers = futures::future::join_all(calls).await;
     let mut leaves = Vec::new();
     for (status, answer) in &answers {
         assert_eq!(*status, 200, "{answer}");
         crate::receipt_log::check(&verifier, &answer["receipt"], &answer["receiptLog"]);
         leaves.push(answer["receiptLog"]["leafIndex"].as_u64().unwrap());
+    }
+    let batches = manifest["receipts"]["log"]["batches"]["verifierKey"].clone();
+    assert_eq!(other["receipts"]["log"]["batches"]["verifierKey"], batches);
+    let batches = toolhost_tlog::Verifier::parse(batches.as_str().unwrap()).unwrap();
+    let inputs: Vec<Value> = (0..10).map(|n| json!({"n": n})).collect();
+    let free = (inputs.iter().enumerate())
+        .map(|(n, input)| nodes[n % 2].post("/tools/receipt-echo", input));
+    for (status, answer) in futures::future::join_all(free).await {
+        assert_eq!(status, 200, "{answer}");
+        crate::receipt_log::check(&batches, &answer["receipt"], &answer["receiptLog"]);
     }
     leaves.sort_unstable();
     assert_eq!(leaves, (0..30).collect::<Vec<u64>>());

@@ -164,8 +164,17 @@ for (const [receipt, receiptLog, salt, input] of cases) {{
     )
 }
 
+/// A paid call through `/tools/{slug}` (a new payer each), its answer.
+async fn paid_call(server: &TestServer, input: Value) -> Value {
+    let required = ask(server, PAID).await;
+    let header = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
+    let (status, _, answer) = post_paid(server, PAID, &header, input).await;
+    assert_eq!(status, 200, "{answer}");
+    answer
+}
+
 #[tokio::test]
-async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
+async fn paid_receipts_are_in_the_log_free_ones_in_signed_batches_and_answers_prove_both() {
     let data = tempfile::tempdir().unwrap();
     let server = TestServer::start_in(data.path()).await;
     let (_, manifest) = server.get("/ai/manifest").await;
@@ -179,44 +188,55 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
         .as_str()
         .unwrap()
         .ends_with("/ai/receipts/log"));
+    // Free receipts' batches: their own name and key (the receipt key's), not the log's.
+    let batch_key = info["batches"]["verifierKey"].as_str().unwrap().to_owned();
+    let batches = Verifier::parse(&batch_key).unwrap();
+    assert_eq!(batches.name(), info["batches"]["origin"]);
+    assert!(batches.name().ends_with("/ai/receipts/batch"));
+    assert_eq!(batches.public_key(), verifier.public_key());
+    assert_ne!(batch_key, vkey);
 
-    // Free receipt-echo calls at once (appended in groups), then a paid call.
+    // Free receipt-echo calls and paid calls, all at once.
     let inputs: Vec<Value> = (0..24).map(|n| json!({"n": n})).collect();
-    let calls = inputs.iter().map(|input| server.post(FREE, input));
-    let mut answers: Vec<Value> = futures::future::join_all(calls)
-        .await
+    let free_calls = futures::future::join_all(inputs.iter().map(|input| server.post(FREE, input)));
+    let paid_calls =
+        futures::future::join_all((0..12).map(|n| paid_call(&server, json!({"paid": n}))));
+    let (free, paid) = tokio::join!(free_calls, paid_calls);
+    let free: Vec<Value> = free
         .into_iter()
         .map(|(status, body)| {
             assert_eq!(status, 200, "{body}");
             body
         })
         .collect();
-    let signer = PrivateKeySigner::random();
-    let required = ask(&server, PAID).await;
-    let header = pay(&signer, &required, 2, |_| {});
-    let (status, _, paid) = post_paid(&server, PAID, &header, json!({"paid": true})).await;
-    assert_eq!(status, 200, "{paid}");
-    answers.push(paid);
-    // A free call's receipt has no signature of its own: the checkpoint is its proof, one
-    // signature for the group. A paid call's still has one.
-    for answer in &answers[..24] {
+    // A free call's receipt has no signature of its own: its batch's signed note proves it,
+    // one signature for the free calls stored at once; it is not in the log.
+    let mut batch_sizes = std::collections::BTreeSet::new();
+    for answer in &free {
         assert!(answer["receipt"].get("signature").is_none(), "{answer}");
+        let head = check(&batches, &answer["receipt"], &answer["receiptLog"]);
+        batch_sizes.insert(head.size);
+        assert!(verifier
+            .open(answer["receiptLog"]["checkpoint"].as_str().unwrap())
+            .is_err());
     }
+    // A paid call's is signed by itself, and is a leaf of the log.
     let receipt_key = manifest["receipts"]["publicKey"].as_str().unwrap();
-    let paid_receipt: toolhost::receipts::Receipt =
-        serde_json::from_value(answers[24]["receipt"].clone()).unwrap();
-    assert!(toolhost::receipts::verify_receipt(
-        &paid_receipt,
-        receipt_key
-    ));
     let mut indexes = Vec::new();
-    for answer in &answers {
+    for answer in &paid {
+        let receipt: toolhost::receipts::Receipt =
+            serde_json::from_value(answer["receipt"].clone()).unwrap();
+        assert!(toolhost::receipts::verify_receipt(&receipt, receipt_key));
         check(&verifier, &answer["receipt"], &answer["receiptLog"]);
         indexes.push(answer["receiptLog"]["leafIndex"].as_u64().unwrap());
     }
     indexes.sort_unstable();
-    assert_eq!(indexes, (0..25).collect::<Vec<u64>>(), "each receipt once");
-    // One checkpoint (one signature) covers a group: `/metrics` counts both.
+    assert_eq!(
+        indexes,
+        (0..12).collect::<Vec<u64>>(),
+        "each paid receipt once"
+    );
+    // One signature covers a group: `/metrics` counts every kind.
     let (_, _, metrics) = bytes(&server, "/metrics").await;
     let metrics = String::from_utf8(metrics).unwrap();
     let total = |name: &str| -> u64 {
@@ -226,28 +246,49 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
             .unwrap_or_else(|| panic!("{name} in {metrics}"));
         line.rsplit(' ').next().unwrap().parse().unwrap()
     };
-    let entries = total("toolhost_receipt_log_entries_total");
+    assert_eq!(total("toolhost_receipt_log_entries_total"), 12);
     let checkpoints = total("toolhost_receipt_log_checkpoints_total");
-    assert_eq!(entries, 25);
-    assert!((1..=25).contains(&checkpoints), "{checkpoints}");
-    eprintln!("25 receipts at once: {checkpoints} checkpoints signed");
+    assert!((1..=12).contains(&checkpoints), "{checkpoints}");
+    assert_eq!(total("toolhost_receipts_batched_total"), 24);
+    let signed_batches = total("toolhost_receipt_batches_total");
+    assert!((1..=24).contains(&signed_batches), "{signed_batches}");
+    assert_eq!(total("toolhost_receipt_signatures_total"), 12);
+    eprintln!(
+        "24 free receipts at once: {signed_batches} batches ({batch_sizes:?} receipts each); 12 paid: {checkpoints} checkpoints"
+    );
 
     // The digests are salted: the caller, holding the salt, can prove its input and result;
     // nobody else can confirm a guess of them. Two calls with the same input differ.
-    for (n, answer) in answers.iter().take(24).enumerate() {
+    for (n, answer) in free.iter().enumerate() {
         check_digests(answer, &json!({"n": n}));
     }
     let (_, again) = server.post(FREE, &json!({"n": 0})).await;
     assert_ne!(
         again["receipt"]["requestSha256"],
-        answers[0]["receipt"]["requestSha256"]
+        free[0]["receipt"]["requestSha256"]
     );
-    assert_ne!(again["receiptSalt"], answers[0]["receiptSalt"]);
-    let id = answers[0]["receipt"]["receiptId"].as_str().unwrap();
+    assert_ne!(again["receiptSalt"], free[0]["receiptSalt"]);
+    let id = free[0]["receipt"]["receiptId"].as_str().unwrap();
     let (_, stored) = server.get(&format!("/ai/receipts/{id}")).await;
-    assert_eq!(stored, answers[0]["receipt"]);
-    let salt = answers[0]["receiptSalt"].as_str().unwrap();
+    assert_eq!(stored, free[0]["receipt"]);
+    let salt = free[0]["receiptSalt"].as_str().unwrap();
     assert!(!stored.to_string().contains(salt));
+    // Its proof by id is the one its answer carried.
+    let (status, proof) = server.get(&format!("/ai/receipts/{id}/inclusion")).await;
+    assert_eq!(status, 200, "{proof}");
+    assert_eq!(proof, free[0]["receiptLog"]);
+    let size = proof["treeSize"].as_u64().unwrap();
+    let (status, proof) = server
+        .get(&format!("/ai/receipts/{id}/inclusion?treeSize={size}"))
+        .await;
+    assert_eq!(status, 200, "{proof}");
+    let (status, body) = server
+        .get(&format!(
+            "/ai/receipts/{id}/inclusion?treeSize={}",
+            size + 1
+        ))
+        .await;
+    assert_error(status, &body, 404, "not_in_log");
 
     // The same through `/ai/invoke`.
     let (status, invoked) = server
@@ -257,15 +298,16 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
         )
         .await;
     assert_eq!(status, 200, "{invoked}");
-    check(&verifier, &invoked["receipt"], &invoked["receiptLog"]);
+    check(&batches, &invoked["receipt"], &invoked["receiptLog"]);
     let salt = salt_of(&invoked["receiptSalt"]);
     assert_eq!(
         invoked["receipt"]["requestSha256"],
         salted(&salt, &json!({"via": "invoke"}))
     );
 
-    // The JavaScript verifier agrees, and refuses a changed receipt and another log's key.
-    let mut changed = answers[0]["receipt"].clone();
+    // The JavaScript verifier agrees, each proof under its own key, and refuses a changed
+    // receipt, another log's key, and a batch's note taken for the log's checkpoint.
+    let mut changed = free[0]["receipt"].clone();
     changed["amount"] = json!("1");
     let other_key = toolhost_tlog::Signer::new(verifier.name(), &[3; 32])
         .unwrap()
@@ -279,24 +321,27 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
             input
         ])
     };
-    let cases = [
-        case(&answers[0], json!({"n": 0})),
-        case(&answers[24], json!({"paid": true})),
-        case(&answers[1], json!({"n": 2})),
-        json!([changed, answers[0]["receiptLog"], answers[0]["receiptSalt"], {"n": 0}]),
+    let free_cases = [
+        case(&free[0], json!({"n": 0})),
+        case(&free[1], json!({"n": 2})),
+        json!([changed, free[0]["receiptLog"], free[0]["receiptSalt"], {"n": 0}]),
     ];
-    if let Some(verdicts) = javascript_verdicts(&cases, &vkey).await {
-        assert_eq!(
-            verdicts,
-            ["ok", "ok", "ok, not this input", "refused mismatch"]
-        );
-        let verdicts = javascript_verdicts(&cases[..1], &other_key).await.unwrap();
+    let paid_case = [case(&paid[0], json!({"paid": 0}))];
+    if let Some(verdicts) = javascript_verdicts(&free_cases, &batch_key).await {
+        assert_eq!(verdicts, ["ok", "ok, not this input", "refused mismatch"]);
+        let verdicts = javascript_verdicts(&paid_case, &vkey).await.unwrap();
+        assert_eq!(verdicts, ["ok"]);
+        let verdicts = javascript_verdicts(&paid_case, &other_key).await.unwrap();
         assert_eq!(verdicts, ["refused unverified"]);
+        let verdicts = javascript_verdicts(&free_cases[..1], &vkey).await.unwrap();
+        assert_eq!(verdicts.len(), 1);
+        assert!(verdicts[0].starts_with("refused "), "{verdicts:?}");
     }
+    let answers = paid;
 
-    // The tiles hold every receipt, as its canonical JSON, and make the signed root.
+    // The tiles hold every paid receipt, as its canonical JSON, and make the signed root.
     let (head, entries) = read_log(&server, &verifier).await;
-    assert_eq!(head.size, 27);
+    assert_eq!(head.size, 12);
     for answer in &answers {
         let entry = toolhost::receipts::canonical_json(&answer["receipt"]);
         let index = answer["receiptLog"]["leafIndex"].as_u64().unwrap() as usize;
@@ -331,13 +376,13 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     let (status, body) = server.get("/ai/receipts/rcpt_nope/inclusion").await;
     assert_error(status, &body, 404, "not_in_log");
     let (status, body) = server
-        .get(&format!("/ai/receipts/{id}/inclusion?treeSize=28"))
+        .get(&format!("/ai/receipts/{id}/inclusion?treeSize=13"))
         .await;
     assert_error(status, &body, 404, "not_in_log");
     for query in [
         "from=0&to=2",
         "from=3&to=2",
-        "from=1&to=28",
+        "from=1&to=13",
         "from=x&to=2",
         "to=2",
     ] {
@@ -348,7 +393,7 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     }
     for path in [
         "tile/0/000",
-        "tile/0/000.p/28",
+        "tile/0/000.p/13",
         "tile/1/000.p/1",
         "tile/0/0",
         "tile/entries/x001/000",
@@ -362,10 +407,13 @@ async fn every_receipt_is_in_the_log_and_its_answer_proves_it() {
     let server = TestServer::start_in(data.path()).await;
     let (_, manifest) = server.get("/ai/manifest").await;
     assert_eq!(manifest["receipts"]["log"]["verifierKey"], vkey.as_str());
-    let (status, after) = server.post(FREE, &json!({"after": "restart"})).await;
-    assert_eq!(status, 200, "{after}");
+    assert_eq!(
+        manifest["receipts"]["log"]["batches"]["verifierKey"],
+        batch_key.as_str()
+    );
+    let after = paid_call(&server, json!({"after": "restart"})).await;
     let new = check(&verifier, &after["receipt"], &after["receiptLog"]);
-    assert_eq!(after["receiptLog"]["leafIndex"], 27);
+    assert_eq!(after["receiptLog"]["leafIndex"], 12);
     let (status, proof) = server
         .get(&format!(
             "/ai/receipts/log/consistency?from={}&to={}",
@@ -407,12 +455,6 @@ async fn cli(server: &TestServer, home: &Path, args: &[&str]) -> (i32, String, S
     )
 }
 
-async fn free_call(server: &TestServer, n: usize) -> Value {
-    let (status, answer) = server.post(FREE, &json!({"n": n})).await;
-    assert_eq!(status, 200, "{answer}");
-    answer
-}
-
 #[tokio::test]
 async fn the_command_line_verifies_answers_and_its_monitor_catches_a_fork() {
     let home = tempfile::tempdir().unwrap();
@@ -425,7 +467,13 @@ async fn the_command_line_verifies_answers_and_its_monitor_catches_a_fork() {
         .as_str()
         .unwrap()
         .to_owned();
-    let answer = free_call(&server, 0).await;
+    let answer = paid_call(&server, json!({"n": 0})).await;
+    let (status, free) = server.post(FREE, &json!({"free": true})).await;
+    assert_eq!(status, 200, "{free}");
+    let batch_key = manifest["receipts"]["log"]["batches"]["verifierKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let write = |name: &str, value: &Value| {
         let path = home.join(name);
         std::fs::write(&path, value.to_string()).unwrap();
@@ -466,6 +514,21 @@ async fn the_command_line_verifies_answers_and_its_monitor_catches_a_fork() {
     )
     .await;
     assert_eq!(code, 0, "{stderr}");
+    // A free call's answer: proven by its batch, under the batches' key (fetched as such), and
+    // not under the log's.
+    let free = write("free.json", &free);
+    let (code, stdout, stderr) = cli(
+        &server,
+        home,
+        &["receipt", "verify", &free, "--key", &batch_key],
+    )
+    .await;
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("/ai/receipts/batch"), "{stdout}");
+    let (code, stdout, stderr) = cli(&server, home, &["receipt", "verify", &free]).await;
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, _, stderr) = cli(&server, home, &["receipt", "verify", &free, "--key", &vkey]).await;
+    assert_eq!(code, 5, "{stderr}");
 
     // A changed receipt, another log's key, and what is not an answer.
     let mut changed = answer.clone();
@@ -518,8 +581,8 @@ async fn the_command_line_verifies_answers_and_its_monitor_catches_a_fork() {
     let (code, stdout, stderr) = cli(&server, home, &monitor).await;
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("first checkpoint"), "{stdout}");
-    free_call(&server, 1).await;
-    free_call(&server, 2).await;
+    paid_call(&server, json!({"n": 1})).await;
+    paid_call(&server, json!({"n": 2})).await;
     let (code, stdout, _) = cli(&server, home, &monitor).await;
     assert_eq!(code, 0);
     assert!(
@@ -542,8 +605,8 @@ async fn the_command_line_verifies_answers_and_its_monitor_catches_a_fork() {
         .unwrap();
     assert!(copied.success());
     let server = TestServer::start_in(&dir_a).await;
-    free_call(&server, 3).await;
-    free_call(&server, 4).await;
+    paid_call(&server, json!({"n": 3})).await;
+    paid_call(&server, json!({"n": 4})).await;
     let (code, stdout, _) = cli(&server, home, &monitor).await;
     assert_eq!(code, 0, "{stdout}");
     let seen = std::fs::read_to_string(home.join("seen.json")).unwrap();
@@ -554,7 +617,7 @@ async fn the_command_line_verifies_answers_and_its_monitor_catches_a_fork() {
     assert!(stderr.contains("shrank from 5 to 3"), "{stderr}");
     // Gone its own way: longer, but not an extension of what was seen.
     for n in 5..8 {
-        free_call(&fork, n).await;
+        paid_call(&fork, json!({"n": n})).await;
     }
     let (code, stdout, stderr) = cli(&fork, home, &monitor).await;
     assert_eq!(code, 5, "{stdout}{stderr}");

@@ -86,11 +86,14 @@ pub enum Tree {
     /// The receipt log: its Merkle tree's stored hashes, entries and signed checkpoint, and
     /// the receipts waiting to be appended.
     ReceiptLog,
+    /// Free calls' receipts' proofs by receipt id: each one's place in the signed batch of
+    /// receipts it was stored with (free receipts are not in the receipt log).
+    ReceiptProofs,
 }
 
 impl Tree {
     /// Every tree, so engines can open them up front.
-    pub const ALL: [Tree; 16] = [
+    pub const ALL: [Tree; 17] = [
         Tree::Endpoints,
         Tree::Receipts,
         Tree::Meta,
@@ -107,6 +110,7 @@ impl Tree {
         Tree::PaymentIds,
         Tree::Revisions,
         Tree::ReceiptLog,
+        Tree::ReceiptProofs,
     ];
 
     /// Whether nodes cache this tree in memory, so its writes are published as [`Change`]s.
@@ -133,6 +137,7 @@ impl Tree {
             Tree::PaymentIds => "payment_ids",
             Tree::Revisions => "revisions",
             Tree::ReceiptLog => "receipt_log",
+            Tree::ReceiptProofs => "receipt_proofs",
         }
     }
 }

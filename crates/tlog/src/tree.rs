@@ -36,6 +36,58 @@ impl Nodes for Leaves<'_> {
     }
 }
 
+/// Every complete subtree of a tree held in memory, computed once from its leaves: so the root
+/// and the inclusion proofs of all `n` leaves cost `n - 1` node hashes to prepare and a few
+/// more each, where [`Leaves`] rehashes the subtrees a proof names for every proof (a batch of
+/// receipts proven at once).
+pub struct Subtrees {
+    /// `levels[h][i]`: the root of the complete subtree of height `h` at `i`.
+    levels: Vec<Vec<Hash>>,
+}
+
+impl Subtrees {
+    pub fn new(leaves: Vec<Hash>) -> Subtrees {
+        let mut levels = vec![leaves];
+        while let Some(below) = levels.last().filter(|level| level.len() > 1) {
+            let above = below
+                .chunks_exact(2)
+                .map(|pair| hash::node(&pair[0], &pair[1]))
+                .collect();
+            levels.push(above);
+        }
+        Subtrees { levels }
+    }
+
+    /// How many leaves the tree has.
+    pub fn size(&self) -> u64 {
+        self.levels[0].len() as u64
+    }
+
+    pub fn root(&self) -> Hash {
+        match root_of(self, self.size()) {
+            Ok(root) => root,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The inclusion proof of leaf `index` (`None` past the last leaf).
+    pub fn inclusion_proof(&self, index: u64) -> Option<Vec<Hash>> {
+        match inclusion_proof_of(self, index, self.size()) {
+            Ok(proof) => proof,
+            Err(never) => match never {},
+        }
+    }
+}
+
+impl Nodes for Subtrees {
+    type Error = Infallible;
+
+    fn node(&self, height: u32, index: u64) -> Result<Hash, Infallible> {
+        // The recursion asks only for complete subtrees of the tree, which are all here.
+        Ok(self.levels[height as usize][usize::try_from(index).unwrap_or(usize::MAX)])
+    }
+}
+
 /// The root of a complete subtree's leaves (a power of two of them), pairwise.
 pub(crate) fn complete_root(leaves: &[Hash]) -> Hash {
     match leaves {

@@ -232,3 +232,20 @@ fn a_leaf_cannot_pass_for_an_interior_node() {
     assert_ne!(hash::leaf(&children), root);
     assert_eq!(hash::node(&leaves[0], &leaves[1]), root);
 }
+
+#[test]
+fn subtrees_computed_once_give_the_same_roots_and_proofs() {
+    for size in 0..=70u64 {
+        let tree = leaves(size);
+        let subtrees = tree::Subtrees::new(tree.clone());
+        assert_eq!(subtrees.size(), size);
+        assert_eq!(subtrees.root(), tree::root(&tree), "size {size}");
+        for index in 0..=size {
+            assert_eq!(
+                subtrees.inclusion_proof(index),
+                tree::inclusion_proof(index, &tree),
+                "leaf {index} of {size}"
+            );
+        }
+    }
+}

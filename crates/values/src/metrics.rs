@@ -37,8 +37,26 @@ pub struct Metrics {
     /// their ratio is how many calls one signature covers.
     receipt_log_entries: Counter,
     receipt_log_checkpoints: Counter,
-    /// Receipts signed by themselves (paid calls'): with the checkpoints, every signature made.
+    /// Free calls' receipts proven in signed batches, and the batches' notes signed.
+    receipts_batched: Counter,
+    receipt_batches: Counter,
+    /// Receipts signed by themselves (paid calls'): with the checkpoints and the batches' notes,
+    /// every signature made.
     receipt_signatures: Counter,
+}
+
+/// What this node's receipts took since it started, as the receipt domain counts it: calls
+/// per signature is (`log_entries` + `batched`) / (`checkpoints` + `batches` + `own_signatures`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReceiptTotals {
+    /// Receipts appended to the receipt log, and the checkpoints signed for them.
+    pub log_entries: u64,
+    pub checkpoints: u64,
+    /// Free receipts proven in batches, and the batches' notes signed.
+    pub batched: u64,
+    pub batches: u64,
+    /// Receipts signed by themselves.
+    pub own_signatures: u64,
 }
 
 /// The isolate pool's state as of the last scrape (see [`Metrics::observe_sandbox`]).
@@ -184,10 +202,22 @@ impl Default for Metrics {
             "Checkpoints this node signed, one per group of receipts appended",
             receipt_log_checkpoints.clone(),
         );
+        let receipts_batched = Counter::default();
+        let receipt_batches = Counter::default();
+        registry.register(
+            "receipts_batched",
+            "Free calls' receipts this node proved in signed batches (they are not in the log)",
+            receipts_batched.clone(),
+        );
+        registry.register(
+            "receipt_batches",
+            "Batches of free receipts this node signed, one note each",
+            receipt_batches.clone(),
+        );
         let receipt_signatures = Counter::default();
         registry.register(
             "receipt_signatures",
-            "Receipts this node signed by themselves (paid calls'; a free call's is proven by the checkpoint alone)",
+            "Receipts this node signed by themselves (paid calls'; a free call's is proven by its batch)",
             receipt_signatures.clone(),
         );
         Self {
@@ -197,6 +227,8 @@ impl Default for Metrics {
             sandbox,
             receipt_log_entries,
             receipt_log_checkpoints,
+            receipts_batched,
+            receipt_batches,
             receipt_signatures,
         }
     }
@@ -242,12 +274,13 @@ impl Metrics {
 
     /// Takes the receipt log's totals (entries appended, checkpoints signed) for the next
     /// exposition.
-    /// The receipt log's totals (entries appended, checkpoints signed) and the receipt key's own
-    /// receipt signatures, as of the scrape.
-    pub fn observe_receipt_log(&self, entries: u64, checkpoints: u64, receipt_signatures: u64) {
-        follow(&self.receipt_log_entries, entries);
-        follow(&self.receipt_log_checkpoints, checkpoints);
-        follow(&self.receipt_signatures, receipt_signatures);
+    /// The receipts' totals as of the scrape.
+    pub fn observe_receipts(&self, totals: ReceiptTotals) {
+        follow(&self.receipt_log_entries, totals.log_entries);
+        follow(&self.receipt_log_checkpoints, totals.checkpoints);
+        follow(&self.receipts_batched, totals.batched);
+        follow(&self.receipt_batches, totals.batches);
+        follow(&self.receipt_signatures, totals.own_signatures);
     }
 
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {

@@ -139,7 +139,7 @@ pub struct ManifestReceipts {
     /// Base64 of the receipt signing key.
     public_key: String,
     signing: ManifestSigning,
-    /// The receipt log every receipt is appended to (also `/.well-known/receipt-log`).
+    /// The receipt log every paid receipt is appended to (also `/.well-known/receipt-log`).
     log: ReceiptLogInfo,
 }
 
@@ -160,6 +160,20 @@ pub struct ReceiptLogInfo {
     inclusion: String,
     /// A consistency proof between two tree sizes (`?from=&to=`).
     consistency: String,
+    /// What proves a free call's receipt instead (they are not in the log: they expire).
+    batches: ReceiptBatchesInfo,
+}
+
+/// The name and key of the signed batches that prove free calls' receipts: not a log (batches
+/// do not extend one another), and a different key from the log's, so neither passes for the
+/// other.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReceiptBatchesInfo {
+    /// The first line of every batch's note.
+    origin: String,
+    /// The key (C2SP `signed-note` vkey) the batches' notes are signed under: the receipt key's.
+    verifier_key: String,
 }
 
 impl ReceiptLogInfo {
@@ -173,6 +187,13 @@ impl ReceiptLogInfo {
             tiles: u("/ai/receipts/log/"),
             inclusion: u("/ai/receipts/{receiptId}/inclusion"),
             consistency: u("/ai/receipts/log/consistency"),
+            batches: {
+                let verifier = app.receipt_batches.verifier();
+                ReceiptBatchesInfo {
+                    origin: verifier.name().to_owned(),
+                    verifier_key: verifier.key_text(),
+                }
+            },
         }
     }
 }

@@ -45,11 +45,12 @@ pub struct InclusionQuery {
 }
 
 /// Where a receipt is in the receipt log: its leaf index and inclusion proof, with the signed
-/// checkpoint of the tree the proof is of.
+/// checkpoint of the tree the proof is of. A free call's receipt is not in the log: its proof
+/// is its place in its signed batch (the checkpoint names the batches, not the log).
 #[utoipa::path(get, path = "/ai/receipts/{receiptId}/inclusion", tag = "receipts",
     params(("receiptId" = String, Path, description = "Receipt id"), InclusionQuery),
     responses(
-        (status = 200, description = "The receipt's leaf index, inclusion proof and checkpoint", body = Inclusion),
+        (status = 200, description = "The receipt's leaf index, inclusion proof and checkpoint (of the log, or of a free receipt's batch)", body = Inclusion),
         (status = 400, description = "Bad treeSize", body = ErrorBody),
         (status = 404, description = "`not_in_log`: no such receipt in the log (yet), or a tree size past the log's end", body = ErrorBody),
     ))]
@@ -58,11 +59,14 @@ pub async fn inclusion(
     Path(receipt_id): Path<String>,
     QueryParams(query): QueryParams<InclusionQuery>,
 ) -> ApiResult<Json<Inclusion>> {
-    Ok(Json(
-        app.receipt_log
-            .inclusion_of(&receipt_id, query.tree_size)
-            .await?,
-    ))
+    let proof = crate::receipts::proof_of(
+        &app.receipt_log,
+        &app.receipt_batches,
+        &receipt_id,
+        query.tree_size,
+    )
+    .await?;
+    Ok(Json(proof))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
