@@ -5,9 +5,10 @@
 # Rounds of `wrk -c$CONNECTIONS` load one build at a time, the order swapped every round; for
 # each round it prints req/s and the CPU the server spent per call (utime + stime from /proc,
 # bench/lib/tree_cpu.py), then the medians, AFTER against BASE, and for a build that counts
-# them (toolhost_receipt_log_* in /metrics) how many calls one checkpoint signature covered,
-# and Ed25519 signatures per call in all: checkpoints plus receipts signed by themselves
-# (toolhost_receipt_signatures_total; a build without that counter signed every receipt).
+# them (toolhost_receipt_log_* and toolhost_receipt*_batch* in /metrics) how many receipts one
+# signature of a tree head covered, and Ed25519 signatures per call in all: checkpoints, free
+# receipts' batches and receipts signed by themselves (toolhost_receipt_signatures_total; a
+# build without that counter signed every receipt).
 #
 #   BASE=path/to/toolhost AFTER=path/to/toolhost bash bench/receipt-ab.sh
 #   (ROUNDS=6, SECONDS_PER=6, CONNECTIONS=16)
@@ -28,10 +29,12 @@ for build in base after; do
   for _ in $(seq 200); do curl -sf -o /dev/null "${url[$build]}/healthz" && break; sleep 0.1; done
   wrk -t2 -c"$conns" -d2s -s "$here/free.lua" "${url[$build]}/tools/receipt-echo" >/dev/null
 done
-# Entries appended, checkpoints signed, receipts signed by themselves ("-" if not counted).
+# Receipts proven under a signed tree head (appended to the log, or batched) and the heads
+# signed (checkpoints, batches), then receipts signed by themselves ("-" if not counted).
 counts() {
   curl -sf "${url[$1]}/metrics" | awk '
-    /^toolhost_receipt_log_entries_total/ {e = $2} /^toolhost_receipt_log_checkpoints_total/ {c = $2}
+    /^toolhost_receipt_log_entries_total/ {e += $2} /^toolhost_receipts_batched_total/ {e += $2}
+    /^toolhost_receipt_log_checkpoints_total/ {c += $2} /^toolhost_receipt_batches_total/ {c += $2}
     /^toolhost_receipt_signatures_total/ {s = $2}
     END {if (e != "") printf "%s %s %s", e, c, (s == "" ? "-" : s)}'
 }
@@ -55,11 +58,14 @@ for build in base after; do
   read -r e0 c0 s0 <<<"${start_counts[$build]:-0 0 -}"
   read -r e1 c1 s1 <<<"$(counts "$build") "
   if [ -n "${e1:-}" ] && [ "${c1:-0}" != 0 ]; then
-    python3 -c "
-e = $e1 - ${e0:-0}; c = $c1 - ${c0:-0}
-own, how = (e, 'every receipt signed by itself') if '${s1:--}' == '-' else ($s1 - ${s0:-0}, 'counted')
-print(f'$build: {e:.0f} receipts appended under {c:.0f} checkpoints: {e / max(c, 1):.1f} calls per signature of the log')
-print(f'$build: {own:.0f} receipts signed by themselves ({how}): {(c + own) / max(e, 1):.3f} signatures per call')"
+    python3 - "$build" "$e0" "$c0" "${s0:--}" "$e1" "$c1" "${s1:--}" <<'PY'
+import sys
+build, e0, c0, s0, e1, c1, s1 = sys.argv[1:]
+e, c = float(e1) - float(e0), float(c1) - float(c0)
+own, how = (e, "every receipt signed by itself") if s1 == "-" else (float(s1) - float(s0), "counted")
+print(f"{build}: {e:.0f} receipts under {c:.0f} signed tree heads (checkpoints, batches): {e / max(c, 1):.1f} receipts per head")
+print(f"{build}: {own:.0f} receipts signed by themselves ({how}): {(c + own) / max(e, 1):.3f} signatures per call")
+PY
   else
     echo "$build: no receipt log"
   fi
