@@ -126,8 +126,9 @@ pub struct Outcome {
     pub status: StatusCode,
     pub result: Value,
     pub receipt: Option<Receipt>,
-    /// Where the receipt is in the receipt log (absent if it could not be appended in time:
-    /// the receipt is stored, and its inclusion can be asked for later).
+    /// The receipt's proof: where it is in the receipt log (a paid call's; absent if it could
+    /// not be appended in time: the receipt is stored, and its inclusion can be asked for
+    /// later), or in its signed batch (a free call's).
     pub receipt_log: Option<Inclusion>,
     /// The salt of the receipt's digests (hex), given to this caller alone: with it the caller
     /// can prove the input it sent and the result it got match the receipt.
@@ -249,7 +250,7 @@ impl serde::Serialize for AnswerBody<'_> {
 
 /// The member of an object result that carries the call's receipt.
 const RECEIPT_MEMBER: &str = "receipt";
-/// The member that carries where the receipt is in the receipt log.
+/// The member that carries the receipt's proof (its place in the log, or in its batch).
 const RECEIPT_LOG_MEMBER: &str = "receiptLog";
 /// The member that carries the salt of the receipt's digests (the caller's alone).
 const RECEIPT_SALT_MEMBER: &str = "receiptSalt";

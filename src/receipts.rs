@@ -2,10 +2,12 @@
 //!
 //! A receipt names what was bought, what it cost, who paid and how, how settlement went, and
 //! SHA-256 digests of the request and of the result (never the data itself). The service signs
-//! it with its Ed25519 key, whose public key `/ai/manifest` publishes, so anyone can check a
-//! receipt offline: remove `signature`, serialize the rest as canonical JSON (object keys sorted,
-//! no whitespace; every value is a string, boolean, integer or null), and verify
-//! `signature.value` (base64) over those bytes.
+//! a paid one with its Ed25519 key, whose public key `/ai/manifest` publishes, so anyone can
+//! check it offline: remove `signature`, serialize the rest as canonical JSON (object keys
+//! sorted, no whitespace; every value is a string, boolean, integer or null), and verify
+//! `signature.value` (base64) over those bytes. It is also a leaf of the receipt log. A free
+//! call's receipt has no signature of its own: the signed root of the batch it was stored in
+//! proves it, one signature for many calls.
 //!
 //! # Layout
 //! - `record`: the [`Receipt`] type, canonical JSON and the digests.

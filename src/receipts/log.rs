@@ -1,4 +1,4 @@
-//! The receipt log: every receipt a leaf of one append-only Merkle tree (RFC 6962 hashing,
+//! The receipt log: every paid receipt a leaf of one append-only Merkle tree (RFC 6962 hashing,
 //! `toolhost-tlog`), whose heads are signed with the receipt key as C2SP checkpoints and whose
 //! hashes and entries are kept as C2SP tiles. A receipt alone proves itself; the log lets
 //! anyone check that the host showed every reader the same history and never dropped or
@@ -12,7 +12,8 @@
 //! pending entry is still there (none is appended twice). One signature covers the group.
 //! Each call then gets its leaf index, its inclusion proof and the checkpoint it is in. A
 //! pending entry whose call never asked (its node stopped between the two writes) is appended
-//! by the next sweep of any node.
+//! by the next sweep of any node. Free calls' receipts are not here: they expire, and are
+//! proven in batches of their own (`super::batch`).
 //!
 //! Keys in [`Tree::ReceiptLog`]:
 //! - `origin`: the log's name (its checkpoints' first line), fixed when the log is created.

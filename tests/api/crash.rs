@@ -132,7 +132,8 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
     // Load: each task sends one payment at a time until told to stop.
     let stop = Arc::new(AtomicBool::new(false));
     let answered_count = Arc::new(AtomicUsize::new(0));
-    let answered: Arc<Mutex<Vec<(Payment, String)>>> = Arc::default();
+    // Each answered payment, its receipt's id and its proof in the receipt log (if any).
+    let answered: Arc<Mutex<Vec<(Payment, String, Value)>>> = Arc::default();
     let in_flight: Arc<Mutex<HashMap<B256, (Payment, &'static str)>>> = Arc::default();
     let tasks: Vec<_> = (0..TASKS + SLOW_TASKS)
         .map(|i| {
@@ -159,7 +160,8 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
                     assert_eq!(status, 200, "a paid call under load: {body}");
                     let receipt_id = body["receipt"]["receiptId"].as_str().unwrap().to_string();
                     in_flight.lock().unwrap().remove(&payment.nonce);
-                    answered.lock().unwrap().push((payment, receipt_id));
+                    let proof = body["receiptLog"].clone();
+                    answered.lock().unwrap().push((payment, receipt_id, proof));
                     answered_count.fetch_add(1, Ordering::SeqCst);
                 }
             })
@@ -193,7 +195,7 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
     let (answered_spent, in_flight_stored) = {
         let store = SledStore::open(&data.join("store")).expect("store opens after the kill");
         let mut answered_spent = 0;
-        for (payment, receipt_id) in &answered {
+        for (payment, receipt_id, _) in &answered {
             let stored = store.get(Tree::Nonces, &key(payment)).await.unwrap();
             if stored.as_deref() == Some(receipt_id.as_bytes()) {
                 answered_spent += 1;
@@ -232,17 +234,8 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
 
     // Restart on the same data dir: start-up recovery runs before the first request is served.
     let node = Node::start_in(&data, &[]);
-    for (payment, receipt_id) in &answered {
-        let (status, receipt) = read(
-            client
-                .get(node.url(&format!("/ai/receipts/{receipt_id}")))
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
-        assert_eq!(status, 200, "receipt {receipt_id} answered before the kill");
-        assert_eq!(receipt["receiptId"], receipt_id.as_str());
+    // An answered payment is spent: its receipt is kept (checked with the log below).
+    for (payment, _, _) in &answered {
         let (status, body) = post(&client, &node.url(payment.path), payment)
             .await
             .unwrap();
@@ -278,6 +271,12 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
             _ => assert_eq!(first.0, 200, "{stored:?}: {}", first.1),
         }
     }
+    // Every answered receipt is in the log at the leaf its answer named, and the log's head
+    // extends every head the answers handed out before the kill.
+    let proofs: Vec<(String, Value)> = (answered.iter())
+        .map(|(_, receipt_id, proof)| (receipt_id.clone(), proof.clone()))
+        .collect();
+    crate::receipt_log::answered_receipts_hold(&node, &proofs).await;
     node.kill();
     eprintln!("kill -9 test took {:?}", started.elapsed());
     assert!(started.elapsed() < Duration::from_secs(60));

@@ -12,12 +12,13 @@ use serde_json::{json, Value};
 use toolhost_tlog::{hash, tile, tree, verify, Checkpoint, Hash, Tile, Verifier};
 
 use crate::payments::{ask, pay};
+use crate::util::node::Node;
 use crate::util::{assert_error, post_paid, TestServer};
 
 const FREE: &str = "/tools/receipt-echo";
 const PAID: &str = "/tools/receipt-echo-paid";
 
-fn hashes(list: &Value) -> Vec<Hash> {
+pub(crate) fn hashes(list: &Value) -> Vec<Hash> {
     list.as_array()
         .unwrap()
         .iter()
@@ -69,6 +70,70 @@ pub(crate) fn check(verifier: &Verifier, receipt: &Value, log: &Value) -> Checkp
     )
     .unwrap();
     head
+}
+
+/// After a crash: each answered receipt (its id, and the proof its answer carried, or null) is
+/// served by `node` and in its receipt log at the leaf its answer named, and the log's head
+/// extends every head those answers handed out (one root per size).
+pub(crate) async fn answered_receipts_hold(node: &Node, answered: &[(String, Value)]) {
+    let (_, manifest) = node.get("/ai/manifest").await;
+    let key = manifest["receipts"]["log"]["verifierKey"].as_str().unwrap();
+    let verifier = Verifier::parse(key).unwrap();
+    let mut heads = std::collections::BTreeMap::new();
+    for (receipt_id, proof) in answered {
+        let (status, receipt) = node.get(&format!("/ai/receipts/{receipt_id}")).await;
+        assert_eq!(
+            status, 200,
+            "answered receipt {receipt_id} is lost: {receipt}"
+        );
+        let (status, inclusion) = node
+            .get(&format!("/ai/receipts/{receipt_id}/inclusion"))
+            .await;
+        assert_eq!(
+            status, 200,
+            "answered receipt {receipt_id} is not in the log: {inclusion}"
+        );
+        check(&verifier, &receipt, &inclusion);
+        if proof.is_object() {
+            assert_eq!(inclusion["leafIndex"], proof["leafIndex"], "{receipt_id}");
+            let head = check(&verifier, &receipt, proof);
+            let root = *heads.entry(head.size).or_insert(head.root);
+            assert_eq!(
+                root, head.root,
+                "two heads of size {} handed out",
+                head.size
+            );
+        }
+    }
+    assert!(!heads.is_empty(), "no answer carried its place in the log");
+    let note = reqwest::get(node.url("/ai/receipts/log/checkpoint"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let latest = Checkpoint::parse(verifier.open(&note).unwrap()).unwrap();
+    for (size, root) in &heads {
+        let path = format!(
+            "/ai/receipts/log/consistency?from={size}&to={}",
+            latest.size
+        );
+        let (status, proof) = node.get(&path).await;
+        assert_eq!(status, 200, "{proof}");
+        verify::consistency(
+            *size,
+            latest.size,
+            root,
+            &latest.root,
+            &hashes(&proof["proof"]),
+        )
+        .unwrap_or_else(|e| panic!("the head of {size} handed out is not in today's: {e}"));
+    }
+    eprintln!(
+        "{} heads handed out, all consistent with the head of {} now",
+        heads.len(),
+        latest.size
+    );
 }
 
 async fn bytes(server: &TestServer, path: &str) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
