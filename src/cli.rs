@@ -13,6 +13,7 @@
 //! log that forked).
 
 mod api;
+mod backup;
 mod call;
 mod deployed;
 mod dev;
@@ -78,6 +79,9 @@ pub enum Command {
     Receipt(ReceiptArgs),
     /// The receipt log: `monitor` watches its checkpoints and exits 5 on a fork or a rewrite.
     Log(LogArgs),
+    /// Save a backup of a server's embedded store and key files (the admin's): taken while it
+    /// serves, checked whole before it is kept; `toolhost restore` makes a data dir of it.
+    Backup(BackupArgs),
 }
 
 /// The server, the credential and the output format of the commands that talk to a server.
@@ -357,6 +361,18 @@ pub struct CallArgs {
 }
 
 #[derive(clap::Args)]
+pub struct BackupArgs {
+    /// Where to save it (refused if it exists; written owner-only).
+    #[arg(long)]
+    out: PathBuf,
+    /// The server's admin token.
+    #[arg(long, env = "TOOLHOST_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: String,
+    #[command(flatten)]
+    global: Global,
+}
+
+#[derive(clap::Args)]
 pub struct ReceiptArgs {
     #[command(subcommand)]
     action: ReceiptAction,
@@ -459,6 +475,7 @@ impl Command {
             Command::Call(a) => &a.global.output,
             Command::Receipt(a) => &a.global.output,
             Command::Log(a) => &a.global.output,
+            Command::Backup(a) => &a.global.output,
         }
     }
 }
@@ -486,6 +503,7 @@ pub async fn run(command: Command) -> ExitCode {
         Command::Call(args) => call::call(&args, &out).await,
         Command::Receipt(args) => receipts::receipt(&args, &out).await,
         Command::Log(args) => receipts::log(&args, &out).await,
+        Command::Backup(args) => backup::backup(&args, &out).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

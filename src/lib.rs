@@ -18,7 +18,7 @@
 //!   log entries and events),
 //!   `endpoints` (the lifecycle), `x402` (the protocol: headers, requirements, verify,
 //!   facilitators), `payments` (selling with it: developer credit, the gate, nonces, recovery),
-//!   `builtins` (native handlers), `quotes`.
+//!   `builtins` (native handlers), `quotes`, `backup` (the embedded store's backups).
 //! - Composition: `app`, the services built once at start-up.
 //! - The call pipeline: `pipeline` (prepare, authorize payment, run, settle, receipt);
 //!   `maintenance` (background sweeps).
@@ -38,6 +38,7 @@ pub use toolhost_x402 as x402;
 
 pub mod activity;
 pub mod app;
+pub mod backup;
 pub mod builders;
 pub mod builtins;
 pub mod catalog;

@@ -1,5 +1,5 @@
-//! The `toolhost` command line: `toolhost serve`, and the builder's client commands of
-//! `toolhost::cli` (`init`, `dev`, `deploy`, ...; docs/cli.md).
+//! The `toolhost` command line: `toolhost serve` and `toolhost restore`, and the client
+//! commands of `toolhost::cli` (`init`, `dev`, `deploy`, ..., `backup`; docs/cli.md).
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -50,8 +50,21 @@ enum LogFormat {
 enum Command {
     /// Run the HTTP server (on the embedded store, or a shared PostgreSQL with --store).
     Serve(Box<ServeArgs>),
+    /// Make a new data dir of a backup (`toolhost backup`): the embedded store and its key
+    /// files as they were; then `toolhost serve --data DIR` serves it.
+    Restore(RestoreArgs),
     #[command(flatten)]
     Client(toolhost::cli::Command),
+}
+
+#[derive(clap::Args)]
+struct RestoreArgs {
+    /// The backup file.
+    #[arg(long)]
+    from: PathBuf,
+    /// The data dir to make: it must not exist, or be empty.
+    #[arg(long)]
+    data: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -443,7 +456,27 @@ async fn run() -> std::process::ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => serve(*args, cli.log_format).await,
+        Command::Restore(args) => restore(&args).await,
         Command::Client(command) => toolhost::cli::run(command).await,
+    }
+}
+
+async fn restore(args: &RestoreArgs) -> std::process::ExitCode {
+    match toolhost::backup::restore(&args.from, &args.data).await {
+        Ok(contents) => {
+            println!(
+                "restored {} entries and {} key files into {}; serve it with `toolhost serve --data {}`",
+                contents.entries,
+                contents.key_files,
+                args.data.display(),
+                args.data.display()
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("toolhost restore: {e}; nothing was restored");
+            std::process::ExitCode::FAILURE
+        }
     }
 }
 

@@ -103,6 +103,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(routes::revenue::mark_paid))
         .routes(routes!(routes::revenue::admin_revenue))
+        .routes(routes!(routes::backup::backup))
         .routes(routes!(crate::web::handler_types))
 }
 

@@ -87,6 +87,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "payments",
             "builtins",
             "quotes",
+            "backup",
         ],
     ),
     ("composition", &["app"]),

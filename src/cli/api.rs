@@ -169,6 +169,38 @@ impl Api {
         }))
     }
 
+    /// A POST whose 2xx body is written to `sink` as it comes (a backup): its headers and
+    /// how many bytes; anything else is a [`Failure`].
+    pub(super) async fn download(
+        &self,
+        path: &str,
+        sink: &mut impl std::io::Write,
+    ) -> Result<(reqwest::header::HeaderMap, u64), Failure> {
+        let url = format!("{}{path}", self.base);
+        let mut response = self.request(Method::POST, &url, None, &[]).await?;
+        let status = response.status().as_u16();
+        let broke = |e: reqwest::Error| {
+            Failure::Network(format!("{url}: the answer broke off: {}", chain(&e)))
+        };
+        let headers = response.headers().clone();
+        if !(200..300).contains(&status) {
+            let text = response.text().await.map_err(broke)?;
+            let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            return Err(refusal(Answer {
+                status,
+                headers,
+                body,
+            }));
+        }
+        let mut written = 0u64;
+        while let Some(chunk) = response.chunk().await.map_err(broke)? {
+            sink.write_all(&chunk)
+                .map_err(|e| Failure::Local(format!("writing the download: {e}")))?;
+            written += chunk.len() as u64;
+        }
+        Ok((headers, written))
+    }
+
     /// Sends one request with the credential and `headers`.
     async fn request(
         &self,

@@ -2,6 +2,7 @@
 //! extractors, call the domain's plain functions and shape the answer. The invocation routes
 //! (`/tools/{slug}`, `/ai/invoke`) hand calls to the pipeline.
 
+pub mod backup;
 pub mod builders;
 pub mod catalog;
 pub mod endpoints;

@@ -5,6 +5,7 @@ mod util;
 
 mod abuse;
 mod authz;
+mod backup;
 mod builder_cli;
 mod builders;
 mod catalog;

@@ -118,6 +118,11 @@ impl Tree {
         matches!(self, Tree::Endpoints)
     }
 
+    /// The tree of a stable on-disk name ([`Tree::name`]).
+    pub fn named(name: &str) -> Option<Tree> {
+        Tree::ALL.into_iter().find(|tree| tree.name() == name)
+    }
+
     /// The stable on-disk name. Never rename one: stored data is found by it.
     pub fn name(self) -> &'static str {
         match self {
@@ -177,6 +182,9 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// What [`Store::snapshot`] gives each entry to: its tree, key and value.
+pub type Visit<'a> = dyn FnMut(Tree, &[u8], &[u8]) -> StoreResult<()> + 'a;
+
 /// A write applied and visible to readers; the future resolves once it is durable (see
 /// [`Store::apply_staged`]).
 pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>>;
@@ -232,6 +240,12 @@ pub trait Store: Send + Sync + 'static {
     /// Committed writes to watched trees, from every node sharing the store (a single-node engine
     /// reports its own). A receiver that lags behind gets `Lagged` and must reload what it caches.
     fn changes(&self) -> tokio::sync::broadcast::Receiver<Change>;
+    /// Gives `visit` every entry of every tree as of one moment, while the store keeps serving
+    /// (a backup of the embedded store). Blocking: call it off the async runtime. `None` for an
+    /// engine that is backed up with its own tools (PostgreSQL: `pg_dump`).
+    fn snapshot(&self, _visit: &mut Visit<'_>) -> Option<StoreResult<()>> {
+        None
+    }
     /// Lets go of the engine at shutdown (flushes, closes connections). Writes were durable
     /// already; this only releases resources and locks.
     async fn close(&self) -> StoreResult<()>;

@@ -57,6 +57,9 @@ pub struct SledStore {
     /// reads and single-key writes hold it shared (sled's compare-and-swap orders those writes
     /// among themselves).
     batches: RwLock<Batches>,
+    /// Every write holds it shared (taken before `batches`); a [snapshot](Store::snapshot)
+    /// holds it exclusively, so no write lands while it reads, and reads go on.
+    writes: RwLock<()>,
     /// Makes the next journaled batch fail after its record is written, as a storage error
     /// there would.
     #[cfg(test)]
@@ -261,6 +264,7 @@ impl SledStore {
             trees,
             journal,
             batches: RwLock::default(),
+            writes: RwLock::default(),
             #[cfg(test)]
             fail_after_record: Default::default(),
             commit,
@@ -272,6 +276,18 @@ impl SledStore {
     fn tree(&self, tree: Tree) -> &sled::Tree {
         // Every variant is opened in `from_db`.
         &self.trees[&tree]
+    }
+
+    /// Writes an entry of a backup into this store, which is being restored and serves nothing
+    /// yet: no lock, no flush, no change published; [`Store::close`] makes it durable.
+    pub fn restore_entry(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
+        self.tree(tree).insert(key, value).map_err(engine)?;
+        Ok(())
+    }
+
+    /// Whether every tree is empty (a store a backup may be restored into).
+    pub fn is_empty(&self) -> bool {
+        Tree::ALL.iter().all(|tree| self.tree(*tree).is_empty())
     }
 
     /// How many times the flusher has called `fsync` (`db.flush()`): with group commit, far
@@ -353,13 +369,19 @@ impl SledStore {
             .map_err(|_| StoreError::ConditionFailed(0))
     }
 
-    /// The batches' lock, shared, for a write of one key.
-    fn shared(&self) -> StoreResult<RwLockReadGuard<'_, Batches>> {
+    /// The writes' gate and the batches' lock, shared, for a write of one key.
+    fn shared(&self) -> StoreResult<(RwLockReadGuard<'_, ()>, RwLockReadGuard<'_, Batches>)> {
+        let gate = self.writing();
         let batches = self.reading();
         if batches.cut_short {
             return Err(cut_short());
         }
-        Ok(batches)
+        Ok((gate, batches))
+    }
+
+    /// The writes' gate, shared: no snapshot is being read.
+    fn writing(&self) -> RwLockReadGuard<'_, ()> {
+        self.writes.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The batches' lock, shared, for a read: reads go on after a batch failed part-way.
@@ -369,6 +391,7 @@ impl SledStore {
 
     /// Any other batch, journaled (see the module's header).
     fn apply_journaled(&self, batch: &Batch) -> StoreResult<()> {
+        let _gate = self.writing();
         let mut batches = self.batches.write().unwrap_or_else(|p| p.into_inner());
         if batches.cut_short {
             return Err(cut_short());
@@ -536,7 +559,7 @@ mod journal {
         while let Some(kind) = reader.take(1) {
             let name_len = reader.take(1)?[0] as usize;
             let name = reader.take(name_len)?;
-            let tree = *Tree::ALL.iter().find(|t| t.name().as_bytes() == name)?;
+            let tree = Tree::named(std::str::from_utf8(name).ok()?)?;
             let key = reader.sized()?;
             writes.push(match kind[0] {
                 PUT => Write::Put {
@@ -698,6 +721,26 @@ impl Store for SledStore {
         self.changes.subscribe()
     }
 
+    /// Holds every write back (reads go on) while it flushes what was written before it and
+    /// reads every tree: the store as of one moment, all of it durable.
+    fn snapshot(&self, visit: &mut crate::Visit<'_>) -> Option<StoreResult<()>> {
+        let _no_writes = self.writes.write().unwrap_or_else(|p| p.into_inner());
+        let mut read = || {
+            if self.reading().cut_short {
+                return Err(cut_short());
+            }
+            self.db.flush().map_err(engine)?;
+            for tree in Tree::ALL {
+                for item in self.tree(tree).iter() {
+                    let (key, value) = item.map_err(engine)?;
+                    visit(tree, &key, &value)?;
+                }
+            }
+            Ok(())
+        };
+        Some(read())
+    }
+
     async fn close(&self) -> StoreResult<()> {
         if let Some(flusher) = self.stop_flusher() {
             tokio::task::spawn_blocking(move || flusher.join())
@@ -719,6 +762,77 @@ impl Store for SledStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Snapshots taken while writers go on are each the store as of one moment: a batch's two
+    /// keys both or neither, and one writer's keys written in turn a prefix of them.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+    async fn a_snapshot_while_writes_go_on_is_one_moment_of_the_store() {
+        let store = Arc::new(SledStore::temporary().unwrap());
+        let writer = |pairs: bool| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                for i in 0u32..300 {
+                    let key = i.to_be_bytes().to_vec();
+                    if pairs {
+                        let batch = Batch::new()
+                            .put(
+                                Tree::Ledger,
+                                [b"a".as_slice(), &key].concat(),
+                                b"1".to_vec(),
+                            )
+                            .put(
+                                Tree::Receipts,
+                                [b"b".as_slice(), &key].concat(),
+                                b"1".to_vec(),
+                            );
+                        store.apply(batch).await.unwrap();
+                    } else {
+                        store.put(Tree::Meta, &key, b"1").await.unwrap();
+                    }
+                }
+            })
+        };
+        let writers = [writer(true), writer(false)];
+        let mut seen = Vec::new();
+        while seen.len() < 3 || !writers.iter().all(|w| w.is_finished()) {
+            let store = store.clone();
+            let snapshot = tokio::task::spawn_blocking(move || {
+                let mut entries = Vec::new();
+                store
+                    .snapshot(&mut |tree, key, _| {
+                        entries.push((tree, key.to_vec()));
+                        Ok(())
+                    })
+                    .expect("sled takes snapshots")
+                    .unwrap();
+                entries
+            })
+            .await
+            .unwrap();
+            seen.push(snapshot);
+        }
+        for writer in writers {
+            writer.await.unwrap();
+        }
+        for entries in &seen {
+            let keys = |tree: Tree, prefix: &[u8]| -> Vec<Vec<u8>> {
+                (entries.iter())
+                    .filter(|(t, k)| *t == tree && k.starts_with(prefix))
+                    .map(|(_, k)| k[prefix.len()..].to_vec())
+                    .collect()
+            };
+            assert_eq!(
+                keys(Tree::Ledger, b"a"),
+                keys(Tree::Receipts, b"b"),
+                "a batch in part"
+            );
+            let singles = keys(Tree::Meta, b"");
+            let prefix: Vec<Vec<u8>> = (0u32..singles.len() as u32)
+                .map(|i| i.to_be_bytes().to_vec())
+                .collect();
+            assert_eq!(singles, prefix, "a later write without an earlier one");
+        }
+    }
 
     #[tokio::test]
     async fn batch_is_all_or_nothing() {

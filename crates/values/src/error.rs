@@ -114,6 +114,7 @@ error_codes! {
     PayoutSettingsMissing = "payout_settings_missing",
     PaymentIdentifierConflict = "payment_identifier_conflict",
     PaymentIdentifierInProgress = "payment_identifier_in_progress",
+    BackupUnsupported = "backup_unsupported",
     // 422
     InputInvalid = "input_invalid",
     InvalidUrl = "invalid_url",

@@ -24,17 +24,23 @@ pub fn load_or_generate(
         Err(_) => {}
     }
     let secret = generate();
+    let mut file = create_owner_only(path)?;
+    file.write_all(secret.as_bytes())?;
+    file.sync_all()?;
+    Ok((secret, Origin::Generated))
+}
+
+/// Creates a new file readable and writable by its owner only (mode 0600), for secrets: a key
+/// file, a backup holding keys. Opened for reading and writing; fails if the file exists.
+pub fn create_owner_only(path: &Path) -> std::io::Result<fs::File> {
     let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
+    options.read(true).write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let mut file = options.open(path)?;
-    file.write_all(secret.as_bytes())?;
-    file.sync_all()?;
-    Ok((secret, Origin::Generated))
+    options.open(path)
 }
 
 /// Why an operator-provided secret file was not read.

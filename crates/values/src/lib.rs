@@ -8,7 +8,9 @@
 //! - `keyfile`: key files written once, readable by their owner only.
 //! - `metrics`: the Prometheus counters and histograms.
 //! - `canonical`: canonical JSON, the bytes receipts are signed over and logged as.
+//! - `backup`: the embedded store's backup file (written by the server, checked by the CLI).
 
+pub mod backup;
 pub mod canonical;
 pub mod error;
 pub mod keyfile;
