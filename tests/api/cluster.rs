@@ -503,6 +503,103 @@ async fn a_rollout_routes_a_payer_alike_on_every_node_and_counts_add_up() {
     );
 }
 
+/// The PostgreSQL backup the README documents: `pg_dump` while a node serves paid calls,
+/// `pg_restore` into a new database, and a node on that database serves every receipt
+/// answered before the dump under the same keys (the cluster's keys are in the database).
+#[tokio::test]
+async fn a_pg_dump_taken_while_serving_restores_into_a_database_a_node_serves() {
+    let cluster = tokio::task::spawn_blocking(PgCluster::create)
+        .await
+        .unwrap()
+        .unwrap();
+    let node = Node::start(&["--store", &cluster.url()]);
+    let (status, credit) = node
+        .admin("POST", "/ai/admin/credits", Some(&json!({"amountUsd": 1})))
+        .await;
+    assert_eq!(status, 200, "{credit}");
+    let token = credit["credit"]["token"].as_str().unwrap().to_owned();
+    let paid = |n: u32| {
+        let request = (node.client.post(node.url(PAID)))
+            .header("x-developer-credit", &token)
+            .json(&json!({"n": n}));
+        async move {
+            let (status, body) = read(request.send().await.unwrap()).await;
+            assert_eq!(status, 200, "{body}");
+            body["receipt"]["receiptId"].as_str().unwrap().to_owned()
+        }
+    };
+    let mut answered = Vec::new();
+    for n in 0..5 {
+        answered.push(paid(n).await);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("toolhost.dump");
+    let dumping = {
+        let mut command = cluster.client_tool("pg_dump");
+        command
+            .args(["--format=custom", "--file"])
+            .arg(&dump)
+            .arg(cluster.url());
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+    };
+    // Calls go on while it dumps.
+    let during = futures::future::join_all((5..15).map(paid)).await;
+    let output = dumping.await.unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (_, manifest) = node.get("/ai/manifest").await;
+    drop(node);
+
+    let restored_url = cluster.url().replace("/toolhost", "/restored");
+    let run = |command: &mut std::process::Command| {
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    run(cluster.client_tool("createdb").args([
+        "-h",
+        "127.0.0.1",
+        "-p",
+        &cluster.port().to_string(),
+        "-U",
+        "postgres",
+        "restored",
+    ]));
+    run(cluster
+        .client_tool("pg_restore")
+        .arg(format!("--dbname={restored_url}"))
+        .arg(&dump));
+    let node = Node::start(&["--store", &restored_url]);
+    let (_, again) = node.get("/ai/manifest").await;
+    assert_eq!(
+        again["receipts"]["publicKey"],
+        manifest["receipts"]["publicKey"]
+    );
+    for id in &answered {
+        let (status, receipt) = node.get(&format!("/ai/receipts/{id}")).await;
+        assert_eq!(status, 200, "{id}: {receipt}");
+        let (status, proof) = node.get(&format!("/ai/receipts/{id}/inclusion")).await;
+        assert_eq!(status, 200, "{id}: {proof}");
+    }
+    // Those answered during the dump are there or not, each whole: a sale for each receipt.
+    let mut kept = 0;
+    for id in &during {
+        kept += u64::from(node.get(&format!("/ai/receipts/{id}")).await.0 == 200);
+    }
+    let (_, revenue) = node.admin("GET", "/ai/admin/revenue", None).await;
+    assert_eq!(revenue["platformEndpoints"]["count"], 5 + kept, "{revenue}");
+    eprintln!(
+        "restored: {kept} of {} calls answered during the dump",
+        during.len()
+    );
+}
+
 /// Nodes on one database append to one receipt log: every paid answer's proof verifies with
 /// the one key, no leaf is given twice, and each node serves the same checkpoint. Free calls'
 /// receipts are proven in each node's own batches, under the one batches' key, and stay out of

@@ -129,6 +129,12 @@ impl PgCluster {
         Ok(())
     }
 
+    /// A client program of the server's own release (`pg_dump`, `pg_restore`, `createdb`), run
+    /// as the calling user: it reaches the server over TCP, as an operator's would.
+    pub fn client_tool(&self, name: &str) -> Command {
+        Command::new(self.server.bin.join(name))
+    }
+
     /// `postgres://postgres@127.0.0.1:<port>/toolhost`.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{DATABASE}", self.port)
