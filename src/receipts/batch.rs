@@ -21,9 +21,9 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use tokio::sync::{mpsc, oneshot};
 use toolhost_tlog::tree::Subtrees;
-use toolhost_tlog::{hash, Checkpoint, Signer, Verifier};
+use toolhost_tlog::{hash, Signer, Verifier};
 
-use super::log::{entry_of, same_store_error, Inclusion, LogError};
+use super::log::{entry_of, same_store_error, signed_head, Inclusion, LogError};
 use super::{Receipt, ReceiptSigner};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 
@@ -214,16 +214,7 @@ impl ReceiptBatches {
     /// proof), and the proofs: their tree's inclusion proofs and its signed note.
     fn prove(&self, group: &[Job]) -> Result<Proven, LogError> {
         let tree = Subtrees::new(group.iter().map(|job| hash::leaf(&job.entry)).collect());
-        let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
-        let checkpoint = Checkpoint {
-            origin: self.inner.signer.verifier().name().to_owned(),
-            size: tree.size(),
-            root: tree.root(),
-            extensions: vec![format!("timestamp {now_ms}")],
-        };
-        let note = (self.inner.signer)
-            .sign(&checkpoint.text())
-            .map_err(|e| LogError::Corrupt(format!("a batch's note cannot be signed: {e}")))?;
+        let note = signed_head(&self.inner.signer, tree.size(), tree.root())?;
         let mut batch = Batch::new();
         for job in group {
             batch = batch.require_absent(Tree::Receipts, job.receipt_id.as_bytes().to_vec());
@@ -265,7 +256,7 @@ pub fn forget(batch: Batch, receipt_id: &[u8]) -> Batch {
 
 #[cfg(test)]
 mod tests {
-    use toolhost_tlog::verify;
+    use toolhost_tlog::{verify, Checkpoint};
 
     use super::*;
     use crate::receipts::canonical_json;

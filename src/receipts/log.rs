@@ -185,6 +185,22 @@ pub(super) fn same_store_error(e: &StoreError) -> StoreError {
     }
 }
 
+/// The signed note of a tree head: a C2SP checkpoint under the signer's name (size, root, and
+/// a `timestamp <unix ms>` line for when it was signed). The log's checkpoints and the free
+/// receipts' batches are both such notes.
+pub(super) fn signed_head(signer: &Signer, size: u64, root: Hash) -> Result<String, LogError> {
+    let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
+    let checkpoint = Checkpoint {
+        origin: signer.verifier().name().to_owned(),
+        size,
+        root,
+        extensions: vec![format!("timestamp {now_ms}")],
+    };
+    signer
+        .sign(&checkpoint.text())
+        .map_err(|e| LogError::Corrupt(format!("a tree head cannot be signed: {e}")))
+}
+
 /// The entry a receipt is in the log: its canonical JSON, signature included, so a reader
 /// holding the receipt in any JSON form makes the same bytes.
 pub fn entry_of(receipt: &Receipt) -> Vec<u8> {
@@ -502,17 +518,7 @@ impl ReceiptLog {
     }
 
     fn sign(&self, size: u64, root: Hash) -> Result<String, LogError> {
-        let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
-        let checkpoint = Checkpoint {
-            origin: self.inner.signer.verifier().name().to_owned(),
-            size,
-            root,
-            extensions: vec![format!("timestamp {now_ms}")],
-        };
-        self.inner
-            .signer
-            .sign(&checkpoint.text())
-            .map_err(|e| LogError::Corrupt(format!("its checkpoint cannot be signed: {e}")))
+        signed_head(&self.inner.signer, size, root)
     }
 
     /// Runs `compute` over the tree's stored nodes: the edge from `head`, full tiles from the
