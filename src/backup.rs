@@ -140,20 +140,30 @@ pub async fn restore(from: &Path, data_dir: &Path) -> Result<Contents, BackupErr
     if occupied {
         return Err(BackupError::NotEmpty(data_dir.to_path_buf()));
     }
-    let restored = restore_into(open()?, data_dir).await;
-    if restored.is_err() {
-        let _ = std::fs::remove_dir_all(data_dir);
-    }
-    restored
-}
-
-async fn restore_into(input: std::fs::File, data_dir: &Path) -> Result<Contents, BackupError> {
+    let input = open()?;
     let io = |e: std::io::Error| BackupError::Io(format!("writing {}: {e}", data_dir.display()));
     std::fs::create_dir_all(data_dir).map_err(io)?;
+    // Held from here on: no server starts on the dir while it is restored (nor had one).
     let store = SledStore::open(&data_dir.join("store"))?;
     if !store.is_empty() {
         return Err(BackupError::NotEmpty(data_dir.to_path_buf()));
     }
+    match fill(&store, input, data_dir) {
+        Ok(contents) => {
+            store.close().await?;
+            Ok(contents)
+        }
+        Err(e) => {
+            drop(store);
+            let _ = std::fs::remove_dir_all(data_dir);
+            Err(e)
+        }
+    }
+}
+
+/// Writes a backup's records into a new store and data dir.
+fn fill(store: &SledStore, input: std::fs::File, data_dir: &Path) -> Result<Contents, BackupError> {
+    let io = |e: std::io::Error| BackupError::Io(format!("writing {}: {e}", data_dir.display()));
     let mut contents = Contents::default();
     format::read(input, |record| {
         match record {
@@ -179,6 +189,5 @@ async fn restore_into(input: std::fs::File, data_dir: &Path) -> Result<Contents,
         }
         Ok(())
     })?;
-    store.close().await?;
     Ok(contents)
 }
