@@ -14,8 +14,6 @@ use toolhost_values::backup::{self as format, Record};
 
 use crate::util::{assert_error, As, TestServer, ADMIN_TOKEN};
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
-
 /// A free JS endpoint that keeps a number in its kv and says whether its secret is set.
 fn keeper() -> Value {
     json!({
@@ -31,24 +29,10 @@ fn keeper() -> Value {
     })
 }
 
-/// Runs the binary with `args` (the server's URL in the environment); exit code and output.
-async fn toolhost(server: &str, home: &Path, args: &[&str]) -> (i32, String) {
-    let output = tokio::process::Command::new(BIN)
-        .args(args)
-        .env("TOOLHOST_URL", server)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("NO_COLOR", "1")
-        .env("RUST_LOG", "warn")
-        .output()
-        .await
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status.code().unwrap_or(-1), text)
+/// Runs the binary with `args` against `server`; its exit code and all it printed.
+async fn toolhost(server: &TestServer, home: &Path, args: &[&str]) -> (i32, String) {
+    let (code, stdout, stderr) = crate::receipt_log::cli(server, home, args).await;
+    (code, format!("{stdout}{stderr}"))
 }
 
 /// Every entry of a backup, by tree name and key.
@@ -146,7 +130,7 @@ async fn a_backup_taken_under_load_restores_a_server_that_serves_everything_as_i
     let file = home.join("server.backup");
     let file_arg = file.display().to_string();
     let (code, text) = toolhost(
-        &server.base,
+        &server,
         home,
         &["backup", "--out", &file_arg, "--admin-token", ADMIN_TOKEN],
     )
@@ -171,7 +155,7 @@ async fn a_backup_taken_under_load_restores_a_server_that_serves_everything_as_i
     }
     // Never over an existing file.
     let (code, text) = toolhost(
-        &server.base,
+        &server,
         home,
         &["backup", "--out", &file_arg, "--admin-token", ADMIN_TOKEN],
     )
@@ -223,7 +207,7 @@ async fn a_backup_taken_under_load_restores_a_server_that_serves_everything_as_i
     let target = home.join("restored");
     let target_arg = target.display().to_string();
     let (code, text) = toolhost(
-        &server.base,
+        &server,
         home,
         &[
             "restore",
@@ -239,7 +223,7 @@ async fn a_backup_taken_under_load_restores_a_server_that_serves_everything_as_i
     assert!(!target.exists());
     // Nor into a data dir in use.
     let (code, text) = toolhost(
-        &server.base,
+        &server,
         home,
         &[
             "restore",
@@ -254,7 +238,7 @@ async fn a_backup_taken_under_load_restores_a_server_that_serves_everything_as_i
     assert!(text.contains("is not empty"), "{text}");
 
     let (code, text) = toolhost(
-        &server.base,
+        &server,
         home,
         &["restore", "--from", &file_arg, "--data", &target_arg],
     )

@@ -501,7 +501,7 @@ async fn paid_receipts_are_in_the_log_free_ones_in_signed_batches_and_answers_pr
 const BIN: &str = env!("CARGO_BIN_EXE_toolhost");
 
 /// Runs the CLI against `server` (its URL in the environment, a HOME of its own).
-async fn cli(server: &TestServer, home: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) async fn cli(server: &TestServer, home: &Path, args: &[&str]) -> (i32, String, String) {
     let output = tokio::process::Command::new(BIN)
         .args(args)
         .current_dir(home)
