@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use toolhost_tlog::tree::Subtrees;
 use toolhost_tlog::{hash, Signer, Verifier};
 
-use super::log::{entry_of, same_store_error, signed_head, Inclusion, LogError};
+use super::log::{entry_of, signed_head, Inclusion, LogError};
 use super::{Receipt, ReceiptSigner};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 
@@ -53,8 +53,8 @@ enum Message {
 /// A free receipt to store, and its call waiting for its proof.
 struct Job {
     receipt_id: String,
-    /// The stored receipt (its JSON).
-    record: Vec<u8>,
+    /// The receipt's write, conditional on its id being new ([`super::record`]).
+    writes: Batch,
     /// Its leaf: the receipt's canonical JSON.
     entry: Vec<u8>,
     reply: oneshot::Sender<Result<Inclusion, StoreError>>,
@@ -113,11 +113,10 @@ impl ReceiptBatches {
     /// its proof; nothing is stored when it fails (`ConditionFailed(0)`: a receipt with its id
     /// exists).
     pub async fn commit(&self, receipt: &Receipt) -> Result<Inclusion, StoreError> {
-        let record = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let (reply, answer) = oneshot::channel();
         let job = Job {
             receipt_id: receipt.receipt_id.clone(),
-            record,
+            writes: super::record(Batch::new(), receipt)?,
             entry: entry_of(receipt),
             reply,
         };
@@ -202,7 +201,7 @@ impl ReceiptBatches {
                 }
                 Err(e) => {
                     for job in group {
-                        let _ = job.reply.send(Err(same_store_error(&e)));
+                        let _ = job.reply.send(Err(e.clone()));
                     }
                     return;
                 }
@@ -215,10 +214,8 @@ impl ReceiptBatches {
     fn prove(&self, group: &[Job]) -> Result<Proven, LogError> {
         let tree = Subtrees::new(group.iter().map(|job| hash::leaf(&job.entry)).collect());
         let note = signed_head(&self.inner.signer, tree.size(), tree.root())?;
+        // Each receipt's write brings one condition (its id is new), in the group's order.
         let mut batch = Batch::new();
-        for job in group {
-            batch = batch.require_absent(Tree::Receipts, job.receipt_id.as_bytes().to_vec());
-        }
         let mut inclusions = Vec::with_capacity(group.len());
         for (index, job) in (0..).zip(group) {
             let inclusion = Inclusion {
@@ -229,12 +226,13 @@ impl ReceiptBatches {
                     .collect(),
                 checkpoint: note.clone(),
             };
-            let key = job.receipt_id.as_bytes().to_vec();
             let proof =
                 serde_json::to_vec(&inclusion).map_err(|e| LogError::Corrupt(e.to_string()))?;
-            batch = batch
-                .put(Tree::Receipts, key.clone(), job.record.clone())
-                .put(Tree::ReceiptProofs, key, proof);
+            batch = batch.extend(job.writes.clone()).put(
+                Tree::ReceiptProofs,
+                job.receipt_id.as_bytes().to_vec(),
+                proof,
+            );
             inclusions.push(inclusion);
         }
         Ok(Proven { batch, inclusions })

@@ -174,17 +174,6 @@ impl Job {
     }
 }
 
-/// A store error again (they are not `Clone`): each caller of a failed group gets one.
-pub(super) fn same_store_error(e: &StoreError) -> StoreError {
-    match e {
-        StoreError::ConditionFailed(at) => StoreError::ConditionFailed(*at),
-        StoreError::Corrupt(text) => StoreError::Corrupt(text.clone()),
-        StoreError::Engine(text) => StoreError::Engine(text.clone()),
-        StoreError::Unavailable(text) => StoreError::Unavailable(text.clone()),
-        StoreError::InDoubt(text) => StoreError::InDoubt(text.clone()),
-    }
-}
-
 /// The signed note of a tree head: a C2SP checkpoint under the signer's name (size, root, and
 /// a `timestamp <unix ms>` line for when it was signed). The log's checkpoints and the free
 /// receipts' batches are both such notes.

@@ -159,7 +159,7 @@ pub struct Change {
     pub key: Vec<u8>,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum StoreError {
     /// A batch precondition did not hold; nothing was written. Carries the index of the
     /// condition that failed so callers can say which (e.g. "nonce already used").
