@@ -77,7 +77,7 @@ pub enum StartupError {
     #[error("payment configuration: {0}")]
     PayTo(#[from] crate::payments::PayToError),
     #[error("payment configuration: {0}")]
-    Chain(#[from] crate::x402::facilitator::ChainError),
+    Facilitator(#[from] crate::x402::facilitator::SetupError),
     #[error("the sandbox workers cannot start ({0}); for development, --sandbox-in-process runs JavaScript in the server instead")]
     Sandbox(sandbox::SandboxError),
     #[error(transparent)]

@@ -9,7 +9,9 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use toolhost::config::{Config, Quotas, StoreLocation};
 use toolhost::server::Server;
-use toolhost::x402::config::{FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
+use toolhost::x402::config::{
+    CdpKey, FacilitatorAuth, FacilitatorConfig, NetworkConfig, OnChainConfig, RemoteConfig, Secret,
+};
 
 /// jemalloc instead of glibc's malloc, for the server and its sandbox workers (the same
 /// binary). A call allocates and frees many small objects on several threads (request, JSON
@@ -242,6 +244,31 @@ struct ServeArgs {
     /// on-chain with --evm-rpc-url and a settler key.
     #[arg(long, env = "TOOLHOST_FACILITATOR_URL", conflicts_with = "evm_rpc_url")]
     facilitator_url: Option<String>,
+    /// File holding a bearer token sent to the facilitator (`Authorization: Bearer ...`), e.g.
+    /// PayAI's; owner-only. Alternatively the token itself in TOOLHOST_FACILITATOR_BEARER.
+    #[arg(long, env = "TOOLHOST_FACILITATOR_BEARER_FILE")]
+    facilitator_bearer_file: Option<PathBuf>,
+    /// The id of a Coinbase Developer Platform API key: each request to the facilitator then
+    /// carries a JWT signed with it (the CDP facilitator). Not needed when the key file is the
+    /// JSON file CDP hands out, which names it.
+    #[arg(long, env = "TOOLHOST_FACILITATOR_CDP_KEY_ID")]
+    facilitator_cdp_key_id: Option<String>,
+    /// File holding that key's secret (Ed25519 in base64, an EC P-256 PEM, or CDP's JSON key
+    /// file); owner-only. Alternatively the secret itself in TOOLHOST_FACILITATOR_CDP_KEY_SECRET.
+    #[arg(long, env = "TOOLHOST_FACILITATOR_CDP_KEY_FILE")]
+    facilitator_cdp_key_file: Option<PathBuf>,
+    /// A further header sent to the facilitator, as `Name=file:PATH` (an owner-only file) or
+    /// `Name=env:VARIABLE` (read at start-up); repeat for several (env: `;`-separated).
+    #[arg(
+        long = "facilitator-header",
+        env = "TOOLHOST_FACILITATOR_HEADERS",
+        value_delimiter = ';'
+    )]
+    facilitator_headers: Vec<String>,
+    /// How often, in seconds, the facilitator's GET /supported is read again.
+    #[arg(long, env = "TOOLHOST_FACILITATOR_SUPPORTED_REFRESH_SECS", default_value_t = 300,
+        value_parser = clap::value_parser!(u64).range(1..))]
+    facilitator_supported_refresh_secs: u64,
     /// Accepted payment network (repeat for several; env: `;`-separated): `base-sepolia`, `base`,
     /// or a custom `v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>`. Default: base-sepolia.
     #[arg(long = "network", env = "TOOLHOST_NETWORKS", value_delimiter = ';')]
@@ -376,19 +403,12 @@ impl ServeArgs {
         config.mcp.allowed_origins = self.mcp_allowed_origins;
         config.payment.claim_stale_after = self.claim_stale_after_secs.map(Duration::from_secs);
         config.payment.recovery_interval = Duration::from_secs(self.recovery_interval_secs);
-        let key_value = std::env::var(SETTLER_KEY_ENV)
-            .ok()
-            .filter(|k| !k.trim().is_empty());
-        let settler_key = match (self.settler_key_file, key_value) {
-            (Some(_), Some(_)) => {
-                return Err(format!(
-                    "give the settler key once: --settler-key-file or {SETTLER_KEY_ENV}"
-                ))
-            }
-            (Some(path), None) => Some(SettlerKey::File(path)),
-            (None, Some(key)) => Some(SettlerKey::Value(key)),
-            (None, None) => None,
-        };
+        let settler_key = secret(
+            "the settler key",
+            "--settler-key-file",
+            self.settler_key_file,
+            SETTLER_KEY_ENV,
+        )?;
         match (self.evm_rpc_url.filter(|u| !u.is_empty()), settler_key) {
             (Some(rpc_url), Some(settler_key)) => {
                 config.payment.facilitator = FacilitatorConfig::OnChain(OnChainConfig {
@@ -405,11 +425,90 @@ impl ServeArgs {
             (None, Some(_)) => return Err("a settler key needs --evm-rpc-url".into()),
             (None, None) => {}
         }
-        if let Some(url) = self.facilitator_url.filter(|u| !u.is_empty()) {
-            config.payment.facilitator = FacilitatorConfig::Remote { url };
+        let auth = FacilitatorAuth {
+            bearer: secret(
+                "the facilitator's bearer token",
+                "--facilitator-bearer-file",
+                self.facilitator_bearer_file,
+                FACILITATOR_BEARER_ENV,
+            )?,
+            cdp: secret(
+                "the CDP key's secret",
+                "--facilitator-cdp-key-file",
+                self.facilitator_cdp_key_file,
+                FACILITATOR_CDP_KEY_ENV,
+            )?
+            .map(|secret| CdpKey {
+                id: self.facilitator_cdp_key_id.clone(),
+                secret,
+            }),
+            headers: (self.facilitator_headers.iter())
+                .filter(|h| !h.trim().is_empty())
+                .map(|h| header_secret(h))
+                .collect::<Result<_, _>>()?,
+        };
+        if auth.cdp.is_none() && self.facilitator_cdp_key_id.is_some() {
+            return Err(format!(
+                "--facilitator-cdp-key-id needs the key's secret (--facilitator-cdp-key-file or {FACILITATOR_CDP_KEY_ENV})"
+            ));
+        }
+        match self.facilitator_url.filter(|u| !u.is_empty()) {
+            Some(url) => {
+                config.payment.facilitator = FacilitatorConfig::Remote(RemoteConfig {
+                    url,
+                    auth,
+                    supported_refresh: Duration::from_secs(self.facilitator_supported_refresh_secs),
+                })
+            }
+            None if auth != FacilitatorAuth::default() => {
+                return Err("facilitator credentials need --facilitator-url".into())
+            }
+            None => {}
         }
         Ok(config)
     }
+}
+
+/// The facilitator's bearer token itself, read from the environment only.
+const FACILITATOR_BEARER_ENV: &str = "TOOLHOST_FACILITATOR_BEARER";
+/// The CDP key's secret itself, read from the environment only.
+const FACILITATOR_CDP_KEY_ENV: &str = "TOOLHOST_FACILITATOR_CDP_KEY_SECRET";
+
+/// A secret given by a file flag or, itself, by an environment variable (never by a flag:
+/// argv is visible to every local user); at most one of the two.
+fn secret(
+    what: &str,
+    flag: &str,
+    file: Option<PathBuf>,
+    env: &str,
+) -> Result<Option<Secret>, String> {
+    let value = std::env::var(env).ok().filter(|v| !v.trim().is_empty());
+    match (file, value) {
+        (Some(_), Some(_)) => Err(format!("give {what} once: {flag} or {env}")),
+        (Some(path), None) => Ok(Some(Secret::File(path))),
+        (None, Some(value)) => Ok(Some(Secret::Value(value))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `--facilitator-header Name=file:PATH` or `Name=env:VARIABLE`.
+fn header_secret(spec: &str) -> Result<(String, Secret), String> {
+    // Named by its header name only: a value given here by mistake is not repeated in a log.
+    let shape = || {
+        let name = spec.split('=').next().unwrap_or_default().trim();
+        format!("--facilitator-header {name}: expected Name=file:PATH or Name=env:VARIABLE")
+    };
+    let (name, source) = spec.split_once('=').ok_or_else(shape)?;
+    let name = name.trim().to_string();
+    let secret = match source.trim().split_once(':') {
+        Some(("file", path)) if !path.is_empty() => Secret::File(PathBuf::from(path)),
+        Some(("env", variable)) if !variable.is_empty() => Secret::Value(
+            std::env::var(variable)
+                .map_err(|_| format!("--facilitator-header {name}: {variable} is not set"))?,
+        ),
+        _ => return Err(shape()),
+    };
+    Ok((name, secret))
 }
 
 fn init_tracing(format: LogFormat) {

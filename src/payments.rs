@@ -81,3 +81,25 @@ impl Payments {
         )
     }
 }
+
+/// Keeps only the networks `facilitator` says it settles `exact` payments on (a hosted
+/// facilitator's `/supported`, read at start-up), so nothing is offered that could not be
+/// collected; returns those left out. A facilitator that has not said (not reachable yet, or
+/// local) keeps them all. None left: an error naming what it does settle.
+pub fn keep_settled_networks(
+    config: &mut crate::config::PaymentConfig,
+    facilitator: &dyn Facilitator,
+) -> Result<Vec<String>, crate::x402::facilitator::SetupError> {
+    let (kept, left_out): (Vec<_>, Vec<_>) = std::mem::take(&mut config.networks)
+        .into_iter()
+        .partition(|network| facilitator.settles("exact", &network.caip2) != Some(false));
+    let left_out: Vec<String> = left_out.into_iter().map(|n| n.caip2).collect();
+    if kept.is_empty() {
+        return Err(crate::x402::facilitator::SetupError::Facilitator(format!(
+            "it settles `exact` payments (x402 v2) on none of the accepted networks ({})",
+            left_out.join(", ")
+        )));
+    }
+    config.networks = kept;
+    Ok(left_out)
+}

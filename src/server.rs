@@ -49,12 +49,24 @@ impl Server {
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
         let bound = listener.local_addr()?;
-        let (app, notes) = App::open(config, bound).await?;
+        let (mut app, notes) = App::open(config, bound).await?;
         app.payments
             .facilitator
             .check()
             .await
-            .map_err(StartupError::Chain)?;
+            .map_err(StartupError::Facilitator)?;
+        let left_out = crate::payments::keep_settled_networks(
+            &mut app.config.payment,
+            app.payments.facilitator.as_ref(),
+        )
+        .map_err(StartupError::Facilitator)?;
+        for network in left_out {
+            tracing::warn!(
+                network,
+                "not offered: the x402 facilitator does not settle `exact` payments on it"
+            );
+        }
+        crate::x402::facilitator::follow(&app.payments.facilitator);
         app.runtime
             .pool()
             .start()

@@ -64,7 +64,7 @@ pub async fn resolve_pay_to(config: &PaymentConfig, keys: &Keyring) -> Result<St
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::x402::config::NetworkConfig;
+    use crate::x402::config::{NetworkConfig, RemoteConfig};
 
     #[tokio::test]
     async fn dev_default_is_stable_and_mainnet_needs_config() {
@@ -82,9 +82,8 @@ mod tests {
             matches!(refused, PayToError::MainnetNeedsSettlement(ref n) if n == "base (eip155:8453)"),
             "{refused}"
         );
-        mainnet.facilitator = FacilitatorConfig::Remote {
-            url: "https://facilitator.example".into(),
-        };
+        mainnet.facilitator =
+            FacilitatorConfig::Remote(RemoteConfig::open("https://facilitator.example"));
         mainnet.pay_to = None;
         assert!(matches!(
             resolve_pay_to(&mainnet, &keys).await,

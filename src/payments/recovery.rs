@@ -95,7 +95,7 @@ pub fn settlement_bound(config: &Config) -> Duration {
         FacilitatorConfig::Local => Duration::ZERO,
         FacilitatorConfig::OnChain(onchain) => onchain.confirmation_timeout,
         // The remote client's own timeout.
-        FacilitatorConfig::Remote { .. } => Duration::from_secs(20),
+        FacilitatorConfig::Remote(_) => Duration::from_secs(20),
     };
     settlement + STALE_MARGIN
 }

@@ -22,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use toolhost::config::Config;
 use toolhost::server::Server;
-use toolhost::x402::config::{FacilitatorConfig, NetworkConfig, OnChainConfig, SettlerKey};
+use toolhost::x402::config::{FacilitatorConfig, NetworkConfig, OnChainConfig, Secret};
 use toolhost::x402::schemes::exact_evm::signing::sign;
 use toolhost::x402::PaymentRequirements;
 
@@ -264,7 +264,7 @@ fn settle_on(
     config.payment.networks = vec![chain.network()];
     config.payment.facilitator = FacilitatorConfig::OnChain(OnChainConfig {
         rpc_url: chain.url.clone(),
-        settler_key: SettlerKey::File(key_file),
+        settler_key: Secret::File(key_file),
         confirmation_timeout: timeout,
     });
 }
@@ -724,7 +724,7 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
     let error = refusal(
         Server::bind(config(&|c| {
             if let FacilitatorConfig::OnChain(onchain) = &mut c.payment.facilitator {
-                onchain.settler_key = SettlerKey::File(open_key.clone());
+                onchain.settler_key = Secret::File(open_key.clone());
             }
         }))
         .await,

@@ -233,3 +233,93 @@ fn settlement_flags_are_checked_at_start() {
     assert!(stderr.contains("could not be reached"), "{stderr}");
     assert!(!stderr.contains("secret-api-key"), "{stderr}");
 }
+
+/// A hosted facilitator's credential flags: documented, checked before anything is sent, and
+/// no secret ever echoed (the facilitator itself is tested in `facilitator_auth`).
+#[test]
+fn facilitator_credential_flags_are_checked_at_start() {
+    let out = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for option in [
+        "--facilitator-bearer-file",
+        "TOOLHOST_FACILITATOR_BEARER",
+        "--facilitator-cdp-key-id",
+        "--facilitator-cdp-key-file",
+        "TOOLHOST_FACILITATOR_CDP_KEY_SECRET",
+        "--facilitator-header",
+        "TOOLHOST_FACILITATOR_HEADERS",
+        "--facilitator-supported-refresh-secs",
+    ] {
+        assert!(
+            help.contains(option),
+            "serve --help lacks {option}:\n{help}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    const SECRET: &str = "sekrit-9c41d7e2";
+    let open_file = dir.path().join("bearer");
+    std::fs::write(&open_file, SECRET).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&open_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let open_file = open_file.display().to_string();
+    let refused = |args: &[&str], env: &[(&str, &str)]| {
+        let out = Command::new(BIN)
+            .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+            .arg(dir.path().join("data"))
+            .args(args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} should be refused");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!stderr.contains(SECRET), "the secret was echoed: {stderr}");
+        stderr
+    };
+    let url = ["--facilitator-url", "http://127.0.0.1:9"];
+    let bearer = ("TOOLHOST_FACILITATOR_BEARER", SECRET);
+    let cdp = ("TOOLHOST_FACILITATOR_CDP_KEY_SECRET", SECRET);
+    let literal_header = format!("X-Key={SECRET}");
+    // (arguments, environment, what the refusal says)
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: [Case; 6] = [
+        (vec![], vec![bearer], "need --facilitator-url"),
+        (
+            [&url[..], &["--facilitator-cdp-key-id", "k"]].concat(),
+            vec![],
+            "needs the key's secret",
+        ),
+        (
+            url.to_vec(),
+            vec![bearer, cdp],
+            "one of a bearer token and a CDP key",
+        ),
+        (
+            [&url[..], &["--facilitator-header", &literal_header]].concat(),
+            vec![],
+            "X-Key: expected Name=file:PATH or Name=env:VARIABLE",
+        ),
+        (
+            [&url[..], &["--facilitator-bearer-file", &open_file]].concat(),
+            vec![bearer],
+            "give the facilitator's bearer token once",
+        ),
+        (
+            [&url[..], &["--facilitator-bearer-file", &open_file]].concat(),
+            vec![],
+            "bearer token",
+        ),
+    ];
+    for (args, env, expected) in cases {
+        let stderr = refused(&args, &env);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    // The group-readable file is refused as such, by its path.
+    let stderr = refused(
+        &[&url[..], &["--facilitator-bearer-file", &open_file]].concat(),
+        &[],
+    );
+    assert!(stderr.contains(&open_file), "{stderr}");
+}

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::util::TestServer;
 
 /// `tests/js/x402`, or `None` (skipped) when node or its packages are missing outside CI.
-fn js_dir() -> Option<PathBuf> {
+pub(crate) fn js_dir() -> Option<PathBuf> {
     let js = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/x402");
     let node = std::process::Command::new("node").arg("--version").output();
     if js.join("node_modules/@x402/extensions").exists() && node.is_ok() {

@@ -15,6 +15,7 @@ mod cluster;
 mod crash;
 mod drafts;
 mod errors;
+mod facilitator_auth;
 mod fetch;
 mod grants;
 mod health_and_metrics;

@@ -5,7 +5,7 @@
 use alloy_signer_local::PrivateKeySigner;
 use base64::Engine;
 use serde_json::{json, Value};
-use toolhost::x402::config::{FacilitatorConfig, NetworkConfig};
+use toolhost::x402::config::{FacilitatorConfig, NetworkConfig, RemoteConfig};
 use toolhost::x402::schemes::exact_evm::signing::sign;
 use toolhost::x402::schemes::exact_evm::Authorization;
 use toolhost::x402::PaymentRequirements;
@@ -439,9 +439,10 @@ async fn fake_facilitator(settled: std::sync::Arc<std::sync::atomic::AtomicUsize
 async fn remote_facilitator_verifies_and_settles() {
     let settled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let url = fake_facilitator(settled.clone()).await;
-    let server =
-        TestServer::start_with(move |c| c.payment.facilitator = FacilitatorConfig::Remote { url })
-            .await;
+    let server = TestServer::start_with(move |c| {
+        c.payment.facilitator = FacilitatorConfig::Remote(RemoteConfig::open(url))
+    })
+    .await;
     let (status, supported) = server.get("/x402/supported").await;
     assert_eq!(
         (status.as_u16(), supported["kinds"][0]["network"].clone()),
@@ -517,9 +518,10 @@ async fn a_failed_settlement_burns_the_authorization() {
     let settles = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let answer = json!({"success": false, "errorReason": "settlement_failed", "transaction": "", "network": "eip155:84532"});
     let url = scripted_facilitator(answer, std::time::Duration::ZERO, settles.clone()).await;
-    let server =
-        TestServer::start_with(move |c| c.payment.facilitator = FacilitatorConfig::Remote { url })
-            .await;
+    let server = TestServer::start_with(move |c| {
+        c.payment.facilitator = FacilitatorConfig::Remote(RemoteConfig::open(url))
+    })
+    .await;
     let signer = PrivateKeySigner::random();
     let required = ask(&server, PAID).await;
     let header = pay(&signer, &required, 2, |_| {});
@@ -580,7 +582,7 @@ async fn a_settlement_outliving_the_request_deadline_still_answers_with_the_rece
     )
     .await;
     let server = TestServer::start_with(move |c| {
-        c.payment.facilitator = FacilitatorConfig::Remote { url };
+        c.payment.facilitator = FacilitatorConfig::Remote(RemoteConfig::open(url));
         c.limits.request_timeout = std::time::Duration::from_millis(500);
     })
     .await;

@@ -15,8 +15,56 @@ pub enum FacilitatorConfig {
     /// `transferWithAuthorization` to the asset contract and waits for it to be mined.
     OnChain(OnChainConfig),
     /// A facilitator speaking the standard API (`POST /verify`, `POST /settle`,
-    /// `GET /supported`) under this base URL.
-    Remote { url: String },
+    /// `GET /supported`), hosted by someone else.
+    Remote(RemoteConfig),
+}
+
+/// A hosted facilitator: where it is, and how toolhost proves who it is there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteConfig {
+    /// Base URL; `/verify`, `/settle` and `/supported` are under it.
+    pub url: String,
+    pub auth: FacilitatorAuth,
+    /// How often its `GET /supported` is read again after the one at start-up.
+    pub supported_refresh: Duration,
+}
+
+impl RemoteConfig {
+    /// How often `/supported` is read again unless configured otherwise.
+    pub const DEFAULT_SUPPORTED_REFRESH: Duration = Duration::from_secs(300);
+
+    /// A facilitator that asks for no credentials (a self-hosted one, a free tier).
+    pub fn open(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            auth: FacilitatorAuth::default(),
+            supported_refresh: Self::DEFAULT_SUPPORTED_REFRESH,
+        }
+    }
+}
+
+/// The credentials sent with every request to a hosted facilitator. At most one of `bearer`
+/// and `cdp` (both are the `Authorization` header).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FacilitatorAuth {
+    /// `Authorization: Bearer <token>` (e.g. PayAI beyond its free tier).
+    pub bearer: Option<Secret>,
+    /// A JWT per request, signed with a Coinbase Developer Platform API key (the CDP
+    /// facilitator).
+    pub cdp: Option<CdpKey>,
+    /// Further headers by name, e.g. an `X-Api-Key`.
+    pub headers: Vec<(String, Secret)>,
+}
+
+/// A Coinbase Developer Platform secret API key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CdpKey {
+    /// The key's id (a UUID, or `organizations/{org}/apiKeys/{key}` for older keys); `None`
+    /// when the secret is the JSON key file CDP hands out, which names it.
+    pub id: Option<String>,
+    /// The private key: Ed25519 (base64, as CDP shows it), an EC P-256 PEM, or CDP's JSON key
+    /// file (`{"id" or "name", "privateKey"}`) holding either.
+    pub secret: Secret,
 }
 
 /// On-chain settlement by the local facilitator.
@@ -25,27 +73,42 @@ pub struct OnChainConfig {
     /// EVM JSON-RPC endpoint of the accepted network's chain (operator configuration, reached
     /// directly). Start-up checks its `eth_chainId`.
     pub rpc_url: String,
-    /// The account that submits (and pays gas for) the transfers.
-    pub settler_key: SettlerKey,
+    /// The account that submits (and pays gas for) the transfers: its 32-byte hex private key.
+    pub settler_key: Secret,
     /// How long to wait for a broadcast transaction to be mined before recording it as
     /// `pending`.
     pub confirmation_timeout: Duration,
 }
 
-/// Where the settler's private key (32 bytes of hex) comes from. `Debug` never shows it.
+/// Where a secret the operator configures comes from (a settler key, a facilitator's
+/// credentials). `Debug` never shows it, and neither flag nor argv ever holds it: argv is
+/// visible to every local user.
 #[derive(Clone, PartialEq, Eq)]
-pub enum SettlerKey {
+pub enum Secret {
     /// A file only its owner may read (start-up refuses a group- or world-readable one).
     File(PathBuf),
-    /// The key itself, e.g. from `TOOLHOST_SETTLER_KEY`.
+    /// The secret itself, from an environment variable (e.g. `TOOLHOST_SETTLER_KEY`).
     Value(String),
 }
 
-impl std::fmt::Debug for SettlerKey {
+impl Secret {
+    /// The secret's text, without surrounding whitespace. The error names the file, never
+    /// the content.
+    pub fn read(&self) -> Result<String, String> {
+        match self {
+            Secret::File(path) => {
+                toolhost_values::keyfile::read_owner_only(path).map_err(|e| e.to_string())
+            }
+            Secret::Value(text) => Ok(text.trim().to_string()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SettlerKey::File(path) => f.debug_tuple("File").field(path).finish(),
-            SettlerKey::Value(_) => f.write_str("Value(<redacted>)"),
+            Secret::File(path) => f.debug_tuple("File").field(path).finish(),
+            Secret::Value(_) => f.write_str("Value(<redacted>)"),
         }
     }
 }
@@ -178,8 +241,8 @@ mod tests {
     }
 
     #[test]
-    fn settler_keys_never_show_in_debug() {
-        let key = SettlerKey::Value(
+    fn secrets_never_show_in_debug() {
+        let key = Secret::Value(
             "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80".into(),
         );
         assert!(!format!("{key:?}").contains("ac0974"));

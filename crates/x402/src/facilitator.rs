@@ -20,10 +20,12 @@
 //!   kept, not released (see `recovery`).
 
 pub mod chain;
+mod credentials;
 pub mod local;
 pub mod remote;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use alloy_primitives::{Address, B256, U256};
 use futures::future::BoxFuture;
@@ -104,9 +106,28 @@ pub trait Facilitator: Send + Sync {
     fn supported(&self) -> BoxFuture<'_, Result<Value, PaymentError>>;
 
     /// Checks, once at start-up, what can be checked before the first payment (the chain an
-    /// on-chain settler reaches). Nothing to check by default.
-    fn check(&self) -> BoxFuture<'_, Result<(), ChainError>> {
+    /// on-chain settler reaches, a hosted facilitator's credentials and supported kinds).
+    /// Nothing to check by default.
+    fn check(&self) -> BoxFuture<'_, Result<(), SetupError>> {
         futures::future::ready(Ok(())).boxed()
+    }
+
+    /// How often [`Facilitator::refresh`] should run, if it has anything to do.
+    fn refresh_every(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Reads again what may change while toolhost runs (a hosted facilitator's supported
+    /// kinds). Nothing by default.
+    fn refresh(&self) -> BoxFuture<'_, ()> {
+        futures::future::ready(()).boxed()
+    }
+
+    /// Whether it settles `scheme` payments on `network` (CAIP-2) under x402 v2, as far as
+    /// it has said; `None` when it has not said (a hosted one not reached yet) or settles what
+    /// it is configured with (local).
+    fn settles(&self, _scheme: &str, _network: &str) -> Option<bool> {
+        None
     }
 
     /// What can be asked of the chain about past settlements, if this facilitator can ask it.
@@ -176,26 +197,59 @@ pub trait ChainStatus: Send + Sync {
     ) -> BoxFuture<'_, Result<TransferStatus, ChainError>>;
 }
 
+/// Why a facilitator cannot be set up: its configuration, or what it said at start-up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    #[error("facilitator credentials: {0}")]
+    Credentials(String),
+    #[error("facilitator: {0}")]
+    Facilitator(String),
+}
+
+/// Keeps what `facilitator` says of itself current: [`Facilitator::refresh`] every
+/// [`Facilitator::refresh_every`], until the facilitator is dropped.
+pub fn follow(facilitator: &Arc<dyn Facilitator>) {
+    let Some(every) = facilitator.refresh_every() else {
+        return;
+    };
+    let facilitator = Arc::downgrade(facilitator);
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The first tick is now: start-up's check has just read it.
+        ticks.tick().await;
+        loop {
+            ticks.tick().await;
+            let Some(facilitator) = facilitator.upgrade() else {
+                return;
+            };
+            facilitator.refresh().await;
+        }
+    });
+}
+
 /// The facilitator the configuration names. On-chain settlement goes through one RPC, so every
 /// accepted network must be its chain.
 pub fn from_config(
     config: &FacilitatorConfig,
     networks: &[NetworkConfig],
-) -> Result<Arc<dyn Facilitator>, ChainError> {
+) -> Result<Arc<dyn Facilitator>, SetupError> {
     Ok(match config {
         FacilitatorConfig::Local => Arc::new(local::LocalFacilitator::new(networks.to_vec(), None)),
         FacilitatorConfig::OnChain(onchain) => {
             let chain_id = match networks {
                 [network] => network.chain_id,
                 _ => {
-                    return Err(ChainError::Networks(format!(
+                    return Err(SetupError::Chain(ChainError::Networks(format!(
                         "on-chain settlement uses one RPC, so accept exactly one network (configured: {})",
                         networks
                             .iter()
                             .map(|n| n.caip2.as_str())
                             .collect::<Vec<_>>()
                             .join(", ")
-                    )))
+                    ))))
                 }
             };
             let settler = chain::Settler::new(onchain, chain_id)?;
@@ -204,27 +258,27 @@ pub fn from_config(
                 Some(settler),
             ))
         }
-        FacilitatorConfig::Remote { url } => Arc::new(remote::RemoteFacilitator::new(url)),
+        FacilitatorConfig::Remote(remote) => Arc::new(remote::RemoteFacilitator::new(remote)?),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{OnChainConfig, SettlerKey};
+    use crate::config::{OnChainConfig, Secret};
 
     #[test]
     fn on_chain_settlement_needs_exactly_one_network() {
         let onchain = FacilitatorConfig::OnChain(OnChainConfig {
             rpc_url: "http://127.0.0.1:9".into(),
-            settler_key: SettlerKey::Value(
+            settler_key: Secret::Value(
                 "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d".into(),
             ),
             confirmation_timeout: std::time::Duration::from_secs(1),
         });
         let two = [NetworkConfig::base_sepolia(), NetworkConfig::base()];
         match from_config(&onchain, &two) {
-            Err(ChainError::Networks(message)) => {
+            Err(SetupError::Chain(ChainError::Networks(message))) => {
                 assert!(message.contains("eip155:84532, eip155:8453"), "{message}")
             }
             other => panic!("expected a refusal, got {:?}", other.err()),

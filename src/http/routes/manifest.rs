@@ -245,10 +245,10 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Manifest> {
     let facilitator = match &payment.facilitator {
         FacilitatorConfig::Local => local(false),
         FacilitatorConfig::OnChain(_) => local(true),
-        FacilitatorConfig::Remote { url } => ManifestFacilitator {
+        FacilitatorConfig::Remote(remote) => ManifestFacilitator {
             kind: "remote",
             settles_on_chain: None,
-            url: Some(url.clone()),
+            url: Some(remote.url.clone()),
         },
     };
     Json(Manifest {

@@ -62,10 +62,9 @@ use tokio::sync::Mutex;
 
 use self::rpc::{Rpc, RpcError};
 use super::{ChainStatus, ExpectedTransfer, SettleJournal, TransferStatus};
-use crate::config::{OnChainConfig, SettlerKey};
+use crate::config::OnChainConfig;
 use crate::schemes::exact_evm::Transfer;
 use crate::{PaymentError, Reason};
-use toolhost_values::keyfile;
 
 sol! {
     /// What settlement calls on the asset contract (USDC's EIP-3009 surface).
@@ -146,12 +145,7 @@ pub struct Settler {
 impl Settler {
     /// A settler for `chain_id`, with its key loaded (from an owner-only file, or the value).
     pub fn new(config: &OnChainConfig, chain_id: u64) -> Result<Self, ChainError> {
-        let text = match &config.settler_key {
-            SettlerKey::File(path) => {
-                keyfile::read_owner_only(path).map_err(|e| ChainError::Key(e.to_string()))?
-            }
-            SettlerKey::Value(text) => text.trim().to_string(),
-        };
+        let text = config.settler_key.read().map_err(ChainError::Key)?;
         // The parse error is not shown: it could quote part of the key.
         let signer = PrivateKeySigner::from_str(&text)
             .map_err(|_| ChainError::Key("not a 32-byte hex private key".into()))?;
@@ -523,8 +517,9 @@ fn configured_asset(asset: &str) -> Result<Address, ChainError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Secret;
 
-    fn config(key: SettlerKey) -> OnChainConfig {
+    fn config(key: Secret) -> OnChainConfig {
         OnChainConfig {
             rpc_url: "http://127.0.0.1:9".into(),
             settler_key: key,
@@ -537,10 +532,10 @@ mod tests {
         let signer = PrivateKeySigner::random();
         let hex_key = hex::encode(signer.to_bytes());
         let settler =
-            Settler::new(&config(SettlerKey::Value(format!("0x{hex_key}\n"))), 31337).unwrap();
+            Settler::new(&config(Secret::Value(format!("0x{hex_key}\n"))), 31337).unwrap();
         assert_eq!(settler.address(), signer.address());
         let bad = format!("{}zz", &hex_key[..62]);
-        let error = Settler::new(&config(SettlerKey::Value(bad.clone())), 31337)
+        let error = Settler::new(&config(Secret::Value(bad.clone())), 31337)
             .err()
             .unwrap()
             .to_string();

@@ -11,8 +11,8 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
 
-use super::chain::{ChainError, Settler};
-use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatus};
+use super::chain::Settler;
+use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatus, SetupError};
 use crate::config::NetworkConfig;
 use crate::header::PaymentPayload;
 use crate::requirements::Offer;
@@ -113,10 +113,10 @@ impl Facilitator for LocalFacilitator {
         async move { Ok(json!({ "kinds": kinds, "signers": {"eip155:*": signers} })) }.boxed()
     }
 
-    fn check(&self) -> BoxFuture<'_, Result<(), ChainError>> {
+    fn check(&self) -> BoxFuture<'_, Result<(), SetupError>> {
         async move {
             match &self.settler {
-                Some(settler) => settler.check_chain().await,
+                Some(settler) => Ok(settler.check_chain().await?),
                 None => Ok(()),
             }
         }

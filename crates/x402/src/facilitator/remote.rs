@@ -4,16 +4,25 @@
 //! paymentRequirements}` (requirements in the payload's version) and answer
 //! `{isValid, invalidReason?, payer?}` and `{success, errorReason?, transaction, network, payer}`.
 //! The URL is operator configuration, not caller input, so it is reached directly rather than
-//! through the SSRF-guarded client.
+//! through the SSRF-guarded client; every request carries the configured credentials
+//! ([`super::credentials`]), and a redirect is never followed, so they reach that address only.
+//!
+//! `GET {url}/supported` (`{kinds: [{x402Version, scheme, network}], extensions, signers}`) is
+//! read at start-up and every [`RemoteConfig::supported_refresh`] after: start-up offers only
+//! the networks it names, and toolhost's own `/x402/supported` answers from what was read.
 
+use std::sync::RwLock;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{Facilitator, SettleJournal, Settlement, SettlementStatus};
+use super::credentials::Credentials;
+use super::{Facilitator, SettleJournal, Settlement, SettlementStatus, SetupError};
+use crate::config::RemoteConfig;
 use crate::header::{PaymentPayload, X402Version};
 use crate::requirements::Offer;
 use crate::verify::{self, unix_now, Verified};
@@ -22,6 +31,12 @@ use crate::{PaymentError, Reason};
 pub struct RemoteFacilitator {
     base: String,
     client: reqwest::Client,
+    credentials: Credentials,
+    /// Its last `/supported` answer (`None` until it first gave one): served to callers who
+    /// ask, so they cannot make toolhost call the facilitator (and spend its credentials) once
+    /// per request.
+    supported: RwLock<Option<Value>>,
+    refresh: Duration,
 }
 
 #[derive(Deserialize)]
@@ -42,16 +57,48 @@ struct SettleAnswer {
     transaction: Option<String>,
 }
 
+/// Why a request to the facilitator got no answer to read.
+enum Failure {
+    Unreachable,
+    /// 401 or 403: our credentials (or their absence).
+    CredentialsRefused(StatusCode),
+    /// A redirect, not followed: credentials are never sent to another address.
+    Redirected(StatusCode),
+    NotJson,
+}
+
+impl Failure {
+    fn describe(&self, path: &str) -> String {
+        match self {
+            Failure::Unreachable => format!("{path} could not be reached"),
+            Failure::CredentialsRefused(status) => {
+                format!("{path}: the facilitator refused toolhost's credentials ({status})")
+            }
+            Failure::Redirected(status) => format!(
+                "{path}: the facilitator answered with a redirect ({status}), which is not \
+                 followed (its credentials go to the configured address only)"
+            ),
+            Failure::NotJson => format!("{path} answered something that is not its JSON"),
+        }
+    }
+}
+
 impl RemoteFacilitator {
-    pub fn new(url: &str) -> Self {
+    /// Loads the configured credentials; nothing is sent yet (see [`Facilitator::check`]).
+    pub fn new(config: &RemoteConfig) -> Result<Self, SetupError> {
+        let credentials = Credentials::load(&config.auth).map_err(SetupError::Credentials)?;
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(20))
+            .redirect(reqwest::redirect::Policy::none())
             .build()
-            .unwrap_or_default();
-        Self {
-            base: url.trim_end_matches('/').to_string(),
+            .map_err(|e| SetupError::Facilitator(format!("HTTP client: {e}")))?;
+        Ok(Self {
+            base: config.url.trim_end_matches('/').to_string(),
             client,
-        }
+            credentials,
+            supported: RwLock::new(None),
+            refresh: config.supported_refresh,
+        })
     }
 
     /// The request body of `/verify` and `/settle`.
@@ -82,21 +129,73 @@ impl RemoteFacilitator {
         }))
     }
 
+    /// One request with the credentials, its answer's JSON read whatever its status (a
+    /// facilitator may refuse a payment with a 400 and its reason).
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, Failure> {
+        let url = reqwest::Url::parse(&format!("{}{path}", self.base))
+            .map_err(|_| Failure::Unreachable)?;
+        let headers = self.credentials.headers(&method, &url);
+        let mut request = self.client.request(method, url).headers(headers);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request.send().await.map_err(|_| Failure::Unreachable)?;
+        let status = response.status();
+        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+            tracing::error!(
+                path,
+                %status,
+                credentials = !self.credentials.is_empty(),
+                "the x402 facilitator refused toolhost's credentials"
+            );
+            return Err(Failure::CredentialsRefused(status));
+        }
+        if status.is_redirection() {
+            return Err(Failure::Redirected(status));
+        }
+        response.json::<Value>().await.map_err(|_| Failure::NotJson)
+    }
+
     async fn post<T: serde::de::DeserializeOwned>(
         &self,
         path: &str,
         body: &Value,
     ) -> Result<T, PaymentError> {
-        let response = self
-            .client
-            .post(format!("{}{path}", self.base))
-            .json(body)
-            .send()
+        let answer = self
+            .send(Method::POST, path, Some(body))
             .await
-            .map_err(|_| PaymentError::Facilitator(format!("{path} could not be reached")))?;
-        response.json::<T>().await.map_err(|_| {
-            PaymentError::Facilitator(format!("{path} answered something that is not its JSON"))
-        })
+            .map_err(|failure| PaymentError::Facilitator(failure.describe(path)))?;
+        serde_json::from_value(answer)
+            .map_err(|_| PaymentError::Facilitator(Failure::NotJson.describe(path)))
+    }
+
+    /// Reads `/supported` and keeps it.
+    async fn read_supported(&self) -> Result<Value, Failure> {
+        let answer = self.send(Method::GET, "/supported", None).await?;
+        if !answer["kinds"].is_array() {
+            return Err(Failure::NotJson);
+        }
+        let mut kept = self.supported.write().unwrap_or_else(|e| e.into_inner());
+        if kept
+            .as_ref()
+            .is_some_and(|before| before["kinds"] != answer["kinds"])
+        {
+            tracing::info!(kinds = %answer["kinds"], "the x402 facilitator's supported kinds changed");
+        }
+        *kept = Some(answer.clone());
+        Ok(answer)
+    }
+
+    fn kept_supported(&self) -> Option<Value> {
+        self.supported
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -165,16 +264,61 @@ impl Facilitator for RemoteFacilitator {
 
     fn supported(&self) -> BoxFuture<'_, Result<Value, PaymentError>> {
         async move {
-            let response = self
-                .client
-                .get(format!("{}/supported", self.base))
-                .send()
-                .await
-                .map_err(|_| PaymentError::Facilitator("/supported could not be reached".into()))?;
-            response.json::<Value>().await.map_err(|_| {
-                PaymentError::Facilitator("/supported answered something that is not JSON".into())
-            })
+            match self.kept_supported() {
+                Some(kept) => Ok(kept),
+                None => self
+                    .read_supported()
+                    .await
+                    .map_err(|failure| PaymentError::Facilitator(failure.describe("/supported"))),
+            }
         }
         .boxed()
+    }
+
+    /// Reads `/supported` once: credentials refused or a redirect are configuration errors
+    /// (nothing would ever settle), so start-up stops; an unreachable facilitator does not stop
+    /// it (it may come up later; payments answer 502 until it does).
+    fn check(&self) -> BoxFuture<'_, Result<(), SetupError>> {
+        async move {
+            match self.read_supported().await {
+                Ok(_) => Ok(()),
+                Err(failure @ (Failure::CredentialsRefused(_) | Failure::Redirected(_))) => {
+                    Err(SetupError::Facilitator(failure.describe("/supported")))
+                }
+                Err(failure) => {
+                    tracing::warn!(
+                        "the x402 facilitator is not answering yet ({}); trying again every {:?}",
+                        failure.describe("/supported"),
+                        self.refresh
+                    );
+                    Ok(())
+                }
+            }
+        }
+        .boxed()
+    }
+
+    fn refresh_every(&self) -> Option<Duration> {
+        Some(self.refresh)
+    }
+
+    fn refresh(&self) -> BoxFuture<'_, ()> {
+        async move {
+            if let Err(failure) = self.read_supported().await {
+                tracing::warn!(
+                    "the x402 facilitator's supported kinds could not be read again: {}",
+                    failure.describe("/supported")
+                );
+            }
+        }
+        .boxed()
+    }
+
+    fn settles(&self, scheme: &str, network: &str) -> Option<bool> {
+        let kept = self.kept_supported()?;
+        let kinds = kept["kinds"].as_array()?;
+        Some(kinds.iter().any(|kind| {
+            kind["x402Version"] == 2 && kind["scheme"] == scheme && kind["network"] == network
+        }))
     }
 }
