@@ -43,6 +43,8 @@ pub enum EventKind {
     CapabilitiesRefused,
     PayoutCreated,
     PayoutPaid,
+    /// The owner or the admin refunded a paid call (`data`: the refund).
+    ReceiptRefunded,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]

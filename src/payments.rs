@@ -29,6 +29,7 @@
 //! - `gate`: the seam the invocation pipeline calls; `tender`: what a call offers to pay with;
 //!   `error`: what the gate answers instead ([`GateError`]), converted to the service's error
 //!   in one place.
+//! - `refunds`: the owner or the admin gives back what a receipt charged.
 //! - `dev_key`: the generated receiving address of a local/dev server.
 
 pub mod bazaar;
@@ -41,6 +42,7 @@ pub mod offer_receipt;
 pub mod offers;
 pub mod payment_ids;
 pub mod recovery;
+pub mod refunds;
 pub mod settling;
 mod tender;
 

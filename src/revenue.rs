@@ -35,8 +35,10 @@
 //! # Layout
 //! - `report`: revenue by endpoint and by day.
 //! - `payouts`: payout settings and packets.
+//! - `refunds`: refund records, and what a refund takes back from a sale and from whom.
 
 pub mod payouts;
+pub mod refunds;
 pub mod report;
 
 use serde::{Deserialize, Serialize};
@@ -62,6 +64,14 @@ pub struct Sale {
     /// field existed (see [`standing`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collection: Option<Collection>,
+    /// The developer credit that paid (so a refund can go back to it); absent on x402 sales
+    /// and on credit sales written before this field existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credit_id: Option<String>,
+    /// What was refunded of `amount`, which [`with_standing`] has already taken off it: in
+    /// memory only, for reports (the refund record is the ledger's).
+    #[serde(skip)]
+    pub refunded: Usd,
 }
 
 /// Where a sale's money is.
@@ -142,14 +152,20 @@ pub async fn standing(store: &dyn Store, sale: &Sale) -> Result<Collection, Stor
     }
 }
 
-/// Each sale with where its money stands now.
+/// Each sale with where its money stands now, and its amount less what was refunded of it
+/// (see [`refunds`]).
 pub async fn with_standing(
     store: &dyn Store,
     sales: Vec<Sale>,
 ) -> Result<Vec<(Sale, Collection)>, StoreError> {
     let mut out = Vec::with_capacity(sales.len());
-    for sale in sales {
+    for mut sale in sales {
         let standing = standing(store, &sale).await?;
+        if let Some((refund, _)) = refunds::refund_of(store, &sale.receipt_id).await? {
+            let kept = refunds::after_refund(sale.amount, Some(&refund))?;
+            sale.refunded = sale.amount.checked_sub(kept).unwrap_or(Usd::ZERO);
+            sale.amount = kept;
+        }
         out.push((sale, standing));
     }
     Ok(out)
@@ -258,6 +274,8 @@ mod tests {
             method,
             at: OffsetDateTime::now_utc(),
             collection,
+            credit_id: None,
+            refunded: Usd::ZERO,
         };
         let s = &store;
         let standing_of = |sale: Sale| async move { standing(s, &sale).await.unwrap() };
@@ -336,6 +354,8 @@ mod tests {
                 method: PaymentMethod::X402,
                 at,
                 collection: Some(Collection::Collected),
+                credit_id: None,
+                refunded: Usd::ZERO,
             };
             store
                 .apply(record(Batch::new(), &sale).unwrap())

@@ -71,6 +71,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
             routes::tools::invoke_post
         ))
         .routes(routes!(routes::receipts::get_receipt))
+        .routes(routes!(
+            routes::receipts::refund,
+            routes::receipts::get_refund
+        ))
         .routes(routes!(routes::receipts::inclusion))
         .routes(routes!(routes::receipts::consistency))
         .routes(routes!(routes::receipts::checkpoint))

@@ -186,6 +186,24 @@ pub async fn debit(
     change_balance(store, &grant.credit_id, sub, with).await
 }
 
+/// Gives `amount` back to the grant (a refund) and applies `with` in the same atomic batch.
+/// Retries when a concurrent spend changed the balance in between.
+pub async fn give_back(
+    store: &dyn Store,
+    credit_id: &str,
+    amount: Usd,
+    with: impl Fn(Batch) -> Batch,
+) -> Result<Usd, PaymentError> {
+    let add = |available: Usd| {
+        available.checked_add(amount).ok_or_else(|| {
+            PaymentError::Store(StoreError::Corrupt(format!(
+                "balance of {credit_id} overflows"
+            )))
+        })
+    };
+    change_balance(store, credit_id, add, with).await
+}
+
 /// Sets the balance to `change(balance)` and applies `with` in the same atomic batch, after the
 /// balance's own condition (index 0). Retries when a concurrent spend changed the balance in
 /// between; any other failed condition is the caller's to interpret.

@@ -42,6 +42,7 @@ use super::recovery::PendingSettlement;
 use super::{GateError, Tender};
 use crate::catalog::{Endpoint, Owner};
 use crate::config::PaymentConfig;
+use crate::money::Usd;
 use crate::receipts::batch::ReceiptBatches;
 use crate::receipts::log::Inclusion;
 use crate::receipts::{
@@ -416,6 +417,8 @@ impl Authorized {
             method,
             at: OffsetDateTime::now_utc(),
             collection: Some(collection),
+            credit_id: None,
+            refunded: Usd::ZERO,
         };
         match method {
             Method::Replay(_) => Err(GateError::Internal(
@@ -442,11 +445,14 @@ impl Authorized {
                 let writes = revenue::record(
                     store_receipt(Batch::new(), &receipt)?,
                     // The platform holds the credit's value: a debit is collected money.
-                    &sale(
-                        &receipt,
-                        PaymentMethod::DeveloperCredit,
-                        Collection::Collected,
-                    ),
+                    &Sale {
+                        credit_id: Some(hold.grant().credit_id.clone()),
+                        ..sale(
+                            &receipt,
+                            PaymentMethod::DeveloperCredit,
+                            Collection::Collected,
+                        )
+                    },
                 )?;
                 hold.settle(writes)
                     .await

@@ -458,6 +458,8 @@ impl Recovery {
                 at: OffsetDateTime::now_utc(),
                 // Recovery records a sale only when the chain says the transfer happened.
                 collection: Some(revenue::Collection::Collected),
+                credit_id: None,
+                refunded: Usd::ZERO,
             },
         )?
         .require_equals(Tree::Nonces, key.to_vec(), Some(bytes.to_vec()))
@@ -1103,6 +1105,8 @@ mod tests {
             method: PaymentMethod::X402,
             at: OffsetDateTime::now_utc(),
             collection: Some(revenue::Collection::Pending),
+            credit_id: None,
+            refunded: Usd::ZERO,
         };
         let index = PendingSettlement {
             receipt_id: id.clone(),

@@ -10,6 +10,10 @@
 //! cannot settle) or still pending on-chain is never in a packet. When the unpaid balance is
 //! all uncollected, creating a packet answers 409 `nothing_collectable`.
 //!
+//! Refunds (see `refunds`): a sale is paid out for what is left of it after its refund, and
+//! what a builder owes for refunds of sales already paid out is deducted from its next packet
+//! (`recovered`), which deletes those debts in its batch.
+//!
 //! A sale whose on-chain transfer is still pending (`pending/{receiptId}` in the ledger) is not
 //! paid out until the reconciler sees it mined; the packet's batch also requires each sale to
 //! be still stored as read and still not pending, so a sale the reconciler removes (transfer
@@ -22,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::refunds::{self, after_refund, bump_balance, debt_key, refund_key};
 use super::{pending_key, sale_entries_of, sale_key, split, standing, Collection, Sale};
 use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
@@ -146,7 +151,8 @@ fn packet_key(builder: &str, packet_id: &str) -> Vec<u8> {
     format!("packet/{builder}/{packet_id}").into_bytes()
 }
 
-fn paid_key(receipt_id: &str) -> Vec<u8> {
+/// The entry that says `receipt_id`'s sale is in a packet (its value: the packet id).
+pub fn paid_key(receipt_id: &str) -> Vec<u8> {
     format!("paid/{receipt_id}").into_bytes()
 }
 
@@ -250,20 +256,45 @@ pub struct Packet {
     pub created_at: String,
     #[schema(required = true, format = DateTime)]
     pub paid_at: Option<String>,
+    /// Net atomic units deducted for refunds of receipts paid out before (absent when none):
+    /// `amount = gross − fee − recovered`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::money::units_schema)]
+    pub recovered: Option<String>,
+    /// The refunded receipts whose debts this packet deducted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recovered_receipt_ids: Vec<String>,
     pub signature: Signature,
 }
 
 impl Packet {
     fn sign(&mut self, signer: &ReceiptSigner) {
-        let mut value = serde_json::to_value(&*self).unwrap_or(Value::Null);
+        self.signature = Signature::over(&*self, signer);
+    }
+}
+
+impl Signature {
+    /// The service key's signature over the canonical JSON of `record` without its
+    /// `signature` (payout packets, refunds).
+    pub fn over<T: Serialize>(record: &T, signer: &ReceiptSigner) -> Signature {
+        let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
         if let Some(object) = value.as_object_mut() {
             object.remove("signature");
         }
-        self.signature = Signature {
+        Signature {
             alg: "ed25519".into(),
             public_key: signer.public_key(),
             value: signer.sign_bytes(canonical_json(&value).as_bytes()),
-        };
+        }
+    }
+
+    /// A placeholder until the record is signed.
+    pub fn unsigned() -> Signature {
+        Signature {
+            alg: String::new(),
+            public_key: String::new(),
+            value: String::new(),
+        }
     }
 }
 
@@ -277,7 +308,7 @@ pub struct Unpaid {
 
 pub async fn unpaid(store: &dyn Store, builder: &str) -> Result<Unpaid, StoreError> {
     let mut unpaid = Unpaid::default();
-    for (sale, _, standing) in unpaid_entries(store, builder).await? {
+    for UnpaidEntry { sale, standing, .. } in unpaid_entries(store, builder).await? {
         if standing.is_collected() {
             unpaid.payable.push(sale);
         } else {
@@ -287,23 +318,84 @@ pub async fn unpaid(store: &dyn Store, builder: &str) -> Result<Unpaid, StoreErr
     Ok(unpaid)
 }
 
-/// Sales not in any packet, with their stored bytes and where their money stands.
-async fn unpaid_entries(
-    store: &dyn Store,
-    builder: &str,
-) -> Result<Vec<(Sale, Vec<u8>, Collection)>, StoreError> {
+/// A sale not in any packet, as a packet reads it.
+struct UnpaidEntry {
+    /// Its amount less its refund.
+    sale: Sale,
+    /// As stored, and its refund entry as stored (a packet requires both unchanged).
+    bytes: Vec<u8>,
+    refund: Option<Vec<u8>>,
+    standing: Collection,
+}
+
+/// Sales not in any packet.
+async fn unpaid_entries(store: &dyn Store, builder: &str) -> Result<Vec<UnpaidEntry>, StoreError> {
     let mut out = Vec::new();
-    for (sale, bytes) in sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH).await? {
+    for (mut sale, bytes) in sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH).await? {
         if store
             .get(Tree::Ledger, &paid_key(&sale.receipt_id))
             .await?
             .is_none()
         {
             let standing = standing(store, &sale).await?;
-            out.push((sale, bytes, standing));
+            let refund = refunds::refund_of(store, &sale.receipt_id).await?;
+            let kept = after_refund(sale.amount, refund.as_ref().map(|(r, _)| r))?;
+            sale.refunded = sale.amount.checked_sub(kept).unwrap_or(Usd::ZERO);
+            sale.amount = kept;
+            out.push(UnpaidEntry {
+                sale,
+                bytes,
+                refund: refund.map(|(_, bytes)| bytes),
+                standing,
+            });
         }
     }
     Ok(out)
+}
+
+/// What a builder could be paid now, as one moment of its ledger.
+pub struct Balance {
+    /// The net of its collected, unpaid sales (after their refunds).
+    pub payable: Usd,
+    /// What it owes for refunds of sales already paid out.
+    pub owed: Usd,
+    /// The version of its balance this was read at (see `refunds`).
+    pub version: Option<Vec<u8>>,
+}
+
+impl Balance {
+    /// What a packet would pay: `payable − owed`, or nothing.
+    pub fn net(&self) -> Usd {
+        self.payable.checked_sub(self.owed).unwrap_or(Usd::ZERO)
+    }
+}
+
+/// `builder`'s [`Balance`]. The version is read first: whatever changes the balance after it
+/// also moves the version, so a batch conditioned on it fails rather than act on a stale sum.
+pub async fn balance(
+    store: &dyn Store,
+    builder: &str,
+    fee_bps: u64,
+) -> Result<Balance, StoreError> {
+    let version = store
+        .get(Tree::Ledger, &refunds::balance_key(builder))
+        .await?;
+    let payable = unpaid_entries(store, builder)
+        .await?
+        .iter()
+        .filter(|entry| entry.standing.is_collected())
+        .map(|entry| split(entry.sale.amount, fee_bps).1.units())
+        .sum();
+    let owed = refunds::debts_of(store, builder)
+        .await?
+        .iter()
+        .map(|(_, owed, _)| owed.units())
+        .sum();
+    Ok(Balance {
+        payable: Usd::from_units(payable),
+        owed: Usd::from_units(owed),
+        version,
+    })
 }
 
 /// Creates a pending packet for the whole unpaid net balance, if it reaches the minimum.
@@ -316,11 +408,16 @@ pub async fn create_packet(
     let settings = settings(store, builder)
         .await?
         .ok_or(PayoutError::NoSettings)?;
+    // Read first: see [`balance`].
+    let version = store
+        .get(Tree::Ledger, &refunds::balance_key(builder))
+        .await?;
     let (entries, uncollected): (Vec<_>, Vec<_>) = unpaid_entries(store, builder)
         .await?
         .into_iter()
-        .partition(|(_, _, standing)| standing.is_collected());
-    let sales: Vec<&Sale> = entries.iter().map(|(sale, _, _)| sale).collect();
+        .partition(|entry| entry.standing.is_collected());
+    let debts = refunds::debts_of(store, builder).await?;
+    let sales: Vec<&Sale> = entries.iter().map(|entry| &entry.sale).collect();
     let (mut gross, mut fee, mut net) = (0u64, 0u64, 0u64);
     for sale in &sales {
         let (f, n) = split(sale.amount, fee_bps);
@@ -328,10 +425,12 @@ pub async fn create_packet(
         fee += f.units();
         net += n.units();
     }
+    let recovered: u64 = debts.iter().map(|(_, owed, _)| owed.units()).sum();
+    let net = net.saturating_sub(recovered);
     if sales.is_empty() && !uncollected.is_empty() {
         let units: u64 = uncollected
             .iter()
-            .map(|(sale, _, _)| split(sale.amount, fee_bps).1.units())
+            .map(|entry| split(entry.sale.amount, fee_bps).1.units())
             .sum();
         return Err(PayoutError::NothingCollectable {
             uncollected: Usd::from_units(units),
@@ -359,18 +458,29 @@ pub async fn create_packet(
         transaction: None,
         created_at: crate::timestamp::now_rfc3339(),
         paid_at: None,
-        signature: Signature {
-            alg: String::new(),
-            public_key: String::new(),
-            value: String::new(),
-        },
+        recovered: (recovered > 0).then(|| recovered.to_string()),
+        recovered_receipt_ids: debts.iter().map(|(id, _, _)| id.clone()).collect(),
+        signature: Signature::unsigned(),
     };
     packet.sign(signer);
-    let mut batch = Batch::new();
-    for (sale, bytes, _) in &entries {
+    let mut batch = bump_balance(Batch::new(), builder, version);
+    for (receipt_id, _, bytes) in &debts {
+        let key = debt_key(builder, receipt_id);
+        batch = batch
+            .require_equals(Tree::Ledger, key.clone(), Some(bytes.clone()))
+            .delete(Tree::Ledger, key);
+    }
+    for UnpaidEntry {
+        sale,
+        bytes,
+        refund,
+        ..
+    } in &entries
+    {
         let id = &sale.receipt_id;
         batch = batch
             .require_equals(Tree::Ledger, sale_key(id), Some(bytes.clone()))
+            .require_equals(Tree::Ledger, refund_key(id), refund.clone())
             .require_absent(Tree::Ledger, pending_key(id))
             .require_absent(Tree::Ledger, paid_key(id))
             .put(
@@ -496,6 +606,8 @@ mod tests {
                 method: PaymentMethod::X402,
                 at: OffsetDateTime::now_utc(),
                 collection: Some(collection),
+                credit_id: None,
+                refunded: Usd::ZERO,
             };
             store
                 .apply(record(Batch::new(), &sale).unwrap())

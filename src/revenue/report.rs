@@ -191,6 +191,8 @@ mod tests {
             method: PaymentMethod::X402,
             at,
             collection: None,
+            credit_id: None,
+            refunded: Usd::ZERO,
         };
         let sales = [
             (

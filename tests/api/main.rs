@@ -33,6 +33,7 @@ mod py_client;
 mod quotes;
 mod readiness;
 mod receipt_log;
+mod refunds;
 mod revenue;
 mod revisions;
 mod rollouts;

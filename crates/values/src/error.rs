@@ -115,6 +115,10 @@ error_codes! {
     PaymentIdentifierConflict = "payment_identifier_conflict",
     PaymentIdentifierInProgress = "payment_identifier_in_progress",
     BackupUnsupported = "backup_unsupported",
+    NotRefundable = "not_refundable",
+    AlreadyRefunded = "already_refunded",
+    RefundUnavailable = "refund_unavailable",
+    RefundExceedsBalance = "refund_exceeds_balance",
     // 422
     InputInvalid = "input_invalid",
     InvalidUrl = "invalid_url",

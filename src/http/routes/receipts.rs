@@ -6,32 +6,111 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use toolhost_tlog::Tile;
 
 use crate::app::AppState;
+use crate::builders::Caller;
 use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::http::extract::JsonBody;
 use crate::http::extract::QueryParams;
 use crate::http::routes::manifest::ReceiptLogInfo;
+use crate::payments::refunds::{RefundRequest, Refunder};
 use crate::receipts;
 use crate::receipts::log::Inclusion;
+use crate::revenue::refunds::{self, Refund};
 
 /// How long a reader may cache a full tile: it never changes.
 const FULL_TILE_CACHE: &str = "public, max-age=31536000, immutable";
 /// The checkpoint and partial tiles change as the log grows.
 const GROWING_CACHE: &str = "no-cache";
 
-/// The public-safe receipt record, or 404.
+/// The public-safe receipt record, or 404. A refunded receipt's answer links its refund
+/// (`Link: </ai/receipts/{receiptId}/refund>; rel="refund"`): the receipt itself, signed as
+/// issued, is never rewritten.
 #[utoipa::path(get, path = "/ai/receipts/{receiptId}", tag = "receipts",
     params(("receiptId" = String, Path, description = "Receipt id")),
     responses((status = 200, description = "Receipt", body = crate::receipts::Receipt), (status = 404, description = "Receipt not found", body = ErrorBody)))]
 pub async fn get_receipt(
     State(app): State<AppState>,
     Path(receipt_id): Path<String>,
-) -> ApiResult<Json<Value>> {
-    receipts::lookup(app.store.as_ref(), &receipt_id)
-        .await
-        .map(Json)
+) -> ApiResult<Response> {
+    let receipt = receipts::lookup(app.store.as_ref(), &receipt_id).await?;
+    let mut response = Json(receipt).into_response();
+    if refunds::refund_of(app.store.as_ref(), &receipt_id)
+        .await?
+        .is_some()
+    {
+        let link = format!("</ai/receipts/{receipt_id}/refund>; rel=\"refund\"");
+        if let Ok(link) = header::HeaderValue::from_str(&link) {
+            response.headers_mut().insert(header::LINK, link);
+        }
+    }
+    Ok(response)
+}
+
+/// A refund, as made and as served.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RefundView {
+    /// Always true.
+    ok: bool,
+    refund: Refund,
+}
+
+/// Refund a paid call, wholly or in part, with a reason: the endpoint's owner (`X-Builder-Key`)
+/// or the admin (`X-Admin-Token`). Once per receipt: the same request again answers the refund
+/// made. Credit goes back to the developer credit; a payment recorded only moves nothing; the
+/// sale counts for what is left of it in revenue and payouts (docs/payments.md, refunds).
+#[utoipa::path(post, path = "/ai/receipts/{receiptId}/refund", tag = "receipts",
+    params(("receiptId" = String, Path, description = "Receipt id")),
+    request_body = RefundRequest,
+    responses(
+        (status = 200, description = "The signed refund record", body = RefundView),
+        (status = 401, description = "No valid builder key or admin token", body = ErrorBody),
+        (status = 403, description = "`not_owner`: another builder's receipt", body = ErrorBody),
+        (status = 404, description = "`receipt_not_found`", body = ErrorBody),
+        (status = 409, description = "`not_refundable`, `already_refunded`, `refund_unavailable` or `refund_exceeds_balance`", body = ErrorBody),
+        (status = 422, description = "`invalid_field` (reason) or `invalid_amount`", body = ErrorBody),
+    ))]
+pub async fn refund(
+    State(app): State<AppState>,
+    Path(receipt_id): Path<String>,
+    caller: Caller,
+    JsonBody(request): JsonBody<RefundRequest>,
+) -> ApiResult<Json<RefundView>> {
+    let refunder = match caller {
+        Caller::Admin => Refunder::Admin,
+        Caller::Builder(builder) => Refunder::Builder(builder.id),
+    };
+    let (refund, _) = crate::payments::refunds::refund(
+        app.store.as_ref(),
+        &app.receipt_signer,
+        app.config.platform_fee_bps,
+        &receipt_id,
+        &request,
+        &refunder,
+    )
+    .await?;
+    Ok(Json(RefundView { ok: true, refund }))
+}
+
+/// A receipt's refund: its signed record, public like the receipt.
+#[utoipa::path(get, path = "/ai/receipts/{receiptId}/refund", tag = "receipts",
+    params(("receiptId" = String, Path, description = "Receipt id")),
+    responses(
+        (status = 200, description = "The signed refund record", body = RefundView),
+        (status = 404, description = "`receipt_not_found`: no refund of that receipt", body = ErrorBody),
+    ))]
+pub async fn get_refund(
+    State(app): State<AppState>,
+    Path(receipt_id): Path<String>,
+) -> ApiResult<Json<RefundView>> {
+    match refunds::refund_of(app.store.as_ref(), &receipt_id).await? {
+        Some((refund, _)) => Ok(Json(RefundView { ok: true, refund })),
+        None => Err(ApiError::not_found(
+            ErrorCode::ReceiptNotFound,
+            format!("no refund of receipt {receipt_id:?}"),
+        )),
+    }
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

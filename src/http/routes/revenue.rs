@@ -65,6 +65,10 @@ pub struct Payouts {
     #[schema(schema_with = crate::money::units_schema)]
     uncollected_net_units: String,
     uncollected_receipts: u64,
+    /// What the builder owes for refunds of receipts already paid out: the next packet pays
+    /// `unpaidNetUnits − owedNetUnits` (docs/payments.md, refunds).
+    #[schema(schema_with = crate::money::units_schema)]
+    owed_net_units: String,
     packets: Vec<Packet>,
 }
 
@@ -215,6 +219,11 @@ pub async fn list_payouts(
         unpaid_receipts: payable.totals.count,
         uncollected_net_units: uncollected.net_units,
         uncollected_receipts: uncollected.totals.count,
+        owed_net_units: payouts::balance(store, &builder.id, app.config.platform_fee_bps)
+            .await?
+            .owed
+            .units()
+            .to_string(),
         packets: payouts::packets(store, &builder.id).await?,
     }))
 }

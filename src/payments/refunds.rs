@@ -1,0 +1,403 @@
+//! Refunding a paid call: the endpoint's owner (or the admin) gives back all or part of what a
+//! receipt charged, with a reason.
+//!
+//! A receipt is refunded once (`revenue::refunds`): the refund record, the ledger entries it
+//! changes and the money it returns are one atomic batch, conditioned on the sale as read and on
+//! no refund being there, so concurrent refunds of one receipt make one refund, and a repeated
+//! request (same amount, same reason) answers the refund already made. The receipt itself is
+//! never rewritten.
+//!
+//! Where the money goes back:
+//! - a developer credit: to its balance, in the same batch;
+//! - an x402 payment recorded only (a deployment that cannot settle): nothing was collected, so
+//!   nothing moves; the refund takes the sale out of revenue and payouts;
+//! - an x402 payment transferred on-chain: not by this release (it needs a transfer from the
+//!   settlement wallet): `refund_unavailable`, nothing changes. So is a payment still pending.
+//!
+//! A sale already paid out to the builder leaves the builder owing its net share of the refund,
+//! deducted from its next payout; the owner may refund such a sale only while its unpaid
+//! balance covers that share (`refund_exceeds_balance`), the admin whatever the balance.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::credits;
+use crate::error::{ApiError, ErrorCode};
+use crate::money::Usd;
+use crate::receipts::{PaymentMethod, Receipt, ReceiptSigner};
+use crate::revenue::payouts::{self, paid_key, Signature};
+use crate::revenue::refunds::{self, bump_balance, debt_key, owed, refund_key, Refund};
+use crate::revenue::{sale_key, standing, Collection, Sale};
+use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::x402::PaymentError;
+
+/// The longest reason kept.
+const MAX_REASON_CHARS: usize = 500;
+/// Times a refund is tried again when the ledger changed between its read and its write.
+const ATTEMPTS: usize = 16;
+
+/// `POST /ai/receipts/{receiptId}/refund`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefundRequest {
+    /// How much to give back, at most what was charged; the whole charge when absent.
+    #[schema(value_type = Option<f64>, minimum = 0)]
+    pub amount_usd: Option<Usd>,
+    /// Why (1 to 500 characters); kept in the signed refund record.
+    pub reason: String,
+}
+
+/// Who refunds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refunder {
+    /// A builder: only its own endpoints' receipts, within its balance once paid out.
+    Builder(String),
+    Admin,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RefundError {
+    #[error("no receipt {0:?}")]
+    NotFound(String),
+    #[error("this receipt charged nothing, so there is nothing to refund")]
+    NotCharged,
+    #[error("only the endpoint's owner or the admin may refund this receipt")]
+    NotOwner,
+    #[error("reason must be 1 to {MAX_REASON_CHARS} characters")]
+    BadReason,
+    #[error("amountUsd must be more than 0 and at most the {charged} USD charged")]
+    BadAmount { charged: Usd },
+    #[error("this receipt was refunded already ({} atomic units, {:?})", .0.amount, .0.reason)]
+    AlreadyRefunded(Box<Refund>),
+    #[error("{0}")]
+    Unavailable(&'static str),
+    #[error("the builder was paid out for this receipt already and owes {owed} USD of this refund, more than its unpaid balance of {balance} USD; the admin may refund it")]
+    ExceedsBalance { owed: Usd, balance: Usd },
+    #[error("the ledger kept changing; try again")]
+    Busy,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<RefundError> for ApiError {
+    fn from(e: RefundError) -> Self {
+        use axum::http::StatusCode;
+        let message = e.to_string();
+        let conflict = |code| ApiError::new(StatusCode::CONFLICT, code, message.clone());
+        match e {
+            RefundError::NotFound(_) => ApiError::not_found(ErrorCode::ReceiptNotFound, message),
+            RefundError::NotCharged => conflict(ErrorCode::NotRefundable),
+            RefundError::NotOwner => {
+                ApiError::new(StatusCode::FORBIDDEN, ErrorCode::NotOwner, message)
+            }
+            RefundError::BadReason => ApiError::unprocessable(ErrorCode::InvalidField, message)
+                .with_details(json!({"field": "reason"})),
+            RefundError::BadAmount { .. } => {
+                ApiError::unprocessable(ErrorCode::InvalidAmount, message)
+                    .with_details(json!({"field": "amountUsd"}))
+            }
+            RefundError::AlreadyRefunded(refund) => conflict(ErrorCode::AlreadyRefunded)
+                .with_details(json!({"refundId": refund.refund_id})),
+            RefundError::Unavailable(_) => conflict(ErrorCode::RefundUnavailable),
+            RefundError::ExceedsBalance { owed, balance } => {
+                conflict(ErrorCode::RefundExceedsBalance).with_details(json!({
+                    "owedUnits": owed.units().to_string(),
+                    "balanceUnits": balance.units().to_string(),
+                }))
+            }
+            RefundError::Busy => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::StoreUnavailable,
+                message,
+            )
+            .with_retry_after(1),
+            RefundError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<PaymentError> for RefundError {
+    fn from(e: PaymentError) -> Self {
+        match e {
+            PaymentError::Store(e) => RefundError::Store(e),
+            // Giving credit back only fails in the store.
+            other => RefundError::Store(StoreError::Engine(other.to_string())),
+        }
+    }
+}
+
+/// Refunds `receipt_id` as `request` asks: the refund, and whether it was made now (`false`:
+/// the same refund was made before).
+pub async fn refund(
+    store: &dyn Store,
+    signer: &ReceiptSigner,
+    fee_bps: u64,
+    receipt_id: &str,
+    request: &RefundRequest,
+    refunder: &Refunder,
+) -> Result<(Refund, bool), RefundError> {
+    let reason = request.reason.trim();
+    if reason.is_empty() || reason.chars().count() > MAX_REASON_CHARS {
+        return Err(RefundError::BadReason);
+    }
+    for _ in 0..ATTEMPTS {
+        match attempt(
+            store,
+            signer,
+            fee_bps,
+            receipt_id,
+            request.amount_usd,
+            reason,
+            refunder,
+        )
+        .await
+        {
+            Err(RefundError::Store(StoreError::ConditionFailed(_))) => continue,
+            other => return other,
+        }
+    }
+    Err(RefundError::Busy)
+}
+
+/// One read of the ledger and one conditional batch.
+async fn attempt(
+    store: &dyn Store,
+    signer: &ReceiptSigner,
+    fee_bps: u64,
+    receipt_id: &str,
+    amount: Option<Usd>,
+    reason: &str,
+    refunder: &Refunder,
+) -> Result<(Refund, bool), RefundError> {
+    let Some(sale_bytes) = store.get(Tree::Ledger, &sale_key(receipt_id)).await? else {
+        return Err(
+            match store.get(Tree::Receipts, receipt_id.as_bytes()).await? {
+                Some(_) => RefundError::NotCharged,
+                None => RefundError::NotFound(receipt_id.to_string()),
+            },
+        );
+    };
+    let sale: Sale =
+        serde_json::from_slice(&sale_bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    if let Refunder::Builder(builder) = refunder {
+        if sale.seller.as_deref() != Some(builder.as_str()) {
+            return Err(RefundError::NotOwner);
+        }
+    }
+    let amount = amount.unwrap_or(sale.amount);
+    if amount.is_zero() || amount > sale.amount {
+        return Err(RefundError::BadAmount {
+            charged: sale.amount,
+        });
+    }
+    if let Some((made, _)) = refunds::refund_of(store, receipt_id).await? {
+        if made.amount == amount.units().to_string() && made.reason == reason {
+            return Ok((made, false));
+        }
+        return Err(RefundError::AlreadyRefunded(Box::new(made)));
+    }
+    let (returned_to, credit) = match (sale.method, standing(store, &sale).await?) {
+        (PaymentMethod::Free, _) => return Err(RefundError::NotCharged),
+        (_, Collection::Pending) => {
+            return Err(RefundError::Unavailable(
+                "the payment is still pending on-chain; refund it once it is settled",
+            ))
+        }
+        (PaymentMethod::DeveloperCredit, _) => ("credit", Some(credit_of(store, &sale).await?)),
+        (PaymentMethod::X402, Collection::Recorded) => ("recorded", None),
+        (PaymentMethod::X402, Collection::Collected) => {
+            return Err(RefundError::Unavailable(
+                "the payment was transferred on-chain; returning it needs a transfer from the \
+                 settlement wallet, which this release does not make",
+            ))
+        }
+    };
+    let paid_out = store.get(Tree::Ledger, &paid_key(receipt_id)).await?;
+    let mut refund = Refund {
+        refund_id: format!("rfd_{}", uuid::Uuid::now_v7().simple()),
+        receipt_id: receipt_id.to_string(),
+        endpoint_slug: sale.endpoint_slug.clone(),
+        seller: sale.seller.clone(),
+        charged: sale.amount.units().to_string(),
+        amount: amount.units().to_string(),
+        reason: reason.to_string(),
+        refunded_by: match refunder {
+            Refunder::Builder(_) => "owner".into(),
+            Refunder::Admin => "admin".into(),
+        },
+        payment_method: sale.method,
+        returned_to: returned_to.into(),
+        transaction: None,
+        after_payout: paid_out.is_some(),
+        refunded_at: refunds::now(),
+        signature: Signature::unsigned(),
+    };
+    refund.signature = Signature::over(&refund, signer);
+    let bytes = serde_json::to_vec(&refund).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut batch = Batch::new()
+        .require_equals(Tree::Ledger, sale_key(receipt_id), Some(sale_bytes))
+        .require_absent(Tree::Ledger, refund_key(receipt_id))
+        .require_equals(Tree::Ledger, paid_key(receipt_id), paid_out.clone())
+        .put(Tree::Ledger, refund_key(receipt_id), bytes);
+    if let (Some(_), Some(seller)) = (&paid_out, &sale.seller) {
+        // Paid out already: the builder owes its share, from its balance.
+        let balance = payouts::balance(store, seller, fee_bps).await?;
+        let owed = owed(sale.amount, amount, fee_bps);
+        if matches!(refunder, Refunder::Builder(_)) && owed > balance.net() {
+            return Err(RefundError::ExceedsBalance {
+                owed,
+                balance: balance.net(),
+            });
+        }
+        batch = bump_balance(batch, seller, balance.version).put(
+            Tree::Ledger,
+            debt_key(seller, receipt_id),
+            owed.units().to_string().into_bytes(),
+        );
+    }
+    if let Some(seller) = &sale.seller {
+        let event = crate::events::Event::new(
+            crate::events::EventKind::ReceiptRefunded,
+            sale.endpoint_slug.as_deref(),
+            serde_json::to_value(&refund).unwrap_or_default(),
+        );
+        batch = crate::events::put(batch, seller, &event)?;
+    }
+    match credit {
+        Some(credit_id) => {
+            credits::give_back(store, &credit_id, amount, |with| with.extend(batch.clone()))
+                .await?;
+        }
+        None => store.apply(batch).await?,
+    }
+    Ok((refund, true))
+}
+
+/// The developer credit that paid `sale`: named by the sale, or (sales written before it was)
+/// the one grant whose masked id the receipt shows.
+async fn credit_of(store: &dyn Store, sale: &Sale) -> Result<String, RefundError> {
+    if let Some(id) = &sale.credit_id {
+        return Ok(id.clone());
+    }
+    let unknown = RefundError::Unavailable("the developer credit that paid this call is not known");
+    let receipt: Option<Receipt> =
+        get_json(store, Tree::Receipts, sale.receipt_id.as_bytes()).await?;
+    let Some(payer) = receipt.and_then(|r| r.payer) else {
+        return Err(unknown);
+    };
+    let matching: Vec<String> = credits::list(store)
+        .await?
+        .into_iter()
+        .filter(|(grant, _)| grant.masked_id() == payer)
+        .map(|(grant, _)| grant.credit_id)
+        .collect();
+    match <[String; 1]>::try_from(matching) {
+        Ok([id]) => Ok(id),
+        Err(_) => Err(unknown),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::store::{Change, Entry, SledStore, StoreResult};
+
+    /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
+    /// any of them writes: the race a refund's conditions must win.
+    struct SlowBatches(SledStore);
+
+    #[async_trait::async_trait]
+    impl Store for SlowBatches {
+        async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+            self.0.get(tree, key).await
+        }
+        async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
+            self.0.put(tree, key, value).await
+        }
+        async fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool> {
+            self.0.delete(tree, key).await
+        }
+        async fn scan_prefix(
+            &self,
+            tree: Tree,
+            prefix: &[u8],
+            after: Option<&[u8]>,
+            limit: usize,
+        ) -> StoreResult<Vec<Entry>> {
+            self.0.scan_prefix(tree, prefix, after, limit).await
+        }
+        async fn scan_prefix_rev(
+            &self,
+            tree: Tree,
+            prefix: &[u8],
+            before: Option<&[u8]>,
+            limit: usize,
+        ) -> StoreResult<Vec<Entry>> {
+            self.0.scan_prefix_rev(tree, prefix, before, limit).await
+        }
+        async fn apply(&self, batch: Batch) -> StoreResult<()> {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            self.0.apply(batch).await
+        }
+        fn changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
+            self.0.changes()
+        }
+        async fn close(&self) -> StoreResult<()> {
+            self.0.close().await
+        }
+    }
+
+    #[tokio::test]
+    async fn concurrent_refunds_of_one_receipt_return_the_money_once() {
+        let store = SlowBatches(SledStore::temporary().unwrap());
+        let signer = ReceiptSigner::from_hex(&ReceiptSigner::generate_hex()).unwrap();
+        let (grant, _) = credits::issue(&store, Usd::from_units(10_000), None, None)
+            .await
+            .unwrap();
+        let sale = Sale {
+            receipt_id: "rcpt_1".into(),
+            endpoint_slug: Some("tool".into()),
+            seller: Some("b".into()),
+            amount: Usd::from_units(1500),
+            method: PaymentMethod::DeveloperCredit,
+            at: OffsetDateTime::now_utc(),
+            collection: Some(Collection::Collected),
+            credit_id: Some(grant.credit_id.clone()),
+            refunded: Usd::ZERO,
+        };
+        store
+            .apply(crate::revenue::record(Batch::new(), &sale).unwrap())
+            .await
+            .unwrap();
+        let owner = Refunder::Builder("b".into());
+        let requests: Vec<RefundRequest> = (0..8)
+            .map(|i| RefundRequest {
+                amount_usd: Some(Usd::from_units(500 + i)),
+                reason: format!("attempt {i}"),
+            })
+            .collect();
+        let answers = futures::future::join_all(
+            (requests.iter()).map(|r| refund(&store, &signer, 1000, "rcpt_1", r, &owner)),
+        )
+        .await;
+        let made: Vec<&Refund> = answers
+            .iter()
+            .filter_map(|a| a.as_ref().ok())
+            .map(|(r, _)| r)
+            .collect();
+        assert_eq!(made.len(), 1, "{answers:?}");
+        assert!(answers
+            .iter()
+            .filter(|a| a.is_err())
+            .all(|a| matches!(a, Err(RefundError::AlreadyRefunded(_)))));
+        let back = made[0].amount_units().unwrap();
+        assert_eq!(
+            credits::balance(&store, &grant.credit_id).await.unwrap(),
+            Usd::from_units(10_000 + back)
+        );
+    }
+}

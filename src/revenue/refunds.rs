@@ -1,0 +1,172 @@
+//! Refunds in the ledger: what a refund takes back from a sale, and from whom.
+//!
+//! A refund of receipt `R` is one record, `refund/{R}` in the ledger, written once (a receipt is
+//! refunded at most once, wholly or in part) in the same batch as whatever returns the money
+//! (`payments::refunds`). The receipt itself is never rewritten; the record is signed by the
+//! service key like receipts and payout packets, and names the receipt.
+//!
+//! # Accounting
+//! A sale of `A` refunded `r` counts for `A − r` everywhere from then on: revenue reports and
+//! payouts, with the platform fee computed per sale on `A − r` as on any sale, so `gross = fee +
+//! net` still holds at every level and the refunded part is `refunded = A − (A − r)` exactly.
+//! - A sale not yet in a payout packet is simply paid out for `A − r` (nothing if refunded
+//!   whole). The refund's batch requires `paid/{R}` absent, and a packet's batch requires each
+//!   sale's refund entry as the packet read it, so one of a refund and a packet racing for the
+//!   same sale fails and is retried or refused.
+//! - A sale already in a packet paid the builder `net(A)`; the builder now owes
+//!   `net(A) − net(A − r)` ([`owed`]), written as a debt (`debt/{builder}/{R}`) with the refund.
+//!   The next packet deducts every debt and deletes it, in its batch. A builder may refund a
+//!   paid-out sale only while its unpaid collected balance covers what it would owe; the admin
+//!   may go beyond (the debts then wait for later sales).
+//! - The builder's balance is read and changed under one version entry (`balance/{builder}`),
+//!   bumped by every packet and every refund of a paid-out sale, so a refund checked against a
+//!   balance cannot race a packet that spends it.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::split;
+use crate::money::Usd;
+use crate::receipts::PaymentMethod;
+use crate::store::{Batch, Store, StoreError, Tree};
+
+pub const REFUND_PREFIX: &[u8] = b"refund/";
+
+/// A refund, as stored and served. Amounts are atomic units as strings.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Refund {
+    pub refund_id: String,
+    pub receipt_id: String,
+    #[schema(required = true)]
+    pub endpoint_slug: Option<String>,
+    /// The builder who sold the call; `None` for the platform's own endpoints and fees.
+    #[schema(required = true)]
+    pub seller: Option<String>,
+    /// What the call was charged.
+    #[schema(schema_with = crate::money::units_schema)]
+    pub charged: String,
+    /// What was refunded (at most `charged`).
+    #[schema(schema_with = crate::money::units_schema)]
+    pub amount: String,
+    pub reason: String,
+    /// `owner` (the endpoint's builder) or `admin`.
+    #[schema(pattern = "^(owner|admin)$")]
+    pub refunded_by: String,
+    pub payment_method: PaymentMethod,
+    /// Where the money went: `credit` (back to the developer credit that paid), `recorded` (the
+    /// payment was recorded only, nothing was collected, so nothing moves).
+    #[schema(pattern = "^(credit|recorded)$")]
+    pub returned_to: String,
+    /// The transfer that returned the money on-chain, when one did.
+    #[schema(required = true)]
+    pub transaction: Option<String>,
+    /// Whether the sale had already been paid out to the builder: the builder then owes its
+    /// net share of the refund, deducted from its next payout.
+    pub after_payout: bool,
+    #[schema(format = DateTime)]
+    pub refunded_at: String,
+    /// Ed25519 over the canonical JSON of everything but `signature`.
+    pub signature: super::payouts::Signature,
+}
+
+impl Refund {
+    pub fn amount_units(&self) -> Result<u64, StoreError> {
+        self.amount
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("refund amount {:?}", self.amount)))
+    }
+}
+
+/// What a builder paid `net(charged)` owes when `refunded` of it goes back: its net share
+/// before less its net share after.
+pub fn owed(charged: Usd, refunded: Usd, fee_bps: u64) -> Usd {
+    let kept = charged.checked_sub(refunded).unwrap_or(Usd::ZERO);
+    let (before, after) = (split(charged, fee_bps).1, split(kept, fee_bps).1);
+    before.checked_sub(after).unwrap_or(Usd::ZERO)
+}
+
+pub fn refund_key(receipt_id: &str) -> Vec<u8> {
+    [REFUND_PREFIX, receipt_id.as_bytes()].concat()
+}
+
+/// What `builder` owes for the refund of paid-out receipt `receipt_id` (atomic units).
+pub fn debt_key(builder: &str, receipt_id: &str) -> Vec<u8> {
+    format!("debt/{builder}/{receipt_id}").into_bytes()
+}
+
+/// The entry every packet and every refund of a paid-out sale of `builder` changes.
+pub fn balance_key(builder: &str) -> Vec<u8> {
+    format!("balance/{builder}").into_bytes()
+}
+
+/// `batch` also requiring `builder`'s balance version as read (`version`) and moving it on.
+pub fn bump_balance(batch: Batch, builder: &str, version: Option<Vec<u8>>) -> Batch {
+    let next = version
+        .as_deref()
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0)
+        + 1;
+    batch
+        .require_equals(Tree::Ledger, balance_key(builder), version)
+        .put(
+            Tree::Ledger,
+            balance_key(builder),
+            next.to_string().into_bytes(),
+        )
+}
+
+/// The refund of `receipt_id`, with its stored bytes.
+pub async fn refund_of(
+    store: &dyn Store,
+    receipt_id: &str,
+) -> Result<Option<(Refund, Vec<u8>)>, StoreError> {
+    let Some(bytes) = store.get(Tree::Ledger, &refund_key(receipt_id)).await? else {
+        return Ok(None);
+    };
+    let refund = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(Some((refund, bytes)))
+}
+
+/// `builder`'s debts not yet deducted from a packet: `(receipt id, owed, stored bytes)`.
+pub async fn debts_of(
+    store: &dyn Store,
+    builder: &str,
+) -> Result<Vec<(String, Usd, Vec<u8>)>, StoreError> {
+    let prefix = format!("debt/{builder}/").into_bytes();
+    let mut debts = Vec::new();
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let page = store
+            .scan_prefix(Tree::Ledger, &prefix, after.as_deref(), 512)
+            .await?;
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        for (key, bytes) in page {
+            let receipt_id = String::from_utf8_lossy(&key[prefix.len()..]).into_owned();
+            let owed = std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .map(Usd::from_units)
+                .ok_or_else(|| StoreError::Corrupt(format!("debt for {receipt_id}")))?;
+            debts.push((receipt_id, owed, bytes));
+        }
+    }
+    Ok(debts)
+}
+
+/// What `sale`'s amount is after its refund, if any.
+pub fn after_refund(amount: Usd, refund: Option<&Refund>) -> Result<Usd, StoreError> {
+    match refund {
+        None => Ok(amount),
+        Some(refund) => Ok(Usd::from_units(
+            amount.units().saturating_sub(refund.amount_units()?),
+        )),
+    }
+}
+
+/// Now, for a refund record.
+pub fn now() -> String {
+    crate::timestamp::rfc3339(OffsetDateTime::now_utc())
+}
