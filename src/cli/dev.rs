@@ -28,6 +28,9 @@ use crate::server::Server;
 const POLL_EVERY: Duration = Duration::from_millis(300);
 
 pub(super) async fn run(dir: &Path, port: u16, private_upstreams: bool, out: &Out) -> Outcome {
+    // Stamped before the first load: a file changed while the server starts (once the tool
+    // answers, an editor's next save) is then seen as a change, never taken as what was loaded.
+    let mut stamp = fingerprint(dir);
     let first = Project::load(dir)?;
     // The server's own warnings are worth seeing here: each failed call's code and message
     // (`request failed ... code=handler_error ...`), a worker that died. tower_http's line
@@ -72,7 +75,6 @@ pub(super) async fn run(dir: &Path, port: u16, private_upstreams: bool, out: &Ou
         printed: Printed::default(),
     };
     dev.apply(first, out).await;
-    let mut stamp = fingerprint(dir);
     let stop = crate::server::shutdown_signal();
     tokio::pin!(stop);
     loop {
