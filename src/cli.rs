@@ -75,7 +75,8 @@ pub enum Command {
     /// Call an endpoint as an agent would, paying a paid one with --credit or --wallet-key (it
     /// says the price first); or with --test make a test call of your own endpoint for free.
     Call(CallArgs),
-    /// Receipts: `verify` checks a call's answer offline against the receipt log's key.
+    /// Receipts: `verify` checks a call's answer offline against the receipt log's key;
+    /// `refund` gives back what one charged.
     Receipt(ReceiptArgs),
     /// The receipt log: `monitor` watches its checkpoints and exits 5 on a fork or a rewrite.
     Log(LogArgs),
@@ -392,6 +393,22 @@ pub enum ReceiptAction {
         /// key is fetched from the server, which proves less: what that server says now.
         #[arg(long)]
         key: Option<String>,
+    },
+    /// Refund a paid call of one of your endpoints, wholly or in part (once per receipt): a
+    /// developer credit gets its money back; revenue and payouts count what is left.
+    Refund {
+        /// The receipt id (rcpt_...).
+        receipt_id: String,
+        /// Why (1 to 500 characters); kept in the signed refund record.
+        #[arg(long)]
+        reason: String,
+        /// How much, in USD, at most the charge. Default: the whole charge.
+        #[arg(long, value_name = "USD")]
+        amount_usd: Option<String>,
+        /// Refund as the admin instead of as the endpoint's owner (beyond a paid-out balance,
+        /// or a platform sale).
+        #[arg(long, env = "TOOLHOST_ADMIN_TOKEN", hide_env_values = true)]
+        admin_token: Option<String>,
     },
 }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use toolhost_tlog::{hash, verify, Checkpoint, Hash, Verifier};
 
-use super::api::Api;
+use super::api::{segment, Api, Credential};
 use super::output::{Out, Tone};
 use super::{Failure, Global, LogAction, LogArgs, Outcome, ReceiptAction, ReceiptArgs};
 use toolhost_values::canonical::canonical_json;
@@ -26,6 +26,42 @@ pub(super) async fn receipt(args: &ReceiptArgs, out: &Out) -> Outcome {
     match &args.action {
         ReceiptAction::Verify { file, key } => {
             verify_answer(file, key.as_deref(), &args.global, out).await
+        }
+        ReceiptAction::Refund {
+            receipt_id,
+            reason,
+            amount_usd,
+            admin_token,
+        } => {
+            let mut api = Api::from_global(&args.global)?;
+            match admin_token.as_deref().filter(|t| !t.is_empty()) {
+                Some(token) => api = Api::new(api.base(), Credential::Admin(token.to_string())),
+                None => api.require_key()?,
+            }
+            let mut body = json!({"reason": reason});
+            if let Some(amount) = amount_usd {
+                let amount: serde_json::Number = amount.trim().parse().map_err(|_| {
+                    Failure::Usage(format!("--amount-usd {amount:?} is not a number of USD"))
+                })?;
+                body["amountUsd"] = Value::Number(amount);
+            }
+            let path = format!("/ai/receipts/{}/refund", segment(receipt_id));
+            let answer = api.send(reqwest::Method::POST, &path, Some(&body)).await?;
+            let refund = &answer["refund"];
+            if out.json {
+                out.json(&answer);
+            } else {
+                println!(
+                    "{} refunded {} of {} atomic units of {} ({}), to {}",
+                    out.paint(Tone::Good, "ok"),
+                    refund["amount"].as_str().unwrap_or("?"),
+                    refund["charged"].as_str().unwrap_or("?"),
+                    refund["receiptId"].as_str().unwrap_or("?"),
+                    refund["refundId"].as_str().unwrap_or("?"),
+                    refund["returnedTo"].as_str().unwrap_or("?"),
+                );
+            }
+            Ok(())
         }
     }
 }

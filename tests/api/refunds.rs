@@ -368,3 +368,59 @@ async fn a_paid_out_sale_is_refunded_from_the_builders_balance() {
         (&json!("0"), &json!("1350"))
     );
 }
+
+/// `toolhost receipt refund`: the owner's key, or the admin's token; refusals exit non-zero
+/// with the server's code.
+#[tokio::test]
+async fn the_cli_refunds() {
+    let (server, key) = seller().await;
+    let (token, credit_id) = credit(&server, 0.01).await;
+    let first = call_with_credit(&server, &token).await;
+    let second = call_with_credit(&server, &token).await;
+    let home = tempfile::tempdir().unwrap();
+    // Run beside the in-process server, on the same runtime: never block it.
+    let cli = async |args: &[&str], env: &[(&str, &str)]| {
+        let output = tokio::process::Command::new(crate::util::node::BIN)
+            .args(["receipt", "refund"])
+            .args(args)
+            .args(["--server", &server.base, "--json"])
+            .env_remove("TOOLHOST_BUILDER_KEY")
+            .env_remove("TOOLHOST_ADMIN_TOKEN")
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path())
+            .envs(env.iter().copied())
+            .output()
+            .await
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        (output.status.success(), stdout)
+    };
+    let owner = [("TOOLHOST_BUILDER_KEY", key.as_str())];
+    let (ok, stdout) = cli(
+        &[&first, "--reason", "late", "--amount-usd", "0.0005"],
+        &owner,
+    )
+    .await;
+    assert!(ok, "{stdout}");
+    let answer: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(answer["refund"]["amount"], "500");
+    let (ok, stdout) = cli(&[&first, "--reason", "another"], &owner).await;
+    assert!(!ok && stdout.contains("already_refunded"), "{stdout}");
+    // Without a key: refused before anything is sent.
+    let (ok, _) = cli(&[&second, "--reason", "x"], &[]).await;
+    assert!(!ok);
+    let (ok, stdout) = cli(
+        &[
+            &second,
+            "--reason",
+            "admin",
+            "--admin-token",
+            crate::util::ADMIN_TOKEN,
+        ],
+        &[],
+    )
+    .await;
+    assert!(ok, "{stdout}");
+    assert!(stdout.contains("\"refundedBy\":\"admin\""), "{stdout}");
+    assert_eq!(balance(&server, &credit_id).await, "9000");
+}
