@@ -2,7 +2,7 @@
 //! receipt charged, with a reason.
 //!
 //! A receipt is refunded once (`revenue::refunds`): the refund record, the ledger entries it
-//! changes and the money it returns are one atomic batch, conditioned on the sale as read and on
+//! changes, the money it returns and its pending entry in the receipt log are one atomic batch, conditioned on the sale as read and on
 //! no refund being there, so concurrent refunds of one receipt make one refund, and a repeated
 //! request (same amount, same reason) answers the refund already made. The receipt itself is
 //! never rewritten.
@@ -24,6 +24,7 @@ use serde_json::json;
 use super::credits;
 use crate::error::{ApiError, ErrorCode};
 use crate::money::Usd;
+use crate::receipts::log;
 use crate::receipts::{PaymentMethod, Receipt, ReceiptSigner};
 use crate::revenue::payouts::{self, paid_key, Signature};
 use crate::revenue::refunds::{self, bump_balance, debt_key, owed, refund_key, Refund};
@@ -234,11 +235,13 @@ async fn attempt(
     };
     refund.signature = Signature::over(&refund, signer);
     let bytes = serde_json::to_vec(&refund).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let mut batch = Batch::new()
+    let batch = Batch::new()
         .require_equals(Tree::Ledger, sale_key(receipt_id), Some(sale_bytes))
         .require_absent(Tree::Ledger, refund_key(receipt_id))
         .require_equals(Tree::Ledger, paid_key(receipt_id), paid_out.clone())
         .put(Tree::Ledger, refund_key(receipt_id), bytes);
+    // An entry of its own in the receipt log, appended by the sequencer like a receipt.
+    let mut batch = log::pending_refund(batch, receipt_id, log_entry(&refund));
     if let (Some(_), Some(seller)) = (&paid_out, &sale.seller) {
         // Paid out already: the builder owes its share, from its balance.
         let balance = payouts::balance(store, seller, fee_bps).await?;
@@ -271,6 +274,13 @@ async fn attempt(
         None => store.apply(batch).await?,
     }
     Ok((refund, true))
+}
+
+/// A refund's entry in the receipt log: the canonical JSON of its signed record, so a reader
+/// holding the record in any JSON form makes the same bytes.
+pub fn log_entry(refund: &Refund) -> Vec<u8> {
+    let value = serde_json::to_value(refund).unwrap_or_default();
+    crate::receipts::canonical_json(&value).into_bytes()
 }
 
 /// The developer credit that paid `sale`: named by the sale, or (sales written before it was)

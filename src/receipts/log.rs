@@ -21,10 +21,12 @@
 //! - `hash/<level><index>`: the stored nodes, 32 bytes each; level `L` holds the roots of the
 //!   complete subtrees of `256^L` leaves (level 0 the leaf hashes), as the hash tiles do.
 //! - `entry/<index>`: the entry of a leaf, the canonical JSON of its receipt.
-//! - `leaf/<receipt id>`: the leaf index of the receipt's latest version.
+//! - `leaf/<receipt id>`: the leaf index of the receipt's latest version; `leaf/<receipt
+//!   id>/refund`, of its refund's record.
 //! - `pending/<receipt id>[/<status>]`: a receipt's entry, until it is appended; a receipt
 //!   re-signed when its pending on-chain settlement concluded is a new version, a new entry,
-//!   pending under its new status.
+//!   pending under its new status. `pending/<receipt id>/refund`: its refund's record (an entry
+//!   of its own: the receipt is never rewritten).
 //! - `backfill`: while present, the receipts stored before the log existed (an upgraded data
 //!   dir or database) are being made pending, in key order: the last receipt key done.
 
@@ -150,6 +152,7 @@ struct Head {
 /// A receipt waiting to be appended, and the calls waiting for it (none for one the sweep
 /// found).
 struct Job {
+    /// The name its leaf is found by: a receipt id, or a refund's [`refund_name`].
     receipt_id: String,
     /// Its pending key ([`pending_key`]).
     pending: Vec<u8>,
@@ -204,6 +207,22 @@ pub fn pending(batch: Batch, receipt: &Receipt) -> Batch {
         Tree::ReceiptLog,
         pending_key(&receipt.receipt_id, None),
         entry_of(receipt),
+    )
+}
+
+/// The name a refund of `receipt_id` has in the log: its inclusion is asked by it
+/// ([`ReceiptLog::inclusion_of`]).
+pub fn refund_name(receipt_id: &str) -> String {
+    format!("{receipt_id}/refund")
+}
+
+/// Adds the pending entry of a refund of `receipt_id` (`entry`: the canonical JSON of its
+/// signed record) to the batch that stores it.
+pub fn pending_refund(batch: Batch, receipt_id: &str, entry: Vec<u8>) -> Batch {
+    batch.put(
+        Tree::ReceiptLog,
+        pending_key(&refund_name(receipt_id), None),
+        entry,
     )
 }
 
@@ -305,11 +324,18 @@ impl ReceiptLog {
 
     /// Waits until `receipt` (stored with its [`pending`] entry) is in the log, and says where.
     pub async fn include(&self, receipt: &Receipt) -> Result<Inclusion, LogError> {
+        self.include_entry(&receipt.receipt_id, entry_of(receipt))
+            .await
+    }
+
+    /// Waits until the entry stored pending under `name` (a receipt id, or a refund's
+    /// [`refund_name`]) is in the log, and says where.
+    pub async fn include_entry(&self, name: &str, entry: Vec<u8>) -> Result<Inclusion, LogError> {
         let (reply, answer) = oneshot::channel();
         let job = Job {
-            receipt_id: receipt.receipt_id.clone(),
-            pending: pending_key(&receipt.receipt_id, None),
-            entry: entry_of(receipt),
+            receipt_id: name.to_string(),
+            pending: pending_key(name, None),
+            entry,
             replies: vec![reply],
         };
         (self.inner.queue)
@@ -769,7 +795,12 @@ impl ReceiptLog {
             .into_iter()
             .filter_map(|(key, entry)| {
                 let name = std::str::from_utf8(key.strip_prefix(b"pending/")?).ok()?;
-                let receipt_id = name.split('/').next()?.to_owned();
+                // A new version of a receipt is found under the receipt's name; a refund is
+                // an entry (and a leaf) of its own.
+                let receipt_id = match name.strip_suffix("/refund") {
+                    Some(_) => name.to_owned(),
+                    None => name.split('/').next()?.to_owned(),
+                };
                 Some(Job {
                     receipt_id,
                     pending: key,

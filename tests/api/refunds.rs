@@ -177,6 +177,14 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     for (status, body) in answers.iter().filter(|(s, _)| *s != 200) {
         assert_error((*status).try_into().unwrap(), body, 409, "already_refunded");
     }
+    // An entry of its own in the receipt log, proven against the log's key.
+    let (_, manifest) = server.get("/ai/manifest").await;
+    let verifier = toolhost_tlog::Verifier::parse(
+        manifest["receipts"]["log"]["verifierKey"].as_str().unwrap(),
+    )
+    .unwrap();
+    let refund_log = made[0]["refundLog"].clone();
+    crate::receipt_log::check(&verifier, &made[0]["refund"], &refund_log);
     let made = made[0]["refund"].clone();
     assert_eq!(balance(&server, &credit_id).await, "7500");
     assert_eq!(
@@ -217,6 +225,8 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     assert_eq!(receipt["amount"], "1500");
     let (status, served) = server.get(&format!("/ai/receipts/{first}/refund")).await;
     assert_eq!((status.as_u16(), &served["refund"]), (200, &made));
+    assert_eq!(served["refundLog"]["leafIndex"], refund_log["leafIndex"]);
+    crate::receipt_log::check(&verifier, &made, &served["refundLog"]);
     // Revenue counts what is left: 1000 + 1500 units, the fee on each.
     assert_eq!(
         revenue(&server, &key).await,

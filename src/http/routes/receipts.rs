@@ -50,10 +50,15 @@ pub async fn get_receipt(
 
 /// A refund, as made and as served.
 #[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct RefundView {
     /// Always true.
     ok: bool,
     refund: Refund,
+    /// Where the refund's record is in the receipt log (an entry of its own: the canonical JSON
+    /// of `refund`), with its proof and checkpoint; absent while it waits to be appended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refund_log: Option<Inclusion>,
 }
 
 /// Refund a paid call, wholly or in part, with a reason: the endpoint's owner (`X-Builder-Key`)
@@ -81,7 +86,7 @@ pub async fn refund(
         Caller::Admin => Refunder::Admin,
         Caller::Builder(builder) => Refunder::Builder(builder.id),
     };
-    let (refund, _) = crate::payments::refunds::refund(
+    let (refund, made) = crate::payments::refunds::refund(
         app.store.as_ref(),
         &app.receipt_signer,
         app.config.platform_fee_bps,
@@ -90,7 +95,22 @@ pub async fn refund(
         &refunder,
     )
     .await?;
-    Ok(Json(RefundView { ok: true, refund }))
+    let name = receipts::log::refund_name(&receipt_id);
+    // A new refund waits for its append, as a paid call waits for its receipt's; a repeated
+    // request answers where it is (or without it, while it waits).
+    let refund_log = match made {
+        true => app
+            .receipt_log
+            .include_entry(&name, crate::payments::refunds::log_entry(&refund))
+            .await
+            .ok(),
+        false => app.receipt_log.inclusion_of(&name, None).await.ok(),
+    };
+    Ok(Json(RefundView {
+        ok: true,
+        refund,
+        refund_log,
+    }))
 }
 
 /// A receipt's refund: its signed record, public like the receipt.
@@ -105,7 +125,15 @@ pub async fn get_refund(
     Path(receipt_id): Path<String>,
 ) -> ApiResult<Json<RefundView>> {
     match refunds::refund_of(app.store.as_ref(), &receipt_id).await? {
-        Some((refund, _)) => Ok(Json(RefundView { ok: true, refund })),
+        Some((refund, _)) => {
+            let name = receipts::log::refund_name(&receipt_id);
+            let refund_log = app.receipt_log.inclusion_of(&name, None).await.ok();
+            Ok(Json(RefundView {
+                ok: true,
+                refund,
+                refund_log,
+            }))
+        }
         None => Err(ApiError::not_found(
             ErrorCode::ReceiptNotFound,
             format!("no refund of receipt {receipt_id:?}"),
