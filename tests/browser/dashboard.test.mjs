@@ -237,6 +237,44 @@ test("a builder saves payout settings and creates a payout packet", async () => 
   await page.close();
 });
 
+test("a builder refunds a paid call, and one paid out beyond the balance is refused", async () => {
+  const credit = await ok("POST", "/ai/admin/credits", { headers: ADMIN, body: { amountUsd: 1, note: "refund test" } });
+  const sale = await ok("POST", "/tools/dash-demo", { headers: { "X-Developer-Credit": credit.credit.token }, body: { n: "refund" } });
+  const receipt = sale.receipt.receiptId;
+  const { page, errors } = await open("/dashboard#builder");
+  if (await page.isVisible("#builder-login")) {
+    await page.fill("#builder-key", seed.builderKey);
+    await page.click("#builder-login button[type=submit]");
+  }
+  await page.waitForSelector("#refund-receipt");
+  await page.fill("#refund-receipt", receipt);
+  await page.fill("#refund-amount", "0.0005");
+  await page.fill("#refund-reason", "the answer came late");
+  await page.click("#b-refund-form button[type=submit]");
+  await page.waitForFunction(() => /Refunded \$0\.0005/.test(document.querySelector("#b-refund-form .status").textContent));
+  assert.match(await page.textContent("#b-refund-form .status"), /back to the developer credit/);
+  const made = await ok("GET", `/ai/receipts/${receipt}/refund`);
+  assert.equal(made.refund.amount, "500");
+  assert.equal(made.refund.reason, "the answer came late");
+  await page.waitForFunction(() => /receipt refunded/.test(document.querySelector("#b-events").textContent));
+  // A receipt of the packet paid out before: the builder's share (1800 units) is more than its
+  // unpaid balance (1350), so only the admin may; the page says why, nothing changes.
+  const listed = await ok("GET", "/ai/builders/payouts", { headers: { "X-Builder-Key": seed.builderKey } });
+  const paidOut = listed.packets[0].receiptIds[0];
+  await page.fill("#refund-receipt", paidOut);
+  await page.fill("#refund-amount", "");
+  await page.fill("#refund-reason", "too late");
+  await page.click("#b-refund-form button[type=submit]");
+  await page.waitForFunction(() => /Could not refund/.test(document.querySelector("#b-refund-form .status").textContent));
+  assert.match(await page.textContent("#b-refund-form .status"), /paid out/);
+  assert.equal((await call("GET", `/ai/receipts/${paidOut}/refund`)).status, 404);
+  await page.locator("#h-b-refund").scrollIntoViewIfNeeded();
+  await shot(page, "dashboard-refund", { fullPage: false });
+  // The refused refund's 409 is the only failed request the browser reports.
+  assert.deepEqual(errors, ["console: Failed to load resource: the server responded with a status of 409 (Conflict)"]);
+  await page.close();
+});
+
 test("the admin approves a flagged endpoint from the review queue", async () => {
   const { page, errors } = await open("/dashboard#admin");
   await page.fill("#admin-token", adminToken);

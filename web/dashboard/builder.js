@@ -4,7 +4,7 @@
 
 import { api, session, missingRoute } from "./api.js";
 import { barChart } from "./chart.js";
-import { loadPayouts, createPayout } from "./payouts.js";
+import { loadPayouts, createPayout, setupRefunds } from "./payouts.js";
 import { setupEditor, openEditor } from "./editor.js";
 import { $, h, usd, priceLabel, when, errorText, badge, say } from "./dom.js";
 
@@ -28,6 +28,7 @@ export function showBuilder() {
   $("#b-since").addEventListener("change", loadRevenue);
   $("#b-log-slug").addEventListener("change", loadLogs);
   $("#b-payout-create").addEventListener("click", () => createPayout(loadEvents));
+  setupRefunds(loadEvents);
   setupEditor(() => Promise.all([loadOwnEndpoints(), loadEvents()]));
   if (session.builderKey) enterBuilder(false);
 }

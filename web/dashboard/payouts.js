@@ -1,4 +1,4 @@
-// toolhost dashboard, Builder tab: payout settings and payout packets.
+// toolhost dashboard, Builder tab: payout settings, payout packets, and refunds.
 
 import { api, missingRoute } from "./api.js";
 import { $, h, usd, when, pretty, errorText, badge, say } from "./dom.js";
@@ -69,9 +69,12 @@ const units = (value) => (value === undefined || value === null ? null : Number(
 function renderPackets(packets, data = {}) {
   const box = $("#b-payouts");
   $("#b-payout-create").disabled = false;
+  const owed = Number(data.owedNetUnits ?? 0) > 0
+    ? [" Owed for refunds of calls paid out before, deducted from the next packet: ", h("strong", { id: "b-owed" }, usd(units(data.owedNetUnits))), "."]
+    : [];
   const balance = data.unpaidNetUnits === undefined ? null
     : h("p", { id: "b-unpaid" }, "Not yet in a packet: ", h("strong", {}, usd(units(data.unpaidNetUnits))),
-      ` net from ${data.unpaidReceipts ?? 0} paid call${data.unpaidReceipts === 1 ? "" : "s"}.`);
+      ` net from ${data.unpaidReceipts ?? 0} paid call${data.unpaidReceipts === 1 ? "" : "s"}.`, ...owed);
   if (!packets.length) { box.replaceChildren(...[balance, h("p", { class: "muted" }, "No payout packets yet.")].filter(Boolean)); return; }
   box.replaceChildren(...[balance].filter(Boolean), h("div", { class: "table-wrap" }, h("table", { class: "table compact" },
     h("caption", { class: "sr-only" }, "Payout packets"),
@@ -86,6 +89,30 @@ function renderPackets(packets, data = {}) {
       h("td", {}, h("details", {}, h("summary", {}, "JSON"), h("pre", { class: "code small" }, h("code", {}, pretty(p))))),
     ))),
   )));
+}
+
+/** Wires the refund form: refunds a receipt, then reloads the payouts and (`reloadEvents`)
+ * the builder's event feed. */
+export function setupRefunds(reloadEvents) {
+  const form = $("#b-refund-form");
+  const status = form.querySelector(".status");
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const receipt = form.querySelector("#refund-receipt").value.trim();
+    const body = { reason: form.querySelector("#refund-reason").value.trim() };
+    const amount = form.querySelector("#refund-amount").value;
+    if (amount !== "") body.amountUsd = Number(amount);
+    try {
+      const data = await api(`/ai/receipts/${encodeURIComponent(receipt)}/refund`, { method: "POST", body, as: "builder" });
+      const refund = data.refund;
+      say(status, `Refunded ${usd(units(refund.amount))} of ${usd(units(refund.charged))} (${refund.refundId}), back to ${refund.returnedTo === "credit" ? "the developer credit" : "nobody: the payment was only recorded"}.`, "ok");
+      $("#b-refund-result").replaceChildren(h("details", {}, h("summary", {}, "Signed refund record"),
+        h("pre", { class: "code small" }, h("code", {}, pretty(refund)))));
+    } catch (e) {
+      say(status, `Could not refund: ${errorText(e)}`, "error");
+    }
+    await Promise.all([loadPayouts(), reloadEvents()]);
+  };
 }
 
 /** Creates a packet, then reloads the packets and (`reloadEvents`) the builder's event feed. */
