@@ -136,7 +136,7 @@ async fn credit(server: &TestServer) -> String {
 }
 
 /// A developer credit of `usd`: its token and id.
-async fn credit_of(server: &TestServer, usd: f64) -> (String, String) {
+pub(crate) async fn credit_of(server: &TestServer, usd: f64) -> (String, String) {
     let (status, body) = server
         .call(
             "POST",
@@ -153,7 +153,7 @@ async fn credit_of(server: &TestServer, usd: f64) -> (String, String) {
 }
 
 /// The balance of credit `id`, in atomic units, as the admin lists it.
-async fn credit_balance(server: &TestServer, id: &str) -> String {
+pub(crate) async fn credit_balance(server: &TestServer, id: &str) -> String {
     let (status, body) = server
         .call("GET", "/ai/admin/credits", As::Admin, None)
         .await;

@@ -151,12 +151,7 @@ fn sigterm_right_after_listening_is_a_clean_shutdown() {
 /// echoed.
 #[test]
 fn settlement_flags_are_checked_at_start() {
-    let out = Command::new(BIN)
-        .args(["serve", "--help"])
-        .output()
-        .unwrap();
-    let help = String::from_utf8(out.stdout).unwrap();
-    for option in [
+    serve_help_lists(&[
         "--network",
         "TOOLHOST_NETWORKS",
         "--evm-rpc-url",
@@ -179,27 +174,10 @@ fn settlement_flags_are_checked_at_start() {
         "--js-memory-budget-mb",
         "--js-isolates-per-builder",
         "--js-heap-per-builder-mb",
-    ] {
-        assert!(
-            help.contains(option),
-            "serve --help lacks {option}:\n{help}"
-        );
-    }
+    ]);
     let dir = tempfile::tempdir().unwrap();
     let key = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
-    let refused = |args: &[&str], env: &[(&str, &str)]| {
-        let out = Command::new(BIN)
-            .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-            .arg(dir.path())
-            .args(args)
-            .envs(env.iter().copied())
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "{args:?} should be refused");
-        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-        assert!(!stderr.contains(key), "the key was echoed: {stderr}");
-        stderr
-    };
+    let refused = |args: &[&str], env: &[(&str, &str)]| refused_serve(dir.path(), args, env, key);
     let stderr = refused(&["--evm-rpc-url", "http://127.0.0.1:9"], &[]);
     assert!(stderr.contains("needs a settler key"), "{stderr}");
     let stderr = refused(&[], &[("TOOLHOST_SETTLER_KEY", key)]);
@@ -238,12 +216,7 @@ fn settlement_flags_are_checked_at_start() {
 /// no secret ever echoed (the facilitator itself is tested in `facilitator_auth`).
 #[test]
 fn facilitator_credential_flags_are_checked_at_start() {
-    let out = Command::new(BIN)
-        .args(["serve", "--help"])
-        .output()
-        .unwrap();
-    let help = String::from_utf8(out.stdout).unwrap();
-    for option in [
+    serve_help_lists(&[
         "--facilitator-bearer-file",
         "TOOLHOST_FACILITATOR_BEARER",
         "--facilitator-cdp-key-id",
@@ -252,12 +225,7 @@ fn facilitator_credential_flags_are_checked_at_start() {
         "--facilitator-header",
         "TOOLHOST_FACILITATOR_HEADERS",
         "--facilitator-supported-refresh-secs",
-    ] {
-        assert!(
-            help.contains(option),
-            "serve --help lacks {option}:\n{help}"
-        );
-    }
+    ]);
     let dir = tempfile::tempdir().unwrap();
     const SECRET: &str = "sekrit-9c41d7e2";
     let open_file = dir.path().join("bearer");
@@ -265,19 +233,8 @@ fn facilitator_credential_flags_are_checked_at_start() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&open_file, std::fs::Permissions::from_mode(0o644)).unwrap();
     let open_file = open_file.display().to_string();
-    let refused = |args: &[&str], env: &[(&str, &str)]| {
-        let out = Command::new(BIN)
-            .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-            .arg(dir.path().join("data"))
-            .args(args)
-            .envs(env.iter().copied())
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "{args:?} should be refused");
-        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-        assert!(!stderr.contains(SECRET), "the secret was echoed: {stderr}");
-        stderr
-    };
+    let data = dir.path().join("data");
+    let refused = |args: &[&str], env: &[(&str, &str)]| refused_serve(&data, args, env, SECRET);
     let url = ["--facilitator-url", "http://127.0.0.1:9"];
     let bearer = ("TOOLHOST_FACILITATOR_BEARER", SECRET);
     let cdp = ("TOOLHOST_FACILITATOR_CDP_KEY_SECRET", SECRET);
@@ -322,4 +279,40 @@ fn facilitator_credential_flags_are_checked_at_start() {
         &[],
     );
     assert!(stderr.contains(&open_file), "{stderr}");
+}
+
+/// `serve --help` names every one of `options`.
+fn serve_help_lists(options: &[&str]) {
+    let out = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for option in options {
+        assert!(
+            help.contains(option),
+            "serve --help lacks {option}:\n{help}"
+        );
+    }
+}
+
+/// `serve` on `data` with `args` and `env` is refused at start, without echoing `secret`:
+/// what it printed on stderr.
+fn refused_serve(
+    data: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    secret: &str,
+) -> String {
+    let out = Command::new(BIN)
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(data)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{args:?} should be refused");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stderr.contains(secret), "the secret was echoed: {stderr}");
+    stderr
 }

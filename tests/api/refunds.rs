@@ -7,8 +7,9 @@ use alloy_signer_local::PrivateKeySigner;
 use base64::Engine;
 use serde_json::{json, Value};
 
+use crate::abuse::{credit_balance, credit_of};
 use crate::payments::{ask, pay};
-use crate::util::{assert_error, read, static_endpoint, As, TestServer};
+use crate::util::{assert_error, post_paid, read, static_endpoint, As, TestServer};
 
 const SLUG: &str = "paid-greeting";
 
@@ -21,50 +22,17 @@ async fn seller() -> (TestServer, String) {
     (server, key)
 }
 
-async fn credit(server: &TestServer, usd: f64) -> (String, String) {
-    let (status, body) = server
-        .call(
-            "POST",
-            "/ai/admin/credits",
-            As::Admin,
-            Some(&json!({"amountUsd": usd})),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-    (
-        body["credit"]["token"].as_str().unwrap().to_string(),
-        body["credit"]["creditId"].as_str().unwrap().to_string(),
-    )
-}
-
 /// One call paid with `credit`: its receipt id.
 async fn call_with_credit(server: &TestServer, credit: &str) -> String {
-    let response = server
-        .client
-        .post(server.url(&format!("/tools/{SLUG}")))
-        .header("x-developer-credit", credit)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = read(response).await;
-    assert_eq!(status, 200, "{body}");
-    body["receipt"]["receiptId"].as_str().unwrap().to_string()
+    call_paying(server, ("x-developer-credit", credit.to_string())).await
 }
 
-/// The credit's balance in atomic units.
-async fn balance(server: &TestServer, credit_id: &str) -> String {
-    let (status, body) = server
-        .call("GET", "/ai/admin/credits", As::Admin, None)
-        .await;
+/// One call paid with the payment header `header`: its receipt id.
+async fn call_paying(server: &TestServer, header: (&str, String)) -> String {
+    let path = format!("/tools/{SLUG}");
+    let (status, _, body) = post_paid(server, &path, &header, json!({})).await;
     assert_eq!(status, 200, "{body}");
-    let credit = body["credits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["creditId"] == credit_id)
-        .unwrap_or_else(|| panic!("no credit {credit_id}: {body}"));
-    credit["balanceUnits"].as_str().unwrap().to_string()
+    body["receipt"]["receiptId"].as_str().unwrap().to_string()
 }
 
 async fn refund(server: &TestServer, receipt: &str, who: As<'_>, body: Value) -> (u16, Value) {
@@ -117,10 +85,10 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     let (other_key, _) = server
         .builder_with("Other", &static_endpoint("other-greeting"))
         .await;
-    let (token, credit_id) = credit(&server, 0.01).await;
+    let (token, credit_id) = credit_of(&server, 0.01).await;
     let first = call_with_credit(&server, &token).await;
     let second = call_with_credit(&server, &token).await;
-    assert_eq!(balance(&server, &credit_id).await, "7000");
+    assert_eq!(credit_balance(&server, &credit_id).await, "7000");
     assert_eq!(
         revenue(&server, &key).await,
         ("3000".into(), "300".into(), "2700".into())
@@ -154,7 +122,7 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     let free_id = free["receipt"]["receiptId"].as_str().unwrap();
     let (status, body) = refund(&server, free_id, As::Admin, reason.clone()).await;
     assert_error(status.try_into().unwrap(), &body, 409, "not_refundable");
-    assert_eq!(balance(&server, &credit_id).await, "7000");
+    assert_eq!(credit_balance(&server, &credit_id).await, "7000");
     let (status, _) = server.get(&format!("/ai/receipts/{first}/refund")).await;
     assert_eq!(status, 404);
 
@@ -186,7 +154,7 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     let refund_log = made[0]["refundLog"].clone();
     crate::receipt_log::check(&verifier, &made[0]["refund"], &refund_log);
     let made = made[0]["refund"].clone();
-    assert_eq!(balance(&server, &credit_id).await, "7500");
+    assert_eq!(credit_balance(&server, &credit_id).await, "7500");
     assert_eq!(
         (
             &made["amount"],
@@ -208,7 +176,7 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     let same = json!({"reason": made["reason"], "amountUsd": 0.0005});
     let (status, again) = refund(&server, &first, As::Builder(&key), same).await;
     assert_eq!((status, &again["refund"]), (200, &made));
-    assert_eq!(balance(&server, &credit_id).await, "7500");
+    assert_eq!(credit_balance(&server, &credit_id).await, "7500");
     // Linked from the receipt, which is unchanged; served on its own.
     let response = server
         .client
@@ -246,7 +214,7 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["refund"]["amount"], "1500");
     assert_eq!(body["refund"]["refundedBy"], "admin");
-    assert_eq!(balance(&server, &credit_id).await, "9000");
+    assert_eq!(credit_balance(&server, &credit_id).await, "9000");
     assert_eq!(
         revenue(&server, &key).await,
         ("1000".into(), "100".into(), "900".into())
@@ -254,25 +222,18 @@ async fn a_credit_payment_is_refunded_once_and_revenue_follows() {
     // Another refund of a refunded receipt is refused, and changes nothing.
     let (status, body) = refund(&server, &second, As::Admin, json!({"reason": "again"})).await;
     assert_error(status.try_into().unwrap(), &body, 409, "already_refunded");
-    assert_eq!(balance(&server, &credit_id).await, "9000");
+    assert_eq!(credit_balance(&server, &credit_id).await, "9000");
 }
 
 #[tokio::test]
 async fn a_recorded_payment_refund_moves_nothing_and_leaves_revenue() {
     let (server, key) = seller().await;
     let required = ask(&server, &format!("/tools/{SLUG}")).await;
-    let (name, value) = pay(&PrivateKeySigner::random(), &required, 2, |_| {});
-    let response = server
-        .client
-        .post(server.url(&format!("/tools/{SLUG}")))
-        .header(name, value)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = read(response).await;
-    assert_eq!(status, 200, "{body}");
-    let receipt = body["receipt"]["receiptId"].as_str().unwrap().to_string();
+    let receipt = call_paying(
+        &server,
+        pay(&PrivateKeySigner::random(), &required, 2, |_| {}),
+    )
+    .await;
     let (status, body) = refund(
         &server,
         &receipt,
@@ -303,7 +264,7 @@ async fn a_paid_out_sale_is_refunded_from_the_builders_balance() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    let (token, _) = credit(&server, 0.01).await;
+    let (token, _) = credit_of(&server, 0.01).await;
     let first = call_with_credit(&server, &token).await;
     let (status, body) = server
         .call("POST", "/ai/builders/payouts", As::Builder(&key), None)
@@ -384,7 +345,7 @@ async fn a_paid_out_sale_is_refunded_from_the_builders_balance() {
 #[tokio::test]
 async fn the_cli_refunds() {
     let (server, key) = seller().await;
-    let (token, credit_id) = credit(&server, 0.01).await;
+    let (token, credit_id) = credit_of(&server, 0.01).await;
     let first = call_with_credit(&server, &token).await;
     let second = call_with_credit(&server, &token).await;
     let home = tempfile::tempdir().unwrap();
@@ -432,5 +393,5 @@ async fn the_cli_refunds() {
     .await;
     assert!(ok, "{stdout}");
     assert!(stdout.contains("\"refundedBy\":\"admin\""), "{stdout}");
-    assert_eq!(balance(&server, &credit_id).await, "9000");
+    assert_eq!(credit_balance(&server, &credit_id).await, "9000");
 }
