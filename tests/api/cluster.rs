@@ -655,3 +655,57 @@ async fn nodes_append_to_one_receipt_log() {
     assert_eq!(checkpoints[0], checkpoints[1]);
     assert!(checkpoints[0].contains("\n30\n"), "{}", checkpoints[0]);
 }
+
+/// A refund asked of three nodes at once (each with its own reason) is made once: one answer,
+/// the credit given back once, the same record served by every node.
+#[tokio::test]
+async fn a_refund_sent_to_three_nodes_is_made_once() {
+    let url = PgCluster::shared().unwrap().fresh_url().await.unwrap();
+    let nodes = nodes(&url, 3).await;
+    let (status, issued) = nodes[0]
+        .admin(
+            "POST",
+            "/ai/admin/credits",
+            Some(&json!({"amountUsd": 0.01})),
+        )
+        .await;
+    assert_eq!(status, 200, "{issued}");
+    let credit = (
+        "x-developer-credit",
+        issued["credit"]["token"].as_str().unwrap().to_string(),
+    );
+    let credit_id = issued["credit"]["creditId"].clone();
+    let balance = async || {
+        let (_, listed) = nodes[2].admin("GET", "/ai/admin/credits", None).await;
+        let credits = listed["credits"].as_array().unwrap();
+        let credit = credits.iter().find(|c| c["creditId"] == credit_id).unwrap();
+        credit["balanceUnits"].as_str().unwrap().to_string()
+    };
+    for round in 0..3 {
+        let (status, paid) = post_paid(&nodes[round], &credit, json!({"round": round})).await;
+        assert_eq!(status, 200, "{paid}");
+        let receipt = paid["receipt"]["receiptId"].as_str().unwrap().to_string();
+        let before: u64 = balance().await.parse().unwrap();
+        let path = format!("/ai/receipts/{receipt}/refund");
+        let answers = futures::future::join_all(nodes.iter().enumerate().map(|(i, node)| {
+            let body = json!({"reason": format!("node {i}")});
+            let path = path.clone();
+            async move { node.admin("POST", &path, Some(&body)).await }
+        }))
+        .await;
+        let made: Vec<&Value> = (answers.iter())
+            .filter(|(status, _)| *status == 200)
+            .map(|(_, body)| body)
+            .collect();
+        assert_eq!(made.len(), 1, "{answers:?}");
+        for (status, body) in answers.iter().filter(|(status, _)| *status != 200) {
+            assert_error(*status, body, 409, "already_refunded");
+        }
+        assert_eq!(balance().await.parse::<u64>().unwrap(), before + 1000);
+        for node in &nodes {
+            let (status, served) = node.get(&path).await;
+            assert_eq!(status, 200, "{served}");
+            assert_eq!(served["refund"]["refundId"], made[0]["refund"]["refundId"]);
+        }
+    }
+}
