@@ -42,11 +42,47 @@ pub mod refunds;
 pub mod report;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::money::Usd;
-use crate::receipts::PaymentMethod;
+use crate::receipts::{canonical_json, PaymentMethod, ReceiptSigner};
 use crate::store::{Batch, Store, StoreError, Tree};
+
+/// The service key's signature of a ledger record (payout packets, refunds), as of receipts.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(as = PacketSignature)]
+#[serde(rename_all = "camelCase")]
+pub struct Signature {
+    pub alg: String,
+    pub public_key: String,
+    pub value: String,
+}
+
+impl Signature {
+    /// The service key's signature over the canonical JSON of `record` without its
+    /// `signature` (payout packets, refunds).
+    pub fn over<T: Serialize>(record: &T, signer: &ReceiptSigner) -> Signature {
+        let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
+        if let Some(object) = value.as_object_mut() {
+            object.remove("signature");
+        }
+        Signature {
+            alg: "ed25519".into(),
+            public_key: signer.public_key(),
+            value: signer.sign_bytes(canonical_json(&value).as_bytes()),
+        }
+    }
+
+    /// A placeholder until the record is signed.
+    pub fn unsigned() -> Signature {
+        Signature {
+            alg: String::new(),
+            public_key: String::new(),
+            value: String::new(),
+        }
+    }
+}
 
 /// One charged call.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -26,9 +26,9 @@ use crate::error::{ApiError, ErrorCode};
 use crate::money::Usd;
 use crate::receipts::log;
 use crate::receipts::{PaymentMethod, Receipt, ReceiptSigner};
-use crate::revenue::payouts::{self, paid_key, Signature};
+use crate::revenue::payouts::{self, paid_key};
 use crate::revenue::refunds::{self, bump_balance, debt_key, owed, refund_key, Refund};
-use crate::revenue::{sale_key, standing, Collection, Sale};
+use crate::revenue::{sale_key, standing, Collection, Sale, Signature};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 use crate::x402::PaymentError;
 

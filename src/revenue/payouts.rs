@@ -23,15 +23,15 @@ use std::str::FromStr;
 
 use alloy_primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::refunds::{self, after_refund, bump_balance, debt_key, refund_key};
+use super::Signature;
 use super::{pending_key, sale_entries_of, sale_key, split, standing, Collection, Sale};
 use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
 use crate::money::Usd;
-use crate::receipts::{canonical_json, ReceiptSigner};
+use crate::receipts::ReceiptSigner;
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 
 #[derive(Debug, thiserror::Error)]
@@ -220,15 +220,6 @@ pub async fn settings(
     get_json(store, Tree::Ledger, &settings_key(builder)).await
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[schema(as = PacketSignature)]
-#[serde(rename_all = "camelCase")]
-pub struct Signature {
-    pub alg: String,
-    pub public_key: String,
-    pub value: String,
-}
-
 /// A payout packet. Its signature covers the canonical JSON of everything but `signature`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -270,31 +261,6 @@ pub struct Packet {
 impl Packet {
     fn sign(&mut self, signer: &ReceiptSigner) {
         self.signature = Signature::over(&*self, signer);
-    }
-}
-
-impl Signature {
-    /// The service key's signature over the canonical JSON of `record` without its
-    /// `signature` (payout packets, refunds).
-    pub fn over<T: Serialize>(record: &T, signer: &ReceiptSigner) -> Signature {
-        let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
-        if let Some(object) = value.as_object_mut() {
-            object.remove("signature");
-        }
-        Signature {
-            alg: "ed25519".into(),
-            public_key: signer.public_key(),
-            value: signer.sign_bytes(canonical_json(&value).as_bytes()),
-        }
-    }
-
-    /// A placeholder until the record is signed.
-    pub fn unsigned() -> Signature {
-        Signature {
-            alg: String::new(),
-            public_key: String::new(),
-            value: String::new(),
-        }
     }
 }
 

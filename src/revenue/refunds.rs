@@ -67,7 +67,7 @@ pub struct Refund {
     #[schema(format = DateTime)]
     pub refunded_at: String,
     /// Ed25519 over the canonical JSON of everything but `signature`.
-    pub signature: super::payouts::Signature,
+    pub signature: super::Signature,
 }
 
 impl Refund {
