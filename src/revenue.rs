@@ -197,11 +197,8 @@ pub async fn with_standing(
     let mut out = Vec::with_capacity(sales.len());
     for mut sale in sales {
         let standing = standing(store, &sale).await?;
-        if let Some((refund, _)) = refunds::refund_of(store, &sale.receipt_id).await? {
-            let kept = refunds::after_refund(sale.amount, Some(&refund))?;
-            sale.refunded = sale.amount.checked_sub(kept).unwrap_or(Usd::ZERO);
-            sale.amount = kept;
-        }
+        let refund = refunds::refund_of(store, &sale.receipt_id).await?;
+        refunds::take_refund(&mut sale, refund.as_ref().map(|(r, _)| r))?;
         out.push((sale, standing));
     }
     Ok(out)

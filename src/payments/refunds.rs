@@ -230,7 +230,7 @@ async fn attempt(
         returned_to: returned_to.into(),
         transaction: None,
         after_payout: paid_out.is_some(),
-        refunded_at: refunds::now(),
+        refunded_at: crate::timestamp::now_rfc3339(),
         signature: Signature::unsigned(),
     };
     refund.signature = Signature::over(&refund, signer);
@@ -241,7 +241,7 @@ async fn attempt(
         .require_equals(Tree::Ledger, paid_key(receipt_id), paid_out.clone())
         .put(Tree::Ledger, refund_key(receipt_id), bytes);
     // An entry of its own in the receipt log, appended by the sequencer like a receipt.
-    let mut batch = log::pending_refund(batch, receipt_id, log_entry(&refund));
+    let mut batch = log::pending_refund(batch, receipt_id, log::entry_of(&refund));
     if let (Some(_), Some(seller)) = (&paid_out, &sale.seller) {
         // Paid out already: the builder owes its share, from its balance.
         let balance = payouts::balance(store, seller, fee_bps).await?;
@@ -274,13 +274,6 @@ async fn attempt(
         None => store.apply(batch).await?,
     }
     Ok((refund, true))
-}
-
-/// A refund's entry in the receipt log: the canonical JSON of its signed record, so a reader
-/// holding the record in any JSON form makes the same bytes.
-pub fn log_entry(refund: &Refund) -> Vec<u8> {
-    let value = serde_json::to_value(refund).unwrap_or_default();
-    crate::receipts::canonical_json(&value).into_bytes()
 }
 
 /// The developer credit that paid `sale`: named by the sale, or (sales written before it was)

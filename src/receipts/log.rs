@@ -193,10 +193,10 @@ pub(super) fn signed_head(signer: &Signer, size: u64, root: Hash) -> Result<Stri
         .map_err(|e| LogError::Corrupt(format!("a tree head cannot be signed: {e}")))
 }
 
-/// The entry a receipt is in the log: its canonical JSON, signature included, so a reader
-/// holding the receipt in any JSON form makes the same bytes.
-pub fn entry_of(receipt: &Receipt) -> Vec<u8> {
-    let value = serde_json::to_value(receipt).unwrap_or(serde_json::Value::Null);
+/// The entry a record (a receipt, a refund) is in the log: its canonical JSON, signature
+/// included, so a reader holding the record in any JSON form makes the same bytes.
+pub fn entry_of<T: Serialize>(record: &T) -> Vec<u8> {
+    let value = serde_json::to_value(record).unwrap_or(serde_json::Value::Null);
     canonical_json(&value).into_bytes()
 }
 

@@ -25,7 +25,7 @@ use alloy_primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::refunds::{self, after_refund, bump_balance, debt_key, refund_key};
+use super::refunds::{self, bump_balance, debt_key, refund_key};
 use super::Signature;
 use super::{pending_key, sale_entries_of, sale_key, split, standing, Collection, Sale};
 use crate::config::PaymentConfig;
@@ -305,9 +305,7 @@ async fn unpaid_entries(store: &dyn Store, builder: &str) -> Result<Vec<UnpaidEn
         {
             let standing = standing(store, &sale).await?;
             let refund = refunds::refund_of(store, &sale.receipt_id).await?;
-            let kept = after_refund(sale.amount, refund.as_ref().map(|(r, _)| r))?;
-            sale.refunded = sale.amount.checked_sub(kept).unwrap_or(Usd::ZERO);
-            sale.amount = kept;
+            refunds::take_refund(&mut sale, refund.as_ref().map(|(r, _)| r))?;
             out.push(UnpaidEntry {
                 sale,
                 bytes,
@@ -336,32 +334,50 @@ impl Balance {
     }
 }
 
-/// `builder`'s [`Balance`]. The version is read first: whatever changes the balance after it
-/// also moves the version, so a batch conditioned on it fails rather than act on a stale sum.
+/// `builder`'s [`Balance`] (see [`UnpaidLedger`]).
 pub async fn balance(
     store: &dyn Store,
     builder: &str,
     fee_bps: u64,
 ) -> Result<Balance, StoreError> {
-    let version = store
-        .get(Tree::Ledger, &refunds::balance_key(builder))
-        .await?;
-    let payable = unpaid_entries(store, builder)
-        .await?
-        .iter()
+    let unpaid = UnpaidLedger::read(store, builder).await?;
+    let payable = (unpaid.entries.iter())
         .filter(|entry| entry.standing.is_collected())
         .map(|entry| split(entry.sale.amount, fee_bps).1.units())
         .sum();
-    let owed = refunds::debts_of(store, builder)
-        .await?
-        .iter()
-        .map(|(_, owed, _)| owed.units())
-        .sum();
     Ok(Balance {
         payable: Usd::from_units(payable),
-        owed: Usd::from_units(owed),
-        version,
+        owed: Usd::from_units(unpaid.owed()),
+        version: unpaid.version,
     })
+}
+
+/// What a builder's next packet is made of, as one moment of its ledger.
+struct UnpaidLedger {
+    /// The balance version, read first: whatever changes the balance after it also moves the
+    /// version, so a batch conditioned on it fails rather than act on a stale sum.
+    version: Option<Vec<u8>>,
+    entries: Vec<UnpaidEntry>,
+    /// Its debts for refunds of sales paid out: `(receipt id, owed, stored bytes)`.
+    debts: Vec<(String, Usd, Vec<u8>)>,
+}
+
+impl UnpaidLedger {
+    async fn read(store: &dyn Store, builder: &str) -> Result<UnpaidLedger, StoreError> {
+        let version = store
+            .get(Tree::Ledger, &refunds::balance_key(builder))
+            .await?;
+        Ok(UnpaidLedger {
+            version,
+            entries: unpaid_entries(store, builder).await?,
+            debts: refunds::debts_of(store, builder).await?,
+        })
+    }
+
+    /// The sum of its debts, in atomic units.
+    fn owed(&self) -> u64 {
+        self.debts.iter().map(|(_, owed, _)| owed.units()).sum()
+    }
 }
 
 /// Creates a pending packet for the whole unpaid net balance, if it reaches the minimum.
@@ -374,15 +390,11 @@ pub async fn create_packet(
     let settings = settings(store, builder)
         .await?
         .ok_or(PayoutError::NoSettings)?;
-    // Read first: see [`balance`].
-    let version = store
-        .get(Tree::Ledger, &refunds::balance_key(builder))
-        .await?;
-    let (entries, uncollected): (Vec<_>, Vec<_>) = unpaid_entries(store, builder)
-        .await?
-        .into_iter()
-        .partition(|entry| entry.standing.is_collected());
-    let debts = refunds::debts_of(store, builder).await?;
+    let unpaid = UnpaidLedger::read(store, builder).await?;
+    let recovered = unpaid.owed();
+    let (version, debts) = (unpaid.version, unpaid.debts);
+    let (entries, uncollected): (Vec<_>, Vec<_>) =
+        (unpaid.entries.into_iter()).partition(|entry| entry.standing.is_collected());
     let sales: Vec<&Sale> = entries.iter().map(|entry| &entry.sale).collect();
     let (mut gross, mut fee, mut net) = (0u64, 0u64, 0u64);
     for sale in &sales {
@@ -391,7 +403,6 @@ pub async fn create_packet(
         fee += f.units();
         net += n.units();
     }
-    let recovered: u64 = debts.iter().map(|(_, owed, _)| owed.units()).sum();
     let net = net.saturating_sub(recovered);
     if sales.is_empty() && !uncollected.is_empty() {
         let units: u64 = uncollected

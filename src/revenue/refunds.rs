@@ -22,13 +22,11 @@
 //!   bumped by every packet and every refund of a paid-out sale, so a refund checked against a
 //!   balance cannot race a packet that spends it.
 
-use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
-
-use super::split;
+use super::{split, Sale};
 use crate::money::Usd;
 use crate::receipts::PaymentMethod;
 use crate::store::{Batch, Store, StoreError, Tree};
+use serde::{Deserialize, Serialize};
 
 pub const REFUND_PREFIX: &[u8] = b"refund/";
 
@@ -156,17 +154,13 @@ pub async fn debts_of(
     Ok(debts)
 }
 
-/// What `sale`'s amount is after its refund, if any.
-pub fn after_refund(amount: Usd, refund: Option<&Refund>) -> Result<Usd, StoreError> {
-    match refund {
-        None => Ok(amount),
-        Some(refund) => Ok(Usd::from_units(
-            amount.units().saturating_sub(refund.amount_units()?),
-        )),
+/// Takes `refund` (if any) off `sale`: its amount becomes what is left, and
+/// [`Sale::refunded`] what went back.
+pub fn take_refund(sale: &mut Sale, refund: Option<&Refund>) -> Result<(), StoreError> {
+    if let Some(refund) = refund {
+        let kept = Usd::from_units(sale.amount.units().saturating_sub(refund.amount_units()?));
+        sale.refunded = sale.amount.checked_sub(kept).unwrap_or(Usd::ZERO);
+        sale.amount = kept;
     }
-}
-
-/// Now, for a refund record.
-pub fn now() -> String {
-    crate::timestamp::rfc3339(OffsetDateTime::now_utc())
+    Ok(())
 }

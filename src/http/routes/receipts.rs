@@ -61,6 +61,27 @@ pub struct RefundView {
     refund_log: Option<Inclusion>,
 }
 
+impl RefundView {
+    /// `refund` with where it is in the receipt log: waited for when `just_made` (it was
+    /// stored pending a moment ago), otherwise as far as it is appended (absent while it waits).
+    async fn of(app: &AppState, refund: Refund, just_made: bool) -> RefundView {
+        let name = receipts::log::refund_name(&refund.receipt_id);
+        let log = &app.receipt_log;
+        let refund_log = match just_made {
+            true => {
+                log.include_entry(&name, receipts::log::entry_of(&refund))
+                    .await
+            }
+            false => log.inclusion_of(&name, None).await,
+        };
+        RefundView {
+            ok: true,
+            refund,
+            refund_log: refund_log.ok(),
+        }
+    }
+}
+
 /// Refund a paid call, wholly or in part, with a reason: the endpoint's owner (`X-Builder-Key`)
 /// or the admin (`X-Admin-Token`). Once per receipt: the same request again answers the refund
 /// made. Credit goes back to the developer credit; a payment recorded only moves nothing; the
@@ -95,22 +116,8 @@ pub async fn refund(
         &refunder,
     )
     .await?;
-    let name = receipts::log::refund_name(&receipt_id);
-    // A new refund waits for its append, as a paid call waits for its receipt's; a repeated
-    // request answers where it is (or without it, while it waits).
-    let refund_log = match made {
-        true => app
-            .receipt_log
-            .include_entry(&name, crate::payments::refunds::log_entry(&refund))
-            .await
-            .ok(),
-        false => app.receipt_log.inclusion_of(&name, None).await.ok(),
-    };
-    Ok(Json(RefundView {
-        ok: true,
-        refund,
-        refund_log,
-    }))
+    // A new refund waits for its append, as a paid call waits for its receipt's.
+    Ok(Json(RefundView::of(&app, refund, made).await))
 }
 
 /// A receipt's refund: its signed record, public like the receipt.
@@ -125,15 +132,7 @@ pub async fn get_refund(
     Path(receipt_id): Path<String>,
 ) -> ApiResult<Json<RefundView>> {
     match refunds::refund_of(app.store.as_ref(), &receipt_id).await? {
-        Some((refund, _)) => {
-            let name = receipts::log::refund_name(&receipt_id);
-            let refund_log = app.receipt_log.inclusion_of(&name, None).await.ok();
-            Ok(Json(RefundView {
-                ok: true,
-                refund,
-                refund_log,
-            }))
-        }
+        Some((refund, _)) => Ok(Json(RefundView::of(&app, refund, false).await)),
         None => Err(ApiError::not_found(
             ErrorCode::ReceiptNotFound,
             format!("no refund of receipt {receipt_id:?}"),
