@@ -80,11 +80,9 @@ impl Call {
     /// payment, the developer credit, else the client's address.
     pub fn payer(&self) -> Vec<u8> {
         match &self.tender {
-            Tender::X402(payment) => match &payment.payload {
-                crate::x402::schemes::SchemePayload::ExactEvm(exact) => {
-                    format!("evm:{}", exact.authorization.from.to_ascii_lowercase()).into_bytes()
-                }
-                crate::x402::schemes::SchemePayload::Unsupported { .. } => self.client_key(),
+            Tender::X402(payment) => match payment.payload.claimed_payer() {
+                "" => self.client_key(),
+                payer => format!("evm:{}", payer.to_ascii_lowercase()).into_bytes(),
             },
             Tender::Credit(token) => [b"credit:".as_slice(), token.as_bytes()].concat(),
             Tender::Nothing | Tender::Malformed(_) => self.client_key(),

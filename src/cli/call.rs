@@ -16,7 +16,7 @@ use super::output::{usd, Out, Tone};
 use super::{CallArgs, Failure, Outcome};
 use crate::x402::config::NetworkConfig;
 use crate::x402::requirements::AssetExtra;
-use crate::x402::schemes::exact_evm::signing::sign;
+use crate::x402::schemes::{exact_evm, upto_evm};
 use crate::x402::PaymentRequirements;
 
 /// How a paid call is paid for, if the command was told.
@@ -174,12 +174,21 @@ impl Price {
             .as_deref()
             .map(|o| format!(", to {o}"))
             .unwrap_or_default();
-        format!("{price} a call ({} on {}{to})", r.extra.name, r.network)
+        let most = if r.scheme == upto_evm::SCHEME {
+            "at most "
+        } else {
+            ""
+        };
+        format!(
+            "{most}{price} a call ({} on {}{to})",
+            r.extra.name, r.network
+        )
     }
 }
 
-/// A `PAYMENT-SIGNATURE` value: an `exact` authorization of `requirement` signed by `signer`,
-/// in the v2 payload the official clients send.
+/// A `PAYMENT-SIGNATURE` value: an `exact` authorization (or for a metered endpoint an
+/// `upto` permit of the maximum) of `requirement` signed by `signer`, in the v2 payload the
+/// official clients send.
 fn signed(
     signer: &alloy_signer_local::PrivateKeySigner,
     required: &Value,
@@ -195,7 +204,7 @@ fn signed(
                 requirement.network
             ))
         })?;
-    let AssetExtra { name, version } = &requirement.extra;
+    let AssetExtra { name, version, .. } = &requirement.extra;
     let network = NetworkConfig {
         caip2: requirement.network.clone(),
         v1_name: requirement.network.clone(),
@@ -204,8 +213,12 @@ fn signed(
         eip712_name: name.clone(),
         eip712_version: version.clone(),
     };
-    let payload = sign(signer, &network, requirement, |_| {})
-        .map_err(|e| Failure::Local(format!("cannot sign the payment: {e}")))?;
+    let payload = if requirement.scheme == upto_evm::SCHEME {
+        upto_evm::signing::sign(signer, &network, requirement, |_| {})
+    } else {
+        exact_evm::signing::sign(signer, &network, requirement, |_| {})
+    }
+    .map_err(|e| Failure::Local(format!("cannot sign the payment: {e}")))?;
     let wire = json!({
         "x402Version": 2, "resource": required["resource"], "accepted": requirement,
         "payload": payload,

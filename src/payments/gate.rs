@@ -256,7 +256,7 @@ pub async fn gate(
         .map_err(refuse)?;
     let key = nonces::key(
         verified.network.chain_id,
-        &verified.requirement.asset,
+        &verified.nonce_space(),
         verified.payer(),
         verified.nonce(),
     );
@@ -558,7 +558,7 @@ impl X402Settlement {
             x402_version: payment.version.number(),
         };
         let settled = facilitator
-            .settle(&payment, &offer, &verified, &journal)
+            .settle(&payment, &offer, &verified, offer.price, &journal)
             .await;
         // Whatever happens next, the guard must not hand the authorization back.
         claim.done = true;

@@ -725,6 +725,7 @@ mod tests {
             _: &'a PaymentPayload,
             _: &'a Offer,
             _: &'a Verified,
+            _: crate::money::Usd,
             _: &'a dyn SettleJournal,
         ) -> BoxFuture<'a, Result<Settlement, PaymentError>> {
             futures::future::ready(Err(PaymentError::Facilitator("not in these tests".into())))

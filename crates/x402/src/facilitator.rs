@@ -39,6 +39,7 @@ use super::requirements::Offer;
 use super::verify::Verified;
 use super::PaymentError;
 use crate::config::{FacilitatorConfig, NetworkConfig};
+use toolhost_values::money::Usd;
 
 /// How a payment was settled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,16 +92,25 @@ pub trait Facilitator: Send + Sync {
         futures::future::ready(Ok(())).boxed()
     }
 
-    /// Settles a verified payment. Called only after the paid work succeeded. Before anything
-    /// leaves our hands (a transaction broadcast, a remote `/settle`), `journal` is told; when
-    /// it fails, nothing is submitted and that error is returned.
+    /// Settles a verified payment for `amount`: the price (`exact`), or what the call cost
+    /// capped by the permitted maximum (`upto`). Called only after the paid work succeeded.
+    /// Before anything leaves our hands (a transaction broadcast, a remote `/settle`),
+    /// `journal` is told; when it fails, nothing is submitted and that error is returned.
     fn settle<'a>(
         &'a self,
         payment: &'a PaymentPayload,
         offer: &'a Offer,
         verified: &'a Verified,
+        amount: Usd,
         journal: &'a dyn SettleJournal,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>>;
+
+    /// The address an `upto` payer's permit must let settle on `network` (x402's
+    /// `extra.facilitatorAddress`), or `None` when this facilitator does not settle `upto`
+    /// there (a metered endpoint is then not offered for x402 on that network).
+    fn upto_facilitator(&self, _network: &NetworkConfig) -> Option<String> {
+        None
+    }
 
     /// The `{kinds:[{x402Version, scheme, network}]}` this facilitator handles.
     fn supported(&self) -> BoxFuture<'_, Result<Value, PaymentError>>;

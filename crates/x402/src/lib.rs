@@ -45,6 +45,24 @@ pub enum Reason {
     NonceAlreadyUsed,
     InsufficientCredit,
     InvalidCredit,
+    /// Permit2 (`upto`, and `exact` by Permit2): the signature was not made by the owner.
+    Permit2Signature,
+    /// Permit2: the spender is not the x402 proxy the scheme settles through.
+    Permit2Spender,
+    /// Permit2: the witness pays someone else.
+    Permit2RecipientMismatch,
+    /// Permit2: the permitted amount is not the one asked for.
+    Permit2AmountMismatch,
+    /// Permit2: the permitted token is not the asset asked for.
+    Permit2TokenMismatch,
+    /// Permit2: the deadline has passed, or is too close to settle before it.
+    Permit2DeadlineExpired,
+    /// Permit2: the witness's `validAfter` is in the future.
+    Permit2NotYetValid,
+    /// `upto`: the witness names another facilitator than the one offered.
+    UptoFacilitatorMismatch,
+    /// `upto`: the amount to settle is above the permitted maximum.
+    UptoSettlementExceedsAmount,
     /// A remote facilitator refused for a reason we have no name for (its text is in the message).
     Rejected,
     SettlementFailed,
@@ -77,6 +95,17 @@ impl Reason {
             Reason::ValidBefore => ErrorCode::InvalidExactEvmPayloadAuthorizationValidBefore,
             Reason::ValidAfter => ErrorCode::InvalidExactEvmPayloadAuthorizationValidAfter,
             Reason::NonceAlreadyUsed => ErrorCode::InvalidExactEvmNonceAlreadyUsed,
+            Reason::Permit2Signature => ErrorCode::InvalidPermit2Signature,
+            Reason::Permit2Spender => ErrorCode::InvalidPermit2Spender,
+            Reason::Permit2RecipientMismatch => ErrorCode::InvalidPermit2RecipientMismatch,
+            Reason::Permit2AmountMismatch => ErrorCode::Permit2AmountMismatch,
+            Reason::Permit2TokenMismatch => ErrorCode::Permit2TokenMismatch,
+            Reason::Permit2DeadlineExpired => ErrorCode::Permit2DeadlineExpired,
+            Reason::Permit2NotYetValid => ErrorCode::Permit2NotYetValid,
+            Reason::UptoFacilitatorMismatch => ErrorCode::UptoFacilitatorMismatch,
+            Reason::UptoSettlementExceedsAmount => {
+                ErrorCode::InvalidUptoEvmPayloadSettlementExceedsAmount
+            }
             Reason::InsufficientCredit => ErrorCode::InsufficientDeveloperCredit,
             Reason::InvalidCredit => ErrorCode::InvalidDeveloperCredit,
             Reason::Rejected => ErrorCode::PaymentRejected,
@@ -91,7 +120,7 @@ impl Reason {
     /// Reasons a facilitator may report, matched by name (unknown ones become `SettlementFailed`
     /// or `InvalidPayload` at the call site).
     pub fn parse(text: &str) -> Option<Reason> {
-        const ALL: [Reason; 19] = [
+        const ALL: [Reason; 28] = [
             Reason::InvalidPayload,
             Reason::InvalidScheme,
             Reason::InvalidNetwork,
@@ -103,6 +132,15 @@ impl Reason {
             Reason::ValidBefore,
             Reason::ValidAfter,
             Reason::NonceAlreadyUsed,
+            Reason::Permit2Signature,
+            Reason::Permit2Spender,
+            Reason::Permit2RecipientMismatch,
+            Reason::Permit2AmountMismatch,
+            Reason::Permit2TokenMismatch,
+            Reason::Permit2DeadlineExpired,
+            Reason::Permit2NotYetValid,
+            Reason::UptoFacilitatorMismatch,
+            Reason::UptoSettlementExceedsAmount,
             Reason::InsufficientCredit,
             Reason::InvalidCredit,
             Reason::Rejected,

@@ -41,11 +41,16 @@ pub struct ResourceInfo {
     pub mime_type: String,
 }
 
-/// The EIP-712 domain name and version of the asset contract, needed to sign for it.
+/// The requirement's `extra`: the EIP-712 domain name and version of the asset contract,
+/// needed to sign for it, and what a scheme adds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct AssetExtra {
     pub name: String,
     pub version: String,
+    /// `upto`: the address the payer's Permit2 witness lets settle (the facilitator's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facilitator_address: Option<String>,
 }
 
 /// One accepted way to pay, in the v2 shape.
@@ -143,11 +148,24 @@ impl<'a> Terms<'a> {
     }
 }
 
-/// Everything we accept for one charge: one `exact` requirement per configured network.
+/// How an offer prices the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pricing {
+    /// `exact`: the price, all of it.
+    Fixed,
+    /// `upto`: the payer permits the price as a maximum; what the call reports it cost (capped
+    /// by the maximum) is settled after it.
+    Metered,
+}
+
+/// Everything we accept for one charge: one requirement per configured network (`exact`, or
+/// `upto` for a metered charge on the networks whose facilitator settles it).
 #[derive(Clone, Debug)]
 pub struct Offer {
     pub resource: ResourceInfo,
+    /// The price; for a metered offer, the most one call can cost.
     pub price: Usd,
+    pub pricing: Pricing,
     pub accepts: Vec<(NetworkConfig, PaymentRequirements)>,
     /// Seconds an authorization must stay valid beyond now to be accepted, so it can still be
     /// settled after the handler has run.
@@ -158,13 +176,44 @@ pub struct Offer {
 }
 
 impl Offer {
+    /// A fixed price: `exact` on every network of `terms`.
     pub fn new(terms: Terms<'_>, resource: ResourceInfo, price: Usd) -> Self {
+        Self::build(terms, resource, price, Pricing::Fixed, |_| Some(None))
+    }
+
+    /// A metered price of at most `most`: `upto` on the networks `facilitator` names the
+    /// settling address of (those it does not are left out: nothing could settle there).
+    pub fn metered(
+        terms: Terms<'_>,
+        resource: ResourceInfo,
+        most: Usd,
+        facilitator: impl Fn(&NetworkConfig) -> Option<String>,
+    ) -> Self {
+        Self::build(terms, resource, most, Pricing::Metered, |network| {
+            facilitator(network).map(Some)
+        })
+    }
+
+    /// One requirement per network `facilitator` answers for (with the `upto` facilitator
+    /// address, if any).
+    fn build(
+        terms: Terms<'_>,
+        resource: ResourceInfo,
+        price: Usd,
+        pricing: Pricing,
+        facilitator: impl Fn(&NetworkConfig) -> Option<Option<String>>,
+    ) -> Self {
+        let scheme = match pricing {
+            Pricing::Fixed => crate::schemes::exact_evm::SCHEME,
+            Pricing::Metered => crate::schemes::upto_evm::SCHEME,
+        };
         let accepts = terms
             .networks
             .iter()
-            .map(|n| {
+            .filter_map(|n| {
+                let facilitator_address = facilitator(n)?;
                 let requirement = PaymentRequirements {
-                    scheme: "exact".into(),
+                    scheme: scheme.into(),
                     network: n.caip2.clone(),
                     amount: price.units().to_string(),
                     asset: n.asset.clone(),
@@ -173,14 +222,16 @@ impl Offer {
                     extra: AssetExtra {
                         name: n.eip712_name.clone(),
                         version: n.eip712_version.clone(),
+                        facilitator_address,
                     },
                 };
-                (n.clone(), requirement)
+                Some((n.clone(), requirement))
             })
             .collect();
         Self {
             resource,
             price,
+            pricing,
             accepts,
             settle_margin_secs: terms.settle_margin.as_secs(),
             extensions: serde_json::Map::new(),
@@ -261,10 +312,19 @@ impl Offer {
 
     /// The first answer to an unpaid request.
     pub fn ask(&self) -> ApiError {
+        let costs = match self.pricing {
+            Pricing::Fixed => "costs",
+            Pricing::Metered => "is metered: it costs what the call reports, at most",
+        };
+        let x402 = match (self.pricing, self.accepts.is_empty()) {
+            (_, true) => "pay with developer credit (X-Developer-Credit): no x402 scheme settles it here",
+            (Pricing::Fixed, false) => "pay with x402 (PAYMENT-SIGNATURE or X-PAYMENT) or developer credit (X-Developer-Credit)",
+            (Pricing::Metered, false) => "pay with x402 `upto` (a Permit2 permit of the maximum, PAYMENT-SIGNATURE) or developer credit (X-Developer-Credit)",
+        };
         self.payment_required(
             ErrorCode::PaymentRequired,
             format!(
-                "{} costs {} USD ({} atomic units of USDC); pay with x402 (PAYMENT-SIGNATURE or X-PAYMENT) or developer credit (X-Developer-Credit)",
+                "{} {costs} {} USD ({} atomic units of USDC); {x402}",
                 self.resource.url,
                 self.price,
                 self.price.units()

@@ -5,6 +5,7 @@
 //! file, a variant in each enum and the match arms the compiler then asks for.
 
 pub mod exact_evm;
+pub mod upto_evm;
 
 use serde_json::Value;
 
@@ -16,6 +17,7 @@ use crate::config::NetworkConfig;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SchemePayload {
     ExactEvm(exact_evm::Payload),
+    UptoEvm(upto_evm::Payload),
     /// A scheme we do not speak: kept so the refusal can name it (`invalid_scheme`, 402)
     /// rather than call a well-formed payment malformed.
     Unsupported {
@@ -30,6 +32,7 @@ impl SchemePayload {
     pub fn parse(scheme: &str, payload: Value) -> Result<SchemePayload, serde_json::Error> {
         Ok(match scheme {
             exact_evm::SCHEME => SchemePayload::ExactEvm(serde_json::from_value(payload)?),
+            upto_evm::SCHEME => SchemePayload::UptoEvm(serde_json::from_value(payload)?),
             _ => SchemePayload::Unsupported {
                 scheme: scheme.to_string(),
                 payload,
@@ -40,6 +43,7 @@ impl SchemePayload {
     pub fn scheme(&self) -> &str {
         match self {
             SchemePayload::ExactEvm(_) => exact_evm::SCHEME,
+            SchemePayload::UptoEvm(_) => upto_evm::SCHEME,
             SchemePayload::Unsupported { scheme, .. } => scheme,
         }
     }
@@ -49,6 +53,7 @@ impl SchemePayload {
     pub fn claimed_payer(&self) -> &str {
         match self {
             SchemePayload::ExactEvm(payload) => &payload.authorization.from,
+            SchemePayload::UptoEvm(payload) => &payload.permit2_authorization.from,
             SchemePayload::Unsupported { .. } => "",
         }
     }
@@ -70,17 +75,35 @@ impl SchemePayload {
                 offer,
                 now,
             )?)),
+            SchemePayload::UptoEvm(payload) => Ok(Proof::UptoEvm(upto_evm::verify(
+                payload,
+                network,
+                requirement,
+                offer,
+                now,
+            )?)),
             SchemePayload::Unsupported { scheme, .. } => Err(unsupported(scheme)),
         }
     }
 
     /// What a remote facilitator's verification needs read here, without checking the
     /// signature (the facilitator does).
-    pub fn read(&self, offer: &Offer, now: u64) -> Result<Proof, PaymentError> {
+    pub fn read(
+        &self,
+        requirement: &PaymentRequirements,
+        offer: &Offer,
+        now: u64,
+    ) -> Result<Proof, PaymentError> {
         match self {
             SchemePayload::ExactEvm(payload) => {
                 Ok(Proof::ExactEvm(exact_evm::read(payload, offer, now)?))
             }
+            SchemePayload::UptoEvm(payload) => Ok(Proof::UptoEvm(upto_evm::read(
+                payload,
+                requirement,
+                offer,
+                now,
+            )?)),
             SchemePayload::Unsupported { scheme, .. } => Err(unsupported(scheme)),
         }
     }
@@ -90,6 +113,7 @@ impl SchemePayload {
     pub fn to_value(&self) -> Value {
         match self {
             SchemePayload::ExactEvm(payload) => serde_json::to_value(payload).unwrap_or_default(),
+            SchemePayload::UptoEvm(payload) => serde_json::to_value(payload).unwrap_or_default(),
             SchemePayload::Unsupported { payload, .. } => payload.clone(),
         }
     }
@@ -108,6 +132,7 @@ fn unsupported(scheme: &str) -> PaymentError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Proof {
     ExactEvm(exact_evm::Transfer),
+    UptoEvm(upto_evm::Permit),
 }
 
 impl Proof {
@@ -115,14 +140,25 @@ impl Proof {
     pub fn payer(&self) -> String {
         match self {
             Proof::ExactEvm(transfer) => transfer.message.from.to_checksum(None),
+            Proof::UptoEvm(permit) => permit.owner.to_checksum(None),
         }
     }
 
     /// What makes this payment single-use for its payer (EIP-3009: the authorization's
-    /// nonce), as text.
+    /// nonce; Permit2: the permit's nonce), as text.
     pub fn nonce(&self) -> String {
         match self {
             Proof::ExactEvm(transfer) => transfer.message.nonce.to_string(),
+            Proof::UptoEvm(permit) => permit.message.nonce.to_string(),
+        }
+    }
+
+    /// The contract whose nonces [`Proof::nonce`] is one of: EIP-3009 nonces are the asset's
+    /// (`asset`), Permit2's are one space per owner whatever the token.
+    pub fn nonce_space(&self, asset: &str) -> String {
+        match self {
+            Proof::ExactEvm(_) => asset.to_string(),
+            Proof::UptoEvm(_) => upto_evm::PERMIT2.to_checksum(None),
         }
     }
 }

@@ -26,6 +26,11 @@ impl Verified {
     pub fn nonce(&self) -> String {
         self.proof.nonce()
     }
+
+    /// The contract whose nonce [`Verified::nonce`] is (the asset, or Permit2).
+    pub fn nonce_space(&self) -> String {
+        self.proof.nonce_space(&self.requirement.asset)
+    }
 }
 
 /// The offer's terms `payment` chose: its scheme is offered, its network accepted, and (v2)

@@ -5,7 +5,8 @@
 //! valid for `transferWithAuthorization` by whoever holds it until `validBefore`. With a settler
 //! (an RPC URL and a key configured), verification also asks the chain whether the payment
 //! can settle (nonce unused, balance sufficient) before the handler runs, and the transfer is
-//! submitted on-chain; see [`super::chain`] for what each outcome means.
+//! submitted on-chain; see [`super::chain`] for what each outcome means. `upto` (metered)
+//! payments are recorded for the amount charged; the on-chain settler does not offer them.
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
@@ -18,7 +19,9 @@ use crate::header::PaymentPayload;
 use crate::requirements::Offer;
 use crate::schemes::Proof;
 use crate::verify::{self, unix_now, Verified};
-use crate::PaymentError;
+use crate::{PaymentError, Reason};
+use alloy_primitives::Address;
+use toolhost_values::money::Usd;
 
 pub struct LocalFacilitator {
     networks: Vec<NetworkConfig>,
@@ -51,6 +54,7 @@ impl Facilitator for LocalFacilitator {
                             .precheck(&verified.requirement.asset, transfer)
                             .await?
                     }
+                    Proof::UptoEvm(_) => return Err(not_on_chain()),
                 }
             }
             Ok(())
@@ -63,6 +67,7 @@ impl Facilitator for LocalFacilitator {
         _: &'a PaymentPayload,
         _: &'a Offer,
         verified: &'a Verified,
+        _amount: Usd,
         journal: &'a dyn SettleJournal,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>> {
         async move {
@@ -80,6 +85,7 @@ impl Facilitator for LocalFacilitator {
                         .settle(&verified.requirement.asset, transfer, journal)
                         .await?
                 }
+                Proof::UptoEvm(_) => return Err(not_on_chain()),
             };
             Ok(Settlement {
                 status: if submitted.confirmed {
@@ -126,4 +132,23 @@ impl Facilitator for LocalFacilitator {
     fn chain(&self) -> Option<&dyn ChainStatus> {
         self.settler.as_ref().map(|s| s as &dyn ChainStatus)
     }
+
+    /// Recording only: the zero address, which no one can send from, so a permit made out to
+    /// it can never be settled on-chain by anyone (nothing leaves the payer, as the receipt
+    /// says). On-chain: not offered; this release settles `upto` by recording or through a
+    /// hosted facilitator only.
+    fn upto_facilitator(&self, _network: &NetworkConfig) -> Option<String> {
+        match self.settler {
+            None => Some(Address::ZERO.to_checksum(None)),
+            Some(_) => None,
+        }
+    }
+}
+
+/// The refusal of an `upto` payment by the on-chain settler, which is never offered one.
+fn not_on_chain() -> PaymentError {
+    PaymentError::refused(
+        Reason::InvalidScheme,
+        "`upto` payments are not settled on-chain by this server",
+    )
 }

@@ -22,11 +22,13 @@ use serde_json::{json, Value};
 
 use super::credentials::Credentials;
 use super::{Facilitator, SettleJournal, Settlement, SettlementStatus, SetupError};
+use crate::config::NetworkConfig;
 use crate::config::RemoteConfig;
 use crate::header::{PaymentPayload, X402Version};
-use crate::requirements::Offer;
+use crate::requirements::{Offer, Pricing};
 use crate::verify::{self, unix_now, Verified};
 use crate::{PaymentError, Reason};
+use toolhost_values::money::Usd;
 
 pub struct RemoteFacilitator {
     base: String,
@@ -101,8 +103,13 @@ impl RemoteFacilitator {
         })
     }
 
-    /// The request body of `/verify` and `/settle`.
-    fn body(payment: &PaymentPayload, offer: &Offer) -> Result<Value, PaymentError> {
+    /// The request body of `/verify` and `/settle`; `amount`, when given, replaces the
+    /// requirement's (an `upto` settlement: what the call cost, x402's settlement override).
+    fn body(
+        payment: &PaymentPayload,
+        offer: &Offer,
+        amount: Option<Usd>,
+    ) -> Result<Value, PaymentError> {
         let refused = || {
             PaymentError::refused(
                 Reason::InvalidNetwork,
@@ -122,6 +129,10 @@ impl RemoteFacilitator {
             ),
         }
         .map_err(|e| PaymentError::Facilitator(e.to_string()))?;
+        let mut requirements = requirements;
+        if let Some(amount) = amount {
+            requirements["amount"] = json!(amount.units().to_string());
+        }
         Ok(json!({
             "x402Version": payment.version.number(),
             "paymentPayload": payment.raw,
@@ -209,8 +220,10 @@ impl Facilitator for RemoteFacilitator {
             let (network, requirement) = verify::terms(payment, offer)?;
             // The facilitator checks the signature; what we need of the payment, and our
             // settle margin, are read here.
-            let proof = payment.payload.read(offer, unix_now())?;
-            let answer: VerifyAnswer = self.post("/verify", &Self::body(payment, offer)?).await?;
+            let proof = payment.payload.read(requirement, offer, unix_now())?;
+            let answer: VerifyAnswer = self
+                .post("/verify", &Self::body(payment, offer, None)?)
+                .await?;
             if !answer.is_valid {
                 let reason = answer.invalid_reason.unwrap_or_default();
                 return Err(PaymentError::refused(
@@ -232,10 +245,12 @@ impl Facilitator for RemoteFacilitator {
         payment: &'a PaymentPayload,
         offer: &'a Offer,
         _: &'a Verified,
+        amount: Usd,
         journal: &'a dyn SettleJournal,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>> {
         async move {
-            let body = Self::body(payment, offer)?;
+            let metered = offer.pricing == Pricing::Metered;
+            let body = Self::body(payment, offer, metered.then_some(amount))?;
             // The remote facilitator may move the money from here on; the standard API cannot
             // be asked afterwards whether it did, so recovery keeps such a claim.
             journal.before_submit(None).await?;
@@ -312,6 +327,18 @@ impl Facilitator for RemoteFacilitator {
             }
         }
         .boxed()
+    }
+
+    /// The `upto` kind's `extra.facilitatorAddress` it reported for `network`.
+    fn upto_facilitator(&self, network: &NetworkConfig) -> Option<String> {
+        let kept = self.kept_supported()?;
+        kept["kinds"].as_array()?.iter().find(|kind| {
+            kind["x402Version"] == 2
+                && kind["scheme"] == crate::schemes::upto_evm::SCHEME
+                && kind["network"] == network.caip2.as_str()
+        })?["extra"]["facilitatorAddress"]
+            .as_str()
+            .map(str::to_string)
     }
 
     fn settles(&self, scheme: &str, network: &str) -> Option<bool> {
