@@ -31,17 +31,28 @@ pub struct Request<'a> {
     pub request_id: &'a str,
 }
 
+/// What a built-in answered, and what it reports the call used (a native handler reports
+/// units, priced by a metered endpoint's `metering.unitPriceUsd`).
+pub struct Answer {
+    pub body: Value,
+    pub usage: Option<sandbox::Usage>,
+}
+
 /// The answer of `endpoint`'s built-in handler to `request`. A JS handler's endpoint is not
 /// one (the pipeline runs those in the sandbox): an internal error.
 pub async fn run(
     parts: &Parts<'_>,
     endpoint: &Endpoint,
     request: &Request<'_>,
-) -> ApiResult<Value> {
-    Ok(match endpoint.handler_type {
+) -> ApiResult<Answer> {
+    let body = match endpoint.handler_type {
         HandlerType::StaticJson => static_json::respond(endpoint),
         HandlerType::ReceiptEcho => {
-            json!({"ok": true, "echo": receipt_echo::summarize(endpoint, request)})
+            let (echo, usage) = receipt_echo::answer(endpoint, request);
+            return Ok(Answer {
+                body: json!({"ok": true, "echo": echo}),
+                usage,
+            });
         }
         HandlerType::X402ReadinessCheck => {
             let url = request
@@ -81,5 +92,6 @@ pub async fn run(
                 "JS handlers run in the sandbox, not here",
             ));
         }
-    })
+    };
+    Ok(Answer { body, usage: None })
 }

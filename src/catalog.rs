@@ -24,8 +24,8 @@ mod view;
 
 pub use grant::{GrantDecision, GrantState};
 pub use model::{
-    Capabilities, Endpoint, HandlerType, JsonText, Owner, OwnerView, PricingMode, Rollout,
-    RuntimeLimits, ShownStatus, SourceLanguage, Status,
+    Capabilities, Endpoint, HandlerType, JsonText, Metering, Owner, OwnerView, PricingMode,
+    Rollout, RuntimeLimits, ShownStatus, SourceLanguage, Status,
 };
 pub use registry::{CatalogError, CatalogPage, CatalogPosition, CompiledEndpoint, Registry};
 pub use schema::{

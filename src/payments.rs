@@ -29,6 +29,7 @@
 //! - `gate`: the seam the invocation pipeline calls; `tender`: what a call offers to pay with;
 //!   `error`: what the gate answers instead ([`GateError`]), converted to the service's error
 //!   in one place.
+//! - `metering`: what a metered call is charged, from what its handler reported.
 //! - `refunds`: the owner or the admin gives back what a receipt charged.
 //! - `dev_key`: the generated receiving address of a local/dev server.
 
@@ -37,6 +38,7 @@ pub mod credits;
 mod dev_key;
 mod error;
 mod gate;
+pub mod metering;
 pub mod nonces;
 pub mod offer_receipt;
 pub mod offers;
@@ -50,7 +52,7 @@ use std::sync::Arc;
 
 pub use dev_key::{resolve_pay_to, PayToError};
 pub use error::GateError;
-pub use gate::{charge_for, gate, Authorized, Charge, Parts, Served, Settled};
+pub use gate::{charge_for, gate, Authorized, Charge, Parts, Seller, Served, Settled};
 pub use tender::Tender;
 
 use crate::x402::Facilitator;
@@ -75,9 +77,12 @@ impl Payments {
     ) -> Charge {
         charge_for(
             &self.offers,
-            config,
-            &self.pay_to,
-            urls,
+            &Seller {
+                config,
+                pay_to: &self.pay_to,
+                urls,
+                facilitator: self.facilitator.as_ref(),
+            },
             endpoint,
             transport,
         )

@@ -403,7 +403,11 @@ pub async fn complete(
         test: call.test,
         error: activity::failure(&outcome.result, outcome.trace.as_ref()),
     };
-    activity::invocation(app, endpoint, ran, outcome.lines).await;
+    let mut lines = outcome.lines;
+    if let Ok(output) = &outcome.result {
+        lines.extend(activity::metering_diagnostic(endpoint, output));
+    }
+    activity::invocation(app, endpoint, ran, lines).await;
     let output = match outcome.result {
         Ok(output) => output,
         Err(e) => {
@@ -432,6 +436,7 @@ pub async fn complete(
         status: output.status.as_u16(),
         result: &output.body,
         headers: &output.headers,
+        usage: output.usage.as_ref(),
     };
     let settled = authorized
         .settle(&app.payment_parts(), &call.input, served)
@@ -503,8 +508,11 @@ async fn run_builtin(
         input: &call.input,
         request_id: &call.request_id,
     };
-    let body = builtins::run(&parts, &compiled.endpoint, &request).await?;
-    Ok(HandlerOutput::ok(body))
+    let answer = builtins::run(&parts, &compiled.endpoint, &request).await?;
+    Ok(HandlerOutput {
+        usage: answer.usage,
+        ..HandlerOutput::ok(answer.body)
+    })
 }
 
 #[cfg(test)]

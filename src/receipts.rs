@@ -21,8 +21,8 @@ mod receipt;
 mod signing;
 
 pub use receipt::{
-    canonical_json, sha256_hex, DigestSalt, PaymentMethod, Receipt, ReceiptSettlement,
-    ReceiptSignature, RECEIPT_SCHEMA,
+    canonical_json, sha256_hex, DigestSalt, PaymentMethod, Receipt, ReceiptMetering,
+    ReceiptSettlement, ReceiptSignature, RECEIPT_SCHEMA,
 };
 pub use signing::{verify as verify_receipt, ReceiptSigner, SigningError};
 

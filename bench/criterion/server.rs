@@ -128,6 +128,7 @@ fn paid_receipt() -> Receipt {
         result_sha256: sha256_hex(&json!({ "echo": { "message": "hello" } })),
         issued_at: "2026-01-01T00:00:00Z".into(),
         url: format!("{BASE_URL}/ai/receipts/rcpt_0196f3a0c2d87b3e9a1f5c4d2e6b8a90"),
+        metering: None,
         signature: None,
     }
 }

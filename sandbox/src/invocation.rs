@@ -94,6 +94,38 @@ pub struct HandlerResponse<Body = serde_json::Value> {
     pub body: Body,
     /// Headers given to `ctx.respond`, lower-cased, from the allow-list above.
     pub headers: Vec<(String, String)>,
+    /// What the call reported it cost with `ctx.charge`, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+/// What a handler reported a call cost (`ctx.charge`, summed over the call): the server caps
+/// and settles it when the endpoint is metered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Millionths of a US dollar (USDC atomic units); `None` when only units were reported
+    /// (a native handler, priced by the endpoint's unit price).
+    #[serde(default)]
+    pub amount_units: Option<u64>,
+    /// How many of the endpoint's metered unit the call used.
+    #[serde(default)]
+    pub units: f64,
+    /// The handler's note, at most 200 characters.
+    #[serde(default)]
+    pub note: String,
+}
+
+impl Usage {
+    /// The longest note kept (`ctx.charge` cuts it there).
+    pub const MAX_NOTE_CHARS: usize = 200;
+
+    /// What `ctx.charge` can report: a finite, non-negative count of units and a short note.
+    fn is_sane(&self) -> bool {
+        self.units.is_finite()
+            && self.units >= 0.0
+            && self.note.chars().count() <= Self::MAX_NOTE_CHARS
+    }
 }
 
 /// Severity of a [`ConsoleLine`].
@@ -134,6 +166,8 @@ impl HandlerResponse<RawBody> {
             status: self.status,
             body,
             headers: self.headers,
+            // Checked where the server takes it: a worker process is not trusted to have.
+            usage: self.usage.filter(Usage::is_sane),
         })
     }
 }

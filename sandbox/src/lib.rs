@@ -135,7 +135,7 @@ pub use host::{
     MAX_SAFE_INTEGER, NO_CALL,
 };
 pub use invocation::{
-    ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport,
+    ConsoleLevel, ConsoleLine, EndpointCode, HandlerResponse, Invocation, InvocationReport, Usage,
 };
 pub use isolation::{Isolation, Sandbox};
 pub use limits::fair::{inherit_charge, Charged};

@@ -80,6 +80,9 @@ pub(crate) struct Answer {
     pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) body: String,
+    /// What the call reported with `ctx.charge`; `null` when it reported nothing.
+    #[serde(default)]
+    pub(crate) usage: Option<crate::Usage>,
 }
 
 /// A thrown error: `code` is its string `code` property, if any, `stack` its `stack` (see
@@ -122,6 +125,7 @@ impl Outcome {
                 status,
                 headers,
                 body,
+                usage,
             }) => {
                 if body.len() > max_result_bytes {
                     return Err(result_too_large());
@@ -137,6 +141,7 @@ impl Outcome {
                     status,
                     body,
                     headers,
+                    usage,
                 })
             }
             Outcome::Threw(Thrown {
@@ -229,6 +234,7 @@ mod tests {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect(),
             body: body.to_owned(),
+            usage: None,
         })
     }
 

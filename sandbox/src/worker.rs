@@ -623,6 +623,7 @@ impl Engine {
                 status: 204,
                 body: RawValue::NULL.to_owned(),
                 headers: Vec::new(),
+                usage: None,
             };
             return Served::Answered(report(Ok(loaded), Vec::new(), received));
         }

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::catalog::Endpoint;
+use sandbox::Usage;
 
 pub fn digest_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
@@ -25,9 +26,20 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
-/// The echo's summary of the request.
-pub fn summarize(endpoint: &Endpoint, request: &super::Request<'_>) -> Value {
+/// The echo's summary of the request, and on a metered endpoint what it used: the KiB of
+/// input it digested (rounded up), at the endpoint's unit price.
+pub fn answer(endpoint: &Endpoint, request: &super::Request<'_>) -> (Value, Option<Usage>) {
     let canonical = serde_json::to_vec(request.input).unwrap_or_default();
+    let usage = endpoint.metering.as_ref().map(|_| Usage {
+        amount_units: None,
+        units: canonical.len().div_ceil(1024) as f64,
+        note: "KiB of input digested".into(),
+    });
+    (summarize(endpoint, request, &canonical), usage)
+}
+
+/// The echo's summary of the request, whose JSON is `canonical`.
+pub fn summarize(endpoint: &Endpoint, request: &super::Request<'_>, canonical: &[u8]) -> Value {
     let types: Map<String, Value> = request
         .input
         .as_object()
@@ -44,7 +56,7 @@ pub fn summarize(endpoint: &Endpoint, request: &super::Request<'_>) -> Value {
         "input": {
             "type": type_name(request.input),
             "bytes": canonical.len(),
-            "sha256": digest_hex(&canonical),
+            "sha256": digest_hex(canonical),
             "keys": types.keys().collect::<Vec<_>>(),
             "types": types,
         },

@@ -105,24 +105,47 @@ pub enum ShownStatus {
 pub enum PricingMode {
     FreePublicUtility,
     FixedPriceSuccessReceipt,
+    /// Charged what the call reports it cost, at most `priceUsd`, after success (x402 `upto`).
+    MeteredSuccessReceipt,
 }
 
 impl PricingMode {
+    pub const ALL: [PricingMode; 3] = [
+        PricingMode::FreePublicUtility,
+        PricingMode::FixedPriceSuccessReceipt,
+        PricingMode::MeteredSuccessReceipt,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             PricingMode::FreePublicUtility => "free_public_utility",
             PricingMode::FixedPriceSuccessReceipt => "fixed_price_success_receipt",
+            PricingMode::MeteredSuccessReceipt => "metered_success_receipt",
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [
-            PricingMode::FreePublicUtility,
-            PricingMode::FixedPriceSuccessReceipt,
-        ]
-        .into_iter()
-        .find(|m| m.as_str() == text)
+        Self::ALL.into_iter().find(|m| m.as_str() == text)
     }
+}
+
+/// How a metered endpoint charges (`pricingMode` `metered_success_receipt`): what it counts,
+/// the least a successful call costs, and what one unit costs when a handler reports units
+/// only. Its `priceUsd` is the most one call can cost: what the payer signs as a maximum.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Metering {
+    /// What a unit is, for agents deciding before they pay ("1k tokens", "page fetched").
+    pub unit: String,
+    /// What a successful call that reports less (or nothing) is charged; 0 by default.
+    #[serde(default)]
+    #[schema(schema_with = crate::money::usd_schema)]
+    pub minimum_usd: Usd,
+    /// The price of one unit, for a handler that reports units and no amount (a native
+    /// built-in); a JS handler's `ctx.charge` names its amount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::money::optional_usd_schema)]
+    pub unit_price_usd: Option<Usd>,
 }
 
 /// The JS capabilities of spec 2.1 (`kv`, `files`, `httpGetJson`, `logs`) and `fetch`, the
@@ -179,6 +202,9 @@ pub struct Content {
     pub description: String,
     pub tags: Vec<String>,
     pub price_usd: Usd,
+    /// `Some` when the price is metered: `price_usd` is then the most a call costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metering: Option<Metering>,
     pub source: Option<String>,
     #[serde(default)]
     pub source_language: SourceLanguage,
@@ -199,6 +225,7 @@ impl Content {
             description: endpoint.description.clone(),
             tags: endpoint.tags.clone(),
             price_usd: endpoint.price_usd,
+            metering: endpoint.metering.clone(),
             source: endpoint.source.clone(),
             source_language: endpoint.source_language,
             response: endpoint.response.clone(),
@@ -217,6 +244,7 @@ impl Content {
         endpoint.description = self.description;
         endpoint.tags = self.tags;
         endpoint.price_usd = self.price_usd;
+        endpoint.metering = self.metering;
         endpoint.source = self.source;
         endpoint.source_language = self.source_language;
         endpoint.response = self.response;
@@ -271,7 +299,11 @@ pub struct Endpoint {
     pub title: String,
     pub description: String,
     pub status: Status,
+    /// The price of a call; for a metered endpoint, the most one call can cost.
     pub price_usd: Usd,
+    /// `Some` when the price is metered (`metered_success_receipt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metering: Option<Metering>,
     pub handler_type: HandlerType,
     #[serde(default)]
     pub tags: Vec<String>,
@@ -342,10 +374,13 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// Derived from the price so the two can never disagree (spec 2.1 rules 1 and 2).
+    /// Derived from the price and the metering so they can never disagree (spec 2.1 rules 1
+    /// and 2; a metered endpoint is never free).
     pub fn pricing_mode(&self) -> PricingMode {
         if self.price_usd.is_zero() {
             PricingMode::FreePublicUtility
+        } else if self.metering.is_some() {
+            PricingMode::MeteredSuccessReceipt
         } else {
             PricingMode::FixedPriceSuccessReceipt
         }

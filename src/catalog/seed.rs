@@ -213,6 +213,7 @@ pub async fn seed_catalog(
             description: fixture.description,
             status: Status::Active,
             price_usd: fixture.price_usd,
+            metering: None,
             handler_type: fixture.handler_type,
             tags: fixture.tags,
             input_schema: fixture.input_schema.into(),

@@ -48,6 +48,10 @@ pub struct EndpointRecord {
     pub handler_type: HandlerType,
     pub runtime: &'static str,
     pub pricing_mode: PricingMode,
+    /// How a metered price charges (`priceUsd` is then the most a call costs); absent on
+    /// fixed and free prices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metering: Option<super::Metering>,
     pub url: String,
     pub method: &'static str,
     pub tags: Vec<String>,
@@ -86,6 +90,7 @@ impl EndpointRecord {
             handler_type: endpoint.handler_type,
             runtime: endpoint.handler_type.runtime(),
             pricing_mode: endpoint.pricing_mode(),
+            metering: endpoint.metering.clone(),
             url: urls.tool(&endpoint.slug),
             method: "POST",
             tags: endpoint.tags.clone(),

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::catalog::{
-    Capabilities, HandlerType, PricingMode, RuntimeLimits, SourceLanguage, Status,
+    Capabilities, HandlerType, Metering, PricingMode, RuntimeLimits, SourceLanguage, Status,
 };
 use crate::money::Usd;
 use crate::secrets::is_env_name;
@@ -30,6 +30,13 @@ fn invalid(field: &str, message: impl Into<String>) -> FieldError {
 /// fields are `None` through `#[serde(default)]`.
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Value>>, D::Error> {
     Option::<Value>::deserialize(d).map(Some)
+}
+
+/// `metering` as PATCH reads it: present (`Some`), with `None` for `null`.
+fn present_metering<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<Metering>>, D::Error> {
+    Option::<Metering>::deserialize(d).map(Some)
 }
 
 /// `exampleInput` passes the endpoint's `inputSchema` (`violations` are what its compiled
@@ -72,9 +79,13 @@ pub struct CreateRequest {
     /// 0, or at least 0.001.
     #[schema(schema_with = crate::money::usd_schema)]
     pub price_usd: Usd,
-    /// Optional; must agree with the price when given.
+    /// Optional; must agree with the price (and `metering`) when given.
     #[serde(default)]
     pub pricing_mode: Option<PricingMode>,
+    /// A metered price (`metered_success_receipt`): the unit counted, the minimum charge, an
+    /// optional unit price; `priceUsd` is then the most one call can cost.
+    #[serde(default)]
+    pub metering: Option<Metering>,
     /// Optional when the body implies it: `source` alone means `js_request_response`,
     /// `response` alone `static_json` (see [`CreateRequest::handler_type`]).
     #[serde(default)]
@@ -137,6 +148,10 @@ pub struct PatchRequest {
     #[schema(schema_with = crate::money::optional_usd_schema)]
     pub price_usd: Option<Usd>,
     pub pricing_mode: Option<PricingMode>,
+    /// Makes the price metered, or changes how (`null`: a fixed price again, as does a
+    /// `pricingMode` other than `metered_success_receipt`).
+    #[serde(default, deserialize_with = "present_metering")]
+    pub metering: Option<Option<Metering>>,
     pub source: Option<String>,
     /// `javascript` or `typescript`; a change is a code change, like a new `source`.
     pub source_language: Option<SourceLanguage>,
@@ -229,7 +244,11 @@ pub(super) fn create_fields(request: &CreateRequest) -> Result<(), super::Endpoi
     errors.check(slug(&request.slug));
     errors.check(title(&request.title));
     errors.check(description(&request.description));
-    errors.check(price(request.price_usd, request.pricing_mode));
+    errors.check(price(
+        request.price_usd,
+        request.pricing_mode,
+        request.metering.as_ref(),
+    ));
     errors.check(tags(&request.tags));
     errors.check(env(&request.env));
     errors.check(request.handler_type().and_then(|handler| {
@@ -328,13 +347,54 @@ pub(super) fn tags(tags: &[String]) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// 0 or at least [`MIN_PRICE`]; a given `pricingMode` must be the one the price implies.
-pub(super) fn price(price: Usd, mode: Option<PricingMode>) -> Result<(), FieldError> {
+/// 0 or at least [`MIN_PRICE`]; a given `pricingMode` must be the one the price and the
+/// metering imply; a metered price has a unit, a minimum no larger than its maximum
+/// (`priceUsd`) and a unit price within it.
+pub(super) fn price(
+    price: Usd,
+    mode: Option<PricingMode>,
+    metering: Option<&Metering>,
+) -> Result<(), FieldError> {
     if !price.is_zero() && price < MIN_PRICE {
         return Err(invalid("priceUsd", "priceUsd must be 0 or at least 0.001"));
     }
+    if mode == Some(PricingMode::MeteredSuccessReceipt) && metering.is_none() {
+        return Err(invalid(
+            "metering",
+            "metered_success_receipt needs metering: {\"unit\": \"what a call counts\"}",
+        ));
+    }
+    if let Some(metering) = metering {
+        if price.is_zero() {
+            return Err(invalid(
+                "priceUsd",
+                "a metered endpoint's priceUsd is the most one call can cost: at least 0.001",
+            ));
+        }
+        printable("metering.unit", &metering.unit, 1, 64)?;
+        if metering.minimum_usd > price {
+            return Err(invalid(
+                "metering.minimumUsd",
+                format!(
+                    "the minimum charge {} is above the most a call can cost (priceUsd {price})",
+                    metering.minimum_usd
+                ),
+            ));
+        }
+        if metering
+            .unit_price_usd
+            .is_some_and(|unit| unit.is_zero() || unit > price)
+        {
+            return Err(invalid(
+                "metering.unitPriceUsd",
+                format!("metering.unitPriceUsd must be above 0 and at most priceUsd {price}"),
+            ));
+        }
+    }
     let implied = if price.is_zero() {
         PricingMode::FreePublicUtility
+    } else if metering.is_some() {
+        PricingMode::MeteredSuccessReceipt
     } else {
         PricingMode::FixedPriceSuccessReceipt
     };
@@ -484,15 +544,51 @@ mod tests {
 
     #[test]
     fn prices() {
-        assert!(price(Usd::ZERO, None).is_ok());
-        assert!(price(MIN_PRICE, Some(PricingMode::FixedPriceSuccessReceipt)).is_ok());
-        assert!(price(Usd::from_units(999), None).is_err());
+        assert!(price(Usd::ZERO, None, None).is_ok());
+        assert!(price(MIN_PRICE, Some(PricingMode::FixedPriceSuccessReceipt), None).is_ok());
+        assert!(price(Usd::from_units(999), None, None).is_err());
         assert_eq!(
-            price(MIN_PRICE, Some(PricingMode::FreePublicUtility))
+            price(MIN_PRICE, Some(PricingMode::FreePublicUtility), None)
                 .unwrap_err()
                 .0,
             "pricingMode"
         );
+        let metering = |minimum: u64, unit_price: Option<u64>| Metering {
+            unit: "page".into(),
+            minimum_usd: Usd::from_units(minimum),
+            unit_price_usd: unit_price.map(Usd::from_units),
+        };
+        let most = Usd::from_units(5000);
+        let metered = Some(PricingMode::MeteredSuccessReceipt);
+        assert!(price(most, metered, Some(&metering(1000, Some(500)))).is_ok());
+        assert!(price(most, None, Some(&metering(0, None))).is_ok());
+        let field = |m: Option<PricingMode>, given: Option<&Metering>, at: Usd| {
+            price(at, m, given).unwrap_err().0
+        };
+        assert_eq!(field(metered, None, most), "metering");
+        // A maximum below the minimum.
+        assert_eq!(
+            field(metered, Some(&metering(5001, None)), most),
+            "metering.minimumUsd"
+        );
+        assert_eq!(
+            field(metered, Some(&metering(0, Some(0))), most),
+            "metering.unitPriceUsd"
+        );
+        assert_eq!(field(None, Some(&metering(0, None)), Usd::ZERO), "priceUsd");
+        assert_eq!(
+            field(
+                Some(PricingMode::FixedPriceSuccessReceipt),
+                Some(&metering(0, None)),
+                most
+            ),
+            "pricingMode"
+        );
+        let blank = Metering {
+            unit: String::new(),
+            ..metering(0, None)
+        };
+        assert_eq!(field(metered, Some(&blank), most), "metering.unit");
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::catalog::grant;
 use crate::catalog::revision::Author;
 use crate::catalog::{
     Capabilities, CatalogError, CompiledEndpoint, Endpoint, GrantDecision, GrantState, HandlerType,
-    JsonText, Owner, RuntimeLimits, SourceLanguage, Status,
+    JsonText, Owner, PricingMode, RuntimeLimits, SourceLanguage, Status,
 };
 use crate::events::EventKind;
 use crate::safety::{self, field_group, ContentSafety, SafetyStatus};
@@ -212,6 +212,7 @@ pub async fn create(
         description: request.description,
         status: Status::Active,
         price_usd: request.price_usd,
+        metering: request.metering,
         handler_type,
         tags: request.tags,
         input_schema: request
@@ -342,10 +343,18 @@ pub async fn update(
         ep.description = description;
         mark("description");
     }
-    if patch.price_usd.is_some() || patch.pricing_mode.is_some() {
+    if patch.price_usd.is_some() || patch.pricing_mode.is_some() || patch.metering.is_some() {
         let price = patch.price_usd.unwrap_or(ep.price_usd);
-        errors.check(input::price(price, patch.pricing_mode));
+        // Named `metering` replaces it (`null` removes it); a mode other than metered drops
+        // it; otherwise the endpoint's stays.
+        let metering = match (patch.metering, patch.pricing_mode) {
+            (Some(given), _) => given,
+            (None, Some(mode)) if mode != PricingMode::MeteredSuccessReceipt => None,
+            (None, _) => ep.metering.clone(),
+        };
+        errors.check(input::price(price, patch.pricing_mode, metering.as_ref()));
         ep.price_usd = price;
+        ep.metering = metering;
         mark("priceUsd");
     }
     if let Some(language) = patch.source_language {

@@ -25,6 +25,8 @@ pub struct HandlerOutput {
     pub status: StatusCode,
     pub body: Value,
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// What the call reported it cost (`ctx.charge`, or a native handler's units).
+    pub usage: Option<sandbox::Usage>,
 }
 
 impl HandlerOutput {
@@ -33,6 +35,7 @@ impl HandlerOutput {
             status: StatusCode::OK,
             body,
             headers: Vec::new(),
+            usage: None,
         }
     }
 }
@@ -291,6 +294,7 @@ impl EndpointRuntime {
             status,
             body: response.body,
             headers,
+            usage: response.usage,
         })
     }
 }

@@ -71,7 +71,7 @@ impl ServiceTool {
                     "properties": {
                         "query": {"type": "string", "description": "Case-insensitive text matched against slug, title, description and tags"},
                         "tag": {"type": "string", "description": "Only tools carrying this tag"},
-                        "pricingMode": {"type": "string", "enum": [PricingMode::FreePublicUtility.as_str(), PricingMode::FixedPriceSuccessReceipt.as_str()]},
+                        "pricingMode": {"type": "string", "enum": PricingMode::ALL.map(PricingMode::as_str)},
                         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
                     },
                     "additionalProperties": false,
@@ -244,6 +244,7 @@ fn search(app: &App, args: &SearchArgs) -> Value {
                 "description": e.description,
                 "priceUsd": e.price_usd,
                 "pricingMode": e.pricing_mode().as_str(),
+                "metering": e.metering,
                 "tags": e.tags,
                 "url": app.urls.tool(&e.slug),
             })
@@ -419,14 +420,20 @@ fn annotations(endpoint: &Endpoint) -> Value {
 
 fn endpoint_tool(app: &App, compiled: &CompiledEndpoint) -> Value {
     let endpoint = &compiled.endpoint;
-    let price = if endpoint.is_paid() {
-        format!(
+    let price = match (&endpoint.metering, endpoint.is_paid()) {
+        (_, false) => "Free: no payment needed.".to_string(),
+        (None, true) => format!(
             "Price: {} USD per successful call, paid with x402 (send the payment in _meta[\"{}\"]; a call without one returns the payment requirements).",
             endpoint.price_usd,
             payment::PAYMENT_META
-        )
-    } else {
-        "Free: no payment needed.".to_string()
+        ),
+        (Some(metering), true) => format!(
+            "Price: metered by {}, at most {} USD per successful call (at least {}): you sign the maximum with x402 `upto` and are charged what the call reports (send the payment in _meta[\"{}\"]; a call without one returns the payment requirements).",
+            metering.unit,
+            endpoint.price_usd,
+            metering.minimum_usd,
+            payment::PAYMENT_META
+        ),
     };
     let mut meta = Map::new();
     meta.insert(
@@ -434,6 +441,7 @@ fn endpoint_tool(app: &App, compiled: &CompiledEndpoint) -> Value {
         json!({
             "priceUsd": endpoint.price_usd,
             "pricingMode": endpoint.pricing_mode().as_str(),
+            "metering": endpoint.metering,
             "handlerType": endpoint.handler_type.as_str(),
             "url": app.urls.tool(&endpoint.slug),
         }),

@@ -354,29 +354,51 @@ impl Hold {
         &self.grant
     }
 
-    /// Turns the hold into the charge: deletes it in the same atomic batch as `writes` (the
-    /// receipt and ledger entry). Should the hold be gone (released as stale by a call that
-    /// outlived every deadline), the price is debited from the balance instead, if it still
-    /// covers it.
-    pub async fn settle(mut self, writes: Batch) -> Result<(), PaymentError> {
-        let batch = Batch::new()
-            .require_equals(Tree::Credits, self.key.clone(), Some(self.record.clone()))
-            .delete(Tree::Credits, self.key.clone())
-            .extend(writes.clone());
-        match self.store.apply(batch).await {
-            Ok(()) => {
-                self.done = true;
-                Ok(())
-            }
-            Err(StoreError::ConditionFailed(0)) => {
-                self.done = true;
-                debit(self.store.as_ref(), &self.grant, self.price, |batch| {
+    /// Turns the hold into the charge of `charged` (the price held, or a metered call's bill,
+    /// at most that): deletes it in the same atomic batch as `writes` (the receipt and ledger
+    /// entry), giving what was held beyond `charged` back to the balance. Should the hold be
+    /// gone (released as stale by a call that outlived every deadline), `charged` is debited
+    /// from the balance instead, if it still covers it.
+    pub async fn settle(mut self, charged: Usd, writes: Batch) -> Result<(), PaymentError> {
+        let unused = self.price.checked_sub(charged).unwrap_or(Usd::ZERO);
+        let with_hold = |batch: Batch| {
+            batch
+                .require_equals(Tree::Credits, self.key.clone(), Some(self.record.clone()))
+                .delete(Tree::Credits, self.key.clone())
+                .extend(writes.clone())
+        };
+        // The hold's condition is the first of the batch, or the second after the balance's.
+        let (settled, hold_condition) = if unused.is_zero() {
+            let applied = self.store.apply(with_hold(Batch::new())).await;
+            (applied.map_err(PaymentError::from), 0)
+        } else {
+            let give_back = |available: Usd| {
+                available.checked_add(unused).ok_or_else(|| {
+                    PaymentError::Store(StoreError::Corrupt(format!(
+                        "balance of {} overflows",
+                        self.grant.credit_id
+                    )))
+                })
+            };
+            let changed = change_balance(
+                self.store.as_ref(),
+                &self.grant.credit_id,
+                give_back,
+                with_hold,
+            )
+            .await;
+            (changed.map(|_| ()), 1)
+        };
+        self.done = true;
+        match settled {
+            Err(PaymentError::Store(StoreError::ConditionFailed(n))) if n == hold_condition => {
+                debit(self.store.as_ref(), &self.grant, charged, |batch| {
                     batch.extend(writes.clone())
                 })
                 .await
                 .map(|_| ())
             }
-            Err(e) => Err(e.into()),
+            other => other,
         }
     }
 
@@ -535,7 +557,12 @@ mod tests {
         assert_eq!(balance_now().await.unwrap(), Usd::ZERO);
         // One settles, one is released, one is dropped (its release runs as a task).
         let mut holds = holds.into_iter();
-        holds.next().unwrap().settle(Batch::new()).await.unwrap();
+        holds
+            .next()
+            .unwrap()
+            .settle(Usd::from_units(1000), Batch::new())
+            .await
+            .unwrap();
         holds.next().unwrap().release().await;
         assert_eq!(balance_now().await.unwrap(), price);
         drop(holds.next());
@@ -571,7 +598,7 @@ mod tests {
         assert_eq!(release_stale(store.as_ref(), stale).await.unwrap(), 1);
         assert_eq!(balance_now().await.unwrap(), Usd::from_units(2000));
         // A call that outlived its hold is still charged exactly once.
-        hold.settle(Batch::new()).await.unwrap();
+        hold.settle(price, Batch::new()).await.unwrap();
         assert_eq!(balance_now().await.unwrap(), price);
         assert_eq!(release_stale(store.as_ref(), stale).await.unwrap(), 0);
         assert_eq!(balance_now().await.unwrap(), price);

@@ -34,13 +34,14 @@ use futures::FutureExt;
 
 use super::bazaar::{self, Transport, BAZAAR};
 use super::credits::{self, Hold};
+use super::metering::Bill;
 use super::nonces::{self, ClaimRecord, ClaimState, NonceClaim, SaleDraft, SettlingNote, Stored};
 use super::offer_receipt;
 use super::offers::Offers;
 use super::payment_ids::{self, Answer, Lookup, Reservation};
 use super::recovery::PendingSettlement;
 use super::{GateError, Tender};
-use crate::catalog::{Endpoint, Owner};
+use crate::catalog::{Endpoint, Metering, Owner};
 use crate::config::PaymentConfig;
 use crate::money::Usd;
 use crate::receipts::batch::ReceiptBatches;
@@ -56,6 +57,7 @@ use crate::x402::header::{self, PaymentPayload, SettlementResponse};
 use crate::x402::requirements::{Offer, ResourceInfo};
 use crate::x402::verify::Verified;
 use crate::x402::{PaymentError, Reason};
+use sandbox::Usage;
 
 /// The parts of the service the gate works with, borrowed for one call.
 pub struct Parts<'a> {
@@ -79,6 +81,8 @@ pub struct Charge {
     pub endpoint_slug: Option<String>,
     /// The builder credited with the sale, if any.
     pub seller: Option<String>,
+    /// How a metered endpoint charges; `None` for a fixed price (the offer's price, all of it).
+    pub metering: Option<Metering>,
 }
 
 /// A payment accepted but not yet settled.
@@ -109,6 +113,8 @@ pub struct Served<'a> {
     pub status: u16,
     pub result: &'a Value,
     pub headers: &'a [(HeaderName, HeaderValue)],
+    /// What the handler reported the call cost (`ctx.charge`): what a metered call is billed.
+    pub usage: Option<&'a Usage>,
 }
 
 /// Releases the nonce claim when dropped unless it was committed or released already.
@@ -156,6 +162,8 @@ pub struct Settled {
     /// The x402 settlement response (x402 payments only), also in `headers`.
     pub settlement: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// A metered call's bill (what it was charged of its maximum).
+    pub bill: Option<Bill>,
 }
 
 /// Checks what pays for `charge`: nothing for a free charge, a developer credit, or an x402
@@ -371,14 +379,23 @@ impl Authorized {
                 Some(x402.verified.network.caip2.clone()),
             ),
         };
-        serde_json::json!({
+        let mut summary = serde_json::json!({
             "method": method,
             "payer": payer,
             "priceUsd": price.to_string(),
             "amount": price.units().to_string(),
             "network": network,
             "settled": false,
-        })
+        });
+        if let Some(metering) = &self.charge.metering {
+            // `priceUsd` is then the most the call may charge with `ctx.charge`.
+            summary["metered"] = serde_json::json!({
+                "maxUsd": price.to_string(),
+                "minimumUsd": metering.minimum_usd.to_string(),
+                "unit": metering.unit,
+            });
+        }
+        summary
     }
 
     /// Gives an unspent payment back after a failed call, before the caller gets the answer, so
@@ -402,9 +419,21 @@ impl Authorized {
         served: Served<'_>,
     ) -> Result<Settled, GateError> {
         let Authorized { charge, method } = self;
-        let price = charge.offer.price;
+        // What the call is charged: the price, or a metered call's bill.
+        let bill = charge
+            .metering
+            .as_ref()
+            .map(|metering| Bill::of(metering, charge.offer.price, served.usage));
+        let price = bill
+            .as_ref()
+            .map_or(charge.offer.price, |bill| bill.charged);
         let salt = DigestSalt::random();
         let mut receipt = blank_receipt(parts, &charge, request, served.result, &salt);
+        if let (Some(bill), Some(metering)) = (&bill, &charge.metering) {
+            receipt.price_usd = price.to_string();
+            receipt.amount = price.units().to_string();
+            receipt.metering = Some(bill.receipt(metering));
+        }
         let salt = salt.hex();
         // From here the payer is owed this receipt: the request deadline no longer cuts the
         // answer (the settlement's own timeouts bound it).
@@ -434,12 +463,14 @@ impl Authorized {
                     receipt_log: Some(inclusion),
                     settlement: None,
                     headers: Vec::new(),
+                    bill,
                 })
             }
             Method::Credit(hold) => {
                 receipt.payment_method = PaymentMethod::DeveloperCredit;
                 receipt.payer = Some(hold.grant().masked_id());
-                receipt.charged = true;
+                // A metered call that used nothing was charged nothing.
+                receipt.charged = !price.is_zero();
                 receipt.settlement.status = "debited".into();
                 parts.receipt_signer.sign(&mut receipt);
                 let writes = revenue::record(
@@ -454,7 +485,7 @@ impl Authorized {
                         )
                     },
                 )?;
-                hold.settle(writes)
+                hold.settle(price, writes)
                     .await
                     .map_err(|e| GateError::payment(&charge.offer, e))?;
                 Ok(Settled {
@@ -463,14 +494,17 @@ impl Authorized {
                     receipt_log: None,
                     settlement: None,
                     headers: Vec::new(),
+                    bill,
                 })
             }
             Method::X402(x402) => {
                 receipt.payment_method = PaymentMethod::X402;
-                receipt.charged = true;
+                receipt.charged = !price.is_zero();
                 // Where the money stands is known once settled; `run` sets it.
                 let sale = sale(&receipt, PaymentMethod::X402, Collection::Recorded);
                 let job = X402Settlement {
+                    amount: price,
+                    bill,
                     facilitator: parts.facilitator.clone(),
                     store: parts.store.clone(),
                     signer: parts.receipt_signer.clone(),
@@ -497,6 +531,9 @@ impl Authorized {
 
 /// Settling an x402 payment and recording it: everything it needs, owned.
 struct X402Settlement {
+    /// What is settled: the price, or a metered call's bill.
+    amount: Usd,
+    bill: Option<Bill>,
     facilitator: Arc<dyn Facilitator>,
     store: Arc<dyn Store>,
     signer: Arc<ReceiptSigner>,
@@ -533,6 +570,8 @@ impl X402Settlement {
     /// succeeded, a failure to record it leaves the claim to recovery (the money may have moved).
     async fn run(self) -> Result<Settled, GateError> {
         let X402Settlement {
+            amount,
+            bill,
             facilitator,
             store,
             signer,
@@ -558,7 +597,7 @@ impl X402Settlement {
             x402_version: payment.version.number(),
         };
         let settled = facilitator
-            .settle(&payment, &offer, &verified, offer.price, &journal)
+            .settle(&payment, &offer, &verified, amount, &journal)
             .await;
         // Whatever happens next, the guard must not hand the authorization back.
         claim.done = true;
@@ -607,7 +646,7 @@ impl X402Settlement {
                 asset: verified.requirement.asset.clone(),
                 payer: payer.clone(),
                 pay_to: verified.requirement.pay_to.clone(),
-                amount_units: offer.price.units(),
+                amount_units: amount.units(),
                 nonce: verified.nonce(),
                 since_ms: nonces::now_ms(),
             };
@@ -676,6 +715,7 @@ impl X402Settlement {
             receipt_log: None,
             headers: settlement_headers,
             settlement: Some(response),
+            bill,
         })
     }
 }
@@ -755,6 +795,7 @@ fn blank_receipt(
         request_sha256: salt.digest(request),
         result_sha256: salt.digest(result),
         issued_at: crate::timestamp::now_rfc3339(),
+        metering: None,
         signature: None,
     }
 }
@@ -764,20 +805,23 @@ fn blank_receipt(
 /// not speak).
 const OWNER: &str = "toolhost/owner";
 
+/// The key of the extension of a metered endpoint's 402 that says how it charges,
+/// informational: `{info: {maxUsd, minimumUsd, unitPriceUsd, unit}}` (the `upto` requirement's
+/// `amount` is the maximum).
+const METERING: &str = "toolhost/metering";
+
 /// What calling `endpoint` costs, as an x402 offer to `pay_to` declaring the extensions spoken
 /// here (`bazaar` for `transport`, `payment-identifier`), and who the sale is for. The offer
 /// is built once per endpoint generation and shared ([`Offers`]).
 pub fn charge_for(
     offers: &Offers,
-    config: &PaymentConfig,
-    pay_to: &str,
-    urls: &Urls,
+    seller: &Seller<'_>,
     endpoint: &Endpoint,
     transport: Transport,
 ) -> Charge {
     Charge {
         offer: offers.get(endpoint, transport, || {
-            offer_for(config, pay_to, urls, endpoint, transport)
+            offer_for(seller, endpoint, transport)
         }),
         purpose: "invocation",
         endpoint_slug: Some(endpoint.slug.clone()),
@@ -785,7 +829,17 @@ pub fn charge_for(
             Owner::Builder(id) => Some(id.clone()),
             Owner::System | Owner::Admin => None,
         },
+        metering: endpoint.metering.clone(),
     }
+}
+
+/// What every offer of this service is made from: the operator's payment settings, the
+/// receiving address, the public URLs, and the facilitator (which names who settles `upto`).
+pub struct Seller<'a> {
+    pub config: &'a PaymentConfig,
+    pub pay_to: &'a str,
+    pub urls: &'a Urls,
+    pub facilitator: &'a dyn Facilitator,
 }
 
 /// Whether a payment's `resource.url` names the resource `offered`: the same path, whatever
@@ -797,13 +851,13 @@ fn same_resource(named: &str, offered: &str) -> bool {
 }
 
 /// `endpoint`'s offer as [`charge_for`] describes it, built from the endpoint's record.
-fn offer_for(
-    config: &PaymentConfig,
-    pay_to: &str,
-    urls: &Urls,
-    endpoint: &Endpoint,
-    transport: Transport,
-) -> Offer {
+fn offer_for(seller: &Seller<'_>, endpoint: &Endpoint, transport: Transport) -> Offer {
+    let Seller {
+        config,
+        pay_to,
+        urls,
+        facilitator,
+    } = seller;
     // The description is what discovery (bazaar) indexes the resource by: the endpoint's own,
     // or its title when it has none.
     let description = match endpoint.description.trim() {
@@ -815,7 +869,14 @@ fn offer_for(
         description,
         mime_type: "application/json".into(),
     };
-    let mut offer = Offer::new(config.terms(pay_to), resource, endpoint.price_usd);
+    let terms = config.terms(pay_to);
+    let mut offer = match &endpoint.metering {
+        None => Offer::new(terms, resource, endpoint.price_usd),
+        // `upto` where the facilitator settles it; with none, credits still pay.
+        Some(_) => Offer::metered(terms, resource, endpoint.price_usd, |network| {
+            facilitator.upto_facilitator(network)
+        }),
+    };
     // Only a paid endpoint's offer is ever shown (a 402, a quote, the discovery list) or paid,
     // and the `bazaar` declaration parses the endpoint's schemas from their text: a free call,
     // which also gets here for its receipt's terms, does not build what nobody reads.
@@ -833,6 +894,17 @@ fn offer_for(
             OWNER.into(),
             serde_json::json!({ "info": endpoint.owner_view() }),
         );
+        if let Some(metering) = &endpoint.metering {
+            offer.extensions.insert(
+                METERING.into(),
+                serde_json::json!({ "info": {
+                    "maxUsd": endpoint.price_usd,
+                    "minimumUsd": metering.minimum_usd,
+                    "unitPriceUsd": metering.unit_price_usd,
+                    "unit": metering.unit,
+                }}),
+            );
+        }
     }
     offer
 }

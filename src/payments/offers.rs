@@ -130,7 +130,14 @@ mod tests {
         let config = Config::new("/tmp/unused").payment;
         let pay_to = "0x0000000000000000000000000000000000000001";
         let urls = Urls::new("http://x");
-        crate::payments::charge_for(offers, &config, pay_to, &urls, endpoint, transport).offer
+        let facilitator = crate::x402::facilitator::local::LocalFacilitator::new(Vec::new(), None);
+        let seller = crate::payments::Seller {
+            config: &config,
+            pay_to,
+            urls: &urls,
+            facilitator: &facilitator,
+        };
+        crate::payments::charge_for(offers, &seller, endpoint, transport).offer
     }
 
     /// What a 402 would carry of the offer: requirements and declarations, in both versions.

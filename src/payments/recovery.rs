@@ -444,6 +444,7 @@ impl Recovery {
             request_sha256: note.map(|n| n.request_sha256.clone()).unwrap_or_default(),
             result_sha256: note.map(|n| n.result_sha256.clone()).unwrap_or_default(),
             issued_at: crate::timestamp::now_rfc3339(),
+            metering: None,
             signature: None,
         };
         self.signer.sign(&mut receipt);
@@ -1095,6 +1096,7 @@ mod tests {
             result_sha256: "bb".into(),
             issued_at: crate::timestamp::now_rfc3339(),
             url: format!("http://test/ai/receipts/{id}"),
+            metering: None,
             signature: None,
         };
         signer.sign(&mut receipt);

@@ -17,7 +17,8 @@ use crate::catalog::{CompiledEndpoint, Endpoint};
 use crate::error::ApiError;
 use crate::events::{Event, EventKind};
 use crate::js_handlers::HandlerOutput;
-use crate::logs::{self, InvocationError, InvocationLog, LogLine};
+use crate::logs::{self, InvocationError, InvocationLog, LogLevel, LogLine};
+use crate::payments::metering::Bill;
 use crate::receipts::Receipt;
 use crate::tallies::Mark;
 
@@ -112,6 +113,40 @@ pub(super) fn rollout_mark(
     })
 }
 
+/// What the owner is told in the call's log about what its handler reported it cost: a
+/// report on a fixed-price or free endpoint is ignored, one above a metered endpoint's
+/// maximum is charged the maximum.
+pub(super) fn metering_diagnostic(endpoint: &Endpoint, output: &HandlerOutput) -> Option<LogLine> {
+    let usage = output.usage.as_ref()?;
+    if !output.status.is_success() {
+        return None;
+    }
+    let message = match &endpoint.metering {
+        None => format!(
+            "ctx.charge was ignored: {:?} is {} (set pricingMode metered_success_receipt to charge what a call uses)",
+            endpoint.slug,
+            endpoint.pricing_mode().as_str()
+        ),
+        Some(metering) => {
+            let bill = Bill::of(metering, endpoint.price_usd, Some(usage));
+            if !bill.capped {
+                return None;
+            }
+            format!(
+                "the call reported {} USD, more than the most it can cost ({} USD, the endpoint's priceUsd and the payer's signed maximum): charged {} USD",
+                bill.reported.unwrap_or_default(),
+                endpoint.price_usd,
+                bill.charged
+            )
+        }
+    };
+    Some(LogLine {
+        level: LogLevel::Warn,
+        message,
+        at: time::OffsetDateTime::now_utc(),
+    })
+}
+
 /// A paid call settled: the owner sees the sale in its event feed.
 pub(super) async fn payment_settled(app: &App, endpoint: &Endpoint, receipt: &Receipt) {
     let Some(owner) = endpoint.owner_builder().filter(|_| receipt.charged) else {
@@ -122,6 +157,7 @@ pub(super) async fn payment_settled(app: &App, endpoint: &Endpoint, receipt: &Re
         "amount": receipt.amount,
         "priceUsd": receipt.price_usd,
         "paymentMethod": receipt.payment_method,
+        "metering": receipt.metering,
     });
     app.recorder
         .event(

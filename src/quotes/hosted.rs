@@ -89,10 +89,17 @@ pub struct HostedQuote {
     /// Send it to `/ai/invoke` as `quoteId` to be charged exactly this.
     quote_id: String,
     slug: String,
-    #[schema(pattern = "^(free_public_utility|fixed_price_success_receipt)$")]
+    #[schema(
+        pattern = "^(free_public_utility|fixed_price_success_receipt|metered_success_receipt)$"
+    )]
     pricing_mode: &'static str,
+    /// The price; for a metered endpoint the most the call can cost (what the payer signs).
     #[schema(value_type = f64, minimum = 0)]
     price_usd: Usd,
+    /// How a metered price charges: the call is charged what it reports, at least
+    /// `minimumUsd`, at most `priceUsd`. Absent on fixed and free prices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metering: Option<crate::catalog::Metering>,
     fees: [Fee; 2],
     #[schema(value_type = f64, minimum = 0)]
     total_usd: Usd,
@@ -182,6 +189,7 @@ async fn create(
         slug: endpoint.slug.clone(),
         pricing_mode: endpoint.pricing_mode().as_str(),
         price_usd: endpoint.price_usd,
+        metering: endpoint.metering.clone(),
         fees: [
             Fee {
                 name: "platform",

@@ -93,11 +93,35 @@ pub struct Receipt {
     pub result_sha256: String,
     pub issued_at: String,
     pub url: String,
+    /// A metered call's maximum and units; its `priceUsd` and `amount` are what it was
+    /// charged. Absent on fixed-price and free calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metering: Option<ReceiptMetering>,
     /// The receipt's own signature. Absent on a free call's receipt (schema `v3`): the signed
     /// checkpoint of the receipt log that includes it proves it, one signature for a group of
     /// calls (docs/receipt-log.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<ReceiptSignature>,
+}
+
+/// A metered receipt's terms and use (its `priceUsd` and `amount` are what was charged).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiptMetering {
+    /// The most the call could cost, in USD: what the payer signed as a maximum.
+    pub max_usd: String,
+    /// The same in atomic units.
+    #[schema(schema_with = crate::money::units_schema)]
+    pub max_amount: String,
+    /// What a unit is (the endpoint's `metering.unit`).
+    pub unit: String,
+    /// How many units the call reported, as a decimal string.
+    pub units: String,
+    /// The handler's note, if it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The handler reported more than the maximum and was charged the maximum.
+    pub capped: bool,
 }
 
 /// The schema of receipts issued now. `v3`: `signature` may be absent (a free call's receipt,
@@ -128,6 +152,7 @@ impl Receipt {
             result_sha256: "11".into(),
             issued_at: "2026-01-01T00:00:00Z".into(),
             url: "http://x/ai/receipts/rcpt_1".into(),
+            metering: None,
             signature: None,
         }
     }

@@ -25,6 +25,7 @@ mod js_client;
 mod kv_atomic;
 mod lifecycle;
 mod mcp;
+mod metered;
 mod payment_ids;
 mod payments;
 mod platform;

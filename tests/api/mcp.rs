@@ -63,7 +63,7 @@ async fn send(server: &TestServer, headers: &[(&str, &str)], body: &str) -> Repl
 }
 
 /// One request under 2025-11-25; returns the whole JSON-RPC response.
-async fn rpc(server: &TestServer, method: &str, params: Value) -> Value {
+pub(crate) async fn rpc(server: &TestServer, method: &str, params: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let reply = send(
         server,
@@ -76,7 +76,7 @@ async fn rpc(server: &TestServer, method: &str, params: Value) -> Value {
     reply.json()
 }
 
-async fn result(server: &TestServer, method: &str, params: Value) -> Value {
+pub(crate) async fn result(server: &TestServer, method: &str, params: Value) -> Value {
     let response = rpc(server, method, params).await;
     assert!(response.get("error").is_none(), "{response}");
     response["result"].clone()

@@ -15,13 +15,17 @@
   const {
     ArrayIsArray,
     ArrayPrototypePush,
+    Error,
     JSONStringify,
+    MathRound,
+    NumberIsFinite,
     NumberIsInteger,
     ObjectFreeze,
     ObjectKeys,
     RangeError,
     SafeWeakSet,
     String,
+    StringPrototypeSlice,
     TypeError,
     WeakSetPrototypeAdd,
     WeakSetPrototypeHas,
@@ -137,8 +141,80 @@
       WeakSetPrototypeHas(responses, value);
   }
 
+  // The most one ctx.charge may report (USD), far above any price: it keeps
+  // the sum of a call's reports an exact integer of atomic units.
+  const MAX_CHARGE_USD = 1e6;
+  const MAX_NOTE_CHARS = 200;
+
+  // ctx.charge(amountUsd, {units, note}?): what a metered call cost, added up
+  // over the call. The server caps the sum by the payer's signed maximum and
+  // the endpoint's priceUsd and settles it after success (a fixed-price
+  // endpoint ignores it and tells its owner). Amounts are rounded to the
+  // nearest millionth of a dollar (one USDC atomic unit); `units` (of the
+  // endpoint's metered unit) are summed for the receipt; the last `note` is
+  // kept. The isolate runs one call at a time: a charge counts toward the
+  // call running when it is made, and throws when none is.
+  function createMeter() {
+    let open = false;
+    let reported = false;
+    let amountUnits = 0;
+    let units = 0;
+    let note = "";
+    function charge(amountUsd, options) {
+      if (!open) {
+        throw new Error("ctx.charge: no call is running (charge before the handler returns)");
+      }
+      if (typeof amountUsd !== "number" || !NumberIsFinite(amountUsd) ||
+          amountUsd < 0 || amountUsd > MAX_CHARGE_USD) {
+        throw new RangeError(`ctx.charge: amountUsd must be a number from 0 to ${MAX_CHARGE_USD}`);
+      }
+      let given = 0;
+      let text = "";
+      if (options !== undefined && options !== null) {
+        if (typeof options !== "object") {
+          throw new TypeError("ctx.charge: options must be an object {units, note}");
+        }
+        const u = options.units;
+        if (u !== undefined) {
+          if (typeof u !== "number" || !NumberIsFinite(u) || u < 0) {
+            throw new RangeError("ctx.charge: units must be a finite number of at least 0");
+          }
+          given = u;
+        }
+        const n = options.note;
+        if (n !== undefined) {
+          if (typeof n !== "string") {
+            throw new TypeError("ctx.charge: note must be a string");
+          }
+          text = StringPrototypeSlice(n, 0, MAX_NOTE_CHARS);
+        }
+      }
+      amountUnits += MathRound(amountUsd * 1e6);
+      units += given;
+      if (text !== "") {
+        note = text;
+      }
+      reported = true;
+    }
+    // Opens the meter for a call.
+    function begin() {
+      open = true;
+      reported = false;
+      amountUnits = 0;
+      units = 0;
+      note = "";
+    }
+    // Closes it: what the call reported (`Usage` in sandbox/src/invocation.rs), or null.
+    function end() {
+      open = false;
+      return reported ? { __proto__: null, amountUnits, units, note } : null;
+    }
+    return { __proto__: null, charge, begin, end };
+  }
+
   // Shared with the later glue files through __bootstrap (removed by 90_bootstrap.js).
   globalThis.__bootstrap.toolhost = {
+    createMeter,
     errorCode,
     errorMessage,
     errorStack,

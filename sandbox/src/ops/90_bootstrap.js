@@ -17,6 +17,7 @@
     createFiles,
     createKv,
     createLog,
+    createMeter,
     createRejectionReporter,
     clearCallTimers,
     errorCode,
@@ -92,7 +93,7 @@
   // none (`req.url` is the tool's public URL on the server).
   const FALLBACK_URL = "http://localhost/";
 
-  function createDispatch(ctx, maxResultBytes, reportRejection) {
+  function createDispatch(ctx, meter, maxResultBytes, reportRejection) {
     // Outcomes are null-prototype objects so nothing a handler puts on
     // Object.prototype (a `then`, a getter) can change them. Their shape is
     // `Outcome` in sandbox/src/response.rs.
@@ -166,6 +167,7 @@
         env: ctx.env,
         httpGetJson: ctx.httpGetJson,
         log: ctx.log,
+        charge: ctx.charge,
       });
     }
 
@@ -184,6 +186,7 @@
       let status = 200;
       let headers = [];
       let body;
+      meter.begin();
       try {
         // A function is the handler; anything else passed the load check as
         // an object with a `fetch` method (sandbox/src/isolate.rs), called
@@ -202,15 +205,17 @@
         }
       } catch (err) {
         await drain(pending);
+        meter.end();
         return await threw(err);
       }
       await drain(pending);
+      const usage = meter.end();
       // A UTF-8 encoding is at least as long as the UTF-16 length, so this
       // refuses oversized bodies before they are copied out; Rust checks bytes.
       if (body.length > maxResultBytes) {
         return { __proto__: null, kind: "tooLarge" };
       }
-      return { __proto__: null, kind: "ok", status, headers, body };
+      return { __proto__: null, kind: "ok", status, headers, body, usage };
     }
 
     // Timers never outlive their call: whatever is still scheduled is
@@ -262,6 +267,7 @@
       enumerable: false,
       configurable: true,
     });
+    const meter = createMeter();
     const ctx = ObjectFreeze({
       respond,
       kv: createKv(),
@@ -269,11 +275,12 @@
       env: ObjectFreeze(config.env),
       httpGetJson,
       log: createLog(config.logs, config.maxLogBytes),
+      charge: meter.charge,
     });
     const reportRejection = (reason) => {
       console.error("ctx.waitUntil: a promise rejected:", reason);
     };
-    return createDispatch(ctx, config.maxResultBytes, reportRejection);
+    return createDispatch(ctx, meter, config.maxResultBytes, reportRejection);
   }
 
   // Rust takes `setup` from here once the isolate is built (or restored from

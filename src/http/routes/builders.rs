@@ -84,6 +84,7 @@ pub async fn register(
         purpose: "builder_registration",
         endpoint_slug: None,
         seller: None,
+        metering: None,
     };
     let summary = json!({"name": request.name, "contact": request.contact});
     let authorized = payments::gate(
@@ -97,6 +98,7 @@ pub async fn register(
         status: 200,
         result: &json!({"registered": true}),
         headers: &[],
+        usage: None,
     };
     let settled = authorized
         .settle(&app.payment_parts(), &summary, served)

@@ -70,7 +70,7 @@ pub async fn list_endpoints(
             PricingMode::parse(m).ok_or_else(|| {
                 ApiError::bad_request(
                     ErrorCode::InvalidQuery,
-                    "pricingMode must be `free_public_utility` or `fixed_price_success_receipt`",
+                    "pricingMode must be `free_public_utility`, `fixed_price_success_receipt` or `metered_success_receipt`",
                 )
             })
         })
