@@ -185,7 +185,7 @@ declare namespace toolhost {
     method: "x402" | "developer_credit";
     /** The paying address (EIP-55 checksummed) for x402; the credit's masked id for a credit. */
     payer: string;
-    /** The price in USD as a decimal string, e.g. "0.002". */
+    /** The price in USD as a decimal string, e.g. "0.002"; for a metered call, its maximum. */
     priceUsd: string;
     /** The price in the asset's smallest units (USDC: 6 decimals), as a decimal string. */
     amount: string;
@@ -193,6 +193,16 @@ declare namespace toolhost {
     network: string | null;
     /** Always false while the handler runs: the payment settles only after a successful result. */
     settled: false;
+    /** A metered endpoint's terms: the call is charged what `ctx.charge` reports, within them. */
+    metered?: { maxUsd: string; minimumUsd: string; unit: string };
+  }
+
+  /** What `ctx.charge` may say besides the amount. */
+  interface ChargeOptions {
+    /** How many of the endpoint's metered unit this part of the call used (summed). */
+    units?: number;
+    /** Shown on the receipt (the last one given, cut at 200 characters). */
+    note?: string;
   }
 
   /** The endpoint's context: the second argument of every call. Frozen. */
@@ -225,6 +235,14 @@ declare namespace toolhost {
      * level. Capability `logs`: without it, does nothing (as `console.*` does).
      */
     readonly log: Log;
+    /**
+     * Reports what this call cost, in USD (added up over the call, rounded to millionths).
+     * A metered endpoint (`pricingMode` `metered_success_receipt`) is charged the sum after a
+     * successful result, at least its `metering.minimumUsd` and at most its `priceUsd`; a
+     * fixed-price endpoint ignores it (its log says so). Throws a RangeError for a negative or
+     * non-finite amount, and an Error once the call has returned. No capability.
+     */
+    charge(amountUsd: number, options?: ChargeOptions): void;
   }
 
   /**

@@ -27,12 +27,18 @@ pub(crate) fn js_dir() -> Option<PathBuf> {
 
 /// Runs `node --test file` against a fresh server and expects `passes` passing tests.
 async fn run(file: &str, passes: usize) {
+    run_on(TestServer::start().await, file, passes, &[]).await;
+}
+
+/// Runs `node --test file` against `server` with `env` besides `TOOLHOST_URL`, and expects
+/// `passes` passing tests.
+async fn run_on(server: TestServer, file: &str, passes: usize, env: &[(&str, &str)]) {
     let Some(js) = js_dir() else { return };
-    let server = TestServer::start().await;
     let output = tokio::process::Command::new("node")
         .args(["--test", file])
         .current_dir(&js)
         .env("TOOLHOST_URL", &server.base)
+        .envs(env.iter().copied())
         .output()
         .await
         .expect("node runs");
@@ -48,6 +54,26 @@ async fn run(file: &str, passes: usize) {
 #[tokio::test]
 async fn official_x402_client_pays() {
     run("pay.mjs", 1).await;
+}
+
+/// The official `upto` client (`@x402/evm/upto/client`) pays a metered endpoint, which
+/// charges what its handler reported (tests/api/metered.rs has the rest of metering).
+#[tokio::test]
+async fn official_x402_client_pays_a_metered_endpoint() {
+    let server = TestServer::start().await;
+    server
+        .create(
+            crate::util::As::Admin,
+            &serde_json::json!({
+                "slug": "metered-pages",
+                "title": "Pages",
+                "priceUsd": 0.005,
+                "metering": {"unit": "page"},
+                "source": "export default (req, ctx) => { ctx.charge(0.001 * req.input.pages, { units: req.input.pages }); return { ok: true }; }",
+            }),
+        )
+        .await;
+    run_on(server, "upto.mjs", 1, &[("METERED_SLUG", "metered-pages")]).await;
 }
 
 #[tokio::test]

@@ -280,6 +280,7 @@ async fn metering_is_checked_and_can_be_changed() {
     server
         .create(As::Builder(&key), &metered_endpoint(PAGES))
         .await;
+    let metered = ask_with(&server, &format!("/tools/{SLUG}"), &json!({})).await;
     let patched = server
         .patch(
             As::Builder(&key),
@@ -294,6 +295,10 @@ async fn metering_is_checked_and_can_be_changed() {
     assert!(patched["endpoint"].get("metering").is_none(), "{patched}");
     let required = ask_with(&server, &format!("/tools/{SLUG}"), &json!({})).await;
     assert_eq!(required["accepts"][0]["scheme"], "exact");
+    // An `upto` permit does not pay a fixed price.
+    let permit = pay_upto(&PrivateKeySigner::random(), &metered, |_| {});
+    let (status, body) = call(&server, &permit, 2).await;
+    assert_refused(status, &body, "invalid_scheme");
     // Its handler's ctx.charge is ignored, and its owner told so.
     let header = crate::payments::pay(&PrivateKeySigner::random(), &required, 2, |_| {});
     let (status, body) = call(&server, &header, 2).await;

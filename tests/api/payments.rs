@@ -215,7 +215,7 @@ async fn refusals_carry_x402_reasons() {
     .await;
     assert_payment_required(status, &body, "invalid_network");
     wire["network"] = json!("base-sepolia");
-    wire["scheme"] = json!("upto");
+    wire["scheme"] = json!("deferred");
     let (status, _, body) = post_paid(
         &server,
         PAID,
