@@ -349,3 +349,74 @@ async fn the_networks_offered_follow_the_facilitators_supported_kinds() {
     );
     assert!(refused.contains("eip155:84532"), "{refused}");
 }
+
+/// A facilitator whose `/supported` lists `upto` (with its address) gets metered endpoints
+/// offered with `upto` and that address, and is asked to settle what the call cost: the
+/// requirement's `amount` replaced by the bill (x402's settlement override).
+#[tokio::test]
+async fn upto_is_offered_through_a_facilitator_that_settles_it_and_settled_for_the_bill() {
+    let Some(js) = js_dir() else { return };
+    let settler = PrivateKeySigner::random().address().to_checksum(None);
+    let mut offered = kinds(&[BASE_SEPOLIA]);
+    offered.as_array_mut().unwrap().push(json!({
+        "x402Version": 2, "scheme": "upto", "network": BASE_SEPOLIA,
+        "extra": {"facilitatorAddress": settler},
+    }));
+    let facilitator = Facilitator::start(
+        &js,
+        json!({"mode": "bearer", "bearer": "tok-upto", "kinds": offered}),
+    );
+    let bearer = [("TOOLHOST_FACILITATOR_BEARER", "tok-upto")];
+    let node = serve(&tempfile::tempdir().unwrap(), &facilitator, &[], &bearer).unwrap();
+    let endpoint = json!({
+        "slug": "metered-words", "title": "Words", "priceUsd": 0.004,
+        "metering": {"unit": "word"},
+        "source": "export default (req, ctx) => { ctx.charge(0.0015, { units: 3 }); return { ok: true }; }",
+    });
+    let (status, created) = node
+        .admin("POST", "/ai/endpoints/create", Some(&endpoint))
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let path = "/tools/metered-words";
+    let required = crate::util::payment_required(&node.client, &node.url(path), &json!({})).await;
+    assert_eq!(required["accepts"][0]["scheme"], "upto", "{required}");
+    assert_eq!(
+        required["accepts"][0]["extra"]["facilitatorAddress"],
+        settler
+    );
+    let requirement = serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payload = toolhost::x402::schemes::upto_evm::signing::sign(
+        &PrivateKeySigner::random(),
+        &toolhost::x402::config::NetworkConfig::base_sepolia(),
+        &requirement,
+        |_| {},
+    )
+    .unwrap();
+    let wire = json!({"x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload});
+    let response = node
+        .client
+        .post(node.url(path))
+        .header("PAYMENT-SIGNATURE", toolhost::x402::header::encode(&wire))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(response).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["receipt"]["amount"], "1500");
+    assert_eq!(body["receipt"]["settlement"]["facilitator"], "remote");
+    let requests = facilitator.requests().await;
+    all_accepted(&requests, &["/verify", "/settle"]);
+    let asked = |path: &str| {
+        requests["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["path"] == path)
+            .map(|r| (r["scheme"].clone(), r["amount"].clone()))
+            .unwrap()
+    };
+    // Verified for the maximum the payer signed, settled for what the call cost.
+    assert_eq!(asked("/verify"), (json!("upto"), json!("4000")));
+    assert_eq!(asked("/settle"), (json!("upto"), json!("1500")));
+}

@@ -16,7 +16,8 @@
 //   arrives there (`/_requests` reports it as `redirectedArrivals`).
 // - kinds: the `kinds` of `/supported` (changed by `POST /_kinds`).
 // Prints `listening <port>` once it serves. `GET /_requests` lists what came in:
-// [{method, path, refused}] (`refused`: why the credentials were refused, or null).
+// [{method, path, refused, scheme, amount}] (`refused`: why the credentials were refused, or
+// null; `scheme` and `amount`: those of the requirements a /verify or /settle was given).
 import http from 'node:http';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -126,10 +127,14 @@ const server = http.createServer(async (req, res) => {
       return res.end();
     }
     const refused = await refusal(req, url);
-    requests.push({ method: req.method, path: url.pathname, refused });
+    const body = req.method === 'POST' && !refused ? await readJson(req) : null;
+    // What was asked of it: the scheme and amount of the requirements it was given.
+    const asked = body?.paymentRequirements;
+    requests.push({ method: req.method, path: url.pathname, refused, scheme: asked?.scheme ?? null, amount: asked?.amount ?? null });
     if (refused) return send(res, 401, { error: 'unauthorized', message: refused });
-    const body = req.method === 'POST' ? await readJson(req) : null;
-    const authorization = body?.paymentPayload?.payload?.authorization;
+    // `exact` names the payer in `authorization`, `upto` in `permit2Authorization`.
+    const payload = body?.paymentPayload?.payload;
+    const authorization = payload?.authorization ?? payload?.permit2Authorization;
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /supported':
         return send(res, 200, { kinds, extensions: [], signers: {} });
