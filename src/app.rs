@@ -107,6 +107,16 @@ impl App {
         }
     }
 
+    /// What a refund works with.
+    pub fn refund_parts(&self) -> crate::payments::refunds::Parts {
+        crate::payments::refunds::Parts {
+            store: self.store.clone(),
+            signer: self.receipt_signer.clone(),
+            facilitator: self.payments.facilitator.clone(),
+            fee_bps: self.config.platform_fee_bps,
+        }
+    }
+
     /// What calling `endpoint` over `transport` costs here, as an x402 offer.
     pub fn charge_for(
         &self,
@@ -258,6 +268,7 @@ impl App {
             urls.clone(),
             recovery::stale_bound(&config),
             config.payment.recovery_interval,
+            config.platform_fee_bps,
         );
         let app = App {
             urls,

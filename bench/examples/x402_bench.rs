@@ -5,7 +5,8 @@
 //!   local facilitator does (decode header, EIP-712 hash, signer recovery, checks); prints both
 //!   rates.
 //! - `x402_bench headers URL N FILE`: reads the 402 of URL and writes N distinct, valid
-//!   `PAYMENT-SIGNATURE` values (one per line) for wrk to spend.
+//!   `PAYMENT-SIGNATURE` values (one per line) for wrk to spend: EIP-3009 authorizations for
+//!   an `exact` offer, Permit2 permits of the maximum for a metered (`upto`) one.
 
 use std::io::Write;
 use std::time::Instant;
@@ -18,7 +19,7 @@ use toolhost::config::Config;
 use toolhost::money::Usd;
 use toolhost::x402::config::NetworkConfig;
 use toolhost::x402::header;
-use toolhost::x402::schemes::exact_evm::signing::sign;
+use toolhost::x402::schemes::{exact_evm, upto_evm};
 use toolhost::x402::verify::{self, unix_now};
 use toolhost::x402::{Offer, PaymentRequirements, ResourceInfo};
 
@@ -27,7 +28,11 @@ fn payments(signer: &PrivateKeySigner, required: &Value, n: usize) -> Result<Vec
     let network = NetworkConfig::base_sepolia();
     (0..n)
         .map(|_| {
-            let payload = sign(signer, &network, &requirement, |_| {})?;
+            let payload = if requirement.scheme == upto_evm::SCHEME {
+                upto_evm::signing::sign(signer, &network, &requirement, |_| {})?
+            } else {
+                exact_evm::signing::sign(signer, &network, &requirement, |_| {})?
+            };
             let wire = json!({"x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload});
             Ok(header::encode(&wire))
         })

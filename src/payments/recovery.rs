@@ -211,6 +211,8 @@ pub struct Recovery {
     urls: Urls,
     pub bound: Duration,
     pub interval: Duration,
+    /// The platform fee, for the builder's share of a refund recovered after a payout.
+    fee_bps: u64,
     legacy_seen: Mutex<LegacySeen>,
 }
 
@@ -222,6 +224,7 @@ impl Recovery {
         urls: Urls,
         bound: Duration,
         interval: Duration,
+        fee_bps: u64,
     ) -> Self {
         Self {
             store,
@@ -230,6 +233,7 @@ impl Recovery {
             urls,
             bound,
             interval,
+            fee_bps,
             legacy_seen: Mutex::new(HashMap::new()),
         }
     }
@@ -606,6 +610,19 @@ impl Recovery {
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "checking pending settlements failed"),
         }
+        let refunds = super::refunds::Parts {
+            store: self.store.clone(),
+            signer: self.signer.clone(),
+            facilitator: self.facilitator.clone(),
+            fee_bps: self.fee_bps,
+        };
+        match super::refunds::on_chain::recover(&refunds, cutoffs.unseen_before_ms).await {
+            Ok(report) if report != Default::default() => {
+                tracing::info!(?report, "refund transfers checked")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "checking refund transfers failed"),
+        }
     }
 }
 
@@ -782,6 +799,7 @@ mod tests {
             Urls::new("http://test"),
             BOUND,
             crate::config::DEFAULT_RECOVERY_INTERVAL,
+            1000,
         );
         Setup {
             store,

@@ -11,12 +11,18 @@
 //! - a developer credit: to its balance, in the same batch;
 //! - an x402 payment recorded only (a deployment that cannot settle): nothing was collected, so
 //!   nothing moves; the refund takes the sale out of revenue and payouts;
-//! - an x402 payment transferred on-chain: not by this release (it needs a transfer from the
-//!   settlement wallet): `refund_unavailable`, nothing changes. So is a payment still pending.
+//! - an x402 payment this server transferred on-chain: a transfer from the settlement wallet
+//!   back to the payer (`on_chain`: claimed, transferred, then recorded, crash-safe); one
+//!   settled by a hosted facilitator (whose API has no refund call), or still pending, is
+//!   `refund_unavailable` and nothing changes.
 //!
 //! A sale already paid out to the builder leaves the builder owing its net share of the refund,
 //! deducted from its next payout; the owner may refund such a sale only while its unpaid
 //! balance covers that share (`refund_exceeds_balance`), the admin whatever the balance.
+
+pub mod on_chain;
+
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::json;
@@ -30,7 +36,7 @@ use crate::revenue::payouts::{self, paid_key};
 use crate::revenue::refunds::{self, bump_balance, debt_key, owed, refund_key, Refund};
 use crate::revenue::{sale_key, standing, Collection, Sale, Signature};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
-use crate::x402::PaymentError;
+use crate::x402::{Facilitator, PaymentError};
 
 /// The longest reason kept.
 const MAX_REASON_CHARS: usize = 500;
@@ -72,6 +78,19 @@ pub enum RefundError {
     AlreadyRefunded(Box<Refund>),
     #[error("{0}")]
     Unavailable(&'static str),
+    /// The transfer back was refused (the settlement wallet holds too little) or reverted:
+    /// nothing moved.
+    #[error("the refund could not be transferred, so nothing was refunded: {0}")]
+    Transfer(String),
+    /// The chain could not be reached before the transfer was sent: nothing moved.
+    #[error("the refund could not be transferred (the chain did not answer), so nothing was refunded: {0}")]
+    Chain(String),
+    /// A transfer back is on its way (broadcast, not yet seen mined), or being claimed.
+    #[error("{}", match .transaction {
+        Some(t) => format!("the refund transfer {t} was broadcast and is not mined yet; it is recorded once it is (GET this receipt's refund)"),
+        None => "a refund of this receipt is being transferred; try again in a moment".to_string(),
+    })]
+    InProgress { transaction: Option<String> },
     #[error("the builder was paid out for this receipt already and owes {owed} USD of this refund, more than its unpaid balance of {balance} USD; the admin may refund it")]
     ExceedsBalance { owed: Usd, balance: Usd },
     #[error("the ledger kept changing; try again")]
@@ -99,7 +118,16 @@ impl From<RefundError> for ApiError {
             }
             RefundError::AlreadyRefunded(refund) => conflict(ErrorCode::AlreadyRefunded)
                 .with_details(json!({"refundId": refund.refund_id})),
-            RefundError::Unavailable(_) => conflict(ErrorCode::RefundUnavailable),
+            RefundError::Unavailable(_) | RefundError::Transfer(_) => {
+                conflict(ErrorCode::RefundUnavailable)
+            }
+            RefundError::Chain(_) => ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                ErrorCode::FacilitatorUnavailable,
+                message,
+            ),
+            RefundError::InProgress { transaction } => conflict(ErrorCode::RefundInProgress)
+                .with_details(json!({"transaction": transaction})),
             RefundError::ExceedsBalance { owed, balance } => {
                 conflict(ErrorCode::RefundExceedsBalance).with_details(json!({
                     "owedUnits": owed.units().to_string(),
@@ -127,12 +155,20 @@ impl From<PaymentError> for RefundError {
     }
 }
 
+/// What a refund works with: owned, because a transfer on-chain runs to its end in a task of
+/// its own (a cancelled request must not leave money moved and nothing recorded).
+#[derive(Clone)]
+pub struct Parts {
+    pub store: Arc<dyn Store>,
+    pub signer: Arc<ReceiptSigner>,
+    pub facilitator: Arc<dyn Facilitator>,
+    pub fee_bps: u64,
+}
+
 /// Refunds `receipt_id` as `request` asks: the refund, and whether it was made now (`false`:
 /// the same refund was made before).
 pub async fn refund(
-    store: &dyn Store,
-    signer: &ReceiptSigner,
-    fee_bps: u64,
+    parts: &Parts,
     receipt_id: &str,
     request: &RefundRequest,
     refunder: &Refunder,
@@ -142,17 +178,7 @@ pub async fn refund(
         return Err(RefundError::BadReason);
     }
     for _ in 0..ATTEMPTS {
-        match attempt(
-            store,
-            signer,
-            fee_bps,
-            receipt_id,
-            request.amount_usd,
-            reason,
-            refunder,
-        )
-        .await
-        {
+        match attempt(parts, receipt_id, request.amount_usd, reason, refunder).await {
             Err(RefundError::Store(StoreError::ConditionFailed(_))) => continue,
             other => return other,
         }
@@ -160,16 +186,26 @@ pub async fn refund(
     Err(RefundError::Busy)
 }
 
-/// One read of the ledger and one conditional batch.
+/// Where a refund's money goes.
+enum Way {
+    /// Back to the developer credit that paid.
+    Credit(String),
+    /// Nowhere: the payment was recorded only.
+    Recorded,
+    /// A transfer from the settlement wallet to the payer.
+    OnChain,
+}
+
+/// One read of the ledger and one conditional batch (two with a transfer on-chain: the claim,
+/// then the refund).
 async fn attempt(
-    store: &dyn Store,
-    signer: &ReceiptSigner,
-    fee_bps: u64,
+    parts: &Parts,
     receipt_id: &str,
     amount: Option<Usd>,
     reason: &str,
     refunder: &Refunder,
 ) -> Result<(Refund, bool), RefundError> {
+    let store = parts.store.as_ref();
     let Some(sale_bytes) = store.get(Tree::Ledger, &sale_key(receipt_id)).await? else {
         return Err(
             match store.get(Tree::Receipts, receipt_id.as_bytes()).await? {
@@ -197,24 +233,27 @@ async fn attempt(
         }
         return Err(RefundError::AlreadyRefunded(Box::new(made)));
     }
-    let (returned_to, credit) = match (sale.method, standing(store, &sale).await?) {
+    if let Some(claim) = on_chain::claim_of(store, receipt_id).await? {
+        return Err(RefundError::InProgress {
+            transaction: claim.transaction,
+        });
+    }
+    let way = match (sale.method, standing(store, &sale).await?) {
         (PaymentMethod::Free, _) => return Err(RefundError::NotCharged),
         (_, Collection::Pending) => {
             return Err(RefundError::Unavailable(
                 "the payment is still pending on-chain; refund it once it is settled",
             ))
         }
-        (PaymentMethod::DeveloperCredit, _) => ("credit", Some(credit_of(store, &sale).await?)),
-        (PaymentMethod::X402, Collection::Recorded) => ("recorded", None),
+        (PaymentMethod::DeveloperCredit, _) => Way::Credit(credit_of(store, &sale).await?),
+        (PaymentMethod::X402, Collection::Recorded) => Way::Recorded,
         (PaymentMethod::X402, Collection::Collected) => {
-            return Err(RefundError::Unavailable(
-                "the payment was transferred on-chain; returning it needs a transfer from the \
-                 settlement wallet, which this release does not make",
-            ))
+            on_chain::available(parts, receipt_id).await?;
+            Way::OnChain
         }
     };
     let paid_out = store.get(Tree::Ledger, &paid_key(receipt_id)).await?;
-    let mut refund = Refund {
+    let refund = Refund {
         refund_id: format!("rfd_{}", uuid::Uuid::now_v7().simple()),
         receipt_id: receipt_id.to_string(),
         endpoint_slug: sale.endpoint_slug.clone(),
@@ -227,26 +266,85 @@ async fn attempt(
             Refunder::Admin => "admin".into(),
         },
         payment_method: sale.method,
-        returned_to: returned_to.into(),
+        returned_to: match way {
+            Way::Credit(_) => "credit",
+            Way::Recorded => "recorded",
+            Way::OnChain => "on_chain",
+        }
+        .into(),
         transaction: None,
         after_payout: paid_out.is_some(),
         refunded_at: crate::timestamp::now_rfc3339(),
         signature: Signature::unsigned(),
     };
+    let within_balance = matches!(refunder, Refunder::Builder(_));
+    let read = Read {
+        sale: &sale,
+        sale_bytes,
+        paid_out,
+    };
+    match way {
+        Way::OnChain => {
+            // The checks a ledger write makes (the owner's balance), before any money moves.
+            ledger_batch(parts, &refund, &read, within_balance).await?;
+            on_chain::refund(parts, refund, read).await
+        }
+        Way::Credit(credit_id) => {
+            let refund = signed(refund, &parts.signer);
+            let batch = ledger_batch(parts, &refund, &read, within_balance).await?;
+            credits::give_back(store, &credit_id, amount, |with| with.extend(batch.clone()))
+                .await?;
+            Ok((refund, true))
+        }
+        Way::Recorded => {
+            let refund = signed(refund, &parts.signer);
+            let batch = ledger_batch(parts, &refund, &read, within_balance).await?;
+            store.apply(batch).await?;
+            Ok((refund, true))
+        }
+    }
+}
+
+/// The ledger as a refund read it: the sale (and its bytes) and whether it was paid out.
+struct Read<'a> {
+    sale: &'a Sale,
+    sale_bytes: Vec<u8>,
+    paid_out: Option<Vec<u8>>,
+}
+
+fn signed(mut refund: Refund, signer: &ReceiptSigner) -> Refund {
     refund.signature = Signature::over(&refund, signer);
-    let bytes = serde_json::to_vec(&refund).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    refund
+}
+
+/// The refund's writes, conditioned on the ledger as `read` found it and on no refund being
+/// there: the record, its receipt-log entry, the builder's debt if the sale was paid out
+/// (refused beyond the builder's unpaid balance when `within_balance`), and its event.
+async fn ledger_batch(
+    parts: &Parts,
+    refund: &Refund,
+    read: &Read<'_>,
+    within_balance: bool,
+) -> Result<Batch, RefundError> {
+    let receipt_id = &refund.receipt_id;
+    let bytes = serde_json::to_vec(refund).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let batch = Batch::new()
-        .require_equals(Tree::Ledger, sale_key(receipt_id), Some(sale_bytes))
+        .require_equals(
+            Tree::Ledger,
+            sale_key(receipt_id),
+            Some(read.sale_bytes.clone()),
+        )
         .require_absent(Tree::Ledger, refund_key(receipt_id))
-        .require_equals(Tree::Ledger, paid_key(receipt_id), paid_out.clone())
+        .require_equals(Tree::Ledger, paid_key(receipt_id), read.paid_out.clone())
         .put(Tree::Ledger, refund_key(receipt_id), bytes);
     // An entry of its own in the receipt log, appended by the sequencer like a receipt.
-    let mut batch = log::pending_refund(batch, receipt_id, log::entry_of(&refund));
-    if let (Some(_), Some(seller)) = (&paid_out, &sale.seller) {
+    let mut batch = log::pending_refund(batch, receipt_id, log::entry_of(refund));
+    let amount = Usd::from_units(refund.amount_units()?);
+    if let (Some(_), Some(seller)) = (&read.paid_out, &read.sale.seller) {
         // Paid out already: the builder owes its share, from its balance.
-        let balance = payouts::balance(store, seller, fee_bps).await?;
-        let owed = owed(sale.amount, amount, fee_bps);
-        if matches!(refunder, Refunder::Builder(_)) && owed > balance.net() {
+        let balance = payouts::balance(parts.store.as_ref(), seller, parts.fee_bps).await?;
+        let owed = owed(read.sale.amount, amount, parts.fee_bps);
+        if within_balance && owed > balance.net() {
             return Err(RefundError::ExceedsBalance {
                 owed,
                 balance: balance.net(),
@@ -258,22 +356,15 @@ async fn attempt(
             owed.units().to_string().into_bytes(),
         );
     }
-    if let Some(seller) = &sale.seller {
+    if let Some(seller) = &read.sale.seller {
         let event = crate::events::Event::new(
             crate::events::EventKind::ReceiptRefunded,
-            sale.endpoint_slug.as_deref(),
-            serde_json::to_value(&refund).unwrap_or_default(),
+            read.sale.endpoint_slug.as_deref(),
+            serde_json::to_value(refund).unwrap_or_default(),
         );
         batch = crate::events::put(batch, seller, &event)?;
     }
-    match credit {
-        Some(credit_id) => {
-            credits::give_back(store, &credit_id, amount, |with| with.extend(batch.clone()))
-                .await?;
-        }
-        None => store.apply(batch).await?,
-    }
-    Ok((refund, true))
+    Ok(batch)
 }
 
 /// The developer credit that paid `sale`: named by the sale, or (sales written before it was)
@@ -356,9 +447,19 @@ mod tests {
 
     #[tokio::test]
     async fn concurrent_refunds_of_one_receipt_return_the_money_once() {
-        let store = SlowBatches(SledStore::temporary().unwrap());
+        let store: Arc<dyn Store> = Arc::new(SlowBatches(SledStore::temporary().unwrap()));
         let signer = ReceiptSigner::from_hex(&ReceiptSigner::generate_hex()).unwrap();
-        let (grant, _) = credits::issue(&store, Usd::from_units(10_000), None, None)
+        let parts = Parts {
+            store: store.clone(),
+            signer: Arc::new(signer),
+            facilitator: Arc::new(crate::x402::facilitator::local::LocalFacilitator::new(
+                Vec::new(),
+                None,
+            )),
+            fee_bps: 1000,
+        };
+        let store = store.as_ref();
+        let (grant, _) = credits::issue(store, Usd::from_units(10_000), None, None)
             .await
             .unwrap();
         let sale = Sale {
@@ -384,7 +485,7 @@ mod tests {
             })
             .collect();
         let answers = futures::future::join_all(
-            (requests.iter()).map(|r| refund(&store, &signer, 1000, "rcpt_1", r, &owner)),
+            (requests.iter()).map(|r| refund(&parts, "rcpt_1", r, &owner)),
         )
         .await;
         let made: Vec<&Refund> = answers
@@ -399,7 +500,7 @@ mod tests {
             .all(|a| matches!(a, Err(RefundError::AlreadyRefunded(_)))));
         let back = made[0].amount_units().unwrap();
         assert_eq!(
-            credits::balance(&store, &grant.credit_id).await.unwrap(),
+            credits::balance(store, &grant.credit_id).await.unwrap(),
             Usd::from_units(10_000 + back)
         );
     }

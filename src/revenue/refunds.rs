@@ -53,8 +53,9 @@ pub struct Refund {
     pub refunded_by: String,
     pub payment_method: PaymentMethod,
     /// Where the money went: `credit` (back to the developer credit that paid), `recorded` (the
-    /// payment was recorded only, nothing was collected, so nothing moves).
-    #[schema(pattern = "^(credit|recorded)$")]
+    /// payment was recorded only, nothing was collected, so nothing moves), `on_chain` (a
+    /// transfer from the settlement wallet to the payer: `transaction`).
+    #[schema(pattern = "^(credit|recorded|on_chain)$")]
     pub returned_to: String,
     /// The transfer that returned the money on-chain, when one did.
     #[schema(required = true)]

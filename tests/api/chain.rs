@@ -962,3 +962,185 @@ async fn a_pending_receipt_turns_settled_in_the_background_once_mined() {
     assert_eq!(chain.balance(pay_to).await, PRICE);
     server.stop().await;
 }
+
+/// An admin refund of `receipt` for `amount_usd` through `server`: status and body.
+async fn refund(server: &TestServer, receipt: &str, amount_usd: f64) -> (u16, Value) {
+    let (status, body) = server
+        .call(
+            "POST",
+            &format!("/ai/receipts/{receipt}/refund"),
+            crate::util::As::Admin,
+            Some(&json!({"reason": "the call went wrong", "amountUsd": amount_usd})),
+        )
+        .await;
+    (status.as_u16(), body)
+}
+
+/// A payment settled on-chain is refunded by a transfer from the settlement wallet to the
+/// payer: refused (nothing recorded) while the wallet holds too little, then made once, with
+/// its transaction in the signed record; the same request again moves nothing more.
+#[tokio::test]
+async fn a_settled_payment_is_refunded_by_a_transfer_from_the_settlement_wallet() {
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, settler) = (&setup.chain, &setup.settler);
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), PRICE).await;
+    let server = setup.server(Duration::from_secs(10)).await;
+    let header = pay(&server, &chain.network(), &payer, 2).await;
+    let (status, _, body) = post_paid(&server, &header).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["receipt"]["settlement"]["status"], "settled");
+    let receipt = body["receipt"]["receiptId"].as_str().unwrap().to_string();
+    assert_eq!(chain.balance(payer.address()).await, 0);
+
+    // The settlement wallet holds nothing of the asset: refused, nothing recorded.
+    let (status, body) = refund(&server, &receipt, 0.0006).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("refund_unavailable")),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("holds 0"),
+        "{body}"
+    );
+    let (status, _) = server.get(&format!("/ai/receipts/{receipt}/refund")).await;
+    assert_eq!(status, 404);
+
+    chain.mint(settler.address(), PRICE).await;
+    let (status, body) = refund(&server, &receipt, 0.0006).await;
+    assert_eq!(status, 200, "{body}");
+    let made = &body["refund"];
+    assert_eq!(made["returnedTo"], "on_chain");
+    assert_eq!(made["amount"], "600");
+    let transaction = made["transaction"]
+        .as_str()
+        .expect("the transfer's hash")
+        .to_string();
+    let mined = chain.mined(&json!(transaction)).await;
+    assert_eq!(mined["status"], "0x1", "{mined}");
+    assert_eq!(chain.balance(payer.address()).await, 600);
+    assert_eq!(chain.balance(settler.address()).await, PRICE - 600);
+    let (_, shown) = server.get(&format!("/ai/receipts/{receipt}/refund")).await;
+    assert_eq!(shown["refund"], *made);
+
+    // The same refund again answers the one made and transfers nothing; another is refused.
+    let (status, again) = refund(&server, &receipt, 0.0006).await;
+    assert_eq!(
+        (status, &again["refund"]["refundId"]),
+        (200, &made["refundId"])
+    );
+    let (status, other) = refund(&server, &receipt, 0.0001).await;
+    assert_eq!(
+        (status, other["error"]["code"].as_str()),
+        (409, Some("already_refunded"))
+    );
+    assert_eq!(chain.balance(payer.address()).await, 600);
+    server.stop().await;
+}
+
+/// A node killed (SIGKILL) after broadcasting a refund's transfer but before recording it
+/// leaves the claim with the transaction's hash; once the transfer is mined, the restarted
+/// node's recovery records the refund, once.
+#[tokio::test]
+async fn a_refund_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), PRICE).await;
+    chain.mint(settler.address(), PRICE).await;
+    let key_file = setup.dir.path().join("settler_key");
+    write_key(&key_file, settler, 0o600);
+    let data = setup.dir.path().join("data");
+    let args: Vec<String> = [
+        "--pay-to".to_string(),
+        pay_to.to_string(),
+        "--network".into(),
+        format!("local,eip155:31337,{},USDC,2", chain.token),
+        "--evm-rpc-url".into(),
+        chain.url.clone(),
+        "--settler-key-file".into(),
+        key_file.display().to_string(),
+        "--settlement-timeout-secs".into(),
+        "60".into(),
+    ]
+    .into();
+    let node = crate::util::node::Node::start_in(&data, &args);
+    let client = reqwest::Client::new();
+    let required = crate::util::payment_required(&client, &node.url(PAID), &json!({})).await;
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payload = sign(&payer, &chain.network(), &requirement, |_| {}).unwrap();
+    let response = client
+        .post(node.url(PAID))
+        .header(
+            "PAYMENT-SIGNATURE",
+            pay_with_payload(&required, &requirement, &payload),
+        )
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = util::read(response).await;
+    assert_eq!(status, 200, "{body}");
+    let receipt = body["receipt"]["receiptId"].as_str().unwrap().to_string();
+
+    // The refund's transfer is broadcast; no block comes; the node dies.
+    chain.rpc("evm_setAutomine", json!([false])).await;
+    let sent = chain.pending_nonce(settler.address()).await;
+    let call = {
+        let url = node.url(&format!("/ai/receipts/{receipt}/refund"));
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .header("x-admin-token", crate::util::ADMIN_TOKEN)
+                .json(&json!({"reason": "crash test"}))
+                .send()
+                .await
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while chain.pending_nonce(settler.address()).await <= sent {
+        assert!(
+            Instant::now() < deadline,
+            "the refund transfer is broadcast"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    node.kill();
+    assert!(call.await.unwrap().is_err(), "the refund died unanswered");
+    chain.rpc("evm_mine", json!([])).await;
+    assert_eq!(chain.balance(payer.address()).await, PRICE);
+
+    // Restarted: start-up recovery finds the mined transfer and records the refund.
+    let node = crate::util::node::Node::start_in(&data, &args);
+    let (status, shown) = node.get(&format!("/ai/receipts/{receipt}/refund")).await;
+    assert_eq!(status, 200, "{shown}");
+    assert_eq!(shown["refund"]["returnedTo"], "on_chain");
+    assert_eq!(shown["refund"]["amount"], PRICE.to_string());
+    assert!(shown["refund"]["transaction"].is_string(), "{shown}");
+    // Asked again, the refund made is the answer and nothing more moves.
+    chain.rpc("evm_setAutomine", json!([true])).await;
+    let (status, again) = node
+        .admin(
+            "POST",
+            &format!("/ai/receipts/{receipt}/refund"),
+            Some(&json!({"reason": "crash test"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["refund"]["refundId"], shown["refund"]["refundId"]);
+    assert_eq!(chain.balance(payer.address()).await, PRICE);
+    assert_eq!(chain.balance(settler.address()).await, 0);
+    node.kill();
+}

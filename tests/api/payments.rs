@@ -551,6 +551,7 @@ async fn a_failed_settlement_burns_the_authorization() {
         server.app.urls.clone(),
         std::time::Duration::ZERO,
         std::time::Duration::from_secs(60),
+        server.app.config.platform_fee_bps,
     );
     let report = recovery
         .recover_claims(toolhost::payments::recovery::Cutoffs::exclusive_start(

@@ -128,6 +128,7 @@ error_codes! {
     AlreadyRefunded = "already_refunded",
     RefundUnavailable = "refund_unavailable",
     RefundExceedsBalance = "refund_exceeds_balance",
+    RefundInProgress = "refund_in_progress",
     // 422
     InputInvalid = "input_invalid",
     InvalidUrl = "invalid_url",

@@ -145,6 +145,30 @@ pub trait Facilitator: Send + Sync {
     fn chain(&self) -> Option<&dyn ChainStatus> {
         None
     }
+
+    /// Who can give a settled payment back on-chain (the settlement wallet), if anyone here
+    /// can. `None` by default: recording only moved nothing, and the standard facilitator API
+    /// has no refund call.
+    fn repayer(&self) -> Option<&dyn Repayer> {
+        None
+    }
+}
+
+/// Gives money back on-chain from the settlement wallet (refunds).
+pub trait Repayer: Send + Sync {
+    /// The wallet refunds are paid from.
+    fn wallet(&self) -> Address;
+
+    /// Transfers `value` of `asset` to `to`; `journal` is told the transaction's hash before
+    /// it is broadcast (an error there sends nothing). `confirmed: false`: broadcast, not seen
+    /// mined in time.
+    fn repay<'a>(
+        &'a self,
+        asset: Address,
+        to: Address,
+        value: U256,
+        journal: &'a dyn SettleJournal,
+    ) -> BoxFuture<'a, Result<chain::Submitted, PaymentError>>;
 }
 
 /// Where a settlement notes, just before the payment leaves our hands, what recovery needs if

@@ -94,8 +94,9 @@ impl RefundView {
         (status = 401, description = "No valid builder key or admin token", body = ErrorBody),
         (status = 403, description = "`not_owner`: another builder's receipt", body = ErrorBody),
         (status = 404, description = "`receipt_not_found`", body = ErrorBody),
-        (status = 409, description = "`not_refundable`, `already_refunded`, `refund_unavailable` or `refund_exceeds_balance`", body = ErrorBody),
+        (status = 409, description = "`not_refundable`, `already_refunded`, `refund_unavailable`, `refund_exceeds_balance` or `refund_in_progress`", body = ErrorBody),
         (status = 422, description = "`invalid_field` (reason) or `invalid_amount`", body = ErrorBody),
+        (status = 502, description = "`facilitator_unavailable`: the chain did not answer before the transfer back was sent (nothing moved)", body = ErrorBody),
     ))]
 pub async fn refund(
     State(app): State<AppState>,
@@ -107,15 +108,9 @@ pub async fn refund(
         Caller::Admin => Refunder::Admin,
         Caller::Builder(builder) => Refunder::Builder(builder.id),
     };
-    let (refund, made) = crate::payments::refunds::refund(
-        app.store.as_ref(),
-        &app.receipt_signer,
-        app.config.platform_fee_bps,
-        &receipt_id,
-        &request,
-        &refunder,
-    )
-    .await?;
+    let (refund, made) =
+        crate::payments::refunds::refund(&app.refund_parts(), &receipt_id, &request, &refunder)
+            .await?;
     // A new refund waits for its append, as a paid call waits for its receipt's.
     Ok(Json(RefundView::of(&app, refund, made).await))
 }

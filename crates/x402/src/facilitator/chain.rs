@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use alloy_network::eip2718::Encodable2718;
 use alloy_network::{Ethereum, EthereumWallet, NetworkTransactionBuilder};
-use alloy_primitives::{Address, Bytes, B256};
+use alloy_primitives::{Address, Bytes, B256, U256};
 use alloy_rpc_types_eth::{TransactionInput, TransactionReceipt, TransactionRequest};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{sol, SolCall, SolEvent};
@@ -82,6 +82,7 @@ sol! {
         ) external;
         function authorizationState(address authorizer, bytes32 nonce) external view returns (bool);
         function balanceOf(address account) external view returns (uint256);
+        function transfer(address to, uint256 value) external returns (bool);
         event Transfer(address indexed from, address indexed to, uint256 value);
     }
 }
@@ -261,7 +262,7 @@ impl Settler {
             Err(e) => return Err(unavailable(e)),
         };
         let transaction = self.send(request, gas, journal).await?;
-        let submitted = self.wait(transaction, asset, &call).await?;
+        let submitted = self.wait(transaction, expected(asset, &call)).await?;
         tracing::info!(
             transaction = %transaction,
             confirmed = submitted.confirmed,
@@ -269,6 +270,63 @@ impl Settler {
             "on-chain settlement submitted"
         );
         Ok(submitted)
+    }
+
+    /// Transfers `value` of `asset` from the settlement wallet (the settler's account) to `to`:
+    /// a refund. The same path as a settlement: simulated first (a wallet holding less is
+    /// refused with `invalid_exact_evm_insufficient_balance`, nothing sent), the hash journaled
+    /// before broadcast, then mined with the expected `Transfer` log, or not seen mined in time
+    /// (`confirmed: false`).
+    pub async fn repay(
+        &self,
+        asset: Address,
+        to: Address,
+        value: U256,
+        journal: &dyn SettleJournal,
+    ) -> Result<Submitted, ChainError> {
+        let call = IEip3009::transferCall { to, value };
+        let request = self.request(asset, call.abi_encode());
+        let gas = match self.rpc.estimate_gas(&request).await {
+            Ok(gas) => gas,
+            Err(e) if e.is_revert() => {
+                let held = self.balance_of(asset, self.address).await;
+                return Err(match held {
+                    Some(held) if held < value => ChainError::Refused {
+                        reason: Reason::InsufficientBalance,
+                        message: format!(
+                            "the settlement wallet {} holds {held} atomic units of the asset, less than the {value} to give back",
+                            self.address
+                        ),
+                    },
+                    _ => ChainError::Refused {
+                        reason: Reason::SimulationFailed,
+                        message: format!("the transfer would revert: {e}"),
+                    },
+                });
+            }
+            Err(e) => return Err(unavailable(e)),
+        };
+        let transaction = self.send(request, gas, journal).await?;
+        let expected = ExpectedTransfer {
+            asset,
+            from: self.address,
+            to,
+            value,
+        };
+        let submitted = self.wait(transaction, expected).await?;
+        tracing::info!(transaction = %transaction, confirmed = submitted.confirmed, "refund transfer submitted");
+        Ok(submitted)
+    }
+
+    /// `balanceOf(account)` of `asset`, if the node answers.
+    async fn balance_of(&self, asset: Address, account: Address) -> Option<U256> {
+        let call = IEip3009::balanceOfCall { account };
+        let bytes = self
+            .rpc
+            .call(&self.request(asset, call.abi_encode()))
+            .await
+            .ok()?;
+        IEip3009::balanceOfCall::abi_decode_returns(&bytes).ok()
     }
 
     /// A call from the settler to the asset contract.
@@ -383,19 +441,18 @@ impl Settler {
         }
     }
 
-    /// Waits for the receipt until the confirmation timeout.
+    /// Waits for the receipt until the confirmation timeout; it must show `expected`.
     async fn wait(
         &self,
         transaction: B256,
-        asset: Address,
-        call: &IEip3009::transferWithAuthorizationCall,
+        expected: ExpectedTransfer,
     ) -> Result<Submitted, ChainError> {
         let deadline = Instant::now() + self.confirmation_timeout;
         let mut pause = POLL_FIRST;
         loop {
             match self.rpc.receipt(transaction).await {
                 Ok(Some(receipt)) => {
-                    return match transfer_outcome(&receipt, expected(asset, call)) {
+                    return match transfer_outcome(&receipt, expected) {
                         TransferStatus::Transferred => Ok(Submitted {
                             transaction,
                             confirmed: true,
@@ -410,7 +467,7 @@ impl Settler {
                             reason: Reason::TransferEventMismatch,
                             message: format!(
                                 "transaction {transaction} succeeded but the asset logged no transfer of {} to {}",
-                                call.value, call.to
+                                expected.value, expected.to
                             ),
                         }),
                     }
@@ -461,6 +518,22 @@ fn transfer_outcome(receipt: &TransactionReceipt, expected: ExpectedTransfer) ->
         TransferStatus::Transferred
     } else {
         TransferStatus::MinedWithoutTransfer
+    }
+}
+
+impl super::Repayer for Settler {
+    fn wallet(&self) -> Address {
+        self.address
+    }
+
+    fn repay<'a>(
+        &'a self,
+        asset: Address,
+        to: Address,
+        value: U256,
+        journal: &'a dyn SettleJournal,
+    ) -> BoxFuture<'a, Result<Submitted, PaymentError>> {
+        async move { Ok(Settler::repay(self, asset, to, value, journal).await?) }.boxed()
     }
 }
 

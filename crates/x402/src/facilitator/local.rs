@@ -13,7 +13,9 @@ use futures::FutureExt;
 use serde_json::{json, Value};
 
 use super::chain::Settler;
-use super::{ChainStatus, Facilitator, SettleJournal, Settlement, SettlementStatus, SetupError};
+use super::{
+    ChainStatus, Facilitator, Repayer, SettleJournal, Settlement, SettlementStatus, SetupError,
+};
 use crate::config::NetworkConfig;
 use crate::header::PaymentPayload;
 use crate::requirements::Offer;
@@ -131,6 +133,10 @@ impl Facilitator for LocalFacilitator {
 
     fn chain(&self) -> Option<&dyn ChainStatus> {
         self.settler.as_ref().map(|s| s as &dyn ChainStatus)
+    }
+
+    fn repayer(&self) -> Option<&dyn Repayer> {
+        self.settler.as_ref().map(|s| s as &dyn Repayer)
     }
 
     /// Recording only: the zero address, which no one can send from, so a permit made out to
