@@ -410,3 +410,291 @@ async fn kill_9_under_kv_commits_loses_no_answered_commit_and_applies_none_in_pa
     );
     node.kill();
 }
+
+/// Charges what its input says (`cost`, USD), at most its 0.005.
+const METERED: &str = "export default (req, ctx) => { ctx.charge(req.input.cost, { units: 1 }); return { ok: true }; }";
+
+/// A metered endpoint's calls (x402 `upto` and developer credit, some reporting more than the
+/// maximum) and its owner's partial refunds of answered calls, all at once, then `kill -9`. On
+/// disk: every answered receipt with the amount answered, every answered refund; after the
+/// restart the builder's revenue is exactly what the receipts on disk charged less what the
+/// refunds on disk gave back, and the credit reconciles: balance + held + charged − refunded
+/// = granted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kill_9_under_metered_calls_and_refunds_keeps_the_money_exact() {
+    use toolhost::x402::schemes::upto_evm;
+
+    const SLUG: &str = "metered-crash";
+    const GRANTED: u64 = 50_000_000;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let node = Node::start_in(&data, &[]);
+    let client = reqwest::Client::new();
+    let admin = |method: &str, path: &str, body: Value| {
+        client
+            .request(method.parse().unwrap(), node.url(path))
+            .header("x-admin-token", ADMIN_TOKEN)
+            .json(&body)
+            .send()
+    };
+    let (_, builder) = read(
+        admin("POST", "/ai/admin/builders", json!({"name": "meter"}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    let key = builder["builderKey"].as_str().unwrap().to_string();
+    let (status, body) = read(
+        client
+            .post(node.url("/ai/endpoints/create"))
+            .header("x-builder-key", &key)
+            .json(&json!({
+                "slug": SLUG, "title": "Metered", "priceUsd": 0.005,
+                "metering": {"unit": "unit"}, "source": METERED,
+                "inputSchema": {"type": "object"}, "safetyAttestation": {"accepted": true},
+            }))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, credit) = read(
+        admin(
+            "POST",
+            "/ai/admin/credits",
+            json!({"amountUsd": GRANTED as f64 / 1e6}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    let token = credit["credit"]["token"].as_str().unwrap().to_string();
+    let credit_id = credit["credit"]["creditId"].as_str().unwrap().to_string();
+    let url = node.url(&format!("/tools/{SLUG}"));
+    let required = crate::util::payment_required(&client, &url, &json!({"cost": 0})).await;
+    let requirement: toolhost::x402::PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let signer = Arc::new(PrivateKeySigner::random());
+
+    let stop = Arc::new(AtomicBool::new(false));
+    // Answered calls (receipt id → amount) and refunds (receipt id → amount).
+    let receipts: Arc<Mutex<HashMap<String, u64>>> = Arc::default();
+    let refunds: Arc<Mutex<HashMap<String, u64>>> = Arc::default();
+    let callers: Vec<_> = (0..8)
+        .map(|i| {
+            let (client, url, stop, receipts) = (client.clone(), url.clone(), stop.clone(), receipts.clone());
+            let (signer, required, requirement, token) =
+                (signer.clone(), required.clone(), requirement.clone(), token.clone());
+            tokio::spawn(async move {
+                while !stop.load(Ordering::SeqCst) {
+                    // 100 to 6,000 units: above 5,000 the call is charged its maximum.
+                    let cost = f64::from(rand::random::<u16>() % 5_900 + 100) / 1e6;
+                    let mut request = client.post(&url).json(&json!({"cost": cost}));
+                    request = if i % 2 == 0 {
+                        let payload = upto_evm::signing::sign(
+                            &signer,
+                            &toolhost::x402::config::NetworkConfig::base_sepolia(),
+                            &requirement,
+                            |_| {},
+                        )
+                        .unwrap();
+                        let wire = json!({"x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload});
+                        request.header("PAYMENT-SIGNATURE", toolhost::x402::header::encode(&wire))
+                    } else {
+                        request.header("x-developer-credit", &token)
+                    };
+                    let Ok(response) = request.send().await else { return };
+                    let Ok(body) = response.json::<Value>().await else { return };
+                    let receipt = &body["receipt"];
+                    let expected = ((cost * 1e6).round() as u64).min(5000);
+                    assert_eq!(receipt["amount"], expected.to_string(), "{body}");
+                    receipts.lock().unwrap().insert(
+                        receipt["receiptId"].as_str().unwrap().to_string(),
+                        expected,
+                    );
+                }
+            })
+        })
+        .collect();
+    let refunders: Vec<_> = (0..2)
+        .map(|_| {
+            let (client, base, stop, key) =
+                (client.clone(), node.url(""), stop.clone(), key.clone());
+            let (receipts, refunds) = (receipts.clone(), refunds.clone());
+            tokio::spawn(async move {
+                while !stop.load(Ordering::SeqCst) {
+                    let pick = {
+                        let done = refunds.lock().unwrap();
+                        let answered = receipts.lock().unwrap();
+                        answered
+                            .iter()
+                            .find(|(id, _)| !done.contains_key(*id))
+                            .map(|(id, amount)| (id.clone(), *amount))
+                    };
+                    let Some((receipt, charged)) = pick else {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        continue;
+                    };
+                    let amount = rand::random::<u64>() % charged + 1;
+                    let Ok(response) = client
+                        .post(format!("{base}/ai/receipts/{receipt}/refund"))
+                        .header("x-builder-key", &key)
+                        .json(&json!({"reason": "crash", "amountUsd": amount as f64 / 1e6}))
+                        .send()
+                        .await
+                    else {
+                        return;
+                    };
+                    let status = response.status().as_u16();
+                    let Ok(body) = response.json::<Value>().await else {
+                        return;
+                    };
+                    // Another refunder may have taken the same receipt a moment before.
+                    if status == 409 && body["error"]["code"] == "already_refunded" {
+                        continue;
+                    }
+                    assert_eq!(status, 200, "{body}");
+                    assert_eq!(body["refund"]["amount"], amount.to_string());
+                    refunds.lock().unwrap().insert(receipt, amount);
+                }
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(8);
+    while (receipts.lock().unwrap().len() < 40 || refunds.lock().unwrap().len() < 8)
+        && Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    stop.store(true, Ordering::SeqCst);
+    node.kill();
+    for task in callers.into_iter().chain(refunders) {
+        tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .expect("tasks end once the server is gone")
+            .expect("task");
+    }
+    let (answered, refunded) = (
+        std::mem::take(&mut *receipts.lock().unwrap()),
+        std::mem::take(&mut *refunds.lock().unwrap()),
+    );
+    assert!(
+        answered.len() >= 40 && refunded.len() >= 8,
+        "{} calls, {} refunds answered",
+        answered.len(),
+        refunded.len()
+    );
+
+    // On disk: this endpoint's receipts, the refunds, and the credit's holds.
+    let (on_disk, refunds_on_disk, credit_charged, held) = {
+        let store = SledStore::open(&data.join("store")).expect("store opens after the kill");
+        let mut on_disk: HashMap<String, (u64, bool)> = HashMap::new();
+        for (id, bytes) in store
+            .scan_prefix(Tree::Receipts, b"", None, usize::MAX)
+            .await
+            .unwrap()
+        {
+            let receipt: Value = serde_json::from_slice(&bytes).unwrap();
+            if receipt["endpointSlug"] == SLUG {
+                let amount = receipt["amount"].as_str().unwrap().parse().unwrap();
+                let by_credit = receipt["paymentMethod"] == "developer_credit";
+                on_disk.insert(String::from_utf8(id).unwrap(), (amount, by_credit));
+            }
+        }
+        let mut refunds_on_disk: HashMap<String, u64> = HashMap::new();
+        for (_, bytes) in store
+            .scan_prefix(Tree::Ledger, b"refund/", None, usize::MAX)
+            .await
+            .unwrap()
+        {
+            let refund: Value = serde_json::from_slice(&bytes).unwrap();
+            refunds_on_disk.insert(
+                refund["receiptId"].as_str().unwrap().to_string(),
+                refund["amount"].as_str().unwrap().parse().unwrap(),
+            );
+        }
+        let credit_charged: u64 = on_disk.values().filter(|(_, c)| *c).map(|(a, _)| a).sum();
+        let mut held = 0;
+        for (_, bytes) in store
+            .scan_prefix(Tree::Credits, b"hold/", None, usize::MAX)
+            .await
+            .unwrap()
+        {
+            let hold: Value = serde_json::from_slice(&bytes).unwrap();
+            if hold["creditId"] == credit_id.as_str() {
+                held += hold["units"].as_u64().unwrap();
+            }
+        }
+        store.close().await.unwrap();
+        (on_disk, refunds_on_disk, credit_charged, held)
+    };
+    for (id, amount) in &answered {
+        assert_eq!(
+            on_disk.get(id).map(|(a, _)| a),
+            Some(amount),
+            "answered receipt {id} on disk"
+        );
+    }
+    for (id, amount) in &refunded {
+        assert_eq!(
+            refunds_on_disk.get(id),
+            Some(amount),
+            "answered refund of {id} on disk"
+        );
+    }
+    eprintln!(
+        "{} calls and {} refunds answered; on disk {} receipts, {} refunds, {held} units held",
+        answered.len(),
+        refunded.len(),
+        on_disk.len(),
+        refunds_on_disk.len()
+    );
+    let charged: u64 = on_disk.values().map(|(a, _)| a).sum();
+    let given_back: u64 = refunds_on_disk.values().sum();
+    let credit_given_back: u64 = refunds_on_disk
+        .iter()
+        .filter(|(id, _)| on_disk.get(*id).is_some_and(|(_, c)| *c))
+        .map(|(_, a)| a)
+        .sum();
+
+    // Restarted: revenue and the credit reconcile with what is on disk.
+    let node = Node::start_in(&data, &[]);
+    let (status, revenue) = read(
+        client
+            .get(node.url("/ai/builders/revenue"))
+            .header("x-builder-key", &key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{revenue}");
+    assert_eq!(
+        revenue["revenue"]["grossUnits"],
+        (charged - given_back).to_string(),
+        "{revenue}"
+    );
+    assert_eq!(revenue["revenue"]["count"], on_disk.len(), "{revenue}");
+    let (_, credits) = read(
+        client
+            .get(node.url("/ai/admin/credits"))
+            .header("x-admin-token", ADMIN_TOKEN)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let balance: u64 = credits["credits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["creditId"] == credit_id.as_str())
+        .unwrap()["balanceUnits"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(balance + held + credit_charged - credit_given_back, GRANTED);
+    node.kill();
+}

@@ -103,7 +103,9 @@ async function loadEndpointDetails(e, details) {
   const paid = Number(endpoint.priceUsd) > 0;
   if (paid) {
     parts.push(h("p", { class: "note" },
-      `Paid endpoint (${usd(endpoint.priceUsd)}). A call without payment answers 402 with the x402 payment requirements; `,
+      endpoint.metering
+        ? `Metered endpoint: charged what the call reports (by ${endpoint.metering.unit}), at least ${usd(endpoint.metering.minimumUsd)} and at most ${usd(endpoint.priceUsd)}, paid with x402 upto (a Permit2 permit of the maximum). A call without payment answers 402 with the x402 payment requirements; `
+        : `Paid endpoint (${usd(endpoint.priceUsd)}). A call without payment answers 402 with the x402 payment requirements; `,
       h("a", { href: "/guides/x402-agent-payment-infrastructure#pay" }, "how to pay"), "."));
   }
   parts.push(tryForm(endpoint, example, paid));

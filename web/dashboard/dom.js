@@ -29,7 +29,12 @@ export const usd = (value) => {
   const digits = n < 0.01 ? 4 : n < 1 ? 3 : 2;
   return `$${n.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, "$1")}`;
 };
-export const priceLabel = (e) => (Number(e.priceUsd) > 0 ? `${usd(e.priceUsd)} per call` : "Free");
+export const priceLabel = (e) => {
+  if (!(Number(e.priceUsd) > 0)) return "Free";
+  // A metered price: charged what the call reports, at most priceUsd.
+  if (e.metering) return `up to ${usd(e.priceUsd)} per call, by ${e.metering.unit}`;
+  return `${usd(e.priceUsd)} per call`;
+};
 export const when = (iso) => {
   if (!iso) return "";
   const d = new Date(iso);

@@ -40,6 +40,12 @@
 //! balance, or sign a new one) and a 502 that the chain is out of reach (the same authorization
 //! may be retried). After the handler, both also say the authorization is spent here.
 //!
+//! # Refunds
+//! [`Settler::repay`] sends `transfer(payer, amount)` from the settler's account (the settlement
+//! wallet) down the same path: simulated first (a wallet holding less is refused before
+//! anything is signed), journaled before broadcast, then waited for with the expected
+//! `Transfer` log. The service claims and records refunds around it (`payments::refunds`).
+//!
 //! # Nonces
 //! Submissions from the settler account are serialized: the account nonce is held under a lock
 //! while a transaction is signed and sent, so concurrent settlements take consecutive nonces and
