@@ -270,7 +270,7 @@ struct ServeArgs {
         value_parser = clap::value_parser!(u64).range(1..))]
     facilitator_supported_refresh_secs: u64,
     /// Accepted payment network (repeat for several; env: `;`-separated): `base-sepolia`, `base`,
-    /// or a custom `v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>`. Default: base-sepolia.
+    /// or a custom `v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>[,permit2]` (`permit2`: the asset is paid by Permit2). Default: base-sepolia.
     #[arg(long = "network", env = "TOOLHOST_NETWORKS", value_delimiter = ';')]
     networks: Vec<NetworkConfig>,
     /// EVM JSON-RPC URL of the accepted network's chain: the local facilitator then submits each

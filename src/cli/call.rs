@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 use super::api::{refusal, segment, Answer, Api, Credential};
 use super::output::{usd, Out, Tone};
 use super::{CallArgs, Failure, Outcome};
-use crate::x402::config::NetworkConfig;
+use crate::x402::config::{NetworkConfig, TransferMethod};
 use crate::x402::requirements::AssetExtra;
-use crate::x402::schemes::{exact_evm, upto_evm};
+use crate::x402::schemes::{exact_evm, permit2, upto_evm};
 use crate::x402::PaymentRequirements;
 
 /// How a paid call is paid for, if the command was told.
@@ -204,7 +204,12 @@ fn signed(
                 requirement.network
             ))
         })?;
-    let AssetExtra { name, version, .. } = &requirement.extra;
+    let AssetExtra {
+        name,
+        version,
+        asset_transfer_method,
+        ..
+    } = &requirement.extra;
     let network = NetworkConfig {
         caip2: requirement.network.clone(),
         v1_name: requirement.network.clone(),
@@ -212,9 +217,15 @@ fn signed(
         asset: requirement.asset.clone(),
         eip712_name: name.clone(),
         eip712_version: version.clone(),
+        transfer_method: match asset_transfer_method.as_deref() {
+            Some(crate::x402::schemes::PERMIT2_METHOD) => TransferMethod::Permit2,
+            _ => TransferMethod::Eip3009,
+        },
     };
     let payload = if requirement.scheme == upto_evm::SCHEME {
         upto_evm::signing::sign(signer, &network, requirement, |_| {})
+    } else if network.transfer_method == TransferMethod::Permit2 {
+        permit2::signing::sign(signer, permit2::Kind::Exact, &network, requirement, |_| {})
     } else {
         exact_evm::signing::sign(signer, &network, requirement, |_| {})
     }

@@ -279,7 +279,13 @@ async fn manifest_lists_everything_an_agent_needs() {
     assert!(m["service"]["version"].is_string());
     assert_eq!(m["baseUrl"], server.base);
     assert_eq!(m["payment"]["x402Versions"], json!([2, 1]));
-    assert_eq!(m["payment"]["schemes"], json!(["exact"]));
+    // Recording only: metered endpoints are offered `upto`, settled by no one on-chain.
+    assert_eq!(m["payment"]["schemes"], json!(["exact", "upto"]));
+    assert_eq!(m["payment"]["assets"][0]["assetTransferMethod"], "eip3009");
+    assert_eq!(
+        m["payment"]["assets"][0]["uptoFacilitator"],
+        "0x0000000000000000000000000000000000000000"
+    );
     assert_eq!(m["payment"]["networks"], json!(["eip155:84532"]));
     assert_eq!(
         m["payment"]["assets"][0]["asset"],

@@ -301,6 +301,26 @@ impl Settling {
         );
     }
 
+    /// `toolhost serve` arguments settling through this chain (a minute to see each transfer
+    /// mined), with the settler's key in an owner-only file.
+    fn node_args(&self) -> Vec<String> {
+        let key_file = self.dir.path().join("settler_key");
+        write_key(&key_file, &self.settler, 0o600);
+        [
+            "--pay-to".to_string(),
+            self.pay_to.to_string(),
+            "--network".into(),
+            format!("local,eip155:31337,{},USDC,2", self.chain.token),
+            "--evm-rpc-url".into(),
+            self.chain.url.clone(),
+            "--settler-key-file".into(),
+            key_file.display().to_string(),
+            "--settlement-timeout-secs".into(),
+            "60".into(),
+        ]
+        .into()
+    }
+
     /// A server settling through this chain, waiting up to `timeout` for each receipt.
     async fn server(&self, timeout: Duration) -> TestServer {
         TestServer::start_with(|c| self.configure(c, timeout)).await
@@ -776,22 +796,8 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), PRICE).await;
-    let key_file = setup.dir.path().join("settler_key");
-    write_key(&key_file, settler, 0o600);
     let data = setup.dir.path().join("data");
-    let args: Vec<String> = [
-        "--pay-to".to_string(),
-        pay_to.to_string(),
-        "--network".into(),
-        format!("local,eip155:31337,{},USDC,2", chain.token),
-        "--evm-rpc-url".into(),
-        chain.url.clone(),
-        "--settler-key-file".into(),
-        key_file.display().to_string(),
-        "--settlement-timeout-secs".into(),
-        "60".into(),
-    ]
-    .into();
+    let args = setup.node_args();
     let node = crate::util::node::Node::start_in(&data, &args);
     let client = reqwest::Client::new();
     let required = crate::util::payment_required(&client, &node.url(PAID), &json!({})).await;
@@ -1054,26 +1060,12 @@ async fn a_refund_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
         return;
     }
     let setup = Settling::start().await;
-    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
+    let (chain, settler) = (&setup.chain, &setup.settler);
     let payer = PrivateKeySigner::random();
     chain.mint(payer.address(), PRICE).await;
     chain.mint(settler.address(), PRICE).await;
-    let key_file = setup.dir.path().join("settler_key");
-    write_key(&key_file, settler, 0o600);
     let data = setup.dir.path().join("data");
-    let args: Vec<String> = [
-        "--pay-to".to_string(),
-        pay_to.to_string(),
-        "--network".into(),
-        format!("local,eip155:31337,{},USDC,2", chain.token),
-        "--evm-rpc-url".into(),
-        chain.url.clone(),
-        "--settler-key-file".into(),
-        key_file.display().to_string(),
-        "--settlement-timeout-secs".into(),
-        "60".into(),
-    ]
-    .into();
+    let args = setup.node_args();
     let node = crate::util::node::Node::start_in(&data, &args);
     let client = reqwest::Client::new();
     let required = crate::util::payment_required(&client, &node.url(PAID), &json!({})).await;

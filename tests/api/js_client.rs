@@ -76,6 +76,19 @@ async fn official_x402_client_pays_a_metered_endpoint() {
     run_on(server, "upto.mjs", 1, &[("METERED_SLUG", "metered-pages")]).await;
 }
 
+/// On a network whose asset is paid by Permit2 (`--network …,permit2`), the official exact
+/// client signs a Permit2 permit to x402's exact proxy, which toolhost verifies.
+#[tokio::test]
+async fn official_x402_client_pays_exact_by_permit2() {
+    use std::str::FromStr;
+    let network = toolhost::x402::config::NetworkConfig::from_str(
+        "base-sepolia-permit2,eip155:84532,0x036CbD53842c5426634e7929541eC2318f3dCF7e,USDC,2,permit2",
+    )
+    .unwrap();
+    let server = TestServer::start_with(|c| c.payment.networks = vec![network]).await;
+    run_on(server, "permit2.mjs", 1, &[]).await;
+}
+
 #[tokio::test]
 async fn reference_x402_extensions() {
     run("extensions.mjs", 5).await;

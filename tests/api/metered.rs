@@ -61,6 +61,12 @@ fn assert_refused(status: u16, body: &Value, code: &str) {
     assert_eq!((status, body["code"].as_str()), (402, Some(code)), "{body}");
 }
 
+/// The endpoint's call log as its owner reads it.
+async fn owner_logs(server: &TestServer, key: &str) -> Value {
+    let path = format!("/ai/endpoints/{SLUG}/logs?limit=10");
+    server.call("GET", &path, As::Builder(key), None).await.1
+}
+
 /// `grossUnits` of the builder's revenue.
 async fn gross(server: &TestServer, key: &str) -> String {
     let (status, body) = server
@@ -159,14 +165,7 @@ async fn a_metered_call_is_charged_what_it_reports_within_its_bounds() {
     assert_eq!(body["receipt"]["amount"], "5000");
     assert_eq!(body["receipt"]["metering"]["capped"], true);
     assert_eq!(body["receipt"]["metering"]["units"], "9");
-    let (_, logs) = server
-        .call(
-            "GET",
-            &format!("/ai/endpoints/{SLUG}/logs?limit=10"),
-            As::Builder(&key),
-            None,
-        )
-        .await;
+    let logs = owner_logs(&server, &key).await;
     assert!(
         logs.to_string()
             .contains("the call reported 0.009 USD, more than the most it can cost"),
@@ -197,7 +196,7 @@ async fn a_metered_call_is_charged_what_it_reports_within_its_bounds() {
         }),
         ("upto_facilitator_mismatch", {
             let s = stranger.clone();
-            Box::new(move |a| a.witness.facilitator = s)
+            Box::new(move |a| a.witness.facilitator = Some(s))
         }),
         (
             "permit2_deadline_expired",
@@ -305,14 +304,7 @@ async fn metering_is_checked_and_can_be_changed() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["receipt"]["amount"], "5000");
     assert!(body["receipt"].get("metering").is_none());
-    let (_, logs) = server
-        .call(
-            "GET",
-            &format!("/ai/endpoints/{SLUG}/logs?limit=10"),
-            As::Builder(&key),
-            None,
-        )
-        .await;
+    let logs = owner_logs(&server, &key).await;
     assert!(
         logs.to_string().contains("ctx.charge was ignored"),
         "{logs}"

@@ -125,6 +125,19 @@ pub struct NetworkConfig {
     /// EIP-712 domain name and version of the asset contract.
     pub eip712_name: String,
     pub eip712_version: String,
+    /// How an `exact` payment moves the asset.
+    pub transfer_method: TransferMethod,
+}
+
+/// How an `exact` payment moves a network's asset (x402's `extra.assetTransferMethod`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TransferMethod {
+    /// EIP-3009 `transferWithAuthorization` (USDC).
+    #[default]
+    Eip3009,
+    /// A Permit2 signature transfer through x402's exact proxy, for tokens without EIP-3009
+    /// (the payer approves Permit2 once).
+    Permit2,
 }
 
 impl NetworkConfig {
@@ -136,6 +149,7 @@ impl NetworkConfig {
             asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
             eip712_name: "USDC".into(),
             eip712_version: "2".into(),
+            transfer_method: TransferMethod::Eip3009,
         }
     }
 
@@ -160,13 +174,15 @@ impl NetworkConfig {
             asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
             eip712_name: "USD Coin".into(),
             eip712_version: "2".into(),
+            transfer_method: TransferMethod::Eip3009,
         }
     }
 }
 
 /// `--network`: a built-in network by its v1 name (`base-sepolia`, `base`), or a custom one as
-/// `v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>`, e.g.
-/// `local,eip155:31337,0x5FbDB2315678afecb367f032d93F642f64180aa3,USDC,2`.
+/// `v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>[,permit2]`, e.g.
+/// `local,eip155:31337,0x5FbDB2315678afecb367f032d93F642f64180aa3,USDC,2`; a trailing
+/// `permit2` says the asset is paid by Permit2 (`exact` with `assetTransferMethod`).
 impl std::str::FromStr for NetworkConfig {
     type Err = String;
 
@@ -175,7 +191,16 @@ impl std::str::FromStr for NetworkConfig {
         match fields.as_slice() {
             ["base-sepolia"] => Ok(Self::base_sepolia()),
             ["base"] => Ok(Self::base()),
-            [v1_name, caip2, asset, name, version] => {
+            [v1_name, caip2, asset, name, version] | [v1_name, caip2, asset, name, version, _] => {
+                let transfer_method = match fields.get(5) {
+                    None => TransferMethod::Eip3009,
+                    Some(&"permit2") => TransferMethod::Permit2,
+                    Some(other) => {
+                        return Err(format!(
+                            "network {spec:?}: the sixth field, if any, is `permit2` (not {other:?})"
+                        ))
+                    }
+                };
                 let chain_id = caip2
                     .strip_prefix("eip155:")
                     .and_then(|id| id.parse::<u64>().ok())
@@ -193,10 +218,11 @@ impl std::str::FromStr for NetworkConfig {
                     asset: asset.to_checksum(None),
                     eip712_name: name.to_string(),
                     eip712_version: version.to_string(),
+                    transfer_method,
                 })
             }
             _ => Err(format!(
-                "network {spec:?}: expected base-sepolia, base, or v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>"
+                "network {spec:?}: expected base-sepolia, base, or v1Name,eip155:<chainId>,<asset>,<eip712Name>,<eip712Version>[,permit2]"
             )),
         }
     }
@@ -223,6 +249,12 @@ mod tests {
         assert_eq!(local.v1_name, "local");
         assert_eq!(local.asset, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
         assert_eq!(local.eip712_name, "USD Coin");
+        assert_eq!(local.transfer_method, TransferMethod::Eip3009);
+        let permit2 = NetworkConfig::from_str(
+            "usdt, eip155:31337, 0x5fbdb2315678afecb367f032d93f642f64180aa3, Tether USD, 1, permit2",
+        )
+        .unwrap();
+        assert_eq!(permit2.transfer_method, TransferMethod::Permit2);
         assert!(!local.is_mainnet());
         for bad in [
             "sepolia",
@@ -230,6 +262,7 @@ mod tests {
             "local,eip155:0,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2",
             "local,eip155:31337,0x5fbd,USDC,2",
             "local,eip155:31337,0x5fbdb2315678afecb367f032d93f642f64180aa3,,2",
+            "local,eip155:31337,0x5fbdb2315678afecb367f032d93f642f64180aa3,USDC,2,permit3",
         ] {
             assert!(NetworkConfig::from_str(bad).is_err(), "{bad}");
         }

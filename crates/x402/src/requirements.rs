@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::PaymentError;
-use crate::config::NetworkConfig;
+use crate::config::{NetworkConfig, TransferMethod};
 use toolhost_values::error::{ApiError, ErrorCode};
 use toolhost_values::money::Usd;
 
@@ -51,6 +51,9 @@ pub struct AssetExtra {
     /// `upto`: the address the payer's Permit2 witness lets settle (the facilitator's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub facilitator_address: Option<String>,
+    /// `exact`: `"permit2"` where the asset is paid by Permit2 rather than EIP-3009.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset_transfer_method: Option<String>,
 }
 
 /// One accepted way to pay, in the v2 shape.
@@ -223,6 +226,10 @@ impl Offer {
                         name: n.eip712_name.clone(),
                         version: n.eip712_version.clone(),
                         facilitator_address,
+                        // `upto` is always Permit2; `exact` says so where the asset wants it.
+                        asset_transfer_method: (pricing == Pricing::Fixed
+                            && n.transfer_method == TransferMethod::Permit2)
+                            .then(|| crate::schemes::PERMIT2_METHOD.to_string()),
                     },
                 };
                 Some((n.clone(), requirement))

@@ -5,6 +5,7 @@
 //! file, a variant in each enum and the match arms the compiler then asks for.
 
 pub mod exact_evm;
+pub mod permit2;
 pub mod upto_evm;
 
 use serde_json::Value;
@@ -17,7 +18,9 @@ use crate::config::NetworkConfig;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SchemePayload {
     ExactEvm(exact_evm::Payload),
-    UptoEvm(upto_evm::Payload),
+    /// `exact` by Permit2, on a network whose asset is paid so (`assetTransferMethod`).
+    ExactPermit2(permit2::Payload),
+    UptoEvm(permit2::Payload),
     /// A scheme we do not speak: kept so the refusal can name it (`invalid_scheme`, 402)
     /// rather than call a well-formed payment malformed.
     Unsupported {
@@ -31,6 +34,9 @@ impl SchemePayload {
     /// speak is an error (the header is malformed).
     pub fn parse(scheme: &str, payload: Value) -> Result<SchemePayload, serde_json::Error> {
         Ok(match scheme {
+            exact_evm::SCHEME if payload.get("permit2Authorization").is_some() => {
+                SchemePayload::ExactPermit2(serde_json::from_value(payload)?)
+            }
             exact_evm::SCHEME => SchemePayload::ExactEvm(serde_json::from_value(payload)?),
             upto_evm::SCHEME => SchemePayload::UptoEvm(serde_json::from_value(payload)?),
             _ => SchemePayload::Unsupported {
@@ -42,7 +48,7 @@ impl SchemePayload {
 
     pub fn scheme(&self) -> &str {
         match self {
-            SchemePayload::ExactEvm(_) => exact_evm::SCHEME,
+            SchemePayload::ExactEvm(_) | SchemePayload::ExactPermit2(_) => exact_evm::SCHEME,
             SchemePayload::UptoEvm(_) => upto_evm::SCHEME,
             SchemePayload::Unsupported { scheme, .. } => scheme,
         }
@@ -53,7 +59,9 @@ impl SchemePayload {
     pub fn claimed_payer(&self) -> &str {
         match self {
             SchemePayload::ExactEvm(payload) => &payload.authorization.from,
-            SchemePayload::UptoEvm(payload) => &payload.permit2_authorization.from,
+            SchemePayload::ExactPermit2(payload) | SchemePayload::UptoEvm(payload) => {
+                &payload.permit2_authorization.from
+            }
             SchemePayload::Unsupported { .. } => "",
         }
     }
@@ -67,6 +75,7 @@ impl SchemePayload {
         offer: &Offer,
         now: u64,
     ) -> Result<Proof, PaymentError> {
+        self.check_transfer_method(requirement)?;
         match self {
             SchemePayload::ExactEvm(payload) => Ok(Proof::ExactEvm(exact_evm::verify(
                 payload,
@@ -75,7 +84,15 @@ impl SchemePayload {
                 offer,
                 now,
             )?)),
-            SchemePayload::UptoEvm(payload) => Ok(Proof::UptoEvm(upto_evm::verify(
+            SchemePayload::ExactPermit2(payload) => Ok(Proof::Permit2(permit2::verify(
+                payload,
+                permit2::Kind::Exact,
+                network,
+                requirement,
+                offer,
+                now,
+            )?)),
+            SchemePayload::UptoEvm(payload) => Ok(Proof::Permit2(upto_evm::verify(
                 payload,
                 network,
                 requirement,
@@ -94,11 +111,19 @@ impl SchemePayload {
         offer: &Offer,
         now: u64,
     ) -> Result<Proof, PaymentError> {
+        self.check_transfer_method(requirement)?;
         match self {
             SchemePayload::ExactEvm(payload) => {
                 Ok(Proof::ExactEvm(exact_evm::read(payload, offer, now)?))
             }
-            SchemePayload::UptoEvm(payload) => Ok(Proof::UptoEvm(upto_evm::read(
+            SchemePayload::ExactPermit2(payload) => Ok(Proof::Permit2(permit2::read(
+                payload,
+                permit2::Kind::Exact,
+                requirement,
+                offer,
+                now,
+            )?)),
+            SchemePayload::UptoEvm(payload) => Ok(Proof::Permit2(upto_evm::read(
                 payload,
                 requirement,
                 offer,
@@ -108,16 +133,39 @@ impl SchemePayload {
         }
     }
 
+    /// An `exact` payment pays the way its requirement asks (`extra.assetTransferMethod`): an
+    /// EIP-3009 authorization where the asset takes one, a Permit2 permit where it is paid by
+    /// Permit2; the other could not settle.
+    fn check_transfer_method(&self, requirement: &PaymentRequirements) -> Result<(), PaymentError> {
+        let by_permit2 = requirement.extra.asset_transfer_method.as_deref() == Some(PERMIT2_METHOD);
+        match self {
+            SchemePayload::ExactEvm(_) if by_permit2 => Err(PaymentError::refused(
+                Reason::InvalidPayload,
+                "this network's asset is paid by Permit2 (extra.assetTransferMethod \"permit2\"): send a permit2Authorization",
+            )),
+            SchemePayload::ExactPermit2(_) if !by_permit2 => Err(PaymentError::refused(
+                Reason::InvalidPayload,
+                "this network's asset is paid by EIP-3009 authorization: send an authorization, not a permit2Authorization",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The payload as JSON, in the scheme's own field order (hashed to bind a payment id to
     /// its payment, so it must not change between releases).
     pub fn to_value(&self) -> Value {
         match self {
             SchemePayload::ExactEvm(payload) => serde_json::to_value(payload).unwrap_or_default(),
-            SchemePayload::UptoEvm(payload) => serde_json::to_value(payload).unwrap_or_default(),
+            SchemePayload::ExactPermit2(payload) | SchemePayload::UptoEvm(payload) => {
+                serde_json::to_value(payload).unwrap_or_default()
+            }
             SchemePayload::Unsupported { payload, .. } => payload.clone(),
         }
     }
 }
+
+/// `extra.assetTransferMethod` of an asset paid by Permit2.
+pub const PERMIT2_METHOD: &str = "permit2";
 
 /// The refusal of a scheme we do not speak (`verify::terms` refuses it first, as no offer
 /// names it).
@@ -132,7 +180,8 @@ fn unsupported(scheme: &str) -> PaymentError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Proof {
     ExactEvm(exact_evm::Transfer),
-    UptoEvm(upto_evm::Permit),
+    /// `exact` by Permit2, or `upto` (the permit's kind says which).
+    Permit2(permit2::Permit),
 }
 
 impl Proof {
@@ -140,7 +189,7 @@ impl Proof {
     pub fn payer(&self) -> String {
         match self {
             Proof::ExactEvm(transfer) => transfer.message.from.to_checksum(None),
-            Proof::UptoEvm(permit) => permit.owner.to_checksum(None),
+            Proof::Permit2(permit) => permit.owner.to_checksum(None),
         }
     }
 
@@ -149,7 +198,7 @@ impl Proof {
     pub fn nonce(&self) -> String {
         match self {
             Proof::ExactEvm(transfer) => transfer.message.nonce.to_string(),
-            Proof::UptoEvm(permit) => permit.message.nonce.to_string(),
+            Proof::Permit2(permit) => permit.nonce.to_string(),
         }
     }
 
@@ -158,7 +207,7 @@ impl Proof {
     pub fn nonce_space(&self, asset: &str) -> String {
         match self {
             Proof::ExactEvm(_) => asset.to_string(),
-            Proof::UptoEvm(_) => upto_evm::PERMIT2.to_checksum(None),
+            Proof::Permit2(_) => permit2::PERMIT2.to_checksum(None),
         }
     }
 }

@@ -5,7 +5,7 @@ use axum::Json;
 use serde::Serialize;
 
 use crate::app::AppState;
-use crate::x402::config::FacilitatorConfig;
+use crate::x402::config::{FacilitatorConfig, TransferMethod};
 
 /// The manifest: the service, how it is paid, and the absolute URL of everything else.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -43,7 +43,8 @@ pub struct ManifestPayment {
     /// Always `x402`.
     protocol: &'static str,
     x402_versions: [u8; 2],
-    schemes: [&'static str; 1],
+    /// `exact`, and `upto` (metered endpoints) where the facilitator settles it.
+    schemes: Vec<&'static str>,
     /// CAIP-2 ids of the networks paid on.
     networks: Vec<String>,
     assets: Vec<ManifestAsset>,
@@ -65,6 +66,11 @@ pub struct ManifestAsset {
     symbol: &'static str,
     decimals: u8,
     eip712: ManifestEip712,
+    /// How `exact` moves the asset: `eip3009` (`transferWithAuthorization`) or `permit2`.
+    asset_transfer_method: &'static str,
+    /// The address an `upto` permit must let settle here; absent where `upto` is not offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upto_facilitator: Option<String>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -235,8 +241,17 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Manifest> {
                 name: n.eip712_name.clone(),
                 version: n.eip712_version.clone(),
             },
+            asset_transfer_method: match n.transfer_method {
+                TransferMethod::Eip3009 => "eip3009",
+                TransferMethod::Permit2 => "permit2",
+            },
+            upto_facilitator: app.payments.facilitator.upto_facilitator(n),
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let mut schemes = vec!["exact"];
+    if assets.iter().any(|a| a.upto_facilitator.is_some()) {
+        schemes.push("upto");
+    }
     let local = |settles_on_chain| ManifestFacilitator {
         kind: "local",
         settles_on_chain: Some(settles_on_chain),
@@ -263,7 +278,7 @@ pub async fn manifest(State(app): State<AppState>) -> Json<Manifest> {
         payment: ManifestPayment {
             protocol: "x402",
             x402_versions: [2, 1],
-            schemes: ["exact"],
+            schemes,
             networks: payment.networks.iter().map(|n| n.caip2.clone()).collect(),
             assets,
             pay_to: app.payments.pay_to.clone(),

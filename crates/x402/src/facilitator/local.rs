@@ -56,7 +56,7 @@ impl Facilitator for LocalFacilitator {
                             .precheck(&verified.requirement.asset, transfer)
                             .await?
                     }
-                    Proof::UptoEvm(_) => return Err(not_on_chain()),
+                    Proof::Permit2(_) => return Err(not_on_chain()),
                 }
             }
             Ok(())
@@ -87,7 +87,7 @@ impl Facilitator for LocalFacilitator {
                         .settle(&verified.requirement.asset, transfer, journal)
                         .await?
                 }
-                Proof::UptoEvm(_) => return Err(not_on_chain()),
+                Proof::Permit2(_) => return Err(not_on_chain()),
             };
             Ok(Settlement {
                 status: if submitted.confirmed {
@@ -107,10 +107,17 @@ impl Facilitator for LocalFacilitator {
             .networks
             .iter()
             .flat_map(|n| {
+                let upto = self.upto_facilitator(n).map(|address| {
+                    json!({"x402Version": 2, "scheme": "upto", "network": n.caip2,
+                        "extra": {"facilitatorAddress": address}})
+                });
                 [
-                    json!({"x402Version": 2, "scheme": "exact", "network": n.caip2}),
-                    json!({"x402Version": 1, "scheme": "exact", "network": n.v1_name}),
+                    Some(json!({"x402Version": 2, "scheme": "exact", "network": n.caip2})),
+                    Some(json!({"x402Version": 1, "scheme": "exact", "network": n.v1_name})),
+                    upto,
                 ]
+                .into_iter()
+                .flatten()
             })
             .collect();
         let signers: Vec<String> = self
@@ -151,10 +158,10 @@ impl Facilitator for LocalFacilitator {
     }
 }
 
-/// The refusal of an `upto` payment by the on-chain settler, which is never offered one.
+/// The refusal of a Permit2 payment by the on-chain settler, which is never offered one.
 fn not_on_chain() -> PaymentError {
     PaymentError::refused(
         Reason::InvalidScheme,
-        "`upto` payments are not settled on-chain by this server",
+        "Permit2 payments (`upto`, and `exact` by Permit2) are not settled on-chain by this server",
     )
 }
