@@ -55,6 +55,7 @@ use crate::urls::Urls;
 use crate::x402::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::x402::header::{self, PaymentPayload, SettlementResponse};
 use crate::x402::requirements::{Offer, ResourceInfo};
+use crate::x402::schemes::Proof;
 use crate::x402::verify::Verified;
 use crate::x402::{PaymentError, Reason};
 use sandbox::Usage;
@@ -284,6 +285,7 @@ pub async fn gate(
             asset: verified.requirement.asset.clone(),
             pay_to: verified.requirement.pay_to.clone(),
             nonce: verified.nonce(),
+            permit2: matches!(verified.proof, Proof::Permit2(_)),
         },
         settling: None,
     };
@@ -595,6 +597,7 @@ impl X402Settlement {
             request_sha256: receipt.request_sha256.clone(),
             result_sha256: receipt.result_sha256.clone(),
             x402_version: payment.version.number(),
+            amount_units: amount.units(),
         };
         let settled = facilitator
             .settle(&payment, &offer, &verified, amount, &journal)
@@ -649,6 +652,7 @@ impl X402Settlement {
                 amount_units: amount.units(),
                 nonce: verified.nonce(),
                 since_ms: nonces::now_ms(),
+                permit2: matches!(verified.proof, Proof::Permit2(_)),
             };
             batch = pending.index(batch)?;
         }
@@ -748,6 +752,8 @@ struct ClaimJournal<'a> {
     request_sha256: String,
     result_sha256: String,
     x402_version: u8,
+    /// What the settlement moves (a metered call's bill, or the price).
+    amount_units: u64,
 }
 
 impl SettleJournal for ClaimJournal<'_> {
@@ -760,6 +766,7 @@ impl SettleJournal for ClaimJournal<'_> {
                 result_sha256: self.result_sha256.clone(),
                 x402_version: self.x402_version,
                 marked_at_ms: nonces::now_ms(),
+                amount_units: Some(self.amount_units),
             };
             self.claim.mark_settling(self.store, note).await
         }

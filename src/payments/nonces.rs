@@ -53,6 +53,17 @@ pub struct ClaimRecord {
     pub settling: Option<SettlingNote>,
 }
 
+impl ClaimRecord {
+    /// What its settlement moves: the note's amount (a metered call's bill) once settling,
+    /// else the sale's.
+    pub fn settled_units(&self) -> u64 {
+        self.settling
+            .as_ref()
+            .and_then(|note| note.amount_units)
+            .unwrap_or(self.sale.amount_units)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimState {
@@ -79,8 +90,12 @@ pub struct SaleDraft {
     pub chain_id: u64,
     pub asset: String,
     pub pay_to: String,
-    /// The EIP-3009 nonce, 0x-hex.
+    /// The EIP-3009 nonce, 0x-hex; or Permit2's, decimal, when `permit2`.
     pub nonce: String,
+    /// A Permit2 payment (`upto`, `exact` by Permit2): its nonce is Permit2's, and the
+    /// transfer goes through x402's proxy.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub permit2: bool,
 }
 
 /// Written just before the payment leaves our hands.
@@ -95,6 +110,9 @@ pub struct SettlingNote {
     pub result_sha256: String,
     pub x402_version: u8,
     pub marked_at_ms: u64,
+    /// What the settlement moves, when it is not the sale's amount (a metered call's bill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount_units: Option<u64>,
 }
 
 /// What a nonce key holds, parsed.
@@ -302,6 +320,7 @@ mod tests {
                 asset: "0xAB".into(),
                 pay_to: Address::ZERO.to_checksum(None),
                 nonce: B256::ZERO.to_string(),
+                permit2: false,
             },
             settling: None,
         }
@@ -333,6 +352,7 @@ mod tests {
             result_sha256: "11".into(),
             x402_version: 2,
             marked_at_ms: now_ms(),
+            amount_units: None,
         };
         second.mark_settling(&store, note.clone()).await.unwrap();
         match second.current(&store).await.unwrap() {

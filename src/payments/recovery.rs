@@ -70,7 +70,7 @@ use crate::store::{Batch, Store, StoreError, Tree};
 use crate::urls::Urls;
 use crate::x402::config::FacilitatorConfig;
 use crate::x402::facilitator::{
-    ChainError, ChainStatus, ExpectedTransfer, Facilitator, TransferStatus,
+    ChainError, ChainStatus, ExpectedTransfer, Facilitator, PaymentNonce, TransferStatus,
 };
 
 /// Added to the request and settlement timeouts: RPC calls before the broadcast, lock waits,
@@ -177,9 +177,12 @@ pub struct PendingSettlement {
     pub payer: String,
     pub pay_to: String,
     pub amount_units: u64,
-    /// The EIP-3009 nonce, 0x-hex.
+    /// The EIP-3009 nonce, 0x-hex; or Permit2's, decimal, when `permit2`.
     pub nonce: String,
     pub since_ms: u64,
+    /// A Permit2 payment (`upto`, `exact` by Permit2): its nonce is Permit2's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub permit2: bool,
 }
 
 impl PendingSettlement {
@@ -304,7 +307,10 @@ impl Recovery {
         }
         if let Some(chain) = self.facilitator.chain() {
             if let Some((asset, from, nonce)) = parse_key(key) {
-                if chain.authorization_used(asset, from, nonce).await? {
+                if chain
+                    .payment_used(asset, from, PaymentNonce::Eip3009(nonce))
+                    .await?
+                {
                     tracing::warn!(
                         claim = %String::from_utf8_lossy(key),
                         "a legacy claim's authorization was used on-chain; it carries no sale to record, kept"
@@ -352,9 +358,9 @@ impl Recovery {
             &record.sale.asset,
             &record.sale.payer,
             &record.sale.pay_to,
-            record.sale.amount_units,
+            record.settled_units(),
         );
-        let nonce = B256::from_str(&record.sale.nonce).ok();
+        let nonce = PaymentNonce::parse(&record.sale.nonce, record.sale.permit2);
         let (Some(expected), Some(nonce)) = (expected, nonce) else {
             return Err(RecoveryError::Corrupt {
                 key: String::from_utf8_lossy(key).into_owned(),
@@ -362,7 +368,7 @@ impl Recovery {
             });
         };
         if chain
-            .authorization_used(expected.asset, expected.from, nonce)
+            .payment_used(expected.asset, expected.from, nonce)
             .await?
         {
             // The transfer happened. Name our transaction only if it is the one that did it.
@@ -422,7 +428,8 @@ impl Recovery {
             || format!("rcpt_{}", uuid::Uuid::now_v7().simple()),
             |n| n.receipt_id.clone(),
         );
-        let amount = Usd::from_units(sale.amount_units);
+        let units = record.settled_units();
+        let amount = Usd::from_units(units);
         let mut receipt = Receipt {
             url: self.urls.receipt(&receipt_id),
             receipt_id: receipt_id.clone(),
@@ -430,7 +437,7 @@ impl Recovery {
             purpose: sale.purpose.clone(),
             endpoint_slug: sale.endpoint_slug.clone(),
             price_usd: amount.to_string(),
-            amount: sale.amount_units.to_string(),
+            amount: units.to_string(),
             asset: Some(sale.asset.clone()),
             network: Some(sale.network.clone()),
             payer: Some(sale.payer.clone()),
@@ -653,7 +660,8 @@ async fn outcome(
     .ok_or_else(|| corrupt("no valid asset, payer or payee"))?;
     let transaction =
         B256::from_str(&pending.transaction).map_err(|_| corrupt("no valid transaction"))?;
-    let nonce = B256::from_str(&pending.nonce).map_err(|_| corrupt("no valid nonce"))?;
+    let nonce = PaymentNonce::parse(&pending.nonce, pending.permit2)
+        .ok_or_else(|| corrupt("no valid nonce"))?;
     let lost = match chain.transfer_status(transaction, expected).await? {
         TransferStatus::Transferred => {
             return Ok(Outcome::Settled(Some(pending.transaction.clone())))
@@ -668,7 +676,7 @@ async fn outcome(
     // Ours did not move it; another transaction may have used the authorization.
     Ok(
         if chain
-            .authorization_used(expected.asset, expected.from, nonce)
+            .payment_used(expected.asset, expected.from, nonce)
             .await?
         {
             Outcome::Settled(None)
@@ -760,13 +768,14 @@ mod tests {
     }
 
     impl ChainStatus for FakeChain {
-        fn authorization_used(
+        fn payment_used(
             &self,
             _: Address,
             _: Address,
-            nonce: B256,
+            nonce: PaymentNonce,
         ) -> BoxFuture<'_, Result<bool, ChainError>> {
-            futures::future::ready(Ok(self.used.contains(&nonce))).boxed()
+            let used = matches!(nonce, PaymentNonce::Eip3009(n) if self.used.contains(&n));
+            futures::future::ready(Ok(used)).boxed()
         }
 
         fn transfer_status(
@@ -837,6 +846,7 @@ mod tests {
                 asset: ASSET.into(),
                 pay_to: Address::repeat_byte(0x22).to_checksum(None),
                 nonce: nonce.to_string(),
+                permit2: false,
             },
             settling: settling.map(|(transaction, marked_at_ms)| SettlingNote {
                 transaction: transaction.map(|t| t.to_string()),
@@ -845,6 +855,7 @@ mod tests {
                 result_sha256: "bb".into(),
                 x402_version: 2,
                 marked_at_ms,
+                amount_units: None,
             }),
         }
         .to_bytes()
@@ -1138,6 +1149,7 @@ mod tests {
             amount_units: 1000,
             nonce: nonce.to_string(),
             since_ms,
+            permit2: false,
         };
         let batch = revenue::record(store_receipt(Batch::new(), &receipt).unwrap(), &sale).unwrap();
         store.apply(index.index(batch).unwrap()).await.unwrap();

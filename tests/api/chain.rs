@@ -36,6 +36,8 @@ sol! {
     function mint(address to, uint256 value) external;
     function balanceOf(address account) external view returns (uint256);
     function transfer(address to, uint256 value) external returns (bool);
+    function approve(address spender, uint256 value) external returns (bool);
+    function DOMAIN_SEPARATOR() external view returns (bytes32);
 }
 
 fn chain_dir() -> PathBuf {
@@ -70,10 +72,12 @@ fn available() -> bool {
     ready
 }
 
-/// TestUSDC's creation bytecode, compiled once per test binary.
-fn bytecode() -> &'static str {
-    static BYTECODE: OnceLock<String> = OnceLock::new();
-    BYTECODE.get_or_init(|| {
+/// What `tests/chain/compile.mjs` makes, once per test binary: TestUSDC's creation code, the
+/// runtime code of the stand-ins for x402's Permit2 proxies, and Permit2's published runtime
+/// code (from its npm package).
+fn artifact() -> &'static Value {
+    static ARTIFACT: OnceLock<Value> = OnceLock::new();
+    ARTIFACT.get_or_init(|| {
         let output = std::process::Command::new("node")
             .arg("compile.mjs")
             .current_dir(chain_dir())
@@ -84,9 +88,13 @@ fn bytecode() -> &'static str {
             "compile.mjs failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        let artifact: Value = serde_json::from_slice(&output.stdout).expect("artifact JSON");
-        artifact["bytecode"].as_str().expect("bytecode").to_string()
+        serde_json::from_slice(&output.stdout).expect("artifact JSON")
     })
+}
+
+/// TestUSDC's creation bytecode.
+fn bytecode() -> &'static str {
+    artifact()["bytecode"].as_str().expect("bytecode")
 }
 
 /// A local chain with TestUSDC deployed.
@@ -135,6 +143,43 @@ impl Chain {
         let deployed = chain.transact(None, bytecode()).await;
         chain.token = Address::from_str(deployed["contractAddress"].as_str().unwrap()).unwrap();
         chain
+    }
+
+    /// Puts Permit2 and x402's two proxies at their canonical addresses, as on a chain where
+    /// they are deployed.
+    async fn with_permit2(&self) {
+        use toolhost::x402::schemes::permit2::{EXACT_PROXY, PERMIT2, UPTO_PROXY};
+        for (address, code) in [
+            (PERMIT2, "permit2"),
+            (EXACT_PROXY, "exactProxy"),
+            (UPTO_PROXY, "uptoProxy"),
+        ] {
+            let code = artifact()[code].as_str().expect("runtime code");
+            self.rpc("anvil_setCode", json!([address.to_string(), code]))
+                .await;
+        }
+    }
+
+    /// `owner` lets Permit2 move its tokens (an approval sent from its own account).
+    async fn approve_permit2(&self, owner: Address) {
+        use toolhost::x402::schemes::permit2::PERMIT2;
+        self.rpc(
+            "anvil_setBalance",
+            json!([owner.to_string(), "0x8ac7230489e80000"]),
+        )
+        .await;
+        self.rpc("anvil_impersonateAccount", json!([owner.to_string()]))
+            .await;
+        let call = approveCall {
+            spender: PERMIT2,
+            value: U256::MAX,
+        };
+        let tx = json!({"from": owner.to_string(), "to": self.token.to_string(),
+            "data": format!("0x{}", hex::encode(call.abi_encode()))});
+        let hash = self.rpc("eth_sendTransaction", json!([tx])).await;
+        assert_eq!(self.mined(&hash).await["status"], "0x1");
+        self.rpc("anvil_stopImpersonatingAccount", json!([owner.to_string()]))
+            .await;
     }
 
     async fn try_rpc(&self, method: &str, params: Value) -> Result<Value, Value> {
@@ -1134,5 +1179,226 @@ async fn a_refund_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     assert_eq!(again["refund"]["refundId"], shown["refund"]["refundId"]);
     assert_eq!(chain.balance(payer.address()).await, PRICE);
     assert_eq!(chain.balance(settler.address()).await, 0);
+    node.kill();
+}
+
+/// Permit2 from its npm package answers the EIP-712 domain toolhost (and viem) sign under on
+/// this chain: its name, the chain id and its canonical address.
+#[tokio::test]
+async fn permit2_is_on_the_chain_with_the_domain_payers_sign_under() {
+    if !available() {
+        return;
+    }
+    let chain = Chain::start().await;
+    chain.with_permit2().await;
+    let data = format!("0x{}", hex::encode(DOMAIN_SEPARATORCall {}.abi_encode()));
+    let answer = chain
+        .rpc(
+            "eth_call",
+            json!([{"to": toolhost::x402::schemes::permit2::PERMIT2.to_string(), "data": data}, "latest"]),
+        )
+        .await;
+    let expected = toolhost::x402::schemes::permit2::domain(&chain.network()).separator();
+    assert_eq!(answer, json!(expected.to_string()));
+}
+
+/// A metered call paid with `upto` settles on-chain through x402's upto proxy for what it was
+/// charged, called by the settler the permit names: the payer loses exactly the charge, the
+/// payee gains it. A payer that has not approved Permit2 is refused before the handler runs.
+#[tokio::test]
+async fn a_metered_call_settles_its_charge_on_chain_through_the_upto_proxy() {
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
+    chain.with_permit2().await;
+    let server = setup.server(Duration::from_secs(10)).await;
+    server
+        .create(
+            crate::util::As::Admin,
+            &json!({
+                "slug": "metered-chain", "title": "Metered", "priceUsd": 0.005,
+                "metering": {"unit": "unit"},
+                "source": "export default (req, ctx) => { ctx.charge(0.0021, { units: 2 }); return { ok: true }; }",
+            }),
+        )
+        .await;
+    let path = "/tools/metered-chain";
+    let required =
+        crate::util::payment_required(&server.client, &server.url(path), &json!({})).await;
+    assert_eq!(required["accepts"][0]["scheme"], "upto");
+    assert_eq!(
+        required["accepts"][0]["extra"]["facilitatorAddress"],
+        settler.address().to_checksum(None)
+    );
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), 5000).await;
+    let header = |payer: &PrivateKeySigner| {
+        let payload = toolhost::x402::schemes::upto_evm::signing::sign(
+            payer,
+            &chain.network(),
+            &requirement,
+            |_| {},
+        )
+        .unwrap();
+        (
+            "PAYMENT-SIGNATURE",
+            pay_with_payload(&required, &requirement, &payload),
+        )
+    };
+    // No approval of Permit2 yet: refused before the handler runs, nothing moved.
+    let (status, _, body) = util::post_paid(&server, path, &header(&payer), json!({})).await;
+    assert_payment_required(status, &body, "permit2_allowance_required");
+    assert_eq!(server.handler_runs("metered-chain").await, 0);
+    chain.approve_permit2(payer.address()).await;
+    let (status, _, body) = util::post_paid(&server, path, &header(&payer), json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let receipt = &body["receipt"];
+    assert_eq!(receipt["amount"], "2100");
+    assert_eq!(receipt["settlement"]["status"], "settled");
+    assert_eq!(receipt["settlement"]["onChain"], true);
+    assert!(
+        receipt["settlement"]["transaction"].is_string(),
+        "{receipt}"
+    );
+    assert_eq!(chain.balance(payer.address()).await, 5000 - 2100);
+    assert_eq!(chain.balance(pay_to).await, 2100);
+    server.stop().await;
+}
+
+/// On a network whose asset is paid by Permit2, an `exact` permit settles on-chain through
+/// x402's exact proxy; the same permit again is a used nonce (Permit2 and our claim agree).
+#[tokio::test]
+async fn exact_by_permit2_settles_on_chain_through_the_exact_proxy() {
+    use toolhost::x402::schemes::permit2::{signing, Kind};
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, pay_to) = (&setup.chain, setup.pay_to);
+    chain.with_permit2().await;
+    let network = NetworkConfig::from_str(&format!(
+        "local,eip155:31337,{},USDC,2,permit2",
+        chain.token
+    ))
+    .unwrap();
+    let server = TestServer::start_with(|c| {
+        setup.configure(c, Duration::from_secs(10));
+        c.payment.networks = vec![network.clone()];
+    })
+    .await;
+    let required =
+        crate::util::payment_required(&server.client, &server.url(PAID), &json!({})).await;
+    assert_eq!(
+        required["accepts"][0]["extra"]["assetTransferMethod"],
+        "permit2"
+    );
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), PRICE).await;
+    chain.approve_permit2(payer.address()).await;
+    let payload = signing::sign(&payer, Kind::Exact, &network, &requirement, |_| {}).unwrap();
+    let header = (
+        "PAYMENT-SIGNATURE",
+        pay_with_payload(&required, &requirement, &payload),
+    );
+    let (status, _, body) = post_paid(&server, &header).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["receipt"]["settlement"]["status"], "settled");
+    assert_eq!(chain.balance(payer.address()).await, 0);
+    assert_eq!(chain.balance(pay_to).await, PRICE);
+    let (status, _, body) = post_paid(&server, &header).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    server.stop().await;
+}
+
+/// A node killed (SIGKILL) after broadcasting a metered call's `upto` settlement but before
+/// recording it: once mined, the restarted node's recovery asks Permit2 whether the permit's
+/// nonce was used and records the receipt for the charge the claim noted, not the maximum.
+#[tokio::test]
+async fn an_upto_settlement_cut_off_by_a_crash_is_recorded_for_its_charge() {
+    if !available() {
+        return;
+    }
+    let setup = Settling::start().await;
+    let (chain, settler, pay_to) = (&setup.chain, &setup.settler, setup.pay_to);
+    chain.with_permit2().await;
+    let payer = PrivateKeySigner::random();
+    chain.mint(payer.address(), 5000).await;
+    chain.approve_permit2(payer.address()).await;
+    let data = setup.dir.path().join("data");
+    let args = setup.node_args();
+    let node = crate::util::node::Node::start_in(&data, &args);
+    let (status, created) = node
+        .admin(
+            "POST",
+            "/ai/endpoints/create",
+            Some(&json!({
+                "slug": "metered-crash", "title": "Metered", "priceUsd": 0.005,
+                "metering": {"unit": "unit"},
+                "source": "export default (req, ctx) => { ctx.charge(0.0013); return { ok: true }; }",
+            })),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let client = reqwest::Client::new();
+    let url = node.url("/tools/metered-crash");
+    let required = crate::util::payment_required(&client, &url, &json!({})).await;
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payload = toolhost::x402::schemes::upto_evm::signing::sign(
+        &payer,
+        &chain.network(),
+        &requirement,
+        |_| {},
+    )
+    .unwrap();
+    let header = pay_with_payload(&required, &requirement, &payload);
+
+    chain.rpc("evm_setAutomine", json!([false])).await;
+    let call = {
+        let (client, url, header) = (client.clone(), url.clone(), header.clone());
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .header("PAYMENT-SIGNATURE", header)
+                .json(&json!({}))
+                .send()
+                .await
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while chain.pending_nonce(settler.address()).await < 1 {
+        assert!(Instant::now() < deadline, "the settlement is broadcast");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    node.kill();
+    assert!(call.await.unwrap().is_err(), "the call died unanswered");
+    chain.rpc("evm_mine", json!([])).await;
+    assert_eq!(chain.balance(pay_to).await, 1300);
+
+    let node = crate::util::node::Node::start_in(&data, &args);
+    // The permit is spent: sent again, refused as a used nonce; and the receipt recovery
+    // recorded charged what the call cost.
+    let response = client
+        .post(node.url("/tools/metered-crash"))
+        .header("PAYMENT-SIGNATURE", header)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = util::read(response).await;
+    assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    let (status, revenue) = node.admin("GET", "/ai/admin/revenue", None).await;
+    assert_eq!(status, 200, "{revenue}");
+    assert_eq!(
+        revenue["platformEndpoints"]["grossUnits"], "1300",
+        "{revenue}"
+    );
+    assert_eq!(chain.balance(payer.address()).await, 5000 - 1300);
     node.kill();
 }

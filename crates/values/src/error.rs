@@ -75,6 +75,7 @@ error_codes! {
     Permit2NotYetValid = "permit2_not_yet_valid",
     UptoFacilitatorMismatch = "upto_facilitator_mismatch",
     InvalidUptoEvmPayloadSettlementExceedsAmount = "invalid_upto_evm_payload_settlement_exceeds_amount",
+    Permit2AllowanceRequired = "permit2_allowance_required",
     InsufficientDeveloperCredit = "insufficient_developer_credit",
     InvalidDeveloperCredit = "invalid_developer_credit",
     PaymentRejected = "payment_rejected",

@@ -212,15 +212,38 @@ pub enum TransferStatus {
     MinedWithoutTransfer,
 }
 
+/// A payment's single-use nonce, as the chain keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaymentNonce {
+    /// EIP-3009: the asset's `authorizationState(authorizer, nonce)`.
+    Eip3009(B256),
+    /// Permit2: the owner's unordered nonce bitmap (`nonceBitmap`).
+    Permit2(U256),
+}
+
+impl PaymentNonce {
+    /// A nonce as claims and ledger entries keep it: 0x-hex for EIP-3009, decimal for Permit2.
+    pub fn parse(text: &str, permit2: bool) -> Option<PaymentNonce> {
+        use std::str::FromStr;
+        if permit2 {
+            U256::from_str_radix(text, 10)
+                .ok()
+                .map(PaymentNonce::Permit2)
+        } else {
+            B256::from_str(text).ok().map(PaymentNonce::Eip3009)
+        }
+    }
+}
+
 /// Questions about past settlements, answered by the chain.
 pub trait ChainStatus: Send + Sync {
-    /// EIP-3009 `authorizationState(authorizer, nonce)` of the asset: whether the authorization
-    /// was used (by anyone).
-    fn authorization_used(
+    /// Whether the payment's nonce was used (by anyone): EIP-3009 `authorizationState` of the
+    /// asset, or Permit2's nonce bitmap of the payer.
+    fn payment_used(
         &self,
         asset: Address,
         authorizer: Address,
-        nonce: B256,
+        nonce: PaymentNonce,
     ) -> BoxFuture<'_, Result<bool, ChainError>>;
 
     /// What became of `transaction`, checked against the transfer it was to make.

@@ -63,6 +63,8 @@ pub enum Reason {
     UptoFacilitatorMismatch,
     /// `upto`: the amount to settle is above the permitted maximum.
     UptoSettlementExceedsAmount,
+    /// Permit2, on-chain: the payer has not let Permit2 move its tokens.
+    Permit2AllowanceRequired,
     /// A remote facilitator refused for a reason we have no name for (its text is in the message).
     Rejected,
     SettlementFailed,
@@ -106,6 +108,7 @@ impl Reason {
             Reason::UptoSettlementExceedsAmount => {
                 ErrorCode::InvalidUptoEvmPayloadSettlementExceedsAmount
             }
+            Reason::Permit2AllowanceRequired => ErrorCode::Permit2AllowanceRequired,
             Reason::InsufficientCredit => ErrorCode::InsufficientDeveloperCredit,
             Reason::InvalidCredit => ErrorCode::InvalidDeveloperCredit,
             Reason::Rejected => ErrorCode::PaymentRejected,
@@ -120,7 +123,7 @@ impl Reason {
     /// Reasons a facilitator may report, matched by name (unknown ones become `SettlementFailed`
     /// or `InvalidPayload` at the call site).
     pub fn parse(text: &str) -> Option<Reason> {
-        const ALL: [Reason; 28] = [
+        const ALL: [Reason; 29] = [
             Reason::InvalidPayload,
             Reason::InvalidScheme,
             Reason::InvalidNetwork,
@@ -141,6 +144,7 @@ impl Reason {
             Reason::Permit2NotYetValid,
             Reason::UptoFacilitatorMismatch,
             Reason::UptoSettlementExceedsAmount,
+            Reason::Permit2AllowanceRequired,
             Reason::InsufficientCredit,
             Reason::InvalidCredit,
             Reason::Rejected,

@@ -67,9 +67,10 @@ use futures::FutureExt;
 use tokio::sync::Mutex;
 
 use self::rpc::{Rpc, RpcError};
-use super::{ChainStatus, ExpectedTransfer, SettleJournal, TransferStatus};
+use super::{ChainStatus, ExpectedTransfer, PaymentNonce, SettleJournal, TransferStatus};
 use crate::config::OnChainConfig;
 use crate::schemes::exact_evm::Transfer;
+use crate::schemes::permit2::{self, Permit, PERMIT2};
 use crate::{PaymentError, Reason};
 
 sol! {
@@ -90,6 +91,45 @@ sol! {
         function balanceOf(address account) external view returns (uint256);
         function transfer(address to, uint256 value) external returns (bool);
         event Transfer(address indexed from, address indexed to, uint256 value);
+    }
+}
+
+sol! {
+    /// What Permit2 payments need of Permit2 and the asset: the owner's used nonces, and
+    /// whether it let Permit2 move its tokens.
+    interface IPermit2 {
+        function nonceBitmap(address owner, uint256 wordPos) external view returns (uint256);
+    }
+    interface IErc20Allowance {
+        function allowance(address owner, address spender) external view returns (uint256);
+    }
+
+    struct TokenPermissions {
+        address token;
+        uint256 amount;
+    }
+    struct PermitTransferFrom {
+        TokenPermissions permitted;
+        uint256 nonce;
+        uint256 deadline;
+    }
+    struct ExactWitness {
+        address to;
+        uint256 validAfter;
+    }
+    struct UptoWitness {
+        address to;
+        address facilitator;
+        uint256 validAfter;
+    }
+
+    /// x402's exact proxy: moves exactly the permitted amount to the witness's `to`.
+    interface IExactPermit2Proxy {
+        function settle(PermitTransferFrom permit, address owner, ExactWitness witness, bytes signature) external;
+    }
+    /// x402's upto proxy: its witness's facilitator moves up to the permitted amount.
+    interface IUptoPermit2Proxy {
+        function settle(PermitTransferFrom permit, uint256 amount, address owner, UptoWitness witness, bytes signature) external;
     }
 }
 
@@ -335,6 +375,167 @@ impl Settler {
         IEip3009::balanceOfCall::abi_decode_returns(&bytes).ok()
     }
 
+    /// Whether Permit2 payments can settle on this chain: Permit2 and both of x402's proxies
+    /// have code at their canonical addresses.
+    pub async fn permit2_deployed(&self) -> Result<bool, ChainError> {
+        for address in [PERMIT2, permit2::EXACT_PROXY, permit2::UPTO_PROXY] {
+            if self
+                .rpc
+                .code(address)
+                .await
+                .map_err(unavailable)?
+                .is_empty()
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// What [`Settler::precheck`] asks for a Permit2 payment: its nonce unused in Permit2,
+    /// Permit2 allowed to move the permitted amount of the owner's tokens, and the owner's
+    /// balance covering it.
+    pub async fn precheck_permit2(&self, permit: &Permit) -> Result<(), ChainError> {
+        if self.permit2_nonce_used(permit.owner, permit.nonce).await? {
+            return Err(ChainError::Refused {
+                reason: Reason::NonceAlreadyUsed,
+                message: "Permit2 says this permit's nonce was already used".into(),
+            });
+        }
+        self.permit2_funds(permit, permit.amount).await
+    }
+
+    /// The owner's allowance to Permit2 and balance cover `amount`.
+    async fn permit2_funds(&self, permit: &Permit, amount: U256) -> Result<(), ChainError> {
+        let allowance = IErc20Allowance::allowanceCall {
+            owner: permit.owner,
+            spender: PERMIT2,
+        };
+        let bytes = self
+            .rpc
+            .call(&self.request(permit.token, allowance.abi_encode()))
+            .await
+            .map_err(unavailable)?;
+        let allowance =
+            IErc20Allowance::allowanceCall::abi_decode_returns(&bytes).map_err(|_| {
+                ChainError::Unavailable("allowance answered something not a uint256".into())
+            })?;
+        if allowance < amount {
+            return Err(ChainError::Refused {
+                reason: Reason::Permit2AllowanceRequired,
+                message: format!(
+                    "the payer has let Permit2 move {allowance} atomic units of the asset, less than the {amount} permitted: approve Permit2 ({PERMIT2}) first"
+                ),
+            });
+        }
+        match self.balance_of(permit.token, permit.owner).await {
+            Some(balance) if balance < amount => Err(ChainError::Refused {
+                reason: Reason::InsufficientBalance,
+                message: format!(
+                    "the payer holds {balance} atomic units of the asset, less than the {amount} permitted"
+                ),
+            }),
+            Some(_) => Ok(()),
+            None => Err(ChainError::Unavailable(
+                "balanceOf could not be read".into(),
+            )),
+        }
+    }
+
+    /// Whether Permit2 marks `owner`'s `nonce` used (its unordered nonce bitmap).
+    async fn permit2_nonce_used(&self, owner: Address, nonce: U256) -> Result<bool, ChainError> {
+        let call = IPermit2::nonceBitmapCall {
+            owner,
+            wordPos: nonce >> 8,
+        };
+        let bytes = self
+            .rpc
+            .call(&self.request(PERMIT2, call.abi_encode()))
+            .await
+            .map_err(unavailable)?;
+        let word = IPermit2::nonceBitmapCall::abi_decode_returns(&bytes).map_err(|_| {
+            ChainError::Unavailable("nonceBitmap answered something not a uint256".into())
+        })?;
+        let bit = (nonce & U256::from(0xff)).to::<usize>();
+        Ok(word.bit(bit))
+    }
+
+    /// Settles a verified Permit2 payment for `amount` through x402's proxy of its kind: the
+    /// exact proxy moves the permitted amount, the upto proxy `amount` (at most that), called
+    /// by the settler, which an upto permit names as its facilitator. The same path as an
+    /// EIP-3009 settlement (simulated, journaled before broadcast, waited for with the
+    /// expected `Transfer` from the owner to the witness's `to`).
+    pub async fn settle_permit2(
+        &self,
+        permit: &Permit,
+        amount: U256,
+        journal: &dyn SettleJournal,
+    ) -> Result<Submitted, ChainError> {
+        let transfer = PermitTransferFrom {
+            permitted: TokenPermissions {
+                token: permit.token,
+                amount: permit.amount,
+            },
+            nonce: permit.nonce,
+            deadline: permit.deadline,
+        };
+        let signature = Bytes::from(permit.signature.as_bytes().to_vec());
+        let (proxy, input) = match permit.kind {
+            permit2::Kind::Exact => (
+                permit2::EXACT_PROXY,
+                IExactPermit2Proxy::settleCall {
+                    permit: transfer,
+                    owner: permit.owner,
+                    witness: ExactWitness {
+                        to: permit.to,
+                        validAfter: permit.valid_after,
+                    },
+                    signature,
+                }
+                .abi_encode(),
+            ),
+            permit2::Kind::Upto => (
+                permit2::UPTO_PROXY,
+                IUptoPermit2Proxy::settleCall {
+                    permit: transfer,
+                    amount,
+                    owner: permit.owner,
+                    witness: UptoWitness {
+                        to: permit.to,
+                        facilitator: permit.facilitator.unwrap_or_default(),
+                        validAfter: permit.valid_after,
+                    },
+                    signature,
+                }
+                .abi_encode(),
+            ),
+        };
+        let request = self.request(proxy, input);
+        let gas = match self.rpc.estimate_gas(&request).await {
+            Ok(gas) => gas,
+            Err(e) if e.is_revert() => {
+                return Err(match self.precheck_permit2(permit).await {
+                    Err(refused @ ChainError::Refused { .. }) => refused,
+                    _ => ChainError::Refused {
+                        reason: Reason::SimulationFailed,
+                        message: format!("the transfer would revert: {e}"),
+                    },
+                })
+            }
+            Err(e) => return Err(unavailable(e)),
+        };
+        let transaction = self.send(request, gas, journal).await?;
+        let expected = ExpectedTransfer {
+            asset: permit.token,
+            from: permit.owner,
+            to: permit.to,
+            value: amount,
+        };
+        let submitted = self.wait(transaction, expected).await?;
+        tracing::info!(transaction = %transaction, confirmed = submitted.confirmed, "on-chain Permit2 settlement submitted");
+        Ok(submitted)
+    }
+
     /// A call from the settler to the asset contract.
     fn request(&self, asset: Address, input: Vec<u8>) -> TransactionRequest {
         TransactionRequest::default()
@@ -544,13 +745,19 @@ impl super::Repayer for Settler {
 }
 
 impl ChainStatus for Settler {
-    fn authorization_used(
+    fn payment_used(
         &self,
         asset: Address,
         authorizer: Address,
-        nonce: B256,
+        nonce: PaymentNonce,
     ) -> BoxFuture<'_, Result<bool, ChainError>> {
         async move {
+            let nonce = match nonce {
+                PaymentNonce::Eip3009(nonce) => nonce,
+                PaymentNonce::Permit2(nonce) => {
+                    return self.permit2_nonce_used(authorizer, nonce).await
+                }
+            };
             let call = IEip3009::authorizationStateCall { authorizer, nonce };
             let bytes = self
                 .rpc

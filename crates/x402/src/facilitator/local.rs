@@ -5,8 +5,9 @@
 //! valid for `transferWithAuthorization` by whoever holds it until `validBefore`. With a settler
 //! (an RPC URL and a key configured), verification also asks the chain whether the payment
 //! can settle (nonce unused, balance sufficient) before the handler runs, and the transfer is
-//! submitted on-chain; see [`super::chain`] for what each outcome means. `upto` (metered)
-//! payments are recorded for the amount charged; the on-chain settler does not offer them.
+//! submitted on-chain; see [`super::chain`] for what each outcome means. Permit2 payments
+//! (`upto` for metered calls, `exact` on an asset paid by Permit2) are recorded for the amount
+//! charged, or settled on-chain through x402's proxies where the chain has them.
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
@@ -14,25 +15,36 @@ use serde_json::{json, Value};
 
 use super::chain::Settler;
 use super::{
-    ChainStatus, Facilitator, Repayer, SettleJournal, Settlement, SettlementStatus, SetupError,
+    ChainError, ChainStatus, Facilitator, Repayer, SettleJournal, Settlement, SettlementStatus,
+    SetupError,
 };
 use crate::config::NetworkConfig;
+use crate::config::TransferMethod;
 use crate::header::PaymentPayload;
 use crate::requirements::Offer;
+use crate::schemes::permit2;
 use crate::schemes::Proof;
 use crate::verify::{self, unix_now, Verified};
-use crate::{PaymentError, Reason};
-use alloy_primitives::Address;
+use crate::PaymentError;
+use alloy_primitives::{Address, U256};
+use std::sync::atomic::{AtomicBool, Ordering};
 use toolhost_values::money::Usd;
 
 pub struct LocalFacilitator {
     networks: Vec<NetworkConfig>,
     settler: Option<Settler>,
+    /// On-chain: Permit2 and x402's proxies have code on the chain (read by `check`), so
+    /// Permit2 payments (`upto`, `exact` by Permit2) can settle there.
+    permit2_ready: AtomicBool,
 }
 
 impl LocalFacilitator {
     pub fn new(networks: Vec<NetworkConfig>, settler: Option<Settler>) -> Self {
-        Self { networks, settler }
+        Self {
+            networks,
+            settler,
+            permit2_ready: AtomicBool::new(false),
+        }
     }
 }
 
@@ -56,7 +68,7 @@ impl Facilitator for LocalFacilitator {
                             .precheck(&verified.requirement.asset, transfer)
                             .await?
                     }
-                    Proof::Permit2(_) => return Err(not_on_chain()),
+                    Proof::Permit2(permit) => settler.precheck_permit2(permit).await?,
                 }
             }
             Ok(())
@@ -69,7 +81,7 @@ impl Facilitator for LocalFacilitator {
         _: &'a PaymentPayload,
         _: &'a Offer,
         verified: &'a Verified,
-        _amount: Usd,
+        amount: Usd,
         journal: &'a dyn SettleJournal,
     ) -> BoxFuture<'a, Result<Settlement, PaymentError>> {
         async move {
@@ -87,7 +99,19 @@ impl Facilitator for LocalFacilitator {
                         .settle(&verified.requirement.asset, transfer, journal)
                         .await?
                 }
-                Proof::Permit2(_) => return Err(not_on_chain()),
+                // A metered call that used nothing: nothing to transfer.
+                Proof::Permit2(_) if amount.is_zero() => {
+                    return Ok(Settlement {
+                        status: SettlementStatus::Recorded,
+                        transaction: None,
+                        facilitator: "local",
+                    })
+                }
+                Proof::Permit2(permit) => {
+                    settler
+                        .settle_permit2(permit, U256::from(amount.units()), journal)
+                        .await?
+                }
             };
             Ok(Settlement {
                 status: if submitted.confirmed {
@@ -128,12 +152,32 @@ impl Facilitator for LocalFacilitator {
         async move { Ok(json!({ "kinds": kinds, "signers": {"eip155:*": signers} })) }.boxed()
     }
 
+    /// On-chain: the RPC serves the configured chain, and whether Permit2 payments can settle
+    /// there (a network whose asset is paid by Permit2 needs them; `upto` is offered only then).
     fn check(&self) -> BoxFuture<'_, Result<(), SetupError>> {
         async move {
-            match &self.settler {
-                Some(settler) => Ok(settler.check_chain().await?),
-                None => Ok(()),
+            let Some(settler) = &self.settler else {
+                return Ok(());
+            };
+            settler.check_chain().await?;
+            let ready = settler.permit2_deployed().await?;
+            self.permit2_ready.store(ready, Ordering::Release);
+            let needs_permit2 = self
+                .networks
+                .iter()
+                .any(|n| n.transfer_method == TransferMethod::Permit2);
+            if needs_permit2 && !ready {
+                return Err(SetupError::Chain(ChainError::Networks(format!(
+                    "an accepted network's asset is paid by Permit2, but the chain has no code at Permit2 ({}) or x402's proxies ({}, {})",
+                    permit2::PERMIT2,
+                    permit2::EXACT_PROXY,
+                    permit2::UPTO_PROXY
+                ))));
             }
+            if !ready {
+                tracing::info!("no Permit2 or x402 proxies on the chain: metered endpoints are not offered x402 `upto` here");
+            }
+            Ok(())
         }
         .boxed()
     }
@@ -148,20 +192,15 @@ impl Facilitator for LocalFacilitator {
 
     /// Recording only: the zero address, which no one can send from, so a permit made out to
     /// it can never be settled on-chain by anyone (nothing leaves the payer, as the receipt
-    /// says). On-chain: not offered; this release settles `upto` by recording or through a
-    /// hosted facilitator only.
+    /// says). On-chain: the settler, which calls the upto proxy, when Permit2 and the proxy are
+    /// on the chain.
     fn upto_facilitator(&self, _network: &NetworkConfig) -> Option<String> {
-        match self.settler {
+        match &self.settler {
             None => Some(Address::ZERO.to_checksum(None)),
+            Some(settler) if self.permit2_ready.load(Ordering::Acquire) => {
+                Some(settler.address().to_checksum(None))
+            }
             Some(_) => None,
         }
     }
-}
-
-/// The refusal of a Permit2 payment by the on-chain settler, which is never offered one.
-fn not_on_chain() -> PaymentError {
-    PaymentError::refused(
-        Reason::InvalidScheme,
-        "Permit2 payments (`upto`, and `exact` by Permit2) are not settled on-chain by this server",
-    )
 }

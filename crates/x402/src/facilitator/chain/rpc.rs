@@ -152,6 +152,11 @@ impl Rpc {
         Ok(found.is_some_and(|t| !t.is_null()))
     }
 
+    /// The runtime code at `address` (empty: no contract there).
+    pub(crate) async fn code(&self, address: Address) -> Result<Bytes, RpcError> {
+        self.request("eth_getCode", (address, "latest")).await
+    }
+
     /// The receipt, once the transaction is mined.
     pub(crate) async fn receipt(&self, hash: B256) -> Result<Option<TransactionReceipt>, RpcError> {
         self.request("eth_getTransactionReceipt", (hash,)).await
