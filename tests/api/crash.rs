@@ -414,6 +414,33 @@ async fn kill_9_under_kv_commits_loses_no_answered_commit_and_applies_none_in_pa
 /// Charges what its input says (`cost`, USD), at most its 0.005.
 const METERED: &str = "export default (req, ctx) => { ctx.charge(req.input.cost, { units: 1 }); return { ok: true }; }";
 
+/// Where a node keeps its state: the embedded store in its data dir, or a PostgreSQL database.
+enum Engine {
+    Sled,
+    Postgres(String),
+}
+
+impl Engine {
+    fn args(&self) -> Vec<String> {
+        match self {
+            Engine::Sled => Vec::new(),
+            Engine::Postgres(url) => vec!["--store".into(), url.clone()],
+        }
+    }
+
+    /// The store the node used, opened by the test once the node is dead.
+    async fn open(&self, data: &std::path::Path) -> Arc<dyn Store> {
+        match self {
+            Engine::Sled => Arc::new(SledStore::open(&data.join("store")).expect("store opens")),
+            Engine::Postgres(url) => Arc::new(
+                toolhost_store::PgStore::connect(url)
+                    .await
+                    .expect("database opens"),
+            ),
+        }
+    }
+}
+
 /// A metered endpoint's calls (x402 `upto` and developer credit, some reporting more than the
 /// maximum) and its owner's partial refunds of answered calls, all at once, then `kill -9`. On
 /// disk: every answered receipt with the amount answered, every answered refund; after the
@@ -422,13 +449,28 @@ const METERED: &str = "export default (req, ctx) => { ctx.charge(req.input.cost,
 /// = granted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn kill_9_under_metered_calls_and_refunds_keeps_the_money_exact() {
+    metered_money_survives_kill_9(Engine::Sled).await;
+}
+
+/// The same on PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kill_9_under_metered_calls_and_refunds_keeps_the_money_exact_on_postgres() {
+    let url = toolhost_testkit::PgCluster::shared()
+        .unwrap()
+        .fresh_url()
+        .await
+        .unwrap();
+    metered_money_survives_kill_9(Engine::Postgres(url)).await;
+}
+
+async fn metered_money_survives_kill_9(engine: Engine) {
     use toolhost::x402::schemes::upto_evm;
 
     const SLUG: &str = "metered-crash";
     const GRANTED: u64 = 50_000_000;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let node = Node::start_in(&data, &[]);
+    let node = Node::start_in(&data, &engine.args());
     let client = reqwest::Client::new();
     let admin = |method: &str, path: &str, body: Value| {
         client
@@ -588,10 +630,10 @@ async fn kill_9_under_metered_calls_and_refunds_keeps_the_money_exact() {
 
     // On disk: this endpoint's receipts, the refunds, and the credit's holds.
     let (on_disk, refunds_on_disk, credit_charged, held) = {
-        let store = SledStore::open(&data.join("store")).expect("store opens after the kill");
+        let store = engine.open(&data).await;
         let mut on_disk: HashMap<String, (u64, bool)> = HashMap::new();
         for (id, bytes) in store
-            .scan_prefix(Tree::Receipts, b"", None, usize::MAX)
+            .scan_prefix(Tree::Receipts, b"", None, 100_000)
             .await
             .unwrap()
         {
@@ -604,7 +646,7 @@ async fn kill_9_under_metered_calls_and_refunds_keeps_the_money_exact() {
         }
         let mut refunds_on_disk: HashMap<String, u64> = HashMap::new();
         for (_, bytes) in store
-            .scan_prefix(Tree::Ledger, b"refund/", None, usize::MAX)
+            .scan_prefix(Tree::Ledger, b"refund/", None, 100_000)
             .await
             .unwrap()
         {
@@ -617,7 +659,7 @@ async fn kill_9_under_metered_calls_and_refunds_keeps_the_money_exact() {
         let credit_charged: u64 = on_disk.values().filter(|(_, c)| *c).map(|(a, _)| a).sum();
         let mut held = 0;
         for (_, bytes) in store
-            .scan_prefix(Tree::Credits, b"hold/", None, usize::MAX)
+            .scan_prefix(Tree::Credits, b"hold/", None, 100_000)
             .await
             .unwrap()
         {
@@ -659,7 +701,7 @@ async fn kill_9_under_metered_calls_and_refunds_keeps_the_money_exact() {
         .sum();
 
     // Restarted: revenue and the credit reconcile with what is on disk.
-    let node = Node::start_in(&data, &[]);
+    let node = Node::start_in(&data, &engine.args());
     let (status, revenue) = read(
         client
             .get(node.url("/ai/builders/revenue"))
