@@ -9,7 +9,9 @@
 //! endpoint's `inputSchema` as the schema of `body`); over MCP it is a tool
 //! (`{type: "mcp", toolName, description, transport: "streamable-http", inputSchema,
 //! example}`). Both carry `info.output = {type: "json"}` with the endpoint's `outputSchema` as
-//! the schema of the output example, as the reference builds it.
+//! the schema of the output example, as the reference builds it. A metered endpoint's
+//! declaration also says how it charges (`info.pricing: {mode: "metered", maxUsd, minimumUsd,
+//! unitPriceUsd, unit}`), a key of toolhost's that the declaration's schema leaves open.
 
 use serde_json::{json, Map, Value};
 
@@ -90,8 +92,20 @@ fn build(endpoint: &Endpoint, transport: Transport) -> Value {
     if let Value::Object(schema) = embeddable(&endpoint.output_schema) {
         output_example.extend(schema);
     }
+    let mut info = json!({"input": info_input, "output": {"type": "json"}});
+    if let Some(metering) = &endpoint.metering {
+        // How a metered call is charged, beside how to call it: the schema below leaves
+        // `info` open, so indexers that do not know the key pass it by.
+        info["pricing"] = json!({
+            "mode": "metered",
+            "maxUsd": endpoint.price_usd,
+            "minimumUsd": metering.minimum_usd,
+            "unitPriceUsd": metering.unit_price_usd,
+            "unit": metering.unit,
+        });
+    }
     json!({
-        "info": {"input": info_input, "output": {"type": "json"}},
+        "info": info,
         "schema": {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",

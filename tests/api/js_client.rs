@@ -89,7 +89,26 @@ async fn official_x402_client_pays_exact_by_permit2() {
     run_on(server, "permit2.mjs", 1, &[]).await;
 }
 
+/// The reference extensions package validates every declaration toolhost makes, a metered
+/// endpoint's (with its `info.pricing`) among them.
 #[tokio::test]
 async fn reference_x402_extensions() {
-    run("extensions.mjs", 5).await;
+    let server = TestServer::start().await;
+    server
+        .create(
+            crate::util::As::Admin,
+            &serde_json::json!({
+                "slug": "metered-pages", "title": "Pages", "priceUsd": 0.005,
+                "metering": {"unit": "page"},
+                "source": "export default (req, ctx) => ({ ok: true });",
+            }),
+        )
+        .await;
+    run_on(
+        server,
+        "extensions.mjs",
+        6,
+        &[("METERED_SLUG", "metered-pages")],
+    )
+    .await;
 }

@@ -108,6 +108,9 @@ async fn a_metered_call_is_charged_what_it_reports_within_its_bounds() {
         accepts["extra"]["facilitatorAddress"],
         "0x0000000000000000000000000000000000000000"
     );
+    let pricing = &required["extensions"]["bazaar"]["info"]["pricing"];
+    assert_eq!(pricing["mode"], "metered", "{required}");
+    assert_eq!(pricing["unit"], "page fetched");
     let metering = &required["extensions"]["toolhost/metering"]["info"];
     assert_eq!(metering["unit"], "page fetched");
     assert_eq!(metering["maxUsd"], 0.005);

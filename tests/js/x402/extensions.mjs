@@ -65,6 +65,17 @@ test("every HTTP 402 carries bazaar discovery info the reference validates", { s
   assert.equal(found.description, required.resource.description);
 });
 
+test("a metered endpoint's bazaar declaration says how it charges and the reference validates it", { skip: skip || (!process.env.METERED_SLUG && "METERED_SLUG is not set") }, async () => {
+  const url = `${base}/tools/${process.env.METERED_SLUG}`;
+  const required = await unpaid(url);
+  assert.equal(required.accepts[0].scheme, "upto");
+  const bazaar = required.extensions.bazaar;
+  assert.equal(bazaar.info.pricing.mode, "metered");
+  assert.equal(typeof bazaar.info.pricing.unit, "string");
+  const found = assertDiscoverable(bazaar, required.resource, required.accepts[0]);
+  assert.equal(found.resourceUrl, url);
+});
+
 test("an MCP tools/call 402 carries bazaar discovery info for the tool", { skip }, async () => {
   const response = await fetch(`${base}/ai/mcp`, {
     method: "POST",
