@@ -84,7 +84,7 @@ async fn fetch_gets_a_standard_request_env_and_ctx() {
                 "respond": "function",
                 "greeting": "hello",
                 "frozen": true,
-                "ctxKeys": ["env", "files", "httpGetJson", "kv", "log", "respond", "waitUntil"],
+                "ctxKeys": ["charge", "env", "files", "httpGetJson", "kv", "log", "respond", "waitUntil"],
             }),
             "{mode}"
         );

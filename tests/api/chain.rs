@@ -858,25 +858,11 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     }));
 
     // The call settles; the node broadcasts and waits for a block that does not come.
-    chain.rpc("evm_setAutomine", json!([false])).await;
-    let call = {
-        let (client, url) = (client.clone(), node.url(PAID));
-        tokio::spawn(async move {
-            client
-                .post(url)
-                .header("PAYMENT-SIGNATURE", header)
-                .json(&json!({"hello": "crash"}))
-                .send()
-                .await
-        })
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while chain.pending_nonce(settler.address()).await < 1 {
-        assert!(Instant::now() < deadline, "the transfer is broadcast");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    node.kill();
-    assert!(call.await.unwrap().is_err(), "the call died unanswered");
+    let request = client
+        .post(node.url(PAID))
+        .header("PAYMENT-SIGNATURE", header)
+        .json(&json!({"hello": "crash"}));
+    kill_after_broadcast(chain, settler.address(), node, request).await;
 
     // On disk: the claim, settling, with the transaction it broadcast.
     let key = nonces::key(
@@ -940,6 +926,26 @@ fn pay_with_payload(
     toolhost::x402::header::encode(&json!({
         "x402Version": 2, "resource": required["resource"], "accepted": requirement, "payload": payload
     }))
+}
+
+/// Stops mining, sends `request` to `node` and kills the node (SIGKILL) as soon as `settler` has
+/// broadcast a transaction: the request dies unanswered with its transfer in the pool.
+async fn kill_after_broadcast(
+    chain: &Chain,
+    settler: Address,
+    node: crate::util::node::Node,
+    request: reqwest::RequestBuilder,
+) {
+    chain.rpc("evm_setAutomine", json!([false])).await;
+    let sent = chain.pending_nonce(settler).await;
+    let call = tokio::spawn(request.send());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while chain.pending_nonce(settler).await <= sent {
+        assert!(Instant::now() < deadline, "the transfer is broadcast");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    node.kill();
+    assert!(call.await.unwrap().is_err(), "the call died unanswered");
 }
 
 /// A settlement not mined within the confirmation timeout is served `pending`; once mined, the
@@ -1132,30 +1138,11 @@ async fn a_refund_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     let receipt = body["receipt"]["receiptId"].as_str().unwrap().to_string();
 
     // The refund's transfer is broadcast; no block comes; the node dies.
-    chain.rpc("evm_setAutomine", json!([false])).await;
-    let sent = chain.pending_nonce(settler.address()).await;
-    let call = {
-        let url = node.url(&format!("/ai/receipts/{receipt}/refund"));
-        let client = client.clone();
-        tokio::spawn(async move {
-            client
-                .post(url)
-                .header("x-admin-token", crate::util::ADMIN_TOKEN)
-                .json(&json!({"reason": "crash test"}))
-                .send()
-                .await
-        })
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while chain.pending_nonce(settler.address()).await <= sent {
-        assert!(
-            Instant::now() < deadline,
-            "the refund transfer is broadcast"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    node.kill();
-    assert!(call.await.unwrap().is_err(), "the refund died unanswered");
+    let request = client
+        .post(node.url(&format!("/ai/receipts/{receipt}/refund")))
+        .header("x-admin-token", crate::util::ADMIN_TOKEN)
+        .json(&json!({"reason": "crash test"}));
+    kill_after_broadcast(chain, settler.address(), node, request).await;
     chain.rpc("evm_mine", json!([])).await;
     assert_eq!(chain.balance(payer.address()).await, PRICE);
 
@@ -1359,25 +1346,11 @@ async fn an_upto_settlement_cut_off_by_a_crash_is_recorded_for_its_charge() {
     .unwrap();
     let header = pay_with_payload(&required, &requirement, &payload);
 
-    chain.rpc("evm_setAutomine", json!([false])).await;
-    let call = {
-        let (client, url, header) = (client.clone(), url.clone(), header.clone());
-        tokio::spawn(async move {
-            client
-                .post(url)
-                .header("PAYMENT-SIGNATURE", header)
-                .json(&json!({}))
-                .send()
-                .await
-        })
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while chain.pending_nonce(settler.address()).await < 1 {
-        assert!(Instant::now() < deadline, "the settlement is broadcast");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    node.kill();
-    assert!(call.await.unwrap().is_err(), "the call died unanswered");
+    let request = client
+        .post(&url)
+        .header("PAYMENT-SIGNATURE", header.clone())
+        .json(&json!({}));
+    kill_after_broadcast(chain, settler.address(), node, request).await;
     chain.rpc("evm_mine", json!([])).await;
     assert_eq!(chain.balance(pay_to).await, 1300);
 

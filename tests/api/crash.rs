@@ -718,6 +718,28 @@ async fn metered_money_survives_kill_9(engine: Engine) {
         "{revenue}"
     );
     assert_eq!(revenue["revenue"]["count"], on_disk.len(), "{revenue}");
+    // Nothing was paid out yet: what payouts would pay (the collected part, the credit's
+    // sales) plus what is left uncollected (the x402 sales, recorded only) is the whole net.
+    let (status, payouts) = read(
+        client
+            .get(node.url("/ai/builders/payouts"))
+            .header("x-builder-key", &key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{payouts}");
+    let units = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
+    assert_eq!(
+        units(&payouts["unpaidNetUnits"]) + units(&payouts["uncollectedNetUnits"]),
+        units(&revenue["revenue"]["netUnits"]),
+        "{payouts} {revenue}"
+    );
+    assert_eq!(
+        units(&payouts["unpaidNetUnits"]),
+        units(&revenue["revenue"]["collected"]["netUnits"])
+    );
     let (_, credits) = read(
         client
             .get(node.url("/ai/admin/credits"))
