@@ -827,7 +827,7 @@ pub fn charge_for(
     transport: Transport,
 ) -> Charge {
     Charge {
-        offer: offers.get(endpoint, transport, || {
+        offer: offers.get(endpoint, transport, seller.facilitator.epoch(), || {
             offer_for(seller, endpoint, transport)
         }),
         purpose: "invocation",

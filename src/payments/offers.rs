@@ -8,6 +8,9 @@
 //! schemas, title, description, example) and its `id` (new when a deleted endpoint's slug is
 //! taken again). So an offer is kept under the endpoint's slug and transport with the id and
 //! generation it was built from, and rebuilt by the first call that finds either different.
+//! One more thing can change what is offered: what a hosted facilitator says it settles (its
+//! `/supported`, read again on a timer: `upto` appearing or going). Its epoch, bumped at each
+//! such change, is kept with the offers too.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -32,6 +35,8 @@ pub struct Offers {
 struct Built {
     id: String,
     generation: u64,
+    /// The facilitator's epoch ([`crate::x402::Facilitator::epoch`]) when it was built.
+    epoch: u64,
     /// Covered by the generation; compared too, so a record changed in the store by hand (or
     /// a path that forgot to bump the generation) can never keep charging an old price.
     price: Usd,
@@ -39,17 +44,19 @@ struct Built {
 }
 
 impl Built {
-    fn empty(endpoint: &Endpoint) -> Self {
+    fn empty(endpoint: &Endpoint, epoch: u64) -> Self {
         Built {
             id: endpoint.id.clone(),
             generation: endpoint.generation,
+            epoch,
             price: endpoint.price_usd,
             by_transport: [None, None],
         }
     }
 
-    fn is_for(&self, endpoint: &Endpoint) -> bool {
+    fn is_for(&self, endpoint: &Endpoint, epoch: u64) -> bool {
         self.generation == endpoint.generation
+            && self.epoch == epoch
             && self.price == endpoint.price_usd
             && self.id == endpoint.id
     }
@@ -63,18 +70,19 @@ fn slot(transport: Transport) -> usize {
 }
 
 impl Offers {
-    /// `endpoint`'s offer over `transport`: the one built for its current generation, or what
-    /// `build` makes of it now (kept for the calls after).
+    /// `endpoint`'s offer over `transport`: the one built for its current generation and the
+    /// facilitator's `epoch`, or what `build` makes of it now (kept for the calls after).
     pub fn get(
         &self,
         endpoint: &Endpoint,
         transport: Transport,
+        epoch: u64,
         build: impl FnOnce() -> Offer,
     ) -> Arc<Offer> {
         if let Some(offer) = self
             .read()
             .get(&endpoint.slug)
-            .filter(|built| built.is_for(endpoint))
+            .filter(|built| built.is_for(endpoint, epoch))
             .and_then(|built| built.by_transport[slot(transport)].clone())
         {
             return offer;
@@ -88,9 +96,9 @@ impl Offers {
         }
         let built = by_slug
             .entry(endpoint.slug.clone())
-            .or_insert_with(|| Built::empty(endpoint));
-        if !built.is_for(endpoint) {
-            *built = Built::empty(endpoint);
+            .or_insert_with(|| Built::empty(endpoint, epoch));
+        if !built.is_for(endpoint, epoch) {
+            *built = Built::empty(endpoint, epoch);
         }
         built.by_transport[slot(transport)] = Some(offer.clone());
         offer

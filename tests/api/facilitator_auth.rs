@@ -420,3 +420,49 @@ async fn upto_is_offered_through_a_facilitator_that_settles_it_and_settled_for_t
     assert_eq!(asked("/verify"), (json!("upto"), json!("4000")));
     assert_eq!(asked("/settle"), (json!("upto"), json!("1500")));
 }
+
+/// What a metered endpoint is offered follows the facilitator's `/supported` as it is read
+/// again: no `upto` while it lists none (credit still pays), `upto` once it does.
+#[tokio::test]
+async fn a_metered_endpoints_offer_follows_the_facilitators_supported_kinds() {
+    let Some(js) = js_dir() else { return };
+    let facilitator = Facilitator::start(
+        &js,
+        json!({"mode": "bearer", "bearer": "tok-later", "kinds": kinds(&[BASE_SEPOLIA])}),
+    );
+    let bearer = [("TOOLHOST_FACILITATOR_BEARER", "tok-later")];
+    let args = ["--facilitator-supported-refresh-secs", "1"];
+    let node = serve(&tempfile::tempdir().unwrap(), &facilitator, &args, &bearer).unwrap();
+    let endpoint = json!({
+        "slug": "metered-later", "title": "Later", "priceUsd": 0.004,
+        "metering": {"unit": "word"},
+        "source": "export default () => ({ ok: true });",
+    });
+    let (status, created) = node
+        .admin("POST", "/ai/endpoints/create", Some(&endpoint))
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let url = node.url("/tools/metered-later");
+    let required = crate::util::payment_required(&node.client, &url, &json!({})).await;
+    assert_eq!(required["accepts"], json!([]), "{required}");
+    let settler = PrivateKeySigner::random().address().to_checksum(None);
+    let mut offered = kinds(&[BASE_SEPOLIA]);
+    offered.as_array_mut().unwrap().push(json!({
+        "x402Version": 2, "scheme": "upto", "network": BASE_SEPOLIA,
+        "extra": {"facilitatorAddress": settler},
+    }));
+    facilitator.set_kinds(offered).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let required = crate::util::payment_required(&node.client, &url, &json!({})).await;
+        if required["accepts"][0]["scheme"] == "upto" {
+            assert_eq!(
+                required["accepts"][0]["extra"]["facilitatorAddress"],
+                settler
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "never offered upto: {required}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

@@ -133,6 +133,13 @@ pub trait Facilitator: Send + Sync {
         futures::future::ready(()).boxed()
     }
 
+    /// Bumped whenever what it says of itself changes (a hosted facilitator's supported kinds
+    /// read again and found different), so offers built from the old answer are built again.
+    /// 0 by default: nothing changes.
+    fn epoch(&self) -> u64 {
+        0
+    }
+
     /// Whether it settles `scheme` payments on `network` (CAIP-2) under x402 v2, as far as
     /// it has said; `None` when it has not said (a hosted one not reached yet) or settles what
     /// it is configured with (local).

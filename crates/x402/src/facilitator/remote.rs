@@ -38,6 +38,8 @@ pub struct RemoteFacilitator {
     /// ask, so they cannot make toolhost call the facilitator (and spend its credentials) once
     /// per request.
     supported: RwLock<Option<Value>>,
+    /// Bumped each time `/supported` answers other kinds than before (the first answer too).
+    epoch: std::sync::atomic::AtomicU64,
     refresh: Duration,
 }
 
@@ -99,6 +101,7 @@ impl RemoteFacilitator {
             client,
             credentials,
             supported: RwLock::new(None),
+            epoch: std::sync::atomic::AtomicU64::new(0),
             refresh: config.supported_refresh,
         })
     }
@@ -197,6 +200,12 @@ impl RemoteFacilitator {
             .is_some_and(|before| before["kinds"] != answer["kinds"])
         {
             tracing::info!(kinds = %answer["kinds"], "the x402 facilitator's supported kinds changed");
+        }
+        if kept
+            .as_ref()
+            .is_none_or(|before| before["kinds"] != answer["kinds"])
+        {
+            self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         }
         *kept = Some(answer.clone());
         Ok(answer)
@@ -339,6 +348,10 @@ impl Facilitator for RemoteFacilitator {
         })?["extra"]["facilitatorAddress"]
             .as_str()
             .map(str::to_string)
+    }
+
+    fn epoch(&self) -> u64 {
+        self.epoch.load(std::sync::atomic::Ordering::Acquire)
     }
 
     fn settles(&self, scheme: &str, network: &str) -> Option<bool> {
