@@ -163,8 +163,6 @@ pub struct Settled {
     /// The x402 settlement response (x402 payments only), also in `headers`.
     pub settlement: Option<SettlementResponse>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
-    /// A metered call's bill (what it was charged of its maximum).
-    pub bill: Option<Bill>,
 }
 
 /// Checks what pays for `charge`: nothing for a free charge, a developer credit, or an x402
@@ -465,7 +463,6 @@ impl Authorized {
                     receipt_log: Some(inclusion),
                     settlement: None,
                     headers: Vec::new(),
-                    bill,
                 })
             }
             Method::Credit(hold) => {
@@ -496,7 +493,6 @@ impl Authorized {
                     receipt_log: None,
                     settlement: None,
                     headers: Vec::new(),
-                    bill,
                 })
             }
             Method::X402(x402) => {
@@ -506,7 +502,6 @@ impl Authorized {
                 let sale = sale(&receipt, PaymentMethod::X402, Collection::Recorded);
                 let job = X402Settlement {
                     amount: price,
-                    bill,
                     facilitator: parts.facilitator.clone(),
                     store: parts.store.clone(),
                     signer: parts.receipt_signer.clone(),
@@ -535,7 +530,6 @@ impl Authorized {
 struct X402Settlement {
     /// What is settled: the price, or a metered call's bill.
     amount: Usd,
-    bill: Option<Bill>,
     facilitator: Arc<dyn Facilitator>,
     store: Arc<dyn Store>,
     signer: Arc<ReceiptSigner>,
@@ -573,7 +567,6 @@ impl X402Settlement {
     async fn run(self) -> Result<Settled, GateError> {
         let X402Settlement {
             amount,
-            bill,
             facilitator,
             store,
             signer,
@@ -719,7 +712,6 @@ impl X402Settlement {
             receipt_log: None,
             headers: settlement_headers,
             settlement: Some(response),
-            bill,
         })
     }
 }

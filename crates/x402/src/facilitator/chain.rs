@@ -245,30 +245,15 @@ impl Settler {
         let balance = IEip3009::balanceOfCall {
             account: authorization.from,
         };
-        let used_request = self.request(asset, used.abi_encode());
-        let balance_request = self.request(asset, balance.abi_encode());
-        let (used, balance) = futures::future::join(
-            self.rpc.call(&used_request),
-            self.rpc.call(&balance_request),
-        )
-        .await;
-        let used =
-            IEip3009::authorizationStateCall::abi_decode_returns(&used.map_err(unavailable)?)
-                .map_err(|_| {
-                    ChainError::Unavailable(
-                        "authorizationState answered something not a bool".into(),
-                    )
-                })?;
-        if used {
+        let (used, balance) =
+            futures::future::join(self.view(asset, used), self.view(asset, balance)).await;
+        if used? {
             return Err(ChainError::Refused {
                 reason: Reason::NonceAlreadyUsed,
                 message: "the asset contract says this authorization was already used".into(),
             });
         }
-        let balance = IEip3009::balanceOfCall::abi_decode_returns(&balance.map_err(unavailable)?)
-            .map_err(|_| {
-            ChainError::Unavailable("balanceOf answered something not a uint256".into())
-        })?;
+        let balance = balance?;
         if balance < value {
             return Err(ChainError::Refused {
                 reason: Reason::InsufficientBalance,
@@ -366,13 +351,21 @@ impl Settler {
 
     /// `balanceOf(account)` of `asset`, if the node answers.
     async fn balance_of(&self, asset: Address, account: Address) -> Option<U256> {
-        let call = IEip3009::balanceOfCall { account };
+        self.view(asset, IEip3009::balanceOfCall { account })
+            .await
+            .ok()
+    }
+
+    /// What the view function `call` of `contract` answers (`eth_call` at the latest block).
+    async fn view<C: SolCall>(&self, contract: Address, call: C) -> Result<C::Return, ChainError> {
         let bytes = self
             .rpc
-            .call(&self.request(asset, call.abi_encode()))
+            .call(&self.request(contract, call.abi_encode()))
             .await
-            .ok()?;
-        IEip3009::balanceOfCall::abi_decode_returns(&bytes).ok()
+            .map_err(unavailable)?;
+        C::abi_decode_returns(&bytes).map_err(|_| {
+            ChainError::Unavailable(format!("{} answered something unreadable", C::SIGNATURE))
+        })
     }
 
     /// Whether Permit2 payments can settle on this chain: Permit2 and both of x402's proxies
@@ -411,15 +404,7 @@ impl Settler {
             owner: permit.owner,
             spender: PERMIT2,
         };
-        let bytes = self
-            .rpc
-            .call(&self.request(permit.token, allowance.abi_encode()))
-            .await
-            .map_err(unavailable)?;
-        let allowance =
-            IErc20Allowance::allowanceCall::abi_decode_returns(&bytes).map_err(|_| {
-                ChainError::Unavailable("allowance answered something not a uint256".into())
-            })?;
+        let allowance = self.view(permit.token, allowance).await?;
         if allowance < amount {
             return Err(ChainError::Refused {
                 reason: Reason::Permit2AllowanceRequired,
@@ -448,14 +433,7 @@ impl Settler {
             owner,
             wordPos: nonce >> 8,
         };
-        let bytes = self
-            .rpc
-            .call(&self.request(PERMIT2, call.abi_encode()))
-            .await
-            .map_err(unavailable)?;
-        let word = IPermit2::nonceBitmapCall::abi_decode_returns(&bytes).map_err(|_| {
-            ChainError::Unavailable("nonceBitmap answered something not a uint256".into())
-        })?;
+        let word = self.view(PERMIT2, call).await?;
         let bit = (nonce & U256::from(0xff)).to::<usize>();
         Ok(word.bit(bit))
     }
@@ -556,30 +534,21 @@ impl Settler {
             authorizer: call.from,
             nonce: call.nonce,
         };
-        if let Ok(bytes) = self.rpc.call(&self.request(asset, used.abi_encode())).await {
-            if IEip3009::authorizationStateCall::abi_decode_returns(&bytes) == Ok(true) {
-                return ChainError::Refused {
-                    reason: Reason::NonceAlreadyUsed,
-                    message: "the asset contract says this authorization was already used".into(),
-                };
-            }
+        if matches!(self.view(asset, used).await, Ok(true)) {
+            return ChainError::Refused {
+                reason: Reason::NonceAlreadyUsed,
+                message: "the asset contract says this authorization was already used".into(),
+            };
         }
-        let balance = IEip3009::balanceOfCall { account: call.from };
-        if let Ok(bytes) = self
-            .rpc
-            .call(&self.request(asset, balance.abi_encode()))
-            .await
-        {
-            if let Ok(balance) = IEip3009::balanceOfCall::abi_decode_returns(&bytes) {
-                if balance < call.value {
-                    return ChainError::Refused {
-                        reason: Reason::InsufficientBalance,
-                        message: format!(
-                            "the payer holds {balance} atomic units of the asset, less than the {} authorized",
-                            call.value
-                        ),
-                    };
-                }
+        if let Some(balance) = self.balance_of(asset, call.from).await {
+            if balance < call.value {
+                return ChainError::Refused {
+                    reason: Reason::InsufficientBalance,
+                    message: format!(
+                        "the payer holds {balance} atomic units of the asset, less than the {} authorized",
+                        call.value
+                    ),
+                };
             }
         }
         ChainError::Refused {
@@ -758,15 +727,11 @@ impl ChainStatus for Settler {
                     return self.permit2_nonce_used(authorizer, nonce).await
                 }
             };
-            let call = IEip3009::authorizationStateCall { authorizer, nonce };
-            let bytes = self
-                .rpc
-                .call(&self.request(asset, call.abi_encode()))
-                .await
-                .map_err(unavailable)?;
-            IEip3009::authorizationStateCall::abi_decode_returns(&bytes).map_err(|_| {
-                ChainError::Unavailable("authorizationState answered something not a bool".into())
-            })
+            self.view(
+                asset,
+                IEip3009::authorizationStateCall { authorizer, nonce },
+            )
+            .await
         }
         .boxed()
     }
