@@ -34,6 +34,11 @@
 //!   batch does not put it. One row inserted means it was absent, and anyone else inserting it
 //!   waits for this transaction; none means it is there and the condition fails.
 //!
+//! Consecutive keys held the same way are held by one statement (claims: one `INSERT ...
+//! SELECT FROM unnest(...)` whatever their trees; reads: one `= ANY(...) FOR UPDATE` per tree,
+//! which a btree visits in key order), and a batch's puts and each tree's deletes are one
+//! statement each, so a transaction costs the database a few statements, not one per key.
+//!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
 //! row count, a swap waits for the row. Deadlocks (two batches holding keys the other then
@@ -148,12 +153,22 @@ const SQL_PUT: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2
 const SQL_DELETE: &str = "DELETE FROM toolhost_kv WHERE tree = $1 AND key = $2";
 /// Makes this transaction's commit asynchronous ([`Store::apply_unsynced`]).
 const SQL_UNSYNCED_COMMIT: &str = "SET LOCAL synchronous_commit TO OFF";
-/// Holds a condition's present key until commit (see [Conditions](self#conditions)).
-const SQL_GET_FOR_UPDATE: &str =
-    "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $2 FOR UPDATE";
-/// Claims a condition's absent key: one row inserted if it was absent, none if not.
-const SQL_CLAIM: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2, $3) \
-     ON CONFLICT (tree, key) DO NOTHING";
+/// Holds the present keys of one tree a run of conditions names, in key order (a btree scan
+/// of `= ANY` visits the array's keys sorted), until commit (see [Conditions](self#conditions)).
+const SQL_LOCK_KEYS: &str = "SELECT key, value FROM toolhost_kv \
+     WHERE tree = $1 AND key = ANY($2::BYTEA[]) ORDER BY key FOR UPDATE";
+/// Claims a run of conditions' absent keys, in the arrays' order: each key returned was absent
+/// and is now this transaction's; a key not returned is present.
+const SQL_CLAIM_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
+     SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
+     ON CONFLICT (tree, key) DO NOTHING RETURNING tree, key";
+/// Puts every key a batch writes (and did not put by claiming it), in the arrays' order.
+const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
+     SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
+     ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
+/// Deletes keys of one tree; returns those that were there.
+const SQL_DELETE_KEYS: &str =
+    "DELETE FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[]) RETURNING key";
 const SQL_SCAN_TO: &str = "SELECT key, value FROM toolhost_kv \
      WHERE tree = $1 AND key >= $2 AND key < $3 ORDER BY key LIMIT $4";
 const SQL_SCAN_TO_END: &str = "SELECT key, value FROM toolhost_kv \
@@ -693,58 +708,93 @@ async fn try_apply(
     }
 
     let mut generations = Vec::new();
-    let mut affected = Vec::new();
-    if !plan.writes.is_empty() {
-        let put = tx.prepare_cached(SQL_PUT).await.map_err(before)?;
-        let delete = tx.prepare_cached(SQL_DELETE).await.map_err(before)?;
-        let writes = futures::future::try_join_all(plan.writes.iter().map(|write| {
-            let KeyWrite {
-                tree,
-                key,
-                value,
-                claimed,
-            } = write;
-            let name = tree.name();
-            let (tx, put, delete) = (&tx, &put, &delete);
-            async move {
-                match value {
-                    // Its claim inserted it, absent before.
-                    Some(_) if *claimed => Ok(1),
-                    Some(value) => tx.execute(put, &[&name, key, value]).await,
-                    None => tx.execute(delete, &[&name, key]).await,
+    let mut affected = vec![1; plan.writes.len()];
+    // Placeholders the batch did not write over are deleted with its deletes: those keys
+    // stay absent.
+    let placeholders = (plan.holds.iter())
+        .filter(|h| !h.read && h.write.is_none())
+        .map(|h| (h.tree, h.key));
+    let deletes = (plan.writes.iter())
+        .filter(|w| w.value.is_none())
+        .map(|w| (w.tree, w.key));
+    let mut deleted_keys: Vec<(Tree, &[u8])> = deletes.chain(placeholders).collect();
+    deleted_keys.sort_unstable_by(|a, b| (a.0.name(), a.1).cmp(&(b.0.name(), b.1)));
+    // The batch's puts its claims did not make, in key order (concurrent batches lock the
+    // rows they overwrite in the same order).
+    let mut puts: Vec<&KeyWrite> = (plan.writes.iter())
+        .filter(|w| w.value.is_some() && !w.claimed)
+        .collect();
+    puts.sort_unstable_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
+    if !puts.is_empty() || !deleted_keys.is_empty() || !plan.watched.is_empty() {
+        let tx = &tx;
+        let put = async {
+            if puts.is_empty() {
+                return Ok(());
+            }
+            let statement = tx.prepare_cached(SQL_PUT_KEYS).await?;
+            let trees: Vec<&str> = puts.iter().map(|w| w.tree.name()).collect();
+            let keys: Vec<&[u8]> = puts.iter().map(|w| w.key).collect();
+            let values: Vec<&[u8]> = puts.iter().map(|w| w.value.unwrap_or_default()).collect();
+            tx.execute(&statement, &[&trees, &keys, &values])
+                .await
+                .map(drop)
+        };
+        let delete = async {
+            if deleted_keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let statement = tx.prepare_cached(SQL_DELETE_KEYS).await?;
+            let runs = deleted_keys.chunk_by(|a, b| a.0 == b.0).map(|run| {
+                let statement = &statement;
+                async move {
+                    let keys: Vec<&[u8]> = run.iter().map(|(_, key)| *key).collect();
+                    let rows = tx.query(statement, &[&run[0].0.name(), &keys]).await?;
+                    rows.iter()
+                        .map(|row| Ok((run[0].0, row.try_get::<_, Vec<u8>>(0)?)))
+                        .collect::<Result<Vec<_>, tokio_postgres::Error>>()
                 }
-            }
-        }));
+            });
+            let found = futures::future::try_join_all(runs).await?;
+            Ok(found.into_iter().flatten().collect::<Vec<_>>())
+        };
         // Watched trees: take one generation per key, then record each key under its own.
-        let bump = tx
-            .prepare_cached(SQL_BUMP_GENERATION)
-            .await
-            .map_err(before)?;
-        let record = tx.prepare_cached(SQL_RECORD_CHANGE).await.map_err(before)?;
-        let feed = futures::future::try_join_all(plan.watched.iter().map(|(tree, keys)| {
-            let name = tree.name();
-            let (tx, bump, record) = (&tx, &bump, &record);
-            async move {
-                let count = keys.len() as i64;
-                let row = tx.query_opt(bump, &[&name, &count]).await?;
-                let records = keys.iter().enumerate().map(|(i, key)| {
-                    let below = count - 1 - i as i64;
-                    async move { tx.execute(record, &[&name, &below, key]).await }
-                });
-                futures::future::try_join_all(records).await?;
-                Ok::<_, tokio_postgres::Error>((*tree, row))
+        let feed = async {
+            if plan.watched.is_empty() {
+                return Ok(Vec::new());
             }
-        }));
+            let bump = tx.prepare_cached(SQL_BUMP_GENERATION).await?;
+            let record = tx.prepare_cached(SQL_RECORD_CHANGE).await?;
+            futures::future::try_join_all(plan.watched.iter().map(|(tree, keys)| {
+                let name = tree.name();
+                let (bump, record) = (&bump, &record);
+                async move {
+                    let count = keys.len() as i64;
+                    let row = tx.query_opt(bump, &[&name, &count]).await?;
+                    let records = keys.iter().enumerate().map(|(i, key)| {
+                        let below = count - 1 - i as i64;
+                        async move { tx.execute(record, &[&name, &below, key]).await }
+                    });
+                    futures::future::try_join_all(records).await?;
+                    Ok::<_, tokio_postgres::Error>((*tree, row))
+                }
+            }))
+            .await
+        };
         let notified = async {
             match notify && !plan.watched.is_empty() {
                 true => tx.batch_execute(SQL_NOTIFY).await,
                 false => Ok(()),
             }
         };
-        let (written, bumped, ()) = futures::future::try_join3(writes, feed, notified)
+        let ((), found, bumped, ()) = futures::future::try_join4(put, delete, feed, notified)
             .await
             .map_err(before)?;
-        affected = written;
+        let found: HashSet<(Tree, Vec<u8>)> = found.into_iter().collect();
+        for (write, affected) in plan.writes.iter().zip(&mut affected) {
+            if write.value.is_none() && !found.contains(&(write.tree, write.key.to_vec())) {
+                *affected = 0;
+            }
+        }
         // A key claimed with a placeholder and deleted by the batch was absent before.
         for hold in plan.holds.iter().filter(|h| !h.read) {
             if let Some(i) = hold.write.filter(|&i| plan.writes[i].value.is_none()) {
@@ -760,21 +810,6 @@ async fn try_apply(
             })?;
             generations.push(column::<i64>(&row, 0).map_err(TxError::Store)?);
         }
-    }
-
-    // Placeholders the batch did not write over go before the commit: the keys stay absent.
-    let placeholders: Vec<&Hold> = (plan.holds.iter())
-        .filter(|h| !h.read && h.write.is_none())
-        .collect();
-    if !placeholders.is_empty() {
-        let delete = tx.prepare_cached(SQL_DELETE).await.map_err(before)?;
-        futures::future::try_join_all(placeholders.iter().map(|hold| {
-            let name = hold.tree.name();
-            let (tx, delete) = (&tx, &delete);
-            async move { tx.execute(delete, &[&name, &hold.key]).await }
-        }))
-        .await
-        .map_err(before)?;
     }
 
     tx.commit().await.map_err(|e| classify(&e, Phase::Commit))?;
@@ -795,37 +830,62 @@ enum Held {
     Present,
 }
 
-/// Holds every key the plan's conditions name, in the plan's lock order, the statements sent
-/// together (tokio-postgres pipelines queries awaited concurrently, in the order they are
-/// polled).
+/// Holds every key the plan's conditions name, in the plan's lock order. Each run of
+/// consecutive holds of one kind is one statement (claims: one insert whatever their trees;
+/// reads: one `FOR UPDATE` select per tree), the statements sent together (tokio-postgres
+/// pipelines queries awaited concurrently, in the order they are polled) and run in order, so
+/// the keys are locked in the plan's order with a statement per run rather than per key.
 async fn hold_keys(
     tx: &deadpool_postgres::Transaction<'_>,
     plan: &Plan<'_>,
 ) -> Result<Vec<Held>, tokio_postgres::Error> {
-    let read = tx.prepare_cached(SQL_GET_FOR_UPDATE).await?;
-    let claim = tx.prepare_cached(SQL_CLAIM).await?;
-    futures::future::try_join_all(plan.holds.iter().map(|hold| {
-        let name = hold.tree.name();
-        let (read, claim) = (&read, &claim);
-        // The batch's value when the claim puts it, else an empty placeholder.
-        let value: &[u8] = match hold.write.map(|i| &plan.writes[i]) {
-            Some(write) if write.claimed => write.value.unwrap_or_default(),
-            _ => &[],
-        };
-        async move {
-            if hold.read {
-                let row = tx.query_opt(read, &[&name, &hold.key]).await?;
-                Ok(Held::Value(row.map(|row| row.try_get(0)).transpose()?))
-            } else {
-                let inserted = tx.execute(claim, &[&name, &hold.key, &value]).await?;
-                Ok(match inserted {
-                    1 => Held::Claimed,
-                    _ => Held::Present,
-                })
+    let read = tx.prepare_cached(SQL_LOCK_KEYS).await?;
+    let claim = tx.prepare_cached(SQL_CLAIM_KEYS).await?;
+    let runs = plan
+        .holds
+        .chunk_by(|a, b| a.read == b.read && (!a.read || a.tree == b.tree))
+        .map(|run| {
+            let (read, claim) = (&read, &claim);
+            async move {
+                let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
+                if run[0].read {
+                    let rows = tx.query(read, &[&run[0].tree.name(), &keys]).await?;
+                    let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+                    for row in rows {
+                        values.insert(row.try_get(0)?, row.try_get(1)?);
+                    }
+                    return Ok(run
+                        .iter()
+                        .map(|hold| Held::Value(values.remove(hold.key)))
+                        .collect::<Vec<_>>());
+                }
+                let trees: Vec<&str> = run.iter().map(|hold| hold.tree.name()).collect();
+                // The batch's value when the claim puts it, else an empty placeholder.
+                let values: Vec<&[u8]> = run
+                    .iter()
+                    .map(|hold| match hold.write.map(|i| &plan.writes[i]) {
+                        Some(write) if write.claimed => write.value.unwrap_or_default(),
+                        _ => &[],
+                    })
+                    .collect();
+                let rows = tx.query(claim, &[&trees, &keys, &values]).await?;
+                let mut claimed: HashSet<(String, Vec<u8>)> = HashSet::new();
+                for row in rows {
+                    claimed.insert((row.try_get(0)?, row.try_get(1)?));
+                }
+                Ok(run
+                    .iter()
+                    .map(|hold| {
+                        match claimed.contains(&(hold.tree.name().to_owned(), hold.key.to_vec())) {
+                            true => Held::Claimed,
+                            false => Held::Present,
+                        }
+                    })
+                    .collect())
             }
-        }
-    }))
-    .await
+        });
+    let held = futures::future::try_join_all(runs).await?;
+    Ok(held.into_iter().flatten().collect())
 }
 
 /// Sorts a driver error into retry, unavailable or final.

@@ -88,6 +88,8 @@ macro_rules! every_engine {
             empty_prefix_scans_the_whole_tree,
             scan_bounds_beyond_the_prefix,
             concurrent_claims_have_exactly_one_winner,
+            wide_batches_keep_each_key_apart,
+            overlapping_multi_key_claims_stay_all_or_nothing,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,
             single_key_batches_keep_their_conditions,

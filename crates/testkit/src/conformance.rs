@@ -638,6 +638,155 @@ pub async fn concurrent_claims_have_exactly_one_winner(s: Shared) {
     assert_eq!(strings(receipts), [winner]);
 }
 
+/// A batch of many keys over several trees, its conditions of both kinds interleaved (engines
+/// may send each run of them as one statement): every key gets its own outcome, deletes report
+/// what they found, and keys only required absent stay absent.
+pub async fn wide_batches_keep_each_key_apart(s: Shared) {
+    for i in 0..10 {
+        s.put(Tree::Receipts, format!("old-{i}").as_bytes(), b"kept")
+            .await
+            .unwrap();
+    }
+    s.put(Tree::Credits, b"balance", b"5").await.unwrap();
+    let mut batch = Batch::new()
+        .require_absent(Tree::Receipts, b"new-a".to_vec())
+        .require_equals(Tree::Credits, b"balance".to_vec(), Some(b"5".to_vec()))
+        .require_absent(Tree::Nonces, b"n-1".to_vec())
+        .require_absent(Tree::Logs, b"only-required".to_vec())
+        .require_absent(Tree::Receipts, b"new-b".to_vec())
+        .put(Tree::Receipts, b"new-a".to_vec(), b"a".to_vec())
+        .put(Tree::Receipts, b"new-b".to_vec(), b"b".to_vec())
+        .put(Tree::Nonces, b"n-1".to_vec(), b"spent".to_vec())
+        .put(Tree::Credits, b"balance".to_vec(), b"4".to_vec());
+    for i in 0..40 {
+        batch = batch.put(
+            Tree::Ledger,
+            format!("l-{i:02}").into_bytes(),
+            vec![i as u8; 3],
+        );
+    }
+    for i in (0..10).step_by(2) {
+        batch = batch.delete(Tree::Receipts, format!("old-{i}").into_bytes());
+    }
+    batch = batch.delete(Tree::Receipts, b"never-there".to_vec());
+    s.apply(batch).await.unwrap();
+
+    assert_eq!(get(&s, Tree::Receipts, b"new-a").await, Some(b"a".to_vec()));
+    assert_eq!(get(&s, Tree::Receipts, b"new-b").await, Some(b"b".to_vec()));
+    assert_eq!(get(&s, Tree::Nonces, b"n-1").await, Some(b"spent".to_vec()));
+    assert_eq!(
+        get(&s, Tree::Credits, b"balance").await,
+        Some(b"4".to_vec())
+    );
+    assert_eq!(get(&s, Tree::Logs, b"only-required").await, None);
+    let ledger = s.scan_prefix(Tree::Ledger, b"l-", None, 100).await.unwrap();
+    assert_eq!(ledger.len(), 40);
+    assert!(ledger
+        .iter()
+        .enumerate()
+        .all(|(i, (_, v))| *v == vec![i as u8; 3]));
+    let old = s
+        .scan_prefix(Tree::Receipts, b"old-", None, 100)
+        .await
+        .unwrap();
+    assert_eq!(strings(old), ["old-1", "old-3", "old-5", "old-7", "old-9"]);
+
+    // The same shape again: the claimed keys are present now, so the third condition (the
+    // first claim of a present key, after a read that holds) is the one that fails, and
+    // nothing of the batch lands.
+    let again = Batch::new()
+        .require_equals(Tree::Credits, b"balance".to_vec(), Some(b"4".to_vec()))
+        .require_absent(Tree::Logs, b"only-required".to_vec())
+        .require_absent(Tree::Receipts, b"new-a".to_vec())
+        .put(Tree::Credits, b"balance".to_vec(), b"3".to_vec())
+        .delete(Tree::Receipts, b"old-1".to_vec());
+    assert!(matches!(
+        s.apply(again).await,
+        Err(StoreError::ConditionFailed(2))
+    ));
+    assert_eq!(
+        get(&s, Tree::Credits, b"balance").await,
+        Some(b"4".to_vec())
+    );
+    assert_eq!(
+        get(&s, Tree::Receipts, b"old-1").await,
+        Some(b"kept".to_vec())
+    );
+    assert_eq!(get(&s, Tree::Logs, b"only-required").await, None);
+    // A delete reports whether its key was there.
+    assert!(s.delete(Tree::Receipts, b"old-3").await.unwrap());
+    assert!(!s.delete(Tree::Receipts, b"old-3").await.unwrap());
+}
+
+/// Batches claiming overlapping sets of keys in two trees, each listing its keys in its own
+/// order, race: every key ends claimed by exactly one batch, a batch's claims land all or none,
+/// and no batch fails other than on a condition.
+pub async fn overlapping_multi_key_claims_stay_all_or_nothing(s: Shared) {
+    const CLAIMANTS: usize = 24;
+    const KEYS: usize = 6;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                // Three keys each, as (tree, key), listed forwards or backwards.
+                let mut mine: Vec<(Tree, Vec<u8>)> = (0..3)
+                    .map(|j| {
+                        let k = (i + j * 2) % KEYS;
+                        let tree = if k % 2 == 0 {
+                            Tree::Nonces
+                        } else {
+                            Tree::PaymentIds
+                        };
+                        (tree, format!("k-{k}").into_bytes())
+                    })
+                    .collect();
+                if i % 2 == 1 {
+                    mine.reverse();
+                }
+                let mut batch = Batch::new();
+                for (tree, key) in &mine {
+                    batch = batch.require_absent(*tree, key.clone());
+                }
+                for (tree, key) in &mine {
+                    batch = batch.put(*tree, key.clone(), i.to_string().into_bytes());
+                }
+                match s.apply(batch).await {
+                    Ok(()) => Some(mine),
+                    Err(StoreError::ConditionFailed(_)) => None,
+                    Err(e) => panic!("claimant {i}: {e}"),
+                }
+            })
+        })
+        .collect();
+    let mut claimed = std::collections::HashMap::new();
+    for (i, task) in tasks.into_iter().enumerate() {
+        if let Some(keys) = task.await.unwrap() {
+            for key in keys {
+                assert!(claimed.insert(key, i).is_none(), "a key claimed twice");
+            }
+        }
+    }
+    assert!(!claimed.is_empty());
+    for ((tree, key), owner) in &claimed {
+        assert_eq!(
+            get(&s, *tree, key).await,
+            Some(owner.to_string().into_bytes())
+        );
+    }
+    // Keys no winner claimed are absent: no loser left anything behind.
+    for k in 0..KEYS {
+        let tree = if k % 2 == 0 {
+            Tree::Nonces
+        } else {
+            Tree::PaymentIds
+        };
+        let key = format!("k-{k}").into_bytes();
+        if !claimed.contains_key(&(tree, key.clone())) {
+            assert_eq!(get(&s, tree, &key).await, None);
+        }
+    }
+}
+
 pub async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {
     const TASKS: u64 = 16;
     const INCREMENTS: u64 = 20;
