@@ -151,8 +151,10 @@ const SQL_GET: &str = "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $
 const SQL_PUT: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2, $3) \
      ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
 const SQL_DELETE: &str = "DELETE FROM toolhost_kv WHERE tree = $1 AND key = $2";
-/// Makes this transaction's commit asynchronous ([`Store::apply_unsynced`]).
-const SQL_UNSYNCED_COMMIT: &str = "SET LOCAL synchronous_commit TO OFF";
+const SQL_BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
+/// A transaction whose commit does not wait for its flush ([`Store::apply_unsynced`]).
+const SQL_BEGIN_UNSYNCED: &str =
+    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit TO OFF";
 /// Holds the present keys of one tree a run of conditions names, in key order (a btree scan
 /// of `= ANY` visits the array's keys sorted), until commit (see [Conditions](self#conditions)).
 const SQL_LOCK_KEYS: &str = "SELECT key, value FROM toolhost_kv \
@@ -326,9 +328,9 @@ impl PgStore {
     /// Applies a plan in one transaction, re-running it on conflicts.
     async fn transact(&self, plan: &Plan<'_>) -> StoreResult<Applied> {
         let applied = self
-            .retrying(|mut client| async move {
+            .retrying(|client| async move {
                 let notify = self.notify.load(Ordering::Acquire);
-                try_apply(&mut client, plan, notify).await
+                try_apply(client, plan, notify).await
             })
             .await?;
         self.published(plan, &applied);
@@ -649,66 +651,99 @@ enum Phase {
     Commit,
 }
 
+/// The statements a transaction may send, prepared (or found in the connection's cache) before
+/// it begins, so nothing it sends waits for a reply to be sent: its statements go out in the
+/// order they are written, and the commit after the writes (see [`try_apply`]).
+struct Prepared {
+    lock: tokio_postgres::Statement,
+    claim: tokio_postgres::Statement,
+    put: tokio_postgres::Statement,
+    delete: tokio_postgres::Statement,
+    bump: tokio_postgres::Statement,
+    record: tokio_postgres::Statement,
+}
+
+impl Prepared {
+    async fn on(client: &deadpool_postgres::Client) -> Result<Prepared, tokio_postgres::Error> {
+        // Each found in the connection's cache but once per connection and statement.
+        let lock = client.prepare_cached(SQL_LOCK_KEYS).await?;
+        let claim = client.prepare_cached(SQL_CLAIM_KEYS).await?;
+        let put = client.prepare_cached(SQL_PUT_KEYS).await?;
+        let delete = client.prepare_cached(SQL_DELETE_KEYS).await?;
+        let bump = client.prepare_cached(SQL_BUMP_GENERATION).await?;
+        let record = client.prepare_cached(SQL_RECORD_CHANGE).await?;
+        Ok(Prepared {
+            lock,
+            claim,
+            put,
+            delete,
+            bump,
+            record,
+        })
+    }
+}
+
+/// A pooled connection while a transaction may be open on it. Dropped open (an error mid-way,
+/// or the caller gone while it waited), the connection leaves the pool and closes, which rolls
+/// the transaction back: it is never handed to another caller inside one.
+struct OpenTransaction(Option<deadpool_postgres::Client>);
+
+impl OpenTransaction {
+    fn client(&self) -> &deadpool_postgres::Client {
+        self.0.as_ref().expect("taken only by drop")
+    }
+
+    /// The transaction ended (committed or rolled back): the connection may serve others.
+    fn ended(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl Drop for OpenTransaction {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            drop(deadpool_postgres::Object::take(client));
+        }
+    }
+}
+
 /// Runs `plan` in one transaction that holds its conditions' keys (see
 /// [Conditions](self#conditions)); with `notify`, one that writes a watched tree also notifies
 /// the other nodes' listeners (at its commit).
+///
+/// Two round trips when the batch has conditions, one when it has none: `BEGIN` goes with the
+/// holds (or, without conditions, with the writes), and `COMMIT` with the writes, all
+/// pipelined. A write that fails aborts the transaction, so the `COMMIT` behind it rolls
+/// back: nothing of the batch lands, as with a commit sent after the writes' replies.
 async fn try_apply(
-    client: &mut deadpool_postgres::Client,
+    client: deadpool_postgres::Client,
     plan: &Plan<'_>,
     notify: bool,
 ) -> Result<Applied, TxError> {
     let before = |e: tokio_postgres::Error| classify(&e, Phase::Before);
-    let tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::ReadCommitted)
-        .start()
-        .await
-        .map_err(before)?;
+    let statements = Prepared::on(&client).await.map_err(before)?;
+    let open = OpenTransaction(Some(client));
+    let client = open.client();
+    let begin = match plan.synced {
+        true => SQL_BEGIN,
+        false => SQL_BEGIN_UNSYNCED,
+    };
 
-    // Sent together with the holds (pipelined).
-    let unsynced = async {
-        match plan.synced {
-            true => Ok(()),
-            false => tx.batch_execute(SQL_UNSYNCED_COMMIT).await,
-        }
-    };
-    let held = async {
-        match plan.holds.is_empty() {
-            true => Ok(Vec::new()),
-            false => hold_keys(&tx, plan).await,
-        }
-    };
-    let ((), states) = futures::future::try_join(unsynced, held)
-        .await
-        .map_err(before)?;
-    if !plan.holds.is_empty() {
-        let failed = plan
-            .conditions
-            .iter()
-            .zip(&plan.held_by)
-            .position(|(c, &h)| {
-                let holds = match (c, &states[h]) {
-                    (
-                        Condition::Equals {
-                            value: Some(want), ..
-                        },
-                        Held::Value(value),
-                    ) => value.as_deref() == Some(want.as_slice()),
-                    (Condition::Equals { value: Some(_), .. }, _) => false,
-                    (_, Held::Value(value)) => value.is_none(),
-                    (_, Held::Claimed) => true,
-                    (_, Held::Present) => false,
-                };
-                !holds
-            });
-        if let Some(i) = failed {
-            tx.rollback().await.map_err(before)?;
+    let began = !plan.holds.is_empty();
+    if began {
+        let (began, states) = futures::future::join(
+            client.batch_execute(begin),
+            hold_keys(client, &statements, plan),
+        )
+        .await;
+        let states = began.and(states).map_err(before)?;
+        if let Some(i) = failed_condition(plan, &states) {
+            client.batch_execute("ROLLBACK").await.map_err(before)?;
+            open.ended();
             return Err(TxError::Condition(i));
         }
     }
 
-    let mut generations = Vec::new();
-    let mut affected = vec![1; plan.writes.len()];
     // Placeholders the batch did not write over are deleted with its deletes: those keys
     // stay absent.
     let placeholders = (plan.holds.iter())
@@ -725,98 +760,130 @@ async fn try_apply(
         .filter(|w| w.value.is_some() && !w.claimed)
         .collect();
     puts.sort_unstable_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
-    if !puts.is_empty() || !deleted_keys.is_empty() || !plan.watched.is_empty() {
-        let tx = &tx;
-        let put = async {
-            if puts.is_empty() {
-                return Ok(());
-            }
-            let statement = tx.prepare_cached(SQL_PUT_KEYS).await?;
-            let trees: Vec<&str> = puts.iter().map(|w| w.tree.name()).collect();
-            let keys: Vec<&[u8]> = puts.iter().map(|w| w.key).collect();
-            let values: Vec<&[u8]> = puts.iter().map(|w| w.value.unwrap_or_default()).collect();
-            tx.execute(&statement, &[&trees, &keys, &values])
-                .await
-                .map(drop)
-        };
-        let delete = async {
-            if deleted_keys.is_empty() {
-                return Ok(Vec::new());
-            }
-            let statement = tx.prepare_cached(SQL_DELETE_KEYS).await?;
-            let runs = deleted_keys.chunk_by(|a, b| a.0 == b.0).map(|run| {
-                let statement = &statement;
-                async move {
-                    let keys: Vec<&[u8]> = run.iter().map(|(_, key)| *key).collect();
-                    let rows = tx.query(statement, &[&run[0].0.name(), &keys]).await?;
-                    rows.iter()
-                        .map(|row| Ok((run[0].0, row.try_get::<_, Vec<u8>>(0)?)))
-                        .collect::<Result<Vec<_>, tokio_postgres::Error>>()
-                }
-            });
-            let found = futures::future::try_join_all(runs).await?;
-            Ok(found.into_iter().flatten().collect::<Vec<_>>())
-        };
-        // Watched trees: take one generation per key, then record each key under its own.
-        let feed = async {
-            if plan.watched.is_empty() {
-                return Ok(Vec::new());
-            }
-            let bump = tx.prepare_cached(SQL_BUMP_GENERATION).await?;
-            let record = tx.prepare_cached(SQL_RECORD_CHANGE).await?;
-            futures::future::try_join_all(plan.watched.iter().map(|(tree, keys)| {
-                let name = tree.name();
-                let (bump, record) = (&bump, &record);
-                async move {
-                    let count = keys.len() as i64;
-                    let row = tx.query_opt(bump, &[&name, &count]).await?;
-                    let records = keys.iter().enumerate().map(|(i, key)| {
-                        let below = count - 1 - i as i64;
-                        async move { tx.execute(record, &[&name, &below, key]).await }
-                    });
-                    futures::future::try_join_all(records).await?;
-                    Ok::<_, tokio_postgres::Error>((*tree, row))
-                }
-            }))
-            .await
-        };
-        let notified = async {
-            match notify && !plan.watched.is_empty() {
-                true => tx.batch_execute(SQL_NOTIFY).await,
-                false => Ok(()),
-            }
-        };
-        let ((), found, bumped, ()) = futures::future::try_join4(put, delete, feed, notified)
-            .await
-            .map_err(before)?;
-        let found: HashSet<(Tree, Vec<u8>)> = found.into_iter().collect();
-        for (write, affected) in plan.writes.iter().zip(&mut affected) {
-            if write.value.is_none() && !found.contains(&(write.tree, write.key.to_vec())) {
-                *affected = 0;
-            }
+
+    // Every statement below is sent when first polled, in this order, and `join` polls them in
+    // order: `BEGIN` (unless sent with the holds), the writes, the feed, `NOTIFY`, `COMMIT`.
+    let begin = async {
+        match began {
+            true => Ok(()),
+            false => client.batch_execute(begin).await,
         }
-        // A key claimed with a placeholder and deleted by the batch was absent before.
-        for hold in plan.holds.iter().filter(|h| !h.read) {
-            if let Some(i) = hold.write.filter(|&i| plan.writes[i].value.is_none()) {
-                affected[i] = 0;
-            }
+    };
+    let put = async {
+        if puts.is_empty() {
+            return Ok(());
         }
-        for (tree, row) in bumped {
-            let row = row.ok_or_else(|| {
-                TxError::Store(StoreError::Engine(format!(
-                    "no generation row for watched tree {}",
-                    tree.name()
-                )))
-            })?;
-            generations.push(column::<i64>(&row, 0).map_err(TxError::Store)?);
+        let trees: Vec<&str> = puts.iter().map(|w| w.tree.name()).collect();
+        let keys: Vec<&[u8]> = puts.iter().map(|w| w.key).collect();
+        let values: Vec<&[u8]> = puts.iter().map(|w| w.value.unwrap_or_default()).collect();
+        client
+            .execute(&statements.put, &[&trees, &keys, &values])
+            .await
+            .map(drop)
+    };
+    let delete =
+        futures::future::try_join_all(deleted_keys.chunk_by(|a, b| a.0 == b.0).map(|run| {
+            let statement = &statements.delete;
+            async move {
+                let keys: Vec<&[u8]> = run.iter().map(|(_, key)| *key).collect();
+                let rows = client.query(statement, &[&run[0].0.name(), &keys]).await?;
+                rows.iter()
+                    .map(|row| Ok((run[0].0, row.try_get::<_, Vec<u8>>(0)?)))
+                    .collect::<Result<Vec<_>, tokio_postgres::Error>>()
+            }
+        }));
+    // Watched trees: take one generation per key, and record each key under its own (the
+    // records read the generation the bump before them took).
+    let statements = &statements;
+    let feed = futures::future::try_join_all(plan.watched.iter().map(|(tree, keys)| async move {
+        let name = tree.name();
+        let count = keys.len() as i64;
+        let records = keys.iter().enumerate().map(|(i, key)| {
+            let below = count - 1 - i as i64;
+            async move { (client.execute(&statements.record, &[&name, &below, key])).await }
+        });
+        let (row, _) = futures::future::try_join(
+            client.query_opt(&statements.bump, &[&name, &count]),
+            futures::future::try_join_all(records),
+        )
+        .await?;
+        Ok::<_, tokio_postgres::Error>((*tree, row))
+    }));
+    let notified = async {
+        match notify && !plan.watched.is_empty() {
+            true => client.batch_execute(SQL_NOTIFY).await,
+            false => Ok(()),
+        }
+    };
+    let (began, put, found, bumped, notified, committed) = futures::join!(
+        begin,
+        put,
+        delete,
+        feed,
+        notified,
+        client.batch_execute("COMMIT")
+    );
+    // A statement the server refused aborted the transaction, and the `COMMIT` rolled it
+    // back; a connection lost on the way leaves the commit's outcome unknown.
+    let written = began
+        .and(put)
+        .and(notified)
+        .and(found)
+        .and_then(|found| Ok((found, bumped?)));
+    committed.map_err(|e| classify(&e, Phase::Commit))?;
+    open.ended();
+    let (found, bumped) = written.map_err(|e| classify(&e, Phase::Commit))?;
+
+    let mut affected = vec![1; plan.writes.len()];
+    let found: HashSet<(Tree, Vec<u8>)> = found.into_iter().flatten().collect();
+    for (write, affected) in plan.writes.iter().zip(&mut affected) {
+        if write.value.is_none() && !found.contains(&(write.tree, write.key.to_vec())) {
+            *affected = 0;
         }
     }
-
-    tx.commit().await.map_err(|e| classify(&e, Phase::Commit))?;
+    // A key claimed with a placeholder and deleted by the batch was absent before.
+    for hold in plan.holds.iter().filter(|h| !h.read) {
+        if let Some(i) = hold.write.filter(|&i| plan.writes[i].value.is_none()) {
+            affected[i] = 0;
+        }
+    }
+    let mut generations = Vec::new();
+    for (tree, row) in bumped {
+        let row = row.ok_or_else(|| {
+            TxError::Store(StoreError::Engine(format!(
+                "no generation row for watched tree {}",
+                tree.name()
+            )))
+        })?;
+        generations.push(column::<i64>(&row, 0).map_err(TxError::Store)?);
+    }
     Ok(Applied {
         affected,
         generations,
     })
+}
+
+/// The index of the first of the plan's conditions that does not hold, given what holding
+/// their keys found.
+fn failed_condition(plan: &Plan<'_>, states: &[Held]) -> Option<usize> {
+    plan.conditions
+        .iter()
+        .zip(&plan.held_by)
+        .position(|(c, &h)| {
+            let holds = match (c, &states[h]) {
+                (
+                    Condition::Equals {
+                        value: Some(want), ..
+                    },
+                    Held::Value(value),
+                ) => value.as_deref() == Some(want.as_slice()),
+                (Condition::Equals { value: Some(_), .. }, _) => false,
+                (_, Held::Value(value)) => value.is_none(),
+                (_, Held::Claimed) => true,
+                (_, Held::Present) => false,
+            };
+            !holds
+        })
 }
 
 /// What a transaction holds of a condition's key.
@@ -836,20 +903,19 @@ enum Held {
 /// pipelines queries awaited concurrently, in the order they are polled) and run in order, so
 /// the keys are locked in the plan's order with a statement per run rather than per key.
 async fn hold_keys(
-    tx: &deadpool_postgres::Transaction<'_>,
+    client: &deadpool_postgres::Client,
+    statements: &Prepared,
     plan: &Plan<'_>,
 ) -> Result<Vec<Held>, tokio_postgres::Error> {
-    let read = tx.prepare_cached(SQL_LOCK_KEYS).await?;
-    let claim = tx.prepare_cached(SQL_CLAIM_KEYS).await?;
+    let (read, claim) = (&statements.lock, &statements.claim);
     let runs = plan
         .holds
         .chunk_by(|a, b| a.read == b.read && (!a.read || a.tree == b.tree))
         .map(|run| {
-            let (read, claim) = (&read, &claim);
             async move {
                 let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
                 if run[0].read {
-                    let rows = tx.query(read, &[&run[0].tree.name(), &keys]).await?;
+                    let rows = client.query(read, &[&run[0].tree.name(), &keys]).await?;
                     let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
                     for row in rows {
                         values.insert(row.try_get(0)?, row.try_get(1)?);
@@ -868,7 +934,7 @@ async fn hold_keys(
                         _ => &[],
                     })
                     .collect();
-                let rows = tx.query(claim, &[&trees, &keys, &values]).await?;
+                let rows = client.query(claim, &[&trees, &keys, &values]).await?;
                 let mut claimed: HashSet<(String, Vec<u8>)> = HashSet::new();
                 for row in rows {
                     claimed.insert((row.try_get(0)?, row.try_get(1)?));

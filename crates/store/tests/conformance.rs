@@ -476,3 +476,136 @@ async fn postgres_orders_keys_bytewise() {
     );
     store.close().await.unwrap();
 }
+
+/// A transaction's writes and its `COMMIT` are sent together (pipelined): a write the database
+/// refuses mid-way (here a trigger on one key) aborts the transaction, and the `COMMIT` behind
+/// it rolls everything back: no key of the batch lands, with or without conditions, on a fresh
+/// connection (statements not yet prepared) or a used one, in a watched tree too. The
+/// connection keeps serving afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_refused_write_rolls_the_whole_pipelined_batch_back() {
+    let url = fresh_url().await;
+    let store = PgStore::connect_with(
+        &url,
+        PgOptions {
+            pool_size: 1,
+            ..PgOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    sql(&url)
+        .await
+        .batch_execute(
+            "CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+               IF NEW.key = 'boom'::bytea THEN RAISE EXCEPTION 'refused'; END IF;
+               RETURN NEW;
+             END $$;
+             CREATE TRIGGER refuse_boom BEFORE INSERT OR UPDATE ON toolhost_kv
+               FOR EACH ROW EXECUTE FUNCTION refuse_boom();",
+        )
+        .await
+        .unwrap();
+    let batches = [
+        // Without conditions: BEGIN, the writes and COMMIT in one round trip.
+        Batch::new()
+            .put(Tree::Ledger, b"a".to_vec(), b"1".to_vec())
+            .put(Tree::Receipts, b"boom".to_vec(), b"x".to_vec())
+            .put(Tree::Endpoints, b"e".to_vec(), b"v".to_vec()),
+        // With conditions held first, the refused write after them.
+        Batch::new()
+            .require_absent(Tree::Nonces, b"n".to_vec())
+            .put(Tree::Nonces, b"n".to_vec(), b"spent".to_vec())
+            .put(Tree::Ledger, b"a".to_vec(), b"1".to_vec())
+            .put(Tree::Receipts, b"boom".to_vec(), b"x".to_vec()),
+        // The refusal in a claim itself.
+        Batch::new()
+            .require_absent(Tree::Receipts, b"boom".to_vec())
+            .put(Tree::Receipts, b"boom".to_vec(), b"x".to_vec())
+            .put(Tree::Ledger, b"a".to_vec(), b"1".to_vec()),
+    ];
+    for batch in batches {
+        let refused = store.apply(batch).await;
+        assert!(
+            matches!(refused, Err(StoreError::Engine(ref why)) if why.contains("refused")),
+            "{refused:?}"
+        );
+        for (tree, key) in [
+            (Tree::Ledger, &b"a"[..]),
+            (Tree::Receipts, b"boom"),
+            (Tree::Endpoints, b"e"),
+            (Tree::Nonces, b"n"),
+        ] {
+            assert_eq!(store.get(tree, key).await.unwrap(), None, "{tree:?}");
+        }
+        // The pool's one connection still serves, outside any transaction.
+        store.put(Tree::Meta, b"after", b"ok").await.unwrap();
+        assert_eq!(
+            store.get(Tree::Meta, b"after").await.unwrap(),
+            Some(b"ok".to_vec())
+        );
+    }
+    let client = sql(&url).await;
+    assert_eq!(
+        count(&client, "SELECT count(*) FROM toolhost_changes").await,
+        0
+    );
+    store.close().await.unwrap();
+}
+
+/// A caller that goes away while its transaction waits (here for a row another session holds)
+/// leaves no transaction open on a pooled connection: the next write on the pool's one
+/// connection is committed and seen by others, and the abandoned batch wrote nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_an_abandoned_transaction_never_reaches_the_next_caller() {
+    let url = fresh_url().await;
+    let store = PgStore::connect_with(
+        &url,
+        PgOptions {
+            pool_size: 1,
+            ..PgOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    store.put(Tree::Credits, b"balance", b"5").await.unwrap();
+    let holder = sql(&url).await;
+    holder
+        .batch_execute(
+            "BEGIN; SELECT 1 FROM toolhost_kv WHERE tree = 'credits' AND key = 'balance' \
+             FOR UPDATE",
+        )
+        .await
+        .unwrap();
+    let waiting = store.apply(
+        Batch::new()
+            .require_equals(Tree::Credits, b"balance".to_vec(), Some(b"5".to_vec()))
+            .put(Tree::Credits, b"balance".to_vec(), b"4".to_vec())
+            .put(Tree::Ledger, b"spent".to_vec(), b"1".to_vec()),
+    );
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), waiting)
+            .await
+            .is_err(),
+        "the batch should wait for the held row"
+    );
+    holder.batch_execute("ROLLBACK").await.unwrap();
+
+    store.put(Tree::Meta, b"after", b"ok").await.unwrap();
+    let seen = sql(&url).await;
+    assert_eq!(
+        count(
+            &seen,
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'meta' AND key = 'after'"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        store.get(Tree::Credits, b"balance").await.unwrap(),
+        Some(b"5".to_vec())
+    );
+    assert_eq!(store.get(Tree::Ledger, b"spent").await.unwrap(), None);
+    store.close().await.unwrap();
+}

@@ -732,7 +732,7 @@ pub async fn overlapping_multi_key_claims_stay_all_or_nothing(s: Shared) {
                 let mut mine: Vec<(Tree, Vec<u8>)> = (0..3)
                     .map(|j| {
                         let k = (i + j * 2) % KEYS;
-                        let tree = if k % 2 == 0 {
+                        let tree = if k.is_multiple_of(2) {
                             Tree::Nonces
                         } else {
                             Tree::PaymentIds
@@ -775,7 +775,7 @@ pub async fn overlapping_multi_key_claims_stay_all_or_nothing(s: Shared) {
     }
     // Keys no winner claimed are absent: no loser left anything behind.
     for k in 0..KEYS {
-        let tree = if k % 2 == 0 {
+        let tree = if k.is_multiple_of(2) {
             Tree::Nonces
         } else {
             Tree::PaymentIds
