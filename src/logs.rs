@@ -7,14 +7,14 @@
 //! the handler's source), redacted alike: the owner sees why a call failed, the caller only
 //! the error's message.
 //!
-//! # Layout
-//! - this file: appending, redaction, pruning and reading.
+//! The store keeps the entries in its own shape ([`crate::store::EndpointLogs`]: a table on
+//! PostgreSQL, a tree on sled); this file makes them (redaction, line caps) and reads them back.
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::paging::{self, Page, PageRequest, Visit};
-use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
+use crate::paging::{self, Page, PageRequest};
+use crate::store::{LogRow, Store, StoreError, StoreResult};
 
 /// Entries kept per endpoint; older ones are pruned as new ones arrive.
 pub const KEEP_PER_ENDPOINT: u64 = 1000;
@@ -107,14 +107,6 @@ pub struct LogEntry {
     pub error: Option<InvocationError>,
 }
 
-fn prefix(endpoint: &str) -> Vec<u8> {
-    format!("{endpoint}/").into_bytes()
-}
-
-pub(crate) fn count_key(endpoint: &str) -> Vec<u8> {
-    format!("log_count/{endpoint}").into_bytes()
-}
-
 /// Replaces every occurrence of every secret value (longest first, so a secret containing
 /// another is removed whole), then truncates. Redacting before truncating means a secret cut
 /// by the limit cannot survive in part.
@@ -131,16 +123,6 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
     } else {
         redacted
     }
-}
-
-async fn read_count(store: &dyn Store, key: &[u8]) -> StoreResult<(Option<Vec<u8>>, u64)> {
-    let raw = store.get(Tree::Meta, key).await?;
-    let n = raw
-        .as_deref()
-        .and_then(|b| std::str::from_utf8(b).ok())
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    Ok((raw, n))
 }
 
 /// The stored form of one invocation: a new id and time, every line redacted, lines capped at
@@ -169,49 +151,18 @@ pub fn entry(log: InvocationLog, secrets_to_redact: &[String]) -> LogEntry {
 }
 
 /// Stores an endpoint's new entries (oldest first) and prunes its oldest beyond
-/// [`KEEP_PER_ENDPOINT`], with the count, in one atomic batch.
+/// [`KEEP_PER_ENDPOINT`], in one atomic write.
 pub async fn append(store: &dyn Store, endpoint: &str, entries: &[LogEntry]) -> StoreResult<()> {
-    let keep = usize::try_from(KEEP_PER_ENDPOINT).unwrap_or(usize::MAX);
-    let entries = &entries[entries.len().saturating_sub(keep)..];
-    if entries.is_empty() {
-        return Ok(());
-    }
-    let mut rows = Vec::with_capacity(entries.len());
-    for entry in entries {
-        let bytes = serde_json::to_vec(entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        rows.push((
-            [prefix(endpoint), entry.id.clone().into_bytes()].concat(),
-            bytes,
-        ));
-    }
-    let counter = count_key(endpoint);
-    // Entries, pruning and count move together; retry when a concurrent writer changed the count.
-    loop {
-        let (raw, stored) = read_count(store, &counter).await?;
-        let total = stored + rows.len() as u64;
-        let excess = total.saturating_sub(KEEP_PER_ENDPOINT);
-        let oldest = if excess > 0 {
-            store
-                .scan_prefix(Tree::Logs, &prefix(endpoint), None, excess as usize)
-                .await?
-        } else {
-            Vec::new()
-        };
-        let mut batch = Batch::new().require_equals(Tree::Meta, counter.clone(), raw);
-        for (key, _) in &oldest {
-            batch = batch.delete(Tree::Logs, key.clone());
-        }
-        for (key, bytes) in &rows {
-            batch = batch.put(Tree::Logs, key.clone(), bytes.clone());
-        }
-        let count = total.saturating_sub(oldest.len() as u64);
-        batch = batch.put(Tree::Meta, counter.clone(), count.to_string().into_bytes());
-        match store.apply(batch).await {
-            Ok(()) => return Ok(()),
-            Err(StoreError::ConditionFailed(_)) => continue,
-            Err(e) => return Err(e),
-        }
-    }
+    let rows = entries
+        .iter()
+        .map(|entry| {
+            Ok(LogRow {
+                id: entry.id.clone(),
+                entry: serde_json::to_vec(entry).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            })
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    store.append_logs(endpoint, &rows, KEEP_PER_ENDPOINT).await
 }
 
 /// One page of an endpoint's entries, newest first.
@@ -220,28 +171,31 @@ pub async fn page(
     endpoint: &str,
     request: &PageRequest,
 ) -> StoreResult<Page<LogEntry>> {
-    paging::newest_first(
-        store,
-        Tree::Logs,
-        &prefix(endpoint),
-        request,
-        |_: &LogEntry| Visit::Keep,
-    )
-    .await
+    let rows = (store.logs_before(endpoint, request.cursor(), request.limit())).await?;
+    let next_cursor = match rows.last() {
+        Some(last) if rows.len() == request.limit() => Some(last.id.clone()),
+        _ => None,
+    };
+    let items = rows
+        .iter()
+        .map(|row| {
+            serde_json::from_slice(&row.entry)
+                .map_err(|e| StoreError::Corrupt(format!("log {endpoint}/{}: {e}", row.id)))
+        })
+        .collect::<StoreResult<Vec<LogEntry>>>()?;
+    Ok(Page { items, next_cursor })
 }
 
 /// Removes every entry of an endpoint (on delete). Entries are kept under the endpoint's id,
 /// never reused, so a new owner of the slug could not see them in any case.
 pub async fn delete_all(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
-    paging::delete_prefix(store, Tree::Logs, &prefix(endpoint)).await?;
-    store.delete(Tree::Meta, &count_key(endpoint)).await?;
-    Ok(())
+    store.delete_logs(endpoint).await.map(drop)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SledStore;
+    use crate::store::{EndpointLogs, SledStore};
 
     fn invocation(message: &str) -> InvocationLog {
         InvocationLog {
@@ -280,8 +234,10 @@ mod tests {
         let error = self::entry(failed, &secrets).error.unwrap();
         assert_eq!(error.message, "handler error: bad [REDACTED]");
         assert_eq!(error.stack, ["at [REDACTED] (handler.js:3:9)"]);
-        for (_, bytes) in store.scan_prefix(Tree::Logs, b"", None, 10).await.unwrap() {
-            assert!(!String::from_utf8_lossy(&bytes).contains("tok-abc"));
+        let stored = store.logs_before("s", None, 10).await.unwrap();
+        assert_eq!(stored.len(), 1);
+        for row in stored {
+            assert!(!String::from_utf8_lossy(&row.entry).contains("tok-abc"));
         }
         let long = format!("{}tok-abc", "x".repeat(MAX_LINE_CHARS - 3));
         assert!(!redact(&long, &secrets).contains("tok"));
@@ -303,10 +259,7 @@ mod tests {
         append(&store, "other", &[entry(invocation("x"), &[])])
             .await
             .unwrap();
-        let all = store
-            .scan_prefix(Tree::Logs, b"s/", None, 5000)
-            .await
-            .unwrap();
+        let all = store.logs_before("s", None, 5000).await.unwrap();
         assert_eq!(all.len() as u64, KEEP_PER_ENDPOINT);
         let first = page(&store, "s", &PageRequest::parse(None, Some(2)).unwrap())
             .await

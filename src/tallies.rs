@@ -154,7 +154,8 @@ pub async fn read(
 
 /// Deletes every node's counts of the endpoint (its rollout ended, or it was deleted).
 pub async fn delete_all(store: &dyn Store, endpoint_id: &str) -> StoreResult<()> {
-    crate::paging::delete_prefix(store, Tree::Logs, &prefix(endpoint_id)).await
+    crate::paging::delete_prefix(store, Tree::Logs, &prefix(endpoint_id)).await?;
+    Ok(())
 }
 
 #[cfg(test)]

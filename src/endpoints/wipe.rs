@@ -81,7 +81,7 @@ mod tests {
             .await
             .unwrap();
         }
-        let count = crate::logs::count_key(endpoint);
+        let count = crate::store::logs::kv::count_key(endpoint);
         store.put(Tree::Meta, &count, b"1").await.unwrap();
     }
 

@@ -15,6 +15,7 @@
 //! Slugs are lowercase letters, digits and hyphens and ids are `ep_` with hex digits, so no
 //! slug's prefix is an id's.
 
+use crate::store::logs::kv as logs_kv;
 use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
 
 use super::{scoped_key, usage_key, Space};
@@ -43,13 +44,41 @@ pub async fn key_by_endpoint_id<'a>(
             .into_iter()
             .map(|space| (usage_key(space.name(), slug), usage_key(space.name(), id)))
             .collect();
-        keys.push((crate::logs::count_key(slug), crate::logs::count_key(id)));
+        keys.push((logs_kv::count_key(slug), logs_kv::count_key(id)));
         for (from, to) in keys {
             moved += move_key(store, &from, &to).await?;
         }
+        moved += move_logs(store, slug, id).await?;
     }
     store.put(Tree::Meta, DONE, b"1").await?;
     Ok(moved)
+}
+
+/// Moves an endpoint's log entries kept apart from the trees (PostgreSQL's table; the
+/// engine's migration put an earlier release's entries there under the slug they were
+/// written under) to its id. On sled the entries are rows of the logs tree and moved with the
+/// other trees' rows above, so nothing is left under the slug here. Idempotent: a start that
+/// stops between the append and the delete, or a node starting beside this one, appends the
+/// same entries again (an append of an id the endpoint has replaces it); the entries count as
+/// moved by whichever delete removed them.
+async fn move_logs(store: &dyn Store, slug: &str, id: &str) -> StoreResult<usize> {
+    let mut rows = Vec::new();
+    loop {
+        let before = rows.last().map(|row: &crate::store::LogRow| row.id.clone());
+        let page = store.logs_before(slug, before.as_deref(), PAGE).await?;
+        if page.is_empty() {
+            break;
+        }
+        rows.extend(page);
+    }
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    rows.reverse();
+    store
+        .append_logs(id, &rows, crate::logs::KEEP_PER_ENDPOINT)
+        .await?;
+    Ok(store.delete_logs(slug).await? as usize)
 }
 
 /// Moves every row of `tree` under `from` to the same key under `to`.
@@ -102,6 +131,7 @@ mod tests {
     use super::*;
     use crate::config::Quotas;
     use crate::handler_data::{write_counted, Usage};
+    use crate::store::LogRow;
     use toolhost_testkit::on_both_engines;
     use toolhost_testkit::test_stores::postgres;
 
@@ -138,17 +168,24 @@ mod tests {
         )
         .await
         .unwrap();
-        store.put(Tree::Logs, b"tool/0001", b"{}").await.unwrap();
-        store
-            .put(Tree::Meta, &crate::logs::count_key("tool"), b"1")
-            .await
-            .unwrap();
+        // Where this engine keeps logs: sled, the logs tree and a count, as an earlier release
+        // wrote them; PostgreSQL, the table its migration moved them to, under the slug.
+        let log = LogRow {
+            id: "0001".into(),
+            entry: b"{}".to_vec(),
+        };
+        store.append_logs("tool", &[log], 1000).await.unwrap();
+    }
+
+    /// The rows and records [`earlier_release`] leaves: kv rows of both, the file, the log
+    /// entry; the usage records of tool (kv, files) and tool-2 (kv); and tool's log count
+    /// where the engine keeps one.
+    async fn rows_to_move(store: &dyn Store) -> usize {
+        let counted = store.get(Tree::Meta, &logs_kv::count_key("tool")).await;
+        300 + 1 + 1 + 1 + 3 + usize::from(counted.unwrap().is_some())
     }
 
     const ENDPOINTS: [(&str, &str); 2] = [("tool", "ep_1"), ("tool-2", "ep_2")];
-    /// kv rows of both, the file, the log entry; then the usage records of tool (kv, files)
-    /// and tool-2 (kv), and tool's log count.
-    const MOVED: usize = 300 + 1 + 1 + 1 + 4;
 
     /// Data written under slugs, as an earlier release did, is found under the ids after the
     /// migration, with its usage record and log count; another slug's data is untouched; a
@@ -156,8 +193,9 @@ mod tests {
     async fn slug_keyed_data_moves_under_ids(nodes: Vec<Shared>) {
         let store = nodes[0].as_ref();
         earlier_release(store).await;
+        let expected = rows_to_move(store).await;
         let moved = key_by_endpoint_id(store, ENDPOINTS).await.unwrap();
-        assert_eq!(moved, MOVED, "rows and records moved");
+        assert_eq!(moved, expected, "rows and records moved");
         assert_moved(store).await;
 
         // Done once: data written under a slug afterwards (by nothing of this release) stays.
@@ -183,6 +221,7 @@ mod tests {
     /// ends as one node alone would leave it.
     async fn nodes_starting_together_move_each_row_once(nodes: Vec<Shared>) {
         earlier_release(nodes[0].as_ref()).await;
+        let expected = rows_to_move(nodes[0].as_ref()).await;
         let runs = nodes.iter().map(|node| {
             let node = node.clone();
             tokio::spawn(async move { key_by_endpoint_id(node.as_ref(), ENDPOINTS).await })
@@ -191,7 +230,7 @@ mod tests {
         for run in futures::future::join_all(runs).await {
             moved += run.unwrap().unwrap();
         }
-        assert_eq!(moved, MOVED, "each row moved by one node");
+        assert_eq!(moved, expected, "each row moved by one node");
         assert_moved(nodes[0].as_ref()).await;
     }
 
@@ -206,7 +245,16 @@ mod tests {
         assert_eq!(under(Tree::HandlerKv, "ep_2/").await.len(), 1);
         assert!(under(Tree::HandlerKv, "tool").await.is_empty());
         assert_eq!(under(Tree::HandlerFiles, "ep_1/").await[0].0, b"ep_1/a.txt");
-        assert_eq!(under(Tree::Logs, "ep_1/").await[0].0, b"ep_1/0001");
+        let logs = store.logs_before("ep_1", None, 10).await.unwrap();
+        assert_eq!(
+            logs.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(),
+            ["0001"]
+        );
+        assert!(store
+            .logs_before("tool", None, 10)
+            .await
+            .unwrap()
+            .is_empty());
         let usage: Usage = serde_json::from_slice(
             &store
                 .get(Tree::Meta, &usage_key("kv", "ep_1"))
@@ -221,11 +269,12 @@ mod tests {
             .await
             .unwrap()
             .is_none());
+        // Sled's count moved with its entries (PostgreSQL keeps none).
         assert!(store
-            .get(Tree::Meta, &crate::logs::count_key("ep_1"))
+            .get(Tree::Meta, &logs_kv::count_key("tool"))
             .await
             .unwrap()
-            .is_some());
+            .is_none());
     }
 
     on_both_engines!(slug_keyed_data_moves_under_ids);

@@ -398,11 +398,29 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::store::{Change, Entry, SledStore, StoreResult};
+    use crate::store::{Change, EndpointLogs, Entry, LogRow, SledStore, StoreResult};
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
     /// any of them writes: the race a refund's conditions must win.
     struct SlowBatches(SledStore);
+
+    #[async_trait::async_trait]
+    impl EndpointLogs for SlowBatches {
+        async fn append_logs(&self, endpoint: &str, rows: &[LogRow], keep: u64) -> StoreResult<()> {
+            self.0.append_logs(endpoint, rows, keep).await
+        }
+        async fn logs_before(
+            &self,
+            endpoint: &str,
+            before: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<LogRow>> {
+            self.0.logs_before(endpoint, before, limit).await
+        }
+        async fn delete_logs(&self, endpoint: &str) -> StoreResult<u64> {
+            self.0.delete_logs(endpoint).await
+        }
+    }
 
     #[async_trait::async_trait]
     impl Store for SlowBatches {

@@ -235,7 +235,8 @@ pub async fn decrypted(
 
 /// Removes every secret of an endpoint (when it is deleted), readable or not.
 pub async fn delete_all(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
-    crate::paging::delete_prefix(store, Tree::Secrets, &prefix(endpoint)).await
+    crate::paging::delete_prefix(store, Tree::Secrets, &prefix(endpoint)).await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,10 +5,16 @@
 //! kv, an uploaded file, a file it wrote, logs and a secret, and there is a receipt; this
 //! release moves the data under the endpoint's id at its first start (`handler_data::rekey`) and
 //! must find all of it.
+//!
+//! `pg-7e73f01`: a database (a `pg_dump`) written by the last release that kept everything in
+//! PostgreSQL's one key-value table. Its endpoint logs move to a table of their own at the
+//! first start (the engine's migration 2); the rest is found where it was.
 
 use std::path::Path;
 
 use serde_json::{json, Value};
+
+use toolhost_testkit::PgCluster;
 
 use crate::util::node::Node;
 use crate::util::read;
@@ -60,6 +66,46 @@ async fn as_builder(node: &Node, key: &str, path: &str) -> Value {
     body
 }
 
+/// The fixture's tool answers its `n`th call with the old release's count, files and secret;
+/// its log holds the old release's entries and this one's; its receipt is served. Returns the
+/// tool as its owner sees it.
+async fn serves_the_keeper(node: &Node, expected: &Value, n: u64) -> Value {
+    let key = expected["builderKey"].as_str().unwrap();
+    let (status, answer) = node.post("/tools/keeper", &json!({})).await;
+    assert_eq!(status, 200, "{answer}\n{}", node.log());
+    assert_eq!(
+        answer,
+        json!({"n": n, "last": "call 2", "uploaded": "uploaded at create", "secret": true}),
+        "the count, both files and the secret are the old release's"
+    );
+    let receipt_id = expected["receiptId"].as_str().unwrap();
+    let (status, receipt) = node.get(&format!("/ai/receipts/{receipt_id}")).await;
+    assert_eq!(status, 200, "{receipt}");
+    assert_eq!(receipt["receiptId"], receipt_id);
+
+    let logs = as_builder(node, key, "/ai/endpoints/keeper/logs").await;
+    let calls: Vec<&str> = logs["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["lines"][0]["message"].as_str().unwrap_or_default())
+        .collect();
+    let counted: Vec<String> = (1..=n).rev().map(|i| format!("call {i}")).collect();
+    assert_eq!(
+        calls, counted,
+        "the old release's log entries and this one's, newest first: {logs}"
+    );
+    let view = as_builder(node, key, "/ai/endpoints/keeper").await;
+    let files: Vec<&str> = view["manage"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["notes/last.txt", "readme.txt"], "{view}");
+    view
+}
+
 #[tokio::test]
 async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
     let (dir, expected) = unpack("sled-fd63664");
@@ -73,18 +119,9 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
     for n in [3, 4] {
         // Twice: the first start moves the data, the second finds it moved.
         let node = Node::start_in(&data, &[]);
-        let (status, answer) = node.post("/tools/keeper", &json!({})).await;
-        assert_eq!(status, 200, "{answer}\n{}", node.log());
-        assert_eq!(
-            answer,
-            json!({"n": n, "last": "call 2", "uploaded": "uploaded at create", "secret": true}),
-            "the count, both files and the secret are the old release's"
-        );
+        let view = serves_the_keeper(&node, &expected, n).await;
 
         let receipt_id = expected["receiptId"].as_str().unwrap();
-        let (status, receipt) = node.get(&format!("/ai/receipts/{receipt_id}")).await;
-        assert_eq!(status, 200, "{receipt}");
-        assert_eq!(receipt["receiptId"], receipt_id);
         // The receipt log did not exist: the receipts stored before it are appended to it
         // (within seconds of the first start), once.
         let inclusion = in_the_log(&node, receipt_id).await;
@@ -96,21 +133,6 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
             (Some(0), Some(1)),
             "{inclusion}"
         );
-
-        let logs = as_builder(&node, key, "/ai/endpoints/keeper/logs").await;
-        assert_eq!(
-            logs["entries"].as_array().map(Vec::len),
-            Some(n as usize),
-            "the old release's log entries and this one's: {logs}"
-        );
-        let view = as_builder(&node, key, "/ai/endpoints/keeper").await;
-        let files: Vec<&str> = view["manage"]["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["path"].as_str().unwrap())
-            .collect();
-        assert_eq!(files, ["notes/last.txt", "readme.txt"], "{view}");
 
         // Stored before revisions were kept, the tool is recorded as its serving revision,
         // numbered as its old counter was; once, not again at the second start.
@@ -139,4 +161,93 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
         );
         drop(node);
     }
+}
+
+#[tokio::test]
+async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/upgrade");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures.join("pg-7e73f01.json")).unwrap())
+            .unwrap();
+    let cluster = tokio::task::spawn_blocking(PgCluster::shared)
+        .await
+        .unwrap()
+        .expect("a PostgreSQL cluster for the upgrade test");
+    let database = format!("upgrade_{}", std::process::id());
+    let url = cluster.url().replace("/toolhost", &format!("/{database}"));
+    let run = |command: &mut std::process::Command| {
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    run(cluster.client_tool("createdb").args([
+        "-h",
+        "127.0.0.1",
+        "-p",
+        &cluster.port().to_string(),
+        "-U",
+        "postgres",
+        &database,
+    ]));
+    let dump = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(fixtures.join("pg-7e73f01.sql.gz"))
+        .output()
+        .unwrap()
+        .stdout;
+    let sql = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(sql.path(), dump).unwrap();
+    run(cluster
+        .client_tool("psql")
+        .args(["-q", "-v", "ON_ERROR_STOP=1", "-d", &url, "-f"])
+        .arg(sql.path()));
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    // A rollout's tallies share the old logs tree: they stay in the key-value table.
+    db.execute(
+        "INSERT INTO toolhost_kv VALUES ('logs', 'rollout/ep_x/node-1', '{}')",
+        &[],
+    )
+    .await
+    .unwrap();
+    let count = |sql: &'static str| {
+        let db = &db;
+        async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+    };
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'logs'").await,
+        4,
+        "the fixture's three entries and the tally"
+    );
+
+    for n in [3, 4] {
+        // Twice: the first start migrates, the second finds it done.
+        let node = Node::start(&["--store", &url]);
+        serves_the_keeper(&node, &expected, n).await;
+        let receipt_id = expected["receiptId"].as_str().unwrap();
+        let (status, proof) = node
+            .get(&format!("/ai/receipts/{receipt_id}/inclusion"))
+            .await;
+        assert_eq!(status, 200, "{proof}");
+        drop(node);
+    }
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'logs'").await,
+        1,
+        "only the tally is left in the key-value table"
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'meta' AND key >= 'log_count/' AND key < 'log_count0'").await,
+        0
+    );
+    assert!(count("SELECT count(*) FROM toolhost_logs").await >= 5);
+    assert_eq!(
+        count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
+        2
+    );
 }

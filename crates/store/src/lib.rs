@@ -24,6 +24,8 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
+//! - `logs`: endpoint logs, the first domain the store keeps in a shape of its own (a table on
+//!   PostgreSQL; trees on sled).
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -32,6 +34,7 @@
 mod batch;
 pub mod keyring;
 mod keys;
+pub mod logs;
 pub mod paging;
 mod postgres;
 mod sled_store;
@@ -45,6 +48,7 @@ use axum::http::StatusCode;
 use toolhost_values::error::{ApiError, ErrorCode};
 
 pub use batch::{Batch, Condition, Write};
+pub use logs::{EndpointLogs, LogRow};
 pub use postgres::{PgOptions, PgStore};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
@@ -189,10 +193,11 @@ pub type Visit<'a> = dyn FnMut(Tree, &[u8], &[u8]) -> StoreResult<()> + 'a;
 /// [`Store::apply_staged`]).
 pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>>;
 
-/// An ordered key-value store with atomic batches, shared across tasks and threads. Every write
-/// is durable when it returns (see the module docs).
+/// An ordered key-value store with atomic batches, shared across tasks and threads, that also
+/// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`]).
+/// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: EndpointLogs + Send + Sync + 'static {
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
     async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()>;
     /// Removes a key; returns whether it existed.

@@ -63,6 +63,15 @@ impl PageRequest {
             limit,
         })
     }
+
+    /// The id to continue before (the previous page's last), if any.
+    pub fn cursor(&self) -> Option<&str> {
+        self.cursor.as_deref()
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
 }
 
 /// A fresh id that sorts after every earlier one of this process (uuid v7, 32 hex digits).
@@ -140,13 +149,19 @@ pub async fn newest_first<T: DeserializeOwned>(
     }
 }
 
-/// Deletes every entry under `prefix`.
-pub async fn delete_prefix(store: &dyn Store, tree: Tree, prefix: &[u8]) -> StoreResult<()> {
+/// Deletes every entry under `prefix`; returns how many there were.
+pub async fn delete_prefix<S: Store + ?Sized>(
+    store: &S,
+    tree: Tree,
+    prefix: &[u8],
+) -> StoreResult<usize> {
+    let mut deleted = 0;
     loop {
         let chunk = store.scan_prefix(tree, prefix, None, 256).await?;
         if chunk.is_empty() {
-            return Ok(());
+            return Ok(deleted);
         }
+        deleted += chunk.len();
         let batch = chunk
             .into_iter()
             .fold(crate::Batch::new(), |b, (k, _)| b.delete(tree, k));

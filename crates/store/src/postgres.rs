@@ -74,6 +74,8 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, IsolationLevel, NoTls};
 
+mod logs;
+
 use super::{keys, Batch, Change, Condition, Entry, Store, StoreError, StoreResult, Tree, Write};
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -121,9 +123,10 @@ impl Default for PgOptions {
 
 /// Schema versions, applied in order at start-up; each runs once, in its own transaction.
 /// Never edit a released one: add another.
-const MIGRATIONS: &[(i32, &str)] = &[(
-    1,
-    "CREATE TABLE toolhost_kv (
+const MIGRATIONS: &[(i32, &str)] = &[
+    (
+        1,
+        "CREATE TABLE toolhost_kv (
          tree TEXT NOT NULL,
          key BYTEA NOT NULL,
          value BYTEA NOT NULL,
@@ -140,7 +143,32 @@ const MIGRATIONS: &[(i32, &str)] = &[(
          at TIMESTAMPTZ NOT NULL DEFAULT now(),
          PRIMARY KEY (tree, gen)
      );",
-)];
+    ),
+    (
+        2,
+        // Endpoint logs leave the key-value table for their own ([`logs`]): every entry the
+        // `logs` tree kept under `{endpoint}/{id}` moves (rollout tallies, under `rollout/`,
+        // stay), and the per-endpoint counts in `meta` go.
+        "CREATE TABLE toolhost_logs (
+             endpoint TEXT COLLATE \"C\" NOT NULL,
+             id TEXT COLLATE \"C\" NOT NULL,
+             entry BYTEA NOT NULL,
+             PRIMARY KEY (endpoint, id)
+         );
+         INSERT INTO toolhost_logs (endpoint, id, entry)
+         SELECT convert_from(substring(key FROM 1 FOR position('/'::BYTEA IN key) - 1), 'UTF8'),
+                convert_from(substring(key FROM position('/'::BYTEA IN key) + 1), 'UTF8'),
+                value
+         FROM toolhost_kv
+         WHERE tree = 'logs' AND position('/'::BYTEA IN key) > 1
+           AND substring(key FROM 1 FOR 8) <> 'rollout/'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'logs' AND position('/'::BYTEA IN key) > 1
+           AND substring(key FROM 1 FOR 8) <> 'rollout/'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'meta' AND substring(key FROM 1 FOR 10) = 'log_count/'::BYTEA;",
+    ),
+];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (
      version INT PRIMARY KEY,

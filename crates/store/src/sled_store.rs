@@ -27,7 +27,8 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    keys, Batch, Change, Condition, Durable, Entry, Store, StoreError, StoreResult, Tree, Write,
+    keys, logs, Batch, Change, Condition, Durable, EndpointLogs, Entry, LogRow, Store, StoreError,
+    StoreResult, Tree, Write,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -600,6 +601,26 @@ fn cut_short() -> StoreError {
 
 fn engine(e: impl std::fmt::Display) -> StoreError {
     StoreError::Engine(e.to_string())
+}
+
+#[async_trait]
+impl EndpointLogs for SledStore {
+    async fn append_logs(&self, endpoint: &str, rows: &[LogRow], keep: u64) -> StoreResult<()> {
+        logs::kv::append(self, endpoint, rows, keep).await
+    }
+
+    async fn logs_before(
+        &self,
+        endpoint: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<LogRow>> {
+        logs::kv::before(self, endpoint, before, limit).await
+    }
+
+    async fn delete_logs(&self, endpoint: &str) -> StoreResult<u64> {
+        logs::kv::delete(self, endpoint).await
+    }
 }
 
 #[async_trait]

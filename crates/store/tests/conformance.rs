@@ -90,6 +90,8 @@ macro_rules! every_engine {
             concurrent_claims_have_exactly_one_winner,
             wide_batches_keep_each_key_apart,
             overlapping_multi_key_claims_stay_all_or_nothing,
+            logs_keep_the_newest_and_page_newest_first,
+            logs_appended_at_once_keep_the_newest,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,
             single_key_batches_keep_their_conditions,

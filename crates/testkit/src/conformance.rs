@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::timeout;
-use toolhost_store::{Batch, Change, Store, StoreError, StoreResult, Tree};
+use toolhost_store::{Batch, Change, LogRow, Store, StoreError, StoreResult, Tree};
 
 /// The store under test.
 pub type Shared = Arc<dyn Store>;
@@ -785,6 +785,102 @@ pub async fn overlapping_multi_key_claims_stay_all_or_nothing(s: Shared) {
             assert_eq!(get(&s, tree, &key).await, None);
         }
     }
+}
+
+/// A log entry numbered `i`: ids sort as the numbers do.
+fn log_row(i: usize) -> LogRow {
+    LogRow {
+        id: format!("{i:032x}"),
+        entry: format!("{{\"n\":{i}}}").into_bytes(),
+    }
+}
+
+/// The numbers of log entries, in the order given.
+fn log_numbers(rows: Vec<LogRow>) -> Vec<usize> {
+    rows.iter()
+        .map(|row| usize::from_str_radix(&row.id, 16).unwrap())
+        .collect()
+}
+
+/// Endpoint logs: each endpoint's newest `keep` are kept whatever the size of its appends,
+/// read newest first in pages before a cursor, and deleted with a count; other endpoints'
+/// stay as they were.
+pub async fn logs_keep_the_newest_and_page_newest_first(s: Shared) {
+    for i in 0..7 {
+        s.append_logs("ep_a", &[log_row(i)], 5).await.unwrap();
+    }
+    s.append_logs("ep_b", &[log_row(100)], 5).await.unwrap();
+    let newest = |before: Option<usize>, limit| {
+        let s = Arc::clone(&s);
+        async move {
+            let before = before.map(|i| log_row(i).id);
+            log_numbers(
+                s.logs_before("ep_a", before.as_deref(), limit)
+                    .await
+                    .unwrap(),
+            )
+        }
+    };
+    assert_eq!(newest(None, 10).await, [6, 5, 4, 3, 2]);
+    assert_eq!(newest(None, 2).await, [6, 5]);
+    assert_eq!(newest(Some(5), 2).await, [4, 3]);
+    assert_eq!(newest(Some(3), 10).await, [2]);
+    assert_eq!(newest(Some(2), 10).await, Vec::<usize>::new());
+    let entry = s
+        .logs_before("ep_a", None, 1)
+        .await
+        .unwrap()
+        .remove(0)
+        .entry;
+    assert_eq!(entry, br#"{"n":6}"#);
+
+    // More at once than are kept: the newest of them.
+    let many: Vec<LogRow> = (7..15).map(log_row).collect();
+    s.append_logs("ep_a", &many, 5).await.unwrap();
+    assert_eq!(newest(None, 10).await, [14, 13, 12, 11, 10]);
+    s.append_logs("ep_a", &[log_row(15), log_row(16)], 5)
+        .await
+        .unwrap();
+    assert_eq!(newest(None, 10).await, [16, 15, 14, 13, 12]);
+
+    assert_eq!(s.delete_logs("ep_a").await.unwrap(), 5);
+    assert_eq!(newest(None, 10).await, Vec::<usize>::new());
+    assert_eq!(s.delete_logs("ep_a").await.unwrap(), 0);
+    let b = s.logs_before("ep_b", None, 10).await.unwrap();
+    assert_eq!(log_numbers(b), [100]);
+    // Logs start again after a delete.
+    s.append_logs("ep_a", &[log_row(20)], 5).await.unwrap();
+    assert_eq!(newest(None, 10).await, [20]);
+}
+
+/// Appends to one endpoint's log from several writers at once lose no entry among the newest
+/// and keep at least what is kept; the next append alone leaves exactly the newest `keep`.
+pub async fn logs_appended_at_once_keep_the_newest(s: Shared) {
+    const KEEP: usize = 20;
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let (s, next) = (Arc::clone(&s), Arc::clone(&next));
+            tokio::spawn(async move {
+                for _ in 0..10 {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    s.append_logs("ep", &[log_row(i)], KEEP as u64)
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let kept = log_numbers(s.logs_before("ep", None, 1000).await.unwrap());
+    assert!(kept.len() >= KEEP, "{kept:?}");
+    s.append_logs("ep", &[log_row(80)], KEEP as u64)
+        .await
+        .unwrap();
+    let kept = log_numbers(s.logs_before("ep", None, 1000).await.unwrap());
+    assert_eq!(kept, (61..=80).rev().collect::<Vec<_>>());
 }
 
 pub async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {
