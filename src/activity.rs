@@ -28,9 +28,9 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::events::{self, Event};
+use crate::events::Event;
 use crate::logs::{self, LogEntry};
-use crate::store::{Batch, Store};
+use crate::store::{Batch, EventRow, Store, StoreResult};
 use crate::tallies::{self, Mark, NodeTallies};
 
 /// Records queued before callers wait.
@@ -211,23 +211,29 @@ impl Writer<'_> {
                 tracing::error!(error = %e, endpoint = %slug, lost = entries.len(), "storing invocation logs failed");
             }
         }
-        let mut batch = Ok(Batch::new());
-        for (owner, event) in &feed {
-            batch = batch.and_then(|b| events::put(b, owner, event));
+        let rows: StoreResult<Vec<(&str, EventRow)>> = (feed.iter())
+            .map(|(owner, event)| Ok((owner.as_str(), event.row()?)))
+            .collect();
+        if let Err(e) = match rows {
+            Ok(rows) => store.record_events(&rows).await,
+            Err(e) => Err(e),
+        } {
+            tracing::error!(error = %e, lost = feed.len(), "storing builder events failed");
         }
+        let mut batch = Ok(Batch::new());
         // Not for a deleted endpoint: its counts stay deleted, like its logs.
         counted.retain(|(slug, endpoint_id)| (self.is_current)(slug, endpoint_id));
         for (_, endpoint_id) in &counted {
             let node = &self.tallies[endpoint_id];
             batch = batch.and_then(|b| tallies::put(b, endpoint_id, &self.node_id, node));
         }
-        if !feed.is_empty() || !counted.is_empty() {
+        if !counted.is_empty() {
             let stored = match batch {
                 Ok(batch) => store.apply(batch).await,
                 Err(e) => Err(e),
             };
             if let Err(e) = stored {
-                tracing::error!(error = %e, lost = feed.len(), "storing builder events and rollout counts failed");
+                tracing::error!(error = %e, endpoints = counted.len(), "storing rollout counts failed");
             }
         }
         for done in flushes {
@@ -315,11 +321,14 @@ mod tests {
             page = logs::page(store.as_ref(), "ep1", &next).await.unwrap();
         }
         assert_eq!(stored, 1000);
-        let events = store
-            .scan_prefix(crate::store::Tree::Events, b"b1/", None, 2000)
-            .await
-            .unwrap();
-        assert_eq!(events.len(), 1000);
+        let query = crate::store::EventQuery {
+            before: None,
+            from: "0",
+            endpoint: None,
+            limit: 2000,
+        };
+        let events = store.events_page("b1", &query).await.unwrap();
+        assert_eq!(events.rows.len(), 1000);
     }
 
     #[tokio::test]

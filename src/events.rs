@@ -1,8 +1,9 @@
 //! Builder events: what happened to a builder's endpoints and money, newest first.
 //!
 //! Any module records an event with [`record`]; the feed `GET /ai/builders/events` reads them
-//! back scoped to the builder, filtered by `since` and `endpointSlug`. Events are keyed
-//! `<builder id>/<uuid v7>`, so one builder's feed is one prefix scan in time order.
+//! back scoped to the builder, filtered by `since` and `endpointSlug`. The store keeps them in
+//! its own shape ([`crate::store::BuilderEvents`]: a table on PostgreSQL, a tree on sled); an
+//! event's id is a uuid v7, so ids order the feed in time and `since` is an id range.
 //!
 //! # Layout
 //! - this file: event kinds, recording, reading, the `since` duration syntax.
@@ -11,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::paging::{self, Page, PageRequest, Visit};
-use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
+use crate::paging::{self, Page, PageRequest};
+use crate::store::{EventQuery, EventRow, Store, StoreError, StoreResult};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -62,10 +63,6 @@ pub struct Event {
     pub data: Value,
 }
 
-fn prefix(builder_id: &str) -> Vec<u8> {
-    format!("{builder_id}/").into_bytes()
-}
-
 impl Event {
     /// A new event, stamped now; its id orders it in the feed.
     pub fn new(kind: EventKind, slug: Option<&str>, data: Value) -> Self {
@@ -79,11 +76,15 @@ impl Event {
     }
 }
 
-/// Adds the event to `batch`, in the builder's feed.
-pub fn put(batch: Batch, owner_builder_id: &str, event: &Event) -> StoreResult<Batch> {
-    let key = [prefix(owner_builder_id), event.id.clone().into_bytes()].concat();
-    let bytes = serde_json::to_vec(event).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    Ok(batch.put(Tree::Events, key, bytes))
+impl Event {
+    /// The event as the store keeps it.
+    pub fn row(&self) -> StoreResult<EventRow> {
+        Ok(EventRow {
+            id: self.id.clone(),
+            endpoint: self.endpoint_slug.clone(),
+            entry: serde_json::to_vec(self).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        })
+    }
 }
 
 /// Appends an event to the builder's feed now.
@@ -96,50 +97,21 @@ pub async fn record(
 ) -> StoreResult<Event> {
     let event = Event::new(kind, slug, data);
     store
-        .apply(put(Batch::new(), owner_builder_id, &event)?)
+        .record_events(&[(owner_builder_id, event.row()?)])
         .await?;
     Ok(event)
 }
 
-/// Deletes events older than `cutoff`, every builder's; returns how many. A builder's events
-/// are one prefix in time order, so the sweep deletes from the front of each prefix and jumps
-/// to the next builder at the first event young enough to keep. At most 40 pages per call.
+/// The first id of a moment: events from then on have ids at or above it.
+fn first_id_at(at: OffsetDateTime) -> String {
+    let ms = (at.unix_timestamp_nanos() / 1_000_000).max(0);
+    crate::store::events::first_id_at(u64::try_from(ms).unwrap_or(u64::MAX))
+}
+
+/// Deletes events older than `cutoff`, every builder's (a bounded number per call); returns
+/// how many. An event's age is its id's time (a uuid v7), within a millisecond of its `at`.
 pub async fn sweep(store: &dyn Store, cutoff: OffsetDateTime) -> StoreResult<usize> {
-    let mut deleted = 0;
-    let mut after: Option<Vec<u8>> = None;
-    for _ in 0..40 {
-        let page = store
-            .scan_prefix(Tree::Events, b"", after.as_deref(), 256)
-            .await?;
-        let full = page.len() == 256;
-        let mut batch = Batch::new();
-        let mut jumped = false;
-        for (key, bytes) in page {
-            let young = serde_json::from_slice::<Event>(&bytes).is_ok_and(|e| e.at >= cutoff);
-            let builder = key.iter().position(|b| *b == b'/').map(|i| &key[..=i]);
-            after = match (young, builder) {
-                // Past every key of this builder: ids are ASCII, below 0xff.
-                (true, Some(builder)) => Some([builder, &[0xff]].concat()),
-                (true, None) => Some(key),
-                (false, _) => {
-                    batch = batch.delete(Tree::Events, key.clone());
-                    Some(key)
-                }
-            };
-            if young {
-                jumped = true;
-                break;
-            }
-        }
-        deleted += batch.writes.len();
-        if !batch.writes.is_empty() {
-            store.apply(batch).await?;
-        }
-        if !jumped && !full {
-            break;
-        }
-    }
-    Ok(deleted)
+    store.sweep_events(&first_id_at(cutoff)).await
 }
 
 /// One page of the builder's events at or after `since`, optionally for one endpoint.
@@ -150,22 +122,24 @@ pub async fn page(
     slug: Option<&str>,
     request: &PageRequest,
 ) -> StoreResult<Page<Event>> {
-    paging::newest_first(
-        store,
-        Tree::Events,
-        &prefix(builder_id),
-        request,
-        |e: &Event| {
-            if e.at < since {
-                Visit::Stop
-            } else if slug.is_some_and(|s| e.endpoint_slug.as_deref() != Some(s)) {
-                Visit::Skip
-            } else {
-                Visit::Keep
-            }
-        },
-    )
-    .await
+    let from = first_id_at(since);
+    let query = EventQuery {
+        before: request.cursor(),
+        from: &from,
+        endpoint: slug,
+        limit: request.limit(),
+    };
+    let page = store.events_page(builder_id, &query).await?;
+    let items = (page.rows.iter())
+        .map(|row| {
+            serde_json::from_slice(&row.entry)
+                .map_err(|e| StoreError::Corrupt(format!("event {builder_id}/{}: {e}", row.id)))
+        })
+        .collect::<StoreResult<Vec<Event>>>()?;
+    Ok(Page {
+        items,
+        next_cursor: page.next,
+    })
 }
 
 #[cfg(test)]

@@ -294,12 +294,14 @@ async fn attempt(
             let batch = ledger_batch(parts, &refund, &read, within_balance).await?;
             credits::give_back(store, &credit_id, amount, |with| with.extend(batch.clone()))
                 .await?;
+            tell_seller(store, &sale, &refund).await;
             Ok((refund, true))
         }
         Way::Recorded => {
             let refund = signed(refund, &parts.signer);
             let batch = ledger_batch(parts, &refund, &read, within_balance).await?;
             store.apply(batch).await?;
+            tell_seller(store, &sale, &refund).await;
             Ok((refund, true))
         }
     }
@@ -319,7 +321,7 @@ fn signed(mut refund: Refund, signer: &ReceiptSigner) -> Refund {
 
 /// The refund's writes, conditioned on the ledger as `read` found it and on no refund being
 /// there: the record, its receipt-log entry, the builder's debt if the sale was paid out
-/// (refused beyond the builder's unpaid balance when `within_balance`), and its event.
+/// (refused beyond the builder's unpaid balance when `within_balance`).
 async fn ledger_batch(
     parts: &Parts,
     refund: &Refund,
@@ -356,15 +358,26 @@ async fn ledger_batch(
             owed.units().to_string().into_bytes(),
         );
     }
-    if let Some(seller) = &read.sale.seller {
-        let event = crate::events::Event::new(
-            crate::events::EventKind::ReceiptRefunded,
-            read.sale.endpoint_slug.as_deref(),
-            serde_json::to_value(refund).unwrap_or_default(),
-        );
-        batch = crate::events::put(batch, seller, &event)?;
-    }
     Ok(batch)
+}
+
+/// Tells the seller of a refund in its feed once the refund is stored. A crash between the two
+/// loses the notice, never the refund (the refund is in the ledger and the receipt log).
+async fn tell_seller(store: &dyn Store, sale: &Sale, refund: &Refund) {
+    let Some(seller) = &sale.seller else {
+        return;
+    };
+    let told = crate::events::record(
+        store,
+        seller,
+        crate::events::EventKind::ReceiptRefunded,
+        sale.endpoint_slug.as_deref(),
+        serde_json::to_value(refund).unwrap_or_default(),
+    )
+    .await;
+    if let Err(e) = told {
+        tracing::error!(error = %e, receipt = %refund.receipt_id, "recording a refund's event failed");
+    }
 }
 
 /// The developer credit that paid `sale`: named by the sale, or (sales written before it was)
@@ -398,7 +411,10 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::store::{Change, EndpointLogs, Entry, LogRow, SledStore, StoreResult};
+    use crate::store::{
+        BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, LogRow,
+        SledStore, StoreResult,
+    };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
     /// any of them writes: the race a refund's conditions must win.
@@ -419,6 +435,23 @@ mod tests {
         }
         async fn delete_logs(&self, endpoint: &str) -> StoreResult<u64> {
             self.0.delete_logs(endpoint).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl BuilderEvents for SlowBatches {
+        async fn record_events(&self, events: &[(&str, EventRow)]) -> StoreResult<()> {
+            self.0.record_events(events).await
+        }
+        async fn events_page(
+            &self,
+            builder: &str,
+            query: &EventQuery<'_>,
+        ) -> StoreResult<EventPage> {
+            self.0.events_page(builder, query).await
+        }
+        async fn sweep_events(&self, before: &str) -> StoreResult<usize> {
+            self.0.sweep_events(before).await
         }
     }
 

@@ -7,8 +7,9 @@
 //! must find all of it.
 //!
 //! `pg-7e73f01`: a database (a `pg_dump`) written by the last release that kept everything in
-//! PostgreSQL's one key-value table. Its endpoint logs move to a table of their own at the
-//! first start (the engine's migration 2); the rest is found where it was.
+//! PostgreSQL's one key-value table. Its endpoint logs and builder events move to tables of
+//! their own at the first start (the engine's migrations 2 and 3); the rest is found where it
+//! was.
 
 use std::path::Path;
 
@@ -224,6 +225,11 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         4,
         "the fixture's three entries and the tally"
     );
+    let old_events = count("SELECT count(*) FROM toolhost_kv WHERE tree = 'events'").await;
+    assert!(
+        old_events >= 5,
+        "the fixture's builder events: {old_events}"
+    );
 
     for n in [3, 4] {
         // Twice: the first start migrates, the second finds it done.
@@ -234,6 +240,32 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
             .get(&format!("/ai/receipts/{receipt_id}/inclusion"))
             .await;
         assert_eq!(status, 200, "{proof}");
+        // The builder's feed: the old release's events (the tool's creation among them) and
+        // this one's, for the tool alone too.
+        let key = expected["builderKey"].as_str().unwrap();
+        let feed = as_builder(&node, key, "/ai/builders/events?since=3650d&limit=200").await;
+        let kinds: Vec<&str> = (feed["events"].as_array().unwrap().iter())
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert!(kinds.contains(&"endpoint_created"), "{feed}");
+        assert_eq!(
+            kinds
+                .iter()
+                .filter(|k| **k == "invocation_succeeded")
+                .count() as u64,
+            n,
+            "{feed}"
+        );
+        let of_keeper = as_builder(
+            &node,
+            key,
+            "/ai/builders/events?since=3650d&limit=200&endpointSlug=keeper",
+        )
+        .await;
+        assert_eq!(
+            of_keeper["events"], feed["events"],
+            "every event is the keeper's"
+        );
         drop(node);
     }
     assert_eq!(
@@ -247,7 +279,12 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     );
     assert!(count("SELECT count(*) FROM toolhost_logs").await >= 5);
     assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'events'").await,
+        0
+    );
+    assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
+    assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        2
+        3
     );
 }

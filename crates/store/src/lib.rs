@@ -24,14 +24,15 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`: endpoint logs, the first domain the store keeps in a shape of its own (a table on
-//!   PostgreSQL; trees on sled).
+//! - `logs`, `events`: endpoint logs and builder events, the domains the store keeps in a shape
+//!   of their own (tables on PostgreSQL; trees on sled).
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
 //! so none of it is in the shipped binary.
 
 mod batch;
+pub mod events;
 pub mod keyring;
 mod keys;
 pub mod logs;
@@ -48,6 +49,7 @@ use axum::http::StatusCode;
 use toolhost_values::error::{ApiError, ErrorCode};
 
 pub use batch::{Batch, Condition, Write};
+pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use postgres::{PgOptions, PgStore};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
@@ -194,10 +196,11 @@ pub type Visit<'a> = dyn FnMut(Tree, &[u8], &[u8]) -> StoreResult<()> + 'a;
 pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>>;
 
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
-/// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`]).
+/// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
+/// [`BuilderEvents`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
-pub trait Store: EndpointLogs + Send + Sync + 'static {
+pub trait Store: EndpointLogs + BuilderEvents + Send + Sync + 'static {
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
     async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()>;
     /// Removes a key; returns whether it existed.

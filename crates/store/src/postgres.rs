@@ -74,6 +74,7 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, IsolationLevel, NoTls};
 
+mod events;
 mod logs;
 
 use super::{keys, Batch, Change, Condition, Entry, Store, StoreError, StoreResult, Tree, Write};
@@ -167,6 +168,28 @@ const MIGRATIONS: &[(i32, &str)] = &[
            AND substring(key FROM 1 FOR 8) <> 'rollout/'::BYTEA;
          DELETE FROM toolhost_kv
          WHERE tree = 'meta' AND substring(key FROM 1 FOR 10) = 'log_count/'::BYTEA;",
+    ),
+    (
+        3,
+        // Builder events leave the key-value table for their own ([`events`]): every event the
+        // `events` tree kept under `{builder}/{id}` moves, its endpoint read from its JSON.
+        "CREATE TABLE toolhost_events (
+             builder TEXT COLLATE \"C\" NOT NULL,
+             id TEXT COLLATE \"C\" NOT NULL,
+             endpoint TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL,
+             PRIMARY KEY (builder, id)
+         );
+         CREATE INDEX toolhost_events_by_endpoint ON toolhost_events (builder, endpoint, id);
+         CREATE INDEX toolhost_events_by_id ON toolhost_events (id);
+         INSERT INTO toolhost_events (builder, id, endpoint, entry)
+         SELECT convert_from(substring(key FROM 1 FOR position('/'::BYTEA IN key) - 1), 'UTF8'),
+                convert_from(substring(key FROM position('/'::BYTEA IN key) + 1), 'UTF8'),
+                convert_from(value, 'UTF8')::JSONB ->> 'endpointSlug',
+                value
+         FROM toolhost_kv
+         WHERE tree = 'events' AND position('/'::BYTEA IN key) > 1;
+         DELETE FROM toolhost_kv WHERE tree = 'events' AND position('/'::BYTEA IN key) > 1;",
     ),
 ];
 

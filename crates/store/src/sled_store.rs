@@ -27,8 +27,8 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    keys, logs, Batch, Change, Condition, Durable, EndpointLogs, Entry, LogRow, Store, StoreError,
-    StoreResult, Tree, Write,
+    events, keys, logs, Batch, BuilderEvents, Change, Condition, Durable, EndpointLogs, Entry,
+    EventPage, EventQuery, EventRow, LogRow, Store, StoreError, StoreResult, Tree, Write,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -620,6 +620,21 @@ impl EndpointLogs for SledStore {
 
     async fn delete_logs(&self, endpoint: &str) -> StoreResult<u64> {
         logs::kv::delete(self, endpoint).await
+    }
+}
+
+#[async_trait]
+impl BuilderEvents for SledStore {
+    async fn record_events(&self, events: &[(&str, EventRow)]) -> StoreResult<()> {
+        events::kv::record(self, events).await
+    }
+
+    async fn events_page(&self, builder: &str, query: &EventQuery<'_>) -> StoreResult<EventPage> {
+        events::kv::page(self, builder, query).await
+    }
+
+    async fn sweep_events(&self, before: &str) -> StoreResult<usize> {
+        events::kv::sweep(self, before).await
     }
 }
 

@@ -9,7 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::timeout;
-use toolhost_store::{Batch, Change, LogRow, Store, StoreError, StoreResult, Tree};
+use toolhost_store::events::first_id_at;
+use toolhost_store::{
+    Batch, Change, EventQuery, EventRow, LogRow, Store, StoreError, StoreResult, Tree,
+};
 
 /// The store under test.
 pub type Shared = Arc<dyn Store>;
@@ -881,6 +884,117 @@ pub async fn logs_appended_at_once_keep_the_newest(s: Shared) {
         .unwrap();
     let kept = log_numbers(s.logs_before("ep", None, 1000).await.unwrap());
     assert_eq!(kept, (61..=80).rev().collect::<Vec<_>>());
+}
+
+/// An event of millisecond `ms` (a uuid v7's time), the `n`th of it, for `endpoint`.
+fn event_row(ms: u64, n: u64, endpoint: Option<&str>) -> EventRow {
+    let id = format!("{ms:012x}7{n:019x}");
+    EventRow {
+        entry: event_row_entry(&id, endpoint),
+        endpoint: endpoint.map(str::to_string),
+        id,
+    }
+}
+
+/// Every event of a builder's feed a query finds, following each page's `next`, newest first.
+async fn every_event(s: &Shared, builder: &str, query: EventQuery<'_>) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut before = query.before.map(str::to_string);
+    loop {
+        let query = EventQuery {
+            before: before.as_deref(),
+            ..query
+        };
+        let page = s.events_page(builder, &query).await.unwrap();
+        assert!(page.rows.len() <= query.limit);
+        for row in &page.rows {
+            assert_eq!(row.entry, event_row_entry(&row.id, row.endpoint.as_deref()));
+        }
+        ids.extend(page.rows.into_iter().map(|row| row.id));
+        match page.next {
+            Some(next) => before = Some(next),
+            None => return ids,
+        }
+    }
+}
+
+fn event_row_entry(id: &str, endpoint: Option<&str>) -> Vec<u8> {
+    let slug = match endpoint {
+        Some(slug) => format!("\"{slug}\""),
+        None => "null".into(),
+    };
+    format!(r#"{{"id":"{id}","endpointSlug":{slug}}}"#).into_bytes()
+}
+
+/// Builder events: a feed pages newest first from a moment on, for one endpoint or all; other
+/// builders' events never show; a sweep deletes every builder's older events and counts them.
+pub async fn events_page_by_time_and_endpoint_and_are_swept(s: Shared) {
+    let endpoint = |i: u64| match i % 3 {
+        0 => Some("a"),
+        1 => Some("b"),
+        _ => None,
+    };
+    let mine: Vec<(&str, EventRow)> = (0..10)
+        .map(|i| ("bld_1", event_row(1_000 + i, i, endpoint(i))))
+        .collect();
+    s.record_events(&mine).await.unwrap();
+    s.record_events(&[("bld_2", event_row(1_005, 99, Some("a")))])
+        .await
+        .unwrap();
+    let id = |i: u64| event_row(1_000 + i, i, None).id;
+    let ids = |range: &[u64]| range.iter().map(|&i| id(i)).collect::<Vec<_>>();
+    let from_start = first_id_at(0);
+    let all = EventQuery {
+        before: None,
+        from: &from_start,
+        endpoint: None,
+        limit: 3,
+    };
+    assert_eq!(
+        every_event(&s, "bld_1", all).await,
+        ids(&[9, 8, 7, 6, 5, 4, 3, 2, 1, 0])
+    );
+    let first = s.events_page("bld_1", &all).await.unwrap();
+    assert_eq!(first.rows.len(), 3);
+    assert_eq!(first.next, Some(id(7)));
+    assert_eq!(first.rows[0].endpoint.as_deref(), Some("a"));
+    assert_eq!(first.rows[1].endpoint, None);
+
+    let from_1005 = first_id_at(1_005);
+    let since = EventQuery {
+        from: &from_1005,
+        ..all
+    };
+    assert_eq!(every_event(&s, "bld_1", since).await, ids(&[9, 8, 7, 6, 5]));
+    let of_a = EventQuery {
+        endpoint: Some("a"),
+        ..all
+    };
+    assert_eq!(every_event(&s, "bld_1", of_a).await, ids(&[9, 6, 3, 0]));
+    let before_6 = id(6);
+    let older_of_a = EventQuery {
+        before: Some(&before_6),
+        ..of_a
+    };
+    assert_eq!(every_event(&s, "bld_1", older_of_a).await, ids(&[3, 0]));
+    let of_nobody = EventQuery {
+        endpoint: Some("zzz"),
+        ..all
+    };
+    assert!(every_event(&s, "bld_1", of_nobody).await.is_empty());
+    assert_eq!(every_event(&s, "bld_2", all).await.len(), 1);
+    assert!(every_event(&s, "bld_3", all).await.is_empty());
+
+    // Older than 1003 ms: bld_1's first three; bld_2's event (1005) stays.
+    assert_eq!(s.sweep_events(&first_id_at(1_003)).await.unwrap(), 3);
+    assert_eq!(
+        every_event(&s, "bld_1", all).await,
+        ids(&[9, 8, 7, 6, 5, 4, 3])
+    );
+    assert_eq!(s.sweep_events(&first_id_at(1_003)).await.unwrap(), 0);
+    assert_eq!(s.sweep_events(&first_id_at(2_000)).await.unwrap(), 8);
+    assert!(every_event(&s, "bld_1", all).await.is_empty());
+    assert!(every_event(&s, "bld_2", all).await.is_empty());
 }
 
 pub async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {

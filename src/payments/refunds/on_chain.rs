@@ -28,7 +28,7 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 
-use super::{ledger_batch, signed, Parts, Read, RefundError};
+use super::{ledger_batch, signed, tell_seller, Parts, Read, RefundError};
 use crate::payments::nonces::now_ms;
 use crate::receipts::Receipt;
 use crate::revenue::payouts::paid_key;
@@ -283,7 +283,10 @@ pub(crate) async fn record(
             .require_equals(Tree::Ledger, key.clone(), Some(bytes.clone()))
             .delete(Tree::Ledger, key.clone());
         match store.apply(batch).await {
-            Ok(()) => return Ok(refund),
+            Ok(()) => {
+                tell_seller(store, &sale, &refund).await;
+                return Ok(refund);
+            }
             Err(StoreError::ConditionFailed(_)) => continue,
             Err(e) => return Err(e.into()),
         }
