@@ -215,14 +215,6 @@ const SQL_LOCK_KEYS: &str = "SELECT key, value FROM toolhost_kv \
 const SQL_CLAIM_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
      SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
      ON CONFLICT (tree, key) DO NOTHING RETURNING tree, key";
-/// Claims every key of a batch whose conditions are all claims ([`Checks::ByServer`]) or fails
-/// with a division by zero ([`CLAIM_REFUSED`]), aborting the transaction, unless it claimed
-/// all `$4` of them.
-const SQL_CLAIM_ALL_KEYS: &str = "WITH claimed AS ( \
-     INSERT INTO toolhost_kv (tree, key, value) \
-     SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
-     ON CONFLICT (tree, key) DO NOTHING RETURNING 1) \
-     SELECT 1 / (count(*) = $4)::INT FROM claimed";
 /// Puts every key a batch writes (and did not put by claiming it), in the arrays' order.
 const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
      SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
@@ -380,10 +372,6 @@ impl PgStore {
                     )))
                 }
                 Err(TxError::Conflict(_)) => tokio::time::sleep(backoff(attempts)).await,
-                // `try_apply` answers a refused claim by checking the conditions itself.
-                Err(TxError::ClaimRefused) => {
-                    return Err(StoreError::Engine("a refused claim was not checked".into()))
-                }
             }
         }
     }
@@ -702,9 +690,6 @@ enum TxError {
     Conflict(String),
     /// Anything else: final.
     Store(StoreError),
-    /// The server refused a batch's claims ([`Checks::ByServer`]): nothing was written; run it
-    /// again checking its conditions first.
-    ClaimRefused,
 }
 
 /// Where an error struck, which decides what a lost connection means.
@@ -723,7 +708,6 @@ enum Phase {
 struct Prepared {
     lock: tokio_postgres::Statement,
     claim: tokio_postgres::Statement,
-    claim_all: tokio_postgres::Statement,
     put: tokio_postgres::Statement,
     delete: tokio_postgres::Statement,
     bump: tokio_postgres::Statement,
@@ -735,7 +719,6 @@ impl Prepared {
         // Each found in the connection's cache but once per connection and statement.
         let lock = client.prepare_cached(SQL_LOCK_KEYS).await?;
         let claim = client.prepare_cached(SQL_CLAIM_KEYS).await?;
-        let claim_all = client.prepare_cached(SQL_CLAIM_ALL_KEYS).await?;
         let put = client.prepare_cached(SQL_PUT_KEYS).await?;
         let delete = client.prepare_cached(SQL_DELETE_KEYS).await?;
         let bump = client.prepare_cached(SQL_BUMP_GENERATION).await?;
@@ -743,7 +726,6 @@ impl Prepared {
         Ok(Prepared {
             lock,
             claim,
-            claim_all,
             put,
             delete,
             bump,
@@ -752,94 +734,63 @@ impl Prepared {
     }
 }
 
-/// A pooled connection that may have a transaction open. Dropped with one open (an error
-/// mid-way, or the caller gone while it waited), the connection leaves the pool and closes,
-/// which rolls the transaction back: it is never handed to another caller inside one.
-struct Connection {
-    client: Option<deadpool_postgres::Client>,
-    in_transaction: bool,
+/// A pooled connection while a transaction may be open on it. Dropped open (an error mid-way,
+/// or the caller gone while it waited), the connection leaves the pool and closes, which rolls
+/// the transaction back: it is never handed to another caller inside one.
+struct OpenTransaction(Option<deadpool_postgres::Client>);
+
+impl OpenTransaction {
+    fn client(&self) -> &deadpool_postgres::Client {
+        self.0.as_ref().expect("taken only by drop")
+    }
+
+    /// The transaction ended (committed or rolled back): the connection may serve others.
+    fn ended(mut self) {
+        drop(self.0.take());
+    }
 }
 
-impl Drop for Connection {
+impl Drop for OpenTransaction {
     fn drop(&mut self) {
-        if let Some(client) = self.client.take().filter(|_| self.in_transaction) {
+        if let Some(client) = self.0.take() {
             drop(deadpool_postgres::Object::take(client));
         }
     }
 }
 
-/// Who checks a batch's conditions.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Checks {
-    /// toolhost, with what holding the keys found, before anything is written: two round trips
-    /// (the holds, then the writes), and the failing condition known.
-    First,
-    /// The server, within the transaction: a batch whose conditions are all claims (keys that
-    /// must be absent) sends its claims, writes and `COMMIT` in one round trip, the claims in
-    /// one statement that fails unless it claimed every key; the transaction then rolls back
-    /// and the batch is run again with [`Checks::First`] to learn which condition failed.
-    ByServer,
-}
-
-/// SQLSTATE of the claims statement's refusal ([`SQL_CLAIM_ALL_KEYS`]): division by zero.
-const CLAIM_REFUSED: &str = "22012";
-
 /// Runs `plan` in one transaction that holds its conditions' keys (see
 /// [Conditions](self#conditions)); with `notify`, one that writes a watched tree also notifies
 /// the other nodes' listeners (at its commit).
 ///
-/// One round trip when the batch has no conditions or only claims ([`Checks::ByServer`]), two
-/// otherwise: `BEGIN` goes with the holds (or with the writes), and `COMMIT` with the writes,
-/// all pipelined. A write that fails aborts the transaction, so the `COMMIT` behind it rolls
+/// Two round trips when the batch has conditions, one when it has none: `BEGIN` goes with the
+/// holds (or, without conditions, with the writes), and `COMMIT` with the writes, all
+/// pipelined. A write that fails aborts the transaction, so the `COMMIT` behind it rolls
 /// back: nothing of the batch lands, as with a commit sent after the writes' replies.
 async fn try_apply(
     client: deadpool_postgres::Client,
     plan: &Plan<'_>,
     notify: bool,
 ) -> Result<Applied, TxError> {
-    let statements = Prepared::on(&client)
-        .await
-        .map_err(|e| classify(&e, Phase::Before))?;
-    let mut connection = Connection {
-        client: Some(client),
-        in_transaction: false,
-    };
-    if !plan.holds.is_empty() && plan.holds.iter().all(|hold| !hold.read) {
-        match run(&mut connection, &statements, plan, notify, Checks::ByServer).await {
-            Err(TxError::ClaimRefused) => {}
-            done => return done,
-        }
-    }
-    run(&mut connection, &statements, plan, notify, Checks::First).await
-}
-
-/// One attempt at `plan`'s transaction on `connection`, its conditions checked as `checks` says.
-async fn run(
-    connection: &mut Connection,
-    statements: &Prepared,
-    plan: &Plan<'_>,
-    notify: bool,
-    checks: Checks,
-) -> Result<Applied, TxError> {
     let before = |e: tokio_postgres::Error| classify(&e, Phase::Before);
-    connection.in_transaction = true;
-    let client = connection.client.as_ref().expect("taken only by drop");
+    let statements = Prepared::on(&client).await.map_err(before)?;
+    let open = OpenTransaction(Some(client));
+    let client = open.client();
     let begin = match plan.synced {
         true => SQL_BEGIN,
         false => SQL_BEGIN_UNSYNCED,
     };
 
-    let began = checks == Checks::First && !plan.holds.is_empty();
+    let began = !plan.holds.is_empty();
     if began {
         let (began, states) = futures::future::join(
             client.batch_execute(begin),
-            hold_keys(client, statements, plan),
+            hold_keys(client, &statements, plan),
         )
         .await;
         let states = began.and(states).map_err(before)?;
         if let Some(i) = failed_condition(plan, &states) {
             client.batch_execute("ROLLBACK").await.map_err(before)?;
-            connection.in_transaction = false;
+            open.ended();
             return Err(TxError::Condition(i));
         }
     }
@@ -868,19 +819,6 @@ async fn run(
             true => Ok(()),
             false => client.batch_execute(begin).await,
         }
-    };
-    let claimed = async {
-        if checks == Checks::First || plan.holds.is_empty() {
-            return Ok(());
-        }
-        let (trees, keys, values) = claims(plan, &plan.holds);
-        let count = plan.holds.len() as i64;
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
-            [&trees, &keys, &values, &count];
-        client
-            .execute(&statements.claim_all, &params)
-            .await
-            .map(drop)
     };
     let put = async {
         if puts.is_empty() {
@@ -928,9 +866,8 @@ async fn run(
             false => Ok(()),
         }
     };
-    let (began, claimed, put, found, bumped, notified, committed) = futures::join!(
+    let (began, put, found, bumped, notified, committed) = futures::join!(
         begin,
-        claimed,
         put,
         delete,
         feed,
@@ -939,19 +876,13 @@ async fn run(
     );
     // A statement the server refused aborted the transaction, and the `COMMIT` rolled it
     // back; a connection lost on the way leaves the commit's outcome unknown.
-    committed.map_err(|e| classify(&e, Phase::Commit))?;
-    connection.in_transaction = false;
-    if let Err(e) = &claimed {
-        if e.code().map(|code| code.code()) == Some(CLAIM_REFUSED) {
-            return Err(TxError::ClaimRefused);
-        }
-    }
     let written = began
-        .and(claimed)
         .and(put)
         .and(notified)
         .and(found)
         .and_then(|found| Ok((found, bumped?)));
+    committed.map_err(|e| classify(&e, Phase::Commit))?;
+    open.ended();
     let (found, bumped) = written.map_err(|e| classify(&e, Phase::Commit))?;
 
     let mut affected = vec![1; plan.writes.len()];
@@ -1031,51 +962,47 @@ async fn hold_keys(
     let runs = plan
         .holds
         .chunk_by(|a, b| a.read == b.read && (!a.read || a.tree == b.tree))
-        .map(|run| async move {
-            let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
-            if run[0].read {
-                let rows = client.query(read, &[&run[0].tree.name(), &keys]).await?;
-                let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
-                for row in rows {
-                    values.insert(row.try_get(0)?, row.try_get(1)?);
-                }
-                return Ok(run
-                    .iter()
-                    .map(|hold| Held::Value(values.remove(hold.key)))
-                    .collect::<Vec<_>>());
-            }
-            let (trees, keys, values) = claims(plan, run);
-            let rows = client.query(claim, &[&trees, &keys, &values]).await?;
-            let mut claimed: HashSet<(String, Vec<u8>)> = HashSet::new();
-            for row in rows {
-                claimed.insert((row.try_get(0)?, row.try_get(1)?));
-            }
-            Ok(run
-                .iter()
-                .map(|hold| {
-                    match claimed.contains(&(hold.tree.name().to_owned(), hold.key.to_vec())) {
-                        true => Held::Claimed,
-                        false => Held::Present,
+        .map(|run| {
+            async move {
+                let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
+                if run[0].read {
+                    let rows = client.query(read, &[&run[0].tree.name(), &keys]).await?;
+                    let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+                    for row in rows {
+                        values.insert(row.try_get(0)?, row.try_get(1)?);
                     }
-                })
-                .collect())
+                    return Ok(run
+                        .iter()
+                        .map(|hold| Held::Value(values.remove(hold.key)))
+                        .collect::<Vec<_>>());
+                }
+                let trees: Vec<&str> = run.iter().map(|hold| hold.tree.name()).collect();
+                // The batch's value when the claim puts it, else an empty placeholder.
+                let values: Vec<&[u8]> = run
+                    .iter()
+                    .map(|hold| match hold.write.map(|i| &plan.writes[i]) {
+                        Some(write) if write.claimed => write.value.unwrap_or_default(),
+                        _ => &[],
+                    })
+                    .collect();
+                let rows = client.query(claim, &[&trees, &keys, &values]).await?;
+                let mut claimed: HashSet<(String, Vec<u8>)> = HashSet::new();
+                for row in rows {
+                    claimed.insert((row.try_get(0)?, row.try_get(1)?));
+                }
+                Ok(run
+                    .iter()
+                    .map(|hold| {
+                        match claimed.contains(&(hold.tree.name().to_owned(), hold.key.to_vec())) {
+                            true => Held::Claimed,
+                            false => Held::Present,
+                        }
+                    })
+                    .collect())
+            }
         });
     let held = futures::future::try_join_all(runs).await?;
     Ok(held.into_iter().flatten().collect())
-}
-
-/// The parameters of a statement claiming `holds`: their trees, keys, and each one's value:
-/// the batch's when the claim puts it, else an empty placeholder.
-fn claims<'b>(plan: &Plan<'b>, holds: &[Hold<'b>]) -> (Vec<&'b str>, Vec<&'b [u8]>, Vec<&'b [u8]>) {
-    let trees = holds.iter().map(|hold| hold.tree.name()).collect();
-    let keys = holds.iter().map(|hold| hold.key).collect();
-    let values = (holds.iter())
-        .map(|hold| match hold.write.map(|i| &plan.writes[i]) {
-            Some(write) if write.claimed => write.value.unwrap_or_default(),
-            _ => &[],
-        })
-        .collect();
-    (trees, keys, values)
 }
 
 /// Sorts a driver error into retry, unavailable or final.
