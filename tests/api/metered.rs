@@ -244,6 +244,70 @@ async fn a_developer_credit_pays_what_a_metered_call_used() {
     assert_eq!(credit_balance(&server, &small_id).await, "4000");
 }
 
+/// A handler that throws everything it can at `ctx.charge`: each bad argument is refused where
+/// it is made (the handler sees the error), a flood of the largest charges is capped at the
+/// endpoint's maximum, a charge after the call has returned changes nothing, and the receipt,
+/// the credit and the revenue agree on what was charged.
+const HOSTILE_CHARGES: &str = r#"export default async function (req, ctx) {
+  const refused = [];
+  const tries = [
+    [NaN], [Infinity], [-Infinity], [-0.001], ["0.001"], [null], [{}], [1e308], [2 ** 70],
+    [0.001, { units: NaN }], [0.001, { units: -1 }], [0.001, { units: Infinity }],
+    [0.001, { units: "3" }], [0.001, { note: 42 }], [0.001, "units"],
+  ];
+  for (const args of tries) {
+    try { ctx.charge(...args); refused.push(false); } catch (e) { refused.push(e.name); }
+  }
+  if (req.input.pages === 1) {
+    // Within bounds: one page's worth after all the refusals.
+    ctx.charge(0.001, { units: 1, note: "x".repeat(100000) });
+  } else {
+    for (let i = 0; i < 100000; i++) ctx.charge(1000, { units: 1e300 });
+  }
+  setTimeout(() => { try { ctx.charge(1000); } catch {} }, 0);
+  return { refused };
+}"#;
+
+#[tokio::test]
+async fn hostile_charges_are_refused_capped_and_never_change_a_finished_call() {
+    let server = TestServer::start().await;
+    let (key, _) = server
+        .builder_with("Meter", &metered_endpoint(HOSTILE_CHARGES))
+        .await;
+    let (token, credit_id) = credit_of(&server, 0.05).await;
+    let header = ("x-developer-credit", token);
+
+    let (status, body) = call(&server, &header, 1).await;
+    assert_eq!(status, 200, "{body}");
+    let refused: Vec<&str> = (body["refused"].as_array().unwrap().iter())
+        .map(|r| r.as_str().unwrap_or("accepted"))
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .all(|r| *r == "RangeError" || *r == "TypeError"),
+        "every bad charge is refused: {body}"
+    );
+    assert_eq!(refused.len(), 15);
+    // The one good charge: 0.001 (above the 0.0005 minimum), its note cut to length.
+    assert_eq!(body["receipt"]["amount"], "1000", "{body}");
+    let metering = &body["receipt"]["metering"];
+    assert_eq!(metering["units"], "1", "{body}");
+    assert_eq!(metering["capped"], false);
+    assert!(metering["note"].as_str().unwrap().len() <= 200, "{body}");
+    assert_eq!(credit_balance(&server, &credit_id).await, "49000");
+
+    // 100,000 charges of 1,000 USD: the maximum, 0.005, and marked capped.
+    let (status, body) = call(&server, &header, 2).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["receipt"]["amount"], "5000", "{body}");
+    assert_eq!(body["receipt"]["metering"]["capped"], true, "{body}");
+    // The timer's charge after each call returned changed neither call.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(credit_balance(&server, &credit_id).await, "44000");
+    assert_eq!(gross(&server, &key).await, "6000");
+}
+
 #[tokio::test]
 async fn metering_is_checked_and_can_be_changed() {
     let server = TestServer::start().await;
