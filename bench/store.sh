@@ -4,15 +4,16 @@
 # node on PostgreSQL, two nodes on one PostgreSQL database (load split across both).
 #   TOOLHOST_BASE_BIN=path bash bench/store.sh [DURATION_SECONDS] [ROUNDS] [CONNECTIONS]
 #
-# Peers (PEERS, default "sled-before sled pg-1 pg-2"; also pg-base):
+# Peers (PEERS, default "sled-before sled pg-1 pg-2"; also pg-3 and pg-base):
 #   sled-before  TOOLHOST_BASE_BIN, the build before durability; without it, BASE_REV (default
 #                9c07c47, the main branch before durability) is built from a `git archive`
 #                snapshot into BASE_TARGET_DIR (default $CARGO_TARGET_DIR-base, or target-base).
 #   sled         this work tree's release build (`cargo build --release -p toolhost --bin toolhost
 #                --example x402_bench`; SKIP_BUILD=1 uses what is built), embedded store.
-#   pg-1, pg-2   the same build with --store postgres://... on a throwaway PostgreSQL cluster
+#   pg-1, pg-2, pg-3  the same build with --store postgres://... on a throwaway PostgreSQL cluster
 #                (initdb in a temp dir, trust auth, loopback, fsync on; as root it runs as the
-#                `postgres` user), nodes A and B on one database; pg-1 loads A, pg-2 loads A and B.
+#                `postgres` user), nodes A, B and C on one database; pg-1 loads A, pg-2 loads A and B,
+#                pg-3 all three (the connections split evenly, one wrk thread per node).
 #   pg-base      TOOLHOST_BASE_BIN (or BASE_REV's build) as one node on a database of its own in
 #                the same cluster: a change to the PostgreSQL engine, before and after in one run.
 # Knobs: BASE_DESC (how the report names the TOOLHOST_BASE_BIN build), DURATION (8), ROUNDS (3), CONNECTIONS (32; pg-2 gives each node half), WARMUP (3 s per
@@ -150,13 +151,14 @@ for p in $PEERS; do
   case $p in
     sled-before) serve sled-before "$BASE_BIN" ;;
     sled) serve sled "$BIN" ;;
-    pg-1 | pg-2)
-      # Nodes one after another: the first creates the cluster's shared keys, the second loads them.
+    pg-1 | pg-2 | pg-3)
+      # Nodes one after another: the first creates the cluster's shared keys, the others load them.
       [ -n "${PID_OF[pg-a]:-}" ] || serve pg-a "$BIN" --store "$PG_URL"
       [ -n "${PID_OF[pg-b]:-}" ] || serve pg-b "$BIN" --store "$PG_URL"
+      [ "$p" != pg-3 ] || [ -n "${PID_OF[pg-c]:-}" ] || serve pg-c "$BIN" --store "$PG_URL"
       ;;
     pg-base) serve pg-base "$BASE_BIN" --store "${PG_URL}_base" ;;
-    *) die "unknown peer $p (sled-before, sled, pg-1, pg-2, pg-base)" ;;
+    *) die "unknown peer $p (sled-before, sled, pg-1, pg-2, pg-3, pg-base)" ;;
   esac
 done
 log "servers up: $(for n in "${!PID_OF[@]}"; do printf '%s=%s ' "$n" "${URL_OF[$n]}"; done)"
@@ -204,11 +206,12 @@ measure() { # PEER KIND ROUND
     sled-before | sled | pg-base) nodes=("$peer") ;;
     pg-1) nodes=(pg-a) ;;
     pg-2) nodes=(pg-a pg-b) ;;
+    pg-3) nodes=(pg-a pg-b pg-c) ;;
   esac
   local threads=$THREADS conns=$CONNECTIONS
-  if [ ${#nodes[@]} = 2 ]; then threads=1; conns=$((CONNECTIONS / 2)); fi
+  if [ ${#nodes[@]} -gt 1 ]; then threads=1; conns=$((CONNECTIONS / ${#nodes[@]})); fi
   if [ "$kind" = paid ]; then
-    # Signed before the run (two nodes: in parallel), not timed. Wait for these jobs only: the
+    # Signed before the run (several nodes: in parallel), not timed. Wait for these jobs only: the
     # servers are background jobs of this shell too.
     local signers=()
     for n in "${nodes[@]}"; do
@@ -255,7 +258,7 @@ COMMANDS+=(
   "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/free.lua URL/tools/receipt-echo"
   "x402_bench headers URL/tools/receipt-echo-paid $PAYMENTS pay.txt   # before each paid run, per node"
   "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/paid.lua URL/tools/receipt-echo-paid -- pay.txt $THREADS"
-  "# pg-2: the same with -t1 -c$((CONNECTIONS / 2)) against node A and node B at once"
+  "# pg-2, pg-3: the same with -t1 and the connections split evenly, against each node at once"
   "perf record -a -e syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync,syscalls:sys_enter_sync_file_range   # during each run; events counted by process"
 )
 printf '%s\n' "${COMMANDS[@]}" >"$WORK/commands.txt"

@@ -308,6 +308,9 @@ def cmd_report(a):
         "- **pg-2**: two nodes on that same database, the load split across both (one wrk per node, "
         "half the connections each, one thread each; req/s summed).",
     ] + ([
+        "- **pg-3**: three nodes on that same database, the connections split in three (one wrk "
+        "per node, one thread each; req/s summed).",
+    ] if "pg-3" in labels else []) + ([
         "- **pg-base**: one node of the base build (" + meta["base_desc"] + ") on a database of its "
         "own in the same PostgreSQL cluster.",
     ] if "pg-base" in labels else []) + [
@@ -355,7 +358,7 @@ def cmd_report(a):
                 f"{fmt_range([r['other_cores'] for r in rs], '{:.2f}')} | "
                 f"{fmt_range([r['iowait_pct'] for r in rs], '{:.1f}')} |")
     out += ["", "Ratios (medians of the same run):", ""]
-    for a_, b_ in (("sled", "sled-before"), ("pg-1", "sled"), ("pg-2", "pg-1"), ("pg-1", "sled-before"),
+    for a_, b_ in (("sled", "sled-before"), ("pg-1", "sled"), ("pg-2", "pg-1"), ("pg-3", "pg-1"), ("pg-1", "sled-before"),
                    ("pg-1", "pg-base"), ("pg-base", "sled")):
         parts = []
         for kind in ("paid", "free"):
