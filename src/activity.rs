@@ -214,10 +214,11 @@ impl Writer<'_> {
         let rows: StoreResult<Vec<(&str, EventRow)>> = (feed.iter())
             .map(|(owner, event)| Ok((owner.as_str(), event.row()?)))
             .collect();
-        if let Err(e) = match rows {
+        let recorded = match rows {
             Ok(rows) => store.record_events(&rows).await,
             Err(e) => Err(e),
-        } {
+        };
+        if let Err(e) = recorded {
             tracing::error!(error = %e, lost = feed.len(), "storing builder events failed");
         }
         let mut batch = Ok(Batch::new());

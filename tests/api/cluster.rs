@@ -553,28 +553,18 @@ async fn a_pg_dump_taken_while_serving_restores_into_a_database_a_node_serves() 
     let (_, manifest) = node.get("/ai/manifest").await;
     drop(node);
 
-    let restored_url = cluster.url().replace("/toolhost", "/restored");
-    let run = |command: &mut std::process::Command| {
-        let output = command.output().unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    run(cluster.client_tool("createdb").args([
-        "-h",
-        "127.0.0.1",
-        "-p",
-        &cluster.port().to_string(),
-        "-U",
-        "postgres",
-        "restored",
-    ]));
-    run(cluster
+    let restored_url = cluster.create_database("restored").unwrap();
+    let restored = cluster
         .client_tool("pg_restore")
         .arg(format!("--dbname={restored_url}"))
-        .arg(&dump));
+        .arg(&dump)
+        .output()
+        .unwrap();
+    assert!(
+        restored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restored.stderr)
+    );
     let node = Node::start(&["--store", &restored_url]);
     let (_, again) = node.get("/ai/manifest").await;
     assert_eq!(

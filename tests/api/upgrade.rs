@@ -174,25 +174,9 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         .await
         .unwrap()
         .expect("a PostgreSQL cluster for the upgrade test");
-    let database = format!("upgrade_{}", std::process::id());
-    let url = cluster.url().replace("/toolhost", &format!("/{database}"));
-    let run = |command: &mut std::process::Command| {
-        let output = command.output().unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    run(cluster.client_tool("createdb").args([
-        "-h",
-        "127.0.0.1",
-        "-p",
-        &cluster.port().to_string(),
-        "-U",
-        "postgres",
-        &database,
-    ]));
+    let url = cluster
+        .create_database(&format!("upgrade_{}", std::process::id()))
+        .unwrap();
     let dump = std::process::Command::new("gzip")
         .arg("-dc")
         .arg(fixtures.join("pg-7e73f01.sql.gz"))
@@ -201,10 +185,17 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         .stdout;
     let sql = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(sql.path(), dump).unwrap();
-    run(cluster
+    let loaded = cluster
         .client_tool("psql")
         .args(["-q", "-v", "ON_ERROR_STOP=1", "-d", &url, "-f"])
-        .arg(sql.path()));
+        .arg(sql.path())
+        .output()
+        .unwrap();
+    assert!(
+        loaded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&loaded.stderr)
+    );
     let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
         .unwrap();

@@ -478,6 +478,15 @@ async fn postgres_orders_keys_bytewise() {
     store.close().await.unwrap();
 }
 
+/// A store whose pool has one connection: what one transaction leaves on it, the next meets.
+async fn one_connection(url: &str) -> PgStore {
+    let options = PgOptions {
+        pool_size: 1,
+        ..PgOptions::default()
+    };
+    PgStore::connect_with(url, options).await.unwrap()
+}
+
 /// A transaction's writes and its `COMMIT` are sent together (pipelined): a write the database
 /// refuses mid-way (here a trigger on one key) aborts the transaction, and the `COMMIT` behind
 /// it rolls everything back: no key of the batch lands, with or without conditions, on a fresh
@@ -486,15 +495,7 @@ async fn postgres_orders_keys_bytewise() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_refused_write_rolls_the_whole_pipelined_batch_back() {
     let url = fresh_url().await;
-    let store = PgStore::connect_with(
-        &url,
-        PgOptions {
-            pool_size: 1,
-            ..PgOptions::default()
-        },
-    )
-    .await
-    .unwrap();
+    let store = one_connection(&url).await;
     sql(&url)
         .await
         .batch_execute(
@@ -561,15 +562,7 @@ async fn postgres_a_refused_write_rolls_the_whole_pipelined_batch_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_an_abandoned_transaction_never_reaches_the_next_caller() {
     let url = fresh_url().await;
-    let store = PgStore::connect_with(
-        &url,
-        PgOptions {
-            pool_size: 1,
-            ..PgOptions::default()
-        },
-    )
-    .await
-    .unwrap();
+    let store = one_connection(&url).await;
     store.put(Tree::Credits, b"balance", b"5").await.unwrap();
     let holder = sql(&url).await;
     holder

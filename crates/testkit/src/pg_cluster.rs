@@ -135,6 +135,33 @@ impl PgCluster {
         Command::new(self.server.bin.join(name))
     }
 
+    /// Creates database `name` with the server's own `createdb`, as an operator would, and
+    /// returns its URL.
+    pub fn create_database(&self, name: &str) -> io::Result<String> {
+        let output = self
+            .client_tool("createdb")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+                name,
+            ])
+            .output()?;
+        if !output.status.success() {
+            return Err(io::Error::other(format!(
+                "createdb {name}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            )));
+        }
+        Ok(format!(
+            "postgres://postgres@127.0.0.1:{}/{name}",
+            self.port
+        ))
+    }
+
     /// `postgres://postgres@127.0.0.1:<port>/toolhost`.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{DATABASE}", self.port)
