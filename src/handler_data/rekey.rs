@@ -25,6 +25,8 @@ const DONE: &[u8] = b"migrations/handler-data-by-endpoint-id";
 
 /// Rows moved per batch.
 const PAGE: usize = 256;
+/// Log entries copied per append ([`move_logs`]).
+const LOG_PAGE: usize = 16;
 
 /// Moves the data of every `(slug, id)` of the catalog from under its slug to under its id,
 /// unless done before. Returns how many rows moved.
@@ -62,22 +64,19 @@ pub async fn key_by_endpoint_id<'a>(
 /// same entries again (an append of an id the endpoint has replaces it); the entries count as
 /// moved by whichever delete removed them.
 async fn move_logs(store: &dyn Store, slug: &str, id: &str) -> StoreResult<usize> {
-    let mut rows = Vec::new();
+    // A page at a time (an entry may be near a megabyte): copied newest page first, each page
+    // oldest first; the endpoint keeps at most what it kept under the slug, so nothing is
+    // pruned on the way.
+    let mut before: Option<String> = None;
     loop {
-        let before = rows.last().map(|row: &crate::store::LogRow| row.id.clone());
-        let page = store.logs_before(slug, before.as_deref(), PAGE).await?;
-        if page.is_empty() {
+        let mut page = store.logs_before(slug, before.as_deref(), LOG_PAGE).await?;
+        let Some(last) = page.last() else {
             break;
-        }
-        rows.extend(page);
+        };
+        before = Some(last.id.clone());
+        page.reverse();
+        (store.append_logs(id, &page, crate::logs::KEEP_PER_ENDPOINT)).await?;
     }
-    if rows.is_empty() {
-        return Ok(0);
-    }
-    rows.reverse();
-    store
-        .append_logs(id, &rows, crate::logs::KEEP_PER_ENDPOINT)
-        .await?;
     Ok(store.delete_logs(slug).await? as usize)
 }
 

@@ -94,17 +94,17 @@ pub mod kv {
                 0 => Vec::new(),
                 n => (store.scan_prefix(Tree::Logs, &prefix, None, n as usize)).await?,
             };
+            let count = total.saturating_sub(oldest.len() as u64);
             let mut batch = Batch::new().require_equals(Tree::Meta, counter.clone(), raw);
-            for (key, entry) in &oldest {
+            for (key, entry) in oldest {
                 batch = batch
-                    .require_equals(Tree::Logs, key.clone(), Some(entry.clone()))
-                    .delete(Tree::Logs, key.clone());
+                    .require_equals(Tree::Logs, key.clone(), Some(entry))
+                    .delete(Tree::Logs, key);
             }
             for row in rows {
                 let key = [prefix.as_slice(), row.id.as_bytes()].concat();
                 batch = batch.put(Tree::Logs, key, row.entry.clone());
             }
-            let count = total.saturating_sub(oldest.len() as u64);
             batch = batch.put(Tree::Meta, counter.clone(), count.to_string().into_bytes());
             match store.apply(batch).await {
                 Ok(()) => return Ok(()),
