@@ -1,0 +1,183 @@
+//! Schema versions, applied in order at start-up; each runs once, in its own transaction, and
+//! nodes starting together race harmlessly ([`migrate`]).
+
+use deadpool_postgres::Pool;
+use tokio_postgres::IsolationLevel;
+
+use super::{backoff, column, pool_error, read_error, MAX_ATTEMPTS};
+use crate::{StoreError, StoreResult};
+
+/// Schema versions, applied in order at start-up; each runs once, in its own transaction.
+/// Never edit a released one: add another.
+const MIGRATIONS: &[(i32, &str)] = &[
+    (
+        1,
+        "CREATE TABLE toolhost_kv (
+         tree TEXT NOT NULL,
+         key BYTEA NOT NULL,
+         value BYTEA NOT NULL,
+         PRIMARY KEY (tree, key)
+     );
+     CREATE TABLE toolhost_generations (
+         tree TEXT PRIMARY KEY,
+         gen BIGINT NOT NULL
+     );
+     CREATE TABLE toolhost_changes (
+         tree TEXT NOT NULL,
+         gen BIGINT NOT NULL,
+         key BYTEA NOT NULL,
+         at TIMESTAMPTZ NOT NULL DEFAULT now(),
+         PRIMARY KEY (tree, gen)
+     );",
+    ),
+    (
+        2,
+        // Endpoint logs leave the key-value table for their own ([`logs`]): every entry the
+        // `logs` tree kept under `{endpoint}/{id}` moves (rollout tallies, under `rollout/`,
+        // stay), and the per-endpoint counts in `meta` go.
+        "CREATE TABLE toolhost_logs (
+             endpoint TEXT COLLATE \"C\" NOT NULL,
+             id TEXT COLLATE \"C\" NOT NULL,
+             entry BYTEA NOT NULL,
+             PRIMARY KEY (endpoint, id)
+         );
+         INSERT INTO toolhost_logs (endpoint, id, entry)
+         SELECT convert_from(substring(key FROM 1 FOR position('/'::BYTEA IN key) - 1), 'UTF8'),
+                convert_from(substring(key FROM position('/'::BYTEA IN key) + 1), 'UTF8'),
+                value
+         FROM toolhost_kv
+         WHERE tree = 'logs' AND position('/'::BYTEA IN key) > 1
+           AND substring(key FROM 1 FOR 8) <> 'rollout/'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'logs' AND position('/'::BYTEA IN key) > 1
+           AND substring(key FROM 1 FOR 8) <> 'rollout/'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'meta' AND substring(key FROM 1 FOR 10) = 'log_count/'::BYTEA;",
+    ),
+    (
+        3,
+        // Builder events leave the key-value table for their own ([`events`]): every event the
+        // `events` tree kept under `{builder}/{id}` moves, its endpoint read from its JSON.
+        "CREATE TABLE toolhost_events (
+             builder TEXT COLLATE \"C\" NOT NULL,
+             id TEXT COLLATE \"C\" NOT NULL,
+             endpoint TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL,
+             PRIMARY KEY (builder, id)
+         );
+         CREATE INDEX toolhost_events_by_endpoint ON toolhost_events (builder, endpoint, id);
+         CREATE INDEX toolhost_events_by_id ON toolhost_events (id);
+         INSERT INTO toolhost_events (builder, id, endpoint, entry)
+         SELECT convert_from(substring(key FROM 1 FOR position('/'::BYTEA IN key) - 1), 'UTF8'),
+                convert_from(substring(key FROM position('/'::BYTEA IN key) + 1), 'UTF8'),
+                convert_from(value, 'UTF8')::JSONB ->> 'endpointSlug',
+                value
+         FROM toolhost_kv
+         WHERE tree = 'events' AND position('/'::BYTEA IN key) > 1;
+         DELETE FROM toolhost_kv WHERE tree = 'events' AND position('/'::BYTEA IN key) > 1;",
+    ),
+];
+
+const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (
+     version INT PRIMARY KEY,
+     applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+ )";
+
+/// Creates the migrations table and applies every migration not yet recorded there. Nodes
+/// starting together race harmlessly: each migration's DDL and its record commit together, and
+/// a node that loses (duplicate table, duplicate record or serialization failure) rolls back,
+/// looks again and finds it applied.
+pub(super) async fn migrate(pool: &Pool) -> StoreResult<()> {
+    let mut client = pool.get().await.map_err(pool_error)?;
+    retry_ddl(|| client.batch_execute(CREATE_MIGRATIONS_TABLE)).await?;
+    for &(version, sql) in MIGRATIONS {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match apply_migration(&mut client, version, sql).await {
+                Ok(()) => break,
+                Err(e) if is_ddl_race(&e) && attempt < MAX_ATTEMPTS => {
+                    tokio::time::sleep(backoff(attempt)).await;
+                }
+                Err(e) => {
+                    return Err(match read_error(e) {
+                        StoreError::Engine(why) => {
+                            StoreError::Engine(format!("migration {version}: {why}"))
+                        }
+                        other => other,
+                    })
+                }
+            }
+        }
+    }
+    let newest: Option<i32> = client
+        .query_one("SELECT max(version) FROM toolhost_migrations", &[])
+        .await
+        .map_err(read_error)
+        .and_then(|row| column(&row, 0))?;
+    let known = MIGRATIONS.last().map(|m| m.0).unwrap_or(0);
+    if newest.is_some_and(|v| v > known) {
+        tracing::warn!(
+            schema = newest,
+            known,
+            "the database schema is newer than this build knows; an older node is running \
+             against a migrated database"
+        );
+    }
+    Ok(())
+}
+
+async fn apply_migration(
+    client: &mut deadpool_postgres::Client,
+    version: i32,
+    sql: &str,
+) -> Result<(), tokio_postgres::Error> {
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::Serializable)
+        .start()
+        .await?;
+    let applied = tx
+        .query_opt(
+            "SELECT 1 FROM toolhost_migrations WHERE version = $1",
+            &[&version],
+        )
+        .await?
+        .is_some();
+    if applied {
+        return tx.commit().await;
+    }
+    tx.batch_execute(sql).await?;
+    tx.execute(
+        "INSERT INTO toolhost_migrations (version) VALUES ($1)",
+        &[&version],
+    )
+    .await?;
+    tx.commit().await?;
+    tracing::info!(version, "applied store migration");
+    Ok(())
+}
+
+/// Concurrent DDL by another node: duplicate table/object/key or a serialization failure.
+fn is_ddl_race(e: &tokio_postgres::Error) -> bool {
+    e.code()
+        .is_some_and(|c| matches!(c.code(), "23505" | "42P07" | "42710" | "40001" | "40P01"))
+}
+
+async fn retry_ddl<F, Fut>(mut run: F) -> StoreResult<()>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(), tokio_postgres::Error>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match run().await {
+            Ok(()) => return Ok(()),
+            Err(e) if is_ddl_race(&e) && attempt < MAX_ATTEMPTS => {
+                tokio::time::sleep(backoff(attempt)).await;
+            }
+            Err(e) => return Err(read_error(e)),
+        }
+    }
+}

@@ -1,0 +1,510 @@
+//! One batch, one transaction: how a batch's conditions are held and its writes sent.
+//!
+//! A batch's conditions are its only reads, so a transaction is correct when each condition
+//! still holds at its commit. The transaction makes sure of that with row locks, not with
+//! `SERIALIZABLE`'s predicate locks: every concurrent call inserts its time-ordered keys
+//! (receipt ids, sale keys) next to the others', and a serializable check of their absence
+//! locked the index page they all share, so any two concurrent calls conflicted and one rolled
+//! back (2.2-2.8 rollbacks per request, bench/RESULTS.md). So each key a condition names is
+//! held, in key order (concurrent batches lock in the same order), before anything is written:
+//! - a key that must hold a value is read `FOR UPDATE`: nobody changes it until this commits;
+//! - a key that must be absent is *claimed*: inserted with `ON CONFLICT DO NOTHING`, with the
+//!   value the batch puts there, or an empty placeholder deleted again before commit when the
+//!   batch does not put it. One row inserted means it was absent, and anyone else inserting it
+//!   waits for this transaction; none means it is there and the condition fails.
+//!
+//! Consecutive keys held the same way are held by one statement (claims: one `INSERT ...
+//! SELECT FROM unnest(...)` whatever their trees; reads: one `= ANY(...) FOR UPDATE` per tree,
+//! which a btree visits in key order), and a batch's puts and each tree's deletes are one
+//! statement each, so a transaction costs the database a few statements, not one per key.
+//!
+//! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
+//! written where none may be, a balance swapped) then needs no retries: a claim loses by its
+//! row count, a swap waits for the row. Deadlocks (two batches holding keys the other then
+//! writes) are retried like conflicts.
+
+use std::collections::{HashMap, HashSet};
+
+use super::feed::{SQL_BUMP_GENERATION, SQL_NOTIFY, SQL_RECORD_CHANGE};
+use super::{classify, column, Phase, TxError};
+use crate::{Batch, Condition, StoreError, Tree, Write};
+
+const SQL_BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
+/// A transaction whose commit does not wait for its flush ([`Store::apply_unsynced`](crate::Store::apply_unsynced)).
+const SQL_BEGIN_UNSYNCED: &str =
+    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit TO OFF";
+/// Holds the present keys of one tree a run of conditions names, in key order (a btree scan
+/// of `= ANY` visits the array's keys sorted), until commit (see the module docs).
+const SQL_LOCK_KEYS: &str = "SELECT key, value FROM toolhost_kv \
+     WHERE tree = $1 AND key = ANY($2::BYTEA[]) ORDER BY key FOR UPDATE";
+/// Claims a run of conditions' absent keys, in the arrays' order: each key returned was absent
+/// and is now this transaction's; a key not returned is present.
+const SQL_CLAIM_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
+     SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
+     ON CONFLICT (tree, key) DO NOTHING RETURNING tree, key";
+/// Puts every key a batch writes (and did not put by claiming it), in the arrays' order.
+const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
+     SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
+     ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
+/// Deletes keys of one tree; returns those that were there.
+const SQL_DELETE_KEYS: &str =
+    "DELETE FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[]) RETURNING key";
+
+/// A batch as the transaction runs it: the keys its conditions hold, its conditions, and its
+/// writes reduced to the final effect on each key (a later write to a key replaces an earlier
+/// one, as in sled), so the writes can be sent together in any order.
+pub(super) struct Plan<'b> {
+    conditions: &'b [Condition],
+    /// The keys the conditions name, each once, in the order they are locked.
+    holds: Vec<Hold<'b>>,
+    /// For each condition, the index of its key in `holds`.
+    held_by: Vec<usize>,
+    /// In first-write order.
+    writes: Vec<KeyWrite<'b>>,
+    /// The keys written to each watched tree.
+    pub(super) watched: Vec<(Tree, Vec<&'b [u8]>)>,
+    /// Whether the commit waits until it is durable ([`Store::apply_unsynced`](crate::Store::apply_unsynced) does not).
+    pub(super) synced: bool,
+}
+
+impl<'b> Plan<'b> {
+    pub(super) fn new(batch: &'b Batch) -> Self {
+        let mut writes: Vec<KeyWrite<'b>> = Vec::new();
+        let mut index: HashMap<(Tree, &[u8]), usize> = HashMap::new();
+        for write in &batch.writes {
+            let (tree, key, value) = match write {
+                Write::Put { tree, key, value } => (*tree, key.as_slice(), Some(value.as_slice())),
+                Write::Delete { tree, key } => (*tree, key.as_slice(), None),
+            };
+            match index.get(&(tree, key)) {
+                Some(&i) => writes[i].value = value,
+                None => {
+                    index.insert((tree, key), writes.len());
+                    writes.push(KeyWrite {
+                        tree,
+                        key,
+                        value,
+                        claimed: false,
+                    });
+                }
+            }
+        }
+        let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
+        for write in writes.iter().filter(|w| w.tree.is_watched()) {
+            match watched.iter_mut().find(|(t, _)| *t == write.tree) {
+                Some((_, keys)) => keys.push(write.key),
+                None => watched.push((write.tree, vec![write.key])),
+            }
+        }
+        // Each key once: read if any condition wants a value there, claimed otherwise.
+        let mut holds: Vec<Hold<'b>> = Vec::new();
+        for condition in &batch.conditions {
+            let (tree, key, wants_value) = match condition {
+                Condition::Absent { tree, key } => (*tree, key.as_slice(), false),
+                Condition::Equals { tree, key, value } => (*tree, key.as_slice(), value.is_some()),
+            };
+            match holds.iter_mut().find(|h| h.tree == tree && h.key == key) {
+                Some(hold) => hold.read |= wants_value,
+                None => holds.push(Hold {
+                    tree,
+                    key,
+                    read: wants_value,
+                    write: index.get(&(tree, key)).copied(),
+                }),
+            }
+        }
+        holds.sort_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
+        let held_by = batch
+            .conditions
+            .iter()
+            .map(|condition| {
+                let (Condition::Absent { tree, key } | Condition::Equals { tree, key, .. }) =
+                    condition;
+                holds
+                    .iter()
+                    .position(|h| h.tree == *tree && h.key == key.as_slice())
+                    .expect("every condition's key is held")
+            })
+            .collect();
+        // A claimed key the batch puts is inserted with its value by the claim.
+        for hold in holds.iter().filter(|h| !h.read) {
+            if let Some(write) = hold.write.map(|i| &mut writes[i]) {
+                write.claimed = write.value.is_some();
+            }
+        }
+        Plan {
+            conditions: &batch.conditions,
+            holds,
+            held_by,
+            writes,
+            watched,
+            synced: true,
+        }
+    }
+}
+
+/// A key a batch's conditions name, held from its condition to the commit.
+struct Hold<'b> {
+    tree: Tree,
+    key: &'b [u8],
+    /// Read `FOR UPDATE` (a condition wants a value there); otherwise claimed.
+    read: bool,
+    /// The batch's write to this key, if any (an index in [`Plan::writes`]).
+    write: Option<usize>,
+}
+
+/// The final write to one key.
+struct KeyWrite<'b> {
+    tree: Tree,
+    key: &'b [u8],
+    /// `Some(value)` to put, `None` to delete.
+    value: Option<&'b [u8]>,
+    /// Put by its condition's claim already (the key was absent, and is now this value).
+    claimed: bool,
+}
+
+/// What a committed transaction did.
+pub(super) struct Applied {
+    /// Rows affected by each of the plan's writes.
+    pub(super) affected: Vec<u64>,
+    /// For each of the plan's watched trees, the last generation it took.
+    pub(super) generations: Vec<i64>,
+}
+
+/// The statements a transaction may send, prepared (or found in the connection's cache) before
+/// it begins, so nothing it sends waits for a reply to be sent: its statements go out in the
+/// order they are written, and the commit after the writes (see [`try_apply`]).
+struct Prepared {
+    lock: tokio_postgres::Statement,
+    claim: tokio_postgres::Statement,
+    put: tokio_postgres::Statement,
+    delete: tokio_postgres::Statement,
+    bump: tokio_postgres::Statement,
+    record: tokio_postgres::Statement,
+}
+
+impl Prepared {
+    async fn on(client: &deadpool_postgres::Client) -> Result<Prepared, tokio_postgres::Error> {
+        // Each found in the connection's cache but once per connection and statement.
+        let lock = client.prepare_cached(SQL_LOCK_KEYS).await?;
+        let claim = client.prepare_cached(SQL_CLAIM_KEYS).await?;
+        let put = client.prepare_cached(SQL_PUT_KEYS).await?;
+        let delete = client.prepare_cached(SQL_DELETE_KEYS).await?;
+        let bump = client.prepare_cached(SQL_BUMP_GENERATION).await?;
+        let record = client.prepare_cached(SQL_RECORD_CHANGE).await?;
+        Ok(Prepared {
+            lock,
+            claim,
+            put,
+            delete,
+            bump,
+            record,
+        })
+    }
+}
+
+/// A pooled connection while a transaction may be open on it. Dropped open (an error mid-way,
+/// or the caller gone while it waited), the connection leaves the pool and closes, which rolls
+/// the transaction back: it is never handed to another caller inside one.
+struct OpenTransaction(Option<deadpool_postgres::Client>);
+
+impl OpenTransaction {
+    fn client(&self) -> &deadpool_postgres::Client {
+        self.0.as_ref().expect("taken only by drop")
+    }
+
+    /// The transaction ended (committed or rolled back): the connection may serve others.
+    fn ended(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl Drop for OpenTransaction {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            drop(deadpool_postgres::Object::take(client));
+        }
+    }
+}
+
+/// Runs `plan` in one transaction that holds its conditions' keys (see
+/// the module docs); with `notify`, one that writes a watched tree also notifies
+/// the other nodes' listeners (at its commit).
+///
+/// Two round trips when the batch has conditions, one when it has none: `BEGIN` goes with the
+/// holds (or, without conditions, with the writes), and `COMMIT` with the writes, all
+/// pipelined. A write that fails aborts the transaction, so the `COMMIT` behind it rolls
+/// back: nothing of the batch lands, as with a commit sent after the writes' replies.
+pub(super) async fn try_apply(
+    client: deadpool_postgres::Client,
+    plan: &Plan<'_>,
+    notify: bool,
+) -> Result<Applied, TxError> {
+    let before = |e: tokio_postgres::Error| classify(&e, Phase::Before);
+    let statements = Prepared::on(&client).await.map_err(before)?;
+    let open = OpenTransaction(Some(client));
+    let client = open.client();
+    let begin = match plan.synced {
+        true => SQL_BEGIN,
+        false => SQL_BEGIN_UNSYNCED,
+    };
+
+    let began = !plan.holds.is_empty();
+    if began {
+        let (began, states) = futures::future::join(
+            client.batch_execute(begin),
+            hold_keys(client, &statements, plan),
+        )
+        .await;
+        let states = began.and(states).map_err(before)?;
+        if let Some(i) = failed_condition(plan, &states) {
+            client.batch_execute("ROLLBACK").await.map_err(before)?;
+            open.ended();
+            return Err(TxError::Condition(i));
+        }
+    }
+
+    // Placeholders the batch did not write over are deleted with its deletes: those keys
+    // stay absent.
+    let placeholders = (plan.holds.iter())
+        .filter(|h| !h.read && h.write.is_none())
+        .map(|h| (h.tree, h.key));
+    let deletes = (plan.writes.iter())
+        .filter(|w| w.value.is_none())
+        .map(|w| (w.tree, w.key));
+    let mut deleted_keys: Vec<(Tree, &[u8])> = deletes.chain(placeholders).collect();
+    deleted_keys.sort_unstable_by(|a, b| (a.0.name(), a.1).cmp(&(b.0.name(), b.1)));
+    // The batch's puts its claims did not make, in key order (concurrent batches lock the
+    // rows they overwrite in the same order).
+    let mut puts: Vec<&KeyWrite> = (plan.writes.iter())
+        .filter(|w| w.value.is_some() && !w.claimed)
+        .collect();
+    puts.sort_unstable_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
+
+    // Every statement below is sent when first polled, in this order, and `join` polls them in
+    // order: `BEGIN` (unless sent with the holds), the writes, the feed, `NOTIFY`, `COMMIT`.
+    let begin = async {
+        match began {
+            true => Ok(()),
+            false => client.batch_execute(begin).await,
+        }
+    };
+    let put = async {
+        if puts.is_empty() {
+            return Ok(());
+        }
+        let trees: Vec<&str> = puts.iter().map(|w| w.tree.name()).collect();
+        let keys: Vec<&[u8]> = puts.iter().map(|w| w.key).collect();
+        let values: Vec<&[u8]> = puts.iter().map(|w| w.value.unwrap_or_default()).collect();
+        client
+            .execute(&statements.put, &[&trees, &keys, &values])
+            .await
+            .map(drop)
+    };
+    let delete =
+        futures::future::try_join_all(deleted_keys.chunk_by(|a, b| a.0 == b.0).map(|run| {
+            let statement = &statements.delete;
+            async move {
+                let keys: Vec<&[u8]> = run.iter().map(|(_, key)| *key).collect();
+                let rows = client.query(statement, &[&run[0].0.name(), &keys]).await?;
+                rows.iter()
+                    .map(|row| Ok((run[0].0, row.try_get::<_, Vec<u8>>(0)?)))
+                    .collect::<Result<Vec<_>, tokio_postgres::Error>>()
+            }
+        }));
+    // Watched trees: take one generation per key, and record each key under its own (the
+    // records read the generation the bump before them took).
+    let statements = &statements;
+    let feed = futures::future::try_join_all(plan.watched.iter().map(|(tree, keys)| async move {
+        let name = tree.name();
+        let count = keys.len() as i64;
+        let records = keys.iter().enumerate().map(|(i, key)| {
+            let below = count - 1 - i as i64;
+            async move { (client.execute(&statements.record, &[&name, &below, key])).await }
+        });
+        let (row, _) = futures::future::try_join(
+            client.query_opt(&statements.bump, &[&name, &count]),
+            futures::future::try_join_all(records),
+        )
+        .await?;
+        Ok::<_, tokio_postgres::Error>((*tree, row))
+    }));
+    let notified = async {
+        match notify && !plan.watched.is_empty() {
+            true => client.batch_execute(SQL_NOTIFY).await,
+            false => Ok(()),
+        }
+    };
+    let (began, put, found, bumped, notified, committed) = futures::join!(
+        begin,
+        put,
+        delete,
+        feed,
+        notified,
+        client.batch_execute("COMMIT")
+    );
+    // A statement the server refused aborted the transaction, and the `COMMIT` rolled it
+    // back; a connection lost on the way leaves the commit's outcome unknown.
+    let written = began
+        .and(put)
+        .and(notified)
+        .and(found)
+        .and_then(|found| Ok((found, bumped?)));
+    committed.map_err(|e| classify(&e, Phase::Commit))?;
+    open.ended();
+    let (found, bumped) = written.map_err(|e| classify(&e, Phase::Commit))?;
+
+    let mut affected = vec![1; plan.writes.len()];
+    let found: HashSet<(Tree, Vec<u8>)> = found.into_iter().flatten().collect();
+    for (write, affected) in plan.writes.iter().zip(&mut affected) {
+        if write.value.is_none() && !found.contains(&(write.tree, write.key.to_vec())) {
+            *affected = 0;
+        }
+    }
+    // A key claimed with a placeholder and deleted by the batch was absent before.
+    for hold in plan.holds.iter().filter(|h| !h.read) {
+        if let Some(i) = hold.write.filter(|&i| plan.writes[i].value.is_none()) {
+            affected[i] = 0;
+        }
+    }
+    let mut generations = Vec::new();
+    for (tree, row) in bumped {
+        let row = row.ok_or_else(|| {
+            TxError::Store(StoreError::Engine(format!(
+                "no generation row for watched tree {}",
+                tree.name()
+            )))
+        })?;
+        generations.push(column::<i64>(&row, 0).map_err(TxError::Store)?);
+    }
+    Ok(Applied {
+        affected,
+        generations,
+    })
+}
+
+/// The index of the first of the plan's conditions that does not hold, given what holding
+/// their keys found.
+fn failed_condition(plan: &Plan<'_>, states: &[Held]) -> Option<usize> {
+    plan.conditions
+        .iter()
+        .zip(&plan.held_by)
+        .position(|(c, &h)| {
+            let holds = match (c, &states[h]) {
+                (
+                    Condition::Equals {
+                        value: Some(want), ..
+                    },
+                    Held::Value(value),
+                ) => value.as_deref() == Some(want.as_slice()),
+                (Condition::Equals { value: Some(_), .. }, _) => false,
+                (_, Held::Value(value)) => value.is_none(),
+                (_, Held::Claimed) => true,
+                (_, Held::Present) => false,
+            };
+            !holds
+        })
+}
+
+/// What a transaction holds of a condition's key.
+enum Held {
+    /// Read `FOR UPDATE`: its value (`None`: absent), unchanged by others until commit.
+    Value(Option<Vec<u8>>),
+    /// Claimed: it was absent, and now only this transaction may insert it.
+    Claimed,
+    /// A claim found it present (its value is not read: every condition on it asks for
+    /// absence).
+    Present,
+}
+
+/// Holds every key the plan's conditions name, in the plan's lock order. Each run of
+/// consecutive holds of one kind is one statement (claims: one insert whatever their trees;
+/// reads: one `FOR UPDATE` select per tree), the statements sent together (tokio-postgres
+/// pipelines queries awaited concurrently, in the order they are polled) and run in order, so
+/// the keys are locked in the plan's order with a statement per run rather than per key.
+async fn hold_keys(
+    client: &deadpool_postgres::Client,
+    statements: &Prepared,
+    plan: &Plan<'_>,
+) -> Result<Vec<Held>, tokio_postgres::Error> {
+    let (read, claim) = (&statements.lock, &statements.claim);
+    let runs = plan
+        .holds
+        .chunk_by(|a, b| a.read == b.read && (!a.read || a.tree == b.tree))
+        .map(|run| {
+            async move {
+                let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
+                if run[0].read {
+                    let rows = client.query(read, &[&run[0].tree.name(), &keys]).await?;
+                    let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+                    for row in rows {
+                        values.insert(row.try_get(0)?, row.try_get(1)?);
+                    }
+                    return Ok(run
+                        .iter()
+                        .map(|hold| Held::Value(values.remove(hold.key)))
+                        .collect::<Vec<_>>());
+                }
+                let trees: Vec<&str> = run.iter().map(|hold| hold.tree.name()).collect();
+                // The batch's value when the claim puts it, else an empty placeholder.
+                let values: Vec<&[u8]> = run
+                    .iter()
+                    .map(|hold| match hold.write.map(|i| &plan.writes[i]) {
+                        Some(write) if write.claimed => write.value.unwrap_or_default(),
+                        _ => &[],
+                    })
+                    .collect();
+                let rows = client.query(claim, &[&trees, &keys, &values]).await?;
+                let mut claimed: HashSet<(String, Vec<u8>)> = HashSet::new();
+                for row in rows {
+                    claimed.insert((row.try_get(0)?, row.try_get(1)?));
+                }
+                Ok(run
+                    .iter()
+                    .map(|hold| {
+                        match claimed.contains(&(hold.tree.name().to_owned(), hold.key.to_vec())) {
+                            true => Held::Claimed,
+                            false => Held::Present,
+                        }
+                    })
+                    .collect())
+            }
+        });
+    let held = futures::future::try_join_all(runs).await?;
+    Ok(held.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys_of(plan: &Plan<'_>) -> Vec<(Tree, Vec<u8>, Option<Vec<u8>>)> {
+        plan.writes
+            .iter()
+            .map(|w| (w.tree, w.key.to_vec(), w.value.map(<[u8]>::to_vec)))
+            .collect()
+    }
+
+    #[test]
+    fn plan_keeps_the_last_write_to_each_key() {
+        let batch = Batch::new()
+            .put(Tree::Endpoints, b"a".to_vec(), b"1".to_vec())
+            .put(Tree::Logs, b"a".to_vec(), b"x".to_vec())
+            .delete(Tree::Endpoints, b"a".to_vec())
+            .put(Tree::Endpoints, b"b".to_vec(), b"2".to_vec())
+            .put(Tree::Endpoints, b"a".to_vec(), b"3".to_vec());
+        let plan = Plan::new(&batch);
+        assert_eq!(
+            keys_of(&plan),
+            [
+                (Tree::Endpoints, b"a".to_vec(), Some(b"3".to_vec())),
+                (Tree::Logs, b"a".to_vec(), Some(b"x".to_vec())),
+                (Tree::Endpoints, b"b".to_vec(), Some(b"2".to_vec())),
+            ]
+        );
+        assert_eq!(
+            plan.watched,
+            [(Tree::Endpoints, vec![&b"a"[..], &b"b"[..]])]
+        );
+    }
+}
