@@ -38,12 +38,14 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
 
+mod commit;
 mod events;
 mod feed;
 mod logs;
 mod migrations;
 mod transaction;
 
+use commit::Writers;
 use feed::{start_generations, ChangePoller, Listener, Published};
 use migrations::migrate;
 use transaction::{try_apply, Applied, Plan};
@@ -71,6 +73,9 @@ pub struct PgOptions {
     pub listening_poll_interval: Duration,
     /// How long change rows are kept for nodes that are behind.
     pub change_retention: Duration,
+    /// Transactions that write, in flight at once from this node; batches that arrive while
+    /// all are busy are committed together by the next free one (see `commit`).
+    pub writers: usize,
 }
 
 impl Default for PgOptions {
@@ -81,6 +86,7 @@ impl Default for PgOptions {
             poll_interval: Duration::from_millis(200),
             listening_poll_interval: Duration::from_secs(5),
             change_retention: Duration::from_secs(600),
+            writers: 4,
         }
     }
 }
@@ -100,12 +106,8 @@ const SQL_SCAN_REV_TO_END: &str = "SELECT key, value FROM toolhost_kv \
 
 /// The PostgreSQL engine; see the module docs.
 pub struct PgStore {
-    pool: Pool,
-    changes: broadcast::Sender<Change>,
-    /// Shared with the poller: which generations were published, by whom.
-    published: Arc<Mutex<Published>>,
-    /// Whether writes to watched trees send `NOTIFY`: set once `LISTEN` worked on this engine.
-    notify: Arc<AtomicBool>,
+    shared: Arc<Shared>,
+    writers: Writers,
     /// Whether this node's listener is listening now.
     listening: Arc<AtomicBool>,
     /// Stops the poller and the listener.
@@ -183,11 +185,15 @@ impl PgStore {
             last: start,
         };
         let poller = tokio::spawn(poller.run(stop));
-        Ok(PgStore {
+        let shared = Arc::new(Shared {
             pool,
             changes,
             published,
             notify,
+        });
+        Ok(PgStore {
+            writers: Writers::start(Arc::clone(&shared), options.writers),
+            shared,
             listening,
             stop_poller,
             poller: Mutex::new(Some(poller)),
@@ -202,68 +208,7 @@ impl PgStore {
     }
 
     async fn client(&self) -> StoreResult<deadpool_postgres::Client> {
-        self.pool.get().await.map_err(pool_error)
-    }
-
-    /// Runs `attempt` on a pooled connection until it neither commits nor fails for good:
-    /// conflicts are retried (a bounded number of times, with jittered backoff, on a fresh
-    /// connection from the pool each time).
-    async fn retrying<T, F, Fut>(&self, mut attempt: F) -> StoreResult<T>
-    where
-        F: FnMut(deadpool_postgres::Client) -> Fut,
-        Fut: std::future::Future<Output = Result<T, TxError>>,
-    {
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            match attempt(self.client().await?).await {
-                Ok(done) => return Ok(done),
-                Err(TxError::Condition(i)) => return Err(StoreError::ConditionFailed(i)),
-                Err(TxError::Store(e)) => return Err(e),
-                Err(TxError::Conflict(why)) if attempts >= MAX_ATTEMPTS => {
-                    return Err(StoreError::Unavailable(format!(
-                        "gave up after {attempts} conflicting attempts: {why}"
-                    )))
-                }
-                Err(TxError::Conflict(_)) => tokio::time::sleep(backoff(attempts)).await,
-            }
-        }
-    }
-
-    /// Applies a plan in one transaction, re-running it on conflicts.
-    async fn transact(&self, plan: &Plan<'_>) -> StoreResult<Applied> {
-        let applied = self
-            .retrying(|client| async move {
-                let notify = self.notify.load(Ordering::Acquire);
-                try_apply(client, plan, notify).await
-            })
-            .await?;
-        self.published(plan, &applied);
-        Ok(applied)
-    }
-
-    /// Publishes a committed plan's watched keys here and now, and remembers their
-    /// generations so the poller does not publish them again; those the poller has read
-    /// already (between the commit and now) it has published, and are not published twice.
-    fn published(&self, plan: &Plan<'_>, applied: &Applied) {
-        if plan.watched.is_empty() {
-            return;
-        }
-        let mut published = lock(&self.published);
-        for ((tree, keys), last) in plan.watched.iter().zip(&applied.generations) {
-            let first = last - keys.len() as i64 + 1;
-            let polled = published.polled.get(tree).copied().unwrap_or(i64::MIN);
-            for (gen, key) in (first..).zip(keys) {
-                if gen <= polled {
-                    continue;
-                }
-                published.own.insert((*tree, gen));
-                let _ = self.changes.send(Change {
-                    tree: *tree,
-                    key: key.to_vec(),
-                });
-            }
-        }
+        self.shared.client().await
     }
 
     /// A single-statement write to an unwatched tree: one round trip, autocommitted, retried
@@ -273,17 +218,18 @@ impl PgStore {
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> StoreResult<u64> {
-        self.retrying(|client| async move {
-            let statement = client
-                .prepare_cached(sql)
-                .await
-                .map_err(|e| classify(&e, Phase::Before))?;
-            client
-                .execute(&statement, params)
-                .await
-                .map_err(|e| classify(&e, Phase::Commit))
-        })
-        .await
+        self.shared
+            .retrying(|client| async move {
+                let statement = client
+                    .prepare_cached(sql)
+                    .await
+                    .map_err(|e| classify(&e, Phase::Before))?;
+                client
+                    .execute(&statement, params)
+                    .await
+                    .map_err(|e| classify(&e, Phase::Commit))
+            })
+            .await
     }
 
     async fn scan(
@@ -326,8 +272,9 @@ impl Store for PgStore {
 
     async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {
         if tree.is_watched() {
-            let batch = Batch::new().put(tree, key, value);
-            self.transact(&Plan::new(&batch)).await?;
+            (self.writers)
+                .commit(Batch::new().put(tree, key, value), true)
+                .await?;
         } else {
             self.write_one(SQL_PUT, &[&tree.name(), &key, &value])
                 .await?;
@@ -337,9 +284,10 @@ impl Store for PgStore {
 
     async fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool> {
         let deleted = if tree.is_watched() {
-            let batch = Batch::new().delete(tree, key);
-            let applied = self.transact(&Plan::new(&batch)).await?;
-            applied.affected.first().copied().unwrap_or(0)
+            let affected = (self.writers)
+                .commit(Batch::new().delete(tree, key), true)
+                .await?;
+            affected.first().copied().unwrap_or(0)
         } else {
             self.write_one(SQL_DELETE, &[&tree.name(), &key]).await?
         };
@@ -380,7 +328,7 @@ impl Store for PgStore {
         if batch.conditions.is_empty() && batch.writes.is_empty() {
             return Ok(());
         }
-        self.transact(&Plan::new(&batch)).await?;
+        self.writers.commit(batch, true).await?;
         Ok(())
     }
 
@@ -391,14 +339,13 @@ impl Store for PgStore {
         if batch.conditions.is_empty() && batch.writes.is_empty() {
             return Ok(());
         }
-        let mut plan = Plan::new(&batch);
-        plan.synced = plan.watched.is_empty();
-        self.transact(&plan).await?;
+        // A batch that writes a watched tree is committed durably by its writer.
+        self.writers.commit(batch, false).await?;
         Ok(())
     }
 
     fn changes(&self) -> broadcast::Receiver<Change> {
-        self.changes.subscribe()
+        self.shared.changes.subscribe()
     }
 
     async fn close(&self) -> StoreResult<()> {
@@ -409,15 +356,95 @@ impl Store for PgStore {
             // been reported already and leaves nothing to release here.
             let _ = task.await;
         }
-        self.pool.close();
+        self.writers.close().await;
+        self.shared.pool.close();
         Ok(())
+    }
+}
+
+/// What the node's writers share with the store: the connections, and whom to tell of the
+/// watched keys they write.
+struct Shared {
+    pool: Pool,
+    changes: broadcast::Sender<Change>,
+    /// Shared with the poller: which generations were published, by whom.
+    published: Arc<Mutex<Published>>,
+    /// Whether writes to watched trees send `NOTIFY`: set once `LISTEN` worked on this engine.
+    notify: Arc<AtomicBool>,
+}
+
+impl Shared {
+    async fn client(&self) -> StoreResult<deadpool_postgres::Client> {
+        self.pool.get().await.map_err(pool_error)
+    }
+
+    /// Runs `attempt` on a pooled connection until it neither commits nor fails for good:
+    /// conflicts are retried (a bounded number of times, with jittered backoff, on a fresh
+    /// connection from the pool each time).
+    async fn retrying<T, F, Fut>(&self, mut attempt: F) -> StoreResult<T>
+    where
+        F: FnMut(deadpool_postgres::Client) -> Fut,
+        Fut: std::future::Future<Output = Result<T, TxError>>,
+    {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match attempt(self.client().await?).await {
+                Ok(done) => return Ok(done),
+                Err(TxError::Store(e)) => return Err(e),
+                Err(TxError::Conflict(why)) if attempts >= MAX_ATTEMPTS => {
+                    return Err(StoreError::Unavailable(format!(
+                        "gave up after {attempts} conflicting attempts: {why}"
+                    )))
+                }
+                Err(TxError::Conflict(_)) => tokio::time::sleep(backoff(attempts)).await,
+            }
+        }
+    }
+
+    /// Applies a plan in one transaction, re-running it on conflicts; answers each member's
+    /// outcome (the rows its writes affected, or its condition that failed).
+    pub(super) async fn transact(
+        &self,
+        plan: &Plan<'_>,
+    ) -> StoreResult<Vec<Result<Vec<u64>, usize>>> {
+        let applied = self
+            .retrying(|client| async move {
+                let notify = self.notify.load(Ordering::Acquire);
+                try_apply(client, plan, notify).await
+            })
+            .await?;
+        self.published(&applied);
+        Ok(applied.members)
+    }
+
+    /// Publishes a committed plan's watched keys here and now, and remembers their
+    /// generations so the poller does not publish them again; those the poller has read
+    /// already (between the commit and now) it has published, and are not published twice.
+    fn published(&self, applied: &Applied) {
+        if applied.watched.is_empty() {
+            return;
+        }
+        let mut published = lock(&self.published);
+        for (tree, keys, last) in &applied.watched {
+            let first = last - keys.len() as i64 + 1;
+            let polled = published.polled.get(tree).copied().unwrap_or(i64::MIN);
+            for (gen, key) in (first..).zip(keys) {
+                if gen <= polled {
+                    continue;
+                }
+                published.own.insert((*tree, gen));
+                let _ = self.changes.send(Change {
+                    tree: *tree,
+                    key: key.clone(),
+                });
+            }
+        }
     }
 }
 
 /// Why one attempt at a transaction did not commit.
 enum TxError {
-    /// Condition `i` does not hold: final.
-    Condition(usize),
     /// Serialization failure, deadlock or a unique violation from a concurrent insert: run the
     /// whole transaction again.
     Conflict(String),

@@ -603,3 +603,222 @@ async fn postgres_an_abandoned_transaction_never_reaches_the_next_caller() {
     assert_eq!(store.get(Tree::Ledger, b"spent").await.unwrap(), None);
     store.close().await.unwrap();
 }
+
+/// Batches queued while the node's writer is busy are committed together, in one transaction
+/// (their rows share the inserting transaction id, `xmin`), and each stays all or nothing on
+/// its own: a member whose condition fails writes nothing, not even the keys it claimed
+/// before its failing condition, while the others commit; a batch that touches a key of an
+/// earlier one sees its write, as it would have alone; a delete reports what it found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_batches_queued_together_commit_together_each_all_or_nothing() {
+    let url = fresh_url().await;
+    let options = PgOptions {
+        writers: 1,
+        ..PgOptions::default()
+    };
+    let store = Arc::new(PgStore::connect_with(&url, options).await.unwrap());
+    store.put(Tree::Credits, b"balance", b"5").await.unwrap();
+    store.put(Tree::Nonces, b"taken", b"theirs").await.unwrap();
+    store.put(Tree::Endpoints, b"gone", b"v").await.unwrap();
+    // The one writer is held up by a batch waiting for a row another session holds, so the
+    // batches after it queue.
+    let holder = sql(&url).await;
+    holder
+        .batch_execute(
+            "BEGIN; SELECT 1 FROM toolhost_kv WHERE tree = 'credits' AND key = 'balance' \
+             FOR UPDATE",
+        )
+        .await
+        .unwrap();
+    let apply = |batch: Batch| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move { store.apply(batch).await })
+    };
+    let first = apply(
+        Batch::new()
+            .require_equals(Tree::Credits, b"balance".to_vec(), Some(b"5".to_vec()))
+            .put(Tree::Credits, b"balance".to_vec(), b"4".to_vec()),
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let claims: Vec<_> = (0..10)
+        .map(|i| {
+            let key = format!("n{i}").into_bytes();
+            apply(Batch::new().require_absent(Tree::Nonces, key.clone()).put(
+                Tree::Nonces,
+                key,
+                b"spent".to_vec(),
+            ))
+        })
+        .collect();
+    // Fails on its only condition: writes nothing.
+    let lost = apply(
+        Batch::new()
+            .require_absent(Tree::Nonces, b"taken".to_vec())
+            .put(Tree::Nonces, b"taken".to_vec(), b"mine".to_vec())
+            .put(Tree::Ledger, b"lost".to_vec(), b"1".to_vec()),
+    );
+    // Claims a key, then fails on its second condition: the claim is undone.
+    let half = apply(
+        Batch::new()
+            .require_absent(Tree::Nonces, b"a-first".to_vec())
+            .require_absent(Tree::Nonces, b"taken".to_vec())
+            .put(Tree::Nonces, b"a-first".to_vec(), b"mine".to_vec())
+            .put(Tree::Ledger, b"half".to_vec(), b"1".to_vec()),
+    );
+    // Wants a key an earlier queued batch claims (queued after it): waits for it, then loses.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let later = apply(
+        Batch::new()
+            .require_absent(Tree::Nonces, b"n3".to_vec())
+            .put(Tree::Nonces, b"n3".to_vec(), b"later".to_vec()),
+    );
+    let deleted = {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            let there = store.delete(Tree::Endpoints, b"gone").await;
+            let absent = store.delete(Tree::Endpoints, b"never").await;
+            (there, absent)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    holder.batch_execute("ROLLBACK").await.unwrap();
+
+    first.await.unwrap().unwrap();
+    for claim in claims {
+        claim.await.unwrap().unwrap();
+    }
+    assert!(matches!(
+        lost.await.unwrap(),
+        Err(StoreError::ConditionFailed(0))
+    ));
+    assert!(matches!(
+        half.await.unwrap(),
+        Err(StoreError::ConditionFailed(1))
+    ));
+    assert!(matches!(
+        later.await.unwrap(),
+        Err(StoreError::ConditionFailed(0))
+    ));
+    let (there, absent) = deleted.await.unwrap();
+    assert!(there.unwrap());
+    assert!(!absent.unwrap());
+
+    let get = |tree, key: &'static [u8]| {
+        let store = Arc::clone(&store);
+        async move { store.get(tree, key).await.unwrap() }
+    };
+    assert_eq!(get(Tree::Credits, b"balance").await, Some(b"4".to_vec()));
+    assert_eq!(get(Tree::Nonces, b"taken").await, Some(b"theirs".to_vec()));
+    assert_eq!(get(Tree::Nonces, b"n3").await, Some(b"spent".to_vec()));
+    for (tree, key) in [
+        (Tree::Nonces, &b"a-first"[..]),
+        (Tree::Ledger, b"lost"),
+        (Tree::Ledger, b"half"),
+        (Tree::Endpoints, b"gone"),
+    ] {
+        assert_eq!(get(tree, key).await, None, "{tree:?} {key:?}");
+    }
+    let client = sql(&url).await;
+    assert_eq!(
+        count(
+            &client,
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'nonces' AND substring(key FROM 1 FOR 1) = 'n'::BYTEA"
+        )
+        .await,
+        10
+    );
+    // The ten claims queued together were one transaction.
+    assert_eq!(
+        count(
+            &client,
+            "SELECT count(DISTINCT xmin::TEXT) FROM toolhost_kv \
+             WHERE tree = 'nonces' AND substring(key FROM 1 FOR 1) = 'n'::BYTEA"
+        )
+        .await,
+        1
+    );
+    store.close().await.unwrap();
+}
+
+/// A group the database refuses for one member's write (a trigger on one key) is run again one
+/// batch at a time: the refused batch gets the refusal and writes nothing, the batches queued
+/// with it commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_refused_member_fails_alone() {
+    let url = fresh_url().await;
+    let options = PgOptions {
+        writers: 1,
+        ..PgOptions::default()
+    };
+    let store = Arc::new(PgStore::connect_with(&url, options).await.unwrap());
+    store.put(Tree::Credits, b"balance", b"5").await.unwrap();
+    let holder = sql(&url).await;
+    holder
+        .batch_execute(
+            "CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+               IF NEW.key = 'boom'::bytea THEN RAISE EXCEPTION 'refused'; END IF;
+               RETURN NEW;
+             END $$;
+             CREATE TRIGGER refuse_boom BEFORE INSERT OR UPDATE ON toolhost_kv
+               FOR EACH ROW EXECUTE FUNCTION refuse_boom();",
+        )
+        .await
+        .unwrap();
+    holder
+        .batch_execute(
+            "BEGIN; SELECT 1 FROM toolhost_kv WHERE tree = 'credits' AND key = 'balance' \
+             FOR UPDATE",
+        )
+        .await
+        .unwrap();
+    let apply = |batch: Batch| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move { store.apply(batch).await })
+    };
+    let first = apply(
+        Batch::new()
+            .require_equals(Tree::Credits, b"balance".to_vec(), Some(b"5".to_vec()))
+            .put(Tree::Credits, b"balance".to_vec(), b"4".to_vec()),
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let good = apply(
+        Batch::new()
+            .require_absent(Tree::Nonces, b"good".to_vec())
+            .put(Tree::Nonces, b"good".to_vec(), b"spent".to_vec())
+            .put(Tree::Endpoints, b"e".to_vec(), b"v".to_vec()),
+    );
+    let refused = apply(
+        Batch::new()
+            .require_absent(Tree::Nonces, b"bad".to_vec())
+            .put(Tree::Nonces, b"bad".to_vec(), b"spent".to_vec())
+            .put(Tree::Receipts, b"boom".to_vec(), b"x".to_vec()),
+    );
+    let also_good = apply(Batch::new().put(Tree::Ledger, b"a".to_vec(), b"1".to_vec()));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    holder.batch_execute("ROLLBACK").await.unwrap();
+
+    first.await.unwrap().unwrap();
+    good.await.unwrap().unwrap();
+    also_good.await.unwrap().unwrap();
+    let refused = refused.await.unwrap();
+    assert!(
+        matches!(refused, Err(StoreError::Engine(ref why)) if why.contains("refused")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        store.get(Tree::Nonces, b"good").await.unwrap(),
+        Some(b"spent".to_vec())
+    );
+    assert_eq!(
+        store.get(Tree::Endpoints, b"e").await.unwrap(),
+        Some(b"v".to_vec())
+    );
+    assert_eq!(
+        store.get(Tree::Ledger, b"a").await.unwrap(),
+        Some(b"1".to_vec())
+    );
+    assert_eq!(store.get(Tree::Nonces, b"bad").await.unwrap(), None);
+    assert_eq!(store.get(Tree::Receipts, b"boom").await.unwrap(), None);
+    store.close().await.unwrap();
+}

@@ -50,62 +50,79 @@ const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
 const SQL_DELETE_KEYS: &str =
     "DELETE FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[]) RETURNING key";
 
-/// A batch as the transaction runs it: the keys its conditions hold, its conditions, and its
-/// writes reduced to the final effect on each key (a later write to a key replaces an earlier
-/// one, as in sled), so the writes can be sent together in any order.
+/// One or more batches as one transaction runs them: the keys their conditions hold, their
+/// conditions, and their writes reduced to the final effect on each key (a later write to a
+/// key replaces an earlier one, as in sled), so the writes can be sent together in any order.
+///
+/// Each batch is a *member*: all of a member's writes land or none, whatever the others'
+/// conditions say. Members never share a key (the committer groups only batches that do
+/// not), so each key held or written belongs to one member.
 pub(super) struct Plan<'b> {
-    conditions: &'b [Condition],
+    /// Every member's conditions in order, each with its member and its index there.
+    conditions: Vec<(usize, usize, &'b Condition)>,
     /// The keys the conditions name, each once, in the order they are locked.
     holds: Vec<Hold<'b>>,
     /// For each condition, the index of its key in `holds`.
     held_by: Vec<usize>,
-    /// In first-write order.
+    /// In first-write order, member by member.
     writes: Vec<KeyWrite<'b>>,
-    /// The keys written to each watched tree.
-    pub(super) watched: Vec<(Tree, Vec<&'b [u8]>)>,
+    members: usize,
     /// Whether the commit waits until it is durable ([`Store::apply_unsynced`](crate::Store::apply_unsynced) does not).
     pub(super) synced: bool,
 }
 
 impl<'b> Plan<'b> {
-    pub(super) fn new(batch: &'b Batch) -> Self {
+    pub(super) fn new(members: &[&'b Batch]) -> Self {
         let mut writes: Vec<KeyWrite<'b>> = Vec::new();
         let mut index: HashMap<(Tree, &[u8]), usize> = HashMap::new();
-        for write in &batch.writes {
-            let (tree, key, value) = match write {
-                Write::Put { tree, key, value } => (*tree, key.as_slice(), Some(value.as_slice())),
-                Write::Delete { tree, key } => (*tree, key.as_slice(), None),
-            };
-            match index.get(&(tree, key)) {
-                Some(&i) => writes[i].value = value,
-                None => {
-                    index.insert((tree, key), writes.len());
-                    writes.push(KeyWrite {
-                        tree,
-                        key,
-                        value,
-                        claimed: false,
-                    });
+        let mut conditions = Vec::new();
+        for (member, batch) in members.iter().enumerate() {
+            for write in &batch.writes {
+                let (tree, key, value) = match write {
+                    Write::Put { tree, key, value } => {
+                        (*tree, key.as_slice(), Some(value.as_slice()))
+                    }
+                    Write::Delete { tree, key } => (*tree, key.as_slice(), None),
+                };
+                match index.get(&(tree, key)) {
+                    Some(&i) => {
+                        debug_assert_eq!(writes[i].member, member, "members share a key");
+                        writes[i].value = value;
+                    }
+                    None => {
+                        index.insert((tree, key), writes.len());
+                        writes.push(KeyWrite {
+                            member,
+                            tree,
+                            key,
+                            value,
+                            claimed: false,
+                        });
+                    }
                 }
             }
-        }
-        let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
-        for write in writes.iter().filter(|w| w.tree.is_watched()) {
-            match watched.iter_mut().find(|(t, _)| *t == write.tree) {
-                Some((_, keys)) => keys.push(write.key),
-                None => watched.push((write.tree, vec![write.key])),
-            }
+            conditions.extend(
+                batch
+                    .conditions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (member, i, c)),
+            );
         }
         // Each key once: read if any condition wants a value there, claimed otherwise.
         let mut holds: Vec<Hold<'b>> = Vec::new();
-        for condition in &batch.conditions {
+        for &(member, _, condition) in &conditions {
             let (tree, key, wants_value) = match condition {
                 Condition::Absent { tree, key } => (*tree, key.as_slice(), false),
                 Condition::Equals { tree, key, value } => (*tree, key.as_slice(), value.is_some()),
             };
             match holds.iter_mut().find(|h| h.tree == tree && h.key == key) {
-                Some(hold) => hold.read |= wants_value,
+                Some(hold) => {
+                    debug_assert_eq!(hold.member, member, "members share a key");
+                    hold.read |= wants_value;
+                }
                 None => holds.push(Hold {
+                    member,
                     tree,
                     key,
                     read: wants_value,
@@ -114,10 +131,9 @@ impl<'b> Plan<'b> {
             }
         }
         holds.sort_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
-        let held_by = batch
-            .conditions
+        let held_by = conditions
             .iter()
-            .map(|condition| {
+            .map(|(_, _, condition)| {
                 let (Condition::Absent { tree, key } | Condition::Equals { tree, key, .. }) =
                     condition;
                 holds
@@ -133,18 +149,24 @@ impl<'b> Plan<'b> {
             }
         }
         Plan {
-            conditions: &batch.conditions,
+            conditions,
             holds,
             held_by,
             writes,
-            watched,
+            members: members.len(),
             synced: true,
         }
+    }
+
+    /// Whether any of its writes is to a watched tree.
+    pub(super) fn writes_watched(&self) -> bool {
+        self.writes.iter().any(|w| w.tree.is_watched())
     }
 }
 
 /// A key a batch's conditions name, held from its condition to the commit.
 struct Hold<'b> {
+    member: usize,
     tree: Tree,
     key: &'b [u8],
     /// Read `FOR UPDATE` (a condition wants a value there); otherwise claimed.
@@ -155,6 +177,7 @@ struct Hold<'b> {
 
 /// The final write to one key.
 struct KeyWrite<'b> {
+    member: usize,
     tree: Tree,
     key: &'b [u8],
     /// `Some(value)` to put, `None` to delete.
@@ -165,10 +188,11 @@ struct KeyWrite<'b> {
 
 /// What a committed transaction did.
 pub(super) struct Applied {
-    /// Rows affected by each of the plan's writes.
-    pub(super) affected: Vec<u64>,
-    /// For each of the plan's watched trees, the last generation it took.
-    pub(super) generations: Vec<i64>,
+    /// Per member: the rows affected by each of its writes (in first-write order), or the index
+    /// of its first condition that did not hold (then nothing of it was written).
+    pub(super) members: Vec<Result<Vec<u64>, usize>>,
+    /// The watched keys written, per tree, with the last generation each tree took.
+    pub(super) watched: Vec<(Tree, Vec<Vec<u8>>, i64)>,
 }
 
 /// The statements a transaction may send, prepared (or found in the connection's cache) before
@@ -227,9 +251,10 @@ impl Drop for OpenTransaction {
     }
 }
 
-/// Runs `plan` in one transaction that holds its conditions' keys (see
-/// the module docs); with `notify`, one that writes a watched tree also notifies
-/// the other nodes' listeners (at its commit).
+/// Runs `plan` in one transaction that holds its conditions' keys (see the module docs); with
+/// `notify`, one that writes a watched tree also notifies the other nodes' listeners (at its
+/// commit). A member whose condition fails is left out: what it claimed is deleted again and
+/// none of its writes are sent; the others commit.
 ///
 /// Two round trips when the batch has conditions, one when it has none: `BEGIN` goes with the
 /// holds (or, without conditions, with the writes), and `COMMIT` with the writes, all
@@ -250,36 +275,53 @@ pub(super) async fn try_apply(
     };
 
     let began = !plan.holds.is_empty();
+    let mut states = Vec::new();
+    let mut failed = vec![None; plan.members];
     if began {
-        let (began, states) = futures::future::join(
+        let (began, held) = futures::future::join(
             client.batch_execute(begin),
             hold_keys(client, &statements, plan),
         )
         .await;
-        let states = began.and(states).map_err(before)?;
-        if let Some(i) = failed_condition(plan, &states) {
+        states = began.and(held).map_err(before)?;
+        failed = failed_conditions(plan, &states);
+        if failed.iter().all(Option::is_some) {
             client.batch_execute("ROLLBACK").await.map_err(before)?;
             open.ended();
-            return Err(TxError::Condition(i));
+            return Ok(Applied {
+                members: failed.into_iter().map(|f| Err(f.unwrap_or(0))).collect(),
+                watched: Vec::new(),
+            });
         }
     }
+    let live = |member: usize| failed[member].is_none();
 
-    // Placeholders the batch did not write over are deleted with its deletes: those keys
-    // stay absent.
-    let placeholders = (plan.holds.iter())
-        .filter(|h| !h.read && h.write.is_none())
-        .map(|h| (h.tree, h.key));
+    // Keys claimed that must not stay: placeholders a member that commits did not write over
+    // (those keys stay absent), and whatever a member that failed claimed. A key a claim found
+    // present is someone else's, never deleted here.
+    let unclaimed = (plan.holds.iter().zip(&states))
+        .filter(|(h, held)| {
+            !h.read && matches!(held, Held::Claimed) && (!live(h.member) || h.write.is_none())
+        })
+        .map(|(h, _)| (h.tree, h.key));
     let deletes = (plan.writes.iter())
-        .filter(|w| w.value.is_none())
+        .filter(|w| live(w.member) && w.value.is_none())
         .map(|w| (w.tree, w.key));
-    let mut deleted_keys: Vec<(Tree, &[u8])> = deletes.chain(placeholders).collect();
+    let mut deleted_keys: Vec<(Tree, &[u8])> = deletes.chain(unclaimed).collect();
     deleted_keys.sort_unstable_by(|a, b| (a.0.name(), a.1).cmp(&(b.0.name(), b.1)));
-    // The batch's puts its claims did not make, in key order (concurrent batches lock the
-    // rows they overwrite in the same order).
+    // The puts its claims did not make, in key order (concurrent batches lock the rows they
+    // overwrite in the same order).
     let mut puts: Vec<&KeyWrite> = (plan.writes.iter())
-        .filter(|w| w.value.is_some() && !w.claimed)
+        .filter(|w| live(w.member) && w.value.is_some() && !w.claimed)
         .collect();
     puts.sort_unstable_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
+    let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
+    for write in (plan.writes.iter()).filter(|w| live(w.member) && w.tree.is_watched()) {
+        match watched.iter_mut().find(|(t, _)| *t == write.tree) {
+            Some((_, keys)) => keys.push(write.key),
+            None => watched.push((write.tree, vec![write.key])),
+        }
+    }
 
     // Every statement below is sent when first polled, in this order, and `join` polls them in
     // order: `BEGIN` (unless sent with the holds), the writes, the feed, `NOTIFY`, `COMMIT`.
@@ -315,7 +357,7 @@ pub(super) async fn try_apply(
     // Watched trees: take one generation per key, and record each key under its own (the
     // records read the generation the bump before them took).
     let statements = &statements;
-    let feed = futures::future::try_join_all(plan.watched.iter().map(|(tree, keys)| async move {
+    let feed = futures::future::try_join_all(watched.iter().map(|(tree, keys)| async move {
         let name = tree.name();
         let count = keys.len() as i64;
         let records = keys.iter().enumerate().map(|(i, key)| {
@@ -327,10 +369,10 @@ pub(super) async fn try_apply(
             futures::future::try_join_all(records),
         )
         .await?;
-        Ok::<_, tokio_postgres::Error>((*tree, row))
+        Ok::<_, tokio_postgres::Error>(row)
     }));
     let notified = async {
-        match notify && !plan.watched.is_empty() {
+        match notify && !watched.is_empty() {
             true => client.batch_execute(SQL_NOTIFY).await,
             false => Ok(()),
         }
@@ -354,56 +396,59 @@ pub(super) async fn try_apply(
     open.ended();
     let (found, bumped) = written.map_err(|e| classify(&e, Phase::Commit))?;
 
-    let mut affected = vec![1; plan.writes.len()];
     let found: HashSet<(Tree, Vec<u8>)> = found.into_iter().flatten().collect();
-    for (write, affected) in plan.writes.iter().zip(&mut affected) {
-        if write.value.is_none() && !found.contains(&(write.tree, write.key.to_vec())) {
-            *affected = 0;
-        }
-    }
-    // A key claimed with a placeholder and deleted by the batch was absent before.
-    for hold in plan.holds.iter().filter(|h| !h.read) {
-        if let Some(i) = hold.write.filter(|&i| plan.writes[i].value.is_none()) {
-            affected[i] = 0;
-        }
+    let mut members: Vec<Result<Vec<u64>, usize>> = (failed.into_iter())
+        .map(|failed| failed.map_or(Ok(Vec::new()), Err))
+        .collect();
+    for (i, write) in plan.writes.iter().enumerate() {
+        let Ok(affected) = &mut members[write.member] else {
+            continue;
+        };
+        // A key claimed with a placeholder and deleted by the batch was absent before.
+        let missing = write.value.is_none()
+            && (plan.holds.iter().any(|h| !h.read && h.write == Some(i))
+                || !found.contains(&(write.tree, write.key.to_vec())));
+        affected.push(u64::from(!missing));
     }
     let mut generations = Vec::new();
-    for (tree, row) in bumped {
+    for ((tree, keys), row) in watched.into_iter().zip(bumped) {
         let row = row.ok_or_else(|| {
             TxError::Store(StoreError::Engine(format!(
                 "no generation row for watched tree {}",
                 tree.name()
             )))
         })?;
-        generations.push(column::<i64>(&row, 0).map_err(TxError::Store)?);
+        let last = column::<i64>(&row, 0).map_err(TxError::Store)?;
+        generations.push((tree, keys.into_iter().map(<[u8]>::to_vec).collect(), last));
     }
     Ok(Applied {
-        affected,
-        generations,
+        members,
+        watched: generations,
     })
 }
 
-/// The index of the first of the plan's conditions that does not hold, given what holding
-/// their keys found.
-fn failed_condition(plan: &Plan<'_>, states: &[Held]) -> Option<usize> {
-    plan.conditions
-        .iter()
-        .zip(&plan.held_by)
-        .position(|(c, &h)| {
-            let holds = match (c, &states[h]) {
-                (
-                    Condition::Equals {
-                        value: Some(want), ..
-                    },
-                    Held::Value(value),
-                ) => value.as_deref() == Some(want.as_slice()),
-                (Condition::Equals { value: Some(_), .. }, _) => false,
-                (_, Held::Value(value)) => value.is_none(),
-                (_, Held::Claimed) => true,
-                (_, Held::Present) => false,
-            };
-            !holds
-        })
+/// For each member, the index (in its batch) of its first condition that does not hold, given
+/// what holding their keys found.
+fn failed_conditions(plan: &Plan<'_>, states: &[Held]) -> Vec<Option<usize>> {
+    let mut failed = vec![None; plan.members];
+    for (&(member, index, condition), &h) in plan.conditions.iter().zip(&plan.held_by) {
+        let holds = match (condition, &states[h]) {
+            (
+                Condition::Equals {
+                    value: Some(want), ..
+                },
+                Held::Value(value),
+            ) => value.as_deref() == Some(want.as_slice()),
+            (Condition::Equals { value: Some(_), .. }, _) => false,
+            (_, Held::Value(value)) => value.is_none(),
+            (_, Held::Claimed) => true,
+            (_, Held::Present) => false,
+        };
+        if !holds && failed[member].is_none() {
+            failed[member] = Some(index);
+        }
+    }
+    failed
 }
 
 /// What a transaction holds of a condition's key.
@@ -493,7 +538,7 @@ mod tests {
             .delete(Tree::Endpoints, b"a".to_vec())
             .put(Tree::Endpoints, b"b".to_vec(), b"2".to_vec())
             .put(Tree::Endpoints, b"a".to_vec(), b"3".to_vec());
-        let plan = Plan::new(&batch);
+        let plan = Plan::new(&[&batch]);
         assert_eq!(
             keys_of(&plan),
             [
@@ -502,9 +547,6 @@ mod tests {
                 (Tree::Endpoints, b"b".to_vec(), Some(b"2".to_vec())),
             ]
         );
-        assert_eq!(
-            plan.watched,
-            [(Tree::Endpoints, vec![&b"a"[..], &b"b"[..]])]
-        );
+        assert!(plan.writes_watched());
     }
 }

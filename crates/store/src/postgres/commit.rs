@@ -1,0 +1,226 @@
+//! Group commit: a node's batches are committed by a few writers, and the batches that arrive
+//! while every writer is busy are committed together, in one transaction, by the next free one.
+//!
+//! Why: a transaction costs PostgreSQL about a quarter of a millisecond of CPU however little
+//! it holds (its begin and commit, the backend's wake-ups and the WAL flush it waits for;
+//! `perf` in bench/RESULTS.md), and a paid call needs two of them (its nonce claim before the
+//! handler, its settlement after). Committed one by one, the call's small transactions cost
+//! the database more than the calls cost toolhost. Grouped, concurrent calls share them, as
+//! sled's callers share its flushes: under load a transaction carries many calls' batches,
+//! and alone a batch is committed at once (a free writer waits for nobody).
+//!
+//! Each batch stays all or nothing on its own: a group is one transaction of *members*
+//! ([`Plan`]), and a member whose condition fails is left out of it (what it claimed is
+//! deleted again) while the others commit. Members never share a key: a batch that touches a
+//! key of the group waits for the next one, so it sees the earlier batch's writes as it would
+//! have alone. A group that fails for another reason than a conflict (a write the server
+//! refuses) is run again one batch at a time, so that failure is the batch's own.
+//!
+//! A caller that stops waiting (its request gone) before its batch is picked up is dropped from
+//! the group; a transaction whose callers have all gone is abandoned (rolled back), so a batch
+//! stuck behind a row lock does not outlive everyone who asked for it.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::transaction::Plan;
+use super::{lock, Shared};
+use crate::{Batch, Condition, StoreError, StoreResult, Tree, Write};
+
+/// Batches in one transaction at most.
+const MAX_MEMBERS: usize = 64;
+/// Bytes of keys and values in one transaction at most (a batch larger than this alone is
+/// committed alone).
+const MAX_BYTES: usize = 1 << 20;
+
+/// What a batch became: the rows each of its writes affected (in first-write order).
+type Outcome = StoreResult<Vec<u64>>;
+
+/// A batch waiting for a writer.
+struct Job {
+    batch: Batch,
+    /// Whether its commit must be durable before it is answered ([`Store::apply_unsynced`](crate::Store::apply_unsynced) is not).
+    synced: bool,
+    reply: oneshot::Sender<Outcome>,
+}
+
+impl Job {
+    /// Hashes of the keys it holds or writes (two batches whose hashes meet are kept apart; a
+    /// collision only delays one of them to the next group).
+    fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        let conditions = self.batch.conditions.iter().map(|c| match c {
+            Condition::Absent { tree, key } | Condition::Equals { tree, key, .. } => (tree, key),
+        });
+        let writes = self.batch.writes.iter().map(|w| match w {
+            Write::Put { tree, key, .. } | Write::Delete { tree, key } => (tree, key),
+        });
+        conditions
+            .chain(writes)
+            .map(|(tree, key)| key_hash(*tree, key))
+    }
+
+    fn bytes(&self) -> usize {
+        let writes = self.batch.writes.iter().map(|w| match w {
+            Write::Put { key, value, .. } => key.len() + value.len(),
+            Write::Delete { key, .. } => key.len(),
+        });
+        writes.sum::<usize>() + self.batch.conditions.len() * 64
+    }
+}
+
+fn key_hash(tree: Tree, key: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (tree, key).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The node's writers: a queue of batches and the tasks that commit them.
+pub(super) struct Writers {
+    queue: Mutex<Option<mpsc::UnboundedSender<Job>>>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Writers {
+    /// Starts `count` writers committing through `shared`.
+    pub(super) fn start(shared: Arc<Shared>, count: usize) -> Writers {
+        let (queue, jobs) = mpsc::unbounded_channel();
+        let jobs = Arc::new(tokio::sync::Mutex::new(jobs));
+        let tasks = (0..count.max(1))
+            .map(|_| tokio::spawn(write(Arc::clone(&shared), Arc::clone(&jobs))))
+            .collect();
+        Writers {
+            queue: Mutex::new(Some(queue)),
+            tasks: Mutex::new(tasks),
+        }
+    }
+
+    /// Commits `batch` (alone or with others) and answers what each of its writes affected.
+    pub(super) async fn commit(&self, batch: Batch, synced: bool) -> Outcome {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            batch,
+            synced,
+            reply,
+        };
+        let stopped = || StoreError::Unavailable("the store is closed".into());
+        let queue = lock(&self.queue).clone().ok_or_else(stopped)?;
+        queue.send(job).map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
+    }
+
+    /// Stops taking batches and waits until those queued are committed.
+    pub(super) async fn close(&self) {
+        drop(lock(&self.queue).take());
+        let tasks = std::mem::take(&mut *lock(&self.tasks));
+        for task in tasks {
+            // A writer only ends when the queue is closed and empty; a join error means one
+            // panicked, which has been reported already.
+            let _ = task.await;
+        }
+    }
+}
+
+/// One writer: takes what is queued (waiting only when nothing is), commits it as groups,
+/// until the queue is closed and empty.
+async fn write(shared: Arc<Shared>, jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Job>>>) {
+    // Batches this writer took that did not fit in its last group, oldest first.
+    let mut carried: VecDeque<Job> = VecDeque::new();
+    loop {
+        if carried.is_empty() {
+            let mut jobs = jobs.lock().await;
+            match jobs.recv().await {
+                Some(job) => carried.push_back(job),
+                None => return,
+            }
+            take_queued(&mut jobs, &mut carried);
+        } else if let Ok(mut jobs) = jobs.try_lock() {
+            take_queued(&mut jobs, &mut carried);
+        }
+        let group = next_group(&mut carried);
+        if !group.is_empty() {
+            commit_group(&shared, group).await;
+        }
+    }
+}
+
+fn take_queued(jobs: &mut mpsc::UnboundedReceiver<Job>, carried: &mut VecDeque<Job>) {
+    while carried.len() < MAX_MEMBERS {
+        match jobs.try_recv() {
+            Ok(job) => carried.push_back(job),
+            Err(_) => break,
+        }
+    }
+}
+
+/// The next group from what a writer holds, oldest first: batches that share no key with an
+/// earlier member, within the group's bounds. The rest stay for the next one; batches whose
+/// callers have gone are dropped.
+fn next_group(carried: &mut VecDeque<Job>) -> Vec<Job> {
+    let mut group = Vec::new();
+    let mut keys = HashSet::new();
+    let mut bytes = 0;
+    let mut rest = VecDeque::new();
+    while let Some(job) = carried.pop_front() {
+        if job.reply.is_closed() {
+            continue;
+        }
+        let fits = group.is_empty()
+            || (group.len() < MAX_MEMBERS
+                && bytes + job.bytes() <= MAX_BYTES
+                && job.keys().all(|key| !keys.contains(&key)));
+        if fits {
+            keys.extend(job.keys());
+            bytes += job.bytes();
+            group.push(job);
+        } else {
+            rest.push_back(job);
+        }
+    }
+    *carried = rest;
+    group
+}
+
+/// Commits a group in one transaction and answers each member.
+async fn commit_group(shared: &Shared, group: Vec<Job>) {
+    let synced: Vec<bool> = group.iter().map(|job| job.synced).collect();
+    let (batches, mut replies): (Vec<Batch>, Vec<oneshot::Sender<Outcome>>) =
+        group.into_iter().map(|job| (job.batch, job.reply)).unzip();
+    let members: Vec<&Batch> = batches.iter().collect();
+    let mut plan = Plan::new(&members);
+    plan.synced = synced.contains(&true) || plan.writes_watched();
+    let everyone_gone = futures::future::join_all(replies.iter_mut().map(|r| r.closed()));
+    let applied = tokio::select! {
+        applied = shared.transact(&plan) => applied,
+        // Dropping the transaction rolls it back (see `OpenTransaction`).
+        _ = everyone_gone => return,
+    };
+    match applied {
+        Ok(members) => {
+            for (reply, outcome) in replies.into_iter().zip(members) {
+                let _ = reply.send(outcome.map_err(StoreError::ConditionFailed));
+            }
+        }
+        // Nothing was committed and the failure may be one member's: each alone says whose.
+        Err(StoreError::Engine(_)) if replies.len() > 1 => {
+            for ((batch, reply), synced) in members.into_iter().zip(replies).zip(synced) {
+                let mut plan = Plan::new(&[batch]);
+                plan.synced = synced || plan.writes_watched();
+                let outcome = match shared.transact(&plan).await {
+                    Ok(mut members) => members.remove(0).map_err(StoreError::ConditionFailed),
+                    Err(e) => Err(e),
+                };
+                let _ = reply.send(outcome);
+            }
+        }
+        Err(e) => {
+            for reply in replies {
+                let _ = reply.send(Err(e.clone()));
+            }
+        }
+    }
+}
