@@ -6,7 +6,9 @@
 //! of integers and `gross = fee + net` holds at every level.
 //!
 //! Keys in the ledger tree: `sale/{receiptId}` (receipt ids are UUIDv7, so key order is time
-//! order), `settings/{builderId}`, `packet/{builderId}/{packetId}`, `paid/{receiptId}` → packet
+//! order), `by_seller/{builderId}/{receiptId}` (the same sale again, under its seller: a
+//! builder's report or payout reads its own sales as one key range, not everyone's),
+//! `settings/{builderId}`, `packet/{builderId}/{packetId}`, `paid/{receiptId}` → packet
 //! id (a receipt is paid out at most once: packets claim their receipts with `require_absent`),
 //! `pending/{receiptId}` → a settlement broadcast on-chain but not yet seen mined (written with
 //! the sale, removed by the reconciler in `payments::recovery`).
@@ -132,9 +134,24 @@ impl Collection {
 
 pub const SALE_PREFIX: &[u8] = b"sale/";
 pub const PENDING_PREFIX: &[u8] = b"pending/";
+/// Sales again, under their sellers (see the module docs).
+const BY_SELLER_PREFIX: &[u8] = b"by_seller/";
+/// In `meta`, present once every sale stored before the copies under sellers existed has its
+/// copy ([`index_by_seller`]); until then a seller's sales are found by reading all of them.
+const INDEXED_BY_SELLER: &[u8] = b"ledger/sales_by_seller";
+/// Sales copied per batch by [`index_by_seller`].
+const INDEX_PAGE: usize = 256;
 
 pub fn sale_key(receipt_id: &str) -> Vec<u8> {
     [SALE_PREFIX, receipt_id.as_bytes()].concat()
+}
+
+fn seller_prefix(seller: &str) -> Vec<u8> {
+    [BY_SELLER_PREFIX, seller.as_bytes(), b"/"].concat()
+}
+
+fn seller_key(seller: &str, receipt_id: &str) -> Vec<u8> {
+    [seller_prefix(seller).as_slice(), receipt_id.as_bytes()].concat()
 }
 
 /// The index entry of a sale whose on-chain transfer is not yet seen mined.
@@ -142,12 +159,72 @@ pub fn pending_key(receipt_id: &str) -> Vec<u8> {
     [PENDING_PREFIX, receipt_id.as_bytes()].concat()
 }
 
-/// Adds the sale to a settling batch.
+/// Adds the sale (and its copy under its seller) to a settling batch.
 pub fn record(batch: Batch, sale: &Sale) -> Result<Batch, StoreError> {
     let bytes = serde_json::to_vec(sale).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    Ok(batch
-        .require_absent(Tree::Ledger, sale_key(&sale.receipt_id))
-        .put(Tree::Ledger, sale_key(&sale.receipt_id), bytes))
+    let batch = batch.require_absent(Tree::Ledger, sale_key(&sale.receipt_id));
+    Ok(match &sale.seller {
+        Some(seller) => batch
+            .put(Tree::Ledger, sale_key(&sale.receipt_id), bytes.clone())
+            .put(Tree::Ledger, seller_key(seller, &sale.receipt_id), bytes),
+        None => batch.put(Tree::Ledger, sale_key(&sale.receipt_id), bytes),
+    })
+}
+
+/// Adds the removal of a sale (its money never arrived) and of its copy under its seller to
+/// `batch`, on condition that it is still `bytes`.
+pub fn remove(batch: Batch, bytes: &[u8]) -> Result<Batch, StoreError> {
+    let sale: Sale =
+        serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let key = sale_key(&sale.receipt_id);
+    let batch = (batch.require_equals(Tree::Ledger, key.clone(), Some(bytes.to_vec())))
+        .delete(Tree::Ledger, key);
+    Ok(match &sale.seller {
+        Some(seller) => batch.delete(Tree::Ledger, seller_key(seller, &sale.receipt_id)),
+        None => batch,
+    })
+}
+
+/// Copies every sale stored before sales were kept under their sellers (an earlier release's
+/// ledger) to its seller, then marks the ledger indexed. Each copy is conditioned on its sale
+/// being unchanged, so a sale removed meanwhile is never copied back; run again after a crash,
+/// it copies the same sales again. Runs at start-up; until it is done, a seller's sales are
+/// read from everyone's.
+pub async fn index_by_seller(store: &dyn Store) -> Result<u64, StoreError> {
+    if store.get(Tree::Meta, INDEXED_BY_SELLER).await?.is_some() {
+        return Ok(0);
+    }
+    let mut copied = 0;
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let page =
+            (store.scan_prefix(Tree::Ledger, SALE_PREFIX, after.as_deref(), INDEX_PAGE)).await?;
+        let Some((last, _)) = page.last() else { break };
+        let last = last.clone();
+        let mut batch = Batch::new();
+        let mut copies = 0;
+        for (key, bytes) in page {
+            let sale: Sale =
+                serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            if let Some(seller) = &sale.seller {
+                batch = batch
+                    .require_equals(Tree::Ledger, key, Some(bytes.clone()))
+                    .put(Tree::Ledger, seller_key(seller, &sale.receipt_id), bytes);
+                copies += 1;
+            }
+        }
+        match store.apply(batch).await {
+            Ok(()) => {
+                copied += copies;
+                after = Some(last);
+            }
+            // A sale of the page was removed meanwhile: the page again, without it.
+            Err(StoreError::ConditionFailed(_)) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    store.put(Tree::Meta, INDEXED_BY_SELLER, b"1").await?;
+    Ok(copied)
 }
 
 /// Where `sale`'s money stands now: a sale written `pending` is collected once its `pending/`
@@ -204,11 +281,11 @@ pub async fn with_standing(
     Ok(out)
 }
 
-/// The first key of sales at or after `since`: receipt ids start with their UUIDv7, whose first
-/// 48 bits are the unix time in milliseconds.
-fn first_key_since(since: OffsetDateTime) -> Vec<u8> {
+/// The first key under `prefix` of sales at or after `since`: receipt ids start with their
+/// UUIDv7, whose first 48 bits are the unix time in milliseconds.
+fn first_key_since(prefix: &[u8], since: OffsetDateTime) -> Vec<u8> {
     let millis = (since.unix_timestamp_nanos() / 1_000_000).max(0) as u64;
-    format!("sale/rcpt_{millis:012x}").into_bytes()
+    [prefix, format!("rcpt_{millis:012x}").as_bytes()].concat()
 }
 
 /// Every sale of `seller` since `since`, oldest first.
@@ -226,7 +303,7 @@ pub async fn sales_of(
 
 /// Every sale since `since`, whoever sold it (the platform's own included), oldest first.
 pub async fn all_sales(store: &dyn Store, since: OffsetDateTime) -> Result<Vec<Sale>, StoreError> {
-    Ok(scan_sales(store, since, &|_| true)
+    Ok(scan_sales(store, SALE_PREFIX, since, &|_| true)
         .await?
         .into_iter()
         .map(|(sale, _)| sale)
@@ -239,22 +316,29 @@ pub(crate) async fn sale_entries_of(
     seller: &str,
     since: OffsetDateTime,
 ) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
-    scan_sales(store, since, &|sale| sale.seller.as_deref() == Some(seller)).await
+    let mine = |sale: &Sale| sale.seller.as_deref() == Some(seller);
+    match store.get(Tree::Meta, INDEXED_BY_SELLER).await? {
+        Some(_) => scan_sales(store, &seller_prefix(seller), since, &mine).await,
+        None => scan_sales(store, SALE_PREFIX, since, &mine).await,
+    }
 }
 
+/// The sales under `prefix` (everyone's, or one seller's copies) at or after `since` that
+/// `keep` keeps, oldest first.
 async fn scan_sales(
     store: &dyn Store,
+    prefix: &[u8],
     since: OffsetDateTime,
     keep: &(dyn Fn(&Sale) -> bool + Sync),
 ) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
     let mut out = Vec::new();
-    let start = first_key_since(since);
+    let start = first_key_since(prefix, since);
     let mut after: Option<Vec<u8>> = None;
     loop {
         let page = match &after {
             Some(key) => {
                 store
-                    .scan_prefix(Tree::Ledger, SALE_PREFIX, Some(key), 512)
+                    .scan_prefix(Tree::Ledger, prefix, Some(key), 512)
                     .await?
             }
             // `scan_prefix` pages strictly after a key; start one byte before the first key.
@@ -262,7 +346,7 @@ async fn scan_sales(
                 let mut before = start.clone();
                 before.pop();
                 store
-                    .scan_prefix(Tree::Ledger, SALE_PREFIX, Some(&before), 512)
+                    .scan_prefix(Tree::Ledger, prefix, Some(&before), 512)
                     .await?
             }
         };
@@ -294,6 +378,73 @@ mod tests {
     async fn splits_reconcile_and_since_parses() {
         let (fee, net) = split(Usd::from_units(1001), 1000);
         assert_eq!((fee.units(), net.units()), (100, 901));
+    }
+
+    /// A ledger written before sales were copied under their sellers is read whole until it is
+    /// indexed, then from the copies: a sale stored without a copy is no longer found, and
+    /// `record` and `remove` keep each copy with its sale.
+    #[tokio::test]
+    async fn a_sellers_sales_are_read_from_their_copies_once_an_earlier_ledger_is_indexed() {
+        let store = SledStore::temporary().unwrap();
+        let s: &dyn Store = &store;
+        let sale = |seller: Option<&str>| Sale {
+            receipt_id: format!("rcpt_{}", uuid::Uuid::now_v7().simple()),
+            endpoint_slug: Some("e".into()),
+            seller: seller.map(Into::into),
+            amount: Usd::from_units(10),
+            method: PaymentMethod::DeveloperCredit,
+            at: OffsetDateTime::now_utc(),
+            collection: Some(Collection::Collected),
+            credit_id: None,
+            refunded: Usd::ZERO,
+        };
+        let put_alone = |sale: Sale| async move {
+            let bytes = serde_json::to_vec(&sale).unwrap();
+            s.put(Tree::Ledger, &sale_key(&sale.receipt_id), &bytes)
+                .await
+                .unwrap();
+            sale.receipt_id
+        };
+        let of = |seller: &'static str| async move {
+            let sales = sales_of(s, seller, OffsetDateTime::UNIX_EPOCH)
+                .await
+                .unwrap();
+            sales.into_iter().map(|s| s.receipt_id).collect::<Vec<_>>()
+        };
+        // An earlier release's ledger: sales without copies, the platform's one among them.
+        let a1 = put_alone(sale(Some("a"))).await;
+        let b1 = put_alone(sale(Some("b"))).await;
+        put_alone(sale(None)).await;
+        let a2 = put_alone(sale(Some("a"))).await;
+        assert_eq!(of("a").await, [a1.clone(), a2.clone()]);
+
+        assert_eq!(index_by_seller(s).await.unwrap(), 3);
+        assert_eq!(index_by_seller(s).await.unwrap(), 0, "once");
+        assert_eq!(of("a").await, [a1.clone(), a2.clone()]);
+        assert_eq!(of("b").await, [b1]);
+        // Read from the copies now: a sale stored without one is not found.
+        put_alone(sale(Some("a"))).await;
+        assert_eq!(of("a").await, [a1.clone(), a2.clone()]);
+        let new = sale(Some("a"));
+        store
+            .apply(record(Batch::new(), &new).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            of("a").await,
+            [a1.clone(), a2.clone(), new.receipt_id.clone()]
+        );
+        let bytes = (store.get(Tree::Ledger, &sale_key(&new.receipt_id)).await)
+            .unwrap()
+            .unwrap();
+        store
+            .apply(remove(Batch::new(), &bytes).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(of("a").await, [a1, a2]);
+        // Everyone's sales are the sales, never their copies.
+        let all = all_sales(s, OffsetDateTime::UNIX_EPOCH).await.unwrap();
+        assert_eq!(all.len(), 5);
     }
 
     #[tokio::test]

@@ -578,9 +578,10 @@ impl Recovery {
                 receipt.settlement.collected = Some(false);
                 receipt.charged = false;
                 // Pending sales are never in a packet; the condition makes that exact.
-                batch = batch
-                    .require_absent(Tree::Ledger, format!("paid/{id}").into_bytes())
-                    .delete(Tree::Ledger, sale_key(id));
+                batch = batch.require_absent(Tree::Ledger, format!("paid/{id}").into_bytes());
+                if let Some(sale) = self.store.get(Tree::Ledger, &sale_key(id)).await? {
+                    batch = revenue::remove(batch, &sale)?;
+                }
             }
             Outcome::Waiting => return Ok(true),
         }

@@ -10,6 +10,11 @@
 //! PostgreSQL's one key-value table. Its endpoint logs and builder events move to tables of
 //! their own at the first start (the engine's migrations 2 and 3); the rest is found where it
 //! was.
+//!
+//! `sled-cf3508f`, `pg-cf3508f`: a data dir and a database of the last release whose ledger
+//! kept each sale only under its receipt id, with one sale of the builder's (a priced tool paid
+//! by a developer credit). At the first start the sales are copied under their sellers
+//! (`revenue::index_by_seller`), and the builder's revenue counts the old sale with new ones.
 
 use std::path::Path;
 
@@ -164,22 +169,23 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
     }
 }
 
-#[tokio::test]
-async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
+/// Loads fixture `name` (a `pg_dump`) into a new database of the shared cluster; returns its
+/// URL and what the fixture says the test should find.
+async fn load_database(name: &str) -> (String, Value) {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/upgrade");
-    let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(fixtures.join("pg-7e73f01.json")).unwrap())
-            .unwrap();
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures.join(format!("{name}.json"))).unwrap(),
+    )
+    .unwrap();
     let cluster = tokio::task::spawn_blocking(PgCluster::shared)
         .await
         .unwrap()
         .expect("a PostgreSQL cluster for the upgrade test");
-    let url = cluster
-        .create_database(&format!("upgrade_{}", std::process::id()))
-        .unwrap();
+    let database = format!("upgrade_{}_{}", name.replace('-', "_"), std::process::id());
+    let url = cluster.create_database(&database).unwrap();
     let dump = std::process::Command::new("gzip")
         .arg("-dc")
-        .arg(fixtures.join("pg-7e73f01.sql.gz"))
+        .arg(fixtures.join(format!("{name}.sql.gz")))
         .output()
         .unwrap()
         .stdout;
@@ -196,6 +202,12 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         "{}",
         String::from_utf8_lossy(&loaded.stderr)
     );
+    (url, expected)
+}
+
+#[tokio::test]
+async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
+    let (url, expected) = load_database("pg-7e73f01").await;
     let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
         .unwrap();
@@ -278,4 +290,76 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
         3
     );
+}
+
+/// Sells one more call of the fixture's priced tool (paid by a new developer credit) and
+/// answers the builder's revenue report.
+async fn sell_and_report(node: &Node, key: &str) -> Value {
+    let (status, credit) = node
+        .admin("POST", "/ai/admin/credits", Some(&json!({"amountUsd": 1})))
+        .await;
+    assert_eq!(status, 200, "{credit}");
+    let response = node
+        .client
+        .post(node.url("/tools/priced"))
+        .header(
+            "x-developer-credit",
+            credit["credit"]["token"].as_str().unwrap(),
+        )
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(response).await;
+    assert_eq!(status, 200, "{body}");
+    as_builder(node, key, "/ai/builders/revenue?since=3650d").await
+}
+
+/// The builder's revenue on a ledger of the release before sales were copied under their
+/// sellers: the old sale counts, with each new one, at the first start and the next.
+async fn old_sales_count(start: impl Fn() -> Node, expected: &Value) {
+    let key = expected["builderKey"].as_str().unwrap();
+    assert!(expected["soldReceiptId"].is_string(), "{expected}");
+    for (start_number, sold) in [(1, 2), (2, 3)] {
+        let node = start();
+        let report = sell_and_report(&node, key).await;
+        assert_eq!(
+            report["revenue"]["count"], sold,
+            "start {start_number}: {report}"
+        );
+        assert_eq!(
+            report["revenue"]["grossUnits"],
+            (sold * 10_000).to_string(),
+            "{report}"
+        );
+        drop(node);
+    }
+}
+
+#[tokio::test]
+async fn a_data_dir_of_the_release_before_sales_by_seller_counts_its_sales() {
+    let (dir, expected) = unpack("sled-cf3508f");
+    let data = dir.path().join("data");
+    old_sales_count(|| Node::start_in(&data, &[]), &expected).await;
+}
+
+#[tokio::test]
+async fn a_database_of_the_release_before_sales_by_seller_counts_its_sales() {
+    let (url, expected) = load_database("pg-cf3508f").await;
+    old_sales_count(|| Node::start(&["--store", &url]), &expected).await;
+    // Every sale has its copy under its seller, the old one included.
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let copies: i64 = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+             AND substring(key FROM 1 FOR 10) = 'by_seller/'::BYTEA",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(copies, 3);
 }
