@@ -412,8 +412,8 @@ mod tests {
 
     use super::*;
     use crate::store::{
-        BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, LogRow,
-        SledStore, StoreResult,
+        BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
+        LogRow, QuoteRow, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -452,6 +452,19 @@ mod tests {
         }
         async fn sweep_events(&self, before: &str) -> StoreResult<usize> {
             self.0.sweep_events(before).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl HostedQuotes for SlowBatches {
+        async fn save_quote(&self, quote: &QuoteRow) -> StoreResult<()> {
+            self.0.save_quote(quote).await
+        }
+        async fn quote(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.quote(id).await
+        }
+        async fn sweep_quotes(&self, before_ms: u64, limit: usize) -> StoreResult<u64> {
+            self.0.sweep_quotes(before_ms, limit).await
         }
     }
 

@@ -17,7 +17,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::money::Usd;
 use crate::payments::bazaar::Transport;
 use crate::payments::Charge;
-use crate::store::{get_json, put_json, Batch, Store, StoreResult, Tree};
+use crate::store::{QuoteRow, Store, StoreError, StoreResult};
 use crate::urls::Urls;
 use crate::x402::requirements::{PaymentRequired, RequirementsV1};
 
@@ -175,7 +175,13 @@ async fn create(
         price_usd: endpoint.price_usd,
         expires_at: OffsetDateTime::now_utc() + ttl,
     };
-    put_json(store, Tree::Quotes, quote.quote_id.as_bytes(), &quote).await?;
+    let row = QuoteRow {
+        id: quote.quote_id.clone(),
+        expires_at_ms: u64::try_from(quote.expires_at.unix_timestamp_nanos() / 1_000_000)
+            .unwrap_or(0),
+        entry: serde_json::to_vec(&quote).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+    };
+    store.save_quote(&row).await?;
     let offer = charge.offer;
     let paid = endpoint.is_paid();
     let mut headers = json!({"Content-Type": "application/json"});
@@ -229,11 +235,11 @@ async fn create(
 
 /// Checks that `quote_id` still holds for a call to `endpoint`.
 pub async fn honor(store: &dyn Store, quote_id: &str, endpoint: &Endpoint) -> ApiResult<()> {
-    let quote: Quote = get_json(store, Tree::Quotes, quote_id.as_bytes())
-        .await?
-        .ok_or_else(|| {
-            ApiError::not_found(ErrorCode::QuoteNotFound, format!("no quote {quote_id:?}"))
-        })?;
+    let entry = store.quote(quote_id).await?.ok_or_else(|| {
+        ApiError::not_found(ErrorCode::QuoteNotFound, format!("no quote {quote_id:?}"))
+    })?;
+    let quote: Quote =
+        serde_json::from_slice(&entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     if quote.expires_at <= OffsetDateTime::now_utc() {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -251,32 +257,16 @@ pub async fn honor(store: &dyn Store, quote_id: &str, endpoint: &Endpoint) -> Ap
     Ok(())
 }
 
-/// Deletes quotes that expired before `cutoff`; returns how many. Quote ids are UUIDv7, so key
-/// order is issue order and, the TTL being one setting, nearly expiry order: the sweep ends at
-/// the first quote still valid then. (After the TTL is shortened, older long-lived quotes can
-/// hold back younger short-lived ones until they expire too.) At most 40 pages per call.
+/// Deletes quotes that expired before `cutoff`; returns how many. At most 40 sweeps of 256 per
+/// call (each engine says which go first: see `toolhost_store::quotes`).
 pub async fn sweep_expired(store: &dyn Store, cutoff: OffsetDateTime) -> StoreResult<usize> {
+    const PAGE: usize = 256;
+    let before_ms = u64::try_from(cutoff.unix_timestamp_nanos() / 1_000_000).unwrap_or(0);
     let mut deleted = 0;
     for _ in 0..40 {
-        let page = store.scan_prefix(Tree::Quotes, b"", None, 256).await?;
-        let full = page.len() == 256;
-        let mut batch = Batch::new();
-        let mut valid = false;
-        for (key, bytes) in page {
-            // An unreadable quote can never be honoured: it goes too.
-            match serde_json::from_slice::<Quote>(&bytes) {
-                Ok(quote) if quote.expires_at >= cutoff => {
-                    valid = true;
-                    break;
-                }
-                _ => batch = batch.delete(Tree::Quotes, key),
-            }
-        }
-        deleted += batch.writes.len();
-        if !batch.writes.is_empty() {
-            store.apply(batch).await?;
-        }
-        if valid || !full {
+        let swept = store.sweep_quotes(before_ms, PAGE).await?;
+        deleted += swept as usize;
+        if swept < PAGE as u64 {
             break;
         }
     }

@@ -24,8 +24,8 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`: endpoint logs and builder events, the domains the store keeps in a shape
-//!   of their own (tables on PostgreSQL; trees on sled).
+//! - `logs`, `events`, `quotes`: endpoint logs, builder events and hosted-service quotes, the
+//!   domains the store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -38,6 +38,7 @@ mod keys;
 pub mod logs;
 pub mod paging;
 mod postgres;
+pub mod quotes;
 mod sled_store;
 mod typed;
 
@@ -52,6 +53,7 @@ pub use batch::{Batch, Condition, Write};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use postgres::{PgOptions, PgStore};
+pub use quotes::{HostedQuotes, QuoteRow};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
 
@@ -200,7 +202,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`BuilderEvents`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
-pub trait Store: EndpointLogs + BuilderEvents + Send + Sync + 'static {
+pub trait Store: EndpointLogs + BuilderEvents + HostedQuotes + Send + Sync + 'static {
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
     async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()>;
     /// Removes a key; returns whether it existed.

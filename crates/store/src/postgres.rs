@@ -43,6 +43,7 @@ mod events;
 mod feed;
 mod logs;
 mod migrations;
+mod quotes;
 mod transaction;
 
 use commit::Writers;

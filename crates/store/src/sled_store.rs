@@ -27,8 +27,9 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, Batch, BuilderEvents, Change, Condition, Durable, EndpointLogs, Entry,
-    EventPage, EventQuery, EventRow, LogRow, Store, StoreError, StoreResult, Tree, Write,
+    events, keys, logs, quotes, Batch, BuilderEvents, Change, Condition, Durable, EndpointLogs,
+    Entry, EventPage, EventQuery, EventRow, HostedQuotes, LogRow, QuoteRow, Store, StoreError,
+    StoreResult, Tree, Write,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -635,6 +636,21 @@ impl BuilderEvents for SledStore {
 
     async fn sweep_events(&self, before: &str) -> StoreResult<usize> {
         events::kv::sweep(self, before).await
+    }
+}
+
+#[async_trait]
+impl HostedQuotes for SledStore {
+    async fn save_quote(&self, quote: &QuoteRow) -> StoreResult<()> {
+        quotes::kv::save(self, quote).await
+    }
+
+    async fn quote(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
+        quotes::kv::get(self, id).await
+    }
+
+    async fn sweep_quotes(&self, before_ms: u64, limit: usize) -> StoreResult<u64> {
+        quotes::kv::sweep(self, before_ms, limit).await
     }
 }
 

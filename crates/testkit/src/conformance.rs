@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::{
-    Batch, Change, EventQuery, EventRow, LogRow, Store, StoreError, StoreResult, Tree,
+    Batch, Change, EventQuery, EventRow, LogRow, QuoteRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -995,6 +995,57 @@ pub async fn events_page_by_time_and_endpoint_and_are_swept(s: Shared) {
     assert_eq!(s.sweep_events(&first_id_at(2_000)).await.unwrap(), 8);
     assert!(every_event(&s, "bld_1", all).await.is_empty());
     assert!(every_event(&s, "bld_2", all).await.is_empty());
+}
+
+/// Hosted-service quotes: a quote is read back as stored; a sweep removes those expired before
+/// the cutoff, in issue order up to the first still valid, within its limit, and counts them.
+pub async fn quotes_are_kept_until_swept(s: Shared) {
+    let quote = |id: &str, expires_at_ms: u64| {
+        let at =
+            time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(expires_at_ms) * 1_000_000)
+                .unwrap()
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap();
+        QuoteRow {
+            id: id.to_owned(),
+            expires_at_ms,
+            entry: format!(r#"{{"quoteId":"{id}","expiresAt":"{at}"}}"#).into_bytes(),
+        }
+    };
+    // Issued in id order, expiring a second apart.
+    let base = 1_800_000_000_000;
+    let quotes: Vec<QuoteRow> = (0..5)
+        .map(|i| quote(&format!("qt_{i}"), base + i * 1_000))
+        .collect();
+    for q in &quotes {
+        s.save_quote(q).await.unwrap();
+    }
+    assert_eq!(
+        s.quote("qt_2").await.unwrap(),
+        Some(quotes[2].entry.clone())
+    );
+    assert_eq!(s.quote("qt_missing").await.unwrap(), None);
+
+    assert_eq!(
+        s.sweep_quotes(base, 100).await.unwrap(),
+        0,
+        "none expired before the first"
+    );
+    // Three expired before the cutoff; a limit of two takes two, the next sweep the third.
+    assert_eq!(s.sweep_quotes(base + 2_500, 2).await.unwrap(), 2);
+    assert_eq!(s.sweep_quotes(base + 2_500, 2).await.unwrap(), 1);
+    assert_eq!(s.sweep_quotes(base + 2_500, 2).await.unwrap(), 0);
+    for (i, q) in quotes.iter().enumerate() {
+        let kept = s.quote(&q.id).await.unwrap();
+        assert_eq!(kept.is_some(), i >= 3, "{}", q.id);
+    }
+    assert_eq!(
+        s.sweep_quotes(u64::from(u32::MAX) * 1_000, 100)
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(s.quote("qt_4").await.unwrap(), None);
 }
 
 pub async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {

@@ -76,6 +76,30 @@ const MIGRATIONS: &[(i32, &str)] = &[
          WHERE tree = 'events' AND position('/'::BYTEA IN key) > 1;
          DELETE FROM toolhost_kv WHERE tree = 'events' AND position('/'::BYTEA IN key) > 1;",
     ),
+    (
+        4,
+        // Quotes leave the key-value table for their own ([`quotes`](super::quotes)): every
+        // quote the `quotes` tree kept under its id moves, its expiry read from its JSON (an
+        // unreadable one expired at the epoch: it could never be honoured, and is swept).
+        "CREATE TABLE toolhost_quotes (
+             id TEXT COLLATE \"C\" PRIMARY KEY,
+             expires_at_ms BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_quotes_by_expiry ON toolhost_quotes (expires_at_ms);
+         CREATE FUNCTION pg_temp.toolhost_expiry_ms(entry BYTEA) RETURNS BIGINT
+         LANGUAGE plpgsql AS $$
+         BEGIN
+             RETURN (extract(epoch FROM (convert_from(entry, 'UTF8')::JSONB ->> 'expiresAt')::TIMESTAMPTZ)
+                     * 1000)::BIGINT;
+         EXCEPTION WHEN OTHERS THEN
+             RETURN 0;
+         END $$;
+         INSERT INTO toolhost_quotes (id, expires_at_ms, entry)
+         SELECT convert_from(key, 'UTF8'), pg_temp.toolhost_expiry_ms(value), value
+         FROM toolhost_kv WHERE tree = 'quotes';
+         DELETE FROM toolhost_kv WHERE tree = 'quotes';",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (
