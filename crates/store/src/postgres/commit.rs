@@ -16,6 +16,11 @@
 //! have alone. A group that fails for another reason than a conflict (a write the server
 //! refuses) is run again one batch at a time, so that failure is the batch's own.
 //!
+//! A batch that arrives while a transaction may start and nobody is waiting is committed at
+//! once by its caller (as a batch alone always was): the queue, and a writer task's hop, are
+//! for the batches that would otherwise wait. Callers and writers share the node's limit of
+//! transactions in flight ([`PgOptions::writers`](super::PgOptions::writers)).
+//!
 //! A caller that stops waiting (its request gone) before its batch is picked up is dropped from
 //! the group; a transaction whose callers have all gone is abandoned (rolled back), so a batch
 //! stuck behind a row lock does not outlive everyone who asked for it.
@@ -23,9 +28,10 @@
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::task::JoinHandle;
 
 use super::transaction::Plan;
@@ -81,35 +87,64 @@ fn key_hash(tree: Tree, key: &[u8]) -> u64 {
 
 /// The node's writers: a queue of batches and the tasks that commit them.
 pub(super) struct Writers {
+    shared: Arc<Shared>,
     queue: Mutex<Option<mpsc::UnboundedSender<Job>>>,
+    lanes: Arc<Lanes>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
 }
 
+/// What callers and writer tasks share: the transactions that may be in flight, and how many
+/// batches wait in the queue.
+struct Lanes {
+    permits: Semaphore,
+    waiting: AtomicUsize,
+}
+
 impl Writers {
-    /// Starts `count` writers committing through `shared`.
+    /// Starts `count` writers committing through `shared`; at most `count` transactions are
+    /// in flight at once.
     pub(super) fn start(shared: Arc<Shared>, count: usize) -> Writers {
+        let count = count.max(1);
         let (queue, jobs) = mpsc::unbounded_channel();
         let jobs = Arc::new(tokio::sync::Mutex::new(jobs));
-        let tasks = (0..count.max(1))
-            .map(|_| tokio::spawn(write(Arc::clone(&shared), Arc::clone(&jobs))))
+        let lanes = Arc::new(Lanes {
+            permits: Semaphore::new(count),
+            waiting: AtomicUsize::new(0),
+        });
+        let tasks = (0..count)
+            .map(|_| {
+                let writer = write(Arc::clone(&shared), Arc::clone(&jobs), Arc::clone(&lanes));
+                tokio::spawn(writer)
+            })
             .collect();
         Writers {
+            shared,
             queue: Mutex::new(Some(queue)),
+            lanes,
             tasks: Mutex::new(tasks),
         }
     }
 
     /// Commits `batch` (alone or with others) and answers what each of its writes affected.
     pub(super) async fn commit(&self, batch: Batch, synced: bool) -> Outcome {
+        let stopped = || StoreError::Unavailable("the store is closed".into());
+        let queue = lock(&self.queue).clone().ok_or_else(stopped)?;
+        if self.lanes.waiting.load(Ordering::Acquire) == 0 {
+            if let Ok(_permit) = self.lanes.permits.try_acquire() {
+                return commit_alone(&self.shared, &batch, synced).await;
+            }
+        }
         let (reply, answer) = oneshot::channel();
         let job = Job {
             batch,
             synced,
             reply,
         };
-        let stopped = || StoreError::Unavailable("the store is closed".into());
-        let queue = lock(&self.queue).clone().ok_or_else(stopped)?;
-        queue.send(job).map_err(|_| stopped())?;
+        self.lanes.waiting.fetch_add(1, Ordering::AcqRel);
+        if queue.send(job).is_err() {
+            self.lanes.waiting.fetch_sub(1, Ordering::AcqRel);
+            return Err(stopped());
+        }
         answer.await.map_err(|_| stopped())?
     }
 
@@ -125,9 +160,13 @@ impl Writers {
     }
 }
 
-/// One writer: takes what is queued (waiting only when nothing is), commits it as groups,
-/// until the queue is closed and empty.
-async fn write(shared: Arc<Shared>, jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Job>>>) {
+/// One writer: waits for a queued batch, then for a transaction it may start, takes what queued
+/// meanwhile and commits it as groups, until the queue is closed and empty.
+async fn write(
+    shared: Arc<Shared>,
+    jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Job>>>,
+    lanes: Arc<Lanes>,
+) {
     // Batches this writer took that did not fit in its last group, oldest first.
     let mut carried: VecDeque<Job> = VecDeque::new();
     loop {
@@ -137,11 +176,14 @@ async fn write(shared: Arc<Shared>, jobs: Arc<tokio::sync::Mutex<mpsc::Unbounded
                 Some(job) => carried.push_back(job),
                 None => return,
             }
-            take_queued(&mut jobs, &mut carried);
-        } else if let Ok(mut jobs) = jobs.try_lock() {
+        }
+        let Ok(_permit) = lanes.permits.acquire().await else {
+            return;
+        };
+        if let Ok(mut jobs) = jobs.try_lock() {
             take_queued(&mut jobs, &mut carried);
         }
-        let group = next_group(&mut carried);
+        let group = next_group(&mut carried, &lanes.waiting);
         if !group.is_empty() {
             commit_group(&shared, group).await;
         }
@@ -157,10 +199,19 @@ fn take_queued(jobs: &mut mpsc::UnboundedReceiver<Job>, carried: &mut VecDeque<J
     }
 }
 
+/// Commits one batch in a transaction of its own.
+async fn commit_alone(shared: &Shared, batch: &Batch, synced: bool) -> Outcome {
+    let mut plan = Plan::new(&[batch]);
+    plan.synced = synced || plan.writes_watched();
+    let mut members = shared.transact(&plan).await?;
+    members.remove(0).map_err(StoreError::ConditionFailed)
+}
+
 /// The next group from what a writer holds, oldest first: batches that share no key with an
 /// earlier member, within the group's bounds. The rest stay for the next one; batches whose
-/// callers have gone are dropped.
-fn next_group(carried: &mut VecDeque<Job>) -> Vec<Job> {
+/// callers have gone are dropped. `waiting` counts down what leaves the queue either way.
+fn next_group(carried: &mut VecDeque<Job>, waiting: &AtomicUsize) -> Vec<Job> {
+    let held = carried.len();
     let mut group = Vec::new();
     let mut keys = HashSet::new();
     let mut bytes = 0;
@@ -181,6 +232,7 @@ fn next_group(carried: &mut VecDeque<Job>) -> Vec<Job> {
             rest.push_back(job);
         }
     }
+    waiting.fetch_sub(held - rest.len(), Ordering::AcqRel);
     *carried = rest;
     group
 }
@@ -208,13 +260,7 @@ async fn commit_group(shared: &Shared, group: Vec<Job>) {
         // Nothing was committed and the failure may be one member's: each alone says whose.
         Err(StoreError::Engine(_)) if replies.len() > 1 => {
             for ((batch, reply), synced) in members.into_iter().zip(replies).zip(synced) {
-                let mut plan = Plan::new(&[batch]);
-                plan.synced = synced || plan.writes_watched();
-                let outcome = match shared.transact(&plan).await {
-                    Ok(mut members) => members.remove(0).map_err(StoreError::ConditionFailed),
-                    Err(e) => Err(e),
-                };
-                let _ = reply.send(outcome);
+                let _ = reply.send(commit_alone(shared, batch, synced).await);
             }
         }
         Err(e) => {
