@@ -161,7 +161,9 @@ impl Writers {
 }
 
 /// One writer: waits for a queued batch, then for a transaction it may start, takes what queued
-/// meanwhile and commits it as groups, until the queue is closed and empty.
+/// meanwhile and commits it as groups, until the queue is closed and empty. It holds the queue
+/// while it waits for the transaction, so what arrives meanwhile joins its group rather than
+/// spreading one batch to each writer.
 async fn write(
     shared: Arc<Shared>,
     jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Job>>>,
@@ -170,19 +172,27 @@ async fn write(
     // Batches this writer took that did not fit in its last group, oldest first.
     let mut carried: VecDeque<Job> = VecDeque::new();
     loop {
-        if carried.is_empty() {
+        // With nothing carried, wait for a batch and keep the queue while waiting for a
+        // transaction; with batches carried, take what is queued only if no other writer is
+        // waiting on the queue (it holds it until a batch comes, and the carried ones must not
+        // wait for that).
+        let mut queue = if carried.is_empty() {
             let mut jobs = jobs.lock().await;
             match jobs.recv().await {
                 Some(job) => carried.push_back(job),
                 None => return,
             }
-        }
+            Some(jobs)
+        } else {
+            jobs.try_lock().ok()
+        };
         let Ok(_permit) = lanes.permits.acquire().await else {
             return;
         };
-        if let Ok(mut jobs) = jobs.try_lock() {
-            take_queued(&mut jobs, &mut carried);
+        if let Some(jobs) = &mut queue {
+            take_queued(jobs, &mut carried);
         }
+        drop(queue);
         let group = next_group(&mut carried, &lanes.waiting);
         if !group.is_empty() {
             commit_group(&shared, group).await;
