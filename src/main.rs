@@ -187,6 +187,12 @@ struct ServeArgs {
     /// handler and the server's keys, secrets and store.
     #[arg(long, env = "TOOLHOST_SANDBOX_IN_PROCESS")]
     sandbox_in_process: bool,
+    /// CPU that builders whose calls run long bursts (50 ms of CPU, or a lost isolate, within
+    /// the last minute) may use together in each sandbox worker, in percent of one core; past
+    /// it their calls pause so that other builders' calls find the cores free (0: no limit
+    /// beyond their lowest CPU priority).
+    #[arg(long, env = "TOOLHOST_JS_HEAVY_CPU_PERCENT", default_value_t = (sandbox::PoolConfig::DEFAULT_HEAVY_CPU_PER_SEC.as_millis() / 10) as u32)]
+    js_heavy_cpu_percent: u32,
     /// Default heap limit of a JS isolate, in MiB.
     #[arg(long, env = "TOOLHOST_JS_HEAP_MB", default_value_t = 64)]
     js_heap_mb: usize,
@@ -359,6 +365,7 @@ impl ServeArgs {
         let pool = &mut config.runtime.pool;
         pool.default_limits.timeout = Duration::from_millis(self.js_timeout_ms);
         pool.timeout_grace = Duration::from_millis(self.js_timeout_grace_ms);
+        pool.heavy_cpu_per_sec = Duration::from_millis(u64::from(self.js_heavy_cpu_percent) * 10);
         const MIB: usize = 1024 * 1024;
         pool.default_limits.heap_bytes = self.js_heap_mb.saturating_mul(MIB);
         pool.memory_budget_bytes = self.js_memory_budget_mb.saturating_mul(MIB);

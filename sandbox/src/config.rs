@@ -163,6 +163,15 @@ pub struct PoolConfig {
     /// its priority, and there the server's own threads may be started from isolate threads.
     #[serde(default = "cpu_shares_on")]
     pub cpu_shares: bool,
+    /// CPU time the demoted threads of heavy builders (see `cpu_shares`) may use together per
+    /// second; past it they pause, so that the cores are free when other builders' calls wake
+    /// (`limits::throttle`). Zero: no limit beyond their priority.
+    #[serde(default = "heavy_cpu_per_sec")]
+    pub heavy_cpu_per_sec: Duration,
+}
+
+fn heavy_cpu_per_sec() -> Duration {
+    PoolConfig::DEFAULT_HEAVY_CPU_PER_SEC
 }
 
 fn cpu_shares_on() -> bool {
@@ -195,8 +204,14 @@ impl Default for PoolConfig {
             storage: StorageLimits::default(),
             fetch: FetchLimits::default(),
             cpu_shares: true,
+            heavy_cpu_per_sec: PoolConfig::DEFAULT_HEAVY_CPU_PER_SEC,
         }
     }
+}
+
+impl PoolConfig {
+    /// Default of [`PoolConfig::heavy_cpu_per_sec`]: half a core.
+    pub const DEFAULT_HEAVY_CPU_PER_SEC: Duration = Duration::from_millis(500);
 }
 
 #[cfg(test)]

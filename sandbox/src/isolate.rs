@@ -296,7 +296,15 @@ impl Isolate {
         match settled {
             _ if fired => (Err(SandboxError::Timeout), false, None),
             Err(_elapsed) => (Err(SandboxError::Timeout), false, None),
-            Ok(Err(err)) => (Err(classify(&err)), false, None),
+            // A promise that can never settle (nothing left in the event loop that could
+            // settle it) ends the call at once, and leaves the isolate as idle as any ended
+            // call: it serves on. Dropping it would make each such call a cold start and a
+            // dropped isolate, which a builder could repeat hundreds of times a second to
+            // churn its worker.
+            Ok(Err(err)) => {
+                let idle = matches!(&*err.0, CoreErrorKind::PendingPromiseResolution);
+                (Err(classify(&err)), idle, None)
+            }
             Ok(Ok(value)) => match decode_outcome(&mut self.runtime, value) {
                 Ok(outcome) => {
                     let trace = outcome.trace();

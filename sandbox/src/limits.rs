@@ -10,4 +10,5 @@ pub(crate) mod cpu;
 pub(crate) mod deadline;
 pub(crate) mod fair;
 pub(crate) mod heap;
+pub(crate) mod throttle;
 pub(crate) mod timeout;

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
@@ -249,7 +249,7 @@ impl Pool {
         let pool = Pool {
             inner: Arc::new(Inner {
                 shared: Arc::new(Shared {
-                    cpu: CpuShares::new(config.cpu_shares),
+                    cpu: Arc::new(CpuShares::new(config.cpu_shares, config.heavy_cpu_per_sec)),
                     config,
                     host,
                     watchdog,
@@ -291,11 +291,24 @@ impl Pool {
             }
         };
         let answer = self.answer(code, queued, received).await;
+        // A call whose promise can never settle ends early (its isolate serves on), but it is
+        // answered at its time limit, as documented for `timeout`, and stays admitted until
+        // then: answered at once, a caller could loop on it as fast as the server answers.
+        if matches!(answer.result, Err(SandboxError::Timeout)) {
+            tokio::time::sleep_until((received + self.time_limit(code)).into()).await;
+        }
         drop(permit);
         if self.inner.waiting.load(Ordering::Acquire) > 0 {
             self.inner.room.notify_waiters();
         }
         answer
+    }
+
+    /// The time limit of `code`'s calls.
+    fn time_limit(&self, code: &EndpointCode) -> Duration {
+        code.limits
+            .unwrap_or(self.inner.shared.config.default_limits)
+            .timeout
     }
 
     /// Queues the call on an isolate. When none fits because the pool's budget is taken or
@@ -327,11 +340,7 @@ impl Pool {
         let Some(_waiting) = Waiting::join(self, builder) else {
             return Err(overloaded(why));
         };
-        let timeout = code
-            .limits
-            .unwrap_or(self.inner.shared.config.default_limits)
-            .timeout;
-        let give_up = received + timeout;
+        let give_up = received + self.time_limit(code);
         let (mut why, mut invocation, mut permit) = (why, invocation, permit);
         loop {
             let now = Instant::now();

@@ -51,7 +51,7 @@ pub(crate) struct Shared {
     pub(crate) watchdog: Watchdog,
     pub(crate) counters: Counters,
     /// Which builders ran long CPU bursts lately, whose threads yield to the others'.
-    pub(crate) cpu: CpuShares,
+    pub(crate) cpu: Arc<CpuShares>,
     /// Every worker thread started, for `Pool::shutdown` to join; a thread that hands its
     /// worker over registers the next one here before it ends.
     pub(crate) threads: Mutex<Vec<(Arc<Progress>, JoinHandle<()>)>>,

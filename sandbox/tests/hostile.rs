@@ -212,6 +212,16 @@ async fn never_settling_promises_time_out() {
         err(invoke(&pool, &idle, json!(null)).await),
         SandboxError::Timeout
     );
+    // Nothing was left running: the isolate serves the next call, not a cold start; the call
+    // is still answered at its time limit, not at once.
+    let created = pool.stats().isolates_created;
+    let started = std::time::Instant::now();
+    assert_eq!(
+        err(invoke(&pool, &idle, json!(null)).await),
+        SandboxError::Timeout
+    );
+    assert!(started.elapsed() >= test_config().default_limits.timeout);
+    assert_eq!(pool.stats().isolates_created, created);
     let hanging_host = granted(
         "hang",
         "export default (req, ctx) => ctx.httpGetJson('https://hang.test/', { timeoutMs: 60000 });",

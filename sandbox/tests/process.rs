@@ -786,7 +786,7 @@ async fn a_builder_losing_isolates_is_served_apart_from_its_neighbours() {
     };
     let spin = "export default () => { const end = Date.now() + 150; let n = 0;
         while (Date.now() < end) n++; return { n: n > 0 }; }";
-    let stuck = "export default () => new Promise(() => {});";
+    let stuck = "export default () => { for (;;) {} };";
     let light = owned("bld_light", endpoint("light", ECHO));
     let busy = owned("bld_busy", endpoint("busy", spin));
     let losing = owned("bld_losing", endpoint("losing", stuck));
@@ -817,6 +817,74 @@ async fn a_builder_losing_isolates_is_served_apart_from_its_neighbours() {
         "the losing builder has a worker apart: {pids:?}"
     );
     assert_eq!(pool.stats().await.quarantined_builders, 1);
+    pool.shutdown().await;
+}
+
+/// A heavy builder's calls spend from the heavy builders' CPU budget and pause past it: the
+/// same 400 ms of spinning gets through far fewer iterations where demoted threads have a
+/// budget, its first call included (demoted once it has run 50 ms of CPU), while a light
+/// builder's short calls beside it are not paused.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_heavy_builders_calls_pause_past_the_heavy_cpu_budget() {
+    let spin = "export default () => { const end = Date.now() + 400; let n = 0;
+        while (Date.now() < end) n++; return { n }; }";
+    let heavy = endpoint("heavy", spin);
+    let light = endpoint("light", ECHO);
+    let mut spins = Vec::new();
+    for budget in [Duration::ZERO, Duration::from_millis(100)] {
+        let config = PoolConfig {
+            heavy_cpu_per_sec: budget,
+            ..test_config()
+        };
+        let (pool, _host) = workers_with(config, 1);
+        ok(call(&pool, &light, json!({})).await);
+        let mut calls = Vec::new();
+        for _ in 0..2 {
+            calls.push(
+                ok(call(&pool, &heavy, json!({})).await).body["n"]
+                    .as_u64()
+                    .unwrap(),
+            );
+        }
+        // The light builder's call is answered at once.
+        let started = Instant::now();
+        ok(call(&pool, &light, json!({})).await);
+        assert!(started.elapsed() < Duration::from_millis(300));
+        spins.push(calls);
+        pool.shutdown().await;
+    }
+    // Two calls of 400 ms at 100 ms a second (after a 25 ms burst, and the first call's
+    // 50-100 ms before its first check) are about a quarter of what they get unthrottled.
+    let (free, throttled) = (&spins[0], &spins[1]);
+    assert!(
+        throttled.iter().sum::<u64>() < free.iter().sum::<u64>() / 2,
+        "iterations without a budget {free:?}, with {throttled:?}"
+    );
+}
+
+/// A builder's first long call, which nothing marked heavy yet, is demoted once it has used a
+/// heavy call's CPU, not when it ends: its thread is at the lowest priority while it still
+/// runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_burst_is_demoted_while_it_runs() {
+    let (pool, _host) = workers_with(test_config(), 1);
+    let light = endpoint("light", ECHO);
+    let heavy = endpoint(
+        "heavy",
+        "export default () => { const end = Date.now() + 1000; let n = 0;
+            while (Date.now() < end) n++; return { n: n > 0 }; }",
+    );
+    ok(call(&pool, &light, json!({})).await);
+    let pid = pool.stats().await.worker_pids[0];
+    let demoted = || thread_nices(pid).into_iter().filter(|&n| n == 19).count();
+    let running = {
+        let pool = pool.clone();
+        tokio::spawn(async move { call(&pool, &heavy, json!({})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!running.is_finished());
+    assert_eq!(demoted(), 1, "{:?}", thread_nices(pid));
+    ok(running.await.unwrap());
     pool.shutdown().await;
 }
 

@@ -25,8 +25,10 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use super::throttle::{self, HeavyBudget};
 
 /// A call that takes this much CPU on its isolate thread marks its builder heavy. A plain call
 /// takes well under a millisecond; one doing real work (parsing a large input, a few thousand
@@ -51,6 +53,8 @@ pub(crate) struct CpuShares {
     /// server's own ([`crate::PoolConfig::cpu_shares`]). Builders are marked heavy either way,
     /// for the pool's placement.
     demote: bool,
+    /// What demoted threads may spend together (`limits::throttle`); `None`: no limit.
+    budget: Option<Arc<HeavyBudget>>,
     heavy: Mutex<HashMap<String, Instant>>,
     /// When each builder last lost an isolate (a subset of `heavy`'s marks).
     lost: Mutex<HashMap<String, Instant>>,
@@ -68,13 +72,16 @@ impl CallCpu {
     /// runtime built for the call's cold start), not the builder's.
     pub(crate) fn restart(&mut self) {
         self.started = thread_cpu();
+        throttle::restart(self.started);
     }
 }
 
 impl CpuShares {
-    pub(crate) fn new(demote: bool) -> CpuShares {
+    /// `heavy_cpu_per_sec`: [`crate::PoolConfig::heavy_cpu_per_sec`].
+    pub(crate) fn new(demote: bool, heavy_cpu_per_sec: Duration) -> CpuShares {
         CpuShares {
             demote,
+            budget: HeavyBudget::new(heavy_cpu_per_sec),
             heavy: Mutex::default(),
             lost: Mutex::default(),
             demotions: AtomicU64::new(0),
@@ -82,26 +89,45 @@ impl CpuShares {
     }
 
     /// On the isolate thread, as a call of `builder` starts: the thread yields to the others'
-    /// if the builder is heavy. Answers the call's meter.
-    pub(crate) fn before_call(&self, builder: &str) -> CallCpu {
+    /// if the builder is heavy, and the call is checked while it runs (`limits::throttle`).
+    /// Answers the call's meter.
+    pub(crate) fn before_call(self: &Arc<Self>, builder: &str) -> CallCpu {
         // A thread already demoted stays so: no lookup (and no lock) for it.
         if self.demote && !DEMOTED.get() && self.is_heavy(builder, Instant::now()) {
             self.demote_this_thread();
         }
-        CallCpu {
-            started: thread_cpu(),
+        let started = thread_cpu();
+        if self.demote {
+            throttle::start(self, builder, started);
         }
+        CallCpu { started }
     }
 
     /// On the isolate thread, as the call ends: a heavy call marks its builder and demotes the
     /// thread.
     pub(crate) fn after_call(&self, builder: &str, call: CallCpu) {
-        if thread_cpu().saturating_sub(call.started) >= HEAVY_CALL_CPU {
+        let ended = thread_cpu();
+        throttle::end(ended);
+        if ended.saturating_sub(call.started) >= HEAVY_CALL_CPU {
             self.mark_heavy(builder, Instant::now());
             if self.demote {
                 self.demote_this_thread();
             }
         }
+    }
+
+    /// On the isolate thread, while a call of `builder` runs: it has used a heavy call's CPU
+    /// already, so its builder is heavy and the thread yields from now on.
+    pub(crate) fn burst_ran_long(&self, builder: &str) {
+        self.mark_heavy(builder, Instant::now());
+        if self.demote {
+            self.demote_this_thread();
+        }
+    }
+
+    /// The budget of demoted threads, if they have one.
+    pub(crate) fn budget(&self) -> Option<&Arc<HeavyBudget>> {
+        self.budget.as_ref()
     }
 
     /// A call of `builder` lost its isolate (it timed out, went over its heap limit, or its
@@ -186,7 +212,7 @@ pub(crate) fn this_thread_is_demoted() -> bool {
 }
 
 /// The CPU time this thread has used.
-fn thread_cpu() -> Duration {
+pub(crate) fn thread_cpu() -> Duration {
     let time = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(
         u64::try_from(time.tv_sec).unwrap_or(0),
@@ -213,7 +239,7 @@ mod tests {
 
     /// Runs `call` as a call of `builder` on a thread of its own; answers the thread's nice
     /// value when the call ended.
-    fn call_on_a_thread(shares: &CpuShares, builder: &str, call: impl FnOnce() + Send) -> i32 {
+    fn call_on_a_thread(shares: &Arc<CpuShares>, builder: &str, call: impl FnOnce() + Send) -> i32 {
         std::thread::scope(|scope| {
             scope
                 .spawn(|| {
@@ -230,7 +256,7 @@ mod tests {
     #[test]
     fn a_long_call_demotes_its_thread_and_its_builders_next_calls() {
         let normal = this_threads_nice();
-        let shares = CpuShares::new(true);
+        let shares = Arc::new(CpuShares::new(true, Duration::ZERO));
         let short = || spin(Duration::from_millis(2));
         let long = || spin(HEAVY_CALL_CPU + Duration::from_millis(5));
         assert_eq!(call_on_a_thread(&shares, "light", short), normal);
@@ -248,7 +274,7 @@ mod tests {
     #[test]
     fn shares_off_demote_nothing() {
         let normal = this_threads_nice();
-        let shares = CpuShares::new(false);
+        let shares = Arc::new(CpuShares::new(false, Duration::ZERO));
         let long = || spin(HEAVY_CALL_CPU + Duration::from_millis(5));
         assert_eq!(call_on_a_thread(&shares, "heavy", long), normal);
         assert_eq!(call_on_a_thread(&shares, "heavy", long), normal);
@@ -257,7 +283,7 @@ mod tests {
 
     #[test]
     fn a_builder_is_heavy_for_a_while_after_its_last_heavy_call() {
-        let shares = CpuShares::new(true);
+        let shares = CpuShares::new(true, Duration::ZERO);
         let now = Instant::now();
         shares.mark_heavy("b", now);
         assert!(shares.is_heavy("b", now + HEAVY_FOR / 2));
@@ -267,7 +293,7 @@ mod tests {
 
     #[test]
     fn the_builders_remembered_are_bounded() {
-        let shares = CpuShares::new(true);
+        let shares = CpuShares::new(true, Duration::ZERO);
         let now = Instant::now();
         for i in 0..MAX_REMEMBERED + 10 {
             shares.mark_heavy(&format!("b{i}"), now + Duration::from_millis(i as u64));
