@@ -72,7 +72,9 @@ use std::fmt;
 pub use fs::{restrict_file_system, LandlockEnforcement, LandlockReport, LandlockThreads};
 pub use process::close_inherited_fds;
 pub use seccomp::SeccompReport;
-pub use spawn::{prepare_command, NamespaceReport, NamespaceState, PARENT_NAMESPACES_ENV};
+pub use spawn::{
+    lower_priority, prepare_command, NamespaceReport, NamespaceState, PARENT_NAMESPACES_ENV,
+};
 
 /// File descriptors one isolate thread opens for itself: its current-thread tokio runtime's
 /// epoll instance, the eventfd that wakes it, and the duplicate of tokio's signal pipe.

@@ -816,6 +816,11 @@ async fn a_builder_losing_isolates_is_served_apart_from_its_neighbours() {
         2,
         "the losing builder has a worker apart: {pids:?}"
     );
+    // The worker apart runs at a lower CPU priority, every thread from its start; the shared
+    // one at the normal priority (but for the busy builder's demoted isolate thread).
+    let least_nice = |pid| thread_nices(pid).into_iter().min().unwrap();
+    assert!(least_nice(pids[0]) < 10);
+    assert!(least_nice(pids[1]) >= 10, "{:?}", thread_nices(pids[1]));
     assert_eq!(pool.stats().await.quarantined_builders, 1);
     pool.shutdown().await;
 }

@@ -87,6 +87,20 @@ pub fn prepare_command(command: &mut Command) {
     }
 }
 
+/// Starts the command's process at CPU priority `nice` (every thread it starts inherits it):
+/// for a worker whose builders should yield the cores to everyone else's, from the work of
+/// its own start on. Best effort: a nice value that cannot be set leaves the server's.
+pub fn lower_priority(command: &mut Command, nice: i32) {
+    // SAFETY: as in `prepare_command`: one raw system call in the forked child.
+    #[allow(unsafe_code)]
+    unsafe {
+        command.pre_exec(move || {
+            libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+            Ok(())
+        });
+    }
+}
+
 /// Whether the worker is in a namespace of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NamespaceState {

@@ -59,6 +59,13 @@ const QUARANTINE_FOR: Duration = Duration::from_secs(10 * 60);
 /// How long a builder whose call lost its isolate (timed out, over its heap limit, or did not
 /// stop) is served by the quarantine worker, renewed by each such call.
 const LOST_ISOLATE_APART_FOR: Duration = Duration::from_secs(60);
+/// The CPU priority the quarantine worker runs at, all of it (its start, its reader, its
+/// isolates): it serves only builders whose code crashed a worker or lost isolates, and they
+/// yield the cores to everyone else's calls, starting with the work of each fresh quarantine
+/// worker's start (a process, its runtime and its spare isolates built). A weight of 110
+/// against 1,024: not the lowest, so its threads still see their time limits within the
+/// grace on busy cores (demoted isolate threads go on to 19).
+const QUARANTINE_NICE: i32 = 10;
 
 /// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
 /// worker gets no environment, no other arguments and only its three standard streams.
@@ -632,7 +639,8 @@ impl WorkerPool {
 
     /// Starts a worker for `slot`, with that slot's share of the pool.
     async fn spawn(&self, slot: &Slot) -> std::io::Result<Arc<Worker>> {
-        let config = if std::ptr::eq(slot, self.quarantine_slot()) {
+        let quarantine = std::ptr::eq(slot, self.quarantine_slot());
+        let config = if quarantine {
             &self.inner.apart_share
         } else {
             &self.inner.share
@@ -642,6 +650,9 @@ impl WorkerPool {
         spawn.args(&command.args).env_clear();
         // Dies with the server, in namespaces of its own (after env_clear: it sets variables).
         crate::confine::prepare_command(&mut spawn);
+        if quarantine {
+            crate::confine::lower_priority(&mut spawn, QUARANTINE_NICE);
+        }
         let mut child = Command::from(spawn)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
