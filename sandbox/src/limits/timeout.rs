@@ -33,7 +33,8 @@ struct State {
     next_id: u64,
     alarms: BTreeMap<(Instant, u64), Alarm>,
     /// Alarms whose calls are checked while they run: while there are any, the watchdog
-    /// wakes every [`CHECK_EVERY`] to ask those due to check (see [`Checks::due`]).
+    /// wakes when the first is due (see [`Checks::due`]), then every [`CHECK_EVERY`] to ask
+    /// those due to check.
     checked: usize,
     /// When the watchdog thread wakes up next by itself (`None`: only when notified). An alarm
     /// due after that needs no wake-up call, which keeps arming free of thread switches.
