@@ -114,12 +114,10 @@ pub(crate) fn start(shares: &Arc<CpuShares>, builder: &str, cpu_now: Duration) {
         builder: builder.to_owned(),
         started: cpu_now,
         charged_to: cpu_now,
-        checks: Checks {
-            asked: Arc::new(AtomicBool::new(false)),
-            throttled: Arc::new(AtomicBool::new(
-                shares.budget().is_some() && cpu::this_thread_is_demoted(),
-            )),
-        },
+        checks: Checks(Arc::new(CheckFlags {
+            asked: AtomicBool::new(false),
+            throttled: AtomicBool::new(shares.budget().is_some() && cpu::this_thread_is_demoted()),
+        })),
     }));
 }
 
@@ -149,27 +147,29 @@ pub(crate) fn checks_wanted() -> Option<Checks> {
     RUNNING.with_borrow(|running| running.as_ref().map(|running| running.checks.clone()))
 }
 
-/// The watchdog's side of a checked call.
+/// The watchdog's side of a checked call (one allocation per call, shared with its thread).
 #[derive(Clone)]
-pub(crate) struct Checks {
+pub(crate) struct Checks(Arc<CheckFlags>);
+
+struct CheckFlags {
     /// A check is asked for and has not run yet: the watchdog asks for one at a time.
-    asked: Arc<AtomicBool>,
+    asked: AtomicBool,
     /// The call's thread is demoted and spends from the budget: checked every
     /// [`CHECK_EVERY`], not only once it has run [`cpu::HEAVY_CALL_CPU`].
-    throttled: Arc<AtomicBool>,
+    throttled: AtomicBool,
 }
 
 impl Checks {
     /// Whether the watchdog checks the call now, `running_for` after it was armed: a call
     /// that has not yet run for a heavy call's CPU in wall time cannot have used that much.
     pub(crate) fn due(&self, running_for: Duration) -> bool {
-        running_for >= cpu::HEAVY_CALL_CPU || self.throttled.load(Ordering::Acquire)
+        running_for >= cpu::HEAVY_CALL_CPU || self.0.throttled.load(Ordering::Acquire)
     }
 
     /// Asks `isolate` to check its call at its next interrupt check, unless it was asked
     /// already and has not checked yet.
     pub(crate) fn ask(&self, isolate: &v8::IsolateHandle) {
-        if !self.asked.swap(true, Ordering::AcqRel) {
+        if !self.0.asked.swap(true, Ordering::AcqRel) {
             isolate.request_interrupt(check_running_call, std::ptr::null_mut());
         }
     }
@@ -186,7 +186,7 @@ impl Checks {
 unsafe extern "C" fn check_running_call(_isolate: v8::UnsafeRawIsolatePtr, _data: *mut c_void) {
     let charge = RUNNING.with_borrow_mut(|running| {
         let running = running.as_mut()?;
-        running.checks.asked.store(false, Ordering::Release);
+        running.checks.0.asked.store(false, Ordering::Release);
         let now = cpu::thread_cpu();
         if !cpu::this_thread_is_demoted()
             && now.saturating_sub(running.started) >= cpu::HEAVY_CALL_CPU
@@ -198,7 +198,7 @@ unsafe extern "C" fn check_running_call(_isolate: v8::UnsafeRawIsolatePtr, _data
             return None;
         }
         let budget = running.shares.budget()?.clone();
-        running.checks.throttled.store(true, Ordering::Release);
+        running.checks.0.throttled.store(true, Ordering::Release);
         let used = now.saturating_sub(running.charged_to);
         running.charged_to = now;
         Some((budget, used))
