@@ -89,6 +89,10 @@ pub enum Overload {
     StuckIsolates,
     /// The isolate chosen for the call could not take it (its queue is full, or it ended).
     IsolateBusy,
+    /// A call of a builder not yet known to the server was in progress past this call's
+    /// answer deadline (a builder's calls go one at a time until one has ended within its
+    /// limits).
+    FirstCallRunning,
 }
 
 impl std::fmt::Display for Overload {
@@ -99,6 +103,9 @@ impl std::fmt::Display for Overload {
             Overload::PoolFull => "the sandbox's isolates are all busy",
             Overload::StuckIsolates => "too many isolates did not stop at their time limit",
             Overload::IsolateBusy => "no isolate could take the call",
+            Overload::FirstCallRunning => {
+                "this builder's first call on this server is still running"
+            }
         })
     }
 }

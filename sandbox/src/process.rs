@@ -13,12 +13,14 @@
 //! - `wire`: the frames and their encoding.
 //! - `host_ops`: `ctx` operations on the wire, and the server's check of each.
 //! - `supervisor`: the server's side ([`WorkerPool`]).
+//! - `newcomers`: a builder's calls one at a time until one has ended within its limits.
 //! - `child`: the worker's side ([`run_worker`]).
 //! - `confine`: what a worker takes away from itself.
 
 mod child;
 mod confine;
 pub(crate) mod host_ops;
+mod newcomers;
 #[cfg(feature = "wall-probe")]
 mod probe;
 mod supervisor;

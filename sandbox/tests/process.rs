@@ -825,6 +825,96 @@ async fn a_builder_losing_isolates_is_served_apart_from_its_neighbours() {
     pool.shutdown().await;
 }
 
+/// A builder's calls go one at a time until one of them has ended within its limits: the
+/// first of a burst runs alone, the rest once it has ended, and a known builder's burst runs
+/// side by side. A first call that loses its isolate sets its builder apart before the next
+/// one runs, so an endless loop's second call never runs beside the first on a shared worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_builders_calls_wait_until_one_has_ended_within_its_limits() {
+    let config = PoolConfig {
+        instances_per_endpoint: 3,
+        ..test_config()
+    };
+    let (pool, _host) = workers_with(config, 1);
+    let owned = |owner: &str, code: EndpointCode| EndpointCode {
+        owner: Some(owner.into()),
+        ..code
+    };
+    let nap = owned(
+        "bld_new",
+        endpoint(
+            "nap",
+            "export default async () => { const start = Date.now();
+                await new Promise((r) => setTimeout(r, 200)); return { start, end: Date.now() }; }",
+        ),
+    );
+    let burst = || async {
+        let (a, b, c) = tokio::join!(
+            call(&pool, &nap, json!(null)),
+            call(&pool, &nap, json!(null)),
+            call(&pool, &nap, json!(null))
+        );
+        vec![a, b, c]
+    };
+    let spans = |reports: Vec<InvocationReport>| {
+        let mut spans: Vec<(u64, u64)> = reports
+            .into_iter()
+            .map(|report| {
+                let body = ok(report).body;
+                (
+                    body["start"].as_u64().unwrap(),
+                    body["end"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        spans.sort_unstable();
+        spans
+    };
+    let first = spans(burst().await);
+    assert!(
+        first[0].1 <= first[1].0 && first[0].1 <= first[2].0,
+        "the first call ran alone: {first:?}"
+    );
+    let known = spans(burst().await);
+    let last_start = known.iter().map(|span| span.0).max().unwrap();
+    let first_end = known.iter().map(|span| span.1).min().unwrap();
+    assert!(
+        last_start < first_end,
+        "a known builder's calls run side by side: {known:?}"
+    );
+
+    let limit = Duration::from_millis(300);
+    let stuck = EndpointCode {
+        limits: Some(sandbox::Limits {
+            heap_bytes: 32 << 20,
+            timeout: limit,
+        }),
+        ..owned(
+            "bld_stuck",
+            endpoint("stuck", "export default () => { for (;;) {} };"),
+        )
+    };
+    let (a, b) = tokio::join!(
+        call(&pool, &stuck, json!(null)),
+        call(&pool, &stuck, json!(null))
+    );
+    let waited = a.duration.max(b.duration);
+    assert!(matches!(err(a), SandboxError::Timeout));
+    assert!(matches!(err(b), SandboxError::Timeout));
+    assert!(
+        waited >= limit * 2,
+        "the second call waited for the first ({waited:?})"
+    );
+    let stats = pool.stats().await;
+    assert_eq!(stats.quarantined_builders, 1);
+    assert_eq!(
+        stats.worker_pids.len(),
+        2,
+        "the second call ran apart: {stats:?}"
+    );
+    pool.shutdown().await;
+}
+
 /// A heavy builder's calls spend from the heavy builders' CPU budget and pause past it: the
 /// same 400 ms of spinning gets through far fewer iterations where demoted threads have a
 /// budget, its first call included (demoted once it has run 50 ms of CPU).

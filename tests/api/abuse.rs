@@ -928,6 +928,10 @@ async fn a_builders_isolates_stay_within_its_quota() {
             .json(&json!({}))
             .send()
     };
+    // One call first: until one of its calls has ended, a builder's calls go one at a time
+    // (docs/tenants.md), and the second would wait for the first instead.
+    let (status, body) = crate::util::read(call("greedy-a").await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
     let (a, b) = tokio::time::timeout(
         HANG_GUARD,
         futures::future::join(call("greedy-a"), async {

@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use super::newcomers::Newcomers;
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
 use crate::limits::fair::FairShare;
 use crate::{
-    EndpointCode, Host, HostAnswer, Invocation, InvocationReport, PoolConfig, PoolStats,
+    EndpointCode, Host, HostAnswer, Invocation, InvocationReport, Overload, PoolConfig, PoolStats,
     SandboxError, Wear,
 };
 
@@ -128,6 +129,8 @@ struct Inner {
     quarantined: Mutex<HashMap<String, Instant>>,
     /// `quarantined` is not empty: calls look it up only then.
     any_quarantined: AtomicBool,
+    /// Builders known to run calls within their limits; the others' calls go one at a time.
+    newcomers: Newcomers,
     next_id: AtomicU64,
     /// Workers started after the first of their slot to replace one that failed.
     restarts: AtomicU64,
@@ -415,6 +418,7 @@ impl WorkerPool {
                 slots: (0..=workers).map(|_| Slot::default()).collect(),
                 quarantined: Mutex::new(HashMap::new()),
                 any_quarantined: AtomicBool::new(false),
+                newcomers: Newcomers::default(),
                 next_id: AtomicU64::new(1),
                 restarts: AtomicU64::new(0),
                 recycles: AtomicU64::new(0),
@@ -450,15 +454,34 @@ impl WorkerPool {
         if self.inner.closed.load(Ordering::Acquire) {
             return failed(SandboxError::Internal("the pool is shut down".into()));
         }
-        let apart = self.is_apart(code.builder());
-        let worker = match self.worker(self.slot_of(code, apart)).await {
-            Ok(worker) => worker,
-            Err(e) => return failed(e),
-        };
         let limit = code
             .limits
             .unwrap_or(self.inner.config.default_limits)
             .timeout;
+        // A builder not yet known runs one call at a time (`newcomers`); the operator's own
+        // endpoints and builders served apart are not held.
+        let mut first_call = None;
+        if code.owner.is_some() && !self.is_apart(code.builder()) {
+            let give_up = self.answer_deadline(limit);
+            match self.inner.newcomers.turn(code.builder(), give_up).await {
+                Ok(turn) => first_call = turn,
+                Err(()) => {
+                    return failed(SandboxError::Overloaded {
+                        retry_after_secs: self.inner.config.overload_retry_after_secs,
+                        why: Overload::FirstCallRunning,
+                    })
+                }
+            }
+        }
+        // Set apart while it waited: the quarantine worker holds nothing back.
+        let apart = self.is_apart(code.builder());
+        if apart {
+            first_call = None;
+        }
+        let worker = match self.worker(self.slot_of(code, apart)).await {
+            Ok(worker) => worker,
+            Err(e) => return failed(e),
+        };
         let deadline = self.answer_deadline(limit);
         let serving = Serving::begin(&worker, code);
         let mut with_code = worker.needs_code(code);
@@ -510,6 +533,14 @@ impl WorkerPool {
                             "a call of this builder lost its isolate (timed out, over its \
                              heap limit, or did not stop)",
                         );
+                    }
+                    // A call that ran and kept its isolate makes its builder known; the turn
+                    // is given up only now, once a builder that lost one is apart.
+                    let ran = !matches!(report.result, Err(SandboxError::Overloaded { .. }));
+                    if let Some(first_call) = first_call.take() {
+                        if ran && !lost_isolate {
+                            first_call.proven();
+                        }
                     }
                     if wear.abandoned_isolates > 0 {
                         self.replace(&worker, "an isolate did not stop at its time limit");
@@ -609,6 +640,7 @@ impl WorkerPool {
     /// it is in already holds).
     fn set_apart(&self, builder: &str, stay: Duration, why: &str) {
         let until = Instant::now() + stay;
+        self.inner.newcomers.forget(builder);
         let mut quarantined = self.quarantined();
         let until = quarantined.get(builder).map_or(until, |&at| at.max(until));
         if quarantined.insert(builder.to_owned(), until).is_none() {
