@@ -13,6 +13,7 @@
 //! - `wire`: the frames and their encoding.
 //! - `host_ops`: `ctx` operations on the wire, and the server's check of each.
 //! - `supervisor`: the server's side ([`WorkerPool`]).
+//! - `lanes`: the frames to one worker, the server's first, then each builder's replies in turn.
 //! - `newcomers`: a builder's calls one at a time until one has ended within its limits.
 //! - `child`: the worker's side ([`run_worker`]).
 //! - `confine`: what a worker takes away from itself.
@@ -20,6 +21,7 @@
 mod child;
 mod confine;
 pub(crate) mod host_ops;
+mod lanes;
 mod newcomers;
 #[cfg(feature = "wall-probe")]
 mod probe;

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::process::{Child, ChildStdout, Command};
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{oneshot, Notify};
 
+use super::lanes::Lanes;
 use super::newcomers::Newcomers;
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
@@ -187,7 +188,7 @@ impl Slot {
 /// A live worker process, as the server sees it.
 struct Worker {
     pid: u32,
-    frames: mpsc::UnboundedSender<Frame>,
+    frames: Arc<Lanes<Frame>>,
     /// Each builder's `ctx` operations in progress and reply bytes queued on this worker.
     builders: Arc<Mutex<HashMap<String, BuilderOps>>>,
     state: Mutex<WorkerState>,
@@ -238,6 +239,13 @@ impl Drop for QueuedReply {
                 builders.remove(&self.builder);
             }
         }
+    }
+}
+
+/// The writer writes what is queued, then ends: nothing can queue more.
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.frames.close();
     }
 }
 
@@ -356,10 +364,13 @@ impl Worker {
             builder: builder.to_owned(),
             bytes: frame.len(),
         };
-        let _ = self.frames.send(Frame {
-            bytes: frame,
-            _reply: Some(reply),
-        });
+        self.frames.push_reply(
+            builder,
+            Frame {
+                bytes: frame,
+                _reply: Some(reply),
+            },
+        );
     }
 }
 
@@ -694,11 +705,11 @@ impl WorkerPool {
         let pid = child.id().unwrap_or_default();
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
-        let (frames, queue) = mpsc::unbounded_channel();
+        let frames = Arc::new(Lanes::new());
         let (ready, is_ready) = oneshot::channel();
         let worker = Arc::new(Worker {
             pid,
-            frames,
+            frames: frames.clone(),
             builders: Arc::default(),
             state: Mutex::new(WorkerState {
                 ready: Some(ready),
@@ -715,7 +726,7 @@ impl WorkerPool {
             log_filter: command.log_filter.clone(),
         });
         tokio::spawn(async move {
-            if let Err(e) = wire::write_all(stdin, queue).await {
+            if let Err(e) = wire::write_all(stdin, frames).await {
                 tracing::debug!(error = %e, "a sandbox worker's stdin closed");
             }
         });
@@ -1173,8 +1184,7 @@ impl Worker {
     }
 
     fn send_frame(&self, frame: Vec<u8>) {
-        // A closed queue means the worker is gone; its reader answers the waiting callers.
-        let _ = self.frames.send(Frame {
+        self.frames.push_server(Frame {
             bytes: frame,
             _reply: None,
         });
@@ -1314,11 +1324,11 @@ mod tests {
     use super::*;
 
     /// A worker with no process behind it, and what is queued for it.
-    fn worker() -> (Worker, mpsc::UnboundedReceiver<Frame>) {
-        let (frames, queue) = mpsc::unbounded_channel();
+    fn worker() -> (Worker, Arc<Lanes<Frame>>) {
+        let frames = Arc::new(Lanes::new());
         let worker = Worker {
             pid: 0,
-            frames,
+            frames: frames.clone(),
             builders: Arc::default(),
             state: Mutex::default(),
             alive: AtomicBool::new(true),
@@ -1327,7 +1337,7 @@ mod tests {
             retiring: AtomicBool::new(false),
             recycled: AtomicBool::new(false),
         };
-        (worker, queue)
+        (worker, frames)
     }
 
     /// A file read's reply of `bytes`, as `builder`'s operation `id`.
@@ -1346,24 +1356,24 @@ mod tests {
     /// when written (dropped by the writer); its operations in progress are capped too.
     #[test]
     fn a_builders_share_of_a_worker_is_capped_and_given_back() {
-        let (worker, mut queue) = worker();
+        let (worker, queue) = worker();
         let big = 15 << 20; // about 20 MiB of reply in base64
         read(&worker, "attacker", 1, big);
-        let first = queue.try_recv().unwrap();
+        let first = queue.try_take().unwrap();
         assert!(!refused(&first) && first.bytes.len() > big);
         read(&worker, "attacker", 2, big);
-        let second = queue.try_recv().unwrap();
+        let second = queue.try_take().unwrap();
         assert!(refused(&second), "past 32 MiB queued: refused");
         assert!(second.bytes.len() < 1024);
         read(&worker, "victim", 3, big);
         assert!(
-            !refused(&queue.try_recv().unwrap()),
+            !refused(&queue.try_take().unwrap()),
             "another builder's share"
         );
         drop(first);
         read(&worker, "attacker", 4, big);
         assert!(
-            !refused(&queue.try_recv().unwrap()),
+            !refused(&queue.try_take().unwrap()),
             "given back once written"
         );
 

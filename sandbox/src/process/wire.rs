@@ -25,7 +25,7 @@ use crate::{EndpointCode, HostAnswer, HostError, HostOp, Invocation, PoolConfig,
 pub(crate) const MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
 
 /// A batch is written once it reaches this size, even if more frames are queued.
-const MAX_BATCH_BYTES: usize = 1024 * 1024;
+pub(super) const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
 /// What the server sends.
 #[derive(Debug, Serialize, Deserialize)]
@@ -219,32 +219,47 @@ pub(crate) async fn read<T: DeserializeOwned>(
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// Writes queued frames until the queue closes, many at a time.
+/// Where a writer takes its frames from, a batch at a time.
+pub(crate) trait FrameSource<F> {
+    /// Waits for frames and moves the next ones into `batch` (at least one, about
+    /// [`MAX_BATCH_BYTES`] at most); `false` once no more will come.
+    async fn next_batch(&mut self, batch: &mut Vec<F>) -> bool;
+}
+
+/// Frames in the order they were sent.
+impl<F: AsRef<[u8]>> FrameSource<F> for mpsc::UnboundedReceiver<F> {
+    async fn next_batch(&mut self, batch: &mut Vec<F>) -> bool {
+        let Some(frame) = self.recv().await else {
+            return false;
+        };
+        let mut bytes = frame.as_ref().len();
+        batch.push(frame);
+        while bytes < MAX_BATCH_BYTES {
+            let Ok(frame) = self.try_recv() else { break };
+            bytes += frame.as_ref().len();
+            batch.push(frame);
+        }
+        true
+    }
+}
+
+/// Writes frames until their source ends, a batch per system call.
 /// The frames of a batch are kept until it is written: what a frame holds (the server's
 /// accounting of a reply's bytes, see `supervisor::Frame`) is given back once the bytes have
 /// left, not when they were copied into the batch.
 pub(crate) async fn write_all<F: AsRef<[u8]>>(
     mut writer: impl AsyncWrite + Unpin,
-    mut frames: mpsc::UnboundedReceiver<F>,
+    mut frames: impl FrameSource<F>,
 ) -> io::Result<()> {
-    let mut batch = Vec::new();
-    let mut held = Vec::new();
-    while let Some(frame) = frames.recv().await {
-        batch.extend_from_slice(frame.as_ref());
-        held.push(frame);
-        while batch.len() < MAX_BATCH_BYTES {
-            match frames.try_recv() {
-                Ok(frame) => {
-                    batch.extend_from_slice(frame.as_ref());
-                    held.push(frame);
-                }
-                Err(_) => break,
-            }
+    let (mut batch, mut bytes) = (Vec::new(), Vec::new());
+    while frames.next_batch(&mut batch).await {
+        for frame in &batch {
+            bytes.extend_from_slice(frame.as_ref());
         }
-        writer.write_all(&batch).await?;
+        writer.write_all(&bytes).await?;
         writer.flush().await?;
+        bytes.clear();
         batch.clear();
-        held.clear();
     }
     Ok(())
 }
