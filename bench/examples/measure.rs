@@ -2,8 +2,7 @@
 //! endpoint), with a spare ready and back to back, warm call overhead (`Pool::invoke` of a
 //! trivial handler on a live isolate), and resident memory per idle isolate.
 //!
-//! Run with `cargo run --release -p sandbox --example measure [isolates] [warm-calls] [handler]`
-//! (`MEASURE_TIMEOUT_MS`: a call's time limit, for runs under callgrind).
+//! Run with `cargo run --release -p sandbox --example measure [isolates] [warm-calls] [handler]`.
 //! `handler` is `trivial` (the default: plain ECMAScript, so no web script is ever loaded) or
 //! `web`: a handler that names `URL`, `TextEncoder`, `crypto.subtle` and `Response`, so every
 //! isolate has those globals' scripts loaded (docs/handler-platform.md, "Loaded when used"). With
@@ -93,11 +92,7 @@ async fn main() {
     // Room for every measured isolate: the default memory budget (1 GiB, each isolate counted
     // at its 64 MiB heap limit) holds only 16, and evicted isolates would leave the idle
     // reading and overlap the back-to-back cold starts with teardowns.
-    let mut defaults = PoolConfig::default();
-    // Under callgrind a cold start takes far longer than a call's default limit.
-    if let Some(ms) = std::env::var("MEASURE_TIMEOUT_MS").ok().and_then(|v| v.parse().ok()) {
-        defaults.default_limits.timeout = Duration::from_millis(ms);
-    }
+    let defaults = PoolConfig::default();
     let config = PoolConfig {
         max_isolates: isolates + 21,
         memory_budget_bytes: (isolates + 21) * defaults.default_limits.heap_bytes,
