@@ -3,7 +3,9 @@
 //! trivial handler on a live isolate), and resident memory per idle isolate.
 //!
 //! Run with `cargo run --release -p sandbox --example measure [isolates] [warm-calls] [handler]`.
-//! `handler` is `trivial` (the default: plain ECMAScript, so no web script is ever loaded) or
+//! `handler` is `trivial` (the default: plain ECMAScript, so no web script is ever loaded),
+//! `workers` (the same work as a Workers-style `fetch(request, env, ctx)` handler: a `Request`
+//! built and read, a `Response` made and read, every call) or
 //! `web`: a handler that names `URL`, `TextEncoder`, `crypto.subtle` and `Response`, so every
 //! isolate has those globals' scripts loaded (docs/handler-platform.md, "Loaded when used"). With
 //! `web` the cold starts back to back include that load; with a spare ready, the spare loaded the
@@ -40,6 +42,15 @@ const WEB: &str = r#"export default async (req, ctx) => {
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     const res = Response.json({ path: url.pathname, i: url.searchParams.get("i"), first: digest[0] });
     return await res.json();
+};"#;
+
+/// The trivial handler's work in the Workers style: `fetch(request, env, ctx)`, the input
+/// read from the `Request` the glue builds, the answer a `Response`.
+const WORKERS: &str = r#"export default {
+  async fetch(request, env, ctx) {
+    const input = await request.json();
+    return Response.json({ echo: input, n: [1, 2, 3].map((x) => x * 2) });
+  },
 };"#;
 
 fn endpoint(slug: String, source: &str) -> EndpointCode {
@@ -86,7 +97,10 @@ async fn main() {
     let (handler, source) = match args.next().as_deref() {
         None | Some("trivial") => ("trivial", TRIVIAL),
         Some("web") => ("web", WEB),
-        Some(other) => panic!("unknown handler {other:?}: expected `trivial` or `web`"),
+        Some("workers") => ("workers", WORKERS),
+        Some(other) => {
+            panic!("unknown handler {other:?}: expected `trivial`, `web` or `workers`")
+        }
     };
     println!("handler: {handler}");
     // Room for every measured isolate: the default memory budget (1 GiB, each isolate counted
