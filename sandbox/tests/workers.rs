@@ -141,6 +141,80 @@ async fn fetch_may_answer_any_status_or_a_plain_value_and_runs_on_every_call() {
     );
 }
 
+/// The glue takes a Response's body and headers without reading them through the Headers
+/// object or a stream when it can, and builds the Request from its parts: every shape
+/// answers as the standard classes would.
+#[tokio::test]
+async fn responses_and_requests_of_every_shape_read_as_the_standard_classes_would() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "workers-shapes",
+        r#"export default {
+            async fetch(request) {
+                const { want } = await request.json();
+                switch (want) {
+                    case "url": return Response.json(request.url);
+                    case "headers": {
+                        const headers = new Headers({ "Content-Type": "application/json" });
+                        headers.append("X-Twice", "1");
+                        headers.append("x-twice", "2");
+                        return new Response('{"b":2}', { headers });
+                    }
+                    case "bytes": return new Response(new TextEncoder().encode('{"c":3}'));
+                    case "stream": return new Response(new Blob(['{"d":', "4}"]).stream());
+                    case "empty": return new Response(null, { status: 404 });
+                    case "read": {
+                        const response = Response.json({ e: 5 });
+                        await response.text();
+                        return response;
+                    }
+                    case "not-json": return new Response("plain text");
+                }
+            },
+        };"#,
+    );
+    let answer = |want: &str, url: &str| {
+        let mut request = request_value(json!({ "want": want }));
+        request["url"] = json!(url);
+        pool.invoke(&code, invocation_of(&request))
+    };
+    let url = "https://tools.example/tools/shapes";
+    // Each call's URL as the Request constructor normalizes it, not the last one's.
+    for (given, normalized) in [
+        (
+            "HTTPS://Tools.EXAMPLE/tools/a b?q=1",
+            "https://tools.example/tools/a%20b?q=1",
+        ),
+        (url, url),
+        (
+            "https://tools.example:443/x/../tools/c",
+            "https://tools.example/tools/c",
+        ),
+    ] {
+        assert_eq!(ok(answer("url", given).await).body, json!(normalized));
+    }
+    let headers = ok(answer("headers", url).await);
+    assert_eq!(headers.body, json!({"b": 2}));
+    assert_eq!(
+        headers.headers,
+        vec![("x-twice".to_owned(), "1, 2".to_owned())]
+    );
+    for (want, body) in [("bytes", json!({"c": 3})), ("stream", json!({"d": 4}))] {
+        let response = ok(answer(want, url).await);
+        assert_eq!((response.body, response.headers), (body, vec![]), "{want}");
+    }
+    let empty = ok(answer("empty", url).await);
+    assert_eq!((empty.status, empty.body), (404, Value::Null));
+    // A body the handler already read cannot be read again, as `text()` says.
+    assert!(
+        matches!(err(answer("read", url).await), SandboxError::HandlerError(message) if message.contains("consumed")),
+    );
+    assert!(matches!(
+        err(answer("not-json", url).await),
+        SandboxError::InvalidResponse(message) if message.contains("not JSON")
+    ));
+}
+
 #[tokio::test]
 async fn a_wait_until_rejection_is_logged_and_changes_nothing() {
     let (pool, _) = pool();

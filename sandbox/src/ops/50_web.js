@@ -33,6 +33,7 @@
     ObjectKeys,
     ObjectPrototypeIsPrototypeOf,
     ReflectDeleteProperty,
+    StringPrototypeToLowerCase,
   } = primordials;
 
   const load = (specifier) => core.loadExtScript(specifier);
@@ -180,6 +181,46 @@
       ObjectPrototypeIsPrototypeOf(responsePrototype, value);
   }
 
+  // The Request a Workers-style handler gets (90_bootstrap.js): a POST of
+  // `bodyText` to `target` with `headers` ([name, value] pairs, each checked as
+  // the constructor checks them), built from its parts as Deno's own server
+  // builds the requests it receives. The constructor's init conversions cost
+  // most of a Workers-style call (bench/RESULTS.md). The URL is parsed, and so
+  // normalized, once per distinct string: a tool's calls come to one URL.
+  let requestUrl = { __proto__: null, given: null, href: null };
+  function newWebRequest(target, headers, bodyText) {
+    file();
+    const { URL } = url();
+    const { fromInnerRequest, newInnerRequest } = load("ext:deno_fetch/23_request.js");
+    const { extractBody } = load("ext:deno_fetch/22_body.js");
+    const { fillHeaderList } = load("ext:deno_fetch/20_headers.js");
+    if (requestUrl.given !== target) {
+      requestUrl = { __proto__: null, given: target, href: new URL(target).href };
+    }
+    const headerList = [];
+    fillHeaderList(headerList, headers, "Failed to construct 'Request'", "Argument 2");
+    const inner = newInnerRequest(
+      "POST",
+      requestUrl.href,
+      () => headerList,
+      extractBody(bodyText).body,
+      false,
+    );
+    return fromInnerRequest(inner, "request");
+  }
+
+  // Whether a header list names content-type and content-length only, in any
+  // case.
+  function onlyContentHeaders(list) {
+    for (let i = 0; i < list.length; i++) {
+      const name = StringPrototypeToLowerCase(list[i][0]);
+      if (name !== "content-type" && name !== "content-length") {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // A web Response as dispatch's answer: its status, its headers but
   // content-type and content-length (the answer is JSON, and its length is the
   // server's to set; every other name goes through the same allow-list as
@@ -192,13 +233,29 @@
       return err;
     };
     const status = response.status;
+    const inner = load("ext:deno_fetch/23_response.js").toInnerResponse(response);
     const headers = [];
-    for (const { 0: name, 1: value } of response.headers) {
-      if (name !== "content-type" && name !== "content-length") {
-        ArrayPrototypePush(headers, ObjectFreeze([name, value]));
+    // Most Responses carry no header but their content type: then the
+    // Headers object (sorted and combined entries) is never built.
+    if (!onlyContentHeaders(inner.headerList)) {
+      for (const { 0: name, 1: value } of response.headers) {
+        if (name !== "content-type" && name !== "content-length") {
+          ArrayPrototypePush(headers, ObjectFreeze([name, value]));
+        }
       }
     }
-    const text = await response.text();
+    // A body given as a string (`Response.json`, `new Response(text)`) is
+    // taken as it is, and marked read as `text()` would; anything else is read.
+    const body = inner.body?.streamOrStatic;
+    let text;
+    if (inner.body === null) {
+      text = "";
+    } else if (typeof body?.body === "string" && body.consumed === false) {
+      body.consumed = true;
+      text = body.body;
+    } else {
+      text = await response.text();
+    }
     if (text === "") {
       return { __proto__: null, status, headers, body: "null" };
     }
@@ -341,6 +398,7 @@
   toolhost.installWebGlobals = installWebGlobals;
   toolhost.isWebResponse = isWebResponse;
   toolhost.fromWebResponse = fromWebResponse;
+  toolhost.newWebRequest = newWebRequest;
   toolhost.preloadWebGlobals = preloadWebGlobals;
   toolhost.webGlobalNames = NAMES;
   toolhost.domException = domException;

@@ -29,10 +29,10 @@
     installWebGlobals,
     isResponse,
     isWebResponse,
+    newWebRequest,
     preloadWebGlobals,
     respond,
     toJsonText,
-    webGlobal,
   } = toolhost;
   const {
     ArrayPrototypeIncludes,
@@ -121,16 +121,12 @@
       }
     };
 
-    let WebRequest = null;
     // The standard Request a Workers-style `fetch(request, env, ctx)` gets:
     // POST to the tool's URL with the caller's visible headers (the same
     // allow-list as `req.headers`) and the input as its JSON body, so
     // `await request.json()` is the input, whichever transport brought the
     // call.
     function webRequest(req) {
-      if (WebRequest === null) {
-        WebRequest = webGlobal("Request");
-      }
       const headers = [["content-type", "application/json"]];
       const seen = req.headers;
       const names = ObjectKeys(seen);
@@ -139,11 +135,11 @@
           ArrayPrototypePush(headers, [names[i], seen[names[i]]]);
         }
       }
-      return new WebRequest(typeof req.url === "string" ? req.url : FALLBACK_URL, {
-        method: "POST",
+      return newWebRequest(
+        typeof req.url === "string" ? req.url : FALLBACK_URL,
         headers,
-        body: JSONStringify(req.input),
-      });
+        JSONStringify(req.input),
+      );
     }
 
     // A Workers-style handler's `ctx`: Workers' `waitUntil` beside toolhost's
