@@ -187,13 +187,23 @@
   // builds the requests it receives. The constructor's init conversions cost
   // most of a Workers-style call (bench/RESULTS.md). The URL is parsed, and so
   // normalized, once per distinct string: a tool's calls come to one URL.
+  // What it takes from deno_fetch's scripts, looked up on the first call.
+  let requestParts = null;
   let requestUrl = { __proto__: null, given: null, href: null };
   function newWebRequest(target, headers, bodyText) {
-    file();
-    const { URL } = url();
-    const { fromInnerRequest, newInnerRequest } = load("ext:deno_fetch/23_request.js");
-    const { extractBody } = load("ext:deno_fetch/22_body.js");
-    const { fillHeaderList } = load("ext:deno_fetch/20_headers.js");
+    if (requestParts === null) {
+      file();
+      const { fromInnerRequest, newInnerRequest } = load("ext:deno_fetch/23_request.js");
+      requestParts = {
+        __proto__: null,
+        URL: url().URL,
+        fromInnerRequest,
+        newInnerRequest,
+        extractBody: load("ext:deno_fetch/22_body.js").extractBody,
+        fillHeaderList: load("ext:deno_fetch/20_headers.js").fillHeaderList,
+      };
+    }
+    const { URL, fromInnerRequest, newInnerRequest, extractBody, fillHeaderList } = requestParts;
     if (requestUrl.given !== target) {
       requestUrl = { __proto__: null, given: target, href: new URL(target).href };
     }
@@ -208,6 +218,9 @@
     );
     return fromInnerRequest(inner, "request");
   }
+
+  // deno_fetch's, looked up on the first answer that is a Response.
+  let toInnerResponse = null;
 
   // Whether a header list names content-type and content-length only, in any
   // case.
@@ -233,7 +246,9 @@
       return err;
     };
     const status = response.status;
-    const inner = load("ext:deno_fetch/23_response.js").toInnerResponse(response);
+    // Loaded already: `response` was made by its class (`isWebResponse`).
+    toInnerResponse ??= load("ext:deno_fetch/23_response.js").toInnerResponse;
+    const inner = toInnerResponse(response);
     const headers = [];
     // Most Responses carry no header but their content type: then the
     // Headers object (sorted and combined entries) is never built.
@@ -248,9 +263,9 @@
     // taken as it is, and marked read as `text()` would; anything else is read.
     const body = inner.body?.streamOrStatic;
     let text;
-    if (inner.body === null) {
+    if (body === undefined) {
       text = "";
-    } else if (typeof body?.body === "string" && body.consumed === false) {
+    } else if (typeof body.body === "string" && body.consumed === false) {
       body.consumed = true;
       text = body.body;
     } else {

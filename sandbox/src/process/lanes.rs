@@ -8,7 +8,7 @@
 //! turn, a reply waits for at most one frame of each other builder with replies queued (and
 //! the batch being written).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
@@ -25,10 +25,9 @@ pub(super) struct Lanes<F> {
 struct State<F> {
     /// The server's own frames (calls, code, control), before any builder's.
     server: VecDeque<F>,
-    /// Each builder's replies, oldest first; only builders with frames queued.
-    builders: HashMap<String, VecDeque<F>>,
-    /// Whose reply goes next: each builder in `builders` once.
-    turns: VecDeque<String>,
+    /// Each builder with replies queued and its replies, oldest first, in the order their
+    /// turns come.
+    builders: VecDeque<(String, VecDeque<F>)>,
     closed: bool,
 }
 
@@ -37,15 +36,15 @@ impl<F: AsRef<[u8]>> Lanes<F> {
         Lanes {
             state: Mutex::new(State {
                 server: VecDeque::new(),
-                builders: HashMap::new(),
-                turns: VecDeque::new(),
+                builders: VecDeque::new(),
                 closed: false,
             }),
             queued: Notify::new(),
         }
     }
 
-    /// Queues one of the server's own frames.
+    /// Queues one of the server's own frames; once closed, drops it (the worker is gone, and
+    /// its reader answers the callers waiting on it).
     pub(super) fn push_server(&self, frame: F) {
         let mut state = self.lock();
         if !state.closed {
@@ -61,14 +60,12 @@ impl<F: AsRef<[u8]>> Lanes<F> {
         if state.closed {
             return;
         }
-        match state.builders.get_mut(builder) {
-            Some(lane) => lane.push_back(frame),
-            None => {
-                state
-                    .builders
-                    .insert(builder.to_owned(), VecDeque::from([frame]));
-                state.turns.push_back(builder.to_owned());
-            }
+        // Few builders have replies queued at once: each is written within moments.
+        match state.builders.iter_mut().find(|(name, _)| name == builder) {
+            Some((_, lane)) => lane.push_back(frame),
+            None => state
+                .builders
+                .push_back((builder.to_owned(), VecDeque::from([frame]))),
         }
         drop(state);
         self.queued.notify_one();
@@ -128,13 +125,10 @@ impl<F> State<F> {
         if let Some(frame) = self.server.pop_front() {
             return Some(frame);
         }
-        let builder = self.turns.pop_front()?;
-        let lane = self.builders.get_mut(&builder)?;
+        let (builder, mut lane) = self.builders.pop_front()?;
         let frame = lane.pop_front();
-        if lane.is_empty() {
-            self.builders.remove(&builder);
-        } else {
-            self.turns.push_back(builder);
+        if !lane.is_empty() {
+            self.builders.push_back((builder, lane));
         }
         frame
     }
@@ -161,7 +155,7 @@ mod tests {
         lanes.push_reply("other", vec![20]);
         lanes.push_reply("victim", vec![11]);
         assert_eq!(taken(&lanes), [100, 1, 10, 20, 2, 11, 3, 4]);
-        assert!(lanes.lock().builders.is_empty() && lanes.lock().turns.is_empty());
+        assert!(lanes.lock().builders.is_empty());
     }
 
     #[tokio::test]
