@@ -6,6 +6,8 @@
 //! `handler` is `trivial` (the default: plain ECMAScript, so no web script is ever loaded),
 //! `workers` (the same work as a Workers-style `fetch(request, env, ctx)` handler: a `Request`
 //! built and read, a `Response` made and read, every call) or
+//! `file:PATH` (a handler of one's own; its first answer is printed, so a handler may time
+//! steps of its own and answer the figures) or
 //! `web`: a handler that names `URL`, `TextEncoder`, `crypto.subtle` and `Response`, so every
 //! isolate has those globals' scripts loaded (docs/handler-platform.md, "Loaded when used"). With
 //! `web` the cold starts back to back include that load; with a spare ready, the spare loaded the
@@ -98,8 +100,12 @@ async fn main() {
         None | Some("trivial") => ("trivial", TRIVIAL),
         Some("web") => ("web", WEB),
         Some("workers") => ("workers", WORKERS),
+        Some(path) if path.starts_with("file:") => {
+            let source = std::fs::read_to_string(&path[5..]).expect("the handler file reads");
+            ("file", &*Box::leak(source.into_boxed_str()))
+        }
         Some(other) => {
-            panic!("unknown handler {other:?}: expected `trivial`, `web` or `workers`")
+            panic!("unknown handler {other:?}: expected `trivial`, `web`, `workers` or `file:PATH`")
         }
     };
     println!("handler: {handler}");
@@ -121,6 +127,9 @@ async fn main() {
         .await;
     assert!(first.result.is_ok(), "{:?}", first.result);
     println!("process-first isolate + call: {:?}", started.elapsed());
+    if handler == "file" {
+        println!("its answer: {:?}", first.result);
+    }
 
     // Cold starts with a spare ready: wait for the spares to be rebuilt between endpoints.
     let mut cold_spare = Vec::new();

@@ -169,15 +169,29 @@ async fn responses_and_requests_of_every_shape_read_as_the_standard_classes_woul
                         return response;
                     }
                     case "not-json": return new Response("plain text");
+                    case "late-header": {
+                        const response = Response.json({ f: 6 });
+                        response.headers.set("x-late", "1");
+                        return response;
+                    }
+                    case "locked": {
+                        const response = Response.json({ g: 7 });
+                        response.body.getReader();
+                        return response;
+                    }
+                    case "text": return new Response('{"h":8}');
+                    case "request-headers": return Response.json([...request.headers]);
                 }
             },
         };"#,
     );
-    let answer = |want: &str, url: &str| {
+    let answer_with = |want: &str, url: &str, headers: Value| {
         let mut request = request_value(json!({ "want": want }));
         request["url"] = json!(url);
+        request["headers"] = headers;
         pool.invoke(&code, invocation_of(&request))
     };
+    let answer = |want: &str, url: &str| answer_with(want, url, json!({}));
     let url = "https://tools.example/tools/shapes";
     // Each call's URL as the Request constructor normalizes it, not the last one's.
     for (given, normalized) in [
@@ -213,6 +227,42 @@ async fn responses_and_requests_of_every_shape_read_as_the_standard_classes_woul
         err(answer("not-json", url).await),
         SandboxError::InvalidResponse(message) if message.contains("not JSON")
     ));
+    // A header set after `Response.json` is answered; a body a reader has locked is not read.
+    let late = ok(answer("late-header", url).await);
+    assert_eq!(
+        (late.body, late.headers),
+        (json!({"f": 6}), vec![("x-late".to_owned(), "1".to_owned())])
+    );
+    assert!(matches!(
+        err(answer("locked", url).await),
+        SandboxError::HandlerError(message) if message.contains("consumed")
+    ));
+    assert_eq!(ok(answer("text", url).await).body, json!({"h": 8}));
+    // The caller's headers as the constructor takes them, whether they need its conversion
+    // (whitespace trimmed, bytes past ASCII) or not.
+    let headers = json!({
+        "accept": "application/json",
+        "user-agent": " agent/2.0\t",
+        "accept-language": "é",
+    });
+    assert_eq!(
+        ok(answer_with("request-headers", url, headers).await).body,
+        json!([
+            ["accept", "application/json"],
+            ["accept-language", "é"],
+            ["content-type", "application/json"],
+            ["user-agent", "agent/2.0"],
+        ])
+    );
+    let plain = json!({"x-request-id": "req-9", "user-agent": "agent/2.0 (x; y)"});
+    assert_eq!(
+        ok(answer_with("request-headers", url, plain).await).body,
+        json!([
+            ["content-type", "application/json"],
+            ["user-agent", "agent/2.0 (x; y)"],
+            ["x-request-id", "req-9"],
+        ])
+    );
 }
 
 #[tokio::test]

@@ -26,6 +26,7 @@
 ((globalThis) => {
   const { core, primordials, toolhost } = globalThis.__bootstrap;
   const {
+    ArrayIsArray,
     ArrayPrototypePush,
     JSONParse,
     ObjectDefineProperty,
@@ -33,6 +34,8 @@
     ObjectKeys,
     ObjectPrototypeIsPrototypeOf,
     ReflectDeleteProperty,
+    RegExpPrototypeTest,
+    StringPrototypeCharCodeAt,
     StringPrototypeToLowerCase,
   } = primordials;
 
@@ -207,8 +210,11 @@
     if (requestUrl.given !== target) {
       requestUrl = { __proto__: null, given: target, href: new URL(target).href };
     }
-    const headerList = [];
-    fillHeaderList(headerList, headers, "Failed to construct 'Request'", "Argument 2");
+    let headerList = plainHeaderList(headers);
+    if (headerList === null) {
+      headerList = [];
+      fillHeaderList(headerList, headers, "Failed to construct 'Request'", "Argument 2");
+    }
     const inner = newInnerRequest(
       "POST",
       requestUrl.href,
@@ -219,8 +225,63 @@
     return fromInnerRequest(inner, "request");
   }
 
+  // A lower-case HTTP token: a header name the constructor keeps as it is.
+  const LOWER_CASE_TOKEN = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+  // Header names found to be lower-case tokens or not; a tool's callers send
+  // the same few. Emptied when it grows past its bound.
+  let headerNames = { __proto__: null };
+  let headerNamesCount = 0;
+
+  // Whether `value` is a header value the constructor keeps as it is: visible
+  // ASCII, spaces and tabs, none of them leading or trailing.
+  function isPlainHeaderValue(value) {
+    const last = value.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const c = StringPrototypeCharCodeAt(value, i);
+      if (c === 0x20 || c === 0x09 ? i === 0 || i === last : c < 0x21 || c > 0x7e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // `pairs` as a Request's header list, when every pair is two strings the
+  // constructor would take unchanged (a lower-case token, a plain value): the
+  // caller's headers the server passes on nearly always are. The checks are
+  // the constructor's, without its generic sequence conversion, which cost
+  // more than the rest of the Request (bench/RESULTS.md). Otherwise null:
+  // then the constructor's own conversion runs and throws its own errors.
+  function plainHeaderList(pairs) {
+    const list = [];
+    for (let i = 0; i < pairs.length; i++) {
+      const pair = pairs[i];
+      const { 0: name, 1: value } = pair;
+      if (
+        !ArrayIsArray(pair) || pair.length !== 2 || typeof name !== "string" ||
+        typeof value !== "string"
+      ) {
+        return null;
+      }
+      let token = headerNames[name];
+      if (token === undefined) {
+        if (headerNamesCount >= 256) {
+          headerNames = { __proto__: null };
+          headerNamesCount = 0;
+        }
+        token = RegExpPrototypeTest(LOWER_CASE_TOKEN, name);
+        headerNames[name] = token;
+        headerNamesCount++;
+      }
+      if (!token || !isPlainHeaderValue(value)) {
+        return null;
+      }
+      ArrayPrototypePush(list, [name, value]);
+    }
+    return list;
+  }
+
   // deno_fetch's, looked up on the first answer that is a Response.
-  let toInnerResponse = null;
+  let responseParts = null;
 
   // Whether a header list names content-type and content-length only, in any
   // case.
@@ -234,6 +295,29 @@
     return true;
   }
 
+  // The body text of a Response deno_fetch marked as static (`Response.json`,
+  // `new Response(text)`, a status 200 and at most a content type: what
+  // Deno's own server sends without reading the Response), marked read; else
+  // null. Its header list is then not even built.
+  function staticBodyText(response) {
+    const { keys, getInnerResponse } = responseParts;
+    const text = response[keys.body];
+    // Its body as deno_fetch holds it once something read the Response
+    // (undefined until then): a stream, or the same text marked read or not.
+    const held = getInnerResponse(response).body?.streamOrStatic;
+    if (
+      response[keys.status] !== 200 || typeof text !== "string" || response[keys.consumed] ||
+      (held !== undefined && held.consumed !== false)
+    ) {
+      return null;
+    }
+    response[keys.consumed] = true;
+    if (held !== undefined) {
+      held.consumed = true;
+    }
+    return text;
+  }
+
   // A web Response as dispatch's answer: its status, its headers but
   // content-type and content-length (the answer is JSON, and its length is the
   // server's to set; every other name goes through the same allow-list as
@@ -245,31 +329,46 @@
       err.code = "invalid_handler_response";
       return err;
     };
+    if (responseParts === null) {
+      // Loaded already: `response` was made by its class (`isWebResponse`).
+      const exports = load("ext:deno_fetch/23_response.js");
+      responseParts = {
+        __proto__: null,
+        toInnerResponse: exports.toInnerResponse,
+        getInnerResponse: exports.getInnerResponse,
+        keys: {
+          __proto__: null,
+          status: exports.serveFastStatusKey,
+          body: exports.serveFastBodyKey,
+          consumed: exports.serveFastConsumedKey,
+        },
+      };
+    }
     const status = response.status;
-    // Loaded already: `response` was made by its class (`isWebResponse`).
-    toInnerResponse ??= load("ext:deno_fetch/23_response.js").toInnerResponse;
-    const inner = toInnerResponse(response);
     const headers = [];
-    // Most Responses carry no header but their content type: then the
-    // Headers object (sorted and combined entries) is never built.
-    if (!onlyContentHeaders(inner.headerList)) {
-      for (const { 0: name, 1: value } of response.headers) {
-        if (name !== "content-type" && name !== "content-length") {
-          ArrayPrototypePush(headers, ObjectFreeze([name, value]));
+    let text = staticBodyText(response);
+    if (text === null) {
+      const inner = responseParts.toInnerResponse(response);
+      // Most Responses carry no header but their content type: then the
+      // Headers object (sorted and combined entries) is never built.
+      if (!onlyContentHeaders(inner.headerList)) {
+        for (const { 0: name, 1: value } of response.headers) {
+          if (name !== "content-type" && name !== "content-length") {
+            ArrayPrototypePush(headers, ObjectFreeze([name, value]));
+          }
         }
       }
-    }
-    // A body given as a string (`Response.json`, `new Response(text)`) is
-    // taken as it is, and marked read as `text()` would; anything else is read.
-    const body = inner.body?.streamOrStatic;
-    let text;
-    if (body === undefined) {
-      text = "";
-    } else if (typeof body.body === "string" && body.consumed === false) {
-      body.consumed = true;
-      text = body.body;
-    } else {
-      text = await response.text();
+      // A body given as a string is taken as it is, and marked read as
+      // `text()` would; anything else is read.
+      const body = inner.body?.streamOrStatic;
+      if (body === undefined) {
+        text = "";
+      } else if (typeof body.body === "string" && body.consumed === false) {
+        body.consumed = true;
+        text = body.body;
+      } else {
+        text = await response.text();
+      }
     }
     if (text === "") {
       return { __proto__: null, status, headers, body: "null" };
