@@ -83,6 +83,11 @@ pub(crate) struct Answer {
     /// What the call reported with `ctx.charge`; `null` when it reported nothing.
     #[serde(default)]
     pub(crate) usage: Option<crate::Usage>,
+    /// `body` is the text of a web `Response` the handler answered, which the handler wrote
+    /// and nothing has checked yet (any other body is `JSON.stringify`'s): text that is not
+    /// JSON is then the handler's invalid response, not a fault of ours.
+    #[serde(default, rename = "responseText")]
+    pub(crate) response_text: bool,
 }
 
 /// A thrown error: `code` is its string `code` property, if any, `stack` its `stack` (see
@@ -126,6 +131,7 @@ impl Outcome {
                 headers,
                 body,
                 usage,
+                response_text,
             }) => {
                 if body.len() > max_result_bytes {
                     return Err(result_too_large());
@@ -136,7 +142,12 @@ impl Outcome {
                     )));
                 }
                 let headers = validate_headers(headers).map_err(SandboxError::InvalidResponse)?;
-                let body = RawValue::from_string(body).map_err(not_json)?;
+                let body = RawValue::from_string(body).map_err(|err| match response_text {
+                    true => SandboxError::InvalidResponse(format!(
+                        "the handler's Response body is not JSON: {err}"
+                    )),
+                    false => not_json(err),
+                })?;
                 Ok(HandlerResponse {
                     status,
                     body,
@@ -235,6 +246,7 @@ mod tests {
                 .collect(),
             body: body.to_owned(),
             usage: None,
+            response_text: false,
         })
     }
 
@@ -317,6 +329,16 @@ mod tests {
     fn a_body_that_is_not_json_is_refused() {
         for text in ["", "{", "undefined", "{\"a\":1} x", "'a'", "[1,]"] {
             not_json_message(ok(200, &[], text).into_response(100));
+            // The same text as a web Response's, which the handler wrote: its own error.
+            let Outcome::Ok(mut answer) = ok(200, &[], text) else {
+                unreachable!()
+            };
+            answer.response_text = true;
+            let err = Outcome::Ok(answer).into_response(100).map(drop);
+            assert!(
+                matches!(&err, Err(SandboxError::InvalidResponse(m)) if m.starts_with("the handler's Response body is not JSON")),
+                "{text:?}: {err:?}"
+            );
         }
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         for text in ["\"\\ud800\"", "1e400", deep.as_str()] {

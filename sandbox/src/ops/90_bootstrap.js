@@ -182,6 +182,8 @@
       let status = 200;
       let headers = [];
       let body;
+      // The body is a web Response's text, not yet checked to be JSON.
+      let responseText = false;
       meter.begin();
       try {
         // A function is the handler; anything else passed the load check as
@@ -196,6 +198,7 @@
           body = toJsonText(result.body, "response body");
         } else if (isWebResponse(result)) {
           ({ status, headers, body } = await fromWebResponse(result));
+          responseText = true;
         } else {
           body = toJsonText(result, "handler result");
         }
@@ -211,7 +214,7 @@
       if (body.length > maxResultBytes) {
         return { __proto__: null, kind: "tooLarge" };
       }
-      return { __proto__: null, kind: "ok", status, headers, body, usage };
+      return { __proto__: null, kind: "ok", status, headers, body, usage, responseText };
     }
 
     // Timers never outlive their call: whatever is still scheduled is
