@@ -49,7 +49,7 @@ use time::OffsetDateTime;
 
 use crate::money::Usd;
 use crate::receipts::{canonical_json, PaymentMethod, ReceiptSigner};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError, Tree, GET_MANY_KEYS};
 
 /// The service key's signature of a ledger record (payout packets, refunds), as of receipts.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -232,51 +232,60 @@ pub async fn index_by_seller(store: &dyn Store) -> Result<u64, StoreError> {
 /// too). A sale from before [`Sale::collection`] existed is classified by the same entry and its
 /// receipt's settlement status.
 pub async fn standing(store: &dyn Store, sale: &Sale) -> Result<Collection, StoreError> {
-    let pending = || async {
-        Ok::<_, StoreError>(
-            store
-                .get(Tree::Ledger, &pending_key(&sale.receipt_id))
-                .await?
-                .is_some(),
-        )
+    Ok(standings(store, std::slice::from_ref(sale)).await?[0])
+}
+
+/// [`standing`] of each of `sales` (at most [`GET_MANY_KEYS`] of them), their `pending/`
+/// entries read together.
+pub async fn standings(store: &dyn Store, sales: &[Sale]) -> Result<Vec<Collection>, StoreError> {
+    let maybe_pending = |sale: &Sale| match sale.collection {
+        Some(collection) => collection == Collection::Pending,
+        None => sale.method == PaymentMethod::X402,
     };
-    match sale.collection {
-        Some(Collection::Collected) => Ok(Collection::Collected),
-        Some(Collection::Recorded) => Ok(Collection::Recorded),
-        Some(Collection::Pending) => Ok(if pending().await? {
-            Collection::Pending
-        } else {
-            Collection::Collected
-        }),
-        None => match sale.method {
-            PaymentMethod::DeveloperCredit => Ok(Collection::Collected),
-            PaymentMethod::Free => Ok(Collection::Recorded),
-            PaymentMethod::X402 if pending().await? => Ok(Collection::Pending),
-            PaymentMethod::X402 => {
-                let receipt: Option<crate::receipts::Receipt> =
-                    crate::store::get_json(store, Tree::Receipts, sale.receipt_id.as_bytes())
-                        .await?;
-                Ok(match receipt {
-                    Some(r) if r.settlement.status == "settled" => Collection::Collected,
-                    _ => Collection::Recorded,
-                })
-            }
-        },
+    let asked: Vec<&Sale> = sales.iter().filter(|sale| maybe_pending(sale)).collect();
+    let keys: Vec<Vec<u8>> = asked.iter().map(|s| pending_key(&s.receipt_id)).collect();
+    let mut pending = store.get_many(Tree::Ledger, &keys).await?.into_iter();
+    let mut out = Vec::with_capacity(sales.len());
+    for sale in sales {
+        let pending = maybe_pending(sale) && pending.next().flatten().is_some();
+        out.push(match sale.collection {
+            Some(Collection::Pending) if !pending => Collection::Collected,
+            Some(collection) => collection,
+            None => match sale.method {
+                PaymentMethod::DeveloperCredit => Collection::Collected,
+                PaymentMethod::Free => Collection::Recorded,
+                PaymentMethod::X402 if pending => Collection::Pending,
+                // Sales from before `collection` was written, read one at a time.
+                PaymentMethod::X402 => {
+                    let receipt: Option<crate::receipts::Receipt> =
+                        crate::store::get_json(store, Tree::Receipts, sale.receipt_id.as_bytes())
+                            .await?;
+                    match receipt {
+                        Some(r) if r.settlement.status == "settled" => Collection::Collected,
+                        _ => Collection::Recorded,
+                    }
+                }
+            },
+        });
     }
+    Ok(out)
 }
 
 /// Each sale with where its money stands now, and its amount less what was refunded of it
-/// (see [`refunds`]).
+/// (see [`refunds`]), read a page of sales at a time.
 pub async fn with_standing(
     store: &dyn Store,
     sales: Vec<Sale>,
 ) -> Result<Vec<(Sale, Collection)>, StoreError> {
     let mut out = Vec::with_capacity(sales.len());
-    for mut sale in sales {
-        let standing = standing(store, &sale).await?;
-        let refund = refunds::refund_of(store, &sale.receipt_id).await?;
-        refunds::take_refund(&mut sale, refund.as_ref().map(|(r, _)| r))?;
-        out.push((sale, standing));
+    for page in sales.chunks(GET_MANY_KEYS) {
+        let standings = standings(store, page).await?;
+        let refunds = refunds::refunds_of(store, page).await?;
+        for ((sale, standing), refund) in page.iter().zip(standings).zip(refunds) {
+            let mut sale = sale.clone();
+            refunds::take_refund(&mut sale, refund.as_ref().map(|(r, _)| r))?;
+            out.push((sale, standing));
+        }
     }
     Ok(out)
 }
@@ -521,6 +530,73 @@ mod tests {
             standing_of(sale("r4", PaymentMethod::X402, None)).await,
             Collection::Pending
         );
+
+        // Read together, a page at a time, each sale gets its own standing and its own refund.
+        let refund = |id: &str, units: u64| refunds::Refund {
+            refund_id: format!("rf_{id}"),
+            receipt_id: id.into(),
+            endpoint_slug: Some("e".into()),
+            seller: Some("b".into()),
+            charged: "10".into(),
+            amount: units.to_string(),
+            reason: "r".into(),
+            refunded_by: "owner".into(),
+            payment_method: PaymentMethod::X402,
+            returned_to: "recorded".into(),
+            transaction: None,
+            after_payout: false,
+            refunded_at: "2026-01-01T00:00:00Z".into(),
+            signature: Signature {
+                alg: "ed25519".into(),
+                public_key: String::new(),
+                value: String::new(),
+            },
+        };
+        for (id, units) in [("r2", 3), ("r5", 7)] {
+            let bytes = serde_json::to_vec(&refund(id, units)).unwrap();
+            let key = refunds::refund_key(id);
+            store.put(Tree::Ledger, &key, &bytes).await.unwrap();
+        }
+        store
+            .put(Tree::Ledger, &pending_key("r6"), b"{}")
+            .await
+            .unwrap();
+        let sales = vec![
+            sale("r1", PaymentMethod::X402, Some(Collection::Recorded)),
+            sale("r2", PaymentMethod::X402, Some(Collection::Pending)),
+            sale("r3", PaymentMethod::DeveloperCredit, None),
+            sale("r4", PaymentMethod::X402, None),
+            sale("r5", PaymentMethod::X402, None),
+            sale("r6", PaymentMethod::X402, Some(Collection::Pending)),
+        ];
+        let mut one_at_a_time = Vec::new();
+        for sale in &sales {
+            one_at_a_time.push(standing_of(sale.clone()).await);
+        }
+        let together = with_standing(s, sales).await.unwrap();
+        let read: Vec<(&str, Collection, u64, u64)> = (together.iter())
+            .map(|(sale, c)| {
+                (
+                    &*sale.receipt_id,
+                    *c,
+                    sale.amount.units(),
+                    sale.refunded.units(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            read,
+            vec![
+                ("r1", Collection::Recorded, 10, 0),
+                ("r2", Collection::Collected, 7, 3),
+                ("r3", Collection::Collected, 10, 0),
+                ("r4", Collection::Pending, 10, 0),
+                ("r5", Collection::Recorded, 3, 7),
+                ("r6", Collection::Pending, 10, 0),
+            ]
+        );
+        let standings: Vec<Collection> = together.iter().map(|(_, c)| *c).collect();
+        assert_eq!(standings, one_at_a_time);
     }
 
     #[tokio::test]

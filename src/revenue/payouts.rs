@@ -27,12 +27,12 @@ use time::OffsetDateTime;
 
 use super::refunds::{self, bump_balance, debt_key, refund_key};
 use super::Signature;
-use super::{pending_key, sale_entries_of, sale_key, split, standing, Collection, Sale};
+use super::{pending_key, sale_entries_of, sale_key, split, standings, Collection, Sale};
 use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
 use crate::money::Usd;
 use crate::receipts::ReceiptSigner;
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{get_json, Batch, Store, StoreError, Tree, GET_MANY_KEYS};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PayoutError {
@@ -294,21 +294,26 @@ struct UnpaidEntry {
     standing: Collection,
 }
 
-/// Sales not in any packet.
+/// Sales not in any packet, read a page of sales at a time.
 async fn unpaid_entries(store: &dyn Store, builder: &str) -> Result<Vec<UnpaidEntry>, StoreError> {
     let mut out = Vec::new();
-    for (mut sale, bytes) in sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH).await? {
-        if store
-            .get(Tree::Ledger, &paid_key(&sale.receipt_id))
-            .await?
-            .is_none()
+    let entries = sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH).await?;
+    for page in entries.chunks(GET_MANY_KEYS) {
+        let keys: Vec<Vec<u8>> = page.iter().map(|(s, _)| paid_key(&s.receipt_id)).collect();
+        let paid = store.get_many(Tree::Ledger, &keys).await?;
+        let unpaid: Vec<&(Sale, Vec<u8>)> = (page.iter().zip(paid))
+            .filter_map(|(entry, paid)| paid.is_none().then_some(entry))
+            .collect();
+        let sales: Vec<Sale> = unpaid.iter().map(|(sale, _)| sale.clone()).collect();
+        let standings = standings(store, &sales).await?;
+        let refunds = refunds::refunds_of(store, &sales).await?;
+        for (((mut sale, (_, bytes)), standing), refund) in
+            sales.into_iter().zip(unpaid).zip(standings).zip(refunds)
         {
-            let standing = standing(store, &sale).await?;
-            let refund = refunds::refund_of(store, &sale.receipt_id).await?;
             refunds::take_refund(&mut sale, refund.as_ref().map(|(r, _)| r))?;
             out.push(UnpaidEntry {
                 sale,
-                bytes,
+                bytes: bytes.clone(),
                 refund: refund.map(|(_, bytes)| bytes),
                 standing,
             });

@@ -128,6 +128,28 @@ pub async fn refund_of(
     Ok(Some((refund, bytes)))
 }
 
+/// The refund of each of `sales` (at most [`GET_MANY_KEYS`](crate::store::GET_MANY_KEYS) of
+/// them), read together.
+pub async fn refunds_of(
+    store: &dyn Store,
+    sales: &[Sale],
+) -> Result<Vec<Option<(Refund, Vec<u8>)>>, StoreError> {
+    let keys: Vec<Vec<u8>> = sales.iter().map(|s| refund_key(&s.receipt_id)).collect();
+    let values = store.get_many(Tree::Ledger, &keys).await?;
+    values
+        .into_iter()
+        .map(|bytes| {
+            bytes
+                .map(|bytes| {
+                    let refund = serde_json::from_slice(&bytes)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    Ok((refund, bytes))
+                })
+                .transpose()
+        })
+        .collect()
+}
+
 /// `builder`'s debts not yet deducted from a packet: `(receipt id, owed, stored bytes)`.
 pub async fn debts_of(
     store: &dyn Store,

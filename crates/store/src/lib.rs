@@ -155,6 +155,10 @@ impl Tree {
     }
 }
 
+/// How many keys a caller of [`Store::get_many`] asks for at once, reading a long list: one
+/// statement's worth on PostgreSQL, a bounded answer in memory.
+pub const GET_MANY_KEYS: usize = 512;
+
 /// A key and its value, as returned by scans.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
@@ -204,6 +208,16 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 #[async_trait::async_trait]
 pub trait Store: EndpointLogs + BuilderEvents + HostedQuotes + Send + Sync + 'static {
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
+    /// The values of `keys` (each `None` if absent), in their order: one read for many keys
+    /// where the engine can (PostgreSQL: one statement, not a round trip per key). Callers
+    /// bound how many keys they ask for at once ([`GET_MANY_KEYS`] is a good page).
+    async fn get_many(&self, tree: Tree, keys: &[Vec<u8>]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        let mut values = Vec::with_capacity(keys.len());
+        for key in keys {
+            values.push(self.get(tree, key).await?);
+        }
+        Ok(values)
+    }
     async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()>;
     /// Removes a key; returns whether it existed.
     async fn delete(&self, tree: Tree, key: &[u8]) -> StoreResult<bool>;

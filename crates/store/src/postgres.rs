@@ -26,7 +26,7 @@
 //! - `migrations`: the schema's versions, applied at start-up.
 //! - `logs`, `events`: the domains kept in tables of their own.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -93,6 +93,8 @@ impl Default for PgOptions {
 }
 
 const SQL_GET: &str = "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $2";
+const SQL_GET_MANY: &str =
+    "SELECT key, value FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[])";
 const SQL_PUT: &str = "INSERT INTO toolhost_kv (tree, key, value) VALUES ($1, $2, $3) \
      ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
 const SQL_DELETE: &str = "DELETE FROM toolhost_kv WHERE tree = $1 AND key = $2";
@@ -269,6 +271,20 @@ impl Store for PgStore {
             .await
             .map_err(read_error)?;
         row.map(|row| column(&row, 0)).transpose()
+    }
+
+    async fn get_many(&self, tree: Tree, keys: &[Vec<u8>]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let client = self.client().await?;
+        let statement = (client.prepare_cached(SQL_GET_MANY).await).map_err(read_error)?;
+        let rows = (client.query(&statement, &[&tree.name(), &keys]).await).map_err(read_error)?;
+        let mut found = HashMap::with_capacity(rows.len());
+        for row in rows {
+            found.insert(column::<Vec<u8>>(&row, 0)?, column::<Vec<u8>>(&row, 1)?);
+        }
+        Ok(keys.iter().map(|key| found.get(key).cloned()).collect())
     }
 
     async fn put(&self, tree: Tree, key: &[u8], value: &[u8]) -> StoreResult<()> {

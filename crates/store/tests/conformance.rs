@@ -78,6 +78,7 @@ macro_rules! every_engine {
     ($($engine:ident),+) => {$(
         engine_suite!($engine:
             get_put_delete,
+            many_keys_are_read_at_once_in_their_order,
             batch_is_all_or_nothing,
             staged_batches_are_visible_at_once_and_all_or_nothing,
             conditions_report_the_first_failing_index,

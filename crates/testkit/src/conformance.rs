@@ -63,6 +63,51 @@ pub async fn get_put_delete(s: Shared) {
     assert!(!s.delete(Tree::Endpoints, b"e").await.unwrap());
 }
 
+pub async fn many_keys_are_read_at_once_in_their_order(s: Shared) {
+    assert_eq!(
+        s.get_many(Tree::Ledger, &[]).await.unwrap(),
+        Vec::<Option<Vec<u8>>>::new()
+    );
+    let all_bytes: Vec<u8> = (0..=255).collect();
+    s.put(Tree::Ledger, b"a", b"1").await.unwrap();
+    s.put(Tree::Ledger, b"c", b"").await.unwrap();
+    s.put(Tree::Ledger, &all_bytes, &all_bytes).await.unwrap();
+    // The same key in another tree is not this tree's.
+    s.put(Tree::Meta, b"b", b"other tree").await.unwrap();
+    let asked: Vec<Vec<u8>> = vec![
+        b"c".to_vec(),
+        b"b".to_vec(),
+        all_bytes.clone(),
+        b"a".to_vec(),
+        b"c".to_vec(),
+        Vec::new(),
+    ];
+    assert_eq!(
+        s.get_many(Tree::Ledger, &asked).await.unwrap(),
+        vec![
+            Some(Vec::new()),
+            None,
+            Some(all_bytes.clone()),
+            Some(b"1".to_vec()),
+            Some(Vec::new()),
+            None,
+        ]
+    );
+    // A page's worth of keys, most of them absent.
+    let many: Vec<Vec<u8>> = (0..toolhost_store::GET_MANY_KEYS)
+        .map(|i| format!("k{i:04}").into_bytes())
+        .collect();
+    let mut batch = Batch::new();
+    for key in many.iter().step_by(7) {
+        batch = batch.put(Tree::Ledger, key.clone(), key.clone());
+    }
+    s.apply(batch).await.unwrap();
+    let values = s.get_many(Tree::Ledger, &many).await.unwrap();
+    for (i, (key, value)) in many.iter().zip(values).enumerate() {
+        assert_eq!(value, (i % 7 == 0).then(|| key.clone()), "{i}");
+    }
+}
+
 pub async fn batch_is_all_or_nothing(s: Shared) {
     s.put(Tree::Nonces, b"n1", b"used").await.unwrap();
     let err = s
