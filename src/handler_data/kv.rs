@@ -182,18 +182,15 @@ async fn plan_commit(
     // Every key touched, as stored (`raw`) and as readers see it now (`state`).
     let mut raw: BTreeMap<&str, Option<Vec<u8>>> = BTreeMap::new();
     let mut state: HashMap<&str, Option<Stored>> = HashMap::new();
-    let keys = atomic
-        .checks
-        .iter()
-        .map(|c| c.key.as_str())
-        .chain(atomic.mutations.iter().map(KvMutation::key));
-    for key in keys {
-        if raw.contains_key(key) {
-            continue;
-        }
-        let bytes = store
-            .get(Tree::HandlerKv, &scoped_key(endpoint, key))
-            .await?;
+    let mut keys: Vec<&str> = (atomic.checks.iter().map(|c| c.key.as_str()))
+        .chain(atomic.mutations.iter().map(KvMutation::key))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    // One read for all of them (one statement on PostgreSQL, not one round trip per key).
+    let scoped: Vec<Vec<u8>> = keys.iter().map(|key| scoped_key(endpoint, key)).collect();
+    let values = store.get_many(Tree::HandlerKv, &scoped).await?;
+    for (key, bytes) in keys.into_iter().zip(values) {
         let live = match &bytes {
             Some(b) => Stored::live(b, now)?,
             None => None,

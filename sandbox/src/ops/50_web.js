@@ -254,11 +254,11 @@
     const list = [];
     for (let i = 0; i < pairs.length; i++) {
       const pair = pairs[i];
+      if (!ArrayIsArray(pair) || pair.length !== 2) {
+        return null;
+      }
       const { 0: name, 1: value } = pair;
-      if (
-        !ArrayIsArray(pair) || pair.length !== 2 || typeof name !== "string" ||
-        typeof value !== "string"
-      ) {
+      if (typeof name !== "string" || typeof value !== "string") {
         return null;
       }
       let token = headerNames[name];
