@@ -278,16 +278,19 @@ pub async fn with_standing(
     sales: Vec<Sale>,
 ) -> Result<Vec<(Sale, Collection)>, StoreError> {
     let mut out = Vec::with_capacity(sales.len());
-    for page in sales.chunks(GET_MANY_KEYS) {
-        let standings = standings(store, page).await?;
-        let refunds = refunds::refunds_of(store, page).await?;
-        for ((sale, standing), refund) in page.iter().zip(standings).zip(refunds) {
-            let mut sale = sale.clone();
+    let mut sales = sales.into_iter();
+    loop {
+        let page: Vec<Sale> = sales.by_ref().take(GET_MANY_KEYS).collect();
+        if page.is_empty() {
+            return Ok(out);
+        }
+        let standings = standings(store, &page).await?;
+        let refunds = refunds::refunds_of(store, &page).await?;
+        for ((mut sale, standing), refund) in page.into_iter().zip(standings).zip(refunds) {
             refunds::take_refund(&mut sale, refund.as_ref().map(|(r, _)| r))?;
             out.push((sale, standing));
         }
     }
-    Ok(out)
 }
 
 /// The first key under `prefix` of sales at or after `since`: receipt ids start with their

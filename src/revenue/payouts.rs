@@ -297,29 +297,33 @@ struct UnpaidEntry {
 /// Sales not in any packet, read a page of sales at a time.
 async fn unpaid_entries(store: &dyn Store, builder: &str) -> Result<Vec<UnpaidEntry>, StoreError> {
     let mut out = Vec::new();
-    let entries = sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH).await?;
-    for page in entries.chunks(GET_MANY_KEYS) {
+    let mut entries = sale_entries_of(store, builder, OffsetDateTime::UNIX_EPOCH)
+        .await?
+        .into_iter();
+    loop {
+        let page: Vec<(Sale, Vec<u8>)> = entries.by_ref().take(GET_MANY_KEYS).collect();
+        if page.is_empty() {
+            return Ok(out);
+        }
         let keys: Vec<Vec<u8>> = page.iter().map(|(s, _)| paid_key(&s.receipt_id)).collect();
         let paid = store.get_many(Tree::Ledger, &keys).await?;
-        let unpaid: Vec<&(Sale, Vec<u8>)> = (page.iter().zip(paid))
+        let (sales, bytes): (Vec<Sale>, Vec<Vec<u8>>) = (page.into_iter().zip(paid))
             .filter_map(|(entry, paid)| paid.is_none().then_some(entry))
-            .collect();
-        let sales: Vec<Sale> = unpaid.iter().map(|(sale, _)| sale.clone()).collect();
+            .unzip();
         let standings = standings(store, &sales).await?;
         let refunds = refunds::refunds_of(store, &sales).await?;
-        for (((mut sale, (_, bytes)), standing), refund) in
-            sales.into_iter().zip(unpaid).zip(standings).zip(refunds)
+        for (((mut sale, bytes), standing), refund) in
+            sales.into_iter().zip(bytes).zip(standings).zip(refunds)
         {
             refunds::take_refund(&mut sale, refund.as_ref().map(|(r, _)| r))?;
             out.push(UnpaidEntry {
                 sale,
-                bytes: bytes.clone(),
+                bytes,
                 refund: refund.map(|(_, bytes)| bytes),
                 standing,
             });
         }
     }
-    Ok(out)
 }
 
 /// What a builder could be paid now, as one moment of its ledger.
