@@ -121,11 +121,8 @@ pub async fn refund_of(
     store: &dyn Store,
     receipt_id: &str,
 ) -> Result<Option<(Refund, Vec<u8>)>, StoreError> {
-    let Some(bytes) = store.get(Tree::Ledger, &refund_key(receipt_id)).await? else {
-        return Ok(None);
-    };
-    let refund = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    Ok(Some((refund, bytes)))
+    let bytes = store.get(Tree::Ledger, &refund_key(receipt_id)).await?;
+    bytes.map(stored_refund).transpose()
 }
 
 /// The refund of each of `sales` (at most [`GET_MANY_KEYS`](crate::store::GET_MANY_KEYS) of
@@ -136,18 +133,15 @@ pub async fn refunds_of(
 ) -> Result<Vec<Option<(Refund, Vec<u8>)>>, StoreError> {
     let keys: Vec<Vec<u8>> = sales.iter().map(|s| refund_key(&s.receipt_id)).collect();
     let values = store.get_many(Tree::Ledger, &keys).await?;
-    values
-        .into_iter()
-        .map(|bytes| {
-            bytes
-                .map(|bytes| {
-                    let refund = serde_json::from_slice(&bytes)
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-                    Ok((refund, bytes))
-                })
-                .transpose()
-        })
+    (values.into_iter())
+        .map(|bytes| bytes.map(stored_refund).transpose())
         .collect()
+}
+
+/// A refund as stored, with its bytes.
+fn stored_refund(bytes: Vec<u8>) -> Result<(Refund, Vec<u8>), StoreError> {
+    let refund = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok((refund, bytes))
 }
 
 /// `builder`'s debts not yet deducted from a packet: `(receipt id, owed, stored bytes)`.
