@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use tokio::io::BufReader;
 use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 
@@ -70,7 +71,7 @@ pub fn run_worker() -> std::process::ExitCode {
 
 /// A worker with its pipes, configuration and pool, not yet confined.
 struct Started {
-    input: pipe::Receiver,
+    input: BufReader<pipe::Receiver>,
     buffer: Vec<u8>,
     frames: mpsc::UnboundedSender<Vec<u8>>,
     writer: tokio::task::JoinHandle<io::Result<()>>,
@@ -80,7 +81,9 @@ struct Started {
 }
 
 async fn start() -> io::Result<Started> {
-    let mut input = pipe::Receiver::from_owned_fd(io::stdin().as_fd().try_clone_to_owned()?)?;
+    let mut input = wire::buffered(pipe::Receiver::from_owned_fd(
+        io::stdin().as_fd().try_clone_to_owned()?,
+    )?);
     let output = pipe::Sender::from_owned_fd(io::stdout().as_fd().try_clone_to_owned()?)?;
     let (frames, queue) = mpsc::unbounded_channel();
     let writer = tokio::spawn(wire::write_all(output, queue));

@@ -745,8 +745,8 @@ impl WorkerPool {
     }
 
     /// Reads the worker's frames until it ends; anything malformed kills it.
-    async fn read(self, worker: Arc<Worker>, mut stdout: ChildStdout) {
-        let mut buffer = Vec::new();
+    async fn read(self, worker: Arc<Worker>, stdout: ChildStdout) {
+        let (mut stdout, mut buffer) = (wire::buffered(stdout), Vec::new());
         loop {
             match wire::read::<FromWorker>(&mut stdout, &mut buffer).await {
                 Ok(Some(message)) => {

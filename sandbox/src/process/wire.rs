@@ -8,13 +8,14 @@
 //! request and the kv values, the server the body). A frame is a
 //! little-endian `u32` length and that many bytes. The writer batches: whatever frames are
 //! queued when it wakes go out in one `write`, so a busy worker pays one system call for many
-//! messages.
+//! messages. The readers are buffered ([`buffered`]) for the same reason: a frame's length
+//! and body, and the frames written with it, come in with one `read`, not two per frame.
 
 use std::io;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::invocation::RawReport;
@@ -26,6 +27,10 @@ pub(crate) const MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
 
 /// A batch is written once it reaches this size, even if more frames are queued.
 pub(super) const MAX_BATCH_BYTES: usize = 1024 * 1024;
+
+/// What a reader takes from its pipe at once ([`buffered`]): a batch of small frames in one
+/// system call. A frame larger than this is read into its own buffer, past this one.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
 
 /// What the server sends.
 #[derive(Debug, Serialize, Deserialize)]
@@ -194,7 +199,13 @@ impl io::Write for Bounded {
     }
 }
 
-/// Reads the next message; `Ok(None)` at a clean end of stream between frames.
+/// `reader` read [`READ_BUFFER_BYTES`] at a time, for [`read`].
+pub(crate) fn buffered<R: AsyncRead>(reader: R) -> BufReader<R> {
+    BufReader::with_capacity(READ_BUFFER_BYTES, reader)
+}
+
+/// Reads the next message; `Ok(None)` at a clean end of stream between frames. Give it a
+/// [`buffered`] reader: unbuffered, every frame costs two system calls.
 pub(crate) async fn read<T: DeserializeOwned>(
     reader: &mut (impl AsyncRead + Unpin),
     buffer: &mut Vec<u8>,
