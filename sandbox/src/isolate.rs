@@ -21,7 +21,7 @@ use crate::limits::deadline::Progress;
 use crate::limits::{heap, timeout::Watchdog};
 use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
 use crate::ops::log::LogBuffer;
-use crate::ops::web::web_globals_named;
+use crate::ops::web::{engine_globals_named, web_globals_named};
 use crate::ops::{self, EndpointState, InvocationClock};
 use crate::response::Outcome;
 use crate::snapshot;
@@ -80,7 +80,10 @@ pub(crate) enum WebPreload {
     Nothing,
     /// Every web global's: a spare for whichever endpoint that uses them comes next.
     Every,
-    /// These globals' ([`web_globals_named`] of a known endpoint's source): its next isolate.
+    /// These globals' ([`lazy_globals_named`] of a known endpoint's source: web globals and the
+    /// engine's lazy ones): its next isolate.
+    ///
+    /// [`lazy_globals_named`]: crate::ops::web::lazy_globals_named
     Named(Vec<&'static str>),
 }
 
@@ -165,6 +168,7 @@ impl Blank {
             "maxResultBytes": env.config.max_result_bytes,
             "maxLogBytes": env.config.max_log_bytes_per_invocation,
             "webGlobals": web_globals_named(&code.source),
+            "engineGlobals": engine_globals_named(&code.source),
         })
         .to_string();
         let arg = string_value(&mut runtime, &setup_config)?;

@@ -35,7 +35,7 @@ use crate::isolate::{BindError, Blank, Isolate, IsolateEnv, WebPreload};
 use crate::limits::cpu::{CallCpu, CpuShares};
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
-use crate::ops::web::{names_web_globals, web_globals_named};
+use crate::ops::web::lazy_globals_named;
 use crate::{
     ConsoleLine, EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, PoolConfig,
     SandboxError,
@@ -222,7 +222,8 @@ struct Seat {
     /// The endpoint this worker serves; `None` while it is a spare.
     code: Option<Arc<EndpointCode>>,
     /// Its blank runtimes load web scripts ahead of time: every global's for a spare, those
-    /// its endpoint's source names once bound (see [`Engine::preload`]).
+    /// its endpoint's source names once bound, with the engine's lazy globals it names (see
+    /// [`Engine::preload`]).
     web: bool,
     /// A module that does not compile never will (its version is fixed): answer at once.
     compile_error: Option<BindError>,
@@ -377,7 +378,7 @@ async fn serve_queue(seat: &mut Seat) -> Turn {
         }
         match command {
             Command::Bind(code) => {
-                seat.web = names_web_globals(&code.source);
+                seat.web = !lazy_globals_named(&code.source).is_empty();
                 seat.code = Some(code);
             }
             Command::Load(loaded) => {
@@ -448,7 +449,7 @@ impl Engine {
     fn preload(seat: &Seat) -> WebPreload {
         match &seat.code {
             _ if !seat.web => WebPreload::Nothing,
-            Some(code) => WebPreload::Named(web_globals_named(&code.source)),
+            Some(code) => WebPreload::Named(lazy_globals_named(&code.source)),
             None => WebPreload::Every,
         }
     }

@@ -274,3 +274,63 @@ async fn waiting_on_a_timer_is_bounded_by_the_time_limit() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_neighbour_ok(&pool).await;
 }
+
+/// `Temporal` (the engine binding's polyfill, about a megabyte of heap) is an accessor until a
+/// handler reads it: a handler that never reads it does not pay for it. A source that names it
+/// gets it read before its module runs, as a web global it names; one that reaches it
+/// without naming it (a computed name) loads it on that first read. Either way it works, and
+/// the global ends up as the data property ECMAScript defines.
+#[tokio::test]
+async fn temporal_loads_when_first_read() {
+    let (pool, _) = pool();
+    // "Tempo" + "ral": this source does not name it, so nothing reads it ahead of time.
+    let unnamed = endpoint(
+        "temporal-unnamed",
+        r#"const name = "Tempo" + "ral";
+        const kind = (d) => (d === undefined ? "absent" : "get" in d ? "accessor" : "data");
+        export default async function () {
+            const before = kind(Object.getOwnPropertyDescriptor(globalThis, name));
+            const T = globalThis[name];
+            const after = Object.getOwnPropertyDescriptor(globalThis, name);
+            return {
+                before, after: kind(after),
+                flags: [after.writable, after.enumerable, after.configurable],
+                tag: Object.prototype.toString.call(T),
+                date: T.PlainDate.from("2024-02-28").add({ days: 1 }).toString(),
+                instant: T.Instant.from("2020-01-01T00:00:00Z").epochMilliseconds,
+            };
+        }"#,
+    );
+    assert_eq!(
+        body(&pool, &unnamed, json!(null)).await,
+        json!({
+            "before": "accessor",
+            "after": "data",
+            "flags": [true, false, true],
+            "tag": "[object Temporal]",
+            "date": "2024-02-29",
+            "instant": 1577836800000u64,
+        })
+    );
+    let named = endpoint(
+        "temporal-named",
+        r#"const d = Object.getOwnPropertyDescriptor(globalThis, "Temporal");
+        export default async () => ({
+            atLoad: "value" in d,
+            days: Temporal.PlainDate.from("2024-03-01").since("2024-02-01").days,
+        });"#,
+    );
+    assert_eq!(
+        body(&pool, &named, json!(null)).await,
+        json!({ "atLoad": true, "days": 29 })
+    );
+    // Assigning it before it is read replaces it, as for any writable global.
+    let replaced = endpoint(
+        "temporal-replaced",
+        r#"export default async () => {
+            globalThis["Tempo" + "ral"] = 7;
+            return globalThis["Tempo" + "ral"];
+        };"#,
+    );
+    assert_eq!(body(&pool, &replaced, json!(null)).await, json!(7));
+}

@@ -471,6 +471,9 @@
   // and `fetch` load their scripts only when called.
   const PRELOAD = {
     __proto__: null,
+    // The engine's, not a web global: its accessor loads the polyfill when
+    // read (sandbox/src/ops/web.rs, ENGINE_LAZY_GLOBALS).
+    Temporal: () => globalThis.Temporal,
     performance: () => load("ext:deno_web/15_performance.js"),
     Performance: () => load("ext:deno_web/15_performance.js"),
     setTimeout: webTimers,

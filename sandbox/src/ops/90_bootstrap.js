@@ -246,11 +246,16 @@
 
   // config: { env: { [name]: string }, logs: boolean, maxResultBytes: number,
   //   maxLogBytes: number, webGlobals: string[] (the web globals the
-  //   handler's source names, to load before its module runs) }
+  //   handler's source names, to load before its module runs),
+  //   engineGlobals: string[] (the engine's globals that load on first read,
+  //   `Temporal`, that the source names: read now, for the same reason) }
   function setup(configJson) {
     const config = JSONParse(configJson);
     scrubGlobals();
     installWebGlobals(config.webGlobals);
+    for (let i = 0; i < config.engineGlobals.length; i++) {
+      void globalThis[config.engineGlobals[i]];
+    }
     if (ArrayPrototypeIncludes(config.webGlobals, "fetch")) {
       // A source naming `fetch` may be a Workers-style `{ fetch }` handler,
       // whose calls need Request: its scripts load now, before any handler

@@ -167,14 +167,38 @@ pub(crate) const WEB_GLOBAL_NAMES: &[&str] = &[
     "fetch",
 ];
 
+/// Globals of the engine, not the web platform, that are accessors loading their code when
+/// first read, as the web globals are: `Temporal`, the engine binding's polyfill (about a
+/// megabyte of each isolate's heap; third_party/README.md). An endpoint whose source names one
+/// reads it before its module runs, and its next isolates' runtimes read it ahead of time.
+pub(crate) const ENGINE_LAZY_GLOBALS: &[&str] = &["Temporal"];
+
 /// The web globals `source` names as whole words: the ones the glue loads before the
 /// handler's module runs (`setup`'s `webGlobals`), and what decides which spare an endpoint
 /// takes. A handler is one module that may import nothing, so its source is all the code it
 /// has. A name in a comment or a string counts too; that costs memory, never behaviour.
 pub(crate) fn web_globals_named(source: &str) -> Vec<&'static str> {
+    named_in(source, WEB_GLOBAL_NAMES)
+}
+
+/// The [`ENGINE_LAZY_GLOBALS`] `source` names, as [`web_globals_named`] finds them.
+pub(crate) fn engine_globals_named(source: &str) -> Vec<&'static str> {
+    named_in(source, ENGINE_LAZY_GLOBALS)
+}
+
+/// What a runtime made ahead of time for `source`'s endpoint loads: the web globals and the
+/// engine's lazy globals it names.
+pub(crate) fn lazy_globals_named(source: &str) -> Vec<&'static str> {
+    let mut names = web_globals_named(source);
+    names.extend(engine_globals_named(source));
+    names
+}
+
+/// The `names` that `source` names as whole words, in the order of `names`.
+fn named_in(source: &str, names: &[&'static str]) -> Vec<&'static str> {
     let word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
     let bytes = source.as_bytes();
-    WEB_GLOBAL_NAMES
+    names
         .iter()
         .copied()
         .filter(|name| {
@@ -263,6 +287,15 @@ mod tests {
             "const fetcher = 1; const myBlob = 2; const Files = 3;"
         ));
         assert!(!names_web_globals(""));
+    }
+
+    #[test]
+    fn the_engine_s_lazy_globals_are_named_apart_from_the_web_ones() {
+        let source = "const d = Temporal.Now.instant(); new URL(u); // Temporals";
+        assert_eq!(web_globals_named(source), ["URL"]);
+        assert_eq!(engine_globals_named(source), ["Temporal"]);
+        assert_eq!(lazy_globals_named(source), ["URL", "Temporal"]);
+        assert!(engine_globals_named("globalThis['Tempo' + 'ral']").is_empty());
     }
 
     /// Every deno_web and deno_webidl script embedded is one its crate declares, as the

@@ -1471,11 +1471,8 @@ fn install_default_globals_inner(
     let intl_absent = jsv_is_undefined(&intl) || intl.tag == JS_TAG_NULL;
     JS_FreeValue(ctx, intl);
     super::temporal::install_host_functions(ctx, global);
-    if install_polyfills {
-      if intl_absent {
-        install_intl_stub(ctx, global);
-      }
-      super::temporal::install(ctx, global);
+    if install_polyfills && intl_absent {
+      install_intl_stub(ctx, global);
     }
 
     let gc = JS_GetPropertyStr(ctx, global, c"gc".as_ptr());
@@ -1494,6 +1491,11 @@ fn install_default_globals_inner(
       refresh_snapshot_intrinsics(ctx);
     }
     super::isolate::install_snapshot_intrinsics(ctx, global);
+    // toolhost: after the snapshot's intrinsics are captured, so that a context restored
+    // from a snapshot (where `Temporal` is installed after the restore) numbers them alike.
+    if install_polyfills {
+      super::temporal::install(ctx, global);
+    }
     JS_FreeValue(ctx, global);
   }
   // Install our V8-accurate `Error.prepareStackTrace` (no-op unless deno

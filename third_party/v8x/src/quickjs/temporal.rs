@@ -217,15 +217,129 @@ unsafe fn eval_cached_script(
   unsafe { JS_EvalFunction(ctx, function) }
 }
 
-pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
-  let existing =
-    unsafe { JS_GetPropertyStr(ctx, global, c"Temporal".as_ptr()) };
-  let absent = jsv_is_undefined(&existing) || existing.tag == JS_TAG_NULL;
-  unsafe { JS_FreeValue(ctx, existing) };
-  if !absent {
-    return;
-  }
+#[repr(C)]
+struct JSPropertyDescriptor {
+  flags: c_int,
+  value: JSValue,
+  getter: JSValue,
+  setter: JSValue,
+}
 
+const JS_PROP_GETSET: c_int = 1 << 4;
+
+unsafe extern "C" {
+  fn JS_GetOwnProperty(
+    ctx: *mut JSContext,
+    desc: *mut JSPropertyDescriptor,
+    obj: JSValue,
+    prop: JSAtom,
+  ) -> c_int;
+  fn JS_DefinePropertyValueStr(
+    ctx: *mut JSContext,
+    this_obj: JSValue,
+    prop: *const c_char,
+    val: JSValue,
+    flags: c_int,
+  ) -> c_int;
+}
+
+/// toolhost: `Temporal` is an accessor until first read, which evaluates the polyfill (about
+/// 880 functions, a megabyte of the context's heap) and leaves the global a data property: a
+/// context that never touches `Temporal` never pays for it. Assigning it first replaces it,
+/// as assigning a writable global does.
+pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
+  let name = unsafe { JS_NewAtom(ctx, c"Temporal".as_ptr()) };
+  let present = unsafe { JS_HasProperty(ctx, global, name) } != 0;
+  if !present {
+    let getter =
+      unsafe { JS_NewCFunction(ctx, load_temporal, c"get Temporal".as_ptr(), 0) };
+    let setter =
+      unsafe { JS_NewCFunction(ctx, replace_temporal, c"set Temporal".as_ptr(), 1) };
+    unsafe {
+      JS_DefinePropertyGetSet(
+        ctx,
+        global,
+        name,
+        getter,
+        setter,
+        JS_PROP_CONFIGURABLE,
+      )
+    };
+  }
+  unsafe { JS_FreeAtom(ctx, name) };
+}
+
+/// toolhost: takes the `Temporal` accessor [`install`] left off `global` while it has not been
+/// read, before a snapshot captures the global (its native functions are not in the
+/// snapshot's references); a context restored from the snapshot gets its own from [`install`].
+pub(crate) unsafe fn detach_unloaded(ctx: *mut JSContext, global: JSValue) {
+  let name = unsafe { JS_NewAtom(ctx, c"Temporal".as_ptr()) };
+  let mut desc = JSPropertyDescriptor {
+    flags: 0,
+    value: jsv_undefined(),
+    getter: jsv_undefined(),
+    setter: jsv_undefined(),
+  };
+  if unsafe { JS_GetOwnProperty(ctx, &mut desc, global, name) } == 1 {
+    if desc.flags & JS_PROP_GETSET != 0 {
+      unsafe { JS_DeleteProperty(ctx, global, name, 0) };
+    }
+    unsafe {
+      JS_FreeValue(ctx, desc.value);
+      JS_FreeValue(ctx, desc.getter);
+      JS_FreeValue(ctx, desc.setter);
+    }
+  }
+  unsafe { JS_FreeAtom(ctx, name) };
+}
+
+/// The `Temporal` accessor's getter: the global becomes a data property (`undefined` should
+/// the polyfill fail, so no read comes back here), the polyfill is evaluated, and its value is
+/// the answer; a failure to evaluate it is thrown to the reader.
+unsafe extern "C" fn load_temporal(
+  ctx: *mut JSContext,
+  _this: JSValue,
+  _argc: c_int,
+  _argv: *mut JSValue,
+) -> JSValue {
+  let global = unsafe { JS_GetGlobalObject(ctx) };
+  let flags = JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE;
+  unsafe {
+    JS_DefinePropertyValueStr(ctx, global, c"Temporal".as_ptr(), jsv_undefined(), flags)
+  };
+  let loaded = unsafe { evaluate(ctx) };
+  let value = if loaded.tag == JS_TAG_EXCEPTION {
+    loaded
+  } else {
+    unsafe { JS_FreeValue(ctx, loaded) };
+    unsafe { JS_GetPropertyStr(ctx, global, c"Temporal".as_ptr()) }
+  };
+  unsafe { JS_FreeValue(ctx, global) };
+  value
+}
+
+/// The `Temporal` accessor's setter: the receiver gets a data property of the value.
+unsafe extern "C" fn replace_temporal(
+  ctx: *mut JSContext,
+  this: JSValue,
+  argc: c_int,
+  argv: *mut JSValue,
+) -> JSValue {
+  let value = if argc > 0 {
+    unsafe { JS_DupValue(ctx, *argv) }
+  } else {
+    jsv_undefined()
+  };
+  let flags = JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE;
+  if unsafe { JS_DefinePropertyValueStr(ctx, this, c"Temporal".as_ptr(), value, flags) } < 0 {
+    return jsv_exception();
+  }
+  jsv_undefined()
+}
+
+/// Evaluates the polyfill and installs its `Temporal` on the global object; the exception if
+/// either throws.
+unsafe fn evaluate(ctx: *mut JSContext) -> JSValue {
   const POLYFILL: &[u8] =
     include_bytes!("../../vendor/temporal-polyfill/index.umd.js");
   static POLYFILL_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
@@ -238,15 +352,7 @@ pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
     )
   };
   if result.tag == JS_TAG_EXCEPTION {
-    let exception = unsafe { JS_GetException(ctx) };
-    let stack = unsafe { JS_GetPropertyStr(ctx, exception, c"stack".as_ptr()) };
-    let message = unsafe { value_to_string(ctx, stack) }
-      .or_else(|| unsafe { value_to_string(ctx, exception) })
-      .unwrap_or_else(|| "unknown exception".to_string());
-    unsafe { JS_FreeValue(ctx, stack) };
-    eprintln!("failed to initialize Temporal polyfill: {message}");
-    unsafe { JS_FreeValue(ctx, exception) };
-    return;
+    return result;
   }
   unsafe { JS_FreeValue(ctx, result) };
 
@@ -271,30 +377,14 @@ pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
         writable: true,
         configurable: true
       });
-      if (implementation.Intl && implementation.Intl.DateTimeFormat) {
-        g.Intl.DateTimeFormat = implementation.Intl.DateTimeFormat;
-      }
-      if (implementation.toTemporalInstant) {
-        Object.defineProperty(Date.prototype, "toTemporalInstant", {
-          value: implementation.toTemporalInstant,
-          writable: true,
-          configurable: true
-        });
-      }
+      // toolhost: `Intl.DateTimeFormat` and `Date.prototype.toTemporalInstant` are left
+      // as they are: contexts restored from a snapshot never had the polyfill's (the
+      // intrinsics are restored fresh), and they should not change when `Temporal` is read.
       delete g.temporal;
     })(globalThis);
   "#;
   static INSTALL_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
-  let result = unsafe {
+  unsafe {
     eval_cached_script(ctx, INSTALL, c"<temporal-install>", &INSTALL_BYTECODE)
-  };
-  if result.tag == JS_TAG_EXCEPTION {
-    let exception = unsafe { JS_GetException(ctx) };
-    let message = unsafe { value_to_string(ctx, exception) }
-      .unwrap_or_else(|| "unknown exception".to_string());
-    eprintln!("failed to install Temporal polyfill: {message}");
-    unsafe { JS_FreeValue(ctx, exception) };
-  } else {
-    unsafe { JS_FreeValue(ctx, result) };
   }
 }
