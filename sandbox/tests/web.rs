@@ -279,7 +279,8 @@ async fn waiting_on_a_timer_is_bounded_by_the_time_limit() {
 /// handler reads it: a handler that never reads it does not pay for it. A source that names it
 /// gets it read before its module runs, as a web global it names; one that reaches it
 /// without naming it (a computed name) loads it on that first read. Either way it works, and
-/// the global ends up as the data property ECMAScript defines.
+/// the global ends up as the data property ECMAScript defines. Its time zones work (they did
+/// not before: the polyfill looked them up through the global `Intl`, which the glue refuses).
 #[tokio::test]
 async fn temporal_loads_when_first_read() {
     let (pool, _) = pool();
@@ -312,17 +313,41 @@ async fn temporal_loads_when_first_read() {
             "instant": 1577836800000u64,
         })
     );
+    // Time zones come from the engine binding's own zone data (the polyfill's private
+    // `Intl.DateTimeFormat`); formatting for a locale stays refused, as `Intl` is.
     let named = endpoint(
         "temporal-named",
         r#"const d = Object.getOwnPropertyDescriptor(globalThis, "Temporal");
+        const attempt = (f) => { try { return f(); } catch (e) { return `${e.name}: ${e.message}`; } };
         export default async () => ({
             atLoad: "value" in d,
             days: Temporal.PlainDate.from("2024-03-01").since("2024-02-01").days,
+            instant: Temporal.Instant.fromEpochMilliseconds(0).toString(),
+            now: typeof Temporal.Now.instant().toString(),
+            zone: Temporal.Now.timeZoneId(),
+            springForward: Temporal.ZonedDateTime.from("2024-03-10T01:30:00[America/New_York]")
+                .add({ hours: 1 }).toString(),
+            berlin: Temporal.Instant.from("2024-07-01T12:00:00Z").toZonedDateTimeISO("Europe/Berlin")
+                .toString(),
+            unknownZone: attempt(() => Temporal.ZonedDateTime.from("2024-01-01T00:00[Mars/Olympus]")),
+            locale: attempt(() => Temporal.PlainDate.from("2024-02-28").toLocaleString()),
         });"#,
     );
+    let refused = "TypeError: Intl.DateTimeFormat is not supported in toolhost handlers \
+                   (no ECMA-402 locale data); format in your own code or in the caller";
     assert_eq!(
         body(&pool, &named, json!(null)).await,
-        json!({ "atLoad": true, "days": 29 })
+        json!({
+            "atLoad": true,
+            "days": 29,
+            "instant": "1970-01-01T00:00:00Z",
+            "now": "string",
+            "zone": "UTC",
+            "springForward": "2024-03-10T03:30:00-04:00[America/New_York]",
+            "berlin": "2024-07-01T14:00:00+02:00[Europe/Berlin]",
+            "unknownZone": "RangeError: Unrecognized time zone Mars/Olympus",
+            "locale": refused,
+        })
     );
     // Assigning it before it is read replaces it, as for any writable global.
     let replaced = endpoint(

@@ -251,10 +251,12 @@ pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
   let name = unsafe { JS_NewAtom(ctx, c"Temporal".as_ptr()) };
   let present = unsafe { JS_HasProperty(ctx, global, name) } != 0;
   if !present {
-    let getter =
-      unsafe { JS_NewCFunction(ctx, load_temporal, c"get Temporal".as_ptr(), 0) };
-    let setter =
-      unsafe { JS_NewCFunction(ctx, replace_temporal, c"set Temporal".as_ptr(), 1) };
+    let getter = unsafe {
+      JS_NewCFunction(ctx, load_temporal, c"get Temporal".as_ptr(), 0)
+    };
+    let setter = unsafe {
+      JS_NewCFunction(ctx, replace_temporal, c"set Temporal".as_ptr(), 1)
+    };
     unsafe {
       JS_DefinePropertyGetSet(
         ctx,
@@ -305,7 +307,13 @@ unsafe extern "C" fn load_temporal(
   let global = unsafe { JS_GetGlobalObject(ctx) };
   let flags = JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE;
   unsafe {
-    JS_DefinePropertyValueStr(ctx, global, c"Temporal".as_ptr(), jsv_undefined(), flags)
+    JS_DefinePropertyValueStr(
+      ctx,
+      global,
+      c"Temporal".as_ptr(),
+      jsv_undefined(),
+      flags,
+    )
   };
   let loaded = unsafe { evaluate(ctx) };
   let value = if loaded.tag == JS_TAG_EXCEPTION {
@@ -331,26 +339,115 @@ unsafe extern "C" fn replace_temporal(
     jsv_undefined()
   };
   let flags = JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE;
-  if unsafe { JS_DefinePropertyValueStr(ctx, this, c"Temporal".as_ptr(), value, flags) } < 0 {
+  if unsafe {
+    JS_DefinePropertyValueStr(ctx, this, c"Temporal".as_ptr(), value, flags)
+  } < 0
+  {
     return jsv_exception();
   }
   jsv_undefined()
 }
 
+/// toolhost: the `Intl` the polyfill sees. It finds a time zone's offsets by formatting
+/// instants with `Intl.DateTimeFormat("en-us", { timeZone, hour12: false, era: "short",
+/// year, month, day, hour, minute, second: "numeric" })` and reading the numbers back, and
+/// canonicalizes a zone's name from `resolvedOptions().timeZone`; an engine without
+/// ECMA-402 data answers those from the binding's own zone data (`format_time_zone`, held
+/// here, not as a global a host may remove). Anything else (a locale's formatting) is the
+/// global `Intl.DateTimeFormat`'s, whatever that is when it is asked.
+const PRIVATE_INTL: &[u8] = br#"
+  (function (timeZoneParts) {
+    "use strict";
+    const ZONE_OPTIONS = ["timeZone", "hour12", "era", "year", "month", "day", "hour", "minute", "second"];
+    function forZoneLookup(locales, options) {
+      if (String(locales).toLowerCase() !== "en-us" || options === null || typeof options !== "object") return false;
+      const keys = Object.keys(options);
+      if (keys.length !== ZONE_OPTIONS.length) return false;
+      for (const key of ZONE_OPTIONS) if (!(key in options)) return false;
+      return options.hour12 === false && options.era === "short" &&
+        ["year", "month", "day", "hour", "minute", "second"].every((k) => options[k] === "numeric");
+    }
+    function pad2(n) { return String(n).padStart(2, "0"); }
+    class DateTimeFormat {
+      #locales; #options; #zone; #lookup;
+      constructor(locales, options) {
+        this.#locales = locales;
+        this.#options = options;
+        this.#lookup = forZoneLookup(locales, options);
+        const zone = options !== undefined && options !== null && options.timeZone !== undefined
+          ? String(options.timeZone) : "UTC";
+        this.#zone = timeZoneParts(0, zone).timeZone;
+      }
+      resolvedOptions() {
+        return { locale: "en-US", calendar: "iso8601", numberingSystem: "latn", timeZone: this.#zone };
+      }
+      format(date) {
+        if (!this.#lookup) return new globalThis.Intl.DateTimeFormat(this.#locales, this.#options).format(date);
+        const p = timeZoneParts(date === undefined ? Date.now() : Number(date), this.#zone);
+        return p.month + "/" + p.day + "/" + Math.abs(p.year) + " " + p.era + ", " +
+          pad2(p.hour) + ":" + pad2(p.minute) + ":" + pad2(p.second);
+      }
+      formatToParts(date) {
+        return new globalThis.Intl.DateTimeFormat(this.#locales, this.#options).formatToParts(date);
+      }
+    }
+    return Object.freeze({ __proto__: null, DateTimeFormat });
+  })
+"#;
+
+/// The private `Intl` of [`PRIVATE_INTL`], made for this context.
+unsafe fn private_intl(ctx: *mut JSContext) -> JSValue {
+  static BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
+  let factory = unsafe {
+    eval_cached_script(ctx, PRIVATE_INTL, c"<temporal-intl>", &BYTECODE)
+  };
+  if factory.tag == JS_TAG_EXCEPTION {
+    return factory;
+  }
+  let zones = unsafe {
+    JS_NewCFunction(ctx, format_time_zone, c"timeZoneParts".as_ptr(), 2)
+  };
+  let mut args = [zones];
+  let intl =
+    unsafe { JS_Call(ctx, factory, jsv_undefined(), 1, args.as_mut_ptr()) };
+  unsafe {
+    JS_FreeValue(ctx, zones);
+    JS_FreeValue(ctx, factory);
+  }
+  intl
+}
+
 /// Evaluates the polyfill and installs its `Temporal` on the global object; the exception if
 /// either throws.
 unsafe fn evaluate(ctx: *mut JSContext) -> JSValue {
+  let intl = unsafe { private_intl(ctx) };
+  if intl.tag == JS_TAG_EXCEPTION {
+    return intl;
+  }
+  // toolhost: the polyfill is evaluated as the body of a function whose parameter `Intl` is
+  // the private one, so its time zone lookups (which capture `Intl.DateTimeFormat` when the
+  // polyfill is evaluated) find a working one whatever the global `Intl` is by then.
   const POLYFILL: &[u8] =
     include_bytes!("../../vendor/temporal-polyfill/index.umd.js");
+  static WRAPPED: OnceLock<Vec<u8>> = OnceLock::new();
   static POLYFILL_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
-  let result = unsafe {
-    eval_cached_script(
-      ctx,
-      POLYFILL,
-      c"<temporal-polyfill>",
-      &POLYFILL_BYTECODE,
-    )
+  let source = WRAPPED
+    .get_or_init(|| [&b"(function (Intl) {\n"[..], POLYFILL, b"\n})"].concat());
+  let wrapper = unsafe {
+    eval_cached_script(ctx, source, c"<temporal-polyfill>", &POLYFILL_BYTECODE)
   };
+  if wrapper.tag == JS_TAG_EXCEPTION {
+    unsafe { JS_FreeValue(ctx, intl) };
+    return wrapper;
+  }
+  let global = unsafe { JS_GetGlobalObject(ctx) };
+  let mut args = [intl];
+  let result = unsafe { JS_Call(ctx, wrapper, global, 1, args.as_mut_ptr()) };
+  unsafe {
+    JS_FreeValue(ctx, global);
+    JS_FreeValue(ctx, wrapper);
+    JS_FreeValue(ctx, intl);
+  }
   if result.tag == JS_TAG_EXCEPTION {
     return result;
   }
