@@ -323,6 +323,8 @@ async fn temporal_loads_when_first_read() {
             atLoad: "value" in d,
             days: Temporal.PlainDate.from("2024-03-01").since("2024-02-01").days,
             instant: Temporal.Instant.fromEpochMilliseconds(0).toString(),
+            beforeYearOne: ["-000001-06-01T00:00:00Z", "0000-06-01T00:00:00Z"]
+                .map((s) => Temporal.Instant.from(s).toString()),
             now: typeof Temporal.Now.instant().toString(),
             zone: Temporal.Now.timeZoneId(),
             springForward: Temporal.ZonedDateTime.from("2024-03-10T01:30:00[America/New_York]")
@@ -341,6 +343,7 @@ async fn temporal_loads_when_first_read() {
             "atLoad": true,
             "days": 29,
             "instant": "1970-01-01T00:00:00Z",
+            "beforeYearOne": ["-000001-06-01T00:00:00Z", "0000-06-01T00:00:00Z"],
             "now": "string",
             "zone": "UTC",
             "springForward": "2024-03-10T03:30:00-04:00[America/New_York]",

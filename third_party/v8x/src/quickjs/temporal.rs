@@ -306,7 +306,7 @@ unsafe extern "C" fn load_temporal(
 ) -> JSValue {
   let global = unsafe { JS_GetGlobalObject(ctx) };
   let flags = JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE;
-  unsafe {
+  let replaced = unsafe {
     JS_DefinePropertyValueStr(
       ctx,
       global,
@@ -315,6 +315,10 @@ unsafe extern "C" fn load_temporal(
       flags,
     )
   };
+  if replaced < 0 {
+    unsafe { JS_FreeValue(ctx, global) };
+    return jsv_exception();
+  }
   let loaded = unsafe { evaluate(ctx) };
   let value = if loaded.tag == JS_TAG_EXCEPTION {
     loaded
@@ -384,7 +388,9 @@ const PRIVATE_INTL: &[u8] = br#"
       format(date) {
         if (!this.#lookup) return new globalThis.Intl.DateTimeFormat(this.#locales, this.#options).format(date);
         const p = timeZoneParts(date === undefined ? Date.now() : Number(date), this.#zone);
-        return p.month + "/" + p.day + "/" + Math.abs(p.year) + " " + p.era + ", " +
+        // The era's year, as en-US writes it: ISO year 0 is 1 BC.
+        const year = p.year <= 0 ? 1 - p.year : p.year;
+        return p.month + "/" + p.day + "/" + year + " " + p.era + ", " +
           pad2(p.hour) + ":" + pad2(p.minute) + ":" + pad2(p.second);
       }
       formatToParts(date) {
