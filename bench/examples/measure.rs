@@ -25,8 +25,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    Capabilities, EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Invocation, Pool,
-    PoolConfig, WorkerCommand, WorkerOptions, WorkerPool,
+    Capabilities, EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Invocation,
+    InvocationReport, Pool, PoolConfig, WorkerCommand, WorkerOptions, WorkerPool,
 };
 use serde_json::json;
 
@@ -217,12 +217,7 @@ async fn main() {
     }
 
     let warm_endpoint = endpoint("e0".into(), source);
-    let mut warm = Vec::with_capacity(warm_calls);
-    for i in 0..warm_calls {
-        let report = pool.invoke(&warm_endpoint, invocation(i)).await;
-        assert!(report.result.is_ok(), "{:?}", report.result);
-        warm.push(report.duration);
-    }
+    let warm = time_calls(warm_calls, |i| pool.invoke(&warm_endpoint, invocation(i))).await;
     print_warm("Pool::invoke", warm);
     let stats = pool.stats();
     println!(
@@ -249,14 +244,24 @@ async fn through_a_worker(program: String, source: &str, warm_calls: usize) {
     let code = endpoint("e0".into(), source);
     let first = pool.invoke(&code, invocation(0)).await;
     assert!(first.result.is_ok(), "{:?}", first.result);
-    let mut warm = Vec::with_capacity(warm_calls);
-    for i in 0..warm_calls {
-        let report = pool.invoke(&code, invocation(i)).await;
-        assert!(report.result.is_ok(), "{:?}", report.result);
-        warm.push(report.duration);
-    }
+    let warm = time_calls(warm_calls, |i| pool.invoke(&code, invocation(i))).await;
     print_warm("WorkerPool::invoke (one worker process)", warm);
     pool.shutdown().await;
+}
+
+/// The durations of `calls` calls made by `invoke` one after another, each checked to succeed.
+async fn time_calls<F, Fut>(calls: usize, mut invoke: F) -> Vec<Duration>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = InvocationReport>,
+{
+    let mut durations = Vec::with_capacity(calls);
+    for i in 0..calls {
+        let report = invoke(i).await;
+        assert!(report.result.is_ok(), "{:?}", report.result);
+        durations.push(report.duration);
+    }
+    durations
 }
 
 fn print_warm(through: &str, mut warm: Vec<Duration>) {
