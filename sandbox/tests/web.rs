@@ -362,3 +362,44 @@ async fn temporal_loads_when_first_read() {
     );
     assert_eq!(body(&pool, &replaced, json!(null)).await, json!(7));
 }
+
+/// Every isolate restores the runtime's own scripts from the startup snapshot without their
+/// source text (each restored context kept a copy of it, about 170 KB), so their functions
+/// read as native code, as a built-in's or a browser's do, in V8's form; a handler's own
+/// functions keep their source, and errors keep their lines.
+#[tokio::test]
+async fn runtime_functions_read_as_native_code_and_handlers_keep_their_source() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "function-text",
+        r#"function mine(a) { return a + 1; }
+        class Thing { size() { return 1; } }
+        export default async () => {
+            let stack = "";
+            try { null.property; } catch (e) { stack = e.stack; }
+            return {
+                builtin: Math.max.toString(),
+                called: Function.prototype.toString.call(JSON.parse),
+                runtime: String(setTimeout),
+                ownToString: Object.hasOwn(setTimeout, "toString"),
+                mine: mine.toString(),
+                thing: String(Thing),
+                arrow: ((x) => x * 2).toString(),
+                line: stack.includes(":5:"),
+            };
+        };"#,
+    );
+    assert_eq!(
+        body(&pool, &code, json!(null)).await,
+        json!({
+            "builtin": "function max() { [native code] }",
+            "called": "function parse() { [native code] }",
+            "runtime": "function setTimeout() { [native code] }",
+            "ownToString": false,
+            "mine": "function mine(a) { return a + 1; }",
+            "thing": "class Thing { size() { return 1; } }",
+            "arrow": "(x) => x * 2",
+            "line": true,
+        })
+    );
+}

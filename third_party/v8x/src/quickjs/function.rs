@@ -230,6 +230,9 @@ struct FnTemplate {
   constructable: bool,
   length: i32,
   class_name: Option<std::string::String>,
+  /// toolhost: made when first asked for ([`v8__FunctionTemplate__PrototypeTemplate`]); null
+  /// until then, which reads as an empty template. Most templates (deno_core's ops) never
+  /// have one.
   proto: *mut ObjTemplate,
   instance: *mut ObjTemplate,
   parent: *const FnTemplate,
@@ -296,8 +299,10 @@ struct ObjTemplateState {
   internal_field_count: i32,
   props: Vec<(JSValue, JSValue, u32)>,
   accessors: Vec<TemplAccessor>,
-  named_handler: Option<NamedHandler>,
-  indexed_handler: Option<IndexedHandler>,
+  // toolhost: boxed, as few templates have one: every function template keeps an instance
+  // template, so this state is allocated once per deno_core op and isolate.
+  named_handler: Option<Box<NamedHandler>>,
+  indexed_handler: Option<Box<IndexedHandler>>,
   immutable_proto: bool,
 
   parent_fn: *const FnTemplate,
@@ -3405,57 +3410,6 @@ unsafe fn make_cfunc_magic(
   }
 }
 
-unsafe extern "C" fn native_function_to_string(
-  ctx: *mut JSContext,
-  this_val: JSValue,
-  _argc: c_int,
-  _argv: *mut JSValue,
-) -> JSValue {
-  let name = unsafe { JS_GetPropertyStr(ctx, this_val, c"name".as_ptr()) };
-  let name_text = if jsv_is_string(&name) {
-    let cstr = unsafe { JS_ToCString(ctx, name) };
-    let text = if cstr.is_null() {
-      std::string::String::new()
-    } else {
-      unsafe { std::ffi::CStr::from_ptr(cstr) }
-        .to_string_lossy()
-        .into_owned()
-    };
-    if !cstr.is_null() {
-      unsafe { JS_FreeCString(ctx, cstr) };
-    }
-    text
-  } else {
-    std::string::String::new()
-  };
-  unsafe { JS_FreeValue(ctx, name) };
-
-  let text = if name_text.is_empty() {
-    "function () { [native code] }".to_owned()
-  } else {
-    format!("function {name_text}() {{ [native code] }}")
-  };
-  unsafe { JS_NewStringLen(ctx, text.as_ptr() as *const c_char, text.len()) }
-}
-
-unsafe fn install_native_function_to_string(
-  ctx: *mut JSContext,
-  function: JSValue,
-) {
-  let to_string = unsafe {
-    JS_NewCFunction(ctx, native_function_to_string, c"toString".as_ptr(), 0)
-  };
-  unsafe {
-    JS_DefinePropertyValueStr(
-      ctx,
-      function,
-      c"toString".as_ptr(),
-      to_string,
-      JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE,
-    );
-  }
-}
-
 pub(crate) unsafe fn make_function_len(
   ctx: *mut JSContext,
   callback: FunctionCallback,
@@ -3517,7 +3471,8 @@ unsafe fn make_function_len_with_instance(
     make_cfunc_magic(ctx, tramp, ptr::null(), length.max(0), cproto, magic)
   };
   record_snapshot_function(f, callback, data, length, construct);
-  unsafe { install_native_function_to_string(ctx, f) };
+  // toolhost: no own `toString` per function; `Function.prototype.toString` answers V8's
+  // "function name() { [native code] }" for every native function (quickjs.c).
   f
 }
 
@@ -3640,6 +3595,12 @@ fn record_snapshot_function(
 ) {
   let key = function_key(function);
   if key == 0 {
+    return;
+  }
+  // toolhost: only a snapshot creator writes functions into a snapshot, the one reader of
+  // this table; any other isolate would keep an entry per native function for nothing.
+  let isolate = current_iso();
+  if isolate.is_null() || !iso_state(isolate).is_snapshot_creator {
     return;
   }
   SNAPSHOT_FUNCTIONS.with(|m| {
@@ -4386,9 +4347,7 @@ pub extern "C" fn v8__FunctionTemplate__New(
       jsv_undefined()
     }
   };
-  let proto = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
   let instance = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
-  register_template(proto as usize, TemplKind::Obj);
   register_template(instance as usize, TemplKind::Obj);
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
@@ -4396,7 +4355,7 @@ pub extern "C" fn v8__FunctionTemplate__New(
     constructable,
     length,
     class_name: None,
-    proto,
+    proto: ptr::null_mut(),
     instance,
     parent: ptr::null(),
     signature,
@@ -4425,9 +4384,7 @@ pub(crate) fn tape_make_template(
     }
     _ => jsv_undefined(),
   };
-  let proto = Box::into_raw(Box::new(ObjTemplate::default_for_tape()));
   let instance = Box::into_raw(Box::new(ObjTemplate::default_for_tape()));
-  register_template(proto as usize, TemplKind::Obj);
   register_template(instance as usize, TemplKind::Obj);
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
@@ -4435,7 +4392,7 @@ pub(crate) fn tape_make_template(
     constructable,
     length,
     class_name: None,
-    proto,
+    proto: ptr::null_mut(),
     instance,
     parent: ptr::null(),
     signature: ptr::null(),
@@ -4496,18 +4453,23 @@ pub extern "C" fn v8__FunctionTemplate__GetFunction(
   apply_props(ctx, f, &t.props);
   apply_accessors(ctx, f, &t.accessors);
 
-  let proto_obj =
-    unsafe { build_prototype_object(ctx, this as *const FnTemplate) };
-  let proto_dup = unsafe { JS_DupValue(ctx, proto_obj) };
-  unsafe {
-    JS_SetPropertyStr(ctx, f, c"prototype".as_ptr(), proto_dup);
-    JS_DefinePropertyValueStr(
-      ctx,
-      proto_obj,
-      c"constructor".as_ptr(),
-      JS_DupValue(ctx, f),
-      JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE,
-    );
+  // toolhost: as in V8, a template made with `ConstructorBehavior::Throw` (every deno_core
+  // op) makes functions without a `prototype`: no object and constructor link per op and
+  // isolate.
+  if t.constructable {
+    let proto_obj =
+      unsafe { build_prototype_object(ctx, this as *const FnTemplate) };
+    let proto_dup = unsafe { JS_DupValue(ctx, proto_obj) };
+    unsafe {
+      JS_SetPropertyStr(ctx, f, c"prototype".as_ptr(), proto_dup);
+      JS_DefinePropertyValueStr(
+        ctx,
+        proto_obj,
+        c"constructor".as_ptr(),
+        JS_DupValue(ctx, f),
+        JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE,
+      );
+    }
   }
 
   timing::add(&timing::GETFN_N, &timing::GETFN_T, _tm);
@@ -4528,19 +4490,22 @@ unsafe fn build_prototype_object(
   }
   let _tm = timing::now();
   let proto_obj = unsafe { JS_NewObject(ctx) };
-  let proto = unsafe { (&*t.proto).state() };
-  if std::env::var_os("QJS_DEBUG_TMPL").is_some() {
-    eprintln!(
-      "[QJS build_proto] class={:?} n_props={} n_accessors={}",
-      t.class_name,
-      proto.props.len(),
-      proto.accessors.len()
-    );
+  // No prototype template was asked for: nothing to apply but the parent's.
+  if !t.proto.is_null() {
+    let proto = unsafe { (&*t.proto).state() };
+    if std::env::var_os("QJS_DEBUG_TMPL").is_some() {
+      eprintln!(
+        "[QJS build_proto] class={:?} n_props={} n_accessors={}",
+        t.class_name,
+        proto.props.len(),
+        proto.accessors.len()
+      );
+    }
+    if !proto.props.is_empty() {
+      apply_props(ctx, proto_obj, &proto.props);
+    }
+    apply_accessors(ctx, proto_obj, &proto.accessors);
   }
-  if !proto.props.is_empty() {
-    apply_props(ctx, proto_obj, &proto.props);
-  }
-  apply_accessors(ctx, proto_obj, &proto.accessors);
   if !t.parent.is_null() {
     let parent_proto = unsafe { build_prototype_object(ctx, t.parent) };
     let dup = unsafe { JS_DupValue(ctx, parent_proto) };
@@ -4797,7 +4762,11 @@ pub extern "C" fn v8__FunctionTemplate__PrototypeTemplate(
   if this.is_null() {
     return ptr::null();
   }
-  let t = unsafe { &*(this as *const FnTemplate) };
+  let t = unsafe { &mut *(this as *mut FnTemplate) };
+  if t.proto.is_null() {
+    t.proto = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
+    register_template(t.proto as usize, TemplKind::Obj);
+  }
   t.proto as *const ObjectTemplate
 }
 
@@ -5308,7 +5277,7 @@ pub extern "C" fn v8__ObjectTemplate__SetIndexedPropertyHandler(
     own_template_value(current_ctx(), jsval_of(data_or_null))
   };
   let t = unsafe { (&*(this as *const ObjTemplate)).state_mut() };
-  t.indexed_handler = Some(IndexedHandler {
+  t.indexed_handler = Some(Box::new(IndexedHandler {
     getter,
     setter,
     query,
@@ -5319,7 +5288,7 @@ pub extern "C" fn v8__ObjectTemplate__SetIndexedPropertyHandler(
     data,
     owner_ctx: current_ctx(),
     non_masking: flags.is_non_masking(),
-  });
+  }));
 }
 
 #[unsafe(no_mangle)]
@@ -5357,7 +5326,7 @@ pub extern "C" fn v8__ObjectTemplate__SetNamedPropertyHandler(
     own_template_value(current_ctx(), jsval_of(data_or_null))
   };
   let t = unsafe { (&*(this as *const ObjTemplate)).state_mut() };
-  t.named_handler = Some(NamedHandler {
+  t.named_handler = Some(Box::new(NamedHandler {
     getter,
     setter,
     query,
@@ -5369,7 +5338,7 @@ pub extern "C" fn v8__ObjectTemplate__SetNamedPropertyHandler(
     owner_ctx: current_ctx(),
     non_masking: flags.is_non_masking(),
     only_intercept_strings: flags.is_only_intercept_strings(),
-  });
+  }));
 }
 
 #[unsafe(no_mangle)]

@@ -41,6 +41,7 @@ const SNAPSHOT_DATA_FUNCTION_TEMPLATE: u8 = 9;
 const JS_WRITE_OBJ_BYTECODE: c_int = 1 << 0;
 const JS_WRITE_OBJ_SAB: c_int = 1 << 2;
 const JS_WRITE_OBJ_REFERENCE: c_int = 1 << 3;
+const JS_WRITE_OBJ_STRIP_SOURCE: c_int = 1 << 4;
 const JS_READ_OBJ_BYTECODE: c_int = 1 << 0;
 const JS_READ_OBJ_SAB: c_int = 1 << 2;
 const JS_READ_OBJ_REFERENCE: c_int = 1 << 3;
@@ -453,7 +454,13 @@ fn write_object_bytes(
         ctx,
         &mut size,
         v,
-        JS_WRITE_OBJ_BYTECODE | JS_WRITE_OBJ_SAB | JS_WRITE_OBJ_REFERENCE,
+        // toolhost: without the functions' source text, which every restored context
+        // would otherwise keep a copy of (their `toString` answers "[native code]", as a
+        // built-in's does); line tables stay, for stack traces.
+        JS_WRITE_OBJ_BYTECODE
+          | JS_WRITE_OBJ_SAB
+          | JS_WRITE_OBJ_REFERENCE
+          | JS_WRITE_OBJ_STRIP_SOURCE,
       )
     })
   });
