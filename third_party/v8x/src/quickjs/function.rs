@@ -3504,7 +3504,17 @@ fn property_return_scratch() -> usize {
   SCRATCH.with(|s| s.get() as usize)
 }
 
-unsafe extern "C" fn ext_finalize(_rt: *mut JSRuntime, _val: JSValue) {}
+/// toolhost: an `External` leaves the process-wide table of externals with its object. Kept,
+/// its entry outlived the object: the table held one for every `External` ever made (each
+/// isolate's op functions' data, about a thousand, and one per op call), and a later object
+/// at the same address, of any class, read as an `External` of the old pointer (the table is
+/// looked up before the object's class).
+unsafe extern "C" fn ext_finalize(_rt: *mut JSRuntime, val: JSValue) {
+  external_values()
+    .lock()
+    .unwrap_or_else(std::sync::PoisonError::into_inner)
+    .remove(&external_key(val));
+}
 
 unsafe extern "C" fn named_handler_finalize(rt: *mut JSRuntime, val: JSValue) {
   let mut class_id: JSClassID = 0;
