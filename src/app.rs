@@ -218,8 +218,8 @@ impl App {
         )
         .await?;
         crate::endpoints::owners::name_owners(store.as_ref(), &catalog).await?;
-        // Sales an earlier release stored are copied under their sellers, once.
-        crate::revenue::index_by_seller(store.as_ref()).await?;
+        // Sales an earlier release stored are brought into this one's shape.
+        store.upgrade_sales().await?;
         // Storage written before per-builder totals existed joins its owner's totals.
         crate::handler_data::count_toward_owners(
             store.as_ref(),

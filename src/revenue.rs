@@ -5,10 +5,9 @@
 //! sale (rounded down, in atomic units) and net = amount − fee per sale, so every total is a sum
 //! of integers and `gross = fee + net` holds at every level.
 //!
-//! Keys in the ledger tree: `sale/{receiptId}` (receipt ids are UUIDv7, so key order is time
-//! order), `by_seller/{builderId}/{receiptId}` (the same sale again, under its seller: a
-//! builder's report or payout reads its own sales as one key range, not everyone's),
-//! `settings/{builderId}`, `packet/{builderId}/{packetId}`, `paid/{receiptId}` → packet
+//! Sales are the store's typed records ([`crate::store::sales`]: found by receipt id, by seller
+//! and by time, as receipt ids are UUIDv7; a row of their own on PostgreSQL). Keys in the
+//! ledger tree: `settings/{builderId}`, `packet/{builderId}/{packetId}`, `paid/{receiptId}` → packet
 //! id (a receipt is paid out at most once: packets claim their receipts with `require_absent`),
 //! `pending/{receiptId}` → a settlement broadcast on-chain but not yet seen mined (written with
 //! the sale, removed by the reconciler in `payments::recovery`).
@@ -49,7 +48,7 @@ use time::OffsetDateTime;
 
 use crate::money::Usd;
 use crate::receipts::{canonical_json, PaymentMethod, ReceiptSigner};
-use crate::store::{Batch, Store, StoreError, Tree, GET_MANY_KEYS};
+use crate::store::{Batch, SaleRow, Store, StoreError, Tree, GET_MANY_KEYS};
 
 /// The service key's signature of a ledger record (payout packets, refunds), as of receipts.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -130,101 +129,56 @@ impl Collection {
     pub fn is_collected(self) -> bool {
         self == Collection::Collected
     }
+
+    /// As the sale's JSON says it (the store's `collection` column).
+    pub fn name(self) -> &'static str {
+        match self {
+            Collection::Collected => "collected",
+            Collection::Recorded => "recorded",
+            Collection::Pending => "pending",
+        }
+    }
 }
 
-pub const SALE_PREFIX: &[u8] = b"sale/";
 pub const PENDING_PREFIX: &[u8] = b"pending/";
-/// Sales again, under their sellers (see the module docs).
-const BY_SELLER_PREFIX: &[u8] = b"by_seller/";
-/// In `meta`, present once every sale stored before the copies under sellers existed has its
-/// copy ([`index_by_seller`]); until then a seller's sales are found by reading all of them.
-const INDEXED_BY_SELLER: &[u8] = b"ledger/sales_by_seller";
-/// Sales copied per batch by [`index_by_seller`].
-const INDEX_PAGE: usize = 256;
-
-pub fn sale_key(receipt_id: &str) -> Vec<u8> {
-    [SALE_PREFIX, receipt_id.as_bytes()].concat()
-}
-
-fn seller_prefix(seller: &str) -> Vec<u8> {
-    [BY_SELLER_PREFIX, seller.as_bytes(), b"/"].concat()
-}
-
-fn seller_key(seller: &str, receipt_id: &str) -> Vec<u8> {
-    [seller_prefix(seller).as_slice(), receipt_id.as_bytes()].concat()
-}
+/// Sales read per page.
+const PAGE: usize = 512;
 
 /// The index entry of a sale whose on-chain transfer is not yet seen mined.
 pub fn pending_key(receipt_id: &str) -> Vec<u8> {
     [PENDING_PREFIX, receipt_id.as_bytes()].concat()
 }
 
-/// Adds the sale (and its copy under its seller) to a settling batch.
-pub fn record(batch: Batch, sale: &Sale) -> Result<Batch, StoreError> {
-    let bytes = serde_json::to_vec(sale).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let batch = batch.require_absent(Tree::Ledger, sale_key(&sale.receipt_id));
-    Ok(match &sale.seller {
-        Some(seller) => batch
-            .put(Tree::Ledger, sale_key(&sale.receipt_id), bytes.clone())
-            .put(Tree::Ledger, seller_key(seller, &sale.receipt_id), bytes),
-        None => batch.put(Tree::Ledger, sale_key(&sale.receipt_id), bytes),
+/// The sale as the store keeps it: its JSON, and the columns it is found and summed by.
+fn row(sale: &Sale) -> Result<SaleRow, StoreError> {
+    let out_of_range = |what: &str| StoreError::Corrupt(format!("a sale's {what} is out of range"));
+    Ok(SaleRow {
+        receipt_id: sale.receipt_id.clone(),
+        seller: sale.seller.clone(),
+        endpoint: sale.endpoint_slug.clone(),
+        at_ms: i64::try_from(sale.at.unix_timestamp_nanos() / 1_000_000)
+            .map_err(|_| out_of_range("time"))?,
+        amount: i64::try_from(sale.amount.units()).map_err(|_| out_of_range("amount"))?,
+        collection: sale.collection.map(|c| c.name().to_owned()),
+        entry: serde_json::to_vec(sale).map_err(|e| StoreError::Corrupt(e.to_string()))?,
     })
 }
 
-/// Adds the removal of a sale (its money never arrived) and of its copy under its seller to
-/// `batch`, on condition that it is still `bytes`.
+/// Adds the sale to a settling batch, on condition that its receipt has none yet.
+pub fn record(batch: Batch, sale: &Sale) -> Result<Batch, StoreError> {
+    Ok(batch
+        .require_sale(&sale.receipt_id, None)
+        .put_sale(row(sale)?))
+}
+
+/// Adds the removal of a sale (its money never arrived) to `batch`, on condition that it is
+/// still stored as `bytes`.
 pub fn remove(batch: Batch, bytes: &[u8]) -> Result<Batch, StoreError> {
     let sale: Sale =
         serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let key = sale_key(&sale.receipt_id);
-    let batch = (batch.require_equals(Tree::Ledger, key.clone(), Some(bytes.to_vec())))
-        .delete(Tree::Ledger, key);
-    Ok(match &sale.seller {
-        Some(seller) => batch.delete(Tree::Ledger, seller_key(seller, &sale.receipt_id)),
-        None => batch,
-    })
-}
-
-/// Copies every sale stored before sales were kept under their sellers (an earlier release's
-/// ledger) to its seller, then marks the ledger indexed. Each copy is conditioned on its sale
-/// being unchanged, so a sale removed meanwhile is never copied back; run again after a crash,
-/// it copies the same sales again. Runs at start-up; until it is done, a seller's sales are
-/// read from everyone's.
-pub async fn index_by_seller(store: &dyn Store) -> Result<u64, StoreError> {
-    if store.get(Tree::Meta, INDEXED_BY_SELLER).await?.is_some() {
-        return Ok(0);
-    }
-    let mut copied = 0;
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let page =
-            (store.scan_prefix(Tree::Ledger, SALE_PREFIX, after.as_deref(), INDEX_PAGE)).await?;
-        let Some((last, _)) = page.last() else { break };
-        let last = last.clone();
-        let mut batch = Batch::new();
-        let mut copies = 0;
-        for (key, bytes) in page {
-            let sale: Sale =
-                serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            if let Some(seller) = &sale.seller {
-                batch = batch
-                    .require_equals(Tree::Ledger, key, Some(bytes.clone()))
-                    .put(Tree::Ledger, seller_key(seller, &sale.receipt_id), bytes);
-                copies += 1;
-            }
-        }
-        match store.apply(batch).await {
-            Ok(()) => {
-                copied += copies;
-                after = Some(last);
-            }
-            // A sale of the page was removed meanwhile: the page again, without it.
-            Err(StoreError::ConditionFailed(_)) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    store.put(Tree::Meta, INDEXED_BY_SELLER, b"1").await?;
-    Ok(copied)
+    Ok(batch
+        .require_sale(&sale.receipt_id, Some(bytes.to_vec()))
+        .delete_sale(&sale.receipt_id, sale.seller.as_deref()))
 }
 
 /// Where `sale`'s money stands now: a sale written `pending` is collected once its `pending/`
@@ -293,13 +247,6 @@ pub async fn with_standing(
     }
 }
 
-/// The first key under `prefix` of sales at or after `since`: receipt ids start with their
-/// UUIDv7, whose first 48 bits are the unix time in milliseconds.
-fn first_key_since(prefix: &[u8], since: OffsetDateTime) -> Vec<u8> {
-    let millis = (since.unix_timestamp_nanos() / 1_000_000).max(0) as u64;
-    [prefix, format!("rcpt_{millis:012x}").as_bytes()].concat()
-}
-
 /// Every sale of `seller` since `since`, oldest first.
 pub async fn sales_of(
     store: &dyn Store,
@@ -315,7 +262,7 @@ pub async fn sales_of(
 
 /// Every sale since `since`, whoever sold it (the platform's own included), oldest first.
 pub async fn all_sales(store: &dyn Store, since: OffsetDateTime) -> Result<Vec<Sale>, StoreError> {
-    Ok(scan_sales(store, SALE_PREFIX, since, &|_| true)
+    Ok(read_sales(store, None, since)
         .await?
         .into_iter()
         .map(|(sale, _)| sale)
@@ -328,48 +275,35 @@ pub(crate) async fn sale_entries_of(
     seller: &str,
     since: OffsetDateTime,
 ) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
-    let mine = |sale: &Sale| sale.seller.as_deref() == Some(seller);
-    match store.get(Tree::Meta, INDEXED_BY_SELLER).await? {
-        Some(_) => scan_sales(store, &seller_prefix(seller), since, &mine).await,
-        None => scan_sales(store, SALE_PREFIX, since, &mine).await,
-    }
+    read_sales(store, Some(seller), since).await
 }
 
-/// The sales under `prefix` (everyone's, or one seller's copies) at or after `since` that
-/// `keep` keeps, oldest first.
-async fn scan_sales(
+/// The sales of `seller` (everyone's when `None`) at or after `since`, oldest first. Receipt
+/// ids start with their UUIDv7, whose first 48 bits are the Unix time in milliseconds, so the
+/// first page starts just before the first id of that millisecond.
+async fn read_sales(
     store: &dyn Store,
-    prefix: &[u8],
+    seller: Option<&str>,
     since: OffsetDateTime,
-    keep: &(dyn Fn(&Sale) -> bool + Sync),
 ) -> Result<Vec<(Sale, Vec<u8>)>, StoreError> {
+    let millis = (since.unix_timestamp_nanos() / 1_000_000).max(0) as u64;
+    let mut after = format!("rcpt_{millis:012x}");
+    after.pop();
     let mut out = Vec::new();
-    let start = first_key_since(prefix, since);
-    let mut after: Option<Vec<u8>> = None;
     loop {
-        let page = match &after {
-            Some(key) => {
-                store
-                    .scan_prefix(Tree::Ledger, prefix, Some(key), 512)
-                    .await?
-            }
-            // `scan_prefix` pages strictly after a key; start one byte before the first key.
-            None => {
-                let mut before = start.clone();
-                before.pop();
-                store
-                    .scan_prefix(Tree::Ledger, prefix, Some(&before), 512)
-                    .await?
-            }
-        };
+        let page = store.sales_after(seller, &after, PAGE).await?;
         let Some((last, _)) = page.last() else { break };
-        after = Some(last.clone());
+        after = last.clone();
+        let full = page.len() == PAGE;
         for (_, bytes) in page {
             let sale: Sale =
                 serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            if keep(&sale) && sale.at >= since {
+            if sale.at >= since {
                 out.push((sale, bytes));
             }
+        }
+        if !full {
+            break;
         }
     }
     Ok(out)
@@ -392,11 +326,10 @@ mod tests {
         assert_eq!((fee.units(), net.units()), (100, 901));
     }
 
-    /// A ledger written before sales were copied under their sellers is read whole until it is
-    /// indexed, then from the copies: a sale stored without a copy is no longer found, and
-    /// `record` and `remove` keep each copy with its sale.
+    /// `record` keeps a sale once per receipt, found by its seller and with everyone's;
+    /// `remove` takes it only as it was read.
     #[tokio::test]
-    async fn a_sellers_sales_are_read_from_their_copies_once_an_earlier_ledger_is_indexed() {
+    async fn recorded_sales_are_found_by_seller_and_removed_as_read() {
         let store = SledStore::temporary().unwrap();
         let s: &dyn Store = &store;
         let sale = |seller: Option<&str>| Sale {
@@ -410,53 +343,62 @@ mod tests {
             credit_id: None,
             refunded: Usd::ZERO,
         };
-        let put_alone = |sale: Sale| async move {
-            let bytes = serde_json::to_vec(&sale).unwrap();
-            s.put(Tree::Ledger, &sale_key(&sale.receipt_id), &bytes)
-                .await
-                .unwrap();
-            sale.receipt_id
-        };
         let of = |seller: &'static str| async move {
             let sales = sales_of(s, seller, OffsetDateTime::UNIX_EPOCH)
                 .await
                 .unwrap();
             sales.into_iter().map(|s| s.receipt_id).collect::<Vec<_>>()
         };
-        // An earlier release's ledger: sales without copies, the platform's one among them.
-        let a1 = put_alone(sale(Some("a"))).await;
-        let b1 = put_alone(sale(Some("b"))).await;
-        put_alone(sale(None)).await;
-        let a2 = put_alone(sale(Some("a"))).await;
-        assert_eq!(of("a").await, [a1.clone(), a2.clone()]);
-
-        assert_eq!(index_by_seller(s).await.unwrap(), 3);
-        assert_eq!(index_by_seller(s).await.unwrap(), 0, "once");
-        assert_eq!(of("a").await, [a1.clone(), a2.clone()]);
-        assert_eq!(of("b").await, [b1]);
-        // Read from the copies now: a sale stored without one is not found.
-        put_alone(sale(Some("a"))).await;
-        assert_eq!(of("a").await, [a1.clone(), a2.clone()]);
-        let new = sale(Some("a"));
-        store
-            .apply(record(Batch::new(), &new).unwrap())
-            .await
-            .unwrap();
-        assert_eq!(
-            of("a").await,
-            [a1.clone(), a2.clone(), new.receipt_id.clone()]
+        let sales = [
+            sale(Some("a")),
+            sale(Some("b")),
+            sale(None),
+            sale(Some("a")),
+        ];
+        for sale in &sales {
+            s.apply(record(Batch::new(), sale).unwrap()).await.unwrap();
+        }
+        let again = s.apply(record(Batch::new(), &sales[0]).unwrap()).await;
+        assert!(
+            matches!(again, Err(StoreError::ConditionFailed(0))),
+            "{again:?}"
         );
-        let bytes = (store.get(Tree::Ledger, &sale_key(&new.receipt_id)).await)
-            .unwrap()
-            .unwrap();
-        store
-            .apply(remove(Batch::new(), &bytes).unwrap())
+        let ids = |picked: &[usize]| -> Vec<String> {
+            picked
+                .iter()
+                .map(|&i| sales[i].receipt_id.clone())
+                .collect()
+        };
+        assert_eq!(of("a").await, ids(&[0, 3]));
+        assert_eq!(of("b").await, ids(&[1]));
+        let all = all_sales(s, OffsetDateTime::UNIX_EPOCH).await.unwrap();
+        assert_eq!(all.len(), 4);
+
+        let bytes = s.sale(&sales[3].receipt_id).await.unwrap().unwrap();
+        let mut changed: Sale = serde_json::from_slice(&bytes).unwrap();
+        changed.amount = Usd::from_units(11);
+        let stale = serde_json::to_vec(&changed).unwrap();
+        let refused = s.apply(remove(Batch::new(), &stale).unwrap()).await;
+        assert!(
+            matches!(refused, Err(StoreError::ConditionFailed(0))),
+            "{refused:?}"
+        );
+        s.apply(remove(Batch::new(), &bytes).unwrap())
             .await
             .unwrap();
-        assert_eq!(of("a").await, [a1, a2]);
-        // Everyone's sales are the sales, never their copies.
-        let all = all_sales(s, OffsetDateTime::UNIX_EPOCH).await.unwrap();
-        assert_eq!(all.len(), 5);
+        assert_eq!(of("a").await, ids(&[0]));
+        assert_eq!(s.sale(&sales[3].receipt_id).await.unwrap(), None);
+    }
+
+    #[test]
+    fn collections_are_named_as_the_sales_json_says() {
+        for c in [
+            Collection::Collected,
+            Collection::Recorded,
+            Collection::Pending,
+        ] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.name());
+        }
     }
 
     #[tokio::test]

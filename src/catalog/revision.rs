@@ -172,7 +172,7 @@ mod tests {
             .into_iter()
             .filter_map(|w| match w {
                 Write::Delete { key, .. } => Some(String::from_utf8(key).unwrap()),
-                Write::Put { .. } => None,
+                _ => None,
             })
             .collect()
     }

@@ -65,7 +65,7 @@ use crate::money::Usd;
 use crate::receipts::{
     store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner, RECEIPT_SCHEMA,
 };
-use crate::revenue::{self, pending_key, sale_key, Sale, PENDING_PREFIX};
+use crate::revenue::{self, pending_key, Sale, PENDING_PREFIX};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::urls::Urls;
 use crate::x402::config::FacilitatorConfig;
@@ -579,7 +579,7 @@ impl Recovery {
                 receipt.charged = false;
                 // Pending sales are never in a packet; the condition makes that exact.
                 batch = batch.require_absent(Tree::Ledger, format!("paid/{id}").into_bytes());
-                if let Some(sale) = self.store.get(Tree::Ledger, &sale_key(id)).await? {
+                if let Some(sale) = self.store.sale(id).await? {
                     batch = revenue::remove(batch, &sale)?;
                 }
             }

@@ -34,7 +34,7 @@ use crate::receipts::log;
 use crate::receipts::{PaymentMethod, Receipt, ReceiptSigner};
 use crate::revenue::payouts::{self, paid_key};
 use crate::revenue::refunds::{self, bump_balance, debt_key, owed, refund_key, Refund};
-use crate::revenue::{sale_key, standing, Collection, Sale, Signature};
+use crate::revenue::{standing, Collection, Sale, Signature};
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 use crate::x402::{Facilitator, PaymentError};
 
@@ -206,7 +206,7 @@ async fn attempt(
     refunder: &Refunder,
 ) -> Result<(Refund, bool), RefundError> {
     let store = parts.store.as_ref();
-    let Some(sale_bytes) = store.get(Tree::Ledger, &sale_key(receipt_id)).await? else {
+    let Some(sale_bytes) = store.sale(receipt_id).await? else {
         return Err(
             match store.get(Tree::Receipts, receipt_id.as_bytes()).await? {
                 Some(_) => RefundError::NotCharged,
@@ -331,11 +331,7 @@ async fn ledger_batch(
     let receipt_id = &refund.receipt_id;
     let bytes = serde_json::to_vec(refund).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let batch = Batch::new()
-        .require_equals(
-            Tree::Ledger,
-            sale_key(receipt_id),
-            Some(read.sale_bytes.clone()),
-        )
+        .require_sale(receipt_id, Some(read.sale_bytes.clone()))
         .require_absent(Tree::Ledger, refund_key(receipt_id))
         .require_equals(Tree::Ledger, paid_key(receipt_id), read.paid_out.clone())
         .put(Tree::Ledger, refund_key(receipt_id), bytes);
@@ -413,7 +409,7 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, QuoteRow, SledStore, StoreResult,
+        LogRow, QuoteRow, SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -465,6 +461,24 @@ mod tests {
         }
         async fn sweep_quotes(&self, before_ms: u64, limit: usize) -> StoreResult<u64> {
             self.0.sweep_quotes(before_ms, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl SalesLedger for SlowBatches {
+        async fn sale(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.sale(receipt_id).await
+        }
+        async fn sales_after(
+            &self,
+            seller: Option<&str>,
+            after: &str,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.sales_after(seller, after, limit).await
+        }
+        async fn upgrade_sales(&self) -> StoreResult<u64> {
+            self.0.upgrade_sales().await
         }
     }
 

@@ -27,7 +27,7 @@ use time::OffsetDateTime;
 
 use super::refunds::{self, bump_balance, debt_key, refund_key};
 use super::Signature;
-use super::{pending_key, sale_entries_of, sale_key, split, standings, Collection, Sale};
+use super::{pending_key, sale_entries_of, split, standings, Collection, Sale};
 use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
 use crate::money::Usd;
@@ -465,7 +465,7 @@ pub async fn create_packet(
     {
         let id = &sale.receipt_id;
         batch = batch
-            .require_equals(Tree::Ledger, sale_key(id), Some(bytes.clone()))
+            .require_sale(id, Some(bytes.clone()))
             .require_equals(Tree::Ledger, refund_key(id), refund.clone())
             .require_absent(Tree::Ledger, pending_key(id))
             .require_absent(Tree::Ledger, paid_key(id))

@@ -14,9 +14,14 @@
 //! `sled-cf3508f`, `pg-cf3508f`: a data dir and a database of the last release whose ledger
 //! kept each sale only under its receipt id, with one sale of the builder's (a priced tool paid
 //! by a developer credit), and a quote of that tool. At the first start the sales are copied
-//! under their sellers (`revenue::index_by_seller`), and the builder's revenue counts the old
+//! under their sellers (`SalesLedger::upgrade_sales`), and the builder's revenue counts the old
 //! sale with new ones; on PostgreSQL the quote (made to last past the test) moves to its own
 //! table (migration 4) and is honoured.
+//!
+//! `pg-e2feedf`: a database of the last release that kept sales in the key-value table (each
+//! under its receipt id and again under its seller), quotes already in their own table. At the
+//! first start its sales move to their own table (migration 5), their copies go, and the
+//! builder's revenue counts the old sale with new ones.
 
 use std::path::Path;
 
@@ -290,7 +295,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        4
+        5
     );
 }
 
@@ -383,17 +388,7 @@ async fn a_database_of_the_release_before_sales_by_seller_keeps_its_sales_and_qu
         .unwrap();
     assert_eq!(moved, 1, "the fixture's quote");
     old_sales_and_quote_are_found(|| Node::start(&["--store", &url]), &expected).await;
-    // Every sale has its copy under its seller, the old one included.
-    let copies: i64 = db
-        .query_one(
-            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
-             AND substring(key FROM 1 FOR 10) = 'by_seller/'::BYTEA",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(copies, 3);
+    sales_are_in_their_table(&db, &expected).await;
     let quotes = |sql: &'static str| {
         let db = &db;
         async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
@@ -403,4 +398,87 @@ async fn a_database_of_the_release_before_sales_by_seller_keeps_its_sales_and_qu
         quotes("SELECT count(*) FROM toolhost_kv WHERE tree = 'quotes'").await,
         0
     );
+}
+
+/// After [`old_sales_and_quote_are_found`]: the old sale and the two sold since are rows of
+/// the sales table, with their columns, and nothing of them is left in the key-value table.
+async fn sales_are_in_their_table(db: &tokio_postgres::Client, expected: &Value) {
+    let rows = db
+        .query(
+            "SELECT receipt_id, seller, endpoint, amount, collection, entry FROM toolhost_sales \
+             ORDER BY receipt_id",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 3);
+    let old: &str = rows[0].get(0);
+    assert_eq!(old, expected["soldReceiptId"].as_str().unwrap());
+    for row in &rows {
+        let entry: Value = serde_json::from_slice(row.get::<_, &[u8]>(5)).unwrap();
+        assert_eq!(entry["receiptId"].as_str(), Some(row.get::<_, &str>(0)));
+        assert_eq!(entry["seller"].as_str(), row.get::<_, Option<&str>>(1));
+        assert!(entry["seller"].is_string(), "{entry}");
+        assert_eq!(row.get::<_, Option<&str>>(2), Some("priced"));
+        assert_eq!(row.get::<_, i64>(3), 10_000, "a cent in atomic units");
+        assert_eq!(row.get::<_, Option<&str>>(4), Some("collected"));
+    }
+    let left: i64 = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+             AND (substring(key FROM 1 FOR 5) = 'sale/'::BYTEA \
+                  OR substring(key FROM 1 FOR 10) = 'by_seller/'::BYTEA)",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn a_database_of_the_release_with_sales_in_the_key_value_table_keeps_them() {
+    let (url, expected) = load_database("pg-e2feedf").await;
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let count = |sql: &'static str| {
+        let db = &db;
+        async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+    };
+    // The old release's sale and its copy under its seller.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+               AND substring(key FROM 1 FOR 5) = 'sale/'::BYTEA"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+               AND substring(key FROM 1 FOR 10) = 'by_seller/'::BYTEA"
+        )
+        .await,
+        1
+    );
+    // The fixture's quote expired long ago: it is made to last a day longer, to be honoured.
+    let tomorrow = time::OffsetDateTime::now_utc() + time::Duration::days(1);
+    let tomorrow_ms = (tomorrow.unix_timestamp_nanos() / 1_000_000) as i64;
+    let tomorrow = tomorrow
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let moved = db
+        .execute(
+            "UPDATE toolhost_quotes SET expires_at_ms = $2, entry = convert_to(jsonb_set( \
+             convert_from(entry, 'UTF8')::JSONB, '{expiresAt}', to_jsonb($1::TEXT))::TEXT, 'UTF8')",
+            &[&tomorrow, &tomorrow_ms],
+        )
+        .await
+        .unwrap();
+    assert_eq!(moved, 1, "the fixture's quote");
+    old_sales_and_quote_are_found(|| Node::start(&["--store", &url]), &expected).await;
+    sales_are_in_their_table(&db, &expected).await;
 }

@@ -1,5 +1,12 @@
 //! Atomic write batches with optimistic preconditions.
+//!
+//! A batch speaks two languages. Most members name a tree and a key, the shape every engine
+//! stores generically. *Typed* members name a domain's record (a sale), so each engine keeps
+//! it in a shape of its own: a key-value engine lowers it to the keys every release has
+//! written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of
+//! both kinds are numbered together, in the order they were added.
 
+use super::sales::{self, SaleRow};
 use super::Tree;
 
 /// A precondition checked inside the same atomic step as the writes.
@@ -14,6 +21,12 @@ pub enum Condition {
         key: Vec<u8>,
         value: Option<Vec<u8>>,
     },
+    /// The sale of `receipt_id` must be stored exactly as `entry` (`None`: there is none):
+    /// recording a sale once, and changing or removing it only as it was read.
+    Sale {
+        receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -26,6 +39,14 @@ pub enum Write {
     Delete {
         tree: Tree,
         key: Vec<u8>,
+    },
+    /// Stores a sale (replacing one of the same receipt id).
+    PutSale(SaleRow),
+    /// Removes the sale of `receipt_id`; `seller` is the one it was stored with (the key-value
+    /// shape keeps a copy under the seller, removed with it).
+    DeleteSale {
+        receipt_id: String,
+        seller: Option<String>,
     },
 }
 
@@ -80,6 +101,28 @@ impl Batch {
         self
     }
 
+    /// Requires the sale of `receipt_id` to be stored as `entry` (`None`: that there is none).
+    pub fn require_sale(mut self, receipt_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Sale {
+            receipt_id: receipt_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_sale(mut self, sale: SaleRow) -> Self {
+        self.writes.push(Write::PutSale(sale));
+        self
+    }
+
+    pub fn delete_sale(mut self, receipt_id: &str, seller: Option<&str>) -> Self {
+        self.writes.push(Write::DeleteSale {
+            receipt_id: receipt_id.to_owned(),
+            seller: seller.map(str::to_owned),
+        });
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -88,17 +131,80 @@ impl Batch {
         self
     }
 
+    /// The batch as a key-value engine runs it: typed members lowered to the keys their
+    /// records keep there ([`sales::kv`]), conditions still numbered as added.
+    pub fn into_keys(self) -> KeyBatch {
+        let conditions = (self.conditions.into_iter())
+            .map(|condition| match condition {
+                Condition::Absent { tree, key } => KeyCondition {
+                    tree,
+                    key,
+                    expected: None,
+                },
+                Condition::Equals { tree, key, value } => KeyCondition {
+                    tree,
+                    key,
+                    expected: value,
+                },
+                Condition::Sale { receipt_id, entry } => KeyCondition {
+                    tree: Tree::Ledger,
+                    key: sales::kv::sale_key(&receipt_id),
+                    expected: entry,
+                },
+            })
+            .collect();
+        let mut writes = Vec::with_capacity(self.writes.len());
+        for write in self.writes {
+            match write {
+                Write::Put { tree, key, value } => writes.push(KeyWrite {
+                    tree,
+                    key,
+                    value: Some(value),
+                }),
+                Write::Delete { tree, key } => writes.push(KeyWrite {
+                    tree,
+                    key,
+                    value: None,
+                }),
+                Write::PutSale(sale) => writes.extend(sales::kv::put(sale)),
+                Write::DeleteSale { receipt_id, seller } => {
+                    writes.extend(sales::kv::delete(&receipt_id, seller.as_deref()))
+                }
+            }
+        }
+        KeyBatch { conditions, writes }
+    }
+}
+
+/// A batch in keys only ([`Batch::into_keys`]): what a key-value engine applies.
+#[derive(Debug, Clone, Default)]
+pub struct KeyBatch {
+    pub conditions: Vec<KeyCondition>,
+    pub writes: Vec<KeyWrite>,
+}
+
+/// The key must hold exactly `expected` (`None`: must be absent).
+#[derive(Debug, Clone)]
+pub struct KeyCondition {
+    pub tree: Tree,
+    pub key: Vec<u8>,
+    pub expected: Option<Vec<u8>>,
+}
+
+/// Puts `value` at the key, or deletes it (`None`).
+#[derive(Debug, Clone)]
+pub struct KeyWrite {
+    pub tree: Tree,
+    pub key: Vec<u8>,
+    pub value: Option<Vec<u8>>,
+}
+
+impl KeyBatch {
     /// Every tree the batch touches, sorted and deduplicated (engines lock or open these).
     pub fn trees(&self) -> Vec<Tree> {
-        let mut trees: Vec<Tree> = self
-            .conditions
-            .iter()
-            .map(|c| match c {
-                Condition::Absent { tree, .. } | Condition::Equals { tree, .. } => *tree,
-            })
-            .chain(self.writes.iter().map(|w| match w {
-                Write::Put { tree, .. } | Write::Delete { tree, .. } => *tree,
-            }))
+        let conditions = self.conditions.iter().map(|c| c.tree);
+        let mut trees: Vec<Tree> = conditions
+            .chain(self.writes.iter().map(|w| w.tree))
             .collect();
         trees.sort();
         trees.dedup();

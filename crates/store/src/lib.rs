@@ -24,8 +24,9 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`: endpoint logs, builder events and hosted-service quotes, the
-//!   domains the store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
+//! - `logs`, `events`, `quotes`, `sales`: endpoint logs, builder events, hosted-service quotes
+//!   and the sale ledger, the domains the store keeps in a shape of their own (tables on
+//!   PostgreSQL; trees on sled). Sales are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -39,6 +40,7 @@ pub mod logs;
 pub mod paging;
 mod postgres;
 pub mod quotes;
+pub mod sales;
 mod sled_store;
 mod typed;
 
@@ -49,11 +51,12 @@ use axum::http::StatusCode;
 
 use toolhost_values::error::{ApiError, ErrorCode};
 
-pub use batch::{Batch, Condition, Write};
+pub use batch::{Batch, Condition, KeyBatch, KeyCondition, KeyWrite, Write};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
+pub use sales::{SaleRow, SalesLedger};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
 
@@ -203,10 +206,12 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
-/// [`BuilderEvents`]).
+/// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
-pub trait Store: EndpointLogs + BuilderEvents + HostedQuotes + Send + Sync + 'static {
+pub trait Store:
+    EndpointLogs + BuilderEvents + HostedQuotes + SalesLedger + Send + Sync + 'static
+{
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
     /// The values of `keys` (each `None` if absent), in their order: one read for many keys
     /// where the engine can (PostgreSQL: one statement, not a round trip per key). Callers

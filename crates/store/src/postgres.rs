@@ -24,7 +24,7 @@
 //! - `transaction`: a batch as one transaction, its conditions held by row locks.
 //! - `feed`: the change feed (other nodes' writes to watched trees), polled and notified.
 //! - `migrations`: the schema's versions, applied at start-up.
-//! - `logs`, `events`: the domains kept in tables of their own.
+//! - `logs`, `events`, `quotes`, `sales`: the domains kept in tables of their own.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +44,7 @@ mod feed;
 mod logs;
 mod migrations;
 mod quotes;
+mod sales;
 mod transaction;
 
 use commit::Writers;

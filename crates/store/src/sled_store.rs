@@ -27,9 +27,9 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, quotes, Batch, BuilderEvents, Change, Condition, Durable, EndpointLogs,
-    Entry, EventPage, EventQuery, EventRow, HostedQuotes, LogRow, QuoteRow, Store, StoreError,
-    StoreResult, Tree, Write,
+    events, keys, logs, quotes, sales, Batch, BuilderEvents, Change, Durable, EndpointLogs, Entry,
+    EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow,
+    QuoteRow, SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -345,15 +345,29 @@ impl SledStore {
         })
     }
 
+    /// [`Store::apply_staged`] of a batch in keys.
+    fn apply_keys_staged(&self, batch: KeyBatch) -> StoreResult<Durable<'_>> {
+        match single_key(&batch) {
+            Some((condition, write)) => self.apply_single_key(condition, write)?,
+            None if batch.trees().is_empty() => return Ok(Box::pin(std::future::ready(Ok(())))),
+            None => self.apply_journaled(&batch)?,
+        }
+        if batch.writes.is_empty() {
+            return Ok(Box::pin(std::future::ready(Ok(()))));
+        }
+        Ok(self.commit_write(batch.writes.iter().map(|w| (w.tree, w.key.as_slice()))))
+    }
+
     /// A batch of one write, conditioned (if at all) on the key it writes, as one
     /// compare-and-swap: all-or-nothing by itself, with no journal record. A free call's
     /// receipt and a payment's nonce claim are such batches, one per call.
-    fn apply_single_key(&self, condition: Option<&Condition>, write: &Write) -> StoreResult<()> {
-        let (tree, key, new) = match write {
-            Write::Put { tree, key, value } => (tree, key, Some(value.as_slice())),
-            Write::Delete { tree, key } => (tree, key, None),
-        };
-        let tree = self.tree(*tree);
+    fn apply_single_key(
+        &self,
+        condition: Option<&KeyCondition>,
+        write: &KeyWrite,
+    ) -> StoreResult<()> {
+        let (key, new) = (&write.key, write.value.as_deref());
+        let tree = self.tree(write.tree);
         let _shared = self.shared()?;
         let expected = match condition {
             None => {
@@ -363,8 +377,7 @@ impl SledStore {
                 };
                 return Ok(());
             }
-            Some(Condition::Absent { .. }) => None,
-            Some(Condition::Equals { value, .. }) => value.as_deref(),
+            Some(condition) => condition.expected.as_deref(),
         };
         tree.compare_and_swap(key.as_slice(), expected, new)
             .map_err(engine)?
@@ -392,19 +405,15 @@ impl SledStore {
     }
 
     /// Any other batch, journaled (see the module's header).
-    fn apply_journaled(&self, batch: &Batch) -> StoreResult<()> {
+    fn apply_journaled(&self, batch: &KeyBatch) -> StoreResult<()> {
         let _gate = self.writing();
         let mut batches = self.batches.write().unwrap_or_else(|p| p.into_inner());
         if batches.cut_short {
             return Err(cut_short());
         }
         for (i, condition) in batch.conditions.iter().enumerate() {
-            let (tree, key, expected) = match condition {
-                Condition::Absent { tree, key } => (tree, key, None),
-                Condition::Equals { tree, key, value } => (tree, key, value.as_deref()),
-            };
-            let current = self.tree(*tree).get(key).map_err(engine)?;
-            if current.as_deref() != expected {
+            let current = self.tree(condition.tree).get(&condition.key);
+            if current.map_err(engine)?.as_deref() != condition.expected.as_deref() {
                 return Err(StoreError::ConditionFailed(i));
             }
         }
@@ -488,37 +497,26 @@ fn is_held_lock(e: &std::io::Error) -> bool {
 }
 
 /// The write and its condition when a batch is one write conditioned at most on its own key.
-fn single_key(batch: &Batch) -> Option<(Option<&Condition>, &Write)> {
+fn single_key(batch: &KeyBatch) -> Option<(Option<&KeyCondition>, &KeyWrite)> {
     let [write] = batch.writes.as_slice() else {
         return None;
     };
-    let (Write::Put { tree, key, .. } | Write::Delete { tree, key }) = write;
     match batch.conditions.as_slice() {
         [] => Some((None, write)),
-        [condition] => {
-            let (Condition::Absent { tree: t, key: k }
-            | Condition::Equals {
-                tree: t, key: k, ..
-            }) = condition;
-            (t == tree && k == key).then_some((Some(condition), write))
-        }
+        [c] => (c.tree == write.tree && c.key == write.key).then_some((Some(c), write)),
         _ => None,
     }
 }
 
 /// A batch's writes as plain inserts and removes, in order.
-fn apply_writes(trees: &HashMap<Tree, sled::Tree>, writes: &[Write]) -> StoreResult<()> {
+fn apply_writes(trees: &HashMap<Tree, sled::Tree>, writes: &[KeyWrite]) -> StoreResult<()> {
     for write in writes {
-        match write {
-            Write::Put { tree, key, value } => {
-                trees[tree]
-                    .insert(key.as_slice(), value.as_slice())
-                    .map_err(engine)?;
-            }
-            Write::Delete { tree, key } => {
-                trees[tree].remove(key.as_slice()).map_err(engine)?;
-            }
+        let tree = &trees[&write.tree];
+        match &write.value {
+            Some(value) => tree.insert(write.key.as_slice(), value.as_slice()),
+            None => tree.remove(write.key.as_slice()),
         }
+        .map_err(engine)?;
     }
     Ok(())
 }
@@ -526,24 +524,23 @@ fn apply_writes(trees: &HashMap<Tree, sled::Tree>, writes: &[Write]) -> StoreRes
 /// A journal record: a batch's writes, each `[kind][tree name length][tree name][key length
 /// u32 LE][key]` and, for a put, `[value length u32 LE][value]`, after a format byte.
 mod journal {
-    use super::{Tree, Write};
+    use super::{KeyWrite, Tree};
 
     const FORMAT: u8 = 1;
     const PUT: u8 = 1;
     const DELETE: u8 = 2;
 
-    pub(super) fn encode(writes: &[Write]) -> Vec<u8> {
+    pub(super) fn encode(writes: &[KeyWrite]) -> Vec<u8> {
         let mut out = vec![FORMAT];
         for write in writes {
-            let (kind, tree, key, value) = match write {
-                Write::Put { tree, key, value } => (PUT, tree, key, Some(value)),
-                Write::Delete { tree, key } => (DELETE, tree, key, None),
-            };
-            out.push(kind);
-            let name = tree.name().as_bytes();
+            out.push(match write.value {
+                Some(_) => PUT,
+                None => DELETE,
+            });
+            let name = write.tree.name().as_bytes();
             out.push(name.len() as u8);
             out.extend_from_slice(name);
-            for bytes in std::iter::once(key).chain(value) {
+            for bytes in std::iter::once(&write.key).chain(&write.value) {
                 out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
                 out.extend_from_slice(bytes);
             }
@@ -552,7 +549,7 @@ mod journal {
     }
 
     /// `None` for anything [`encode`] cannot have written.
-    pub(super) fn decode(bytes: &[u8]) -> Option<Vec<Write>> {
+    pub(super) fn decode(bytes: &[u8]) -> Option<Vec<KeyWrite>> {
         let mut reader = Reader(bytes);
         if reader.take(1)? != [FORMAT] {
             return None;
@@ -563,15 +560,12 @@ mod journal {
             let name = reader.take(name_len)?;
             let tree = Tree::named(std::str::from_utf8(name).ok()?)?;
             let key = reader.sized()?;
-            writes.push(match kind[0] {
-                PUT => Write::Put {
-                    tree,
-                    key,
-                    value: reader.sized()?,
-                },
-                DELETE => Write::Delete { tree, key },
+            let value = match kind[0] {
+                PUT => Some(reader.sized()?),
+                DELETE => None,
                 _ => return None,
-            });
+            };
+            writes.push(KeyWrite { tree, key, value });
         }
         Some(writes)
     }
@@ -651,6 +645,26 @@ impl HostedQuotes for SledStore {
 
     async fn sweep_quotes(&self, before_ms: u64, limit: usize) -> StoreResult<u64> {
         quotes::kv::sweep(self, before_ms, limit).await
+    }
+}
+
+#[async_trait]
+impl SalesLedger for SledStore {
+    async fn sale(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        sales::kv::get(self, receipt_id).await
+    }
+
+    async fn sales_after(
+        &self,
+        seller: Option<&str>,
+        after: &str,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        sales::kv::after(self, seller, after, limit).await
+    }
+
+    async fn upgrade_sales(&self) -> StoreResult<u64> {
+        sales::kv::upgrade(self).await
     }
 }
 
@@ -746,26 +760,17 @@ impl Store for SledStore {
     }
 
     async fn apply_staged(&self, batch: Batch) -> StoreResult<Durable<'_>> {
-        match single_key(&batch) {
-            Some((condition, write)) => self.apply_single_key(condition, write)?,
-            None if batch.trees().is_empty() => return Ok(Box::pin(std::future::ready(Ok(())))),
-            None => self.apply_journaled(&batch)?,
-        }
-        if batch.writes.is_empty() {
-            return Ok(Box::pin(std::future::ready(Ok(()))));
-        }
-        Ok(self.commit_write(batch.writes.iter().map(|w| match w {
-            Write::Put { tree, key, .. } | Write::Delete { tree, key } => (*tree, key.as_slice()),
-        })))
+        self.apply_keys_staged(batch.into_keys())
     }
 
     /// Applied as [`Store::apply_staged`] does, which wakes the flusher; its durability is not
     /// waited for.
     async fn apply_unsynced(&self, batch: Batch) -> StoreResult<()> {
+        let batch = batch.into_keys();
         if batch.trees().iter().any(|tree| tree.is_watched()) {
-            return self.apply(batch).await;
+            return self.apply_keys_staged(batch)?.await;
         }
-        drop(self.apply_staged(batch).await?);
+        drop(self.apply_keys_staged(batch)?);
         Ok(())
     }
 
@@ -1111,19 +1116,20 @@ mod tests {
     async fn a_batch_cut_short_by_a_crash_is_completed_when_the_store_opens() {
         let dir = tempfile::tempdir().unwrap();
         let writes = vec![
-            Write::Put {
+            KeyWrite {
                 tree: Tree::Receipts,
                 key: b"r1".to_vec(),
-                value: b"receipt".to_vec(),
+                value: Some(b"receipt".to_vec()),
             },
-            Write::Put {
+            KeyWrite {
                 tree: Tree::Ledger,
                 key: b"s1".to_vec(),
-                value: b"sale".to_vec(),
+                value: Some(b"sale".to_vec()),
             },
-            Write::Delete {
+            KeyWrite {
                 tree: Tree::Nonces,
                 key: b"claim".to_vec(),
+                value: None,
             },
         ];
         {
@@ -1371,10 +1377,10 @@ mod tests {
         {
             let db = sled::open(dir.path()).unwrap();
             let journal = db.open_tree(JOURNAL_TREE).unwrap();
-            let mut record = journal::encode(&[Write::Put {
+            let mut record = journal::encode(&[KeyWrite {
                 tree: Tree::Receipts,
                 key: b"r1".to_vec(),
-                value: b"receipt".to_vec(),
+                value: Some(b"receipt".to_vec()),
             }]);
             record.truncate(record.len() - 2);
             journal.insert(1u64.to_be_bytes(), record).unwrap();
@@ -1387,14 +1393,15 @@ mod tests {
     #[test]
     fn journal_records_read_back_as_written() {
         let writes = vec![
-            Write::Put {
+            KeyWrite {
                 tree: Tree::PaymentIds,
                 key: vec![],
-                value: vec![0; 70_000],
+                value: Some(vec![0; 70_000]),
             },
-            Write::Delete {
+            KeyWrite {
                 tree: Tree::HandlerKv,
                 key: b"k".to_vec(),
+                value: None,
             },
         ];
         let decoded = journal::decode(&journal::encode(&writes)).unwrap();

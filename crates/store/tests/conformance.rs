@@ -95,6 +95,8 @@ macro_rules! every_engine {
             logs_appended_at_once_keep_the_newest,
             events_page_by_time_and_endpoint_and_are_swept,
             quotes_are_kept_until_swept,
+            sales_are_recorded_once_and_found_by_seller,
+            sales_and_keys_commit_together,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,
             single_key_batches_keep_their_conditions,

@@ -11,7 +11,8 @@ use std::time::Duration;
 use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::{
-    Batch, Change, EventQuery, EventRow, LogRow, QuoteRow, Store, StoreError, StoreResult, Tree,
+    Batch, Change, EventQuery, EventRow, LogRow, QuoteRow, SaleRow, Store, StoreError, StoreResult,
+    Tree,
 };
 
 /// The store under test.
@@ -1091,6 +1092,170 @@ pub async fn quotes_are_kept_until_swept(s: Shared) {
         2
     );
     assert_eq!(s.quote("qt_4").await.unwrap(), None);
+}
+
+/// A sale of `seller` (`None`: the platform's), as the ledger would write it.
+fn sale_row(id: &str, seller: Option<&str>, amount: i64) -> SaleRow {
+    SaleRow {
+        receipt_id: id.to_owned(),
+        seller: seller.map(str::to_owned),
+        endpoint: Some("tool".to_owned()),
+        at_ms: 1_800_000_000_000,
+        amount,
+        collection: Some("collected".to_owned()),
+        entry: serde_json::json!({"receiptId": id, "seller": seller, "amount": amount})
+            .to_string()
+            .into_bytes(),
+    }
+}
+
+fn ids(sales: Vec<(String, Vec<u8>)>) -> Vec<String> {
+    sales.into_iter().map(|(id, _)| id).collect()
+}
+
+/// Sales are recorded once per receipt, read back by id, by seller and everyone's in id order
+/// a page at a time, and changed or removed only as they were read.
+pub async fn sales_are_recorded_once_and_found_by_seller(s: Shared) {
+    let record = |row: SaleRow| {
+        Batch::new()
+            .require_sale(&row.receipt_id, None)
+            .put_sale(row)
+    };
+    let sales = [
+        sale_row("rcpt_01", Some("a"), 10),
+        sale_row("rcpt_02", Some("b"), 20),
+        sale_row("rcpt_03", None, 30),
+        sale_row("rcpt_04", Some("a"), 40),
+        sale_row("rcpt_05", Some("ab"), 50),
+    ];
+    assert_eq!(
+        s.upgrade_sales().await.unwrap(),
+        0,
+        "a new store has nothing to upgrade"
+    );
+    // Recorded out of order: reads come back in id order.
+    for i in [3, 0, 2, 1, 4] {
+        s.apply(record(sales[i].clone())).await.unwrap();
+    }
+    let again = s.apply(record(sale_row("rcpt_01", Some("a"), 99))).await;
+    assert!(
+        matches!(again, Err(StoreError::ConditionFailed(0))),
+        "{again:?}"
+    );
+    assert_eq!(
+        s.sale("rcpt_01").await.unwrap(),
+        Some(sales[0].entry.clone())
+    );
+    assert_eq!(s.sale("rcpt_09").await.unwrap(), None);
+
+    let after = |seller: Option<&'static str>, after: &'static str, limit: usize| {
+        let s = Arc::clone(&s);
+        async move { ids(s.sales_after(seller, after, limit).await.unwrap()) }
+    };
+    assert_eq!(after(Some("a"), "", 10).await, ["rcpt_01", "rcpt_04"]);
+    assert_eq!(after(Some("a"), "rcpt_01", 10).await, ["rcpt_04"]);
+    assert_eq!(after(Some("b"), "", 10).await, ["rcpt_02"]);
+    assert_eq!(after(Some("nobody"), "", 10).await, Vec::<String>::new());
+    assert_eq!(
+        after(None, "", 10).await,
+        ["rcpt_01", "rcpt_02", "rcpt_03", "rcpt_04", "rcpt_05"]
+    );
+    assert_eq!(after(None, "rcpt_02", 2).await, ["rcpt_03", "rcpt_04"]);
+    let entries = s.sales_after(Some("b"), "", 10).await.unwrap();
+    assert_eq!(entries, [("rcpt_02".to_owned(), sales[1].entry.clone())]);
+
+    // Changed only as read: a stale entry is refused, the one read replaced.
+    let stale = s
+        .apply(
+            Batch::new()
+                .require_sale("rcpt_04", Some(b"{}".to_vec()))
+                .delete_sale("rcpt_04", Some("a")),
+        )
+        .await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let changed = sale_row("rcpt_04", Some("a"), 41);
+    s.apply(
+        Batch::new()
+            .require_sale("rcpt_04", Some(sales[3].entry.clone()))
+            .put_sale(changed.clone()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        s.sale("rcpt_04").await.unwrap(),
+        Some(changed.entry.clone())
+    );
+    let entries = s.sales_after(Some("a"), "rcpt_01", 10).await.unwrap();
+    assert_eq!(entries, [("rcpt_04".to_owned(), changed.entry.clone())]);
+    s.apply(
+        Batch::new()
+            .require_sale("rcpt_04", Some(changed.entry))
+            .delete_sale("rcpt_04", Some("a")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.sale("rcpt_04").await.unwrap(), None);
+    assert_eq!(after(Some("a"), "", 10).await, ["rcpt_01"]);
+    // Run again (as every start does), an upgrade changes nothing that is read.
+    s.upgrade_sales().await.unwrap();
+    assert_eq!(after(Some("a"), "", 10).await, ["rcpt_01"]);
+    assert_eq!(after(None, "", 10).await.len(), 4);
+}
+
+/// A sale and the keys written with it (its receipt, a nonce) land together or not at all,
+/// and conditions of both kinds are numbered in the order they were added.
+pub async fn sales_and_keys_commit_together(s: Shared) {
+    let settle = |id: &str, nonce: &[u8]| {
+        Batch::new()
+            .require_absent(Tree::Nonces, nonce.to_vec())
+            .require_sale(id, None)
+            .put(Tree::Nonces, nonce.to_vec(), id.as_bytes().to_vec())
+            .put(Tree::Receipts, id.as_bytes().to_vec(), b"receipt".to_vec())
+            .put_sale(sale_row(id, Some("a"), 10))
+    };
+    s.apply(settle("rcpt_10", b"n1")).await.unwrap();
+    // The nonce is spent: nothing of the second lands, its sale included.
+    let spent = s.apply(settle("rcpt_11", b"n1")).await;
+    assert!(
+        matches!(spent, Err(StoreError::ConditionFailed(0))),
+        "{spent:?}"
+    );
+    assert_eq!(s.sale("rcpt_11").await.unwrap(), None);
+    assert_eq!(get(&s, Tree::Receipts, b"rcpt_11").await, None);
+    // The sale exists: nothing of the third lands, its nonce included.
+    let sold = s.apply(settle("rcpt_10", b"n2")).await;
+    assert!(
+        matches!(sold, Err(StoreError::ConditionFailed(1))),
+        "{sold:?}"
+    );
+    assert_eq!(get(&s, Tree::Nonces, b"n2").await, None);
+
+    // Racing for one receipt's sale: exactly one wins, and only its nonce is spent.
+    const CLAIMANTS: usize = 16;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let nonce = format!("race-{i}").into_bytes();
+                let claim = Batch::new()
+                    .require_sale("rcpt_12", None)
+                    .require_absent(Tree::Nonces, nonce.clone())
+                    .put(Tree::Nonces, nonce, b"rcpt_12".to_vec())
+                    .put_sale(sale_row("rcpt_12", Some("a"), 10));
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let spent = s.scan_prefix(Tree::Nonces, b"race-", None, 100).await;
+    assert_eq!(strings(spent.unwrap()), [format!("race-{winner}")]);
+    assert_eq!(
+        ids(s.sales_after(Some("a"), "", 10).await.unwrap()),
+        ["rcpt_10", "rcpt_12"]
+    );
 }
 
 pub async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {

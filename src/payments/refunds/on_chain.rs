@@ -33,7 +33,7 @@ use crate::payments::nonces::now_ms;
 use crate::receipts::Receipt;
 use crate::revenue::payouts::paid_key;
 use crate::revenue::refunds::{refund_of, Refund};
-use crate::revenue::{sale_key, Sale};
+use crate::revenue::Sale;
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
 use crate::x402::facilitator::{ExpectedTransfer, SettleJournal, TransferStatus};
 use crate::x402::PaymentError;
@@ -136,7 +136,7 @@ pub(super) async fn refund(
     let bytes = serde_json::to_vec(&claim).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let key = claim_key(&receipt_id);
     let batch = Batch::new()
-        .require_equals(Tree::Ledger, sale_key(&receipt_id), Some(read.sale_bytes))
+        .require_sale(&receipt_id, Some(read.sale_bytes))
         .require_absent(
             Tree::Ledger,
             crate::revenue::refunds::refund_key(&receipt_id),
@@ -257,7 +257,7 @@ pub(crate) async fn record(
             return Ok(made);
         }
         let sale_bytes = store
-            .get(Tree::Ledger, &sale_key(&receipt_id))
+            .sale(&receipt_id)
             .await?
             .ok_or_else(|| StoreError::Corrupt(format!("the sale of {receipt_id} is gone")))?;
         let sale: Sale =

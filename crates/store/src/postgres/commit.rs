@@ -34,9 +34,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::task::JoinHandle;
 
-use super::transaction::Plan;
+use super::transaction::{condition_parts, write_parts, Place, Plan};
 use super::{lock, Shared};
-use crate::{Batch, Condition, StoreError, StoreResult, Tree, Write};
+use crate::{Batch, StoreError, StoreResult};
 
 /// Batches in one transaction at most.
 const MAX_MEMBERS: usize = 64;
@@ -59,29 +59,31 @@ impl Job {
     /// Hashes of the keys it holds or writes (two batches whose hashes meet are kept apart; a
     /// collision only delays one of them to the next group).
     fn keys(&self) -> impl Iterator<Item = u64> + '_ {
-        let conditions = self.batch.conditions.iter().map(|c| match c {
-            Condition::Absent { tree, key } | Condition::Equals { tree, key, .. } => (tree, key),
+        let conditions = (self.batch.conditions.iter()).map(|c| {
+            let (place, key, _) = condition_parts(c);
+            (place, key)
         });
-        let writes = self.batch.writes.iter().map(|w| match w {
-            Write::Put { tree, key, .. } | Write::Delete { tree, key } => (tree, key),
+        let writes = (self.batch.writes.iter()).map(|w| {
+            let (place, key, _, _) = write_parts(w);
+            (place, key)
         });
         conditions
             .chain(writes)
-            .map(|(tree, key)| key_hash(*tree, key))
+            .map(|(place, key)| key_hash(place, key))
     }
 
     fn bytes(&self) -> usize {
-        let writes = self.batch.writes.iter().map(|w| match w {
-            Write::Put { key, value, .. } => key.len() + value.len(),
-            Write::Delete { key, .. } => key.len(),
+        let writes = self.batch.writes.iter().map(|w| {
+            let (_, key, value, _) = write_parts(w);
+            key.len() + value.map_or(0, <[u8]>::len)
         });
         writes.sum::<usize>() + self.batch.conditions.len() * 64
     }
 }
 
-fn key_hash(tree: Tree, key: &[u8]) -> u64 {
+fn key_hash(place: Place, key: &[u8]) -> u64 {
     let mut hasher = DefaultHasher::new();
-    (tree, key).hash(&mut hasher);
+    (place, key).hash(&mut hasher);
     hasher.finish()
 }
 

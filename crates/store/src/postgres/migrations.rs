@@ -100,6 +100,37 @@ const MIGRATIONS: &[(i32, &str)] = &[
          FROM toolhost_kv WHERE tree = 'quotes';
          DELETE FROM toolhost_kv WHERE tree = 'quotes';",
     ),
+    (
+        5,
+        // Sales leave the key-value table for their own ([`sales`](super::sales)): every sale
+        // the `ledger` tree kept under `sale/{receiptId}` moves, its columns read from its JSON
+        // (the amount a decimal of dollars, made atomic units exactly), and the copies under
+        // `by_seller/` go: the table's index on the seller replaces them.
+        "CREATE TABLE toolhost_sales (
+             receipt_id TEXT COLLATE \"C\" PRIMARY KEY,
+             seller TEXT COLLATE \"C\",
+             endpoint TEXT COLLATE \"C\",
+             at_ms BIGINT NOT NULL,
+             amount BIGINT NOT NULL,
+             collection TEXT,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_sales_by_seller ON toolhost_sales (seller, receipt_id);
+         INSERT INTO toolhost_sales (receipt_id, seller, endpoint, at_ms, amount, collection, entry)
+         SELECT convert_from(substring(key FROM 6), 'UTF8'),
+                sale ->> 'seller',
+                sale ->> 'endpointSlug',
+                floor(extract(epoch FROM (sale ->> 'at')::TIMESTAMPTZ) * 1000)::BIGINT,
+                ((sale ->> 'amount')::NUMERIC * 1000000)::BIGINT,
+                sale ->> 'collection',
+                value
+         FROM (SELECT key, value, convert_from(value, 'UTF8')::JSONB AS sale
+               FROM toolhost_kv
+               WHERE tree = 'ledger' AND substring(key FROM 1 FOR 5) = 'sale/'::BYTEA) AS sales;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger' AND (substring(key FROM 1 FOR 5) = 'sale/'::BYTEA
+                                    OR substring(key FROM 1 FOR 10) = 'by_seller/'::BYTEA);",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

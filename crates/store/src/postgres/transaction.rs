@@ -18,6 +18,10 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
+//! Typed members (sales) are held and written the same way in their own table
+//! (`toolhost_sales`), keyed by receipt id: a key is a [`Place`] and the bytes naming a row
+//! there.
+//!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
 //! row count, a swap waits for the row. Deadlocks (two batches holding keys the other then
@@ -27,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::feed::{SQL_BUMP_GENERATION, SQL_NOTIFY, SQL_RECORD_CHANGE};
 use super::{classify, column, Phase, TxError};
-use crate::{Batch, Condition, StoreError, Tree, Write};
+use crate::{Batch, Condition, SaleRow, StoreError, Tree, Write};
 
 const SQL_BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 /// A transaction whose commit does not wait for its flush ([`Store::apply_unsynced`](crate::Store::apply_unsynced)).
@@ -49,6 +53,118 @@ const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
 /// Deletes keys of one tree; returns those that were there.
 const SQL_DELETE_KEYS: &str =
     "DELETE FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[]) RETURNING key";
+/// [`SQL_LOCK_KEYS`], [`SQL_CLAIM_KEYS`], [`SQL_PUT_KEYS`] and [`SQL_DELETE_KEYS`] of sales
+/// (`toolhost_sales`, migration 5), whose rows are given column by column.
+const SQL_LOCK_SALES: &str = "SELECT receipt_id, entry FROM toolhost_sales \
+     WHERE receipt_id = ANY($1::TEXT[]) ORDER BY receipt_id FOR UPDATE";
+const SQL_CLAIM_SALES: &str = "INSERT INTO toolhost_sales \
+     (receipt_id, seller, endpoint, at_ms, amount, collection, entry) \
+     SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[], \
+     $6::TEXT[], $7::BYTEA[]) ON CONFLICT (receipt_id) DO NOTHING RETURNING receipt_id";
+const SQL_PUT_SALES: &str = "INSERT INTO toolhost_sales \
+     (receipt_id, seller, endpoint, at_ms, amount, collection, entry) \
+     SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[], \
+     $6::TEXT[], $7::BYTEA[]) ON CONFLICT (receipt_id) DO UPDATE SET seller = excluded.seller, \
+     endpoint = excluded.endpoint, at_ms = excluded.at_ms, amount = excluded.amount, \
+     collection = excluded.collection, entry = excluded.entry";
+const SQL_DELETE_SALES: &str =
+    "DELETE FROM toolhost_sales WHERE receipt_id = ANY($1::TEXT[]) RETURNING receipt_id";
+
+/// Where a key a batch holds or writes lives: a tree of the key-value table, or the sales
+/// table (the key: a receipt id's bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Place {
+    Kv(Tree),
+    Sales,
+}
+
+impl Place {
+    /// Places in the order their keys are locked: the key-value table's trees by name, then
+    /// sales (any order does, as long as every transaction takes the same one).
+    fn rank(self) -> (u8, &'static str) {
+        match self {
+            Place::Kv(tree) => (0, tree.name()),
+            Place::Sales => (1, ""),
+        }
+    }
+
+    fn is_watched(self) -> bool {
+        matches!(self, Place::Kv(tree) if tree.is_watched())
+    }
+}
+
+/// A condition's place and key, and what it wants there (`None`: nothing).
+pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[u8]>) {
+    match condition {
+        Condition::Absent { tree, key } => (Place::Kv(*tree), key, None),
+        Condition::Equals { tree, key, value } => (Place::Kv(*tree), key, value.as_deref()),
+        Condition::Sale { receipt_id, entry } => {
+            (Place::Sales, receipt_id.as_bytes(), entry.as_deref())
+        }
+    }
+}
+
+/// A write's place and key, the value it puts (`None`: a delete), and the row of a sale put.
+pub(super) fn write_parts(write: &Write) -> (Place, &[u8], Option<&[u8]>, Option<&SaleRow>) {
+    match write {
+        Write::Put { tree, key, value } => (Place::Kv(*tree), key, Some(value), None),
+        Write::Delete { tree, key } => (Place::Kv(*tree), key, None, None),
+        Write::PutSale(sale) => (
+            Place::Sales,
+            sale.receipt_id.as_bytes(),
+            Some(&sale.entry),
+            Some(sale),
+        ),
+        Write::DeleteSale { receipt_id, .. } => (Place::Sales, receipt_id.as_bytes(), None, None),
+    }
+}
+
+/// A sales key (a receipt id's bytes, always UTF-8) as the table's text.
+fn receipt_id(key: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(key)
+}
+
+/// Sale rows column by column, for `unnest`: a placeholder (an empty entry) where `None`.
+#[derive(Default)]
+struct SaleColumns<'b> {
+    ids: Vec<std::borrow::Cow<'b, str>>,
+    sellers: Vec<Option<&'b str>>,
+    endpoints: Vec<Option<&'b str>>,
+    at_ms: Vec<i64>,
+    amounts: Vec<i64>,
+    collections: Vec<Option<&'b str>>,
+    entries: Vec<&'b [u8]>,
+}
+
+impl<'b> SaleColumns<'b> {
+    fn push(&mut self, key: &'b [u8], row: Option<&'b SaleRow>) {
+        self.ids.push(receipt_id(key));
+        self.sellers.push(row.and_then(|r| r.seller.as_deref()));
+        self.endpoints.push(row.and_then(|r| r.endpoint.as_deref()));
+        self.at_ms.push(row.map_or(0, |r| r.at_ms));
+        self.amounts.push(row.map_or(0, |r| r.amount));
+        self.collections
+            .push(row.and_then(|r| r.collection.as_deref()));
+        self.entries.push(row.map_or(&[], |r| r.entry.as_slice()));
+    }
+
+    async fn send(
+        &self,
+        client: &deadpool_postgres::Client,
+        statement: &tokio_postgres::Statement,
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+            &self.ids,
+            &self.sellers,
+            &self.endpoints,
+            &self.at_ms,
+            &self.amounts,
+            &self.collections,
+            &self.entries,
+        ];
+        client.query(statement, &params).await
+    }
+}
 
 /// One or more batches as one transaction runs them: the keys their conditions hold, their
 /// conditions, and their writes reduced to the final effect on each key (a later write to a
@@ -65,7 +181,7 @@ pub(super) struct Plan<'b> {
     /// For each condition, the index of its key in `holds`.
     held_by: Vec<usize>,
     /// In first-write order, member by member.
-    writes: Vec<KeyWrite<'b>>,
+    writes: Vec<PlannedWrite<'b>>,
     members: usize,
     /// Whether the commit waits until it is durable ([`Store::apply_unsynced`](crate::Store::apply_unsynced) does not).
     pub(super) synced: bool,
@@ -73,29 +189,26 @@ pub(super) struct Plan<'b> {
 
 impl<'b> Plan<'b> {
     pub(super) fn new(members: &[&'b Batch]) -> Self {
-        let mut writes: Vec<KeyWrite<'b>> = Vec::new();
-        let mut index: HashMap<(Tree, &[u8]), usize> = HashMap::new();
+        let mut writes: Vec<PlannedWrite<'b>> = Vec::new();
+        let mut index: HashMap<(Place, &[u8]), usize> = HashMap::new();
         let mut conditions = Vec::new();
         for (member, batch) in members.iter().enumerate() {
             for write in &batch.writes {
-                let (tree, key, value) = match write {
-                    Write::Put { tree, key, value } => {
-                        (*tree, key.as_slice(), Some(value.as_slice()))
-                    }
-                    Write::Delete { tree, key } => (*tree, key.as_slice(), None),
-                };
-                match index.get(&(tree, key)) {
+                let (place, key, value, row) = write_parts(write);
+                match index.get(&(place, key)) {
                     Some(&i) => {
                         debug_assert_eq!(writes[i].member, member, "members share a key");
                         writes[i].value = value;
+                        writes[i].row = row;
                     }
                     None => {
-                        index.insert((tree, key), writes.len());
-                        writes.push(KeyWrite {
+                        index.insert((place, key), writes.len());
+                        writes.push(PlannedWrite {
                             member,
-                            tree,
+                            place,
                             key,
                             value,
+                            row,
                             claimed: false,
                         });
                     }
@@ -112,33 +225,30 @@ impl<'b> Plan<'b> {
         // Each key once: read if any condition wants a value there, claimed otherwise.
         let mut holds: Vec<Hold<'b>> = Vec::new();
         for &(member, _, condition) in &conditions {
-            let (tree, key, wants_value) = match condition {
-                Condition::Absent { tree, key } => (*tree, key.as_slice(), false),
-                Condition::Equals { tree, key, value } => (*tree, key.as_slice(), value.is_some()),
-            };
-            match holds.iter_mut().find(|h| h.tree == tree && h.key == key) {
+            let (place, key, wanted) = condition_parts(condition);
+            let wants_value = wanted.is_some();
+            match holds.iter_mut().find(|h| h.place == place && h.key == key) {
                 Some(hold) => {
                     debug_assert_eq!(hold.member, member, "members share a key");
                     hold.read |= wants_value;
                 }
                 None => holds.push(Hold {
                     member,
-                    tree,
+                    place,
                     key,
                     read: wants_value,
-                    write: index.get(&(tree, key)).copied(),
+                    write: index.get(&(place, key)).copied(),
                 }),
             }
         }
-        holds.sort_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
+        holds.sort_by(|a, b| (a.place.rank(), a.key).cmp(&(b.place.rank(), b.key)));
         let held_by = conditions
             .iter()
             .map(|(_, _, condition)| {
-                let (Condition::Absent { tree, key } | Condition::Equals { tree, key, .. }) =
-                    condition;
+                let (place, key, _) = condition_parts(condition);
                 holds
                     .iter()
-                    .position(|h| h.tree == *tree && h.key == key.as_slice())
+                    .position(|h| h.place == place && h.key == key)
                     .expect("every condition's key is held")
             })
             .collect();
@@ -160,14 +270,14 @@ impl<'b> Plan<'b> {
 
     /// Whether any of its writes is to a watched tree.
     pub(super) fn writes_watched(&self) -> bool {
-        self.writes.iter().any(|w| w.tree.is_watched())
+        self.writes.iter().any(|w| w.place.is_watched())
     }
 }
 
 /// A key a batch's conditions name, held from its condition to the commit.
 struct Hold<'b> {
     member: usize,
-    tree: Tree,
+    place: Place,
     key: &'b [u8],
     /// Read `FOR UPDATE` (a condition wants a value there); otherwise claimed.
     read: bool,
@@ -176,12 +286,14 @@ struct Hold<'b> {
 }
 
 /// The final write to one key.
-struct KeyWrite<'b> {
+struct PlannedWrite<'b> {
     member: usize,
-    tree: Tree,
+    place: Place,
     key: &'b [u8],
     /// `Some(value)` to put, `None` to delete.
     value: Option<&'b [u8]>,
+    /// The row of a sale put (its entry is `value`).
+    row: Option<&'b SaleRow>,
     /// Put by its condition's claim already (the key was absent, and is now this value).
     claimed: bool,
 }
@@ -203,6 +315,10 @@ struct Prepared {
     claim: tokio_postgres::Statement,
     put: tokio_postgres::Statement,
     delete: tokio_postgres::Statement,
+    lock_sales: tokio_postgres::Statement,
+    claim_sales: tokio_postgres::Statement,
+    put_sales: tokio_postgres::Statement,
+    delete_sales: tokio_postgres::Statement,
     bump: tokio_postgres::Statement,
     record: tokio_postgres::Statement,
 }
@@ -214,6 +330,10 @@ impl Prepared {
         let claim = client.prepare_cached(SQL_CLAIM_KEYS).await?;
         let put = client.prepare_cached(SQL_PUT_KEYS).await?;
         let delete = client.prepare_cached(SQL_DELETE_KEYS).await?;
+        let lock_sales = client.prepare_cached(SQL_LOCK_SALES).await?;
+        let claim_sales = client.prepare_cached(SQL_CLAIM_SALES).await?;
+        let put_sales = client.prepare_cached(SQL_PUT_SALES).await?;
+        let delete_sales = client.prepare_cached(SQL_DELETE_SALES).await?;
         let bump = client.prepare_cached(SQL_BUMP_GENERATION).await?;
         let record = client.prepare_cached(SQL_RECORD_CHANGE).await?;
         Ok(Prepared {
@@ -221,6 +341,10 @@ impl Prepared {
             claim,
             put,
             delete,
+            lock_sales,
+            claim_sales,
+            put_sales,
+            delete_sales,
             bump,
             record,
         })
@@ -303,28 +427,34 @@ pub(super) async fn try_apply(
         .filter(|(h, held)| {
             !h.read && matches!(held, Held::Claimed) && (!live(h.member) || h.write.is_none())
         })
-        .map(|(h, _)| (h.tree, h.key));
+        .map(|(h, _)| (h.place, h.key));
     let deletes = (plan.writes.iter())
         .filter(|w| live(w.member) && w.value.is_none())
-        .map(|w| (w.tree, w.key));
-    let mut deleted_keys: Vec<(Tree, &[u8])> = deletes.chain(unclaimed).collect();
-    deleted_keys.sort_unstable_by(|a, b| (a.0.name(), a.1).cmp(&(b.0.name(), b.1)));
+        .map(|w| (w.place, w.key));
+    let mut deleted_keys: Vec<(Place, &[u8])> = deletes.chain(unclaimed).collect();
+    deleted_keys.sort_unstable_by(|a, b| (a.0.rank(), a.1).cmp(&(b.0.rank(), b.1)));
     // The puts its claims did not make, in key order (concurrent batches lock the rows they
-    // overwrite in the same order).
-    let mut puts: Vec<&KeyWrite> = (plan.writes.iter())
+    // overwrite in the same order): the key-value table's, then sales.
+    let mut puts: Vec<&PlannedWrite> = (plan.writes.iter())
         .filter(|w| live(w.member) && w.value.is_some() && !w.claimed)
         .collect();
-    puts.sort_unstable_by(|a, b| (a.tree.name(), a.key).cmp(&(b.tree.name(), b.key)));
+    puts.sort_unstable_by(|a, b| (a.place.rank(), a.key).cmp(&(b.place.rank(), b.key)));
+    let (sale_puts, kv_puts): (Vec<&PlannedWrite>, Vec<&PlannedWrite>) =
+        puts.into_iter().partition(|w| w.place == Place::Sales);
     let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
-    for write in (plan.writes.iter()).filter(|w| live(w.member) && w.tree.is_watched()) {
-        match watched.iter_mut().find(|(t, _)| *t == write.tree) {
+    for write in (plan.writes.iter()).filter(|w| live(w.member) && w.place.is_watched()) {
+        let Place::Kv(tree) = write.place else {
+            continue;
+        };
+        match watched.iter_mut().find(|(t, _)| *t == tree) {
             Some((_, keys)) => keys.push(write.key),
-            None => watched.push((write.tree, vec![write.key])),
+            None => watched.push((tree, vec![write.key])),
         }
     }
 
     // Every statement below is sent when first polled, in this order, and `join` polls them in
     // order: `BEGIN` (unless sent with the holds), the writes, the feed, `NOTIFY`, `COMMIT`.
+    let statements = &statements;
     let begin = async {
         match began {
             true => Ok(()),
@@ -332,31 +462,52 @@ pub(super) async fn try_apply(
         }
     };
     let put = async {
-        if puts.is_empty() {
+        if kv_puts.is_empty() {
             return Ok(());
         }
-        let trees: Vec<&str> = puts.iter().map(|w| w.tree.name()).collect();
-        let keys: Vec<&[u8]> = puts.iter().map(|w| w.key).collect();
-        let values: Vec<&[u8]> = puts.iter().map(|w| w.value.unwrap_or_default()).collect();
+        let trees: Vec<&str> = kv_puts.iter().map(|w| w.place.rank().1).collect();
+        let keys: Vec<&[u8]> = kv_puts.iter().map(|w| w.key).collect();
+        let values: Vec<&[u8]> = kv_puts
+            .iter()
+            .map(|w| w.value.unwrap_or_default())
+            .collect();
         client
             .execute(&statements.put, &[&trees, &keys, &values])
             .await
             .map(drop)
     };
-    let delete =
-        futures::future::try_join_all(deleted_keys.chunk_by(|a, b| a.0 == b.0).map(|run| {
-            let statement = &statements.delete;
-            async move {
-                let keys: Vec<&[u8]> = run.iter().map(|(_, key)| *key).collect();
-                let rows = client.query(statement, &[&run[0].0.name(), &keys]).await?;
-                rows.iter()
-                    .map(|row| Ok((run[0].0, row.try_get::<_, Vec<u8>>(0)?)))
-                    .collect::<Result<Vec<_>, tokio_postgres::Error>>()
-            }
-        }));
+    let put_sales = async {
+        if sale_puts.is_empty() {
+            return Ok(());
+        }
+        let mut rows = SaleColumns::default();
+        for write in &sale_puts {
+            rows.push(write.key, write.row);
+        }
+        rows.send(client, &statements.put_sales).await.map(drop)
+    };
+    let delete = futures::future::try_join_all(deleted_keys.chunk_by(|a, b| a.0 == b.0).map(
+        |run| async move {
+            let place = run[0].0;
+            let rows = match place {
+                Place::Kv(tree) => {
+                    let keys: Vec<&[u8]> = run.iter().map(|(_, key)| *key).collect();
+                    client
+                        .query(&statements.delete, &[&tree.name(), &keys])
+                        .await?
+                }
+                Place::Sales => {
+                    let ids: Vec<_> = run.iter().map(|(_, key)| receipt_id(key)).collect();
+                    client.query(&statements.delete_sales, &[&ids]).await?
+                }
+            };
+            rows.iter()
+                .map(|row| Ok((place, key_of(place, row)?)))
+                .collect::<Result<Vec<_>, tokio_postgres::Error>>()
+        },
+    ));
     // Watched trees: take one generation per key, and record each key under its own (the
     // records read the generation the bump before them took).
-    let statements = &statements;
     let feed = futures::future::try_join_all(watched.iter().map(|(tree, keys)| async move {
         let name = tree.name();
         let count = keys.len() as i64;
@@ -377,9 +528,10 @@ pub(super) async fn try_apply(
             false => Ok(()),
         }
     };
-    let (began, put, found, bumped, notified, committed) = futures::join!(
+    let (began, put, put_sales, found, bumped, notified, committed) = futures::join!(
         begin,
         put,
+        put_sales,
         delete,
         feed,
         notified,
@@ -389,6 +541,7 @@ pub(super) async fn try_apply(
     // back; a connection lost on the way leaves the commit's outcome unknown.
     let written = began
         .and(put)
+        .and(put_sales)
         .and(notified)
         .and(found)
         .and_then(|found| Ok((found, bumped?)));
@@ -396,7 +549,7 @@ pub(super) async fn try_apply(
     open.ended();
     let (found, bumped) = written.map_err(|e| classify(&e, Phase::Commit))?;
 
-    let found: HashSet<(Tree, Vec<u8>)> = found.into_iter().flatten().collect();
+    let found: HashSet<(Place, Vec<u8>)> = found.into_iter().flatten().collect();
     let mut members: Vec<Result<Vec<u64>, usize>> = (failed.into_iter())
         .map(|failed| failed.map_or(Ok(Vec::new()), Err))
         .collect();
@@ -407,7 +560,7 @@ pub(super) async fn try_apply(
         // A key claimed with a placeholder and deleted by the batch was absent before.
         let missing = write.value.is_none()
             && (plan.holds.iter().any(|h| !h.read && h.write == Some(i))
-                || !found.contains(&(write.tree, write.key.to_vec())));
+                || !found.contains(&(write.place, write.key.to_vec())));
         affected.push(u64::from(!missing));
     }
     let mut generations = Vec::new();
@@ -432,17 +585,13 @@ pub(super) async fn try_apply(
 fn failed_conditions(plan: &Plan<'_>, states: &[Held]) -> Vec<Option<usize>> {
     let mut failed = vec![None; plan.members];
     for (&(member, index, condition), &h) in plan.conditions.iter().zip(&plan.held_by) {
-        let holds = match (condition, &states[h]) {
-            (
-                Condition::Equals {
-                    value: Some(want), ..
-                },
-                Held::Value(value),
-            ) => value.as_deref() == Some(want.as_slice()),
-            (Condition::Equals { value: Some(_), .. }, _) => false,
-            (_, Held::Value(value)) => value.is_none(),
-            (_, Held::Claimed) => true,
-            (_, Held::Present) => false,
+        let (_, _, wanted) = condition_parts(condition);
+        let holds = match (wanted, &states[h]) {
+            (Some(want), Held::Value(value)) => value.as_deref() == Some(want),
+            (Some(_), _) => false,
+            (None, Held::Value(value)) => value.is_none(),
+            (None, Held::Claimed) => true,
+            (None, Held::Present) => false,
         };
         if !holds && failed[member].is_none() {
             failed[member] = Some(index);
@@ -472,61 +621,103 @@ async fn hold_keys(
     statements: &Prepared,
     plan: &Plan<'_>,
 ) -> Result<Vec<Held>, tokio_postgres::Error> {
-    let (read, claim) = (&statements.lock, &statements.claim);
+    let kind = |hold: &Hold| hold.place.rank().0;
     let runs = plan
         .holds
-        .chunk_by(|a, b| a.read == b.read && (!a.read || a.tree == b.tree))
-        .map(|run| {
-            async move {
-                let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
-                if run[0].read {
-                    let rows = client.query(read, &[&run[0].tree.name(), &keys]).await?;
-                    let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
-                    for row in rows {
-                        values.insert(row.try_get(0)?, row.try_get(1)?);
+        .chunk_by(|a, b| a.read == b.read && kind(a) == kind(b) && (!a.read || a.place == b.place))
+        .map(|run| async move {
+            let place = run[0].place;
+            if run[0].read {
+                let rows = match place {
+                    Place::Kv(tree) => {
+                        let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
+                        client
+                            .query(&statements.lock, &[&tree.name(), &keys])
+                            .await?
                     }
-                    return Ok(run
-                        .iter()
-                        .map(|hold| Held::Value(values.remove(hold.key)))
-                        .collect::<Vec<_>>());
-                }
-                let trees: Vec<&str> = run.iter().map(|hold| hold.tree.name()).collect();
-                // The batch's value when the claim puts it, else an empty placeholder.
-                let values: Vec<&[u8]> = run
-                    .iter()
-                    .map(|hold| match hold.write.map(|i| &plan.writes[i]) {
-                        Some(write) if write.claimed => write.value.unwrap_or_default(),
-                        _ => &[],
-                    })
-                    .collect();
-                let rows = client.query(claim, &[&trees, &keys, &values]).await?;
-                let mut claimed: HashSet<(String, Vec<u8>)> = HashSet::new();
+                    Place::Sales => {
+                        let ids: Vec<_> = run.iter().map(|hold| receipt_id(hold.key)).collect();
+                        client.query(&statements.lock_sales, &[&ids]).await?
+                    }
+                };
+                let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
                 for row in rows {
-                    claimed.insert((row.try_get(0)?, row.try_get(1)?));
+                    values.insert(key_of(place, &row)?, row.try_get(1)?);
                 }
-                Ok(run
+                return Ok(run
                     .iter()
-                    .map(|hold| {
-                        match claimed.contains(&(hold.tree.name().to_owned(), hold.key.to_vec())) {
-                            true => Held::Claimed,
-                            false => Held::Present,
-                        }
-                    })
-                    .collect())
+                    .map(|hold| Held::Value(values.remove(hold.key)))
+                    .collect::<Vec<_>>());
             }
+            // The batch's value when the claim puts it, else an empty placeholder.
+            let claimed_write = |hold: &Hold| match hold.write.map(|i| &plan.writes[i]) {
+                Some(write) if write.claimed => Some(write),
+                _ => None,
+            };
+            let claimed: HashSet<(Place, Vec<u8>)> = match place {
+                Place::Kv(_) => {
+                    let trees: Vec<&str> = run.iter().map(|hold| hold.place.rank().1).collect();
+                    let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
+                    let values: Vec<&[u8]> = (run.iter())
+                        .map(|hold| {
+                            claimed_write(hold)
+                                .and_then(|w| w.value)
+                                .unwrap_or_default()
+                        })
+                        .collect();
+                    let rows = (client.query(&statements.claim, &[&trees, &keys, &values])).await?;
+                    let mut claimed = HashSet::new();
+                    for row in rows {
+                        let tree: String = row.try_get(0)?;
+                        if let Some(tree) = Tree::named(&tree) {
+                            claimed.insert((Place::Kv(tree), row.try_get(1)?));
+                        }
+                    }
+                    claimed
+                }
+                Place::Sales => {
+                    let mut rows = SaleColumns::default();
+                    for hold in run {
+                        rows.push(hold.key, claimed_write(hold).and_then(|w| w.row));
+                    }
+                    let rows = rows.send(client, &statements.claim_sales).await?;
+                    let mut claimed = HashSet::new();
+                    for row in rows {
+                        claimed.insert((Place::Sales, key_of(Place::Sales, &row)?));
+                    }
+                    claimed
+                }
+            };
+            Ok(run
+                .iter()
+                .map(
+                    |hold| match claimed.contains(&(hold.place, hold.key.to_vec())) {
+                        true => Held::Claimed,
+                        false => Held::Present,
+                    },
+                )
+                .collect())
         });
     let held = futures::future::try_join_all(runs).await?;
     Ok(held.into_iter().flatten().collect())
+}
+
+/// The key of a row a statement of `place` returned first: a key-value key, or a receipt id.
+fn key_of(place: Place, row: &tokio_postgres::Row) -> Result<Vec<u8>, tokio_postgres::Error> {
+    match place {
+        Place::Kv(_) => row.try_get(0),
+        Place::Sales => Ok(row.try_get::<_, String>(0)?.into_bytes()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn keys_of(plan: &Plan<'_>) -> Vec<(Tree, Vec<u8>, Option<Vec<u8>>)> {
+    fn keys_of(plan: &Plan<'_>) -> Vec<(Place, Vec<u8>, Option<Vec<u8>>)> {
         plan.writes
             .iter()
-            .map(|w| (w.tree, w.key.to_vec(), w.value.map(<[u8]>::to_vec)))
+            .map(|w| (w.place, w.key.to_vec(), w.value.map(<[u8]>::to_vec)))
             .collect()
     }
 
@@ -542,9 +733,17 @@ mod tests {
         assert_eq!(
             keys_of(&plan),
             [
-                (Tree::Endpoints, b"a".to_vec(), Some(b"3".to_vec())),
-                (Tree::Logs, b"a".to_vec(), Some(b"x".to_vec())),
-                (Tree::Endpoints, b"b".to_vec(), Some(b"2".to_vec())),
+                (
+                    Place::Kv(Tree::Endpoints),
+                    b"a".to_vec(),
+                    Some(b"3".to_vec())
+                ),
+                (Place::Kv(Tree::Logs), b"a".to_vec(), Some(b"x".to_vec())),
+                (
+                    Place::Kv(Tree::Endpoints),
+                    b"b".to_vec(),
+                    Some(b"2".to_vec())
+                ),
             ]
         );
         assert!(plan.writes_watched());
