@@ -17,12 +17,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use crate::app::App;
-use crate::receipts::{PaymentMethod, Receipt};
-use crate::store::{Batch, Store, StoreResult, Tree};
+use crate::store::{Store, StoreResult};
 
 /// Pages of [`PAGE`] entries one sweep looks at per pass.
 const MAX_PAGES: usize = 40;
@@ -32,10 +30,6 @@ const PAGE: usize = 256;
 /// call (MCP, `/ai/invoke` with SSE) may run its handler past the response head, which is all
 /// the deadline covers.
 const HOLD_MARGIN: Duration = Duration::from_secs(300);
-
-/// Where the free-receipt sweep got to (the last receipt id it looked at), so paid receipts,
-/// which are kept, are not read again on every pass.
-const RECEIPT_CURSOR: &[u8] = b"sweep/receipts";
 
 /// What one pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,49 +89,14 @@ fn before(now: OffsetDateTime, age: Duration) -> OffsetDateTime {
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
-/// Deletes receipts of free calls issued before `cutoff`; returns how many. Receipt ids are
-/// UUIDv7, so key order is issue order: the sweep walks from where it stopped last time and
-/// ends at the first receipt young enough to keep.
+/// Deletes receipts of free calls issued before `cutoff` (and their proofs); returns how many.
+/// The store looks at [`MAX_PAGES`] pages' worth at most per pass.
 async fn sweep_free_receipts(store: &dyn Store, cutoff: OffsetDateTime) -> StoreResult<usize> {
-    let mut cursor = store.get(Tree::Meta, RECEIPT_CURSOR).await?;
-    let mut deleted = 0;
-    for _ in 0..MAX_PAGES {
-        let page = store
-            .scan_prefix(Tree::Receipts, b"rcpt_", cursor.as_deref(), PAGE)
-            .await?;
-        let full = page.len() == PAGE;
-        let mut batch = Batch::new();
-        let mut young = false;
-        let mut last_old = None;
-        for (key, bytes) in page {
-            // A receipt we cannot read is kept: only a free one may go.
-            let receipt = serde_json::from_slice::<Receipt>(&bytes).ok();
-            let issued = receipt
-                .as_ref()
-                .and_then(|r| OffsetDateTime::parse(&r.issued_at, &Rfc3339).ok());
-            if issued.is_some_and(|at| at >= cutoff) {
-                young = true;
-                break;
-            }
-            if receipt.is_some_and(|r| !r.charged && r.payment_method == PaymentMethod::Free) {
-                // Its batch's proof goes with it; nothing of it stays (it is not in the log).
-                batch = crate::receipts::batch::forget(batch, &key);
-                deleted += 1;
-            }
-            last_old = Some(key);
-        }
-        if let Some(key) = last_old {
-            batch = batch.put(Tree::Meta, RECEIPT_CURSOR, key.clone());
-            cursor = Some(key);
-        }
-        if !batch.writes.is_empty() {
-            store.apply(batch).await?;
-        }
-        if young || !full {
-            break;
-        }
-    }
-    Ok(deleted)
+    let cutoff_ms = i64::try_from(cutoff.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX);
+    let swept = store
+        .sweep_free_receipts(cutoff_ms, MAX_PAGES * PAGE)
+        .await?;
+    Ok(usize::try_from(swept).unwrap_or(usize::MAX))
 }
 
 #[cfg(test)]

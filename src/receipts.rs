@@ -32,18 +32,21 @@ use self::batch::ReceiptBatches;
 use self::log::{Inclusion, LogError, ReceiptLog};
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{Batch, ReceiptRow, Store, StoreError};
 
 /// The public-safe receipt record by id; shared with the MCP `receipt_lookup` tool.
 pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
-    get_json::<Value>(store, Tree::Receipts, receipt_id.as_bytes())
-        .await?
-        .ok_or_else(|| {
-            ApiError::not_found(
-                ErrorCode::ReceiptNotFound,
-                format!("no receipt {receipt_id:?}"),
-            )
-        })
+    let stored = store.receipt(receipt_id).await?;
+    let stored = (stored
+        .map(|bytes| serde_json::from_slice(&bytes))
+        .transpose())
+    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    stored.ok_or_else(|| {
+        ApiError::not_found(
+            ErrorCode::ReceiptNotFound,
+            format!("no receipt {receipt_id:?}"),
+        )
+    })
 }
 
 /// A receipt's proof: its place in the receipt log's tree of `size` leaves (the latest if
@@ -77,9 +80,42 @@ pub fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreErro
 
 /// Adds a new receipt to `batch`, conditional on its id being new.
 fn record(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
-    let bytes = serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let key = receipt.receipt_id.as_bytes().to_vec();
     Ok(batch
-        .require_absent(Tree::Receipts, key.clone())
-        .put(Tree::Receipts, key, bytes))
+        .require_receipt(&receipt.receipt_id, None)
+        .put_receipt(row(receipt)?))
+}
+
+/// Adds `receipt`, re-signed, to `batch` in place of its stored version, on condition that it
+/// is still stored as `old`.
+pub fn replace(batch: Batch, old: Vec<u8>, receipt: &Receipt) -> Result<Batch, StoreError> {
+    Ok(batch
+        .require_receipt(&receipt.receipt_id, Some(old))
+        .put_receipt(row(receipt)?))
+}
+
+/// A stored receipt, if there is one.
+pub async fn read(store: &dyn Store, receipt_id: &str) -> Result<Option<Receipt>, StoreError> {
+    let stored = store.receipt(receipt_id).await?;
+    (stored
+        .map(|bytes| serde_json::from_slice(&bytes))
+        .transpose())
+    .map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// The receipt as the store keeps it: its JSON, and the columns it is found and swept by.
+pub fn row(receipt: &Receipt) -> Result<ReceiptRow, StoreError> {
+    let issued_at = time::OffsetDateTime::parse(
+        &receipt.issued_at,
+        &time::format_description::well_known::Rfc3339,
+    )
+    .map_err(|e| StoreError::Corrupt(format!("a receipt's issuedAt: {e}")))?;
+    Ok(ReceiptRow {
+        receipt_id: receipt.receipt_id.clone(),
+        endpoint: receipt.endpoint_slug.clone(),
+        payer: receipt.payer.clone(),
+        free: !receipt.charged && receipt.payment_method == PaymentMethod::Free,
+        issued_at_ms: i64::try_from(issued_at.unix_timestamp_nanos() / 1_000_000)
+            .map_err(|_| StoreError::Corrupt("a receipt's issuedAt is out of range".into()))?,
+        entry: serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+    })
 }

@@ -211,9 +211,7 @@ pub async fn standings(store: &dyn Store, sales: &[Sale]) -> Result<Vec<Collecti
                 PaymentMethod::X402 if pending => Collection::Pending,
                 // Sales from before `collection` was written, read one at a time.
                 PaymentMethod::X402 => {
-                    let receipt: Option<crate::receipts::Receipt> =
-                        crate::store::get_json(store, Tree::Receipts, sale.receipt_id.as_bytes())
-                            .await?;
+                    let receipt = crate::receipts::read(store, &sale.receipt_id).await?;
                     match receipt {
                         Some(r) if r.settlement.status == "settled" => Collection::Collected,
                         _ => Collection::Recorded,

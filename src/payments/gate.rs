@@ -50,7 +50,7 @@ use crate::receipts::{
     sha256_hex, store_receipt, DigestSalt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner,
 };
 use crate::revenue::{self, Collection, Sale};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError};
 use crate::urls::Urls;
 use crate::x402::facilitator::{Facilitator, SettleJournal, Settlement, SettlementStatus};
 use crate::x402::header::{self, PaymentPayload, SettlementResponse};
@@ -696,10 +696,9 @@ impl X402Settlement {
                 // this very receipt (it carries the id from the `settling` note): serve that.
                 match claim.claim.current(store.as_ref()).await? {
                     Some(Stored::Spent(id)) if id == receipt.receipt_id => {
-                        receipt =
-                            crate::store::get_json(store.as_ref(), Tree::Receipts, id.as_bytes())
-                                .await?
-                                .ok_or(GateError::Internal("recovered receipt missing"))?;
+                        receipt = crate::receipts::read(store.as_ref(), &id)
+                            .await?
+                            .ok_or(GateError::Internal("recovered receipt missing"))?;
                     }
                     _ => return Err(GateError::Internal("nonce claim lost before settlement")),
                 }

@@ -551,7 +551,7 @@ impl Recovery {
         outcome: Outcome,
     ) -> Result<bool, RecoveryError> {
         let id = &pending.receipt_id;
-        let Some(old) = self.store.get(Tree::Receipts, id.as_bytes()).await? else {
+        let Some(old) = self.store.receipt(id).await? else {
             return Err(RecoveryError::Corrupt {
                 key: id.clone(),
                 detail: "a pending settlement without its receipt".into(),
@@ -586,10 +586,7 @@ impl Recovery {
             Outcome::Waiting => return Ok(true),
         }
         self.signer.sign(&mut receipt);
-        let new = serde_json::to_vec(&receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let batch = batch
-            .require_equals(Tree::Receipts, id.as_bytes().to_vec(), Some(old))
-            .put(Tree::Receipts, id.as_bytes().to_vec(), new);
+        let batch = crate::receipts::replace(batch, old, &receipt)?;
         let batch = crate::receipts::log::pending_version(batch, &receipt);
         match self.store.apply(batch).await {
             Ok(()) => {
@@ -1056,11 +1053,10 @@ mod tests {
             stored(&store, settled).await,
             Some(Stored::Spent(note.receipt_id.clone()))
         );
-        let receipt: Receipt =
-            crate::store::get_json(store.as_ref(), Tree::Receipts, note.receipt_id.as_bytes())
-                .await
-                .unwrap()
-                .unwrap();
+        let receipt = crate::receipts::read(store.as_ref(), &note.receipt_id)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(receipt.settlement.status, "settled");
         assert!(receipt.settlement.on_chain);
         assert_eq!(receipt.settlement.transaction, Some(mined.to_string()));
@@ -1072,11 +1068,10 @@ mod tests {
         let Some(Stored::Spent(other_id)) = stored(&store, other_tx).await else {
             panic!("the claim used by another transaction is spent")
         };
-        let other: Receipt =
-            crate::store::get_json(store.as_ref(), Tree::Receipts, other_id.as_bytes())
-                .await
-                .unwrap()
-                .unwrap();
+        let other = crate::receipts::read(store.as_ref(), &other_id)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(other.settlement.transaction, None);
         // Both sales are in the seller's revenue.
         let sales = revenue::sales_of(store.as_ref(), "b", OffsetDateTime::UNIX_EPOCH)
@@ -1219,12 +1214,8 @@ mod tests {
                 errors: 0
             }
         );
-        let receipt = |id: String| async move {
-            crate::store::get_json::<Receipt>(s, Tree::Receipts, id.as_bytes())
-                .await
-                .unwrap()
-                .unwrap()
-        };
+        let receipt =
+            |id: String| async move { crate::receipts::read(s, &id).await.unwrap().unwrap() };
         for (id, status, charged, on_chain) in [
             (&settled_id, "settled", true, true),
             (&elsewhere_id, "settled", true, true),

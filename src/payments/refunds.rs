@@ -31,11 +31,11 @@ use super::credits;
 use crate::error::{ApiError, ErrorCode};
 use crate::money::Usd;
 use crate::receipts::log;
-use crate::receipts::{PaymentMethod, Receipt, ReceiptSigner};
+use crate::receipts::{PaymentMethod, ReceiptSigner};
 use crate::revenue::payouts::{self, paid_key};
 use crate::revenue::refunds::{self, bump_balance, debt_key, owed, refund_key, Refund};
 use crate::revenue::{standing, Collection, Sale, Signature};
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError, Tree};
 use crate::x402::{Facilitator, PaymentError};
 
 /// The longest reason kept.
@@ -207,12 +207,10 @@ async fn attempt(
 ) -> Result<(Refund, bool), RefundError> {
     let store = parts.store.as_ref();
     let Some(sale_bytes) = store.sale(receipt_id).await? else {
-        return Err(
-            match store.get(Tree::Receipts, receipt_id.as_bytes()).await? {
-                Some(_) => RefundError::NotCharged,
-                None => RefundError::NotFound(receipt_id.to_string()),
-            },
-        );
+        return Err(match store.receipt(receipt_id).await? {
+            Some(_) => RefundError::NotCharged,
+            None => RefundError::NotFound(receipt_id.to_string()),
+        });
     };
     let sale: Sale =
         serde_json::from_slice(&sale_bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -383,8 +381,7 @@ async fn credit_of(store: &dyn Store, sale: &Sale) -> Result<String, RefundError
         return Ok(id.clone());
     }
     let unknown = RefundError::Unavailable("the developer credit that paid this call is not known");
-    let receipt: Option<Receipt> =
-        get_json(store, Tree::Receipts, sale.receipt_id.as_bytes()).await?;
+    let receipt = crate::receipts::read(store, &sale.receipt_id).await?;
     let Some(payer) = receipt.and_then(|r| r.payer) else {
         return Err(unknown);
     };
@@ -409,7 +406,7 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, QuoteRow, SalesLedger, SledStore, StoreResult,
+        LogRow, QuoteRow, ReceiptRecords, SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -479,6 +476,23 @@ mod tests {
         }
         async fn upgrade_sales(&self) -> StoreResult<u64> {
             self.0.upgrade_sales().await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl ReceiptRecords for SlowBatches {
+        async fn receipt(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.receipt(receipt_id).await
+        }
+        async fn receipts_after(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.receipts_after(after, limit).await
+        }
+        async fn sweep_free_receipts(&self, before_ms: i64, limit: usize) -> StoreResult<u64> {
+            self.0.sweep_free_receipts(before_ms, limit).await
         }
     }
 

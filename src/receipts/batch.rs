@@ -245,13 +245,6 @@ struct Proven {
     inclusions: Vec<Inclusion>,
 }
 
-/// Adds the deletion of a free receipt's proof to the batch deleting the receipt (retention).
-pub fn forget(batch: Batch, receipt_id: &[u8]) -> Batch {
-    batch
-        .delete(Tree::Receipts, receipt_id.to_vec())
-        .delete(Tree::ReceiptProofs, receipt_id.to_vec())
-}
-
 #[cfg(test)]
 mod tests {
     use toolhost_tlog::{verify, Checkpoint};
@@ -297,14 +290,10 @@ mod tests {
         for (receipt, proof) in receipts.iter().zip(&proofs) {
             let proof = proof.as_ref().unwrap();
             proves(&verifier, receipt, proof);
-            let stored: Receipt = get_json(
-                store.as_ref(),
-                Tree::Receipts,
-                receipt.receipt_id.as_bytes(),
-            )
-            .await
-            .unwrap()
-            .unwrap();
+            let stored = crate::receipts::read(store.as_ref(), &receipt.receipt_id)
+                .await
+                .unwrap()
+                .unwrap();
             assert_eq!(&stored, receipt);
             assert_eq!(
                 batches
@@ -359,7 +348,7 @@ mod tests {
         for (receipt, proof) in others.iter().zip(rest) {
             proves(&verifier, receipt, &proof.unwrap());
         }
-        let stored: Receipt = get_json(store.as_ref(), Tree::Receipts, b"rcpt_0001")
+        let stored = crate::receipts::read(store.as_ref(), "rcpt_0001")
             .await
             .unwrap()
             .unwrap();
@@ -369,17 +358,11 @@ mod tests {
             &first,
             &batches.proof_of("rcpt_0001").await.unwrap().unwrap(),
         );
-        // Forgetting a receipt takes its proof with it.
-        store
-            .apply(forget(Batch::new(), b"rcpt_0002"))
-            .await
-            .unwrap();
+        // Swept once old, a free receipt takes its proof with it.
+        let swept = store.sweep_free_receipts(i64::MAX, 100).await.unwrap();
+        assert_eq!(swept, 5);
         assert!(batches.proof_of("rcpt_0002").await.unwrap().is_none());
-        assert!(store
-            .get(Tree::Receipts, b"rcpt_0002")
-            .await
-            .unwrap()
-            .is_none());
+        assert!(store.receipt("rcpt_0002").await.unwrap().is_none());
         batches.close().await;
     }
 }

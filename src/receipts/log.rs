@@ -737,10 +737,9 @@ impl ReceiptLog {
         let Some(cursor) = store.get(Tree::ReceiptLog, BACKFILL).await? else {
             return Ok(false);
         };
-        let after = (!cursor.is_empty()).then_some(cursor.as_slice());
-        let mut page = store
-            .scan_prefix(Tree::Receipts, b"", after, BACKFILL_PAGE)
-            .await?;
+        let after = String::from_utf8_lossy(&cursor);
+        let after = (!after.is_empty()).then_some(&*after);
+        let mut page = store.receipts_after(after, BACKFILL_PAGE).await?;
         let Some((last, _)) = page.last().cloned() else {
             let done = Batch::new()
                 .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor))
@@ -759,15 +758,14 @@ impl ReceiptLog {
         loop {
             let mut batch = Batch::new()
                 .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor.clone()))
-                .put(Tree::ReceiptLog, BACKFILL, last.clone());
-            for (key, stored) in &page {
-                let receipt_id = String::from_utf8_lossy(key);
+                .put(Tree::ReceiptLog, BACKFILL, last.clone().into_bytes());
+            for (receipt_id, stored) in &page {
                 let entry = serde_json::from_slice::<serde_json::Value>(stored)
                     .map(|value| canonical_json(&value).into_bytes())
                     .map_err(|e| LogError::Corrupt(format!("a stored receipt: {e}")))?;
-                let pending = pending_key(&receipt_id, None);
+                let pending = pending_key(receipt_id, None);
                 batch = batch
-                    .require_absent(Tree::ReceiptLog, leaf_key(&receipt_id))
+                    .require_absent(Tree::ReceiptLog, leaf_key(receipt_id))
                     .require_absent(Tree::ReceiptLog, pending.clone())
                     .put(Tree::ReceiptLog, pending, entry);
             }
@@ -1487,11 +1485,7 @@ mod tests {
         let mut settled = signed(3);
         settled.settlement.status = "settled".into();
         key().sign(&mut settled);
-        let batch = Batch::new().put(
-            Tree::Receipts,
-            settled.receipt_id.as_bytes(),
-            serde_json::to_vec(&settled).unwrap(),
-        );
+        let batch = Batch::new().put_receipt(crate::receipts::row(&settled).unwrap());
         store.apply(pending_version(batch, &settled)).await.unwrap();
         let first = log.inclusion_of("rcpt_00003", None).await.unwrap();
         // Reopened, the sweep appends the new version at once.

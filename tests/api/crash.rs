@@ -632,16 +632,12 @@ async fn metered_money_survives_kill_9(engine: Engine) {
     let (on_disk, refunds_on_disk, credit_charged, held) = {
         let store = engine.open(&data).await;
         let mut on_disk: HashMap<String, (u64, bool)> = HashMap::new();
-        for (id, bytes) in store
-            .scan_prefix(Tree::Receipts, b"", None, 100_000)
-            .await
-            .unwrap()
-        {
+        for (id, bytes) in store.receipts_after(None, 100_000).await.unwrap() {
             let receipt: Value = serde_json::from_slice(&bytes).unwrap();
             if receipt["endpointSlug"] == SLUG {
                 let amount = receipt["amount"].as_str().unwrap().parse().unwrap();
                 let by_credit = receipt["paymentMethod"] == "developer_credit";
-                on_disk.insert(String::from_utf8(id).unwrap(), (amount, by_credit));
+                on_disk.insert(id, (amount, by_credit));
             }
         }
         let mut refunds_on_disk: HashMap<String, u64> = HashMap::new();

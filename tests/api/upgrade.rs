@@ -21,7 +21,8 @@
 //! `pg-e2feedf`: a database of the last release that kept sales in the key-value table (each
 //! under its receipt id and again under its seller), quotes already in their own table. At the
 //! first start its sales move to their own table (migration 5), their copies go, and the
-//! builder's revenue counts the old sale with new ones.
+//! builder's revenue counts the old sale with new ones. Its receipts move to their own table
+//! (migration 6), a free call's told from paid ones.
 
 use std::path::Path;
 
@@ -295,7 +296,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        5
+        6
     );
 }
 
@@ -479,6 +480,51 @@ async fn a_database_of_the_release_with_sales_in_the_key_value_table_keeps_them(
         .await
         .unwrap();
     assert_eq!(moved, 1, "the fixture's quote");
+    let old_receipts = count("SELECT count(*) FROM toolhost_kv WHERE tree = 'receipts'").await;
+    assert_eq!(old_receipts, 2, "the free one and the sale's");
     old_sales_and_quote_are_found(|| Node::start(&["--store", &url]), &expected).await;
     sales_are_in_their_table(&db, &expected).await;
+    // Receipts moved to their table (migration 6), each with its columns; two were made since.
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'receipts'").await,
+        0
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_receipts").await,
+        old_receipts + 2
+    );
+    let free = db
+        .query_one(
+            "SELECT free, endpoint, convert_from(entry, 'UTF8')::JSONB ->> 'issuedAt', \
+             issued_at_ms FROM toolhost_receipts WHERE receipt_id = $1",
+            &[&expected["receiptId"].as_str().unwrap()],
+        )
+        .await
+        .unwrap();
+    assert!(
+        free.get::<_, bool>(0),
+        "the receipt echo's is a free call's"
+    );
+    assert_eq!(free.get::<_, Option<&str>>(1), Some("receipt-echo"));
+    let issued = time::OffsetDateTime::parse(
+        free.get::<_, &str>(2),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert_eq!(
+        free.get::<_, i64>(3),
+        (issued.unix_timestamp_nanos() / 1_000_000) as i64
+    );
+    let sold = db
+        .query_one(
+            "SELECT free, endpoint FROM toolhost_receipts WHERE receipt_id = $1",
+            &[&expected["soldReceiptId"].as_str().unwrap()],
+        )
+        .await
+        .unwrap();
+    assert!(
+        !sold.get::<_, bool>(0),
+        "a sale's receipt is not a free call's"
+    );
+    assert_eq!(sold.get::<_, Option<&str>>(1), Some("priced"));
 }

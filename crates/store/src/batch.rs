@@ -1,11 +1,12 @@
 //! Atomic write batches with optimistic preconditions.
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
-//! stores generically. *Typed* members name a domain's record (a sale), so each engine keeps
-//! it in a shape of its own: a key-value engine lowers it to the keys every release has
-//! written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of
+//! stores generically. *Typed* members name a domain's record (a sale, a receipt), so each
+//! engine keeps it in a shape of its own: a key-value engine lowers it to the keys every release
+//! has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of
 //! both kinds are numbered together, in the order they were added.
 
+use super::receipts::ReceiptRow;
 use super::sales::{self, SaleRow};
 use super::Tree;
 
@@ -24,6 +25,12 @@ pub enum Condition {
     /// The sale of `receipt_id` must be stored exactly as `entry` (`None`: there is none):
     /// recording a sale once, and changing or removing it only as it was read.
     Sale {
+        receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The receipt must be stored exactly as `entry` (`None`: there is none): issuing a
+    /// receipt once, and re-signing it only as it was read.
+    Receipt {
         receipt_id: String,
         entry: Option<Vec<u8>>,
     },
@@ -47,6 +54,12 @@ pub enum Write {
     DeleteSale {
         receipt_id: String,
         seller: Option<String>,
+    },
+    /// Stores a receipt (replacing one of the same id).
+    PutReceipt(ReceiptRow),
+    /// Removes a receipt.
+    DeleteReceipt {
+        receipt_id: String,
     },
 }
 
@@ -123,6 +136,27 @@ impl Batch {
         self
     }
 
+    /// Requires the receipt to be stored as `entry` (`None`: that there is none).
+    pub fn require_receipt(mut self, receipt_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Receipt {
+            receipt_id: receipt_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_receipt(mut self, receipt: ReceiptRow) -> Self {
+        self.writes.push(Write::PutReceipt(receipt));
+        self
+    }
+
+    pub fn delete_receipt(mut self, receipt_id: &str) -> Self {
+        self.writes.push(Write::DeleteReceipt {
+            receipt_id: receipt_id.to_owned(),
+        });
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -151,6 +185,11 @@ impl Batch {
                     key: sales::kv::sale_key(&receipt_id),
                     expected: entry,
                 },
+                Condition::Receipt { receipt_id, entry } => KeyCondition {
+                    tree: Tree::Receipts,
+                    key: receipt_id.into_bytes(),
+                    expected: entry,
+                },
             })
             .collect();
         let mut writes = Vec::with_capacity(self.writes.len());
@@ -170,6 +209,16 @@ impl Batch {
                 Write::DeleteSale { receipt_id, seller } => {
                     writes.extend(sales::kv::delete(&receipt_id, seller.as_deref()))
                 }
+                Write::PutReceipt(receipt) => writes.push(KeyWrite {
+                    tree: Tree::Receipts,
+                    key: receipt.receipt_id.into_bytes(),
+                    value: Some(receipt.entry),
+                }),
+                Write::DeleteReceipt { receipt_id } => writes.push(KeyWrite {
+                    tree: Tree::Receipts,
+                    key: receipt_id.into_bytes(),
+                    value: None,
+                }),
             }
         }
         KeyBatch { conditions, writes }

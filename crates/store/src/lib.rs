@@ -24,9 +24,10 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`: endpoint logs, builder events, hosted-service quotes
-//!   and the sale ledger, the domains the store keeps in a shape of their own (tables on
-//!   PostgreSQL; trees on sled). Sales are written by typed members of batches.
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`: endpoint logs, builder events,
+//!   hosted-service quotes, the sale ledger and receipts, the domains the store keeps in a shape
+//!   of their own (tables on PostgreSQL; trees on sled). Sales and receipts are written by typed
+//!   members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -40,6 +41,7 @@ pub mod logs;
 pub mod paging;
 mod postgres;
 pub mod quotes;
+pub mod receipts;
 pub mod sales;
 mod sled_store;
 mod typed;
@@ -56,6 +58,7 @@ pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
+pub use receipts::{ReceiptRecords, ReceiptRow};
 pub use sales::{SaleRow, SalesLedger};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
@@ -206,11 +209,11 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
-/// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`]).
+/// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
-    EndpointLogs + BuilderEvents + HostedQuotes + SalesLedger + Send + Sync + 'static
+    EndpointLogs + BuilderEvents + HostedQuotes + SalesLedger + ReceiptRecords + Send + Sync + 'static
 {
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
     /// The values of `keys` (each `None` if absent), in their order: one read for many keys

@@ -27,9 +27,9 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, quotes, sales, Batch, BuilderEvents, Change, Durable, EndpointLogs, Entry,
-    EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow,
-    QuoteRow, SalesLedger, Store, StoreError, StoreResult, Tree,
+    events, keys, logs, quotes, receipts, sales, Batch, BuilderEvents, Change, Durable,
+    EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition,
+    KeyWrite, LogRow, QuoteRow, ReceiptRecords, SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -665,6 +665,25 @@ impl SalesLedger for SledStore {
 
     async fn upgrade_sales(&self) -> StoreResult<u64> {
         sales::kv::upgrade(self).await
+    }
+}
+
+#[async_trait]
+impl ReceiptRecords for SledStore {
+    async fn receipt(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        receipts::kv::get(self, receipt_id).await
+    }
+
+    async fn receipts_after(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        receipts::kv::after(self, after, limit).await
+    }
+
+    async fn sweep_free_receipts(&self, before_ms: i64, limit: usize) -> StoreResult<u64> {
+        receipts::kv::sweep(self, before_ms, limit).await
     }
 }
 

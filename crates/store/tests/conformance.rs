@@ -97,6 +97,7 @@ macro_rules! every_engine {
             quotes_are_kept_until_swept,
             sales_are_recorded_once_and_found_by_seller,
             sales_and_keys_commit_together,
+            receipts_are_issued_once_read_and_swept,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,
             single_key_batches_keep_their_conditions,

@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::{
-    Batch, Change, EventQuery, EventRow, LogRow, QuoteRow, SaleRow, Store, StoreError, StoreResult,
-    Tree,
+    Batch, Change, EventQuery, EventRow, LogRow, QuoteRow, ReceiptRow, SaleRow, Store, StoreError,
+    StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1094,6 +1094,115 @@ pub async fn quotes_are_kept_until_swept(s: Shared) {
     assert_eq!(s.quote("qt_4").await.unwrap(), None);
 }
 
+/// A receipt issued at `issued_at_ms`, a free call's or a paid one's, as the service writes it.
+fn receipt_row(id: &str, free: bool, issued_at_ms: i64) -> ReceiptRow {
+    let issued_at =
+        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(issued_at_ms) * 1_000_000)
+            .unwrap()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap();
+    let method = if free { "free" } else { "x402" };
+    ReceiptRow {
+        receipt_id: id.to_owned(),
+        endpoint: Some("tool".to_owned()),
+        payer: (!free).then(|| "0xpayer".to_owned()),
+        free,
+        issued_at_ms,
+        entry: serde_json::json!({
+            "receiptId": id, "issuedAt": issued_at, "charged": !free, "paymentMethod": method,
+        })
+        .to_string()
+        .into_bytes(),
+    }
+}
+
+/// Receipts are issued once, read by id and in id order a page at a time, re-signed only as
+/// read, and a sweep takes old free calls' receipts with their proofs, never a paid one or a
+/// young one.
+pub async fn receipts_are_issued_once_read_and_swept(s: Shared) {
+    let issue = |row: ReceiptRow| {
+        let proof = row.free.then(|| row.receipt_id.clone().into_bytes());
+        let batch = Batch::new()
+            .require_receipt(&row.receipt_id, None)
+            .put_receipt(row);
+        match proof {
+            Some(id) => batch.put(Tree::ReceiptProofs, id, b"proof".to_vec()),
+            None => batch,
+        }
+    };
+    let base = 1_800_000_000_000;
+    let receipts = [
+        receipt_row("rcpt_01", true, base),
+        receipt_row("rcpt_02", false, base + 1_000),
+        receipt_row("rcpt_03", true, base + 2_000),
+        receipt_row("rcpt_04", true, base + 3_000),
+        receipt_row("rcpt_05", false, base + 4_000),
+    ];
+    for receipt in &receipts {
+        s.apply(issue(receipt.clone())).await.unwrap();
+    }
+    let again = s.apply(issue(receipt_row("rcpt_02", false, base))).await;
+    assert!(
+        matches!(again, Err(StoreError::ConditionFailed(0))),
+        "{again:?}"
+    );
+    assert_eq!(
+        s.receipt("rcpt_02").await.unwrap(),
+        Some(receipts[1].entry.clone())
+    );
+    assert_eq!(s.receipt("rcpt_09").await.unwrap(), None);
+    let after = |after: Option<&'static str>, limit: usize| {
+        let s = Arc::clone(&s);
+        async move { ids(s.receipts_after(after, limit).await.unwrap()) }
+    };
+    assert_eq!(
+        after(None, 10).await,
+        ["rcpt_01", "rcpt_02", "rcpt_03", "rcpt_04", "rcpt_05"]
+    );
+    assert_eq!(after(Some("rcpt_02"), 2).await, ["rcpt_03", "rcpt_04"]);
+
+    // Re-signed only as read.
+    let settled = receipt_row("rcpt_05", false, base + 4_000);
+    let settled = ReceiptRow {
+        entry: [
+            &settled.entry[..settled.entry.len() - 1],
+            br#","settled":true}"#,
+        ]
+        .concat(),
+        ..settled
+    };
+    let stale = Batch::new()
+        .require_receipt("rcpt_05", Some(b"{}".to_vec()))
+        .put_receipt(settled.clone());
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let replace = Batch::new()
+        .require_receipt("rcpt_05", Some(receipts[4].entry.clone()))
+        .put_receipt(settled.clone());
+    s.apply(replace).await.unwrap();
+    assert_eq!(
+        s.receipt("rcpt_05").await.unwrap().as_deref(),
+        Some(settled.entry.as_slice())
+    );
+
+    // Old free receipts go with their proofs; the paid one and the young one stay.
+    assert_eq!(s.sweep_free_receipts(base + 2_500, 1_000).await.unwrap(), 2);
+    assert_eq!(s.sweep_free_receipts(base + 2_500, 1_000).await.unwrap(), 0);
+    assert_eq!(after(None, 10).await, ["rcpt_02", "rcpt_04", "rcpt_05"]);
+    for (id, proof) in [("rcpt_01", false), ("rcpt_03", false), ("rcpt_04", true)] {
+        let kept = get(&s, Tree::ReceiptProofs, id.as_bytes()).await;
+        assert_eq!(kept.is_some(), proof, "{id}'s proof");
+    }
+    // Deleted as a typed record, a receipt is gone.
+    s.apply(Batch::new().delete_receipt("rcpt_04"))
+        .await
+        .unwrap();
+    assert_eq!(s.receipt("rcpt_04").await.unwrap(), None);
+}
+
 /// A sale of `seller` (`None`: the platform's), as the ledger would write it.
 fn sale_row(id: &str, seller: Option<&str>, amount: i64) -> SaleRow {
     SaleRow {
@@ -1205,15 +1314,17 @@ pub async fn sales_are_recorded_once_and_found_by_seller(s: Shared) {
     assert_eq!(after(None, "", 10).await.len(), 4);
 }
 
-/// A sale and the keys written with it (its receipt, a nonce) land together or not at all,
-/// and conditions of both kinds are numbered in the order they were added.
+/// A sale and what is written with it (its receipt, a nonce) land together or not at all, and
+/// conditions of every kind are numbered in the order they were added.
 pub async fn sales_and_keys_commit_together(s: Shared) {
+    // As a paid call settles: its nonce, its receipt and its sale, each claimed.
     let settle = |id: &str, nonce: &[u8]| {
         Batch::new()
             .require_absent(Tree::Nonces, nonce.to_vec())
             .require_sale(id, None)
+            .require_receipt(id, None)
             .put(Tree::Nonces, nonce.to_vec(), id.as_bytes().to_vec())
-            .put(Tree::Receipts, id.as_bytes().to_vec(), b"receipt".to_vec())
+            .put_receipt(receipt_row(id, false, 1_800_000_000_000))
             .put_sale(sale_row(id, Some("a"), 10))
     };
     s.apply(settle("rcpt_10", b"n1")).await.unwrap();
@@ -1224,7 +1335,7 @@ pub async fn sales_and_keys_commit_together(s: Shared) {
         "{spent:?}"
     );
     assert_eq!(s.sale("rcpt_11").await.unwrap(), None);
-    assert_eq!(get(&s, Tree::Receipts, b"rcpt_11").await, None);
+    assert_eq!(s.receipt("rcpt_11").await.unwrap(), None);
     // The sale exists: nothing of the third lands, its nonce included.
     let sold = s.apply(settle("rcpt_10", b"n2")).await;
     assert!(
@@ -1242,8 +1353,10 @@ pub async fn sales_and_keys_commit_together(s: Shared) {
                 let nonce = format!("race-{i}").into_bytes();
                 let claim = Batch::new()
                     .require_sale("rcpt_12", None)
+                    .require_receipt("rcpt_12", None)
                     .require_absent(Tree::Nonces, nonce.clone())
                     .put(Tree::Nonces, nonce, b"rcpt_12".to_vec())
+                    .put_receipt(receipt_row("rcpt_12", false, 1_800_000_000_000))
                     .put_sale(sale_row("rcpt_12", Some("a"), 10));
                 (i, s.apply(claim).await)
             })

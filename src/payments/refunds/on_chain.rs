@@ -92,8 +92,7 @@ pub(super) async fn available(parts: &Parts, receipt_id: &str) -> Result<(), Ref
              give it back from (configure on-chain settlement, or return it yourself)",
         ));
     }
-    let receipt: Option<Receipt> =
-        get_json(parts.store.as_ref(), Tree::Receipts, receipt_id.as_bytes()).await?;
+    let receipt = crate::receipts::read(parts.store.as_ref(), receipt_id).await?;
     match receipt.and_then(|r| r.settlement.facilitator) {
         Some(facilitator) if facilitator == "local" => Ok(()),
         _ => Err(RefundError::Unavailable(
@@ -111,7 +110,7 @@ pub(super) async fn refund(
 ) -> Result<(Refund, bool), RefundError> {
     let store = parts.store.as_ref();
     let receipt_id = refund.receipt_id.clone();
-    let receipt: Receipt = get_json(store, Tree::Receipts, receipt_id.as_bytes())
+    let receipt: Receipt = crate::receipts::read(store, &receipt_id)
         .await?
         .ok_or_else(|| RefundError::NotFound(receipt_id.clone()))?;
     let (Some(payer), Some(asset)) = (receipt.payer, receipt.asset) else {

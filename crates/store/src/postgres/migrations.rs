@@ -131,6 +131,47 @@ const MIGRATIONS: &[(i32, &str)] = &[
          WHERE tree = 'ledger' AND (substring(key FROM 1 FOR 5) = 'sale/'::BYTEA
                                     OR substring(key FROM 1 FOR 10) = 'by_seller/'::BYTEA);",
     ),
+    (
+        6,
+        // Receipts leave the key-value table for their own ([`receipts`](super::receipts)):
+        // every receipt the `receipts` tree kept under its id moves, its columns read from its
+        // JSON. One that cannot be read moves as it is, never counted a free call's (a sweep
+        // keeps it, as before).
+        "CREATE TABLE toolhost_receipts (
+             receipt_id TEXT COLLATE \"C\" PRIMARY KEY,
+             endpoint TEXT COLLATE \"C\",
+             payer TEXT,
+             free BOOLEAN NOT NULL,
+             issued_at_ms BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_receipts_free_by_age ON toolhost_receipts (issued_at_ms) WHERE free;
+         CREATE FUNCTION pg_temp.toolhost_json(entry BYTEA) RETURNS JSONB
+         LANGUAGE plpgsql AS $$
+         BEGIN
+             RETURN convert_from(entry, 'UTF8')::JSONB;
+         EXCEPTION WHEN OTHERS THEN
+             RETURN NULL;
+         END $$;
+         CREATE FUNCTION pg_temp.toolhost_ms(at TEXT) RETURNS BIGINT
+         LANGUAGE plpgsql AS $$
+         BEGIN
+             RETURN floor(extract(epoch FROM at::TIMESTAMPTZ) * 1000)::BIGINT;
+         EXCEPTION WHEN OTHERS THEN
+             RETURN NULL;
+         END $$;
+         INSERT INTO toolhost_receipts (receipt_id, endpoint, payer, free, issued_at_ms, entry)
+         SELECT convert_from(key, 'UTF8'),
+                receipt ->> 'endpointSlug',
+                receipt ->> 'payer',
+                coalesce(receipt ->> 'charged' = 'false' AND receipt ->> 'paymentMethod' = 'free'
+                         AND pg_temp.toolhost_ms(receipt ->> 'issuedAt') IS NOT NULL, false),
+                coalesce(pg_temp.toolhost_ms(receipt ->> 'issuedAt'), 0),
+                value
+         FROM (SELECT key, value, pg_temp.toolhost_json(value) AS receipt
+               FROM toolhost_kv WHERE tree = 'receipts') AS receipts;
+         DELETE FROM toolhost_kv WHERE tree = 'receipts';",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

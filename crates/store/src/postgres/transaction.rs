@@ -18,8 +18,8 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales) are held and written the same way in their own table
-//! (`toolhost_sales`), keyed by receipt id: a key is a [`Place`] and the bytes naming a row
+//! Typed members (sales, receipts) are held and written the same way in their records' tables
+//! (`tables`), keyed by id: a key is a [`Place`] and the bytes naming a row
 //! there.
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
@@ -30,8 +30,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::feed::{SQL_BUMP_GENERATION, SQL_NOTIFY, SQL_RECORD_CHANGE};
+use super::tables::{key_text, Columns, Row, Table};
 use super::{classify, column, Phase, TxError};
-use crate::{Batch, Condition, SaleRow, StoreError, Tree, Write};
+use crate::{Batch, Condition, StoreError, Tree, Write};
 
 const SQL_BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 /// A transaction whose commit does not wait for its flush ([`Store::apply_unsynced`](crate::Store::apply_unsynced)).
@@ -53,38 +54,22 @@ const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
 /// Deletes keys of one tree; returns those that were there.
 const SQL_DELETE_KEYS: &str =
     "DELETE FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[]) RETURNING key";
-/// [`SQL_LOCK_KEYS`], [`SQL_CLAIM_KEYS`], [`SQL_PUT_KEYS`] and [`SQL_DELETE_KEYS`] of sales
-/// (`toolhost_sales`, migration 5), whose rows are given column by column.
-const SQL_LOCK_SALES: &str = "SELECT receipt_id, entry FROM toolhost_sales \
-     WHERE receipt_id = ANY($1::TEXT[]) ORDER BY receipt_id FOR UPDATE";
-const SQL_CLAIM_SALES: &str = "INSERT INTO toolhost_sales \
-     (receipt_id, seller, endpoint, at_ms, amount, collection, entry) \
-     SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[], \
-     $6::TEXT[], $7::BYTEA[]) ON CONFLICT (receipt_id) DO NOTHING RETURNING receipt_id";
-const SQL_PUT_SALES: &str = "INSERT INTO toolhost_sales \
-     (receipt_id, seller, endpoint, at_ms, amount, collection, entry) \
-     SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[], \
-     $6::TEXT[], $7::BYTEA[]) ON CONFLICT (receipt_id) DO UPDATE SET seller = excluded.seller, \
-     endpoint = excluded.endpoint, at_ms = excluded.at_ms, amount = excluded.amount, \
-     collection = excluded.collection, entry = excluded.entry";
-const SQL_DELETE_SALES: &str =
-    "DELETE FROM toolhost_sales WHERE receipt_id = ANY($1::TEXT[]) RETURNING receipt_id";
-
-/// Where a key a batch holds or writes lives: a tree of the key-value table, or the sales
-/// table (the key: a receipt id's bytes).
+/// Where a key a batch holds or writes lives: a tree of the key-value table, or a typed
+/// record's table (the key: the record's id's bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Place {
     Kv(Tree),
-    Sales,
+    Table(Table),
 }
 
 impl Place {
     /// Places in the order their keys are locked: the key-value table's trees by name, then
-    /// sales (any order does, as long as every transaction takes the same one).
+    /// the typed records' tables by name (any order does, as long as every transaction takes
+    /// the same one).
     fn rank(self) -> (u8, &'static str) {
         match self {
             Place::Kv(tree) => (0, tree.name()),
-            Place::Sales => (1, ""),
+            Place::Table(table) => (1, table.name()),
         }
     }
 
@@ -98,71 +83,39 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
     match condition {
         Condition::Absent { tree, key } => (Place::Kv(*tree), key, None),
         Condition::Equals { tree, key, value } => (Place::Kv(*tree), key, value.as_deref()),
-        Condition::Sale { receipt_id, entry } => {
-            (Place::Sales, receipt_id.as_bytes(), entry.as_deref())
-        }
+        Condition::Sale { receipt_id, entry } => (
+            Place::Table(Table::Sales),
+            receipt_id.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::Receipt { receipt_id, entry } => (
+            Place::Table(Table::Receipts),
+            receipt_id.as_bytes(),
+            entry.as_deref(),
+        ),
     }
 }
 
-/// A write's place and key, the value it puts (`None`: a delete), and the row of a sale put.
-pub(super) fn write_parts(write: &Write) -> (Place, &[u8], Option<&[u8]>, Option<&SaleRow>) {
+/// A write's place and key, the value it puts (`None`: a delete), and the row of a typed put.
+pub(super) fn write_parts(write: &Write) -> (Place, &[u8], Option<&[u8]>, Option<Row<'_>>) {
+    fn typed<'b>(
+        table: Table,
+        id: &'b str,
+        row: Option<Row<'b>>,
+    ) -> (Place, &'b [u8], Option<&'b [u8]>, Option<Row<'b>>) {
+        (Place::Table(table), id.as_bytes(), row.map(Row::entry), row)
+    }
     match write {
         Write::Put { tree, key, value } => (Place::Kv(*tree), key, Some(value), None),
         Write::Delete { tree, key } => (Place::Kv(*tree), key, None, None),
-        Write::PutSale(sale) => (
-            Place::Sales,
-            sale.receipt_id.as_bytes(),
-            Some(&sale.entry),
-            Some(sale),
+        Write::PutSale(sale) => typed(Table::Sales, &sale.receipt_id, Some(Row::Sale(sale))),
+        Write::DeleteSale { receipt_id, .. } => typed(Table::Sales, receipt_id, None),
+        Write::PutReceipt(receipt) => typed(
+            Table::Receipts,
+            &receipt.receipt_id,
+            Some(Row::Receipt(receipt)),
         ),
-        Write::DeleteSale { receipt_id, .. } => (Place::Sales, receipt_id.as_bytes(), None, None),
-    }
-}
-
-/// A sales key (a receipt id's bytes, always UTF-8) as the table's text.
-fn receipt_id(key: &[u8]) -> std::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(key)
-}
-
-/// Sale rows column by column, for `unnest`: a placeholder (an empty entry) where `None`.
-#[derive(Default)]
-struct SaleColumns<'b> {
-    ids: Vec<std::borrow::Cow<'b, str>>,
-    sellers: Vec<Option<&'b str>>,
-    endpoints: Vec<Option<&'b str>>,
-    at_ms: Vec<i64>,
-    amounts: Vec<i64>,
-    collections: Vec<Option<&'b str>>,
-    entries: Vec<&'b [u8]>,
-}
-
-impl<'b> SaleColumns<'b> {
-    fn push(&mut self, key: &'b [u8], row: Option<&'b SaleRow>) {
-        self.ids.push(receipt_id(key));
-        self.sellers.push(row.and_then(|r| r.seller.as_deref()));
-        self.endpoints.push(row.and_then(|r| r.endpoint.as_deref()));
-        self.at_ms.push(row.map_or(0, |r| r.at_ms));
-        self.amounts.push(row.map_or(0, |r| r.amount));
-        self.collections
-            .push(row.and_then(|r| r.collection.as_deref()));
-        self.entries.push(row.map_or(&[], |r| r.entry.as_slice()));
-    }
-
-    async fn send(
-        &self,
-        client: &deadpool_postgres::Client,
-        statement: &tokio_postgres::Statement,
-    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
-            &self.ids,
-            &self.sellers,
-            &self.endpoints,
-            &self.at_ms,
-            &self.amounts,
-            &self.collections,
-            &self.entries,
-        ];
-        client.query(statement, &params).await
+        Write::DeleteReceipt { receipt_id } => typed(Table::Receipts, receipt_id, None),
     }
 }
 
@@ -292,8 +245,8 @@ struct PlannedWrite<'b> {
     key: &'b [u8],
     /// `Some(value)` to put, `None` to delete.
     value: Option<&'b [u8]>,
-    /// The row of a sale put (its entry is `value`).
-    row: Option<&'b SaleRow>,
+    /// The row of a typed record's put (its entry is `value`).
+    row: Option<Row<'b>>,
     /// Put by its condition's claim already (the key was absent, and is now this value).
     claimed: bool,
 }
@@ -315,12 +268,18 @@ struct Prepared {
     claim: tokio_postgres::Statement,
     put: tokio_postgres::Statement,
     delete: tokio_postgres::Statement,
-    lock_sales: tokio_postgres::Statement,
-    claim_sales: tokio_postgres::Statement,
-    put_sales: tokio_postgres::Statement,
-    delete_sales: tokio_postgres::Statement,
     bump: tokio_postgres::Statement,
     record: tokio_postgres::Statement,
+    /// The typed records' tables' statements, in [`Table::ALL`]'s order.
+    tables: Vec<TableStatements>,
+}
+
+/// A typed record table's statements ([`tables::Statements`](super::tables::Statements)).
+struct TableStatements {
+    lock: tokio_postgres::Statement,
+    claim: tokio_postgres::Statement,
+    put: tokio_postgres::Statement,
+    delete: tokio_postgres::Statement,
 }
 
 impl Prepared {
@@ -330,10 +289,16 @@ impl Prepared {
         let claim = client.prepare_cached(SQL_CLAIM_KEYS).await?;
         let put = client.prepare_cached(SQL_PUT_KEYS).await?;
         let delete = client.prepare_cached(SQL_DELETE_KEYS).await?;
-        let lock_sales = client.prepare_cached(SQL_LOCK_SALES).await?;
-        let claim_sales = client.prepare_cached(SQL_CLAIM_SALES).await?;
-        let put_sales = client.prepare_cached(SQL_PUT_SALES).await?;
-        let delete_sales = client.prepare_cached(SQL_DELETE_SALES).await?;
+        let mut tables = Vec::with_capacity(Table::ALL.len());
+        for table in Table::ALL {
+            let sql = table.statements();
+            tables.push(TableStatements {
+                lock: client.prepare_cached(&sql.lock).await?,
+                claim: client.prepare_cached(&sql.claim).await?,
+                put: client.prepare_cached(&sql.put).await?,
+                delete: client.prepare_cached(&sql.delete).await?,
+            });
+        }
         let bump = client.prepare_cached(SQL_BUMP_GENERATION).await?;
         let record = client.prepare_cached(SQL_RECORD_CHANGE).await?;
         Ok(Prepared {
@@ -341,13 +306,14 @@ impl Prepared {
             claim,
             put,
             delete,
-            lock_sales,
-            claim_sales,
-            put_sales,
-            delete_sales,
             bump,
             record,
+            tables,
         })
+    }
+
+    fn table(&self, table: Table) -> &TableStatements {
+        &self.tables[table as usize]
     }
 }
 
@@ -434,13 +400,13 @@ pub(super) async fn try_apply(
     let mut deleted_keys: Vec<(Place, &[u8])> = deletes.chain(unclaimed).collect();
     deleted_keys.sort_unstable_by(|a, b| (a.0.rank(), a.1).cmp(&(b.0.rank(), b.1)));
     // The puts its claims did not make, in key order (concurrent batches lock the rows they
-    // overwrite in the same order): the key-value table's, then sales.
+    // overwrite in the same order): the key-value table's, then each typed record table's.
     let mut puts: Vec<&PlannedWrite> = (plan.writes.iter())
         .filter(|w| live(w.member) && w.value.is_some() && !w.claimed)
         .collect();
     puts.sort_unstable_by(|a, b| (a.place.rank(), a.key).cmp(&(b.place.rank(), b.key)));
-    let (sale_puts, kv_puts): (Vec<&PlannedWrite>, Vec<&PlannedWrite>) =
-        puts.into_iter().partition(|w| w.place == Place::Sales);
+    let (table_puts, kv_puts): (Vec<&PlannedWrite>, Vec<&PlannedWrite>) =
+        (puts.into_iter()).partition(|w| matches!(w.place, Place::Table(_)));
     let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
     for write in (plan.writes.iter()).filter(|w| live(w.member) && w.place.is_watched()) {
         let Place::Kv(tree) = write.place else {
@@ -476,16 +442,21 @@ pub(super) async fn try_apply(
             .await
             .map(drop)
     };
-    let put_sales = async {
-        if sale_puts.is_empty() {
-            return Ok(());
-        }
-        let mut rows = SaleColumns::default();
-        for write in &sale_puts {
-            rows.push(write.key, write.row);
-        }
-        rows.send(client, &statements.put_sales).await.map(drop)
-    };
+    let put_rows =
+        futures::future::try_join_all(table_puts.chunk_by(|a, b| a.place == b.place).map(
+            |run| async move {
+                let Place::Table(table) = run[0].place else {
+                    return Ok(());
+                };
+                let mut rows = Columns::new(table);
+                for write in run {
+                    rows.push(write.key, write.row);
+                }
+                (client.execute(&statements.table(table).put, &rows.params()))
+                    .await
+                    .map(drop)
+            },
+        ));
     let delete = futures::future::try_join_all(deleted_keys.chunk_by(|a, b| a.0 == b.0).map(
         |run| async move {
             let place = run[0].0;
@@ -496,9 +467,11 @@ pub(super) async fn try_apply(
                         .query(&statements.delete, &[&tree.name(), &keys])
                         .await?
                 }
-                Place::Sales => {
-                    let ids: Vec<_> = run.iter().map(|(_, key)| receipt_id(key)).collect();
-                    client.query(&statements.delete_sales, &[&ids]).await?
+                Place::Table(table) => {
+                    let ids: Vec<_> = run.iter().map(|(_, key)| key_text(key)).collect();
+                    client
+                        .query(&statements.table(table).delete, &[&ids])
+                        .await?
                 }
             };
             rows.iter()
@@ -528,10 +501,10 @@ pub(super) async fn try_apply(
             false => Ok(()),
         }
     };
-    let (began, put, put_sales, found, bumped, notified, committed) = futures::join!(
+    let (began, put, put_rows, found, bumped, notified, committed) = futures::join!(
         begin,
         put,
-        put_sales,
+        put_rows,
         delete,
         feed,
         notified,
@@ -541,7 +514,7 @@ pub(super) async fn try_apply(
     // back; a connection lost on the way leaves the commit's outcome unknown.
     let written = began
         .and(put)
-        .and(put_sales)
+        .and(put_rows.map(drop))
         .and(notified)
         .and(found)
         .and_then(|found| Ok((found, bumped?)));
@@ -621,10 +594,12 @@ async fn hold_keys(
     statements: &Prepared,
     plan: &Plan<'_>,
 ) -> Result<Vec<Held>, tokio_postgres::Error> {
-    let kind = |hold: &Hold| hold.place.rank().0;
+    // Claims in the key-value table go together whatever their trees; anything else, one
+    // place at a time.
+    let kv_claim = |hold: &Hold| !hold.read && matches!(hold.place, Place::Kv(_));
     let runs = plan
         .holds
-        .chunk_by(|a, b| a.read == b.read && kind(a) == kind(b) && (!a.read || a.place == b.place))
+        .chunk_by(|a, b| a.read == b.read && (a.place == b.place || kv_claim(a) && kv_claim(b)))
         .map(|run| async move {
             let place = run[0].place;
             if run[0].read {
@@ -635,9 +610,9 @@ async fn hold_keys(
                             .query(&statements.lock, &[&tree.name(), &keys])
                             .await?
                     }
-                    Place::Sales => {
-                        let ids: Vec<_> = run.iter().map(|hold| receipt_id(hold.key)).collect();
-                        client.query(&statements.lock_sales, &[&ids]).await?
+                    Place::Table(table) => {
+                        let ids: Vec<_> = run.iter().map(|hold| key_text(hold.key)).collect();
+                        client.query(&statements.table(table).lock, &[&ids]).await?
                     }
                 };
                 let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
@@ -675,15 +650,15 @@ async fn hold_keys(
                     }
                     claimed
                 }
-                Place::Sales => {
-                    let mut rows = SaleColumns::default();
+                Place::Table(table) => {
+                    let mut rows = Columns::new(table);
                     for hold in run {
                         rows.push(hold.key, claimed_write(hold).and_then(|w| w.row));
                     }
-                    let rows = rows.send(client, &statements.claim_sales).await?;
+                    let claim = &statements.table(table).claim;
                     let mut claimed = HashSet::new();
-                    for row in rows {
-                        claimed.insert((Place::Sales, key_of(Place::Sales, &row)?));
+                    for row in client.query(claim, &rows.params()).await? {
+                        claimed.insert((place, key_of(place, &row)?));
                     }
                     claimed
                 }
@@ -706,7 +681,7 @@ async fn hold_keys(
 fn key_of(place: Place, row: &tokio_postgres::Row) -> Result<Vec<u8>, tokio_postgres::Error> {
     match place {
         Place::Kv(_) => row.try_get(0),
-        Place::Sales => Ok(row.try_get::<_, String>(0)?.into_bytes()),
+        Place::Table(_) => Ok(row.try_get::<_, String>(0)?.into_bytes()),
     }
 }
 

@@ -1,0 +1,51 @@
+//! Receipts in a table of their own (`toolhost_receipts`, migration 6): written by batches'
+//! typed members (see `transaction`), read and swept here. Free calls' receipts are indexed by
+//! when they were issued (a partial index, of free ones only), so a sweep is one bounded
+//! delete of the old ones and their proofs, however many paid receipts there are.
+
+use async_trait::async_trait;
+
+use super::{column, query, PgStore};
+use crate::receipts::ReceiptRecords;
+use crate::StoreResult;
+
+const SQL_GET: &str = "SELECT entry FROM toolhost_receipts WHERE receipt_id = $1";
+const SQL_AFTER: &str = "SELECT receipt_id, entry FROM toolhost_receipts \
+     WHERE receipt_id > $1 ORDER BY receipt_id LIMIT $2";
+/// The old free receipts go, and the proofs of those that go (in the key-value table's
+/// `receipt_proofs` tree, under the receipt's id) with them, in one statement; its row count is
+/// the receipts'.
+const SQL_SWEEP: &str = "WITH old AS ( \
+         SELECT receipt_id FROM toolhost_receipts WHERE free AND issued_at_ms < $1 \
+         ORDER BY issued_at_ms LIMIT $2 FOR UPDATE), \
+     proofs AS ( \
+         DELETE FROM toolhost_kv WHERE tree = 'receipt_proofs' \
+         AND key IN (SELECT convert_to(receipt_id, 'UTF8') FROM old)) \
+     DELETE FROM toolhost_receipts WHERE receipt_id IN (SELECT receipt_id FROM old)";
+
+#[async_trait]
+impl ReceiptRecords for PgStore {
+    async fn receipt(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        let client = self.client().await?;
+        let rows = query(&client, SQL_GET, &[&receipt_id]).await?;
+        rows.first().map(|row| column(row, 0)).transpose()
+    }
+
+    async fn receipts_after(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let client = self.client().await?;
+        let rows = query(&client, SQL_AFTER, &[&after.unwrap_or(""), &limit]).await?;
+        rows.iter()
+            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
+            .collect()
+    }
+
+    async fn sweep_free_receipts(&self, before_ms: i64, limit: usize) -> StoreResult<u64> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.write_one(SQL_SWEEP, &[&before_ms, &limit]).await
+    }
+}

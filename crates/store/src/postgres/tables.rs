@@ -1,0 +1,276 @@
+//! The tables of typed records (sales, receipts) as a transaction holds and writes them: each
+//! declared once ([`Shape`]: its key, its columns, its entry), and the four statements every
+//! such table needs made from that declaration, so a record kind is added by declaring its
+//! table and the columns of its row, not by writing its SQL again.
+//!
+//! Rows go to the database column by column (`unnest` of one array per column), so a
+//! transaction claims or puts any number of a table's rows in one statement.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use tokio_postgres::types::ToSql;
+
+use crate::{ReceiptRow, SaleRow};
+
+/// A table of typed records, keyed by a text id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Table {
+    /// `toolhost_sales`, migration 5.
+    Sales,
+    /// `toolhost_receipts`, migration 6.
+    Receipts,
+}
+
+/// A column's type: how a batch's values are sent for it.
+#[derive(Clone, Copy)]
+enum Kind {
+    Text,
+    BigInt,
+    Bool,
+}
+
+impl Kind {
+    fn array(self) -> &'static str {
+        match self {
+            Kind::Text => "TEXT[]",
+            Kind::BigInt => "BIGINT[]",
+            Kind::Bool => "BOOLEAN[]",
+        }
+    }
+}
+
+/// A table's layout: its key (text), its columns in their order, then `entry` (the record's
+/// JSON as the domain reads it back).
+struct Shape {
+    name: &'static str,
+    key: &'static str,
+    columns: &'static [(&'static str, Kind)],
+}
+
+const SALES: Shape = Shape {
+    name: "toolhost_sales",
+    key: "receipt_id",
+    columns: &[
+        ("seller", Kind::Text),
+        ("endpoint", Kind::Text),
+        ("at_ms", Kind::BigInt),
+        ("amount", Kind::BigInt),
+        ("collection", Kind::Text),
+    ],
+};
+
+const RECEIPTS: Shape = Shape {
+    name: "toolhost_receipts",
+    key: "receipt_id",
+    columns: &[
+        ("endpoint", Kind::Text),
+        ("payer", Kind::Text),
+        ("free", Kind::Bool),
+        ("issued_at_ms", Kind::BigInt),
+    ],
+};
+
+/// The statements of one table, each taking keys (or rows, column by column) as arrays.
+pub(super) struct Statements {
+    /// Reads the present rows of the keys `FOR UPDATE`, in key order: key, entry.
+    pub(super) lock: String,
+    /// Inserts the rows whose keys are absent; returns their keys.
+    pub(super) claim: String,
+    /// Inserts or replaces the rows.
+    pub(super) put: String,
+    /// Deletes the keys' rows; returns the keys that were there.
+    pub(super) delete: String,
+}
+
+impl Shape {
+    fn statements(&self) -> Statements {
+        let Shape { name, key, .. } = self;
+        let names: Vec<&str> = self.columns.iter().map(|(column, _)| *column).collect();
+        let arrays: Vec<String> = std::iter::once("TEXT[]")
+            .chain(self.columns.iter().map(|(_, kind)| kind.array()))
+            .chain(["BYTEA[]"])
+            .enumerate()
+            .map(|(i, array)| format!("${}::{array}", i + 1))
+            .collect();
+        let insert = format!(
+            "INSERT INTO {name} ({key}, {}, entry) SELECT * FROM unnest({})",
+            names.join(", "),
+            arrays.join(", ")
+        );
+        let updates: Vec<String> = (names.iter().chain(&["entry"]))
+            .map(|column| format!("{column} = excluded.{column}"))
+            .collect();
+        Statements {
+            lock: format!(
+                "SELECT {key}, entry FROM {name} WHERE {key} = ANY($1::TEXT[]) \
+                 ORDER BY {key} FOR UPDATE"
+            ),
+            claim: format!("{insert} ON CONFLICT ({key}) DO NOTHING RETURNING {key}"),
+            put: format!(
+                "{insert} ON CONFLICT ({key}) DO UPDATE SET {}",
+                updates.join(", ")
+            ),
+            delete: format!("DELETE FROM {name} WHERE {key} = ANY($1::TEXT[]) RETURNING {key}"),
+        }
+    }
+}
+
+impl Table {
+    /// Every table, in the order of the variants.
+    pub(super) const ALL: [Table; 2] = [Table::Sales, Table::Receipts];
+
+    fn shape(self) -> &'static Shape {
+        match self {
+            Table::Sales => &SALES,
+            Table::Receipts => &RECEIPTS,
+        }
+    }
+
+    /// Its name: the order transactions lock tables in.
+    pub(super) fn name(self) -> &'static str {
+        self.shape().name
+    }
+
+    pub(super) fn statements(self) -> &'static Statements {
+        static SALES_SQL: LazyLock<Statements> = LazyLock::new(|| SALES.statements());
+        static RECEIPTS_SQL: LazyLock<Statements> = LazyLock::new(|| RECEIPTS.statements());
+        match self {
+            Table::Sales => &SALES_SQL,
+            Table::Receipts => &RECEIPTS_SQL,
+        }
+    }
+}
+
+/// A typed record a batch puts.
+#[derive(Clone, Copy)]
+pub(super) enum Row<'b> {
+    Sale(&'b SaleRow),
+    Receipt(&'b ReceiptRow),
+}
+
+/// One value of a column.
+enum Value<'b> {
+    Text(Option<&'b str>),
+    BigInt(i64),
+    Bool(bool),
+}
+
+impl<'b> Row<'b> {
+    /// Its values, in its table's column order (after the key, before the entry).
+    fn values(self) -> Vec<Value<'b>> {
+        match self {
+            Row::Sale(sale) => vec![
+                Value::Text(sale.seller.as_deref()),
+                Value::Text(sale.endpoint.as_deref()),
+                Value::BigInt(sale.at_ms),
+                Value::BigInt(sale.amount),
+                Value::Text(sale.collection.as_deref()),
+            ],
+            Row::Receipt(receipt) => vec![
+                Value::Text(receipt.endpoint.as_deref()),
+                Value::Text(receipt.payer.as_deref()),
+                Value::Bool(receipt.free),
+                Value::BigInt(receipt.issued_at_ms),
+            ],
+        }
+    }
+
+    pub(super) fn entry(self) -> &'b [u8] {
+        match self {
+            Row::Sale(sale) => &sale.entry,
+            Row::Receipt(receipt) => &receipt.entry,
+        }
+    }
+}
+
+/// One column's values, for `unnest`.
+enum Column<'b> {
+    Text(Vec<Option<&'b str>>),
+    BigInt(Vec<i64>),
+    Bool(Vec<bool>),
+}
+
+impl<'b> Column<'b> {
+    fn push(&mut self, value: Value<'b>) {
+        match (self, value) {
+            (Column::Text(values), Value::Text(value)) => values.push(value),
+            (Column::BigInt(values), Value::BigInt(value)) => values.push(value),
+            (Column::Bool(values), Value::Bool(value)) => values.push(value),
+            _ => debug_assert!(false, "a row's values follow its table's columns"),
+        }
+    }
+
+    /// A placeholder's value: what a key claimed without a row holds until it is deleted
+    /// again before the commit.
+    fn push_placeholder(&mut self) {
+        match self {
+            Column::Text(values) => values.push(None),
+            Column::BigInt(values) => values.push(0),
+            Column::Bool(values) => values.push(false),
+        }
+    }
+
+    fn param(&self) -> &(dyn ToSql + Sync) {
+        match self {
+            Column::Text(values) => values,
+            Column::BigInt(values) => values,
+            Column::Bool(values) => values,
+        }
+    }
+}
+
+/// Rows of one table column by column: the parameters of its claim and put statements.
+pub(super) struct Columns<'b> {
+    keys: Vec<Cow<'b, str>>,
+    columns: Vec<Column<'b>>,
+    entries: Vec<&'b [u8]>,
+}
+
+impl<'b> Columns<'b> {
+    pub(super) fn new(table: Table) -> Self {
+        let columns = (table.shape().columns.iter())
+            .map(|(_, kind)| match kind {
+                Kind::Text => Column::Text(Vec::new()),
+                Kind::BigInt => Column::BigInt(Vec::new()),
+                Kind::Bool => Column::Bool(Vec::new()),
+            })
+            .collect();
+        Columns {
+            keys: Vec::new(),
+            columns,
+            entries: Vec::new(),
+        }
+    }
+
+    /// Adds the row of `key`: `row`, or a placeholder with an empty entry.
+    pub(super) fn push(&mut self, key: &'b [u8], row: Option<Row<'b>>) {
+        self.keys.push(key_text(key));
+        match row {
+            Some(row) => {
+                for (column, value) in self.columns.iter_mut().zip(row.values()) {
+                    column.push(value);
+                }
+                self.entries.push(row.entry());
+            }
+            None => {
+                self.columns.iter_mut().for_each(Column::push_placeholder);
+                self.entries.push(&[]);
+            }
+        }
+    }
+
+    pub(super) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        let keys: &(dyn ToSql + Sync) = &self.keys;
+        let entries: &(dyn ToSql + Sync) = &self.entries;
+        std::iter::once(keys)
+            .chain(self.columns.iter().map(Column::param))
+            .chain([entries])
+            .collect()
+    }
+}
+
+/// A typed record's key (an id's bytes, always UTF-8) as its table's text.
+pub(super) fn key_text(key: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(key)
+}
