@@ -406,7 +406,7 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, QuoteRow, ReceiptRecords, SalesLedger, SledStore, StoreResult,
+        LogRow, PayoutPackets, QuoteRow, ReceiptRecords, SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -493,6 +493,21 @@ mod tests {
         }
         async fn sweep_free_receipts(&self, before_ms: i64, limit: usize) -> StoreResult<u64> {
             self.0.sweep_free_receipts(before_ms, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl PayoutPackets for SlowBatches {
+        async fn packet(&self, packet_id: &str) -> StoreResult<Option<(String, Vec<u8>)>> {
+            self.0.packet(packet_id).await
+        }
+        async fn packets_of(
+            &self,
+            builder: &str,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.packets_of(builder, after, limit).await
         }
     }
 

@@ -32,7 +32,10 @@ use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
 use crate::money::Usd;
 use crate::receipts::ReceiptSigner;
-use crate::store::{get_json, Batch, Store, StoreError, Tree, GET_MANY_KEYS};
+use crate::store::{get_json, Batch, PacketRow, Store, StoreError, Tree, GET_MANY_KEYS};
+
+/// Packets read per page.
+const PAGE: usize = 256;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PayoutError {
@@ -145,10 +148,6 @@ pub struct PayoutSettings {
 
 fn settings_key(builder: &str) -> Vec<u8> {
     format!("settings/{builder}").into_bytes()
-}
-
-fn packet_key(builder: &str, packet_id: &str) -> Vec<u8> {
-    format!("packet/{builder}/{packet_id}").into_bytes()
 }
 
 /// The entry that says `receipt_id`'s sale is in a packet (its value: the packet id).
@@ -475,11 +474,7 @@ pub async fn create_packet(
                 packet.packet_id.as_bytes().to_vec(),
             );
     }
-    batch = batch.put(
-        Tree::Ledger,
-        packet_key(builder, &packet.packet_id),
-        bytes(&packet)?,
-    );
+    batch = batch.put_packet(row(&packet)?);
     match store.apply(batch).await {
         Ok(()) => Ok(packet),
         Err(StoreError::ConditionFailed(_)) => Err(PayoutError::Conflict),
@@ -487,15 +482,33 @@ pub async fn create_packet(
     }
 }
 
-/// A builder's packets, oldest first.
+/// The packet as the store keeps it.
+fn row(packet: &Packet) -> Result<PacketRow, StoreError> {
+    Ok(PacketRow {
+        packet_id: packet.packet_id.clone(),
+        builder: packet.builder_id.clone(),
+        status: packet.status.clone(),
+        entry: bytes(packet)?,
+    })
+}
+
+/// A builder's packets, oldest first, read a page at a time.
 pub async fn packets(store: &dyn Store, builder: &str) -> Result<Vec<Packet>, StoreError> {
-    let prefix = format!("packet/{builder}/").into_bytes();
-    store
-        .scan_prefix(Tree::Ledger, &prefix, None, 10_000)
-        .await?
-        .into_iter()
-        .map(|(_, v)| serde_json::from_slice(&v).map_err(|e| StoreError::Corrupt(e.to_string())))
-        .collect()
+    let mut packets = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = store.packets_of(builder, after.as_deref(), PAGE).await?;
+        let full = page.len() == PAGE;
+        for (id, entry) in page {
+            let packet =
+                serde_json::from_slice(&entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            packets.push(packet);
+            after = Some(id);
+        }
+        if !full {
+            return Ok(packets);
+        }
+    }
 }
 
 /// Marks a pending packet paid with its transaction hash (admin).
@@ -507,14 +520,8 @@ pub async fn mark_paid(
 ) -> Result<Packet, PayoutError> {
     let transaction =
         B256::from_str(transaction.trim()).map_err(|_| PayoutError::BadTransaction)?;
-    // The packet id alone names it; find its builder by scanning packet keys.
-    let found = store
-        .scan_prefix(Tree::Ledger, b"packet/", None, 100_000)
-        .await?
-        .into_iter()
-        .find(|(k, _)| k.ends_with(format!("/{packet_id}").as_bytes()))
+    let (builder, old) = (store.packet(packet_id).await?)
         .ok_or_else(|| PayoutError::NotFound(packet_id.to_string()))?;
-    let (key, old) = found;
     let mut packet: Packet =
         serde_json::from_slice(&old).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     if packet.status == "paid" {
@@ -525,8 +532,8 @@ pub async fn mark_paid(
     packet.paid_at = Some(crate::timestamp::now_rfc3339());
     packet.sign(signer);
     let batch = Batch::new()
-        .require_equals(Tree::Ledger, key.clone(), Some(old))
-        .put(Tree::Ledger, key, bytes(&packet)?);
+        .require_packet(&builder, packet_id, Some(old))
+        .put_packet(row(&packet)?);
     match store.apply(batch).await {
         Ok(()) => Ok(packet),
         Err(StoreError::ConditionFailed(_)) => Err(PayoutError::AlreadyPaid(packet_id.to_string())),

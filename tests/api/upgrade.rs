@@ -22,7 +22,8 @@
 //! under its receipt id and again under its seller), quotes already in their own table. At the
 //! first start its sales move to their own table (migration 5), their copies go, and the
 //! builder's revenue counts the old sale with new ones. Its receipts move to their own table
-//! (migration 6), a free call's told from paid ones.
+//! (migration 6), a free call's told from paid ones, and its payout packet to its own (migration
+//! 7), still listed for its builder and marked paid by its id.
 
 use std::path::Path;
 
@@ -296,7 +297,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        6
+        7
     );
 }
 
@@ -527,4 +528,44 @@ async fn a_database_of_the_release_with_sales_in_the_key_value_table_keeps_them(
         "a sale's receipt is not a free call's"
     );
     assert_eq!(sold.get::<_, Option<&str>>(1), Some("priced"));
+
+    // The builder's payout packet moved to its table (migration 7): listed, and marked paid by
+    // its id alone.
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+             AND substring(key FROM 1 FOR 7) = 'packet/'::BYTEA"
+        )
+        .await,
+        0
+    );
+    let packet_id = expected["packetId"].as_str().unwrap();
+    let node = Node::start(&["--store", &url]);
+    let key = expected["builderKey"].as_str().unwrap();
+    let payouts = as_builder(&node, key, "/ai/builders/payouts").await;
+    let listed: Vec<&str> = (payouts["packets"].as_array().unwrap().iter())
+        .map(|p| p["packetId"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [packet_id], "{payouts}");
+    let transaction = format!("0x{}", "ab".repeat(32));
+    let (status, paid) = node
+        .admin(
+            "POST",
+            &format!("/ai/admin/payouts/{packet_id}/paid"),
+            Some(&json!({"transaction": transaction})),
+        )
+        .await;
+    assert_eq!(status, 200, "{paid}");
+    assert_eq!(paid["packet"]["status"], "paid");
+    drop(node);
+    let row = db
+        .query_one(
+            "SELECT builder, status FROM toolhost_packets WHERE packet_id = $1",
+            &[&packet_id],
+        )
+        .await
+        .unwrap();
+    let builder = payouts["packets"][0]["builderId"].as_str();
+    assert_eq!(row.get::<_, Option<&str>>(0), builder);
+    assert_eq!(row.get::<_, Option<&str>>(1), Some("paid"));
 }

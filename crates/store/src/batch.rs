@@ -1,11 +1,13 @@
 //! Atomic write batches with optimistic preconditions.
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
-//! stores generically. *Typed* members name a domain's record (a sale, a receipt), so each
+//! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
+//! packet), so each
 //! engine keeps it in a shape of its own: a key-value engine lowers it to the keys every release
 //! has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of
 //! both kinds are numbered together, in the order they were added.
 
+use super::packets::{self, PacketRow};
 use super::receipts::ReceiptRow;
 use super::sales::{self, SaleRow};
 use super::Tree;
@@ -32,6 +34,12 @@ pub enum Condition {
     /// receipt once, and re-signing it only as it was read.
     Receipt {
         receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The builder's packet must be stored exactly as `entry` (`None`: there is none).
+    Packet {
+        builder: String,
+        packet_id: String,
         entry: Option<Vec<u8>>,
     },
 }
@@ -61,6 +69,8 @@ pub enum Write {
     DeleteReceipt {
         receipt_id: String,
     },
+    /// Stores a payout packet (replacing one of the same id).
+    PutPacket(PacketRow),
 }
 
 /// Conditions and writes applied all-or-nothing by [`super::Store::apply`].
@@ -157,6 +167,26 @@ impl Batch {
         self
     }
 
+    /// Requires the builder's packet to be stored as `entry` (`None`: that there is none).
+    pub fn require_packet(
+        mut self,
+        builder: &str,
+        packet_id: &str,
+        entry: Option<Vec<u8>>,
+    ) -> Self {
+        self.conditions.push(Condition::Packet {
+            builder: builder.to_owned(),
+            packet_id: packet_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_packet(mut self, packet: PacketRow) -> Self {
+        self.writes.push(Write::PutPacket(packet));
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -190,6 +220,15 @@ impl Batch {
                     key: receipt_id.into_bytes(),
                     expected: entry,
                 },
+                Condition::Packet {
+                    builder,
+                    packet_id,
+                    entry,
+                } => KeyCondition {
+                    tree: Tree::Ledger,
+                    key: packets::kv::packet_key(&builder, &packet_id),
+                    expected: entry,
+                },
             })
             .collect();
         let mut writes = Vec::with_capacity(self.writes.len());
@@ -218,6 +257,11 @@ impl Batch {
                     tree: Tree::Receipts,
                     key: receipt_id.into_bytes(),
                     value: None,
+                }),
+                Write::PutPacket(packet) => writes.push(KeyWrite {
+                    tree: Tree::Ledger,
+                    key: packets::kv::packet_key(&packet.builder, &packet.packet_id),
+                    value: Some(packet.entry),
                 }),
             }
         }

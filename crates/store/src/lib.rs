@@ -24,10 +24,10 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`: endpoint logs, builder events,
-//!   hosted-service quotes, the sale ledger and receipts, the domains the store keeps in a shape
-//!   of their own (tables on PostgreSQL; trees on sled). Sales and receipts are written by typed
-//!   members of batches.
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`: endpoint logs, builder
+//!   events, hosted-service quotes, the sale ledger, receipts and payout packets, the domains the
+//!   store keeps in a shape of their own (tables on PostgreSQL; trees on sled). Sales, receipts
+//!   and packets are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -38,6 +38,7 @@ pub mod events;
 pub mod keyring;
 mod keys;
 pub mod logs;
+pub mod packets;
 pub mod paging;
 mod postgres;
 pub mod quotes;
@@ -56,6 +57,7 @@ use toolhost_values::error::{ApiError, ErrorCode};
 pub use batch::{Batch, Condition, KeyBatch, KeyCondition, KeyWrite, Write};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
+pub use packets::{PacketRow, PayoutPackets};
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
 pub use receipts::{ReceiptRecords, ReceiptRow};
@@ -209,11 +211,19 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
-/// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`]).
+/// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
-    EndpointLogs + BuilderEvents + HostedQuotes + SalesLedger + ReceiptRecords + Send + Sync + 'static
+    EndpointLogs
+    + BuilderEvents
+    + HostedQuotes
+    + SalesLedger
+    + ReceiptRecords
+    + PayoutPackets
+    + Send
+    + Sync
+    + 'static
 {
     async fn get(&self, tree: Tree, key: &[u8]) -> StoreResult<Option<Vec<u8>>>;
     /// The values of `keys` (each `None` if absent), in their order: one read for many keys

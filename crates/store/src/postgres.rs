@@ -24,8 +24,8 @@
 //! - `transaction`: a batch as one transaction, its conditions held by row locks.
 //! - `feed`: the change feed (other nodes' writes to watched trees), polled and notified.
 //! - `migrations`: the schema's versions, applied at start-up.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`: the domains kept in tables of their own;
-//!   `tables`: the typed records' tables (sales, receipts) as transactions write them.
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`: the domains kept in tables of
+//!   their own; `tables`: the typed records' tables as transactions write them.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +44,7 @@ mod events;
 mod feed;
 mod logs;
 mod migrations;
+mod packets;
 mod quotes;
 mod receipts;
 mod sales;

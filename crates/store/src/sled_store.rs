@@ -27,9 +27,10 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, quotes, receipts, sales, Batch, BuilderEvents, Change, Durable,
+    events, keys, logs, packets, quotes, receipts, sales, Batch, BuilderEvents, Change, Durable,
     EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition,
-    KeyWrite, LogRow, QuoteRow, ReceiptRecords, SalesLedger, Store, StoreError, StoreResult, Tree,
+    KeyWrite, LogRow, PayoutPackets, QuoteRow, ReceiptRecords, SalesLedger, Store, StoreError,
+    StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -684,6 +685,22 @@ impl ReceiptRecords for SledStore {
 
     async fn sweep_free_receipts(&self, before_ms: i64, limit: usize) -> StoreResult<u64> {
         receipts::kv::sweep(self, before_ms, limit).await
+    }
+}
+
+#[async_trait]
+impl PayoutPackets for SledStore {
+    async fn packet(&self, packet_id: &str) -> StoreResult<Option<(String, Vec<u8>)>> {
+        packets::kv::get(self, packet_id).await
+    }
+
+    async fn packets_of(
+        &self,
+        builder: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        packets::kv::of(self, builder, after, limit).await
     }
 }
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::{
-    Batch, Change, EventQuery, EventRow, LogRow, QuoteRow, ReceiptRow, SaleRow, Store, StoreError,
-    StoreResult, Tree,
+    Batch, Change, EventQuery, EventRow, LogRow, PacketRow, QuoteRow, ReceiptRow, SaleRow, Store,
+    StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1092,6 +1092,59 @@ pub async fn quotes_are_kept_until_swept(s: Shared) {
         2
     );
     assert_eq!(s.quote("qt_4").await.unwrap(), None);
+}
+
+/// Payout packets are found by id (with their builder) and by builder in id order, and
+/// changed only as read.
+pub async fn packets_are_found_by_id_and_by_builder(s: Shared) {
+    let packet = |id: &str, builder: &str, status: &str| PacketRow {
+        packet_id: id.to_owned(),
+        builder: builder.to_owned(),
+        status: status.to_owned(),
+        entry: serde_json::json!({"packetId": id, "builderId": builder, "status": status})
+            .to_string()
+            .into_bytes(),
+    };
+    let packets = [
+        packet("pay_01", "bld_a", "pending"),
+        packet("pay_02", "bld_b", "pending"),
+        packet("pay_03", "bld_a", "pending"),
+        packet("pay_04", "bld_ab", "pending"),
+    ];
+    for p in &packets {
+        s.apply(Batch::new().put_packet(p.clone())).await.unwrap();
+    }
+    assert_eq!(
+        s.packet("pay_03").await.unwrap(),
+        Some(("bld_a".to_owned(), packets[2].entry.clone()))
+    );
+    assert_eq!(s.packet("pay_09").await.unwrap(), None);
+    let of = |builder: &'static str, after: Option<&'static str>| {
+        let s = Arc::clone(&s);
+        async move { ids(s.packets_of(builder, after, 10).await.unwrap()) }
+    };
+    assert_eq!(of("bld_a", None).await, ["pay_01", "pay_03"]);
+    assert_eq!(of("bld_a", Some("pay_01")).await, ["pay_03"]);
+    assert_eq!(of("bld_ab", None).await, ["pay_04"]);
+    assert_eq!(of("bld_c", None).await, Vec::<String>::new());
+
+    // Marked paid only as read.
+    let paid = packet("pay_03", "bld_a", "paid");
+    let stale = Batch::new()
+        .require_packet("bld_a", "pay_03", Some(paid.entry.clone()))
+        .put_packet(paid.clone());
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let mark = Batch::new()
+        .require_packet("bld_a", "pay_03", Some(packets[2].entry.clone()))
+        .put_packet(paid.clone());
+    s.apply(mark).await.unwrap();
+    let (builder, entry) = s.packet("pay_03").await.unwrap().unwrap();
+    assert_eq!((builder.as_str(), entry), ("bld_a", paid.entry));
+    assert_eq!(of("bld_a", None).await, ["pay_01", "pay_03"]);
 }
 
 /// A receipt issued at `issued_at_ms`, a free call's or a paid one's, as the service writes it.

@@ -172,6 +172,28 @@ const MIGRATIONS: &[(i32, &str)] = &[
                FROM toolhost_kv WHERE tree = 'receipts') AS receipts;
          DELETE FROM toolhost_kv WHERE tree = 'receipts';",
     ),
+    (
+        7,
+        // Payout packets leave the key-value table for their own ([`packets`](super::packets)):
+        // every packet the `ledger` tree kept under `packet/{builderId}/{packetId}` moves, its
+        // status read from its JSON.
+        "CREATE TABLE toolhost_packets (
+             packet_id TEXT COLLATE \"C\" PRIMARY KEY,
+             builder TEXT COLLATE \"C\",
+             status TEXT,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_packets_by_builder ON toolhost_packets (builder, packet_id);
+         INSERT INTO toolhost_packets (packet_id, builder, status, entry)
+         SELECT split_part(convert_from(key, 'UTF8'), '/', 3),
+                split_part(convert_from(key, 'UTF8'), '/', 2),
+                convert_from(value, 'UTF8')::JSONB ->> 'status',
+                value
+         FROM toolhost_kv
+         WHERE tree = 'ledger' AND substring(key FROM 1 FOR 7) = 'packet/'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger' AND substring(key FROM 1 FOR 7) = 'packet/'::BYTEA;",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

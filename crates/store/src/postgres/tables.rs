@@ -1,4 +1,4 @@
-//! The tables of typed records (sales, receipts) as a transaction holds and writes them: each
+//! The tables of typed records (sales, receipts, payout packets) as a transaction holds and writes them: each
 //! declared once ([`Shape`]: its key, its columns, its entry), and the four statements every
 //! such table needs made from that declaration, so a record kind is added by declaring its
 //! table and the columns of its row, not by writing its SQL again.
@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use tokio_postgres::types::ToSql;
 
-use crate::{ReceiptRow, SaleRow};
+use crate::{PacketRow, ReceiptRow, SaleRow};
 
 /// A table of typed records, keyed by a text id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,6 +20,8 @@ pub(super) enum Table {
     Sales,
     /// `toolhost_receipts`, migration 6.
     Receipts,
+    /// `toolhost_packets`, migration 7.
+    Packets,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -71,6 +73,12 @@ const RECEIPTS: Shape = Shape {
     ],
 };
 
+const PACKETS: Shape = Shape {
+    name: "toolhost_packets",
+    key: "packet_id",
+    columns: &[("builder", Kind::Text), ("status", Kind::Text)],
+};
+
 /// The statements of one table, each taking keys (or rows, column by column) as arrays.
 pub(super) struct Statements {
     /// Reads the present rows of the keys `FOR UPDATE`, in key order: key, entry.
@@ -118,12 +126,13 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 2] = [Table::Sales, Table::Receipts];
+    pub(super) const ALL: [Table; 3] = [Table::Sales, Table::Receipts, Table::Packets];
 
     fn shape(self) -> &'static Shape {
         match self {
             Table::Sales => &SALES,
             Table::Receipts => &RECEIPTS,
+            Table::Packets => &PACKETS,
         }
     }
 
@@ -135,9 +144,11 @@ impl Table {
     pub(super) fn statements(self) -> &'static Statements {
         static SALES_SQL: LazyLock<Statements> = LazyLock::new(|| SALES.statements());
         static RECEIPTS_SQL: LazyLock<Statements> = LazyLock::new(|| RECEIPTS.statements());
+        static PACKETS_SQL: LazyLock<Statements> = LazyLock::new(|| PACKETS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
+            Table::Packets => &PACKETS_SQL,
         }
     }
 }
@@ -147,6 +158,7 @@ impl Table {
 pub(super) enum Row<'b> {
     Sale(&'b SaleRow),
     Receipt(&'b ReceiptRow),
+    Packet(&'b PacketRow),
 }
 
 /// One value of a column.
@@ -173,6 +185,10 @@ impl<'b> Row<'b> {
                 Value::Bool(receipt.free),
                 Value::BigInt(receipt.issued_at_ms),
             ],
+            Row::Packet(packet) => vec![
+                Value::Text(Some(&packet.builder)),
+                Value::Text(Some(&packet.status)),
+            ],
         }
     }
 
@@ -180,6 +196,7 @@ impl<'b> Row<'b> {
         match self {
             Row::Sale(sale) => &sale.entry,
             Row::Receipt(receipt) => &receipt.entry,
+            Row::Packet(packet) => &packet.entry,
         }
     }
 }

@@ -18,7 +18,7 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales, receipts) are held and written the same way in their records' tables
+//! Typed members (sales, receipts, payout packets) are held and written the same way in their records' tables
 //! (`tables`), keyed by id: a key is a [`Place`] and the bytes naming a row
 //! there.
 //!
@@ -93,6 +93,13 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             receipt_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::Packet {
+            packet_id, entry, ..
+        } => (
+            Place::Table(Table::Packets),
+            packet_id.as_bytes(),
+            entry.as_deref(),
+        ),
     }
 }
 
@@ -116,6 +123,9 @@ pub(super) fn write_parts(write: &Write) -> (Place, &[u8], Option<&[u8]>, Option
             Some(Row::Receipt(receipt)),
         ),
         Write::DeleteReceipt { receipt_id } => typed(Table::Receipts, receipt_id, None),
+        Write::PutPacket(packet) => {
+            typed(Table::Packets, &packet.packet_id, Some(Row::Packet(packet)))
+        }
     }
 }
 
