@@ -36,11 +36,7 @@ use crate::store::{Batch, ReceiptRow, Store, StoreError};
 
 /// The public-safe receipt record by id; shared with the MCP `receipt_lookup` tool.
 pub async fn lookup(store: &dyn Store, receipt_id: &str) -> ApiResult<Value> {
-    let stored = store.receipt(receipt_id).await?;
-    let stored = (stored
-        .map(|bytes| serde_json::from_slice(&bytes))
-        .transpose())
-    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let stored: Option<Value> = read_as(store, receipt_id).await?;
     stored.ok_or_else(|| {
         ApiError::not_found(
             ErrorCode::ReceiptNotFound,
@@ -95,6 +91,14 @@ pub fn replace(batch: Batch, old: Vec<u8>, receipt: &Receipt) -> Result<Batch, S
 
 /// A stored receipt, if there is one.
 pub async fn read(store: &dyn Store, receipt_id: &str) -> Result<Option<Receipt>, StoreError> {
+    read_as(store, receipt_id).await
+}
+
+/// A stored receipt read as `T` (a [`Receipt`], or the JSON as it is served).
+async fn read_as<T: serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    receipt_id: &str,
+) -> Result<Option<T>, StoreError> {
     let stored = store.receipt(receipt_id).await?;
     (stored
         .map(|bytes| serde_json::from_slice(&bytes))

@@ -2,10 +2,9 @@
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet), so each
-//! engine keeps it in a shape of its own: a key-value engine lowers it to the keys every release
-//! has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of
-//! both kinds are numbered together, in the order they were added.
+//! packet), so each engine keeps it in a shape of its own: a key-value engine lowers it to the
+//! keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's
+//! table. Conditions of both kinds are numbered together, in the order they were added.
 
 use super::packets::{self, PacketRow};
 use super::receipts::ReceiptRow;
@@ -196,7 +195,8 @@ impl Batch {
     }
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
-    /// records keep there ([`sales::kv`]), conditions still numbered as added.
+    /// records keep there ([`sales::kv`], [`packets::kv`]; a receipt under its id in the
+    /// `receipts` tree), conditions still numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {

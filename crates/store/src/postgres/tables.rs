@@ -291,3 +291,69 @@ impl<'b> Columns<'b> {
 pub(super) fn key_text(key: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(key)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row's values follow its table's columns, kind by kind (a value of another kind would
+    /// leave one column's array short, and `unnest` would pad it with nulls); `Table::ALL` is
+    /// in the variants' order (statements are found by a table's index in it).
+    #[test]
+    fn rows_follow_their_tables_columns() {
+        let sale = SaleRow {
+            receipt_id: "r".into(),
+            seller: None,
+            endpoint: None,
+            at_ms: 0,
+            amount: 0,
+            collection: None,
+            entry: Vec::new(),
+        };
+        let receipt = ReceiptRow {
+            receipt_id: "r".into(),
+            endpoint: None,
+            payer: None,
+            free: false,
+            issued_at_ms: 0,
+            entry: Vec::new(),
+        };
+        let packet = PacketRow {
+            packet_id: "p".into(),
+            builder: "b".into(),
+            status: "pending".into(),
+            entry: Vec::new(),
+        };
+        let rows = [
+            (Table::Sales, Row::Sale(&sale)),
+            (Table::Receipts, Row::Receipt(&receipt)),
+            (Table::Packets, Row::Packet(&packet)),
+        ];
+        for (i, table) in Table::ALL.into_iter().enumerate() {
+            assert_eq!(table as usize, i);
+            let (_, row) = rows
+                .iter()
+                .find(|(t, _)| *t == table)
+                .expect("a row of each");
+            let kinds: Vec<&str> = (row.values().iter())
+                .map(|value| match value {
+                    Value::Text(_) => Kind::Text.array(),
+                    Value::BigInt(_) => Kind::BigInt.array(),
+                    Value::Bool(_) => Kind::Bool.array(),
+                })
+                .collect();
+            let columns: Vec<&str> = (table.shape().columns.iter())
+                .map(|(_, kind)| kind.array())
+                .collect();
+            assert_eq!(kinds, columns, "{table:?}");
+        }
+        let statements = Table::Sales.statements();
+        assert_eq!(
+            statements.claim,
+            "INSERT INTO toolhost_sales (receipt_id, seller, endpoint, at_ms, amount, collection, \
+             entry) SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], \
+             $5::BIGINT[], $6::TEXT[], $7::BYTEA[]) ON CONFLICT (receipt_id) DO NOTHING \
+             RETURNING receipt_id"
+        );
+    }
+}
