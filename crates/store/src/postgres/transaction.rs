@@ -67,9 +67,14 @@ impl Place {
     /// the typed records' tables by name (any order does, as long as every transaction takes
     /// the same one).
     fn rank(self) -> (u8, &'static str) {
+        (matches!(self, Place::Table(_)) as u8, self.name())
+    }
+
+    /// A tree's stored name, or a table's.
+    fn name(self) -> &'static str {
         match self {
-            Place::Kv(tree) => (0, tree.name()),
-            Place::Table(table) => (1, table.name()),
+            Place::Kv(tree) => tree.name(),
+            Place::Table(table) => table.name(),
         }
     }
 
@@ -441,7 +446,7 @@ pub(super) async fn try_apply(
         if kv_puts.is_empty() {
             return Ok(());
         }
-        let trees: Vec<&str> = kv_puts.iter().map(|w| w.place.rank().1).collect();
+        let trees: Vec<&str> = kv_puts.iter().map(|w| w.place.name()).collect();
         let keys: Vec<&[u8]> = kv_puts.iter().map(|w| w.key).collect();
         let values: Vec<&[u8]> = kv_puts
             .iter()
@@ -641,7 +646,7 @@ async fn hold_keys(
             };
             let claimed: HashSet<(Place, Vec<u8>)> = match place {
                 Place::Kv(_) => {
-                    let trees: Vec<&str> = run.iter().map(|hold| hold.place.rank().1).collect();
+                    let trees: Vec<&str> = run.iter().map(|hold| hold.place.name()).collect();
                     let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
                     let values: Vec<&[u8]> = (run.iter())
                         .map(|hold| {
