@@ -54,7 +54,8 @@ use axum::http::StatusCode;
 
 use toolhost_values::error::{ApiError, ErrorCode};
 
-pub use batch::{Batch, Condition, KeyBatch, KeyCondition, KeyWrite, Write};
+pub use batch::{Batch, Condition, Write};
+pub(crate) use batch::{KeyBatch, KeyCondition, KeyWrite};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use packets::{PacketRow, PayoutPackets};
