@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, NonceRow, NonceState, Store, StoreError};
 use crate::x402::{PaymentError, Reason};
 
 /// The legacy claim value's prefix (`pending/{claimId}`), written before claim records.
@@ -145,6 +145,24 @@ impl Stored {
     }
 }
 
+impl From<ClaimState> for NonceState {
+    fn from(state: ClaimState) -> NonceState {
+        match state {
+            ClaimState::Claimed => NonceState::Claimed,
+            ClaimState::Settling => NonceState::Settling,
+        }
+    }
+}
+
+/// The nonce as the store keeps it: `entry` under `key`, in `state`.
+pub(crate) fn row(key: &str, state: NonceState, entry: Vec<u8>) -> NonceRow {
+    NonceRow {
+        key: key.to_owned(),
+        state,
+        entry,
+    }
+}
+
 impl ClaimRecord {
     pub fn to_bytes(&self) -> Result<Vec<u8>, StoreError> {
         serde_json::to_vec(self).map_err(|e| StoreError::Corrupt(e.to_string()))
@@ -155,19 +173,18 @@ impl ClaimRecord {
 /// claim guard releases the claim as it stands (claimed or settling).
 #[derive(Debug, Clone)]
 pub(crate) struct NonceClaim {
-    pub(crate) key: Vec<u8>,
+    pub(crate) key: String,
     record: Arc<Mutex<(ClaimRecord, Vec<u8>)>>,
 }
 
 /// The claim key of a payer's nonce for an asset: `{chainId}/{asset}/{payer}/{nonce}`, the
 /// asset and payer in lower case (an EVM address in any case names one account).
-pub fn key(chain_id: u64, asset: &str, payer: impl Display, nonce: impl Display) -> Vec<u8> {
+pub fn key(chain_id: u64, asset: &str, payer: impl Display, nonce: impl Display) -> String {
     format!(
         "{chain_id}/{}/{}/{nonce}",
         asset.to_ascii_lowercase(),
         payer.to_string().to_ascii_lowercase()
     )
-    .into_bytes()
 }
 
 /// Milliseconds since the Unix epoch.
@@ -189,14 +206,14 @@ pub fn now_ms() -> u64 {
 /// them. The payer may send the authorization again.
 pub(crate) async fn claim(
     store: &dyn Store,
-    key: Vec<u8>,
+    key: String,
     record: ClaimRecord,
     also: Batch,
 ) -> Result<NonceClaim, PaymentError> {
     let bytes = record.to_bytes()?;
     let batch = Batch::new()
-        .require_absent(Tree::Nonces, key.clone())
-        .put(Tree::Nonces, key.clone(), bytes.clone())
+        .require_nonce(&key, None)
+        .put_nonce(row(&key, record.state.into(), bytes.clone()))
         .extend(also);
     match store.apply_unsynced(batch).await {
         Ok(()) => Ok(NonceClaim {
@@ -220,12 +237,12 @@ impl NonceClaim {
     /// Adds "the claim is still ours" and "now it is spent by `receipt_id`" to a settling batch.
     pub(crate) fn commit(&self, batch: Batch, receipt_id: &str) -> Batch {
         batch
-            .require_equals(Tree::Nonces, self.key.clone(), Some(self.bytes()))
-            .put(
-                Tree::Nonces,
-                self.key.clone(),
+            .require_nonce(&self.key, Some(self.bytes()))
+            .put_nonce(row(
+                &self.key,
+                NonceState::Spent,
                 receipt_id.as_bytes().to_vec(),
-            )
+            ))
     }
 
     /// Turns the claim to `settling` with `note`, durably, before the payment leaves our hands.
@@ -247,8 +264,8 @@ impl NonceClaim {
         record.settling = Some(note);
         let new = record.to_bytes()?;
         let batch = Batch::new()
-            .require_equals(Tree::Nonces, self.key.clone(), Some(old))
-            .put(Tree::Nonces, self.key.clone(), new.clone());
+            .require_nonce(&self.key, Some(old))
+            .put_nonce(row(&self.key, NonceState::Settling, new.clone()));
         match store.apply(batch).await {
             Ok(()) => {
                 if let Ok(mut guard) = self.record.lock() {
@@ -267,7 +284,7 @@ impl NonceClaim {
     /// recovery, resolved it).
     pub(crate) async fn current(&self, store: &dyn Store) -> Result<Option<Stored>, StoreError> {
         store
-            .get(Tree::Nonces, &self.key)
+            .nonce(&self.key)
             .await?
             .map(|b| Stored::parse(&b))
             .transpose()
@@ -279,16 +296,16 @@ impl NonceClaim {
     pub(crate) async fn burn(&self, store: &dyn Store, receipt_id: &str) -> Result<(), StoreError> {
         let value = [FAILED_PREFIX, receipt_id.as_bytes()].concat();
         let batch = Batch::new()
-            .require_equals(Tree::Nonces, self.key.clone(), Some(self.bytes()))
-            .put(Tree::Nonces, self.key.clone(), value);
+            .require_nonce(&self.key, Some(self.bytes()))
+            .put_nonce(row(&self.key, NonceState::Failed, value));
         store.apply(batch).await
     }
 
     /// Gives the nonce back after a failed call. A claim already committed is left alone.
     pub(crate) async fn release(&self, store: &dyn Store) {
         let batch = Batch::new()
-            .require_equals(Tree::Nonces, self.key.clone(), Some(self.bytes()))
-            .delete(Tree::Nonces, self.key.clone());
+            .require_nonce(&self.key, Some(self.bytes()))
+            .delete_nonce(&self.key);
         match store.apply(batch).await {
             Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
             Err(e) => tracing::error!(error = %e, "could not release a nonce claim"),
@@ -301,7 +318,7 @@ mod tests {
     use alloy_primitives::{Address, B256};
 
     use super::*;
-    use crate::store::SledStore;
+    use crate::store::{NonceClaims, SledStore};
 
     fn record(claimed_at_ms: u64) -> ClaimRecord {
         ClaimRecord {
@@ -368,7 +385,7 @@ mod tests {
             .unwrap();
         second.release(&store).await;
         assert_eq!(
-            store.get(Tree::Nonces, &k).await.unwrap().as_deref(),
+            store.nonce(&k).await.unwrap().as_deref(),
             Some(&b"rcpt_1"[..])
         );
         assert!(claim(&store, k.clone(), record(now_ms()), Batch::new())
@@ -393,11 +410,11 @@ mod tests {
             })
         ));
         // A claim resolved by someone else cannot be marked: nothing may be submitted.
-        store.delete(Tree::Nonces, &k).await.unwrap();
+        store.apply(Batch::new().delete_nonce(&k)).await.unwrap();
         let third = claim(&store, k.clone(), record(now_ms()), Batch::new())
             .await
             .unwrap();
-        store.delete(Tree::Nonces, &k).await.unwrap();
+        store.apply(Batch::new().delete_nonce(&k)).await.unwrap();
         assert!(third.mark_settling(&store, note).await.is_err());
     }
 
@@ -418,5 +435,25 @@ mod tests {
             Stored::Failed("rcpt_3".into())
         );
         assert!(Stored::parse(b"{not json").is_err());
+    }
+
+    /// The state each stored form is written with is the one the store's byte check reads
+    /// back (a key-value engine keeps the entry alone).
+    #[test]
+    fn every_form_is_open_exactly_when_its_state_is() {
+        let claimed = record(5).to_bytes().unwrap();
+        let forms: [(&[u8], NonceState); 4] = [
+            (&claimed, ClaimState::Claimed.into()),
+            (b"pending/abc", NonceState::Legacy),
+            (b"rcpt_9", NonceState::Spent),
+            (b"failed/rcpt_3", NonceState::Failed),
+        ];
+        for (entry, state) in forms {
+            assert_eq!(
+                crate::store::nonces::is_open(entry),
+                state.is_open(),
+                "{state:?}"
+            );
+        }
     }
 }

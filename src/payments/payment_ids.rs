@@ -152,13 +152,13 @@ impl Use {
     pub fn reserve(
         &self,
         previous: Option<Vec<u8>>,
-        nonce_key: &[u8],
+        nonce_key: &str,
         claim_id: &str,
     ) -> Result<(Batch, Reservation), StoreError> {
         let record = Record {
             payment_sha256: self.payment_sha256.clone(),
             request_sha256: self.request_sha256.clone(),
-            nonce_key: String::from_utf8_lossy(nonce_key).into_owned(),
+            nonce_key: nonce_key.to_owned(),
             claim_id: claim_id.to_string(),
             created_at_ms: nonces::now_ms(),
             answer: None,
@@ -197,7 +197,7 @@ impl Reservation {
 
 /// Whether the running call that reserved `record` still holds its nonce claim.
 async fn held(store: &dyn Store, record: &Record) -> Result<bool, StoreError> {
-    let Some(bytes) = store.get(Tree::Nonces, record.nonce_key.as_bytes()).await? else {
+    let Some(bytes) = store.nonce(&record.nonce_key).await? else {
         return Ok(false);
     };
     Ok(matches!(Stored::parse(&bytes)?, Stored::Claim(claim) if claim.claim_id == record.claim_id))

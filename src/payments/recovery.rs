@@ -66,7 +66,7 @@ use crate::receipts::{
     store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner, RECEIPT_SCHEMA,
 };
 use crate::revenue::{self, pending_key, Sale, PENDING_PREFIX};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, NonceState, Store, StoreError, Tree};
 use crate::urls::Urls;
 use crate::x402::config::FacilitatorConfig;
 use crate::x402::facilitator::{
@@ -204,7 +204,7 @@ enum Outcome {
 }
 
 /// Legacy claims by key, with the bytes seen and when first seen (ms).
-type LegacySeen = HashMap<Vec<u8>, (Vec<u8>, u64)>;
+type LegacySeen = HashMap<String, (Vec<u8>, u64)>;
 
 /// What the passes need; one per node, kept for the process's life.
 pub struct Recovery {
@@ -241,22 +241,20 @@ impl Recovery {
         }
     }
 
-    /// Resolves the orphaned claims `cutoffs` allow. A full scan of the nonce tree, spent nonces
-    /// included (skipped after a byte check): linear in the payments ever taken. An index of
-    /// open claims would bound it by the claims in flight; not done yet.
+    /// Resolves the orphaned claims `cutoffs` allow, reading the open nonces only
+    /// ([`NonceClaims::open_nonces`]: on PostgreSQL an index of them, so a pass costs the claims
+    /// in flight; sled reads every nonce and skips the spent ones by a byte check, linear in
+    /// the payments ever taken).
     pub async fn recover_claims(&self, cutoffs: Cutoffs) -> Result<ClaimsReport, RecoveryError> {
         let mut report = ClaimsReport::default();
-        let mut after: Option<Vec<u8>> = None;
+        let mut after: Option<String> = None;
         loop {
-            let page = self
-                .store
-                .scan_prefix(Tree::Nonces, b"", after.as_deref(), PAGE)
-                .await?;
+            let page = self.store.open_nonces(after.as_deref(), PAGE).await?;
             let Some((last, _)) = page.last() else { break };
             after = Some(last.clone());
             for (key, bytes) in page {
                 let stored = Stored::parse(&bytes).map_err(|e| RecoveryError::Corrupt {
-                    key: String::from_utf8_lossy(&key).into_owned(),
+                    key: key.clone(),
                     detail: e.to_string(),
                 })?;
                 let result = match stored {
@@ -282,7 +280,7 @@ impl Recovery {
 
     async fn legacy(
         &self,
-        key: &[u8],
+        key: &str,
         bytes: &[u8],
         cutoffs: Cutoffs,
     ) -> Result<Resolution, RecoveryError> {
@@ -294,7 +292,7 @@ impl Recovery {
                     .lock()
                     .map_err(|_| StoreError::Engine("legacy claim map poisoned".into()))?;
                 let entry = seen
-                    .entry(key.to_vec())
+                    .entry(key.to_owned())
                     .or_insert_with(|| (bytes.to_vec(), now));
                 if entry.0 != bytes {
                     *entry = (bytes.to_vec(), now);
@@ -312,7 +310,7 @@ impl Recovery {
                     .await?
                 {
                     tracing::warn!(
-                        claim = %String::from_utf8_lossy(key),
+                        claim = %key,
                         "a legacy claim's authorization was used on-chain; it carries no sale to record, kept"
                     );
                     return Ok(Resolution::Kept);
@@ -328,7 +326,7 @@ impl Recovery {
 
     async fn claim(
         &self,
-        key: &[u8],
+        key: &str,
         bytes: &[u8],
         record: &ClaimRecord,
         cutoffs: Cutoffs,
@@ -346,7 +344,7 @@ impl Recovery {
                 ClaimState::Claimed => self.release(key, bytes).await,
                 ClaimState::Settling => {
                     tracing::warn!(
-                        claim = %String::from_utf8_lossy(key),
+                        claim = %key,
                         node = %record.node,
                         "a settlement handed to the facilitator was never recorded, and the facilitator cannot be asked about it; the claim is kept"
                     );
@@ -363,7 +361,7 @@ impl Recovery {
         let nonce = PaymentNonce::parse(&record.sale.nonce, record.sale.permit2);
         let (Some(expected), Some(nonce)) = (expected, nonce) else {
             return Err(RecoveryError::Corrupt {
-                key: String::from_utf8_lossy(key).into_owned(),
+                key: key.to_owned(),
                 detail: "the claim's sale names no valid asset, payer, payee or nonce".into(),
             });
         };
@@ -400,13 +398,13 @@ impl Recovery {
     }
 
     /// Deletes the claim if it still holds `bytes`.
-    async fn release(&self, key: &[u8], bytes: &[u8]) -> Result<Resolution, RecoveryError> {
+    async fn release(&self, key: &str, bytes: &[u8]) -> Result<Resolution, RecoveryError> {
         let batch = Batch::new()
-            .require_equals(Tree::Nonces, key.to_vec(), Some(bytes.to_vec()))
-            .delete(Tree::Nonces, key.to_vec());
+            .require_nonce(key, Some(bytes.to_vec()))
+            .delete_nonce(key);
         match self.store.apply(batch).await {
             Ok(()) => {
-                tracing::info!(claim = %String::from_utf8_lossy(key), "released an orphaned nonce claim");
+                tracing::info!(claim = %key, "released an orphaned nonce claim");
                 Ok(Resolution::Released)
             }
             Err(StoreError::ConditionFailed(_)) => Ok(Resolution::Live),
@@ -417,7 +415,7 @@ impl Recovery {
     /// Records the transfer a dead call left: receipt, sale and spent nonce, one batch.
     async fn record(
         &self,
-        key: &[u8],
+        key: &str,
         bytes: &[u8],
         record: &ClaimRecord,
         transaction: Option<String>,
@@ -474,8 +472,12 @@ impl Recovery {
                 refunded: Usd::ZERO,
             },
         )?
-        .require_equals(Tree::Nonces, key.to_vec(), Some(bytes.to_vec()))
-        .put(Tree::Nonces, key.to_vec(), receipt_id.as_bytes().to_vec());
+        .require_nonce(key, Some(bytes.to_vec()))
+        .put_nonce(nonces::row(
+            key,
+            NonceState::Spent,
+            receipt_id.as_bytes().to_vec(),
+        ));
         match self.store.apply(batch).await {
             Ok(()) => {
                 tracing::warn!(
@@ -694,9 +696,8 @@ fn expected_transfer(asset: &str, from: &str, to: &str, units: u64) -> Option<Ex
 }
 
 /// `{chainId}/{asset}/{from}/{nonce}` → asset, authorizer, nonce.
-fn parse_key(key: &[u8]) -> Option<(Address, Address, B256)> {
-    let text = std::str::from_utf8(key).ok()?;
-    let mut parts = text.split('/');
+fn parse_key(key: &str) -> Option<(Address, Address, B256)> {
+    let mut parts = key.split('/');
     let (_, asset, from, nonce) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
     Some((
         Address::from_str(asset).ok()?,
@@ -716,7 +717,7 @@ mod tests {
     use super::*;
     use crate::payments::nonces::{SaleDraft, SettlingNote};
     use crate::receipts::verify_receipt;
-    use crate::store::SledStore;
+    use crate::store::{NonceClaims, SledStore};
     use crate::x402::facilitator::{SettleJournal, Settlement};
     use crate::x402::header::PaymentPayload;
     use crate::x402::requirements::Offer;
@@ -819,7 +820,7 @@ mod tests {
         Address::repeat_byte(0x11)
     }
 
-    fn nonce_key(nonce: B256) -> Vec<u8> {
+    fn nonce_key(nonce: B256) -> String {
         nonces::key(84532, ASSET, payer(), nonce)
     }
 
@@ -861,15 +862,19 @@ mod tests {
     }
 
     async fn put(store: &SledStore, nonce: B256, bytes: &[u8]) {
-        store
-            .put(Tree::Nonces, &nonce_key(nonce), bytes)
-            .await
-            .unwrap();
+        let state = match Stored::parse(bytes).unwrap() {
+            Stored::Claim(record) => record.state.into(),
+            Stored::Legacy => NonceState::Legacy,
+            Stored::Spent(_) => NonceState::Spent,
+            Stored::Failed(_) => NonceState::Failed,
+        };
+        let row = nonces::row(&nonce_key(nonce), state, bytes.to_vec());
+        store.apply(Batch::new().put_nonce(row)).await.unwrap();
     }
 
     async fn stored(store: &SledStore, nonce: B256) -> Option<Stored> {
         store
-            .get(Tree::Nonces, &nonce_key(nonce))
+            .nonce(&nonce_key(nonce))
             .await
             .unwrap()
             .map(|b| Stored::parse(&b).unwrap())
@@ -896,14 +901,7 @@ mod tests {
         )
         .await;
         put(&store, legacy, b"pending/abc").await;
-        store
-            .put(
-                Tree::Nonces,
-                &nonce_key(B256::repeat_byte(5)),
-                b"rcpt_spent",
-            )
-            .await
-            .unwrap();
+        put(&store, B256::repeat_byte(5), b"rcpt_spent").await;
 
         let report = recovery
             .recover_claims(Cutoffs::periodic(now, BOUND))

@@ -406,7 +406,8 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, PayoutPackets, QuoteRow, ReceiptRecords, SalesLedger, SledStore, StoreResult,
+        LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptRecords, SalesLedger, SledStore,
+        StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -508,6 +509,20 @@ mod tests {
             limit: usize,
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.packets_of(builder, after, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl NonceClaims for SlowBatches {
+        async fn nonce(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.nonce(key).await
+        }
+        async fn open_nonces(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.open_nonces(after, limit).await
         }
     }
 

@@ -832,7 +832,7 @@ async fn start_up_checks_the_chain_and_the_key_file_and_an_unreachable_chain_is_
 #[tokio::test]
 async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     use toolhost::payments::nonces::{self, ClaimState, Stored};
-    use toolhost::store::{SledStore, Store, Tree};
+    use toolhost::store::{NonceClaims, SledStore, Store};
 
     if !available() {
         return;
@@ -873,7 +873,7 @@ async fn a_settlement_cut_off_by_a_crash_is_recorded_by_recovery_once_mined() {
     );
     let note = {
         let store = SledStore::open(&data.join("store")).unwrap();
-        let stored = store.get(Tree::Nonces, &key).await.unwrap().unwrap();
+        let stored = store.nonce(&key).await.unwrap().unwrap();
         store.close().await.unwrap();
         match Stored::parse(&stored).unwrap() {
             Stored::Claim(record) if record.state == ClaimState::Settling => {

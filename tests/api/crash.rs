@@ -30,7 +30,7 @@ use alloy_primitives::B256;
 use alloy_signer_local::PrivateKeySigner;
 use serde_json::{json, Value};
 use toolhost::payments::nonces::{self, Stored};
-use toolhost::store::{SledStore, Store, Tree};
+use toolhost::store::{NonceClaims, SledStore, Store, Tree};
 
 use crate::payments::{made_out_for, pay};
 use crate::util::node::Node;
@@ -196,14 +196,14 @@ async fn kill_9_under_paid_load_loses_no_receipt_and_serves_each_payment_at_most
         let store = SledStore::open(&data.join("store")).expect("store opens after the kill");
         let mut answered_spent = 0;
         for (payment, receipt_id, _) in &answered {
-            let stored = store.get(Tree::Nonces, &key(payment)).await.unwrap();
+            let stored = store.nonce(&key(payment)).await.unwrap();
             if stored.as_deref() == Some(receipt_id.as_bytes()) {
                 answered_spent += 1;
             }
         }
         let mut in_flight_stored = Vec::new();
         for (payment, _) in &in_flight {
-            let stored = store.get(Tree::Nonces, &key(payment)).await.unwrap();
+            let stored = store.nonce(&key(payment)).await.unwrap();
             in_flight_stored.push(stored.map(|b| Stored::parse(&b).unwrap()));
         }
         store.close().await.unwrap();

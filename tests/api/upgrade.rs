@@ -297,7 +297,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        7
+        8
     );
 }
 
@@ -568,4 +568,173 @@ async fn a_database_of_the_release_with_sales_in_the_key_value_table_keeps_them(
     let builder = payouts["packets"][0]["builderId"].as_str();
     assert_eq!(row.get::<_, Option<&str>>(0), builder);
     assert_eq!(row.get::<_, Option<&str>>(1), Some("paid"));
+}
+
+/// A stored nonce entry as the release before wrote it: a claim record of a call that died long
+/// ago, claimed or settling.
+fn old_claim(state: toolhost::payments::nonces::ClaimState) -> Vec<u8> {
+    use toolhost::payments::nonces::{ClaimRecord, SaleDraft, SettlingNote};
+    let settling =
+        (state == toolhost::payments::nonces::ClaimState::Settling).then(|| SettlingNote {
+            transaction: None,
+            receipt_id: "rcpt_01a2226173b8779eb64f0ad1483fa300".into(),
+            request_sha256: String::new(),
+            result_sha256: String::new(),
+            x402_version: 2,
+            marked_at_ms: 2,
+            amount_units: None,
+        });
+    let record = ClaimRecord {
+        claim_id: "c0ffee".into(),
+        claimed_at_ms: 1,
+        node: "node_old".into(),
+        state,
+        sale: SaleDraft {
+            purpose: "invocation".into(),
+            endpoint_slug: Some("priced".into()),
+            seller: None,
+            amount_units: 10_000,
+            payer: "0x0000000000000000000000000000000000000001".into(),
+            network: "eip155:84532".into(),
+            chain_id: 84532,
+            asset: "0x036cbd53842c5426634e7929541ec2318f3dcf7e".into(),
+            pay_to: "0x0000000000000000000000000000000000000002".into(),
+            nonce: format!("0x{}", "01".repeat(32)),
+            permit2: false,
+        },
+        settling,
+    };
+    record.to_bytes().unwrap()
+}
+
+/// The release before nonces had a table of their own (pg-8610d92, with one call paid by x402):
+/// its spent nonce moves with its state, so the payment it spent is refused by the new release
+/// as it was by the old; nonces left open by calls that died (written here as that release
+/// wrote them, one of each form) move as open ones, where recovery finds and resolves them.
+#[tokio::test]
+async fn a_database_of_the_release_with_nonces_in_the_key_value_table_keeps_them() {
+    use alloy_primitives::B256;
+    use toolhost::payments::nonces::ClaimState;
+    use toolhost::x402::schemes::exact_evm::signing::sign;
+    use toolhost::x402::{config::NetworkConfig, PaymentRequirements};
+
+    let (url, expected) = load_database("pg-8610d92").await;
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let paid = expected["paidReceiptId"].as_str().unwrap();
+    let spent = db
+        .query(
+            "SELECT convert_from(key, 'UTF8'), convert_from(value, 'UTF8') FROM toolhost_kv \
+             WHERE tree = 'nonces'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(spent.len(), 1, "the x402 call's nonce");
+    let spent_key: String = spent[0].get(0);
+    assert_eq!(spent[0].get::<_, &str>(1), paid);
+    let open: [(&str, Vec<u8>); 4] = [
+        ("84532/0xa/0xb/0x01", old_claim(ClaimState::Claimed)),
+        ("84532/0xa/0xb/0x02", old_claim(ClaimState::Settling)),
+        ("84532/0xa/0xb/0x03", b"pending/c0ffee".to_vec()),
+        ("84532/0xa/0xb/0x04", b"failed/rcpt_x".to_vec()),
+    ];
+    for (key, value) in &open {
+        db.execute(
+            "INSERT INTO toolhost_kv (tree, key, value) VALUES ('nonces', convert_to($1, 'UTF8'), $2)",
+            &[key, value],
+        )
+        .await
+        .unwrap();
+    }
+
+    // Started on the new release: migration 8 moves them, and the start-up recovery pass finds
+    // the open ones in their table (no chain to ask: the stale claim is released, the settling
+    // one kept, the legacy one first seen now, so live).
+    let node = Node::start(&["--store", &url]);
+    let (status, receipt) = node.get(&format!("/ai/receipts/{paid}")).await;
+    assert_eq!(status, 200, "{receipt}");
+    let states = db
+        .query(
+            "SELECT nonce_key, state, entry FROM toolhost_nonces ORDER BY nonce_key",
+            &[],
+        )
+        .await
+        .unwrap();
+    let states: Vec<(String, String, Vec<u8>)> = (states.iter())
+        .map(|row| (row.get(0), row.get(1), row.get(2)))
+        .collect();
+    let mut want = vec![
+        (
+            "84532/0xa/0xb/0x02".to_owned(),
+            "settling".to_owned(),
+            open[1].1.clone(),
+        ),
+        (
+            "84532/0xa/0xb/0x03".to_owned(),
+            "legacy".to_owned(),
+            open[2].1.clone(),
+        ),
+        (
+            "84532/0xa/0xb/0x04".to_owned(),
+            "failed".to_owned(),
+            open[3].1.clone(),
+        ),
+        (
+            spent_key.clone(),
+            "spent".to_owned(),
+            paid.as_bytes().to_vec(),
+        ),
+    ];
+    want.sort();
+    assert_eq!(
+        states, want,
+        "the stale claim released by recovery, the rest as they were"
+    );
+    let left = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'nonces'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(left.get::<_, i64>(0), 0);
+
+    // The wallet's payment, signed again with the nonce the old release saw spent: refused.
+    let wallet: alloy_signer_local::PrivateKeySigner =
+        "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+            .parse()
+            .unwrap();
+    let nonce = spent_key
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .parse::<B256>()
+        .unwrap();
+    let required =
+        crate::util::payment_required(&node.client, &node.url("/tools/priced"), &json!({})).await;
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payload = sign(
+        &wallet,
+        &NetworkConfig::base_sepolia(),
+        &requirement,
+        |auth| auth.nonce = nonce.to_string(),
+    )
+    .unwrap();
+    let wire = json!({"x402Version": 2, "resource": required["resource"],
+        "accepted": requirement, "payload": payload});
+    let replay = node
+        .client
+        .post(node.url("/tools/priced"))
+        .header("payment-signature", toolhost::x402::header::encode(&wire))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(replay).await;
+    crate::util::assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    drop(node);
 }

@@ -2,10 +2,11 @@
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet), so each engine keeps it in a shape of its own: a key-value engine lowers it to the
+//! packet, a payment nonce), so each engine keeps it in a shape of its own: a key-value engine lowers it to the
 //! keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's
 //! table. Conditions of both kinds are numbered together, in the order they were added.
 
+use super::nonces::NonceRow;
 use super::packets::{self, PacketRow};
 use super::receipts::ReceiptRow;
 use super::sales::{self, SaleRow};
@@ -41,6 +42,9 @@ pub enum Condition {
         packet_id: String,
         entry: Option<Vec<u8>>,
     },
+    /// The nonce must be stored exactly as `entry` (`None`: there is none): claiming a payment
+    /// once, and moving it on (settling, spent, burned, released) only as it was read.
+    Nonce { key: String, entry: Option<Vec<u8>> },
 }
 
 #[derive(Debug, Clone)]
@@ -70,6 +74,12 @@ pub enum Write {
     },
     /// Stores a payout packet (replacing one of the same id).
     PutPacket(PacketRow),
+    /// Stores a nonce (replacing one of the same key).
+    PutNonce(NonceRow),
+    /// Removes a nonce (a claim given back).
+    DeleteNonce {
+        key: String,
+    },
 }
 
 /// Conditions and writes applied all-or-nothing by [`super::Store::apply`].
@@ -186,6 +196,27 @@ impl Batch {
         self
     }
 
+    /// Requires the nonce to be stored as `entry` (`None`: that there is none).
+    pub fn require_nonce(mut self, key: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Nonce {
+            key: key.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_nonce(mut self, nonce: NonceRow) -> Self {
+        self.writes.push(Write::PutNonce(nonce));
+        self
+    }
+
+    pub fn delete_nonce(mut self, key: &str) -> Self {
+        self.writes.push(Write::DeleteNonce {
+            key: key.to_owned(),
+        });
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -196,7 +227,7 @@ impl Batch {
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
     /// records keep there ([`sales::kv`], [`packets::kv`]; a receipt under its id in the
-    /// `receipts` tree), conditions still numbered as added.
+    /// `receipts` tree, a nonce under its key in the `nonces` tree), conditions still numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {
@@ -227,6 +258,11 @@ impl Batch {
                 } => KeyCondition {
                     tree: Tree::Ledger,
                     key: packets::kv::packet_key(&builder, &packet_id),
+                    expected: entry,
+                },
+                Condition::Nonce { key, entry } => KeyCondition {
+                    tree: Tree::Nonces,
+                    key: key.into_bytes(),
                     expected: entry,
                 },
             })
@@ -262,6 +298,16 @@ impl Batch {
                     tree: Tree::Ledger,
                     key: packets::kv::packet_key(&packet.builder, &packet.packet_id),
                     value: Some(packet.entry),
+                }),
+                Write::PutNonce(nonce) => writes.push(KeyWrite {
+                    tree: Tree::Nonces,
+                    key: nonce.key.into_bytes(),
+                    value: Some(nonce.entry),
+                }),
+                Write::DeleteNonce { key } => writes.push(KeyWrite {
+                    tree: Tree::Nonces,
+                    key: key.into_bytes(),
+                    value: None,
                 }),
             }
         }

@@ -24,10 +24,11 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`: endpoint logs, builder
-//!   events, hosted-service quotes, the sale ledger, receipts and payout packets, the domains the
-//!   store keeps in a shape of their own (tables on PostgreSQL; trees on sled). Sales, receipts
-//!   and packets are written by typed members of batches.
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `nonces`: endpoint logs,
+//!   builder events, hosted-service quotes, the sale ledger, receipts, payout packets and
+//!   payment nonces, the domains the store keeps in a shape of their own (tables on PostgreSQL;
+//!   trees on sled). Sales, receipts, packets and nonces are written by typed members of
+//!   batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -38,6 +39,7 @@ pub mod events;
 pub mod keyring;
 mod keys;
 pub mod logs;
+pub mod nonces;
 pub mod packets;
 pub mod paging;
 mod postgres;
@@ -58,6 +60,7 @@ pub use batch::{Batch, Condition, Write};
 pub(crate) use batch::{KeyBatch, KeyCondition, KeyWrite};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
+pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
@@ -212,7 +215,8 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
-/// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`]).
+/// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
+/// [`NonceClaims`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -222,6 +226,7 @@ pub trait Store:
     + SalesLedger
     + ReceiptRecords
     + PayoutPackets
+    + NonceClaims
     + Send
     + Sync
     + 'static

@@ -44,6 +44,7 @@ mod events;
 mod feed;
 mod logs;
 mod migrations;
+mod nonces;
 mod packets;
 mod quotes;
 mod receipts;

@@ -27,10 +27,10 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, packets, quotes, receipts, sales, Batch, BuilderEvents, Change, Durable,
-    EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition,
-    KeyWrite, LogRow, PayoutPackets, QuoteRow, ReceiptRecords, SalesLedger, Store, StoreError,
-    StoreResult, Tree,
+    events, keys, logs, nonces, packets, quotes, receipts, sales, Batch, BuilderEvents, Change,
+    Durable, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch,
+    KeyCondition, KeyWrite, LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptRecords,
+    SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -701,6 +701,21 @@ impl PayoutPackets for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         packets::kv::of(self, builder, after, limit).await
+    }
+}
+
+#[async_trait]
+impl NonceClaims for SledStore {
+    async fn nonce(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
+        nonces::kv::get(self, key).await
+    }
+
+    async fn open_nonces(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        nonces::kv::open(self, after, limit).await
     }
 }
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::{
-    Batch, Change, EventQuery, EventRow, LogRow, PacketRow, QuoteRow, ReceiptRow, SaleRow, Store,
-    StoreError, StoreResult, Tree,
+    Batch, Change, EventQuery, EventRow, LogRow, NonceRow, NonceState, PacketRow, QuoteRow,
+    ReceiptRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1367,35 +1367,42 @@ pub async fn sales_are_recorded_once_and_found_by_seller(s: Shared) {
     assert_eq!(after(None, "", 10).await.len(), 4);
 }
 
-/// A sale and what is written with it (its receipt, a nonce) land together or not at all, and
-/// conditions of every kind are numbered in the order they were added.
+/// A paid call's settlement: its nonce spent, its receipt and its sale claimed, its payment
+/// identifier's answer kept (records of three tables and a key, in one batch). Conditions of
+/// every kind are numbered together, and a batch whose condition fails leaves nothing.
 pub async fn sales_and_keys_commit_together(s: Shared) {
-    // As a paid call settles: its nonce, its receipt and its sale, each claimed.
-    let settle = |id: &str, nonce: &[u8]| {
+    let settle = |id: &str, nonce: &str| {
         Batch::new()
-            .require_absent(Tree::Nonces, nonce.to_vec())
+            .require_nonce(nonce, None)
             .require_sale(id, None)
             .require_receipt(id, None)
-            .put(Tree::Nonces, nonce.to_vec(), id.as_bytes().to_vec())
+            .put_nonce(nonce_row(nonce, NonceState::Spent, id))
             .put_receipt(receipt_row(id, false, 1_800_000_000_000))
             .put_sale(sale_row(id, Some("a"), 10))
+            .put(Tree::PaymentIds, id.as_bytes().to_vec(), b"answer".to_vec())
     };
-    s.apply(settle("rcpt_10", b"n1")).await.unwrap();
+    s.apply(settle("rcpt_10", "n1")).await.unwrap();
+    assert_eq!(s.nonce("n1").await.unwrap(), Some(b"rcpt_10".to_vec()));
+    assert_eq!(
+        get(&s, Tree::PaymentIds, b"rcpt_10").await,
+        Some(b"answer".to_vec())
+    );
     // The nonce is spent: nothing of the second lands, its sale included.
-    let spent = s.apply(settle("rcpt_11", b"n1")).await;
+    let spent = s.apply(settle("rcpt_11", "n1")).await;
     assert!(
         matches!(spent, Err(StoreError::ConditionFailed(0))),
         "{spent:?}"
     );
     assert_eq!(s.sale("rcpt_11").await.unwrap(), None);
     assert_eq!(s.receipt("rcpt_11").await.unwrap(), None);
+    assert_eq!(get(&s, Tree::PaymentIds, b"rcpt_11").await, None);
     // The sale exists: nothing of the third lands, its nonce included.
-    let sold = s.apply(settle("rcpt_10", b"n2")).await;
+    let sold = s.apply(settle("rcpt_10", "n2")).await;
     assert!(
         matches!(sold, Err(StoreError::ConditionFailed(1))),
         "{sold:?}"
     );
-    assert_eq!(get(&s, Tree::Nonces, b"n2").await, None);
+    assert_eq!(s.nonce("n2").await.unwrap(), None);
 
     // Racing for one receipt's sale: exactly one wins, and only its nonce is spent.
     const CLAIMANTS: usize = 16;
@@ -1403,12 +1410,12 @@ pub async fn sales_and_keys_commit_together(s: Shared) {
         .map(|i| {
             let s = Arc::clone(&s);
             tokio::spawn(async move {
-                let nonce = format!("race-{i}").into_bytes();
+                let nonce = format!("race-{i}");
                 let claim = Batch::new()
                     .require_sale("rcpt_12", None)
                     .require_receipt("rcpt_12", None)
-                    .require_absent(Tree::Nonces, nonce.clone())
-                    .put(Tree::Nonces, nonce, b"rcpt_12".to_vec())
+                    .require_nonce(&nonce, None)
+                    .put_nonce(nonce_row(&nonce, NonceState::Spent, "rcpt_12"))
                     .put_receipt(receipt_row("rcpt_12", false, 1_800_000_000_000))
                     .put_sale(sale_row("rcpt_12", Some("a"), 10));
                 (i, s.apply(claim).await)
@@ -1416,12 +1423,128 @@ pub async fn sales_and_keys_commit_together(s: Shared) {
         })
         .collect();
     let winner = only_winner(tasks).await;
-    let spent = s.scan_prefix(Tree::Nonces, b"race-", None, 100).await;
-    assert_eq!(strings(spent.unwrap()), [format!("race-{winner}")]);
+    for i in 0..CLAIMANTS {
+        let spent = s.nonce(&format!("race-{i}")).await.unwrap();
+        assert_eq!(spent.is_some(), i == winner, "race-{i}");
+    }
     assert_eq!(
         ids(s.sales_after(Some("a"), "", 10).await.unwrap()),
         ["rcpt_10", "rcpt_12"]
     );
+}
+
+fn nonce_row(key: &str, state: NonceState, entry: &str) -> NonceRow {
+    NonceRow {
+        key: key.to_owned(),
+        state,
+        entry: entry.as_bytes().to_vec(),
+    }
+}
+
+/// Nonces are claimed once, move on only as read, and the open ones (claimed, settling,
+/// legacy) are found in key order without the spent and burned ones, a page at a time.
+pub async fn nonces_are_claimed_once_and_open_ones_found(s: Shared) {
+    let claim = r#"{"claimId":"c","state":"claimed"}"#;
+    let settling = r#"{"claimId":"c","state":"settling"}"#;
+    // Sixteen calls carrying one authorization: one claims it.
+    const CLAIMANTS: usize = 16;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let entry = format!(r#"{{"claimId":"{i}","state":"claimed"}}"#);
+                let batch = Batch::new()
+                    .require_nonce("8453/usdc/payer/0x01", None)
+                    .put_nonce(nonce_row(
+                        "8453/usdc/payer/0x01",
+                        NonceState::Claimed,
+                        &entry,
+                    ));
+                (i, s.apply_unsynced(batch).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let held = format!(r#"{{"claimId":"{winner}","state":"claimed"}}"#);
+    assert_eq!(
+        s.nonce("8453/usdc/payer/0x01").await.unwrap(),
+        Some(held.clone().into_bytes())
+    );
+    // Moved on only as read: a stale holder cannot settle it; the holder can.
+    let stale = Batch::new()
+        .require_nonce("8453/usdc/payer/0x01", Some(claim.as_bytes().to_vec()))
+        .put_nonce(nonce_row(
+            "8453/usdc/payer/0x01",
+            NonceState::Settling,
+            settling,
+        ));
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let spend = Batch::new()
+        .require_nonce("8453/usdc/payer/0x01", Some(held.into_bytes()))
+        .put_nonce(nonce_row(
+            "8453/usdc/payer/0x01",
+            NonceState::Spent,
+            "rcpt_1",
+        ));
+    s.apply(spend).await.unwrap();
+
+    // Many spent nonces around a few open ones: only the open ones are found, in key order.
+    let mut batch = Batch::new();
+    for i in 0..600 {
+        batch = batch.put_nonce(nonce_row(&format!("n/{i:04}"), NonceState::Spent, "rcpt_x"));
+    }
+    let open = [
+        ("n/0003", NonceState::Claimed, claim),
+        ("n/0300", NonceState::Settling, settling),
+        ("n/0301", NonceState::Legacy, "pending/c"),
+        ("n/0599", NonceState::Claimed, claim),
+    ];
+    for (key, state, entry) in open {
+        batch = batch.put_nonce(nonce_row(key, state, entry));
+    }
+    batch = batch.put_nonce(nonce_row("n/0302", NonceState::Failed, "failed/rcpt_2"));
+    s.apply(batch).await.unwrap();
+    let mut found = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = s.open_nonces(after.as_deref(), 2).await.unwrap();
+        assert!(page.len() <= 2);
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        found.extend(page);
+    }
+    let expected: Vec<(String, Vec<u8>)> = (open.iter())
+        .map(|(key, _, entry)| ((*key).to_owned(), entry.as_bytes().to_vec()))
+        .collect();
+    assert_eq!(found, expected);
+    assert_eq!(
+        ids(s.open_nonces(Some("n/0300"), 10).await.unwrap()),
+        ["n/0301", "n/0599"]
+    );
+
+    // Given back: gone, and claimable again; the spent one stays spent.
+    let release = Batch::new()
+        .require_nonce("n/0003", Some(claim.as_bytes().to_vec()))
+        .delete_nonce("n/0003");
+    s.apply(release).await.unwrap();
+    assert_eq!(s.nonce("n/0003").await.unwrap(), None);
+    let again = Batch::new()
+        .require_nonce("n/0003", None)
+        .put_nonce(nonce_row("n/0003", NonceState::Claimed, claim));
+    s.apply(again).await.unwrap();
+    let reuse = Batch::new()
+        .require_nonce("n/0000", None)
+        .put_nonce(nonce_row("n/0000", NonceState::Claimed, claim));
+    let reuse = s.apply(reuse).await;
+    assert!(
+        matches!(reuse, Err(StoreError::ConditionFailed(0))),
+        "{reuse:?}"
+    );
+    assert_eq!(s.nonce("n/0000").await.unwrap(), Some(b"rcpt_x".to_vec()));
 }
 
 pub async fn concurrent_compare_and_swap_loses_no_update(s: Shared) {

@@ -194,6 +194,32 @@ const MIGRATIONS: &[(i32, &str)] = &[
          DELETE FROM toolhost_kv
          WHERE tree = 'ledger' AND substring(key FROM 1 FOR 7) = 'packet/'::BYTEA;",
     ),
+    (
+        8,
+        // Payment nonces leave the key-value table for their own ([`nonces`](super::nonces)):
+        // every nonce the `nonces` tree kept moves, its state read from its entry as the
+        // domain writes it (a claim record's JSON, `pending/` for a legacy claim, `failed/`
+        // for a burned one, else the receipt id that spent it). The open ones are indexed
+        // apart, so recovery reads only them.
+        "CREATE TABLE toolhost_nonces (
+             nonce_key TEXT COLLATE \"C\" PRIMARY KEY,
+             state TEXT,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_nonces_open ON toolhost_nonces (nonce_key)
+             WHERE state IN ('claimed', 'settling', 'legacy');
+         INSERT INTO toolhost_nonces (nonce_key, state, entry)
+         SELECT convert_from(key, 'UTF8'),
+                CASE WHEN substring(value FROM 1 FOR 1) = '{'::BYTEA THEN
+                         CASE WHEN position('\"state\":\"settling\"'::BYTEA IN value) > 0
+                              THEN 'settling' ELSE 'claimed' END
+                     WHEN substring(value FROM 1 FOR 8) = 'pending/'::BYTEA THEN 'legacy'
+                     WHEN substring(value FROM 1 FOR 7) = 'failed/'::BYTEA THEN 'failed'
+                     ELSE 'spent' END,
+                value
+         FROM toolhost_kv WHERE tree = 'nonces';
+         DELETE FROM toolhost_kv WHERE tree = 'nonces';",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

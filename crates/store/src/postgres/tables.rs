@@ -1,4 +1,4 @@
-//! The tables of typed records (sales, receipts, payout packets) as a transaction holds and writes them: each
+//! The tables of typed records (sales, receipts, payout packets, nonces) as a transaction holds and writes them: each
 //! declared once ([`Shape`]: its key, its columns, its entry), and the four statements every
 //! such table needs made from that declaration, so a record kind is added by declaring its
 //! table and the columns of its row, not by writing its SQL again.
@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use tokio_postgres::types::ToSql;
 
-use crate::{PacketRow, ReceiptRow, SaleRow};
+use crate::{NonceRow, PacketRow, ReceiptRow, SaleRow};
 
 /// A table of typed records, keyed by a text id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,6 +22,8 @@ pub(super) enum Table {
     Receipts,
     /// `toolhost_packets`, migration 7.
     Packets,
+    /// `toolhost_nonces`, migration 8.
+    Nonces,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -79,6 +81,12 @@ const PACKETS: Shape = Shape {
     columns: &[("builder", Kind::Text), ("status", Kind::Text)],
 };
 
+const NONCES: Shape = Shape {
+    name: "toolhost_nonces",
+    key: "nonce_key",
+    columns: &[("state", Kind::Text)],
+};
+
 /// The statements of one table, each taking keys (or rows, column by column) as arrays.
 pub(super) struct Statements {
     /// Reads the present rows of the keys `FOR UPDATE`, in key order: key, entry.
@@ -126,13 +134,15 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 3] = [Table::Sales, Table::Receipts, Table::Packets];
+    pub(super) const ALL: [Table; 4] =
+        [Table::Sales, Table::Receipts, Table::Packets, Table::Nonces];
 
     fn shape(self) -> &'static Shape {
         match self {
             Table::Sales => &SALES,
             Table::Receipts => &RECEIPTS,
             Table::Packets => &PACKETS,
+            Table::Nonces => &NONCES,
         }
     }
 
@@ -145,10 +155,12 @@ impl Table {
         static SALES_SQL: LazyLock<Statements> = LazyLock::new(|| SALES.statements());
         static RECEIPTS_SQL: LazyLock<Statements> = LazyLock::new(|| RECEIPTS.statements());
         static PACKETS_SQL: LazyLock<Statements> = LazyLock::new(|| PACKETS.statements());
+        static NONCES_SQL: LazyLock<Statements> = LazyLock::new(|| NONCES.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
             Table::Packets => &PACKETS_SQL,
+            Table::Nonces => &NONCES_SQL,
         }
     }
 }
@@ -159,6 +171,7 @@ pub(super) enum Row<'b> {
     Sale(&'b SaleRow),
     Receipt(&'b ReceiptRow),
     Packet(&'b PacketRow),
+    Nonce(&'b NonceRow),
 }
 
 /// One value of a column.
@@ -189,6 +202,7 @@ impl<'b> Row<'b> {
                 Value::Text(Some(&packet.builder)),
                 Value::Text(Some(&packet.status)),
             ],
+            Row::Nonce(nonce) => vec![Value::Text(Some(nonce.state.name()))],
         }
     }
 
@@ -197,6 +211,7 @@ impl<'b> Row<'b> {
             Row::Sale(sale) => &sale.entry,
             Row::Receipt(receipt) => &receipt.entry,
             Row::Packet(packet) => &packet.entry,
+            Row::Nonce(nonce) => &nonce.entry,
         }
     }
 }
@@ -324,10 +339,16 @@ mod tests {
             status: "pending".into(),
             entry: Vec::new(),
         };
+        let nonce = NonceRow {
+            key: "n".into(),
+            state: crate::NonceState::Claimed,
+            entry: Vec::new(),
+        };
         let rows = [
             (Table::Sales, Row::Sale(&sale)),
             (Table::Receipts, Row::Receipt(&receipt)),
             (Table::Packets, Row::Packet(&packet)),
+            (Table::Nonces, Row::Nonce(&nonce)),
         ];
         for (i, table) in Table::ALL.into_iter().enumerate() {
             assert_eq!(table as usize, i);

@@ -105,6 +105,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             packet_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::Nonce { key, entry } => (
+            Place::Table(Table::Nonces),
+            key.as_bytes(),
+            entry.as_deref(),
+        ),
     }
 }
 
@@ -131,6 +136,8 @@ pub(super) fn write_parts(write: &Write) -> (Place, &[u8], Option<&[u8]>, Option
         Write::PutPacket(packet) => {
             typed(Table::Packets, &packet.packet_id, Some(Row::Packet(packet)))
         }
+        Write::PutNonce(nonce) => typed(Table::Nonces, &nonce.key, Some(Row::Nonce(nonce))),
+        Write::DeleteNonce { key } => typed(Table::Nonces, key, None),
     }
 }
 
