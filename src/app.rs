@@ -218,8 +218,9 @@ impl App {
         )
         .await?;
         crate::endpoints::owners::name_owners(store.as_ref(), &catalog).await?;
-        // Sales an earlier release stored are brought into this one's shape.
+        // Sales and nonces an earlier release stored are brought into this one's shape.
         store.upgrade_sales().await?;
+        store.upgrade_nonces().await?;
         // Storage written before per-builder totals existed joins its owner's totals.
         crate::handler_data::count_toward_owners(
             store.as_ref(),

@@ -524,6 +524,9 @@ mod tests {
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.open_nonces(after, limit).await
         }
+        async fn upgrade_nonces(&self) -> StoreResult<u64> {
+            self.0.upgrade_nonces().await
+        }
     }
 
     #[async_trait::async_trait]

@@ -570,6 +570,60 @@ async fn a_database_of_the_release_with_sales_in_the_key_value_table_keeps_them(
     assert_eq!(row.get::<_, Option<&str>>(1), Some("paid"));
 }
 
+/// Nonces as calls that died leave them, one of each form the release before wrote (a claim
+/// record claimed long ago, one settling, a legacy claim, a burned nonce), with their keys.
+fn open_forms() -> [(&'static str, Vec<u8>); 4] {
+    use toolhost::payments::nonces::ClaimState;
+    [
+        ("84532/0xa/0xb/0x01", old_claim(ClaimState::Claimed)),
+        ("84532/0xa/0xb/0x02", old_claim(ClaimState::Settling)),
+        ("84532/0xa/0xb/0x03", b"pending/c0ffee".to_vec()),
+        ("84532/0xa/0xb/0x04", b"failed/rcpt_x".to_vec()),
+    ]
+}
+
+/// The fixture wallet's payment (`make.sh` pays with that key), signed again with the nonce of
+/// `spent_key`, which the release before saw spent: refused as a used nonce.
+async fn replaying_the_spent_payment_is_refused(node: &Node, spent_key: &str) {
+    use alloy_primitives::B256;
+    use toolhost::x402::schemes::exact_evm::signing::sign;
+    use toolhost::x402::{config::NetworkConfig, PaymentRequirements};
+
+    let wallet: alloy_signer_local::PrivateKeySigner =
+        "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+            .parse()
+            .unwrap();
+    let nonce = spent_key
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .parse::<B256>()
+        .unwrap();
+    let required =
+        crate::util::payment_required(&node.client, &node.url("/tools/priced"), &json!({})).await;
+    let requirement: PaymentRequirements =
+        serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let payload = sign(
+        &wallet,
+        &NetworkConfig::base_sepolia(),
+        &requirement,
+        |auth| auth.nonce = nonce.to_string(),
+    )
+    .unwrap();
+    let wire = json!({"x402Version": 2, "resource": required["resource"],
+        "accepted": requirement, "payload": payload});
+    let replay = node
+        .client
+        .post(node.url("/tools/priced"))
+        .header("payment-signature", toolhost::x402::header::encode(&wire))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(replay).await;
+    crate::util::assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+}
+
 /// A stored nonce entry as the release before wrote it: a claim record of a call that died long
 /// ago, claimed or settling.
 fn old_claim(state: toolhost::payments::nonces::ClaimState) -> Vec<u8> {
@@ -613,11 +667,6 @@ fn old_claim(state: toolhost::payments::nonces::ClaimState) -> Vec<u8> {
 /// wrote them, one of each form) move as open ones, where recovery finds and resolves them.
 #[tokio::test]
 async fn a_database_of_the_release_with_nonces_in_the_key_value_table_keeps_them() {
-    use alloy_primitives::B256;
-    use toolhost::payments::nonces::ClaimState;
-    use toolhost::x402::schemes::exact_evm::signing::sign;
-    use toolhost::x402::{config::NetworkConfig, PaymentRequirements};
-
     let (url, expected) = load_database("pg-8610d92").await;
     let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
@@ -635,12 +684,7 @@ async fn a_database_of_the_release_with_nonces_in_the_key_value_table_keeps_them
     assert_eq!(spent.len(), 1, "the x402 call's nonce");
     let spent_key: String = spent[0].get(0);
     assert_eq!(spent[0].get::<_, &str>(1), paid);
-    let open: [(&str, Vec<u8>); 4] = [
-        ("84532/0xa/0xb/0x01", old_claim(ClaimState::Claimed)),
-        ("84532/0xa/0xb/0x02", old_claim(ClaimState::Settling)),
-        ("84532/0xa/0xb/0x03", b"pending/c0ffee".to_vec()),
-        ("84532/0xa/0xb/0x04", b"failed/rcpt_x".to_vec()),
-    ];
+    let open = open_forms();
     for (key, value) in &open {
         db.execute(
             "INSERT INTO toolhost_kv (tree, key, value) VALUES ('nonces', convert_to($1, 'UTF8'), $2)",
@@ -702,39 +746,58 @@ async fn a_database_of_the_release_with_nonces_in_the_key_value_table_keeps_them
         .unwrap();
     assert_eq!(left.get::<_, i64>(0), 0);
 
-    // The wallet's payment, signed again with the nonce the old release saw spent: refused.
-    let wallet: alloy_signer_local::PrivateKeySigner =
-        "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-            .parse()
-            .unwrap();
-    let nonce = spent_key
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .parse::<B256>()
-        .unwrap();
-    let required =
-        crate::util::payment_required(&node.client, &node.url("/tools/priced"), &json!({})).await;
-    let requirement: PaymentRequirements =
-        serde_json::from_value(required["accepts"][0].clone()).unwrap();
-    let payload = sign(
-        &wallet,
-        &NetworkConfig::base_sepolia(),
-        &requirement,
-        |auth| auth.nonce = nonce.to_string(),
-    )
-    .unwrap();
-    let wire = json!({"x402Version": 2, "resource": required["resource"],
-        "accepted": requirement, "payload": payload});
-    let replay = node
-        .client
-        .post(node.url("/tools/priced"))
-        .header("payment-signature", toolhost::x402::header::encode(&wire))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = read(replay).await;
-    crate::util::assert_payment_required(status, &body, "invalid_exact_evm_nonce_already_used");
+    replaying_the_spent_payment_is_refused(&node, &spent_key).await;
     drop(node);
+}
+
+/// The release before sled indexed its open nonces (sled-8610d92, with one call paid by x402):
+/// the first start indexes the open ones it left, so the start-up recovery pass finds them
+/// (on the embedded store every claim is resolved at start, whatever its age: without a chain
+/// to ask, the claimed one and the legacy one are released, the settling one kept), and the
+/// spent nonce still refuses its payment.
+#[tokio::test]
+async fn a_data_dir_of_the_release_before_the_open_nonce_index_keeps_its_nonces() {
+    use toolhost::store::{NonceClaims, SledStore, Store, Tree};
+
+    let (dir, expected) = unpack("sled-8610d92");
+    let data = dir.path().join("data");
+    let paid = expected["paidReceiptId"].as_str().unwrap();
+    let spent_key = {
+        let store = SledStore::open(&data.join("store")).unwrap();
+        let nonces = store
+            .scan_prefix(Tree::Nonces, b"", None, 10)
+            .await
+            .unwrap();
+        assert_eq!(nonces.len(), 1, "the x402 call's nonce");
+        assert_eq!(nonces[0].1, paid.as_bytes());
+        for (key, value) in open_forms() {
+            store
+                .put(Tree::Nonces, key.as_bytes(), &value)
+                .await
+                .unwrap();
+        }
+        store.close().await.unwrap();
+        String::from_utf8(nonces[0].0.clone()).unwrap()
+    };
+
+    let node = Node::start_in(&data, &[]);
+    let (status, receipt) = node.get(&format!("/ai/receipts/{paid}")).await;
+    assert_eq!(status, 200, "{receipt}");
+    replaying_the_spent_payment_is_refused(&node, &spent_key).await;
+    drop(node);
+
+    let store = SledStore::open(&data.join("store")).unwrap();
+    let open: Vec<String> = (store.open_nonces(None, 10).await.unwrap().into_iter())
+        .map(|(key, _)| key)
+        .collect();
+    assert_eq!(open, ["84532/0xa/0xb/0x02"], "the settling claim, kept");
+    for (key, left) in [
+        ("84532/0xa/0xb/0x01", None),
+        ("84532/0xa/0xb/0x03", None),
+        ("84532/0xa/0xb/0x04", Some(b"failed/rcpt_x".to_vec())),
+        (spent_key.as_str(), Some(paid.as_bytes().to_vec())),
+    ] {
+        assert_eq!(store.nonce(key).await.unwrap(), left, "{key}");
+    }
+    store.close().await.unwrap();
 }

@@ -6,7 +6,7 @@
 //! keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's
 //! table. Conditions of both kinds are numbered together, in the order they were added.
 
-use super::nonces::NonceRow;
+use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::receipts::ReceiptRow;
 use super::sales::{self, SaleRow};
@@ -226,8 +226,8 @@ impl Batch {
     }
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
-    /// records keep there ([`sales::kv`], [`packets::kv`]; a receipt under its id in the
-    /// `receipts` tree, a nonce under its key in the `nonces` tree), conditions still numbered as added.
+    /// records keep there ([`sales::kv`], [`packets::kv`], [`nonces::kv`]; a receipt under its
+    /// id in the `receipts` tree), conditions still numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {
@@ -299,16 +299,8 @@ impl Batch {
                     key: packets::kv::packet_key(&packet.builder, &packet.packet_id),
                     value: Some(packet.entry),
                 }),
-                Write::PutNonce(nonce) => writes.push(KeyWrite {
-                    tree: Tree::Nonces,
-                    key: nonce.key.into_bytes(),
-                    value: Some(nonce.entry),
-                }),
-                Write::DeleteNonce { key } => writes.push(KeyWrite {
-                    tree: Tree::Nonces,
-                    key: key.into_bytes(),
-                    value: None,
-                }),
+                Write::PutNonce(nonce) => writes.extend(nonces::kv::put(nonce)),
+                Write::DeleteNonce { key } => writes.extend(nonces::kv::delete(key)),
             }
         }
         KeyBatch { conditions, writes }

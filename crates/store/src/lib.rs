@@ -83,6 +83,9 @@ pub enum Tree {
     Builders,
     /// Claimed payment nonces (x402 replay protection).
     Nonces,
+    /// The key-value shape's index of the open ones among `nonces` (claimed, settling, legacy),
+    /// kept by the store with them ([`nonces::kv`]); no domain writes it.
+    OpenNonces,
     /// Developer credit grants and balances.
     Credits,
     /// The revenue ledger and payout packets.
@@ -113,7 +116,7 @@ pub enum Tree {
 
 impl Tree {
     /// Every tree, so engines can open them up front.
-    pub const ALL: [Tree; 17] = [
+    pub const ALL: [Tree; 18] = [
         Tree::Endpoints,
         Tree::Receipts,
         Tree::Meta,
@@ -131,6 +134,7 @@ impl Tree {
         Tree::Revisions,
         Tree::ReceiptLog,
         Tree::ReceiptProofs,
+        Tree::OpenNonces,
     ];
 
     /// Whether nodes cache this tree in memory, so its writes are published as [`Change`]s.
@@ -163,6 +167,7 @@ impl Tree {
             Tree::Revisions => "revisions",
             Tree::ReceiptLog => "receipt_log",
             Tree::ReceiptProofs => "receipt_proofs",
+            Tree::OpenNonces => "open_nonces",
         }
     }
 }

@@ -8,9 +8,9 @@
 //! history while the open ones stay as few as the calls in flight: recovery, which looks at the
 //! open ones on every pass, must not pay for the history. [`kv`] is the shape any key-value
 //! engine keeps (sled's: the entry in the `nonces` tree under its key, as every release has
-//! stored it; a pass reads every nonce and skips the spent ones by a byte check); PostgreSQL
-//! keeps a table with the state as a column and the open ones indexed apart
-//! (`toolhost_nonces`, migration 8), so a pass reads only them.
+//! stored it, and the open ones' keys in an index tree beside it); PostgreSQL keeps a table with
+//! the state as a column and the open ones indexed apart (`toolhost_nonces`, migration 8). On
+//! both a pass reads only the open ones.
 
 use async_trait::async_trait;
 
@@ -65,7 +65,7 @@ impl NonceState {
 }
 
 /// Whether a stored entry is an open nonce's ([`NonceState::is_open`]): a claim record or a
-/// legacy claim.
+/// legacy claim (what [`kv::upgrade`] indexes, written before the index existed).
 pub fn is_open(entry: &[u8]) -> bool {
     entry.first() == Some(&b'{') || entry.starts_with(b"pending/")
 }
@@ -83,14 +83,58 @@ pub trait NonceClaims {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>>;
+    /// Brings nonces an earlier release stored into the shape this one reads, at start-up
+    /// before anything is served; returns how many it indexed. Safe to run again.
+    async fn upgrade_nonces(&self) -> StoreResult<u64>;
 }
 
-/// Nonces over any [`Store`](crate::Store)'s trees, for engines without a shape of their own.
+/// Nonces over any [`Store`](crate::Store)'s trees, for engines without a shape of their own:
+/// each entry in `nonces` under its key, as every release has stored it, and the open ones'
+/// keys again in `open_nonces` (an index the store keeps with them: a nonce put open is put
+/// there, put spent or burned or deleted is deleted there), so recovery reads the open ones
+/// without the history. A store written before the index existed is indexed once, at start-up
+/// ([`upgrade`]).
 pub mod kv {
-    use crate::{Store, StoreResult, Tree};
+    use crate::batch::KeyWrite;
+    use crate::{Batch, NonceRow, Store, StoreResult, Tree};
 
-    /// Nonces read per page while looking for open ones.
+    /// In `meta`, present once every nonce stored before `open_nonces` existed is indexed.
+    const INDEXED: &[u8] = b"nonces/open_indexed";
+    /// Nonces read per page by [`upgrade`].
     const PAGE: usize = 512;
+
+    /// The keys a put of `row` writes: the entry, and its place in the index (or its removal).
+    pub(crate) fn put(row: NonceRow) -> [KeyWrite; 2] {
+        let open = row.state.is_open().then(Vec::new);
+        [
+            KeyWrite {
+                tree: Tree::OpenNonces,
+                key: row.key.as_bytes().to_vec(),
+                value: open,
+            },
+            KeyWrite {
+                tree: Tree::Nonces,
+                key: row.key.into_bytes(),
+                value: Some(row.entry),
+            },
+        ]
+    }
+
+    /// The keys a delete of `key` removes.
+    pub(crate) fn delete(key: String) -> [KeyWrite; 2] {
+        [
+            KeyWrite {
+                tree: Tree::OpenNonces,
+                key: key.as_bytes().to_vec(),
+                value: None,
+            },
+            KeyWrite {
+                tree: Tree::Nonces,
+                key: key.into_bytes(),
+                value: None,
+            },
+        ]
+    }
 
     pub(crate) async fn get<S: Store + ?Sized>(
         store: &S,
@@ -99,31 +143,101 @@ pub mod kv {
         store.get(Tree::Nonces, key.as_bytes()).await
     }
 
-    /// Every nonce after `after`, a page at a time, the spent and burned ones skipped, until
-    /// `limit` open ones are found or the tree ends.
+    /// A page of the index, and the entries of the keys it names.
     pub(crate) async fn open<S: Store + ?Sized>(
         store: &S,
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let mut found = Vec::new();
-        let mut cursor = after.map(|key| key.as_bytes().to_vec());
-        while found.len() < limit {
-            let page = (store.scan_prefix(Tree::Nonces, b"", cursor.as_deref(), PAGE)).await?;
-            let full = page.len() == PAGE;
+        let after = after.map(str::as_bytes);
+        let page = store
+            .scan_prefix(Tree::OpenNonces, b"", after, limit)
+            .await?;
+        let keys: Vec<Vec<u8>> = page.into_iter().map(|(key, _)| key).collect();
+        let entries = store.get_many(Tree::Nonces, &keys).await?;
+        Ok(keys
+            .into_iter()
+            .zip(entries)
+            .filter_map(|(key, entry)| Some((String::from_utf8_lossy(&key).into_owned(), entry?)))
+            .collect())
+    }
+
+    /// Indexes the open nonces an earlier release stored, once (a walk over every nonce), at
+    /// start-up before anything is served; returns how many it indexed. Safe to run again
+    /// (after a crash, on every start).
+    pub(crate) async fn upgrade<S: Store + ?Sized>(store: &S) -> StoreResult<u64> {
+        if store.get(Tree::Meta, INDEXED).await?.is_some() {
+            return Ok(0);
+        }
+        let mut indexed = 0;
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let page = (store.scan_prefix(Tree::Nonces, b"", after.as_deref(), PAGE)).await?;
+            let Some((last, _)) = page.last() else { break };
+            after = Some(last.clone());
+            let mut batch = Batch::new();
             for (key, entry) in page {
-                if found.len() == limit {
-                    break;
-                }
                 if super::is_open(&entry) {
-                    found.push((String::from_utf8_lossy(&key).into_owned(), entry));
+                    batch = batch.put(Tree::OpenNonces, key, Vec::new());
+                    indexed += 1;
                 }
-                cursor = Some(key);
             }
-            if !full {
-                break;
+            if !batch.writes.is_empty() {
+                store.apply(batch).await?;
             }
         }
-        Ok(found)
+        store.put(Tree::Meta, INDEXED, b"1").await?;
+        Ok(indexed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Batch, SledStore, Store, Tree};
+
+    fn keys(page: Vec<(String, Vec<u8>)>) -> Vec<String> {
+        page.into_iter().map(|(key, _)| key).collect()
+    }
+
+    /// Nonces an earlier release wrote (the entries alone) are found open once indexed; typed
+    /// writes keep the index with the entries: a nonce spent or given back leaves it.
+    #[tokio::test]
+    async fn open_nonces_are_indexed_once_an_earlier_store_is_upgraded() {
+        let store = SledStore::temporary().unwrap();
+        let claim = br#"{"claimId":"c","state":"claimed"}"#;
+        for (key, entry) in [
+            ("n1", &claim[..]),
+            ("n2", b"rcpt_2"),
+            ("n3", b"pending/c"),
+            ("n4", b"failed/rcpt_4"),
+        ] {
+            store
+                .put(Tree::Nonces, key.as_bytes(), entry)
+                .await
+                .unwrap();
+        }
+        assert!(store.open_nonces(None, 10).await.unwrap().is_empty());
+        assert_eq!(store.upgrade_nonces().await.unwrap(), 2);
+        assert_eq!(store.upgrade_nonces().await.unwrap(), 0, "once");
+        assert_eq!(
+            keys(store.open_nonces(None, 10).await.unwrap()),
+            ["n1", "n3"]
+        );
+
+        let row = |key: &str, state, entry: &[u8]| NonceRow {
+            key: key.to_owned(),
+            state,
+            entry: entry.to_vec(),
+        };
+        let claimed = Batch::new().put_nonce(row("n0", NonceState::Claimed, claim));
+        store.apply(claimed).await.unwrap();
+        let spent = Batch::new().put_nonce(row("n1", NonceState::Spent, b"rcpt_1"));
+        store.apply(spent).await.unwrap();
+        store.apply(Batch::new().delete_nonce("n3")).await.unwrap();
+        assert_eq!(keys(store.open_nonces(None, 10).await.unwrap()), ["n0"]);
+        let index = store.scan_prefix(Tree::OpenNonces, b"", None, 10).await;
+        assert_eq!(index.unwrap().len(), 1);
+        assert_eq!(store.nonce("n1").await.unwrap(), Some(b"rcpt_1".to_vec()));
     }
 }

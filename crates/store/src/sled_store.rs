@@ -717,6 +717,10 @@ impl NonceClaims for SledStore {
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         nonces::kv::open(self, after, limit).await
     }
+
+    async fn upgrade_nonces(&self) -> StoreResult<u64> {
+        nonces::kv::upgrade(self).await
+    }
 }
 
 #[async_trait]

@@ -35,4 +35,9 @@ impl NonceClaims for PgStore {
             .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
             .collect()
     }
+
+    /// Migration 8 moved them, their state read from their entries.
+    async fn upgrade_nonces(&self) -> StoreResult<u64> {
+        Ok(0)
+    }
 }
