@@ -268,6 +268,9 @@ impl Batch {
             })
             .collect();
         let mut writes = Vec::with_capacity(self.writes.len());
+        let mut ahead = Vec::new();
+        // Nonces whose index entry a write of this batch removes.
+        let mut unindexed = std::collections::HashSet::new();
         for write in self.writes {
             match write {
                 Write::Put { tree, key, value } => writes.push(KeyWrite {
@@ -299,11 +302,31 @@ impl Batch {
                     key: packets::kv::packet_key(&packet.builder, &packet.packet_id),
                     value: Some(packet.entry),
                 }),
-                Write::PutNonce(nonce) => writes.extend(nonces::kv::put(nonce)),
-                Write::DeleteNonce { key } => writes.extend(nonces::kv::delete(key)),
+                Write::PutNonce(nonce) => {
+                    let (index, put) = nonces::kv::put(nonce);
+                    // Indexed ahead; and in order too when an earlier write of this batch
+                    // removes the entry, so the later write wins, as for any key.
+                    if index.value.is_some() {
+                        ahead.push(index.clone());
+                    }
+                    if index.value.is_none() || unindexed.contains(&index.key) {
+                        unindexed.insert(index.key.clone());
+                        writes.push(index);
+                    }
+                    writes.push(put);
+                }
+                Write::DeleteNonce { key } => {
+                    let [index, delete] = nonces::kv::delete(key);
+                    unindexed.insert(index.key.clone());
+                    writes.extend([index, delete]);
+                }
             }
         }
-        KeyBatch { conditions, writes }
+        KeyBatch {
+            conditions,
+            writes,
+            ahead,
+        }
     }
 }
 
@@ -312,6 +335,11 @@ impl Batch {
 pub struct KeyBatch {
     pub conditions: Vec<KeyCondition>,
     pub writes: Vec<KeyWrite>,
+    /// Index entries the engine writes before the batch, whether or not the batch then
+    /// applies: an index that may name more than it should ([`nonces::kv`]'s of open nonces,
+    /// cleaned as it is read) and so keeps a claim a batch of one key (sled's compare-and-swap,
+    /// no journal).
+    pub ahead: Vec<KeyWrite>,
 }
 
 /// The key must hold exactly `expected` (`None`: must be absent).

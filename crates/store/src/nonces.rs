@@ -90,34 +90,40 @@ pub trait NonceClaims {
 
 /// Nonces over any [`Store`](crate::Store)'s trees, for engines without a shape of their own:
 /// each entry in `nonces` under its key, as every release has stored it, and the open ones'
-/// keys again in `open_nonces` (an index the store keeps with them: a nonce put open is put
-/// there, put spent or burned or deleted is deleted there), so recovery reads the open ones
-/// without the history. A store written before the index existed is indexed once, at start-up
+/// keys again in `open_nonces`, an index the store keeps with them, so recovery reads the open
+/// ones without the history. The index may name more than the open nonces, never fewer: a
+/// nonce put open has its key indexed *ahead* of its batch ([`KeyBatch::ahead`], so a claim
+/// stays a write of one key, sled's compare-and-swap), whether or not the batch then applies
+/// (a replayed payment's claim fails after indexing a spent nonce); a nonce put spent or
+/// burned, or deleted, leaves the index in its batch. [`open`] skips what the index names that
+/// is not open, and removes the entries of spent and burned nonces as it passes them (those
+/// never open again). A store written before the index existed is indexed once, at start-up
 /// ([`upgrade`]).
+///
+/// [`KeyBatch::ahead`]: crate::batch::KeyBatch::ahead
 pub mod kv {
     use crate::batch::KeyWrite;
-    use crate::{Batch, NonceRow, Store, StoreResult, Tree};
+    use crate::{Batch, NonceRow, Store, StoreError, StoreResult, Tree};
 
     /// In `meta`, present once every nonce stored before `open_nonces` existed is indexed.
     const INDEXED: &[u8] = b"nonces/open_indexed";
-    /// Nonces read per page by [`upgrade`].
+    /// Nonces read per page by [`upgrade`], and index entries per page by [`open`].
     const PAGE: usize = 512;
 
-    /// The keys a put of `row` writes: the entry, and its place in the index (or its removal).
-    pub(crate) fn put(row: NonceRow) -> [KeyWrite; 2] {
-        let open = row.state.is_open().then(Vec::new);
-        [
-            KeyWrite {
-                tree: Tree::OpenNonces,
-                key: row.key.as_bytes().to_vec(),
-                value: open,
-            },
-            KeyWrite {
-                tree: Tree::Nonces,
-                key: row.key.into_bytes(),
-                value: Some(row.entry),
-            },
-        ]
+    /// The keys a put of `row` writes: its index entry (put when it is open, to be written
+    /// ahead of its batch; removed otherwise, in it), and the entry.
+    pub(crate) fn put(row: NonceRow) -> (KeyWrite, KeyWrite) {
+        let index = KeyWrite {
+            tree: Tree::OpenNonces,
+            key: row.key.as_bytes().to_vec(),
+            value: row.state.is_open().then(Vec::new),
+        };
+        let entry = KeyWrite {
+            tree: Tree::Nonces,
+            key: row.key.into_bytes(),
+            value: Some(row.entry),
+        };
+        (index, entry)
     }
 
     /// The keys a delete of `key` removes.
@@ -143,23 +149,52 @@ pub mod kv {
         store.get(Tree::Nonces, key.as_bytes()).await
     }
 
-    /// A page of the index, and the entries of the keys it names.
+    /// The index a page at a time, each key's entry read with it, until `limit` open ones are
+    /// found or the index ends; the entries of spent and burned nonces it passes are removed
+    /// from the index (each only while its nonce holds what was read: those never change).
     pub(crate) async fn open<S: Store + ?Sized>(
         store: &S,
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let after = after.map(str::as_bytes);
-        let page = store
-            .scan_prefix(Tree::OpenNonces, b"", after, limit)
-            .await?;
-        let keys: Vec<Vec<u8>> = page.into_iter().map(|(key, _)| key).collect();
-        let entries = store.get_many(Tree::Nonces, &keys).await?;
-        Ok(keys
-            .into_iter()
-            .zip(entries)
-            .filter_map(|(key, entry)| Some((String::from_utf8_lossy(&key).into_owned(), entry?)))
-            .collect())
+        let mut found = Vec::new();
+        let mut cursor = after.map(|key| key.as_bytes().to_vec());
+        while found.len() < limit {
+            let page = (store.scan_prefix(Tree::OpenNonces, b"", cursor.as_deref(), PAGE)).await?;
+            let full = page.len() == PAGE;
+            let keys: Vec<Vec<u8>> = page.into_iter().map(|(key, _)| key).collect();
+            let entries = store.get_many(Tree::Nonces, &keys).await?;
+            let mut stale = Batch::new();
+            for (key, entry) in keys.into_iter().zip(entries) {
+                if found.len() == limit {
+                    break;
+                }
+                cursor = Some(key.clone());
+                match entry {
+                    Some(entry) if super::is_open(&entry) => {
+                        found.push((String::from_utf8_lossy(&key).into_owned(), entry))
+                    }
+                    // A claim that never landed, or was given back meanwhile: left, as a claim
+                    // may be on its way to it.
+                    None => {}
+                    Some(entry) => {
+                        stale = stale
+                            .require_equals(Tree::Nonces, key.clone(), Some(entry))
+                            .delete(Tree::OpenNonces, key);
+                    }
+                }
+            }
+            if !stale.writes.is_empty() {
+                match store.apply(stale).await {
+                    Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if !full {
+                break;
+            }
+        }
+        Ok(found)
     }
 
     /// Indexes the open nonces an earlier release stored, once (a walk over every nonce), at
@@ -236,8 +271,29 @@ mod tests {
         store.apply(spent).await.unwrap();
         store.apply(Batch::new().delete_nonce("n3")).await.unwrap();
         assert_eq!(keys(store.open_nonces(None, 10).await.unwrap()), ["n0"]);
-        let index = store.scan_prefix(Tree::OpenNonces, b"", None, 10).await;
-        assert_eq!(index.unwrap().len(), 1);
+        assert_eq!(index(&store).await, ["n0"]);
+
+        // A replayed claim of a spent nonce fails after indexing it: the pass skips the entry
+        // and removes it; the nonce stays spent.
+        let replay =
+            Batch::new()
+                .require_nonce("n1", None)
+                .put_nonce(row("n1", NonceState::Claimed, claim));
+        assert!(matches!(
+            store.apply(replay).await,
+            Err(crate::StoreError::ConditionFailed(0))
+        ));
+        assert_eq!(index(&store).await, ["n0", "n1"]);
+        assert_eq!(keys(store.open_nonces(None, 10).await.unwrap()), ["n0"]);
+        assert_eq!(index(&store).await, ["n0"]);
         assert_eq!(store.nonce("n1").await.unwrap(), Some(b"rcpt_1".to_vec()));
+    }
+
+    /// The keys the index holds.
+    async fn index(store: &SledStore) -> Vec<String> {
+        let entries = store.scan_prefix(Tree::OpenNonces, b"", None, 10).await;
+        (entries.unwrap().into_iter())
+            .map(|(key, _)| String::from_utf8(key).unwrap())
+            .collect()
     }
 }

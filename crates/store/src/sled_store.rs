@@ -348,6 +348,9 @@ impl SledStore {
 
     /// [`Store::apply_staged`] of a batch in keys.
     fn apply_keys_staged(&self, batch: KeyBatch) -> StoreResult<Durable<'_>> {
+        for write in &batch.ahead {
+            self.apply_single_key(None, write)?;
+        }
         match single_key(&batch) {
             Some((condition, write)) => self.apply_single_key(condition, write)?,
             None if batch.trees().is_empty() => return Ok(Box::pin(std::future::ready(Ok(())))),
