@@ -1,9 +1,12 @@
 //! EIP-3009 nonce claims: the replay guard, and what recovery needs when a call dies mid-way.
 //!
 //! A nonce is unique per token contract and authorizer, so the key is
-//! `{chainId}/{asset}/{from}/{nonce}`. A claim is written with `require_absent` in one atomic
-//! step, so of any number of concurrent requests carrying the same authorization exactly one
-//! gets it. What the key holds says where the payment is:
+//! `{chainId}/{asset}/{from}/{nonce}`. A claim is written on condition that the key holds
+//! nothing (`Batch::require_nonce` with `None`) in one atomic step, so of any number of
+//! concurrent requests carrying the same authorization exactly one gets it. Nonces are the
+//! store's typed records (`toolhost_store::nonces`): each write says the nonce's state, so the
+//! store can find the open ones (claimed, settling, legacy) without the spent ones. What the
+//! key holds says where the payment is:
 //!
 //! | value | meaning |
 //! |---|---|

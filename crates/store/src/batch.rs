@@ -2,9 +2,10 @@
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet, a payment nonce), so each engine keeps it in a shape of its own: a key-value engine lowers it to the
-//! keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's
-//! table. Conditions of both kinds are numbered together, in the order they were added.
+//! packet, a payment nonce), so each engine keeps it in a shape of its own: a key-value engine
+//! lowers it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row
+//! of the record's table. Conditions of both kinds are numbered together, in the order they
+//! were added.
 
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};

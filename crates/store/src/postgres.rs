@@ -220,6 +220,26 @@ impl PgStore {
         self.shared.client().await
     }
 
+    /// The entry of the one record `sql` finds by its id (`$1`): a typed record's read.
+    async fn entry_by_id(&self, sql: &str, id: &str) -> StoreResult<Option<Vec<u8>>> {
+        let client = self.client().await?;
+        let rows = query(&client, sql, &[&id]).await?;
+        rows.first().map(|row| column(row, 0)).transpose()
+    }
+
+    /// The ids and entries `sql` reads: a page of typed records.
+    async fn ids_and_entries(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let client = self.client().await?;
+        let rows = query(&client, sql, params).await?;
+        rows.iter()
+            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
+            .collect()
+    }
+
     /// A single-statement write to an unwatched tree: one round trip, autocommitted, retried
     /// on conflicts. Returns the rows affected.
     async fn write_one(
@@ -252,7 +272,7 @@ impl PgStore {
         if limit == 0 || to.is_some_and(|to| to <= from) {
             return Ok(Vec::new());
         }
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let limit = limit_param(limit);
         let client = self.client().await?;
         let name = tree.name();
         let rows = match (to, descending) {
@@ -559,6 +579,11 @@ async fn query(
 ) -> StoreResult<Vec<tokio_postgres::Row>> {
     let statement = client.prepare_cached(sql).await.map_err(read_error)?;
     client.query(&statement, params).await.map_err(read_error)
+}
+
+/// A page's size as the `LIMIT` parameter.
+fn limit_param(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
 fn column<T>(row: &tokio_postgres::Row, index: usize) -> StoreResult<T>

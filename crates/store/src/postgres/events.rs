@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, PgStore};
+use super::{column, limit_param, PgStore};
 use crate::events::{BuilderEvents, EventPage, EventQuery, EventRow};
 use crate::StoreResult;
 
@@ -42,7 +42,7 @@ impl BuilderEvents for PgStore {
 
     async fn events_page(&self, builder: &str, page: &EventQuery<'_>) -> StoreResult<EventPage> {
         let before = page.before.unwrap_or(ABOVE_EVERY_ID);
-        let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
+        let limit = limit_param(page.limit);
         let client = self.client().await?;
         let rows = match page.endpoint {
             Some(endpoint) => {

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, query, PgStore};
+use super::{column, limit_param, query, PgStore};
 use crate::logs::{EndpointLogs, LogRow};
 use crate::StoreResult;
 
@@ -49,7 +49,7 @@ impl EndpointLogs for PgStore {
         before: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<LogRow>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let limit = limit_param(limit);
         let client = self.client().await?;
         let rows = match before {
             Some(before) => query(&client, SQL_BEFORE, &[&endpoint, &before, &limit]).await,

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, query, PgStore};
+use super::{limit_param, PgStore};
 use crate::nonces::NonceClaims;
 use crate::StoreResult;
 
@@ -18,9 +18,7 @@ const SQL_OPEN: &str = "SELECT nonce_key, entry FROM toolhost_nonces \
 #[async_trait]
 impl NonceClaims for PgStore {
     async fn nonce(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
-        let client = self.client().await?;
-        let rows = query(&client, SQL_GET, &[&key]).await?;
-        rows.first().map(|row| column(row, 0)).transpose()
+        self.entry_by_id(SQL_GET, key).await
     }
 
     async fn open_nonces(
@@ -28,12 +26,9 @@ impl NonceClaims for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let client = self.client().await?;
-        let rows = query(&client, SQL_OPEN, &[&after.unwrap_or(""), &limit]).await?;
-        rows.iter()
-            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
-            .collect()
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] =
+            [&after.unwrap_or(""), &limit_param(limit)];
+        self.ids_and_entries(SQL_OPEN, &params).await
     }
 
     /// Migration 8 moved them, their state read from their entries.

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, query, PgStore};
+use super::{column, limit_param, query, PgStore};
 use crate::packets::PayoutPackets;
 use crate::StoreResult;
 
@@ -27,11 +27,8 @@ impl PayoutPackets for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let client = self.client().await?;
-        let rows = query(&client, SQL_OF, &[&builder, &after.unwrap_or(""), &limit]).await?;
-        rows.iter()
-            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
-            .collect()
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
+            [&builder, &after.unwrap_or(""), &limit_param(limit)];
+        self.ids_and_entries(SQL_OF, &params).await
     }
 }

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, query, PgStore};
+use super::{limit_param, PgStore};
 use crate::quotes::{HostedQuotes, QuoteRow};
 use crate::{StoreError, StoreResult};
 
@@ -30,14 +30,12 @@ impl HostedQuotes for PgStore {
     }
 
     async fn quote(&self, id: &str) -> StoreResult<Option<Vec<u8>>> {
-        let client = self.client().await?;
-        let rows = query(&client, SQL_GET, &[&id]).await?;
-        rows.first().map(|row| column(row, 0)).transpose()
+        self.entry_by_id(SQL_GET, id).await
     }
 
     async fn sweep_quotes(&self, before_ms: u64, limit: usize) -> StoreResult<u64> {
         let before = millis(before_ms)?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write_one(SQL_SWEEP, &[&before, &limit]).await
+        self.write_one(SQL_SWEEP, &[&before, &limit_param(limit)])
+            .await
     }
 }

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, query, PgStore};
+use super::{limit_param, PgStore};
 use crate::receipts::ReceiptRecords;
 use crate::StoreResult;
 
@@ -26,9 +26,7 @@ const SQL_SWEEP: &str = "WITH old AS ( \
 #[async_trait]
 impl ReceiptRecords for PgStore {
     async fn receipt(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
-        let client = self.client().await?;
-        let rows = query(&client, SQL_GET, &[&receipt_id]).await?;
-        rows.first().map(|row| column(row, 0)).transpose()
+        self.entry_by_id(SQL_GET, receipt_id).await
     }
 
     async fn receipts_after(
@@ -36,16 +34,13 @@ impl ReceiptRecords for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let client = self.client().await?;
-        let rows = query(&client, SQL_AFTER, &[&after.unwrap_or(""), &limit]).await?;
-        rows.iter()
-            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
-            .collect()
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] =
+            [&after.unwrap_or(""), &limit_param(limit)];
+        self.ids_and_entries(SQL_AFTER, &params).await
     }
 
     async fn sweep_free_receipts(&self, before_ms: i64, limit: usize) -> StoreResult<u64> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.write_one(SQL_SWEEP, &[&before_ms, &limit]).await
+        self.write_one(SQL_SWEEP, &[&before_ms, &limit_param(limit)])
+            .await
     }
 }

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, query, PgStore};
+use super::{limit_param, PgStore};
 use crate::sales::SalesLedger;
 use crate::StoreResult;
 
@@ -17,9 +17,7 @@ const SQL_SELLERS_AFTER: &str = "SELECT receipt_id, entry FROM toolhost_sales \
 #[async_trait]
 impl SalesLedger for PgStore {
     async fn sale(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
-        let client = self.client().await?;
-        let rows = query(&client, SQL_GET, &[&receipt_id]).await?;
-        rows.first().map(|row| column(row, 0)).transpose()
+        self.entry_by_id(SQL_GET, receipt_id).await
     }
 
     async fn sales_after(
@@ -28,15 +26,13 @@ impl SalesLedger for PgStore {
         after: &str,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let client = self.client().await?;
-        let rows = match seller {
-            Some(seller) => query(&client, SQL_SELLERS_AFTER, &[&seller, &after, &limit]).await,
-            None => query(&client, SQL_AFTER, &[&after, &limit]).await,
-        }?;
-        rows.iter()
-            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
-            .collect()
+        let limit = limit_param(limit);
+        match seller {
+            Some(seller) => {
+                (self.ids_and_entries(SQL_SELLERS_AFTER, &[&seller, &after, &limit])).await
+            }
+            None => self.ids_and_entries(SQL_AFTER, &[&after, &limit]).await,
+        }
     }
 
     /// Migration 5 moved every sale an earlier release stored.
