@@ -36,8 +36,9 @@ use serde::{Deserialize, Serialize};
 use crate::store::{Batch, NonceRow, NonceState, Store, StoreError};
 use crate::x402::{PaymentError, Reason};
 
-/// The legacy claim value's prefix (`pending/{claimId}`), written before claim records.
-pub const LEGACY_PREFIX: &[u8] = b"pending/";
+/// The legacy claim value's prefix (`pending/{claimId}`), written before claim records: the
+/// store's, which tells open nonces by it.
+pub use crate::store::nonces::LEGACY_PREFIX;
 /// A burned nonce's prefix (`failed/{receiptId}`): settlement failed after the handler ran.
 pub const FAILED_PREFIX: &[u8] = b"failed/";
 

@@ -64,10 +64,14 @@ impl NonceState {
     }
 }
 
+/// A legacy claim's entry starts so (`pending/{claimId}`, written before claim records): the
+/// domain parses it by this, and a key-value engine tells it open by it.
+pub const LEGACY_PREFIX: &[u8] = b"pending/";
+
 /// Whether a stored entry is an open nonce's ([`NonceState::is_open`]): a claim record or a
 /// legacy claim (what [`kv::upgrade`] indexes, written before the index existed).
 pub fn is_open(entry: &[u8]) -> bool {
-    entry.first() == Some(&b'{') || entry.starts_with(b"pending/")
+    entry.first() == Some(&b'{') || entry.starts_with(LEGACY_PREFIX)
 }
 
 /// Where nonces are read. Every engine implements it (the conformance suite's `nonces_*`
