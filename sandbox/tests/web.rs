@@ -363,6 +363,42 @@ async fn temporal_loads_when_first_read() {
     assert_eq!(body(&pool, &replaced, json!(null)).await, json!(7));
 }
 
+/// `Temporal`'s functions read as native code, as a built-in `Temporal`'s do in V8: the
+/// polyfill is cached once per process without its source text (422 KB that every isolate
+/// using it kept a copy of). It works as before, and its errors keep their stack.
+#[tokio::test]
+async fn temporal_functions_read_as_native_code() {
+    let (pool, _) = pool();
+    let code = endpoint(
+        "temporal-text",
+        r#"export default async () => {
+            let stack = "";
+            try { Temporal.PlainDate.from("2024-13-45"); } catch (e) { stack = e.stack; }
+            return {
+                plainDate: String(Temporal.PlainDate).includes("[native code]"),
+                from: Temporal.PlainDate.from.toString().includes("[native code]"),
+                add: Function.prototype.toString.call(Temporal.PlainDate.prototype.add)
+                    .includes("[native code]"),
+                longest: Math.max(...Object.values(Object.getOwnPropertyDescriptors(
+                    Temporal.PlainDate.prototype)).map((d) => String(d.value ?? d.get).length)),
+                date: Temporal.PlainDate.from("2024-02-28").add({ days: 1 }).toString(),
+                stack: stack.includes("temporal-polyfill"),
+            };
+        };"#,
+    );
+    // Two isolates, the second a new one: each evaluates the polyfill from the cache.
+    for _ in 0..2 {
+        let answer = body(&pool, &code, json!(null)).await;
+        assert_eq!(answer["plainDate"], json!(true), "{answer}");
+        assert_eq!(answer["from"], json!(true), "{answer}");
+        assert_eq!(answer["add"], json!(true), "{answer}");
+        assert!(answer["longest"].as_u64().unwrap() < 80, "{answer}");
+        assert_eq!(answer["date"], json!("2024-02-29"));
+        assert_eq!(answer["stack"], json!(true), "{answer}");
+        pool.retire("temporal-text");
+    }
+}
+
 /// Every isolate restores the runtime's own scripts from the startup snapshot without their
 /// source text (each restored context kept a copy of it, about 170 KB), so their functions
 /// read as native code, as a built-in's or a browser's do, in V8's form; a handler's own

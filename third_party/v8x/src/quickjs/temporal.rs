@@ -171,49 +171,64 @@ pub(crate) unsafe fn install_host_functions(
 }
 
 const JS_WRITE_OBJ_BYTECODE: c_int = 1 << 0;
+const JS_WRITE_OBJ_STRIP_SOURCE: c_int = 1 << 4;
 const JS_READ_OBJ_BYTECODE: c_int = 1 << 0;
 
+/// toolhost: the script is compiled once per process and cached as bytecode without its
+/// functions' source text (the polyfill's is 422 KB, which every context evaluating it kept a
+/// copy of, for `toString` only; those functions now read as "[native code]", as a built-in
+/// `Temporal`'s do in V8); line tables stay, for stack traces. Every context, the first one
+/// too, evaluates the cached bytecode, so all read alike.
 unsafe fn eval_cached_script(
   ctx: *mut JSContext,
   source: &[u8],
   filename: &std::ffi::CStr,
   cache: &OnceLock<Vec<u8>>,
 ) -> JSValue {
-  if let Some(bytes) = cache.get() {
+  if cache.get().is_none() {
+    let source = CString::new(source).expect("bootstrap script contains NUL");
     let function = unsafe {
-      JS_ReadObject(ctx, bytes.as_ptr(), bytes.len(), JS_READ_OBJ_BYTECODE)
+      JS_Eval(
+        ctx,
+        source.as_ptr(),
+        source.as_bytes().len(),
+        filename.as_ptr(),
+        JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY,
+      )
     };
     if function.tag == JS_TAG_EXCEPTION {
       return function;
     }
-    return unsafe { JS_EvalFunction(ctx, function) };
+    let mut size = 0;
+    let bytes = unsafe {
+      JS_WriteObject(
+        ctx,
+        &mut size,
+        function,
+        JS_WRITE_OBJ_BYTECODE | JS_WRITE_OBJ_STRIP_SOURCE,
+      )
+    };
+    if bytes.is_null() || size == 0 {
+      // Not cached: this context runs the script with its source, the next compiles again.
+      if !bytes.is_null() {
+        unsafe { js_free(ctx, bytes.cast()) };
+      }
+      return unsafe { JS_EvalFunction(ctx, function) };
+    }
+    let bytecode = unsafe { std::slice::from_raw_parts(bytes, size) };
+    let _ = cache.set(bytecode.to_vec());
+    unsafe {
+      js_free(ctx, bytes.cast());
+      JS_FreeValue(ctx, function);
+    }
   }
-
-  let source = CString::new(source).expect("bootstrap script contains NUL");
+  let bytes = cache.get().expect("cached above");
   let function = unsafe {
-    JS_Eval(
-      ctx,
-      source.as_ptr(),
-      source.as_bytes().len(),
-      filename.as_ptr(),
-      JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY,
-    )
+    JS_ReadObject(ctx, bytes.as_ptr(), bytes.len(), JS_READ_OBJ_BYTECODE)
   };
   if function.tag == JS_TAG_EXCEPTION {
     return function;
   }
-
-  let mut size = 0;
-  let bytes =
-    unsafe { JS_WriteObject(ctx, &mut size, function, JS_WRITE_OBJ_BYTECODE) };
-  if !bytes.is_null() {
-    if size > 0 {
-      let bytecode = unsafe { std::slice::from_raw_parts(bytes, size) };
-      let _ = cache.set(bytecode.to_vec());
-    }
-    unsafe { js_free(ctx, bytes.cast()) };
-  }
-
   unsafe { JS_EvalFunction(ctx, function) }
 }
 
