@@ -18,7 +18,10 @@
 #                the same cluster: a change to the PostgreSQL engine, before and after in one run.
 # Knobs: BASE_DESC (how the report names the TOOLHOST_BASE_BIN build), DURATION (8), ROUNDS (3), CONNECTIONS (32; pg-2 gives each node half), WARMUP (3 s per
 # server), PAY_RATE (2500: fresh payments signed per paid run = DURATION x PAY_RATE per node),
-# PERF (1: count fsync/fdatasync with perf tracepoints when perf works), FSYNC_TEST (1: one
+# PERF (1: count fsync/fdatasync with perf tracepoints when perf works), PG_STATEMENTS (1: load
+# `pg_stat_statements` and list the statements PostgreSQL spent most time on, by database
+# (pg-base's is toolhost_base), over the whole run, in pg_statements.txt of the work dir and
+# on stderr; it costs PostgreSQL CPU of its own, so not for the figures), FSYNC_TEST (1: one
 # `pg_test_fsync` pass for the disk's fsync latency), RECORD=1 (write the section of
 # bench/RESULTS.md; otherwise print it), KEEP_WORK=1 (keep logs, raw wrk output, metrics).
 # Safety: loopback only, free ports, bounded waits (60 s readiness, DURATION + 60 s per wrk run);
@@ -108,10 +111,12 @@ if [[ " $PEERS " == *" pg-"* ]]; then
   log "PostgreSQL: initdb in $PG_DIR"
   as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$WORK/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$WORK/initdb.log")"
   printf 'CREATE DATABASE toolhost;\nCREATE DATABASE toolhost_base;\n' | as_pg "$PG_BIN/postgres" --single -F -D "$PG_DIR/data" postgres >"$WORK/createdb.log" 2>&1 || die "create database failed"
+  PG_EXTRA=
+  [ "${PG_STATEMENTS:-0}" = 1 ] && PG_EXTRA="-c shared_preload_libraries=pg_stat_statements"
   for attempt in 1 2 3 4 5; do
     PG_PORT=$(free_port)
     if as_pg "$PG_BIN/pg_ctl" start -w -t 60 -D "$PG_DIR/data" -l "$PG_DIR/server.log" \
-      -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=on" >/dev/null 2>&1; then break; fi
+      -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=on $PG_EXTRA" >/dev/null 2>&1; then break; fi
     [ "$attempt" = 5 ] && die "PostgreSQL did not start: $(tail -5 "$PG_DIR/server.log")"
   done
   PG_PID=$(head -1 "$PG_DIR/data/postmaster.pid")
@@ -119,6 +124,7 @@ if [[ " $PEERS " == *" pg-"* ]]; then
   PSQL="psql -h 127.0.0.1 -p $PG_PORT -U postgres -d toolhost"
   PSQL_BASE="psql -h 127.0.0.1 -p $PG_PORT -U postgres -d toolhost_base"
   PG_VERSION=$($PSQL -X -A -t -c "SHOW server_version" 2>/dev/null | awk '{print $1}')
+  [ "${PG_STATEMENTS:-0}" = 1 ] && { $PSQL -X -q -c "CREATE EXTENSION pg_stat_statements" >/dev/null || die "pg_stat_statements did not load"; }
   COMMANDS+=(
     "initdb -D \$PG_DIR/data -A trust -U postgres -E UTF8 --locale=C --no-sync   # as the postgres user when root"
     "printf 'CREATE DATABASE toolhost;\\nCREATE DATABASE toolhost_base;\\n' | postgres --single -F -D \$PG_DIR/data postgres"
@@ -253,6 +259,10 @@ ENDED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 mkdir -p "$WORK/metrics"
 for n in "${!PID_OF[@]}"; do curl -sf "${URL_OF[$n]}/metrics" >"$WORK/metrics/$n.metrics" || true; done
 [ -n "$PG_PORT" ] && $PSQL -X -A -c "SELECT datname, xact_commit, xact_rollback, conflicts, deadlocks FROM pg_stat_database WHERE datname = 'toolhost'" >"$WORK/pg_stat_database.txt" 2>&1 || true
+if [ -n "$PG_PORT" ] && [ "${PG_STATEMENTS:-0}" = 1 ]; then
+  $PSQL -X -c "SELECT d.datname AS db, calls, round(total_exec_time::numeric, 1) AS total_ms, round(mean_exec_time::numeric, 4) AS mean_ms, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 140) AS query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname LIKE 'toolhost%' ORDER BY total_exec_time DESC LIMIT 40" >"$WORK/pg_statements.txt" 2>&1 || true
+  cat "$WORK/pg_statements.txt" >&2
+fi
 
 COMMANDS+=(
   "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/free.lua URL/tools/receipt-echo"

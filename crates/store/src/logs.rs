@@ -20,12 +20,20 @@ pub struct LogRow {
     pub entry: Vec<u8>,
 }
 
+/// Appends of an endpoint within which its log is back to its newest `keep` when an append
+/// kept more: an entry older than what was pruned (stored by a node whose clock is behind),
+/// or one stored by another writer while a prune ran. PostgreSQL prunes from where a node's
+/// last prune ended, and from the start once in this many appends (`postgres/logs.rs` says
+/// why); sled prunes the oldest every time.
+pub const FULL_PRUNE_EVERY: usize = 64;
+
 /// Where endpoint logs are kept. Every engine implements it (the conformance suite's `logs_*`
 /// cases); each write is durable when it returns, as every store write.
 #[async_trait]
 pub trait EndpointLogs {
-    /// Stores an endpoint's new entries (oldest first, each newer than any stored) and prunes
-    /// its oldest so that at most `keep` remain, in one atomic write.
+    /// Stores an endpoint's new entries (oldest first, each newer than any stored as a rule)
+    /// and prunes its oldest so that at most `keep` remain, in one atomic write; within
+    /// [`FULL_PRUNE_EVERY`] appends when the rule was broken or writers appended at once.
     async fn append_logs(&self, endpoint: &str, rows: &[LogRow], keep: u64) -> StoreResult<()>;
     /// At most `limit` of an endpoint's entries, newest first, only those older than `before`
     /// (an id) when given.

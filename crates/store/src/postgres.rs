@@ -123,6 +123,8 @@ pub struct PgStore {
     stop_poller: watch::Sender<bool>,
     poller: Mutex<Option<JoinHandle<()>>>,
     listener: Mutex<Option<JoinHandle<()>>>,
+    /// Where this node's last prune of each endpoint's logs ended.
+    log_floors: logs::PruneFloors,
 }
 
 impl PgStore {
@@ -207,6 +209,7 @@ impl PgStore {
             stop_poller,
             poller: Mutex::new(Some(poller)),
             listener: Mutex::new(Some(listener)),
+            log_floors: logs::PruneFloors::default(),
         })
     }
 

@@ -93,6 +93,7 @@ macro_rules! every_engine {
             overlapping_multi_key_claims_stay_all_or_nothing,
             logs_keep_the_newest_and_page_newest_first,
             logs_appended_at_once_keep_the_newest,
+            logs_stored_late_are_pruned_in_time,
             events_page_by_time_and_endpoint_and_are_swept,
             quotes_are_kept_until_swept,
             sales_are_recorded_once_and_found_by_seller,

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
+use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
     Batch, Change, EventQuery, EventRow, LogRow, NonceRow, NonceState, PacketRow, QuoteRow,
     ReceiptRow, SaleRow, Store, StoreError, StoreResult, Tree,
@@ -903,7 +904,9 @@ pub async fn logs_keep_the_newest_and_page_newest_first(s: Shared) {
 }
 
 /// Appends to one endpoint's log from several writers at once lose no entry among the newest
-/// and keep at least what is kept; the next append alone leaves exactly the newest `keep`.
+/// and keep at least what is kept; appends alone then leave exactly the newest `keep` within
+/// [`FULL_PRUNE_EVERY`] of them (an entry a prune could not see, stored by a writer at
+/// once, may wait for a prune from the start).
 pub async fn logs_appended_at_once_keep_the_newest(s: Shared) {
     const KEEP: usize = 20;
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -925,11 +928,35 @@ pub async fn logs_appended_at_once_keep_the_newest(s: Shared) {
     }
     let kept = log_numbers(s.logs_before("ep", None, 1000).await.unwrap());
     assert!(kept.len() >= KEEP, "{kept:?}");
-    s.append_logs("ep", &[log_row(80)], KEEP as u64)
-        .await
-        .unwrap();
+    let last = 80 + FULL_PRUNE_EVERY - 1;
+    for i in 80..=last {
+        s.append_logs("ep", &[log_row(i)], KEEP as u64)
+            .await
+            .unwrap();
+    }
     let kept = log_numbers(s.logs_before("ep", None, 1000).await.unwrap());
-    assert_eq!(kept, (61..=80).rev().collect::<Vec<_>>());
+    assert_eq!(kept, (last + 1 - KEEP..=last).rev().collect::<Vec<_>>());
+}
+
+/// An entry stored after newer ones were pruned (a node whose clock is behind) is pruned too,
+/// within [`FULL_PRUNE_EVERY`] appends, and the newest `keep` stay throughout.
+pub async fn logs_stored_late_are_pruned_in_time(s: Shared) {
+    const KEEP: u64 = 5;
+    for i in 10..20 {
+        s.append_logs("ep", &[log_row(i)], KEEP).await.unwrap();
+    }
+    // Older than everything pruned so far.
+    s.append_logs("ep", &[log_row(3)], KEEP).await.unwrap();
+    let mut last = 20;
+    for _ in 0..FULL_PRUNE_EVERY {
+        s.append_logs("ep", &[log_row(last)], KEEP).await.unwrap();
+        let kept = log_numbers(s.logs_before("ep", None, 100).await.unwrap());
+        let newest: Vec<usize> = (last + 1 - KEEP as usize..=last).rev().collect();
+        assert_eq!(kept[..KEEP as usize], newest[..], "{kept:?}");
+        last += 1;
+    }
+    let kept = log_numbers(s.logs_before("ep", None, 100).await.unwrap());
+    assert_eq!(kept, (last - KEEP as usize..last).rev().collect::<Vec<_>>());
 }
 
 /// An event of millisecond `ms` (a uuid v7's time), the `n`th of it, for `endpoint`.
