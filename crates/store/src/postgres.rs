@@ -33,7 +33,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
+use deadpool_postgres::{
+    Hook, HookError, Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime,
+};
 use rand::Rng;
 use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
@@ -98,6 +100,20 @@ impl Default for PgOptions {
     }
 }
 
+/// How each connection plans toolhost's statements, set once it connects. Every statement
+/// toolhost sends reads by an index (a key, a key range, a partial index), and is prepared
+/// once per connection. Left to itself, PostgreSQL planned some of them from statistics taken
+/// while a table, or one tree of `toolhost_kv`, was still nearly empty, and kept those plans
+/// while it grew: the receipt log's appends read its tree whole to find a few pending keys
+/// (the tree was absent from `toolhost_kv`'s statistics, so estimated at one row), a nonce
+/// claim's lock read `toolhost_nonces` whole (a plan cached when the table was small), each
+/// growing with the table until autovacuum came. Measured with `bench/store.sh`
+/// (`PG_STATEMENTS=1`, `auto_explain`): 8-11 ms for a statement that takes 0.05 ms, paid
+/// calls at a quarter of their rate by the end of a 30 s run. So: a statement's plan is made
+/// for any parameter (`force_generic_plan`: a tree's rows estimated as the table's average, not
+/// from a value's stale frequency), and a sequential scan is the planner's last resort.
+const SQL_SESSION_PLANS: &str =
+    "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
 const SQL_GET: &str = "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $2";
 const SQL_GET_MANY: &str =
     "SELECT key, value FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[])";
@@ -158,6 +174,14 @@ impl PgStore {
             },
         );
         let pool = Pool::builder(manager)
+            .post_create(Hook::async_fn(|client, _| {
+                Box::pin(async move {
+                    client
+                        .batch_execute(SQL_SESSION_PLANS)
+                        .await
+                        .map_err(HookError::Backend)
+                })
+            }))
             .max_size(options.pool_size.max(1))
             .wait_timeout(Some(options.wait_timeout))
             .create_timeout(Some(options.wait_timeout))
@@ -614,6 +638,93 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plan a pooled connection keeps for `sql`, prepared as `name` (with `types`) before
+    /// `grow` runs and executed `runs` times before that (so a plan of the small table is
+    /// cached), shown for `args` once `grow` has run.
+    async fn plan_after_growth(
+        client: &deadpool_postgres::Client,
+        (name, types, sql): (&str, &str, &str),
+        args: &str,
+        grow: &str,
+    ) -> String {
+        client
+            .batch_execute(&format!("PREPARE {name} ({types}) AS {sql}"))
+            .await
+            .unwrap();
+        for _ in 0..6 {
+            client
+                .batch_execute(&format!("EXECUTE {name}({args})"))
+                .await
+                .unwrap();
+        }
+        client.batch_execute(grow).await.unwrap();
+        let rows = client
+            .simple_query(&format!("EXPLAIN EXECUTE {name}({args})"))
+            .await
+            .unwrap();
+        let lines = rows.iter().filter_map(|message| match message {
+            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_owned),
+            _ => None,
+        });
+        lines.collect::<Vec<_>>().join("\n")
+    }
+
+    /// Statements read by their index however stale the statistics of their table: the
+    /// receipt log's pending keys in a `toolhost_kv` analyzed before that tree had a row, and a
+    /// nonce claim's lock in a `toolhost_nonces` planned while it held a few rows (each read its
+    /// whole tree or table before `SQL_SESSION_PLANS`).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn statements_keep_their_index_plans_as_tables_grow() {
+        let cluster = tokio::task::spawn_blocking(toolhost_testkit::PgCluster::shared)
+            .await
+            .unwrap()
+            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
+        let store = PgStore::connect(&cluster.fresh_url().await.unwrap())
+            .await
+            .unwrap();
+        let client = store.shared.client().await.unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO toolhost_kv SELECT 'handler_kv', convert_to('k' || g, 'UTF8'), \
+                 '\\x00' FROM generate_series(1, 2000) g; \
+                 INSERT INTO toolhost_nonces SELECT 'n' || g, 'spent', '\\x00' \
+                 FROM generate_series(1, 20) g; \
+                 ANALYZE toolhost_kv; ANALYZE toolhost_nonces",
+            )
+            .await
+            .unwrap();
+        let kv = plan_after_growth(
+            &client,
+            ("lock_keys", "TEXT, BYTEA[]", transaction::SQL_LOCK_KEYS),
+            "'receipt_log', ARRAY['\\x70656e64696e672f31'::BYTEA, '\\x636865636b706f696e74']",
+            "INSERT INTO toolhost_kv SELECT 'receipt_log', convert_to('pending/' || g, 'UTF8'), \
+             '\\x00' FROM generate_series(1, 30000) g",
+        )
+        .await;
+        assert!(
+            kv.contains("Index Cond: ((tree = $1) AND (key = ANY ($2)))"),
+            "{kv}"
+        );
+        let nonces = plan_after_growth(
+            &client,
+            (
+                "lock_nonces",
+                "TEXT[]",
+                &tables::Table::Nonces.statements().lock,
+            ),
+            "ARRAY['n1', 'n2']",
+            "INSERT INTO toolhost_nonces SELECT 'm' || g, 'spent', '\\x00' \
+             FROM generate_series(1, 30000) g",
+        )
+        .await;
+        assert!(
+            nonces.contains("Index Cond: (nonce_key = ANY ($1))"),
+            "{nonces}"
+        );
+        drop(client);
+        store.close().await.unwrap();
+    }
 
     #[test]
     fn backoff_grows_and_stays_short() {

@@ -40,7 +40,7 @@ const SQL_BEGIN_UNSYNCED: &str =
     "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit TO OFF";
 /// Holds the present keys of one tree a run of conditions names, in key order (a btree scan
 /// of `= ANY` visits the array's keys sorted), until commit (see the module docs).
-const SQL_LOCK_KEYS: &str = "SELECT key, value FROM toolhost_kv \
+pub(super) const SQL_LOCK_KEYS: &str = "SELECT key, value FROM toolhost_kv \
      WHERE tree = $1 AND key = ANY($2::BYTEA[]) ORDER BY key FOR UPDATE";
 /// Claims a run of conditions' absent keys, in the arrays' order: each key returned was absent
 /// and is now this transaction's; a key not returned is present.
@@ -52,7 +52,7 @@ const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
      SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
      ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
 /// Deletes keys of one tree; returns those that were there.
-const SQL_DELETE_KEYS: &str =
+pub(super) const SQL_DELETE_KEYS: &str =
     "DELETE FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[]) RETURNING key";
 /// Where a key a batch holds or writes lives: a tree of the key-value table, or a typed
 /// record's table (the key: the record's id's bytes).
