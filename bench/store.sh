@@ -17,9 +17,10 @@
 #   pg-base      TOOLHOST_BASE_BIN (or BASE_REV's build) as one node on a database of its own in
 #                the same cluster: a change to the PostgreSQL engine, before and after in one run.
 # Knobs: BASE_DESC (how the report names the TOOLHOST_BASE_BIN build), DURATION (8), ROUNDS (3), CONNECTIONS (32; pg-2 gives each node half), WARMUP (3 s per
-# server), PAY_RATE (2500: fresh payments signed per paid run = DURATION x PAY_RATE per node),
-# PERF (1: count fsync/fdatasync with perf tracepoints when perf works), PG_STATEMENTS (1: load
-# `pg_stat_statements` and list the statements PostgreSQL spent most time on, by database
+# server), PAY_RATE (5000: fresh payments signed per paid run = DURATION x PAY_RATE per node;
+# a node that answers more paid calls a second than this runs out, and its refusals count),
+# PERF (1: count fsync/fdatasync with perf tracepoints when perf works), PG_STATEMENTS (0; 1 loads
+# `pg_stat_statements` and lists the statements PostgreSQL spent most time on, by database
 # (pg-base's is toolhost_base), over the whole run, in pg_statements.txt of the work dir and
 # on stderr; it costs PostgreSQL CPU of its own, so not for the figures), FSYNC_TEST (1: one
 # `pg_test_fsync` pass for the disk's fsync latency), RECORD=1 (write the section of
@@ -38,7 +39,7 @@ DURATION=${1:-${DURATION:-8}}
 ROUNDS=${2:-${ROUNDS:-3}}
 CONNECTIONS=${3:-${CONNECTIONS:-32}}
 WARMUP=${WARMUP:-3}
-PAY_RATE=${PAY_RATE:-2500}
+PAY_RATE=${PAY_RATE:-5000}
 THREADS=2
 PEERS=${PEERS:-sled-before sled pg-1 pg-2}
 BASE_REV=${BASE_REV:-9c07c47}
