@@ -291,6 +291,9 @@ async fn apply_migration(
     if applied {
         return tx.commit().await;
     }
+    // A migration moves whole trees once: the planner's own choice (a sequential scan is
+    // often the best), not the index-only plans the connection keeps for the call path.
+    tx.batch_execute("SET LOCAL enable_seqscan = on").await?;
     tx.batch_execute(sql).await?;
     tx.execute(
         "INSERT INTO toolhost_migrations (version) VALUES ($1)",
