@@ -276,14 +276,24 @@ impl PgStore {
     ) -> StoreResult<u64> {
         self.shared
             .retrying(|client| async move {
-                let statement = client
-                    .prepare_cached(sql)
-                    .await
-                    .map_err(|e| classify(&e, Phase::Before))?;
-                client
-                    .execute(&statement, params)
-                    .await
-                    .map_err(|e| classify(&e, Phase::Commit))
+                let statement = prepared(&client, sql).await?;
+                let written = client.execute(&statement, params).await;
+                written.map_err(|e| classify(&e, Phase::Commit))
+            })
+            .await
+    }
+
+    /// [`PgStore::write_one`] for a statement that answers at most one row: that row.
+    async fn write_one_returning(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> StoreResult<Option<tokio_postgres::Row>> {
+        self.shared
+            .retrying(|client| async move {
+                let statement = prepared(&client, sql).await?;
+                let written = client.query_opt(&statement, params).await;
+                written.map_err(|e| classify(&e, Phase::Commit))
             })
             .await
     }
@@ -613,6 +623,14 @@ fn limit_param(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
+/// `sql` prepared on `client` (once per connection), for a write that may be retried.
+async fn prepared(
+    client: &deadpool_postgres::Client,
+    sql: &str,
+) -> Result<tokio_postgres::Statement, TxError> {
+    (client.prepare_cached(sql).await).map_err(|e| classify(&e, Phase::Before))
+}
+
 fn column<T>(row: &tokio_postgres::Row, index: usize) -> StoreResult<T>
 where
     T: for<'a> tokio_postgres::types::FromSql<'a>,
@@ -639,9 +657,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
-    /// The plan a pooled connection keeps for `sql`, prepared as `name` (with `types`) before
-    /// `grow` runs and executed `runs` times before that (so a plan of the small table is
-    /// cached), shown for `args` once `grow` has run.
+    /// The plan a pooled connection keeps for `sql`, prepared as `name` (with `types`) and
+    /// executed six times with `args` (so a plan of the small table is cached, as the server
+    /// would have), shown for `args` once `grow` has run.
     async fn plan_after_growth(
         client: &deadpool_postgres::Client,
         (name, types, sql): (&str, &str, &str),

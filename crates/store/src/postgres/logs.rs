@@ -18,7 +18,7 @@ use std::sync::{Mutex, PoisonError};
 
 use async_trait::async_trait;
 
-use super::{classify, column, limit_param, query, PgStore, Phase};
+use super::{column, limit_param, query, PgStore};
 use crate::logs::{EndpointLogs, LogRow, FULL_PRUNE_EVERY};
 use crate::StoreResult;
 
@@ -116,25 +116,14 @@ impl EndpointLogs for PgStore {
         let entries: Vec<&[u8]> = rows.iter().map(|row| row.entry.as_slice()).collect();
         let kept_before = keep - rows.len() as i64;
         let after = self.log_floors.start(endpoint);
-        let edge: Option<String> = self
-            .shared
-            .retrying(|client| {
-                let (ids, entries, after) = (&ids, &entries, &after);
-                async move {
-                    let statement = client
-                        .prepare_cached(SQL_APPEND)
-                        .await
-                        .map_err(|e| classify(&e, Phase::Before))?;
-                    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
-                        [&endpoint, ids, entries, &kept_before, after];
-                    let row = client
-                        .query_opt(&statement, &params)
-                        .await
-                        .map_err(|e| classify(&e, Phase::Commit))?;
-                    Ok(row.map(|row| row.get::<_, String>(0)))
-                }
-            })
-            .await?;
+        let edge = self
+            .write_one_returning(
+                SQL_APPEND,
+                &[&endpoint, &ids, &entries, &kept_before, &after],
+            )
+            .await?
+            .map(|row| column::<String>(&row, 0))
+            .transpose()?;
         if let Some(edge) = edge {
             self.log_floors.reached(endpoint, edge);
         }
