@@ -52,7 +52,7 @@ const SQL_PUT_KEYS: &str = "INSERT INTO toolhost_kv (tree, key, value) \
      SELECT * FROM unnest($1::TEXT[], $2::BYTEA[], $3::BYTEA[]) \
      ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
 /// Deletes keys of one tree; returns those that were there.
-pub(super) const SQL_DELETE_KEYS: &str =
+const SQL_DELETE_KEYS: &str =
     "DELETE FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[]) RETURNING key";
 /// Where a key a batch holds or writes lives: a tree of the key-value table, or a typed
 /// record's table (the key: the record's id's bytes).
