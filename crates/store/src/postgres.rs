@@ -51,6 +51,7 @@ mod packets;
 mod quotes;
 mod receipts;
 mod sales;
+mod statistics;
 mod tables;
 mod transaction;
 
@@ -85,6 +86,9 @@ pub struct PgOptions {
     /// Transactions that write, in flight at once from this node; batches that arrive while
     /// all are busy are committed together by the next free one (see `commit`).
     pub writers: usize,
+    /// How often this node looks for tables that outgrew their statistics and analyzes them
+    /// (see `statistics`).
+    pub statistics_every: Duration,
 }
 
 impl Default for PgOptions {
@@ -96,6 +100,7 @@ impl Default for PgOptions {
             listening_poll_interval: Duration::from_secs(5),
             change_retention: Duration::from_secs(600),
             writers: 4,
+            statistics_every: statistics::CHECK_EVERY,
         }
     }
 }
@@ -135,10 +140,9 @@ pub struct PgStore {
     writers: Writers,
     /// Whether this node's listener is listening now.
     listening: Arc<AtomicBool>,
-    /// Stops the poller and the listener.
-    stop_poller: watch::Sender<bool>,
-    poller: Mutex<Option<JoinHandle<()>>>,
-    listener: Mutex<Option<JoinHandle<()>>>,
+    /// Stops the background tasks: the poller, the listener and the statistics' keeper.
+    stop_tasks: watch::Sender<bool>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
     /// Where this node's last prune of each endpoint's logs ended.
     log_floors: logs::PruneFloors,
 }
@@ -198,7 +202,7 @@ impl PgStore {
             own: HashSet::new(),
             polled: start.iter().copied().collect(),
         }));
-        let (stop_poller, stop) = watch::channel(false);
+        let (stop_tasks, stop) = watch::channel(false);
         let wake = Arc::new(Notify::new());
         let (listening, notify) = (Arc::new(AtomicBool::new(false)), Arc::default());
         let listener = Listener {
@@ -219,7 +223,12 @@ impl PgStore {
             retention: options.change_retention,
             last: start,
         };
-        let poller = tokio::spawn(poller.run(stop));
+        let poller = tokio::spawn(poller.run(stop.clone()));
+        let statistics = tokio::spawn(statistics::keep_up(
+            pool.clone(),
+            options.statistics_every,
+            stop,
+        ));
         let shared = Arc::new(Shared {
             pool,
             changes,
@@ -230,9 +239,8 @@ impl PgStore {
             writers: Writers::start(Arc::clone(&shared), options.writers),
             shared,
             listening,
-            stop_poller,
-            poller: Mutex::new(Some(poller)),
-            listener: Mutex::new(Some(listener)),
+            stop_tasks,
+            tasks: Mutex::new(vec![poller, listener, statistics]),
             log_floors: logs::PruneFloors::default(),
         })
     }
@@ -429,10 +437,10 @@ impl Store for PgStore {
     }
 
     async fn close(&self) -> StoreResult<()> {
-        let _ = self.stop_poller.send(true);
-        let tasks = [lock(&self.poller).take(), lock(&self.listener).take()];
-        for task in tasks.into_iter().flatten() {
-            // Both only end by being told to; a join error means one panicked, which has
+        let _ = self.stop_tasks.send(true);
+        let tasks = std::mem::take(&mut *lock(&self.tasks));
+        for task in tasks {
+            // Each only ends by being told to; a join error means one panicked, which has
             // been reported already and leaves nothing to release here.
             let _ = task.await;
         }
@@ -677,8 +685,13 @@ mod tests {
                 .unwrap();
         }
         client.batch_execute(grow).await.unwrap();
+        explain(client, &format!("EXECUTE {name}({args})")).await
+    }
+
+    /// The plan of `statement`, as `EXPLAIN` shows it.
+    async fn explain(client: &deadpool_postgres::Client, statement: &str) -> String {
         let rows = client
-            .simple_query(&format!("EXPLAIN EXECUTE {name}({args})"))
+            .simple_query(&format!("EXPLAIN {statement}"))
             .await
             .unwrap();
         let lines = rows.iter().filter_map(|message| match message {
@@ -741,6 +754,64 @@ mod tests {
             "{nonces}"
         );
         drop(client);
+        store.close().await.unwrap();
+    }
+
+    /// A statement planned while its table was small keeps that plan as the table grows until
+    /// the table is analyzed (a whole tree read for two keys); the statistics' keeper analyzes
+    /// a table that outgrew its statistics, once, and the same connection then plans it by key.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_table_that_outgrew_its_statistics_is_analyzed_and_planned_again() {
+        let cluster = tokio::task::spawn_blocking(toolhost_testkit::PgCluster::shared)
+            .await
+            .unwrap()
+            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
+        // The node's own keeper must not analyze behind the test's back.
+        let options = PgOptions {
+            statistics_every: Duration::from_secs(3600),
+            ..PgOptions::default()
+        };
+        let store = PgStore::connect_with(&cluster.fresh_url().await.unwrap(), options)
+            .await
+            .unwrap();
+        let client = store.shared.client().await.unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO toolhost_kv SELECT 'handler_kv', convert_to('k' || g, 'UTF8'), \
+                 '\\x00' FROM generate_series(1, 20) g; ANALYZE toolhost_kv",
+            )
+            .await
+            .unwrap();
+        let args =
+            "'receipt_log', ARRAY['\\x70656e64696e672f31'::BYTEA, '\\x636865636b706f696e74']";
+        let planned = plan_after_growth(
+            &client,
+            ("lock_keys", "TEXT, BYTEA[]", transaction::SQL_LOCK_KEYS),
+            args,
+            "INSERT INTO toolhost_kv SELECT 'receipt_log', convert_to('pending/' || g, 'UTF8'), \
+             '\\x00' FROM generate_series(1, 30000) g; SELECT pg_stat_force_next_flush()",
+        )
+        .await;
+        assert!(
+            planned.contains("Index Cond: (tree = $1)") && planned.contains("Filter:"),
+            "the plan of the small table reads the whole tree: {planned}"
+        );
+        // The insert's counts reach the statistics views when its session reports them.
+        client.batch_execute("SELECT 1").await.unwrap();
+        let other = store.shared.client().await.unwrap();
+        let analyzed = statistics::analyze_outgrown(&other).await.unwrap();
+        assert_eq!(analyzed, ["toolhost_kv"]);
+        let replanned = explain(&client, &format!("EXECUTE lock_keys({args})")).await;
+        assert!(
+            replanned.contains("Index Cond: ((tree = $1) AND (key = ANY ($2)))"),
+            "{replanned}"
+        );
+        // Analyzed once for its growth, not again until it doubles.
+        assert!(statistics::analyze_outgrown(&other)
+            .await
+            .unwrap()
+            .is_empty());
+        drop((client, other));
         store.close().await.unwrap();
     }
 
