@@ -665,6 +665,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
+    /// A store of its own in the test process's shared cluster.
+    async fn fresh_store(options: PgOptions) -> PgStore {
+        let cluster = tokio::task::spawn_blocking(toolhost_testkit::PgCluster::shared)
+            .await
+            .unwrap()
+            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
+        let url = cluster.fresh_url().await.unwrap();
+        PgStore::connect_with(&url, options).await.unwrap()
+    }
+
     /// The plan a pooled connection keeps for `sql`, prepared as `name` (with `types`) and
     /// executed six times with `args` (so a plan of the small table is cached, as the server
     /// would have), shown for `args` once `grow` has run.
@@ -707,13 +717,7 @@ mod tests {
     /// whole tree or table before `SQL_SESSION_PLANS`).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn statements_keep_their_index_plans_as_tables_grow() {
-        let cluster = tokio::task::spawn_blocking(toolhost_testkit::PgCluster::shared)
-            .await
-            .unwrap()
-            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
-        let store = PgStore::connect(&cluster.fresh_url().await.unwrap())
-            .await
-            .unwrap();
+        let store = fresh_store(PgOptions::default()).await;
         let client = store.shared.client().await.unwrap();
         client
             .batch_execute(
@@ -762,18 +766,12 @@ mod tests {
     /// a table that outgrew its statistics, once, and the same connection then plans it by key.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_table_that_outgrew_its_statistics_is_analyzed_and_planned_again() {
-        let cluster = tokio::task::spawn_blocking(toolhost_testkit::PgCluster::shared)
-            .await
-            .unwrap()
-            .unwrap_or_else(|e| panic!("cannot run the PostgreSQL store tests: {e}"));
         // The node's own keeper must not analyze behind the test's back.
-        let options = PgOptions {
+        let store = fresh_store(PgOptions {
             statistics_every: Duration::from_secs(3600),
             ..PgOptions::default()
-        };
-        let store = PgStore::connect_with(&cluster.fresh_url().await.unwrap(), options)
-            .await
-            .unwrap();
+        })
+        .await;
         let client = store.shared.client().await.unwrap();
         client
             .batch_execute(
