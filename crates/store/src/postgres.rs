@@ -763,7 +763,8 @@ mod tests {
 
     /// A statement planned while its table was small keeps that plan as the table grows until
     /// the table is analyzed (a whole tree read for two keys); the statistics' keeper analyzes
-    /// a table that outgrew its statistics, once, and the same connection then plans it by key.
+    /// a table that outgrew its statistics, once (not while another holds the table's lock),
+    /// and the same connection then plans it by key.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_table_that_outgrew_its_statistics_is_analyzed_and_planned_again() {
         // The node's own keeper must not analyze behind the test's back.
@@ -796,8 +797,21 @@ mod tests {
         );
         // The insert's counts reach the statistics views when its session reports them.
         client.batch_execute("SELECT 1").await.unwrap();
-        let other = store.shared.client().await.unwrap();
-        let analyzed = statistics::analyze_outgrown(&other).await.unwrap();
+        let mut other = store.shared.client().await.unwrap();
+        // A table someone else is vacuuming or analyzing (its lock held here) is left for the
+        // next check, promptly, and the connection stays usable.
+        let mut locker = store.shared.client().await.unwrap();
+        let vacuuming = locker.transaction().await.unwrap();
+        vacuuming
+            .batch_execute("LOCK TABLE toolhost_kv IN SHARE UPDATE EXCLUSIVE MODE")
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let skipped = statistics::analyze_outgrown(&mut other).await.unwrap();
+        assert!(skipped.is_empty(), "{skipped:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        vacuuming.rollback().await.unwrap();
+        let analyzed = statistics::analyze_outgrown(&mut other).await.unwrap();
         assert_eq!(analyzed, ["toolhost_kv"]);
         let replanned = explain(&client, &format!("EXECUTE lock_keys({args})")).await;
         assert!(
@@ -805,11 +819,11 @@ mod tests {
             "{replanned}"
         );
         // Analyzed once for its growth, not again until it doubles.
-        assert!(statistics::analyze_outgrown(&other)
+        assert!(statistics::analyze_outgrown(&mut other)
             .await
             .unwrap()
             .is_empty());
-        drop((client, other));
+        drop((client, other, locker));
         store.close().await.unwrap();
     }
 

@@ -14,13 +14,16 @@
 //! So every [`CHECK_EVERY`], each node analyzes its tables whose live rows have at least
 //! doubled since their last analysis (and number at least [`MIN_ROWS`]): a growing table is
 //! analyzed at 1,000 rows, 2,000, 4,000 and so on, a few times in all; a table that has stopped
-//! growing is left to autovacuum. Nodes sharing a database may both analyze a table at once;
-//! the second waits for the first (a table's analyses take turns) and costs a few milliseconds.
+//! growing is left to autovacuum. An `ANALYZE` waits at most half a second for its table
+//! ([`LOCK_WAIT`]): one being vacuumed or analyzed by someone else (autovacuum, another node)
+//! is left for the next check, and autovacuum, which gives way to a lock wait of
+//! `deadlock_timeout` (a second), is not cancelled by it.
 
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
 use tokio::sync::watch;
+use tokio_postgres::error::SqlState;
 
 /// How often a node looks for tables that outgrew their statistics.
 pub(super) const CHECK_EVERY: Duration = Duration::from_secs(5);
@@ -36,19 +39,30 @@ const SQL_OUTGROWN: &str = "SELECT s.relname::TEXT FROM pg_stat_user_tables s \
      AND s.n_live_tup >= greatest($1::BIGINT, 2 * c.reltuples::BIGINT) \
      ORDER BY s.relname";
 
-/// Analyzes the tables that outgrew their statistics; returns their names.
+/// How long an `ANALYZE` waits for its table's lock (held by a vacuum or another analysis).
+const LOCK_WAIT: &str = "SET LOCAL lock_timeout = '500ms'";
+
+/// Analyzes the tables that outgrew their statistics; returns their names (not those whose
+/// lock was not had within [`LOCK_WAIT`]).
 pub(super) async fn analyze_outgrown(
-    client: &tokio_postgres::Client,
+    client: &mut deadpool_postgres::Client,
 ) -> Result<Vec<String>, tokio_postgres::Error> {
-    let statement = client.prepare(SQL_OUTGROWN).await?;
+    let statement = client.prepare_cached(SQL_OUTGROWN).await?;
     let rows = client.query(&statement, &[&MIN_ROWS]).await?;
     let mut analyzed = Vec::with_capacity(rows.len());
     for row in rows {
         let table: String = row.try_get(0)?;
         let quoted = table.replace('"', "\"\"");
-        client
-            .batch_execute(&format!("ANALYZE \"{quoted}\""))
-            .await?;
+        // In a transaction of its own, so that the lock wait is its alone and a failure
+        // leaves the connection as it was (the transaction rolls back when dropped).
+        let transaction = client.transaction().await?;
+        transaction.batch_execute(LOCK_WAIT).await?;
+        let analyze = format!("ANALYZE \"{quoted}\"");
+        match transaction.batch_execute(&analyze).await {
+            Ok(()) => transaction.commit().await?,
+            Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => continue,
+            Err(e) => return Err(e),
+        }
         analyzed.push(table);
     }
     Ok(analyzed)
@@ -63,8 +77,10 @@ pub(super) async fn keep_up(pool: Pool, every: Duration, mut stop: watch::Receiv
             () = tokio::time::sleep(every) => {}
         }
         let checked = async {
-            let client = pool.get().await.map_err(|e| e.to_string())?;
-            analyze_outgrown(&client).await.map_err(|e| e.to_string())
+            let mut client = pool.get().await.map_err(|e| e.to_string())?;
+            analyze_outgrown(&mut client)
+                .await
+                .map_err(|e| e.to_string())
         };
         match checked.await {
             Ok(analyzed) if !analyzed.is_empty() => {
