@@ -25,6 +25,8 @@ use deadpool_postgres::Pool;
 use tokio::sync::watch;
 use tokio_postgres::error::SqlState;
 
+use super::{pool_error, read_error};
+
 /// How often a node looks for tables that outgrew their statistics.
 pub(super) const CHECK_EVERY: Duration = Duration::from_secs(5);
 /// Live rows a table has at least before it is analyzed for its growth (smaller tables are
@@ -77,10 +79,8 @@ pub(super) async fn keep_up(pool: Pool, every: Duration, mut stop: watch::Receiv
             () = tokio::time::sleep(every) => {}
         }
         let checked = async {
-            let mut client = pool.get().await.map_err(|e| e.to_string())?;
-            analyze_outgrown(&mut client)
-                .await
-                .map_err(|e| e.to_string())
+            let mut client = pool.get().await.map_err(pool_error)?;
+            analyze_outgrown(&mut client).await.map_err(read_error)
         };
         match checked.await {
             Ok(analyzed) if !analyzed.is_empty() => {
