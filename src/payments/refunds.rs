@@ -406,8 +406,8 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptRecords, SalesLedger, SledStore,
-        StoreResult,
+        LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords,
+        SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -526,6 +526,34 @@ mod tests {
         }
         async fn upgrade_nonces(&self) -> StoreResult<u64> {
             self.0.upgrade_nonces().await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl ReceiptLogRecords for SlowBatches {
+        async fn log_pending(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.log_pending(after, limit).await
+        }
+        async fn log_pending_entry(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.log_pending_entry(name).await
+        }
+        async fn log_leaf(&self, name: &str) -> StoreResult<Option<u64>> {
+            self.0.log_leaf(name).await
+        }
+        async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+            self.0.log_entries(first, count).await
+        }
+        async fn log_nodes(
+            &self,
+            level: u8,
+            first: u64,
+            count: u64,
+        ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+            self.0.log_nodes(level, first, count).await
         }
     }
 

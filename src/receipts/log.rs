@@ -15,18 +15,22 @@
 //! by the next sweep of any node. Free calls' receipts are not here: they expire, and are
 //! proven in batches of their own (`super::batch`).
 //!
-//! Keys in [`Tree::ReceiptLog`]:
+//! What the store keeps of it ([`toolhost_store::receipt_log`]'s records, its rows on
+//! PostgreSQL):
+//! - pending entries by name: `<receipt id>[/<status>]`, a receipt's entry until it is
+//!   appended; a receipt re-signed when its pending on-chain settlement concluded is a new
+//!   version, a new entry, pending under its new status. `<receipt id>/refund`: its refund's
+//!   record (an entry of its own: the receipt is never rewritten).
+//! - leaves by index: the entry (the canonical JSON of its record), its hash, and the name its
+//!   place is asked by (the receipt id for every version of a receipt, the latest found; the
+//!   refund's name for a refund).
+//!
+//! And keys in [`Tree::ReceiptLog`]:
 //! - `origin`: the log's name (its checkpoints' first line), fixed when the log is created.
 //! - `checkpoint`: the latest signed checkpoint (the note's text).
-//! - `hash/<level><index>`: the stored nodes, 32 bytes each; level `L` holds the roots of the
-//!   complete subtrees of `256^L` leaves (level 0 the leaf hashes), as the hash tiles do.
-//! - `entry/<index>`: the entry of a leaf, the canonical JSON of its receipt.
-//! - `leaf/<receipt id>`: the leaf index of the receipt's latest version; `leaf/<receipt
-//!   id>/refund`, of its refund's record.
-//! - `pending/<receipt id>[/<status>]`: a receipt's entry, until it is appended; a receipt
-//!   re-signed when its pending on-chain settlement concluded is a new version, a new entry,
-//!   pending under its new status. `pending/<receipt id>/refund`: its refund's record (an entry
-//!   of its own: the receipt is never rewritten).
+//! - `hash/<level><index>` for level 1 and up ([`node_key`]): the stored interior nodes, 32
+//!   bytes each; level `L` holds the roots of the complete subtrees of `256^L` leaves (level 0
+//!   is the leaves' hashes), as the hash tiles do.
 //! - `backfill`: while present, the receipts stored before the log existed (an upgraded data
 //!   dir or database) are being made pending, in key order: the last receipt key done.
 
@@ -45,12 +49,14 @@ use toolhost_tlog::{hash, tree, Checkpoint, Hash, Signer, Tile, Verifier};
 
 use super::{canonical_json, Receipt, ReceiptSigner};
 use crate::error::{ApiError, ErrorCode};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::receipt_log::kv::node_key;
+use crate::store::{Batch, LeafRow, Store, StoreError, Tree};
 
 const ORIGIN: &[u8] = b"origin";
 const CHECKPOINT: &[u8] = b"checkpoint";
 const BACKFILL: &[u8] = b"backfill";
-/// Receipts stored before the log made pending per batch.
+/// Receipts stored before the log made pending per batch at most (fewer while appends keep
+/// moving the checkpoint: see [`ReceiptLog::backfill_page`]).
 const BACKFILL_PAGE: usize = 256;
 /// Entries appended in one batch at most; more wait for the next.
 const MAX_GROUP: usize = 1024;
@@ -154,8 +160,8 @@ struct Head {
 struct Job {
     /// The name its leaf is found by: a receipt id, or a refund's [`refund_name`].
     receipt_id: String,
-    /// Its pending key ([`pending_key`]).
-    pending: Vec<u8>,
+    /// The name it is pending under ([`pending_name`]).
+    pending: String,
     entry: Vec<u8>,
     replies: Vec<oneshot::Sender<Result<Inclusion, LogError>>>,
 }
@@ -203,11 +209,7 @@ pub fn entry_of<T: Serialize>(record: &T) -> Vec<u8> {
 /// Adds `receipt`'s pending entry to the batch that stores it, so it reaches the log even if
 /// the node stops before asking ([`ReceiptLog::include`]).
 pub fn pending(batch: Batch, receipt: &Receipt) -> Batch {
-    batch.put(
-        Tree::ReceiptLog,
-        pending_key(&receipt.receipt_id, None),
-        entry_of(receipt),
-    )
+    batch.put_log_pending(&receipt.receipt_id, entry_of(receipt))
 }
 
 /// The name a refund of `receipt_id` has in the log: its inclusion is asked by it
@@ -219,22 +221,15 @@ pub fn refund_name(receipt_id: &str) -> String {
 /// Adds the pending entry of a refund of `receipt_id` (`entry`: the canonical JSON of its
 /// signed record) to the batch that stores it.
 pub fn pending_refund(batch: Batch, receipt_id: &str, entry: Vec<u8>) -> Batch {
-    batch.put(
-        Tree::ReceiptLog,
-        pending_key(&refund_name(receipt_id), None),
-        entry,
-    )
+    batch.put_log_pending(&refund_name(receipt_id), entry)
 }
 
 /// Adds the pending entry of a new version of `receipt` (re-signed as its settlement
 /// concluded) to the batch that stores it: appended by the next sweep, as an entry of its own;
 /// the log keeps the version the call was answered with too.
 pub fn pending_version(batch: Batch, receipt: &Receipt) -> Batch {
-    batch.put(
-        Tree::ReceiptLog,
-        pending_key(&receipt.receipt_id, Some(&receipt.settlement.status)),
-        entry_of(receipt),
-    )
+    let name = pending_name(&receipt.receipt_id, Some(&receipt.settlement.status));
+    batch.put_log_pending(&name, entry_of(receipt))
 }
 
 impl ReceiptLog {
@@ -334,7 +329,7 @@ impl ReceiptLog {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             receipt_id: name.to_string(),
-            pending: pending_key(name, None),
+            pending: name.to_string(),
             entry,
             replies: vec![reply],
         };
@@ -387,21 +382,11 @@ impl ReceiptLog {
         receipt_id: &str,
         size: Option<u64>,
     ) -> Result<Inclusion, LogError> {
-        let index = self
-            .inner
-            .store
-            .get(Tree::ReceiptLog, &leaf_key(receipt_id))
-            .await?
-            .ok_or_else(|| {
-                LogError::NotInLog(format!(
-                    "receipt {receipt_id:?} is not in the log (yet: a receipt is appended within seconds of its call)"
-                ))
-            })?;
-        let index = u64::from_be_bytes(
-            index
-                .try_into()
-                .map_err(|_| LogError::Corrupt("a leaf index is not 8 bytes".into()))?,
-        );
+        let index = self.inner.store.log_leaf(receipt_id).await?.ok_or_else(|| {
+            LogError::NotInLog(format!(
+                "receipt {receipt_id:?} is not in the log (yet: a receipt is appended within seconds of its call)"
+            ))
+        })?;
         let latest = self.latest().await?;
         let size = size.unwrap_or(latest.size);
         if size > latest.size || index >= size {
@@ -616,8 +601,9 @@ impl ReceiptLog {
 
     /// The stored nodes `first..first + count` of `level`, all of them or an error.
     async fn read_hashes(&self, level: u8, first: u64, count: u64) -> Result<Vec<Hash>, LogError> {
-        let rows = self.read_range(&hash_prefix(level), first, count).await?;
-        rows.into_iter()
+        let rows = self.inner.store.log_nodes(level, first, count).await?;
+        whole(rows, first, count)?
+            .into_iter()
             .map(|value| {
                 Hash::try_from(value)
                     .map_err(|_| LogError::Corrupt("a stored hash is not 32 bytes".into()))
@@ -626,36 +612,8 @@ impl ReceiptLog {
     }
 
     async fn read_entries(&self, first: u64, count: u64) -> Result<Vec<Vec<u8>>, LogError> {
-        self.read_range(b"entry/", first, count).await
-    }
-
-    /// The values of keys `prefix` + `first..first + count` (big-endian), all of them.
-    async fn read_range(
-        &self,
-        prefix: &[u8],
-        first: u64,
-        count: u64,
-    ) -> Result<Vec<Vec<u8>>, LogError> {
-        if count == 0 {
-            return Ok(Vec::new());
-        }
-        let after = first.checked_sub(1).map(|before| indexed(prefix, before));
-        let rows = self
-            .inner
-            .store
-            .scan_prefix(Tree::ReceiptLog, prefix, after.as_deref(), count as usize)
-            .await?;
-        let whole = rows.len() as u64 == count
-            && (first..)
-                .zip(&rows)
-                .all(|(index, (key, _))| *key == indexed(prefix, index));
-        if !whole {
-            return Err(LogError::Corrupt(format!(
-                "stored rows {first}..{} are not all there",
-                first + count
-            )));
-        }
-        Ok(rows.into_iter().map(|(_, value)| value).collect())
+        let rows = self.inner.store.log_entries(first, count).await?;
+        whole(rows, first, count)
     }
 
     /// Stops the sequencer once the receipts queued so far are appended, and waits until it
@@ -731,7 +689,10 @@ impl ReceiptLog {
 
     /// Makes one page of the receipts stored before the log pending, and says whether more
     /// are left. A receipt stored since has a pending entry or a leaf already (both are written
-    /// atomically with what they follow): it is skipped, so none is appended twice.
+    /// atomically with what they follow): it is skipped, so none is appended twice. That it
+    /// has no leaf is read before the page's batch, which therefore holds only if no append
+    /// came between (on the checkpoint); one that did makes the page try again, halved, so a
+    /// log that keeps appending lets a smaller page through.
     async fn backfill_page(&self) -> Result<bool, LogError> {
         let store = &self.inner.store;
         let Some(cursor) = store.get(Tree::ReceiptLog, BACKFILL).await? else {
@@ -740,7 +701,7 @@ impl ReceiptLog {
         let after = String::from_utf8_lossy(&cursor);
         let after = (!after.is_empty()).then_some(&*after);
         let mut page = store.receipts_after(after, BACKFILL_PAGE).await?;
-        let Some((last, _)) = page.last().cloned() else {
+        if page.is_empty() {
             let done = Batch::new()
                 .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor))
                 .delete(Tree::ReceiptLog, BACKFILL);
@@ -748,60 +709,68 @@ impl ReceiptLog {
                 Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(false),
                 Err(e) => Err(e.into()),
             };
-        };
-        // Every receipt stored before the log is signed; one without a signature is a free
-        // call's stored since, proven by its batch and kept out of the log.
-        page.retain(|(_, stored)| {
-            serde_json::from_slice::<serde_json::Value>(stored)
-                .map_or(true, |receipt| receipt.get("signature").is_some())
-        });
+        }
+        // Receipts of the page found pending already (each gets its own append).
+        let mut pending_already = std::collections::HashSet::new();
         loop {
+            let Some((last, _)) = page.last() else {
+                return Ok(true);
+            };
+            let checkpoint = self.checkpoint().await?;
             let mut batch = Batch::new()
                 .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor.clone()))
+                .require_equals(Tree::ReceiptLog, CHECKPOINT, Some(checkpoint.into_bytes()))
                 .put(Tree::ReceiptLog, BACKFILL, last.clone().into_bytes());
+            let mut made = Vec::new();
             for (receipt_id, stored) in &page {
-                let entry = serde_json::from_slice::<serde_json::Value>(stored)
-                    .map(|value| canonical_json(&value).into_bytes())
+                // Every receipt stored before the log is signed; one without a signature is
+                // a free call's stored since, proven by its batch and kept out of the log.
+                let receipt = serde_json::from_slice::<serde_json::Value>(stored)
                     .map_err(|e| LogError::Corrupt(format!("a stored receipt: {e}")))?;
-                let pending = pending_key(receipt_id, None);
+                if receipt.get("signature").is_none()
+                    || pending_already.contains(receipt_id)
+                    || store.log_leaf(receipt_id).await?.is_some()
+                {
+                    continue;
+                }
+                let entry = canonical_json(&receipt).into_bytes();
                 batch = batch
-                    .require_absent(Tree::ReceiptLog, leaf_key(receipt_id))
-                    .require_absent(Tree::ReceiptLog, pending.clone())
-                    .put(Tree::ReceiptLog, pending, entry);
+                    .require_log_pending(receipt_id, None)
+                    .put_log_pending(receipt_id, entry);
+                made.push(receipt_id.clone());
             }
             match store.apply(batch).await {
                 Ok(()) => return Ok(true),
                 // Another node moved the cursor: it does this page.
                 Err(StoreError::ConditionFailed(0)) => return Ok(true),
-                // Receipt `(n - 1) / 2` is in the log or pending already.
+                // An append came between: again, with half the page (one receipt: at the
+                // next sweep, which comes at once).
+                Err(StoreError::ConditionFailed(1)) if page.len() == 1 => return Ok(true),
+                Err(StoreError::ConditionFailed(1)) => page.truncate(page.len() / 2),
+                // Receipt `n - 2` of those made pending is pending already.
                 Err(StoreError::ConditionFailed(n)) => {
-                    page.remove((n - 1) / 2);
+                    pending_already.insert(made.swap_remove(n - 2));
                 }
                 Err(e) => return Err(e.into()),
             }
         }
     }
 
-    /// Pending entries in the store, oldest receipts' keys first.
+    /// Pending entries in the store, oldest receipts' names first.
     async fn swept(&self) -> Result<Vec<Job>, LogError> {
-        let rows = self
-            .inner
-            .store
-            .scan_prefix(Tree::ReceiptLog, b"pending/", None, MAX_GROUP)
-            .await?;
+        let rows = self.inner.store.log_pending(None, MAX_GROUP).await?;
         Ok(rows
             .into_iter()
-            .filter_map(|(key, entry)| {
-                let name = std::str::from_utf8(key.strip_prefix(b"pending/")?).ok()?;
+            .filter_map(|(name, entry)| {
                 // A new version of a receipt is found under the receipt's name; a refund is
                 // an entry (and a leaf) of its own.
                 let receipt_id = match name.strip_suffix("/refund") {
-                    Some(_) => name.to_owned(),
+                    Some(_) => name.clone(),
                     None => name.split('/').next()?.to_owned(),
                 };
                 Some(Job {
                     receipt_id,
-                    pending: key,
+                    pending: name,
                     entry,
                     replies: Vec::new(),
                 })
@@ -907,7 +876,7 @@ impl ReceiptLog {
         let mut pending = Vec::with_capacity(group.len());
         let mut jobs = group.into_iter();
         while let Some(job) = jobs.next() {
-            match self.inner.store.get(Tree::ReceiptLog, &job.pending).await {
+            match self.inner.store.log_pending_entry(&job.pending).await {
                 Ok(Some(entry)) if entry == job.entry => pending.push(job),
                 Ok(_) => {
                     let found = self.inclusion_of(&job.receipt_id, None).await;
@@ -934,35 +903,29 @@ impl ReceiptLog {
             )
             .require_equals(Tree::ReceiptLog, WAITING, waiting);
         for job in group {
-            batch = batch.require_equals(
-                Tree::ReceiptLog,
-                job.pending.clone(),
-                Some(job.entry.clone()),
-            );
+            batch = batch.require_log_pending(&job.pending, Some(job.entry.clone()));
         }
         let mut edge = head.edge.clone();
         let mut full_tiles = Vec::new();
         let mut size = head.size;
         for job in group {
-            let index = size;
-            batch = batch
-                .delete(Tree::ReceiptLog, job.pending.clone())
-                .put(
-                    Tree::ReceiptLog,
-                    indexed(b"entry/", index),
-                    job.entry.clone(),
-                )
-                .put(
-                    Tree::ReceiptLog,
-                    leaf_key(&job.receipt_id),
-                    index.to_be_bytes().to_vec(),
-                );
-            // The leaf's hash joins level 0; each tile it fills makes a node of the level above.
+            // The leaf's hash joins level 0 (stored with its leaf); each tile it fills makes a
+            // node of the level above.
             let mut node = hash::leaf(&job.entry);
+            batch = batch
+                .delete_log_pending(&job.pending)
+                .put_log_leaf(LeafRow {
+                    leaf: size,
+                    name: job.receipt_id.clone(),
+                    hash: node,
+                    entry: job.entry.clone(),
+                });
             let mut level = 0u8;
             loop {
                 let position = nodes_at(size, level);
-                batch = batch.put(Tree::ReceiptLog, hashed(level, position), node.to_vec());
+                if level > 0 {
+                    batch = batch.put(Tree::ReceiptLog, node_key(level, position), node.to_vec());
+                }
                 if edge.len() <= usize::from(level) {
                     edge.push(Vec::new());
                 }
@@ -1073,7 +1036,7 @@ fn answer_all(group: Vec<Job>, error: &LogError) {
 /// queued): a group never appends an entry twice.
 fn merged(group: Vec<Job>) -> Vec<Job> {
     let mut merged: Vec<Job> = Vec::with_capacity(group.len());
-    let mut at: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for job in group {
         match at.get(&job.pending) {
             Some(&i) => merged[i].replies.extend(job.replies),
@@ -1177,30 +1140,25 @@ fn nodes_at(size: u64, level: u8) -> u64 {
         .unwrap_or(0)
 }
 
-fn indexed(prefix: &[u8], index: u64) -> Vec<u8> {
-    [prefix, &index.to_be_bytes()].concat()
-}
-
-fn hash_prefix(level: u8) -> Vec<u8> {
-    [b"hash/".as_slice(), &[level]].concat()
-}
-
-fn hashed(level: u8, index: u64) -> Vec<u8> {
-    indexed(&hash_prefix(level), index)
-}
-
-fn leaf_key(receipt_id: &str) -> Vec<u8> {
-    [b"leaf/".as_slice(), receipt_id.as_bytes()].concat()
-}
-
-/// `pending/<receipt id>`, or for a later version `pending/<receipt id>/<status>`.
-fn pending_key(receipt_id: &str, version: Option<&str>) -> Vec<u8> {
-    let mut key = [b"pending/".as_slice(), receipt_id.as_bytes()].concat();
-    if let Some(version) = version {
-        key.push(b'/');
-        key.extend_from_slice(version.as_bytes());
+/// Rows `first..first + count` read by index, all of them in order, or an error.
+fn whole(rows: Vec<(u64, Vec<u8>)>, first: u64, count: u64) -> Result<Vec<Vec<u8>>, LogError> {
+    let whole =
+        rows.len() as u64 == count && (first..).zip(&rows).all(|(index, (at, _))| *at == index);
+    if !whole {
+        return Err(LogError::Corrupt(format!(
+            "stored rows {first}..{} are not all there",
+            first + count
+        )));
     }
-    key
+    Ok(rows.into_iter().map(|(_, value)| value).collect())
+}
+
+/// `<receipt id>`, or for a later version `<receipt id>/<status>`.
+fn pending_name(receipt_id: &str, version: Option<&str>) -> String {
+    match version {
+        Some(version) => format!("{receipt_id}/{version}"),
+        None => receipt_id.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -1230,10 +1188,7 @@ mod tests {
     }
 
     async fn assert_nothing_pending(store: &Arc<dyn Store>) {
-        let pending = store
-            .scan_prefix(Tree::ReceiptLog, b"pending/", None, 10)
-            .await
-            .unwrap();
+        let pending = store.log_pending(None, 10).await.unwrap();
         assert!(pending.is_empty());
     }
 
@@ -1532,7 +1487,7 @@ mod tests {
                 answers.push(answer);
                 Job {
                     receipt_id: r.receipt_id.clone(),
-                    pending: pending_key(&r.receipt_id, None),
+                    pending: r.receipt_id.clone(),
                     entry: entry_of(r),
                     replies: vec![reply],
                 }
@@ -1547,12 +1502,8 @@ mod tests {
             let id = receipt.receipt_id.as_bytes();
             assert!(store.get(Tree::Receipts, id).await.unwrap().is_some());
             // Pending (stored after the log's start sweep).
-            let pending = pending_key(&receipt.receipt_id, None);
-            assert!(store
-                .get(Tree::ReceiptLog, &pending)
-                .await
-                .unwrap()
-                .is_some());
+            let pending = store.log_pending_entry(&receipt.receipt_id).await;
+            assert!(pending.unwrap().is_some());
             let inclusion = log.include(receipt).await.unwrap();
             check_inclusion(&log, receipt, &inclusion);
         }
@@ -1621,7 +1572,7 @@ mod tests {
             log.include(&receipt).await.unwrap();
         }
         store
-            .put(Tree::ReceiptLog, &hashed(0, 19), &[0; 32])
+            .put(Tree::ReceiptLog, &node_key(0, 19), &[0; 32])
             .await
             .unwrap();
         assert!(matches!(

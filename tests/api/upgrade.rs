@@ -24,6 +24,10 @@
 //! builder's revenue counts the old sale with new ones. Its receipts move to their own table
 //! (migration 6), a free call's told from paid ones, and its payout packet to its own (migration
 //! 7), still listed for its builder and marked paid by its id.
+//!
+//! `pg-8610d92`, `sled-8610d92`: the last release that kept nonces in the key-value table,
+//! with a call paid by x402. On PostgreSQL its nonces move to their table (migration 8) and its
+//! receipt log's leaves and pending entries to theirs (migration 9).
 
 use std::path::Path;
 
@@ -297,7 +301,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        8
+        9
     );
 }
 
@@ -745,9 +749,69 @@ async fn a_database_of_the_release_with_nonces_in_the_key_value_table_keeps_them
         .await
         .unwrap();
     assert_eq!(left.get::<_, i64>(0), 0);
+    the_receipt_log_is_in_its_tables(&node, &db, &expected).await;
 
     replaying_the_spent_payment_is_refused(&node, &spent_key).await;
     drop(node);
+}
+
+/// The release before the receipt log had tables of its own (pg-8610d92): migration 9 moved
+/// its leaves (their entries, hashes and names) and pending entries out of the key-value
+/// table; the log opened on them (its stored hashes make its signed root), and the paid
+/// receipts' places in it are found by name and prove against its checkpoint.
+async fn the_receipt_log_is_in_its_tables(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    expected: &Value,
+) {
+    let (_, manifest) = node.get("/ai/manifest").await;
+    let key = manifest["receipts"]["log"]["verifierKey"].as_str().unwrap();
+    let verifier = toolhost_tlog::Verifier::parse(key).unwrap();
+    let leaves: i64 = (db
+        .query_one("SELECT count(*) FROM toolhost_log_leaves", &[])
+        .await)
+        .unwrap()
+        .get(0);
+    let mut found = Vec::new();
+    for name in ["soldReceiptId", "paidReceiptId"] {
+        let receipt_id = expected[name].as_str().unwrap();
+        let (status, receipt) = node.get(&format!("/ai/receipts/{receipt_id}")).await;
+        assert_eq!(status, 200, "{receipt}");
+        let inclusion = in_the_log(node, receipt_id).await;
+        crate::receipt_log::check(&verifier, &receipt, &inclusion);
+        let row = db
+            .query_one(
+                "SELECT leaf FROM toolhost_log_leaves WHERE name = $1",
+                &[&receipt_id],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            row.get::<_, i64>(0) as u64,
+            inclusion["leafIndex"].as_u64().unwrap()
+        );
+        found.push(inclusion["leafIndex"].as_u64().unwrap());
+    }
+    assert!(
+        found.iter().all(|leaf| (*leaf as i64) < leaves),
+        "the fixture's leaves {found:?}, of {leaves} moved"
+    );
+    let left: i64 = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'receipt_log' \
+             AND (substring(key FROM 1 FOR 8) = 'pending/'::BYTEA \
+                  OR substring(key FROM 1 FOR 6) = 'entry/'::BYTEA \
+                  OR substring(key FROM 1 FOR 6) = '\\x686173682f00'::BYTEA \
+                  OR substring(key FROM 1 FOR 5) = 'leaf/'::BYTEA)",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        left, 0,
+        "the log's leaves and pending entries left the key-value table"
+    );
 }
 
 /// The release before sled indexed its open nonces (sled-8610d92, with one call paid by x402):

@@ -2,13 +2,15 @@
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet, a payment nonce), so each engine keeps it in a shape of its own: a key-value engine
+//! packet, a payment nonce, a receipt log's pending entry or leaf), so each engine keeps it in
+//! a shape of its own: a key-value engine
 //! lowers it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row
 //! of the record's table. Conditions of both kinds are numbered together, in the order they
 //! were added.
 
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
+use super::receipt_log::{self, LeafRow};
 use super::receipts::ReceiptRow;
 use super::sales::{self, SaleRow};
 use super::Tree;
@@ -46,6 +48,12 @@ pub enum Condition {
     /// The nonce must be stored exactly as `entry` (`None`: there is none): claiming a payment
     /// once, and moving it on (settling, spent, burned, released) only as it was read.
     Nonce { key: String, entry: Option<Vec<u8>> },
+    /// The receipt log's entry pending under `name` must be `entry` (`None`: there is none):
+    /// an entry appended once, by the append that finds it pending.
+    LogPending {
+        name: String,
+        entry: Option<Vec<u8>>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -81,6 +89,17 @@ pub enum Write {
     DeleteNonce {
         key: String,
     },
+    /// Stores a receipt log entry pending under `name` (replacing one of the same name).
+    PutLogPending {
+        name: String,
+        entry: Vec<u8>,
+    },
+    /// Removes the entry pending under `name` (appended).
+    DeleteLogPending {
+        name: String,
+    },
+    /// Stores an appended leaf of the receipt log (replacing one of the same index).
+    PutLogLeaf(LeafRow),
 }
 
 /// Conditions and writes applied all-or-nothing by [`super::Store::apply`].
@@ -218,6 +237,36 @@ impl Batch {
         self
     }
 
+    /// Requires the receipt log's entry pending under `name` to be `entry` (`None`: that
+    /// there is none).
+    pub fn require_log_pending(mut self, name: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::LogPending {
+            name: name.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_log_pending(mut self, name: &str, entry: Vec<u8>) -> Self {
+        self.writes.push(Write::PutLogPending {
+            name: name.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn delete_log_pending(mut self, name: &str) -> Self {
+        self.writes.push(Write::DeleteLogPending {
+            name: name.to_owned(),
+        });
+        self
+    }
+
+    pub fn put_log_leaf(mut self, leaf: LeafRow) -> Self {
+        self.writes.push(Write::PutLogLeaf(leaf));
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -227,8 +276,9 @@ impl Batch {
     }
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
-    /// records keep there ([`sales::kv`], [`packets::kv`], [`nonces::kv`]; a receipt under its
-    /// id in the `receipts` tree), conditions still numbered as added.
+    /// records keep there ([`sales::kv`], [`packets::kv`], [`nonces::kv`],
+    /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
+    /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {
@@ -264,6 +314,11 @@ impl Batch {
                 Condition::Nonce { key, entry } => KeyCondition {
                     tree: Tree::Nonces,
                     key: key.into_bytes(),
+                    expected: entry,
+                },
+                Condition::LogPending { name, entry } => KeyCondition {
+                    tree: Tree::ReceiptLog,
+                    key: receipt_log::kv::pending_key(&name),
                     expected: entry,
                 },
             })
@@ -321,6 +376,17 @@ impl Batch {
                     unindexed.insert(index.key.clone());
                     writes.extend([index, delete]);
                 }
+                Write::PutLogPending { name, entry } => writes.push(KeyWrite {
+                    tree: Tree::ReceiptLog,
+                    key: receipt_log::kv::pending_key(&name),
+                    value: Some(entry),
+                }),
+                Write::DeleteLogPending { name } => writes.push(KeyWrite {
+                    tree: Tree::ReceiptLog,
+                    key: receipt_log::kv::pending_key(&name),
+                    value: None,
+                }),
+                Write::PutLogLeaf(leaf) => writes.extend(receipt_log::kv::put_leaf(leaf)),
             }
         }
         KeyBatch {

@@ -24,11 +24,11 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `nonces`: endpoint logs,
-//!   builder events, hosted-service quotes, the sale ledger, receipts, payout packets and
-//!   payment nonces, the domains the store keeps in a shape of their own (tables on PostgreSQL;
-//!   trees on sled). Sales, receipts, packets and nonces are written by typed members of
-//!   batches.
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `nonces`, `receipt_log`:
+//!   endpoint logs, builder events, hosted-service quotes, the sale ledger, receipts, payout
+//!   packets, payment nonces and the receipt log's entries and leaves, the domains the store
+//!   keeps in a shape of their own (tables on PostgreSQL; trees on sled). Sales, receipts,
+//!   packets, nonces and the log's records are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -44,6 +44,7 @@ pub mod packets;
 pub mod paging;
 mod postgres;
 pub mod quotes;
+pub mod receipt_log;
 pub mod receipts;
 pub mod sales;
 mod sled_store;
@@ -64,6 +65,7 @@ pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
+pub use receipt_log::{LeafRow, ReceiptLogRecords};
 pub use receipts::{ReceiptRecords, ReceiptRow};
 pub use sales::{SaleRow, SalesLedger};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
@@ -106,8 +108,9 @@ pub enum Tree {
     PaymentIds,
     /// Endpoint revisions by endpoint id and number (every deploy, immutable).
     Revisions,
-    /// The receipt log: its Merkle tree's stored hashes, entries and signed checkpoint, and
-    /// the receipts waiting to be appended.
+    /// The receipt log: its signed checkpoint and its Merkle tree's stored interior nodes;
+    /// on a key-value engine also its leaves and the entries waiting to be appended
+    /// ([`receipt_log::kv`]; PostgreSQL keeps those in tables of their own).
     ReceiptLog,
     /// Free calls' receipts' proofs by receipt id: each one's place in the signed batch of
     /// receipts it was stored with (free receipts are not in the receipt log).
@@ -221,7 +224,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
-/// [`NonceClaims`]).
+/// [`NonceClaims`], [`ReceiptLogRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -232,6 +235,7 @@ pub trait Store:
     + ReceiptRecords
     + PayoutPackets
     + NonceClaims
+    + ReceiptLogRecords
     + Send
     + Sync
     + 'static

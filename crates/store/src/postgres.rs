@@ -49,6 +49,7 @@ mod migrations;
 mod nonces;
 mod packets;
 mod quotes;
+mod receipt_log;
 mod receipts;
 mod sales;
 mod statistics;

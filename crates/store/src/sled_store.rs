@@ -27,10 +27,10 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, nonces, packets, quotes, receipts, sales, Batch, BuilderEvents, Change,
-    Durable, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch,
-    KeyCondition, KeyWrite, LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptRecords,
-    SalesLedger, Store, StoreError, StoreResult, Tree,
+    events, keys, logs, nonces, packets, quotes, receipt_log, receipts, sales, Batch,
+    BuilderEvents, Change, Durable, EndpointLogs, Entry, EventPage, EventQuery, EventRow,
+    HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow, NonceClaims, PayoutPackets, QuoteRow,
+    ReceiptLogRecords, ReceiptRecords, SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -723,6 +723,38 @@ impl NonceClaims for SledStore {
 
     async fn upgrade_nonces(&self) -> StoreResult<u64> {
         nonces::kv::upgrade(self).await
+    }
+}
+
+#[async_trait]
+impl ReceiptLogRecords for SledStore {
+    async fn log_pending(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        receipt_log::kv::pending(self, after, limit).await
+    }
+
+    async fn log_pending_entry(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {
+        receipt_log::kv::pending_entry(self, name).await
+    }
+
+    async fn log_leaf(&self, name: &str) -> StoreResult<Option<u64>> {
+        receipt_log::kv::leaf(self, name).await
+    }
+
+    async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+        receipt_log::kv::entries(self, first, count).await
+    }
+
+    async fn log_nodes(
+        &self,
+        level: u8,
+        first: u64,
+        count: u64,
+    ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+        receipt_log::kv::nodes(self, level, first, count).await
     }
 }
 

@@ -101,6 +101,7 @@ macro_rules! every_engine {
             receipts_are_issued_once_read_and_swept,
             packets_are_found_by_id_and_by_builder,
             nonces_are_claimed_once_and_open_ones_found,
+            receipt_log_entries_are_appended_once_and_read_by_index_and_name,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,
             single_key_batches_keep_their_conditions,

@@ -12,8 +12,8 @@ use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
-    Batch, Change, EventQuery, EventRow, LogRow, NonceRow, NonceState, PacketRow, QuoteRow,
-    ReceiptRow, SaleRow, Store, StoreError, StoreResult, Tree,
+    Batch, Change, EventQuery, EventRow, LeafRow, LogRow, NonceRow, NonceState, PacketRow,
+    QuoteRow, ReceiptRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1779,4 +1779,98 @@ pub async fn assert_quiet(changes: &mut tokio::sync::broadcast::Receiver<Change>
     if let Ok(extra) = timeout(wait, changes.recv()).await {
         panic!("unexpected change: {extra:?}");
     }
+}
+
+/// A leaf of the receipt log as the conformance case appends it.
+fn leaf_row(leaf: u64, name: &str) -> LeafRow {
+    LeafRow {
+        leaf,
+        name: name.to_owned(),
+        hash: [leaf as u8; 32],
+        entry: format!(r#"{{"leaf":{leaf}}}"#).into_bytes(),
+    }
+}
+
+pub async fn receipt_log_entries_are_appended_once_and_read_by_index_and_name(s: Shared) {
+    // Pending with their calls' records; each appended once: sixteen appends of one entry,
+    // one wins.
+    let stored = Batch::new()
+        .put_log_pending("rcpt_1", b"one".to_vec())
+        .put_log_pending("rcpt_1/refund", b"refund".to_vec())
+        .put_log_pending("rcpt_2", b"two".to_vec());
+    s.apply(stored).await.unwrap();
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let append = Batch::new()
+                    .require_log_pending("rcpt_1", Some(b"one".to_vec()))
+                    .delete_log_pending("rcpt_1")
+                    .put_log_leaf(leaf_row(i as u64, "rcpt_1"));
+                (i, s.apply(append).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await as u64;
+    assert_eq!(s.log_pending_entry("rcpt_1").await.unwrap(), None);
+    assert_eq!(s.log_leaf("rcpt_1").await.unwrap(), Some(winner));
+    assert_eq!(
+        s.log_pending(None, 10).await.unwrap(),
+        [
+            ("rcpt_1/refund".to_owned(), b"refund".to_vec()),
+            ("rcpt_2".to_owned(), b"two".to_vec())
+        ]
+    );
+    assert_eq!(
+        s.log_pending(Some("rcpt_1/refund"), 10).await.unwrap(),
+        [("rcpt_2".to_owned(), b"two".to_vec())]
+    );
+    // An entry changed since it was read is not appended.
+    let stale = Batch::new()
+        .require_log_pending("rcpt_2", Some(b"other".to_vec()))
+        .delete_log_pending("rcpt_2")
+        .put_log_leaf(leaf_row(100, "rcpt_2"));
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    assert_eq!(s.log_leaf("rcpt_2").await.unwrap(), None);
+
+    // Leaves 0..600 in one batch beside the winner's: read by index, a range at a time, with
+    // their hashes; a later version under one name is the one found; interior nodes by key.
+    let mut batch = Batch::new();
+    for leaf in (0..600).filter(|leaf| *leaf != winner) {
+        batch = batch.put_log_leaf(leaf_row(leaf, &format!("rcpt_{}", 1000 + leaf)));
+    }
+    batch = batch.put_log_leaf(leaf_row(600, "rcpt_1"));
+    batch = batch.put(
+        Tree::ReceiptLog,
+        toolhost_store::receipt_log::kv::node_key(1, 1),
+        vec![7; 32],
+    );
+    s.apply(batch).await.unwrap();
+    assert_eq!(s.log_leaf("rcpt_1").await.unwrap(), Some(600));
+    assert_eq!(s.log_leaf("rcpt_1005").await.unwrap(), Some(5));
+    assert_eq!(s.log_leaf("rcpt_1/refund").await.unwrap(), None);
+    let entries = s.log_entries(250, 256).await.unwrap();
+    assert_eq!(entries.len(), 256);
+    for (at, (leaf, entry)) in (250..).zip(&entries) {
+        assert_eq!((*leaf, entry), (at, &leaf_row(at, "").entry));
+    }
+    let hashes = s.log_nodes(0, 590, 256).await.unwrap();
+    let found: Vec<u64> = hashes.iter().map(|(leaf, _)| *leaf).collect();
+    assert_eq!(
+        found,
+        (590..=600).collect::<Vec<u64>>(),
+        "those that are there"
+    );
+    assert_eq!(hashes[3].1, vec![593u64 as u8; 32]);
+    assert_eq!(s.log_entries(601, 10).await.unwrap(), []);
+    assert_eq!(
+        s.log_nodes(1, 0, 256).await.unwrap(),
+        [(1, vec![7; 32])],
+        "an interior node"
+    );
+    assert_eq!(s.log_nodes(2, 0, 256).await.unwrap(), []);
 }

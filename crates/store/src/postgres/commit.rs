@@ -61,15 +61,13 @@ impl Job {
     fn keys(&self) -> impl Iterator<Item = u64> + '_ {
         let conditions = (self.batch.conditions.iter()).map(|c| {
             let (place, key, _) = condition_parts(c);
-            (place, key)
+            key_hash(place, key)
         });
         let writes = (self.batch.writes.iter()).map(|w| {
             let (place, key, _, _) = write_parts(w);
-            (place, key)
+            key_hash(place, &key)
         });
-        conditions
-            .chain(writes)
-            .map(|(place, key)| key_hash(place, key))
+        conditions.chain(writes)
     }
 
     fn bytes(&self) -> usize {

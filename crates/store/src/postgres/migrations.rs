@@ -220,6 +220,55 @@ const MIGRATIONS: &[(i32, &str)] = &[
          FROM toolhost_kv WHERE tree = 'nonces';
          DELETE FROM toolhost_kv WHERE tree = 'nonces';",
     ),
+    (
+        9,
+        // The receipt log's pending entries and leaves leave the key-value table for tables
+        // of their own ([`receipt_log`](super::receipt_log)): each `pending/<name>` moves, and
+        // each leaf's three keys (`entry/<index>`, its hash `hash/<0><index>` and, for the
+        // latest version under a name, `leaf/<name>`) become one row; a version a later one
+        // replaced under its name has none (it is only read by index). The interior nodes
+        // (`hash/<level><index>`, level 1 and up) and the log's checkpoint stay.
+        "CREATE TABLE toolhost_log_pending (
+             name TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_log_leaves (
+             leaf BIGINT PRIMARY KEY,
+             name TEXT COLLATE \"C\",
+             hash BYTEA NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_log_leaves_by_name ON toolhost_log_leaves (name, leaf);
+         INSERT INTO toolhost_log_pending (name, entry)
+         SELECT convert_from(substring(key FROM 9), 'UTF8'), value
+         FROM toolhost_kv
+         WHERE tree = 'receipt_log' AND substring(key FROM 1 FOR 8) = 'pending/'::BYTEA;
+         WITH entries AS (
+             SELECT ('x' || encode(substring(key FROM 7), 'hex'))::BIT(64)::BIGINT AS leaf,
+                    value
+             FROM toolhost_kv
+             WHERE tree = 'receipt_log' AND substring(key FROM 1 FOR 6) = 'entry/'::BYTEA
+         ), hashes AS (
+             SELECT ('x' || encode(substring(key FROM 7), 'hex'))::BIT(64)::BIGINT AS leaf,
+                    value
+             FROM toolhost_kv
+             WHERE tree = 'receipt_log' AND substring(key FROM 1 FOR 6) = '\\x686173682f00'::BYTEA
+         ), names AS (
+             SELECT ('x' || encode(value, 'hex'))::BIT(64)::BIGINT AS leaf,
+                    convert_from(substring(key FROM 6), 'UTF8') AS name
+             FROM toolhost_kv
+             WHERE tree = 'receipt_log' AND substring(key FROM 1 FOR 5) = 'leaf/'::BYTEA
+         )
+         INSERT INTO toolhost_log_leaves (leaf, name, hash, entry)
+         SELECT entries.leaf, names.name, hashes.value, entries.value
+         FROM entries JOIN hashes USING (leaf) LEFT JOIN names USING (leaf);
+         DELETE FROM toolhost_kv
+         WHERE tree = 'receipt_log'
+           AND (substring(key FROM 1 FOR 8) = 'pending/'::BYTEA
+                OR substring(key FROM 1 FOR 6) = 'entry/'::BYTEA
+                OR substring(key FROM 1 FOR 6) = '\\x686173682f00'::BYTEA
+                OR substring(key FROM 1 FOR 5) = 'leaf/'::BYTEA);",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

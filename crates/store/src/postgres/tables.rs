@@ -1,7 +1,8 @@
-//! The tables of typed records (sales, receipts, payout packets, nonces) as a transaction holds and writes them: each
-//! declared once ([`Shape`]: its key, its columns, its entry), and the four statements every
-//! such table needs made from that declaration, so a record kind is added by declaring its
-//! table and the columns of its row, not by writing its SQL again.
+//! The tables of typed records (sales, receipts, payout packets, nonces, the receipt log's
+//! pending entries and leaves) as a transaction holds and writes them: each declared once
+//! ([`Shape`]: its key, its columns, its entry), and the four statements every such table
+//! needs made from that declaration, so a record kind is added by declaring its table and the
+//! columns of its row, not by writing its SQL again.
 //!
 //! Rows go to the database column by column (`unnest` of one array per column), so a
 //! transaction claims or puts any number of a table's rows in one statement.
@@ -11,9 +12,9 @@ use std::sync::LazyLock;
 
 use tokio_postgres::types::ToSql;
 
-use crate::{NonceRow, PacketRow, ReceiptRow, SaleRow};
+use crate::{LeafRow, NonceRow, PacketRow, ReceiptRow, SaleRow};
 
-/// A table of typed records, keyed by a text id.
+/// A table of typed records, keyed by an id (text, or a number for the log's leaves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Table {
     /// `toolhost_sales`, migration 5.
@@ -24,6 +25,10 @@ pub(super) enum Table {
     Packets,
     /// `toolhost_nonces`, migration 8.
     Nonces,
+    /// `toolhost_log_pending`, migration 9.
+    LogPending,
+    /// `toolhost_log_leaves`, migration 9.
+    LogLeaves,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -32,6 +37,7 @@ enum Kind {
     Text,
     BigInt,
     Bool,
+    Bytes,
 }
 
 impl Kind {
@@ -40,21 +46,22 @@ impl Kind {
             Kind::Text => "TEXT[]",
             Kind::BigInt => "BIGINT[]",
             Kind::Bool => "BOOLEAN[]",
+            Kind::Bytes => "BYTEA[]",
         }
     }
 }
 
-/// A table's layout: its key (text), its columns in their order, then `entry` (the record's
-/// JSON as the domain reads it back).
+/// A table's layout: its key (text, or a number: the key's bytes are then its big-endian
+/// value), its columns in their order, then `entry` (the record as the domain reads it back).
 struct Shape {
     name: &'static str,
-    key: &'static str,
+    key: (&'static str, Kind),
     columns: &'static [(&'static str, Kind)],
 }
 
 const SALES: Shape = Shape {
     name: "toolhost_sales",
-    key: "receipt_id",
+    key: ("receipt_id", Kind::Text),
     columns: &[
         ("seller", Kind::Text),
         ("endpoint", Kind::Text),
@@ -66,7 +73,7 @@ const SALES: Shape = Shape {
 
 const RECEIPTS: Shape = Shape {
     name: "toolhost_receipts",
-    key: "receipt_id",
+    key: ("receipt_id", Kind::Text),
     columns: &[
         ("endpoint", Kind::Text),
         ("payer", Kind::Text),
@@ -77,14 +84,26 @@ const RECEIPTS: Shape = Shape {
 
 const PACKETS: Shape = Shape {
     name: "toolhost_packets",
-    key: "packet_id",
+    key: ("packet_id", Kind::Text),
     columns: &[("builder", Kind::Text), ("status", Kind::Text)],
 };
 
 const NONCES: Shape = Shape {
     name: "toolhost_nonces",
-    key: "nonce_key",
+    key: ("nonce_key", Kind::Text),
     columns: &[("state", Kind::Text)],
+};
+
+const LOG_PENDING: Shape = Shape {
+    name: "toolhost_log_pending",
+    key: ("name", Kind::Text),
+    columns: &[],
+};
+
+const LOG_LEAVES: Shape = Shape {
+    name: "toolhost_log_leaves",
+    key: ("leaf", Kind::BigInt),
+    columns: &[("name", Kind::Text), ("hash", Kind::Bytes)],
 };
 
 /// The statements of one table, each taking keys (or rows, column by column) as arrays.
@@ -101,25 +120,29 @@ pub(super) struct Statements {
 
 impl Shape {
     fn statements(&self) -> Statements {
-        let Shape { name, key, .. } = self;
-        let names: Vec<&str> = self.columns.iter().map(|(column, _)| *column).collect();
-        let arrays: Vec<String> = std::iter::once("TEXT[]")
+        let Shape { name, .. } = self;
+        let (key, key_kind) = self.key;
+        let keys = key_kind.array();
+        let values: Vec<&str> = (self.columns.iter().map(|(column, _)| *column))
+            .chain(["entry"])
+            .collect();
+        let arrays: Vec<String> = std::iter::once(keys)
             .chain(self.columns.iter().map(|(_, kind)| kind.array()))
             .chain(["BYTEA[]"])
             .enumerate()
             .map(|(i, array)| format!("${}::{array}", i + 1))
             .collect();
         let insert = format!(
-            "INSERT INTO {name} ({key}, {}, entry) SELECT * FROM unnest({})",
-            names.join(", "),
+            "INSERT INTO {name} ({key}, {}) SELECT * FROM unnest({})",
+            values.join(", "),
             arrays.join(", ")
         );
-        let updates: Vec<String> = (names.iter().chain(&["entry"]))
+        let updates: Vec<String> = (values.iter())
             .map(|column| format!("{column} = excluded.{column}"))
             .collect();
         Statements {
             lock: format!(
-                "SELECT {key}, entry FROM {name} WHERE {key} = ANY($1::TEXT[]) \
+                "SELECT {key}, entry FROM {name} WHERE {key} = ANY($1::{keys}) \
                  ORDER BY {key} FOR UPDATE"
             ),
             claim: format!("{insert} ON CONFLICT ({key}) DO NOTHING RETURNING {key}"),
@@ -127,15 +150,21 @@ impl Shape {
                 "{insert} ON CONFLICT ({key}) DO UPDATE SET {}",
                 updates.join(", ")
             ),
-            delete: format!("DELETE FROM {name} WHERE {key} = ANY($1::TEXT[]) RETURNING {key}"),
+            delete: format!("DELETE FROM {name} WHERE {key} = ANY($1::{keys}) RETURNING {key}"),
         }
     }
 }
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 4] =
-        [Table::Sales, Table::Receipts, Table::Packets, Table::Nonces];
+    pub(super) const ALL: [Table; 6] = [
+        Table::Sales,
+        Table::Receipts,
+        Table::Packets,
+        Table::Nonces,
+        Table::LogPending,
+        Table::LogLeaves,
+    ];
 
     fn shape(self) -> &'static Shape {
         match self {
@@ -143,6 +172,8 @@ impl Table {
             Table::Receipts => &RECEIPTS,
             Table::Packets => &PACKETS,
             Table::Nonces => &NONCES,
+            Table::LogPending => &LOG_PENDING,
+            Table::LogLeaves => &LOG_LEAVES,
         }
     }
 
@@ -156,11 +187,66 @@ impl Table {
         static RECEIPTS_SQL: LazyLock<Statements> = LazyLock::new(|| RECEIPTS.statements());
         static PACKETS_SQL: LazyLock<Statements> = LazyLock::new(|| PACKETS.statements());
         static NONCES_SQL: LazyLock<Statements> = LazyLock::new(|| NONCES.statements());
+        static LOG_PENDING_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_PENDING.statements());
+        static LOG_LEAVES_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_LEAVES.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
             Table::Packets => &PACKETS_SQL,
             Table::Nonces => &NONCES_SQL,
+            Table::LogPending => &LOG_PENDING_SQL,
+            Table::LogLeaves => &LOG_LEAVES_SQL,
+        }
+    }
+
+    /// The keys of its rows as the parameter its statements take (text, or numbers).
+    pub(super) fn keys<'b>(self, keys: impl IntoIterator<Item = &'b [u8]>) -> Keys<'b> {
+        let mut column = Keys::new(self);
+        keys.into_iter().for_each(|key| column.push(key));
+        column
+    }
+
+    /// The key of a row one of its statements returned first, as a batch names it.
+    pub(super) fn key_of(
+        self,
+        row: &tokio_postgres::Row,
+    ) -> Result<Vec<u8>, tokio_postgres::Error> {
+        match self.shape().key.1 {
+            Kind::BigInt => Ok(row.try_get::<_, i64>(0)?.to_be_bytes().to_vec()),
+            _ => Ok(row.try_get::<_, String>(0)?.into_bytes()),
+        }
+    }
+}
+
+/// A table's keys, for a statement: text ids, or numbers (a key's bytes are its big-endian
+/// value; the log's leaf indexes).
+pub(super) enum Keys<'b> {
+    Text(Vec<Cow<'b, str>>),
+    BigInt(Vec<i64>),
+}
+
+impl<'b> Keys<'b> {
+    fn new(table: Table) -> Self {
+        match table.shape().key.1 {
+            Kind::BigInt => Keys::BigInt(Vec::new()),
+            _ => Keys::Text(Vec::new()),
+        }
+    }
+
+    fn push(&mut self, key: &'b [u8]) {
+        match self {
+            Keys::Text(keys) => keys.push(String::from_utf8_lossy(key)),
+            Keys::BigInt(keys) => {
+                let bytes = <[u8; 8]>::try_from(key).unwrap_or_default();
+                keys.push(i64::from_be_bytes(bytes));
+            }
+        }
+    }
+
+    pub(super) fn param(&self) -> &(dyn ToSql + Sync) {
+        match self {
+            Keys::Text(keys) => keys,
+            Keys::BigInt(keys) => keys,
         }
     }
 }
@@ -172,6 +258,9 @@ pub(super) enum Row<'b> {
     Receipt(&'b ReceiptRow),
     Packet(&'b PacketRow),
     Nonce(&'b NonceRow),
+    /// A receipt log entry pending: the entry alone (its name is the key).
+    LogPending(&'b [u8]),
+    LogLeaf(&'b LeafRow),
 }
 
 /// One value of a column.
@@ -179,6 +268,7 @@ enum Value<'b> {
     Text(Option<&'b str>),
     BigInt(i64),
     Bool(bool),
+    Bytes(&'b [u8]),
 }
 
 impl<'b> Row<'b> {
@@ -203,6 +293,8 @@ impl<'b> Row<'b> {
                 Value::Text(Some(&packet.status)),
             ],
             Row::Nonce(nonce) => vec![Value::Text(Some(nonce.state.name()))],
+            Row::LogPending(_) => Vec::new(),
+            Row::LogLeaf(leaf) => vec![Value::Text(Some(&leaf.name)), Value::Bytes(&leaf.hash)],
         }
     }
 
@@ -212,6 +304,8 @@ impl<'b> Row<'b> {
             Row::Receipt(receipt) => &receipt.entry,
             Row::Packet(packet) => &packet.entry,
             Row::Nonce(nonce) => &nonce.entry,
+            Row::LogPending(entry) => entry,
+            Row::LogLeaf(leaf) => &leaf.entry,
         }
     }
 }
@@ -221,6 +315,7 @@ enum Column<'b> {
     Text(Vec<Option<&'b str>>),
     BigInt(Vec<i64>),
     Bool(Vec<bool>),
+    Bytes(Vec<&'b [u8]>),
 }
 
 impl<'b> Column<'b> {
@@ -229,6 +324,7 @@ impl<'b> Column<'b> {
             (Column::Text(values), Value::Text(value)) => values.push(value),
             (Column::BigInt(values), Value::BigInt(value)) => values.push(value),
             (Column::Bool(values), Value::Bool(value)) => values.push(value),
+            (Column::Bytes(values), Value::Bytes(value)) => values.push(value),
             _ => debug_assert!(false, "a row's values follow its table's columns"),
         }
     }
@@ -240,6 +336,7 @@ impl<'b> Column<'b> {
             Column::Text(values) => values.push(None),
             Column::BigInt(values) => values.push(0),
             Column::Bool(values) => values.push(false),
+            Column::Bytes(values) => values.push(&[]),
         }
     }
 
@@ -248,13 +345,14 @@ impl<'b> Column<'b> {
             Column::Text(values) => values,
             Column::BigInt(values) => values,
             Column::Bool(values) => values,
+            Column::Bytes(values) => values,
         }
     }
 }
 
 /// Rows of one table column by column: the parameters of its claim and put statements.
 pub(super) struct Columns<'b> {
-    keys: Vec<Cow<'b, str>>,
+    keys: Keys<'b>,
     columns: Vec<Column<'b>>,
     entries: Vec<&'b [u8]>,
 }
@@ -266,10 +364,11 @@ impl<'b> Columns<'b> {
                 Kind::Text => Column::Text(Vec::new()),
                 Kind::BigInt => Column::BigInt(Vec::new()),
                 Kind::Bool => Column::Bool(Vec::new()),
+                Kind::Bytes => Column::Bytes(Vec::new()),
             })
             .collect();
         Columns {
-            keys: Vec::new(),
+            keys: Keys::new(table),
             columns,
             entries: Vec::new(),
         }
@@ -277,7 +376,7 @@ impl<'b> Columns<'b> {
 
     /// Adds the row of `key`: `row`, or a placeholder with an empty entry.
     pub(super) fn push(&mut self, key: &'b [u8], row: Option<Row<'b>>) {
-        self.keys.push(key_text(key));
+        self.keys.push(key);
         match row {
             Some(row) => {
                 for (column, value) in self.columns.iter_mut().zip(row.values()) {
@@ -293,18 +392,13 @@ impl<'b> Columns<'b> {
     }
 
     pub(super) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
-        let keys: &(dyn ToSql + Sync) = &self.keys;
+        let keys = self.keys.param();
         let entries: &(dyn ToSql + Sync) = &self.entries;
         std::iter::once(keys)
             .chain(self.columns.iter().map(Column::param))
             .chain([entries])
             .collect()
     }
-}
-
-/// A typed record's key (an id's bytes, always UTF-8) as its table's text.
-pub(super) fn key_text(key: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(key)
 }
 
 #[cfg(test)]
@@ -344,11 +438,19 @@ mod tests {
             state: crate::NonceState::Claimed,
             entry: Vec::new(),
         };
+        let leaf = LeafRow {
+            leaf: 0,
+            name: "r".into(),
+            hash: [0; 32],
+            entry: Vec::new(),
+        };
         let rows = [
             (Table::Sales, Row::Sale(&sale)),
             (Table::Receipts, Row::Receipt(&receipt)),
             (Table::Packets, Row::Packet(&packet)),
             (Table::Nonces, Row::Nonce(&nonce)),
+            (Table::LogPending, Row::LogPending(b"entry")),
+            (Table::LogLeaves, Row::LogLeaf(&leaf)),
         ];
         for (i, table) in Table::ALL.into_iter().enumerate() {
             assert_eq!(table as usize, i);
@@ -361,6 +463,7 @@ mod tests {
                     Value::Text(_) => Kind::Text.array(),
                     Value::BigInt(_) => Kind::BigInt.array(),
                     Value::Bool(_) => Kind::Bool.array(),
+                    Value::Bytes(_) => Kind::Bytes.array(),
                 })
                 .collect();
             let columns: Vec<&str> = (table.shape().columns.iter())
@@ -375,6 +478,17 @@ mod tests {
              entry) SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], \
              $5::BIGINT[], $6::TEXT[], $7::BYTEA[]) ON CONFLICT (receipt_id) DO NOTHING \
              RETURNING receipt_id"
+        );
+        // A table without columns of its own, and one keyed by numbers.
+        assert_eq!(
+            Table::LogPending.statements().put,
+            "INSERT INTO toolhost_log_pending (name, entry) SELECT * FROM unnest($1::TEXT[], \
+             $2::BYTEA[]) ON CONFLICT (name) DO UPDATE SET entry = excluded.entry"
+        );
+        assert_eq!(
+            Table::LogLeaves.statements().lock,
+            "SELECT leaf, entry FROM toolhost_log_leaves WHERE leaf = ANY($1::BIGINT[]) \
+             ORDER BY leaf FOR UPDATE"
         );
     }
 }

@@ -18,19 +18,21 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales, receipts, payout packets) are held and written the same way in their records' tables
-//! (`tables`), keyed by id: a key is a [`Place`] and the bytes naming a row
-//! there.
+//! Typed members (sales, receipts, payout packets, nonces, the receipt log's pending entries
+//! and leaves) are held and written the same way in their records' tables (`tables`), keyed
+//! by id: a key is a [`Place`] and the bytes naming a row there (a leaf's: its index,
+//! big-endian).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
 //! row count, a swap waits for the row. Deadlocks (two batches holding keys the other then
 //! writes) are retried like conflicts.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::feed::{SQL_BUMP_GENERATION, SQL_NOTIFY, SQL_RECORD_CHANGE};
-use super::tables::{key_text, Columns, Row, Table};
+use super::tables::{Columns, Row, Table};
 use super::{classify, column, Phase, TxError};
 use crate::{Batch, Condition, StoreError, Tree, Write};
 
@@ -110,21 +112,31 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             key.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::LogPending { name, entry } => (
+            Place::Table(Table::LogPending),
+            name.as_bytes(),
+            entry.as_deref(),
+        ),
     }
 }
 
-/// A write's place and key, the value it puts (`None`: a delete), and the row of a typed put.
-pub(super) fn write_parts(write: &Write) -> (Place, &[u8], Option<&[u8]>, Option<Row<'_>>) {
-    fn typed<'b>(
-        table: Table,
-        id: &'b str,
-        row: Option<Row<'b>>,
-    ) -> (Place, &'b [u8], Option<&'b [u8]>, Option<Row<'b>>) {
-        (Place::Table(table), id.as_bytes(), row.map(Row::entry), row)
+/// A write's place, its key (a number's big-endian bytes for a table keyed by numbers), the
+/// value it puts (`None`: a delete), and the row of a typed put.
+pub(super) type WriteParts<'b> = (Place, Cow<'b, [u8]>, Option<&'b [u8]>, Option<Row<'b>>);
+
+/// A write's [`WriteParts`].
+pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
+    fn typed<'b>(table: Table, id: &'b str, row: Option<Row<'b>>) -> WriteParts<'b> {
+        (
+            Place::Table(table),
+            id.as_bytes().into(),
+            row.map(Row::entry),
+            row,
+        )
     }
     match write {
-        Write::Put { tree, key, value } => (Place::Kv(*tree), key, Some(value), None),
-        Write::Delete { tree, key } => (Place::Kv(*tree), key, None, None),
+        Write::Put { tree, key, value } => (Place::Kv(*tree), key.into(), Some(value), None),
+        Write::Delete { tree, key } => (Place::Kv(*tree), key.into(), None, None),
         Write::PutSale(sale) => typed(Table::Sales, &sale.receipt_id, Some(Row::Sale(sale))),
         Write::DeleteSale { receipt_id, .. } => typed(Table::Sales, receipt_id, None),
         Write::PutReceipt(receipt) => typed(
@@ -138,6 +150,20 @@ pub(super) fn write_parts(write: &Write) -> (Place, &[u8], Option<&[u8]>, Option
         }
         Write::PutNonce(nonce) => typed(Table::Nonces, &nonce.key, Some(Row::Nonce(nonce))),
         Write::DeleteNonce { key } => typed(Table::Nonces, key, None),
+        Write::PutLogPending { name, entry } => {
+            typed(Table::LogPending, name, Some(Row::LogPending(entry)))
+        }
+        Write::DeleteLogPending { name } => typed(Table::LogPending, name, None),
+        Write::PutLogLeaf(leaf) => {
+            let row = Row::LogLeaf(leaf);
+            let key = leaf.leaf.to_be_bytes().to_vec().into();
+            (
+                Place::Table(Table::LogLeaves),
+                key,
+                Some(row.entry()),
+                Some(row),
+            )
+        }
     }
 }
 
@@ -165,19 +191,19 @@ pub(super) struct Plan<'b> {
 impl<'b> Plan<'b> {
     pub(super) fn new(members: &[&'b Batch]) -> Self {
         let mut writes: Vec<PlannedWrite<'b>> = Vec::new();
-        let mut index: HashMap<(Place, &[u8]), usize> = HashMap::new();
+        let mut index: HashMap<(Place, Cow<'b, [u8]>), usize> = HashMap::new();
         let mut conditions = Vec::new();
         for (member, batch) in members.iter().enumerate() {
             for write in &batch.writes {
                 let (place, key, value, row) = write_parts(write);
-                match index.get(&(place, key)) {
+                match index.get(&(place, key.clone())) {
                     Some(&i) => {
                         debug_assert_eq!(writes[i].member, member, "members share a key");
                         writes[i].value = value;
                         writes[i].row = row;
                     }
                     None => {
-                        index.insert((place, key), writes.len());
+                        index.insert((place, key.clone()), writes.len());
                         writes.push(PlannedWrite {
                             member,
                             place,
@@ -212,7 +238,7 @@ impl<'b> Plan<'b> {
                     place,
                     key,
                     read: wants_value,
-                    write: index.get(&(place, key)).copied(),
+                    write: index.get(&(place, Cow::Borrowed(key))).copied(),
                 }),
             }
         }
@@ -264,7 +290,7 @@ struct Hold<'b> {
 struct PlannedWrite<'b> {
     member: usize,
     place: Place,
-    key: &'b [u8],
+    key: Cow<'b, [u8]>,
     /// `Some(value)` to put, `None` to delete.
     value: Option<&'b [u8]>,
     /// The row of a typed record's put (its entry is `value`).
@@ -418,7 +444,7 @@ pub(super) async fn try_apply(
         .map(|(h, _)| (h.place, h.key));
     let deletes = (plan.writes.iter())
         .filter(|w| live(w.member) && w.value.is_none())
-        .map(|w| (w.place, w.key));
+        .map(|w| (w.place, &*w.key));
     let mut deleted_keys: Vec<(Place, &[u8])> = deletes.chain(unclaimed).collect();
     deleted_keys.sort_unstable_by(|a, b| (a.0.rank(), a.1).cmp(&(b.0.rank(), b.1)));
     // The puts its claims did not make, in key order (concurrent batches lock the rows they
@@ -426,7 +452,7 @@ pub(super) async fn try_apply(
     let mut puts: Vec<&PlannedWrite> = (plan.writes.iter())
         .filter(|w| live(w.member) && w.value.is_some() && !w.claimed)
         .collect();
-    puts.sort_unstable_by(|a, b| (a.place.rank(), a.key).cmp(&(b.place.rank(), b.key)));
+    puts.sort_unstable_by(|a, b| (a.place.rank(), &a.key).cmp(&(b.place.rank(), &b.key)));
     let (table_puts, kv_puts): (Vec<&PlannedWrite>, Vec<&PlannedWrite>) =
         (puts.into_iter()).partition(|w| matches!(w.place, Place::Table(_)));
     let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
@@ -435,8 +461,8 @@ pub(super) async fn try_apply(
             continue;
         };
         match watched.iter_mut().find(|(t, _)| *t == tree) {
-            Some((_, keys)) => keys.push(write.key),
-            None => watched.push((tree, vec![write.key])),
+            Some((_, keys)) => keys.push(&*write.key),
+            None => watched.push((tree, vec![&*write.key])),
         }
     }
 
@@ -454,7 +480,7 @@ pub(super) async fn try_apply(
             return Ok(());
         }
         let trees: Vec<&str> = kv_puts.iter().map(|w| w.place.name()).collect();
-        let keys: Vec<&[u8]> = kv_puts.iter().map(|w| w.key).collect();
+        let keys: Vec<&[u8]> = kv_puts.iter().map(|w| &*w.key).collect();
         let values: Vec<&[u8]> = kv_puts
             .iter()
             .map(|w| w.value.unwrap_or_default())
@@ -472,7 +498,7 @@ pub(super) async fn try_apply(
                 };
                 let mut rows = Columns::new(table);
                 for write in run {
-                    rows.push(write.key, write.row);
+                    rows.push(&write.key, write.row);
                 }
                 (client.execute(&statements.table(table).put, &rows.params()))
                     .await
@@ -490,9 +516,9 @@ pub(super) async fn try_apply(
                         .await?
                 }
                 Place::Table(table) => {
-                    let ids: Vec<_> = run.iter().map(|(_, key)| key_text(key)).collect();
+                    let ids = table.keys(run.iter().map(|(_, key)| *key));
                     client
-                        .query(&statements.table(table).delete, &[&ids])
+                        .query(&statements.table(table).delete, &[ids.param()])
                         .await?
                 }
             };
@@ -633,8 +659,8 @@ async fn hold_keys(
                             .await?
                     }
                     Place::Table(table) => {
-                        let ids: Vec<_> = run.iter().map(|hold| key_text(hold.key)).collect();
-                        client.query(&statements.table(table).lock, &[&ids]).await?
+                        let ids = table.keys(run.iter().map(|hold| hold.key));
+                        (client.query(&statements.table(table).lock, &[ids.param()])).await?
                     }
                 };
                 let mut values: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
@@ -699,11 +725,11 @@ async fn hold_keys(
     Ok(held.into_iter().flatten().collect())
 }
 
-/// The key of a row a statement of `place` returned first: a key-value key, or a receipt id.
+/// The key of a row a statement of `place` returned first: a key-value key, or a record's id.
 fn key_of(place: Place, row: &tokio_postgres::Row) -> Result<Vec<u8>, tokio_postgres::Error> {
     match place {
         Place::Kv(_) => row.try_get(0),
-        Place::Table(_) => Ok(row.try_get::<_, String>(0)?.into_bytes()),
+        Place::Table(table) => table.key_of(row),
     }
 }
 

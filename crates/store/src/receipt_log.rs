@@ -1,0 +1,185 @@
+//! The receipt log's records as the store keeps them: the entries waiting to be appended
+//! (*pending*, by name), and the appended leaves (by index: the entry, its hash, and the name
+//! it is found by). The log's domain (`toolhost::receipts::log`) builds the tree; this is where
+//! its rows live.
+//!
+//! A pending entry is written in the batch of the call that makes it (with its receipt) and
+//! conditioned on ([`Batch::require_log_pending`](crate::Batch::require_log_pending)) by the
+//! append that removes it and writes its leaf ([`Batch::put_log_leaf`](crate::Batch::put_log_leaf)),
+//! in one batch with the log's new checkpoint. [`kv`] is the shape any key-value engine keeps
+//! (sled's, the keys every release has written in the `receipt_log` tree: `pending/<name>`,
+//! `entry/<index>`, `hash/<level><index>` and `leaf/<name>`, four keys a leaf); PostgreSQL keeps
+//! a leaf as one row with its hash and name as columns (`toolhost_log_leaves`), and the pending
+//! entries in a table of their own (`toolhost_log_pending`, both migration 9), so appending a
+//! call's entry writes one row, not three keys and a delete in the shared key-value table.
+//!
+//! The tree's stored interior nodes (a node a level for every 256 nodes below it) and the
+//! log's own state (its origin, its checkpoint) stay keys of the `receipt_log` tree on every
+//! engine: one write in 256 appends, one row for the whole log.
+
+use async_trait::async_trait;
+
+use crate::StoreResult;
+
+/// One appended leaf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafRow {
+    /// Its index in the tree.
+    pub leaf: u64,
+    /// The name its place is asked by: a receipt id (every version of a receipt, the latest
+    /// found), or a refund's name.
+    pub name: String,
+    /// Its hash in the tree (RFC 6962's leaf hash of the entry).
+    pub hash: [u8; 32],
+    /// The entry: the canonical JSON of its record.
+    pub entry: Vec<u8>,
+}
+
+/// Where the receipt log's records are read. Every engine implements it (the conformance
+/// suite's `receipt_log_*` case).
+#[async_trait]
+pub trait ReceiptLogRecords {
+    /// Pending entries whose name sorts after `after` (from the first when `None`), in name
+    /// order, at most `limit`: names and entries.
+    async fn log_pending(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>>;
+    /// The entry pending under `name`, if it is still pending.
+    async fn log_pending_entry(&self, name: &str) -> StoreResult<Option<Vec<u8>>>;
+    /// The index of the latest leaf appended under `name`.
+    async fn log_leaf(&self, name: &str) -> StoreResult<Option<u64>>;
+    /// The entries of leaves `first..first + count` that are stored, in index order, with
+    /// their indexes (a gap is the caller's to notice).
+    async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>>;
+    /// The stored nodes `first..first + count` of `level` (0: the leaves' hashes) that are
+    /// there, in index order, with their indexes.
+    async fn log_nodes(
+        &self,
+        level: u8,
+        first: u64,
+        count: u64,
+    ) -> StoreResult<Vec<(u64, Vec<u8>)>>;
+}
+
+/// The receipt log over any [`Store`](crate::Store)'s trees, for engines without a shape of
+/// their own; the interior nodes' keys on every engine.
+pub mod kv {
+    use super::LeafRow;
+    use crate::{KeyWrite, Store, StoreResult, Tree};
+
+    pub(crate) const PENDING: &[u8] = b"pending/";
+    const ENTRY: &[u8] = b"entry/";
+    const HASH: &[u8] = b"hash/";
+    const LEAF: &[u8] = b"leaf/";
+
+    pub(crate) fn pending_key(name: &str) -> Vec<u8> {
+        [PENDING, name.as_bytes()].concat()
+    }
+
+    fn leaf_key(name: &str) -> Vec<u8> {
+        [LEAF, name.as_bytes()].concat()
+    }
+
+    fn indexed(prefix: &[u8], index: u64) -> Vec<u8> {
+        [prefix, &index.to_be_bytes()].concat()
+    }
+
+    fn level_prefix(level: u8) -> Vec<u8> {
+        [HASH, &[level]].concat()
+    }
+
+    /// Where the stored node `index` of `level` is kept: `hash/<level><index>`. The interior
+    /// levels' (1 and up) on every engine; level 0's on a key-value engine only.
+    pub fn node_key(level: u8, index: u64) -> Vec<u8> {
+        indexed(&level_prefix(level), index)
+    }
+
+    /// A leaf's keys: its entry, its hash and the index under its name.
+    pub(crate) fn put_leaf(leaf: LeafRow) -> [KeyWrite; 3] {
+        let put = |key, value| KeyWrite {
+            tree: Tree::ReceiptLog,
+            key,
+            value: Some(value),
+        };
+        [
+            put(indexed(ENTRY, leaf.leaf), leaf.entry),
+            put(node_key(0, leaf.leaf), leaf.hash.to_vec()),
+            put(leaf_key(&leaf.name), leaf.leaf.to_be_bytes().to_vec()),
+        ]
+    }
+
+    pub(crate) async fn pending<S: Store + ?Sized>(
+        store: &S,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let after = after.map(pending_key);
+        let rows = (store.scan_prefix(Tree::ReceiptLog, PENDING, after.as_deref(), limit)).await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(key, entry)| {
+                let name = std::str::from_utf8(key.strip_prefix(PENDING)?).ok()?;
+                Some((name.to_owned(), entry))
+            })
+            .collect())
+    }
+
+    pub(crate) async fn pending_entry<S: Store + ?Sized>(
+        store: &S,
+        name: &str,
+    ) -> StoreResult<Option<Vec<u8>>> {
+        store.get(Tree::ReceiptLog, &pending_key(name)).await
+    }
+
+    pub(crate) async fn leaf<S: Store + ?Sized>(store: &S, name: &str) -> StoreResult<Option<u64>> {
+        let Some(index) = store.get(Tree::ReceiptLog, &leaf_key(name)).await? else {
+            return Ok(None);
+        };
+        let index = <[u8; 8]>::try_from(index.as_slice()).map_err(|_| {
+            crate::StoreError::Corrupt(format!("the log's leaf index of {name:?} is not 8 bytes"))
+        })?;
+        Ok(Some(u64::from_be_bytes(index)))
+    }
+
+    pub(crate) async fn entries<S: Store + ?Sized>(
+        store: &S,
+        first: u64,
+        count: u64,
+    ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+        range(store, ENTRY, first, count).await
+    }
+
+    pub(crate) async fn nodes<S: Store + ?Sized>(
+        store: &S,
+        level: u8,
+        first: u64,
+        count: u64,
+    ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+        range(store, &level_prefix(level), first, count).await
+    }
+
+    /// The values of keys `prefix` + `first..first + count` (big-endian) that are there.
+    async fn range<S: Store + ?Sized>(
+        store: &S,
+        prefix: &[u8],
+        first: u64,
+        count: u64,
+    ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let after = first.checked_sub(1).map(|before| indexed(prefix, before));
+        let limit = usize::try_from(count).unwrap_or(usize::MAX);
+        let rows = (store.scan_prefix(Tree::ReceiptLog, prefix, after.as_deref(), limit)).await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(key, value)| {
+                let index = <[u8; 8]>::try_from(key.strip_prefix(prefix)?).ok()?;
+                Some((u64::from_be_bytes(index), value))
+            })
+            .filter(|(index, _)| *index < first.saturating_add(count))
+            .collect())
+    }
+}
