@@ -276,6 +276,19 @@ impl PgStore {
             .collect()
     }
 
+    /// The page of typed records `sql` reads after an id (`$1`; from the first when `None`),
+    /// at most `limit` (`$2`).
+    async fn page_after(
+        &self,
+        sql: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] =
+            [&after.unwrap_or(""), &limit_param(limit)];
+        self.ids_and_entries(sql, &params).await
+    }
+
     /// A single-statement write to an unwatched tree: one round trip, autocommitted, retried
     /// on conflicts. Returns the rows affected.
     async fn write_one(

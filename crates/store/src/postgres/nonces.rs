@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use super::{limit_param, PgStore};
+use super::PgStore;
 use crate::nonces::NonceClaims;
 use crate::StoreResult;
 
@@ -26,9 +26,7 @@ impl NonceClaims for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] =
-            [&after.unwrap_or(""), &limit_param(limit)];
-        self.ids_and_entries(SQL_OPEN, &params).await
+        self.page_after(SQL_OPEN, after, limit).await
     }
 
     /// Migration 8 moved them, their state read from their entries.

@@ -6,7 +6,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, limit_param, query, PgStore};
+use super::{column, query, PgStore};
 use crate::receipt_log::{kv, ReceiptLogRecords};
 use crate::StoreResult;
 
@@ -28,9 +28,7 @@ impl ReceiptLogRecords for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] =
-            [&after.unwrap_or(""), &limit_param(limit)];
-        self.ids_and_entries(SQL_PENDING, &params).await
+        self.page_after(SQL_PENDING, after, limit).await
     }
 
     async fn log_pending_entry(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {

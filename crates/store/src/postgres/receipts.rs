@@ -34,9 +34,7 @@ impl ReceiptRecords for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] =
-            [&after.unwrap_or(""), &limit_param(limit)];
-        self.ids_and_entries(SQL_AFTER, &params).await
+        self.page_after(SQL_AFTER, after, limit).await
     }
 
     async fn sweep_free_receipts(&self, before_ms: i64, limit: usize) -> StoreResult<u64> {
