@@ -236,6 +236,8 @@ impl<'b> Keys<'b> {
     fn push(&mut self, key: &'b [u8]) {
         match self {
             Keys::Text(keys) => keys.push(String::from_utf8_lossy(key)),
+            // A numeric key is only ever the 8 bytes `write_parts` makes of a leaf's index
+            // (nothing is conditioned on or deleted from a numeric table by other keys).
             Keys::BigInt(keys) => {
                 let bytes = <[u8; 8]>::try_from(key).unwrap_or_default();
                 keys.push(i64::from_be_bytes(bytes));
