@@ -34,7 +34,8 @@
 //! stays a sum over the sales that exist.
 //!
 //! # Layout
-//! - `report`: revenue by endpoint and by day.
+//! - `report`: revenue by endpoint and by day, added up from sums of sales ([`sums`]: by the
+//!   database on PostgreSQL, here on sled).
 //! - `payouts`: payout settings and packets.
 //! - `refunds`: refund records, and what a refund takes back from a sale and from whom.
 
@@ -245,22 +246,40 @@ pub async fn with_standing(
     }
 }
 
-/// Every sale of `seller` since `since`, oldest first.
-pub async fn sales_of(
+/// The sales of `seller` (everyone's when `None`) since `since` (to the millisecond), summed
+/// as reports add them up, the fee at `fee_bps` of each seller's sale: by the store when it
+/// sums (PostgreSQL: one statement however many sales), otherwise read with their standing
+/// and refunds and summed here, one group a sale.
+pub async fn sums(
+    store: &dyn Store,
+    seller: Option<&str>,
+    since: OffsetDateTime,
+    fee_bps: u64,
+) -> Result<Vec<report::Group>, StoreError> {
+    // Sales are kept to the millisecond; a cutoff within one counts from the next.
+    let nanos = since.unix_timestamp_nanos();
+    let since_ms = nanos / 1_000_000 + i128::from(nanos % 1_000_000 > 0);
+    let since_ms = i64::try_from(since_ms.max(0)).unwrap_or(i64::MAX);
+    if let Some(sums) = store.sale_sums(seller, since_ms, fee_bps).await? {
+        return sums.into_iter().map(report::Group::summed).collect();
+    }
+    let since = OffsetDateTime::from_unix_timestamp_nanos(i128::from(since_ms) * 1_000_000)
+        .unwrap_or(since);
+    let sales = read_sales(store, seller, since).await?;
+    let sales = with_standing(store, sales.into_iter().map(|(sale, _)| sale).collect()).await?;
+    Ok((sales.iter())
+        .map(|(sale, standing)| report::Group::of(sale, *standing, fee_bps))
+        .collect())
+}
+
+/// Every sale of `seller` since `since`, oldest first (what tests look for in the ledger).
+#[cfg(test)]
+pub(crate) async fn sales_of(
     store: &dyn Store,
     seller: &str,
     since: OffsetDateTime,
 ) -> Result<Vec<Sale>, StoreError> {
     Ok(sale_entries_of(store, seller, since)
-        .await?
-        .into_iter()
-        .map(|(sale, _)| sale)
-        .collect())
-}
-
-/// Every sale since `since`, whoever sold it (the platform's own included), oldest first.
-pub async fn all_sales(store: &dyn Store, since: OffsetDateTime) -> Result<Vec<Sale>, StoreError> {
-    Ok(read_sales(store, None, since)
         .await?
         .into_iter()
         .map(|(sale, _)| sale)
@@ -369,7 +388,7 @@ mod tests {
         };
         assert_eq!(of("a").await, ids(&[0, 3]));
         assert_eq!(of("b").await, ids(&[1]));
-        let all = all_sales(s, OffsetDateTime::UNIX_EPOCH).await.unwrap();
+        let all = read_sales(s, None, OffsetDateTime::UNIX_EPOCH).await.unwrap();
         assert_eq!(all.len(), 4);
 
         let bytes = s.sale(&sales[3].receipt_id).await.unwrap().unwrap();
@@ -540,6 +559,214 @@ mod tests {
         );
         let standings: Vec<Collection> = together.iter().map(|(_, c)| *c).collect();
         assert_eq!(standings, one_at_a_time);
+    }
+
+    /// Revenue sums, by PostgreSQL's statement and by reading the sales here, on one ledger of
+    /// every kind of sale: the same report from both, and the figures worked out by hand.
+    mod summed {
+        use std::sync::Arc;
+
+        use time::macros::datetime;
+        use toolhost_testkit::on_both_engines;
+
+        use super::super::report::{report, Group};
+        use super::super::*;
+        use crate::store::ReceiptRow;
+
+        const FEE_BPS: u64 = 1000;
+        const SINCE: OffsetDateTime = datetime!(2026-11-01 00:00:00.0005 UTC);
+
+        /// A receipt id of the time `at`, as the ledger's are (UUIDv7).
+        fn id_at(at: OffsetDateTime) -> String {
+            let nanos = at.unix_timestamp_nanos();
+            let ts = uuid::Timestamp::from_unix(
+                uuid::NoContext,
+                (nanos / 1_000_000_000) as u64,
+                (nanos % 1_000_000_000) as u32,
+            );
+            format!("rcpt_{}", uuid::Uuid::new_v7(ts).simple())
+        }
+
+        struct Ledger<'a>(&'a dyn Store);
+
+        impl Ledger<'_> {
+            async fn sale(
+                &self,
+                seller: Option<&str>,
+                endpoint: Option<&str>,
+                method: PaymentMethod,
+                collection: Option<Collection>,
+                units: u64,
+                at: OffsetDateTime,
+            ) -> String {
+                let sale = Sale {
+                    receipt_id: id_at(at),
+                    endpoint_slug: endpoint.map(Into::into),
+                    seller: seller.map(Into::into),
+                    amount: Usd::from_units(units),
+                    method,
+                    at,
+                    collection,
+                    credit_id: None,
+                    refunded: Usd::ZERO,
+                };
+                self.0.apply(record(Batch::new(), &sale).unwrap()).await.unwrap();
+                sale.receipt_id
+            }
+
+            async fn x402(&self, collection: Option<Collection>, units: u64) -> String {
+                let at = datetime!(2026-11-02 10:00 UTC);
+                (self.sale(Some("b"), Some("e"), PaymentMethod::X402, collection, units, at))
+                    .await
+            }
+
+            async fn pending(&self, id: &str) {
+                self.0.put(Tree::Ledger, &pending_key(id), b"{}").await.unwrap();
+            }
+
+            async fn refund(&self, id: &str, units: u64) {
+                let refund = refunds::Refund {
+                    refund_id: format!("rf_{id}"),
+                    receipt_id: id.into(),
+                    endpoint_slug: Some("e".into()),
+                    seller: Some("b".into()),
+                    charged: "1000".into(),
+                    amount: units.to_string(),
+                    reason: "r".into(),
+                    refunded_by: "owner".into(),
+                    payment_method: PaymentMethod::X402,
+                    returned_to: "recorded".into(),
+                    transaction: None,
+                    after_payout: false,
+                    refunded_at: "2026-11-05T00:00:00Z".into(),
+                    signature: Signature::unsigned(),
+                };
+                let key = refunds::refund_key(id);
+                let bytes = serde_json::to_vec(&refund).unwrap();
+                self.0.put(Tree::Ledger, &key, &bytes).await.unwrap();
+            }
+
+            async fn receipt(&self, id: &str, status: &str) {
+                let entry = serde_json::json!({
+                    "receiptId": id, "schema": "s", "purpose": "invocation", "endpointSlug": "e",
+                    "priceUsd": "0.001", "amount": "1000", "asset": null, "network": null,
+                    "payer": null, "paymentMethod": "x402", "x402Version": 2, "charged": true,
+                    "settlement": {"status": status, "onChain": status == "settled",
+                        "transaction": null, "facilitator": "local"},
+                    "requestSha256": "", "resultSha256": "", "issuedAt": "2026-11-02T10:00:00Z",
+                    "url": "u", "signature": {"alg": "ed25519", "publicKey": "", "value": ""}
+                });
+                let row = ReceiptRow {
+                    receipt_id: id.into(),
+                    endpoint: Some("e".into()),
+                    payer: None,
+                    free: false,
+                    issued_at_ms: 0,
+                    entry: entry.to_string().into_bytes(),
+                };
+                self.0.apply(Batch::new().put_receipt(row)).await.unwrap();
+            }
+        }
+
+        /// The groups of reading every sale since [`SINCE`] with its standing, one a sale.
+        async fn read_and_summed(store: &dyn Store, seller: Option<&str>) -> Vec<Group> {
+            let sales = read_sales(store, seller, datetime!(2026-11-01 00:00:00.001 UTC));
+            let sales = sales.await.unwrap().into_iter().map(|(sale, _)| sale).collect();
+            let sales = with_standing(store, sales).await.unwrap();
+            (sales.iter())
+                .map(|(sale, standing)| Group::of(sale, *standing, FEE_BPS))
+                .collect()
+        }
+
+        fn figures(part: &report::Part) -> (u64, u64, u64, u64) {
+            (part.gross_units, part.fee_units, part.net_units, part.count)
+        }
+
+        async fn every_kind_of_sale_sums_the_same_both_ways(stores: Vec<Arc<dyn Store>>) {
+            let store = stores[0].as_ref();
+            let ledger = Ledger(store);
+            let collected = Some(Collection::Collected);
+            let pending = Some(Collection::Pending);
+            let recorded = Some(Collection::Recorded);
+            ledger.x402(collected, 1001).await;
+            ledger.x402(recorded, 1001).await;
+            let still_pending = ledger.x402(pending, 1000).await;
+            ledger.pending(&still_pending).await;
+            ledger.x402(pending, 1000).await; // its transfer since seen mined
+            let credit = PaymentMethod::DeveloperCredit;
+            let (b, e) = (Some("b"), Some("e"));
+            let nov3 = datetime!(2026-11-03 08:00 UTC);
+            ledger.sale(b, e, credit, None, 1000, nov3).await;
+            let free = PaymentMethod::Free;
+            ledger.sale(b, e, free, None, 1000, nov3 - time::Duration::days(1)).await;
+            // Sales from before `collection` was written: by their pending entry and receipt.
+            let legacy_pending = ledger.x402(None, 1000).await;
+            ledger.pending(&legacy_pending).await;
+            let settled = ledger.x402(None, 1000).await;
+            ledger.receipt(&settled, "settled").await;
+            let recorded_only = ledger.x402(None, 1000).await;
+            ledger.receipt(&recorded_only, "recorded").await;
+            ledger.x402(None, 1000).await; // without its receipt
+            let partly = ledger.x402(collected, 1000).await;
+            ledger.refund(&partly, 300).await;
+            let wholly = ledger.x402(collected, 1000).await;
+            ledger.refund(&wholly, 1000).await;
+            // A UTC day is the day: 02:00 at +05:00 on the 4th is the 3rd in UTC.
+            let x402 = PaymentMethod::X402;
+            let east = datetime!(2026-11-04 02:00 +05:00);
+            ledger.sale(b, e, x402, collected, 1000, east).await;
+            // The cutoff within a millisecond counts from the next one.
+            let within = datetime!(2026-11-01 00:00:00.0002 UTC);
+            ledger.sale(b, e, x402, collected, 1000, within).await;
+            let after = datetime!(2026-11-01 00:00:00.0013 UTC);
+            ledger.sale(b, e, x402, collected, 1000, after).await;
+            let before = datetime!(2026-10-31 23:00 UTC);
+            ledger.sale(b, e, x402, collected, 1000, before).await;
+            // Another builder's, the platform's own endpoint's and a registration fee.
+            let nov2 = datetime!(2026-11-02 12:00 UTC);
+            ledger.sale(Some("c"), e, x402, collected, 555, nov2).await;
+            ledger.sale(None, Some("p"), x402, collected, 999, nov2).await;
+            ledger.sale(None, None, x402, recorded, 5000, nov2).await;
+
+            for node in &stores {
+                let node = node.as_ref();
+                let summed = sums(node, Some("b"), SINCE, FEE_BPS).await.unwrap();
+                let builder = report(&summed, FEE_BPS);
+                assert_eq!(builder, report(&read_and_summed(node, Some("b")).await, FEE_BPS));
+                assert_eq!(figures(&builder.totals.collected), (6701, 670, 6031, 8));
+                assert_eq!(figures(&builder.totals.uncollected), (6001, 600, 5401, 6));
+                let by_state = builder.uncollected_by_state;
+                assert_eq!(figures(&by_state.recorded), (4001, 400, 3601, 4));
+                assert_eq!(figures(&by_state.pending), (2000, 200, 1800, 2));
+                let day_counts: Vec<(&str, u64)> = (builder.by_day.iter())
+                    .map(|(day, totals)| (day.as_str(), totals.count))
+                    .collect();
+                assert_eq!(
+                    day_counts,
+                    [("2026-11-01", 1), ("2026-11-02", 11), ("2026-11-03", 2)]
+                );
+                let by_method = &builder.by_payment_method;
+                assert_eq!(figures(&by_method["developerCredit"]), (1000, 100, 900, 1));
+                assert_eq!(by_method["free"].count, 1);
+
+                let everyone = sums(node, None, SINCE, FEE_BPS).await.unwrap();
+                let read = read_and_summed(node, None).await;
+                let kinds = |groups: Vec<Group>| {
+                    let (platform, sellers): (Vec<_>, Vec<_>) =
+                        groups.into_iter().partition(|g| g.platform);
+                    let (endpoints, fees): (Vec<_>, Vec<_>) =
+                        platform.into_iter().partition(|g| g.endpoint_slug.is_some());
+                    [sellers, endpoints, fees].map(|groups| report(&groups, FEE_BPS))
+                };
+                let [sellers, endpoints, fees] = kinds(everyone);
+                assert_eq!([sellers.clone(), endpoints.clone(), fees.clone()], kinds(read));
+                assert_eq!(figures(&sellers.totals.collected), (7256, 725, 6531, 9));
+                assert_eq!(figures(&endpoints.totals.collected), (999, 0, 999, 1));
+                assert_eq!(figures(&fees.totals.uncollected), (5000, 0, 5000, 1));
+            }
+        }
+
+        on_both_engines!(every_kind_of_sale_sums_the_same_both_ways);
     }
 
     #[tokio::test]

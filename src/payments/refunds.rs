@@ -407,7 +407,7 @@ mod tests {
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
         LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords,
-        SalesLedger, SledStore, StoreResult,
+        SaleSum, SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -474,6 +474,14 @@ mod tests {
             limit: usize,
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.sales_after(seller, after, limit).await
+        }
+        async fn sale_sums(
+            &self,
+            seller: Option<&str>,
+            since_ms: i64,
+            fee_bps: u64,
+        ) -> StoreResult<Option<Vec<SaleSum>>> {
+            self.0.sale_sums(seller, since_ms, fee_bps).await
         }
         async fn upgrade_sales(&self) -> StoreResult<u64> {
             self.0.upgrade_sales().await

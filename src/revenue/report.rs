@@ -1,17 +1,83 @@
 //! `GET /ai/builders/revenue`: gross, platform fee, net and count, by endpoint and by day, each
 //! with its collected and uncollected parts, and the whole by payment method.
 //!
-//! Every figure is a sum of per-sale integers, so at every level `gross = fee + net`, and
-//! `collected + uncollected` equals the whole in each of gross, fee, net and count, as do the
-//! parts of `byPaymentMethod`.
+//! A report adds up [`Group`]s: sales alike in everything it tells apart, summed (by
+//! PostgreSQL, or here one sale at a time, [`Group::of`]). Every figure is a sum of per-sale
+//! integers, so at every level `gross = fee + net`, and `collected + uncollected` equals the
+//! whole in each of gross, fee, net and count, as do the parts of `byPaymentMethod`.
 
 use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
+use time::{Date, UtcOffset};
 
 use super::{split, Collection, Sale};
 use crate::money::Usd;
 use crate::receipts::PaymentMethod;
+use crate::store::{SaleSum, StoreError};
+
+/// The Julian day of 1970-01-01, from which the store counts a sale's day.
+const UNIX_EPOCH_JULIAN_DAY: i64 = 2_440_588;
+
+/// Sales alike in everything a report tells apart (who sold them, where, on which UTC day, how
+/// they were paid and where their money stands), summed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// Sold by the platform itself (no seller): no fee is taken from these.
+    pub platform: bool,
+    pub endpoint_slug: Option<String>,
+    pub day: Date,
+    pub method: PaymentMethod,
+    pub standing: Collection,
+    /// What was charged, less what was refunded.
+    pub gross: Usd,
+    /// The platform's fee, computed per sale and rounded down.
+    pub fee: Usd,
+    pub count: u64,
+}
+
+impl Group {
+    /// One sale, a group of its own: its fee at `fee_bps` unless the platform sold it.
+    pub fn of(sale: &Sale, standing: Collection, fee_bps: u64) -> Group {
+        let platform = sale.seller.is_none();
+        let (fee, _) = split(sale.amount, if platform { 0 } else { fee_bps });
+        Group {
+            platform,
+            endpoint_slug: sale.endpoint_slug.clone(),
+            day: sale.at.to_offset(UtcOffset::UTC).date(),
+            method: sale.method,
+            standing,
+            gross: sale.amount,
+            fee,
+            count: 1,
+        }
+    }
+
+    /// A group as the store summed it.
+    pub fn summed(sum: SaleSum) -> Result<Group, StoreError> {
+        let corrupt = |what: &str| StoreError::Corrupt(format!("a sum of sales' {what}"));
+        let named = |name: String| serde_json::Value::String(name);
+        let day = i32::try_from(sum.day.saturating_add(UNIX_EPOCH_JULIAN_DAY))
+            .ok()
+            .and_then(|julian| Date::from_julian_day(julian).ok())
+            .ok_or_else(|| corrupt("day"))?;
+        Ok(Group {
+            platform: sum.platform,
+            endpoint_slug: sum.endpoint,
+            day,
+            method: serde_json::from_value(named(sum.method)).map_err(|_| corrupt("method"))?,
+            standing: serde_json::from_value(named(sum.standing))
+                .map_err(|_| corrupt("standing"))?,
+            gross: Usd::from_units(sum.gross),
+            fee: Usd::from_units(sum.fee.min(sum.gross)),
+            count: sum.count,
+        })
+    }
+
+    fn net(&self) -> Usd {
+        self.gross.checked_sub(self.fee).unwrap_or(Usd::ZERO)
+    }
+}
 
 /// Atomic units as a decimal string (exact in JSON, whatever the client's number type).
 fn units<S: Serializer>(value: &u64, s: S) -> Result<S::Ok, S::Error> {
@@ -35,12 +101,12 @@ pub struct Part {
 }
 
 impl Part {
-    fn add(&mut self, amount: Usd, fee: Usd, net: Usd) {
+    fn add(&mut self, group: &Group) {
         // Sums of u64 micro-dollars of a builder's sales stay far below u64::MAX.
-        self.gross_units = self.gross_units.saturating_add(amount.units());
-        self.fee_units = self.fee_units.saturating_add(fee.units());
-        self.net_units = self.net_units.saturating_add(net.units());
-        self.count += 1;
+        self.gross_units = self.gross_units.saturating_add(group.gross.units());
+        self.fee_units = self.fee_units.saturating_add(group.fee.units());
+        self.net_units = self.net_units.saturating_add(group.net().units());
+        self.count = self.count.saturating_add(group.count);
     }
 }
 
@@ -64,21 +130,18 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub fn add(&mut self, sale: &Sale, standing: Collection, fee_bps: u64) {
-        let (fee, net) = split(sale.amount, fee_bps);
-        self.gross_usd = self
-            .gross_usd
-            .checked_add(sale.amount)
-            .unwrap_or(self.gross_usd);
-        self.fee_usd = self.fee_usd.checked_add(fee).unwrap_or(self.fee_usd);
+    pub fn add(&mut self, group: &Group) {
+        self.gross_usd = (self.gross_usd.checked_add(group.gross)).unwrap_or(self.gross_usd);
+        self.fee_usd = self.fee_usd.checked_add(group.fee).unwrap_or(self.fee_usd);
+        let net = group.net();
         self.net_usd = self.net_usd.checked_add(net).unwrap_or(self.net_usd);
-        self.count += 1;
-        let part = if standing.is_collected() {
+        self.count = self.count.saturating_add(group.count);
+        let part = if group.standing.is_collected() {
             &mut self.collected
         } else {
             &mut self.uncollected
         };
-        part.add(sale.amount, fee, net);
+        part.add(group);
     }
 }
 
@@ -96,8 +159,8 @@ pub struct Uncollected {
 /// or settled by a remote facilitator), x402 recorded only (a test deployment: nothing
 /// transferred), or the admin's developer credit (so calls paid with credit, such as an
 /// admin's own tests, are told apart from buyers' money).
-fn method_key(sale: &Sale, standing: Collection) -> &'static str {
-    match (sale.method, standing) {
+fn method_key(group: &Group) -> &'static str {
+    match (group.method, group.standing) {
         (PaymentMethod::X402, Collection::Recorded) => "x402Recorded",
         (PaymentMethod::X402, Collection::Collected | Collection::Pending) => "x402OnChain",
         (PaymentMethod::DeveloperCredit, _) => "developerCredit",
@@ -130,7 +193,8 @@ pub struct Revenue {
     pub by_day: BTreeMap<String, Totals>,
 }
 
-pub fn report(sales: &[(Sale, Collection)], fee_bps: u64) -> Revenue {
+/// The report of `groups`, whose fees were taken at `fee_bps` (which it states).
+pub fn report(groups: &[Group], fee_bps: u64) -> Revenue {
     let mut totals = Totals::default();
     let mut by_state = Uncollected::default();
     let mut by_method: BTreeMap<&'static str, Part> =
@@ -140,26 +204,20 @@ pub fn report(sales: &[(Sale, Collection)], fee_bps: u64) -> Revenue {
             .collect();
     let mut by_endpoint: BTreeMap<String, Totals> = BTreeMap::new();
     let mut by_day: BTreeMap<String, Totals> = BTreeMap::new();
-    for (sale, standing) in sales {
-        let standing = *standing;
-        totals.add(sale, standing, fee_bps);
-        let (fee, net) = split(sale.amount, fee_bps);
-        match standing {
+    for group in groups {
+        totals.add(group);
+        match group.standing {
             Collection::Collected => {}
-            Collection::Recorded => by_state.recorded.add(sale.amount, fee, net),
-            Collection::Pending => by_state.pending.add(sale.amount, fee, net),
+            Collection::Recorded => by_state.recorded.add(group),
+            Collection::Pending => by_state.pending.add(group),
         }
-        by_method
-            .entry(method_key(sale, standing))
+        by_method.entry(method_key(group)).or_default().add(group);
+        let slug = group.endpoint_slug.clone().unwrap_or_else(|| "-".into());
+        by_endpoint.entry(slug).or_default().add(group);
+        by_day
+            .entry(group.day.to_string())
             .or_default()
-            .add(sale.amount, fee, net);
-        let slug = sale.endpoint_slug.clone().unwrap_or_else(|| "-".into());
-        by_endpoint
-            .entry(slug)
-            .or_default()
-            .add(sale, standing, fee_bps);
-        let day = sale.at.date().to_string();
-        by_day.entry(day).or_default().add(sale, standing, fee_bps);
+            .add(group);
     }
     Revenue {
         gross_units: totals.gross_usd.units().to_string(),
@@ -210,10 +268,13 @@ mod tests {
         ];
         let mut credit = sale("b", 500, datetime!(2026-11-03 09:00 UTC));
         credit.method = PaymentMethod::DeveloperCredit;
-        let by_method = report(
-            &[sales.to_vec(), vec![(credit, Collection::Collected)]].concat(),
-            1000,
-        );
+        let groups = |sales: &[(Sale, Collection)]| -> Vec<Group> {
+            (sales.iter())
+                .map(|(sale, standing)| Group::of(sale, *standing, 1000))
+                .collect()
+        };
+        let all = [sales.to_vec(), vec![(credit, Collection::Collected)]].concat();
+        let by_method = report(&groups(&all), 1000);
         let m = &by_method.by_payment_method;
         assert_eq!(
             (
@@ -236,7 +297,7 @@ mod tests {
             assert_eq!(sum, whole);
         }
         assert_eq!(m.len(), 3, "no other method appears");
-        let r = report(&sales, 1000);
+        let r = report(&groups(&sales), 1000);
         assert_eq!(r.totals.gross_usd.units(), 2334);
         assert_eq!(r.totals.fee_usd.units(), 100 + 100 + 33);
         assert_eq!(r.totals.fee_usd.units() + r.totals.net_usd.units(), 2334);

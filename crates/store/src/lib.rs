@@ -67,7 +67,7 @@ pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
 pub use receipt_log::{LeafRow, ReceiptLogRecords};
 pub use receipts::{ReceiptRecords, ReceiptRow};
-pub use sales::{SaleRow, SalesLedger};
+pub use sales::{SaleRow, SaleSum, SalesLedger};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
 

@@ -9,6 +9,11 @@
 //! before typed sales wrote it); PostgreSQL keeps a table with the seller, endpoint, time,
 //! amount and collection as columns, indexed by seller (`toolhost_sales`, migration 5), so a
 //! seller's sales are one index range and nothing is written twice.
+//!
+//! Revenue reports are sums of sales ([`SaleSum`]). PostgreSQL sums them in the database, one
+//! statement however many sales there are; sled answers `None` and the ledger reads the sales
+//! and sums them itself (an embedded store's reads are local). Both must agree to the unit:
+//! toolhost's revenue tests sum the same ledger both ways on PostgreSQL.
 
 use async_trait::async_trait;
 
@@ -32,6 +37,30 @@ pub struct SaleRow {
     pub entry: Vec<u8>,
 }
 
+/// Sales alike in everything a revenue report tells apart, summed: what a report adds up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaleSum {
+    /// Sold by the platform itself (no seller): no platform fee is taken from these.
+    pub platform: bool,
+    pub endpoint: Option<String>,
+    /// The UTC day they were sold, in days since 1970-01-01.
+    pub day: i64,
+    /// How they were paid, as the sale's JSON names it (`x402`, `developer_credit`, `free`).
+    pub method: String,
+    /// Where their money stands now (`collected`, `recorded`, `pending`): the `collection`
+    /// they were written with, a `pending` one collected once its `pending/{receiptId}` entry
+    /// in the ledger is gone; a sale written before `collection` existed classified by that
+    /// entry, its method and its receipt's settlement status.
+    pub standing: String,
+    /// What they were charged less what was refunded of each (`refund/{receiptId}`'s
+    /// `amount`), in atomic units.
+    pub gross: u64,
+    /// The platform's fee: per sale, `gross × fee_bps / 10,000` rounded down (none on the
+    /// platform's own).
+    pub fee: u64,
+    pub count: u64,
+}
+
 /// Where sales are read. Every engine implements it (the conformance suite's `sales_*` cases).
 #[async_trait]
 pub trait SalesLedger {
@@ -46,6 +75,15 @@ pub trait SalesLedger {
         after: &str,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>>;
+    /// The sales of `seller` (everyone's when `None`) sold at or after `since_ms` (Unix
+    /// milliseconds), summed by the engine, the fee at `fee_bps` of each seller's sale; `None`
+    /// from an engine that leaves summing to its caller.
+    async fn sale_sums(
+        &self,
+        seller: Option<&str>,
+        since_ms: i64,
+        fee_bps: u64,
+    ) -> StoreResult<Option<Vec<SaleSum>>>;
     /// Brings sales an earlier release stored into the shape this one reads, at start-up;
     /// returns how many it wrote. Safe to run again (after a crash, on every start).
     async fn upgrade_sales(&self) -> StoreResult<u64>;

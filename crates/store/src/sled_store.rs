@@ -30,7 +30,7 @@ use super::{
     events, keys, logs, nonces, packets, quotes, receipt_log, receipts, sales, Batch,
     BuilderEvents, Change, Durable, EndpointLogs, Entry, EventPage, EventQuery, EventRow,
     HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow, NonceClaims, PayoutPackets, QuoteRow,
-    ReceiptLogRecords, ReceiptRecords, SalesLedger, Store, StoreError, StoreResult, Tree,
+    ReceiptLogRecords, ReceiptRecords, SaleSum, SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -665,6 +665,16 @@ impl SalesLedger for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         sales::kv::after(self, seller, after, limit).await
+    }
+
+    /// An embedded store's reads are local: the ledger reads the sales and sums them.
+    async fn sale_sums(
+        &self,
+        _seller: Option<&str>,
+        _since_ms: i64,
+        _fee_bps: u64,
+    ) -> StoreResult<Option<Vec<SaleSum>>> {
+        Ok(None)
     }
 
     async fn upgrade_sales(&self) -> StoreResult<u64> {

@@ -12,8 +12,8 @@ use crate::events::{self, EventKind};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::{JsonBody, QueryParams};
 use crate::revenue::payouts::{self, Packet, PayoutSettings};
-use crate::revenue::report::Revenue;
-use crate::revenue::{all_sales, report, sales_of, with_standing, Collection};
+use crate::revenue::report::{self, Group, Revenue};
+use crate::revenue::{sums, Collection};
 
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -109,9 +109,9 @@ pub async fn revenue(
     QueryParams(query): QueryParams<RevenueQuery>,
 ) -> ApiResult<Json<BuilderRevenue>> {
     let since = crate::timestamp::since_cutoff(query.since.as_deref(), "30d")?;
-    let sales = sales_of(app.store.as_ref(), &builder.id, since).await?;
-    let sales = with_standing(app.store.as_ref(), sales).await?;
-    let revenue = report::report(&sales, app.config.platform_fee_bps);
+    let fee_bps = app.config.platform_fee_bps;
+    let groups = sums(app.store.as_ref(), Some(&builder.id), since, fee_bps).await?;
+    let revenue = report::report(&groups, fee_bps);
     Ok(Json(BuilderRevenue {
         ok: true,
         builder_id: builder.id,
@@ -138,19 +138,18 @@ pub async fn admin_revenue(
     QueryParams(query): QueryParams<RevenueQuery>,
 ) -> ApiResult<Json<PlatformRevenue>> {
     let since = crate::timestamp::since_cutoff(query.since.as_deref(), "30d")?;
-    let store = app.store.as_ref();
-    let sales = with_standing(store, all_sales(store, since).await?).await?;
-    let (builders, platform): (Vec<_>, Vec<_>) = sales
-        .into_iter()
-        .partition(|(sale, _)| sale.seller.is_some());
+    let fee_bps = app.config.platform_fee_bps;
+    let groups = sums(app.store.as_ref(), None, since, fee_bps).await?;
+    let (platform, builders): (Vec<_>, Vec<_>) =
+        groups.into_iter().partition(|group| group.platform);
     let (endpoints, registrations): (Vec<_>, Vec<_>) = platform
         .into_iter()
-        .partition(|(sale, _)| sale.endpoint_slug.is_some());
+        .partition(|group| group.endpoint_slug.is_some());
     // The platform keeps the whole of its own sales: no fee is taken from them.
     Ok(Json(PlatformRevenue {
         ok: true,
         since: crate::timestamp::rfc3339(since),
-        builder_sales: report::report(&builders, app.config.platform_fee_bps),
+        builder_sales: report::report(&builders, fee_bps),
         platform_endpoints: report::report(&endpoints, 0),
         registration_fees: report::report(&registrations, 0),
     }))
@@ -205,14 +204,16 @@ pub async fn list_payouts(
     BuilderAuth(builder): BuilderAuth,
 ) -> ApiResult<Json<Payouts>> {
     let store = app.store.as_ref();
+    let fee_bps = app.config.platform_fee_bps;
     let unpaid = payouts::unpaid(store, &builder.id).await?;
-    let payable: Vec<_> = unpaid
-        .payable
-        .into_iter()
-        .map(|sale| (sale, Collection::Collected))
+    let payable: Vec<_> = (unpaid.payable.iter())
+        .map(|sale| Group::of(sale, Collection::Collected, fee_bps))
         .collect();
-    let payable = report::report(&payable, app.config.platform_fee_bps);
-    let uncollected = report::report(&unpaid.uncollected, app.config.platform_fee_bps);
+    let uncollected: Vec<_> = (unpaid.uncollected.iter())
+        .map(|(sale, standing)| Group::of(sale, *standing, fee_bps))
+        .collect();
+    let payable = report::report(&payable, fee_bps);
+    let uncollected = report::report(&uncollected, fee_bps);
     Ok(Json(Payouts {
         ok: true,
         unpaid_net_units: payable.net_units,
