@@ -47,16 +47,12 @@ export RUST_LOG=${RUST_LOG:-warn}
 [ $((CONNECTIONS % 2)) = 0 ] || die "CONNECTIONS must be even (pg-2 splits it across two nodes)"
 
 # ---------- cleanup: servers (common.sh), then PostgreSQL ----------
-PG_DIR=
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+# shellcheck source=lib/pg.sh
+. "$BENCH_DIR/lib/pg.sh"
 store_cleanup() {
   local rc=$?
   cleanup # stops every toolhost server, removes WORK (unless KEEP_WORK=1)
-  if [ -n "$PG_DIR" ] && [ -d "$PG_DIR" ]; then
-    [ -f "$PG_DIR/data/postmaster.pid" ] && as_pg "$PG_BIN/pg_ctl" stop -w -t 30 -m fast -D "$PG_DIR/data" >/dev/null 2>&1 || true
-    [ "${KEEP_WORK:-0}" = 1 ] && [ -d "$WORK" ] && cp "$PG_DIR/server.log" "$WORK/postgresql.log" 2>/dev/null
-    rm -rf "$PG_DIR"
-  fi
+  pg_stop
   return $rc
 }
 trap store_cleanup EXIT
@@ -102,36 +98,15 @@ fi
 COMMANDS=()
 
 # ---------- PostgreSQL ----------
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PG_PORT=
 if [[ " $PEERS " == *" pg-"* ]]; then
-  PG_BIN=${TOOLHOST_PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-  [ -x "$PG_BIN/initdb" ] || die "PostgreSQL server binaries not found (install Debian's postgresql, or set TOOLHOST_PG_BINDIR)"
-  PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/toolhost-bench-pg.XXXXXX")
-  [ "$(id -u)" = 0 ] && chown postgres: "$PG_DIR"
-  log "PostgreSQL: initdb in $PG_DIR"
-  as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$WORK/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$WORK/initdb.log")"
-  printf 'CREATE DATABASE toolhost;\nCREATE DATABASE toolhost_base;\n' | as_pg "$PG_BIN/postgres" --single -F -D "$PG_DIR/data" postgres >"$WORK/createdb.log" 2>&1 || die "create database failed"
   PG_EXTRA=
   [ "${PG_STATEMENTS:-0}" = 1 ] && PG_EXTRA="-c shared_preload_libraries=pg_stat_statements"
-  for attempt in 1 2 3 4 5; do
-    PG_PORT=$(free_port)
-    if as_pg "$PG_BIN/pg_ctl" start -w -t 60 -D "$PG_DIR/data" -l "$PG_DIR/server.log" \
-      -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=on $PG_EXTRA" >/dev/null 2>&1; then break; fi
-    [ "$attempt" = 5 ] && die "PostgreSQL did not start: $(tail -5 "$PG_DIR/server.log")"
-  done
-  PG_PID=$(head -1 "$PG_DIR/data/postmaster.pid")
-  PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/toolhost"
+  pg_start toolhost toolhost_base
+  PG_URL=$(pg_url toolhost)
   PSQL="psql -h 127.0.0.1 -p $PG_PORT -U postgres -d toolhost"
   PSQL_BASE="psql -h 127.0.0.1 -p $PG_PORT -U postgres -d toolhost_base"
-  PG_VERSION=$($PSQL -X -A -t -c "SHOW server_version" 2>/dev/null | awk '{print $1}')
   [ "${PG_STATEMENTS:-0}" = 1 ] && { $PSQL -X -q -c "CREATE EXTENSION pg_stat_statements" >/dev/null || die "pg_stat_statements did not load"; }
-  COMMANDS+=(
-    "initdb -D \$PG_DIR/data -A trust -U postgres -E UTF8 --locale=C --no-sync   # as the postgres user when root"
-    "printf 'CREATE DATABASE toolhost;\\nCREATE DATABASE toolhost_base;\\n' | postgres --single -F -D \$PG_DIR/data postgres"
-    "pg_ctl start -w -D \$PG_DIR/data -o '-p $PG_PORT -k \$PG_DIR -c listen_addresses=127.0.0.1 -c fsync=on'"
-  )
-  log "PostgreSQL $PG_VERSION on 127.0.0.1:$PG_PORT (pid $PG_PID)"
 fi
 
 # ---------- servers ----------

@@ -161,6 +161,7 @@ fn row(sale: &Sale) -> Result<SaleRow, StoreError> {
             .map_err(|_| out_of_range("time"))?,
         amount: i64::try_from(sale.amount.units()).map_err(|_| out_of_range("amount"))?,
         collection: sale.collection.map(|c| c.name().to_owned()),
+        method: sale.method.name().to_owned(),
         entry: serde_json::to_vec(sale).map_err(|e| StoreError::Corrupt(e.to_string()))?,
     })
 }
@@ -408,13 +409,20 @@ mod tests {
     }
 
     #[test]
-    fn collections_are_named_as_the_sales_json_says() {
+    fn collections_and_methods_are_named_as_the_sales_json_says() {
         for c in [
             Collection::Collected,
             Collection::Recorded,
             Collection::Pending,
         ] {
             assert_eq!(serde_json::to_value(c).unwrap(), c.name());
+        }
+        for m in [
+            PaymentMethod::X402,
+            PaymentMethod::DeveloperCredit,
+            PaymentMethod::Free,
+        ] {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.name());
         }
     }
 

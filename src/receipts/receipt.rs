@@ -15,6 +15,17 @@ pub enum PaymentMethod {
     Free,
 }
 
+impl PaymentMethod {
+    /// As JSON names it (a sale's `method` column in the store).
+    pub fn name(self) -> &'static str {
+        match self {
+            PaymentMethod::X402 => "x402",
+            PaymentMethod::DeveloperCredit => "developer_credit",
+            PaymentMethod::Free => "free",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReceiptSettlement {

@@ -301,7 +301,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        9
+        10
     );
 }
 
@@ -750,9 +750,33 @@ async fn a_database_of_the_release_with_nonces_in_the_key_value_table_keeps_them
         .unwrap();
     assert_eq!(left.get::<_, i64>(0), 0);
     the_receipt_log_is_in_its_tables(&node, &db, &expected).await;
+    sales_have_their_methods(&db, &expected).await;
 
     replaying_the_spent_payment_is_refused(&node, &spent_key).await;
     drop(node);
+}
+
+/// Migration 10 gave each sale its payment method as a column, read from its JSON: the
+/// fixture's credit sale and its x402 one. The builder's revenue, summed by the database from
+/// that column, counts both by method.
+async fn sales_have_their_methods(db: &tokio_postgres::Client, expected: &Value) {
+    let methods = db
+        .query(
+            "SELECT receipt_id, method FROM toolhost_sales ORDER BY receipt_id",
+            &[],
+        )
+        .await
+        .unwrap();
+    let methods: Vec<(String, Option<String>)> =
+        methods.iter().map(|row| (row.get(0), row.get(1))).collect();
+    for (name, method) in [("soldReceiptId", "developer_credit"), ("paidReceiptId", "x402")] {
+        let receipt_id = expected[name].as_str().unwrap().to_owned();
+        assert!(
+            methods.contains(&(receipt_id, Some(method.to_owned()))),
+            "{name}: {methods:?}"
+        );
+    }
+    assert!(methods.iter().all(|(_, method)| method.is_some()), "{methods:?}");
 }
 
 /// The release before the receipt log had tables of its own (pg-8610d92): migration 9 moved

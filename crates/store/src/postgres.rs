@@ -117,9 +117,12 @@ impl Default for PgOptions {
 /// (`PG_STATEMENTS=1`, `auto_explain`): 8-11 ms for a statement that takes 0.05 ms, paid
 /// calls at a quarter of their rate by the end of a 30 s run. So: a statement's plan is made
 /// for any parameter (`force_generic_plan`: a tree's rows estimated as the table's average, not
-/// from a value's stale frequency), and a sequential scan is the planner's last resort.
+/// from a value's stale frequency), and a sequential scan is the planner's last resort. And no
+/// JIT compilation: a sequential scan's penalty puts any statement that has to make one (a
+/// revenue report's sum of every sale) far above `jit_above_cost`, and compiling it took 680 ms
+/// for a sum of 1,000 sales that runs in 10 (`bench/revenue.sh`, `auto_explain`).
 const SQL_SESSION_PLANS: &str =
-    "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
+    "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; SET jit = off";
 const SQL_GET: &str = "SELECT value FROM toolhost_kv WHERE tree = $1 AND key = $2";
 const SQL_GET_MANY: &str =
     "SELECT key, value FROM toolhost_kv WHERE tree = $1 AND key = ANY($2::BYTEA[])";

@@ -31,6 +31,8 @@ pub struct SaleRow {
     pub at_ms: i64,
     /// What was charged, in atomic units.
     pub amount: i64,
+    /// How it was paid, as its JSON names it (`x402`, `developer_credit`, `free`).
+    pub method: String,
     /// Where its money stood when written (`collected`, `recorded`, `pending`), if said.
     pub collection: Option<String>,
     /// The sale's JSON, as the ledger reads it back.
@@ -264,6 +266,7 @@ mod tests {
             at_ms: 0,
             amount: 10,
             collection: None,
+            method: "x402".to_owned(),
             entry: serde_json::json!({"receiptId": id, "seller": seller})
                 .to_string()
                 .into_bytes(),

@@ -1292,6 +1292,7 @@ fn sale_row(id: &str, seller: Option<&str>, amount: i64) -> SaleRow {
         at_ms: 1_800_000_000_000,
         amount,
         collection: Some("collected".to_owned()),
+        method: "x402".to_owned(),
         entry: serde_json::json!({"receiptId": id, "seller": seller, "amount": amount})
             .to_string()
             .into_bytes(),

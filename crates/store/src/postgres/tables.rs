@@ -68,6 +68,7 @@ const SALES: Shape = Shape {
         ("at_ms", Kind::BigInt),
         ("amount", Kind::BigInt),
         ("collection", Kind::Text),
+        ("method", Kind::Text),
     ],
 };
 
@@ -283,6 +284,7 @@ impl<'b> Row<'b> {
                 Value::BigInt(sale.at_ms),
                 Value::BigInt(sale.amount),
                 Value::Text(sale.collection.as_deref()),
+                Value::Text(Some(&sale.method)),
             ],
             Row::Receipt(receipt) => vec![
                 Value::Text(receipt.endpoint.as_deref()),
@@ -419,6 +421,7 @@ mod tests {
             at_ms: 0,
             amount: 0,
             collection: None,
+            method: "x402".into(),
             entry: Vec::new(),
         };
         let receipt = ReceiptRow {
@@ -477,9 +480,9 @@ mod tests {
         assert_eq!(
             statements.claim,
             "INSERT INTO toolhost_sales (receipt_id, seller, endpoint, at_ms, amount, collection, \
-             entry) SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::BIGINT[], \
-             $5::BIGINT[], $6::TEXT[], $7::BYTEA[]) ON CONFLICT (receipt_id) DO NOTHING \
-             RETURNING receipt_id"
+             method, entry) SELECT * FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], \
+             $4::BIGINT[], $5::BIGINT[], $6::TEXT[], $7::TEXT[], $8::BYTEA[]) \
+             ON CONFLICT (receipt_id) DO NOTHING RETURNING receipt_id"
         );
         // A table without columns of its own, and one keyed by numbers.
         assert_eq!(
