@@ -389,7 +389,9 @@ mod tests {
         };
         assert_eq!(of("a").await, ids(&[0, 3]));
         assert_eq!(of("b").await, ids(&[1]));
-        let all = read_sales(s, None, OffsetDateTime::UNIX_EPOCH).await.unwrap();
+        let all = read_sales(s, None, OffsetDateTime::UNIX_EPOCH)
+            .await
+            .unwrap();
         assert_eq!(all.len(), 4);
 
         let bytes = s.sale(&sales[3].receipt_id).await.unwrap().unwrap();
@@ -618,18 +620,31 @@ mod tests {
                     credit_id: None,
                     refunded: Usd::ZERO,
                 };
-                self.0.apply(record(Batch::new(), &sale).unwrap()).await.unwrap();
+                self.0
+                    .apply(record(Batch::new(), &sale).unwrap())
+                    .await
+                    .unwrap();
                 sale.receipt_id
             }
 
             async fn x402(&self, collection: Option<Collection>, units: u64) -> String {
                 let at = datetime!(2026-11-02 10:00 UTC);
-                (self.sale(Some("b"), Some("e"), PaymentMethod::X402, collection, units, at))
-                    .await
+                (self.sale(
+                    Some("b"),
+                    Some("e"),
+                    PaymentMethod::X402,
+                    collection,
+                    units,
+                    at,
+                ))
+                .await
             }
 
             async fn pending(&self, id: &str) {
-                self.0.put(Tree::Ledger, &pending_key(id), b"{}").await.unwrap();
+                self.0
+                    .put(Tree::Ledger, &pending_key(id), b"{}")
+                    .await
+                    .unwrap();
             }
 
             async fn refund(&self, id: &str, units: u64) {
@@ -679,7 +694,12 @@ mod tests {
         /// The groups of reading every sale since [`SINCE`] with its standing, one a sale.
         async fn read_and_summed(store: &dyn Store, seller: Option<&str>) -> Vec<Group> {
             let sales = read_sales(store, seller, datetime!(2026-11-01 00:00:00.001 UTC));
-            let sales = sales.await.unwrap().into_iter().map(|(sale, _)| sale).collect();
+            let sales = sales
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|(sale, _)| sale)
+                .collect();
             let sales = with_standing(store, sales).await.unwrap();
             (sales.iter())
                 .map(|(sale, standing)| Group::of(sale, *standing, FEE_BPS))
@@ -706,7 +726,9 @@ mod tests {
             let nov3 = datetime!(2026-11-03 08:00 UTC);
             ledger.sale(b, e, credit, None, 1000, nov3).await;
             let free = PaymentMethod::Free;
-            ledger.sale(b, e, free, None, 1000, nov3 - time::Duration::days(1)).await;
+            ledger
+                .sale(b, e, free, None, 1000, nov3 - time::Duration::days(1))
+                .await;
             // Sales from before `collection` was written: by their pending entry and receipt.
             let legacy_pending = ledger.x402(None, 1000).await;
             ledger.pending(&legacy_pending).await;
@@ -733,14 +755,19 @@ mod tests {
             // Another builder's, the platform's own endpoint's and a registration fee.
             let nov2 = datetime!(2026-11-02 12:00 UTC);
             ledger.sale(Some("c"), e, x402, collected, 555, nov2).await;
-            ledger.sale(None, Some("p"), x402, collected, 999, nov2).await;
+            ledger
+                .sale(None, Some("p"), x402, collected, 999, nov2)
+                .await;
             ledger.sale(None, None, x402, recorded, 5000, nov2).await;
 
             for node in &stores {
                 let node = node.as_ref();
                 let summed = sums(node, Some("b"), SINCE, FEE_BPS).await.unwrap();
                 let builder = report(&summed, FEE_BPS);
-                assert_eq!(builder, report(&read_and_summed(node, Some("b")).await, FEE_BPS));
+                assert_eq!(
+                    builder,
+                    report(&read_and_summed(node, Some("b")).await, FEE_BPS)
+                );
                 assert_eq!(figures(&builder.totals.collected), (6701, 670, 6031, 8));
                 assert_eq!(figures(&builder.totals.uncollected), (6001, 600, 5401, 6));
                 let by_state = builder.uncollected_by_state;
@@ -762,12 +789,16 @@ mod tests {
                 let kinds = |groups: Vec<Group>| {
                     let (platform, sellers): (Vec<_>, Vec<_>) =
                         groups.into_iter().partition(|g| g.platform);
-                    let (endpoints, fees): (Vec<_>, Vec<_>) =
-                        platform.into_iter().partition(|g| g.endpoint_slug.is_some());
+                    let (endpoints, fees): (Vec<_>, Vec<_>) = platform
+                        .into_iter()
+                        .partition(|g| g.endpoint_slug.is_some());
                     [sellers, endpoints, fees].map(|groups| report(&groups, FEE_BPS))
                 };
                 let [sellers, endpoints, fees] = kinds(everyone);
-                assert_eq!([sellers.clone(), endpoints.clone(), fees.clone()], kinds(read));
+                assert_eq!(
+                    [sellers.clone(), endpoints.clone(), fees.clone()],
+                    kinds(read)
+                );
                 assert_eq!(figures(&sellers.totals.collected), (7256, 725, 6531, 9));
                 assert_eq!(figures(&endpoints.totals.collected), (999, 0, 999, 1));
                 assert_eq!(figures(&fees.totals.uncollected), (5000, 0, 5000, 1));

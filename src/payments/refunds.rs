@@ -406,8 +406,8 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords,
-        SaleSum, SalesLedger, SledStore, StoreResult,
+        LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords, SaleSum,
+        SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before

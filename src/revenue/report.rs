@@ -214,10 +214,7 @@ pub fn report(groups: &[Group], fee_bps: u64) -> Revenue {
         by_method.entry(method_key(group)).or_default().add(group);
         let slug = group.endpoint_slug.clone().unwrap_or_else(|| "-".into());
         by_endpoint.entry(slug).or_default().add(group);
-        by_day
-            .entry(group.day.to_string())
-            .or_default()
-            .add(group);
+        by_day.entry(group.day.to_string()).or_default().add(group);
     }
     Revenue {
         gross_units: totals.gross_usd.units().to_string(),

@@ -769,14 +769,20 @@ async fn sales_have_their_methods(db: &tokio_postgres::Client, expected: &Value)
         .unwrap();
     let methods: Vec<(String, Option<String>)> =
         methods.iter().map(|row| (row.get(0), row.get(1))).collect();
-    for (name, method) in [("soldReceiptId", "developer_credit"), ("paidReceiptId", "x402")] {
+    for (name, method) in [
+        ("soldReceiptId", "developer_credit"),
+        ("paidReceiptId", "x402"),
+    ] {
         let receipt_id = expected[name].as_str().unwrap().to_owned();
         assert!(
             methods.contains(&(receipt_id, Some(method.to_owned()))),
             "{name}: {methods:?}"
         );
     }
-    assert!(methods.iter().all(|(_, method)| method.is_some()), "{methods:?}");
+    assert!(
+        methods.iter().all(|(_, method)| method.is_some()),
+        "{methods:?}"
+    );
 }
 
 /// The release before the receipt log had tables of its own (pg-8610d92): migration 9 moved

@@ -145,7 +145,9 @@ impl SalesLedger for PgStore {
         let tx = (client.build_transaction().read_only(true).start())
             .await
             .map_err(read_error)?;
-        tx.batch_execute(SQL_REPORT_PLANS).await.map_err(read_error)?;
+        tx.batch_execute(SQL_REPORT_PLANS)
+            .await
+            .map_err(read_error)?;
         let (sql, params): (_, &[&(dyn ToSql + Sync)]) = match &seller {
             Some(seller) => (SQL_SELLERS_SUMS, &[&since_ms, &fee_bps, seller]),
             None => (SQL_SUMS, &[&since_ms, &fee_bps]),
@@ -153,7 +155,10 @@ impl SalesLedger for PgStore {
         let statement = tx.prepare_cached(sql).await.map_err(read_error)?;
         let rows = tx.query(&statement, params).await.map_err(read_error)?;
         tx.commit().await.map_err(read_error)?;
-        rows.iter().map(sale_sum).collect::<StoreResult<_>>().map(Some)
+        rows.iter()
+            .map(sale_sum)
+            .collect::<StoreResult<_>>()
+            .map(Some)
     }
 
     /// Migration 5 moved every sale an earlier release stored.
