@@ -338,6 +338,44 @@ mod tests {
     use super::*;
     use crate::store::SledStore;
 
+    /// The receipt of a 10-unit x402 call settled as `status`, as the ledger stores it.
+    fn receipt_entry(id: &str, status: &str) -> Vec<u8> {
+        serde_json::json!({
+            "receiptId": id, "schema": "s", "purpose": "invocation", "endpointSlug": "e",
+            "priceUsd": "0.00001", "amount": "10", "asset": null, "network": null,
+            "payer": null, "paymentMethod": "x402", "x402Version": 2, "charged": true,
+            "settlement": {"status": status, "onChain": status == "settled",
+                "transaction": null, "facilitator": "local"},
+            "requestSha256": "", "resultSha256": "", "issuedAt": "2026-01-01T00:00:00Z",
+            "url": "u", "signature": {"alg": "ed25519", "publicKey": "", "value": ""}
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    /// Stores a refund of `units` of receipt `id`'s sale (of builder `b`), as a refund does.
+    async fn store_refund(store: &dyn Store, id: &str, units: u64) {
+        let refund = refunds::Refund {
+            refund_id: format!("rf_{id}"),
+            receipt_id: id.into(),
+            endpoint_slug: Some("e".into()),
+            seller: Some("b".into()),
+            charged: units.to_string(),
+            amount: units.to_string(),
+            reason: "r".into(),
+            refunded_by: "owner".into(),
+            payment_method: PaymentMethod::X402,
+            returned_to: "recorded".into(),
+            transaction: None,
+            after_payout: false,
+            refunded_at: "2026-01-01T00:00:00Z".into(),
+            signature: Signature::unsigned(),
+        };
+        let bytes = serde_json::to_vec(&refund).unwrap();
+        let key = refunds::refund_key(id);
+        store.put(Tree::Ledger, &key, &bytes).await.unwrap();
+    }
+
     #[tokio::test]
     async fn splits_reconcile_and_since_parses() {
         let (fee, net) = split(Usd::from_units(1001), 1000);
@@ -468,24 +506,12 @@ mod tests {
             standing_of(sale("r3", PaymentMethod::DeveloperCredit, None)).await,
             Collection::Collected
         );
-        let receipt = |status: &str| {
-            serde_json::json!({
-                "receiptId": "x", "schema": "s", "purpose": "invocation", "endpointSlug": "e",
-                "priceUsd": "0.00001", "amount": "10", "asset": null, "network": null,
-                "payer": null, "paymentMethod": "x402", "x402Version": 2, "charged": true,
-                "settlement": {"status": status, "onChain": status == "settled",
-                    "transaction": null, "facilitator": "local"},
-                "requestSha256": "", "resultSha256": "", "issuedAt": "2026-01-01T00:00:00Z",
-                "url": "u", "signature": {"alg": "ed25519", "publicKey": "", "value": ""}
-            })
-            .to_string()
-        };
         for (id, status, expected) in [
             ("r4", "settled", Collection::Collected),
             ("r5", "recorded", Collection::Recorded),
         ] {
             store
-                .put(Tree::Receipts, id.as_bytes(), receipt(status).as_bytes())
+                .put(Tree::Receipts, id.as_bytes(), &receipt_entry(id, status))
                 .await
                 .unwrap();
             assert_eq!(
@@ -504,30 +530,8 @@ mod tests {
         );
 
         // Read together, a page at a time, each sale gets its own standing and its own refund.
-        let refund = |id: &str, units: u64| refunds::Refund {
-            refund_id: format!("rf_{id}"),
-            receipt_id: id.into(),
-            endpoint_slug: Some("e".into()),
-            seller: Some("b".into()),
-            charged: "10".into(),
-            amount: units.to_string(),
-            reason: "r".into(),
-            refunded_by: "owner".into(),
-            payment_method: PaymentMethod::X402,
-            returned_to: "recorded".into(),
-            transaction: None,
-            after_payout: false,
-            refunded_at: "2026-01-01T00:00:00Z".into(),
-            signature: Signature {
-                alg: "ed25519".into(),
-                public_key: String::new(),
-                value: String::new(),
-            },
-        };
         for (id, units) in [("r2", 3), ("r5", 7)] {
-            let bytes = serde_json::to_vec(&refund(id, units)).unwrap();
-            let key = refunds::refund_key(id);
-            store.put(Tree::Ledger, &key, &bytes).await.unwrap();
+            store_refund(s, id, units).await;
         }
         store
             .put(Tree::Ledger, &pending_key("r6"), b"{}")
@@ -581,6 +585,7 @@ mod tests {
 
         use super::super::report::{report, Group};
         use super::super::*;
+        use super::{receipt_entry, store_refund};
         use crate::store::ReceiptRow;
 
         const FEE_BPS: u64 = 1000;
@@ -647,45 +652,14 @@ mod tests {
                     .unwrap();
             }
 
-            async fn refund(&self, id: &str, units: u64) {
-                let refund = refunds::Refund {
-                    refund_id: format!("rf_{id}"),
-                    receipt_id: id.into(),
-                    endpoint_slug: Some("e".into()),
-                    seller: Some("b".into()),
-                    charged: "1000".into(),
-                    amount: units.to_string(),
-                    reason: "r".into(),
-                    refunded_by: "owner".into(),
-                    payment_method: PaymentMethod::X402,
-                    returned_to: "recorded".into(),
-                    transaction: None,
-                    after_payout: false,
-                    refunded_at: "2026-11-05T00:00:00Z".into(),
-                    signature: Signature::unsigned(),
-                };
-                let key = refunds::refund_key(id);
-                let bytes = serde_json::to_vec(&refund).unwrap();
-                self.0.put(Tree::Ledger, &key, &bytes).await.unwrap();
-            }
-
             async fn receipt(&self, id: &str, status: &str) {
-                let entry = serde_json::json!({
-                    "receiptId": id, "schema": "s", "purpose": "invocation", "endpointSlug": "e",
-                    "priceUsd": "0.001", "amount": "1000", "asset": null, "network": null,
-                    "payer": null, "paymentMethod": "x402", "x402Version": 2, "charged": true,
-                    "settlement": {"status": status, "onChain": status == "settled",
-                        "transaction": null, "facilitator": "local"},
-                    "requestSha256": "", "resultSha256": "", "issuedAt": "2026-11-02T10:00:00Z",
-                    "url": "u", "signature": {"alg": "ed25519", "publicKey": "", "value": ""}
-                });
                 let row = ReceiptRow {
                     receipt_id: id.into(),
                     endpoint: Some("e".into()),
                     payer: None,
                     free: false,
                     issued_at_ms: 0,
-                    entry: entry.to_string().into_bytes(),
+                    entry: receipt_entry(id, status),
                 };
                 self.0.apply(Batch::new().put_receipt(row)).await.unwrap();
             }
@@ -738,9 +712,9 @@ mod tests {
             ledger.receipt(&recorded_only, "recorded").await;
             ledger.x402(None, 1000).await; // without its receipt
             let partly = ledger.x402(collected, 1000).await;
-            ledger.refund(&partly, 300).await;
+            store_refund(store, &partly, 300).await;
             let wholly = ledger.x402(collected, 1000).await;
-            ledger.refund(&wholly, 1000).await;
+            store_refund(store, &wholly, 1000).await;
             // A UTC day is the day: 02:00 at +05:00 on the 4th is the 3rd in UTC.
             let x402 = PaymentMethod::X402;
             let east = datetime!(2026-11-04 02:00 +05:00);
