@@ -1194,9 +1194,14 @@ mod tests {
                 .len(),
             6
         );
-        let unpaid = crate::revenue::payouts::unpaid(s, "b").await.unwrap();
-        assert!(unpaid.payable.is_empty());
-        assert_eq!(unpaid.uncollected.len(), 6);
+        assert!(crate::revenue::payouts::payable_ids(s, "b")
+            .await
+            .unwrap()
+            .is_empty());
+        let unpaid = crate::revenue::payouts::unpaid_sums(s, "b", 0)
+            .await
+            .unwrap();
+        assert_eq!(unpaid.iter().map(|group| group.count).sum::<u64>(), 6);
 
         let report = recovery
             .reconcile_pending(now - BOUND.as_millis() as u64)
@@ -1251,13 +1256,7 @@ mod tests {
             .collect();
         assert_eq!(sales.len(), 4);
         assert!(!sales.contains(&failed_id) && !sales.contains(&dropped_id));
-        let mut payable: Vec<String> = crate::revenue::payouts::unpaid(s, "b")
-            .await
-            .unwrap()
-            .payable
-            .into_iter()
-            .map(|sale| sale.receipt_id)
-            .collect();
+        let mut payable = crate::revenue::payouts::payable_ids(s, "b").await.unwrap();
         payable.sort();
         let mut expected = vec![settled_id, elsewhere_id];
         expected.sort();

@@ -479,9 +479,12 @@ mod tests {
             &self,
             seller: Option<&str>,
             since_ms: i64,
+            unpaid_only: bool,
             fee_bps: u64,
         ) -> StoreResult<Option<Vec<SaleSum>>> {
-            self.0.sale_sums(seller, since_ms, fee_bps).await
+            self.0
+                .sale_sums(seller, since_ms, unpaid_only, fee_bps)
+                .await
         }
         async fn upgrade_sales(&self) -> StoreResult<u64> {
             self.0.upgrade_sales().await

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::refunds::{self, bump_balance, debt_key, refund_key};
+use super::report::Group;
 use super::Signature;
 use super::{pending_key, sale_entries_of, split, standings, Collection, Sale};
 use crate::config::PaymentConfig;
@@ -263,24 +264,52 @@ impl Packet {
     }
 }
 
-/// The builder's sales not yet in any packet, by whether their money was collected: what a
-/// packet would pay, and what it leaves out (recorded only, or pending on-chain).
-#[derive(Debug, Default)]
-pub struct Unpaid {
-    pub payable: Vec<Sale>,
-    pub uncollected: Vec<(Sale, Collection)>,
+/// The builder's sales not yet in any packet, summed: the collected groups are what a packet
+/// would pay, the others what it leaves out (recorded only, or pending on-chain). By the store
+/// when it sums (PostgreSQL: one statement), otherwise by [`unpaid_sums_read`].
+pub async fn unpaid_sums(
+    store: &dyn Store,
+    builder: &str,
+    fee_bps: u64,
+) -> Result<Vec<Group>, StoreError> {
+    match store.sale_sums(Some(builder), 0, true, fee_bps).await? {
+        Some(sums) => sums.into_iter().map(Group::summed).collect(),
+        None => unpaid_sums_read(store, builder, fee_bps).await,
+    }
 }
 
-pub async fn unpaid(store: &dyn Store, builder: &str) -> Result<Unpaid, StoreError> {
-    let mut unpaid = Unpaid::default();
-    for UnpaidEntry { sale, standing, .. } in unpaid_entries(store, builder).await? {
-        if standing.is_collected() {
-            unpaid.payable.push(sale);
-        } else {
-            unpaid.uncollected.push((sale, standing));
-        }
-    }
-    Ok(unpaid)
+/// [`unpaid_sums`] by reading each unpaid sale here, as a packet does, one group a sale.
+pub(crate) async fn unpaid_sums_read(
+    store: &dyn Store,
+    builder: &str,
+    fee_bps: u64,
+) -> Result<Vec<Group>, StoreError> {
+    Ok((unpaid_entries(store, builder).await?.iter())
+        .map(|entry| Group::of(&entry.sale, entry.standing, fee_bps))
+        .collect())
+}
+
+/// The receipt ids of `builder`'s sales a packet would pay now (tests follow sales with it).
+#[cfg(test)]
+pub(crate) async fn payable_ids(
+    store: &dyn Store,
+    builder: &str,
+) -> Result<Vec<String>, StoreError> {
+    let entries = unpaid_entries(store, builder).await?.into_iter();
+    Ok((entries.filter(|entry| entry.standing.is_collected()))
+        .map(|entry| entry.sale.receipt_id)
+        .collect())
+}
+
+/// What `builder` owes for refunds of sales already paid out, not yet deducted from a packet.
+pub async fn owed(store: &dyn Store, builder: &str) -> Result<Usd, StoreError> {
+    let debts = refunds::debts_of(store, builder).await?;
+    Ok(Usd::from_units(owed_in(&debts)))
+}
+
+/// The sum of `debts` (as [`refunds::debts_of`] reads them), in atomic units.
+fn owed_in(debts: &[(String, Usd, Vec<u8>)]) -> u64 {
+    debts.iter().map(|(_, owed, _)| owed.units()).sum()
 }
 
 /// A sale not in any packet, as a packet reads it.
@@ -384,7 +413,7 @@ impl UnpaidLedger {
 
     /// The sum of its debts, in atomic units.
     fn owed(&self) -> u64 {
-        self.debts.iter().map(|(_, owed, _)| owed.units()).sum()
+        owed_in(&self.debts)
     }
 }
 
@@ -634,10 +663,11 @@ mod tests {
         );
         assert_eq!(packet.receipt_ids.len(), 2);
         assert!(!packet.receipt_ids.contains(&recorded));
-        let left = unpaid(store, "b").await.unwrap();
-        assert!(left.payable.is_empty());
-        assert_eq!(left.uncollected.len(), 1);
-        assert_eq!(left.uncollected[0].1, Collection::Recorded);
+        let left = unpaid_sums(store, "b", 1000).await.unwrap();
+        let standings: Vec<(Collection, u64)> = (left.iter())
+            .map(|group| (group.standing, group.count))
+            .collect();
+        assert_eq!(standings, [(Collection::Recorded, 1)]);
         assert!(matches!(
             create_packet(store, &signer, "b", 1000).await,
             Err(PayoutError::NothingCollectable { .. })

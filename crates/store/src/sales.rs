@@ -78,12 +78,14 @@ pub trait SalesLedger {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>>;
     /// The sales of `seller` (everyone's when `None`) sold at or after `since_ms` (Unix
-    /// milliseconds), summed by the engine, the fee at `fee_bps` of each seller's sale; `None`
+    /// milliseconds), only those not yet paid out (no `paid/{receiptId}` in the ledger) when
+    /// `unpaid_only`, summed by the engine, the fee at `fee_bps` of each seller's sale; `None`
     /// from an engine that leaves summing to its caller.
     async fn sale_sums(
         &self,
         seller: Option<&str>,
         since_ms: i64,
+        unpaid_only: bool,
         fee_bps: u64,
     ) -> StoreResult<Option<Vec<SaleSum>>>;
     /// Brings sales an earlier release stored into the shape this one reads, at start-up;

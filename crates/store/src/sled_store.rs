@@ -672,6 +672,7 @@ impl SalesLedger for SledStore {
         &self,
         _seller: Option<&str>,
         _since_ms: i64,
+        _unpaid_only: bool,
         _fee_bps: u64,
     ) -> StoreResult<Option<Vec<SaleSum>>> {
         Ok(None)

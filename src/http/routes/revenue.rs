@@ -12,8 +12,8 @@ use crate::events::{self, EventKind};
 use crate::http::auth::{Admin, BuilderAuth};
 use crate::http::extract::{JsonBody, QueryParams};
 use crate::revenue::payouts::{self, Packet, PayoutSettings};
-use crate::revenue::report::{self, Group, Revenue};
-use crate::revenue::{sums, Collection};
+use crate::revenue::report::{self, Revenue};
+use crate::revenue::sums;
 
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -205,13 +205,9 @@ pub async fn list_payouts(
 ) -> ApiResult<Json<Payouts>> {
     let store = app.store.as_ref();
     let fee_bps = app.config.platform_fee_bps;
-    let unpaid = payouts::unpaid(store, &builder.id).await?;
-    let payable: Vec<_> = (unpaid.payable.iter())
-        .map(|sale| Group::of(sale, Collection::Collected, fee_bps))
-        .collect();
-    let uncollected: Vec<_> = (unpaid.uncollected.iter())
-        .map(|(sale, standing)| Group::of(sale, *standing, fee_bps))
-        .collect();
+    let unpaid = payouts::unpaid_sums(store, &builder.id, fee_bps).await?;
+    let (payable, uncollected): (Vec<_>, Vec<_>) =
+        (unpaid.into_iter()).partition(|group| group.standing.is_collected());
     let payable = report::report(&payable, fee_bps);
     let uncollected = report::report(&uncollected, fee_bps);
     Ok(Json(Payouts {
@@ -220,11 +216,7 @@ pub async fn list_payouts(
         unpaid_receipts: payable.totals.count,
         uncollected_net_units: uncollected.net_units,
         uncollected_receipts: uncollected.totals.count,
-        owed_net_units: payouts::balance(store, &builder.id, app.config.platform_fee_bps)
-            .await?
-            .owed
-            .units()
-            .to_string(),
+        owed_net_units: payouts::owed(store, &builder.id).await?.units().to_string(),
         packets: payouts::packets(store, &builder.id).await?,
     }))
 }

@@ -29,7 +29,7 @@ const SQL_SELLERS_AFTER: &str = "SELECT receipt_id, entry FROM toolhost_sales \
 /// `revenue::standings` and its amount `revenue::refunds::take_refund` in toolhost, which sum
 /// the same sales this way on sled; toolhost's revenue tests hold the two to the same figures.
 macro_rules! sums_sql {
-    ($filter:literal) => {
+    ($filter:expr) => {
         concat!(
             "WITH refunds AS MATERIALIZED (
                  SELECT convert_from(substring(key FROM 8), 'UTF8') COLLATE \"C\" AS receipt_id,
@@ -82,10 +82,23 @@ macro_rules! sums_sql {
 const SQL_REPORT_PLANS: &str =
     "SET LOCAL enable_seqscan = on; SET LOCAL enable_sort = off; SET LOCAL work_mem = '64MB'";
 
+/// Whether a sale is not yet paid out: no `paid/{receiptId}` marker in the ledger.
+macro_rules! unpaid {
+    () => {
+        " AND NOT EXISTS (SELECT 1 FROM toolhost_kv m WHERE m.tree = 'ledger' \
+           AND m.key = convert_to('paid/' || s.receipt_id, 'UTF8'))"
+    };
+}
+
 /// Everyone's sales summed.
 const SQL_SUMS: &str = sums_sql!("s.at_ms >= $1");
+/// Everyone's sales not yet paid out.
+const SQL_UNPAID_SUMS: &str = sums_sql!(concat!("s.at_ms >= $1", unpaid!()));
 /// One seller's sales summed: a range of its index.
 const SQL_SELLERS_SUMS: &str = sums_sql!("s.seller = $3 AND s.at_ms >= $1");
+/// One seller's sales not yet paid out: what its payout view sums.
+const SQL_SELLERS_UNPAID_SUMS: &str =
+    sums_sql!(concat!("s.seller = $3 AND s.at_ms >= $1", unpaid!()));
 
 /// A sum as the database wrote it (a decimal integer); a sum beyond `u64` (never reached by
 /// real sales) is held at its largest, as toolhost's own sums saturate.
@@ -138,6 +151,7 @@ impl SalesLedger for PgStore {
         &self,
         seller: Option<&str>,
         since_ms: i64,
+        unpaid_only: bool,
         fee_bps: u64,
     ) -> StoreResult<Option<Vec<SaleSum>>> {
         let fee_bps = i64::try_from(fee_bps).unwrap_or(i64::MAX);
@@ -148,9 +162,11 @@ impl SalesLedger for PgStore {
         tx.batch_execute(SQL_REPORT_PLANS)
             .await
             .map_err(read_error)?;
-        let (sql, params): (_, &[&(dyn ToSql + Sync)]) = match &seller {
-            Some(seller) => (SQL_SELLERS_SUMS, &[&since_ms, &fee_bps, seller]),
-            None => (SQL_SUMS, &[&since_ms, &fee_bps]),
+        let (sql, params): (_, &[&(dyn ToSql + Sync)]) = match (&seller, unpaid_only) {
+            (Some(seller), false) => (SQL_SELLERS_SUMS, &[&since_ms, &fee_bps, seller]),
+            (Some(seller), true) => (SQL_SELLERS_UNPAID_SUMS, &[&since_ms, &fee_bps, seller]),
+            (None, false) => (SQL_SUMS, &[&since_ms, &fee_bps]),
+            (None, true) => (SQL_UNPAID_SUMS, &[&since_ms, &fee_bps]),
         };
         let statement = tx.prepare_cached(sql).await.map_err(read_error)?;
         let rows = tx.query(&statement, params).await.map_err(read_error)?;
