@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Revenue reports as a builder's ledger grows, on PostgreSQL: `GET /ai/builders/revenue` and
-# `GET /ai/admin/revenue` over a ledger of SALES sales, answered by this build (the database sums
-# the sales in one statement) and by TOOLHOST_BASE_BIN (an earlier release), each on its own
-# database filled with the same sales, requests interleaved. Both must answer the same report.
+# Revenue reports as a builder's ledger grows, on PostgreSQL: `GET /ai/builders/revenue`,
+# `GET /ai/builders/payouts` (its unpaid balance) and `GET /ai/admin/revenue` over a ledger of
+# SALES sales, answered by this build (the database sums the sales in one statement) and by
+# TOOLHOST_BASE_BIN (an earlier release), each on its own database filled with the same sales,
+# requests interleaved. Both must answer the same report.
 #
 # Usage: TOOLHOST_BASE_BIN=/path/to/toolhost bench/revenue.sh [SALES...]   (default: 10000 100000)
 # Knobs: ROUNDS (5: requests per report, build and ledger size; the medians are reported),
@@ -118,7 +119,7 @@ for size in "${SIZES[@]}"; do
   log "ledger of $size sales"
   for build in base now; do fill "$build" "$filled" "$size"; done
   filled=$size
-  for path in "/ai/builders/revenue?since=365d" "/ai/admin/revenue?since=365d"; do
+  for path in "/ai/builders/revenue?since=365d" "/ai/builders/payouts" "/ai/admin/revenue?since=365d"; do
     declare -A MS=([base]='' [now]='')
     for _ in $(seq "$ROUNDS"); do
       for build in base now; do MS[$build]+="$(fetch "$build" "$path") "; done
