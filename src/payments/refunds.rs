@@ -552,8 +552,8 @@ mod tests {
         async fn log_pending_entry(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {
             self.0.log_pending_entry(name).await
         }
-        async fn log_leaf(&self, name: &str) -> StoreResult<Option<u64>> {
-            self.0.log_leaf(name).await
+        async fn log_leaves(&self, names: &[&str]) -> StoreResult<Vec<Option<u64>>> {
+            self.0.log_leaves(names).await
         }
         async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> {
             self.0.log_entries(first, count).await

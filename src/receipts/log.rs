@@ -382,7 +382,14 @@ impl ReceiptLog {
         receipt_id: &str,
         size: Option<u64>,
     ) -> Result<Inclusion, LogError> {
-        let index = self.inner.store.log_leaf(receipt_id).await?.ok_or_else(|| {
+        let leaf = self
+            .inner
+            .store
+            .log_leaves(&[receipt_id])
+            .await?
+            .pop()
+            .flatten();
+        let index = leaf.ok_or_else(|| {
             LogError::NotInLog(format!(
                 "receipt {receipt_id:?} is not in the log (yet: a receipt is appended within seconds of its call)"
             ))
@@ -722,14 +729,19 @@ impl ReceiptLog {
                 .require_equals(Tree::ReceiptLog, CHECKPOINT, Some(checkpoint.into_bytes()))
                 .put(Tree::ReceiptLog, BACKFILL, last.clone().into_bytes());
             let mut made = Vec::new();
-            for (receipt_id, stored) in &page {
+            let ids: Vec<&str> = page
+                .iter()
+                .map(|(receipt_id, _)| receipt_id.as_str())
+                .collect();
+            let leaves = store.log_leaves(&ids).await?;
+            for ((receipt_id, stored), leaf) in page.iter().zip(leaves) {
                 // Every receipt stored before the log is signed; one without a signature is
                 // a free call's stored since, proven by its batch and kept out of the log.
                 let receipt = serde_json::from_slice::<serde_json::Value>(stored)
                     .map_err(|e| LogError::Corrupt(format!("a stored receipt: {e}")))?;
                 if receipt.get("signature").is_none()
                     || pending_already.contains(receipt_id)
-                    || store.log_leaf(receipt_id).await?.is_some()
+                    || leaf.is_some()
                 {
                     continue;
                 }

@@ -882,7 +882,7 @@ async fn sweeps_delete_expired_quotes_and_old_free_records_and_keep_paid_receipt
     let entries = (appended.iter().map(|(_, entry)| entry)).chain(pending.iter().map(|(_, e)| e));
     assert!(
         pending.iter().all(|(name, _)| !name.starts_with(&free))
-            && store.log_leaf(&free).await.unwrap().is_none(),
+            && store.log_leaves(&[&free]).await.unwrap()[0].is_none(),
         "the free receipt is in the receipt log"
     );
     for entry in entries {

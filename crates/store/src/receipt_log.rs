@@ -48,8 +48,9 @@ pub trait ReceiptLogRecords {
     ) -> StoreResult<Vec<(String, Vec<u8>)>>;
     /// The entry pending under `name`, if it is still pending.
     async fn log_pending_entry(&self, name: &str) -> StoreResult<Option<Vec<u8>>>;
-    /// The index of the latest leaf appended under `name`.
-    async fn log_leaf(&self, name: &str) -> StoreResult<Option<u64>>;
+    /// The index of the latest leaf appended under each of `names`, in their order (one read
+    /// for a page of names: the backfill asks it of every receipt it reads).
+    async fn log_leaves(&self, names: &[&str]) -> StoreResult<Vec<Option<u64>>>;
     /// The entries of leaves `first..first + count` that are stored, in index order, with
     /// their indexes (a gap is the caller's to notice).
     async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>>;
@@ -133,14 +134,23 @@ pub mod kv {
         store.get(Tree::ReceiptLog, &pending_key(name)).await
     }
 
-    pub(crate) async fn leaf<S: Store + ?Sized>(store: &S, name: &str) -> StoreResult<Option<u64>> {
-        let Some(index) = store.get(Tree::ReceiptLog, &leaf_key(name)).await? else {
-            return Ok(None);
-        };
-        let index = <[u8; 8]>::try_from(index.as_slice()).map_err(|_| {
-            crate::StoreError::Corrupt(format!("the log's leaf index of {name:?} is not 8 bytes"))
-        })?;
-        Ok(Some(u64::from_be_bytes(index)))
+    pub(crate) async fn leaves<S: Store + ?Sized>(
+        store: &S,
+        names: &[&str],
+    ) -> StoreResult<Vec<Option<u64>>> {
+        let keys: Vec<Vec<u8>> = names.iter().map(|name| leaf_key(name)).collect();
+        let indexes = store.get_many(Tree::ReceiptLog, &keys).await?;
+        (indexes.into_iter().zip(names))
+            .map(|(index, name)| {
+                let Some(index) = index else { return Ok(None) };
+                let index = <[u8; 8]>::try_from(index.as_slice()).map_err(|_| {
+                    crate::StoreError::Corrupt(format!(
+                        "the log's leaf index of {name:?} is not 8 bytes"
+                    ))
+                })?;
+                Ok(Some(u64::from_be_bytes(index)))
+            })
+            .collect()
     }
 
     pub(crate) async fn entries<S: Store + ?Sized>(

@@ -751,8 +751,8 @@ impl ReceiptLogRecords for SledStore {
         receipt_log::kv::pending_entry(self, name).await
     }
 
-    async fn log_leaf(&self, name: &str) -> StoreResult<Option<u64>> {
-        receipt_log::kv::leaf(self, name).await
+    async fn log_leaves(&self, names: &[&str]) -> StoreResult<Vec<Option<u64>>> {
+        receipt_log::kv::leaves(self, names).await
     }
 
     async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> {

@@ -1814,7 +1814,7 @@ pub async fn receipt_log_entries_are_appended_once_and_read_by_index_and_name(s:
         .collect();
     let winner = only_winner(tasks).await as u64;
     assert_eq!(s.log_pending_entry("rcpt_1").await.unwrap(), None);
-    assert_eq!(s.log_leaf("rcpt_1").await.unwrap(), Some(winner));
+    assert_eq!(s.log_leaves(&["rcpt_1"]).await.unwrap()[0], Some(winner));
     assert_eq!(
         s.log_pending(None, 10).await.unwrap(),
         [
@@ -1836,7 +1836,7 @@ pub async fn receipt_log_entries_are_appended_once_and_read_by_index_and_name(s:
         matches!(stale, Err(StoreError::ConditionFailed(0))),
         "{stale:?}"
     );
-    assert_eq!(s.log_leaf("rcpt_2").await.unwrap(), None);
+    assert_eq!(s.log_leaves(&["rcpt_2"]).await.unwrap()[0], None);
 
     // Leaves 0..600 in one batch beside the winner's: read by index, a range at a time, with
     // their hashes; a later version under one name is the one found; interior nodes by key.
@@ -1851,9 +1851,17 @@ pub async fn receipt_log_entries_are_appended_once_and_read_by_index_and_name(s:
         vec![7; 32],
     );
     s.apply(batch).await.unwrap();
-    assert_eq!(s.log_leaf("rcpt_1").await.unwrap(), Some(600));
-    assert_eq!(s.log_leaf("rcpt_1005").await.unwrap(), Some(5));
-    assert_eq!(s.log_leaf("rcpt_1/refund").await.unwrap(), None);
+    assert_eq!(s.log_leaves(&["rcpt_1"]).await.unwrap()[0], Some(600));
+    assert_eq!(s.log_leaves(&["rcpt_1005"]).await.unwrap()[0], Some(5));
+    assert_eq!(s.log_leaves(&["rcpt_1/refund"]).await.unwrap()[0], None);
+    // A page of names in one read, each answered in its place.
+    assert_eq!(
+        (s.log_leaves(&["rcpt_1005", "rcpt_1/refund", "rcpt_1", "rcpt_1005"]))
+            .await
+            .unwrap(),
+        [Some(5), None, Some(600), Some(5)]
+    );
+    assert_eq!(s.log_leaves(&[]).await.unwrap(), []);
     let entries = s.log_entries(250, 256).await.unwrap();
     assert_eq!(entries.len(), 256);
     for (at, (leaf, entry)) in (250..).zip(&entries) {

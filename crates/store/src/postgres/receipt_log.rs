@@ -14,8 +14,8 @@ const SQL_PENDING: &str = "SELECT name, entry FROM toolhost_log_pending \
      WHERE name > $1 ORDER BY name LIMIT $2";
 const SQL_PENDING_ENTRY: &str = "SELECT entry FROM toolhost_log_pending WHERE name = $1";
 /// A receipt re-signed has a leaf a version, all under its name: the latest is its place.
-const SQL_LEAF: &str = "SELECT leaf FROM toolhost_log_leaves \
-     WHERE name = $1 ORDER BY leaf DESC LIMIT 1";
+const SQL_LEAVES: &str = "SELECT DISTINCT ON (name) name, leaf FROM toolhost_log_leaves \
+     WHERE name = ANY($1::TEXT[]) ORDER BY name, leaf DESC";
 const SQL_ENTRIES: &str = "SELECT leaf, entry FROM toolhost_log_leaves \
      WHERE leaf >= $1 AND leaf < $2 ORDER BY leaf";
 const SQL_HASHES: &str = "SELECT leaf, hash FROM toolhost_log_leaves \
@@ -35,11 +35,18 @@ impl ReceiptLogRecords for PgStore {
         self.entry_by_id(SQL_PENDING_ENTRY, name).await
     }
 
-    async fn log_leaf(&self, name: &str) -> StoreResult<Option<u64>> {
+    async fn log_leaves(&self, names: &[&str]) -> StoreResult<Vec<Option<u64>>> {
         let client = self.client().await?;
-        let rows = query(&client, SQL_LEAF, &[&name]).await?;
-        let leaf = rows.first().map(|row| column::<i64>(row, 0)).transpose()?;
-        Ok(leaf.map(|leaf| leaf as u64))
+        let rows = query(&client, SQL_LEAVES, &[&names]).await?;
+        let mut latest = std::collections::HashMap::with_capacity(rows.len());
+        for row in &rows {
+            let name: String = column(row, 0)?;
+            latest.insert(name, column::<i64>(row, 1)? as u64);
+        }
+        Ok(names
+            .iter()
+            .map(|name| latest.get(*name).copied())
+            .collect())
     }
 
     async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> {
