@@ -82,11 +82,23 @@ SELECT 'ledger', convert_to('refund/' || id, 'UTF8'),
            'signature', json_build_object('alg', 'ed25519', 'publicKey', '', 'value', ''))::TEXT,
            'UTF8')
 FROM new_sales WHERE i % 100 = 7;
--- A release with sales' method as a column (migration 10) writes it with the sale.
+-- A release with sales' method as a column (migration 10) writes it with the sale; one with
+-- refunds in a table of their own (migration 12) keeps them there.
 DO $$ BEGIN
   IF EXISTS (SELECT 1 FROM information_schema.columns
              WHERE table_name = 'toolhost_sales' AND column_name = 'method') THEN
     UPDATE toolhost_sales SET method = 'x402' WHERE method IS NULL;
+  END IF;
+  IF to_regclass('toolhost_refunds') IS NOT NULL THEN
+    INSERT INTO toolhost_refunds (receipt_id, seller, amount, entry)
+    SELECT convert_from(substring(key FROM 8), 'UTF8'),
+           convert_from(value, 'UTF8')::JSONB ->> 'seller',
+           (convert_from(value, 'UTF8')::JSONB ->> 'amount')::BIGINT, value
+    FROM toolhost_kv
+    WHERE tree = 'ledger' AND key >= 'refund/'::BYTEA AND key < 'refund0'::BYTEA;
+    DELETE FROM toolhost_kv
+    WHERE tree = 'ledger' AND key >= 'refund/'::BYTEA AND key < 'refund0'::BYTEA;
+    ANALYZE toolhost_refunds;
   END IF;
 END $$;
 ANALYZE toolhost_sales;

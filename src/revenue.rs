@@ -382,9 +382,10 @@ mod tests {
             refunded_at: "2026-01-01T00:00:00Z".into(),
             signature: Signature::unsigned(),
         };
-        let bytes = serde_json::to_vec(&refund).unwrap();
-        let key = refunds::refund_key(id);
-        store.put(Tree::Ledger, &key, &bytes).await.unwrap();
+        store
+            .apply(Batch::new().put_refund(refund.row().unwrap()))
+            .await
+            .unwrap();
     }
 
     #[tokio::test]

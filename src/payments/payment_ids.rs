@@ -13,8 +13,9 @@
 //! - the same id and payment while the first call still runs: 409
 //!   `payment_identifier_in_progress`.
 //!
-//! Records live in `Tree::PaymentIds` under `{payer}/{id}` (the payer as the authorization
-//! names it, lowercase, so one payer cannot take or probe another's ids). A call reserves its id
+//! Records are the store's `payment_ids` ([`crate::store::PaymentIds`]; a table of their own on
+//! PostgreSQL) under `{payer}/{id}` (the payer as the authorization names it, lowercase, so one
+//! payer cannot take or probe another's ids). A call reserves its id
 //! (`running`, naming the nonce claim it holds) in the same atomic write as its nonce claim,
 //! before its handler;
 //! the answer turns it `done` in the same atomic batch as the receipt, the sale and the spent
@@ -28,7 +29,7 @@ use serde_json::{json, Value};
 use super::nonces::{self, Stored};
 use super::GateError;
 use crate::receipts::Receipt;
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, PaymentIdRow, Store, StoreError};
 pub use crate::x402::header::PAYMENT_IDENTIFIER;
 use crate::x402::header::{SettlementResponse, PAYMENT_ID_MAX_LEN, PAYMENT_ID_MIN_LEN};
 
@@ -82,7 +83,7 @@ struct Record {
 /// One call's use of an id: where its record lives and what it must match.
 #[derive(Clone, Debug)]
 pub struct Use {
-    key: Vec<u8>,
+    key: String,
     payment_sha256: String,
     request_sha256: String,
 }
@@ -98,14 +99,14 @@ pub enum Lookup {
 /// An id reserved by a running call.
 #[derive(Clone, Debug)]
 pub struct Reservation {
-    key: Vec<u8>,
+    key: String,
     record: Record,
 }
 
 impl Use {
     pub fn new(payer: &str, id: &str, payment_sha256: String, request_sha256: String) -> Self {
         Self {
-            key: format!("{}/{id}", payer.to_ascii_lowercase()).into_bytes(),
+            key: format!("{}/{id}", payer.to_ascii_lowercase()),
             payment_sha256,
             request_sha256,
         }
@@ -114,7 +115,7 @@ impl Use {
     /// Whether the id may be used for this call, replayed, or is refused (409).
     pub async fn lookup(&self, store: &dyn Store) -> Result<Lookup, GateError> {
         loop {
-            let Some(bytes) = store.get(Tree::PaymentIds, &self.key).await? else {
+            let Some(bytes) = store.payment_id(&self.key).await? else {
                 return Ok(Lookup::Free { previous: None });
             };
             let record: Record = serde_json::from_slice(&bytes)
@@ -135,8 +136,7 @@ impl Use {
                 // the two reads (the answer and the spent nonce are one write). Only a record
                 // that is still the same when read again is stale.
                 None => {
-                    if store.get(Tree::PaymentIds, &self.key).await?.as_deref() == Some(&bytes[..])
-                    {
+                    if store.payment_id(&self.key).await?.as_deref() == Some(&bytes[..]) {
                         return Ok(Lookup::Free {
                             previous: Some(bytes),
                         });
@@ -163,21 +163,13 @@ impl Use {
             created_at_ms: nonces::now_ms(),
             answer: None,
         };
-        let bytes = serde_json::to_vec(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let batch = match previous {
-            Some(previous) => {
-                Batch::new().require_equals(Tree::PaymentIds, self.key.clone(), Some(previous))
-            }
-            None => Batch::new().require_absent(Tree::PaymentIds, self.key.clone()),
-        };
         let reservation = Reservation {
             key: self.key.clone(),
             record,
         };
-        Ok((
-            batch.put(Tree::PaymentIds, self.key.clone(), bytes),
-            reservation,
-        ))
+        let row = reservation.row()?;
+        let batch = Batch::new().require_payment_id(&self.key, previous);
+        Ok((batch.put_payment_id(row), reservation))
     }
 }
 
@@ -186,12 +178,26 @@ impl Reservation {
     /// while the call holds its nonce claim (which that batch requires) no other call can take
     /// the id over.
     pub fn done(&self, batch: Batch, answer: Answer) -> Result<Batch, StoreError> {
-        let record = Record {
-            answer: Some(Box::new(answer)),
-            ..self.record.clone()
+        let answered = Reservation {
+            key: self.key.clone(),
+            record: Record {
+                answer: Some(Box::new(answer)),
+                ..self.record.clone()
+            },
         };
-        let bytes = serde_json::to_vec(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        Ok(batch.put(Tree::PaymentIds, self.key.clone(), bytes))
+        Ok(batch.put_payment_id(answered.row()?))
+    }
+
+    /// The record as the store keeps it.
+    fn row(&self) -> Result<PaymentIdRow, StoreError> {
+        let entry =
+            serde_json::to_vec(&self.record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(PaymentIdRow {
+            key: self.key.clone(),
+            answered: self.record.answer.is_some(),
+            created_at_ms: i64::try_from(self.record.created_at_ms).unwrap_or(i64::MAX),
+            entry,
+        })
     }
 }
 

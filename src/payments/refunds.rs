@@ -33,7 +33,7 @@ use crate::money::Usd;
 use crate::receipts::log;
 use crate::receipts::{PaymentMethod, ReceiptSigner};
 use crate::revenue::payouts::{self, paid_key};
-use crate::revenue::refunds::{self, bump_balance, debt_key, owed, refund_key, Refund};
+use crate::revenue::refunds::{self, bump_balance, debt_key, owed, Refund};
 use crate::revenue::{standing, Collection, Sale, Signature};
 use crate::store::{Batch, Store, StoreError, Tree};
 use crate::x402::{Facilitator, PaymentError};
@@ -327,12 +327,11 @@ async fn ledger_batch(
     within_balance: bool,
 ) -> Result<Batch, RefundError> {
     let receipt_id = &refund.receipt_id;
-    let bytes = serde_json::to_vec(refund).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let batch = Batch::new()
         .require_sale(receipt_id, Some(read.sale_bytes.clone()))
-        .require_absent(Tree::Ledger, refund_key(receipt_id))
+        .require_refund(receipt_id, None)
         .require_equals(Tree::Ledger, paid_key(receipt_id), read.paid_out.clone())
-        .put(Tree::Ledger, refund_key(receipt_id), bytes);
+        .put_refund(refund.row()?);
     // An entry of its own in the receipt log, appended by the sequencer like a receipt.
     let mut batch = log::pending_refund(batch, receipt_id, log::entry_of(refund));
     let amount = Usd::from_units(refund.amount_units()?);
@@ -406,8 +405,8 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, NonceClaims, PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords, SaleSum,
-        SalesLedger, SledStore, StoreResult,
+        LogRow, NonceClaims, PaymentIds, PayoutPackets, QuoteRow, ReceiptLogRecords,
+        ReceiptRecords, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -537,6 +536,20 @@ mod tests {
         }
         async fn upgrade_nonces(&self) -> StoreResult<u64> {
             self.0.upgrade_nonces().await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl PaymentIds for SlowBatches {
+        async fn payment_id(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.payment_id(key).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl RefundRecords for SlowBatches {
+        async fn refunds(&self, receipt_ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+            self.0.refunds(receipt_ids).await
         }
     }
 

@@ -25,7 +25,7 @@ use alloy_primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::refunds::{self, bump_balance, debt_key, refund_key};
+use super::refunds::{self, bump_balance, debt_key};
 use super::report::Group;
 use super::Signature;
 use super::{pending_key, sale_entries_of, split, standings, Collection, Sale};
@@ -494,7 +494,7 @@ pub async fn create_packet(
         let id = &sale.receipt_id;
         batch = batch
             .require_sale(id, Some(bytes.clone()))
-            .require_equals(Tree::Ledger, refund_key(id), refund.clone())
+            .require_refund(id, refund.clone())
             .require_absent(Tree::Ledger, pending_key(id))
             .require_absent(Tree::Ledger, paid_key(id))
             .put(

@@ -1,9 +1,10 @@
 //! Refunds in the ledger: what a refund takes back from a sale, and from whom.
 //!
-//! A refund of receipt `R` is one record, `refund/{R}` in the ledger, written once (a receipt is
-//! refunded at most once, wholly or in part) in the same batch as whatever returns the money
-//! (`payments::refunds`). The receipt itself is never rewritten; the record is signed by the
-//! service key like receipts and payout packets, and names the receipt.
+//! A refund of receipt `R` is one record, the store's refund of `R` (`RefundRecords`; a table
+//! of its own on PostgreSQL), written once (a receipt is refunded at most once, wholly or in
+//! part) in the same batch as whatever returns the money (`payments::refunds`). The receipt
+//! itself is never rewritten; the record is signed by the service key like receipts and payout
+//! packets, and names the receipt.
 //!
 //! # Accounting
 //! A sale of `A` refunded `r` counts for `A − r` everywhere from then on: revenue reports and
@@ -11,7 +12,7 @@
 //! net` still holds at every level and the refunded part is `refunded = A − (A − r)` exactly.
 //! - A sale not yet in a payout packet is simply paid out for `A − r` (nothing if refunded
 //!   whole). The refund's batch requires `paid/{R}` absent, and a packet's batch requires each
-//!   sale's refund entry as the packet read it, so one of a refund and a packet racing for the
+//!   sale's refund as the packet read it, so one of a refund and a packet racing for the
 //!   same sale fails and is retried or refused.
 //! - A sale already in a packet paid the builder `net(A)`; the builder now owes
 //!   `net(A) − net(A − r)` ([`owed`]), written as a debt (`debt/{builder}/{R}`) with the refund.
@@ -25,10 +26,8 @@
 use super::{split, Sale};
 use crate::money::Usd;
 use crate::receipts::PaymentMethod;
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, RefundRow, Store, StoreError, Tree};
 use serde::{Deserialize, Serialize};
-
-pub const REFUND_PREFIX: &[u8] = b"refund/";
 
 /// A refund, as stored and served. Amounts are atomic units as strings.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -75,6 +74,18 @@ impl Refund {
             .parse()
             .map_err(|_| StoreError::Corrupt(format!("refund amount {:?}", self.amount)))
     }
+
+    /// The refund as the store keeps it: its JSON, with its seller and amount beside it.
+    pub fn row(&self) -> Result<RefundRow, StoreError> {
+        let amount = i64::try_from(self.amount_units()?)
+            .map_err(|_| StoreError::Corrupt(format!("refund amount {:?}", self.amount)))?;
+        Ok(RefundRow {
+            receipt_id: self.receipt_id.clone(),
+            seller: self.seller.clone(),
+            amount,
+            entry: serde_json::to_vec(self).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        })
+    }
 }
 
 /// What a builder paid `net(charged)` owes when `refunded` of it goes back: its net share
@@ -83,10 +94,6 @@ pub fn owed(charged: Usd, refunded: Usd, fee_bps: u64) -> Usd {
     let kept = charged.checked_sub(refunded).unwrap_or(Usd::ZERO);
     let (before, after) = (split(charged, fee_bps).1, split(kept, fee_bps).1);
     before.checked_sub(after).unwrap_or(Usd::ZERO)
-}
-
-pub fn refund_key(receipt_id: &str) -> Vec<u8> {
-    [REFUND_PREFIX, receipt_id.as_bytes()].concat()
 }
 
 /// What `builder` owes for the refund of paid-out receipt `receipt_id` (atomic units).
@@ -121,8 +128,8 @@ pub async fn refund_of(
     store: &dyn Store,
     receipt_id: &str,
 ) -> Result<Option<(Refund, Vec<u8>)>, StoreError> {
-    let bytes = store.get(Tree::Ledger, &refund_key(receipt_id)).await?;
-    bytes.map(stored_refund).transpose()
+    let mut refunds = store.refunds(&[receipt_id]).await?;
+    refunds.pop().flatten().map(stored_refund).transpose()
 }
 
 /// The refund of each of `sales` (at most [`GET_MANY_KEYS`](crate::store::GET_MANY_KEYS) of
@@ -131,9 +138,8 @@ pub async fn refunds_of(
     store: &dyn Store,
     sales: &[Sale],
 ) -> Result<Vec<Option<(Refund, Vec<u8>)>>, StoreError> {
-    let keys: Vec<Vec<u8>> = sales.iter().map(|s| refund_key(&s.receipt_id)).collect();
-    let values = store.get_many(Tree::Ledger, &keys).await?;
-    (values.into_iter())
+    let ids: Vec<&str> = sales.iter().map(|s| s.receipt_id.as_str()).collect();
+    (store.refunds(&ids).await?.into_iter())
         .map(|bytes| bytes.map(stored_refund).transpose())
         .collect()
 }

@@ -640,17 +640,17 @@ async fn metered_money_survives_kill_9(engine: Engine) {
                 on_disk.insert(id, (amount, by_credit));
             }
         }
+        // Every refund is of a receipt on disk: read theirs, a page of ids at a time.
         let mut refunds_on_disk: HashMap<String, u64> = HashMap::new();
-        for (_, bytes) in store
-            .scan_prefix(Tree::Ledger, b"refund/", None, 100_000)
-            .await
-            .unwrap()
-        {
-            let refund: Value = serde_json::from_slice(&bytes).unwrap();
-            refunds_on_disk.insert(
-                refund["receiptId"].as_str().unwrap().to_string(),
-                refund["amount"].as_str().unwrap().parse().unwrap(),
-            );
+        let ids: Vec<&str> = on_disk.keys().map(String::as_str).collect();
+        for page in ids.chunks(toolhost::store::GET_MANY_KEYS) {
+            for bytes in store.refunds(page).await.unwrap().into_iter().flatten() {
+                let refund: Value = serde_json::from_slice(&bytes).unwrap();
+                refunds_on_disk.insert(
+                    refund["receiptId"].as_str().unwrap().to_string(),
+                    refund["amount"].as_str().unwrap().parse().unwrap(),
+                );
+            }
         }
         let credit_charged: u64 = on_disk.values().filter(|(_, c)| *c).map(|(a, _)| a).sum();
         let mut held = 0;

@@ -28,6 +28,11 @@
 //! `pg-8610d92`, `sled-8610d92`: the last release that kept nonces in the key-value table,
 //! with a call paid by x402. On PostgreSQL its nonces move to their table (migration 8) and its
 //! receipt log's leaves and pending entries to theirs (migration 9).
+//!
+//! `pg-ce447eb`: the last release that kept payment identifiers in the key-value table, with a
+//! call paid by x402 under one (by the reference JS client), and a refund. Its identifier moves
+//! to its table (migration 11) and still answers a replay of that payment; its refund moves to
+//! its table (migration 12) and still counts in the builder's revenue.
 
 use std::path::Path;
 
@@ -301,7 +306,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        10
+        12
     );
 }
 
@@ -894,4 +899,156 @@ async fn a_data_dir_of_the_release_before_the_open_nonce_index_keeps_its_nonces(
         assert_eq!(store.nonce(key).await.unwrap(), left, "{key}");
     }
     store.close().await.unwrap();
+}
+
+/// The release before payment identifiers had a table of their own (pg-ce447eb, with a call
+/// paid by x402 under an identifier by the reference JS client): migration 11 moves the record,
+/// its payer, its answer and when it was reserved as columns. The very payment sent again gets
+/// the first answer from the moved record (nothing charged again), and another payment of that
+/// payer under the id is refused as the id's conflict.
+#[tokio::test]
+async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps_them() {
+    let (url, expected) = load_database("pg-ce447eb").await;
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let with_id = &expected["paidWithId"];
+    let id = with_id["id"].as_str().unwrap();
+    let count = |sql: &'static str| {
+        let db = &db;
+        async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+    };
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'payment_ids'").await,
+        1,
+        "the fixture's identifier, where the release kept it"
+    );
+
+    let node = Node::start(&["--store", &url]);
+    serves_the_keeper(&node, &expected, 3).await;
+    let rows = db
+        .query(
+            "SELECT payment_key, payer, answered, created_at_ms, entry FROM toolhost_payment_ids",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    let wallet: alloy_signer_local::PrivateKeySigner =
+        "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+            .parse()
+            .unwrap();
+    let payer = wallet.address().to_string().to_ascii_lowercase();
+    assert_eq!(rows[0].get::<_, &str>(0), format!("{payer}/{id}"));
+    assert_eq!(rows[0].get::<_, &str>(1), payer);
+    assert!(rows[0].get::<_, bool>(2), "answered");
+    let reserved = rows[0].get::<_, i64>(3);
+    let entry: Value = serde_json::from_slice(rows[0].get::<_, &[u8]>(4)).unwrap();
+    assert_eq!(entry["createdAtMs"], json!(reserved));
+    assert!(reserved > 1_700_000_000_000, "{reserved}");
+    assert_eq!(
+        entry["answer"]["receipt"]["receiptId"],
+        with_id["receiptId"]
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'payment_ids'").await,
+        0
+    );
+
+    // The very payment again: the first answer, from the moved record.
+    let sales = count("SELECT count(*) FROM toolhost_sales").await;
+    let again = node
+        .client
+        .post(node.url("/tools/priced"))
+        .header(
+            "payment-signature",
+            with_id["paymentSignature"].as_str().unwrap(),
+        )
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let receipt_id = again.headers().get("x-receipt-id").cloned();
+    let (status, body) = read(again).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        receipt_id.as_ref().and_then(|id| id.to_str().ok()),
+        with_id["receiptId"].as_str(),
+        "{body}"
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_sales").await,
+        sales,
+        "a replay sells nothing"
+    );
+
+    // Another payment of the payer's under the id: the id's conflict.
+    let required =
+        crate::util::payment_required(&node.client, &node.url("/tools/priced"), &json!({})).await;
+    let (header, value) = crate::payment_ids::pay_with_id(&wallet, &required, id);
+    let other = node
+        .client
+        .post(node.url("/tools/priced"))
+        .header(header, value)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(other).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(
+        body["error"]["code"], "payment_identifier_conflict",
+        "{body}"
+    );
+
+    the_refund_is_in_its_table(&node, &db, &expected).await;
+    drop(node);
+}
+
+/// pg-ce447eb's builder refunded 0.004 of its credit sale (0.01) before it was paid out:
+/// migration 12 moved the refund to its table, its seller and amount as columns. It is served
+/// as the release served it, and the builder's revenue, summed by the database with the
+/// refunds joined, counts the sale for what it kept.
+async fn the_refund_is_in_its_table(node: &Node, db: &tokio_postgres::Client, expected: &Value) {
+    let refunded = expected["refundedReceiptId"].as_str().unwrap();
+    let rows = db
+        .query(
+            "SELECT receipt_id, seller, amount FROM toolhost_refunds",
+            &[],
+        )
+        .await
+        .unwrap();
+    let rows: Vec<(String, Option<String>, i64)> = (rows.iter())
+        .map(|row| (row.get(0), row.get(1), row.get(2)))
+        .collect();
+    let (_, view) = node.get(&format!("/ai/receipts/{refunded}/refund")).await;
+    assert_eq!(view["refund"]["amount"], "4000", "{view}");
+    let seller = view["refund"]["seller"].as_str().unwrap().to_owned();
+    assert_eq!(rows, [(refunded.to_owned(), Some(seller), 4000)]);
+    let left = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+             AND substring(key FROM 1 FOR 7) = 'refund/'::BYTEA",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(left.get::<_, i64>(0), 0);
+
+    let key = expected["builderKey"].as_str().unwrap();
+    let revenue = as_builder(node, key, "/ai/builders/revenue?since=3650d").await;
+    let by_method = &revenue["revenue"]["byPaymentMethod"];
+    assert_eq!(
+        (
+            &by_method["developerCredit"]["grossUnits"],
+            &by_method["developerCredit"]["count"]
+        ),
+        (&json!("6000"), &json!(1)),
+        "the credit sale less its refund: {revenue}"
+    );
+    assert_eq!(
+        by_method["x402Recorded"]["grossUnits"], "20000",
+        "the two x402 sales: {revenue}"
+    );
 }

@@ -2,7 +2,8 @@
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet, a payment nonce, a receipt log's pending entry or leaf), so each engine keeps it in
+//! packet, a payment nonce, a payment identifier, a refund, a receipt log's pending entry or
+//! leaf), so each engine keeps it in
 //! a shape of its own: a key-value engine
 //! lowers it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row
 //! of the record's table. Conditions of both kinds are numbered together, in the order they
@@ -10,8 +11,10 @@
 
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
+use super::payment_ids::{self, PaymentIdRow};
 use super::receipt_log::{self, LeafRow};
 use super::receipts::ReceiptRow;
+use super::refunds::{self, RefundRow};
 use super::sales::{self, SaleRow};
 use super::Tree;
 
@@ -48,6 +51,15 @@ pub enum Condition {
     /// The nonce must be stored exactly as `entry` (`None`: there is none): claiming a payment
     /// once, and moving it on (settling, spent, burned, released) only as it was read.
     Nonce { key: String, entry: Option<Vec<u8>> },
+    /// The payment identifier `{payer}/{id}` must be stored exactly as `entry` (`None`: there
+    /// is none): an id reserved once, and taken over from a call that died only as it was read.
+    PaymentId { key: String, entry: Option<Vec<u8>> },
+    /// The refund of `receipt_id` must be stored exactly as `entry` (`None`: there is none):
+    /// a receipt refunded once, and its sale paid out only as its refund was read.
+    Refund {
+        receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
     /// The receipt log's entry pending under `name` must be `entry` (`None`: there is none):
     /// an entry appended once, by the append that finds it pending.
     LogPending {
@@ -89,6 +101,10 @@ pub enum Write {
     DeleteNonce {
         key: String,
     },
+    /// Stores a payment identifier's record (replacing one of the same key).
+    PutPaymentId(PaymentIdRow),
+    /// Stores a refund (replacing one of the same receipt id).
+    PutRefund(RefundRow),
     /// Stores a receipt log entry pending under `name` (replacing one of the same name).
     PutLogPending {
         name: String,
@@ -237,6 +253,36 @@ impl Batch {
         self
     }
 
+    /// Requires the payment identifier `{payer}/{id}` to be stored as `entry` (`None`: that
+    /// there is none).
+    pub fn require_payment_id(mut self, key: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::PaymentId {
+            key: key.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_payment_id(mut self, payment_id: PaymentIdRow) -> Self {
+        self.writes.push(Write::PutPaymentId(payment_id));
+        self
+    }
+
+    /// Requires the refund of `receipt_id` to be stored as `entry` (`None`: that there is
+    /// none).
+    pub fn require_refund(mut self, receipt_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Refund {
+            receipt_id: receipt_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_refund(mut self, refund: RefundRow) -> Self {
+        self.writes.push(Write::PutRefund(refund));
+        self
+    }
+
     /// Requires the receipt log's entry pending under `name` to be `entry` (`None`: that
     /// there is none).
     pub fn require_log_pending(mut self, name: &str, entry: Option<Vec<u8>>) -> Self {
@@ -276,8 +322,8 @@ impl Batch {
     }
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
-    /// records keep there ([`sales::kv`], [`packets::kv`], [`nonces::kv`],
-    /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
+    /// records keep there ([`sales::kv`], [`packets::kv`], [`nonces::kv`], [`payment_ids::kv`],
+    /// [`refunds::kv`], [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
@@ -314,6 +360,16 @@ impl Batch {
                 Condition::Nonce { key, entry } => KeyCondition {
                     tree: Tree::Nonces,
                     key: key.into_bytes(),
+                    expected: entry,
+                },
+                Condition::PaymentId { key, entry } => KeyCondition {
+                    tree: payment_ids::kv::TREE,
+                    key: key.into_bytes(),
+                    expected: entry,
+                },
+                Condition::Refund { receipt_id, entry } => KeyCondition {
+                    tree: refunds::kv::TREE,
+                    key: refunds::kv::refund_key(&receipt_id),
                     expected: entry,
                 },
                 Condition::LogPending { name, entry } => KeyCondition {
@@ -376,6 +432,16 @@ impl Batch {
                     unindexed.insert(index.key.clone());
                     writes.extend([index, delete]);
                 }
+                Write::PutPaymentId(payment_id) => writes.push(KeyWrite {
+                    tree: payment_ids::kv::TREE,
+                    key: payment_id.key.into_bytes(),
+                    value: Some(payment_id.entry),
+                }),
+                Write::PutRefund(refund) => writes.push(KeyWrite {
+                    tree: refunds::kv::TREE,
+                    key: refunds::kv::refund_key(&refund.receipt_id),
+                    value: Some(refund.entry),
+                }),
                 Write::PutLogPending { name, entry } => writes.push(KeyWrite {
                     tree: Tree::ReceiptLog,
                     key: receipt_log::kv::pending_key(&name),

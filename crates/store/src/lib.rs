@@ -24,11 +24,12 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `nonces`, `receipt_log`:
-//!   endpoint logs, builder events, hosted-service quotes, the sale ledger, receipts, payout
-//!   packets, payment nonces and the receipt log's entries and leaves, the domains the store
-//!   keeps in a shape of their own (tables on PostgreSQL; trees on sled). Sales, receipts,
-//!   packets, nonces and the log's records are written by typed members of batches.
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `nonces`, `payment_ids`,
+//!   `refunds`, `receipt_log`: endpoint logs, builder events, hosted-service quotes, the sale
+//!   ledger, receipts, payout packets, payment nonces, payment identifiers, refunds and the
+//!   receipt log's entries and leaves, the domains the store keeps in a shape of their own
+//!   (tables on PostgreSQL; trees on sled). Sales, receipts, packets, nonces, payment
+//!   identifiers, refunds and the log's records are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -42,10 +43,12 @@ pub mod logs;
 pub mod nonces;
 pub mod packets;
 pub mod paging;
+pub mod payment_ids;
 mod postgres;
 pub mod quotes;
 pub mod receipt_log;
 pub mod receipts;
+pub mod refunds;
 pub mod sales;
 mod sled_store;
 mod typed;
@@ -63,10 +66,12 @@ pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
+pub use payment_ids::{PaymentIdRow, PaymentIds};
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
 pub use receipt_log::{LeafRow, ReceiptLogRecords};
 pub use receipts::{ReceiptRecords, ReceiptRow};
+pub use refunds::{RefundRecords, RefundRow};
 pub use sales::{SaleRow, SaleSum, SalesLedger};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
@@ -104,7 +109,9 @@ pub enum Tree {
     Secrets,
     /// Hosted-service quotes by quote id.
     Quotes,
-    /// x402 `payment-identifier` ids (by payer and id): the first answer of a paid call.
+    /// x402 `payment-identifier` ids (by payer and id): the first answer of a paid call. Kept
+    /// by a key-value engine ([`payment_ids::kv`]; PostgreSQL keeps them in a table of their
+    /// own); no domain writes it by key.
     PaymentIds,
     /// Endpoint revisions by endpoint id and number (every deploy, immutable).
     Revisions,
@@ -224,7 +231,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
-/// [`NonceClaims`], [`ReceiptLogRecords`]).
+/// [`NonceClaims`], [`PaymentIds`], [`RefundRecords`], [`ReceiptLogRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -235,6 +242,8 @@ pub trait Store:
     + ReceiptRecords
     + PayoutPackets
     + NonceClaims
+    + PaymentIds
+    + RefundRecords
     + ReceiptLogRecords
     + Send
     + Sync

@@ -27,10 +27,11 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, nonces, packets, quotes, receipt_log, receipts, sales, Batch,
-    BuilderEvents, Change, Durable, EndpointLogs, Entry, EventPage, EventQuery, EventRow,
-    HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow, NonceClaims, PayoutPackets, QuoteRow,
-    ReceiptLogRecords, ReceiptRecords, SaleSum, SalesLedger, Store, StoreError, StoreResult, Tree,
+    events, keys, logs, nonces, packets, payment_ids, quotes, receipt_log, receipts, refunds,
+    sales, Batch, BuilderEvents, Change, Durable, EndpointLogs, Entry, EventPage, EventQuery,
+    EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow, NonceClaims, PaymentIds,
+    PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum,
+    SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -715,6 +716,20 @@ impl PayoutPackets for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         packets::kv::of(self, builder, after, limit).await
+    }
+}
+
+#[async_trait]
+impl PaymentIds for SledStore {
+    async fn payment_id(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
+        payment_ids::kv::get(self, key).await
+    }
+}
+
+#[async_trait]
+impl RefundRecords for SledStore {
+    async fn refunds(&self, receipt_ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        refunds::kv::get_many(self, receipt_ids).await
     }
 }
 

@@ -13,7 +13,7 @@ use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
     Batch, Change, EventQuery, EventRow, LeafRow, LogRow, NonceRow, NonceState, PacketRow,
-    QuoteRow, ReceiptRow, SaleRow, Store, StoreError, StoreResult, Tree,
+    PaymentIdRow, QuoteRow, ReceiptRow, RefundRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1396,8 +1396,9 @@ pub async fn sales_are_recorded_once_and_found_by_seller(s: Shared) {
 }
 
 /// A paid call's settlement: its nonce spent, its receipt and its sale claimed, its payment
-/// identifier's answer kept (records of three tables and a key, in one batch). Conditions of
-/// every kind are numbered together, and a batch whose condition fails leaves nothing.
+/// identifier's answer kept, its pending settlement's key gone (records of four tables and a
+/// key, in one batch). Conditions of every kind are numbered together, and a batch whose
+/// condition fails leaves nothing.
 pub async fn sales_and_keys_commit_together(s: Shared) {
     let settle = |id: &str, nonce: &str| {
         Batch::new()
@@ -1407,13 +1408,22 @@ pub async fn sales_and_keys_commit_together(s: Shared) {
             .put_nonce(nonce_row(nonce, NonceState::Spent, id))
             .put_receipt(receipt_row(id, false, 1_800_000_000_000))
             .put_sale(sale_row(id, Some("a"), 10))
-            .put(Tree::PaymentIds, id.as_bytes().to_vec(), b"answer".to_vec())
+            .put_payment_id(payment_id_row(&format!("0xpayer/{id}"), true, "answer"))
+            .put(
+                Tree::Ledger,
+                format!("settled/{id}").into_bytes(),
+                b"1".to_vec(),
+            )
     };
     s.apply(settle("rcpt_10", "n1")).await.unwrap();
     assert_eq!(s.nonce("n1").await.unwrap(), Some(b"rcpt_10".to_vec()));
     assert_eq!(
-        get(&s, Tree::PaymentIds, b"rcpt_10").await,
+        s.payment_id("0xpayer/rcpt_10").await.unwrap(),
         Some(b"answer".to_vec())
+    );
+    assert_eq!(
+        get(&s, Tree::Ledger, b"settled/rcpt_10").await,
+        Some(b"1".to_vec())
     );
     // The nonce is spent: nothing of the second lands, its sale included.
     let spent = s.apply(settle("rcpt_11", "n1")).await;
@@ -1423,7 +1433,8 @@ pub async fn sales_and_keys_commit_together(s: Shared) {
     );
     assert_eq!(s.sale("rcpt_11").await.unwrap(), None);
     assert_eq!(s.receipt("rcpt_11").await.unwrap(), None);
-    assert_eq!(get(&s, Tree::PaymentIds, b"rcpt_11").await, None);
+    assert_eq!(s.payment_id("0xpayer/rcpt_11").await.unwrap(), None);
+    assert_eq!(get(&s, Tree::Ledger, b"settled/rcpt_11").await, None);
     // The sale exists: nothing of the third lands, its nonce included.
     let sold = s.apply(settle("rcpt_10", "n2")).await;
     assert!(
@@ -1458,6 +1469,152 @@ pub async fn sales_and_keys_commit_together(s: Shared) {
     assert_eq!(
         ids(s.sales_after(Some("a"), "", 10).await.unwrap()),
         ["rcpt_10", "rcpt_12"]
+    );
+}
+
+fn payment_id_row(key: &str, answered: bool, entry: &str) -> PaymentIdRow {
+    PaymentIdRow {
+        key: key.to_owned(),
+        answered,
+        created_at_ms: 1_800_000_000_000,
+        entry: entry.as_bytes().to_vec(),
+    }
+}
+
+/// A payment identifier is reserved by one call of the many that send it at once (each with
+/// the nonce claim of its own payment, as a paid call does), read by its key, taken over from
+/// a call that died only as it was read, and answered; another payer's id of the same name is
+/// its own.
+pub async fn payment_ids_are_reserved_once_and_taken_over_as_read(s: Shared) {
+    const KEY: &str = "0xabc/order-0001-retry";
+    const CLAIMANTS: usize = 16;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let nonce = format!("8453/usdc/0xabc/{i}");
+                let batch = Batch::new()
+                    .require_payment_id(KEY, None)
+                    .require_nonce(&nonce, None)
+                    .put_nonce(nonce_row(&nonce, NonceState::Claimed, "{}"))
+                    .put_payment_id(payment_id_row(KEY, false, &format!("running {i}")));
+                (i, s.apply_unsynced(batch).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let running = format!("running {winner}").into_bytes();
+    assert_eq!(s.payment_id(KEY).await.unwrap(), Some(running.clone()));
+    for i in 0..CLAIMANTS {
+        let claimed = s.nonce(&format!("8453/usdc/0xabc/{i}")).await.unwrap();
+        assert_eq!(claimed.is_some(), i == winner, "claimant {i}'s nonce");
+    }
+    assert_eq!(s.payment_id("0xdef/order-0001-retry").await.unwrap(), None);
+    assert_eq!(s.payment_id("0xabc/order-0001").await.unwrap(), None);
+
+    // Taken over (its call died) only as it was read: a stale read loses and changes nothing.
+    let take_over = |seen: &[u8], by: &str| {
+        Batch::new()
+            .require_payment_id(KEY, Some(seen.to_vec()))
+            .put_payment_id(payment_id_row(KEY, false, by))
+    };
+    let stale = s.apply(take_over(b"running 99", "taken")).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    assert_eq!(s.payment_id(KEY).await.unwrap(), Some(running.clone()));
+    s.apply(take_over(&running, "taken")).await.unwrap();
+    assert_eq!(s.payment_id(KEY).await.unwrap(), Some(b"taken".to_vec()));
+
+    // Answered, and another payer's id of the same name beside it.
+    s.apply(Batch::new().put_payment_id(payment_id_row(KEY, true, "answered")))
+        .await
+        .unwrap();
+    let other = "0xdef/order-0001-retry";
+    s.apply(
+        Batch::new()
+            .require_payment_id(other, None)
+            .put_payment_id(payment_id_row(other, false, "theirs")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.payment_id(KEY).await.unwrap(), Some(b"answered".to_vec()));
+    assert_eq!(s.payment_id(other).await.unwrap(), Some(b"theirs".to_vec()));
+}
+
+fn refund_row(receipt_id: &str, amount: i64, entry: &str) -> RefundRow {
+    RefundRow {
+        receipt_id: receipt_id.to_owned(),
+        seller: Some("bld_a".to_owned()),
+        amount,
+        entry: entry.as_bytes().to_vec(),
+    }
+}
+
+/// A receipt is refunded by one of the refunds racing for it, with what returns the money in
+/// the same batch; refunds are read many at once, in the order asked, and a payout that read
+/// a sale's refund pays it only while the refund is as read.
+pub async fn refunds_are_recorded_once_and_read_together(s: Shared) {
+    const CLAIMANTS: usize = 16;
+    let tasks: Vec<_> = (0..CLAIMANTS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let batch = Batch::new()
+                    .require_refund("rcpt_1", None)
+                    .put_refund(refund_row("rcpt_1", 10, &format!("refund {i}")))
+                    .put(
+                        Tree::Credits,
+                        format!("returned/{i}").into_bytes(),
+                        b"10".to_vec(),
+                    );
+                (i, s.apply(batch).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    for i in 0..CLAIMANTS {
+        let returned = get(&s, Tree::Credits, format!("returned/{i}").as_bytes()).await;
+        assert_eq!(returned.is_some(), i == winner, "refund {i}'s money");
+    }
+    let first = format!("refund {winner}");
+    s.apply(
+        Batch::new()
+            .require_refund("rcpt_3", None)
+            .put_refund(refund_row("rcpt_3", 4, "refund of 3")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        s.refunds(&["rcpt_1", "rcpt_2", "rcpt_3", "rcpt_1"])
+            .await
+            .unwrap(),
+        [
+            Some(first.clone().into_bytes()),
+            None,
+            Some(b"refund of 3".to_vec()),
+            Some(first.clone().into_bytes()),
+        ]
+    );
+    assert_eq!(s.refunds(&[]).await.unwrap(), Vec::<Option<Vec<u8>>>::new());
+
+    // Paid out as read: a payout that saw no refund of rcpt_3 loses, one that saw it wins.
+    let pay_out = |refund: Option<&str>| {
+        Batch::new()
+            .require_refund("rcpt_3", refund.map(|r| r.as_bytes().to_vec()))
+            .put(Tree::Ledger, b"paid/rcpt_3".to_vec(), b"pay_1".to_vec())
+    };
+    let stale = s.apply(pay_out(None)).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    assert_eq!(get(&s, Tree::Ledger, b"paid/rcpt_3").await, None);
+    s.apply(pay_out(Some("refund of 3"))).await.unwrap();
+    assert_eq!(
+        get(&s, Tree::Ledger, b"paid/rcpt_3").await,
+        Some(b"pay_1".to_vec())
     );
 }
 

@@ -136,10 +136,7 @@ pub(super) async fn refund(
     let key = claim_key(&receipt_id);
     let batch = Batch::new()
         .require_sale(&receipt_id, Some(read.sale_bytes))
-        .require_absent(
-            Tree::Ledger,
-            crate::revenue::refunds::refund_key(&receipt_id),
-        )
+        .require_refund(&receipt_id, None)
         .require_absent(Tree::Ledger, key.clone())
         .require_equals(Tree::Ledger, paid_key(&receipt_id), read.paid_out)
         .put(Tree::Ledger, key, bytes.clone());

@@ -277,6 +277,52 @@ const MIGRATIONS: &[(i32, &str)] = &[
         "ALTER TABLE toolhost_sales ADD COLUMN method TEXT;
          UPDATE toolhost_sales SET method = convert_from(entry, 'UTF8')::JSONB ->> 'method';",
     ),
+    (
+        11,
+        // Payment identifiers leave the key-value table for their own
+        // ([`payment_ids`](super::payment_ids)): every record the `payment_ids` tree kept under
+        // `{payer}/{id}` moves, with its payer, whether its call answered and when it was
+        // reserved read from its key and its JSON.
+        "CREATE TABLE toolhost_payment_ids (
+             payment_key TEXT COLLATE \"C\" PRIMARY KEY,
+             payer TEXT COLLATE \"C\",
+             answered BOOLEAN,
+             created_at_ms BIGINT,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_payment_ids (payment_key, payer, answered, created_at_ms, entry)
+         SELECT convert_from(key, 'UTF8'),
+                split_part(convert_from(key, 'UTF8'), '/', 1),
+                coalesce(jsonb_typeof(record -> 'answer') = 'object', false),
+                (record ->> 'createdAtMs')::BIGINT,
+                value
+         FROM (SELECT key, value, convert_from(value, 'UTF8')::JSONB AS record
+               FROM toolhost_kv WHERE tree = 'payment_ids') AS ids;
+         DELETE FROM toolhost_kv WHERE tree = 'payment_ids';",
+    ),
+    (
+        12,
+        // Refunds leave the key-value table for their own ([`refunds`](super::refunds)): every
+        // refund the `ledger` tree kept under `refund/{receiptId}` moves, its seller and amount
+        // read from its JSON; a revenue report then joins them by receipt id.
+        "CREATE TABLE toolhost_refunds (
+             receipt_id TEXT COLLATE \"C\" PRIMARY KEY,
+             seller TEXT COLLATE \"C\",
+             amount BIGINT,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_refunds (receipt_id, seller, amount, entry)
+         SELECT convert_from(substring(key FROM 8), 'UTF8'),
+                refund ->> 'seller',
+                (refund ->> 'amount')::BIGINT,
+                value
+         FROM (SELECT key, value, convert_from(value, 'UTF8')::JSONB AS refund
+               FROM toolhost_kv
+               WHERE tree = 'ledger' AND key >= 'refund/'::BYTEA AND key < 'refund0'::BYTEA)
+              AS refunds;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'refund/'::BYTEA AND key < 'refund0'::BYTEA;",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

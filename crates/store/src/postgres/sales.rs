@@ -3,10 +3,10 @@
 //! `(seller, receipt_id)` index, and nothing is stored twice.
 //!
 //! A revenue report's sums are one statement ([`SQL_SUMS`]): the sales joined with what
-//! changes where their money stands, still kept in the ledger's keys (a refund's
-//! `refund/{receiptId}`, a pending settlement's `pending/{receiptId}`: each a key range read
-//! once, few beside the sales; and for a sale from before `collection` was written, its
-//! receipt's settlement), grouped as a report groups them.
+//! changes where their money stands (their refunds, by receipt id; a pending settlement's
+//! `pending/{receiptId}`, still a key of the ledger's, read as one key range, few beside the
+//! sales; and for a sale from before `collection` was written, its receipt's settlement),
+//! grouped as a report groups them.
 
 use async_trait::async_trait;
 
@@ -31,12 +31,7 @@ const SQL_SELLERS_AFTER: &str = "SELECT receipt_id, entry FROM toolhost_sales \
 macro_rules! sums_sql {
     ($filter:expr) => {
         concat!(
-            "WITH refunds AS MATERIALIZED (
-                 SELECT convert_from(substring(key FROM 8), 'UTF8') COLLATE \"C\" AS receipt_id,
-                        (convert_from(value, 'UTF8')::JSONB ->> 'amount')::BIGINT AS refunded
-                 FROM toolhost_kv
-                 WHERE tree = 'ledger' AND key >= 'refund/'::BYTEA AND key < 'refund0'::BYTEA
-             ), pending AS MATERIALIZED (
+            "WITH pending AS MATERIALIZED (
                  SELECT convert_from(substring(key FROM 9), 'UTF8') COLLATE \"C\" AS receipt_id
                  FROM toolhost_kv
                  WHERE tree = 'ledger' AND key >= 'pending/'::BYTEA AND key < 'pending0'::BYTEA
@@ -55,9 +50,9 @@ macro_rules! sums_sql {
                                   = 'settled' THEN 'collected'
                              ELSE 'recorded'
                         END AS standing,
-                        greatest(s.amount - coalesce(r.refunded, 0), 0) AS kept
+                        greatest(s.amount - coalesce(r.amount, 0), 0) AS kept
                  FROM toolhost_sales s
-                 LEFT JOIN refunds r ON r.receipt_id = s.receipt_id
+                 LEFT JOIN toolhost_refunds r ON r.receipt_id = s.receipt_id
                  LEFT JOIN pending p ON p.receipt_id = s.receipt_id
                  WHERE ",
             $filter,

@@ -1,5 +1,5 @@
-//! The tables of typed records (sales, receipts, payout packets, nonces, the receipt log's
-//! pending entries and leaves) as a transaction holds and writes them: each declared once
+//! The tables of typed records (sales, receipts, payout packets, nonces, payment identifiers,
+//! refunds, the receipt log's pending entries and leaves) as a transaction holds and writes them: each declared once
 //! ([`Shape`]: its key, its columns, its entry), and the four statements every such table
 //! needs made from that declaration, so a record kind is added by declaring its table and the
 //! columns of its row, not by writing its SQL again.
@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use tokio_postgres::types::ToSql;
 
-use crate::{LeafRow, NonceRow, PacketRow, ReceiptRow, SaleRow};
+use crate::{LeafRow, NonceRow, PacketRow, PaymentIdRow, ReceiptRow, RefundRow, SaleRow};
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,6 +29,10 @@ pub(super) enum Table {
     LogPending,
     /// `toolhost_log_leaves`, migration 9.
     LogLeaves,
+    /// `toolhost_payment_ids`, migration 11.
+    PaymentIds,
+    /// `toolhost_refunds`, migration 12.
+    Refunds,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -107,6 +111,22 @@ const LOG_LEAVES: Shape = Shape {
     columns: &[("name", Kind::Text), ("hash", Kind::Bytes)],
 };
 
+const PAYMENT_IDS: Shape = Shape {
+    name: "toolhost_payment_ids",
+    key: ("payment_key", Kind::Text),
+    columns: &[
+        ("payer", Kind::Text),
+        ("answered", Kind::Bool),
+        ("created_at_ms", Kind::BigInt),
+    ],
+};
+
+const REFUNDS: Shape = Shape {
+    name: "toolhost_refunds",
+    key: ("receipt_id", Kind::Text),
+    columns: &[("seller", Kind::Text), ("amount", Kind::BigInt)],
+};
+
 /// The statements of one table, each taking keys (or rows, column by column) as arrays.
 pub(super) struct Statements {
     /// Reads the present rows of the keys `FOR UPDATE`, in key order: key, entry.
@@ -158,13 +178,15 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 6] = [
+    pub(super) const ALL: [Table; 8] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
         Table::Nonces,
         Table::LogPending,
         Table::LogLeaves,
+        Table::PaymentIds,
+        Table::Refunds,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -175,6 +197,8 @@ impl Table {
             Table::Nonces => &NONCES,
             Table::LogPending => &LOG_PENDING,
             Table::LogLeaves => &LOG_LEAVES,
+            Table::PaymentIds => &PAYMENT_IDS,
+            Table::Refunds => &REFUNDS,
         }
     }
 
@@ -190,6 +214,8 @@ impl Table {
         static NONCES_SQL: LazyLock<Statements> = LazyLock::new(|| NONCES.statements());
         static LOG_PENDING_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_PENDING.statements());
         static LOG_LEAVES_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_LEAVES.statements());
+        static PAYMENT_IDS_SQL: LazyLock<Statements> = LazyLock::new(|| PAYMENT_IDS.statements());
+        static REFUNDS_SQL: LazyLock<Statements> = LazyLock::new(|| REFUNDS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -197,6 +223,8 @@ impl Table {
             Table::Nonces => &NONCES_SQL,
             Table::LogPending => &LOG_PENDING_SQL,
             Table::LogLeaves => &LOG_LEAVES_SQL,
+            Table::PaymentIds => &PAYMENT_IDS_SQL,
+            Table::Refunds => &REFUNDS_SQL,
         }
     }
 
@@ -264,6 +292,8 @@ pub(super) enum Row<'b> {
     /// A receipt log entry pending: the entry alone (its name is the key).
     LogPending(&'b [u8]),
     LogLeaf(&'b LeafRow),
+    PaymentId(&'b PaymentIdRow),
+    Refund(&'b RefundRow),
 }
 
 /// One value of a column.
@@ -299,6 +329,15 @@ impl<'b> Row<'b> {
             Row::Nonce(nonce) => vec![Value::Text(Some(nonce.state.name()))],
             Row::LogPending(_) => Vec::new(),
             Row::LogLeaf(leaf) => vec![Value::Text(Some(&leaf.name)), Value::Bytes(&leaf.hash)],
+            Row::PaymentId(payment_id) => vec![
+                Value::Text(Some(payment_id.payer())),
+                Value::Bool(payment_id.answered),
+                Value::BigInt(payment_id.created_at_ms),
+            ],
+            Row::Refund(refund) => vec![
+                Value::Text(refund.seller.as_deref()),
+                Value::BigInt(refund.amount),
+            ],
         }
     }
 
@@ -310,6 +349,8 @@ impl<'b> Row<'b> {
             Row::Nonce(nonce) => &nonce.entry,
             Row::LogPending(entry) => entry,
             Row::LogLeaf(leaf) => &leaf.entry,
+            Row::PaymentId(payment_id) => &payment_id.entry,
+            Row::Refund(refund) => &refund.entry,
         }
     }
 }
@@ -449,7 +490,21 @@ mod tests {
             hash: [0; 32],
             entry: Vec::new(),
         };
+        let payment_id = PaymentIdRow {
+            key: "0xpayer/id".into(),
+            answered: false,
+            created_at_ms: 0,
+            entry: Vec::new(),
+        };
+        let refund = RefundRow {
+            receipt_id: "r".into(),
+            seller: None,
+            amount: 0,
+            entry: Vec::new(),
+        };
         let rows = [
+            (Table::PaymentIds, Row::PaymentId(&payment_id)),
+            (Table::Refunds, Row::Refund(&refund)),
             (Table::Sales, Row::Sale(&sale)),
             (Table::Receipts, Row::Receipt(&receipt)),
             (Table::Packets, Row::Packet(&packet)),

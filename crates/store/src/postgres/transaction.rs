@@ -18,8 +18,8 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales, receipts, payout packets, nonces, the receipt log's pending entries
-//! and leaves) are held and written the same way in their records' tables (`tables`), keyed
+//! Typed members (sales, receipts, payout packets, nonces, payment identifiers, refunds, the
+//! receipt log's pending entries and leaves) are held and written the same way in their records' tables (`tables`), keyed
 //! by id: a key is a [`Place`] and the bytes naming a row there (a leaf's: its index,
 //! big-endian).
 //!
@@ -112,6 +112,16 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             key.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::PaymentId { key, entry } => (
+            Place::Table(Table::PaymentIds),
+            key.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::Refund { receipt_id, entry } => (
+            Place::Table(Table::Refunds),
+            receipt_id.as_bytes(),
+            entry.as_deref(),
+        ),
         Condition::LogPending { name, entry } => (
             Place::Table(Table::LogPending),
             name.as_bytes(),
@@ -150,6 +160,16 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
         }
         Write::PutNonce(nonce) => typed(Table::Nonces, &nonce.key, Some(Row::Nonce(nonce))),
         Write::DeleteNonce { key } => typed(Table::Nonces, key, None),
+        Write::PutPaymentId(payment_id) => typed(
+            Table::PaymentIds,
+            &payment_id.key,
+            Some(Row::PaymentId(payment_id)),
+        ),
+        Write::PutRefund(refund) => typed(
+            Table::Refunds,
+            &refund.receipt_id,
+            Some(Row::Refund(refund)),
+        ),
         Write::PutLogPending { name, entry } => {
             typed(Table::LogPending, name, Some(Row::LogPending(entry)))
         }
