@@ -21,7 +21,6 @@ import {
 } from "@x402/extensions/bazaar";
 import {
   PAYMENT_IDENTIFIER,
-  appendPaymentIdentifierToExtensions,
   validatePaymentIdentifier,
   generatePaymentId,
 } from "@x402/extensions/payment-identifier";
@@ -32,6 +31,7 @@ import {
   verifyReceiptSignatureJWS,
 } from "@x402/extensions/offer-receipt";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { payingUnderId } from "./pay-with-id.mjs";
 
 const base = process.env.TOOLHOST_URL;
 const skip = !base && "TOOLHOST_URL is not set";
@@ -119,23 +119,13 @@ test("payment-identifier: the reference client's id makes the paid call idempote
 
   const id = generatePaymentId();
   const account = privateKeyToAccount(generatePrivateKey());
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  client.onBeforePaymentCreation(async ({ paymentRequired }) => {
-    appendPaymentIdentifierToExtensions(paymentRequired.extensions, id);
-  });
-  // Keep the payment header the client sends, to send it again as a retrying client would.
-  let sent;
-  const keeping = async (input, init) => {
-    const request = new Request(input, init);
-    sent = request.headers.get("PAYMENT-SIGNATURE") ?? sent;
-    return fetch(request);
-  };
-  const payingFetch = wrapFetchWithPayment(keeping, client);
+  // Keeps the payment header the client sends, to send it again as a retrying client would.
+  const paying = payingUnderId(account, id);
   const call = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ order: 7 }) };
-  const first = await payingFetch(paid, call);
+  const first = await paying.fetch(paid, call);
   const firstBody = await first.json();
   assert.equal(first.status, 200, JSON.stringify(firstBody));
+  const sent = paying.sent();
   const echoed = JSON.parse(Buffer.from(sent, "base64").toString());
   assert.equal(echoed.extensions[PAYMENT_IDENTIFIER].info.id, id);
 
@@ -146,7 +136,7 @@ test("payment-identifier: the reference client's id makes the paid call idempote
   assert.equal(again.headers.get("PAYMENT-RESPONSE"), first.headers.get("PAYMENT-RESPONSE"));
 
   // The client signs a new authorization under the same id: refused, nothing run or charged.
-  const conflict = await payingFetch(paid, call);
+  const conflict = await paying.fetch(paid, call);
   assert.equal(conflict.status, 409);
   assert.equal((await conflict.json()).error.code, "payment_identifier_conflict");
 });
