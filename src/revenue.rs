@@ -6,9 +6,9 @@
 //! of integers and `gross = fee + net` holds at every level.
 //!
 //! Sales are the store's typed records ([`crate::store::sales`]: found by receipt id, by seller
-//! and by time, as receipt ids are UUIDv7; a row of their own on PostgreSQL). Keys in the
-//! ledger tree: `settings/{builderId}`, `packet/{builderId}/{packetId}`, `paid/{receiptId}` → packet
-//! id (a receipt is paid out at most once: packets claim their receipts with `require_absent`),
+//! and by time, as receipt ids are UUIDv7; a row of their own on PostgreSQL), as are payout
+//! packets, the marks of the sales they paid (a receipt is paid out at most once: packets claim
+//! their receipts' marks) and refunds. Keys in the ledger tree: `settings/{builderId}`,
 //! `pending/{receiptId}` → a settlement broadcast on-chain but not yet seen mined (written with
 //! the sale, removed by the reconciler in `payments::recovery`).
 //!
@@ -694,8 +694,11 @@ mod tests {
             let pending = Some(Collection::Pending);
             let recorded = Some(Collection::Recorded);
             let paid_out = ledger.x402(collected, 1001).await;
-            let marker = payouts::paid_key(&paid_out);
-            store.put(Tree::Ledger, &marker, b"pay_1").await.unwrap();
+            let mark = crate::store::PaidOutRow {
+                receipt_id: paid_out,
+                packet_id: "pay_1".into(),
+            };
+            store.apply(Batch::new().put_paid_out(mark)).await.unwrap();
             ledger.x402(recorded, 1001).await;
             let still_pending = ledger.x402(pending, 1000).await;
             ledger.pending(&still_pending).await;

@@ -580,7 +580,7 @@ impl Recovery {
                 receipt.settlement.collected = Some(false);
                 receipt.charged = false;
                 // Pending sales are never in a packet; the condition makes that exact.
-                batch = batch.require_absent(Tree::Ledger, format!("paid/{id}").into_bytes());
+                batch = batch.require_paid_out(id, None);
                 if let Some(sale) = self.store.sale(id).await? {
                     batch = revenue::remove(batch, &sale)?;
                 }

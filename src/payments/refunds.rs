@@ -32,7 +32,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::money::Usd;
 use crate::receipts::log;
 use crate::receipts::{PaymentMethod, ReceiptSigner};
-use crate::revenue::payouts::{self, paid_key};
+use crate::revenue::payouts::{self, paid_out_by};
 use crate::revenue::refunds::{self, bump_balance, debt_key, owed, Refund};
 use crate::revenue::{standing, Collection, Sale, Signature};
 use crate::store::{Batch, Store, StoreError, Tree};
@@ -250,7 +250,7 @@ async fn attempt(
             Way::OnChain
         }
     };
-    let paid_out = store.get(Tree::Ledger, &paid_key(receipt_id)).await?;
+    let paid_out = paid_out_by(store, receipt_id).await?;
     let refund = Refund {
         refund_id: format!("rfd_{}", uuid::Uuid::now_v7().simple()),
         receipt_id: receipt_id.to_string(),
@@ -330,7 +330,7 @@ async fn ledger_batch(
     let batch = Batch::new()
         .require_sale(receipt_id, Some(read.sale_bytes.clone()))
         .require_refund(receipt_id, None)
-        .require_equals(Tree::Ledger, paid_key(receipt_id), read.paid_out.clone())
+        .require_paid_out(receipt_id, read.paid_out.clone())
         .put_refund(refund.row()?);
     // An entry of its own in the receipt log, appended by the sequencer like a receipt.
     let mut batch = log::pending_refund(batch, receipt_id, log::entry_of(refund));
@@ -405,7 +405,7 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, NonceClaims, PaymentIds, PayoutPackets, QuoteRow, ReceiptLogRecords,
+        LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, QuoteRow, ReceiptLogRecords,
         ReceiptRecords, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
     };
 
@@ -543,6 +543,13 @@ mod tests {
     impl PaymentIds for SlowBatches {
         async fn payment_id(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
             self.0.payment_id(key).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl PaidOutMarks for SlowBatches {
+        async fn paid_out(&self, receipt_ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+            self.0.paid_out(receipt_ids).await
         }
     }
 

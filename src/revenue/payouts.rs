@@ -2,9 +2,9 @@
 //!
 //! A packet gathers every charged receipt of a builder not yet in a packet, for the net amount
 //! (gross − platform fee, per sale). It is created only when that amount reaches the builder's
-//! minimum, claims each receipt with `paid/{receiptId}` under `require_absent` in the same batch
-//! (so a receipt is paid out at most once, even under concurrent requests), and is signed by the
-//! service key like receipts. An admin later marks it paid with the transaction hash.
+//! minimum, claims each receipt's paid-out mark (`require_paid_out` none, `put_paid_out`) in the
+//! same batch (so a receipt is paid out at most once, even under concurrent requests), and is
+//! signed by the service key like receipts. An admin later marks it paid with the transaction hash.
 //!
 //! Only collected money is paid out (see `revenue`): a sale recorded only (a deployment that
 //! cannot settle) or still pending on-chain is never in a packet. When the unpaid balance is
@@ -33,7 +33,9 @@ use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
 use crate::money::Usd;
 use crate::receipts::ReceiptSigner;
-use crate::store::{get_json, Batch, PacketRow, Store, StoreError, Tree, GET_MANY_KEYS};
+use crate::store::{
+    get_json, Batch, PacketRow, PaidOutRow, Store, StoreError, Tree, GET_MANY_KEYS,
+};
 
 /// Packets read per page.
 const PAGE: usize = 256;
@@ -151,9 +153,12 @@ fn settings_key(builder: &str) -> Vec<u8> {
     format!("settings/{builder}").into_bytes()
 }
 
-/// The entry that says `receipt_id`'s sale is in a packet (its value: the packet id).
-pub fn paid_key(receipt_id: &str) -> Vec<u8> {
-    format!("paid/{receipt_id}").into_bytes()
+/// The packet that paid `receipt_id`'s sale (its id, as stored), if one did.
+pub async fn paid_out_by(
+    store: &dyn Store,
+    receipt_id: &str,
+) -> Result<Option<Vec<u8>>, StoreError> {
+    Ok(store.paid_out(&[receipt_id]).await?.pop().flatten())
 }
 
 fn bad_address_message(fix: Option<&str>) -> String {
@@ -333,8 +338,8 @@ async fn unpaid_entries(store: &dyn Store, builder: &str) -> Result<Vec<UnpaidEn
         if page.is_empty() {
             return Ok(out);
         }
-        let keys: Vec<Vec<u8>> = page.iter().map(|(s, _)| paid_key(&s.receipt_id)).collect();
-        let paid = store.get_many(Tree::Ledger, &keys).await?;
+        let ids: Vec<&str> = page.iter().map(|(s, _)| s.receipt_id.as_str()).collect();
+        let paid = store.paid_out(&ids).await?;
         let (sales, bytes): (Vec<Sale>, Vec<Vec<u8>>) = (page.into_iter().zip(paid))
             .filter_map(|(entry, paid)| paid.is_none().then_some(entry))
             .unzip();
@@ -496,12 +501,11 @@ pub async fn create_packet(
             .require_sale(id, Some(bytes.clone()))
             .require_refund(id, refund.clone())
             .require_absent(Tree::Ledger, pending_key(id))
-            .require_absent(Tree::Ledger, paid_key(id))
-            .put(
-                Tree::Ledger,
-                paid_key(id),
-                packet.packet_id.as_bytes().to_vec(),
-            );
+            .require_paid_out(id, None)
+            .put_paid_out(PaidOutRow {
+                receipt_id: id.clone(),
+                packet_id: packet.packet_id.clone(),
+            });
     }
     batch = batch.put_packet(row(&packet)?);
     match store.apply(batch).await {

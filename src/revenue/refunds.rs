@@ -11,7 +11,7 @@
 //! payouts, with the platform fee computed per sale on `A − r` as on any sale, so `gross = fee +
 //! net` still holds at every level and the refunded part is `refunded = A − (A − r)` exactly.
 //! - A sale not yet in a payout packet is simply paid out for `A − r` (nothing if refunded
-//!   whole). The refund's batch requires `paid/{R}` absent, and a packet's batch requires each
+//!   whole). The refund's batch requires `R` not paid out, and a packet's batch requires each
 //!   sale's refund as the packet read it, so one of a refund and a packet racing for the
 //!   same sale fails and is retried or refused.
 //! - A sale already in a packet paid the builder `net(A)`; the builder now owes

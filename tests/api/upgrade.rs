@@ -32,7 +32,8 @@
 //! `pg-ce447eb`: the last release that kept payment identifiers in the key-value table, with a
 //! call paid by x402 under one (by the reference JS client), and a refund. Its identifier moves
 //! to its table (migration 11) and still answers a replay of that payment; its refund moves to
-//! its table (migration 12) and still counts in the builder's revenue.
+//! its table (migration 12) and still counts in the builder's revenue; its payout's mark on the
+//! sale it paid moves to its table (migration 13) and keeps the sale out of the next payout.
 
 use std::path::Path;
 
@@ -306,7 +307,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        12
+        13
     );
 }
 
@@ -1003,7 +1004,43 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
     );
 
     the_refund_is_in_its_table(&node, &db, &expected).await;
+    the_paid_out_mark_is_in_its_table(&node, &db, &expected).await;
     drop(node);
+}
+
+/// pg-ce447eb's packet paid the builder's one collected sale (the credit sale, less its
+/// refund): migration 13 moved its mark to its table, the packet's id as a column. The payout
+/// view, summed by the database with the marks looked up, has nothing collected left unpaid
+/// and the two x402 sales (recorded only) uncollected.
+async fn the_paid_out_mark_is_in_its_table(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    expected: &Value,
+) {
+    let rows = db
+        .query("SELECT receipt_id, packet_id FROM toolhost_paid_out", &[])
+        .await
+        .unwrap();
+    let rows: Vec<(String, String)> = rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+    let sold = expected["soldReceiptId"].as_str().unwrap().to_owned();
+    let packet = expected["packetId"].as_str().unwrap().to_owned();
+    assert_eq!(rows, [(sold, packet)]);
+    let left = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+             AND substring(key FROM 1 FOR 5) = 'paid/'::BYTEA",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(left.get::<_, i64>(0), 0);
+    let key = expected["builderKey"].as_str().unwrap();
+    let view = as_builder(node, key, "/ai/builders/payouts").await;
+    assert_eq!(
+        (&view["unpaidReceipts"], &view["uncollectedReceipts"]),
+        (&json!(0), &json!(2)),
+        "{view}"
+    );
 }
 
 /// pg-ce447eb's builder refunded 0.004 of its credit sale (0.01) before it was paid out:

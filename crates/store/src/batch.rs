@@ -2,8 +2,8 @@
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet, a payment nonce, a payment identifier, a refund, a receipt log's pending entry or
-//! leaf), so each engine keeps it in
+//! packet, a sale's paid-out mark, a payment nonce, a payment identifier, a refund, a receipt
+//! log's pending entry or leaf), so each engine keeps it in
 //! a shape of its own: a key-value engine
 //! lowers it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row
 //! of the record's table. Conditions of both kinds are numbered together, in the order they
@@ -11,6 +11,7 @@
 
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
+use super::paid_out::{self, PaidOutRow};
 use super::payment_ids::{self, PaymentIdRow};
 use super::receipt_log::{self, LeafRow};
 use super::receipts::ReceiptRow;
@@ -47,6 +48,12 @@ pub enum Condition {
         builder: String,
         packet_id: String,
         entry: Option<Vec<u8>>,
+    },
+    /// The sale of `receipt_id` must be marked paid out by `packet` (its id's bytes; `None`:
+    /// not paid out): a sale paid out once, and refunded as its payout stood when read.
+    PaidOut {
+        receipt_id: String,
+        packet: Option<Vec<u8>>,
     },
     /// The nonce must be stored exactly as `entry` (`None`: there is none): claiming a payment
     /// once, and moving it on (settling, spent, burned, released) only as it was read.
@@ -95,6 +102,8 @@ pub enum Write {
     },
     /// Stores a payout packet (replacing one of the same id).
     PutPacket(PacketRow),
+    /// Marks a sale paid out by a packet (replacing a mark of the same sale).
+    PutPaidOut(PaidOutRow),
     /// Stores a nonce (replacing one of the same key).
     PutNonce(NonceRow),
     /// Removes a nonce (a claim given back).
@@ -232,6 +241,21 @@ impl Batch {
         self
     }
 
+    /// Requires the sale of `receipt_id` to be marked paid out by `packet` (`None`: not paid
+    /// out).
+    pub fn require_paid_out(mut self, receipt_id: &str, packet: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::PaidOut {
+            receipt_id: receipt_id.to_owned(),
+            packet,
+        });
+        self
+    }
+
+    pub fn put_paid_out(mut self, mark: PaidOutRow) -> Self {
+        self.writes.push(Write::PutPaidOut(mark));
+        self
+    }
+
     /// Requires the nonce to be stored as `entry` (`None`: that there is none).
     pub fn require_nonce(mut self, key: &str, entry: Option<Vec<u8>>) -> Self {
         self.conditions.push(Condition::Nonce {
@@ -322,8 +346,8 @@ impl Batch {
     }
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
-    /// records keep there ([`sales::kv`], [`packets::kv`], [`nonces::kv`], [`payment_ids::kv`],
-    /// [`refunds::kv`], [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
+    /// records keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`nonces::kv`],
+    /// [`payment_ids::kv`], [`refunds::kv`], [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
@@ -356,6 +380,11 @@ impl Batch {
                     tree: Tree::Ledger,
                     key: packets::kv::packet_key(&builder, &packet_id),
                     expected: entry,
+                },
+                Condition::PaidOut { receipt_id, packet } => KeyCondition {
+                    tree: paid_out::kv::TREE,
+                    key: paid_out::kv::paid_key(&receipt_id),
+                    expected: packet,
                 },
                 Condition::Nonce { key, entry } => KeyCondition {
                     tree: Tree::Nonces,
@@ -413,6 +442,11 @@ impl Batch {
                     tree: Tree::Ledger,
                     key: packets::kv::packet_key(&packet.builder, &packet.packet_id),
                     value: Some(packet.entry),
+                }),
+                Write::PutPaidOut(mark) => writes.push(KeyWrite {
+                    tree: paid_out::kv::TREE,
+                    key: paid_out::kv::paid_key(&mark.receipt_id),
+                    value: Some(mark.packet_id.into_bytes()),
                 }),
                 Write::PutNonce(nonce) => {
                     let (index, put) = nonces::kv::put(nonce);

@@ -24,12 +24,12 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `nonces`, `payment_ids`,
-//!   `refunds`, `receipt_log`: endpoint logs, builder events, hosted-service quotes, the sale
-//!   ledger, receipts, payout packets, payment nonces, payment identifiers, refunds and the
-//!   receipt log's entries and leaves, the domains the store keeps in a shape of their own
-//!   (tables on PostgreSQL; trees on sled). Sales, receipts, packets, nonces, payment
-//!   identifiers, refunds and the log's records are written by typed members of batches.
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`, `nonces`,
+//!   `payment_ids`, `refunds`, `receipt_log`: endpoint logs, builder events, hosted-service
+//!   quotes, the sale ledger, receipts, payout packets and the sales they paid, payment
+//!   nonces, payment identifiers, refunds and the receipt log's entries and leaves, the
+//!   domains the store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
+//!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
 //! and the stores of tests that run on both engines are the test kit's (`toolhost-testkit`),
@@ -43,6 +43,7 @@ pub mod logs;
 pub mod nonces;
 pub mod packets;
 pub mod paging;
+pub mod paid_out;
 pub mod payment_ids;
 mod postgres;
 pub mod quotes;
@@ -66,6 +67,7 @@ pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
+pub use paid_out::{PaidOutMarks, PaidOutRow};
 pub use payment_ids::{PaymentIdRow, PaymentIds};
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
@@ -231,7 +233,8 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
-/// [`NonceClaims`], [`PaymentIds`], [`RefundRecords`], [`ReceiptLogRecords`]).
+/// [`PaidOutMarks`], [`NonceClaims`], [`PaymentIds`], [`RefundRecords`],
+/// [`ReceiptLogRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -241,6 +244,7 @@ pub trait Store:
     + SalesLedger
     + ReceiptRecords
     + PayoutPackets
+    + PaidOutMarks
     + NonceClaims
     + PaymentIds
     + RefundRecords

@@ -48,6 +48,7 @@ mod logs;
 mod migrations;
 mod nonces;
 mod packets;
+mod paid_out;
 mod payment_ids;
 mod quotes;
 mod receipt_log;
@@ -266,6 +267,17 @@ impl PgStore {
         let client = self.client().await?;
         let rows = query(&client, sql, &[&id]).await?;
         rows.first().map(|row| column(row, 0)).transpose()
+    }
+
+    /// The entries of the records `sql` finds by their ids (`$1`, an array; it reads id and
+    /// entry), each `None` where there is none, in the order of `ids`.
+    async fn entries_of(&self, sql: &str, ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let found: HashMap<String, Vec<u8>> =
+            (self.ids_and_entries(sql, &[&ids]).await?.into_iter()).collect();
+        Ok(ids.iter().map(|id| found.get(*id).cloned()).collect())
     }
 
     /// The ids and entries `sql` reads: a page of typed records.

@@ -78,7 +78,7 @@ pub trait SalesLedger {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>>;
     /// The sales of `seller` (everyone's when `None`) sold at or after `since_ms` (Unix
-    /// milliseconds), only those not yet paid out (no `paid/{receiptId}` in the ledger) when
+    /// milliseconds), only those not yet paid out (no [paid-out mark](crate::PaidOutMarks)) when
     /// `unpaid_only`, summed by the engine, the fee at `fee_bps` of each seller's sale; `None`
     /// from an engine that leaves summing to its caller.
     async fn sale_sums(

@@ -27,11 +27,11 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, nonces, packets, payment_ids, quotes, receipt_log, receipts, refunds,
-    sales, Batch, BuilderEvents, Change, Durable, EndpointLogs, Entry, EventPage, EventQuery,
-    EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow, NonceClaims, PaymentIds,
-    PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum,
-    SalesLedger, Store, StoreError, StoreResult, Tree,
+    events, keys, logs, nonces, packets, paid_out, payment_ids, quotes, receipt_log, receipts,
+    refunds, sales, Batch, BuilderEvents, Change, Durable, EndpointLogs, Entry, EventPage,
+    EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow, NonceClaims,
+    PaidOutMarks, PaymentIds, PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords,
+    RefundRecords, SaleSum, SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -723,6 +723,13 @@ impl PayoutPackets for SledStore {
 impl PaymentIds for SledStore {
     async fn payment_id(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
         payment_ids::kv::get(self, key).await
+    }
+}
+
+#[async_trait]
+impl PaidOutMarks for SledStore {
+    async fn paid_out(&self, receipt_ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        paid_out::kv::get_many(self, receipt_ids).await
     }
 }
 

@@ -13,7 +13,8 @@ use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
     Batch, Change, EventQuery, EventRow, LeafRow, LogRow, NonceRow, NonceState, PacketRow,
-    PaymentIdRow, QuoteRow, ReceiptRow, RefundRow, SaleRow, Store, StoreError, StoreResult, Tree,
+    PaidOutRow, PaymentIdRow, QuoteRow, ReceiptRow, RefundRow, SaleRow, Store, StoreError,
+    StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1543,6 +1544,64 @@ pub async fn payment_ids_are_reserved_once_and_taken_over_as_read(s: Shared) {
     assert_eq!(s.payment_id(other).await.unwrap(), Some(b"theirs".to_vec()));
 }
 
+/// Of two packets racing to pay one sale, one marks it; marks are read many at once, in the
+/// order asked; a refund that read a sale unpaid loses once a packet paid it, and one that read
+/// the mark wins.
+pub async fn paid_out_marks_are_claimed_once_and_read_together(s: Shared) {
+    const PACKETS: usize = 16;
+    let tasks: Vec<_> = (0..PACKETS)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let mark = |receipt_id: &str| PaidOutRow {
+                    receipt_id: receipt_id.to_owned(),
+                    packet_id: format!("pay_{i:02}"),
+                };
+                // Each packet pays its own sale and the one they all want.
+                let batch = Batch::new()
+                    .require_paid_out("rcpt_shared", None)
+                    .require_paid_out(&format!("rcpt_own_{i:02}"), None)
+                    .put_paid_out(mark("rcpt_shared"))
+                    .put_paid_out(mark(&format!("rcpt_own_{i:02}")));
+                (i, s.apply(batch).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let own: Vec<String> = (0..PACKETS).map(|i| format!("rcpt_own_{i:02}")).collect();
+    let mut asked: Vec<&str> = own.iter().map(String::as_str).collect();
+    asked.extend(["rcpt_shared", "rcpt_none", "rcpt_shared"]);
+    let by = Some(format!("pay_{winner:02}").into_bytes());
+    let mut want: Vec<Option<Vec<u8>>> = (0..PACKETS)
+        .map(|i| (i == winner).then(|| by.clone().unwrap()))
+        .collect();
+    want.extend([by.clone(), None, by.clone()]);
+    assert_eq!(s.paid_out(&asked).await.unwrap(), want);
+    assert_eq!(
+        s.paid_out(&[]).await.unwrap(),
+        Vec::<Option<Vec<u8>>>::new()
+    );
+
+    // A refund conditioned on the payout as it read it.
+    let refund = |read: Option<Vec<u8>>| {
+        Batch::new()
+            .require_paid_out("rcpt_shared", read)
+            .require_refund("rcpt_shared", None)
+            .put_refund(refund_row("rcpt_shared", 3, "after payout"))
+    };
+    let stale = s.apply(refund(None)).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    assert_eq!(s.refunds(&["rcpt_shared"]).await.unwrap(), [None]);
+    s.apply(refund(by.clone())).await.unwrap();
+    assert_eq!(
+        s.refunds(&["rcpt_shared"]).await.unwrap(),
+        [Some(b"after payout".to_vec())]
+    );
+}
+
 fn refund_row(receipt_id: &str, amount: i64, entry: &str) -> RefundRow {
     RefundRow {
         receipt_id: receipt_id.to_owned(),
@@ -1603,18 +1662,21 @@ pub async fn refunds_are_recorded_once_and_read_together(s: Shared) {
     let pay_out = |refund: Option<&str>| {
         Batch::new()
             .require_refund("rcpt_3", refund.map(|r| r.as_bytes().to_vec()))
-            .put(Tree::Ledger, b"paid/rcpt_3".to_vec(), b"pay_1".to_vec())
+            .put_paid_out(PaidOutRow {
+                receipt_id: "rcpt_3".into(),
+                packet_id: "pay_1".into(),
+            })
     };
     let stale = s.apply(pay_out(None)).await;
     assert!(
         matches!(stale, Err(StoreError::ConditionFailed(0))),
         "{stale:?}"
     );
-    assert_eq!(get(&s, Tree::Ledger, b"paid/rcpt_3").await, None);
+    assert_eq!(s.paid_out(&["rcpt_3"]).await.unwrap(), [None]);
     s.apply(pay_out(Some("refund of 3"))).await.unwrap();
     assert_eq!(
-        get(&s, Tree::Ledger, b"paid/rcpt_3").await,
-        Some(b"pay_1".to_vec())
+        s.paid_out(&["rcpt_3"]).await.unwrap(),
+        [Some(b"pay_1".to_vec())]
     );
 }
 

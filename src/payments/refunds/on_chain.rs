@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::{ledger_batch, signed, tell_seller, Parts, Read, RefundError};
 use crate::payments::nonces::now_ms;
 use crate::receipts::Receipt;
-use crate::revenue::payouts::paid_key;
+use crate::revenue::payouts::paid_out_by;
 use crate::revenue::refunds::{refund_of, Refund};
 use crate::revenue::Sale;
 use crate::store::{get_json, Batch, Store, StoreError, Tree};
@@ -138,7 +138,7 @@ pub(super) async fn refund(
         .require_sale(&receipt_id, Some(read.sale_bytes))
         .require_refund(&receipt_id, None)
         .require_absent(Tree::Ledger, key.clone())
-        .require_equals(Tree::Ledger, paid_key(&receipt_id), read.paid_out)
+        .require_paid_out(&receipt_id, read.paid_out)
         .put(Tree::Ledger, key, bytes.clone());
     store.apply(batch).await?;
     let parts = parts.clone();
@@ -258,7 +258,7 @@ pub(crate) async fn record(
             .ok_or_else(|| StoreError::Corrupt(format!("the sale of {receipt_id} is gone")))?;
         let sale: Sale =
             serde_json::from_slice(&sale_bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let paid_out = store.get(Tree::Ledger, &paid_key(&receipt_id)).await?;
+        let paid_out = paid_out_by(store, &receipt_id).await?;
         let refund = signed(
             Refund {
                 transaction: claim.transaction.clone(),

@@ -323,6 +323,24 @@ const MIGRATIONS: &[(i32, &str)] = &[
          DELETE FROM toolhost_kv
          WHERE tree = 'ledger' AND key >= 'refund/'::BYTEA AND key < 'refund0'::BYTEA;",
     ),
+    (
+        13,
+        // Paid-out marks leave the key-value table for their own
+        // ([`paid_out`](super::paid_out)): every mark the `ledger` tree kept under
+        // `paid/{receiptId}` (its value the packet's id) moves; a payout view's sum then looks
+        // a sale up in it.
+        "CREATE TABLE toolhost_paid_out (
+             receipt_id TEXT COLLATE \"C\" PRIMARY KEY,
+             packet_id TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_paid_out (receipt_id, packet_id, entry)
+         SELECT convert_from(substring(key FROM 6), 'UTF8'), convert_from(value, 'UTF8'), value
+         FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'paid/'::BYTEA AND key < 'paid0'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'paid/'::BYTEA AND key < 'paid0'::BYTEA;",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

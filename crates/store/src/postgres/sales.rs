@@ -77,11 +77,10 @@ macro_rules! sums_sql {
 const SQL_REPORT_PLANS: &str =
     "SET LOCAL enable_seqscan = on; SET LOCAL enable_sort = off; SET LOCAL work_mem = '64MB'";
 
-/// Whether a sale is not yet paid out: no `paid/{receiptId}` marker in the ledger.
+/// Whether a sale is not yet paid out: no paid-out mark of its receipt id.
 macro_rules! unpaid {
     () => {
-        " AND NOT EXISTS (SELECT 1 FROM toolhost_kv m WHERE m.tree = 'ledger' \
-           AND m.key = convert_to('paid/' || s.receipt_id, 'UTF8'))"
+        " AND NOT EXISTS (SELECT 1 FROM toolhost_paid_out m WHERE m.receipt_id = s.receipt_id)"
     };
 }
 

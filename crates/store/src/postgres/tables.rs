@@ -1,5 +1,5 @@
-//! The tables of typed records (sales, receipts, payout packets, nonces, payment identifiers,
-//! refunds, the receipt log's pending entries and leaves) as a transaction holds and writes them: each declared once
+//! The tables of typed records (sales, receipts, payout packets, paid-out marks, nonces,
+//! payment identifiers, refunds, the receipt log's pending entries and leaves) as a transaction holds and writes them: each declared once
 //! ([`Shape`]: its key, its columns, its entry), and the four statements every such table
 //! needs made from that declaration, so a record kind is added by declaring its table and the
 //! columns of its row, not by writing its SQL again.
@@ -12,7 +12,9 @@ use std::sync::LazyLock;
 
 use tokio_postgres::types::ToSql;
 
-use crate::{LeafRow, NonceRow, PacketRow, PaymentIdRow, ReceiptRow, RefundRow, SaleRow};
+use crate::{
+    LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow, ReceiptRow, RefundRow, SaleRow,
+};
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,6 +35,8 @@ pub(super) enum Table {
     PaymentIds,
     /// `toolhost_refunds`, migration 12.
     Refunds,
+    /// `toolhost_paid_out`, migration 13.
+    PaidOut,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -127,6 +131,14 @@ const REFUNDS: Shape = Shape {
     columns: &[("seller", Kind::Text), ("amount", Kind::BigInt)],
 };
 
+/// The entry is the packet id's bytes, as the key-value shape keeps it; the column is the same
+/// id as text, which SQL joins by.
+const PAID_OUT: Shape = Shape {
+    name: "toolhost_paid_out",
+    key: ("receipt_id", Kind::Text),
+    columns: &[("packet_id", Kind::Text)],
+};
+
 /// The statements of one table, each taking keys (or rows, column by column) as arrays.
 pub(super) struct Statements {
     /// Reads the present rows of the keys `FOR UPDATE`, in key order: key, entry.
@@ -178,7 +190,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 8] = [
+    pub(super) const ALL: [Table; 9] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -187,6 +199,7 @@ impl Table {
         Table::LogLeaves,
         Table::PaymentIds,
         Table::Refunds,
+        Table::PaidOut,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -199,6 +212,7 @@ impl Table {
             Table::LogLeaves => &LOG_LEAVES,
             Table::PaymentIds => &PAYMENT_IDS,
             Table::Refunds => &REFUNDS,
+            Table::PaidOut => &PAID_OUT,
         }
     }
 
@@ -216,6 +230,7 @@ impl Table {
         static LOG_LEAVES_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_LEAVES.statements());
         static PAYMENT_IDS_SQL: LazyLock<Statements> = LazyLock::new(|| PAYMENT_IDS.statements());
         static REFUNDS_SQL: LazyLock<Statements> = LazyLock::new(|| REFUNDS.statements());
+        static PAID_OUT_SQL: LazyLock<Statements> = LazyLock::new(|| PAID_OUT.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -225,6 +240,7 @@ impl Table {
             Table::LogLeaves => &LOG_LEAVES_SQL,
             Table::PaymentIds => &PAYMENT_IDS_SQL,
             Table::Refunds => &REFUNDS_SQL,
+            Table::PaidOut => &PAID_OUT_SQL,
         }
     }
 
@@ -294,6 +310,7 @@ pub(super) enum Row<'b> {
     LogLeaf(&'b LeafRow),
     PaymentId(&'b PaymentIdRow),
     Refund(&'b RefundRow),
+    PaidOut(&'b PaidOutRow),
 }
 
 /// One value of a column.
@@ -338,6 +355,7 @@ impl<'b> Row<'b> {
                 Value::Text(refund.seller.as_deref()),
                 Value::BigInt(refund.amount),
             ],
+            Row::PaidOut(mark) => vec![Value::Text(Some(&mark.packet_id))],
         }
     }
 
@@ -351,6 +369,7 @@ impl<'b> Row<'b> {
             Row::LogLeaf(leaf) => &leaf.entry,
             Row::PaymentId(payment_id) => &payment_id.entry,
             Row::Refund(refund) => &refund.entry,
+            Row::PaidOut(mark) => mark.packet_id.as_bytes(),
         }
     }
 }
@@ -502,7 +521,12 @@ mod tests {
             amount: 0,
             entry: Vec::new(),
         };
+        let mark = PaidOutRow {
+            receipt_id: "r".into(),
+            packet_id: "p".into(),
+        };
         let rows = [
+            (Table::PaidOut, Row::PaidOut(&mark)),
             (Table::PaymentIds, Row::PaymentId(&payment_id)),
             (Table::Refunds, Row::Refund(&refund)),
             (Table::Sales, Row::Sale(&sale)),

@@ -18,8 +18,8 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales, receipts, payout packets, nonces, payment identifiers, refunds, the
-//! receipt log's pending entries and leaves) are held and written the same way in their records' tables (`tables`), keyed
+//! Typed members (sales, receipts, payout packets, paid-out marks, nonces, payment
+//! identifiers, refunds, the receipt log's pending entries and leaves) are held and written the same way in their records' tables (`tables`), keyed
 //! by id: a key is a [`Place`] and the bytes naming a row there (a leaf's: its index,
 //! big-endian).
 //!
@@ -107,6 +107,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             packet_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::PaidOut { receipt_id, packet } => (
+            Place::Table(Table::PaidOut),
+            receipt_id.as_bytes(),
+            packet.as_deref(),
+        ),
         Condition::Nonce { key, entry } => (
             Place::Table(Table::Nonces),
             key.as_bytes(),
@@ -157,6 +162,9 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
         Write::DeleteReceipt { receipt_id } => typed(Table::Receipts, receipt_id, None),
         Write::PutPacket(packet) => {
             typed(Table::Packets, &packet.packet_id, Some(Row::Packet(packet)))
+        }
+        Write::PutPaidOut(mark) => {
+            typed(Table::PaidOut, &mark.receipt_id, Some(Row::PaidOut(mark)))
         }
         Write::PutNonce(nonce) => typed(Table::Nonces, &nonce.key, Some(Row::Nonce(nonce))),
         Write::DeleteNonce { key } => typed(Table::Nonces, key, None),
