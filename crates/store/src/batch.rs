@@ -347,8 +347,8 @@ impl Batch {
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
     /// records keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`nonces::kv`],
-    /// [`payment_ids::kv`], [`refunds::kv`], [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
-    /// numbered as added.
+    /// [`payment_ids::kv`], [`refunds::kv`], [`receipt_log::kv`]; a receipt under its id
+    /// in the `receipts` tree), conditions still numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {

@@ -1,8 +1,9 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, nonces,
-//! payment identifiers, refunds, the receipt log's pending entries and leaves) as a transaction holds and writes them: each declared once
-//! ([`Shape`]: its key, its columns, its entry), and the four statements every such table
-//! needs made from that declaration, so a record kind is added by declaring its table and the
-//! columns of its row, not by writing its SQL again.
+//! payment identifiers, refunds, the receipt log's pending entries and leaves) as a
+//! transaction holds and writes them: each declared once ([`Shape`]: its key, its columns, its
+//! entry), and the four statements every such table needs made from that declaration, so a
+//! record kind is added by declaring its table and the columns of its row, not by writing its
+//! SQL again.
 //!
 //! Rows go to the database column by column (`unnest` of one array per column), so a
 //! transaction claims or puts any number of a table's rows in one statement.

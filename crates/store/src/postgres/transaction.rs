@@ -19,9 +19,9 @@
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
 //! Typed members (sales, receipts, payout packets, paid-out marks, nonces, payment
-//! identifiers, refunds, the receipt log's pending entries and leaves) are held and written the same way in their records' tables (`tables`), keyed
-//! by id: a key is a [`Place`] and the bytes naming a row there (a leaf's: its index,
-//! big-endian).
+//! identifiers, refunds, the receipt log's pending entries and leaves) are held and written
+//! the same way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and the
+//! bytes naming a row there (a leaf's: its index, big-endian).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
