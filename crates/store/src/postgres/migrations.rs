@@ -426,10 +426,16 @@ async fn apply_migration(
     Ok(())
 }
 
-/// Concurrent DDL by another node: duplicate table/object/key or a serialization failure.
+/// Concurrent DDL by another node: duplicate table/object/column/key or a serialization
+/// failure.
 fn is_ddl_race(e: &tokio_postgres::Error) -> bool {
-    e.code()
-        .is_some_and(|c| matches!(c.code(), "23505" | "42P07" | "42710" | "40001" | "40P01"))
+    e.code().is_some_and(|c| {
+        // 42701: a column another node's same migration added first (migration 10).
+        matches!(
+            c.code(),
+            "23505" | "42P07" | "42710" | "42701" | "40001" | "40P01"
+        )
+    })
 }
 
 async fn retry_ddl<F, Fut>(mut run: F) -> StoreResult<()>
