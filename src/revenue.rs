@@ -8,9 +8,9 @@
 //! Sales are the store's typed records ([`crate::store::sales`]: found by receipt id, by seller
 //! and by time, as receipt ids are UUIDv7; a row of their own on PostgreSQL), as are payout
 //! packets, the marks of the sales they paid (a receipt is paid out at most once: packets claim
-//! their receipts' marks) and refunds. Keys in the ledger tree: `settings/{builderId}`,
-//! `pending/{receiptId}` → a settlement broadcast on-chain but not yet seen mined (written with
-//! the sale, removed by the reconciler in `payments::recovery`).
+//! their receipts' marks), refunds and pending settlements ([`crate::store::pending_settlements`]:
+//! a settlement broadcast on-chain but not yet seen mined, written with the sale, removed by the
+//! reconciler in `payments::recovery`). Keys in the ledger tree: `settings/{builderId}`.
 //!
 //! # Collected and uncollected money
 //! Only collected money is paid out. Each sale records where its money stood when it was
@@ -19,7 +19,7 @@
 //! credit's value), `recorded` (an x402 payment recorded in our ledger only, on a deployment
 //! that cannot settle: nothing was transferred, nor ever will be by us) or `pending` (broadcast
 //! on-chain, not yet seen mined). A pending sale becomes collected when the reconciler removes
-//! its `pending/` entry (it deletes the sale instead when the transfer failed), so
+//! its pending settlement (it deletes the sale instead when the transfer failed), so
 //! [`standing`] reads a sale's current state from the sale and that entry. Sales written before
 //! the field existed are classified from their receipt. Reports show collected and uncollected
 //! totals apart; payout packets take collected sales only.
@@ -49,7 +49,7 @@ use time::OffsetDateTime;
 
 use crate::money::Usd;
 use crate::receipts::{canonical_json, PaymentMethod, ReceiptSigner};
-use crate::store::{Batch, SaleRow, Store, StoreError, Tree, GET_MANY_KEYS};
+use crate::store::{Batch, SaleRow, Store, StoreError, GET_MANY_KEYS};
 
 /// The service key's signature of a ledger record (payout packets, refunds), as of receipts.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -141,14 +141,8 @@ impl Collection {
     }
 }
 
-pub const PENDING_PREFIX: &[u8] = b"pending/";
 /// Sales read per page.
 const PAGE: usize = 512;
-
-/// The index entry of a sale whose on-chain transfer is not yet seen mined.
-pub fn pending_key(receipt_id: &str) -> Vec<u8> {
-    [PENDING_PREFIX, receipt_id.as_bytes()].concat()
-}
 
 /// The sale as the store keeps it: its JSON, and the columns it is found and summed by.
 fn row(sale: &Sale) -> Result<SaleRow, StoreError> {
@@ -183,24 +177,24 @@ pub fn remove(batch: Batch, bytes: &[u8]) -> Result<Batch, StoreError> {
         .delete_sale(&sale.receipt_id, sale.seller.as_deref()))
 }
 
-/// Where `sale`'s money stands now: a sale written `pending` is collected once its `pending/`
-/// entry is gone (the reconciler saw the transfer mined; a failed transfer deletes the sale
+/// Where `sale`'s money stands now: a sale written `pending` is collected once its pending
+/// settlement is gone (the reconciler saw the transfer mined; a failed transfer deletes the sale
 /// too). A sale from before [`Sale::collection`] existed is classified by the same entry and its
 /// receipt's settlement status.
 pub async fn standing(store: &dyn Store, sale: &Sale) -> Result<Collection, StoreError> {
     Ok(standings(store, std::slice::from_ref(sale)).await?[0])
 }
 
-/// [`standing`] of each of `sales` (at most [`GET_MANY_KEYS`] of them), their `pending/`
-/// entries read together.
+/// [`standing`] of each of `sales` (at most [`GET_MANY_KEYS`] of them), their pending
+/// settlements read together.
 pub async fn standings(store: &dyn Store, sales: &[Sale]) -> Result<Vec<Collection>, StoreError> {
     let maybe_pending = |sale: &Sale| match sale.collection {
         Some(collection) => collection == Collection::Pending,
         None => sale.method == PaymentMethod::X402,
     };
     let asked: Vec<&Sale> = sales.iter().filter(|sale| maybe_pending(sale)).collect();
-    let keys: Vec<Vec<u8>> = asked.iter().map(|s| pending_key(&s.receipt_id)).collect();
-    let mut pending = store.get_many(Tree::Ledger, &keys).await?.into_iter();
+    let ids: Vec<&str> = asked.iter().map(|s| s.receipt_id.as_str()).collect();
+    let mut pending = store.pending_settlements_of(&ids).await?.into_iter();
     let mut out = Vec::with_capacity(sales.len());
     for sale in sales {
         let pending = maybe_pending(sale) && pending.next().flatten().is_some();
@@ -347,7 +341,7 @@ pub fn split(amount: Usd, fee_bps: u64) -> (Usd, Usd) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SledStore;
+    use crate::store::{SledStore, Tree};
 
     /// The receipt of a 10-unit x402 call settled as `status`, as the ledger stores it.
     fn receipt_entry(id: &str, status: &str) -> Vec<u8> {
@@ -362,6 +356,12 @@ mod tests {
         })
         .to_string()
         .into_bytes()
+    }
+
+    /// Marks the settlement of receipt `id`'s sale pending, as a settlement not yet mined does.
+    async fn set_pending(store: &dyn Store, id: &str) {
+        let pending = Batch::new().put_pending_settlement(id, b"{}".to_vec());
+        store.apply(pending).await.unwrap();
     }
 
     /// Stores a refund of `units` of receipt `id`'s sale (of builder `b`), as a refund does.
@@ -502,16 +502,11 @@ mod tests {
             );
         }
         // Pending while its entry exists, collected once the reconciler removed it.
-        store
-            .put(Tree::Ledger, &pending_key("r2"), b"{}")
-            .await
-            .unwrap();
+        set_pending(s, "r2").await;
         let pending = sale("r2", PaymentMethod::X402, Some(Collection::Pending));
         assert_eq!(standing_of(pending.clone()).await, Collection::Pending);
-        store
-            .delete(Tree::Ledger, &pending_key("r2"))
-            .await
-            .unwrap();
+        let concluded = Batch::new().delete_pending_settlement("r2");
+        store.apply(concluded).await.unwrap();
         assert_eq!(standing_of(pending).await, Collection::Collected);
         // Legacy sales: credit is collected; x402 by the pending entry, then the receipt.
         assert_eq!(
@@ -532,10 +527,7 @@ mod tests {
                 "{id}"
             );
         }
-        store
-            .put(Tree::Ledger, &pending_key("r4"), b"{}")
-            .await
-            .unwrap();
+        set_pending(s, "r4").await;
         assert_eq!(
             standing_of(sale("r4", PaymentMethod::X402, None)).await,
             Collection::Pending
@@ -545,10 +537,7 @@ mod tests {
         for (id, units) in [("r2", 3), ("r5", 7)] {
             store_refund(s, id, units).await;
         }
-        store
-            .put(Tree::Ledger, &pending_key("r6"), b"{}")
-            .await
-            .unwrap();
+        set_pending(s, "r6").await;
         let sales = vec![
             sale("r1", PaymentMethod::X402, Some(Collection::Recorded)),
             sale("r2", PaymentMethod::X402, Some(Collection::Pending)),
@@ -597,7 +586,7 @@ mod tests {
 
         use super::super::report::{report, Group};
         use super::super::*;
-        use super::{receipt_entry, store_refund};
+        use super::{receipt_entry, set_pending, store_refund};
         use crate::store::ReceiptRow;
 
         const FEE_BPS: u64 = 1000;
@@ -658,10 +647,7 @@ mod tests {
             }
 
             async fn pending(&self, id: &str) {
-                self.0
-                    .put(Tree::Ledger, &pending_key(id), b"{}")
-                    .await
-                    .unwrap();
+                set_pending(self.0, id).await;
             }
 
             async fn receipt(&self, id: &str, status: &str) {

@@ -19,8 +19,9 @@
 //! before the payment leaves our hands the settlement turns it `settling` with the receipt id
 //! and the transaction hash, so that if this process dies, [`recovery`](super::recovery) can
 //! release the claim or record the sale. A settlement broadcast but not mined in time commits
-//! a `pending` receipt and an index entry (`Tree::Ledger` `pending/{receiptId}`) that the
-//! reconciler follows until the transfer is mined or dropped.
+//! a `pending` receipt and a pending settlement under the receipt id
+//! ([`crate::store::pending_settlements`]) that the reconciler follows until the transfer is
+//! mined or dropped.
 
 use std::sync::Arc;
 

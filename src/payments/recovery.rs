@@ -19,7 +19,7 @@
 //!   cannot be asked whether it moved the money, and keeping a claim only blocks reuse of an
 //!   authorization that the chain would refuse if it was used. A burned nonce
 //!   (`failed/{receiptId}`, settlement failed after the handler ran) is no claim: left alone.
-//! - [`Recovery::reconcile_pending`]: every `pending/{receiptId}` ledger entry is checked
+//! - [`Recovery::reconcile_pending`]: every pending settlement (by receipt id) is checked
 //!   against the chain: mined with the expected `Transfer` → the receipt becomes `settled`
 //!   (`onChain:true`, re-signed); reverted, mined without the transfer, or unknown to the node
 //!   for longer than the bound, with `authorizationState` still false → the receipt becomes
@@ -65,8 +65,8 @@ use crate::money::Usd;
 use crate::receipts::{
     store_receipt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner, RECEIPT_SCHEMA,
 };
-use crate::revenue::{self, pending_key, Sale, PENDING_PREFIX};
-use crate::store::{Batch, NonceState, Store, StoreError, Tree};
+use crate::revenue::{self, Sale};
+use crate::store::{Batch, NonceState, Store, StoreError};
 use crate::urls::Urls;
 use crate::x402::config::FacilitatorConfig;
 use crate::x402::facilitator::{
@@ -167,7 +167,8 @@ pub struct PendingReport {
     pub errors: usize,
 }
 
-/// The ledger entry of a settlement broadcast but not seen mined (`pending/{receiptId}`).
+/// A settlement broadcast but not seen mined, as stored under its receipt id
+/// ([`crate::store::pending_settlements`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingSettlement {
@@ -189,7 +190,7 @@ impl PendingSettlement {
     /// Adds the entry to a settling batch.
     pub fn index(&self, batch: Batch) -> Result<Batch, StoreError> {
         let bytes = serde_json::to_vec(self).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        Ok(batch.put(Tree::Ledger, pending_key(&self.receipt_id), bytes))
+        Ok(batch.put_pending_settlement(&self.receipt_id, bytes))
     }
 }
 
@@ -501,18 +502,17 @@ impl Recovery {
         let Some(chain) = self.facilitator.chain() else {
             return Ok(report);
         };
-        let mut after: Option<Vec<u8>> = None;
+        let mut after: Option<String> = None;
         loop {
-            let page = self
-                .store
-                .scan_prefix(Tree::Ledger, PENDING_PREFIX, after.as_deref(), PAGE)
+            let page = (self.store)
+                .pending_settlements(after.as_deref(), PAGE)
                 .await?;
             let Some((last, _)) = page.last() else { break };
             after = Some(last.clone());
-            for (key, bytes) in page {
+            for (receipt_id, bytes) in page {
                 let pending: PendingSettlement =
                     serde_json::from_slice(&bytes).map_err(|e| RecoveryError::Corrupt {
-                        key: String::from_utf8_lossy(&key).into_owned(),
+                        key: format!("pending settlement {receipt_id}"),
                         detail: e.to_string(),
                     })?;
                 let outcome = match outcome(chain, &pending, unseen_before_ms).await {
@@ -565,8 +565,8 @@ impl Recovery {
                 detail: e.to_string(),
             })?;
         let mut batch = Batch::new()
-            .require_equals(Tree::Ledger, pending_key(id), Some(index_bytes.to_vec()))
-            .delete(Tree::Ledger, pending_key(id));
+            .require_pending_settlement(id, Some(index_bytes.to_vec()))
+            .delete_pending_settlement(id);
         match outcome {
             Outcome::Settled(transaction) => {
                 receipt.settlement.status = "settled".into();
@@ -717,7 +717,7 @@ mod tests {
     use super::*;
     use crate::payments::nonces::{SaleDraft, SettlingNote};
     use crate::receipts::verify_receipt;
-    use crate::store::{NonceClaims, SledStore};
+    use crate::store::{NonceClaims, PendingSettlements, SledStore};
     use crate::x402::facilitator::{SettleJournal, Settlement};
     use crate::x402::header::PaymentPayload;
     use crate::x402::requirements::Offer;
@@ -1261,10 +1261,7 @@ mod tests {
         let mut expected = vec![settled_id, elsewhere_id];
         expected.sort();
         assert_eq!(payable, expected);
-        let left = s
-            .scan_prefix(Tree::Ledger, PENDING_PREFIX, None, 100)
-            .await
-            .unwrap();
+        let left = s.pending_settlements(None, 100).await.unwrap();
         assert_eq!(left.len(), 2);
     }
 }

@@ -405,8 +405,9 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, QuoteRow, ReceiptLogRecords,
-        ReceiptRecords, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
+        LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
+        ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum, SalesLedger, SledStore,
+        StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -550,6 +551,23 @@ mod tests {
     impl PaidOutMarks for SlowBatches {
         async fn paid_out(&self, receipt_ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
             self.0.paid_out(receipt_ids).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl PendingSettlements for SlowBatches {
+        async fn pending_settlements(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.pending_settlements(after, limit).await
+        }
+        async fn pending_settlements_of(
+            &self,
+            receipt_ids: &[&str],
+        ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+            self.0.pending_settlements_of(receipt_ids).await
         }
     }
 

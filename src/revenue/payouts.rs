@@ -14,7 +14,7 @@
 //! what a builder owes for refunds of sales already paid out is deducted from its next packet
 //! (`recovered`), which deletes those debts in its batch.
 //!
-//! A sale whose on-chain transfer is still pending (`pending/{receiptId}` in the ledger) is not
+//! A sale whose on-chain transfer is still pending (a pending settlement under its id) is not
 //! paid out until the reconciler sees it mined; the packet's batch also requires each sale to
 //! be still stored as read and still not pending, so a sale the reconciler removes (transfer
 //! reverted or dropped) meanwhile can never end up in a signed packet.
@@ -28,7 +28,7 @@ use time::OffsetDateTime;
 use super::refunds::{self, bump_balance, debt_key};
 use super::report::Group;
 use super::Signature;
-use super::{pending_key, sale_entries_of, split, standings, Collection, Sale};
+use super::{sale_entries_of, split, standings, Collection, Sale};
 use crate::config::PaymentConfig;
 use crate::error::ErrorCode;
 use crate::money::Usd;
@@ -500,7 +500,7 @@ pub async fn create_packet(
         batch = batch
             .require_sale(id, Some(bytes.clone()))
             .require_refund(id, refund.clone())
-            .require_absent(Tree::Ledger, pending_key(id))
+            .require_pending_settlement(id, None)
             .require_paid_out(id, None)
             .put_paid_out(PaidOutRow {
                 receipt_id: id.clone(),

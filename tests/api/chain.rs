@@ -975,17 +975,15 @@ async fn a_pending_receipt_turns_settled_in_the_background_once_mined() {
         .unwrap()
         .to_string();
     assert_eq!(body["receipt"]["settlement"]["status"], "pending");
-    let pending_key = toolhost::revenue::pending_key(&receipt_id);
-    let ledger = |key: Vec<u8>| {
+    let pending = || {
         let store = server.app.store.clone();
+        let receipt_id = receipt_id.clone();
         async move {
-            store
-                .get(toolhost::store::Tree::Ledger, &key)
-                .await
-                .unwrap()
+            let entries = store.pending_settlements_of(&[&receipt_id]).await;
+            entries.unwrap().remove(0)
         }
     };
-    assert!(ledger(pending_key.clone()).await.is_some());
+    assert!(pending().await.is_some());
     // Still in the pool: the background check leaves it pending.
     tokio::time::sleep(Duration::from_millis(600)).await;
     let (_, stored) = server.get(&format!("/ai/receipts/{receipt_id}")).await;
@@ -1012,7 +1010,7 @@ async fn a_pending_receipt_turns_settled_in_the_background_once_mined() {
         &parsed,
         manifest["receipts"]["publicKey"].as_str().unwrap()
     ));
-    assert!(ledger(pending_key).await.is_none());
+    assert!(pending().await.is_none());
     let sale = server.app.store.sale(&receipt_id).await.unwrap();
     assert!(sale.is_some());
     assert_eq!(chain.balance(pay_to).await, PRICE);

@@ -34,6 +34,8 @@
 //! to its table (migration 11) and still answers a replay of that payment; its refund moves to
 //! its table (migration 12) and still counts in the builder's revenue; its payout's mark on the
 //! sale it paid moves to its table (migration 13) and keeps the sale out of the next payout.
+//! Written into it as a release with a chain would have, a settlement not yet mined moves to
+//! its table (migration 14) and keeps its sale pending.
 
 use std::path::Path;
 
@@ -190,6 +192,15 @@ async fn a_data_dir_of_the_slug_keyed_release_starts_and_serves_everything() {
 
 /// Loads fixture `name` (a `pg_dump`) into a new database of the shared cluster; returns its
 /// URL and what the fixture says the test should find.
+/// How many keys of the key-value table's `ledger` tree start with `prefix`: what a migration
+/// left behind.
+async fn ledger_keys(db: &tokio_postgres::Client, prefix: &str) -> i64 {
+    let sql = "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
+               AND substring(key FROM 1 FOR length($1::BYTEA)) = $1::BYTEA";
+    let row = db.query_one(sql, &[&prefix.as_bytes()]).await.unwrap();
+    row.get(0)
+}
+
 async fn load_database(name: &str) -> (String, Value) {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/upgrade");
     let expected: Value = serde_json::from_str(
@@ -200,7 +211,14 @@ async fn load_database(name: &str) -> (String, Value) {
         .await
         .unwrap()
         .expect("a PostgreSQL cluster for the upgrade test");
-    let database = format!("upgrade_{}_{}", name.replace('-', "_"), std::process::id());
+    // A fixture may be loaded by more than one test of a run: a database each.
+    static LOADED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = LOADED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let database = format!(
+        "upgrade_{}_{}_{n}",
+        name.replace('-', "_"),
+        std::process::id()
+    );
     let url = cluster.create_database(&database).unwrap();
     let dump = std::process::Command::new("gzip")
         .arg("-dc")
@@ -307,7 +325,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        13
+        14
     );
 }
 
@@ -460,22 +478,8 @@ async fn a_database_of_the_release_with_sales_in_the_key_value_table_keeps_them(
         async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
     };
     // The old release's sale and its copy under its seller.
-    assert_eq!(
-        count(
-            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
-               AND substring(key FROM 1 FOR 5) = 'sale/'::BYTEA"
-        )
-        .await,
-        1
-    );
-    assert_eq!(
-        count(
-            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
-               AND substring(key FROM 1 FOR 10) = 'by_seller/'::BYTEA"
-        )
-        .await,
-        1
-    );
+    assert_eq!(ledger_keys(&db, "sale/").await, 1);
+    assert_eq!(ledger_keys(&db, "by_seller/").await, 1);
     // The fixture's quote expired long ago: it is made to last a day longer, to be honoured.
     let tomorrow = time::OffsetDateTime::now_utc() + time::Duration::days(1);
     let tomorrow_ms = (tomorrow.unix_timestamp_nanos() / 1_000_000) as i64;
@@ -541,14 +545,7 @@ async fn a_database_of_the_release_with_sales_in_the_key_value_table_keeps_them(
 
     // The builder's payout packet moved to its table (migration 7): listed, and marked paid by
     // its id alone.
-    assert_eq!(
-        count(
-            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
-             AND substring(key FROM 1 FOR 7) = 'packet/'::BYTEA"
-        )
-        .await,
-        0
-    );
+    assert_eq!(ledger_keys(&db, "packet/").await, 0);
     let packet_id = expected["packetId"].as_str().unwrap();
     let node = Node::start(&["--store", &url]);
     let key = expected["builderKey"].as_str().unwrap();
@@ -1008,6 +1005,95 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
     drop(node);
 }
 
+/// A settlement broadcast but not yet mined, as a release with a chain wrote it (pg-ce447eb's
+/// ran without one, so it is written here into the loaded database, as that release would
+/// have: the sale `pending`, and its entry under `pending/{receiptId}` in the ledger):
+/// migration 14 moves the entry to its table, and the sale stays pending, reported as such and
+/// held out of payouts, until the reconciler concludes it.
+#[tokio::test]
+async fn a_database_of_the_release_with_pending_settlements_in_the_key_value_table_keeps_them() {
+    use toolhost::payments::recovery::PendingSettlement;
+
+    let (url, expected) = load_database("pg-ce447eb").await;
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let receipt_id = expected["paidWithId"]["receiptId"].as_str().unwrap();
+    let pending = PendingSettlement {
+        receipt_id: receipt_id.to_owned(),
+        transaction: format!("0x{}", "ab".repeat(32)),
+        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+        payer: "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23".into(),
+        pay_to: "0xB91aE389Fc638A3f5C8F93968Aa13382EA69447C".into(),
+        amount_units: 10_000,
+        nonce: format!("0x{}", "01".repeat(32)),
+        since_ms: 1_795_000_000_000,
+        permit2: false,
+    };
+    let entry = serde_json::to_vec(&pending).unwrap();
+    let made_pending = db
+        .execute(
+            "UPDATE toolhost_sales SET collection = 'pending', \
+                 entry = convert_to(jsonb_set(convert_from(entry, 'UTF8')::JSONB, \
+                     '{collection}', '\"pending\"')::TEXT, 'UTF8') \
+             WHERE receipt_id = $1",
+            &[&receipt_id],
+        )
+        .await
+        .unwrap();
+    assert_eq!(made_pending, 1);
+    let key = [b"pending/".as_slice(), receipt_id.as_bytes()].concat();
+    db.execute(
+        "INSERT INTO toolhost_kv (tree, key, value) VALUES ('ledger', $1, $2)",
+        &[&key, &entry],
+    )
+    .await
+    .unwrap();
+
+    let node = Node::start(&["--store", &url]);
+    serves_the_keeper(&node, &expected, 3).await;
+    let rows = db
+        .query(
+            "SELECT receipt_id, entry FROM toolhost_pending_settlements",
+            &[],
+        )
+        .await
+        .unwrap();
+    let rows: Vec<(String, Vec<u8>)> = rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+    assert_eq!(rows, [(receipt_id.to_owned(), entry)]);
+    assert_eq!(ledger_keys(&db, "pending/").await, 0);
+
+    // Summed by the database with the table joined: one x402 sale pending on-chain, the
+    // other recorded only; neither collected, so neither is payable.
+    let key = expected["builderKey"].as_str().unwrap();
+    let revenue = as_builder(&node, key, "/ai/builders/revenue?since=3650d").await;
+    let revenue = &revenue["revenue"];
+    let part = |part: &Value| (part["grossUnits"].clone(), part["count"].clone());
+    assert_eq!(
+        part(&revenue["uncollectedByState"]["pending"]),
+        (json!("10000"), json!(1)),
+        "{revenue}"
+    );
+    assert_eq!(
+        part(&revenue["byPaymentMethod"]["x402OnChain"]),
+        (json!("10000"), json!(1)),
+        "{revenue}"
+    );
+    assert_eq!(
+        part(&revenue["byPaymentMethod"]["x402Recorded"]),
+        (json!("10000"), json!(1)),
+        "{revenue}"
+    );
+    let view = as_builder(&node, key, "/ai/builders/payouts").await;
+    assert_eq!(
+        (&view["unpaidReceipts"], &view["uncollectedReceipts"]),
+        (&json!(0), &json!(2)),
+        "{view}"
+    );
+    drop(node);
+}
+
 /// pg-ce447eb's packet paid the builder's one collected sale (the credit sale, less its
 /// refund): migration 13 moved its mark to its table, the packet's id as a column. The payout
 /// view, summed by the database with the marks looked up, has nothing collected left unpaid
@@ -1025,15 +1111,7 @@ async fn the_paid_out_mark_is_in_its_table(
     let sold = expected["soldReceiptId"].as_str().unwrap().to_owned();
     let packet = expected["packetId"].as_str().unwrap().to_owned();
     assert_eq!(rows, [(sold, packet)]);
-    let left = db
-        .query_one(
-            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
-             AND substring(key FROM 1 FOR 5) = 'paid/'::BYTEA",
-            &[],
-        )
-        .await
-        .unwrap();
-    assert_eq!(left.get::<_, i64>(0), 0);
+    assert_eq!(ledger_keys(db, "paid/").await, 0);
     let key = expected["builderKey"].as_str().unwrap();
     let view = as_builder(node, key, "/ai/builders/payouts").await;
     assert_eq!(
@@ -1063,15 +1141,7 @@ async fn the_refund_is_in_its_table(node: &Node, db: &tokio_postgres::Client, ex
     assert_eq!(view["refund"]["amount"], "4000", "{view}");
     let seller = view["refund"]["seller"].as_str().unwrap().to_owned();
     assert_eq!(rows, [(refunded.to_owned(), Some(seller), 4000)]);
-    let left = db
-        .query_one(
-            "SELECT count(*) FROM toolhost_kv WHERE tree = 'ledger' \
-             AND substring(key FROM 1 FOR 7) = 'refund/'::BYTEA",
-            &[],
-        )
-        .await
-        .unwrap();
-    assert_eq!(left.get::<_, i64>(0), 0);
+    assert_eq!(ledger_keys(db, "refund/").await, 0);
 
     let key = expected["builderKey"].as_str().unwrap();
     let revenue = as_builder(node, key, "/ai/builders/revenue?since=3650d").await;

@@ -2,9 +2,9 @@
 //!
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet, a sale's paid-out mark, a payment nonce, a payment identifier, a refund, a receipt
-//! log's pending entry or leaf), so each engine keeps it in
-//! a shape of its own: a key-value engine
+//! packet, a sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier,
+//! a refund, a receipt log's pending entry or leaf), so each engine keeps it in a shape of its
+//! own: a key-value engine
 //! lowers it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row
 //! of the record's table. Conditions of both kinds are numbered together, in the order they
 //! were added.
@@ -13,6 +13,7 @@ use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::paid_out::{self, PaidOutRow};
 use super::payment_ids::{self, PaymentIdRow};
+use super::pending_settlements;
 use super::receipt_log::{self, LeafRow};
 use super::receipts::ReceiptRow;
 use super::refunds::{self, RefundRow};
@@ -54,6 +55,12 @@ pub enum Condition {
     PaidOut {
         receipt_id: String,
         packet: Option<Vec<u8>>,
+    },
+    /// The settlement of the sale of `receipt_id` must be pending as `entry` (`None`: not
+    /// pending): a settlement concluded once, as read, and a sale paid out only once collected.
+    PendingSettlement {
+        receipt_id: String,
+        entry: Option<Vec<u8>>,
     },
     /// The nonce must be stored exactly as `entry` (`None`: there is none): claiming a payment
     /// once, and moving it on (settling, spent, burned, released) only as it was read.
@@ -104,6 +111,16 @@ pub enum Write {
     PutPacket(PacketRow),
     /// Marks a sale paid out by a packet (replacing a mark of the same sale).
     PutPaidOut(PaidOutRow),
+    /// Stores the pending settlement of the sale of `receipt_id` (replacing one of the same
+    /// sale).
+    PutPendingSettlement {
+        receipt_id: String,
+        entry: Vec<u8>,
+    },
+    /// Removes the pending settlement of the sale of `receipt_id` (concluded).
+    DeletePendingSettlement {
+        receipt_id: String,
+    },
     /// Stores a nonce (replacing one of the same key).
     PutNonce(NonceRow),
     /// Removes a nonce (a claim given back).
@@ -256,6 +273,31 @@ impl Batch {
         self
     }
 
+    /// Requires the settlement of the sale of `receipt_id` to be pending as `entry` (`None`:
+    /// that it is not pending).
+    pub fn require_pending_settlement(mut self, receipt_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::PendingSettlement {
+            receipt_id: receipt_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_pending_settlement(mut self, receipt_id: &str, entry: Vec<u8>) -> Self {
+        self.writes.push(Write::PutPendingSettlement {
+            receipt_id: receipt_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn delete_pending_settlement(mut self, receipt_id: &str) -> Self {
+        self.writes.push(Write::DeletePendingSettlement {
+            receipt_id: receipt_id.to_owned(),
+        });
+        self
+    }
+
     /// Requires the nonce to be stored as `entry` (`None`: that there is none).
     pub fn require_nonce(mut self, key: &str, entry: Option<Vec<u8>>) -> Self {
         self.conditions.push(Condition::Nonce {
@@ -346,9 +388,10 @@ impl Batch {
     }
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their
-    /// records keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`nonces::kv`],
-    /// [`payment_ids::kv`], [`refunds::kv`], [`receipt_log::kv`]; a receipt under its id
-    /// in the `receipts` tree), conditions still numbered as added.
+    /// records keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`],
+    /// [`pending_settlements::kv`], [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
+    /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
+    /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {
@@ -382,9 +425,14 @@ impl Batch {
                     expected: entry,
                 },
                 Condition::PaidOut { receipt_id, packet } => KeyCondition {
-                    tree: paid_out::kv::TREE,
-                    key: paid_out::kv::paid_key(&receipt_id),
+                    tree: paid_out::kv::PLACE.tree,
+                    key: paid_out::kv::PLACE.key(&receipt_id),
                     expected: packet,
+                },
+                Condition::PendingSettlement { receipt_id, entry } => KeyCondition {
+                    tree: pending_settlements::kv::PLACE.tree,
+                    key: pending_settlements::kv::PLACE.key(&receipt_id),
+                    expected: entry,
                 },
                 Condition::Nonce { key, entry } => KeyCondition {
                     tree: Tree::Nonces,
@@ -397,13 +445,13 @@ impl Batch {
                     expected: entry,
                 },
                 Condition::Refund { receipt_id, entry } => KeyCondition {
-                    tree: refunds::kv::TREE,
-                    key: refunds::kv::refund_key(&receipt_id),
+                    tree: refunds::kv::PLACE.tree,
+                    key: refunds::kv::PLACE.key(&receipt_id),
                     expected: entry,
                 },
                 Condition::LogPending { name, entry } => KeyCondition {
-                    tree: Tree::ReceiptLog,
-                    key: receipt_log::kv::pending_key(&name),
+                    tree: receipt_log::kv::PENDING.tree,
+                    key: receipt_log::kv::PENDING.key(&name),
                     expected: entry,
                 },
             })
@@ -444,9 +492,19 @@ impl Batch {
                     value: Some(packet.entry),
                 }),
                 Write::PutPaidOut(mark) => writes.push(KeyWrite {
-                    tree: paid_out::kv::TREE,
-                    key: paid_out::kv::paid_key(&mark.receipt_id),
+                    tree: paid_out::kv::PLACE.tree,
+                    key: paid_out::kv::PLACE.key(&mark.receipt_id),
                     value: Some(mark.packet_id.into_bytes()),
+                }),
+                Write::PutPendingSettlement { receipt_id, entry } => writes.push(KeyWrite {
+                    tree: pending_settlements::kv::PLACE.tree,
+                    key: pending_settlements::kv::PLACE.key(&receipt_id),
+                    value: Some(entry),
+                }),
+                Write::DeletePendingSettlement { receipt_id } => writes.push(KeyWrite {
+                    tree: pending_settlements::kv::PLACE.tree,
+                    key: pending_settlements::kv::PLACE.key(&receipt_id),
+                    value: None,
                 }),
                 Write::PutNonce(nonce) => {
                     let (index, put) = nonces::kv::put(nonce);
@@ -472,18 +530,18 @@ impl Batch {
                     value: Some(payment_id.entry),
                 }),
                 Write::PutRefund(refund) => writes.push(KeyWrite {
-                    tree: refunds::kv::TREE,
-                    key: refunds::kv::refund_key(&refund.receipt_id),
+                    tree: refunds::kv::PLACE.tree,
+                    key: refunds::kv::PLACE.key(&refund.receipt_id),
                     value: Some(refund.entry),
                 }),
                 Write::PutLogPending { name, entry } => writes.push(KeyWrite {
-                    tree: Tree::ReceiptLog,
-                    key: receipt_log::kv::pending_key(&name),
+                    tree: receipt_log::kv::PENDING.tree,
+                    key: receipt_log::kv::PENDING.key(&name),
                     value: Some(entry),
                 }),
                 Write::DeleteLogPending { name } => writes.push(KeyWrite {
-                    tree: Tree::ReceiptLog,
-                    key: receipt_log::kv::pending_key(&name),
+                    tree: receipt_log::kv::PENDING.tree,
+                    key: receipt_log::kv::PENDING.key(&name),
                     value: None,
                 }),
                 Write::PutLogLeaf(leaf) => writes.extend(receipt_log::kv::put_leaf(leaf)),

@@ -21,14 +21,16 @@
 //! - `sled_store`: the embedded default engine and its group commit.
 //! - `postgres`: the shared engine for several nodes, with its polled change feed.
 //! - `keys`: prefix-range arithmetic both engines scan with.
+//! - `prefixed`: records a key-value engine keeps one a key, under a prefix and their id.
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`, `nonces`,
-//!   `payment_ids`, `refunds`, `receipt_log`: endpoint logs, builder events, hosted-service
-//!   quotes, the sale ledger, receipts, payout packets and the sales they paid, payment
-//!   nonces, payment identifiers, refunds and the receipt log's entries and leaves, the
-//!   domains the store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`,
+//!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `receipt_log`: endpoint logs,
+//!   builder events, hosted-service quotes, the sale ledger, receipts, payout packets and the
+//!   sales they paid, settlements not yet seen mined, payment nonces, payment identifiers,
+//!   refunds and the receipt log's entries and leaves, the domains the store keeps in a shape
+//!   of their own (tables on PostgreSQL; trees on sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -45,7 +47,9 @@ pub mod packets;
 pub mod paging;
 pub mod paid_out;
 pub mod payment_ids;
+pub mod pending_settlements;
 mod postgres;
+mod prefixed;
 pub mod quotes;
 pub mod receipt_log;
 pub mod receipts;
@@ -69,6 +73,7 @@ pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
 pub use paid_out::{PaidOutMarks, PaidOutRow};
 pub use payment_ids::{PaymentIdRow, PaymentIds};
+pub use pending_settlements::PendingSettlements;
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
 pub use receipt_log::{LeafRow, ReceiptLogRecords};
@@ -233,8 +238,8 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// An ordered key-value store with atomic batches, shared across tasks and threads, that also
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
-/// [`PaidOutMarks`], [`NonceClaims`], [`PaymentIds`], [`RefundRecords`],
-/// [`ReceiptLogRecords`]).
+/// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
+/// [`RefundRecords`], [`ReceiptLogRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -245,6 +250,7 @@ pub trait Store:
     + ReceiptRecords
     + PayoutPackets
     + PaidOutMarks
+    + PendingSettlements
     + NonceClaims
     + PaymentIds
     + RefundRecords

@@ -50,6 +50,7 @@ mod nonces;
 mod packets;
 mod paid_out;
 mod payment_ids;
+mod pending_settlements;
 mod quotes;
 mod receipt_log;
 mod receipts;

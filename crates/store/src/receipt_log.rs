@@ -68,16 +68,17 @@ pub trait ReceiptLogRecords {
 /// their own; the interior nodes' keys on every engine.
 pub mod kv {
     use super::LeafRow;
+    use crate::prefixed::Prefixed;
     use crate::{KeyWrite, Store, StoreResult, Tree};
 
-    pub(crate) const PENDING: &[u8] = b"pending/";
+    /// The entries pending, by name.
+    pub(crate) const PENDING: Prefixed = Prefixed {
+        tree: Tree::ReceiptLog,
+        prefix: b"pending/",
+    };
     const ENTRY: &[u8] = b"entry/";
     const HASH: &[u8] = b"hash/";
     const LEAF: &[u8] = b"leaf/";
-
-    pub(crate) fn pending_key(name: &str) -> Vec<u8> {
-        [PENDING, name.as_bytes()].concat()
-    }
 
     fn leaf_key(name: &str) -> Vec<u8> {
         [LEAF, name.as_bytes()].concat()
@@ -111,27 +112,11 @@ pub mod kv {
         ]
     }
 
-    pub(crate) async fn pending<S: Store + ?Sized>(
-        store: &S,
-        after: Option<&str>,
-        limit: usize,
-    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let after = after.map(pending_key);
-        let rows = (store.scan_prefix(Tree::ReceiptLog, PENDING, after.as_deref(), limit)).await?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(key, entry)| {
-                let name = std::str::from_utf8(key.strip_prefix(PENDING)?).ok()?;
-                Some((name.to_owned(), entry))
-            })
-            .collect())
-    }
-
     pub(crate) async fn pending_entry<S: Store + ?Sized>(
         store: &S,
         name: &str,
     ) -> StoreResult<Option<Vec<u8>>> {
-        store.get(Tree::ReceiptLog, &pending_key(name)).await
+        store.get(PENDING.tree, &PENDING.key(name)).await
     }
 
     pub(crate) async fn leaves<S: Store + ?Sized>(

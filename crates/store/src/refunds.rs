@@ -37,19 +37,11 @@ pub trait RefundRecords {
 
 /// Refunds over any [`Store`](crate::Store)'s trees, for engines without a shape of their own.
 pub mod kv {
-    use crate::{Store, StoreResult, Tree};
+    use crate::prefixed::Prefixed;
+    use crate::Tree;
 
-    pub(crate) const TREE: Tree = Tree::Ledger;
-
-    pub(crate) fn refund_key(receipt_id: &str) -> Vec<u8> {
-        format!("refund/{receipt_id}").into_bytes()
-    }
-
-    pub(crate) async fn get_many<S: Store + ?Sized>(
-        store: &S,
-        receipt_ids: &[&str],
-    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
-        let keys: Vec<Vec<u8>> = receipt_ids.iter().map(|id| refund_key(id)).collect();
-        store.get_many(TREE, &keys).await
-    }
+    pub(crate) const PLACE: Prefixed = Prefixed {
+        tree: Tree::Ledger,
+        prefix: b"refund/",
+    };
 }

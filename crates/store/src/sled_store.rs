@@ -27,11 +27,12 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::{
-    events, keys, logs, nonces, packets, paid_out, payment_ids, quotes, receipt_log, receipts,
-    refunds, sales, Batch, BuilderEvents, Change, Durable, EndpointLogs, Entry, EventPage,
-    EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow, NonceClaims,
-    PaidOutMarks, PaymentIds, PayoutPackets, QuoteRow, ReceiptLogRecords, ReceiptRecords,
-    RefundRecords, SaleSum, SalesLedger, Store, StoreError, StoreResult, Tree,
+    events, keys, logs, nonces, packets, paid_out, payment_ids, pending_settlements, quotes,
+    receipt_log, receipts, refunds, sales, Batch, BuilderEvents, Change, Durable, EndpointLogs,
+    Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow,
+    NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
+    ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum, SalesLedger, Store, StoreError,
+    StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -729,14 +730,36 @@ impl PaymentIds for SledStore {
 #[async_trait]
 impl PaidOutMarks for SledStore {
     async fn paid_out(&self, receipt_ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
-        paid_out::kv::get_many(self, receipt_ids).await
+        paid_out::kv::PLACE.get_many(self, receipt_ids).await
+    }
+}
+
+#[async_trait]
+impl PendingSettlements for SledStore {
+    async fn pending_settlements(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        pending_settlements::kv::PLACE
+            .page(self, after, limit)
+            .await
+    }
+
+    async fn pending_settlements_of(
+        &self,
+        receipt_ids: &[&str],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        pending_settlements::kv::PLACE
+            .get_many(self, receipt_ids)
+            .await
     }
 }
 
 #[async_trait]
 impl RefundRecords for SledStore {
     async fn refunds(&self, receipt_ids: &[&str]) -> StoreResult<Vec<Option<Vec<u8>>>> {
-        refunds::kv::get_many(self, receipt_ids).await
+        refunds::kv::PLACE.get_many(self, receipt_ids).await
     }
 }
 
@@ -766,7 +789,7 @@ impl ReceiptLogRecords for SledStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        receipt_log::kv::pending(self, after, limit).await
+        receipt_log::kv::PENDING.page(self, after, limit).await
     }
 
     async fn log_pending_entry(&self, name: &str) -> StoreResult<Option<Vec<u8>>> {

@@ -104,6 +104,7 @@ macro_rules! every_engine {
             payment_ids_are_reserved_once_and_taken_over_as_read,
             refunds_are_recorded_once_and_read_together,
             paid_out_marks_are_claimed_once_and_read_together,
+            pending_settlements_are_concluded_once_and_paged,
             receipt_log_entries_are_appended_once_and_read_by_index_and_name,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,

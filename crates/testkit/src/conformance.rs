@@ -1602,6 +1602,90 @@ pub async fn paid_out_marks_are_claimed_once_and_read_together(s: Shared) {
     );
 }
 
+/// Pending settlements are written once, paged in id order and read many at once; of many
+/// reconcilers concluding one, one wins, and only as it read it; a payout that requires a sale
+/// not pending loses while it is.
+pub async fn pending_settlements_are_concluded_once_and_paged(s: Shared) {
+    let ids = ["rcpt_a", "rcpt_b", "rcpt_c", "rcpt_d", "rcpt_e"];
+    let entry = |id: &str| format!("{{\"receiptId\":\"{id}\"}}").into_bytes();
+    let write = |ids: &[&str]| {
+        (ids.iter()).fold(Batch::new(), |batch, id| {
+            batch
+                .require_pending_settlement(id, None)
+                .put_pending_settlement(id, entry(id))
+        })
+    };
+    s.apply(write(&ids[1..])).await.unwrap();
+    // Written once: a second writer of an id loses, and writes none of its batch.
+    let again = s.apply(write(&["rcpt_a", "rcpt_c"])).await;
+    assert!(
+        matches!(again, Err(StoreError::ConditionFailed(1))),
+        "{again:?}"
+    );
+    s.apply(write(&ids[..1])).await.unwrap();
+
+    let mut paged = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = (s.pending_settlements(after.as_deref(), 2).await).unwrap();
+        assert!(page.len() <= 2);
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        paged.extend(page);
+    }
+    let want: Vec<(String, Vec<u8>)> = ids.iter().map(|id| (id.to_string(), entry(id))).collect();
+    assert_eq!(paged, want);
+    assert_eq!(
+        (s.pending_settlements_of(&["rcpt_c", "rcpt_none", "rcpt_a"])
+            .await)
+            .unwrap(),
+        [Some(entry("rcpt_c")), None, Some(entry("rcpt_a"))]
+    );
+    assert!((s.pending_settlements_of(&[]).await).unwrap().is_empty());
+
+    // A payout of a sale still pending loses.
+    let payout = Batch::new()
+        .require_pending_settlement("rcpt_c", None)
+        .put_paid_out(PaidOutRow {
+            receipt_id: "rcpt_c".into(),
+            packet_id: "pay_1".into(),
+        });
+    let early = s.apply(payout.clone()).await;
+    assert!(
+        matches!(early, Err(StoreError::ConditionFailed(0))),
+        "{early:?}"
+    );
+    // Concluded as read: stale bytes lose; of many reconcilers, one wins.
+    let stale = Batch::new()
+        .require_pending_settlement("rcpt_c", Some(b"{}".to_vec()))
+        .delete_pending_settlement("rcpt_c");
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let concluded = Batch::new()
+                    .require_pending_settlement("rcpt_c", Some(entry("rcpt_c")))
+                    .delete_pending_settlement("rcpt_c");
+                (i, s.apply(concluded).await)
+            })
+        })
+        .collect();
+    only_winner(tasks).await;
+    let left = (s.pending_settlements(None, 10).await).unwrap();
+    let left: Vec<&str> = left.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(left, ["rcpt_a", "rcpt_b", "rcpt_d", "rcpt_e"]);
+    s.apply(payout).await.unwrap();
+    assert_eq!(
+        s.paid_out(&["rcpt_c"]).await.unwrap(),
+        [Some(b"pay_1".to_vec())]
+    );
+}
+
 fn refund_row(receipt_id: &str, amount: i64, entry: &str) -> RefundRow {
     RefundRow {
         receipt_id: receipt_id.to_owned(),

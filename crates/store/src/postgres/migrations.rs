@@ -341,6 +341,23 @@ const MIGRATIONS: &[(i32, &str)] = &[
          DELETE FROM toolhost_kv
          WHERE tree = 'ledger' AND key >= 'paid/'::BYTEA AND key < 'paid0'::BYTEA;",
     ),
+    (
+        14,
+        // Pending settlements leave the key-value table for their own
+        // ([`pending_settlements`](super::pending_settlements)): every entry the `ledger` tree
+        // kept under `pending/{receiptId}` moves; a revenue report's sums then join them by
+        // receipt id, and the reconciler pages them by id.
+        "CREATE TABLE toolhost_pending_settlements (
+             receipt_id TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_pending_settlements (receipt_id, entry)
+         SELECT convert_from(substring(key FROM 9), 'UTF8'), value
+         FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'pending/'::BYTEA AND key < 'pending0'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'pending/'::BYTEA AND key < 'pending0'::BYTEA;",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

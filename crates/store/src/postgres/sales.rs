@@ -3,10 +3,9 @@
 //! `(seller, receipt_id)` index, and nothing is stored twice.
 //!
 //! A revenue report's sums are one statement ([`SQL_SUMS`]): the sales joined with what
-//! changes where their money stands (their refunds, by receipt id; a pending settlement's
-//! `pending/{receiptId}`, still a key of the ledger's, read as one key range, few beside the
-//! sales; and for a sale from before `collection` was written, its receipt's settlement),
-//! grouped as a report groups them.
+//! changes where their money stands (their refunds and pending settlements, by receipt id;
+//! and for a sale from before `collection` was written, its receipt's settlement), grouped as
+//! a report groups them.
 
 use async_trait::async_trait;
 
@@ -31,11 +30,7 @@ const SQL_SELLERS_AFTER: &str = "SELECT receipt_id, entry FROM toolhost_sales \
 macro_rules! sums_sql {
     ($filter:expr) => {
         concat!(
-            "WITH pending AS MATERIALIZED (
-                 SELECT convert_from(substring(key FROM 9), 'UTF8') COLLATE \"C\" AS receipt_id
-                 FROM toolhost_kv
-                 WHERE tree = 'ledger' AND key >= 'pending/'::BYTEA AND key < 'pending0'::BYTEA
-             ), sold AS (
+            "WITH sold AS (
                  SELECT s.seller IS NULL AS platform, s.endpoint, s.at_ms / 86400000 AS day,
                         coalesce(s.method, '') AS method,
                         CASE WHEN s.collection = 'pending' THEN
@@ -53,7 +48,7 @@ macro_rules! sums_sql {
                         greatest(s.amount - coalesce(r.amount, 0), 0) AS kept
                  FROM toolhost_sales s
                  LEFT JOIN toolhost_refunds r ON r.receipt_id = s.receipt_id
-                 LEFT JOIN pending p ON p.receipt_id = s.receipt_id
+                 LEFT JOIN toolhost_pending_settlements p ON p.receipt_id = s.receipt_id
                  WHERE ",
             $filter,
             ")

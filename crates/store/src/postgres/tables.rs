@@ -1,9 +1,9 @@
-//! The tables of typed records (sales, receipts, payout packets, paid-out marks, nonces,
-//! payment identifiers, refunds, the receipt log's pending entries and leaves) as a
-//! transaction holds and writes them: each declared once ([`Shape`]: its key, its columns, its
-//! entry), and the four statements every such table needs made from that declaration, so a
-//! record kind is added by declaring its table and the columns of its row, not by writing its
-//! SQL again.
+//! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
+//! settlements, nonces, payment identifiers, refunds, the receipt log's pending entries and
+//! leaves) as a transaction holds and writes them: each declared once ([`Shape`]: its key, its
+//! columns, its entry), and the four statements every such table needs made from that
+//! declaration, so a record kind is added by declaring its table and the columns of its row,
+//! not by writing its SQL again.
 //!
 //! Rows go to the database column by column (`unnest` of one array per column), so a
 //! transaction claims or puts any number of a table's rows in one statement.
@@ -38,6 +38,8 @@ pub(super) enum Table {
     Refunds,
     /// `toolhost_paid_out`, migration 13.
     PaidOut,
+    /// `toolhost_pending_settlements`, migration 14.
+    PendingSettlements,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -140,6 +142,12 @@ const PAID_OUT: Shape = Shape {
     columns: &[("packet_id", Kind::Text)],
 };
 
+const PENDING_SETTLEMENTS: Shape = Shape {
+    name: "toolhost_pending_settlements",
+    key: ("receipt_id", Kind::Text),
+    columns: &[],
+};
+
 /// The statements of one table, each taking keys (or rows, column by column) as arrays.
 pub(super) struct Statements {
     /// Reads the present rows of the keys `FOR UPDATE`, in key order: key, entry.
@@ -191,7 +199,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 9] = [
+    pub(super) const ALL: [Table; 10] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -201,6 +209,7 @@ impl Table {
         Table::PaymentIds,
         Table::Refunds,
         Table::PaidOut,
+        Table::PendingSettlements,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -214,6 +223,7 @@ impl Table {
             Table::PaymentIds => &PAYMENT_IDS,
             Table::Refunds => &REFUNDS,
             Table::PaidOut => &PAID_OUT,
+            Table::PendingSettlements => &PENDING_SETTLEMENTS,
         }
     }
 
@@ -232,6 +242,8 @@ impl Table {
         static PAYMENT_IDS_SQL: LazyLock<Statements> = LazyLock::new(|| PAYMENT_IDS.statements());
         static REFUNDS_SQL: LazyLock<Statements> = LazyLock::new(|| REFUNDS.statements());
         static PAID_OUT_SQL: LazyLock<Statements> = LazyLock::new(|| PAID_OUT.statements());
+        static PENDING_SETTLEMENTS_SQL: LazyLock<Statements> =
+            LazyLock::new(|| PENDING_SETTLEMENTS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -242,6 +254,7 @@ impl Table {
             Table::PaymentIds => &PAYMENT_IDS_SQL,
             Table::Refunds => &REFUNDS_SQL,
             Table::PaidOut => &PAID_OUT_SQL,
+            Table::PendingSettlements => &PENDING_SETTLEMENTS_SQL,
         }
     }
 
@@ -306,8 +319,9 @@ pub(super) enum Row<'b> {
     Receipt(&'b ReceiptRow),
     Packet(&'b PacketRow),
     Nonce(&'b NonceRow),
-    /// A receipt log entry pending: the entry alone (its name is the key).
-    LogPending(&'b [u8]),
+    /// A record that is its entry alone, its id the key (a receipt log entry pending, a
+    /// pending settlement).
+    Entry(&'b [u8]),
     LogLeaf(&'b LeafRow),
     PaymentId(&'b PaymentIdRow),
     Refund(&'b RefundRow),
@@ -345,7 +359,7 @@ impl<'b> Row<'b> {
                 Value::Text(Some(&packet.status)),
             ],
             Row::Nonce(nonce) => vec![Value::Text(Some(nonce.state.name()))],
-            Row::LogPending(_) => Vec::new(),
+            Row::Entry(_) => Vec::new(),
             Row::LogLeaf(leaf) => vec![Value::Text(Some(&leaf.name)), Value::Bytes(&leaf.hash)],
             Row::PaymentId(payment_id) => vec![
                 Value::Text(Some(payment_id.payer())),
@@ -366,7 +380,7 @@ impl<'b> Row<'b> {
             Row::Receipt(receipt) => &receipt.entry,
             Row::Packet(packet) => &packet.entry,
             Row::Nonce(nonce) => &nonce.entry,
-            Row::LogPending(entry) => entry,
+            Row::Entry(entry) => entry,
             Row::LogLeaf(leaf) => &leaf.entry,
             Row::PaymentId(payment_id) => &payment_id.entry,
             Row::Refund(refund) => &refund.entry,
@@ -534,7 +548,8 @@ mod tests {
             (Table::Receipts, Row::Receipt(&receipt)),
             (Table::Packets, Row::Packet(&packet)),
             (Table::Nonces, Row::Nonce(&nonce)),
-            (Table::LogPending, Row::LogPending(b"entry")),
+            (Table::LogPending, Row::Entry(b"entry")),
+            (Table::PendingSettlements, Row::Entry(b"entry")),
             (Table::LogLeaves, Row::LogLeaf(&leaf)),
         ];
         for (i, table) in Table::ALL.into_iter().enumerate() {

@@ -18,10 +18,10 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales, receipts, payout packets, paid-out marks, nonces, payment
-//! identifiers, refunds, the receipt log's pending entries and leaves) are held and written
-//! the same way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and the
-//! bytes naming a row there (a leaf's: its index, big-endian).
+//! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements,
+//! nonces, payment identifiers, refunds, the receipt log's pending entries and leaves) are
+//! held and written the same way in their records' tables (`tables`), keyed by id: a key is a
+//! [`Place`] and the bytes naming a row there (a leaf's: its index, big-endian).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
@@ -127,6 +127,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             receipt_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::PendingSettlement { receipt_id, entry } => (
+            Place::Table(Table::PendingSettlements),
+            receipt_id.as_bytes(),
+            entry.as_deref(),
+        ),
         Condition::LogPending { name, entry } => (
             Place::Table(Table::LogPending),
             name.as_bytes(),
@@ -166,6 +171,14 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
         Write::PutPaidOut(mark) => {
             typed(Table::PaidOut, &mark.receipt_id, Some(Row::PaidOut(mark)))
         }
+        Write::PutPendingSettlement { receipt_id, entry } => typed(
+            Table::PendingSettlements,
+            receipt_id,
+            Some(Row::Entry(entry)),
+        ),
+        Write::DeletePendingSettlement { receipt_id } => {
+            typed(Table::PendingSettlements, receipt_id, None)
+        }
         Write::PutNonce(nonce) => typed(Table::Nonces, &nonce.key, Some(Row::Nonce(nonce))),
         Write::DeleteNonce { key } => typed(Table::Nonces, key, None),
         Write::PutPaymentId(payment_id) => typed(
@@ -179,7 +192,7 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             Some(Row::Refund(refund)),
         ),
         Write::PutLogPending { name, entry } => {
-            typed(Table::LogPending, name, Some(Row::LogPending(entry)))
+            typed(Table::LogPending, name, Some(Row::Entry(entry)))
         }
         Write::DeleteLogPending { name } => typed(Table::LogPending, name, None),
         Write::PutLogLeaf(leaf) => {
