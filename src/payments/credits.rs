@@ -12,9 +12,9 @@
 //! reserve and settle leaves one behind, and [`release_stale`] returns it once no call can still
 //! be running on it.
 //!
-//! Keys in the credits tree: `grant/{creditId}` → [`Grant`], `token/{sha256(token)}` →
-//! creditId, `balance/{creditId}` → remaining atomic units as decimal text, `hold/{holdId}` →
-//! a held amount (JSON: credit id, units, time).
+//! Grants, balances and holds are the store's typed records ([`crate::store::credits`]): a
+//! grant by its id and its token's SHA-256, a balance as its remaining atomic units, a hold as
+//! a held amount (JSON: credit id, units, time) under its id.
 
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use crate::money::Usd;
-use crate::store::{get_json, Batch, Store, StoreError, StoreResult, Tree};
+use crate::store::{Batch, CreditHoldRow, CreditRow, Store, StoreError, StoreResult};
 use crate::x402::{PaymentError, Reason};
 
 pub const CREDIT_HEADER: &str = "x-developer-credit";
@@ -50,22 +50,19 @@ impl Grant {
     }
 }
 
-fn token_key(token: &str) -> Vec<u8> {
-    format!("token/{}", hex::encode(Sha256::digest(token.as_bytes()))).into_bytes()
+/// What the store keeps of a token: its SHA-256, lower-case hex.
+fn token_digest(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-fn grant_key(id: &str) -> Vec<u8> {
-    format!("grant/{id}").into_bytes()
+/// A balance as the store keeps it: atomic units, at most `i64::MAX`.
+fn stored_units(credit_id: &str, amount: Usd) -> Result<i64, StoreError> {
+    i64::try_from(amount.units())
+        .map_err(|_| StoreError::Corrupt(format!("balance of {credit_id} is out of range")))
 }
 
-fn balance_key(id: &str) -> Vec<u8> {
-    format!("balance/{id}").into_bytes()
-}
-
-const HOLD_PREFIX: &[u8] = b"hold/";
-
-fn hold_key(hold_id: &str) -> Vec<u8> {
-    [HOLD_PREFIX, hold_id.as_bytes()].concat()
+fn corrupt(e: serde_json::Error) -> StoreError {
+    StoreError::Corrupt(e.to_string())
 }
 
 /// An amount taken from a balance for one call that has not ended yet.
@@ -93,24 +90,17 @@ pub async fn issue(
         note,
     };
     let token = crate::keyfile::random_token("thdc_", 32);
-    let bytes = serde_json::to_vec(&grant).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    store
-        .apply(
-            Batch::new()
-                .require_absent(Tree::Credits, grant_key(&grant.credit_id))
-                .put(Tree::Credits, grant_key(&grant.credit_id), bytes)
-                .put(
-                    Tree::Credits,
-                    token_key(&token),
-                    grant.credit_id.as_bytes().to_vec(),
-                )
-                .put(
-                    Tree::Credits,
-                    balance_key(&grant.credit_id),
-                    amount.units().to_string().into_bytes(),
-                ),
-        )
-        .await?;
+    let id = &grant.credit_id;
+    let row = CreditRow {
+        credit_id: id.clone(),
+        token_sha256: token_digest(&token),
+        entry: serde_json::to_vec(&grant).map_err(corrupt)?,
+    };
+    let batch = Batch::new()
+        .require_credit(id, None)
+        .put_credit(row)
+        .put_credit_balance(id, stored_units(id, amount)?);
+    store.apply(batch).await?;
     Ok((grant, token))
 }
 
@@ -123,15 +113,20 @@ async fn read_balance(
     store: &dyn Store,
     credit_id: &str,
 ) -> Result<(Option<Vec<u8>>, Usd), StoreError> {
-    let raw = store.get(Tree::Credits, &balance_key(credit_id)).await?;
-    let units = match &raw {
+    let raw = store.credit_balance(credit_id).await?;
+    let units = parse_units(credit_id, raw.as_deref())?;
+    Ok((raw, Usd::from_units(units)))
+}
+
+/// A balance's units from its stored text (none stored: nothing left).
+fn parse_units(credit_id: &str, raw: Option<&[u8]>) -> Result<u64, StoreError> {
+    Ok(match raw {
         None => 0,
         Some(bytes) => std::str::from_utf8(bytes)
             .ok()
             .and_then(|t| t.parse().ok())
             .ok_or_else(|| StoreError::Corrupt(format!("balance of {credit_id}")))?,
-    };
-    Ok((raw, Usd::from_units(units)))
+    })
 }
 
 /// The grant a token names, if it exists and has not expired, with enough balance for `price`.
@@ -142,14 +137,8 @@ async fn authorize(store: &dyn Store, token: &str, price: Usd) -> Result<Grant, 
             "the developer credit is unknown or has expired",
         )
     };
-    let id = store
-        .get(Tree::Credits, &token_key(token))
-        .await?
-        .ok_or_else(invalid)?;
-    let id = String::from_utf8(id).map_err(|_| StoreError::Corrupt("credit token index".into()))?;
-    let grant: Grant = get_json(store, Tree::Credits, &grant_key(&id))
-        .await?
-        .ok_or_else(invalid)?;
+    let (id, bytes) = (store.credit_by_token(&token_digest(token)).await?).ok_or_else(invalid)?;
+    let grant: Grant = serde_json::from_slice(&bytes).map_err(corrupt)?;
     if grant
         .expires_at
         .is_some_and(|at| at <= OffsetDateTime::now_utc())
@@ -217,15 +206,10 @@ async fn change_balance(
     for _ in 0..ATTEMPTS {
         let (raw, available) = read_balance(store, credit_id).await?;
         let remaining = change(available)?;
-        let key = balance_key(credit_id);
         let batch = with(
             Batch::new()
-                .require_equals(Tree::Credits, key.clone(), raw)
-                .put(
-                    Tree::Credits,
-                    key,
-                    remaining.units().to_string().into_bytes(),
-                ),
+                .require_credit_balance(credit_id, raw)
+                .put_credit_balance(credit_id, stored_units(credit_id, remaining)?),
         );
         match store.apply(batch).await {
             Ok(()) => return Ok(remaining),
@@ -249,25 +233,26 @@ pub async fn reserve(store: Arc<dyn Store>, token: &str, price: Usd) -> Result<H
         units: price.units(),
         held_at: OffsetDateTime::now_utc(),
     };
-    let record = serde_json::to_vec(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let key = hold_key(&hold_id);
+    let record = serde_json::to_vec(&record).map_err(corrupt)?;
     let sub = |available: Usd| {
         available
             .checked_sub(price)
             .ok_or_else(|| insufficient(available, price))
     };
     change_balance(store.as_ref(), &grant.credit_id, sub, |batch| {
-        batch.require_absent(Tree::Credits, key.clone()).put(
-            Tree::Credits,
-            key.clone(),
-            record.clone(),
-        )
+        batch
+            .require_credit_hold(&hold_id, None)
+            .put_credit_hold(CreditHoldRow {
+                hold_id: hold_id.clone(),
+                credit_id: grant.credit_id.clone(),
+                entry: record.clone(),
+            })
     })
     .await?;
     Ok(Hold {
         grant,
         price,
-        key,
+        hold_id,
         record,
         store,
         done: false,
@@ -276,7 +261,7 @@ pub async fn reserve(store: Arc<dyn Store>, token: &str, price: Usd) -> Result<H
 
 /// Gives a held amount back to its balance and deletes the hold, atomically. A hold already
 /// gone (settled, or released by another path) is left alone: `Ok(false)`.
-async fn release_hold(store: &dyn Store, key: &[u8], record: &[u8]) -> StoreResult<bool> {
+async fn release_hold(store: &dyn Store, hold_id: &str, record: &[u8]) -> StoreResult<bool> {
     let held: HoldRecord =
         serde_json::from_slice(record).map_err(|e| StoreError::Corrupt(format!("hold: {e}")))?;
     let amount = Usd::from_units(held.units);
@@ -290,8 +275,8 @@ async fn release_hold(store: &dyn Store, key: &[u8], record: &[u8]) -> StoreResu
     };
     let released = change_balance(store, &held.credit_id, add, |batch| {
         batch
-            .require_equals(Tree::Credits, key.to_vec(), Some(record.to_vec()))
-            .delete(Tree::Credits, key.to_vec())
+            .require_credit_hold(hold_id, Some(record.to_vec()))
+            .delete_credit_hold(hold_id)
     })
     .await;
     match released {
@@ -317,17 +302,15 @@ pub async fn release_stale(
         return Ok(0);
     };
     let mut released = 0;
-    let mut after: Option<Vec<u8>> = None;
+    let mut after: Option<String> = None;
     loop {
-        let page = store
-            .scan_prefix(Tree::Credits, HOLD_PREFIX, after.as_deref(), 256)
-            .await?;
+        let page = store.credit_holds(after.as_deref(), 256).await?;
         let Some((last, _)) = page.last() else { break };
         after = Some(last.clone());
-        for (key, record) in page {
+        for (hold_id, record) in page {
             let held: HoldRecord = serde_json::from_slice(&record)
                 .map_err(|e| StoreError::Corrupt(format!("hold: {e}")))?;
-            if held.held_at < cutoff && release_hold(store, &key, &record).await? {
+            if held.held_at < cutoff && release_hold(store, &hold_id, &record).await? {
                 tracing::warn!(credit = %held.credit_id, units = held.units, "released a stale credit hold");
                 released += 1;
             }
@@ -341,7 +324,7 @@ pub async fn release_stale(
 pub struct Hold {
     grant: Grant,
     price: Usd,
-    key: Vec<u8>,
+    hold_id: String,
     /// The stored record exactly, so settling and releasing act only on this very hold.
     record: Vec<u8>,
     store: Arc<dyn Store>,
@@ -363,8 +346,8 @@ impl Hold {
         let unused = self.price.checked_sub(charged).unwrap_or(Usd::ZERO);
         let with_hold = |batch: Batch| {
             batch
-                .require_equals(Tree::Credits, self.key.clone(), Some(self.record.clone()))
-                .delete(Tree::Credits, self.key.clone())
+                .require_credit_hold(&self.hold_id, Some(self.record.clone()))
+                .delete_credit_hold(&self.hold_id)
                 .extend(writes.clone())
         };
         // The hold's condition is the first of the batch, or the second after the balance's.
@@ -405,7 +388,7 @@ impl Hold {
     /// Gives the held amount back before the caller gets its answer, so the credit can pay for
     /// a retry at once.
     pub async fn release(mut self) {
-        if let Err(e) = release_hold(self.store.as_ref(), &self.key, &self.record).await {
+        if let Err(e) = release_hold(self.store.as_ref(), &self.hold_id, &self.record).await {
             // Left for `release_stale`, which returns it once it is old enough.
             tracing::error!(error = %e, "releasing a credit hold failed");
         }
@@ -420,11 +403,15 @@ impl Drop for Hold {
         }
         // Drop cannot wait: the release runs as a task of its own. Were the process to end
         // first, `release_stale` returns the hold later.
-        let (store, key, record) = (self.store.clone(), self.key.clone(), self.record.clone());
+        let (store, hold_id, record) = (
+            self.store.clone(),
+            self.hold_id.clone(),
+            self.record.clone(),
+        );
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
                 runtime.spawn(async move {
-                    if let Err(e) = release_hold(store.as_ref(), &key, &record).await {
+                    if let Err(e) = release_hold(store.as_ref(), &hold_id, &record).await {
                         tracing::error!(error = %e, "releasing a dropped credit hold failed");
                     }
                 });
@@ -437,17 +424,16 @@ impl Drop for Hold {
 /// Every grant, newest last, with its balance.
 pub async fn list(store: &dyn Store) -> Result<Vec<(Grant, Usd)>, StoreError> {
     let mut out = Vec::new();
-    let mut after: Option<Vec<u8>> = None;
+    let mut after: Option<String> = None;
     loop {
-        let page = store
-            .scan_prefix(Tree::Credits, b"grant/", after.as_deref(), 256)
-            .await?;
-        let Some((last, _)) = page.last() else { break };
+        let page = store.credits(after.as_deref(), 256).await?;
+        let Some((last, _, _)) = page.last() else {
+            break;
+        };
         after = Some(last.clone());
-        for (_, bytes) in page {
-            let grant: Grant =
-                serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            let left = balance(store, &grant.credit_id).await?;
+        for (id, bytes, balance) in page {
+            let grant: Grant = serde_json::from_slice(&bytes).map_err(corrupt)?;
+            let left = Usd::from_units(parse_units(&id, balance.as_deref())?);
             out.push((grant, left));
         }
     }
@@ -573,11 +559,7 @@ mod tests {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         assert_eq!(balance_now().await.unwrap(), Usd::from_units(2000));
-        assert!(store
-            .scan_prefix(Tree::Credits, HOLD_PREFIX, None, 10)
-            .await
-            .unwrap()
-            .is_empty());
+        assert!(store.credit_holds(None, 10).await.unwrap().is_empty());
     }
 
     #[tokio::test]

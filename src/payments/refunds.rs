@@ -404,10 +404,10 @@ mod tests {
 
     use super::*;
     use crate::store::{
-        BuilderEvents, Change, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
-        ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum, SalesLedger, SledStore,
-        StoreResult,
+        BuilderEvents, Change, CreditListing, CreditRecords, EndpointLogs, Entry, EventPage,
+        EventQuery, EventRow, HostedQuotes, LogRow, NonceClaims, PaidOutMarks, PaymentIds,
+        PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords,
+        RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -568,6 +568,30 @@ mod tests {
             receipt_ids: &[&str],
         ) -> StoreResult<Vec<Option<Vec<u8>>>> {
             self.0.pending_settlements_of(receipt_ids).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl CreditRecords for SlowBatches {
+        async fn credit_by_token(&self, digest: &str) -> StoreResult<Option<(String, Vec<u8>)>> {
+            self.0.credit_by_token(digest).await
+        }
+        async fn credit_balance(&self, credit_id: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.credit_balance(credit_id).await
+        }
+        async fn credits(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<CreditListing>> {
+            self.0.credits(after, limit).await
+        }
+        async fn credit_holds(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.credit_holds(after, limit).await
         }
     }
 

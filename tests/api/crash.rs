@@ -30,7 +30,7 @@ use alloy_primitives::B256;
 use alloy_signer_local::PrivateKeySigner;
 use serde_json::{json, Value};
 use toolhost::payments::nonces::{self, Stored};
-use toolhost::store::{NonceClaims, SledStore, Store, Tree};
+use toolhost::store::{NonceClaims, SledStore, Store};
 
 use crate::payments::{made_out_for, pay};
 use crate::util::node::Node;
@@ -654,11 +654,7 @@ async fn metered_money_survives_kill_9(engine: Engine) {
         }
         let credit_charged: u64 = on_disk.values().filter(|(_, c)| *c).map(|(a, _)| a).sum();
         let mut held = 0;
-        for (_, bytes) in store
-            .scan_prefix(Tree::Credits, b"hold/", None, 100_000)
-            .await
-            .unwrap()
-        {
+        for (_, bytes) in store.credit_holds(None, 100_000).await.unwrap() {
             let hold: Value = serde_json::from_slice(&bytes).unwrap();
             if hold["creditId"] == credit_id.as_str() {
                 held += hold["units"].as_u64().unwrap();

@@ -35,7 +35,9 @@
 //! its table (migration 12) and still counts in the builder's revenue; its payout's mark on the
 //! sale it paid moves to its table (migration 13) and keeps the sale out of the next payout.
 //! Written into it as a release with a chain would have, a settlement not yet mined moves to
-//! its table (migration 14) and keeps its sale pending.
+//! its table (migration 14) and keeps its sale pending. Its developer credit moves to the
+//! credits' tables (migration 15), with a hold a dead call left, written into it as the
+//! release wrote holds, which the start-up sweep gives back.
 
 use std::path::Path;
 
@@ -325,7 +327,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        14
+        15
     );
 }
 
@@ -923,6 +925,8 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
         "the fixture's identifier, where the release kept it"
     );
 
+    let credit = a_stale_hold_left_on_the_credit(&db).await;
+
     let node = Node::start(&["--store", &url]);
     serves_the_keeper(&node, &expected, 3).await;
     let rows = db
@@ -1002,7 +1006,106 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
 
     the_refund_is_in_its_table(&node, &db, &expected).await;
     the_paid_out_mark_is_in_its_table(&node, &db, &expected).await;
+    the_credit_is_in_its_tables(&node, &db, &credit).await;
     drop(node);
+}
+
+/// pg-ce447eb's developer credit as that release kept it (granted 1 USD, less the credit sale
+/// and plus its refund: 994,000 units left), with a hold of 1,000 units that a call which died
+/// between reserve and settle left on it, written here as the release wrote holds (the hold's
+/// JSON under `hold/{holdId}`, taken from the balance). Returns the credit's id and its
+/// token's digest.
+async fn a_stale_hold_left_on_the_credit(db: &tokio_postgres::Client) -> (String, String) {
+    let rows = db
+        .query(
+            "SELECT key, value FROM toolhost_kv WHERE tree = 'credits' ORDER BY key",
+            &[],
+        )
+        .await
+        .unwrap();
+    let rows: Vec<(String, String)> = (rows.iter())
+        .map(|row| {
+            let text = |i| String::from_utf8(row.get::<_, Vec<u8>>(i)).unwrap();
+            (text(0), text(1))
+        })
+        .collect();
+    let [(balance, units), (grant, _), (token, named)] = &rows[..] else {
+        panic!("the fixture's one credit: {rows:?}")
+    };
+    let id = grant.strip_prefix("grant/").unwrap().to_owned();
+    assert_eq!(
+        (balance.as_str(), units.as_str()),
+        (&*format!("balance/{id}"), "994000")
+    );
+    assert_eq!(named, &id);
+    let hold = json!({"creditId": id, "units": 1000, "heldAt": "2026-11-29T08:00:00Z"});
+    let holds = "INSERT INTO toolhost_kv (tree, key, value) VALUES ('credits', $1, $2)";
+    let (key, value) = (b"hold/hold_died".to_vec(), hold.to_string().into_bytes());
+    db.execute(holds, &[&key, &value]).await.unwrap();
+    let taken = "UPDATE toolhost_kv SET value = '993000'::BYTEA \
+                 WHERE tree = 'credits' AND key = $1";
+    db.execute(taken, &[&balance.as_bytes()]).await.unwrap();
+    (id, token.strip_prefix("token/").unwrap().to_owned())
+}
+
+/// Migration 15 moved the credit to its tables: the grant with its token's digest, the
+/// balance with its units, the hold with its credit; none of it is left in the key-value
+/// table. The start-up sweep found the hold stale and gave it back: the admin's listing shows
+/// the credit whole again.
+async fn the_credit_is_in_its_tables(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    credit: &(String, String),
+) {
+    let (id, digest) = credit;
+    let grants = db
+        .query("SELECT credit_id, token_sha256 FROM toolhost_credits", &[])
+        .await
+        .unwrap();
+    let grants: Vec<(String, String)> = grants.iter().map(|row| (row.get(0), row.get(1))).collect();
+    assert_eq!(grants, [(id.clone(), digest.clone())]);
+    let left = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'credits'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(left.get::<_, i64>(0), 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (status, listed) = node.admin("GET", "/ai/admin/credits", None).await;
+        assert_eq!(status, 200, "{listed}");
+        let credit = (listed["credits"].as_array().unwrap().iter())
+            .find(|credit| credit["creditId"] == id.as_str())
+            .cloned()
+            .unwrap_or_else(|| panic!("the fixture's credit is listed: {listed}"));
+        let holds = db
+            .query_one("SELECT count(*) FROM toolhost_credit_holds", &[])
+            .await
+            .unwrap()
+            .get::<_, i64>(0);
+        if credit["balanceUnits"] == "994000" && holds == 0 {
+            let balance = db
+                .query_one(
+                    "SELECT units FROM toolhost_credit_balances WHERE credit_id = $1",
+                    &[id],
+                )
+                .await
+                .unwrap();
+            assert_eq!(balance.get::<_, i64>(0), 994_000);
+            break;
+        }
+        assert_eq!(
+            credit["balanceUnits"], "993000",
+            "held until swept: {credit}"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stale hold was given back: {credit}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// A settlement broadcast but not yet mined, as a release with a chain wrote it (pg-ce447eb's

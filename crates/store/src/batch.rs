@@ -3,12 +3,13 @@
 //! A batch speaks two languages. Most members name a tree and a key, the shape every engine
 //! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
 //! packet, a sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier,
-//! a refund, a receipt log's pending entry or leaf), so each engine keeps it in a shape of its
-//! own: a key-value engine
+//! a refund, a developer credit's grant, balance or hold, a receipt log's pending entry or
+//! leaf), so each engine keeps it in a shape of its own: a key-value engine
 //! lowers it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row
 //! of the record's table. Conditions of both kinds are numbered together, in the order they
 //! were added.
 
+use super::credits::{self, CreditHoldRow, CreditRow};
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::paid_out::{self, PaidOutRow};
@@ -74,6 +75,24 @@ pub enum Condition {
         receipt_id: String,
         entry: Option<Vec<u8>>,
     },
+    /// The grant `credit_id` must be stored as `entry` (`None`: there is none): a credit id
+    /// issued once.
+    Credit {
+        credit_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The balance of `credit_id` must be stored as `entry` (its decimal text; `None`: there is
+    /// none): a balance changed only as it was read.
+    CreditBalance {
+        credit_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The hold `hold_id` must be stored as `entry` (`None`: there is none): a hold settled or
+    /// released once.
+    CreditHold {
+        hold_id: String,
+        entry: Option<Vec<u8>>,
+    },
     /// The receipt log's entry pending under `name` must be `entry` (`None`: there is none):
     /// an entry appended once, by the append that finds it pending.
     LogPending {
@@ -131,6 +150,21 @@ pub enum Write {
     PutPaymentId(PaymentIdRow),
     /// Stores a refund (replacing one of the same receipt id).
     PutRefund(RefundRow),
+    /// Stores a grant (replacing one of the same id) and its token's digest.
+    PutCredit(CreditRow),
+    /// Stores the balance of `credit_id` (replacing it): atomic units, and the same as the
+    /// decimal text every engine keeps as its entry.
+    PutCreditBalance {
+        credit_id: String,
+        units: i64,
+        entry: Vec<u8>,
+    },
+    /// Stores a hold (replacing one of the same id).
+    PutCreditHold(CreditHoldRow),
+    /// Removes a hold (settled or released).
+    DeleteCreditHold {
+        hold_id: String,
+    },
     /// Stores a receipt log entry pending under `name` (replacing one of the same name).
     PutLogPending {
         name: String,
@@ -349,6 +383,62 @@ impl Batch {
         self
     }
 
+    /// Requires the grant `credit_id` to be stored as `entry` (`None`: that there is none).
+    pub fn require_credit(mut self, credit_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Credit {
+            credit_id: credit_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_credit(mut self, credit: CreditRow) -> Self {
+        self.writes.push(Write::PutCredit(credit));
+        self
+    }
+
+    /// Requires the balance of `credit_id` to be stored as `entry` (as read; `None`: that
+    /// there is none).
+    pub fn require_credit_balance(mut self, credit_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::CreditBalance {
+            credit_id: credit_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    /// Sets the balance of `credit_id` to `units` (atomic units; a balance is never negative,
+    /// nor beyond `i64::MAX`, which the caller checks).
+    pub fn put_credit_balance(mut self, credit_id: &str, units: i64) -> Self {
+        self.writes.push(Write::PutCreditBalance {
+            credit_id: credit_id.to_owned(),
+            units,
+            entry: units.to_string().into_bytes(),
+        });
+        self
+    }
+
+    /// Requires the hold `hold_id` to be stored as `entry` (`None`: that there is none).
+    pub fn require_credit_hold(mut self, hold_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::CreditHold {
+            hold_id: hold_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_credit_hold(mut self, hold: CreditHoldRow) -> Self {
+        self.writes.push(Write::PutCreditHold(hold));
+        self
+    }
+
+    pub fn delete_credit_hold(mut self, hold_id: &str) -> Self {
+        self.writes.push(Write::DeleteCreditHold {
+            hold_id: hold_id.to_owned(),
+        });
+        self
+    }
+
     /// Requires the receipt log's entry pending under `name` to be `entry` (`None`: that
     /// there is none).
     pub fn require_log_pending(mut self, name: &str, entry: Option<Vec<u8>>) -> Self {
@@ -387,11 +477,10 @@ impl Batch {
         self
     }
 
-    /// The batch as a key-value engine runs it: typed members lowered to the keys their
-    /// records keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`],
-    /// [`pending_settlements::kv`], [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
-    /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
-    /// numbered as added.
+    /// The batch as a key-value engine runs it: typed members lowered to the keys their records
+    /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
+    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`credits::kv`], [`receipt_log::kv`];
+    /// a receipt under its id in the `receipts` tree), conditions still numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {
@@ -447,6 +536,21 @@ impl Batch {
                 Condition::Refund { receipt_id, entry } => KeyCondition {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&receipt_id),
+                    expected: entry,
+                },
+                Condition::Credit { credit_id, entry } => KeyCondition {
+                    tree: credits::kv::GRANTS.tree,
+                    key: credits::kv::GRANTS.key(&credit_id),
+                    expected: entry,
+                },
+                Condition::CreditBalance { credit_id, entry } => KeyCondition {
+                    tree: credits::kv::BALANCES.tree,
+                    key: credits::kv::BALANCES.key(&credit_id),
+                    expected: entry,
+                },
+                Condition::CreditHold { hold_id, entry } => KeyCondition {
+                    tree: credits::kv::HOLDS.tree,
+                    key: credits::kv::HOLDS.key(&hold_id),
                     expected: entry,
                 },
                 Condition::LogPending { name, entry } => KeyCondition {
@@ -533,6 +637,24 @@ impl Batch {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&refund.receipt_id),
                     value: Some(refund.entry),
+                }),
+                Write::PutCredit(credit) => writes.extend(credits::kv::put(credit)),
+                Write::PutCreditBalance {
+                    credit_id, entry, ..
+                } => writes.push(KeyWrite {
+                    tree: credits::kv::BALANCES.tree,
+                    key: credits::kv::BALANCES.key(&credit_id),
+                    value: Some(entry),
+                }),
+                Write::PutCreditHold(hold) => writes.push(KeyWrite {
+                    tree: credits::kv::HOLDS.tree,
+                    key: credits::kv::HOLDS.key(&hold.hold_id),
+                    value: Some(hold.entry),
+                }),
+                Write::DeleteCreditHold { hold_id } => writes.push(KeyWrite {
+                    tree: credits::kv::HOLDS.tree,
+                    key: credits::kv::HOLDS.key(&hold_id),
+                    value: None,
                 }),
                 Write::PutLogPending { name, entry } => writes.push(KeyWrite {
                     tree: receipt_log::kv::PENDING.tree,

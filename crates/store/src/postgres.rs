@@ -42,6 +42,7 @@ use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
 
 mod commit;
+mod credits;
 mod events;
 mod feed;
 mod logs;

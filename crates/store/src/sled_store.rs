@@ -26,13 +26,14 @@ use std::thread::JoinHandle;
 use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
+use super::credits::{CreditListing, CreditRecords};
 use super::{
-    events, keys, logs, nonces, packets, paid_out, payment_ids, pending_settlements, quotes,
-    receipt_log, receipts, refunds, sales, Batch, BuilderEvents, Change, Durable, EndpointLogs,
-    Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition, KeyWrite, LogRow,
-    NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
-    ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum, SalesLedger, Store, StoreError,
-    StoreResult, Tree,
+    credits, events, keys, logs, nonces, packets, paid_out, payment_ids, pending_settlements,
+    quotes, receipt_log, receipts, refunds, sales, Batch, BuilderEvents, Change, Durable,
+    EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition,
+    KeyWrite, LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements,
+    QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum, SalesLedger, Store,
+    StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -753,6 +754,30 @@ impl PendingSettlements for SledStore {
         pending_settlements::kv::PLACE
             .get_many(self, receipt_ids)
             .await
+    }
+}
+
+#[async_trait]
+impl CreditRecords for SledStore {
+    async fn credit_by_token(&self, token_sha256: &str) -> StoreResult<Option<(String, Vec<u8>)>> {
+        credits::kv::by_token(self, token_sha256).await
+    }
+
+    async fn credit_balance(&self, credit_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        let key = credits::kv::BALANCES.key(credit_id);
+        self.get(credits::kv::BALANCES.tree, &key).await
+    }
+
+    async fn credits(&self, after: Option<&str>, limit: usize) -> StoreResult<Vec<CreditListing>> {
+        credits::kv::listing(self, after, limit).await
+    }
+
+    async fn credit_holds(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        credits::kv::HOLDS.page(self, after, limit).await
     }
 }
 

@@ -12,9 +12,9 @@ use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
-    Batch, Change, EventQuery, EventRow, LeafRow, LogRow, NonceRow, NonceState, PacketRow,
-    PaidOutRow, PaymentIdRow, QuoteRow, ReceiptRow, RefundRow, SaleRow, Store, StoreError,
-    StoreResult, Tree,
+    Batch, Change, CreditHoldRow, CreditRow, EventQuery, EventRow, LeafRow, LogRow, NonceRow,
+    NonceState, PacketRow, PaidOutRow, PaymentIdRow, QuoteRow, ReceiptRow, RefundRow, SaleRow,
+    Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1684,6 +1684,134 @@ pub async fn pending_settlements_are_concluded_once_and_paged(s: Shared) {
         s.paid_out(&["rcpt_c"]).await.unwrap(),
         [Some(b"pay_1".to_vec())]
     );
+}
+
+/// Credits are issued once and found by their token's digest; a balance changes only as read
+/// (of many spenders of one read, one wins); holds are written with the balance they come out
+/// of, paged, and deleted only as read; grants are listed in id order with their balances.
+pub async fn credits_are_issued_once_spent_as_read_and_listed(s: Shared) {
+    let grant = |id: &str| CreditRow {
+        credit_id: id.to_owned(),
+        token_sha256: format!("{id}-digest"),
+        entry: format!("{{\"creditId\":\"{id}\"}}").into_bytes(),
+    };
+    let issue = |id: &str, units: i64| {
+        Batch::new()
+            .require_credit(id, None)
+            .put_credit(grant(id))
+            .put_credit_balance(id, units)
+    };
+    s.apply(issue("cred_b", 10)).await.unwrap();
+    s.apply(issue("cred_a", 7)).await.unwrap();
+    let again = s.apply(issue("cred_b", 99)).await;
+    assert!(
+        matches!(again, Err(StoreError::ConditionFailed(0))),
+        "{again:?}"
+    );
+    // A grant issued without a balance (none is) lists with none.
+    let bare = Batch::new()
+        .require_credit("cred_c", None)
+        .put_credit(grant("cred_c"));
+    s.apply(bare).await.unwrap();
+    assert_eq!(
+        s.credit_by_token("cred_b-digest").await.unwrap(),
+        Some(("cred_b".to_owned(), grant("cred_b").entry))
+    );
+    assert_eq!(s.credit_by_token("unknown").await.unwrap(), None);
+    assert_eq!(
+        s.credit_balance("cred_b").await.unwrap(),
+        Some(b"10".to_vec())
+    );
+    assert_eq!(s.credit_balance("cred_none").await.unwrap(), None);
+
+    // Of spenders who all read 10, one takes its 1 and holds it.
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let hold = format!("hold_{i:02}");
+                let spend = Batch::new()
+                    .require_credit_balance("cred_b", Some(b"10".to_vec()))
+                    .put_credit_balance("cred_b", 9)
+                    .require_credit_hold(&hold, None)
+                    .put_credit_hold(CreditHoldRow {
+                        hold_id: hold.clone(),
+                        credit_id: "cred_b".to_owned(),
+                        entry: hold.into_bytes(),
+                    });
+                (i, s.apply(spend).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let held = format!("hold_{winner:02}");
+    assert_eq!(
+        s.credit_balance("cred_b").await.unwrap(),
+        Some(b"9".to_vec())
+    );
+    let put_hold = |id: &str| {
+        Batch::new().put_credit_hold(CreditHoldRow {
+            hold_id: id.to_owned(),
+            credit_id: "cred_a".to_owned(),
+            entry: id.as_bytes().to_vec(),
+        })
+    };
+    for id in ["hold_zz", "hold_aa"] {
+        s.apply(put_hold(id)).await.unwrap();
+    }
+    let mut paged = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = s.credit_holds(after.as_deref(), 2).await.unwrap();
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        paged.extend(page.into_iter().map(|(id, _)| id));
+    }
+    let mut want = vec!["hold_aa".to_owned(), held.clone(), "hold_zz".to_owned()];
+    want.sort();
+    assert_eq!(paged, want);
+
+    // Settled once: a stale read loses, the read one wins, with the balance it gives back.
+    let settle = |entry: &str| {
+        Batch::new()
+            .require_credit_hold(&held, Some(entry.as_bytes().to_vec()))
+            .delete_credit_hold(&held)
+            .require_credit_balance("cred_b", Some(b"9".to_vec()))
+            .put_credit_balance("cred_b", 10)
+    };
+    let stale = s.apply(settle("another")).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    s.apply(settle(&held)).await.unwrap();
+    let again = s.apply(settle(&held)).await;
+    assert!(
+        matches!(again, Err(StoreError::ConditionFailed(0))),
+        "{again:?}"
+    );
+    let left = s.credit_holds(None, 10).await.unwrap();
+    let left: Vec<&str> = left.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(left, ["hold_aa", "hold_zz"]);
+
+    let listed = s.credits(None, 2).await.unwrap();
+    assert_eq!(
+        listed,
+        [
+            (
+                "cred_a".to_owned(),
+                grant("cred_a").entry,
+                Some(b"7".to_vec())
+            ),
+            (
+                "cred_b".to_owned(),
+                grant("cred_b").entry,
+                Some(b"10".to_vec())
+            ),
+        ]
+    );
+    let rest = s.credits(Some("cred_b"), 2).await.unwrap();
+    assert_eq!(rest, [("cred_c".to_owned(), grant("cred_c").entry, None)]);
 }
 
 fn refund_row(receipt_id: &str, amount: i64, entry: &str) -> RefundRow {

@@ -358,6 +358,55 @@ const MIGRATIONS: &[(i32, &str)] = &[
          DELETE FROM toolhost_kv
          WHERE tree = 'ledger' AND key >= 'pending/'::BYTEA AND key < 'pending0'::BYTEA;",
     ),
+    (
+        15,
+        // Developer credits leave the key-value table for their own
+        // ([`credits`](super::credits)): each grant (`grant/{creditId}`) with its token's
+        // digest (the `token/{sha256}` entry naming it; every release wrote the two in one
+        // batch, but a grant is kept even without one), each balance (`balance/{creditId}`,
+        // decimal text) and each hold (`hold/{holdId}`, its credit read from its JSON) moves.
+        "CREATE TABLE toolhost_credits (
+             credit_id TEXT COLLATE \"C\" PRIMARY KEY,
+             token_sha256 TEXT COLLATE \"C\" UNIQUE,
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_credit_balances (
+             credit_id TEXT COLLATE \"C\" PRIMARY KEY,
+             units BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_credit_holds (
+             hold_id TEXT COLLATE \"C\" PRIMARY KEY,
+             credit_id TEXT COLLATE \"C\" NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_credits (credit_id, token_sha256, entry)
+         SELECT convert_from(substring(g.key FROM 7), 'UTF8'),
+                convert_from(substring(t.key FROM 7), 'UTF8'),
+                g.value
+         FROM toolhost_kv g
+         LEFT JOIN toolhost_kv t ON t.tree = 'credits' AND t.value = substring(g.key FROM 7)
+              AND t.key >= 'token/'::BYTEA AND t.key < 'token0'::BYTEA
+         WHERE g.tree = 'credits' AND g.key >= 'grant/'::BYTEA AND g.key < 'grant0'::BYTEA;
+         INSERT INTO toolhost_credit_balances (credit_id, units, entry)
+         SELECT convert_from(substring(key FROM 9), 'UTF8'),
+                convert_from(value, 'UTF8')::BIGINT,
+                value
+         FROM toolhost_kv
+         WHERE tree = 'credits' AND key >= 'balance/'::BYTEA AND key < 'balance0'::BYTEA;
+         INSERT INTO toolhost_credit_holds (hold_id, credit_id, entry)
+         SELECT convert_from(substring(key FROM 6), 'UTF8'),
+                convert_from(value, 'UTF8')::JSONB ->> 'creditId',
+                value
+         FROM toolhost_kv
+         WHERE tree = 'credits' AND key >= 'hold/'::BYTEA AND key < 'hold0'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'credits'
+           AND ((key >= 'grant/'::BYTEA AND key < 'grant0'::BYTEA)
+             OR (key >= 'token/'::BYTEA AND key < 'token0'::BYTEA)
+             OR (key >= 'balance/'::BYTEA AND key < 'balance0'::BYTEA)
+             OR (key >= 'hold/'::BYTEA AND key < 'hold0'::BYTEA));",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

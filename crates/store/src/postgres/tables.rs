@@ -1,9 +1,9 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
-//! settlements, nonces, payment identifiers, refunds, the receipt log's pending entries and
-//! leaves) as a transaction holds and writes them: each declared once ([`Shape`]: its key, its
-//! columns, its entry), and the four statements every such table needs made from that
-//! declaration, so a record kind is added by declaring its table and the columns of its row,
-//! not by writing its SQL again.
+//! settlements, nonces, payment identifiers, refunds, developer credits, the receipt log's pending
+//! entries and leaves) as a transaction holds and writes them: each declared once ([`Shape`]: its
+//! key, its columns, its entry), and the four statements every such table needs made from that
+//! declaration, so a record kind is added by declaring its table and the columns of its row, not by
+//! writing its SQL again.
 //!
 //! Rows go to the database column by column (`unnest` of one array per column), so a
 //! transaction claims or puts any number of a table's rows in one statement.
@@ -14,7 +14,8 @@ use std::sync::LazyLock;
 use tokio_postgres::types::ToSql;
 
 use crate::{
-    LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow, ReceiptRow, RefundRow, SaleRow,
+    CreditHoldRow, CreditRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow, ReceiptRow,
+    RefundRow, SaleRow,
 };
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
@@ -40,6 +41,12 @@ pub(super) enum Table {
     PaidOut,
     /// `toolhost_pending_settlements`, migration 14.
     PendingSettlements,
+    /// `toolhost_credits`, migration 15.
+    Credits,
+    /// `toolhost_credit_balances`, migration 15.
+    CreditBalances,
+    /// `toolhost_credit_holds`, migration 15.
+    CreditHolds,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -148,6 +155,26 @@ const PENDING_SETTLEMENTS: Shape = Shape {
     columns: &[],
 };
 
+const CREDITS: Shape = Shape {
+    name: "toolhost_credits",
+    key: ("credit_id", Kind::Text),
+    columns: &[("token_sha256", Kind::Text)],
+};
+
+/// The entry is the units as decimal text, as the key-value shape keeps them; the column is
+/// the same number, which SQL can add up.
+const CREDIT_BALANCES: Shape = Shape {
+    name: "toolhost_credit_balances",
+    key: ("credit_id", Kind::Text),
+    columns: &[("units", Kind::BigInt)],
+};
+
+const CREDIT_HOLDS: Shape = Shape {
+    name: "toolhost_credit_holds",
+    key: ("hold_id", Kind::Text),
+    columns: &[("credit_id", Kind::Text)],
+};
+
 /// The statements of one table, each taking keys (or rows, column by column) as arrays.
 pub(super) struct Statements {
     /// Reads the present rows of the keys `FOR UPDATE`, in key order: key, entry.
@@ -199,7 +226,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 10] = [
+    pub(super) const ALL: [Table; 13] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -210,6 +237,9 @@ impl Table {
         Table::Refunds,
         Table::PaidOut,
         Table::PendingSettlements,
+        Table::Credits,
+        Table::CreditBalances,
+        Table::CreditHolds,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -224,6 +254,9 @@ impl Table {
             Table::Refunds => &REFUNDS,
             Table::PaidOut => &PAID_OUT,
             Table::PendingSettlements => &PENDING_SETTLEMENTS,
+            Table::Credits => &CREDITS,
+            Table::CreditBalances => &CREDIT_BALANCES,
+            Table::CreditHolds => &CREDIT_HOLDS,
         }
     }
 
@@ -244,6 +277,10 @@ impl Table {
         static PAID_OUT_SQL: LazyLock<Statements> = LazyLock::new(|| PAID_OUT.statements());
         static PENDING_SETTLEMENTS_SQL: LazyLock<Statements> =
             LazyLock::new(|| PENDING_SETTLEMENTS.statements());
+        static CREDITS_SQL: LazyLock<Statements> = LazyLock::new(|| CREDITS.statements());
+        static CREDIT_BALANCES_SQL: LazyLock<Statements> =
+            LazyLock::new(|| CREDIT_BALANCES.statements());
+        static CREDIT_HOLDS_SQL: LazyLock<Statements> = LazyLock::new(|| CREDIT_HOLDS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -255,6 +292,9 @@ impl Table {
             Table::Refunds => &REFUNDS_SQL,
             Table::PaidOut => &PAID_OUT_SQL,
             Table::PendingSettlements => &PENDING_SETTLEMENTS_SQL,
+            Table::Credits => &CREDITS_SQL,
+            Table::CreditBalances => &CREDIT_BALANCES_SQL,
+            Table::CreditHolds => &CREDIT_HOLDS_SQL,
         }
     }
 
@@ -326,6 +366,10 @@ pub(super) enum Row<'b> {
     PaymentId(&'b PaymentIdRow),
     Refund(&'b RefundRow),
     PaidOut(&'b PaidOutRow),
+    Credit(&'b CreditRow),
+    /// A balance: its units, and the same as decimal text (the entry).
+    CreditBalance(i64, &'b [u8]),
+    CreditHold(&'b CreditHoldRow),
 }
 
 /// One value of a column.
@@ -371,6 +415,9 @@ impl<'b> Row<'b> {
                 Value::BigInt(refund.amount),
             ],
             Row::PaidOut(mark) => vec![Value::Text(Some(&mark.packet_id))],
+            Row::Credit(credit) => vec![Value::Text(Some(&credit.token_sha256))],
+            Row::CreditBalance(units, _) => vec![Value::BigInt(units)],
+            Row::CreditHold(hold) => vec![Value::Text(Some(&hold.credit_id))],
         }
     }
 
@@ -385,6 +432,9 @@ impl<'b> Row<'b> {
             Row::PaymentId(payment_id) => &payment_id.entry,
             Row::Refund(refund) => &refund.entry,
             Row::PaidOut(mark) => mark.packet_id.as_bytes(),
+            Row::Credit(credit) => &credit.entry,
+            Row::CreditBalance(_, entry) => entry,
+            Row::CreditHold(hold) => &hold.entry,
         }
     }
 }
@@ -540,6 +590,16 @@ mod tests {
             receipt_id: "r".into(),
             packet_id: "p".into(),
         };
+        let credit = CreditRow {
+            credit_id: "c".into(),
+            token_sha256: "00".into(),
+            entry: Vec::new(),
+        };
+        let hold = CreditHoldRow {
+            hold_id: "h".into(),
+            credit_id: "c".into(),
+            entry: Vec::new(),
+        };
         let rows = [
             (Table::PaidOut, Row::PaidOut(&mark)),
             (Table::PaymentIds, Row::PaymentId(&payment_id)),
@@ -550,6 +610,9 @@ mod tests {
             (Table::Nonces, Row::Nonce(&nonce)),
             (Table::LogPending, Row::Entry(b"entry")),
             (Table::PendingSettlements, Row::Entry(b"entry")),
+            (Table::Credits, Row::Credit(&credit)),
+            (Table::CreditBalances, Row::CreditBalance(0, b"0")),
+            (Table::CreditHolds, Row::CreditHold(&hold)),
             (Table::LogLeaves, Row::LogLeaf(&leaf)),
         ];
         for (i, table) in Table::ALL.into_iter().enumerate() {

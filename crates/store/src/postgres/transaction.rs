@@ -18,9 +18,9 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements,
-//! nonces, payment identifiers, refunds, the receipt log's pending entries and leaves) are
-//! held and written the same way in their records' tables (`tables`), keyed by id: a key is a
+//! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements, nonces,
+//! payment identifiers, refunds, developer credits, the receipt log's pending entries and leaves)
+//! are held and written the same way in their records' tables (`tables`), keyed by id: a key is a
 //! [`Place`] and the bytes naming a row there (a leaf's: its index, big-endian).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
@@ -132,6 +132,21 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             receipt_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::Credit { credit_id, entry } => (
+            Place::Table(Table::Credits),
+            credit_id.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::CreditBalance { credit_id, entry } => (
+            Place::Table(Table::CreditBalances),
+            credit_id.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::CreditHold { hold_id, entry } => (
+            Place::Table(Table::CreditHolds),
+            hold_id.as_bytes(),
+            entry.as_deref(),
+        ),
         Condition::LogPending { name, entry } => (
             Place::Table(Table::LogPending),
             name.as_bytes(),
@@ -191,6 +206,24 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             &refund.receipt_id,
             Some(Row::Refund(refund)),
         ),
+        Write::PutCredit(credit) => {
+            typed(Table::Credits, &credit.credit_id, Some(Row::Credit(credit)))
+        }
+        Write::PutCreditBalance {
+            credit_id,
+            units,
+            entry,
+        } => typed(
+            Table::CreditBalances,
+            credit_id,
+            Some(Row::CreditBalance(*units, entry)),
+        ),
+        Write::PutCreditHold(hold) => typed(
+            Table::CreditHolds,
+            &hold.hold_id,
+            Some(Row::CreditHold(hold)),
+        ),
+        Write::DeleteCreditHold { hold_id } => typed(Table::CreditHolds, hold_id, None),
         Write::PutLogPending { name, entry } => {
             typed(Table::LogPending, name, Some(Row::Entry(entry)))
         }
