@@ -33,9 +33,9 @@ use crate::money::Usd;
 use crate::receipts::log;
 use crate::receipts::{PaymentMethod, ReceiptSigner};
 use crate::revenue::payouts::{self, paid_out_by};
-use crate::revenue::refunds::{self, bump_balance, debt_key, owed, Refund};
+use crate::revenue::refunds::{self, bump_balance, owe, owed, Refund};
 use crate::revenue::{standing, Collection, Sale, Signature};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError};
 use crate::x402::{Facilitator, PaymentError};
 
 /// The longest reason kept.
@@ -345,11 +345,12 @@ async fn ledger_batch(
                 balance: balance.net(),
             });
         }
-        batch = bump_balance(batch, seller, balance.version).put(
-            Tree::Ledger,
-            debt_key(seller, receipt_id),
-            owed.units().to_string().into_bytes(),
-        );
+        batch = owe(
+            bump_balance(batch, seller, balance.version),
+            seller,
+            receipt_id,
+            owed,
+        )?;
     }
     Ok(batch)
 }
@@ -404,10 +405,10 @@ mod tests {
 
     use super::*;
     use crate::store::{
-        BuilderEvents, Change, CreditListing, CreditRecords, EndpointLogs, Entry, EventPage,
-        EventQuery, EventRow, HostedQuotes, LogRow, NonceClaims, PaidOutMarks, PaymentIds,
-        PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords,
-        RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
+        BuilderDebts, BuilderEvents, Change, CreditListing, CreditRecords, EndpointLogs, Entry,
+        EventPage, EventQuery, EventRow, HostedQuotes, LogRow, NonceClaims, PaidOutMarks,
+        PaymentIds, PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords,
+        RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -568,6 +569,21 @@ mod tests {
             receipt_ids: &[&str],
         ) -> StoreResult<Vec<Option<Vec<u8>>>> {
             self.0.pending_settlements_of(receipt_ids).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl BuilderDebts for SlowBatches {
+        async fn debts(
+            &self,
+            builder: &str,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.debts(builder, after, limit).await
+        }
+        async fn payout_version(&self, builder: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.payout_version(builder).await
         }
     }
 

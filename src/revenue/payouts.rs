@@ -25,7 +25,7 @@ use alloy_primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::refunds::{self, bump_balance, debt_key};
+use super::refunds::{self, bump_balance};
 use super::report::Group;
 use super::Signature;
 use super::{sale_entries_of, split, standings, Collection, Sale};
@@ -406,9 +406,7 @@ struct UnpaidLedger {
 
 impl UnpaidLedger {
     async fn read(store: &dyn Store, builder: &str) -> Result<UnpaidLedger, StoreError> {
-        let version = store
-            .get(Tree::Ledger, &refunds::balance_key(builder))
-            .await?;
+        let version = store.payout_version(builder).await?;
         Ok(UnpaidLedger {
             version,
             entries: unpaid_entries(store, builder).await?,
@@ -484,10 +482,9 @@ pub async fn create_packet(
     packet.sign(signer);
     let mut batch = bump_balance(Batch::new(), builder, version);
     for (receipt_id, _, bytes) in &debts {
-        let key = debt_key(builder, receipt_id);
         batch = batch
-            .require_equals(Tree::Ledger, key.clone(), Some(bytes.clone()))
-            .delete(Tree::Ledger, key);
+            .require_debt(builder, receipt_id, Some(bytes.clone()))
+            .delete_debt(builder, receipt_id);
     }
     for UnpaidEntry {
         sale,

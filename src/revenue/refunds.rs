@@ -15,18 +15,19 @@
 //!   sale's refund as the packet read it, so one of a refund and a packet racing for the
 //!   same sale fails and is retried or refused.
 //! - A sale already in a packet paid the builder `net(A)`; the builder now owes
-//!   `net(A) − net(A − r)` ([`owed`]), written as a debt (`debt/{builder}/{R}`) with the refund.
+//!   `net(A) − net(A − r)` ([`owed`]), written as a debt of the builder's for `R` with the
+//!   refund ([`crate::store::debts`]).
 //!   The next packet deducts every debt and deletes it, in its batch. A builder may refund a
 //!   paid-out sale only while its unpaid collected balance covers what it would owe; the admin
 //!   may go beyond (the debts then wait for later sales).
-//! - The builder's balance is read and changed under one version entry (`balance/{builder}`),
+//! - The builder's balance is read and changed under one version (its payout version),
 //!   bumped by every packet and every refund of a paid-out sale, so a refund checked against a
 //!   balance cannot race a packet that spends it.
 
 use super::{split, Sale};
 use crate::money::Usd;
 use crate::receipts::PaymentMethod;
-use crate::store::{Batch, RefundRow, Store, StoreError, Tree};
+use crate::store::{Batch, DebtRow, RefundRow, Store, StoreError};
 use serde::{Deserialize, Serialize};
 
 /// A refund, as stored and served. Amounts are atomic units as strings.
@@ -96,31 +97,25 @@ pub fn owed(charged: Usd, refunded: Usd, fee_bps: u64) -> Usd {
     before.checked_sub(after).unwrap_or(Usd::ZERO)
 }
 
-/// What `builder` owes for the refund of paid-out receipt `receipt_id` (atomic units).
-pub fn debt_key(builder: &str, receipt_id: &str) -> Vec<u8> {
-    format!("debt/{builder}/{receipt_id}").into_bytes()
-}
-
-/// The entry every packet and every refund of a paid-out sale of `builder` changes.
-pub fn balance_key(builder: &str) -> Vec<u8> {
-    format!("balance/{builder}").into_bytes()
-}
-
-/// `batch` also requiring `builder`'s balance version as read (`version`) and moving it on.
+/// `batch` also requiring `builder`'s payout version as read (`version`) and moving it on.
 pub fn bump_balance(batch: Batch, builder: &str, version: Option<Vec<u8>>) -> Batch {
     let next = version
         .as_deref()
         .and_then(|v| std::str::from_utf8(v).ok())
-        .and_then(|v| v.parse::<u64>().ok())
+        .and_then(|v| v.parse::<i64>().ok())
         .unwrap_or(0)
-        + 1;
+        .saturating_add(1);
     batch
-        .require_equals(Tree::Ledger, balance_key(builder), version)
-        .put(
-            Tree::Ledger,
-            balance_key(builder),
-            next.to_string().into_bytes(),
-        )
+        .require_payout_version(builder, version)
+        .put_payout_version(builder, next)
+}
+
+/// `batch` also recording that `builder` owes `owed` for the refund of its paid-out sale
+/// `receipt_id`.
+pub fn owe(batch: Batch, builder: &str, receipt_id: &str, owed: Usd) -> Result<Batch, StoreError> {
+    let units = i64::try_from(owed.units())
+        .map_err(|_| StoreError::Corrupt(format!("the debt for {receipt_id} is out of range")))?;
+    Ok(batch.put_debt(DebtRow::new(builder, receipt_id, units)))
 }
 
 /// The refund of `receipt_id`, with its stored bytes.
@@ -155,17 +150,13 @@ pub async fn debts_of(
     store: &dyn Store,
     builder: &str,
 ) -> Result<Vec<(String, Usd, Vec<u8>)>, StoreError> {
-    let prefix = format!("debt/{builder}/").into_bytes();
     let mut debts = Vec::new();
-    let mut after: Option<Vec<u8>> = None;
+    let mut after: Option<String> = None;
     loop {
-        let page = store
-            .scan_prefix(Tree::Ledger, &prefix, after.as_deref(), 512)
-            .await?;
+        let page = store.debts(builder, after.as_deref(), 512).await?;
         let Some((last, _)) = page.last() else { break };
         after = Some(last.clone());
-        for (key, bytes) in page {
-            let receipt_id = String::from_utf8_lossy(&key[prefix.len()..]).into_owned();
+        for (receipt_id, bytes) in page {
             let owed = std::str::from_utf8(&bytes)
                 .ok()
                 .and_then(|t| t.parse().ok())

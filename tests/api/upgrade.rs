@@ -37,7 +37,9 @@
 //! Written into it as a release with a chain would have, a settlement not yet mined moves to
 //! its table (migration 14) and keeps its sale pending. Its developer credit moves to the
 //! credits' tables (migration 15), with a hold a dead call left, written into it as the
-//! release wrote holds, which the start-up sweep gives back.
+//! release wrote holds, which the start-up sweep gives back. A debt for a refund after payout,
+//! written into it as the release wrote debts, and its packet's payout version move to theirs
+//! (migration 16).
 
 use std::path::Path;
 
@@ -327,7 +329,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        15
+        16
     );
 }
 
@@ -1153,9 +1155,11 @@ async fn a_database_of_the_release_with_pending_settlements_in_the_key_value_tab
     )
     .await
     .unwrap();
+    let builder = a_debt_for_a_refund_after_payout(&db, &expected).await;
 
     let node = Node::start(&["--store", &url]);
     serves_the_keeper(&node, &expected, 3).await;
+    the_debt_and_the_payout_version_are_in_their_tables(&node, &db, &expected, &builder).await;
     let rows = db
         .query(
             "SELECT receipt_id, entry FROM toolhost_pending_settlements",
@@ -1195,6 +1199,75 @@ async fn a_database_of_the_release_with_pending_settlements_in_the_key_value_tab
         "{view}"
     );
     drop(node);
+}
+
+/// A debt of 1,800 units for a refund of the builder's paid-out sale, written into the loaded
+/// database as the release wrote debts (`debt/{builderId}/{receiptId}`, units as decimal
+/// text), beside the payout version its packet left (`balance/{builderId}`: 1). Returns the
+/// builder's id.
+async fn a_debt_for_a_refund_after_payout(db: &tokio_postgres::Client, expected: &Value) -> String {
+    let builder: String = db
+        .query_one("SELECT builder FROM toolhost_packets", &[])
+        .await
+        .unwrap()
+        .get(0);
+    let sold = expected["soldReceiptId"].as_str().unwrap();
+    let version = db
+        .query_one(
+            "SELECT value FROM toolhost_kv WHERE tree = 'ledger' AND key = $1",
+            &[&format!("balance/{builder}").into_bytes()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(version.get::<_, Vec<u8>>(0), b"1", "its packet's version");
+    let debt = format!("debt/{builder}/{sold}").into_bytes();
+    db.execute(
+        "INSERT INTO toolhost_kv (tree, key, value) VALUES ('ledger', $1, '1800'::BYTEA)",
+        &[&debt],
+    )
+    .await
+    .unwrap();
+    builder
+}
+
+/// Migration 16 moved the debt (its builder and units as columns) and the payout version to
+/// their tables, none of them left in the key-value table; the builder's payout view owes the
+/// debt, read from its table.
+async fn the_debt_and_the_payout_version_are_in_their_tables(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    expected: &Value,
+    builder: &str,
+) {
+    let debts = db
+        .query("SELECT debt_key, builder, units FROM toolhost_debts", &[])
+        .await
+        .unwrap();
+    let debts: Vec<(String, String, i64)> = (debts.iter())
+        .map(|row| (row.get(0), row.get(1), row.get(2)))
+        .collect();
+    let sold = expected["soldReceiptId"].as_str().unwrap();
+    let key = format!("{builder}/{sold}");
+    assert_eq!(debts, [(key, builder.to_owned(), 1800)]);
+    let versions = db
+        .query("SELECT builder, version FROM toolhost_payout_versions", &[])
+        .await
+        .unwrap();
+    let versions: Vec<(String, i64)> = versions
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    assert_eq!(versions, [(builder.to_owned(), 1)]);
+    assert_eq!(
+        (
+            ledger_keys(db, "debt/").await,
+            ledger_keys(db, "balance/").await
+        ),
+        (0, 0)
+    );
+    let key = expected["builderKey"].as_str().unwrap();
+    let view = as_builder(node, key, "/ai/builders/payouts").await;
+    assert_eq!(view["owedNetUnits"], "1800", "{view}");
 }
 
 /// pg-ce447eb's packet paid the builder's one collected sale (the credit sale, less its

@@ -1,15 +1,15 @@
 //! Atomic write batches with optimistic preconditions.
 //!
-//! A batch speaks two languages. Most members name a tree and a key, the shape every engine
-//! stores generically. *Typed* members name a domain's record (a sale, a receipt, a payout
-//! packet, a sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier,
-//! a refund, a developer credit's grant, balance or hold, a receipt log's pending entry or
-//! leaf), so each engine keeps it in a shape of its own: a key-value engine
-//! lowers it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row
-//! of the record's table. Conditions of both kinds are numbered together, in the order they
-//! were added.
+//! A batch speaks two languages. Most members name a tree and a key, the shape every engine stores
+//! generically. *Typed* members name a domain's record (a sale, a receipt, a payout packet, a
+//! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
+//! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
+//! pending entry or leaf), so each engine keeps it in a shape of its own: a key-value engine lowers
+//! it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the
+//! record's table. Conditions of both kinds are numbered together, in the order they were added.
 
 use super::credits::{self, CreditHoldRow, CreditRow};
+use super::debts::{self, DebtRow};
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::paid_out::{self, PaidOutRow};
@@ -73,6 +73,15 @@ pub enum Condition {
     /// a receipt refunded once, and its sale paid out only as its refund was read.
     Refund {
         receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The debt under `key` (`{builderId}/{receiptId}`) must be stored as `entry` (`None`:
+    /// there is none): a debt deducted once, by the packet that read it.
+    Debt { key: String, entry: Option<Vec<u8>> },
+    /// `builder`'s payout version must be stored as `entry` (`None`: there is none): a
+    /// balance spent only as it was read.
+    PayoutVersion {
+        builder: String,
         entry: Option<Vec<u8>>,
     },
     /// The grant `credit_id` must be stored as `entry` (`None`: there is none): a credit id
@@ -150,6 +159,19 @@ pub enum Write {
     PutPaymentId(PaymentIdRow),
     /// Stores a refund (replacing one of the same receipt id).
     PutRefund(RefundRow),
+    /// Stores a debt (replacing one of the same key).
+    PutDebt(DebtRow),
+    /// Removes the debt under `key` (deducted).
+    DeleteDebt {
+        key: String,
+    },
+    /// Stores `builder`'s payout version: the number, and the same as the decimal text every
+    /// engine keeps as its entry.
+    PutPayoutVersion {
+        builder: String,
+        version: i64,
+        entry: Vec<u8>,
+    },
     /// Stores a grant (replacing one of the same id) and its token's digest.
     PutCredit(CreditRow),
     /// Stores the balance of `credit_id` (replacing it): atomic units, and the same as the
@@ -383,6 +405,47 @@ impl Batch {
         self
     }
 
+    /// Requires `builder`'s debt for the refund of `receipt_id` to be stored as `entry`
+    /// (`None`: that there is none).
+    pub fn require_debt(mut self, builder: &str, receipt_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Debt {
+            key: debts::debt_key(builder, receipt_id),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_debt(mut self, debt: DebtRow) -> Self {
+        self.writes.push(Write::PutDebt(debt));
+        self
+    }
+
+    pub fn delete_debt(mut self, builder: &str, receipt_id: &str) -> Self {
+        self.writes.push(Write::DeleteDebt {
+            key: debts::debt_key(builder, receipt_id),
+        });
+        self
+    }
+
+    /// Requires `builder`'s payout version to be stored as `entry` (as read; `None`: that
+    /// there is none).
+    pub fn require_payout_version(mut self, builder: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::PayoutVersion {
+            builder: builder.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_payout_version(mut self, builder: &str, version: i64) -> Self {
+        self.writes.push(Write::PutPayoutVersion {
+            builder: builder.to_owned(),
+            version,
+            entry: version.to_string().into_bytes(),
+        });
+        self
+    }
+
     /// Requires the grant `credit_id` to be stored as `entry` (`None`: that there is none).
     pub fn require_credit(mut self, credit_id: &str, entry: Option<Vec<u8>>) -> Self {
         self.conditions.push(Condition::Credit {
@@ -479,8 +542,9 @@ impl Batch {
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their records
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
-    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`credits::kv`], [`receipt_log::kv`];
-    /// a receipt under its id in the `receipts` tree), conditions still numbered as added.
+    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`debts::kv`], [`credits::kv`],
+    /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
+    /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {
@@ -536,6 +600,16 @@ impl Batch {
                 Condition::Refund { receipt_id, entry } => KeyCondition {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&receipt_id),
+                    expected: entry,
+                },
+                Condition::Debt { key, entry } => KeyCondition {
+                    tree: debts::kv::DEBTS.tree,
+                    key: debts::kv::DEBTS.key(&key),
+                    expected: entry,
+                },
+                Condition::PayoutVersion { builder, entry } => KeyCondition {
+                    tree: debts::kv::VERSIONS.tree,
+                    key: debts::kv::VERSIONS.key(&builder),
                     expected: entry,
                 },
                 Condition::Credit { credit_id, entry } => KeyCondition {
@@ -637,6 +711,21 @@ impl Batch {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&refund.receipt_id),
                     value: Some(refund.entry),
+                }),
+                Write::PutDebt(debt) => writes.push(KeyWrite {
+                    tree: debts::kv::DEBTS.tree,
+                    key: debts::kv::DEBTS.key(&debt.key),
+                    value: Some(debt.entry),
+                }),
+                Write::DeleteDebt { key } => writes.push(KeyWrite {
+                    tree: debts::kv::DEBTS.tree,
+                    key: debts::kv::DEBTS.key(&key),
+                    value: None,
+                }),
+                Write::PutPayoutVersion { builder, entry, .. } => writes.push(KeyWrite {
+                    tree: debts::kv::VERSIONS.tree,
+                    key: debts::kv::VERSIONS.key(&builder),
+                    value: Some(entry),
                 }),
                 Write::PutCredit(credit) => writes.extend(credits::kv::put(credit)),
                 Write::PutCreditBalance {

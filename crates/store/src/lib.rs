@@ -26,11 +26,12 @@
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`,
-//!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `credits`, `receipt_log`:
-//!   endpoint logs, builder events, hosted-service quotes, the sale ledger, receipts, payout
-//!   packets and the sales they paid, settlements not yet seen mined, payment nonces, payment
-//!   identifiers, refunds, developer credits and the receipt log's entries and leaves, the
-//!   domains the store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
+//!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `debts`, `credits`,
+//!   `receipt_log`: endpoint logs, builder events, hosted-service quotes, the sale ledger,
+//!   receipts, payout packets and the sales they paid, settlements not yet seen mined, payment
+//!   nonces, payment identifiers, refunds, builders' debts and payout versions, developer
+//!   credits and the receipt log's entries and leaves, the domains the store keeps in a shape
+//!   of their own (tables on PostgreSQL; trees on sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -39,6 +40,7 @@
 
 mod batch;
 pub mod credits;
+pub mod debts;
 pub mod events;
 pub mod keyring;
 mod keys;
@@ -69,6 +71,7 @@ use toolhost_values::error::{ApiError, ErrorCode};
 pub use batch::{Batch, Condition, Write};
 pub(crate) use batch::{KeyBatch, KeyCondition, KeyWrite};
 pub use credits::{CreditHoldRow, CreditListing, CreditRecords, CreditRow};
+pub use debts::{BuilderDebts, DebtRow};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use nonces::{NonceClaims, NonceRow, NonceState};
@@ -241,7 +244,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
-/// [`RefundRecords`], [`CreditRecords`], [`ReceiptLogRecords`]).
+/// [`RefundRecords`], [`BuilderDebts`], [`CreditRecords`], [`ReceiptLogRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -256,6 +259,7 @@ pub trait Store:
     + NonceClaims
     + PaymentIds
     + RefundRecords
+    + BuilderDebts
     + CreditRecords
     + ReceiptLogRecords
     + Send

@@ -43,6 +43,7 @@ use tokio_postgres::NoTls;
 
 mod commit;
 mod credits;
+mod debts;
 mod events;
 mod feed;
 mod logs;

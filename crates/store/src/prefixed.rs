@@ -4,14 +4,15 @@
 
 use crate::{Store, StoreResult, Tree};
 
-/// Where a kind of record is kept: the tree, and the prefix its ids follow.
+/// Where a kind of record is kept: the tree, and the prefix its ids follow (a kind's, or the
+/// records of one owner's within it).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Prefixed {
+pub(crate) struct Prefixed<'p> {
     pub(crate) tree: Tree,
-    pub(crate) prefix: &'static [u8],
+    pub(crate) prefix: &'p [u8],
 }
 
-impl Prefixed {
+impl Prefixed<'_> {
     /// The key of the record of `id`.
     pub(crate) fn key(self, id: &str) -> Vec<u8> {
         [self.prefix, id.as_bytes()].concat()

@@ -27,13 +27,14 @@ use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
 use super::credits::{CreditListing, CreditRecords};
+use super::debts::BuilderDebts;
 use super::{
-    credits, events, keys, logs, nonces, packets, paid_out, payment_ids, pending_settlements,
-    quotes, receipt_log, receipts, refunds, sales, Batch, BuilderEvents, Change, Durable,
-    EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch, KeyCondition,
-    KeyWrite, LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements,
-    QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum, SalesLedger, Store,
-    StoreError, StoreResult, Tree,
+    credits, debts, events, keys, logs, nonces, packets, paid_out, payment_ids,
+    pending_settlements, quotes, receipt_log, receipts, refunds, sales, Batch, BuilderEvents,
+    Change, Durable, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch,
+    KeyCondition, KeyWrite, LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets,
+    PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum,
+    SalesLedger, Store, StoreError, StoreResult, Tree,
 };
 
 /// How many unread [`Change`]s a subscriber may fall behind before it gets `Lagged`.
@@ -754,6 +755,23 @@ impl PendingSettlements for SledStore {
         pending_settlements::kv::PLACE
             .get_many(self, receipt_ids)
             .await
+    }
+}
+
+#[async_trait]
+impl BuilderDebts for SledStore {
+    async fn debts(
+        &self,
+        builder: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        debts::kv::of(self, builder, after, limit).await
+    }
+
+    async fn payout_version(&self, builder: &str) -> StoreResult<Option<Vec<u8>>> {
+        let key = debts::kv::VERSIONS.key(builder);
+        self.get(debts::kv::VERSIONS.tree, &key).await
     }
 }
 

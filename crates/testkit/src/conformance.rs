@@ -12,9 +12,9 @@ use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
-    Batch, Change, CreditHoldRow, CreditRow, EventQuery, EventRow, LeafRow, LogRow, NonceRow,
-    NonceState, PacketRow, PaidOutRow, PaymentIdRow, QuoteRow, ReceiptRow, RefundRow, SaleRow,
-    Store, StoreError, StoreResult, Tree,
+    Batch, Change, CreditHoldRow, CreditRow, DebtRow, EventQuery, EventRow, LeafRow, LogRow,
+    NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, QuoteRow, ReceiptRow, RefundRow,
+    SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1812,6 +1812,85 @@ pub async fn credits_are_issued_once_spent_as_read_and_listed(s: Shared) {
     );
     let rest = s.credits(Some("cred_b"), 2).await.unwrap();
     assert_eq!(rest, [("cred_c".to_owned(), grant("cred_c").entry, None)]);
+}
+
+/// Debts are found by their builder only (not a builder whose id starts with its), in receipt
+/// id order, and deducted once as read; of many writers who read one payout version, one moves
+/// it on.
+pub async fn debts_are_found_by_builder_and_versions_move_once(s: Shared) {
+    let owe = |builder: &str, receipt_id: &str, units: i64| {
+        Batch::new()
+            .require_debt(builder, receipt_id, None)
+            .put_debt(DebtRow::new(builder, receipt_id, units))
+    };
+    for (builder, receipt_id, units) in [
+        ("bld_a", "rcpt_3", 30),
+        ("bld_a", "rcpt_1", 10),
+        ("bld_ab", "rcpt_0", 5),
+        ("bld_a", "rcpt_2", 20),
+    ] {
+        s.apply(owe(builder, receipt_id, units)).await.unwrap();
+    }
+    let again = s.apply(owe("bld_a", "rcpt_1", 99)).await;
+    assert!(
+        matches!(again, Err(StoreError::ConditionFailed(0))),
+        "{again:?}"
+    );
+    let mut paged = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = s.debts("bld_a", after.as_deref(), 2).await.unwrap();
+        let Some((last, _)) = page.last() else { break };
+        after = Some(last.clone());
+        paged.extend(page);
+    }
+    let text = |units: &str| units.as_bytes().to_vec();
+    assert_eq!(
+        paged,
+        [
+            ("rcpt_1".to_owned(), text("10")),
+            ("rcpt_2".to_owned(), text("20")),
+            ("rcpt_3".to_owned(), text("30")),
+        ]
+    );
+    assert_eq!(
+        s.debts("bld_ab", None, 10).await.unwrap(),
+        [("rcpt_0".to_owned(), text("5"))]
+    );
+    assert!(s.debts("bld_none", None, 10).await.unwrap().is_empty());
+
+    // Of packets that all read no version, one moves it to 1 and deducts a debt as read.
+    assert_eq!(s.payout_version("bld_a").await.unwrap(), None);
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let packet = Batch::new()
+                    .require_payout_version("bld_a", None)
+                    .put_payout_version("bld_a", 1)
+                    .require_debt("bld_a", "rcpt_2", Some(b"20".to_vec()))
+                    .delete_debt("bld_a", "rcpt_2");
+                (i, s.apply(packet).await)
+            })
+        })
+        .collect();
+    only_winner(tasks).await;
+    assert_eq!(s.payout_version("bld_a").await.unwrap(), Some(text("1")));
+    assert_eq!(s.payout_version("bld_ab").await.unwrap(), None);
+    let left = s.debts("bld_a", None, 10).await.unwrap();
+    let left: Vec<&str> = left.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(left, ["rcpt_1", "rcpt_3"]);
+    let stale = Batch::new()
+        .require_payout_version("bld_a", Some(text("1")))
+        .put_payout_version("bld_a", 2)
+        .require_debt("bld_a", "rcpt_1", Some(text("11")))
+        .delete_debt("bld_a", "rcpt_1");
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(1))),
+        "{stale:?}"
+    );
+    assert_eq!(s.payout_version("bld_a").await.unwrap(), Some(text("1")));
 }
 
 fn refund_row(receipt_id: &str, amount: i64, entry: &str) -> RefundRow {

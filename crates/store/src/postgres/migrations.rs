@@ -407,6 +407,39 @@ const MIGRATIONS: &[(i32, &str)] = &[
              OR (key >= 'balance/'::BYTEA AND key < 'balance0'::BYTEA)
              OR (key >= 'hold/'::BYTEA AND key < 'hold0'::BYTEA));",
     ),
+    (
+        16,
+        // Builders' debts and payout versions leave the key-value table for their own
+        // ([`debts`](super::debts)): each `debt/{builderId}/{receiptId}` (units as decimal
+        // text) and each `balance/{builderId}` (the version as decimal text) of the `ledger`
+        // tree moves.
+        "CREATE TABLE toolhost_debts (
+             debt_key TEXT COLLATE \"C\" PRIMARY KEY,
+             builder TEXT COLLATE \"C\" NOT NULL,
+             units BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_debts_by_builder ON toolhost_debts (builder, debt_key);
+         CREATE TABLE toolhost_payout_versions (
+             builder TEXT COLLATE \"C\" PRIMARY KEY,
+             version BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_debts (debt_key, builder, units, entry)
+         SELECT debt_key, split_part(debt_key, '/', 1), convert_from(value, 'UTF8')::BIGINT, value
+         FROM (SELECT convert_from(substring(key FROM 6), 'UTF8') AS debt_key, value
+               FROM toolhost_kv
+               WHERE tree = 'ledger' AND key >= 'debt/'::BYTEA AND key < 'debt0'::BYTEA) AS debts;
+         INSERT INTO toolhost_payout_versions (builder, version, entry)
+         SELECT convert_from(substring(key FROM 9), 'UTF8'), convert_from(value, 'UTF8')::BIGINT,
+                value
+         FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'balance/'::BYTEA AND key < 'balance0'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger'
+           AND ((key >= 'debt/'::BYTEA AND key < 'debt0'::BYTEA)
+             OR (key >= 'balance/'::BYTEA AND key < 'balance0'::BYTEA));",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

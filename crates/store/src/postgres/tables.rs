@@ -1,5 +1,6 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
-//! settlements, nonces, payment identifiers, refunds, developer credits, the receipt log's pending
+//! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
+//! developer credits, the receipt log's pending
 //! entries and leaves) as a transaction holds and writes them: each declared once ([`Shape`]: its
 //! key, its columns, its entry), and the four statements every such table needs made from that
 //! declaration, so a record kind is added by declaring its table and the columns of its row, not by
@@ -14,8 +15,8 @@ use std::sync::LazyLock;
 use tokio_postgres::types::ToSql;
 
 use crate::{
-    CreditHoldRow, CreditRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow, ReceiptRow,
-    RefundRow, SaleRow,
+    CreditHoldRow, CreditRow, DebtRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow,
+    ReceiptRow, RefundRow, SaleRow,
 };
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
@@ -41,6 +42,10 @@ pub(super) enum Table {
     PaidOut,
     /// `toolhost_pending_settlements`, migration 14.
     PendingSettlements,
+    /// `toolhost_debts`, migration 16.
+    Debts,
+    /// `toolhost_payout_versions`, migration 16.
+    PayoutVersions,
     /// `toolhost_credits`, migration 15.
     Credits,
     /// `toolhost_credit_balances`, migration 15.
@@ -155,6 +160,20 @@ const PENDING_SETTLEMENTS: Shape = Shape {
     columns: &[],
 };
 
+/// The entry is the units as decimal text, as the key-value shape keeps them.
+const DEBTS: Shape = Shape {
+    name: "toolhost_debts",
+    key: ("debt_key", Kind::Text),
+    columns: &[("builder", Kind::Text), ("units", Kind::BigInt)],
+};
+
+/// The entry is the version as decimal text, as the key-value shape keeps it.
+const PAYOUT_VERSIONS: Shape = Shape {
+    name: "toolhost_payout_versions",
+    key: ("builder", Kind::Text),
+    columns: &[("version", Kind::BigInt)],
+};
+
 const CREDITS: Shape = Shape {
     name: "toolhost_credits",
     key: ("credit_id", Kind::Text),
@@ -226,7 +245,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 13] = [
+    pub(super) const ALL: [Table; 15] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -237,6 +256,8 @@ impl Table {
         Table::Refunds,
         Table::PaidOut,
         Table::PendingSettlements,
+        Table::Debts,
+        Table::PayoutVersions,
         Table::Credits,
         Table::CreditBalances,
         Table::CreditHolds,
@@ -254,6 +275,8 @@ impl Table {
             Table::Refunds => &REFUNDS,
             Table::PaidOut => &PAID_OUT,
             Table::PendingSettlements => &PENDING_SETTLEMENTS,
+            Table::Debts => &DEBTS,
+            Table::PayoutVersions => &PAYOUT_VERSIONS,
             Table::Credits => &CREDITS,
             Table::CreditBalances => &CREDIT_BALANCES,
             Table::CreditHolds => &CREDIT_HOLDS,
@@ -277,6 +300,9 @@ impl Table {
         static PAID_OUT_SQL: LazyLock<Statements> = LazyLock::new(|| PAID_OUT.statements());
         static PENDING_SETTLEMENTS_SQL: LazyLock<Statements> =
             LazyLock::new(|| PENDING_SETTLEMENTS.statements());
+        static DEBTS_SQL: LazyLock<Statements> = LazyLock::new(|| DEBTS.statements());
+        static PAYOUT_VERSIONS_SQL: LazyLock<Statements> =
+            LazyLock::new(|| PAYOUT_VERSIONS.statements());
         static CREDITS_SQL: LazyLock<Statements> = LazyLock::new(|| CREDITS.statements());
         static CREDIT_BALANCES_SQL: LazyLock<Statements> =
             LazyLock::new(|| CREDIT_BALANCES.statements());
@@ -292,6 +318,8 @@ impl Table {
             Table::Refunds => &REFUNDS_SQL,
             Table::PaidOut => &PAID_OUT_SQL,
             Table::PendingSettlements => &PENDING_SETTLEMENTS_SQL,
+            Table::Debts => &DEBTS_SQL,
+            Table::PayoutVersions => &PAYOUT_VERSIONS_SQL,
             Table::Credits => &CREDITS_SQL,
             Table::CreditBalances => &CREDIT_BALANCES_SQL,
             Table::CreditHolds => &CREDIT_HOLDS_SQL,
@@ -366,9 +394,10 @@ pub(super) enum Row<'b> {
     PaymentId(&'b PaymentIdRow),
     Refund(&'b RefundRow),
     PaidOut(&'b PaidOutRow),
+    Debt(&'b DebtRow),
+    /// A number kept as decimal text too (the entry): a payout version, a credit's balance.
+    Number(i64, &'b [u8]),
     Credit(&'b CreditRow),
-    /// A balance: its units, and the same as decimal text (the entry).
-    CreditBalance(i64, &'b [u8]),
     CreditHold(&'b CreditHoldRow),
 }
 
@@ -415,8 +444,9 @@ impl<'b> Row<'b> {
                 Value::BigInt(refund.amount),
             ],
             Row::PaidOut(mark) => vec![Value::Text(Some(&mark.packet_id))],
+            Row::Debt(debt) => vec![Value::Text(Some(debt.builder())), Value::BigInt(debt.units)],
+            Row::Number(number, _) => vec![Value::BigInt(number)],
             Row::Credit(credit) => vec![Value::Text(Some(&credit.token_sha256))],
-            Row::CreditBalance(units, _) => vec![Value::BigInt(units)],
             Row::CreditHold(hold) => vec![Value::Text(Some(&hold.credit_id))],
         }
     }
@@ -432,8 +462,9 @@ impl<'b> Row<'b> {
             Row::PaymentId(payment_id) => &payment_id.entry,
             Row::Refund(refund) => &refund.entry,
             Row::PaidOut(mark) => mark.packet_id.as_bytes(),
+            Row::Debt(debt) => &debt.entry,
+            Row::Number(_, entry) => entry,
             Row::Credit(credit) => &credit.entry,
-            Row::CreditBalance(_, entry) => entry,
             Row::CreditHold(hold) => &hold.entry,
         }
     }
@@ -590,6 +621,7 @@ mod tests {
             receipt_id: "r".into(),
             packet_id: "p".into(),
         };
+        let debt = DebtRow::new("b", "r", 1);
         let credit = CreditRow {
             credit_id: "c".into(),
             token_sha256: "00".into(),
@@ -611,7 +643,9 @@ mod tests {
             (Table::LogPending, Row::Entry(b"entry")),
             (Table::PendingSettlements, Row::Entry(b"entry")),
             (Table::Credits, Row::Credit(&credit)),
-            (Table::CreditBalances, Row::CreditBalance(0, b"0")),
+            (Table::CreditBalances, Row::Number(0, b"0")),
+            (Table::Debts, Row::Debt(&debt)),
+            (Table::PayoutVersions, Row::Number(1, b"1")),
             (Table::CreditHolds, Row::CreditHold(&hold)),
             (Table::LogLeaves, Row::LogLeaf(&leaf)),
         ];

@@ -19,9 +19,10 @@
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
 //! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements, nonces,
-//! payment identifiers, refunds, developer credits, the receipt log's pending entries and leaves)
-//! are held and written the same way in their records' tables (`tables`), keyed by id: a key is a
-//! [`Place`] and the bytes naming a row there (a leaf's: its index, big-endian).
+//! payment identifiers, refunds, builders' debts and payout versions, developer credits, the
+//! receipt log's pending entries and leaves) are held and written the same way in their records'
+//! tables (`tables`), keyed by id: a key is a [`Place`] and the bytes naming a row there (a
+//! leaf's: its index, big-endian).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
@@ -132,6 +133,14 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             receipt_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::Debt { key, entry } => {
+            (Place::Table(Table::Debts), key.as_bytes(), entry.as_deref())
+        }
+        Condition::PayoutVersion { builder, entry } => (
+            Place::Table(Table::PayoutVersions),
+            builder.as_bytes(),
+            entry.as_deref(),
+        ),
         Condition::Credit { credit_id, entry } => (
             Place::Table(Table::Credits),
             credit_id.as_bytes(),
@@ -206,6 +215,17 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             &refund.receipt_id,
             Some(Row::Refund(refund)),
         ),
+        Write::PutDebt(debt) => typed(Table::Debts, &debt.key, Some(Row::Debt(debt))),
+        Write::DeleteDebt { key } => typed(Table::Debts, key, None),
+        Write::PutPayoutVersion {
+            builder,
+            version,
+            entry,
+        } => typed(
+            Table::PayoutVersions,
+            builder,
+            Some(Row::Number(*version, entry)),
+        ),
         Write::PutCredit(credit) => {
             typed(Table::Credits, &credit.credit_id, Some(Row::Credit(credit)))
         }
@@ -216,7 +236,7 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
         } => typed(
             Table::CreditBalances,
             credit_id,
-            Some(Row::CreditBalance(*units, entry)),
+            Some(Row::Number(*units, entry)),
         ),
         Write::PutCreditHold(hold) => typed(
             Table::CreditHolds,
