@@ -309,6 +309,20 @@ impl PgStore {
         self.ids_and_entries(sql, &params).await
     }
 
+    /// The page of one owner's typed records `sql` reads: the owner (`$1`), after an id (`$2`;
+    /// from the first when `None`), at most `limit` (`$3`).
+    async fn page_of(
+        &self,
+        sql: &str,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
+            [&owner, &after.unwrap_or(""), &limit_param(limit)];
+        self.ids_and_entries(sql, &params).await
+    }
+
     /// A single-statement write to an unwatched tree: one round trip, autocommitted, retried
     /// on conflicts. Returns the rows affected.
     async fn write_one(

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use super::{limit_param, PgStore};
+use super::PgStore;
 use crate::debts::BuilderDebts;
 use crate::StoreResult;
 
@@ -23,9 +23,7 @@ impl BuilderDebts for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
-            [&builder, &after.unwrap_or(""), &limit_param(limit)];
-        self.ids_and_entries(SQL_DEBTS_OF, &params).await
+        self.page_of(SQL_DEBTS_OF, builder, after, limit).await
     }
 
     async fn payout_version(&self, builder: &str) -> StoreResult<Option<Vec<u8>>> {

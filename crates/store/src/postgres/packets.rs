@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, limit_param, query, PgStore};
+use super::{column, query, PgStore};
 use crate::packets::PayoutPackets;
 use crate::StoreResult;
 
@@ -27,8 +27,6 @@ impl PayoutPackets for PgStore {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
-            [&builder, &after.unwrap_or(""), &limit_param(limit)];
-        self.ids_and_entries(SQL_OF, &params).await
+        self.page_of(SQL_OF, builder, after, limit).await
     }
 }
