@@ -408,7 +408,7 @@ mod tests {
         BuilderDebts, BuilderEvents, Change, CreditListing, CreditRecords, EndpointLogs, Entry,
         EventPage, EventQuery, EventRow, HostedQuotes, LogRow, NonceClaims, PaidOutMarks,
         PaymentIds, PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords,
-        RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
+        RefundClaims, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -569,6 +569,20 @@ mod tests {
             receipt_ids: &[&str],
         ) -> StoreResult<Vec<Option<Vec<u8>>>> {
             self.0.pending_settlements_of(receipt_ids).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl RefundClaims for SlowBatches {
+        async fn refund_claim(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.refund_claim(receipt_id).await
+        }
+        async fn refund_claims(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.refund_claims(after, limit).await
         }
     }
 

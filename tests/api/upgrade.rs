@@ -39,7 +39,8 @@
 //! credits' tables (migration 15), with a hold a dead call left, written into it as the
 //! release wrote holds, which the start-up sweep gives back. A debt for a refund after payout,
 //! written into it as the release wrote debts, and its packet's payout version move to theirs
-//! (migration 16).
+//! (migration 16); an on-chain refund in flight, its claim written as a release with a chain
+//! wrote them, to its own (migration 17), still holding its receipt.
 
 use std::path::Path;
 
@@ -329,7 +330,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        16
+        17
     );
 }
 
@@ -1156,10 +1157,12 @@ async fn a_database_of_the_release_with_pending_settlements_in_the_key_value_tab
     .await
     .unwrap();
     let builder = a_debt_for_a_refund_after_payout(&db, &expected).await;
+    let in_flight = a_refund_transfer_in_flight(&db, &expected).await;
 
     let node = Node::start(&["--store", &url]);
     serves_the_keeper(&node, &expected, 3).await;
     the_debt_and_the_payout_version_are_in_their_tables(&node, &db, &expected, &builder).await;
+    the_refund_claim_is_in_its_table(&node, &db, &expected, &in_flight).await;
     let rows = db
         .query(
             "SELECT receipt_id, entry FROM toolhost_pending_settlements",
@@ -1199,6 +1202,85 @@ async fn a_database_of_the_release_with_pending_settlements_in_the_key_value_tab
         "{view}"
     );
     drop(node);
+}
+
+/// A refund of the other x402 sale (`paidReceiptId`) whose transfer back was broadcast and not
+/// yet mined, as a release with a chain wrote its claim (`refunding/{receiptId}` in the
+/// ledger). Returns the claim.
+async fn a_refund_transfer_in_flight(db: &tokio_postgres::Client, expected: &Value) -> Vec<u8> {
+    use toolhost::payments::refunds::on_chain::RefundClaim;
+    use toolhost::receipts::PaymentMethod;
+    use toolhost::revenue::{refunds::Refund, Signature};
+
+    let receipt_id = expected["paidReceiptId"].as_str().unwrap();
+    let claim = RefundClaim {
+        refund: Refund {
+            refund_id: "rfd_in_flight".into(),
+            receipt_id: receipt_id.to_owned(),
+            endpoint_slug: Some("priced".into()),
+            seller: None,
+            charged: "10000".into(),
+            amount: "10000".into(),
+            reason: "the answer was wrong".into(),
+            refunded_by: "owner".into(),
+            payment_method: PaymentMethod::X402,
+            returned_to: "on_chain".into(),
+            transaction: None,
+            after_payout: false,
+            refunded_at: "2026-11-29T08:00:00Z".into(),
+            signature: Signature::unsigned(),
+        },
+        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+        payer: "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23".into(),
+        wallet: "0xB91aE389Fc638A3f5C8F93968Aa13382EA69447C".into(),
+        transaction: Some(format!("0x{}", "cd".repeat(32))),
+        claimed_at_ms: 1_795_000_000_000,
+    };
+    let value = serde_json::to_string(&claim).unwrap();
+    let key = format!("refunding/{receipt_id}");
+    db.execute(
+        "INSERT INTO toolhost_kv (tree, key, value) VALUES ('ledger', $1, $2)",
+        &[&key.as_bytes(), &value.as_bytes()],
+    )
+    .await
+    .unwrap();
+    value.into_bytes()
+}
+
+/// Migration 17 moved the claim to its table, none left in the key-value table; the refund
+/// in flight still holds the receipt: refunding it again is 409 `refund_in_progress`, naming
+/// the claim's transaction.
+async fn the_refund_claim_is_in_its_table(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    expected: &Value,
+    claim: &[u8],
+) {
+    let receipt_id = expected["paidReceiptId"].as_str().unwrap();
+    let rows = db
+        .query("SELECT receipt_id, entry FROM toolhost_refund_claims", &[])
+        .await
+        .unwrap();
+    let rows: Vec<(String, Vec<u8>)> = rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+    assert_eq!(rows, [(receipt_id.to_owned(), claim.to_vec())]);
+    assert_eq!(ledger_keys(db, "refunding/").await, 0);
+    let again = node
+        .client
+        .post(node.url(&format!("/ai/receipts/{receipt_id}/refund")))
+        .header("x-builder-key", expected["builderKey"].as_str().unwrap())
+        .json(&json!({"reason": "asked twice"}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(again).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"]["code"], "refund_in_progress", "{body}");
+    let transaction = format!("0x{}", "cd".repeat(32));
+    assert_eq!(
+        body["error"]["details"]["transaction"],
+        transaction.as_str(),
+        "{body}"
+    );
 }
 
 /// A debt of 1,800 units for a refund of the builder's paid-out sale, written into the loaded

@@ -17,6 +17,7 @@ use super::payment_ids::{self, PaymentIdRow};
 use super::pending_settlements;
 use super::receipt_log::{self, LeafRow};
 use super::receipts::ReceiptRow;
+use super::refund_claims;
 use super::refunds::{self, RefundRow};
 use super::sales::{self, SaleRow};
 use super::Tree;
@@ -72,6 +73,12 @@ pub enum Condition {
     /// The refund of `receipt_id` must be stored exactly as `entry` (`None`: there is none):
     /// a receipt refunded once, and its sale paid out only as its refund was read.
     Refund {
+        receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The claim of `receipt_id`'s refund in flight must be stored as `entry` (`None`: there
+    /// is none): one transfer back per receipt, noted and concluded only as it was read.
+    RefundClaim {
         receipt_id: String,
         entry: Option<Vec<u8>>,
     },
@@ -159,6 +166,15 @@ pub enum Write {
     PutPaymentId(PaymentIdRow),
     /// Stores a refund (replacing one of the same receipt id).
     PutRefund(RefundRow),
+    /// Stores the claim of `receipt_id`'s refund in flight (replacing one of the same receipt).
+    PutRefundClaim {
+        receipt_id: String,
+        entry: Vec<u8>,
+    },
+    /// Removes the claim of `receipt_id`'s refund (recorded, or nothing moved).
+    DeleteRefundClaim {
+        receipt_id: String,
+    },
     /// Stores a debt (replacing one of the same key).
     PutDebt(DebtRow),
     /// Removes the debt under `key` (deducted).
@@ -405,6 +421,31 @@ impl Batch {
         self
     }
 
+    /// Requires the claim of `receipt_id`'s refund in flight to be stored as `entry` (`None`:
+    /// that there is none).
+    pub fn require_refund_claim(mut self, receipt_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::RefundClaim {
+            receipt_id: receipt_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_refund_claim(mut self, receipt_id: &str, entry: Vec<u8>) -> Self {
+        self.writes.push(Write::PutRefundClaim {
+            receipt_id: receipt_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn delete_refund_claim(mut self, receipt_id: &str) -> Self {
+        self.writes.push(Write::DeleteRefundClaim {
+            receipt_id: receipt_id.to_owned(),
+        });
+        self
+    }
+
     /// Requires `builder`'s debt for the refund of `receipt_id` to be stored as `entry`
     /// (`None`: that there is none).
     pub fn require_debt(mut self, builder: &str, receipt_id: &str, entry: Option<Vec<u8>>) -> Self {
@@ -542,7 +583,8 @@ impl Batch {
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their records
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
-    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`debts::kv`], [`credits::kv`],
+    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
+    /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`],
     /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
@@ -600,6 +642,11 @@ impl Batch {
                 Condition::Refund { receipt_id, entry } => KeyCondition {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&receipt_id),
+                    expected: entry,
+                },
+                Condition::RefundClaim { receipt_id, entry } => KeyCondition {
+                    tree: refund_claims::kv::PLACE.tree,
+                    key: refund_claims::kv::PLACE.key(&receipt_id),
                     expected: entry,
                 },
                 Condition::Debt { key, entry } => KeyCondition {
@@ -711,6 +758,16 @@ impl Batch {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&refund.receipt_id),
                     value: Some(refund.entry),
+                }),
+                Write::PutRefundClaim { receipt_id, entry } => writes.push(KeyWrite {
+                    tree: refund_claims::kv::PLACE.tree,
+                    key: refund_claims::kv::PLACE.key(&receipt_id),
+                    value: Some(entry),
+                }),
+                Write::DeleteRefundClaim { receipt_id } => writes.push(KeyWrite {
+                    tree: refund_claims::kv::PLACE.tree,
+                    key: refund_claims::kv::PLACE.key(&receipt_id),
+                    value: None,
                 }),
                 Write::PutDebt(debt) => writes.push(KeyWrite {
                     tree: debts::kv::DEBTS.tree,

@@ -26,12 +26,12 @@
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`,
-//!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `debts`, `credits`,
-//!   `receipt_log`: endpoint logs, builder events, hosted-service quotes, the sale ledger,
-//!   receipts, payout packets and the sales they paid, settlements not yet seen mined, payment
-//!   nonces, payment identifiers, refunds, builders' debts and payout versions, developer
-//!   credits and the receipt log's entries and leaves, the domains the store keeps in a shape
-//!   of their own (tables on PostgreSQL; trees on sled).
+//!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`,
+//!   `credits`, `receipt_log`: endpoint logs, builder events, hosted-service quotes, the sale
+//!   ledger, receipts, payout packets and the sales they paid, settlements not yet seen mined,
+//!   payment nonces, payment identifiers, refunds and on-chain refunds in flight, builders'
+//!   debts and payout versions, developer credits and the receipt log's entries and leaves, the
+//!   domains the store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -56,6 +56,7 @@ mod prefixed;
 pub mod quotes;
 pub mod receipt_log;
 pub mod receipts;
+pub mod refund_claims;
 pub mod refunds;
 pub mod sales;
 mod sled_store;
@@ -83,6 +84,7 @@ pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
 pub use receipt_log::{LeafRow, ReceiptLogRecords};
 pub use receipts::{ReceiptRecords, ReceiptRow};
+pub use refund_claims::RefundClaims;
 pub use refunds::{RefundRecords, RefundRow};
 pub use sales::{SaleRow, SaleSum, SalesLedger};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
@@ -244,7 +246,8 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// keeps the records of domains stored in their own shape (its supertraits: [`EndpointLogs`],
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
-/// [`RefundRecords`], [`BuilderDebts`], [`CreditRecords`], [`ReceiptLogRecords`]).
+/// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
+/// [`ReceiptLogRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -259,6 +262,7 @@ pub trait Store:
     + NonceClaims
     + PaymentIds
     + RefundRecords
+    + RefundClaims
     + BuilderDebts
     + CreditRecords
     + ReceiptLogRecords

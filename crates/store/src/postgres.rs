@@ -56,6 +56,7 @@ mod pending_settlements;
 mod quotes;
 mod receipt_log;
 mod receipts;
+mod refund_claims;
 mod refunds;
 mod sales;
 mod statistics;

@@ -28,6 +28,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::credits::{CreditListing, CreditRecords};
 use super::debts::BuilderDebts;
+use super::refund_claims::{self, RefundClaims};
 use super::{
     credits, debts, events, keys, logs, nonces, packets, paid_out, payment_ids,
     pending_settlements, quotes, receipt_log, receipts, refunds, sales, Batch, BuilderEvents,
@@ -755,6 +756,22 @@ impl PendingSettlements for SledStore {
         pending_settlements::kv::PLACE
             .get_many(self, receipt_ids)
             .await
+    }
+}
+
+#[async_trait]
+impl RefundClaims for SledStore {
+    async fn refund_claim(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        let place = refund_claims::kv::PLACE;
+        self.get(place.tree, &place.key(receipt_id)).await
+    }
+
+    async fn refund_claims(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        refund_claims::kv::PLACE.page(self, after, limit).await
     }
 }
 

@@ -107,6 +107,7 @@ macro_rules! every_engine {
             pending_settlements_are_concluded_once_and_paged,
             credits_are_issued_once_spent_as_read_and_listed,
             debts_are_found_by_builder_and_versions_move_once,
+            refund_claims_are_made_once_and_concluded_as_read,
             receipt_log_entries_are_appended_once_and_read_by_index_and_name,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,

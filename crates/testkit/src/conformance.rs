@@ -1893,6 +1893,60 @@ pub async fn debts_are_found_by_builder_and_versions_move_once(s: Shared) {
     assert_eq!(s.payout_version("bld_a").await.unwrap(), Some(text("1")));
 }
 
+/// Of many refunds of one receipt, one claims its transfer; a claim is read by receipt id and
+/// paged in id order, noted and concluded only as read.
+pub async fn refund_claims_are_made_once_and_concluded_as_read(s: Shared) {
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let claim = Batch::new()
+                    .require_refund_claim("rcpt_b", None)
+                    .put_refund_claim("rcpt_b", format!("claim {i}").into_bytes());
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let claimed = format!("claim {winner}").into_bytes();
+    for id in ["rcpt_c", "rcpt_a"] {
+        let claim = Batch::new().put_refund_claim(id, id.as_bytes().to_vec());
+        s.apply(claim).await.unwrap();
+    }
+    assert_eq!(
+        s.refund_claim("rcpt_b").await.unwrap(),
+        Some(claimed.clone())
+    );
+    assert_eq!(s.refund_claim("rcpt_none").await.unwrap(), None);
+    let first = s.refund_claims(None, 2).await.unwrap();
+    let rest = s.refund_claims(Some("rcpt_b"), 2).await.unwrap();
+    assert_eq!(
+        [first, rest].concat(),
+        [
+            ("rcpt_a".to_owned(), b"rcpt_a".to_vec()),
+            ("rcpt_b".to_owned(), claimed.clone()),
+            ("rcpt_c".to_owned(), b"rcpt_c".to_vec()),
+        ]
+    );
+    // Noted with its transaction as read; a conclusion that read it before loses.
+    let noted = Batch::new()
+        .require_refund_claim("rcpt_b", Some(claimed.clone()))
+        .put_refund_claim("rcpt_b", b"noted".to_vec());
+    s.apply(noted).await.unwrap();
+    let conclude = |read: &[u8]| {
+        Batch::new()
+            .require_refund_claim("rcpt_b", Some(read.to_vec()))
+            .delete_refund_claim("rcpt_b")
+    };
+    let stale = s.apply(conclude(&claimed)).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    s.apply(conclude(b"noted")).await.unwrap();
+    assert_eq!(s.refund_claim("rcpt_b").await.unwrap(), None);
+}
+
 fn refund_row(receipt_id: &str, amount: i64, entry: &str) -> RefundRow {
     RefundRow {
         receipt_id: receipt_id.to_owned(),

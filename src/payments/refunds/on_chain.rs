@@ -2,9 +2,9 @@
 //! settlement wallet (the settler's account) back to the payer, as crash-safe as the settlement
 //! it undoes.
 //!
-//! 1. **Claim.** `refunding/{receiptId}` (ledger tree) is written, conditioned on the sale as
-//!    read and on no refund and no other claim being there: of concurrent refunds of one
-//!    receipt at most one transfers anything.
+//! 1. **Claim.** The receipt's refund claim ([`crate::store::refund_claims`]) is written,
+//!    conditioned on the sale as read and on no refund and no other claim being there: of
+//!    concurrent refunds of one receipt at most one transfers anything.
 //! 2. **Transfer.** `transfer(payer, amount)` is simulated (a wallet holding less than the
 //!    refund is refused before anything is signed), signed, and its hash written into the
 //!    claim before it is broadcast; if that write fails, nothing is sent.
@@ -34,15 +34,9 @@ use crate::receipts::Receipt;
 use crate::revenue::payouts::paid_out_by;
 use crate::revenue::refunds::{refund_of, Refund};
 use crate::revenue::Sale;
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError};
 use crate::x402::facilitator::{ExpectedTransfer, SettleJournal, TransferStatus};
 use crate::x402::PaymentError;
-
-const PREFIX: &[u8] = b"refunding/";
-
-fn claim_key(receipt_id: &str) -> Vec<u8> {
-    [PREFIX, receipt_id.as_bytes()].concat()
-}
 
 /// A refund being transferred: what recovery needs to finish or undo it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -80,7 +74,10 @@ pub(super) async fn claim_of(
     store: &dyn Store,
     receipt_id: &str,
 ) -> Result<Option<RefundClaim>, StoreError> {
-    get_json(store, Tree::Ledger, &claim_key(receipt_id)).await
+    let claim = store.refund_claim(receipt_id).await?;
+    claim
+        .map(|bytes| serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .transpose()
 }
 
 /// Whether this server can pay `receipt_id` back on-chain: it settled it itself, and holds the
@@ -133,13 +130,12 @@ pub(super) async fn refund(
     };
     claim.expected()?;
     let bytes = serde_json::to_vec(&claim).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let key = claim_key(&receipt_id);
     let batch = Batch::new()
         .require_sale(&receipt_id, Some(read.sale_bytes))
         .require_refund(&receipt_id, None)
-        .require_absent(Tree::Ledger, key.clone())
+        .require_refund_claim(&receipt_id, None)
         .require_paid_out(&receipt_id, read.paid_out)
-        .put(Tree::Ledger, key, bytes.clone());
+        .put_refund_claim(&receipt_id, bytes.clone());
     store.apply(batch).await?;
     let parts = parts.clone();
     tokio::spawn(async move { transfer(&parts, claim, bytes).await })
@@ -150,7 +146,7 @@ pub(super) async fn refund(
 /// Writes the transaction's hash into the claim just before it is broadcast.
 struct ClaimJournal<'a> {
     store: &'a dyn Store,
-    key: Vec<u8>,
+    receipt_id: String,
     /// The claim as stored now, and its bytes.
     claim: Mutex<(RefundClaim, Vec<u8>)>,
 }
@@ -171,8 +167,8 @@ impl SettleJournal for ClaimJournal<'_> {
             self.store
                 .apply(
                     Batch::new()
-                        .require_equals(Tree::Ledger, self.key.clone(), Some(bytes))
-                        .put(Tree::Ledger, self.key.clone(), noted.clone()),
+                        .require_refund_claim(&self.receipt_id, Some(bytes))
+                        .put_refund_claim(&self.receipt_id, noted.clone()),
                 )
                 .await?;
             *self.claim.lock().unwrap_or_else(|e| e.into_inner()) = (claim, noted);
@@ -189,11 +185,11 @@ async fn transfer(
     bytes: Vec<u8>,
 ) -> Result<(Refund, bool), RefundError> {
     let store = parts.store.as_ref();
-    let key = claim_key(&claim.refund.receipt_id);
+    let receipt_id = claim.refund.receipt_id.clone();
     let expected = claim.expected()?;
     let journal = ClaimJournal {
         store,
-        key: key.clone(),
+        receipt_id: receipt_id.clone(),
         claim: Mutex::new((claim, bytes)),
     };
     let Some(repayer) = parts.facilitator.repayer() else {
@@ -215,7 +211,7 @@ async fn transfer(
         }),
         Err(error) => {
             // Nothing moved: refused before broadcast, or mined and reverted.
-            release(store, key, bytes).await?;
+            release(store, &receipt_id, bytes).await?;
             Err(match error {
                 PaymentError::Refused { message, .. } => RefundError::Transfer(message),
                 PaymentError::Facilitator(message) => RefundError::Chain(message),
@@ -227,10 +223,10 @@ async fn transfer(
 }
 
 /// Deletes the claim if it is still `bytes`.
-async fn release(store: &dyn Store, key: Vec<u8>, bytes: Vec<u8>) -> Result<(), StoreError> {
+async fn release(store: &dyn Store, receipt_id: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
     let batch = Batch::new()
-        .require_equals(Tree::Ledger, key.clone(), Some(bytes))
-        .delete(Tree::Ledger, key);
+        .require_refund_claim(receipt_id, Some(bytes))
+        .delete_refund_claim(receipt_id);
     match store.apply(batch).await {
         Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
         Err(e) => Err(e),
@@ -247,7 +243,6 @@ pub(crate) async fn record(
 ) -> Result<Refund, RefundError> {
     let store = parts.store.as_ref();
     let receipt_id = claim.refund.receipt_id.clone();
-    let key = claim_key(&receipt_id);
     for _ in 0..super::ATTEMPTS {
         if let Some((made, _)) = refund_of(store, &receipt_id).await? {
             return Ok(made);
@@ -276,8 +271,8 @@ pub(crate) async fn record(
         // The money has moved: recorded whatever the owner's balance (as the admin's are).
         let batch = ledger_batch(parts, &refund, &read, false)
             .await?
-            .require_equals(Tree::Ledger, key.clone(), Some(bytes.clone()))
-            .delete(Tree::Ledger, key.clone());
+            .require_refund_claim(&receipt_id, Some(bytes.clone()))
+            .delete_refund_claim(&receipt_id);
         match store.apply(batch).await {
             Ok(()) => {
                 tell_seller(store, &sale, &refund).await;
@@ -308,14 +303,12 @@ pub async fn recover(parts: &Parts, unseen_before_ms: u64) -> Result<RecoveryRep
         return Ok(report);
     };
     let store = parts.store.as_ref();
-    let mut after: Option<Vec<u8>> = None;
+    let mut after: Option<String> = None;
     loop {
-        let page = store
-            .scan_prefix(Tree::Ledger, PREFIX, after.as_deref(), 64)
-            .await?;
+        let page = store.refund_claims(after.as_deref(), 64).await?;
         let Some((last, _)) = page.last() else { break };
         after = Some(last.clone());
-        for (key, bytes) in page {
+        for (receipt_id, bytes) in page {
             let claim: RefundClaim =
                 serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             let old = claim.claimed_at_ms < unseen_before_ms;
@@ -338,11 +331,11 @@ pub async fn recover(parts: &Parts, unseen_before_ms: u64) -> Result<RecoveryRep
                     report.recorded += 1;
                 }
                 Some(TransferStatus::Reverted | TransferStatus::MinedWithoutTransfer) => {
-                    release(store, key, bytes).await?;
+                    release(store, &receipt_id, bytes).await?;
                     report.released += 1;
                 }
                 None | Some(TransferStatus::Unknown) if old => {
-                    release(store, key, bytes).await?;
+                    release(store, &receipt_id, bytes).await?;
                     report.released += 1;
                 }
                 _ => report.kept += 1,

@@ -440,6 +440,22 @@ const MIGRATIONS: &[(i32, &str)] = &[
            AND ((key >= 'debt/'::BYTEA AND key < 'debt0'::BYTEA)
              OR (key >= 'balance/'::BYTEA AND key < 'balance0'::BYTEA));",
     ),
+    (
+        17,
+        // On-chain refunds in flight leave the key-value table for their own
+        // ([`refund_claims`](super::refund_claims)): each claim the `ledger` tree kept under
+        // `refunding/{receiptId}` moves.
+        "CREATE TABLE toolhost_refund_claims (
+             receipt_id TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_refund_claims (receipt_id, entry)
+         SELECT convert_from(substring(key FROM 11), 'UTF8'), value
+         FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'refunding/'::BYTEA AND key < 'refunding0'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'refunding/'::BYTEA AND key < 'refunding0'::BYTEA;",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

@@ -42,6 +42,8 @@ pub(super) enum Table {
     PaidOut,
     /// `toolhost_pending_settlements`, migration 14.
     PendingSettlements,
+    /// `toolhost_refund_claims`, migration 17.
+    RefundClaims,
     /// `toolhost_debts`, migration 16.
     Debts,
     /// `toolhost_payout_versions`, migration 16.
@@ -160,6 +162,12 @@ const PENDING_SETTLEMENTS: Shape = Shape {
     columns: &[],
 };
 
+const REFUND_CLAIMS: Shape = Shape {
+    name: "toolhost_refund_claims",
+    key: ("receipt_id", Kind::Text),
+    columns: &[],
+};
+
 /// The entry is the units as decimal text, as the key-value shape keeps them.
 const DEBTS: Shape = Shape {
     name: "toolhost_debts",
@@ -245,7 +253,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 15] = [
+    pub(super) const ALL: [Table; 16] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -256,6 +264,7 @@ impl Table {
         Table::Refunds,
         Table::PaidOut,
         Table::PendingSettlements,
+        Table::RefundClaims,
         Table::Debts,
         Table::PayoutVersions,
         Table::Credits,
@@ -275,6 +284,7 @@ impl Table {
             Table::Refunds => &REFUNDS,
             Table::PaidOut => &PAID_OUT,
             Table::PendingSettlements => &PENDING_SETTLEMENTS,
+            Table::RefundClaims => &REFUND_CLAIMS,
             Table::Debts => &DEBTS,
             Table::PayoutVersions => &PAYOUT_VERSIONS,
             Table::Credits => &CREDITS,
@@ -300,6 +310,8 @@ impl Table {
         static PAID_OUT_SQL: LazyLock<Statements> = LazyLock::new(|| PAID_OUT.statements());
         static PENDING_SETTLEMENTS_SQL: LazyLock<Statements> =
             LazyLock::new(|| PENDING_SETTLEMENTS.statements());
+        static REFUND_CLAIMS_SQL: LazyLock<Statements> =
+            LazyLock::new(|| REFUND_CLAIMS.statements());
         static DEBTS_SQL: LazyLock<Statements> = LazyLock::new(|| DEBTS.statements());
         static PAYOUT_VERSIONS_SQL: LazyLock<Statements> =
             LazyLock::new(|| PAYOUT_VERSIONS.statements());
@@ -318,6 +330,7 @@ impl Table {
             Table::Refunds => &REFUNDS_SQL,
             Table::PaidOut => &PAID_OUT_SQL,
             Table::PendingSettlements => &PENDING_SETTLEMENTS_SQL,
+            Table::RefundClaims => &REFUND_CLAIMS_SQL,
             Table::Debts => &DEBTS_SQL,
             Table::PayoutVersions => &PAYOUT_VERSIONS_SQL,
             Table::Credits => &CREDITS_SQL,
@@ -388,7 +401,7 @@ pub(super) enum Row<'b> {
     Packet(&'b PacketRow),
     Nonce(&'b NonceRow),
     /// A record that is its entry alone, its id the key (a receipt log entry pending, a
-    /// pending settlement).
+    /// pending settlement, a refund claim).
     Entry(&'b [u8]),
     LogLeaf(&'b LeafRow),
     PaymentId(&'b PaymentIdRow),
@@ -644,6 +657,7 @@ mod tests {
             (Table::PendingSettlements, Row::Entry(b"entry")),
             (Table::Credits, Row::Credit(&credit)),
             (Table::CreditBalances, Row::Number(0, b"0")),
+            (Table::RefundClaims, Row::Entry(b"entry")),
             (Table::Debts, Row::Debt(&debt)),
             (Table::PayoutVersions, Row::Number(1, b"1")),
             (Table::CreditHolds, Row::CreditHold(&hold)),

@@ -133,6 +133,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             receipt_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::RefundClaim { receipt_id, entry } => (
+            Place::Table(Table::RefundClaims),
+            receipt_id.as_bytes(),
+            entry.as_deref(),
+        ),
         Condition::Debt { key, entry } => {
             (Place::Table(Table::Debts), key.as_bytes(), entry.as_deref())
         }
@@ -215,6 +220,10 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             &refund.receipt_id,
             Some(Row::Refund(refund)),
         ),
+        Write::PutRefundClaim { receipt_id, entry } => {
+            typed(Table::RefundClaims, receipt_id, Some(Row::Entry(entry)))
+        }
+        Write::DeleteRefundClaim { receipt_id } => typed(Table::RefundClaims, receipt_id, None),
         Write::PutDebt(debt) => typed(Table::Debts, &debt.key, Some(Row::Debt(debt))),
         Write::DeleteDebt { key } => typed(Table::Debts, key, None),
         Write::PutPayoutVersion {
