@@ -28,6 +28,10 @@ use crate::x402::{PaymentError, Reason};
 
 pub const CREDIT_HEADER: &str = "x-developer-credit";
 
+/// The most one grant may hold: what a balance keeps exactly as a signed 64-bit count of atomic
+/// units (9,223,372,036,854.775807 USD), the store's column for it.
+pub const MAX_GRANT: Usd = Usd::from_units(i64::MAX as u64);
+
 /// A credit grant as stored (the token itself never is).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]

@@ -345,6 +345,14 @@ async fn developer_credit_pays_until_it_runs_out() {
     };
     let (status, body) = read(issue(json!({"amountUsd": 0})).await.unwrap()).await;
     assert_error(status, &body, 422, "invalid_amount");
+    // More than a balance keeps exactly (schemathesis found it answered 500).
+    let (status, body) = read(
+        issue(json!({"amountUsd": 10_000_000_000_000_u64}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_error(status, &body, 422, "invalid_amount");
     let (status, body) = read(
         issue(json!({"amountUsd": 0.0025, "note": "tests"}))
             .await

@@ -16,7 +16,8 @@ use crate::payments::credits;
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreditRequest {
-    /// Amount in USD, up to 6 decimals.
+    /// Amount in USD, up to 6 decimals, at most 9223372036854.775807 (larger: 422
+    /// `invalid_amount`).
     #[schema(schema_with = crate::money::positive_usd_schema)]
     amount_usd: Usd,
     /// When the grant stops being spendable (RFC 3339).
@@ -106,6 +107,12 @@ pub async fn issue_credit(
         return Err(ApiError::unprocessable(
             ErrorCode::InvalidAmount,
             "amountUsd must be positive",
+        ));
+    }
+    if request.amount_usd > credits::MAX_GRANT {
+        return Err(ApiError::unprocessable(
+            ErrorCode::InvalidAmount,
+            format!("amountUsd must be at most {}", credits::MAX_GRANT),
         ));
     }
     if request
