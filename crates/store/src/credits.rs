@@ -105,9 +105,8 @@ pub mod kv {
         let Some(id) = store.get(Tree::Credits, &TOKENS.key(token_sha256)).await? else {
             return Ok(None);
         };
-        let Ok(id) = String::from_utf8(id) else {
-            return Ok(None);
-        };
+        let id = String::from_utf8(id)
+            .map_err(|_| crate::StoreError::Corrupt("credit token index".into()))?;
         let grant = store.get(Tree::Credits, &GRANTS.key(&id)).await?;
         Ok(grant.map(|grant| (id, grant)))
     }
