@@ -450,11 +450,17 @@ async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
             crate::payments::pay(&signer, &required, 2, |_| {})
         })
         .collect();
+    // How many deploys have finished: each call also waits for its share of them, so the calls
+    // span the deploys however slowly a loaded machine deploys.
+    let (deployed_tx, deployed_rx) = tokio::sync::watch::channel(0u32);
     let calls = futures::future::join_all(headers.iter().enumerate().map(|(n, header)| {
         let server = &server;
+        let mut deployed = deployed_rx.clone();
         async move {
             // Spread over the deploys.
             tokio::time::sleep(std::time::Duration::from_millis(15 * n as u64)).await;
+            let share = (n as u32 * DEPLOYS) / CALLS as u32;
+            deployed.wait_for(|done| *done >= share).await.unwrap();
             crate::util::post_paid(server, "/tools/paid-live", header, json!({ "n": n })).await
         }
     }));
@@ -482,6 +488,7 @@ async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
                 assert_eq!(status, 200, "{promoted}");
                 assert_eq!(promoted["manage"]["revision"], 5, "{promoted}");
             }
+            deployed_tx.send_replace(version - 1);
         }
     };
     let (answers, ()) = tokio::join!(calls, deploys);
