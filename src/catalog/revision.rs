@@ -5,7 +5,7 @@
 //! record ([`Endpoint`]) carries the content of its *serving* revision, inline, so the call
 //! path reads it as before and pays nothing for revisions; each deploy also writes a
 //! [`Revision`] (its number, what it was based on, who made it and its [`Content`]) to
-//! `Tree::Revisions`, under the endpoint's id. A revision that asks for capabilities the
+//! the store's revisions (`toolhost_store::revisions`), under the endpoint's id. A revision that asks for capabilities the
 //! endpoint does not hold waits ([`Pending`]) while the serving one serves on.
 //!
 //! What a revision covers is what decides what a call runs, costs and shows: source, schemas,
@@ -19,7 +19,7 @@ use time::OffsetDateTime;
 
 use super::model::Endpoint;
 pub use super::model::{Content, Pending};
-use crate::store::{Batch, Store, StoreResult, Tree};
+use crate::store::{Batch, RevisionRow, Store, StoreResult};
 
 /// How many of its newest revisions an endpoint keeps; the serving one is kept besides,
 /// wherever it is (a rollback may serve an older one).
@@ -64,18 +64,10 @@ pub fn first(endpoint: &Endpoint, number: u64, author: Author) -> Revision {
     }
 }
 
-fn key(endpoint_id: &str, number: u64) -> Vec<u8> {
-    format!("{endpoint_id}/{number:020}").into_bytes()
-}
-
-fn prefix(endpoint_id: &str) -> Vec<u8> {
-    format!("{endpoint_id}/").into_bytes()
-}
-
 /// Adds to `batch` the write of `revision` of `endpoint_id`.
 pub fn write(batch: Batch, endpoint_id: &str, revision: &Revision) -> Batch {
     let bytes = serde_json::to_vec(revision).expect("a revision serializes");
-    batch.put(Tree::Revisions, key(endpoint_id, revision.number), bytes)
+    batch.put_revision(RevisionRow::new(endpoint_id, revision.number, bytes))
 }
 
 /// Whether revision `number` is in the kept window of an endpoint whose newest is `latest`.
@@ -102,7 +94,7 @@ pub fn retire(
     }
     gone.into_iter()
         .filter(|n| *n != serving_after)
-        .fold(batch, |b, n| b.delete(Tree::Revisions, key(endpoint_id, n)))
+        .fold(batch, |b, n| b.delete_revision(endpoint_id, n))
 }
 
 fn decode(bytes: &[u8]) -> StoreResult<Revision> {
@@ -116,9 +108,7 @@ pub async fn load(
     endpoint_id: &str,
     number: u64,
 ) -> StoreResult<Option<Revision>> {
-    store
-        .get(Tree::Revisions, &key(endpoint_id, number))
-        .await?
+    (store.revision(endpoint_id, number).await?)
         .map(|bytes| decode(&bytes))
         .transpose()
 }
@@ -131,13 +121,11 @@ pub async fn list(
     latest: u64,
     serving: u64,
 ) -> StoreResult<Vec<Revision>> {
-    let entries = store
-        .scan_prefix_rev(Tree::Revisions, &prefix(endpoint_id), None, KEPT as usize)
-        .await?;
+    let entries = store.newest_revisions(endpoint_id, KEPT as usize).await?;
     let mut kept = entries
         .iter()
+        .filter(|(number, _)| is_kept(*number, latest))
         .map(|(_, bytes)| decode(bytes))
-        .filter(|r| r.as_ref().map_or(true, |r| is_kept(r.number, latest)))
         .collect::<StoreResult<Vec<_>>>()?;
     if !kept.iter().any(|r| r.number == serving) {
         kept.extend(load(store, endpoint_id, serving).await?);
@@ -147,18 +135,7 @@ pub async fn list(
 
 /// Removes every revision of a deleted endpoint.
 pub async fn delete_all(store: &dyn Store, endpoint_id: &str) -> StoreResult<()> {
-    loop {
-        let page = store
-            .scan_prefix(Tree::Revisions, &prefix(endpoint_id), None, 256)
-            .await?;
-        if page.is_empty() {
-            return Ok(());
-        }
-        let batch = page
-            .into_iter()
-            .fold(Batch::new(), |b, (k, _)| b.delete(Tree::Revisions, k));
-        store.apply(batch).await?;
-    }
+    store.delete_revisions(endpoint_id).await
 }
 
 #[cfg(test)]
@@ -171,7 +148,7 @@ mod tests {
             .writes
             .into_iter()
             .filter_map(|w| match w {
-                Write::Delete { key, .. } => Some(String::from_utf8(key).unwrap()),
+                Write::DeleteRevision { key } => Some(key),
                 _ => None,
             })
             .collect()

@@ -405,10 +405,11 @@ mod tests {
 
     use super::*;
     use crate::store::{
-        BuilderDebts, BuilderEvents, Change, CreditListing, CreditRecords, EndpointLogs, Entry,
-        EventPage, EventQuery, EventRow, HostedQuotes, LogRow, NonceClaims, PaidOutMarks,
-        PaymentIds, PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords,
-        RefundClaims, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
+        BuilderDebts, BuilderEvents, Change, CreditListing, CreditRecords, EndpointLogs,
+        EndpointRevisions, Entry, EventPage, EventQuery, EventRow, HostedQuotes, LogRow,
+        NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
+        ReceiptLogRecords, ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger,
+        SledStore, StoreResult, Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -583,6 +584,23 @@ mod tests {
             limit: usize,
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.refund_claims(after, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EndpointRevisions for SlowBatches {
+        async fn revision(&self, endpoint_id: &str, number: u64) -> StoreResult<Option<Vec<u8>>> {
+            self.0.revision(endpoint_id, number).await
+        }
+        async fn newest_revisions(
+            &self,
+            endpoint_id: &str,
+            limit: usize,
+        ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+            self.0.newest_revisions(endpoint_id, limit).await
+        }
+        async fn delete_revisions(&self, endpoint_id: &str) -> StoreResult<()> {
+            self.0.delete_revisions(endpoint_id).await
         }
     }
 

@@ -40,7 +40,8 @@
 //! release wrote holds, which the start-up sweep gives back. A debt for a refund after payout,
 //! written into it as the release wrote debts, and its packet's payout version move to theirs
 //! (migration 16); an on-chain refund in flight, its claim written as a release with a chain
-//! wrote them, to its own (migration 17), still holding its receipt.
+//! wrote them, to its own (migration 17), still holding its receipt. Its endpoints' revisions
+//! move to their table (migration 18), listed and deployed on as before.
 
 use std::path::Path;
 
@@ -330,7 +331,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        17
+        18
     );
 }
 
@@ -929,9 +930,15 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
     );
 
     let credit = a_stale_hold_left_on_the_credit(&db).await;
+    let revisions = count("SELECT count(*) FROM toolhost_kv WHERE tree = 'revisions'").await;
+    assert!(
+        revisions >= 2,
+        "the keeper's and the priced tool's: {revisions}"
+    );
 
     let node = Node::start(&["--store", &url]);
     serves_the_keeper(&node, &expected, 3).await;
+    the_revisions_are_in_their_table(&node, &db, &expected, revisions).await;
     let rows = db
         .query(
             "SELECT payment_key, payer, answered, created_at_ms, entry FROM toolhost_payment_ids",
@@ -1011,6 +1018,58 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
     the_paid_out_mark_is_in_its_table(&node, &db, &expected).await;
     the_credit_is_in_its_tables(&node, &db, &credit).await;
     drop(node);
+}
+
+/// Migration 18 moved every revision of pg-ce447eb (one of each endpoint) to its table, its
+/// endpoint and number columns of their own, none left in the key-value table: the keeper's
+/// owner lists its first revision with its source, and a deploy makes the second beside it.
+async fn the_revisions_are_in_their_table(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    expected: &Value,
+    revisions: i64,
+) {
+    let kv = "SELECT count(*) FROM toolhost_kv WHERE tree = 'revisions'";
+    assert_eq!(db.query_one(kv, &[]).await.unwrap().get::<_, i64>(0), 0);
+    let rows = db
+        .query(
+            "SELECT revision_key, endpoint_id, number FROM toolhost_revisions",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len() as i64, revisions);
+    for row in &rows {
+        let (key, endpoint, number) = (
+            row.get::<_, &str>(0),
+            row.get::<_, &str>(1),
+            row.get::<_, i64>(2),
+        );
+        assert_eq!(key, format!("{endpoint}/{number:020}"));
+        assert!(endpoint.starts_with("ep_") && number == 1, "{key}");
+    }
+    let key = expected["builderKey"].as_str().unwrap();
+    let view = as_builder(node, key, "/ai/endpoints/keeper").await;
+    let list = as_builder(node, key, "/ai/endpoints/keeper/revisions").await;
+    assert_eq!(list["revisions"][0]["revision"], 1, "{list}");
+    assert_eq!(list["revisions"][0]["author"], "owner", "{list}");
+    let first = as_builder(node, key, "/ai/endpoints/keeper/revisions/1").await;
+    assert_eq!(first["content"]["source"], view["manage"]["source"]);
+    let deployed = node
+        .client
+        .patch(node.url("/ai/endpoints/keeper"))
+        .header("x-builder-key", key)
+        .json(&json!({"description": "Keeps a count, deployed again."}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(deployed).await;
+    assert_eq!(status, 200, "{body}");
+    let list = as_builder(node, key, "/ai/endpoints/keeper/revisions").await;
+    let numbers: Vec<u64> = (list["revisions"].as_array().unwrap().iter())
+        .map(|r| r["revision"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [2, 1], "{list}");
 }
 
 /// pg-ce447eb's developer credit as that release kept it (granted 1 USD, less the credit sale

@@ -4,7 +4,7 @@
 //! generically. *Typed* members name a domain's record (a sale, a receipt, a payout packet, a
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
-//! pending entry or leaf), so each engine keeps it in a shape of its own: a key-value engine lowers
+//! pending entry or leaf, an endpoint's revision), so each engine keeps it in a shape of its own: a key-value engine lowers
 //! it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the
 //! record's table. Conditions of both kinds are numbered together, in the order they were added.
 
@@ -19,6 +19,7 @@ use super::receipt_log::{self, LeafRow};
 use super::receipts::ReceiptRow;
 use super::refund_claims;
 use super::refunds::{self, RefundRow};
+use super::revisions::{self, RevisionRow};
 use super::sales::{self, SaleRow};
 use super::Tree;
 
@@ -174,6 +175,12 @@ pub enum Write {
     /// Removes the claim of `receipt_id`'s refund (recorded, or nothing moved).
     DeleteRefundClaim {
         receipt_id: String,
+    },
+    /// Stores an endpoint's revision (replacing one of the same endpoint and number).
+    PutRevision(RevisionRow),
+    /// Removes revision `key` (`{endpointId}/{number:020}`): one pushed out of the kept window.
+    DeleteRevision {
+        key: String,
     },
     /// Stores a debt (replacing one of the same key).
     PutDebt(DebtRow),
@@ -456,6 +463,18 @@ impl Batch {
         self
     }
 
+    pub fn put_revision(mut self, revision: RevisionRow) -> Self {
+        self.writes.push(Write::PutRevision(revision));
+        self
+    }
+
+    pub fn delete_revision(mut self, endpoint_id: &str, number: u64) -> Self {
+        self.writes.push(Write::DeleteRevision {
+            key: revisions::revision_key(endpoint_id, number),
+        });
+        self
+    }
+
     pub fn put_debt(mut self, debt: DebtRow) -> Self {
         self.writes.push(Write::PutDebt(debt));
         self
@@ -584,7 +603,7 @@ impl Batch {
     /// The batch as a key-value engine runs it: typed members lowered to the keys their records
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
     /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
-    /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`],
+    /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`], [`revisions::kv`],
     /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
@@ -767,6 +786,16 @@ impl Batch {
                 Write::DeleteRefundClaim { receipt_id } => writes.push(KeyWrite {
                     tree: refund_claims::kv::PLACE.tree,
                     key: refund_claims::kv::PLACE.key(&receipt_id),
+                    value: None,
+                }),
+                Write::PutRevision(revision) => writes.push(KeyWrite {
+                    tree: revisions::kv::TREE,
+                    key: revision.key.into_bytes(),
+                    value: Some(revision.entry),
+                }),
+                Write::DeleteRevision { key } => writes.push(KeyWrite {
+                    tree: revisions::kv::TREE,
+                    key: key.into_bytes(),
                     value: None,
                 }),
                 Write::PutDebt(debt) => writes.push(KeyWrite {

@@ -27,11 +27,12 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`,
 //!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`,
-//!   `credits`, `receipt_log`: endpoint logs, builder events, hosted-service quotes, the sale
-//!   ledger, receipts, payout packets and the sales they paid, settlements not yet seen mined,
-//!   payment nonces, payment identifiers, refunds and on-chain refunds in flight, builders'
-//!   debts and payout versions, developer credits and the receipt log's entries and leaves, the
-//!   domains the store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
+//!   `credits`, `receipt_log`, `revisions`: endpoint logs, builder events, hosted-service
+//!   quotes, the sale ledger, receipts, payout packets and the sales they paid, settlements not
+//!   yet seen mined, payment nonces, payment identifiers, refunds and on-chain refunds in
+//!   flight, builders' debts and payout versions, developer credits, the receipt log's entries
+//!   and leaves and endpoints' revisions, the domains the store keeps in a shape of their own
+//!   (tables on PostgreSQL; trees on sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -58,6 +59,7 @@ pub mod receipt_log;
 pub mod receipts;
 pub mod refund_claims;
 pub mod refunds;
+pub mod revisions;
 pub mod sales;
 mod sled_store;
 mod typed;
@@ -86,6 +88,7 @@ pub use receipt_log::{LeafRow, ReceiptLogRecords};
 pub use receipts::{ReceiptRecords, ReceiptRow};
 pub use refund_claims::RefundClaims;
 pub use refunds::{RefundRecords, RefundRow};
+pub use revisions::{EndpointRevisions, RevisionRow};
 pub use sales::{SaleRow, SaleSum, SalesLedger};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
@@ -247,7 +250,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
-/// [`ReceiptLogRecords`]).
+/// [`ReceiptLogRecords`], [`EndpointRevisions`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -266,6 +269,7 @@ pub trait Store:
     + BuilderDebts
     + CreditRecords
     + ReceiptLogRecords
+    + EndpointRevisions
     + Send
     + Sync
     + 'static

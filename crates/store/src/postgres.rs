@@ -58,6 +58,7 @@ mod receipt_log;
 mod receipts;
 mod refund_claims;
 mod refunds;
+mod revisions;
 mod sales;
 mod statistics;
 mod tables;

@@ -29,6 +29,7 @@ use tokio::sync::{broadcast, watch};
 use super::credits::{CreditListing, CreditRecords};
 use super::debts::BuilderDebts;
 use super::refund_claims::{self, RefundClaims};
+use super::revisions::{self, EndpointRevisions};
 use super::{
     credits, debts, events, keys, logs, nonces, packets, paid_out, payment_ids,
     pending_settlements, quotes, receipt_log, receipts, refunds, sales, Batch, BuilderEvents,
@@ -772,6 +773,29 @@ impl RefundClaims for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         refund_claims::kv::PLACE.page(self, after, limit).await
+    }
+}
+
+#[async_trait]
+impl EndpointRevisions for SledStore {
+    async fn revision(&self, endpoint_id: &str, number: u64) -> StoreResult<Option<Vec<u8>>> {
+        (self.get(
+            revisions::kv::TREE,
+            &revisions::kv::key(endpoint_id, number),
+        ))
+        .await
+    }
+
+    async fn newest_revisions(
+        &self,
+        endpoint_id: &str,
+        limit: usize,
+    ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
+        revisions::kv::newest(self, endpoint_id, limit).await
+    }
+
+    async fn delete_revisions(&self, endpoint_id: &str) -> StoreResult<()> {
+        revisions::kv::delete_all(self, endpoint_id).await
     }
 }
 

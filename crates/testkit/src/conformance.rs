@@ -14,7 +14,7 @@ use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
     Batch, Change, CreditHoldRow, CreditRow, DebtRow, EventQuery, EventRow, LeafRow, LogRow,
     NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, QuoteRow, ReceiptRow, RefundRow,
-    SaleRow, Store, StoreError, StoreResult, Tree,
+    RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1945,6 +1945,54 @@ pub async fn refund_claims_are_made_once_and_concluded_as_read(s: Shared) {
     );
     s.apply(conclude(b"noted")).await.unwrap();
     assert_eq!(s.refund_claim("rcpt_b").await.unwrap(), None);
+}
+
+/// Revisions are found by endpoint and number, newest first (10 after 9: numbers, not text),
+/// pushed out and replaced in batches, and a deleted endpoint's go at once; an endpoint whose
+/// id starts with another's (`ep_a`, `ep_ab`) shares none of them.
+pub async fn revisions_are_kept_by_endpoint_newest_first_and_deleted_whole(s: Shared) {
+    let entry = |endpoint: &str, n: u64| format!("{endpoint} r{n}").into_bytes();
+    for endpoint in ["ep_a", "ep_ab", "ep_b"] {
+        let batch = (1..=12).fold(Batch::new(), |b, n| {
+            b.put_revision(RevisionRow::new(endpoint, n, entry(endpoint, n)))
+        });
+        s.apply(batch).await.unwrap();
+    }
+    assert_eq!(s.revision("ep_a", 3).await.unwrap(), Some(entry("ep_a", 3)));
+    assert_eq!(s.revision("ep_a", 13).await.unwrap(), None);
+    assert_eq!(s.revision("ep_c", 1).await.unwrap(), None);
+    let numbers = |rows: Vec<(u64, Vec<u8>)>| rows.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    let newest = s.newest_revisions("ep_a", 4).await.unwrap();
+    assert_eq!(newest[0], (12, entry("ep_a", 12)));
+    assert_eq!(numbers(newest), [12, 11, 10, 9]);
+    // A deploy writes the next and pushes the oldest out, in one batch.
+    let deploy = Batch::new()
+        .put_revision(RevisionRow::new("ep_a", 13, entry("ep_a", 13)))
+        .delete_revision("ep_a", 1);
+    s.apply(deploy).await.unwrap();
+    assert_eq!(s.revision("ep_a", 1).await.unwrap(), None);
+    let all = s.newest_revisions("ep_a", 100).await.unwrap();
+    assert_eq!(numbers(all), (2..=13).rev().collect::<Vec<_>>());
+    // Written again under its number, a revision is replaced, not doubled.
+    let again = Batch::new().put_revision(RevisionRow::new("ep_a", 13, b"again".to_vec()));
+    s.apply(again).await.unwrap();
+    assert_eq!(
+        s.newest_revisions("ep_a", 1).await.unwrap(),
+        [(13, b"again".to_vec())]
+    );
+    s.delete_revisions("ep_a").await.unwrap();
+    assert_eq!(s.newest_revisions("ep_a", 100).await.unwrap(), []);
+    assert_eq!(s.revision("ep_a", 2).await.unwrap(), None);
+    for endpoint in ["ep_ab", "ep_b"] {
+        let kept = s.newest_revisions(endpoint, 100).await.unwrap();
+        assert_eq!(
+            numbers(kept),
+            (1..=12).rev().collect::<Vec<_>>(),
+            "{endpoint}"
+        );
+    }
+    // Nothing to delete is no error.
+    s.delete_revisions("ep_a").await.unwrap();
 }
 
 fn refund_row(receipt_id: &str, amount: i64, entry: &str) -> RefundRow {

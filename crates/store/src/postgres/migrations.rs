@@ -456,6 +456,25 @@ const MIGRATIONS: &[(i32, &str)] = &[
          DELETE FROM toolhost_kv
          WHERE tree = 'ledger' AND key >= 'refunding/'::BYTEA AND key < 'refunding0'::BYTEA;",
     ),
+    (
+        18,
+        // Endpoints' revisions leave the key-value table for their own
+        // ([`revisions`](super::revisions)): each one the `revisions` tree kept under
+        // `{endpointId}/{number:020}` moves, its endpoint and number columns of their own.
+        "CREATE TABLE toolhost_revisions (
+             revision_key TEXT COLLATE \"C\" PRIMARY KEY,
+             endpoint_id TEXT COLLATE \"C\" NOT NULL,
+             number BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_revisions_by_endpoint ON toolhost_revisions (endpoint_id, number);
+         INSERT INTO toolhost_revisions (revision_key, endpoint_id, number, entry)
+         SELECT revision_key, split_part(revision_key, '/', 1),
+                split_part(revision_key, '/', 2)::BIGINT, value
+         FROM (SELECT convert_from(key, 'UTF8') AS revision_key, value
+               FROM toolhost_kv WHERE tree = 'revisions') AS revisions;
+         DELETE FROM toolhost_kv WHERE tree = 'revisions';",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

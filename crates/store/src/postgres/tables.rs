@@ -1,7 +1,7 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending
-//! entries and leaves) as a transaction holds and writes them: each declared once ([`Shape`]: its
+//! entries and leaves, endpoints' revisions) as a transaction holds and writes them: each declared once ([`Shape`]: its
 //! key, its columns, its entry), and the four statements every such table needs made from that
 //! declaration, so a record kind is added by declaring its table and the columns of its row, not by
 //! writing its SQL again.
@@ -16,7 +16,7 @@ use tokio_postgres::types::ToSql;
 
 use crate::{
     CreditHoldRow, CreditRow, DebtRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow,
-    ReceiptRow, RefundRow, SaleRow,
+    ReceiptRow, RefundRow, RevisionRow, SaleRow,
 };
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
@@ -54,6 +54,8 @@ pub(super) enum Table {
     CreditBalances,
     /// `toolhost_credit_holds`, migration 15.
     CreditHolds,
+    /// `toolhost_revisions`, migration 18.
+    Revisions,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -196,6 +198,12 @@ const CREDIT_BALANCES: Shape = Shape {
     columns: &[("units", Kind::BigInt)],
 };
 
+const REVISIONS: Shape = Shape {
+    name: "toolhost_revisions",
+    key: ("revision_key", Kind::Text),
+    columns: &[("endpoint_id", Kind::Text), ("number", Kind::BigInt)],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -253,7 +261,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 16] = [
+    pub(super) const ALL: [Table; 17] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -270,6 +278,7 @@ impl Table {
         Table::Credits,
         Table::CreditBalances,
         Table::CreditHolds,
+        Table::Revisions,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -290,6 +299,7 @@ impl Table {
             Table::Credits => &CREDITS,
             Table::CreditBalances => &CREDIT_BALANCES,
             Table::CreditHolds => &CREDIT_HOLDS,
+            Table::Revisions => &REVISIONS,
         }
     }
 
@@ -319,6 +329,7 @@ impl Table {
         static CREDIT_BALANCES_SQL: LazyLock<Statements> =
             LazyLock::new(|| CREDIT_BALANCES.statements());
         static CREDIT_HOLDS_SQL: LazyLock<Statements> = LazyLock::new(|| CREDIT_HOLDS.statements());
+        static REVISIONS_SQL: LazyLock<Statements> = LazyLock::new(|| REVISIONS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -336,6 +347,7 @@ impl Table {
             Table::Credits => &CREDITS_SQL,
             Table::CreditBalances => &CREDIT_BALANCES_SQL,
             Table::CreditHolds => &CREDIT_HOLDS_SQL,
+            Table::Revisions => &REVISIONS_SQL,
         }
     }
 
@@ -412,6 +424,7 @@ pub(super) enum Row<'b> {
     Number(i64, &'b [u8]),
     Credit(&'b CreditRow),
     CreditHold(&'b CreditHoldRow),
+    Revision(&'b RevisionRow),
 }
 
 /// One value of a column.
@@ -461,6 +474,10 @@ impl<'b> Row<'b> {
             Row::Number(number, _) => vec![Value::BigInt(number)],
             Row::Credit(credit) => vec![Value::Text(Some(&credit.token_sha256))],
             Row::CreditHold(hold) => vec![Value::Text(Some(&hold.credit_id))],
+            Row::Revision(revision) => vec![
+                Value::Text(Some(&revision.endpoint_id)),
+                Value::BigInt(revision.number),
+            ],
         }
     }
 
@@ -479,6 +496,7 @@ impl<'b> Row<'b> {
             Row::Number(_, entry) => entry,
             Row::Credit(credit) => &credit.entry,
             Row::CreditHold(hold) => &hold.entry,
+            Row::Revision(revision) => &revision.entry,
         }
     }
 }
@@ -645,7 +663,9 @@ mod tests {
             credit_id: "c".into(),
             entry: Vec::new(),
         };
+        let revision = RevisionRow::new("ep", 1, Vec::new());
         let rows = [
+            (Table::Revisions, Row::Revision(&revision)),
             (Table::PaidOut, Row::PaidOut(&mark)),
             (Table::PaymentIds, Row::PaymentId(&payment_id)),
             (Table::Refunds, Row::Refund(&refund)),

@@ -224,6 +224,12 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             typed(Table::RefundClaims, receipt_id, Some(Row::Entry(entry)))
         }
         Write::DeleteRefundClaim { receipt_id } => typed(Table::RefundClaims, receipt_id, None),
+        Write::PutRevision(revision) => typed(
+            Table::Revisions,
+            &revision.key,
+            Some(Row::Revision(revision)),
+        ),
+        Write::DeleteRevision { key } => typed(Table::Revisions, key, None),
         Write::PutDebt(debt) => typed(Table::Debts, &debt.key, Some(Row::Debt(debt))),
         Write::DeleteDebt { key } => typed(Table::Debts, key, None),
         Write::PutPayoutVersion {
