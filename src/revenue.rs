@@ -10,7 +10,8 @@
 //! packets, the marks of the sales they paid (a receipt is paid out at most once: packets claim
 //! their receipts' marks), refunds and pending settlements ([`crate::store::pending_settlements`]:
 //! a settlement broadcast on-chain but not yet seen mined, written with the sale, removed by the
-//! reconciler in `payments::recovery`). Keys in the ledger tree: `settings/{builderId}`.
+//! reconciler in `payments::recovery`), and each builder's payout settings
+//! ([`crate::store::payout_settings`]). No domain here names a key of the ledger tree.
 //!
 //! # Collected and uncollected money
 //! Only collected money is paid out. Each sale records where its money stood when it was

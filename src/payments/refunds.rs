@@ -405,9 +405,9 @@ mod tests {
 
     use super::*;
     use crate::store::{
-        BuilderDebts, BuilderEvents, Change, CreditListing, CreditRecords, EndpointLogs,
-        EndpointRevisions, Entry, EventPage, EventQuery, EventRow, HostedQuotes, LogRow,
-        NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
+        BuilderDebts, BuilderEvents, BuilderPayoutSettings, Change, CreditListing, CreditRecords,
+        EndpointLogs, EndpointRevisions, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
+        LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
         ReceiptLogRecords, ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger,
         SledStore, StoreResult, Tree,
     };
@@ -584,6 +584,13 @@ mod tests {
             limit: usize,
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.refund_claims(after, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl BuilderPayoutSettings for SlowBatches {
+        async fn payout_settings(&self, builder: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.payout_settings(builder).await
         }
     }
 

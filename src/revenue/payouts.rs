@@ -34,7 +34,7 @@ use crate::error::ErrorCode;
 use crate::money::Usd;
 use crate::receipts::ReceiptSigner;
 use crate::store::{
-    get_json, Batch, PacketRow, PaidOutRow, Store, StoreError, Tree, GET_MANY_KEYS,
+    Batch, PacketRow, PaidOutRow, PayoutSettingsRow, Store, StoreError, GET_MANY_KEYS,
 };
 
 /// Packets read per page.
@@ -149,10 +149,6 @@ pub struct PayoutSettings {
     pub minimum_usd: Usd,
 }
 
-fn settings_key(builder: &str) -> Vec<u8> {
-    format!("settings/{builder}").into_bytes()
-}
-
 /// The packet that paid `receipt_id`'s sale (its id, as stored), if one did.
 pub async fn paid_out_by(
     store: &dyn Store,
@@ -212,9 +208,13 @@ pub async fn save_settings(
         _ => settings.asset = Some(network.asset.clone()),
     }
     settings.pay_to = address.to_checksum(None);
-    store
-        .put(Tree::Ledger, &settings_key(builder), &bytes(&settings)?)
-        .await?;
+    let row = PayoutSettingsRow {
+        builder: builder.to_owned(),
+        pay_to: settings.pay_to.clone(),
+        network: settings.network.clone(),
+        entry: bytes(&settings)?,
+    };
+    store.apply(Batch::new().put_payout_settings(row)).await?;
     Ok(settings)
 }
 
@@ -222,7 +222,9 @@ pub async fn settings(
     store: &dyn Store,
     builder: &str,
 ) -> Result<Option<PayoutSettings>, StoreError> {
-    get_json(store, Tree::Ledger, &settings_key(builder)).await
+    (store.payout_settings(builder).await?)
+        .map(|entry| serde_json::from_slice(&entry).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .transpose()
 }
 
 /// A payout packet. Its signature covers the canonical JSON of everything but `signature`.

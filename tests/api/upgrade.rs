@@ -41,7 +41,8 @@
 //! written into it as the release wrote debts, and its packet's payout version move to theirs
 //! (migration 16); an on-chain refund in flight, its claim written as a release with a chain
 //! wrote them, to its own (migration 17), still holding its receipt. Its endpoints' revisions
-//! move to their table (migration 18), listed and deployed on as before.
+//! move to their table (migration 18), listed and deployed on as before, and its builder's
+//! payout settings to theirs (migration 19).
 
 use std::path::Path;
 
@@ -331,7 +332,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        18
+        19
     );
 }
 
@@ -935,10 +936,16 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
         revisions >= 2,
         "the keeper's and the priced tool's: {revisions}"
     );
+    assert_eq!(
+        ledger_keys(&db, "settings/").await,
+        1,
+        "the builder's payout settings"
+    );
 
     let node = Node::start(&["--store", &url]);
     serves_the_keeper(&node, &expected, 3).await;
     the_revisions_are_in_their_table(&node, &db, &expected, revisions).await;
+    the_payout_settings_are_in_their_table(&node, &db, &expected).await;
     let rows = db
         .query(
             "SELECT payment_key, payer, answered, created_at_ms, entry FROM toolhost_payment_ids",
@@ -1070,6 +1077,45 @@ async fn the_revisions_are_in_their_table(
         .map(|r| r["revision"].as_u64().unwrap())
         .collect();
     assert_eq!(numbers, [2, 1], "{list}");
+}
+
+/// Migration 19 moved the builder's payout settings (saved before its packet) to their table,
+/// the address and network as columns; the builder reads them as saved, and saves new ones.
+async fn the_payout_settings_are_in_their_table(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    expected: &Value,
+) {
+    assert_eq!(ledger_keys(db, "settings/").await, 0);
+    let rows = db
+        .query(
+            "SELECT builder, pay_to, network, entry FROM toolhost_payout_settings",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    let entry: Value = serde_json::from_slice(rows[0].get::<_, &[u8]>(3)).unwrap();
+    assert!(rows[0].get::<_, &str>(0).starts_with("bld_"));
+    assert_eq!(entry["payTo"], rows[0].get::<_, &str>(1));
+    assert_eq!(entry["network"], rows[0].get::<_, &str>(2));
+    let key = expected["builderKey"].as_str().unwrap();
+    let saved = as_builder(node, key, "/ai/builders/payout-settings").await;
+    assert_eq!(saved["payoutSettings"], entry, "{saved}");
+    let mut changed = entry.clone();
+    changed["minimumUsd"] = json!(2);
+    let answer = node
+        .client
+        .post(node.url("/ai/builders/payout-settings"))
+        .header("x-builder-key", key)
+        .json(&changed)
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = read(answer).await;
+    assert_eq!(status, 200, "{body}");
+    let saved = as_builder(node, key, "/ai/builders/payout-settings").await;
+    assert_eq!(saved["payoutSettings"]["minimumUsd"], 2, "{saved}");
 }
 
 /// pg-ce447eb's developer credit as that release kept it (granted 1 USD, less the credit sale

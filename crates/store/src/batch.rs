@@ -4,7 +4,7 @@
 //! generically. *Typed* members name a domain's record (a sale, a receipt, a payout packet, a
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
-//! pending entry or leaf, an endpoint's revision), so each engine keeps it in a shape of its own: a key-value engine lowers
+//! pending entry or leaf, an endpoint's revision, a builder's payout settings), so each engine keeps it in a shape of its own: a key-value engine lowers
 //! it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the
 //! record's table. Conditions of both kinds are numbered together, in the order they were added.
 
@@ -14,6 +14,7 @@ use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::paid_out::{self, PaidOutRow};
 use super::payment_ids::{self, PaymentIdRow};
+use super::payout_settings::{self, PayoutSettingsRow};
 use super::pending_settlements;
 use super::receipt_log::{self, LeafRow};
 use super::receipts::ReceiptRow;
@@ -176,6 +177,8 @@ pub enum Write {
     DeleteRefundClaim {
         receipt_id: String,
     },
+    /// Stores a builder's payout settings (replacing its earlier ones).
+    PutPayoutSettings(PayoutSettingsRow),
     /// Stores an endpoint's revision (replacing one of the same endpoint and number).
     PutRevision(RevisionRow),
     /// Removes revision `key` (`{endpointId}/{number:020}`): one pushed out of the kept window.
@@ -463,6 +466,11 @@ impl Batch {
         self
     }
 
+    pub fn put_payout_settings(mut self, settings: PayoutSettingsRow) -> Self {
+        self.writes.push(Write::PutPayoutSettings(settings));
+        self
+    }
+
     pub fn put_revision(mut self, revision: RevisionRow) -> Self {
         self.writes.push(Write::PutRevision(revision));
         self
@@ -604,6 +612,7 @@ impl Batch {
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
     /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
     /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`], [`revisions::kv`],
+    /// [`payout_settings::kv`],
     /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
@@ -787,6 +796,11 @@ impl Batch {
                     tree: refund_claims::kv::PLACE.tree,
                     key: refund_claims::kv::PLACE.key(&receipt_id),
                     value: None,
+                }),
+                Write::PutPayoutSettings(settings) => writes.push(KeyWrite {
+                    tree: payout_settings::kv::PLACE.tree,
+                    key: payout_settings::kv::PLACE.key(&settings.builder),
+                    value: Some(settings.entry),
                 }),
                 Write::PutRevision(revision) => writes.push(KeyWrite {
                     tree: revisions::kv::TREE,

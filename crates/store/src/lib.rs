@@ -27,9 +27,9 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`,
 //!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`,
-//!   `credits`, `receipt_log`, `revisions`: endpoint logs, builder events, hosted-service
-//!   quotes, the sale ledger, receipts, payout packets and the sales they paid, settlements not
-//!   yet seen mined, payment nonces, payment identifiers, refunds and on-chain refunds in
+//!   `credits`, `receipt_log`, `revisions`, `payout_settings`: endpoint logs, builder events,
+//!   hosted-service quotes, the sale ledger, receipts, payout packets and the sales they paid,
+//!   builders' payout settings, settlements not yet seen mined, payment nonces, payment identifiers, refunds and on-chain refunds in
 //!   flight, builders' debts and payout versions, developer credits, the receipt log's entries
 //!   and leaves and endpoints' revisions, the domains the store keeps in a shape of their own
 //!   (tables on PostgreSQL; trees on sled).
@@ -51,6 +51,7 @@ pub mod packets;
 pub mod paging;
 pub mod paid_out;
 pub mod payment_ids;
+pub mod payout_settings;
 pub mod pending_settlements;
 mod postgres;
 mod prefixed;
@@ -81,6 +82,7 @@ pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
 pub use paid_out::{PaidOutMarks, PaidOutRow};
 pub use payment_ids::{PaymentIdRow, PaymentIds};
+pub use payout_settings::{BuilderPayoutSettings, PayoutSettingsRow};
 pub use pending_settlements::PendingSettlements;
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
@@ -250,7 +252,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
-/// [`ReceiptLogRecords`], [`EndpointRevisions`]).
+/// [`ReceiptLogRecords`], [`EndpointRevisions`], [`BuilderPayoutSettings`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -270,6 +272,7 @@ pub trait Store:
     + CreditRecords
     + ReceiptLogRecords
     + EndpointRevisions
+    + BuilderPayoutSettings
     + Send
     + Sync
     + 'static

@@ -52,6 +52,7 @@ mod nonces;
 mod packets;
 mod paid_out;
 mod payment_ids;
+mod payout_settings;
 mod pending_settlements;
 mod quotes;
 mod receipt_log;

@@ -28,6 +28,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::credits::{CreditListing, CreditRecords};
 use super::debts::BuilderDebts;
+use super::payout_settings::{self, BuilderPayoutSettings};
 use super::refund_claims::{self, RefundClaims};
 use super::revisions::{self, EndpointRevisions};
 use super::{
@@ -773,6 +774,14 @@ impl RefundClaims for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         refund_claims::kv::PLACE.page(self, after, limit).await
+    }
+}
+
+#[async_trait]
+impl BuilderPayoutSettings for SledStore {
+    async fn payout_settings(&self, builder: &str) -> StoreResult<Option<Vec<u8>>> {
+        let place = payout_settings::kv::PLACE;
+        self.get(place.tree, &place.key(builder)).await
     }
 }
 

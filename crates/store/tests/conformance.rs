@@ -109,6 +109,7 @@ macro_rules! every_engine {
             debts_are_found_by_builder_and_versions_move_once,
             refund_claims_are_made_once_and_concluded_as_read,
             revisions_are_kept_by_endpoint_newest_first_and_deleted_whole,
+            payout_settings_are_each_builders_and_replaced_whole,
             receipt_log_entries_are_appended_once_and_read_by_index_and_name,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,

@@ -13,8 +13,8 @@ use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
     Batch, Change, CreditHoldRow, CreditRow, DebtRow, EventQuery, EventRow, LeafRow, LogRow,
-    NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, QuoteRow, ReceiptRow, RefundRow,
-    RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
+    NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
+    ReceiptRow, RefundRow, RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1945,6 +1945,42 @@ pub async fn refund_claims_are_made_once_and_concluded_as_read(s: Shared) {
     );
     s.apply(conclude(b"noted")).await.unwrap();
     assert_eq!(s.refund_claim("rcpt_b").await.unwrap(), None);
+}
+
+/// A builder's payout settings are its own (`bld_a`'s never `bld_ab`'s), replaced whole when
+/// saved again, and written only with the batch they belong to.
+pub async fn payout_settings_are_each_builders_and_replaced_whole(s: Shared) {
+    let settings = |builder: &str, pay_to: &str| PayoutSettingsRow {
+        builder: builder.to_owned(),
+        pay_to: pay_to.to_owned(),
+        network: "eip155:84532".to_owned(),
+        entry: format!("{builder} pays {pay_to}").into_bytes(),
+    };
+    assert_eq!(s.payout_settings("bld_a").await.unwrap(), None);
+    for builder in ["bld_a", "bld_ab"] {
+        let saved = Batch::new().put_payout_settings(settings(builder, "0x1"));
+        s.apply(saved).await.unwrap();
+    }
+    let again = Batch::new().put_payout_settings(settings("bld_a", "0x2"));
+    s.apply(again).await.unwrap();
+    assert_eq!(
+        s.payout_settings("bld_a").await.unwrap(),
+        Some(b"bld_a pays 0x2".to_vec())
+    );
+    assert_eq!(
+        s.payout_settings("bld_ab").await.unwrap(),
+        Some(b"bld_ab pays 0x1".to_vec())
+    );
+    // A batch whose condition fails writes no settings.
+    let refused = Batch::new()
+        .require_absent(Tree::Meta, b"settings-taken".to_vec())
+        .put_payout_settings(settings("bld_b", "0x3"));
+    s.put(Tree::Meta, b"settings-taken", b"1").await.unwrap();
+    assert!(matches!(
+        s.apply(refused).await,
+        Err(StoreError::ConditionFailed(0))
+    ));
+    assert_eq!(s.payout_settings("bld_b").await.unwrap(), None);
 }
 
 /// Revisions are found by endpoint and number, newest first (10 after 9: numbers, not text),

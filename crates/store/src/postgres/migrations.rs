@@ -475,6 +475,28 @@ const MIGRATIONS: &[(i32, &str)] = &[
                FROM toolhost_kv WHERE tree = 'revisions') AS revisions;
          DELETE FROM toolhost_kv WHERE tree = 'revisions';",
     ),
+    (
+        19,
+        // Builders' payout settings leave the key-value table for their own
+        // ([`payout_settings`](super::payout_settings)): each one the `ledger` tree kept under
+        // `settings/{builderId}` moves, its address and network read from its JSON. After it
+        // the `ledger` tree holds nothing on PostgreSQL.
+        "CREATE TABLE toolhost_payout_settings (
+             builder TEXT COLLATE \"C\" PRIMARY KEY,
+             pay_to TEXT NOT NULL,
+             network TEXT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_payout_settings (builder, pay_to, network, entry)
+         SELECT builder, COALESCE(settings->>'payTo', ''), COALESCE(settings->>'network', ''), value
+         FROM (SELECT convert_from(substring(key FROM 10), 'UTF8') AS builder,
+                      convert_from(value, 'UTF8')::JSONB AS settings, value
+               FROM toolhost_kv
+               WHERE tree = 'ledger' AND key >= 'settings/'::BYTEA AND key < 'settings0'::BYTEA)
+              AS saved;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'ledger' AND key >= 'settings/'::BYTEA AND key < 'settings0'::BYTEA;",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

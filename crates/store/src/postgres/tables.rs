@@ -1,7 +1,7 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending
-//! entries and leaves, endpoints' revisions) as a transaction holds and writes them: each declared once ([`Shape`]: its
+//! entries and leaves, endpoints' revisions, builders' payout settings) as a transaction holds and writes them: each declared once ([`Shape`]: its
 //! key, its columns, its entry), and the four statements every such table needs made from that
 //! declaration, so a record kind is added by declaring its table and the columns of its row, not by
 //! writing its SQL again.
@@ -16,7 +16,7 @@ use tokio_postgres::types::ToSql;
 
 use crate::{
     CreditHoldRow, CreditRow, DebtRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow,
-    ReceiptRow, RefundRow, RevisionRow, SaleRow,
+    PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
 };
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
@@ -56,6 +56,8 @@ pub(super) enum Table {
     CreditHolds,
     /// `toolhost_revisions`, migration 18.
     Revisions,
+    /// `toolhost_payout_settings`, migration 19.
+    PayoutSettings,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -204,6 +206,12 @@ const REVISIONS: Shape = Shape {
     columns: &[("endpoint_id", Kind::Text), ("number", Kind::BigInt)],
 };
 
+const PAYOUT_SETTINGS: Shape = Shape {
+    name: "toolhost_payout_settings",
+    key: ("builder", Kind::Text),
+    columns: &[("pay_to", Kind::Text), ("network", Kind::Text)],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -261,7 +269,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 17] = [
+    pub(super) const ALL: [Table; 18] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -279,6 +287,7 @@ impl Table {
         Table::CreditBalances,
         Table::CreditHolds,
         Table::Revisions,
+        Table::PayoutSettings,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -300,6 +309,7 @@ impl Table {
             Table::CreditBalances => &CREDIT_BALANCES,
             Table::CreditHolds => &CREDIT_HOLDS,
             Table::Revisions => &REVISIONS,
+            Table::PayoutSettings => &PAYOUT_SETTINGS,
         }
     }
 
@@ -330,6 +340,8 @@ impl Table {
             LazyLock::new(|| CREDIT_BALANCES.statements());
         static CREDIT_HOLDS_SQL: LazyLock<Statements> = LazyLock::new(|| CREDIT_HOLDS.statements());
         static REVISIONS_SQL: LazyLock<Statements> = LazyLock::new(|| REVISIONS.statements());
+        static PAYOUT_SETTINGS_SQL: LazyLock<Statements> =
+            LazyLock::new(|| PAYOUT_SETTINGS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -348,6 +360,7 @@ impl Table {
             Table::CreditBalances => &CREDIT_BALANCES_SQL,
             Table::CreditHolds => &CREDIT_HOLDS_SQL,
             Table::Revisions => &REVISIONS_SQL,
+            Table::PayoutSettings => &PAYOUT_SETTINGS_SQL,
         }
     }
 
@@ -425,6 +438,7 @@ pub(super) enum Row<'b> {
     Credit(&'b CreditRow),
     CreditHold(&'b CreditHoldRow),
     Revision(&'b RevisionRow),
+    PayoutSettings(&'b PayoutSettingsRow),
 }
 
 /// One value of a column.
@@ -478,6 +492,10 @@ impl<'b> Row<'b> {
                 Value::Text(Some(&revision.endpoint_id)),
                 Value::BigInt(revision.number),
             ],
+            Row::PayoutSettings(settings) => vec![
+                Value::Text(Some(&settings.pay_to)),
+                Value::Text(Some(&settings.network)),
+            ],
         }
     }
 
@@ -497,6 +515,7 @@ impl<'b> Row<'b> {
             Row::Credit(credit) => &credit.entry,
             Row::CreditHold(hold) => &hold.entry,
             Row::Revision(revision) => &revision.entry,
+            Row::PayoutSettings(settings) => &settings.entry,
         }
     }
 }
@@ -664,7 +683,14 @@ mod tests {
             entry: Vec::new(),
         };
         let revision = RevisionRow::new("ep", 1, Vec::new());
+        let settings = PayoutSettingsRow {
+            builder: "b".into(),
+            pay_to: "0x".into(),
+            network: "eip155:1".into(),
+            entry: Vec::new(),
+        };
         let rows = [
+            (Table::PayoutSettings, Row::PayoutSettings(&settings)),
             (Table::Revisions, Row::Revision(&revision)),
             (Table::PaidOut, Row::PaidOut(&mark)),
             (Table::PaymentIds, Row::PaymentId(&payment_id)),

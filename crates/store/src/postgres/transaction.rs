@@ -224,6 +224,11 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             typed(Table::RefundClaims, receipt_id, Some(Row::Entry(entry)))
         }
         Write::DeleteRefundClaim { receipt_id } => typed(Table::RefundClaims, receipt_id, None),
+        Write::PutPayoutSettings(settings) => typed(
+            Table::PayoutSettings,
+            &settings.builder,
+            Some(Row::PayoutSettings(settings)),
+        ),
         Write::PutRevision(revision) => typed(
             Table::Revisions,
             &revision.key,
