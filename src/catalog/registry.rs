@@ -23,7 +23,7 @@ use super::revision::{self, Author};
 use super::schema::{self, Violation};
 use super::search::{SearchIndex, SearchText};
 use crate::error::{ApiError, ErrorCode};
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, EndpointRow, Store, StoreError};
 
 /// An endpoint with what serving it needs: its schemas' validators and its search text.
 pub struct CompiledEndpoint {
@@ -485,7 +485,7 @@ impl Registry {
                 Err(CatalogError::NotFound(_)) => continue,
                 Err(e) => return Err(e),
             };
-            let mut endpoint = decode(slug.as_bytes(), &stored)?;
+            let mut endpoint = decode(slug, &stored)?;
             if endpoint.serving_revision != 0 {
                 self.reload(slug).await?;
                 continue;
@@ -495,8 +495,8 @@ impl Registry {
             endpoint.latest_revision = number;
             let first = revision::first(&endpoint, number, Author::System);
             let batch = Batch::new()
-                .require_equals(Tree::Endpoints, slug.as_bytes(), Some(stored))
-                .put(Tree::Endpoints, slug.as_bytes(), encode(&endpoint)?);
+                .require_endpoint(slug, Some(stored))
+                .put_endpoint(row(&endpoint)?);
             match self
                 .store
                 .apply(revision::write(batch, &endpoint.id, &first))
@@ -525,16 +525,13 @@ impl Registry {
     /// when a node missed changes). Returns the slugs that are gone.
     pub async fn reload_all(&self) -> Result<Vec<String>, CatalogError> {
         let mut index = Index::default();
-        let mut after: Option<Vec<u8>> = None;
+        let mut after: Option<String> = None;
         loop {
-            let page = self
-                .store
-                .scan_prefix(Tree::Endpoints, b"", after.as_deref(), 256)
-                .await?;
+            let page = self.store.endpoints(after.as_deref(), 256).await?;
             let Some((last, _)) = page.last() else { break };
             after = Some(last.clone());
-            for (key, bytes) in page {
-                let endpoint = decode(&key, &bytes)?;
+            for (slug, bytes) in page {
+                let endpoint = decode(&slug, &bytes)?;
                 index.insert(Arc::new(CompiledEndpoint::load(endpoint)));
             }
         }
@@ -554,9 +551,9 @@ impl Registry {
     /// Reads one endpoint from the store again after another node changed it. Returns whether
     /// what this node held changed (a new generation, or deleted).
     pub async fn reload(&self, slug: &str) -> Result<bool, CatalogError> {
-        match self.store.get(Tree::Endpoints, slug.as_bytes()).await? {
+        match self.store.endpoint(slug).await? {
             Some(bytes) => {
-                let endpoint = decode(slug.as_bytes(), &bytes)?;
+                let endpoint = decode(slug, &bytes)?;
                 let unchanged = self.get(slug).is_some_and(|current| {
                     current.endpoint.id == endpoint.id
                         && current.endpoint.generation == endpoint.generation
@@ -634,10 +631,9 @@ impl Registry {
         };
         let first = revision::first(&endpoint, 1, author);
         let compiled = CompiledEndpoint::compile(endpoint)?;
-        let key = compiled.endpoint.slug.as_bytes().to_vec();
         let batch = Batch::new()
-            .require_absent(Tree::Endpoints, key.clone())
-            .put(Tree::Endpoints, key, encode(&compiled.endpoint)?);
+            .require_endpoint(&compiled.endpoint.slug, None)
+            .put_endpoint(row(&compiled.endpoint)?);
         let batch = revision::write(batch, &compiled.endpoint.id, &first).extend(also);
         match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => {
@@ -662,16 +658,12 @@ impl Registry {
         let compiled = CompiledEndpoint::compile(endpoint)?;
         let slug = compiled.endpoint.slug.clone();
         let stored = self.stored(&slug).await?;
-        if decode(slug.as_bytes(), &stored)?.generation != expected_generation {
+        if decode(&slug, &stored)?.generation != expected_generation {
             return Err(CatalogError::Conflict(slug));
         }
         let batch = Batch::new()
-            .require_equals(Tree::Endpoints, slug.as_bytes(), Some(stored))
-            .put(
-                Tree::Endpoints,
-                slug.as_bytes(),
-                encode(&compiled.endpoint)?,
-            )
+            .require_endpoint(&slug, Some(stored))
+            .put_endpoint(row(&compiled.endpoint)?)
             .extend(also);
         match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => Err(CatalogError::Conflict(slug)),
@@ -690,13 +682,13 @@ impl Registry {
         also: Batch,
     ) -> Result<Endpoint, CatalogError> {
         let stored = self.stored(slug).await?;
-        let existing = decode(slug.as_bytes(), &stored)?;
+        let existing = decode(slug, &stored)?;
         if existing.id != id {
             return Err(CatalogError::NotFound(slug.to_string()));
         }
         let batch = Batch::new()
-            .require_equals(Tree::Endpoints, slug.as_bytes(), Some(stored))
-            .delete(Tree::Endpoints, slug.as_bytes())
+            .require_endpoint(slug, Some(stored))
+            .delete_endpoint(slug)
             .extend(also);
         match self.store.apply(batch).await {
             Err(StoreError::ConditionFailed(_)) => Err(CatalogError::Conflict(slug.to_string())),
@@ -708,7 +700,7 @@ impl Registry {
 
     /// The endpoint's stored bytes, or `NotFound`.
     async fn stored(&self, slug: &str) -> Result<Vec<u8>, CatalogError> {
-        match self.store.get(Tree::Endpoints, slug.as_bytes()).await? {
+        match self.store.endpoint(slug).await? {
             Some(bytes) => Ok(bytes),
             None => {
                 self.forget(slug);
@@ -750,13 +742,21 @@ impl Registry {
     }
 }
 
-fn encode(endpoint: &Endpoint) -> Result<Vec<u8>, StoreError> {
-    serde_json::to_vec(endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))
+/// The endpoint as the store keeps it: its JSON, with its slug, id and owning builder beside.
+fn row(endpoint: &Endpoint) -> Result<EndpointRow, StoreError> {
+    Ok(EndpointRow {
+        slug: endpoint.slug.clone(),
+        endpoint_id: endpoint.id.clone(),
+        builder: match &endpoint.owner {
+            Owner::Builder(id) => Some(id.clone()),
+            Owner::Admin | Owner::System => None,
+        },
+        entry: serde_json::to_vec(endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+    })
 }
 
-fn decode(key: &[u8], bytes: &[u8]) -> Result<Endpoint, StoreError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| StoreError::Corrupt(format!("endpoint {}: {e}", String::from_utf8_lossy(key))))
+fn decode(slug: &str, bytes: &[u8]) -> Result<Endpoint, StoreError> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(format!("endpoint {slug}: {e}")))
 }
 
 #[cfg(test)]
@@ -828,10 +828,8 @@ mod tests {
                 CompiledEndpoint::compile(e.clone()).is_err(),
                 "refused when created"
             );
-            store
-                .put(Tree::Endpoints, e.slug.as_bytes(), &encode(e).unwrap())
-                .await
-                .unwrap();
+            let stored = Batch::new().put_endpoint(row(e).unwrap());
+            store.apply(stored).await.unwrap();
         }
         let registry = Registry::load(store).await.unwrap();
         let lookbehind = registry.get("lookbehind").unwrap();

@@ -1,12 +1,12 @@
 //! Revisions: every deploy of an endpoint is a numbered, immutable record of what it serves.
 //!
-//! A deploy used to change the one endpoint record in place, so a builder's new code took the
-//! live tool offline until the admin granted again, and nothing could be rolled back. Now the
-//! record ([`Endpoint`]) carries the content of its *serving* revision, inline, so the call
-//! path reads it as before and pays nothing for revisions; each deploy also writes a
-//! [`Revision`] (its number, what it was based on, who made it and its [`Content`]) to
-//! the store's revisions (`toolhost_store::revisions`), under the endpoint's id. A revision that asks for capabilities the
-//! endpoint does not hold waits ([`Pending`]) while the serving one serves on.
+//! A deploy used to change the one endpoint record in place, so a builder's new code took the live
+//! tool offline until the admin granted again, and nothing could be rolled back. Now the record
+//! ([`Endpoint`]) carries the content of its *serving* revision, inline, so the call path reads it
+//! as before and pays nothing for revisions; each deploy also writes a [`Revision`] (its number,
+//! what it was based on, who made it and its [`Content`]) to the store's revisions
+//! (`toolhost_store::revisions`), under the endpoint's id. A revision that asks for capabilities
+//! the endpoint does not hold waits ([`Pending`]) while the serving one serves on.
 //!
 //! What a revision covers is what decides what a call runs, costs and shows: source, schemas,
 //! example, price, title, description, tags, env, requested capabilities and allowed hosts.

@@ -406,10 +406,10 @@ mod tests {
     use super::*;
     use crate::store::{
         BuilderDebts, BuilderEvents, BuilderPayoutSettings, Change, CreditListing, CreditRecords,
-        EndpointLogs, EndpointRevisions, Entry, EventPage, EventQuery, EventRow, HostedQuotes,
-        LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
-        ReceiptLogRecords, ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger,
-        SledStore, StoreResult, Tree,
+        EndpointLogs, EndpointRecords, EndpointRevisions, Entry, EventPage, EventQuery, EventRow,
+        HostedQuotes, LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets,
+        PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundClaims,
+        RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -584,6 +584,20 @@ mod tests {
             limit: usize,
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.refund_claims(after, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EndpointRecords for SlowBatches {
+        async fn endpoint(&self, slug: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.endpoint(slug).await
+        }
+        async fn endpoints(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.endpoints(after, limit).await
         }
     }
 

@@ -42,7 +42,8 @@
 //! (migration 16); an on-chain refund in flight, its claim written as a release with a chain
 //! wrote them, to its own (migration 17), still holding its receipt. Its endpoints' revisions
 //! move to their table (migration 18), listed and deployed on as before, and its builder's
-//! payout settings to theirs (migration 19).
+//! payout settings to theirs (migration 19), and its endpoints' records to theirs (migration
+//! 20), found by slug and by owner.
 
 use std::path::Path;
 
@@ -332,7 +333,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        19
+        20
     );
 }
 
@@ -941,11 +942,14 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
         1,
         "the builder's payout settings"
     );
+    let endpoints = count("SELECT count(*) FROM toolhost_kv WHERE tree = 'endpoints'").await;
+    assert_eq!(endpoints, revisions, "a revision of each endpoint");
 
     let node = Node::start(&["--store", &url]);
     serves_the_keeper(&node, &expected, 3).await;
     the_revisions_are_in_their_table(&node, &db, &expected, revisions).await;
     the_payout_settings_are_in_their_table(&node, &db, &expected).await;
+    the_endpoints_are_in_their_table(&node, &db, endpoints).await;
     let rows = db
         .query(
             "SELECT payment_key, payer, answered, created_at_ms, entry FROM toolhost_payment_ids",
@@ -1077,6 +1081,42 @@ async fn the_revisions_are_in_their_table(
         .map(|r| r["revision"].as_u64().unwrap())
         .collect();
     assert_eq!(numbers, [2, 1], "{list}");
+}
+
+/// Migration 20 moved every endpoint's record to its table, under its slug with its id and
+/// owning builder as columns (the seeded catalog's owned by nobody), none left in the
+/// key-value table; the catalog lists them all.
+async fn the_endpoints_are_in_their_table(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    endpoints: i64,
+) {
+    let kv = "SELECT count(*) FROM toolhost_kv WHERE tree = 'endpoints'";
+    assert_eq!(db.query_one(kv, &[]).await.unwrap().get::<_, i64>(0), 0);
+    let rows = db
+        .query(
+            "SELECT slug, endpoint_id, builder, entry FROM toolhost_endpoints ORDER BY slug",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len() as i64, endpoints);
+    for row in &rows {
+        let entry: Value = serde_json::from_slice(row.get::<_, &[u8]>(3)).unwrap();
+        assert_eq!(entry["slug"], row.get::<_, &str>(0));
+        assert_eq!(entry["id"], row.get::<_, &str>(1));
+        let owner = (entry["owner"]["kind"] == "builder").then(|| entry["owner"]["id"].clone());
+        assert_eq!(owner, row.get::<_, Option<&str>>(2).map(Value::from));
+    }
+    let owned: Vec<&str> = (rows.iter())
+        .filter(|row| row.get::<_, Option<&str>>(2).is_some())
+        .map(|row| row.get::<_, &str>(0))
+        .collect();
+    assert_eq!(owned, ["keeper", "priced"]);
+    let (status, catalog) = node.get("/ai/endpoints?limit=100").await;
+    assert_eq!(status, 200, "{catalog}");
+    let listed = catalog["endpoints"].as_array().map_or(0, Vec::len);
+    assert_eq!(listed as i64, endpoints, "{catalog}");
 }
 
 /// Migration 19 moved the builder's payout settings (saved before its packet) to their table,

@@ -4,12 +4,14 @@
 //! generically. *Typed* members name a domain's record (a sale, a receipt, a payout packet, a
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
-//! pending entry or leaf, an endpoint's revision, a builder's payout settings), so each engine keeps it in a shape of its own: a key-value engine lowers
-//! it to the keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the
-//! record's table. Conditions of both kinds are numbered together, in the order they were added.
+//! pending entry or leaf, an endpoint's record or revision, a builder's payout settings), so each
+//! engine keeps it in a shape of its own: a key-value engine lowers it to the keys every release
+//! has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of
+//! both kinds are numbered together, in the order they were added.
 
 use super::credits::{self, CreditHoldRow, CreditRow};
 use super::debts::{self, DebtRow};
+use super::endpoints::{self, EndpointRow};
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::paid_out::{self, PaidOutRow};
@@ -76,6 +78,12 @@ pub enum Condition {
     /// a receipt refunded once, and its sale paid out only as its refund was read.
     Refund {
         receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The record under `slug` must be stored as `entry` (`None`: the slug is free): a slug
+    /// claimed once, an endpoint changed only as it was read.
+    Endpoint {
+        slug: String,
         entry: Option<Vec<u8>>,
     },
     /// The claim of `receipt_id`'s refund in flight must be stored as `entry` (`None`: there
@@ -176,6 +184,12 @@ pub enum Write {
     /// Removes the claim of `receipt_id`'s refund (recorded, or nothing moved).
     DeleteRefundClaim {
         receipt_id: String,
+    },
+    /// Stores an endpoint's record under its slug (replacing the one there).
+    PutEndpoint(EndpointRow),
+    /// Removes the record under `slug`, freeing the slug.
+    DeleteEndpoint {
+        slug: String,
     },
     /// Stores a builder's payout settings (replacing its earlier ones).
     PutPayoutSettings(PayoutSettingsRow),
@@ -466,6 +480,28 @@ impl Batch {
         self
     }
 
+    /// Requires the record under `slug` to be stored as `entry` (as read; `None`: that the
+    /// slug is free).
+    pub fn require_endpoint(mut self, slug: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Endpoint {
+            slug: slug.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_endpoint(mut self, endpoint: EndpointRow) -> Self {
+        self.writes.push(Write::PutEndpoint(endpoint));
+        self
+    }
+
+    pub fn delete_endpoint(mut self, slug: &str) -> Self {
+        self.writes.push(Write::DeleteEndpoint {
+            slug: slug.to_owned(),
+        });
+        self
+    }
+
     pub fn put_payout_settings(mut self, settings: PayoutSettingsRow) -> Self {
         self.writes.push(Write::PutPayoutSettings(settings));
         self
@@ -612,7 +648,7 @@ impl Batch {
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
     /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
     /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`], [`revisions::kv`],
-    /// [`payout_settings::kv`],
+    /// [`payout_settings::kv`], [`endpoints::kv`],
     /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
@@ -670,6 +706,11 @@ impl Batch {
                 Condition::Refund { receipt_id, entry } => KeyCondition {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&receipt_id),
+                    expected: entry,
+                },
+                Condition::Endpoint { slug, entry } => KeyCondition {
+                    tree: endpoints::kv::PLACE.tree,
+                    key: endpoints::kv::PLACE.key(&slug),
                     expected: entry,
                 },
                 Condition::RefundClaim { receipt_id, entry } => KeyCondition {
@@ -795,6 +836,16 @@ impl Batch {
                 Write::DeleteRefundClaim { receipt_id } => writes.push(KeyWrite {
                     tree: refund_claims::kv::PLACE.tree,
                     key: refund_claims::kv::PLACE.key(&receipt_id),
+                    value: None,
+                }),
+                Write::PutEndpoint(endpoint) => writes.push(KeyWrite {
+                    tree: endpoints::kv::PLACE.tree,
+                    key: endpoints::kv::PLACE.key(&endpoint.slug),
+                    value: Some(endpoint.entry),
+                }),
+                Write::DeleteEndpoint { slug } => writes.push(KeyWrite {
+                    tree: endpoints::kv::PLACE.tree,
+                    key: endpoints::kv::PLACE.key(&slug),
                     value: None,
                 }),
                 Write::PutPayoutSettings(settings) => writes.push(KeyWrite {

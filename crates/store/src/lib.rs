@@ -25,14 +25,14 @@
 //! - `typed`: JSON helpers over raw bytes.
 //! - `paging`: cursor pages over a tree's keys.
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
-//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`,
-//!   `pending_settlements`, `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`,
-//!   `credits`, `receipt_log`, `revisions`, `payout_settings`: endpoint logs, builder events,
-//!   hosted-service quotes, the sale ledger, receipts, payout packets and the sales they paid,
-//!   builders' payout settings, settlements not yet seen mined, payment nonces, payment identifiers, refunds and on-chain refunds in
-//!   flight, builders' debts and payout versions, developer credits, the receipt log's entries
-//!   and leaves and endpoints' revisions, the domains the store keeps in a shape of their own
-//!   (tables on PostgreSQL; trees on sled).
+//! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`, `pending_settlements`,
+//!   `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`, `credits`, `receipt_log`,
+//!   `endpoints`, `revisions`, `payout_settings`: endpoint logs, builder events, hosted-service
+//!   quotes, the sale ledger, receipts, payout packets and the sales they paid, builders' payout
+//!   settings, settlements not yet seen mined, payment nonces, payment identifiers, refunds and
+//!   on-chain refunds in flight, builders' debts and payout versions, developer credits, the
+//!   receipt log's entries and leaves and endpoints' records and revisions, the domains the store
+//!   keeps in a shape of their own (tables on PostgreSQL; trees on sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -42,6 +42,7 @@
 mod batch;
 pub mod credits;
 pub mod debts;
+pub mod endpoints;
 pub mod events;
 pub mod keyring;
 mod keys;
@@ -76,6 +77,7 @@ pub use batch::{Batch, Condition, Write};
 pub(crate) use batch::{KeyBatch, KeyCondition, KeyWrite};
 pub use credits::{CreditHoldRow, CreditListing, CreditRecords, CreditRow};
 pub use debts::{BuilderDebts, DebtRow};
+pub use endpoints::{EndpointRecords, EndpointRow};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
 pub use logs::{EndpointLogs, LogRow};
 pub use nonces::{NonceClaims, NonceRow, NonceState};
@@ -99,7 +101,9 @@ pub use typed::{get_json, put_json};
 /// keeps them from colliding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Tree {
-    /// Catalog endpoints by slug.
+    /// Catalog endpoints by slug: kept by a key-value engine ([`endpoints::kv`]; PostgreSQL
+    /// keeps them in a table of their own), no domain writes it by key. Its changes are the
+    /// change feed's, on every engine.
     Endpoints,
     /// Receipts by receipt id.
     Receipts,
@@ -114,7 +118,8 @@ pub enum Tree {
     OpenNonces,
     /// Developer credit grants and balances.
     Credits,
-    /// The revenue ledger and payout packets.
+    /// The revenue ledger: kept by a key-value engine for the typed records it holds there
+    /// (sales, payout packets, refunds, debts, payout settings, ...); no domain writes it by key.
     Ledger,
     /// Per-endpoint handler key-value data (`ctx.kv`).
     HandlerKv,
@@ -132,7 +137,8 @@ pub enum Tree {
     /// by a key-value engine ([`payment_ids::kv`]; PostgreSQL keeps them in a table of their
     /// own); no domain writes it by key.
     PaymentIds,
-    /// Endpoint revisions by endpoint id and number (every deploy, immutable).
+    /// Endpoint revisions by endpoint id and number (every deploy, immutable): kept by a
+    /// key-value engine ([`revisions::kv`]; PostgreSQL keeps them in a table of their own).
     Revisions,
     /// The receipt log: its signed checkpoint and its Merkle tree's stored interior nodes;
     /// on a key-value engine also its leaves and the entries waiting to be appended
@@ -252,7 +258,8 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`BuilderEvents`], [`HostedQuotes`], [`SalesLedger`], [`ReceiptRecords`], [`PayoutPackets`],
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
-/// [`ReceiptLogRecords`], [`EndpointRevisions`], [`BuilderPayoutSettings`]).
+/// [`ReceiptLogRecords`], [`EndpointRecords`], [`EndpointRevisions`],
+/// [`BuilderPayoutSettings`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -271,6 +278,7 @@ pub trait Store:
     + BuilderDebts
     + CreditRecords
     + ReceiptLogRecords
+    + EndpointRecords
     + EndpointRevisions
     + BuilderPayoutSettings
     + Send

@@ -44,6 +44,7 @@ use tokio_postgres::NoTls;
 mod commit;
 mod credits;
 mod debts;
+mod endpoints;
 mod events;
 mod feed;
 mod logs;

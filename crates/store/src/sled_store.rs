@@ -28,6 +28,7 @@ use tokio::sync::{broadcast, watch};
 
 use super::credits::{CreditListing, CreditRecords};
 use super::debts::BuilderDebts;
+use super::endpoints::{self, EndpointRecords};
 use super::payout_settings::{self, BuilderPayoutSettings};
 use super::refund_claims::{self, RefundClaims};
 use super::revisions::{self, EndpointRevisions};
@@ -774,6 +775,22 @@ impl RefundClaims for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         refund_claims::kv::PLACE.page(self, after, limit).await
+    }
+}
+
+#[async_trait]
+impl EndpointRecords for SledStore {
+    async fn endpoint(&self, slug: &str) -> StoreResult<Option<Vec<u8>>> {
+        let place = endpoints::kv::PLACE;
+        self.get(place.tree, &place.key(slug)).await
+    }
+
+    async fn endpoints(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        endpoints::kv::PLACE.page(self, after, limit).await
     }
 }
 

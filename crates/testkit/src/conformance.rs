@@ -12,8 +12,8 @@ use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
-    Batch, Change, CreditHoldRow, CreditRow, DebtRow, EventQuery, EventRow, LeafRow, LogRow,
-    NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
+    Batch, Change, CreditHoldRow, CreditRow, DebtRow, EndpointRow, EventQuery, EventRow, LeafRow,
+    LogRow, NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
     ReceiptRow, RefundRow, RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
@@ -1945,6 +1945,84 @@ pub async fn refund_claims_are_made_once_and_concluded_as_read(s: Shared) {
     );
     s.apply(conclude(b"noted")).await.unwrap();
     assert_eq!(s.refund_claim("rcpt_b").await.unwrap(), None);
+}
+
+/// An endpoint's record under its slug: of 16 writers claiming a free slug one wins, a change
+/// or a delete lands only as read, records page in slug order, and every write that lands is
+/// published on the change feed as the `endpoints` tree's slug (as a key-value write there is).
+pub async fn endpoints_are_claimed_once_changed_as_read_and_published(s: Shared) {
+    let row = |slug: &str, entry: &str| EndpointRow {
+        slug: slug.to_owned(),
+        endpoint_id: format!("ep_{slug}"),
+        builder: (slug != "beta").then(|| "bld_a".to_owned()),
+        entry: entry.as_bytes().to_vec(),
+    };
+    let mut changes = s.changes();
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let claim = Batch::new()
+                    .require_endpoint("tool", None)
+                    .put_endpoint(row("tool", &format!("tool {i}")));
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let claimed = format!("tool {winner}").into_bytes();
+    assert_eq!(receive(&mut changes, 1).await, [endpoint_change("tool")]);
+    for slug in ["beta", "alpha"] {
+        let batch = Batch::new()
+            .require_endpoint(slug, None)
+            .put_endpoint(row(slug, slug));
+        s.apply(batch).await.unwrap();
+    }
+    assert_eq!(s.endpoint("tool").await.unwrap(), Some(claimed.clone()));
+    assert_eq!(s.endpoint("none").await.unwrap(), None);
+    let first = s.endpoints(None, 2).await.unwrap();
+    let rest = s.endpoints(Some("beta"), 2).await.unwrap();
+    assert_eq!(
+        [first, rest].concat(),
+        [
+            ("alpha".to_owned(), b"alpha".to_vec()),
+            ("beta".to_owned(), b"beta".to_vec()),
+            ("tool".to_owned(), claimed.clone()),
+        ]
+    );
+    // Changed as read; a change that read it before loses, and so does a delete.
+    let change = |read: &[u8], entry: &str| {
+        Batch::new()
+            .require_endpoint("tool", Some(read.to_vec()))
+            .put_endpoint(row("tool", entry))
+    };
+    s.apply(change(&claimed, "tool v2")).await.unwrap();
+    let stale = s.apply(change(&claimed, "tool lost")).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let stale_delete = Batch::new()
+        .require_endpoint("tool", Some(claimed.clone()))
+        .delete_endpoint("tool");
+    assert!(s.apply(stale_delete).await.is_err());
+    assert_eq!(s.endpoint("tool").await.unwrap(), Some(b"tool v2".to_vec()));
+    let delete = Batch::new()
+        .require_endpoint("tool", Some(b"tool v2".to_vec()))
+        .delete_endpoint("tool");
+    s.apply(delete).await.unwrap();
+    assert_eq!(s.endpoint("tool").await.unwrap(), None);
+    // A freed slug is claimed again.
+    let again = Batch::new()
+        .require_endpoint("tool", None)
+        .put_endpoint(row("tool", "tool again"));
+    s.apply(again).await.unwrap();
+    let published: Vec<Change> = ["beta", "alpha", "tool", "tool", "tool"]
+        .into_iter()
+        .map(endpoint_change)
+        .collect();
+    assert_eq!(receive(&mut changes, published.len()).await, published);
+    assert_quiet(&mut changes, Duration::from_millis(700)).await;
 }
 
 /// A builder's payout settings are its own (`bld_a`'s never `bld_ab`'s), replaced whole when

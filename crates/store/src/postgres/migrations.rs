@@ -497,6 +497,31 @@ const MIGRATIONS: &[(i32, &str)] = &[
          DELETE FROM toolhost_kv
          WHERE tree = 'ledger' AND key >= 'settings/'::BYTEA AND key < 'settings0'::BYTEA;",
     ),
+    (
+        20,
+        // Endpoints' records leave the key-value table for their own
+        // ([`endpoints`](super::endpoints)): each one the `endpoints` tree kept under its slug
+        // moves, its id and owning builder read from its JSON (as `JSON`, not `JSONB`: a
+        // source may hold text `JSONB` refuses, such as `\u0000`, and only the two fields are
+        // read).
+        "CREATE TABLE toolhost_endpoints (
+             slug TEXT COLLATE \"C\" PRIMARY KEY,
+             endpoint_id TEXT COLLATE \"C\" NOT NULL,
+             builder TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_endpoints_by_id ON toolhost_endpoints (endpoint_id);
+         CREATE INDEX toolhost_endpoints_by_builder ON toolhost_endpoints (builder, slug);
+         INSERT INTO toolhost_endpoints (slug, endpoint_id, builder, entry)
+         SELECT slug, COALESCE(endpoint->>'id', ''),
+                CASE WHEN endpoint->'owner'->>'kind' = 'builder'
+                     THEN endpoint->'owner'->>'id' END,
+                value
+         FROM (SELECT convert_from(key, 'UTF8') AS slug,
+                      convert_from(value, 'UTF8')::JSON AS endpoint, value
+               FROM toolhost_kv WHERE tree = 'endpoints') AS stored;
+         DELETE FROM toolhost_kv WHERE tree = 'endpoints';",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

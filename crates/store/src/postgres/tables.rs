@@ -1,10 +1,10 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
-//! developer credits, the receipt log's pending
-//! entries and leaves, endpoints' revisions, builders' payout settings) as a transaction holds and writes them: each declared once ([`Shape`]: its
-//! key, its columns, its entry), and the four statements every such table needs made from that
-//! declaration, so a record kind is added by declaring its table and the columns of its row, not by
-//! writing its SQL again.
+//! developer credits, the receipt log's pending entries and leaves, endpoints' records and
+//! revisions, builders' payout settings) as a transaction holds and writes them: each declared once
+//! ([`Shape`]: its key, its columns, its entry), and the four statements every such table needs
+//! made from that declaration, so a record kind is added by declaring its table and the columns of
+//! its row, not by writing its SQL again.
 //!
 //! Rows go to the database column by column (`unnest` of one array per column), so a
 //! transaction claims or puts any number of a table's rows in one statement.
@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 use tokio_postgres::types::ToSql;
 
 use crate::{
-    CreditHoldRow, CreditRow, DebtRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow,
-    PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
+    CreditHoldRow, CreditRow, DebtRow, EndpointRow, LeafRow, NonceRow, PacketRow, PaidOutRow,
+    PaymentIdRow, PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
 };
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
@@ -58,6 +58,8 @@ pub(super) enum Table {
     Revisions,
     /// `toolhost_payout_settings`, migration 19.
     PayoutSettings,
+    /// `toolhost_endpoints`, migration 20.
+    Endpoints,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -212,6 +214,12 @@ const PAYOUT_SETTINGS: Shape = Shape {
     columns: &[("pay_to", Kind::Text), ("network", Kind::Text)],
 };
 
+const ENDPOINTS: Shape = Shape {
+    name: "toolhost_endpoints",
+    key: ("slug", Kind::Text),
+    columns: &[("endpoint_id", Kind::Text), ("builder", Kind::Text)],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -269,7 +277,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 18] = [
+    pub(super) const ALL: [Table; 19] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -288,6 +296,7 @@ impl Table {
         Table::CreditHolds,
         Table::Revisions,
         Table::PayoutSettings,
+        Table::Endpoints,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -310,6 +319,7 @@ impl Table {
             Table::CreditHolds => &CREDIT_HOLDS,
             Table::Revisions => &REVISIONS,
             Table::PayoutSettings => &PAYOUT_SETTINGS,
+            Table::Endpoints => &ENDPOINTS,
         }
     }
 
@@ -342,6 +352,7 @@ impl Table {
         static REVISIONS_SQL: LazyLock<Statements> = LazyLock::new(|| REVISIONS.statements());
         static PAYOUT_SETTINGS_SQL: LazyLock<Statements> =
             LazyLock::new(|| PAYOUT_SETTINGS.statements());
+        static ENDPOINTS_SQL: LazyLock<Statements> = LazyLock::new(|| ENDPOINTS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -361,6 +372,7 @@ impl Table {
             Table::CreditHolds => &CREDIT_HOLDS_SQL,
             Table::Revisions => &REVISIONS_SQL,
             Table::PayoutSettings => &PAYOUT_SETTINGS_SQL,
+            Table::Endpoints => &ENDPOINTS_SQL,
         }
     }
 
@@ -439,6 +451,7 @@ pub(super) enum Row<'b> {
     CreditHold(&'b CreditHoldRow),
     Revision(&'b RevisionRow),
     PayoutSettings(&'b PayoutSettingsRow),
+    Endpoint(&'b EndpointRow),
 }
 
 /// One value of a column.
@@ -496,6 +509,10 @@ impl<'b> Row<'b> {
                 Value::Text(Some(&settings.pay_to)),
                 Value::Text(Some(&settings.network)),
             ],
+            Row::Endpoint(endpoint) => vec![
+                Value::Text(Some(&endpoint.endpoint_id)),
+                Value::Text(endpoint.builder.as_deref()),
+            ],
         }
     }
 
@@ -516,6 +533,7 @@ impl<'b> Row<'b> {
             Row::CreditHold(hold) => &hold.entry,
             Row::Revision(revision) => &revision.entry,
             Row::PayoutSettings(settings) => &settings.entry,
+            Row::Endpoint(endpoint) => &endpoint.entry,
         }
     }
 }
@@ -689,7 +707,14 @@ mod tests {
             network: "eip155:1".into(),
             entry: Vec::new(),
         };
+        let endpoint = EndpointRow {
+            slug: "s".into(),
+            endpoint_id: "ep".into(),
+            builder: None,
+            entry: Vec::new(),
+        };
         let rows = [
+            (Table::Endpoints, Row::Endpoint(&endpoint)),
             (Table::PayoutSettings, Row::PayoutSettings(&settings)),
             (Table::Revisions, Row::Revision(&revision)),
             (Table::PaidOut, Row::PaidOut(&mark)),

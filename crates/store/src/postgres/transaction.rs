@@ -82,7 +82,18 @@ impl Place {
     }
 
     fn is_watched(self) -> bool {
-        matches!(self, Place::Kv(tree) if tree.is_watched())
+        self.watched_as().is_some()
+    }
+
+    /// The tree whose change feed publishes writes here, if any: a watched tree's own, and the
+    /// `endpoints` tree's for endpoints' records (every node reloads an endpoint by its slug,
+    /// whichever shape the engine keeps it in).
+    fn watched_as(self) -> Option<Tree> {
+        match self {
+            Place::Kv(tree) => tree.is_watched().then_some(tree),
+            Place::Table(Table::Endpoints) => Some(Tree::Endpoints),
+            Place::Table(_) => None,
+        }
     }
 }
 
@@ -131,6 +142,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
         Condition::PendingSettlement { receipt_id, entry } => (
             Place::Table(Table::PendingSettlements),
             receipt_id.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::Endpoint { slug, entry } => (
+            Place::Table(Table::Endpoints),
+            slug.as_bytes(),
             entry.as_deref(),
         ),
         Condition::RefundClaim { receipt_id, entry } => (
@@ -224,6 +240,12 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             typed(Table::RefundClaims, receipt_id, Some(Row::Entry(entry)))
         }
         Write::DeleteRefundClaim { receipt_id } => typed(Table::RefundClaims, receipt_id, None),
+        Write::PutEndpoint(endpoint) => typed(
+            Table::Endpoints,
+            &endpoint.slug,
+            Some(Row::Endpoint(endpoint)),
+        ),
+        Write::DeleteEndpoint { slug } => typed(Table::Endpoints, slug, None),
         Write::PutPayoutSettings(settings) => typed(
             Table::PayoutSettings,
             &settings.builder,
@@ -570,8 +592,8 @@ pub(super) async fn try_apply(
     let (table_puts, kv_puts): (Vec<&PlannedWrite>, Vec<&PlannedWrite>) =
         (puts.into_iter()).partition(|w| matches!(w.place, Place::Table(_)));
     let mut watched: Vec<(Tree, Vec<&[u8]>)> = Vec::new();
-    for write in (plan.writes.iter()).filter(|w| live(w.member) && w.place.is_watched()) {
-        let Place::Kv(tree) = write.place else {
+    for write in (plan.writes.iter()).filter(|w| live(w.member)) {
+        let Some(tree) = write.place.watched_as() else {
             continue;
         };
         match watched.iter_mut().find(|(t, _)| *t == tree) {
