@@ -450,20 +450,46 @@ async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
             crate::payments::pay(&signer, &required, 2, |_| {})
         })
         .collect();
-    // How many deploys have finished: each call also waits for its share of them, so the calls
-    // span the deploys however slowly a loaded machine deploys.
+    // How many deploys have finished: the calls go in groups, one after each deploy (the first
+    // before any), each group's calls 15 ms apart, so they span the deploys however slowly a
+    // loaded machine deploys, and never all at once.
     let (deployed_tx, deployed_rx) = tokio::sync::watch::channel(0u32);
+    let per_deploy = CALLS / DEPLOYS as usize;
     let calls = futures::future::join_all(headers.iter().enumerate().map(|(n, header)| {
         let server = &server;
         let mut deployed = deployed_rx.clone();
         async move {
-            // Spread over the deploys.
-            tokio::time::sleep(std::time::Duration::from_millis(15 * n as u64)).await;
-            let share = (n as u32 * DEPLOYS) / CALLS as u32;
+            let share = (n / per_deploy) as u32;
             deployed.wait_for(|done| *done >= share).await.unwrap();
+            let stagger = 15 * (n % per_deploy) as u64;
+            tokio::time::sleep(std::time::Duration::from_millis(stagger)).await;
             crate::util::post_paid(server, "/tools/paid-live", header, json!({ "n": n })).await
         }
     }));
+    // A deploy the builder's busy isolates refuse (429, retry after 1 s) is sent again, as a
+    // client honouring the answer would.
+    let deploy = |body: Value| {
+        let server = &server;
+        let key = &key;
+        async move {
+            for _ in 0..10 {
+                let (status, answer) = server
+                    .call(
+                        "PATCH",
+                        "/ai/endpoints/paid-live",
+                        As::Builder(key),
+                        Some(&body),
+                    )
+                    .await;
+                if status != 429 {
+                    assert_eq!(status, 200, "{answer}");
+                    return answer;
+                }
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+            panic!("the deploy was refused as overloaded ten times");
+        }
+    };
     let deploys = async {
         for version in 2..=DEPLOYS + 1 {
             tokio::time::sleep(std::time::Duration::from_millis(90)).await;
@@ -474,7 +500,7 @@ async fn a_deploy_under_paid_load_loses_no_call_and_charges_none_twice() {
             if rolled_out {
                 body["rolloutShare"] = json!(50);
             }
-            let deployed = server.patch(As::Builder(&key), "paid-live", &body).await;
+            let deployed = deploy(body).await;
             assert_eq!(
                 deployed["manage"]["latestRevision"],
                 u64::from(version),
