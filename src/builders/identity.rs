@@ -4,13 +4,14 @@
 //! after verifying a payment, and the admin route can call it without one.
 
 use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::keys::secrets_equal;
 use super::keys::{self, KeyEntry};
 use crate::error::{ApiError, ErrorCode};
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{Batch, BuilderKeyRow, BuilderRow, Store, StoreError};
 use crate::timestamp::rfc3339;
 
 /// How a builder's registration was paid for.
@@ -195,12 +196,30 @@ impl From<BuilderError> for ApiError {
     }
 }
 
-fn record_key(id: &str) -> Vec<u8> {
-    format!("builder/{id}").into_bytes()
-}
-
 fn to_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
     serde_json::to_vec(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn from_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// The builder as the store keeps it.
+fn builder_row(builder: &Builder) -> Result<BuilderRow, StoreError> {
+    Ok(BuilderRow {
+        builder_id: builder.id.clone(),
+        entry: to_bytes(builder)?,
+    })
+}
+
+/// A key's entry as the store keeps it, under the key's digest.
+fn key_row(key_sha256: &str, entry: &KeyEntry) -> Result<BuilderKeyRow, StoreError> {
+    Ok(BuilderKeyRow {
+        key_sha256: key_sha256.to_owned(),
+        builder_id: entry.builder_id.clone(),
+        revoked: entry.revoked_at.is_some(),
+        entry: to_bytes(entry)?,
+    })
 }
 
 impl RegisterRequest {
@@ -257,13 +276,12 @@ pub async fn register(
         created_at: now,
         revoked_at: None,
     };
-    let index = keys::index_key(&builder.key_hash);
     store
         .apply(
             Batch::new()
-                .require_absent(Tree::Builders, index.clone())
-                .put(Tree::Builders, index, to_bytes(&entry)?)
-                .put(Tree::Builders, record_key(&builder.id), to_bytes(&builder)?),
+                .require_builder_key(&builder.key_hash, None)
+                .put_builder_key(key_row(&builder.key_hash, &entry)?)
+                .put_builder(builder_row(&builder)?),
         )
         .await?;
     Ok((BuilderRecord::from(&builder), key))
@@ -271,22 +289,21 @@ pub async fn register(
 
 /// The builder with id `id`, if there is one.
 pub async fn find(store: &dyn Store, id: &str) -> Result<Option<Builder>, BuilderError> {
-    Ok(get_json(store, Tree::Builders, &record_key(id)).await?)
+    let stored = store.builder(id).await?;
+    Ok(stored.map(|bytes| from_bytes(&bytes)).transpose()?)
 }
 
-/// The builder holding `key`. Unknown keys are [`BuilderError::UnknownKey`] (401), keys replaced
-/// by a rotation [`BuilderError::RevokedKey`] (403).
+/// The builder holding `key`, found with the key in one read. Unknown keys are
+/// [`BuilderError::UnknownKey`] (401), keys replaced by a rotation [`BuilderError::RevokedKey`]
+/// (401 too, with its own code).
 pub async fn authenticate(store: &dyn Store, key: &str) -> Result<Builder, BuilderError> {
     let hash = keys::hash(key);
-    let entry: KeyEntry = get_json(store, Tree::Builders, &keys::index_key(&hash))
-        .await?
-        .ok_or(BuilderError::UnknownKey)?;
+    let (entry, builder) = (store.builder_by_key(&hash).await?).ok_or(BuilderError::UnknownKey)?;
+    let entry: KeyEntry = from_bytes(&entry)?;
     if entry.revoked_at.is_some() {
         return Err(BuilderError::RevokedKey);
     }
-    let builder: Builder = get_json(store, Tree::Builders, &record_key(&entry.builder_id))
-        .await?
-        .ok_or(BuilderError::UnknownKey)?;
+    let builder: Builder = from_bytes(&builder.ok_or(BuilderError::UnknownKey)?)?;
     if !secrets_equal(&builder.key_hash, &hash) {
         return Err(BuilderError::RevokedKey);
     }
@@ -299,17 +316,15 @@ pub async fn rotate_key(
     store: &dyn Store,
     builder: &Builder,
 ) -> Result<(BuilderRecord, String), BuilderError> {
-    let current_bytes = store.get(Tree::Builders, &record_key(&builder.id)).await?;
-    let current: Builder = get_json(store, Tree::Builders, &record_key(&builder.id))
-        .await?
-        .ok_or(BuilderError::UnknownKey)?;
+    let current_bytes = (store.builder(&builder.id).await?).ok_or(BuilderError::UnknownKey)?;
+    let current: Builder = from_bytes(&current_bytes)?;
     if current.key_hash != builder.key_hash {
         return Err(BuilderError::RevokedKey);
     }
-    let old_index = keys::index_key(&current.key_hash);
-    let old_entry: KeyEntry = get_json(store, Tree::Builders, &old_index)
-        .await?
-        .ok_or(BuilderError::UnknownKey)?;
+    let old_entry =
+        (store.builder_key(&current.key_hash).await?).ok_or(BuilderError::UnknownKey)?;
+    let old_entry: KeyEntry = from_bytes(&old_entry)?;
+    let old_hash = current.key_hash.clone();
     let now = OffsetDateTime::now_utc();
     let key = keys::generate();
     let updated = Builder {
@@ -327,16 +342,14 @@ pub async fn rotate_key(
         revoked_at: Some(now),
         ..old_entry
     };
-    let new_index = keys::index_key(&updated.key_hash);
-    let record = record_key(&updated.id);
     let result = store
         .apply(
             Batch::new()
-                .require_equals(Tree::Builders, record.clone(), current_bytes)
-                .require_absent(Tree::Builders, new_index.clone())
-                .put(Tree::Builders, new_index, to_bytes(&new_entry)?)
-                .put(Tree::Builders, old_index, to_bytes(&revoked)?)
-                .put(Tree::Builders, record, to_bytes(&updated)?),
+                .require_builder(&updated.id, Some(current_bytes))
+                .require_builder_key(&updated.key_hash, None)
+                .put_builder_key(key_row(&updated.key_hash, &new_entry)?)
+                .put_builder_key(key_row(&old_hash, &revoked)?)
+                .put_builder(builder_row(&updated)?),
         )
         .await;
     match result {
@@ -349,7 +362,7 @@ pub async fn rotate_key(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SledStore;
+    use crate::store::{SledStore, Tree};
 
     /// The OpenAPI patterns say exactly what `validate` accepts, at the edges of its rules.
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! Keys are high-entropy, so a plain (unsalted) hash cannot be reversed by guessing and lets a
 //! presented key be found with one index lookup. Revoked keys stay in the index, marked, so a
-//! caller presenting one is told it was revoked (403) rather than unknown (401).
+//! caller presenting one is told it was revoked (`builder_key_revoked`) rather than unknown
+//! (`invalid_builder_key`), both 401.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -35,12 +36,7 @@ pub(super) fn display_prefix(key: &str) -> String {
     key.chars().take(KEY_PREFIX.len() + 6).collect()
 }
 
-/// Index key of a key hash in `Tree::Builders`.
-pub(super) fn index_key(hash: &str) -> Vec<u8> {
-    format!("key/{hash}").into_bytes()
-}
-
-/// One entry of the key index.
+/// One entry of the key index (the store's builder keys, under the key's hash).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct KeyEntry {

@@ -404,12 +404,13 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
+    use crate::store::builders::KeyAndBuilder;
     use crate::store::{
-        BuilderDebts, BuilderEvents, BuilderPayoutSettings, Change, CreditListing, CreditRecords,
-        EndpointLogs, EndpointRecords, EndpointRevisions, Entry, EventPage, EventQuery, EventRow,
-        HostedQuotes, LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets,
-        PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundClaims,
-        RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
+        BuilderDebts, BuilderEvents, BuilderPayoutSettings, BuilderRecords, Change, CreditListing,
+        CreditRecords, EndpointLogs, EndpointRecords, EndpointRevisions, Entry, EventPage,
+        EventQuery, EventRow, HostedQuotes, LogRow, NonceClaims, PaidOutMarks, PaymentIds,
+        PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords,
+        RefundClaims, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -584,6 +585,19 @@ mod tests {
             limit: usize,
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.refund_claims(after, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl BuilderRecords for SlowBatches {
+        async fn builder(&self, builder_id: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.builder(builder_id).await
+        }
+        async fn builder_key(&self, key_sha256: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.builder_key(key_sha256).await
+        }
+        async fn builder_by_key(&self, key_sha256: &str) -> StoreResult<Option<KeyAndBuilder>> {
+            self.0.builder_by_key(key_sha256).await
         }
     }
 

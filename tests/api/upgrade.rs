@@ -43,7 +43,8 @@
 //! wrote them, to its own (migration 17), still holding its receipt. Its endpoints' revisions
 //! move to their table (migration 18), listed and deployed on as before, and its builder's
 //! payout settings to theirs (migration 19), and its endpoints' records to theirs (migration
-//! 20), found by slug and by owner.
+//! 20), and its builder and its key to theirs (migration 21), still authenticating and
+//! rotated on.
 
 use std::path::Path;
 
@@ -333,7 +334,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        20
+        21
     );
 }
 
@@ -1028,7 +1029,60 @@ async fn a_database_of_the_release_with_payment_ids_in_the_key_value_table_keeps
     the_refund_is_in_its_table(&node, &db, &expected).await;
     the_paid_out_mark_is_in_its_table(&node, &db, &expected).await;
     the_credit_is_in_its_tables(&node, &db, &credit).await;
+    // Last: it rotates the fixture's builder key.
+    the_builder_and_its_key_are_in_their_tables(&node, &db, &expected).await;
     drop(node);
+}
+
+/// Migration 21 moved pg-ce447eb's builder and its key's entry to their tables (the key's
+/// builder and whether it is revoked as columns), none left in the key-value table; the key
+/// authenticated every call above. Rotated, the old key is refused as revoked, the new one
+/// serves, and the table holds both, the old one marked revoked.
+async fn the_builder_and_its_key_are_in_their_tables(
+    node: &Node,
+    db: &tokio_postgres::Client,
+    expected: &Value,
+) {
+    let count =
+        |sql: &'static str| async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) };
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'builders'").await,
+        0
+    );
+    let builders = db
+        .query("SELECT builder_id, entry FROM toolhost_builders", &[])
+        .await
+        .unwrap();
+    assert_eq!(builders.len(), 1);
+    let builder_id = builders[0].get::<_, &str>(0);
+    let record: Value = serde_json::from_slice(builders[0].get::<_, &[u8]>(1)).unwrap();
+    assert_eq!(record["id"], builder_id);
+    let keys_of = "SELECT key_sha256, builder_id, revoked FROM toolhost_builder_keys \
+                   ORDER BY revoked";
+    let keys = db.query(keys_of, &[]).await.unwrap();
+    assert_eq!(keys.len(), 1);
+    assert_eq!(keys[0].get::<_, &str>(0), record["keyHash"]);
+    assert_eq!(keys[0].get::<_, &str>(1), builder_id);
+    assert!(!keys[0].get::<_, bool>(2));
+
+    let old_key = expected["builderKey"].as_str().unwrap();
+    let rotate = |key: &str| {
+        node.client
+            .post(node.url("/ai/builders/keys/rotate"))
+            .header("x-builder-key", key)
+            .send()
+    };
+    let (status, issued) = read(rotate(old_key).await.unwrap()).await;
+    assert_eq!(status, 200, "{issued}");
+    let new_key = issued["builderKey"].as_str().unwrap();
+    let (status, refused) = read(rotate(old_key).await.unwrap()).await;
+    assert_eq!(status, 401, "{refused}");
+    assert_eq!(refused["error"]["code"], "builder_key_revoked", "{refused}");
+    let view = as_builder(node, new_key, "/ai/endpoints/keeper").await;
+    assert_eq!(view["endpoint"]["slug"], "keeper", "{view}");
+    let keys = db.query(keys_of, &[]).await.unwrap();
+    let revoked: Vec<(bool, &str)> = (keys.iter()).map(|row| (row.get(2), row.get(1))).collect();
+    assert_eq!(revoked, [(false, builder_id), (true, builder_id)]);
 }
 
 /// Migration 18 moved every revision of pg-ce447eb (one of each endpoint) to its table, its

@@ -4,11 +4,12 @@
 //! generically. *Typed* members name a domain's record (a sale, a receipt, a payout packet, a
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
-//! pending entry or leaf, an endpoint's record or revision, a builder's payout settings), so each
-//! engine keeps it in a shape of its own: a key-value engine lowers it to the keys every release
-//! has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of
-//! both kinds are numbered together, in the order they were added.
+//! pending entry or leaf, an endpoint's record or revision, a builder's record, key or payout
+//! settings), so each engine keeps it in a shape of its own: a key-value engine lowers it to the
+//! keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's
+//! table. Conditions of both kinds are numbered together, in the order they were added.
 
+use super::builders::{self, BuilderKeyRow, BuilderRow};
 use super::credits::{self, CreditHoldRow, CreditRow};
 use super::debts::{self, DebtRow};
 use super::endpoints::{self, EndpointRow};
@@ -78,6 +79,18 @@ pub enum Condition {
     /// a receipt refunded once, and its sale paid out only as its refund was read.
     Refund {
         receipt_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The record of builder `builder_id` must be stored as `entry` (`None`: there is none): a
+    /// builder changed only as it was read.
+    Builder {
+        builder_id: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The key entry under `key_sha256` must be stored as `entry` (`None`: that key was never
+    /// issued): a key issued once.
+    BuilderKey {
+        key_sha256: String,
         entry: Option<Vec<u8>>,
     },
     /// The record under `slug` must be stored as `entry` (`None`: the slug is free): a slug
@@ -185,6 +198,10 @@ pub enum Write {
     DeleteRefundClaim {
         receipt_id: String,
     },
+    /// Stores a builder's record (replacing the one of its id).
+    PutBuilder(BuilderRow),
+    /// Stores a key's entry (replacing the one of its digest: a key revoked).
+    PutBuilderKey(BuilderKeyRow),
     /// Stores an endpoint's record under its slug (replacing the one there).
     PutEndpoint(EndpointRow),
     /// Removes the record under `slug`, freeing the slug.
@@ -480,6 +497,36 @@ impl Batch {
         self
     }
 
+    /// Requires the record of builder `builder_id` to be stored as `entry` (as read; `None`:
+    /// that there is none).
+    pub fn require_builder(mut self, builder_id: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Builder {
+            builder_id: builder_id.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_builder(mut self, builder: BuilderRow) -> Self {
+        self.writes.push(Write::PutBuilder(builder));
+        self
+    }
+
+    /// Requires the key entry under `key_sha256` to be stored as `entry` (as read; `None`: that
+    /// the key was never issued).
+    pub fn require_builder_key(mut self, key_sha256: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::BuilderKey {
+            key_sha256: key_sha256.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_builder_key(mut self, key: BuilderKeyRow) -> Self {
+        self.writes.push(Write::PutBuilderKey(key));
+        self
+    }
+
     /// Requires the record under `slug` to be stored as `entry` (as read; `None`: that the
     /// slug is free).
     pub fn require_endpoint(mut self, slug: &str, entry: Option<Vec<u8>>) -> Self {
@@ -648,7 +695,7 @@ impl Batch {
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
     /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
     /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`], [`revisions::kv`],
-    /// [`payout_settings::kv`], [`endpoints::kv`],
+    /// [`payout_settings::kv`], [`endpoints::kv`], [`builders::kv`],
     /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
@@ -706,6 +753,16 @@ impl Batch {
                 Condition::Refund { receipt_id, entry } => KeyCondition {
                     tree: refunds::kv::PLACE.tree,
                     key: refunds::kv::PLACE.key(&receipt_id),
+                    expected: entry,
+                },
+                Condition::Builder { builder_id, entry } => KeyCondition {
+                    tree: builders::kv::BUILDERS.tree,
+                    key: builders::kv::BUILDERS.key(&builder_id),
+                    expected: entry,
+                },
+                Condition::BuilderKey { key_sha256, entry } => KeyCondition {
+                    tree: builders::kv::KEYS.tree,
+                    key: builders::kv::KEYS.key(&key_sha256),
                     expected: entry,
                 },
                 Condition::Endpoint { slug, entry } => KeyCondition {
@@ -837,6 +894,16 @@ impl Batch {
                     tree: refund_claims::kv::PLACE.tree,
                     key: refund_claims::kv::PLACE.key(&receipt_id),
                     value: None,
+                }),
+                Write::PutBuilder(builder) => writes.push(KeyWrite {
+                    tree: builders::kv::BUILDERS.tree,
+                    key: builders::kv::BUILDERS.key(&builder.builder_id),
+                    value: Some(builder.entry),
+                }),
+                Write::PutBuilderKey(key) => writes.push(KeyWrite {
+                    tree: builders::kv::KEYS.tree,
+                    key: builders::kv::KEYS.key(&key.key_sha256),
+                    value: Some(key.entry),
                 }),
                 Write::PutEndpoint(endpoint) => writes.push(KeyWrite {
                     tree: endpoints::kv::PLACE.tree,

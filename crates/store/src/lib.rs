@@ -27,12 +27,13 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`, `pending_settlements`,
 //!   `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`, `credits`, `receipt_log`,
-//!   `endpoints`, `revisions`, `payout_settings`: endpoint logs, builder events, hosted-service
-//!   quotes, the sale ledger, receipts, payout packets and the sales they paid, builders' payout
-//!   settings, settlements not yet seen mined, payment nonces, payment identifiers, refunds and
-//!   on-chain refunds in flight, builders' debts and payout versions, developer credits, the
-//!   receipt log's entries and leaves and endpoints' records and revisions, the domains the store
-//!   keeps in a shape of their own (tables on PostgreSQL; trees on sled).
+//!   `endpoints`, `revisions`, `payout_settings`, `builders`: endpoint logs, builder events,
+//!   hosted-service quotes, the sale ledger, receipts, payout packets and the sales they paid,
+//!   builders' payout settings, settlements not yet seen mined, payment nonces, payment
+//!   identifiers, refunds and on-chain refunds in flight, builders' debts and payout versions,
+//!   developer credits, the receipt log's entries and leaves, endpoints' records and revisions and
+//!   builders and their keys, the domains the store keeps in a shape of their own (tables on
+//!   PostgreSQL; trees on sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -40,6 +41,7 @@
 //! so none of it is in the shipped binary.
 
 mod batch;
+pub mod builders;
 pub mod credits;
 pub mod debts;
 pub mod endpoints;
@@ -75,6 +77,7 @@ use toolhost_values::error::{ApiError, ErrorCode};
 
 pub use batch::{Batch, Condition, Write};
 pub(crate) use batch::{KeyBatch, KeyCondition, KeyWrite};
+pub use builders::{BuilderKeyRow, BuilderRecords, BuilderRow};
 pub use credits::{CreditHoldRow, CreditListing, CreditRecords, CreditRow};
 pub use debts::{BuilderDebts, DebtRow};
 pub use endpoints::{EndpointRecords, EndpointRow};
@@ -109,7 +112,8 @@ pub enum Tree {
     Receipts,
     /// Service-wide metadata (seed markers, generated keys' fingerprints).
     Meta,
-    /// Builders by id, and key-hash index entries.
+    /// Builders by id, and key-hash index entries: kept by a key-value engine
+    /// ([`builders::kv`]; PostgreSQL keeps them in tables of their own).
     Builders,
     /// Claimed payment nonces (x402 replay protection).
     Nonces,
@@ -259,7 +263,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
 /// [`ReceiptLogRecords`], [`EndpointRecords`], [`EndpointRevisions`],
-/// [`BuilderPayoutSettings`]).
+/// [`BuilderPayoutSettings`], [`BuilderRecords`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -281,6 +285,7 @@ pub trait Store:
     + EndpointRecords
     + EndpointRevisions
     + BuilderPayoutSettings
+    + BuilderRecords
     + Send
     + Sync
     + 'static

@@ -41,6 +41,7 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
 
+mod builders;
 mod commit;
 mod credits;
 mod debts;

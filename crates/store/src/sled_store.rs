@@ -26,6 +26,7 @@ use std::thread::JoinHandle;
 use async_trait::async_trait;
 use tokio::sync::{broadcast, watch};
 
+use super::builders::{self, BuilderRecords, KeyAndBuilder};
 use super::credits::{CreditListing, CreditRecords};
 use super::debts::BuilderDebts;
 use super::endpoints::{self, EndpointRecords};
@@ -775,6 +776,23 @@ impl RefundClaims for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         refund_claims::kv::PLACE.page(self, after, limit).await
+    }
+}
+
+#[async_trait]
+impl BuilderRecords for SledStore {
+    async fn builder(&self, builder_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        let place = builders::kv::BUILDERS;
+        self.get(place.tree, &place.key(builder_id)).await
+    }
+
+    async fn builder_key(&self, key_sha256: &str) -> StoreResult<Option<Vec<u8>>> {
+        let place = builders::kv::KEYS;
+        self.get(place.tree, &place.key(key_sha256)).await
+    }
+
+    async fn builder_by_key(&self, key_sha256: &str) -> StoreResult<Option<KeyAndBuilder>> {
+        builders::kv::by_key(self, key_sha256).await
     }
 }
 

@@ -12,9 +12,10 @@ use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
-    Batch, Change, CreditHoldRow, CreditRow, DebtRow, EndpointRow, EventQuery, EventRow, LeafRow,
-    LogRow, NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
-    ReceiptRow, RefundRow, RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
+    Batch, BuilderKeyRow, BuilderRow, Change, CreditHoldRow, CreditRow, DebtRow, EndpointRow,
+    EventQuery, EventRow, LeafRow, LogRow, NonceRow, NonceState, PacketRow, PaidOutRow,
+    PaymentIdRow, PayoutSettingsRow, QuoteRow, ReceiptRow, RefundRow, RevisionRow, SaleRow, Store,
+    StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -1945,6 +1946,89 @@ pub async fn refund_claims_are_made_once_and_concluded_as_read(s: Shared) {
     );
     s.apply(conclude(b"noted")).await.unwrap();
     assert_eq!(s.refund_claim("rcpt_b").await.unwrap(), None);
+}
+
+/// A builder's key is issued once (of 16 registrations presenting one digest, one wins), and
+/// found with its builder in one read; a rotation lands only on the record as read, and the
+/// revoked key stays, marked, beside the new one. A key naming no stored builder is found
+/// without one.
+pub async fn builders_keys_are_issued_once_and_rotated_as_read(s: Shared) {
+    let key = |digest: &str, builder: &str, revoked: bool| BuilderKeyRow {
+        key_sha256: digest.to_owned(),
+        builder_id: builder.to_owned(),
+        revoked,
+        entry: format!(r#"{{"builderId":"{builder}","revoked":{revoked}}}"#).into_bytes(),
+    };
+    let builder = |id: &str, entry: &str| BuilderRow {
+        builder_id: id.to_owned(),
+        entry: entry.as_bytes().to_vec(),
+    };
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let id = format!("bld_{i}");
+                let register = Batch::new()
+                    .require_builder_key("aa", None)
+                    .put_builder_key(key("aa", &id, false))
+                    .put_builder(builder(&id, &format!("{id} v1")));
+                (i, s.apply(register).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let id = format!("bld_{winner}");
+    let v1 = format!("{id} v1").into_bytes();
+    for loser in (0..16).filter(|i| *i != winner) {
+        let lost = s.builder(&format!("bld_{loser}")).await.unwrap();
+        assert_eq!(lost, None, "a losing registration wrote nothing");
+    }
+    let issued = key("aa", &id, false).entry;
+    assert_eq!(s.builder_key("aa").await.unwrap(), Some(issued.clone()));
+    assert_eq!(
+        s.builder_by_key("aa").await.unwrap(),
+        Some((issued.clone(), Some(v1.clone())))
+    );
+    assert_eq!(s.builder_by_key("bb").await.unwrap(), None);
+    assert_eq!(s.builder_key("bb").await.unwrap(), None);
+
+    // A rotation: the record as read, a new digest never issued, the old one revoked.
+    let rotate = |read: &[u8], new_digest: &str| {
+        Batch::new()
+            .require_builder(&id, Some(read.to_vec()))
+            .require_builder_key(new_digest, None)
+            .put_builder_key(key(new_digest, &id, false))
+            .put_builder_key(key("aa", &id, true))
+            .put_builder(builder(&id, &format!("{id} {new_digest}")))
+    };
+    s.apply(rotate(&v1, "bb")).await.unwrap();
+    let stale = s.apply(rotate(&v1, "cc")).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    assert_eq!(s.builder_key("cc").await.unwrap(), None);
+    let rotated = format!("{id} bb").into_bytes();
+    assert_eq!(
+        s.builder_by_key("bb").await.unwrap(),
+        Some((key("bb", &id, false).entry, Some(rotated.clone())))
+    );
+    assert_eq!(
+        s.builder_by_key("aa").await.unwrap(),
+        Some((key("aa", &id, true).entry, Some(rotated)))
+    );
+    // A digest already issued is not issued again, to anyone.
+    let again = Batch::new()
+        .require_builder_key("bb", None)
+        .put_builder_key(key("bb", "bld_other", false));
+    assert!(s.apply(again).await.is_err());
+    // A key whose builder is not stored is found, without a builder.
+    let orphan = Batch::new().put_builder_key(key("dd", "bld_gone", false));
+    s.apply(orphan).await.unwrap();
+    assert_eq!(
+        s.builder_by_key("dd").await.unwrap(),
+        Some((key("dd", "bld_gone", false).entry, None))
+    );
 }
 
 /// An endpoint's record under its slug: of 16 writers claiming a free slug one wins, a change

@@ -510,8 +510,6 @@ const MIGRATIONS: &[(i32, &str)] = &[
              builder TEXT COLLATE \"C\",
              entry BYTEA NOT NULL
          );
-         CREATE INDEX toolhost_endpoints_by_id ON toolhost_endpoints (endpoint_id);
-         CREATE INDEX toolhost_endpoints_by_builder ON toolhost_endpoints (builder, slug);
          INSERT INTO toolhost_endpoints (slug, endpoint_id, builder, entry)
          SELECT slug, COALESCE(endpoint->>'id', ''),
                 CASE WHEN endpoint->'owner'->>'kind' = 'builder'
@@ -521,6 +519,38 @@ const MIGRATIONS: &[(i32, &str)] = &[
                       convert_from(value, 'UTF8')::JSON AS endpoint, value
                FROM toolhost_kv WHERE tree = 'endpoints') AS stored;
          DELETE FROM toolhost_kv WHERE tree = 'endpoints';",
+    ),
+    (
+        21,
+        // Builders and their keys leave the key-value table for their own
+        // ([`builders`](super::builders)): each record the `builders` tree kept under
+        // `builder/{builderId}` and each key entry under `key/{sha256}` moves, a key's builder
+        // and whether it is revoked read from its JSON.
+        "CREATE TABLE toolhost_builders (
+             builder_id TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_builder_keys (
+             key_sha256 TEXT COLLATE \"C\" PRIMARY KEY,
+             builder_id TEXT COLLATE \"C\" NOT NULL,
+             revoked BOOLEAN NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_builders (builder_id, entry)
+         SELECT convert_from(substring(key FROM 9), 'UTF8'), value
+         FROM toolhost_kv
+         WHERE tree = 'builders' AND key >= 'builder/'::BYTEA AND key < 'builder0'::BYTEA;
+         INSERT INTO toolhost_builder_keys (key_sha256, builder_id, revoked, entry)
+         SELECT key_sha256, COALESCE(key_entry->>'builderId', ''),
+                COALESCE(key_entry->>'revokedAt', '') <> '', value
+         FROM (SELECT convert_from(substring(key FROM 5), 'UTF8') AS key_sha256,
+                      convert_from(value, 'UTF8')::JSON AS key_entry, value
+               FROM toolhost_kv
+               WHERE tree = 'builders' AND key >= 'key/'::BYTEA AND key < 'key0'::BYTEA) AS keys;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'builders'
+           AND ((key >= 'builder/'::BYTEA AND key < 'builder0'::BYTEA)
+             OR (key >= 'key/'::BYTEA AND key < 'key0'::BYTEA));",
     ),
 ];
 

@@ -1,10 +1,10 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
-//! revisions, builders' payout settings) as a transaction holds and writes them: each declared once
-//! ([`Shape`]: its key, its columns, its entry), and the four statements every such table needs
-//! made from that declaration, so a record kind is added by declaring its table and the columns of
-//! its row, not by writing its SQL again.
+//! revisions, builders' payout settings, builders and their keys) as a transaction holds and writes
+//! them: each declared once ([`Shape`]: its key, its columns, its entry), and the four statements
+//! every such table needs made from that declaration, so a record kind is added by declaring its
+//! table and the columns of its row, not by writing its SQL again.
 //!
 //! Rows go to the database column by column (`unnest` of one array per column), so a
 //! transaction claims or puts any number of a table's rows in one statement.
@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 use tokio_postgres::types::ToSql;
 
 use crate::{
-    CreditHoldRow, CreditRow, DebtRow, EndpointRow, LeafRow, NonceRow, PacketRow, PaidOutRow,
-    PaymentIdRow, PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
+    BuilderKeyRow, CreditHoldRow, CreditRow, DebtRow, EndpointRow, LeafRow, NonceRow, PacketRow,
+    PaidOutRow, PaymentIdRow, PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
 };
 
 /// A table of typed records, keyed by an id (text, or a number for the log's leaves).
@@ -60,6 +60,10 @@ pub(super) enum Table {
     PayoutSettings,
     /// `toolhost_endpoints`, migration 20.
     Endpoints,
+    /// `toolhost_builders`, migration 21.
+    Builders,
+    /// `toolhost_builder_keys`, migration 21.
+    BuilderKeys,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -220,6 +224,18 @@ const ENDPOINTS: Shape = Shape {
     columns: &[("endpoint_id", Kind::Text), ("builder", Kind::Text)],
 };
 
+const BUILDERS: Shape = Shape {
+    name: "toolhost_builders",
+    key: ("builder_id", Kind::Text),
+    columns: &[],
+};
+
+const BUILDER_KEYS: Shape = Shape {
+    name: "toolhost_builder_keys",
+    key: ("key_sha256", Kind::Text),
+    columns: &[("builder_id", Kind::Text), ("revoked", Kind::Bool)],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -277,7 +293,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 19] = [
+    pub(super) const ALL: [Table; 21] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -297,6 +313,8 @@ impl Table {
         Table::Revisions,
         Table::PayoutSettings,
         Table::Endpoints,
+        Table::Builders,
+        Table::BuilderKeys,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -320,6 +338,8 @@ impl Table {
             Table::Revisions => &REVISIONS,
             Table::PayoutSettings => &PAYOUT_SETTINGS,
             Table::Endpoints => &ENDPOINTS,
+            Table::Builders => &BUILDERS,
+            Table::BuilderKeys => &BUILDER_KEYS,
         }
     }
 
@@ -353,6 +373,8 @@ impl Table {
         static PAYOUT_SETTINGS_SQL: LazyLock<Statements> =
             LazyLock::new(|| PAYOUT_SETTINGS.statements());
         static ENDPOINTS_SQL: LazyLock<Statements> = LazyLock::new(|| ENDPOINTS.statements());
+        static BUILDERS_SQL: LazyLock<Statements> = LazyLock::new(|| BUILDERS.statements());
+        static BUILDER_KEYS_SQL: LazyLock<Statements> = LazyLock::new(|| BUILDER_KEYS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -373,6 +395,8 @@ impl Table {
             Table::Revisions => &REVISIONS_SQL,
             Table::PayoutSettings => &PAYOUT_SETTINGS_SQL,
             Table::Endpoints => &ENDPOINTS_SQL,
+            Table::Builders => &BUILDERS_SQL,
+            Table::BuilderKeys => &BUILDER_KEYS_SQL,
         }
     }
 
@@ -438,7 +462,7 @@ pub(super) enum Row<'b> {
     Packet(&'b PacketRow),
     Nonce(&'b NonceRow),
     /// A record that is its entry alone, its id the key (a receipt log entry pending, a
-    /// pending settlement, a refund claim).
+    /// pending settlement, a refund claim, a builder).
     Entry(&'b [u8]),
     LogLeaf(&'b LeafRow),
     PaymentId(&'b PaymentIdRow),
@@ -452,6 +476,7 @@ pub(super) enum Row<'b> {
     Revision(&'b RevisionRow),
     PayoutSettings(&'b PayoutSettingsRow),
     Endpoint(&'b EndpointRow),
+    BuilderKey(&'b BuilderKeyRow),
 }
 
 /// One value of a column.
@@ -513,6 +538,9 @@ impl<'b> Row<'b> {
                 Value::Text(Some(&endpoint.endpoint_id)),
                 Value::Text(endpoint.builder.as_deref()),
             ],
+            Row::BuilderKey(key) => {
+                vec![Value::Text(Some(&key.builder_id)), Value::Bool(key.revoked)]
+            }
         }
     }
 
@@ -534,6 +562,7 @@ impl<'b> Row<'b> {
             Row::Revision(revision) => &revision.entry,
             Row::PayoutSettings(settings) => &settings.entry,
             Row::Endpoint(endpoint) => &endpoint.entry,
+            Row::BuilderKey(key) => &key.entry,
         }
     }
 }
@@ -713,7 +742,15 @@ mod tests {
             builder: None,
             entry: Vec::new(),
         };
+        let key = BuilderKeyRow {
+            key_sha256: "00".into(),
+            builder_id: "b".into(),
+            revoked: false,
+            entry: Vec::new(),
+        };
         let rows = [
+            (Table::Builders, Row::Entry(b"entry")),
+            (Table::BuilderKeys, Row::BuilderKey(&key)),
             (Table::Endpoints, Row::Endpoint(&endpoint)),
             (Table::PayoutSettings, Row::PayoutSettings(&settings)),
             (Table::Revisions, Row::Revision(&revision)),

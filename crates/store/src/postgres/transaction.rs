@@ -144,6 +144,16 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             receipt_id.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::Builder { builder_id, entry } => (
+            Place::Table(Table::Builders),
+            builder_id.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::BuilderKey { key_sha256, entry } => (
+            Place::Table(Table::BuilderKeys),
+            key_sha256.as_bytes(),
+            entry.as_deref(),
+        ),
         Condition::Endpoint { slug, entry } => (
             Place::Table(Table::Endpoints),
             slug.as_bytes(),
@@ -240,6 +250,16 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             typed(Table::RefundClaims, receipt_id, Some(Row::Entry(entry)))
         }
         Write::DeleteRefundClaim { receipt_id } => typed(Table::RefundClaims, receipt_id, None),
+        Write::PutBuilder(builder) => typed(
+            Table::Builders,
+            &builder.builder_id,
+            Some(Row::Entry(&builder.entry)),
+        ),
+        Write::PutBuilderKey(key) => typed(
+            Table::BuilderKeys,
+            &key.key_sha256,
+            Some(Row::BuilderKey(key)),
+        ),
         Write::PutEndpoint(endpoint) => typed(
             Table::Endpoints,
             &endpoint.slug,
