@@ -747,10 +747,7 @@ fn row(endpoint: &Endpoint) -> Result<EndpointRow, StoreError> {
     Ok(EndpointRow {
         slug: endpoint.slug.clone(),
         endpoint_id: endpoint.id.clone(),
-        builder: match &endpoint.owner {
-            Owner::Builder(id) => Some(id.clone()),
-            Owner::Admin | Owner::System => None,
-        },
+        builder: endpoint.owner_builder().map(str::to_owned),
         entry: serde_json::to_vec(endpoint).map_err(|e| StoreError::Corrupt(e.to_string()))?,
     })
 }
