@@ -23,7 +23,7 @@ use sandbox::HostError;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Quotas;
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, HandlerEntryRow, HandlerSpace, Store, StoreError, StoreResult, Tree};
 
 /// Running totals kept beside the data so quota checks never scan: one per endpoint and space,
 /// naming the builder whose totals include it.
@@ -61,6 +61,19 @@ pub fn scoped_key(endpoint: &str, key: &str) -> Vec<u8> {
     format!("{endpoint}/{key}").into_bytes()
 }
 
+/// `key` of the endpoint with id `endpoint`'s `space`, as stored (`None`: there is none).
+pub(crate) async fn read_entry(
+    store: &dyn Store,
+    space: Space,
+    endpoint: &str,
+    key: &str,
+) -> StoreResult<Option<Vec<u8>>> {
+    let mut found = store
+        .handler_entries(space.stored(), endpoint, &[key])
+        .await?;
+    Ok(found.pop().flatten())
+}
+
 pub(crate) fn usage_key(kind: &str, endpoint: &str) -> Vec<u8> {
     format!("usage/{kind}/{endpoint}").into_bytes()
 }
@@ -95,10 +108,11 @@ pub enum Space {
 }
 
 impl Space {
-    fn tree(self) -> Tree {
+    /// The space as the store names it.
+    pub(crate) fn stored(self) -> HandlerSpace {
         match self {
-            Space::Kv => Tree::HandlerKv,
-            Space::Files => Tree::HandlerFiles,
+            Space::Kv => HandlerSpace::Kv,
+            Space::Files => HandlerSpace::Files,
         }
     }
 
@@ -279,24 +293,24 @@ pub(crate) async fn plan(
     if changes.is_empty() && (usage.raw.is_none() || usage.usage.builder.as_deref() == builder) {
         return Ok(None);
     }
-    let mut read = Vec::with_capacity(changes.len());
-    for &(key, value) in changes {
-        let key = scoped_key(endpoint, key);
-        let old = store.get(space.tree(), &key).await?;
-        read.push(EntryChange {
-            key,
-            old,
-            new: value,
-        });
-    }
+    // One read for all of them (one statement on PostgreSQL, not one round trip per key).
+    let keys: Vec<&str> = changes.iter().map(|&(key, _)| key).collect();
+    let olds = store
+        .handler_entries(space.stored(), endpoint, &keys)
+        .await?;
+    let read: Vec<EntryChange<'_>> = (changes.iter().zip(olds))
+        .map(|(&(key, new), old)| EntryChange { key, old, new })
+        .collect();
     let existed = read.iter().filter(|c| c.old.is_some()).count();
     let seq = usage.usage.seq;
-    let batch = plan_read(store, quotas, space, builder, usage, &read, seq).await?;
+    let batch = plan_read(store, quotas, builder, usage, &read, seq).await?;
     Ok(Some((batch, existed)))
 }
 
 /// An endpoint's usage record as read, to plan a batch on.
 pub(crate) struct UsageRead {
+    space: Space,
+    endpoint: String,
     key: Vec<u8>,
     raw: Option<Vec<u8>>,
     usage: Usage,
@@ -310,7 +324,13 @@ impl UsageRead {
     ) -> Result<Self, StoreError> {
         let key = usage_key(space.name(), endpoint);
         let (raw, usage) = read_json(store, &key).await?;
-        Ok(UsageRead { key, raw, usage })
+        Ok(UsageRead {
+            space,
+            endpoint: endpoint.to_owned(),
+            key,
+            raw,
+            usage,
+        })
     }
 
     /// The number of the endpoint's last kv commit.
@@ -324,33 +344,34 @@ impl UsageRead {
     }
 }
 
-/// One entry a planned batch changes: its scoped key, its bytes as read (the batch is guarded
-/// with them) and its new bytes (`None`: removed).
+/// One entry a planned batch changes: its key, its bytes as read (the batch is guarded with
+/// them) and its new bytes (`None`: removed).
 pub(crate) struct EntryChange<'a> {
-    pub(crate) key: Vec<u8>,
+    pub(crate) key: &'a str,
     pub(crate) old: Option<Vec<u8>>,
     pub(crate) new: Option<&'a [u8]>,
 }
 
-/// The batch that applies `changes` (read with `usage`) and the new usage record, numbered
-/// `seq`, as [`counted_batch`] describes.
+/// The batch that applies `changes` (read with `usage`, which names the endpoint and its
+/// space) and the new usage record, numbered `seq`, as [`counted_batch`] describes.
 pub(crate) async fn plan_read(
     store: &dyn Store,
     quotas: Option<&Quotas>,
-    space: Space,
     builder: Option<&str>,
     usage: UsageRead,
     changes: &[EntryChange<'_>],
     seq: u64,
 ) -> Result<Batch, Planning> {
-    let (tree, kind) = (space.tree(), space.name());
     let builder = builder.map(str::to_owned);
     let mut batch = usage.guard(Batch::new());
     let UsageRead {
+        space,
+        endpoint,
         key: usage_key,
         usage: old,
         ..
     } = usage;
+    let (stored, kind) = (space.stored(), space.name());
     let Usage {
         mut count,
         mut bytes,
@@ -362,10 +383,15 @@ pub(crate) async fn plan_read(
         count = (count + u64::from(change.new.is_some()))
             .saturating_sub(u64::from(change.old.is_some()));
         bytes = (bytes + new_len).saturating_sub(old_len);
-        batch = batch.require_equals(tree, change.key.clone(), change.old.clone());
+        batch = batch.require_handler_entry(stored, &endpoint, change.key, change.old.clone());
         batch = match change.new {
-            Some(v) => batch.put(tree, change.key.clone(), v.to_vec()),
-            None => batch.delete(tree, change.key.clone()),
+            Some(v) => batch.put_handler_entry(HandlerEntryRow::new(
+                stored,
+                &endpoint,
+                change.key,
+                v.into(),
+            )),
+            None => batch.delete_handler_entry(stored, &endpoint, change.key),
         };
     }
     let grows = changes.iter().any(|c| c.new.is_some());
@@ -456,10 +482,11 @@ pub(crate) fn check_builder_totals(
 /// the data.
 pub async fn forget_endpoint(store: &dyn Store, endpoint: &str) -> Result<(), StoreError> {
     for space in [Space::Kv, Space::Files] {
-        let (prefix, usage_key) = (scoped_key(endpoint, ""), usage_key(space.name(), endpoint));
+        let usage_key = usage_key(space.name(), endpoint);
         loop {
             let (usage_raw, usage): (_, Usage) = read_json(store, &usage_key).await?;
-            let page = store.scan_prefix(space.tree(), &prefix, None, 512).await?;
+            let page =
+                (store.handler_entries_under(space.stored(), endpoint, "", None, 512)).await?;
             let batch = if page.is_empty() {
                 let Some(raw) = usage_raw else { break };
                 // No entries left: drop the record, and whatever it still counted (nothing
@@ -480,11 +507,8 @@ pub async fn forget_endpoint(store: &dyn Store, endpoint: &str) -> Result<(), St
                 }
                 batch
             } else {
-                let keys: Vec<String> = page
-                    .iter()
-                    .map(|(k, _)| String::from_utf8_lossy(&k[prefix.len()..]).into_owned())
-                    .collect();
-                let changes: Vec<Change<'_>> = keys.iter().map(|k| (k.as_str(), None)).collect();
+                let changes: Vec<Change<'_>> =
+                    page.iter().map(|(k, _)| (k.as_str(), None)).collect();
                 // Removals keep the record's holder: the endpoint is gone from the catalog.
                 match plan(
                     store,

@@ -1,4 +1,5 @@
-//! Per-endpoint handler files (`ctx.files`), stored in `Tree::HandlerFiles` as `<endpoint id>/<path>`.
+//! Per-endpoint handler files (`ctx.files`), stored as the store's handler entries
+//! ([`HandlerSpace::Files`]) of the endpoint's id, by path.
 //!
 //! Paths follow the sandbox's one rule ([`sandbox::normalize_file_path`]), checked here before
 //! anything is written, because the sandbox resolves `ctx.files` reads against the same keys.
@@ -13,7 +14,7 @@ use serde::Serialize;
 use super::error::EndpointError;
 use crate::config::Quotas;
 use crate::handler_data::{self, Change, Space};
-use crate::store::{Store, StoreError, StoreResult, Tree};
+use crate::store::{HandlerSpace, Store, StoreError, StoreResult};
 
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 pub const MAX_FILES: usize = 100;
@@ -24,10 +25,6 @@ pub const MAX_FILES: usize = 100;
 pub struct FileInfo {
     pub path: String,
     pub bytes: usize,
-}
-
-fn prefix(endpoint: &str) -> Vec<u8> {
-    format!("{endpoint}/").into_bytes()
 }
 
 /// Why an uploaded path is refused, or `None` when it is acceptable: the sandbox's rule, and
@@ -149,23 +146,17 @@ pub(super) async fn write(
 
 /// One of an endpoint's files, as stored.
 pub async fn read(store: &dyn Store, endpoint: &str, path: &str) -> StoreResult<Option<Vec<u8>>> {
-    store
-        .get(
-            Tree::HandlerFiles,
-            &handler_data::scoped_key(endpoint, path),
-        )
-        .await
+    handler_data::read_entry(store, Space::Files, endpoint, path).await
 }
 
 /// Paths and sizes of an endpoint's files, by path.
 pub(super) async fn list(store: &dyn Store, endpoint: &str) -> StoreResult<Vec<FileInfo>> {
-    let prefix = prefix(endpoint);
-    Ok(store
-        .scan_prefix(Tree::HandlerFiles, &prefix, None, MAX_FILES + 1)
+    let files = store.handler_entries_under(HandlerSpace::Files, endpoint, "", None, MAX_FILES + 1);
+    Ok(files
         .await?
         .into_iter()
-        .map(|(k, v)| FileInfo {
-            path: String::from_utf8_lossy(&k[prefix.len()..]).into_owned(),
+        .map(|(path, v)| FileInfo {
+            path,
             bytes: v.len(),
         })
         .collect())

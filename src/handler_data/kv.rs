@@ -36,11 +36,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    host_error, now_secs, plan_read, scoped_key, storage_error, EntryChange, Planning, Space,
+    host_error, now_secs, plan_read, read_entry, storage_error, EntryChange, Planning, Space,
     UsageRead,
 };
 use crate::config::Quotas;
-use crate::store::{Batch, Store, StoreError, Tree};
+use crate::store::{Batch, HandlerSpace, Store, StoreError};
 
 /// A kv value as stored: the value, its expiry (unix seconds) and the number of the commit that
 /// wrote it (0: before versionstamps).
@@ -188,8 +188,9 @@ async fn plan_commit(
     keys.sort_unstable();
     keys.dedup();
     // One read for all of them (one statement on PostgreSQL, not one round trip per key).
-    let scoped: Vec<Vec<u8>> = keys.iter().map(|key| scoped_key(endpoint, key)).collect();
-    let values = store.get_many(Tree::HandlerKv, &scoped).await?;
+    let values = store
+        .handler_entries(HandlerSpace::Kv, endpoint, &keys)
+        .await?;
     for (key, bytes) in keys.into_iter().zip(values) {
         let live = match &bytes {
             Some(b) => Stored::live(b, now)?,
@@ -235,7 +236,7 @@ async fn plan_commit(
         // versionstamp is answered.
         let mut batch = usage.guard(Batch::new());
         for (key, bytes) in raw {
-            batch = batch.require_equals(Tree::HandlerKv, scoped_key(endpoint, key), bytes);
+            batch = batch.require_handler_entry(HandlerSpace::Kv, endpoint, key, bytes);
         }
         let outcome = Committed::Done {
             versionstamp: versionstamp(usage.seq()),
@@ -255,23 +256,14 @@ async fn plan_commit(
         .iter()
         .zip(&encoded)
         .map(|(key, new)| EntryChange {
-            key: scoped_key(endpoint, key),
+            key,
             old: raw[key].clone(),
             new: new.as_deref(),
         })
         .collect();
-    let mut batch = plan_read(
-        store,
-        Some(quotas),
-        Space::Kv,
-        builder,
-        usage,
-        &changes,
-        seq,
-    )
-    .await?;
+    let mut batch = plan_read(store, Some(quotas), builder, usage, &changes, seq).await?;
     for (key, bytes) in raw.into_iter().filter(|(k, _)| !written.contains(k)) {
-        batch = batch.require_equals(Tree::HandlerKv, scoped_key(endpoint, key), bytes);
+        batch = batch.require_handler_entry(HandlerSpace::Kv, endpoint, key, bytes);
     }
     let outcome = Committed::Done {
         versionstamp: versionstamp(seq),
@@ -331,12 +323,8 @@ pub async fn get_entry(
     builder: Option<&str>,
     key: &str,
 ) -> Result<Option<KvVersioned>, HostError> {
-    let scoped = scoped_key(endpoint, key);
-    let Some(bytes) = store
-        .get(Tree::HandlerKv, &scoped)
-        .await
-        .map_err(storage_error)?
-    else {
+    let read = read_entry(store, Space::Kv, endpoint, key).await;
+    let Some(bytes) = read.map_err(storage_error)? else {
         return Ok(None);
     };
     match StoredText::live(&bytes, now_secs()).map_err(storage_error)? {
@@ -345,20 +333,20 @@ pub async fn get_entry(
             versionstamp: versionstamp(stored.seq),
         })),
         None => {
-            remove_expired(store, quotas, endpoint, builder, scoped, bytes).await?;
+            remove_expired(store, quotas, endpoint, builder, key, bytes).await?;
             Ok(None)
         }
     }
 }
 
-/// Removes the entry at `scoped` if it still holds `bytes`. Losing a race is fine: whoever
+/// Removes the entry at `key` if it still holds `bytes`. Losing a race is fine: whoever
 /// changed it wrote something newer, or removed it.
 async fn remove_expired(
     store: &dyn Store,
     quotas: &Quotas,
     endpoint: &str,
     builder: Option<&str>,
-    scoped: Vec<u8>,
+    key: &str,
     bytes: Vec<u8>,
 ) -> Result<(), HostError> {
     let usage = UsageRead::read(store, Space::Kv, endpoint)
@@ -366,11 +354,11 @@ async fn remove_expired(
         .map_err(storage_error)?;
     let seq = (usage.seq() + 1).max(now_micros());
     let change = [EntryChange {
-        key: scoped,
+        key,
         old: Some(bytes),
         new: None,
     }];
-    let batch = plan_read(store, Some(quotas), Space::Kv, builder, usage, &change, seq).await?;
+    let batch = plan_read(store, Some(quotas), builder, usage, &change, seq).await?;
     match store.apply(batch).await {
         Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
         Err(e) => Err(storage_error(e)),
@@ -431,6 +419,7 @@ impl Drop for Turn<'_> {
 mod tests {
     use super::*;
     use crate::handler_data::{read_json, usage_key, Usage};
+    use crate::store::{HandlerEntryRow, Tree};
     use sandbox::KvCheck;
     use serde_json::json;
     use toolhost_testkit::on_both_engines;
@@ -509,13 +498,22 @@ mod tests {
     }
 
     /// Everything stored for the endpoint: its entries and its usage record, raw.
-    async fn snapshot(s: &Shared) -> (Vec<(Vec<u8>, Vec<u8>)>, Option<Vec<u8>>) {
-        let entries = s
-            .scan_prefix(Tree::HandlerKv, &scoped_key(SLUG, ""), None, 1000)
-            .await
-            .unwrap();
+    async fn snapshot(s: &Shared) -> (Vec<(String, Vec<u8>)>, Option<Vec<u8>>) {
+        let entries = s.handler_entries_under(HandlerSpace::Kv, SLUG, "", None, 1000);
+        let entries = entries.await.unwrap();
         let usage = s.get(Tree::Meta, &usage_key("kv", SLUG)).await.unwrap();
         (entries, usage)
+    }
+
+    /// Stores `bytes` under `key` as they are, around the kv rules.
+    async fn put_raw(s: &Shared, key: &str, bytes: &[u8]) {
+        let row = HandlerEntryRow::new(HandlerSpace::Kv, SLUG, key, bytes.to_vec());
+        s.apply(Batch::new().put_handler_entry(row)).await.unwrap();
+    }
+
+    /// `key`'s bytes as stored.
+    async fn raw(s: &Shared, key: &str) -> Option<Vec<u8>> {
+        read_entry(s.as_ref(), Space::Kv, SLUG, key).await.unwrap()
     }
 
     async fn a_failed_check_writes_nothing(nodes: Vec<Shared>) {
@@ -631,9 +629,7 @@ mod tests {
         assert!(matches!(outcome, Committed::Done { .. }));
         // An entry from before versionstamps reads as all zeros and can be checked.
         let legacy = serde_json::to_vec(&json!({"v": 7})).unwrap();
-        s.put(Tree::HandlerKv, &scoped_key(SLUG, "old"), &legacy)
-            .await
-            .unwrap();
+        put_raw(s, "old", &legacy).await;
         let old = entry(s, "old").await.unwrap();
         assert_eq!(old.versionstamp, "00000000000000000000");
         let outcome = run(
@@ -699,9 +695,7 @@ mod tests {
         };
         let bytes = serde_json::to_vec(&expired).unwrap();
         for key in ["gone", "counter"] {
-            s.put(Tree::HandlerKv, &scoped_key(SLUG, key), &bytes)
-                .await
-                .unwrap();
+            put_raw(s, key, &bytes).await;
         }
         // Absent to a check, and a sum starts from 0 without the old expiry.
         let outcome = run(
@@ -713,20 +707,11 @@ mod tests {
         .await
         .unwrap();
         assert!(matches!(outcome, Committed::Done { .. }));
-        let raw = s
-            .get(Tree::HandlerKv, &scoped_key(SLUG, "counter"))
-            .await
-            .unwrap()
-            .unwrap();
-        let stored: Stored = serde_json::from_slice(&raw).unwrap();
+        let stored: Stored = serde_json::from_slice(&raw(s, "counter").await.unwrap()).unwrap();
         assert_eq!((stored.v, stored.exp), (json!(2), None));
         // Reading an expired entry removes it.
         assert!(entry(s, "gone").await.is_none());
-        assert!(s
-            .get(Tree::HandlerKv, &scoped_key(SLUG, "gone"))
-            .await
-            .unwrap()
-            .is_none());
+        assert!(raw(s, "gone").await.is_none());
         // A set with a TTL expires; a sum keeps a live entry's expiry.
         let atomic = vec![KvMutation::Set {
             key: "window".into(),
@@ -735,12 +720,7 @@ mod tests {
         }];
         write(s, atomic).await;
         write(s, vec![sum("window", 1)]).await;
-        let raw = s
-            .get(Tree::HandlerKv, &scoped_key(SLUG, "window"))
-            .await
-            .unwrap()
-            .unwrap();
-        let stored: Stored = serde_json::from_slice(&raw).unwrap();
+        let stored: Stored = serde_json::from_slice(&raw(s, "window").await.unwrap()).unwrap();
         assert_eq!(stored.v, json!(2));
         let exp = stored.exp.expect("the expiry is kept");
         assert!(exp > now_secs() + 50 && exp <= now_secs() + 60, "{exp}");

@@ -16,7 +16,7 @@
 //! slug's prefix is an id's.
 
 use crate::store::logs::kv as logs_kv;
-use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
+use crate::store::{Batch, HandlerEntryRow, HandlerSpace, Store, StoreError, StoreResult, Tree};
 
 use super::{scoped_key, usage_key, Space};
 
@@ -39,9 +39,16 @@ pub async fn key_by_endpoint_id<'a>(
     }
     let mut moved = 0;
     for (slug, id) in endpoints {
-        for tree in [Tree::HandlerKv, Tree::HandlerFiles, Tree::Logs] {
-            moved += move_prefix(store, tree, &scoped_key(slug, ""), &scoped_key(id, "")).await?;
+        for space in [Space::Kv, Space::Files] {
+            moved += move_entries(store, space.stored(), slug, id).await?;
         }
+        moved += move_prefix(
+            store,
+            Tree::Logs,
+            &scoped_key(slug, ""),
+            &scoped_key(id, ""),
+        )
+        .await?;
         let mut keys: Vec<(Vec<u8>, Vec<u8>)> = [Space::Kv, Space::Files]
             .into_iter()
             .map(|space| (usage_key(space.name(), slug), usage_key(space.name(), id)))
@@ -78,6 +85,35 @@ async fn move_logs(store: &dyn Store, slug: &str, id: &str) -> StoreResult<usize
         (store.append_logs(id, &page, crate::logs::KEEP_PER_ENDPOINT)).await?;
     }
     Ok(store.delete_logs(slug).await? as usize)
+}
+
+/// Moves every entry of endpoint `from`'s `space` to the same key of endpoint `to`'s, as
+/// [`move_prefix`] moves a tree's rows.
+async fn move_entries(
+    store: &dyn Store,
+    space: HandlerSpace,
+    from: &str,
+    to: &str,
+) -> StoreResult<usize> {
+    let mut moved = 0;
+    loop {
+        let page = (store.handler_entries_under(space, from, "", None, PAGE)).await?;
+        if page.is_empty() {
+            return Ok(moved);
+        }
+        let rows = page.len();
+        let batch = page.into_iter().fold(Batch::new(), |batch, (key, entry)| {
+            batch
+                .require_handler_entry(space, from, &key, Some(entry.clone()))
+                .put_handler_entry(HandlerEntryRow::new(space, to, &key, entry))
+                .delete_handler_entry(space, from, &key)
+        });
+        match store.apply(batch).await {
+            Ok(()) => moved += rows,
+            Err(StoreError::ConditionFailed(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Moves every row of `tree` under `from` to the same key under `to`.
@@ -198,22 +234,17 @@ mod tests {
         assert_moved(store).await;
 
         // Done once: data written under a slug afterwards (by nothing of this release) stays.
+        let late = HandlerEntryRow::new(HandlerSpace::Kv, "tool", "late", b"1".to_vec());
         store
-            .put(Tree::HandlerKv, b"tool/late", b"1")
+            .apply(Batch::new().put_handler_entry(late))
             .await
             .unwrap();
         assert_eq!(
             key_by_endpoint_id(store, [("tool", "ep_1")]).await.unwrap(),
             0
         );
-        assert_eq!(
-            store
-                .scan_prefix(Tree::HandlerKv, b"tool/", None, 10)
-                .await
-                .unwrap()
-                .len(),
-            1
-        );
+        let left = store.handler_entries_under(HandlerSpace::Kv, "tool", "", None, 10);
+        assert_eq!(left.await.unwrap().len(), 1);
     }
 
     /// Nodes that start together move every row and record once between them, and the data
@@ -234,16 +265,16 @@ mod tests {
     }
 
     async fn assert_moved(store: &dyn Store) {
-        let under = |tree, prefix: &'static str| async move {
-            store
-                .scan_prefix(tree, prefix.as_bytes(), None, 1000)
+        let under = |space, endpoint: &'static str| async move {
+            (store.handler_entries_under(space, endpoint, "", None, 1000))
                 .await
                 .unwrap()
         };
-        assert_eq!(under(Tree::HandlerKv, "ep_1/").await.len(), 300);
-        assert_eq!(under(Tree::HandlerKv, "ep_2/").await.len(), 1);
-        assert!(under(Tree::HandlerKv, "tool").await.is_empty());
-        assert_eq!(under(Tree::HandlerFiles, "ep_1/").await[0].0, b"ep_1/a.txt");
+        assert_eq!(under(HandlerSpace::Kv, "ep_1").await.len(), 300);
+        assert_eq!(under(HandlerSpace::Kv, "ep_2").await.len(), 1);
+        assert!(under(HandlerSpace::Kv, "tool").await.is_empty());
+        assert!(under(HandlerSpace::Kv, "tool-2").await.is_empty());
+        assert_eq!(under(HandlerSpace::Files, "ep_1").await[0].0, "a.txt");
         let logs = store.logs_before("ep_1", None, 10).await.unwrap();
         assert_eq!(
             logs.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(),

@@ -18,9 +18,9 @@ use crate::catalog::Registry;
 use crate::config::Quotas;
 use crate::handler_data::kv::{self, Committed, KvWriters, StoredText};
 use crate::handler_data::write_pace::{json_len, WritePace};
-use crate::handler_data::{host_error, now_secs, scoped_key, storage_error, write_counted, Space};
+use crate::handler_data::{host_error, now_secs, read_entry, storage_error, write_counted, Space};
 use crate::net::OutboundClient;
-use crate::store::{Store, Tree};
+use crate::store::{HandlerSpace, Store};
 
 /// The most bytes of stored keys and values one `ctx.kv.list` page holds: a page of the
 /// largest limit over the largest values would be 64 MiB, and a handler can ask for many at
@@ -146,8 +146,7 @@ impl StoreHost {
         cursor: Option<String>,
     ) -> Result<KvPage, HostError> {
         let endpoint = scope.id.as_str();
-        let scan_prefix = scoped_key(endpoint, prefix);
-        let mut after = cursor.map(|c| scoped_key(endpoint, &c));
+        let mut after = cursor;
         let now = now_secs();
         let mut entries = Vec::new();
         let mut page_bytes = 0usize;
@@ -155,7 +154,7 @@ impl StoreHost {
         loop {
             let page = self
                 .store
-                .scan_prefix(Tree::HandlerKv, &scan_prefix, after.as_deref(), rows)
+                .handler_entries_under(HandlerSpace::Kv, endpoint, prefix, after.as_deref(), rows)
                 .await
                 .map_err(storage_error)?;
             let exhausted = page.len() < rows;
@@ -164,7 +163,6 @@ impl StoreHost {
                 let Ok(Some(stored)) = StoredText::live(&bytes, now) else {
                     continue;
                 };
-                let key = String::from_utf8_lossy(&key[endpoint.len() + 1..]).into_owned();
                 let size = key.len() + bytes.len();
                 if entries.len() == limit
                     || (!entries.is_empty() && page_bytes + size > MAX_LIST_PAGE_BYTES)
@@ -221,20 +219,16 @@ impl StoreHost {
         prefix: &str,
     ) -> Result<Vec<FileEntry>, HostError> {
         let endpoint = scope.id.as_str();
+        let limit = self.quotas.files as usize;
         let entries = self
             .store
-            .scan_prefix(
-                Tree::HandlerFiles,
-                &scoped_key(endpoint, prefix),
-                None,
-                self.quotas.files as usize,
-            )
+            .handler_entries_under(HandlerSpace::Files, endpoint, prefix, None, limit)
             .await
             .map_err(storage_error)?;
         Ok(entries
             .into_iter()
-            .map(|(key, bytes)| FileEntry {
-                path: String::from_utf8_lossy(&key[endpoint.len() + 1..]).into_owned(),
+            .map(|(path, bytes)| FileEntry {
+                path,
                 size: bytes.len() as u64,
             })
             .collect())
@@ -294,13 +288,10 @@ impl StoreHost {
                 let page = host.kv_list_now(&scope, &prefix, limit.max(1), cursor);
                 Ok(HostAnswer::Page(page.await?))
             }),
-            HostOp::FilesRead { path } => {
-                let key = scoped_key(&scope.id, &path);
-                self.on_server(|host| async move {
-                    let file = host.store.get(Tree::HandlerFiles, &key).await;
-                    Ok(HostAnswer::File(file.map_err(storage_error)?))
-                })
-            }
+            HostOp::FilesRead { path } => self.on_server(|host| async move {
+                let file = read_entry(host.store.as_ref(), Space::Files, &scope.id, &path).await;
+                Ok(HostAnswer::File(file.map_err(storage_error)?))
+            }),
             HostOp::FilesWrite { path, data } => self.on_server(|host| async move {
                 host.write_file(&scope, &path, Some(data)).await?;
                 Ok(HostAnswer::Done)
@@ -453,7 +444,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::handler_data::*;
-    use crate::store::SledStore;
+    use crate::store::{SledStore, Tree};
 
     /// The ops as plain methods for the tests below, for the endpoint with id `endpoint` (no
     /// catalog check: the catalog is empty; `call` is tested on its own).
@@ -915,7 +906,7 @@ mod tests {
             "{}",
             err.message
         );
-        let stored = |key| async move { store.get(Tree::HandlerKv, &scoped_key("b", key)).await };
+        let stored = |key| async move { read_entry(store, Space::Kv, "b", key).await };
         assert!(stored("x").await.unwrap().is_some());
         assert!(
             stored("y").await.unwrap().is_none(),

@@ -408,9 +408,10 @@ mod tests {
     use crate::store::{
         BuilderDebts, BuilderEvents, BuilderPayoutSettings, BuilderRecords, Change, CreditListing,
         CreditRecords, EndpointLogs, EndpointRecords, EndpointRevisions, Entry, EventPage,
-        EventQuery, EventRow, HostedQuotes, LogRow, NonceClaims, PaidOutMarks, PaymentIds,
-        PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords,
-        RefundClaims, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult, Tree,
+        EventQuery, EventRow, HandlerEntries, HandlerSpace, HostedQuotes, LogRow, NonceClaims,
+        PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords,
+        ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
+        Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -612,6 +613,31 @@ mod tests {
             limit: usize,
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.endpoints(after, limit).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl HandlerEntries for SlowBatches {
+        async fn handler_entries(
+            &self,
+            space: HandlerSpace,
+            endpoint_id: &str,
+            keys: &[&str],
+        ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+            self.0.handler_entries(space, endpoint_id, keys).await
+        }
+        async fn handler_entries_under(
+            &self,
+            space: HandlerSpace,
+            endpoint_id: &str,
+            prefix: &str,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            (self
+                .0
+                .handler_entries_under(space, endpoint_id, prefix, after, limit))
+            .await
         }
     }
 

@@ -349,7 +349,8 @@ async fn draft_scratch_floods_are_held_to_quotas_and_leave_nothing() {
         "slug": "keeper", "title": "Keeper", "description": "Writes its keys.", "priceUsd": 0,
         "source": writer(40), "capabilities": {"kv": true}, "safetyAttestation": {"accepted": true},
     });
-    let (key, _) = server.builder_with("Flooder", &create).await;
+    let (builder, key) = server.builder("Flooder").await;
+    server.create(As::Builder(&key), &create).await;
     server.grant("keeper", json!({"kv": true})).await;
 
     // Four drafts at once, each trying to write twice its scratch's quota.
@@ -380,15 +381,21 @@ async fn draft_scratch_floods_are_held_to_quotas_and_leave_nothing() {
     }
     assert!(total >= 40, "the drafts wrote nothing: {runs:?}");
 
-    // Nothing of the drafts is left, and their charges are given back: the builder's endpoint
-    // writes its full quota.
+    // Nothing of the drafts is left, and their charges are given back: the builder's totals
+    // count nothing (a scratch's entries go with the usage record that counts them), and its
+    // endpoint writes its full quota.
+    let totals = format!("builder-usage/kv/{builder}");
     let left = server
         .app
         .store
-        .scan_prefix(toolhost::store::Tree::HandlerKv, b"#draft-", None, 10)
-        .await
-        .unwrap();
-    assert!(left.is_empty(), "{} draft keys left", left.len());
+        .get(toolhost::store::Tree::Meta, totals.as_bytes());
+    let left = left.await.unwrap();
+    assert_eq!(
+        left,
+        None,
+        "the drafts' totals: {:?}",
+        left.as_deref().map(String::from_utf8_lossy)
+    );
     let (status, body) = server.post("/tools/keeper", &json!({})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body, json!({"written": 40, "refused": null}), "{body}");

@@ -45,6 +45,9 @@
 //! payout settings to theirs (migration 19), and its endpoints' records to theirs (migration
 //! 20), and its builder and its key to theirs (migration 21), still authenticating and
 //! rotated on.
+//!
+//! `pg-7e73f01` also moves its tool's kv entries and files to their tables (migration 22),
+//! where the tool goes on counting and reading them.
 
 use std::path::Path;
 
@@ -279,6 +282,13 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         old_events >= 5,
         "the fixture's builder events: {old_events}"
     );
+    let old_kv = count("SELECT count(*) FROM toolhost_kv WHERE tree = 'handler_kv'").await;
+    assert!(old_kv >= 1, "the keeper's count");
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'handler_files'").await,
+        4,
+        "the keeper's uploaded file and the one it wrote, and two seed tools' assets"
+    );
 
     for n in [3, 4] {
         // Twice: the first start migrates, the second finds it done.
@@ -332,9 +342,21 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         0
     );
     assert!(count("SELECT count(*) FROM toolhost_events").await >= old_events + 2);
+    // Handlers' entries and files moved to their tables (migration 22), each with its
+    // endpoint's id, and were served from there above.
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree IN ('handler_kv', 'handler_files')")
+            .await,
+        0
+    );
+    assert!(count("SELECT count(*) FROM toolhost_handler_kv").await >= old_kv);
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_handler_files WHERE endpoint_id LIKE 'ep_%'").await,
+        4
+    );
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        21
+        22
     );
 }
 

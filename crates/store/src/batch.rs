@@ -5,14 +5,16 @@
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
 //! pending entry or leaf, an endpoint's record or revision, a builder's record, key or payout
-//! settings), so each engine keeps it in a shape of its own: a key-value engine lowers it to the
-//! keys every release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's
-//! table. Conditions of both kinds are numbered together, in the order they were added.
+//! settings, a handler's kv entry or file), so each engine keeps it in a shape of its own: a
+//! key-value engine lowers it to the keys every release has written ([`Batch::into_keys`]),
+//! PostgreSQL to a row of the record's table. Conditions of both kinds are numbered together,
+//! in the order they were added.
 
 use super::builders::{self, BuilderKeyRow, BuilderRow};
 use super::credits::{self, CreditHoldRow, CreditRow};
 use super::debts::{self, DebtRow};
 use super::endpoints::{self, EndpointRow};
+use super::handler_data::{self, HandlerEntryRow, HandlerSpace};
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::paid_out::{self, PaidOutRow};
@@ -138,6 +140,13 @@ pub enum Condition {
         name: String,
         entry: Option<Vec<u8>>,
     },
+    /// The entry under `entry_key` (`{endpointId}/{key}`) of a handler's `space` must be
+    /// `entry` (`None`: there is none): a handler's commit lands only on what it read.
+    HandlerEntry {
+        space: HandlerSpace,
+        entry_key: Vec<u8>,
+        entry: Option<Vec<u8>>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -255,6 +264,13 @@ pub enum Write {
     },
     /// Stores an appended leaf of the receipt log (replacing one of the same index).
     PutLogLeaf(LeafRow),
+    /// Stores an entry of a handler's space (replacing one of the same key).
+    PutHandlerEntry(HandlerEntryRow),
+    /// Removes the entry under `entry_key` (`{endpointId}/{key}`) of a handler's `space`.
+    DeleteHandlerEntry {
+        space: HandlerSpace,
+        entry_key: Vec<u8>,
+    },
 }
 
 /// Conditions and writes applied all-or-nothing by [`super::Store::apply`].
@@ -683,6 +699,41 @@ impl Batch {
         self
     }
 
+    /// Requires `key` of `endpoint_id`'s `space` to hold `entry` (as read; `None`: that there
+    /// is none).
+    pub fn require_handler_entry(
+        mut self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+        key: &str,
+        entry: Option<Vec<u8>>,
+    ) -> Self {
+        self.conditions.push(Condition::HandlerEntry {
+            space,
+            entry_key: handler_data::entry_key(endpoint_id, key),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_handler_entry(mut self, entry: HandlerEntryRow) -> Self {
+        self.writes.push(Write::PutHandlerEntry(entry));
+        self
+    }
+
+    pub fn delete_handler_entry(
+        mut self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+        key: &str,
+    ) -> Self {
+        self.writes.push(Write::DeleteHandlerEntry {
+            space,
+            entry_key: handler_data::entry_key(endpoint_id, key),
+        });
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -696,7 +747,8 @@ impl Batch {
     /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
     /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`], [`revisions::kv`],
     /// [`payout_settings::kv`], [`endpoints::kv`], [`builders::kv`],
-    /// [`receipt_log::kv`]; a receipt under its id in the `receipts` tree), conditions still
+    /// [`receipt_log::kv`], [`handler_data::kv`]; a receipt under its id in the `receipts`
+    /// tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
@@ -803,6 +855,15 @@ impl Batch {
                 Condition::LogPending { name, entry } => KeyCondition {
                     tree: receipt_log::kv::PENDING.tree,
                     key: receipt_log::kv::PENDING.key(&name),
+                    expected: entry,
+                },
+                Condition::HandlerEntry {
+                    space,
+                    entry_key,
+                    entry,
+                } => KeyCondition {
+                    tree: handler_data::kv::tree(space),
+                    key: entry_key,
                     expected: entry,
                 },
             })
@@ -974,6 +1035,16 @@ impl Batch {
                     value: None,
                 }),
                 Write::PutLogLeaf(leaf) => writes.extend(receipt_log::kv::put_leaf(leaf)),
+                Write::PutHandlerEntry(row) => writes.push(KeyWrite {
+                    tree: handler_data::kv::tree(row.space),
+                    key: row.entry_key,
+                    value: Some(row.entry),
+                }),
+                Write::DeleteHandlerEntry { space, entry_key } => writes.push(KeyWrite {
+                    tree: handler_data::kv::tree(space),
+                    key: entry_key,
+                    value: None,
+                }),
             }
         }
         KeyBatch {

@@ -27,13 +27,13 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`, `pending_settlements`,
 //!   `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`, `credits`, `receipt_log`,
-//!   `endpoints`, `revisions`, `payout_settings`, `builders`: endpoint logs, builder events,
-//!   hosted-service quotes, the sale ledger, receipts, payout packets and the sales they paid,
-//!   builders' payout settings, settlements not yet seen mined, payment nonces, payment
-//!   identifiers, refunds and on-chain refunds in flight, builders' debts and payout versions,
-//!   developer credits, the receipt log's entries and leaves, endpoints' records and revisions and
-//!   builders and their keys, the domains the store keeps in a shape of their own (tables on
-//!   PostgreSQL; trees on sled).
+//!   `endpoints`, `revisions`, `payout_settings`, `builders`, `handler_data`: endpoint logs,
+//!   builder events, hosted-service quotes, the sale ledger, receipts, payout packets and the
+//!   sales they paid, builders' payout settings, settlements not yet seen mined, payment nonces,
+//!   payment identifiers, refunds and on-chain refunds in flight, builders' debts and payout
+//!   versions, developer credits, the receipt log's entries and leaves, endpoints' records and
+//!   revisions, builders and their keys, and handlers' kv entries and files: the domains the
+//!   store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -46,6 +46,7 @@ pub mod credits;
 pub mod debts;
 pub mod endpoints;
 pub mod events;
+pub mod handler_data;
 pub mod keyring;
 mod keys;
 pub mod logs;
@@ -82,6 +83,7 @@ pub use credits::{CreditHoldRow, CreditListing, CreditRecords, CreditRow};
 pub use debts::{BuilderDebts, DebtRow};
 pub use endpoints::{EndpointRecords, EndpointRow};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
+pub use handler_data::{HandlerEntries, HandlerEntryRow, HandlerSpace};
 pub use logs::{EndpointLogs, LogRow};
 pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
@@ -125,9 +127,10 @@ pub enum Tree {
     /// The revenue ledger: kept by a key-value engine for the typed records it holds there
     /// (sales, payout packets, refunds, debts, payout settings, ...); no domain writes it by key.
     Ledger,
-    /// Per-endpoint handler key-value data (`ctx.kv`).
+    /// Per-endpoint handler key-value data (`ctx.kv`): kept by a key-value engine
+    /// ([`handler_data::kv`]; PostgreSQL keeps them in a table of their own).
     HandlerKv,
-    /// Per-endpoint handler files (`ctx.files`).
+    /// Per-endpoint handler files (`ctx.files`), kept as `HandlerKv` is.
     HandlerFiles,
     /// Per-endpoint logs and invocation records.
     Logs,
@@ -263,7 +266,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
 /// [`ReceiptLogRecords`], [`EndpointRecords`], [`EndpointRevisions`],
-/// [`BuilderPayoutSettings`], [`BuilderRecords`]).
+/// [`BuilderPayoutSettings`], [`BuilderRecords`], [`HandlerEntries`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -286,6 +289,7 @@ pub trait Store:
     + EndpointRevisions
     + BuilderPayoutSettings
     + BuilderRecords
+    + HandlerEntries
     + Send
     + Sync
     + 'static

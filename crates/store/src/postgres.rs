@@ -48,6 +48,7 @@ mod debts;
 mod endpoints;
 mod events;
 mod feed;
+mod handler_data;
 mod logs;
 mod migrations;
 mod nonces;

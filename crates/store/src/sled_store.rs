@@ -30,6 +30,7 @@ use super::builders::{self, BuilderRecords, KeyAndBuilder};
 use super::credits::{CreditListing, CreditRecords};
 use super::debts::BuilderDebts;
 use super::endpoints::{self, EndpointRecords};
+use super::handler_data::{self, HandlerEntries, HandlerSpace};
 use super::payout_settings::{self, BuilderPayoutSettings};
 use super::refund_claims::{self, RefundClaims};
 use super::revisions::{self, EndpointRevisions};
@@ -809,6 +810,29 @@ impl EndpointRecords for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         endpoints::kv::PLACE.page(self, after, limit).await
+    }
+}
+
+#[async_trait]
+impl HandlerEntries for SledStore {
+    async fn handler_entries(
+        &self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+        keys: &[&str],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        handler_data::kv::get_many(self, space, endpoint_id, keys).await
+    }
+
+    async fn handler_entries_under(
+        &self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        handler_data::kv::under(self, space, endpoint_id, prefix, after, limit).await
     }
 }
 

@@ -13,9 +13,9 @@ use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
     Batch, BuilderKeyRow, BuilderRow, Change, CreditHoldRow, CreditRow, DebtRow, EndpointRow,
-    EventQuery, EventRow, LeafRow, LogRow, NonceRow, NonceState, PacketRow, PaidOutRow,
-    PaymentIdRow, PayoutSettingsRow, QuoteRow, ReceiptRow, RefundRow, RevisionRow, SaleRow, Store,
-    StoreError, StoreResult, Tree,
+    EventQuery, EventRow, HandlerEntryRow, HandlerSpace, LeafRow, LogRow, NonceRow, NonceState,
+    PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow, ReceiptRow, RefundRow,
+    RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -2111,6 +2111,95 @@ pub async fn endpoints_are_claimed_once_changed_as_read_and_published(s: Shared)
 
 /// A builder's payout settings are its own (`bld_a`'s never `bld_ab`'s), replaced whole when
 /// saved again, and written only with the batch they belong to.
+pub async fn handler_entries_are_each_endpoints_and_spaces_and_listed_as_bytes(s: Shared) {
+    use HandlerSpace::{Files, Kv};
+    let row = |space, endpoint: &str, key: &str, entry: &str| {
+        HandlerEntryRow::new(space, endpoint, key, entry.as_bytes().to_vec())
+    };
+    // Claimed once.
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let claim = Batch::new()
+                    .require_handler_entry(Kv, "ep_a", "count", None)
+                    .put_handler_entry(row(Kv, "ep_a", "count", &i.to_string()));
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await.to_string().into_bytes();
+    // A key required absent and not written stays absent.
+    let checked = Batch::new()
+        .require_handler_entry(Kv, "ep_a", "missing", None)
+        .put_handler_entry(row(Kv, "ep_a", "other", "o"));
+    s.apply(checked).await.unwrap();
+    // Spaces and endpoints keep apart, an endpoint's id prefixing another's included.
+    let keys = ["b", "a/b", "Z", "\u{e9}", "a"];
+    let mut batch = Batch::new().put_handler_entry(row(Files, "ep_a", "count", "file"));
+    for key in keys {
+        batch = batch.put_handler_entry(row(Kv, "ep_ab", key, key));
+    }
+    s.apply(batch).await.unwrap();
+    assert_eq!(
+        s.handler_entries(Kv, "ep_a", &["count", "missing", "other"])
+            .await
+            .unwrap(),
+        [Some(winner.clone()), None, Some(b"o".to_vec())]
+    );
+    assert_eq!(
+        s.handler_entries(Files, "ep_a", &["count", "other"])
+            .await
+            .unwrap(),
+        [Some(b"file".to_vec()), None]
+    );
+    let listed = |endpoint: &'static str, prefix: &'static str, after, limit| {
+        let s = Arc::clone(&s);
+        async move {
+            let page = s
+                .handler_entries_under(Kv, endpoint, prefix, after, limit)
+                .await;
+            (page.unwrap().into_iter())
+                .map(|(k, _)| k)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(listed("ep_a", "", None, 10).await, ["count", "other"]);
+    // In byte order (`Z` before `a`, `\u{e9}` last), a page at a time, under a prefix.
+    let first = listed("ep_ab", "", None, 2).await;
+    assert_eq!(first, ["Z", "a"]);
+    assert_eq!(
+        listed("ep_ab", "", Some("a"), 10).await,
+        ["a/b", "b", "\u{e9}"]
+    );
+    assert_eq!(listed("ep_ab", "a", None, 10).await, ["a", "a/b"]);
+    assert_eq!(
+        listed("ep_ab", "a", Some("a/b"), 10).await,
+        Vec::<String>::new()
+    );
+    assert_eq!(listed("ep_ab", "", Some("Y"), 1).await, ["Z"]);
+    assert!(listed("ep_ab", "a", None, 0).await.is_empty());
+    // Changed and removed only as read.
+    let stale = Batch::new()
+        .require_handler_entry(Kv, "ep_a", "count", Some(b"stale".to_vec()))
+        .delete_handler_entry(Kv, "ep_a", "count");
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let delete = Batch::new()
+        .require_handler_entry(Kv, "ep_a", "count", Some(winner))
+        .delete_handler_entry(Kv, "ep_a", "count");
+    s.apply(delete).await.unwrap();
+    assert_eq!(listed("ep_a", "", None, 10).await, ["other"]);
+    let files = s
+        .handler_entries_under(Files, "ep_a", "", None, 10)
+        .await
+        .unwrap();
+    assert_eq!(files, [("count".to_owned(), b"file".to_vec())]);
+}
+
 pub async fn payout_settings_are_each_builders_and_replaced_whole(s: Shared) {
     let settings = |builder: &str, pay_to: &str| PayoutSettingsRow {
         builder: builder.to_owned(),

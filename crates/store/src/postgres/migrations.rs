@@ -552,6 +552,36 @@ const MIGRATIONS: &[(i32, &str)] = &[
            AND ((key >= 'builder/'::BYTEA AND key < 'builder0'::BYTEA)
              OR (key >= 'key/'::BYTEA AND key < 'key0'::BYTEA));",
     ),
+    (
+        22,
+        // Handlers' kv entries and files leave the key-value table for a table per space
+        // ([`handler_data`](super::handler_data)): each row the `handler_kv` and
+        // `handler_files` trees kept under `{endpointId}/{key}` moves with its key as it was
+        // (bytes: listings keep the bytes' order) and its endpoint id as a column. The id may
+        // be null: a transaction's claim of an absent key inserts a row without one, and
+        // deletes it again before it commits.
+        "CREATE TABLE toolhost_handler_kv (
+             entry_key BYTEA PRIMARY KEY,
+             endpoint_id TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_handler_files (
+             entry_key BYTEA PRIMARY KEY,
+             endpoint_id TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_handler_kv (entry_key, endpoint_id, entry)
+         SELECT key, convert_from(substring(key FROM 1
+                                            FOR greatest(position('/'::BYTEA IN key) - 1, 0)),
+                                  'UTF8'), value
+         FROM toolhost_kv WHERE tree = 'handler_kv';
+         INSERT INTO toolhost_handler_files (entry_key, endpoint_id, entry)
+         SELECT key, convert_from(substring(key FROM 1
+                                            FOR greatest(position('/'::BYTEA IN key) - 1, 0)),
+                                  'UTF8'), value
+         FROM toolhost_kv WHERE tree = 'handler_files';
+         DELETE FROM toolhost_kv WHERE tree IN ('handler_kv', 'handler_files');",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

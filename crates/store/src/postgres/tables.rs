@@ -1,7 +1,8 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
-//! revisions, builders' payout settings, builders and their keys) as a transaction holds and writes
+//! revisions, builders' payout settings, builders and their keys, handlers' kv entries and
+//! files) as a transaction holds and writes
 //! them: each declared once ([`Shape`]: its key, its columns, its entry), and the four statements
 //! every such table needs made from that declaration, so a record kind is added by declaring its
 //! table and the columns of its row, not by writing its SQL again.
@@ -15,11 +16,13 @@ use std::sync::LazyLock;
 use tokio_postgres::types::ToSql;
 
 use crate::{
-    BuilderKeyRow, CreditHoldRow, CreditRow, DebtRow, EndpointRow, LeafRow, NonceRow, PacketRow,
-    PaidOutRow, PaymentIdRow, PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
+    BuilderKeyRow, CreditHoldRow, CreditRow, DebtRow, EndpointRow, HandlerEntryRow, LeafRow,
+    NonceRow, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, ReceiptRow, RefundRow,
+    RevisionRow, SaleRow,
 };
 
-/// A table of typed records, keyed by an id (text, or a number for the log's leaves).
+/// A table of typed records, keyed by an id (text, a number for the log's leaves, bytes for
+/// handlers' entries).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Table {
     /// `toolhost_sales`, migration 5.
@@ -64,6 +67,10 @@ pub(super) enum Table {
     Builders,
     /// `toolhost_builder_keys`, migration 21.
     BuilderKeys,
+    /// `toolhost_handler_kv`, migration 22.
+    HandlerKv,
+    /// `toolhost_handler_files`, migration 22.
+    HandlerFiles,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -86,8 +93,9 @@ impl Kind {
     }
 }
 
-/// A table's layout: its key (text, or a number: the key's bytes are then its big-endian
-/// value), its columns in their order, then `entry` (the record as the domain reads it back).
+/// A table's layout: its key (text, a number: the key's bytes are then its big-endian value,
+/// or bytes as they are), its columns in their order, then `entry` (the record as the domain
+/// reads it back).
 struct Shape {
     name: &'static str,
     key: (&'static str, Kind),
@@ -236,6 +244,20 @@ const BUILDER_KEYS: Shape = Shape {
     columns: &[("builder_id", Kind::Text), ("revoked", Kind::Bool)],
 };
 
+/// Keyed by `{endpointId}/{key}` as bytes: a listing's order and range are the bytes', as on
+/// every engine, whatever the database's collation.
+const HANDLER_KV: Shape = Shape {
+    name: "toolhost_handler_kv",
+    key: ("entry_key", Kind::Bytes),
+    columns: &[("endpoint_id", Kind::Text)],
+};
+
+const HANDLER_FILES: Shape = Shape {
+    name: "toolhost_handler_files",
+    key: ("entry_key", Kind::Bytes),
+    columns: &[("endpoint_id", Kind::Text)],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -293,7 +315,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 21] = [
+    pub(super) const ALL: [Table; 23] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -315,6 +337,8 @@ impl Table {
         Table::Endpoints,
         Table::Builders,
         Table::BuilderKeys,
+        Table::HandlerKv,
+        Table::HandlerFiles,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -340,6 +364,8 @@ impl Table {
             Table::Endpoints => &ENDPOINTS,
             Table::Builders => &BUILDERS,
             Table::BuilderKeys => &BUILDER_KEYS,
+            Table::HandlerKv => &HANDLER_KV,
+            Table::HandlerFiles => &HANDLER_FILES,
         }
     }
 
@@ -375,6 +401,9 @@ impl Table {
         static ENDPOINTS_SQL: LazyLock<Statements> = LazyLock::new(|| ENDPOINTS.statements());
         static BUILDERS_SQL: LazyLock<Statements> = LazyLock::new(|| BUILDERS.statements());
         static BUILDER_KEYS_SQL: LazyLock<Statements> = LazyLock::new(|| BUILDER_KEYS.statements());
+        static HANDLER_KV_SQL: LazyLock<Statements> = LazyLock::new(|| HANDLER_KV.statements());
+        static HANDLER_FILES_SQL: LazyLock<Statements> =
+            LazyLock::new(|| HANDLER_FILES.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -397,10 +426,12 @@ impl Table {
             Table::Endpoints => &ENDPOINTS_SQL,
             Table::Builders => &BUILDERS_SQL,
             Table::BuilderKeys => &BUILDER_KEYS_SQL,
+            Table::HandlerKv => &HANDLER_KV_SQL,
+            Table::HandlerFiles => &HANDLER_FILES_SQL,
         }
     }
 
-    /// The keys of its rows as the parameter its statements take (text, or numbers).
+    /// The keys of its rows as the parameter its statements take (text, numbers or bytes).
     pub(super) fn keys<'b>(self, keys: impl IntoIterator<Item = &'b [u8]>) -> Keys<'b> {
         let mut column = Keys::new(self);
         keys.into_iter().for_each(|key| column.push(key));
@@ -414,23 +445,26 @@ impl Table {
     ) -> Result<Vec<u8>, tokio_postgres::Error> {
         match self.shape().key.1 {
             Kind::BigInt => Ok(row.try_get::<_, i64>(0)?.to_be_bytes().to_vec()),
-            _ => Ok(row.try_get::<_, String>(0)?.into_bytes()),
+            Kind::Bytes => row.try_get::<_, Vec<u8>>(0),
+            Kind::Text | Kind::Bool => Ok(row.try_get::<_, String>(0)?.into_bytes()),
         }
     }
 }
 
-/// A table's keys, for a statement: text ids, or numbers (a key's bytes are its big-endian
-/// value; the log's leaf indexes).
+/// A table's keys, for a statement: text ids, numbers (a key's bytes are its big-endian
+/// value; the log's leaf indexes), or bytes as they are (handlers' entries).
 pub(super) enum Keys<'b> {
     Text(Vec<Cow<'b, str>>),
     BigInt(Vec<i64>),
+    Bytes(Vec<&'b [u8]>),
 }
 
 impl<'b> Keys<'b> {
     fn new(table: Table) -> Self {
         match table.shape().key.1 {
             Kind::BigInt => Keys::BigInt(Vec::new()),
-            _ => Keys::Text(Vec::new()),
+            Kind::Bytes => Keys::Bytes(Vec::new()),
+            Kind::Text | Kind::Bool => Keys::Text(Vec::new()),
         }
     }
 
@@ -443,6 +477,7 @@ impl<'b> Keys<'b> {
                 let bytes = <[u8; 8]>::try_from(key).unwrap_or_default();
                 keys.push(i64::from_be_bytes(bytes));
             }
+            Keys::Bytes(keys) => keys.push(key),
         }
     }
 
@@ -450,6 +485,7 @@ impl<'b> Keys<'b> {
         match self {
             Keys::Text(keys) => keys,
             Keys::BigInt(keys) => keys,
+            Keys::Bytes(keys) => keys,
         }
     }
 }
@@ -477,6 +513,7 @@ pub(super) enum Row<'b> {
     PayoutSettings(&'b PayoutSettingsRow),
     Endpoint(&'b EndpointRow),
     BuilderKey(&'b BuilderKeyRow),
+    HandlerEntry(&'b HandlerEntryRow),
 }
 
 /// One value of a column.
@@ -541,6 +578,7 @@ impl<'b> Row<'b> {
             Row::BuilderKey(key) => {
                 vec![Value::Text(Some(&key.builder_id)), Value::Bool(key.revoked)]
             }
+            Row::HandlerEntry(entry) => vec![Value::Text(Some(&entry.endpoint_id))],
         }
     }
 
@@ -563,6 +601,7 @@ impl<'b> Row<'b> {
             Row::PayoutSettings(settings) => &settings.entry,
             Row::Endpoint(endpoint) => &endpoint.entry,
             Row::BuilderKey(key) => &key.entry,
+            Row::HandlerEntry(entry) => &entry.entry,
         }
     }
 }
@@ -748,7 +787,10 @@ mod tests {
             revoked: false,
             entry: Vec::new(),
         };
+        let handler_entry = HandlerEntryRow::new(crate::HandlerSpace::Kv, "ep", "k", b"v".to_vec());
         let rows = [
+            (Table::HandlerKv, Row::HandlerEntry(&handler_entry)),
+            (Table::HandlerFiles, Row::HandlerEntry(&handler_entry)),
             (Table::Builders, Row::Entry(b"entry")),
             (Table::BuilderKeys, Row::BuilderKey(&key)),
             (Table::Endpoints, Row::Endpoint(&endpoint)),
@@ -808,6 +850,12 @@ mod tests {
             Table::LogLeaves.statements().lock,
             "SELECT leaf, entry FROM toolhost_log_leaves WHERE leaf = ANY($1::BIGINT[]) \
              ORDER BY leaf FOR UPDATE"
+        );
+        // One keyed by bytes.
+        assert_eq!(
+            Table::HandlerKv.statements().delete,
+            "DELETE FROM toolhost_handler_kv WHERE entry_key = ANY($1::BYTEA[]) \
+             RETURNING entry_key"
         );
     }
 }

@@ -20,9 +20,9 @@
 //!
 //! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements, nonces,
 //! payment identifiers, refunds, builders' debts and payout versions, developer credits, the
-//! receipt log's pending entries and leaves) are held and written the same way in their records'
-//! tables (`tables`), keyed by id: a key is a [`Place`] and the bytes naming a row there (a
-//! leaf's: its index, big-endian).
+//! receipt log's pending entries and leaves, handlers' entries) are held and written the same
+//! way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and the bytes
+//! naming a row there (a leaf's: its index, big-endian).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 use super::feed::{SQL_BUMP_GENERATION, SQL_NOTIFY, SQL_RECORD_CHANGE};
 use super::tables::{Columns, Row, Table};
 use super::{classify, column, Phase, TxError};
-use crate::{Batch, Condition, StoreError, Tree, Write};
+use crate::{Batch, Condition, HandlerSpace, StoreError, Tree, Write};
 
 const SQL_BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 /// A transaction whose commit does not wait for its flush ([`Store::apply_unsynced`](crate::Store::apply_unsynced)).
@@ -192,12 +192,29 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             name.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::HandlerEntry {
+            space,
+            entry_key,
+            entry,
+        } => (
+            Place::Table(handler_table(*space)),
+            entry_key,
+            entry.as_deref(),
+        ),
     }
 }
 
 /// A write's place, its key (a number's big-endian bytes for a table keyed by numbers), the
 /// value it puts (`None`: a delete), and the row of a typed put.
 pub(super) type WriteParts<'b> = (Place, Cow<'b, [u8]>, Option<&'b [u8]>, Option<Row<'b>>);
+
+/// The table of a handler's space.
+fn handler_table(space: HandlerSpace) -> Table {
+    match space {
+        HandlerSpace::Kv => Table::HandlerKv,
+        HandlerSpace::Files => Table::HandlerFiles,
+    }
+}
 
 /// A write's [`WriteParts`].
 pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
@@ -310,6 +327,18 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             typed(Table::LogPending, name, Some(Row::Entry(entry)))
         }
         Write::DeleteLogPending { name } => typed(Table::LogPending, name, None),
+        Write::PutHandlerEntry(row) => (
+            Place::Table(handler_table(row.space)),
+            Cow::Borrowed(&row.entry_key),
+            Some(&row.entry),
+            Some(Row::HandlerEntry(row)),
+        ),
+        Write::DeleteHandlerEntry { space, entry_key } => (
+            Place::Table(handler_table(*space)),
+            Cow::Borrowed(entry_key),
+            None,
+            None,
+        ),
         Write::PutLogLeaf(leaf) => {
             let row = Row::LogLeaf(leaf);
             let key = leaf.leaf.to_be_bytes().to_vec().into();

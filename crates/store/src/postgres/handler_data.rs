@@ -1,0 +1,86 @@
+//! Handlers' kv entries and files in a table per space (`toolhost_handler_kv`,
+//! `toolhost_handler_files`, migration 22): written by batches' typed members (see
+//! `transaction`), read here many keys in one statement, or a key range in key order.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+
+use super::{column, keys, limit_param, query, PgStore};
+use crate::handler_data::{entry_key, keyed, HandlerEntries, HandlerSpace};
+use crate::StoreResult;
+
+/// A space's reads: many entries by key, and a key range (`[$1, $2)`, at most `$3`).
+struct Reads {
+    many: &'static str,
+    range: &'static str,
+}
+
+const KV: Reads = Reads {
+    many: "SELECT entry_key, entry FROM toolhost_handler_kv WHERE entry_key = ANY($1::BYTEA[])",
+    range: "SELECT entry_key, entry FROM toolhost_handler_kv \
+         WHERE entry_key >= $1 AND entry_key < $2 ORDER BY entry_key LIMIT $3",
+};
+
+const FILES: Reads = Reads {
+    many: "SELECT entry_key, entry FROM toolhost_handler_files WHERE entry_key = ANY($1::BYTEA[])",
+    range: "SELECT entry_key, entry FROM toolhost_handler_files \
+         WHERE entry_key >= $1 AND entry_key < $2 ORDER BY entry_key LIMIT $3",
+};
+
+fn reads(space: HandlerSpace) -> &'static Reads {
+    match space {
+        HandlerSpace::Kv => &KV,
+        HandlerSpace::Files => &FILES,
+    }
+}
+
+#[async_trait]
+impl HandlerEntries for PgStore {
+    async fn handler_entries(
+        &self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+        keys: &[&str],
+    ) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted: Vec<Vec<u8>> = keys.iter().map(|k| entry_key(endpoint_id, k)).collect();
+        let client = self.client().await?;
+        let rows = query(&client, reads(space).many, &[&wanted]).await?;
+        let mut found = HashMap::with_capacity(rows.len());
+        for row in &rows {
+            found.insert(column::<Vec<u8>>(row, 0)?, column::<Vec<u8>>(row, 1)?);
+        }
+        Ok(wanted.iter().map(|key| found.remove(key)).collect())
+    }
+
+    async fn handler_entries_under(
+        &self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let prefix = entry_key(endpoint_id, prefix);
+        let from = match after.map(|key| entry_key(endpoint_id, key)) {
+            Some(after) if after >= prefix => keys::successor(&after),
+            _ => prefix.clone(),
+        };
+        // A prefix ends in `/` at least, so it has an end.
+        let to = keys::prefix_end(&prefix).unwrap_or_default();
+        if limit == 0 || to <= from {
+            return Ok(Vec::new());
+        }
+        let client = self.client().await?;
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
+            [&from, &to, &limit_param(limit)];
+        let rows = query(&client, reads(space).range, &params).await?;
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = (rows.iter())
+            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
+            .collect::<StoreResult<_>>()?;
+        Ok(keyed(endpoint_id, rows))
+    }
+}
