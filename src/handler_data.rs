@@ -23,7 +23,10 @@ use sandbox::HostError;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Quotas;
-use crate::store::{Batch, HandlerEntryRow, HandlerSpace, Store, StoreError, StoreResult, Tree};
+use crate::store::{
+    Batch, BuilderUsageRow, HandlerEntryRow, HandlerSpace, HandlerUsageRow, Store, StoreError,
+    StoreResult,
+};
 
 /// Running totals kept beside the data so quota checks never scan: one per endpoint and space,
 /// naming the builder whose totals include it.
@@ -44,6 +47,20 @@ pub(crate) struct Usage {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+impl Usage {
+    /// The record as endpoint `endpoint`'s in `space`, stored as `entry` (its JSON).
+    fn row(&self, space: Space, endpoint: &str, entry: Vec<u8>) -> HandlerUsageRow {
+        let counts = (self.count, self.bytes);
+        HandlerUsageRow::new(
+            space.stored(),
+            endpoint,
+            self.builder.as_deref(),
+            counts,
+            entry,
+        )
+    }
 }
 
 /// A builder's totals in one space: exactly the sum of the [`Usage`] records naming it, because
@@ -72,14 +89,6 @@ pub(crate) async fn read_entry(
         .handler_entries(space.stored(), endpoint, &[key])
         .await?;
     Ok(found.pop().flatten())
-}
-
-pub(crate) fn usage_key(kind: &str, endpoint: &str) -> Vec<u8> {
-    format!("usage/{kind}/{endpoint}").into_bytes()
-}
-
-pub(crate) fn builder_usage_key(kind: &str, builder: &str) -> Vec<u8> {
-    format!("builder-usage/{kind}/{builder}").into_bytes()
 }
 
 pub(crate) fn now_secs() -> u64 {
@@ -235,28 +244,40 @@ impl From<StoreError> for Planning {
     }
 }
 
-pub(crate) async fn read_json<T: serde::de::DeserializeOwned + Default>(
-    store: &dyn Store,
-    key: &[u8],
-) -> Result<(Option<Vec<u8>>, T), StoreError> {
-    let raw = store.get(Tree::Meta, key).await?;
+/// A usage record or totals as stored, with what they say (nothing counted when there are
+/// none, or they do not parse).
+fn parsed<T: serde::de::DeserializeOwned + Default>(raw: Option<Vec<u8>>) -> (Option<Vec<u8>>, T) {
     let value = raw
         .as_deref()
         .and_then(|b| serde_json::from_slice(b).ok())
         .unwrap_or_default();
-    Ok((raw, value))
+    (raw, value)
 }
 
-/// Puts `totals` under `key`, or removes the key when they are zero.
-pub(crate) fn put_totals(batch: Batch, key: Vec<u8>, totals: Totals) -> Batch {
+/// `builder`'s totals in `space` as stored, and what they say.
+pub(crate) async fn read_totals(
+    store: &dyn Store,
+    space: Space,
+    builder: &str,
+) -> StoreResult<(Option<Vec<u8>>, Totals)> {
+    Ok(parsed(store.builder_usage(space.stored(), builder).await?))
+}
+
+/// Puts `builder`'s `totals` in `space` (read as `raw`), or removes them when they are zero.
+fn put_totals(
+    batch: Batch,
+    space: Space,
+    builder: &str,
+    raw: Option<Vec<u8>>,
+    totals: Totals,
+) -> Batch {
+    let batch = batch.require_builder_usage(space.stored(), builder, raw);
     if totals == Totals::default() {
-        batch.delete(Tree::Meta, key)
+        batch.delete_builder_usage(space.stored(), builder)
     } else {
-        batch.put(
-            Tree::Meta,
-            key,
-            serde_json::to_vec(&totals).unwrap_or_default(),
-        )
+        let entry = serde_json::to_vec(&totals).unwrap_or_default();
+        let counts = (totals.count, totals.bytes);
+        batch.put_builder_usage(BuilderUsageRow::new(space.stored(), builder, counts, entry))
     }
 }
 
@@ -311,7 +332,6 @@ pub(crate) async fn plan(
 pub(crate) struct UsageRead {
     space: Space,
     endpoint: String,
-    key: Vec<u8>,
     raw: Option<Vec<u8>>,
     usage: Usage,
 }
@@ -322,12 +342,10 @@ impl UsageRead {
         space: Space,
         endpoint: &str,
     ) -> Result<Self, StoreError> {
-        let key = usage_key(space.name(), endpoint);
-        let (raw, usage) = read_json(store, &key).await?;
+        let (raw, usage) = parsed(store.handler_usage(space.stored(), endpoint).await?);
         Ok(UsageRead {
             space,
             endpoint: endpoint.to_owned(),
-            key,
             raw,
             usage,
         })
@@ -340,7 +358,7 @@ impl UsageRead {
 
     /// Guards `batch` with the record as read, writing nothing.
     pub(crate) fn guard(&self, batch: Batch) -> Batch {
-        batch.require_equals(Tree::Meta, self.key.clone(), self.raw.clone())
+        batch.require_handler_usage(self.space.stored(), &self.endpoint, self.raw.clone())
     }
 }
 
@@ -367,7 +385,6 @@ pub(crate) async fn plan_read(
     let UsageRead {
         space,
         endpoint,
-        key: usage_key,
         usage: old,
         ..
     } = usage;
@@ -422,8 +439,7 @@ pub(crate) async fn plan_read(
         .collect();
     holders.dedup();
     for holder in holders {
-        let key = builder_usage_key(kind, holder);
-        let (raw, before): (_, Totals) = read_json(store, &key).await?;
+        let (raw, before) = read_totals(store, space, holder).await?;
         let mut after = before;
         if old.builder.as_deref() == Some(holder) {
             after.count = after.count.saturating_sub(old.count);
@@ -436,14 +452,10 @@ pub(crate) async fn plan_read(
                 check_builder_totals(space, quotas, before, after)?;
             }
         }
-        batch = put_totals(
-            batch.require_equals(Tree::Meta, key.clone(), raw),
-            key,
-            after,
-        );
+        batch = put_totals(batch, space, holder, raw, after);
     }
     let record = serde_json::to_vec(&new).unwrap_or_default();
-    Ok(batch.put(Tree::Meta, usage_key, record))
+    Ok(batch.put_handler_usage(new.row(space, &endpoint, record)))
 }
 
 /// Refuses a write that raises a builder's total past its limit. A write that raises neither
@@ -482,9 +494,9 @@ pub(crate) fn check_builder_totals(
 /// the data.
 pub async fn forget_endpoint(store: &dyn Store, endpoint: &str) -> Result<(), StoreError> {
     for space in [Space::Kv, Space::Files] {
-        let usage_key = usage_key(space.name(), endpoint);
         loop {
-            let (usage_raw, usage): (_, Usage) = read_json(store, &usage_key).await?;
+            let (usage_raw, usage): (_, Usage) =
+                parsed(store.handler_usage(space.stored(), endpoint).await?);
             let page =
                 (store.handler_entries_under(space.stored(), endpoint, "", None, 512)).await?;
             let batch = if page.is_empty() {
@@ -492,18 +504,13 @@ pub async fn forget_endpoint(store: &dyn Store, endpoint: &str) -> Result<(), St
                 // No entries left: drop the record, and whatever it still counted (nothing
                 // unless the totals and the data had parted) from its builder's totals.
                 let mut batch = Batch::new()
-                    .require_equals(Tree::Meta, usage_key.clone(), Some(raw))
-                    .delete(Tree::Meta, usage_key.clone());
+                    .require_handler_usage(space.stored(), endpoint, Some(raw))
+                    .delete_handler_usage(space.stored(), endpoint);
                 if let Some(holder) = &usage.builder {
-                    let key = builder_usage_key(space.name(), holder);
-                    let (raw, mut totals): (_, Totals) = read_json(store, &key).await?;
+                    let (raw, mut totals) = read_totals(store, space, holder).await?;
                     totals.count = totals.count.saturating_sub(usage.count);
                     totals.bytes = totals.bytes.saturating_sub(usage.bytes);
-                    batch = put_totals(
-                        batch.require_equals(Tree::Meta, key.clone(), raw),
-                        key,
-                        totals,
-                    );
+                    batch = put_totals(batch, space, holder, raw, totals);
                 }
                 batch
             } else {

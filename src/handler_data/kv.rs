@@ -418,8 +418,8 @@ impl Drop for Turn<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handler_data::{read_json, usage_key, Usage};
-    use crate::store::{HandlerEntryRow, Tree};
+    use crate::handler_data::Usage;
+    use crate::store::HandlerEntryRow;
     use sandbox::KvCheck;
     use serde_json::json;
     use toolhost_testkit::on_both_engines;
@@ -501,7 +501,7 @@ mod tests {
     async fn snapshot(s: &Shared) -> (Vec<(String, Vec<u8>)>, Option<Vec<u8>>) {
         let entries = s.handler_entries_under(HandlerSpace::Kv, SLUG, "", None, 1000);
         let entries = entries.await.unwrap();
-        let usage = s.get(Tree::Meta, &usage_key("kv", SLUG)).await.unwrap();
+        let usage = s.handler_usage(HandlerSpace::Kv, SLUG).await.unwrap();
         (entries, usage)
     }
 
@@ -569,7 +569,8 @@ mod tests {
         );
         assert_eq!(entry(s, "c").await.unwrap().versionstamp, versionstamp);
         // The usage counts what is left: b and c.
-        let (_, usage): (_, Usage) = read_json(s.as_ref(), &usage_key("kv", SLUG)).await.unwrap();
+        let usage = s.handler_usage(HandlerSpace::Kv, SLUG).await.unwrap();
+        let usage: Usage = serde_json::from_slice(&usage.unwrap()).unwrap();
         assert_eq!(usage.count, 2);
         // Checks only: nothing written, the current versionstamp answered.
         let outcome = run(

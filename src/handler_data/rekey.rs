@@ -18,7 +18,7 @@
 use crate::store::logs::kv as logs_kv;
 use crate::store::{Batch, HandlerEntryRow, HandlerSpace, Store, StoreError, StoreResult, Tree};
 
-use super::{scoped_key, usage_key, Space};
+use super::{scoped_key, Space, Usage};
 
 /// Set once every endpoint's data is under its id.
 const DONE: &[u8] = b"migrations/handler-data-by-endpoint-id";
@@ -41,6 +41,7 @@ pub async fn key_by_endpoint_id<'a>(
     for (slug, id) in endpoints {
         for space in [Space::Kv, Space::Files] {
             moved += move_entries(store, space.stored(), slug, id).await?;
+            moved += move_usage(store, space, slug, id).await?;
         }
         moved += move_prefix(
             store,
@@ -49,14 +50,8 @@ pub async fn key_by_endpoint_id<'a>(
             &scoped_key(id, ""),
         )
         .await?;
-        let mut keys: Vec<(Vec<u8>, Vec<u8>)> = [Space::Kv, Space::Files]
-            .into_iter()
-            .map(|space| (usage_key(space.name(), slug), usage_key(space.name(), id)))
-            .collect();
-        keys.push((logs_kv::count_key(slug), logs_kv::count_key(id)));
-        for (from, to) in keys {
-            moved += move_key(store, &from, &to).await?;
-        }
+        let (from, to) = (logs_kv::count_key(slug), logs_kv::count_key(id));
+        moved += move_key(store, &from, &to).await?;
         moved += move_logs(store, slug, id).await?;
     }
     store.put(Tree::Meta, DONE, b"1").await?;
@@ -140,6 +135,24 @@ async fn move_prefix(store: &dyn Store, tree: Tree, from: &[u8], to: &[u8]) -> S
             Err(StoreError::ConditionFailed(_)) => {}
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// Moves endpoint `from`'s usage record in `space` to endpoint `to`, if there, unless another
+/// node moved it first.
+async fn move_usage(store: &dyn Store, space: Space, from: &str, to: &str) -> StoreResult<usize> {
+    let Some(entry) = store.handler_usage(space.stored(), from).await? else {
+        return Ok(0);
+    };
+    let usage: Usage = serde_json::from_slice(&entry).unwrap_or_default();
+    let batch = Batch::new()
+        .require_handler_usage(space.stored(), from, Some(entry.clone()))
+        .put_handler_usage(usage.row(space, to, entry))
+        .delete_handler_usage(space.stored(), from);
+    match store.apply(batch).await {
+        Ok(()) => Ok(1),
+        Err(StoreError::ConditionFailed(_)) => Ok(0),
+        Err(e) => Err(e),
     }
 }
 
@@ -285,20 +298,11 @@ mod tests {
             .await
             .unwrap()
             .is_empty());
-        let usage: Usage = serde_json::from_slice(
-            &store
-                .get(Tree::Meta, &usage_key("kv", "ep_1"))
-                .await
-                .unwrap()
-                .unwrap(),
-        )
-        .unwrap();
+        let usage = store.handler_usage(HandlerSpace::Kv, "ep_1").await.unwrap();
+        let usage: Usage = serde_json::from_slice(&usage.unwrap()).unwrap();
         assert_eq!(usage.count, 300);
-        assert!(store
-            .get(Tree::Meta, &usage_key("kv", "tool"))
-            .await
-            .unwrap()
-            .is_none());
+        let left = store.handler_usage(HandlerSpace::Kv, "tool").await.unwrap();
+        assert!(left.is_none());
         // Sled's count moved with its entries (PostgreSQL keeps none).
         assert!(store
             .get(Tree::Meta, &logs_kv::count_key("tool"))

@@ -444,7 +444,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::handler_data::*;
-    use crate::store::{SledStore, Tree};
+    use crate::store::SledStore;
 
     /// The ops as plain methods for the tests below, for the endpoint with id `endpoint` (no
     /// catalog check: the catalog is empty; `call` is tested on its own).
@@ -866,10 +866,7 @@ mod tests {
 
     /// A builder's totals in `space`, as stored.
     async fn totals(store: &dyn Store, space: Space, builder: &str) -> Totals {
-        read_json(store, &builder_usage_key(space.name(), builder))
-            .await
-            .unwrap()
-            .1
+        read_totals(store, space, builder).await.unwrap().1
     }
 
     #[tokio::test]
@@ -952,11 +949,8 @@ mod tests {
         );
         forget_endpoint(store, "b").await.unwrap();
         assert_eq!(totals(store, Space::Kv, "b1").await, Totals::default());
-        assert!(store
-            .get(Tree::Meta, &builder_usage_key("kv", "b1"))
-            .await
-            .unwrap()
-            .is_none());
+        let stored = store.builder_usage(HandlerSpace::Kv, "b1").await.unwrap();
+        assert!(stored.is_none());
 
         // Files count by bytes across endpoints; a refused upload set writes nothing.
         let five: [Change<'_>; 1] = [("f", Some(b"12345".as_slice()))];

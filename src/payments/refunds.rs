@@ -408,7 +408,7 @@ mod tests {
     use crate::store::{
         BuilderDebts, BuilderEvents, BuilderPayoutSettings, BuilderRecords, Change, CreditListing,
         CreditRecords, EndpointLogs, EndpointRecords, EndpointRevisions, Entry, EventPage,
-        EventQuery, EventRow, HandlerEntries, HandlerSpace, HostedQuotes, LogRow, NonceClaims,
+        EventQuery, EventRow, HandlerData, HandlerSpace, HostedQuotes, LogRow, NonceClaims,
         PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords,
         ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
         Tree,
@@ -617,7 +617,7 @@ mod tests {
     }
 
     #[async_trait::async_trait]
-    impl HandlerEntries for SlowBatches {
+    impl HandlerData for SlowBatches {
         async fn handler_entries(
             &self,
             space: HandlerSpace,
@@ -638,6 +638,20 @@ mod tests {
                 .0
                 .handler_entries_under(space, endpoint_id, prefix, after, limit))
             .await
+        }
+        async fn handler_usage(
+            &self,
+            space: HandlerSpace,
+            endpoint_id: &str,
+        ) -> StoreResult<Option<Vec<u8>>> {
+            self.0.handler_usage(space, endpoint_id).await
+        }
+        async fn builder_usage(
+            &self,
+            space: HandlerSpace,
+            builder: &str,
+        ) -> StoreResult<Option<Vec<u8>>> {
+            self.0.builder_usage(space, builder).await
         }
     }
 

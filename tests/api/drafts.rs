@@ -384,11 +384,8 @@ async fn draft_scratch_floods_are_held_to_quotas_and_leave_nothing() {
     // Nothing of the drafts is left, and their charges are given back: the builder's totals
     // count nothing (a scratch's entries go with the usage record that counts them), and its
     // endpoint writes its full quota.
-    let totals = format!("builder-usage/kv/{builder}");
-    let left = server
-        .app
-        .store
-        .get(toolhost::store::Tree::Meta, totals.as_bytes());
+    let store = &server.app.store;
+    let left = store.builder_usage(toolhost::store::HandlerSpace::Kv, &builder);
     let left = left.await.unwrap();
     assert_eq!(
         left,

@@ -47,7 +47,8 @@
 //! rotated on.
 //!
 //! `pg-7e73f01` also moves its tool's kv entries and files to their tables (migration 22),
-//! where the tool goes on counting and reading them.
+//! where the tool goes on counting and reading them, and their usage records and the builder's
+//! totals to theirs (migration 23).
 
 use std::path::Path;
 
@@ -289,6 +290,16 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         4,
         "the keeper's uploaded file and the one it wrote, and two seed tools' assets"
     );
+    let usage = "SELECT count(*) FROM toolhost_kv WHERE tree = 'meta' \
+                 AND key >= 'usage/'::BYTEA AND key < 'usage0'::BYTEA";
+    let old_usage = count(usage).await;
+    assert!(
+        old_usage >= 2,
+        "the keeper's kv and files usage: {old_usage}"
+    );
+    let totals = "SELECT count(*) FROM toolhost_kv WHERE tree = 'meta' \
+                  AND key >= 'builder-usage/'::BYTEA AND key < 'builder-usage0'::BYTEA";
+    assert!(count(totals).await >= 2, "the keeper's builder's totals");
 
     for n in [3, 4] {
         // Twice: the first start migrates, the second finds it done.
@@ -354,9 +365,23 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         count("SELECT count(*) FROM toolhost_handler_files WHERE endpoint_id LIKE 'ep_%'").await,
         4
     );
+    // And their usage records and the builder's totals to theirs (migration 23), the counts
+    // as columns: the keeper's kv counts its one key.
+    assert_eq!(count(usage).await + count(totals).await, 0);
+    assert!(count("SELECT count(*) FROM toolhost_handler_usage").await >= old_usage);
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM toolhost_handler_usage u JOIN toolhost_endpoints e \
+             ON e.endpoint_id = u.endpoint_id \
+             WHERE e.slug = 'keeper' AND u.space = 'kv' AND u.entries = 1 AND u.builder IS NOT NULL"
+        )
+        .await,
+        1
+    );
+    assert!(count("SELECT count(*) FROM toolhost_builder_usage WHERE entries > 0").await >= 2);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        22
+        23
     );
 }
 

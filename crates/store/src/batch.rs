@@ -5,16 +5,16 @@
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
 //! pending entry or leaf, an endpoint's record or revision, a builder's record, key or payout
-//! settings, a handler's kv entry or file), so each engine keeps it in a shape of its own: a
-//! key-value engine lowers it to the keys every release has written ([`Batch::into_keys`]),
-//! PostgreSQL to a row of the record's table. Conditions of both kinds are numbered together,
-//! in the order they were added.
+//! settings, a handler's kv entry or file or usage record), so each engine keeps it in a shape
+//! of its own: a key-value engine lowers it to the keys every release has written
+//! ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of both kinds
+//! are numbered together, in the order they were added.
 
 use super::builders::{self, BuilderKeyRow, BuilderRow};
 use super::credits::{self, CreditHoldRow, CreditRow};
 use super::debts::{self, DebtRow};
 use super::endpoints::{self, EndpointRow};
-use super::handler_data::{self, HandlerEntryRow, HandlerSpace};
+use super::handler_data::{self, BuilderUsageRow, HandlerEntryRow, HandlerSpace, HandlerUsageRow};
 use super::nonces::{self, NonceRow};
 use super::packets::{self, PacketRow};
 use super::paid_out::{self, PaidOutRow};
@@ -147,6 +147,12 @@ pub enum Condition {
         entry_key: Vec<u8>,
         entry: Option<Vec<u8>>,
     },
+    /// The usage record under `key` (`{space}/{endpointId}`) must be `entry` (`None`: there is
+    /// none): an endpoint's counts changed only as they were read.
+    HandlerUsage { key: String, entry: Option<Vec<u8>> },
+    /// The builder's totals under `key` (`{space}/{builderId}`) must be `entry` (`None`: there
+    /// are none): a builder's totals changed only as they were read.
+    BuilderUsage { key: String, entry: Option<Vec<u8>> },
 }
 
 #[derive(Debug, Clone)]
@@ -270,6 +276,18 @@ pub enum Write {
     DeleteHandlerEntry {
         space: HandlerSpace,
         entry_key: Vec<u8>,
+    },
+    /// Stores an endpoint's usage record (replacing the one of its space).
+    PutHandlerUsage(HandlerUsageRow),
+    /// Removes the usage record under `key` (`{space}/{endpointId}`).
+    DeleteHandlerUsage {
+        key: String,
+    },
+    /// Stores a builder's totals (replacing the ones of their space).
+    PutBuilderUsage(BuilderUsageRow),
+    /// Removes the builder's totals under `key` (`{space}/{builderId}`).
+    DeleteBuilderUsage {
+        key: String,
     },
 }
 
@@ -734,6 +752,60 @@ impl Batch {
         self
     }
 
+    /// Requires the usage record of `endpoint_id` in `space` to be `entry` (as read; `None`:
+    /// that there is none).
+    pub fn require_handler_usage(
+        mut self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+        entry: Option<Vec<u8>>,
+    ) -> Self {
+        self.conditions.push(Condition::HandlerUsage {
+            key: handler_data::usage_key(space, endpoint_id),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_handler_usage(mut self, usage: HandlerUsageRow) -> Self {
+        self.writes.push(Write::PutHandlerUsage(usage));
+        self
+    }
+
+    pub fn delete_handler_usage(mut self, space: HandlerSpace, endpoint_id: &str) -> Self {
+        self.writes.push(Write::DeleteHandlerUsage {
+            key: handler_data::usage_key(space, endpoint_id),
+        });
+        self
+    }
+
+    /// Requires `builder`'s totals in `space` to be `entry` (as read; `None`: that there are
+    /// none).
+    pub fn require_builder_usage(
+        mut self,
+        space: HandlerSpace,
+        builder: &str,
+        entry: Option<Vec<u8>>,
+    ) -> Self {
+        self.conditions.push(Condition::BuilderUsage {
+            key: handler_data::usage_key(space, builder),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_builder_usage(mut self, totals: BuilderUsageRow) -> Self {
+        self.writes.push(Write::PutBuilderUsage(totals));
+        self
+    }
+
+    pub fn delete_builder_usage(mut self, space: HandlerSpace, builder: &str) -> Self {
+        self.writes.push(Write::DeleteBuilderUsage {
+            key: handler_data::usage_key(space, builder),
+        });
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -864,6 +936,16 @@ impl Batch {
                 } => KeyCondition {
                     tree: handler_data::kv::tree(space),
                     key: entry_key,
+                    expected: entry,
+                },
+                Condition::HandlerUsage { key, entry } => KeyCondition {
+                    tree: handler_data::kv::USAGE.tree,
+                    key: handler_data::kv::USAGE.key(&key),
+                    expected: entry,
+                },
+                Condition::BuilderUsage { key, entry } => KeyCondition {
+                    tree: handler_data::kv::BUILDER_USAGE.tree,
+                    key: handler_data::kv::BUILDER_USAGE.key(&key),
                     expected: entry,
                 },
             })
@@ -1043,6 +1125,26 @@ impl Batch {
                 Write::DeleteHandlerEntry { space, entry_key } => writes.push(KeyWrite {
                     tree: handler_data::kv::tree(space),
                     key: entry_key,
+                    value: None,
+                }),
+                Write::PutHandlerUsage(usage) => writes.push(KeyWrite {
+                    tree: handler_data::kv::USAGE.tree,
+                    key: handler_data::kv::USAGE.key(&usage.key),
+                    value: Some(usage.entry),
+                }),
+                Write::DeleteHandlerUsage { key } => writes.push(KeyWrite {
+                    tree: handler_data::kv::USAGE.tree,
+                    key: handler_data::kv::USAGE.key(&key),
+                    value: None,
+                }),
+                Write::PutBuilderUsage(totals) => writes.push(KeyWrite {
+                    tree: handler_data::kv::BUILDER_USAGE.tree,
+                    key: handler_data::kv::BUILDER_USAGE.key(&totals.key),
+                    value: Some(totals.entry),
+                }),
+                Write::DeleteBuilderUsage { key } => writes.push(KeyWrite {
+                    tree: handler_data::kv::BUILDER_USAGE.tree,
+                    key: handler_data::kv::BUILDER_USAGE.key(&key),
                     value: None,
                 }),
             }

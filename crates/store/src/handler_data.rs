@@ -1,14 +1,20 @@
 //! Handlers' stored data: each endpoint's `ctx.kv` entries and `ctx.files` files, one record a
-//! key, kept under the endpoint's id (never its slug: ids are never reused) and written by
-//! batches' typed members ([`Batch::put_handler_entry`](crate::Batch::put_handler_entry),
-//! guarded by [`Batch::require_handler_entry`](crate::Batch::require_handler_entry)), so a
-//! handler's commit is one atomic batch with the usage totals that count it.
+//! key, kept under the endpoint's id (never its slug: ids are never reused), and the usage
+//! records that count them (each endpoint's in each space, and each builder's totals across
+//! its endpoints). All are written by batches' typed members
+//! ([`Batch::put_handler_entry`](crate::Batch::put_handler_entry),
+//! [`Batch::put_handler_usage`](crate::Batch::put_handler_usage),
+//! [`Batch::put_builder_usage`](crate::Batch::put_builder_usage), each guarded by its
+//! `require_`), so a handler's commit is one atomic batch with the totals that count it.
 //!
 //! [`kv`] is the shape any key-value engine keeps (sled's: the `handler_kv` and
-//! `handler_files` trees' `{endpointId}/{key}`, as every release has stored them); PostgreSQL
-//! keeps a table per space (`toolhost_handler_kv`, `toolhost_handler_files`, migration 22)
-//! with the endpoint id as a column. Keys compare as bytes on every engine, so a listing's
-//! order and its cursor mean the same everywhere.
+//! `handler_files` trees' `{endpointId}/{key}`, and the `meta` tree's
+//! `usage/{space}/{endpointId}` and `builder-usage/{space}/{builderId}`, as every release has
+//! stored them); PostgreSQL keeps a table per space (`toolhost_handler_kv`,
+//! `toolhost_handler_files`, migration 22) with the endpoint id as a column, and the usage
+//! records in two (`toolhost_handler_usage`, `toolhost_builder_usage`, migration 23) with
+//! their counts as columns. Keys compare as bytes on every engine, so a listing's order and
+//! its cursor mean the same everywhere.
 
 use async_trait::async_trait;
 
@@ -21,6 +27,92 @@ pub enum HandlerSpace {
     Kv,
     /// `ctx.files`' files.
     Files,
+}
+
+impl HandlerSpace {
+    /// Its name in usage records' keys and columns.
+    pub fn name(self) -> &'static str {
+        match self {
+            HandlerSpace::Kv => "kv",
+            HandlerSpace::Files => "files",
+        }
+    }
+}
+
+/// An endpoint's usage record in one space, as a batch writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandlerUsageRow {
+    /// `{space}/{endpointId}` ([`usage_key`]).
+    pub key: String,
+    pub space: HandlerSpace,
+    pub endpoint_id: String,
+    /// The builder whose totals count this record, if any.
+    pub builder: Option<String>,
+    pub count: i64,
+    pub bytes: i64,
+    /// The record as the domain reads it back.
+    pub entry: Vec<u8>,
+}
+
+impl HandlerUsageRow {
+    pub fn new(
+        space: HandlerSpace,
+        endpoint_id: &str,
+        builder: Option<&str>,
+        (count, bytes): (u64, u64),
+        entry: Vec<u8>,
+    ) -> Self {
+        Self {
+            key: usage_key(space, endpoint_id),
+            space,
+            endpoint_id: endpoint_id.to_owned(),
+            builder: builder.map(str::to_owned),
+            count: clamp(count),
+            bytes: clamp(bytes),
+            entry,
+        }
+    }
+}
+
+/// A builder's totals in one space, as a batch writes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuilderUsageRow {
+    /// `{space}/{builderId}` ([`usage_key`]).
+    pub key: String,
+    pub space: HandlerSpace,
+    pub builder: String,
+    pub count: i64,
+    pub bytes: i64,
+    /// The totals as the domain reads them back.
+    pub entry: Vec<u8>,
+}
+
+impl BuilderUsageRow {
+    pub fn new(
+        space: HandlerSpace,
+        builder: &str,
+        (count, bytes): (u64, u64),
+        entry: Vec<u8>,
+    ) -> Self {
+        Self {
+            key: usage_key(space, builder),
+            space,
+            builder: builder.to_owned(),
+            count: clamp(count),
+            bytes: clamp(bytes),
+            entry,
+        }
+    }
+}
+
+/// Where the usage record of `owner` (an endpoint's id, or a builder's) in `space` is kept.
+pub fn usage_key(space: HandlerSpace, owner: &str) -> String {
+    format!("{}/{owner}", space.name())
+}
+
+/// A count as a column holds it (no quota comes near 2^63).
+fn clamp(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// One entry of an endpoint's space, as a batch writes it.
@@ -53,7 +145,7 @@ pub fn entry_key(endpoint_id: &str, key: &str) -> Vec<u8> {
 /// Where handlers' entries are read. Every engine implements it (the conformance suite's
 /// `handler_entries_*` case).
 #[async_trait]
-pub trait HandlerEntries {
+pub trait HandlerData {
     /// The entries of `keys` in `endpoint_id`'s `space` (`None` where there is none), in
     /// their order, in one read.
     async fn handler_entries(
@@ -73,13 +165,38 @@ pub trait HandlerEntries {
         after: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>>;
+    /// The usage record of `endpoint_id` in `space`, if it has one.
+    async fn handler_usage(
+        &self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+    ) -> StoreResult<Option<Vec<u8>>>;
+    /// `builder`'s totals in `space`, if it has any.
+    async fn builder_usage(
+        &self,
+        space: HandlerSpace,
+        builder: &str,
+    ) -> StoreResult<Option<Vec<u8>>>;
 }
 
 /// Handlers' entries over any [`Store`](crate::Store)'s trees, for engines without a shape of
 /// their own.
 pub mod kv {
     use super::{entry_key, HandlerSpace};
+    use crate::prefixed::Prefixed;
     use crate::{Store, StoreResult, Tree};
+
+    /// Endpoints' usage records, under their [`usage_key`](super::usage_key).
+    pub(crate) const USAGE: Prefixed = Prefixed {
+        tree: Tree::Meta,
+        prefix: b"usage/",
+    };
+
+    /// Builders' totals, under their [`usage_key`](super::usage_key).
+    pub(crate) const BUILDER_USAGE: Prefixed = Prefixed {
+        tree: Tree::Meta,
+        prefix: b"builder-usage/",
+    };
 
     pub(crate) fn tree(space: HandlerSpace) -> Tree {
         match space {

@@ -32,8 +32,9 @@
 //!   sales they paid, builders' payout settings, settlements not yet seen mined, payment nonces,
 //!   payment identifiers, refunds and on-chain refunds in flight, builders' debts and payout
 //!   versions, developer credits, the receipt log's entries and leaves, endpoints' records and
-//!   revisions, builders and their keys, and handlers' kv entries and files: the domains the
-//!   store keeps in a shape of their own (tables on PostgreSQL; trees on sled).
+//!   revisions, builders and their keys, and handlers' kv entries and files with their usage:
+//!   the domains the store keeps in a shape of their own (tables on PostgreSQL; trees on
+//!   sled).
 //!   All but logs, events and quotes are written by typed members of batches.
 //!
 //! The suite both engines must pass is `tests/conformance.rs`; throwaway PostgreSQL clusters
@@ -83,7 +84,9 @@ pub use credits::{CreditHoldRow, CreditListing, CreditRecords, CreditRow};
 pub use debts::{BuilderDebts, DebtRow};
 pub use endpoints::{EndpointRecords, EndpointRow};
 pub use events::{BuilderEvents, EventPage, EventQuery, EventRow};
-pub use handler_data::{HandlerEntries, HandlerEntryRow, HandlerSpace};
+pub use handler_data::{
+    BuilderUsageRow, HandlerData, HandlerEntryRow, HandlerSpace, HandlerUsageRow,
+};
 pub use logs::{EndpointLogs, LogRow};
 pub use nonces::{NonceClaims, NonceRow, NonceState};
 pub use packets::{PacketRow, PayoutPackets};
@@ -266,7 +269,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
 /// [`ReceiptLogRecords`], [`EndpointRecords`], [`EndpointRevisions`],
-/// [`BuilderPayoutSettings`], [`BuilderRecords`], [`HandlerEntries`]).
+/// [`BuilderPayoutSettings`], [`BuilderRecords`], [`HandlerData`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -289,7 +292,7 @@ pub trait Store:
     + EndpointRevisions
     + BuilderPayoutSettings
     + BuilderRecords
-    + HandlerEntries
+    + HandlerData
     + Send
     + Sync
     + 'static

@@ -30,7 +30,7 @@ use super::builders::{self, BuilderRecords, KeyAndBuilder};
 use super::credits::{CreditListing, CreditRecords};
 use super::debts::BuilderDebts;
 use super::endpoints::{self, EndpointRecords};
-use super::handler_data::{self, HandlerEntries, HandlerSpace};
+use super::handler_data::{self, HandlerData, HandlerSpace};
 use super::payout_settings::{self, BuilderPayoutSettings};
 use super::refund_claims::{self, RefundClaims};
 use super::revisions::{self, EndpointRevisions};
@@ -814,7 +814,7 @@ impl EndpointRecords for SledStore {
 }
 
 #[async_trait]
-impl HandlerEntries for SledStore {
+impl HandlerData for SledStore {
     async fn handler_entries(
         &self,
         space: HandlerSpace,
@@ -833,6 +833,26 @@ impl HandlerEntries for SledStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         handler_data::kv::under(self, space, endpoint_id, prefix, after, limit).await
+    }
+
+    async fn handler_usage(
+        &self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+    ) -> StoreResult<Option<Vec<u8>>> {
+        let place = handler_data::kv::USAGE;
+        let key = place.key(&handler_data::usage_key(space, endpoint_id));
+        self.get(place.tree, &key).await
+    }
+
+    async fn builder_usage(
+        &self,
+        space: HandlerSpace,
+        builder: &str,
+    ) -> StoreResult<Option<Vec<u8>>> {
+        let place = handler_data::kv::BUILDER_USAGE;
+        let key = place.key(&handler_data::usage_key(space, builder));
+        self.get(place.tree, &key).await
     }
 }
 

@@ -12,10 +12,10 @@ use tokio::time::timeout;
 use toolhost_store::events::first_id_at;
 use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
-    Batch, BuilderKeyRow, BuilderRow, Change, CreditHoldRow, CreditRow, DebtRow, EndpointRow,
-    EventQuery, EventRow, HandlerEntryRow, HandlerSpace, LeafRow, LogRow, NonceRow, NonceState,
-    PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow, ReceiptRow, RefundRow,
-    RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
+    Batch, BuilderKeyRow, BuilderRow, BuilderUsageRow, Change, CreditHoldRow, CreditRow, DebtRow,
+    EndpointRow, EventQuery, EventRow, HandlerEntryRow, HandlerSpace, HandlerUsageRow, LeafRow,
+    LogRow, NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
+    ReceiptRow, RefundRow, RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -2198,6 +2198,54 @@ pub async fn handler_entries_are_each_endpoints_and_spaces_and_listed_as_bytes(s
         .await
         .unwrap();
     assert_eq!(files, [("count".to_owned(), b"file".to_vec())]);
+}
+
+pub async fn handler_usage_records_are_claimed_once_and_changed_as_read(s: Shared) {
+    use HandlerSpace::{Files, Kv};
+    let usage =
+        |n: u64| HandlerUsageRow::new(Kv, "ep_a", Some("bld_a"), (n, n), n.to_string().into());
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let claim = Batch::new()
+                    .require_handler_usage(Kv, "ep_a", None)
+                    .require_builder_usage(Kv, "bld_a", None)
+                    .put_handler_usage(usage(i as u64))
+                    .put_builder_usage(BuilderUsageRow::new(Kv, "bld_a", (1, 1), b"t".to_vec()));
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await.to_string().into_bytes();
+    assert_eq!(
+        s.handler_usage(Kv, "ep_a").await.unwrap(),
+        Some(winner.clone())
+    );
+    assert_eq!(s.handler_usage(Files, "ep_a").await.unwrap(), None);
+    assert_eq!(s.handler_usage(Kv, "bld_a").await.unwrap(), None);
+    assert_eq!(
+        s.builder_usage(Kv, "bld_a").await.unwrap(),
+        Some(b"t".to_vec())
+    );
+    assert_eq!(s.builder_usage(Files, "bld_a").await.unwrap(), None);
+    // Changed only as read; removed as read.
+    let stale = Batch::new()
+        .require_handler_usage(Kv, "ep_a", Some(b"stale".to_vec()))
+        .put_handler_usage(usage(99));
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let gone = Batch::new()
+        .require_handler_usage(Kv, "ep_a", Some(winner))
+        .require_builder_usage(Kv, "bld_a", Some(b"t".to_vec()))
+        .delete_handler_usage(Kv, "ep_a")
+        .delete_builder_usage(Kv, "bld_a");
+    s.apply(gone).await.unwrap();
+    assert_eq!(s.handler_usage(Kv, "ep_a").await.unwrap(), None);
+    assert_eq!(s.builder_usage(Kv, "bld_a").await.unwrap(), None);
 }
 
 pub async fn payout_settings_are_each_builders_and_replaced_whole(s: Shared) {

@@ -1,13 +1,15 @@
 //! Handlers' kv entries and files in a table per space (`toolhost_handler_kv`,
-//! `toolhost_handler_files`, migration 22): written by batches' typed members (see
-//! `transaction`), read here many keys in one statement, or a key range in key order.
+//! `toolhost_handler_files`, migration 22), and their usage records in two
+//! (`toolhost_handler_usage`, `toolhost_builder_usage`, migration 23): written by batches'
+//! typed members (see `transaction`), read here: entries many keys in one statement, or a key
+//! range in key order; a usage record by its key.
 
 use std::collections::HashMap;
 
 use async_trait::async_trait;
 
 use super::{column, keys, limit_param, query, PgStore};
-use crate::handler_data::{entry_key, keyed, HandlerEntries, HandlerSpace};
+use crate::handler_data::{entry_key, keyed, usage_key, HandlerData, HandlerSpace};
 use crate::StoreResult;
 
 /// A space's reads: many entries by key, and a key range (`[$1, $2)`, at most `$3`).
@@ -28,6 +30,9 @@ const FILES: Reads = Reads {
          WHERE entry_key >= $1 AND entry_key < $2 ORDER BY entry_key LIMIT $3",
 };
 
+const SQL_USAGE: &str = "SELECT entry FROM toolhost_handler_usage WHERE usage_key = $1";
+const SQL_BUILDER_USAGE: &str = "SELECT entry FROM toolhost_builder_usage WHERE usage_key = $1";
+
 fn reads(space: HandlerSpace) -> &'static Reads {
     match space {
         HandlerSpace::Kv => &KV,
@@ -36,7 +41,7 @@ fn reads(space: HandlerSpace) -> &'static Reads {
 }
 
 #[async_trait]
-impl HandlerEntries for PgStore {
+impl HandlerData for PgStore {
     async fn handler_entries(
         &self,
         space: HandlerSpace,
@@ -82,5 +87,21 @@ impl HandlerEntries for PgStore {
             .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
             .collect::<StoreResult<_>>()?;
         Ok(keyed(endpoint_id, rows))
+    }
+
+    async fn handler_usage(
+        &self,
+        space: HandlerSpace,
+        endpoint_id: &str,
+    ) -> StoreResult<Option<Vec<u8>>> {
+        (self.entry_by_id(SQL_USAGE, &usage_key(space, endpoint_id))).await
+    }
+
+    async fn builder_usage(
+        &self,
+        space: HandlerSpace,
+        builder: &str,
+    ) -> StoreResult<Option<Vec<u8>>> {
+        (self.entry_by_id(SQL_BUILDER_USAGE, &usage_key(space, builder))).await
     }
 }

@@ -582,6 +582,58 @@ const MIGRATIONS: &[(i32, &str)] = &[
          FROM toolhost_kv WHERE tree = 'handler_files';
          DELETE FROM toolhost_kv WHERE tree IN ('handler_kv', 'handler_files');",
     ),
+    (
+        23,
+        // Handlers' usage records leave the key-value table for their own
+        // ([`handler_data`](super::handler_data)): each endpoint's record the `meta` tree kept
+        // under `usage/{space}/{endpointId}` and each builder's totals under
+        // `builder-usage/{space}/{builderId}` move, their counts (and an endpoint's builder)
+        // read from their JSON (as `JSON`: only those fields are read). Columns but the key
+        // may be null: a transaction's claim of an absent key inserts a row without them.
+        "CREATE TABLE toolhost_handler_usage (
+             usage_key TEXT COLLATE \"C\" PRIMARY KEY,
+             space TEXT COLLATE \"C\",
+             endpoint_id TEXT COLLATE \"C\",
+             builder TEXT COLLATE \"C\",
+             entries BIGINT NOT NULL,
+             bytes BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_builder_usage (
+             usage_key TEXT COLLATE \"C\" PRIMARY KEY,
+             space TEXT COLLATE \"C\",
+             builder TEXT COLLATE \"C\",
+             entries BIGINT NOT NULL,
+             bytes BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_handler_usage
+             (usage_key, space, endpoint_id, builder, entries, bytes, entry)
+         SELECT usage_key, split_part(usage_key, '/', 1),
+                substring(usage_key FROM position('/' IN usage_key) + 1),
+                usage->>'builder', COALESCE((usage->>'count')::BIGINT, 0),
+                COALESCE((usage->>'bytes')::BIGINT, 0), value
+         FROM (SELECT convert_from(substring(key FROM 7), 'UTF8') AS usage_key,
+                      convert_from(value, 'UTF8')::JSON AS usage, value
+               FROM toolhost_kv
+               WHERE tree = 'meta' AND key >= 'usage/'::BYTEA AND key < 'usage0'::BYTEA)
+              AS records;
+         INSERT INTO toolhost_builder_usage (usage_key, space, builder, entries, bytes, entry)
+         SELECT usage_key, split_part(usage_key, '/', 1),
+                substring(usage_key FROM position('/' IN usage_key) + 1),
+                COALESCE((totals->>'count')::BIGINT, 0),
+                COALESCE((totals->>'bytes')::BIGINT, 0), value
+         FROM (SELECT convert_from(substring(key FROM 15), 'UTF8') AS usage_key,
+                      convert_from(value, 'UTF8')::JSON AS totals, value
+               FROM toolhost_kv
+               WHERE tree = 'meta'
+                 AND key >= 'builder-usage/'::BYTEA AND key < 'builder-usage0'::BYTEA)
+              AS totals;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'meta'
+           AND ((key >= 'usage/'::BYTEA AND key < 'usage0'::BYTEA)
+             OR (key >= 'builder-usage/'::BYTEA AND key < 'builder-usage0'::BYTEA));",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

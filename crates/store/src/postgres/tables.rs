@@ -2,7 +2,7 @@
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
 //! revisions, builders' payout settings, builders and their keys, handlers' kv entries and
-//! files) as a transaction holds and writes
+//! files and their usage records) as a transaction holds and writes
 //! them: each declared once ([`Shape`]: its key, its columns, its entry), and the four statements
 //! every such table needs made from that declaration, so a record kind is added by declaring its
 //! table and the columns of its row, not by writing its SQL again.
@@ -16,9 +16,9 @@ use std::sync::LazyLock;
 use tokio_postgres::types::ToSql;
 
 use crate::{
-    BuilderKeyRow, CreditHoldRow, CreditRow, DebtRow, EndpointRow, HandlerEntryRow, LeafRow,
-    NonceRow, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, ReceiptRow, RefundRow,
-    RevisionRow, SaleRow,
+    BuilderKeyRow, BuilderUsageRow, CreditHoldRow, CreditRow, DebtRow, EndpointRow,
+    HandlerEntryRow, HandlerUsageRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow,
+    PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
 };
 
 /// A table of typed records, keyed by an id (text, a number for the log's leaves, bytes for
@@ -71,6 +71,10 @@ pub(super) enum Table {
     HandlerKv,
     /// `toolhost_handler_files`, migration 22.
     HandlerFiles,
+    /// `toolhost_handler_usage`, migration 23.
+    HandlerUsage,
+    /// `toolhost_builder_usage`, migration 23.
+    BuilderUsage,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -258,6 +262,29 @@ const HANDLER_FILES: Shape = Shape {
     columns: &[("endpoint_id", Kind::Text)],
 };
 
+const HANDLER_USAGE: Shape = Shape {
+    name: "toolhost_handler_usage",
+    key: ("usage_key", Kind::Text),
+    columns: &[
+        ("space", Kind::Text),
+        ("endpoint_id", Kind::Text),
+        ("builder", Kind::Text),
+        ("entries", Kind::BigInt),
+        ("bytes", Kind::BigInt),
+    ],
+};
+
+const BUILDER_USAGE: Shape = Shape {
+    name: "toolhost_builder_usage",
+    key: ("usage_key", Kind::Text),
+    columns: &[
+        ("space", Kind::Text),
+        ("builder", Kind::Text),
+        ("entries", Kind::BigInt),
+        ("bytes", Kind::BigInt),
+    ],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -315,7 +342,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 23] = [
+    pub(super) const ALL: [Table; 25] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -339,6 +366,8 @@ impl Table {
         Table::BuilderKeys,
         Table::HandlerKv,
         Table::HandlerFiles,
+        Table::HandlerUsage,
+        Table::BuilderUsage,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -366,6 +395,8 @@ impl Table {
             Table::BuilderKeys => &BUILDER_KEYS,
             Table::HandlerKv => &HANDLER_KV,
             Table::HandlerFiles => &HANDLER_FILES,
+            Table::HandlerUsage => &HANDLER_USAGE,
+            Table::BuilderUsage => &BUILDER_USAGE,
         }
     }
 
@@ -404,6 +435,10 @@ impl Table {
         static HANDLER_KV_SQL: LazyLock<Statements> = LazyLock::new(|| HANDLER_KV.statements());
         static HANDLER_FILES_SQL: LazyLock<Statements> =
             LazyLock::new(|| HANDLER_FILES.statements());
+        static HANDLER_USAGE_SQL: LazyLock<Statements> =
+            LazyLock::new(|| HANDLER_USAGE.statements());
+        static BUILDER_USAGE_SQL: LazyLock<Statements> =
+            LazyLock::new(|| BUILDER_USAGE.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -428,6 +463,8 @@ impl Table {
             Table::BuilderKeys => &BUILDER_KEYS_SQL,
             Table::HandlerKv => &HANDLER_KV_SQL,
             Table::HandlerFiles => &HANDLER_FILES_SQL,
+            Table::HandlerUsage => &HANDLER_USAGE_SQL,
+            Table::BuilderUsage => &BUILDER_USAGE_SQL,
         }
     }
 
@@ -514,6 +551,8 @@ pub(super) enum Row<'b> {
     Endpoint(&'b EndpointRow),
     BuilderKey(&'b BuilderKeyRow),
     HandlerEntry(&'b HandlerEntryRow),
+    HandlerUsage(&'b HandlerUsageRow),
+    BuilderUsage(&'b BuilderUsageRow),
 }
 
 /// One value of a column.
@@ -579,6 +618,19 @@ impl<'b> Row<'b> {
                 vec![Value::Text(Some(&key.builder_id)), Value::Bool(key.revoked)]
             }
             Row::HandlerEntry(entry) => vec![Value::Text(Some(&entry.endpoint_id))],
+            Row::HandlerUsage(usage) => vec![
+                Value::Text(Some(usage.space.name())),
+                Value::Text(Some(&usage.endpoint_id)),
+                Value::Text(usage.builder.as_deref()),
+                Value::BigInt(usage.count),
+                Value::BigInt(usage.bytes),
+            ],
+            Row::BuilderUsage(totals) => vec![
+                Value::Text(Some(totals.space.name())),
+                Value::Text(Some(&totals.builder)),
+                Value::BigInt(totals.count),
+                Value::BigInt(totals.bytes),
+            ],
         }
     }
 
@@ -602,6 +654,8 @@ impl<'b> Row<'b> {
             Row::Endpoint(endpoint) => &endpoint.entry,
             Row::BuilderKey(key) => &key.entry,
             Row::HandlerEntry(entry) => &entry.entry,
+            Row::HandlerUsage(usage) => &usage.entry,
+            Row::BuilderUsage(totals) => &totals.entry,
         }
     }
 }
@@ -788,7 +842,11 @@ mod tests {
             entry: Vec::new(),
         };
         let handler_entry = HandlerEntryRow::new(crate::HandlerSpace::Kv, "ep", "k", b"v".to_vec());
+        let usage = HandlerUsageRow::new(crate::HandlerSpace::Kv, "ep", None, (1, 1), Vec::new());
+        let totals = BuilderUsageRow::new(crate::HandlerSpace::Kv, "b", (1, 1), Vec::new());
         let rows = [
+            (Table::HandlerUsage, Row::HandlerUsage(&usage)),
+            (Table::BuilderUsage, Row::BuilderUsage(&totals)),
             (Table::HandlerKv, Row::HandlerEntry(&handler_entry)),
             (Table::HandlerFiles, Row::HandlerEntry(&handler_entry)),
             (Table::Builders, Row::Entry(b"entry")),

@@ -20,9 +20,10 @@
 //!
 //! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements, nonces,
 //! payment identifiers, refunds, builders' debts and payout versions, developer credits, the
-//! receipt log's pending entries and leaves, handlers' entries) are held and written the same
+//! receipt log's pending entries and leaves, endpoints' records and revisions, builders and
+//! their keys and payout settings, handlers' entries and usage) are held and written the same
 //! way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and the bytes
-//! naming a row there (a leaf's: its index, big-endian).
+//! naming a row there (a leaf's: its index, big-endian; a handler entry's: its key's bytes).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
@@ -201,6 +202,16 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             entry_key,
             entry.as_deref(),
         ),
+        Condition::HandlerUsage { key, entry } => (
+            Place::Table(Table::HandlerUsage),
+            key.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::BuilderUsage { key, entry } => (
+            Place::Table(Table::BuilderUsage),
+            key.as_bytes(),
+            entry.as_deref(),
+        ),
     }
 }
 
@@ -339,6 +350,18 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             None,
             None,
         ),
+        Write::PutHandlerUsage(usage) => typed(
+            Table::HandlerUsage,
+            &usage.key,
+            Some(Row::HandlerUsage(usage)),
+        ),
+        Write::DeleteHandlerUsage { key } => typed(Table::HandlerUsage, key, None),
+        Write::PutBuilderUsage(totals) => typed(
+            Table::BuilderUsage,
+            &totals.key,
+            Some(Row::BuilderUsage(totals)),
+        ),
+        Write::DeleteBuilderUsage { key } => typed(Table::BuilderUsage, key, None),
         Write::PutLogLeaf(leaf) => {
             let row = Row::LogLeaf(leaf);
             let key = leaf.leaf.to_be_bytes().to_vec().into();
