@@ -407,11 +407,11 @@ mod tests {
     use crate::store::builders::KeyAndBuilder;
     use crate::store::{
         BuilderDebts, BuilderEvents, BuilderPayoutSettings, BuilderRecords, Change, CreditListing,
-        CreditRecords, EndpointLogs, EndpointRecords, EndpointRevisions, Entry, EventPage,
-        EventQuery, EventRow, HandlerData, HandlerSpace, HostedQuotes, LogRow, NonceClaims,
-        PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow, ReceiptLogRecords,
-        ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger, SledStore, StoreResult,
-        Tree,
+        CreditRecords, EndpointLogs, EndpointRecords, EndpointRevisions, EndpointSecrets, Entry,
+        EventPage, EventQuery, EventRow, HandlerData, HandlerSpace, HostedQuotes, LogRow,
+        NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
+        ReceiptLogRecords, ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger,
+        SledStore, StoreResult, Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -652,6 +652,23 @@ mod tests {
             builder: &str,
         ) -> StoreResult<Option<Vec<u8>>> {
             self.0.builder_usage(space, builder).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl EndpointSecrets for SlowBatches {
+        async fn secrets(&self, owner: &str, limit: usize) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.secrets(owner, limit).await
+        }
+        async fn all_secrets(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.all_secrets(after, limit).await
+        }
+        async fn delete_secrets(&self, owner: &str) -> StoreResult<()> {
+            self.0.delete_secrets(owner).await
         }
     }
 

@@ -13,8 +13,8 @@
 //! Slugs are lowercase letters, digits and hyphens; ids are `ep_` and hex digits.
 
 use super::cipher::SecretsCipher;
-use super::vault::{key, prefix, Sealed, SecretsError, MAX_SECRETS};
-use crate::store::{Batch, Store, StoreError, Tree};
+use super::vault::{key, Sealed, SecretsError, MAX_SECRETS};
+use crate::store::{Batch, SecretRow, Store, StoreError, Tree};
 
 /// Set once every secret is under its endpoint's id.
 const DONE: &[u8] = b"migrations/secrets-by-endpoint-id";
@@ -55,20 +55,17 @@ async fn move_endpoint(
     slug: &str,
     id: &str,
 ) -> Result<usize, SecretsError> {
-    let from = prefix(slug);
     loop {
-        let rows = store
-            .scan_prefix(Tree::Secrets, &from, None, MAX_SECRETS * 2)
-            .await?;
+        let rows = store.secrets(slug, MAX_SECRETS * 2).await?;
         if rows.is_empty() {
             return Ok(0);
         }
         let mut batch = Batch::new();
-        for (old_key, bytes) in &rows {
-            let name = String::from_utf8_lossy(&old_key[from.len()..]);
-            let sealed = Sealed::parse(old_key, bytes)?;
-            let value = sealed.open(cipher, old_key)?;
-            let new_key = key(id, &name);
+        for (name, bytes) in &rows {
+            let old_key = key(slug, name);
+            let sealed = Sealed::parse(&old_key, bytes)?;
+            let value = sealed.open(cipher, &old_key)?;
+            let new_key = key(id, name);
             let resealed = Sealed::seal(
                 cipher,
                 &new_key,
@@ -77,9 +74,9 @@ async fn move_endpoint(
                 sealed.updated_at,
             )?;
             batch = batch
-                .require_equals(Tree::Secrets, old_key.clone(), Some(bytes.clone()))
-                .put(Tree::Secrets, new_key, resealed)
-                .delete(Tree::Secrets, old_key.clone());
+                .require_secret(slug, name, Some(bytes.clone()))
+                .put_secret(SecretRow::new(id, name, resealed))
+                .delete_secret(slug, name);
         }
         match store.apply(batch).await {
             Ok(()) => return Ok(rows.len()),
@@ -93,24 +90,21 @@ async fn move_endpoint(
 /// Deletes every secret not under an endpoint id; returns how many.
 async fn drop_slug_keyed(store: &dyn Store) -> Result<usize, SecretsError> {
     let mut dropped = 0;
-    let mut after: Option<Vec<u8>> = None;
+    let mut after: Option<String> = None;
     loop {
-        let page = store
-            .scan_prefix(Tree::Secrets, b"", after.as_deref(), PAGE)
-            .await?;
+        let page = store.all_secrets(after.as_deref(), PAGE).await?;
         let Some((last, _)) = page.last() else {
             return Ok(dropped);
         };
         after = Some(last.clone());
-        let orphans: Vec<Vec<u8>> = page
-            .into_iter()
-            .map(|(key, _)| key)
-            .filter(|key| !key.starts_with(b"ep_"))
+        let orphans: Vec<(&str, &str)> = (page.iter())
+            .filter(|(key, _)| !key.starts_with("ep_"))
+            .filter_map(|(key, _)| key.split_once('/'))
             .collect();
         dropped += orphans.len();
-        let batch = orphans
-            .into_iter()
-            .fold(Batch::new(), |b, key| b.delete(Tree::Secrets, key));
+        let batch = (orphans.into_iter()).fold(Batch::new(), |b, (owner, name)| {
+            b.delete_secret(owner, name)
+        });
         store.apply(batch).await?;
     }
 }
@@ -136,7 +130,8 @@ mod tests {
         for name in names {
             let k = key(slug, name);
             let bytes = Sealed::seal(cipher, &k, &format!("{slug}:{name}"), at, at).unwrap();
-            store.put(Tree::Secrets, &k, &bytes).await.unwrap();
+            let row = SecretRow::new(slug, name, bytes);
+            store.apply(Batch::new().put_secret(row)).await.unwrap();
         }
     }
 
@@ -175,12 +170,8 @@ mod tests {
             listed[0].created_at, "2026-01-02T03:04:05Z",
             "timestamps kept"
         );
-        let left: Vec<_> = store
-            .scan_prefix(Tree::Secrets, b"", None, 100)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|(k, _)| String::from_utf8(k).unwrap())
+        let left: Vec<_> = (store.all_secrets(None, 100).await.unwrap().into_iter())
+            .map(|(k, _)| k)
             .collect();
         assert_eq!(left, ["ep_1/API_KEY", "ep_1/OTHER", "ep_2/TOKEN"]);
 

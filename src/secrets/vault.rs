@@ -1,4 +1,6 @@
-//! Stored secrets per endpoint, keyed `<endpoint id>/<NAME>` in `Tree::Secrets`.
+//! Stored secrets per endpoint, keyed `<endpoint id>/<NAME>` (the store's
+//! [`EndpointSecrets`](crate::store::EndpointSecrets)), each sealed with that key as associated
+//! data.
 //!
 //! Keyed by the endpoint's id, never its slug: a deleted endpoint's slug is free for anyone,
 //! and whoever claims it gets a new id, so it can neither read what the old endpoint stored nor
@@ -13,7 +15,7 @@ use time::OffsetDateTime;
 
 use super::cipher::{CryptoError, SecretsCipher};
 use crate::error::{ApiError, ErrorCode};
-use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
+use crate::store::{secrets::secret_key, Batch, SecretRow, Store, StoreError, StoreResult};
 use crate::timestamp::rfc3339;
 
 pub(super) const MAX_SECRETS: usize = 50;
@@ -127,26 +129,19 @@ impl From<SecretsError> for ApiError {
 
 /// The stored key of an endpoint's secret, also its sealed value's associated data.
 pub(super) fn key(endpoint: &str, name: &str) -> Vec<u8> {
-    format!("{endpoint}/{name}").into_bytes()
-}
-
-pub(super) fn prefix(endpoint: &str) -> Vec<u8> {
-    format!("{endpoint}/").into_bytes()
+    secret_key(endpoint, name).into_bytes()
 }
 
 async fn all_sealed(
     store: &dyn Store,
     endpoint: &str,
 ) -> Result<Vec<(String, Sealed)>, SecretsError> {
-    let prefix = prefix(endpoint);
-    let entries = store
-        .scan_prefix(Tree::Secrets, &prefix, None, MAX_SECRETS * 2)
-        .await?;
+    let entries = store.secrets(endpoint, MAX_SECRETS * 2).await?;
     entries
         .into_iter()
-        .map(|(k, v)| {
-            let name = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
-            Ok((name, Sealed::parse(&k, &v)?))
+        .map(|(name, v)| {
+            let sealed = Sealed::parse(&key(endpoint, &name), &v)?;
+            Ok((name, sealed))
         })
         .collect()
 }
@@ -210,10 +205,10 @@ pub async fn apply_changes(
         let k = key(endpoint, name);
         let created_at = existing.get(name).map_or(now, |s| s.created_at);
         let bytes = Sealed::seal(cipher, &k, value, created_at, now)?;
-        batch = batch.put(Tree::Secrets, k, bytes);
+        batch = batch.put_secret(SecretRow::new(endpoint, name, bytes));
     }
     for name in &changes.delete {
-        batch = batch.delete(Tree::Secrets, key(endpoint, name));
+        batch = batch.delete_secret(endpoint, name);
     }
     store.apply(batch).await?;
     list(store, endpoint).await
@@ -235,13 +230,13 @@ pub async fn decrypted(
 
 /// Removes every secret of an endpoint (when it is deleted), readable or not.
 pub async fn delete_all(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
-    crate::paging::delete_prefix(store, Tree::Secrets, &prefix(endpoint)).await?;
-    Ok(())
+    store.delete_secrets(endpoint).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::EndpointSecrets;
 
     #[tokio::test]
     async fn env_names() {
@@ -285,11 +280,7 @@ mod tests {
             listed.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
             ["API_KEY", "OTHER"]
         );
-        for (_, bytes) in store
-            .scan_prefix(Tree::Secrets, b"", None, 10)
-            .await
-            .unwrap()
-        {
+        for (_, bytes) in store.all_secrets(None, 10).await.unwrap() {
             assert!(!String::from_utf8_lossy(&bytes).contains("s3cr3t"));
         }
         let secrets = decrypted(&store, &cipher, "receipt-echo").await.unwrap();

@@ -47,8 +47,9 @@
 //! rotated on.
 //!
 //! `pg-7e73f01` also moves its tool's kv entries and files to their tables (migration 22),
-//! where the tool goes on counting and reading them, and their usage records and the builder's
-//! totals to theirs (migration 23).
+//! where the tool goes on counting and reading them, their usage records and the builder's
+//! totals to theirs (migration 23), and its secret to the secrets' table (migration 24), still
+//! opened for the tool.
 
 use std::path::Path;
 
@@ -300,6 +301,8 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     let totals = "SELECT count(*) FROM toolhost_kv WHERE tree = 'meta' \
                   AND key >= 'builder-usage/'::BYTEA AND key < 'builder-usage0'::BYTEA";
     assert!(count(totals).await >= 2, "the keeper's builder's totals");
+    let old_secrets = count("SELECT count(*) FROM toolhost_kv WHERE tree = 'secrets'").await;
+    assert!(old_secrets >= 1, "the keeper's secret");
 
     for n in [3, 4] {
         // Twice: the first start migrates, the second finds it done.
@@ -379,9 +382,19 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         1
     );
     assert!(count("SELECT count(*) FROM toolhost_builder_usage WHERE entries > 0").await >= 2);
+    // And the secrets to theirs (migration 24), still sealed under their keys: the keeper
+    // answered with its secret above.
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree = 'secrets'").await,
+        0
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_secrets WHERE endpoint_id LIKE 'ep_%'").await,
+        old_secrets
+    );
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        23
+        24
     );
 }
 

@@ -5,10 +5,10 @@
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
 //! pending entry or leaf, an endpoint's record or revision, a builder's record, key or payout
-//! settings, a handler's kv entry or file or usage record), so each engine keeps it in a shape
-//! of its own: a key-value engine lowers it to the keys every release has written
-//! ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of both kinds
-//! are numbered together, in the order they were added.
+//! settings, a handler's kv entry or file or usage record, an endpoint's secret), so each engine
+//! keeps it in a shape of its own: a key-value engine lowers it to the keys every release has
+//! written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of both
+//! kinds are numbered together, in the order they were added.
 
 use super::builders::{self, BuilderKeyRow, BuilderRow};
 use super::credits::{self, CreditHoldRow, CreditRow};
@@ -27,6 +27,7 @@ use super::refund_claims;
 use super::refunds::{self, RefundRow};
 use super::revisions::{self, RevisionRow};
 use super::sales::{self, SaleRow};
+use super::secrets::{self, SecretRow};
 use super::Tree;
 
 /// A precondition checked inside the same atomic step as the writes.
@@ -153,6 +154,9 @@ pub enum Condition {
     /// The builder's totals under `key` (`{space}/{builderId}`) must be `entry` (`None`: there
     /// are none): a builder's totals changed only as they were read.
     BuilderUsage { key: String, entry: Option<Vec<u8>> },
+    /// The secret under `key` (`{owner}/{NAME}`) must be sealed as `entry` (`None`: there is
+    /// none): a secret moved or re-sealed only as it was read.
+    Secret { key: String, entry: Option<Vec<u8>> },
 }
 
 #[derive(Debug, Clone)]
@@ -287,6 +291,12 @@ pub enum Write {
     PutBuilderUsage(BuilderUsageRow),
     /// Removes the builder's totals under `key` (`{space}/{builderId}`).
     DeleteBuilderUsage {
+        key: String,
+    },
+    /// Stores a sealed secret (replacing the one of its key).
+    PutSecret(SecretRow),
+    /// Removes the secret under `key` (`{owner}/{NAME}`).
+    DeleteSecret {
         key: String,
     },
 }
@@ -806,6 +816,28 @@ impl Batch {
         self
     }
 
+    /// Requires secret `name` of `owner` to be sealed as `entry` (as read; `None`: that there
+    /// is none).
+    pub fn require_secret(mut self, owner: &str, name: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::Secret {
+            key: secrets::secret_key(owner, name),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_secret(mut self, secret: SecretRow) -> Self {
+        self.writes.push(Write::PutSecret(secret));
+        self
+    }
+
+    pub fn delete_secret(mut self, owner: &str, name: &str) -> Self {
+        self.writes.push(Write::DeleteSecret {
+            key: secrets::secret_key(owner, name),
+        });
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -816,11 +848,10 @@ impl Batch {
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their records
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
-    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`],
-    /// [`refund_claims::kv`], [`debts::kv`], [`credits::kv`], [`revisions::kv`],
-    /// [`payout_settings::kv`], [`endpoints::kv`], [`builders::kv`],
-    /// [`receipt_log::kv`], [`handler_data::kv`]; a receipt under its id in the `receipts`
-    /// tree), conditions still
+    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`refund_claims::kv`],
+    /// [`debts::kv`], [`credits::kv`], [`revisions::kv`], [`payout_settings::kv`],
+    /// [`endpoints::kv`], [`builders::kv`], [`receipt_log::kv`], [`handler_data::kv`],
+    /// [`secrets::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
@@ -946,6 +977,11 @@ impl Batch {
                 Condition::BuilderUsage { key, entry } => KeyCondition {
                     tree: handler_data::kv::BUILDER_USAGE.tree,
                     key: handler_data::kv::BUILDER_USAGE.key(&key),
+                    expected: entry,
+                },
+                Condition::Secret { key, entry } => KeyCondition {
+                    tree: secrets::kv::TREE,
+                    key: key.into_bytes(),
                     expected: entry,
                 },
             })
@@ -1145,6 +1181,16 @@ impl Batch {
                 Write::DeleteBuilderUsage { key } => writes.push(KeyWrite {
                     tree: handler_data::kv::BUILDER_USAGE.tree,
                     key: handler_data::kv::BUILDER_USAGE.key(&key),
+                    value: None,
+                }),
+                Write::PutSecret(secret) => writes.push(KeyWrite {
+                    tree: secrets::kv::TREE,
+                    key: secret.key.into_bytes(),
+                    value: Some(secret.entry),
+                }),
+                Write::DeleteSecret { key } => writes.push(KeyWrite {
+                    tree: secrets::kv::TREE,
+                    key: key.into_bytes(),
                     value: None,
                 }),
             }

@@ -27,12 +27,14 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`, `pending_settlements`,
 //!   `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`, `credits`, `receipt_log`,
-//!   `endpoints`, `revisions`, `payout_settings`, `builders`, `handler_data`: endpoint logs,
+//!   `endpoints`, `revisions`, `payout_settings`, `builders`, `handler_data`, `secrets`:
+//!   endpoint logs,
 //!   builder events, hosted-service quotes, the sale ledger, receipts, payout packets and the
 //!   sales they paid, builders' payout settings, settlements not yet seen mined, payment nonces,
 //!   payment identifiers, refunds and on-chain refunds in flight, builders' debts and payout
 //!   versions, developer credits, the receipt log's entries and leaves, endpoints' records and
-//!   revisions, builders and their keys, and handlers' kv entries and files with their usage:
+//!   revisions, builders and their keys, handlers' kv entries and files with their usage, and
+//!   endpoints' sealed secrets:
 //!   the domains the store keeps in a shape of their own (tables on PostgreSQL; trees on
 //!   sled).
 //!   All but logs, events and quotes are written by typed members of batches.
@@ -67,6 +69,7 @@ pub mod refund_claims;
 pub mod refunds;
 pub mod revisions;
 pub mod sales;
+pub mod secrets;
 mod sled_store;
 mod typed;
 
@@ -102,6 +105,7 @@ pub use refund_claims::RefundClaims;
 pub use refunds::{RefundRecords, RefundRow};
 pub use revisions::{EndpointRevisions, RevisionRow};
 pub use sales::{SaleRow, SaleSum, SalesLedger};
+pub use secrets::{EndpointSecrets, SecretRow};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
 pub use typed::{get_json, put_json};
 
@@ -269,7 +273,7 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
 /// [`ReceiptLogRecords`], [`EndpointRecords`], [`EndpointRevisions`],
-/// [`BuilderPayoutSettings`], [`BuilderRecords`], [`HandlerData`]).
+/// [`BuilderPayoutSettings`], [`BuilderRecords`], [`HandlerData`], [`EndpointSecrets`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -293,6 +297,7 @@ pub trait Store:
     + BuilderPayoutSettings
     + BuilderRecords
     + HandlerData
+    + EndpointSecrets
     + Send
     + Sync
     + 'static

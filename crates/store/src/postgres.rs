@@ -64,6 +64,7 @@ mod refund_claims;
 mod refunds;
 mod revisions;
 mod sales;
+mod secrets;
 mod statistics;
 mod tables;
 mod transaction;

@@ -34,6 +34,7 @@ use super::handler_data::{self, HandlerData, HandlerSpace};
 use super::payout_settings::{self, BuilderPayoutSettings};
 use super::refund_claims::{self, RefundClaims};
 use super::revisions::{self, EndpointRevisions};
+use super::secrets::{self, EndpointSecrets};
 use super::{
     credits, debts, events, keys, logs, nonces, packets, paid_out, payment_ids,
     pending_settlements, quotes, receipt_log, receipts, refunds, sales, Batch, BuilderEvents,
@@ -853,6 +854,25 @@ impl HandlerData for SledStore {
         let place = handler_data::kv::BUILDER_USAGE;
         let key = place.key(&handler_data::usage_key(space, builder));
         self.get(place.tree, &key).await
+    }
+}
+
+#[async_trait]
+impl EndpointSecrets for SledStore {
+    async fn secrets(&self, owner: &str, limit: usize) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        secrets::kv::of(self, owner, limit).await
+    }
+
+    async fn all_secrets(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        secrets::kv::ALL.page(self, after, limit).await
+    }
+
+    async fn delete_secrets(&self, owner: &str) -> StoreResult<()> {
+        secrets::kv::delete_all(self, owner).await
     }
 }
 

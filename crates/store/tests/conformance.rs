@@ -114,6 +114,7 @@ macro_rules! every_engine {
             builders_keys_are_issued_once_and_rotated_as_read,
             handler_entries_are_each_endpoints_and_spaces_and_listed_as_bytes,
             handler_usage_records_are_claimed_once_and_changed_as_read,
+            secrets_are_each_endpoints_moved_as_read_and_deleted_whole,
             receipt_log_entries_are_appended_once_and_read_by_index_and_name,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,

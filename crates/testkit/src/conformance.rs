@@ -15,7 +15,7 @@ use toolhost_store::{
     Batch, BuilderKeyRow, BuilderRow, BuilderUsageRow, Change, CreditHoldRow, CreditRow, DebtRow,
     EndpointRow, EventQuery, EventRow, HandlerEntryRow, HandlerSpace, HandlerUsageRow, LeafRow,
     LogRow, NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
-    ReceiptRow, RefundRow, RevisionRow, SaleRow, Store, StoreError, StoreResult, Tree,
+    ReceiptRow, RefundRow, RevisionRow, SaleRow, SecretRow, Store, StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -2246,6 +2246,50 @@ pub async fn handler_usage_records_are_claimed_once_and_changed_as_read(s: Share
     s.apply(gone).await.unwrap();
     assert_eq!(s.handler_usage(Kv, "ep_a").await.unwrap(), None);
     assert_eq!(s.builder_usage(Kv, "bld_a").await.unwrap(), None);
+}
+
+pub async fn secrets_are_each_endpoints_moved_as_read_and_deleted_whole(s: Shared) {
+    let mut batch = Batch::new();
+    for (owner, name) in [("ep_a", "B"), ("ep_a", "A"), ("ep_ab", "A"), ("tool", "A")] {
+        let entry = format!("{owner}:{name}").into_bytes();
+        batch = batch.put_secret(SecretRow::new(owner, name, entry));
+    }
+    s.apply(batch).await.unwrap();
+    let names = |page: Vec<(String, Vec<u8>)>| page.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    assert_eq!(names(s.secrets("ep_a", 10).await.unwrap()), ["A", "B"]);
+    assert_eq!(
+        s.secrets("ep_a", 1).await.unwrap(),
+        [("A".to_owned(), b"ep_a:A".to_vec())]
+    );
+    assert!(s.secrets("ep", 10).await.unwrap().is_empty());
+    let first = names(s.all_secrets(None, 2).await.unwrap());
+    assert_eq!(first, ["ep_a/A", "ep_a/B"]);
+    assert_eq!(
+        names(s.all_secrets(Some("ep_a/B"), 10).await.unwrap()),
+        ["ep_ab/A", "tool/A"]
+    );
+    // Moved only as read (a slug's secret re-sealed under an id, as the rekey does).
+    let moved = |read: &[u8]| {
+        Batch::new()
+            .require_secret("tool", "A", Some(read.to_vec()))
+            .put_secret(SecretRow::new("ep_t", "A", b"resealed".to_vec()))
+            .delete_secret("tool", "A")
+    };
+    let stale = s.apply(moved(b"stale")).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    s.apply(moved(b"tool:A")).await.unwrap();
+    assert!(s.secrets("tool", 10).await.unwrap().is_empty());
+    assert_eq!(names(s.secrets("ep_t", 10).await.unwrap()), ["A"]);
+    // A deleted endpoint's go whole, and no one else's.
+    s.delete_secrets("ep_a").await.unwrap();
+    assert!(s.secrets("ep_a", 10).await.unwrap().is_empty());
+    assert_eq!(
+        names(s.all_secrets(None, 10).await.unwrap()),
+        ["ep_ab/A", "ep_t/A"]
+    );
 }
 
 pub async fn payout_settings_are_each_builders_and_replaced_whole(s: Shared) {

@@ -634,6 +634,27 @@ const MIGRATIONS: &[(i32, &str)] = &[
            AND ((key >= 'usage/'::BYTEA AND key < 'usage0'::BYTEA)
              OR (key >= 'builder-usage/'::BYTEA AND key < 'builder-usage0'::BYTEA));",
     ),
+    (
+        24,
+        // Endpoints' secrets leave the key-value table for their own
+        // ([`secrets`](super::secrets)): each one the `secrets` tree kept under
+        // `{endpointId}/{NAME}` moves, still sealed (the key it was sealed with is kept as
+        // it was), its endpoint and name read from its key. Columns but the key may be null:
+        // a transaction's claim of an absent key inserts a row without them.
+        "CREATE TABLE toolhost_secrets (
+             secret_key TEXT COLLATE \"C\" PRIMARY KEY,
+             endpoint_id TEXT COLLATE \"C\",
+             name TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_secrets_by_endpoint ON toolhost_secrets (endpoint_id, name);
+         INSERT INTO toolhost_secrets (secret_key, endpoint_id, name, entry)
+         SELECT secret_key, split_part(secret_key, '/', 1),
+                substring(secret_key FROM position('/' IN secret_key) + 1), value
+         FROM (SELECT convert_from(key, 'UTF8') AS secret_key, value
+               FROM toolhost_kv WHERE tree = 'secrets') AS sealed;
+         DELETE FROM toolhost_kv WHERE tree = 'secrets';",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

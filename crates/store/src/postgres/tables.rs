@@ -2,7 +2,7 @@
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
 //! revisions, builders' payout settings, builders and their keys, handlers' kv entries and
-//! files and their usage records) as a transaction holds and writes
+//! files and their usage records, endpoints' secrets) as a transaction holds and writes
 //! them: each declared once ([`Shape`]: its key, its columns, its entry), and the four statements
 //! every such table needs made from that declaration, so a record kind is added by declaring its
 //! table and the columns of its row, not by writing its SQL again.
@@ -18,7 +18,7 @@ use tokio_postgres::types::ToSql;
 use crate::{
     BuilderKeyRow, BuilderUsageRow, CreditHoldRow, CreditRow, DebtRow, EndpointRow,
     HandlerEntryRow, HandlerUsageRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow,
-    PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow,
+    PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow, SecretRow,
 };
 
 /// A table of typed records, keyed by an id (text, a number for the log's leaves, bytes for
@@ -75,6 +75,8 @@ pub(super) enum Table {
     HandlerUsage,
     /// `toolhost_builder_usage`, migration 23.
     BuilderUsage,
+    /// `toolhost_secrets`, migration 24.
+    Secrets,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -285,6 +287,12 @@ const BUILDER_USAGE: Shape = Shape {
     ],
 };
 
+const SECRETS: Shape = Shape {
+    name: "toolhost_secrets",
+    key: ("secret_key", Kind::Text),
+    columns: &[("endpoint_id", Kind::Text), ("name", Kind::Text)],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -342,7 +350,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 25] = [
+    pub(super) const ALL: [Table; 26] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -368,6 +376,7 @@ impl Table {
         Table::HandlerFiles,
         Table::HandlerUsage,
         Table::BuilderUsage,
+        Table::Secrets,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -397,6 +406,7 @@ impl Table {
             Table::HandlerFiles => &HANDLER_FILES,
             Table::HandlerUsage => &HANDLER_USAGE,
             Table::BuilderUsage => &BUILDER_USAGE,
+            Table::Secrets => &SECRETS,
         }
     }
 
@@ -439,6 +449,7 @@ impl Table {
             LazyLock::new(|| HANDLER_USAGE.statements());
         static BUILDER_USAGE_SQL: LazyLock<Statements> =
             LazyLock::new(|| BUILDER_USAGE.statements());
+        static SECRETS_SQL: LazyLock<Statements> = LazyLock::new(|| SECRETS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -465,6 +476,7 @@ impl Table {
             Table::HandlerFiles => &HANDLER_FILES_SQL,
             Table::HandlerUsage => &HANDLER_USAGE_SQL,
             Table::BuilderUsage => &BUILDER_USAGE_SQL,
+            Table::Secrets => &SECRETS_SQL,
         }
     }
 
@@ -553,6 +565,7 @@ pub(super) enum Row<'b> {
     HandlerEntry(&'b HandlerEntryRow),
     HandlerUsage(&'b HandlerUsageRow),
     BuilderUsage(&'b BuilderUsageRow),
+    Secret(&'b SecretRow),
 }
 
 /// One value of a column.
@@ -631,6 +644,10 @@ impl<'b> Row<'b> {
                 Value::BigInt(totals.count),
                 Value::BigInt(totals.bytes),
             ],
+            Row::Secret(secret) => vec![
+                Value::Text(Some(&secret.endpoint_id)),
+                Value::Text(Some(&secret.name)),
+            ],
         }
     }
 
@@ -656,6 +673,7 @@ impl<'b> Row<'b> {
             Row::HandlerEntry(entry) => &entry.entry,
             Row::HandlerUsage(usage) => &usage.entry,
             Row::BuilderUsage(totals) => &totals.entry,
+            Row::Secret(secret) => &secret.entry,
         }
     }
 }
@@ -844,7 +862,9 @@ mod tests {
         let handler_entry = HandlerEntryRow::new(crate::HandlerSpace::Kv, "ep", "k", b"v".to_vec());
         let usage = HandlerUsageRow::new(crate::HandlerSpace::Kv, "ep", None, (1, 1), Vec::new());
         let totals = BuilderUsageRow::new(crate::HandlerSpace::Kv, "b", (1, 1), Vec::new());
+        let secret = SecretRow::new("ep", "API_KEY", Vec::new());
         let rows = [
+            (Table::Secrets, Row::Secret(&secret)),
             (Table::HandlerUsage, Row::HandlerUsage(&usage)),
             (Table::BuilderUsage, Row::BuilderUsage(&totals)),
             (Table::HandlerKv, Row::HandlerEntry(&handler_entry)),

@@ -20,10 +20,10 @@
 //!
 //! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements, nonces,
 //! payment identifiers, refunds, builders' debts and payout versions, developer credits, the
-//! receipt log's pending entries and leaves, endpoints' records and revisions, builders and
-//! their keys and payout settings, handlers' entries and usage) are held and written the same
-//! way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and the bytes
-//! naming a row there (a leaf's: its index, big-endian; a handler entry's: its key's bytes).
+//! receipt log's pending entries and leaves, endpoints' records and revisions, builders and their
+//! keys and payout settings, handlers' entries and usage, secrets) are held and written the same
+//! way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and the bytes naming
+//! a row there (a leaf's: its index, big-endian; a handler entry's: its key's bytes).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
@@ -212,6 +212,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             key.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::Secret { key, entry } => (
+            Place::Table(Table::Secrets),
+            key.as_bytes(),
+            entry.as_deref(),
+        ),
     }
 }
 
@@ -362,6 +367,8 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             Some(Row::BuilderUsage(totals)),
         ),
         Write::DeleteBuilderUsage { key } => typed(Table::BuilderUsage, key, None),
+        Write::PutSecret(secret) => typed(Table::Secrets, &secret.key, Some(Row::Secret(secret))),
+        Write::DeleteSecret { key } => typed(Table::Secrets, key, None),
         Write::PutLogLeaf(leaf) => {
             let row = Row::LogLeaf(leaf);
             let key = leaf.leaf.to_be_bytes().to_vec().into();
