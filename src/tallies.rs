@@ -3,13 +3,14 @@
 //! new revision with the serving one before promoting it. A call counts once its handler ran:
 //! one refused before (bad input, no payment) tells nothing of the revision.
 //!
-//! Every node counts the calls it ran itself, in memory in the activity recorder, and stores
-//! its whole count under its own key once per recorder round (`rollout/{endpoint}/{node}` in
-//! the logs tree). Nodes never write each other's keys, so there is nothing to merge on write
-//! and nothing to lose to a race; a reader adds every node's count of the current rollout.
-//! A node's count outlives its restart under the old node's key (a restarted node counts
-//! anew under a new one). A count names its rollout, so the counts of an earlier rollout are
-//! left out; all are deleted with the endpoint or when its rollout ends.
+//! Every node counts the calls it ran itself, in memory in the activity recorder, and stores its
+//! whole count under its own key once per recorder round (the store's
+//! [`RolloutTallies`](crate::store::RolloutTallies), by endpoint and node). Nodes never write each
+//! other's keys, so there is nothing to merge on write and nothing to lose to a race; a reader adds
+//! every node's count of the current rollout. A node's count outlives its restart under the old
+//! node's key (a restarted node counts anew under a new one). A count names its rollout, so the
+//! counts of an earlier rollout are left out; all are deleted with the endpoint or when its rollout
+//! ends.
 //!
 //! Latency is kept as a histogram of quarter-powers of two of microseconds: a percentile is
 //! read as the upper bound of its bucket, within 19 % of the true value, in a few hundred
@@ -19,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{Batch, Store, StoreError, StoreResult, Tree};
+use crate::store::{Batch, RolloutTallyRow, Store, StoreError, StoreResult};
 
 /// Node keys read at most per endpoint: one per node process that counted the rollout.
 const MAX_NODES: usize = 10_000;
@@ -111,10 +112,6 @@ pub struct NodeTallies {
     pub revisions: BTreeMap<u64, Tally>,
 }
 
-fn prefix(endpoint_id: &str) -> Vec<u8> {
-    format!("rollout/{endpoint_id}/").into_bytes()
-}
-
 /// Puts a node's whole count for an endpoint into `batch`.
 pub fn put(
     batch: Batch,
@@ -122,10 +119,9 @@ pub fn put(
     node_id: &str,
     tallies: &NodeTallies,
 ) -> StoreResult<Batch> {
-    let mut key = prefix(endpoint_id);
-    key.extend_from_slice(node_id.as_bytes());
     let bytes = serde_json::to_vec(tallies).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    Ok(batch.put(Tree::Logs, key, bytes))
+    let row = RolloutTallyRow::new(endpoint_id, node_id, &tallies.rollout, bytes);
+    Ok(batch.put_rollout_tally(row))
 }
 
 /// Every node's count of rollout `rollout` of the endpoint, added up by revision.
@@ -135,10 +131,7 @@ pub async fn read(
     rollout: &str,
 ) -> StoreResult<BTreeMap<u64, Tally>> {
     let mut sum: BTreeMap<u64, Tally> = BTreeMap::new();
-    for (_, value) in store
-        .scan_prefix(Tree::Logs, &prefix(endpoint_id), None, MAX_NODES)
-        .await?
-    {
+    for (_, value) in (store.rollout_tallies(endpoint_id, rollout, MAX_NODES)).await? {
         // A count this release cannot read is left out, not an error of the whole view.
         let Ok(node) = serde_json::from_slice::<NodeTallies>(&value) else {
             continue;
@@ -154,8 +147,7 @@ pub async fn read(
 
 /// Deletes every node's counts of the endpoint (its rollout ended, or it was deleted).
 pub async fn delete_all(store: &dyn Store, endpoint_id: &str) -> StoreResult<()> {
-    crate::paging::delete_prefix(store, Tree::Logs, &prefix(endpoint_id)).await?;
-    Ok(())
+    store.delete_rollout_tallies(endpoint_id).await
 }
 
 #[cfg(test)]

@@ -410,8 +410,8 @@ mod tests {
         CreditRecords, EndpointLogs, EndpointRecords, EndpointRevisions, EndpointSecrets, Entry,
         EventPage, EventQuery, EventRow, HandlerData, HandlerSpace, HostedQuotes, LogRow,
         NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
-        ReceiptLogRecords, ReceiptRecords, RefundClaims, RefundRecords, SaleSum, SalesLedger,
-        SledStore, StoreResult, Tree,
+        ReceiptLogRecords, ReceiptRecords, RefundClaims, RefundRecords, RolloutTallies, SaleSum,
+        SalesLedger, SledStore, StoreResult, Tree,
     };
 
     /// A store whose batches land 30 ms late, so concurrent refunds all read the ledger before
@@ -669,6 +669,21 @@ mod tests {
         }
         async fn delete_secrets(&self, owner: &str) -> StoreResult<()> {
             self.0.delete_secrets(owner).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl RolloutTallies for SlowBatches {
+        async fn rollout_tallies(
+            &self,
+            endpoint_id: &str,
+            rollout: &str,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.rollout_tallies(endpoint_id, rollout, limit).await
+        }
+        async fn delete_rollout_tallies(&self, endpoint_id: &str) -> StoreResult<()> {
+            self.0.delete_rollout_tallies(endpoint_id).await
         }
     }
 

@@ -49,7 +49,8 @@
 //! `pg-7e73f01` also moves its tool's kv entries and files to their tables (migration 22),
 //! where the tool goes on counting and reading them, their usage records and the builder's
 //! totals to theirs (migration 23), and its secret to the secrets' table (migration 24), still
-//! opened for the tool.
+//! opened for the tool; a rollout's tally written into it as a release with rollouts wrote them
+//! moves to its table (migration 25).
 
 use std::path::Path;
 
@@ -263,9 +264,10 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         .await
         .unwrap();
     tokio::spawn(connection);
-    // A rollout's tallies share the old logs tree: they stay in the key-value table.
+    // A rollout's tallies shared the old logs tree, as a release with rollouts wrote them: the
+    // logs move to their table (migration 2), the tally to its own (migration 25).
     db.execute(
-        "INSERT INTO toolhost_kv VALUES ('logs', 'rollout/ep_x/node-1', '{}')",
+        "INSERT INTO toolhost_kv VALUES ('logs', 'rollout/ep_x/node-1', '{\"rollout\":\"r1\"}')",
         &[],
     )
     .await
@@ -343,8 +345,16 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     }
     assert_eq!(
         count("SELECT count(*) FROM toolhost_kv WHERE tree = 'logs'").await,
-        1,
-        "only the tally is left in the key-value table"
+        0,
+        "the entries and the tally left the key-value table"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM toolhost_rollout_tallies \
+             WHERE endpoint_id = 'ep_x' AND node_id = 'node-1' AND rollout = 'r1'"
+        )
+        .await,
+        1
     );
     assert_eq!(
         count("SELECT count(*) FROM toolhost_kv WHERE tree = 'meta' AND key >= 'log_count/' AND key < 'log_count0'").await,
@@ -394,7 +404,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     );
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        24
+        25
     );
 }
 

@@ -5,10 +5,10 @@
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
 //! pending entry or leaf, an endpoint's record or revision, a builder's record, key or payout
-//! settings, a handler's kv entry or file or usage record, an endpoint's secret), so each engine
-//! keeps it in a shape of its own: a key-value engine lowers it to the keys every release has
-//! written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table. Conditions of both
-//! kinds are numbered together, in the order they were added.
+//! settings, a handler's kv entry or file or usage record, an endpoint's secret or rollout tally),
+//! so each engine keeps it in a shape of its own: a key-value engine lowers it to the keys every
+//! release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table.
+//! Conditions of both kinds are numbered together, in the order they were added.
 
 use super::builders::{self, BuilderKeyRow, BuilderRow};
 use super::credits::{self, CreditHoldRow, CreditRow};
@@ -26,6 +26,7 @@ use super::receipts::ReceiptRow;
 use super::refund_claims;
 use super::refunds::{self, RefundRow};
 use super::revisions::{self, RevisionRow};
+use super::rollout_tallies::{self, RolloutTallyRow};
 use super::sales::{self, SaleRow};
 use super::secrets::{self, SecretRow};
 use super::Tree;
@@ -295,6 +296,8 @@ pub enum Write {
     },
     /// Stores a sealed secret (replacing the one of its key).
     PutSecret(SecretRow),
+    /// Stores a node's count of an endpoint's rollout (replacing its earlier one).
+    PutRolloutTally(RolloutTallyRow),
     /// Removes the secret under `key` (`{owner}/{NAME}`).
     DeleteSecret {
         key: String,
@@ -838,6 +841,11 @@ impl Batch {
         self
     }
 
+    pub fn put_rollout_tally(mut self, tally: RolloutTallyRow) -> Self {
+        self.writes.push(Write::PutRolloutTally(tally));
+        self
+    }
+
     /// Appends another batch's conditions and writes after this one's (condition indexes of
     /// `self` are unchanged).
     pub fn extend(mut self, other: Batch) -> Self {
@@ -848,10 +856,10 @@ impl Batch {
 
     /// The batch as a key-value engine runs it: typed members lowered to the keys their records
     /// keep there ([`sales::kv`], [`packets::kv`], [`paid_out::kv`], [`pending_settlements::kv`],
-    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`refund_claims::kv`],
-    /// [`debts::kv`], [`credits::kv`], [`revisions::kv`], [`payout_settings::kv`],
-    /// [`endpoints::kv`], [`builders::kv`], [`receipt_log::kv`], [`handler_data::kv`],
-    /// [`secrets::kv`]; a receipt under its id in the `receipts` tree), conditions still
+    /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`refund_claims::kv`], [`debts::kv`],
+    /// [`credits::kv`], [`revisions::kv`], [`payout_settings::kv`], [`endpoints::kv`],
+    /// [`builders::kv`], [`receipt_log::kv`], [`handler_data::kv`], [`secrets::kv`],
+    /// [`rollout_tallies::kv`]; a receipt under its id in the `receipts` tree), conditions still
     /// numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
@@ -1182,6 +1190,11 @@ impl Batch {
                     tree: handler_data::kv::BUILDER_USAGE.tree,
                     key: handler_data::kv::BUILDER_USAGE.key(&key),
                     value: None,
+                }),
+                Write::PutRolloutTally(tally) => writes.push(KeyWrite {
+                    tree: rollout_tallies::kv::PLACE.tree,
+                    key: rollout_tallies::kv::PLACE.key(&tally.key),
+                    value: Some(tally.entry),
                 }),
                 Write::PutSecret(secret) => writes.push(KeyWrite {
                     tree: secrets::kv::TREE,

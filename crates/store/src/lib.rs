@@ -27,14 +27,15 @@
 //! - `keyring`: the service's own keys, per data dir or shared by a cluster.
 //! - `logs`, `events`, `quotes`, `sales`, `receipts`, `packets`, `paid_out`, `pending_settlements`,
 //!   `nonces`, `payment_ids`, `refunds`, `refund_claims`, `debts`, `credits`, `receipt_log`,
-//!   `endpoints`, `revisions`, `payout_settings`, `builders`, `handler_data`, `secrets`:
+//!   `endpoints`, `revisions`, `payout_settings`, `builders`, `handler_data`, `secrets`,
+//!   `rollout_tallies`:
 //!   endpoint logs,
 //!   builder events, hosted-service quotes, the sale ledger, receipts, payout packets and the
 //!   sales they paid, builders' payout settings, settlements not yet seen mined, payment nonces,
 //!   payment identifiers, refunds and on-chain refunds in flight, builders' debts and payout
 //!   versions, developer credits, the receipt log's entries and leaves, endpoints' records and
 //!   revisions, builders and their keys, handlers' kv entries and files with their usage, and
-//!   endpoints' sealed secrets:
+//!   endpoints' sealed secrets and rollout tallies:
 //!   the domains the store keeps in a shape of their own (tables on PostgreSQL; trees on
 //!   sled).
 //!   All but logs, events and quotes are written by typed members of batches.
@@ -68,6 +69,7 @@ pub mod receipts;
 pub mod refund_claims;
 pub mod refunds;
 pub mod revisions;
+pub mod rollout_tallies;
 pub mod sales;
 pub mod secrets;
 mod sled_store;
@@ -104,6 +106,7 @@ pub use receipts::{ReceiptRecords, ReceiptRow};
 pub use refund_claims::RefundClaims;
 pub use refunds::{RefundRecords, RefundRow};
 pub use revisions::{EndpointRevisions, RevisionRow};
+pub use rollout_tallies::{RolloutTallies, RolloutTallyRow};
 pub use sales::{SaleRow, SaleSum, SalesLedger};
 pub use secrets::{EndpointSecrets, SecretRow};
 pub use sled_store::{SledStore, DEFAULT_EMBEDDED_CACHE_BYTES};
@@ -273,7 +276,8 @@ pub type Durable<'a> = Pin<Box<dyn Future<Output = StoreResult<()>> + Send + 'a>
 /// [`PaidOutMarks`], [`PendingSettlements`], [`NonceClaims`], [`PaymentIds`],
 /// [`RefundRecords`], [`RefundClaims`], [`BuilderDebts`], [`CreditRecords`],
 /// [`ReceiptLogRecords`], [`EndpointRecords`], [`EndpointRevisions`],
-/// [`BuilderPayoutSettings`], [`BuilderRecords`], [`HandlerData`], [`EndpointSecrets`]).
+/// [`BuilderPayoutSettings`], [`BuilderRecords`], [`HandlerData`], [`EndpointSecrets`],
+/// [`RolloutTallies`]).
 /// Every write is durable when it returns (see the module docs).
 #[async_trait::async_trait]
 pub trait Store:
@@ -298,6 +302,7 @@ pub trait Store:
     + BuilderRecords
     + HandlerData
     + EndpointSecrets
+    + RolloutTallies
     + Send
     + Sync
     + 'static

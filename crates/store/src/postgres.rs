@@ -63,6 +63,7 @@ mod receipts;
 mod refund_claims;
 mod refunds;
 mod revisions;
+mod rollout_tallies;
 mod sales;
 mod secrets;
 mod statistics;

@@ -34,6 +34,7 @@ use super::handler_data::{self, HandlerData, HandlerSpace};
 use super::payout_settings::{self, BuilderPayoutSettings};
 use super::refund_claims::{self, RefundClaims};
 use super::revisions::{self, EndpointRevisions};
+use super::rollout_tallies::{self, RolloutTallies};
 use super::secrets::{self, EndpointSecrets};
 use super::{
     credits, debts, events, keys, logs, nonces, packets, paid_out, payment_ids,
@@ -873,6 +874,22 @@ impl EndpointSecrets for SledStore {
 
     async fn delete_secrets(&self, owner: &str) -> StoreResult<()> {
         secrets::kv::delete_all(self, owner).await
+    }
+}
+
+#[async_trait]
+impl RolloutTallies for SledStore {
+    async fn rollout_tallies(
+        &self,
+        endpoint_id: &str,
+        _rollout: &str,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        rollout_tallies::kv::of(self, endpoint_id, limit).await
+    }
+
+    async fn delete_rollout_tallies(&self, endpoint_id: &str) -> StoreResult<()> {
+        rollout_tallies::kv::delete_all(self, endpoint_id).await
     }
 }
 

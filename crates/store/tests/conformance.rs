@@ -115,6 +115,7 @@ macro_rules! every_engine {
             handler_entries_are_each_endpoints_and_spaces_and_listed_as_bytes,
             handler_usage_records_are_claimed_once_and_changed_as_read,
             secrets_are_each_endpoints_moved_as_read_and_deleted_whole,
+            rollout_tallies_are_each_nodes_replaced_whole_and_deleted_by_endpoint,
             receipt_log_entries_are_appended_once_and_read_by_index_and_name,
             unsynced_batches_keep_their_conditions,
             concurrent_compare_and_swap_loses_no_update,

@@ -15,7 +15,8 @@ use toolhost_store::{
     Batch, BuilderKeyRow, BuilderRow, BuilderUsageRow, Change, CreditHoldRow, CreditRow, DebtRow,
     EndpointRow, EventQuery, EventRow, HandlerEntryRow, HandlerSpace, HandlerUsageRow, LeafRow,
     LogRow, NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
-    ReceiptRow, RefundRow, RevisionRow, SaleRow, SecretRow, Store, StoreError, StoreResult, Tree,
+    ReceiptRow, RefundRow, RevisionRow, RolloutTallyRow, SaleRow, SecretRow, Store, StoreError,
+    StoreResult, Tree,
 };
 
 /// The store under test.
@@ -2290,6 +2291,48 @@ pub async fn secrets_are_each_endpoints_moved_as_read_and_deleted_whole(s: Share
         names(s.all_secrets(None, 10).await.unwrap()),
         ["ep_ab/A", "ep_t/A"]
     );
+}
+
+pub async fn rollout_tallies_are_each_nodes_replaced_whole_and_deleted_by_endpoint(s: Shared) {
+    let tally = |endpoint: &str, node: &str, rollout: &str, n: u8| {
+        RolloutTallyRow::new(endpoint, node, rollout, vec![n])
+    };
+    let counts = [
+        tally("ep_1", "node_b", "r1", 1),
+        tally("ep_1", "node_a", "r1", 1),
+        tally("ep_1", "node_c", "r0", 1),
+        tally("ep_10", "node_a", "r1", 1),
+        tally("ep_2", "node_a", "r1", 1),
+    ];
+    let batch = (counts.into_iter()).fold(Batch::new(), |b, t| b.put_rollout_tally(t));
+    s.apply(batch).await.unwrap();
+    // Replaced whole each round.
+    let again = Batch::new().put_rollout_tally(tally("ep_1", "node_a", "r1", 2));
+    s.apply(again).await.unwrap();
+    // An engine may leave out another rollout's counts; it never gives another endpoint's.
+    let read = s.rollout_tallies("ep_1", "r1", 100).await.unwrap();
+    let (nodes, entries): (Vec<_>, Vec<_>) = read.into_iter().unzip();
+    assert!(
+        nodes == ["node_a", "node_b"] || nodes == ["node_a", "node_b", "node_c"],
+        "{nodes:?}"
+    );
+    assert_eq!(entries[..2], [vec![2], vec![1]]);
+    assert_eq!(s.rollout_tallies("ep_1", "r1", 1).await.unwrap().len(), 1);
+    s.delete_rollout_tallies("ep_1").await.unwrap();
+    assert!(s
+        .rollout_tallies("ep_1", "r1", 100)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(s
+        .rollout_tallies("ep_1", "r0", 100)
+        .await
+        .unwrap()
+        .is_empty());
+    for other in ["ep_10", "ep_2"] {
+        let kept = s.rollout_tallies(other, "r1", 100).await.unwrap();
+        assert_eq!(kept, [("node_a".to_owned(), vec![1])], "{other}");
+    }
 }
 
 pub async fn payout_settings_are_each_builders_and_replaced_whole(s: Shared) {

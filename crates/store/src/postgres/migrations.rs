@@ -655,6 +655,35 @@ const MIGRATIONS: &[(i32, &str)] = &[
                FROM toolhost_kv WHERE tree = 'secrets') AS sealed;
          DELETE FROM toolhost_kv WHERE tree = 'secrets';",
     ),
+    (
+        25,
+        // Rollout tallies leave the key-value table for their own
+        // ([`rollout_tallies`](super::rollout_tallies)): each node's count the `logs` tree kept
+        // under `rollout/{endpointId}/{nodeId}` moves, the rollout it names read from its JSON
+        // (as `JSON`: only that field is read). After it the `logs` tree holds nothing on
+        // PostgreSQL. Columns but the key may be null: a transaction's claim of an absent key
+        // inserts a row without them.
+        "CREATE TABLE toolhost_rollout_tallies (
+             tally_key TEXT COLLATE \"C\" PRIMARY KEY,
+             endpoint_id TEXT COLLATE \"C\",
+             node_id TEXT COLLATE \"C\",
+             rollout TEXT COLLATE \"C\",
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_rollout_tallies_by_endpoint
+             ON toolhost_rollout_tallies (endpoint_id, rollout, node_id);
+         INSERT INTO toolhost_rollout_tallies (tally_key, endpoint_id, node_id, rollout, entry)
+         SELECT tally_key, split_part(tally_key, '/', 1),
+                substring(tally_key FROM position('/' IN tally_key) + 1),
+                COALESCE(tally->>'rollout', ''), value
+         FROM (SELECT convert_from(substring(key FROM 9), 'UTF8') AS tally_key,
+                      convert_from(value, 'UTF8')::JSON AS tally, value
+               FROM toolhost_kv
+               WHERE tree = 'logs' AND key >= 'rollout/'::BYTEA AND key < 'rollout0'::BYTEA)
+              AS counted;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'logs' AND key >= 'rollout/'::BYTEA AND key < 'rollout0'::BYTEA;",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

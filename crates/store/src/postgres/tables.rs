@@ -1,8 +1,8 @@
 //! The tables of typed records (sales, receipts, payout packets, paid-out marks, pending
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
-//! revisions, builders' payout settings, builders and their keys, handlers' kv entries and
-//! files and their usage records, endpoints' secrets) as a transaction holds and writes
+//! revisions, builders' payout settings, builders and their keys, handlers' kv entries and files
+//! and their usage records, endpoints' secrets, rollout tallies) as a transaction holds and writes
 //! them: each declared once ([`Shape`]: its key, its columns, its entry), and the four statements
 //! every such table needs made from that declaration, so a record kind is added by declaring its
 //! table and the columns of its row, not by writing its SQL again.
@@ -18,7 +18,7 @@ use tokio_postgres::types::ToSql;
 use crate::{
     BuilderKeyRow, BuilderUsageRow, CreditHoldRow, CreditRow, DebtRow, EndpointRow,
     HandlerEntryRow, HandlerUsageRow, LeafRow, NonceRow, PacketRow, PaidOutRow, PaymentIdRow,
-    PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, SaleRow, SecretRow,
+    PayoutSettingsRow, ReceiptRow, RefundRow, RevisionRow, RolloutTallyRow, SaleRow, SecretRow,
 };
 
 /// A table of typed records, keyed by an id (text, a number for the log's leaves, bytes for
@@ -77,6 +77,8 @@ pub(super) enum Table {
     BuilderUsage,
     /// `toolhost_secrets`, migration 24.
     Secrets,
+    /// `toolhost_rollout_tallies`, migration 25.
+    RolloutTallies,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -293,6 +295,16 @@ const SECRETS: Shape = Shape {
     columns: &[("endpoint_id", Kind::Text), ("name", Kind::Text)],
 };
 
+const ROLLOUT_TALLIES: Shape = Shape {
+    name: "toolhost_rollout_tallies",
+    key: ("tally_key", Kind::Text),
+    columns: &[
+        ("endpoint_id", Kind::Text),
+        ("node_id", Kind::Text),
+        ("rollout", Kind::Text),
+    ],
+};
+
 const CREDIT_HOLDS: Shape = Shape {
     name: "toolhost_credit_holds",
     key: ("hold_id", Kind::Text),
@@ -350,7 +362,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 26] = [
+    pub(super) const ALL: [Table; 27] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -377,6 +389,7 @@ impl Table {
         Table::HandlerUsage,
         Table::BuilderUsage,
         Table::Secrets,
+        Table::RolloutTallies,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -407,6 +420,7 @@ impl Table {
             Table::HandlerUsage => &HANDLER_USAGE,
             Table::BuilderUsage => &BUILDER_USAGE,
             Table::Secrets => &SECRETS,
+            Table::RolloutTallies => &ROLLOUT_TALLIES,
         }
     }
 
@@ -450,6 +464,8 @@ impl Table {
         static BUILDER_USAGE_SQL: LazyLock<Statements> =
             LazyLock::new(|| BUILDER_USAGE.statements());
         static SECRETS_SQL: LazyLock<Statements> = LazyLock::new(|| SECRETS.statements());
+        static ROLLOUT_TALLIES_SQL: LazyLock<Statements> =
+            LazyLock::new(|| ROLLOUT_TALLIES.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -477,6 +493,7 @@ impl Table {
             Table::HandlerUsage => &HANDLER_USAGE_SQL,
             Table::BuilderUsage => &BUILDER_USAGE_SQL,
             Table::Secrets => &SECRETS_SQL,
+            Table::RolloutTallies => &ROLLOUT_TALLIES_SQL,
         }
     }
 
@@ -566,6 +583,7 @@ pub(super) enum Row<'b> {
     HandlerUsage(&'b HandlerUsageRow),
     BuilderUsage(&'b BuilderUsageRow),
     Secret(&'b SecretRow),
+    RolloutTally(&'b RolloutTallyRow),
 }
 
 /// One value of a column.
@@ -648,6 +666,11 @@ impl<'b> Row<'b> {
                 Value::Text(Some(&secret.endpoint_id)),
                 Value::Text(Some(&secret.name)),
             ],
+            Row::RolloutTally(tally) => vec![
+                Value::Text(Some(&tally.endpoint_id)),
+                Value::Text(Some(&tally.node_id)),
+                Value::Text(Some(&tally.rollout)),
+            ],
         }
     }
 
@@ -674,6 +697,7 @@ impl<'b> Row<'b> {
             Row::HandlerUsage(usage) => &usage.entry,
             Row::BuilderUsage(totals) => &totals.entry,
             Row::Secret(secret) => &secret.entry,
+            Row::RolloutTally(tally) => &tally.entry,
         }
     }
 }
@@ -863,7 +887,9 @@ mod tests {
         let usage = HandlerUsageRow::new(crate::HandlerSpace::Kv, "ep", None, (1, 1), Vec::new());
         let totals = BuilderUsageRow::new(crate::HandlerSpace::Kv, "b", (1, 1), Vec::new());
         let secret = SecretRow::new("ep", "API_KEY", Vec::new());
+        let tally = RolloutTallyRow::new("ep", "node", "r1", Vec::new());
         let rows = [
+            (Table::RolloutTallies, Row::RolloutTally(&tally)),
             (Table::Secrets, Row::Secret(&secret)),
             (Table::HandlerUsage, Row::HandlerUsage(&usage)),
             (Table::BuilderUsage, Row::BuilderUsage(&totals)),

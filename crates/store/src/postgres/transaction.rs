@@ -21,9 +21,10 @@
 //! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements, nonces,
 //! payment identifiers, refunds, builders' debts and payout versions, developer credits, the
 //! receipt log's pending entries and leaves, endpoints' records and revisions, builders and their
-//! keys and payout settings, handlers' entries and usage, secrets) are held and written the same
-//! way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and the bytes naming
-//! a row there (a leaf's: its index, big-endian; a handler entry's: its key's bytes).
+//! keys and payout settings, handlers' entries and usage, secrets, rollout tallies) are held and
+//! written the same way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and
+//! the bytes naming a row there (a leaf's: its index, big-endian; a handler entry's: its key's
+//! bytes).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
@@ -39,7 +40,8 @@ use super::{classify, column, Phase, TxError};
 use crate::{Batch, Condition, HandlerSpace, StoreError, Tree, Write};
 
 const SQL_BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
-/// A transaction whose commit does not wait for its flush ([`Store::apply_unsynced`](crate::Store::apply_unsynced)).
+/// A transaction whose commit does not wait for its flush
+/// ([`Store::apply_unsynced`](crate::Store::apply_unsynced)).
 const SQL_BEGIN_UNSYNCED: &str =
     "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit TO OFF";
 /// Holds the present keys of one tree a run of conditions names, in key order (a btree scan
@@ -367,6 +369,11 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             Some(Row::BuilderUsage(totals)),
         ),
         Write::DeleteBuilderUsage { key } => typed(Table::BuilderUsage, key, None),
+        Write::PutRolloutTally(tally) => typed(
+            Table::RolloutTallies,
+            &tally.key,
+            Some(Row::RolloutTally(tally)),
+        ),
         Write::PutSecret(secret) => typed(Table::Secrets, &secret.key, Some(Row::Secret(secret))),
         Write::DeleteSecret { key } => typed(Table::Secrets, key, None),
         Write::PutLogLeaf(leaf) => {
@@ -399,7 +406,8 @@ pub(super) struct Plan<'b> {
     /// In first-write order, member by member.
     writes: Vec<PlannedWrite<'b>>,
     members: usize,
-    /// Whether the commit waits until it is durable ([`Store::apply_unsynced`](crate::Store::apply_unsynced) does not).
+    /// Whether the commit waits until it is durable
+    /// ([`Store::apply_unsynced`](crate::Store::apply_unsynced) does not).
     pub(super) synced: bool,
 }
 
