@@ -71,13 +71,6 @@ pub(crate) struct Totals {
     pub(crate) bytes: u64,
 }
 
-/// Key of an endpoint's entry under its id (`ep_` and hex digits, never reused, so a new
-/// endpoint with a deleted one's slug never reaches its data); ids never contain `/`, so
-/// prefixes cannot collide.
-pub fn scoped_key(endpoint: &str, key: &str) -> Vec<u8> {
-    format!("{endpoint}/{key}").into_bytes()
-}
-
 /// `key` of the endpoint with id `endpoint`'s `space`, as stored (`None`: there is none).
 pub(crate) async fn read_entry(
     store: &dyn Store,
@@ -126,10 +119,7 @@ impl Space {
     }
 
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Space::Kv => "kv",
-            Space::Files => "files",
-        }
+        self.stored().name()
     }
 
     /// (entries, bytes) allowed per endpoint.

@@ -18,7 +18,7 @@
 use crate::store::logs::kv as logs_kv;
 use crate::store::{Batch, HandlerEntryRow, HandlerSpace, Store, StoreError, StoreResult, Tree};
 
-use super::{scoped_key, Space, Usage};
+use super::{Space, Usage};
 
 /// Set once every endpoint's data is under its id.
 const DONE: &[u8] = b"migrations/handler-data-by-endpoint-id";
@@ -43,13 +43,9 @@ pub async fn key_by_endpoint_id<'a>(
             moved += move_entries(store, space.stored(), slug, id).await?;
             moved += move_usage(store, space, slug, id).await?;
         }
-        moved += move_prefix(
-            store,
-            Tree::Logs,
-            &scoped_key(slug, ""),
-            &scoped_key(id, ""),
-        )
-        .await?;
+        // Sled's log entries: `{owner}/{id}` in the logs tree.
+        let (from, to) = (format!("{slug}/"), format!("{id}/"));
+        moved += move_prefix(store, Tree::Logs, from.as_bytes(), to.as_bytes()).await?;
         let (from, to) = (logs_kv::count_key(slug), logs_kv::count_key(id));
         moved += move_key(store, &from, &to).await?;
         moved += move_logs(store, slug, id).await?;

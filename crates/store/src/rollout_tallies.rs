@@ -62,8 +62,9 @@ pub trait RolloutTallies {
 /// Rollout tallies over any [`Store`](crate::Store)'s trees, for engines without a shape of
 /// their own.
 pub mod kv {
+    use crate::paging::delete_prefix;
     use crate::prefixed::Prefixed;
-    use crate::{Batch, Store, StoreResult, Tree};
+    use crate::{Store, StoreResult, Tree};
 
     /// Every count, under `rollout/` and its key.
     pub(crate) const PLACE: Prefixed = Prefixed {
@@ -92,14 +93,7 @@ pub mod kv {
         store: &S,
         endpoint_id: &str,
     ) -> StoreResult<()> {
-        let prefix = prefix(endpoint_id);
-        loop {
-            let page = (store.scan_prefix(PLACE.tree, prefix.as_bytes(), None, 256)).await?;
-            if page.is_empty() {
-                return Ok(());
-            }
-            let batch = (page.into_iter()).fold(Batch::new(), |b, (k, _)| b.delete(PLACE.tree, k));
-            store.apply(batch).await?;
-        }
+        delete_prefix(store, PLACE.tree, prefix(endpoint_id).as_bytes()).await?;
+        Ok(())
     }
 }

@@ -59,8 +59,9 @@ pub trait EndpointSecrets {
 
 /// Secrets over any [`Store`](crate::Store)'s trees, for engines without a shape of their own.
 pub mod kv {
+    use crate::paging::delete_prefix;
     use crate::prefixed::Prefixed;
-    use crate::{Batch, Store, StoreResult, Tree};
+    use crate::{Store, StoreResult, Tree};
 
     pub(crate) const TREE: Tree = Tree::Secrets;
 
@@ -88,16 +89,7 @@ pub mod kv {
     }
 
     pub(crate) async fn delete_all<S: Store + ?Sized>(store: &S, owner: &str) -> StoreResult<()> {
-        let prefix = prefix(owner);
-        loop {
-            let page = store
-                .scan_prefix(TREE, prefix.as_bytes(), None, 256)
-                .await?;
-            if page.is_empty() {
-                return Ok(());
-            }
-            let batch = (page.into_iter()).fold(Batch::new(), |b, (k, _)| b.delete(TREE, k));
-            store.apply(batch).await?;
-        }
+        delete_prefix(store, TREE, prefix(owner).as_bytes()).await?;
+        Ok(())
     }
 }
