@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{column, limit_param, query, PgStore};
+use super::{limit_param, PgStore};
 use crate::rollout_tallies::RolloutTallies;
 use crate::StoreResult;
 
@@ -20,13 +20,9 @@ impl RolloutTallies for PgStore {
         rollout: &str,
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
-        let client = self.client().await?;
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
             [&endpoint_id, &rollout, &limit_param(limit)];
-        let rows = query(&client, SQL_OF, &params).await?;
-        rows.iter()
-            .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
-            .collect()
+        self.ids_and_entries(SQL_OF, &params).await
     }
 
     async fn delete_rollout_tallies(&self, endpoint_id: &str) -> StoreResult<()> {
