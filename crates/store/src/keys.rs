@@ -10,6 +10,15 @@ pub(super) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
     Some(end)
 }
 
+/// Where a scan of `prefix`'s keys that sort after `after` starts: just past `after` when it
+/// is in the prefix's range or beyond, the prefix itself otherwise.
+pub(super) fn scan_start(prefix: &[u8], after: Option<&[u8]>) -> Vec<u8> {
+    match after {
+        Some(after) if after >= prefix => successor(after),
+        _ => prefix.to_vec(),
+    }
+}
+
 /// The smallest key strictly greater than `key`.
 pub(super) fn successor(key: &[u8]) -> Vec<u8> {
     let mut next = Vec::with_capacity(key.len() + 1);

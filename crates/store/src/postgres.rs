@@ -445,10 +445,7 @@ impl Store for PgStore {
         after: Option<&[u8]>,
         limit: usize,
     ) -> StoreResult<Vec<Entry>> {
-        let from = match after {
-            Some(after) if after >= prefix => keys::successor(after),
-            _ => prefix.to_vec(),
-        };
+        let from = keys::scan_start(prefix, after);
         let to = keys::prefix_end(prefix);
         self.scan(tree, &from, to.as_deref(), limit, false).await
     }

@@ -70,10 +70,8 @@ impl HandlerData for PgStore {
         limit: usize,
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         let prefix = entry_key(endpoint_id, prefix);
-        let from = match after.map(|key| entry_key(endpoint_id, key)) {
-            Some(after) if after >= prefix => keys::successor(&after),
-            _ => prefix.clone(),
-        };
+        let after = after.map(|key| entry_key(endpoint_id, key));
+        let from = keys::scan_start(&prefix, after.as_deref());
         // A prefix ends in `/` at least, so it has an end.
         let to = keys::prefix_end(&prefix).unwrap_or_default();
         if limit == 0 || to <= from {
