@@ -500,6 +500,9 @@ mod tests {
         async fn receipt(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
             self.0.receipt(receipt_id).await
         }
+        async fn receipt_proof(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.receipt_proof(receipt_id).await
+        }
         async fn receipts_after(
             &self,
             after: Option<&str>,

@@ -25,7 +25,7 @@ use toolhost_tlog::{hash, Signer, Verifier};
 
 use super::log::{entry_of, signed_head, Inclusion, LogError};
 use super::{Receipt, ReceiptSigner};
-use crate::store::{get_json, Batch, Store, StoreError, Tree};
+use crate::store::{Batch, Store, StoreError};
 
 /// Receipts proven in one batch at most; more wait for the next.
 const MAX_GROUP: usize = 1024;
@@ -129,12 +129,12 @@ impl ReceiptBatches {
 
     /// The proof of a free receipt stored with one, if it has one.
     pub async fn proof_of(&self, receipt_id: &str) -> Result<Option<Inclusion>, StoreError> {
-        get_json(
-            self.inner.store.as_ref(),
-            Tree::ReceiptProofs,
-            receipt_id.as_bytes(),
-        )
-        .await
+        let Some(proof) = self.inner.store.receipt_proof(receipt_id).await? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&proof)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("the proof of {receipt_id}: {e}")))
     }
 
     /// Stops taking receipts once those queued are stored.
@@ -228,11 +228,7 @@ impl ReceiptBatches {
             };
             let proof =
                 serde_json::to_vec(&inclusion).map_err(|e| LogError::Corrupt(e.to_string()))?;
-            batch = batch.extend(job.writes.clone()).put(
-                Tree::ReceiptProofs,
-                job.receipt_id.as_bytes().to_vec(),
-                proof,
-            );
+            batch = (batch.extend(job.writes.clone())).put_receipt_proof(&job.receipt_id, proof);
             inclusions.push(inclusion);
         }
         Ok(Proven { batch, inclusions })

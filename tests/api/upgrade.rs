@@ -50,7 +50,8 @@
 //! where the tool goes on counting and reading them, their usage records and the builder's
 //! totals to theirs (migration 23), and its secret to the secrets' table (migration 24), still
 //! opened for the tool; a rollout's tally written into it as a release with rollouts wrote them
-//! moves to its table (migration 25).
+//! moves to its table (migration 25), and its free receipt's proof to the proofs' (migration
+//! 26), its inclusion still served.
 
 use std::path::Path;
 
@@ -305,6 +306,8 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(count(totals).await >= 2, "the keeper's builder's totals");
     let old_secrets = count("SELECT count(*) FROM toolhost_kv WHERE tree = 'secrets'").await;
     assert!(old_secrets >= 1, "the keeper's secret");
+    let proofs = "SELECT count(*) FROM toolhost_kv WHERE tree = 'receipt_proofs'";
+    assert_eq!(count(proofs).await, 1, "the free receipt's proof");
 
     for n in [3, 4] {
         // Twice: the first start migrates, the second finds it done.
@@ -402,9 +405,21 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         count("SELECT count(*) FROM toolhost_secrets WHERE endpoint_id LIKE 'ep_%'").await,
         old_secrets
     );
+    // And the free receipt's proof to its table (migration 26): its inclusion was served
+    // from there above.
+    assert_eq!(count(proofs).await, 0);
+    let receipt_id = expected["receiptId"].as_str().unwrap();
+    let moved = db
+        .query_one(
+            "SELECT count(*) FROM toolhost_receipt_proofs WHERE receipt_id = $1",
+            &[&receipt_id],
+        )
+        .await
+        .unwrap();
+    assert_eq!(moved.get::<_, i64>(0), 1);
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        25
+        26
     );
 }
 

@@ -5,7 +5,8 @@
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
 //! pending entry or leaf, an endpoint's record or revision, a builder's record, key or payout
-//! settings, a handler's kv entry or file or usage record, an endpoint's secret or rollout tally),
+//! settings, a handler's kv entry or file or usage record, an endpoint's secret or rollout tally,
+//! a free receipt's proof),
 //! so each engine keeps it in a shape of its own: a key-value engine lowers it to the keys every
 //! release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table.
 //! Conditions of both kinds are numbered together, in the order they were added.
@@ -184,6 +185,11 @@ pub enum Write {
     /// Removes a receipt.
     DeleteReceipt {
         receipt_id: String,
+    },
+    /// Stores the proof of a free call's receipt (replacing one of the same receipt).
+    PutReceiptProof {
+        receipt_id: String,
+        proof: Vec<u8>,
     },
     /// Stores a payout packet (replacing one of the same id).
     PutPacket(PacketRow),
@@ -394,6 +400,14 @@ impl Batch {
     pub fn delete_receipt(mut self, receipt_id: &str) -> Self {
         self.writes.push(Write::DeleteReceipt {
             receipt_id: receipt_id.to_owned(),
+        });
+        self
+    }
+
+    pub fn put_receipt_proof(mut self, receipt_id: &str, proof: Vec<u8>) -> Self {
+        self.writes.push(Write::PutReceiptProof {
+            receipt_id: receipt_id.to_owned(),
+            proof,
         });
         self
     }
@@ -859,8 +873,8 @@ impl Batch {
     /// [`nonces::kv`], [`payment_ids::kv`], [`refunds::kv`], [`refund_claims::kv`], [`debts::kv`],
     /// [`credits::kv`], [`revisions::kv`], [`payout_settings::kv`], [`endpoints::kv`],
     /// [`builders::kv`], [`receipt_log::kv`], [`handler_data::kv`], [`secrets::kv`],
-    /// [`rollout_tallies::kv`]; a receipt under its id in the `receipts` tree), conditions still
-    /// numbered as added.
+    /// [`rollout_tallies::kv`]; a receipt under its id in the `receipts` tree, a free receipt's
+    /// proof under the same id in the `receipt_proofs` tree), conditions still numbered as added.
     pub fn into_keys(self) -> KeyBatch {
         let conditions = (self.conditions.into_iter())
             .map(|condition| match condition {
@@ -1023,6 +1037,11 @@ impl Batch {
                     tree: Tree::Receipts,
                     key: receipt_id.into_bytes(),
                     value: None,
+                }),
+                Write::PutReceiptProof { receipt_id, proof } => writes.push(KeyWrite {
+                    tree: Tree::ReceiptProofs,
+                    key: receipt_id.into_bytes(),
+                    value: Some(proof),
                 }),
                 Write::PutPacket(packet) => writes.push(KeyWrite {
                     tree: Tree::Ledger,

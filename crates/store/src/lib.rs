@@ -30,7 +30,8 @@
 //!   `endpoints`, `revisions`, `payout_settings`, `builders`, `handler_data`, `secrets`,
 //!   `rollout_tallies`:
 //!   endpoint logs,
-//!   builder events, hosted-service quotes, the sale ledger, receipts, payout packets and the
+//!   builder events, hosted-service quotes, the sale ledger, receipts (and free receipts'
+//!   proofs), payout packets and the
 //!   sales they paid, builders' payout settings, settlements not yet seen mined, payment nonces,
 //!   payment identifiers, refunds and on-chain refunds in flight, builders' debts and payout
 //!   versions, developer credits, the receipt log's entries and leaves, endpoints' records and
@@ -162,7 +163,9 @@ pub enum Tree {
     /// ([`receipt_log::kv`]; PostgreSQL keeps those in tables of their own).
     ReceiptLog,
     /// Free calls' receipts' proofs by receipt id: each one's place in the signed batch of
-    /// receipts it was stored with (free receipts are not in the receipt log).
+    /// receipts it was stored with (free receipts are not in the receipt log). Kept by a
+    /// key-value engine ([`receipts::kv`]; PostgreSQL keeps them in a table of their own); no
+    /// domain writes it by key.
     ReceiptProofs,
 }
 

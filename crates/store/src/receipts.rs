@@ -9,8 +9,11 @@
 //! the endpoint, the payer, whether it is a free call's and when it was issued as columns
 //! (`toolhost_receipts`, migration 6), so a sweep is one bounded delete of old free receipts.
 //!
-//! A free call's receipt is proven by its batch's signature, kept in the `receipt_proofs` tree
-//! under the same id: a sweep removes the proof with the receipt.
+//! A free call's receipt is proven by its batch's signature: the proof is a record of its own
+//! under the same id, written with the receipt
+//! ([`Batch::put_receipt_proof`](crate::Batch::put_receipt_proof)), read by
+//! [`ReceiptRecords::receipt_proof`], and removed with the receipt by a sweep (sled keeps it in
+//! the `receipt_proofs` tree, PostgreSQL in `toolhost_receipt_proofs`, migration 26).
 
 use async_trait::async_trait;
 
@@ -37,6 +40,8 @@ pub struct ReceiptRow {
 pub trait ReceiptRecords {
     /// The receipt's JSON, if it is kept.
     async fn receipt(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>>;
+    /// The proof stored with a free call's receipt, if it has one.
+    async fn receipt_proof(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>>;
     /// Receipts whose id sorts after `after` (from the first when `None`), in id order, at
     /// most `limit`: ids and JSON.
     async fn receipts_after(
@@ -87,6 +92,13 @@ pub mod kv {
         receipt_id: &str,
     ) -> StoreResult<Option<Vec<u8>>> {
         store.get(Tree::Receipts, receipt_id.as_bytes()).await
+    }
+
+    pub(crate) async fn proof<S: Store + ?Sized>(
+        store: &S,
+        receipt_id: &str,
+    ) -> StoreResult<Option<Vec<u8>>> {
+        store.get(Tree::ReceiptProofs, receipt_id.as_bytes()).await
     }
 
     pub(crate) async fn after<S: Store + ?Sized>(

@@ -701,6 +701,10 @@ impl ReceiptRecords for SledStore {
         receipts::kv::get(self, receipt_id).await
     }
 
+    async fn receipt_proof(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        receipts::kv::proof(self, receipt_id).await
+    }
+
     async fn receipts_after(
         &self,
         after: Option<&str>,

@@ -1204,12 +1204,12 @@ fn receipt_row(id: &str, free: bool, issued_at_ms: i64) -> ReceiptRow {
 /// young one.
 pub async fn receipts_are_issued_once_read_and_swept(s: Shared) {
     let issue = |row: ReceiptRow| {
-        let proof = row.free.then(|| row.receipt_id.clone().into_bytes());
+        let proof = row.free.then(|| row.receipt_id.clone());
         let batch = Batch::new()
             .require_receipt(&row.receipt_id, None)
             .put_receipt(row);
         match proof {
-            Some(id) => batch.put(Tree::ReceiptProofs, id, b"proof".to_vec()),
+            Some(id) => batch.put_receipt_proof(&id, b"proof".to_vec()),
             None => batch,
         }
     };
@@ -1276,7 +1276,7 @@ pub async fn receipts_are_issued_once_read_and_swept(s: Shared) {
     assert_eq!(s.sweep_free_receipts(base + 2_500, 1_000).await.unwrap(), 0);
     assert_eq!(after(None, 10).await, ["rcpt_02", "rcpt_04", "rcpt_05"]);
     for (id, proof) in [("rcpt_01", false), ("rcpt_03", false), ("rcpt_04", true)] {
-        let kept = get(&s, Tree::ReceiptProofs, id.as_bytes()).await;
+        let kept = s.receipt_proof(id).await.unwrap();
         assert_eq!(kept.is_some(), proof, "{id}'s proof");
     }
     // Deleted as a typed record, a receipt is gone.

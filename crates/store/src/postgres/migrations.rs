@@ -684,6 +684,19 @@ const MIGRATIONS: &[(i32, &str)] = &[
          DELETE FROM toolhost_kv
          WHERE tree = 'logs' AND key >= 'rollout/'::BYTEA AND key < 'rollout0'::BYTEA;",
     ),
+    (
+        26,
+        // Free calls' receipts' proofs leave the key-value table for their own
+        // ([`receipts`](super::receipts)): each one the `receipt_proofs` tree kept under its
+        // receipt's id moves as it is, so a free call's batch writes rows of typed tables only.
+        "CREATE TABLE toolhost_receipt_proofs (
+             receipt_id TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_receipt_proofs (receipt_id, entry)
+         SELECT convert_from(key, 'UTF8'), value FROM toolhost_kv WHERE tree = 'receipt_proofs';
+         DELETE FROM toolhost_kv WHERE tree = 'receipt_proofs';",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

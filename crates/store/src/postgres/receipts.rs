@@ -1,7 +1,8 @@
 //! Receipts in a table of their own (`toolhost_receipts`, migration 6): written by batches'
 //! typed members (see `transaction`), read and swept here. Free calls' receipts are indexed by
 //! when they were issued (a partial index, of free ones only), so a sweep is one bounded
-//! delete of the old ones and their proofs, however many paid receipts there are.
+//! delete of the old ones and their proofs (`toolhost_receipt_proofs`, migration 26), however
+//! many paid receipts there are.
 
 use async_trait::async_trait;
 
@@ -12,21 +13,24 @@ use crate::StoreResult;
 const SQL_GET: &str = "SELECT entry FROM toolhost_receipts WHERE receipt_id = $1";
 const SQL_AFTER: &str = "SELECT receipt_id, entry FROM toolhost_receipts \
      WHERE receipt_id > $1 ORDER BY receipt_id LIMIT $2";
-/// The old free receipts go, and the proofs of those that go (in the key-value table's
-/// `receipt_proofs` tree, under the receipt's id) with them, in one statement; its row count is
-/// the receipts'.
+const SQL_PROOF: &str = "SELECT entry FROM toolhost_receipt_proofs WHERE receipt_id = $1";
+/// The old free receipts go, and the proofs of those that go with them, in one statement; its
+/// row count is the receipts'.
 const SQL_SWEEP: &str = "WITH old AS ( \
          SELECT receipt_id FROM toolhost_receipts WHERE free AND issued_at_ms < $1 \
          ORDER BY issued_at_ms LIMIT $2 FOR UPDATE), \
      proofs AS ( \
-         DELETE FROM toolhost_kv WHERE tree = 'receipt_proofs' \
-         AND key IN (SELECT convert_to(receipt_id, 'UTF8') FROM old)) \
+         DELETE FROM toolhost_receipt_proofs WHERE receipt_id IN (SELECT receipt_id FROM old)) \
      DELETE FROM toolhost_receipts WHERE receipt_id IN (SELECT receipt_id FROM old)";
 
 #[async_trait]
 impl ReceiptRecords for PgStore {
     async fn receipt(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
         self.entry_by_id(SQL_GET, receipt_id).await
+    }
+
+    async fn receipt_proof(&self, receipt_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        self.entry_by_id(SQL_PROOF, receipt_id).await
     }
 
     async fn receipts_after(

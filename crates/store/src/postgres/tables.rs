@@ -2,10 +2,11 @@
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
 //! revisions, builders' payout settings, builders and their keys, handlers' kv entries and files
-//! and their usage records, endpoints' secrets, rollout tallies) as a transaction holds and writes
-//! them: each declared once ([`Shape`]: its key, its columns, its entry), and the four statements
-//! every such table needs made from that declaration, so a record kind is added by declaring its
-//! table and the columns of its row, not by writing its SQL again.
+//! and their usage records, endpoints' secrets, rollout tallies, free receipts' proofs) as a
+//! transaction holds and writes them: each declared once ([`Shape`]: its key, its columns, its
+//! entry), and the four statements every such table needs made from that declaration, so a
+//! record kind is added by declaring its table and the columns of its row, not by writing its
+//! SQL again.
 //!
 //! Rows go to the database column by column (`unnest` of one array per column), so a
 //! transaction claims or puts any number of a table's rows in one statement.
@@ -79,6 +80,8 @@ pub(super) enum Table {
     Secrets,
     /// `toolhost_rollout_tallies`, migration 25.
     RolloutTallies,
+    /// `toolhost_receipt_proofs`, migration 26.
+    ReceiptProofs,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -144,6 +147,12 @@ const NONCES: Shape = Shape {
     name: "toolhost_nonces",
     key: ("nonce_key", Kind::Text),
     columns: &[("state", Kind::Text)],
+};
+
+const RECEIPT_PROOFS: Shape = Shape {
+    name: "toolhost_receipt_proofs",
+    key: ("receipt_id", Kind::Text),
+    columns: &[],
 };
 
 const LOG_PENDING: Shape = Shape {
@@ -362,7 +371,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 27] = [
+    pub(super) const ALL: [Table; 28] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -390,6 +399,7 @@ impl Table {
         Table::BuilderUsage,
         Table::Secrets,
         Table::RolloutTallies,
+        Table::ReceiptProofs,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -421,6 +431,7 @@ impl Table {
             Table::BuilderUsage => &BUILDER_USAGE,
             Table::Secrets => &SECRETS,
             Table::RolloutTallies => &ROLLOUT_TALLIES,
+            Table::ReceiptProofs => &RECEIPT_PROOFS,
         }
     }
 
@@ -466,6 +477,8 @@ impl Table {
         static SECRETS_SQL: LazyLock<Statements> = LazyLock::new(|| SECRETS.statements());
         static ROLLOUT_TALLIES_SQL: LazyLock<Statements> =
             LazyLock::new(|| ROLLOUT_TALLIES.statements());
+        static RECEIPT_PROOFS_SQL: LazyLock<Statements> =
+            LazyLock::new(|| RECEIPT_PROOFS.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -494,6 +507,7 @@ impl Table {
             Table::BuilderUsage => &BUILDER_USAGE_SQL,
             Table::Secrets => &SECRETS_SQL,
             Table::RolloutTallies => &ROLLOUT_TALLIES_SQL,
+            Table::ReceiptProofs => &RECEIPT_PROOFS_SQL,
         }
     }
 
@@ -908,6 +922,7 @@ mod tests {
             (Table::Packets, Row::Packet(&packet)),
             (Table::Nonces, Row::Nonce(&nonce)),
             (Table::LogPending, Row::Entry(b"entry")),
+            (Table::ReceiptProofs, Row::Entry(b"proof")),
             (Table::PendingSettlements, Row::Entry(b"entry")),
             (Table::Credits, Row::Credit(&credit)),
             (Table::CreditBalances, Row::Number(0, b"0")),

@@ -255,6 +255,9 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             Some(Row::Receipt(receipt)),
         ),
         Write::DeleteReceipt { receipt_id } => typed(Table::Receipts, receipt_id, None),
+        Write::PutReceiptProof { receipt_id, proof } => {
+            typed(Table::ReceiptProofs, receipt_id, Some(Row::Entry(proof)))
+        }
         Write::PutPacket(packet) => {
             typed(Table::Packets, &packet.packet_id, Some(Row::Packet(packet)))
         }
