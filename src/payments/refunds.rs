@@ -408,7 +408,7 @@ mod tests {
     use crate::store::{
         BuilderDebts, BuilderEvents, BuilderPayoutSettings, BuilderRecords, Change, CreditListing,
         CreditRecords, EndpointLogs, EndpointRecords, EndpointRevisions, EndpointSecrets, Entry,
-        EventPage, EventQuery, EventRow, HandlerData, HandlerSpace, HostedQuotes, LogRow,
+        EventPage, EventQuery, EventRow, HandlerData, HandlerSpace, HostedQuotes, LogRow, LogState,
         NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets, PendingSettlements, QuoteRow,
         ReceiptLogRecords, ReceiptRecords, RefundClaims, RefundRecords, RolloutTallies, SaleSum,
         SalesLedger, SledStore, StoreResult, Tree,
@@ -785,6 +785,9 @@ mod tests {
             count: u64,
         ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
             self.0.log_nodes(level, first, count).await
+        }
+        async fn log_state(&self, state: LogState) -> StoreResult<Option<Vec<u8>>> {
+            self.0.log_state(state).await
         }
     }
 

@@ -25,14 +25,13 @@
 //!   place is asked by (the receipt id for every version of a receipt, the latest found; the
 //!   refund's name for a refund).
 //!
-//! And keys in [`Tree::ReceiptLog`]:
-//! - `origin`: the log's name (its checkpoints' first line), fixed when the log is created.
-//! - `checkpoint`: the latest signed checkpoint (the note's text).
-//! - `hash/<level><index>` for level 1 and up ([`node_key`]): the stored interior nodes, 32
-//!   bytes each; level `L` holds the roots of the complete subtrees of `256^L` leaves (level 0
-//!   is the leaves' hashes), as the hash tiles do.
-//! - `backfill`: while present, the receipts stored before the log existed (an upgraded data
-//!   dir or database) are being made pending, in key order: the last receipt key done.
+//! - interior nodes by level (1 and up) and index, 32 bytes each: level `L` holds the roots of
+//!   the complete subtrees of `256^L` leaves (level 0 is the leaves' hashes), as the hash tiles
+//!   do.
+//! - the log's state ([`LogState`]): its origin (its checkpoints' first line, fixed when the
+//!   log is created), its latest signed checkpoint (the note's text), while the receipts stored
+//!   before the log existed (an upgraded data dir or database) are being made pending the last
+//!   receipt id done (`backfill`), and the `waiting` mark of a node that lost an append.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -49,12 +48,8 @@ use toolhost_tlog::{hash, tree, Checkpoint, Hash, Signer, Tile, Verifier};
 
 use super::{canonical_json, Receipt, ReceiptSigner};
 use crate::error::{ApiError, ErrorCode};
-use crate::store::receipt_log::kv::node_key;
-use crate::store::{Batch, LeafRow, Store, StoreError, Tree};
+use crate::store::{Batch, LeafRow, LogState, Store, StoreError};
 
-const ORIGIN: &[u8] = b"origin";
-const CHECKPOINT: &[u8] = b"checkpoint";
-const BACKFILL: &[u8] = b"backfill";
 /// Receipts stored before the log made pending per batch at most (fewer while appends keep
 /// moving the checkpoint: see [`ReceiptLog::backfill_page`]).
 const BACKFILL_PAGE: usize = 256;
@@ -68,14 +63,11 @@ const MAX_INTERIOR_NODES: usize = 1 << 16;
 const SWEEP_EVERY: Duration = Duration::from_secs(30);
 /// Attempts of one group against other nodes' appends before its calls are told to look later.
 const MAX_ATTEMPTS: usize = 16;
-/// Where a node that lost an append to another says so (the time, in ms): every append is
-/// conditional on it, so the node that keeps winning notices and lets the other go first.
-const WAITING: &[u8] = b"waiting";
 /// How long a node that saw another waiting holds back its next append: about what an append
 /// takes, so the waiting node's reload and append fit in.
 const YIELD: Duration = Duration::from_millis(5);
 /// The conditions every append starts with, by index: the checkpoint it builds on, and the
-/// [`WAITING`] mark as its node last saw it. Each pending entry's comes after them.
+/// [`LogState::Waiting`] mark as its node last saw it. Each pending entry's comes after them.
 const ON_CHECKPOINT: usize = 0;
 const ON_WAITING: usize = 1;
 
@@ -132,7 +124,7 @@ struct Inner {
     /// subtrees, which never change either.
     interior: Mutex<Interior>,
     queue: mpsc::UnboundedSender<Message>,
-    /// The [`WAITING`] mark as this node last saw it (`None`: none yet).
+    /// The [`LogState::Waiting`] mark as this node last saw it (`None`: none yet).
     waiting: Mutex<Option<Vec<u8>>>,
     /// Entries this node appended and checkpoints it signed for them (`/metrics`).
     appended: AtomicU64,
@@ -240,24 +232,19 @@ impl ReceiptLog {
         key: &ReceiptSigner,
         origin: &str,
     ) -> Result<ReceiptLog, LogError> {
-        let origin = match store.get(Tree::ReceiptLog, ORIGIN).await? {
+        let origin = match store.log_state(LogState::Origin).await? {
             Some(stored) => String::from_utf8(stored)
                 .map_err(|_| LogError::Corrupt("its origin is not text".into()))?,
             None => {
-                let batch = Batch::new().require_absent(Tree::ReceiptLog, ORIGIN).put(
-                    Tree::ReceiptLog,
-                    ORIGIN,
-                    origin.as_bytes(),
-                );
+                let batch = Batch::new()
+                    .require_log_state(LogState::Origin, None)
+                    .put_log_state(LogState::Origin, origin.as_bytes().to_vec());
                 match store.apply(batch).await {
                     // Another node created it first: its name holds.
                     Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
                     Err(e) => return Err(e.into()),
                 }
-                let stored = store
-                    .get(Tree::ReceiptLog, ORIGIN)
-                    .await?
-                    .unwrap_or_default();
+                let stored = store.log_state(LogState::Origin).await?.unwrap_or_default();
                 String::from_utf8(stored)
                     .map_err(|_| LogError::Corrupt("its origin is not text".into()))?
             }
@@ -266,7 +253,7 @@ impl ReceiptLog {
             .note_signer(&origin)
             .map_err(|e| LogError::Corrupt(format!("its origin cannot name a key: {e}")))?;
         let (queue, jobs) = mpsc::unbounded_channel();
-        let waiting = store.get(Tree::ReceiptLog, WAITING).await?;
+        let waiting = store.log_state(LogState::Waiting).await?;
         let empty = Head {
             size: 0,
             root: hash::empty_root(),
@@ -344,7 +331,7 @@ impl ReceiptLog {
         let note = self
             .inner
             .store
-            .get(Tree::ReceiptLog, CHECKPOINT)
+            .log_state(LogState::Checkpoint)
             .await?
             .ok_or_else(|| LogError::Corrupt("it has no checkpoint".into()))?;
         String::from_utf8(note).map_err(|_| LogError::Corrupt("a checkpoint is not text".into()))
@@ -472,9 +459,9 @@ impl ReceiptLog {
     async fn start_if_empty(&self) -> Result<(), LogError> {
         let note = self.sign(0, hash::empty_root())?;
         let batch = Batch::new()
-            .require_absent(Tree::ReceiptLog, CHECKPOINT)
-            .put(Tree::ReceiptLog, CHECKPOINT, note.into_bytes())
-            .put(Tree::ReceiptLog, BACKFILL, Vec::new());
+            .require_log_state(LogState::Checkpoint, None)
+            .put_log_state(LogState::Checkpoint, note.into_bytes())
+            .put_log_state(LogState::Backfill, Vec::new());
         match self.inner.store.apply(batch).await {
             Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
             Err(e) => Err(e.into()),
@@ -702,7 +689,7 @@ impl ReceiptLog {
     /// log that keeps appending lets a smaller page through.
     async fn backfill_page(&self) -> Result<bool, LogError> {
         let store = &self.inner.store;
-        let Some(cursor) = store.get(Tree::ReceiptLog, BACKFILL).await? else {
+        let Some(cursor) = store.log_state(LogState::Backfill).await? else {
             return Ok(false);
         };
         let after = String::from_utf8_lossy(&cursor);
@@ -710,8 +697,8 @@ impl ReceiptLog {
         let mut page = store.receipts_after(after, BACKFILL_PAGE).await?;
         if page.is_empty() {
             let done = Batch::new()
-                .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor))
-                .delete(Tree::ReceiptLog, BACKFILL);
+                .require_log_state(LogState::Backfill, Some(cursor))
+                .delete_log_state(LogState::Backfill);
             return match store.apply(done).await {
                 Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(false),
                 Err(e) => Err(e.into()),
@@ -725,9 +712,9 @@ impl ReceiptLog {
             };
             let checkpoint = self.checkpoint().await?;
             let mut batch = Batch::new()
-                .require_equals(Tree::ReceiptLog, BACKFILL, Some(cursor.clone()))
-                .require_equals(Tree::ReceiptLog, CHECKPOINT, Some(checkpoint.into_bytes()))
-                .put(Tree::ReceiptLog, BACKFILL, last.clone().into_bytes());
+                .require_log_state(LogState::Backfill, Some(cursor.clone()))
+                .require_log_state(LogState::Checkpoint, Some(checkpoint.into_bytes()))
+                .put_log_state(LogState::Backfill, last.clone().into_bytes());
             let mut made = Vec::new();
             let ids: Vec<&str> = page
                 .iter()
@@ -840,13 +827,14 @@ impl ReceiptLog {
         }
     }
 
-    /// After losing an append: marks [`WAITING`] with the time (the next append of the node
-    /// that won fails its condition on the mark, and that node holds back), then reloads the
-    /// tree. The mark is not waited on to be durable: one lost in a crash only loses a turn.
+    /// After losing an append: marks [`LogState::Waiting`] with the time (the next append of
+    /// the node that won fails its condition on the mark, and that node holds back), then
+    /// reloads the tree. The mark is not waited on to be durable: one lost in a crash only
+    /// loses a turn.
     async fn wait_for_turn(&self) -> Result<(), LogError> {
         let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
         let mark = now_ms.to_string().into_bytes();
-        let batch = Batch::new().put(Tree::ReceiptLog, WAITING, mark.clone());
+        let batch = Batch::new().put_log_state(LogState::Waiting, mark.clone());
         self.inner.store.apply_unsynced(batch).await?;
         self.saw_waiting(Some(mark));
         self.reload().await?;
@@ -855,7 +843,7 @@ impl ReceiptLog {
 
     /// After another node's mark: remembers it and holds back [`YIELD`].
     async fn give_turn(&self) -> Result<(), LogError> {
-        let mark = self.inner.store.get(Tree::ReceiptLog, WAITING).await?;
+        let mark = self.inner.store.log_state(LogState::Waiting).await?;
         self.saw_waiting(mark);
         tokio::time::sleep(YIELD).await;
         Ok(())
@@ -908,12 +896,8 @@ impl ReceiptLog {
     async fn appended(&self, head: &Head, group: &[Job]) -> Result<Appended, LogError> {
         let waiting = self.waiting_seen().clone();
         let mut batch = Batch::new()
-            .require_equals(
-                Tree::ReceiptLog,
-                CHECKPOINT,
-                Some(head.note.clone().into_bytes()),
-            )
-            .require_equals(Tree::ReceiptLog, WAITING, waiting);
+            .require_log_state(LogState::Checkpoint, Some(head.note.clone().into_bytes()))
+            .require_log_state(LogState::Waiting, waiting);
         for job in group {
             batch = batch.require_log_pending(&job.pending, Some(job.entry.clone()));
         }
@@ -936,7 +920,7 @@ impl ReceiptLog {
             loop {
                 let position = nodes_at(size, level);
                 if level > 0 {
-                    batch = batch.put(Tree::ReceiptLog, node_key(level, position), node.to_vec());
+                    batch = batch.put_log_node(level, position, node);
                 }
                 if edge.len() <= usize::from(level) {
                     edge.push(Vec::new());
@@ -969,11 +953,7 @@ impl ReceiptLog {
             .await?;
         computed.root = root;
         computed.note = self.sign(size, root)?;
-        batch = batch.put(
-            Tree::ReceiptLog,
-            CHECKPOINT,
-            computed.note.clone().into_bytes(),
-        );
+        batch = batch.put_log_state(LogState::Checkpoint, computed.note.clone().into_bytes());
         Ok(Appended {
             batch,
             head: computed,
@@ -1179,7 +1159,7 @@ mod tests {
 
     use super::*;
     use crate::receipts::store_receipt;
-    use crate::store::SledStore;
+    use crate::store::{SledStore, Tree};
 
     fn key() -> ReceiptSigner {
         ReceiptSigner::from_hex(&"07".repeat(32)).unwrap()
@@ -1478,11 +1458,8 @@ mod tests {
             .collect();
         assert_eq!(versions.len(), 611);
         assert!(log.inclusion_of("rcpt_00700", None).await.is_err());
-        assert!(store
-            .get(Tree::ReceiptLog, BACKFILL)
-            .await
-            .unwrap()
-            .is_none());
+        let backfill = store.log_state(LogState::Backfill).await.unwrap();
+        assert!(backfill.is_none(), "the backfill is done");
     }
 
     /// A group other nodes kept from appending: its calls answer without a place in the log
@@ -1561,7 +1538,7 @@ mod tests {
         // Stored after both logs' start sweeps: no sweep appends them meanwhile.
         let receipts = stored(&store, 0..2).await;
         b.wait_for_turn().await.unwrap();
-        let mark = store.get(Tree::ReceiptLog, WAITING).await.unwrap();
+        let mark = store.log_state(LogState::Waiting).await.unwrap();
         assert!(mark.is_some());
         let first = a.include(&receipts[0]).await.unwrap();
         check_inclusion(&a, &receipts[0], &first);
@@ -1573,7 +1550,7 @@ mod tests {
         // b's tree is behind now: it loses once, marks itself waiting again, and appends.
         let second = b.include(&receipts[1]).await.unwrap();
         check_inclusion(&b, &receipts[1], &second);
-        assert_ne!(store.get(Tree::ReceiptLog, WAITING).await.unwrap(), mark);
+        assert_ne!(store.log_state(LogState::Waiting).await.unwrap(), mark);
         assert_eq!(check_tiles(&b).await.len(), 2);
     }
 
@@ -1583,8 +1560,16 @@ mod tests {
         for receipt in stored(&store, 0..20).await {
             log.include(&receipt).await.unwrap();
         }
+        // Leaf 19 kept with another hash than its entry's.
+        let (_, entry) = store.log_entries(19, 1).await.unwrap().remove(0);
+        let changed = LeafRow {
+            leaf: 19,
+            name: "rcpt_changed".into(),
+            hash: [0; 32],
+            entry,
+        };
         store
-            .put(Tree::ReceiptLog, &node_key(0, 19), &[0; 32])
+            .apply(Batch::new().put_log_leaf(changed))
             .await
             .unwrap();
         assert!(matches!(

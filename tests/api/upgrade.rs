@@ -417,9 +417,15 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         .await
         .unwrap();
     assert_eq!(moved.get::<_, i64>(0), 1);
+    // And the receipt log's state to its table (migration 27): the key-value table keeps
+    // nothing but the `meta` tree's service records.
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_kv WHERE tree <> 'meta'").await,
+        0
+    );
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        26
+        27
     );
 }
 
@@ -795,6 +801,16 @@ async fn a_database_of_the_release_with_nonces_in_the_key_value_table_keeps_them
         .unwrap();
     }
 
+    // A stored interior node of the log's tree, as a log of 256 leaves and more keeps them
+    // (`hash/<level><index>`; the fixture's log is smaller): migration 27 moves it.
+    db.execute(
+        "INSERT INTO toolhost_kv (tree, key, value) \
+         VALUES ('receipt_log', '\\x686173682f010000000000000000'::BYTEA, $1)",
+        &[&[7u8; 32].as_slice()],
+    )
+    .await
+    .unwrap();
+
     // Started on the new release: migration 8 moves them, and the start-up recovery pass finds
     // the open ones in their table (no chain to ask: the stale claim is released, the settling
     // one kept, the legacy one first seen now, so live).
@@ -884,8 +900,9 @@ async fn sales_have_their_methods(db: &tokio_postgres::Client, expected: &Value)
 
 /// The release before the receipt log had tables of its own (pg-8610d92): migration 9 moved
 /// its leaves (their entries, hashes and names) and pending entries out of the key-value
-/// table; the log opened on them (its stored hashes make its signed root), and the paid
-/// receipts' places in it are found by name and prove against its checkpoint.
+/// table, migration 27 its state (its origin and checkpoint) and interior nodes; the log opened
+/// on them (its stored hashes make its signed root), and the paid receipts' places in it are
+/// found by name and prove against its checkpoint.
 async fn the_receipt_log_is_in_its_tables(
     node: &Node,
     db: &tokio_postgres::Client,
@@ -925,20 +942,37 @@ async fn the_receipt_log_is_in_its_tables(
     );
     let left: i64 = db
         .query_one(
-            "SELECT count(*) FROM toolhost_kv WHERE tree = 'receipt_log' \
-             AND (substring(key FROM 1 FOR 8) = 'pending/'::BYTEA \
-                  OR substring(key FROM 1 FOR 6) = 'entry/'::BYTEA \
-                  OR substring(key FROM 1 FOR 6) = '\\x686173682f00'::BYTEA \
-                  OR substring(key FROM 1 FOR 5) = 'leaf/'::BYTEA)",
+            "SELECT count(*) FROM toolhost_kv WHERE tree = 'receipt_log'",
             &[],
         )
         .await
         .unwrap()
         .get(0);
+    assert_eq!(left, 0, "the log's records left the key-value table");
+    let state = db
+        .query(
+            "SELECT name FROM toolhost_log_state WHERE name IN ('origin', 'checkpoint') \
+             ORDER BY name",
+            &[],
+        )
+        .await
+        .unwrap();
+    let state: Vec<&str> = state.iter().map(|row| row.get(0)).collect();
+    assert_eq!(state, ["checkpoint", "origin"]);
+    let node = db
+        .query_one(
+            "SELECT level, node_index, entry FROM toolhost_log_nodes \
+             WHERE node = '\\x686173682f010000000000000000'::BYTEA",
+            &[],
+        )
+        .await
+        .unwrap();
     assert_eq!(
-        left, 0,
-        "the log's leaves and pending entries left the key-value table"
+        (node.get::<_, i64>(0), node.get::<_, i64>(1)),
+        (1, 0),
+        "the node's level and index, read from its key"
     );
+    assert_eq!(node.get::<_, Vec<u8>>(2), vec![7u8; 32]);
 }
 
 /// The release before sled indexed its open nonces (sled-8610d92, with one call paid by x402):

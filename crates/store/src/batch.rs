@@ -4,11 +4,11 @@
 //! generically. *Typed* members name a domain's record (a sale, a receipt, a payout packet, a
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
-//! pending entry or leaf, an endpoint's record or revision, a builder's record, key or payout
-//! settings, a handler's kv entry or file or usage record, an endpoint's secret or rollout tally,
-//! a free receipt's proof),
-//! so each engine keeps it in a shape of its own: a key-value engine lowers it to the keys every
-//! release has written ([`Batch::into_keys`]), PostgreSQL to a row of the record's table.
+//! pending entry, leaf, interior node or state, an endpoint's record or revision, a builder's
+//! record, key or payout settings, a handler's kv entry or file or usage record, an endpoint's
+//! secret or rollout tally, a free receipt's proof), so each engine keeps it in a shape of its
+//! own: a key-value engine lowers it to the keys every release has written
+//! ([`Batch::into_keys`]), PostgreSQL to a row of the record's table.
 //! Conditions of both kinds are numbered together, in the order they were added.
 
 use super::builders::{self, BuilderKeyRow, BuilderRow};
@@ -22,7 +22,7 @@ use super::paid_out::{self, PaidOutRow};
 use super::payment_ids::{self, PaymentIdRow};
 use super::payout_settings::{self, PayoutSettingsRow};
 use super::pending_settlements;
-use super::receipt_log::{self, LeafRow};
+use super::receipt_log::{self, LeafRow, LogState};
 use super::receipts::ReceiptRow;
 use super::refund_claims;
 use super::refunds::{self, RefundRow};
@@ -141,6 +141,12 @@ pub enum Condition {
     /// an entry appended once, by the append that finds it pending.
     LogPending {
         name: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The receipt log's `state` record must be `entry` (`None`: there is none): an append
+    /// lands only on the checkpoint it built on.
+    LogState {
+        state: LogState,
         entry: Option<Vec<u8>>,
     },
     /// The entry under `entry_key` (`{endpointId}/{key}`) of a handler's `space` must be
@@ -281,6 +287,22 @@ pub enum Write {
     },
     /// Stores an appended leaf of the receipt log (replacing one of the same index).
     PutLogLeaf(LeafRow),
+    /// Stores an interior node of the receipt log's tree (level 1 and up; a leaf's hash is
+    /// its leaf's).
+    PutLogNode {
+        level: u8,
+        index: u64,
+        hash: [u8; 32],
+    },
+    /// Stores the receipt log's `state` record (replacing it).
+    PutLogState {
+        state: LogState,
+        entry: Vec<u8>,
+    },
+    /// Removes the receipt log's `state` record.
+    DeleteLogState {
+        state: LogState,
+    },
     /// Stores an entry of a handler's space (replacing one of the same key).
     PutHandlerEntry(HandlerEntryRow),
     /// Removes the entry under `entry_key` (`{endpointId}/{key}`) of a handler's `space`.
@@ -744,6 +766,27 @@ impl Batch {
         self
     }
 
+    pub fn put_log_node(mut self, level: u8, index: u64, hash: [u8; 32]) -> Self {
+        self.writes.push(Write::PutLogNode { level, index, hash });
+        self
+    }
+
+    /// Requires the receipt log's `state` record to be `entry` (`None`: that there is none).
+    pub fn require_log_state(mut self, state: LogState, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::LogState { state, entry });
+        self
+    }
+
+    pub fn put_log_state(mut self, state: LogState, entry: Vec<u8>) -> Self {
+        self.writes.push(Write::PutLogState { state, entry });
+        self
+    }
+
+    pub fn delete_log_state(mut self, state: LogState) -> Self {
+        self.writes.push(Write::DeleteLogState { state });
+        self
+    }
+
     /// Requires `key` of `endpoint_id`'s `space` to hold `entry` (as read; `None`: that there
     /// is none).
     pub fn require_handler_entry(
@@ -982,6 +1025,11 @@ impl Batch {
                     key: receipt_log::kv::PENDING.key(&name),
                     expected: entry,
                 },
+                Condition::LogState { state, entry } => KeyCondition {
+                    tree: Tree::ReceiptLog,
+                    key: receipt_log::kv::state_key(state),
+                    expected: entry,
+                },
                 Condition::HandlerEntry {
                     space,
                     entry_key,
@@ -1180,6 +1228,21 @@ impl Batch {
                     value: None,
                 }),
                 Write::PutLogLeaf(leaf) => writes.extend(receipt_log::kv::put_leaf(leaf)),
+                Write::PutLogNode { level, index, hash } => writes.push(KeyWrite {
+                    tree: Tree::ReceiptLog,
+                    key: receipt_log::kv::node_key(level, index),
+                    value: Some(hash.to_vec()),
+                }),
+                Write::PutLogState { state, entry } => writes.push(KeyWrite {
+                    tree: Tree::ReceiptLog,
+                    key: receipt_log::kv::state_key(state),
+                    value: Some(entry),
+                }),
+                Write::DeleteLogState { state } => writes.push(KeyWrite {
+                    tree: Tree::ReceiptLog,
+                    key: receipt_log::kv::state_key(state),
+                    value: None,
+                }),
                 Write::PutHandlerEntry(row) => writes.push(KeyWrite {
                     tree: handler_data::kv::tree(row.space),
                     key: row.entry_key,

@@ -34,7 +34,7 @@
 //!   proofs), payout packets and the
 //!   sales they paid, builders' payout settings, settlements not yet seen mined, payment nonces,
 //!   payment identifiers, refunds and on-chain refunds in flight, builders' debts and payout
-//!   versions, developer credits, the receipt log's entries and leaves, endpoints' records and
+//!   versions, developer credits, the receipt log's records, endpoints' records and
 //!   revisions, builders and their keys, handlers' kv entries and files with their usage, and
 //!   endpoints' sealed secrets and rollout tallies:
 //!   the domains the store keeps in a shape of their own (tables on PostgreSQL; trees on
@@ -102,7 +102,7 @@ pub use payout_settings::{BuilderPayoutSettings, PayoutSettingsRow};
 pub use pending_settlements::PendingSettlements;
 pub use postgres::{PgOptions, PgStore};
 pub use quotes::{HostedQuotes, QuoteRow};
-pub use receipt_log::{LeafRow, ReceiptLogRecords};
+pub use receipt_log::{LeafRow, LogState, ReceiptLogRecords};
 pub use receipts::{ReceiptRecords, ReceiptRow};
 pub use refund_claims::RefundClaims;
 pub use refunds::{RefundRecords, RefundRow};
@@ -158,9 +158,10 @@ pub enum Tree {
     /// Endpoint revisions by endpoint id and number (every deploy, immutable): kept by a
     /// key-value engine ([`revisions::kv`]; PostgreSQL keeps them in a table of their own).
     Revisions,
-    /// The receipt log: its signed checkpoint and its Merkle tree's stored interior nodes;
-    /// on a key-value engine also its leaves and the entries waiting to be appended
-    /// ([`receipt_log::kv`]; PostgreSQL keeps those in tables of their own).
+    /// The receipt log: its entries waiting to be appended, its leaves, its Merkle tree's
+    /// stored interior nodes and its state (its origin, its signed checkpoint, ...): kept by a
+    /// key-value engine ([`receipt_log::kv`]; PostgreSQL keeps them in tables of their own); no
+    /// domain writes it by key.
     ReceiptLog,
     /// Free calls' receipts' proofs by receipt id: each one's place in the signed batch of
     /// receipts it was stored with (free receipts are not in the receipt log). Kept by a

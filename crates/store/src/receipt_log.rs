@@ -1,7 +1,8 @@
 //! The receipt log's records as the store keeps them: the entries waiting to be appended
-//! (*pending*, by name), and the appended leaves (by index: the entry, its hash, and the name
-//! it is found by). The log's domain (`toolhost::receipts::log`) builds the tree; this is where
-//! its rows live.
+//! (*pending*, by name), the appended leaves (by index: the entry, its hash, and the name it is
+//! found by), the tree's stored interior nodes (by level and index), and the log's own state
+//! ([`LogState`]: its origin, its checkpoint, ...). The log's domain
+//! (`toolhost::receipts::log`) builds the tree; this is where its rows live.
 //!
 //! A pending entry is written in the batch of the call that makes it (with its receipt) and
 //! conditioned on ([`Batch::require_log_pending`](crate::Batch::require_log_pending)) by the
@@ -13,13 +14,47 @@
 //! entries in a table of their own (`toolhost_log_pending`, both migration 9), so appending a
 //! call's entry writes one row, not three keys and a delete in the shared key-value table.
 //!
-//! The tree's stored interior nodes (a node a level for every 256 nodes below it) and the
-//! log's own state (its origin, its checkpoint) stay keys of the `receipt_log` tree on every
-//! engine: one write in 256 appends, one row for the whole log.
+//! The tree's stored interior nodes (a node a level for every 256 nodes below it:
+//! [`Batch::put_log_node`](crate::Batch::put_log_node)) and the log's state (one record a
+//! [`LogState`], conditioned on with
+//! [`Batch::require_log_state`](crate::Batch::require_log_state): an append is a
+//! compare-and-swap of the checkpoint) are kept by sled as `hash/<level><index>` and under the
+//! state's name in the same tree; PostgreSQL keeps them in tables of their own
+//! (`toolhost_log_nodes`, with the level and the index as columns, and `toolhost_log_state`,
+//! migration 27).
 
 use async_trait::async_trait;
 
 use crate::StoreResult;
+
+/// A record of the log's own state, one of each for the whole log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogState {
+    /// The log's name (its checkpoints' first line), fixed when the log is created.
+    Origin,
+    /// The latest signed checkpoint (the note's text): every append replaces it, conditioned
+    /// on the one it built on.
+    Checkpoint,
+    /// While present, the receipts stored before the log existed are being made pending, in
+    /// id order: the last receipt id done.
+    Backfill,
+    /// When a node that lost an append to another said so (the time, in ms): every append is
+    /// conditioned on it, so a node that keeps winning notices and lets the other go first.
+    Waiting,
+}
+
+impl LogState {
+    /// Its stable name: the key sled keeps it under, the row PostgreSQL keeps it in. Never
+    /// rename one: stored data is found by it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogState::Origin => "origin",
+            LogState::Checkpoint => "checkpoint",
+            LogState::Backfill => "backfill",
+            LogState::Waiting => "waiting",
+        }
+    }
+}
 
 /// One appended leaf.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,12 +97,14 @@ pub trait ReceiptLogRecords {
         first: u64,
         count: u64,
     ) -> StoreResult<Vec<(u64, Vec<u8>)>>;
+    /// The log's `state` record, if there is one.
+    async fn log_state(&self, state: LogState) -> StoreResult<Option<Vec<u8>>>;
 }
 
 /// The receipt log over any [`Store`](crate::Store)'s trees, for engines without a shape of
-/// their own; the interior nodes' keys on every engine.
+/// their own.
 pub mod kv {
-    use super::LeafRow;
+    use super::{LeafRow, LogState};
     use crate::prefixed::Prefixed;
     use crate::{KeyWrite, Store, StoreResult, Tree};
 
@@ -92,10 +129,22 @@ pub mod kv {
         [HASH, &[level]].concat()
     }
 
-    /// Where the stored node `index` of `level` is kept: `hash/<level><index>`. The interior
-    /// levels' (1 and up) on every engine; level 0's on a key-value engine only.
+    /// Where the stored node `index` of `level` is kept: `hash/<level><index>` (level 0: a
+    /// leaf's hash).
     pub fn node_key(level: u8, index: u64) -> Vec<u8> {
         indexed(&level_prefix(level), index)
+    }
+
+    /// Where a state record is kept: under its name.
+    pub(crate) fn state_key(state: LogState) -> Vec<u8> {
+        state.name().as_bytes().to_vec()
+    }
+
+    pub(crate) async fn state<S: Store + ?Sized>(
+        store: &S,
+        state: LogState,
+    ) -> StoreResult<Option<Vec<u8>>> {
+        store.get(Tree::ReceiptLog, &state_key(state)).await
     }
 
     /// A leaf's keys: its entry, its hash and the index under its name.

@@ -40,7 +40,7 @@ use super::{
     credits, debts, events, keys, logs, nonces, packets, paid_out, payment_ids,
     pending_settlements, quotes, receipt_log, receipts, refunds, sales, Batch, BuilderEvents,
     Change, Durable, EndpointLogs, Entry, EventPage, EventQuery, EventRow, HostedQuotes, KeyBatch,
-    KeyCondition, KeyWrite, LogRow, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets,
+    KeyCondition, KeyWrite, LogRow, LogState, NonceClaims, PaidOutMarks, PaymentIds, PayoutPackets,
     PendingSettlements, QuoteRow, ReceiptLogRecords, ReceiptRecords, RefundRecords, SaleSum,
     SalesLedger, Store, StoreError, StoreResult, Tree,
 };
@@ -1024,6 +1024,10 @@ impl ReceiptLogRecords for SledStore {
         count: u64,
     ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
         receipt_log::kv::nodes(self, level, first, count).await
+    }
+
+    async fn log_state(&self, state: LogState) -> StoreResult<Option<Vec<u8>>> {
+        receipt_log::kv::state(self, state).await
     }
 }
 

@@ -14,9 +14,9 @@ use toolhost_store::logs::FULL_PRUNE_EVERY;
 use toolhost_store::{
     Batch, BuilderKeyRow, BuilderRow, BuilderUsageRow, Change, CreditHoldRow, CreditRow, DebtRow,
     EndpointRow, EventQuery, EventRow, HandlerEntryRow, HandlerSpace, HandlerUsageRow, LeafRow,
-    LogRow, NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow, QuoteRow,
-    ReceiptRow, RefundRow, RevisionRow, RolloutTallyRow, SaleRow, SecretRow, Store, StoreError,
-    StoreResult, Tree,
+    LogRow, LogState, NonceRow, NonceState, PacketRow, PaidOutRow, PaymentIdRow, PayoutSettingsRow,
+    QuoteRow, ReceiptRow, RefundRow, RevisionRow, RolloutTallyRow, SaleRow, SecretRow, Store,
+    StoreError, StoreResult, Tree,
 };
 
 /// The store under test.
@@ -2826,6 +2826,8 @@ fn leaf_row(leaf: u64, name: &str) -> LeafRow {
     }
 }
 
+/// The receipt log's records: pending entries appended once, leaves read by index and by name,
+/// interior nodes by level, and the log's state swapped only from what was read.
 pub async fn receipt_log_entries_are_appended_once_and_read_by_index_and_name(s: Shared) {
     // Pending with their calls' records; each appended once: sixteen appends of one entry,
     // one wins.
@@ -2879,11 +2881,7 @@ pub async fn receipt_log_entries_are_appended_once_and_read_by_index_and_name(s:
         batch = batch.put_log_leaf(leaf_row(leaf, &format!("rcpt_{}", 1000 + leaf)));
     }
     batch = batch.put_log_leaf(leaf_row(600, "rcpt_1"));
-    batch = batch.put(
-        Tree::ReceiptLog,
-        toolhost_store::receipt_log::kv::node_key(1, 1),
-        vec![7; 32],
-    );
+    batch = batch.put_log_node(1, 1, [7; 32]);
     s.apply(batch).await.unwrap();
     assert_eq!(s.log_leaves(&["rcpt_1"]).await.unwrap()[0], Some(600));
     assert_eq!(s.log_leaves(&["rcpt_1005"]).await.unwrap()[0], Some(5));
@@ -2916,4 +2914,59 @@ pub async fn receipt_log_entries_are_appended_once_and_read_by_index_and_name(s:
         "an interior node"
     );
     assert_eq!(s.log_nodes(2, 0, 256).await.unwrap(), []);
+    assert_eq!(
+        s.log_nodes(1, 2, 256).await.unwrap(),
+        [],
+        "from an index on"
+    );
+
+    // The log's state: created once, then swapped only from what was read; sixteen appends
+    // from one checkpoint, one wins.
+    assert_eq!(s.log_state(LogState::Checkpoint).await.unwrap(), None);
+    let start = |note: &[u8]| {
+        Batch::new()
+            .require_log_state(LogState::Checkpoint, None)
+            .put_log_state(LogState::Checkpoint, note.to_vec())
+            .put_log_state(LogState::Backfill, Vec::new())
+    };
+    s.apply(start(b"size 0")).await.unwrap();
+    let again = s.apply(start(b"other")).await;
+    assert!(
+        matches!(again, Err(StoreError::ConditionFailed(0))),
+        "{again:?}"
+    );
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let append = Batch::new()
+                    .require_log_state(LogState::Checkpoint, Some(b"size 0".to_vec()))
+                    .require_log_state(LogState::Waiting, None)
+                    .put_log_node(2, i as u64, [i as u8; 32])
+                    .put_log_state(LogState::Checkpoint, format!("size {}", i + 1).into_bytes());
+                (i, s.apply(append).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    assert_eq!(
+        s.log_state(LogState::Checkpoint).await.unwrap(),
+        Some(format!("size {}", winner + 1).into_bytes())
+    );
+    assert_eq!(
+        s.log_nodes(2, 0, 256).await.unwrap(),
+        [(winner as u64, vec![winner as u8; 32])],
+        "only the winner's node"
+    );
+    assert_eq!(
+        s.log_state(LogState::Backfill).await.unwrap(),
+        Some(Vec::new())
+    );
+    let done = Batch::new()
+        .require_log_state(LogState::Backfill, Some(Vec::new()))
+        .delete_log_state(LogState::Backfill);
+    s.apply(done).await.unwrap();
+    assert_eq!(s.log_state(LogState::Backfill).await.unwrap(), None);
+    // Each record apart: the origin is none of the others.
+    assert_eq!(s.log_state(LogState::Origin).await.unwrap(), None);
 }

@@ -697,6 +697,41 @@ const MIGRATIONS: &[(i32, &str)] = &[
          SELECT convert_from(key, 'UTF8'), value FROM toolhost_kv WHERE tree = 'receipt_proofs';
          DELETE FROM toolhost_kv WHERE tree = 'receipt_proofs';",
     ),
+    (
+        27,
+        // The receipt log's own records leave the key-value table for tables of their own
+        // ([`receipt_log`](super::receipt_log)): its state (`origin`, `checkpoint`, `backfill`,
+        // `waiting`, each under its name) as it is, and each interior node
+        // (`hash/<level><index>`, level 1 and up: migration 9 moved level 0's with their
+        // leaves) under the same key, its level and index read from the key. After it the
+        // `receipt_log` tree holds nothing on PostgreSQL.
+        "CREATE TABLE toolhost_log_state (
+             name TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_log_nodes (
+             node BYTEA PRIMARY KEY,
+             level BIGINT NOT NULL,
+             node_index BIGINT NOT NULL,
+             entry BYTEA NOT NULL
+         );
+         CREATE INDEX toolhost_log_nodes_by_level ON toolhost_log_nodes (level, node_index);
+         INSERT INTO toolhost_log_state (name, entry)
+         SELECT convert_from(key, 'UTF8'), value FROM toolhost_kv
+         WHERE tree = 'receipt_log'
+           AND key IN ('origin'::BYTEA, 'checkpoint'::BYTEA, 'backfill'::BYTEA, 'waiting'::BYTEA);
+         INSERT INTO toolhost_log_nodes (node, level, node_index, entry)
+         SELECT key, get_byte(key, 5),
+                ('x' || encode(substring(key FROM 7), 'hex'))::BIT(64)::BIGINT, value
+         FROM toolhost_kv
+         WHERE tree = 'receipt_log' AND substring(key FROM 1 FOR 5) = 'hash/'::BYTEA
+           AND length(key) = 14 AND get_byte(key, 5) > 0;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'receipt_log'
+           AND (key IN ('origin'::BYTEA, 'checkpoint'::BYTEA, 'backfill'::BYTEA, 'waiting'::BYTEA)
+                OR (substring(key FROM 1 FOR 5) = 'hash/'::BYTEA
+                    AND length(key) = 14 AND get_byte(key, 5) > 0));",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

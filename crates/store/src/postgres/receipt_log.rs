@@ -1,13 +1,15 @@
-//! The receipt log's records in tables of their own (migration 9): the pending entries
+//! The receipt log's records in tables of their own: the pending entries
 //! (`toolhost_log_pending`, by name) and the appended leaves (`toolhost_log_leaves`: a row a
-//! leaf with its entry, its hash and its name, indexed by name), written by batches' typed
-//! members (see `transaction`), read here. The interior nodes stay keys of the key-value
-//! table's `receipt_log` tree ([`crate::receipt_log`]).
+//! leaf with its entry, its hash and its name, indexed by name), both migration 9; the tree's
+//! interior nodes (`toolhost_log_nodes`, indexed by level and index) and the log's state
+//! (`toolhost_log_state`, by name), both migration 27. Written by batches' typed members (see
+//! `transaction`), read here.
 
 use async_trait::async_trait;
+use tokio_postgres::types::ToSql;
 
 use super::{column, query, PgStore};
-use crate::receipt_log::{kv, ReceiptLogRecords};
+use crate::receipt_log::{LogState, ReceiptLogRecords};
 use crate::StoreResult;
 
 const SQL_PENDING: &str = "SELECT name, entry FROM toolhost_log_pending \
@@ -20,6 +22,9 @@ const SQL_ENTRIES: &str = "SELECT leaf, entry FROM toolhost_log_leaves \
      WHERE leaf >= $1 AND leaf < $2 ORDER BY leaf";
 const SQL_HASHES: &str = "SELECT leaf, hash FROM toolhost_log_leaves \
      WHERE leaf >= $1 AND leaf < $2 ORDER BY leaf";
+const SQL_NODES: &str = "SELECT node_index, entry FROM toolhost_log_nodes \
+     WHERE level = $3 AND node_index >= $1 AND node_index < $2 ORDER BY node_index";
+const SQL_STATE: &str = "SELECT entry FROM toolhost_log_state WHERE name = $1";
 
 #[async_trait]
 impl ReceiptLogRecords for PgStore {
@@ -50,7 +55,7 @@ impl ReceiptLogRecords for PgStore {
     }
 
     async fn log_entries(&self, first: u64, count: u64) -> StoreResult<Vec<(u64, Vec<u8>)>> {
-        self.leaf_range(SQL_ENTRIES, first, count).await
+        self.index_range(SQL_ENTRIES, first, count, &[]).await
     }
 
     async fn log_nodes(
@@ -60,24 +65,37 @@ impl ReceiptLogRecords for PgStore {
         count: u64,
     ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
         match level {
-            0 => self.leaf_range(SQL_HASHES, first, count).await,
-            _ => kv::nodes(self, level, first, count).await,
+            0 => self.index_range(SQL_HASHES, first, count, &[]).await,
+            _ => {
+                let level = i64::from(level);
+                (self.index_range(SQL_NODES, first, count, &[&level])).await
+            }
         }
+    }
+
+    async fn log_state(&self, state: LogState) -> StoreResult<Option<Vec<u8>>> {
+        self.entry_by_id(SQL_STATE, state.name()).await
     }
 }
 
 impl PgStore {
-    /// A column of leaves `first..first + count` (what `sql` reads), with their indexes.
-    async fn leaf_range(
+    /// A column of leaves or nodes `first..first + count` (what `sql` reads: the range its
+    /// `$1` and `$2`, then `more` parameters), with their indexes.
+    async fn index_range(
         &self,
         sql: &str,
         first: u64,
         count: u64,
+        more: &[&(dyn ToSql + Sync)],
     ) -> StoreResult<Vec<(u64, Vec<u8>)>> {
         let from = i64::try_from(first).unwrap_or(i64::MAX);
         let to = i64::try_from(first.saturating_add(count)).unwrap_or(i64::MAX);
+        let params: Vec<&(dyn ToSql + Sync)> = [&from as _, &to as _]
+            .into_iter()
+            .chain(more.iter().copied())
+            .collect();
         let client = self.client().await?;
-        let rows = query(&client, sql, &[&from, &to]).await?;
+        let rows = query(&client, sql, &params).await?;
         rows.iter()
             .map(|row| Ok((column::<i64>(row, 0)? as u64, column(row, 1)?)))
             .collect()

@@ -2,7 +2,8 @@
 //! settlements, nonces, payment identifiers, refunds, builders' debts and payout versions,
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
 //! revisions, builders' payout settings, builders and their keys, handlers' kv entries and files
-//! and their usage records, endpoints' secrets, rollout tallies, free receipts' proofs) as a
+//! and their usage records, endpoints' secrets, rollout tallies, free receipts' proofs, the
+//! receipt log's interior nodes and state) as a
 //! transaction holds and writes them: each declared once ([`Shape`]: its key, its columns, its
 //! entry), and the four statements every such table needs made from that declaration, so a
 //! record kind is added by declaring its table and the columns of its row, not by writing its
@@ -82,6 +83,10 @@ pub(super) enum Table {
     RolloutTallies,
     /// `toolhost_receipt_proofs`, migration 26.
     ReceiptProofs,
+    /// `toolhost_log_nodes`, migration 27.
+    LogNodes,
+    /// `toolhost_log_state`, migration 27.
+    LogState,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -157,6 +162,20 @@ const RECEIPT_PROOFS: Shape = Shape {
 
 const LOG_PENDING: Shape = Shape {
     name: "toolhost_log_pending",
+    key: ("name", Kind::Text),
+    columns: &[],
+};
+
+/// Keyed by where a key-value engine keeps a node (`hash/<level><index>`: one key for the
+/// pair), the level and the index its columns.
+const LOG_NODES: Shape = Shape {
+    name: "toolhost_log_nodes",
+    key: ("node", Kind::Bytes),
+    columns: &[("level", Kind::BigInt), ("node_index", Kind::BigInt)],
+};
+
+const LOG_STATE: Shape = Shape {
+    name: "toolhost_log_state",
     key: ("name", Kind::Text),
     columns: &[],
 };
@@ -371,7 +390,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 28] = [
+    pub(super) const ALL: [Table; 30] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -400,6 +419,8 @@ impl Table {
         Table::Secrets,
         Table::RolloutTallies,
         Table::ReceiptProofs,
+        Table::LogNodes,
+        Table::LogState,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -432,6 +453,8 @@ impl Table {
             Table::Secrets => &SECRETS,
             Table::RolloutTallies => &ROLLOUT_TALLIES,
             Table::ReceiptProofs => &RECEIPT_PROOFS,
+            Table::LogNodes => &LOG_NODES,
+            Table::LogState => &LOG_STATE,
         }
     }
 
@@ -479,6 +502,8 @@ impl Table {
             LazyLock::new(|| ROLLOUT_TALLIES.statements());
         static RECEIPT_PROOFS_SQL: LazyLock<Statements> =
             LazyLock::new(|| RECEIPT_PROOFS.statements());
+        static LOG_NODES_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_NODES.statements());
+        static LOG_STATE_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_STATE.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -508,6 +533,8 @@ impl Table {
             Table::Secrets => &SECRETS_SQL,
             Table::RolloutTallies => &ROLLOUT_TALLIES_SQL,
             Table::ReceiptProofs => &RECEIPT_PROOFS_SQL,
+            Table::LogNodes => &LOG_NODES_SQL,
+            Table::LogState => &LOG_STATE_SQL,
         }
     }
 
@@ -581,6 +608,8 @@ pub(super) enum Row<'b> {
     /// pending settlement, a refund claim, a builder).
     Entry(&'b [u8]),
     LogLeaf(&'b LeafRow),
+    /// An interior node of the receipt log's tree: its level, its index, its hash.
+    LogNode(u8, u64, &'b [u8; 32]),
     PaymentId(&'b PaymentIdRow),
     Refund(&'b RefundRow),
     PaidOut(&'b PaidOutRow),
@@ -633,6 +662,11 @@ impl<'b> Row<'b> {
             Row::Nonce(nonce) => vec![Value::Text(Some(nonce.state.name()))],
             Row::Entry(_) => Vec::new(),
             Row::LogLeaf(leaf) => vec![Value::Text(Some(&leaf.name)), Value::Bytes(&leaf.hash)],
+            // An index past i64 is past any tree a log can hold.
+            Row::LogNode(level, index, _) => vec![
+                Value::BigInt(i64::from(level)),
+                Value::BigInt(i64::try_from(index).unwrap_or(i64::MAX)),
+            ],
             Row::PaymentId(payment_id) => vec![
                 Value::Text(Some(payment_id.payer())),
                 Value::Bool(payment_id.answered),
@@ -696,6 +730,7 @@ impl<'b> Row<'b> {
             Row::Nonce(nonce) => &nonce.entry,
             Row::Entry(entry) => entry,
             Row::LogLeaf(leaf) => &leaf.entry,
+            Row::LogNode(_, _, hash) => hash.as_slice(),
             Row::PaymentId(payment_id) => &payment_id.entry,
             Row::Refund(refund) => &refund.entry,
             Row::PaidOut(mark) => mark.packet_id.as_bytes(),
@@ -923,6 +958,8 @@ mod tests {
             (Table::Nonces, Row::Nonce(&nonce)),
             (Table::LogPending, Row::Entry(b"entry")),
             (Table::ReceiptProofs, Row::Entry(b"proof")),
+            (Table::LogState, Row::Entry(b"note")),
+            (Table::LogNodes, Row::LogNode(1, 2, &[3; 32])),
             (Table::PendingSettlements, Row::Entry(b"entry")),
             (Table::Credits, Row::Credit(&credit)),
             (Table::CreditBalances, Row::Number(0, b"0")),

@@ -37,7 +37,7 @@ use std::collections::{HashMap, HashSet};
 use super::feed::{SQL_BUMP_GENERATION, SQL_NOTIFY, SQL_RECORD_CHANGE};
 use super::tables::{Columns, Row, Table};
 use super::{classify, column, Phase, TxError};
-use crate::{Batch, Condition, HandlerSpace, StoreError, Tree, Write};
+use crate::{receipt_log, Batch, Condition, HandlerSpace, StoreError, Tree, Write};
 
 const SQL_BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 /// A transaction whose commit does not wait for its flush
@@ -193,6 +193,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
         Condition::LogPending { name, entry } => (
             Place::Table(Table::LogPending),
             name.as_bytes(),
+            entry.as_deref(),
+        ),
+        Condition::LogState { state, entry } => (
+            Place::Table(Table::LogState),
+            state.name().as_bytes(),
             entry.as_deref(),
         ),
         Condition::HandlerEntry {
@@ -379,6 +384,19 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
         ),
         Write::PutSecret(secret) => typed(Table::Secrets, &secret.key, Some(Row::Secret(secret))),
         Write::DeleteSecret { key } => typed(Table::Secrets, key, None),
+        Write::PutLogState { state, entry } => {
+            typed(Table::LogState, state.name(), Some(Row::Entry(entry)))
+        }
+        Write::DeleteLogState { state } => typed(Table::LogState, state.name(), None),
+        Write::PutLogNode { level, index, hash } => {
+            let row = Row::LogNode(*level, *index, hash);
+            (
+                Place::Table(Table::LogNodes),
+                receipt_log::kv::node_key(*level, *index).into(),
+                Some(row.entry()),
+                Some(row),
+            )
+        }
         Write::PutLogLeaf(leaf) => {
             let row = Row::LogLeaf(leaf);
             let key = leaf.leaf.to_be_bytes().to_vec().into();
