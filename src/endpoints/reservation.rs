@@ -12,14 +12,7 @@ use time::OffsetDateTime;
 
 use super::error::EndpointError;
 use crate::catalog::Owner;
-use crate::store::{Batch, Store, StoreError, Tree};
-
-/// `Tree::Meta` prefix of the reservations, by slug.
-const PREFIX: &str = "slug-reserved/";
-
-fn key(slug: &str) -> Vec<u8> {
-    format!("{PREFIX}{slug}").into_bytes()
-}
+use crate::store::{Batch, Store, StoreError};
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -37,18 +30,16 @@ pub async fn sweep_expired(
     now: OffsetDateTime,
     limit: usize,
 ) -> Result<usize, StoreError> {
-    let page = store
-        .scan_prefix(Tree::Meta, PREFIX.as_bytes(), None, limit)
-        .await?;
+    let page = store.slug_reservations(None, limit).await?;
     let mut gone = 0;
-    for (key, bytes) in page {
+    for (slug, bytes) in page {
         let over = serde_json::from_slice::<Reservation>(&bytes).map_or(true, |r| r.until <= now);
         if !over {
             continue;
         }
         let batch = Batch::new()
-            .require_equals(Tree::Meta, key.clone(), Some(bytes))
-            .delete(Tree::Meta, key);
+            .require_slug_reservation(&slug, Some(bytes))
+            .delete_slug_reservation(&slug);
         match store.apply(batch).await {
             Ok(()) => gone += 1,
             Err(StoreError::ConditionFailed(_)) => {}
@@ -68,7 +59,7 @@ pub(super) fn reserve(slug: &str, owner: &Owner, until: Option<OffsetDateTime>) 
         until,
     };
     let bytes = serde_json::to_vec(&reservation).expect("a reservation serializes");
-    Batch::new().put(Tree::Meta, key(slug), bytes)
+    Batch::new().put_slug_reservation(slug, bytes)
 }
 
 /// What claiming `slug` for `claimant` must hold, as conditions and writes to go with the
@@ -80,10 +71,9 @@ pub(super) async fn claim(
     claimant: &Owner,
     now: OffsetDateTime,
 ) -> Result<Batch, EndpointError> {
-    let key = key(slug);
-    let stored = store.get(Tree::Meta, &key).await?;
+    let stored = store.slug_reservation(slug).await?;
     let Some(bytes) = &stored else {
-        return Ok(Batch::new().require_equals(Tree::Meta, key, None::<Vec<u8>>));
+        return Ok(Batch::new().require_slug_reservation(slug, None));
     };
     let reservation: Reservation = serde_json::from_slice(bytes)
         .map_err(|e| StoreError::Corrupt(format!("slug reservation {slug}: {e}")))?;
@@ -96,14 +86,14 @@ pub(super) async fn claim(
         });
     }
     Ok(Batch::new()
-        .require_equals(Tree::Meta, key.clone(), stored)
-        .delete(Tree::Meta, key))
+        .require_slug_reservation(slug, stored)
+        .delete_slug_reservation(slug))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SledStore;
+    use crate::store::{EndpointRecords, SledStore};
 
     #[tokio::test]
     async fn a_reservation_holds_for_others_until_it_is_over_then_goes() {
@@ -130,7 +120,7 @@ mod tests {
         assert!(claim(&store, "over", &other, now).await.is_ok());
         assert_eq!(sweep_expired(&store, now, 100).await.unwrap(), 1);
         assert!(claim(&store, "held", &other, now).await.is_err());
-        assert!(store.get(Tree::Meta, &key("over")).await.unwrap().is_none());
+        assert!(store.slug_reservation("over").await.unwrap().is_none());
         // No period, no reservation.
         assert!(reserve("free", &owner, None).writes.is_empty());
     }

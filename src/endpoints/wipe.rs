@@ -2,26 +2,20 @@
 //!
 //! The delete that frees the slug also records, in the same atomic batch, that the endpoint's
 //! data is owed a wipe: its secrets, kv entries, files, usage records and logs, all kept under
-//! its id, and its revisions. The wipe then runs at once; should it fail or the node die first, the record stays
-//! and the next maintenance pass of any node finishes it. The slug's next owner never waits on
-//! the wipe and never sees the data meanwhile: it gets a new id, and the old one's `ctx`
-//! operations are refused from the delete on (the host checks each op's endpoint id).
+//! its id, and its revisions. The wipe then runs at once; should it fail or the node die
+//! first, the record (the store's owed wipe) stays and the next maintenance pass of any node
+//! finishes it. The slug's next owner never waits on the wipe and never sees the data
+//! meanwhile: it gets a new id, and the old one's `ctx` operations are refused from the delete
+//! on (the host checks each op's endpoint id).
 
-use crate::store::{Batch, Store, StoreResult, Tree};
-
-/// `Tree::Meta` prefix of the records of wipes owed, one per deleted endpoint id.
-const OWED: &[u8] = b"wipe-owed/";
+use crate::store::{Batch, Store, StoreResult};
 
 /// Wipes one maintenance pass finishes at most, so a pass stays short; the next goes on.
 const MAX_PER_PASS: usize = 64;
 
-fn owed_key(endpoint: &str) -> Vec<u8> {
-    [OWED, endpoint.as_bytes()].concat()
-}
-
 /// The write recording that `endpoint`'s data is owed a wipe.
 pub(super) fn owed(endpoint: &str) -> Batch {
-    Batch::new().put(Tree::Meta, owed_key(endpoint), b"1".to_vec())
+    Batch::new().put_owed_wipe(endpoint)
 }
 
 /// Deletes everything kept under `endpoint`, then its owed record. Idempotent: a wipe that
@@ -32,19 +26,16 @@ pub async fn wipe(store: &dyn Store, endpoint: &str) -> StoreResult<()> {
     crate::logs::delete_all(store, endpoint).await?;
     crate::tallies::delete_all(store, endpoint).await?;
     crate::catalog::revision::delete_all(store, endpoint).await?;
-    store.delete(Tree::Meta, &owed_key(endpoint)).await?;
-    Ok(())
+    store.apply(Batch::new().delete_owed_wipe(endpoint)).await
 }
 
 /// Finishes wipes that deletes left owed (a node that failed or died before its wipe was
 /// done); returns how many. Nodes sharing a store may finish the same one: wipes are
 /// idempotent.
 pub async fn finish_owed(store: &dyn Store) -> StoreResult<usize> {
-    let owed = store
-        .scan_prefix(Tree::Meta, OWED, None, MAX_PER_PASS)
-        .await?;
-    for (key, _) in &owed {
-        wipe(store, &String::from_utf8_lossy(&key[OWED.len()..])).await?;
+    let owed = store.owed_wipes(MAX_PER_PASS).await?;
+    for endpoint in &owed {
+        wipe(store, endpoint).await?;
     }
     Ok(owed.len())
 }
@@ -55,7 +46,7 @@ mod tests {
     use crate::config::Quotas;
     use crate::handler_data::{write_counted, Space};
     use crate::secrets::{SecretChanges, SecretsCipher};
-    use crate::store::SledStore;
+    use crate::store::{SledStore, Tree};
 
     /// Writes a secret, a kv entry, a file and a log count under `endpoint`.
     async fn fill(store: &dyn Store, endpoint: &str) {

@@ -617,6 +617,19 @@ mod tests {
         ) -> StoreResult<Vec<(String, Vec<u8>)>> {
             self.0.endpoints(after, limit).await
         }
+        async fn slug_reservation(&self, slug: &str) -> StoreResult<Option<Vec<u8>>> {
+            self.0.slug_reservation(slug).await
+        }
+        async fn slug_reservations(
+            &self,
+            after: Option<&str>,
+            limit: usize,
+        ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+            self.0.slug_reservations(after, limit).await
+        }
+        async fn owed_wipes(&self, limit: usize) -> StoreResult<Vec<String>> {
+            self.0.owed_wipes(limit).await
+        }
     }
 
     #[async_trait::async_trait]

@@ -60,7 +60,7 @@ use serde_json::{json, Value};
 use toolhost_testkit::PgCluster;
 
 use crate::util::node::Node;
-use crate::util::read;
+use crate::util::{js_endpoint, read};
 
 /// Unpacks fixture `name` into a new temporary dir; its data dir is `<dir>/data`.
 fn unpack(name: &str) -> (tempfile::TempDir, Value) {
@@ -308,11 +308,52 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     assert!(old_secrets >= 1, "the keeper's secret");
     let proofs = "SELECT count(*) FROM toolhost_kv WHERE tree = 'receipt_proofs'";
     assert_eq!(count(proofs).await, 1, "the free receipt's proof");
+    // A deleted endpoint's slug reservation and its owed wipe, as a release with them wrote
+    // them (the fixture deleted none), and a kv entry the wipe is owed for: migration 28 moves
+    // the two records, the reservation still refuses the slug to others, and the first
+    // maintenance pass finishes the wipe.
+    for (tree, key, value) in [
+        (
+            "meta",
+            "slug-reserved/gone",
+            r#"{"owner":{"kind":"builder","id":"bld_former"},"until":"2099-01-01T00:00:00Z"}"#,
+        ),
+        ("meta", "wipe-owed/ep_gone", "1"),
+        ("handler_kv", "ep_gone/left", r#""behind""#),
+    ] {
+        db.execute(
+            "INSERT INTO toolhost_kv VALUES ($1, convert_to($2, 'UTF8'), convert_to($3, 'UTF8'))",
+            &[&tree, &key, &value],
+        )
+        .await
+        .unwrap();
+    }
 
     for n in [3, 4] {
         // Twice: the first start migrates, the second finds it done.
         let node = Node::start(&["--store", &url]);
         serves_the_keeper(&node, &expected, n).await;
+        let key = expected["builderKey"].as_str().unwrap();
+        let refused = (node.client.post(node.url("/ai/endpoints/create")))
+            .header("x-builder-key", key)
+            .json(&js_endpoint("gone"))
+            .send()
+            .await
+            .unwrap();
+        let (status, refused) = read(refused).await;
+        assert_eq!(
+            (status.as_u16(), &refused["error"]["code"]),
+            (409, &json!("slug_reserved")),
+            "{refused}"
+        );
+        // The node's first maintenance pass, at its start, finishes the wipe.
+        let owed = "SELECT count(*) FROM toolhost_owed_wipes";
+        for _ in 0..200 {
+            if count(owed).await == 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
         let receipt_id = expected["receiptId"].as_str().unwrap();
         let (status, proof) = node
             .get(&format!("/ai/receipts/{receipt_id}/inclusion"))
@@ -320,7 +361,6 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         assert_eq!(status, 200, "{proof}");
         // The builder's feed: the old release's events (the tool's creation among them) and
         // this one's, for the tool alone too.
-        let key = expected["builderKey"].as_str().unwrap();
         let feed = as_builder(&node, key, "/ai/builders/events?since=3650d&limit=200").await;
         let kinds: Vec<&str> = (feed["events"].as_array().unwrap().iter())
             .map(|e| e["kind"].as_str().unwrap())
@@ -417,6 +457,17 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
         .await
         .unwrap();
     assert_eq!(moved.get::<_, i64>(0), 1);
+    // The reservation and the wipe moved (migration 28); the wipe was done.
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_slug_reservations WHERE slug = 'gone'").await,
+        1
+    );
+    assert_eq!(count("SELECT count(*) FROM toolhost_owed_wipes").await, 0);
+    assert_eq!(
+        count("SELECT count(*) FROM toolhost_handler_kv WHERE endpoint_id = 'ep_gone'").await,
+        0,
+        "the owed wipe was done"
+    );
     // And the receipt log's state to its table (migration 27): the key-value table keeps
     // nothing but the `meta` tree's service records.
     assert_eq!(
@@ -425,7 +476,7 @@ async fn a_database_of_the_key_value_release_starts_and_serves_everything() {
     );
     assert_eq!(
         count("SELECT max(version)::BIGINT FROM toolhost_migrations").await,
-        27
+        28
     );
 }
 

@@ -4,7 +4,8 @@
 //! generically. *Typed* members name a domain's record (a sale, a receipt, a payout packet, a
 //! sale's paid-out mark, a pending settlement, a payment nonce, a payment identifier, a refund, a
 //! builder's debt or payout version, a developer credit's grant, balance or hold, a receipt log's
-//! pending entry, leaf, interior node or state, an endpoint's record or revision, a builder's
+//! pending entry, leaf, interior node or state, an endpoint's record or revision, a deleted slug's
+//! reservation or a deleted endpoint's owed wipe, a builder's
 //! record, key or payout settings, a handler's kv entry or file or usage record, an endpoint's
 //! secret or rollout tally, a free receipt's proof), so each engine keeps it in a shape of its
 //! own: a key-value engine lowers it to the keys every release has written
@@ -96,6 +97,12 @@ pub enum Condition {
     /// issued): a key issued once.
     BuilderKey {
         key_sha256: String,
+        entry: Option<Vec<u8>>,
+    },
+    /// The reservation of `slug` must be stored as `entry` (`None`: there is none): a slug
+    /// claimed only past the reservation it was checked against.
+    SlugReservation {
+        slug: String,
         entry: Option<Vec<u8>>,
     },
     /// The record under `slug` must be stored as `entry` (`None`: the slug is free): a slug
@@ -239,6 +246,23 @@ pub enum Write {
     /// Removes the record under `slug`, freeing the slug.
     DeleteEndpoint {
         slug: String,
+    },
+    /// Stores the reservation of a deleted endpoint's `slug` (replacing one there).
+    PutSlugReservation {
+        slug: String,
+        entry: Vec<u8>,
+    },
+    /// Removes the reservation of `slug` (over, or claimed by its holder).
+    DeleteSlugReservation {
+        slug: String,
+    },
+    /// Records that a deleted endpoint's data is owed a wipe.
+    PutOwedWipe {
+        endpoint_id: String,
+    },
+    /// Removes the record of a wipe owed (done).
+    DeleteOwedWipe {
+        endpoint_id: String,
     },
     /// Stores a builder's payout settings (replacing its earlier ones).
     PutPayoutSettings(PayoutSettingsRow),
@@ -632,6 +656,44 @@ impl Batch {
         self
     }
 
+    /// Requires the reservation of `slug` to be stored as `entry` (`None`: that there is none).
+    pub fn require_slug_reservation(mut self, slug: &str, entry: Option<Vec<u8>>) -> Self {
+        self.conditions.push(Condition::SlugReservation {
+            slug: slug.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn put_slug_reservation(mut self, slug: &str, entry: Vec<u8>) -> Self {
+        self.writes.push(Write::PutSlugReservation {
+            slug: slug.to_owned(),
+            entry,
+        });
+        self
+    }
+
+    pub fn delete_slug_reservation(mut self, slug: &str) -> Self {
+        self.writes.push(Write::DeleteSlugReservation {
+            slug: slug.to_owned(),
+        });
+        self
+    }
+
+    pub fn put_owed_wipe(mut self, endpoint_id: &str) -> Self {
+        self.writes.push(Write::PutOwedWipe {
+            endpoint_id: endpoint_id.to_owned(),
+        });
+        self
+    }
+
+    pub fn delete_owed_wipe(mut self, endpoint_id: &str) -> Self {
+        self.writes.push(Write::DeleteOwedWipe {
+            endpoint_id: endpoint_id.to_owned(),
+        });
+        self
+    }
+
     pub fn put_payout_settings(mut self, settings: PayoutSettingsRow) -> Self {
         self.writes.push(Write::PutPayoutSettings(settings));
         self
@@ -990,6 +1052,11 @@ impl Batch {
                     key: endpoints::kv::PLACE.key(&slug),
                     expected: entry,
                 },
+                Condition::SlugReservation { slug, entry } => KeyCondition {
+                    tree: endpoints::kv::RESERVATIONS.tree,
+                    key: endpoints::kv::RESERVATIONS.key(&slug),
+                    expected: entry,
+                },
                 Condition::RefundClaim { receipt_id, entry } => KeyCondition {
                     tree: refund_claims::kv::PLACE.tree,
                     key: refund_claims::kv::PLACE.key(&receipt_id),
@@ -1167,6 +1234,26 @@ impl Batch {
                 Write::DeleteEndpoint { slug } => writes.push(KeyWrite {
                     tree: endpoints::kv::PLACE.tree,
                     key: endpoints::kv::PLACE.key(&slug),
+                    value: None,
+                }),
+                Write::PutSlugReservation { slug, entry } => writes.push(KeyWrite {
+                    tree: endpoints::kv::RESERVATIONS.tree,
+                    key: endpoints::kv::RESERVATIONS.key(&slug),
+                    value: Some(entry),
+                }),
+                Write::DeleteSlugReservation { slug } => writes.push(KeyWrite {
+                    tree: endpoints::kv::RESERVATIONS.tree,
+                    key: endpoints::kv::RESERVATIONS.key(&slug),
+                    value: None,
+                }),
+                Write::PutOwedWipe { endpoint_id } => writes.push(KeyWrite {
+                    tree: endpoints::kv::OWED_WIPES.tree,
+                    key: endpoints::kv::OWED_WIPES.key(&endpoint_id),
+                    value: Some(b"1".to_vec()),
+                }),
+                Write::DeleteOwedWipe { endpoint_id } => writes.push(KeyWrite {
+                    tree: endpoints::kv::OWED_WIPES.tree,
+                    key: endpoints::kv::OWED_WIPES.key(&endpoint_id),
                     value: None,
                 }),
                 Write::PutPayoutSettings(settings) => writes.push(KeyWrite {

@@ -123,7 +123,10 @@ pub enum Tree {
     Endpoints,
     /// Receipts by receipt id.
     Receipts,
-    /// Service-wide metadata (seed markers, generated keys' fingerprints).
+    /// Service-wide metadata (the service's keys, start-up markers); on a key-value engine
+    /// also records of the domains' kept there (deleted slugs' reservations and owed wipes:
+    /// [`endpoints::kv`], handlers' usage, endpoint logs' counts, ...; PostgreSQL keeps those
+    /// in tables of their own).
     Meta,
     /// Builders by id, and key-hash index entries: kept by a key-value engine
     /// ([`builders::kv`]; PostgreSQL keeps them in tables of their own).

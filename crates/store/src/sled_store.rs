@@ -817,6 +817,27 @@ impl EndpointRecords for SledStore {
     ) -> StoreResult<Vec<(String, Vec<u8>)>> {
         endpoints::kv::PLACE.page(self, after, limit).await
     }
+
+    async fn slug_reservation(&self, slug: &str) -> StoreResult<Option<Vec<u8>>> {
+        let place = endpoints::kv::RESERVATIONS;
+        self.get(place.tree, &place.key(slug)).await
+    }
+
+    async fn slug_reservations(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        endpoints::kv::RESERVATIONS.page(self, after, limit).await
+    }
+
+    async fn owed_wipes(&self, limit: usize) -> StoreResult<Vec<String>> {
+        let page = endpoints::kv::OWED_WIPES.page(self, None, limit).await?;
+        Ok(page
+            .into_iter()
+            .map(|(endpoint_id, _)| endpoint_id)
+            .collect())
+    }
 }
 
 #[async_trait]

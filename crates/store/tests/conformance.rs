@@ -111,6 +111,7 @@ macro_rules! every_engine {
             revisions_are_kept_by_endpoint_newest_first_and_deleted_whole,
             payout_settings_are_each_builders_and_replaced_whole,
             endpoints_are_claimed_once_changed_as_read_and_published,
+            deleted_slugs_are_reserved_as_read_and_owed_wipes_listed,
             builders_keys_are_issued_once_and_rotated_as_read,
             handler_entries_are_each_endpoints_and_spaces_and_listed_as_bytes,
             handler_usage_records_are_claimed_once_and_changed_as_read,

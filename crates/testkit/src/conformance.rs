@@ -2032,6 +2032,71 @@ pub async fn builders_keys_are_issued_once_and_rotated_as_read(s: Shared) {
     );
 }
 
+/// A deleted endpoint's slug reservation and owed wipe, written with its delete: of 16 creates
+/// checking the slug is free of reservations one wins, a reservation is removed only as read,
+/// reservations page in slug order, and the wipes owed are listed until each is done.
+pub async fn deleted_slugs_are_reserved_as_read_and_owed_wipes_listed(s: Shared) {
+    let delete = |slug: &str, endpoint_id: &str| {
+        Batch::new()
+            .put_slug_reservation(slug, format!("{{\"slug\":\"{slug}\"}}").into_bytes())
+            .put_owed_wipe(endpoint_id)
+    };
+    for (slug, endpoint_id) in [("gamma", "ep_3"), ("alpha", "ep_1"), ("beta", "ep_2")] {
+        s.apply(delete(slug, endpoint_id)).await.unwrap();
+    }
+    let alpha = br#"{"slug":"alpha"}"#.to_vec();
+    assert_eq!(
+        s.slug_reservation("alpha").await.unwrap(),
+        Some(alpha.clone())
+    );
+    assert_eq!(s.slug_reservation("delta").await.unwrap(), None);
+    assert_eq!(
+        ids(s.slug_reservations(None, 10).await.unwrap()),
+        ["alpha", "beta", "gamma"]
+    );
+    assert_eq!(
+        ids(s.slug_reservations(Some("alpha"), 1).await.unwrap()),
+        ["beta"]
+    );
+    assert_eq!(s.owed_wipes(10).await.unwrap(), ["ep_1", "ep_2", "ep_3"]);
+    assert_eq!(s.owed_wipes(2).await.unwrap(), ["ep_1", "ep_2"]);
+
+    // A free slug claimed once: sixteen creates that found no reservation, one lands.
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let claim = Batch::new()
+                    .require_slug_reservation("delta", None)
+                    .put_slug_reservation("delta", format!("{i}").into_bytes());
+                (i, s.apply(claim).await)
+            })
+        })
+        .collect();
+    let winner = only_winner(tasks).await;
+    let stored = s.slug_reservation("delta").await.unwrap();
+    assert_eq!(stored, Some(winner.to_string().into_bytes()));
+    // Removed only as read: a stale read loses, the one there goes.
+    let stale = Batch::new()
+        .require_slug_reservation("alpha", Some(b"{}".to_vec()))
+        .delete_slug_reservation("alpha");
+    let stale = s.apply(stale).await;
+    assert!(
+        matches!(stale, Err(StoreError::ConditionFailed(0))),
+        "{stale:?}"
+    );
+    let claimed = Batch::new()
+        .require_slug_reservation("alpha", Some(alpha))
+        .delete_slug_reservation("alpha");
+    s.apply(claimed).await.unwrap();
+    assert_eq!(s.slug_reservation("alpha").await.unwrap(), None);
+    // A wipe done is no longer owed.
+    s.apply(Batch::new().delete_owed_wipe("ep_2"))
+        .await
+        .unwrap();
+    assert_eq!(s.owed_wipes(10).await.unwrap(), ["ep_1", "ep_3"]);
+}
+
 /// An endpoint's record under its slug: of 16 writers claiming a free slug one wins, a change
 /// or a delete lands only as read, records page in slug order, and every write that lands is
 /// published on the change feed as the `endpoints` tree's slug (as a key-value write there is).

@@ -732,6 +732,31 @@ const MIGRATIONS: &[(i32, &str)] = &[
                 OR (substring(key FROM 1 FOR 5) = 'hash/'::BYTEA
                     AND length(key) = 14 AND get_byte(key, 5) > 0));",
     ),
+    (
+        28,
+        // Deleted slugs' reservations and the wipes deleted endpoints are owed leave the
+        // key-value table for tables of their own ([`endpoints`](super::endpoints)): each
+        // `slug-reserved/{slug}` and `wipe-owed/{endpointId}` of the `meta` tree moves as it
+        // is. After it the `meta` tree holds only the service's keys and start-up markers.
+        "CREATE TABLE toolhost_slug_reservations (
+             slug TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         CREATE TABLE toolhost_owed_wipes (
+             endpoint_id TEXT COLLATE \"C\" PRIMARY KEY,
+             entry BYTEA NOT NULL
+         );
+         INSERT INTO toolhost_slug_reservations (slug, entry)
+         SELECT convert_from(substring(key FROM 15), 'UTF8'), value FROM toolhost_kv
+         WHERE tree = 'meta' AND key >= 'slug-reserved/'::BYTEA AND key < 'slug-reserved0'::BYTEA;
+         INSERT INTO toolhost_owed_wipes (endpoint_id, entry)
+         SELECT convert_from(substring(key FROM 11), 'UTF8'), value FROM toolhost_kv
+         WHERE tree = 'meta' AND key >= 'wipe-owed/'::BYTEA AND key < 'wipe-owed0'::BYTEA;
+         DELETE FROM toolhost_kv
+         WHERE tree = 'meta'
+           AND ((key >= 'slug-reserved/'::BYTEA AND key < 'slug-reserved0'::BYTEA)
+                OR (key >= 'wipe-owed/'::BYTEA AND key < 'wipe-owed0'::BYTEA));",
+    ),
 ];
 
 const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS toolhost_migrations (

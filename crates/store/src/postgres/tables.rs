@@ -3,7 +3,7 @@
 //! developer credits, the receipt log's pending entries and leaves, endpoints' records and
 //! revisions, builders' payout settings, builders and their keys, handlers' kv entries and files
 //! and their usage records, endpoints' secrets, rollout tallies, free receipts' proofs, the
-//! receipt log's interior nodes and state) as a
+//! receipt log's interior nodes and state, deleted slugs' reservations, wipes owed) as a
 //! transaction holds and writes them: each declared once ([`Shape`]: its key, its columns, its
 //! entry), and the four statements every such table needs made from that declaration, so a
 //! record kind is added by declaring its table and the columns of its row, not by writing its
@@ -87,6 +87,10 @@ pub(super) enum Table {
     LogNodes,
     /// `toolhost_log_state`, migration 27.
     LogState,
+    /// `toolhost_slug_reservations`, migration 28.
+    SlugReservations,
+    /// `toolhost_owed_wipes`, migration 28.
+    OwedWipes,
 }
 
 /// A column's type: how a batch's values are sent for it.
@@ -172,6 +176,18 @@ const LOG_NODES: Shape = Shape {
     name: "toolhost_log_nodes",
     key: ("node", Kind::Bytes),
     columns: &[("level", Kind::BigInt), ("node_index", Kind::BigInt)],
+};
+
+const SLUG_RESERVATIONS: Shape = Shape {
+    name: "toolhost_slug_reservations",
+    key: ("slug", Kind::Text),
+    columns: &[],
+};
+
+const OWED_WIPES: Shape = Shape {
+    name: "toolhost_owed_wipes",
+    key: ("endpoint_id", Kind::Text),
+    columns: &[],
 };
 
 const LOG_STATE: Shape = Shape {
@@ -390,7 +406,7 @@ impl Shape {
 
 impl Table {
     /// Every table, in the order of the variants.
-    pub(super) const ALL: [Table; 30] = [
+    pub(super) const ALL: [Table; 32] = [
         Table::Sales,
         Table::Receipts,
         Table::Packets,
@@ -421,6 +437,8 @@ impl Table {
         Table::ReceiptProofs,
         Table::LogNodes,
         Table::LogState,
+        Table::SlugReservations,
+        Table::OwedWipes,
     ];
 
     fn shape(self) -> &'static Shape {
@@ -455,6 +473,8 @@ impl Table {
             Table::ReceiptProofs => &RECEIPT_PROOFS,
             Table::LogNodes => &LOG_NODES,
             Table::LogState => &LOG_STATE,
+            Table::SlugReservations => &SLUG_RESERVATIONS,
+            Table::OwedWipes => &OWED_WIPES,
         }
     }
 
@@ -504,6 +524,9 @@ impl Table {
             LazyLock::new(|| RECEIPT_PROOFS.statements());
         static LOG_NODES_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_NODES.statements());
         static LOG_STATE_SQL: LazyLock<Statements> = LazyLock::new(|| LOG_STATE.statements());
+        static SLUG_RESERVATIONS_SQL: LazyLock<Statements> =
+            LazyLock::new(|| SLUG_RESERVATIONS.statements());
+        static OWED_WIPES_SQL: LazyLock<Statements> = LazyLock::new(|| OWED_WIPES.statements());
         match self {
             Table::Sales => &SALES_SQL,
             Table::Receipts => &RECEIPTS_SQL,
@@ -535,6 +558,8 @@ impl Table {
             Table::ReceiptProofs => &RECEIPT_PROOFS_SQL,
             Table::LogNodes => &LOG_NODES_SQL,
             Table::LogState => &LOG_STATE_SQL,
+            Table::SlugReservations => &SLUG_RESERVATIONS_SQL,
+            Table::OwedWipes => &OWED_WIPES_SQL,
         }
     }
 
@@ -605,7 +630,8 @@ pub(super) enum Row<'b> {
     Packet(&'b PacketRow),
     Nonce(&'b NonceRow),
     /// A record that is its entry alone, its id the key (a receipt log entry pending, a
-    /// pending settlement, a refund claim, a builder).
+    /// pending settlement, a refund claim, a builder, a free receipt's proof, the log's state,
+    /// a slug's reservation, a wipe owed).
     Entry(&'b [u8]),
     LogLeaf(&'b LeafRow),
     /// An interior node of the receipt log's tree: its level, its index, its hash.
@@ -959,6 +985,8 @@ mod tests {
             (Table::LogPending, Row::Entry(b"entry")),
             (Table::ReceiptProofs, Row::Entry(b"proof")),
             (Table::LogState, Row::Entry(b"note")),
+            (Table::SlugReservations, Row::Entry(b"{}")),
+            (Table::OwedWipes, Row::Entry(b"1")),
             (Table::LogNodes, Row::LogNode(1, 2, &[3; 32])),
             (Table::PendingSettlements, Row::Entry(b"entry")),
             (Table::Credits, Row::Credit(&credit)),

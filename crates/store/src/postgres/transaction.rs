@@ -162,6 +162,11 @@ pub(super) fn condition_parts(condition: &Condition) -> (Place, &[u8], Option<&[
             slug.as_bytes(),
             entry.as_deref(),
         ),
+        Condition::SlugReservation { slug, entry } => (
+            Place::Table(Table::SlugReservations),
+            slug.as_bytes(),
+            entry.as_deref(),
+        ),
         Condition::RefundClaim { receipt_id, entry } => (
             Place::Table(Table::RefundClaims),
             receipt_id.as_bytes(),
@@ -309,6 +314,14 @@ pub(super) fn write_parts(write: &Write) -> WriteParts<'_> {
             Some(Row::Endpoint(endpoint)),
         ),
         Write::DeleteEndpoint { slug } => typed(Table::Endpoints, slug, None),
+        Write::PutSlugReservation { slug, entry } => {
+            typed(Table::SlugReservations, slug, Some(Row::Entry(entry)))
+        }
+        Write::DeleteSlugReservation { slug } => typed(Table::SlugReservations, slug, None),
+        Write::PutOwedWipe { endpoint_id } => {
+            typed(Table::OwedWipes, endpoint_id, Some(Row::Entry(b"1")))
+        }
+        Write::DeleteOwedWipe { endpoint_id } => typed(Table::OwedWipes, endpoint_id, None),
         Write::PutPayoutSettings(settings) => typed(
             Table::PayoutSettings,
             &settings.builder,
