@@ -131,7 +131,7 @@ pub mod kv {
 
     /// Where the stored node `index` of `level` is kept: `hash/<level><index>` (level 0: a
     /// leaf's hash).
-    pub fn node_key(level: u8, index: u64) -> Vec<u8> {
+    pub(crate) fn node_key(level: u8, index: u64) -> Vec<u8> {
         indexed(&level_prefix(level), index)
     }
 

@@ -24,7 +24,7 @@ use crate::{
 };
 
 /// A table of typed records, keyed by an id (text, a number for the log's leaves, bytes for
-/// handlers' entries).
+/// handlers' entries and the log's interior nodes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Table {
     /// `toolhost_sales`, migration 5.

@@ -18,13 +18,14 @@
 //! which a btree visits in key order), and a batch's puts and each tree's deletes are one
 //! statement each, so a transaction costs the database a few statements, not one per key.
 //!
-//! Typed members (sales, receipts, payout packets, paid-out marks, pending settlements, nonces,
-//! payment identifiers, refunds, builders' debts and payout versions, developer credits, the
-//! receipt log's pending entries and leaves, endpoints' records and revisions, builders and their
-//! keys and payout settings, handlers' entries and usage, secrets, rollout tallies) are held and
-//! written the same way in their records' tables (`tables`), keyed by id: a key is a [`Place`] and
-//! the bytes naming a row there (a leaf's: its index, big-endian; a handler entry's: its key's
-//! bytes).
+//! Typed members (sales, receipts and free receipts' proofs, payout packets, paid-out marks,
+//! pending settlements, nonces, payment identifiers, refunds, builders' debts and payout
+//! versions, developer credits, the receipt log's pending entries, leaves, interior nodes and
+//! state, endpoints' records and revisions, deleted slugs' reservations and owed wipes, builders
+//! and their keys and payout settings, handlers' entries and usage, secrets, rollout tallies) are
+//! held and written the same way in their records' tables (`tables`), keyed by id: a key is a
+//! [`Place`] and the bytes naming a row there (a leaf's: its index, big-endian; a log node's:
+//! `hash/<level><index>`, as a key-value engine keys it; a handler entry's: its key's bytes).
 //!
 //! A failed condition rolls the transaction back. The hot path (a nonce claimed, a receipt
 //! written where none may be, a balance swapped) then needs no retries: a claim loses by its
