@@ -527,6 +527,21 @@ impl<'b> Plan<'b> {
         }
     }
 
+    /// The typed records' tables its conditions and writes name.
+    fn tables(&self) -> Vec<Table> {
+        let holds = self.holds.iter().map(|h| h.place);
+        let places = holds.chain(self.writes.iter().map(|w| w.place));
+        let mut tables: Vec<Table> = Vec::new();
+        for place in places {
+            if let Place::Table(table) = place {
+                if !tables.contains(&table) {
+                    tables.push(table);
+                }
+            }
+        }
+        tables
+    }
+
     /// Whether any of its writes is to a watched tree.
     pub(super) fn writes_watched(&self) -> bool {
         self.writes.iter().any(|w| w.place.is_watched())
@@ -569,6 +584,9 @@ pub(super) struct Applied {
 /// The statements a transaction may send, prepared (or found in the connection's cache) before
 /// it begins, so nothing it sends waits for a reply to be sent: its statements go out in the
 /// order they are written, and the commit after the writes (see [`try_apply`]).
+///
+/// Only the tables its plan names: each statement found in the cache is a lookup by its SQL
+/// text (hashed whole), and a transaction names a few of the many tables.
 struct Prepared {
     lock: tokio_postgres::Statement,
     claim: tokio_postgres::Statement,
@@ -576,8 +594,9 @@ struct Prepared {
     delete: tokio_postgres::Statement,
     bump: tokio_postgres::Statement,
     record: tokio_postgres::Statement,
-    /// The typed records' tables' statements, in [`Table::ALL`]'s order.
-    tables: Vec<TableStatements>,
+    /// The typed records' tables' statements, in [`Table::ALL`]'s order; `None` for a table
+    /// the plan does not name.
+    tables: Vec<Option<TableStatements>>,
 }
 
 /// A typed record table's statements ([`tables::Statements`](super::tables::Statements)).
@@ -589,21 +608,29 @@ struct TableStatements {
 }
 
 impl Prepared {
-    async fn on(client: &deadpool_postgres::Client) -> Result<Prepared, tokio_postgres::Error> {
+    async fn on(
+        client: &deadpool_postgres::Client,
+        plan: &Plan<'_>,
+    ) -> Result<Prepared, tokio_postgres::Error> {
         // Each found in the connection's cache but once per connection and statement.
         let lock = client.prepare_cached(SQL_LOCK_KEYS).await?;
         let claim = client.prepare_cached(SQL_CLAIM_KEYS).await?;
         let put = client.prepare_cached(SQL_PUT_KEYS).await?;
         let delete = client.prepare_cached(SQL_DELETE_KEYS).await?;
+        let named = plan.tables();
         let mut tables = Vec::with_capacity(Table::ALL.len());
         for table in Table::ALL {
+            if !named.contains(&table) {
+                tables.push(None);
+                continue;
+            }
             let sql = table.statements();
-            tables.push(TableStatements {
+            tables.push(Some(TableStatements {
                 lock: client.prepare_cached(&sql.lock).await?,
                 claim: client.prepare_cached(&sql.claim).await?,
                 put: client.prepare_cached(&sql.put).await?,
                 delete: client.prepare_cached(&sql.delete).await?,
-            });
+            }));
         }
         let bump = client.prepare_cached(SQL_BUMP_GENERATION).await?;
         let record = client.prepare_cached(SQL_RECORD_CHANGE).await?;
@@ -619,7 +646,9 @@ impl Prepared {
     }
 
     fn table(&self, table: Table) -> &TableStatements {
-        &self.tables[table as usize]
+        self.tables[table as usize]
+            .as_ref()
+            .expect("prepared for every table its plan names")
     }
 }
 
@@ -662,7 +691,7 @@ pub(super) async fn try_apply(
     notify: bool,
 ) -> Result<Applied, TxError> {
     let before = |e: tokio_postgres::Error| classify(&e, Phase::Before);
-    let statements = Prepared::on(&client).await.map_err(before)?;
+    let statements = Prepared::on(&client, plan).await.map_err(before)?;
     let open = OpenTransaction(Some(client));
     let client = open.client();
     let begin = match plan.synced {
