@@ -542,6 +542,25 @@ impl<'b> Plan<'b> {
         tables
     }
 
+    /// Whether the plan is claims alone, one a member, each putting what it claims (a nonce
+    /// claimed, an id reserved), and nothing watched: whatever a claim finds, the transaction
+    /// then holds what it should commit (a claim that lost inserted nothing, and its member
+    /// writes nothing else), so its `COMMIT` need not wait for the claims' answers.
+    fn is_claims_only(&self) -> bool {
+        let mut holds_of = vec![0usize; self.members];
+        for hold in &self.holds {
+            let claimed = hold.write.is_some_and(|i| self.writes[i].claimed);
+            if hold.read || !claimed {
+                return false;
+            }
+            holds_of[hold.member] += 1;
+        }
+        holds_of.iter().all(|&n| n == 1)
+            && self.conditions.len() == self.holds.len()
+            && self.writes.iter().all(|w| w.claimed)
+            && !self.writes_watched()
+    }
+
     /// Whether any of its writes is to a watched tree.
     pub(super) fn writes_watched(&self) -> bool {
         self.writes.iter().any(|w| w.place.is_watched())
@@ -683,8 +702,10 @@ impl Drop for OpenTransaction {
 ///
 /// Two round trips when the batch has conditions, one when it has none: `BEGIN` goes with the
 /// holds (or, without conditions, with the writes), and `COMMIT` with the writes, all
-/// pipelined. A write that fails aborts the transaction, so the `COMMIT` behind it rolls
-/// back: nothing of the batch lands, as with a commit sent after the writes' replies.
+/// pipelined. One, too, for a plan of claims alone ([`Plan::is_claims_only`]): `BEGIN`, the
+/// claims and `COMMIT` together. A write that fails aborts the transaction, so the `COMMIT`
+/// behind it rolls back: nothing of the batch lands, as with a commit sent after the writes'
+/// replies.
 pub(super) async fn try_apply(
     client: deadpool_postgres::Client,
     plan: &Plan<'_>,
@@ -698,6 +719,22 @@ pub(super) async fn try_apply(
         true => SQL_BEGIN,
         false => SQL_BEGIN_UNSYNCED,
     };
+
+    if plan.is_claims_only() {
+        let (began, held, committed) = futures::join!(
+            client.batch_execute(begin),
+            hold_keys(client, &statements, plan),
+            client.batch_execute("COMMIT")
+        );
+        // A claim the server refused aborted the transaction, and the `COMMIT` rolled it back.
+        committed.map_err(|e| classify(&e, Phase::Commit))?;
+        open.ended();
+        let states = began.and(held).map_err(before)?;
+        return Ok(Applied {
+            members: outcomes(plan, failed_conditions(plan, &states), &HashSet::new()),
+            watched: Vec::new(),
+        });
+    }
 
     let began = !plan.holds.is_empty();
     let mut states = Vec::new();
@@ -858,19 +895,7 @@ pub(super) async fn try_apply(
     let (found, bumped) = written.map_err(|e| classify(&e, Phase::Commit))?;
 
     let found: HashSet<(Place, Vec<u8>)> = found.into_iter().flatten().collect();
-    let mut members: Vec<Result<Vec<u64>, usize>> = (failed.into_iter())
-        .map(|failed| failed.map_or(Ok(Vec::new()), Err))
-        .collect();
-    for (i, write) in plan.writes.iter().enumerate() {
-        let Ok(affected) = &mut members[write.member] else {
-            continue;
-        };
-        // A key claimed with a placeholder and deleted by the batch was absent before.
-        let missing = write.value.is_none()
-            && (plan.holds.iter().any(|h| !h.read && h.write == Some(i))
-                || !found.contains(&(write.place, write.key.to_vec())));
-        affected.push(u64::from(!missing));
-    }
+    let members = outcomes(plan, failed, &found);
     let mut generations = Vec::new();
     for ((tree, keys), row) in watched.into_iter().zip(bumped) {
         let row = row.ok_or_else(|| {
@@ -886,6 +911,29 @@ pub(super) async fn try_apply(
         members,
         watched: generations,
     })
+}
+
+/// Each member's outcome: the rows each of its writes affected (in first-write order), or the
+/// index of its condition that did not hold (`failed`); `found` holds the keys deletes found.
+fn outcomes(
+    plan: &Plan<'_>,
+    failed: Vec<Option<usize>>,
+    found: &HashSet<(Place, Vec<u8>)>,
+) -> Vec<Result<Vec<u64>, usize>> {
+    let mut members: Vec<Result<Vec<u64>, usize>> = (failed.into_iter())
+        .map(|failed| failed.map_or(Ok(Vec::new()), Err))
+        .collect();
+    for (i, write) in plan.writes.iter().enumerate() {
+        let Ok(affected) = &mut members[write.member] else {
+            continue;
+        };
+        // A key claimed with a placeholder and deleted by the batch was absent before.
+        let missing = write.value.is_none()
+            && (plan.holds.iter().any(|h| !h.read && h.write == Some(i))
+                || !found.contains(&(write.place, write.key.to_vec())));
+        affected.push(u64::from(!missing));
+    }
+    members
 }
 
 /// For each member, the index (in its batch) of its first condition that does not hold, given
@@ -1057,5 +1105,41 @@ mod tests {
             ]
         );
         assert!(plan.writes_watched());
+    }
+
+    #[test]
+    fn claims_alone_are_told_apart() {
+        let claim = |key: &str| {
+            Batch::new()
+                .require_absent(Tree::Logs, key)
+                .put(Tree::Logs, key, "1")
+        };
+        assert!(Plan::new(&[&claim("a")]).is_claims_only());
+        assert!(Plan::new(&[&claim("a"), &claim("b")]).is_claims_only());
+        let others = [
+            // A placeholder, deleted again.
+            Batch::new().require_absent(Tree::Logs, "a"),
+            // Two claims: one may win and the other lose.
+            claim("a")
+                .require_absent(Tree::Logs, "b")
+                .put(Tree::Logs, "b", "2"),
+            // A write beside the claim, and a claimed key deleted again.
+            claim("a").put(Tree::Logs, "c", "3"),
+            claim("a").delete(Tree::Logs, "a"),
+            // A value read.
+            (Batch::new().require_equals(Tree::Logs, "a", Some(b"0".to_vec()))).put(
+                Tree::Logs,
+                "a",
+                "1",
+            ),
+            // A watched tree's claim.
+            (Batch::new().require_absent(Tree::Endpoints, "a")).put(Tree::Endpoints, "a", "1"),
+            // Nothing held.
+            Batch::new().put(Tree::Logs, "a", "1"),
+        ];
+        for batch in &others {
+            assert!(!Plan::new(&[batch]).is_claims_only());
+            assert!(!Plan::new(&[&claim("z"), batch]).is_claims_only());
+        }
     }
 }
