@@ -527,19 +527,16 @@ impl<'b> Plan<'b> {
         }
     }
 
-    /// The typed records' tables its conditions and writes name.
-    fn tables(&self) -> Vec<Table> {
+    /// The places its conditions and writes name, each once.
+    fn places(&self) -> Vec<Place> {
         let holds = self.holds.iter().map(|h| h.place);
-        let places = holds.chain(self.writes.iter().map(|w| w.place));
-        let mut tables: Vec<Table> = Vec::new();
-        for place in places {
-            if let Place::Table(table) = place {
-                if !tables.contains(&table) {
-                    tables.push(table);
-                }
+        let mut places: Vec<Place> = Vec::new();
+        for place in holds.chain(self.writes.iter().map(|w| w.place)) {
+            if !places.contains(&place) {
+                places.push(place);
             }
         }
-        tables
+        places
     }
 
     /// Whether the plan is claims alone, one a member, each putting what it claims (a nonce
@@ -604,26 +601,46 @@ pub(super) struct Applied {
 /// it begins, so nothing it sends waits for a reply to be sent: its statements go out in the
 /// order they are written, and the commit after the writes (see [`try_apply`]).
 ///
-/// Only the tables its plan names: each statement found in the cache is a lookup by its SQL
-/// text (hashed whole), and a transaction names a few of the many tables.
+/// Only those its plan needs: each statement found in the cache is a lookup by its SQL text
+/// (hashed whole), and a transaction names a few of the many tables.
 struct Prepared {
-    lock: tokio_postgres::Statement,
-    claim: tokio_postgres::Statement,
-    put: tokio_postgres::Statement,
-    delete: tokio_postgres::Statement,
-    bump: tokio_postgres::Statement,
-    record: tokio_postgres::Statement,
+    /// The key-value table's, when the plan names a key there.
+    kv: Option<PlaceStatements>,
+    /// The change feed's, when the plan writes a watched tree.
+    feed: Option<FeedStatements>,
     /// The typed records' tables' statements, in [`Table::ALL`]'s order; `None` for a table
     /// the plan does not name.
-    tables: Vec<Option<TableStatements>>,
+    tables: Vec<Option<PlaceStatements>>,
 }
 
-/// A typed record table's statements ([`tables::Statements`](super::tables::Statements)).
-struct TableStatements {
+/// The statements that hold, put and delete keys of one place: the key-value table's, or a
+/// typed record table's ([`tables::Statements`](super::tables::Statements)).
+struct PlaceStatements {
     lock: tokio_postgres::Statement,
     claim: tokio_postgres::Statement,
     put: tokio_postgres::Statement,
     delete: tokio_postgres::Statement,
+}
+
+impl PlaceStatements {
+    /// Each found in the connection's cache but once per connection and statement.
+    async fn on(
+        client: &deadpool_postgres::Client,
+        [lock, claim, put, delete]: [&str; 4],
+    ) -> Result<PlaceStatements, tokio_postgres::Error> {
+        Ok(PlaceStatements {
+            lock: client.prepare_cached(lock).await?,
+            claim: client.prepare_cached(claim).await?,
+            put: client.prepare_cached(put).await?,
+            delete: client.prepare_cached(delete).await?,
+        })
+    }
+}
+
+/// The statements that record a watched tree's changes ([`super::feed`]).
+struct FeedStatements {
+    bump: tokio_postgres::Statement,
+    record: tokio_postgres::Statement,
 }
 
 impl Prepared {
@@ -631,40 +648,49 @@ impl Prepared {
         client: &deadpool_postgres::Client,
         plan: &Plan<'_>,
     ) -> Result<Prepared, tokio_postgres::Error> {
-        // Each found in the connection's cache but once per connection and statement.
-        let lock = client.prepare_cached(SQL_LOCK_KEYS).await?;
-        let claim = client.prepare_cached(SQL_CLAIM_KEYS).await?;
-        let put = client.prepare_cached(SQL_PUT_KEYS).await?;
-        let delete = client.prepare_cached(SQL_DELETE_KEYS).await?;
-        let named = plan.tables();
+        let named = plan.places();
+        let kv = match named.iter().any(|p| matches!(p, Place::Kv(_))) {
+            true => Some(
+                PlaceStatements::on(
+                    client,
+                    [SQL_LOCK_KEYS, SQL_CLAIM_KEYS, SQL_PUT_KEYS, SQL_DELETE_KEYS],
+                )
+                .await?,
+            ),
+            false => None,
+        };
         let mut tables = Vec::with_capacity(Table::ALL.len());
         for table in Table::ALL {
-            if !named.contains(&table) {
-                tables.push(None);
-                continue;
-            }
-            let sql = table.statements();
-            tables.push(Some(TableStatements {
-                lock: client.prepare_cached(&sql.lock).await?,
-                claim: client.prepare_cached(&sql.claim).await?,
-                put: client.prepare_cached(&sql.put).await?,
-                delete: client.prepare_cached(&sql.delete).await?,
-            }));
+            tables.push(match named.contains(&Place::Table(table)) {
+                true => {
+                    let sql = table.statements();
+                    let sql = [&*sql.lock, &sql.claim, &sql.put, &sql.delete];
+                    Some(PlaceStatements::on(client, sql).await?)
+                }
+                false => None,
+            });
         }
-        let bump = client.prepare_cached(SQL_BUMP_GENERATION).await?;
-        let record = client.prepare_cached(SQL_RECORD_CHANGE).await?;
-        Ok(Prepared {
-            lock,
-            claim,
-            put,
-            delete,
-            bump,
-            record,
-            tables,
-        })
+        let feed = match plan.writes_watched() {
+            true => Some(FeedStatements {
+                bump: client.prepare_cached(SQL_BUMP_GENERATION).await?,
+                record: client.prepare_cached(SQL_RECORD_CHANGE).await?,
+            }),
+            false => None,
+        };
+        Ok(Prepared { kv, feed, tables })
     }
 
-    fn table(&self, table: Table) -> &TableStatements {
+    fn kv(&self) -> &PlaceStatements {
+        self.kv
+            .as_ref()
+            .expect("prepared when its plan names a key there")
+    }
+
+    fn feed(&self) -> &FeedStatements {
+        (self.feed.as_ref()).expect("prepared when its plan writes a watched tree")
+    }
+
+    fn table(&self, table: Table) -> &PlaceStatements {
         self.tables[table as usize]
             .as_ref()
             .expect("prepared for every table its plan names")
@@ -810,7 +836,7 @@ pub(super) async fn try_apply(
             .map(|w| w.value.unwrap_or_default())
             .collect();
         client
-            .execute(&statements.put, &[&trees, &keys, &values])
+            .execute(&statements.kv().put, &[&trees, &keys, &values])
             .await
             .map(drop)
     };
@@ -836,7 +862,7 @@ pub(super) async fn try_apply(
                 Place::Kv(tree) => {
                     let keys: Vec<&[u8]> = run.iter().map(|(_, key)| *key).collect();
                     client
-                        .query(&statements.delete, &[&tree.name(), &keys])
+                        .query(&statements.kv().delete, &[&tree.name(), &keys])
                         .await?
                 }
                 Place::Table(table) => {
@@ -858,10 +884,10 @@ pub(super) async fn try_apply(
         let count = keys.len() as i64;
         let records = keys.iter().enumerate().map(|(i, key)| {
             let below = count - 1 - i as i64;
-            async move { (client.execute(&statements.record, &[&name, &below, key])).await }
+            async move { (client.execute(&statements.feed().record, &[&name, &below, key])).await }
         });
         let (row, _) = futures::future::try_join(
-            client.query_opt(&statements.bump, &[&name, &count]),
+            client.query_opt(&statements.feed().bump, &[&name, &count]),
             futures::future::try_join_all(records),
         )
         .await?;
@@ -990,7 +1016,7 @@ async fn hold_keys(
                     Place::Kv(tree) => {
                         let keys: Vec<&[u8]> = run.iter().map(|hold| hold.key).collect();
                         client
-                            .query(&statements.lock, &[&tree.name(), &keys])
+                            .query(&statements.kv().lock, &[&tree.name(), &keys])
                             .await?
                     }
                     Place::Table(table) => {
@@ -1023,7 +1049,8 @@ async fn hold_keys(
                                 .unwrap_or_default()
                         })
                         .collect();
-                    let rows = (client.query(&statements.claim, &[&trees, &keys, &values])).await?;
+                    let rows =
+                        (client.query(&statements.kv().claim, &[&trees, &keys, &values])).await?;
                     let mut claimed = HashSet::new();
                     for row in rows {
                         let tree: String = row.try_get(0)?;
