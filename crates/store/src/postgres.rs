@@ -876,6 +876,20 @@ mod tests {
             .await
             .unwrap()
             .is_empty());
+        // Statistics of 30,000 rows already plan by key: more than doubled, it is left to
+        // autovacuum.
+        client
+            .batch_execute(
+                "INSERT INTO toolhost_kv SELECT 'receipt_log', convert_to('more/' || g, 'UTF8'), \
+                 '\\x00' FROM generate_series(1, 70000) g; SELECT pg_stat_force_next_flush()",
+            )
+            .await
+            .unwrap();
+        client.batch_execute("SELECT 1").await.unwrap();
+        assert!(statistics::analyze_outgrown(&mut other)
+            .await
+            .unwrap()
+            .is_empty());
         drop((client, other, locker));
         store.close().await.unwrap();
     }

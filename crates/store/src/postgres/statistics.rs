@@ -14,7 +14,11 @@
 //! So every [`CHECK_EVERY`], each node analyzes its tables whose live rows have at least
 //! doubled since their last analysis (and number at least [`MIN_ROWS`]): a growing table is
 //! analyzed at 1,000 rows, 2,000, 4,000 and so on, a few times in all; a table that has stopped
-//! growing is left to autovacuum. An `ANALYZE` waits at most half a second for its table
+//! growing, or whose statistics already describe [`MAX_ROWS`] rows, is left to autovacuum.
+//! Past that size the plans do not change (every key is looked up by index), and an analysis
+//! samples 30,000 rows whatever the table's size: the doublings past it cost a growing
+//! database tens of milliseconds of the database's CPU each (80 ms for 64,000 receipts,
+//! bench/RESULTS.md) for plans it already had. An `ANALYZE` waits at most half a second for its table
 //! ([`LOCK_WAIT`]): one being vacuumed or analyzed by someone else (autovacuum, another node)
 //! is left for the next check, and autovacuum, which gives way to a lock wait of
 //! `deadlock_timeout` (a second), is not cancelled by it.
@@ -32,13 +36,17 @@ pub(super) const CHECK_EVERY: Duration = Duration::from_secs(5);
 /// Live rows a table has at least before it is analyzed for its growth (smaller tables are
 /// read whole at no cost whatever the plan).
 const MIN_ROWS: i64 = 1000;
+/// Rows a table's statistics describe from which it is left to autovacuum however it grows.
+const MAX_ROWS: i64 = 10_000;
 
 /// toolhost's tables (in the schema its connections work in) whose live rows number at least
-/// `$1` and twice what their statistics say (`reltuples`: -1 for a table never analyzed).
+/// `$1` and twice what their statistics say (`reltuples`: -1 for a table never analyzed),
+/// and whose statistics say fewer than `$2`.
 const SQL_OUTGROWN: &str = "SELECT s.relname::TEXT FROM pg_stat_user_tables s \
      JOIN pg_class c ON c.oid = s.relid \
      WHERE s.schemaname = current_schema() AND s.relname LIKE 'toolhost\\_%' \
      AND s.n_live_tup >= greatest($1::BIGINT, 2 * c.reltuples::BIGINT) \
+     AND c.reltuples::BIGINT < $2::BIGINT \
      ORDER BY s.relname";
 
 /// How long an `ANALYZE` waits for its table's lock (held by a vacuum or another analysis).
@@ -50,7 +58,7 @@ pub(super) async fn analyze_outgrown(
     client: &mut deadpool_postgres::Client,
 ) -> Result<Vec<String>, tokio_postgres::Error> {
     let statement = client.prepare_cached(SQL_OUTGROWN).await?;
-    let rows = client.query(&statement, &[&MIN_ROWS]).await?;
+    let rows = client.query(&statement, &[&MIN_ROWS, &MAX_ROWS]).await?;
     let mut analyzed = Vec::with_capacity(rows.len());
     for row in rows {
         let table: String = row.try_get(0)?;
