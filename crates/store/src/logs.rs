@@ -31,8 +31,9 @@ pub const FULL_PRUNE_EVERY: usize = 64;
 /// cases); each write is durable when it returns, as every store write.
 #[async_trait]
 pub trait EndpointLogs {
-    /// Stores an endpoint's new entries (oldest first, each newer than any stored as a rule)
-    /// and prunes its oldest so that at most `keep` remain, in one atomic write; within
+    /// Stores an endpoint's new entries (oldest first, each newer than any stored as a rule;
+    /// one whose id is stored replaces that entry and counts once) and prunes its oldest so
+    /// that at most `keep` remain, in one atomic write; within
     /// [`FULL_PRUNE_EVERY`] appends when the rule was broken or writers appended at once.
     async fn append_logs(&self, endpoint: &str, rows: &[LogRow], keep: u64) -> StoreResult<()>;
     /// At most `limit` of an endpoint's entries, newest first, only those older than `before`
@@ -96,14 +97,34 @@ pub mod kv {
         // the log would grow past `keep`).
         loop {
             let (raw, stored) = read_count(store, &counter).await?;
-            let total = stored + rows.len() as u64;
+            // An entry appended again replaces itself: it adds nothing to the count, and it
+            // must still be there as read when the batch lands.
+            let mut replaced = Vec::new();
+            for row in rows {
+                let key = [prefix.as_slice(), row.id.as_bytes()].concat();
+                if let Some(old) = store.get(Tree::Logs, &key).await? {
+                    replaced.push((key, old));
+                }
+            }
+            let total = stored + (rows.len() - replaced.len()) as u64;
             let excess = total.saturating_sub(keep);
-            let oldest = match excess {
+            // The oldest but those replaced (put again below; a rule broken, so one may be
+            // among them, and goes at the next append).
+            let oldest: Vec<_> = match excess as usize {
                 0 => Vec::new(),
-                n => (store.scan_prefix(Tree::Logs, &prefix, None, n as usize)).await?,
+                n => (store
+                    .scan_prefix(Tree::Logs, &prefix, None, n + replaced.len())
+                    .await?)
+                    .into_iter()
+                    .filter(|(key, _)| !replaced.iter().any(|(r, _)| r == key))
+                    .take(n)
+                    .collect(),
             };
             let count = total.saturating_sub(oldest.len() as u64);
             let mut batch = Batch::new().require_equals(Tree::Meta, counter.clone(), raw);
+            for (key, old) in &replaced {
+                batch = batch.require_equals(Tree::Logs, key.clone(), Some(old.clone()));
+            }
             for (key, entry) in oldest {
                 batch = batch
                     .require_equals(Tree::Logs, key.clone(), Some(entry))

@@ -895,6 +895,11 @@ pub async fn logs_keep_the_newest_and_page_newest_first(s: Shared) {
         .await
         .unwrap();
     assert_eq!(newest(None, 10).await, [16, 15, 14, 13, 12]);
+    // An entry appended again replaces itself and prunes nothing.
+    s.append_logs("ep_a", &[log_row(16), log_row(17)], 5)
+        .await
+        .unwrap();
+    assert_eq!(newest(None, 10).await, [17, 16, 15, 14, 13]);
 
     assert_eq!(s.delete_logs("ep_a").await.unwrap(), 5);
     assert_eq!(newest(None, 10).await, Vec::<usize>::new());

@@ -25,16 +25,19 @@ use crate::StoreResult;
 /// Inserts the new entries and deletes the endpoint's stored entries after `$5` up to the
 /// newest beyond the newest `$4`, and answers that edge (no row when nothing is pruned). The
 /// delete sees the table as it was before the insert (one statement, one snapshot), so it
-/// counts only entries stored before: `$4` is what is kept minus the new ones. Two nodes
+/// counts only entries stored before: `$4` is what is kept minus the new ones, and each new
+/// one that replaced a stored entry (an append again) counts back in. Two nodes
 /// appending at once may each keep a few more than that for a while; the next append prunes
 /// them.
 const SQL_APPEND: &str = "WITH added AS (
          INSERT INTO toolhost_logs (endpoint, id, entry)
          SELECT $1, id, entry FROM unnest($2::TEXT[], $3::BYTEA[]) AS new(id, entry)
          ON CONFLICT (endpoint, id) DO UPDATE SET entry = excluded.entry
+         RETURNING xmax = 0 AS inserted
      ),
      edge AS (
-         SELECT id FROM toolhost_logs WHERE endpoint = $1 ORDER BY id DESC OFFSET $4 LIMIT 1
+         SELECT id FROM toolhost_logs WHERE endpoint = $1 ORDER BY id DESC
+         OFFSET $4 + (SELECT count(*) FROM added WHERE NOT inserted) LIMIT 1
      ),
      pruned AS (
          DELETE FROM toolhost_logs WHERE endpoint = $1 AND id > $5 AND id <= (SELECT id FROM edge)
