@@ -13,12 +13,12 @@
 //!
 //! So every [`CHECK_EVERY`], each node analyzes its tables whose live rows have at least
 //! doubled since their last analysis (and number at least [`MIN_ROWS`]): a growing table is
-//! analyzed at 1,000 rows, 2,000, 4,000 and so on, a few times in all; a table that has stopped
-//! growing, or whose statistics already describe [`MAX_ROWS`] rows, is left to autovacuum.
-//! Past that size the plans do not change (every key is looked up by index), and an analysis
-//! samples 30,000 rows whatever the table's size: the doublings past it cost a growing
-//! database tens of milliseconds of the database's CPU each (80 ms for 64,000 receipts,
-//! bench/RESULTS.md) for plans it already had. An `ANALYZE` waits at most half a second for its table
+//! analyzed at 1,000 rows, 2,000, 4,000 and so on until its statistics describe [`MAX_ROWS`];
+//! from there, and once a table stops growing, autovacuum keeps them. Past that size the plans
+//! do not change (every key is looked up by index), and an analysis samples 30,000 rows
+//! whatever the table's size: the doublings past it cost a growing database tens of
+//! milliseconds of its CPU each (80 ms for 64,000 receipts, bench/RESULTS.md) for plans it
+//! already had. An `ANALYZE` waits at most half a second for its table
 //! ([`LOCK_WAIT`]): one being vacuumed or analyzed by someone else (autovacuum, another node)
 //! is left for the next check, and autovacuum, which gives way to a lock wait of
 //! `deadlock_timeout` (a second), is not cancelled by it.
