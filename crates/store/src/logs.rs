@@ -95,17 +95,17 @@ pub mod kv {
         // count or pruned the same entries (at the cap an append leaves the count as it was,
         // so the count alone would let two appends that each prune one entry both land, and
         // the log would grow past `keep`).
+        let keys: Vec<Vec<u8>> = (rows.iter())
+            .map(|row| [prefix.as_slice(), row.id.as_bytes()].concat())
+            .collect();
         loop {
             let (raw, stored) = read_count(store, &counter).await?;
             // An entry appended again replaces itself: it adds nothing to the count, and it
             // must still be there as read when the batch lands.
-            let mut replaced = Vec::new();
-            for row in rows {
-                let key = [prefix.as_slice(), row.id.as_bytes()].concat();
-                if let Some(old) = store.get(Tree::Logs, &key).await? {
-                    replaced.push((key, old));
-                }
-            }
+            let stored_now = store.get_many(Tree::Logs, &keys).await?;
+            let replaced: Vec<(Vec<u8>, Vec<u8>)> = (keys.iter().zip(stored_now))
+                .filter_map(|(key, old)| Some((key.clone(), old?)))
+                .collect();
             let total = stored + (rows.len() - replaced.len()) as u64;
             let excess = total.saturating_sub(keep);
             // The oldest but those replaced (put again below; a rule broken, so one may be
@@ -122,17 +122,16 @@ pub mod kv {
             };
             let count = total.saturating_sub(oldest.len() as u64);
             let mut batch = Batch::new().require_equals(Tree::Meta, counter.clone(), raw);
-            for (key, old) in &replaced {
-                batch = batch.require_equals(Tree::Logs, key.clone(), Some(old.clone()));
+            for (key, old) in replaced {
+                batch = batch.require_equals(Tree::Logs, key, Some(old));
             }
             for (key, entry) in oldest {
                 batch = batch
                     .require_equals(Tree::Logs, key.clone(), Some(entry))
                     .delete(Tree::Logs, key);
             }
-            for row in rows {
-                let key = [prefix.as_slice(), row.id.as_bytes()].concat();
-                batch = batch.put(Tree::Logs, key, row.entry.clone());
+            for (key, row) in keys.iter().zip(rows) {
+                batch = batch.put(Tree::Logs, key.clone(), row.entry.clone());
             }
             batch = batch.put(Tree::Meta, counter.clone(), count.to_string().into_bytes());
             match store.apply(batch).await {
