@@ -100,6 +100,7 @@ impl App {
         crate::payments::Parts {
             store: &self.store,
             receipt_batches: &self.receipt_batches,
+            receipt_log: &self.receipt_log,
             facilitator: &self.payments.facilitator,
             receipt_signer: &self.receipt_signer,
             urls: &self.urls,

@@ -71,11 +71,13 @@ pub async fn proof_of(
 /// Adds a new receipt to `batch`, and its entry pending in the receipt log; the batch fails if
 /// a receipt with its id exists already.
 pub fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
-    Ok(log::pending(record(batch, receipt)?, receipt))
+    Ok(log::pending(store_receipt_bare(batch, receipt)?, receipt))
 }
 
-/// Adds a new receipt to `batch`, conditional on its id being new.
-fn record(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
+/// Adds a new receipt to `batch`, conditional on its id being new, and nothing else: no pending
+/// entry, for a batch stored with the receipt's leaf
+/// ([`ReceiptLog::commit`](log::ReceiptLog::commit)) or a free call's (not in the log).
+pub fn store_receipt_bare(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
     Ok(batch
         .require_receipt(&receipt.receipt_id, None)
         .put_receipt(row(receipt)?))

@@ -46,9 +46,10 @@ use crate::catalog::{Endpoint, Metering, Owner};
 use crate::config::PaymentConfig;
 use crate::money::Usd;
 use crate::receipts::batch::ReceiptBatches;
-use crate::receipts::log::Inclusion;
+use crate::receipts::log::{Inclusion, ReceiptLog};
 use crate::receipts::{
-    sha256_hex, store_receipt, DigestSalt, PaymentMethod, Receipt, ReceiptSettlement, ReceiptSigner,
+    sha256_hex, store_receipt, store_receipt_bare, DigestSalt, PaymentMethod, Receipt,
+    ReceiptSettlement, ReceiptSigner,
 };
 use crate::revenue::{self, Collection, Sale};
 use crate::store::{Batch, Store, StoreError};
@@ -66,6 +67,8 @@ pub struct Parts<'a> {
     pub store: &'a Arc<dyn Store>,
     /// A free call's receipt is stored with its batch's proof, one write for the batch.
     pub receipt_batches: &'a ReceiptBatches,
+    /// A paid call's records are stored with its receipt's leaf, one write.
+    pub receipt_log: &'a ReceiptLog,
     pub facilitator: &'a Arc<dyn Facilitator>,
     pub receipt_signer: &'a Arc<ReceiptSigner>,
     pub urls: &'a Urls,
@@ -505,6 +508,7 @@ impl Authorized {
                     amount: price,
                     facilitator: parts.facilitator.clone(),
                     store: parts.store.clone(),
+                    log: parts.receipt_log.clone(),
                     signer: parts.receipt_signer.clone(),
                     offer: charge.offer,
                     receipt,
@@ -533,6 +537,7 @@ struct X402Settlement {
     amount: Usd,
     facilitator: Arc<dyn Facilitator>,
     store: Arc<dyn Store>,
+    log: ReceiptLog,
     signer: Arc<ReceiptSigner>,
     offer: Arc<Offer>,
     /// The receipt so far; the settlement fills in the rest.
@@ -559,7 +564,8 @@ fn header_strings(headers: &[(HeaderName, HeaderValue)]) -> Vec<(String, String)
 }
 
 impl X402Settlement {
-    /// Settles through the facilitator, then writes receipt, sale and spent nonce in one batch.
+    /// Settles through the facilitator, then writes receipt, sale and spent nonce in one batch,
+    /// the batch that appends the receipt to the receipt log.
     ///
     /// The handler already ran, so the claim is never released from here: when settlement
     /// fails, the nonce is burned (`failed/{receiptId}`) and the answer says the authorization
@@ -570,6 +576,7 @@ impl X402Settlement {
             amount,
             facilitator,
             store,
+            log,
             signer,
             offer,
             mut receipt,
@@ -635,7 +642,7 @@ impl X402Settlement {
             SettlementStatus::Recorded => Collection::Recorded,
             SettlementStatus::Pending => Collection::Pending,
         });
-        let mut batch = revenue::record(store_receipt(Batch::new(), &receipt)?, &sale)?;
+        let mut batch = revenue::record(store_receipt_bare(Batch::new(), &receipt)?, &sale)?;
         if settlement.status == SettlementStatus::Pending {
             let pending = PendingSettlement {
                 receipt_id: receipt.receipt_id.clone(),
@@ -690,8 +697,9 @@ impl X402Settlement {
             batch = reservation.done(batch, first)?;
         }
         let batch = claim.claim.commit(batch, &receipt.receipt_id);
-        match store.apply(batch).await {
-            Ok(()) => {}
+        // Stored with the receipt's leaf in the log: one durable write.
+        let receipt_log = match log.commit(batch, &receipt).await {
+            Ok(place) => place,
             Err(StoreError::ConditionFailed(_)) => {
                 // Recovery on another node may have found the transfer on-chain and recorded
                 // this very receipt (it carries the id from the `settling` note): serve that.
@@ -700,16 +708,17 @@ impl X402Settlement {
                         receipt = crate::receipts::read(store.as_ref(), &id)
                             .await?
                             .ok_or(GateError::Internal("recovered receipt missing"))?;
+                        None
                     }
                     _ => return Err(GateError::Internal("nonce claim lost before settlement")),
                 }
             }
             Err(other) => return Err(other.into()),
-        }
+        };
         Ok(Settled {
             receipt,
             salt,
-            receipt_log: None,
+            receipt_log,
             headers: settlement_headers,
             settlement: Some(response),
         })

@@ -53,7 +53,7 @@ enum Message {
 /// A free receipt to store, and its call waiting for its proof.
 struct Job {
     receipt_id: String,
-    /// The receipt's write, conditional on its id being new ([`super::record`]).
+    /// The receipt's write, conditional on its id being new ([`super::store_receipt_bare`]).
     writes: Batch,
     /// Its leaf: the receipt's canonical JSON.
     entry: Vec<u8>,
@@ -116,7 +116,7 @@ impl ReceiptBatches {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             receipt_id: receipt.receipt_id.clone(),
-            writes: super::record(Batch::new(), receipt)?,
+            writes: super::store_receipt_bare(Batch::new(), receipt)?,
             entry: entry_of(receipt),
             reply,
         };

@@ -4,16 +4,23 @@
 //! anyone check that the host showed every reader the same history and never dropped or
 //! rewrote a receipt (docs/receipt-log.md).
 //!
-//! A receipt is written with its call's other records, as before, together with a *pending*
-//! entry ([`pending`]). The sequencer then appends the pending entries in groups: it gives them
-//! consecutive leaf indexes and writes their hashes, their entries and the new signed
-//! checkpoint in one batch, on two conditions: the checkpoint is still the one it started from
-//! (nodes sharing a store never append at once: the loser reloads and tries again), and each
-//! pending entry is still there (none is appended twice). One signature covers the group.
-//! Each call then gets its leaf index, its inclusion proof and the checkpoint it is in. A
-//! pending entry whose call never asked (its node stopped between the two writes) is appended
-//! by the next sweep of any node. Free calls' receipts are not here: they expire, and are
-//! proven in batches of their own (`super::batch`).
+//! A paid call's receipt is stored with its leaf: the call hands the log its records (receipt,
+//! sale, spent nonce: [`ReceiptLog::commit`]), and the sequencer writes them in the batch that
+//! appends them, so a call's ledger and its place in the log are one durable write. Other
+//! entries (a refund, a receipt's later version, a receipt recovery stored) are written with
+//! their records as a *pending* entry ([`pending`]), and appended later. The sequencer appends
+//! in groups: it gives the group's entries consecutive leaf indexes and writes their hashes,
+//! their entries, the records of the calls that handed theirs and the new signed checkpoint in
+//! one batch, on two conditions: the checkpoint is still the one it started from (nodes sharing
+//! a store never append at once: the loser reloads and tries again), and each pending entry is
+//! still there (none is appended twice); each call's records bring their own. One signature
+//! covers the group. Each call then gets its leaf index, its inclusion proof and the checkpoint
+//! it is in. A call whose own condition fails is left out of the group (nothing of it is
+//! written); records the log cannot append (other nodes kept appending, the store failed) go
+//! back to their call, which stores them alone with a pending entry. A pending entry whose call
+//! never asked (its node stopped between the two writes) is appended by the next sweep of any
+//! node. Free calls' receipts are not here: they expire, and are proven in batches of their own
+//! (`super::batch`).
 //!
 //! What the store keeps of it ([`toolhost_store::receipt_log`]'s records, its rows on
 //! PostgreSQL):
@@ -67,7 +74,8 @@ const MAX_ATTEMPTS: usize = 16;
 /// takes, so the waiting node's reload and append fit in.
 const YIELD: Duration = Duration::from_millis(5);
 /// The conditions every append starts with, by index: the checkpoint it builds on, and the
-/// [`LogState::Waiting`] mark as its node last saw it. Each pending entry's comes after them.
+/// [`LogState::Waiting`] mark as its node last saw it. Then, job by job, each pending entry's
+/// one, or each call's records' own.
 const ON_CHECKPOINT: usize = 0;
 const ON_WAITING: usize = 1;
 
@@ -152,26 +160,65 @@ struct Head {
 struct Job {
     /// The name its leaf is found by: a receipt id, or a refund's [`refund_name`].
     receipt_id: String,
-    /// The name it is pending under ([`pending_name`]).
+    /// The name it is pending under ([`pending_name`]); none is stored for a job with
+    /// `records`.
     pending: String,
     entry: Vec<u8>,
+    /// The records of the call that made it, stored with its leaf ([`ReceiptLog::commit`]);
+    /// `None` for a pending entry.
+    records: Option<Records>,
     replies: Vec<oneshot::Sender<Result<Inclusion, LogError>>>,
+}
+
+/// A call's records, written in the batch that appends its entry, and where to say how that
+/// went.
+struct Records {
+    batch: Batch,
+    reply: oneshot::Sender<Committed>,
+}
+
+/// What became of records handed to [`ReceiptLog::commit`].
+enum Committed {
+    /// Stored with the entry's leaf; the entry's place (or why it cannot be said now).
+    InLog(Result<Inclusion, LogError>),
+    /// Not stored: a condition of the call's own batch failed (its index in that batch).
+    Refused(StoreError),
+    /// Not stored: the entry could not be appended (`LogError`); the records come back for
+    /// their call to store alone.
+    Returned(Batch, LogError),
 }
 
 impl Job {
     fn answer(self, answer: impl Fn() -> Result<Inclusion, LogError>) {
+        if let Some(records) = self.records {
+            let _ = records.reply.send(Committed::InLog(answer()));
+        }
         for reply in self.replies {
             let _ = reply.send(answer());
         }
     }
 
-    /// The answer to a failed append: the receipt is stored and will be appended later.
-    fn failed(self, error: &LogError) {
+    /// The answer to a failed append: the receipt is stored and will be appended later, or
+    /// (records not stored yet) its records go back to their call.
+    fn failed(mut self, error: &LogError) {
+        if let Some(records) = self.records.take() {
+            let returned = LogError::NotInLog(format!("the receipt log could not append: {error}"));
+            let _ = records
+                .reply
+                .send(Committed::Returned(records.batch, returned));
+        }
         self.answer(|| {
             Err(LogError::NotInLog(format!(
                 "the receipt is stored but not in the log yet ({error}); ask for its inclusion later"
             )))
         })
+    }
+
+    /// How many conditions it adds to an append: its records' own, or its pending entry's.
+    fn conditions(&self) -> usize {
+        self.records
+            .as_ref()
+            .map_or(1, |records| records.batch.conditions.len())
     }
 }
 
@@ -318,12 +365,57 @@ impl ReceiptLog {
             receipt_id: name.to_string(),
             pending: name.to_string(),
             entry,
+            records: None,
             replies: vec![reply],
         };
         (self.inner.queue)
             .send(Message::Append(job))
             .map_err(|_| LogError::Stopped)?;
         answer.await.map_err(|_| LogError::Stopped)?
+    }
+
+    /// Stores a call's records (`batch`, which stores `receipt` without a pending entry:
+    /// [`store_receipt_bare`](crate::receipts::store_receipt_bare)) in the batch that
+    /// appends `receipt` to the log, and says where the receipt is (`None`: stored, its place
+    /// to be asked for later). An error is the batch's own, and nothing of it was stored: a
+    /// failed condition's index is its index in `batch`. When the log cannot append it (other
+    /// nodes kept appending, the store failed), the batch is stored alone with the receipt's
+    /// pending entry, for a later append.
+    pub async fn commit(
+        &self,
+        batch: Batch,
+        receipt: &Receipt,
+    ) -> Result<Option<Inclusion>, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            receipt_id: receipt.receipt_id.clone(),
+            pending: receipt.receipt_id.clone(),
+            entry: entry_of(receipt),
+            records: Some(Records { batch, reply }),
+            replies: Vec::new(),
+        };
+        let (batch, why) = match self.inner.queue.send(Message::Append(job)) {
+            Err(mpsc::error::SendError(message)) => match message {
+                Message::Append(Job {
+                    records: Some(records),
+                    ..
+                }) => (records.batch, LogError::Stopped),
+                _ => return Err(StoreError::Engine("the receipt log has stopped".into())),
+            },
+            Ok(()) => match answer.await {
+                Ok(Committed::InLog(place)) => return Ok(place.ok()),
+                Ok(Committed::Refused(e)) => return Err(e),
+                Ok(Committed::Returned(batch, why)) => (batch, why),
+                Err(_) => {
+                    return Err(StoreError::Engine(
+                        "the receipt log stopped with the call's records".into(),
+                    ))
+                }
+            },
+        };
+        tracing::debug!(error = %why, receipt = %receipt.receipt_id, "records stored apart from the receipt log");
+        self.inner.store.apply(pending(batch, receipt)).await?;
+        Ok(None)
     }
 
     /// The latest signed checkpoint in the store (another node's, if it appended since).
@@ -771,16 +863,26 @@ impl ReceiptLog {
                     receipt_id,
                     pending: name,
                     entry,
+                    records: None,
                     replies: Vec::new(),
                 })
             })
             .collect())
     }
 
+    /// Appends what was queued, in as few groups as it takes, and answers its calls.
+    async fn append_group(&self, queued: Vec<Job>) {
+        let mut next = queued;
+        while !next.is_empty() {
+            let (group, later) = merged(next);
+            self.append_merged(group).await;
+            next = later;
+        }
+    }
+
     /// Appends a group and answers its calls; an entry another node appended first is answered
     /// from where it is.
-    async fn append_group(&self, group: Vec<Job>) {
-        let mut group = merged(group);
+    async fn append_merged(&self, mut group: Vec<Job>) {
         let mut attempts = 0;
         while !group.is_empty() {
             let head = self.head();
@@ -816,11 +918,20 @@ impl ReceiptLog {
                         return answer_all(group, &e);
                     }
                 }
-                // A pending entry is gone: appended already (a sweep found it), or never
-                // written. Those gone are answered from where they are; the rest go on.
-                Err(StoreError::ConditionFailed(_)) => match self.still_pending(group).await {
-                    Ok(pending) => group = pending,
-                    Err((group, e)) => return answer_all(group, &e),
+                Err(StoreError::ConditionFailed(at)) => match records_at(&group, at) {
+                    // A call's own condition failed: it is left out, and the others go on.
+                    Some((job, own)) => {
+                        if let Some(records) = group.remove(job).records {
+                            let refused = StoreError::ConditionFailed(own);
+                            let _ = records.reply.send(Committed::Refused(refused));
+                        }
+                    }
+                    // A pending entry is gone: appended already (a sweep found it), or never
+                    // written. Those gone are answered from where they are; the rest go on.
+                    None => match self.still_pending(group).await {
+                        Ok(pending) => group = pending,
+                        Err((group, e)) => return answer_all(group, &e),
+                    },
                 },
                 Err(e) => return answer_all(group, &LogError::Store(e)),
             }
@@ -876,6 +987,10 @@ impl ReceiptLog {
         let mut pending = Vec::with_capacity(group.len());
         let mut jobs = group.into_iter();
         while let Some(job) = jobs.next() {
+            if job.records.is_some() {
+                pending.push(job);
+                continue;
+            }
             match self.inner.store.log_pending_entry(&job.pending).await {
                 Ok(Some(entry)) if entry == job.entry => pending.push(job),
                 Ok(_) => {
@@ -899,7 +1014,10 @@ impl ReceiptLog {
             .require_log_state(LogState::Checkpoint, Some(head.note.clone().into_bytes()))
             .require_log_state(LogState::Waiting, waiting);
         for job in group {
-            batch = batch.require_log_pending(&job.pending, Some(job.entry.clone()));
+            batch = match &job.records {
+                Some(records) => batch.extend(records.batch.clone()),
+                None => batch.require_log_pending(&job.pending, Some(job.entry.clone())),
+            };
         }
         let mut edge = head.edge.clone();
         let mut full_tiles = Vec::new();
@@ -908,14 +1026,15 @@ impl ReceiptLog {
             // The leaf's hash joins level 0 (stored with its leaf); each tile it fills makes a
             // node of the level above.
             let mut node = hash::leaf(&job.entry);
-            batch = batch
-                .delete_log_pending(&job.pending)
-                .put_log_leaf(LeafRow {
-                    leaf: size,
-                    name: job.receipt_id.clone(),
-                    hash: node,
-                    entry: job.entry.clone(),
-                });
+            if job.records.is_none() {
+                batch = batch.delete_log_pending(&job.pending);
+            }
+            batch = batch.put_log_leaf(LeafRow {
+                leaf: size,
+                name: job.receipt_id.clone(),
+                hash: node,
+                entry: job.entry.clone(),
+            });
             let mut level = 0u8;
             loop {
                 let position = nodes_at(size, level);
@@ -966,7 +1085,7 @@ impl ReceiptLog {
     async fn answer(&self, head: &Head, group: Vec<Job>) {
         let first = head.size - group.len() as u64;
         for (offset, job) in group.into_iter().enumerate() {
-            if job.replies.is_empty() {
+            if job.replies.is_empty() && job.records.is_none() {
                 continue;
             }
             let index = first + offset as u64;
@@ -1025,20 +1144,40 @@ fn answer_all(group: Vec<Job>, error: &LogError) {
 }
 
 /// One job a pending entry, its callers together (a sweep can find a receipt its call also
-/// queued): a group never appends an entry twice.
-fn merged(group: Vec<Job>) -> Vec<Job> {
-    let mut merged: Vec<Job> = Vec::with_capacity(group.len());
+/// queued): a group never appends an entry twice. Records handed for a name already in the
+/// group wait for the next one (`later`), where the first's writes are stored: a batch's
+/// conditions hold against what was stored before it, so two in one group would both pass.
+fn merged(queued: Vec<Job>) -> (Vec<Job>, Vec<Job>) {
+    let mut merged: Vec<Job> = Vec::with_capacity(queued.len());
+    let mut later = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
-    for job in group {
+    for job in queued {
         match at.get(&job.pending) {
-            Some(&i) => merged[i].replies.extend(job.replies),
             None => {
                 at.insert(job.pending.clone(), merged.len());
                 merged.push(job);
             }
+            Some(&i) if job.records.is_none() && merged[i].records.is_none() => {
+                merged[i].replies.extend(job.replies)
+            }
+            Some(_) => later.push(job),
         }
     }
-    merged
+    (merged, later)
+}
+
+/// The job whose records hold condition `at` of the group's append, and that condition's
+/// index in its records' batch (`None`: the append's own, or a pending entry's).
+fn records_at(group: &[Job], at: usize) -> Option<(usize, usize)> {
+    let mut first = ON_WAITING + 1;
+    for (index, job) in group.iter().enumerate() {
+        let count = job.conditions();
+        if at < first + count {
+            return job.records.is_some().then_some((index, at - first));
+        }
+        first += count;
+    }
+    None
 }
 
 /// An answer for each of a receipt's callers (errors are not `Clone`: their text is kept).
@@ -1158,7 +1297,7 @@ mod tests {
     use toolhost_tlog::{tile, verify};
 
     use super::*;
-    use crate::receipts::store_receipt;
+    use crate::receipts::{store_receipt, store_receipt_bare};
     use crate::store::{SledStore, Tree};
 
     fn key() -> ReceiptSigner {
@@ -1478,6 +1617,7 @@ mod tests {
                     receipt_id: r.receipt_id.clone(),
                     pending: r.receipt_id.clone(),
                     entry: entry_of(r),
+                    records: None,
                     replies: vec![reply],
                 }
             })
@@ -1496,6 +1636,93 @@ mod tests {
             let inclusion = log.include(receipt).await.unwrap();
             check_inclusion(&log, receipt, &inclusion);
         }
+        assert_nothing_pending(&store).await;
+    }
+
+    /// Calls hand their records to the log: each is stored with its receipt's leaf, nothing is
+    /// left pending; a call whose own condition fails is left out of its group (nothing of it
+    /// stored, the failed condition's index its batch's), and the others are stored.
+    #[tokio::test]
+    async fn calls_records_are_stored_with_their_leaves_and_a_refused_one_alone_is_left_out() {
+        let (store, log) = fresh_log().await;
+        let receipts: Vec<Receipt> = (0..300).map(receipt).collect();
+        let taken = receipt(299);
+        let unclaimed = receipt(1000);
+        let records = |r: &Receipt| store_receipt_bare(Batch::new(), r).unwrap();
+        let commits = receipts
+            .iter()
+            .map(|r| (r, records(r)))
+            // Receipt 299's id again (its first condition), and a batch whose nonce is not
+            // held as it says (its second), among the others.
+            .chain([
+                (&taken, records(&taken)),
+                (
+                    &unclaimed,
+                    records(&unclaimed).require_nonce("1/a/b/c", Some(b"x".to_vec())),
+                ),
+            ])
+            .map(|(r, batch)| log.commit(batch, r));
+        let mut answers = futures::future::join_all(commits).await;
+        let refused = answers.split_off(300);
+        let mut indexes = Vec::new();
+        for (receipt, answer) in receipts.iter().zip(answers) {
+            let inclusion = answer.unwrap().expect("stored with its leaf");
+            check_inclusion(&log, receipt, &inclusion);
+            indexes.push(inclusion.leaf_index);
+        }
+        indexes.sort_unstable();
+        assert_eq!(indexes, (0..300).collect::<Vec<u64>>(), "each receipt once");
+        assert!(
+            matches!(refused[0], Err(StoreError::ConditionFailed(0))),
+            "{refused:?}"
+        );
+        assert!(
+            matches!(refused[1], Err(StoreError::ConditionFailed(1))),
+            "{refused:?}"
+        );
+        let unstored = store.receipt(&unclaimed.receipt_id).await.unwrap();
+        assert!(unstored.is_none(), "nothing of a refused batch is stored");
+        assert_eq!(store.log_leaves(&["rcpt_01000"]).await.unwrap(), vec![None]);
+        assert_nothing_pending(&store).await;
+        assert_eq!(check_tiles(&log).await.len(), 300);
+    }
+
+    /// Records the log cannot append go back to their call, which stores them alone with the
+    /// receipt's pending entry: a later append puts it in the log.
+    #[tokio::test]
+    async fn records_the_log_cannot_append_are_stored_alone_and_appended_later() {
+        let (store, log) = fresh_log().await;
+        let (reply, answer) = oneshot::channel();
+        let first = receipt(0);
+        let job = Job {
+            receipt_id: first.receipt_id.clone(),
+            pending: first.receipt_id.clone(),
+            entry: entry_of(&first),
+            records: Some(Records {
+                batch: store_receipt_bare(Batch::new(), &first).unwrap(),
+                reply,
+            }),
+            replies: Vec::new(),
+        };
+        log.leave_pending(vec![job], &LogError::Contended);
+        match answer.await.unwrap() {
+            Committed::Returned(batch, LogError::NotInLog(_)) => {
+                assert_eq!(batch.conditions.len(), 1, "the call's batch, whole")
+            }
+            _ => panic!("the records should come back to their call"),
+        }
+        // A log that has stopped: the call stores its records alone, pending.
+        log.close().await;
+        let second = receipt(1);
+        let batch = store_receipt_bare(Batch::new(), &second).unwrap();
+        assert_eq!(log.commit(batch, &second).await.unwrap(), None);
+        assert!(store.receipt(&second.receipt_id).await.unwrap().is_some());
+        let pending = store.log_pending_entry(&second.receipt_id).await.unwrap();
+        assert_eq!(pending, Some(entry_of(&second)));
+        // The next node to open the log appends it.
+        let log = reopened(&store).await;
+        let inclusion = log.inclusion_of(&second.receipt_id, None).await.unwrap();
+        check_inclusion(&log, &second, &inclusion);
         assert_nothing_pending(&store).await;
     }
 
