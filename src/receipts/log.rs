@@ -413,7 +413,8 @@ impl ReceiptLog {
                 }
             },
         };
-        tracing::debug!(error = %why, receipt = %receipt.receipt_id, "records stored apart from the receipt log");
+        let receipt_id = &receipt.receipt_id;
+        tracing::debug!(error = %why, receipt = %receipt_id, "records stored apart from the log");
         self.inner.store.apply(pending(batch, receipt)).await?;
         Ok(None)
     }
