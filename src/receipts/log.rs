@@ -1642,10 +1642,15 @@ mod tests {
 
     /// Calls hand their records to the log: each is stored with its receipt's leaf, nothing is
     /// left pending; a call whose own condition fails is left out of its group (nothing of it
-    /// stored, the failed condition's index its batch's), and the others are stored.
-    #[tokio::test]
-    async fn calls_records_are_stored_with_their_leaves_and_a_refused_one_alone_is_left_out() {
-        let (store, log) = fresh_log().await;
+    /// stored, the failed condition's index its batch's), and the others are stored. On
+    /// PostgreSQL two nodes' logs share the database, and their calls' groups take turns.
+    async fn calls_records_are_stored_with_their_leaves_and_a_refused_one_is_left_out(
+        stores: Vec<Arc<dyn Store>>,
+    ) {
+        let mut nodes = Vec::new();
+        for store in &stores {
+            nodes.push(reopened(store).await);
+        }
         let receipts: Vec<Receipt> = (0..300).map(receipt).collect();
         let taken = receipt(299);
         let unclaimed = receipt(1000);
@@ -1653,8 +1658,8 @@ mod tests {
         let commits = receipts
             .iter()
             .map(|r| (r, records(r)))
-            // Receipt 299's id again (its first condition), and a batch whose nonce is not
-            // held as it says (its second), among the others.
+            // Receipt 299's id again (its first condition), after it on the same node, and a
+            // batch whose nonce is not held as it says (its second).
             .chain([
                 (&taken, records(&taken)),
                 (
@@ -1662,13 +1667,20 @@ mod tests {
                     records(&unclaimed).require_nonce("1/a/b/c", Some(b"x".to_vec())),
                 ),
             ])
-            .map(|(r, batch)| log.commit(batch, r));
+            .map(|(r, batch)| {
+                let n: usize = r.receipt_id["rcpt_".len()..].parse().unwrap();
+                nodes[n % nodes.len()].commit(batch, r)
+            });
         let mut answers = futures::future::join_all(commits).await;
         let refused = answers.split_off(300);
         let mut indexes = Vec::new();
         for (receipt, answer) in receipts.iter().zip(answers) {
-            let inclusion = answer.unwrap().expect("stored with its leaf");
-            check_inclusion(&log, receipt, &inclusion);
+            // A group that lost its turns too often stores its records alone, pending.
+            let inclusion = match answer.unwrap() {
+                Some(inclusion) => inclusion,
+                None => nodes[0].include(receipt).await.unwrap(),
+            };
+            check_inclusion(&nodes[0], receipt, &inclusion);
             indexes.push(inclusion.leaf_index);
         }
         indexes.sort_unstable();
@@ -1681,11 +1693,22 @@ mod tests {
             matches!(refused[1], Err(StoreError::ConditionFailed(1))),
             "{refused:?}"
         );
+        let store = &stores[0];
         let unstored = store.receipt(&unclaimed.receipt_id).await.unwrap();
         assert!(unstored.is_none(), "nothing of a refused batch is stored");
         assert_eq!(store.log_leaves(&["rcpt_01000"]).await.unwrap(), vec![None]);
-        assert_nothing_pending(&store).await;
-        assert_eq!(check_tiles(&log).await.len(), 300);
+        assert_nothing_pending(store).await;
+        for node in &nodes {
+            assert_eq!(check_tiles(node).await.len(), 300);
+        }
+    }
+
+    mod engines {
+        use toolhost_testkit::on_both_engines;
+
+        use super::*;
+
+        on_both_engines!(calls_records_are_stored_with_their_leaves_and_a_refused_one_is_left_out);
     }
 
     /// Records the log cannot append go back to their call, which stores them alone with the
