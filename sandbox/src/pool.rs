@@ -35,8 +35,11 @@ use crate::limits::cpu::CpuShares;
 use crate::limits::deadline::{Check, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::ops::web::names_web_globals;
-use crate::worker::{report, Command, Counters, QueueError, Shared, WorkerHandle};
+use crate::worker::{report, Command, Counters, QueueError, Reply, Shared, WorkerHandle};
 use crate::{EndpointCode, Host, Invocation, InvocationReport, PoolConfig, SandboxError};
+
+mod direct;
+pub(crate) use direct::{AnswerSink, DirectReply};
 
 /// Runs handlers in isolates. Cheap to clone; all clones share one pool.
 #[derive(Clone)]
@@ -54,6 +57,9 @@ struct Inner {
     waiting: std::sync::atomic::AtomicUsize,
     /// The number of the next call [`Pool::invoke`] runs (from 1: see [`crate::NO_CALL`]).
     next_call: std::sync::atomic::AtomicU64,
+    /// The hard deadlines of calls answered by their isolate threads (`direct`), watched once
+    /// the first such call is placed.
+    overdue: std::sync::OnceLock<Arc<direct::Overdue>>,
 }
 
 #[derive(Default)]
@@ -84,8 +90,14 @@ const ROOM_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 enum Unplaced {
     /// No isolate fits now, for a reason that passes as others' calls end: the call is given
     /// back, still admitted, to wait for room.
-    NoRoom(Overload, Invocation, Permit),
+    NoRoom(Overload, Job, Permit),
     Refused(SandboxError),
+}
+
+/// A call not queued yet: what its isolate runs and where its report goes.
+struct Job {
+    invocation: Invocation,
+    reply: Reply,
 }
 
 /// An abandoned thread still holds its isolate's memory: it counts as a live isolate of its
@@ -96,9 +108,9 @@ struct Abandoned {
     heap: usize,
 }
 
-/// An invocation queued on a worker thread.
-struct Queued {
-    answer: oneshot::Receiver<RawReport>,
+/// Where an invocation was queued: its thread's progress, and its ticket there (see
+/// [`Progress::check`]).
+struct Placed {
     progress: Arc<Progress>,
     ticket: u64,
 }
@@ -260,6 +272,7 @@ impl Pool {
                 room: tokio::sync::Notify::new(),
                 waiting: std::sync::atomic::AtomicUsize::new(0),
                 next_call: std::sync::atomic::AtomicU64::new(crate::NO_CALL + 1),
+                overdue: std::sync::OnceLock::new(),
             }),
         };
         pool.refill_spares(&mut pool.lock(), false);
@@ -281,7 +294,12 @@ impl Pool {
         call: u64,
     ) -> RawReport {
         let received = Instant::now();
-        let (queued, permit) = match self.place(code, invocation, call, received).await {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            invocation,
+            reply: Reply::Awaited(reply),
+        };
+        let (placed, permit) = match self.place(code, job, call, received).await {
             Ok(sent) => sent,
             Err(err) => {
                 if matches!(err, SandboxError::Overloaded { .. }) {
@@ -290,18 +308,23 @@ impl Pool {
                 return report(Err(err), Vec::new(), received);
             }
         };
-        let answer = self.answer(code, queued, received).await;
+        let answer = self.answer(code, answer, placed, received).await;
         // A call whose promise can never settle ends early (its isolate serves on), but it is
         // answered at its time limit, as documented for `timeout`, and stays admitted until
         // then: answered at once, a caller could loop on it as fast as the server answers.
         if matches!(answer.result, Err(SandboxError::Timeout)) {
             tokio::time::sleep_until((received + self.time_limit(code)).into()).await;
         }
+        self.release(permit);
+        answer
+    }
+
+    /// Ends a call's admission, waking the calls waiting for room if any.
+    fn release(&self, permit: Permit) {
         drop(permit);
         if self.inner.waiting.load(Ordering::Acquire) > 0 {
             self.inner.room.notify_waiters();
         }
-        answer
     }
 
     /// The time limit of `code`'s calls.
@@ -319,20 +342,34 @@ impl Pool {
     async fn place(
         &self,
         code: &EndpointCode,
-        invocation: Invocation,
+        job: Job,
         call: u64,
         received: Instant,
-    ) -> Result<(Queued, Permit), SandboxError> {
+    ) -> Result<(Placed, Permit), SandboxError> {
+        match self.dispatch(code, job, call, received, None) {
+            Ok(placed) => Ok(placed),
+            Err(Unplaced::Refused(err)) => Err(err),
+            Err(Unplaced::NoRoom(why, job, permit)) => {
+                self.wait_for_room(code, (why, job, permit), call, received)
+                    .await
+            }
+        }
+    }
+
+    /// [`Pool::place`] once the call found no room: it waits for room, looking again as
+    /// others' calls end, until its time limit.
+    async fn wait_for_room(
+        &self,
+        code: &EndpointCode,
+        unplaced: (Overload, Job, Permit),
+        call: u64,
+        received: Instant,
+    ) -> Result<(Placed, Permit), SandboxError> {
         let overloaded = |why| SandboxError::Overloaded {
             retry_after_secs: self.inner.shared.config.overload_retry_after_secs,
             why,
         };
-        let (why, invocation, permit) = match self.dispatch(code, invocation, call, received, None)
-        {
-            Ok(placed) => return Ok(placed),
-            Err(Unplaced::Refused(err)) => return Err(err),
-            Err(Unplaced::NoRoom(why, invocation, permit)) => (why, invocation, permit),
-        };
+        let (mut why, mut job, mut permit) = unplaced;
         let builder = code.builder();
         if self.inner.shared.cpu.is_heavy_now(builder) {
             return Err(overloaded(why));
@@ -341,7 +378,6 @@ impl Pool {
             return Err(overloaded(why));
         };
         let give_up = received + self.time_limit(code);
-        let (mut why, mut invocation, mut permit) = (why, invocation, permit);
         loop {
             let now = Instant::now();
             if now >= give_up {
@@ -349,11 +385,11 @@ impl Pool {
             }
             let room = self.inner.room.notified();
             let _ = tokio::time::timeout(ROOM_POLL.min(give_up - now), room).await;
-            match self.dispatch(code, invocation, call, received, Some(permit)) {
+            match self.dispatch(code, job, call, received, Some(permit)) {
                 Ok(placed) => return Ok(placed),
                 Err(Unplaced::Refused(err)) => return Err(err),
                 Err(Unplaced::NoRoom(again, back, held)) => {
-                    (why, invocation, permit) = (again, back, held);
+                    (why, job, permit) = (again, back, held);
                 }
             }
         }
@@ -421,7 +457,8 @@ impl Pool {
     async fn answer(
         &self,
         code: &EndpointCode,
-        mut queued: Queued,
+        mut answer: oneshot::Receiver<RawReport>,
+        placed: Placed,
         received: Instant,
     ) -> RawReport {
         let config = &self.inner.shared.config;
@@ -429,11 +466,11 @@ impl Pool {
         // The earliest instant this call can be overdue: it started at once and ran its time.
         let mut look_at = received + timeout + config.timeout_grace;
         loop {
-            match tokio::time::timeout_at(look_at.into(), &mut queued.answer).await {
+            match tokio::time::timeout_at(look_at.into(), &mut answer).await {
                 Ok(Ok(report)) => return report,
                 // The thread ended without answering: it was abandoned with this call still
                 // queued (so it never ran), or it died.
-                Ok(Err(_)) if queued.progress.is_poisoned() => {
+                Ok(Err(_)) if placed.progress.is_poisoned() => {
                     return report(Err(SandboxError::Timeout), Vec::new(), received)
                 }
                 Ok(Err(_)) => {
@@ -445,11 +482,11 @@ impl Pool {
                         received,
                     )
                 }
-                Err(_late) => match queued.progress.check(queued.ticket, Instant::now()) {
+                Err(_late) => match placed.progress.check(placed.ticket, Instant::now()) {
                     Check::WaitUntil(instant) => look_at = instant,
                     Check::GiveUp { error, retire } => {
                         if retire {
-                            self.abandon(code, &queued.progress);
+                            self.abandon(code, &placed.progress);
                         }
                         return report(Err(error), Vec::new(), received);
                     }
@@ -633,11 +670,11 @@ impl Pool {
     fn dispatch(
         &self,
         code: &EndpointCode,
-        invocation: Invocation,
+        job: Job,
         call: u64,
         received: Instant,
         admitted: Option<Permit>,
-    ) -> Result<(Queued, Permit), Unplaced> {
+    ) -> Result<(Placed, Permit), Unplaced> {
         let config = &self.inner.shared.config;
         let overloaded = |why| {
             Unplaced::Refused(SandboxError::Overloaded {
@@ -688,17 +725,16 @@ impl Pool {
             // Queued behind a busy instance of its own rather than refused.
             (Err(_), Some((index, _))) => index,
             (Err(why @ (Overload::PoolFull | Overload::StuckIsolates)), None) => {
-                return Err(Unplaced::NoRoom(why, invocation, permit))
+                return Err(Unplaced::NoRoom(why, job, permit))
             }
             (Err(why), None) => return Err(overloaded(why)),
         };
 
-        let (reply, answer) = oneshot::channel();
         let command = Command::Invoke {
-            invocation,
+            invocation: job.invocation,
             call,
             received,
-            reply,
+            reply: job.reply,
         };
         let instance = &mut state
             .endpoints
@@ -707,8 +743,7 @@ impl Pool {
             .instances[index];
         match instance.try_send(command) {
             Ok(ticket) => Ok((
-                Queued {
-                    answer,
+                Placed {
                     progress: instance.progress().clone(),
                     ticket,
                 },

@@ -36,6 +36,7 @@ use crate::limits::cpu::{CallCpu, CpuShares};
 use crate::limits::deadline::{ExitGuard, Progress};
 use crate::limits::timeout::Watchdog;
 use crate::ops::web::lazy_globals_named;
+use crate::pool::DirectReply;
 use crate::{
     ConsoleLine, EndpointCode, HandlerResponse, Host, Invocation, InvocationReport, PoolConfig,
     SandboxError,
@@ -88,8 +89,34 @@ pub(crate) enum Command {
         call: u64,
         /// When `Pool::invoke` was called, so the report's duration includes queueing.
         received: Instant,
-        reply: oneshot::Sender<RawReport>,
+        reply: Reply,
     },
+}
+
+/// Where an invocation's report goes.
+pub(crate) enum Reply {
+    /// To a caller awaiting it ([`crate::Pool::invoke`]).
+    Awaited(oneshot::Sender<RawReport>),
+    /// Out of the worker process from this thread, with no task waiting for it
+    /// (`pool::direct`).
+    Direct(DirectReply),
+}
+
+impl Reply {
+    /// The call has its answer already (its caller gave up): there is nothing to do.
+    fn is_closed(&self) -> bool {
+        match self {
+            Reply::Awaited(reply) => reply.is_closed(),
+            Reply::Direct(reply) => reply.is_answered(),
+        }
+    }
+
+    fn send(self, report: RawReport) {
+        match self {
+            Reply::Awaited(reply) => drop(reply.send(report)),
+            Reply::Direct(reply) => reply.send(report),
+        }
+    }
 }
 
 /// Why a command could not be queued.
@@ -243,7 +270,7 @@ struct Pending {
     call: u64,
     /// When `Pool::invoke` was called, so the report's duration includes queueing.
     received: Instant,
-    reply: oneshot::Sender<RawReport>,
+    reply: Reply,
 }
 
 /// How a thread's turn with a worker ended.
@@ -512,7 +539,7 @@ impl Engine {
         // Before replying, so a caller that got its answer sees this worker idle.
         seat.queued.fetch_sub(1, Ordering::AcqRel);
         if let Some(report) = report {
-            let _ = pending.reply.send(report);
+            pending.reply.send(report);
         }
         // After replying: dropping a large heap is no part of the call's latency.
         if self.retired.is_some() {

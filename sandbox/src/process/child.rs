@@ -5,7 +5,7 @@
 //! any handler, then serves calls until its stdin closes.
 
 use std::collections::{HashMap, HashSet};
-use std::io;
+use std::io::{self, Write};
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use tokio::io::BufReader;
 use tokio::net::unix::pipe;
-use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::sync::{oneshot, Semaphore};
 
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
+use crate::pool::AnswerSink;
 use crate::{
     EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Pool, PoolConfig, SandboxError,
-    Wear,
 };
 
 /// Endpoint code kept for calls to come; past it the cache is emptied and the server sends
@@ -73,8 +73,7 @@ pub fn run_worker() -> std::process::ExitCode {
 struct Started {
     input: BufReader<pipe::Receiver>,
     buffer: Vec<u8>,
-    frames: mpsc::UnboundedSender<Vec<u8>>,
-    writer: tokio::task::JoinHandle<io::Result<()>>,
+    frames: Arc<Frames>,
     config: PoolConfig,
     host: Arc<RemoteHost>,
     pool: Pool,
@@ -84,9 +83,7 @@ async fn start() -> io::Result<Started> {
     let mut input = wire::buffered(pipe::Receiver::from_owned_fd(
         io::stdin().as_fd().try_clone_to_owned()?,
     )?);
-    let output = pipe::Sender::from_owned_fd(io::stdout().as_fd().try_clone_to_owned()?)?;
-    let (frames, queue) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(wire::write_all(output, queue));
+    let frames = Arc::new(Frames::new(io::stdout().as_fd().try_clone_to_owned()?)?);
 
     let mut buffer = Vec::new();
     let Some(ToWorker::Hello { config, log_filter }) = wire::read(&mut input, &mut buffer).await?
@@ -108,7 +105,6 @@ async fn start() -> io::Result<Started> {
         input,
         buffer,
         frames,
-        writer,
         config,
         host,
         pool,
@@ -122,7 +118,6 @@ impl Started {
             mut input,
             mut buffer,
             frames,
-            writer,
             host,
             pool,
             ..
@@ -160,13 +155,7 @@ impl Started {
                     if apart {
                         pool.heavy_elsewhere(code.builder());
                     }
-                    let (pool, frames) = (pool.clone(), frames.clone());
-                    tokio::spawn(async move {
-                        let started = std::time::Instant::now();
-                        let report = pool.invoke_raw(&code, invocation, id).await;
-                        let lost = pool.lost_isolate_since(code.builder(), started);
-                        send_report(&frames, id, report, pool.wear(), lost);
-                    });
+                    pool.invoke_direct(code, invocation, id, frames.clone());
                 }
                 ToWorker::Warm {
                     id,
@@ -222,7 +211,6 @@ impl Started {
             .ok();
         drop(frames);
         drop(host);
-        writer.abort();
         Ok(())
     }
 }
@@ -235,43 +223,79 @@ fn keep(codes: &mut HashMap<String, Arc<EndpointCode>>, code: Arc<EndpointCode>)
     codes.insert(code.slug.clone(), code);
 }
 
+/// The pipe to the server, written by whichever thread has a frame: the main thread, isolate
+/// threads answering their calls (`pool::direct`) and sending their operations. A frame is
+/// written whole under a lock, blocking: a server slow to read holds the writers back, so
+/// what a worker has in flight towards it is bounded by the pipe.
+pub(crate) struct Frames {
+    /// `None` once a write failed: the server is gone and the worker is ending.
+    out: Mutex<Option<std::fs::File>>,
+}
+
+impl Frames {
+    /// Writes to `fd` (stdout), in blocking mode whatever it was given in.
+    fn new(fd: std::os::fd::OwnedFd) -> io::Result<Frames> {
+        let flags = rustix::fs::fcntl_getfl(&fd)?;
+        rustix::fs::fcntl_setfl(&fd, flags - rustix::fs::OFlags::NONBLOCK)?;
+        Ok(Frames {
+            out: Mutex::new(Some(std::fs::File::from(fd))),
+        })
+    }
+
+    /// Writes one encoded frame; `false` when the server is gone.
+    fn write(&self, frame: &[u8]) -> bool {
+        let mut out = lock(&self.out);
+        let Some(file) = out.as_mut() else {
+            return false;
+        };
+        if file.write_all(frame).is_err() {
+            *out = None;
+            return false;
+        }
+        true
+    }
+}
+
 /// Sends a message of the worker's own, each far below a frame's limit.
-fn send(frames: &mpsc::UnboundedSender<Vec<u8>>, message: &FromWorker) {
+fn send(frames: &Frames, message: &FromWorker) {
     match wire::encode(message) {
-        // A closed queue means the writer failed: the server is gone and the worker is ending.
-        Ok(frame) => drop(frames.send(frame)),
+        // A failed write means the server is gone and the worker is ending.
+        Ok(frame) => drop(frames.write(&frame)),
         Err(too_large) => tracing::error!("a worker message is {too_large}"),
     }
 }
 
 /// Sends a call's report; one too large for a frame (its logs and answer together) fails
 /// that call with `resource_limit`, and the worker goes on.
-fn send_report(
-    frames: &mpsc::UnboundedSender<Vec<u8>>,
-    id: u64,
-    report: RawReport,
-    wear: Wear,
-    lost_isolate: bool,
-) {
-    let done = |report| FromWorker::Done {
-        id,
-        report,
-        wear,
-        lost_isolate,
-    };
-    let duration = report.duration;
-    let frame = wire::encode(&done(report)).or_else(|too_large| {
-        wire::encode(&done(RawReport {
-            result: Err(SandboxError::ResourceLimit(format!(
-                "the call's answer and logs are {too_large}"
-            ))),
-            logs: Vec::new(),
-            duration,
-            trace: None,
-        }))
-    });
-    if let Ok(frame) = frame {
-        let _ = frames.send(frame);
+impl AnswerSink for Frames {
+    fn answer(
+        &self,
+        pool: &Pool,
+        call: u64,
+        code: &EndpointCode,
+        received: Instant,
+        report: RawReport,
+    ) {
+        let done = |report| FromWorker::Done {
+            id: call,
+            report,
+            wear: pool.wear(),
+            lost_isolate: pool.lost_isolate_since(code.builder(), received),
+        };
+        let duration = report.duration;
+        let frame = wire::encode(&done(report)).or_else(|too_large| {
+            wire::encode(&done(RawReport {
+                result: Err(SandboxError::ResourceLimit(format!(
+                    "the call's answer and logs are {too_large}"
+                ))),
+                logs: Vec::new(),
+                duration,
+                trace: None,
+            }))
+        });
+        if let Ok(frame) = frame {
+            self.write(&frame);
+        }
     }
 }
 
@@ -295,7 +319,7 @@ type Windows = Arc<Mutex<HashMap<(u64, String), Arc<Semaphore>>>>;
 
 /// The [`Host`] of a worker: every op is a frame to the server and an answer back.
 pub(crate) struct RemoteHost {
-    frames: mpsc::UnboundedSender<Vec<u8>>,
+    frames: Arc<Frames>,
     pending: Pending,
     /// Each call's window of operations in flight ([`MAX_OPS_IN_FLIGHT_PER_CALL`]), by its
     /// number and its endpoint's slug (module loads share [`crate::NO_CALL`]), while any of
@@ -356,7 +380,7 @@ impl Drop for Seat {
 /// Sends one operation's frame: the answer to wait for, or the refusal of a frame too large
 /// for the wire (`resource_limit`) or of a server gone.
 fn send_op(
-    frames: &mpsc::UnboundedSender<Vec<u8>>,
+    frames: &Frames,
     pending: &Pending,
     id: u64,
     message: &FromWorker,
@@ -366,7 +390,7 @@ fn send_op(
     })?;
     let (reply, answer) = oneshot::channel();
     lock(pending).insert(id, reply);
-    if frames.send(frame).is_err() {
+    if !frames.write(&frame) {
         lock(pending).remove(&id);
         return Err(server_gone());
     }
@@ -385,7 +409,7 @@ impl RemoteHost {
     /// Test builds only: a frame as it is, valid or not.
     #[cfg(feature = "wall-probe")]
     pub(crate) fn send_raw(&self, frame: Vec<u8>) {
-        let _ = self.frames.send(frame);
+        self.frames.write(&frame);
     }
 
     /// Test builds only: an operation sent at once, outside its call's window, as a
