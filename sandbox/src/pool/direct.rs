@@ -72,11 +72,13 @@ impl DirectCall {
         if let (Some((_, key)), Some(overdue)) = (self.placed.get(), pool.inner.overdue.get()) {
             overdue.forget(*key);
         }
-        self.sink
-            .answer(&pool, self.call, &self.code, self.received, report);
+        // Before the answer leaves: a caller answered may call again at once, and must find
+        // this call's admission ended (as `Pool::invoke` ends it before it returns).
         if let Some(permit) = lock(&self.permit).take() {
             pool.release(permit);
         }
+        self.sink
+            .answer(&pool, self.call, &self.code, self.received, report);
         true
     }
 
@@ -355,12 +357,27 @@ mod tests {
         }
     }
 
-    /// Collects answers with the instant each came, as the pipe to the server would carry them.
-    struct Collect(tokio::sync::mpsc::UnboundedSender<(u64, Instant, RawReport)>);
+    /// An answer as the pipe to the server would carry it, with the instant it left and how
+    /// many calls of its endpoint were admitted then.
+    type Answer = (u64, Instant, RawReport, usize);
+
+    struct Collect(tokio::sync::mpsc::UnboundedSender<Answer>);
 
     impl AnswerSink for Collect {
-        fn answer(&self, _: &Pool, call: u64, _: &EndpointCode, _: Instant, report: RawReport) {
-            let _ = self.0.send((call, Instant::now(), report));
+        fn answer(
+            &self,
+            pool: &Pool,
+            call: u64,
+            code: &EndpointCode,
+            _: Instant,
+            report: RawReport,
+        ) {
+            let endpoints = pool.stats().endpoints;
+            let admitted = endpoints
+                .iter()
+                .find(|e| e.slug == code.slug)
+                .map_or(0, |e| e.in_flight);
+            let _ = self.0.send((call, Instant::now(), report, admitted));
         }
     }
 
@@ -400,14 +417,14 @@ mod tests {
         }
     }
 
-    type Answers = tokio::sync::mpsc::UnboundedReceiver<(u64, Instant, RawReport)>;
+    type Answers = tokio::sync::mpsc::UnboundedReceiver<Answer>;
 
     fn sink() -> (Arc<Collect>, Answers) {
         let (send, answers) = tokio::sync::mpsc::unbounded_channel();
         (Arc::new(Collect(send)), answers)
     }
 
-    async fn next(answers: &mut Answers) -> (u64, Instant, RawReport) {
+    async fn next(answers: &mut Answers) -> Answer {
         tokio::time::timeout(Duration::from_secs(30), answers.recv())
             .await
             .expect("every call is answered")
@@ -424,7 +441,7 @@ mod tests {
         }
         let mut seen = Vec::new();
         for _ in 1..=20 {
-            let (call, _, report) = next(&mut answers).await;
+            let (call, _, report, _) = next(&mut answers).await;
             let body = report.parsed().result.expect("answered").body;
             assert_eq!(body, json!(call * 2));
             seen.push(call);
@@ -456,7 +473,7 @@ mod tests {
         for _ in 0..2 {
             answered.push(next(&mut answers).await);
         }
-        for (call, at, report) in answered {
+        for (call, at, report, _) in answered {
             let waited = at - placed;
             assert_eq!(
                 report.result.err(),
@@ -470,7 +487,7 @@ mod tests {
         assert_eq!(pool.stats().abandoned, 1);
         // The next call runs at once on a fresh isolate.
         pool.invoke_direct(stuck.clone(), invocation(json!({})), 3, sink.clone());
-        let (call, _, report) = next(&mut answers).await;
+        let (call, _, report, _) = next(&mut answers).await;
         assert_eq!(call, 3);
         assert_eq!(report.parsed().result.expect("served").body, json!("ran"));
     }
@@ -482,7 +499,7 @@ mod tests {
         let never = code("never", "export default () => new Promise(() => {})");
         let placed = Instant::now();
         pool.invoke_direct(never, invocation(json!({})), 1, sink);
-        let (_, at, report) = next(&mut answers).await;
+        let (_, at, report, _) = next(&mut answers).await;
         assert_eq!(report.result.err(), Some(SandboxError::Timeout));
         assert!(at - placed >= LIMIT, "answered after {:?}", at - placed);
         assert_eq!(pool.stats().abandoned, 0);
@@ -502,7 +519,7 @@ mod tests {
         );
         pool.invoke_direct(slow.clone(), invocation(json!({})), 1, sink.clone());
         pool.invoke_direct(slow, invocation(json!({})), 2, sink);
-        let (call, _, report) = next(&mut answers).await;
+        let (call, _, report, _) = next(&mut answers).await;
         assert_eq!(call, 2);
         assert!(
             matches!(
@@ -515,8 +532,10 @@ mod tests {
             "{:?}",
             report.result.err()
         );
-        let (call, _, report) = next(&mut answers).await;
+        let (call, _, report, admitted) = next(&mut answers).await;
         assert_eq!(call, 1);
         assert_eq!(report.parsed().result.expect("served").body, json!("late"));
+        // Its admission ended before its answer left: its caller may call again at once.
+        assert_eq!(admitted, 0);
     }
 }
