@@ -12,7 +12,8 @@
 //! `extensions["offer-receipt"] = {info: {receipt}, schema}`. Signed offers in the 402 are not
 //! issued.
 
-use std::sync::{Arc, LazyLock, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
 use base64::Engine;
 use serde::Serialize;
@@ -124,6 +125,59 @@ fn extension_at(
     network: &str,
     issued_at: i64,
 ) -> Value {
+    static MEMO: LazyLock<Mutex<Memo>> = LazyLock::new(Mutex::default);
+    let jws = compact_jws(&MEMO, signer, resource_url, payer, network, issued_at);
+    let mut extension = json!({
+        "info": {"receipt": {"format": "jws", "signature": &*jws}},
+    });
+    // Inserted, not interpolated: `json!` would copy the schema twice (a clone, then
+    // `to_value` of it), a measurable share of a paid call.
+    extension["schema"] = SCHEMA.clone();
+    extension
+}
+
+/// Receipts signed within the current second, by what they sign (resource, payer, network):
+/// Ed25519 is deterministic, so a payer buying the same resource again within the second is
+/// owed the very same bytes, and gets them without a second signature. Emptied when the second
+/// or the key changes; at most [`MEMO_ENTRIES`] receipts.
+#[derive(Default)]
+struct Memo {
+    second: i64,
+    key: [u8; 32],
+    receipts: HashMap<(String, String, String), Arc<str>>,
+}
+
+const MEMO_ENTRIES: usize = 1024;
+
+/// The compact JWS of the receipt of `payer`'s payment for `resource_url` on `network` at
+/// `issued_at` (seconds).
+fn compact_jws(
+    memo: &Mutex<Memo>,
+    signer: &ReceiptSigner,
+    resource_url: &str,
+    payer: &str,
+    network: &str,
+    issued_at: i64,
+) -> Arc<str> {
+    let key = signer.public_key_bytes();
+    let what = (
+        resource_url.to_owned(),
+        payer.to_owned(),
+        network.to_owned(),
+    );
+    {
+        let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
+        if memo.second != issued_at || memo.key != key {
+            *memo = Memo {
+                second: issued_at,
+                key,
+                receipts: HashMap::new(),
+            };
+        }
+        if let Some(jws) = memo.receipts.get(&what) {
+            return jws.clone();
+        }
+    }
     let payload = serde_json::to_vec(&Payload {
         issued_at,
         network,
@@ -134,13 +188,12 @@ fn extension_at(
     .unwrap_or_default();
     let signing_input = format!("{}.{}", protected_header(signer), b64(&payload));
     let signature = b64(&signer.sign_raw(signing_input.as_bytes()));
-    let mut extension = json!({
-        "info": {"receipt": {"format": "jws", "signature": format!("{signing_input}.{signature}")}},
-    });
-    // Inserted, not interpolated: `json!` would copy the schema twice (a clone, then
-    // `to_value` of it), a measurable share of a paid call.
-    extension["schema"] = SCHEMA.clone();
-    extension
+    let jws: Arc<str> = format!("{signing_input}.{signature}").into();
+    let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if memo.second == issued_at && memo.key == key && memo.receipts.len() < MEMO_ENTRIES {
+        memo.receipts.insert(what, jws.clone());
+    }
+    jws
 }
 
 #[cfg(test)]
@@ -220,5 +273,40 @@ mod tests {
                 extension_reference(signer, &url, payer, network, 1_767_225_600 + n as i64);
             assert_eq!(made.to_string(), reference.to_string());
         }
+    }
+
+    #[test]
+    fn a_payer_buying_again_within_the_second_gets_the_same_receipt_signed_once() {
+        let signer = ReceiptSigner::from_hex(&ReceiptSigner::generate_hex()).unwrap();
+        let (url, network) = ("http://127.0.0.1:1/tools/memo", "eip155:84532");
+        let (payer, other) = (
+            "0xAbC0000000000000000000000000000000000001",
+            "0xAbC0000000000000000000000000000000000002",
+        );
+        let memo = Mutex::default();
+        let second = 1_900_000_000;
+        let first = compact_jws(&memo, &signer, url, payer, network, second);
+        let again = compact_jws(&memo, &signer, url, payer, network, second);
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "the memo's receipt, not a new signature"
+        );
+        for different in [
+            compact_jws(&memo, &signer, url, other, network, second),
+            compact_jws(
+                &memo,
+                &signer,
+                "http://127.0.0.1:1/tools/other",
+                payer,
+                network,
+                second,
+            ),
+            compact_jws(&memo, &signer, url, payer, "eip155:8453", second),
+            compact_jws(&memo, &signer, url, payer, network, second + 1),
+        ] {
+            assert_ne!(&*different, &*first);
+        }
+        let reference = extension_reference(&signer, url, payer, network, second);
+        assert_eq!(reference["info"]["receipt"]["signature"], json!(&*first));
     }
 }
