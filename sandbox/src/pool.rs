@@ -39,7 +39,7 @@ use crate::worker::{report, Command, Counters, QueueError, Reply, Shared, Worker
 use crate::{EndpointCode, Host, Invocation, InvocationReport, PoolConfig, SandboxError};
 
 mod direct;
-pub(crate) use direct::{AnswerSink, DirectReply};
+pub(crate) use direct::{AnswerSink, Answered, DirectReply};
 
 /// Runs handlers in isolates. Cheap to clone; all clones share one pool.
 #[derive(Clone)]

@@ -29,15 +29,16 @@ use crate::{EndpointCode, Invocation, SandboxError};
 /// Where a worker process's reports go (the pipe to the server), from whichever thread made
 /// them: an isolate thread, the watch of overdue calls, or the main thread for a call refused.
 pub(crate) trait AnswerSink: Send + Sync + 'static {
-    /// Sends the report of call `call` of `code`'s endpoint, received at `received`.
-    fn answer(
-        &self,
-        pool: &Pool,
-        call: u64,
-        code: &EndpointCode,
-        received: Instant,
-        report: RawReport,
-    );
+    fn answer(&self, answered: Answered<'_>, report: RawReport);
+}
+
+/// The call an [`AnswerSink`] sends the report of.
+pub(crate) struct Answered<'a> {
+    pub(crate) pool: &'a Pool,
+    /// Its number, as the server gave it.
+    pub(crate) call: u64,
+    pub(crate) code: &'a EndpointCode,
+    pub(crate) received: Instant,
 }
 
 /// A call answered by whoever claims it first.
@@ -77,8 +78,13 @@ impl DirectCall {
         if let Some(permit) = lock(&self.permit).take() {
             pool.release(permit);
         }
-        self.sink
-            .answer(&pool, self.call, &self.code, self.received, report);
+        let answered = Answered {
+            pool: &pool,
+            call: self.call,
+            code: &self.code,
+            received: self.received,
+        };
+        self.sink.answer(answered, report);
         true
     }
 
@@ -364,20 +370,15 @@ mod tests {
     struct Collect(tokio::sync::mpsc::UnboundedSender<Answer>);
 
     impl AnswerSink for Collect {
-        fn answer(
-            &self,
-            pool: &Pool,
-            call: u64,
-            code: &EndpointCode,
-            _: Instant,
-            report: RawReport,
-        ) {
-            let endpoints = pool.stats().endpoints;
+        fn answer(&self, answered: Answered<'_>, report: RawReport) {
+            let endpoints = answered.pool.stats().endpoints;
             let admitted = endpoints
                 .iter()
-                .find(|e| e.slug == code.slug)
+                .find(|e| e.slug == answered.code.slug)
                 .map_or(0, |e| e.in_flight);
-            let _ = self.0.send((call, Instant::now(), report, admitted));
+            let _ = self
+                .0
+                .send((answered.call, Instant::now(), report, admitted));
         }
     }
 
@@ -459,7 +460,10 @@ mod tests {
         let (sink, mut answers) = sink();
         let stuck = code(
             "stuck",
-            "export default async (req, ctx) => { if (req.input.block) await ctx.kv.get('block'); return 'ran'; }",
+            concat!(
+                "export default async (req, ctx) => {",
+                " if (req.input.block) await ctx.kv.get('block'); return 'ran'; }",
+            ),
         );
         let placed = Instant::now();
         pool.invoke_direct(

@@ -17,7 +17,7 @@ use tokio::sync::{oneshot, Semaphore};
 
 use super::wire::{self, FromWorker, ToWorker};
 use crate::invocation::RawReport;
-use crate::pool::AnswerSink;
+use crate::pool::{AnswerSink, Answered};
 use crate::{
     EndpointCode, Host, HostAnswer, HostError, HostFuture, HostOp, Pool, PoolConfig, SandboxError,
 };
@@ -268,14 +268,13 @@ fn send(frames: &Frames, message: &FromWorker) {
 /// Sends a call's report; one too large for a frame (its logs and answer together) fails
 /// that call with `resource_limit`, and the worker goes on.
 impl AnswerSink for Frames {
-    fn answer(
-        &self,
-        pool: &Pool,
-        call: u64,
-        code: &EndpointCode,
-        received: Instant,
-        report: RawReport,
-    ) {
+    fn answer(&self, answered: Answered<'_>, report: RawReport) {
+        let Answered {
+            pool,
+            call,
+            code,
+            received,
+        } = answered;
         let done = |report| FromWorker::Done {
             id: call,
             report,
