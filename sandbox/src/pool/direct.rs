@@ -61,13 +61,13 @@ struct DirectCall {
 }
 
 impl DirectCall {
-    /// Answers the call unless someone did already; `false` when someone did.
-    fn finish(&self, report: RawReport) -> bool {
+    /// Answers the call unless someone did already.
+    fn finish(&self, report: RawReport) {
         if self.answered.swap(true, Ordering::AcqRel) {
-            return false;
+            return;
         }
         let Some(inner) = self.pool.upgrade() else {
-            return false;
+            return;
         };
         let pool = Pool { inner };
         if let (Some((_, key)), Some(overdue)) = (self.placed.get(), pool.inner.overdue.get()) {
@@ -85,7 +85,6 @@ impl DirectCall {
             received: self.received,
         };
         self.sink.answer(answered, report);
-        true
     }
 
     /// Answers with the isolate's report. A call whose promise can never settle ends early
