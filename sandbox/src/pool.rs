@@ -287,7 +287,7 @@ impl Pool {
 
     /// [`Pool::invoke`] with the body as the isolate left it, JSON text, and the call's number
     /// given: a worker process's, numbered by the server, whose reports it sends as they are.
-    pub(crate) async fn invoke_raw(
+    async fn invoke_raw(
         &self,
         code: &EndpointCode,
         invocation: Invocation,
@@ -301,12 +301,7 @@ impl Pool {
         };
         let (placed, permit) = match self.place(code, job, call, received).await {
             Ok(sent) => sent,
-            Err(err) => {
-                if matches!(err, SandboxError::Overloaded { .. }) {
-                    self.counters().overloaded.fetch_add(1, Ordering::Relaxed);
-                }
-                return report(Err(err), Vec::new(), received);
-            }
+            Err(err) => return self.refused(err, received),
         };
         let answer = self.answer(code, answer, placed, received).await;
         // A call whose promise can never settle ends early (its isolate serves on), but it is
@@ -485,14 +480,34 @@ impl Pool {
                 Err(_late) => match placed.progress.check(placed.ticket, Instant::now()) {
                     Check::WaitUntil(instant) => look_at = instant,
                     Check::GiveUp { error, retire } => {
-                        if retire {
-                            self.abandon(code, &placed.progress);
-                        }
-                        return report(Err(error), Vec::new(), received);
+                        return self.given_up(code, &placed.progress, (error, retire), received)
                     }
                 },
             }
         }
+    }
+
+    /// The report of a call refused before it ran; one refused for lack of room is counted.
+    fn refused(&self, err: SandboxError, received: Instant) -> RawReport {
+        if matches!(err, SandboxError::Overloaded { .. }) {
+            self.counters().overloaded.fetch_add(1, Ordering::Relaxed);
+        }
+        report(Err(err), Vec::new(), received)
+    }
+
+    /// The report of a call whose thread is overdue ([`Check::GiveUp`]); the caller that found
+    /// it so (`retire`) takes the thread out of service.
+    fn given_up(
+        &self,
+        code: &EndpointCode,
+        progress: &Arc<Progress>,
+        (error, retire): (SandboxError, bool),
+        received: Instant,
+    ) -> RawReport {
+        if retire {
+            self.abandon(code, progress);
+        }
+        report(Err(error), Vec::new(), received)
     }
 
     /// Takes a thread that missed its hard deadline out of service. It stays counted (as an

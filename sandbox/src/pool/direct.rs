@@ -276,10 +276,7 @@ impl Pool {
     }
 
     fn refuse_direct(&self, direct: &DirectCall, err: SandboxError) {
-        if matches!(err, SandboxError::Overloaded { .. }) {
-            self.counters().overloaded.fetch_add(1, Ordering::Relaxed);
-        }
-        direct.finish(report(Err(err), Vec::new(), direct.received));
+        direct.finish(self.refused(err, direct.received));
     }
 
     /// A direct call queued: it holds its admission until answered, and its hard deadline is
@@ -322,11 +319,13 @@ impl Pool {
         match placed.progress.check(placed.ticket, Instant::now()) {
             Check::WaitUntil(at) => overdue.watch(key, at, direct),
             Check::GiveUp { error, retire } => {
-                if retire {
-                    self.abandon(&direct.code, &placed.progress);
-                }
-                let received = direct.received;
-                direct.finish(report(Err(error), Vec::new(), received));
+                let given_up = self.given_up(
+                    &direct.code,
+                    &placed.progress,
+                    (error, retire),
+                    direct.received,
+                );
+                direct.finish(given_up);
             }
         }
     }
