@@ -274,7 +274,7 @@ fn rollout_routing(c: &mut Criterion) {
     let signed = sign(&payer, network, requirement, |_| {}).expect("sign");
     let wire =
         header::encode(&json!({"x402Version": 2, "accepted": requirement, "payload": signed}));
-    let x402 = call(Tender::X402(Box::new(
+    let x402 = call(Tender::X402(std::sync::Arc::new(
         header::decode(&wire).expect("decode"),
     )));
     let credit = call(Tender::Credit("dc_0123456789abcdef0123456789abcdef".into()));

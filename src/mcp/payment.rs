@@ -61,7 +61,7 @@ pub(super) fn call_payment(
     let payment = match meta.get(PAYMENT_META) {
         None | Some(Value::Null) => None,
         Some(payload @ Value::Object(_)) => Some(match header::from_json(payload.clone()) {
-            Ok(payment) => Tender::X402(Box::new(payment)),
+            Ok(payment) => Tender::X402(std::sync::Arc::new(payment)),
             Err(e) => Tender::Malformed(e.to_string()),
         }),
         Some(_) => {

@@ -105,7 +105,7 @@ enum Method {
 }
 
 struct X402Payment {
-    payment: PaymentPayload,
+    payment: Arc<PaymentPayload>,
     verified: Verified,
     claim: ClaimGuard,
     /// The `payment-identifier` id this call reserved, turned `done` with the receipt.
@@ -195,7 +195,7 @@ pub async fn gate(
                 PaymentError::Malformed(message.clone()),
             ))
         }
-        Tender::X402(payment) => payment.as_ref().clone(),
+        Tender::X402(payment) => payment.clone(),
         Tender::Credit(token) => {
             // Reserved, not just checked: concurrent calls cannot all run on one call's credit.
             let hold = credits::reserve(parts.store.clone(), token, charge.offer.price)
@@ -265,10 +265,12 @@ pub async fn gate(
         .verify(&payment, &charge.offer)
         .await
         .map_err(refuse)?;
+    // The checksummed address is a Keccak hash: made once.
+    let payer = verified.payer();
     let key = nonces::key(
         verified.network.chain_id,
         &verified.nonce_space(),
-        verified.payer(),
+        payer.clone(),
         verified.nonce(),
     );
     let record = ClaimRecord {
@@ -281,7 +283,7 @@ pub async fn gate(
             endpoint_slug: charge.endpoint_slug.clone(),
             seller: charge.seller.clone(),
             amount_units: charge.offer.price.units(),
-            payer: verified.payer(),
+            payer,
             network: verified.network.caip2.clone(),
             chain_id: verified.network.chain_id,
             asset: verified.requirement.asset.clone(),
@@ -854,6 +856,11 @@ pub struct Seller<'a> {
 /// origin the client reached the 402 through (the base URL may change across a restart, and a
 /// retried payment must still pay for the endpoint it was made out for).
 fn same_resource(named: &str, offered: &str) -> bool {
+    // A client pays for the URL our offer named, so the same text is the common case; only
+    // a different spelling is parsed.
+    if named == offered {
+        return true;
+    }
     let path = |text: &str| url::Url::parse(text).ok().map(|url| url.path().to_owned());
     path(named).is_some_and(|named| Some(named) == path(offered))
 }

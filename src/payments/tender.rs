@@ -1,6 +1,8 @@
 //! What a call offers to pay with, read from its transport: an x402 payment or a developer
 //! credit (the gate, `gate.rs`, decides what it is worth).
 
+use std::sync::Arc;
+
 use axum::http::HeaderMap;
 
 use crate::x402::header::{self, PaymentPayload};
@@ -14,7 +16,7 @@ pub enum Tender {
     /// A developer credit token (`X-Developer-Credit`).
     Credit(String),
     /// An x402 payment payload.
-    X402(Box<PaymentPayload>),
+    X402(Arc<PaymentPayload>),
     /// Something was offered that is not a payment (answered 400 when payment is due).
     Malformed(String),
 }
@@ -32,7 +34,7 @@ impl Tender {
         }
         match header::from_headers(headers) {
             Ok(None) => Tender::Nothing,
-            Ok(Some(payment)) => Tender::X402(Box::new(payment)),
+            Ok(Some(payment)) => Tender::X402(Arc::new(payment)),
             Err(e) => Tender::Malformed(e.to_string()),
         }
     }
