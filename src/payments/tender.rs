@@ -15,7 +15,7 @@ pub enum Tender {
     Nothing,
     /// A developer credit token (`X-Developer-Credit`).
     Credit(String),
-    /// An x402 payment payload.
+    /// An x402 payment payload, shared with the settlement that may follow (not copied).
     X402(Arc<PaymentPayload>),
     /// Something was offered that is not a payment (answered 400 when payment is due).
     Malformed(String),
