@@ -359,8 +359,9 @@ pub trait Store:
     /// [`Store::apply`] without waiting until the batch is durable: it is applied (all of it
     /// or none) and visible to every node sharing the store when this returns, and durable once
     /// any later write is (each engine makes a write durable with everything written before it:
-    /// sled's one log, PostgreSQL's WAL) or the engine's background flush comes (sled's flusher
-    /// at once, PostgreSQL's WAL writer within a fraction of a second). A crash before then loses
+    /// sled's one log, PostgreSQL's WAL) or the engine's background flush comes (sled's own
+    /// within half a second, PostgreSQL's WAL writer within a fraction of a second); nothing
+    /// flushes for it alone, since nothing waits for it. A crash before then loses
     /// it, so it is only for writes that promise nothing by themselves until a later durable
     /// write depends on them: a payment's nonce claim, which a settlement then replaces. A batch
     /// that writes a watched tree is applied durably, as [`Store::apply`] (its change is
