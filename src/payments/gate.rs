@@ -265,7 +265,7 @@ pub async fn gate(
         .verify(&payment, &charge.offer)
         .await
         .map_err(refuse)?;
-    // The checksummed address is a Keccak hash: made once.
+    // The checksummed address is a Keccak hash: made once for the claim's key and its sale.
     let payer = verified.payer();
     let key = nonces::key(
         verified.network.chain_id,
