@@ -265,12 +265,10 @@ pub async fn gate(
         .verify(&payment, &charge.offer)
         .await
         .map_err(refuse)?;
-    // The checksummed address is a Keccak hash: made once for the claim's key and its sale.
-    let payer = verified.payer();
     let key = nonces::key(
         verified.network.chain_id,
         &verified.nonce_space(),
-        payer.clone(),
+        verified.payer(),
         verified.nonce(),
     );
     let record = ClaimRecord {
@@ -283,7 +281,7 @@ pub async fn gate(
             endpoint_slug: charge.endpoint_slug.clone(),
             seller: charge.seller.clone(),
             amount_units: charge.offer.price.units(),
-            payer,
+            payer: verified.payer().to_string(),
             network: verified.network.caip2.clone(),
             chain_id: verified.network.chain_id,
             asset: verified.requirement.asset.clone(),
@@ -381,7 +379,7 @@ impl Authorized {
             Method::Credit(hold) => ("developer_credit", hold.grant().masked_id(), None),
             Method::X402(x402) => (
                 "x402",
-                x402.verified.payer(),
+                x402.verified.payer().to_string(),
                 Some(x402.verified.network.caip2.clone()),
             ),
         };
@@ -626,8 +624,7 @@ impl X402Settlement {
                 return Err(spent(&offer, error));
             }
         };
-        let payer = verified.payer();
-        receipt.payer = Some(payer.clone());
+        receipt.payer = Some(verified.payer().to_string());
         receipt.x402_version = Some(payment.version.number());
         receipt.asset = Some(verified.requirement.asset.clone());
         receipt.network = Some(verified.network.caip2.clone());
@@ -650,7 +647,7 @@ impl X402Settlement {
                 receipt_id: receipt.receipt_id.clone(),
                 transaction: settlement.transaction.clone().unwrap_or_default(),
                 asset: verified.requirement.asset.clone(),
-                payer: payer.clone(),
+                payer: verified.payer().to_string(),
                 pay_to: verified.requirement.pay_to.clone(),
                 amount_units: amount.units(),
                 nonce: verified.nonce(),
@@ -663,7 +660,7 @@ impl X402Settlement {
             let receipt = offer_receipt::extension(
                 &signer,
                 &offer.resource.url,
-                &payer,
+                verified.payer(),
                 &verified.network.caip2,
             );
             // Moved in: `json!` would copy the extension (`to_value` of it) once more.
@@ -679,7 +676,7 @@ impl X402Settlement {
                 header::X402Version::V2 => verified.network.caip2.clone(),
                 header::X402Version::V1 => verified.network.v1_name.clone(),
             },
-            payer,
+            payer: verified.payer().to_string(),
             extensions,
         };
         let settlement_headers: Vec<_> = header::response_header(payment.version, &response)

@@ -14,12 +14,25 @@ pub struct Verified {
     pub network: NetworkConfig,
     pub requirement: PaymentRequirements,
     pub proof: Proof,
+    /// `proof`'s payer in its EIP-55 form, made once: the checksum is a Keccak hash, and the
+    /// claim's key, the handler's `req.payment` and the receipt each name the payer.
+    payer: String,
 }
 
 impl Verified {
+    pub fn new(network: NetworkConfig, requirement: PaymentRequirements, proof: Proof) -> Self {
+        let payer = proof.payer();
+        Verified {
+            network,
+            requirement,
+            proof,
+            payer,
+        }
+    }
+
     /// The payer as receipts and sales name it.
-    pub fn payer(&self) -> String {
-        self.proof.payer()
+    pub fn payer(&self) -> &str {
+        &self.payer
     }
 
     /// What makes the payment single-use for its payer, as text.
@@ -86,11 +99,7 @@ pub fn terms<'o>(
 pub fn verify(payment: &PaymentPayload, offer: &Offer, now: u64) -> Result<Verified, PaymentError> {
     let (network, requirement) = terms(payment, offer)?;
     let proof = payment.payload.verify(network, requirement, offer, now)?;
-    Ok(Verified {
-        network: network.clone(),
-        requirement: requirement.clone(),
-        proof,
-    })
+    Ok(Verified::new(network.clone(), requirement.clone(), proof))
 }
 
 pub fn unix_now() -> u64 {

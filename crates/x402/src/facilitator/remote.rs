@@ -240,11 +240,7 @@ impl Facilitator for RemoteFacilitator {
                     format!("the facilitator refused the payment: {reason}"),
                 ));
             }
-            Ok(Verified {
-                network: network.clone(),
-                requirement: requirement.clone(),
-                proof,
-            })
+            Ok(Verified::new(network.clone(), requirement.clone(), proof))
         }
         .boxed()
     }
