@@ -20,6 +20,21 @@ pub enum Isolation {
     InProcess,
 }
 
+impl Isolation {
+    /// The largest heap limit an endpoint's isolates can run with here under `config` (see
+    /// [`WorkerOptions::largest_heap`]); in process, the budget and, for a builder's endpoint,
+    /// its builder's heap cap.
+    pub fn largest_heap(&self, config: &PoolConfig, builder: bool) -> usize {
+        match self {
+            Isolation::Workers(options) => options.largest_heap(config, builder),
+            Isolation::InProcess if builder => config
+                .memory_budget_bytes
+                .min(config.max_heap_per_owner_bytes),
+            Isolation::InProcess => config.memory_budget_bytes,
+        }
+    }
+}
+
 /// The isolate pool, wherever it runs. Cheap to clone.
 #[derive(Clone)]
 pub enum Sandbox {

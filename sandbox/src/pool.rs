@@ -697,6 +697,9 @@ impl Pool {
                 why,
             })
         };
+        if let Some(refusal) = self.never_fits(code) {
+            return Err(Unplaced::Refused(refusal));
+        }
         let mut state = self.lock();
         if state.closed {
             return Err(Unplaced::Refused(SandboxError::Internal(
@@ -891,6 +894,30 @@ impl Pool {
             state.endpoints.remove(slug);
         }
         true
+    }
+
+    /// The refusal of an endpoint whose heap limit no room in this pool can ever hold: over
+    /// the memory budget, or a builder's over its builder's heap cap. Waiting or retrying
+    /// would not help, so it is not `Overloaded`. (Limits set since this check are refused
+    /// where they are set; one stored earlier, or a pool configured smaller since, or the
+    /// quarantine worker's budget, can still meet it.)
+    fn never_fits(&self, code: &EndpointCode) -> Option<SandboxError> {
+        let config = &self.inner.shared.config;
+        let heap = self.heap_of(code);
+        let largest = match code.owner {
+            Some(_) => config
+                .memory_budget_bytes
+                .min(config.max_heap_per_owner_bytes),
+            None => config.memory_budget_bytes,
+        };
+        (heap > largest).then(|| {
+            SandboxError::ResourceLimit(format!(
+                "the endpoint's heap limit ({} MiB) is more than this sandbox can give one of \
+                 its isolates ({} MiB); the admin can lower limits.memoryMb",
+                heap >> 20,
+                largest >> 20
+            ))
+        })
     }
 
     /// The heap limit an isolate of `code` runs with.

@@ -4,7 +4,7 @@ mod util;
 
 use std::time::Duration;
 
-use sandbox::{EndpointCode, Overload, PoolConfig, SandboxError};
+use sandbox::{EndpointCode, Limits, Overload, PoolConfig, SandboxError};
 use serde_json::json;
 use util::*;
 
@@ -397,6 +397,60 @@ async fn without_spares_cold_starts_build_their_own_runtime() {
     assert_eq!(stats.live_isolates, 1);
 }
 
+/// An endpoint whose heap limit no room could ever hold (a builder's over its builder's heap
+/// cap, anyone's over the budget) is refused at once with `resource_limit`, saying so, not
+/// kept waiting its time limit and then told to retry (`overloaded`) for ever.
+#[tokio::test]
+async fn a_heap_limit_no_room_can_hold_is_refused_at_once() {
+    let config = PoolConfig {
+        memory_budget_bytes: 96 << 20,
+        max_heap_per_owner_bytes: 48 << 20,
+        heap_floor_per_owner_bytes: 32 << 20,
+        ..test_config()
+    };
+    let (pool, _) = pool_with(config);
+    let limits = |mib: usize| {
+        Some(Limits {
+            heap_bytes: mib << 20,
+            timeout: Duration::from_secs(5),
+        })
+    };
+    let cases = [
+        (
+            owned_by("big-builder", "erin", ECHO),
+            64,
+            "(64 MiB)",
+            "(48 MiB)",
+        ),
+        (endpoint("big-operator", ECHO), 128, "(128 MiB)", "(96 MiB)"),
+    ];
+    for (code, mib, asked, largest) in cases {
+        let code = EndpointCode {
+            limits: limits(mib),
+            ..code
+        };
+        let started = std::time::Instant::now();
+        match err(invoke(&pool, &code, json!({})).await) {
+            SandboxError::ResourceLimit(message) => {
+                assert!(
+                    message.contains(asked) && message.contains(largest),
+                    "{message}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(4), "it waited");
+    }
+    assert_eq!(pool.stats().live_isolates, 0);
+    // Within both, it serves.
+    let fits = EndpointCode {
+        limits: limits(40),
+        ..owned_by("fits", "erin", ECHO)
+    };
+    assert_eq!(body(&pool, &fits, json!(1)).await, json!({"echo": 1}));
+    pool.shutdown().await;
+}
+
 /// Isolates count at their heap limit (32 MiB in `test_config`) against the pool's memory
 /// budget and their owner's quotas. Making room evicts the owner's least recently used idle
 /// isolate first; when nothing idle can make room no limit is exceeded: a call over its
@@ -638,28 +692,6 @@ async fn builders_losing_isolates_leave_room_for_the_others() {
         live.contains(&"v1".to_owned()) && live.contains(&"w1".to_owned()),
         "both victims hold an isolate: {live:?}"
     );
-}
-
-/// An endpoint whose heap limit alone breaks its owner's heap quota never gets an isolate.
-#[tokio::test]
-async fn a_heap_limit_above_the_owner_quota_is_refused() {
-    let config = PoolConfig {
-        max_heap_per_owner_bytes: 16 * 1024 * 1024,
-        ..test_config()
-    };
-    let (pool, _) = pool_with(config);
-    let code = EndpointCode {
-        owner: Some("dave".to_owned()),
-        ..endpoint("big", COUNTER)
-    };
-    assert!(matches!(
-        err(invoke(&pool, &code, json!(1)).await),
-        SandboxError::Overloaded {
-            why: Overload::BuilderQuota,
-            ..
-        }
-    ));
-    assert_eq!(pool.stats().live_isolates, 0);
 }
 
 /// Each isolate is built on a fresh thread: on one thread, the engine's per-thread state wore

@@ -491,6 +491,31 @@ pub(super) fn limits(limits: &RuntimeLimits) -> Result<(), FieldError> {
     Ok(())
 }
 
+/// `limits.memoryMb` within `largest` bytes, the largest heap the sandbox can give one
+/// isolate of the endpoint on this server ([`sandbox::Isolation::largest_heap`]): an endpoint
+/// limited to more would find no room anywhere, and every call of it would be refused as
+/// overloaded.
+pub(super) fn heap_fits(
+    limits: &RuntimeLimits,
+    largest: usize,
+    builder: bool,
+) -> Result<(), FieldError> {
+    let largest_mb = largest / (1024 * 1024);
+    if u64::from(limits.memory_mb) <= largest_mb as u64 {
+        return Ok(());
+    }
+    let whose = if builder {
+        "a builder's endpoint (its builder's heap cap, and the quarantine worker's budget \
+         where a builder set apart runs)"
+    } else {
+        "an endpoint (a sandbox worker's share of the memory budget)"
+    };
+    Err(invalid(
+        "limits",
+        format!("memoryMb is at most {largest_mb} on this server for {whose}"),
+    ))
+}
+
 /// Granted capabilities must have been requested.
 pub(super) fn granted_within(
     granted: &Capabilities,

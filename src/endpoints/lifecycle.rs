@@ -193,6 +193,12 @@ pub async fn create(
         }
     }
     input::create_fields(&request)?;
+    if let Some(limits) = &request.limits {
+        // Only the admin sets limits, and the admin's endpoints are the operator's.
+        let mut errors = input::FieldErrors::default();
+        errors.check(input::heap_fits(limits, largest_heap(parts, false), false));
+        errors.finish()?;
+    }
     let handler_type = request.handler_type()?;
     let files: BTreeMap<String, Option<String>> = request
         .files
@@ -292,6 +298,13 @@ pub async fn create(
 
 /// An endpoint's `exampleInput`, when it has one, passes its own `inputSchema` (the catalog
 /// and the 402 offer it as a request that works).
+/// The largest heap limit an endpoint of a builder (`builder`) or of the operator can be
+/// given on this server's sandbox.
+fn largest_heap(parts: &Parts<'_>, builder: bool) -> usize {
+    let runtime = &parts.config.runtime;
+    runtime.isolation.largest_heap(&runtime.pool, builder)
+}
+
 fn check_example(endpoint: &Endpoint) -> Result<(), EndpointError> {
     if endpoint.example_input.is_none() {
         return Ok(());
@@ -423,6 +436,12 @@ pub async fn update(
     }
     if let Some(limits) = patch.limits {
         errors.check(input::limits(&limits));
+        let builder = matches!(ep.owner, Owner::Builder(_));
+        errors.check(input::heap_fits(
+            &limits,
+            largest_heap(parts, builder),
+            builder,
+        ));
         ep.limits = Some(limits);
         mark("limits");
     }

@@ -271,6 +271,84 @@ async fn capabilities_start_requested_and_only_the_admin_grants() {
     assert_eq!(body["manage"]["grantedCapabilities"]["httpGetJson"], true);
 }
 
+/// A heap limit is accepted only as large as the sandbox can give one isolate of the
+/// endpoint: past a builder's heap cap (or, in worker processes, the quarantine worker's
+/// budget) a builder's endpoint found no room anywhere and every call answered 429
+/// `overloaded` ("retry after 1 s") for ever; past a worker's share of the memory budget an
+/// operator's endpoint could not even be created, refused as overloaded too. Both are now
+/// refused where they are set, saying the largest, and the largest serves.
+#[tokio::test]
+async fn heap_limits_the_sandbox_cannot_give_are_refused_where_they_are_set() {
+    let mut largest = (0, 0);
+    let server = TestServer::start_with(|c| {
+        c.runtime.pool.memory_budget_bytes = 512 << 20;
+        let (isolation, pool) = (&c.runtime.isolation, &c.runtime.pool);
+        largest = (
+            isolation.largest_heap(pool, true) >> 20,
+            isolation.largest_heap(pool, false) >> 20,
+        );
+    })
+    .await;
+    let (builders, operators_largest) = (largest.0 as u32, largest.1 as u32);
+    // In worker processes a builder's is the quarantine's budget (a builder's floor), in
+    // process its heap cap; the operator's is the budget (one worker in tests).
+    assert!([128, 256].contains(&builders), "{builders}");
+    assert_eq!(operators_largest, 512);
+    let mut free = js_endpoint("roomy");
+    free["priceUsd"] = json!(0);
+    free.as_object_mut().unwrap().remove("pricingMode");
+    free["capabilities"] = json!({});
+    let (_, created) = server.builder_with("Maker", &free).await;
+    assert_eq!(created["ok"], true, "{created}");
+    let limits = |mb: u32| json!({"limits": {"memoryMb": mb, "timeoutMs": 1000}});
+
+    let (status, body) = server
+        .call(
+            "PATCH",
+            "/ai/endpoints/roomy",
+            As::Admin,
+            Some(&limits(builders + 1)),
+        )
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+    assert_eq!(body["error"]["details"]["field"], "limits", "{body}");
+    let message = body["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains(&format!("at most {builders} ")),
+        "{message}"
+    );
+    let (status, body) = server.post("/tools/roomy", &json!({})).await;
+    assert_eq!((status.as_u16(), &body), (200, &json!({"words": 1})));
+
+    let body = server.patch(As::Admin, "roomy", &limits(builders)).await;
+    assert_eq!(body["manage"]["limits"]["memoryMb"], builders, "{body}");
+    let (status, body) = server.post("/tools/roomy", &json!({})).await;
+    assert_eq!((status.as_u16(), &body), (200, &json!({"words": 1})));
+
+    // The operator's endpoints are held to the budget alone.
+    let mut operators = js_endpoint("operators");
+    operators["priceUsd"] = json!(0);
+    operators.as_object_mut().unwrap().remove("pricingMode");
+    operators["capabilities"] = json!({});
+    operators["limits"] = json!({"memoryMb": 513, "timeoutMs": 1000});
+    let (status, body) = server
+        .call("POST", "/ai/endpoints/create", As::Admin, Some(&operators))
+        .await;
+    assert_error(status, &body, 422, "invalid_field");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 512"),
+        "{body}"
+    );
+    operators["limits"] = json!({"memoryMb": 512, "timeoutMs": 1000});
+    let created = server.create(As::Admin, &operators).await;
+    assert_eq!(created["ok"], true, "{created}");
+    let (status, body) = server.post("/tools/operators", &json!({})).await;
+    assert_eq!((status.as_u16(), &body), (200, &json!({"words": 1})));
+}
+
 /// `handlerType` may be left out when the body says it: `source` alone is JS, `response` alone
 /// a static answer; with both or neither the body must name it.
 #[tokio::test]

@@ -99,6 +99,20 @@ pub struct WorkerOptions {
 impl WorkerOptions {
     /// The default: a worker keeps at most about 30 MiB it cannot give back.
     pub const DEFAULT_RECYCLE_AFTER_DROPPED: u64 = 64;
+
+    /// The largest heap limit an isolate of a builder's endpoint (`builder`) or of the
+    /// operator's can run with in these workers under `config`: what fits a worker's share of
+    /// the memory budget, and for a builder also its own heap cap and the quarantine worker's
+    /// budget, where its calls go if it is set apart. An endpoint limited to more would never
+    /// find room, and every call of it would be refused as overloaded.
+    pub fn largest_heap(&self, config: &PoolConfig, builder: bool) -> usize {
+        let share = share_of(config, self.count.max(1));
+        if builder {
+            (apart_share_of(&share).memory_budget_bytes).min(config.max_heap_per_owner_bytes)
+        } else {
+            share.memory_budget_bytes
+        }
+    }
 }
 
 /// Runs handlers in worker processes. Cheap to clone; all clones share the workers.
@@ -1354,6 +1368,31 @@ mod tests {
 
     /// A builder's replies waiting to be written are capped, its own only, and given back
     /// when written (dropped by the writer); its operations in progress are capped too.
+    /// With the defaults (a 1 GiB budget over two workers, a builder's heap capped at 256 MiB
+    /// and its floor, the quarantine worker's budget, at 128 MiB), a builder's endpoint can
+    /// have at most 128 MiB of heap and the operator's 512; with a floor of 512, a builder's
+    /// cap is what holds.
+    #[test]
+    fn the_largest_heap_fits_where_the_endpoint_can_run() {
+        let options = WorkerOptions {
+            command: WorkerCommand {
+                program: "toolhost".into(),
+                args: Vec::new(),
+                log_filter: String::new(),
+            },
+            count: 2,
+            recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
+        };
+        let config = PoolConfig::default();
+        assert_eq!(options.largest_heap(&config, true), 128 << 20);
+        assert_eq!(options.largest_heap(&config, false), 512 << 20);
+        let roomy_floor = PoolConfig {
+            heap_floor_per_owner_bytes: 512 << 20,
+            ..PoolConfig::default()
+        };
+        assert_eq!(options.largest_heap(&roomy_floor, true), 256 << 20);
+    }
+
     #[test]
     fn a_builders_share_of_a_worker_is_capped_and_given_back() {
         let (worker, queue) = worker();
