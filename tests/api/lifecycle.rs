@@ -1,5 +1,6 @@
 //! Endpoint create, update, pause/resume, delete, capabilities and limits.
 
+use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::util::{assert_error, js_endpoint, static_endpoint, As, TestServer};
@@ -294,59 +295,55 @@ async fn heap_limits_the_sandbox_cannot_give_are_refused_where_they_are_set() {
     // process its heap cap; the operator's is the budget (one worker in tests).
     assert!([128, 256].contains(&builders), "{builders}");
     assert_eq!(operators_largest, 512);
-    let mut free = js_endpoint("roomy");
-    free["priceUsd"] = json!(0);
-    free.as_object_mut().unwrap().remove("pricingMode");
-    free["capabilities"] = json!({});
-    let (_, created) = server.builder_with("Maker", &free).await;
-    assert_eq!(created["ok"], true, "{created}");
+    // A free handler asking for nothing, so it serves without a payment or a grant.
+    let free = |slug: &str, memory_mb: Option<u32>| {
+        let mut body = js_endpoint(slug);
+        body["priceUsd"] = json!(0);
+        body.as_object_mut().unwrap().remove("pricingMode");
+        body["capabilities"] = json!({});
+        if let Some(mb) = memory_mb {
+            body["limits"] = json!({"memoryMb": mb, "timeoutMs": 1000});
+        }
+        body
+    };
+    let refused_saying = |(status, body): (StatusCode, Value), largest: u32| {
+        assert_error(status, &body, 422, "invalid_field");
+        assert_eq!(body["error"]["details"]["field"], "limits", "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("at most {largest} ")),
+            "{message}"
+        );
+    };
+    let serves = |(status, body): (StatusCode, Value)| {
+        assert_eq!((status.as_u16(), &body), (200, &json!({"words": 1})));
+    };
+
+    server.builder_with("Maker", &free("roomy", None)).await;
     let limits = |mb: u32| json!({"limits": {"memoryMb": mb, "timeoutMs": 1000}});
-
-    let (status, body) = server
-        .call(
-            "PATCH",
-            "/ai/endpoints/roomy",
-            As::Admin,
-            Some(&limits(builders + 1)),
-        )
-        .await;
-    assert_error(status, &body, 422, "invalid_field");
-    assert_eq!(body["error"]["details"]["field"], "limits", "{body}");
-    let message = body["error"]["message"].as_str().unwrap().to_string();
-    assert!(
-        message.contains(&format!("at most {builders} ")),
-        "{message}"
+    let path = "/ai/endpoints/roomy";
+    let over = limits(builders + 1);
+    refused_saying(
+        server.call("PATCH", path, As::Admin, Some(&over)).await,
+        builders,
     );
-    let (status, body) = server.post("/tools/roomy", &json!({})).await;
-    assert_eq!((status.as_u16(), &body), (200, &json!({"words": 1})));
-
+    serves(server.post("/tools/roomy", &json!({})).await);
     let body = server.patch(As::Admin, "roomy", &limits(builders)).await;
     assert_eq!(body["manage"]["limits"]["memoryMb"], builders, "{body}");
-    let (status, body) = server.post("/tools/roomy", &json!({})).await;
-    assert_eq!((status.as_u16(), &body), (200, &json!({"words": 1})));
+    serves(server.post("/tools/roomy", &json!({})).await);
 
-    // The operator's endpoints are held to the budget alone.
-    let mut operators = js_endpoint("operators");
-    operators["priceUsd"] = json!(0);
-    operators.as_object_mut().unwrap().remove("pricingMode");
-    operators["capabilities"] = json!({});
-    operators["limits"] = json!({"memoryMb": 513, "timeoutMs": 1000});
-    let (status, body) = server
-        .call("POST", "/ai/endpoints/create", As::Admin, Some(&operators))
-        .await;
-    assert_error(status, &body, 422, "invalid_field");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("at most 512"),
-        "{body}"
+    // The operator's endpoints are held to a worker's share of the budget alone.
+    let path = "/ai/endpoints/create";
+    let over = free("operators", Some(operators_largest + 1));
+    refused_saying(
+        server.call("POST", path, As::Admin, Some(&over)).await,
+        operators_largest,
     );
-    operators["limits"] = json!({"memoryMb": 512, "timeoutMs": 1000});
-    let created = server.create(As::Admin, &operators).await;
+    let created = server
+        .create(As::Admin, &free("operators", Some(operators_largest)))
+        .await;
     assert_eq!(created["ok"], true, "{created}");
-    let (status, body) = server.post("/tools/operators", &json!({})).await;
-    assert_eq!((status.as_u16(), &body), (200, &json!({"words": 1})));
+    serves(server.post("/tools/operators", &json!({})).await);
 }
 
 /// `handlerType` may be left out when the body says it: `source` alone is JS, `response` alone
