@@ -212,6 +212,17 @@ impl Default for PoolConfig {
 impl PoolConfig {
     /// Default of [`PoolConfig::heavy_cpu_per_sec`]: half a core.
     pub const DEFAULT_HEAVY_CPU_PER_SEC: Duration = Duration::from_millis(500);
+
+    /// The largest heap limit one isolate of a builder's endpoint (`builder`) or of the
+    /// operator's can have in a pool of this configuration: the budget, and for a builder its
+    /// heap cap too. An isolate limited to more never finds room in the pool.
+    pub fn largest_heap(&self, builder: bool) -> usize {
+        if builder {
+            self.memory_budget_bytes.min(self.max_heap_per_owner_bytes)
+        } else {
+            self.memory_budget_bytes
+        }
+    }
 }
 
 #[cfg(test)]

@@ -21,16 +21,13 @@ pub enum Isolation {
 }
 
 impl Isolation {
-    /// The largest heap limit an endpoint's isolates can run with here under `config` (see
-    /// [`WorkerOptions::largest_heap`]); in process, the budget and, for a builder's endpoint,
-    /// its builder's heap cap.
+    /// The largest heap limit an isolate of a builder's endpoint (`builder`) or of the
+    /// operator's can run with here under `config`: an endpoint limited to more would find no
+    /// room anywhere ([`WorkerOptions::largest_heap`], [`PoolConfig::largest_heap`]).
     pub fn largest_heap(&self, config: &PoolConfig, builder: bool) -> usize {
         match self {
             Isolation::Workers(options) => options.largest_heap(config, builder),
-            Isolation::InProcess if builder => config
-                .memory_budget_bytes
-                .min(config.max_heap_per_owner_bytes),
-            Isolation::InProcess => config.memory_budget_bytes,
+            Isolation::InProcess => config.largest_heap(builder),
         }
     }
 }

@@ -898,18 +898,12 @@ impl Pool {
 
     /// The refusal of an endpoint whose heap limit no room in this pool can ever hold: over
     /// the memory budget, or a builder's over its builder's heap cap. Waiting or retrying
-    /// would not help, so it is not `Overloaded`. (Limits set since this check are refused
-    /// where they are set; one stored earlier, or a pool configured smaller since, or the
-    /// quarantine worker's budget, can still meet it.)
+    /// would not help, so it is not `Overloaded`. (The server refuses such limits where they
+    /// are set; this meets those stored before that, or under a sandbox configured smaller
+    /// since.)
     fn never_fits(&self, code: &EndpointCode) -> Option<SandboxError> {
-        let config = &self.inner.shared.config;
         let heap = self.heap_of(code);
-        let largest = match code.owner {
-            Some(_) => config
-                .memory_budget_bytes
-                .min(config.max_heap_per_owner_bytes),
-            None => config.memory_budget_bytes,
-        };
+        let largest = (self.inner.shared.config).largest_heap(code.owner.is_some());
         (heap > largest).then(|| {
             SandboxError::ResourceLimit(format!(
                 "the endpoint's heap limit ({} MiB) is more than this sandbox can give one of \

@@ -296,8 +296,6 @@ pub async fn create(
     Ok(compiled)
 }
 
-/// An endpoint's `exampleInput`, when it has one, passes its own `inputSchema` (the catalog
-/// and the 402 offer it as a request that works).
 /// The largest heap limit an endpoint of a builder (`builder`) or of the operator can be
 /// given on this server's sandbox.
 fn largest_heap(parts: &Parts<'_>, builder: bool) -> usize {
@@ -305,6 +303,8 @@ fn largest_heap(parts: &Parts<'_>, builder: bool) -> usize {
     runtime.isolation.largest_heap(&runtime.pool, builder)
 }
 
+/// An endpoint's `exampleInput`, when it has one, passes its own `inputSchema` (the catalog
+/// and the 402 offer it as a request that works).
 fn check_example(endpoint: &Endpoint) -> Result<(), EndpointError> {
     if endpoint.example_input.is_none() {
         return Ok(());

@@ -101,16 +101,16 @@ impl WorkerOptions {
     pub const DEFAULT_RECYCLE_AFTER_DROPPED: u64 = 64;
 
     /// The largest heap limit an isolate of a builder's endpoint (`builder`) or of the
-    /// operator's can run with in these workers under `config`: what fits a worker's share of
-    /// the memory budget, and for a builder also its own heap cap and the quarantine worker's
-    /// budget, where its calls go if it is set apart. An endpoint limited to more would never
-    /// find room, and every call of it would be refused as overloaded.
+    /// operator's can run with in these workers under `config`: what a worker's share holds,
+    /// and for a builder what the quarantine worker's holds too, where its calls go if it is
+    /// set apart. An endpoint limited to more would never find room, and every call of it
+    /// would be refused as overloaded.
     pub fn largest_heap(&self, config: &PoolConfig, builder: bool) -> usize {
         let share = share_of(config, self.count.max(1));
         if builder {
-            (apart_share_of(&share).memory_budget_bytes).min(config.max_heap_per_owner_bytes)
+            apart_share_of(&share).largest_heap(true)
         } else {
-            share.memory_budget_bytes
+            share.largest_heap(false)
         }
     }
 }
@@ -1366,8 +1366,6 @@ mod tests {
         frame.bytes.windows(code.len()).any(|w| w == code)
     }
 
-    /// A builder's replies waiting to be written are capped, its own only, and given back
-    /// when written (dropped by the writer); its operations in progress are capped too.
     /// With the defaults (a 1 GiB budget over two workers, a builder's heap capped at 256 MiB
     /// and its floor, the quarantine worker's budget, at 128 MiB), a builder's endpoint can
     /// have at most 128 MiB of heap and the operator's 512; with a floor of 512, a builder's
@@ -1393,6 +1391,8 @@ mod tests {
         assert_eq!(options.largest_heap(&roomy_floor, true), 256 << 20);
     }
 
+    /// A builder's replies waiting to be written are capped, its own only, and given back
+    /// when written (dropped by the writer); its operations in progress are capped too.
     #[test]
     fn a_builders_share_of_a_worker_is_capped_and_given_back() {
         let (worker, queue) = worker();
