@@ -903,7 +903,7 @@ impl Pool {
     /// since.)
     fn never_fits(&self, code: &EndpointCode) -> Option<SandboxError> {
         let heap = self.heap_of(code);
-        let largest = (self.inner.shared.config).largest_heap(code.owner.is_some());
+        let largest = self.inner.shared.config.largest_heap(code.owner.is_some());
         (heap > largest).then(|| {
             SandboxError::ResourceLimit(format!(
                 "the endpoint's heap limit ({} MiB) is more than this sandbox can give one of \

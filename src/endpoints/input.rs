@@ -238,8 +238,12 @@ impl FieldErrors {
 }
 
 /// The field checks of a create body, all of them, in the order its 422 lists them (the
-/// caller's rights and the files are checked apart).
-pub(super) fn create_fields(request: &CreateRequest) -> Result<(), super::EndpointError> {
+/// caller's rights and the files are checked apart). `largest_heap` bounds `limits.memoryMb`
+/// ([`heap_fits`]; only the admin sets limits, and the admin's endpoints are the operator's).
+pub(super) fn create_fields(
+    request: &CreateRequest,
+    largest_heap: usize,
+) -> Result<(), super::EndpointError> {
     let mut errors = FieldErrors::default();
     errors.check(slug(&request.slug));
     errors.check(title(&request.title));
@@ -262,7 +266,7 @@ pub(super) fn create_fields(request: &CreateRequest) -> Result<(), super::Endpoi
         errors.check(source_language(request.source.as_deref()));
     }
     if let Some(runtime) = &request.limits {
-        errors.check(limits(runtime));
+        errors.check(limits(runtime).and_then(|()| heap_fits(runtime, largest_heap, false)));
     }
     if let Some(hosts) = &request.allowed_hosts {
         errors.check(allowed_hosts(hosts));
@@ -827,7 +831,7 @@ mod tests {
                 }
                 match parse_json::<CreateRequest>(&bytes) {
                     Ok(request) => {
-                        if create_fields(&request).is_ok() {
+                        if create_fields(&request, usize::MAX).is_ok() {
                             check_accepted(&request)?;
                         }
                     }

@@ -192,13 +192,7 @@ pub async fn create(
             return Err(EndpointError::HandlerNotAllowed);
         }
     }
-    input::create_fields(&request)?;
-    if let Some(limits) = &request.limits {
-        // Only the admin sets limits, and the admin's endpoints are the operator's.
-        let mut errors = input::FieldErrors::default();
-        errors.check(input::heap_fits(limits, largest_heap(parts, false), false));
-        errors.finish()?;
-    }
+    input::create_fields(&request, largest_heap(parts, false))?;
     let handler_type = request.handler_type()?;
     let files: BTreeMap<String, Option<String>> = request
         .files
@@ -435,13 +429,11 @@ pub async fn update(
         mark("grantedCapabilities");
     }
     if let Some(limits) = patch.limits {
-        errors.check(input::limits(&limits));
         let builder = matches!(ep.owner, Owner::Builder(_));
-        errors.check(input::heap_fits(
-            &limits,
-            largest_heap(parts, builder),
-            builder,
-        ));
+        let largest = largest_heap(parts, builder);
+        errors.check(
+            input::limits(&limits).and_then(|()| input::heap_fits(&limits, largest, builder)),
+        );
         ep.limits = Some(limits);
         mark("limits");
     }
