@@ -397,12 +397,17 @@ async fn attack(cpu_heavy: bool) -> Report {
         .collect();
     takeovers.sort_unstable();
     takeovers.dedup_by(|a, b| a == b);
+    // Each victim's calls of 10 ms or more: a steadier figure than the p99 of one run, and
+    // one that tells a victim sharing an attacker's worker from the other.
+    let slow = |calls: &[f64]| calls.iter().filter(|ms| **ms >= 10.0).count();
+    let slow_calls = [&a_alone, &b_alone, &a_attacked, &b_attacked].map(|calls| slow(calls));
     a_alone.extend(b_alone);
     a_attacked.extend(b_attacked);
     let (mut alone, mut attacked) = (a_alone, a_attacked);
     eprintln!(
         "hostile builders ({}): victims alone {} calls, p50 {:.1} ms, p99 {:.1} ms; under \
-         attack {} calls ({} failed), p50 {:.1} ms, p99 {:.1} ms; attackers made \
+         attack {} calls ({} failed), p50 {:.1} ms, p99 {:.1} ms; calls of 10 ms or more \
+         (victim a / b) alone {} / {}, under attack {} / {}; attackers made \
          {attacks_made} calls and {typescript} TypeScript publishes; server and workers RSS \
          idle {} MiB, peak {} MiB; workers taken over: {} ({takeovers:?})",
         if cpu_heavy {
@@ -417,6 +422,10 @@ async fn attack(cpu_heavy: bool) -> Report {
         victim_failures.len(),
         percentile(&mut attacked, 0.5),
         percentile(&mut attacked, 0.99),
+        slow_calls[0],
+        slow_calls[1],
+        slow_calls[2],
+        slow_calls[3],
         idle >> 20,
         peak >> 20,
         log.matches("replacing a sandbox worker").count()
