@@ -551,6 +551,23 @@ impl Pool {
         }
     }
 
+    /// Drops the isolates of every endpoint `owner` has here; queued invocations finish. Its
+    /// calls go elsewhere now, and what its isolates hold (their heap, the owner's quota)
+    /// should count once, where it is served.
+    pub(crate) fn retire_owner(&self, owner: &str) {
+        let mut state = self.lock();
+        let before = state.endpoints.len();
+        state
+            .endpoints
+            .retain(|_, endpoint| endpoint.code.owner.as_deref() != Some(owner));
+        let retired = before - state.endpoints.len();
+        drop(state);
+        self.counters().retired.fetch_add(
+            u64::try_from(retired).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
     /// Whether a call of `builder` lost its isolate here (timed out, over its heap limit, or
     /// did not stop) at `since` or later.
     pub(crate) fn lost_isolate_since(&self, builder: &str, since: std::time::Instant) -> bool {

@@ -829,6 +829,47 @@ async fn a_builder_losing_isolates_is_served_apart_from_its_neighbours() {
     pool.shutdown().await;
 }
 
+/// A builder set apart leaves no isolate behind on its shared worker: there its other
+/// endpoints' isolates (and what their globals hold) are dropped, so its isolate quota and
+/// its heap count once, in the quarantine worker, not in both.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_builder_set_apart_leaves_no_isolate_on_its_shared_worker() {
+    let (pool, _host) = workers_with(test_config(), 1);
+    let owned = |slug: &str, source: &str| EndpointCode {
+        owner: Some("bld_hoarder".into()),
+        limits: Some(sandbox::Limits {
+            heap_bytes: 32 << 20,
+            timeout: Duration::from_millis(300),
+        }),
+        ..endpoint(slug, source)
+    };
+    let hoard = owned(
+        "hoard",
+        "const kept = []; export default () => { kept.push('x'.repeat(1 << 20));
+            return { held: kept.length }; };",
+    );
+    let stuck = owned("hoarder-stuck", "export default () => { for (;;) {} };");
+    let instances = |stats: &sandbox::PoolStats| -> usize {
+        let hoard = stats.endpoints.iter().filter(|e| e.slug == "hoard");
+        hoard.map(|e| e.instances).sum()
+    };
+    for held in [1, 2] {
+        assert_eq!(ok(call(&pool, &hoard, json!({})).await).body["held"], held);
+    }
+    assert!(matches!(
+        err(call(&pool, &stuck, json!({})).await),
+        SandboxError::Timeout
+    ));
+    assert_eq!(pool.stats().await.quarantined_builders, 1);
+    // Served by the quarantine worker now, from a fresh isolate: the shared worker's one,
+    // holding 2 MiB, is gone.
+    assert_eq!(ok(call(&pool, &hoard, json!({})).await).body["held"], 1);
+    let stats = pool.stats().await;
+    assert_eq!(stats.worker_pids.len(), 2, "{stats:?}");
+    assert_eq!(instances(&stats), 1, "{stats:?}");
+    pool.shutdown().await;
+}
+
 /// A builder's calls go one at a time until one of them has ended within its limits: the
 /// first of a burst runs alone, the rest once it has ended, and a known builder's burst runs
 /// side by side. A first call that loses its isolate sets its builder apart before the next

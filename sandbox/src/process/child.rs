@@ -185,6 +185,7 @@ impl Started {
                     codes.remove(&slug);
                     pool.retire(&slug);
                 }
+                ToWorker::SetApart { builder } => pool.retire_owner(&builder),
                 ToWorker::Shutdown => break,
                 ToWorker::Stats { id } => send(
                     &frames,

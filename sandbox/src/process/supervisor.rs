@@ -614,8 +614,13 @@ impl WorkerPool {
         if apart {
             return self.quarantine_slot();
         }
+        self.shared_slot_of(code.builder())
+    }
+
+    /// The shared slot `builder` is hashed to.
+    fn shared_slot_of(&self, builder: &str) -> &Slot {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        code.builder().hash(&mut hasher);
+        builder.hash(&mut hasher);
         let slots = self.shared_slots();
         &slots[(hasher.finish() % slots.len() as u64) as usize]
     }
@@ -668,10 +673,19 @@ impl WorkerPool {
         self.inner.newcomers.forget(builder);
         let mut quarantined = self.quarantined();
         let until = quarantined.get(builder).map_or(until, |&at| at.max(until));
-        if quarantined.insert(builder.to_owned(), until).is_none() {
-            tracing::warn!(builder, why, "its calls go to the quarantine worker");
-        }
+        let newly = quarantined.insert(builder.to_owned(), until).is_none();
         self.inner.any_quarantined.store(true, Ordering::Release);
+        drop(quarantined);
+        if newly {
+            tracing::warn!(builder, why, "its calls go to the quarantine worker");
+            // Its isolates left on its shared worker would hold their heap there, and its
+            // quota would count twice (there and in the quarantine worker).
+            for worker in self.shared_slot_of(builder).workers() {
+                worker.send(&ToWorker::SetApart {
+                    builder: builder.into(),
+                });
+            }
+        }
     }
 
     /// The slot's worker, started if there is none (or the last one died or is retiring).

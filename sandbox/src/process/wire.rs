@@ -67,6 +67,9 @@ pub(crate) enum ToWorker {
     },
     /// Drops an endpoint's isolates and code.
     Retire { slug: String },
+    /// Drops the isolates of every endpoint of `builder`, which the server now serves from
+    /// the quarantine worker (its calls in progress finish); its code stays.
+    SetApart { builder: String },
     /// Asks for the worker's [`PoolStats`] (also the server's liveness ping).
     Stats { id: u64 },
     /// Finish the calls in progress and exit.
