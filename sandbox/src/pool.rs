@@ -172,7 +172,7 @@ pub struct PoolStats {
     /// [`crate::WorkerOptions::recycle_after_dropped`]).
     pub worker_recycles: u64,
     /// Builders served by the quarantine worker now: their calls were in progress in a worker
-    /// that crashed (see `WorkerPool`).
+    /// that crashed, or lost their isolates (see `WorkerPool`).
     pub quarantined_builders: usize,
 }
 

@@ -130,7 +130,7 @@ impl Default for Metrics {
             ("sandbox_spare_isolates", "Unbound isolate threads kept for cold starts", &sandbox.spare_isolates),
             ("sandbox_abandoned_isolates", "Isolate threads past their hard deadline that have not ended yet", &sandbox.abandoned_isolates),
             ("sandbox_worker_processes", "Live sandbox worker processes (0 with --sandbox-in-process)", &sandbox.worker_processes),
-            ("sandbox_quarantined_builders", "Builders served by the quarantine worker (their calls were running in a worker that crashed)", &sandbox.quarantined_builders),
+            ("sandbox_quarantined_builders", "Builders served by the quarantine worker (a worker crashed during their calls, or their calls lost isolates)", &sandbox.quarantined_builders),
         ];
         for (name, help, gauge) in gauges {
             registry.register(name, help, gauge.clone());
