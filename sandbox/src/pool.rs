@@ -174,6 +174,9 @@ pub struct PoolStats {
     /// Builders served by the quarantine worker now: their calls were in progress in a worker
     /// that crashed, or lost their isolates (see `WorkerPool`).
     pub quarantined_builders: usize,
+    /// Builders served by the heavy worker now: their calls ran long bursts of CPU (see
+    /// `WorkerPool`).
+    pub heavy_builders: usize,
 }
 
 impl PoolStats {
@@ -574,6 +577,12 @@ impl Pool {
         self.inner.shared.cpu.lost_since(builder, since)
     }
 
+    /// Whether a call of `builder` used a heavy call's CPU here (`limits::cpu`) at `since` or
+    /// later.
+    pub(crate) fn ran_heavy_since(&self, builder: &str, since: std::time::Instant) -> bool {
+        self.inner.shared.cpu.burst_since(builder, since)
+    }
+
     /// What a worker reports with each answer, under one lock: abandoned isolate threads not
     /// ended yet, and isolates built and dropped since (recycled, evicted, retired: what the
     /// engine keeps part of until the process ends).
@@ -641,6 +650,7 @@ impl Pool {
             worker_restarts: 0,
             worker_recycles: 0,
             quarantined_builders: 0,
+            heavy_builders: 0,
         }
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    EndpointCode, InvocationReport, PoolConfig, SandboxError, WorkerOptions, WorkerPool,
+    EndpointCode, Invocation, InvocationReport, PoolConfig, SandboxError, WorkerOptions, WorkerPool,
 };
 use serde_json::json;
 use util::*;
@@ -769,63 +769,90 @@ fn thread_nices(pid: u32) -> Vec<i32> {
         .collect()
 }
 
-/// A builder whose calls lose their isolates (here to the time limit) is served apart, by the
-/// quarantine worker, where the heap they fill and leave behind cannot make its neighbours'
-/// worker recycle; the neighbours stay where they are, and so does a builder whose calls are
-/// merely long CPU bursts (they yield the cores instead). The operator's own endpoints are
-/// never set apart.
+/// Builders are served apart from their neighbours, each by a worker of its kind: one whose
+/// call runs a long burst of CPU by the heavy worker (its calls would otherwise share their
+/// neighbours' worker: its reader, its pipe, its allocator), one whose calls lose their
+/// isolates (here to the time limit) by the quarantine worker, where the heap they fill and
+/// leave behind cannot make its neighbours' worker recycle; a heavy builder that then loses
+/// an isolate moves on to the quarantine. The neighbours stay where they are, and so does a
+/// builder whose module takes long to load at its publish's check (a call's cold start counts
+/// as the call's, but a check serves no call); the operator's own
+/// endpoints are never set apart.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_builder_losing_isolates_is_served_apart_from_its_neighbours() {
+async fn builders_running_long_bursts_or_losing_isolates_are_served_apart() {
     let (pool, _host) = workers_with(test_config(), 1);
-    let limited = |code: EndpointCode| EndpointCode {
+    let limited = |timeout: Duration, code: EndpointCode| EndpointCode {
         limits: Some(sandbox::Limits {
             heap_bytes: 32 << 20,
-            timeout: Duration::from_millis(300),
+            timeout,
         }),
         ..code
     };
-    let owned = |owner: &str, code: EndpointCode| EndpointCode {
+    let (short, long) = (Duration::from_millis(300), Duration::from_secs(5));
+    let owned = |owner: &str, timeout, code: EndpointCode| EndpointCode {
         owner: Some(owner.into()),
-        ..limited(code)
+        ..limited(timeout, code)
     };
-    let spin = "export default () => { const end = Date.now() + 150; let n = 0;
+    // 400 ms of wall time: over 50 ms of CPU (a heavy call) even on a loaded machine.
+    let spin = "export default () => { const end = Date.now() + 400; let n = 0;
         while (Date.now() < end) n++; return { n: n > 0 }; }";
+    let slow_load = "const end = Date.now() + 400; let n = 0; while (Date.now() < end) n++;
+        export default () => ({ n: n > 0 });";
     let stuck = "export default () => { for (;;) {} };";
-    let light = owned("bld_light", endpoint("light", ECHO));
-    let busy = owned("bld_busy", endpoint("busy", spin));
-    let losing = owned("bld_losing", endpoint("losing", stuck));
-    let operators = limited(endpoint("operators-stuck", stuck));
+    let light = owned("bld_light", short, endpoint("light", ECHO));
+    let loading = owned("bld_loading", long, endpoint("loading", slow_load));
+    let busy = owned("bld_busy", long, endpoint("busy", spin));
+    let busy_stuck = owned("bld_busy", short, endpoint("busy-stuck", stuck));
+    let losing = owned("bld_losing", short, endpoint("losing", stuck));
+    let operators_busy = limited(long, endpoint("operators-busy", spin));
+    let operators_stuck = limited(short, endpoint("operators-stuck", stuck));
     ok(call(&pool, &light, json!({})).await);
-    ok(call(&pool, &busy, json!({})).await);
+    ok(call(&pool, &operators_busy, json!({})).await);
     assert!(matches!(
-        err(call(&pool, &operators, json!({})).await),
+        err(call(&pool, &operators_stuck, json!({})).await),
         SandboxError::Timeout
     ));
-    assert_eq!(pool.stats().await.quarantined_builders, 0);
+    let check = Invocation {
+        load_only: true,
+        ..request(json!(null))
+    };
+    assert!(pool.invoke(&loading, check).await.result.is_ok());
+    let stats = pool.stats().await;
+    assert_eq!((stats.heavy_builders, stats.quarantined_builders), (0, 0));
+
+    ok(call(&pool, &busy, json!({})).await);
+    let stats = pool.stats().await;
+    assert_eq!((stats.heavy_builders, stats.quarantined_builders), (1, 0));
     assert!(matches!(
         err(call(&pool, &losing, json!({})).await),
         SandboxError::Timeout
     ));
-    assert_eq!(pool.stats().await.quarantined_builders, 1);
-    assert_eq!(pool.stats().await.worker_pids.len(), 1);
+    let stats = pool.stats().await;
+    assert_eq!((stats.heavy_builders, stats.quarantined_builders), (1, 1));
+    assert_eq!(stats.worker_pids.len(), 1);
+    // Their next calls go to the workers apart; the neighbours' stay on the shared one.
+    ok(call(&pool, &busy, json!({})).await);
     assert!(matches!(
         err(call(&pool, &losing, json!({})).await),
         SandboxError::Timeout
     ));
     ok(call(&pool, &light, json!({})).await);
-    ok(call(&pool, &busy, json!({})).await);
     let pids = pool.stats().await.worker_pids;
-    assert_eq!(
-        pids.len(),
-        2,
-        "the losing builder has a worker apart: {pids:?}"
-    );
-    // The worker apart runs at a lower CPU priority, every thread from its start; the shared
-    // one at the normal priority (but for the busy builder's demoted isolate thread).
+    assert_eq!(pids.len(), 3, "a shared worker and two apart: {pids:?}");
+    // The workers apart run at a lower CPU priority, every thread from its start; the shared
+    // one at the normal priority (but for the operator's busy endpoint's demoted thread).
     let least_nice = |pid| thread_nices(pid).into_iter().min().unwrap();
     assert!(least_nice(pids[0]) < 10);
-    assert!(least_nice(pids[1]) >= 10, "{:?}", thread_nices(pids[1]));
-    assert_eq!(pool.stats().await.quarantined_builders, 1);
+    for &apart in &pids[1..] {
+        assert!(least_nice(apart) >= 10, "{:?}", thread_nices(apart));
+    }
+    // The heavy builder loses an isolate: on to the quarantine.
+    assert!(matches!(
+        err(call(&pool, &busy_stuck, json!({})).await),
+        SandboxError::Timeout
+    ));
+    let stats = pool.stats().await;
+    assert_eq!((stats.heavy_builders, stats.quarantined_builders), (0, 2));
     pool.shutdown().await;
 }
 

@@ -51,6 +51,7 @@ pub async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
         worker_restarts: pool.worker_restarts,
         worker_recycles: pool.worker_recycles,
         quarantined_builders: count(pool.quarantined_builders),
+        heavy_builders: count(pool.heavy_builders),
     });
     let (log_entries, checkpoints) = app.receipt_log.totals();
     let (batches, batched) = app.receipt_batches.totals();

@@ -279,8 +279,8 @@ async fn attacker_builders_cannot_reach_or_disturb_victim_builders() {
 
 /// Every attack at once, CPU-heavy ones included. On a 2-core machine the victims see no
 /// error (the server's `ctx` work is shared fairly among builders, builders running long CPU
-/// bursts yield the cores, builders losing isolates are served apart, and a cold start short
-/// of room waits for it), and memory stays within its bound. Their latency grows (printed;
+/// bursts yield the cores and are served apart as those losing isolates are, and a cold start
+/// short of room waits for it), and memory stays within its bound. Their latency grows (printed;
 /// `--nocapture`); `ONLY_ATTACKS=list-flood,infinite-loop` (slugs of [`attacks`]) keeps only
 /// those attacks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -329,6 +329,11 @@ async fn a_killed_worker_costs_only_the_calls_it_held() {
         metrics.contains("toolhost_sandbox_quarantined_builders 1\n"),
         "{metrics}"
     );
+    // ... not the heavy worker: its call never ended to report a burst.
+    assert!(
+        metrics.contains("toolhost_sandbox_heavy_builders 0\n"),
+        "{metrics}"
+    );
     assert!(
         metrics.contains("toolhost_sandbox_worker_recycles_total 0"),
         "{metrics}"

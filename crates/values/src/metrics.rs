@@ -68,6 +68,7 @@ struct SandboxMetrics {
     abandoned_isolates: Gauge,
     worker_processes: Gauge,
     quarantined_builders: Gauge,
+    heavy_builders: Gauge,
     isolates_created: Counter,
     invocations: Counter,
     recycled: Counter,
@@ -98,6 +99,7 @@ pub struct SandboxSnapshot {
     pub cpu_demotions: u64,
     pub worker_processes: u64,
     pub quarantined_builders: u64,
+    pub heavy_builders: u64,
     pub worker_restarts: u64,
     pub worker_recycles: u64,
 }
@@ -124,13 +126,14 @@ impl Default for Metrics {
             latency.clone(),
         );
         let sandbox = SandboxMetrics::default();
-        let gauges: [(&str, &str, &Gauge); 6] = [
+        let gauges: [(&str, &str, &Gauge); 7] = [
             ("sandbox_live_isolates", "Isolate threads bound to endpoints", &sandbox.live_isolates),
             ("sandbox_live_heap_bytes", "Heap limits of live and abandoned isolates, summed (what counts against the memory budget)", &sandbox.live_heap_bytes),
             ("sandbox_spare_isolates", "Unbound isolate threads kept for cold starts", &sandbox.spare_isolates),
             ("sandbox_abandoned_isolates", "Isolate threads past their hard deadline that have not ended yet", &sandbox.abandoned_isolates),
             ("sandbox_worker_processes", "Live sandbox worker processes (0 with --sandbox-in-process)", &sandbox.worker_processes),
             ("sandbox_quarantined_builders", "Builders served by the quarantine worker (a worker crashed during their calls, or their calls lost isolates)", &sandbox.quarantined_builders),
+            ("sandbox_heavy_builders", "Builders served by the heavy worker (their calls ran long bursts of CPU)", &sandbox.heavy_builders),
         ];
         for (name, help, gauge) in gauges {
             registry.register(name, help, gauge.clone());
@@ -270,6 +273,7 @@ impl Metrics {
             &self.sandbox.quarantined_builders,
             snapshot.quarantined_builders,
         );
+        set(&self.sandbox.heavy_builders, snapshot.heavy_builders);
     }
 
     /// Takes the receipt log's totals (entries appended, checkpoints signed) for the next

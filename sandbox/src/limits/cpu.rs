@@ -58,6 +58,9 @@ pub(crate) struct CpuShares {
     heavy: Mutex<HashMap<String, Instant>>,
     /// When each builder last lost an isolate (a subset of `heavy`'s marks).
     lost: Mutex<HashMap<String, Instant>>,
+    /// When each builder last ran a call of a heavy call's CPU here (a subset of `heavy`'s
+    /// marks: not those of isolates lost, nor those carried over from elsewhere).
+    bursts: Mutex<HashMap<String, Instant>>,
     /// Isolate threads demoted so far.
     demotions: AtomicU64,
 }
@@ -84,6 +87,7 @@ impl CpuShares {
             budget: HeavyBudget::new(heavy_cpu_per_sec),
             heavy: Mutex::default(),
             lost: Mutex::default(),
+            bursts: Mutex::default(),
             demotions: AtomicU64::new(0),
         }
     }
@@ -109,7 +113,7 @@ impl CpuShares {
         let ended = thread_cpu();
         throttle::end(ended);
         if ended.saturating_sub(call.started) >= HEAVY_CALL_CPU {
-            self.mark_heavy(builder, Instant::now());
+            self.mark_burst(builder);
             if self.demote {
                 self.demote_this_thread();
             }
@@ -119,7 +123,7 @@ impl CpuShares {
     /// On the isolate thread, while a call of `builder` runs: it has used a heavy call's CPU
     /// already, so its builder is heavy and the thread yields from now on.
     pub(crate) fn burst_ran_long(&self, builder: &str) {
-        self.mark_heavy(builder, Instant::now());
+        self.mark_burst(builder);
         if self.demote {
             self.demote_this_thread();
         }
@@ -154,8 +158,12 @@ impl CpuShares {
 
     /// Whether `builder` lost an isolate at `since` or later.
     pub(crate) fn lost_since(&self, builder: &str, since: Instant) -> bool {
-        let lost = self.lost.lock().unwrap_or_else(PoisonError::into_inner);
-        lost.get(builder).is_some_and(|at| *at >= since)
+        marked_since(&self.lost, builder, since)
+    }
+
+    /// Whether a call of `builder` used a heavy call's CPU here at `since` or later.
+    pub(crate) fn burst_since(&self, builder: &str, since: Instant) -> bool {
+        marked_since(&self.bursts, builder, since)
     }
 
     /// Isolate threads demoted so far.
@@ -188,6 +196,13 @@ impl CpuShares {
     fn mark_heavy(&self, builder: &str, now: Instant) {
         remember(&self.heavy, builder, now);
     }
+
+    /// A call of `builder` used a heavy call's CPU.
+    fn mark_burst(&self, builder: &str) {
+        let now = Instant::now();
+        self.mark_heavy(builder, now);
+        remember(&self.bursts, builder, now);
+    }
 }
 
 /// Notes `now` as `builder`'s last mark in `marks`, forgetting the oldest past
@@ -204,6 +219,12 @@ fn remember(marks: &Mutex<HashMap<String, Instant>>, builder: &str, now: Instant
         }
     }
     marks.insert(builder.to_owned(), now);
+}
+
+/// Whether `builder`'s last mark in `marks` is at `since` or later.
+fn marked_since(marks: &Mutex<HashMap<String, Instant>>, builder: &str, since: Instant) -> bool {
+    let marks = marks.lock().unwrap_or_else(PoisonError::into_inner);
+    marks.get(builder).is_some_and(|at| *at >= since)
 }
 
 /// Whether this thread runs at the demoted priority.

@@ -281,6 +281,7 @@ impl AnswerSink for Frames {
             report,
             wear: pool.wear(),
             lost_isolate: pool.lost_isolate_since(code.builder(), received),
+            ran_heavy: pool.ran_heavy_since(code.builder(), received),
         };
         let duration = report.duration;
         let frame = wire::encode(&done(report)).or_else(|too_large| {

@@ -61,13 +61,18 @@ const QUARANTINE_FOR: Duration = Duration::from_secs(10 * 60);
 /// How long a builder whose call lost its isolate (timed out, over its heap limit, or did not
 /// stop) is served by the quarantine worker, renewed by each such call.
 const LOST_ISOLATE_APART_FOR: Duration = Duration::from_secs(60);
-/// The CPU priority the quarantine worker runs at, all of it (its start, its reader, its
-/// isolates): it serves only builders whose code crashed a worker or lost isolates, and they
-/// yield the cores to everyone else's calls, starting with the work of each fresh quarantine
-/// worker's start (a process, its runtime and its spare isolates built). A weight of 110
-/// against 1,024: not the lowest, so its threads still see their time limits within the
-/// grace on busy cores (demoted isolate threads go on to 19).
-const QUARANTINE_NICE: i32 = 10;
+/// How long a builder whose call used a heavy call's CPU (`limits::cpu`) is served by the
+/// heavy worker, renewed by each such call. Its neighbours then share neither their worker's
+/// reader, pipe and allocator with its calls: measured, a `kv.list` flood slowed the light
+/// builders hashed to its worker far more than the others (bench/RESULTS.md).
+const HEAVY_APART_FOR: Duration = Duration::from_secs(60);
+/// The CPU priority the workers apart run at, all of them (their start, their reader, their
+/// isolates): they serve only builders whose calls run long bursts of CPU, crashed a worker
+/// or lost isolates, and those yield the cores to everyone else's calls, starting with the
+/// work of each fresh worker's start (a process, its runtime and its spare isolates built).
+/// A weight of 110 against 1,024: not the lowest, so their threads still see their time
+/// limits within the grace on busy cores (demoted isolate threads go on to 19).
+const APART_NICE: i32 = 10;
 
 /// How to start a worker: the program and its arguments (`toolhost sandbox-worker`). The
 /// worker gets no environment, no other arguments and only its three standard streams.
@@ -108,7 +113,7 @@ impl WorkerOptions {
     pub fn largest_heap(&self, config: &PoolConfig, builder: bool) -> usize {
         let share = share_of(config, self.count.max(1));
         if builder {
-            apart_share_of(&share).largest_heap(true)
+            quarantine_share_of(&share).largest_heap(true)
         } else {
             share.largest_heap(false)
         }
@@ -126,24 +131,26 @@ struct Inner {
     config: PoolConfig,
     /// What each worker's own pool is configured with.
     share: PoolConfig,
-    /// ... and the quarantine worker's ([`apart_share_of`]).
-    apart_share: PoolConfig,
+    /// ... the heavy worker's ([`heavy_share_of`]) ...
+    heavy_share: PoolConfig,
+    /// ... and the quarantine worker's ([`quarantine_share_of`]).
+    quarantine_share: PoolConfig,
     host: Arc<dyn Host>,
     /// Turns for the server's work on the workers' `ctx` operations, shared by builders.
     fair: Arc<FairShare>,
     command: WorkerCommand,
     recycle_after_dropped: u64,
     /// The workers' places: `options.count` shared by builders hashed to them, then the
-    /// quarantine's, which serves only builders in [`Inner::quarantined`].
+    /// heavy worker's and the quarantine's, which serve only builders in [`Inner::apart`].
     slots: Vec<Slot>,
-    /// Builders (as [`EndpointCode::builder`] names them) whose calls were in progress in a
-    /// worker that crashed, or whose calls lose their isolates, with when they leave the
-    /// quarantine worker. A crash takes every call of its worker with it, and isolates lost to
-    /// their limits are the ones that fill a worker's memory and make it recycle; placed
-    /// apart, such a builder cannot cost the same neighbours again.
-    quarantined: Mutex<HashMap<String, Instant>>,
-    /// `quarantined` is not empty: calls look it up only then.
-    any_quarantined: AtomicBool,
+    /// Builders (as [`EndpointCode::builder`] names them) served apart, where and until when.
+    /// A crash takes every call of its worker with it, isolates lost to their limits are the
+    /// ones that fill a worker's memory and make it recycle, and a builder's long bursts of
+    /// CPU keep its worker's reader and pipe busy; placed apart, such a builder cannot cost
+    /// the same neighbours again.
+    apart: Mutex<HashMap<String, Stay>>,
+    /// `apart` is not empty: calls look it up only then.
+    any_apart: AtomicBool,
     /// Builders known to run calls within their limits; the others' calls go one at a time.
     newcomers: Newcomers,
     next_id: AtomicU64,
@@ -157,9 +164,31 @@ struct Inner {
     closed: AtomicBool,
 }
 
+/// Where a builder's calls are served: the shared worker it is hashed to, or a worker apart.
+/// A builder apart moves on to a later place (from the heavy worker to the quarantine), never
+/// back to an earlier one before its stay ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum Place {
+    #[default]
+    Shared,
+    /// The heavy worker: builders whose calls ran long bursts of CPU.
+    Heavy,
+    /// The quarantine worker: builders whose calls crashed a worker or lost isolates.
+    Quarantine,
+}
+
+/// A builder's stay apart.
+#[derive(Clone, Copy, Debug)]
+struct Stay {
+    place: Place,
+    until: Instant,
+}
+
 /// One worker's place: the process serving it now, started on demand.
 #[derive(Default)]
 struct Slot {
+    /// Whom it serves: builders hashed to it, or those apart in one place.
+    place: Place,
     current: Mutex<Option<Arc<Worker>>>,
     /// A recycle's successor while it warms up, before it becomes `current`: it is told of
     /// endpoints retired meanwhile too.
@@ -422,6 +451,7 @@ enum Reply {
         report: RawReport,
         wear: Wear,
         lost_isolate: bool,
+        ran_heavy: bool,
     },
     NeedCode,
 }
@@ -433,16 +463,23 @@ impl WorkerPool {
         let share = share_of(&config, workers);
         WorkerPool {
             inner: Arc::new(Inner {
-                apart_share: apart_share_of(&share),
+                heavy_share: heavy_share_of(&share),
+                quarantine_share: quarantine_share_of(&share),
                 share,
                 config,
                 host,
                 fair: FairShare::for_this_machine(),
                 command: options.command,
                 recycle_after_dropped: options.recycle_after_dropped.max(1),
-                slots: (0..=workers).map(|_| Slot::default()).collect(),
-                quarantined: Mutex::new(HashMap::new()),
-                any_quarantined: AtomicBool::new(false),
+                slots: (0..workers)
+                    .map(|_| Slot::default())
+                    .chain([Place::Heavy, Place::Quarantine].map(|place| Slot {
+                        place,
+                        ..Slot::default()
+                    }))
+                    .collect(),
+                apart: Mutex::new(HashMap::new()),
+                any_apart: AtomicBool::new(false),
                 newcomers: Newcomers::default(),
                 next_id: AtomicU64::new(1),
                 restarts: AtomicU64::new(0),
@@ -486,7 +523,7 @@ impl WorkerPool {
         // A builder not yet known runs one call at a time (`newcomers`); the operator's own
         // endpoints and builders served apart are not held.
         let mut first_call = None;
-        if code.owner.is_some() && !self.is_apart(code.builder()) {
+        if code.owner.is_some() && self.place_of(code.builder()) == Place::Shared {
             let give_up = self.answer_deadline(limit);
             match self.inner.newcomers.turn(code.builder(), give_up).await {
                 Ok(turn) => first_call = turn,
@@ -498,12 +535,13 @@ impl WorkerPool {
                 }
             }
         }
-        // Set apart while it waited: the quarantine worker holds nothing back.
-        let apart = self.is_apart(code.builder());
+        // Set apart while it waited: the workers apart hold nothing back.
+        let place = self.place_of(code.builder());
+        let apart = place != Place::Shared;
         if apart {
             first_call = None;
         }
-        let worker = match self.worker(self.slot_of(code, apart)).await {
+        let worker = match self.worker(self.slot_of(code, place)).await {
             Ok(worker) => worker,
             Err(e) => return failed(e),
         };
@@ -549,14 +587,25 @@ impl WorkerPool {
                     report,
                     wear,
                     lost_isolate,
+                    ran_heavy,
                 })) => {
                     // Builders' code only: the operator's own endpoints stay where they are.
-                    if lost_isolate && code.owner.is_some() {
+                    // A publish's check (its module loaded, no call) is not the builder's
+                    // calls: a large module loads once.
+                    if code.owner.is_some() && lost_isolate {
                         self.set_apart(
                             code.builder(),
+                            Place::Quarantine,
                             LOST_ISOLATE_APART_FOR,
                             "a call of this builder lost its isolate (timed out, over its \
                              heap limit, or did not stop)",
+                        );
+                    } else if code.owner.is_some() && ran_heavy && !invocation.load_only {
+                        self.set_apart(
+                            code.builder(),
+                            Place::Heavy,
+                            HEAVY_APART_FOR,
+                            "a call of this builder ran a long burst of CPU",
                         );
                     }
                     // A call that ran and kept its isolate makes its builder known; the turn
@@ -608,13 +657,20 @@ impl WorkerPool {
     }
 
     /// An owner's endpoints share one worker, so its quotas hold exactly; the operator's
-    /// endpoints spread by slug. A builder `apart` ([`Self::is_apart`]) is served by the
-    /// quarantine worker.
-    fn slot_of(&self, code: &EndpointCode, apart: bool) -> &Slot {
-        if apart {
-            return self.quarantine_slot();
+    /// endpoints spread by slug. A builder apart ([`Self::place_of`]) is served by the
+    /// worker of its place.
+    fn slot_of(&self, code: &EndpointCode, place: Place) -> &Slot {
+        self.slot_at(code.builder(), place)
+    }
+
+    /// The slot serving `builder` at `place`.
+    fn slot_at(&self, builder: &str, place: Place) -> &Slot {
+        let slots = &self.inner.slots;
+        match place {
+            Place::Shared => self.shared_slot_of(builder),
+            Place::Heavy => &slots[slots.len() - 2],
+            Place::Quarantine => &slots[slots.len() - 1],
         }
-        self.shared_slot_of(code.builder())
     }
 
     /// The shared slot `builder` is hashed to.
@@ -627,32 +683,32 @@ impl WorkerPool {
 
     /// The slots builders share, by hash.
     fn shared_slots(&self) -> &[Slot] {
-        &self.inner.slots[..self.inner.slots.len() - 1]
+        &self.inner.slots[..self.inner.slots.len() - 2]
     }
 
-    fn quarantine_slot(&self) -> &Slot {
-        self.inner.slots.last().expect("the quarantine slot")
+    /// Where `builder`'s calls are served now.
+    fn place_of(&self, builder: &str) -> Place {
+        if !self.inner.any_apart.load(Ordering::Acquire) {
+            return Place::Shared;
+        }
+        self.apart()
+            .get(builder)
+            .map_or(Place::Shared, |stay| stay.place)
     }
 
-    /// Whether `builder` is served by the quarantine worker now.
-    fn is_apart(&self, builder: &str) -> bool {
-        self.inner.any_quarantined.load(Ordering::Acquire)
-            && self.quarantined().contains_key(builder)
-    }
-
-    /// The builders in quarantine now (ended stays are forgotten here).
-    fn quarantined(&self) -> MutexGuard<'_, HashMap<String, Instant>> {
-        let mut quarantined = self
+    /// The builders served apart now (ended stays are forgotten here).
+    fn apart(&self) -> MutexGuard<'_, HashMap<String, Stay>> {
+        let mut apart = self
             .inner
-            .quarantined
+            .apart
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
-        quarantined.retain(|_, until| *until > now);
+        apart.retain(|_, stay| stay.until > now);
         self.inner
-            .any_quarantined
-            .store(!quarantined.is_empty(), Ordering::Release);
-        quarantined
+            .any_apart
+            .store(!apart.is_empty(), Ordering::Release);
+        apart
     }
 
     /// Puts the builders of `calls` (those in progress in a worker that crashed) in quarantine.
@@ -660,27 +716,34 @@ impl WorkerPool {
         for call in calls.values() {
             self.set_apart(
                 call.code.builder(),
+                Place::Quarantine,
                 QUARANTINE_FOR,
                 "a sandbox worker crashed during a call of this builder",
             );
         }
     }
 
-    /// Serves `builder` from the quarantine worker for `stay` from now at least (a longer stay
-    /// it is in already holds).
-    fn set_apart(&self, builder: &str, stay: Duration, why: &str) {
+    /// Serves `builder` from the worker of `place` for `stay` from now at least (a longer stay,
+    /// or a later place, it is in already holds).
+    fn set_apart(&self, builder: &str, place: Place, stay: Duration, why: &str) {
         let until = Instant::now() + stay;
         self.inner.newcomers.forget(builder);
-        let mut quarantined = self.quarantined();
-        let until = quarantined.get(builder).map_or(until, |&at| at.max(until));
-        let newly = quarantined.insert(builder.to_owned(), until).is_none();
-        self.inner.any_quarantined.store(true, Ordering::Release);
-        drop(quarantined);
-        if newly {
-            tracing::warn!(builder, why, "its calls go to the quarantine worker");
-            // Its isolates left on its shared worker would hold their heap there, and its
-            // quota would count twice (there and in the quarantine worker).
-            for worker in self.shared_slot_of(builder).workers() {
+        let mut apart = self.apart();
+        let was = apart.get(builder).map_or(Place::Shared, |stay| stay.place);
+        let stay = apart
+            .get(builder)
+            .map_or(Stay { place, until }, |stay| Stay {
+                place: stay.place.max(place),
+                until: stay.until.max(until),
+            });
+        apart.insert(builder.to_owned(), stay);
+        self.inner.any_apart.store(true, Ordering::Release);
+        drop(apart);
+        if stay.place != was {
+            tracing::warn!(builder, why, place = ?stay.place, "its calls go to a worker apart");
+            // Its isolates left where it was served would hold their heap there, and its
+            // quota would count twice (there and where it goes).
+            for worker in self.slot_at(builder, was).workers() {
                 worker.send(&ToWorker::SetApart {
                     builder: builder.into(),
                 });
@@ -710,19 +773,18 @@ impl WorkerPool {
 
     /// Starts a worker for `slot`, with that slot's share of the pool.
     async fn spawn(&self, slot: &Slot) -> std::io::Result<Arc<Worker>> {
-        let quarantine = std::ptr::eq(slot, self.quarantine_slot());
-        let config = if quarantine {
-            &self.inner.apart_share
-        } else {
-            &self.inner.share
+        let config = match slot.place {
+            Place::Shared => &self.inner.share,
+            Place::Heavy => &self.inner.heavy_share,
+            Place::Quarantine => &self.inner.quarantine_share,
         };
         let command = &self.inner.command;
         let mut spawn = std::process::Command::new(&command.program);
         spawn.args(&command.args).env_clear();
         // Dies with the server, in namespaces of its own (after env_clear: it sets variables).
         crate::confine::prepare_command(&mut spawn);
-        if quarantine {
-            crate::confine::lower_priority(&mut spawn, QUARANTINE_NICE);
+        if slot.place != Place::Shared {
+            crate::confine::lower_priority(&mut spawn, APART_NICE);
         }
         let mut child = Command::from(spawn)
             .stdin(Stdio::piped())
@@ -828,6 +890,7 @@ impl WorkerPool {
                 report,
                 wear,
                 lost_isolate,
+                ran_heavy,
             } => {
                 // A call the server gave up on has no waiter any more.
                 if let Some(call) = worker.lock().calls.remove(&id) {
@@ -835,6 +898,7 @@ impl WorkerPool {
                         report,
                         wear,
                         lost_isolate,
+                        ran_heavy,
                     });
                 }
             }
@@ -1101,7 +1165,7 @@ impl WorkerPool {
     #[cfg(feature = "wall-probe")]
     pub async fn probe(&self, code: &EndpointCode, probe: super::Probe) -> Vec<String> {
         let worker = self
-            .worker(self.slot_of(code, self.is_apart(code.builder())))
+            .worker(self.slot_of(code, self.place_of(code.builder())))
             .await
             .expect("worker starts");
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -1171,7 +1235,11 @@ impl WorkerPool {
         );
         total.worker_restarts = self.inner.restarts.load(Ordering::Relaxed);
         total.worker_recycles = self.inner.recycles.load(Ordering::Relaxed);
-        total.quarantined_builders = self.quarantined().len();
+        let apart = self.apart();
+        let at = |place| apart.values().filter(|stay| stay.place == place).count();
+        (total.heavy_builders, total.quarantined_builders) =
+            (at(Place::Heavy), at(Place::Quarantine));
+        drop(apart);
         total.endpoints.sort_by(|a, b| a.slug.cmp(&b.slug));
         total
     }
@@ -1320,11 +1388,25 @@ async fn reap(worker: Arc<Worker>, mut child: Child) {
     }
 }
 
+/// The heavy worker's pool: a worker's share with a memory budget of two builders' floors at
+/// most (256 MiB by default). A builder alone there has all its quota allows (256 MiB of live
+/// isolates); two or more have their floors at least (the budget's last floor is kept for
+/// builders within theirs, `pool::make_room`); the heap of however many builders run long
+/// bursts of CPU is held to that.
+fn heavy_share_of(share: &PoolConfig) -> PoolConfig {
+    PoolConfig {
+        memory_budget_bytes: share
+            .memory_budget_bytes
+            .min(share.heap_floor_per_owner_bytes.saturating_mul(2)),
+        ..share.clone()
+    }
+}
+
 /// The quarantine worker's pool: a worker's share with a memory budget of one builder's floor
 /// at most (128 MiB by default). The builders served there lose isolates to their limits, or
 /// crashed a worker; the heap they fill is held to that, whatever their number (two heap
 /// limits of 64 MiB: two of their calls at once, the others waiting their turn).
-fn apart_share_of(share: &PoolConfig) -> PoolConfig {
+fn quarantine_share_of(share: &PoolConfig) -> PoolConfig {
     PoolConfig {
         memory_budget_bytes: share
             .memory_budget_bytes

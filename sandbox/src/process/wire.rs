@@ -42,8 +42,9 @@ pub(crate) enum ToWorker {
     },
     /// Runs one call. `code` is sent the first time the worker sees this endpoint version (and
     /// again when the worker answers [`FromWorker::NeedCode`]).
-    /// `apart`: the server serves the call's builder apart (in the quarantine worker, for a
-    /// crash or for being heavy): it counts as heavy here from its first call.
+    /// `apart`: the server serves the call's builder apart (in the heavy worker for its long
+    /// bursts of CPU, or in the quarantine worker for a crash or lost isolates): it counts as
+    /// heavy here from its first call.
     Invoke {
         id: u64,
         slug: String,
@@ -68,7 +69,8 @@ pub(crate) enum ToWorker {
     /// Drops an endpoint's isolates and code.
     Retire { slug: String },
     /// Drops the isolates of every endpoint of `builder`, which the server now serves from
-    /// the quarantine worker (its calls in progress finish); its code stays.
+    /// another worker (the heavy or the quarantine worker; its calls in progress finish); its
+    /// code stays.
     SetApart { builder: String },
     /// Asks for the worker's [`PoolStats`] (also the server's liveness ping).
     Stats { id: u64 },
@@ -127,12 +129,14 @@ pub(crate) enum FromWorker {
     /// replace the whole process; isolates dropped (and the heap they held) past its share
     /// make the server recycle it. `lost_isolate`: a call of the builder lost its isolate
     /// while this one ran (timed out, over its heap limit, or did not stop), which sets the
-    /// builder apart in the quarantine worker.
+    /// builder apart in the quarantine worker; `ran_heavy`: a call of the builder used a heavy
+    /// call's CPU while this one ran (`limits::cpu`), which moves it to the heavy worker.
     Done {
         id: u64,
         report: RawReport,
         wear: Wear,
         lost_isolate: bool,
+        ran_heavy: bool,
     },
     /// The worker does not hold the code of this call's endpoint version: send it again.
     NeedCode { id: u64 },
