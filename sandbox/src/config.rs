@@ -168,6 +168,12 @@ pub struct PoolConfig {
     /// (`limits::throttle`). Zero: no limit beyond their priority.
     #[serde(default = "heavy_cpu_per_sec")]
     pub heavy_cpu_per_sec: Duration,
+    /// Whether a heavy builder's new isolates (`limits::cpu`) are held back: counted as past
+    /// its floor whatever its heap, and refused rather than waiting for room. So where heavy
+    /// builders share a pool with light ones (the shared workers); not in the workers apart,
+    /// where every builder is heavy and their budget is what holds them.
+    #[serde(default = "hold_back_heavy_on")]
+    pub hold_back_heavy: bool,
 }
 
 fn heavy_cpu_per_sec() -> Duration {
@@ -175,6 +181,10 @@ fn heavy_cpu_per_sec() -> Duration {
 }
 
 fn cpu_shares_on() -> bool {
+    true
+}
+
+fn hold_back_heavy_on() -> bool {
     true
 }
 
@@ -205,6 +215,7 @@ impl Default for PoolConfig {
             fetch: FetchLimits::default(),
             cpu_shares: true,
             heavy_cpu_per_sec: PoolConfig::DEFAULT_HEAVY_CPU_PER_SEC,
+            hold_back_heavy: true,
         }
     }
 }

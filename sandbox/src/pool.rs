@@ -369,7 +369,7 @@ impl Pool {
         };
         let (mut why, mut job, mut permit) = unplaced;
         let builder = code.builder();
-        if self.inner.shared.cpu.is_heavy_now(builder) {
+        if self.held_back(builder) {
             return Err(overloaded(why));
         }
         let Some(_waiting) = Waiting::join(self, builder) else {
@@ -845,8 +845,7 @@ impl Pool {
         let reserve = config
             .heap_floor_per_owner_bytes
             .min(config.memory_budget_bytes / 2);
-        let cpu = &self.inner.shared.cpu;
-        let heavy = cpu.is_heavy_now(code.builder());
+        let heavy = self.held_back(code.builder());
         loop {
             let all = self.usage(state, None);
             let owners = owner.map(|o| self.usage(state, Some(o)));
@@ -876,7 +875,7 @@ impl Pool {
             let others = |state: &State| {
                 let evictable = |other: &EndpointCode| {
                     !past_floor
-                        || cpu.is_heavy_now(other.builder())
+                        || self.held_back(other.builder())
                         || other.owner.as_deref().is_some_and(|o| {
                             self.usage(state, Some(o)).heap > config.heap_floor_per_owner_bytes
                         })
@@ -905,6 +904,13 @@ impl Pool {
                 return Err(full);
             }
         }
+    }
+
+    /// Whether `builder`'s new isolates are held back for its long bursts of CPU
+    /// ([`PoolConfig::hold_back_heavy`]).
+    fn held_back(&self, builder: &str) -> bool {
+        let shared = &self.inner.shared;
+        shared.config.hold_back_heavy && shared.cpu.is_heavy_now(builder)
     }
 
     /// Drops one idle instance of `slug`; `false` if it had none.

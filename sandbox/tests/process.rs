@@ -856,6 +856,56 @@ async fn builders_running_long_bursts_or_losing_isolates_are_served_apart() {
     pool.shutdown().await;
 }
 
+/// In the workers apart every builder is heavy, so none is held back for it there (as heavy
+/// builders are on a shared worker, counted past their floor and refused rather than waiting
+/// for room): each worker's budget is what holds them. Calls of isolates at the 64 MiB limit
+/// are all answered, those finding no room waiting for it: two of a builder in quarantine
+/// (64 MiB: one at a time), three of two builders in the heavy worker (128 MiB: two at a
+/// time). Held back, the quarantine would run none of them and the heavy worker one, refusing
+/// the others `overloaded` at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn builders_apart_are_held_by_their_workers_budget_not_held_back() {
+    let (pool, _host) = workers_with(test_config(), 1);
+    let with = |owner: &str, slug: &str, source: &str, heap_mb: usize, timeout_ms| EndpointCode {
+        owner: Some(owner.into()),
+        limits: Some(sandbox::Limits {
+            heap_bytes: heap_mb << 20,
+            timeout: Duration::from_millis(timeout_ms),
+        }),
+        ..endpoint(slug, source)
+    };
+    let spin = "export default () => { const end = Date.now() + 400; let n = 0;
+        while (Date.now() < end) n++; return { n: n > 0 }; }";
+    let stuck = "export default () => { for (;;) {} };";
+    let wait = "export default async () => {
+        await new Promise((r) => setTimeout(r, 1000)); return { waited: true }; }";
+    assert!(matches!(
+        err(call(&pool, &with("bld_q", "q-stuck", stuck, 32, 300), json!({})).await),
+        SandboxError::Timeout
+    ));
+    ok(call(&pool, &with("bld_h1", "h1-spin", spin, 32, 5000), json!({})).await);
+    ok(call(&pool, &with("bld_h2", "h2-spin", spin, 32, 5000), json!({})).await);
+    let stats = pool.stats().await;
+    assert_eq!((stats.heavy_builders, stats.quarantined_builders), (2, 1));
+
+    let at_once = [
+        with("bld_q", "q-a", wait, 64, 5000),
+        with("bld_q", "q-b", wait, 64, 5000),
+        with("bld_h1", "h1-a", wait, 64, 5000),
+        with("bld_h1", "h1-b", wait, 64, 5000),
+        with("bld_h2", "h2-a", wait, 64, 5000),
+    ];
+    let mut calls = tokio::task::JoinSet::new();
+    for code in at_once {
+        let pool = pool.clone();
+        calls.spawn(async move { call(&pool, &code, json!({})).await });
+    }
+    while let Some(report) = calls.join_next().await {
+        ok(report.unwrap());
+    }
+    pool.shutdown().await;
+}
+
 /// A builder set apart leaves no isolate behind on its shared worker: there its other
 /// endpoints' isolates (and what their globals hold) are dropped, so its isolate quota and
 /// its heap count once, in the quarantine worker, not in both.

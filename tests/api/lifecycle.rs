@@ -291,9 +291,9 @@ async fn heap_limits_the_sandbox_cannot_give_are_refused_where_they_are_set() {
     })
     .await;
     let (builders, operators_largest) = (largest.0 as u32, largest.1 as u32);
-    // In worker processes a builder's is the quarantine's budget (a builder's floor), in
+    // In worker processes a builder's is the quarantine's budget (half a builder's floor), in
     // process its heap cap; the operator's is the budget (one worker in tests).
-    assert!([128, 256].contains(&builders), "{builders}");
+    assert!([64, 256].contains(&builders), "{builders}");
     assert_eq!(operators_largest, 512);
     // A free handler asking for nothing, so it serves without a payment or a grant.
     let free = |slug: &str, memory_mb: Option<u32>| {

@@ -107,13 +107,13 @@ impl WorkerOptions {
 
     /// The largest heap limit an isolate of a builder's endpoint (`builder`) or of the
     /// operator's can run with in these workers under `config`: what a worker's share holds,
-    /// and for a builder what the quarantine worker's holds too, where its calls go if it is
-    /// set apart. An endpoint limited to more would never find room, and every call of it
+    /// and for a builder what the quarantine worker's holds too (the smaller of the workers
+    /// apart), where its calls go if it is set apart. An endpoint limited to more would never find room, and every call of it
     /// would be refused as overloaded.
     pub fn largest_heap(&self, config: &PoolConfig, builder: bool) -> usize {
         let share = share_of(config, self.count.max(1));
         if builder {
-            quarantine_share_of(&share).largest_heap(true)
+            apart_share_of(&share, Place::Quarantine).largest_heap(true)
         } else {
             share.largest_heap(false)
         }
@@ -131,9 +131,8 @@ struct Inner {
     config: PoolConfig,
     /// What each worker's own pool is configured with.
     share: PoolConfig,
-    /// ... the heavy worker's ([`heavy_share_of`]) ...
+    /// ... the heavy worker's and the quarantine's ([`apart_share_of`]).
     heavy_share: PoolConfig,
-    /// ... and the quarantine worker's ([`quarantine_share_of`]).
     quarantine_share: PoolConfig,
     host: Arc<dyn Host>,
     /// Turns for the server's work on the workers' `ctx` operations, shared by builders.
@@ -463,8 +462,8 @@ impl WorkerPool {
         let share = share_of(&config, workers);
         WorkerPool {
             inner: Arc::new(Inner {
-                heavy_share: heavy_share_of(&share),
-                quarantine_share: quarantine_share_of(&share),
+                heavy_share: apart_share_of(&share, Place::Heavy),
+                quarantine_share: apart_share_of(&share, Place::Quarantine),
                 share,
                 config,
                 host,
@@ -1388,29 +1387,23 @@ async fn reap(worker: Arc<Worker>, mut child: Child) {
     }
 }
 
-/// The heavy worker's pool: a worker's share with a memory budget of two builders' floors at
-/// most (256 MiB by default). A builder alone there has all its quota allows (256 MiB of live
-/// isolates); two or more have their floors at least (the budget's last floor is kept for
-/// builders within theirs, `pool::make_room`); the heap of however many builders run long
-/// bursts of CPU is held to that.
-fn heavy_share_of(share: &PoolConfig) -> PoolConfig {
+/// The pool of a worker apart serving `place`: a worker's share where heavy builders are not
+/// held back (every builder there is heavy, and the budget is what holds them), with a memory
+/// budget of its own whatever the number of builders there. The heavy worker's is one
+/// builder's floor (128 MiB by default: two isolates at the default 64 MiB limit at once);
+/// the quarantine's half of that (one such isolate: its builders lose isolates to their
+/// limits or crashed a worker, and a heap bomb's isolate is 64 MiB). A cold start finding no
+/// room waits for it as calls end.
+fn apart_share_of(share: &PoolConfig, place: Place) -> PoolConfig {
+    let floor = share
+        .memory_budget_bytes
+        .min(share.heap_floor_per_owner_bytes);
     PoolConfig {
-        memory_budget_bytes: share
-            .memory_budget_bytes
-            .min(share.heap_floor_per_owner_bytes.saturating_mul(2)),
-        ..share.clone()
-    }
-}
-
-/// The quarantine worker's pool: a worker's share with a memory budget of one builder's floor
-/// at most (128 MiB by default). The builders served there lose isolates to their limits, or
-/// crashed a worker; the heap they fill is held to that, whatever their number (two heap
-/// limits of 64 MiB: two of their calls at once, the others waiting their turn).
-fn quarantine_share_of(share: &PoolConfig) -> PoolConfig {
-    PoolConfig {
-        memory_budget_bytes: share
-            .memory_budget_bytes
-            .min(share.heap_floor_per_owner_bytes),
+        memory_budget_bytes: match place {
+            Place::Quarantine => floor / 2,
+            Place::Shared | Place::Heavy => floor,
+        },
+        hold_back_heavy: false,
         ..share.clone()
     }
 }
@@ -1463,9 +1456,9 @@ mod tests {
     }
 
     /// With the defaults (a 1 GiB budget over two workers, a builder's heap capped at 256 MiB
-    /// and its floor, the quarantine worker's budget, at 128 MiB), a builder's endpoint can
-    /// have at most 128 MiB of heap and the operator's 512; with a floor of 512, a builder's
-    /// cap is what holds.
+    /// and its floor at 128 MiB, the quarantine's budget half of that), a builder's endpoint
+    /// can have at most 64 MiB of heap and the operator's 512; with a floor of 512, a
+    /// builder's cap is what holds.
     #[test]
     fn the_largest_heap_fits_where_the_endpoint_can_run() {
         let options = WorkerOptions {
@@ -1478,7 +1471,7 @@ mod tests {
             recycle_after_dropped: WorkerOptions::DEFAULT_RECYCLE_AFTER_DROPPED,
         };
         let config = PoolConfig::default();
-        assert_eq!(options.largest_heap(&config, true), 128 << 20);
+        assert_eq!(options.largest_heap(&config, true), 64 << 20);
         assert_eq!(options.largest_heap(&config, false), 512 << 20);
         let roomy_floor = PoolConfig {
             heap_floor_per_owner_bytes: 512 << 20,
