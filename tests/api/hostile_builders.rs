@@ -354,12 +354,15 @@ async fn attack(cpu_heavy: bool) -> Report {
         victim_failures.extend(a_failed.into_iter().chain(b_failed));
         (a_alone, b_alone) = (a_calls, b_calls);
     }
-    let idle = server.rss(true);
+    let (idle, idle_pss) = (server.rss(true), server.pss());
 
     let done = AtomicBool::new(false);
-    let peak = {
-        let server = server.clone();
-        PeakRss::sample(move || server.rss(true), idle)
+    let (peak, peak_pss) = {
+        let (server, pss_of) = (server.clone(), server.clone());
+        (
+            PeakRss::sample(move || server.rss(true), idle),
+            PeakRss::sample(move || pss_of.pss(), idle_pss),
+        )
     };
     let attackers = async {
         let calls = futures::future::join_all(
@@ -385,7 +388,7 @@ async fn attack(cpu_heavy: bool) -> Report {
         attackers,
     );
     victim_failures.extend(a_failed.into_iter().chain(b_failed));
-    let peak = peak.stop().await;
+    let (peak, peak_pss) = (peak.stop().await, peak_pss.stop().await);
 
     // Workers started to take over (replaced after a fault, recycled the planned way), by
     // the reason logged: each is a fresh process beside the old one for a while.
@@ -409,7 +412,8 @@ async fn attack(cpu_heavy: bool) -> Report {
          attack {} calls ({} failed), p50 {:.1} ms, p99 {:.1} ms; calls of 10 ms or more \
          (victim a / b) alone {} / {}, under attack {} / {}; attackers made \
          {attacks_made} calls and {typescript} TypeScript publishes; server and workers RSS \
-         idle {} MiB, peak {} MiB; workers taken over: {} ({takeovers:?})",
+         idle {} MiB, peak {} MiB (PSS, shared pages counted once: idle {} MiB, peak {} MiB); \
+         workers taken over: {} ({takeovers:?})",
         if cpu_heavy {
             "every attack"
         } else {
@@ -428,6 +432,8 @@ async fn attack(cpu_heavy: bool) -> Report {
         slow_calls[3],
         idle >> 20,
         peak >> 20,
+        idle_pss >> 20,
+        peak_pss >> 20,
         log.matches("replacing a sandbox worker").count()
             + log.matches("recycling a sandbox worker").count(),
     );

@@ -30,6 +30,14 @@ impl Served {
     pub fn rss(&self, with_workers: bool) -> u64 {
         rss(self.node.pid(), with_workers)
     }
+
+    /// The proportional set of the server and its sandbox workers, in bytes: their resident
+    /// pages with each page shared among them (the binary's text, mapped by every process)
+    /// counted once, split among those mapping it. What they take of the machine's memory,
+    /// where the sum of their resident sets counts each shared page once per process.
+    pub fn pss(&self) -> u64 {
+        sum_of(self.node.pid(), true, "smaps_rollup", "Pss:")
+    }
 }
 
 /// A peer on loopback whose `GET /slow` answers `{}` after 3 s: requests to it stay in
@@ -51,6 +59,12 @@ pub async fn slow_peer() -> std::net::SocketAddr {
 /// The resident set of process `pid` and, with `children`, of its child processes (a server's
 /// sandbox workers, retiring ones included), summed, in bytes.
 pub fn rss(pid: u32, children: bool) -> u64 {
+    sum_of(pid, children, "status", "VmRSS:")
+}
+
+/// The kB figure of the line starting with `field` in `/proc/<pid>/<file>`, summed over `pid`
+/// and, with `children`, its child processes, in bytes.
+fn sum_of(pid: u32, children: bool, file: &str, field: &str) -> u64 {
     // A child is listed under the thread that started it: the server starts workers from
     // any of its runtime's threads, so every thread's list is read.
     let others: Vec<String> = if children {
@@ -70,9 +84,9 @@ pub fn rss(pid: u32, children: bool) -> u64 {
     };
     std::iter::once(pid.to_string())
         .chain(others)
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
-        .filter_map(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/{file}")).ok())
+        .filter_map(|text| {
+            let line = text.lines().find(|l| l.starts_with(field))?;
             line.split_whitespace().nth(1)?.parse::<u64>().ok()
         })
         .sum::<u64>()
