@@ -108,8 +108,8 @@ impl WorkerOptions {
     /// The largest heap limit an isolate of a builder's endpoint (`builder`) or of the
     /// operator's can run with in these workers under `config`: what a worker's share holds,
     /// and for a builder what the quarantine worker's holds too (the smaller of the workers
-    /// apart), where its calls go if it is set apart. An endpoint limited to more would never find room, and every call of it
-    /// would be refused as overloaded.
+    /// apart), where its calls go if it is set apart. An endpoint limited to more would never
+    /// find room, and every call of it would be refused as overloaded.
     pub fn largest_heap(&self, config: &PoolConfig, builder: bool) -> usize {
         let share = share_of(config, self.count.max(1));
         if builder {
@@ -540,7 +540,7 @@ impl WorkerPool {
         if apart {
             first_call = None;
         }
-        let worker = match self.worker(self.slot_of(code, place)).await {
+        let worker = match self.worker(self.slot_at(code.builder(), place)).await {
             Ok(worker) => worker,
             Err(e) => return failed(e),
         };
@@ -589,8 +589,6 @@ impl WorkerPool {
                     ran_heavy,
                 })) => {
                     // Builders' code only: the operator's own endpoints stay where they are.
-                    // A publish's check (its module loaded, no call) is not the builder's
-                    // calls: a large module loads once.
                     if code.owner.is_some() && lost_isolate {
                         self.set_apart(
                             code.builder(),
@@ -600,6 +598,8 @@ impl WorkerPool {
                              heap limit, or did not stop)",
                         );
                     } else if code.owner.is_some() && ran_heavy && !invocation.load_only {
+                        // A publish's check (its module loaded, no call) is not one of the
+                        // builder's calls: a large module loads once.
                         self.set_apart(
                             code.builder(),
                             Place::Heavy,
@@ -655,14 +655,9 @@ impl WorkerPool {
             + ANSWER_MARGIN
     }
 
-    /// An owner's endpoints share one worker, so its quotas hold exactly; the operator's
-    /// endpoints spread by slug. A builder apart ([`Self::place_of`]) is served by the
-    /// worker of its place.
-    fn slot_of(&self, code: &EndpointCode, place: Place) -> &Slot {
-        self.slot_at(code.builder(), place)
-    }
-
-    /// The slot serving `builder` at `place`.
+    /// The slot serving `builder` at `place`. An owner's endpoints share one worker, so its
+    /// quotas hold exactly; the operator's endpoints spread by slug (their `builder`). A
+    /// builder apart ([`Self::place_of`]) is served by the worker of its place.
     fn slot_at(&self, builder: &str, place: Place) -> &Slot {
         let slots = &self.inner.slots;
         match place {
@@ -1164,7 +1159,7 @@ impl WorkerPool {
     #[cfg(feature = "wall-probe")]
     pub async fn probe(&self, code: &EndpointCode, probe: super::Probe) -> Vec<String> {
         let worker = self
-            .worker(self.slot_of(code, self.place_of(code.builder())))
+            .worker(self.slot_at(code.builder(), self.place_of(code.builder())))
             .await
             .expect("worker starts");
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
