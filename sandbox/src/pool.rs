@@ -9,11 +9,12 @@
 //! (`heap_floor_per_owner_bytes`) is held to the budget less a reserve of that size, kept for
 //! owners below theirs, and evicts only its own idle isolates and those of owners also past
 //! their floor; so is a heavy builder (`limits::cpu`: long CPU bursts, or calls that lost
-//! their isolates), whose isolates are the ones filling the pool. With nothing idle to evict,
+//! their isolates), whose isolates are the ones filling the pool, where heavy builders share
+//! it with light ones (`PoolConfig::hold_back_heavy`). With nothing idle to evict,
 //! the call goes to a busy instance of its endpoint if there is one. Otherwise, over its
 //! owner's quota it is refused `Overloaded`; short of room in the pool (the budget, or stuck
 //! threads) it waits for room up to its time limit, woken as calls end (`place`), unless its
-//! builder is heavy: the limits are never exceeded to serve it.
+//! builder is held back as heavy: the limits are never exceeded to serve it.
 //!
 //! A caller waits for its answer until its call's time limit plus `timeout_grace` at most
 //! (`limits::deadline`). A thread still busy then is abandoned: taken out of its endpoint
@@ -335,8 +336,8 @@ impl Pool {
     /// Queues the call on an isolate. When none fits because the pool's budget is taken or
     /// too many isolates are stuck, the call waits for room (up to its time limit, looking
     /// again as others' calls end) rather than being refused at once: busy isolates free
-    /// their room within their own time limits. A heavy builder's calls do not wait (their
-    /// isolates are what fills the pool), nor more than a few of one builder's.
+    /// their room within their own time limits. A held-back heavy builder's calls do not wait
+    /// (their isolates are what fills the pool), nor more than a few of one builder's.
     async fn place(
         &self,
         code: &EndpointCode,
