@@ -19,8 +19,10 @@
 //! [`check_running_call`] at the engine's next interrupt check (loop back-edges and calls),
 //! every [`CHECK_EVERY`]. There the thread demotes itself if the call has used a heavy call's
 //! CPU, and a demoted thread charges the CPU it used since its last check to the pool's token
-//! bucket and, if the bucket is in debt, sleeps until the debt is paid (at most [`MAX_PAUSE`]
-//! at a time, so that it sees a termination soon). A call's pauses count against its time
+//! bucket and, if the bucket is in debt, sleeps for the debt, at most [`MAX_PAUSE`] at a time
+//! so that it sees a termination soon, and runs on to its next check. So a thread in debt runs
+//! about a fifth of the time, and several threads in debt together can spend more than the
+//! budget (measured: 0.8 of a core against 0.5, bench/RESULTS.md 2026-12-01). A call's pauses count against its time
 //! limit like any other wait: a heavy builder's calls get slower, never more. Native work
 //! between two checks (an op, a garbage collection) is charged at the next check. Short calls
 //! are never interrupted: a call is checked only once it has run 50 ms.
