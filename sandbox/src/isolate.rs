@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 use crate::invocation::RawBody;
 use crate::limits::deadline::Progress;
-use crate::limits::{heap, timeout::Watchdog};
+use crate::limits::{heap, throttle, timeout::Watchdog};
 use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
 use crate::ops::log::LogBuffer;
 use crate::ops::web::{engine_globals_named, web_globals_named};
@@ -287,6 +287,8 @@ impl Isolate {
             .watchdog
             .arm(deadline, self.runtime.v8_isolate().thread_safe_handle());
         env.progress.run_until(deadline, &self.heap_exceeded);
+        // A heavy builder's thread pays for what its calls before this one used.
+        throttle::pay_debt();
         let call = self
             .runtime
             .call_with_args(&self.dispatch, &[self.handler.clone(), request]);

@@ -1075,6 +1075,88 @@ async fn a_heavy_builders_calls_pause_past_the_heavy_cpu_budget() {
     );
 }
 
+/// Demoted threads together spend no more than the heavy builders' CPU budget, whether their
+/// calls spend it running JS (paused at the engine's interrupt checks) or in native work that
+/// no check interrupts (a large string built and serialized: what the hostile suite's
+/// oversized answers did, 1.6 cores of two against a budget of half a core, until a call
+/// paid the debt left by those before it).
+#[tokio::test(flavor = "multi_thread")]
+async fn demoted_threads_together_spend_no_more_than_the_heavy_cpu_budget() {
+    let budget = Duration::from_millis(100);
+    let config = PoolConfig {
+        heavy_cpu_per_sec: budget,
+        ..test_config()
+    };
+    let (pool, _host) = workers_with(config, 1);
+    // Four endpoints of one builder, each an isolate (and a thread) of its own: each call
+    // spins for the milliseconds of wall time asked, then builds and serializes a string of
+    // the MiB asked.
+    let source = "export default (req) => {
+        const end = Date.now() + (req.input.spin ?? 0); let n = 0; while (Date.now() < end) n++;
+        const s = JSON.stringify('x'.repeat((req.input.mb ?? 0) * 1048576));
+        return { n, length: s.length }; }";
+    let codes: Vec<_> = (0..4)
+        .map(|i| EndpointCode {
+            owner: Some("bld_heavy".into()),
+            ..endpoint(&format!("heavy-{i}"), source)
+        })
+        .collect();
+    // Each endpoint called with `input` over and over, all four at once, until `busy` is
+    // over (at least one call each).
+    let keep_calling = |input: serde_json::Value, busy: Duration| {
+        let (pool, codes) = (pool.clone(), codes.clone());
+        async move {
+            let until = Instant::now() + busy;
+            let one = |code: EndpointCode| {
+                let (pool, input) = (pool.clone(), input.clone());
+                async move {
+                    loop {
+                        ok(call(&pool, &code, input.clone()).await);
+                        if Instant::now() >= until {
+                            break;
+                        }
+                    }
+                }
+            };
+            let [a, b, c, d] = <[EndpointCode; 4]>::try_from(codes).unwrap();
+            tokio::join!(one(a), one(b), one(c), one(d));
+        }
+    };
+    // Marked heavy, then its four isolates warm in the heavy worker.
+    ok(call(&pool, &codes[0], json!({ "spin": 200 })).await);
+    keep_calling(json!({ "spin": 100 }), Duration::ZERO).await;
+    let pids = pool.stats().await.worker_pids;
+    assert_eq!(pids.len(), 2, "a shared worker and the heavy one: {pids:?}");
+
+    let cpu = || pids.iter().map(|&pid| process_cpu(pid)).sum::<Duration>();
+    for (work, input) in [
+        ("JS", json!({ "spin": 1000 })),
+        ("native work", json!({ "mb": 1 })),
+    ] {
+        let (cpu_before, started) = (cpu(), Instant::now());
+        keep_calling(input, Duration::from_secs(1)).await;
+        let (used, took) = (cpu() - cpu_before, started.elapsed());
+        // The budget over the calls' time, with room for what each thread may run past it
+        // between two checks (or in one call) and the workers' other threads.
+        let bound = budget.mul_f64(took.as_secs_f64()) * 3;
+        assert!(
+            used <= bound,
+            "four demoted threads spending CPU in {work} used {used:?} in {took:?} (a budget \
+             of {budget:?} a second)"
+        );
+    }
+    pool.shutdown().await;
+}
+
+/// The CPU time `pid` has used (all its threads, ended ones included).
+fn process_cpu(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the worker runs");
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // The kernel's clock ticks are a hundredth of a second on Linux.
+    Duration::from_millis(ticks * 10)
+}
+
 /// A builder's first long call, which nothing marked heavy yet, is demoted once it has used a
 /// heavy call's CPU, not when it ends: its thread is at the lowest priority while it still
 /// runs.

@@ -19,13 +19,16 @@
 //! [`check_running_call`] at the engine's next interrupt check (loop back-edges and calls),
 //! every [`CHECK_EVERY`]. There the thread demotes itself if the call has used a heavy call's
 //! CPU, and a demoted thread charges the CPU it used since its last check to the pool's token
-//! bucket and, if the bucket is in debt, sleeps for the debt, at most [`MAX_PAUSE`] at a time
-//! so that it sees a termination soon, and runs on to its next check. So a thread in debt runs
-//! about a fifth of the time, and several threads in debt together can spend more than the
-//! budget (measured: 0.8 of a core against 0.5, bench/RESULTS.md 2026-12-01). A call's pauses count against its time
-//! limit like any other wait: a heavy builder's calls get slower, never more. Native work
-//! between two checks (an op, a garbage collection) is charged at the next check. Short calls
-//! are never interrupted: a call is checked only once it has run 50 ms.
+//! bucket and, if the bucket is in debt, sleeps until the debt is paid, in pauses of at most
+//! [`MAX_PAUSE`] between which it looks for its call's termination. A call's pauses count
+//! against its time limit like any other wait: a heavy builder's calls get slower, never more.
+//! Native work between two checks (an op, a garbage collection) is charged at the next check;
+//! work no check follows (a large string built and serialized, an answer encoded after the
+//! handler returned) is charged as the call ends, and the thread's next call pays the debt
+//! before its handler runs ([`pay_debt`]). Without that, calls doing their work natively were
+//! never paused: oversized answers took 1.6 cores of two against a budget of half a core
+//! (bench/RESULTS.md, 2026-12-01). Short calls are never interrupted: a call is checked only
+//! once it has run 50 ms.
 
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -119,6 +122,7 @@ pub(crate) fn start(shares: &Arc<CpuShares>, builder: &str, cpu_now: Duration) {
         checks: Checks(Arc::new(CheckFlags {
             asked: AtomicBool::new(false),
             throttled: AtomicBool::new(shares.budget().is_some() && cpu::this_thread_is_demoted()),
+            terminated: AtomicBool::new(false),
         })),
     }));
 }
@@ -159,6 +163,9 @@ struct CheckFlags {
     /// The call's thread is demoted and spends from the budget: checked every
     /// [`CHECK_EVERY`], not only once it has run [`cpu::HEAVY_CALL_CPU`].
     throttled: AtomicBool,
+    /// The call's deadline passed and the watchdog told its isolate to terminate: a pause
+    /// ends at once.
+    terminated: AtomicBool,
 }
 
 impl Checks {
@@ -175,42 +182,68 @@ impl Checks {
             isolate.request_interrupt(check_running_call, std::ptr::null_mut());
         }
     }
+
+    /// The watchdog terminates the call: a pause in progress ends within [`MAX_PAUSE`].
+    pub(crate) fn terminated(&self) {
+        self.0.terminated.store(true, Ordering::Release);
+    }
 }
 
 /// The interrupt the watchdog asks for, run on the isolate thread between two steps of its
 /// JS. A call that has used a heavy call's CPU marks its builder heavy and demotes its thread
 /// now, not when it ends (an endless loop would otherwise spin its whole time limit at the
 /// normal priority); a demoted thread charges the CPU it used since its last check to the
-/// budget and pauses while the budget is in debt. A request left over from an ended call
+/// budget and pays the budget's debt ([`pay_debt`]). A request left over from an ended call
 /// finds nothing to check. `unsafe` only because the engine's callback type is; it touches
 /// neither the isolate nor `data`.
 #[allow(unsafe_code)]
 unsafe extern "C" fn check_running_call(_isolate: v8::UnsafeRawIsolatePtr, _data: *mut c_void) {
+    RUNNING.with_borrow_mut(|running| {
+        if let Some(running) = running.as_mut() {
+            running.checks.0.asked.store(false, Ordering::Release);
+            let now = cpu::thread_cpu();
+            if !cpu::this_thread_is_demoted()
+                && now.saturating_sub(running.started) >= cpu::HEAVY_CALL_CPU
+            {
+                running.shares.burst_ran_long(&running.builder);
+                running.charged_to = now;
+            }
+        }
+    });
+    pay_debt();
+}
+
+/// On the isolate thread of a call, at a check and as its handler is about to run (its alarm
+/// armed): a demoted thread charges the CPU it used since it last charged, then pauses until
+/// the budget's debt is paid, in pauses of [`MAX_PAUSE`] at most between which it looks for
+/// the call's termination. Every demoted thread pays the whole debt before it runs on, so
+/// together they spend the budget and no more.
+pub(crate) fn pay_debt() {
     let charge = RUNNING.with_borrow_mut(|running| {
         let running = running.as_mut()?;
-        running.checks.0.asked.store(false, Ordering::Release);
-        let now = cpu::thread_cpu();
-        if !cpu::this_thread_is_demoted()
-            && now.saturating_sub(running.started) >= cpu::HEAVY_CALL_CPU
-        {
-            running.shares.burst_ran_long(&running.builder);
-            running.charged_to = now;
-        }
         if !cpu::this_thread_is_demoted() {
             return None;
         }
         let budget = running.shares.budget()?.clone();
         running.checks.0.throttled.store(true, Ordering::Release);
+        let now = cpu::thread_cpu();
         let used = now.saturating_sub(running.charged_to);
         running.charged_to = now;
-        Some((budget, used))
+        Some((budget, used, running.checks.clone()))
     });
-    let Some((budget, used)) = charge else {
+    let Some((budget, mut used, checks)) = charge else {
         return;
     };
-    let pause = budget.charge(used, Instant::now());
-    if !pause.is_zero() {
+    let mut paused = false;
+    loop {
+        let pause = budget.charge(used, Instant::now());
+        if pause.is_zero() || checks.0.terminated.load(Ordering::Acquire) {
+            break;
+        }
         std::thread::sleep(pause);
+        (used, paused) = (Duration::ZERO, true);
+    }
+    if paused {
         // The pause is not CPU; what the thread does next is charged from here.
         restart_charge();
     }

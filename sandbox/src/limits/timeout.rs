@@ -147,6 +147,9 @@ fn run(shared: &Shared) {
             let alarm = entry.remove();
             state.checked -= usize::from(alarm.checks.is_some());
             alarm.fired.store(true, Ordering::Release);
+            if let Some(checks) = &alarm.checks {
+                checks.terminated();
+            }
             alarm.isolate.terminate_execution();
         }
         // With no alarm, still look again after IDLE_TICK: an alarm armed meanwhile for later
