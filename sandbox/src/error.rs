@@ -93,6 +93,9 @@ pub enum Overload {
     /// answer deadline (a builder's calls go one at a time until one has ended within its
     /// limits).
     FirstCallRunning,
+    /// The call's builder is heavy (`limits::cpu`), and the heavy builders of its worker owe
+    /// their CPU budget more than half the call's time limit (`limits::throttle`).
+    HeavyCpuBudget,
 }
 
 impl std::fmt::Display for Overload {
@@ -105,6 +108,10 @@ impl std::fmt::Display for Overload {
             Overload::IsolateBusy => "no isolate could take the call",
             Overload::FirstCallRunning => {
                 "this builder's first call on this server is still running"
+            }
+            Overload::HeavyCpuBudget => {
+                "the CPU budget of builders running long bursts is spent for longer than half \
+                 this call's time limit"
             }
         })
     }

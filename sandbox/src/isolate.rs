@@ -26,7 +26,8 @@ use crate::ops::{self, EndpointState, InvocationClock};
 use crate::response::Outcome;
 use crate::snapshot;
 use crate::{
-    ConsoleLine, EndpointCode, HandlerResponse, Host, Limits, PoolConfig, SandboxError, SourceTrace,
+    ConsoleLine, EndpointCode, HandlerResponse, Host, Limits, Overload, PoolConfig, SandboxError,
+    SourceTrace,
 };
 
 /// What the isolate needs from the pool to build itself and to run invocations.
@@ -287,8 +288,15 @@ impl Isolate {
             .watchdog
             .arm(deadline, self.runtime.v8_isolate().thread_safe_handle());
         env.progress.run_until(deadline, &self.heap_exceeded);
-        // A heavy builder's thread pays for what its calls before this one used.
-        throttle::pay_debt();
+        // A heavy builder's thread pays for what its calls before this one used, or the call
+        // is refused if that would take over half its time limit (nothing of it has run).
+        if let Err(owed) = throttle::before_handler(deadline) {
+            let refused = SandboxError::Overloaded {
+                retry_after_secs: owed.as_secs() + u64::from(owed.subsec_nanos() > 0),
+                why: Overload::HeavyCpuBudget,
+            };
+            return (Err(refused), true, None);
+        }
         let call = self
             .runtime
             .call_with_args(&self.dispatch, &[self.handler.clone(), request]);

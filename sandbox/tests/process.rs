@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox::{
-    EndpointCode, Invocation, InvocationReport, PoolConfig, SandboxError, WorkerOptions, WorkerPool,
+    EndpointCode, Invocation, InvocationReport, Overload, PoolConfig, SandboxError, WorkerOptions,
+    WorkerPool,
 };
 use serde_json::json;
 use util::*;
@@ -1145,6 +1146,78 @@ async fn demoted_threads_together_spend_no_more_than_the_heavy_cpu_budget() {
              of {budget:?} a second)"
         );
     }
+    pool.shutdown().await;
+}
+
+/// A heavy builder's call that could not run before its time limit for the CPU budget's debt
+/// is refused `overloaded` at once, with when to retry, and its isolate serves on: waiting
+/// would only have timed it out, cost its isolate and sent its builder to the quarantine.
+/// Four endpoints each building and serializing 4 MiB strings call after call, at a budget of
+/// 0.05 core, owe more than half their 2 s time limit (what a call waits for the budget at
+/// most) can pay; without the refusal they wait, time out and are quarantined.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_heavy_call_the_budget_cannot_pay_for_in_time_is_refused_not_timed_out() {
+    let config = PoolConfig {
+        heavy_cpu_per_sec: Duration::from_millis(50),
+        default_limits: sandbox::Limits {
+            heap_bytes: 32 << 20,
+            timeout: Duration::from_secs(2),
+        },
+        ..test_config()
+    };
+    let (pool, _host) = workers_with(config, 1);
+    let source = "export default (req) => {
+        const end = Date.now() + (req.input.spin ?? 0); while (Date.now() < end) {}
+        return { length: JSON.stringify('x'.repeat((req.input.mb ?? 0) * 1048576)).length }; }";
+    let codes: Vec<_> = (0..4)
+        .map(|i| EndpointCode {
+            owner: Some("bld_heavy".into()),
+            ..endpoint(&format!("heavy-{i}"), source)
+        })
+        .collect();
+    ok(call(&pool, &codes[0], json!({ "spin": 200 })).await);
+    let until = Instant::now() + Duration::from_secs(3);
+    let keep_calling = |code: EndpointCode| {
+        let pool = pool.clone();
+        async move {
+            let (mut answered, mut refused) = (0, Vec::new());
+            while Instant::now() < until {
+                match call(&pool, &code, json!({ "mb": 4 })).await.result {
+                    Ok(_) => answered += 1,
+                    Err(SandboxError::Overloaded {
+                        retry_after_secs,
+                        why: Overload::HeavyCpuBudget,
+                    }) => refused.push(retry_after_secs),
+                    Err(other) => panic!("{other:?}"),
+                }
+            }
+            (answered, refused)
+        }
+    };
+    let [a, b, c, d] = <[EndpointCode; 4]>::try_from(codes).unwrap();
+    let outcomes = tokio::join!(
+        keep_calling(a),
+        keep_calling(b),
+        keep_calling(c),
+        keep_calling(d)
+    );
+    let outcomes = <[_; 4]>::from(outcomes);
+    let answered: usize = outcomes.iter().map(|(answered, _)| answered).sum();
+    let refused: Vec<u64> = outcomes
+        .into_iter()
+        .flat_map(|(_, refused)| refused)
+        .collect();
+    assert!(
+        answered > 0 && !refused.is_empty(),
+        "{answered} answered, refused {refused:?}"
+    );
+    assert!(refused.iter().all(|&secs| secs >= 1), "{refused:?}");
+    let stats = pool.stats().await;
+    assert_eq!(
+        (stats.heavy_builders, stats.quarantined_builders),
+        (1, 0),
+        "served by the heavy worker, never timed out into the quarantine"
+    );
     pool.shutdown().await;
 }
 

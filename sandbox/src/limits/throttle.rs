@@ -25,10 +25,11 @@
 //! Native work between two checks (an op, a garbage collection) is charged at the next check;
 //! work no check follows (a large string built and serialized, an answer encoded after the
 //! handler returned) is charged as the call ends, and the thread's next call pays the debt
-//! before its handler runs ([`pay_debt`]). Without that, calls doing their work natively were
-//! never paused: oversized answers took 1.6 cores of two against a budget of half a core
-//! (bench/RESULTS.md, 2026-12-01). Short calls are never interrupted: a call is checked only
-//! once it has run 50 ms.
+//! before its handler runs ([`before_handler`]), or is refused `overloaded` if that would take
+//! it past its time limit. Without that, calls doing their work natively were never paused:
+//! oversized answers took 1.6 cores of two against a budget of half a core (bench/RESULTS.md,
+//! 2026-12-01). Short calls are never interrupted: a call is checked only once it has run 50
+//! ms.
 
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -78,7 +79,8 @@ impl HeavyBudget {
         }))
     }
 
-    /// Charges `used` of CPU at `now`; answers how long the thread that used it pauses.
+    /// Charges `used` of CPU at `now`; answers how long until the debt is paid (zero if there is
+    /// none).
     fn charge(&self, used: Duration, now: Instant) -> Duration {
         let mut bucket = self.bucket.lock().unwrap_or_else(PoisonError::into_inner);
         let elapsed = now.saturating_duration_since(bucket.refilled).as_nanos();
@@ -91,7 +93,7 @@ impl HeavyBudget {
         }
         let debt = bucket.tokens.unsigned_abs();
         let pause = debt * 1_000_000_000 / self.per_sec.as_nanos();
-        Duration::from_nanos(u64::try_from(pause).unwrap_or(u64::MAX)).min(MAX_PAUSE)
+        Duration::from_nanos(u64::try_from(pause).unwrap_or(u64::MAX))
     }
 }
 
@@ -193,7 +195,7 @@ impl Checks {
 /// JS. A call that has used a heavy call's CPU marks its builder heavy and demotes its thread
 /// now, not when it ends (an endless loop would otherwise spin its whole time limit at the
 /// normal priority); a demoted thread charges the CPU it used since its last check to the
-/// budget and pays the budget's debt ([`pay_debt`]). A request left over from an ended call
+/// budget and pays the budget's debt ([`pay_debt`], never refusing: the call runs already). A request left over from an ended call
 /// finds nothing to check. `unsafe` only because the engine's callback type is; it touches
 /// neither the isolate nor `data`.
 #[allow(unsafe_code)]
@@ -210,15 +212,27 @@ unsafe extern "C" fn check_running_call(_isolate: v8::UnsafeRawIsolatePtr, _data
             }
         }
     });
-    pay_debt();
+    // The call runs already: it pays, however long that takes (its time limit ends it).
+    let _ = pay_debt(None);
 }
 
-/// On the isolate thread of a call, at a check and as its handler is about to run (its alarm
-/// armed): a demoted thread charges the CPU it used since it last charged, then pauses until
-/// the budget's debt is paid, in pauses of [`MAX_PAUSE`] at most between which it looks for
-/// the call's termination. Every demoted thread pays the whole debt before it runs on, so
-/// together they spend the budget and no more.
-pub(crate) fn pay_debt() {
+/// On the isolate thread, as a call's handler is about to run (its alarm armed) with its
+/// time limit at `deadline`: a demoted thread pays what its calls before this one used (work
+/// no check interrupted is charged as a call ends), waiting at most half the time left so the
+/// handler keeps the other half. A debt that would take longer answers `Err` with how long it
+/// takes to pay: the call is refused rather than left to time out, which would cost its
+/// isolate and send its builder to the quarantine.
+pub(crate) fn before_handler(deadline: Instant) -> Result<(), Duration> {
+    let now = Instant::now();
+    pay_debt(Some(now + deadline.saturating_duration_since(now) / 2))
+}
+
+/// On the isolate thread of a call: a demoted thread charges the CPU it used since it last
+/// charged, then pauses until the budget's debt is paid, in pauses of [`MAX_PAUSE`] at most
+/// between which it looks for the call's termination. Every demoted thread pays the whole debt
+/// before it runs on, so together they spend the budget and no more. With `refuse_past`, a
+/// debt that would take it past that instant is not waited for: `Err` with its time.
+fn pay_debt(refuse_past: Option<Instant>) -> Result<(), Duration> {
     let charge = RUNNING.with_borrow_mut(|running| {
         let running = running.as_mut()?;
         if !cpu::this_thread_is_demoted() {
@@ -232,21 +246,27 @@ pub(crate) fn pay_debt() {
         Some((budget, used, running.checks.clone()))
     });
     let Some((budget, mut used, checks)) = charge else {
-        return;
+        return Ok(());
     };
     let mut paused = false;
-    loop {
-        let pause = budget.charge(used, Instant::now());
-        if pause.is_zero() || checks.0.terminated.load(Ordering::Acquire) {
-            break;
+    let paid = loop {
+        let now = Instant::now();
+        let owed = budget.charge(used, now);
+        used = Duration::ZERO;
+        if owed.is_zero() || checks.0.terminated.load(Ordering::Acquire) {
+            break Ok(());
         }
-        std::thread::sleep(pause);
-        (used, paused) = (Duration::ZERO, true);
-    }
+        if refuse_past.is_some_and(|deadline| now + owed > deadline) {
+            break Err(owed);
+        }
+        std::thread::sleep(owed.min(MAX_PAUSE));
+        paused = true;
+    };
     if paused {
         // The pause is not CPU; what the thread does next is charged from here.
         restart_charge();
     }
+    paid
 }
 
 fn restart_charge() {
@@ -271,7 +291,7 @@ mod tests {
         assert_eq!(budget.charge(25 * MS, start), Duration::ZERO);
         // 10 ms more puts it 10 ms in debt: 100 ms of wall time at 100 ms a second.
         assert_eq!(budget.charge(1 * MS, start), 10 * MS);
-        assert_eq!(budget.charge(9 * MS, start), MAX_PAUSE);
+        assert_eq!(budget.charge(9 * MS, start), 100 * MS);
         // Half a second later it earned 50 ms: the debt is paid and the rest capped at the
         // burst, 25 ms; 20 ms are free, 6 more are 1 ms of debt.
         assert_eq!(budget.charge(20 * MS, start + 500 * MS), Duration::ZERO);
