@@ -26,10 +26,10 @@
 //! work no check follows (a large string built and serialized, an answer encoded after the
 //! handler returned) is charged as the call ends, and the thread's next call pays the debt
 //! before its handler runs ([`before_handler`]), or is refused `overloaded` if that would take
-//! it past its time limit. Without that, calls doing their work natively were never paused:
-//! oversized answers took 1.6 cores of two against a budget of half a core (bench/RESULTS.md,
-//! 2026-12-01). Short calls are never interrupted: a call is checked only once it has run 50
-//! ms.
+//! more than half its time limit. Without that, calls doing their work natively were never
+//! paused: oversized answers took 1.6 cores of two against a budget of half a core
+//! (bench/RESULTS.md, 2026-12-01). Short calls are never interrupted: a call is checked only
+//! once it has run 50 ms.
 
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -195,9 +195,9 @@ impl Checks {
 /// JS. A call that has used a heavy call's CPU marks its builder heavy and demotes its thread
 /// now, not when it ends (an endless loop would otherwise spin its whole time limit at the
 /// normal priority); a demoted thread charges the CPU it used since its last check to the
-/// budget and pays the budget's debt ([`pay_debt`], never refusing: the call runs already). A request left over from an ended call
-/// finds nothing to check. `unsafe` only because the engine's callback type is; it touches
-/// neither the isolate nor `data`.
+/// budget and pays the budget's debt ([`pay_debt`], never refusing: the call runs already). A
+/// request left over from an ended call finds nothing to check. `unsafe` only because the
+/// engine's callback type is; it touches neither the isolate nor `data`.
 #[allow(unsafe_code)]
 unsafe extern "C" fn check_running_call(_isolate: v8::UnsafeRawIsolatePtr, _data: *mut c_void) {
     RUNNING.with_borrow_mut(|running| {
