@@ -1089,19 +1089,7 @@ async fn demoted_threads_together_spend_no_more_than_the_heavy_cpu_budget() {
         ..test_config()
     };
     let (pool, _host) = workers_with(config, 1);
-    // Four endpoints of one builder, each an isolate (and a thread) of its own: each call
-    // spins for the milliseconds of wall time asked, then builds and serializes a string of
-    // the MiB asked.
-    let source = "export default (req) => {
-        const end = Date.now() + (req.input.spin ?? 0); let n = 0; while (Date.now() < end) n++;
-        const s = JSON.stringify('x'.repeat((req.input.mb ?? 0) * 1048576));
-        return { n, length: s.length }; }";
-    let codes: Vec<_> = (0..4)
-        .map(|i| EndpointCode {
-            owner: Some("bld_heavy".into()),
-            ..endpoint(&format!("heavy-{i}"), source)
-        })
-        .collect();
+    let codes = four_heavy_endpoints();
     // Each endpoint called with `input` over and over, all four at once, until `busy` is
     // over (at least one call each).
     let keep_calling = |input: serde_json::Value, busy: Duration| {
@@ -1166,15 +1154,7 @@ async fn a_heavy_call_the_budget_cannot_pay_for_in_time_is_refused_not_timed_out
         ..test_config()
     };
     let (pool, _host) = workers_with(config, 1);
-    let source = "export default (req) => {
-        const end = Date.now() + (req.input.spin ?? 0); while (Date.now() < end) {}
-        return { length: JSON.stringify('x'.repeat((req.input.mb ?? 0) * 1048576)).length }; }";
-    let codes: Vec<_> = (0..4)
-        .map(|i| EndpointCode {
-            owner: Some("bld_heavy".into()),
-            ..endpoint(&format!("heavy-{i}"), source)
-        })
-        .collect();
+    let codes = four_heavy_endpoints();
     ok(call(&pool, &codes[0], json!({ "spin": 200 })).await);
     let until = Instant::now() + Duration::from_secs(3);
     let keep_calling = |code: EndpointCode| {
@@ -1219,6 +1199,22 @@ async fn a_heavy_call_the_budget_cannot_pay_for_in_time_is_refused_not_timed_out
         "served by the heavy worker, never timed out into the quarantine"
     );
     pool.shutdown().await;
+}
+
+/// Four endpoints of one builder, each an isolate (and a thread) of its own: each call spins
+/// for the milliseconds of wall time its input asks (`spin`), then builds and serializes a
+/// string of the MiB it asks (`mb`), native work no check interrupts.
+fn four_heavy_endpoints() -> Vec<EndpointCode> {
+    let source = "export default (req) => {
+        const end = Date.now() + (req.input.spin ?? 0); let n = 0; while (Date.now() < end) n++;
+        const s = JSON.stringify('x'.repeat((req.input.mb ?? 0) * 1048576));
+        return { n, length: s.length }; }";
+    (0..4)
+        .map(|i| EndpointCode {
+            owner: Some("bld_heavy".into()),
+            ..endpoint(&format!("heavy-{i}"), source)
+        })
+        .collect()
 }
 
 /// The CPU time `pid` has used (all its threads, ended ones included).

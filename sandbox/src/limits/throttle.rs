@@ -223,16 +223,16 @@ unsafe extern "C" fn check_running_call(_isolate: v8::UnsafeRawIsolatePtr, _data
 /// takes to pay: the call is refused rather than left to time out, which would cost its
 /// isolate and send its builder to the quarantine.
 pub(crate) fn before_handler(deadline: Instant) -> Result<(), Duration> {
-    let now = Instant::now();
-    pay_debt(Some(now + deadline.saturating_duration_since(now) / 2))
+    pay_debt(Some(deadline))
 }
 
 /// On the isolate thread of a call: a demoted thread charges the CPU it used since it last
 /// charged, then pauses until the budget's debt is paid, in pauses of [`MAX_PAUSE`] at most
 /// between which it looks for the call's termination. Every demoted thread pays the whole debt
-/// before it runs on, so together they spend the budget and no more. With `refuse_past`, a
-/// debt that would take it past that instant is not waited for: `Err` with its time.
-fn pay_debt(refuse_past: Option<Instant>) -> Result<(), Duration> {
+/// before it runs on, so together they spend the budget and no more. With the `deadline` of a
+/// call whose handler has not run yet, a debt that would take more than half the time left is
+/// not waited for: `Err` with its time.
+fn pay_debt(deadline: Option<Instant>) -> Result<(), Duration> {
     let charge = RUNNING.with_borrow_mut(|running| {
         let running = running.as_mut()?;
         if !cpu::this_thread_is_demoted() {
@@ -248,6 +248,11 @@ fn pay_debt(refuse_past: Option<Instant>) -> Result<(), Duration> {
     let Some((budget, mut used, checks)) = charge else {
         return Ok(());
     };
+    // Looked at only for a thread that pays: every call comes here before its handler.
+    let refuse_past = deadline.map(|deadline| {
+        let now = Instant::now();
+        now + deadline.saturating_duration_since(now) / 2
+    });
     let mut paused = false;
     let paid = loop {
         let now = Instant::now();
@@ -256,7 +261,7 @@ fn pay_debt(refuse_past: Option<Instant>) -> Result<(), Duration> {
         if owed.is_zero() || checks.0.terminated.load(Ordering::Acquire) {
             break Ok(());
         }
-        if refuse_past.is_some_and(|deadline| now + owed > deadline) {
+        if refuse_past.is_some_and(|refuse_past| now + owed > refuse_past) {
             break Err(owed);
         }
         std::thread::sleep(owed.min(MAX_PAUSE));
