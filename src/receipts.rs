@@ -71,16 +71,24 @@ pub async fn proof_of(
 /// Adds a new receipt to `batch`, and its entry pending in the receipt log; the batch fails if
 /// a receipt with its id exists already.
 pub fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
-    Ok(log::pending(store_receipt_bare(batch, receipt)?, receipt))
+    let entry = log::entry_of(receipt);
+    let batch = store_receipt_bare(batch, receipt, entry.clone())?;
+    Ok(log::pending(batch, &receipt.receipt_id, entry))
 }
 
 /// Adds a new receipt to `batch`, conditional on its id being new, and nothing else: no pending
 /// entry, for a batch stored with the receipt's leaf
 /// ([`ReceiptLog::commit`](log::ReceiptLog::commit)) or a free call's (not in the log).
-pub fn store_receipt_bare(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
+/// `entry` is the receipt's canonical JSON ([`log::entry_of`]), made once for the row and
+/// the leaf.
+pub fn store_receipt_bare(
+    batch: Batch,
+    receipt: &Receipt,
+    entry: Vec<u8>,
+) -> Result<Batch, StoreError> {
     Ok(batch
         .require_receipt(&receipt.receipt_id, None)
-        .put_receipt(row(receipt)?))
+        .put_receipt(row(receipt, entry)?))
 }
 
 /// Adds `receipt`, re-signed, to `batch` in place of its stored version, on condition that it
@@ -88,7 +96,7 @@ pub fn store_receipt_bare(batch: Batch, receipt: &Receipt) -> Result<Batch, Stor
 pub fn replace(batch: Batch, old: Vec<u8>, receipt: &Receipt) -> Result<Batch, StoreError> {
     Ok(batch
         .require_receipt(&receipt.receipt_id, Some(old))
-        .put_receipt(row(receipt)?))
+        .put_receipt(row(receipt, log::entry_of(receipt))?))
 }
 
 /// A stored receipt, if there is one.
@@ -108,8 +116,9 @@ async fn read_as<T: serde::de::DeserializeOwned>(
     .map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-/// The receipt as the store keeps it: its JSON, and the columns it is found and swept by.
-pub fn row(receipt: &Receipt) -> Result<ReceiptRow, StoreError> {
+/// The receipt as the store keeps it: its JSON (`entry`, its canonical form, the same bytes as
+/// its leaf), and the columns it is found and swept by.
+pub fn row(receipt: &Receipt, entry: Vec<u8>) -> Result<ReceiptRow, StoreError> {
     let issued_at = time::OffsetDateTime::parse(
         &receipt.issued_at,
         &time::format_description::well_known::Rfc3339,
@@ -122,6 +131,6 @@ pub fn row(receipt: &Receipt) -> Result<ReceiptRow, StoreError> {
         free: !receipt.charged && receipt.payment_method == PaymentMethod::Free,
         issued_at_ms: i64::try_from(issued_at.unix_timestamp_nanos() / 1_000_000)
             .map_err(|_| StoreError::Corrupt("a receipt's issuedAt is out of range".into()))?,
-        entry: serde_json::to_vec(receipt).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        entry,
     })
 }

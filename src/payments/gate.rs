@@ -46,7 +46,7 @@ use crate::catalog::{Endpoint, Metering, Owner};
 use crate::config::PaymentConfig;
 use crate::money::Usd;
 use crate::receipts::batch::ReceiptBatches;
-use crate::receipts::log::{Inclusion, ReceiptLog};
+use crate::receipts::log::{entry_of, Inclusion, ReceiptLog};
 use crate::receipts::{
     sha256_hex, store_receipt, store_receipt_bare, DigestSalt, PaymentMethod, Receipt,
     ReceiptSettlement, ReceiptSigner,
@@ -641,7 +641,12 @@ impl X402Settlement {
             SettlementStatus::Recorded => Collection::Recorded,
             SettlementStatus::Pending => Collection::Pending,
         });
-        let mut batch = revenue::record(store_receipt_bare(Batch::new(), &receipt)?, &sale)?;
+        // The receipt's canonical JSON, once: its row and its leaf.
+        let entry = entry_of(&receipt);
+        let mut batch = revenue::record(
+            store_receipt_bare(Batch::new(), &receipt, entry.clone())?,
+            &sale,
+        )?;
         if settlement.status == SettlementStatus::Pending {
             let pending = PendingSettlement {
                 receipt_id: receipt.receipt_id.clone(),
@@ -697,7 +702,7 @@ impl X402Settlement {
         }
         let batch = claim.claim.commit(batch, &receipt.receipt_id);
         // Stored with the receipt's leaf in the log: one durable write.
-        let receipt_log = match log.commit(batch, &receipt).await {
+        let receipt_log = match log.commit(batch, &receipt, entry).await {
             Ok(place) => place,
             Err(StoreError::ConditionFailed(_)) => {
                 // Recovery on another node may have found the transfer on-chain and recorded

@@ -114,10 +114,11 @@ impl ReceiptBatches {
     /// exists).
     pub async fn commit(&self, receipt: &Receipt) -> Result<Inclusion, StoreError> {
         let (reply, answer) = oneshot::channel();
+        let entry = entry_of(receipt);
         let job = Job {
             receipt_id: receipt.receipt_id.clone(),
-            writes: super::store_receipt_bare(Batch::new(), receipt)?,
-            entry: entry_of(receipt),
+            writes: super::store_receipt_bare(Batch::new(), receipt, entry.clone())?,
+            entry,
             reply,
         };
         let stopped = || StoreError::Unavailable("the receipts' batches have stopped".into());

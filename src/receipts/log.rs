@@ -245,10 +245,11 @@ pub fn entry_of<T: Serialize>(record: &T) -> Vec<u8> {
     canonical_json(&value).into_bytes()
 }
 
-/// Adds `receipt`'s pending entry to the batch that stores it, so it reaches the log even if
-/// the node stops before asking ([`ReceiptLog::include`]).
-pub fn pending(batch: Batch, receipt: &Receipt) -> Batch {
-    batch.put_log_pending(&receipt.receipt_id, entry_of(receipt))
+/// Adds the pending entry of the receipt `receipt_id` (`entry`: its canonical JSON,
+/// [`entry_of`]) to the batch that stores it, so it reaches the log even if the node stops
+/// before asking ([`ReceiptLog::include`]).
+pub fn pending(batch: Batch, receipt_id: &str, entry: Vec<u8>) -> Batch {
+    batch.put_log_pending(receipt_id, entry)
 }
 
 /// The name a refund of `receipt_id` has in the log: its inclusion is asked by it
@@ -376,7 +377,8 @@ impl ReceiptLog {
 
     /// Stores a call's records (`batch`, which stores `receipt` without a pending entry:
     /// [`store_receipt_bare`](crate::receipts::store_receipt_bare)) in the batch that
-    /// appends `receipt` to the log, and says where the receipt is (`None`: stored, its place
+    /// appends `receipt` (`entry`: its canonical JSON, [`entry_of`]) to the log, and says where
+    /// the receipt is (`None`: stored, its place
     /// to be asked for later). An error is the batch's own, and nothing of it was stored: a
     /// failed condition's index is its index in `batch`. When the log cannot append it (other
     /// nodes kept appending, the store failed), the batch is stored alone with the receipt's
@@ -385,12 +387,13 @@ impl ReceiptLog {
         &self,
         batch: Batch,
         receipt: &Receipt,
+        entry: Vec<u8>,
     ) -> Result<Option<Inclusion>, StoreError> {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             receipt_id: receipt.receipt_id.clone(),
             pending: receipt.receipt_id.clone(),
-            entry: entry_of(receipt),
+            entry,
             records: Some(Records { batch, reply }),
             replies: Vec::new(),
         };
@@ -415,7 +418,10 @@ impl ReceiptLog {
         };
         let receipt_id = &receipt.receipt_id;
         tracing::debug!(error = %why, receipt = %receipt_id, "records stored apart from the log");
-        self.inner.store.apply(pending(batch, receipt)).await?;
+        let entry = entry_of(receipt);
+        (self.inner.store)
+            .apply(pending(batch, receipt_id, entry))
+            .await?;
         Ok(None)
     }
 
@@ -1572,7 +1578,8 @@ mod tests {
         let mut settled = signed(3);
         settled.settlement.status = "settled".into();
         key().sign(&mut settled);
-        let batch = Batch::new().put_receipt(crate::receipts::row(&settled).unwrap());
+        let batch =
+            Batch::new().put_receipt(crate::receipts::row(&settled, entry_of(&settled)).unwrap());
         store.apply(pending_version(batch, &settled)).await.unwrap();
         let first = log.inclusion_of("rcpt_00003", None).await.unwrap();
         // Reopened, the sweep appends the new version at once.
@@ -1654,7 +1661,7 @@ mod tests {
         let receipts: Vec<Receipt> = (0..300).map(receipt).collect();
         let taken = receipt(299);
         let unclaimed = receipt(1000);
-        let records = |r: &Receipt| store_receipt_bare(Batch::new(), r).unwrap();
+        let records = |r: &Receipt| store_receipt_bare(Batch::new(), r, entry_of(r)).unwrap();
         let commits = receipts
             .iter()
             .map(|r| (r, records(r)))
@@ -1669,7 +1676,7 @@ mod tests {
             ])
             .map(|(r, batch)| {
                 let n: usize = r.receipt_id["rcpt_".len()..].parse().unwrap();
-                nodes[n % nodes.len()].commit(batch, r)
+                nodes[n % nodes.len()].commit(batch, r, entry_of(r))
             });
         let mut answers = futures::future::join_all(commits).await;
         let refused = answers.split_off(300);
@@ -1723,7 +1730,7 @@ mod tests {
             pending: first.receipt_id.clone(),
             entry: entry_of(&first),
             records: Some(Records {
-                batch: store_receipt_bare(Batch::new(), &first).unwrap(),
+                batch: store_receipt_bare(Batch::new(), &first, entry_of(&first)).unwrap(),
                 reply,
             }),
             replies: Vec::new(),
@@ -1738,8 +1745,9 @@ mod tests {
         // A log that has stopped: the call stores its records alone, pending.
         log.close().await;
         let second = receipt(1);
-        let batch = store_receipt_bare(Batch::new(), &second).unwrap();
-        assert_eq!(log.commit(batch, &second).await.unwrap(), None);
+        let entry = entry_of(&second);
+        let batch = store_receipt_bare(Batch::new(), &second, entry.clone()).unwrap();
+        assert_eq!(log.commit(batch, &second, entry).await.unwrap(), None);
         assert!(store.receipt(&second.receipt_id).await.unwrap().is_some());
         let pending = store.log_pending_entry(&second.receipt_id).await.unwrap();
         assert_eq!(pending, Some(entry_of(&second)));
