@@ -54235,6 +54235,30 @@ exception:
     return JS_EXCEPTION;
 }
 
+/* toolhost: whether `split`'s splitter, a RegExp it made itself and no script holds, would be
+   matched by the builtin `exec`, looked up without running any script: then its steps
+   observe nothing and `split` may match it directly (see js_regexp_Symbol_split). */
+static bool js_regexp_splitter_is_plain(JSContext *ctx, JSValueConst ctor,
+                                        JSValueConst splitter)
+{
+    JSObject *p, *proto;
+    JSProperty *pr;
+    JSShapeProperty *prs;
+
+    if (!js_same_value(ctx, ctor, ctx->regexp_ctor) ||
+        !js_get_regexp(ctx, splitter, false))
+        return false;
+    p = JS_VALUE_GET_OBJ(splitter);
+    if (find_own_property(&pr, p, JS_ATOM_exec))
+        return false;
+    proto = p->shape->proto;
+    if (proto != JS_VALUE_GET_OBJ(ctx->class_proto[JS_CLASS_REGEXP]))
+        return false;
+    prs = find_own_property(&pr, proto, JS_ATOM_exec);
+    return prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL &&
+           JS_IsCFunction(ctx, pr->u.value, js_regexp_exec, 0);
+}
+
 static JSValue js_regexp_Symbol_split(JSContext *ctx, JSValueConst this_val,
                                        int argc, JSValueConst *argv)
 {
@@ -54299,6 +54323,93 @@ static JSValue js_regexp_Symbol_split(JSContext *ctx, JSValueConst this_val,
         if (JS_IsNull(z))
             goto add_tail;
         goto done;
+    }
+    if (!unicodeMatching && js_regexp_splitter_is_plain(ctx, ctor, splitter)) {
+        /* toolhost: the spec's steps below call `exec` at every position of the string (set
+           `lastIndex`, look `exec` up, build a match array or null); for a plain splitter,
+           the same sticky match at each position without them, and the same results. */
+        JSRegExp *re = js_get_regexp(ctx, splitter, false);
+        uint8_t *re_bytecode = str8(re->bytecode);
+        uint8_t *str_buf = str8(strp);
+        int shift = strp->is_wide_char;
+        int capture_count = lre_get_capture_count(re_bytecode);
+        int alloc_count = lre_get_alloc_count(re_bytecode);
+        uint8_t **capture = NULL;
+        int rc;
+        bool failed = false;
+
+        if (alloc_count > 0) {
+            capture = js_malloc(ctx, sizeof(capture[0]) * alloc_count);
+            if (!capture)
+                goto exception;
+        }
+        while (q < size) {
+            if (js_poll_interrupts(ctx)) {
+                failed = true;
+                break;
+            }
+            rc = lre_exec(capture, re_bytecode, str_buf, q, size, shift, ctx);
+            if (rc < 0) {
+                if (rc == LRE_RET_TIMEOUT)
+                    JS_ThrowInterrupted(ctx);
+                else if (rc == LRE_RET_MEMORY_ERROR)
+                    JS_ThrowInternalError(ctx, "out of memory in regexp execution");
+                else
+                    JS_ThrowInternalError(ctx, "corrupted bytecode in regexp execution");
+                failed = true;
+                break;
+            }
+            if (rc == 0) {
+                q++;
+                continue;
+            }
+            e = (capture[1] - str_buf) >> shift;
+            if (e > size)
+                e = size;
+            if (e == p) {
+                q++;
+                continue;
+            }
+            sub = js_sub_string(ctx, strp, p, q);
+            if (JS_IsException(sub) ||
+                JS_DefinePropertyValueInt64(ctx, A, lengthA++, sub,
+                                            JS_PROP_C_W_E | JS_PROP_THROW) < 0) {
+                failed = true;
+                break;
+            }
+            if (lengthA == lim)
+                break;
+            p = e;
+            for(i = 1; i < capture_count; i++) {
+                if (capture[2 * i] && capture[2 * i + 1]) {
+                    sub = js_sub_string(ctx, strp,
+                                        (capture[2 * i] - str_buf) >> shift,
+                                        (capture[2 * i + 1] - str_buf) >> shift);
+                    if (JS_IsException(sub)) {
+                        failed = true;
+                        break;
+                    }
+                } else {
+                    sub = JS_UNDEFINED;
+                }
+                if (JS_DefinePropertyValueInt64(ctx, A, lengthA++, sub,
+                                                JS_PROP_C_W_E | JS_PROP_THROW) < 0) {
+                    failed = true;
+                    break;
+                }
+                if (lengthA == lim)
+                    break;
+            }
+            if (failed || lengthA == lim)
+                break;
+            q = p;
+        }
+        js_free(ctx, capture);
+        if (failed)
+            goto exception;
+        if (lengthA == lim)
+            goto done;
+        goto add_tail;
     }
     while (q < size) {
         if (JS_SetProperty(ctx, splitter, JS_ATOM_lastIndex, js_int32(q)) < 0)
