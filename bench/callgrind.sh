@@ -50,6 +50,7 @@ wrk -t1 -c"$conns" -d"${secs}s" --timeout 20s -s bench/lib/post.lua "$url" >"$wo
 callgrind_control -d "$server" >/dev/null 2>&1
 requests=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
 dump=$(ls -t "$work"/cg.* | head -1)
+[ -n "${KEEP_DUMP:-}" ] && cp "$dump" "$KEEP_DUMP"
 instructions=$(callgrind_annotate "$dump" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
 if grep -q "Non-2xx" "$work/wrk.txt"; then
   echo "callgrind.sh: some answers were not 2xx:" >&2

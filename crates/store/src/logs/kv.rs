@@ -134,6 +134,26 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The id of the newest entry a stored value holds, without copying the entries.
+fn last_id(prefix: &[u8], key: &[u8], value: &[u8]) -> StoreResult<String> {
+    let corrupt = || StoreError::Corrupt(format!("log page {}", String::from_utf8_lossy(key)));
+    let id = match value.strip_prefix(&PAGE_MAGIC[..]) {
+        None => key.strip_prefix(prefix),
+        Some(rest) => {
+            let mut reader = Reader(rest);
+            let count = reader.len().ok_or_else(corrupt)?;
+            let mut last = None;
+            for _ in 0..count {
+                last = Some(reader.field().ok_or_else(corrupt)?);
+                reader.field().ok_or_else(corrupt)?;
+            }
+            last
+        }
+    };
+    id.and_then(|id| String::from_utf8(id.to_vec()).ok())
+        .ok_or_else(corrupt)
+}
+
 /// The number of entries a stored value holds, without copying them.
 fn entries_in(value: &[u8]) -> usize {
     match value.strip_prefix(&PAGE_MAGIC[..]) {
@@ -182,7 +202,7 @@ pub(crate) async fn append<S: Store + ?Sized>(
             .await?
             .pop()
         {
-            Some((key, value)) => decode(&prefix, &key, &value)?.pop().map(|row| row.id),
+            Some((key, value)) => Some(last_id(&prefix, &key, &value)?),
             None => None,
         };
         // As a rule every entry is newer than the newest stored: those go in new pages.
@@ -231,6 +251,18 @@ pub(crate) async fn append<S: Store + ?Sized>(
             let last_scan = oldest.len() < SCAN;
             for (key, value) in oldest {
                 after = Some(key.clone());
+                let whole = entries_in(&value) as u64;
+                if whole <= excess && !changed.contains_key(&key) {
+                    // Gone whole: counted, not read.
+                    excess -= whole;
+                    pruned += whole;
+                    batch = (batch.require_equals(Tree::Logs, key.clone(), Some(value)))
+                        .delete(Tree::Logs, key);
+                    if excess == 0 {
+                        break 'prune;
+                    }
+                    continue;
+                }
                 let (read, mut page) = match changed.remove(&key) {
                     Some(page) => (page.read, page.rows),
                     None => {
@@ -477,7 +509,9 @@ mod tests {
         let page = encode(&[&row(1, 3), &row(2, 3)]);
         for cut in 0..page.len() {
             let _ = decode(b"ep/", b"ep/x", &page[..cut]);
+            let _ = last_id(b"ep/", b"ep/x", &page[..cut]);
         }
+        assert_eq!(last_id(b"ep/", b"ep/x", &page).unwrap(), row(2, 0).id);
         let mut padded = page.clone();
         padded.push(0);
         assert!(decode(b"ep/", b"ep/x", &padded).is_err());
