@@ -6,6 +6,7 @@
 #
 #   bash bench/callgrind.sh [native|js] [SECONDS] [CONNECTIONS]
 #   TOOLHOST_BIN=path/to/toolhost (default target/release/toolhost)
+#   KEEP_DUMP=path keeps callgrind's dump there, for callgrind_annotate
 #
 # native: the free `receipt-echo`; js: the bench's `bench-words` (its sandbox worker processes
 # are not counted: callgrind follows the server alone). The server is warmed for 5 s, the
