@@ -73,7 +73,9 @@ pub async fn proof_of(
 pub fn store_receipt(batch: Batch, receipt: &Receipt) -> Result<Batch, StoreError> {
     let entry = log::entry_of(receipt);
     let batch = store_receipt_bare(batch, receipt, entry.clone())?;
-    Ok(log::pending(batch, &receipt.receipt_id, entry))
+    // Pending in the log, so it reaches it even if the node stops before asking
+    // ([`ReceiptLog::include`](log::ReceiptLog::include)).
+    Ok(batch.put_log_pending(&receipt.receipt_id, entry))
 }
 
 /// Adds a new receipt to `batch`, conditional on its id being new, and nothing else: no pending

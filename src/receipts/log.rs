@@ -8,7 +8,8 @@
 //! sale, spent nonce: [`ReceiptLog::commit`]), and the sequencer writes them in the batch that
 //! appends them, so a call's ledger and its place in the log are one durable write. Other
 //! entries (a refund, a receipt's later version, a receipt recovery stored) are written with
-//! their records as a *pending* entry ([`pending`]), and appended later. The sequencer appends
+//! their records as a *pending* entry ([`store_receipt`](crate::receipts::store_receipt)), and
+//! appended later. The sequencer appends
 //! in groups: it gives the group's entries consecutive leaf indexes and writes their hashes,
 //! their entries, the records of the calls that handed theirs and the new signed checkpoint in
 //! one batch, on two conditions: the checkpoint is still the one it started from (nodes sharing
@@ -245,13 +246,6 @@ pub fn entry_of<T: Serialize>(record: &T) -> Vec<u8> {
     canonical_json(&value).into_bytes()
 }
 
-/// Adds the pending entry of the receipt `receipt_id` (`entry`: its canonical JSON,
-/// [`entry_of`]) to the batch that stores it, so it reaches the log even if the node stops
-/// before asking ([`ReceiptLog::include`]).
-pub fn pending(batch: Batch, receipt_id: &str, entry: Vec<u8>) -> Batch {
-    batch.put_log_pending(receipt_id, entry)
-}
-
 /// The name a refund of `receipt_id` has in the log: its inclusion is asked by it
 /// ([`ReceiptLog::inclusion_of`]).
 pub fn refund_name(receipt_id: &str) -> String {
@@ -352,7 +346,8 @@ impl ReceiptLog {
         )
     }
 
-    /// Waits until `receipt` (stored with its [`pending`] entry) is in the log, and says where.
+    /// Waits until `receipt` (stored with its pending entry:
+    /// [`store_receipt`](crate::receipts::store_receipt)) is in the log, and says where.
     pub async fn include(&self, receipt: &Receipt) -> Result<Inclusion, LogError> {
         self.include_entry(&receipt.receipt_id, entry_of(receipt))
             .await
@@ -378,8 +373,7 @@ impl ReceiptLog {
     /// Stores a call's records (`batch`, which stores `receipt` without a pending entry:
     /// [`store_receipt_bare`](crate::receipts::store_receipt_bare)) in the batch that
     /// appends `receipt` (`entry`: its canonical JSON, [`entry_of`]) to the log, and says where
-    /// the receipt is (`None`: stored, its place
-    /// to be asked for later). An error is the batch's own, and nothing of it was stored: a
+    /// the receipt is (`None`: stored, its place to be asked for later). An error is the batch's own, and nothing of it was stored: a
     /// failed condition's index is its index in `batch`. When the log cannot append it (other
     /// nodes kept appending, the store failed), the batch is stored alone with the receipt's
     /// pending entry, for a later append.
@@ -418,10 +412,9 @@ impl ReceiptLog {
         };
         let receipt_id = &receipt.receipt_id;
         tracing::debug!(error = %why, receipt = %receipt_id, "records stored apart from the log");
-        let entry = entry_of(receipt);
-        (self.inner.store)
-            .apply(pending(batch, receipt_id, entry))
-            .await?;
+        // The entry went with the job; made again on this rare path.
+        let pending = batch.put_log_pending(receipt_id, entry_of(receipt));
+        self.inner.store.apply(pending).await?;
         Ok(None)
     }
 

@@ -19,7 +19,7 @@
 //! The count of entries per endpoint is kept in `meta` ([`count_key`]) so that an append knows
 //! how many to prune without reading the log.
 
-use std::collections::BTreeMap;
+use std::collections::btree_map::{BTreeMap, Entry};
 
 use crate::{Batch, Store, StoreError, StoreResult, Tree};
 
@@ -61,8 +61,8 @@ async fn read_count<S: Store + ?Sized>(
 }
 
 /// A page's value: its entries, oldest first.
-fn encode(rows: &[&LogRow]) -> Vec<u8> {
-    let size: usize = rows.iter().map(|r| 8 + r.id.len() + r.entry.len()).sum();
+fn encode<'a>(rows: impl ExactSizeIterator<Item = &'a LogRow> + Clone) -> Vec<u8> {
+    let size: usize = rows.clone().map(|r| 8 + r.id.len() + r.entry.len()).sum();
     let mut out = Vec::with_capacity(PAGE_MAGIC.len() + 4 + size);
     out.extend_from_slice(&PAGE_MAGIC);
     push_len(&mut out, rows.len());
@@ -80,36 +80,57 @@ fn push_len(out: &mut Vec<u8>, len: usize) {
     out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_le_bytes());
 }
 
-/// The entries a stored value holds, oldest first: a page's, or the one entry an earlier
-/// release stored alone under its id.
-fn decode(prefix: &[u8], key: &[u8], value: &[u8]) -> StoreResult<Vec<LogRow>> {
-    let corrupt = || StoreError::Corrupt(format!("log page {}", String::from_utf8_lossy(key)));
+fn corrupt(key: &[u8]) -> StoreError {
+    StoreError::Corrupt(format!("log page {}", String::from_utf8_lossy(key)))
+}
+
+/// The ids and entries a stored value holds, oldest first, borrowed from it: a page's, or the
+/// one entry an earlier release stored alone under its id (the key's).
+fn read_page<'a>(
+    prefix: &[u8],
+    key: &'a [u8],
+    value: &'a [u8],
+) -> StoreResult<Vec<(&'a [u8], &'a [u8])>> {
     let Some(rest) = value.strip_prefix(&PAGE_MAGIC[..]) else {
-        let id = key
-            .strip_prefix(prefix)
-            .and_then(|id| String::from_utf8(id.to_vec()).ok())
-            .ok_or_else(corrupt)?;
-        return Ok(vec![LogRow {
-            id,
-            entry: value.to_vec(),
-        }]);
+        let id = key.strip_prefix(prefix).ok_or_else(|| corrupt(key))?;
+        return Ok(vec![(id, value)]);
     };
     let mut reader = Reader(rest);
-    let count = reader.len().ok_or_else(corrupt)?;
+    let count = reader.len().ok_or_else(|| corrupt(key))?;
     // Each entry takes at least its two lengths: a count past that is corrupt, not a reason to
     // reserve memory.
-    let mut rows = Vec::with_capacity(count.min(value.len() / 8));
+    let mut entries = Vec::with_capacity(count.min(value.len() / 8));
     for _ in 0..count {
-        let id = (reader.field())
-            .and_then(|id| String::from_utf8(id.to_vec()).ok())
-            .ok_or_else(corrupt)?;
-        let entry = reader.field().ok_or_else(corrupt)?.to_vec();
-        rows.push(LogRow { id, entry });
+        let id = reader.field().ok_or_else(|| corrupt(key))?;
+        let entry = reader.field().ok_or_else(|| corrupt(key))?;
+        entries.push((id, entry));
     }
     if !reader.0.is_empty() {
-        return Err(corrupt());
+        return Err(corrupt(key));
     }
-    Ok(rows)
+    Ok(entries)
+}
+
+fn id_of(key: &[u8], id: &[u8]) -> StoreResult<String> {
+    String::from_utf8(id.to_vec()).map_err(|_| corrupt(key))
+}
+
+/// The entries a stored value holds, oldest first ([`read_page`]), copied out.
+fn decode(prefix: &[u8], key: &[u8], value: &[u8]) -> StoreResult<Vec<LogRow>> {
+    (read_page(prefix, key, value)?.into_iter())
+        .map(|(id, entry)| {
+            Ok(LogRow {
+                id: id_of(key, id)?,
+                entry: entry.to_vec(),
+            })
+        })
+        .collect()
+}
+
+/// The id of the newest entry a stored value holds, without copying the entries.
+fn last_id(prefix: &[u8], key: &[u8], value: &[u8]) -> StoreResult<String> {
+    let (id, _) = (read_page(prefix, key, value)?.pop()).ok_or_else(|| corrupt(key))?;
+    id_of(key, id)
 }
 
 /// What is left of a page to read.
@@ -132,26 +153,6 @@ impl<'a> Reader<'a> {
         let n = self.len()?;
         self.take(n)
     }
-}
-
-/// The id of the newest entry a stored value holds, without copying the entries.
-fn last_id(prefix: &[u8], key: &[u8], value: &[u8]) -> StoreResult<String> {
-    let corrupt = || StoreError::Corrupt(format!("log page {}", String::from_utf8_lossy(key)));
-    let id = match value.strip_prefix(&PAGE_MAGIC[..]) {
-        None => key.strip_prefix(prefix),
-        Some(rest) => {
-            let mut reader = Reader(rest);
-            let count = reader.len().ok_or_else(corrupt)?;
-            let mut last = None;
-            for _ in 0..count {
-                last = Some(reader.field().ok_or_else(corrupt)?);
-                reader.field().ok_or_else(corrupt)?;
-            }
-            last
-        }
-    };
-    id.and_then(|id| String::from_utf8(id.to_vec()).ok())
-        .ok_or_else(corrupt)
 }
 
 /// The number of entries a stored value holds, without copying them.
@@ -226,8 +227,8 @@ pub(crate) async fn append<S: Store + ?Sized>(
                 continue;
             };
             let page = match changed.entry(key) {
-                std::collections::btree_map::Entry::Occupied(page) => page.into_mut(),
-                std::collections::btree_map::Entry::Vacant(slot) => {
+                Entry::Occupied(page) => page.into_mut(),
+                Entry::Vacant(slot) => {
                     let rows = decode(&prefix, slot.key(), &value)?;
                     slot.insert(Changed { read: value, rows })
                 }
@@ -251,36 +252,27 @@ pub(crate) async fn append<S: Store + ?Sized>(
             let last_scan = oldest.len() < SCAN;
             for (key, value) in oldest {
                 after = Some(key.clone());
-                let whole = entries_in(&value) as u64;
-                if whole <= excess && !changed.contains_key(&key) {
-                    // Gone whole: counted, not read.
-                    excess -= whole;
-                    pruned += whole;
-                    batch = (batch.require_equals(Tree::Logs, key.clone(), Some(value)))
-                        .delete(Tree::Logs, key);
-                    if excess == 0 {
-                        break 'prune;
-                    }
-                    continue;
-                }
-                let (read, mut page) = match changed.remove(&key) {
-                    Some(page) => (page.read, page.rows),
-                    None => {
-                        let rows = decode(&prefix, &key, &value)?;
-                        (value, rows)
-                    }
+                let (read, rows) = match changed.remove(&key) {
+                    Some(page) => (page.read, Some(page.rows)),
+                    None => (value, None),
                 };
-                let gone = (page.len() as u64).min(excess);
+                // A page gone whole is counted from its header, not read.
+                let held = rows.as_ref().map_or_else(|| entries_in(&read), Vec::len) as u64;
+                let gone = held.min(excess);
                 excess -= gone;
                 pruned += gone;
+                if gone < held {
+                    // The oldest page's remainder, under its new oldest id.
+                    let mut rows = match rows {
+                        Some(rows) => rows,
+                        None => decode(&prefix, &key, &read)?,
+                    };
+                    rows.drain(..gone as usize);
+                    let first = key_of(&prefix, &rows[0].id);
+                    batch = batch.put(Tree::Logs, first, encode(rows.iter()));
+                }
                 batch = (batch.require_equals(Tree::Logs, key.clone(), Some(read)))
                     .delete(Tree::Logs, key);
-                page.drain(..gone as usize);
-                if let Some(first) = page.first() {
-                    // The oldest page's remainder, under its new oldest id.
-                    let page: Vec<&LogRow> = page.iter().collect();
-                    batch = batch.put(Tree::Logs, key_of(&prefix, &first.id), encode(&page));
-                }
                 if excess == 0 {
                     break 'prune;
                 }
@@ -293,7 +285,7 @@ pub(crate) async fn append<S: Store + ?Sized>(
             batch = (batch.require_equals(Tree::Logs, key.clone(), Some(page.read))).put(
                 Tree::Logs,
                 key,
-                encode(&page.rows.iter().collect::<Vec<_>>()),
+                encode(page.rows.iter()),
             );
         }
         for row in alone {
@@ -301,11 +293,12 @@ pub(crate) async fn append<S: Store + ?Sized>(
             batch = (batch.require_absent(Tree::Logs, key.clone())).put(
                 Tree::Logs,
                 key,
-                encode(&[row]),
+                encode(std::iter::once(row)),
             );
         }
         for page in pages(fresh) {
-            batch = batch.put(Tree::Logs, key_of(&prefix, &page[0].id), encode(page));
+            let key = key_of(&prefix, &page[0].id);
+            batch = batch.put(Tree::Logs, key, encode(page.iter().copied()));
         }
         let count = total - pruned;
         batch = batch.put(Tree::Meta, counter.clone(), count.to_string().into_bytes());
@@ -506,7 +499,7 @@ mod tests {
 
     #[test]
     fn a_page_cut_short_or_padded_is_corrupt_not_a_panic() {
-        let page = encode(&[&row(1, 3), &row(2, 3)]);
+        let page = encode([row(1, 3), row(2, 3)].iter());
         for cut in 0..page.len() {
             let _ = decode(b"ep/", b"ep/x", &page[..cut]);
             let _ = last_id(b"ep/", b"ep/x", &page[..cut]);
