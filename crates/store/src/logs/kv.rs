@@ -248,8 +248,15 @@ pub(crate) async fn append<S: Store + ?Sized>(
         let mut excess = total.saturating_sub(keep);
         let mut after: Option<Vec<u8>> = None;
         'prune: while excess > 0 {
-            let oldest = (store.scan_prefix(Tree::Logs, &prefix, after.as_deref(), SCAN)).await?;
-            let last_scan = oldest.len() < SCAN;
+            // As many pages as full ones would hold the excess, and the one it may end in: a
+            // round's append prunes about a page, and a page read is a copy of it.
+            let want = usize::try_from(excess)
+                .unwrap_or(SCAN)
+                .div_ceil(PAGE_ENTRIES)
+                .saturating_add(1)
+                .min(SCAN);
+            let oldest = (store.scan_prefix(Tree::Logs, &prefix, after.as_deref(), want)).await?;
+            let last_scan = oldest.len() < want;
             for (key, value) in oldest {
                 after = Some(key.clone());
                 let (read, rows) = match changed.remove(&key) {
@@ -470,6 +477,33 @@ mod tests {
         assert_eq!(older.len(), 2);
         assert_eq!(older[0].entry, row(2, 1).entry);
         assert_eq!(delete(&store, "ep").await.unwrap(), 4);
+    }
+
+    /// Pruning reads the oldest pages a few at a time, as many as full pages would need: an
+    /// excess spread over many small pages (an earlier release's entries, one a key) is read
+    /// on until it is gone.
+    #[tokio::test]
+    async fn pruning_many_small_pages_reads_on_until_the_excess_is_gone() {
+        let store = SledStore::temporary().unwrap();
+        for n in 0..40 {
+            let r = row(n, 1);
+            store
+                .put(Tree::Logs, &key_of(b"ep/", &r.id), &r.entry)
+                .await
+                .unwrap();
+        }
+        store
+            .put(Tree::Meta, &count_key("ep"), b"40")
+            .await
+            .unwrap();
+        append(&store, "ep", &[row(40, 1), row(41, 1)], 5)
+            .await
+            .unwrap();
+        let pages = stored(&store, "ep").await;
+        assert_eq!(pages.iter().map(|p| p.1).collect::<Vec<_>>(), [1, 1, 1, 2]);
+        assert_eq!(pages[0].0, row(37, 0).id);
+        let (_, count) = read_count(&store, &count_key("ep")).await.unwrap();
+        assert_eq!(count, 5);
     }
 
     /// An entry older than the newest goes into the page whose range it falls in, so reads
