@@ -9,6 +9,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -137,27 +138,35 @@ pub fn build_router(app: AppState) -> Router {
         .merge(crate::web::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(limiter, rate_limit::limit))
-        .layer(middleware::from_fn_with_state(
-            admission::Admission::new(&app.config.limits),
-            admission::admit,
-        ))
-        .layer(middleware::from_fn_with_state(app.clone(), metrics::track))
-        .layer(middleware::from_fn_with_state(timeout, deadline))
-        .layer(DefaultBodyLimit::max(app.config.limits.body_bytes))
-        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
-            let request_id = request
-                .headers()
-                .get(REQUEST_ID)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default();
-            tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id)
-        }))
-        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-        .layer(CatchPanicLayer::custom(|_panic| {
-            ApiError::internal("handler panicked").into_response()
-        }))
+        // One layer for the whole stack: `Router::layer` wraps every route in a boxed service
+        // of its own per layer, and a request clones its route's service, so nine layers
+        // applied one by one made nine boxes (and their clones' clones) a request; composed
+        // first, a route's stack is one box (bench/RESULTS.md, "The middleware stack as one
+        // layer"). The first layer listed is the outermost.
+        .layer(
+            ServiceBuilder::new()
+                .layer(CatchPanicLayer::custom(|_panic| {
+                    ApiError::internal("handler panicked").into_response()
+                }))
+                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+                .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                    let request_id = request
+                        .headers()
+                        .get(REQUEST_ID)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or_default();
+                    tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id)
+                }))
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+                .layer(DefaultBodyLimit::max(app.config.limits.body_bytes))
+                .layer(middleware::from_fn_with_state(timeout, deadline))
+                .layer(middleware::from_fn_with_state(app.clone(), metrics::track))
+                .layer(middleware::from_fn_with_state(
+                    admission::Admission::new(&app.config.limits),
+                    admission::admit,
+                ))
+                .layer(middleware::from_fn_with_state(limiter, rate_limit::limit)),
+        )
         .with_state(app)
 }
 
