@@ -123,6 +123,9 @@ pub fn route(compiled: &Arc<CompiledEndpoint>, call: &Call) -> Arc<CompiledEndpo
 pub struct Outcome {
     pub status: StatusCode,
     pub result: Value,
+    /// The JSON text `result` was parsed from, as a JavaScript handler wrote it: an answer
+    /// that adds nothing to the result is this text (see [`Outcome::answer_text`]).
+    pub result_text: Option<String>,
     pub receipt: Option<Receipt>,
     /// The receipt's proof: where it is in the receipt log (a paid call's; absent if it could
     /// not be appended in time: the receipt is stored, and its inclusion can be asked for
@@ -150,11 +153,23 @@ impl Outcome {
         AnswerBody(self)
     }
 
+    /// The answer's JSON text when it is the handler's own text unchanged (no receipt goes
+    /// into it, [`AnswerBody`]), taken out of the outcome: written as it is, the answer costs
+    /// no serialization of the result (bench/RESULTS.md, "A handler's JSON text answered as
+    /// it is"). Its keys are in the handler's order; a result re-serialized has them sorted.
+    pub fn answer_text(&mut self) -> Option<String> {
+        if self.receipt.is_some() && self.result.is_object() {
+            return None;
+        }
+        self.result_text.take()
+    }
+
     /// A paid call's first answer, kept for its `payment-identifier` id.
     fn replayed(answer: &payments::payment_ids::Answer) -> Self {
         Outcome {
             status: StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK),
             result: answer.result.clone(),
+            result_text: None,
             receipt: Some(answer.receipt.clone()),
             receipt_log: None,
             receipt_salt: answer.salt.clone(),
@@ -425,6 +440,7 @@ pub async fn complete(
         return Ok(Outcome {
             status: output.status,
             result: output.body,
+            result_text: output.text,
             receipt: None,
             receipt_log: None,
             receipt_salt: None,
@@ -458,6 +474,7 @@ pub async fn complete(
     Ok(Outcome {
         status: output.status,
         result: output.body,
+        result_text: output.text,
         receipt: Some(settled.receipt),
         receipt_log,
         receipt_salt: Some(settled.salt),
@@ -525,6 +542,7 @@ mod tests {
         Outcome {
             status: StatusCode::OK,
             result,
+            result_text: None,
             receipt: receipt.then(|| Receipt {
                 endpoint_slug: Some("a\"b".into()),
                 network: Some("eip155:84532".into()),
@@ -575,6 +593,29 @@ mod tests {
             );
         }
         Ok(())
+    }
+
+    /// The handler's text is the answer where nothing goes into it: no receipt, or a result
+    /// that is not an object (the receipt then travels in headers only).
+    #[test]
+    fn the_handlers_text_is_the_answer_only_where_no_receipt_goes_into_it() {
+        let text = r#"{"z":1,"a":2}"#;
+        let with_text = |result: Value, receipt: bool| Outcome {
+            result_text: Some(text.to_owned()),
+            ..outcome(result, receipt)
+        };
+        assert_eq!(
+            with_text(json!({"z": 1, "a": 2}), false)
+                .answer_text()
+                .as_deref(),
+            Some(text)
+        );
+        assert_eq!(
+            with_text(json!([1]), true).answer_text().as_deref(),
+            Some(text)
+        );
+        assert_eq!(with_text(json!({"z": 1, "a": 2}), true).answer_text(), None);
+        assert_eq!(outcome(json!({}), false).answer_text(), None);
     }
 
     #[test]

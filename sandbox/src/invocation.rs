@@ -97,6 +97,11 @@ pub struct HandlerResponse<Body = serde_json::Value> {
     /// What the call reported it cost with `ctx.charge`, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The JSON text `body` was parsed from, as the isolate wrote it (the parsed form only):
+    /// an answer that adds nothing to it is that text, not `body` serialized again. Never
+    /// sent between processes: there the body is this text.
+    #[serde(skip)]
+    pub text: Option<String>,
 }
 
 /// What a handler reported a call cost (`ctx.charge`, summed over the call): the server caps
@@ -168,6 +173,7 @@ impl HandlerResponse<RawBody> {
             headers: self.headers,
             // Checked where the server takes it: a worker process is not trusted to have.
             usage: self.usage.filter(Usage::is_sane),
+            text: Some(Box::<str>::from(self.body).into_string()),
         })
     }
 }

@@ -153,6 +153,7 @@ impl Outcome {
                     body,
                     headers,
                     usage,
+                    text: None,
                 })
             }
             Outcome::Threw(Thrown {

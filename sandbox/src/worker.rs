@@ -652,6 +652,7 @@ impl Engine {
                 body: RawValue::NULL.to_owned(),
                 headers: Vec::new(),
                 usage: None,
+                text: None,
             };
             return Served::Answered(report(Ok(loaded), Vec::new(), received));
         }

@@ -27,6 +27,8 @@ pub struct HandlerOutput {
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// What the call reported it cost (`ctx.charge`, or a native handler's units).
     pub usage: Option<sandbox::Usage>,
+    /// The JSON text `body` was parsed from, as a JavaScript handler's isolate wrote it.
+    pub text: Option<String>,
 }
 
 impl HandlerOutput {
@@ -36,6 +38,7 @@ impl HandlerOutput {
             body,
             headers: Vec::new(),
             usage: None,
+            text: None,
         }
     }
 }
@@ -295,6 +298,7 @@ impl EndpointRuntime {
             body: response.body,
             headers,
             usage: response.usage,
+            text: response.text,
         })
     }
 }

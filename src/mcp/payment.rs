@@ -270,6 +270,7 @@ mod tests {
         let outcome = Outcome {
             status: StatusCode::BAD_REQUEST,
             result: json!({"message": "no"}),
+            result_text: None,
             receipt: None,
             receipt_log: None,
             receipt_salt: None,

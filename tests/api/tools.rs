@@ -362,3 +362,30 @@ async fn catalogued_js_endpoints_compute_real_results() {
         assert_eq!(body["error"]["code"], "unknown_network", "{path}: {body}");
     }
 }
+
+/// A JavaScript handler's answer without a receipt is the JSON text its isolate wrote, as it
+/// wrote it (members in the handler's order), not the result parsed and written again.
+#[tokio::test]
+async fn a_js_answer_without_a_receipt_is_the_handlers_json_text() {
+    let server = TestServer::start().await;
+    let endpoint = json!({
+        "slug": "as-written", "title": "As written", "description": "Answers in its own order.",
+        "priceUsd": 0, "handlerType": "js_request_response",
+        "source": "export default (req) => ({ zeta: req.input.n, alpha: [1.5, \"é\"], mid: { y: 2, b: null } });",
+        "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["zeta"]},
+        "capabilities": {}, "safetyAttestation": {"accepted": true},
+    });
+    server.builder_with("Writer", &endpoint).await;
+    let response = reqwest::Client::new()
+        .post(server.url("/tools/as-written"))
+        .json(&json!({"n": 3}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    assert_eq!(
+        response.text().await.unwrap(),
+        r#"{"zeta":3,"alpha":[1.5,"é"],"mid":{"y":2,"b":null}}"#
+    );
+}

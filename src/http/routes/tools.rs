@@ -3,7 +3,7 @@
 //! the owner or the admin makes a test call (see [`marked`]).
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::http::{header, HeaderMap, HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::Value;
@@ -93,9 +93,17 @@ pub fn marked(test: bool, answer: ApiResult<Response>) -> Response {
 }
 
 /// `/tools/{slug}`: the result itself; an object result also carries its `receipt`.
-pub fn tool_response(outcome: Outcome) -> Response {
+pub fn tool_response(mut outcome: Outcome) -> Response {
     let headers = outcome.headers();
-    let mut response = (outcome.status, Json(outcome.answer_body())).into_response();
+    let mut response = match outcome.answer_text() {
+        Some(text) => (
+            outcome.status,
+            [(header::CONTENT_TYPE, "application/json")],
+            text,
+        )
+            .into_response(),
+        None => (outcome.status, Json(outcome.answer_body())).into_response(),
+    };
     response.headers_mut().extend(headers);
     response
 }
