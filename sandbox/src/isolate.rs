@@ -23,7 +23,7 @@ use crate::loader::{HandlerOnlyLoader, HANDLER_SPECIFIER};
 use crate::ops::log::LogBuffer;
 use crate::ops::web::{engine_globals_named, web_globals_named};
 use crate::ops::{self, EndpointState, InvocationClock};
-use crate::response::Outcome;
+use crate::response::{Answer, Outcome};
 use crate::snapshot;
 use crate::{
     ConsoleLine, EndpointCode, HandlerResponse, Host, Limits, Overload, PoolConfig, SandboxError,
@@ -492,6 +492,12 @@ fn decode_outcome(
 ) -> Result<Outcome, SandboxError> {
     deno_core::scope!(scope, runtime);
     let value = v8::Local::new(scope, value);
+    if value.is_string() {
+        // A 200 without headers or a charge, its body `JSON.stringify`'s: the text alone.
+        return Ok(Outcome::Ok(Answer::plain(
+            value.to_rust_string_lossy(scope),
+        )));
+    }
     let unexpected = |what: &dyn std::fmt::Display| {
         SandboxError::Internal(format!("unexpected dispatch outcome: {what}"))
     };

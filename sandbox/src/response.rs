@@ -90,6 +90,19 @@ pub(crate) struct Answer {
     pub(crate) response_text: bool,
 }
 
+impl Answer {
+    /// A 200 with no headers and no charge, whose body is `JSON.stringify`'s text.
+    pub(crate) fn plain(body: String) -> Answer {
+        Answer {
+            status: 200,
+            headers: Vec::new(),
+            body,
+            usage: None,
+            response_text: false,
+        }
+    }
+}
+
 /// A thrown error: `code` is its string `code` property, if any, `stack` its `stack` (see
 /// [`crate::SourceTrace`]), and `status` its integer `status` when that is in [`REFUSALS`],
 /// else 0.

@@ -214,6 +214,11 @@
       if (body.length > maxResultBytes) {
         return { __proto__: null, kind: "tooLarge" };
       }
+      // The common answer is its text alone: Rust reads one string, not an
+      // object of six members (decode_outcome in sandbox/src/isolate.rs).
+      if (status === 200 && headers.length === 0 && usage === null && !responseText) {
+        return body;
+      }
       return { __proto__: null, kind: "ok", status, headers, body, usage, responseText };
     }
 
